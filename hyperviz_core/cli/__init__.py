@@ -1,0 +1,58 @@
+"""The ``vizrag`` command line: argument parsing only; the work happens in the library.
+
+Each subcommand lives in its own module exposing ``register(subparsers)``; the handler it
+sets with ``set_defaults(func=...)`` returns the process exit code. Bad input is reported as
+one line on stderr with exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from .. import __version__
+
+__all__ = ["build_parser", "main"]
+
+# Subcommand modules, in --help order.
+_COMMANDS = ("info", "render", "index", "query")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser with every subcommand registered."""
+    parser = argparse.ArgumentParser(
+        prog="vizrag",
+        description="Hypergraph visualization for retrieval-augmented generation.",
+    )
+    parser.add_argument("--version", action="version", version=f"vizrag {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in _COMMANDS:
+        try:
+            module = importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:  # pragma: no cover - development only
+            if exc.name != f"{__name__}.{name}":
+                raise
+            continue
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``vizrag`` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    try:
+        code: int = args.func(args)
+    except (ValueError, OSError) as exc:
+        print(f"vizrag {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    return code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

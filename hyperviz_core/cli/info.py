@@ -1,0 +1,65 @@
+"""``vizrag info``: versions of the Graphviz binaries and the key libraries."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import shutil
+import subprocess
+from importlib import metadata
+from typing import Any
+
+from .. import __version__
+
+_LIBS = (
+    "networkx", "graphviz", "hypernetx", "pydantic", "numpy", "matplotlib", "shapely",
+    "bm25s", "jsonschema", "tqdm", "llama-index-core", "langchain-core", "openai",
+)
+
+
+def graphviz_version() -> str | None:
+    """``dot -V`` output (e.g. ``"2.43.0"``), or None when the binaries are missing."""
+    dot = shutil.which("dot")
+    if dot is None:
+        return None
+    proc = subprocess.run([dot, "-V"], capture_output=True, text=True, check=False, timeout=10)
+    text = (proc.stderr or proc.stdout).strip()
+    parts = text.split("version")
+    return parts[1].split()[0] if len(parts) > 1 else text
+
+
+def collect() -> dict[str, Any]:
+    """Everything ``vizrag info`` reports, as a dict."""
+    libs: dict[str, str | None] = {}
+    for name in _LIBS:
+        try:
+            libs[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            libs[name] = None
+    return {
+        "vizrag": __version__,
+        "python": platform.python_version(),
+        "graphviz_binaries": graphviz_version(),
+        "libraries": libs,
+    }
+
+
+def _run(args: argparse.Namespace) -> int:
+    info = collect()
+    if args.json:
+        print(json.dumps(info, indent=2, sort_keys=True))
+        return 0
+    print(f"vizrag {info['vizrag']} (Python {info['python']})")
+    gv = info["graphviz_binaries"]
+    print(f"  Graphviz binaries: {gv or 'MISSING (apt-get install graphviz)'}")
+    for name, ver in info["libraries"].items():
+        print(f"  {name}: {ver or 'not installed'}")
+    return 0 if gv else 1
+
+
+def register(sub: Any) -> None:
+    """Add the ``info`` subcommand."""
+    p = sub.add_parser("info", help="show versions of Graphviz and the key libraries")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=_run)

@@ -1,0 +1,157 @@
+"""Conversions to and from HyperNetX and networkx.
+
+* :func:`to_hypernetx` / :func:`from_hypernetx` — a ``hypernetx.Hypergraph`` whose edge, node
+  and incidence property tables carry our fields in a ``vizrag`` column (plain dicts, so any
+  HyperNetX user can read them). ``from_hypernetx`` also accepts HyperNetX objects built
+  elsewhere: their ``weight`` and other properties land in ``weight`` and ``metadata``.
+* :func:`incidence_graph` — the bipartite (König) graph: entity nodes ``("E", key)`` and
+  hyperedge nodes ``("H", id)`` with attribute ``bipartite`` 0/1.
+* :func:`clique_expansion` — entity–entity graph; edge attribute ``hyperedges`` lists the
+  hyperedges that connect the pair, ``weight`` counts them.
+
+HyperNetX only counts nodes that belong to an edge; isolated entities and empty hyperedges
+are kept in its property stores and restored by :func:`from_hypernetx`.
+
+Example:
+    >>> from hyperviz_core import Entity, Hyperedge, Hypergraph
+    >>> hg = Hypergraph(entities=[Entity(name=n) for n in "abc"],
+    ...                 hyperedges=[Hyperedge(id="h", members=["a", "b", "c"])])
+    >>> sorted(clique_expansion(hg).edges())
+    [('a', 'b'), ('a', 'c'), ('b', 'c')]
+    >>> Hypergraph.from_hypernetx(hg.to_hypernetx()).members("h")
+    ['a', 'b', 'c']
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import combinations
+from typing import Any
+
+import networkx as nx
+
+from .model import Entity, Hyperedge, Hypergraph, HypergraphError
+
+__all__ = ["clique_expansion", "from_hypernetx", "incidence_graph", "to_hypernetx"]
+
+_COL = "vizrag"
+
+
+def incidence_graph(hg: Hypergraph) -> nx.Graph:
+    """Bipartite networkx graph of entities (``("E", key)``) and hyperedges (``("H", id)``)."""
+    g = nx.Graph()
+    for key in sorted(hg.entities):
+        ent = hg.entities[key]
+        g.add_node(("E", key), bipartite=0, name=ent.name, type=ent.type)
+    for hid in sorted(hg.hyperedges):
+        edge = hg.hyperedges[hid]
+        g.add_node(("H", hid), bipartite=1, kind=edge.kind, weight=edge.weight)
+        for m in edge.members:
+            g.add_edge(("E", m), ("H", hid))
+    return g
+
+
+def clique_expansion(hg: Hypergraph) -> nx.Graph:
+    """Entity graph with an edge between every pair of entities sharing a hyperedge."""
+    g = nx.Graph()
+    g.add_nodes_from(sorted(hg.entities))
+    for hid in sorted(hg.hyperedges):
+        for a, b in combinations(sorted(hg.hyperedges[hid].members), 2):
+            if g.has_edge(a, b):
+                g[a][b]["hyperedges"].append(hid)
+                g[a][b]["weight"] += 1
+            else:
+                g.add_edge(a, b, hyperedges=[hid], weight=1)
+    return g
+
+
+def to_hypernetx(hg: Hypergraph) -> Any:
+    """A ``hypernetx.Hypergraph`` with all our fields in ``vizrag`` property columns."""
+    import hypernetx as hnx
+    import pandas as pd
+
+    rows = [
+        {"edges": hid, "nodes": m, "weight": float(e.member_attrs.get(m, {}).get("weight", 1.0)),
+         _COL: {"member_attrs": e.member_attrs.get(m, {}), "position": i}}
+        for hid, e in sorted(hg.hyperedges.items())
+        for i, m in enumerate(e.members)
+    ]
+    inc = pd.DataFrame(rows, columns=["edges", "nodes", "weight", _COL])
+    edge_props = pd.DataFrame(
+        [{"id": hid, "weight": e.weight,
+          _COL: e.model_dump(exclude={"id", "weight", "members", "member_attrs"})}
+         for hid, e in sorted(hg.hyperedges.items())]
+        + [{"id": "__vizrag_graph__", "weight": 1.0, _COL: {"graph_metadata": hg.metadata}}],
+        columns=["id", "weight", _COL],
+    )
+    node_props = pd.DataFrame(
+        [{"id": key, "weight": 1.0, _COL: ent.model_dump()}
+         for key, ent in sorted(hg.entities.items())],
+        columns=["id", "weight", _COL],
+    )
+    return hnx.Hypergraph(
+        inc, edge_col="edges", node_col="nodes", cell_weight_col="weight",
+        edge_properties=edge_props, node_properties=node_props,
+    )
+
+
+def _clean(value: Any) -> Any:
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def _props(table: Any) -> dict[Any, dict[str, Any]]:
+    """Property rows keyed by uid, NaN-free, misc_properties flattened into the row."""
+    out: dict[Any, dict[str, Any]] = {}
+    for uid, row in table.to_dict(orient="index").items():
+        row = {k: _clean(v) for k, v in row.items()}
+        misc = row.pop("misc_properties", None) or {}
+        out[uid] = {**misc, **{k: v for k, v in row.items() if v is not None}}
+    return out
+
+
+def _split(props: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    ours = props.get(_COL) if isinstance(props.get(_COL), dict) else None
+    extra = {str(k): v for k, v in props.items() if k not in (_COL, "weight", "_level")}
+    return (ours or {}), extra
+
+
+def from_hypernetx(H: Any) -> Hypergraph:
+    """Build a :class:`Hypergraph` from any ``hypernetx.Hypergraph``."""
+    try:
+        edge_tab = _props(H.edges.property_store.properties)
+        node_tab = _props(H.nodes.property_store.properties)
+        inc_tab = _props(H.incidences.dataframe)
+        incidence = H.incidence_dict
+    except AttributeError as exc:
+        raise HypergraphError(f"not a hypernetx.Hypergraph: {exc}") from None
+    hg = Hypergraph()
+    node_ids = sorted({*node_tab, *(n for ms in incidence.values() for n in ms)}, key=str)
+    key_of: dict[Any, str] = {}
+    for uid in node_ids:
+        ours, extra = _split(node_tab.get(uid, {}))
+        ent = Entity.model_validate(ours) if ours else Entity(name=str(uid), metadata=extra)
+        key_of[uid] = hg.add_entity(ent).key
+    graph_meta: dict[str, Any] = {}
+    for uid in sorted({*edge_tab, *incidence}, key=str):
+        ours, extra = _split(edge_tab.get(uid, {}))
+        if uid == "__vizrag_graph__":
+            graph_meta = ours.get("graph_metadata", {})
+            continue
+        members = list(incidence.get(uid, []))
+        cells = {m: inc_tab.get((uid, m), {}) for m in members}
+        if all(isinstance(c.get(_COL), dict) for c in cells.values()):
+            members.sort(key=lambda m: cells[m][_COL].get("position", 0))
+            attrs = {key_of[m]: cells[m][_COL]["member_attrs"] for m in members
+                     if cells[m][_COL].get("member_attrs")}
+        else:
+            attrs = {key_of[m]: {k: v for k, v in c.items() if k != _COL}
+                     for m, c in cells.items()
+                     if any(k != "weight" or v != 1 for k, v in c.items())}
+        weight = float(edge_tab.get(uid, {}).get("weight", 1.0))
+        fields = ours if ours else {"metadata": extra}
+        hg.add_hyperedge(Hyperedge(id=str(uid), members=[key_of[m] for m in members],
+                                   weight=weight, member_attrs=attrs, **fields))
+    hg.metadata = graph_meta
+    return hg

@@ -1,0 +1,568 @@
+"""The hypergraph model: entities joined by n-ary hyperedges.
+
+Entities are identified by a *normalised key* derived from their name (case-folded,
+whitespace-collapsed, NFKC-normalised), so ``"Marie  Curie"`` and ``"marie curie"`` are the
+same entity. Hyperedges are identified by an ``id``; when none is given it is derived from the
+hyperedge's kind and member set, so two hyperedges with the same members and kind are the same.
+
+Example:
+    >>> from hyperviz_core import Entity, Hyperedge, Hypergraph
+    >>> hg = Hypergraph()
+    >>> for name in ["Marie Curie", "Pierre Curie", "Nobel Prize"]:
+    ...     _ = hg.add_entity(Entity(name=name, type="person"))
+    >>> h = hg.add_hyperedge(Hyperedge(members=["marie curie", "pierre curie", "nobel prize"],
+    ...                               description="shared the 1903 Nobel Prize in Physics"))
+    >>> hg.degree("marie curie"), h.order
+    (1, 'high')
+    >>> sorted(hg.entity_neighbors("nobel prize"))
+    ['marie curie', 'pierre curie']
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+__all__ = [
+    "DuplicateIdError",
+    "EmptyNameError",
+    "Entity",
+    "Hyperedge",
+    "Hypergraph",
+    "HypergraphError",
+    "HypergraphStats",
+    "UnknownEntityError",
+    "UnknownHyperedgeError",
+    "merge_descriptions",
+    "normalize_key",
+]
+
+_WS = re.compile(r"\s+")
+
+
+class HypergraphError(ValueError):
+    """Base class of every error raised for bad hypergraph input."""
+
+
+class EmptyNameError(HypergraphError):
+    """An entity name (or key) is empty after normalisation."""
+
+
+class UnknownEntityError(HypergraphError):
+    """A hyperedge or operation names an entity that is not in the hypergraph."""
+
+
+class UnknownHyperedgeError(HypergraphError):
+    """An operation names a hyperedge that is not in the hypergraph."""
+
+
+class DuplicateIdError(HypergraphError):
+    """Two items that must be distinct share one identifier."""
+
+
+def normalize_key(name: str) -> str:
+    """Return the identity key of an entity name.
+
+    >>> normalize_key("  Marie\\tCURIE ")
+    'marie curie'
+    """
+    key = _WS.sub(" ", unicodedata.normalize("NFKC", str(name)).casefold()).strip()
+    if not key:
+        raise EmptyNameError(f"entity name {name!r} is empty after normalisation")
+    return key
+
+
+def merge_descriptions(*descriptions: str) -> str:
+    """Join descriptions line by line, dropping empty and repeated lines (order kept)."""
+    seen: dict[str, None] = {}
+    for text in descriptions:
+        for line in str(text).splitlines():
+            line = line.strip()
+            if line:
+                seen.setdefault(line, None)
+    return "\n".join(seen)
+
+
+def _union_sorted(a: Iterable[str], b: Iterable[str]) -> list[str]:
+    return sorted({*a, *b})
+
+
+def _union_ordered(a: Iterable[str], b: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys([*a, *b]))
+
+
+class Entity(BaseModel):
+    """A node of the hypergraph (a person, place, concept ...)."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    name: str
+    type: str = "entity"
+    description: str = ""
+    source_ids: list[str] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("name")
+    @classmethod
+    def _name_not_empty(cls, value: str) -> str:
+        normalize_key(value)  # raises EmptyNameError naming the value
+        return value.strip()
+
+    @field_validator("source_ids")
+    @classmethod
+    def _sorted_sources(cls, value: list[str]) -> list[str]:
+        return sorted(set(value))
+
+    @property
+    def key(self) -> str:
+        """The normalised identity key."""
+        return normalize_key(self.name)
+
+    def merged(self, other: Entity) -> Entity:
+        """Merge ``other`` (same key) into a copy of this entity."""
+        if other.key != self.key:
+            raise DuplicateIdError(f"cannot merge entity {other.name!r} into {self.name!r}")
+        return Entity(
+            name=self.name,
+            type=self.type if self.type != "entity" else other.type,
+            description=merge_descriptions(self.description, other.description),
+            source_ids=_union_sorted(self.source_ids, other.source_ids),
+            metadata={**other.metadata, **self.metadata},
+        )
+
+
+def hyperedge_id(members: Iterable[str], kind: str = "relation") -> str:
+    """Deterministic id of a hyperedge from its kind and member set."""
+    digest = hashlib.sha1(("\x1f".join([kind, *sorted(set(members))])).encode()).hexdigest()
+    return f"{kind[0]}-{digest[:12]}"
+
+
+class Hyperedge(BaseModel):
+    """An n-ary relation (``kind="relation"``) or a chunk theme (``kind="theme"``).
+
+    ``members`` are entity keys in a meaningful order (duplicates are dropped). ``order`` is
+    ``"low"`` for pairwise (≤ 2 members) and ``"high"`` for n-ary hyperedges unless given.
+    """
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    id: str = ""
+    members: list[str] = Field(default_factory=list)
+    description: str = ""
+    keywords: list[str] = Field(default_factory=list)
+    weight: float = 1.0
+    order: Literal["low", "high"] | None = None
+    kind: Literal["relation", "theme"] = "relation"
+    source_ids: list[str] = Field(default_factory=list)
+    member_attrs: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("members")
+    @classmethod
+    def _normalise_members(cls, value: list[str]) -> list[str]:
+        return list(dict.fromkeys(normalize_key(m) for m in value))
+
+    @field_validator("source_ids")
+    @classmethod
+    def _sorted_sources(cls, value: list[str]) -> list[str]:
+        return sorted(set(value))
+
+    @model_validator(mode="after")
+    def _fill_defaults(self) -> Hyperedge:
+        if not self.id:
+            object.__setattr__(self, "id", hyperedge_id(self.members, self.kind))
+        if self.order is None:
+            object.__setattr__(self, "order", "low" if len(self.members) <= 2 else "high")
+        return self
+
+    @property
+    def signature(self) -> tuple[str, tuple[str, ...]]:
+        """(kind, sorted members): hyperedges with equal signatures are merged."""
+        return self.kind, tuple(sorted(self.members))
+
+    def merged(self, other: Hyperedge) -> Hyperedge:
+        """Merge ``other`` into a copy of this hyperedge (members of both, in order)."""
+        return Hyperedge(
+            id=self.id,
+            members=_union_ordered(self.members, other.members),
+            description=merge_descriptions(self.description, other.description),
+            keywords=_union_ordered(self.keywords, other.keywords),
+            weight=max(self.weight, other.weight),
+            kind=self.kind,
+            source_ids=_union_sorted(self.source_ids, other.source_ids),
+            member_attrs={**other.member_attrs, **self.member_attrs},
+            metadata={**other.metadata, **self.metadata},
+        )
+
+
+class HypergraphStats(BaseModel):
+    """Summary numbers of a hypergraph."""
+
+    entities: int
+    hyperedges: int
+    incidences: int
+    relation_hyperedges: int
+    theme_hyperedges: int
+    max_degree: int
+    mean_degree: float
+    max_hyperedge_size: int
+    mean_hyperedge_size: float
+    isolated_entities: int
+    components: int
+
+
+class Hypergraph(BaseModel):
+    """Entities plus hyperedges, with the incidence index kept consistent.
+
+    Build with :meth:`add_entity` / :meth:`add_hyperedge` or pass ``entities`` and
+    ``hyperedges`` lists to the constructor (duplicates there are an error).
+    """
+
+    model_config = ConfigDict(validate_assignment=False)
+
+    entities: dict[str, Entity] = Field(default_factory=dict)
+    hyperedges: dict[str, Hyperedge] = Field(default_factory=dict)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    _incidence: dict[str, set[str]] = PrivateAttr(default_factory=dict)
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            # Surface our own error classes (UnknownEntityError, DuplicateIdError ...) as such.
+            for err in exc.errors():
+                cause = (err.get("ctx") or {}).get("error")
+                if isinstance(cause, HypergraphError):
+                    raise cause from None
+            raise
+
+    @model_validator(mode="before")
+    @classmethod
+    def _lists_to_dicts(cls, data: Any) -> Any:
+        if not isinstance(data, Mapping):
+            return data
+        data = dict(data)
+        ents = data.get("entities")
+        if isinstance(ents, list):
+            out: dict[str, Any] = {}
+            for e in ents:
+                ent = e if isinstance(e, Entity) else Entity.model_validate(e)
+                if ent.key in out:
+                    raise DuplicateIdError(f"duplicate entity {ent.name!r} (key {ent.key!r})")
+                out[ent.key] = ent
+            data["entities"] = out
+        edges = data.get("hyperedges")
+        if isinstance(edges, list):
+            hout: dict[str, Any] = {}
+            for h in edges:
+                he = h if isinstance(h, Hyperedge) else Hyperedge.model_validate(h)
+                if he.id in hout:
+                    raise DuplicateIdError(f"duplicate hyperedge id {he.id!r}")
+                hout[he.id] = he
+            data["hyperedges"] = hout
+        return data
+
+    @model_validator(mode="after")
+    def _check_and_index(self) -> Hypergraph:
+        for key, ent in self.entities.items():
+            if ent.key != key:
+                raise DuplicateIdError(f"entity {ent.name!r} is stored under key {key!r}")
+        for hid, edge in self.hyperedges.items():
+            if edge.id != hid:
+                raise DuplicateIdError(f"hyperedge {edge.id!r} is stored under id {hid!r}")
+            for m in edge.members:
+                if m not in self.entities:
+                    raise UnknownEntityError(f"hyperedge {hid!r} names unknown entity {m!r}")
+        self._reindex()
+        return self
+
+    def _reindex(self) -> None:
+        inc: dict[str, set[str]] = {k: set() for k in self.entities}
+        for hid, edge in self.hyperedges.items():
+            for m in edge.members:
+                inc[m].add(hid)
+        self._incidence = inc
+
+    # ------------------------------------------------------------------ mutation
+    def add_entity(self, entity: Entity) -> Entity:
+        """Add an entity, merging it into an existing one with the same key."""
+        key = entity.key
+        old = self.entities.get(key)
+        self.entities[key] = old.merged(entity) if old else entity.model_copy(deep=True)
+        self._incidence.setdefault(key, set())
+        return self.entities[key]
+
+    def add_hyperedge(self, edge: Hyperedge) -> Hyperedge:
+        """Add a hyperedge whose members are all known; merges with an equal id."""
+        missing = [m for m in edge.members if m not in self.entities]
+        if missing:
+            raise UnknownEntityError(f"hyperedge {edge.id!r} names unknown entities {missing}")
+        old = self.hyperedges.get(edge.id)
+        new = old.merged(edge) if old else edge.model_copy(deep=True)
+        self.hyperedges[new.id] = new
+        for m in new.members:
+            self._incidence[m].add(new.id)
+        return new
+
+    def remove_hyperedge(self, hid: str) -> Hyperedge:
+        """Remove and return a hyperedge."""
+        edge = self.hyperedges.pop(self._need_edge(hid))
+        for m in edge.members:
+            self._incidence[m].discard(hid)
+        return edge
+
+    def remove_entity(self, key: str, *, keep_singletons: bool = False) -> list[str]:
+        """Remove an entity and shrink its hyperedges.
+
+        Hyperedges left with fewer than two members are removed, unless ``keep_singletons``
+        is true (then only empty ones go). Returns the ids of the removed hyperedges.
+        """
+        key = self._need_entity(key)
+        removed: list[str] = []
+        for hid in sorted(self._incidence[key]):
+            edge = self.hyperedges[hid]
+            members = [m for m in edge.members if m != key]
+            attrs = {m: a for m, a in edge.member_attrs.items() if m != key}
+            if len(members) < (1 if keep_singletons else 2):
+                self.remove_hyperedge(hid)
+                removed.append(hid)
+            else:
+                self.hyperedges[hid] = edge.model_copy(
+                    update={
+                        "members": members,
+                        "member_attrs": attrs,
+                        "order": "low" if len(members) <= 2 else "high",
+                    }
+                )
+        del self.entities[key]
+        del self._incidence[key]
+        return removed
+
+    # ------------------------------------------------------------------ queries
+    def _need_entity(self, key: str) -> str:
+        if key in self.entities:
+            return key
+        norm = normalize_key(key)
+        if norm not in self.entities:
+            raise UnknownEntityError(f"unknown entity {key!r}")
+        return norm
+
+    def _need_edge(self, hid: str) -> str:
+        if hid not in self.hyperedges:
+            raise UnknownHyperedgeError(f"unknown hyperedge {hid!r}")
+        return hid
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and (key in self.entities or key in self.hyperedges)
+
+    def __len__(self) -> int:
+        return len(self.entities)
+
+    def neighbors(self, key: str) -> list[str]:
+        """Sorted ids of the hyperedges incident to an entity."""
+        return sorted(self._incidence[self._need_entity(key)])
+
+    def members(self, hid: str) -> list[str]:
+        """Member entity keys of a hyperedge, in their stored order."""
+        return list(self.hyperedges[self._need_edge(hid)].members)
+
+    def entity_neighbors(self, key: str) -> list[str]:
+        """Sorted keys of the entities sharing at least one hyperedge with ``key``."""
+        key = self._need_entity(key)
+        out = {m for hid in self._incidence[key] for m in self.hyperedges[hid].members}
+        out.discard(key)
+        return sorted(out)
+
+    def degree(self, key: str) -> int:
+        """Number of hyperedges incident to an entity."""
+        return len(self._incidence[self._need_entity(key)])
+
+    def incidence_pairs(self) -> list[tuple[str, str]]:
+        """Sorted (hyperedge id, entity key) pairs."""
+        return sorted((hid, m) for hid, e in self.hyperedges.items() for m in e.members)
+
+    def subgraph(
+        self,
+        seed_entities: Iterable[str] = (),
+        seed_hyperedges: Iterable[str] = (),
+        hops: int = 1,
+    ) -> Hypergraph:
+        """The h-hop induced sub-hypergraph around seed entities and/or hyperedges.
+
+        Hop 0 holds the seed entities and the members of the seed hyperedges; each hop adds
+        every hyperedge touching the current entities and their members. The result keeps
+        every hyperedge whose members all lie in the reached entity set, plus the seeds.
+        Unknown seeds raise :class:`UnknownEntityError` / :class:`UnknownHyperedgeError`.
+        """
+        if hops < 0:
+            raise HypergraphError(f"hops must be >= 0, got {hops}")
+        seeds_e = [self._need_entity(k) for k in seed_entities]
+        seeds_h = [self._need_edge(h) for h in seed_hyperedges]
+        reached: set[str] = set(seeds_e)
+        for hid in seeds_h:
+            reached.update(self.hyperedges[hid].members)
+        frontier = set(reached)
+        for _ in range(hops):
+            new: set[str] = set()
+            for key in sorted(frontier):
+                for hid in self._incidence[key]:
+                    new.update(self.hyperedges[hid].members)
+            frontier = new - reached
+            reached |= new
+            if not frontier:
+                break
+        keep_edges = set(seeds_h)
+        for key in reached:
+            for hid in self._incidence[key]:
+                if all(m in reached for m in self.hyperedges[hid].members):
+                    keep_edges.add(hid)
+        return self._restrict(reached, keep_edges)
+
+    def _restrict(self, keys: Iterable[str], hids: Iterable[str]) -> Hypergraph:
+        sub = Hypergraph(metadata=dict(self.metadata))
+        for key in sorted(keys):
+            sub.entities[key] = self.entities[key].model_copy(deep=True)
+        for hid in sorted(hids):
+            sub.hyperedges[hid] = self.hyperedges[hid].model_copy(deep=True)
+        sub._reindex()
+        return sub
+
+    def restrict(self, keys: Iterable[str]) -> Hypergraph:
+        """The sub-hypergraph on ``keys``: hyperedges shrink to the kept members.
+
+        Hyperedges left with fewer than two members are dropped.
+        """
+        keep = {self._need_entity(k) for k in keys}
+        out = self.copy()
+        for key in sorted(set(out.entities) - keep):
+            out.remove_entity(key)
+        return out
+
+    def copy(self) -> Hypergraph:  # type: ignore[override]
+        """A deep copy."""
+        return self._restrict(self.entities, self.hyperedges)
+
+    def merge(self, other: Hypergraph) -> Hypergraph:
+        """Union of two hypergraphs as a new hypergraph.
+
+        Same-key entities merge (descriptions de-duplicated, sources unioned); hyperedges of
+        the same kind and member set merge (or the same id).
+        """
+        out = self.copy()
+        by_sig = {e.signature: hid for hid, e in sorted(out.hyperedges.items())}
+        for key in sorted(other.entities):
+            out.add_entity(other.entities[key])
+        for hid in sorted(other.hyperedges):
+            edge = other.hyperedges[hid]
+            target = by_sig.get(edge.signature)
+            if target is not None and target != edge.id:
+                edge = edge.model_copy(update={"id": target})
+            added = out.add_hyperedge(edge)
+            by_sig.setdefault(added.signature, added.id)
+        out.metadata = {**other.metadata, **self.metadata}
+        return out
+
+    def union(self, other: Hypergraph) -> Hypergraph:
+        """Alias of :meth:`merge`."""
+        return self.merge(other)
+
+    def stats(self) -> HypergraphStats:
+        """Counts, degrees, sizes and connected components."""
+        degrees = [len(v) for v in self._incidence.values()]
+        sizes = [len(e.members) for e in self.hyperedges.values()]
+        kinds = [e.kind for e in self.hyperedges.values()]
+        return HypergraphStats(
+            entities=len(self.entities),
+            hyperedges=len(self.hyperedges),
+            incidences=sum(sizes),
+            relation_hyperedges=kinds.count("relation"),
+            theme_hyperedges=kinds.count("theme"),
+            max_degree=max(degrees, default=0),
+            mean_degree=round(sum(degrees) / len(degrees), 4) if degrees else 0.0,
+            max_hyperedge_size=max(sizes, default=0),
+            mean_hyperedge_size=round(sum(sizes) / len(sizes), 4) if sizes else 0.0,
+            isolated_entities=sum(1 for d in degrees if d == 0),
+            components=len(self.components()),
+        )
+
+    def components(self) -> list[list[str]]:
+        """Connected components as sorted entity-key lists, largest first."""
+        seen: set[str] = set()
+        comps: list[list[str]] = []
+        for start in sorted(self.entities):
+            if start in seen:
+                continue
+            stack, comp = [start], []
+            seen.add(start)
+            while stack:
+                cur = stack.pop()
+                comp.append(cur)
+                for nb in self.entity_neighbors(cur):
+                    if nb not in seen:
+                        seen.add(nb)
+                        stack.append(nb)
+            comps.append(sorted(comp))
+        return sorted(comps, key=lambda c: (-len(c), c))
+
+    def check_consistency(self) -> None:
+        """Raise :class:`HypergraphError` if the incidence index disagrees with the edges."""
+        expected: dict[str, set[str]] = {k: set() for k in self.entities}
+        for hid, edge in self.hyperedges.items():
+            for m in edge.members:
+                if m not in expected:
+                    raise UnknownEntityError(f"hyperedge {hid!r} names unknown entity {m!r}")
+                expected[m].add(hid)
+        if expected != self._incidence:
+            raise HypergraphError("incidence index is out of date")
+
+    # ----------------------------------------------------------- conversions
+    @classmethod
+    def from_hif(cls, source: Any) -> Hypergraph:
+        """Load HIF (a path, JSON string or dict); see :mod:`hyperviz_core.hif`."""
+        from .hif import hypergraph_from_hif
+
+        return hypergraph_from_hif(source)
+
+    def to_hif(self) -> dict[str, Any]:
+        """Export as a HIF dict; see :mod:`hyperviz_core.hif`."""
+        from .hif import hypergraph_to_hif
+
+        return hypergraph_to_hif(self)
+
+    @classmethod
+    def from_hypernetx(cls, hnx_graph: Any) -> Hypergraph:
+        """Build from a ``hypernetx.Hypergraph``; see :mod:`hyperviz_core.convert`."""
+        from .convert import from_hypernetx
+
+        return from_hypernetx(hnx_graph)
+
+    def to_hypernetx(self) -> Any:
+        """Convert to a ``hypernetx.Hypergraph``; see :mod:`hyperviz_core.convert`."""
+        from .convert import to_hypernetx
+
+        return to_hypernetx(self)
+
+    def to_incidence_graph(self) -> Any:
+        """Bipartite networkx graph; see :func:`hyperviz_core.convert.incidence_graph`."""
+        from .convert import incidence_graph
+
+        return incidence_graph(self)
+
+    def to_clique_expansion(self) -> Any:
+        """Entity–entity networkx graph; see :func:`hyperviz_core.convert.clique_expansion`."""
+        from .convert import clique_expansion
+
+        return clique_expansion(self)

@@ -1,0 +1,71 @@
+"""Public data types of the VizRAG engine (documents, chunks, extraction results).
+
+These pydantic models are shared by chunking, extraction, the store, indexing and retrieval.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from ..model import Entity, Hyperedge
+
+__all__ = ["Chunk", "ChunkExtraction", "ChunkTheme", "Document", "content_hash"]
+
+
+def content_hash(text: str, *, length: int = 16) -> str:
+    """Hex SHA-256 prefix of ``text`` (UTF-8); the basis of document and chunk ids."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:length]
+
+
+class Document(BaseModel):
+    """A source document. ``id`` defaults to ``doc-<hash of title+text>``."""
+
+    id: str = ""
+    text: str
+    title: str = ""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    def model_post_init(self, __context: Any) -> None:
+        if not self.id:
+            self.id = "doc-" + content_hash(self.title + "\x1f" + self.text)
+
+    @property
+    def hash(self) -> str:
+        """Content hash of title and text (re-inserting identical content is a no-op)."""
+        return content_hash(self.title + "\x1f" + self.text)
+
+
+class Chunk(BaseModel):
+    """A window of a document. ``id`` is ``chunk-<hash of doc id + text>``."""
+
+    id: str
+    doc_id: str
+    text: str
+    index: int = 0
+    start: int = 0
+    end: int = 0
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class ChunkExtraction(BaseModel):
+    """Bottom-layer output for one chunk: entities and relation hyperedges.
+
+    ``skipped`` counts malformed records the parser dropped.
+    """
+
+    chunk_id: str
+    entities: list[Entity] = Field(default_factory=list)
+    hyperedges: list[Hyperedge] = Field(default_factory=list)
+    skipped: int = 0
+
+
+class ChunkTheme(BaseModel):
+    """Top-layer output for one chunk: its theme and key entity keys."""
+
+    chunk_id: str
+    theme: str
+    key_entities: list[str] = Field(default_factory=list)
+    keywords: list[str] = Field(default_factory=list)

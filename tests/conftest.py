@@ -1,0 +1,15 @@
+"""Shared pytest configuration."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture
+def data_dir() -> Path:
+    """The directory of bundled test data (with attribution in data/README.md)."""
+    return DATA

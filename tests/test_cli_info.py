@@ -1,0 +1,34 @@
+"""The ``vizrag`` console script: --version and info."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from hyperviz_core import __version__
+from hyperviz_core.cli import main
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.strip() == f"vizrag {__version__}"
+
+
+def test_info_json_reports_graphviz_and_libraries(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["info", "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["vizrag"] == __version__
+    assert info["graphviz_binaries"]  # the renderer needs the dot binaries
+    assert info["libraries"]["networkx"] and info["libraries"]["pydantic"].startswith("2.")
+
+
+def test_console_entry_point_runs_as_module() -> None:
+    proc = subprocess.run([sys.executable, "-m", "hyperviz_core", "info"], capture_output=True,
+                          text=True, check=False, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "Graphviz binaries:" in proc.stdout

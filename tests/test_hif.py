@@ -1,0 +1,109 @@
+"""HIF import/export against the standard's conformance files and a real dataset."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hyperviz_core import (
+    DuplicateIdError,
+    Entity,
+    HIFError,
+    Hyperedge,
+    Hypergraph,
+    HypergraphError,
+    validate_hif,
+)
+
+DATA = Path(__file__).parent / "data"
+COMPLIANT = sorted((DATA / "hif_compliant").glob("*.json"))
+NONCOMPLIANT = sorted((DATA / "hif_noncompliant").glob("*.json"))
+
+
+def canonical(doc: dict) -> dict:
+    """HIF with defaults filled, empty ``attrs`` dropped and lists sorted."""
+    def key(item: dict) -> str:
+        return json.dumps(item, sort_keys=True)
+
+    def strip(item: dict) -> dict:
+        return {k: v for k, v in item.items() if not (k == "attrs" and v == {})}
+
+    out = {"network-type": doc.get("network-type", "undirected"),
+           "metadata": doc.get("metadata", {})}
+    for part in ("nodes", "edges", "incidences"):
+        uniq = {key(strip(x)): strip(x) for x in doc.get(part, [])}
+        out[part] = sorted(uniq.values(), key=key)
+    return out
+
+
+@pytest.mark.parametrize("path", COMPLIANT, ids=lambda p: p.name)
+def test_compliant_files_load_and_round_trip(path: Path) -> None:
+    doc = json.loads(path.read_text())
+    hg = Hypergraph.from_hif(doc)
+    out = hg.to_hif()
+    validate_hif(out)
+    assert Hypergraph.from_hif(out).to_hif() == out
+    if path.name != "duplicated_nodes_edges.json":
+        # every node/edge named anywhere appears, attributes kept
+        named_nodes = {str(n["node"]) for n in doc.get("nodes", [])}
+        named_nodes |= {str(i["node"]) for i in doc["incidences"]}
+        assert {str(n["node"]) for n in out["nodes"]} == named_nodes
+        assert canonical(out)["incidences"] == canonical(doc)["incidences"]
+        for part in ("nodes", "edges"):
+            listed = {json.dumps(x, sort_keys=True) for x in canonical(doc)[part]}
+            assert listed <= {json.dumps(x, sort_keys=True) for x in canonical(out)[part]}
+
+
+@pytest.mark.parametrize("path", NONCOMPLIANT, ids=lambda p: p.name)
+def test_noncompliant_files_are_rejected(path: Path) -> None:
+    with pytest.raises(HIFError, match="invalid HIF"):
+        Hypergraph.from_hif(path)
+
+
+def test_lesmis_round_trip_is_identical() -> None:
+    doc = json.loads((DATA / "lesmis.hif.json").read_text())
+    hg = Hypergraph.from_hif(doc)
+    s = hg.stats()
+    assert (s.entities, s.hyperedges, s.incidences) == (80, 402, 862)
+    assert canonical(hg.to_hif()) == canonical(doc)
+
+
+def test_model_fields_survive_hif() -> None:
+    hg = Hypergraph()
+    hg.add_entity(Entity(name="Marie Curie", type="person", description="physicist",
+                         source_ids=["c1"], metadata={"born": 1867}))
+    hg.add_entity(Entity(name="Radium", type="element"))
+    hg.add_hyperedge(Hyperedge(id="disc", members=["marie curie", "radium"], kind="theme",
+                               description="discovered", keywords=["discovery"], weight=2.5,
+                               source_ids=["c1"], member_attrs={"radium": {"direction": "head"}},
+                               metadata={"year": 1898}))
+    back = Hypergraph.from_hif(json.dumps(hg.to_hif()))
+    assert back.model_dump() == hg.model_dump()
+
+
+def test_malformed_inputs_name_the_problem(tmp_path: Path) -> None:
+    with pytest.raises(HIFError, match="not valid JSON"):
+        Hypergraph.from_hif("{ nope")
+    with pytest.raises(HIFError, match="cannot read HIF file"):
+        Hypergraph.from_hif(str(tmp_path / "missing.json"))
+    with pytest.raises(HIFError, match="nodes/0/node"):
+        Hypergraph.from_hif({"incidences": [], "nodes": [{"node": 1.5}]})
+    with pytest.raises(HIFError, match="empty name"):
+        Hypergraph.from_hif({"incidences": [{"edge": "e", "node": "   "}]})
+    with pytest.raises(DuplicateIdError, match=r"'A'.*'a'"):
+        Hypergraph.from_hif({"incidences": [], "nodes": [{"node": "A"}, {"node": "a"}]})
+    with pytest.raises(HIFError, match="bad attributes"):
+        Hypergraph.from_hif({"incidences": [], "edges": [{"edge": "e", "attrs": {"kind": "x"}}]})
+    assert issubclass(HIFError, HypergraphError)
+
+
+def test_integer_ids_and_weights_round_trip() -> None:
+    doc = {"network-type": "directed", "metadata": {"name": "t"},
+           "nodes": [{"node": 1, "weight": 0.5}, {"node": "x"}],
+           "edges": [{"edge": 7, "weight": 2}],
+           "incidences": [{"edge": 7, "node": 1, "direction": "tail", "weight": 3.0},
+                          {"edge": 7, "node": "x"}]}
+    out = Hypergraph.from_hif(doc).to_hif()
+    assert canonical(out) == canonical(doc)
