@@ -28,7 +28,7 @@ browser-deps:
 	@bash scripts/ensure_system_deps.sh chromium
 
 lint:
-	$(VENV)/bin/ruff check hyperviz_core vizrag_llamaindex vizrag_langchain tests examples benchmarks
+	$(VENV)/bin/ruff check .
 
 typecheck:
 	$(VENV)/bin/mypy hyperviz_core
