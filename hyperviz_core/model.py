@@ -20,20 +20,22 @@ Example:
 
 from __future__ import annotations
 
-import hashlib
-import re
-import unicodedata
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    PrivateAttr,
-    ValidationError,
-    field_validator,
-    model_validator,
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
+
+from .items import (
+    DuplicateIdError,
+    EmptyNameError,
+    Entity,
+    Hyperedge,
+    HypergraphError,
+    UnknownEntityError,
+    UnknownHyperedgeError,
+    hyperedge_id,
+    merge_descriptions,
+    normalize_key,
 )
 
 __all__ = [
@@ -46,167 +48,10 @@ __all__ = [
     "HypergraphStats",
     "UnknownEntityError",
     "UnknownHyperedgeError",
+    "hyperedge_id",
     "merge_descriptions",
     "normalize_key",
 ]
-
-_WS = re.compile(r"\s+")
-
-
-class HypergraphError(ValueError):
-    """Base class of every error raised for bad hypergraph input."""
-
-
-class EmptyNameError(HypergraphError):
-    """An entity name (or key) is empty after normalisation."""
-
-
-class UnknownEntityError(HypergraphError):
-    """A hyperedge or operation names an entity that is not in the hypergraph."""
-
-
-class UnknownHyperedgeError(HypergraphError):
-    """An operation names a hyperedge that is not in the hypergraph."""
-
-
-class DuplicateIdError(HypergraphError):
-    """Two items that must be distinct share one identifier."""
-
-
-def normalize_key(name: str) -> str:
-    """Return the identity key of an entity name.
-
-    >>> normalize_key("  Marie\\tCURIE ")
-    'marie curie'
-    """
-    key = _WS.sub(" ", unicodedata.normalize("NFKC", str(name)).casefold()).strip()
-    if not key:
-        raise EmptyNameError(f"entity name {name!r} is empty after normalisation")
-    return key
-
-
-def merge_descriptions(*descriptions: str) -> str:
-    """Join descriptions line by line, dropping empty and repeated lines (order kept)."""
-    seen: dict[str, None] = {}
-    for text in descriptions:
-        for line in str(text).splitlines():
-            line = line.strip()
-            if line:
-                seen.setdefault(line, None)
-    return "\n".join(seen)
-
-
-def _union_sorted(a: Iterable[str], b: Iterable[str]) -> list[str]:
-    return sorted({*a, *b})
-
-
-def _union_ordered(a: Iterable[str], b: Iterable[str]) -> list[str]:
-    return list(dict.fromkeys([*a, *b]))
-
-
-class Entity(BaseModel):
-    """A node of the hypergraph (a person, place, concept ...)."""
-
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
-
-    name: str
-    type: str = "entity"
-    description: str = ""
-    source_ids: list[str] = Field(default_factory=list)
-    metadata: dict[str, Any] = Field(default_factory=dict)
-
-    @field_validator("name")
-    @classmethod
-    def _name_not_empty(cls, value: str) -> str:
-        normalize_key(value)  # raises EmptyNameError naming the value
-        return value.strip()
-
-    @field_validator("source_ids")
-    @classmethod
-    def _sorted_sources(cls, value: list[str]) -> list[str]:
-        return sorted(set(value))
-
-    @property
-    def key(self) -> str:
-        """The normalised identity key."""
-        return normalize_key(self.name)
-
-    def merged(self, other: Entity) -> Entity:
-        """Merge ``other`` (same key) into a copy of this entity."""
-        if other.key != self.key:
-            raise DuplicateIdError(f"cannot merge entity {other.name!r} into {self.name!r}")
-        return Entity(
-            name=self.name,
-            type=self.type if self.type != "entity" else other.type,
-            description=merge_descriptions(self.description, other.description),
-            source_ids=_union_sorted(self.source_ids, other.source_ids),
-            metadata={**other.metadata, **self.metadata},
-        )
-
-
-def hyperedge_id(members: Iterable[str], kind: str = "relation") -> str:
-    """Deterministic id of a hyperedge from its kind and member set."""
-    digest = hashlib.sha1(("\x1f".join([kind, *sorted(set(members))])).encode()).hexdigest()
-    return f"{kind[0]}-{digest[:12]}"
-
-
-class Hyperedge(BaseModel):
-    """An n-ary relation (``kind="relation"``) or a chunk theme (``kind="theme"``).
-
-    ``members`` are entity keys in a meaningful order (duplicates are dropped). ``order`` is
-    ``"low"`` for pairwise (≤ 2 members) and ``"high"`` for n-ary hyperedges unless given.
-    """
-
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
-
-    id: str = ""
-    members: list[str] = Field(default_factory=list)
-    description: str = ""
-    keywords: list[str] = Field(default_factory=list)
-    weight: float = 1.0
-    order: Literal["low", "high"] | None = None
-    kind: Literal["relation", "theme"] = "relation"
-    source_ids: list[str] = Field(default_factory=list)
-    member_attrs: dict[str, dict[str, Any]] = Field(default_factory=dict)
-    metadata: dict[str, Any] = Field(default_factory=dict)
-
-    @field_validator("members")
-    @classmethod
-    def _normalise_members(cls, value: list[str]) -> list[str]:
-        return list(dict.fromkeys(normalize_key(m) for m in value))
-
-    @field_validator("source_ids")
-    @classmethod
-    def _sorted_sources(cls, value: list[str]) -> list[str]:
-        return sorted(set(value))
-
-    @model_validator(mode="after")
-    def _fill_defaults(self) -> Hyperedge:
-        if not self.id:
-            object.__setattr__(self, "id", hyperedge_id(self.members, self.kind))
-        if self.order is None:
-            object.__setattr__(self, "order", "low" if len(self.members) <= 2 else "high")
-        return self
-
-    @property
-    def signature(self) -> tuple[str, tuple[str, ...]]:
-        """(kind, sorted members): hyperedges with equal signatures are merged."""
-        return self.kind, tuple(sorted(self.members))
-
-    def merged(self, other: Hyperedge) -> Hyperedge:
-        """Merge ``other`` into a copy of this hyperedge (members of both, in order)."""
-        return Hyperedge(
-            id=self.id,
-            members=_union_ordered(self.members, other.members),
-            description=merge_descriptions(self.description, other.description),
-            keywords=_union_ordered(self.keywords, other.keywords),
-            weight=max(self.weight, other.weight),
-            kind=self.kind,
-            source_ids=_union_sorted(self.source_ids, other.source_ids),
-            member_attrs={**other.member_attrs, **self.member_attrs},
-            metadata={**other.metadata, **self.metadata},
-        )
-
 
 class HypergraphStats(BaseModel):
     """Summary numbers of a hypergraph."""
