@@ -9,6 +9,8 @@ from __future__ import annotations
 from .convert import clique_expansion, from_hypernetx, incidence_graph, to_hypernetx
 from .hif import HIFError, hypergraph_from_hif, hypergraph_to_hif, validate_hif
 from .idmap import IdMap, UnknownVisualIdError
+from .layouts import LayoutOrder, LayoutResult, available_layouts, get_layout, register_layout
+from .metrics import compute_metrics
 from .model import (
     DuplicateIdError,
     EmptyNameError,
@@ -22,30 +24,49 @@ from .model import (
     merge_descriptions,
     normalize_key,
 )
+from .prune import Budget, PruneReport, entity_importance, prune
+from .render import HyperViz, Rendering, render_collage
+from .style import Style
+from .viewer import render_html
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Budget",
     "DuplicateIdError",
     "EmptyNameError",
     "Entity",
     "HIFError",
+    "HyperViz",
     "Hyperedge",
     "Hypergraph",
     "HypergraphError",
     "HypergraphStats",
     "IdMap",
+    "LayoutOrder",
+    "LayoutResult",
+    "PruneReport",
+    "Rendering",
+    "Style",
     "UnknownEntityError",
     "UnknownHyperedgeError",
     "UnknownVisualIdError",
     "__version__",
+    "available_layouts",
     "clique_expansion",
+    "compute_metrics",
+    "entity_importance",
     "from_hypernetx",
+    "get_layout",
     "hypergraph_from_hif",
     "hypergraph_to_hif",
     "incidence_graph",
     "merge_descriptions",
     "normalize_key",
+    "prune",
+    "register_layout",
+    "render_collage",
+    "render_html",
     "to_hypernetx",
     "validate_hif",
 ]

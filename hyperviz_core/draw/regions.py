@@ -1,0 +1,286 @@
+"""Member-exclusive hyperedge regions (purity 1.0 by construction).
+
+For each hyperedge: the union of a disk around every member (radius ``r + 4 + 2.5·k``, ``k``
+the nesting rank of the hyperedge among that member's hyperedges, smallest innermost) and a
+skeleton (a Euclidean minimum spanning tree of the members, with the layout's anchor — the
+hyperedge's node in the Graphviz incidence layout — as an extra junction), buffered to
+``0.55·r``. The disks of all non-members, padded to ``r + gap``, are subtracted (``STRtree``
+finds the nearby ones). Pieces without members are dropped; if the members end up in several
+pieces they are reconnected with a corridor found by breadth-first search through free grid
+cells, then the obstacles are subtracted again. Whatever remains split is reported (and
+drawn with a dashed connector); a non-member is never inside a region.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import shapely
+from shapely.geometry import LineString, MultiPolygon, Point, Polygon, box
+from shapely.geometry.base import BaseGeometry
+from shapely.ops import unary_union
+from shapely.strtree import STRtree
+
+__all__ = ["Region", "build_regions", "nesting_ranks", "ring_radius"]
+
+Pt = tuple[float, float]
+
+
+@dataclass
+class Region:
+    """The drawn region of one hyperedge in one panel."""
+
+    hid: str
+    geom: BaseGeometry
+    connectors: list[tuple[Pt, Pt]] = field(default_factory=list)
+
+    def polygons(self) -> list[Polygon]:
+        """The polygon pieces, largest first."""
+        geoms = list(getattr(self.geom, "geoms", [self.geom]))
+        polys = [g for g in geoms if isinstance(g, Polygon) and not g.is_empty]
+        return sorted(polys, key=lambda p: -p.area)
+
+    def rings(self) -> list[list[list[float]]]:
+        """Rings for export: each polygon's exterior followed by its interiors (even-odd)."""
+        out: list[list[list[float]]] = []
+        for poly in self.polygons():
+            for ring in [poly.exterior, *poly.interiors]:
+                out.append(np.round(np.asarray(ring.coords)[:, :2], 2).tolist())
+        return out
+
+
+RING_PAD = 4.0
+RING_STEP = 2.5
+MAX_RANK = 6
+SKELETON = 0.55
+
+
+def ring_radius(radius: float, rank: int) -> float:
+    """Radius of a member's disk in a region of nesting rank ``rank``."""
+    return radius + RING_PAD + RING_STEP * min(rank, MAX_RANK)
+
+
+def nesting_ranks(edges: list[tuple[str, list[str]]]) -> dict[tuple[str, str], int]:
+    """(hid, member) → rank of the hyperedge among the member's hyperedges (small first)."""
+    per: dict[str, list[tuple[int, int, str]]] = {}
+    for i, (hid, members) in enumerate(edges):
+        for m in members:
+            per.setdefault(m, []).append((len(members), i, hid))
+    out: dict[tuple[str, str], int] = {}
+    for m, lst in per.items():
+        for k, (_, _, hid) in enumerate(sorted(lst)):
+            out[(hid, m)] = k
+    return out
+
+
+def _emst(points: list[Pt]) -> list[tuple[Pt, Pt]]:
+    n = len(points)
+    if n < 2:
+        return []
+    xy = np.array(points, dtype=float)
+    in_tree = np.zeros(n, dtype=bool)
+    in_tree[0] = True
+    best = np.hypot(*(xy - xy[0]).T)
+    parent = np.zeros(n, dtype=int)
+    segs: list[tuple[Pt, Pt]] = []
+    for _ in range(n - 1):
+        cand = np.where(in_tree, np.inf, best)
+        j = int(np.argmin(cand))
+        segs.append((points[int(parent[j])], points[j]))
+        in_tree[j] = True
+        d = np.hypot(*(xy - xy[j]).T)
+        closer = d < best
+        parent[closer] = j
+        best = np.minimum(best, d)
+    return segs
+
+
+def _polys(geom: BaseGeometry) -> list[Polygon]:
+    if geom.is_empty:
+        return []
+    if isinstance(geom, Polygon):
+        return [geom]
+    return [g for g in getattr(geom, "geoms", []) if isinstance(g, Polygon) and not g.is_empty]
+
+
+_MOVES: tuple[tuple[int, int], ...] = (
+    (0, 1), (1, 0), (0, -1), (-1, 0), (1, 1), (1, -1), (-1, 1), (-1, -1)
+)
+
+
+class _Grid:
+    """Free-space grid of a panel for corridor search (cell size ``step``)."""
+
+    def __init__(self, frame: tuple[float, float, float, float], step: float) -> None:
+        x0, y0, x1, y1 = frame
+        self.x0, self.y0, self.step = x0, y0, step
+        self.nx = max(2, int((x1 - x0) / step))
+        self.ny = max(2, int((y1 - y0) / step))
+        xs = x0 + (np.arange(self.nx) + 0.5) * step
+        ys = y0 + (np.arange(self.ny) + 0.5) * step
+        self.cx, self.cy = np.meshgrid(xs, ys)
+
+    def free(self, obstacles: list[Pt], radius: float) -> np.ndarray:
+        ok = np.ones(self.cx.shape, dtype=bool)
+        for ox, oy in obstacles:
+            ok &= (self.cx - ox) ** 2 + (self.cy - oy) ** 2 > radius**2
+        return ok
+
+    def cell(self, p: Pt) -> tuple[int, int]:
+        i = int((p[1] - self.y0) / self.step)
+        j = int((p[0] - self.x0) / self.step)
+        return min(max(i, 0), self.ny - 1), min(max(j, 0), self.nx - 1)
+
+    def center(self, c: tuple[int, int]) -> Pt:
+        return float(self.cx[c]), float(self.cy[c])
+
+    def path(self, free: np.ndarray, src: list[Pt], dst: list[Pt]) -> list[Pt] | None:
+        """Shortest 8-connected path of free cells from any src point to any dst point.
+
+        Breadth-first search as numpy wavefronts (one dilation per step), then a walk back
+        along decreasing distance in a fixed neighbour order (deterministic).
+        """
+        src_m = np.zeros(free.shape, dtype=bool)
+        dst_m = np.zeros(free.shape, dtype=bool)
+        for p in src:
+            src_m[self.cell(p)] = True
+        for p in dst:
+            dst_m[self.cell(p)] = True
+        passable = free | src_m | dst_m
+        dist = np.full(free.shape, -1, dtype=np.int32)
+        dist[src_m] = 0
+        frontier = src_m
+        step = 0
+        while not (frontier & dst_m).any():
+            padded = np.pad(frontier, 1)
+            grown = np.zeros_like(frontier)
+            ny, nx = self.ny, self.nx
+            for di, dj in _MOVES:
+                grown |= padded[1 + di:1 + di + ny, 1 + dj:1 + dj + nx]
+            grown &= passable & (dist < 0)
+            if not grown.any():
+                return None
+            step += 1
+            dist[grown] = step
+            frontier = grown
+        hits = np.argwhere(frontier & dst_m)
+        cur = (int(hits[0][0]), int(hits[0][1]))
+        out = [self.center(cur)]
+        while dist[cur] > 0:
+            for di, dj in _MOVES:
+                nxt = (cur[0] + di, cur[1] + dj)
+                if (0 <= nxt[0] < self.ny and 0 <= nxt[1] < self.nx
+                        and dist[nxt] == dist[cur] - 1):
+                    cur = nxt
+                    break
+            out.append(self.center(cur))
+        return out[::-1]
+
+
+def build_regions(
+    edges: list[tuple[str, list[str]]],
+    pos: dict[str, Pt],
+    radius: float,
+    frame: tuple[float, float, float, float],
+    anchors: dict[str, Pt] | None = None,
+    gap: float = 4.0,
+) -> dict[str, Region]:
+    """Member-exclusive regions of ``edges`` ((hid, member keys) in drawing order)."""
+    anchors = anchors or {}
+    keys = list(pos)
+    obstacle = [Point(pos[k]).buffer(radius + gap, quad_segs=8) for k in keys]
+    tree = STRtree(obstacle) if obstacle else None
+    ranks = nesting_ranks(edges)
+    frame_box = box(*frame)
+    grid: _Grid | None = None
+    out: dict[str, Region] = {}
+    for hid, members in edges:
+        mem = [m for m in members if m in pos]
+        if not mem:
+            continue
+        mset = set(mem)
+        pts = [pos[m] for m in mem]
+        parts: list[BaseGeometry] = [
+            Point(pos[m]).buffer(ring_radius(radius, ranks.get((hid, m), 0)), quad_segs=8)
+            for m in mem
+        ]
+        anchor = anchors.get(hid)
+        # Euclidean MST of the members, with the layout's anchor as a Steiner point
+        segs = _emst(pts)
+        if anchor is not None and len(mem) >= 3:
+            with_anchor = _emst([anchor, *pts])
+            # use the anchor only as a junction: a leaf anchor would draw an empty spur
+            if sum(anchor in s for s in with_anchor) >= 2:
+                segs = with_anchor
+        if segs:
+            parts.append(shapely.MultiLineString([list(s) for s in segs]).buffer(
+                SKELETON * radius, quad_segs=4))
+        geom = unary_union(parts).intersection(frame_box)
+        blockers: list[int] = []
+        if tree is not None:
+            blockers = [int(i) for i in tree.query(geom, predicate="intersects")
+                        if keys[int(i)] not in mset]
+        blockers.sort()
+        if blockers:
+            geom = geom.difference(unary_union([obstacle[i] for i in blockers]))
+        member_pts = [Point(p) for p in pts]
+        pieces = [p for p in _polys(geom) if any(p.intersects(q) for q in member_pts)]
+        connectors: list[tuple[Pt, Pt]] = []
+        if len(pieces) > 1:
+            if grid is None:
+                grid = _Grid(frame, max(3.0, radius / 3.0))
+            pieces, connectors = _reconnect(pieces, mem, pos, keys, mset, radius, gap, grid,
+                                            tree, obstacle)
+        geom = unary_union(pieces) if pieces else Polygon()
+        if isinstance(geom, Polygon | MultiPolygon) and not geom.is_empty:
+            out[hid] = Region(hid, geom, connectors)
+    return out
+
+
+def _reconnect(
+    pieces: list[Polygon], mem: list[str], pos: dict[str, Pt], keys: list[str],
+    mset: set[str], radius: float, gap: float, grid: _Grid,
+    tree: STRtree | None, obstacle: list[BaseGeometry],
+) -> tuple[list[Polygon], list[tuple[Pt, Pt]]]:
+    others = [pos[k] for k in keys if k not in mset]
+    clearance = radius + gap + grid.step * 0.8
+    free = grid.free(others, clearance)
+    width = min(0.45 * radius, grid.step * 0.7)
+    main = pieces[0]
+    rest = pieces[1:]
+    connectors: list[tuple[Pt, Pt]] = []
+    corridors: list[BaseGeometry] = []
+    for piece in rest:
+        src = [pos[m] for m in mem if main.intersects(Point(pos[m]))]
+        dst = [pos[m] for m in mem if piece.intersects(Point(pos[m]))]
+        if not src or not dst:
+            continue
+        path = grid.path(free, src, dst)
+        if path is None or len(path) < 2:
+            connectors.append(_closest(src, dst))
+            continue
+        corridors.append(LineString(path).buffer(width, quad_segs=4))
+        main = main.union(piece)
+    geom = unary_union([*pieces, *corridors])
+    if tree is not None and corridors:
+        hits = [int(i) for i in tree.query(geom, predicate="intersects")
+                if keys[int(i)] not in mset]
+        if hits:
+            geom = geom.difference(unary_union([obstacle[i] for i in sorted(hits)]))
+    member_pts = [Point(pos[m]) for m in mem]
+    kept = [p for p in _polys(geom) if any(p.intersects(q) for q in member_pts)]
+    if len(kept) > 1 and not connectors:
+        ordered = sorted(kept, key=lambda p: -p.area)
+        for other in ordered[1:]:
+            a = [pos[m] for m in mem if ordered[0].intersects(Point(pos[m]))]
+            b = [pos[m] for m in mem if other.intersects(Point(pos[m]))]
+            if a and b:
+                connectors.append(_closest(a, b))
+    return kept, connectors
+
+
+def _closest(a: list[Pt], b: list[Pt]) -> tuple[Pt, Pt]:
+    best = min(((p, q) for p in a for q in b), key=lambda pq: math.dist(pq[0], pq[1]))
+    return best

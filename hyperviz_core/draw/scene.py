@@ -1,0 +1,276 @@
+"""One panel's geometry in pixels: node positions, regions, hyperedge nodes, labels.
+
+:func:`build_panel` runs a layout, fits it to the panel, separates overlapping nodes, builds
+member-exclusive regions (set layouts) and places every label without collisions. The result
+(:class:`PanelScene`) is what both the rasteriser and the export read, so the PNG and the JSON
+geometry always agree.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from shapely.geometry import MultiPolygon, Point, Polygon, box
+from shapely.ops import nearest_points, unary_union
+from shapely.strtree import STRtree
+
+from ..idmap import IdMap
+from ..layouts import LayoutOrder, get_layout
+from ..model import Hypergraph
+from ..style import Style
+from .fit import fit_points, fit_transform, separate
+from .labels import Label, Occupancy, make_box, place_in_region, place_near, spiral_free
+from .regions import Region, build_regions, nesting_ranks, ring_radius
+from .text import measure, truncate
+
+__all__ = ["HEADER_PX", "PanelScene", "build_panel", "visual_order"]
+
+Pt = tuple[float, float]
+Box = tuple[float, float, float, float]
+HEADER_PX = 18.0
+SEP_PX = 10.0
+
+
+@dataclass
+class PanelScene:
+    """Everything drawn in one panel (pixel coordinates of the whole canvas, y down)."""
+
+    index: int
+    layout: str
+    bbox: Box
+    kind: str = "set"
+    engine: str = ""
+    radius: float = 11.0
+    hnode_half: float = 10.0
+    nodes: dict[str, Pt] = field(default_factory=dict)
+    hnodes: dict[str, Pt] = field(default_factory=dict)
+    regions: dict[str, Region] = field(default_factory=dict)
+    incidence: list[tuple[str, str]] = field(default_factory=list)
+    clique: list[tuple[str, str]] = field(default_factory=list)
+    rings: list[float] = field(default_factory=list)
+    ring_names: list[str] = field(default_factory=list)
+    center: Pt | None = None
+    labels: list[Label] = field(default_factory=list)
+    message: str | None = None
+    label_failures: int = 0
+
+
+def visual_order(hg: Hypergraph, ids: IdMap) -> LayoutOrder:
+    """Keys and ids sorted by their visual ID number (E1, E2, ..., H1, ...)."""
+    ents = sorted(hg.entities, key=lambda k: int(ids.entities[k][1:]))
+    edges = sorted(hg.hyperedges, key=lambda h: int(ids.hyperedges[h][1:]))
+    return LayoutOrder(entities=ents, hyperedges=edges)
+
+
+def node_radius(ids: IdMap, style: Style) -> float:
+    """Radius that fits the widest entity ID inside its node."""
+    widest = max((measure(v, style.font_size, True, style.dpi)[0]
+                  for v in ids.entities.values()), default=0.0)
+    return max(style.node_radius, widest / 2.0 + 2.5)
+
+
+def _inner(bbox: Box, style: Style) -> Box:
+    m = style.margin
+    return (bbox[0] + m, bbox[1] + HEADER_PX + m * 0.5, bbox[2] - m, bbox[3] - m)
+
+
+def _shrink(b: Box, pad: float) -> Box:
+    x0, y0, x1, y1 = b
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    return (min(x0 + pad, cx), min(y0 + pad, cy), max(x1 - pad, cx), max(y1 - pad, cy))
+
+
+def build_panel(
+    hg: Hypergraph, ids: IdMap, order: LayoutOrder, layout: str, index: int, bbox: Box,
+    style: Style,
+) -> PanelScene:
+    """Lay out ``hg`` with ``layout`` in panel ``bbox`` and place regions and labels."""
+    scene = PanelScene(index=index, layout=layout, bbox=bbox)
+    if not order.entities:
+        scene.message = "empty hypergraph (nothing to draw)"
+        return scene
+    result = get_layout(layout)(hg, order)
+    missing = [k for k in order.entities if k not in result.entities]
+    if missing:
+        raise ValueError(f"layout {layout!r} gave no position for {len(missing)} entities")
+    scene.kind, scene.engine = result.kind, result.engine
+    r = node_radius(ids, style)
+    scene.radius = r
+    inner = _inner(bbox, style)
+    edges = [(h, hg.members(h)) for h in order.hyperedges]
+    if result.kind == "set":
+        ranks = nesting_ranks(edges)
+        kmax = max(ranks.values(), default=0)
+        pad = ring_radius(r, kmax) + 2.0
+    else:
+        hw = max(measure(v, style.font_size, True, style.dpi)[0]
+                 for v in ids.hyperedges.values()) if ids.hyperedges else 0.0
+        scene.hnode_half = max(r * 0.85, hw / 2.0 + 2.5)
+        pad = max(r, scene.hnode_half * math.sqrt(2.0)) + 2.0
+    frame = _shrink(inner, pad)
+    hkeys = [h for h in order.hyperedges if h in result.hyperedges]
+    pts = np.array([result.entities[k] for k in order.entities]
+                   + [result.hyperedges[h] for h in hkeys], dtype=float)
+    xy = fit_points(pts, frame, uniform=result.uniform)
+    n = len(order.entities)
+    if result.kind == "set":
+        ent_xy = separate(xy[:n], np.full(n, r), frame, SEP_PX)
+        anchors = {h: (float(x), float(y)) for h, (x, y) in zip(hkeys, xy[n:], strict=True)}
+        scene.nodes = {k: (float(x), float(y)) for k, (x, y) in
+                       zip(order.entities, ent_xy, strict=True)}
+        scene.regions = build_regions(edges, scene.nodes, r, inner, anchors=anchors)
+    else:
+        hr = scene.hnode_half * math.sqrt(2.0)
+        radii = np.concatenate([np.full(n, r), np.full(len(hkeys), hr)])
+        moved = separate(xy, radii, frame, SEP_PX)
+        scene.nodes = {k: (float(x), float(y)) for k, (x, y) in
+                       zip(order.entities, moved[:n], strict=True)}
+        scene.hnodes = {h: (float(x), float(y)) for h, (x, y) in
+                        zip(hkeys, moved[n:], strict=True)}
+        scene.incidence = [(m, h) for h in hkeys for m in hg.members(h)]
+        scene.clique = list(result.clique_edges)
+    if result.rings and result.center is not None and result.uniform:
+        sx, sy, mx, my, cx, cy = fit_transform(pts, frame, uniform=True)
+        scene.center = (cx + (result.center[0] - mx) * sx, cy - (result.center[1] - my) * sy)
+        scene.rings = [float(rad * sx) for rad in result.rings]
+        scene.ring_names = list(result.ring_names)
+    _place_labels(scene, hg, ids, order, style)
+    return scene
+
+
+def _place_labels(
+    scene: PanelScene, hg: Hypergraph, ids: IdMap, order: LayoutOrder, style: Style
+) -> None:
+    r, fs, dpi = scene.radius, style.font_size, style.dpi
+    disks = [(x, y, r) for x, y in scene.nodes.values()]
+    q = scene.hnode_half
+    disks += [(x, y, q * math.sqrt(2.0)) for x, y in scene.hnodes.values()]
+    occ = Occupancy(scene.bbox, disks)
+    for k in order.entities:
+        x, y = scene.nodes[k]
+        vid = ids.entities[k]
+        w, h = measure(vid, fs, True, dpi)
+        scene.labels.append(Label(vid, "entity", vid, x, y, make_box(x, y, w, h), fs, True))
+    for hid, (x, y) in scene.hnodes.items():
+        vid = ids.hyperedges[hid]
+        w, h = measure(vid, fs, True, dpi)
+        scene.labels.append(Label(vid, "hyperedge", vid, x, y, make_box(x, y, w, h), fs, True))
+    if scene.regions and style.show_edge_labels:
+        _region_labels(scene, hg, ids, order, style, occ)
+    if scene.center is not None and scene.rings:
+        _ring_labels(scene, style, occ)
+    if style.show_entity_names and style.name_max_chars > 0:
+        for k in order.entities:
+            text = truncate(hg.entities[k].name, style.name_max_chars)
+            w, h = measure(text, fs, False, dpi)
+            w, h = w + 4.0, h + 2.0
+            x, y = scene.nodes[k]
+            spot = place_near(occ, x, y, r, w, h, rings=2)
+            if spot is None:
+                scene.label_failures += 1
+                continue
+            b = make_box(spot[0], spot[1], w, h)
+            occ.add(b)
+            scene.labels.append(Label(ids.entities[k], "name", text, spot[0], spot[1], b, fs,
+                                      boxed=True, color="#333333"))
+
+
+def _ring_labels(scene: PanelScene, style: Style, occ: Occupancy) -> None:
+    """``d=1``, ``d=2`` ... on the distance rings of radial layouts, where there is room."""
+    assert scene.center is not None
+    cx, cy = scene.center
+    size = max(4.0, style.font_size - 1.0)
+    for i, rad in enumerate(scene.rings, 1):
+        names = scene.ring_names
+        text = names[i - 1] if i <= len(names) else f"d={i}"
+        w, h = measure(text, size, False, style.dpi)
+        for deg in (-90, -60, -120, -30, -150, 90, 60, 120):
+            x = cx + rad * math.cos(math.radians(deg))
+            y = cy + rad * math.sin(math.radians(deg))
+            b = make_box(x, y, w + 2.0, h)
+            if occ.free(b):
+                occ.add(b)
+                scene.labels.append(Label(f"d{i}", "ring", text, x, y, b, size,
+                                          color="#999999"))
+                break
+
+
+def _pocket(
+    scene: PanelScene, hg: Hypergraph, hid: str, occ: Occupancy, w: float, h: float
+) -> Pt | None:
+    """A free spot just outside a crowded region; the region grows a pocket to hold it.
+
+    The pocket keeps the non-member clearance of the region (``r + 4`` px), so purity holds.
+    """
+    region = scene.regions[hid]
+    members = set(hg.members(hid))
+    others = np.array([p for k, p in scene.nodes.items() if k not in members],
+                      dtype=float).reshape(-1, 2)
+    clear = scene.radius + 4.0 + 1.0
+    c = region.geom.representative_point()
+    step = max(3.0, h / 2.0)
+    rad = step
+    while rad <= 160.0:
+        n = max(6, int(2 * math.pi * rad / step))
+        for k in range(n):
+            a = 2 * math.pi * k / n
+            x, y = c.x + rad * math.cos(a), c.y + rad * math.sin(a)
+            b = make_box(x, y, w, h)
+            if not occ.free(b):
+                continue
+            grown = box(*b).buffer(3.0, join_style="mitre")
+            if not grown.intersects(region.geom):
+                continue
+            if len(others):
+                dx = np.maximum(np.maximum(b[0] - 3 - others[:, 0], others[:, 0] - b[2] - 3), 0)
+                dy = np.maximum(np.maximum(b[1] - 3 - others[:, 1], others[:, 1] - b[3] - 3), 0)
+                if np.any(dx * dx + dy * dy < clear * clear):
+                    continue
+            merged = unary_union([region.geom, grown])
+            if isinstance(merged, Polygon | MultiPolygon):
+                region.geom = merged
+            return x, y
+        rad += step
+    return None
+
+
+def _region_labels(
+    scene: PanelScene, hg: Hypergraph, ids: IdMap, order: LayoutOrder, style: Style,
+    occ: Occupancy,
+) -> None:
+    fs, dpi = style.label_font_size, style.dpi
+    hids = [h for h in order.hyperedges if h in scene.regions]
+    geoms = [scene.regions[h].geom for h in hids]
+    tree = STRtree(geoms)
+    # small regions first: they have the least room
+    for i in sorted(range(len(hids)), key=lambda j: (geoms[j].area, j)):
+        hid = hids[i]
+        vid = ids.hyperedges[hid]
+        others = [geoms[int(j)] for j in tree.query(geoms[i], predicate="intersects")
+                  if int(j) != i]
+        spot: Pt | None = None
+        size = fs
+        for size in (fs, fs * 0.8):  # a smaller label before leaving the region
+            w, h = measure(vid, size, True, dpi)
+            w, h = w + 3.0, h + 1.0
+            spot = place_in_region(occ, geoms[i], others, w, h)
+            if spot is not None:
+                break
+        leader = None
+        if spot is None:
+            spot = _pocket(scene, hg, hid, occ, w, h)
+        if spot is None:
+            c = geoms[i].representative_point()
+            spot = spiral_free(occ, c.x, c.y, w, h)
+            if spot is not None:
+                near = nearest_points(geoms[i], Point(spot))[0]
+                leader = ((spot[0], spot[1]), (float(near.x), float(near.y)))
+        if spot is None:
+            scene.label_failures += 1
+            continue
+        b = make_box(spot[0], spot[1], w, h)
+        occ.add(b)
+        scene.labels.append(Label(vid, "hyperedge", vid, spot[0], spot[1], b, size, True,
+                                  boxed=True, leader=leader))

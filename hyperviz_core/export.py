@@ -1,0 +1,160 @@
+"""The export dict of a rendering (schema in ``docs/contracts.md``) and its text caption.
+
+Coordinates are PNG pixels, origin top-left. The caption lists every drawn entity and
+hyperedge by visual ID (for text-only models and framework nodes) and names what congestion
+control omitted.
+"""
+
+from __future__ import annotations
+
+import math
+import platform
+import shutil
+import subprocess
+from collections.abc import Mapping
+from importlib import metadata
+from typing import Any
+
+from .draw.legend import CanvasPlan
+from .draw.scene import PanelScene
+from .idmap import IdMap
+from .layouts import LayoutOrder
+from .model import Hypergraph
+from .prune import PruneReport
+
+__all__ = ["build_caption", "build_export", "versions"]
+
+_VERSIONS: dict[str, str] = {}
+
+
+def versions() -> dict[str, str]:
+    """Versions of the libraries that shape the image (recorded in every export)."""
+    if not _VERSIONS:
+        for name in ("vizrag", "matplotlib", "networkx", "shapely", "graphviz", "numpy"):
+            try:
+                _VERSIONS[name] = metadata.version(name)
+            except metadata.PackageNotFoundError:
+                _VERSIONS[name] = "unknown"
+        _VERSIONS["graphviz_binaries"] = _dot_version()
+        _VERSIONS["python"] = platform.python_version()
+    return dict(_VERSIONS)
+
+
+def _dot_version() -> str:
+    dot = shutil.which("dot")
+    if dot is None:
+        return "missing"
+    proc = subprocess.run([dot, "-V"], capture_output=True, text=True, check=False, timeout=10)
+    text = (proc.stderr or proc.stdout).strip()
+    parts = text.split("version")
+    return parts[1].split()[0] if len(parts) > 1 else text
+
+
+def _r(v: float) -> float:
+    return round(float(v), 2)
+
+
+def _short(text: str, n: int) -> str:
+    line = " ".join(str(text).split())
+    return line if len(line) <= n else line[: n - 1].rstrip() + "…"
+
+
+def build_caption(
+    hg: Hypergraph, ids: IdMap, order: LayoutOrder, layouts: list[str], report: PruneReport,
+    original: Hypergraph, query: str | None = None, max_desc: int = 160,
+) -> str:
+    """Plain-text listing of the rendering by visual ID."""
+    lines = [
+        f"HyperViz rendering ({' | '.join(layouts)}): {len(order.entities)} entities (E#), "
+        f"{len(order.hyperedges)} hyperedges (H#)."
+    ]
+    if query:
+        lines.append(f"Query: {_short(query, 200)}")
+    if order.entities:
+        lines.append("Entities:")
+    for k in order.entities:
+        ent = hg.entities[k]
+        desc = f": {_short(ent.description, max_desc)}" if ent.description.strip() else ""
+        lines.append(f"{ids.entities[k]} {ent.name} [{ent.type}]{desc}")
+    if order.hyperedges:
+        lines.append("Hyperedges:")
+    for h in order.hyperedges:
+        edge = hg.hyperedges[h]
+        members = ", ".join(ids.entities[m] for m in edge.members)
+        desc = f": {_short(edge.description, max_desc)}" if edge.description.strip() else ""
+        lines.append(f"{ids.hyperedges[h]} {{{members}}}{desc}")
+    if report.pruned:
+        names = [original.entities[k].name for k in report.entities if k in original.entities]
+        shown = ", ".join(names[:20]) + (f", … (+{len(names) - 20})" if len(names) > 20 else "")
+        lines.append(
+            f"Omitted by congestion control (not drawn): {len(report.entities)} entities"
+            + (f" ({shown})" if names else "")
+            + f", {len(report.hyperedges)} hyperedges."
+        )
+    return "\n".join(lines)
+
+
+def build_export(
+    *, hg: Hypergraph, ids: IdMap, order: LayoutOrder, scenes: list[PanelScene],
+    plan: CanvasPlan, colors: Mapping[str, str], report: PruneReport, caption: str,
+    title: str, chunk_texts: Mapping[str, str] | None = None, query: str | None = None,
+) -> dict[str, Any]:
+    """The JSON-serialisable export (without metrics; the caller adds them)."""
+    entities = []
+    for k in order.entities:
+        ent = hg.entities[k]
+        positions = [
+            {"panel": s.index, "x": _r(s.nodes[k][0]), "y": _r(s.nodes[k][1]), "r": _r(s.radius)}
+            for s in scenes if k in s.nodes
+        ]
+        entities.append({
+            "id": ids.entities[k], "key": k, "name": ent.name, "type": ent.type,
+            "description": ent.description, "source_ids": list(ent.source_ids),
+            "degree": hg.degree(k), "panel_positions": positions,
+        })
+    hyperedges = []
+    for h in order.hyperedges:
+        edge = hg.hyperedges[h]
+        regions = [{"panel": s.index, "polygons": s.regions[h].rings(),
+                    "connectors": [[[_r(a[0]), _r(a[1])], [_r(b[0]), _r(b[1])]]
+                                   for a, b in s.regions[h].connectors]}
+                   for s in scenes if h in s.regions]
+        nodes = [{"panel": s.index, "x": _r(s.hnodes[h][0]), "y": _r(s.hnodes[h][1]),
+                  "r": _r(s.hnode_half * math.sqrt(2.0))}
+                 for s in scenes if h in s.hnodes]
+        hyperedges.append({
+            "id": ids.hyperedges[h], "key": h,
+            "members": [ids.entities[m] for m in edge.members],
+            "description": edge.description, "keywords": list(edge.keywords),
+            "kind": edge.kind, "weight": edge.weight, "source_ids": list(edge.source_ids),
+            "color": colors[h], "regions": regions, "node": nodes,
+        })
+    labels = [
+        {"id": lab.id, "panel": s.index, "kind": lab.kind, "text": lab.text,
+         "bbox": [_r(v) for v in lab.bbox]}
+        for s in scenes for lab in s.labels
+    ]
+    panels = [
+        {"layout": s.layout, "kind": s.kind, "engine": s.engine,
+         "bbox": [_r(v) for v in s.bbox], "message": s.message,
+         **({"center": [_r(s.center[0]), _r(s.center[1])], "rings": [_r(x) for x in s.rings]}
+            if s.center is not None else {})}
+        for s in scenes
+    ]
+    out: dict[str, Any] = {
+        "width": plan.width, "height": plan.height, "title": title,
+        "layouts": [s.layout for s in scenes], "panels": panels,
+        "entities": entities, "hyperedges": hyperedges, "labels": labels,
+        "legend": [{"id": e.vid, "text": e.text, "color": e.color} for e in plan.legend if e.vid],
+        "pruned": {
+            "entities": list(report.entities), "hyperedges": list(report.hyperedges),
+            "reasons": dict(report.reasons), "cost_before": report.cost_before,
+            "cost_after": report.cost_after, "cost_max": report.cost_max,
+        },
+        "caption": caption,
+        "query": query,
+        "versions": versions(),
+    }
+    if chunk_texts is not None:
+        out["chunks"] = {str(c): str(chunk_texts[c]) for c in sorted(chunk_texts)}
+    return out

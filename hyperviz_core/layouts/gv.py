@@ -1,0 +1,142 @@
+"""Set-based layouts positioned by Graphviz (``dot``, ``twopi``, ``fdp``/``sfdp``).
+
+Graphviz only positions the nodes of the bipartite incidence graph; hyperedge regions are drawn
+by :mod:`hyperviz_core.draw.regions` (never with Graphviz clusters, which cannot overlap). Node
+names in the DOT source are generated ids (``e0``, ``h3``): no user text ever reaches Graphviz.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from typing import Any
+
+import graphviz
+
+from ..model import Hypergraph
+from .base import LayoutOrder, LayoutResult
+
+__all__ = ["hub_entity", "set_force", "set_hier", "set_radial"]
+
+_NODE = {"shape": "circle", "width": "0.32", "height": "0.32", "fixedsize": "true", "label": ""}
+_ANCHOR = {"shape": "point", "width": "0.08", "label": ""}
+
+
+def hub_entity(hg: Hypergraph, order: LayoutOrder) -> str | None:
+    """The highest-degree entity (ties: first in visual-ID order)."""
+    if not order.entities:
+        return None
+    return max(order.entities, key=lambda k: (hg.degree(k), -order.entities.index(k)))
+
+
+def _names(order: LayoutOrder) -> tuple[dict[str, str], dict[str, str]]:
+    return (
+        {k: f"e{i}" for i, k in enumerate(order.entities)},
+        {h: f"h{i}" for i, h in enumerate(order.hyperedges)},
+    )
+
+
+def _run(g: graphviz.Graph | graphviz.Digraph) -> dict[str, tuple[float, float]]:
+    raw = g.pipe(format="json0")
+    doc: dict[str, Any] = json.loads(raw)
+    out: dict[str, tuple[float, float]] = {}
+    for obj in doc.get("objects", []):
+        pos = obj.get("pos")
+        if pos and "name" in obj:
+            x, y = pos.split(",")[:2]
+            out[str(obj["name"])] = (float(x), float(y))
+    return out
+
+
+def _result(
+    hg: Hypergraph, order: LayoutOrder, pos: dict[str, tuple[float, float]], engine: str,
+    uniform: bool = True,
+) -> LayoutResult:
+    en, hn = _names(order)
+    ents = {k: pos[en[k]] for k in order.entities if en[k] in pos}
+    edges = {h: pos[hn[h]] for h in order.hyperedges if hn[h] in pos}
+    return LayoutResult(kind="set", entities=ents, hyperedges=edges, uniform=uniform,
+                        engine=engine)
+
+
+def _bfs_depth(hg: Hypergraph, order: LayoutOrder, hub: str) -> dict[str, int]:
+    """Depth of every incidence-graph node ("e:key"/"h:id") from the hub, per component."""
+    depth: dict[str, int] = {}
+    starts = [hub] + [k for k in order.entities if k != hub]
+    for start in starts:
+        if f"e:{start}" in depth:
+            continue
+        depth[f"e:{start}"] = 0
+        queue = deque([f"e:{start}"])
+        while queue:
+            cur = queue.popleft()
+            kind, ident = cur.split(":", 1)
+            nbrs = (
+                [f"h:{h}" for h in hg.neighbors(ident)] if kind == "e"
+                else [f"e:{m}" for m in hg.members(ident)]
+            )
+            for nb in nbrs:
+                if nb not in depth:
+                    depth[nb] = depth[cur] + 1
+                    queue.append(nb)
+    for h in order.hyperedges:
+        depth.setdefault(f"h:{h}", 0)
+    return depth
+
+
+def set_hier(hg: Hypergraph, order: LayoutOrder) -> LayoutResult:
+    """``dot`` on the incidence graph oriented by BFS depth from the hub (real hierarchy)."""
+    en, hn = _names(order)
+    g = graphviz.Digraph(engine="dot")
+    g.attr(ranksep="0.6", nodesep="0.25", splines="false", ordering="out")
+    hub = hub_entity(hg, order)
+    depth = _bfs_depth(hg, order, hub) if hub else {}
+    for k in order.entities:
+        g.node(en[k], **_NODE)
+    for h in order.hyperedges:
+        g.node(hn[h], **_ANCHOR)
+    for h in order.hyperedges:
+        for m in hg.members(h):
+            if depth.get(f"e:{m}", 0) <= depth.get(f"h:{h}", 0):
+                g.edge(en[m], hn[h])
+            else:
+                g.edge(hn[h], en[m])
+    return _result(hg, order, _run(g), "dot", uniform=False)
+
+
+def set_radial(hg: Hypergraph, order: LayoutOrder) -> LayoutResult:
+    """``twopi`` rooted at the hub entity."""
+    en, hn = _names(order)
+    hub = hub_entity(hg, order)
+    g = graphviz.Graph(engine="twopi")
+    g.attr(ranksep="1.1", overlap="false", splines="false")
+    if hub:
+        g.attr(root=en[hub])
+    for k in order.entities:
+        g.node(en[k], **_NODE)
+    for h in order.hyperedges:
+        g.node(hn[h], **_ANCHOR)
+    for h in order.hyperedges:
+        for m in hg.members(h):
+            g.edge(en[m], hn[h])
+    res = _result(hg, order, _run(g), "twopi")
+    if hub and hub in res.entities:
+        res.center = res.entities[hub]
+    return res
+
+
+def set_force(hg: Hypergraph, order: LayoutOrder) -> LayoutResult:
+    """``fdp`` (``sfdp`` above 150 nodes) with explicit seed and overlap removal."""
+    en, hn = _names(order)
+    n = len(order.entities) + len(order.hyperedges)
+    engine = "fdp" if n <= 150 else "sfdp"
+    g = graphviz.Graph(engine=engine)
+    g.attr(start="42", K="0.9", overlap="voronoi", sep="+6", splines="false")
+    for k in order.entities:
+        g.node(en[k], **_NODE)
+    for h in order.hyperedges:
+        g.node(hn[h], **_ANCHOR)
+    for h in order.hyperedges:
+        for m in hg.members(h):
+            g.edge(en[m], hn[h])
+    return _result(hg, order, _run(g), engine)

@@ -1,0 +1,228 @@
+"""Induced layouts: hyperedges become square nodes linked to their members.
+
+* ``bi-inc`` — two columns (entities | hyperedges), ordered by spectral ordering followed by
+  median sweeps, keeping the order with the fewest incidence-edge crossings.
+* ``ra-cen`` — shells by shortest-path distance (on the incidence graph) from the highest-degree
+  entity, angles from ``networkx.shell_layout`` ordered by the parents' mean angle.
+* ``cli-exp`` — ``networkx.spring_layout(seed=42, k=0.95)`` on the incidence graph plus the clique
+  expansion (clique edges are drawn solid, incidence edges dashed).
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections import deque
+from itertools import combinations
+
+import networkx as nx
+import numpy as np
+
+from ..model import Hypergraph
+from .base import LayoutOrder, LayoutResult
+from .gv import hub_entity
+
+__all__ = ["bi_inc", "cli_exp", "count_crossings", "ra_cen", "spectral_order"]
+
+Node = tuple[str, str]
+
+
+def _incidence(hg: Hypergraph, order: LayoutOrder) -> nx.Graph:
+    g = nx.Graph()
+    g.add_nodes_from(("E", k) for k in order.entities)
+    g.add_nodes_from(("H", h) for h in order.hyperedges)
+    for h in order.hyperedges:
+        for m in hg.members(h):
+            g.add_edge(("E", m), ("H", h))
+    return g
+
+
+def count_crossings(pairs: list[tuple[int, int]]) -> int:
+    """Crossings of two-layer edges given as (left index, right index) pairs."""
+    if len(pairs) < 2:
+        return 0
+    a = np.array(pairs, dtype=np.int64)
+    i1, i2 = a[:, 0][:, None], a[:, 0][None, :]
+    j1, j2 = a[:, 1][:, None], a[:, 1][None, :]
+    cross = ((i1 < i2) & (j1 > j2)) | ((i1 > i2) & (j1 < j2))
+    return int(np.triu(cross, 1).sum())
+
+
+def spectral_order(g: nx.Graph) -> list[Node]:
+    """Nodes sorted by the Fiedler vector, component by component (largest first).
+
+    Dense eigen-decomposition (graphs here have at most a few hundred nodes); the vector's
+    sign is fixed so the result is deterministic.
+    """
+    nodes: list[Node] = list(g.nodes)
+    rank = {n: i for i, n in enumerate(nodes)}
+    comps = sorted((sorted(c, key=rank.__getitem__) for c in nx.connected_components(g)),
+                   key=lambda c: (-len(c), rank[c[0]]))
+    out: list[Node] = []
+    for comp in comps:
+        if len(comp) <= 2:
+            out.extend(comp)
+            continue
+        idx = {n: i for i, n in enumerate(comp)}
+        lap = np.zeros((len(comp), len(comp)))
+        for a, b in g.subgraph(comp).edges():
+            i, j = idx[a], idx[b]
+            lap[i, j] = lap[j, i] = -1.0
+        lap[np.diag_indices_from(lap)] = -lap.sum(axis=1)
+        # scipy's LAPACK: numpy's threaded OpenBLAS is ~20x slower on such small matrices
+        _, vecs = importlib.import_module("scipy.linalg").eigh(lap)
+        fied = vecs[:, 1]
+        nz = np.flatnonzero(np.abs(fied) > 1e-9)
+        if len(nz) and fied[nz[0]] < 0:
+            fied = -fied
+        order = sorted(range(len(comp)), key=lambda i: (round(float(fied[i]), 9), i))
+        out.extend(comp[i] for i in order)
+    return out
+
+
+def _median_sort(items: list[str], nbrs: dict[str, list[str]], pos: dict[str, int]) -> list[str]:
+    def key(item: str) -> tuple[float, int]:
+        vals = sorted(pos[n] for n in nbrs[item])
+        if not vals:
+            return (math.inf, items.index(item))
+        mid = len(vals) // 2
+        med = vals[mid] if len(vals) % 2 else (vals[mid - 1] + vals[mid]) / 2.0
+        return (float(med), items.index(item))
+
+    return sorted(items, key=key)
+
+
+def _bi_order(hg: Hypergraph, order: LayoutOrder) -> tuple[list[str], list[str]]:
+    g = _incidence(hg, order)
+    ents, edges = list(order.entities), list(order.hyperedges)
+    if g.number_of_edges() >= 2:
+        spec = spectral_order(g)
+        ents = [n[1] for n in spec if n[0] == "E"]
+        edges = [n[1] for n in spec if n[0] == "H"]
+    e_nb = {k: hg.neighbors(k) for k in order.entities}
+    h_nb = {h: hg.members(h) for h in order.hyperedges}
+
+    def crossings(es: list[str], hs: list[str]) -> int:
+        ep = {k: i for i, k in enumerate(es)}
+        hp = {h: i for i, h in enumerate(hs)}
+        return count_crossings([(ep[m], hp[h]) for h in hs for m in h_nb[h]])
+
+    best = (crossings(ents, edges), ents, edges)
+    for _ in range(6):
+        edges = _median_sort(edges, h_nb, {k: i for i, k in enumerate(ents)})
+        ents = _median_sort(ents, e_nb, {h: i for i, h in enumerate(edges)})
+        c = crossings(ents, edges)
+        if c < best[0]:
+            best = (c, ents, edges)
+    return best[1], best[2]
+
+
+def _column(
+    items: list[str], x: float, rows: int, step: float
+) -> dict[str, tuple[float, float]]:
+    """Items top to bottom, dealt round-robin over sub-columns of at most ``rows`` items."""
+    n = len(items)
+    k = max(1, math.ceil(n / rows))
+    out = {}
+    for i, item in enumerate(items):
+        y = 1.0 - (i + 0.5) / max(n, 1)
+        dx = (i % k - (k - 1) / 2.0) * step if k > 1 else 0.0
+        out[item] = (x + dx, y)
+    return out
+
+
+def bi_inc(hg: Hypergraph, order: LayoutOrder) -> LayoutResult:
+    """Two columns, crossing-reduced (spectral ordering + median sweeps)."""
+    ents, edges = _bi_order(hg, order)
+    return LayoutResult(
+        kind="induced",
+        entities=_column(ents, 0.0, 12, 0.06),
+        hyperedges=_column(edges, 1.0, 9, 0.07),
+        uniform=False,
+        engine="spectral+median",
+    )
+
+
+def _circ_mean(angles: list[float]) -> float:
+    return math.atan2(sum(math.sin(a) for a in angles), sum(math.cos(a) for a in angles))
+
+
+def ra_cen(hg: Hypergraph, order: LayoutOrder) -> LayoutResult:
+    """Shells by distance from the hub entity; spring fallback when there is no centre."""
+    hub = hub_entity(hg, order)
+    g = _incidence(hg, order)
+    if hub is None or hg.degree(hub) == 0:
+        return cli_exp(hg, order, engine="spring (no centre)")
+    root: Node = ("E", hub)
+    dist: dict[Node, int] = {root: 0}
+    queue = deque([root])
+    while queue:
+        cur = queue.popleft()
+        for nb in g.neighbors(cur):
+            if nb not in dist:
+                dist[nb] = dist[cur] + 1
+                queue.append(nb)
+    all_nodes: list[Node] = list(g.nodes)
+    far = max(dist.values()) + 1
+    unreached = [n for n in all_nodes if n not in dist]
+    for n in unreached:
+        dist[n] = far
+    depth = max(dist.values())
+    shells: list[list[Node]] = [[root]]
+    angle: dict[Node, float] = {root: 0.0}
+    for d in range(1, depth + 1):
+        layer = [n for n in all_nodes if dist[n] == d]
+        if not layer:
+            continue
+
+        def key(n: Node, d: int = d) -> tuple[float, int]:
+            parents = [angle[p] for p in g.neighbors(n) if p in angle and dist[p] == d - 1]
+            a = _circ_mean(parents) % (2 * math.pi) if parents else 10.0
+            return (a, all_nodes.index(n))
+
+        layer.sort(key=key)
+        shells.append(layer)
+        for i, n in enumerate(layer):
+            angle[n] = 2 * math.pi * i / len(layer)
+    pos0 = nx.shell_layout(g, nlist=shells, rotate=0)
+    ents: dict[str, tuple[float, float]] = {}
+    edges: dict[str, tuple[float, float]] = {}
+    rings: list[float] = []
+    radius = 0.0
+    for i, layer in enumerate(shells):
+        if i:
+            radius = max(radius + 1.6, len(layer) * 1.25 / (2 * math.pi))
+            rings.append(radius)
+        for n in layer:
+            x, y = (float(v) for v in pos0[n])
+            a = math.atan2(y, x) if i else 0.0
+            p = (radius * math.cos(a), radius * math.sin(a))
+            (ents if n[0] == "E" else edges)[n[1]] = p
+    names = [f"d={i}" for i in range(1, len(rings) + 1)]
+    if unreached and names:
+        names[-1] = "other components"
+    return LayoutResult(kind="induced", entities=ents, hyperedges=edges, rings=rings,
+                        center=(0.0, 0.0), ring_names=names, engine="shell")
+
+
+def cli_exp(hg: Hypergraph, order: LayoutOrder, engine: str = "spring") -> LayoutResult:
+    """Spring layout of incidence + clique-expansion edges (seed 42, k 0.95)."""
+    g = _incidence(hg, order)
+    clique: list[tuple[str, str]] = []
+    seen: set[tuple[str, str]] = set()
+    rank = {k: i for i, k in enumerate(order.entities)}
+    for h in order.hyperedges:
+        members = sorted(hg.members(h), key=rank.__getitem__)
+        for a, b in combinations(members, 2):
+            if (a, b) not in seen:
+                seen.add((a, b))
+                clique.append((a, b))
+                g.add_edge(("E", a), ("E", b))
+    if g.number_of_nodes() == 1:
+        pos = {n: np.zeros(2) for n in g.nodes}
+    else:
+        pos = nx.spring_layout(g, seed=42, k=0.95)
+    ents = {n[1]: (float(p[0]), float(p[1])) for n, p in pos.items() if n[0] == "E"}
+    edges = {n[1]: (float(p[0]), float(p[1])) for n, p in pos.items() if n[0] == "H"}
+    return LayoutResult(kind="induced", entities=ents, hyperedges=edges, clique_edges=clique,
+                        engine=engine)

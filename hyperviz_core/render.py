@@ -1,0 +1,256 @@
+"""HyperViz: render a hypergraph as a dual view (or any set of layouts) for multimodal LLMs.
+
+Example:
+    >>> from hyperviz_core.render import HyperViz
+    >>> from hyperviz_core.testing import random_hypergraph
+    >>> r = HyperViz().render(random_hypergraph(12, 6, seed=1), layouts=("set-force", "bi-inc"))
+    >>> r.png[:4], (r.width, r.height), r.layouts
+    (b'\\x89PNG', (1536, 768), ['set-force', 'bi-inc'])
+    >>> r.metrics["purity"], r.metrics["node_overlaps"]
+    (1.0, 0)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+from .draw import build_panel, edge_colors, edge_dash, plan_canvas, rasterize, visual_order
+from .draw.text import truncate
+from .export import build_caption, build_export
+from .idmap import IdMap
+from .layouts import get_layout
+from .model import Hypergraph
+from .prune import Budget, PruneReport, prune
+from .style import Style
+
+__all__ = ["HyperViz", "Rendering", "render_collage"]
+
+DEFAULT_LAYOUTS: tuple[str, str] = ("set-force", "bi-inc")
+MAX_PANELS = 12
+
+
+class Rendering(BaseModel):
+    """A rendered image plus everything needed to read it (IDs, caption, geometry)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    png: bytes
+    width: int
+    height: int
+    id_map: IdMap
+    caption: str
+    title: str = ""
+    layouts: list[str] = Field(default_factory=list)
+    pruning: PruneReport = Field(default_factory=PruneReport)
+    metrics: dict[str, float | int] = Field(default_factory=dict)
+    _export: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    def export(self) -> dict[str, Any]:
+        """The JSON-serialisable export (a copy; schema in ``docs/contracts.md``)."""
+        return copy.deepcopy(self._export)
+
+    def save(self, path: str | Path) -> Path:
+        """Write the PNG to ``path`` and the export JSON beside it (same stem, ``.json``)."""
+        p = Path(path)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(self.png)
+        p.with_suffix(".json").write_text(
+            json.dumps(self._export, ensure_ascii=False, indent=1, sort_keys=True),
+            encoding="utf-8",
+        )
+        return p
+
+    def to_html(self) -> str:
+        """A self-contained HTML viewer of this rendering."""
+        from .viewer import render_html
+
+        return str(render_html(self.export(), png=self.png))
+
+    def save_html(self, path: str | Path) -> Path:
+        """Write :meth:`to_html` to ``path``."""
+        p = Path(path)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(self.to_html(), encoding="utf-8")
+        return p
+
+    def _repr_png_(self) -> bytes:  # Jupyter
+        return self.png
+
+    def __repr__(self) -> str:
+        return (f"Rendering({self.width}x{self.height}, layouts={self.layouts}, "
+                f"{len(self.id_map.entities)} entities, {len(self.id_map.hyperedges)} "
+                f"hyperedges, {len(self.png)} PNG bytes)")
+
+    __str__ = __repr__
+
+
+def _norm_layouts(layouts: str | Sequence[str] | None) -> list[str]:
+    if layouts is None:
+        names = list(DEFAULT_LAYOUTS)
+    elif isinstance(layouts, str):
+        names = [layouts]
+    else:
+        names = [str(x) for x in layouts]
+    if not names:
+        raise ValueError("at least one layout is needed")
+    if len(names) > MAX_PANELS:
+        raise ValueError(f"at most {MAX_PANELS} layouts per image, got {len(names)}")
+    for name in names:
+        get_layout(name)  # raises ValueError for unknown names
+    return names
+
+
+class HyperViz:
+    """The HyperViz renderer: congestion control, layouts, regions, labels, legend, PNG.
+
+    >>> from hyperviz_core.testing import random_hypergraph
+    >>> viz = HyperViz(style=Style(show_entity_names=False), budget=Budget(max_entities=20))
+    >>> r = viz.render(random_hypergraph(40, 20, seed=3), layouts="set-radial")
+    >>> len(r.id_map.entities) <= 20, r.pruning.pruned
+    (True, True)
+    """
+
+    def __init__(
+        self,
+        style: Style | None = None,
+        budget: Budget | None = None,
+        layouts: Sequence[str] = DEFAULT_LAYOUTS,
+    ) -> None:
+        self.style = style or Style()
+        self.budget = budget or Budget()
+        self.layouts = _norm_layouts(layouts)
+
+    # ------------------------------------------------------------------ public
+    def render(
+        self,
+        hypergraph: Hypergraph,
+        layouts: str | Sequence[str] | None = None,
+        query: str | None = None,
+        chunk_texts: Mapping[str, str] | None = None,
+        title: str | None = None,
+    ) -> Rendering:
+        """Render one image: one panel per layout (two = the dual view, side by side)."""
+        names = _norm_layouts(layouts if layouts is not None else self.layouts)
+        k = len(names)
+        if k <= 2:
+            width = self.style.width if k == 2 else max(200, self.style.width // 2)
+            return self._render(hypergraph, names, query, chunk_texts, title, cols=k,
+                                width=width, height=self.style.height, panel_h=None)
+        return self.render_collage(hypergraph, names, cols=3, query=query,
+                                   chunk_texts=chunk_texts, title=title)
+
+    async def arender(
+        self,
+        hypergraph: Hypergraph,
+        layouts: str | Sequence[str] | None = None,
+        query: str | None = None,
+        chunk_texts: Mapping[str, str] | None = None,
+        title: str | None = None,
+    ) -> Rendering:
+        """:meth:`render` in a worker thread (the event loop keeps running)."""
+        return await asyncio.to_thread(self.render, hypergraph, layouts, query, chunk_texts,
+                                       title)
+
+    def render_collage(
+        self,
+        hypergraph: Hypergraph,
+        layouts: str | Sequence[str] | None = None,
+        cols: int = 3,
+        query: str | None = None,
+        chunk_texts: Mapping[str, str] | None = None,
+        title: str | None = None,
+    ) -> Rendering:
+        """A bounded grid of panels (``cols`` 1–4, at most 12 layouts), one per layout."""
+        names = _norm_layouts(layouts if layouts is not None else
+                              ["set-hier", "set-radial", "set-force", "bi-inc", "ra-cen",
+                               "cli-exp"])
+        if not 1 <= cols <= 4:
+            raise ValueError(f"cols must be between 1 and 4, got {cols}")
+        cols = min(cols, len(names))
+        side = max(200, self.style.width // 2)
+        return self._render(hypergraph, names, query, chunk_texts, title, cols=cols,
+                            width=side * cols, height=self.style.height,
+                            panel_h=round(side * 0.85))
+
+    # ------------------------------------------------------------------ work
+    def _render(
+        self, hg: Hypergraph, names: list[str], query: str | None,
+        chunk_texts: Mapping[str, str] | None, title: str | None, *, cols: int, width: int,
+        height: int, panel_h: float | None,
+    ) -> Rendering:
+        style = self.style
+        rows = -(-len(names) // cols)
+        panel_area = (width / cols) * (panel_h or height * 0.78 / rows)
+        small, report = prune(hg, self.budget, query, panel_area=panel_area,
+                              radius=style.node_radius)
+        imp = {k: report.importance.get(k, 0.0) for k in small.entities}
+        himp = {h: sum(imp[m] for m in e.members) / max(len(e.members), 1)
+                for h, e in small.hyperedges.items()}
+        ids = IdMap.build(small, entity_importance=imp, hyperedge_importance=himp)
+        order = visual_order(small, ids)
+        plan = plan_canvas(small, ids, order, style, len(names), cols, width, height, panel_h)
+        scenes = [build_panel(small, ids, order, name, i, plan.panels[i], style)
+                  for i, name in enumerate(names)]
+        colors = edge_colors(ids, style)
+        dashes = {h: edge_dash(v, style) for h, v in ids.hyperedges.items()}
+        head = style.title or title or self._title(small, names, query)
+        footer = self._footer(report)
+        png = rasterize(plan, scenes, ids, colors, dashes, style, head, footer)
+        caption = build_caption(small, ids, order, names, report, hg, query)
+        export = build_export(hg=small, ids=ids, order=order, scenes=scenes, plan=plan,
+                              colors=colors, report=report, caption=caption, title=head,
+                              chunk_texts=chunk_texts, query=query)
+        from .metrics import compute_metrics
+
+        metrics = compute_metrics(export)
+        export["metrics"] = metrics
+        out = Rendering(png=png, width=plan.width, height=plan.height, id_map=ids,
+                        caption=caption, title=head, layouts=names, pruning=report,
+                        metrics=metrics)
+        out._export = export
+        return out
+
+    @staticmethod
+    def _title(hg: Hypergraph, names: list[str], query: str | None) -> str:
+        head = (f"HyperViz: {' | '.join(names)} · {len(hg.entities)} entities, "
+                f"{len(hg.hyperedges)} hyperedges")
+        if query:
+            head += f" · query: {truncate(query, 60)}"
+        return head
+
+    @staticmethod
+    def _footer(report: PruneReport) -> str:
+        text = ("E# = entity (circle) · H# = hyperedge (region in set views, square node in "
+                "induced views) · legend: H# descriptions")
+        if report.pruned:
+            text += (f" · congestion control omitted {len(report.entities)} entities and "
+                     f"{len(report.hyperedges)} hyperedges (see caption)")
+        return text
+
+
+def render_collage(
+    hypergraph: Hypergraph,
+    layouts: str | Sequence[str] | None = None,
+    cols: int = 3,
+    *,
+    style: Style | None = None,
+    budget: Budget | None = None,
+    query: str | None = None,
+) -> Rendering:
+    """The paper's ``render_hypergraph_collage``: a bounded grid, one panel per layout.
+
+    >>> from hyperviz_core.testing import random_hypergraph
+    >>> r = render_collage(random_hypergraph(10, 5, seed=2), ["set-hier", "ra-cen"], cols=2)
+    >>> r.layouts, r.width
+    (['set-hier', 'ra-cen'], 1536)
+    """
+    return HyperViz(style=style, budget=budget).render_collage(
+        hypergraph, layouts, cols=cols, query=query
+    )

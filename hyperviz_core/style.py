@@ -1,0 +1,142 @@
+"""Visual style of a HyperViz rendering (validated with pydantic).
+
+Every option has a documented range; an out-of-range value raises ``pydantic.ValidationError``
+(a ``ValueError``), so a bad ``style.json`` fails loudly instead of producing a broken image.
+
+Example:
+    >>> from hyperviz_core.style import Style
+    >>> s = Style(background="white", palette="vivid", edge_width=1.5)
+    >>> s.background_hex, s.width, s.height
+    ('#ffffff', 1536, 768)
+    >>> Style(margin=500)  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    pydantic_core._pydantic_core.ValidationError: ...
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from matplotlib import colors as mcolors
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+__all__ = ["PALETTES", "Color", "Style", "to_hex"]
+
+# Okabe-Ito + tab10-style high-contrast hues (no pale tints) and a lighter pastel set.
+PALETTES: dict[str, list[str]] = {
+    "vivid": [
+        "#0072b2", "#e69f00", "#009e73", "#d55e00", "#cc79a7", "#56b4e9",
+        "#8c564b", "#7f7f00", "#9467bd", "#17becf", "#e31a1c", "#4d4d4d",
+    ],
+    "pastel": [
+        "#6fa8dc", "#f6b26b", "#93c47d", "#e06666", "#c27ba0", "#76a5af",
+        "#b4a7d6", "#ffd966", "#a2c4c9", "#d5a6bd", "#b6d7a8", "#f9cb9c",
+    ],
+}
+
+Color = str | tuple[float, float, float] | tuple[int, int, int]
+
+
+def to_hex(value: Any) -> str:
+    """Normalise a colour (name, ``#hex`` or RGB tuple in 0–1 or 0–255) to ``#rrggbb``."""
+    if isinstance(value, list | tuple):
+        if len(value) != 3:
+            raise ValueError(f"an RGB colour needs 3 components, got {value!r}")
+        comps = [float(c) for c in value]
+        if any(c < 0 for c in comps):
+            raise ValueError(f"negative RGB component in {value!r}")
+        if any(c > 1 for c in comps):
+            if any(c > 255 for c in comps):
+                raise ValueError(f"RGB component above 255 in {value!r}")
+            comps = [c / 255.0 for c in comps]
+        return str(mcolors.to_hex((comps[0], comps[1], comps[2])))
+    if not isinstance(value, str) or not mcolors.is_color_like(value):
+        raise ValueError(f"not a colour: {value!r}")
+    return str(mcolors.to_hex(value))
+
+
+NodeShape = Literal["ellipse", "circle", "box", "polygon"]
+LineStyle = Literal["solid", "dashed", "dotted"]
+
+
+class Style(BaseModel):
+    """Appearance options; see the field descriptions for ranges.
+
+    ``width``/``height`` are the *whole* canvas in pixels (the dual view default is
+    1536×768, two panels side by side plus title, legend and footer strips).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    width: Annotated[int, Field(ge=200, le=8192)] = 1536
+    height: Annotated[int, Field(ge=200, le=8192)] = 768
+    dpi: Annotated[int, Field(ge=50, le=600)] = 100
+    background: Color = "white"
+    node_shape: NodeShape = "circle"
+    node_radius: Annotated[float, Field(ge=6, le=40)] = 11.0
+    node_fill: Color = "white"
+    node_outline: Color = "#222222"
+    entity_color: Color = "#1f5fbf"
+    hyperedge_node_color: Color = "#e07b00"
+    edge_width: Annotated[float, Field(ge=0.1, le=10)] = 1.8
+    outline_style: LineStyle = "solid"
+    incidence_style: LineStyle = "dashed"
+    margin: Annotated[float, Field(ge=0, le=100)] = 12.0
+    palette: Literal["vivid", "pastel"] | list[Color] = "vivid"
+    region_alpha: Annotated[float, Field(ge=0.0, le=1.0)] = 0.13
+    font_size: Annotated[float, Field(ge=4, le=24)] = 7.5
+    label_font_size: Annotated[float, Field(ge=4, le=24)] = 8.0
+    show_legend: bool = True
+    show_title: bool = True
+    show_footer: bool = True
+    show_edge_labels: bool = True
+    show_entity_names: bool = True
+    name_max_chars: Annotated[int, Field(ge=0, le=80)] = 16
+    legend_max_chars: Annotated[int, Field(ge=8, le=200)] = 60
+    title: str | None = None
+
+    @field_validator("background", "node_fill", "node_outline", "entity_color",
+                     "hyperedge_node_color")
+    @classmethod
+    def _valid_color(cls, value: Any) -> Any:
+        to_hex(value)
+        return value
+
+    @field_validator("palette")
+    @classmethod
+    def _valid_palette(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            if not value:
+                raise ValueError("a custom palette needs at least one colour")
+            for c in value:
+                to_hex(c)
+        return value
+
+    @property
+    def background_hex(self) -> str:
+        """The background as ``#rrggbb``."""
+        return to_hex(self.background)
+
+    def colors(self) -> list[str]:
+        """The hyperedge palette as hex strings."""
+        if isinstance(self.palette, str):
+            return list(PALETTES[self.palette])
+        return [to_hex(c) for c in self.palette]
+
+    def hex(self, name: str) -> str:
+        """One of the colour fields as ``#rrggbb`` (``style.hex("node_fill")``)."""
+        return to_hex(getattr(self, name))
+
+    @classmethod
+    def from_json_file(cls, path: str) -> Style:
+        """Load a style from a JSON file (raises ``ValueError`` on bad content)."""
+        import json
+        from pathlib import Path
+
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"style file {path} is not valid JSON: {exc.msg}") from None
+        if not isinstance(data, dict):
+            raise ValueError(f"style file {path} must hold a JSON object")
+        return cls.model_validate(data)

@@ -1,0 +1,13 @@
+"""Interactive, self-contained HTML viewer of a HyperViz rendering (paper App. B.1).
+
+``render_html(export)`` turns a rendering's export dict into one offline HTML file: the same
+panels, positions, colours and ``E#``/``H#`` IDs as the PNG, drawn as SVG, with zoom/pan,
+tooltips, multi-hop neighbourhood highlighting, hyperedge evidence, search, legend and the
+pruning report. ``Rendering.to_html()`` calls it.
+"""
+
+from __future__ import annotations
+
+from .html import content_security_policy, json_for_script, render_html
+
+__all__ = ["content_security_policy", "json_for_script", "render_html"]

@@ -1,0 +1,516 @@
+/* HyperViz interactive viewer (no dependencies, no network).
+ *
+ * Reads the export embedded in <script type="application/json" id="hv-data"> and adds
+ * interaction to the SVG that the Python side drew from the same export. Every piece of
+ * text from the data is inserted with textContent / createTextNode and every attribute with
+ * setAttribute: never innerHTML, so entity names and chunk texts stay inert.
+ */
+(function () {
+  'use strict';
+
+  var dataEl = document.getElementById('hv-data');
+  var svg = document.getElementById('hv-svg');
+  var viewport = document.getElementById('hv-viewport');
+  if (!dataEl || !svg || !viewport) { return; }
+  var DATA;
+  try { DATA = JSON.parse(dataEl.textContent || '{}'); } catch (err) { DATA = {}; }
+
+  var MAX_LIST = 12;
+  var MAX_DESC = 600;
+
+  /* ---------- model ---------- */
+  var entities = new Map();      // "E1" -> entity record
+  var hyperedges = new Map();    // "H1" -> hyperedge record
+  var incident = new Map();      // "E1" -> ["H1", ...]
+  asArray(DATA.entities).forEach(function (e) {
+    if (e && typeof e.id === 'string') { entities.set(e.id, e); incident.set(e.id, []); }
+  });
+  asArray(DATA.hyperedges).forEach(function (h) {
+    if (!h || typeof h.id !== 'string') { return; }
+    hyperedges.set(h.id, h);
+    asArray(h.members).forEach(function (m) {
+      if (!incident.has(m)) { incident.set(m, []); }
+      var list = incident.get(m);
+      if (list.indexOf(h.id) < 0) { list.push(h.id); }
+    });
+  });
+  var chunks = (DATA.chunks && typeof DATA.chunks === 'object') ? DATA.chunks : {};
+
+  function asArray(v) { return Array.isArray(v) ? v : []; }
+  function str(v) { return (v === null || v === undefined) ? '' : String(v); }
+  function clip(s, n) { s = str(s); return s.length > n ? s.slice(0, n - 1) + '\u2026' : s; }
+  function chunkText(id) {
+    return Object.prototype.hasOwnProperty.call(chunks, id) ? str(chunks[id]) : null;
+  }
+  function entityName(id) { var e = entities.get(id); return e ? str(e.name) : ''; }
+  function degreeOf(id) {
+    var e = entities.get(id);
+    if (e && typeof e.degree === 'number') { return e.degree; }
+    return (incident.get(id) || []).length;
+  }
+
+  /* Breadth-first search over the incidence structure: entity -> hyperedge -> entity is one
+   * hop. Returns the hop distance of every reached entity and the hyperedges traversed
+   * (those incident to an entity closer than `hops`). */
+  function neighbourhood(start, hops) {
+    var dist = new Map([[start, 0]]);
+    var edges = new Set();
+    var frontier = [start];
+    for (var d = 0; d < hops && frontier.length; d++) {
+      var next = [];
+      frontier.forEach(function (v) {
+        (incident.get(v) || []).forEach(function (hid) {
+          edges.add(hid);
+          asArray((hyperedges.get(hid) || {}).members).forEach(function (m) {
+            if (!dist.has(m)) { dist.set(m, d + 1); next.push(m); }
+          });
+        });
+      });
+      frontier = next;
+    }
+    return { dist: dist, edges: edges };
+  }
+
+  /* ---------- DOM helpers (text only through textContent) ---------- */
+  function el(tag, attrs, children) {
+    var node = document.createElement(tag);
+    if (attrs) {
+      Object.keys(attrs).forEach(function (k) { node.setAttribute(k, str(attrs[k])); });
+    }
+    asArray(children).forEach(function (c) {
+      if (c === null || c === undefined) { return; }
+      node.appendChild(typeof c === 'object' ? c : document.createTextNode(str(c)));
+    });
+    return node;
+  }
+  function clear(node) { while (node.firstChild) { node.removeChild(node.firstChild); } }
+  function chip(id) {
+    var label = id + (entityName(id) ? ' \u2014 ' + clip(entityName(id), 60) : '');
+    if (hyperedges.has(id)) { label = id + ' \u2014 ' + clip(hyperedges.get(id).description, 60); }
+    return el('button', { type: 'button', 'class': 'hv-chip', 'data-goto': id }, [label]);
+  }
+
+  var tooltip = document.getElementById('hv-tooltip');
+  var details = document.getElementById('hv-details');
+  var hopsInput = document.getElementById('hv-hops');
+  var searchInput = document.getElementById('hv-search');
+  var results = document.getElementById('hv-search-results');
+
+  /* ---------- tooltip ---------- */
+  function ttRow(key, value) {
+    return el('div', { 'class': 'hv-tt-row' }, [el('span', { 'class': 'hv-tt-key' }, [key + ': ']), value]);
+  }
+  function memberSummary(h) {
+    var m = asArray(h.members);
+    var parts = m.slice(0, MAX_LIST).map(function (id) {
+      return id + (entityName(id) ? ' ' + clip(entityName(id), 40) : '');
+    });
+    if (m.length > MAX_LIST) { parts.push('+' + (m.length - MAX_LIST) + ' more'); }
+    return parts.join(', ');
+  }
+  function showTooltip(id, evt) {
+    if (!tooltip) { return; }
+    clear(tooltip);
+    if (entities.has(id)) {
+      var e = entities.get(id);
+      tooltip.appendChild(el('div', { 'class': 'hv-tt-title' }, [id + ' \u00b7 ' + str(e.name)]));
+      tooltip.appendChild(ttRow('type', str(e.type)));
+      tooltip.appendChild(ttRow('degree', String(degreeOf(id))));
+      if (str(e.description)) { tooltip.appendChild(ttRow('description', clip(e.description, MAX_DESC))); }
+    } else if (hyperedges.has(id)) {
+      var h = hyperedges.get(id);
+      tooltip.appendChild(el('div', { 'class': 'hv-tt-title' }, [id + ' \u00b7 ' + str(h.kind || 'hyperedge')]));
+      tooltip.appendChild(ttRow('members', memberSummary(h)));
+      if (str(h.description)) { tooltip.appendChild(ttRow('description', clip(h.description, MAX_DESC))); }
+    } else {
+      hideTooltip();
+      return;
+    }
+    tooltip.hidden = false;
+    moveTooltip(evt);
+  }
+  function moveTooltip(evt) {
+    if (!tooltip || tooltip.hidden || !evt) { return; }
+    var x = evt.clientX + 14;
+    var y = evt.clientY + 14;
+    var w = tooltip.offsetWidth;
+    var h = tooltip.offsetHeight;
+    if (x + w > window.innerWidth - 4) { x = Math.max(4, evt.clientX - w - 14); }
+    if (y + h > window.innerHeight - 4) { y = Math.max(4, evt.clientY - h - 14); }
+    tooltip.style.left = x + 'px';
+    tooltip.style.top = y + 'px';
+  }
+  function hideTooltip() { if (tooltip) { tooltip.hidden = true; } }
+
+  /* ---------- highlighting ---------- */
+  var state = { entity: null, hyperedge: null };
+
+  function svgItems() { return svg.querySelectorAll('[data-id], [data-hid]'); }
+
+  function paint(entSet, edgeSet, selected) {
+    svg.classList.add('hv-focus');
+    svgItems().forEach(function (node) {
+      var id = node.getAttribute('data-id');
+      var hid = node.getAttribute('data-hid');
+      var on;
+      if (hid !== null) {
+        on = edgeSet.has(hid);
+      } else if (id && id.charAt(0) === 'H') {
+        on = edgeSet.has(id);
+      } else {
+        on = entSet.has(id);
+      }
+      node.classList.toggle('hv-hl', on);
+      node.classList.toggle('hv-dim', !on);
+      node.classList.toggle('hv-sel', id !== null && id === selected &&
+        !node.classList.contains('hv-label') && !node.classList.contains('hv-label-box'));
+    });
+  }
+  function unpaint() {
+    svg.classList.remove('hv-focus');
+    svgItems().forEach(function (node) {
+      node.classList.remove('hv-hl', 'hv-dim', 'hv-sel');
+    });
+  }
+
+  function hopCount() {
+    var n = parseInt(hopsInput ? hopsInput.value : '1', 10);
+    var max = hopsInput ? parseInt(hopsInput.getAttribute('max') || '1', 10) : 1;
+    if (!(n >= 1)) { n = 1; }
+    return Math.min(n, Math.max(1, max));
+  }
+
+  function selectEntity(id) {
+    if (!entities.has(id) && !incident.has(id)) { return; }
+    state.entity = id;
+    state.hyperedge = null;
+    var hops = hopCount();
+    var nb = neighbourhood(id, hops);
+    paint(new Set(nb.dist.keys()), nb.edges, id);
+    showEntityDetails(id, nb, hops);
+  }
+
+  function selectHyperedge(hid) {
+    if (!hyperedges.has(hid)) { return; }
+    state.entity = null;
+    state.hyperedge = hid;
+    paint(new Set(asArray(hyperedges.get(hid).members)), new Set([hid]), hid);
+    showHyperedgeDetails(hid);
+  }
+
+  function resetSelection() {
+    state.entity = null;
+    state.hyperedge = null;
+    unpaint();
+    showIntro();
+  }
+
+  /* ---------- side panel ---------- */
+  function showIntro() {
+    if (!details) { return; }
+    clear(details);
+    details.removeAttribute('data-selected');
+    details.appendChild(el('h2', null, ['Selection']));
+    details.appendChild(el('p', { 'class': 'hv-muted' }, [
+      'Hover a node for details. Click an entity to highlight its neighbourhood ' +
+      '(hop count in the toolbar); click a hyperedge region, square or legend entry for ' +
+      'its members and evidence. Escape resets.']));
+  }
+
+  function sourceList(ids, withText) {
+    var wrap = el('div', null, []);
+    ids = asArray(ids);
+    if (!ids.length) {
+      wrap.appendChild(el('p', { 'class': 'hv-muted' }, ['No source chunks recorded.']));
+      return wrap;
+    }
+    ids.forEach(function (cid) {
+      cid = str(cid);
+      var text = chunkText(cid);
+      wrap.appendChild(el('h3', { 'class': 'hv-chunk-id' }, ['Chunk ' + cid]));
+      if (!withText) { return; }
+      if (text === null) {
+        wrap.appendChild(el('p', { 'class': 'hv-muted hv-evidence-missing' },
+          ['(chunk text not included in this export)']));
+      } else {
+        wrap.appendChild(el('div', { 'class': 'hv-evidence', 'data-chunk': cid }, [text]));
+      }
+    });
+    return wrap;
+  }
+
+  function showHyperedgeDetails(hid) {
+    if (!details) { return; }
+    var h = hyperedges.get(hid);
+    clear(details);
+    details.setAttribute('data-selected', hid);
+    details.appendChild(el('h2', { 'class': 'hv-sel-title' }, [hid + ' \u00b7 ' + str(h.kind || 'hyperedge')]));
+    var members = asArray(h.members);
+    details.appendChild(el('h3', null, ['Members (' + members.length + ')']));
+    details.appendChild(el('div', { 'class': 'hv-members' }, members.map(chip)));
+    details.appendChild(el('h3', null, ['Description']));
+    details.appendChild(el('p', { 'class': 'hv-text hv-description' },
+      [str(h.description) || '(none)']));
+    details.appendChild(el('h3', null, ['Source chunks and evidence']));
+    details.appendChild(sourceList(h.source_ids, true));
+  }
+
+  function showEntityDetails(id, nb, hops) {
+    if (!details) { return; }
+    var e = entities.get(id) || {};
+    clear(details);
+    details.setAttribute('data-selected', id);
+    details.appendChild(el('h2', { 'class': 'hv-sel-title' }, [id + ' \u00b7 ' + str(e.name)]));
+    details.appendChild(el('p', null, ['type: ' + str(e.type) + ' \u00b7 degree: ' + degreeOf(id)]));
+    if (str(e.description)) {
+      details.appendChild(el('p', { 'class': 'hv-text hv-description' }, [str(e.description)]));
+    }
+    details.appendChild(el('h3', null, ['Neighbourhood within ' + hops + ' hop' + (hops > 1 ? 's' : '') +
+      ': ' + (nb.dist.size - 1) + ' entities, ' + nb.edges.size + ' hyperedges']));
+    var byHop = [];
+    nb.dist.forEach(function (d, v) {
+      if (d > 0) { (byHop[d] = byHop[d] || []).push(v); }
+    });
+    for (var d = 1; d < byHop.length; d++) {
+      if (!byHop[d]) { continue; }
+      details.appendChild(el('p', { 'class': 'hv-muted' }, ['hop ' + d + ':']));
+      details.appendChild(el('div', { 'class': 'hv-hop', 'data-hop': d }, byHop[d].sort(idOrder).map(chip)));
+    }
+    var edges = Array.from(nb.edges).sort(idOrder);
+    if (edges.length) {
+      details.appendChild(el('p', { 'class': 'hv-muted' }, ['via hyperedges:']));
+      details.appendChild(el('div', { 'class': 'hv-via' }, edges.map(chip)));
+    }
+    details.appendChild(el('h3', null, ['Source chunks']));
+    details.appendChild(sourceList(e.source_ids, true));
+  }
+
+  function idOrder(a, b) {
+    var na = parseInt(a.slice(1), 10);
+    var nb = parseInt(b.slice(1), 10);
+    if (a.charAt(0) !== b.charAt(0)) { return a < b ? -1 : 1; }
+    if (na !== nb && !isNaN(na) && !isNaN(nb)) { return na - nb; }
+    return a < b ? -1 : (a > b ? 1 : 0);
+  }
+
+  /* ---------- zoom and pan ---------- */
+  var view = { k: 1, x: 0, y: 0 };
+  var MIN_K = 0.2;
+  var MAX_K = 40;
+  function applyView() {
+    viewport.setAttribute('transform',
+      'translate(' + view.x.toFixed(3) + ' ' + view.y.toFixed(3) + ') scale(' + view.k.toFixed(5) + ')');
+  }
+  function toSvg(clientX, clientY) {
+    var ctm = svg.getScreenCTM();
+    if (!ctm) { return { x: 0, y: 0 }; }
+    var p = svg.createSVGPoint();
+    p.x = clientX;
+    p.y = clientY;
+    var q = p.matrixTransform(ctm.inverse());
+    return { x: q.x, y: q.y };
+  }
+  function zoomAt(factor, px, py) {
+    var k = Math.min(MAX_K, Math.max(MIN_K, view.k * factor));
+    var f = k / view.k;
+    view.x = px - (px - view.x) * f;
+    view.y = py - (py - view.y) * f;
+    view.k = k;
+    applyView();
+  }
+  function viewCentre() {
+    var vb = svg.viewBox.baseVal;
+    return { x: vb.x + vb.width / 2, y: vb.y + vb.height / 2 };
+  }
+  function resetView() { view = { k: 1, x: 0, y: 0 }; applyView(); }
+  function centreOn(x, y) {
+    var c = viewCentre();
+    if (view.k < 2) { view.k = 2; }
+    view.x = c.x - x * view.k;
+    view.y = c.y - y * view.k;
+    applyView();
+  }
+
+  svg.addEventListener('wheel', function (evt) {
+    evt.preventDefault();
+    var p = toSvg(evt.clientX, evt.clientY);
+    zoomAt(Math.exp(-evt.deltaY * 0.0015), p.x, p.y);
+  }, { passive: false });
+
+  var drag = null;
+  var suppressClick = false;
+  svg.addEventListener('pointerdown', function (evt) {
+    suppressClick = false;
+    if (evt.button !== 0) { return; }
+    drag = { id: evt.pointerId, sx: evt.clientX, sy: evt.clientY, vx: view.x, vy: view.y, moved: false };
+  });
+  svg.addEventListener('pointermove', function (evt) {
+    if (drag && drag.id === evt.pointerId) {
+      var dx = evt.clientX - drag.sx;
+      var dy = evt.clientY - drag.sy;
+      if (!drag.moved && Math.abs(dx) + Math.abs(dy) > 4) {
+        drag.moved = true;
+        svg.classList.add('hv-dragging');
+        try { svg.setPointerCapture(evt.pointerId); } catch (err) { /* ignore */ }
+        hideTooltip();
+      }
+      if (drag.moved) {
+        var ctm = svg.getScreenCTM();
+        var s = ctm ? ctm.a : 1;
+        view.x = drag.vx + dx / s;
+        view.y = drag.vy + dy / s;
+        applyView();
+        return;
+      }
+    }
+    moveTooltip(evt);
+  });
+  function endDrag(evt) {
+    if (drag && drag.id === evt.pointerId) {
+      suppressClick = drag.moved;
+      svg.classList.remove('hv-dragging');
+      drag = null;
+    }
+  }
+  svg.addEventListener('pointerup', endDrag);
+  svg.addEventListener('pointercancel', endDrag);
+
+  function itemOf(target) {
+    var node = target && target.closest ? target.closest('[data-id]') : null;
+    return node && svg.contains(node) ? node.getAttribute('data-id') : null;
+  }
+  svg.addEventListener('mouseover', function (evt) {
+    var id = itemOf(evt.target);
+    if (id && !drag) { showTooltip(id, evt); } else if (!id) { hideTooltip(); }
+  });
+  svg.addEventListener('mouseleave', hideTooltip);
+  svg.addEventListener('click', function (evt) {
+    if (suppressClick) { suppressClick = false; return; }
+    var id = itemOf(evt.target);
+    if (!id) { return; }
+    activate(id, true);
+  });
+
+  /* Select an entity or hyperedge; clicking the current selection again resets. */
+  function activate(id, toggle) {
+    if (toggle && (state.entity === id || state.hyperedge === id)) { resetSelection(); return; }
+    if (hyperedges.has(id)) { selectHyperedge(id); } else { selectEntity(id); }
+  }
+
+  function button(id, fn) {
+    var b = document.getElementById(id);
+    if (b) { b.addEventListener('click', fn); }
+  }
+  button('hv-zoom-in', function () { var c = viewCentre(); zoomAt(1.4, c.x, c.y); });
+  button('hv-zoom-out', function () { var c = viewCentre(); zoomAt(1 / 1.4, c.x, c.y); });
+  button('hv-zoom-reset', resetView);
+  button('hv-expand', function () {
+    if (!hopsInput) { return; }
+    var max = parseInt(hopsInput.getAttribute('max') || '1', 10);
+    hopsInput.value = String(Math.min(max, hopCount() + 1));
+    if (state.entity) { selectEntity(state.entity); }
+  });
+  if (hopsInput) {
+    hopsInput.addEventListener('input', function () { if (state.entity) { selectEntity(state.entity); } });
+    hopsInput.addEventListener('change', function () {
+      hopsInput.value = String(hopCount());
+      if (state.entity) { selectEntity(state.entity); }
+    });
+  }
+  var pngToggle = document.getElementById('hv-show-png');
+  var pngImage = document.getElementById('hv-png');
+  if (pngToggle && pngImage) {
+    pngToggle.addEventListener('change', function () {
+      pngImage.classList.toggle('hv-off', !pngToggle.checked);
+    });
+  }
+
+  /* Chips and legend entries jump to the item they name. */
+  document.addEventListener('click', function (evt) {
+    var t = evt.target && evt.target.closest ? evt.target.closest('[data-goto]') : null;
+    var wrap = document.getElementById('hv-search-wrap');
+    if (results && wrap && !wrap.contains(evt.target)) { results.hidden = true; }
+    if (!t) { return; }
+    var id = t.getAttribute('data-goto');
+    if (results && results.contains(t)) { results.hidden = true; }
+    activate(id, false);
+    focusItem(id);
+  });
+
+  function focusItem(id) {
+    var node = svg.querySelector('.hv-ent[data-id="' + cssId(id) + '"], .hv-hnode[data-id="' +
+      cssId(id) + '"], .hv-label[data-id="' + cssId(id) + '"]');
+    if (!node) { return; }
+    var b = node.getBBox();
+    centreOn(b.x + b.width / 2, b.y + b.height / 2);
+  }
+  function cssId(id) { return str(id).replace(/[^A-Za-z0-9_-]/g, ''); }
+
+  /* ---------- search ---------- */
+  function findMatches(q) {
+    q = q.trim().toLowerCase();
+    if (!q) { return []; }
+    var exact = [];
+    var partial = [];
+    entities.forEach(function (e, id) {
+      var name = str(e.name).toLowerCase();
+      var key = str(e.key).toLowerCase();
+      if (id.toLowerCase() === q || name === q || key === q) { exact.push(id); } else if (
+        name.indexOf(q) >= 0 || key.indexOf(q) >= 0) { partial.push(id); }
+    });
+    hyperedges.forEach(function (h, id) { if (id.toLowerCase() === q) { exact.push(id); } });
+    return exact.concat(partial.sort(idOrder)).slice(0, 50);
+  }
+  function showResults() {
+    if (!searchInput || !results) { return; }
+    var matches = findMatches(searchInput.value);
+    clear(results);
+    if (!searchInput.value.trim()) { results.hidden = true; return; }
+    if (!matches.length) {
+      results.appendChild(el('li', { 'class': 'hv-empty' }, ['No entity matches']));
+    }
+    matches.forEach(function (id) {
+      var label = hyperedges.has(id) ? id + ' \u2014 ' + clip(hyperedges.get(id).description, 60) :
+        id + ' \u2014 ' + clip(entityName(id), 80);
+      results.appendChild(el('li', null, [
+        el('button', { type: 'button', 'class': 'hv-result', 'data-goto': id }, [label])]));
+    });
+    results.hidden = false;
+  }
+  if (searchInput) {
+    searchInput.addEventListener('input', showResults);
+    searchInput.addEventListener('keydown', function (evt) {
+      if (evt.key === 'Enter') {
+        evt.preventDefault();
+        var matches = findMatches(searchInput.value);
+        if (matches.length) {
+          if (results) { results.hidden = true; }
+          activate(matches[0], false);
+          focusItem(matches[0]);
+        } else {
+          showResults();
+        }
+      }
+    });
+  }
+
+  document.addEventListener('keydown', function (evt) {
+    if (evt.key === 'Escape') {
+      hideTooltip();
+      if (results) { results.hidden = true; }
+      if (searchInput && document.activeElement === searchInput) { searchInput.value = ''; }
+      resetSelection();
+      return;
+    }
+    var tag = document.activeElement ? document.activeElement.tagName : '';
+    if (tag === 'INPUT' || tag === 'TEXTAREA') { return; }
+    var c = viewCentre();
+    if (evt.key === '+' || evt.key === '=') { zoomAt(1.4, c.x, c.y); }
+    if (evt.key === '-') { zoomAt(1 / 1.4, c.x, c.y); }
+    if (evt.key === '0') { resetView(); }
+  });
+
+  applyView();
+  showIntro();
+  document.documentElement.setAttribute('data-hv-ready', '1');
+})();

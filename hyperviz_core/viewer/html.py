@@ -1,0 +1,295 @@
+"""One self-contained, offline HTML page for a rendering's export (paper App. B.1).
+
+The page holds the SVG drawn from the export geometry, the export itself as a JSON data block,
+the viewer script and stylesheet (package assets, inlined), a legend, the pruning report, the
+caption and the metrics. A Content-Security-Policy meta tag allows exactly the inlined script
+and stylesheet (by sha256 hash) and ``data:`` images, nothing else: no network, no other code.
+
+Untrusted text (entity names, descriptions, chunk texts) is escaped for its context: HTML text
+and attributes with :func:`html.escape`, the JSON block with ``<``, ``>``, ``&``, U+2028 and
+U+2029 as ``\\uXXXX`` escapes so that ``</script>`` cannot end it. The script builds DOM only
+with ``textContent``/``setAttribute``.
+
+Example:
+    >>> from hyperviz_core.viewer import render_html
+    >>> page = render_html({"width": 100, "height": 80, "panels": [], "entities": [],
+    ...                     "hyperedges": [], "title": "<b>demo</b>"})
+    >>> page.startswith("<!DOCTYPE html>"), "&lt;b&gt;demo&lt;/b&gt;" in page
+    (True, True)
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import numbers
+from collections.abc import Mapping
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from .svg import as_float, build_svg, esc, fmt, safe_color
+
+__all__ = ["content_security_policy", "json_for_script", "render_html"]
+
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_MAX_HOPS = 20
+_LEGEND_DESC = 140
+
+
+@cache
+def _asset(name: str) -> str:
+    text = resources.files("hyperviz_core.viewer").joinpath("assets", name).read_text("utf-8")
+    if "</script" in text.lower() or "</style" in text.lower():  # pragma: no cover - our own file
+        raise RuntimeError(f"viewer asset {name} must not contain a closing tag")
+    return text
+
+
+def _sha256(text: str) -> str:
+    return "sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode()
+
+
+def content_security_policy(script: str, style: str) -> str:
+    """The CSP that allows only ``script`` and ``style`` (inline, by hash) and data: images."""
+    return (
+        f"default-src 'none'; script-src '{_sha256(script)}'; style-src '{_sha256(style)}'; "
+        "img-src data:; base-uri 'none'; form-action 'none'"
+    )
+
+
+def _jsonable(value: object) -> Any:
+    """A JSON-safe copy: str keys, lists for tuples, ``None`` for NaN/inf, str for the rest."""
+    if value is None or isinstance(value, bool | str):
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return as_float(float(value))
+    if isinstance(value, set | frozenset):
+        return sorted((_jsonable(v) for v in value), key=str)
+    return str(value)
+
+
+def json_for_script(data: object) -> str:
+    """JSON text that is safe inside ``<script type="application/json">``.
+
+    ``<``, ``>`` and ``&`` become ``\\u003c``/``\\u003e``/``\\u0026`` (so no ``</script>`` or
+    ``<!--`` can appear) and the JavaScript line terminators U+2028/U+2029 are escaped too.
+    Keys are sorted so that equal exports give identical bytes.
+    """
+    text = json.dumps(
+        _jsonable(data), sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False
+    )
+    return (
+        text.replace("&", "\\u0026")
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
+
+
+def _item_name(item: object) -> tuple[str, str]:
+    """(lookup key, display text) of a pruned entity/hyperedge given as str or mapping."""
+    if isinstance(item, Mapping):
+        key = str(item.get("key", item.get("id", item.get("name", ""))))
+        shown = str(item.get("name", key))
+        if item.get("id") and str(item.get("id")) != shown:
+            shown = f"{item.get('id')} {shown}"
+        return key, shown
+    return str(item), str(item)
+
+
+def _kv_table(rows: Mapping[str, Any], css: str = "hv-kv") -> str:
+    out = [f'<table class="{css}">']
+    for key in sorted(rows, key=str):
+        value = rows[key]
+        if isinstance(value, float):
+            shown = fmt(value) if abs(value) >= 0.01 or value == 0 else f"{value:.3g}"
+        elif isinstance(value, str | int):
+            shown = str(value)
+        else:
+            shown = json_for_script(value).replace("\\u003c", "<").replace("\\u003e", ">")
+            shown = shown.replace("\\u0026", "&")
+        out.append(f"<tr><td>{esc(key)}</td><td>{esc(shown)}</td></tr>")
+    out.append("</table>")
+    return "".join(out)
+
+
+def _pruning_html(pruned: object) -> str:
+    if not isinstance(pruned, Mapping):
+        return '<p class="hv-muted">No pruning report.</p>'
+    reasons = pruned.get("reasons")
+    reasons = reasons if isinstance(reasons, Mapping) else {}
+    used: set[str] = set()
+    out: list[str] = []
+    total = 0
+    for field, label in (("entities", "Omitted entities"), ("hyperedges", "Omitted hyperedges")):
+        items = pruned.get(field)
+        if not isinstance(items, list | tuple) or not items:
+            continue
+        total += len(items)
+        out.append(f'<h3>{label} ({len(items)})</h3><ul class="hv-pruned-{field}">')
+        for item in items:
+            key, shown = _item_name(item)
+            reason = reasons.get(key)
+            if isinstance(reason, str | int | float):
+                used.add(key)
+                shown = f"{shown} \u2014 {reason}"
+            out.append(f"<li>{esc(shown)}</li>")
+        out.append("</ul>")
+    if total == 0:
+        out.insert(0, '<p class="hv-pruned-none">Nothing was omitted.</p>')
+    rest = {str(k): v for k, v in reasons.items() if str(k) not in used}
+    if rest:
+        out.append("<h3>Reasons</h3>" + _kv_table(rest))
+    other = {
+        str(k): v
+        for k, v in pruned.items()
+        if k not in ("entities", "hyperedges", "reasons") and v not in (None, [], {})
+    }
+    if other:
+        out.append(_kv_table(other))
+    return "".join(out)
+
+
+def _legend_html(hyperedges: list[Mapping[str, Any]]) -> str:
+    out = ['<ul id="hv-legend">']
+    for i, h in enumerate(hyperedges):
+        hid = str(h.get("id", ""))
+        color = safe_color(h.get("color"), i)
+        desc = str(h.get("description") or "")
+        if len(desc) > _LEGEND_DESC:
+            desc = desc[: _LEGEND_DESC - 1] + "\u2026"
+        kind = str(h.get("kind") or "")
+        members = h.get("members")
+        count = len(members) if isinstance(members, list | tuple) else 0
+        out.append(
+            f'<li><button type="button" class="hv-legend-item" data-goto="{esc(hid)}">'
+            f'<svg width="12" height="12" aria-hidden="true"><rect width="12" height="12" '
+            f'rx="2" fill="{color}" stroke="#495057" stroke-width="0.5"/></svg>'
+            f'<span class="hv-lid">{esc(hid)}</span>'
+            f'<span class="hv-ldesc">{esc(desc) or "(no description)"}'
+            f'<span class="hv-muted"> \u00b7 {count} members'
+            f"{' · ' + esc(kind) if kind and kind != 'relation' else ''}</span></span>"
+            "</button></li>"
+        )
+    if not hyperedges:
+        out.append('<li class="hv-muted">No hyperedges.</li>')
+    out.append("</ul>")
+    return "".join(out)
+
+
+_KEY_HTML = (
+    '<p class="hv-muted">'
+    '<svg width="14" height="14" aria-hidden="true"><circle cx="7" cy="7" r="5.5" fill="#fff" '
+    'stroke="#1c7ed6" stroke-width="1.6"/></svg> entity E# &#160; '
+    '<svg width="14" height="14" aria-hidden="true"><rect x="2" y="2" width="10" height="10" '
+    'fill="#ffd8a8" stroke="#e8590c" stroke-width="1.6"/></svg> hyperedge node H# &#160; '
+    '<svg width="18" height="14" aria-hidden="true"><rect x="1" y="2" width="16" height="10" '
+    'rx="5" fill="#74c0fc" fill-opacity="0.3" stroke="#339af0"/></svg> hyperedge region</p>'
+)
+
+
+def render_html(
+    export: Mapping[str, Any], *, png: bytes | None = None, title: str | None = None
+) -> str:
+    """A self-contained offline HTML viewer of ``export`` (the renderer's export schema).
+
+    ``png`` (the rendering's PNG bytes) is embedded as a ``data:`` image that can be overlaid on
+    the SVG for comparison; ``title`` overrides ``export["title"]``. Output is deterministic:
+    the same export gives byte-identical HTML.
+    """
+    if not isinstance(export, Mapping):
+        raise TypeError(f"export must be a mapping, not {type(export).__name__}")
+    png_uri = None
+    if png is not None:
+        if not isinstance(png, bytes | bytearray | memoryview):
+            raise TypeError("png must be bytes")
+        raw = bytes(png)
+        if not raw.startswith(_PNG_SIGNATURE):
+            raise ValueError("png is not a PNG image")
+        png_uri = "data:image/png;base64," + base64.b64encode(raw).decode("ascii")
+
+    data = _jsonable(export)
+    script, style = _asset("viewer.js"), _asset("viewer.css")
+    page_title = title if title is not None else str(data.get("title") or "HyperViz view")
+    entities = [e for e in data.get("entities") or [] if isinstance(e, Mapping)]
+    hyperedges = [h for h in data.get("hyperedges") or [] if isinstance(h, Mapping)]
+    max_hops = max(1, min(_MAX_HOPS, len(entities) - 1))
+    layouts = [str(p.get("layout", "")) for p in data.get("panels") or [] if isinstance(p, Mapping)]
+
+    metrics = data.get("metrics")
+    versions = data.get("versions")
+    caption = data.get("caption")
+    png_toggle = (
+        '<div class="hv-group"><label><input type="checkbox" id="hv-show-png"> PNG overlay'
+        "</label></div>"
+        if png_uri
+        else ""
+    )
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta http-equiv="Content-Security-Policy" '
+        f'content="{esc(content_security_policy(script, style))}">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        '<meta name="referrer" content="no-referrer">',
+        f"<title>{esc(page_title)}</title>",
+        f"<style>{style}</style>",
+        "</head><body>",
+        '<header id="hv-header">',
+        f'<h1 id="hv-title">{esc(page_title)}</h1>',
+        '<div class="hv-group" id="hv-search-wrap"><input type="search" id="hv-search" '
+        'placeholder="Find entity (name or E#)" aria-label="Find entity by name or ID" '
+        'autocomplete="off"><ul id="hv-search-results" hidden></ul></div>',
+        '<div class="hv-group"><label for="hv-hops">hops</label>'
+        f'<input type="number" id="hv-hops" min="1" max="{max_hops}" value="1" step="1">'
+        '<button type="button" id="hv-expand" title="Expand one more hop">+1 hop</button></div>',
+        '<div class="hv-group"><button type="button" id="hv-zoom-in" title="Zoom in">+</button>'
+        '<button type="button" id="hv-zoom-out" title="Zoom out">\u2212</button>'
+        '<button type="button" id="hv-zoom-reset" title="Reset view">Reset</button></div>',
+        png_toggle,
+        f'<div class="hv-group hv-muted" id="hv-panels">'
+        f"{esc(' | '.join(f'{i + 1}: {name}' for i, name in enumerate(layouts)))}</div>",
+        "</header>",
+        '<div id="hv-main"><div id="hv-stage">',
+        build_svg(data, png_data_uri=png_uri),
+        '</div><aside id="hv-sidebar">',
+        '<section id="hv-details"><h2>Selection</h2><noscript><p>JavaScript is off: the '
+        "drawing and the lists below are static.</p></noscript></section>",
+        "<h2>Legend</h2>",
+        _KEY_HTML,
+        _legend_html(hyperedges),
+        '<h2>Pruning report</h2><section id="hv-pruning">',
+        _pruning_html(data.get("pruned")),
+        "</section>",
+    ]
+    if isinstance(caption, str) and caption:
+        parts.append(
+            '<details id="hv-caption"><summary>Caption (text listing)</summary>'
+            f'<pre class="hv-caption">{esc(caption)}</pre></details>'
+        )
+    if isinstance(metrics, Mapping) and metrics:
+        parts.append(
+            '<details id="hv-metrics"><summary>Readability metrics</summary>'
+            f"{_kv_table(metrics)}</details>"
+        )
+    if isinstance(versions, Mapping) and versions:
+        parts.append(
+            f'<details id="hv-versions"><summary>Versions</summary>{_kv_table(versions)}</details>'
+        )
+    parts += [
+        "</aside></div>",
+        '<div id="hv-tooltip" role="tooltip" hidden></div>',
+        f'<script type="application/json" id="hv-data">{json_for_script(data)}</script>',
+        f"<script>{script}</script>",
+        "</body></html>",
+        "",
+    ]
+    return "\n".join(p for p in parts if p)

@@ -1,0 +1,92 @@
+"""``vizrag render``: outputs and one-line errors with exit code 2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hyperviz_core.cli import main
+from hyperviz_core.testing import random_hypergraph
+
+
+@pytest.fixture
+def hif(tmp_path: Path) -> Path:
+    path = tmp_path / "g.hif.json"
+    path.write_text(json.dumps(random_hypergraph(14, 7, seed=3).to_hif()))
+    return path
+
+
+def test_render_writes_png_and_json(hif: Path, tmp_path: Path,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out" / "view.png"
+    code = main(["render", str(hif), "--layout", "set-hier", "--layout", "ra-cen",
+                 "--query", "river", "--max-entities", "10", "--out", str(out)])
+    assert code == 0
+    assert out.read_bytes()[:4] == b"\x89PNG"
+    exp = json.loads(out.with_suffix(".json").read_text())
+    assert exp["layouts"] == ["set-hier", "ra-cen"]
+    assert len(exp["entities"]) == 10 and exp["query"] == "river"
+    assert "wrote" in capsys.readouterr().out
+
+
+def test_style_file_is_applied(hif: Path, tmp_path: Path) -> None:
+    style = tmp_path / "style.json"
+    style.write_text(json.dumps({"width": 1000, "height": 500, "palette": "pastel"}))
+    out = tmp_path / "v.png"
+    assert main(["render", str(hif), "--style", str(style), "--out", str(out)]) == 0
+    exp = json.loads(out.with_suffix(".json").read_text())
+    assert (exp["width"], exp["height"]) == (1000, 500)
+
+
+@pytest.mark.parametrize(
+    ("content", "extra", "needle"),
+    [
+        (None, [], "cannot read"),
+        ("{broken", [], "not valid JSON"),
+        ('{"incidences": [], "bogus": 1}', [], "invalid HIF"),
+        ("GOOD", ["--layout", "nope"], "unknown layout"),
+        ("GOOD", ["--style", "STYLE"], "invalid style"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(
+    content: str | None, extra: list[str], needle: str, tmp_path: Path, hif: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    src = tmp_path / "in.json"
+    if content == "GOOD":
+        src = hif
+    elif content is not None:
+        src.write_text(content)
+    style = tmp_path / "bad_style.json"
+    style.write_text(json.dumps({"edge_width": 50}))
+    args = [a if a != "STYLE" else str(style) for a in extra]
+    code = main(["render", str(src), *args, "--out", str(tmp_path / "x.png")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert needle in err
+    assert len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_bad_numbers_are_usage_errors(hif: Path, tmp_path: Path) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["render", str(hif), "--max-entities", "0", "--out", str(tmp_path / "x.png")])
+    assert exc.value.code == 2
+
+
+def test_collage_html_and_caption(hif: Path, tmp_path: Path,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "grid.png"
+    html = tmp_path / "grid.html"
+    code = main(["render", str(hif), "--collage", "--cols", "2", "--layout", "set-radial",
+                 "--layout", "cli-exp", "--layout", "bi-inc", "--html", str(html),
+                 "--caption", "--no-prune", "--out", str(out)])
+    assert code == 0
+    exp = json.loads(out.with_suffix(".json").read_text())
+    assert exp["layouts"] == ["set-radial", "cli-exp", "bi-inc"]
+    assert exp["width"] == 2 * 768 and len(exp["entities"]) == 14
+    assert "<html" in html.read_text(encoding="utf-8").lower()
+    printed = capsys.readouterr().out
+    assert "E1 " in printed and "H1 {" in printed

@@ -1,0 +1,116 @@
+"""The six built-in layouts and the registry."""
+
+from __future__ import annotations
+
+import pytest
+
+from hyperviz_core import Entity, Hyperedge, Hypergraph, IdMap
+from hyperviz_core.draw import visual_order
+from hyperviz_core.layouts import (
+    LayoutOrder,
+    LayoutResult,
+    available_layouts,
+    get_layout,
+    layout_kind,
+    register_layout,
+)
+from hyperviz_core.layouts.induced import bi_inc, count_crossings
+from hyperviz_core.testing import random_hypergraph
+
+BUILTIN = ["set-hier", "set-radial", "set-force", "bi-inc", "ra-cen", "cli-exp"]
+
+
+def _order(hg: Hypergraph) -> LayoutOrder:
+    return visual_order(hg, IdMap.build(hg))
+
+
+def test_builtins_registered_in_order() -> None:
+    assert available_layouts()[:6] == BUILTIN
+    assert [layout_kind(n) for n in BUILTIN] == ["set"] * 3 + ["induced"] * 3
+
+
+@pytest.mark.parametrize("name", BUILTIN)
+def test_every_layout_positions_everything_deterministically(name: str) -> None:
+    hg = random_hypergraph(25, 12, seed=4)
+    order = _order(hg)
+    res = get_layout(name)(hg, order)
+    assert isinstance(res, LayoutResult)
+    assert res.kind == layout_kind(name)
+    assert set(res.entities) == set(hg.entities)
+    if res.kind == "induced":
+        assert set(res.hyperedges) == set(hg.hyperedges)
+    pts = list(res.entities.values())
+    assert len(set(pts)) == len(pts)  # no two entities on the same spot
+    again = get_layout(name)(hg, order)
+    assert again.entities == res.entities and again.hyperedges == res.hyperedges
+
+
+def test_set_hier_is_a_real_hierarchy() -> None:
+    hg = random_hypergraph(30, 15, seed=7)
+    res = get_layout("set-hier")(hg, _order(hg))
+    ranks = {round(y, 1) for _, y in res.entities.values()}
+    assert len(ranks) >= 3  # not collapsed into two ranks
+
+
+def test_bi_inc_reduces_crossings() -> None:
+    hg = random_hypergraph(30, 15, seed=7)
+    order = _order(hg)
+    res = bi_inc(hg, order)
+
+    def crossings(epos: dict[str, float], hpos: dict[str, float]) -> int:
+        pairs = [(m, h) for h in order.hyperedges for m in hg.members(h)]
+        rank_e = {k: i for i, k in enumerate(sorted(epos, key=lambda k: -epos[k]))}
+        rank_h = {h: i for i, h in enumerate(sorted(hpos, key=lambda h: -hpos[h]))}
+        return count_crossings([(rank_e[m], rank_h[h]) for m, h in pairs])
+
+    ours = crossings({k: y for k, (_, y) in res.entities.items()},
+                     {h: y for h, (_, y) in res.hyperedges.items()})
+    naive = crossings({k: -i for i, k in enumerate(order.entities)},
+                      {h: -i for i, h in enumerate(order.hyperedges)})
+    assert ours < naive
+
+
+def test_count_crossings() -> None:
+    assert count_crossings([(0, 1), (1, 0)]) == 1
+    assert count_crossings([(0, 0), (1, 1), (2, 2)]) == 0
+    assert count_crossings([]) == 0
+
+
+def test_ra_cen_shells_and_fallback() -> None:
+    hg = random_hypergraph(20, 10, seed=2)
+    res = get_layout("ra-cen")(hg, _order(hg))
+    assert res.rings == sorted(res.rings) and res.center == (0.0, 0.0)
+    assert res.ring_names[0] == "d=1" and len(res.ring_names) == len(res.rings)
+    split = Hypergraph(entities=[Entity(name=n) for n in "abcde"],
+                       hyperedges=[Hyperedge(id="x", members=["a", "b", "c"]),
+                                   Hyperedge(id="y", members=["d", "e"])])
+    two = get_layout("ra-cen")(split, _order(split))
+    assert two.ring_names[-1] == "other components"
+    assert set(two.entities) == set("abcde")
+    lonely = Hypergraph(entities=[Entity(name=n) for n in "abc"])
+    fb = get_layout("ra-cen")(lonely, _order(lonely))
+    assert fb.engine.startswith("spring") and len(fb.entities) == 3
+
+
+def test_cli_exp_has_clique_edges() -> None:
+    hg = Hypergraph(entities=[Entity(name=n) for n in "abcd"],
+                    hyperedges=[Hyperedge(id="h", members=["a", "b", "c"])])
+    res = get_layout("cli-exp")(hg, _order(hg))
+    assert sorted(tuple(sorted(e)) for e in res.clique_edges) == [("a", "b"), ("a", "c"),
+                                                                  ("b", "c")]
+
+
+def test_custom_layout_registration() -> None:
+    def line(hg: Hypergraph, order: LayoutOrder) -> LayoutResult:
+        return LayoutResult(kind="set", entities={k: (float(i), 0.0)
+                                                  for i, k in enumerate(order.entities)})
+
+    register_layout("test-line", line, replace=True)
+    assert "test-line" in available_layouts()
+    assert get_layout("test-line") is line
+    with pytest.raises(ValueError, match="already registered"):
+        register_layout("test-line", line)
+    with pytest.raises(ValueError, match="unknown layout"):
+        get_layout("no-such-layout")
+    with pytest.raises(TypeError):
+        register_layout("test-bad", "not callable")  # type: ignore[arg-type]

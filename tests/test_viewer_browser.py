@@ -1,0 +1,459 @@
+"""The HTML viewer in headless Chromium: tooltips, highlighting, evidence, search, zoom, CSP.
+
+Uses Debian's ``/usr/bin/chromium`` (or ``$VIZRAG_CHROMIUM``) through Playwright; never
+downloads a browser. Skips, with the reason, only when no Chromium can be found or launched.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from viewer_fixtures import (
+    SAMPLE_CHUNKS,
+    XSS_PAYLOADS,
+    expected_ids,
+    hostile_hypergraph,
+    make_export,
+    sample_hypergraph,
+)
+
+from hyperviz_core import IdMap
+from hyperviz_core.viewer import render_html
+
+pytestmark = pytest.mark.browser
+
+LAUNCH_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def _chromium() -> str | None:
+    for cand in (os.environ.get("VIZRAG_CHROMIUM"), "/usr/bin/chromium"):
+        if cand and Path(cand).exists():
+            return cand
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    exe = _chromium()
+    if exe is None:
+        pytest.skip("Chromium not found (install Debian's chromium or set VIZRAG_CHROMIUM)")
+    with sync_api.sync_playwright() as pw:
+        try:
+            b = pw.chromium.launch(executable_path=exe, args=LAUNCH_ARGS)
+        except Exception as exc:  # pragma: no cover - depends on the machine
+            pytest.skip(f"Chromium at {exe} cannot be launched: {exc}")
+        yield b
+        b.close()
+
+
+class Viewer:
+    """A page with the viewer loaded, plus what it logged."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self.console: list[str] = []
+        self.dialogs: list[str] = []
+        self.errors: list[str] = []
+        page.on("console", lambda m: self.console.append(f"{m.type}: {m.text}"))
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+        page.on("dialog", self._dialog)
+
+    def _dialog(self, dialog: Any) -> None:
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    def open(self, html: str, path: Path) -> None:
+        path.write_text(html, encoding="utf-8")
+        self.page.goto(path.resolve().as_uri())
+        self.page.wait_for_selector("html[data-hv-ready]", state="attached", timeout=10_000)
+
+    def centre(self, selector: str) -> tuple[float, float]:
+        box = self.page.locator(selector).first.bounding_box()
+        assert box, selector
+        return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+    def hover(self, selector: str) -> None:
+        self.page.mouse.move(*self.centre(selector))
+
+    def click(self, selector: str) -> None:
+        self.page.mouse.click(*self.centre(selector))
+
+    def ids(self, selector: str) -> set[str]:
+        found = self.page.eval_on_selector_all(
+            selector, "els => els.map(e => e.getAttribute('data-id'))"
+        )
+        return set(found)
+
+    def highlighted(self) -> tuple[set[str], set[str]]:
+        return self.ids(".hv-ent.hv-hl"), self.ids(".hv-hnode.hv-hl, .hv-region.hv-hl")
+
+    def transform(self) -> str:
+        return str(self.page.get_attribute("#hv-viewport", "transform"))
+
+    def csp_messages(self) -> list[str]:
+        return [m for m in self.console if "Content Security Policy" in m]
+
+
+@pytest.fixture
+def viewer(browser: Any) -> Iterator[Viewer]:
+    context = browser.new_context(viewport={"width": 1400, "height": 860})
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    yield Viewer(page)
+    context.close()
+
+
+@pytest.fixture(scope="module")
+def sample() -> tuple[Any, dict[str, Any], str]:
+    hg = sample_hypergraph()
+    export = make_export(hg, ("set-force", "bi-inc"), chunk_texts=SAMPLE_CHUNKS)
+    return hg, export, render_html(export)
+
+
+def _ent(eid: str) -> str:
+    return f'circle.hv-ent[data-id="{eid}"]'
+
+
+def test_hover_entity_and_hyperedge_tooltips(viewer: Viewer, sample: Any, tmp_path: Path) -> None:
+    hg, _, html = sample
+    viewer.open(html, tmp_path / "view.html")
+    ids = IdMap.build(hg)
+    eid = ids.entities["marie curie"]
+    viewer.hover(_ent(eid))
+    tip = viewer.page.locator("#hv-tooltip")
+    assert tip.is_visible()
+    text = tip.inner_text()
+    ent = hg.entities["marie curie"]
+    assert f"{eid} · {ent.name}" in text
+    assert f"type: {ent.type}" in text
+    assert f"degree: {hg.degree('marie curie')}" in text
+    assert ent.description in text
+    hid = ids.hyperedges["r2"]
+    viewer.hover(f'rect.hv-hnode[data-id="{hid}"]')
+    text = tip.inner_text()
+    assert hid in text and "discovered elements" in text
+    for key in hg.members("r2"):
+        assert f"{ids.entities[key]} {hg.entities[key].name}" in text
+    viewer.page.mouse.move(2, 200)  # off the drawing
+    assert not tip.is_visible()
+    assert viewer.errors == [] and viewer.csp_messages() == []
+
+
+def test_click_entity_highlights_model_neighbourhood_and_hops(
+    viewer: Viewer, sample: Any, tmp_path: Path
+) -> None:
+    hg, _, html = sample
+    viewer.open(html, tmp_path / "view.html")
+    ids = IdMap.build(hg)
+    key = "henri becquerel"
+    eid = ids.entities[key]
+    viewer.click(_ent(eid))
+    ents, edges = viewer.highlighted()
+    exp1 = expected_ids(hg, key, 1)
+    assert (ents, edges) == exp1
+    assert viewer.ids(".hv-ent.hv-sel") == {eid}
+    assert viewer.page.get_attribute("#hv-details", "data-selected") == eid
+    # dimmed = everything else
+    all_ids = {e["id"] for e in sample[1]["entities"]}
+    assert viewer.ids(".hv-ent.hv-dim") == all_ids - exp1[0]
+    # hop control 2 -> the 2-hop set from the model
+    viewer.page.fill("#hv-hops", "2")
+    viewer.page.dispatch_event("#hv-hops", "change")
+    exp2 = expected_ids(hg, key, 2)
+    assert viewer.highlighted() == exp2
+    assert exp2[0] > exp1[0]  # the fixture's chain makes 2 hops reach further
+    assert "within 2 hops" in viewer.page.inner_text("#hv-details")
+    # "+1 hop" expands one more hop
+    viewer.page.click("#hv-expand")
+    assert viewer.page.input_value("#hv-hops") == "3"
+    assert viewer.highlighted() == expected_ids(hg, key, 3)
+    # out-of-range hop counts are clamped to the control's maximum
+    viewer.page.fill("#hv-hops", "99")
+    viewer.page.dispatch_event("#hv-hops", "change")
+    top = int(viewer.page.get_attribute("#hv-hops", "max") or 0)
+    assert top == len(hg.entities) - 1
+    assert viewer.page.input_value("#hv-hops") == str(top)
+    assert viewer.highlighted() == expected_ids(hg, key, top)
+    # click the same entity again -> reset
+    viewer.click(_ent(eid))
+    assert viewer.ids(".hv-hl, .hv-dim, .hv-sel") == set()
+
+
+def test_escape_resets(viewer: Viewer, sample: Any, tmp_path: Path) -> None:
+    _, _, html = sample
+    viewer.open(html, tmp_path / "view.html")
+    viewer.click(_ent("E2"))
+    assert viewer.ids(".hv-hl")
+    viewer.page.keyboard.press("Escape")
+    assert viewer.ids(".hv-hl, .hv-dim, .hv-sel") == set()
+    assert "hv-focus" not in (viewer.page.get_attribute("#hv-svg", "class") or "")
+    assert viewer.page.get_attribute("#hv-details", "data-selected") is None
+    assert "Escape resets" in viewer.page.inner_text("#hv-details")
+
+
+def test_click_hyperedge_shows_evidence(viewer: Viewer, sample: Any, tmp_path: Path) -> None:
+    hg, _, html = sample
+    viewer.open(html, tmp_path / "view.html")
+    ids = IdMap.build(hg)
+    hid = ids.hyperedges["r4"]  # sources: c3 (text known) and c-missing (no text)
+    viewer.click(f'rect.hv-hnode[data-id="{hid}"]')
+    details = viewer.page.locator("#hv-details")
+    assert details.get_attribute("data-selected") == hid
+    text = details.inner_text()
+    assert "located in Paris" in text
+    for key in hg.members("r4"):
+        assert f"{ids.entities[key]} — {hg.entities[key].name}" in text
+    assert "Chunk c3" in text and SAMPLE_CHUNKS["c3"] in text
+    assert viewer.page.inner_text('.hv-evidence[data-chunk="c3"]') == SAMPLE_CHUNKS["c3"]
+    assert "Chunk c-missing" in text and "not included" in text
+    assert viewer.highlighted() == ({ids.entities[k] for k in hg.members("r4")}, {hid})
+    # a region in the set panel works too, and a member chip selects that entity
+    viewer.page.keyboard.press("Escape")
+    hid1 = ids.hyperedges["r1"]
+    viewer.page.click(f'.hv-legend-item[data-goto="{hid1}"]')
+    assert details.get_attribute("data-selected") == hid1
+    assert (
+        SAMPLE_CHUNKS["c1"] in details.inner_text() and SAMPLE_CHUNKS["c2"] in details.inner_text()
+    )
+    member = ids.entities["nobel prize"]
+    viewer.page.click(f'#hv-details .hv-chip[data-goto="{member}"]')
+    assert viewer.ids(".hv-ent.hv-sel") == {member}
+
+
+def test_region_click_selects_hyperedge(viewer: Viewer, tmp_path: Path) -> None:
+    export = make_export(layouts=("set-force",))
+    viewer.open(render_html(export), tmp_path / "view.html")
+    h = export["hyperedges"][0]
+    # click the region's own H# label (inside the region)
+    viewer.click(f'text.hv-label[data-id="{h["id"]}"]')
+    assert viewer.page.get_attribute("#hv-details", "data-selected") == h["id"]
+    assert viewer.ids(".hv-region.hv-sel") == {h["id"]}
+
+
+def test_search_by_name_and_id(viewer: Viewer, sample: Any, tmp_path: Path) -> None:
+    hg, _, html = sample
+    viewer.open(html, tmp_path / "view.html")
+    ids = IdMap.build(hg)
+    before = viewer.transform()
+    viewer.page.fill("#hv-search", "sorb")
+    results = viewer.page.locator("#hv-search-results")
+    assert results.is_visible()
+    assert f"{ids.entities['sorbonne']} — Sorbonne" in results.inner_text()
+    viewer.page.press("#hv-search", "Enter")
+    assert viewer.ids(".hv-ent.hv-sel") == {ids.entities["sorbonne"]}
+    assert viewer.transform() != before  # centred on the result
+    viewer.page.keyboard.press("Escape")
+    eid = ids.entities["warsaw"]
+    viewer.page.fill("#hv-search", eid.lower())
+    viewer.page.click(f'#hv-search-results button[data-goto="{eid}"]')
+    assert viewer.ids(".hv-ent.hv-sel") == {eid}
+    viewer.page.fill("#hv-search", "no such entity")
+    assert "No entity matches" in results.inner_text()
+
+
+def test_zoom_and_pan(viewer: Viewer, sample: Any, tmp_path: Path) -> None:
+    _, _, html = sample
+    viewer.open(html, tmp_path / "view.html")
+    reset = viewer.transform()
+    assert reset == "translate(0.000 0.000) scale(1.00000)"
+    viewer.page.click("#hv-zoom-in")
+    zoomed = viewer.transform()
+    assert zoomed != reset and "scale(1.40000)" in zoomed
+    viewer.page.click("#hv-zoom-reset")
+    assert viewer.transform() == reset
+    x, y = viewer.centre("#hv-svg")
+    viewer.page.mouse.move(x, y)
+    viewer.page.mouse.wheel(0, -300)
+    viewer.page.wait_for_function(
+        "t => document.getElementById('hv-viewport').getAttribute('transform') !== t", arg=reset
+    )
+    wheel = viewer.transform()
+    assert float(wheel.split("scale(")[1].rstrip(")")) > 1.0
+    viewer.page.mouse.move(x + 5, y + 5)
+    viewer.page.mouse.down()
+    viewer.page.mouse.move(x + 80, y + 60, steps=5)
+    viewer.page.mouse.up()
+    assert viewer.transform() != wheel  # panned
+    assert viewer.ids(".hv-sel") == set()  # a drag is not a click
+    viewer.page.keyboard.press("0")
+    assert viewer.transform() == reset
+
+
+def test_screenshot_is_a_real_image(viewer: Viewer, sample: Any, tmp_path: Path) -> None:
+    hg, _, html = sample
+    viewer.open(html, tmp_path / "view.html")
+    viewer.click(_ent(IdMap.build(hg).entities["marie curie"]))
+    shot = tmp_path / "view.png"
+    data = viewer.page.screenshot(path=str(shot))
+    assert data.startswith(PNG_SIGNATURE) and len(data) > 20_000
+    svg_box = viewer.page.locator("#hv-svg").bounding_box()
+    assert svg_box and svg_box["width"] > 500 and svg_box["height"] > 300
+    # the drawing is visible (non-zero sized, painted circles)
+    r = viewer.page.eval_on_selector(_ent("E1"), "e => e.getBoundingClientRect().width")
+    assert r > 5
+
+
+def test_collage_of_many_panels(viewer: Viewer, tmp_path: Path) -> None:
+    hg = sample_hypergraph()
+    layouts = ("set-force", "set-hier", "set-radial", "bi-inc", "ra-cen", "cli-exp")
+    export = make_export(hg, layouts)
+    viewer.open(render_html(export), tmp_path / "collage.html")
+    ids = IdMap.build(hg)
+    eid = ids.entities["paris"]
+    viewer.click(_ent(eid))
+    exp_e, exp_h = expected_ids(hg, "paris", 1)
+    n = viewer.page.locator(".hv-ent.hv-hl").count()
+    assert n == len(exp_e) * len(layouts)  # highlighted in every panel
+    assert viewer.page.locator(".hv-ent.hv-sel").count() == len(layouts)
+    assert viewer.highlighted() == (exp_e, exp_h)
+
+
+def test_png_overlay_toggle(viewer: Viewer, sample: Any, tmp_path: Path) -> None:
+    _, export, _ = sample
+    png = viewer.page.screenshot()  # any PNG will do
+    viewer.open(render_html(export, png=png), tmp_path / "view.html")
+    assert "hv-off" in (viewer.page.get_attribute("#hv-png", "class") or "")
+    viewer.page.check("#hv-show-png")
+    assert "hv-off" not in (viewer.page.get_attribute("#hv-png", "class") or "")
+    assert viewer.csp_messages() == []
+
+
+def test_injection_runs_no_script_and_shows_text(viewer: Viewer, tmp_path: Path) -> None:
+    hg, chunks = hostile_hypergraph()
+    export = make_export(hg, ("set-force", "bi-inc", "cli-exp"), chunk_texts=chunks)
+    export["title"] = XSS_PAYLOADS[3]
+    html = render_html(export)
+    # escaping alone must hold: also load the page with its CSP removed
+    stripped = "\n".join(line for line in html.split("\n") if "Content-Security-Policy" not in line)
+    assert stripped != html
+    for variant, page_html in (("csp", html), ("nocsp", stripped)):
+        viewer.open(page_html, tmp_path / f"x-{variant}.html")
+        ids = IdMap.build(hg)
+        page = viewer.page
+        assert page.title() == XSS_PAYLOADS[3]
+        assert page.inner_text("#hv-title") == XSS_PAYLOADS[3]
+        for i, payload in enumerate(XSS_PAYLOADS):
+            key = hg.entities[next(k for k in hg.entities if k.endswith(f"#{i}"))].key
+            eid = ids.entities[key]
+            viewer.hover(_ent(eid))
+            title = page.eval_on_selector("#hv-tooltip .hv-tt-title", "e => e.textContent")
+            assert title == f"{eid} · {payload} #{i}"
+            assert f"desc {payload}" in page.eval_on_selector("#hv-tooltip", "e => e.textContent")
+        hid = ids.hyperedges["x1"]
+        viewer.click(f'rect.hv-hnode[data-id="{hid}"]')
+        details = page.locator("#hv-details")
+        assert f"rel {XSS_PAYLOADS[1]}" in details.inner_text()
+        evidence = page.eval_on_selector_all(".hv-evidence", "els => els.map(e => e.textContent)")
+        assert f"evidence {XSS_PAYLOADS[1]}" in evidence
+        assert f"Chunk id {XSS_PAYLOADS[1]}" in details.inner_text()
+        page.fill("#hv-search", "<script>")
+        assert "window.__pwned = 1" in page.inner_text("#hv-search-results")
+        page.press("#hv-search", "Enter")
+        page.wait_for_timeout(100)
+        assert page.evaluate("typeof window.__pwned") == "undefined"
+        assert page.evaluate("document.querySelectorAll('img, iframe, object, embed').length") == 0
+        assert page.evaluate("document.scripts.length") == 2
+        assert viewer.dialogs == []
+        assert viewer.errors == []
+
+
+def test_csp_blocks_foreign_code_but_not_ours(viewer: Viewer, sample: Any, tmp_path: Path) -> None:
+    _, _, html = sample
+    requests: list[str] = []
+    viewer.page.on("request", lambda req: requests.append(req.url))
+    viewer.open(html, tmp_path / "view.html")
+    assert [u for u in requests if not u.startswith("data:")] == [
+        (tmp_path / "view.html").resolve().as_uri()
+    ]  # offline: the page itself is the only thing loaded
+    viewer.click(_ent("E1"))  # our script runs (it added the ready flag and handles clicks)
+    viewer.page.keyboard.press("Escape")
+    assert viewer.csp_messages() == []
+    assert viewer.errors == []
+    # positive control: an injected inline script is refused by the policy
+    viewer.page.evaluate(
+        "() => { const s = document.createElement('script');"
+        " s.textContent = 'window.__injected = 1'; document.body.appendChild(s); }"
+    )
+    viewer.page.wait_for_timeout(100)
+    assert viewer.page.evaluate("typeof window.__injected") == "undefined"
+    assert viewer.csp_messages(), viewer.console
+
+
+# ---------------------------------------------------------------- real renderings
+
+
+@pytest.fixture(scope="module")
+def real() -> Any:
+    from hyperviz_core.render import HyperViz
+
+    hg = sample_hypergraph()
+    return hg, HyperViz().render(hg, chunk_texts=SAMPLE_CHUNKS)
+
+
+def test_real_rendering_in_browser(viewer: Viewer, real: Any, tmp_path: Path) -> None:
+    hg, r = real
+    path = tmp_path / "real.html"
+    r.save_html(path)
+    viewer.page.goto(path.resolve().as_uri())
+    viewer.page.wait_for_selector("html[data-hv-ready]", state="attached")
+    ids = r.id_map
+    key = "sorbonne"
+    eid = ids.entities[key]
+    viewer.hover(_ent(eid))
+    assert "University in Paris." in viewer.page.inner_text("#hv-tooltip")
+    viewer.click(_ent(eid))
+    assert viewer.highlighted() == expected_ids(hg, key, 1, ids)
+    viewer.page.fill("#hv-hops", "2")
+    viewer.page.dispatch_event("#hv-hops", "change")
+    assert viewer.highlighted() == expected_ids(hg, key, 2, ids)
+    viewer.page.keyboard.press("Escape")
+    hid = ids.hyperedges["r2"]
+    viewer.click(f'rect.hv-hnode[data-id="{hid}"]')
+    details = viewer.page.inner_text("#hv-details")
+    assert "discovered elements" in details and SAMPLE_CHUNKS["c2"] in details
+    viewer.page.keyboard.press("Escape")
+    # the set panel's region of the same hyperedge selects it too (click its H# label)
+    viewer.click(f'.hv-panel[data-panel="0"] text.hv-label[data-id="{hid}"]')
+    assert viewer.page.get_attribute("#hv-details", "data-selected") == hid
+    shot = viewer.page.screenshot(path=str(tmp_path / "real.png"))
+    assert shot.startswith(PNG_SIGNATURE) and len(shot) > 20_000
+    assert viewer.errors == [] and viewer.csp_messages() == [] and viewer.dialogs == []
+
+
+def test_real_rendering_of_hostile_text(viewer: Viewer, tmp_path: Path) -> None:
+    from hyperviz_core.render import HyperViz
+
+    hg, chunks = hostile_hypergraph()
+    r = HyperViz().render(hg, layouts=("set-force", "bi-inc"), chunk_texts=chunks,
+                          title=XSS_PAYLOADS[0])  # fmt: skip
+    viewer.open(r.to_html(), tmp_path / "hostile.html")
+    page = viewer.page
+    # the renderer's (shortened) name labels are in the SVG as literal text
+    names = page.eval_on_selector_all(".hv-label-name", "els => els.map(e => e.textContent)")
+    expected = [lab["text"] for lab in r.export()["labels"] if lab["kind"] == "name"]
+    assert names and names == expected
+    for key, eid in r.id_map.entities.items():
+        viewer.hover(_ent(eid))
+        title = page.eval_on_selector("#hv-tooltip .hv-tt-title", "e => e.textContent")
+        assert title == f"{eid} · {hg.entities[key].name}"
+    hid = r.id_map.hyperedges["x3"]
+    page.click(f'.hv-legend-item[data-goto="{hid}"]')
+    assert f"rel {XSS_PAYLOADS[3]}" in page.inner_text("#hv-details")
+    assert f"evidence {XSS_PAYLOADS[3]}" in page.inner_text("#hv-details")
+    assert page.evaluate("typeof window.__pwned") == "undefined"
+    assert page.evaluate("document.querySelectorAll('img, iframe, object, embed').length") == 0
+    assert viewer.dialogs == [] and viewer.errors == [] and viewer.csp_messages() == []
