@@ -1,0 +1,180 @@
+"""Offline model defaults: a hashed n-gram embedder and shared text utilities.
+
+Everything here works with no network and no model weights, and is deterministic across
+processes and machines (features are hashed with CRC-32, never Python's salted ``hash()``).
+
+:class:`HashingEmbedder` is a *lexical* embedder: cosine similarity between two vectors
+approximates TF-weighted overlap of words, word bigrams and character n-grams. It catches
+shared names, spelling variants and inflections ("Copenhagen" / "Copenhagen's",
+"physicist" / "physics") but knows no synonyms ("car" vs "automobile" score ~0) and no
+world knowledge. It is a fine default for retrieval over named entities and keywords, and a
+poor one for paraphrase-heavy queries; plug in a real embedder for those.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+import zlib
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["STOPWORDS", "HashingEmbedder", "content_words", "word_tokens"]
+
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+
+_STOP_TEXT = """a about above after again against all also am an and any are aren't as at be because
+    been before being below between both but by can can't cannot could couldn't did didn't do
+    does doesn't doing don't down during each either else etc ever every few for from further
+    had hadn't has hasn't have haven't having he he'd he'll he's her here here's hers herself
+    him himself his how how's however i i'd i'll i'm i've if in into is isn't it it's its itself
+    just let's like many may me might more most much must mustn't my myself neither no nor not
+    now of off on once one only or other ought our ours ourselves out over own per same shall
+    shan't she she'd she'll she's should shouldn't since so some such than that that's the their
+    theirs them themselves then there there's these they they'd they'll they're they've this
+    those though through thus to too under until up upon us very via was wasn't we we'd we'll
+    we're we've were weren't what what's when when's where where's whether which while who
+    who's whom whose why why's will with within without won't would wouldn't yet you you'd
+    you'll you're you've your yours yourself yourselves also among amongst around became become
+    becomes whereas whose known called named later well still"""
+#: English stop words (function words, auxiliaries, pronouns, question words).
+STOPWORDS: frozenset[str] = frozenset(_STOP_TEXT.split())
+
+
+def word_tokens(text: str) -> list[str]:
+    """Lower-cased word tokens (letters/digits, inner apostrophes kept)."""
+    return [m.group(0).casefold().replace("’", "'") for m in _WORD.finditer(text)]
+
+
+def content_words(text: str, *, min_len: int = 3) -> list[str]:
+    """Word tokens that are not stop words, not pure numbers and at least ``min_len`` long."""
+    return [
+        w
+        for w in word_tokens(text)
+        if len(w) >= min_len and w not in STOPWORDS and not w.isdigit()
+    ]
+
+
+def _bucket(feature: str, dim: int) -> tuple[int, float]:
+    h = zlib.crc32(feature.encode("utf-8"))
+    return h % dim, (1.0 if (h >> 31) & 1 else -1.0)
+
+
+class HashingEmbedder:
+    """Deterministic hashed bag-of-features embedder (no weights, no network).
+
+    Features per text: words (stop words dropped unless the text has nothing else), word
+    bigrams, and character n-grams (``char_ngrams``, default 3–4) of each word padded with
+    ``<``/``>``. Each feature is hashed with CRC-32 into ``dim`` signed buckets; counts get
+    sublinear TF weighting ``1 + log(tf)`` and the row is L2-normalised. A text with no
+    features (empty, or only punctuation) yields an all-zero row.
+
+    Args:
+        dim: vector length (≥ 16).
+        char_ngrams: inclusive (min, max) character n-gram sizes; ``(0, 0)`` disables them.
+        char_weight: weight of character n-gram features relative to whole words.
+        bigram_weight: weight of word-bigram features.
+
+    Example:
+        >>> e = HashingEmbedder(dim=256)
+        >>> v = e.embed(["Marie Curie won the Nobel Prize", "Nobel Prize winner Marie Curie"])
+        >>> v.shape, v.dtype.name, round(float(v[0] @ v[1]), 2) > 0.5
+        ((2, 256), 'float32', True)
+    """
+
+    def __init__(
+        self,
+        dim: int = 512,
+        *,
+        char_ngrams: tuple[int, int] = (3, 4),
+        char_weight: float = 0.35,
+        bigram_weight: float = 0.5,
+    ) -> None:
+        if dim < 16:
+            raise ValueError(f"dim must be >= 16, got {dim}")
+        lo, hi = char_ngrams
+        if lo < 0 or hi < lo:
+            raise ValueError(f"bad char_ngrams {char_ngrams!r}")
+        self.dim = int(dim)
+        self.char_ngrams = (int(lo), int(hi))
+        self.char_weight = float(char_weight)
+        self.bigram_weight = float(bigram_weight)
+        self.name = f"hashing-v1-d{self.dim}-c{lo}{hi}"
+        self._word_cache: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]] = {}
+
+    # ------------------------------------------------------------------ features
+    def _word_features(
+        self, word: str
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+        cached = self._word_cache.get(word)
+        if cached is not None:
+            return cached
+        idx: list[int] = []
+        val: list[float] = []
+        b, s = _bucket("w:" + word, self.dim)
+        idx.append(b)
+        val.append(s)
+        lo, hi = self.char_ngrams
+        if lo > 0 and self.char_weight > 0:
+            padded = f"<{word}>"
+            grams = [
+                padded[i : i + n] for n in range(lo, hi + 1) for i in range(len(padded) - n + 1)
+            ]
+            if grams:
+                # normalise so a word's n-grams together weigh ``char_weight``
+                w = self.char_weight / math.sqrt(len(grams))
+                for g in grams:
+                    b, s = _bucket("c:" + g, self.dim)
+                    idx.append(b)
+                    val.append(s * w)
+        out = (np.asarray(idx, dtype=np.int64), np.asarray(val, dtype=np.float32))
+        if len(self._word_cache) < 200_000:
+            self._word_cache[word] = out
+        return out
+
+    def _vector(self, text: str) -> npt.NDArray[np.float32]:
+        tokens = word_tokens(text)
+        words = [t for t in tokens if t not in STOPWORDS] or tokens
+        if not words:
+            return np.zeros(self.dim, dtype=np.float32)
+        idx_parts: list[npt.NDArray[np.int64]] = []
+        val_parts: list[npt.NDArray[np.float32]] = []
+        for word, tf in Counter(words).items():
+            i, v = self._word_features(word)
+            idx_parts.append(i)
+            val_parts.append(v * np.float32(1.0 + math.log(tf)))
+        if self.bigram_weight > 0 and len(words) > 1:
+            bigrams = Counter(itertools.pairwise(words))
+            bi_idx, bi_val = [], []
+            for (a, b2), tf in bigrams.items():
+                bk, s = _bucket(f"b:{a} {b2}", self.dim)
+                bi_idx.append(bk)
+                bi_val.append(s * self.bigram_weight * (1.0 + math.log(tf)))
+            idx_parts.append(np.asarray(bi_idx, dtype=np.int64))
+            val_parts.append(np.asarray(bi_val, dtype=np.float32))
+        vec = np.bincount(
+            np.concatenate(idx_parts), weights=np.concatenate(val_parts), minlength=self.dim
+        ).astype(np.float32)
+        norm = float(np.linalg.norm(vec))
+        return vec / norm if norm > 0 else vec
+
+    # ------------------------------------------------------------------ protocol
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """Embed ``texts`` into an ``(n, dim)`` float32 matrix of unit (or zero) rows."""
+        if isinstance(texts, str):
+            raise TypeError("embed() takes a sequence of strings, not a single string")
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            out[row] = self._vector(str(text))
+        return out
+
+    async def aembed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        """Async twin of :meth:`embed` (CPU-bound and fast; runs inline)."""
+        return self.embed(texts)
+
+    def __repr__(self) -> str:
+        return f"HashingEmbedder(dim={self.dim}, char_ngrams={self.char_ngrams})"

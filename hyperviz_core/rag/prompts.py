@@ -1,0 +1,230 @@
+"""Every prompt of the VizRAG engine, in one overridable pydantic model.
+
+Templates use :meth:`str.format` placeholders; literal braces (JSON examples) are doubled.
+Each field's allowed placeholders are listed in :data:`PLACEHOLDERS` and checked when a
+:class:`Prompts` is built, so a typo in an override fails early, not mid-indexing::
+
+    from hyperviz_core.rag.prompts import Prompts
+    p = Prompts(language="French")                       # every prompt, answers in French
+    p = Prompts(keyword="List search keywords for: {query}\\nJSON list only.")
+    text = p.format("keyword", query="Who founded CERN?")
+
+Placeholders (filled by the engine):
+
+===================== ==================================================================
+``{text}``            the chunk text
+``{entity_types}``    comma-separated suggested entity types (:attr:`Prompts.entity_types`)
+``{language}``        output language of descriptions (:attr:`Prompts.language`)
+``{entities}``        a listing of entities (one per line, ``name (type): description`` or
+                      ``E3 name (type): description`` where visual IDs exist)
+``{hyperedges}``      a listing of hyperedges (``H2 [E1, E3]: description``)
+``{previous}``        the previous extraction answer (gleaning)
+``{query}``           the user question
+``{contexts}``        theme hyperedges and their entities, by ``E#``/``H#`` (locate)
+``{sources}``         numbered source chunk texts (answer)
+``{image_note}``      :attr:`Prompts.image_note` when an image is attached, else ``""``
+``{image_hint}``      ``" and look at its hypergraph drawing "`` with an image, else ``" "``
+``{theme}``           the chunk theme (key_entities)
+``{max_ids}``         the most entity IDs the locate answer may list
+``{max_keywords}``    the most keywords a keyword answer may list
+``{name}``            an entity name (summarize_description)
+``{descriptions}``    the descriptions to merge, one per line
+``{max_words}``       the word budget of a summary
+===================== ==================================================================
+"""
+
+from __future__ import annotations
+
+import string
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, model_validator
+
+__all__ = ["PLACEHOLDERS", "Prompts", "template_fields"]
+
+_COMMON = {"language", "entity_types", "image_note", "image_hint"}
+
+#: allowed placeholders of each template field
+PLACEHOLDERS: dict[str, set[str]] = {
+    "system": {"language"},
+    "extract": {"text"} | _COMMON,
+    "extract_entities": {"text"} | _COMMON,
+    "extract_relations": {"text", "entities"} | _COMMON,
+    "gleaning": {"text", "previous"} | _COMMON,
+    "theme": {"text", "entities"} | _COMMON,
+    "key_entities": {"text", "entities", "theme"} | _COMMON,
+    "keyword": {"query", "max_keywords"} | _COMMON,
+    "locate": {"query", "contexts", "max_ids"} | _COMMON,
+    "answer": {"query", "entities", "hyperedges", "sources"} | _COMMON,
+    "summarize_description": {"name", "descriptions", "max_words"} | _COMMON,
+}
+
+_JSON_SHAPE = """{{
+  "entities": [
+    {{"name": "<entity name as written in the text>", "type": "<entity type>",
+      "description": "<what the text says about it>"}}
+  ],
+  "hyperedges": [
+    {{"members": ["<entity name>", "<entity name>", "..."],
+      "description": "<the fact that links ALL these entities, one sentence>",
+      "keywords": ["<keyword>", "..."], "strength": <1-10>}}
+  ]
+}}"""
+
+
+def template_fields(template: str) -> set[str]:
+    """Placeholder names used by a ``str.format`` template (raises ValueError if malformed)."""
+    names: set[str] = set()
+    for _, field, _, _ in string.Formatter().parse(template):
+        if field is not None:
+            if not field or not field.isidentifier():
+                raise ValueError(f"bad placeholder {{{field}}} in template")
+            names.add(field)
+    return names
+
+
+class Prompts(BaseModel):
+    """All prompt templates plus the shared settings they use. Override any field."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    language: str = "English"
+    entity_types: list[str] = [
+        "person", "organization", "location", "event", "work", "date", "quantity", "concept",
+    ]
+    image_note: str = (
+        "The attached image is a hypergraph drawing: every entity is a labelled node with a "
+        "short ID such as E3, and every hyperedge (H#) is a coloured region enclosing its "
+        "member entities. "
+    )
+
+    system: str = (
+        "You are a precise knowledge-extraction and question-answering assistant. "
+        "Write all descriptions in {language}. Never invent facts that are not supported "
+        "by the given text or image."
+    )
+
+    extract: str = (
+        "Extract the knowledge hypergraph of the text below.\n"
+        "1. Entities: every named entity or important concept. Suggested types: "
+        "{entity_types} (use another type if none fits).\n"
+        "2. Hyperedges: every fact in the text that links two or more of those entities. "
+        "A hyperedge may join MANY entities (an n-ary fact such as who did what, where and "
+        "when); list every participant by its exact entity name in \"members\".\n"
+        "Descriptions in {language}. Answer with JSON only, in this shape:\n"
+        + _JSON_SHAPE
+        + "\n\nText:\n{text}\n"
+    )
+
+    extract_entities: str = (
+        "List every named entity and important concept in the text below. Suggested types: "
+        "{entity_types}. Descriptions in {language}. Answer with JSON only: "
+        '{{"entities": [{{"name": "...", "type": "...", "description": "..."}}]}}\n\n'
+        "Text:\n{text}\n"
+    )
+
+    extract_relations: str = (
+        "These entities occur in the text below:\n{entities}\n\n"
+        "List every fact of the text that links two or more of them. A fact may link many "
+        "entities at once; name each member exactly as in the list. Descriptions in "
+        "{language}. Answer with JSON only: "
+        '{{"hyperedges": [{{"members": ["...", "..."], "description": "...", '
+        '"keywords": ["..."], "strength": 1-10}}]}}\n\n'
+        "Text:\n{text}\n"
+    )
+
+    gleaning: str = (
+        "Many entities and facts were missed in the previous extraction of this text.\n"
+        "Previous answer:\n{previous}\n\n"
+        "Add ONLY the missing entities and hyperedges, using the same JSON shape "
+        '({{"entities": [...], "hyperedges": [...]}}). Answer {{"entities": [], '
+        '"hyperedges": []}} if nothing is missing. Descriptions in {language}.\n\n'
+        "Text:\n{text}\n"
+    )
+
+    theme: str = (
+        "{image_note}Read the text below{image_hint}and describe its theme.\n"
+        "Entities found in it:\n{entities}\n\n"
+        "Answer with JSON only: "
+        '{{"theme": "<one sentence: the main idea or storyline of the text>", '
+        '"keywords": ["<3-8 high-level keywords>"], '
+        '"key_entities": ["<names of the 2-6 entities most central to the theme, copied '
+        'exactly from the list>"]}}\n'
+        "Write in {language}.\n\nText:\n{text}\n"
+    )
+
+    key_entities: str = (
+        "{image_note}Theme of the text: {theme}\n"
+        "Entities of the text:\n{entities}\n\n"
+        "Which 2-6 of these entities are most central to the theme? Copy their names "
+        'exactly. Answer with JSON only: {{"key_entities": ["...", "..."]}}\n\n'
+        "Text:\n{text}\n"
+    )
+
+    keyword: str = (
+        "Give the search keywords for the question below: the named entities it mentions "
+        "(exactly as written) and the key concepts needed to answer it, at most "
+        "{max_keywords}. Answer with a JSON list of strings only, e.g. "
+        '["Marie Curie", "Nobel Prize", "physics"].\n\nQuestion: {query}\n'
+    )
+
+    locate: str = (
+        "{image_note}Question: {query}\n\n"
+        "Themes and entities shown:\n{contexts}\n\n"
+        "Which entities are the best starting points for answering the question? Use the "
+        "entity IDs (E#) you see in the drawing and in the listing, at most {max_ids}, best "
+        'first. Answer with JSON only: {{"entities": ["E3", "E7"]}}\n'
+    )
+
+    answer: str = (
+        "{image_note}Answer the question using the knowledge below (entities E#, "
+        "hyperedges H# linking them, and the source passages). If the knowledge does not "
+        "contain the answer, say so briefly. Answer in {language}; be concise and cite the "
+        "IDs and source numbers you used, e.g. (H2, [1]).\n\n"
+        "Question: {query}\n\n"
+        "Entities:\n{entities}\n\n"
+        "Hyperedges:\n{hyperedges}\n\n"
+        "Sources:\n{sources}\n"
+    )
+
+    summarize_description: str = (
+        "Merge these descriptions of the entity \"{name}\" into one consistent description "
+        "of at most {max_words} words, in {language}. Keep every distinct fact; resolve "
+        "contradictions by stating both. Answer with the description only.\n\n"
+        "Descriptions:\n{descriptions}\n"
+    )
+
+    @model_validator(mode="after")
+    def _check_templates(self) -> Prompts:
+        for field, allowed in PLACEHOLDERS.items():
+            template = getattr(self, field)
+            used = template_fields(template)
+            extra = used - allowed
+            if extra:
+                raise ValueError(
+                    f"prompt {field!r} uses unknown placeholders {sorted(extra)}; "
+                    f"allowed: {sorted(allowed)}"
+                )
+        return self
+
+    def format(self, field: str, *, image: bool = False, **values: Any) -> str:
+        """Fill template ``field``. Missing placeholders become ``""``; extra values are ignored.
+
+        ``image=True`` inserts :attr:`image_note` (the prompt goes with a rendered image).
+        """
+        if field not in PLACEHOLDERS:
+            raise KeyError(f"unknown prompt {field!r}; known: {sorted(PLACEHOLDERS)}")
+        template: str = getattr(self, field)
+        filled: dict[str, Any] = {name: "" for name in template_fields(template)}
+        filled.update(
+            language=self.language,
+            entity_types=", ".join(self.entity_types),
+            image_note=self.image_note if image else "",
+            image_hint=" and look at its hypergraph drawing " if image else " ",
+        )
+        filled.update({k: v for k, v in values.items() if k in filled})
+        return template.format(**filled)
+
+    def system_prompt(self) -> str:
+        """The system message (:attr:`system` with the language filled in)."""
+        return self.format("system")

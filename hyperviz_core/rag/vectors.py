@@ -1,0 +1,176 @@
+"""Vector search over embedded items: a small protocol and an exact in-memory index.
+
+:class:`HypergraphStore` keeps one :class:`VectorIndex` per space (``"entity"``,
+``"hyperedge"``, ``"theme"``, ``"chunk"``), loads it from its embeddings table on first use
+and feeds it the vectors it adds or removes afterwards. A framework vector store can replace
+the default :class:`ExactVectorIndex` through :meth:`HypergraphStore.set_vector_index` as long
+as it implements :class:`VectorIndex`.
+
+Example:
+    >>> import numpy as np
+    >>> idx = ExactVectorIndex()
+    >>> idx.add(["a", "b"], np.array([[1, 0], [0, 1]], dtype=np.float32))
+    >>> [(i, round(s, 3)) for i, s in idx.search(np.array([1.0, 0.2]), k=1)]
+    [('a', 0.981)]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["SPACES", "ExactVectorIndex", "VectorIndex", "as_matrix", "normalize_rows"]
+
+#: The embedding spaces a store keeps.
+SPACES: tuple[str, ...] = ("entity", "hyperedge", "theme", "chunk")
+
+FloatMatrix = npt.NDArray[np.float32]
+
+
+def as_matrix(vectors: npt.ArrayLike, dim: int | None = None) -> FloatMatrix:
+    """``vectors`` as a C-contiguous float32 matrix of shape (n, dim)."""
+    arr = np.asarray(vectors, dtype=np.float32)
+    if arr.ndim == 1:
+        arr = arr.reshape(1, -1)
+    if arr.ndim != 2:
+        raise ValueError(f"expected a 2-D matrix of vectors, got shape {arr.shape}")
+    if dim is not None and arr.shape[1] != dim:
+        raise ValueError(f"vectors have dimension {arr.shape[1]}, the index holds {dim}")
+    return np.ascontiguousarray(arr)
+
+
+def normalize_rows(matrix: FloatMatrix) -> FloatMatrix:
+    """L2-normalise each row (zero rows stay zero)."""
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return (matrix / norms).astype(np.float32, copy=False)
+
+
+@runtime_checkable
+class VectorIndex(Protocol):
+    """What the store and the retriever need from a vector index."""
+
+    def add(self, ids: Sequence[str], matrix: npt.ArrayLike) -> None:
+        """Insert or replace the vectors of ``ids`` (one row each)."""
+        ...
+
+    def remove(self, ids: Sequence[str]) -> None:
+        """Drop ``ids`` (unknown ids are ignored)."""
+        ...
+
+    def search(self, query_vec: npt.ArrayLike, k: int) -> list[tuple[str, float]]:
+        """The ``k`` best (id, cosine similarity) pairs, best first."""
+        ...
+
+    def __len__(self) -> int: ...
+
+
+class ExactVectorIndex:
+    """Exact cosine search over a growable float32 matrix (``numpy.argpartition``).
+
+    Rows are stored L2-normalised; removed rows are swapped with the last row so the matrix
+    stays dense. Ties are broken by id so results are deterministic.
+    """
+
+    def __init__(self, dim: int | None = None) -> None:
+        self.dim = dim
+        self._ids: list[str] = []
+        self._rows: dict[str, int] = {}
+        self._matrix: FloatMatrix = np.zeros((0, dim or 0), dtype=np.float32)
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def __contains__(self, item: object) -> bool:
+        return item in self._rows
+
+    @property
+    def ids(self) -> list[str]:
+        """The indexed ids, in row order."""
+        return list(self._ids)
+
+    def _grow(self, extra: int) -> None:
+        need = len(self._ids) + extra
+        if need <= self._matrix.shape[0]:
+            return
+        cap = max(need, 2 * self._matrix.shape[0], 64)
+        bigger = np.zeros((cap, self.dim or 0), dtype=np.float32)
+        bigger[: len(self._ids)] = self._matrix[: len(self._ids)]
+        self._matrix = bigger
+
+    def add(self, ids: Sequence[str], matrix: npt.ArrayLike) -> None:
+        """Insert or replace vectors; the first call fixes the dimension."""
+        ids = list(ids)
+        mat = as_matrix(matrix) if ids else np.zeros((0, self.dim or 0), dtype=np.float32)
+        if not ids:
+            return
+        if mat.shape[0] != len(ids):
+            raise ValueError(f"{len(ids)} ids but {mat.shape[0]} vectors")
+        if self.dim is None or (not self._ids and self._matrix.shape[1] != mat.shape[1]):
+            self.dim = int(mat.shape[1])
+            self._matrix = np.zeros((0, self.dim), dtype=np.float32)
+        if mat.shape[1] != self.dim:
+            raise ValueError(f"vectors have dimension {mat.shape[1]}, the index holds {self.dim}")
+        mat = normalize_rows(mat)
+        self._grow(len(ids))
+        for i, item in enumerate(ids):
+            row = self._rows.get(item)
+            if row is None:
+                row = len(self._ids)
+                self._rows[item] = row
+                self._ids.append(item)
+            self._matrix[row] = mat[i]
+
+    def remove(self, ids: Sequence[str]) -> None:
+        """Drop ids; the last row fills each hole."""
+        for item in ids:
+            row = self._rows.pop(item, None)
+            if row is None:
+                continue
+            last = len(self._ids) - 1
+            if row != last:
+                moved = self._ids[last]
+                self._ids[row] = moved
+                self._rows[moved] = row
+                self._matrix[row] = self._matrix[last]
+            self._ids.pop()
+
+    def vector(self, item: str) -> FloatMatrix:
+        """The stored (normalised) vector of ``item`` as a (dim,) array."""
+        return self._matrix[self._rows[item]].copy()
+
+    def scores(self, query_vec: npt.ArrayLike) -> npt.NDArray[np.float32]:
+        """Cosine similarity of the query to every row (row order of :attr:`ids`)."""
+        n = len(self._ids)
+        if n == 0:
+            return np.zeros(0, dtype=np.float32)
+        q = as_matrix(query_vec, self.dim)[0]
+        norm = float(np.linalg.norm(q))
+        if norm == 0.0:
+            return np.zeros(n, dtype=np.float32)
+        out: npt.NDArray[np.float32] = self._matrix[:n] @ (q / norm)
+        return out
+
+    def search(self, query_vec: npt.ArrayLike, k: int) -> list[tuple[str, float]]:
+        """Top-``k`` (id, cosine) pairs, best first; ties broken by id."""
+        n = len(self._ids)
+        if n == 0 or k <= 0:
+            return []
+        scores = self.scores(query_vec)
+        k = min(k, n)
+        if k < n:
+            # Take every row tied with the k-th score so the id tie-break is exact.
+            part = np.argpartition(-scores, k - 1)[:k]
+            cutoff = scores[part].min()
+            cand = np.flatnonzero(scores >= cutoff)
+        else:
+            cand = np.arange(n)
+        ranked = sorted((-float(scores[r]), self._ids[r]) for r in cand)[:k]
+        return [(item, -neg) for neg, item in ranked]
+
+    def search_many(self, queries: npt.ArrayLike, k: int) -> list[list[tuple[str, float]]]:
+        """:meth:`search` for each row of a query matrix."""
+        return [self.search(q, k) for q in as_matrix(queries)]

@@ -1,0 +1,88 @@
+"""``vizrag index`` / ``stats`` / ``delete`` end to end (offline)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hyperviz_core.cli import main
+
+
+def test_index_stats_delete_roundtrip(tmp_path: Path, data_dir: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    store = tmp_path / "store"
+    corpus = data_dir / "musique_sample.json"
+    assert main(["index", str(corpus), "--store", str(store), "--no-progress",
+                 "--chunk-size", "600", "--chunk-overlap", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "indexed 40 documents" in out and "40 added" in out
+    assert "documents 40, chunks" in out and "theme hyperedges" in out
+
+    assert main(["stats", "--store", str(store), "--json"]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert stats["documents"] == 40 and stats["chunks"] >= 40
+    for key in ("entities", "relation_hyperedges", "theme_hyperedges", "key_entities"):
+        assert stats[key] > 0
+
+    # re-running is a no-op
+    assert main(["index", str(corpus), "--store", str(store), "--no-progress", "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["documents_skipped"] == 40 and rep["documents_added"] == 0
+
+    assert main(["stats", "--store", str(store)]) == 0
+    text = capsys.readouterr().out
+    assert "documents 40" in text and "vectors (hashing" in text
+
+    from hyperviz_core.rag.store import HypergraphStore
+
+    with HypergraphStore(store) as s:
+        doc_id = s.documents()[0].id
+    assert main(["delete", doc_id, "--store", str(store)]) == 0
+    assert "deleted 1 documents" in capsys.readouterr().out
+    assert main(["delete", "no-such-doc", "--store", str(store)]) == 1
+    assert "no document 'no-such-doc'" in capsys.readouterr().err
+    assert main(["stats", "--store", str(store), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["documents"] == 39
+
+
+def test_index_jsonl_with_fields_and_text_files(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    jl = tmp_path / "c.jsonl"
+    jl.write_text(json.dumps({"pid": "p1", "head": "Curie", "body": "Marie Curie met Pierre "
+                              "Curie in Paris in 1894."}) + "\n")
+    md = tmp_path / "notes.md"
+    md.write_text("# Notes\n\nAda Lovelace worked with Charles Babbage in London.\n")
+    store = tmp_path / "s.sqlite"
+    assert main(["index", str(jl), str(md), "--store", str(store), "--no-progress",
+                 "--text-field", "body", "--id-field", "pid", "--title-field", "head",
+                 "--chunk-unit", "token", "--chunk-size", "50", "--chunk-overlap", "5",
+                 "--concurrency", "2"]) == 0
+    capsys.readouterr()
+    assert store.is_file()
+    from hyperviz_core.rag.store import HypergraphStore
+
+    with HypergraphStore(store) as s:
+        assert sorted(d.id for d in s.documents()) == ["notes", "p1"]
+        assert s.get_document("p1").title == "Curie"  # type: ignore[union-attr]
+        assert "marie curie" in s.bottom().entities
+
+
+def test_cli_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"text": "ok"}\nnot json\n')
+    assert main(["index", str(bad), "--store", str(tmp_path / "s"), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "vizrag index: error:" in err and "bad.jsonl:2" in err
+    assert main(["stats", "--store", str(tmp_path / "missing")]) == 2
+    assert "no VizRAG store" in capsys.readouterr().err
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"junk" * 100)
+    assert main(["stats", "--store", str(junk)]) == 2
+    assert "not a usable VizRAG store" in capsys.readouterr().err
+    good = tmp_path / "good.txt"
+    good.write_text("Some text about Paris.")
+    assert main(["index", str(good), "--store", str(tmp_path / "s2"), "--embed", "hashing:x",
+                 "--no-progress"]) == 2
+    assert "bad --embed" in capsys.readouterr().err

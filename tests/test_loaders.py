@@ -1,0 +1,88 @@
+"""Document loaders: text/markdown, JSON shapes, JSONL, field names and clear errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hyperviz_core.rag.loaders import LoaderError, load_documents, records_to_documents
+
+
+def test_json_list_of_title_text_works_as_is(data_dir: Path) -> None:
+    docs = load_documents(data_dir / "musique_sample.json")
+    raw = json.loads((data_dir / "musique_sample.json").read_text())
+    assert len(docs) == len(raw) == 40
+    assert docs[0].title == raw[0]["title"] and docs[0].text == raw[0]["text"]
+    assert docs[0].metadata == {"idx": raw[0]["idx"]}
+    assert docs[0].id.startswith("doc-") and len({d.id for d in docs}) == 40
+    assert load_documents([data_dir / "musique_sample.json"])[0].id == docs[0].id  # stable
+
+
+def test_jsonl_with_custom_fields(tmp_path: Path) -> None:
+    p = tmp_path / "c.jsonl"
+    p.write_text(
+        json.dumps({"pid": 7, "heading": "Paris", "body": "Paris is big.", "lang": "en"}) + "\n\n"
+        + json.dumps({"pid": "x", "heading": None, "body": "Second."}) + "\n"
+    )
+    docs = load_documents(p, text_field="body", id_field="pid", title_field="heading")
+    assert [(d.id, d.title, d.text) for d in docs] == [("7", "Paris", "Paris is big."),
+                                                       ("x", "", "Second.")]
+    assert docs[0].metadata == {"lang": "en"}
+
+
+def test_hotpotqa_dict_of_sentences(tmp_path: Path) -> None:
+    p = tmp_path / "h.json"
+    p.write_text(json.dumps({"Demon Dice": ["Demon Dice is a game.", " It uses dice."],
+                             "Other": ["One.", "Two."]}))
+    docs = load_documents(p)
+    assert [(d.title, d.text) for d in docs] == [("Demon Dice", "Demon Dice is a game. It uses "
+                                                  "dice."), ("Other", "One. Two.")]
+
+
+def test_wrappers_single_objects_and_fallback_field() -> None:
+    assert records_to_documents({"data": [{"text": "a"}]})[0].text == "a"
+    assert records_to_documents({"id": "q", "text": "b"})[0].id == "q"
+    assert records_to_documents([{"content": "c"}])[0].text == "c"
+    assert records_to_documents(["plain string"])[0].text == "plain string"
+
+
+def test_text_and_markdown_files_and_directories(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "a.md").write_text("# Marie Curie\n\nShe won two Nobel prizes.\n")
+    (tmp_path / "sub" / "b.txt").write_text("Plain text here.")
+    (tmp_path / "skip.png").write_bytes(b"\x89PNG")
+    docs = load_documents(tmp_path)
+    assert [(d.id, d.title) for d in docs] == [("a", "Marie Curie"), ("b", "b")]
+    assert docs[0].metadata["source"].endswith("a.md")
+
+
+def test_errors_name_file_and_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"text": "ok"}\n{"text": broken}\n')
+    with pytest.raises(LoaderError, match=r"bad\.jsonl:2: invalid JSON"):
+        load_documents(bad)
+    missing = tmp_path / "m.jsonl"
+    missing.write_text('{"words": "x"}\n')
+    with pytest.raises(LoaderError, match=r"m\.jsonl:1: missing text field 'text'.*--text-field"):
+        load_documents(missing)
+    wrong = tmp_path / "w.json"
+    wrong.write_text(json.dumps([{"text": "ok"}, {"text": 5}]))
+    with pytest.raises(LoaderError, match=r"w\.json \(item 1\): field 'text' must be a string"):
+        load_documents(wrong)
+    broken = tmp_path / "b.json"
+    broken.write_text('[{"text": "a"},\n oops]')
+    with pytest.raises(LoaderError, match=r"b\.json:2: invalid JSON"):
+        load_documents(broken)
+    odd = tmp_path / "o.json"
+    odd.write_text(json.dumps({"a": 1}))
+    with pytest.raises(LoaderError, match="neither a document"):
+        load_documents(odd)
+    with pytest.raises(LoaderError, match="no such file"):
+        load_documents(tmp_path / "nope.txt")
+    latin = tmp_path / "l.txt"
+    latin.write_bytes("caf\xe9".encode("latin-1"))
+    with pytest.raises(LoaderError, match=r"l\.txt: not UTF-8"):
+        load_documents(latin)
+    assert issubclass(LoaderError, ValueError)

@@ -1,0 +1,171 @@
+"""LangChain → VizRAG model adapters: use any LangChain chat model / embeddings in VizRAG.
+
+    from langchain_openai import ChatOpenAI              # or ChatOllama, ChatGoogleGenAI, ...
+    from vizrag_langchain import LangChainChatModel
+    chat = LangChainChatModel(ChatOpenAI(model="gpt-4o-mini"))
+
+Images travel as OpenAI-style ``image_url`` content parts with ``data:image/png;base64``
+URLs in a ``HumanMessage``, which LangChain normalises for every multimodal provider.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from langchain_core.embeddings import Embeddings
+from langchain_core.language_models.chat_models import BaseChatModel
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.runnables import RunnableConfig
+
+from hyperviz_core.rag.models import as_provider_error, report_usage
+
+__all__ = ["LangChainChatModel", "LangChainEmbedder", "message_text", "to_langchain_messages"]
+
+
+def to_langchain_messages(
+    prompt: str, images: Sequence[bytes] = (), system: str | None = None
+) -> list[BaseMessage]:
+    """The messages VizRAG sends: optional system, then a human text + image_url parts."""
+    messages: list[BaseMessage] = []
+    if system:
+        messages.append(SystemMessage(content=system))
+    if images:
+        parts: list[str | dict[str, Any]] = [{"type": "text", "text": prompt}]
+        for png in images:
+            url = "data:image/png;base64," + base64.b64encode(bytes(png)).decode("ascii")
+            parts.append({"type": "image_url", "image_url": {"url": url}})
+        messages.append(HumanMessage(content=parts))
+    else:
+        messages.append(HumanMessage(content=prompt))
+    return messages
+
+
+def message_text(message: Any) -> str:
+    """Plain text of a LangChain message (string content, or the text parts of a list)."""
+    content = getattr(message, "content", message)
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        texts = []
+        for part in content:
+            if isinstance(part, str):
+                texts.append(part)
+            elif isinstance(part, Mapping) and part.get("type") == "text":
+                texts.append(str(part.get("text", "")))
+        return "".join(texts)
+    return "" if content is None else str(content)
+
+
+class LangChainChatModel:
+    """A VizRAG :class:`~hyperviz_core.rag.models.ChatModel` over a LangChain chat model.
+
+    Args:
+        chat_model: any ``BaseChatModel`` (``invoke``/``ainvoke`` are used).
+        model_name: name for cache keys / usage (default: the model's ``model_name`` /
+            ``model`` attribute, else its ``_llm_type``).
+        json_kwargs: bound with ``chat_model.bind(**json_kwargs)`` when VizRAG asks for JSON
+            (e.g. ``{"response_format": {"type": "json_object"}}`` for ChatOpenAI,
+            ``{"format": "json"}`` for ChatOllama); without it JSON relies on the prompt.
+        config: a ``RunnableConfig`` (callbacks, tags, run name) passed to every call.
+
+    Token counts come from ``AIMessage.usage_metadata`` when the provider fills it.
+    """
+
+    def __init__(
+        self,
+        chat_model: BaseChatModel,
+        *,
+        model_name: str | None = None,
+        json_kwargs: Mapping[str, Any] | None = None,
+        config: RunnableConfig | None = None,
+    ) -> None:
+        self.chat_model = chat_model
+        label = (getattr(chat_model, "model_name", None) or getattr(chat_model, "model", None)
+                 or getattr(chat_model, "_llm_type", None) or type(chat_model).__name__)
+        self.model_name = model_name or f"langchain:{label}"
+        self.json_kwargs = dict(json_kwargs or {})
+        self.config = config
+
+    def _runnable(self, json_mode: bool) -> Any:
+        if json_mode and self.json_kwargs:
+            return self.chat_model.bind(**self.json_kwargs)
+        return self.chat_model
+
+    @staticmethod
+    def _finish(message: Any) -> str:
+        usage = getattr(message, "usage_metadata", None)
+        if isinstance(usage, Mapping):
+            p, c = usage.get("input_tokens"), usage.get("output_tokens")
+            if isinstance(p, int) and isinstance(c, int):
+                report_usage(p, c)
+        return message_text(message)
+
+    def complete(self, prompt: str, *, images: Sequence[bytes] = (), system: str | None = None,
+                 json_mode: bool = False) -> str:
+        try:
+            msg = self._runnable(json_mode).invoke(
+                to_langchain_messages(prompt, images, system), config=self.config)
+        except Exception as exc:
+            mapped = as_provider_error(exc)
+            if mapped is None:
+                raise
+            raise mapped from exc
+        return self._finish(msg)
+
+    async def acomplete(self, prompt: str, *, images: Sequence[bytes] = (),
+                        system: str | None = None, json_mode: bool = False) -> str:
+        try:
+            msg = await self._runnable(json_mode).ainvoke(
+                to_langchain_messages(prompt, images, system), config=self.config)
+        except Exception as exc:
+            mapped = as_provider_error(exc)
+            if mapped is None:
+                raise
+            raise mapped from exc
+        return self._finish(msg)
+
+    def __repr__(self) -> str:
+        return f"LangChainChatModel({self.model_name!r})"
+
+
+class LangChainEmbedder:
+    """A VizRAG :class:`~hyperviz_core.rag.models.Embedder` over LangChain ``Embeddings``.
+
+    Uses ``embed_documents`` / ``aembed_documents``; rows are L2-normalised. ``dim`` is
+    probed with one call on first access unless given.
+    """
+
+    def __init__(
+        self, embeddings: Embeddings, *, dim: int | None = None, name: str | None = None
+    ) -> None:
+        self.embeddings = embeddings
+        self._dim = dim
+        label = (getattr(embeddings, "model", None) or getattr(embeddings, "model_name", None)
+                 or type(embeddings).__name__)
+        self.name = name or f"langchain:{label}"
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            self._dim = int(self.embed(["dimension probe"]).shape[1])
+        return self._dim
+
+    def _matrix(self, rows: Sequence[Sequence[float]]) -> npt.NDArray[np.float32]:
+        if not rows:
+            return np.zeros((0, self._dim or 0), dtype=np.float32)
+        m = np.asarray(rows, dtype=np.float32)
+        norms = np.linalg.norm(m, axis=1, keepdims=True)
+        m = np.divide(m, norms, out=np.zeros_like(m), where=norms > 0)
+        if self._dim is None:
+            self._dim = int(m.shape[1])
+        return m
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        return self._matrix(self.embeddings.embed_documents([str(t) for t in texts]))
+
+    async def aembed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        return self._matrix(await self.embeddings.aembed_documents([str(t) for t in texts]))

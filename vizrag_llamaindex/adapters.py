@@ -1,0 +1,158 @@
+"""LlamaIndex → VizRAG model adapters: use any LlamaIndex LLM / embedding model in VizRAG.
+
+    from llama_index.llms.openai import OpenAI          # or Ollama, Gemini, Anthropic, ...
+    from vizrag_llamaindex import LlamaIndexChatModel
+    chat = LlamaIndexChatModel(OpenAI(model="gpt-4o-mini"))
+
+Images travel as ``ImageBlock(image=<png bytes>, image_mimetype="image/png")`` in the user
+``ChatMessage`` next to a ``TextBlock``; the LLM must be multimodal for the vision steps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from llama_index.core.base.embeddings.base import BaseEmbedding
+from llama_index.core.base.llms.types import ChatResponse
+from llama_index.core.llms import LLM, ChatMessage, ImageBlock, MessageRole, TextBlock
+
+from hyperviz_core.rag.models import as_provider_error, report_usage
+
+__all__ = ["LlamaIndexChatModel", "LlamaIndexEmbedder", "to_llamaindex_messages"]
+
+
+def to_llamaindex_messages(
+    prompt: str, images: Sequence[bytes] = (), system: str | None = None
+) -> list[ChatMessage]:
+    """The ``ChatMessage`` list VizRAG sends: optional system, then text + PNG image blocks."""
+    messages: list[ChatMessage] = []
+    if system:
+        messages.append(ChatMessage(role=MessageRole.SYSTEM, content=system))
+    blocks: list[Any] = [TextBlock(text=prompt)]
+    blocks += [ImageBlock(image=bytes(png), image_mimetype="image/png") for png in images]
+    messages.append(ChatMessage(role=MessageRole.USER, blocks=blocks))
+    return messages
+
+
+def _usage(resp: ChatResponse) -> None:
+    raw = resp.raw
+    usage: Any = None
+    if isinstance(raw, Mapping):
+        usage = raw.get("usage")
+    elif raw is not None:
+        usage = getattr(raw, "usage", None)
+    extra = resp.additional_kwargs or {}
+    if usage is None and "prompt_tokens" in extra:
+        usage = extra
+    if usage is None:
+        return
+    get = usage.get if isinstance(usage, Mapping) else lambda k, d=None: getattr(usage, k, d)
+    p, c = get("prompt_tokens", None), get("completion_tokens", None)
+    if p is None:
+        p, c = get("input_tokens", None), get("output_tokens", None)
+    if isinstance(p, int) and isinstance(c, int):
+        report_usage(p, c)
+
+
+class LlamaIndexChatModel:
+    """A VizRAG :class:`~hyperviz_core.rag.models.ChatModel` over a LlamaIndex ``LLM``.
+
+    Args:
+        llm: any LlamaIndex LLM (``chat``/``achat`` are used).
+        model_name: name for cache keys / usage (default: ``llm.metadata.model_name``).
+        json_kwargs: extra keyword arguments passed to ``chat`` when VizRAG asks for JSON
+            (LlamaIndex has no provider-neutral JSON switch; e.g. ``{"response_format":
+            {"type": "json_object"}}`` for OpenAI). Without it JSON mode only relies on
+            the prompt, which the tolerant parsers handle.
+
+    Provider errors carrying an HTTP status (429/5xx) or named like rate-limit/timeout
+    errors become ``ProviderError(retryable=True)`` for the retry middleware.
+    """
+
+    def __init__(
+        self, llm: LLM, *, model_name: str | None = None,
+        json_kwargs: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.llm = llm
+        meta_name = getattr(getattr(llm, "metadata", None), "model_name", None)
+        self.model_name = model_name or f"llamaindex:{meta_name or type(llm).__name__}"
+        self.json_kwargs = dict(json_kwargs or {})
+
+    def _kwargs(self, json_mode: bool) -> dict[str, Any]:
+        return dict(self.json_kwargs) if json_mode else {}
+
+    def complete(self, prompt: str, *, images: Sequence[bytes] = (), system: str | None = None,
+                 json_mode: bool = False) -> str:
+        try:
+            resp = self.llm.chat(to_llamaindex_messages(prompt, images, system),
+                                 **self._kwargs(json_mode))
+        except Exception as exc:
+            mapped = as_provider_error(exc)
+            if mapped is None:
+                raise
+            raise mapped from exc
+        _usage(resp)
+        return str(resp.message.content or "")
+
+    async def acomplete(self, prompt: str, *, images: Sequence[bytes] = (),
+                        system: str | None = None, json_mode: bool = False) -> str:
+        try:
+            resp = await self.llm.achat(to_llamaindex_messages(prompt, images, system),
+                                        **self._kwargs(json_mode))
+        except Exception as exc:
+            mapped = as_provider_error(exc)
+            if mapped is None:
+                raise
+            raise mapped from exc
+        _usage(resp)
+        return str(resp.message.content or "")
+
+    def __repr__(self) -> str:
+        return f"LlamaIndexChatModel({self.model_name!r})"
+
+
+def _normalise(rows: Sequence[Sequence[float]], dim: int | None) -> npt.NDArray[np.float32]:
+    if not rows:
+        return np.zeros((0, dim or 0), dtype=np.float32)
+    m = np.asarray(rows, dtype=np.float32)
+    norms = np.linalg.norm(m, axis=1, keepdims=True)
+    return np.divide(m, norms, out=np.zeros_like(m), where=norms > 0)
+
+
+class LlamaIndexEmbedder:
+    """A VizRAG :class:`~hyperviz_core.rag.models.Embedder` over a LlamaIndex embed model.
+
+    Uses ``get_text_embedding_batch`` / ``aget_text_embedding_batch``; rows are
+    L2-normalised. ``dim`` is probed with one call on first access unless given.
+    """
+
+    def __init__(
+        self, embed_model: BaseEmbedding, *, dim: int | None = None, name: str | None = None
+    ) -> None:
+        self.embed_model = embed_model
+        self._dim = dim
+        label = getattr(embed_model, "model_name", None) or type(embed_model).__name__
+        self.name = name or f"llamaindex:{label}"
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            self._dim = int(self.embed(["dimension probe"]).shape[1])
+        return self._dim
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        rows = self.embed_model.get_text_embedding_batch([str(t) for t in texts])
+        m = _normalise(rows, self._dim)
+        if self._dim is None and m.size:
+            self._dim = int(m.shape[1])
+        return m
+
+    async def aembed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        rows = await self.embed_model.aget_text_embedding_batch([str(t) for t in texts])
+        m = _normalise(rows, self._dim)
+        if self._dim is None and m.size:
+            self._dim = int(m.shape[1])
+        return m
