@@ -1,0 +1,217 @@
+"""Answer generation (paper §4.2 step 6) and the listings shared with the locate prompt.
+
+``A = MLLM(P_answer(q, V_rel, E_dif, sources), I_bot)``: the prompt lists the retrieved
+entities and hyperedges by the visual IDs of the bottom rendering (``E#``/``H#``) and the top
+source passages; the image I_bot goes along unless the mode is text-only. Sync, async and
+streaming variants; a model without a ``stream``/``astream`` method yields its whole answer
+as one piece.
+
+With no chat model there is no LLM answer: :func:`extractive_summary` picks the query-relevant
+sentences of the top passages and labels them as such (``answer_kind="extractive"``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
+from typing import Any
+
+from ..idmap import IdMap
+from ..model import Hypergraph
+from .models import ChatModel
+from .offline import content_words
+from .prompts import Prompts
+from .result import RetrievalResult, RetrievedEntity, RetrievedHyperedge, SentPrompt, image_sha256
+
+__all__ = [
+    "EXTRACTIVE_LABEL",
+    "Answerer",
+    "answer_prompt",
+    "entity_listing",
+    "extractive_summary",
+    "hyperedge_listing",
+    "theme_contexts",
+]
+
+EXTRACTIVE_LABEL = (
+    "Extractive summary (no language model configured; sentences quoted from the top "
+    "passages):"
+)
+_SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+_DESC = 240
+
+
+def _cut(text: str, n: int = _DESC) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= n else text[: n - 1].rstrip() + "…"
+
+
+def entity_listing(entities: Iterable[RetrievedEntity], limit: int = 40) -> str:
+    """``E3 name (type): description`` per entity that has a visual ID (others by name)."""
+    lines = []
+    for e in list(entities)[:limit]:
+        head = f"{e.visual_id} {e.name}" if e.visual_id else e.name
+        desc = _cut(e.description)
+        lines.append(f"{head} ({e.type})" + (f": {desc}" if desc else ""))
+    return "\n".join(lines) or "(none)"
+
+
+def hyperedge_listing(
+    hyperedges: Iterable[RetrievedHyperedge], entity_ids: dict[str, str], limit: int = 30
+) -> str:
+    """``H2 [E1, E3]: description`` per hyperedge; members without an ID by key."""
+    lines = []
+    for h in list(hyperedges)[:limit]:
+        members = ", ".join(entity_ids.get(m, m) for m in h.members)
+        head = f"{h.visual_id} " if h.visual_id else ""
+        lines.append(f"{head}[{members}]: {_cut(h.description)}")
+    return "\n".join(lines) or "(none)"
+
+
+def theme_contexts(
+    hg: Hypergraph, theme_ids: Sequence[str], id_map: IdMap, limit: int = 12
+) -> str:
+    """Locate-prompt listing of the retrieved themes (``H#``) and their entities (``E#``).
+
+    Themes or entities the rendering pruned keep their name but get no ID.
+    """
+    lines: list[str] = []
+    shown: list[str] = []
+    for hid in theme_ids[:limit]:
+        if hid not in hg.hyperedges:
+            continue
+        edge = hg.hyperedges[hid]
+        members = []
+        for key in edge.members:
+            ent = hg.entities.get(key)
+            name = ent.name if ent else key
+            vid = id_map.entities.get(key)
+            members.append(f"{vid} {name}" if vid else name)
+            if vid and key not in shown:
+                shown.append(key)
+        head = id_map.hyperedges.get(hid, "theme")
+        lines.append(f"{head}: {_cut(edge.description, 160)} — entities: {', '.join(members)}")
+    extra = [k for k in sorted(id_map.entities, key=lambda k: _num(id_map.entities[k]))
+             if k not in shown and k in hg.entities]
+    if extra:
+        lines.append("Other entities in the drawing: " + ", ".join(
+            f"{id_map.entities[k]} {hg.entities[k].name}" for k in extra[:40]))
+    return "\n".join(lines) or "(none)"
+
+
+def _num(visual_id: str) -> int:
+    return int(visual_id[1:]) if visual_id[1:].isdigit() else 0
+
+
+def answer_prompt(result: RetrievalResult, prompts: Prompts, *, image: bool,
+                  max_sources: int = 5) -> str:
+    """P_answer filled from a retrieval result (IDs as in its bottom rendering)."""
+    ids = {e.key: e.visual_id for e in result.entities if e.visual_id and e.layer == "bottom"}
+    bottom = [e for e in result.entities if e.layer == "bottom"]
+    bottom.sort(key=lambda e: (e.visual_id is None, _num(e.visual_id or "E0"), -e.score, e.key))
+    edges = [h for h in result.hyperedges if h.kind == "relation"]
+    edges.sort(key=lambda h: (h.visual_id is None, _num(h.visual_id or "H0"), -h.score, h.id))
+    sources = "\n\n".join(
+        f"[{c.rank}] {c.title}\n{c.text.strip()}" if c.title else f"[{c.rank}] {c.text.strip()}"
+        for c in result.chunks[:max_sources]
+    ) or "(none)"
+    return prompts.format(
+        "answer", image=image, query=result.query,
+        entities=entity_listing(bottom), hyperedges=hyperedge_listing(edges, ids),
+        sources=sources,
+    )
+
+
+def extractive_summary(result: RetrievalResult, *, max_sentences: int = 3) -> str:
+    """The best sentence of each of the top passages (query-term overlap, then the
+    passage's supporting entities), labelled as an extractive summary — one sentence per
+    passage so that every hop of a multi-hop chain can show up."""
+    terms = set(content_words(result.query))
+    lines: list[str] = []
+    for chunk in result.chunks[:max_sentences]:
+        names = {w for key in chunk.entities[:3] for w in content_words(key)}
+        best: tuple[float, int, str] | None = None
+        for si, sent in enumerate(_SENT.split(" ".join(chunk.text.split()))):
+            words = set(content_words(sent))
+            if not words:
+                continue
+            score = len(words & terms) + 0.5 * len(words & names) - 0.001 * si
+            if best is None or score > best[0]:
+                best = (score, si, sent)
+        if best is not None:
+            lines.append(f"- {_cut(best[2], 300)} [{chunk.rank}]")
+    if not lines:
+        return f"{EXTRACTIVE_LABEL}\n(no passages retrieved)"
+    return EXTRACTIVE_LABEL + "\n" + "\n".join(lines)
+
+
+class Answerer:
+    """Generates answers from a :class:`RetrievalResult` with a chat/vision model."""
+
+    def __init__(self, chat: ChatModel, prompts: Prompts | None = None,
+                 max_sources: int = 5) -> None:
+        self.chat = chat
+        self.prompts = prompts or Prompts()
+        self.max_sources = max_sources
+
+    def _request(self, result: RetrievalResult) -> tuple[str, list[bytes]]:
+        visual = bool(result.settings.get("images", True))
+        images = [result.bottom_view.png] if visual and result.bottom_view else []
+        prompt = answer_prompt(result, self.prompts, image=bool(images),
+                               max_sources=self.max_sources)
+        return prompt, images
+
+    def _record(self, result: RetrievalResult, prompt: str, images: list[bytes],
+                answer: str) -> None:
+        result.prompts.append(SentPrompt(
+            stage="answer", prompt=prompt, system=self.prompts.system_prompt(),
+            images=[image_sha256(p) for p in images], response=answer))
+        result.answer = answer.strip()
+        result.answer_kind = "llm"
+
+    def answer(self, result: RetrievalResult) -> str:
+        """Fill ``result.answer`` (and its prompt record) and return the answer."""
+        prompt, images = self._request(result)
+        text = self.chat.complete(prompt, images=images, system=self.prompts.system_prompt())
+        self._record(result, prompt, images, text)
+        return result.answer or ""
+
+    async def aanswer(self, result: RetrievalResult) -> str:
+        """Async :meth:`answer`."""
+        prompt, images = self._request(result)
+        text = await self.chat.acomplete(prompt, images=images,
+                                         system=self.prompts.system_prompt())
+        self._record(result, prompt, images, text)
+        return result.answer or ""
+
+    def stream(self, result: RetrievalResult) -> Iterator[str]:
+        """Yield the answer in pieces (one piece for models that cannot stream)."""
+        prompt, images = self._request(result)
+        system = self.prompts.system_prompt()
+        streamer: Any = getattr(self.chat, "stream", None)
+        pieces: list[str] = []
+        if callable(streamer):
+            for piece in streamer(prompt, images=images, system=system):
+                pieces.append(str(piece))
+                yield str(piece)
+        else:
+            whole = self.chat.complete(prompt, images=images, system=system)
+            pieces.append(whole)
+            yield whole
+        self._record(result, prompt, images, "".join(pieces))
+
+    async def astream(self, result: RetrievalResult) -> AsyncIterator[str]:
+        """Async :meth:`stream`."""
+        prompt, images = self._request(result)
+        system = self.prompts.system_prompt()
+        streamer: Any = getattr(self.chat, "astream", None)
+        pieces: list[str] = []
+        if callable(streamer):
+            async for piece in streamer(prompt, images=images, system=system):
+                pieces.append(str(piece))
+                yield str(piece)
+        else:
+            whole = await self.chat.acomplete(prompt, images=images, system=system)
+            pieces.append(whole)
+            yield whole
+        self._record(result, prompt, images, "".join(pieces))

@@ -1,0 +1,173 @@
+"""Structured retrieval output: what ``VizRAG.retrieve``/``query`` return and the CLI prints.
+
+Everything is a pydantic model, so a :class:`RetrievalResult` round-trips through JSON
+(``result.model_dump_json()`` / ``RetrievalResult.model_validate_json(text)``). Renderings are
+carried as base64 PNG plus the renderer's export dict and caption, so a result file is
+self-contained (the HTML viewer can be rebuilt from it).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+__all__ = [
+    "AnswerKind",
+    "RankedChunk",
+    "RenderedView",
+    "RetrievalResult",
+    "RetrievedEntity",
+    "RetrievedHyperedge",
+    "SentPrompt",
+    "image_sha256",
+]
+
+AnswerKind = Literal["llm", "extractive", "none"]
+
+
+def image_sha256(png: bytes) -> str:
+    """Hex SHA-256 of image bytes (how results name the images sent to a model)."""
+    return hashlib.sha256(png).hexdigest()
+
+
+class RankedChunk(BaseModel):
+    """One retrieved passage with its final score and the evidence behind it.
+
+    ``evidence`` holds the normalised score components (``graph``, ``bm25``, ``vector``);
+    ``entities`` the keys of retrieved entities whose sources include this chunk.
+    """
+
+    chunk_id: str
+    doc_id: str
+    score: float
+    rank: int
+    text: str
+    title: str = ""
+    evidence: dict[str, float] = Field(default_factory=dict)
+    entities: list[str] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class RetrievedEntity(BaseModel):
+    """An entity reached by retrieval. ``visual_id`` is its ``E#`` in the bottom rendering
+    (or the top one for top-layer-only entities) when one was rendered."""
+
+    key: str
+    name: str
+    type: str = "entity"
+    description: str = ""
+    score: float = 0.0
+    layer: Literal["top", "bottom"] = "bottom"
+    role: Literal["anchor", "related", "context"] = "related"
+    source_ids: list[str] = Field(default_factory=list)
+    visual_id: str | None = None
+
+
+class RetrievedHyperedge(BaseModel):
+    """A relation or theme hyperedge reached by retrieval (``visual_id`` = its ``H#``)."""
+
+    id: str
+    kind: Literal["relation", "theme"] = "relation"
+    members: list[str] = Field(default_factory=list)
+    description: str = ""
+    score: float = 0.0
+    source_ids: list[str] = Field(default_factory=list)
+    visual_id: str | None = None
+
+
+class RenderedView(BaseModel):
+    """One rendering (I_top or I_bot): PNG (base64), size, caption and the export dict."""
+
+    png_base64: str
+    width: int
+    height: int
+    caption: str = ""
+    layouts: list[str] = Field(default_factory=list)
+    export: dict[str, Any] = Field(default_factory=dict)
+    sha256: str = ""
+
+    @classmethod
+    def from_rendering(cls, rendering: Any) -> RenderedView:
+        """Build from a renderer ``Rendering`` (png, width, height, caption, export())."""
+        png: bytes = rendering.png
+        return cls(
+            png_base64=base64.b64encode(png).decode("ascii"),
+            width=int(rendering.width),
+            height=int(rendering.height),
+            caption=str(getattr(rendering, "caption", "")),
+            layouts=[str(x) for x in getattr(rendering, "layouts", [])],
+            export=rendering.export(),
+            sha256=image_sha256(png),
+        )
+
+    @property
+    def png(self) -> bytes:
+        """The PNG bytes."""
+        return base64.b64decode(self.png_base64)
+
+    def id_map(self) -> dict[str, str]:
+        """Visual ID → key (entities and hyperedges) as recorded in the export."""
+        out: dict[str, str] = {}
+        for item in self.export.get("entities", []):
+            out[str(item.get("id"))] = str(item.get("key"))
+        for item in self.export.get("hyperedges", []):
+            out[str(item.get("id"))] = str(item.get("key"))
+        return out
+
+
+class SentPrompt(BaseModel):
+    """A prompt sent to the chat model (kept for debugging): stage, text, image hashes."""
+
+    stage: str
+    prompt: str
+    system: str | None = None
+    images: list[str] = Field(default_factory=list)  # SHA-256 of each PNG sent
+    response: str | None = None
+
+
+class RetrievalResult(BaseModel):
+    """The outcome of one query, from keywords to (optionally) the answer."""
+
+    query: str
+    mode: str
+    top_k: int = 5
+    keywords: list[str] = Field(default_factory=list)
+    anchors: list[str] = Field(default_factory=list)
+    located: list[str] = Field(default_factory=list)
+    chunks: list[RankedChunk] = Field(default_factory=list)
+    entities: list[RetrievedEntity] = Field(default_factory=list)
+    hyperedges: list[RetrievedHyperedge] = Field(default_factory=list)
+    top_view: RenderedView | None = None
+    bottom_view: RenderedView | None = None
+    timings: dict[str, float] = Field(default_factory=dict)  # stage -> milliseconds
+    prompts: list[SentPrompt] = Field(default_factory=list)
+    answer: str | None = None
+    answer_kind: AnswerKind = "none"
+    settings: dict[str, Any] = Field(default_factory=dict)
+    warnings: list[str] = Field(default_factory=list)
+
+    @property
+    def images_sent(self) -> list[str]:
+        """SHA-256 of every image sent to a model, in order."""
+        return [h for p in self.prompts for h in p.images]
+
+    def context_text(self, max_chunks: int | None = None) -> str:
+        """The ranked passages as numbered plain text (what a text-only LLM would read)."""
+        chunks = self.chunks if max_chunks is None else self.chunks[:max_chunks]
+        parts = []
+        for c in chunks:
+            head = f"[{c.rank}] {c.title}".rstrip() + f" (doc {c.doc_id}, score {c.score:.3f})"
+            parts.append(f"{head}\n{c.text.strip()}")
+        return "\n\n".join(parts)
+
+    def to_json(self, *, indent: int | None = None) -> str:
+        """JSON text (same as ``model_dump_json``)."""
+        return self.model_dump_json(indent=indent)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> RetrievalResult:
+        """Parse JSON produced by :meth:`to_json`."""
+        return cls.model_validate_json(text)

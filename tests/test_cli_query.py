@@ -1,0 +1,79 @@
+"""``vizrag query``: single question, JSON, batch JSONL, images written, errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from rag_fakes import PNG_MAGIC, demo_documents
+
+from hyperviz_core.cli import main
+from hyperviz_core.rag.engine import VizRAG
+
+Q = "Who is the wife of Kim Jong-chul?"
+
+
+@pytest.fixture(scope="module")
+def store_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("cli-store")
+    with VizRAG(path, show_progress=False) as rag:
+        rag.insert(demo_documents(40, 60))
+    return path
+
+
+def test_query_prints_evidence_and_writes_views(store_dir: Path, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "views"
+    assert main(["query", Q, "--store", str(store_dir), "--out", str(out), "--top-k", "3"]) == 0
+    text = capsys.readouterr().out
+    assert "Extractive summary" in text and "Top passages:" in text
+    assert "[1]" in text and "Kim Jong-chul" in text and "[4]" not in text
+    for name in ("top", "bottom"):
+        assert (out / f"{name}.png").read_bytes().startswith(PNG_MAGIC)
+        html = (out / f"{name}.html").read_text(encoding="utf-8")
+        assert html.lstrip().lower().startswith("<!doctype html") and "E1" in html
+        export = json.loads((out / f"{name}.json").read_text(encoding="utf-8"))
+        assert export["entities"] and export["entities"][0]["id"].startswith("E")
+
+
+def test_query_json_single(store_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["query", Q, "--store", str(store_dir), "--json", "--mode", "hyper-lite",
+                 "--no-render"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["mode"] == "hyper-lite" and obj["answer_kind"] == "extractive"
+    assert len(obj["chunks"]) == 5
+    assert set(obj["chunks"][0]) >= {"doc_id", "chunk_id", "score", "text"}
+    assert obj["chunks"][0]["doc_id"] == "m533"
+
+
+def test_batch_questions_jsonl(store_dir: Path, tmp_path: Path,
+                               capsys: pytest.CaptureFixture[str]) -> None:
+    qfile = tmp_path / "q.jsonl"
+    qfile.write_text("\n".join(json.dumps(x) for x in [
+        {"id": "a", "question": Q},
+        {"id": "b/2", "question": "Who is Kim Jong-un's brother?"},
+    ]) + "\n\n", encoding="utf-8")
+    out = tmp_path / "batch"
+    assert main(["query", "--store", str(store_dir), "--questions", str(qfile), "--json",
+                 "--out", str(out), "--top-k", "2"]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines() if x.strip()]
+    assert [x["id"] for x in lines] == ["a", "b/2"]
+    for line in lines:
+        assert line["answer"] and len(line["chunks"]) == 2
+        assert {"doc_id", "chunk_id", "score", "text"} <= set(line["chunks"][0])
+        assert Path(line["images"]["bottom_png"]).is_file()
+    assert (out / "a" / "top.png").is_file() and (out / "b_2" / "bottom.html").is_file()
+
+
+def test_query_errors(store_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                      ) -> None:
+    assert main(["query", Q, "--store", str(tmp_path / "nothing")]) == 2
+    assert "no VizRAG store" in capsys.readouterr().err
+    assert main(["query", "--store", str(store_dir)]) == 2
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": 1}\n', encoding="utf-8")
+    assert main(["query", "--store", str(store_dir), "--questions", str(bad)]) == 2
+    assert "question" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["query", Q, "--store", str(store_dir), "--mode", "hyper"])

@@ -1,0 +1,36 @@
+"""The README's main job: ``examples/demo.py`` runs offline and writes PNG + HTML views."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+DEMO = Path(__file__).resolve().parents[1] / "examples" / "demo.py"
+
+
+def test_demo_writes_dual_views_for_each_question(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    spec = importlib.util.spec_from_file_location("vizrag_demo", DEMO)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--out", str(tmp_path)]) == 0
+    text = capsys.readouterr().out
+    assert "Indexed 60 passages" in text and "Extractive summary" in text
+    summary = json.loads((tmp_path / "summary.json").read_text(encoding="utf-8"))
+    assert len(summary) == 3
+    golds = [{"Kim Jong-chul", "Kim Jong-il"}, {"Maiden Japan", "Iron Maiden"},
+             {"Karel Purkyně", "Prague astronomical clock"}]
+    for item, gold in zip(summary, golds, strict=True):
+        folder = Path(item["folder"])
+        for name in ("top", "bottom"):
+            png = (folder / f"{name}.png").read_bytes()
+            assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 10_000
+            html = (folder / f"{name}.html").read_text(encoding="utf-8")
+            assert "<html" in html.lower() and "data:image/png;base64," in html
+        result = json.loads((folder / "result.json").read_text(encoding="utf-8"))
+        assert result["mode"] == "vizrag" and result["answer_kind"] == "extractive"
+        assert gold <= set(item["top_passages"]), item

@@ -1,0 +1,110 @@
+"""The VizRAG facade: insert/delete/stats, query (offline and with a recording model),
+async and streaming answers."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from rag_fakes import PNG_MAGIC, ParrotChat, demo_documents
+
+from hyperviz_core.rag.answer import EXTRACTIVE_LABEL
+from hyperviz_core.rag.engine import VizRAG
+
+Q = "When was the astronomical clock built in the city where Karel Purkyně died?"
+
+
+@pytest.fixture(scope="module")
+def store_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("engine")
+    with VizRAG(path, show_progress=False) as rag:
+        rag.insert(demo_documents(20, 40))
+    return path
+
+
+def test_insert_is_incremental_and_delete_removes_the_document(tmp_path: Path) -> None:
+    docs = demo_documents(20, 30)
+    with VizRAG(tmp_path, show_progress=False) as rag:
+        first = rag.insert(docs)
+        assert first.documents_added == 10 and rag.stats().documents == 10
+        again = rag.insert(docs)
+        assert again.documents_skipped == 10 and again.documents_added == 0
+        target = next(d for d in docs if d.title == "Karel Purkyně")
+        hit = rag.retrieve("Karel Purkyně painter", render=False)
+        assert hit.chunks[0].doc_id == target.id
+        rag.delete(target.id)
+        assert rag.stats().documents == 9
+        after = rag.retrieve("Karel Purkyně painter", render=False)
+        assert target.id not in {c.doc_id for c in after.chunks}
+
+
+def test_offline_query_gives_a_labelled_extractive_summary(store_dir: Path) -> None:
+    with VizRAG(store_dir, show_progress=False) as rag:
+        res = rag.query(Q)
+    assert res.answer_kind == "extractive"
+    assert res.answer is not None and res.answer.startswith(EXTRACTIVE_LABEL)
+    assert "[1]" in res.answer or "[2]" in res.answer
+    titles = [c.title for c in res.chunks[:3]]
+    assert "Karel Purkyně" in titles and "Prague astronomical clock" in titles
+
+
+def test_answer_gets_i_bot_and_the_ids_of_its_idmap(store_dir: Path) -> None:
+    chat = ParrotChat()
+    with VizRAG(store_dir, chat=chat, show_progress=False) as rag:
+        res = rag.query(Q)
+    call = chat.by_stage("answer")[0]
+    assert res.bottom_view is not None
+    assert call["images"] == [res.bottom_view.png] and call["images"][0].startswith(PNG_MAGIC)
+    assert call["system"] and "precise" in call["system"]
+    id_map = res.bottom_view.id_map()
+    named = set(re.findall(r"\b[EH]\d+\b", call["prompt"]))
+    assert named and named <= set(id_map)
+    by_key = {e.key: e.visual_id for e in res.entities if e.layer == "bottom"}
+    for line in call["prompt"].split("Entities:\n", 1)[1].split("\n\n")[0].splitlines()[:5]:
+        vid = line.split(" ", 1)[0]
+        assert by_key[id_map[vid]] == vid
+    assert res.answer_kind == "llm" and res.answer.startswith("Parrot answer citing E")
+    assert [p.stage for p in res.prompts] == ["keywords", "locate", "answer"]
+    assert res.prompts[2].images == [res.bottom_view.sha256]
+    assert "[1]" in call["prompt"] and res.chunks[0].text.strip()[:40] in call["prompt"]
+
+
+async def test_aquery_and_streams(store_dir: Path) -> None:
+    chat = ParrotChat()
+    with VizRAG(store_dir, chat=chat, show_progress=False) as rag:
+        res = await rag.aquery(Q, render=False)
+        assert res.answer_kind == "llm" and res.answer
+        pieces = list(rag.stream(Q, render=False))
+        assert len(pieces) > 1 and "".join(pieces).strip() == res.answer
+        apieces = [p async for p in rag.astream(Q, render=False)]
+        assert "".join(apieces) == "".join(pieces)
+
+
+def test_stream_without_model_streaming_yields_whole_answer(store_dir: Path) -> None:
+    chat = ParrotChat(streaming=False)
+    with VizRAG(store_dir, chat=chat, show_progress=False) as rag:
+        retrieved = rag.retrieve(Q, render=False)
+        pieces = list(rag.stream(Q, result=retrieved))
+    assert len(pieces) == 1 and pieces[0].startswith("Parrot answer")
+    assert retrieved.answer == pieces[0].strip() and retrieved.answer_kind == "llm"
+
+
+def test_offline_stream_yields_the_extractive_summary(store_dir: Path) -> None:
+    with VizRAG(store_dir, show_progress=False) as rag:
+        pieces = list(rag.stream(Q, render=False))
+    assert len(pieces) == 1 and pieces[0].startswith(EXTRACTIVE_LABEL)
+
+
+def test_defaults_apply_and_can_be_overridden(store_dir: Path) -> None:
+    with VizRAG(store_dir, show_progress=False, mode="hyper-lite", top_k=2) as rag:
+        res = rag.retrieve(Q, render=False)
+        assert res.mode == "hyper-lite" and len(res.chunks) == 2
+        assert len(rag.retrieve(Q, mode="vizrag", top_k=4, render=False).chunks) == 4
+
+
+def test_embedder_mismatch_is_a_clear_error(store_dir: Path) -> None:
+    from hyperviz_core.rag.offline import HashingEmbedder
+
+    with pytest.raises(ValueError, match="dimensional"):
+        VizRAG(store_dir, embedder=HashingEmbedder(dim=64))
