@@ -16,9 +16,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from viewer_fixtures import XSS_PAYLOADS, hostile_hypergraph, make_export
+from viewer_fixtures import (
+    XSS_PAYLOADS,
+    full_depth,
+    hop_diameter,
+    hostile_hypergraph,
+    make_export,
+    sample_hypergraph,
+)
 
-from hyperviz_core.viewer import json_for_script, render_html
+from hyperviz_core import IdMap
+from hyperviz_core.viewer import hop_depth, json_for_script, render_html
 from hyperviz_core.viewer.svg import fmt
 
 PNG_1PX = base64.b64decode(
@@ -28,7 +36,7 @@ ALLOWED_TAGS = {
     "html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3", "div",
     "input", "ul", "li", "label", "button", "span", "aside", "section", "noscript", "p",
     "details", "summary", "pre", "table", "tr", "td", "svg", "g", "rect", "text", "path",
-    "line", "circle", "image", "script",
+    "line", "circle", "image", "script", "select", "option",
 }  # fmt: skip
 
 
@@ -332,13 +340,42 @@ def test_pruning_report_lists_items_and_reasons() -> None:
     assert "C > C_max" in text and "cost_before" in text
 
 
-def test_hop_control_bounds_and_legend() -> None:
-    export = make_export()
+def test_hop_control_offers_one_to_the_deepest_neighbourhood_and_all() -> None:
+    hg = sample_hypergraph()
+    export = make_export(hg)
     doc = parse(render_html(export))
-    hops = next(a for t, a in doc.tags if t == "input" and a.get("id") == "hv-hops")
-    assert hops["min"] == "1" and hops["max"] == str(len(export["entities"]) - 1)
+    select = next(a for t, a in doc.tags if t == "select")
+    assert select["id"] == "hv-hops"
+    options = [a for t, a in doc.tags if t == "option"]
+    top = hop_diameter(hg)
+    assert top >= 3
+    assert [o["value"] for o in options] == [str(n) for n in range(1, top + 1)] + ["all"]
+    assert [o["value"] for o in options if "selected" in o] == ["all"]  # default: N(v, G)
+    expand = next(a for t, a in doc.tags if a.get("id") == "hv-expand")
+    assert "disabled" in expand  # nothing selected yet
+    status = next(a for t, a in doc.tags if a.get("id") == "hv-hop-status")
+    assert status["aria-live"] == "polite"
     legend = [a["data-goto"] for t, a in doc.tags if t == "button" and "data-goto" in a]
     assert legend == [h["id"] for h in export["hyperedges"]]
+
+
+def test_hop_depth_matches_the_model() -> None:
+    hg = sample_hypergraph()
+    export = make_export(hg)
+    assert hop_depth(export["entities"], export["hyperedges"]) == hop_diameter(hg)
+    ids = IdMap.build(hg)
+    for key in hg.entities:  # one entity at a time: its own N(v, G) depth
+        eid = ids.entities[key]
+        mine = [e for e in export["entities"] if e["id"] == eid]
+        assert hop_depth(mine, export["hyperedges"]) == full_depth(hg, key), key
+    # a hyperedge whose members are all at the farthest distance needs one more hop
+    tri = [{"id": "H1", "members": ["E1", "E2"]}, {"id": "H2", "members": ["E1", "E3"]},
+           {"id": "H3", "members": ["E2", "E3"]}]  # fmt: skip
+    assert hop_depth([{"id": "E1"}], tri) == 2
+    assert hop_depth([{"id": "E1"}], []) == 1  # isolated: one click, then reset
+    assert hop_depth([], []) == 1
+    chain = [{"id": f"H{i}", "members": [f"E{i}", f"E{i + 1}"]} for i in range(60)]
+    assert hop_depth([{"id": "E0"}], chain) == 20  # capped; the control also offers "all"
 
 
 # ---------------------------------------------------------------- real renderings

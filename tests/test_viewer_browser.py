@@ -17,6 +17,8 @@ from viewer_fixtures import (
     SAMPLE_CHUNKS,
     XSS_PAYLOADS,
     expected_ids,
+    full_depth,
+    hop_diameter,
     hostile_hypergraph,
     make_export,
     sample_hypergraph,
@@ -101,6 +103,22 @@ class Viewer:
     def highlighted(self) -> tuple[set[str], set[str]]:
         return self.ids(".hv-ent.hv-hl"), self.ids(".hv-hnode.hv-hl, .hv-region.hv-hl")
 
+    def hop_status(self) -> tuple[str, str | None, str | None]:
+        """The toolbar's hop line: (text, data-hops, data-max)."""
+        loc = self.page.locator("#hv-hop-status")
+        return loc.inner_text(), loc.get_attribute("data-hops"), loc.get_attribute("data-max")
+
+    def set_max_hops(self, value: str) -> None:
+        self.page.select_option("#hv-hops", value)
+
+    def cleared(self) -> bool:
+        return (
+            self.ids(".hv-hl, .hv-dim, .hv-sel") == set()
+            and "hv-focus" not in (self.page.get_attribute("#hv-svg", "class") or "")
+            and self.page.get_attribute("#hv-details", "data-selected") is None
+            and self.hop_status() == ("no entity selected", None, None)
+        )
+
     def transform(self) -> str:
         return str(self.page.get_attribute("#hv-viewport", "transform"))
 
@@ -153,56 +171,127 @@ def test_hover_entity_and_hyperedge_tooltips(viewer: Viewer, sample: Any, tmp_pa
     assert viewer.errors == [] and viewer.csp_messages() == []
 
 
-def test_click_entity_highlights_model_neighbourhood_and_hops(
+def test_click_entity_expands_one_hop_per_click_then_resets(
     viewer: Viewer, sample: Any, tmp_path: Path
 ) -> None:
+    hg, export, html = sample
+    viewer.open(html, tmp_path / "view.html")
+    ids = IdMap.build(hg)
+    key = "henri becquerel"
+    eid = ids.entities[key]
+    top = full_depth(hg, key)  # N(v, G): the default ("all") maximum
+    assert top >= 3  # the fixture's chain needs several clicks
+    assert viewer.page.input_value("#hv-hops") == "all"
+    assert viewer.hop_status() == ("no entity selected", None, None)
+    assert viewer.page.is_disabled("#hv-expand")
+    all_ids = {e["id"] for e in export["entities"]}
+    previous: tuple[set[str], set[str]] = (set(), set())
+    for hops in range(1, top + 1):
+        viewer.click(_ent(eid))
+        expected = expected_ids(hg, key, hops)
+        assert viewer.highlighted() == expected, hops
+        assert expected[0] >= previous[0] and expected != previous  # each click adds something
+        previous = expected
+        unit = "hop" if hops == 1 else "hops"
+        assert viewer.hop_status() == (f"{eid}: {hops} {unit} (of {top})", str(hops), str(top))
+        assert viewer.ids(".hv-ent.hv-sel") == {eid}
+        assert viewer.page.get_attribute("#hv-details", "data-selected") == eid
+        assert viewer.ids(".hv-ent.hv-dim") == all_ids - expected[0]  # dimmed = everything else
+        assert f"within {hops} {unit} (of {top})" in viewer.page.inner_text("#hv-details")
+        if hops == 1:  # first click: the entity, its hyperedges and their other members
+            assert expected[1] == {ids.hyperedges[h] for h in hg.neighbors(key)}
+            members = {ids.entities[m] for h in hg.neighbors(key) for m in hg.members(h)}
+            assert expected[0] == members | {eid}
+    # at the maximum everything reachable is lit; one more click resets
+    assert previous == expected_ids(hg, key, len(hg.entities))
+    assert "Everything reachable" in viewer.page.inner_text("#hv-details")
+    assert viewer.page.is_disabled("#hv-expand")
+    viewer.click(_ent(eid))
+    assert viewer.cleared()
+    # and the next click starts again at 1 hop
+    viewer.click(_ent(eid))
+    assert viewer.highlighted() == expected_ids(hg, key, 1)
+    assert viewer.hop_status()[1:] == ("1", str(top))
+
+
+def test_another_entity_starts_at_one_hop(viewer: Viewer, sample: Any, tmp_path: Path) -> None:
+    hg, _, html = sample
+    viewer.open(html, tmp_path / "view.html")
+    ids = IdMap.build(hg)
+    a, b = ids.entities["henri becquerel"], ids.entities["warsaw"]
+    viewer.click(_ent(a))
+    viewer.click(_ent(a))
+    assert viewer.highlighted() == expected_ids(hg, "henri becquerel", 2)
+    viewer.click(_ent(b))
+    assert viewer.highlighted() == expected_ids(hg, "warsaw", 1)
+    assert viewer.ids(".hv-ent.hv-sel") == {b}
+    assert viewer.hop_status() == (f"{b}: 1 hop (of {full_depth(hg, 'warsaw')})", "1",
+                                   str(full_depth(hg, "warsaw")))  # fmt: skip
+    # a hyperedge selection in between does not count as a hop either
+    viewer.click(f'rect.hv-hnode[data-id="{ids.hyperedges["r1"]}"]')
+    viewer.click(_ent(b))
+    assert viewer.highlighted() == expected_ids(hg, "warsaw", 1)
+
+
+def test_hop_control_limits_expansion(viewer: Viewer, sample: Any, tmp_path: Path) -> None:
     hg, _, html = sample
     viewer.open(html, tmp_path / "view.html")
     ids = IdMap.build(hg)
     key = "henri becquerel"
     eid = ids.entities[key]
+    options = viewer.page.eval_on_selector_all("#hv-hops option", "os => os.map(o => o.value)")
+    assert options == [str(n) for n in range(1, hop_diameter(hg) + 1)] + ["all"]
+    viewer.set_max_hops("2")
     viewer.click(_ent(eid))
-    ents, edges = viewer.highlighted()
-    exp1 = expected_ids(hg, key, 1)
-    assert (ents, edges) == exp1
-    assert viewer.ids(".hv-ent.hv-sel") == {eid}
-    assert viewer.page.get_attribute("#hv-details", "data-selected") == eid
-    # dimmed = everything else
-    all_ids = {e["id"] for e in sample[1]["entities"]}
-    assert viewer.ids(".hv-ent.hv-dim") == all_ids - exp1[0]
-    # hop control 2 -> the 2-hop set from the model
-    viewer.page.fill("#hv-hops", "2")
-    viewer.page.dispatch_event("#hv-hops", "change")
-    exp2 = expected_ids(hg, key, 2)
-    assert viewer.highlighted() == exp2
-    assert exp2[0] > exp1[0]  # the fixture's chain makes 2 hops reach further
-    assert "within 2 hops" in viewer.page.inner_text("#hv-details")
-    # "+1 hop" expands one more hop
+    assert viewer.highlighted() == expected_ids(hg, key, 1)
+    assert viewer.hop_status() == (f"{eid}: 1 hop (of 2)", "1", "2")
+    viewer.click(_ent(eid))
+    assert viewer.highlighted() == expected_ids(hg, key, 2)
+    assert viewer.hop_status() == (f"{eid}: 2 hops (of 2)", "2", "2")
+    assert '"max hops" limit' in viewer.page.inner_text("#hv-details")
+    assert viewer.page.is_disabled("#hv-expand")
+    viewer.click(_ent(eid))  # the limit, not N(v, G), is the maximum: this click resets
+    assert viewer.cleared()
+    # "+1 hop" follows the same rule: one hop more per press, disabled at the maximum
+    viewer.set_max_hops("3")
+    viewer.click(_ent(eid))
     viewer.page.click("#hv-expand")
-    assert viewer.page.input_value("#hv-hops") == "3"
+    assert viewer.highlighted() == expected_ids(hg, key, 2)
+    viewer.page.click("#hv-expand")
     assert viewer.highlighted() == expected_ids(hg, key, 3)
-    # out-of-range hop counts are clamped to the control's maximum
-    viewer.page.fill("#hv-hops", "99")
-    viewer.page.dispatch_event("#hv-hops", "change")
-    top = int(viewer.page.get_attribute("#hv-hops", "max") or 0)
-    assert top == len(hg.entities) - 1
-    assert viewer.page.input_value("#hv-hops") == str(top)
-    assert viewer.highlighted() == expected_ids(hg, key, top)
-    # click the same entity again -> reset
+    assert viewer.hop_status()[1:] == ("3", "3")
+    assert viewer.page.is_disabled("#hv-expand")
+    # lowering the limit shrinks the highlight; "all" raises the maximum back to N(v, G)
+    viewer.set_max_hops("1")
+    assert viewer.highlighted() == expected_ids(hg, key, 1)
+    assert viewer.hop_status()[1:] == ("1", "1")
+    viewer.set_max_hops("all")
+    assert viewer.hop_status()[1:] == ("1", str(full_depth(hg, key)))
+    assert viewer.page.is_enabled("#hv-expand")
     viewer.click(_ent(eid))
-    assert viewer.ids(".hv-hl, .hv-dim, .hv-sel") == set()
+    assert viewer.highlighted() == expected_ids(hg, key, 2)
+    # a limit beyond the entity's own depth is capped by it
+    near = "warsaw"
+    viewer.page.keyboard.press("Escape")
+    viewer.set_max_hops(str(hop_diameter(hg)))
+    viewer.click(_ent(ids.entities[near]))
+    assert viewer.hop_status()[2] == str(min(hop_diameter(hg), full_depth(hg, near)))
 
 
 def test_escape_resets(viewer: Viewer, sample: Any, tmp_path: Path) -> None:
-    _, _, html = sample
+    hg, _, html = sample
     viewer.open(html, tmp_path / "view.html")
-    viewer.click(_ent("E2"))
-    assert viewer.ids(".hv-hl")
+    eid = IdMap.build(hg).entities["marie curie"]
+    viewer.click(_ent(eid))
+    viewer.click(_ent(eid))
+    assert viewer.highlighted() == expected_ids(hg, "marie curie", 2)
     viewer.page.keyboard.press("Escape")
-    assert viewer.ids(".hv-hl, .hv-dim, .hv-sel") == set()
-    assert "hv-focus" not in (viewer.page.get_attribute("#hv-svg", "class") or "")
-    assert viewer.page.get_attribute("#hv-details", "data-selected") is None
+    assert viewer.cleared()
     assert "Escape resets" in viewer.page.inner_text("#hv-details")
+    viewer.click(_ent(eid))  # starts again at 1 hop
+    assert viewer.highlighted() == expected_ids(hg, "marie curie", 1)
+    viewer.page.keyboard.press("Escape")
+    assert viewer.cleared()
 
 
 def test_click_hyperedge_shows_evidence(viewer: Viewer, sample: Any, tmp_path: Path) -> None:
@@ -296,7 +385,10 @@ def test_zoom_and_pan(viewer: Viewer, sample: Any, tmp_path: Path) -> None:
 def test_screenshot_is_a_real_image(viewer: Viewer, sample: Any, tmp_path: Path) -> None:
     hg, _, html = sample
     viewer.open(html, tmp_path / "view.html")
-    viewer.click(_ent(IdMap.build(hg).entities["marie curie"]))
+    eid = IdMap.build(hg).entities["henri becquerel"]
+    viewer.click(_ent(eid))
+    viewer.click(_ent(eid))  # 2 hops: the status line and highlight show in the picture
+    assert viewer.hop_status()[1] == "2"
     shot = tmp_path / "view.png"
     data = viewer.page.screenshot(path=str(shot))
     assert data.startswith(PNG_SIGNATURE) and len(data) > 20_000
@@ -417,9 +509,10 @@ def test_real_rendering_in_browser(viewer: Viewer, real: Any, tmp_path: Path) ->
     assert "University in Paris." in viewer.page.inner_text("#hv-tooltip")
     viewer.click(_ent(eid))
     assert viewer.highlighted() == expected_ids(hg, key, 1, ids)
-    viewer.page.fill("#hv-hops", "2")
-    viewer.page.dispatch_event("#hv-hops", "change")
+    viewer.click(_ent(eid))
     assert viewer.highlighted() == expected_ids(hg, key, 2, ids)
+    assert viewer.hop_status() == (f"{eid}: 2 hops (of {full_depth(hg, key)})", "2",
+                                   str(full_depth(hg, key)))  # fmt: skip
     viewer.page.keyboard.press("Escape")
     hid = ids.hyperedges["r2"]
     viewer.click(f'rect.hv-hnode[data-id="{hid}"]')

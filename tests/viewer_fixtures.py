@@ -4,7 +4,8 @@
 set-based and clique layouts, two columns for ``bi-inc``) and returns a dict in the renderer's
 export schema, so the viewer can be developed and tested without the renderer.
 :func:`expected_neighbourhood` computes the multi-hop neighbourhood from the *model*
-(``Hypergraph.neighbors`` / ``members``) so that browser tests compare against it.
+(``Hypergraph.neighbors`` / ``members``) and :func:`full_depth` the number of clicks after which
+it stops growing (N(v, G)), so that browser tests compare against them.
 """
 
 from __future__ import annotations
@@ -292,3 +293,19 @@ def expected_ids(
     ids = IdMap.build(hg) if ids is None else ids
     ents, edges = expected_neighbourhood(hg, key, hops)
     return {ids.entities[k] for k in ents}, {ids.hyperedges[h] for h in edges}
+
+
+def full_depth(hg: Hypergraph, key: str) -> int:
+    """Hops after which the neighbourhood of ``key`` stops growing (at least 1), from the model.
+
+    This is the most clicks an entity expands by when the hop control says "all".
+    """
+    hops = 1
+    while expected_neighbourhood(hg, key, hops) != expected_neighbourhood(hg, key, hops + 1):
+        hops += 1
+    return hops
+
+
+def hop_diameter(hg: Hypergraph) -> int:
+    """The largest :func:`full_depth` over all entities: the hop control's top number."""
+    return max((full_depth(hg, k) for k in hg.entities), default=1)

@@ -2,12 +2,13 @@
 
 ``render_html(export)`` turns a rendering's export dict into one offline HTML file: the same
 panels, positions, colours and ``E#``/``H#`` IDs as the PNG, drawn as SVG, with zoom/pan,
-tooltips, multi-hop neighbourhood highlighting, hyperedge evidence, search, legend and the
-pruning report. ``Rendering.to_html()`` calls it.
+tooltips, neighbourhood highlighting (one hop per click on an entity, up to a chosen maximum or
+everything reachable; one more click or Escape resets), hyperedge evidence, search, legend and
+the pruning report. ``Rendering.to_html()`` calls it.
 """
 
 from __future__ import annotations
 
-from .html import content_security_policy, json_for_script, render_html
+from .html import content_security_policy, hop_depth, json_for_script, render_html
 
-__all__ = ["content_security_policy", "json_for_script", "render_html"]
+__all__ = ["content_security_policy", "hop_depth", "json_for_script", "render_html"]

@@ -5,6 +5,11 @@ the viewer script and stylesheet (package assets, inlined), a legend, the prunin
 caption and the metrics. A Content-Security-Policy meta tag allows exactly the inlined script
 and stylesheet (by sha256 hash) and ``data:`` images, nothing else: no network, no other code.
 
+Clicking an entity highlights its hyperedges and neighbours (1 hop); each further click on the
+same entity adds one hop, up to the "max hops" control (1 .. :func:`hop_depth`, or "all", the
+default: N(v, G), everything reachable from it); a click at the maximum, or Escape, resets.
+The toolbar shows the depth ("E3: 2 hops (of 4)"); "+1 hop" expands like a click.
+
 Untrusted text (entity names, descriptions, chunk texts) is escaped for its context: HTML text
 and attributes with :func:`html.escape`, the JSON block with ``<``, ``>``, ``&``, U+2028 and
 U+2029 as ``\\uXXXX`` escapes so that ``</script>`` cannot end it. The script builds DOM only
@@ -31,10 +36,11 @@ from typing import Any
 
 from .svg import as_float, build_svg, esc, fmt, safe_color
 
-__all__ = ["content_security_policy", "json_for_script", "render_html"]
+__all__ = ["content_security_policy", "hop_depth", "json_for_script", "render_html"]
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _MAX_HOPS = 20
+_HOP_SEARCH_WORK = 4_000_000  # entity × incidence steps for hop_depth
 _LEGEND_DESC = 140
 
 
@@ -185,6 +191,63 @@ def _legend_html(hyperedges: list[Mapping[str, Any]]) -> str:
     return "".join(out)
 
 
+def hop_depth(entities: list[Mapping[str, Any]], hyperedges: list[Mapping[str, Any]]) -> int:
+    """The most hops a click sequence can expand: max over entities v of the depth of N(v, G).
+
+    The depth of v is the number of hops (entity → hyperedge → entity) after which the
+    neighbourhood of v stops growing, hyperedges included; at least 1. The result is capped at
+    ``_MAX_HOPS`` (the control also offers "all"), and when the drawing is too large to search
+    cheaply it is that cap. Deterministic: depends only on the member lists.
+
+    >>> hop_depth([{"id": "E1"}, {"id": "E2"}, {"id": "E3"}],
+    ...           [{"id": "H1", "members": ["E1", "E2"]}, {"id": "H2", "members": ["E2", "E3"]}])
+    2
+    """
+    members: list[list[str]] = []
+    incident: dict[str, list[int]] = {}
+    for h in hyperedges:
+        ms = [m for m in h.get("members") or [] if isinstance(m, str)]
+        members.append(ms)
+        for m in ms:
+            incident.setdefault(m, []).append(len(members) - 1)
+    starts = [str(e.get("id", "")) for e in entities]
+    if len(starts) * sum(len(ms) for ms in members) > _HOP_SEARCH_WORK:
+        return _MAX_HOPS
+    best = 1
+    for start in starts:
+        seen: set[str] = {start}
+        used: set[int] = set()
+        frontier, depth = [start], 0
+        while frontier and best < _MAX_HOPS:
+            depth += 1
+            nxt: list[str] = []
+            for v in frontier:
+                for k in incident.get(v, ()):
+                    if k in used:
+                        continue
+                    used.add(k)
+                    best = max(best, depth)
+                    for m in members[k]:
+                        if m not in seen:
+                            seen.add(m)
+                            nxt.append(m)
+            frontier = nxt
+    return min(best, _MAX_HOPS)
+
+
+def _hops_html(depth: int) -> str:
+    options = "".join(f'<option value="{n}">{n}</option>' for n in range(1, depth + 1))
+    return (
+        '<div class="hv-group"><label for="hv-hops">max hops</label>'
+        '<select id="hv-hops" title="How far repeated clicks on an entity expand">'
+        f'{options}<option value="all" selected>all</option></select>'
+        '<button type="button" id="hv-expand" title="Expand the selected entity one more hop" '
+        "disabled>+1 hop</button>"
+        '<span id="hv-hop-status" class="hv-muted" aria-live="polite">no entity selected</span>'
+        "</div>"
+    )
+
+
 _KEY_HTML = (
     '<p class="hv-muted">'
     '<svg width="14" height="14" aria-hidden="true"><circle cx="7" cy="7" r="5.5" fill="#fff" '
@@ -221,7 +284,6 @@ def render_html(
     page_title = title if title is not None else str(data.get("title") or "HyperViz view")
     entities = [e for e in data.get("entities") or [] if isinstance(e, Mapping)]
     hyperedges = [h for h in data.get("hyperedges") or [] if isinstance(h, Mapping)]
-    max_hops = max(1, min(_MAX_HOPS, len(entities) - 1))
     layouts = [str(p.get("layout", "")) for p in data.get("panels") or [] if isinstance(p, Mapping)]
 
     metrics = data.get("metrics")
@@ -248,9 +310,7 @@ def render_html(
         '<div class="hv-group" id="hv-search-wrap"><input type="search" id="hv-search" '
         'placeholder="Find entity (name or E#)" aria-label="Find entity by name or ID" '
         'autocomplete="off"><ul id="hv-search-results" hidden></ul></div>',
-        '<div class="hv-group"><label for="hv-hops">hops</label>'
-        f'<input type="number" id="hv-hops" min="1" max="{max_hops}" value="1" step="1">'
-        '<button type="button" id="hv-expand" title="Expand one more hop">+1 hop</button></div>',
+        _hops_html(hop_depth(entities, hyperedges)),
         '<div class="hv-group"><button type="button" id="hv-zoom-in" title="Zoom in">+</button>'
         '<button type="button" id="hv-zoom-out" title="Zoom out">\u2212</button>'
         '<button type="button" id="hv-zoom-reset" title="Reset view">Reset</button></div>',

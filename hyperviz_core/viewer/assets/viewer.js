@@ -4,6 +4,11 @@
  * interaction to the SVG that the Python side drew from the same export. Every piece of
  * text from the data is inserted with textContent / createTextNode and every attribute with
  * setAttribute: never innerHTML, so entity names and chunk texts stay inert.
+ *
+ * Entity clicks expand one hop per click: the first click highlights the entity's hyperedges
+ * and neighbours (1 hop), each further click on the same entity adds a hop up to the maximum
+ * chosen in the "max hops" control (default "all": N(v, G), everything reachable), and a click
+ * at the maximum resets. Escape resets at any time; another entity starts again at 1 hop.
  */
 (function () {
   'use strict';
@@ -71,6 +76,34 @@
     return { dist: dist, edges: edges };
   }
 
+  /* Hops after which the neighbourhood of `start` stops growing, i.e. N(v, G): everything
+   * reachable, hyperedges included (the eccentricity of v counted in entity hops). At least 1,
+   * so that an isolated entity still takes one click to select. Cached per entity. */
+  var depthCache = new Map();
+  function fullDepth(start) {
+    if (depthCache.has(start)) { return depthCache.get(start); }
+    var seen = new Set([start]);
+    var used = new Set();
+    var frontier = [start];
+    var depth = 1;
+    for (var d = 0; frontier.length; d++) {
+      var next = [];
+      frontier.forEach(function (v) {
+        (incident.get(v) || []).forEach(function (hid) {
+          if (used.has(hid)) { return; }
+          used.add(hid);
+          depth = Math.max(depth, d + 1);
+          asArray((hyperedges.get(hid) || {}).members).forEach(function (m) {
+            if (!seen.has(m)) { seen.add(m); next.push(m); }
+          });
+        });
+      });
+      frontier = next;
+    }
+    depthCache.set(start, depth);
+    return depth;
+  }
+
   /* ---------- DOM helpers (text only through textContent) ---------- */
   function el(tag, attrs, children) {
     var node = document.createElement(tag);
@@ -93,6 +126,8 @@
   var tooltip = document.getElementById('hv-tooltip');
   var details = document.getElementById('hv-details');
   var hopsInput = document.getElementById('hv-hops');
+  var hopStatus = document.getElementById('hv-hop-status');
+  var expandButton = document.getElementById('hv-expand');
   var searchInput = document.getElementById('hv-search');
   var results = document.getElementById('hv-search-results');
 
@@ -143,7 +178,7 @@
   function hideTooltip() { if (tooltip) { tooltip.hidden = true; } }
 
   /* ---------- highlighting ---------- */
-  var state = { entity: null, hyperedge: null };
+  var state = { entity: null, hyperedge: null, hops: 0 };
 
   function svgItems() { return svg.querySelectorAll('[data-id], [data-hid]'); }
 
@@ -173,36 +208,72 @@
     });
   }
 
-  function hopCount() {
-    var n = parseInt(hopsInput ? hopsInput.value : '1', 10);
-    var max = hopsInput ? parseInt(hopsInput.getAttribute('max') || '1', 10) : 1;
-    if (!(n >= 1)) { n = 1; }
-    return Math.min(n, Math.max(1, max));
+  /* The hop-count control: an upper bound, or "all" (no bound beyond N(v, G)). */
+  function hopLimit() {
+    var n = parseInt(hopsInput ? hopsInput.value : 'all', 10);
+    return n >= 1 ? n : Infinity;
   }
+  /* The deepest neighbourhood a click on `id` can reach: the control's bound, at most the
+   * depth of everything reachable from `id`, at least 1. */
+  function maxHops(id) { return Math.max(1, Math.min(hopLimit(), fullDepth(id))); }
+  function plural(n) { return n + ' hop' + (n === 1 ? '' : 's'); }
 
-  function selectEntity(id) {
+  /* Highlight the `hops`-hop neighbourhood of entity `id` (clamped to 1..maxHops(id)). */
+  function selectEntity(id, hops) {
     if (!entities.has(id) && !incident.has(id)) { return; }
+    var max = maxHops(id);
+    hops = Math.max(1, Math.min(hops || 1, max));
     state.entity = id;
     state.hyperedge = null;
-    var hops = hopCount();
+    state.hops = hops;
     var nb = neighbourhood(id, hops);
     paint(new Set(nb.dist.keys()), nb.edges, id);
-    showEntityDetails(id, nb, hops);
+    showEntityDetails(id, nb, hops, max);
+    showHopStatus();
+  }
+
+  /* A click on an entity: another entity starts at 1 hop, the selected one grows by one hop
+   * per click up to maxHops, and a click at the maximum resets. */
+  function stepEntity(id) {
+    if (state.entity !== id) { selectEntity(id, 1); return; }
+    if (state.hops >= maxHops(id)) { resetSelection(); return; }
+    selectEntity(id, state.hops + 1);
+  }
+
+  /* The toolbar's "E3: 2 hops (of 4)" line and the "+1 hop" button's state. */
+  function showHopStatus() {
+    var max = state.entity ? maxHops(state.entity) : 0;
+    if (hopStatus) {
+      if (state.entity) {
+        hopStatus.textContent = state.entity + ': ' + plural(state.hops) + ' (of ' + max + ')';
+        hopStatus.setAttribute('data-hops', String(state.hops));
+        hopStatus.setAttribute('data-max', String(max));
+      } else {
+        hopStatus.textContent = 'no entity selected';
+        hopStatus.removeAttribute('data-hops');
+        hopStatus.removeAttribute('data-max');
+      }
+    }
+    if (expandButton) { expandButton.disabled = !state.entity || state.hops >= max; }
   }
 
   function selectHyperedge(hid) {
     if (!hyperedges.has(hid)) { return; }
     state.entity = null;
     state.hyperedge = hid;
+    state.hops = 0;
     paint(new Set(asArray(hyperedges.get(hid).members)), new Set([hid]), hid);
     showHyperedgeDetails(hid);
+    showHopStatus();
   }
 
   function resetSelection() {
     state.entity = null;
     state.hyperedge = null;
+    state.hops = 0;
     unpaint();
     showIntro();
+    showHopStatus();
   }
 
   /* ---------- side panel ---------- */
@@ -212,9 +283,10 @@
     details.removeAttribute('data-selected');
     details.appendChild(el('h2', null, ['Selection']));
     details.appendChild(el('p', { 'class': 'hv-muted' }, [
-      'Hover a node for details. Click an entity to highlight its neighbourhood ' +
-      '(hop count in the toolbar); click a hyperedge region, square or legend entry for ' +
-      'its members and evidence. Escape resets.']));
+      'Hover a node for details. Click an entity to highlight its hyperedges and ' +
+      'neighbours (1 hop); each further click on it adds one hop, up to the toolbar\'s ' +
+      '"max hops" (all: everything reachable), and one more click resets. Click a hyperedge ' +
+      'region, square or legend entry for its members and evidence. Escape resets.']));
   }
 
   function sourceList(ids, withText) {
@@ -255,7 +327,7 @@
     details.appendChild(sourceList(h.source_ids, true));
   }
 
-  function showEntityDetails(id, nb, hops) {
+  function showEntityDetails(id, nb, hops, max) {
     if (!details) { return; }
     var e = entities.get(id) || {};
     clear(details);
@@ -265,8 +337,12 @@
     if (str(e.description)) {
       details.appendChild(el('p', { 'class': 'hv-text hv-description' }, [str(e.description)]));
     }
-    details.appendChild(el('h3', null, ['Neighbourhood within ' + hops + ' hop' + (hops > 1 ? 's' : '') +
-      ': ' + (nb.dist.size - 1) + ' entities, ' + nb.edges.size + ' hyperedges']));
+    details.appendChild(el('h3', { 'class': 'hv-hop-title' }, ['Neighbourhood within ' + plural(hops) +
+      ' (of ' + max + '): ' + (nb.dist.size - 1) + ' entities, ' + nb.edges.size + ' hyperedges']));
+    details.appendChild(el('p', { 'class': 'hv-muted hv-hop-hint' }, [hops < max ?
+      'Click ' + id + ' again for ' + plural(hops + 1) + '.' :
+      (max < fullDepth(id) ? 'The "max hops" limit is reached' : 'Everything reachable is shown') +
+      ': click ' + id + ' again or press Escape to reset.']));
     var byHop = [];
     nb.dist.forEach(function (d, v) {
       if (d > 0) { (byHop[d] = byHop[d] || []).push(v); }
@@ -391,10 +467,17 @@
     activate(id, true);
   });
 
-  /* Select an entity or hyperedge; clicking the current selection again resets. */
-  function activate(id, toggle) {
-    if (toggle && (state.entity === id || state.hyperedge === id)) { resetSelection(); return; }
-    if (hyperedges.has(id)) { selectHyperedge(id); } else { selectEntity(id); }
+  /* Select an entity or hyperedge. A click (`step`) on an entity expands it one hop at a time
+   * (see stepEntity); a click on the selected hyperedge resets. Chips, legend and search
+   * (`step` false) select afresh: an entity at 1 hop. */
+  function activate(id, step) {
+    if (hyperedges.has(id)) {
+      if (step && state.hyperedge === id) { resetSelection(); } else { selectHyperedge(id); }
+    } else if (step) {
+      stepEntity(id);
+    } else {
+      selectEntity(id, 1);
+    }
   }
 
   function button(id, fn) {
@@ -404,17 +487,16 @@
   button('hv-zoom-in', function () { var c = viewCentre(); zoomAt(1.4, c.x, c.y); });
   button('hv-zoom-out', function () { var c = viewCentre(); zoomAt(1 / 1.4, c.x, c.y); });
   button('hv-zoom-reset', resetView);
+  /* "+1 hop": the same as clicking the selected entity, but never resets (it is disabled at
+   * the maximum). The hop control bounds the depth: lowering it shrinks the highlight. */
   button('hv-expand', function () {
-    if (!hopsInput) { return; }
-    var max = parseInt(hopsInput.getAttribute('max') || '1', 10);
-    hopsInput.value = String(Math.min(max, hopCount() + 1));
-    if (state.entity) { selectEntity(state.entity); }
+    if (state.entity && state.hops < maxHops(state.entity)) {
+      selectEntity(state.entity, state.hops + 1);
+    }
   });
   if (hopsInput) {
-    hopsInput.addEventListener('input', function () { if (state.entity) { selectEntity(state.entity); } });
     hopsInput.addEventListener('change', function () {
-      hopsInput.value = String(hopCount());
-      if (state.entity) { selectEntity(state.entity); }
+      if (state.entity) { selectEntity(state.entity, state.hops); } else { showHopStatus(); }
     });
   }
   var pngToggle = document.getElementById('hv-show-png');
@@ -512,5 +594,6 @@
 
   applyView();
   showIntro();
+  showHopStatus();
   document.documentElement.setAttribute('data-hv-ready', '1');
 })();
