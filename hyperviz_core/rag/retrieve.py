@@ -43,7 +43,7 @@ from ..prune import entity_importance
 from .answer import theme_contexts
 from .heuristic import heuristic_keywords
 from .models import ChatModel, Embedder
-from .parse import parse_id_list, parse_json_list
+from .parse_lists import parse_id_list, parse_json_list
 from .prompts import Prompts
 from .rank import ChunkIndex, RankWeights, expand, induced, rank_chunks, trim_descriptions
 from .result import (

@@ -7,6 +7,12 @@ rebuilt from the mentions, so deleting a document restores exactly what the rema
 documents support. Every document write is one transaction: a crash leaves the store as it
 was before that document.
 
+This module holds the store object, its cache invalidation and the document write/delete
+transactions; the rest is mixed in from ``store_reads`` (documents, chunks, themes),
+``store_graphs`` (G_bot/G_top), ``store_vectors`` (embeddings), ``store_cache`` (LLM
+cache) and ``store_stats`` (:class:`StoreStats`, ``check``); the SQL schema is in
+``store_schema`` and the mention merging in ``store_merge``.
+
 Example:
     >>> import tempfile
     >>> from hyperviz_core.model import Entity, Hyperedge
@@ -31,43 +37,29 @@ import contextlib
 import logging
 import sqlite3
 import threading
-import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
-from ..model import Entity, Hyperedge, Hypergraph
-from .store_merge import MentionWriter, Rebuilder, chunked
-from .store_schema import StoreError, dumps, loads, open_connection, resolve_path
+from ..model import Hypergraph
+from .store_cache import LLMCacheMixin
+from .store_graphs import GraphLayersMixin
+from .store_merge import MentionWriter, Rebuilder
+from .store_reads import StoreReadsMixin
+from .store_schema import StoreError, dumps, open_connection, resolve_path
+from .store_stats import StoreStats, StoreStatsMixin
 from .store_vectors import VectorsArg, VectorStoreMixin
 from .types import Chunk, ChunkExtraction, ChunkTheme, Document
-from .vectors import SPACES, ExactVectorIndex, VectorIndex
+from .vectors import ExactVectorIndex, VectorIndex
 
 __all__ = ["DocumentWrite", "HypergraphStore", "StoreError", "StoreStats"]
 
 log = logging.getLogger(__name__)
 
 SummarizeFn = Callable[[str, str], str]
-
-
-class StoreStats(BaseModel):
-    """Counts of a store (what ``vizrag stats`` prints)."""
-
-    documents: int
-    chunks: int
-    entities: int
-    relation_hyperedges: int
-    theme_hyperedges: int
-    key_entities: int
-    themes: int = 0
-    vectors: dict[str, int] = Field(default_factory=dict)
-    embedder: str | None = None
-    embedding_dim: int | None = None
-    llm_cache_entries: int = 0
-    path: str = ""
 
 
 class DocumentWrite(BaseModel):
@@ -81,7 +73,9 @@ class DocumentWrite(BaseModel):
     embedded: int = 0
 
 
-class HypergraphStore(VectorStoreMixin):
+class HypergraphStore(
+    StoreReadsMixin, GraphLayersMixin, LLMCacheMixin, StoreStatsMixin, VectorStoreMixin
+):
     """A VizRAG store in a directory (``vizrag.sqlite`` inside) or a ``.sqlite`` file.
 
     Thread-safe (one connection behind a lock). ``bottom()``/``top()`` are cached and must
@@ -151,93 +145,6 @@ class HypergraphStore(VectorStoreMixin):
     def _all_index_ids(idx: VectorIndex) -> list[str]:
         ids = getattr(idx, "ids", None)
         return list(ids) if ids is not None else []
-
-    # ------------------------------------------------------------------ documents
-    def has_document(self, doc_id: str) -> bool:
-        """Whether a document with this id is stored."""
-        return self.document_hash(doc_id) is not None
-
-    def document_hash(self, doc_id: str) -> str | None:
-        """Content hash of the stored document ``doc_id`` (None if absent)."""
-        with self._lock:
-            row = self._conn.execute("SELECT hash FROM documents WHERE id = ?", (doc_id,))
-            found = row.fetchone()
-        return None if found is None else str(found[0])
-
-    def documents(self, ids: Iterable[str] | None = None) -> list[Document]:
-        """Stored documents sorted by id (or those of ``ids`` that exist, in that order)."""
-        with self._lock:
-            rows = self._q("SELECT id, text, title, metadata FROM documents ORDER BY id")
-        docs = {r[0]: Document(id=r[0], text=r[1], title=r[2], metadata=loads(r[3])) for r in rows}
-        if ids is None:
-            return list(docs.values())
-        return [docs[i] for i in ids if i in docs]
-
-    def get_document(self, doc_id: str) -> Document | None:
-        """One document, or None."""
-        found = self.documents([doc_id])
-        return found[0] if found else None
-
-    def chunks(self, ids: Iterable[str] | None = None) -> list[Chunk]:
-        """Chunks sorted by (doc id, index), or those of ``ids`` that exist, in that order."""
-        sql = 'SELECT id, doc_id, text, idx, start, "end", metadata FROM chunks'
-        with self._lock:
-            if ids is None:
-                rows = self._q(sql + " ORDER BY doc_id, idx")
-            else:
-                wanted = list(dict.fromkeys(ids))
-                rows = []
-                for part in chunked(wanted):
-                    marks = ",".join("?" * len(part))
-                    rows.extend(self._q(f"{sql} WHERE id IN ({marks})", part))
-                order = {cid: i for i, cid in enumerate(wanted)}
-                rows.sort(key=lambda r: order[r[0]])
-        return [
-            Chunk(id=r[0], doc_id=r[1], text=r[2], index=r[3], start=r[4], end=r[5],
-                  metadata=loads(r[6]))
-            for r in rows
-        ]
-
-    def chunk_ids(self, doc_id: str | None = None) -> list[str]:
-        """Chunk ids of one document (in order) or of the whole store (by doc id, index)."""
-        with self._lock:
-            if doc_id is None:
-                rows = self._q("SELECT id FROM chunks ORDER BY doc_id, idx")
-            else:
-                rows = self._q("SELECT id FROM chunks WHERE doc_id = ? ORDER BY idx", (doc_id,))
-        return [r[0] for r in rows]
-
-    def chunk_doc_ids(self) -> dict[str, str]:
-        """Map chunk id → document id for every chunk."""
-        with self._lock:
-            return dict(self._q("SELECT id, doc_id FROM chunks ORDER BY id"))
-
-    def themes(self, chunk_ids: Iterable[str] | None = None) -> list[ChunkTheme]:
-        """Chunk themes (sorted by chunk id, or in the order of ``chunk_ids``)."""
-        with self._lock:
-            rows = self._q("SELECT chunk_id, theme, keywords FROM themes ORDER BY chunk_id")
-            keys: dict[str, list[str]] = {}
-            for cid, key in self._q(
-                "SELECT chunk_id, key FROM key_entities ORDER BY chunk_id, position"
-            ):
-                keys.setdefault(cid, []).append(key)
-        out = {
-            r[0]: ChunkTheme(chunk_id=r[0], theme=r[1], key_entities=keys.get(r[0], []),
-                             keywords=loads(r[2]))
-            for r in rows
-        }
-        if chunk_ids is None:
-            return list(out.values())
-        return [out[c] for c in chunk_ids if c in out]
-
-    def theme_hyperedge_chunks(self) -> dict[str, list[str]]:
-        """Map theme hyperedge id → the chunk ids whose theme it carries."""
-        with self._lock:
-            rows = self._q("SELECT hid, chunk_id FROM themes WHERE hid IS NOT NULL ORDER BY 1, 2")
-        out: dict[str, list[str]] = {}
-        for hid, cid in rows:
-            out.setdefault(hid, []).append(cid)
-        return out
 
     # ------------------------------------------------------------------ writes
     def add_document(
@@ -405,128 +312,6 @@ class HypergraphStore(VectorStoreMixin):
         )
         conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
         return chunk_ids
-
-    # ------------------------------------------------------------------ graphs
-    def bottom(self) -> Hypergraph:
-        """G_bot: every entity and every relation hyperedge (cached; do not mutate)."""
-        with self._lock:
-            self._sync_external()
-            if self._bottom is None:
-                self._bottom = self._graph("relation", None)
-            return self._bottom
-
-    def top(self) -> Hypergraph:
-        """G_top: key entities and theme hyperedges (cached; do not mutate)."""
-        with self._lock:
-            self._sync_external()
-            if self._top is None:
-                keys = {r[0] for r in self._q("SELECT DISTINCT key FROM key_entities")}
-                self._top = self._graph("theme", keys)
-            return self._top
-
-    def _graph(self, kind: Literal["relation", "theme"], keys: set[str] | None) -> Hypergraph:
-        entities: dict[str, Entity] = {}
-        for key, name, typ, desc, meta, src in self._q(
-            "SELECT key, name, type, description, metadata, source_ids FROM entities ORDER BY key"
-        ):
-            if keys is None or key in keys:
-                entities[key] = Entity.model_construct(
-                    name=name, type=typ, description=desc, source_ids=loads(src),
-                    metadata=loads(meta))
-        members: dict[str, list[str]] = {}
-        for hid, key in self._q(
-            "SELECT i.hid, i.entity_key FROM incidences i JOIN hyperedges h ON h.id = i.hid "
-            "WHERE h.kind = ? ORDER BY i.hid, i.position", (kind,)
-        ):
-            members.setdefault(hid, []).append(key)
-        edges: dict[str, Hyperedge] = {}
-        for hid, desc, kw, weight, attrs, meta, src in self._q(
-            "SELECT id, description, keywords, weight, member_attrs, metadata, source_ids "
-            "FROM hyperedges WHERE kind = ? ORDER BY id", (kind,)
-        ):
-            mem = members.get(hid, [])
-            edges[hid] = Hyperedge.model_construct(
-                id=hid, members=mem, description=desc, keywords=loads(kw), weight=weight,
-                order="low" if len(mem) <= 2 else "high", kind=kind, source_ids=loads(src),
-                member_attrs=loads(attrs), metadata=loads(meta))
-        return Hypergraph(entities=entities, hyperedges=edges,
-                          metadata={"layer": "bottom" if kind == "relation" else "top"})
-
-    # ------------------------------------------------------------------ cache
-    def cache_get(self, key: str) -> str | None:
-        """A cached LLM response, or None."""
-        with self._lock:
-            row = self._conn.execute("SELECT value FROM llm_cache WHERE key = ?", (key,))
-            found = row.fetchone()
-        return None if found is None else str(found[0])
-
-    def cache_put(self, key: str, value: str, model: str = "") -> None:
-        """Store an LLM response (committed at once, outside document transactions)."""
-        with self._lock:
-            self._conn.execute(
-                "INSERT OR REPLACE INTO llm_cache(key, value, model, created) VALUES (?, ?, ?, ?)",
-                (key, value, model, time.time()),
-            )
-
-    def cache_size(self) -> int:
-        """Number of cached LLM responses."""
-        with self._lock:
-            return int(self._conn.execute("SELECT COUNT(*) FROM llm_cache").fetchone()[0])
-
-    # ------------------------------------------------------------------ stats
-    def stats(self) -> StoreStats:
-        """Counts of documents, chunks, entities, hyperedges, themes and vectors."""
-        with self._lock:
-            one = lambda sql: int(self._conn.execute(sql).fetchone()[0])  # noqa: E731
-            kinds = dict(self._q("SELECT kind, COUNT(*) FROM hyperedges GROUP BY kind"))
-            vecs = dict(self._q("SELECT space, COUNT(*) FROM embeddings GROUP BY space"))
-            info = self.embedder_info()
-            return StoreStats(
-                documents=one("SELECT COUNT(*) FROM documents"),
-                chunks=one("SELECT COUNT(*) FROM chunks"),
-                entities=one("SELECT COUNT(*) FROM entities"),
-                relation_hyperedges=int(kinds.get("relation", 0)),
-                theme_hyperedges=int(kinds.get("theme", 0)),
-                key_entities=one("SELECT COUNT(DISTINCT key) FROM key_entities"),
-                themes=one("SELECT COUNT(*) FROM themes"),
-                vectors={s: int(vecs.get(s, 0)) for s in SPACES},
-                embedder=info[0] if info else None,
-                embedding_dim=info[1] if info else None,
-                llm_cache_entries=one("SELECT COUNT(*) FROM llm_cache"),
-                path=str(self.path),
-            )
-
-    def check(self) -> list[str]:
-        """Integrity problems found by SQLite and by cross-table checks (empty = healthy)."""
-        problems: list[str] = []
-        with self._lock:
-            res = [r[0] for r in self._q("PRAGMA integrity_check")]
-            if res != ["ok"]:
-                problems.extend(res)
-            problems.extend(f"foreign key violation in {r[0]}"
-                            for r in self._q("PRAGMA foreign_key_check"))
-            for (key,) in self._q(
-                "SELECT key FROM entities WHERE key NOT IN (SELECT key FROM entity_mentions)"
-            ):
-                problems.append(f"entity {key!r} has no mention")
-            for (hid,) in self._q(
-                "SELECT id FROM hyperedges WHERE id NOT IN (SELECT hid FROM hyperedge_mentions)"
-            ):
-                problems.append(f"hyperedge {hid!r} has no mention")
-            for (doc,) in self._q(
-                "SELECT id FROM documents WHERE trim(text) != '' "
-                "AND id NOT IN (SELECT doc_id FROM chunks)"
-            ):
-                problems.append(f"document {doc!r} has no chunks")
-        return problems
-
-    def iter_entity_mentions(self, key: str) -> Iterator[tuple[str, str]]:
-        """(chunk id, description) of every mention of an entity key."""
-        with self._lock:
-            rows = self._q(
-                "SELECT chunk_id, description FROM entity_mentions WHERE key = ? ORDER BY 1",
-                (key,))
-        yield from ((r[0], r[1]) for r in rows)
 
 
 def _chunk_text(chunk: Chunk) -> str:
