@@ -3,7 +3,8 @@
 * every set layout (set-hier, set-radial, set-force) on random hypergraphs of 20, 50 and 100
   entities: purity 1.0 (centre and disk), no intruder, every member inside its region, no
   unbridged split, no node overlap — with congestion control off, so every entity is drawn;
-  the 100-entity case also through the default budget (the product path);
+  the 100-entity case also through the default budget (the product path); no node overlap
+  in crowded panels (a squeezed ``dot`` rank, a ``bi-inc`` column beyond capacity);
 * no label collisions (label–label, label–node) and no clipped labels up to 50 entities, for
   the set layouts and the default dual view; hyperedge IDs inside their own region;
 * the metrics stored in the rendering equal a recomputation from its export.
@@ -27,6 +28,9 @@ from hyperviz_core.testing import random_hypergraph
 SET_LAYOUTS = ("set-hier", "set-radial", "set-force")
 SMALL = [(20, 10, 1), (50, 25, 2)]  # (entities, hyperedges, seed): label checks apply
 LARGE = (100, 50, 3)
+# found by metric sweeps: a dot rank wider than the panel squeezed onto one line (set-hier),
+# a bi-inc column beyond the panel's capacity (100 entities in the dual view)
+CROWDED = [(("set-hier",), 50, 25, 3), (("set-force", "bi-inc"), 100, 50, 7)]
 
 PURITY_ZERO = ("intruder_pairs", "disk_intruder_pairs", "uncovered_members", "node_overlaps",
                "unbridged_splits")
@@ -80,6 +84,16 @@ def test_set_layout_pure_at_100_entities_with_budget(layout: str) -> None:
     r = render((layout,), *LARGE, prune=True)
     assert r.pruning.pruned  # the default budget must cut 100 entities down
     assert_pure(r)
+
+
+@pytest.mark.parametrize(("layouts", "n", "m", "seed"), CROWDED)
+def test_no_node_overlaps_in_crowded_panels(
+    layouts: tuple[str, ...], n: int, m: int, seed: int
+) -> None:
+    r = render(layouts, n, m, seed, prune=False)
+    assert nonzero(r.metrics, ("node_overlaps",)) == {}
+    assert r.metrics["min_node_gap"] >= 0
+    assert_pure(r, drawn=n)
 
 
 @pytest.mark.parametrize(("n", "m", "seed"), [(30, 15, 7), (50, 25, 2)])

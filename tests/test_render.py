@@ -14,11 +14,14 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from PIL import Image
 from shapely.geometry import Point, Polygon
 
 from hyperviz_core import Entity, Hyperedge, Hypergraph
+from hyperviz_core.draw.fit import ensure_spacing, separate, stack_columns
+from hyperviz_core.draw.regions import build_regions
 from hyperviz_core.layouts import LayoutOrder, LayoutResult, register_layout
 from hyperviz_core.prune import Budget
 from hyperviz_core.render import HyperViz, Rendering, render_collage
@@ -137,6 +140,58 @@ def test_purity_and_no_overlaps(n: int, m: int, pair: tuple[str, str]) -> None:
     assert exp["hyperedges"] and all(h["regions"] for h in exp["hyperedges"])
     _check_geometry(exp, labels=n <= 50)
     assert r.metrics["purity"] == 1.0 and r.metrics["node_overlaps"] == 0
+
+
+def _gaps(xy: np.ndarray, radii: np.ndarray) -> np.ndarray:
+    """Pairwise centre distance minus r_i + r_j (upper triangle)."""
+    i, j = np.triu_indices(len(xy), k=1)
+    return np.hypot(*(xy[i] - xy[j]).T) - radii[i] - radii[j]
+
+
+def test_ensure_spacing_unjams_a_squeezed_row() -> None:
+    # a dot rank wider than the panel, squeezed onto one line (set-hier, 50 entities):
+    # every push of separate() is parallel to the line, so it stalls with overlaps
+    xy = np.column_stack([np.linspace(0.0, 660.0, 26), np.full(26, 100.0)])
+    radii = np.full(26, 13.3)
+    frame = (0.0, 0.0, 660.0, 400.0)
+    relaxed = separate(xy, radii, frame, 10.0)
+    assert _gaps(relaxed, radii).min() < 0  # the relaxation alone leaves overlaps
+    out = ensure_spacing(relaxed, radii, frame, 10.0)
+    assert _gaps(out, radii).min() >= 2.0 - 1e-6
+    assert (out[:, 0] >= 0).all() and (out[:, 0] <= 660).all()
+    assert (out[:, 1] >= 0).all() and (out[:, 1] <= 400).all()
+    assert np.array_equal(out, ensure_spacing(relaxed, radii, frame, 10.0))  # deterministic
+    fine = np.array([[0.0, 0.0], [40.0, 0.0]])  # gaps >= min_sep: nothing moves
+    assert np.array_equal(ensure_spacing(fine, np.full(2, 13.3), frame, 20.0), fine)
+
+
+def test_stack_columns_capacity_rule() -> None:
+    # bi-inc at 100 entities / 50 hyperedges in a 700x420 frame: sub-columns, no overlap
+    radii = [[16.9] * 100, [20.4] * 50]
+    frame = (0.0, 0.0, 700.0, 420.0)
+    assert stack_columns(radii, frame, 10.0) is None  # too wide at the full gap
+    cols = stack_columns(radii, frame, 6.0)
+    assert cols is not None
+    ents, edges = cols
+    xy = np.vstack([ents, edges])
+    r = np.array([*radii[0], *radii[1]])
+    assert _gaps(xy, r).min() >= 6.0 - 1e-6
+    assert (np.diff(ents[:, 1]) > 0).all() and (np.diff(edges[:, 1]) > 0).all()  # order kept
+    assert ents[:, 0].max() < edges[:, 0].min()  # entities left, hyperedges right
+    single = stack_columns([[11.0] * 10, [12.0] * 5], frame, 10.0)
+    assert single is not None and len({float(x) for x in single[0][:, 0]}) == 1
+
+
+def test_regions_keep_clear_of_other_hyperedges_rings() -> None:
+    # H1's band passes E_b, a non-member whose outer ring (rank 1, for H4) used to reach
+    # into the band: disjoint hyperedges then shared area (a false shared member)
+    pos = {"a": (40.0, 100.0), "b": (140.0, 122.0), "c": (240.0, 100.0),
+           "d": (120.0, 220.0), "e": (200.0, 230.0)}
+    edges = [("H1", ["a", "c"]), ("H2", ["b", "d"]), ("H4", ["b", "d", "e"])]
+    regs = build_regions(edges, pos, 11.0, (0.0, 0.0, 300.0, 300.0))
+    assert len(regs["H1"].polygons()) == 1
+    for hid in ("H2", "H4"):
+        assert regs["H1"].geom.intersection(regs[hid].geom).area <= 1.0
 
 
 def test_pruning_marks_omitted_items() -> None:

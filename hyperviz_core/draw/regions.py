@@ -4,11 +4,14 @@ For each hyperedge: the union of a disk around every member (radius ``r + 4 + 2.
 the nesting rank of the hyperedge among that member's hyperedges, smallest innermost) and a
 skeleton (a Euclidean minimum spanning tree of the members, with the layout's anchor — the
 hyperedge's node in the Graphviz incidence layout — as an extra junction), buffered to
-``0.55·r``. The disks of all non-members, padded to ``r + gap``, are subtracted (``STRtree``
-finds the nearby ones). Pieces without members are dropped; if the members end up in several
-pieces they are reconnected with a corridor found by breadth-first search through free grid
-cells, then the obstacles are subtracted again. Whatever remains split is reported (and
-drawn with a dashed connector); a non-member is never inside a region.
+``0.55·r``. The disks of all non-members are subtracted (``STRtree`` finds the nearby ones),
+padded to at least ``r + gap`` and up to the node's outermost ring + 1 px where its neighbours
+leave room (:func:`_clearances`): a region then keeps off the rings other hyperedges draw
+around that node, which would read as a shared member. Necks under 1 px are cut. Pieces
+without members are dropped; if the members end up in several pieces they are reconnected
+with a corridor found by breadth-first search through free grid cells, then the obstacles
+are subtracted again. Whatever remains split is reported (and drawn with a dashed
+connector); a non-member is never inside a region.
 """
 
 from __future__ import annotations
@@ -55,6 +58,9 @@ RING_PAD = 4.0
 RING_STEP = 2.5
 MAX_RANK = 6
 SKELETON = 0.55
+HALO = 1.0
+MEMBER_PAD = 2.0
+NECK = 0.5
 
 
 def ring_radius(radius: float, rank: int) -> float:
@@ -97,6 +103,12 @@ def _emst(points: list[Pt]) -> list[tuple[Pt, Pt]]:
     return segs
 
 
+def _open(geom: BaseGeometry) -> BaseGeometry:
+    """Cut necks thinner than ``2·NECK`` px (left between two obstacles): they would read as
+    joined but split once rounded, so the pieces are reconnected or bridged instead."""
+    return geom.buffer(-NECK, quad_segs=2).buffer(NECK, quad_segs=2, join_style="mitre")
+
+
 def _polys(geom: BaseGeometry) -> list[Polygon]:
     if geom.is_empty:
         return []
@@ -122,9 +134,10 @@ class _Grid:
         ys = y0 + (np.arange(self.ny) + 0.5) * step
         self.cx, self.cy = np.meshgrid(xs, ys)
 
-    def free(self, obstacles: list[Pt], radius: float) -> np.ndarray:
+    def free(self, obstacles: list[tuple[Pt, float]]) -> np.ndarray:
+        """Cells farther than its radius from every (centre, radius) obstacle."""
         ok = np.ones(self.cx.shape, dtype=bool)
-        for ox, oy in obstacles:
+        for (ox, oy), radius in obstacles:
             ok &= (self.cx - ox) ** 2 + (self.cy - oy) ** 2 > radius**2
         return ok
 
@@ -179,6 +192,30 @@ class _Grid:
         return out[::-1]
 
 
+def _clearances(
+    keys: list[str], pos: dict[str, Pt], outer: dict[str, int], radius: float, gap: float
+) -> dict[str, float]:
+    """How far every region stays from a node that is not its member.
+
+    At least ``radius + gap``; up to the node's outermost ring (+ ``HALO``), so a region
+    never touches the rings that *other* hyperedges draw around that node (a false shared
+    member), but never so far that it would reach within ``MEMBER_PAD`` px of a neighbour's
+    node disk: every member's disk stays wholly inside its region, with a visible rim.
+    """
+    if not keys:
+        return {}
+    xy = np.array([pos[k] for k in keys], dtype=float).reshape(-1, 2)
+    d = np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1])
+    np.fill_diagonal(d, np.inf)
+    nearest = d.min(axis=1)
+    out: dict[str, float] = {}
+    for k, near in zip(keys, nearest.tolist(), strict=True):
+        want = ring_radius(radius, outer.get(k, 0)) + HALO
+        room = near - radius - MEMBER_PAD
+        out[k] = max(radius + gap, min(want, room))
+    return out
+
+
 def build_regions(
     edges: list[tuple[str, list[str]]],
     pos: dict[str, Pt],
@@ -190,9 +227,13 @@ def build_regions(
     """Member-exclusive regions of ``edges`` ((hid, member keys) in drawing order)."""
     anchors = anchors or {}
     keys = list(pos)
-    obstacle = [Point(pos[k]).buffer(radius + gap, quad_segs=8) for k in keys]
-    tree = STRtree(obstacle) if obstacle else None
     ranks = nesting_ranks(edges)
+    outer: dict[str, int] = {}
+    for (_, m), k in ranks.items():
+        outer[m] = max(outer.get(m, 0), k)
+    clear = _clearances(keys, pos, outer, radius, gap)
+    obstacle = [Point(pos[k]).buffer(clear[k], quad_segs=8) for k in keys]
+    tree = STRtree(obstacle) if obstacle else None
     frame_box = box(*frame)
     grid: _Grid | None = None
     out: dict[str, Region] = {}
@@ -224,15 +265,15 @@ def build_regions(
                         if keys[int(i)] not in mset]
         blockers.sort()
         if blockers:
-            geom = geom.difference(unary_union([obstacle[i] for i in blockers]))
+            geom = _open(geom.difference(unary_union([obstacle[i] for i in blockers])))
         member_pts = [Point(p) for p in pts]
         pieces = [p for p in _polys(geom) if any(p.intersects(q) for q in member_pts)]
         connectors: list[tuple[Pt, Pt]] = []
         if len(pieces) > 1:
             if grid is None:
                 grid = _Grid(frame, max(3.0, radius / 3.0))
-            pieces, connectors = _reconnect(pieces, mem, pos, keys, mset, radius, gap, grid,
-                                            tree, obstacle)
+            pieces, connectors = _reconnect(pieces, mem, pos, keys, mset, radius, clear,
+                                            grid, tree, obstacle)
         geom = unary_union(pieces) if pieces else Polygon()
         if isinstance(geom, Polygon | MultiPolygon) and not geom.is_empty:
             out[hid] = Region(hid, geom, connectors)
@@ -241,12 +282,11 @@ def build_regions(
 
 def _reconnect(
     pieces: list[Polygon], mem: list[str], pos: dict[str, Pt], keys: list[str],
-    mset: set[str], radius: float, gap: float, grid: _Grid,
+    mset: set[str], radius: float, clear: dict[str, float], grid: _Grid,
     tree: STRtree | None, obstacle: list[BaseGeometry],
 ) -> tuple[list[Polygon], list[tuple[Pt, Pt]]]:
-    others = [pos[k] for k in keys if k not in mset]
-    clearance = radius + gap + grid.step * 0.8
-    free = grid.free(others, clearance)
+    others = [(pos[k], clear[k] + grid.step * 0.8) for k in keys if k not in mset]
+    free = grid.free(others)
     width = min(0.45 * radius, grid.step * 0.7)
     main = pieces[0]
     rest = pieces[1:]
@@ -268,17 +308,40 @@ def _reconnect(
         hits = [int(i) for i in tree.query(geom, predicate="intersects")
                 if keys[int(i)] not in mset]
         if hits:
-            geom = geom.difference(unary_union([obstacle[i] for i in sorted(hits)]))
+            geom = _open(geom.difference(unary_union([obstacle[i] for i in sorted(hits)])))
     member_pts = [Point(pos[m]) for m in mem]
     kept = [p for p in _polys(geom) if any(p.intersects(q) for q in member_pts)]
-    if len(kept) > 1 and not connectors:
-        ordered = sorted(kept, key=lambda p: -p.area)
-        for other in ordered[1:]:
-            a = [pos[m] for m in mem if ordered[0].intersects(Point(pos[m]))]
-            b = [pos[m] for m in mem if other.intersects(Point(pos[m]))]
-            if a and b:
-                connectors.append(_closest(a, b))
+    if len(kept) > 1:
+        _bridge(kept, mem, pos, connectors)
     return kept, connectors
+
+
+def _bridge(
+    kept: list[Polygon], mem: list[str], pos: dict[str, Pt], connectors: list[tuple[Pt, Pt]]
+) -> None:
+    """Add connectors until every piece is linked to the largest one (through pieces and
+    connectors whose ends touch them), each between the closest members of the two sides."""
+    ordered = sorted(kept, key=lambda p: (-p.area, p.bounds))
+    holds = [[pos[m] for m in mem if p.intersects(Point(pos[m]))] for p in ordered]
+
+    def touches(pt: Pt, k: int) -> bool:
+        return bool(ordered[k].distance(Point(pt)) <= 1.0)
+
+    joined = [0]
+    rest = list(range(1, len(ordered)))
+    while rest:
+        linked = [k for k in rest if any(
+            (touches(a, k) and any(touches(b, j) for j in joined))
+            or (touches(b, k) and any(touches(a, j) for j in joined))
+            for a, b in connectors)]
+        if not linked:
+            k = rest[0]
+            near = [p for j in joined for p in holds[j]]
+            if near and holds[k]:
+                connectors.append(_closest(near, holds[k]))
+            linked = [k]
+        joined += linked
+        rest = [k for k in rest if k not in linked]
 
 
 def _closest(a: list[Pt], b: list[Pt]) -> tuple[Pt, Pt]:

@@ -20,7 +20,7 @@ from ..idmap import IdMap
 from ..layouts import LayoutOrder, get_layout
 from ..model import Hypergraph
 from ..style import Style
-from .fit import fit_points, fit_transform, separate
+from .fit import ensure_spacing, fit_points, fit_transform, separate, stack_columns
 from .labels import Label, Occupancy, make_box, place_in_region, place_near, spiral_free
 from .regions import Region, build_regions, nesting_ranks, ring_radius
 from .text import measure, truncate
@@ -31,6 +31,7 @@ Pt = tuple[float, float]
 Box = tuple[float, float, float, float]
 HEADER_PX = 18.0
 SEP_PX = 10.0
+MIN_SEP_PX = 3.0
 
 
 @dataclass
@@ -116,7 +117,8 @@ def build_panel(
     xy = fit_points(pts, frame, uniform=result.uniform)
     n = len(order.entities)
     if result.kind == "set":
-        ent_xy = separate(xy[:n], np.full(n, r), frame, SEP_PX)
+        radii = np.full(n, r)
+        ent_xy = ensure_spacing(separate(xy[:n], radii, frame, SEP_PX), radii, frame, SEP_PX)
         anchors = {h: (float(x), float(y)) for h, (x, y) in zip(hkeys, xy[n:], strict=True)}
         scene.nodes = {k: (float(x), float(y)) for k, (x, y) in
                        zip(order.entities, ent_xy, strict=True)}
@@ -124,7 +126,10 @@ def build_panel(
     else:
         hr = scene.hnode_half * math.sqrt(2.0)
         radii = np.concatenate([np.full(n, r), np.full(len(hkeys), hr)])
-        moved = separate(xy, radii, frame, SEP_PX)
+        sep = SEP_PX
+        if result.columns is not None:
+            xy, sep = _columns(result.columns, order.entities, hkeys, r, hr, frame)
+        moved = ensure_spacing(separate(xy, radii, frame, sep), radii, frame, sep)
         scene.nodes = {k: (float(x), float(y)) for k, (x, y) in
                        zip(order.entities, moved[:n], strict=True)}
         scene.hnodes = {h: (float(x), float(y)) for h, (x, y) in
@@ -138,6 +143,40 @@ def build_panel(
         scene.ring_names = list(result.ring_names)
     _place_labels(scene, hg, ids, order, style)
     return scene
+
+
+def _columns(
+    columns: tuple[list[str], list[str]], ents: list[str], hkeys: list[str], r: float,
+    hr: float, frame: Box,
+) -> tuple[np.ndarray, float]:
+    """Pixel positions (entities, then ``hkeys``) of a two-column layout and the gap used.
+
+    Capacity rule (:func:`stack_columns`): each column gets as many sub-columns as the panel
+    height needs; when they do not all fit the width, the gap between nodes shrinks from
+    ``SEP_PX`` towards ``MIN_SEP_PX`` (nodes never overlap, they just pack closer).
+    """
+    def complete(col: list[str], keys: list[str]) -> list[str]:
+        known = set(keys)
+        out = [k for k in col if k in known]
+        seen = set(out)
+        return out + [k for k in keys if k not in seen]
+
+    ecol, hcol = complete(columns[0], ents), complete(columns[1], hkeys)
+    radii = [[r] * len(ecol), [hr] * len(hcol)]
+    sep = SEP_PX
+    stacked = stack_columns(radii, frame, sep)
+    while stacked is None and sep > MIN_SEP_PX:
+        sep = max(MIN_SEP_PX, sep - 1.0)
+        stacked = stack_columns(radii, frame, sep)
+    if stacked is None:  # beyond capacity: overlapping columns, ensure_spacing sorts it out
+        sep = MIN_SEP_PX
+        stacked = [np.column_stack([np.full(len(c), x), np.linspace(frame[1], frame[3], len(c))])
+                   for c, x in zip(radii, (frame[0], frame[2]), strict=True)]
+    epts, hpts = stacked
+    epos = {k: p for k, p in zip(ecol, epts, strict=True)}
+    hpos = {h: p for h, p in zip(hcol, hpts, strict=True)}
+    return np.array([epos[k] for k in ents] + [hpos[h] for h in hkeys],
+                    dtype=float).reshape(-1, 2), sep
 
 
 def _place_labels(

@@ -60,6 +60,12 @@ class LayoutResult:
     ring_names: list[str] = field(default_factory=list)
     """Labels of the rings (default ``d=1``, ``d=2`` ...)."""
     engine: str = ""
+    columns: tuple[list[str], list[str]] | None = None
+    """Two-layer layouts: the entity column and the hyperedge column, each top to bottom.
+    When set, the drawing layer places the columns itself in pixels with a capacity rule
+    (each column dealt over as many sub-columns as the panel height needs, so no two nodes
+    overlap) instead of fitting ``entities``/``hyperedges``, which remain the abstract
+    positions for other consumers."""
 
 
 LayoutFn = Callable[[Hypergraph, LayoutOrder], LayoutResult]

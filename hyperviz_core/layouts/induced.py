@@ -140,6 +140,7 @@ def bi_inc(hg: Hypergraph, order: LayoutOrder) -> LayoutResult:
         hyperedges=_column(edges, 1.0, 9, 0.07),
         uniform=False,
         engine="spectral+median",
+        columns=(list(ents), list(edges)),
     )
 
 
