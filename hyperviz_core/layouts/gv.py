@@ -59,6 +59,31 @@ def _result(
                         engine=engine)
 
 
+def _add_incidence(
+    g: graphviz.Graph | graphviz.Digraph,
+    hg: Hypergraph,
+    order: LayoutOrder,
+    en: dict[str, str],
+    hn: dict[str, str],
+    depth: dict[str, int] | None = None,
+) -> None:
+    """Add the incidence graph (entity and hyperedge-anchor nodes, membership edges) to ``g``.
+
+    With ``depth`` (BFS depth per "e:key"/"h:id"), each edge points away from the hub so
+    ``dot`` builds a real multi-rank hierarchy.
+    """
+    for k in order.entities:
+        g.node(en[k], **_NODE)
+    for h in order.hyperedges:
+        g.node(hn[h], **_ANCHOR)
+    for h in order.hyperedges:
+        for m in hg.members(h):
+            if depth is None or depth.get(f"e:{m}", 0) <= depth.get(f"h:{h}", 0):
+                g.edge(en[m], hn[h])
+            else:
+                g.edge(hn[h], en[m])
+
+
 def _bfs_depth(hg: Hypergraph, order: LayoutOrder, hub: str) -> dict[str, int]:
     """Depth of every incidence-graph node ("e:key"/"h:id") from the hub, per component."""
     depth: dict[str, int] = {}
@@ -91,16 +116,7 @@ def set_hier(hg: Hypergraph, order: LayoutOrder) -> LayoutResult:
     g.attr(ranksep="0.6", nodesep="0.25", splines="false", ordering="out")
     hub = hub_entity(hg, order)
     depth = _bfs_depth(hg, order, hub) if hub else {}
-    for k in order.entities:
-        g.node(en[k], **_NODE)
-    for h in order.hyperedges:
-        g.node(hn[h], **_ANCHOR)
-    for h in order.hyperedges:
-        for m in hg.members(h):
-            if depth.get(f"e:{m}", 0) <= depth.get(f"h:{h}", 0):
-                g.edge(en[m], hn[h])
-            else:
-                g.edge(hn[h], en[m])
+    _add_incidence(g, hg, order, en, hn, depth)
     return _result(hg, order, _run(g), "dot", uniform=False)
 
 
@@ -112,13 +128,7 @@ def set_radial(hg: Hypergraph, order: LayoutOrder) -> LayoutResult:
     g.attr(ranksep="1.1", overlap="false", splines="false")
     if hub:
         g.attr(root=en[hub])
-    for k in order.entities:
-        g.node(en[k], **_NODE)
-    for h in order.hyperedges:
-        g.node(hn[h], **_ANCHOR)
-    for h in order.hyperedges:
-        for m in hg.members(h):
-            g.edge(en[m], hn[h])
+    _add_incidence(g, hg, order, en, hn)
     res = _result(hg, order, _run(g), "twopi")
     if hub and hub in res.entities:
         res.center = res.entities[hub]
@@ -132,11 +142,5 @@ def set_force(hg: Hypergraph, order: LayoutOrder) -> LayoutResult:
     engine = "fdp" if n <= 150 else "sfdp"
     g = graphviz.Graph(engine=engine)
     g.attr(start="42", K="0.9", overlap="voronoi", sep="+6", splines="false")
-    for k in order.entities:
-        g.node(en[k], **_NODE)
-    for h in order.hyperedges:
-        g.node(hn[h], **_ANCHOR)
-    for h in order.hyperedges:
-        for m in hg.members(h):
-            g.edge(en[m], hn[h])
+    _add_incidence(g, hg, order, en, hn)
     return _result(hg, order, _run(g), engine)
