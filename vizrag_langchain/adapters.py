@@ -22,6 +22,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 
 from hyperviz_core.rag.models import as_provider_error, report_usage
+from hyperviz_core.rag.vectors import normalize_rows
 
 __all__ = ["LangChainChatModel", "LangChainEmbedder", "message_text", "to_langchain_messages"]
 
@@ -157,9 +158,7 @@ class LangChainEmbedder:
     def _matrix(self, rows: Sequence[Sequence[float]]) -> npt.NDArray[np.float32]:
         if not rows:
             return np.zeros((0, self._dim or 0), dtype=np.float32)
-        m = np.asarray(rows, dtype=np.float32)
-        norms = np.linalg.norm(m, axis=1, keepdims=True)
-        m = np.divide(m, norms, out=np.zeros_like(m), where=norms > 0)
+        m = normalize_rows(np.asarray(rows, dtype=np.float32))
         if self._dim is None:
             self._dim = int(m.shape[1])
         return m

@@ -20,6 +20,7 @@ from llama_index.core.base.llms.types import ChatResponse
 from llama_index.core.llms import LLM, ChatMessage, ImageBlock, MessageRole, TextBlock
 
 from hyperviz_core.rag.models import as_provider_error, report_usage
+from hyperviz_core.rag.vectors import normalize_rows
 
 __all__ = ["LlamaIndexChatModel", "LlamaIndexEmbedder", "to_llamaindex_messages"]
 
@@ -117,9 +118,7 @@ class LlamaIndexChatModel:
 def _normalise(rows: Sequence[Sequence[float]], dim: int | None) -> npt.NDArray[np.float32]:
     if not rows:
         return np.zeros((0, dim or 0), dtype=np.float32)
-    m = np.asarray(rows, dtype=np.float32)
-    norms = np.linalg.norm(m, axis=1, keepdims=True)
-    return np.divide(m, norms, out=np.zeros_like(m), where=norms > 0)
+    return normalize_rows(np.asarray(rows, dtype=np.float32))
 
 
 class LlamaIndexEmbedder:

@@ -32,6 +32,7 @@ import numpy.typing as npt
 from pydantic import BaseModel
 
 from .models import ChatModel, Embedder, ProviderError, report_usage
+from .vectors import normalize_rows
 
 __all__ = [
     "KNOWN_PROVIDERS",
@@ -305,9 +306,7 @@ class OpenAIEmbedder:
     def _matrix(self, rows: list[list[float]], n: int) -> npt.NDArray[np.float32]:
         if not rows:
             return np.zeros((n, self._dim or 0), dtype=np.float32)
-        m = np.asarray(rows, dtype=np.float32)
-        norms = np.linalg.norm(m, axis=1, keepdims=True)
-        m = np.divide(m, norms, out=np.zeros_like(m), where=norms > 0)
+        m = normalize_rows(np.asarray(rows, dtype=np.float32))
         if self._dim is None:
             self._dim = int(m.shape[1])
         return m

@@ -56,7 +56,7 @@ from .result import (
     image_sha256,
 )
 from .store import HypergraphStore
-from .vectors import ExactVectorIndex
+from .vectors import ExactVectorIndex, normalize_rows
 
 __all__ = ["MODES", "LLMRequest", "RetrievalConfig", "Retriever", "UnknownModeError", "expand"]
 
@@ -383,14 +383,12 @@ class Retriever:
             return [index.search(q, k) for q in qs]
         if space not in st.matrices:
             ids, mat = self.store.vectors(space)
-            norms = np.linalg.norm(mat, axis=1, keepdims=True)
-            unit = mat / np.where(norms > 0, norms, 1.0)
+            unit = normalize_rows(np.asarray(mat, dtype=np.float32))
             st.matrices[space] = (ids, np.ascontiguousarray(unit.T, dtype=np.float32))
         ids, mat_t = st.matrices[space]  # (dim, n): rows of used features are contiguous
         if not ids or k <= 0:
             return [[] for _ in qs]
-        qn = np.linalg.norm(qs, axis=1, keepdims=True)
-        qs = (qs / np.where(qn > 0, qn, 1.0)).astype(np.float32)
+        qs = normalize_rows(qs)
         rows = []
         for q in qs:  # hashed vectors are sparse: only their non-zero features cost time
             nz = np.flatnonzero(q)
