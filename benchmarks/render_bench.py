@@ -84,6 +84,8 @@ ROWS = (  # (label, metric key, which panel of ours: "set" | "induced" | "total"
     ("label-node collisions", "label_node_collisions", "set"),
     ("labels clipped", "labels_clipped", "set"),
     ("labels outside panel", "labels_outside_panel", "set"),
+    ("ambiguous labels", "ambiguous_labels", "set"),
+    ("shown by ID only", "unnamed_entities", "set"),
     ("canvas utilisation", "canvas_utilisation", "set"),
     ("incidence crossings", "incidence_crossings", "induced"),
     ("labels (whole image)", "labels", "total"),

@@ -22,7 +22,7 @@ from .layouts import LayoutOrder
 from .model import Hypergraph
 from .prune import PruneReport
 
-__all__ = ["build_caption", "build_export", "versions"]
+__all__ = ["build_caption", "build_export", "pruned_export", "versions"]
 
 _VERSIONS: dict[str, str] = {}
 
@@ -62,8 +62,12 @@ def _short(text: str, n: int) -> str:
 def build_caption(
     hg: Hypergraph, ids: IdMap, order: LayoutOrder, layouts: list[str], report: PruneReport,
     original: Hypergraph, query: str | None = None, max_desc: int = 160,
+    unnamed: list[str] | None = None,
 ) -> str:
-    """Plain-text listing of the rendering by visual ID."""
+    """Plain-text listing of the rendering by visual ID.
+
+    ``unnamed``: entity keys drawn by ID only (no unambiguous spot for the name label).
+    """
     lines = [
         f"HyperViz rendering ({' | '.join(layouts)}): {len(order.entities)} entities (E#), "
         f"{len(order.hyperedges)} hyperedges (H#)."
@@ -83,6 +87,10 @@ def build_caption(
         members = ", ".join(ids.entities[m] for m in edge.members)
         desc = f": {_short(edge.description, max_desc)}" if edge.description.strip() else ""
         lines.append(f"{ids.hyperedges[h]} {{{members}}}{desc}")
+    if unnamed:
+        lines.append("Shown by ID only (no unambiguous room for the name): "
+                     + ", ".join(f"{ids.entities[k]} {_short(hg.entities[k].name, 40)}"
+                                 for k in unnamed) + ".")
     if report.pruned:
         names = [original.entities[k].name for k in report.entities if k in original.entities]
         shown = ", ".join(names[:20]) + (f", … (+{len(names) - 20})" if len(names) > 20 else "")
@@ -92,6 +100,18 @@ def build_caption(
             + f", {len(report.hyperedges)} hyperedges."
         )
     return "\n".join(lines)
+
+
+def pruned_export(report: PruneReport) -> dict[str, Any]:
+    """The ``"pruned"`` part of the export: C after pruning (``cost``), ``c_max``, the
+    weights, every removal with its reason (``"budget"``/``"cap"``) and the steps."""
+    return {
+        "entities": list(report.entities), "hyperedges": list(report.hyperedges),
+        "reasons": dict(report.reasons), "cost": report.cost, "c_max": report.c_max,
+        "cost_before": report.cost_before, "w_v": report.w_v, "w_e": report.w_e,
+        "layouts_run": report.layouts_run, "removals": report.removals(),
+        "steps": [st.model_dump() for st in report.steps],
+    }
 
 
 def build_export(
@@ -137,6 +157,8 @@ def build_export(
     panels = [
         {"layout": s.layout, "kind": s.kind, "engine": s.engine,
          "bbox": [_r(v) for v in s.bbox], "message": s.message,
+         "scale": [round(s.scale[0], 6), round(s.scale[1], 6)],
+         "unnamed": [ids.entities[k] for k in s.unnamed],
          **({"center": [_r(s.center[0]), _r(s.center[1])], "rings": [_r(x) for x in s.rings]}
             if s.center is not None else {})}
         for s in scenes
@@ -146,11 +168,7 @@ def build_export(
         "layouts": [s.layout for s in scenes], "panels": panels,
         "entities": entities, "hyperedges": hyperedges, "labels": labels,
         "legend": [{"id": e.vid, "text": e.text, "color": e.color} for e in plan.legend if e.vid],
-        "pruned": {
-            "entities": list(report.entities), "hyperedges": list(report.hyperedges),
-            "reasons": dict(report.reasons), "cost_before": report.cost_before,
-            "cost_after": report.cost_after, "cost_max": report.cost_max,
-        },
+        "pruned": pruned_export(report),
         "caption": caption,
         "query": query,
         "versions": versions(),

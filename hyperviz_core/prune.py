@@ -1,17 +1,27 @@
 """Congestion control: visual occupation cost, entity importance and pruning (paper §3.1).
 
-The cost of drawing a hypergraph on one panel is
+The cost of a drawing is measured on what is drawn (see :mod:`hyperviz_core.draw.cost` and
+:func:`hyperviz_core.metrics.visual_cost`, which compute the same number from a scene and
+from an export):
 
-    C = Σ_v A_v·w_v + Σ_e L_e·b·w_e
+    C = Σ_v A_v·w_v + Σ_e L_e·w_e
 
-with ``A_v`` the footprint of a node disk (radius plus half the spacing), ``L_e`` an estimate of
-the drawn contour length of hyperedge ``e`` and ``b`` the band width of a contour. When
-``C > C_max = γ·A`` (``A`` the panel area) the lowest-importance entities are pruned, where
+with ``A_v`` the drawn area of entity ``v``'s node disk (px²) and ``L_e`` the drawn length of
+hyperedge ``e`` (px): the boundary length of its region plus connectors in set panels, the
+incidence segments plus the square's perimeter in induced panels — summed over every panel of
+the image. While ``C > C_max = γ·A`` (``A`` the summed panel area) the least important
+entities are pruned and the image is laid out again (bounded iterations), where
 
     Importance(v) = α·degree_centrality(v) + β·BM25(description(v), query)
 
-(hypergraph degree centrality = degree / number of hyperedges; BM25 from ``bm25s``, normalised to
-[0, 1] by the best score). Hard caps ``max_entities`` and ``max_hyperedges`` apply as well.
+(hypergraph degree centrality = degree / number of hyperedges, re-read on the pruned graph
+after every removal; BM25 from ``bm25s``, normalised to [0, 1] by the best score). Ties go
+against entities that miss the query (only when β > 0), then by key. The caps
+``max_entities``/``max_hyperedges`` are opt-in safety limits (default ``None``) applied
+*after* the budget; every removal is reported with its reason, ``"budget"`` or ``"cap"``.
+
+Without a renderer, :func:`prune` falls back to :func:`estimate_cost`, a size-based estimate
+of the same quantity (used by the examples below and by callers that never draw).
 
 Example:
     >>> from hyperviz_core import Entity, Hyperedge, Hypergraph
@@ -20,61 +30,130 @@ Example:
     ...                 hyperedges=[Hyperedge(id="h1", members=["a", "b", "c"]),
     ...                             Hyperedge(id="h2", members=["a", "b"])])
     >>> small, report = prune(hg, Budget(max_entities=3))
-    >>> sorted(small.entities), report.entities
-    (['a', 'b', 'c'], ['d'])
+    >>> sorted(small.entities), report.entities, report.reasons["d"]
+    (['a', 'b', 'c'], ['d'], 'cap')
+    >>> small, report = prune(hg, Budget(gamma=0.02))  # C_max = 0.02 · 768·620 px²
+    >>> sorted(small.entities), report.cost <= report.c_max, report.reasons
+    (['a', 'b'], True, {'d': 'budget', 'c': 'budget'})
 """
 
 from __future__ import annotations
 
 import heapq
 import math
-from typing import Annotated
+from collections.abc import Callable
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from .model import Hypergraph
 
-__all__ = ["Budget", "PruneReport", "entity_importance", "estimate_cost", "prune"]
+__all__ = [
+    "Budget",
+    "CostFn",
+    "PruneReport",
+    "PruneStep",
+    "entity_importance",
+    "estimate_cost",
+    "peel_order",
+    "prune",
+]
+
+Reason = Literal["budget", "cap"]
+CostFn = Callable[[Hypergraph], tuple[float, float]]
+"""Lays out a hypergraph and returns its drawn cost C and the budget C_max, in px²."""
+
+ROUNDING_GUARD = 1e-3
+"""A drawing is accepted when C ≤ C_max·(1 − guard), so a cost recomputed from the export
+(coordinates rounded to 0.01 px) stays ≤ C_max."""
 
 
 class Budget(BaseModel):
-    """Congestion budget of one panel (defaults keep ≤ 30 entities, cut 100+ to ~40/25)."""
+    """Congestion budget (defaults calibrated by ``benchmarks/probe_bench.py --calibrate``:
+    a 30-entity sub-hypergraph is drawn whole, a 100-entity one is pruned)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    w_v: Annotated[float, Field(ge=1, le=10)] = 1.0
-    """Weight of a node footprint in the cost."""
+    w_v: Annotated[float, Field(ge=1, le=10)] = 10.0
+    """Weight of a node's drawn area in the cost."""
     w_e: Annotated[float, Field(ge=1, le=10)] = 1.0
-    """Weight of a hyperedge contour in the cost."""
-    gamma: Annotated[float, Field(ge=0, le=1)] = 0.2
+    """Weight of a hyperedge's drawn length in the cost."""
+    gamma: Annotated[float, Field(ge=0, le=1)] = 0.44
     """Share of the panel area the drawing may occupy (C_max = γ·A)."""
     alpha: Annotated[float, Field(ge=0, le=1)] = 0.6
     """Weight of degree centrality in the importance."""
     beta: Annotated[float, Field(ge=0, le=1)] = 0.4
     """Weight of the BM25 query match in the importance."""
-    max_entities: Annotated[int, Field(ge=1, le=10_000)] = 40
-    max_hyperedges: Annotated[int, Field(ge=1, le=10_000)] = 25
+    max_entities: Annotated[int, Field(ge=1, le=100_000)] | None = None
+    """Opt-in safety cap on drawn entities, applied after the budget (reason ``"cap"``)."""
+    max_hyperedges: Annotated[int, Field(ge=1, le=100_000)] | None = None
+    """Opt-in safety cap on drawn hyperedges, applied after the budget (reason ``"cap"``)."""
+    max_iterations: Annotated[int, Field(ge=1, le=50)] = 5
+    """Re-layouts spent searching how many entities fit (proportional cuts, then regula falsi);
+    past them the search stops at the best fitting drawing (or halves until one fits)."""
     enabled: bool = True
 
 
+class PruneStep(BaseModel):
+    """One step of congestion control: a drawing of ``drawn`` entities measured at ``cost``
+    against ``c_max`` (budget steps), or the caps (``reason="cap"``, cost of the drawing
+    the caps were applied to). ``entities`` were removed relative to the previous step,
+    ``restored`` put back (a search step that had cut too much)."""
+
+    step: int
+    reason: Reason
+    drawn: int = 0
+    cost: float
+    """C of the drawing of this step (px²)."""
+    c_max: float
+    entities: list[str] = Field(default_factory=list)
+    restored: list[str] = Field(default_factory=list)
+    hyperedges: list[str] = Field(default_factory=list)
+
+
 class PruneReport(BaseModel):
-    """What pruning removed, and why."""
+    """What pruning removed, and why (``reasons``: key or id → ``"budget"``/``"cap"``)."""
 
     entities: list[str] = Field(default_factory=list)
     """Keys of pruned entities, in removal order."""
     hyperedges: list[str] = Field(default_factory=list)
     """Ids of removed hyperedges (pruned directly or left with < 2 members)."""
     reasons: dict[str, str] = Field(default_factory=dict)
-    """Key or id → reason (``"cost"``, ``"max_entities"``, ``"max_hyperedges"``, ...)."""
+    steps: list[PruneStep] = Field(default_factory=list)
     cost_before: float = 0.0
-    cost_after: float = 0.0
-    cost_max: float = 0.0
+    """C of the first drawing (everything), px²."""
+    cost: float = 0.0
+    """C of the final drawing, px²."""
+    c_max: float = 0.0
+    """γ·A of the final drawing, px²."""
+    layouts_run: int = 0
+    """How many times the image was laid out (1 = no re-layout)."""
     importance: dict[str, float] = Field(default_factory=dict)
+    w_v: float = 1.0
+    w_e: float = 1.0
 
     @property
     def pruned(self) -> bool:
         """True when anything was removed."""
         return bool(self.entities or self.hyperedges)
+
+    @property
+    def cost_after(self) -> float:
+        """Alias of :attr:`cost`."""
+        return self.cost
+
+    @property
+    def cost_max(self) -> float:
+        """Alias of :attr:`c_max`."""
+        return self.c_max
+
+    def removals(self) -> list[dict[str, str]]:
+        """Every removal in order: ``{"key", "kind", "reason"}`` (entities, then
+        hyperedges; reason ``"budget"`` or ``"cap"``)."""
+        out = [{"key": k, "kind": "entity", "reason": self.reasons[k]} for k in self.entities]
+        out += [{"key": h, "kind": "hyperedge", "reason": self.reasons[h]}
+                for h in self.hyperedges]
+        return out
 
 
 def _bm25_scores(hg: Hypergraph, keys: list[str], query: str) -> list[float]:
@@ -122,31 +201,25 @@ def entity_importance(
     return {k: round(alpha * c + beta * b, 9) for k, c, b in zip(keys, cent, bm, strict=True)}
 
 
-def _hyperedge_len(size: int, radius: float, spacing: float) -> float:
-    pad = radius + 5.0
-    return 2 * math.pi * pad + 2.0 * max(size - 1, 0) * (2 * radius + spacing + 8.0)
-
-
 def estimate_cost(
     hg: Hypergraph, budget: Budget, radius: float = 11.0, spacing: float = 10.0
 ) -> float:
-    """The visual occupation cost C of ``hg`` in px² (before layout, from sizes only)."""
-    a_v = math.pi * (radius + spacing / 2.0) ** 2
-    band = radius / 2.0
-    cost = a_v * budget.w_v * len(hg.entities)
+    """A size-based estimate of C (px²) for callers that do not draw.
+
+    Node disks ``π·r²``; a hyperedge's length as the perimeter of a band around its members,
+    laid out ``2r + spacing`` apart.
+    """
+    cost = math.pi * radius**2 * budget.w_v * len(hg.entities)
     for edge in hg.hyperedges.values():
-        cost += _hyperedge_len(len(edge.members), radius, spacing) * band * budget.w_e
+        span = max(len(edge.members) - 1, 0) * (2 * radius + spacing)
+        cost += (2 * math.pi * (radius + 5.0) + 2.0 * span) * budget.w_e
     return cost
-
-
-def _edge_importance(hg: Hypergraph, hid: str, imp: dict[str, float]) -> float:
-    return sum(imp.get(m, 0.0) for m in hg.hyperedges[hid].members)
 
 
 class _Peeler:
     """Lowest current importance first: α·(current degree / m₀) + β·BM25, ties against
-    entities that miss the query, then by key. Degrees are re-read after every removal
-    (like k-core peeling), so the kept entities still share hyperedges."""
+    entities that miss the query (only when β > 0), then by key. Degrees are re-read after
+    every removal (like k-core peeling), so the kept entities still share hyperedges."""
 
     def __init__(self, hg: Hypergraph, budget: Budget, imp0: dict[str, float],
                  match: dict[str, float], m0: int) -> None:
@@ -182,58 +255,193 @@ class _Peeler:
         return gone
 
 
+def peel_order(
+    hg: Hypergraph, budget: Budget | None = None, query: str | None = None,
+    importance: dict[str, float] | None = None,
+) -> list[str]:
+    """Every entity key in pruning order (least important first).
+
+    >>> from hyperviz_core import Entity, Hyperedge, Hypergraph
+    >>> hg = Hypergraph(entities=[Entity(name=n) for n in "abc"],
+    ...                 hyperedges=[Hyperedge(id="h1", members=["a", "b"]),
+    ...                             Hyperedge(id="h2", members=["a", "c"])])
+    >>> peel_order(hg)
+    ['b', 'a', 'c']
+    """
+    budget = budget or Budget()
+    imp = importance if importance is not None else entity_importance(
+        hg, query, budget.alpha, budget.beta)
+    use_query = bool(query and query.strip()) and budget.beta > 0
+    match = entity_importance(hg, query, 0.0, 1.0) if use_query else {}
+    work = hg.copy()
+    peel = _Peeler(work, budget, imp, match, max(len(hg.hyperedges), 1))
+    out: list[str] = []
+    while work.entities:
+        key = peel.lowest()
+        peel.remove(key)
+        out.append(key)
+    return out
+
+
+def _kept(hg: Hypergraph, order: list[str], k: int) -> Hypergraph:
+    """``hg`` without the first ``len(order) - k`` entities of the peel order."""
+    out = hg.copy()
+    for key in order[: len(order) - k]:
+        out.remove_entity(key)
+    return out
+
+
+class _Search:
+    """Finds the largest entity count (a suffix of the peel order) whose drawing fits.
+
+    Each step measures one count: an overshoot suggests a proportional cut, a drawing well
+    under budget after a cut is refined by regula falsi towards the smallest known overshoot.
+    After ``max_iterations`` measurements without a fitting drawing the count halves.
+    """
+
+    def __init__(self, hg: Hypergraph, order: list[str], budget: Budget,
+                 measure: Callable[[Hypergraph], tuple[float, float]],
+                 report: PruneReport) -> None:
+        self.hg, self.order, self.budget, self.report = hg, order, budget, report
+        self.measure = measure
+        self.seen: dict[int, tuple[float, float]] = {}
+        self.last = len(order)
+
+    def fits(self, k: int) -> bool:
+        cost, cmax = self.seen[k]
+        return cost <= cmax * (1 - ROUNDING_GUARD)
+
+    def visit(self, k: int, graph: Hypergraph | None = None) -> None:
+        self.seen[k] = self.measure(graph if graph is not None else _kept(self.hg, self.order, k))
+        n = len(self.order)
+        prev, self.last = self.last, k
+        step = PruneStep(step=len(self.report.steps) + 1, reason="budget", drawn=k,
+                         cost=round(self.seen[k][0], 3), c_max=round(self.seen[k][1], 3),
+                         entities=self.order[n - prev: n - k] if k < prev else [],
+                         restored=self.order[n - k: n - prev] if k > prev else [])
+        self.report.steps.append(step)
+
+    def run(self, cost: float, cmax: float) -> int:
+        n = len(self.order)
+        self.seen[n] = (cost, cmax)
+        lo, hi = 0, n  # largest count known to fit, smallest known not to
+        if self.fits(n):
+            return n
+        for it in range(1, 4 * self.budget.max_iterations + 64):
+            if hi - lo <= 1 and lo > 0:
+                break
+            c_hi, m_hi = self.seen[hi]
+            guess = math.floor(hi * m_hi / c_hi) if c_hi > 0 else hi - 1
+            if it > self.budget.max_iterations:
+                if lo > 0:
+                    break
+                guess = hi // 2
+            elif lo > 0:
+                c_lo, m_lo = self.seen[lo]
+                if c_lo >= 0.9 * m_lo:
+                    break  # close enough: stop refining
+                # regula falsi between the fitting and the overshooting count
+                frac = (m_lo - c_lo) / (c_hi - c_lo) if c_hi > c_lo else 0.5
+                guess = lo + math.floor((hi - lo) * frac)
+            k = min(max(guess, lo + 1, 1), hi - 1)
+            if k < 1:
+                break
+            self.visit(k)
+            if self.fits(k):
+                lo = k
+            else:
+                hi = k
+        return max(lo, 1)
+
+
+class _Caps:
+    """Safety caps applied after the budget (reason ``"cap"``)."""
+
+    @staticmethod
+    def apply(out: Hypergraph, budget: Budget, order: list[str], imp: dict[str, float]
+              ) -> tuple[list[str], list[str]]:
+        ents: list[str] = []
+        edges: list[str] = []
+        if budget.max_entities is not None and len(out.entities) > budget.max_entities:
+            for key in order:
+                if len(out.entities) <= budget.max_entities:
+                    break
+                if key in out.entities:
+                    edges += out.remove_entity(key)
+                    ents.append(key)
+        if budget.max_hyperedges is not None and len(out.hyperedges) > budget.max_hyperedges:
+            weakest = sorted(out.hyperedges, key=lambda h: (
+                sum(imp.get(m, 0.0) for m in out.members(h)),
+                -len(out.hyperedges[h].members), h))
+            for hid in weakest[: len(out.hyperedges) - budget.max_hyperedges]:
+                members = out.members(hid)
+                out.remove_hyperedge(hid)
+                edges.append(hid)
+                for m in members:  # entities left without any hyperedge go with it
+                    if out.degree(m) == 0:
+                        out.remove_entity(m)
+                        ents.append(m)
+        return ents, edges
+
+
 def prune(
     hg: Hypergraph,
     budget: Budget | None = None,
     query: str | None = None,
+    cost_fn: CostFn | None = None,
+    *,
     panel_area: float = 768.0 * 620.0,
     radius: float = 11.0,
 ) -> tuple[Hypergraph, PruneReport]:
-    """Prune ``hg`` to the budget; returns (pruned copy, report). The input is not modified.
+    """Prune ``hg`` to the budget; returns (pruned copy, report). The input is not modified
+    (when nothing is pruned, the input itself is returned: treat it as read-only).
 
-    Entities are removed lowest importance first, the centrality term re-read on the pruned
-    graph after every removal (so what is kept stays connected); ties go against entities
-    that do not match the query, then key order. Hyperedges left with fewer than two members
-    disappear with them; entities orphaned by hyperedge pruning are removed too.
+    ``cost_fn(h) -> (C, C_max)`` draws ``h`` and measures it (the renderer passes one and
+    keeps its drawings: the returned hypergraph has always been measured, the last
+    measurement of it is final); without it :func:`estimate_cost` and
+    ``γ·panel_area`` stand in. The budget runs first: the least important entities go until
+    the drawing fits (a search over how many to keep, bounded by ``max_iterations``); then
+    the caps, if set. Hyperedges left with fewer than two members disappear with their
+    members, with the same reason.
     """
     budget = budget or Budget()
-    out = hg.copy()
     imp = entity_importance(hg, query, budget.alpha, budget.beta)
-    match = entity_importance(hg, query, 0.0, 1.0) if query and query.strip() else {}
-    cmax = budget.gamma * panel_area
-    report = PruneReport(cost_before=round(estimate_cost(hg, budget, radius), 3),
-                         cost_max=round(cmax, 3), importance=imp)
-    if not budget.enabled:
-        report.cost_after = report.cost_before
-        return out, report
-    degree0 = {k: hg.degree(k) for k in hg.entities}
-    peel = _Peeler(out, budget, imp, match, max(len(hg.hyperedges), 1))
+    report = PruneReport(importance=imp, w_v=budget.w_v, w_e=budget.w_e)
 
-    def drop(key: str, reason: str) -> None:
-        for hid in peel.remove(key):
-            report.hyperedges.append(hid)
-            report.reasons[hid] = "fewer than 2 members left"
-        report.entities.append(key)
-        report.reasons[key] = reason
+    def measure(h: Hypergraph) -> tuple[float, float]:
+        report.layouts_run += 1
+        if cost_fn is not None:
+            return cost_fn(h)
+        return estimate_cost(h, budget, radius), budget.gamma * panel_area
 
-    while len(out.entities) > budget.max_entities:
-        drop(peel.lowest(), "max_entities")
-    if len(out.hyperedges) > budget.max_hyperedges:
-        edge_order = sorted(
-            out.hyperedges,
-            key=lambda h: (_edge_importance(out, h, imp), -len(out.hyperedges[h].members), h),
-        )
-        for hid in edge_order[: len(out.hyperedges) - budget.max_hyperedges]:
-            members = out.members(hid)
-            out.remove_hyperedge(hid)
-            report.hyperedges.append(hid)
-            report.reasons[hid] = "max_hyperedges"
-            for m in members:
-                if out.degree(m) == 0 and degree0.get(m, 0) > 0:
-                    drop(m, "orphaned by hyperedge pruning")
-                else:
-                    peel.touch(m)
-    while len(out.entities) > 1 and estimate_cost(out, budget, radius) > cmax:
-        drop(peel.lowest(), "cost")
-    report.cost_after = round(estimate_cost(out, budget, radius), 3)
+    out = hg  # measured as is; replaced by a pruned copy below (the input is never modified)
+    cost, cmax = measure(out)
+    report.cost_before = round(cost, 3)
+    over = cost > cmax * (1 - ROUNDING_GUARD)
+    capped = ((budget.max_entities is not None and len(hg.entities) > budget.max_entities)
+              or (budget.max_hyperedges is not None
+                  and len(hg.hyperedges) > budget.max_hyperedges))
+    if budget.enabled and len(out.entities) > 1 and (over or capped):
+        order = peel_order(hg, budget, query, imp)
+        search = _Search(hg, order, budget, measure, report)
+        k = search.run(cost, cmax)
+        out = _kept(hg, order, k)
+        removed = order[: len(order) - k]
+        cap_ents, cap_edges = _Caps.apply(out, budget, order, imp)
+        report.entities = removed + cap_ents
+        lost = [h for h in sorted(hg.hyperedges) if h not in out.hyperedges]
+        report.hyperedges = [h for h in lost if h not in cap_edges] + cap_edges
+        report.reasons = {key: "budget" for key in removed}
+        report.reasons.update({key: "budget" for key in report.hyperedges})
+        report.reasons.update({key: "cap" for key in [*cap_ents, *cap_edges]})
+        if cap_ents or cap_edges:
+            report.steps.append(PruneStep(step=len(report.steps) + 1, reason="cap",
+                                          drawn=len(out.entities), cost=round(cost, 3),
+                                          c_max=round(cmax, 3), entities=cap_ents,
+                                          hyperedges=cap_edges))
+        if cap_ents or cap_edges or k not in search.seen:
+            cost, cmax = measure(out)
+        else:
+            cost, cmax = search.seen[k]  # the caller's drawing of ``out`` is already made
+    report.cost, report.c_max = round(cost, 3), round(cmax, 3)
     return out, report

@@ -16,18 +16,30 @@ import asyncio
 import copy
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-from .draw import build_panel, edge_colors, edge_dash, plan_canvas, rasterize, visual_order
+from .draw import (
+    CanvasPlan,
+    PanelScene,
+    build_geometry,
+    edge_colors,
+    edge_dash,
+    place_labels,
+    plan_canvas,
+    rasterize,
+    visual_order,
+)
+from .draw.cost import panel_area, scene_cost
 from .draw.text import truncate
 from .export import build_caption, build_export
 from .idmap import IdMap
-from .layouts import get_layout
+from .layouts import LayoutOrder, get_layout
 from .model import Hypergraph
-from .prune import Budget, PruneReport, prune
+from .prune import ROUNDING_GUARD, Budget, PruneReport, entity_importance, prune
 from .style import Style
 
 __all__ = ["HyperViz", "Rendering", "render_collage"]
@@ -113,8 +125,8 @@ class HyperViz:
     >>> from hyperviz_core.testing import random_hypergraph
     >>> viz = HyperViz(style=Style(show_entity_names=False), budget=Budget(max_entities=20))
     >>> r = viz.render(random_hypergraph(40, 20, seed=3), layouts="set-radial")
-    >>> len(r.id_map.entities) <= 20, r.pruning.pruned
-    (True, True)
+    >>> len(r.id_map.entities) <= 20, r.pruning.pruned, r.pruning.cost <= r.pruning.c_max
+    (True, True, True)
     """
 
     def __init__(
@@ -186,32 +198,39 @@ class HyperViz:
         height: int, panel_h: float | None,
     ) -> Rendering:
         style = self.style
-        rows = -(-len(names) // cols)
-        panel_area = (width / cols) * (panel_h or height * 0.78 / rows)
-        small, report = prune(hg, self.budget, query, panel_area=panel_area,
-                              radius=style.node_radius)
-        imp = {k: report.importance.get(k, 0.0) for k in small.entities}
-        himp = {h: sum(imp[m] for m in e.members) / max(len(e.members), 1)
-                for h, e in small.hyperedges.items()}
-        ids = IdMap.build(small, entity_importance=imp, hyperedge_importance=himp)
-        order = visual_order(small, ids)
-        plan = plan_canvas(small, ids, order, style, len(names), cols, width, height, panel_h)
-        scenes = [build_panel(small, ids, order, name, i, plan.panels[i], style)
-                  for i, name in enumerate(names)]
-        colors = edge_colors(ids, style)
-        dashes = {h: edge_dash(v, style) for h, v in ids.hyperedges.items()}
+        drawn: dict[tuple[frozenset[str], frozenset[str]], _Drawing] = {}
+        budget = self.budget
+
+        def cost_fn(h: Hypergraph) -> tuple[float, float]:
+            # labels only for a drawing whose geometry fits: placing them can only add
+            # length (a label pocket grows its region), so an overshoot stays one
+            d = _draw(h, names, style, cols, width, height, panel_h, importance)
+            drawn[_key(h)] = d
+            cost, cmax = d.cost(budget), d.c_max(budget)
+            if cost <= cmax * (1 - ROUNDING_GUARD):
+                d.label(h, style)
+                cost = d.cost(budget)
+            return cost, cmax
+
+        importance = entity_importance(hg, query, budget.alpha, budget.beta)
+        small, report = prune(hg, budget, query, cost_fn)
+        d = drawn[_key(small)]  # prune's last measurement of this graph: no re-layout
+        if not d.labelled:  # congestion control off, or nothing fits at all
+            d.label(small, style)
+            report.cost = round(d.cost(budget), 3)
         head = style.title or title or self._title(small, names, query)
-        footer = self._footer(report)
-        png = rasterize(plan, scenes, ids, colors, dashes, style, head, footer)
-        caption = build_caption(small, ids, order, names, report, hg, query)
-        export = build_export(hg=small, ids=ids, order=order, scenes=scenes, plan=plan,
-                              colors=colors, report=report, caption=caption, title=head,
+        png = rasterize(d.plan, d.scenes, d.ids, d.colors, d.dashes, style, head,
+                        self._footer(report, d.scenes))
+        caption = build_caption(small, d.ids, d.order, names, report, hg, query,
+                                unnamed=_unnamed(d.scenes, d.ids))
+        export = build_export(hg=small, ids=d.ids, order=d.order, scenes=d.scenes, plan=d.plan,
+                              colors=d.colors, report=report, caption=caption, title=head,
                               chunk_texts=chunk_texts, query=query)
         from .metrics import compute_metrics
 
         metrics = compute_metrics(export)
         export["metrics"] = metrics
-        out = Rendering(png=png, width=plan.width, height=plan.height, id_map=ids,
+        out = Rendering(png=png, width=d.plan.width, height=d.plan.height, id_map=d.ids,
                         caption=caption, title=head, layouts=names, pruning=report,
                         metrics=metrics)
         out._export = export
@@ -226,13 +245,70 @@ class HyperViz:
         return head
 
     @staticmethod
-    def _footer(report: PruneReport) -> str:
+    def _footer(report: PruneReport, scenes: list[PanelScene]) -> str:
         text = ("E# = entity (circle) · H# = hyperedge (region in set views, square node in "
                 "induced views) · legend: H# descriptions")
         if report.pruned:
             text += (f" · congestion control omitted {len(report.entities)} entities and "
                      f"{len(report.hyperedges)} hyperedges (see caption)")
+        if any(s.unnamed for s in scenes):
+            text += " · some entities shown by ID only (names in the caption)"
         return text
+
+
+@dataclass
+class _Drawing:
+    """One complete layout of the canvas (every panel with its labels) and its geometry."""
+
+    ids: IdMap
+    order: LayoutOrder
+    plan: CanvasPlan
+    scenes: list[PanelScene]
+    colors: dict[str, str]
+    dashes: dict[str, str]
+    labelled: bool = False
+
+    def label(self, hg: Hypergraph, style: Style) -> None:
+        """Place every panel's labels (once)."""
+        if not self.labelled:
+            for scene in self.scenes:
+                place_labels(scene, hg, self.ids, self.order, style)
+            self.labelled = True
+
+    def cost(self, budget: Budget) -> float:
+        return sum(scene_cost(s, budget.w_v, budget.w_e) for s in self.scenes)
+
+    def c_max(self, budget: Budget) -> float:
+        return budget.gamma * sum(panel_area(s) for s in self.scenes)
+
+
+def _draw(
+    hg: Hypergraph, names: list[str], style: Style, cols: int, width: int, height: int,
+    panel_h: float | None, importance: Mapping[str, float],
+) -> _Drawing:
+    """Number and lay out ``hg`` on every panel, labels not yet placed (what congestion
+    control measures; :meth:`_Drawing.label` adds the labels)."""
+    imp = {k: importance.get(k, 0.0) for k in hg.entities}
+    himp = {h: sum(imp[m] for m in e.members) / max(len(e.members), 1)
+            for h, e in hg.hyperedges.items()}
+    ids = IdMap.build(hg, entity_importance=imp, hyperedge_importance=himp)
+    order = visual_order(hg, ids)
+    plan = plan_canvas(hg, ids, order, style, len(names), cols, width, height, panel_h)
+    scenes = [build_geometry(hg, ids, order, name, i, plan.panels[i], style)
+              for i, name in enumerate(names)]
+    colors = edge_colors(ids, style)
+    dashes = {h: edge_dash(v, style) for h, v in ids.hyperedges.items()}
+    return _Drawing(ids, order, plan, scenes, colors, dashes)
+
+
+def _key(hg: Hypergraph) -> tuple[frozenset[str], frozenset[str]]:
+    return frozenset(hg.entities), frozenset(hg.hyperedges)
+
+
+def _unnamed(scenes: list[PanelScene], ids: IdMap) -> list[str]:
+    """Entity keys shown by ID only in at least one panel, in visual-ID order."""
+    keys = {k for s in scenes for k in s.unnamed}
+    return sorted(keys, key=lambda k: int(ids.entities[k][1:]))
 
 
 def render_collage(

@@ -6,7 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from hyperviz_core import Entity, Hyperedge, Hypergraph
-from hyperviz_core.prune import Budget, entity_importance, estimate_cost, prune
+from hyperviz_core.prune import Budget, entity_importance, estimate_cost, peel_order, prune
 from hyperviz_core.testing import random_hypergraph
 
 
@@ -43,7 +43,8 @@ def test_prune_respects_caps_and_reports() -> None:
     assert hg.to_hif() == before  # input untouched
     assert len(small.entities) == 2 and "hub" in small.entities
     assert report.pruned and len(report.entities) == 2
-    assert all(report.reasons[k] == "max_entities" for k in report.entities)
+    assert all(report.reasons[k] == "cap" for k in report.entities)
+    assert [r["reason"] for r in report.removals()] == ["cap"] * len(report.removals())
     for hid in report.hyperedges:
         assert hid not in small.hyperedges and report.reasons[hid]
     small.check_consistency()
@@ -58,9 +59,24 @@ def test_query_aware_pruning(query: str, kept: str) -> None:
     assert other in report.entities
 
 
-def test_query_wins_ties_even_with_beta_zero() -> None:
-    small, _ = prune(_star(), Budget(max_entities=2, beta=0.0), query="carbon")
-    assert "carbon" in small.entities
+def test_beta_zero_ignores_the_query() -> None:
+    hg = _star()
+    plain = peel_order(hg, Budget(beta=0.0))
+    for query in ("carbon", "radium", "leaf hub"):
+        assert peel_order(hg, Budget(beta=0.0), query=query) == plain
+    small, _ = prune(hg, Budget(max_entities=2, beta=0.0), query="carbon")
+    assert set(small.entities) == set(prune(hg, Budget(max_entities=2, beta=0.0))[0].entities)
+
+
+def test_caps_are_opt_in_and_run_after_the_budget() -> None:
+    assert Budget().max_entities is None and Budget().max_hyperedges is None
+    hg = random_hypergraph(40, 20, seed=5)
+    b = Budget(gamma=0.15, max_entities=5, max_hyperedges=1000)
+    small, report = prune(hg, b)
+    reasons = [st.reason for st in report.steps]
+    assert reasons[0] == "budget" and reasons[-1] == "cap"
+    assert reasons == sorted(reasons, key=lambda r: r == "cap")  # budget steps first
+    assert len(small.entities) <= 5
 
 
 def test_hyperedge_cap_removes_orphans() -> None:
@@ -68,25 +84,37 @@ def test_hyperedge_cap_removes_orphans() -> None:
     small, report = prune(hg, Budget(max_hyperedges=5, max_entities=100, gamma=1.0))
     assert len(small.hyperedges) == 5
     assert all(small.degree(k) > 0 for k in small.entities)
-    assert sum(1 for h in report.hyperedges if report.reasons[h] == "max_hyperedges") == 10
-
-
-def test_default_budget_keeps_30_and_cuts_100() -> None:
-    small, report = prune(random_hypergraph(30, 15, seed=7), Budget())
-    assert not report.pruned and len(small.entities) == 30
-    big, report = prune(random_hypergraph(120, 60, seed=3), Budget())
-    assert 25 <= len(big.entities) <= 40
-    assert len(big.hyperedges) <= 25
-    assert report.cost_after <= report.cost_max < report.cost_before
+    assert sum(1 for h in report.hyperedges if report.reasons[h] == "cap") == 10
 
 
 def test_cost_budget_prunes_until_under_cmax() -> None:
     hg = random_hypergraph(40, 20, seed=5)
-    b = Budget(gamma=0.05, max_entities=1000, max_hyperedges=1000)
+    b = Budget(gamma=0.01, max_entities=1000, max_hyperedges=1000)
     small, report = prune(hg, b)
-    assert report.cost_before > report.cost_max
-    assert estimate_cost(small, b) <= report.cost_max
-    assert all(report.reasons[k] == "cost" for k in report.entities)
+    assert report.cost_before > report.c_max
+    assert estimate_cost(small, b) <= report.c_max
+    assert all(report.reasons[k] == "budget" for k in report.entities)
+    # the search keeps the largest count it measured within budget
+    fits = [st.drawn for st in report.steps if st.cost <= st.c_max]
+    assert fits and len(small.entities) == max(fits)
+    assert all(st.drawn > len(small.entities) for st in report.steps if st.cost > st.c_max)
+
+
+def test_cost_fn_decides_and_steps_are_bounded() -> None:
+    hg = random_hypergraph(60, 30, seed=2)
+    calls: list[int] = []
+
+    def cost_fn(h: Hypergraph) -> tuple[float, float]:  # a stand-in "drawing": 100/entity
+        calls.append(len(h.entities))
+        return 100.0 * len(h.entities), 1234.0
+
+    small, report = prune(hg, Budget(), cost_fn=cost_fn)
+    assert len(small.entities) == 12  # the largest count with C <= C_max
+    assert report.cost == 1200.0 and report.c_max == 1234.0 and report.cost_before == 6000.0
+    assert report.layouts_run == len(calls) <= 3
+    assert calls[0] == 60
+    small2, _ = prune(hg, Budget(enabled=False), cost_fn=cost_fn)
+    assert len(small2.entities) == 60
 
 
 def test_disabled_budget_and_validation() -> None:

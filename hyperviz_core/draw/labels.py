@@ -14,7 +14,7 @@ import shapely
 from shapely.geometry import Point, box
 from shapely.geometry.base import BaseGeometry
 
-__all__ = ["Label", "Occupancy"]
+__all__ = ["Label", "Occupancy", "box_disk_distance", "near_spots", "place_near"]
 
 Box = tuple[float, float, float, float]
 
@@ -161,6 +161,22 @@ def place_near(
     occ: Occupancy, x: float, y: float, r: float, w: float, h: float, rings: int = 1
 ) -> tuple[float, float] | None:
     """A centre for a w×h box beside a node at (x, y, r): right, left, below, above, diagonals."""
+    spots = near_spots(occ, x, y, r, w, h, rings)
+    return spots[0] if spots else None
+
+
+def box_disk_distance(b: Box, x: np.ndarray, y: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """Distance from box ``b`` to each disk (0 when they touch or overlap)."""
+    dx = np.maximum(np.maximum(b[0] - x, x - b[2]), 0.0)
+    dy = np.maximum(np.maximum(b[1] - y, y - b[3]), 0.0)
+    return np.maximum(np.hypot(dx, dy) - r, 0.0)
+
+
+def near_spots(
+    occ: Occupancy, x: float, y: float, r: float, w: float, h: float, rings: int = 1
+) -> list[tuple[float, float]]:
+    """Every free centre for a w×h box beside a node at (x, y, r), in preference order:
+    right, left, below, above, the diagonals, then the same one ring further out."""
     cands: list[tuple[float, float]] = []
     for ring in range(rings):
         gap = 2.0 + ring * (h + 2.0)
@@ -174,9 +190,7 @@ def place_near(
         ]
     arr = np.asarray(cands)
     ok = np.flatnonzero(occ.free_many(arr[:, 0], arr[:, 1], w, h))
-    if not len(ok):
-        return None
-    return cands[int(ok[0])]
+    return [cands[int(i)] for i in ok]
 
 
 def spiral_free(

@@ -21,11 +21,20 @@ from ..layouts import LayoutOrder, get_layout
 from ..model import Hypergraph
 from ..style import Style
 from .fit import ensure_spacing, fit_points, fit_transform, separate, stack_columns
-from .labels import Label, Occupancy, make_box, place_in_region, place_near, spiral_free
+from .labels import (
+    Label,
+    Occupancy,
+    box_disk_distance,
+    make_box,
+    near_spots,
+    place_in_region,
+    spiral_free,
+)
 from .regions import Region, build_regions, nesting_ranks, ring_radius
 from .text import measure, truncate
 
-__all__ = ["HEADER_PX", "PanelScene", "build_panel", "visual_order"]
+__all__ = ["HEADER_PX", "PanelScene", "build_geometry", "build_panel", "place_labels",
+           "visual_order"]
 
 Pt = tuple[float, float]
 Box = tuple[float, float, float, float]
@@ -56,6 +65,10 @@ class PanelScene:
     labels: list[Label] = field(default_factory=list)
     message: str | None = None
     label_failures: int = 0
+    scale: tuple[float, float] = (0.0, 0.0)
+    """Pixels per layout unit along x and y (one uniform scale: always equal)."""
+    unnamed: list[str] = field(default_factory=list)
+    """Entity keys whose name found no unambiguous spot (shown by ID only)."""
 
 
 def visual_order(hg: Hypergraph, ids: IdMap) -> LayoutOrder:
@@ -88,6 +101,16 @@ def build_panel(
     style: Style,
 ) -> PanelScene:
     """Lay out ``hg`` with ``layout`` in panel ``bbox`` and place regions and labels."""
+    scene = build_geometry(hg, ids, order, layout, index, bbox, style)
+    place_labels(scene, hg, ids, order, style)
+    return scene
+
+
+def build_geometry(
+    hg: Hypergraph, ids: IdMap, order: LayoutOrder, layout: str, index: int, bbox: Box,
+    style: Style,
+) -> PanelScene:
+    """Everything but the labels: layout, one uniform fit to the panel, spacing, regions."""
     scene = PanelScene(index=index, layout=layout, bbox=bbox)
     if not order.entities:
         scene.message = "empty hypergraph (nothing to draw)"
@@ -114,7 +137,9 @@ def build_panel(
     hkeys = [h for h in order.hyperedges if h in result.hyperedges]
     pts = np.array([result.entities[k] for k in order.entities]
                    + [result.hyperedges[h] for h in hkeys], dtype=float)
-    xy = fit_points(pts, frame, uniform=result.uniform)
+    sx, sy, mx, my, cx, cy = fit_transform(pts, frame, uniform=True)
+    scene.scale = (sx, sy)
+    xy = fit_points(pts, frame, uniform=True)
     n = len(order.entities)
     if result.kind == "set":
         radii = np.full(n, r)
@@ -128,7 +153,10 @@ def build_panel(
         radii = np.concatenate([np.full(n, r), np.full(len(hkeys), hr)])
         sep = SEP_PX
         if result.columns is not None:
-            xy, sep = _columns(result.columns, order.entities, hkeys, r, hr, frame)
+            room = _name_room(hg, order, style, frame)
+            cframe = (frame[0] + room, frame[1], frame[2], frame[3])
+            xy, sep, unit = _columns(result.columns, order.entities, hkeys, r, hr, cframe)
+            scene.scale = (unit, unit)
         moved = ensure_spacing(separate(xy, radii, frame, sep), radii, frame, sep)
         scene.nodes = {k: (float(x), float(y)) for k, (x, y) in
                        zip(order.entities, moved[:n], strict=True)}
@@ -136,20 +164,29 @@ def build_panel(
                         zip(hkeys, moved[n:], strict=True)}
         scene.incidence = [(m, h) for h in hkeys for m in hg.members(h)]
         scene.clique = list(result.clique_edges)
-    if result.rings and result.center is not None and result.uniform:
-        sx, sy, mx, my, cx, cy = fit_transform(pts, frame, uniform=True)
+    if result.rings and result.center is not None:
         scene.center = (cx + (result.center[0] - mx) * sx, cy - (result.center[1] - my) * sy)
         scene.rings = [float(rad * sx) for rad in result.rings]
         scene.ring_names = list(result.ring_names)
-    _place_labels(scene, hg, ids, order, style)
     return scene
+
+
+def _name_room(hg: Hypergraph, order: LayoutOrder, style: Style, frame: Box) -> float:
+    """Room left of a two-column layout for the names of its leftmost sub-column (names
+    beside a staggered column would sit next to a neighbour's node); ≤ 25 % of the width."""
+    if not (style.show_entity_names and style.name_max_chars > 0) or not order.entities:
+        return 0.0
+    widest = max(measure(truncate(hg.entities[k].name, style.name_max_chars), style.font_size,
+                         False, style.dpi)[0] for k in order.entities)
+    return float(min(widest + 8.0, 0.25 * (frame[2] - frame[0])))
 
 
 def _columns(
     columns: tuple[list[str], list[str]], ents: list[str], hkeys: list[str], r: float,
     hr: float, frame: Box,
-) -> tuple[np.ndarray, float]:
-    """Pixel positions (entities, then ``hkeys``) of a two-column layout and the gap used.
+) -> tuple[np.ndarray, float, float]:
+    """Pixel positions (entities, then ``hkeys``) of a two-column layout, the gap used and
+    the scale (pixels per row of the longer column, the layout unit along both axes).
 
     Capacity rule (:func:`stack_columns`): each column gets as many sub-columns as the panel
     height needs; when they do not all fit the width, the gap between nodes shrinks from
@@ -173,15 +210,22 @@ def _columns(
         stacked = [np.column_stack([np.full(len(c), x), np.linspace(frame[1], frame[3], len(c))])
                    for c, x in zip(radii, (frame[0], frame[2]), strict=True)]
     epts, hpts = stacked
+    rows = max(len(ecol), len(hcol)) - 1
+    unit = (frame[3] - frame[1]) / rows if rows > 0 else 0.0
     epos = {k: p for k, p in zip(ecol, epts, strict=True)}
     hpos = {h: p for h, p in zip(hcol, hpts, strict=True)}
     return np.array([epos[k] for k in ents] + [hpos[h] for h in hkeys],
-                    dtype=float).reshape(-1, 2), sep
+                    dtype=float).reshape(-1, 2), sep, float(unit)
 
 
-def _place_labels(
+def place_labels(
     scene: PanelScene, hg: Hypergraph, ids: IdMap, order: LayoutOrder, style: Style
 ) -> None:
+    """IDs on nodes, hyperedge IDs in their regions, ring names, then entity names where a
+    spot is free *and* unambiguous (nearer its own node than any other); an entity whose
+    name finds no such spot is listed in ``scene.unnamed`` (shown by ID only)."""
+    if scene.message:
+        return
     r, fs, dpi = scene.radius, style.font_size, style.dpi
     disks = [(x, y, r) for x, y in scene.nodes.values()]
     q = scene.hnode_half
@@ -201,19 +245,47 @@ def _place_labels(
     if scene.center is not None and scene.rings:
         _ring_labels(scene, style, occ)
     if style.show_entity_names and style.name_max_chars > 0:
-        for k in order.entities:
-            text = truncate(hg.entities[k].name, style.name_max_chars)
-            w, h = measure(text, fs, False, dpi)
-            w, h = w + 4.0, h + 2.0
-            x, y = scene.nodes[k]
-            spot = place_near(occ, x, y, r, w, h, rings=2)
-            if spot is None:
-                scene.label_failures += 1
-                continue
-            b = make_box(spot[0], spot[1], w, h)
-            occ.add(b)
-            scene.labels.append(Label(ids.entities[k], "name", text, spot[0], spot[1], b, fs,
-                                      boxed=True, color="#333333"))
+        _name_labels(scene, hg, ids, order, style, occ)
+
+
+OWN_MARGIN = 2.0
+"""px: a name must be this much nearer its own node than any other node."""
+
+
+def _name_labels(
+    scene: PanelScene, hg: Hypergraph, ids: IdMap, order: LayoutOrder, style: Style,
+    occ: Occupancy,
+) -> None:
+    """Entity names beside their nodes, only where the box is unambiguously theirs."""
+    r, fs, dpi = scene.radius, style.font_size, style.dpi
+    keys = list(scene.nodes)
+    hr = scene.hnode_half * math.sqrt(2.0)
+    all_xy = np.array([scene.nodes[k] for k in keys] + list(scene.hnodes.values()),
+                      dtype=float).reshape(-1, 2)
+    all_r = np.array([r] * len(keys) + [hr] * len(scene.hnodes), dtype=float)
+    for i, k in enumerate(keys):
+        text = truncate(hg.entities[k].name, style.name_max_chars)
+        w, h = measure(text, fs, False, dpi)
+        w, h = w + 4.0, h + 2.0
+        x, y = scene.nodes[k]
+        others = np.ones(len(all_r), dtype=bool)
+        others[i] = False
+        spot = None
+        for cand in near_spots(occ, x, y, r, w, h, rings=3):
+            b = make_box(cand[0], cand[1], w, h)
+            own = float(box_disk_distance(b, np.array([x]), np.array([y]), np.array([r]))[0])
+            d = box_disk_distance(b, all_xy[others, 0], all_xy[others, 1], all_r[others])
+            if not len(d) or own + OWN_MARGIN <= float(d.min()):
+                spot = cand
+                break
+        if spot is None:
+            scene.label_failures += 1
+            scene.unnamed.append(k)
+            continue
+        b = make_box(spot[0], spot[1], w, h)
+        occ.add(b)
+        scene.labels.append(Label(ids.entities[k], "name", text, spot[0], spot[1], b, fs,
+                                  boxed=True, color="#333333"))
 
 
 def _ring_labels(scene: PanelScene, style: Style, occ: Occupancy) -> None:

@@ -2,14 +2,21 @@
 
 Matplotlib ``Text`` artists cost milliseconds each to lay out and rasterise; a rendering has
 ~200 labels. Instead every glyph of the bundled DejaVu Sans is turned into a path once
-(:class:`~matplotlib.textpath.TextPath`, cached) and a label is the glyph paths placed at
+(matplotlib's ``text_to_path``, cached) and a label is the glyph paths placed at
 their advance widths, so measuring is a sum and drawing is one ``PathCollection``. Boxes from
 :func:`measure` are exactly what :func:`text_path` draws.
+
+Hostile text never fails a rendering: format and control characters (zero-width space and
+joiner, soft hyphen, bidi controls, BOM, tag characters, lone surrogates) are dropped, glyphs
+with an empty outline draw nothing, and a glyph the font machinery fails on is drawn as a
+hollow box.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
+import unicodedata
 import warnings
 from functools import lru_cache
 
@@ -17,7 +24,7 @@ import numpy as np
 from matplotlib.font_manager import FontProperties, findfont, get_font
 from matplotlib.ft2font import LoadFlags
 from matplotlib.path import Path
-from matplotlib.textpath import TextPath
+from matplotlib.textpath import text_to_path
 
 __all__ = ["FONT_FAMILY", "font", "measure", "text_path", "truncate"]
 
@@ -35,15 +42,70 @@ def font(size: float = _EM, bold: bool = False) -> FontProperties:
 
 
 _LOCK = threading.Lock()  # FreeType font objects are shared and not thread-safe
+_LOG = logging.getLogger(__name__)
+
+#: Unicode categories drawn as nothing (no ink, no advance): format characters (zero-width
+#: space and joiner, soft hyphen, bidi marks and overrides, word joiner, BOM, tag characters
+#: ...), control characters and lone surrogates. Dropping bidi overrides also means a name
+#: cannot visually reorder the text drawn after it.
+INVISIBLE_CATEGORIES = frozenset({"Cf", "Cc", "Cs"})
+#: Variation selectors (category Mn) only pick a glyph variant: drawn as nothing too.
+_VARIATION_SELECTORS = ((0xFE00, 0xFE0F), (0xE0100, 0xE01EF), (0x180B, 0x180F))
+
+
+def invisible(ch: str) -> bool:
+    """Whether ``ch`` is drawn as nothing (no ink, no advance).
+
+    >>> [invisible(c) for c in ("\\u200b", "\\u200d", "\\ufe0f", "a", "\\u0301")]
+    [True, True, True, False, False]
+    """
+    if unicodedata.category(ch) in INVISIBLE_CATEGORIES:
+        return True
+    cp = ord(ch)
+    return any(lo <= cp <= hi for lo, hi in _VARIATION_SELECTORS)
+
+_Glyph = tuple[np.ndarray, np.ndarray, float]
+
+
+def _empty(adv: float = 0.0) -> _Glyph:
+    return np.zeros((0, 2)), np.zeros(0, dtype=np.uint8), float(adv)
+
+
+def _placeholder() -> _Glyph:
+    """A hollow box, drawn for a glyph the font machinery failed on (never an exception)."""
+    x0, x1, y0, y1, t = 6.0, 54.0, 0.0, 72.9, 5.0
+    outer = [(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)]
+    inner = [(x0 + t, y0 + t), (x0 + t, y1 - t), (x1 - t, y1 - t), (x1 - t, y0 + t),
+             (x0 + t, y0 + t)]  # opposite winding: the box is hollow
+    verts = np.array(outer + inner, dtype=float)
+    one = [Path.MOVETO, Path.LINETO, Path.LINETO, Path.LINETO, Path.CLOSEPOLY]
+    return verts, np.array(one + one, dtype=np.uint8), _EM * 0.6
 
 
 @lru_cache(maxsize=4096)
-def _glyph(ch: str, bold: bool) -> tuple[np.ndarray, np.ndarray, float]:
-    with _LOCK:
-        return _load_glyph(ch, bold)
+def _glyph(ch: str, bold: bool) -> _Glyph:
+    """Outline and advance of one character; never raises.
+
+    Invisible characters (:func:`invisible`) are empty and zero-width; a
+    character the font has no outline for (zero-width glyph) has an empty path and its own
+    advance; any font-level failure gives a visible placeholder box.
+
+    >>> _glyph("\\u200d", False)[2], len(_glyph("\\u200b", False)[0])
+    (0.0, 0)
+    >>> _glyph("a", False)[2] > 0
+    True
+    """
+    if invisible(ch):
+        return _empty()
+    try:
+        with _LOCK:
+            return _load_glyph(ch, bold)
+    except Exception as exc:  # a font-level failure must never fail a rendering
+        _LOG.warning("glyph U+%04X cannot be drawn (%s); drawing a box", ord(ch), exc)
+        return _placeholder()
 
 
-def _load_glyph(ch: str, bold: bool) -> tuple[np.ndarray, np.ndarray, float]:
+def _load_glyph(ch: str, bold: bool) -> _Glyph:
     prop = font(_EM, bold)
     ft = get_font(findfont(prop))
     ft.set_size(_EM, 72)
@@ -54,9 +116,14 @@ def _load_glyph(ch: str, bold: bool) -> tuple[np.ndarray, np.ndarray, float]:
         except (RuntimeError, ValueError):  # pragma: no cover - glyph missing
             adv = _EM * 0.6
         if ch.isspace():
-            return np.zeros((0, 2)), np.zeros(0, dtype=np.uint8), float(adv)
-        tp = TextPath((0, 0), ch, size=_EM, prop=prop)
-    return np.asarray(tp.vertices, dtype=float), np.asarray(tp.codes, dtype=np.uint8), float(adv)
+            return _empty(adv)
+        # ``get_text_path`` rather than ``TextPath``: the latter crashes on an empty outline.
+        verts, codes = text_to_path.get_text_path(prop, ch)
+    v = np.asarray(verts, dtype=float).reshape(-1, 2)
+    c = np.asarray(codes, dtype=np.uint8).reshape(-1)
+    if len(v) != len(c):
+        raise ValueError(f"{len(v)} vertices but {len(c)} path codes")
+    return v * (_EM / text_to_path.FONT_SCALE), c, float(adv)
 
 
 def _px(size_pt: float, dpi: int) -> float:

@@ -53,7 +53,8 @@ class LayoutResult:
     hyperedges: dict[str, Point] = field(default_factory=dict)
     clique_edges: list[tuple[str, str]] = field(default_factory=list)
     uniform: bool = True
-    """Fit with one scale for x and y (False: stretch each axis to the panel)."""
+    """Ignored since the drawing layer always fits with one uniform scale for x and y
+    (paper §3.1); kept so custom layouts that set it keep working."""
     rings: list[float] = field(default_factory=list)
     """Radii of guide rings around ``center`` (radial layouts), in layout units."""
     center: Point | None = None

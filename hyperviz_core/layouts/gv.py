@@ -8,6 +8,7 @@ names in the DOT source are generated ids (``e0``, ``h3``): no user text ever re
 from __future__ import annotations
 
 import json
+import math
 from collections import deque
 from typing import Any
 
@@ -109,15 +110,44 @@ def _bfs_depth(hg: Hypergraph, order: LayoutOrder, hub: str) -> dict[str, int]:
     return depth
 
 
+PANEL_ASPECT = 1.25
+"""Width / height of a typical panel: ``set-hier`` picks the rank direction nearer to it."""
+
+
+def _aspect(pos: dict[str, tuple[float, float]]) -> float:
+    if len(pos) < 2:
+        return PANEL_ASPECT
+    xs = [p[0] for p in pos.values()]
+    ys = [p[1] for p in pos.values()]
+    w, h = max(xs) - min(xs), max(ys) - min(ys)
+    return max(w, 1.0) / max(h, 1.0)
+
+
 def set_hier(hg: Hypergraph, order: LayoutOrder) -> LayoutResult:
-    """``dot`` on the incidence graph oriented by BFS depth from the hub (real hierarchy)."""
+    """``dot`` on the incidence graph oriented by BFS depth from the hub (real hierarchy).
+
+    Drawn with one uniform scale, so when top-to-bottom ranks come out much wider than a
+    panel (aspect > 2), left-to-right ranks are tried too and the aspect nearer to the
+    panel's wins.
+    """
     en, hn = _names(order)
-    g = graphviz.Digraph(engine="dot")
-    g.attr(ranksep="0.6", nodesep="0.25", splines="false", ordering="out")
     hub = hub_entity(hg, order)
     depth = _bfs_depth(hg, order, hub) if hub else {}
-    _add_incidence(g, hg, order, en, hn, depth)
-    return _result(hg, order, _run(g), "dot", uniform=False)
+    best: tuple[float, dict[str, tuple[float, float]], str] | None = None
+    for rankdir in ("TB", "LR"):
+        g = graphviz.Digraph(engine="dot")
+        g.attr(ranksep="0.6", nodesep="0.25", splines="false", ordering="out",
+               rankdir=rankdir)
+        _add_incidence(g, hg, order, en, hn, depth)
+        pos = _run(g)
+        miss = abs(math.log(_aspect(pos) / PANEL_ASPECT))
+        if best is None or miss < best[0]:
+            best = (miss, pos, rankdir)
+        if _aspect(pos) <= 2.0:
+            break
+    assert best is not None
+    engine = "dot" if best[2] == "TB" else "dot, LR"
+    return _result(hg, order, best[1], engine)
 
 
 def set_radial(hg: Hypergraph, order: LayoutOrder) -> LayoutResult:

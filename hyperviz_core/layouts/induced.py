@@ -138,7 +138,6 @@ def bi_inc(hg: Hypergraph, order: LayoutOrder) -> LayoutResult:
         kind="induced",
         entities=_column(ents, 0.0, 12, 0.06),
         hyperedges=_column(edges, 1.0, 9, 0.07),
-        uniform=False,
         engine="spectral+median",
         columns=(list(ents), list(edges)),
     )

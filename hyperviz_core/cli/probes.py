@@ -1,0 +1,235 @@
+"""``vizrag probes make|grade|run`` and ``vizrag tune``: structural probes, dual-view
+selection and the congestion-control parameter search.
+
+Example::
+
+    vizrag probes make --from STORE --n 20 --out probes/          # PNG + JSON + probes.jsonl
+    vizrag probes run probes/probes.jsonl --llm openai:gpt-4o --out answers.jsonl
+    vizrag probes grade probes/probes.jsonl answers.jsonl
+    vizrag tune --from STORE --llm openai:gpt-4o                   # saves beside the store
+
+``--llm fake`` (and ``fake-noisy``) is a FAKE vision model that answers from the export JSON,
+not from the pixels: it tests the harness, it measures no model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, Literal
+
+__all__ = ["register"]
+
+FAKE_SPECS = ("fake", "fake-noisy")
+
+
+def _fail(cmd: str, msg: str) -> int:
+    print(f"vizrag {cmd}: error: {msg}", file=sys.stderr)
+    return 2
+
+
+def _source(spec: str, layer: str) -> tuple[Any, Path | None]:
+    """(hypergraph, store file or None) from a HIF file or a store."""
+    from ..model import Hypergraph
+
+    p = Path(spec)
+    if p.is_file() and p.suffix.lower() == ".json":
+        return Hypergraph.from_hif(p), None
+    from ..rag import HypergraphStore
+
+    if not p.exists():
+        raise ValueError(f"--from {spec}: no such HIF file or store")
+    store = HypergraphStore(spec, read_only=True)
+    try:
+        hg = store.bottom() if layer == "bottom" else store.top()
+        path = Path(store.path)
+    finally:
+        store.close()
+    if not hg.entities:
+        raise ValueError(f"--from {spec}: the {layer} hypergraph is empty")
+    return hg, path
+
+
+def _model(spec: str | None, probes: list[Any] | None = None, base: Path | None = None) -> Any:
+    """A vision model from ``--llm`` (None when absent); the FAKE one for ``fake*``."""
+    if not spec:
+        return None
+    low = spec.strip().lower()
+    if low in FAKE_SPECS:
+        from ..probe import ExportOracleVisionModel
+
+        mode: Literal["exact", "metrics"] = "metrics" if low == "fake-noisy" else "exact"
+        if probes is not None and base is not None:
+            return ExportOracleVisionModel.for_probes(probes, base, mode)
+        return ExportOracleVisionModel({}, mode)
+    from .index import make_chat
+
+    chat = make_chat(spec)
+    if chat is None:
+        raise ValueError(f"--llm {spec!r} names no vision model")
+    return chat
+
+
+def _make(args: argparse.Namespace) -> int:
+    from ..probe import DEFAULT_TASKS, make_probes
+
+    try:
+        hg, _ = _source(args.source, args.layer)
+        probes = make_probes(hg, args.n, args.out, layouts=args.layout or ["set-force", "bi-inc"],
+                             seed=args.seed, progress=not args.no_progress,
+                             tasks=args.task or DEFAULT_TASKS)
+    except (ValueError, OSError) as exc:
+        return _fail("probes make", " ".join(str(exc).split())[:300])
+    if not probes and args.task:
+        return _fail("probes make", f"no probe of task(s) {', '.join(args.task)} could be made "
+                     f"from {args.n} sample(s) of {args.source}")
+    tasks = sorted({p.task for p in probes})
+    print(f"wrote {len(probes)} probes ({', '.join(tasks) or 'none'}) to "
+          f"{Path(args.out) / 'probes.jsonl'}")
+    return 0
+
+
+def _grade(args: argparse.Namespace) -> int:
+    from ..probe import Probe, ProbeAnswer, grade, read_jsonl
+
+    try:
+        probes = read_jsonl(args.probes, Probe)
+        answers = read_jsonl(args.answers, ProbeAnswer)
+    except ValueError as exc:
+        return _fail("probes grade", str(exc))
+    models = sorted({a.model for a in answers if a.model})
+    if models:
+        print(f"answers from: {', '.join(models)}")
+    print(grade(probes, answers).table())
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    from ..probe import Probe, ask_probes, grade, read_jsonl, write_jsonl
+
+    try:
+        probes = read_jsonl(args.probes, Probe)
+        base = Path(args.probes).parent
+        model = _model(args.llm, probes, base)
+        answers = ask_probes(probes, base, model, progress=not args.no_progress)
+    except (ValueError, OSError) as exc:
+        return _fail("probes run", " ".join(str(exc).split())[:300])
+    out = Path(args.out) if args.out else base / "answers.jsonl"
+    write_jsonl(out, answers)
+    if args.llm.strip().lower() in FAKE_SPECS:
+        print(f"model: {model.model_name}; the scores test the harness only")
+    else:
+        print(f"model: {getattr(model, 'model_name', args.llm)}")
+    print(f"wrote {out}")
+    print(grade(probes, answers).table())
+    return 0
+
+
+def _tune(args: argparse.Namespace) -> int:
+    from ..probe import (
+        ViewSettings,
+        load_view_settings,
+        parse_grid,
+        save_view_settings,
+        select_dual_view,
+        tune,
+    )
+
+    try:
+        grid = parse_grid(args.grid or [])
+        hg, store_file = _source(args.source, args.layer)
+        model = _model(args.llm)
+        choice = select_dual_view(hg, model, k=args.k, seed=args.seed,
+                                  progress=not args.no_progress)
+        result = tune(hg, model, grid=grid, layouts=choice.pair, k=args.k, seed=args.seed,
+                      progress=not args.no_progress)
+    except (ValueError, OSError) as exc:
+        return _fail("tune", " ".join(str(exc).split())[:300])
+    label = (f"vision model {choice.model}" if model is not None
+             else "no vision model: scored by readability metrics")
+    print(f"dual-view selection ({label}; {args.k} probes, seed {args.seed}):")
+    print(choice.table_text())
+    print(f"\nparameter search on {choice.pair[0]} + {choice.pair[1]} (best first, "
+          f"score = {'exact accuracy' if model is not None else 'readability'} x coverage):")
+    print(result.table_text(limit=args.show))
+    print(f"\nbest: {', '.join(f'{k}={v:g}' for k, v in result.best.items())}")
+    settings = ViewSettings(layouts=choice.pair, budget=dict(result.best),
+                            selection=choice.model_dump(mode="json"),
+                            tuning=result.model_dump(mode="json", exclude={"table"}))
+    target = Path(args.save) if args.save else store_file
+    if target is None:
+        print("not saved (a HIF source: pass --save FILE.sqlite-or-json-path to keep it)")
+        return 0
+    if args.save and target.suffix.lower() == ".json":
+        target.write_text(settings.model_dump_json(indent=1), encoding="utf-8")
+        print(f"saved {target}")
+        return 0
+    previous = load_view_settings(target)
+    path = save_view_settings(target, settings)
+    print(f"saved {path}{' (replaced the previous settings)' if previous else ''}; "
+          "the engine uses these layouts and budget by default for this store")
+    return 0
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--from", dest="source", required=True, metavar="STORE|HIF",
+                   help="a VizRAG store (directory or .sqlite) or a HIF JSON file")
+    p.add_argument("--layer", choices=("bottom", "top"), default="bottom",
+                   help="store layer to sample (default: bottom, G_bot)")
+    p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def register(sub: Any) -> None:
+    """Add the ``probes`` (make/grade/run) and ``tune`` subcommands."""
+    p = sub.add_parser("probes", help="structural probes: make, run a vision model, grade",
+                       description="Structural probes (overlap-core, bridge-hyperedge, "
+                       "disambiguation) with exact ground truth.")
+    ps = p.add_subparsers(dest="probes_command", metavar="ACTION", required=True)
+    mk = ps.add_parser("make", help="write probe images, exports and probes.jsonl")
+    _common(mk)
+    mk.add_argument("--n", type=_positive, default=20, help="number of probes (default 20)")
+    mk.add_argument("--out", required=True, help="output folder")
+    mk.add_argument("--layout", action="append", metavar="NAME",
+                    help="layout (repeatable; default: set-force + bi-inc)")
+    mk.add_argument("--task", action="append", metavar="TASK",
+                    help="task (repeatable, taken in turn): overlap-core, bridge-hyperedge, "
+                    "disambiguation (Table 3); default: overlap-core + bridge-hyperedge")
+    mk.set_defaults(func=_make)
+    gr = ps.add_parser("grade", help="accuracy per task and overall")
+    gr.add_argument("probes", help="probes.jsonl")
+    gr.add_argument("answers", help="answers.jsonl ({\"id\", \"answer\"} per line)")
+    gr.set_defaults(func=_grade)
+    rn = ps.add_parser("run", help="ask a vision model every probe, write answers, grade")
+    rn.add_argument("probes", help="probes.jsonl")
+    rn.add_argument("--llm", required=True, metavar="PROVIDER:MODEL",
+                    help="vision model (provider:model[@base_url]); 'fake' / 'fake-noisy' = "
+                    "FAKE model answering from the export JSON, not the pixels")
+    rn.add_argument("--out", default=None, help="answers.jsonl (default: beside probes)")
+    rn.add_argument("--no-progress", action="store_true", help="no progress bar")
+    rn.set_defaults(func=_run)
+    t = sub.add_parser("tune", help="select the dual view and search γ, w_v, w_e, α, β",
+                       description="Probe-driven dual-view selection over the 9 set x induced "
+                       "pairs, then a grid search of the congestion budget. Without --llm, "
+                       "both are scored by readability metrics.")
+    _common(t)
+    t.add_argument("--llm", default=None, metavar="PROVIDER:MODEL",
+                   help="vision model; 'fake'/'fake-noisy' = FAKE (answers from the export)")
+    t.add_argument("--k", type=_positive, default=15, help="probes per candidate (default 15)")
+    t.add_argument("--grid", action="append", metavar="NAME=V1,V2",
+                   help="grid values of w_v, w_e, gamma, alpha or beta (repeatable)")
+    t.add_argument("--show", type=_positive, default=10, help="table rows to print")
+    t.add_argument("--save", default=None,
+                   help="where to save (default: beside the store; a .json path for HIF)")
+    t.set_defaults(func=_tune)

@@ -1,0 +1,90 @@
+"""Helpers of :mod:`hyperviz_core.metrics`: the visual occupation cost C and label
+ownership (ambiguous labels), both computed from export geometry (no renderer imports).
+
+Example:
+    >>> import numpy as np
+    >>> nodes = NodeArrays(ids=["E1", "E2"], x=np.array([50.0, 130.0]),
+    ...                    y=np.array([50.0, 50.0]), r=np.array([10.0, 10.0]),
+    ...                    disk=np.array([True, True]))
+    >>> ambiguous_labels([("E1", (95, 45, 115, 55)), ("E2", (143, 45, 170, 55))], nodes)
+    1
+    >>> round(drawn_cost([10.0], [], [], [((0, 0), (3, 4))], (1.0, 2.0)), 3)
+    324.159
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from shapely.geometry.base import BaseGeometry
+
+__all__ = ["NodeArrays", "ambiguous_labels", "box_shape_distance", "cost_weights",
+           "drawn_cost"]
+
+_EPS = 1e-9
+Pt = tuple[float, float]
+Box = tuple[float, float, float, float]
+
+
+@dataclass
+class NodeArrays:
+    """Nodes of one panel: entity disks (``disk``) or hyperedge squares of half-side r/√2."""
+
+    ids: list[str]
+    x: np.ndarray
+    y: np.ndarray
+    r: np.ndarray
+    disk: np.ndarray
+
+
+def box_shape_distance(boxes: np.ndarray, nodes: NodeArrays) -> np.ndarray:
+    """Distances (boxes × nodes) from axis-aligned boxes to node shapes (0 when touching)."""
+    x, y, r, disk = nodes.x[None, :], nodes.y[None, :], nodes.r[None, :], nodes.disk[None, :]
+    half = np.where(disk, 0.0, r / math.sqrt(2.0))
+    x0, y0, x1, y1 = (boxes[:, i:i + 1] for i in range(4))
+    dx = np.maximum(np.maximum(x0 - (x + half), (x - half) - x1), 0.0)
+    dy = np.maximum(np.maximum(y0 - (y + half), (y - half) - y1), 0.0)
+    d = np.hypot(dx, dy)
+    return np.asarray(np.where(disk, np.maximum(d - r, 0.0), d))
+
+
+def ambiguous_labels(labels: Sequence[tuple[str, Box]], nodes: NodeArrays) -> int:
+    """Labels of a node (same id, r > 0) whose box is strictly closer to another node's
+    shape than to their own node's."""
+    index = {i: k for k, i in enumerate(nodes.ids) if nodes.r[k] > 0}
+    mine = [(k, b) for lid, b in labels if (k := index.get(lid)) is not None]
+    if not mine or len(nodes.ids) < 2:
+        return 0
+    dist = box_shape_distance(np.array([b for _, b in mine], dtype=float), nodes)
+    rows = np.arange(len(mine))
+    own = np.array([k for k, _ in mine])
+    mine_d = dist[rows, own].copy()
+    dist[rows, own] = np.inf
+    return int(np.count_nonzero(dist.min(axis=1) < mine_d - _EPS))
+
+
+def cost_weights(export: Mapping[str, Any]) -> tuple[float, float]:
+    """(w_v, w_e) from ``export["pruned"]`` (default 1, 1)."""
+    pruned = export.get("pruned")
+    if not isinstance(pruned, Mapping):
+        return 1.0, 1.0
+    return float(pruned.get("w_v", 1.0) or 1.0), float(pruned.get("w_e", 1.0) or 1.0)
+
+
+def drawn_cost(
+    entity_r: Sequence[float], hnode_r: Sequence[float],
+    regions: Sequence[tuple[BaseGeometry, Sequence[tuple[Pt, Pt]]]],
+    segments: Sequence[tuple[Pt, Pt]], weights: tuple[float, float],
+) -> float:
+    """C of one panel: Σ π·r²·w_v over entity disks + w_e·(region boundary lengths +
+    connectors + incidence segments + hyperedge-square perimeters 4√2·r)."""
+    area = sum(math.pi * r * r for r in entity_r)
+    length = sum(float(g.length) + sum(math.dist(a, b) for a, b in conns)
+                 for g, conns in regions)
+    length += sum(math.dist(a, b) for a, b in segments)
+    length += sum(4.0 * math.sqrt(2.0) * r for r in hnode_r)
+    return area * weights[0] + length * weights[1]

@@ -1,0 +1,56 @@
+"""Asking a vision model (the engine's ``ChatModel`` protocol) the probe questions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .types import Probe, ProbeAnswer
+
+__all__ = ["SYSTEM", "ask_probes", "ask_probes_inline", "probe_prompt"]
+
+SYSTEM = (
+    "You read hypergraph drawings. Entities are circles labelled E# (their names may be "
+    "printed beside them). Hyperedges are labelled H#: in set views a coloured region around "
+    "exactly its member entities, in induced views a square node joined to each member by a "
+    "dashed line. When there are two panels, both show the same hypergraph."
+)
+
+
+def probe_prompt(probe: Probe) -> str:
+    """The user prompt of a probe (the question and the reply format)."""
+    return (f"{probe.question}\nLook at the image only. Reply with a JSON object "
+            '{"answer": ["ID", ...]} listing the IDs, nothing else.')
+
+
+def ask_probes(
+    probes: Sequence[Probe], base: str | Path, model: Any, *, progress: bool = True,
+) -> list[ProbeAnswer]:
+    """One ``model.complete(prompt, images=[png], system=..., json_mode=True)`` per probe
+    (paths relative to ``base``). A failing call is recorded as an empty answer with the
+    error in ``raw`` (graded wrong)."""
+    root = Path(base)
+    items: Any = probes
+    if progress:
+        from tqdm import tqdm
+
+        items = tqdm(probes, desc="asking", unit="probe")
+    return [_ask_one(p, (root / p.image).read_bytes(), model) for p in items]
+
+
+def ask_probes_inline(
+    probes: Sequence[Probe], images: dict[str, tuple[bytes, Any]], model: Any,
+) -> list[ProbeAnswer]:
+    """:func:`ask_probes` on in-memory images (``images[probe.id] = (png, export)``)."""
+    return [_ask_one(p, images[p.id][0], model) for p in probes]
+
+
+def _ask_one(p: Probe, png: bytes, model: Any) -> ProbeAnswer:
+    name = str(getattr(model, "model_name", type(model).__name__))
+    try:
+        raw = model.complete(probe_prompt(p), images=[png], system=SYSTEM, json_mode=True)
+    except Exception as exc:  # provider failure: graded as a wrong answer
+        return ProbeAnswer(id=p.id, answer=[], model=name,
+                           raw=f"error: {' '.join(str(exc).split())[:200]}")
+    return ProbeAnswer(id=p.id, answer=str(raw), model=name, raw=str(raw))

@@ -1,0 +1,83 @@
+"""Grading probe answers: exact set match, partial credit (F1) reported separately.
+
+Example:
+    >>> from hyperviz_core.probe.types import Probe, ProbeAnswer
+    >>> p = Probe(id="p1", task="overlap-core", image="p1.png", export="p1.json",
+    ...           question="?", answer=["E1", "E2"])
+    >>> r = grade([p], [ProbeAnswer(id="p1", answer="E2 and E1")])
+    >>> r.overall.accuracy, r.overall.partial
+    (1.0, 1.0)
+    >>> parse_ids('{"answer": ["E3", "H2", "e4"]}', "E")
+    ['E3', 'E4']
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+
+from .tasks import vid_key
+from .types import GradeReport, Probe, ProbeAnswer, TaskScore
+
+__all__ = ["f1", "grade", "parse_ids"]
+
+_ID = re.compile(r"\b([EeHh])\s?-?(\d{1,6})\b")
+
+
+def parse_ids(answer: Sequence[str] | str, kind: str | None = None) -> list[str]:
+    """Visual IDs (``E#``/``H#``, normalised) in a model's answer, in first-seen order;
+    ``kind`` ``"E"``/``"H"`` keeps one kind. A JSON ``{"answer": ...}`` is unwrapped."""
+    if isinstance(answer, str):
+        text = answer
+        try:
+            obj = json.loads(answer)
+            if isinstance(obj, dict) and "answer" in obj:
+                text = json.dumps(obj["answer"])
+        except (json.JSONDecodeError, TypeError):
+            pass
+    else:
+        text = " ".join(str(a) for a in answer)
+    ids = [f"{m.group(1).upper()}{int(m.group(2))}" for m in _ID.finditer(text)]
+    if kind:
+        ids = [i for i in ids if i[0] == kind]
+    return list(dict.fromkeys(ids))
+
+
+def f1(got: Sequence[str], want: Sequence[str]) -> float:
+    """F1 of two ID sets (1.0 when both are empty)."""
+    g, w = set(got), set(want)
+    if not g and not w:
+        return 1.0
+    hit = len(g & w)
+    if not hit:
+        return 0.0
+    p, r = hit / len(g), hit / len(w)
+    return round(2 * p * r / (p + r), 6)
+
+
+def _kind(probe: Probe) -> str | None:
+    kinds = {a[:1] for a in probe.answer}
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def grade(probes: Sequence[Probe], answers: Sequence[ProbeAnswer]) -> GradeReport:
+    """Score ``answers`` against ``probes`` per task and overall (a missing answer scores 0)."""
+    by_id = {a.id: a for a in answers}
+    per: dict[str, TaskScore] = {}
+    overall = TaskScore(task="overall")
+    for p in probes:
+        score = per.setdefault(p.task, TaskScore(task=p.task))
+        ans = by_id.get(p.id)
+        got = parse_ids(ans.answer, _kind(p)) if ans is not None else []
+        exact = ans is not None and sorted(got, key=vid_key) == sorted(p.answer, key=vid_key)
+        part = f1(got, p.answer) if ans is not None else 0.0
+        for s in (score, overall):
+            s.n += 1
+            s.correct += exact
+            s.partial += part
+            s.missing += ans is None
+    for s in [*per.values(), overall]:
+        s.accuracy = round(s.correct / s.n, 4) if s.n else 0.0
+        s.partial = round(s.partial / s.n, 4) if s.n else 0.0
+    return GradeReport(tasks=[per[t] for t in sorted(per)], overall=overall)

@@ -1,0 +1,100 @@
+"""Probe generation: sample, render, ask a question with exact ground truth, write files.
+
+Example:
+    >>> import tempfile
+    >>> from hyperviz_core.testing import random_hypergraph
+    >>> out = tempfile.mkdtemp()
+    >>> probes = make_probes(random_hypergraph(60, 30, seed=2), 2, out, seed=1,
+    ...                      progress=False)
+    >>> [p.task for p in probes], probes[0].image
+    (['overlap-core', 'bridge-hyperedge'], 'p0000-overlap-core.png')
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..model import Hypergraph
+from ..render import HyperViz, Rendering
+from .sample import sample_subgraphs
+from .tasks import DEFAULT_TASKS, TASKS, make_question
+from .types import Probe, write_jsonl
+
+__all__ = ["DEFAULT_PAIR", "ProbeSpec", "make_probes", "probe_specs", "render_probe"]
+
+DEFAULT_PAIR: tuple[str, str] = ("set-force", "bi-inc")
+
+ProbeSpec = tuple[str, Hypergraph, str, int]
+"""(probe id, sub-hypergraph, task, question seed)."""
+
+
+def probe_specs(
+    source: Hypergraph | Sequence[Hypergraph], n: int, seed: int = 0,
+    tasks: Sequence[str] = DEFAULT_TASKS, size: tuple[int, int] = (12, 30),
+) -> list[ProbeSpec]:
+    """``n`` probe specs, tasks taken in turn, each on its own sample of ``source`` (one
+    hypergraph to sample from, or a list of hypergraphs used in turn, whole)."""
+    for t in tasks:
+        if t not in TASKS:
+            raise ValueError(f"unknown probe task {t!r}; choose from {', '.join(TASKS)}")
+    if isinstance(source, Hypergraph):
+        subs = sample_subgraphs(source, n, seed, size)
+    else:
+        if not source:
+            raise ValueError("no hypergraph to make probes from")
+        subs = [source[i % len(source)] for i in range(n)]
+    return [(f"p{i:04d}-{tasks[i % len(tasks)]}", subs[i], tasks[i % len(tasks)],
+             seed * 7919 + i) for i in range(n)]
+
+
+def render_probe(
+    spec: ProbeSpec, layouts: Sequence[str], viz: HyperViz | None = None,
+) -> tuple[Rendering, Probe] | None:
+    """Render a spec and ask its question about what is drawn (None: no instance)."""
+    pid, sub, task, qseed = spec
+    rendering = (viz or HyperViz()).render(sub, layouts=list(layouts))
+    q = make_question(rendering.export(), task, random.Random(qseed))
+    if q is None:
+        return None
+    text, named, answer = q
+    probe = Probe(id=pid, task=task, image=f"{pid}.png", export=f"{pid}.json", question=text,
+                  hyperedges=named, answer=answer, layouts=list(layouts))
+    return rendering, probe
+
+
+def _bar(items: Sequence[Any], on: bool, desc: str) -> Any:
+    if not on:
+        return items
+    from tqdm import tqdm
+
+    return tqdm(items, desc=desc, unit="probe")
+
+
+def make_probes(
+    source: Hypergraph | Sequence[Hypergraph], n: int, out_dir: str | Path, *,
+    layouts: Sequence[str] = DEFAULT_PAIR, seed: int = 0, viz: HyperViz | None = None,
+    size: tuple[int, int] = (12, 30), progress: bool = True,
+    tasks: Sequence[str] = DEFAULT_TASKS,
+) -> list[Probe]:
+    """Write ``n`` probes (PNG + export JSON each, and ``probes.jsonl``) into ``out_dir``.
+
+    A sample without an instance of its task (no overlapping pair, no hyperedge, no
+    lexically similar unconnected distractor) is skipped, so fewer than ``n`` probes can
+    come back. ``tasks`` are taken in turn (default: overlap-core, bridge-hyperedge; see
+    :data:`~hyperviz_core.probe.tasks.TASKS` for all, e.g. ``["disambiguation"]``).
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    probes: list[Probe] = []
+    for spec in _bar(probe_specs(source, n, seed, tasks, size=size), progress, "probes"):
+        made = render_probe(spec, layouts, viz)
+        if made is None:
+            continue
+        rendering, probe = made
+        rendering.save(out / probe.image)
+        probes.append(probe)
+    write_jsonl(out / "probes.jsonl", probes)
+    return probes

@@ -1,0 +1,104 @@
+"""Public data of the probe harness: probes, answers, grades (pydantic, JSON lines)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+__all__ = ["GradeReport", "Probe", "ProbeAnswer", "TaskScore", "read_jsonl", "write_jsonl"]
+
+
+class Probe(BaseModel):
+    """One structural probe: an image, its export, a question and the expected IDs.
+
+    Paths are relative to the folder of ``probes.jsonl``.
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str
+    task: str
+    image: str
+    export: str
+    question: str
+    hyperedges: list[str] = Field(default_factory=list)
+    """The hyperedges (H#) the question names."""
+    answer: list[str]
+    """The expected visual IDs (exact set)."""
+    layouts: list[str] = Field(default_factory=list)
+
+
+class ProbeAnswer(BaseModel):
+    """A model's answer to one probe (``answers.jsonl``)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str
+    answer: list[str] | str
+    """IDs, or raw text from which E#/H# IDs are read."""
+    model: str = ""
+    raw: str = ""
+
+
+class TaskScore(BaseModel):
+    """Accuracy of one task (or ``overall``): exact set matches and mean partial credit."""
+
+    task: str
+    n: int = 0
+    correct: int = 0
+    accuracy: float = 0.0
+    """Share of exact set matches."""
+    partial: float = 0.0
+    """Mean F1 of answered against expected IDs (partial credit, reported separately)."""
+    missing: int = 0
+
+
+class GradeReport(BaseModel):
+    """Per-task and overall scores."""
+
+    tasks: list[TaskScore] = Field(default_factory=list)
+    overall: TaskScore = Field(default_factory=lambda: TaskScore(task="overall"))
+
+    def table(self) -> str:
+        """A plain-text table (one row per task, then overall)."""
+        rows = [f"{'task':<18} {'n':>4} {'exact':>7} {'partial':>8} {'missing':>8}"]
+        for t in [*self.tasks, self.overall]:
+            rows.append(f"{t.task:<18} {t.n:>4} {t.accuracy:>7.3f} {t.partial:>8.3f} "
+                        f"{t.missing:>8}")
+        return "\n".join(rows)
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def read_jsonl(path: str | Path, model: type[M]) -> list[M]:
+    """Read JSON lines into ``model`` objects; a bad line raises ``ValueError`` naming it."""
+    p = Path(path)
+    try:
+        lines = p.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise ValueError(f"cannot read {p}: {exc.strerror or exc}") from None
+    out: list[M] = []
+    for no, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            out.append(model.model_validate(json.loads(line)))
+        except (json.JSONDecodeError, ValidationError) as exc:
+            msg = exc.msg if isinstance(exc, json.JSONDecodeError) else exc.errors()[0]["msg"]
+            raise ValueError(f"{p}:{no}: not a valid {model.__name__}: {msg}") from None
+    return out
+
+
+def write_jsonl(path: str | Path, items: Iterable[BaseModel]) -> Path:
+    """Write ``items`` as JSON lines (sorted keys, UTF-8)."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    text = "".join(json.dumps(i.model_dump(), ensure_ascii=False, sort_keys=True) + "\n"
+                   for i in items)
+    p.write_text(text, encoding="utf-8")
+    return p

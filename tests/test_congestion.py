@@ -1,0 +1,119 @@
+"""Congestion control that decides (paper §3.1): C from the drawn geometry, budget first,
+caps after, uniform scale, and label ownership."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+from hyperviz_core.layouts import available_layouts
+from hyperviz_core.metrics import compute_metrics, visual_cost
+from hyperviz_core.prune import Budget
+from hyperviz_core.render import HyperViz, Rendering
+from hyperviz_core.testing import random_hypergraph
+
+SIX = ("set-hier", "set-radial", "set-force", "bi-inc", "ra-cen", "cli-exp")
+
+
+@functools.cache
+def dual(n: int, m: int, seed: int, enabled: bool = True, gamma: float | None = None
+         ) -> Rendering:
+    kw = {} if gamma is None else {"gamma": gamma}
+    return HyperViz(budget=Budget(enabled=enabled, **kw)).render(
+        random_hypergraph(n, m, seed=seed))
+
+
+def test_export_carries_cost_cmax_and_reasons() -> None:
+    r = dual(80, 40, 3)
+    pruned = r.export()["pruned"]
+    assert isinstance(pruned["cost"], float) and isinstance(pruned["c_max"], float)
+    assert pruned["cost"] <= pruned["c_max"] < pruned["cost_before"]
+    assert pruned["entities"] and pruned["removals"]
+    assert {x["reason"] for x in pruned["removals"]} == {"budget"}
+    assert set(pruned["reasons"].values()) == {"budget"}
+    steps = pruned["steps"]
+    assert steps[-1]["cost"] == pruned["cost"] and steps[-1]["drawn"] == len(r.id_map.entities)
+    assert r.pruning.layouts_run == len(steps) + 1  # the first, unpruned drawing + one per step
+    drawn = 80  # replaying the steps' removals and restorations gives what is drawn
+    for st in steps:
+        drawn += len(st["restored"]) - len(st["entities"])
+        assert drawn == st["drawn"] and st["reason"] == "budget"
+
+
+@pytest.mark.parametrize(("n", "m", "seed"), [(60, 30, 1), (100, 50, 3), (45, 30, 8)])
+def test_cost_recomputed_from_export_is_within_budget(n: int, m: int, seed: int) -> None:
+    r = dual(n, m, seed)
+    exp = r.export()
+    assert exp["pruned"]["entities"]  # these sizes exceed the default budget
+    recomputed = visual_cost(exp)
+    assert recomputed <= exp["pruned"]["c_max"]
+    assert recomputed == pytest.approx(exp["pruned"]["cost"], rel=1e-3)
+    assert compute_metrics(exp)["cost"] == pytest.approx(recomputed)
+
+
+@pytest.mark.parametrize(("n", "m", "seed", "gamma"),
+                         [(30, 15, 7, 0.05), (20, 10, 1, 0.03), (40, 20, 2, None)])
+def test_switching_congestion_control_off_changes_the_image_when_over_budget(
+        n: int, m: int, seed: int, gamma: float | None) -> None:
+    on = dual(n, m, seed, True, gamma)
+    off = dual(n, m, seed, False, gamma)
+    assert off.export()["pruned"]["cost"] > on.export()["pruned"]["c_max"]
+    assert on.pruning.pruned and not off.pruning.pruned
+    assert on.png != off.png
+    assert len(off.id_map.entities) == n > len(on.id_map.entities)
+
+
+def test_default_budget_keeps_30_whole_and_prunes_100() -> None:
+    assert not dual(30, 15, 7).pruning.pruned
+    assert len(dual(30, 15, 7).id_map.entities) == 30
+    big = dual(100, 50, 3)
+    assert big.pruning.pruned and 15 <= len(big.id_map.entities) < 100
+
+
+def test_caps_apply_after_the_budget_and_are_reported_separately() -> None:
+    hg = random_hypergraph(60, 30, seed=4)
+    r = HyperViz(budget=Budget(max_entities=12)).render(hg, layouts="set-force")
+    pruned = r.export()["pruned"]
+    reasons = [x["reason"] for x in pruned["removals"] if x["kind"] == "entity"]
+    assert "budget" in reasons and "cap" in reasons
+    assert reasons.index("cap") > max(i for i, x in enumerate(reasons) if x == "budget")
+    assert [st["reason"] for st in pruned["steps"]][-1] == "cap"
+    assert len(r.id_map.entities) <= 12 and pruned["cost"] <= pruned["c_max"]
+
+
+@pytest.mark.parametrize("layout", SIX)
+def test_one_uniform_scale_for_every_layout(layout: str) -> None:
+    assert layout in available_layouts()
+    r = HyperViz(budget=Budget(enabled=False)).render(random_hypergraph(25, 12, seed=2),
+                                                      layouts=layout)
+    (panel,) = r.export()["panels"]
+    sx, sy = panel["scale"]
+    assert sx > 0 and sx == sy
+
+
+@pytest.mark.parametrize("layout", SIX)
+@pytest.mark.parametrize(("n", "m", "seed"), [(20, 10, 1), (50, 25, 2)])
+def test_no_ambiguous_labels_up_to_50_entities(layout: str, n: int, m: int, seed: int) -> None:
+    r = HyperViz(budget=Budget(enabled=False)).render(random_hypergraph(n, m, seed=seed),
+                                                      layouts=layout)
+    assert r.metrics["ambiguous_labels"] == 0
+    exp = r.export()
+    unnamed = exp["panels"][0]["unnamed"]
+    names = {lab["id"] for lab in exp["labels"] if lab["kind"] == "name"}
+    assert not names & set(unnamed)  # an unnamed entity shows its ID only
+    assert len(names) + len(unnamed) == n
+    if unnamed:
+        assert "Shown by ID only" in r.caption
+        assert all(f"{vid} " in r.caption.split("Shown by ID only")[1] for vid in unnamed)
+
+
+def test_ambiguous_label_metric_counts_a_name_beside_a_neighbour() -> None:
+    ent = [{"id": f"E{i}", "panel_positions": [{"panel": 0, "x": x, "y": 50, "r": 10}]}
+           for i, x in ((1, 50), (2, 130))]
+    export = {"width": 300, "height": 100, "panels": [{"layout": "x", "bbox": [0, 0, 300, 100]}],
+              "entities": ent, "hyperedges": [],
+              "labels": [{"id": "E1", "panel": 0, "kind": "name", "bbox": [95, 45, 115, 55]},
+                         {"id": "E2", "panel": 0, "kind": "name", "bbox": [143, 45, 170, 55]}]}
+    m = compute_metrics(export)
+    assert m["ambiguous_labels"] == 1  # E1's name sits next to E2, E2's next to itself
