@@ -1,0 +1,307 @@
+"""``vizrag eval``: answers per mode, LLM-as-judge and the paper's tables.
+
+- ``vizrag eval generate --store DIR --questions Q.jsonl --modes vizrag,text,hyper-lite,naive
+  [--llm PROVIDER:MODEL] --out DIR`` writes ``DIR/<mode>.jsonl`` (lines ``{"id", "question",
+  "answer"}``).
+- ``vizrag eval judge --questions Q.jsonl --systems A.jsonl B.jsonl --judge PROVIDER:MODEL
+  [--protocol winrate|score] [--json]`` prints the judge table (systems = file stems).
+- ``vizrag eval table 1|2|3|4|5|2c ...`` regenerates a table of the paper (see ``--help``).
+
+A model spec is ``provider:model[@base_url]`` (OpenAI-compatible, as for ``vizrag index``) or
+``python:package.module:NAME``, where NAME is a :class:`~hyperviz_core.rag.ChatModel` or a
+zero-argument factory returning one (e.g. a LlamaIndex LLM or LangChain chat model wrapped in
+``vizrag_llamaindex.LlamaIndexChatModel`` / ``vizrag_langchain.LangChainChatModel``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from .eval_common import default_cache as _default_cache
+from .eval_common import load_chat
+from .eval_common import progress as _progress
+from .eval_common import usage_line as _usage_line
+from .eval_probes import add_probe_options
+from .index import make_embedder
+
+__all__ = ["load_chat", "register"]
+
+_MODES = ("vizrag", "text", "hyper-lite", "naive")
+_TABLES = ("1", "2", "3", "4", "5", "2c")
+
+
+def _make_judge(args: argparse.Namespace) -> tuple[Any, Any, Any]:
+    """(Judge, tracker, cache) for ``--judge``; the judge goes through the middleware."""
+    from ..eval import Judge, SqliteCache
+    from ..rag import UsageTracker, build_chat_stack
+
+    chat = load_chat(args.judge)
+    if chat is None:
+        raise ValueError("the judge needs a model: give --judge provider:model "
+                         "(e.g. openai:gpt-4o-mini) or python:module:NAME")
+    tracker = UsageTracker()
+    cache = None if args.no_cache else SqliteCache(args.cache or _default_cache())
+    stack = build_chat_stack(chat, cache=cache, tracker=tracker, max_retries=args.max_retries,
+                             max_concurrency=args.concurrency)
+    judge = Judge(stack, concurrency=args.concurrency, show_progress=_progress(args))
+    return judge, tracker, cache
+
+
+def _load_systems(paths: list[str]) -> dict[str, dict[str, str]]:
+    from ..eval import answers_by_id, load_answers, system_name
+
+    out: dict[str, dict[str, str]] = {}
+    for p in paths:
+        name = system_name(p)
+        if name in out:
+            raise ValueError(f"two answers files named {name!r}: systems are named by the "
+                             "file stem, rename one")
+        out[name] = answers_by_id(load_answers(p))
+    return out
+
+
+def _check_store(path: str) -> None:
+    p = Path(path)
+    if not ((p / "vizrag.sqlite").is_file() or (p.suffix == ".sqlite" and p.is_file())):
+        raise ValueError(f"no VizRAG store at {path} (create one with `vizrag index`)")
+
+
+def _modes(text: str) -> list[str]:
+    modes = [m.strip() for m in text.split(",") if m.strip()]
+    bad = [m for m in modes if m not in _MODES]
+    if bad or not modes:
+        raise ValueError(f"unknown mode(s) {', '.join(bad) or '(none)'}; choose from "
+                         f"{', '.join(_MODES)}")
+    return modes
+
+
+# ---------------------------------------------------------------------------- generate
+def _generate(args: argparse.Namespace, store: str, runs: list[tuple[str, str, dict[str, Any]]],
+              questions: list[Any], engine_kwargs: dict[str, Any] | None = None
+              ) -> dict[str, Any]:
+    """Run ``(name, mode, overrides)`` on one store; write ``--out/<name>.jsonl``."""
+    from ..eval import generate_answers, open_engine, write_generated
+    from ..rag import UsageTracker
+
+    _check_store(store)
+    tracker = UsageTracker()
+    engine = open_engine(store, load_chat(args.llm), make_embedder(args.embed),
+                         tracker=tracker, concurrency=args.concurrency, show_progress=False,
+                         top_k=args.top_k, **(engine_kwargs or {}))
+    out: dict[str, Any] = {}
+    try:
+        for name, mode, overrides in runs:
+            got = generate_answers(engine, questions, mode, overrides=overrides,
+                                   concurrency=args.concurrency, show_progress=_progress(args))
+            if args.out:
+                path = write_generated(Path(args.out) / f"{name}.jsonl", got)
+                print(f"wrote {path} ({len(got)} answers)", file=sys.stderr)
+            out[name] = got
+    finally:
+        engine.close()
+    if engine.chat is not None:
+        _usage_line("answers", tracker)
+    return out
+
+
+def _run_generate(args: argparse.Namespace) -> int:
+    from ..eval import load_questions
+
+    questions = load_questions(args.questions, limit=args.limit)
+    overrides = {k: False for k, flag in (("retrieval_visualization", args.no_retrieval_viz),
+                                          ("congestion_control", args.no_congestion_control),
+                                          ("dual_view", args.no_dual_view)) if flag}
+    runs = [(m, m, overrides) for m in _modes(args.modes)]
+    _generate(args, args.store, runs, questions)
+    return 0
+
+
+# ---------------------------------------------------------------------------- judge
+def _run_judge(args: argparse.Namespace) -> int:
+    from ..eval import load_questions
+
+    questions = load_questions(args.questions, limit=args.limit)
+    systems = _load_systems(args.systems)
+    if args.protocol == "winrate" and len(systems) != 2:
+        raise ValueError("--protocol winrate compares exactly 2 answers files")
+    judge, tracker, cache = _make_judge(args)
+    try:
+        report = judge.run(args.protocol, questions, systems)
+    finally:
+        if cache is not None:
+            cache.close()
+    _usage_line("judge", tracker)
+    if args.json:
+        print(json.dumps(report.as_json(), indent=2))
+    else:
+        print(report.to_markdown())
+    return 0
+
+
+# ---------------------------------------------------------------------------- tables
+def _answers_for_table(args: argparse.Namespace, questions: list[Any]
+                       ) -> tuple[dict[str, dict[str, str]], dict[str, Any] | None]:
+    """Systems from ``--systems`` files, or generated from ``--store`` per ``--modes``."""
+    if args.systems:
+        return _load_systems(args.systems), None
+    if not args.store:
+        raise ValueError("give --systems FILE.jsonl ... or --store DIR")
+    runs: list[tuple[str, str, dict[str, Any]]] = [(m, m, {}) for m in _modes(args.modes)]
+    got = _generate(args, args.store, runs, questions)
+    answers = {n: {a.id: a.answer for a in g} for n, g in got.items()}
+    contexts = {n: {a.id: a.contexts for a in g} for n, g in got.items()}
+    return answers, contexts
+
+
+def _ablation_answers(args: argparse.Namespace, questions: list[Any]
+                      ) -> tuple[dict[str, dict[str, str]], dict[str, Any] | None]:
+    from ..eval import ABLATIONS
+
+    if args.systems:
+        return _load_systems(args.systems), None
+    if not args.store:
+        raise ValueError("give --store DIR (and --store-no-index-viz DIR) or --systems")
+    # render even offline: congestion control and dual view act on the renderings, and the
+    # offline locator ranks the rendered entities
+    runs: list[tuple[str, str, dict[str, Any]]] = [
+        (n, "vizrag", {**ov, "render": True}) for n, (ctor, ov) in ABLATIONS.items()
+        if not ctor]
+    got = _generate(args, args.store, runs, questions)
+    if args.store_no_index_viz:
+        got.update(_generate(args, args.store_no_index_viz,
+                             [("no-index-viz", "vizrag", {"render": True})],
+                             questions, {"index_visualization": False}))
+    else:
+        print("table 2: no --store-no-index-viz given; the no-index-viz row is left out",
+              file=sys.stderr)
+    order = [n for n in ABLATIONS if n in got]
+    return ({n: {a.id: a.answer for a in got[n]} for n in order},
+            {n: {a.id: a.contexts for a in got[n]} for n in order})
+
+
+def _judged(args: argparse.Namespace, build: Any) -> Any:
+    """``build(judge)`` with the ``--judge`` model; the cache is closed, usage printed."""
+    judge, tracker, cache = _make_judge(args)
+    try:
+        table = build(judge)
+    finally:
+        if cache is not None:
+            cache.close()
+    _usage_line("judge", tracker)
+    return table
+
+
+def _table1(args: argparse.Namespace, questions: list[Any]) -> Any:
+    from ..eval import table1
+
+    if not args.systems or len(args.systems) < 2:
+        raise ValueError("table 1 needs --systems OURS.jsonl OTHER.jsonl [...]")
+    systems = _load_systems(args.systems)
+    return _judged(args, lambda j: table1(j, questions, next(iter(systems)), systems))
+
+
+def _table2(args: argparse.Namespace, questions: list[Any]) -> Any:
+    from ..eval import table2
+
+    answers, contexts = _ablation_answers(args, questions)
+    if args.judge:
+        return _judged(args, lambda j: table2(questions, answers, j, args.protocol))
+    return table2(questions, answers, contexts=contexts)
+
+
+def _table4(args: argparse.Namespace, questions: list[Any]) -> Any:
+    from ..eval import table4
+
+    answers, contexts = _answers_for_table(args, questions)
+    return table4(questions, answers, contexts)
+
+
+def _run_table(args: argparse.Namespace) -> int:
+    from ..eval import load_questions
+    from .eval_probes import run_probe_table
+
+    if args.number in ("3", "5", "2c"):
+        table = run_probe_table(args)
+    else:
+        if not args.questions:
+            raise ValueError(f"table {args.number} needs --questions FILE.jsonl")
+        questions = load_questions(args.questions, limit=args.limit)
+        build = {"1": _table1, "2": _table2, "4": _table4}[args.number]
+        table = build(args, questions)
+    print(json.dumps(table.model_dump(), indent=2) if args.json else table.to_markdown())
+    return 0
+
+
+# ---------------------------------------------------------------------------- parser
+def _judge_opts(p: argparse.ArgumentParser, required: bool) -> None:
+    p.add_argument("--judge", required=required, metavar="SPEC",
+                   help="judge model: provider:model[@url] or python:module:NAME")
+    p.add_argument("--protocol", choices=("winrate", "score"), default="winrate"
+                   if required else "score", help="selection-based win rate or 0-100 score")
+    p.add_argument("--cache", default=None, metavar="FILE",
+                   help="judge cache (SQLite; default ~/.cache/vizrag/judge.sqlite)")
+    p.add_argument("--no-cache", action="store_true", help="do not cache judge replies")
+    p.add_argument("--max-retries", type=int, default=5, metavar="N",
+                   help="provider retries (429/5xx/timeouts) per call")
+
+
+def _gen_opts(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--llm", default=None, metavar="SPEC",
+                   help="answer model (default offline: extractive summaries)")
+    p.add_argument("--embed", default=None, metavar="SPEC", help="embedder of the index")
+    p.add_argument("--top-k", type=int, default=5, metavar="N", help="passages per answer")
+    p.add_argument("--out", default=None, metavar="DIR", help="write DIR/<name>.jsonl")
+
+
+def _common(p: argparse.ArgumentParser, questions: bool = True) -> None:
+    p.add_argument("--questions", required=questions, metavar="FILE",
+                   help="JSONL of {id, question[, answers, hops]}")
+    p.add_argument("--limit", type=int, default=None, metavar="N", help="first N questions")
+    p.add_argument("--concurrency", type=int, default=4, metavar="N",
+                   help="model calls in flight")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+
+def register(sub: Any) -> None:
+    """Add ``vizrag eval`` (``generate``, ``judge``, ``table``)."""
+    p = sub.add_parser("eval", help="evaluation: answers per mode, LLM judge, paper tables",
+                       description=__doc__.split("\n\n")[0])
+    esub = p.add_subparsers(dest="eval_command", metavar="SUBCOMMAND", required=True)
+
+    g = esub.add_parser("generate", help="write one answers file per retrieval mode")
+    _common(g)
+    g.add_argument("--store", required=True, metavar="DIR")
+    g.add_argument("--modes", default="vizrag,text,hyper-lite,naive", metavar="M1,M2")
+    _gen_opts(g)
+    g.set_defaults(out="answers")
+    for flag in ("retrieval-viz", "congestion-control", "dual-view"):
+        g.add_argument(f"--no-{flag}", action="store_true", help=f"ablation: no {flag}")
+    g.set_defaults(func=_run_generate)
+
+    j = esub.add_parser("judge", help="LLM-as-judge win rate or score of answers files")
+    _common(j)
+    j.add_argument("--systems", nargs="+", required=True, metavar="FILE",
+                   help="answers files (named by file stem)")
+    _judge_opts(j, required=True)
+    j.add_argument("--json", action="store_true", help="print one JSON object")
+    j.set_defaults(func=_run_judge)
+
+    t = esub.add_parser("table", help="regenerate a table of the paper (1, 2, 3, 4, 5, 2c)")
+    t.add_argument("number", choices=_TABLES, metavar="N", help="1, 2, 3, 4, 5 or 2c")
+    _common(t, questions=False)
+    t.add_argument("--systems", nargs="+", default=None, metavar="FILE",
+                   help="answers files (table 1: ours first; table 2: full first)")
+    t.add_argument("--store", default=None, metavar="DIR", help="generate answers from it")
+    t.add_argument("--store-no-index-viz", default=None, metavar="DIR",
+                   help="table 2: a store indexed with --no-visualization")
+    t.add_argument("--modes", default="vizrag,text,hyper-lite,naive", metavar="M1,M2",
+                   help="table 4 with --store: modes to generate")
+    _gen_opts(t)
+    _judge_opts(t, required=False)
+    add_probe_options(t)
+    t.add_argument("--json", action="store_true", help="print the table as JSON")
+    t.set_defaults(func=_run_table)

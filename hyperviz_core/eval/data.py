@@ -1,0 +1,162 @@
+"""Question files and answers files of the evaluation harness.
+
+- **Questions** (JSONL, one object per line): ``{"id", "question"}`` plus optional gold
+  ``"answers"`` (a list; a string ``"answer"`` also works, as in GraphRAG-Bench), ``"hops"``
+  (MuSiQue; derived from an id such as ``"3hop1__..."`` when missing) and
+  ``"reference"`` (text a score judge may use). Lines without an ``id`` get their line number.
+- **Answers** (JSONL): ``{"id", "question", "answer"}`` per line, what ``vizrag eval
+  generate`` writes (one file per mode) and what ``vizrag eval judge`` reads. A system is
+  named by its file stem (``answers/vizrag.jsonl`` → ``vizrag``).
+
+Example:
+    >>> from hyperviz_core.eval.data import Question, system_name
+    >>> Question(id="2hop__1_2", question="Who?", answers=["Ann"]).hop_count
+    2
+    >>> system_name("out/hyper-lite.jsonl")
+    'hyper-lite'
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+__all__ = [
+    "AnswerRecord",
+    "Question",
+    "answers_by_id",
+    "load_answers",
+    "load_questions",
+    "system_name",
+    "write_answers",
+]
+
+_HOPS = re.compile(r"^(\d+)hop")
+
+
+class Question(BaseModel):
+    """One evaluation question (gold answers optional)."""
+
+    id: str
+    question: str
+    answers: list[str] = Field(default_factory=list)
+    hops: int | None = None
+    reference: str | None = None
+
+    @property
+    def hop_count(self) -> int | None:
+        """``hops``, else the number in a MuSiQue-style id (``"3hop1__..."`` → 3)."""
+        if self.hops is not None:
+            return self.hops
+        m = _HOPS.match(self.id)
+        return int(m.group(1)) if m else None
+
+
+class AnswerRecord(BaseModel):
+    """One line of an answers file."""
+
+    id: str
+    question: str = ""
+    answer: str = ""
+
+
+def system_name(path: str | Path) -> str:
+    """The name of the system an answers file holds: its file stem."""
+    return Path(path).stem
+
+
+def _jsonl(path: str | Path) -> Iterable[tuple[int, dict[str, Any]]]:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"cannot read {p}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{p}: not UTF-8 text") from None
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{p}:{n}: not JSON ({exc.msg})") from None
+        if not isinstance(obj, dict):
+            raise ValueError(f"{p}:{n}: expected a JSON object")
+        yield n, obj
+
+
+def _question(path: str | Path, n: int, obj: dict[str, Any]) -> Question:
+    text = obj.get("question")
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"{path}:{n}: expected an object with a non-empty \"question\"")
+    raw = obj.get("answers", obj.get("answer", []))
+    golds = [raw] if isinstance(raw, (str, int, float)) else raw
+    if not isinstance(golds, list):
+        raise ValueError(f"{path}:{n}: \"answers\" must be a list of strings")
+    hops = obj.get("hops")
+    if hops is not None and (not isinstance(hops, int) or isinstance(hops, bool)):
+        raise ValueError(f"{path}:{n}: \"hops\" must be an integer")
+    ref = obj.get("reference")
+    return Question(id=str(obj.get("id", n)), question=text, answers=[str(g) for g in golds],
+                    hops=hops, reference=str(ref) if ref is not None else None)
+
+
+def load_questions(path: str | Path, limit: int | None = None) -> list[Question]:
+    """Read a questions JSONL file (first ``limit`` questions); duplicate ids are an error."""
+    out: list[Question] = []
+    seen: set[str] = set()
+    for n, obj in _jsonl(path):
+        q = _question(path, n, obj)
+        if q.id in seen:
+            raise ValueError(f"{path}:{n}: duplicate question id {q.id!r}")
+        seen.add(q.id)
+        out.append(q)
+        if limit is not None and len(out) >= limit:
+            break
+    if not out:
+        raise ValueError(f"{path}: no questions")
+    return out
+
+
+def load_answers(path: str | Path) -> list[AnswerRecord]:
+    """Read an answers JSONL file (``{"id", "question", "answer"}`` per line)."""
+    out: list[AnswerRecord] = []
+    seen: set[str] = set()
+    for n, obj in _jsonl(path):
+        if "id" not in obj:
+            raise ValueError(f"{path}:{n}: answer line without an \"id\"")
+        answer = obj.get("answer", "")
+        if answer is None:
+            answer = ""
+        if not isinstance(answer, (str, int, float)):
+            raise ValueError(f"{path}:{n}: \"answer\" must be a string")
+        rec = AnswerRecord(id=str(obj["id"]), question=str(obj.get("question") or ""),
+                           answer=str(answer))
+        if rec.id in seen:
+            raise ValueError(f"{path}:{n}: duplicate answer id {rec.id!r}")
+        seen.add(rec.id)
+        out.append(rec)
+    return out
+
+
+def answers_by_id(records: Iterable[AnswerRecord]) -> dict[str, str]:
+    """``{id: answer}`` of an answers file's records."""
+    return {r.id: r.answer for r in records}
+
+
+def write_answers(path: str | Path, records: Iterable[AnswerRecord | Mapping[str, Any]]) -> Path:
+    """Write an answers JSONL file (parents created); returns the path."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for r in records:
+        rec = r if isinstance(r, AnswerRecord) else AnswerRecord.model_validate(dict(r))
+        lines.append(json.dumps({"id": rec.id, "question": rec.question, "answer": rec.answer},
+                                ensure_ascii=False))
+    p.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return p

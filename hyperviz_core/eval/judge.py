@@ -1,0 +1,258 @@
+"""LLM-as-judge protocols of the paper (§5, App. E): pairwise win rate and 0–100 scores.
+
+**Win rate** (two systems): every question is judged twice, once with system A's answer as
+"Answer 1" and once with system B's first. A system's win rate on a criterion is the share of
+the verdicts that chose its answer, over both orders, so a judge that always prefers the
+first-shown answer gives exactly 0.5 to each system. A question counts only when both orders
+gave a valid verdict (keeping the orders balanced). ``position_bias`` is the share of the
+counted verdicts (all criteria and the overall winner) that chose the first-shown answer
+(0.5 = no bias); ``agreement`` (Markdown only) is the share of (question, criterion) pairs on
+which both orders agree.
+
+**Score** (one or more systems): each answer is rated alone, 0–100 per criterion with five
+levels; a system's value is the mean over its validly judged answers; its overall value is
+the mean of its six criteria.
+
+Replies are parsed by :mod:`~hyperviz_core.eval.judge_parse`; an unreadable reply is asked
+again once with a repair suffix (a different prompt, so never a stale cache hit), then counted
+in ``invalid`` (provider errors that survive the middleware's retries count there too). Calls
+run concurrently (bounded) with a tqdm progress bar.
+
+Example (a judge that always prefers the first answer):
+    >>> import json
+    >>> from hyperviz_core.eval import DIMENSIONS, OVERALL, Judge, Question
+    >>> class First:
+    ...     model_name = "first"
+    ...     def complete(self, prompt, *, images=(), system=None, json_mode=False):
+    ...         return json.dumps({d: {"Winner": "Answer 1"} for d in (*DIMENSIONS, OVERALL)})
+    ...     async def acomplete(self, prompt, **kw):
+    ...         return self.complete(prompt, **kw)
+    >>> qs = [Question(id="1", question="Why?")]
+    >>> rep = Judge(First(), show_progress=False).winrate(
+    ...     qs, {"a": {"1": "because"}, "b": {"1": "no idea"}})
+    >>> rep.overall, rep.position_bias, rep.invalid
+    ({'a': 0.5, 'b': 0.5}, 1.0, 0)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel
+from tqdm.auto import tqdm
+
+from ..rag import ChatModel, ProviderError
+from .data import Question
+from .judge_parse import JudgeParseError, parse_score_reply, parse_winrate_reply
+from .judge_prompts import DIMENSIONS, JUDGE_SYSTEM, OVERALL, REPAIR_SUFFIX, score_prompt
+from .judge_prompts import winrate_prompt as _winrate_prompt
+from .markdown import markdown_table, num, pct
+
+__all__ = ["Judge", "JudgeReport"]
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+Answers = Mapping[str, Mapping[str, str]]
+
+
+class JudgeReport(BaseModel):
+    """Result of a judge protocol; :meth:`as_json` is the ``vizrag eval judge --json`` object."""
+
+    protocol: Literal["winrate", "score"]
+    systems: list[str]
+    dimensions: dict[str, dict[str, float | None]]
+    overall: dict[str, float | None]
+    position_bias: float | None = None
+    invalid: int = 0
+    questions: int = 0
+    """Questions that entered the figures."""
+    calls: int = 0
+    """Judge prompts sent (repairs included; cache hits included)."""
+    agreement: float | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        """``{"protocol", "systems", "dimensions", "overall", "position_bias", "invalid"}``."""
+        return self.model_dump(include={"protocol", "systems", "dimensions", "overall",
+                                        "position_bias", "invalid"})
+
+    def to_markdown(self) -> str:
+        """The table (criteria as rows, systems as columns) and a line of diagnostics."""
+        fmt = pct if self.protocol == "winrate" else num
+        rows = [[dim, *(fmt(self.dimensions[dim].get(s)) for s in self.systems)]
+                for dim in DIMENSIONS]
+        rows.append(["**Overall**", *(fmt(self.overall.get(s)) for s in self.systems)])
+        head = "win rate" if self.protocol == "winrate" else "score (0-100)"
+        text = markdown_table([f"criterion ({head})", *self.systems], rows)
+        notes = [f"{self.questions} questions judged, {self.calls} judge calls, "
+                 f"{self.invalid} invalid"]
+        if self.protocol == "winrate":
+            notes.append(f"position bias: the first-shown answer won {pct(self.position_bias)} "
+                         f"of verdicts (50% = none); both orders agreed on "
+                         f"{pct(self.agreement)}")
+        return text + "\n\n" + "; ".join(notes) + "."
+
+
+class Judge:
+    """Runs the judge protocols with one chat model (wrap it in the middleware first).
+
+    Args:
+        chat: the judge model, typically ``build_chat_stack(provider, cache=SqliteCache(...),
+            tracker=..., max_concurrency=N)``.
+        concurrency: judge calls in flight at once.
+        show_progress: a tqdm bar per protocol run.
+        repair: ask once more with a repair suffix when a reply cannot be parsed.
+    """
+
+    def __init__(self, chat: ChatModel, *, concurrency: int = 8, show_progress: bool = True,
+                 repair: bool = True) -> None:
+        if concurrency < 1:
+            raise ValueError("concurrency must be >= 1")
+        self.chat = chat
+        self.concurrency = concurrency
+        self.show_progress = show_progress
+        self.repair = repair
+        self.invalid = 0
+        self.calls = 0
+
+    # ------------------------------------------------------------------ one call
+    async def _ask(self, prompt: str, parse: Callable[[str], T]) -> T | None:
+        for attempt in range(2 if self.repair else 1):
+            text = prompt + (REPAIR_SUFFIX if attempt else "")
+            self.calls += 1
+            try:
+                reply = await self.chat.acomplete(text, system=JUDGE_SYSTEM, json_mode=True)
+            except ProviderError as exc:
+                log.warning("judge call failed: %s", exc)
+                break
+            try:
+                return parse(reply)
+            except JudgeParseError as exc:
+                log.warning("unreadable judge reply (%s): %.200r", exc, reply)
+        self.invalid += 1
+        return None
+
+    async def _gather(self, jobs: Sequence[Awaitable[T]], desc: str) -> list[T]:
+        sem = asyncio.Semaphore(self.concurrency)
+        bar = tqdm(total=len(jobs), desc=desc, unit="call", disable=not self.show_progress)
+
+        async def run(job: Awaitable[T]) -> T:
+            async with sem:
+                try:
+                    return await job
+                finally:
+                    bar.update(1)
+
+        try:
+            return list(await asyncio.gather(*(run(j) for j in jobs)))
+        finally:
+            bar.close()
+
+    def _reset(self) -> None:
+        self.invalid = 0
+        self.calls = 0
+
+    # ------------------------------------------------------------------ win rate
+    async def awinrate(self, questions: Sequence[Question], answers: Answers) -> JudgeReport:
+        """Pairwise win rates of the two systems in ``answers`` (``{system: {id: answer}}``,
+        first system first); a missing answer is judged as an empty one."""
+        names = list(answers)
+        if len(names) != 2:
+            raise ValueError(f"the win-rate protocol compares exactly 2 systems, got "
+                             f"{len(names)}")
+        a, b = (answers[n] for n in names)
+        self._reset()
+        jobs = []
+        for q in questions:
+            x, y = a.get(q.id, ""), b.get(q.id, "")
+            jobs.append(self._ask(_winrate_prompt(q.question, x, y), parse_winrate_reply))
+            jobs.append(self._ask(_winrate_prompt(q.question, y, x), parse_winrate_reply))
+        verdicts = await self._gather(jobs, "judge (win rate)")
+        return self._winrate_report(names, verdicts)
+
+    def _winrate_report(self, names: list[str], verdicts: list[dict[str, int] | None]
+                        ) -> JudgeReport:
+        keys = (*DIMENSIONS, OVERALL)
+        wins = dict.fromkeys(keys, 0)
+        first = agree = pairs = 0
+        for v1, v2 in zip(verdicts[0::2], verdicts[1::2], strict=True):
+            if v1 is None or v2 is None:
+                continue
+            pairs += 1
+            for k in keys:
+                a1, a2 = v1[k] == 1, v2[k] == 2  # system A won in order 1 / order 2
+                wins[k] += a1 + a2
+                first += (v1[k] == 1) + (v2[k] == 1)
+                agree += a1 == a2
+
+        def rate(k: str) -> dict[str, float | None]:
+            if not pairs:
+                return {names[0]: None, names[1]: None}
+            r = wins[k] / (2 * pairs)
+            return {names[0]: r, names[1]: 1.0 - r}
+
+        n_verdicts = 2 * pairs * len(keys)
+        return JudgeReport(
+            protocol="winrate", systems=names,
+            dimensions={d: rate(d) for d in DIMENSIONS}, overall=rate(OVERALL),
+            position_bias=first / n_verdicts if n_verdicts else None,
+            agreement=agree / (pairs * len(keys)) if pairs else None,
+            invalid=self.invalid, questions=pairs, calls=self.calls,
+        )
+
+    # ------------------------------------------------------------------ score
+    async def ascore(self, questions: Sequence[Question], answers: Answers) -> JudgeReport:
+        """0–100 scores per criterion of every system in ``answers``."""
+        names = list(answers)
+        if not names:
+            raise ValueError("the score protocol needs at least one system")
+        self._reset()
+        jobs = [
+            self._ask(score_prompt(q.question, answers[n].get(q.id, ""), _reference(q)),
+                      parse_score_reply)
+            for n in names for q in questions
+        ]
+        scores = await self._gather(jobs, "judge (score)")
+        dims: dict[str, dict[str, float | None]] = {d: {} for d in DIMENSIONS}
+        overall: dict[str, float | None] = {}
+        for i, n in enumerate(names):
+            mine = [s for s in scores[i * len(questions):(i + 1) * len(questions)] if s]
+            for d in DIMENSIONS:
+                dims[d][n] = sum(s[d] for s in mine) / len(mine) if mine else None
+            vals = [dims[d][n] for d in DIMENSIONS]
+            overall[n] = (sum(v for v in vals if v is not None) / len(vals)) if mine else None
+        judged = sum(
+            all(scores[i * len(questions) + j] for i in range(len(names)))
+            for j in range(len(questions))
+        )
+        return JudgeReport(protocol="score", systems=names, dimensions=dims, overall=overall,
+                           position_bias=None, invalid=self.invalid, questions=judged,
+                           calls=self.calls)
+
+    # ------------------------------------------------------------------ sync
+    def winrate(self, questions: Sequence[Question], answers: Answers) -> JudgeReport:
+        """Sync :meth:`awinrate`."""
+        return asyncio.run(self.awinrate(questions, answers))
+
+    def score(self, questions: Sequence[Question], answers: Answers) -> JudgeReport:
+        """Sync :meth:`ascore`."""
+        return asyncio.run(self.ascore(questions, answers))
+
+    def run(self, protocol: str, questions: Sequence[Question], answers: Answers
+            ) -> JudgeReport:
+        """``winrate`` or ``score`` by name."""
+        if protocol == "winrate":
+            return self.winrate(questions, answers)
+        if protocol == "score":
+            return self.score(questions, answers)
+        raise ValueError(f"unknown judge protocol {protocol!r}; use 'winrate' or 'score'")
+
+
+def _reference(q: Question) -> str | None:
+    if q.reference:
+        return q.reference
+    if q.answers:
+        return "Gold answer: " + " | ".join(q.answers)
+    return None

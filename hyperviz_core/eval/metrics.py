@@ -1,0 +1,128 @@
+"""Answer quality without a judge: exact match, token F1 and answer-in-context recall.
+
+The normalisation is the SQuAD / HotpotQA / MuSiQue one: lower-case, drop punctuation, drop
+the articles *a*, *an*, *the*, collapse whitespace. A prediction is scored against every gold
+answer (MuSiQue lists aliases) and the best score counts.
+
+Example:
+    >>> from hyperviz_core.eval.metrics import exact_match, token_f1, answer_in_context
+    >>> exact_match("The Anglican Communion.", ["the Anglican Communion"])
+    1.0
+    >>> round(token_f1("Anglican church communion", "the Anglican Communion"), 3)
+    0.8
+    >>> answer_in_context(["35"], ["Publix has 35 stores in Tennessee.", "Other text"])
+    True
+    >>> answer_in_context(["35"], ["It has 350 stores."])   # whole tokens only
+    False
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import unicodedata
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+__all__ = [
+    "answer_in_context",
+    "answer_tokens",
+    "contains_answer",
+    "exact_match",
+    "normalize_answer",
+    "token_f1",
+]
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCT = str.maketrans({**dict.fromkeys(string.punctuation + "‘’“”«»", ""),
+                        **dict.fromkeys("–—…", " ")})
+
+
+def normalize_answer(text: str) -> str:
+    """SQuAD normalisation (NFKC, lower case, no punctuation, no articles, single spaces).
+
+    Example:
+        >>> normalize_answer("  The  Beatles' album!")
+        'beatles album'
+    """
+    text = unicodedata.normalize("NFKC", str(text)).lower().translate(_PUNCT)
+    return " ".join(_ARTICLES.sub(" ", text).split())
+
+
+def answer_tokens(text: str) -> list[str]:
+    """The normalised tokens of ``text``."""
+    return normalize_answer(text).split()
+
+
+def _golds(gold: str | Iterable[str]) -> list[str]:
+    return [gold] if isinstance(gold, str) else [str(g) for g in gold]
+
+
+def exact_match(prediction: str, gold: str | Iterable[str]) -> float:
+    """1.0 when the normalised prediction equals a normalised gold answer, else 0.0.
+
+    An empty prediction or an empty gold list scores 0.0.
+    """
+    pred = normalize_answer(prediction)
+    if not pred:
+        return 0.0
+    return float(any(pred == normalize_answer(g) for g in _golds(gold)))
+
+
+def _f1(pred: Sequence[str], gold: Sequence[str]) -> float:
+    if not pred or not gold:
+        return float(pred == gold and bool(pred))
+    common = Counter(pred) & Counter(gold)
+    same = sum(common.values())
+    if same == 0:
+        return 0.0
+    precision, recall = same / len(pred), same / len(gold)
+    return 2 * precision * recall / (precision + recall)
+
+
+def token_f1(prediction: str, gold: str | Iterable[str]) -> float:
+    """Best token-overlap F1 of ``prediction`` against the gold answers (0.0–1.0)."""
+    pred = answer_tokens(prediction)
+    return max((_f1(pred, answer_tokens(g)) for g in _golds(gold)), default=0.0)
+
+
+def _contains(haystack: str, needle: str) -> bool:
+    """Whole-token containment of normalised ``needle`` in normalised ``haystack``."""
+    if not needle:
+        return False
+    return f" {needle} " in f" {haystack} "
+
+
+def contains_answer(text: str, gold: str | Iterable[str]) -> bool:
+    """True when a gold answer occurs (normalised, whole tokens) in ``text``.
+
+    A lenient answer metric for long answers, e.g. the offline extractive summaries.
+
+    Example:
+        >>> contains_answer("Publix, with 35 stores in the state.", "35")
+        True
+    """
+    hay = normalize_answer(text)
+    return any(_contains(hay, normalize_answer(g)) for g in _golds(gold))
+
+
+def answer_in_context(gold: str | Iterable[str], passages: Iterable[str]) -> bool:
+    """Answer-in-context recall of one question: is a gold answer string in a passage?
+
+    Args:
+        gold: the gold answer or its aliases.
+        passages: the retrieved passage texts (e.g. the top-k ``RetrievalResult.chunks``'
+            ``text``, with their titles prepended if the titles should count).
+
+    Returns:
+        True when some normalised gold answer occurs as whole tokens in some normalised
+        passage. Average it over questions for the recall of a retrieval mode.
+    """
+    golds = [n for n in (normalize_answer(g) for g in _golds(gold)) if n]
+    if not golds:
+        return False
+    for passage in passages:
+        hay = normalize_answer(passage)
+        if any(_contains(hay, g) for g in golds):
+            return True
+    return False

@@ -1,0 +1,99 @@
+"""Answer-quality scores of whole answers files: EM, token F1, answer containment and
+answer-in-context recall, overall and by hop count.
+
+Example:
+    >>> from hyperviz_core.eval import Question, score_answers
+    >>> qs = [Question(id="2hop__a", question="?", answers=["Paris"]),
+    ...       Question(id="3hop1__b", question="?", answers=["1998"])]
+    >>> s = score_answers(qs, {"2hop__a": "Paris", "3hop1__b": "in 1997"})
+    >>> s.overall.em, s.overall.f1, sorted(s.by_hops)
+    (0.5, 0.5, ['2', '3'])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from pydantic import BaseModel, Field
+
+from .data import Question
+from .metrics import answer_in_context, contains_answer, exact_match, token_f1
+
+__all__ = ["AnswerScores", "GroupScore", "QuestionScore", "score_answers"]
+
+
+class QuestionScore(BaseModel):
+    """Scores of one answer."""
+
+    id: str
+    hops: int | None = None
+    em: float
+    f1: float
+    contains: bool
+    in_context: bool | None = None
+
+
+class GroupScore(BaseModel):
+    """Means over a group of questions (fractions 0–1)."""
+
+    n: int
+    em: float
+    f1: float
+    contains: float
+    in_context: float | None = None
+
+
+class AnswerScores(BaseModel):
+    """Per question, overall and per hop count (keys ``"2"``, ``"3"``, ...; ``"?"`` unknown)."""
+
+    questions: list[QuestionScore]
+    overall: GroupScore
+    by_hops: dict[str, GroupScore] = Field(default_factory=dict)
+    missing: int = 0
+    """Questions without an answer in the file (scored as empty answers)."""
+
+
+def _group(items: Sequence[QuestionScore]) -> GroupScore:
+    n = len(items)
+    if not n:
+        return GroupScore(n=0, em=0.0, f1=0.0, contains=0.0)
+    ctx = [q.in_context for q in items if q.in_context is not None]
+    return GroupScore(
+        n=n, em=sum(q.em for q in items) / n, f1=sum(q.f1 for q in items) / n,
+        contains=sum(q.contains for q in items) / n,
+        in_context=(sum(ctx) / len(ctx)) if len(ctx) == n else None,
+    )
+
+
+def score_answers(
+    questions: Sequence[Question],
+    answers: Mapping[str, str],
+    contexts: Mapping[str, Sequence[str]] | None = None,
+) -> AnswerScores:
+    """Score an answers file (``{id: answer}``) against the questions' gold answers.
+
+    Questions without gold answers are skipped; a question missing from ``answers`` counts
+    as an empty answer (0). ``contexts`` (``{id: passages}``) adds answer-in-context recall.
+    """
+    scored: list[QuestionScore] = []
+    missing = 0
+    for q in questions:
+        if not q.answers:
+            continue
+        if q.id not in answers:
+            missing += 1
+        pred = answers.get(q.id, "")
+        in_ctx = (answer_in_context(q.answers, contexts.get(q.id, ()))
+                  if contexts is not None else None)
+        scored.append(QuestionScore(
+            id=q.id, hops=q.hop_count, em=exact_match(pred, q.answers),
+            f1=token_f1(pred, q.answers), contains=contains_answer(pred, q.answers),
+            in_context=in_ctx))
+    if not scored:
+        raise ValueError("no question has gold answers to score against")
+    groups: dict[str, list[QuestionScore]] = {}
+    for s in scored:
+        groups.setdefault(str(s.hops) if s.hops is not None else "?", []).append(s)
+    by_hops = {k: _group(groups[k]) for k in sorted(groups, key=lambda k: (k == "?", k))}
+    return AnswerScores(questions=scored, overall=_group(scored), by_hops=by_hops,
+                        missing=missing)

@@ -1,0 +1,184 @@
+"""The paper's result tables built from answers files and judge reports.
+
+- **Table 1** (:func:`table1`): selection-based win rates of one system against each other
+  system (e.g. a Hyper-RAG or LightRAG answers file), both answer orders averaged.
+- **Table 2** (:func:`table2`): the ablations (:data:`ABLATIONS`: full VizRAG, without index
+  visualization, retrieval visualization, congestion control or dual view), scored by a
+  judge (score or win-rate protocol) and, when the questions have gold answers, by EM / F1.
+- **Table 4** (:func:`table4`): multi-hop exact match and token F1 by hop count (MuSiQue),
+  with answer containment and, when passages are known, answer-in-context recall.
+
+Each returns a :class:`PaperTable` (Markdown via :meth:`PaperTable.to_markdown`, JSON via
+``model_dump``); the commands are ``vizrag eval table 1|2|4``.
+
+Example:
+    >>> from hyperviz_core.eval import Question, table4
+    >>> qs = [Question(id="2hop__a", question="?", answers=["Paris"])]
+    >>> t = table4(qs, {"gold": {"2hop__a": "Paris"}, "empty": {}})
+    >>> [row[:3] for row in t.rows]
+    [['gold', '100.0', '100.0'], ['empty', '0.0', '0.0']]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from .data import Question
+from .judge import Judge, JudgeReport
+from .judge_prompts import DIMENSIONS
+from .markdown import markdown_table, num, pct
+from .scoring import AnswerScores, score_answers
+
+__all__ = ["ABLATIONS", "PaperTable", "answer_quality_rows", "table1", "table2", "table4"]
+
+#: Table 2 variants: system name → (VizRAG constructor switches, RetrievalConfig overrides).
+#: ``no-index-viz`` needs a store indexed with ``index_visualization=False``
+#: (``vizrag index --no-visualization``): the switch acts at indexing time.
+ABLATIONS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
+    "full": ({}, {}),
+    "no-index-viz": ({"index_visualization": False}, {}),
+    "no-retrieval-viz": ({}, {"retrieval_visualization": False}),
+    "no-congestion-control": ({}, {"congestion_control": False}),
+    "no-dual-view": ({}, {"dual_view": False}),
+}
+
+
+class PaperTable(BaseModel):
+    """One result table: headers, formatted rows, the raw figures and notes."""
+
+    table: str
+    title: str
+    kind: str = "Table"
+    """``Table`` or ``Fig.`` (Fig. 2c)."""
+    headers: list[str]
+    rows: list[list[str]]
+    data: dict[str, Any] = Field(default_factory=dict)
+    notes: list[str] = Field(default_factory=list)
+
+    def to_markdown(self) -> str:
+        out = (f"**{self.kind} {self.table}. {self.title}**\n\n"
+               + markdown_table(self.headers, self.rows))
+        if self.notes:
+            out += "\n\n" + "\n".join(f"- {n}" for n in self.notes)
+        return out
+
+
+# ---------------------------------------------------------------------------- Table 1
+def table1(judge: Judge, questions: Sequence[Question], ours: str,
+           answers: Mapping[str, Mapping[str, str]]) -> PaperTable:
+    """Win rates of system ``ours`` against every other system in ``answers``."""
+    if ours not in answers:
+        raise ValueError(f"system {ours!r} is not among {sorted(answers)}")
+    others = [n for n in answers if n != ours]
+    if not others:
+        raise ValueError("Table 1 needs at least one system to compare against")
+    reports = {o: judge.winrate(questions, {ours: answers[ours], o: answers[o]})
+               for o in others}
+    headers = ["criterion"]
+    for o in others:
+        headers += [f"{ours} (vs {o})", o]
+    rows: list[list[str]] = []
+    for dim in (*DIMENSIONS, "Overall"):
+        row = [dim]
+        for o in others:
+            vals = reports[o].overall if dim == "Overall" else reports[o].dimensions[dim]
+            row += [pct(vals[ours]), pct(vals[o])]
+        rows.append(row)
+    notes = [f"{o}: {r.questions} questions, position bias {pct(r.position_bias)} "
+             f"(first-shown answer chosen; 50% = none), {r.invalid} invalid judge calls"
+             for o, r in reports.items()]
+    return PaperTable(table="1", title=f"Win rates of {ours} (both answer orders averaged)",
+                      headers=headers, rows=rows,
+                      data={o: r.as_json() for o, r in reports.items()}, notes=notes)
+
+
+# ---------------------------------------------------------------------------- Table 4
+def answer_quality_rows(scores: Mapping[str, AnswerScores], hops: Sequence[str]
+                        ) -> tuple[list[str], list[list[str]]]:
+    """Headers and rows: per system EM / F1 per hop group and overall (percentages)."""
+    with_ctx = all(s.overall.in_context is not None for s in scores.values())
+    headers = ["system"]
+    for h in (*hops, "all"):
+        label = {"all": "all", "?": "unknown-hop"}.get(h, f"{h}-hop")
+        headers += [f"{label} EM", f"{label} F1"]
+    headers.append("answer contains gold")
+    if with_ctx:
+        headers.append("answer in context")
+    rows = []
+    for name, s in scores.items():
+        row = [name]
+        for h in (*hops, "all"):
+            g = s.overall if h == "all" else s.by_hops.get(h)
+            row += [num(100 * g.em), num(100 * g.f1)] if g else ["-", "-"]
+        row.append(num(100 * s.overall.contains))
+        if with_ctx:
+            row.append(num(100 * (s.overall.in_context or 0.0)))
+        rows.append(row)
+    return headers, rows
+
+
+def table4(questions: Sequence[Question], answers: Mapping[str, Mapping[str, str]],
+           contexts: Mapping[str, Mapping[str, Sequence[str]]] | None = None) -> PaperTable:
+    """Exact match / token F1 (percent) by hop count for every system in ``answers``."""
+    if not answers:
+        raise ValueError("Table 4 needs at least one answers file")
+    scores = {n: score_answers(questions, a, (contexts or {}).get(n))
+              for n, a in answers.items()}
+    hops = sorted({h for s in scores.values() for h in s.by_hops}, key=lambda k: (k == "?", k))
+    if hops == ["?"]:  # no hop counts at all (e.g. HotpotQA): overall columns only
+        hops = []
+    headers, rows = answer_quality_rows(scores, hops)
+    first = next(iter(scores.values()))
+    counts = ", ".join(f"{h}-hop {g.n}" if h != "?" else f"hop count unknown {g.n}"
+                       for h, g in first.by_hops.items())
+    notes = [f"{first.overall.n} questions with gold answers ({counts}); EM and F1 use "
+             "SQuAD normalisation, best over the gold aliases."]
+    notes += [f"{n}: {s.missing} questions had no answer (scored 0)"
+              for n, s in scores.items() if s.missing]
+    data = {n: {"overall": s.overall.model_dump(),
+                "by_hops": {h: g.model_dump() for h, g in s.by_hops.items()}}
+            for n, s in scores.items()}
+    return PaperTable(table="4", title="Multi-hop exact match / F1 (%) by hop count",
+                      headers=headers, rows=rows, data=data, notes=notes)
+
+
+# ---------------------------------------------------------------------------- Table 2
+def table2(questions: Sequence[Question], answers: Mapping[str, Mapping[str, str]],
+           judge: Judge | None = None, protocol: str = "score",
+           contexts: Mapping[str, Mapping[str, Sequence[str]]] | None = None) -> PaperTable:
+    """Ablation variants (``answers``: ``{variant: {id: answer}}``, ``full`` first).
+
+    With a judge: ``score`` rates every variant (criteria as columns); ``winrate`` compares
+    ``full`` against each other variant (the full system's win rate). Without a judge the
+    variants are compared by EM / F1 against the gold answers (if any), and by
+    answer-in-context recall when ``contexts`` (``{variant: {id: passages}}``) are given.
+    """
+    names = list(answers)
+    if judge is None:
+        scores = {n: score_answers(questions, a, (contexts or {}).get(n))
+                  for n, a in answers.items()}
+        headers, rows = answer_quality_rows(scores, [])
+        return PaperTable(table="2", title="Ablations: answer quality against gold answers "
+                          "(no judge)", headers=headers, rows=rows,
+                          data={n: s.overall.model_dump() for n, s in scores.items()})
+    if protocol == "score":
+        rep = judge.score(questions, answers)
+        rows = [[n, *(num(rep.dimensions[d][n]) for d in DIMENSIONS), num(rep.overall[n])]
+                for n in names]
+        return PaperTable(table="2", title="Ablations: judge scores (0-100)",
+                          headers=["variant", *DIMENSIONS, "Overall"], rows=rows,
+                          data=rep.as_json(),
+                          notes=[f"{rep.questions} questions, {rep.invalid} invalid calls"])
+    if protocol != "winrate":
+        raise ValueError(f"unknown judge protocol {protocol!r}; use 'winrate' or 'score'")
+    base, others = names[0], names[1:]
+    reps: dict[str, JudgeReport] = {
+        o: judge.winrate(questions, {base: answers[base], o: answers[o]}) for o in others}
+    rows = [[o, *(pct(reps[o].dimensions[d][base]) for d in DIMENSIONS),
+             pct(reps[o].overall[base]), pct(reps[o].position_bias)] for o in others]
+    return PaperTable(table="2", title=f"Ablations: win rate of {base} against each variant",
+                      headers=["variant", *DIMENSIONS, "Overall", "position bias"],
+                      rows=rows, data={o: r.as_json() for o, r in reps.items()})
