@@ -1,0 +1,130 @@
+"""``vizrag import-hyperrag`` and ``vizrag export``: move hypergraphs in and out of a store.
+
+``import-hyperrag WORKDIR --store DIR [--reuse-embeddings]`` imports a Hyper-RAG working dir
+(validated completely before anything is written; re-importing is a no-op) and prints counts.
+``export --store DIR --hif OUT.json [--layer L] [--doc ID ...] [--query Q]`` writes the whole
+store or a selected sub-hypergraph as HIF.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+__all__ = ["register"]
+
+
+def _theme_extractor(chat: Any, store: Any) -> Any:
+    """None (offline heuristic themes) or an LLM theme extractor with retries and a
+    persistent call cache in the store (the indexer's stack)."""
+    from ..rag import LLMThemeExtractor, StoreCacheBackend, build_chat_stack
+
+    if chat is None:
+        return None
+    return LLMThemeExtractor(build_chat_stack(chat, cache=StoreCacheBackend(store)))
+
+
+def _run_import(args: argparse.Namespace) -> int:
+    from ..interop.hyperrag_import import import_workdir
+    from ..interop.hyperrag_read import read_workdir
+    from ..rag import HypergraphStore
+    from .index import make_chat, make_embedder
+
+    embedder = make_embedder(args.embed)
+    chat = make_chat(args.llm)  # bad specs fail here, before anything is written
+    wd = read_workdir(args.workdir, vectors=args.reuse_embeddings)  # validate before writing
+    store = HypergraphStore(args.store)
+    try:
+        report = import_workdir(
+            wd, store, embedder=embedder, reuse_embeddings=args.reuse_embeddings,
+            theme_extractor=_theme_extractor(chat, store),
+            show_progress=not args.no_progress and sys.stderr.isatty(),
+        )
+    finally:
+        store.close()
+    if args.json:
+        print(json.dumps(report.model_dump(mode="json"), indent=2, sort_keys=True))
+    else:
+        print("\n".join(report.lines()))
+    return 0
+
+
+def _open_existing(path: str) -> Any:
+    """Open a store that exists (opening a new path would create an empty one)."""
+    from ..rag import HypergraphStore
+
+    p = Path(path).expanduser()
+    if not (p / "vizrag.sqlite" if p.is_dir() else p).exists():
+        raise ValueError(f"no VizRAG store at {path}")
+    return HypergraphStore(p)
+
+
+def _run_export(args: argparse.Namespace) -> int:
+    from ..interop.store_export import store_hypergraph
+    from .index import make_embedder
+
+    store = _open_existing(args.store)
+    try:
+        embedder = make_embedder(args.embed) if args.embed else None
+        retrieve: dict[str, Any] = {"mode": args.mode, "top_k": args.top_k, "hops": args.hops}
+        hg = store_hypergraph(store, layer=args.layer, doc_ids=args.doc or (),
+                              query=args.query, embedder=embedder, **retrieve)
+    finally:
+        store.close()
+    doc = hg.to_hif()
+    out = Path(args.hif)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_text(json.dumps(doc, ensure_ascii=False, indent=1, sort_keys=True), "utf-8")
+    tmp.replace(out)
+    print(f"wrote {out}: {len(doc['nodes'])} nodes, {len(doc['edges'])} edges, "
+          f"{len(doc['incidences'])} incidences")
+    return 0
+
+
+def register(sub: Any) -> None:
+    """Add the ``import-hyperrag`` and ``export`` subcommands."""
+    p = sub.add_parser(
+        "import-hyperrag",
+        help="import a Hyper-RAG working dir into a store (no re-extraction)",
+        description="Import an iMoonLab/Hyper-RAG working directory (the .hgdb pickle, loaded "
+        "with a restricted unpickler; kv_store_*.json; vdb_*.json) into a VizRAG store. "
+        "Everything is validated before the first write; importing twice is a no-op. "
+        "G_top is built from the imported chunks with the offline theme extractor.",
+    )
+    p.add_argument("workdir", metavar="WORKDIR", help="Hyper-RAG working_dir")
+    p.add_argument("--store", required=True, metavar="DIR", help="store directory or .sqlite")
+    p.add_argument("--reuse-embeddings", action="store_true",
+                   help="store Hyper-RAG's vectors when --embed has the same dimension "
+                   "(only if queries will be embedded by the same model)")
+    p.add_argument("--embed", default="offline", metavar="SPEC",
+                   help="'offline' (hashed n-grams, 512-d), 'hashing:DIM' or provider:model")
+    p.add_argument("--llm", default="offline", metavar="PROVIDER:MODEL",
+                   help="theme model for G_top: 'offline' (default, heuristic) or e.g. "
+                   "openai:gpt-4o-mini (one call per chunk, cached in the store)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--json", action="store_true", help="print the import report as JSON")
+    p.set_defaults(func=_run_import)
+
+    e = sub.add_parser(
+        "export",
+        help="write a store (or a sub-hypergraph) as HIF JSON",
+        description="Export the store's hypergraph as HIF. Without --doc/--query: the whole "
+        "store. --doc: entities and hyperedges sourced in those documents. --query: what a "
+        "retrieval for the question reaches (no rendering). Both may be combined.",
+    )
+    e.add_argument("--store", required=True, metavar="DIR")
+    e.add_argument("--hif", required=True, metavar="OUT.json", help="output file")
+    e.add_argument("--layer", choices=("bottom", "top", "both"), default="both",
+                   help="G_bot relations, G_top themes, or both (default)")
+    e.add_argument("--doc", action="append", metavar="DOC_ID", help="repeatable")
+    e.add_argument("--query", default=None, metavar="QUESTION")
+    e.add_argument("--mode", default="vizrag", help="retrieval mode for --query")
+    e.add_argument("--top-k", type=int, default=5, metavar="K")
+    e.add_argument("--hops", type=int, default=1, metavar="N")
+    e.add_argument("--embed", default=None, metavar="SPEC",
+                   help="embedder for --query (default: the store's offline one)")
+    e.set_defaults(func=_run_export)

@@ -1,0 +1,253 @@
+"""Import a Hyper-RAG working directory into a VizRAG store (no LLM re-extraction).
+
+The whole directory is read and validated first (:func:`~.hyperrag_read.read_workdir`), the
+store is opened only afterwards, so a missing file, a foreign or malicious pickle or a
+malformed JSON file leaves no trace. Then every document is written with the store's own
+:meth:`~hyperviz_core.rag.HypergraphStore.add_document` (one transaction per document;
+identical content is a no-op, so importing twice changes nothing). Hyper-RAG has no theme
+layer: G_top is built from the imported chunks and their mapped entities by the configured
+theme extractor (offline :class:`~hyperviz_core.rag.HeuristicThemeExtractor` by default).
+
+Embeddings: with ``reuse_embeddings=True`` and an embedder of the same dimension as the
+``vdb_*.json`` files, Hyper-RAG's entity, hyperedge and chunk vectors are stored as they are
+(only what it has no vector for — ``UNKNOWN`` vertices, themes — is embedded); otherwise
+everything is embedded with ``embedder`` (offline :class:`~hyperviz_core.rag.HashingEmbedder`
+by default). Reuse is only meaningful when queries are embedded by the same model Hyper-RAG
+used; the report says which path was taken and why.
+
+Example:
+    >>> import tempfile
+    >>> from hyperviz_core.interop.hyperrag_import import import_hyperrag
+    >>> rep = import_hyperrag("tests/data/hyperrag", tempfile.mkdtemp(),
+    ...                       show_progress=False)  # doctest: +SKIP
+    >>> rep.vertices, rep.hyperedges, rep.documents, rep.chunks  # doctest: +SKIP
+    (348, 666, 28, 29)
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+from pydantic import BaseModel, Field
+
+from ..model import normalize_key
+from ..rag import Embedder, HashingEmbedder, HeuristicThemeExtractor, HypergraphStore, StoreStats
+from .hyperrag_map import DocPlan, ImportPlan, build_plan, iter_documents, plan_document
+from .hyperrag_read import HyperRAGWorkdir, VdbFile, read_workdir
+
+__all__ = ["ImportReport", "import_hyperrag", "import_workdir"]
+
+VectorMap = dict[str, dict[str, npt.NDArray[np.float32]]]
+
+
+class ImportReport(BaseModel):
+    """What :func:`import_hyperrag` found and wrote."""
+
+    workdir: str
+    store: str
+    documents: int = 0
+    chunks: int = 0
+    vertices: int = 0
+    hyperedges: int = 0
+    unknown_vertices: int = 0
+    singleton_hyperedges: int = 0
+    documents_added: int = 0
+    documents_replaced: int = 0
+    documents_skipped: int = 0
+    themes: int = 0
+    embeddings: Literal["reused", "embedded"] = "embedded"
+    embedding_note: str = ""
+    reused_vectors: dict[str, int] = Field(default_factory=dict)
+    embedded: int = 0
+    llm_cache_entries: int | None = None
+    warnings: list[str] = Field(default_factory=list)
+    seconds: float = 0.0
+    write_seconds: float = 0.0
+    store_stats: StoreStats | None = None
+
+    def lines(self) -> list[str]:
+        """Human-readable summary lines (what the CLI prints)."""
+        out = [
+            f"Hyper-RAG working dir {self.workdir}: {self.documents} documents, {self.chunks} "
+            f"chunks, {self.vertices} vertices ({self.unknown_vertices} UNKNOWN), "
+            f"{self.hyperedges} hyperedges ({self.singleton_hyperedges} with one member)",
+            f"imported into {self.store}: {self.documents_added} added, "
+            f"{self.documents_replaced} replaced, {self.documents_skipped} unchanged; "
+            f"{self.themes} themes built; {self.seconds:.2f} s ({self.write_seconds:.2f} s in "
+            "the store's document writes, embedding included)",
+            f"embeddings: {self.embedding_note}",
+        ]
+        if self.llm_cache_entries is not None:
+            out.append(f"LLM cache: {self.llm_cache_entries} Hyper-RAG entries read, not "
+                       "copied (keyed by Hyper-RAG's prompts, which VizRAG never sends)")
+        s = self.store_stats
+        if s is not None:
+            out.append(f"store: documents {s.documents}, chunks {s.chunks}, entities "
+                       f"{s.entities}, relation hyperedges {s.relation_hyperedges}, theme "
+                       f"hyperedges {s.theme_hyperedges}")
+        out.extend(f"warning: {w}" for w in self.warnings)
+        return out
+
+
+def _reusable(wd: HyperRAGWorkdir, plan: ImportPlan) -> VectorMap:
+    """Hyper-RAG's vectors keyed by our ids, per store space."""
+    out: VectorMap = {"entity": {}, "hyperedge": {}, "chunk": {}}
+
+    def rows(v: VdbFile) -> npt.NDArray[np.float32]:
+        assert v.matrix is not None
+        return v.matrix
+
+    ent = wd.vdb["entity"]
+    for n, meta in enumerate(ent.meta):
+        key = plan.keys.get(str(meta.get("entity_name", "")))
+        if key is not None:
+            out["entity"].setdefault(key, rows(ent)[n])
+    rel = wd.vdb["hyperedge"]
+    for n, meta in enumerate(rel.meta):
+        raw = meta.get("id_set")
+        if isinstance(raw, list):
+            hid = plan.edge_ids.get(tuple(sorted({str(m) for m in raw})))
+            if hid is not None:
+                out["hyperedge"].setdefault(hid, rows(rel)[n])
+    chunks = wd.vdb["chunk"]
+    for n, cid in enumerate(chunks.ids):
+        if cid in wd.chunks:
+            out["chunk"][cid] = rows(chunks)[n]
+    return out
+
+
+def _doc_vectors(dp: DocPlan, vecs: VectorMap
+                 ) -> dict[str, tuple[Sequence[str], npt.ArrayLike]]:
+    """The reusable vectors of one document's items (only spaces present in ``vecs``)."""
+    wanted = {
+        "entity": sorted({e.key for ex in dp.extractions for e in ex.entities}
+                         | {m for ex in dp.extractions for h in ex.hyperedges for m in h.members}),
+        "hyperedge": sorted({h.id for ex in dp.extractions for h in ex.hyperedges}),
+        "chunk": [c.id for c in dp.chunks],
+    }
+    out: dict[str, tuple[Sequence[str], npt.ArrayLike]] = {}
+    for space, ids in wanted.items():
+        have = [i for i in ids if i in vecs.get(space, ())]
+        if have:
+            out[space] = (have, np.stack([vecs[space][i] for i in have]))
+    return out
+
+
+def _embedding_choice(wd: HyperRAGWorkdir, embedder: Embedder, reuse: bool
+                      ) -> tuple[bool, str]:
+    dim = wd.vdb["entity"].dim
+    name = getattr(embedder, "name", type(embedder).__name__)
+    if not reuse:
+        return False, f"embedded with {name} ({embedder.dim}-d); Hyper-RAG's {dim}-d " \
+            "vectors not reused (pass --reuse-embeddings to reuse them)"
+    if embedder.dim != dim:
+        return False, f"Hyper-RAG's vectors are {dim}-d but {name} makes {embedder.dim}-d " \
+            f"ones: re-embedded everything with {name}"
+    return True, f"reused Hyper-RAG's {dim}-d vectors (declared compatible with {name})"
+
+
+def import_workdir(
+    wd: HyperRAGWorkdir,
+    store: HypergraphStore,
+    *,
+    embedder: Embedder | None = None,
+    theme_extractor: Any = None,
+    reuse_embeddings: bool = False,
+    show_progress: bool = True,
+) -> ImportReport:
+    """Write an already validated working dir into an open store (see :func:`import_hyperrag`)."""
+    from tqdm.auto import tqdm
+
+    t0 = time.perf_counter()
+    embedder = embedder or HashingEmbedder()
+    themes = theme_extractor or HeuristicThemeExtractor()
+    reuse, note = _embedding_choice(wd, embedder, reuse_embeddings)
+    store.check_embedder(embedder.name, embedder.dim)  # before the first write
+    plan = build_plan(wd)
+    vecs = None
+    if reuse:  # only for the spaces this store keeps vectors of
+        kept = getattr(store, "vector_spaces", lambda: ("entity", "hyperedge", "chunk"))()
+        vecs = {k: v for k, v in _reusable(wd, plan).items() if k in kept}
+    rep = ImportReport(
+        workdir=str(wd.path), store=str(store.path), documents=len(wd.docs),
+        chunks=len(wd.chunks), vertices=len(wd.graph.vertices), hyperedges=len(wd.graph.edges),
+        unknown_vertices=plan.unknown_vertices, singleton_hyperedges=plan.singleton_hyperedges,
+        embeddings="reused" if reuse else "embedded", llm_cache_entries=wd.llm_cache_entries,
+        warnings=plan.warnings,
+    )
+    reused: dict[str, set[str]] = {space: set() for space in vecs or {}}
+    for doc, rows in tqdm(iter_documents(wd), total=len(wd.docs), desc="importing",
+                          unit="doc", disable=not show_progress):
+        if store.document_hash(doc.id) == doc.hash:
+            rep.documents_skipped += 1
+            continue
+        dp = plan_document(wd, plan, doc, rows)
+        chunk_themes = [themes.theme(c, ex) for c, ex in zip(dp.chunks, dp.extractions,
+                                                            strict=True)]
+        vectors = _doc_vectors(dp, vecs) if vecs is not None else None
+        w0 = time.perf_counter()
+        written = store.add_document(dp.document, dp.chunks, dp.extractions, chunk_themes,
+                                     vectors, embedder=embedder)
+        rep.write_seconds += time.perf_counter() - w0
+        if written.status == "skipped":
+            rep.documents_skipped += 1
+            continue
+        rep.documents_added += written.status == "added"
+        rep.documents_replaced += written.status == "replaced"
+        rep.themes += sum(1 for t in chunk_themes if t.theme)
+        rep.embedded += written.embedded
+        for space, (ids, _) in (vectors or {}).items():
+            reused[space].update(ids)
+    rep.reused_vectors = {k: len(v) for k, v in reused.items()}
+    rep.embedding_note = note + (
+        f"; {rep.embedded} vectors embedded with {embedder.name}" if rep.embedded else "")
+    rep.seconds = round(time.perf_counter() - t0, 3)
+    rep.write_seconds = round(rep.write_seconds, 3)
+    rep.store_stats = store.stats()
+    return rep
+
+
+def import_hyperrag(
+    workdir: str | Path,
+    store: HypergraphStore | str | Path,
+    *,
+    embedder: Embedder | None = None,
+    theme_extractor: Any = None,
+    reuse_embeddings: bool = False,
+    show_progress: bool = True,
+) -> ImportReport:
+    """Import a Hyper-RAG working dir into a VizRAG store; re-importing is a no-op.
+
+    Args:
+        workdir: Hyper-RAG's ``working_dir``.
+        store: a :class:`~hyperviz_core.rag.HypergraphStore` or its path (created if new,
+            but only after the working dir validated).
+        embedder: default offline :class:`~hyperviz_core.rag.HashingEmbedder`.
+        theme_extractor: builds G_top per chunk (default offline heuristic).
+        reuse_embeddings: store Hyper-RAG's vectors when the dimensions match.
+        show_progress: tqdm bar over documents.
+
+    Raises:
+        HyperRAGFormatError: the working dir is incomplete, malformed or unsafe (nothing
+            was written).
+        StoreError: the store holds vectors of another dimension (nothing was written).
+    """
+    wd = read_workdir(workdir, vectors=reuse_embeddings)
+    own = not isinstance(store, HypergraphStore)
+    st = HypergraphStore(store) if not isinstance(store, HypergraphStore) else store
+    try:
+        return import_workdir(wd, st, embedder=embedder, theme_extractor=theme_extractor,
+                              reuse_embeddings=reuse_embeddings, show_progress=show_progress)
+    finally:
+        if own:
+            st.close()
+
+
+def entity_key(hyperrag_name: str) -> str:
+    """The VizRAG entity key of a Hyper-RAG vertex name (``"VIENNA"`` → ``"vienna"``)."""
+    return normalize_key(hyperrag_name)

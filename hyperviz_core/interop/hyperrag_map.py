@@ -1,0 +1,294 @@
+"""Map a validated Hyper-RAG working dir onto VizRAG documents, chunks and extractions.
+
+Pure functions, no store access. The rules (Hyper-RAG quirks included):
+
+* **Vertices → entities.** Hyper-RAG upper-cases names (``"J. STRAUSS II"``); the entity key
+  is our normal case-folded key, and the display name gets its casing back from the first
+  source chunk that contains it case-insensitively (``"J. Strauss II"``), else the upper-case
+  name stays. The original name is kept in ``metadata["hyperrag_name"]``. Types are
+  lower-cased. ``<SEP>``-joined descriptions become one line each; ``<SEP>``-joined
+  ``additional_properties`` go to ``metadata["additional_properties"]``. ``UNKNOWN`` vertices
+  (members Hyper-RAG created for undeclared names) get type ``"unknown"`` and no description.
+* **Hyperedges → relation hyperedges** over the members' keys (one member is allowed: Hyper-RAG
+  collapses a pair of names that differ only by case into a 1-member hyperedge), with the
+  ``<SEP>``/comma-split keywords, the description lines and Hyper-RAG's summed weight.
+* **Sources.** Each vertex/hyperedge is a *mention* in every chunk its ``source_id`` lists
+  (``<SEP>``-split); a vertex whose sources are all unknown falls back to the chunks of its
+  hyperedges; anything left without a chunk is dropped with a warning.
+
+Example:
+    >>> split_sep("a<SEP> b <SEP>a<SEP>UNKNOWN")
+    ['a', 'b']
+    >>> split_keywords("x, y<SEP>y, z")
+    ['x', 'y', 'z']
+    >>> restore_case("J. STRAUSS II", ["music by j. Strauss II and others"])
+    'j. Strauss II'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..model import EmptyNameError, Entity, Hyperedge, hyperedge_id, normalize_key
+from ..rag import Chunk, ChunkExtraction, Document
+from .hyperrag_read import ChunkRow, HyperRAGWorkdir
+
+__all__ = [
+    "SEP",
+    "CaseIndex",
+    "DocPlan",
+    "ImportPlan",
+    "build_plan",
+    "chunk_extraction",
+    "doc_plans",
+    "iter_documents",
+    "plan_document",
+    "restore_case",
+    "split_keywords",
+    "split_sep",
+]
+
+SEP = "<SEP>"
+_UNKNOWN = "UNKNOWN"
+
+
+def split_sep(value: str) -> list[str]:
+    """``<SEP>``-joined field → distinct non-empty parts (Hyper-RAG's ``UNKNOWN`` dropped)."""
+    value = str(value)
+    if SEP not in value:  # the common case: one value
+        value = value.strip()
+        return [value] if value and value != _UNKNOWN else []
+    parts = (p.strip() for p in value.split(SEP))
+    return list(dict.fromkeys(p for p in parts if p and p != _UNKNOWN))
+
+
+def split_keywords(value: str) -> list[str]:
+    """Keywords field → distinct keywords (``<SEP>`` and comma separated)."""
+    out = (k.strip() for part in split_sep(value) for k in part.split(","))
+    return list(dict.fromkeys(k for k in out if k))
+
+
+class CaseIndex:
+    """Texts prepared for :meth:`restore`: give upper-cased names their written casing back.
+
+    >>> CaseIndex(["Works by J. Strauss II."]).restore("J. STRAUSS II")
+    'J. Strauss II'
+    """
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        kept = [t for t in texts if len(t.lower()) == len(t)]
+        self._text = "\x00".join(kept)
+        self._lower = self._text.lower()
+
+    def restore(self, name: str) -> str:
+        """The spelling of ``name`` at its first case-insensitive occurrence, else ``name``."""
+        low = name.lower()
+        n = len(name)
+        i = self._lower.find(low)
+        while i >= 0:
+            found = self._text[i : i + n]
+            if found.upper() == name:
+                return found
+            i = self._lower.find(low, i + 1)
+        return name
+
+
+def restore_case(name: str, texts: Iterable[str]) -> str:
+    """The spelling of upper-cased ``name`` in the first text containing it, else ``name``."""
+    return CaseIndex(texts).restore(name)
+
+
+@dataclass
+class ImportPlan:
+    """Small indexes over the working dir; entities and hyperedges are built per document.
+
+    Only names, keys and chunk lists are kept for the whole directory, so the import's
+    memory stays close to that of the unpickled ``.hgdb`` itself.
+    """
+
+    keys: dict[str, str]  # Hyper-RAG name -> entity key
+    edge_ids: dict[tuple[str, ...], str] = field(default_factory=dict)  # edge key -> our id
+    chunk_vertices: dict[str, list[str]] = field(default_factory=dict)  # chunk -> names
+    chunk_edges: dict[str, list[tuple[str, ...]]] = field(default_factory=dict)
+    fallback_chunks: dict[str, list[str]] = field(default_factory=dict)  # name -> chunks
+    display: dict[str, str] = field(default_factory=dict)  # name -> restored spelling
+    unknown_vertices: int = 0
+    singleton_hyperedges: int = 0
+    dropped_vertices: int = 0
+    dropped_hyperedges: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+
+def _key_map(wd: HyperRAGWorkdir, plan_warnings: list[str]) -> dict[str, str]:
+    names = set(wd.graph.vertices)
+    names.update(m for key in wd.graph.edges for m in key)
+    keys: dict[str, str] = {}
+    by_key: dict[str, list[str]] = {}
+    for name in sorted(names):
+        try:
+            key = normalize_key(name)
+        except EmptyNameError:
+            continue
+        keys[name] = key
+        by_key.setdefault(key, []).append(name)
+    clashes = sorted(v for v in by_key.values() if len(v) > 1)
+    if clashes:
+        plan_warnings.append(f"{len(clashes)} groups of vertex names share one key and were "
+                             f"merged, e.g. {clashes[0]}")
+    return keys
+
+
+def _sources(value: Any, known: dict[str, ChunkRow]) -> list[str]:
+    return [c for c in split_sep(str(value or "")) if c in known]
+
+
+def _map_edges(wd: HyperRAGWorkdir, plan: ImportPlan) -> None:
+    singletons: set[str] = set()
+    for raw_key in sorted(wd.graph.edges):
+        members = list(dict.fromkeys(plan.keys[m] for m in raw_key if m in plan.keys))
+        chunks = _sources(wd.graph.edges[raw_key].get("source_id"), wd.chunks)
+        if not members or not chunks:
+            plan.dropped_hyperedges += 1
+            continue
+        hid = hyperedge_id(members, "relation")
+        plan.edge_ids[raw_key] = hid
+        for c in chunks:
+            plan.chunk_edges.setdefault(c, []).append(raw_key)
+        if len(members) == 1:
+            singletons.add(hid)
+    plan.singleton_hyperedges = len(singletons)
+
+
+def _map_vertices(wd: HyperRAGWorkdir, plan: ImportPlan) -> None:
+    orphans: dict[str, set[str]] = {}
+    for name in sorted(plan.keys):
+        attrs = wd.graph.vertices.get(name, {})
+        chunks = _sources(attrs.get("source_id"), wd.chunks)
+        if not chunks:
+            orphans[name] = set()
+            continue
+        for c in chunks:
+            plan.chunk_vertices.setdefault(c, []).append(name)
+        plan.unknown_vertices += attrs.get("entity_type") == _UNKNOWN
+    if orphans:  # no known source chunk: fall back to the chunks of its hyperedges
+        for c in sorted(plan.chunk_edges):
+            for raw_key in plan.chunk_edges[c]:
+                for m in raw_key:
+                    if m in orphans:
+                        orphans[m].add(c)
+    for name, found in sorted(orphans.items()):
+        if not found:
+            plan.dropped_vertices += 1
+            continue
+        plan.fallback_chunks[name] = sorted(found)
+        for c in plan.fallback_chunks[name]:
+            plan.chunk_vertices.setdefault(c, []).append(name)
+        plan.unknown_vertices += wd.graph.vertices.get(name, {}).get("entity_type") == _UNKNOWN
+
+
+def build_plan(wd: HyperRAGWorkdir) -> ImportPlan:
+    """Keys, hyperedge ids and per-chunk name lists for the whole working dir."""
+    warnings = list(wd.warnings)
+    plan = ImportPlan(keys=_key_map(wd, warnings), warnings=warnings)
+    _map_edges(wd, plan)
+    _map_vertices(wd, plan)
+    if plan.dropped_vertices or plan.dropped_hyperedges:
+        plan.warnings.append(
+            f"dropped {plan.dropped_vertices} vertices and {plan.dropped_hyperedges} hyperedges "
+            "whose source_id names no known chunk")
+    return plan
+
+
+# ---------------------------------------------------------------------------- per document
+def _display(wd: HyperRAGWorkdir, plan: ImportPlan, name: str) -> str:
+    """The restored spelling of ``name``, from its own source chunks in document order."""
+    found = plan.display.get(name)
+    if found is None:
+        chunks = plan.fallback_chunks.get(name) or _sources(
+            wd.graph.vertices.get(name, {}).get("source_id"), wd.chunks)
+        rows = sorted((wd.chunks[c] for c in chunks), key=lambda r: (r.doc_id, r.order, r.id))
+        found = plan.display[name] = CaseIndex(r.content for r in rows).restore(name)
+    return found
+
+
+def _entity(wd: HyperRAGWorkdir, plan: ImportPlan, name: str) -> Entity:
+    attrs = wd.graph.vertices.get(name, {})
+    typ = (attrs.get("entity_type") or _UNKNOWN).strip().strip('"').lower() or "unknown"
+    meta: dict[str, Any] = {"hyperrag_name": name}
+    props = split_sep(attrs.get("additional_properties", ""))
+    if props:
+        meta["additional_properties"] = props
+    # the name was checked by normalize_key already: skip pydantic re-validation
+    return Entity.model_construct(
+        name=_display(wd, plan, name).strip(), type=typ, source_ids=[], metadata=meta,
+        description="\n".join(split_sep(attrs.get("description", ""))))
+
+
+def _hyperedge(wd: HyperRAGWorkdir, plan: ImportPlan, raw_key: tuple[str, ...]) -> Hyperedge:
+    attrs = wd.graph.edges[raw_key]
+    members = list(dict.fromkeys(plan.keys[m] for m in raw_key if m in plan.keys))
+    return Hyperedge.model_construct(  # members are keys already: no re-validation
+        id=plan.edge_ids[raw_key], members=members,
+        keywords=split_keywords(attrs.get("keywords", "")),
+        description="\n".join(split_sep(attrs.get("description", ""))),
+        weight=float(attrs.get("weight", 1.0)), kind="relation", source_ids=[],
+        order="low" if len(members) <= 2 else "high", member_attrs={}, metadata={})
+
+
+def chunk_extraction(wd: HyperRAGWorkdir, plan: ImportPlan, chunk_id: str) -> ChunkExtraction:
+    """The mapped entities and hyperedges Hyper-RAG sourced in one chunk."""
+    ents: dict[str, Entity] = {}
+    for name in plan.chunk_vertices.get(chunk_id, []):
+        ent, key = _entity(wd, plan, name), plan.keys[name]
+        first = ents.get(key)
+        ents[key] = first.merged(ent.model_copy(update={"name": first.name})) if first else ent
+    edges: dict[str, Hyperedge] = {}
+    for raw_key in plan.chunk_edges.get(chunk_id, []):
+        edge = _hyperedge(wd, plan, raw_key)
+        edges[edge.id] = edges[edge.id].merged(edge) if edge.id in edges else edge
+    return ChunkExtraction(chunk_id=chunk_id, entities=list(ents.values()),
+                           hyperedges=list(edges.values()))
+
+
+@dataclass
+class DocPlan:
+    """One document ready for :meth:`HypergraphStore.add_document` (themes still to do)."""
+
+    document: Document
+    chunks: list[Chunk]
+    extractions: list[ChunkExtraction]
+
+
+def _chunks(doc_id: str, content: str, rows: Sequence[ChunkRow]) -> list[Chunk]:
+    out: list[Chunk] = []
+    pos = 0
+    for row in rows:
+        start = content.find(row.content, pos)
+        if start < 0:
+            start = content.find(row.content)
+        end = start + len(row.content) if start >= 0 else 0
+        out.append(Chunk(id=row.id, doc_id=doc_id, text=row.content, index=row.order,
+                         start=max(start, 0), end=end, metadata={"tokens": row.tokens}))
+        pos = max(start, pos)
+    return out
+
+
+def iter_documents(wd: HyperRAGWorkdir) -> Iterator[tuple[Document, list[ChunkRow]]]:
+    """Documents in id order with their chunk rows (cheap: no extraction built)."""
+    for doc_id, rows in wd.doc_chunks().items():
+        yield Document(id=doc_id, text=wd.docs[doc_id], metadata={"source": "hyper-rag"}), rows
+
+
+def plan_document(wd: HyperRAGWorkdir, plan: ImportPlan, doc: Document,
+                  rows: Sequence[ChunkRow]) -> DocPlan:
+    """A document's chunks and per-chunk extractions."""
+    chunks = _chunks(doc.id, doc.text, rows)
+    return DocPlan(doc, chunks, [chunk_extraction(wd, plan, c.id) for c in chunks])
+
+
+def doc_plans(wd: HyperRAGWorkdir, plan: ImportPlan) -> Iterator[DocPlan]:
+    """Every document's :class:`DocPlan`, built lazily in id order."""
+    for doc, rows in iter_documents(wd):
+        yield plan_document(wd, plan, doc, rows)

@@ -1,0 +1,170 @@
+"""Load Hyper-RAG's ``.hgdb`` pickle safely: a restricted unpickler plus a shape check.
+
+Hyper-RAG stores its hypergraph with ``hyperdb.HypergraphDB.save``: a protocol-4 pickle of a
+plain ``dict`` with ``v_data`` (vertex name → attribute dict), ``e_data`` (sorted member tuple
+→ attribute dict) and ``v_inci`` (a ``collections.defaultdict(set)``). The only globals such a
+file names are ``collections.defaultdict`` and ``builtins.set``, so :class:`RestrictedUnpickler`
+resolves exactly those two and refuses every other global *before* anything is called: a
+crafted file naming ``os.system`` (or ``builtins.eval``, ``subprocess.Popen`` ...) raises
+:class:`HyperRAGFormatError` without executing it. Persistent ids and extension codes are
+refused as well. After loading, :func:`load_hgdb` checks the structure field by field.
+
+Example:
+    >>> import io, pickle, collections
+    >>> data = {"v_data": {"A": {"entity_type": "PERSON"}}, "e_data": {},
+    ...         "v_inci": collections.defaultdict(set)}
+    >>> restricted_loads(pickle.dumps(data, protocol=4))["v_data"]
+    {'A': {'entity_type': 'PERSON'}}
+    >>> try:
+    ...     restricted_loads(pickle.dumps(print))
+    ... except HyperRAGFormatError as exc:
+    ...     print(str(exc)[:55])
+    pickle: pickle refers to builtins.print, which a Hyper-
+"""
+
+from __future__ import annotations
+
+import collections
+import io
+import pickle
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+__all__ = [
+    "ALLOWED_GLOBALS",
+    "HgdbData",
+    "HyperRAGFormatError",
+    "RestrictedUnpickler",
+    "load_hgdb",
+    "parse_hgdb",
+    "restricted_loads",
+]
+
+#: The only globals a Hyper-RAG ``.hgdb`` pickle uses.
+ALLOWED_GLOBALS: dict[tuple[str, str], Any] = {
+    ("collections", "defaultdict"): collections.defaultdict,
+    ("builtins", "set"): set,
+}
+
+
+class HyperRAGFormatError(ValueError):
+    """A Hyper-RAG working-dir file is missing, malformed, foreign or unsafe."""
+
+
+class RestrictedUnpickler(pickle.Unpickler):
+    """An unpickler that resolves only :data:`ALLOWED_GLOBALS` and nothing else."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        found = ALLOWED_GLOBALS.get((module, name))
+        if found is None:
+            allowed = ", ".join(f"{m}.{n}" for m, n in sorted(ALLOWED_GLOBALS))
+            raise HyperRAGFormatError(
+                f"pickle refers to {module}.{name}, which a Hyper-RAG .hgdb file never "
+                f"contains (allowed: {allowed}); refusing to load it"
+            )
+        return found
+
+    def persistent_load(self, pid: Any) -> Any:
+        raise HyperRAGFormatError("pickle uses persistent ids; not a Hyper-RAG .hgdb file")
+
+
+def _unpickle(stream: IO[bytes], what: str) -> Any:
+    try:
+        return RestrictedUnpickler(stream).load()
+    except HyperRAGFormatError as exc:
+        raise HyperRAGFormatError(f"{what}: {exc}") from None
+    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, KeyError,
+            AttributeError, IndexError, MemoryError, OverflowError) as exc:
+        raise HyperRAGFormatError(
+            f"{what}: not a readable pickle ({type(exc).__name__}: {exc}); "
+            "truncated or not a Hyper-RAG .hgdb file"
+        ) from None
+
+
+def restricted_loads(data: bytes, what: str = "pickle") -> Any:
+    """Unpickle ``data`` with :class:`RestrictedUnpickler` (no shape check)."""
+    return _unpickle(io.BytesIO(data), what)
+
+
+@dataclass
+class HgdbData:
+    """The validated content of a ``.hgdb`` file.
+
+    ``vertices``: name → attributes (all ``str``); ``edges``: sorted member tuple →
+    attributes (``description``/``keywords``/``source_id`` ``str``, ``weight`` ``float``).
+    """
+
+    vertices: dict[str, dict[str, str]]
+    edges: dict[tuple[str, ...], dict[str, Any]]
+    incidence: dict[str, set[tuple[str, ...]]] = field(default_factory=dict)
+
+
+_EDGE_STR = ("description", "keywords", "source_id")
+
+
+def _check_vertices(raw: Any, what: str) -> dict[str, dict[str, str]]:
+    if not isinstance(raw, dict):
+        raise HyperRAGFormatError(f"{what}: 'v_data' is a {type(raw).__name__}, expected dict")
+    for name, attrs in raw.items():
+        if not isinstance(name, str) or not name.strip():
+            raise HyperRAGFormatError(f"{what}: vertex name {name!r} is not a non-empty str")
+        if not isinstance(attrs, dict):
+            raise HyperRAGFormatError(f"{what}: vertex {name!r} has no attribute dict")
+        for k, v in attrs.items():
+            if not isinstance(k, str) or not isinstance(v, str):
+                raise HyperRAGFormatError(
+                    f"{what}: vertex {name!r} attribute {k!r} is not str -> str")
+    return raw
+
+
+def _check_edges(raw: Any, what: str) -> dict[tuple[str, ...], dict[str, Any]]:
+    if not isinstance(raw, dict):
+        raise HyperRAGFormatError(f"{what}: 'e_data' is a {type(raw).__name__}, expected dict")
+    for key, attrs in raw.items():
+        if not isinstance(key, tuple) or not key or not all(isinstance(m, str) for m in key):
+            raise HyperRAGFormatError(
+                f"{what}: hyperedge key {key!r:.80} is not a non-empty tuple of names")
+        if not isinstance(attrs, dict):
+            raise HyperRAGFormatError(f"{what}: hyperedge {key!r:.80} has no attribute dict")
+        for k in _EDGE_STR:
+            if not isinstance(attrs.get(k, ""), str):
+                raise HyperRAGFormatError(f"{what}: hyperedge {key!r:.80} field {k!r} is not str")
+        w = attrs.get("weight", 1.0)
+        if isinstance(w, bool) or not isinstance(w, int | float):
+            raise HyperRAGFormatError(f"{what}: hyperedge {key!r:.80} weight {w!r} is not a number")
+    return raw
+
+
+def parse_hgdb(obj: Any, what: str = ".hgdb") -> HgdbData:
+    """Check the structure of an unpickled ``.hgdb`` object and wrap it."""
+    if not isinstance(obj, dict) or not {"v_data", "e_data"} <= set(obj):
+        got = sorted(map(str, obj))[:5] if isinstance(obj, dict) else type(obj).__name__
+        raise HyperRAGFormatError(
+            f"{what}: not a Hypergraph-DB pickle (expected a dict with 'v_data', 'e_data', "
+            f"'v_inci'; got {got})"
+        )
+    vertices = _check_vertices(obj["v_data"], what)
+    edges = _check_edges(obj["e_data"], what)
+    inci = obj.get("v_inci", {})
+    if not isinstance(inci, dict):
+        raise HyperRAGFormatError(f"{what}: 'v_inci' is a {type(inci).__name__}, expected dict")
+    return HgdbData(vertices=vertices, edges=edges, incidence=dict(inci))
+
+
+def load_hgdb(path: str | Path) -> HgdbData:
+    """Read a Hyper-RAG ``hypergraph_chunk_entity_relation.hgdb`` file safely.
+
+    Raises:
+        HyperRAGFormatError: missing file, a global other than ``collections.defaultdict``
+            or ``builtins.set``, a truncated pickle, or an unexpected structure.
+    """
+    p = Path(path)
+    try:
+        with p.open("rb") as fh:
+            obj = _unpickle(fh, str(p))
+    except FileNotFoundError:
+        raise HyperRAGFormatError(f"{p}: missing (not a Hyper-RAG working dir?)") from None
+    except IsADirectoryError:
+        raise HyperRAGFormatError(f"{p}: is a directory, expected a .hgdb file") from None
+    return parse_hgdb(obj, str(p))

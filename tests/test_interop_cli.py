@@ -1,0 +1,110 @@
+"""``vizrag import-hyperrag`` and ``vizrag export``, and the store commands afterwards."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+from pathlib import Path
+
+import pytest
+from interop_fakes import HYPERRAG_DIR, fixture_copy
+
+from hyperviz_core import Hypergraph
+from hyperviz_core.cli import main
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("cli") / "store"
+    assert main(["import-hyperrag", str(HYPERRAG_DIR), "--store", str(path),
+                 "--no-progress"]) == 0
+    return path
+
+
+def test_import_prints_counts_and_is_idempotent(store: Path, capsys: pytest.CaptureFixture[str]
+                                                ) -> None:
+    assert main(["import-hyperrag", str(HYPERRAG_DIR), "--store", str(store), "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert (rep["documents"], rep["chunks"], rep["vertices"], rep["hyperedges"]) == (
+        28, 29, 348, 666)
+    assert (rep["documents_added"], rep["documents_skipped"]) == (0, 28)
+    assert rep["store_stats"]["relation_hyperedges"] == 666
+
+
+def test_import_text_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["import-hyperrag", str(HYPERRAG_DIR), "--store", str(tmp_path / "s"),
+                 "--reuse-embeddings", "--embed", "hashing:64", "--no-progress"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "28 documents, 29 chunks, 348 vertices (32 UNKNOWN), 666 hyperedges" in out
+    assert "28 added" in out
+    assert "embeddings: reused Hyper-RAG's 64-d vectors" in out
+    assert "entities 348, relation hyperedges 666" in out
+
+
+def test_stats_query_render_work_on_the_imported_store(
+    store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["stats", "--store", str(store), "--json"]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert (stats["documents"], stats["entities"]) == (28, 348)
+    q = "Which Austrian chess players from Vienna represented Austria in Chess Olympiads?"
+    assert main(["query", q, "--store", str(store), "--json", "--no-render", "--top-k", "3"]) == 0
+    line = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert any("Kindermann" in c["text"] or "Palme" in c["text"] for c in line["chunks"])
+    out = tmp_path / "sub.json"
+    assert main(["export", "--store", str(store), "--hif", str(out), "--query", q,
+                 "--top-k", "3"]) == 0
+    assert "nodes" in capsys.readouterr().out
+    png = tmp_path / "sub.png"
+    assert main(["render", str(out), "--out", str(png), "--max-entities", "8",
+                 "--max-hyperedges", "6", "--layout", "bi-inc"]) == 0
+    assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_export_whole_store_and_by_document(store: Path, tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    whole = tmp_path / "all.json"
+    assert main(["export", "--store", str(store), "--hif", str(whole)]) == 0
+    hg = Hypergraph.from_hif(json.loads(whole.read_text("utf-8")))
+    assert len(hg.entities) == 348
+    assert len(hg.hyperedges) == 666 + 29
+    bottom = tmp_path / "bottom.json"
+    assert main(["export", "--store", str(store), "--hif", str(bottom), "--layer", "bottom"]) == 0
+    assert len(json.loads(bottom.read_text("utf-8"))["edges"]) == 666
+    one = tmp_path / "doc.json"
+    doc = "doc-c4b651b6b39633e0f45fd4bfe9f87796"  # Vienna Walzer Orchestra
+    assert main(["export", "--store", str(store), "--hif", str(one), "--doc", doc]) == 0
+    sub = Hypergraph.from_hif(json.loads(one.read_text("utf-8")))
+    assert "Vienna Walzer Orchestra" in sub.entities or "vienna walzer orchestra" in sub.entities
+    assert 0 < len(sub.hyperedges) < 666
+    capsys.readouterr()
+    assert main(["export", "--store", str(store), "--hif", str(one), "--doc", "doc-x"]) == 2
+    assert "no document 'doc-x'" in capsys.readouterr().err
+
+
+def test_errors_are_one_line_and_write_nothing(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    wd = fixture_copy(tmp_path)
+    marker = tmp_path / "pwned"
+
+    class _Evil:
+        def __reduce__(self) -> tuple[object, ...]:
+            return (os.system, (f"touch {marker}",))
+
+    (wd / "hypergraph_chunk_entity_relation.hgdb").write_bytes(pickle.dumps(_Evil()))
+    store = tmp_path / "store"
+    assert main(["import-hyperrag", str(wd), "--store", str(store)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("vizrag import-hyperrag: error: ") and "\n" not in err
+    assert "refusing to load it" in err
+    assert not marker.exists() and not store.exists()
+    assert main(["import-hyperrag", str(tmp_path / "nowhere"), "--store", str(store)]) == 2
+    assert "not a directory" in capsys.readouterr().err
+    assert main(["import-hyperrag", str(HYPERRAG_DIR), "--store", str(store),
+                 "--llm", "nonsense"]) == 2
+    assert "\n" not in capsys.readouterr().err.strip()
+    assert main(["export", "--store", str(tmp_path / "none"), "--hif", "x.json"]) == 2
+    assert "no VizRAG store" in capsys.readouterr().err
+    assert not store.exists()

@@ -1,0 +1,118 @@
+"""A live Hyper-RAG deployment as a LangChain retriever with visual context.
+
+:class:`HyperRAGVisualRetriever` wraps a user's ``HyperRAG`` object (duck typed: anything with
+an async ``aquery(query, param)``), asks it with ``QueryParam(mode="hyper",
+return_type="json")`` and returns one ``Document`` per retrieved passage (``id`` = Hyper-RAG's
+chunk id) plus, with ``include_image=True``, one image document: the HyperViz rendering of the
+entities and hyperedges Hyper-RAG retrieved (duplicates removed), its caption as
+``page_content`` and the PNG in ``metadata["image_base64"]`` (``metadata["type"] ==
+"hyperviz_image"``, so :class:`~vizrag_langchain.HyperVizRunnable` and
+:func:`~vizrag_langchain.create_vizrag_chain` pick it up).
+
+Example::
+
+    from hyperrag import HyperRAG
+    from vizrag_langchain.hyperrag import HyperRAGVisualRetriever
+
+    retriever = HyperRAGVisualRetriever(rag=HyperRAG(working_dir="my_dir", ...),
+                                        include_image=True)
+    docs = retriever.invoke("Who founded the Vienna Walzer Orchestra?")
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForRetrieverRun,
+    CallbackManagerForRetrieverRun,
+)
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+from pydantic import ConfigDict, Field
+
+from hyperviz_core.interop import LiveResult, aquery_hyperrag, run_sync
+
+from .documents import IMAGE_DOC_TYPE
+
+__all__ = ["HyperRAGVisualRetriever"]
+
+
+def _image_document(live: LiveResult, ctx: Any) -> Document:
+    return Document(
+        id=f"hyperviz-{ctx.sha256[:16]}",
+        page_content=ctx.caption,
+        metadata={
+            "source": "hyper-rag", "type": IMAGE_DOC_TYPE, "view": "hyperrag",
+            "query": live.query, "mime_type": ctx.mime_type, "image_base64": ctx.png_base64,
+            "width": ctx.width, "height": ctx.height, "sha256": ctx.sha256,
+            "export": ctx.export,
+        },
+    )
+
+
+class HyperRAGVisualRetriever(BaseRetriever):
+    """Retrieve passages (and the hypergraph image) from a live Hyper-RAG instance.
+
+    Args:
+        rag: the ``HyperRAG`` object (anything with an async ``aquery(query, param)``).
+        param: the ``QueryParam`` to send (default ``QueryParam(mode="hyper",
+            return_type="json")``; any param must keep ``return_type="json"``).
+        k: at most this many passage documents (default: all Hyper-RAG returned).
+        include_image: append the rendering as one extra document (the renderer runs only
+            then; it does not count towards ``k``).
+        include_response: also return Hyper-RAG's own answer as a document
+            (``metadata["type"] == "hyperrag_response"``; not counted in ``k``).
+
+    ``invoke(q, k=..., include_image=...)`` overrides per call.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    rag: Any = Field(exclude=True)
+    param: Any = Field(None, exclude=True)
+    k: int | None = Field(None, ge=1)
+    include_image: bool = False
+    include_response: bool = False
+    renderer: Any = Field(None, exclude=True)
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Fail at construction when ``rag`` cannot be queried."""
+        if not callable(getattr(self.rag, "aquery", None)):
+            raise TypeError(f"{type(self.rag).__name__} has no async aquery(query, param) method")
+
+    def _documents(self, live: LiveResult, k: int | None) -> list[Document]:
+        n = self.k if k is None else int(k)
+        if n is not None and n < 1:
+            raise ValueError(f"k must be at least 1, got {n}")
+        passages = live.passages if n is None else live.passages[:n]
+        docs = [Document(id=cid, page_content=text,
+                         metadata={"source": "hyper-rag", "type": "chunk", "chunk_id": cid,
+                                   "rank": rank, "query": live.query})
+                for rank, (cid, text) in enumerate(passages)]
+        if self.include_response and live.response:
+            docs.append(Document(page_content=live.response,
+                                 metadata={"source": "hyper-rag", "type": "hyperrag_response",
+                                           "query": live.query}))
+        return docs
+
+    async def _collect(self, query: str, k: int | None, include_image: bool | None
+                       ) -> list[Document]:
+        live = await aquery_hyperrag(self.rag, query, self.param)
+        docs = self._documents(live, k)
+        image = self.include_image if include_image is None else bool(include_image)
+        if image and live.hypergraph.entities:
+            docs.append(_image_document(live, await live.arender(self.renderer)))
+        return docs
+
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun,
+        k: int | None = None, include_image: bool | None = None,
+    ) -> list[Document]:
+        return run_sync(lambda: self._collect(query, k, include_image))
+
+    async def _aget_relevant_documents(
+        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun,
+        k: int | None = None, include_image: bool | None = None,
+    ) -> list[Document]:
+        return await self._collect(query, k, include_image)

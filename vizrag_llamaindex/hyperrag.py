@@ -1,0 +1,105 @@
+"""A live Hyper-RAG deployment as a LlamaIndex retriever with visual context.
+
+:class:`HyperRAGVisualRetriever` wraps a user's ``HyperRAG`` object (duck typed: anything with
+an async ``aquery(query, param)``), asks it with ``QueryParam(mode="hyper",
+return_type="json")`` and returns one ``TextNode`` per retrieved passage (id = Hyper-RAG's
+chunk id) plus one image node: the HyperViz rendering of the entities and hyperedges Hyper-RAG
+retrieved (duplicates removed), captioned with the textual hyperedge list.
+
+Example::
+
+    from hyperrag import HyperRAG
+    from vizrag_llamaindex.hyperrag import HyperRAGVisualRetriever
+
+    retriever = HyperRAGVisualRetriever(HyperRAG(working_dir="my_hyperrag_dir", ...))
+    nodes = retriever.retrieve("Who founded the Vienna Walzer Orchestra?")
+    # TextNodes (passages) + a VizRAGImageNode (PNG base64 + caption)
+    engine = RetrieverQueryEngine.from_args(retriever, llm=vision_llm, multimodal=True)
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from llama_index.core.callbacks import CallbackManager
+from llama_index.core.retrievers import BaseRetriever
+from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+
+from hyperviz_core.interop import LiveResult, aquery_hyperrag, run_sync
+
+from .nodes import image_node
+
+__all__ = ["HyperRAGVisualRetriever"]
+
+_META_HIDDEN = ["source", "chunk_id", "rank", "type"]
+
+
+class HyperRAGVisualRetriever(BaseRetriever):
+    """Retrieve passages and the hypergraph image from a live Hyper-RAG instance.
+
+    Args:
+        rag: the ``HyperRAG`` object (anything with an async ``aquery(query, param)``).
+        param: the ``QueryParam`` to send (default ``QueryParam(mode="hyper",
+            return_type="json")``; any param must keep ``return_type="json"``).
+        top_k: keep at most this many passages (default: all Hyper-RAG returned).
+        include_image: append the rendering as an image node (default True); the renderer
+            runs only then.
+        include_response: also return Hyper-RAG's own answer as a text node.
+        renderer: a :class:`~hyperviz_core.render.HyperViz` (default: dual view,
+            congestion control on).
+    """
+
+    def __init__(
+        self,
+        rag: Any,
+        *,
+        param: Any = None,
+        top_k: int | None = None,
+        include_image: bool = True,
+        include_response: bool = False,
+        renderer: Any = None,
+        callback_manager: CallbackManager | None = None,
+        verbose: bool = False,
+    ) -> None:
+        if not callable(getattr(rag, "aquery", None)):
+            raise TypeError(f"{type(rag).__name__} has no async aquery(query, param) method")
+        if top_k is not None and (not isinstance(top_k, int) or top_k < 1):
+            raise ValueError(f"top_k must be a positive integer, got {top_k!r}")
+        self.rag = rag
+        self.param = param
+        self.top_k = top_k
+        self.include_image = include_image
+        self.include_response = include_response
+        self.renderer = renderer
+        super().__init__(callback_manager=callback_manager, verbose=verbose)
+
+    def _text_nodes(self, live: LiveResult) -> list[NodeWithScore]:
+        passages = live.passages if self.top_k is None else live.passages[: self.top_k]
+        out = []
+        for rank, (cid, text) in enumerate(passages):
+            node = TextNode(id_=cid, text=text,
+                            metadata={"source": "hyper-rag", "chunk_id": cid, "rank": rank},
+                            excluded_llm_metadata_keys=_META_HIDDEN,
+                            excluded_embed_metadata_keys=_META_HIDDEN)
+            out.append(NodeWithScore(node=node, score=1.0 / (1 + rank)))
+        if self.include_response and live.response:
+            rid = "hyperrag-response-" + hashlib.sha256(live.response.encode()).hexdigest()[:16]
+            node = TextNode(id_=rid, text=live.response, metadata={"type": "hyperrag_response"},
+                            excluded_llm_metadata_keys=_META_HIDDEN)
+            out.append(NodeWithScore(node=node, score=None))
+        return out
+
+    async def _collect(self, query: str) -> list[NodeWithScore]:
+        live = await aquery_hyperrag(self.rag, query, self.param)
+        nodes = self._text_nodes(live)
+        if self.include_image and live.hypergraph.entities:
+            ctx = await live.arender(self.renderer)
+            nodes.append(image_node(ctx, view="hyperrag", score=None))
+        return nodes
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        return run_sync(lambda: self._collect(query_bundle.query_str))
+
+    async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        return await self._collect(query_bundle.query_str)
