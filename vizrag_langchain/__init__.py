@@ -1,6 +1,11 @@
-"""VizRAG for LangChain: use LangChain chat models and embeddings in the VizRAG engine.
+"""VizRAG for LangChain: a retriever, a rendering runnable, an LCEL chain and model adapters.
 
 Requires the ``langchain`` extra (``pip install 'vizrag[langchain]'``).
+
+Example::
+
+    >>> from vizrag_langchain import VizRAGRetriever
+    >>> retriever = VizRAGRetriever(store="out/store", k=4)   # doctest: +SKIP
 """
 
 from __future__ import annotations
@@ -11,5 +16,27 @@ from .adapters import (
     message_text,
     to_langchain_messages,
 )
+from .chain import DEFAULT_PROMPT, create_vizrag_chain, format_passages, vizrag_message
+from .documents import IMAGE_DOC_TYPE, image_document, is_image_document, result_documents
+from .hyperrag import HyperRAGVisualRetriever as HyperRAGVisualRetriever
+from .retriever import VizRAGRetriever
+from .runnable import HyperVizRunnable, image_block, split_documents
 
-__all__ = ["LangChainChatModel", "LangChainEmbedder", "message_text", "to_langchain_messages"]
+__all__ = [
+    "DEFAULT_PROMPT",
+    "IMAGE_DOC_TYPE",
+    "HyperVizRunnable",
+    "LangChainChatModel",
+    "LangChainEmbedder",
+    "VizRAGRetriever",
+    "create_vizrag_chain",
+    "format_passages",
+    "image_block",
+    "image_document",
+    "is_image_document",
+    "message_text",
+    "result_documents",
+    "split_documents",
+    "to_langchain_messages",
+    "vizrag_message",
+]

@@ -21,7 +21,7 @@ from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 
-from hyperviz_core.rag.models import as_provider_error, report_usage
+from hyperviz_core.rag.providers.protocols import as_provider_error, report_usage
 from hyperviz_core.rag.vectors import normalize_rows
 
 __all__ = ["LangChainChatModel", "LangChainEmbedder", "message_text", "to_langchain_messages"]
@@ -62,7 +62,7 @@ def message_text(message: Any) -> str:
 
 
 class LangChainChatModel:
-    """A VizRAG :class:`~hyperviz_core.rag.models.ChatModel` over a LangChain chat model.
+    """A VizRAG :class:`~hyperviz_core.rag.ChatModel` over a LangChain chat model.
 
     Args:
         chat_model: any ``BaseChatModel`` (``invoke``/``ainvoke`` are used).
@@ -134,7 +134,7 @@ class LangChainChatModel:
 
 
 class LangChainEmbedder:
-    """A VizRAG :class:`~hyperviz_core.rag.models.Embedder` over LangChain ``Embeddings``.
+    """A VizRAG :class:`~hyperviz_core.rag.Embedder` over LangChain ``Embeddings``.
 
     Uses ``embed_documents`` / ``aembed_documents``; rows are L2-normalised. ``dim`` is
     probed with one call on first access unless given.

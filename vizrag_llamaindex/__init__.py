@@ -1,10 +1,45 @@
-"""VizRAG for LlamaIndex: use LlamaIndex LLMs and embedding models in the VizRAG engine.
+"""VizRAG for LlamaIndex: a drop-in index, retriever and postprocessor, plus model adapters.
 
-Requires the ``llamaindex`` extra (``pip install 'vizrag[llamaindex]'``).
+Requires the ``llamaindex`` extra (``pip install 'vizrag[llamaindex]'``). Importing the
+package registers :class:`VizRAGIndex` with LlamaIndex, so ``load_index_from_storage`` can
+reopen a persisted index in a fresh process.
+
+    from llama_index.core import Document
+    from vizrag_llamaindex import VizRAGIndex
+
+    index = VizRAGIndex.from_documents([Document(text="...", id_="doc-1")])
+    nodes = index.as_retriever(top_k=5).retrieve("question")   # chunks + hypergraph image
 """
 
 from __future__ import annotations
 
 from .adapters import LlamaIndexChatModel, LlamaIndexEmbedder, to_llamaindex_messages
+from .hyperrag import HyperRAGVisualRetriever as HyperRAGVisualRetriever
+from .index import IndexVizRAG, VizRAGIndex, to_engine_document
+from .instrumentation import StageSpans, VizRAGLocateEvent, VizRAGRenderEvent
+from .nodes import VizRAGImageNode, chunk_nodes, image_node
+from .postprocessor import HyperVizPostprocessor
+from .query import CaptionOnlyWarning, build_query_engine
+from .retriever import VizRAGRetriever
+from .storage import VizRAGStorageContext, backup_store
 
-__all__ = ["LlamaIndexChatModel", "LlamaIndexEmbedder", "to_llamaindex_messages"]
+__all__ = [
+    "CaptionOnlyWarning",
+    "HyperVizPostprocessor",
+    "IndexVizRAG",
+    "LlamaIndexChatModel",
+    "LlamaIndexEmbedder",
+    "StageSpans",
+    "VizRAGImageNode",
+    "VizRAGIndex",
+    "VizRAGLocateEvent",
+    "VizRAGRenderEvent",
+    "VizRAGRetriever",
+    "VizRAGStorageContext",
+    "backup_store",
+    "build_query_engine",
+    "chunk_nodes",
+    "image_node",
+    "to_engine_document",
+    "to_llamaindex_messages",
+]

@@ -19,7 +19,7 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.base.llms.types import ChatResponse
 from llama_index.core.llms import LLM, ChatMessage, ImageBlock, MessageRole, TextBlock
 
-from hyperviz_core.rag.models import as_provider_error, report_usage
+from hyperviz_core.rag.providers.protocols import as_provider_error, report_usage
 from hyperviz_core.rag.vectors import normalize_rows
 
 __all__ = ["LlamaIndexChatModel", "LlamaIndexEmbedder", "to_llamaindex_messages"]
@@ -59,7 +59,7 @@ def _usage(resp: ChatResponse) -> None:
 
 
 class LlamaIndexChatModel:
-    """A VizRAG :class:`~hyperviz_core.rag.models.ChatModel` over a LlamaIndex ``LLM``.
+    """A VizRAG :class:`~hyperviz_core.rag.ChatModel` over a LlamaIndex ``LLM``.
 
     Args:
         llm: any LlamaIndex LLM (``chat``/``achat`` are used).
@@ -122,7 +122,7 @@ def _normalise(rows: Sequence[Sequence[float]], dim: int | None) -> npt.NDArray[
 
 
 class LlamaIndexEmbedder:
-    """A VizRAG :class:`~hyperviz_core.rag.models.Embedder` over a LlamaIndex embed model.
+    """A VizRAG :class:`~hyperviz_core.rag.Embedder` over a LlamaIndex embed model.
 
     Uses ``get_text_embedding_batch`` / ``aget_text_embedding_batch``; rows are
     L2-normalised. ``dim`` is probed with one call on first access unless given.

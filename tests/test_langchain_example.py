@@ -1,0 +1,23 @@
+"""``examples/langchain_lcel.py`` runs offline and sends the rendering to the (fake) model."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+from rag_fakes import PNG_MAGIC
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "langchain_lcel.py"
+
+
+def test_example_runs_offline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    spec = importlib.util.spec_from_file_location("vizrag_langchain_example", EXAMPLE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--out", str(tmp_path), "--k", "2"]) == 0
+    text = capsys.readouterr().out
+    assert module.FAKE_ANSWER in text and "[2] " in text and "[3] " not in text
+    assert "image_url block" in text and "vizrag.render.end" in text
+    assert (tmp_path / "image.png").read_bytes().startswith(PNG_MAGIC)

@@ -1,0 +1,141 @@
+"""VizRAGRetriever: LangChain's standard retriever suite plus metadata, overrides and images."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.documents import Document
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_tests.integration_tests import RetrieversIntegrationTests
+from pydantic import Field
+from rag_fakes import PNG_MAGIC, demo_documents
+
+from hyperviz_core.rag import VizRAG
+from vizrag_langchain import IMAGE_DOC_TYPE, VizRAGRetriever, is_image_document
+
+QUERY = "Who founded Iron Maiden?"
+
+
+def build_store(root: Path) -> Path:
+    """A small offline store (12 MuSiQue demo passages) under ``root``; returns its directory."""
+    store = root / "store"
+    with VizRAG(store, show_progress=False) as rag:
+        rag.insert(demo_documents(0, 12))
+    return store
+
+
+@pytest.fixture(scope="module")
+def store_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_store(tmp_path_factory.mktemp("lc-store"))
+
+
+class TestVizRAGRetrieverStandard(RetrieversIntegrationTests):
+    """langchain-tests' standard retriever suite, offline."""
+
+    _store: Path
+
+    @pytest.fixture(autouse=True, scope="class")
+    @classmethod
+    def _build(cls, tmp_path_factory: pytest.TempPathFactory) -> None:
+        cls._store = build_store(tmp_path_factory.mktemp("lc-standard"))
+
+    @property
+    def retriever_constructor(self) -> type[VizRAGRetriever]:
+        return VizRAGRetriever
+
+    @property
+    def retriever_constructor_params(self) -> dict[str, Any]:
+        return {"store": str(self._store)}
+
+    @property
+    def retriever_query_example(self) -> str:
+        return QUERY
+
+
+def test_documents_carry_ids_and_metadata(store_dir: Path) -> None:
+    retriever = VizRAGRetriever(store=store_dir, k=3)
+    docs = retriever.invoke(QUERY)
+    result = retriever.engine.retrieve(QUERY, top_k=3, render=False)
+    assert [d.id for d in docs] == [c.chunk_id for c in result.chunks]
+    assert [d.page_content for d in docs] == [c.text for c in result.chunks]
+    first = docs[0].metadata
+    assert first["chunk_id"] == docs[0].id and first["doc_id"].startswith("m")
+    assert first["rank"] == 1 and first["score"] == result.chunks[0].score
+    assert set(first["score_parts"]) == set(result.chunks[0].evidence)
+    assert first["entities"] == sorted(result.chunks[0].entities)
+    assert set(first["entity_ids"]) <= set(first["entities"])
+    assert all(v.startswith("E") for v in first["entity_ids"].values())
+    assert all(v.startswith("H") for v in first["hyperedge_ids"].values())
+    json.dumps([d.metadata for d in docs])  # JSON-serialisable
+    assert not any(is_image_document(d) for d in docs)
+
+
+def test_per_call_overrides(store_dir: Path) -> None:
+    retriever = VizRAGRetriever(store=str(store_dir), k=4)
+    assert len(retriever.invoke(QUERY, k=2)) == 2
+    naive = retriever.invoke(QUERY, k=2, mode="naive")
+    assert {d.metadata["mode"] for d in naive} == {"naive"}
+    assert [len(x) for x in retriever.batch([QUERY, "Steve Harris"], k=1)] == [1, 1]
+    with pytest.raises(ValueError, match="unknown retrieval mode"):
+        retriever.invoke(QUERY, mode="nope")
+
+
+async def test_include_image_appends_one_document(store_dir: Path) -> None:
+    retriever = VizRAGRetriever(store=store_dir, k=2)
+    docs = await retriever.ainvoke(QUERY, include_image=True)
+    assert len(docs) == 3 and [is_image_document(d) for d in docs] == [False, False, True]
+    image: Document = docs[-1]
+    assert image.metadata["type"] == IMAGE_DOC_TYPE and image.metadata["mime_type"] == "image/png"
+    assert base64.b64decode(image.metadata["image_base64"]).startswith(PNG_MAGIC)
+    assert image.page_content.startswith("HyperViz rendering")
+    assert image.id and image.id.startswith("hyperviz-")
+    text_docs = docs[:2]
+    assert all(d.metadata["entity_ids"] for d in text_docs[:1])
+
+
+class VisionSpy(BaseChatModel):
+    """Answers keyword prompts with a JSON list and image (locate) prompts with E# ids."""
+
+    calls: list[list[BaseMessage]] = Field(default_factory=list)
+
+    @property
+    def _llm_type(self) -> str:
+        return "vision-spy"
+
+    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
+                  run_manager: Any = None, **kwargs: Any) -> ChatResult:
+        self.calls.append(list(messages))
+        content = messages[-1].content
+        has_image = isinstance(content, list) and any(
+            isinstance(p, dict) and p.get("type") in ("image", "image_url") for p in content)
+        answer = '["E1", "E2"]' if has_image else '["Iron Maiden", "founded"]'
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=answer))])
+
+
+def test_langchain_chat_model_drives_the_engine(store_dir: Path) -> None:
+    spy = VisionSpy()
+    retriever = VizRAGRetriever(store=store_dir, k=2, chat=spy)
+    docs = retriever.invoke(QUERY)
+    assert len(docs) == 2 and len(spy.calls) == 2  # keywords, then locate with I_top
+    first, second = (m[-1].content for m in spy.calls)
+    assert isinstance(first, str) or not any(p.get("type") == "image_url" for p in first
+                                             if isinstance(p, dict))
+    assert isinstance(second, list) and any(
+        isinstance(p, dict) and p.get("type") == "image_url" for p in second)
+
+
+def test_constructor_errors(store_dir: Path) -> None:
+    with pytest.raises(ValueError, match="unknown retrieval mode"):
+        VizRAGRetriever(store=store_dir, mode="global")
+    with pytest.raises(TypeError, match="store must be"):
+        VizRAGRetriever(store=42)
+    engine = VizRAG(store_dir, show_progress=False)
+    assert VizRAGRetriever(store=engine).engine is engine
+    with pytest.raises(TypeError, match="already a VizRAG engine"):
+        VizRAGRetriever(store=engine, chat=VisionSpy())

@@ -1,0 +1,26 @@
+"""examples/llamaindex_quickstart.py runs offline and shows the image reaching the model."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("llama_index.core")
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "llamaindex_quickstart.py"
+
+
+def test_quickstart_offline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    spec = importlib.util.spec_from_file_location("llamaindex_quickstart", EXAMPLE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--out", str(tmp_path), "--limit", "20"]) == 0
+    out = capsys.readouterr().out
+    assert "indexed: 20 documents" in out
+    assert (tmp_path / "hypergraph.png").read_bytes().startswith(b"\x89PNG")
+    assert "image: " in out and "PNG bytes, detail=high" in out
+    assert "text: HyperViz rendering" in out
+    assert "reloaded VizRAGIndex" in out and "20 documents" in out.splitlines()[-1]

@@ -1,0 +1,114 @@
+"""``create_vizrag_chain``: retriever → HyperViz image → multimodal message → chat model → text.
+
+Example (offline, with a fake chat model; swap in ``ChatOpenAI(model="gpt-4o-mini")``)::
+
+    >>> from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    >>> from langchain_core.messages import AIMessage
+    >>> from vizrag_langchain import VizRAGRetriever, create_vizrag_chain
+    >>> retriever = VizRAGRetriever(store="out/store")                      # doctest: +SKIP
+    >>> llm = GenericFakeChatModel(messages=iter([AIMessage("Steve Harris [1]")]))
+    >>> create_vizrag_chain(retriever, llm).invoke("Who founded Iron Maiden?")  # doctest: +SKIP
+    'Steve Harris [1]'
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.documents import Document
+from langchain_core.language_models import BaseLanguageModel
+from langchain_core.messages import HumanMessage
+from langchain_core.output_parsers import StrOutputParser
+from langchain_core.runnables import (
+    Runnable,
+    RunnableBinding,
+    RunnableLambda,
+    RunnableParallel,
+    RunnablePassthrough,
+)
+
+from .retriever import VizRAGRetriever
+from .runnable import HyperVizRunnable, ImageFormat
+
+__all__ = ["DEFAULT_PROMPT", "create_vizrag_chain", "format_passages", "vizrag_message"]
+
+DEFAULT_PROMPT = (
+    "Answer the question using the numbered passages below and the attached hypergraph "
+    "image (entities are labelled E#, hyperedges H#; the caption lists them). Cite passages "
+    "as [n]. If the passages do not contain the answer, say so briefly.\n\n"
+    "Question: {question}\n\nPassages:\n{passages}\n\nImage caption:\n{caption}"
+)
+_FIELDS = frozenset({"question", "passages", "caption"})
+
+
+def format_passages(docs: Sequence[Document]) -> str:
+    """Numbered passages ``[n] title`` + text, as the prompt shows them."""
+    parts = []
+    for n, doc in enumerate(docs, start=1):
+        title = str(doc.metadata.get("title") or "").strip()
+        parts.append(f"[{n}] {title}".rstrip() + f"\n{doc.page_content.strip()}")
+    return "\n\n".join(parts) or "(no passages)"
+
+
+def _check_prompt(prompt: str) -> str:
+    names = {f for _, f, _, _ in string.Formatter().parse(prompt) if f is not None}
+    unknown = sorted(names - _FIELDS)
+    if unknown:
+        raise ValueError(f"prompt has unknown field {{{unknown[0]}}}; allowed: "
+                         "{question}, {passages}, {caption}")
+    if "question" not in names:
+        raise ValueError("prompt must contain {question}")
+    return prompt
+
+
+def vizrag_message(inputs: dict[str, Any], prompt: str = DEFAULT_PROMPT) -> list[HumanMessage]:
+    """The multimodal message: prompt text (question, passages, caption) + the image block."""
+    visual = inputs["visual"]
+    text = prompt.format(question=inputs["question"],
+                         passages=format_passages(visual["documents"]),
+                         caption=visual["caption"] or "(no image)")
+    content: list[str | dict[str, Any]] = [{"type": "text", "text": text}]
+    if visual["image"] is not None:
+        content.append(visual["image"])
+    return [HumanMessage(content=content)]
+
+
+def _vizrag_retriever(retriever: Runnable[Any, Any]) -> VizRAGRetriever | None:
+    while isinstance(retriever, RunnableBinding):
+        retriever = retriever.bound
+    return retriever if isinstance(retriever, VizRAGRetriever) else None
+
+
+def create_vizrag_chain(
+    retriever: Runnable[str, list[Document]],
+    llm: BaseLanguageModel[Any],
+    prompt: str | None = None,
+    image_format: ImageFormat = "image",
+    *,
+    renderer: HyperVizRunnable | None = None,
+) -> Runnable[str, str]:
+    """An LCEL chain answering a question from retrieved passages plus their rendering.
+
+    Args:
+        retriever: any retriever (``VizRAGRetriever`` — its store is then used for the
+            rendering — or e.g. an ``InMemoryVectorStore`` retriever; ``.bind(k=2)`` works).
+        llm: a (multimodal) chat model.
+        prompt: a template with ``{question}`` and optionally ``{passages}``, ``{caption}``.
+        image_format: ``"image"`` (v1 block) or ``"image_url"`` (legacy, keeps ``detail``).
+        renderer: a configured :class:`HyperVizRunnable` (overrides ``image_format``).
+
+    Returns:
+        ``Runnable[str, str]`` supporting ``invoke/ainvoke/batch/abatch/stream/astream``.
+    """
+    template = _check_prompt(prompt if prompt is not None else DEFAULT_PROMPT)
+    if renderer is None:
+        ours = _vizrag_retriever(retriever)
+        renderer = HyperVizRunnable(store=ours.engine if ours else None,
+                                    image_format=image_format)
+    gather = RunnableParallel(documents=retriever, question=RunnablePassthrough())
+    message: RunnableLambda[dict[str, Any], list[HumanMessage]] = RunnableLambda(
+        lambda x: vizrag_message(x, template), name="vizrag_message")
+    return (gather | RunnablePassthrough.assign(visual=renderer) | message | llm
+            | StrOutputParser()).with_config(run_name="vizrag_chain")

@@ -1,0 +1,83 @@
+"""Convert a :class:`~hyperviz_core.rag.RetrievalResult` into LangChain ``Document`` objects.
+
+Text documents carry the chunk text with ``id`` = chunk id and JSON-serialisable metadata
+(document and chunk ids, score and its parts, entity keys with their ``E#`` ids, hyperedge
+ids with their ``H#`` ids). The optional image document carries the rendering: its caption
+as ``page_content`` and the PNG (base64) in ``metadata["image_base64"]``.
+
+Example::
+
+    >>> from hyperviz_core.rag import RetrievalResult
+    >>> from vizrag_langchain.documents import result_documents
+    >>> result_documents(RetrievalResult(query="q", mode="vizrag"))
+    []
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.documents import Document
+
+from hyperviz_core.rag import RankedChunk, RenderedView, RetrievalResult
+
+__all__ = ["IMAGE_DOC_TYPE", "image_document", "is_image_document", "result_documents"]
+
+IMAGE_DOC_TYPE = "hyperviz_image"
+"""``metadata["type"]`` of the rendered-image document."""
+
+
+def _chunk_metadata(result: RetrievalResult, chunk: RankedChunk) -> dict[str, Any]:
+    entity_ids = {e.key: e.visual_id for e in result.entities if e.visual_id}
+    keys = sorted(chunk.entities)
+    edges = sorted(h.id for h in result.hyperedges if chunk.chunk_id in h.source_ids)
+    edge_ids = {h.id: h.visual_id for h in result.hyperedges
+                if h.visual_id and h.id in set(edges)}
+    return {
+        **chunk.metadata,
+        "source": "vizrag",
+        "type": "chunk",
+        "doc_id": chunk.doc_id,
+        "chunk_id": chunk.chunk_id,
+        "title": chunk.title,
+        "rank": chunk.rank,
+        "score": chunk.score,
+        "score_parts": dict(sorted(chunk.evidence.items())),
+        "mode": result.mode,
+        "entities": keys,
+        "entity_ids": {k: entity_ids[k] for k in keys if k in entity_ids},
+        "hyperedges": edges,
+        "hyperedge_ids": {h: edge_ids[h] for h in edges if h in edge_ids},
+    }
+
+
+def result_documents(result: RetrievalResult, k: int | None = None) -> list[Document]:
+    """The ranked chunks of ``result`` (at most ``k``) as text documents, best first."""
+    chunks = result.chunks if k is None else result.chunks[:k]
+    return [Document(id=c.chunk_id, page_content=c.text, metadata=_chunk_metadata(result, c))
+            for c in chunks]
+
+
+def image_document(view: RenderedView, *, view_name: str, query: str) -> Document:
+    """One rendering as a document: caption as text, PNG base64 and mime type in metadata."""
+    return Document(
+        id=f"hyperviz-{view.sha256[:16]}",
+        page_content=view.caption,
+        metadata={
+            "source": "vizrag",
+            "type": IMAGE_DOC_TYPE,
+            "view": view_name,
+            "query": query,
+            "mime_type": "image/png",
+            "image_base64": view.png_base64,
+            "width": view.width,
+            "height": view.height,
+            "sha256": view.sha256,
+            "export": view.export,
+        },
+    )
+
+
+def is_image_document(doc: Document) -> bool:
+    """True for the rendered-image document appended by ``include_image=True``."""
+    return doc.metadata.get("type") == IMAGE_DOC_TYPE and "image_base64" in doc.metadata

@@ -1,0 +1,147 @@
+"""``VizRAGRetriever``: the VizRAG engine as a LangChain ``BaseRetriever``.
+
+Example::
+
+    >>> from vizrag_langchain import VizRAGRetriever
+    >>> retriever = VizRAGRetriever(store="out/store", k=4)        # doctest: +SKIP
+    >>> docs = retriever.invoke("Who founded Iron Maiden?", k=2)   # doctest: +SKIP
+    >>> docs[0].metadata["chunk_id"] == docs[0].id                 # doctest: +SKIP
+    True
+
+``include_image=True`` (per retriever or per call) renders the bottom sub-hypergraph and
+appends one extra document (``metadata["type"] == "hyperviz_image"``); ``k`` counts text
+documents only. Without it nothing is rendered (a rendering costs most of a retrieval),
+unless the engine has a chat/vision model, which then reads the renderings itself.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForRetrieverRun,
+    CallbackManagerForRetrieverRun,
+)
+from langchain_core.documents import Document
+from langchain_core.retrievers import BaseRetriever
+from langchain_core.runnables.config import set_config_context
+from langchain_core.runnables.utils import coro_with_context
+from pydantic import ConfigDict, Field, PrivateAttr, field_validator
+
+from hyperviz_core.rag import MODES, RetrievalResult, VizRAG
+
+from .documents import image_document, result_documents
+from .engine import resolve_engine
+from .events import async_event_hook, event_hook
+
+__all__ = ["VizRAGRetriever"]
+
+
+class VizRAGRetriever(BaseRetriever):
+    """Retrieve ranked passages from a VizRAG store.
+
+    Args:
+        store: store directory, ``.sqlite`` path (strings pass through to ``VizRAG``), an
+            open store (``HypergraphStore`` or another ``StoreProtocol``) or a ``VizRAG``.
+        k: number of text documents returned.
+        mode: retrieval mode (``vizrag``, ``text``, ``hyper-lite``, ``naive``).
+        hops: sub-hypergraph radius (0-3).
+        include_image: append the rendered sub-hypergraph as one extra document.
+        chat, embedder: VizRAG or LangChain models for an engine created here (``None`` =
+            offline defaults; the embedder must match the one the store was indexed with).
+        engine_kwargs: further ``VizRAG(...)`` arguments for an engine created here.
+
+    ``invoke(q, k=..., mode=..., hops=..., include_image=...)`` overrides per call (also
+    through ``batch``/``ainvoke``/``abatch``). Stage hooks of the engine are reported to
+    callback handlers as custom events ``vizrag.<stage>.<phase>``.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    store: Any = Field(exclude=True)
+    k: int = Field(4, ge=1)
+    mode: str = "vizrag"
+    hops: int = Field(1, ge=0, le=3)
+    include_image: bool = False
+    chat: Any = Field(None, exclude=True)
+    embedder: Any = Field(None, exclude=True)
+    engine_kwargs: dict[str, Any] = Field(default_factory=dict)
+
+    _engine: VizRAG = PrivateAttr()
+
+    @field_validator("mode")
+    @classmethod
+    def _check_mode(cls, mode: str) -> str:
+        if mode not in MODES:
+            raise ValueError(f"unknown retrieval mode {mode!r}; valid modes: {', '.join(MODES)}")
+        return mode
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Open (or adopt) the engine now, so a bad store fails at construction."""
+        self._engine = resolve_engine(self.store, chat=self.chat, embedder=self.embedder,
+                                      engine_kwargs=self.engine_kwargs)
+
+    @property
+    def engine(self) -> VizRAG:
+        """The VizRAG engine behind this retriever."""
+        return self._engine
+
+    def close(self) -> None:
+        """Close the engine's store (only when this retriever opened it from a path)."""
+        if isinstance(self.store, (str, Path)):
+            self._engine.close()
+
+    # ------------------------------------------------------------------ helpers
+    def _options(self, k: int | None, mode: str | None, hops: int | None,
+                 include_image: bool | None) -> tuple[int, dict[str, Any], bool]:
+        n = self.k if k is None else int(k)
+        if n < 1:
+            raise ValueError(f"k must be at least 1, got {n}")
+        image = self.include_image if include_image is None else bool(include_image)
+        # Render only for an asked-for image, or for the engine's own vision model
+        # (None = the engine's setting), never just for the wrapper.
+        render = True if image else (None if self._engine.chat is not None else False)
+        opts = {"mode": mode or self.mode, "top_k": n,
+                "hops": self.hops if hops is None else hops, "render": render}
+        return n, opts, image
+
+    @staticmethod
+    def _documents(result: RetrievalResult, n: int, image: bool) -> list[Document]:
+        docs = result_documents(result, n)
+        view, name = ((result.bottom_view, "bottom") if result.bottom_view is not None
+                      else (result.top_view, "top"))
+        if image and view is not None:
+            docs.append(image_document(view, view_name=name, query=result.query))
+        return docs
+
+    # ------------------------------------------------------------------ retrieval
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun,
+        k: int | None = None, mode: str | None = None, hops: int | None = None,
+        include_image: bool | None = None,
+    ) -> list[Document]:
+        n, opts, image = self._options(k, mode, hops, include_image)
+        hook = event_hook(run_manager)
+        if self._engine.chat is None or not run_manager.handlers:
+            result = self._engine.retrieve(query, hooks=[hook] if hook else None, **opts)
+        else:  # the engine's LangChain model calls become child runs of this retrieval
+            with set_config_context({"callbacks": run_manager.get_child()}) as ctx:
+                result = ctx.run(self._engine.retrieve, query, hooks=[hook] if hook else None,
+                                 **opts)
+        return self._documents(result, n, image)
+
+    async def _aget_relevant_documents(
+        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun,
+        k: int | None = None, mode: str | None = None, hops: int | None = None,
+        include_image: bool | None = None,
+    ) -> list[Document]:
+        n, opts, image = self._options(k, mode, hops, include_image)
+        hook = async_event_hook(run_manager)
+        call = self._engine.aretrieve(query, hooks=[hook] if hook else None, **opts)
+        if self._engine.chat is None or not run_manager.handlers:
+            result = await call
+        else:  # the engine's LangChain model calls become child runs of this retrieval
+            with set_config_context({"callbacks": run_manager.get_child()}) as ctx:
+                result = await coro_with_context(call, ctx)
+        return self._documents(result, n, image)

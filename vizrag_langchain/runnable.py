@@ -1,0 +1,200 @@
+"""``HyperVizRunnable``: retrieved documents → the rendered sub-hypergraph as an image block.
+
+Works on VizRAG documents (entities read from the store when ``store`` is given and the
+document ids are its chunk ids) and on any retriever's documents (the hypergraph is then
+extracted from their text with the configured extractor; offline heuristic by default). A
+``hyperviz_image`` document already in the input (``include_image=True``) is used as is.
+The work is done by :func:`hyperviz_core.rag.render_passages`; this module only converts.
+
+Example::
+
+    >>> from langchain_core.documents import Document
+    >>> from vizrag_langchain import HyperVizRunnable
+    >>> out = HyperVizRunnable().invoke(
+    ...     [Document(page_content="Marie Curie worked with Pierre Curie in Paris.")])
+    >>> out["image"]["type"], out["image"]["mime_type"], out["image"]["base64"][:4]
+    ('image', 'image/png', 'iVBO')
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForChainRun,
+    CallbackManagerForChainRun,
+)
+from langchain_core.documents import Document
+from langchain_core.runnables import RunnableConfig, RunnableSerializable
+from pydantic import ConfigDict, Field, PrivateAttr
+
+from hyperviz_core.rag import (
+    RenderedView,
+    StoreProtocol,
+    VisualContext,
+    VizRAG,
+    arender_passages,
+    render_passages,
+)
+
+from .documents import is_image_document
+from .engine import resolve_engine
+from .events import async_event_hook, event_hook
+
+__all__ = ["HyperVizInput", "HyperVizRunnable", "image_block", "split_documents"]
+
+ImageFormat = Literal["image", "image_url"]
+HyperVizInput = Sequence[Document] | Mapping[str, Any]
+
+
+def image_block(ctx: VisualContext, image_format: ImageFormat = "image",
+                detail: str = "high") -> dict[str, Any]:
+    """A deterministic content block for ``ctx`` (no random ``id``).
+
+    ``"image"``: the v1 block ``{"type": "image", "base64", "mime_type"}``; ``"image_url"``:
+    the legacy OpenAI part with a data URL and ``detail`` (kept by langchain-openai).
+
+    >>> ctx = VisualContext(png_base64="AAAA", width=1, height=1, sha256="0")
+    >>> image_block(ctx, "image_url")["image_url"]
+    {'url': 'data:image/png;base64,AAAA', 'detail': 'high'}
+    """
+    if image_format == "image_url":
+        return {"type": "image_url", "image_url": {"url": ctx.data_url, "detail": detail}}
+    if image_format != "image":
+        raise ValueError(f"unknown image_format {image_format!r}; use 'image' or 'image_url'")
+    return {"type": "image", "base64": ctx.png_base64, "mime_type": ctx.mime_type}
+
+
+def split_documents(docs: Sequence[Document]) -> tuple[list[Document], Document | None]:
+    """(text documents, the first ``hyperviz_image`` document or None)."""
+    text = [d for d in docs if not is_image_document(d)]
+    image = next((d for d in docs if is_image_document(d)), None)
+    return text, image
+
+
+def _input(value: HyperVizInput) -> tuple[list[Document], str | None]:
+    if isinstance(value, Mapping):
+        docs = value.get("documents", value.get("docs"))
+        query = value.get("question", value.get("query"))
+        if docs is None:
+            raise TypeError("HyperVizRunnable input mapping needs a 'documents' key")
+        return _input_docs(docs), None if query is None else str(query)
+    return _input_docs(value), None
+
+
+def _input_docs(docs: Any) -> list[Document]:
+    if isinstance(docs, (str, bytes)) or not isinstance(docs, Sequence):
+        raise TypeError(f"HyperVizRunnable expects a list of Documents, got {type(docs).__name__}")
+    bad = [type(d).__name__ for d in docs if not isinstance(d, Document)]
+    if bad:
+        raise TypeError(f"HyperVizRunnable expects Documents, got {bad[0]}")
+    return list(docs)
+
+
+def _passages(docs: Sequence[Document]) -> list[tuple[str, str]]:
+    return [(d.id or str(d.metadata.get("chunk_id") or f"passage-{i}"), d.page_content)
+            for i, d in enumerate(docs, start=1)]
+
+
+def _from_image_doc(doc: Document) -> VisualContext:
+    m = doc.metadata
+    return VisualContext.from_view(RenderedView(
+        png_base64=m["image_base64"], width=int(m["width"]), height=int(m["height"]),
+        caption=doc.page_content, export=dict(m.get("export") or {}), sha256=str(m["sha256"])))
+
+
+def _render_payload(ctx: VisualContext, started: float, passages: int) -> dict[str, Any]:
+    return {"view": "passages", "passages": passages, "entities": ctx.entities,
+            "hyperedges": ctx.hyperedges, "width": ctx.width, "height": ctx.height,
+            "sha256": ctx.sha256, "elapsed_ms": round((time.perf_counter() - started) * 1e3, 3)}
+
+
+class HyperVizRunnable(RunnableSerializable[HyperVizInput, dict[str, Any]]):
+    """Render retrieved documents' sub-hypergraph for a multimodal model.
+
+    Args:
+        store: the VizRAG store (directory, ``.sqlite`` path, an open store or
+            ``VizRAG``) whose chunk ids the documents may carry; ``None`` = extract all.
+        extractor: a VizRAG ``Extractor`` for documents not in the store (default offline).
+        renderer: a ``HyperViz`` (default: dual view, congestion control).
+        image_format: ``"image"`` (v1 block) or ``"image_url"`` (legacy, keeps ``detail``).
+        detail: the ``detail`` of ``image_url`` blocks (a 1536×768 dual view needs ``high``).
+
+    Input: a list of Documents, or ``{"documents": [...], "question": str}`` (the question
+    guides what survives pruning). Output: ``{"image": block or None, "caption": str,
+    "export": dict, "documents": [text documents]}``; ``image`` is None when there is
+    nothing to show. Emits ``vizrag.render.start``/``end`` custom events (no image bytes).
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    store: Any = Field(None, exclude=True)
+    extractor: Any = Field(None, exclude=True)
+    renderer: Any = Field(None, exclude=True)
+    image_format: ImageFormat = "image"
+    detail: Literal["auto", "low", "high"] = "high"
+
+    _store: StoreProtocol | None = PrivateAttr(None)
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Resolve ``store`` into an open store."""
+        if self.store is None or isinstance(self.store, StoreProtocol):
+            self._store = self.store
+        else:
+            engine = self.store if isinstance(self.store, VizRAG) else resolve_engine(self.store)
+            self._store = engine.store
+
+    def _output(self, docs: list[Document], ctx: VisualContext | None) -> dict[str, Any]:
+        show = ctx is not None and not ctx.is_empty
+        return {"image": image_block(ctx, self.image_format, self.detail) if show and ctx
+                else None,
+                "caption": ctx.caption if ctx is not None else "",
+                "export": dict(ctx.export) if ctx is not None else {},
+                "documents": docs}
+
+    def _render(self, value: HyperVizInput, run_manager: CallbackManagerForChainRun
+                ) -> dict[str, Any]:
+        docs, image_doc, query = self._prepare(value)
+        if image_doc is not None or not docs:
+            return self._output(docs, _from_image_doc(image_doc) if image_doc else None)
+        hook, started = event_hook(run_manager), time.perf_counter()
+        if hook is not None:
+            hook("render", "start", {"view": "passages", "passages": len(docs)})
+        ctx = render_passages(_passages(docs), store=self._store, extractor=self.extractor,
+                              renderer=self.renderer, query=query)
+        if hook is not None:
+            hook("render", "end", _render_payload(ctx, started, len(docs)))
+        return self._output(docs, ctx)
+
+    async def _arender(self, value: HyperVizInput, run_manager: AsyncCallbackManagerForChainRun
+                       ) -> dict[str, Any]:
+        docs, image_doc, query = self._prepare(value)
+        if image_doc is not None or not docs:
+            return self._output(docs, _from_image_doc(image_doc) if image_doc else None)
+        hook, started = async_event_hook(run_manager), time.perf_counter()
+        if hook is not None:
+            await hook("render", "start", {"view": "passages", "passages": len(docs)})
+        ctx = await arender_passages(_passages(docs), store=self._store,
+                                     extractor=self.extractor, renderer=self.renderer,
+                                     query=query)
+        if hook is not None:
+            await hook("render", "end", _render_payload(ctx, started, len(docs)))
+        return self._output(docs, ctx)
+
+    @staticmethod
+    def _prepare(value: HyperVizInput) -> tuple[list[Document], Document | None, str | None]:
+        docs, query = _input(value)
+        text, image = split_documents(docs)
+        return text, image, query
+
+    def invoke(self, input: HyperVizInput, config: RunnableConfig | None = None,
+               **kwargs: Any) -> dict[str, Any]:
+        """Render synchronously (see the class docstring)."""
+        return self._call_with_config(self._render, input, config)
+
+    async def ainvoke(self, input: HyperVizInput, config: RunnableConfig | None = None,
+                      **kwargs: Any) -> dict[str, Any]:
+        """Render asynchronously (extraction awaited, drawing in a worker thread)."""
+        return await self._acall_with_config(self._arender, input, config)

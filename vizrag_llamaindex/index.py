@@ -1,0 +1,353 @@
+"""``VizRAGIndex``: a LlamaIndex index whose documents live in a VizRAG store.
+
+Documents go to the engine whole, by ``doc.id_``; the engine chunks, extracts and embeds them
+(LlamaIndex's ``SentenceSplitter`` is never applied, so nothing is chunked twice and no random
+node id creates a duplicate). Re-inserting an unchanged document is a no-op, a changed one
+replaces the old version, and ``delete_ref_doc`` removes the document and whatever only it
+supported from both hypergraph layers.
+
+Without ``store_dir`` the store lives in a temporary directory owned by the index;
+``index.storage_context.persist(persist_dir=D)`` copies it to ``D/vizrag.sqlite`` next to the
+JSON files, and ``load_index_from_storage(StorageContext.from_defaults(persist_dir=D))``
+reopens it (in any process that imported :mod:`vizrag_llamaindex`).
+
+Example:
+    >>> from llama_index.core import Document
+    >>> index = VizRAGIndex.from_documents(
+    ...     [Document(text="Marie Curie worked with Pierre Curie in Paris.", id_="curie")])
+    >>> sorted(index.ref_doc_info)
+    ['curie']
+    >>> index.insert(Document(text="Marie Curie worked with Pierre Curie in Paris.",
+    ...                       id_="curie"))      # unchanged: a no-op
+    >>> index.engine.stats().documents
+    1
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import tempfile
+import warnings
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from llama_index.core.base.embeddings.base import BaseEmbedding
+from llama_index.core.callbacks.base import CallbackManager
+from llama_index.core.chat_engine.types import ChatMode
+from llama_index.core.data_structs.data_structs import IndexStruct
+from llama_index.core.data_structs.registry import INDEX_STRUCT_TYPE_TO_INDEX_STRUCT_CLASS
+from llama_index.core.indices.base import BaseIndex
+from llama_index.core.indices.registry import INDEX_STRUCT_TYPE_TO_INDEX_CLASS
+from llama_index.core.llms import LLM
+from llama_index.core.schema import BaseNode, Document, MetadataMode, TransformComponent
+from llama_index.core.storage.docstore.types import RefDocInfo
+from llama_index.core.storage.storage_context import StorageContext
+
+from hyperviz_core.rag import Document as VizDocument
+from hyperviz_core.rag import VizRAG
+
+from .adapters import LlamaIndexChatModel, LlamaIndexEmbedder
+from .query import build_query_engine
+from .retriever import RETRIEVER_OPTIONS, VizRAGRetriever
+from .storage import VizRAGStorageContext, backup_store
+
+__all__ = ["INDEX_TYPE", "IndexVizRAG", "VizRAGIndex", "to_engine_document"]
+
+log = logging.getLogger(__name__)
+
+INDEX_TYPE = "vizrag"
+
+
+@dataclass
+class IndexVizRAG(IndexStruct):
+    """The index struct: where the VizRAG store is (absolute path; set on persist)."""
+
+    store_path: str | None = None
+
+    @classmethod
+    def get_type(cls) -> str:  # type: ignore[override]
+        return INDEX_TYPE
+
+
+def _json_safe(meta: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in sorted(meta.items()):
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError):
+            value = str(value)
+        out[str(key)] = value
+    return out
+
+
+def to_engine_document(node: BaseNode) -> VizDocument:
+    """A LlamaIndex document/node as an engine document with the same id (``id_``)."""
+    meta = dict(node.metadata or {})
+    title = str(meta.get("title") or meta.get("file_name") or "")
+    return VizDocument(id=node.node_id, text=node.get_content(MetadataMode.NONE), title=title,
+                       metadata=_json_safe(meta))
+
+
+def _close(engine: VizRAG | None, tmp: tempfile.TemporaryDirectory[str] | None) -> None:
+    try:
+        if engine is not None:
+            engine.close()
+    finally:
+        if tmp is not None:
+            tmp.cleanup()
+
+
+class VizRAGIndex(BaseIndex[IndexVizRAG]):
+    """A LlamaIndex index over a VizRAG store (see the module docstring).
+
+    Args:
+        nodes: optional nodes to index (each becomes one engine document, by node id).
+        llm: a LlamaIndex LLM for extraction, keywords and locate (default: offline).
+        embed_model: a LlamaIndex embedding model (default: offline hashed embeddings; must
+            be the one the store was built with).
+        store_dir: the store directory (default: a temporary directory owned by the index).
+        engine: an open ``VizRAG`` engine to wrap instead (``llm``/``embed_model`` ignored).
+        engine_options: ``VizRAG`` keyword arguments (``mode``, ``top_k``, ``hops``,
+            ``chunk_size``, ``extractor`` ...).
+    """
+
+    index_struct_cls = IndexVizRAG
+
+    def __init__(
+        self,
+        nodes: Sequence[BaseNode] | None = None,
+        *,
+        index_struct: IndexVizRAG | None = None,
+        storage_context: StorageContext | None = None,
+        llm: LLM | None = None,
+        embed_model: BaseEmbedding | None = None,
+        store_dir: str | Path | None = None,
+        engine: VizRAG | None = None,
+        callback_manager: CallbackManager | None = None,
+        transformations: list[TransformComponent] | None = None,
+        show_progress: bool = False,
+        **engine_options: Any,
+    ) -> None:
+        self._llm = llm
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        struct = index_struct or IndexVizRAG()
+        owned = engine is None
+        if engine is None:
+            engine = self._open(struct, llm, embed_model, store_dir, show_progress,
+                                engine_options, loading=index_struct is not None)
+        elif store_dir is not None or engine_options:
+            raise ValueError("pass either engine= or store_dir/engine options, not both")
+        if store_dir is not None or index_struct is None:
+            struct.store_path = None if self._tmp else str(Path(engine.store.path).resolve())
+        self._engine = engine
+        # close only what the index opened (a caller's engine stays open)
+        self._finalizer = weakref.finalize(self, _close, engine if owned else None, self._tmp)
+        context = VizRAGStorageContext.wrap(storage_context or StorageContext.from_defaults())
+        super().__init__(index_struct=struct, storage_context=context,
+                         callback_manager=callback_manager, show_progress=show_progress,
+                         transformations=transformations or [])
+        context.attach(self)
+        if nodes:
+            self._insert(nodes)
+
+    def _open(self, struct: IndexVizRAG, llm: LLM | None, embed_model: BaseEmbedding | None,
+              store_dir: str | Path | None, show_progress: bool,
+              options: dict[str, Any], *, loading: bool) -> VizRAG:
+        if store_dir is None and loading:
+            if not struct.store_path:
+                raise ValueError(
+                    "this VizRAGIndex was persisted without its store: persist it with "
+                    "index.storage_context.persist(persist_dir=...) (the index's own storage "
+                    "context), or pass store_dir= to load_index_from_storage")
+            store_dir = struct.store_path
+            if not Path(store_dir).exists():
+                raise FileNotFoundError(
+                    f"the VizRAG store {store_dir} recorded in the index struct is missing; "
+                    "pass store_dir= to load_index_from_storage if the directory moved")
+        if store_dir is None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="vizrag-llamaindex-")
+            store_dir = self._tmp.name
+        chat = LlamaIndexChatModel(llm) if llm is not None else None
+        embedder = LlamaIndexEmbedder(embed_model) if embed_model is not None else None
+        return VizRAG(store_dir, chat=chat, embedder=embedder, show_progress=show_progress,
+                      **options)
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_documents(  # type: ignore[override]
+        cls,
+        documents: Sequence[Document],
+        llm: LLM | None = None,
+        embed_model: BaseEmbedding | None = None,
+        store_dir: str | Path | None = None,
+        show_progress: bool = False,
+        storage_context: StorageContext | None = None,
+        callback_manager: CallbackManager | None = None,
+        transformations: list[TransformComponent] | None = None,
+        **engine_options: Any,
+    ) -> VizRAGIndex:
+        """Index ``documents`` (handed to the engine whole, by ``doc.id_``)."""
+        if transformations:
+            warnings.warn("VizRAGIndex chunks documents itself; transformations are ignored",
+                          stacklevel=2)
+        index = cls(llm=llm, embed_model=embed_model, store_dir=store_dir,
+                    show_progress=show_progress, storage_context=storage_context,
+                    callback_manager=callback_manager, **engine_options)
+        index._add(list(documents))
+        return index
+
+    @classmethod
+    def from_store(cls, store_dir: str | Path, *, llm: LLM | None = None,
+                   embed_model: BaseEmbedding | None = None, **kwargs: Any) -> VizRAGIndex:
+        """Open an existing VizRAG store (e.g. built by ``vizrag index``)."""
+        path = Path(store_dir)
+        if not path.exists():
+            raise FileNotFoundError(f"no VizRAG store at {path}")
+        return cls(store_dir=path, llm=llm, embed_model=embed_model, **kwargs)
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def engine(self) -> VizRAG:
+        """The wrapped ``VizRAG`` engine."""
+        return self._engine
+
+    @property
+    def store(self) -> Any:
+        """The engine's store."""
+        return self._engine.store
+
+    @property
+    def ref_doc_info(self) -> dict[str, RefDocInfo]:
+        """Document id → its chunk ids and metadata, read from the store."""
+        store = self._engine.store
+        return {doc.id: RefDocInfo(node_ids=store.chunk_ids(doc.id), metadata=doc.metadata)
+                for doc in store.documents()}
+
+    # ------------------------------------------------------------------ writes
+    def _add(self, docs: Sequence[BaseNode]) -> None:
+        if docs:
+            self._engine.insert([to_engine_document(d) for d in docs])
+
+    async def _aadd(self, docs: Sequence[BaseNode]) -> None:
+        if docs:
+            await self._engine.ainsert([to_engine_document(d) for d in docs])
+
+    def _build_index_from_nodes(self, nodes: Sequence[BaseNode],
+                                **build_kwargs: Any) -> IndexVizRAG:
+        self._add(nodes)
+        return self._index_struct
+
+    def _insert(self, nodes: Sequence[BaseNode], **insert_kwargs: Any) -> None:
+        self._add(nodes)
+
+    def insert(self, document: Document, **insert_kwargs: Any) -> None:
+        """Index one document by ``document.id_`` (unchanged: no-op; changed: replaced)."""
+        self._add([document])
+
+    async def ainsert(self, document: Document, **insert_kwargs: Any) -> None:
+        """Async :meth:`insert`."""
+        await self._aadd([document])
+
+    def insert_nodes(self, nodes: Sequence[BaseNode], **insert_kwargs: Any) -> None:
+        """Index nodes as documents (one engine document per node id)."""
+        self._add(nodes)
+
+    async def ainsert_nodes(self, nodes: Sequence[BaseNode], **insert_kwargs: Any) -> None:
+        """Async :meth:`insert_nodes`."""
+        await self._aadd(nodes)
+
+    def update_ref_doc(self, document: Document, **update_kwargs: Any) -> None:
+        """Replace a document (one transaction in the store)."""
+        self._add([document])
+
+    async def aupdate_ref_doc(self, document: Document, **update_kwargs: Any) -> None:
+        """Async :meth:`update_ref_doc`."""
+        await self._aadd([document])
+
+    def _changed(self, documents: Sequence[Document]) -> list[bool]:
+        store = self._engine.store
+        out = []
+        for doc in documents:
+            conv = to_engine_document(doc)
+            out.append(store.document_hash(conv.id) != conv.hash)
+        return out
+
+    def refresh_ref_docs(self, documents: Sequence[Document],
+                         **update_kwargs: Any) -> list[bool]:
+        """Insert new and changed documents; True for each one that was (re)indexed."""
+        changed = self._changed(documents)
+        self._add([d for d, c in zip(documents, changed, strict=True) if c])
+        return changed
+
+    async def arefresh_ref_docs(self, documents: Sequence[Document],
+                                **update_kwargs: Any) -> list[bool]:
+        """Async :meth:`refresh_ref_docs`."""
+        changed = await asyncio.to_thread(self._changed, documents)
+        await self._aadd([d for d, c in zip(documents, changed, strict=True) if c])
+        return changed
+
+    def _delete_node(self, node_id: str, **delete_kwargs: Any) -> None:
+        if not self._engine.store.has_document(node_id):
+            raise ValueError(f"VizRAG deletes whole documents; {node_id!r} is not a document "
+                             "id (use delete_ref_doc(ref_doc_id))")
+        self._engine.delete(node_id)
+
+    def delete_ref_doc(self, ref_doc_id: str, delete_from_docstore: bool = False,
+                       **delete_kwargs: Any) -> None:
+        """Delete a document and whatever only it supported (both layers, vectors)."""
+        if not self._engine.store.has_document(ref_doc_id):
+            log.warning("ref_doc_id %s not found, nothing deleted.", ref_doc_id)
+            return
+        self._engine.delete(ref_doc_id)
+
+    async def adelete_ref_doc(self, ref_doc_id: str, delete_from_docstore: bool = False,
+                              **delete_kwargs: Any) -> None:
+        """Async :meth:`delete_ref_doc` (the store write runs in a worker thread)."""
+        await asyncio.to_thread(self.delete_ref_doc, ref_doc_id)
+
+    # ------------------------------------------------------------------ persistence
+    def persist_store(self, target: Path) -> None:
+        """Back the store up to ``target`` and record it in the index struct."""
+        backup_store(self._engine.store, target)
+        self._index_struct.store_path = str(Path(target).resolve())
+        self._storage_context.index_store.add_index_struct(self._index_struct)
+
+    def close(self) -> None:
+        """Close the store (and remove the temporary directory, if the index owns one)."""
+        self._finalizer()
+
+    # ------------------------------------------------------------------ query side
+    def as_retriever(self, **kwargs: Any) -> VizRAGRetriever:
+        """A :class:`VizRAGRetriever` (options: ``top_k``, ``mode``, ``hops``,
+        ``include_image``, ``image_view``); other keyword arguments are ignored."""
+        options = {k: v for k, v in kwargs.items() if k in RETRIEVER_OPTIONS}
+        options.setdefault("callback_manager", self._callback_manager)
+        return VizRAGRetriever(self, **options)
+
+    def as_chat_engine(self, chat_mode: Any = ChatMode.BEST, llm: Any = None,
+                       **kwargs: Any) -> Any:
+        """LlamaIndex chat engines over this index; ``llm`` defaults to the index's own
+        (``Settings.llm`` is never read)."""
+        llm = llm or self._llm
+        if llm is None:
+            raise ValueError("a VizRAG chat engine needs an LLM: pass llm=... (Settings.llm "
+                             "is never read)")
+        return super().as_chat_engine(chat_mode=chat_mode, llm=llm, **kwargs)
+
+    def as_query_engine(self, llm: Any = None, **kwargs: Any) -> Any:
+        """A ``RetrieverQueryEngine`` whose chat LLM receives the hypergraph image.
+
+        ``llm`` defaults to the index's own LLM; ``Settings.llm`` is never read. A chat LLM
+        gets ``multimodal=True``; any other LLM gets only the caption (one warning).
+        """
+        return build_query_engine(self.as_retriever(**kwargs), llm or self._llm,
+                                  callback_manager=self._callback_manager, **kwargs)
+
+
+INDEX_STRUCT_TYPE_TO_INDEX_STRUCT_CLASS[INDEX_TYPE] = IndexVizRAG  # type: ignore[index]
+INDEX_STRUCT_TYPE_TO_INDEX_CLASS[INDEX_TYPE] = VizRAGIndex  # type: ignore[index]

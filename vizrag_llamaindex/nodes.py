@@ -1,0 +1,143 @@
+"""VizRAG results as LlamaIndex nodes: one ``TextNode`` per ranked chunk, one image node.
+
+* :func:`chunk_nodes` — ``RetrievalResult.chunks`` → ``NodeWithScore(TextNode)``; the node id
+  is the chunk id, the source relationship the document id (so ``node.ref_doc_id`` works), and
+  the large metadata keys (score parts, entity keys, visual IDs) are excluded from what the
+  LLM and the embedder read.
+* :class:`VizRAGImageNode` — an ``ImageNode`` whose ``image`` is the base64 PNG of a HyperViz
+  rendering and whose text is its caption. Its content blocks put the caption as a
+  ``TextBlock`` right after the ``ImageBlock`` (the stock ``ImageNode`` drops the text on the
+  multimodal path), its id is a content hash, and its ``repr`` never prints the base64.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from llama_index.core.base.llms.types import BaseContentBlock, ImageBlock, TextBlock
+from llama_index.core.schema import (
+    ImageNode,
+    MetadataMode,
+    NodeRelationship,
+    NodeWithScore,
+    RelatedNodeInfo,
+    TextNode,
+)
+from pydantic import Field
+
+from hyperviz_core.rag import RankedChunk, RetrievalResult, VisualContext
+
+__all__ = [
+    "CHUNK_LLM_METADATA",
+    "VizRAGImageNode",
+    "chunk_nodes",
+    "image_node",
+    "is_image_node",
+]
+
+CHUNK_LLM_METADATA: tuple[str, ...] = ("title", "doc_id")
+"""The chunk metadata keys the LLM reads; every other key is excluded."""
+
+IMAGE_ID_PREFIX = "vizrag-image-"
+
+
+class VizRAGImageNode(ImageNode):
+    """A HyperViz rendering as a LlamaIndex image node (caption kept next to the image).
+
+    >>> node = VizRAGImageNode(image="aGk=", image_mimetype="image/png", text="E1 = Ada")
+    >>> [type(b).__name__ for b in node.get_content_blocks()]
+    ['ImageBlock', 'TextBlock']
+    >>> "aGk=" in repr(node)
+    False
+    """
+
+    image: str | None = Field(default=None, repr=False)
+    image_detail: str | None = Field(
+        default="high", description="Vision detail level (OpenAI ``detail``); the labels "
+        "of a rendering are unreadable at low detail.")
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "VizRAGImageNode"
+
+    def get_content_blocks(
+        self, metadata_mode: MetadataMode = MetadataMode.NONE
+    ) -> list[BaseContentBlock]:
+        """Metadata (if any), the image (with ``image_detail``), then the caption."""
+        blocks: list[Any] = list(self.get_metadata_content_blocks(metadata_mode))
+        for block in super().get_content_blocks(MetadataMode.NONE):
+            if isinstance(block, ImageBlock) and self.image_detail:
+                block.detail = self.image_detail
+            blocks.append(block)
+        if self.text:
+            blocks.append(TextBlock(text=self.text))
+        return blocks
+
+    def __repr__(self) -> str:
+        size = len(self.image or "")
+        return (f"VizRAGImageNode(id_={self.node_id!r}, image=<{size} base64 chars>, "
+                f"image_mimetype={self.image_mimetype!r}, caption={self.text[:60]!r})")
+
+    def __str__(self) -> str:
+        return repr(self)
+
+
+def is_image_node(node: Any) -> bool:
+    """True for the VizRAG image node (or any ``ImageNode``)."""
+    return isinstance(node, ImageNode)
+
+
+def image_node(ctx: VisualContext, *, view: str, score: float | None) -> NodeWithScore:
+    """The scored image node of one rendering (id = ``vizrag-image-<sha256 prefix>``)."""
+    meta = {"view": view, "sha256": ctx.sha256, "width": ctx.width, "height": ctx.height,
+            "entities": ctx.entities, "hyperedges": ctx.hyperedges}
+    node = VizRAGImageNode(
+        id_=IMAGE_ID_PREFIX + ctx.sha256[:32], image=ctx.png_base64,
+        image_mimetype=ctx.mime_type, text=ctx.caption, metadata=meta,
+        excluded_llm_metadata_keys=sorted(meta), excluded_embed_metadata_keys=sorted(meta))
+    return NodeWithScore(node=node, score=score)
+
+
+def _chunk_meta(chunk: RankedChunk, result: RetrievalResult) -> dict[str, Any]:
+    visual = {e.key: e.visual_id for e in result.entities if e.visual_id}
+    edges = [h for h in result.hyperedges if chunk.chunk_id in h.source_ids]
+    meta: dict[str, Any] = {"title": chunk.title} if chunk.title else {}
+    meta |= {
+        "doc_id": chunk.doc_id,
+        "chunk_id": chunk.chunk_id,
+        "rank": chunk.rank,
+        "vizrag_score": chunk.score,
+        "entities": list(chunk.entities),
+        "entity_ids": {k: visual[k] for k in chunk.entities if k in visual},
+        "hyperedges": [h.id for h in edges],
+        "hyperedge_ids": {h.id: h.visual_id for h in edges if h.visual_id},
+    }
+    for part, value in sorted(chunk.evidence.items()):
+        meta[f"score_{part}"] = value
+    return meta
+
+
+def chunk_nodes(result: RetrievalResult) -> list[NodeWithScore]:
+    """One ``NodeWithScore(TextNode)`` per ranked chunk, best first."""
+    out: list[NodeWithScore] = []
+    for chunk in result.chunks:
+        meta = _chunk_meta(chunk, result)
+        hidden = sorted(k for k in meta if k not in CHUNK_LLM_METADATA)
+        node = TextNode(
+            id_=chunk.chunk_id, text=chunk.text, metadata=meta,
+            excluded_llm_metadata_keys=hidden, excluded_embed_metadata_keys=sorted(meta),
+            relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id=chunk.doc_id)})
+        out.append(NodeWithScore(node=node, score=chunk.score))
+    return out
+
+
+def top_score(nodes: Sequence[NodeWithScore]) -> float | None:
+    """The best score among ``nodes`` (None when none is scored)."""
+    scores = [n.score for n in nodes if n.score is not None]
+    return max(scores) if scores else None
+
+
+def image_blocks(node: VizRAGImageNode) -> list[ImageBlock]:
+    """The image blocks of ``node`` (for tests and debugging)."""
+    return [b for b in node.get_content_blocks() if isinstance(b, ImageBlock)]

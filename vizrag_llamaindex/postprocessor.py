@@ -1,0 +1,84 @@
+"""``HyperVizPostprocessor``: add the hypergraph image after ANY LlamaIndex retriever.
+
+The retrieved nodes become ``(node_id, text)`` passages for
+:func:`hyperviz_core.rag.render_passages`: with ``index=`` (a ``VizRAGIndex``, ``VizRAG`` or
+store) nodes that are chunks of that store bring the store's entities; the others are
+extracted from their text with ``extractor`` (offline heuristic by default). The rendering is
+appended (or prepended) as a :class:`~vizrag_llamaindex.nodes.VizRAGImageNode` scored like the
+best input node (1.0 when no node is scored, so score filters keep it). Nodes in which no
+entity is found get no image.
+
+Example:
+    >>> from llama_index.core.schema import NodeWithScore, TextNode
+    >>> nodes = [NodeWithScore(node=TextNode(text="Ada Lovelace met Charles Babbage in London.",
+    ...                                      id_="n1"), score=0.7)]
+    >>> out = HyperVizPostprocessor().postprocess_nodes(nodes)
+    >>> [type(n.node).__name__ for n in out], out[-1].score
+    (['TextNode', 'VizRAGImageNode'], 0.7)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from llama_index.core.bridge.pydantic import Field
+from llama_index.core.postprocessor.types import BaseNodePostprocessor
+from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
+
+from hyperviz_core.rag import VisualContext, VizRAG, arender_passages, render_passages
+
+from .nodes import image_node, is_image_node, top_score
+
+__all__ = ["HyperVizPostprocessor"]
+
+
+class HyperVizPostprocessor(BaseNodePostprocessor):
+    """Render the sub-hypergraph of the retrieved nodes and add it as an image node."""
+
+    index: Any = Field(default=None, description="VizRAGIndex, VizRAG engine or store.")
+    extractor: Any = Field(default=None, description="Extractor for non-store nodes.")
+    renderer: Any = Field(default=None, description="HyperViz renderer (default dual view).")
+    position: Literal["first", "last"] = Field(default="last")
+
+    @classmethod
+    def class_name(cls) -> str:
+        return "HyperVizPostprocessor"
+
+    def _store(self) -> Any:
+        source = getattr(self.index, "engine", self.index)
+        return source.store if isinstance(source, VizRAG) else source
+
+    @staticmethod
+    def _passages(nodes: list[NodeWithScore]) -> list[tuple[str, str]]:
+        return [(n.node.node_id, n.node.get_content(MetadataMode.NONE))
+                for n in nodes if not is_image_node(n.node)]
+
+    def _place(self, nodes: list[NodeWithScore], ctx: VisualContext) -> list[NodeWithScore]:
+        if ctx.is_empty:
+            return nodes
+        score = top_score(nodes)
+        image = image_node(ctx, view="passages", score=1.0 if score is None else score)
+        if any(n.node.node_id == image.node.node_id for n in nodes):
+            return nodes  # already there (the postprocessor ran twice)
+        return [image, *nodes] if self.position == "first" else [*nodes, image]
+
+    def _postprocess_nodes(self, nodes: list[NodeWithScore],
+                           query_bundle: QueryBundle | None = None) -> list[NodeWithScore]:
+        passages = self._passages(nodes)
+        if not passages:
+            return nodes
+        ctx = render_passages(passages, store=self._store(), extractor=self.extractor,
+                              renderer=self.renderer,
+                              query=query_bundle.query_str if query_bundle else None)
+        return self._place(nodes, ctx)
+
+    async def _apostprocess_nodes(self, nodes: list[NodeWithScore],
+                                  query_bundle: QueryBundle | None = None
+                                  ) -> list[NodeWithScore]:
+        passages = self._passages(nodes)
+        if not passages:
+            return nodes
+        ctx = await arender_passages(passages, store=self._store(), extractor=self.extractor,
+                                     renderer=self.renderer,
+                                     query=query_bundle.query_str if query_bundle else None)
+        return self._place(nodes, ctx)

@@ -1,0 +1,87 @@
+"""A ``RetrieverQueryEngine`` that hands the hypergraph image to a chat LLM.
+
+A chat LLM answers from ``[TextBlock(chunk)..., ImageBlock(png), TextBlock(caption)]``
+(``multimodal=True``). A completion-only LLM cannot receive images: it reads the chunks and
+the caption, and one ``UserWarning`` says so. ``Settings.llm`` is never read — with no LLM a
+clear ``ValueError`` is raised instead of silently resolving to OpenAI.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from llama_index.core.base.llms.base import BaseLLM
+from llama_index.core.callbacks.base import CallbackManager
+from llama_index.core.llms import LLM, ChatMessage, ImageBlock
+from llama_index.core.prompts import RichPromptTemplate
+from llama_index.core.prompts.chat_prompts import (
+    CHAT_CONTENT_QA_PROMPT,
+    CHAT_CONTENT_REFINE_PROMPT,
+)
+from llama_index.core.query_engine import RetrieverQueryEngine
+from llama_index.core.retrievers import BaseRetriever
+
+from .retriever import RETRIEVER_OPTIONS
+
+__all__ = ["CaptionOnlyWarning", "DetailedImagePrompt", "build_query_engine"]
+
+IMAGE_DETAIL = "high"
+
+
+class CaptionOnlyWarning(UserWarning):
+    """The LLM is not a chat model, so only the image caption reaches it."""
+
+
+class DetailedImagePrompt(RichPromptTemplate):  # type: ignore[no-redef]  # mypy: field "kwargs"
+    """A rich chat prompt that keeps ``detail="high"`` on the images it formats.
+
+    LlamaIndex's stock multimodal prompts rebuild every image block from its URL and drop
+    its ``detail``; providers then pick their default (OpenAI: "auto", often low), at which
+    a rendering's E#/H# labels are unreadable.
+    """
+
+    def format_messages(self, llm: BaseLLM | None = None, **kwargs: Any) -> list[ChatMessage]:
+        messages = super().format_messages(llm, **kwargs)
+        for message in messages:
+            for block in message.blocks:
+                if isinstance(block, ImageBlock) and not block.detail:
+                    block.detail = IMAGE_DETAIL
+        return messages
+
+
+def _templates() -> dict[str, RichPromptTemplate]:
+    # RichPromptTemplate's own __init__ takes template_str positionally (mypy's pydantic
+    # plugin does not see it)
+    qa = DetailedImagePrompt(CHAT_CONTENT_QA_PROMPT.template_str)  # type: ignore[call-arg]
+    refine = DetailedImagePrompt(CHAT_CONTENT_REFINE_PROMPT.template_str)  # type: ignore[call-arg]
+    return {"chat_content_qa_template": qa, "chat_content_refine_template": refine}
+
+
+def build_query_engine(retriever: BaseRetriever, llm: Any, *,
+                       callback_manager: CallbackManager | None = None,
+                       **kwargs: Any) -> RetrieverQueryEngine:
+    """``RetrieverQueryEngine.from_args`` with ``multimodal`` set from the LLM.
+
+    ``kwargs`` are query-engine arguments (``streaming``, ``response_mode``,
+    ``node_postprocessors`` ...); retriever options among them are dropped.
+    """
+    if llm is None:
+        raise ValueError("a VizRAG query engine needs an LLM: pass llm=... (Settings.llm is "
+                         "never read, so no provider is picked for you)")
+    if not isinstance(llm, LLM):
+        raise TypeError(f"llm must be a LlamaIndex LLM, got {type(llm).__name__}")
+    engine_args = {k: v for k, v in kwargs.items() if k not in RETRIEVER_OPTIONS}
+    is_chat = bool(llm.metadata.is_chat_model)
+    multimodal = engine_args.pop("multimodal", None)
+    if multimodal is None:
+        multimodal = is_chat
+        if not is_chat and getattr(retriever, "include_image", False):
+            warnings.warn(f"{type(llm).__name__} is not a chat model: the hypergraph image "
+                          "cannot be sent, only its caption", CaptionOnlyWarning,
+                          stacklevel=3)
+    if multimodal:
+        for key, template in _templates().items():
+            engine_args.setdefault(key, template)
+    return RetrieverQueryEngine.from_args(retriever, llm=llm, multimodal=multimodal,
+                                          callback_manager=callback_manager, **engine_args)

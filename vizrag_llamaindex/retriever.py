@@ -1,0 +1,170 @@
+"""``VizRAGRetriever``: the VizRAG engine as a LlamaIndex retriever (text nodes + an image).
+
+The retriever is thin: it calls ``VizRAG.retrieve``/``aretrieve`` and maps the result to
+nodes (:mod:`vizrag_llamaindex.nodes`). With ``include_image`` it appends the engine's
+rendering (``image_view``: ``"bottom"`` = I_bot, ``"top"`` = I_top, ``"both"``); when the mode
+renders nothing (``naive``, ``text``) the sub-hypergraph of the ranked chunks is rendered
+instead (:func:`hyperviz_core.rag.render_passages` over the store). The engine renders only
+when an image is asked for (``render=True``) or its chat model reads the renderings.
+
+Example:
+    >>> import tempfile
+    >>> from hyperviz_core.rag import Document, VizRAG
+    >>> rag = VizRAG(tempfile.mkdtemp(), show_progress=False)
+    >>> _ = rag.insert([Document(id="d1", text="Marie Curie worked with Pierre Curie.")])
+    >>> nodes = VizRAGRetriever(rag, top_k=1).retrieve("Who worked with Marie Curie?")
+    >>> [type(n.node).__name__ for n in nodes], nodes[0].node.ref_doc_id
+    (['TextNode', 'VizRAGImageNode'], 'd1')
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Literal, get_args
+
+from llama_index.core.callbacks.base import CallbackManager
+from llama_index.core.retrievers import BaseRetriever
+from llama_index.core.schema import IndexNode, NodeWithScore, QueryBundle
+
+from hyperviz_core.rag import (
+    MODES,
+    RetrievalResult,
+    UnknownModeError,
+    VisualContext,
+    VizRAG,
+    arender_passages,
+    render_passages,
+)
+
+from .instrumentation import StageSpans, dispatcher
+from .nodes import chunk_nodes, image_node, top_score
+
+__all__ = ["RETRIEVER_OPTIONS", "ImageView", "VizRAGRetriever"]
+
+ImageView = Literal["bottom", "top", "both"]
+RETRIEVER_OPTIONS: tuple[str, ...] = ("top_k", "mode", "hops", "include_image", "image_view",
+                                      "similarity_top_k", "callback_manager", "verbose")
+"""Keyword arguments ``as_retriever`` passes on (others belong to the query engine)."""
+
+
+def _engine_of(source: Any) -> VizRAG:
+    engine = getattr(source, "engine", source)
+    if not isinstance(engine, VizRAG):
+        raise TypeError(f"VizRAGRetriever needs a VizRAG engine or VizRAGIndex, got "
+                        f"{type(source).__name__}")
+    return engine
+
+
+class VizRAGRetriever(BaseRetriever):
+    """Retrieve ranked chunks (and the hypergraph image) from a VizRAG engine.
+
+    Args:
+        index: a :class:`~vizrag_llamaindex.VizRAGIndex` or a ``VizRAG`` engine.
+        top_k: number of chunks (``similarity_top_k`` is accepted as an alias).
+        mode: ``vizrag``, ``text``, ``hyper-lite`` or ``naive`` (default: the engine's).
+        hops: sub-hypergraph radius (default: the engine's).
+        include_image: append one image node per view (default True).
+        image_view: ``"bottom"`` (I_bot), ``"top"`` (I_top) or ``"both"``.
+    """
+
+    def __init__(
+        self,
+        index: Any,
+        *,
+        top_k: int | None = None,
+        mode: str | None = None,
+        hops: int | None = None,
+        include_image: bool = True,
+        image_view: ImageView = "bottom",
+        similarity_top_k: int | None = None,
+        callback_manager: CallbackManager | None = None,
+        verbose: bool = False,
+        objects: list[IndexNode] | None = None,
+    ) -> None:
+        self.engine = _engine_of(index)
+        k = top_k if top_k is not None else similarity_top_k
+        if k is not None and (not isinstance(k, int) or k < 1):
+            raise ValueError(f"top_k must be a positive integer, got {k!r}")
+        if mode is not None and mode not in MODES:
+            raise UnknownModeError(f"unknown retrieval mode {mode!r}; valid modes: "
+                                   f"{', '.join(MODES)}")
+        if image_view not in get_args(ImageView):
+            raise ValueError(f"image_view must be one of {get_args(ImageView)}, "
+                             f"got {image_view!r}")
+        self.top_k = k
+        self.mode = mode
+        self.hops = hops
+        self.include_image = include_image
+        self.image_view: ImageView = image_view
+        self._hooks = "hooks" in inspect.signature(self.engine.retrieve).parameters
+        super().__init__(callback_manager=callback_manager, verbose=verbose, objects=objects)
+
+    # ------------------------------------------------------------------ engine call
+    def _kwargs(self) -> tuple[dict[str, Any], StageSpans]:
+        spans = StageSpans()
+        kwargs: dict[str, Any] = {"mode": self.mode, "top_k": self.top_k}
+        if self.hops is not None:
+            kwargs["hops"] = self.hops
+        if self.include_image:
+            kwargs["render"] = True  # else the engine renders only for a model that reads it
+        if self._hooks:
+            kwargs["hooks"] = [spans]
+        return kwargs, spans
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        kwargs, _ = self._kwargs()
+        result = self.engine.retrieve(query_bundle.query_str, **kwargs)
+        nodes = chunk_nodes(result)
+        if self.include_image and nodes:
+            nodes += self._images(result, nodes, self._fallback(result))
+        return nodes
+
+    @dispatcher.span
+    async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        kwargs, _ = self._kwargs()
+        result = await self.engine.aretrieve(query_bundle.query_str, **kwargs)
+        nodes = chunk_nodes(result)
+        if self.include_image and nodes:
+            fallback = None
+            if self._needs_fallback(result):
+                fallback = await arender_passages(self._passages(result),
+                                                  store=self.engine.store, query=result.query)
+            nodes += self._images(result, nodes, fallback)
+        return nodes
+
+    # ------------------------------------------------------------------ images
+    def _views(self, result: RetrievalResult) -> list[tuple[str, Any]]:
+        wanted = ("top", "bottom") if self.image_view == "both" else (self.image_view,)
+        return [(v, result.top_view if v == "top" else result.bottom_view) for v in wanted]
+
+    def _needs_fallback(self, result: RetrievalResult) -> bool:
+        return any(view is None for _, view in self._views(result))
+
+    @staticmethod
+    def _passages(result: RetrievalResult) -> list[tuple[str, str]]:
+        return [(c.chunk_id, c.text) for c in result.chunks]
+
+    def _fallback(self, result: RetrievalResult) -> VisualContext | None:
+        if not self._needs_fallback(result):
+            return None
+        return render_passages(self._passages(result), store=self.engine.store,
+                               query=result.query)
+
+    def _images(self, result: RetrievalResult, nodes: list[NodeWithScore],
+                fallback: VisualContext | None) -> list[NodeWithScore]:
+        """One image node per wanted view (rendered views, else the passage rendering)."""
+        score = top_score(nodes)
+        out: list[NodeWithScore] = []
+        seen: set[str] = set()
+        for name, view in self._views(result):
+            if view is not None:
+                ctx, label = VisualContext.from_view(view), name
+            elif fallback is not None:
+                ctx, label = fallback, "passages"
+            else:
+                continue
+            if ctx.is_empty or ctx.sha256 in seen:
+                continue
+            seen.add(ctx.sha256)
+            out.append(image_node(ctx, view=label, score=score))
+        return out
