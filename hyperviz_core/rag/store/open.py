@@ -1,0 +1,65 @@
+"""Open a store from what a user typed: a directory, a ``.sqlite`` file or a database URL.
+
+Every place that accepts a store (the CLI's ``--store``, ``VizRAG(...)``, the indexer, the
+framework wrappers) goes through :func:`open_store`, so a new backend is one branch here.
+
+Example:
+    >>> import tempfile
+    >>> store = open_store(tempfile.mkdtemp())
+    >>> type(store).__name__
+    'HypergraphStore'
+    >>> store.close()
+    >>> try:
+    ...     open_store("mysql://db/rag")
+    ... except StoreError as exc:
+    ...     print(str(exc).split(";")[0])
+    store 'mysql://db/rag': there is no 'mysql' store backend
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from .base import StoreError
+from .postgres.schema import is_postgres_url
+from .protocol import StoreProtocol
+
+__all__ = ["is_store_url", "open_store"]
+
+_URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*)://")
+
+
+def is_store_url(spec: object) -> bool:
+    """Whether ``spec`` is a URL (``scheme://...``) rather than a path."""
+    return isinstance(spec, str) and bool(_URL.match(spec.strip()))
+
+
+def open_store(spec: str | Path | StoreProtocol, *, read_only: bool | None = None,
+               **options: Any) -> StoreProtocol:
+    """A store object for ``spec``; an already open store is returned as it is.
+
+    Args:
+        spec: a store directory (``vizrag.sqlite`` inside) or ``.sqlite`` file (SQLite), a
+            ``postgresql://`` / ``postgres://`` URL (PostgreSQL + pgvector), or a store.
+        read_only: SQLite only: open with ``mode=ro`` (None = when the file is read-only).
+        options: backend options (``summary_threshold``; PostgreSQL: ``exact_limit``,
+            ``max_connections``).
+    """
+    if not isinstance(spec, (str, Path)):
+        if isinstance(spec, StoreProtocol):
+            return spec
+        raise StoreError(f"not a store: {type(spec).__name__} (give a path, a URL or a store)")
+    if is_postgres_url(spec):
+        from .postgres.store import PostgresStore
+
+        return PostgresStore(str(spec).strip(), **options)
+    url = _URL.match(str(spec).strip())
+    if url:
+        raise StoreError(
+            f"store {str(spec)!r}: there is no {url.group(1)!r} store backend; give a "
+            "directory, a .sqlite file or a postgresql:// URL")
+    from .sqlite.store import HypergraphStore
+
+    return HypergraphStore(spec, read_only=read_only, **options)

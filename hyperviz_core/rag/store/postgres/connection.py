@@ -1,0 +1,124 @@
+"""Connections of the PostgreSQL store: a pool, snapshot reads and retried write transactions.
+
+Reads run in one ``REPEATABLE READ READ ONLY`` transaction (a consistent snapshot across
+their SELECTs). Writes run in one transaction each and are retried, with jittered backoff,
+when PostgreSQL reports a serialization failure or a deadlock. :class:`QmarkConnection` lets
+the backend-neutral mention-merging code (written with ``?`` placeholders, as for SQLite) run
+unchanged on a psycopg connection.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+from ..base import StoreError
+from .schema import mask_url
+
+__all__ = ["Pool", "QmarkConnection", "pg_sql"]
+
+log = logging.getLogger(__name__)
+_T = TypeVar("_T")
+_RETRYABLE = ("40001", "40P01")  # serialization_failure, deadlock_detected
+
+
+def pg_sql(sql: str) -> str:
+    """SQL written with ``?`` placeholders in psycopg's ``%s`` style."""
+    return sql.replace("%", "%%").replace("?", "%s")
+
+
+class QmarkConnection:
+    """A psycopg connection that accepts ``?`` placeholders (DB-API ``qmark`` style)."""
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        """Run one statement; returns the cursor (``fetchall``/``fetchone``)."""
+        return self.conn.execute(pg_sql(sql), tuple(params))
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        """Run one statement for each row (pipelined by psycopg)."""
+        rows = [tuple(r) for r in rows]
+        if rows:
+            with self.conn.cursor() as cur:
+                cur.executemany(pg_sql(sql), rows)
+
+
+class Pool:
+    """A small psycopg connection pool bound to one database URL.
+
+    Args:
+        url: a libpq connection URI (credentials may also come from ``PG*`` variables).
+        max_size: connections kept at most (threads of this process share them).
+        retries: attempts of a write transaction before giving up.
+    """
+
+    def __init__(self, url: str, *, max_size: int = 4, retries: int = 8) -> None:
+        try:
+            import psycopg
+            from psycopg_pool import ConnectionPool
+        except ImportError as exc:  # pragma: no cover - the extra is missing
+            raise StoreError(
+                "a postgresql:// store needs the postgres extra: pip install 'vizrag[postgres]'"
+                f" ({exc})") from None
+        self.where = mask_url(url)
+        self.retries = retries
+        self._errors = psycopg.Error
+        try:  # one direct connection first: a wrong URL fails at once, not after a timeout
+            psycopg.connect(url, autocommit=True).close()
+            self._pool = ConnectionPool(url, min_size=1, max_size=max_size, open=False,
+                                        kwargs={"autocommit": True}, timeout=30.0)
+            self._pool.open(wait=True, timeout=30.0)
+        except Exception as exc:
+            raise StoreError(f"cannot connect to PostgreSQL store {self.where}: "
+                             f"{_first_line(exc, url)}") from None
+
+    def close(self) -> None:
+        """Close every connection."""
+        self._pool.close()
+
+    @contextmanager
+    def connection(self) -> Iterator[Any]:
+        """A raw autocommit connection from the pool."""
+        with self._pool.connection() as conn:
+            yield conn
+
+    @contextmanager
+    def read(self) -> Iterator[QmarkConnection]:
+        """One consistent, read-only snapshot for the statements inside the block."""
+        try:
+            with self._pool.connection() as conn, conn.transaction():
+                conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                yield QmarkConnection(conn)
+        except self._errors as exc:
+            raise StoreError(f"PostgreSQL store {self.where}: {_first_line(exc)}") from exc
+
+    def write(self, fn: Callable[[QmarkConnection], _T]) -> _T:
+        """Run ``fn`` in one write transaction; retry on serialization failure/deadlock."""
+        delay = 0.02
+        for attempt in range(1, self.retries + 1):
+            try:
+                with self._pool.connection() as conn, conn.transaction():
+                    return fn(QmarkConnection(conn))
+            except self._errors as exc:
+                code = getattr(exc, "sqlstate", None)
+                if code not in _RETRYABLE or attempt == self.retries:
+                    raise StoreError(
+                        f"PostgreSQL store {self.where}: {_first_line(exc)}") from exc
+                log.info("retrying a write on %s after %s (attempt %d)", self.where, code,
+                         attempt)
+                time.sleep(delay * (1 + random.random()))
+                delay = min(delay * 2, 1.0)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _first_line(exc: BaseException, secret: str | None = None) -> str:
+    text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    if secret:
+        text = text.replace(secret, mask_url(secret))
+    return text

@@ -1,0 +1,126 @@
+"""Layers, counts, integrity checks and the LLM-call cache of the PostgreSQL store.
+
+``bottom()``/``top()`` read a whole layer in one snapshot (through the SQLite backend's
+:func:`~hyperviz_core.rag.store.sqlite.graphs.read_layer`, which only needs a query function)
+and cache it until any process commits a write.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ....model import Hypergraph
+from ...vectors import SPACES
+from ..base import StoreStats
+from ..sqlite.graphs import read_layer
+from .connection import Pool, QmarkConnection
+
+__all__ = ["PgInspectMixin"]
+
+
+def _query(c: QmarkConnection) -> Callable[..., list[Any]]:
+    return lambda sql, params=(): list(c.execute(sql, params).fetchall())
+
+
+class PgInspectMixin:
+    """``bottom``/``top``, ``stats``/``check`` and ``cache_*`` (mixed into the store)."""
+
+    path: str
+    _pool: Pool
+    _lock: threading.RLock
+    _bottom: Hypergraph | None
+    _top: Hypergraph | None
+    _sync_external: Callable[[], None]
+    embedder_info: Callable[[], tuple[str, int] | None]
+
+    def bottom(self) -> Hypergraph:
+        """G_bot: every entity and every relation hyperedge (cached; do not mutate)."""
+        with self._lock:
+            self._sync_external()
+            if self._bottom is None:
+                with self._pool.read() as c:
+                    self._bottom = read_layer(_query(c), "relation", None)
+            return self._bottom
+
+    def top(self) -> Hypergraph:
+        """G_top: key entities and theme hyperedges (cached; do not mutate)."""
+        with self._lock:
+            self._sync_external()
+            if self._top is None:
+                with self._pool.read() as c:
+                    q = _query(c)
+                    keys = {r[0] for r in q("SELECT DISTINCT key FROM key_entities")}
+                    self._top = read_layer(q, "theme", keys)
+            return self._top
+
+    def stats(self) -> StoreStats:
+        """Counts of documents, chunks, entities, hyperedges, themes and vectors."""
+        info = self.embedder_info()
+        with self._pool.read() as c:
+            def one(sql: str) -> int:
+                return int(c.execute(sql).fetchone()[0])
+
+            kinds = dict(c.execute("SELECT kind, COUNT(*) FROM hyperedges GROUP BY kind")
+                         .fetchall())
+            vecs = dict(c.execute("SELECT space, COUNT(*) FROM embeddings GROUP BY space")
+                        .fetchall())
+            return StoreStats(
+                documents=one("SELECT COUNT(*) FROM documents"),
+                chunks=one("SELECT COUNT(*) FROM chunks"),
+                entities=one("SELECT COUNT(*) FROM entities"),
+                relation_hyperedges=int(kinds.get("relation", 0)),
+                theme_hyperedges=int(kinds.get("theme", 0)),
+                key_entities=one("SELECT COUNT(DISTINCT key) FROM key_entities"),
+                themes=one("SELECT COUNT(*) FROM themes"),
+                vectors={s: int(vecs.get(s, 0)) for s in SPACES},
+                embedder=info[0] if info else None,
+                embedding_dim=info[1] if info else None,
+                llm_cache_entries=one("SELECT COUNT(*) FROM llm_cache"),
+                path=str(self.path),
+            )
+
+    def check(self) -> list[str]:
+        """Cross-table integrity problems (empty = healthy); PostgreSQL checks its own pages."""
+        problems: list[str] = []
+        queries = (
+            ("SELECT key FROM entities e WHERE NOT EXISTS (SELECT 1 FROM entity_mentions m "
+             "WHERE m.key = e.key) ORDER BY 1", "entity {!r} has no mention"),
+            ("SELECT id FROM hyperedges h WHERE NOT EXISTS (SELECT 1 FROM hyperedge_mentions "
+             "m WHERE m.hid = h.id) ORDER BY 1", "hyperedge {!r} has no mention"),
+            ("SELECT id FROM documents d WHERE trim(text) <> '' AND NOT EXISTS (SELECT 1 "
+             "FROM chunks c WHERE c.doc_id = d.id) ORDER BY 1", "document {!r} has no chunks"),
+            ("SELECT DISTINCT hid FROM incidences i WHERE NOT EXISTS (SELECT 1 FROM entities "
+             "e WHERE e.key = i.entity_key) ORDER BY 1",
+             "hyperedge {!r} names an unknown entity"),
+        )
+        with self._pool.read() as c:
+            for sql, message in queries:
+                problems.extend(message.format(r[0]) for r in c.execute(sql).fetchall())
+        return problems
+
+    def cache_get(self, key: str) -> str | None:
+        """A cached LLM response, or None."""
+        with self._pool.read() as c:
+            row = c.execute("SELECT value FROM llm_cache WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def cache_put(self, key: str, value: str, model: str = "") -> None:
+        """Store an LLM response (its own transaction, outside document transactions)."""
+        self._pool.write(lambda c: c.execute(
+            "INSERT INTO llm_cache(key, value, model, created) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value, model = excluded.model, "
+            "created = excluded.created", (key, value, model, time.time())))
+
+    def cache_size(self) -> int:
+        """Number of cached LLM responses."""
+        with self._pool.read() as c:
+            return int(c.execute("SELECT COUNT(*) FROM llm_cache").fetchone()[0])
+
+    def cache_items(self) -> list[tuple[str, str, str]]:
+        """Every cached response as (key, value, model), sorted by key."""
+        with self._pool.read() as c:
+            rows = c.execute("SELECT key, value, model FROM llm_cache ORDER BY key").fetchall()
+        return [(str(k), str(v), str(m)) for k, v, m in rows]

@@ -1,0 +1,286 @@
+"""The VizRAG store on PostgreSQL + pgvector: the same protocol as the SQLite store, shared.
+
+Select it by URL wherever a store is accepted (``vizrag ... --store postgresql://...``,
+``VizRAG("postgresql://...")``, the framework wrappers). Semantics equal the SQLite
+backend's — a document's insert is one transaction, delete by document, identical re-insert
+is a no-op, readers see one consistent snapshot — plus many writer processes at once:
+
+* each write transaction takes a transaction-scoped advisory lock on its document id, then —
+  in one statement, in a fixed global order (by 64-bit hash) — on every entity key and
+  hyperedge id it touches, before it rebuilds their merged rows from the mentions. Two
+  writers touching the same entity therefore merge one after the other, each seeing the
+  other's committed mentions, so the final rows equal those of a sequential run;
+* merged rows are written with ``INSERT ... ON CONFLICT DO UPDATE`` (the shared
+  :mod:`~hyperviz_core.rag.store.sqlite.merge` code, run through a ``?``-placeholder adapter);
+* serialization failures and deadlocks are retried (:class:`~.connection.Pool`);
+* every write adds a row to ``data_changes``; a process drops its cached layers and vector
+  indexes when the (count, max id) of that table moved.
+
+Credentials come from the URL or the standard ``PG*`` environment variables and are never
+printed: :attr:`path` is the URL without password.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from types import TracebackType
+from typing import Any
+
+from ....model import Hypergraph
+from ...types import Chunk, ChunkExtraction, ChunkTheme, Document
+from ...vectors import ExactVectorIndex, VectorIndex
+from ..base import DocumentWrite, StoreError, VectorsArg
+from ..protocol import SummarizeFn
+from ..sqlite.merge import MentionWriter, Rebuilder
+from ..sqlite.reads import StoreReadsMixin
+from ..sqlite.schema import dumps
+from .connection import Pool, QmarkConnection
+from .inspect import PgInspectMixin
+from .schema import mask_url, migrate
+from .vectors import PgVectorMixin
+
+__all__ = ["PostgresStore"]
+
+_LOCK_KEYS = (
+    "SELECT pg_advisory_xact_lock(h) FROM (SELECT DISTINCT hashtextextended(k, 0) AS h "
+    "FROM unnest(?::text[]) AS k) AS s ORDER BY h"
+)
+
+
+class _ReadConnection:
+    """What the shared read mixin calls ``_conn``: each ``execute`` is one snapshot read."""
+
+    def __init__(self, pool: Pool) -> None:
+        self.pool = pool
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> _Rows:
+        with self.pool.read() as c:
+            return _Rows(c.execute(sql, params).fetchall())
+
+
+class _Rows:
+    def __init__(self, rows: list[Any]) -> None:
+        self.rows = rows
+
+    def fetchall(self) -> list[Any]:
+        return self.rows
+
+    def fetchone(self) -> Any:
+        return self.rows[0] if self.rows else None
+
+
+class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin):
+    """A VizRAG store in a PostgreSQL database (with the pgvector extension).
+
+    Args:
+        url: ``postgresql://user[:password]@host[:port]/dbname`` or any libpq URI, e.g.
+            ``postgresql://postgres:@/postgres?host=/path/to/socket-dir``.
+        summary_threshold: merged descriptions longer than this are summarised on write.
+        exact_limit: spaces with at most this many vectors are searched exactly in memory
+            (like the SQLite store); larger ones through their HNSW index in PostgreSQL.
+        max_connections: size of the connection pool.
+    """
+
+    def __init__(self, url: str, *, summary_threshold: int = 4000, exact_limit: int = 50_000,
+                 max_connections: int = 4) -> None:
+        from .... import __version__
+
+        self.url = url
+        #: where the store lives, without credentials (what is printed)
+        self.path = mask_url(url)
+        self.summary_threshold = summary_threshold
+        self.exact_limit = exact_limit
+        self.read_only = False
+        self._pool = Pool(url, max_size=max_connections)
+        try:
+            with self._pool.connection() as conn:
+                migrate(conn, __version__, self.path)
+        except StoreError:
+            self._pool.close()
+            raise
+        except Exception as exc:
+            self._pool.close()
+            raise StoreError(f"cannot prepare PostgreSQL store {self.path}: "
+                             f"{str(exc).splitlines()[0] if str(exc) else exc!r}") from exc
+        self._conn = _ReadConnection(self._pool)  # type: ignore[assignment]
+        self._lock = threading.RLock()
+        self._bottom: Hypergraph | None = None
+        self._top: Hypergraph | None = None
+        self._indexes: dict[str, VectorIndex] = {}
+        self._loaded: set[str] = set()
+        self._version = self._data_version()
+
+    # ------------------------------------------------------------------ plumbing
+    def _q(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        with self._pool.read() as c:
+            return list(c.execute(sql, params).fetchall())
+
+    def close(self) -> None:
+        """Close the connection pool (the store object is unusable afterwards)."""
+        self._pool.close()
+
+    def __enter__(self) -> PostgresStore:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"PostgresStore({self.path!r})"
+
+    def _data_version(self) -> tuple[int, int]:
+        row = self._q("SELECT COUNT(*), COALESCE(MAX(id), 0) FROM data_changes")[0]
+        return int(row[0]), int(row[1])
+
+    def _sync_external(self) -> None:
+        """Drop caches if any process committed a write since we last looked."""
+        version = self._data_version()
+        if version != self._version:
+            self._version = version
+            self._invalidate(reload_vectors=True)
+
+    def _invalidate(self, *, reload_vectors: bool = False) -> None:
+        self._bottom = None
+        self._top = None
+        if reload_vectors:
+            self._loaded.clear()
+            for space, idx in list(self._indexes.items()):
+                if isinstance(idx, ExactVectorIndex):
+                    del self._indexes[space]
+                else:  # a framework index given to set_vector_index: emptied, refilled
+                    idx.remove(list(getattr(idx, "ids", None) or []))
+
+    # ------------------------------------------------------------------ writes
+    def add_document(
+        self,
+        doc: Document,
+        chunks: Sequence[Chunk],
+        extractions: Sequence[ChunkExtraction] = (),
+        themes: Sequence[ChunkTheme] = (),
+        vectors: VectorsArg | None = None,
+        *,
+        embedder: Any = None,
+        summarize: SummarizeFn | None = None,
+    ) -> DocumentWrite:
+        """Add (or replace) one document with everything extracted from it, atomically.
+
+        Same contract as :meth:`HypergraphStore.add_document
+        <hyperviz_core.rag.store.HypergraphStore.add_document>`.
+        """
+        _validate_write(doc, chunks, extractions, themes)
+        if self.document_hash(doc.id) == doc.hash:
+            return DocumentWrite(doc_id=doc.id, status="skipped")
+
+        def txn(c: QmarkConnection) -> tuple[DocumentWrite, Any, Any]:
+            c.execute(_LOCK_KEYS, (["doc:" + doc.id],))
+            row = c.execute("SELECT hash FROM documents WHERE id = ?", (doc.id,)).fetchone()
+            old_hash = None if row is None else str(row[0])
+            if old_hash == doc.hash:
+                return DocumentWrite(doc_id=doc.id, status="skipped"), {}, {}
+            touched_e: set[str] = set()
+            touched_h: set[str] = set()
+            removed: list[str] = []
+            if old_hash is not None:
+                removed = _delete_rows(c, doc.id, touched_e, touched_h)
+            c.execute("INSERT INTO documents(id, hash, title, text, metadata) "
+                      "VALUES (?, ?, ?, ?, ?)",
+                      (doc.id, doc.hash, doc.title, doc.text, dumps(doc.metadata)))
+            c.executemany('INSERT INTO chunks(id, doc_id, idx, text, start, "end", metadata) '
+                          "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                          [(ch.id, ch.doc_id, ch.index, ch.text, ch.start, ch.end,
+                            dumps(ch.metadata)) for ch in chunks])
+            writer = MentionWriter(c)  # type: ignore[arg-type]
+            writer.write(chunks, extractions, themes)
+            touched_e |= writer.entity_keys
+            touched_h |= writer.hyperedge_ids
+            rebuilt = self._rebuild(c, touched_e, touched_h, summarize)
+            texts = dict(rebuilt.texts)
+            texts["chunk"] = {ch.id: _chunk_text(ch) for ch in chunks}
+            dead = dict(rebuilt.dead)
+            dead["chunk"] = sorted(set(removed) - {ch.id for ch in chunks})
+            upserts, embedded = self._write_vectors(c, texts, dead, vectors, embedder)
+            c.execute("INSERT INTO data_changes DEFAULT VALUES")
+            return DocumentWrite(
+                doc_id=doc.id, status="replaced" if old_hash is not None else "added",
+                chunks=len(chunks), entities_touched=len(touched_e),
+                hyperedges_touched=len(touched_h), embedded=embedded), upserts, dead
+
+        with self._lock:
+            result, upserts, dead = self._pool.write(txn)
+            if result.status != "skipped":
+                self._after_write(upserts, dead)
+        return result
+
+    def delete_document(self, doc_id: str, *, embedder: Any = None,
+                        summarize: SummarizeFn | None = None) -> dict[str, int]:
+        """Remove a document and everything supported only by it (counts of what changed)."""
+        counts = {"documents": 0, "chunks": 0, "entities": 0, "relation_hyperedges": 0,
+                  "theme_hyperedges": 0, "updated_entities": 0}
+
+        def txn(c: QmarkConnection) -> tuple[dict[str, int], Any, Any]:
+            c.execute(_LOCK_KEYS, (["doc:" + doc_id],))
+            if c.execute("SELECT 1 FROM documents WHERE id = ?", (doc_id,)).fetchone() is None:
+                return counts, {}, {}
+            touched_e: set[str] = set()
+            touched_h: set[str] = set()
+            removed = _delete_rows(c, doc_id, touched_e, touched_h)
+            rebuilt = self._rebuild(c, touched_e, touched_h, summarize)
+            dead = dict(rebuilt.dead)
+            dead["chunk"] = removed
+            upserts, _ = self._write_vectors(c, rebuilt.texts, dead, None, embedder)
+            c.execute("INSERT INTO data_changes DEFAULT VALUES")
+            out = dict(counts, documents=1, chunks=len(removed), entities=len(dead["entity"]),
+                       relation_hyperedges=len(dead["hyperedge"]),
+                       theme_hyperedges=len(dead["theme"]),
+                       updated_entities=len(rebuilt.texts["entity"]))
+            return out, upserts, dead
+
+        with self._lock:
+            result, upserts, dead = self._pool.write(txn)
+            if result["documents"]:
+                self._after_write(upserts, dead)
+        return result
+
+    def _rebuild(self, c: QmarkConnection, keys: set[str], hids: set[str],
+                 summarize: SummarizeFn | None) -> Any:
+        """Lock every touched key (one statement, global hash order), then rebuild them."""
+        c.execute(_LOCK_KEYS, ([f"e:{k}" for k in keys] + [f"h:{h}" for h in hids],))
+        return Rebuilder(c, summarize, self.summary_threshold).rebuild(  # type: ignore[arg-type]
+            keys, hids)
+
+    def _after_write(self, upserts: Any, dead: Any) -> None:
+        # Other processes may have committed too: rather than patching the loaded indexes
+        # with our own vectors, drop every cache (reloaded on the next read).
+        del upserts, dead
+        self._invalidate(reload_vectors=True)
+        self._version = self._data_version()
+
+
+def _delete_rows(c: QmarkConnection, doc_id: str, touched_e: set[str],
+                 touched_h: set[str]) -> list[str]:
+    """Delete a document's rows (mentions cascade); record what they touched."""
+    chunk_ids = [r[0] for r in c.execute(
+        "SELECT id FROM chunks WHERE doc_id = ? ORDER BY idx", (doc_id,)).fetchall()]
+    sub = "SELECT id FROM chunks WHERE doc_id = ?"
+    touched_e.update(r[0] for r in c.execute(
+        f"SELECT DISTINCT key FROM entity_mentions WHERE chunk_id IN ({sub})", (doc_id,)))
+    touched_h.update(r[0] for r in c.execute(
+        f"SELECT DISTINCT hid FROM hyperedge_mentions WHERE chunk_id IN ({sub})", (doc_id,)))
+    c.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
+    return chunk_ids
+
+
+def _validate_write(doc: Document, chunks: Sequence[Chunk],
+                    extractions: Sequence[ChunkExtraction],
+                    themes: Sequence[ChunkTheme]) -> None:
+    from ..sqlite.store import HypergraphStore
+
+    HypergraphStore._validate_write(doc, chunks, extractions, themes)
+
+
+def _chunk_text(chunk: Chunk) -> str:
+    from ..sqlite.store import _chunk_text as text
+
+    return text(chunk)

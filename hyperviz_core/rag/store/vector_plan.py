@@ -1,0 +1,81 @@
+"""Backend-neutral planning of a write's embeddings: which vectors to store, which to compute.
+
+Inside a document transaction a backend knows, per vector space, the texts of the live
+items that changed (``texts``). :func:`plan_space` decides each item's vector: a precomputed
+one given by the caller, else the stored one when its text hash is unchanged (nothing to
+write), else a fresh embedding from ``embedder``. Backends only supply the lookup of stored
+text hashes and the bookkeeping of the embedder's dimension.
+
+Example:
+    >>> import numpy as np
+    >>> class Two:
+    ...     name, dim = "two", 2
+    ...     def embed(self, texts): return np.ones((len(texts), 2), dtype=np.float32)
+    >>> plan = plan_space("entity", {"a": "alpha", "b": "beta"}, None, Two(),
+    ...                   stored_hashes=lambda ids: {}, record_dim=lambda dim, name: None)
+    >>> plan.ids, plan.matrix.shape, plan.embedded
+    (['a', 'b'], (2, 2), 2)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..types import content_hash
+from ..vectors import as_matrix
+from .base import StoreError, VectorsArg
+
+__all__ = ["SpacePlan", "plan_space"]
+
+
+@dataclass
+class SpacePlan:
+    """Vectors to write for one space: ``ids`` (sorted) with their rows and text hashes."""
+
+    ids: list[str] = field(default_factory=list)
+    matrix: npt.NDArray[np.float32] = field(
+        default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
+    hashes: dict[str, str] = field(default_factory=dict)
+    embedded: int = 0
+
+
+def plan_space(
+    space: str,
+    live: dict[str, str],
+    given: VectorsArg | None,
+    embedder: Any,
+    *,
+    stored_hashes: Callable[[list[str]], dict[str, str]],
+    record_dim: Callable[[int, str], None],
+) -> SpacePlan:
+    """Decide the vectors of the live items ``{id: text}`` of ``space`` (see module doc)."""
+    hashes = {i: content_hash(t) for i, t in live.items()}
+    rows: dict[str, npt.NDArray[np.float32]] = {}
+    if given and space in given:
+        g_ids, g_mat = given[space]
+        mat = as_matrix(g_mat) if len(g_ids) else np.zeros((0, 0), np.float32)
+        if mat.shape[0] != len(g_ids):
+            raise StoreError(f"{space} vectors: {len(g_ids)} ids, {mat.shape[0]} rows")
+        if len(g_ids):
+            record_dim(int(mat.shape[1]), str(getattr(embedder, "name", "")))
+        rows.update({i: mat[n] for n, i in enumerate(g_ids) if i in live})
+    todo = sorted(i for i in live if i not in rows)
+    stored = stored_hashes(todo) if todo else {}
+    stale = [i for i in todo if stored.get(i) != hashes[i]]
+    embedded = 0
+    if stale and embedder is not None:
+        mat = as_matrix(embedder.embed([live[i] for i in stale]))
+        record_dim(int(mat.shape[1]), str(getattr(embedder, "name", "")))
+        rows.update({i: mat[n] for n, i in enumerate(stale)})
+        embedded = len(stale)
+    if not rows:
+        return SpacePlan(embedded=embedded)
+    ids = sorted(rows)
+    matrix = np.stack([np.asarray(rows[i], dtype=np.float32) for i in ids])
+    return SpacePlan(ids=ids, matrix=matrix, hashes={i: hashes[i] for i in ids},
+                     embedded=embedded)
