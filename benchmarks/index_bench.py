@@ -35,8 +35,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from hyperviz_core.rag.index import Indexer  # noqa: E402
-from hyperviz_core.rag.loaders import load_documents  # noqa: E402
+from hyperviz_core.rag.index.indexer import Indexer  # noqa: E402
+from hyperviz_core.rag.index.loaders import load_documents  # noqa: E402
 from hyperviz_core.rag.store import HypergraphStore  # noqa: E402
 from hyperviz_core.rag.types import Document  # noqa: E402
 

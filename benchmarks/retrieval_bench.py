@@ -1,68 +1,328 @@
-"""Retrieval benchmark: recall@k of gold passages for VizRAG modes vs flat BM25 (offline).
+"""Retrieval benchmark: where VizRAG's recall comes from, side by side with flat baselines.
 
 Usage (from the repository root)::
 
     python benchmarks/retrieval_bench.py --data ../shared/data/musique
-    python benchmarks/retrieval_bench.py --data ../shared/data/hotpotqa --limit 20 \
-        --modes vizrag,naive
+    python benchmarks/retrieval_bench.py --data ../shared/data/hotpotqa --untitled
+    python benchmarks/retrieval_bench.py --data ../shared/data/graphrag_bench_novel
+    python benchmarks/retrieval_bench.py --data ../shared/data/musique --embed local-minilm
+    python benchmarks/retrieval_bench.py --data ../shared/data/musique --quick
 
-The corpus is indexed with the offline defaults (heuristic extractor, hashed embeddings) into
-``--store`` (a temporary directory unless given; an existing store is reused). Every question
-is answered with ``VizRAG.retrieve`` (no LLM), the ranked chunks are mapped to their passages
-(first occurrence of each passage counts) and recall@k = |top-k passages ∩ gold| / |gold| is
-averaged over the questions. The flat baseline is BM25 (``bm25s``, English stop words) over
-``title + newline + text`` of the same passages. Latency is the wall time of ``retrieve``
-(p50/p95 in ms, plus the process CPU time, which load from other processes inflates less)
-without rendering, and for ``vizrag`` with the two renderings as well. ``--ablations`` adds
-``vizrag`` rows without hypergraph evidence (``-graph``), without the feedback pass
-(``-feedback``) and without the document-title ("home") evidence (``-titles``).
+One run indexes the corpus once (offline: heuristic extractor, ``--embed`` embeddings) and
+ranks *the same passages* with every method:
 
-Dataset layout (``../shared/data/README.md``): ``corpus.json`` is a list of ``{"title",
-"text"}`` (MuSiQue) or a dict title → list of sentences (HotpotQA); ``queries_dev.jsonl`` has
-``question`` and ``gold_corpus_idx`` (indices into the corpus in that order).
+* ``flat-bm25`` — BM25 (``bm25s``, English stop words) over ``title + newline + text``;
+* ``flat-dense`` — cosine similarity of the same texts under the index's embedder;
+* ``titles-only`` — BM25 + document-title matching (a title named by the query or by the
+  best BM25 passages boosts that document: one feedback round) and no hypergraph, using the
+  engine's own ranking code with an empty bottom layer;
+* ``naive``, ``hyper-lite``, ``vizrag`` — :meth:`VizRAG.retrieve` (no LLM, no rendering);
+* ablations of ``vizrag``: ``-titles`` (no home evidence: the chunks of the document titled
+  by a retrieved entity; with ``--untitled`` the row is ``-lead``, the home inferred from
+  the entity a document opens with), ``-feedback`` (no feedback pass), ``-ppr`` (no
+  personalised PageRank over the entity–hyperedge graph), ``-graph`` (no hypergraph
+  evidence at all).
+
+Recall@k = |top-k passages ∩ gold| / |gold| averaged over the questions (MuSiQue passages are
+matched by index, ``gold_corpus_idx``), also per hop count; latency = wall time of one query
+(p50/p95, ms, second pass over the questions). ``--untitled`` removes the titles from the
+passages: the index and the flat baselines see text only, so no title can help (the title
+rows are then skipped).
+
+Long untitled documents (``graphrag_bench_novel``): each novel is one document without a
+title; the 86 Fact Retrieval questions whose answer has at most 4 words; a hit = the answer
+(lower-cased, words only) occurs in one of the top-5 chunks. Flat BM25/dense rank windows of
+the engine's average chunk size with 25% overlap.
+
+Built stores are cached under ``--cache`` (default ``$VIZRAG_BENCH_CACHE`` or
+``~/.cache/vizrag-bench``), keyed by the corpus content, the embedder, the chunking and the
+source of the extraction code; ``--rebuild`` forces a new index.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import inspect
 import json
 import os
+import re
+import shutil
 import statistics
 import sys
-import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import bm25s
 import numpy as np
 
-from hyperviz_core.rag.engine import VizRAG
-from hyperviz_core.rag.rank import RankWeights
-from hyperviz_core.rag.types import Document
+from hyperviz_core.rag import Document, HashingEmbedder, RankWeights, VizRAG
 
 KS = (2, 5)
+QUICK = 20
+_WORD = re.compile(r"\w+")
 
 
-def load_dataset(data: Path) -> tuple[list[tuple[str, str]], list[dict[str, Any]]]:
-    """(passages as (title, text), questions) of a benchmark folder."""
+# ------------------------------------------------------------------ data
+@dataclass
+class Corpus:
+    """A benchmark corpus: documents for the index, units for the flat baselines."""
+
+    name: str
+    kind: str  # "passages" (recall of gold passages) or "answers" (answer in top-5 chunks)
+    docs: list[Document]
+    texts: list[str]  # flat-baseline units (passages; windows are made later for novels)
+    questions: list[dict[str, Any]]
+    titled: bool = True
+    notes: list[str] = field(default_factory=list)
+
+
+def load_corpus(data: Path, untitled: bool) -> Corpus:
+    """Load a dataset folder of ``../shared/data`` (MuSiQue, HotpotQA or the novels)."""
     raw = json.loads((data / "corpus.json").read_text(encoding="utf-8"))
+    if isinstance(raw, list) and raw and "context" in raw[0]:
+        return _novels(data, raw)
     if isinstance(raw, dict):
         passages = [(str(t), "".join(str(s) for s in sents)) for t, sents in raw.items()]
     else:
         passages = [(str(p["title"]), str(p["text"])) for p in raw]
-    questions = [
-        json.loads(line)
-        for line in (data / "queries_dev.jsonl").read_text(encoding="utf-8").splitlines()
-        if line.strip()
-    ]
-    return passages, questions
+    questions = _jsonl(data / "queries_dev.jsonl")
+    if untitled:
+        passages = [("", x) for _, x in passages]
+    docs = [Document(id=f"p{i:05d}", title=t, text=x) for i, (t, x) in enumerate(passages)]
+    texts = [f"{t}\n{x}" if t else x for t, x in passages]
+    name = data.name + (" --untitled" if untitled else "")
+    return Corpus(name, "passages", docs, texts, questions, titled=not untitled)
 
 
-def doc_id(idx: int) -> str:
-    """Document id of passage ``idx``."""
-    return f"p{idx:05d}"
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip()]
+
+
+def _novels(data: Path, raw: list[dict[str, Any]]) -> Corpus:
+    docs = [Document(id=f"n{i:02d}", title="", text=str(d["context"]),
+                     metadata={"source": str(d["corpus_name"])}) for i, d in enumerate(raw)]
+    questions = [q for q in _jsonl(data / "questions.jsonl")
+                 if q.get("question_type") == "Fact Retrieval"
+                 and len(str(q["answer"]).split()) <= 4]
+    return Corpus(data.name, "answers", docs, [d.text for d in docs], questions, titled=False)
+
+
+def words(text: str) -> str:
+    """Lower-cased words joined by single spaces, padded (for whole-word containment)."""
+    return " " + " ".join(_WORD.findall(text.casefold())) + " "
+
+
+def answer_hit(answer: str, texts: Sequence[str]) -> bool:
+    """The answer's words occur, in order and as whole words, in one of ``texts``."""
+    a = words(answer)
+    return a.strip() != "" and any(a in words(t) for t in texts)
+
+
+def windows(texts: Sequence[str], size: int, overlap: float = 0.25) -> list[tuple[int, str]]:
+    """(document index, window) pairs of ``size`` characters with ``overlap`` between them."""
+    step = max(1, int(size * (1 - overlap)))
+    out: list[tuple[int, str]] = []
+    for d, text in enumerate(texts):
+        for s in range(0, max(len(text) - size, 0) + step, step):
+            out.append((d, text[s : s + size]))
+            if s + size >= len(text):
+                break
+    return out
+
+
+# ------------------------------------------------------------------ embedders and cache
+def make_embedder(spec: str) -> Any:
+    """``hashing`` (offline default) or ``local-minilm`` (needs ``vizrag[local]``)."""
+    if spec in ("hashing", "offline"):
+        return HashingEmbedder()
+    if spec == "local-minilm":
+        from hyperviz_core.rag import LocalMiniLMEmbedder  # type: ignore[attr-defined]
+
+        # no in-process text cache: the timed second pass must embed every query again
+        return LocalMiniLMEmbedder(show_progress=sys.stderr.isatty(), cache_size=0)
+    raise SystemExit(f"retrieval_bench: unknown --embed {spec!r} (hashing, local-minilm)")
+
+
+def _code_hash() -> str:
+    """Hash of the source of the extraction and chunking code (what a built index depends
+    on); found through the public classes, wherever their modules live."""
+    from hyperviz_core.rag import HeuristicExtractor, HeuristicThemeExtractor, chunk_document
+
+    h = hashlib.sha256()
+    for obj in (HeuristicExtractor, HeuristicThemeExtractor, chunk_document):
+        for mod in sorted({inspect.getmodule(obj).__name__}):  # type: ignore[union-attr]
+            h.update(inspect.getsource(sys.modules[mod]).encode())
+    return h.hexdigest()[:12]
+
+
+def cache_key(corpus: Corpus, embedder: Any) -> str:
+    """Key of a built store: documents, embedder, chunking and extraction code."""
+    h = hashlib.sha256()
+    for d in corpus.docs:
+        h.update(f"{d.id}\x1f{d.hash}\n".encode())
+    h.update(f"{embedder.name}:{embedder.dim}:1200:100:{_code_hash()}".encode())
+    return f"{re.sub(r'[^a-z0-9]+', '-', corpus.name.lower())}-{h.hexdigest()[:16]}"
+
+
+def open_engine(corpus: Corpus, embedder: Any, cache: Path, rebuild: bool,
+                progress: bool, store: Path | None = None) -> tuple[VizRAG, str]:
+    """The engine over a cached (or freshly built) store, and a line saying which.
+
+    A store is built under a ``.partial`` name and renamed when complete, so an interrupted
+    build is never reused; ``store`` (``--store``) replaces the cache entry.
+    """
+    key = cache_key(corpus, embedder) if store is None else store.name
+    final = cache / key if store is None else store
+    if rebuild and final.exists():
+        shutil.rmtree(final)
+    if (final / "complete").exists():
+        return VizRAG(final, embedder=embedder, show_progress=False), f"index cached ({key})"
+    part = final.with_name(f"{final.name}.partial-{os.getpid()}")
+    shutil.rmtree(part, ignore_errors=True)
+    part.mkdir(parents=True)
+    t0 = time.perf_counter()
+    engine = VizRAG(part, embedder=embedder, show_progress=progress)
+    engine.insert(corpus.docs)
+    engine.close()
+    seconds = time.perf_counter() - t0
+    (part / "complete").write_text(f"{seconds:.1f}\n")
+    try:
+        part.rename(final)
+    except OSError:  # another run finished the same store first
+        shutil.rmtree(part, ignore_errors=True)
+    return (VizRAG(final, embedder=embedder, show_progress=False),
+            f"index built in {seconds:.1f} s ({key})")
+
+
+def dense_matrix(texts: Sequence[str], embedder: Any, cache: Path) -> np.ndarray:
+    """Embeddings of ``texts`` (cached on disk by content and embedder)."""
+    h = hashlib.sha256(embedder.name.encode())
+    for t in texts:
+        h.update(hashlib.sha256(t.encode()).digest())
+    path = cache / f"dense-{h.hexdigest()[:20]}.npy"
+    if path.exists():
+        return np.load(path)
+    mat = np.asarray(embedder.embed(list(texts)), dtype=np.float32)
+    cache.mkdir(parents=True, exist_ok=True)
+    np.save(path, mat)
+    return mat
+
+
+# ------------------------------------------------------------------ rankers
+Ranker = Callable[[str], list[int]]  # question → unit indices (passages) best first
+
+
+def bm25_ranker(texts: Sequence[str], k: int) -> Ranker:
+    """Flat BM25 over ``texts``."""
+    retriever = bm25s.BM25()
+    retriever.index(bm25s.tokenize(list(texts), stopwords="en", show_progress=False),
+                    show_progress=False)
+
+    def rank(q: str) -> list[int]:
+        docs, _ = retriever.retrieve(bm25s.tokenize([q], stopwords="en", show_progress=False),
+                                     k=min(k, len(texts)), show_progress=False)
+        return [int(d) for d in docs[0]]
+
+    return rank
+
+
+def dense_ranker(mat: np.ndarray, embedder: Any, k: int) -> Ranker:
+    """Flat dense retrieval: cosine of the query vector to every row of ``mat``."""
+    def rank(q: str) -> list[int]:
+        sims = mat @ np.asarray(embedder.embed([q])[0], dtype=np.float32)
+        return [int(i) for i in np.lexsort((np.arange(len(sims)), -sims))[:k]]
+
+    return rank
+
+
+def _ranking(name: str) -> Any:
+    """``ChunkIndex`` / ``rank_chunks`` of the engine, found beside :class:`RankWeights`
+    (the public package first, then the modules of the ranking's package)."""
+    import importlib
+    import pkgutil
+
+    import hyperviz_core.rag as rag
+
+    if hasattr(rag, name):
+        return getattr(rag, name)
+    mod = sys.modules[RankWeights.__module__]
+    if hasattr(mod, name):
+        return getattr(mod, name)
+    pkg = importlib.import_module(RankWeights.__module__.rsplit(".", 1)[0])
+    for info in pkgutil.iter_modules(getattr(pkg, "__path__", [])):
+        sub = importlib.import_module(f"{pkg.__name__}.{info.name}")
+        if hasattr(sub, name):
+            return getattr(sub, name)
+    raise SystemExit(f"retrieval_bench: the engine's {name} was not found")
+
+
+def titles_ranker(engine: VizRAG, unit_of: Callable[[str], int], k: int) -> Ranker:
+    """BM25 + title matching + one feedback round with the engine's ranking, no hypergraph."""
+    chunk_index, rank_chunks = _ranking("ChunkIndex"), _ranking("rank_chunks")
+    titles = {d.id: d.title for d in engine.store.documents()}
+    index = chunk_index(engine.store.chunks(), titles, None)
+
+    def rank(q: str) -> list[int]:
+        ranked = rank_chunks(index, q, query_entities=index.link(q), top_k=2 * k)
+        return _dedupe(unit_of(index.chunks[sc.index].doc_id) for sc in ranked)[:k]
+
+    return rank
+
+
+def engine_ranker(engine: VizRAG, unit_of: Callable[[str], int], k: int, mode: str,
+                  **overrides: Any) -> Ranker:
+    """:meth:`VizRAG.retrieve` (no rendering) mapped to units."""
+    def rank(q: str) -> list[int]:
+        res = engine.retrieve(q, mode=mode, top_k=2 * k, render=False, **overrides)
+        return _dedupe(unit_of(c.doc_id) for c in res.chunks)[:k]
+
+    return rank
+
+
+def _dedupe(items: Any) -> list[int]:
+    return [i for i in dict.fromkeys(items) if i >= 0]
+
+
+# ------------------------------------------------------------------ scoring
+@dataclass
+class Row:
+    name: str
+    scores: dict[str, float]
+    p50: float
+    p95: float
+    cpu50: float = float("nan")
+
+
+def pct(values: Sequence[float], q: float) -> float:
+    """Percentile ``q`` (0–100) of ``values``."""
+    return float(np.percentile(np.asarray(values), q)) if values else float("nan")
+
+
+def run_rows(methods: Sequence[tuple[str, Ranker]], questions: Sequence[dict[str, Any]],
+             score: Callable[[dict[str, Any], list[int]], dict[str, float]]) -> list[Row]:
+    """Rank every question with every method; mean scores and latency percentiles (each
+    method is timed on its second pass over the questions, so lazily filled caches do not
+    charge whichever row runs first)."""
+    rows = []
+    for name, ranker in methods:
+        for q in questions:  # untimed pass: lazily built per-entity arrays, word caches
+            ranker(q["question"])
+        lat, cpu, per_q = [], [], []
+        for q in questions:
+            t0, c0 = time.perf_counter(), time.process_time()
+            ranked = ranker(q["question"])
+            lat.append((time.perf_counter() - t0) * 1000)
+            cpu.append((time.process_time() - c0) * 1000)
+            per_q.append(score(q, ranked))
+        keys = sorted({k for s in per_q for k in s})
+        means = {k: statistics.fmean(s[k] for s in per_q if k in s) for k in keys}
+        rows.append(Row(name, means, pct(lat, 50), pct(lat, 95), pct(cpu, 50)))
+    return rows
 
 
 def recall(ranked: Sequence[int], gold: Sequence[int], k: int) -> float:
@@ -71,142 +331,208 @@ def recall(ranked: Sequence[int], gold: Sequence[int], k: int) -> float:
     return len(set(ranked[:k]) & g) / len(g) if g else 0.0
 
 
-def flat_bm25(passages: Sequence[tuple[str, str]], questions: Sequence[dict[str, Any]], k: int
-              ) -> tuple[list[list[int]], list[float]]:
-    """Ranked passage indices per question and per-query latency (ms) of flat BM25."""
-    corpus = [f"{t}\n{x}" for t, x in passages]
-    retriever = bm25s.BM25()
-    retriever.index(bm25s.tokenize(corpus, stopwords="en", show_progress=False),
-                    show_progress=False)
-    ranked, lat = [], []
-    for q in questions:
-        t0 = time.perf_counter()
-        docs, _ = retriever.retrieve(
-            bm25s.tokenize([q["question"]], stopwords="en", show_progress=False),
-            k=min(k, len(corpus)), show_progress=False)
-        lat.append((time.perf_counter() - t0) * 1000)
-        ranked.append([int(d) for d in docs[0]])
-    return ranked, lat
+def _aic() -> Callable[..., Any] | None:
+    try:
+        from hyperviz_core.eval import answer_in_context  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    return answer_in_context  # type: ignore[no-any-return]
 
 
-def run_mode(engine: VizRAG, questions: Sequence[dict[str, Any]], mode: str, k: int,
-             render: bool, cpu: list[float] | None = None, **overrides: Any
-             ) -> tuple[list[list[int]], list[float]]:
-    """Ranked passage indices per question and retrieve() wall latency (ms) for one mode;
-    the process CPU time per query (ms) is appended to ``cpu`` when given."""
-    ranked, lat = [], []
-    for q in questions:
-        t0, c0 = time.perf_counter(), time.process_time()
-        res = engine.retrieve(q["question"], mode=mode, top_k=2 * k, render=render,
-                              **overrides)
-        lat.append((time.perf_counter() - t0) * 1000)
-        if cpu is not None:
-            cpu.append((time.process_time() - c0) * 1000)
-        seen: list[int] = []
-        for c in res.chunks:
-            idx = int(c.doc_id[1:]) if c.doc_id.startswith("p") else -1
-            if idx >= 0 and idx not in seen:
-                seen.append(idx)
-        ranked.append(seen[:k])
-    return ranked, lat
+def passage_scorer(texts: Sequence[str]) -> Callable[[dict[str, Any], list[int]], dict[str, float]]:
+    """Recall@2/@5, per-hop recall@5 and answer-in-top-5 (passage corpora)."""
+    aic = _aic()
+
+    def score(q: dict[str, Any], ranked: list[int]) -> dict[str, float]:
+        gold = list(q["gold_corpus_idx"])
+        out = {f"R@{k}": recall(ranked, gold, k) for k in KS}
+        if q.get("hops"):
+            out[f"{q['hops']}hop"] = out["R@5"]
+        top = [texts[i] for i in ranked[:5]]
+        answers = [str(a) for a in q.get("answers", [])]
+        hit = (aic(answers, top) if aic is not None
+               else any(answer_hit(a, top) for a in answers))
+        out["AiC@5"] = float(bool(hit))
+        return out
+
+    return score
 
 
-def pct(values: Sequence[float], q: float) -> float:
-    """Percentile ``q`` (0–100) of ``values``."""
-    return float(np.percentile(np.asarray(values), q)) if values else float("nan")
+# ------------------------------------------------------------------ output
+def print_table(rows: Sequence[Row], columns: Sequence[str]) -> None:
+    width = max(13, *(len(r.name) for r in rows))
+    print(f"{'method':<{width}} " + " ".join(f"{c:>6}" for c in columns)
+          + f" {'p50 ms':>8} {'p95 ms':>8} {'CPU p50':>8}")
+    for r in rows:
+        cells = " ".join(f"{r.scores[c]:6.3f}" if c in r.scores else f"{'-':>6}"
+                         for c in columns)
+        print(f"{r.name:<{width}} {cells} {r.p50:8.1f} {r.p95:8.1f} {r.cpu50:8.1f}")
+
+
+def print_margins(rows: Sequence[Row], metric: str, against: Sequence[str]) -> None:
+    by = {r.name: r for r in rows}
+    for target in ("vizrag", "hyper-lite"):
+        if target not in by:
+            continue
+        parts = [f"{by[target].scores[metric] - by[b].scores[metric]:+.3f} vs {b}"
+                 for b in against if b in by]
+        print(f"{target} {metric}: " + ", ".join(parts))
+
+
+# ------------------------------------------------------------------ main
+def ablations() -> list[tuple[str, RankWeights]]:
+    """vizrag variants with one evidence weight set to 0 (weights that exist only)."""
+    base = RankWeights()
+    fields = base.model_dump()
+    out = []
+    for name, attr in (("-titles", "home"), ("-feedback", "feedback"), ("-ppr", "ppr"),
+                       ("-graph", "graph")):
+        if attr in fields and fields[attr] > 0:
+            out.append((f"vizrag{name}", base.model_copy(update={attr: 0.0})))
+    return out
+
+
+def _ablation_name(name: str, titled: bool) -> str:
+    """Without titles the home evidence left is the inferred lead entity: ``-lead``."""
+    return name if titled or name != "vizrag-titles" else "vizrag-lead"
+
+
+def bench(corpus: Corpus, args: argparse.Namespace, embedder: Any) -> dict[str, Any]:
+    k = max(KS)
+    cache: Path = args.cache
+    engine, how = open_engine(corpus, embedder, cache, args.rebuild, args.progress,
+                              args.store)
+    stats = engine.stats()
+    questions = corpus.questions[: QUICK if args.quick else args.limit]
+    print(f"dataset {corpus.name}: {len(corpus.docs)} documents, {len(questions)} questions; "
+          f"{how}; {stats.chunks} chunks, {stats.entities} entities, "
+          f"{stats.relation_hyperedges} relations, {stats.theme_hyperedges} themes; "
+          f"embedder {embedder.name}")
+    engine.retrieve("warm up", render=False)
+    if corpus.kind == "answers":
+        return _bench_answers(corpus, engine, embedder, questions, args)
+    texts = corpus.texts
+    position = {d.id: i for i, d in enumerate(corpus.docs)}
+
+    def unit_of(doc_id: str) -> int:
+        return position.get(doc_id, -1)
+
+    methods: list[tuple[str, Ranker]] = [
+        ("flat-bm25", bm25_ranker(texts, k)),
+        ("flat-dense", dense_ranker(dense_matrix(texts, embedder, cache), embedder, k))]
+    if corpus.titled:
+        methods.append(("titles-only", titles_ranker(engine, unit_of, k)))
+    for mode in ("naive", "hyper-lite", "vizrag"):
+        methods.append((mode, engine_ranker(engine, unit_of, k, mode)))
+    if not args.quick:
+        for name, weights in ablations():
+            methods.append((_ablation_name(name, corpus.titled),
+                            engine_ranker(engine, unit_of, k, "vizrag", weights=weights)))
+    rows = run_rows(methods, questions, passage_scorer(texts))
+    hops = sorted({int(q["hops"]) for q in questions if q.get("hops")})
+    columns = ["R@2", "R@5", *[f"{h}hop" for h in hops if len(hops) > 1], "AiC@5"]
+    _header(args, embedder)
+    counts = ", ".join(f"{h}-hop {sum(1 for q in questions if q.get('hops') == h)}"
+                       for h in hops) if len(hops) > 1 else ""
+    counts = f": {counts}" if counts else ""
+    print(f"recall of gold passages (R@k; Nhop = R@5 on N-hop questions{counts}); "
+          "AiC@5 = a gold answer occurs in the top-5 passages")
+    print_table(rows, columns)
+    print_margins(rows, "R@5", ("flat-bm25", "flat-dense", "titles-only"))
+    engine.close()
+    return _summary(corpus, questions, rows)
+
+
+def _bench_answers(corpus: Corpus, engine: VizRAG, embedder: Any,
+                   questions: Sequence[dict[str, Any]], args: argparse.Namespace
+                   ) -> dict[str, Any]:
+    chunks = engine.store.chunks()
+    size = round(statistics.fmean(len(c.text) for c in chunks)) if chunks else 1200
+    wins = windows(corpus.texts, size)
+    wtexts = [w for _, w in wins]
+    ctext = {c.id: c.text for c in chunks}
+    k = 5
+
+    def engine_hits(mode: str, **over: Any) -> Ranker:
+        def rank(q: str) -> list[int]:
+            res = engine.retrieve(q, mode=mode, top_k=k, render=False, **over)
+            return [order[c.chunk_id] for c in res.chunks]
+        return rank
+
+    order = {cid: i for i, cid in enumerate(sorted(ctext))}
+    by_index = [ctext[c] for c in sorted(ctext)]
+    flat = [("flat-bm25", bm25_ranker(wtexts, k)),
+            ("flat-dense", dense_ranker(dense_matrix(wtexts, embedder, args.cache), embedder,
+                                        k))]
+    eng = [(m, engine_hits(m)) for m in ("naive", "hyper-lite", "vizrag")]
+    if not args.quick:
+        eng += [(_ablation_name(n, False), engine_hits("vizrag", weights=w))
+                for n, w in ablations()]
+
+    def scorer(units: Sequence[str]) -> Callable[[dict[str, Any], list[int]], dict[str, float]]:
+        def score(q: dict[str, Any], ranked: list[int]) -> dict[str, float]:
+            return {"hit@5": float(answer_hit(str(q["answer"]), [units[i] for i in ranked[:k]]))}
+        return score
+
+    rows = run_rows(flat, questions, scorer(wtexts)) + run_rows(eng, questions,
+                                                                 scorer(by_index))
+    _header(args, embedder)
+    print(f"answer in top-5 (hit@5); flat rows rank {len(wins)} windows of {size} chars "
+          f"(25% overlap), the engine {len(chunks)} chunks")
+    print_table(rows, ["hit@5"])
+    print_margins(rows, "hit@5", ("flat-bm25", "flat-dense"))
+    engine.close()
+    return _summary(corpus, questions, rows)
+
+
+def _header(args: argparse.Namespace, embedder: Any) -> None:
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"latency = wall ms per query, no LLM, no rendering; CPU = process time, which "
+          f"load from other processes inflates less ({os.cpu_count()} CPUs, 1-min load "
+          f"{load:.1f}); embedder {embedder.name}")
+
+
+def _summary(corpus: Corpus, questions: Sequence[Any], rows: Sequence[Row]) -> dict[str, Any]:
+    return {"dataset": corpus.name, "questions": len(questions),
+            "rows": [{"method": r.name, **{k: round(v, 4) for k, v in r.scores.items()},
+                      "p50_ms": round(r.p50, 2), "p95_ms": round(r.p95, 2),
+                      "cpu_p50_ms": round(r.cpu50, 2)} for r in rows]}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", required=True, type=Path, help="dataset folder")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--data", required=True, type=Path, nargs="+", help="dataset folders")
+    parser.add_argument("--untitled", action="store_true",
+                        help="remove the titles from the passages (index and baselines)")
+    parser.add_argument("--embed", default="hashing", help="hashing (default) or local-minilm")
     parser.add_argument("--limit", type=int, default=None, help="first N questions only")
-    parser.add_argument("--modes", default="vizrag,hyper-lite,naive",
-                        help="comma-separated VizRAG modes")
+    parser.add_argument("--quick", action="store_true",
+                        help=f"first {QUICK} questions, no ablation rows")
+    parser.add_argument("--cache", type=Path, default=Path(os.environ.get(
+        "VIZRAG_BENCH_CACHE", Path.home() / ".cache" / "vizrag-bench")),
+        help="where built stores and dense vectors are cached")
+    parser.add_argument("--rebuild", action="store_true", help="rebuild cached stores")
     parser.add_argument("--store", type=Path, default=None,
-                        help="store directory (reused when it holds the corpus)")
-    parser.add_argument("--render-limit", type=int, default=None,
-                        help="questions timed with rendering (default: all)")
-    parser.add_argument("--no-render", action="store_true", help="skip the rendering timing")
-    parser.add_argument("--json", action="store_true", help="print one JSON summary at the end")
+                        help="use this store directory instead of the cache (one dataset; "
+                        "a store holding a finished index is used as it is)")
     parser.add_argument("--ablations", action="store_true",
-                        help="also run vizrag without graph evidence / without feedback")
+                        help="(kept for old commands; ablation rows are always printed)")
+    parser.add_argument("--no-progress", dest="progress", action="store_false",
+                        help="no progress bar while indexing")
+    parser.add_argument("--json", action="store_true", help="print a JSON summary at the end")
     args = parser.parse_args(argv)
-
-    passages, questions = load_dataset(args.data)
-    if args.limit is not None:
-        questions = questions[: args.limit]
-    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
-    k_max = max(KS)
-    tmp = None
-    store_dir = args.store
-    if store_dir is None:
-        tmp = tempfile.TemporaryDirectory(prefix="vizrag-bench-")
-        store_dir = Path(tmp.name)
-    engine = VizRAG(store_dir, show_progress=False)
-    docs = [Document(id=doc_id(i), title=t, text=x) for i, (t, x) in enumerate(passages)]
-    t0 = time.perf_counter()
-    engine.insert(docs)
-    index_s = time.perf_counter() - t0
-    stats = engine.stats()
-    print(f"dataset {args.data.name}: {len(passages)} passages, {len(questions)} questions; "
-          f"index {index_s:.1f} s ({stats.documents} docs, {stats.chunks} chunks, "
-          f"{stats.entities} entities, {stats.relation_hyperedges} relations, "
-          f"{stats.theme_hyperedges} themes)")
-    engine.retrieve("warm up", render=False)  # load indexes once, outside the timings
-
-    gold = [list(q["gold_corpus_idx"]) for q in questions]
-    rows: list[tuple[str, dict[int, float], float, float, float]] = []
-    ranked, lat = flat_bm25(passages, questions, k_max)
-    rows.append(("flat-bm25", {k: statistics.fmean(recall(r, g, k) for r, g in
-                                                    zip(ranked, gold, strict=True)) for k in KS},
-                 pct(lat, 50), pct(lat, 95), float("nan")))
-    for mode in modes:
-        cpu: list[float] = []
-        ranked, lat = run_mode(engine, questions, mode, k_max, render=False, cpu=cpu)
-        rows.append((mode, {k: statistics.fmean(recall(r, g, k) for r, g in
-                                                zip(ranked, gold, strict=True)) for k in KS},
-                     pct(lat, 50), pct(lat, 95), pct(cpu, 50)))
-    if args.ablations:
-        for name, weights in (("-graph", RankWeights(graph=0.0)),
-                              ("-feedback", RankWeights(feedback=0.0)),
-                              ("-titles", RankWeights(home=0.0))):
-            cpu = []
-            ranked, lat = run_mode(engine, questions, "vizrag", k_max, render=False, cpu=cpu,
-                                   weights=weights)
-            rows.append((f"vizrag{name}", {k: statistics.fmean(
-                recall(r, g, k) for r, g in zip(ranked, gold, strict=True)) for k in KS},
-                pct(lat, 50), pct(lat, 95), pct(cpu, 50)))
-    render_lat: list[float] = []
-    if not args.no_render and "vizrag" in modes:
-        subset = questions[: args.render_limit] if args.render_limit else questions
-        _, render_lat = run_mode(engine, subset, "vizrag", k_max, render=True)
-
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"latency = wall time of one retrieve() without LLM; CPU = process time "
-          f"(1-min load average at the end: {load:.1f} on {os.cpu_count()} CPUs)")
-    print(f"{'method':<13} {'R@2':>6} {'R@5':>6} {'p50 ms':>8} {'p95 ms':>8} {'CPU p50':>8}")
-    for name, rec, p50, p95, c50 in rows:
-        print(f"{name:<13} {rec[2]:6.3f} {rec[5]:6.3f} {p50:8.1f} {p95:8.1f} {c50:8.1f}")
-    if render_lat:
-        print(f"{'vizrag+render':<13} {'':>6} {'':>6} {pct(render_lat, 50):8.1f} "
-              f"{pct(render_lat, 95):8.1f}          (I_top + I_bot rendered, "
-              f"{len(render_lat)} questions)")
-    best_flat = rows[0][1][5]
-    for name, rec, _, _, _ in rows[1:]:
-        print(f"{name}: recall@5 {rec[5] - best_flat:+.3f} vs flat BM25")
+    args.progress = args.progress and sys.stderr.isatty()
+    if args.store is not None and len(args.data) > 1:
+        parser.error("--store takes one --data folder")
+    embedder = make_embedder(args.embed)
+    summaries = []
+    for i, data in enumerate(args.data):
+        if i:
+            print()
+        corpus = load_corpus(data, args.untitled)
+        summaries.append(bench(corpus, args, embedder))
     if args.json:
-        print(json.dumps({
-            "dataset": args.data.name, "questions": len(questions), "index_s": round(index_s, 2),
-            "rows": [{"method": n, "recall@2": round(r[2], 4), "recall@5": round(r[5], 4),
-                      "p50_ms": round(a, 2), "p95_ms": round(b, 2),
-                      "cpu_p50_ms": None if c != c else round(c, 2)}
-                     for n, r, a, b, c in rows],
-            "render_p50_ms": round(pct(render_lat, 50), 2) if render_lat else None,
-            "render_p95_ms": round(pct(render_lat, 95), 2) if render_lat else None,
-        }))
-    engine.close()
-    if tmp is not None:
-        tmp.cleanup()
+        print(json.dumps(summaries))
     return 0
 
 

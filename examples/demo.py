@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     for n, q in enumerate(questions, 1):
         question = str(q["question"])
         t1 = time.perf_counter()
-        result = rag.query(question)
+        result = rag.query(question, render=True)  # offline nothing reads the images: ask
         elapsed = time.perf_counter() - t1
         print(f"\n[{n}] {question}")
         print(f"    keywords: {', '.join(result.keywords)}")

@@ -6,8 +6,8 @@ Nothing here imports LlamaIndex or LangChain; the wrappers live in ``vizrag_llam
 
 from __future__ import annotations
 
-from .convert import clique_expansion, from_hypernetx, incidence_graph, to_hypernetx
-from .hif import HIFError, hypergraph_from_hif, hypergraph_to_hif, validate_hif
+from .convert import clique_expansion, incidence_graph, to_hypernetx
+from .hif import HIFAliasWarning, HIFError, hypergraph_to_hif, validate_hif
 from .idmap import IdMap, UnknownVisualIdError
 from .layouts import LayoutOrder, LayoutResult, available_layouts, get_layout, register_layout
 from .metrics import compute_metrics
@@ -21,6 +21,8 @@ from .model import (
     HypergraphStats,
     UnknownEntityError,
     UnknownHyperedgeError,
+    from_hypernetx,
+    hypergraph_from_hif,
     merge_descriptions,
     normalize_key,
 )
@@ -36,6 +38,7 @@ __all__ = [
     "DuplicateIdError",
     "EmptyNameError",
     "Entity",
+    "HIFAliasWarning",
     "HIFError",
     "HyperViz",
     "Hyperedge",

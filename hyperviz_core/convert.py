@@ -1,6 +1,6 @@
 """Conversions to and from HyperNetX and networkx.
 
-* :func:`to_hypernetx` / :func:`from_hypernetx` — a ``hypernetx.Hypergraph`` whose edge, node
+* :func:`to_hypernetx` / :func:`hypernetx_parts` — a ``hypernetx.Hypergraph`` whose edge, node
   and incidence property tables carry our fields in a ``vizrag`` column (plain dicts, so any
   HyperNetX user can read them). ``from_hypernetx`` also accepts HyperNetX objects built
   elsewhere: their ``weight`` and other properties land in ``weight`` and ``metadata``.
@@ -10,7 +10,7 @@
   hyperedges that connect the pair, ``weight`` counts them.
 
 HyperNetX only counts nodes that belong to an edge; isolated entities and empty hyperedges
-are kept in its property stores and restored by :func:`from_hypernetx`.
+are kept in its property stores and restored by :meth:`Hypergraph.from_hypernetx`.
 
 Example:
     >>> from hyperviz_core import Entity, Hyperedge, Hypergraph
@@ -30,14 +30,17 @@ from typing import Any
 
 import networkx as nx
 
-from .model import Entity, Hyperedge, Hypergraph, HypergraphError
+from .items import Entity, Hyperedge, HypergraphError, HypergraphView
 
-__all__ = ["clique_expansion", "from_hypernetx", "incidence_graph", "to_hypernetx"]
+__all__ = ["clique_expansion", "hypernetx_parts", "incidence_graph", "to_hypernetx"]
+
+#: what :func:`hypernetx_parts` returns: entities and hyperedges in order, graph metadata
+HNXParts = tuple[list[Entity], list[Hyperedge], dict[str, Any]]
 
 _COL = "vizrag"
 
 
-def incidence_graph(hg: Hypergraph) -> nx.Graph:
+def incidence_graph(hg: HypergraphView) -> nx.Graph:
     """Bipartite networkx graph of entities (``("E", key)``) and hyperedges (``("H", id)``)."""
     g = nx.Graph()
     for key in sorted(hg.entities):
@@ -51,7 +54,7 @@ def incidence_graph(hg: Hypergraph) -> nx.Graph:
     return g
 
 
-def clique_expansion(hg: Hypergraph) -> nx.Graph:
+def clique_expansion(hg: HypergraphView) -> nx.Graph:
     """Entity graph with an edge between every pair of entities sharing a hyperedge."""
     g = nx.Graph()
     g.add_nodes_from(sorted(hg.entities))
@@ -65,7 +68,7 @@ def clique_expansion(hg: Hypergraph) -> nx.Graph:
     return g
 
 
-def to_hypernetx(hg: Hypergraph) -> Any:
+def to_hypernetx(hg: HypergraphView) -> Any:
     """A ``hypernetx.Hypergraph`` with all our fields in ``vizrag`` property columns."""
     import hypernetx as hnx
     import pandas as pd
@@ -117,8 +120,10 @@ def _split(props: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     return (ours or {}), extra
 
 
-def from_hypernetx(H: Any) -> Hypergraph:
-    """Build a :class:`Hypergraph` from any ``hypernetx.Hypergraph``."""
+def hypernetx_parts(H: Any) -> HNXParts:
+    """Entities, hyperedges and metadata of any ``hypernetx.Hypergraph`` (what
+    :meth:`Hypergraph.from_hypernetx <hyperviz_core.model.Hypergraph.from_hypernetx>` adds,
+    in this order)."""
     try:
         edge_tab = _props(H.edges.property_store.properties)
         node_tab = _props(H.nodes.property_store.properties)
@@ -126,13 +131,15 @@ def from_hypernetx(H: Any) -> Hypergraph:
         incidence = H.incidence_dict
     except AttributeError as exc:
         raise HypergraphError(f"not a hypernetx.Hypergraph: {exc}") from None
-    hg = Hypergraph()
+    entities: list[Entity] = []
+    hyperedges: list[Hyperedge] = []
     node_ids = sorted({*node_tab, *(n for ms in incidence.values() for n in ms)}, key=str)
     key_of: dict[Any, str] = {}
     for uid in node_ids:
         ours, extra = _split(node_tab.get(uid, {}))
         ent = Entity.model_validate(ours) if ours else Entity(name=str(uid), metadata=extra)
-        key_of[uid] = hg.add_entity(ent).key
+        entities.append(ent)
+        key_of[uid] = ent.key
     graph_meta: dict[str, Any] = {}
     for uid in sorted({*edge_tab, *incidence}, key=str):
         ours, extra = _split(edge_tab.get(uid, {}))
@@ -151,7 +158,6 @@ def from_hypernetx(H: Any) -> Hypergraph:
                      if any(k != "weight" or v != 1 for k, v in c.items())}
         weight = float(edge_tab.get(uid, {}).get("weight", 1.0))
         fields = ours if ours else {"metadata": extra}
-        hg.add_hyperedge(Hyperedge(id=str(uid), members=[key_of[m] for m in members],
-                                   weight=weight, member_attrs=attrs, **fields))
-    hg.metadata = graph_meta
-    return hg
+        hyperedges.append(Hyperedge(id=str(uid), members=[key_of[m] for m in members],
+                                    weight=weight, member_attrs=attrs, **fields))
+    return entities, hyperedges, graph_meta

@@ -12,7 +12,9 @@ JSON schema shipped with this package (no download). Mapping:
 
 Integer ids and weights are remembered (``metadata["hif_id"]``, ``metadata["hif_weight"]``)
 so that HIF → model → HIF returns the same document. Duplicate nodes, edges or incidences in
-a file (allowed by HIF) are merged.
+a file (allowed by HIF) are merged. Node ids that differ only in case, spacing or Unicode
+form become one entity with the other ids kept as aliases (see :func:`read_hif`); export
+writes every node and every incidence back.
 
 Example:
     >>> from hyperviz_core import Hypergraph
@@ -27,26 +29,37 @@ Example:
 from __future__ import annotations
 
 import json
+import warnings
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .model import (
-    DuplicateIdError,
+from .items import (
     Entity,
     Hyperedge,
-    Hypergraph,
     HypergraphError,
+    HypergraphView,
     merge_descriptions,
     normalize_key,
 )
 
-__all__ = ["HIFError", "hif_schema", "hypergraph_from_hif", "hypergraph_to_hif", "validate_hif"]
+__all__ = [
+    "HIFAliasWarning",
+    "HIFError",
+    "HIFParts",
+    "hif_schema",
+    "hypergraph_to_hif",
+    "read_hif",
+    "validate_hif",
+]
+
+#: what :func:`read_hif` returns: entities by key, hyperedges by id, graph metadata
+HIFParts = tuple[dict[str, Entity], dict[str, Hyperedge], dict[str, Any]]
 
 _ENTITY_FIELDS = ("type", "description", "source_ids")
 _EDGE_FIELDS = ("description", "keywords", "kind", "order", "source_ids")
-_RESERVED = ("hif_id", "hif_weight")
+_RESERVED = ("hif_id", "hif_weight", "hif_aliases", "hif_incidences")
 
 
 class HIFError(HypergraphError):
@@ -92,6 +105,8 @@ def _load(source: Any) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise HIFError(f"HIF is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise HIFError("HIF is JSON nested too deeply to read") from None
 
 
 def _remember(meta: dict[str, Any], raw_id: Any, name: str, weight: Any) -> None:
@@ -101,24 +116,32 @@ def _remember(meta: dict[str, Any], raw_id: Any, name: str, weight: Any) -> None
         meta["hif_weight"] = weight
 
 
-def hypergraph_from_hif(source: Any) -> Hypergraph:
-    """Build a :class:`Hypergraph` from HIF; raises :class:`HIFError` on bad input."""
-    doc = _load(source)
-    validate_hif(doc)
-    entities: dict[str, Entity] = {}
-    raw_of_key: dict[str, Any] = {}
+class HIFAliasWarning(UserWarning):
+    """HIF node ids that differ only in case, spacing or Unicode form were merged."""
 
-    def entity_for(raw: Any, attrs: dict[str, Any] | None = None, weight: Any = None) -> str:
+
+class _Reader:
+    """Builds entities and hyperedges from a validated HIF document."""
+
+    def __init__(self) -> None:
+        self.entities: dict[str, Entity] = {}
+        self.canonical: dict[str, Any] = {}  # key -> the first HIF node id seen for it
+        self.aliases: dict[str, list[dict[str, Any]]] = {}  # key -> alias node records
+        self.edges: dict[str, dict[str, Any]] = {}
+        self.members: dict[str, dict[str, dict[str, Any]]] = {}
+        self.incidences: dict[str, dict[str, list[dict[str, Any]]]] = {}
+
+    def entity_for(self, raw: Any, attrs: dict[str, Any] | None = None,
+                   weight: Any = None) -> str:
         name = str(raw).strip()
         try:
             key = normalize_key(name)
         except HypergraphError:
             raise HIFError(f"HIF node {raw!r} has an empty name") from None
-        if key in raw_of_key and raw_of_key[key] != raw:
-            raise DuplicateIdError(
-                f"HIF nodes {raw_of_key[key]!r} and {raw!r} normalise to the same key {key!r}"
-            )
-        raw_of_key[key] = raw
+        if key in self.canonical and self.canonical[key] != raw:
+            self._alias(key, raw, attrs, weight)
+            return key
+        self.canonical[key] = raw
         attrs = dict(attrs or {})
         fields = {f: attrs.pop(f) for f in _ENTITY_FIELDS if f in attrs}
         meta: dict[str, Any] = attrs
@@ -127,32 +150,61 @@ def hypergraph_from_hif(source: Any) -> Hypergraph:
             ent = Entity(name=name, metadata=meta, **fields)
         except ValueError as exc:
             raise HIFError(f"HIF node {raw!r} has bad attributes: {exc}") from None
-        entities[key] = entities[key].merged(ent) if key in entities else ent
+        self.entities[key] = self.entities[key].merged(ent) if key in self.entities else ent
         return key
 
-    for node in doc.get("nodes", []):
-        entity_for(node["node"], node.get("attrs"), node.get("weight"))
+    def _alias(self, key: str, raw: Any, attrs: dict[str, Any] | None, weight: Any) -> None:
+        """A second HIF id for one entity key: kept verbatim (attrs too) for export."""
+        records = self.aliases.setdefault(key, [])
+        rec = next((r for r in records if r["node"] == raw), None)
+        if rec is None:
+            rec = {"node": raw}
+            records.append(rec)
+        if attrs:
+            rec.setdefault("attrs", {}).update(attrs)
+        if weight is not None:
+            rec["weight"] = weight
 
-    edges: dict[str, dict[str, Any]] = {}
-    for edge in doc.get("edges", []):
-        hid = str(edge["edge"])
-        slot = edges.setdefault(hid, {"raw": edge["edge"], "attrs": {}, "weight": None})
-        slot["attrs"].update(edge.get("attrs") or {})
-        if "weight" in edge:
-            slot["weight"] = edge["weight"]
+    def read(self, doc: dict[str, Any]) -> HIFParts:
+        for node in doc.get("nodes", []):
+            self.entity_for(node["node"], node.get("attrs"), node.get("weight"))
+        for edge in doc.get("edges", []):
+            hid = str(edge["edge"])
+            slot = self.edges.setdefault(hid, {"raw": edge["edge"], "attrs": {}, "weight": None})
+            slot["attrs"].update(edge.get("attrs") or {})
+            if "weight" in edge:
+                slot["weight"] = edge["weight"]
+        for inc in doc.get("incidences", []):
+            key = self.entity_for(inc["node"])
+            hid = str(inc["edge"])
+            self.edges.setdefault(hid, {"raw": inc["edge"], "attrs": {}, "weight": None})
+            extra = {f: inc[f] for f in ("weight", "direction", "attrs") if f in inc}
+            self.members.setdefault(hid, {}).setdefault(key, {}).update(extra)
+            recs = self.incidences.setdefault(hid, {}).setdefault(key, [])
+            same = next((r for r in recs if r["node"] == inc["node"]), None)
+            if same is None:  # an exact duplicate incidence is merged, as before
+                recs.append({"node": inc["node"], **extra})
+            else:
+                same.update(extra)
+        self._finish_aliases()
+        hyperedges = {hid: self._hyperedge(hid, slot) for hid, slot in self.edges.items()}
+        network_type = doc.get("network-type")
+        metadata = dict(doc.get("metadata") or {})
+        if network_type not in (None, "undirected"):
+            metadata["hif_network_type"] = network_type
+        return self.entities, hyperedges, metadata
 
-    members: dict[str, dict[str, dict[str, Any]]] = {}
-    for inc in doc.get("incidences", []):
-        key = entity_for(inc["node"])
-        hid = str(inc["edge"])
-        edges.setdefault(hid, {"raw": inc["edge"], "attrs": {}, "weight": None})
-        extra = {f: inc[f] for f in ("weight", "direction", "attrs") if f in inc}
-        members.setdefault(hid, {}).setdefault(key, {}).update(extra)
+    def _finish_aliases(self) -> None:
+        for key in sorted(self.aliases):
+            ent = self.entities[key]
+            ent.metadata["hif_aliases"] = self.aliases[key]
+            others = ", ".join(repr(r["node"]) for r in self.aliases[key])
+            warnings.warn(
+                f"HIF nodes {self.canonical[key]!r} and {others} differ only in case, spacing "
+                f"or Unicode form: merged into one entity {ent.name!r} (every incidence kept; "
+                "export writes both ids back)", HIFAliasWarning, stacklevel=4)
 
-    hg = Hypergraph()
-    for key, ent in entities.items():
-        hg.entities[key] = ent
-    for hid, slot in edges.items():
+    def _hyperedge(self, hid: str, slot: dict[str, Any]) -> Hyperedge:
         attrs = dict(slot["attrs"])
         fields = {f: attrs.pop(f) for f in _EDGE_FIELDS if f in attrs}
         meta: dict[str, Any] = attrs
@@ -162,9 +214,14 @@ def hypergraph_from_hif(source: Any) -> Hypergraph:
         keep_raw = raw_w is not None and (isinstance(raw_w, int) or raw_w == 1.0)
         _remember(meta, slot["raw"], hid, raw_w if keep_raw else None)
         weight = raw_w if isinstance(raw_w, int | float) else 1.0
-        mem = members.get(hid, {})
+        mem = self.members.get(hid, {})
+        # incidences that are not simply "the canonical node once" are kept verbatim
+        special = {k: recs for k, recs in self.incidences.get(hid, {}).items()
+                   if [r["node"] for r in recs] != [self.canonical[k]]}
+        if special:
+            meta["hif_incidences"] = special
         try:
-            hg.hyperedges[hid] = Hyperedge(
+            return Hyperedge(
                 id=hid,
                 members=list(mem),
                 weight=float(weight),
@@ -174,12 +231,38 @@ def hypergraph_from_hif(source: Any) -> Hypergraph:
             )
         except ValueError as exc:
             raise HIFError(f"HIF edge {slot['raw']!r} has bad attributes: {exc}") from None
-    network_type = doc.get("network-type")
-    hg.metadata = dict(doc.get("metadata") or {})
-    if network_type not in (None, "undirected"):
-        hg.metadata["hif_network_type"] = network_type
-    hg._reindex()
-    return hg
+
+
+def read_hif(source: Any) -> HIFParts:
+    """The entities, hyperedges and metadata of a HIF document (what
+    :meth:`Hypergraph.from_hif <hyperviz_core.model.Hypergraph.from_hif>` builds from);
+    raises :class:`HIFError` on bad input.
+
+    Node ids that differ only in case, spacing or Unicode form (``"Wenjie Zhang"`` and
+    ``"wenjie zhang"``) normalise to one entity key: they are merged into one entity (named
+    after the first id seen) with a :class:`HIFAliasWarning`; the other ids and their
+    attributes are kept in ``metadata["hif_aliases"]`` and every incidence through them in
+    the hyperedge's ``metadata["hif_incidences"]``, so export writes every node and every
+    incidence back.
+
+    >>> import warnings
+    >>> doc = {"nodes": [{"node": "Wenjie Zhang"}, {"node": "wenjie zhang"}],
+    ...        "incidences": [{"edge": "e1", "node": "Wenjie Zhang"},
+    ...                       {"edge": "e1", "node": "wenjie zhang"}]}
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     ents, edges, _ = read_hif(doc)
+    >>> sorted(ents), edges["e1"].members, len(caught)
+    (['wenjie zhang'], ['wenjie zhang'], 1)
+    >>> [r["node"] for r in edges["e1"].metadata["hif_incidences"]["wenjie zhang"]]
+    ['Wenjie Zhang', 'wenjie zhang']
+    """
+    doc = _load(source)
+    try:
+        validate_hif(doc)
+    except RecursionError:
+        raise HIFError("HIF document nested too deeply to validate") from None
+    return _Reader().read(doc)
 
 
 def _restore(raw: str, meta: dict[str, Any]) -> tuple[Any, dict[str, Any], dict[str, Any]]:
@@ -191,24 +274,17 @@ def _restore(raw: str, meta: dict[str, Any]) -> tuple[Any, dict[str, Any], dict[
     return ident, top, attrs
 
 
-def hypergraph_to_hif(hg: Hypergraph) -> dict[str, Any]:
-    """Export as a schema-valid HIF dict (entities sorted by key, hyperedges by id)."""
+def hypergraph_to_hif(hg: HypergraphView) -> dict[str, Any]:
+    """Export as a schema-valid HIF dict (entities sorted by key, hyperedges by id).
+
+    Aliases merged at import (``metadata["hif_aliases"]``) are written back as their own
+    nodes, right after their entity's node, and their incidences as they were read.
+    """
     meta = dict(hg.metadata)
     network_type = meta.pop("hif_network_type", "undirected")  # HIF's default
-    nodes, node_ids = [], {}
-    for key in sorted(hg.entities):
-        ent = hg.entities[key]
-        ident, top, attrs = _restore(ent.name, ent.metadata)
-        node_ids[key] = ident
-        defaults = Entity(name=ent.name)
-        for f in _ENTITY_FIELDS:
-            if getattr(ent, f) != getattr(defaults, f):
-                attrs[f] = getattr(ent, f)
-        node: dict[str, Any] = {"node": ident, **top}
-        if attrs:
-            node["attrs"] = attrs
-        nodes.append(node)
-    edges, incidences = [], []
+    nodes, node_ids = _node_records(hg)
+    edges: list[dict[str, Any]] = []
+    incidences: list[dict[str, Any]] = []
     for hid in sorted(hg.hyperedges):
         edge = hg.hyperedges[hid]
         ident, top, attrs = _restore(hid, edge.metadata)
@@ -227,7 +303,11 @@ def hypergraph_to_hif(hg: Hypergraph) -> dict[str, Any]:
         if attrs:
             out["attrs"] = attrs
         edges.append(out)
+        kept = edge.metadata.get("hif_incidences") or {}
         for m in edge.members:
+            if isinstance(kept.get(m), list) and kept[m]:
+                incidences.extend({"edge": ident, **rec} for rec in kept[m])
+                continue
             inc: dict[str, Any] = {"edge": ident, "node": node_ids[m]}
             inc.update(edge.member_attrs.get(m, {}))
             incidences.append(inc)
@@ -236,13 +316,25 @@ def hypergraph_to_hif(hg: Hypergraph) -> dict[str, Any]:
     return doc
 
 
-def describe(hg: Hypergraph) -> str:
-    """One-line summary used by the CLI."""
-    s = hg.stats()
-    return (
-        f"{s.entities} entities, {s.hyperedges} hyperedges, {s.incidences} incidences, "
-        f"{s.components} components"
-    )
+def _node_records(hg: HypergraphView) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    nodes: list[dict[str, Any]] = []
+    node_ids: dict[str, Any] = {}
+    for key in sorted(hg.entities):
+        ent = hg.entities[key]
+        ident, top, attrs = _restore(ent.name, ent.metadata)
+        node_ids[key] = ident
+        defaults = Entity(name=ent.name)
+        for f in _ENTITY_FIELDS:
+            if getattr(ent, f) != getattr(defaults, f):
+                attrs[f] = getattr(ent, f)
+        node: dict[str, Any] = {"node": ident, **top}
+        if attrs:
+            node["attrs"] = attrs
+        nodes.append(node)
+        for alias in ent.metadata.get("hif_aliases") or []:
+            if isinstance(alias, dict) and "node" in alias:
+                nodes.append(dict(alias))
+    return nodes, node_ids
 
 
-__all__ += ["describe", "merge_descriptions"]
+__all__ += ["merge_descriptions"]

@@ -16,8 +16,8 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Iterable
-from typing import Any, Literal
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -27,6 +27,7 @@ __all__ = [
     "Entity",
     "Hyperedge",
     "HypergraphError",
+    "HypergraphView",
     "UnknownEntityError",
     "UnknownHyperedgeError",
     "hyperedge_id",
@@ -190,3 +191,18 @@ class Hyperedge(BaseModel):
             member_attrs={**other.member_attrs, **self.member_attrs},
             metadata={**other.metadata, **self.metadata},
         )
+
+
+class HypergraphView(Protocol):
+    """What the converters read from a hypergraph (:class:`~hyperviz_core.model.Hypergraph`
+    is one): its entities by key, hyperedges by id and metadata. Lets ``hif`` and ``convert``
+    sit below ``model`` (no import cycle)."""
+
+    @property
+    def entities(self) -> Mapping[str, Entity]: ...
+
+    @property
+    def hyperedges(self) -> Mapping[str, Hyperedge]: ...
+
+    @property
+    def metadata(self) -> Mapping[str, Any]: ...

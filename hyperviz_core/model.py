@@ -25,6 +25,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
+from .convert import clique_expansion, hypernetx_parts, incidence_graph, to_hypernetx
+from .hif import hypergraph_to_hif, read_hif
 from .items import (
     DuplicateIdError,
     EmptyNameError,
@@ -48,7 +50,10 @@ __all__ = [
     "HypergraphStats",
     "UnknownEntityError",
     "UnknownHyperedgeError",
+    "describe",
+    "from_hypernetx",
     "hyperedge_id",
+    "hypergraph_from_hif",
     "merge_descriptions",
     "normalize_key",
 ]
@@ -377,37 +382,57 @@ class Hypergraph(BaseModel):
     @classmethod
     def from_hif(cls, source: Any) -> Hypergraph:
         """Load HIF (a path, JSON string or dict); see :mod:`hyperviz_core.hif`."""
-        from .hif import hypergraph_from_hif
-
-        return hypergraph_from_hif(source)
+        entities, hyperedges, metadata = read_hif(source)
+        hg = cls()
+        hg.entities.update(entities)
+        hg.hyperedges.update(hyperedges)
+        hg.metadata = metadata
+        hg._reindex()
+        return hg
 
     def to_hif(self) -> dict[str, Any]:
         """Export as a HIF dict; see :mod:`hyperviz_core.hif`."""
-        from .hif import hypergraph_to_hif
-
         return hypergraph_to_hif(self)
 
     @classmethod
     def from_hypernetx(cls, hnx_graph: Any) -> Hypergraph:
         """Build from a ``hypernetx.Hypergraph``; see :mod:`hyperviz_core.convert`."""
-        from .convert import from_hypernetx
-
-        return from_hypernetx(hnx_graph)
+        entities, hyperedges, metadata = hypernetx_parts(hnx_graph)
+        hg = cls()
+        for ent in entities:
+            hg.add_entity(ent)
+        for edge in hyperedges:
+            hg.add_hyperedge(edge)
+        hg.metadata = metadata
+        return hg
 
     def to_hypernetx(self) -> Any:
         """Convert to a ``hypernetx.Hypergraph``; see :mod:`hyperviz_core.convert`."""
-        from .convert import to_hypernetx
-
         return to_hypernetx(self)
 
     def to_incidence_graph(self) -> Any:
         """Bipartite networkx graph; see :func:`hyperviz_core.convert.incidence_graph`."""
-        from .convert import incidence_graph
-
         return incidence_graph(self)
 
     def to_clique_expansion(self) -> Any:
         """Entity–entity networkx graph; see :func:`hyperviz_core.convert.clique_expansion`."""
-        from .convert import clique_expansion
-
         return clique_expansion(self)
+
+
+def hypergraph_from_hif(source: Any) -> Hypergraph:
+    """Build a :class:`Hypergraph` from HIF; raises :class:`~hyperviz_core.hif.HIFError`."""
+    return Hypergraph.from_hif(source)
+
+
+def from_hypernetx(hnx_graph: Any) -> Hypergraph:
+    """Build a :class:`Hypergraph` from any ``hypernetx.Hypergraph``."""
+    return Hypergraph.from_hypernetx(hnx_graph)
+
+
+def describe(hg: Hypergraph) -> str:
+    """One-line summary used by the CLI."""
+    s = hg.stats()
+    return (
+        f"{s.entities} entities, {s.hyperedges} hyperedges, {s.incidences} incidences, "
+        f"{s.components} components"
+    )

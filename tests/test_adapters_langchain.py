@@ -19,8 +19,8 @@ from langchain_core.language_models.fake_chat_models import (
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 
 from hyperviz_core.rag.extract import LLMExtractor, LLMKeywordExtractor
-from hyperviz_core.rag.middleware import UsageTracker
-from hyperviz_core.rag.models import ChatModel, Embedder, ProviderError
+from hyperviz_core.rag.providers.middleware import UsageTracker
+from hyperviz_core.rag.providers.protocols import ChatModel, Embedder, ProviderError
 from hyperviz_core.rag.types import Chunk
 from vizrag_langchain import (
     LangChainChatModel,

@@ -16,8 +16,8 @@ from llama_index.core.llms.mock import MockLLM, MockLLMWithChatMemoryOfLastCall
 from pydantic import PrivateAttr
 
 from hyperviz_core.rag.extract import LLMThemeExtractor
-from hyperviz_core.rag.middleware import TrackingChatModel, UsageTracker, build_chat_stack
-from hyperviz_core.rag.models import ChatModel, Embedder, ProviderError
+from hyperviz_core.rag.providers.middleware import TrackingChatModel, UsageTracker, build_chat_stack
+from hyperviz_core.rag.providers.protocols import ChatModel, Embedder, ProviderError
 from hyperviz_core.rag.types import Chunk, ChunkExtraction
 from vizrag_llamaindex import LlamaIndexChatModel, LlamaIndexEmbedder, to_llamaindex_messages
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hyperviz_core.rag.chunking import TOKEN_RE, chunk_document, chunk_documents, chunk_id
+from hyperviz_core.rag.index.chunking import TOKEN_RE, chunk_document, chunk_documents, chunk_id
 from hyperviz_core.rag.types import Document
 
 TEXT = (

@@ -77,3 +77,19 @@ def test_query_errors(store_dir: Path, tmp_path: Path, capsys: pytest.CaptureFix
     assert "question" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["query", Q, "--store", str(store_dir), "--mode", "hyper"])
+
+
+def test_query_verbose_prints_stage_events_to_stderr(
+        store_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["query", Q, "--store", str(store_dir), "--verbose", "--json",
+                 "--render"]) == 0
+    captured = capsys.readouterr()
+    json.loads(captured.out)  # stdout stays one JSON line
+    events = [line.split()[1:3] for line in captured.err.splitlines()
+              if line.startswith("vizrag: ")]
+    stages = [name for name, phase in events if phase == "start" and name != "render"]
+    assert stages == ["keywords", "themes", "top_view", "locate", "bottom_entities",
+                      "bottom_view", "rank", "answer"]
+    assert ["render", "end"] in events and "elapsed_ms" not in captured.err
+    assert main(["query", Q, "--store", str(store_dir), "--json"]) == 0
+    assert "vizrag: " not in capsys.readouterr().err

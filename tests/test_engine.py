@@ -104,7 +104,7 @@ def test_defaults_apply_and_can_be_overridden(store_dir: Path) -> None:
 
 
 def test_embedder_mismatch_is_a_clear_error(store_dir: Path) -> None:
-    from hyperviz_core.rag.offline import HashingEmbedder
+    from hyperviz_core.rag.providers.offline import HashingEmbedder
 
     with pytest.raises(ValueError, match="dimensional"):
         VizRAG(store_dir, embedder=HashingEmbedder(dim=64))

@@ -28,8 +28,8 @@ from hyperviz_core.rag.extract import (
     merge_extractions,
     resolve_entity_names,
 )
-from hyperviz_core.rag.heuristic import find_spans, split_sentences
-from hyperviz_core.rag.models import ChatModel
+from hyperviz_core.rag.extract.spans import find_spans, split_sentences
+from hyperviz_core.rag.providers.protocols import ChatModel
 from hyperviz_core.rag.types import Chunk, ChunkExtraction
 
 DATA = Path(__file__).parent / "data"

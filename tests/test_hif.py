@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from hyperviz_core import (
-    DuplicateIdError,
     Entity,
+    HIFAliasWarning,
     HIFError,
     Hyperedge,
     Hypergraph,
@@ -92,8 +92,9 @@ def test_malformed_inputs_name_the_problem(tmp_path: Path) -> None:
         Hypergraph.from_hif({"incidences": [], "nodes": [{"node": 1.5}]})
     with pytest.raises(HIFError, match="empty name"):
         Hypergraph.from_hif({"incidences": [{"edge": "e", "node": "   "}]})
-    with pytest.raises(DuplicateIdError, match=r"'A'.*'a'"):
-        Hypergraph.from_hif({"incidences": [], "nodes": [{"node": "A"}, {"node": "a"}]})
+    with pytest.warns(HIFAliasWarning, match=r"'A' and 'a'"):  # merged, not refused (issue 10)
+        merged = Hypergraph.from_hif({"incidences": [], "nodes": [{"node": "A"}, {"node": "a"}]})
+    assert [n["node"] for n in merged.to_hif()["nodes"]] == ["A", "a"]
     with pytest.raises(HIFError, match="bad attributes"):
         Hypergraph.from_hif({"incidences": [], "edges": [{"edge": "e", "attrs": {"kind": "x"}}]})
     assert issubclass(HIFError, HypergraphError)

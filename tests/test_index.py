@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from hyperviz_core.rag.index import Indexer, extraction_hypergraph, run_sync
-from hyperviz_core.rag.models import ProviderError
+from hyperviz_core.rag.index.indexer import Indexer, extraction_hypergraph, run_sync
+from hyperviz_core.rag.providers.protocols import ProviderError
 from hyperviz_core.rag.store import HypergraphStore
 from hyperviz_core.rag.types import Document
 
@@ -84,7 +84,7 @@ def test_offline_index_builds_both_layers(tmp_path: Path, passages: list[Documen
     assert s is not None and s.documents == 40 and s.chunks == rep.chunks >= 40
     assert s.entities > 200 and s.relation_hyperedges > 50
     assert s.theme_hyperedges > 30 and s.key_entities > 40 and s.themes == s.chunks
-    assert s.vectors == {"entity": s.entities, "hyperedge": s.relation_hyperedges,
+    assert s.vectors == {"entity": s.entities, "hyperedge": 0,  # not read by retrieval
                          "theme": s.theme_hyperedges, "chunk": s.chunks}
     bot, top = ix.store.bottom(), ix.store.top()
     bot.check_consistency()
@@ -217,7 +217,7 @@ def test_forced_render_token_chunks_and_validation(tmp_path: Path,
 
 
 def test_embedder_dimension_mismatch_is_refused(tmp_path: Path, passages: list[Document]) -> None:
-    from hyperviz_core.rag.offline import HashingEmbedder
+    from hyperviz_core.rag.providers.offline import HashingEmbedder
     from hyperviz_core.rag.store import StoreError
 
     Indexer(tmp_path / "s", show_progress=False).index(passages[:1])

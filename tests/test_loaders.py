@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hyperviz_core.rag.loaders import LoaderError, load_documents, records_to_documents
+from hyperviz_core.rag.index.loaders import LoaderError, load_documents, records_to_documents
 
 
 def test_json_list_of_title_text_works_as_is(data_dir: Path) -> None:
@@ -54,7 +54,7 @@ def test_text_and_markdown_files_and_directories(tmp_path: Path) -> None:
     (tmp_path / "sub" / "b.txt").write_text("Plain text here.")
     (tmp_path / "skip.png").write_bytes(b"\x89PNG")
     docs = load_documents(tmp_path)
-    assert [(d.id, d.title) for d in docs] == [("a", "Marie Curie"), ("b", "b")]
+    assert [(d.id, d.title) for d in docs] == [("a", "Marie Curie"), ("sub/b", "b")]
     assert docs[0].metadata["source"].endswith("a.md")
 
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from hyperviz_core.rag.middleware import (
+from hyperviz_core.rag.providers.middleware import (
     CacheBackend,
     CachingChatModel,
     DictCache,
@@ -24,8 +24,8 @@ from hyperviz_core.rag.middleware import (
     cache_key,
     estimate_tokens,
 )
-from hyperviz_core.rag.models import ChatModel, ProviderError, report_usage
-from hyperviz_core.rag.offline import HashingEmbedder
+from hyperviz_core.rag.providers.offline import HashingEmbedder
+from hyperviz_core.rag.providers.protocols import ChatModel, ProviderError, report_usage
 
 PNG_A = b"\x89PNG\r\n\x1a\nAAAA"
 PNG_B = b"\x89PNG\r\n\x1a\nBBBB"

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hyperviz_core.rag.models import Embedder
-from hyperviz_core.rag.offline import HashingEmbedder, content_words, word_tokens
+from hyperviz_core.rag.providers.offline import HashingEmbedder, content_words, word_tokens
+from hyperviz_core.rag.providers.protocols import Embedder
 
 DATA = Path(__file__).parent / "data"
 
@@ -43,7 +43,7 @@ def test_async_equals_sync() -> None:
 
 def test_deterministic_across_processes() -> None:
     code = (
-        "from hyperviz_core.rag.offline import HashingEmbedder;"
+        "from hyperviz_core.rag.providers.offline import HashingEmbedder;"
         "import sys; v = HashingEmbedder(dim=64).embed(['Copenhagen journal 1963'])[0];"
         "sys.stdout.write(','.join(f'{x:.6f}' for x in v))"
     )

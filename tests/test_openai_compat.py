@@ -16,16 +16,15 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hyperviz_core.rag.middleware import (
+from hyperviz_core.rag.providers.middleware import (
     RetryingChatModel,
     TrackingChatModel,
     UsageTracker,
 )
-from hyperviz_core.rag.models import ChatModel, Embedder, ProviderError
-from hyperviz_core.rag.offline import HashingEmbedder
-from hyperviz_core.rag.openai_compat import (
-    OpenAIChatModel,
-    OpenAIEmbedder,
+from hyperviz_core.rag.providers.offline import HashingEmbedder
+from hyperviz_core.rag.providers.openai_compat import OpenAIChatModel, OpenAIEmbedder
+from hyperviz_core.rag.providers.protocols import ChatModel, Embedder, ProviderError
+from hyperviz_core.rag.providers.spec import (
     chat_model_from_spec,
     embedder_from_spec,
     parse_model_spec,

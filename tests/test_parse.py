@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from hyperviz_core.idmap import IdMap
 from hyperviz_core.model import Entity, Hyperedge, Hypergraph
-from hyperviz_core.rag.parse import (
+from hyperviz_core.rag.extract.parse.extraction import (
     MAX_DESC,
     MAX_NAME,
     parse_extraction,
@@ -321,7 +321,7 @@ def test_parse_json_list(text: object, expected: list[str]) -> None:
 
 
 def test_parse_json_list_logs_garbage(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.WARNING, logger="hyperviz_core.rag.parse"):
+    with caplog.at_level(logging.WARNING, logger="hyperviz_core.rag.extract.parse.extraction"):
         assert parse_json_list("the model rambled") == []
     assert "no JSON list" in caplog.text
 
@@ -350,7 +350,7 @@ def test_parse_id_list(text: object, expected: list[str]) -> None:
 
 
 def test_parse_id_list_hyperedges_and_logging(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.WARNING, logger="hyperviz_core.rag.parse"):
+    with caplog.at_level(logging.WARNING, logger="hyperviz_core.rag.extract.parse.extraction"):
         assert parse_id_list('["E9", "E7"]', _idmap()) == []
     assert "unknown visual ids" in caplog.text
     assert parse_id_list("H1, E1", _idmap(), kind="H") == ["H1"]

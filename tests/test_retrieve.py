@@ -12,9 +12,11 @@ from rag_fakes import PNG_MAGIC, ParrotChat, demo_documents
 
 from hyperviz_core.model import Entity, Hyperedge, Hypergraph
 from hyperviz_core.rag.engine import VizRAG
-from hyperviz_core.rag.rank import ChunkIndex, RankWeights, rank_chunks, title_keys
 from hyperviz_core.rag.result import RetrievalResult
-from hyperviz_core.rag.retrieve import MODES, UnknownModeError, expand
+from hyperviz_core.rag.retrieve import MODES, UnknownModeError
+from hyperviz_core.rag.retrieve.chunk_index import ChunkIndex, title_keys
+from hyperviz_core.rag.retrieve.rank import RankWeights, rank_chunks
+from hyperviz_core.rag.retrieve.subgraph import expand
 from hyperviz_core.rag.types import Chunk
 
 Q = "Where did the band form that made the live album Maiden Japan?"
@@ -35,7 +37,7 @@ def _ids_in(text: str) -> set[str]:
 
 def test_offline_vizrag_returns_ranked_chunks_and_two_renderings(store_dir: Path) -> None:
     with VizRAG(store_dir, show_progress=False) as rag:
-        res = rag.retrieve(Q)
+        res = rag.retrieve(Q, render=True)
     assert res.mode == "vizrag" and len(res.chunks) == 5
     assert [c.rank for c in res.chunks] == [1, 2, 3, 4, 5]
     assert [c.score for c in res.chunks] == sorted((c.score for c in res.chunks), reverse=True)
@@ -44,9 +46,8 @@ def test_offline_vizrag_returns_ranked_chunks_and_two_renderings(store_dir: Path
     assert res.top_view.png.startswith(PNG_MAGIC) and res.bottom_view.png.startswith(PNG_MAGIC)
     assert res.located, "the offline locator names rendered entities"
     assert set(res.located) <= set(res.top_view.id_map().values())
-    for stage in ("keywords", "top_retrieval", "top_subgraph", "top_render", "locate",
-                  "bottom_retrieval",
-                  "rank", "bottom_render", "total"):
+    for stage in ("load", "keywords", "themes", "top_view", "locate", "bottom_entities",
+                  "bottom_view", "rank", "total"):
         assert stage in res.timings
     assert res.prompts == [] and res.answer is None
     bottom_ids = {e["id"] for e in res.bottom_view.export["entities"]}
@@ -124,7 +125,7 @@ def test_text_mode_sends_no_images_anywhere(store_dir: Path) -> None:
 
 def test_hyper_lite_and_naive_modes(store_dir: Path) -> None:
     with VizRAG(store_dir, show_progress=False) as rag:
-        lite = rag.retrieve(Q, mode="hyper-lite")
+        lite = rag.retrieve(Q, mode="hyper-lite", render=True)  # offline: opt-in render
         naive = rag.retrieve(Q, mode="naive", top_k=3)
     assert lite.top_view is None and lite.bottom_view is not None and lite.anchors == []
     assert lite.chunks and any(e.role == "related" for e in lite.entities)
@@ -163,7 +164,7 @@ def test_result_json_round_trip(store_dir: Path) -> None:
 
 def test_switches_change_the_renderings(store_dir: Path) -> None:
     with VizRAG(store_dir, show_progress=False) as rag:
-        single = rag.retrieve(Q, dual_view=False)
+        single = rag.retrieve(Q, dual_view=False, render=True)
         no_render = rag.retrieve(Q, render=False)
     assert single.bottom_view is not None and single.bottom_view.layouts == ["set-force"]
     assert no_render.top_view is None and no_render.bottom_view is None

@@ -1,16 +1,19 @@
 """The HTML viewer in headless Chromium: tooltips, highlighting, evidence, search, zoom, CSP.
 
-Uses Debian's ``/usr/bin/chromium`` (or ``$VIZRAG_CHROMIUM``) through Playwright; never
-downloads a browser. Skips, with the reason, only when no Chromium can be found or launched.
+Uses Debian's ``/usr/bin/chromium`` (or ``$VIZRAG_CHROMIUM``, then only that path) through
+Playwright; never downloads a browser. Skips, with the reason, only when Playwright or Chromium
+cannot be found or launched -- and under ``CI=true`` (or 1/yes) fails instead, so that a CI
+image without Chromium cannot pass with the viewer untested.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 from viewer_fixtures import (
@@ -36,10 +39,24 @@ LAUNCH_ARGS = [
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def _unavailable(reason: str) -> NoReturn:
+    """Skip, or under CI fail: browser tests must run there."""
+    if _in_ci():
+        pytest.fail(f"{reason} -- CI is set, so the browser tests must run, not skip",
+                    pytrace=False)
+    pytest.skip(reason)
+
+
 def _chromium() -> str | None:
-    for cand in (os.environ.get("VIZRAG_CHROMIUM"), "/usr/bin/chromium"):
-        if cand and Path(cand).exists():
-            return cand
+    explicit = os.environ.get("VIZRAG_CHROMIUM")
+    if explicit:  # an explicit choice is the only candidate
+        return explicit if Path(explicit).exists() else None
+    if Path("/usr/bin/chromium").exists():
+        return "/usr/bin/chromium"
     for name in ("chromium", "chromium-browser", "google-chrome"):
         found = shutil.which(name)
         if found:
@@ -49,15 +66,18 @@ def _chromium() -> str | None:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    try:
+        sync_api = importlib.import_module("playwright.sync_api")
+    except ImportError:
+        _unavailable("playwright is not installed")
     exe = _chromium()
     if exe is None:
-        pytest.skip("Chromium not found (install Debian's chromium or set VIZRAG_CHROMIUM)")
+        _unavailable("Chromium not found (install Debian's chromium or set VIZRAG_CHROMIUM)")
     with sync_api.sync_playwright() as pw:
         try:
             b = pw.chromium.launch(executable_path=exe, args=LAUNCH_ARGS)
         except Exception as exc:  # pragma: no cover - depends on the machine
-            pytest.skip(f"Chromium at {exe} cannot be launched: {exc}")
+            _unavailable(f"Chromium at {exe} cannot be launched: {exc}")
         yield b
         b.close()
 

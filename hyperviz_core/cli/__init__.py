@@ -17,7 +17,7 @@ from .. import __version__
 __all__ = ["build_parser", "main"]
 
 # Subcommand modules, in --help order.
-_COMMANDS = ("info", "render", "index", "query")
+_COMMANDS = ("info", "render", "index", "query", "check", "interop", "probes", "eval", "migrate")
 
 
 def build_parser() -> argparse.ArgumentParser:

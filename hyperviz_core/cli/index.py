@@ -18,43 +18,53 @@ __all__ = ["make_chat", "make_embedder", "register"]
 def make_chat(spec: str | None) -> Any:
     """A chat model from ``provider:model[@base_url]`` (``offline``/``none`` → None).
 
-    Parsed by :func:`hyperviz_core.rag.openai_compat.parse_model_spec`.
+    Parsed by :func:`hyperviz_core.rag.providers.spec.parse_model_spec`.
     """
     if not spec or spec.strip().lower() in ("offline", "none", "heuristic"):
         return None
     try:
-        from ..rag.openai_compat import chat_model_from_spec, parse_model_spec
+        from ..rag.providers.spec import chat_model_from_spec, parse_model_spec
     except ImportError as exc:  # pragma: no cover - the module ships with the core
         raise ValueError(f"--llm {spec!r} is unavailable: {exc}") from None
     return chat_model_from_spec(parse_model_spec(spec))
 
 
 def make_embedder(spec: str | None) -> Any:
-    """An embedder from ``offline``, ``hashing[:DIM]`` or ``provider:model[@base_url]``."""
-    from ..rag.offline import HashingEmbedder
+    """An embedder from ``offline``, ``hashing[:DIM]``, ``local-minilm`` (the optional
+    ``vizrag[local]`` extra) or ``provider:model[@base_url]``."""
+    from ..rag.providers.offline import HashingEmbedder
 
     if not spec or spec.strip().lower() in ("offline", "hashing", "default"):
         return HashingEmbedder()
     low = spec.strip().lower()
+    if low in ("local-minilm", "local"):
+        from ..rag.local_embed import LocalMiniLMEmbedder
+
+        try:
+            return LocalMiniLMEmbedder(show_progress=sys.stderr.isatty())
+        except ImportError as exc:
+            raise ValueError(f"--embed {spec!r} is unavailable: {exc}") from None
     if low.startswith("hashing:"):
         try:
             return HashingEmbedder(dim=int(low.split(":", 1)[1]))
         except ValueError as exc:
             raise ValueError(f"bad --embed {spec!r}: {exc}") from None
     try:
-        from ..rag.openai_compat import embedder_from_spec, parse_model_spec
+        from ..rag.providers.spec import embedder_from_spec, parse_model_spec
     except ImportError as exc:  # pragma: no cover
         raise ValueError(f"--embed {spec!r} is unavailable: {exc}") from None
     return embedder_from_spec(parse_model_spec(spec))
 
 
-def _open_existing(path: str) -> Any:
-    from ..rag.store import HypergraphStore
-    from ..rag.store_schema import resolve_path
+def _open_existing(path: str, *, read_only: bool) -> Any:
+    """Open a store that must exist: read-only (``mode=ro``) for reading commands, and
+    refusing a read-only file or folder up front for writing ones."""
+    from ..rag.store import is_store_url, open_store
+    from ..rag.store.sqlite.schema import resolve_path
 
-    if not resolve_path(path).exists():
+    if not is_store_url(path) and not resolve_path(path).exists():
         raise ValueError(f"no VizRAG store at {path} (create one with `vizrag index`)")
-    return HypergraphStore(path)
+    return open_store(path, read_only=read_only)
 
 
 def _print_stats(stats: Any) -> None:
@@ -65,51 +75,81 @@ def _print_stats(stats: Any) -> None:
     )
 
 
-def _run_index(args: argparse.Namespace) -> int:
-    from ..rag.index import Indexer
-    from ..rag.loaders import load_documents
+def _load_inputs(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The documents to index as a stream (one per id, by ``--on-duplicate``; large text
+    files as parts of ``--part-kb``) and what was dropped."""
+    from ..rag.index.stream import DocumentStream
 
-    docs = load_documents(
-        args.paths, text_field=args.text_field, id_field=args.id_field,
-        title_field=args.title_field,
+    if args.part_kb is not None and args.part_kb <= 0:
+        raise ValueError(f"--part-kb must be positive, got {args.part_kb}")
+    docs = DocumentStream(
+        args.paths, on_duplicate=args.on_duplicate, limit=args.limit,
+        part_bytes=int(args.part_kb * 1024) if args.part_kb else None,
+        text_field=args.text_field, id_field=args.id_field, title_field=args.title_field,
     )
-    if args.limit is not None:
-        docs = docs[: args.limit]
+    return docs, docs.report
+
+
+def _run_index(args: argparse.Namespace) -> int:
+    from ..rag.index.indexer import Indexer
+    from ..rag.store import open_store
+    from ..rag.store.sqlite.check import store_errors
+
+    docs, dup = _load_inputs(args)
     chat = make_chat(args.llm)
-    indexer = Indexer(
-        args.store,
-        embedder=make_embedder(args.embed),
-        index_visualization=not args.no_visualization,
-        concurrency=args.concurrency,
-        show_progress=not args.no_progress and sys.stderr.isatty(),
-        chat=chat,
-        chunk_size=args.chunk_size,
-        chunk_overlap=args.chunk_overlap,
-        chunk_unit=args.chunk_unit,
-    )
-    try:
-        report = indexer.index(docs)
-    finally:
-        indexer.store.close()
-    if args.json:
-        print(json.dumps(report.model_dump(mode="json"), indent=2, sort_keys=True))
-    else:
-        print(f"indexed {len(docs)} documents into {indexer.store.path}")
-        print("  " + report.summary())
-        if report.store is not None:
-            print("  store: ", end="")
-            _print_stats(report.store)
-        for err in report.errors[:20]:
-            print(f"  failed: {err}", file=sys.stderr)
+    with store_errors(args.store):
+        store: Any = open_store(args.store, read_only=False)
+        try:
+            store.stats()  # a damaged store fails here (one line), before any work
+            indexer = Indexer(
+                store,
+                embedder=make_embedder(args.embed),
+                index_visualization=not args.no_visualization,
+                concurrency=args.concurrency,
+                show_progress=not args.no_progress and sys.stderr.isatty(),
+                chat=chat,
+                chunk_size=args.chunk_size,
+                chunk_overlap=args.chunk_overlap,
+                chunk_unit=args.chunk_unit,
+            )
+            report = indexer.index(docs, total_bytes=docs.total_bytes)
+        finally:
+            store.close()
+    _print_index(args, report, docs, dup, store.path)
     return 1 if report.documents_failed else 0
 
 
+def _print_index(args: argparse.Namespace, report: Any, docs: Any, dup: Any,
+                 path: Any) -> None:
+    if args.json:
+        out = report.model_dump(mode="json")
+        out["input"] = dup.model_dump(mode="json")
+        print(json.dumps(out, indent=2, sort_keys=True))
+        return
+    print(f"indexed {len(docs)} documents into {path}")
+    if dup.duplicates or dup.repeats:
+        verb = "replaced by a later one" if dup.policy == "replace" else "skipped"
+        print(f"  input: {dup.read} documents read = {dup.kept} kept + {dup.duplicates} "
+              f"with a duplicate id ({verb}) + {dup.repeats} exact repeats dropped")
+        for ex in dup.examples:
+            print(f"  duplicate id {ex}")
+    print("  " + report.summary())
+    if report.store is not None:
+        print("  store: ", end="")
+        _print_stats(report.store)
+    for err in report.errors[:20]:
+        print(f"  failed: {err}", file=sys.stderr)
+
+
 def _run_stats(args: argparse.Namespace) -> int:
-    store = _open_existing(args.store)
-    try:
-        stats = store.stats()
-    finally:
-        store.close()
+    from ..rag.store.sqlite.check import store_errors
+
+    with store_errors(args.store):
+        store = _open_existing(args.store, read_only=True)
+        try:
+            stats = store.stats()
+        finally:
+            store.close()
     if args.json:
         print(json.dumps(stats.model_dump(mode="json"), indent=2, sort_keys=True))
         return 0
@@ -123,24 +163,15 @@ def _run_stats(args: argparse.Namespace) -> int:
 
 
 def _run_delete(args: argparse.Namespace) -> int:
-    store = _open_existing(args.store)
-    try:
-        info = store.embedder_info()
-        embed_spec = args.embed
-        if embed_spec is None and info is not None and info[0].startswith("hashing"):
-            embed_spec = f"hashing:{info[1]}"
-        # shared entities are re-embedded with the store's embedder; with an unknown
-        # (remote) one and no --embed, their old vectors stay
-        embedder = make_embedder(embed_spec) if embed_spec is not None else None
-        counts: dict[str, int] = {}
-        for doc_id in args.doc_ids:
-            got = store.delete_document(doc_id, embedder=embedder)
-            if not got["documents"]:
-                print(f"vizrag delete: no document {doc_id!r} in {store.path}", file=sys.stderr)
-            for k, v in got.items():
-                counts[k] = counts.get(k, 0) + v
-    finally:
-        store.close()
+    from ..rag.store.sqlite.check import store_errors
+
+    with store_errors(args.store):
+        store = _open_existing(args.store, read_only=False)
+        try:
+            store.stats()  # a damaged store fails here (one line), before any change
+            counts = _delete_all(args, store)
+        finally:
+            store.close()
     print(
         f"deleted {counts.get('documents', 0)} documents: {counts.get('chunks', 0)} chunks, "
         f"{counts.get('entities', 0)} entities, {counts.get('relation_hyperedges', 0)} "
@@ -148,6 +179,24 @@ def _run_delete(args: argparse.Namespace) -> int:
         f"({counts.get('updated_entities', 0)} shared entities updated)"
     )
     return 0 if counts.get("documents", 0) == len(args.doc_ids) else 1
+
+
+def _delete_all(args: argparse.Namespace, store: Any) -> dict[str, int]:
+    info = store.embedder_info()
+    embed_spec = args.embed
+    if embed_spec is None and info is not None and info[0].startswith("hashing"):
+        embed_spec = f"hashing:{info[1]}"
+    # shared entities are re-embedded with the store's embedder; with an unknown
+    # (remote) one and no --embed, their old vectors stay
+    embedder = make_embedder(embed_spec) if embed_spec is not None else None
+    counts: dict[str, int] = {}
+    for doc_id in args.doc_ids:
+        got = store.delete_document(doc_id, embedder=embedder)
+        if not got["documents"]:
+            print(f"vizrag delete: no document {doc_id!r} in {store.path}", file=sys.stderr)
+        for k, v in got.items():
+            counts[k] = counts.get(k, 0) + v
+    return counts
 
 
 def register(sub: Any) -> None:
@@ -165,7 +214,8 @@ def register(sub: Any) -> None:
                    help="'offline' (default, heuristics) or e.g. openai:gpt-4o-mini "
                    "(OpenAI-compatible; see the README for base URLs and keys)")
     p.add_argument("--embed", default="offline", metavar="SPEC",
-                   help="'offline' (hashed n-grams, default), 'hashing:DIM' or provider:model")
+                   help="'offline' (hashed n-grams, default), 'hashing:DIM', 'local-minilm' "
+                   "(all-MiniLM-L6-v2 on the CPU; needs vizrag[local]) or provider:model")
     p.add_argument("--chunk-size", type=int, default=1200, metavar="N")
     p.add_argument("--chunk-overlap", type=int, default=100, metavar="N")
     p.add_argument("--chunk-unit", choices=("char", "token"), default="char")
@@ -177,6 +227,12 @@ def register(sub: Any) -> None:
                    help="index only the first N documents")
     p.add_argument("--no-visualization", action="store_true",
                    help="do not send chunk images to the theme model (ablation)")
+    p.add_argument("--on-duplicate", choices=("error", "skip", "replace"), default="error",
+                   help="two inputs with the same document id but different content: stop "
+                   "naming both (error, default), keep the first (skip) or the last (replace)")
+    p.add_argument("--part-kb", type=float, default=256, metavar="KB",
+                   help="index a text file larger than this as consecutive parts "
+                   "(ID#part00001 ...), read and committed one at a time (default 256)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the index report as JSON")
     p.set_defaults(func=_run_index)

@@ -6,7 +6,16 @@ answer. ``--out DIR`` writes ``top.png``/``top.html`` and ``bottom.png``/``botto
 subfolder per question in batch mode). ``--questions FILE.jsonl`` (lines ``{"id",
 "question"}``) answers every question with the store loaded once; with ``--json`` each result
 is one JSON line ``{"id", "question", "answer", "answer_kind", "chunks": [{"doc_id",
-"chunk_id", "score", "text"}], ...}``.
+"chunk_id", "score", "text"}], "locator": {"kind", "description"}, ...}``.
+
+A question that fails (a model error, a rendering error ...) does not stop a batch: it gets
+the record ``{"id", "error"}`` (text mode: ``== id`` then ``error: ...``) and the batch goes
+on; the exit code is the number of failed questions, capped at 125 (0 = all answered). A
+damaged or missing store stops at once with exit code 2. Each question's views go to
+``--out``/<safe id>: ids are sanitised (never ``..`` or a path) and made distinct (``-2``).
+The store is opened read-only: querying works on a read-only file or folder.
+``--verbose`` prints every stage-hook event (stage start/end, model calls, renderings; see
+:mod:`hyperviz_core.rag.hooks`) to stderr as ``vizrag: NAME PHASE [ms] {payload JSON}``.
 """
 
 from __future__ import annotations
@@ -20,7 +29,15 @@ from typing import Any
 
 from .index import make_chat, make_embedder
 
-__all__ = ["compact", "register", "write_views"]
+__all__ = [
+    "MAX_EXIT",
+    "compact",
+    "folders_for",
+    "locator_note",
+    "register",
+    "verbose_hook",
+    "write_views",
+]
 
 _MODES = ("vizrag", "text", "hyper-lite", "naive")
 
@@ -44,6 +61,7 @@ def compact(result: Any, qid: str | None = None, images: dict[str, str] | None =
         "hyperedges": [{"id": h.id, "visual_id": h.visual_id, "kind": h.kind,
                         "members": h.members, "description": h.description}
                        for h in result.hyperedges],
+        "locator": locator_note(result),
         "captions": {"top": result.top_view.caption if result.top_view else None,
                      "bottom": result.bottom_view.caption if result.bottom_view else None},
         "timings_ms": result.timings,
@@ -52,6 +70,23 @@ def compact(result: Any, qid: str | None = None, images: dict[str, str] | None =
     if images:
         out["images"] = images
     return out
+
+
+def verbose_hook(name: str, phase: str, payload: dict[str, Any]) -> None:
+    """Stage hook of ``--verbose``: one line per event on stderr.
+
+    >>> import contextlib, io
+    >>> err = io.StringIO()
+    >>> with contextlib.redirect_stderr(err):
+    ...     verbose_hook("rank", "end", {"chunks": ["c1"], "elapsed_ms": 1.25})
+    >>> print(err.getvalue().strip())
+    vizrag: rank end 1.2 ms {"chunks": ["c1"]}
+    """
+    rest = {k: v for k, v in payload.items() if k != "elapsed_ms"}
+    ms = payload.get("elapsed_ms")
+    took = f" {ms:.1f} ms" if isinstance(ms, (int, float)) else ""
+    body = json.dumps(rest, ensure_ascii=False, sort_keys=True, default=str)
+    print(f"vizrag: {name} {phase}{took} {body}", file=sys.stderr)
 
 
 def write_views(result: Any, out_dir: Path) -> dict[str, str]:
@@ -76,9 +111,37 @@ def write_views(result: Any, out_dir: Path) -> dict[str, str]:
     return written
 
 
+OFFLINE_LOCATOR = "offline structural locator — no vision model read the image"
+
+
+def locator_note(result: Any) -> dict[str, str]:
+    """Which locator picked the G_top entities: ``{"kind", "description"}``.
+
+    ``kind`` is ``vision-model`` (a model was sent I_top), ``text-model`` (a model read the
+    theme listing only), ``offline-structural`` (no model: the best-connected shown
+    entities) or ``none`` (the mode has no locate step).
+    """
+    if "locate" not in result.timings:
+        return {"kind": "none", "description": f"no locate step in mode {result.mode}"}
+    failed = [w for w in result.warnings if w.startswith("locate model failed")]
+    if failed:
+        return {"kind": "offline-structural",
+                "description": f"{OFFLINE_LOCATOR} (the locate model failed)"}
+    calls = [p for p in result.prompts if p.stage == "locate"]
+    if not calls:
+        return {"kind": "offline-structural", "description": OFFLINE_LOCATOR}
+    if calls[-1].images:
+        return {"kind": "vision-model",
+                "description": "vision model read the image I_top to locate entities"}
+    return {"kind": "text-model",
+            "description": "chat model located entities from the theme listing; no image was "
+                           "sent"}
+
+
 def _print_human(result: Any, images: dict[str, str]) -> None:
     print(f"Q: {result.query}")
     print(f"mode {result.mode} · keywords: {', '.join(result.keywords) or '-'}")
+    print(f"Locator: {locator_note(result)['description']}")
     if result.answer_kind == "llm":
         print(f"\nAnswer:\n{result.answer}\n")
     elif result.answer:
@@ -94,8 +157,36 @@ def _print_human(result: Any, images: dict[str, str]) -> None:
         print(f"warning: {w}", file=sys.stderr)
 
 
+_RESERVED = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)),
+                       *(f"lpt{i}" for i in range(1, 10))})
+
+
 def _safe(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:80] or "q"
+    """A folder name from a question id: never ``.``/``..``, a separator or a device name."""
+    out = re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:80].strip(".")
+    if not out or out.split(".")[0].lower() in _RESERVED:
+        out = f"q_{out}" if out else "q"
+    return out
+
+
+def folders_for(ids: list[str]) -> list[str]:
+    """One distinct, safe folder name per question id (``-2``, ``-3`` ... on collisions,
+    compared case-insensitively since some file systems are).
+
+    >>> folders_for(["..", "a/b", "a_b", "A_B", ""])
+    ['q', 'a_b', 'a_b-2', 'A_B-3', 'q-2']
+    """
+    taken: set[str] = set()
+    out = []
+    for qid in ids:
+        base = _safe(qid)
+        name, n = base, 1
+        while name.casefold() in taken:
+            n += 1
+            name = f"{base}-{n}"
+        taken.add(name.casefold())
+        out.append(name)
+    return out
 
 
 def _load_questions(path: str) -> list[tuple[str, str]]:
@@ -108,45 +199,114 @@ def _load_questions(path: str) -> list[tuple[str, str]]:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             raise ValueError(f"{path}:{n}: not JSON ({exc.msg})") from None
+        except RecursionError:
+            raise ValueError(f"{path}:{n}: JSON nested too deeply to read") from None
         if not isinstance(obj, dict) or not str(obj.get("question", "")).strip():
             raise ValueError(f"{path}:{n}: expected an object with a \"question\"")
         items.append((str(obj.get("id", n)), str(obj["question"])))
     return items
 
 
-def _run(args: argparse.Namespace) -> int:
+#: exit codes above this mean "killed by a signal" to shells; more failures still exit 125
+MAX_EXIT = 125
+
+
+def _open_engine(args: argparse.Namespace) -> Any:
+    from pydantic import ValidationError
+
     from ..rag.engine import VizRAG
-    from ..rag.store_schema import resolve_path
+    from ..rag.store import is_store_url, open_store
+    from ..rag.store.sqlite.schema import resolve_path
+
+    if not is_store_url(args.store) and not resolve_path(args.store).exists():
+        raise ValueError(f"no VizRAG store at {args.store} (create one with `vizrag index`)")
+    if args.top_k < 1:
+        raise ValueError(f"--top-k must be at least 1, got {args.top_k}")
+    if not 0 <= args.hops <= 3:
+        raise ValueError(f"--hops must be between 0 and 3, got {args.hops}")
+    store = open_store(args.store, read_only=True)  # a query never writes the store
+    try:
+        return VizRAG(store, chat=make_chat(args.llm), embedder=make_embedder(args.embed),
+                      mode=args.mode, top_k=args.top_k, hops=args.hops, show_progress=False)
+    except ValidationError as exc:
+        store.close()
+        err = exc.errors()[0]
+        where = ".".join(str(x) for x in err.get("loc", ())) or "option"
+        raise ValueError(f"invalid --{where.replace('_', '-')}: {err.get('msg', '')}") from None
+    except BaseException:
+        store.close()
+        raise
+
+
+def _run(args: argparse.Namespace) -> int:
+    from ..rag.store.sqlite.check import is_store_failure, store_errors
 
     if not args.question and not args.questions:
         raise ValueError("give a question or --questions FILE.jsonl")
     if args.question and args.questions:
         raise ValueError("give either a question or --questions, not both")
-    if not resolve_path(args.store).exists():
-        raise ValueError(f"no VizRAG store at {args.store} (create one with `vizrag index`)")
     batch = _load_questions(args.questions) if args.questions else [(None, args.question)]
-    engine = VizRAG(args.store, chat=make_chat(args.llm), embedder=make_embedder(args.embed),
-                    mode=args.mode, top_k=args.top_k, hops=args.hops, show_progress=False)
+    folders = folders_for([str(q) for q, _ in batch])
     out = Path(args.out) if args.out else None
-    try:
-        for qid, question in batch:
-            result = engine.query(question, render=bool(out) or not args.no_render)
-            images: dict[str, str] = {}
-            if out is not None:
-                images = write_views(result, out / _safe(qid) if qid is not None else out)
-            if args.full:
-                print(result.model_dump_json())
-            elif args.json:
-                print(json.dumps(compact(result, qid, images), ensure_ascii=False))
-            else:
-                if qid is not None:
-                    print(f"== {qid}")
-                _print_human(result, images)
-                if len(batch) > 1:
-                    print()
-    finally:
-        engine.close()
-    return 0
+    if out is not None and out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} exists and is not a folder")
+    failed = 0
+    with store_errors(args.store):
+        engine = _open_engine(args)
+        try:
+            for (qid, question), folder in zip(batch, folders, strict=True):
+                try:
+                    result = engine.query(question, render=render_setting(args, out),
+                                          hooks=[verbose_hook] if args.verbose else None)
+                    images: dict[str, str] = {}
+                    if out is not None:
+                        images = write_views(result, out / folder if qid is not None else out)
+                except Exception as exc:  # one failing question must not lose the batch
+                    if is_store_failure(exc):
+                        raise  # the store itself is unusable: every question would fail
+                    failed += 1
+                    _report_failure(args, qid, exc)
+                    continue
+                _print_result(args, result, qid, images, len(batch))
+        finally:
+            engine.close()
+    if failed and len(batch) > 1:
+        print(f"vizrag query: {failed} of {len(batch)} questions failed", file=sys.stderr)
+    return min(failed, MAX_EXIT)
+
+
+def render_setting(args: argparse.Namespace, out: Path | None) -> bool | None:
+    """``render=`` for the engine: True with ``--out``/``--render``, False with
+    ``--no-render``, else None (render only when a vision model reads the images)."""
+    if out is not None or getattr(args, "render", False):
+        return True
+    return False if args.no_render else None
+
+
+def _report_failure(args: argparse.Namespace, qid: str | None, exc: BaseException) -> None:
+    error = " ".join(f"{type(exc).__name__}: {exc}".split())
+    if qid is None:
+        print(f"vizrag query: error: {error}", file=sys.stderr)
+    elif args.json or args.full:
+        print(json.dumps({"id": qid, "error": error}, ensure_ascii=False))
+    else:
+        print(f"== {qid}\nerror: {error}\n")
+
+
+def _print_result(args: argparse.Namespace, result: Any, qid: str | None,
+                  images: dict[str, str], n: int) -> None:
+    if args.full:
+        full = json.loads(result.model_dump_json())
+        full["locator"] = locator_note(result)
+        print(json.dumps(full, ensure_ascii=False))
+    elif args.json:
+        print(json.dumps(compact(result, qid, images), ensure_ascii=False))
+    else:
+        if qid is not None:
+            print(f"== {qid}")
+        _print_human(result, images)
+        if n > 1:
+            print()
 
 
 def register(sub: Any) -> None:
@@ -166,6 +326,11 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="one JSON line per question")
     p.add_argument("--full", action="store_true",
                    help="print the complete RetrievalResult JSON (with base64 images)")
+    p.add_argument("--render", action="store_true",
+                   help="render I_top/I_bot even when no model reads them (offline)")
     p.add_argument("--no-render", action="store_true",
-                   help="skip rendering when no --out is given (faster)")
+                   help="never render unless --out is given (offline this is the default; "
+                        "kept for compatibility)")
+    p.add_argument("--verbose", action="store_true",
+                   help="print the stage events (stages, model calls, renderings) to stderr")
     p.set_defaults(func=_run)

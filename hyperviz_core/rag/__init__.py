@@ -1,13 +1,17 @@
 """The VizRAG engine: chunking, extraction, two-layer index, store, retrieval.
 
-Framework-agnostic; the LlamaIndex and LangChain wrappers build on it. The OpenAI-compatible
-client lives in :mod:`hyperviz_core.rag.openai_compat` (optional ``openai`` extra).
+Framework-agnostic; the LlamaIndex and LangChain wrappers build on it. Sub-packages follow the
+data flow (see ``docs/architecture.md``): :mod:`.providers` (model protocols, offline
+defaults, the OpenAI-compatible client, middleware), :mod:`.extract` (extractors and the
+tolerant parser), :mod:`.index` (loading, chunking, indexing), :mod:`.store` (the store
+protocol and its SQLite backend), :mod:`.retrieve` (the named retrieval stages and ranking);
+:mod:`.answer`, :mod:`.engine` (``VizRAG``) and :mod:`.hooks` (stage hooks) sit on top.
 """
 
 from __future__ import annotations
 
+from .ann import AnnVectorIndex
 from .answer import Answerer, extractive_summary
-from .chunking import chunk_document, chunk_documents
 from .engine import VizRAG
 from .extract import (
     Extractor,
@@ -23,9 +27,20 @@ from .extract import (
     heuristic_keywords,
     merge_extractions,
 )
-from .index import Indexer, IndexReport
-from .loaders import LoaderError, load_documents
-from .middleware import (
+from .extract.parse import parse_extraction, parse_id_list, parse_json_list, parse_json_object
+from .hooks import EVENTS, STAGES, Hook, HookEvent
+from .index import (
+    DocumentStream,
+    Indexer,
+    IndexReport,
+    LoaderError,
+    chunk_document,
+    chunk_documents,
+    load_documents,
+)
+from .local_embed import LocalMiniLMEmbedder, local_minilm_available
+from .prompts import Prompts
+from .providers.middleware import (
     CacheBackend,
     CachingChatModel,
     DictCache,
@@ -39,11 +54,15 @@ from .middleware import (
     build_chat_stack,
     cache_key,
 )
-from .models import ChatModel, Embedder, ProviderError, Usage, as_provider_error, report_usage
-from .offline import HashingEmbedder
-from .parse import parse_extraction, parse_id_list, parse_json_list, parse_json_object
-from .prompts import Prompts
-from .rank import RankWeights
+from .providers.offline import HashingEmbedder
+from .providers.protocols import (
+    ChatModel,
+    Embedder,
+    ProviderError,
+    Usage,
+    as_provider_error,
+    report_usage,
+)
 from .result import (
     RankedChunk,
     RenderedView,
@@ -52,13 +71,30 @@ from .result import (
     RetrievedHyperedge,
     SentPrompt,
 )
-from .retrieve import MODES, RetrievalConfig, Retriever, UnknownModeError
-from .store import DocumentWrite, HypergraphStore, StoreError, StoreStats
+from .retrieve import MODES, RankWeights, RetrievalConfig, Retriever, UnknownModeError
+from .store import (
+    DocumentWrite,
+    HypergraphStore,
+    LocalReads,
+    StoreError,
+    StoreProtocol,
+    StoreStats,
+)
 from .types import Chunk, ChunkExtraction, ChunkTheme, Document, content_hash
 from .vectors import ExactVectorIndex, VectorIndex
+from .visual_context import (
+    VisualContext,
+    arender_passages,
+    passages_hypergraph,
+    render_hypergraph,
+    render_passages,
+)
 
 __all__ = [
+    "EVENTS",
     "MODES",
+    "STAGES",
+    "AnnVectorIndex",
     "Answerer",
     "CacheBackend",
     "CachingChatModel",
@@ -68,6 +104,7 @@ __all__ = [
     "ChunkTheme",
     "DictCache",
     "Document",
+    "DocumentStream",
     "DocumentWrite",
     "Embedder",
     "ExactVectorIndex",
@@ -76,6 +113,8 @@ __all__ = [
     "HeuristicExtractor",
     "HeuristicKeywordExtractor",
     "HeuristicThemeExtractor",
+    "Hook",
+    "HookEvent",
     "HypergraphStore",
     "IndexReport",
     "Indexer",
@@ -85,6 +124,8 @@ __all__ = [
     "LLMKeywordExtractor",
     "LLMThemeExtractor",
     "LoaderError",
+    "LocalMiniLMEmbedder",
+    "LocalReads",
     "Prompts",
     "ProviderError",
     "RankWeights",
@@ -101,6 +142,7 @@ __all__ = [
     "SentPrompt",
     "StoreCacheBackend",
     "StoreError",
+    "StoreProtocol",
     "StoreStats",
     "ThemeExtractor",
     "TrackingChatModel",
@@ -109,7 +151,9 @@ __all__ = [
     "UsageReport",
     "UsageTracker",
     "VectorIndex",
+    "VisualContext",
     "VizRAG",
+    "arender_passages",
     "as_provider_error",
     "build_chat_stack",
     "cache_key",
@@ -119,10 +163,14 @@ __all__ = [
     "extractive_summary",
     "heuristic_keywords",
     "load_documents",
+    "local_minilm_available",
     "merge_extractions",
     "parse_extraction",
     "parse_id_list",
     "parse_json_list",
     "parse_json_object",
+    "passages_hypergraph",
+    "render_hypergraph",
+    "render_passages",
     "report_usage",
 ]

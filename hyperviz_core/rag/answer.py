@@ -18,9 +18,9 @@ from typing import Any
 
 from ..idmap import IdMap
 from ..model import Hypergraph
-from .models import ChatModel
-from .offline import content_words
 from .prompts import Prompts
+from .providers.offline import content_words
+from .providers.protocols import ChatModel
 from .result import RetrievalResult, RetrievedEntity, RetrievedHyperedge, SentPrompt, image_sha256
 
 __all__ = [
@@ -154,7 +154,8 @@ class Answerer:
         self.prompts = prompts or Prompts()
         self.max_sources = max_sources
 
-    def _request(self, result: RetrievalResult) -> tuple[str, list[bytes]]:
+    def request(self, result: RetrievalResult) -> tuple[str, list[bytes]]:
+        """The answer prompt and the images sent with it (I_bot unless text-only)."""
         visual = bool(result.settings.get("images", True))
         images = [result.bottom_view.png] if visual and result.bottom_view else []
         prompt = answer_prompt(result, self.prompts, image=bool(images),
@@ -169,16 +170,19 @@ class Answerer:
         result.answer = answer.strip()
         result.answer_kind = "llm"
 
-    def answer(self, result: RetrievalResult) -> str:
-        """Fill ``result.answer`` (and its prompt record) and return the answer."""
-        prompt, images = self._request(result)
+    def answer(self, result: RetrievalResult,
+               request: tuple[str, list[bytes]] | None = None) -> str:
+        """Fill ``result.answer`` (and its prompt record) and return the answer
+        (``request``: the :meth:`request` already built for ``result``)."""
+        prompt, images = request or self.request(result)
         text = self.chat.complete(prompt, images=images, system=self.prompts.system_prompt())
         self._record(result, prompt, images, text)
         return result.answer or ""
 
-    async def aanswer(self, result: RetrievalResult) -> str:
+    async def aanswer(self, result: RetrievalResult,
+                      request: tuple[str, list[bytes]] | None = None) -> str:
         """Async :meth:`answer`."""
-        prompt, images = self._request(result)
+        prompt, images = request or self.request(result)
         text = await self.chat.acomplete(prompt, images=images,
                                          system=self.prompts.system_prompt())
         self._record(result, prompt, images, text)
@@ -186,7 +190,7 @@ class Answerer:
 
     def stream(self, result: RetrievalResult) -> Iterator[str]:
         """Yield the answer in pieces (one piece for models that cannot stream)."""
-        prompt, images = self._request(result)
+        prompt, images = self.request(result)
         system = self.prompts.system_prompt()
         streamer: Any = getattr(self.chat, "stream", None)
         pieces: list[str] = []
@@ -202,7 +206,7 @@ class Answerer:
 
     async def astream(self, result: RetrievalResult) -> AsyncIterator[str]:
         """Async :meth:`stream`."""
-        prompt, images = self._request(result)
+        prompt, images = self.request(result)
         system = self.prompts.system_prompt()
         streamer: Any = getattr(self.chat, "astream", None)
         pieces: list[str] = []

@@ -13,24 +13,33 @@ Example (offline: heuristic extraction, hashed embeddings, no LLM)::
     result = rag.query("Which prize did Marie Curie win?")      # + answer (extractive offline)
     print(result.answer)
 
-With a chat/vision model (``chat=``, any :class:`~hyperviz_core.rag.models.ChatModel`), the
+With a chat/vision model (``chat=``, any :class:`~hyperviz_core.rag.ChatModel`), the
 keywords, the locate step and the answer come from the model and I_top/I_bot are sent to it.
+
+Stage hooks (:mod:`hyperviz_core.rag.hooks`) observe every stage, model call and rendering::
+
+    rag = VizRAG("out/store", hooks=[lambda name, phase, payload: print(name, phase)])
+    rag.query("Which prize did Marie Curie win?", hooks=[my_tracer])   # + one more, this call
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ..view_settings import saved_view_settings
 from .answer import Answerer, extractive_summary
-from .models import ChatModel, Embedder
-from .offline import HashingEmbedder
+from .hooks import Hook, HookEvent, HookList, afire, elapsed_ms, error_text, fire
 from .prompts import Prompts
+from .providers.offline import HashingEmbedder
+from .providers.protocols import ChatModel, Embedder
 from .result import RetrievalResult
-from .retrieve import RetrievalConfig, Retriever, check_mode
-from .store import HypergraphStore, StoreStats
+from .retrieve import RetrievalConfig, Retriever
+from .retrieve.config import check_mode
+from .store import StoreProtocol, StoreStats, open_store
 from .types import Document
 
 __all__ = ["VizRAG"]
@@ -41,7 +50,7 @@ class VizRAG:
 
     Args:
         store_dir: store directory (``vizrag.sqlite`` inside) or ``.sqlite`` file, or an open
-            :class:`HypergraphStore`.
+            store (:class:`HypergraphStore` or any :class:`~hyperviz_core.rag.StoreProtocol`).
         chat: chat/vision model; ``None`` = offline (heuristic extraction and keywords, the
             offline locator, an extractive summary instead of an answer).
         embedder: defaults to :class:`HashingEmbedder` (must match the one used to index).
@@ -51,11 +60,12 @@ class VizRAG:
         top_k: default number of ranked chunks; hops: sub-hypergraph radius.
         config: full :class:`RetrievalConfig` (``mode``/``top_k``/``hops`` override it).
         index_visualization: per-chunk renderings for the theme step (paper §4.1.2).
+        hooks: stage hooks ``hook(name, phase, payload)`` (:mod:`hyperviz_core.rag.hooks`).
     """
 
     def __init__(
         self,
-        store_dir: str | Path | HypergraphStore,
+        store_dir: str | Path | StoreProtocol,
         chat: ChatModel | None = None,
         embedder: Embedder | None = None,
         extractor: Any = None,
@@ -72,20 +82,30 @@ class VizRAG:
         chunk_overlap: int = 100,
         concurrency: int = 8,
         show_progress: bool = True,
+        hooks: Iterable[Hook] = (),
     ) -> None:
         check_mode(mode)
-        self.store = (store_dir if isinstance(store_dir, HypergraphStore)
-                      else HypergraphStore(store_dir))
+        self.hooks = HookList(hooks)
+        self.store: StoreProtocol
+        owned = isinstance(store_dir, (str, Path))
+        if isinstance(store_dir, (str, Path)):
+            self.store = open_store(store_dir)  # a directory, .sqlite file or postgresql:// URL
+        elif isinstance(store_dir, StoreProtocol):
+            self.store = store_dir
+        else:
+            raise TypeError(f"store_dir must be a path or a store implementing StoreProtocol, "
+                            f"got {type(store_dir).__name__}")
         self.chat = chat
         self.embedder: Embedder = embedder or HashingEmbedder()
         try:
             self.store.check_embedder(self.embedder.name, self.embedder.dim)  # fail early
         except Exception:
-            if not isinstance(store_dir, HypergraphStore):
+            if owned:
                 self.store.close()
             raise
         self.prompts = prompts or Prompts()
-        base = config or RetrievalConfig()
+        saved = saved_view_settings(self.store) if config is None else None
+        base = config or RetrievalConfig(**({"layouts": saved.layouts} if saved else {}))
         self.config = base.model_copy(update={"mode": mode, "top_k": top_k, "hops": hops})
         self.extractor = extractor
         self.theme_extractor = theme_extractor
@@ -96,15 +116,16 @@ class VizRAG:
         self.concurrency = concurrency
         self.show_progress = show_progress
         self.retriever = Retriever(self.store, embedder=self.embedder, chat=chat,
-                                   renderer=renderer, prompts=self.prompts, config=self.config)
+                                   renderer=renderer, prompts=self.prompts, config=self.config,
+                                   hooks=self.hooks)
         self._indexer: Any = None
 
     # ------------------------------------------------------------------ indexing
     @property
     def indexer(self) -> Any:
-        """The :class:`~hyperviz_core.rag.index.Indexer` (created on first use)."""
+        """The :class:`~hyperviz_core.rag.index.indexer.Indexer` (created on first use)."""
         if self._indexer is None:
-            from .index import Indexer
+            from .index.indexer import Indexer
 
             self._indexer = Indexer(
                 self.store, extractor=self.extractor, theme_extractor=self.theme_extractor,
@@ -154,19 +175,31 @@ class VizRAG:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    # ------------------------------------------------------------------ hooks
+    def add_hook(self, hook: Hook) -> None:
+        """Register a stage hook ``hook(name, phase, payload)`` (see :mod:`.hooks`)."""
+        self.hooks.add(hook)
+
+    def remove_hook(self, hook: Hook) -> None:
+        """Unregister a stage hook (:class:`ValueError` if it is not registered)."""
+        self.hooks.remove(hook)
+
     # ------------------------------------------------------------------ retrieval
-    def retrieve(self, query: str, mode: str | None = None, top_k: int | None = None,
-                 **overrides: Any) -> RetrievalResult:
+    def retrieve(self, query: str, mode: str | None = None, top_k: int | None = None, *,
+                 hooks: Iterable[Hook] | None = None, **overrides: Any) -> RetrievalResult:
         """Retrieve without answering (what framework retrievers call).
 
         ``overrides`` are :class:`RetrievalConfig` fields (``hops``, ``render``,
-        ``retrieval_visualization``, ``congestion_control``, ``dual_view`` ...)."""
-        return self.retriever.retrieve(query, mode=mode, top_k=top_k, **overrides)
+        ``retrieval_visualization``, ``congestion_control``, ``dual_view`` ...); ``hooks``
+        are extra stage hooks for this call (after the engine's)."""
+        return self.retriever.retrieve(query, mode=mode, top_k=top_k, hooks=hooks, **overrides)
 
-    async def aretrieve(self, query: str, mode: str | None = None, top_k: int | None = None,
+    async def aretrieve(self, query: str, mode: str | None = None, top_k: int | None = None, *,
+                        hooks: Iterable[Hook] | None = None,
                         **overrides: Any) -> RetrievalResult:
-        """Async :meth:`retrieve`."""
-        return await self.retriever.aretrieve(query, mode=mode, top_k=top_k, **overrides)
+        """Async :meth:`retrieve` (awaitable hook results are awaited)."""
+        return await self.retriever.aretrieve(query, mode=mode, top_k=top_k, hooks=hooks,
+                                              **overrides)
 
     def _answerer(self) -> Answerer | None:
         return Answerer(self.chat, self.prompts) if self.chat is not None else None
@@ -177,24 +210,66 @@ class VizRAG:
         result.answer_kind = "extractive"
         return result
 
-    def query(self, query: str, mode: str | None = None, top_k: int | None = None,
-              **overrides: Any) -> RetrievalResult:
-        """Retrieve and answer. Offline the answer is a labelled extractive summary."""
-        result = self.retrieve(query, mode=mode, top_k=top_k, **overrides)
+    @staticmethod
+    def _answered(result: RetrievalResult, t0: float) -> HookEvent:
+        ms = elapsed_ms(t0)
+        result.timings["answer"] = ms
+        return HookEvent("answer", "end", {"answer_kind": result.answer_kind,
+                                           "chars": len(result.answer or ""), "elapsed_ms": ms})
+
+    def query(self, query: str, mode: str | None = None, top_k: int | None = None, *,
+              hooks: Iterable[Hook] | None = None, **overrides: Any) -> RetrievalResult:
+        """Retrieve and answer (the ``answer`` stage). Offline the answer is a labelled
+        extractive summary."""
+        result = self.retrieve(query, mode=mode, top_k=top_k, hooks=hooks, **overrides)
+        hk = self.hooks.with_extra(hooks)
+        fire(hk, HookEvent("answer", "start", {"mode": result.mode}))
+        t0 = time.perf_counter()
         answerer = self._answerer()
         if answerer is None:
-            return self._offline(result)
-        answerer.answer(result)
+            self._offline(result)
+        else:
+            request = answerer.request(result)
+            call = {"stage": "answer", "images": len(request[1]), "prompt_chars": len(request[0])}
+            fire(hk, HookEvent("model_call", "start", dict(call)))
+            t1 = time.perf_counter()
+            try:
+                answerer.answer(result, request)
+            except Exception as exc:
+                err = {"error": error_text(exc), "elapsed_ms": elapsed_ms(t1)}
+                fire(hk, HookEvent("model_call", "error", {**call, **err}))
+                fire(hk, HookEvent("answer", "error", {**err, "elapsed_ms": elapsed_ms(t0)}))
+                raise
+            fire(hk, HookEvent("model_call", "end", {**call, "elapsed_ms": elapsed_ms(t1)}))
+        fire(hk, self._answered(result, t0))
         return result
 
-    async def aquery(self, query: str, mode: str | None = None, top_k: int | None = None,
-                     **overrides: Any) -> RetrievalResult:
+    async def aquery(self, query: str, mode: str | None = None, top_k: int | None = None, *,
+                     hooks: Iterable[Hook] | None = None, **overrides: Any) -> RetrievalResult:
         """Async :meth:`query`."""
-        result = await self.aretrieve(query, mode=mode, top_k=top_k, **overrides)
+        result = await self.aretrieve(query, mode=mode, top_k=top_k, hooks=hooks, **overrides)
+        hk = self.hooks.with_extra(hooks)
+        await afire(hk, HookEvent("answer", "start", {"mode": result.mode}))
+        t0 = time.perf_counter()
         answerer = self._answerer()
         if answerer is None:
-            return self._offline(result)
-        await answerer.aanswer(result)
+            self._offline(result)
+        else:
+            request = answerer.request(result)
+            call = {"stage": "answer", "images": len(request[1]), "prompt_chars": len(request[0])}
+            await afire(hk, HookEvent("model_call", "start", dict(call)))
+            t1 = time.perf_counter()
+            try:
+                await answerer.aanswer(result, request)
+            except Exception as exc:
+                err = {"error": error_text(exc), "elapsed_ms": elapsed_ms(t1)}
+                await afire(hk, HookEvent("model_call", "error", {**call, **err}))
+                await afire(hk, HookEvent("answer", "error", {**err,
+                                                              "elapsed_ms": elapsed_ms(t0)}))
+                raise
+            await afire(hk, HookEvent("model_call", "end", {**call,
+                                                            "elapsed_ms": elapsed_ms(t1)}))
+        await afire(hk, self._answered(result, t0))
         return result
 
     def stream(self, query: str, mode: str | None = None, top_k: int | None = None,

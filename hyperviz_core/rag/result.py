@@ -148,6 +148,9 @@ class RetrievalResult(BaseModel):
     answer_kind: AnswerKind = "none"
     settings: dict[str, Any] = Field(default_factory=dict)
     warnings: list[str] = Field(default_factory=list)
+    skipped_views: dict[str, str] = Field(default_factory=dict)
+    """View (``"top"``/``"bottom"``) → why it was not rendered (nothing would read it,
+    ``render=False``, text mode ...); empty when every view of the mode was rendered."""
 
     @property
     def images_sent(self) -> list[str]:

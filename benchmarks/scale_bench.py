@@ -1,0 +1,231 @@
+"""Scale benchmark: index a synthetic (or real) corpus of a given size, then query the store.
+
+Usage::
+
+    python benchmarks/scale_bench.py --mb 5                 # synthetic 5 MB plain-text file
+    python benchmarks/scale_bench.py --mb 50 --files 500    # 50 MB as a directory of 500 files
+    python benchmarks/scale_bench.py --input path/to/file.txt
+    python benchmarks/scale_bench.py --mb 1 --keep out/scale  # keep corpus + store
+
+The synthetic corpus is deterministic (``--seed``) and entity-rich: encyclopaedia-style
+paragraphs about people, places, organisations and works that share names across paragraphs,
+so extraction finds overlapping n-ary relations as it would in real text. Every figure comes
+from a separate process so that peak RSS is the command's own:
+
+- ``vizrag index`` (the CLI, offline defaults): wall time, input MB/s and chunks/s over that
+  wall time, and peak RSS of the indexing process;
+- the store's size on disk and its size per input MB;
+- queries without rendering (``render=False``): time to open the store, p50/p95 latency over
+  ``--queries`` questions generated from the corpus' facts, and the query process' peak RSS.
+
+Prints one Markdown table row per corpus, the format of the README's scale table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+_FIRST = ("Ada", "Bruno", "Clara", "Dmitri", "Elena", "Farid", "Greta", "Hugo", "Ines", "Jonas",
+          "Kira", "Lars", "Mira", "Nils", "Olga", "Pavel", "Quinn", "Rosa", "Sven", "Tara",
+          "Ulla", "Viktor", "Wanda", "Xavier", "Yara", "Zeno")
+_LAST = ("Albrecht", "Baranov", "Castell", "Dorn", "Eklund", "Falk", "Gruber", "Hallam",
+         "Ivanic", "Jarvik", "Kessler", "Lindqvist", "Morrow", "Novak", "Ortega", "Petrov",
+         "Quast", "Reyes", "Sorensen", "Talbot", "Ueda", "Varga", "Weller", "Yilmaz", "Zorn")
+_PLACE_A = ("North", "South", "East", "West", "Upper", "Lower", "New", "Old", "Port", "Fort")
+_PLACE_B = ("Harbor", "Valley", "Ridge", "Haven", "Field", "Brook", "Crest", "Moor", "Gate",
+            "Falls", "Hollow", "Mere", "Stead", "Wick")
+_ORG_A = ("Royal", "National", "Northern", "Imperial", "Coastal", "Central", "Federal", "Free")
+_ORG_B = ("Academy", "Institute", "Observatory", "Orchestra", "Company", "Society", "Museum",
+          "Railway", "Library", "Conservatory")
+_WORK_A = ("Silent", "Golden", "Distant", "Hidden", "Broken", "Winter", "Crimson", "Last")
+_WORK_B = ("River", "Garden", "Archive", "Symphony", "Engine", "Atlas", "Voyage", "Theorem")
+_ROLES = ("physicist", "composer", "architect", "novelist", "engineer", "painter", "historian",
+          "botanist", "cartographer", "chemist")
+_TEMPLATES = (
+    "{p} was a {role} born in {pl} in {y}. {p} studied at the {o} and later taught there.",
+    "In {y}, {p} and {p2} founded the {o} in {pl}, which published {w} a decade later.",
+    "{w} is a work by {p}, first presented at the {o} in {pl} in {y}.",
+    "The {o} moved from {pl} to {pl2} in {y} under the direction of {p}.",
+    "{p2} married {p} in {pl} in {y}; both were members of the {o}.",
+    "{p} received the {o} medal in {y} for {w}, written with {p2} in {pl2}.",
+)
+
+
+class Vocabulary:
+    """Deterministic pools of entity names (sizes grow with the corpus, so names recur)."""
+
+    def __init__(self, rng: random.Random, people: int, places: int, orgs: int,
+                 works: int) -> None:
+        self.people = sorted({f"{rng.choice(_FIRST)} {rng.choice(_LAST)}" for _ in range(people)})
+        self.places = sorted({f"{rng.choice(_PLACE_A)} {rng.choice(_PLACE_B)}"
+                              for _ in range(places)})
+        self.orgs = sorted({f"{rng.choice(_ORG_A)} {rng.choice(_ORG_B)} of "
+                            f"{rng.choice(_PLACE_B)}" for _ in range(orgs)})
+        self.works = sorted({f"{rng.choice(_WORK_A)} {rng.choice(_WORK_B)}"
+                             for _ in range(works)})
+
+
+def paragraphs(total_bytes: int, seed: int) -> Iterator[tuple[str, list[str]]]:
+    """Yield ``(paragraph, [entity names])`` until about ``total_bytes`` were produced."""
+    rng = random.Random(seed)
+    scale = max(1, total_bytes // 200_000)
+    vocab = Vocabulary(rng, 60 * scale, 15 * scale, 12 * scale, 20 * scale)
+    produced = 0
+    while produced < total_bytes:
+        sentences, names = [], []
+        for _ in range(rng.randint(3, 6)):
+            fill = {"p": rng.choice(vocab.people), "p2": rng.choice(vocab.people),
+                    "pl": rng.choice(vocab.places), "pl2": rng.choice(vocab.places),
+                    "o": rng.choice(vocab.orgs), "w": rng.choice(vocab.works),
+                    "role": rng.choice(_ROLES), "y": rng.randint(1820, 1990)}
+            sentences.append(rng.choice(_TEMPLATES).format(**fill))
+            names.extend([fill["p"], fill["o"]])
+        text = " ".join(sentences)
+        produced += len(text.encode()) + 2
+        yield text, names
+
+
+def write_corpus(out: Path, mb: float, files: int, seed: int) -> tuple[list[Path], list[str]]:
+    """Write the corpus (one file or ``files`` files) and return paths + sample questions."""
+    out.mkdir(parents=True, exist_ok=True)
+    total = int(mb * 1024 * 1024)
+    per_file = max(1, total // max(1, files))
+    paths: list[Path] = []
+    questions: list[str] = []
+    handle = None
+    written = 0
+    for i, (para, names) in enumerate(paragraphs(total, seed)):
+        if handle is None or (files > 1 and written >= per_file * (len(paths)) and
+                              len(paths) < files):
+            if handle is not None:
+                handle.close()
+            paths.append(out / f"part-{len(paths):05d}.txt")
+            handle = paths[-1].open("w", encoding="utf-8")
+        handle.write(para + "\n\n")
+        written += len(para.encode()) + 2
+        if i % 97 == 0 and len(questions) < 2000:
+            questions.append(f"What is the connection between {names[0]} and {names[1]}?")
+    if handle is not None:
+        handle.close()
+    return paths, questions
+
+
+def dir_size(path: Path) -> int:
+    """Bytes of every file below ``path``."""
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def run_measured(cmd: list[str]) -> tuple[float, float, subprocess.CompletedProcess[str]]:
+    """Run ``cmd``; return wall seconds, the child's peak RSS in MiB and the process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stdout[-2000:] + proc.stderr[-4000:])
+        raise SystemExit(f"command failed ({proc.returncode}): {' '.join(cmd)}")
+    # ru_maxrss of children is the maximum over all children so far (KiB on Linux)
+    return wall, max(before, after) / 1024, proc
+
+
+_QUERY_SCRIPT = r"""
+import json, resource, sys, time
+from hyperviz_core.rag import VizRAG
+store, qfile, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+questions = json.load(open(qfile))[:n]
+t0 = time.perf_counter()
+rag = VizRAG(store, show_progress=False)
+opened = time.perf_counter() - t0
+lat = []
+for q in questions:
+    t = time.perf_counter()
+    rag.retrieve(q, render=False)
+    lat.append((time.perf_counter() - t) * 1000)
+lat.sort()
+print(json.dumps({"open_ms": opened * 1000, "p50": lat[len(lat) // 2],
+                  "p95": lat[min(len(lat) - 1, int(len(lat) * 0.95))], "n": len(lat),
+                  "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def bench(inputs: list[Path], questions: list[str], work: Path, label: str, mb: float,
+          queries: int) -> dict[str, float | str]:
+    """Index ``inputs`` with the CLI, then query; return the measured figures."""
+    store = work / "store"
+    cmd = [sys.executable, "-m", "hyperviz_core", "index", *map(str, inputs), "--store",
+           str(store), "--no-progress", "--json"]
+    wall, rss, proc = run_measured(cmd)
+    report = json.loads(proc.stdout)
+    size = dir_size(store)
+    qfile = work / "questions.json"
+    qfile.write_text(json.dumps(questions))
+    _, _, qproc = run_measured([sys.executable, "-c", _QUERY_SCRIPT, str(store), str(qfile),
+                                str(queries)])
+    q = json.loads(qproc.stdout.strip().splitlines()[-1])
+    chunks = report.get("chunks_indexed", report.get("chunks", "?"))
+    return {"input": label, "mb": mb, "index_s": wall, "index_rss_mib": rss,
+            "chunks": chunks, "store_mib": size / 2**20, "store_per_mb": size / 2**20 / mb,
+            "open_ms": q["open_ms"], "p50": q["p50"], "p95": q["p95"],
+            "query_rss_mib": q["rss_mib"], "queries": q["n"]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--mb", type=float, default=1.0, help="synthetic corpus size in MB")
+    ap.add_argument("--files", type=int, default=1, help="split the corpus into N files")
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--input", type=Path, default=None, help="index this file/dir instead")
+    ap.add_argument("--queries", type=int, default=50)
+    ap.add_argument("--keep", type=Path, default=None, help="keep corpus and store here")
+    args = ap.parse_args(argv)
+    work = args.keep or Path(tempfile.mkdtemp(prefix="vizrag-scale-"))
+    work.mkdir(parents=True, exist_ok=True)
+    if args.input is not None:
+        inputs = [args.input]
+        files = [args.input] if args.input.is_file() else sorted(args.input.rglob("*.txt"))
+        mb = sum(p.stat().st_size for p in files) / 2**20
+        text = files[0].read_text(encoding="utf-8", errors="replace")[:200_000]
+        words = [w for w in text.split() if w[:1].isupper()]
+        questions = [f"What about {words[i]} {words[i + 1]}?" for i in
+                     range(0, max(0, len(words) - 1), max(1, len(words) // 200))]
+        label = str(args.input)
+    else:
+        inputs, questions = write_corpus(work / "corpus", args.mb, args.files, args.seed)
+        if args.files > 1:
+            inputs = [work / "corpus"]
+        mb, label = args.mb, f"synthetic {args.mb:g} MB ({args.files} file(s), seed {args.seed})"
+    row = bench(inputs, questions, work, label, mb, args.queries)
+    print(f"machine: {os.cpu_count()} cores; offline defaults (heuristic extraction, "
+          "hashed embeddings); queries without rendering")
+    print("| input | chunks | index wall | MB/s | chunks/s | peak RSS | store size | store/MB "
+          "| open | query p50 / p95 | query RSS |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    chunks = row["chunks"]
+    rate = f"{chunks / float(row['index_s']):.0f}" if isinstance(chunks, int) else "?"
+    print(f"| {row['input']} | {row['chunks']} | {row['index_s']:.1f} s | "
+          f"{mb / float(row['index_s']):.3f} | {rate} | "
+          f"{row['index_rss_mib']:.0f} MiB | {row['store_mib']:.1f} MiB | "
+          f"{row['store_per_mb']:.1f}x | {row['open_ms']:.0f} ms | "
+          f"{row['p50']:.1f} / {row['p95']:.1f} ms | {row['query_rss_mib']:.0f} MiB |")
+    if args.keep is None:
+        import shutil
+
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,234 @@
+"""Offline text segmentation: sentences, clauses and typed entity spans (no model).
+
+Used by :mod:`.heuristic`. Sentences are split on ``.!?`` (guarding common abbreviations and
+initials) and line breaks, clauses on ``;``, dashes and ``, but/while/whereas``; entity spans
+are quoted titles, dates, quantities and runs of capitalised words, typed from surface cues
+(see :mod:`.heuristic` for the full description and its limits).
+
+Example:
+    >>> [s.name for s in find_spans("Marie Curie moved to Paris in 1891.")]
+    ['Marie Curie', 'Paris', '1891']
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ...model import normalize_key
+from ..providers.offline import STOPWORDS, word_tokens
+from ._lexicon import (
+    _ABBREV,
+    _CALENDAR,
+    _CONNECTORS,
+    _DATE_RES,
+    _DEMONYMS,
+    _EVENT_WORDS,
+    _FIRST_NAMES,
+    _HONORIFICS,
+    _IMPERATIVES,
+    _LOC_PREPS,
+    _LOC_WORDS,
+    _NAME_CONNECTORS,
+    _ORG_WORDS,
+    _PLACES,
+    _QUANTITY_RES,
+    _QUOTE_RES,
+    _ROLE_NOUNS,
+    _SENT_END,
+    _TOKEN,
+    _WORK_CUES,
+    _WORK_WORDS,
+)
+
+__all__ = ["Span", "find_spans", "split_clauses", "split_sentences"]
+
+
+_CLAUSE_SPLIT = re.compile(
+    r";\s*|(?<!\s)\s+(?:[—–]|--)\s+|,\s+(?=(?:but|while|whereas|although|though)\s)", re.I
+)
+
+
+_MAX_NAME_TOKENS = 10
+
+
+@dataclass(frozen=True)
+class Span:
+    """An entity mention inside a text: ``text[start:end] == name`` (before trimming)."""
+
+    start: int
+    end: int
+    name: str
+    type: str
+
+
+def split_sentences(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` offsets of the sentences of ``text`` (stripped, non-empty)."""
+    out: list[tuple[int, int]] = []
+    start = 0
+    for m in _SENT_END.finditer(text):
+        if "\n" not in m.group(0):
+            before = text[start : m.start()].rsplit(None, 1)
+            last = before[-1].casefold().rstrip(".") if before else ""
+            nxt = text[m.end() : m.end() + 1]
+            if last in _ABBREV or (len(last) == 1 and last.isalpha()) or not nxt:
+                continue
+            if not (nxt.isupper() or nxt.isdigit() or nxt in "\"'“‘(["):
+                continue
+        end = m.start() + len(m.group(0).rstrip())
+        _push(text, start, end, out)
+        start = m.end()
+    _push(text, start, len(text), out)
+    return out
+
+
+def _push(text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:
+    seg = text[start:end]
+    lead = len(seg) - len(seg.lstrip())
+    seg = seg.strip()
+    if seg:
+        out.append((start + lead, start + lead + len(seg)))
+
+
+def split_clauses(sentence: str) -> list[tuple[int, int]]:
+    """``(start, end)`` offsets of the clauses of one sentence."""
+    out: list[tuple[int, int]] = []
+    start = 0
+    for m in _CLAUSE_SPLIT.finditer(sentence):
+        _push(sentence, start, m.start(), out)
+        start = m.end()
+    _push(sentence, start, len(sentence), out)
+    return out or [(0, len(sentence))]
+
+
+def _prev_word(text: str, pos: int) -> str:
+    words = word_tokens(text[max(0, pos - 40) : pos])
+    return words[-1] if words else ""
+
+
+def _guess_type(tokens: list[str], sentence: str, start: int, end: int) -> str:
+    first, last = tokens[0].rstrip("."), tokens[-1]
+    tokset = set(tokens)
+    prev = _prev_word(sentence, start)
+    after = sentence[end : end + 14].lstrip(" ,").casefold()
+    if tokset & _ORG_WORDS:
+        return "organization"
+    if tokset & _EVENT_WORDS:
+        return "event"
+    if tokset & _WORK_WORDS or prev in _WORK_CUES:
+        return "work"
+    if tokset & _LOC_WORDS or tokset & _PLACES:
+        return "location"
+    if (
+        first in _HONORIFICS
+        or (len(tokens) > 1 and first.casefold() in _FIRST_NAMES)
+        or any(len(t) == 2 and t.endswith(".") and t[0].isupper() for t in tokens[1:-1])
+        or prev in _ROLE_NOUNS
+        or after.startswith(("(born", "( born", "was born", "who "))
+    ):
+        return "person"
+    if len(tokens) == 1 and last in _DEMONYMS:
+        return "nationality"
+    if prev in _LOC_PREPS:
+        return "location"
+    if len(tokens) == 1 and first.casefold() in _FIRST_NAMES:
+        return "person"
+    return "entity"
+
+
+def _name_runs(sentence: str, lower_vocab: frozenset[str]) -> list[Span]:
+    toks = list(_TOKEN.finditer(sentence))
+    spans: list[Span] = []
+    i = 0
+    while i < len(toks):
+        t = toks[i].group(0)
+        if not (t[0].isupper() and not t.isdigit()):
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(toks):
+            gap = sentence[toks[j].end() : toks[j + 1].start()]
+            if gap.strip() or "'s" in toks[j].group(0)[-2:] or "’s" in toks[j].group(0)[-2:]:
+                break
+            nxt = toks[j + 1].group(0)
+            if nxt[0].isupper() or nxt == "&" or (nxt.isdigit() and len(nxt) <= 3):
+                j += 1
+            elif nxt.casefold() in _NAME_CONNECTORS and j + 2 < len(toks):
+                k = j + 2
+                if toks[k].group(0).casefold() in _NAME_CONNECTORS and k + 1 < len(toks):
+                    k += 1
+                if toks[k].group(0)[0].isupper() and not sentence[
+                    toks[j].end() : toks[k].start()
+                ].count(","):
+                    j = k
+                else:
+                    break
+            else:
+                break
+        ms = toks[i : j + 1]
+        # trim leading/trailing function words ("The", "In", "His", "of")
+        while ms and (
+            ms[0].group(0).casefold().rstrip(".") in STOPWORDS or ms[0].group(0) in _CALENDAR
+        ):
+            ms = ms[1:]
+        while ms and ms[-1].group(0).casefold() in _CONNECTORS:
+            ms = ms[:-1]
+        ms = ms[:_MAX_NAME_TOKENS]
+        if ms:
+            s, e = ms[0].start(), ms[-1].end()
+            run = [m.group(0) for m in ms]
+            last = run[-1]
+            if last.endswith(("'s", "’s")):
+                run[-1] = last[:-2]
+                e -= 2
+            elif last.endswith(".") and not (
+                len(last) == 2 or last.casefold().rstrip(".") in _ABBREV or "." in last[:-1]
+            ):
+                run[-1] = last[:-1]
+                e -= 1
+            single_start = len(run) == 1 and not sentence[:s].strip(" \"'“‘(`")
+            lowered = run[0].casefold()
+            skip = len(run) == 1 and (
+                run[0] in _CALENDAR
+                or (single_start and (lowered in lower_vocab or lowered in _IMPERATIVES))
+            )
+            if not skip and run[0]:
+                spans.append(Span(s, e, sentence[s:e], _guess_type(run, sentence, s, e)))
+        i = j + 1
+    return spans
+
+
+def find_spans(sentence: str, lower_vocab: frozenset[str] = frozenset()) -> list[Span]:
+    """Entity mentions in one sentence, non-overlapping, in text order.
+
+    ``lower_vocab`` holds words seen lower-cased in the surrounding text: a sentence-initial
+    single capitalised word in it ("Today", "Since") is not taken for a name.
+    """
+    cands: list[tuple[int, Span]] = []  # (priority, span); lower priority wins ties
+    for rx in _QUOTE_RES:
+        for m in rx.finditer(sentence):
+            inner = m.group(1).strip(" ,.")
+            alpha = next((c for c in inner if c.isalpha()), "")
+            if alpha.isupper() and len(inner.split()) <= 12:
+                cands.append((0, Span(m.start(), m.end(), inner, "work")))
+    for rx in _DATE_RES:
+        for m in rx.finditer(sentence):
+            cands.append((1, Span(m.start(), m.end(), m.group(0), "date")))
+    for rx in _QUANTITY_RES:
+        for m in rx.finditer(sentence):
+            cands.append((1, Span(m.start(), m.end(), m.group(0).strip(), "quantity")))
+    for sp in _name_runs(sentence, lower_vocab):
+        cands.append((2, sp))
+    cands.sort(key=lambda c: (c[0], c[1].start, -(c[1].end - c[1].start)))
+    taken: list[Span] = []
+    for _, sp in cands:
+        if all(sp.end <= t.start or sp.start >= t.end for t in taken):
+            taken.append(sp)
+    out = []
+    for sp in sorted(taken, key=lambda s: s.start):
+        try:
+            normalize_key(sp.name)
+        except ValueError:
+            continue
+        out.append(sp)
+    return out

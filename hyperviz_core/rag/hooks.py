@@ -1,0 +1,162 @@
+"""Stage hooks: observe the retrieval stages, model calls and renderings without reaching in.
+
+A hook is any callable ``hook(name, phase, payload)`` returning ``None`` (or an awaitable, for
+the async paths). The engine calls it
+
+* for each retrieval stage it runs, in this order (stages a mode skips are not fired)::
+
+      keywords → themes → top_view → locate → bottom_entities → bottom_view → rank → answer
+
+  (``hyper-lite`` skips themes/top_view/locate; ``naive`` runs only rank and answer; answer
+  is fired by ``query``/``aquery``, not by ``retrieve``);
+* ``model_call`` around each chat/vision model call (payload: ``stage``, ``images`` count);
+* ``render`` around each rendering (payload: ``view`` ``"top"``/``"bottom"``, ``entities``,
+  ``hyperedges``; at the end also ``width``, ``height``, ``sha256``).
+
+``phase`` is ``"start"``, ``"end"`` (payload also has ``elapsed_ms``) or ``"error"`` (payload
+has ``error`` and ``elapsed_ms``; the exception then propagates, unless it is a model failure
+the stage falls back from). Payloads are JSON-serialisable dicts of IDs, sizes and timings,
+never PNG bytes; each hook gets its own copy.
+
+Registration: ``VizRAG(..., hooks=[h])``, ``VizRAG.add_hook(h)`` / ``remove_hook(h)`` and per
+call ``retrieve/aretrieve/query/aquery(q, hooks=[h])`` (per-call hooks run after the engine's);
+:class:`~hyperviz_core.rag.Retriever` has the same. In async paths an awaitable result is
+awaited; in sync paths a hook that returns an awaitable raises :class:`TypeError` naming it. An
+exception raised *by* a hook is logged and does not fail the retrieval.
+
+Example:
+    >>> events = []
+    >>> def hook(name, phase, payload):
+    ...     events.append((name, phase, sorted(payload)))
+    >>> fire([hook], HookEvent("keywords", "end", {"keywords": ["curie"], "elapsed_ms": 0.1}))
+    >>> events
+    [('keywords', 'end', ['elapsed_ms', 'keywords'])]
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = [
+    "EVENTS",
+    "STAGES",
+    "Hook",
+    "HookEvent",
+    "HookList",
+    "Phase",
+    "afire",
+    "fire",
+    "hook_name",
+]
+
+log = logging.getLogger(__name__)
+
+#: the retrieval stages, in the order they run
+STAGES: tuple[str, ...] = (
+    "keywords", "themes", "top_view", "locate", "bottom_entities", "bottom_view", "rank",
+    "answer",
+)
+#: every event name a hook can receive
+EVENTS: tuple[str, ...] = (*STAGES, "model_call", "render")
+
+Phase = Literal["start", "end", "error"]
+Hook = Callable[[str, str, dict[str, Any]], Awaitable[None] | None]
+
+
+@dataclass
+class HookEvent:
+    """One hook call: event ``name``, ``phase`` and its ``payload``."""
+
+    name: str
+    phase: Phase
+    payload: dict[str, Any] = field(default_factory=dict)
+
+
+def hook_name(hook: Any) -> str:
+    """A readable name of a hook (for errors and logs)."""
+    return str(getattr(hook, "__qualname__", None) or type(hook).__qualname__)
+
+
+def _call(hook: Hook, event: HookEvent) -> Any:
+    """Call one hook with a copy of the payload; log (do not raise) what it raises."""
+    try:
+        return hook(event.name, event.phase, dict(event.payload))
+    except Exception:
+        log.exception("stage hook %s failed on %s/%s (ignored)", hook_name(hook), event.name,
+                      event.phase)
+        return None
+
+
+def fire(hooks: Iterable[Hook], event: HookEvent) -> None:
+    """Call ``hooks`` in order (sync path): an awaitable result is a :class:`TypeError`."""
+    for hook in hooks:
+        out = _call(hook, event)
+        if inspect.isawaitable(out):
+            if inspect.iscoroutine(out):
+                out.close()  # never awaited: close it to avoid a RuntimeWarning
+            raise TypeError(f"stage hook {hook_name(hook)} returned an awaitable on the sync "
+                            "path; use aretrieve/aquery or a plain function")
+
+
+async def afire(hooks: Iterable[Hook], event: HookEvent) -> None:
+    """Call ``hooks`` in order (async path), awaiting awaitable results."""
+    for hook in hooks:
+        out = _call(hook, event)
+        if inspect.isawaitable(out):
+            try:
+                await out
+            except Exception:
+                log.exception("stage hook %s failed on %s/%s (ignored)", hook_name(hook),
+                              event.name, event.phase)
+
+
+def elapsed_ms(t0: float) -> float:
+    """Milliseconds since ``t0`` (a :func:`time.perf_counter` value), rounded to µs."""
+    return round((time.perf_counter() - t0) * 1000, 3)
+
+
+def error_text(exc: BaseException) -> str:
+    """``"Type: message"`` of an exception (the ``error`` payload field)."""
+    return f"{type(exc).__name__}: {exc}"[:500]
+
+
+class HookList:
+    """The hooks registered on an engine or retriever (:meth:`add` / :meth:`remove`)."""
+
+    def __init__(self, hooks: Iterable[Hook] = ()) -> None:
+        self._hooks: list[Hook] = []
+        for h in hooks:
+            self.add(h)
+
+    def add(self, hook: Hook) -> None:
+        """Register ``hook`` (a callable ``hook(name, phase, payload)``)."""
+        if not callable(hook):
+            raise TypeError(f"a stage hook must be callable, got {type(hook).__name__}")
+        self._hooks.append(hook)
+
+    def remove(self, hook: Hook) -> None:
+        """Unregister ``hook``; :class:`ValueError` if it was not registered."""
+        try:
+            self._hooks.remove(hook)
+        except ValueError:
+            raise ValueError(f"stage hook {hook_name(hook)} is not registered") from None
+
+    def with_extra(self, extra: Iterable[Hook] | None) -> list[Hook]:
+        """The registered hooks followed by per-call ``extra`` hooks."""
+        out = list(self._hooks)
+        for h in extra or ():
+            if not callable(h):
+                raise TypeError(f"a stage hook must be callable, got {type(h).__name__}")
+            out.append(h)
+        return out
+
+    def __len__(self) -> int:
+        return len(self._hooks)
+
+    def __iter__(self) -> Any:
+        return iter(list(self._hooks))

@@ -1,0 +1,18 @@
+"""Indexing: load documents, chunk them, extract, embed and write the store."""
+
+from __future__ import annotations
+
+from .chunking import chunk_document, chunk_documents
+from .indexer import Indexer, IndexReport
+from .loaders import LoaderError, load_documents
+from .stream import DocumentStream
+
+__all__ = [
+    "DocumentStream",
+    "IndexReport",
+    "Indexer",
+    "LoaderError",
+    "chunk_document",
+    "chunk_documents",
+    "load_documents",
+]

@@ -1,0 +1,381 @@
+"""Vision-aware bottom-up indexing (paper §4.1): documents → two-layer hypergraph store.
+
+Per chunk: bottom-layer extraction (entities + n-ary relation hyperedges), an optional
+rendering I_Di of the chunk hypergraph (only when a vision theme extractor consumes it), then
+the top layer (theme + key entities; the theme becomes a theme hyperedge over the key
+entities). Each document is written to the :class:`HypergraphStore` in one transaction with
+its chunk/entity/hyperedge/theme embeddings, so an interrupted run resumes where it stopped.
+
+Documents may come from any iterable; anything but a list is streamed: only a bounded
+amount of text is being indexed at any time (``max_inflight_bytes``), so a corpus of any size
+(large files arrive as parts, see :mod:`.parts` and :class:`~.stream.DocumentStream`) is
+indexed in bounded memory. Progress: input MB and chunks per second.
+
+Offline by default (heuristic extractors + hashed embeddings, no network). Give ``chat=`` to
+use an LLM: it is wrapped in retry, persistent-cache (in the store) and usage middleware.
+
+Example:
+    >>> import tempfile
+    >>> from hyperviz_core.rag.types import Document
+    >>> ix = Indexer(tempfile.mkdtemp(), show_progress=False)
+    >>> rep = ix.index([Document(id="d1", text="Marie Curie worked with Pierre Curie in Paris.")])
+    >>> rep.documents_added, rep.store.documents, rep.llm_calls
+    (1, 1, 0)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from ...model import Entity, Hypergraph
+from ..providers.protocols import ChatModel, Embedder
+from ..store import StoreProtocol, VectorsArg, open_store
+from ..types import Chunk, ChunkExtraction, ChunkTheme, Document
+from .chunking import chunk_document
+from .report import IndexReport, busy, inflight, progress, run_sync, tick, usage_numbers
+
+__all__ = ["IndexReport", "Indexer", "extraction_hypergraph", "run_sync"]
+
+log = logging.getLogger(__name__)
+
+
+def extraction_hypergraph(extraction: ChunkExtraction, title: str = "") -> Hypergraph:
+    """The chunk hypergraph G_Di of one extraction (members without an entity are added)."""
+    hg = Hypergraph(metadata={"chunk_id": extraction.chunk_id, "title": title})
+    for ent in extraction.entities:
+        hg.add_entity(ent)
+    for edge in extraction.hyperedges:
+        for m in edge.members:
+            if m not in hg.entities:
+                hg.add_entity(Entity(name=m))
+        if edge.members:
+            hg.add_hyperedge(edge)
+    return hg
+
+
+class Indexer:
+    """Index documents into a :class:`HypergraphStore` (two layers, vectors, LLM cache).
+
+    Args:
+        store: a store or a path (directory or ``.sqlite`` file).
+        extractor: bottom-layer extractor (default: ``LLMExtractor(chat)`` when ``chat`` is
+            given, else :class:`~hyperviz_core.rag.extract.HeuristicExtractor`).
+        theme_extractor: top-layer extractor (default: ``LLMThemeExtractor(chat)`` or
+            :class:`~hyperviz_core.rag.extract.HeuristicThemeExtractor`).
+        embedder: default :class:`~hyperviz_core.rag.providers.offline.HashingEmbedder`.
+        renderer: :class:`~hyperviz_core.render.HyperViz` for the chunk images I_Di.
+        index_visualization: send I_Di to the theme extractor (False = the paper's
+            w/o-visualization ablation: same calls, no image).
+        concurrency: maximum concurrent model calls (and renders).
+        show_progress: tqdm progress bar over documents.
+        chat: a :class:`ChatModel`; wrapped in retry + store cache + usage middleware.
+        render_images: force (True) or forbid (False) chunk renders; default renders only
+            when ``index_visualization`` and the theme extractor consumes images.
+        summarize_descriptions: let the LLM shorten merged entity descriptions longer than
+            ``summary_threshold`` characters (needs ``chat``).
+        cache: cache LLM answers in the store (re-runs and resumed runs cost 0 calls).
+        max_retries: retries of retryable provider errors (429, 5xx, timeouts).
+        prompt_price, completion_price: optional prices per 1,000 tokens for
+            :attr:`IndexReport.cost_usd`.
+        max_inflight_bytes: when streaming, at most this much document text is being
+            indexed at once (a larger single document still goes through, alone).
+    """
+
+    def __init__(
+        self,
+        store: StoreProtocol | str | Path,
+        extractor: Any = None,
+        theme_extractor: Any = None,
+        embedder: Embedder | None = None,
+        renderer: Any = None,
+        index_visualization: bool = True,
+        concurrency: int = 8,
+        show_progress: bool = True,
+        *,
+        chat: ChatModel | None = None,
+        chunk_size: int = 1200,
+        chunk_overlap: int = 100,
+        chunk_unit: Literal["char", "token"] = "char",
+        render_images: bool | None = None,
+        summarize_descriptions: bool = False,
+        summary_threshold: int = 4000,
+        cache: bool = True,
+        max_retries: int = 5,
+        prompt_price: float | None = None,
+        completion_price: float | None = None,
+        max_inflight_bytes: int = 512 * 1024,
+    ) -> None:
+        from ..providers.offline import HashingEmbedder
+
+        if concurrency < 1:
+            raise ValueError(f"concurrency must be >= 1, got {concurrency}")
+        self.store: StoreProtocol = open_store(store)  # a path, a URL or an open store
+        self.store.summary_threshold = summary_threshold
+        self.usage: Any = None
+        self.chat: ChatModel | None = None
+        if chat is not None:
+            self.chat = self._wrap_chat(chat, cache=cache, max_retries=max_retries,
+                                        prices=(prompt_price, completion_price))
+        self._set_extractors(extractor, theme_extractor, index_visualization, render_images)
+        self.embedder: Embedder = embedder or HashingEmbedder()
+        self._embedder_checked = False
+        self._renderer = renderer
+        self.concurrency = concurrency
+        #: streaming bound: text of the documents being indexed at once (one is always let in)
+        self.max_inflight_bytes = max_inflight_bytes
+        self.show_progress = show_progress
+        self.chunk_size, self.chunk_overlap, self.chunk_unit = chunk_size, chunk_overlap, chunk_unit
+        self._summarizer: Any = None
+        if summarize_descriptions:
+            if self.chat is None:
+                raise ValueError("summarize_descriptions needs a chat model (chat=...)")
+            from ..extract.llm import LLMDescriptionSummarizer
+
+            self._summarizer = LLMDescriptionSummarizer(self.chat)
+
+    # ------------------------------------------------------------------ setup
+    def _set_extractors(self, extractor: Any, theme_extractor: Any, index_visualization: bool,
+                        render_images: bool | None) -> None:
+        """The extractors (LLM ones with a chat model, else heuristic) and whether chunks are
+        rendered for the theme extractor."""
+        from ..extract import (
+            HeuristicExtractor,
+            HeuristicThemeExtractor,
+            LLMExtractor,
+            LLMThemeExtractor,
+        )
+
+        if extractor is None:
+            extractor = LLMExtractor(self.chat) if self.chat else HeuristicExtractor()
+        if theme_extractor is None:
+            theme_extractor = (LLMThemeExtractor(self.chat) if self.chat
+                               else HeuristicThemeExtractor())
+        self.extractor = extractor
+        self.theme_extractor = theme_extractor
+        self.index_visualization = index_visualization
+        wants = getattr(theme_extractor, "wants_image", None)
+        if wants is None:
+            wants = isinstance(theme_extractor, LLMThemeExtractor)
+        self.render_images = (bool(wants) and index_visualization) if render_images is None \
+            else render_images
+
+    def _wrap_chat(
+        self,
+        chat: ChatModel,
+        *,
+        cache: bool,
+        max_retries: int,
+        prices: tuple[float | None, float | None],
+    ) -> ChatModel:
+        """Caching (in the store) → Retrying → Tracking → ``chat``."""
+        from ..providers.middleware import StoreCacheBackend, UsageTracker, build_chat_stack
+
+        self.usage = UsageTracker(prompt_price=prices[0], completion_price=prices[1])
+        return build_chat_stack(
+            chat, cache=StoreCacheBackend(self.store) if cache else None, tracker=self.usage,
+            max_retries=max_retries,
+        )
+
+    @property
+    def renderer(self) -> Any:
+        """The HyperViz renderer (created on first use)."""
+        if self._renderer is None:
+            from ...render import HyperViz
+
+            self._renderer = HyperViz()
+        return self._renderer
+
+    def _summarize(self, name: str, description: str) -> str:
+        out: str = self._summarizer.summarize(name, description.splitlines())
+        return out
+
+    # ------------------------------------------------------------------ public
+    def index(self, documents: Iterable[Document], *,
+              total_bytes: int | None = None) -> IndexReport:
+        """Index documents (sync; safe inside a running event loop). ``documents`` may be
+        any iterable (a list, a generator, a :class:`~.stream.DocumentStream`): it is
+        consumed incrementally (see :meth:`aindex`)."""
+        return run_sync(lambda: self.aindex(documents, total_bytes=total_bytes))
+
+    def delete(self, doc_id: str) -> dict[str, int]:
+        """Delete a document; shared entities are rebuilt and re-embedded."""
+        summarize = self._summarize if self._summarizer is not None else None
+        return self.store.delete_document(doc_id, embedder=self.embedder, summarize=summarize)
+
+    async def aindex(self, documents: Iterable[Document], *,
+                     total_bytes: int | None = None) -> IndexReport:
+        """Index documents concurrently; each document is committed as soon as it is done.
+
+        A list is first reduced to one document per id (the last wins). Any other iterable
+        is *streamed*: documents are pulled only while fewer than ``2 * concurrency`` of
+        them and at most :attr:`max_inflight_bytes` of text are in flight, and each is
+        released once written, so memory does not grow with the input. Two documents
+        with the same id are never indexed at the same time (the later one waits). The
+        progress bar counts MB (of ``total_bytes`` when given) and shows chunks/s.
+        """
+        t0 = time.perf_counter()
+        source: Iterable[Document] = (_dedupe(documents) if isinstance(documents, Sequence)
+                                      else documents)
+        report = IndexReport()
+        before = usage_numbers(self.usage)
+        bar = progress(total_bytes, disable=not self.show_progress)
+        try:
+            await self._pump(iter(source), report, bar, t0)
+        finally:
+            bar.close()
+        self._finish_report(report, before, t0)
+        return report
+
+    async def _pump(self, docs: Iterator[Document], report: IndexReport, bar: Any,
+                    t0: float) -> None:
+        """Pull documents into a bounded set of in-flight tasks until ``docs`` runs out."""
+        sem = asyncio.Semaphore(self.concurrency)
+        write_lock = asyncio.Lock()
+        slots = max(2, 2 * self.concurrency)
+        running: dict[asyncio.Task[None], tuple[str, int]] = {}
+
+        async def one(doc: Document) -> None:
+            try:
+                await self._index_document(doc, sem, write_lock, report)
+            except Exception as exc:  # a failed document must not stop the others
+                report.documents_failed += 1
+                report.errors.append(f"{doc.id}: {type(exc).__name__}: {exc}")
+                log.warning("indexing %s failed: %s", doc.id, exc)
+
+        def done(task: asyncio.Task[None]) -> None:
+            _, size = running.pop(task)
+            report.input_bytes += size
+            tick(bar, size, report, t0)
+
+        for doc in docs:
+            if not self._embedder_checked:  # fail fast on a dimension mismatch
+                self.store.check_embedder(self.embedder.name, self.embedder.dim)
+                self._embedder_checked = True
+            size = len(doc.text.encode("utf-8"))
+            while running and (len(running) >= slots or busy(running, doc.id)
+                               or inflight(running) + size > self.max_inflight_bytes):
+                finished, _ = await asyncio.wait(list(running),
+                                                 return_when=asyncio.FIRST_COMPLETED)
+                for task in finished:
+                    done(task)
+            task = asyncio.create_task(one(doc))
+            running[task] = (doc.id, size)
+            del doc
+        while running:
+            finished, _ = await asyncio.wait(list(running), return_when=asyncio.FIRST_COMPLETED)
+            for task in finished:
+                done(task)
+
+    def _finish_report(self, report: IndexReport, before: dict[str, float], t0: float) -> None:
+        after = usage_numbers(self.usage)
+        delta = {k: after.get(k, 0.0) - before.get(k, 0.0) for k in after}
+        report.llm_calls = int(delta.get("calls", 0))
+        report.cache_hits = int(delta.get("cache_hits", 0))
+        report.prompt_tokens = int(delta.get("prompt_tokens", 0))
+        report.completion_tokens = int(delta.get("completion_tokens", 0))
+        report.tokens = report.prompt_tokens + report.completion_tokens
+        report.retries = int(delta.get("retries", 0))
+        if "cost" in delta:
+            report.cost_usd = round(delta["cost"], 6)
+        report.seconds = round(time.perf_counter() - t0, 3)
+        secs = max(report.seconds, 1e-9)
+        report.mb_per_s = round(report.input_bytes / 1e6 / secs, 4)
+        report.chunks_per_s = round(report.chunks / secs, 2)
+        report.store = self.store.stats()
+
+    # ------------------------------------------------------------------ pipeline
+    async def _index_document(
+        self,
+        doc: Document,
+        sem: asyncio.Semaphore,
+        write_lock: asyncio.Lock,
+        report: IndexReport,
+    ) -> None:
+        if self.store.document_hash(doc.id) == doc.hash:
+            report.documents_skipped += 1
+            return
+        chunks = chunk_document(doc, self.chunk_size, self.chunk_overlap, self.chunk_unit)
+        results = await asyncio.gather(*(self._index_chunk(c, sem) for c in chunks))
+        extractions = [r[0] for r in results]
+        themes = [r[1] for r in results]
+        chunk_vecs = await self.embedder.aembed([_chunk_embed_text(c) for c in chunks]) \
+            if chunks else None
+        vectors: VectorsArg | None = None
+        if chunk_vecs is not None:
+            vectors = {"chunk": ([c.id for c in chunks], chunk_vecs)}
+        summarize = self._summarize if self._summarizer is not None else None
+        async with write_lock:
+            written = await asyncio.to_thread(
+                self.store.add_document, doc, chunks, extractions, themes, vectors,
+                embedder=self.embedder, summarize=summarize,
+            )
+        if written.status == "skipped":
+            report.documents_skipped += 1
+            return
+        if written.status == "replaced":
+            report.documents_replaced += 1
+        else:
+            report.documents_added += 1
+        report.chunks += len(chunks)
+        report.entities += sum(len(e.entities) for e in extractions)
+        report.hyperedges += sum(len(e.hyperedges) for e in extractions)
+        report.skipped_records += sum(e.skipped for e in extractions)
+        report.themes += sum(1 for t in themes if t.theme)
+        report.images += sum(1 for r in results if r[2])
+        report.embedded += written.embedded
+
+    async def _index_chunk(
+        self, chunk: Chunk, sem: asyncio.Semaphore
+    ) -> tuple[ChunkExtraction, ChunkTheme, bool]:
+        async with sem:
+            extraction = await self.extractor.aextract(chunk)
+        extraction = _clean_extraction(extraction, chunk.id)
+        image: bytes | None = None
+        if self.render_images:
+            async with sem:
+                image = await self._render(chunk, extraction)
+        async with sem:
+            theme = await self.theme_extractor.atheme(
+                chunk, extraction, image if self.index_visualization else None
+            )
+        if theme.chunk_id != chunk.id:
+            theme = theme.model_copy(update={"chunk_id": chunk.id})
+        return extraction, theme, image is not None
+
+    async def _render(self, chunk: Chunk, extraction: ChunkExtraction) -> bytes:
+        hg = extraction_hypergraph(extraction, str(chunk.metadata.get("title", "")))
+        rendering = await self.renderer.arender(hg, chunk_texts={chunk.id: chunk.text})
+        png: bytes = rendering.png
+        return png
+
+
+def _chunk_embed_text(chunk: Chunk) -> str:
+    title = str(chunk.metadata.get("title", "") or "")
+    return f"{title}\n{chunk.text}" if title else chunk.text
+
+
+def _clean_extraction(ex: ChunkExtraction, chunk_id: str) -> ChunkExtraction:
+    """Force the extraction onto its chunk's id."""
+    if ex.chunk_id != chunk_id:
+        ex = ex.model_copy(update={"chunk_id": chunk_id})
+    return ex
+
+
+def _dedupe(docs: Sequence[Document]) -> list[Document]:
+    """Keep the last version of each document id (later input wins), in input order."""
+    last: dict[str, Document] = {}
+    for d in docs:
+        last[d.id] = d
+    seen: set[str] = set()
+    out = []
+    for d in docs:
+        if d.id not in seen and last[d.id] is d:
+            out.append(d)
+            seen.add(d.id)
+    return out
+

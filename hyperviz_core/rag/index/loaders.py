@@ -1,0 +1,356 @@
+"""Read documents from text/markdown files and JSON / JSONL collections.
+
+Supported inputs (by extension; directories are walked, sorted):
+
+- ``.txt``, ``.md``, ``.markdown``, ``.rst``: one document per file; id = the file's path
+  relative to the directory given (``a/README`` for ``DIR/a/README.md``; the stem for a
+  file given directly) unless ``id_from_path=False``; title = the first Markdown heading or
+  the file stem.
+- ``.jsonl``/``.ndjson``: one JSON object per line with a text field.
+- ``.json``: a list of objects with a text field (e.g. ``[{"title", "text"}]`` works as is),
+  a single such object, an object wrapping such a list under ``"data"``/``"documents"``/
+  ``"passages"``/``"corpus"``, or a dict *title → list of sentences* (HotpotQA corpus
+  format; sentences are concatenated).
+
+``text_field``, ``id_field`` and ``title_field`` name the fields (defaults ``text``, ``id``,
+``title``; ``text`` also falls back to ``content``/``contents``/``body``/``passage``).
+Documents without an id get ``doc-<hash of title + text>``. Every other field goes into
+the metadata. Bad input raises :class:`LoaderError` naming the file (and line); so does
+JSON nested too deeply to parse.
+
+Two documents of one load with the same id are never silently merged:
+:func:`resolve_duplicates` (what ``vizrag index --on-duplicate`` uses) refuses them naming
+both sources (``"error"``, the default), keeps the first (``"skip"``) or the last
+(``"replace"``); exact repeats (same id, title and text) are dropped and counted.
+
+Example:
+    >>> import json, tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "c.json"
+    >>> _ = p.write_text(json.dumps([{"title": "Paris", "text": "Paris is in France."}]))
+    >>> [(d.title, d.text) for d in load_documents([p])]
+    [('Paris', 'Paris is in France.')]
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from ..types import Document
+from .parts import iter_text_parts, read_title
+
+__all__ = [
+    "TEXT_SUFFIXES",
+    "DuplicatePolicy",
+    "DuplicateReport",
+    "LoaderError",
+    "iter_documents",
+    "iter_sourced_documents",
+    "load_documents",
+    "records_to_documents",
+    "resolve_duplicates",
+]
+
+DuplicatePolicy = Literal["error", "skip", "replace"]
+
+TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text")
+JSON_SUFFIXES = (".json",)
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+_TEXT_FALLBACKS = ("content", "contents", "body", "passage", "paragraph_text")
+_WRAPPERS = ("data", "documents", "docs", "passages", "corpus", "items", "records")
+
+
+class LoaderError(ValueError):
+    """An input file cannot be read as documents (the message names file and line)."""
+
+
+def _where(path: Path, line: int | None = None, item: int | None = None) -> str:
+    if line is not None:
+        return f"{path}:{line}"
+    if item is not None:
+        return f"{path} (item {item})"
+    return str(path)
+
+
+def _record_to_doc(
+    rec: Any,
+    where: str,
+    *,
+    text_field: str,
+    id_field: str,
+    title_field: str,
+) -> Document:
+    if not isinstance(rec, Mapping):
+        raise LoaderError(f"{where}: expected a JSON object with a {text_field!r} field, "
+                          f"got {type(rec).__name__}")
+    text = rec.get(text_field)
+    used_text = text_field
+    if text is None and text_field == "text":
+        for alt in _TEXT_FALLBACKS:
+            if alt in rec:
+                text, used_text = rec[alt], alt
+                break
+    if text is None:
+        raise LoaderError(f"{where}: missing text field {text_field!r} "
+                          f"(fields: {sorted(map(str, rec))[:10]}; use --text-field)")
+    if isinstance(text, list) and all(isinstance(s, str) for s in text):
+        text = "".join(text) if any(s[:1].isspace() for s in text[1:]) else " ".join(text)
+    if not isinstance(text, str):
+        raise LoaderError(f"{where}: field {used_text!r} must be a string, "
+                          f"got {type(text).__name__}")
+    raw_id = rec.get(id_field)
+    title = rec.get(title_field, "")
+    if title is None:
+        title = ""
+    if not isinstance(title, str | int | float):
+        raise LoaderError(f"{where}: field {title_field!r} must be a string")
+    meta = {str(k): v for k, v in rec.items() if k not in (used_text, id_field, title_field)}
+    return Document(id="" if raw_id is None else str(raw_id), text=text, title=str(title),
+                    metadata=meta)
+
+
+def records_to_documents(
+    data: Any,
+    source: str | Path = "<data>",
+    *,
+    text_field: str = "text",
+    id_field: str = "id",
+    title_field: str = "title",
+) -> list[Document]:
+    """Documents from already-parsed JSON (any of the shapes the module docstring lists)."""
+    path = Path(source)
+    kw = {"text_field": text_field, "id_field": id_field, "title_field": title_field}
+    if isinstance(data, Mapping):
+        if text_field in data or (text_field == "text" and any(f in data for f in
+                                                                _TEXT_FALLBACKS)):
+            return [_record_to_doc(data, str(path), **kw)]
+        for key in _WRAPPERS:
+            if isinstance(data.get(key), list):
+                return records_to_documents(data[key], path, **kw)
+        if data and all(isinstance(v, list) and all(isinstance(s, str) for s in v)
+                        for v in data.values()):
+            # HotpotQA corpus: title -> list of sentences
+            return [_record_to_doc({title_field: t, text_field: sents}, f"{path} ({t!r})", **kw)
+                    for t, sents in data.items()]
+        raise LoaderError(
+            f"{path}: a JSON object that is neither a document with a {text_field!r} field, "
+            f"a wrapper of a list ({', '.join(_WRAPPERS[:4])}...), nor title -> sentences")
+    if isinstance(data, list):
+        out = []
+        for i, rec in enumerate(data):
+            if isinstance(rec, str):
+                out.append(Document(text=rec))
+            else:
+                out.append(_record_to_doc(rec, _where(path, item=i), **kw))
+        return out
+    raise LoaderError(f"{path}: expected a JSON list or object, got {type(data).__name__}")
+
+
+def _parse_json(text: str, where: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise LoaderError(f"{where}:{exc.lineno}: invalid JSON ({exc.msg} at column "
+                          f"{exc.colno})") from exc
+    except RecursionError:
+        raise LoaderError(f"{where}: JSON nested too deeply to read") from None
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise LoaderError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    except OSError as exc:
+        raise LoaderError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+
+
+def _path_id(path: Path, id_from_path: bool, root: Path | None) -> str:
+    if not id_from_path:
+        return ""
+    rel = path.relative_to(root) if root is not None else Path(path.name)
+    return rel.with_suffix("").as_posix()
+
+
+def _text_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
+    text = _read_text(path)
+    title = read_title(path, text[:65536])
+    return Document(id=_path_id(path, id_from_path, root), text=text, title=title,
+                    metadata={"source": str(path)})
+
+
+def _text_documents(path: Path, id_from_path: bool, root: Path | None,
+                    part_bytes: int | None) -> Iterator[tuple[Document, str]]:
+    """One document per file, or (a file over ``part_bytes``) its parts read incrementally."""
+    try:
+        big = part_bytes is not None and path.stat().st_size > part_bytes
+    except OSError as exc:
+        raise LoaderError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    if not big:
+        yield _text_document(path, id_from_path, root), str(path)
+        return
+    assert part_bytes is not None
+    try:
+        for doc in iter_text_parts(path, _path_id(path, id_from_path, root), part_bytes):
+            yield doc, f"{path} (part {doc.metadata['part']})"
+    except UnicodeDecodeError as exc:
+        raise LoaderError(f"{path}: not UTF-8 text ({exc.reason})") from exc
+    except OSError as exc:
+        raise LoaderError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+
+
+def _lines(path: Path) -> Iterator[str]:
+    """The lines of a UTF-8 file, read incrementally (errors name the file)."""
+    try:
+        with path.open(encoding="utf-8-sig") as fh:
+            yield from fh
+    except UnicodeDecodeError as exc:
+        raise LoaderError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    except OSError as exc:
+        raise LoaderError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+
+
+def _jsonl_documents(path: Path, **kw: str) -> Iterator[tuple[Document, str]]:
+    for n, line in enumerate(_lines(path), 1):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise LoaderError(f"{path}:{n}: invalid JSON ({exc.msg} at column {exc.colno})") \
+                from exc
+        except RecursionError:
+            raise LoaderError(f"{path}:{n}: JSON nested too deeply to read") from None
+        yield _record_to_doc(rec, _where(path, line=n), **kw), _where(path, line=n)
+
+
+def _expand(paths: Iterable[str | Path]) -> list[tuple[Path, Path | None]]:
+    """(file, the directory it was found under or None for a file given directly)."""
+    out: list[tuple[Path, Path | None]] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            out.extend((f, p) for f in sorted(p.rglob("*")) if f.is_file() and
+                       f.suffix.lower() in (*TEXT_SUFFIXES, *JSON_SUFFIXES, *JSONL_SUFFIXES))
+        elif p.exists():
+            out.append((p, None))
+        else:
+            raise LoaderError(f"{p}: no such file or directory")
+    return out
+
+
+def iter_sourced_documents(
+    paths: Iterable[str | Path],
+    *,
+    text_field: str = "text",
+    id_field: str = "id",
+    title_field: str = "title",
+    id_from_path: bool = True,
+    part_bytes: int | None = None,
+) -> Iterator[tuple[Document, str]]:
+    """(document, where it came from: ``file``, ``file:line`` or ``file (item n)``).
+
+    With ``part_bytes``, a text file larger than that is read incrementally as consecutive
+    part documents (:func:`~.parts.iter_text_parts`); JSONL is always read line by line.
+    """
+    kw = {"text_field": text_field, "id_field": id_field, "title_field": title_field}
+    for path, root in _expand(paths):
+        suffix = path.suffix.lower()
+        if suffix in JSONL_SUFFIXES:
+            yield from _jsonl_documents(path, **kw)
+        elif suffix in JSON_SUFFIXES:
+            data = _parse_json(_read_text(path), str(path))
+            docs = records_to_documents(data, path, **kw)
+            many = len(docs) > 1
+            for n, doc in enumerate(docs):
+                yield doc, _where(path, item=n) if many else str(path)
+        else:
+            yield from _text_documents(path, id_from_path, root, part_bytes)
+
+
+def iter_documents(
+    paths: Iterable[str | Path],
+    *,
+    text_field: str = "text",
+    id_field: str = "id",
+    title_field: str = "title",
+    id_from_path: bool = True,
+) -> Iterator[Document]:
+    """Documents of every file (directories walked in sorted order)."""
+    for doc, _ in iter_sourced_documents(paths, text_field=text_field, id_field=id_field,
+                                         title_field=title_field, id_from_path=id_from_path):
+        yield doc
+
+
+class DuplicateReport(BaseModel):
+    """What :func:`resolve_duplicates` did: ``read = kept + duplicates + repeats``."""
+
+    read: int = 0
+    kept: int = 0
+    duplicates: int = 0  # same id, different content: skipped or replaced per policy
+    repeats: int = 0  # same id and identical content: dropped
+    policy: DuplicatePolicy = "error"
+    examples: list[str] = []
+
+
+def resolve_duplicates(
+    docs: Sequence[tuple[Document, str]], policy: DuplicatePolicy = "error"
+) -> tuple[list[Document], DuplicateReport]:
+    """One document per id, by ``policy``; :class:`LoaderError` naming both sources on
+    ``"error"``.
+
+    >>> a, b = Document(id="x", text="one"), Document(id="x", text="two")
+    >>> docs, rep = resolve_duplicates([(a, "f.json (item 0)"), (b, "f.json (item 3)")], "skip")
+    >>> [d.text for d in docs], rep.duplicates, rep.read == rep.kept + rep.duplicates
+    (['one'], 1, True)
+    >>> resolve_duplicates([(a, "a.json"), (b, "b.json")])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    hyperviz_core.rag.index.loaders.LoaderError: duplicate document id 'x': a.json and b.json ...
+    """
+    if policy not in ("error", "skip", "replace"):
+        raise ValueError(f"unknown duplicate policy {policy!r}; use error, skip or replace")
+    report = DuplicateReport(read=len(docs), policy=policy)
+    first: dict[str, tuple[int, str]] = {}
+    kept: list[Document | None] = []
+    for doc, where in docs:
+        if doc.id not in first:
+            first[doc.id] = (len(kept), where)
+            kept.append(doc)
+            continue
+        slot, src = first[doc.id]
+        old = kept[slot]
+        assert old is not None
+        if old.hash == doc.hash:
+            report.repeats += 1
+            continue
+        if policy == "error":
+            raise LoaderError(f"duplicate document id {doc.id!r}: {src} and {where} "
+                              "(use --on-duplicate replace|skip)")
+        report.duplicates += 1
+        if len(report.examples) < 5:
+            report.examples.append(f"{doc.id!r}: {src} and {where}")
+        if policy == "replace":
+            kept[slot] = doc
+            first[doc.id] = (slot, where)
+    out = [d for d in kept if d is not None]
+    report.kept = len(out)
+    return out, report
+
+
+def load_documents(
+    paths: Iterable[str | Path] | str | Path,
+    *,
+    text_field: str = "text",
+    id_field: str = "id",
+    title_field: str = "title",
+    id_from_path: bool = True,
+) -> list[Document]:
+    """All documents of the given files/directories (see the module docstring)."""
+    if isinstance(paths, str | Path):
+        paths = [paths]
+    return list(iter_documents(paths, text_field=text_field, id_field=id_field,
+                               title_field=title_field, id_from_path=id_from_path))

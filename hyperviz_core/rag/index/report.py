@@ -1,0 +1,114 @@
+"""What an indexing run reports (:class:`IndexReport`), its progress bar, and ``run_sync``.
+
+The progress bar counts input MB and shows chunks per second; :class:`IndexReport` carries
+the same throughput (``mb_per_s``, ``chunks_per_s``) next to the counts and model usage.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import time
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, Field
+
+from ..store.base import StoreStats
+
+__all__ = ["IndexReport", "busy", "inflight", "progress", "run_sync", "tick", "usage_numbers"]
+
+_T = TypeVar("_T")
+
+
+class IndexReport(BaseModel):
+    """What one indexing run did and cost."""
+
+    documents_added: int = 0
+    documents_replaced: int = 0
+    documents_skipped: int = 0
+    documents_failed: int = 0
+    errors: list[str] = Field(default_factory=list)
+    chunks: int = 0
+    entities: int = 0
+    hyperedges: int = 0
+    themes: int = 0
+    skipped_records: int = 0
+    images: int = 0
+    embedded: int = 0
+    llm_calls: int = 0
+    cache_hits: int = 0
+    retries: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    tokens: int = 0
+    cost_usd: float | None = None
+    seconds: float = 0.0
+    input_bytes: int = 0
+    """UTF-8 bytes of the documents read (indexed, unchanged or failed)."""
+    mb_per_s: float = 0.0
+    chunks_per_s: float = 0.0
+    store: StoreStats | None = None
+
+    def summary(self) -> str:
+        """One human-readable line."""
+        return (
+            f"{self.documents_added} added, {self.documents_replaced} replaced, "
+            f"{self.documents_skipped} unchanged, {self.documents_failed} failed; "
+            f"{self.chunks} chunks, {self.entities} entity mentions, {self.hyperedges} "
+            f"hyperedges, {self.themes} themes; {self.llm_calls} LLM calls "
+            f"({self.cache_hits} cached, {self.tokens} tokens) in {self.seconds:.1f} s "
+            f"({self.mb_per_s:.2f} MB/s, {self.chunks_per_s:.0f} chunks/s)"
+        )
+
+
+def run_sync(coro_factory: Callable[[], Coroutine[Any, Any, _T]]) -> _T:
+    """Run a coroutine to completion from sync code, even inside a running event loop.
+
+    With no running loop this is ``asyncio.run``; inside one (Jupyter, LlamaIndex
+    callbacks) the coroutine runs on a fresh loop in a worker thread.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro_factory())
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(lambda: asyncio.run(coro_factory())).result()
+
+
+def usage_numbers(tracker: Any) -> dict[str, float]:
+    """Counters of a :class:`~hyperviz_core.rag.UsageTracker` (empty if None)."""
+    if tracker is None:
+        return {}
+    rep = tracker.report()
+    out = {k: float(getattr(rep, k)) for k in
+           ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "retries")}
+    if rep.cost is not None:
+        out["cost"] = float(rep.cost)
+    return out
+
+
+def busy(running: dict[Any, tuple[str, int]], doc_id: str) -> bool:
+    return any(i == doc_id for i, _ in running.values())
+
+
+def inflight(running: dict[Any, tuple[str, int]]) -> int:
+    return sum(b for _, b in running.values())
+
+
+def progress(total_bytes: int | None, *, disable: bool) -> Any:
+    """A tqdm bar over input MB (unknown total when streaming without a plan)."""
+    from tqdm.auto import tqdm
+
+    total = round(total_bytes / 1e6, 2) if total_bytes else None
+    return tqdm(total=total, desc="indexing", unit="MB", disable=disable,
+                bar_format="{l_bar}{bar}| {n:.2f}/{total_fmt} MB [{elapsed}<{remaining}, "
+                "{rate_fmt}{postfix}]" if total else None)
+
+
+def tick(bar: Any, size: int, report: IndexReport, t0: float) -> None:
+    """Advance the bar by one document's MB; postfix = chunks and chunks per second."""
+    bar.update(size / 1e6)
+    secs = max(time.perf_counter() - t0, 1e-9)
+    bar.set_postfix_str(f"{report.chunks} chunks, {report.chunks / secs:.0f} chunks/s",
+                        refresh=False)

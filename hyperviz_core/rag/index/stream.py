@@ -1,0 +1,122 @@
+"""Documents of files and folders as a stream, one id each, in bounded memory.
+
+:class:`DocumentStream` applies the duplicate-id policy of :func:`~.loaders.resolve_duplicates`
+without holding the documents: a first pass reads every input and keeps only (id, content
+hash, source) per document to decide which one each id keeps; iterating the stream then
+reads the inputs again and yields the kept documents one at a time (large text files as
+consecutive parts, see :mod:`.parts`). Memory is bounded by the largest single JSON file or
+text part, never by the corpus.
+
+Example:
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "a.txt").write_text("Marie Curie worked in Paris.")
+    >>> _ = (d / "b.jsonl").write_text('{"id": "a", "text": "other"}\\n')
+    >>> s = DocumentStream([d], on_duplicate="skip")
+    >>> [x.id for x in s], s.report.duplicates, s.total_bytes > 0
+    (['a'], 1, True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from ..types import Document
+from .loaders import (
+    DuplicatePolicy,
+    DuplicateReport,
+    LoaderError,
+    iter_sourced_documents,
+)
+from .parts import PART_BYTES
+
+__all__ = ["DocumentStream"]
+
+
+class DocumentStream:
+    """The documents of ``paths``, one per id (by ``on_duplicate``), streamed.
+
+    Args:
+        paths: files and folders (see :mod:`.loaders` for the formats).
+        on_duplicate: ``"error"`` (default: :class:`LoaderError` naming both sources),
+            ``"skip"`` (keep the first) or ``"replace"`` (keep the last).
+        part_bytes: text files larger than this are indexed as parts (None: never split).
+        limit: keep only the first ``limit`` documents.
+        **fields: ``text_field``, ``id_field``, ``title_field``, ``id_from_path``.
+
+    The constructor runs the planning pass (so errors surface before any indexing);
+    :attr:`report`, :attr:`kept` and :attr:`total_bytes` (UTF-8 bytes of the kept texts)
+    are known from then on.
+    """
+
+    def __init__(
+        self,
+        paths: Iterable[str | Path],
+        *,
+        on_duplicate: DuplicatePolicy = "error",
+        part_bytes: int | None = PART_BYTES,
+        limit: int | None = None,
+        **fields: str | bool,
+    ) -> None:
+        if on_duplicate not in ("error", "skip", "replace"):
+            raise ValueError(f"unknown duplicate policy {on_duplicate!r}; use error, skip or "
+                             "replace")
+        self.paths = [Path(p) for p in paths]
+        self.part_bytes = part_bytes
+        self.fields = fields
+        self.report = DuplicateReport(policy=on_duplicate)
+        self._keep: set[int] = set()
+        self.total_bytes = 0
+        self._plan(on_duplicate, limit)
+
+    def _sourced(self) -> Iterator[tuple[Document, str]]:
+        return iter_sourced_documents(self.paths, part_bytes=self.part_bytes,
+                                      **self.fields)  # type: ignore[arg-type]
+
+    def _plan(self, policy: DuplicatePolicy, limit: int | None) -> None:
+        """First pass: which ordinal each id keeps (only ids, hashes and sources held)."""
+        first: dict[str, tuple[int, str, str]] = {}  # id -> (ordinal, hash, source)
+        sizes: dict[int, int] = {}
+        rep = self.report
+        for n, (doc, where) in enumerate(self._sourced()):
+            rep.read += 1
+            size = len(doc.text.encode("utf-8"))
+            if doc.id not in first:
+                first[doc.id] = (n, doc.hash, where)
+                sizes[n] = size
+                continue
+            slot, digest, src = first[doc.id]
+            if digest == doc.hash:
+                rep.repeats += 1
+                continue
+            if policy == "error":
+                raise LoaderError(f"duplicate document id {doc.id!r}: {src} and {where} "
+                                  "(use --on-duplicate replace|skip)")
+            rep.duplicates += 1
+            if len(rep.examples) < 5:
+                rep.examples.append(f"{doc.id!r}: {src} and {where}")
+            if policy == "replace":
+                del sizes[slot]
+                first[doc.id] = (n, doc.hash, where)
+                sizes[n] = size
+        keep = sorted(sizes)
+        if limit is not None:
+            keep = keep[: max(0, limit)]
+        self._keep = set(keep)
+        self.total_bytes = sum(sizes[n] for n in keep)
+        rep.kept = len(keep)
+
+    @property
+    def kept(self) -> int:
+        """How many documents iterating yields."""
+        return len(self._keep)
+
+    def __len__(self) -> int:
+        return len(self._keep)
+
+    def __iter__(self) -> Iterator[Document]:
+        """Second pass: the kept documents in input order, read again one at a time."""
+        for n, (doc, _) in enumerate(self._sourced()):
+            if n in self._keep:
+                yield doc

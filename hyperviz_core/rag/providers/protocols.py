@@ -1,0 +1,155 @@
+"""Model protocols: every LLM, vision-LLM and embedding call goes through these.
+
+Implementations: offline defaults in :mod:`hyperviz_core.rag.providers.offline` (hashed embeddings,
+no network), an OpenAI-compatible client in :mod:`hyperviz_core.rag.providers.openai_compat`, and
+LlamaIndex / LangChain adapters in ``vizrag_llamaindex`` / ``vizrag_langchain``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextvars import ContextVar
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "ChatModel",
+    "Embedder",
+    "ProviderError",
+    "Usage",
+    "as_provider_error",
+    "current_call_info",
+    "report_usage",
+]
+
+
+class ProviderError(RuntimeError):
+    """A provider call failed. ``retryable`` marks 429 / 5xx / timeouts.
+
+    ``retry_after`` (seconds) carries a provider's ``Retry-After`` hint when it sent one.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        retryable: bool = False,
+        status: int | None = None,
+        retry_after: float | None = None,
+    ):
+        super().__init__(message)
+        self.retryable = retryable
+        self.status = status
+        self.retry_after = retry_after
+
+
+_RETRYABLE_NAMES = ("ratelimit", "timeout", "connection", "serviceunavailable",
+                    "internalserver", "overloaded", "apiconnection")
+
+
+def as_provider_error(exc: BaseException) -> ProviderError | None:
+    """Duck-typed mapping of a framework/SDK exception to :class:`ProviderError`.
+
+    Uses an HTTP status (``status_code`` / ``status`` / ``response.status_code``) when the
+    exception carries one (408/409/429/5xx retryable, other 4xx not), else the class name
+    (``RateLimitError``, ``APITimeoutError``, ``APIConnectionError``, ... retryable) and
+    :class:`TimeoutError`. Returns None for anything else (a bug should surface as itself).
+    """
+    if isinstance(exc, ProviderError):
+        return exc
+    status = None
+    for holder in (exc, getattr(exc, "response", None)):
+        for attr in ("status_code", "status", "http_status"):
+            value = getattr(holder, attr, None)
+            if isinstance(value, int) and 100 <= value <= 599:
+                status = value
+                break
+        if status is not None:
+            break
+    if status is not None and status >= 400:
+        retryable = status in (408, 409, 429) or status >= 500
+        return ProviderError(f"HTTP {status}: {exc}", retryable=retryable, status=status)
+    name = type(exc).__name__.casefold()
+    if isinstance(exc, TimeoutError) or any(n in name for n in _RETRYABLE_NAMES):
+        return ProviderError(f"{type(exc).__name__}: {exc}", retryable=True)
+    return None
+
+
+_CALL_INFO: ContextVar[dict[str, Any] | None] = ContextVar("vizrag_call_info", default=None)
+
+
+def report_usage(prompt_tokens: int, completion_tokens: int) -> None:
+    """Adapters call this after a provider call that returned token counts.
+
+    The numbers reach the enclosing :class:`~hyperviz_core.rag.UsageTracker`
+    through a context variable (same thread / asyncio task), so concurrent calls never mix
+    their counts. Without a tracker around the call it does nothing.
+    """
+    info = _CALL_INFO.get()
+    if info is not None:
+        p, c = info.get("usage") or (0, 0)
+        info["usage"] = (p + max(int(prompt_tokens), 0), c + max(int(completion_tokens), 0))
+
+
+def current_call_info() -> dict[str, Any] | None:
+    """The mutable record of the tracked call in progress (middleware use), or None."""
+    return _CALL_INFO.get()
+
+
+class Usage:
+    """Mutable token counters an adapter may update after each call."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+        self.images = 0
+
+
+@runtime_checkable
+class ChatModel(Protocol):
+    """A chat / vision model. ``images`` are PNG bytes sent with the prompt."""
+
+    @property
+    def model_name(self) -> str:
+        """Identifies the model in cache keys and usage reports (a plain attribute is fine)."""
+        ...
+
+    def complete(
+        self,
+        prompt: str,
+        *,
+        images: Sequence[bytes] = (),
+        system: str | None = None,
+        json_mode: bool = False,
+    ) -> str: ...
+
+    async def acomplete(
+        self,
+        prompt: str,
+        *,
+        images: Sequence[bytes] = (),
+        system: str | None = None,
+        json_mode: bool = False,
+    ) -> str: ...
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Text embedder returning an L2-normalised float32 matrix of shape (n, dim)."""
+
+    @property
+    def name(self) -> str:
+        """Identifies the embedding space (store it with the vectors)."""
+        ...
+
+    @property
+    def dim(self) -> int:
+        """Vector length."""
+        ...
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]: ...
+
+    async def aembed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]: ...

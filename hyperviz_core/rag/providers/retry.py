@@ -1,0 +1,271 @@
+"""Retries with exponential backoff + jitter, and concurrency / rate limits.
+
+Part of the chat middleware; import from :mod:`hyperviz_core.rag.providers.middleware`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import threading
+import time
+import weakref
+from collections.abc import Awaitable, Callable, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from .protocols import ChatModel, Embedder, ProviderError, current_call_info
+from .usage import UsageTracker
+
+__all__ = [
+    "RateLimitedChatModel",
+    "RetryingChatModel",
+    "RetryingEmbedder",
+    "is_retryable",
+]
+
+log = logging.getLogger("hyperviz_core.rag.providers.middleware")
+
+
+def is_retryable(exc: BaseException) -> bool:
+    """Retry on ``ProviderError(retryable=True)`` and timeouts."""
+    if isinstance(exc, ProviderError):
+        return exc.retryable
+    return isinstance(exc, (TimeoutError, asyncio.TimeoutError))
+
+
+class _Backoff:
+    def __init__(self, max_retries: int, base_delay: float, max_delay: float, seed: int) -> None:
+        if max_retries < 0 or base_delay < 0 or max_delay < 0:
+            raise ValueError("max_retries, base_delay and max_delay must be >= 0")
+        self.max_retries = max_retries
+        self.base_delay = base_delay
+        self.max_delay = max_delay
+        self._rng = random.Random(seed)
+        self._lock = threading.Lock()
+
+    def delay(self, attempt: int, exc: BaseException) -> float:
+        """Equal-jitter exponential delay, at least the provider's Retry-After."""
+        cap = min(self.max_delay, self.base_delay * (2.0**attempt))
+        with self._lock:
+            d = cap / 2 + self._rng.random() * cap / 2
+        hint = getattr(exc, "retry_after", None)
+        if isinstance(hint, (int, float)) and hint > 0:
+            d = max(d, min(float(hint), self.max_delay))
+        return d
+
+
+class RetryingChatModel:
+    """Retries retryable failures (429, 5xx, timeouts) with exponential backoff + jitter.
+
+    Delay before retry ``n`` (0-based) is uniform in ``[c/2, c]`` with
+    ``c = min(max_delay, base_delay·2ⁿ)``, drawn from ``random.Random(seed)`` (reproducible),
+    and never less than a ``ProviderError.retry_after`` hint (capped by ``max_delay``).
+    Non-retryable errors (400, 401, bad requests) raise at once. ``sleep``/``async_sleep``
+    are injectable for tests (a fake clock).
+    """
+
+    def __init__(
+        self,
+        inner: ChatModel,
+        max_retries: int = 5,
+        base_delay: float = 0.5,
+        max_delay: float = 20.0,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+        async_sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        seed: int = 0,
+        tracker: UsageTracker | None = None,
+    ) -> None:
+        self.inner = inner
+        self._backoff = _Backoff(max_retries, base_delay, max_delay, seed)
+        self.sleep = sleep
+        self.async_sleep = async_sleep
+        self.tracker = tracker
+
+    @property
+    def model_name(self) -> str:
+        return self.inner.model_name
+
+    @property
+    def max_retries(self) -> int:
+        return self._backoff.max_retries
+
+    def _give_up(self, attempt: int, exc: BaseException) -> float | None:
+        if not is_retryable(exc) or attempt >= self._backoff.max_retries:
+            return None
+        d = self._backoff.delay(attempt, exc)
+        info = current_call_info()
+        if info is not None:  # a tracker outside the retries counts them
+            info["retries"] += 1
+        elif self.tracker is not None:
+            self.tracker.record_retry()
+        log.warning("%s failed (%s); retry %d/%d in %.2fs", self.model_name, exc, attempt + 1,
+                    self._backoff.max_retries, d)
+        return d
+
+    def complete(self, prompt: str, *, images: Sequence[bytes] = (), system: str | None = None,
+                 json_mode: bool = False) -> str:
+        attempt = 0
+        while True:
+            try:
+                return self.inner.complete(prompt, images=images, system=system,
+                                           json_mode=json_mode)
+            except Exception as exc:
+                d = self._give_up(attempt, exc)
+                if d is None:
+                    raise
+            self.sleep(d)
+            attempt += 1
+
+    async def acomplete(self, prompt: str, *, images: Sequence[bytes] = (),
+                        system: str | None = None, json_mode: bool = False) -> str:
+        attempt = 0
+        while True:
+            try:
+                return await self.inner.acomplete(prompt, images=images, system=system,
+                                                  json_mode=json_mode)
+            except Exception as exc:
+                d = self._give_up(attempt, exc)
+                if d is None:
+                    raise
+            await self.async_sleep(d)
+            attempt += 1
+
+
+class RetryingEmbedder:
+    """:class:`RetryingChatModel`'s policy for an :class:`Embedder`."""
+
+    def __init__(
+        self,
+        inner: Embedder,
+        max_retries: int = 5,
+        base_delay: float = 0.5,
+        max_delay: float = 20.0,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+        async_sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        seed: int = 0,
+    ) -> None:
+        self.inner = inner
+        self._backoff = _Backoff(max_retries, base_delay, max_delay, seed)
+        self.sleep = sleep
+        self.async_sleep = async_sleep
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def _delay(self, attempt: int, exc: BaseException) -> float | None:
+        if not is_retryable(exc) or attempt >= self._backoff.max_retries:
+            return None
+        return self._backoff.delay(attempt, exc)
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        attempt = 0
+        while True:
+            try:
+                return self.inner.embed(texts)
+            except Exception as exc:
+                d = self._delay(attempt, exc)
+                if d is None:
+                    raise
+            self.sleep(d)
+            attempt += 1
+
+    async def aembed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        attempt = 0
+        while True:
+            try:
+                return await self.inner.aembed(texts)
+            except Exception as exc:
+                d = self._delay(attempt, exc)
+                if d is None:
+                    raise
+            await self.async_sleep(d)
+            attempt += 1
+
+
+# ---------------------------------------------------------------------------- limits
+class RateLimitedChatModel:
+    """Bounds concurrent calls (``max_concurrency``) and spaces call starts (``min_interval``).
+
+    Sync calls share a thread semaphore; async calls an ``asyncio.Semaphore`` per event loop
+    (so the wrapper survives several ``asyncio.run`` calls).
+    """
+
+    def __init__(
+        self, inner: ChatModel, max_concurrency: int = 8, *, min_interval: float = 0.0
+    ) -> None:
+        if max_concurrency < 1:
+            raise ValueError("max_concurrency must be >= 1")
+        self.inner = inner
+        self.max_concurrency = max_concurrency
+        self.min_interval = max(float(min_interval), 0.0)
+        self._tsem = threading.BoundedSemaphore(max_concurrency)
+        self._tlock = threading.Lock()
+        self._asems: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._alocks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._next_start = 0.0
+        self.peak = 0
+        self._active = 0
+
+    @property
+    def model_name(self) -> str:
+        return self.inner.model_name
+
+    def _reserve(self) -> float:
+        with self._tlock:
+            now = time.monotonic()
+            start = max(now, self._next_start)
+            self._next_start = start + self.min_interval
+            return start - now
+
+    def _enter(self) -> None:
+        with self._tlock:
+            self._active += 1
+            self.peak = max(self.peak, self._active)
+
+    def _exit(self) -> None:
+        with self._tlock:
+            self._active -= 1
+
+    def complete(self, prompt: str, *, images: Sequence[bytes] = (), system: str | None = None,
+                 json_mode: bool = False) -> str:
+        with self._tsem:
+            wait = self._reserve() if self.min_interval else 0.0
+            if wait > 0:
+                time.sleep(wait)
+            self._enter()
+            try:
+                return self.inner.complete(prompt, images=images, system=system,
+                                           json_mode=json_mode)
+            finally:
+                self._exit()
+
+    async def acomplete(self, prompt: str, *, images: Sequence[bytes] = (),
+                        system: str | None = None, json_mode: bool = False) -> str:
+        loop = asyncio.get_running_loop()
+        sem = self._asems.get(loop)
+        if sem is None:
+            sem = self._asems[loop] = asyncio.Semaphore(self.max_concurrency)
+        async with sem:
+            wait = self._reserve() if self.min_interval else 0.0
+            if wait > 0:
+                await asyncio.sleep(wait)
+            self._enter()
+            try:
+                return await self.inner.acomplete(prompt, images=images, system=system,
+                                                  json_mode=json_mode)
+            finally:
+                self._exit()

@@ -1,0 +1,113 @@
+"""Model specs: the CLI's ``--llm`` / ``--embed`` values → chat models and embedders.
+
+``"offline"`` (the heuristic defaults), ``"openai:gpt-4o-mini"``, ``"ollama:llava"``,
+``"gemini:gemini-2.0-flash"``, ``"vllm:Qwen/Qwen2-VL-7B"`` or
+``"openai:my-model@http://host:8000/v1"`` (explicit base URL).
+
+Example:
+    >>> parse_model_spec("ollama:llava", env={}).base_url
+    'http://localhost:11434/v1'
+    >>> parse_model_spec("offline").offline
+    True
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+from pydantic import BaseModel
+
+from .offline import HashingEmbedder
+from .openai_compat import OpenAIChatModel, OpenAIEmbedder
+from .protocols import ChatModel, Embedder
+
+__all__ = [
+    "KNOWN_PROVIDERS",
+    "ModelSpec",
+    "chat_model_from_spec",
+    "embedder_from_spec",
+    "parse_model_spec",
+]
+
+#: provider → (default base URL or None for the SDK default, API-key env var, fallback key)
+KNOWN_PROVIDERS: dict[str, tuple[str | None, str, str | None]] = {
+    "openai": (None, "OPENAI_API_KEY", None),
+    "ollama": ("http://localhost:11434/v1", "OLLAMA_API_KEY", "ollama"),
+    "gemini": ("https://generativelanguage.googleapis.com/v1beta/openai/", "GEMINI_API_KEY",
+               None),
+    "vllm": ("http://localhost:8000/v1", "VLLM_API_KEY", "EMPTY"),
+    "lmstudio": ("http://localhost:1234/v1", "LMSTUDIO_API_KEY", "lm-studio"),
+}
+
+
+_BASE_URL_ENV = {"openai": "OPENAI_BASE_URL", "ollama": "OLLAMA_BASE_URL",
+                 "vllm": "VLLM_BASE_URL", "lmstudio": "LMSTUDIO_BASE_URL",
+                 "gemini": "GEMINI_BASE_URL"}
+
+
+class ModelSpec(BaseModel):
+    """A parsed ``--llm`` / ``--embed`` value."""
+
+    provider: str
+    model: str = ""
+    base_url: str | None = None
+    api_key: str | None = None
+
+    @property
+    def offline(self) -> bool:
+        return self.provider == "offline"
+
+
+_SPEC = re.compile(r"^(?P<provider>[A-Za-z][\w-]*):(?P<model>.+?)(?:@(?P<url>https?://\S+))?$")
+
+
+def parse_model_spec(spec: str | None, env: dict[str, str] | None = None) -> ModelSpec:
+    """Parse ``"offline"``, ``"openai:gpt-4o-mini"``, ``"ollama:llava"``,
+    ``"gemini:gemini-2.0-flash"``, ``"vllm:Qwen/Qwen2-VL-7B"`` or
+    ``"openai:my-model@http://host:8000/v1"`` (explicit base URL).
+
+    Base URL: the explicit ``@url``, else ``<PROVIDER>_BASE_URL`` from the environment
+    (``OPENAI_BASE_URL``, ``OLLAMA_BASE_URL``, ...), else the provider's default (Ollama
+    ``http://localhost:11434/v1``). API key: ``<PROVIDER>_API_KEY`` (``OPENAI_API_KEY``,
+    ``GEMINI_API_KEY``, ...) else a placeholder for local servers that need none.
+    """
+    env = dict(os.environ) if env is None else env
+    text = (spec or "").strip()
+    if text.casefold() in ("", "offline", "none", "heuristic", "hashing"):
+        return ModelSpec(provider="offline")
+    m = _SPEC.match(text)
+    if m is None:
+        raise ValueError(
+            f"bad model spec {spec!r}: use 'offline' or 'provider:model[@base_url]' "
+            f"with provider in {sorted(KNOWN_PROVIDERS)}"
+        )
+    provider = m.group("provider").casefold()
+    if provider not in KNOWN_PROVIDERS:
+        raise ValueError(f"unknown provider {provider!r} in {spec!r}; known: "
+                         f"{sorted(KNOWN_PROVIDERS)} (any OpenAI-compatible server works as "
+                         f"'openai:MODEL@http://host/v1')")
+    default_url, key_env, fallback_key = KNOWN_PROVIDERS[provider]
+    base_url = m.group("url") or env.get(_BASE_URL_ENV[provider]) or default_url
+    api_key = env.get(key_env) or fallback_key
+    return ModelSpec(provider=provider, model=m.group("model"), base_url=base_url,
+                     api_key=api_key)
+
+
+def chat_model_from_spec(spec: str | ModelSpec | None, **kwargs: Any) -> ChatModel | None:
+    """An :class:`OpenAIChatModel` for a spec, or None for ``offline``."""
+    s = spec if isinstance(spec, ModelSpec) else parse_model_spec(spec)
+    if s.offline:
+        return None
+    kw: dict[str, Any] = {"base_url": s.base_url, "api_key": s.api_key, **kwargs}
+    return OpenAIChatModel(s.model, **kw)
+
+
+def embedder_from_spec(spec: str | ModelSpec | None, **kwargs: Any) -> Embedder:
+    """An :class:`OpenAIEmbedder` for a spec, or the offline :class:`HashingEmbedder`."""
+    s = spec if isinstance(spec, ModelSpec) else parse_model_spec(spec)
+    if s.offline:
+        return HashingEmbedder(**kwargs)
+    kw: dict[str, Any] = {"base_url": s.base_url, "api_key": s.api_key, **kwargs}
+    return OpenAIEmbedder(s.model, **kw)

@@ -1,0 +1,117 @@
+"""Retrieval settings: the modes and :class:`RetrievalConfig` (every knob of the stages).
+
+Example:
+    >>> RetrievalConfig(mode="naive", top_k=3).mode
+    'naive'
+    >>> check_mode("graph")
+    Traceback (most recent call last):
+    ...
+    hyperviz_core.rag.retrieve.config.UnknownModeError: unknown retrieval mode 'graph'; ...
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .rank import RankWeights
+
+__all__ = [
+    "MODES",
+    "MODE_VIEWS",
+    "Mode",
+    "RetrievalConfig",
+    "UnknownModeError",
+    "check_mode",
+    "render_decision",
+]
+
+
+Mode = Literal["vizrag", "text", "hyper-lite", "naive"]
+
+
+MODES: tuple[str, ...] = ("vizrag", "text", "hyper-lite", "naive")
+
+#: the views each mode can render (``naive`` has no sub-hypergraph view)
+MODE_VIEWS: dict[str, tuple[str, ...]] = {
+    "vizrag": ("top", "bottom"), "text": ("top", "bottom"), "hyper-lite": ("bottom",),
+    "naive": (),
+}
+
+
+class UnknownModeError(ValueError):
+    """A retrieval mode that does not exist."""
+
+
+def check_mode(mode: str) -> str:
+    """``mode`` if valid, else :class:`UnknownModeError` listing the valid modes."""
+    if mode not in MODES:
+        raise UnknownModeError(f"unknown retrieval mode {mode!r}; valid modes: {', '.join(MODES)}")
+    return mode
+
+
+class RetrievalConfig(BaseModel):
+    """Knobs of the retrieval pipeline (defaults used by the benchmark and the demo)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    mode: Mode = "vizrag"
+    top_k: int = Field(5, ge=1)
+    hops: int = Field(1, ge=0, le=3)
+    theme_k: int = Field(3, ge=1)
+    """Top-k theme hyperedges per keyword (top retrieval)."""
+    entity_k: int = Field(3, ge=1)
+    """Top-k G_bot entities per anchor (bottom retrieval) or per keyword (hyper-lite)."""
+    locate_k: int = Field(8, ge=1)
+    """Entities the locator may name (offline: the top-ranked rendered entities)."""
+    max_keywords: int = Field(10, ge=1)
+    max_themes: int = Field(12, ge=1)
+    max_anchors: int = Field(8, ge=1)
+    max_entities: int = Field(40, ge=2)
+    """Cap of each h-hop sub-hypergraph that ranking sees (highest-scoring entities kept)."""
+    render_max_entities: int = Field(80, ge=2)
+    """Hard safety limit of the *rendered* bottom sub-hypergraph: what I_bot draws is decided
+    by the renderer's congestion budget, not by ``max_entities`` (reported by the
+    ``bottom_view`` stage as ``render_limit``/``render_limited``)."""
+    hop_decay: float = Field(0.5, ge=0, le=1)
+    chunk_vector_k: int = Field(50, ge=0)
+    retrieval_visualization: bool = True
+    """Send the renderings to the model (False = the paper's w/o-visualization ablation)."""
+    congestion_control: bool = True
+    dual_view: bool = True
+    layouts: tuple[str, ...] = ("set-force", "bi-inc")
+    render: bool | None = None
+    """Render I_top/I_bot: ``None`` (default) renders only when a consumer reads them (a
+    chat/vision model in ``vizrag``/``hyper-lite`` with ``retrieval_visualization``);
+    ``True`` always (``--out``, the viewer, an image node); ``False`` never. What was not
+    rendered is named, with the reason, in :attr:`RetrievalResult.skipped_views`."""
+    weights: RankWeights = Field(default_factory=RankWeights)
+
+
+def render_decision(cfg: RetrievalConfig, has_chat: bool) -> tuple[bool, str]:
+    """Whether I_top/I_bot are rendered, and why not when they are not.
+
+    ``render=None`` renders only when a model reads the images (a chat/vision model in
+    ``vizrag``/``hyper-lite`` with ``retrieval_visualization``); offline nothing reads them
+    (the offline locator is structural), so they are skipped.
+
+    >>> render_decision(RetrievalConfig(), has_chat=False)[0]
+    False
+    >>> render_decision(RetrievalConfig(), has_chat=True)
+    (True, '')
+    >>> render_decision(RetrievalConfig(render=True), has_chat=False)
+    (True, '')
+    >>> render_decision(RetrievalConfig(mode="text", render=True), has_chat=True)[1]
+    'text mode sends no images (the model reads E#/H# listings)'
+    """
+    if cfg.mode == "text":
+        return False, "text mode sends no images (the model reads E#/H# listings)"
+    if not cfg.retrieval_visualization:
+        return False, "retrieval_visualization=False (the without-visualization ablation)"
+    if cfg.render is False:
+        return False, "render=False"
+    if cfg.render is None and not has_chat:
+        return False, ("offline: no vision model reads it (the offline locator is "
+                       "structural); pass render=True, --render or --out to draw it")
+    return True, ""

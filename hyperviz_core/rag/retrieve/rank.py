@@ -1,0 +1,273 @@
+"""Chunk ranking: hypergraph evidence + direct similarity over a :class:`~.chunk_index.ChunkIndex`.
+
+A retrieved passage should score high when
+
+* it matches the query directly — BM25 over ``title + text`` (``bm25s``, English stop words)
+  and cosine similarity of the chunk vectors to the query (the store's ``"chunk"`` space); or
+* the hypergraph points at it — entities and hyperedges reached by retrieval name it among
+  their sources. Two kinds of entity evidence are counted:
+
+  - *home*: the chunk belongs to the document *about* the entity (document title, with a
+    trailing parenthetical such as ``"(song)"`` dropped, equals the entity key). Reaching
+    ``Hank Snow`` through a relation of the *Hello Love* passage thus surfaces the
+    *Hank Snow* article — the multi-hop bridge a flat retriever misses;
+  - *mention*: the chunk is a source of the entity, damped by ``1/sqrt(#sources)`` so that
+    hub entities ("United States") do not swamp the ranking.
+
+  Entities found in the best directly-matching chunks are added to the evidence with a
+  share of those chunks' scores (pseudo-relevance feedback through the bottom layer), so a
+  bridge entity mentioned by the best passage also counts when vector retrieval missed it.
+
+* relevance spreads to it over the hypergraph — personalised PageRank over the bottom
+  layer's entity–hyperedge incidence graph, seeded by the entities the query names, the
+  retrieved ones and those of the best chunks (pass 3, :class:`~.walk.EntityWalk`); a chunk
+  scores the PageRank of its entities, each divided by its number of source chunks. This
+  reaches bridges two or more facts away and works without document titles.
+
+``final = w_bm25·bm25 + w_vector·vec + w_graph·(graph + w_ppr·ppr)`` with every component
+scaled to ``[0, 1]`` by its maximum over the corpus. Weights live in :class:`RankWeights`
+(tuned on the MuSiQue/HotpotQA dev questions — the same questions the benchmark reports;
+no per-question settings).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from .chunk_index import ChunkIndex, FloatArray
+
+__all__ = ["SEMANTIC_VECTOR_WEIGHT", "RankWeights", "ScoredChunk", "rank_chunks"]
+
+#: ``RankWeights.vector`` with a semantic embedder (tuned on the MuSiQue dev questions).
+SEMANTIC_VECTOR_WEIGHT = 1.0
+
+
+class RankWeights(BaseModel):
+    """Weights of the chunk score components (see the module docstring)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    bm25: float = Field(1.0, ge=0)
+    vector: float | None = Field(None, ge=0)
+    """Chunk-vector similarity; ``None`` = by embedder (:meth:`for_embedder`): 0 with the
+    offline hashed embedder (it only repeats BM25 with more noise, measured) and
+    ``SEMANTIC_VECTOR_WEIGHT`` with a semantic one (local MiniLM, OpenAI, ...)."""
+    graph: float = Field(0.6, ge=0)
+    home: float = Field(1.0, ge=0)
+    """Weight of an entity's home chunk (document titled by the entity)."""
+    mention: float = Field(0.25, ge=0)
+    """Weight of a chunk that mentions a retrieved entity (damped by 1/sqrt(#sources))."""
+    mention_cap: float = Field(0.5, ge=0)
+    """Cap of the summed mention + hyperedge evidence of one chunk."""
+    hyperedge: float = Field(0.25, ge=0)
+    """Weight of a source chunk of a retrieved hyperedge (damped by 1/sqrt(#sources))."""
+    retrieved: float = Field(0.3, ge=0)
+    """Weight of the pipeline's entity scores (anchors, V_rel, their hop neighbours)
+    relative to entities named by the query keywords (weight 1)."""
+    feedback: float = Field(0.8, ge=0)
+    """Share of a top direct chunk's score given to the entities it mentions."""
+    feedback_chunks: int = Field(3, ge=0)
+    """How many top direct chunks feed their entities back."""
+    ppr: float = Field(1.0, ge=0)
+    """Weight (times ``graph``) of the personalised-PageRank evidence: relevance spread over
+    the entity–hyperedge incidence graph from the query's entities, the retrieved ones and
+    those of the best chunks (:class:`~.walk.EntityWalk`). 1.0 tuned on the MuSiQue dev
+    questions."""
+    ppr_damping: float = Field(0.5, ge=0, le=1)
+    """Probability of following an incidence edge at each PPR step (1 − restart)."""
+
+    def for_embedder(self, embedder: object) -> RankWeights:
+        """These weights with ``vector`` resolved for ``embedder`` when it is ``None``.
+
+        An embedder is semantic when its ``semantic`` attribute says so, else when its
+        ``name`` does not start with ``"hashing"`` (the offline lexical embedder).
+
+        Example:
+            >>> from hyperviz_core.rag.providers.offline import HashingEmbedder
+            >>> RankWeights().for_embedder(HashingEmbedder()).vector
+            0.0
+            >>> RankWeights(vector=0.2).for_embedder(HashingEmbedder()).vector
+            0.2
+        """
+        if self.vector is not None:
+            return self
+        flag = getattr(embedder, "semantic", None)
+        semantic = (bool(flag) if flag is not None
+                    else not str(getattr(embedder, "name", "")).startswith("hashing"))
+        return self.model_copy(update={"vector": SEMANTIC_VECTOR_WEIGHT if semantic else 0.0})
+
+
+@dataclass
+class ScoredChunk:
+    """A chunk position with its final score, score parts and supporting entities."""
+
+    index: int
+    score: float
+    parts: dict[str, float]
+    entities: list[str] = field(default_factory=list)
+
+
+def _scaled(values: FloatArray) -> FloatArray:
+    top = float(values.max()) if values.size else 0.0
+    return values / top if top > 0 else values
+
+
+def _graph_scores(
+    index: ChunkIndex, ents: Mapping[str, float], edges: Mapping[str, float], w: RankWeights
+) -> FloatArray:
+    """Per-chunk hypergraph evidence: best home hit + capped mention/hyperedge evidence."""
+    n = len(index)
+    spread = np.zeros(n, dtype=np.float64)
+    home = np.zeros(n, dtype=np.float64)
+    for key, s in ents.items():
+        if s <= 0:
+            continue
+        pos = index.home_array(key)
+        if pos.size:
+            home[pos] = np.maximum(home[pos], w.home * s)
+        src = index.source_array(key)
+        if src.size and w.mention > 0:
+            spread[src] += w.mention * s / math.sqrt(src.size)
+    if w.hyperedge > 0:
+        for hid, s in edges.items():
+            src = index.hyperedge_array(hid)
+            if src.size:
+                spread[src] += w.hyperedge * s / math.sqrt(src.size)
+    result: FloatArray = np.minimum(spread, w.mention_cap) + home
+    return result
+
+
+def _ppr_scores(index: ChunkIndex, query: str, ents: Mapping[str, float], w: RankWeights
+                ) -> FloatArray:
+    """Per-chunk PPR evidence in [0, 1], seeded by ``ents`` and the entities ``query`` names
+    (zeros when the weight is 0 or there is no bottom layer)."""
+    walk = index.walk if w.ppr > 0 and w.graph > 0 else None
+    if walk is None:
+        return np.zeros(len(index), dtype=np.float64)
+    seeds = dict(ents)
+    for key in walk.link(query):
+        seeds[key] = 1.0
+    return _scaled(walk.chunk_scores(seeds, w.ppr_damping))
+
+
+def _support(index: ChunkIndex, pos: int, ents: Mapping[str, float], w: RankWeights
+             ) -> list[str]:
+    """The entities whose evidence reached chunk ``pos``, strongest first."""
+    sup: dict[str, float] = {}
+    for key in index.home_of[pos]:
+        if ents.get(key, 0.0) > 0:
+            sup[key] = w.home * ents[key]
+    for key in index.chunk_entities[pos]:
+        s = ents.get(key, 0.0)
+        src = index.entity_sources.get(key, [])
+        if s > 0 and src:
+            sup[key] = sup.get(key, 0.0) + w.mention * s / math.sqrt(len(src))
+    return sorted(sup, key=lambda k: (-sup[k], k))[:8]
+
+
+def _direct(index: ChunkIndex, query: str, vector_scores: Mapping[str, float] | None,
+            w: RankWeights) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """(scaled BM25, scaled chunk-vector cosine, their weighted sum) of every chunk."""
+    bm = _scaled(index.bm25(query))
+    vec = np.zeros(len(index), dtype=np.float64)
+    for cid, s in sorted((vector_scores or {}).items()):
+        pos = index.position.get(cid)
+        if pos is not None:
+            vec[pos] = max(float(s), 0.0)
+    vec = _scaled(vec)
+    return bm, vec, w.bm25 * bm + (w.vector or 0.0) * vec
+
+
+def _seeds(entity_scores: Mapping[str, float] | None, query_entities: Iterable[str],
+           w: RankWeights) -> dict[str, float]:
+    """Entity evidence: retrieved entities scaled to ``w.retrieved``, query entities 1."""
+    ents: dict[str, float] = {}
+    for key, s in (entity_scores or {}).items():
+        ents[key] = max(ents.get(key, 0.0), float(s))
+    top_ent = max(ents.values(), default=0.0)
+    if top_ent > 0:
+        ents = {k: w.retrieved * v / top_ent for k, v in ents.items()}
+    for key in query_entities:
+        ents[key] = 1.0
+    return ents
+
+
+def _feedback(index: ChunkIndex, ents: dict[str, float], final: FloatArray, w: RankWeights
+              ) -> dict[str, float]:
+    """``ents`` plus the entities of the best chunks, each with a share of its score."""
+    fed = dict(ents)
+    best = float(final.max())
+    order = np.lexsort((np.arange(len(final)), -final))[: w.feedback_chunks]
+    for pos in order.tolist():
+        share = w.feedback * float(final[pos]) / best
+        for key in index.chunk_entities[pos]:
+            if share > fed.get(key, 0.0):
+                fed[key] = share
+    return fed
+
+
+def rank_chunks(
+    index: ChunkIndex,
+    query: str,
+    *,
+    entity_scores: Mapping[str, float] | None = None,
+    query_entities: Iterable[str] = (),
+    hyperedge_scores: Mapping[str, float] | None = None,
+    vector_scores: Mapping[str, float] | None = None,
+    weights: RankWeights | None = None,
+    top_k: int = 5,
+    lexical_query: str | None = None,
+) -> list[ScoredChunk]:
+    """Rank the chunks of ``index`` for ``query`` and return the ``top_k`` best.
+
+    Args:
+        entity_scores: entity key → retrieval score (anchors, related entities, ...), scaled
+            to ``RankWeights.retrieved`` at best.
+        query_entities: entity keys named by the query (keywords linked by name): weight 1.
+        hyperedge_scores: hyperedge id → retrieval score.
+        vector_scores: chunk id → cosine similarity of the chunk vector to the query.
+        lexical_query: text for BM25 (defaults to ``query``).
+    Ties are broken by chunk id, so the ranking is deterministic.
+    """
+    w = weights or RankWeights()
+    n = len(index)
+    if n == 0 or top_k <= 0:
+        return []
+    bm, vec, direct = _direct(index, lexical_query or query, vector_scores, w)
+    ents = _seeds(entity_scores, query_entities, w)
+    edges = {h: float(s) for h, s in (hyperedge_scores or {}).items() if float(s) > 0}
+    # pass 1: direct similarity + evidence of the retrieved entities and hyperedges
+    graph = _graph_scores(index, ents, edges, w)
+    final = direct + w.graph * graph
+    # pass 2: entities of the best pass-1 chunks feed back (bridges to the next hop)
+    if w.feedback > 0 and w.feedback_chunks > 0 and float(final.max()) > 0:
+        ents = _feedback(index, ents, final, w)
+        graph = _graph_scores(index, ents, edges, w)
+        final = direct + w.graph * graph
+    # pass 3: personalised PageRank over the entity–hyperedge incidence graph
+    ppr = _ppr_scores(index, query, ents, w)
+    final = final + w.graph * w.ppr * ppr
+    order = np.lexsort((np.arange(n), -final))[: min(top_k, n)]
+    out: list[ScoredChunk] = []
+    for pos in order.tolist():
+        out.append(
+            ScoredChunk(
+                index=pos,
+                score=round(float(final[pos]), 6),
+                parts={
+                    "bm25": round(float(bm[pos]), 6),
+                    "vector": round(float(vec[pos]), 6),
+                    "graph": round(float(graph[pos]), 6),
+                    "ppr": round(float(ppr[pos]), 6),
+                },
+                entities=_support(index, pos, ents, w),
+            )
+        )
+    return out
+
+

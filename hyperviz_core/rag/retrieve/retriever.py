@@ -1,0 +1,219 @@
+"""Vision-enhanced top-down retrieval (paper §4.2) over a store, as named stages.
+
+Given a query ``q`` (mode ``vizrag``), the stages of :mod:`.stages` run in this order:
+
+1. ``keywords`` — X = LLM(P_keyword(q)); offline :func:`heuristic_keywords`; never empty;
+2. ``themes`` — for each keyword the ``theme_k`` most similar G_top themes → E_rel;
+3. ``top_view`` — the h-hop G_top sub-hypergraph around E_rel, rendered: I_top;
+4. ``locate`` — the MLLM names the entity IDs (``E#``) it sees in I_top, mapped back through
+   the rendering's :class:`~hyperviz_core.idmap.IdMap` (unknown IDs are ignored and logged);
+   offline the renderer's importance ranks them. Anchors V̂ = located ∪ members of E_rel;
+5. ``bottom_entities`` — for each anchor the ``entity_k`` most similar G_bot entities → V_rel;
+6. ``bottom_view`` — the score-bounded h-hop G_bot sub-hypergraph, rendered: I_bot;
+7. ``rank`` — chunks by :func:`~.rank.rank_chunks`.
+
+What the chunk score is made of (defaults, :class:`~.rank.RankWeights`): BM25 over
+``title + text`` and the hypergraph evidence (home/mention/hyperedge sources of the retrieved
+entities and hyperedges, plus one feedback pass). Chunk-vector similarity contributes only
+when ``RankWeights.vector > 0`` and is *computed* only then (the default weight is 0, so the
+query is not embedded for it; ``naive`` mode ranks by chunk vectors alone). The answer
+(step 8, ``answer``) is :mod:`hyperviz_core.rag.answer`, run by ``VizRAG.query``.
+
+Other modes: ``text`` (same stages, no image anywhere: the model reads E#/H# listings),
+``hyper-lite`` (keywords → bottom_entities → bottom_view → rank), ``naive`` (rank only).
+
+The stages are generators that *yield* model requests and hook events, so the sync
+(:meth:`Retriever.retrieve`) and async (:meth:`Retriever.aretrieve`) drivers share every line
+of them; the drivers call the model and the stage hooks (:mod:`hyperviz_core.rag.hooks`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Generator, Iterable
+from typing import Any
+
+from ...view_settings import saved_view_settings
+from ..hooks import Hook, HookEvent, HookList, afire, elapsed_ms, error_text, fire
+from ..prompts import Prompts
+from ..providers.protocols import ChatModel, Embedder
+from ..result import RetrievalResult
+from ..store.protocol import LocalReads, StoreProtocol
+from .chunk_index import ChunkIndex
+from .collect import collect
+from .config import MODE_VIEWS, RetrievalConfig, check_mode, render_decision
+from .stages import MODE_STAGES, run_stage
+from .state import Corpus, LLMRequest, RetrievalState
+
+__all__ = ["Pipeline", "Retriever"]
+
+Pipeline = Generator[LLMRequest | HookEvent, Any, RetrievalResult]
+
+
+def _call_event(req: LLMRequest, phase: str, t0: float | None = None,
+                **extra: Any) -> HookEvent:
+    payload: dict[str, Any] = {"stage": req.stage, "images": len(req.images),
+                               "prompt_chars": len(req.prompt), **extra}
+    if t0 is not None:
+        payload["elapsed_ms"] = elapsed_ms(t0)
+    return HookEvent("model_call", "start" if phase == "start" else
+                     "end" if phase == "end" else "error", payload)
+
+
+class Retriever:
+    """Runs the retrieval stages over a store; caches per-store-state indexes.
+
+    ``hooks`` are stage hooks (see :mod:`hyperviz_core.rag.hooks`); :meth:`add_hook` /
+    :meth:`remove_hook` change them, ``retrieve(q, hooks=[...])`` adds some for one call.
+    """
+
+    def __init__(
+        self,
+        store: StoreProtocol,
+        *,
+        embedder: Embedder,
+        chat: ChatModel | None = None,
+        renderer: Any = None,
+        prompts: Prompts | None = None,
+        config: RetrievalConfig | None = None,
+        hooks: Iterable[Hook] | HookList = (),
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.chat = chat
+        self.prompts = prompts or Prompts()
+        self.config = config or RetrievalConfig()
+        self.hooks = hooks if isinstance(hooks, HookList) else HookList(hooks)
+        self._renderer = renderer
+        self._corpus: Corpus | None = None
+
+    def add_hook(self, hook: Hook) -> None:
+        """Register a stage hook ``hook(name, phase, payload)``."""
+        self.hooks.add(hook)
+
+    def remove_hook(self, hook: Hook) -> None:
+        """Unregister a stage hook (:class:`ValueError` if absent)."""
+        self.hooks.remove(hook)
+
+    # ------------------------------------------------------------------ state
+    def refresh(self) -> None:
+        """Forget cached indexes (the next query rebuilds them from the store)."""
+        self._corpus = None
+
+    def corpus(self) -> Corpus:
+        """The per-store-state :class:`Corpus` (rebuilt when the store's layers changed)."""
+        bottom, top = self.store.bottom(), self.store.top()
+        c = self._corpus
+        if c is None or c.bottom is not bottom or c.top is not top:
+            titles = (self.store.document_titles() if isinstance(self.store, LocalReads)
+                      else {d.id: d.title for d in self.store.documents()})
+            c = Corpus(bottom, top, ChunkIndex(self.store.chunks(), titles, bottom))
+            self._corpus = c
+        return c
+
+    def renderer(self, congestion_control: bool) -> Any:
+        """The HyperViz used for I_top/I_bot (created lazily; no budget when disabled)."""
+        from ...prune import Budget
+        from ...render import HyperViz
+
+        if self._renderer is not None:
+            return self._renderer
+        saved = saved_view_settings(self.store)  # `vizrag tune` results, if any
+        budget = saved.make_budget() if saved else Budget()
+        return HyperViz(budget=budget if congestion_control else Budget(enabled=False))
+
+    # ------------------------------------------------------------------ drivers
+    def retrieve(self, query: str, *, hooks: Iterable[Hook] | None = None,
+                 **overrides: Any) -> RetrievalResult:
+        """Run the stages synchronously (``overrides`` = :class:`RetrievalConfig` fields;
+        ``hooks`` = extra stage hooks for this call)."""
+        hk = self.hooks.with_extra(hooks)
+        gen = self.pipeline(query, **overrides)
+        try:
+            item = next(gen)
+            while True:
+                if isinstance(item, HookEvent):
+                    fire(hk, item)
+                    item = gen.send(None)
+                    continue
+                assert self.chat is not None
+                fire(hk, _call_event(item, "start"))
+                t0 = time.perf_counter()
+                try:
+                    answer = self.chat.complete(item.prompt, images=item.images,
+                                                system=item.system, json_mode=item.json_mode)
+                except Exception as exc:  # provider failure: the stage falls back
+                    fire(hk, _call_event(item, "error", t0, error=error_text(exc)))
+                    item = gen.throw(exc)
+                    continue
+                fire(hk, _call_event(item, "end", t0, response_chars=len(answer)))
+                item = gen.send(answer)
+        except StopIteration as stop:
+            result: RetrievalResult = stop.value
+            return result
+
+    async def aretrieve(self, query: str, *, hooks: Iterable[Hook] | None = None,
+                        **overrides: Any) -> RetrievalResult:
+        """Async :meth:`retrieve` (model calls via ``acomplete``, async hooks awaited)."""
+        hk = self.hooks.with_extra(hooks)
+        gen = self.pipeline(query, **overrides)
+        try:
+            item = next(gen)
+            while True:
+                if isinstance(item, HookEvent):
+                    await afire(hk, item)
+                    item = gen.send(None)
+                    continue
+                assert self.chat is not None
+                await afire(hk, _call_event(item, "start"))
+                t0 = time.perf_counter()
+                try:
+                    answer = await self.chat.acomplete(item.prompt, images=item.images,
+                                                       system=item.system,
+                                                       json_mode=item.json_mode)
+                except Exception as exc:
+                    await afire(hk, _call_event(item, "error", t0, error=error_text(exc)))
+                    item = gen.throw(exc)
+                    continue
+                await afire(hk, _call_event(item, "end", t0, response_chars=len(answer)))
+                item = gen.send(answer)
+        except StopIteration as stop:
+            result: RetrievalResult = stop.value
+            return result
+
+    # ------------------------------------------------------------------ pipeline
+    def _start(self, query: str, overrides: dict[str, Any]) -> RetrievalState:
+        cfg = self.config.model_copy(update={k: v for k, v in overrides.items()
+                                             if v is not None})
+        check_mode(cfg.mode)
+        cfg = RetrievalConfig.model_validate(cfg.model_dump())
+        visual = cfg.mode in ("vizrag", "hyper-lite") and cfg.retrieval_visualization
+        render, why = render_decision(cfg, self.chat is not None)
+        res = RetrievalResult(query=query, mode=cfg.mode, top_k=cfg.top_k, settings={
+            "hops": cfg.hops, "theme_k": cfg.theme_k, "entity_k": cfg.entity_k,
+            "retrieval_visualization": cfg.retrieval_visualization,
+            "congestion_control": cfg.congestion_control, "dual_view": cfg.dual_view,
+            "images": visual and self.chat is not None, "rendered": render,
+            "chat": getattr(self.chat, "model_name", None), "embedder": self.embedder.name})
+        if not render:
+            res.skipped_views = {v: why for v in MODE_VIEWS[cfg.mode]}
+        t0 = time.perf_counter()
+        corpus = self.corpus()
+        res.timings["load"] = elapsed_ms(t0)
+        return RetrievalState(query=query, cfg=cfg, res=res, corpus=corpus, store=self.store,
+                              embedder=self.embedder, chat=self.chat, prompts=self.prompts,
+                              renderer=self.renderer, visual=visual, render=render)
+
+    def pipeline(self, query: str, **overrides: Any) -> Pipeline:
+        """The stages of the mode as one generator of :class:`LLMRequest` and hook events."""
+        t_all = time.perf_counter()
+        st = self._start(query, overrides)
+        res = st.res
+        if not query.strip() or not len(st.corpus.chunks):
+            res.warnings.append("empty query" if not query.strip() else "the store is empty")
+        else:
+            for name, stage in MODE_STAGES[st.cfg.mode]:
+                yield from run_stage(name, stage, st)
+            collect(st)
+        res.timings["total"] = elapsed_ms(t_all)
+        return res

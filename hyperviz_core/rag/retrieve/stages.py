@@ -1,0 +1,289 @@
+"""The retrieval stages (paper §4.2), one generator function each over a :class:`RetrievalState`.
+
+``keywords`` → ``themes`` → ``top_view`` → ``locate`` → ``bottom_entities`` → ``bottom_view``
+→ ``rank`` (the ``answer`` stage is :mod:`hyperviz_core.rag.answer`, run by the engine).
+:data:`MODE_STAGES` says which stages each mode runs; :func:`run_stage` wraps one stage in
+its hook events and timing. A stage returns the payload of its ``end`` event (IDs and sizes).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Generator
+from typing import Any
+
+from ...idmap import IdMap
+from ...model import Hypergraph
+from ...prune import entity_importance
+from ..answer import theme_contexts
+from ..extract.heuristic import heuristic_keywords
+from ..extract.parse.lists import parse_id_list, parse_json_list
+from ..hooks import HookEvent, elapsed_ms, error_text
+from ..result import RenderedView, RetrievalResult, SentPrompt, image_sha256
+from .collect import ranked_chunks
+from .rank import RankWeights, rank_chunks
+from .search import linked_entities, search
+from .state import LLMRequest, RetrievalState, Step
+from .subgraph import expand, induced, trim_descriptions
+
+__all__ = [
+    "MODE_STAGES",
+    "bottom_entities",
+    "bottom_view",
+    "keywords",
+    "locate",
+    "rank",
+    "render_view",
+    "run_stage",
+    "themes",
+    "top_view",
+]
+
+#: a stage: a generator (when it may call the model or render) or a plain function; both
+#: return the payload of the stage's ``end`` event
+Stage = Callable[[RetrievalState], Step | dict[str, Any]]
+
+
+def run_stage(name: str, stage: Stage, st: RetrievalState) -> Step:
+    """Run ``stage`` between its ``start`` and ``end`` (or ``error``) hook events; its time
+    goes to ``res.timings[name]``."""
+    yield HookEvent(name, "start", {"mode": st.cfg.mode})
+    t0 = time.perf_counter()
+    try:
+        out = stage(st)
+        payload = out if isinstance(out, dict) else (yield from out)
+    except Exception as exc:
+        yield HookEvent(name, "error", {"error": error_text(exc), "elapsed_ms": elapsed_ms(t0)})
+        raise
+    ms = elapsed_ms(t0)
+    st.res.timings[name] = ms
+    yield HookEvent(name, "end", {**payload, "elapsed_ms": ms})
+    return payload
+
+
+def _record(res: RetrievalResult, stage: str, prompt: str, images: list[bytes],
+            answer: str) -> None:
+    res.prompts.append(SentPrompt(stage=stage, prompt=prompt,
+                                  images=[image_sha256(p) for p in images], response=answer))
+
+
+def render_view(st: RetrievalState, hg: Hypergraph, view: str, importance: dict[str, float]
+                ) -> Generator[LLMRequest | HookEvent, Any, tuple[IdMap, RenderedView | None]]:
+    """Render ``hg`` (IDs from the rendering, ``render`` hook events) or, without rendering,
+    number its entities by ``importance`` (the IDs a text-only model reads)."""
+    if not st.render:
+        return IdMap.build(hg, importance), None
+    cfg = st.cfg
+    layouts = tuple(cfg.layouts) if cfg.dual_view else tuple(cfg.layouts[:1])
+    base = {"view": view, "entities": len(hg.entities), "hyperedges": len(hg.hyperedges)}
+    yield HookEvent("render", "start", dict(base))
+    t0 = time.perf_counter()
+    try:
+        rendering = st.renderer(cfg.congestion_control).render(hg, layouts=layouts,
+                                                               query=st.query)
+    except Exception as exc:
+        yield HookEvent("render", "error", {**base, "error": error_text(exc),
+                                            "elapsed_ms": elapsed_ms(t0)})
+        raise
+    out = RenderedView.from_rendering(rendering)
+    yield HookEvent("render", "end", {
+        **base, "shown_entities": len(rendering.id_map.entities),
+        "shown_hyperedges": len(rendering.id_map.hyperedges), "width": out.width,
+        "height": out.height, "sha256": out.sha256, "elapsed_ms": elapsed_ms(t0)})
+    return rendering.id_map, out
+
+
+# ---------------------------------------------------------------------------- stages
+def keywords(st: RetrievalState) -> Step:
+    """Query keywords X = LLM(P_keyword(q)), else :func:`heuristic_keywords`; never empty."""
+    cfg, res = st.cfg, st.res
+    found: list[str] = []
+    if st.chat is not None:
+        prompt = st.prompts.format("keyword", query=st.query, max_keywords=cfg.max_keywords)
+        try:
+            answer = yield LLMRequest("keywords", prompt, [], st.prompts.system_prompt())
+            found = parse_json_list(answer)
+            _record(res, "keywords", prompt, [], answer)
+        except Exception as exc:
+            res.warnings.append(f"keyword model failed ({exc}); heuristic keywords used")
+    if not found:
+        found = heuristic_keywords(st.query, max_terms=cfg.max_keywords)
+    found = [k for k in dict.fromkeys(" ".join(k.split()) for k in found) if k]
+    res.keywords = found[: cfg.max_keywords] or [st.query.strip()]
+    st.kw_vecs = st.embedder.embed(res.keywords)
+    st.linked = linked_entities(st.corpus, st.query, res.keywords)
+    return {"keywords": list(res.keywords), "linked": list(st.linked)}
+
+
+def themes(st: RetrievalState) -> dict[str, Any]:
+    """Top retrieval: the ``theme_k`` most similar G_top themes per keyword → E_rel."""
+    top = st.corpus.top
+    assert st.kw_vecs is not None
+    for hits in search(st.store, st.corpus, "theme", st.kw_vecs, st.cfg.theme_k):
+        for hid, sim in hits:
+            if hid in top.hyperedges and sim > st.e_rel.get(hid, 0.0):
+                st.e_rel[hid] = sim
+    st.themes = sorted(st.e_rel, key=lambda h: (-st.e_rel[h], h))[: st.cfg.max_themes]
+    return {"themes": list(st.themes)}
+
+
+def top_view(st: RetrievalState) -> Step:
+    """The h-hop G_top sub-hypergraph around E_rel, rendered as I_top."""
+    cfg, top = st.cfg, st.corpus.top
+    seed = {m: st.e_rel[h] for h in reversed(st.themes) for m in top.hyperedges[h].members}
+    t_ents, _ = expand(top, seed, cfg.hops, cfg.max_entities, cfg.hop_decay,
+                       {h: st.e_rel[h] for h in st.themes})
+    st.sub_top = sub = induced(top, t_ents)
+    st.top_imp = entity_importance(trim_descriptions(sub), st.query)
+    st.top_ids, st.res.top_view = yield from render_view(st, sub, "top", st.top_imp)
+    return {"entities": len(sub.entities), "hyperedges": len(sub.hyperedges),
+            "rendered": st.res.top_view is not None}
+
+
+def _parse_located(res: RetrievalResult, answer: str, ids: IdMap) -> list[str]:
+    named = [f"E{int(n)}" for n in re.findall(r"\b[Ee]\s?-?(\d{1,6})\b", str(answer))]
+    unknown = sorted(set(named) - set(ids.entities.values()), key=lambda v: int(v[1:]))
+    if unknown:
+        res.warnings.append(f"locate answer named unknown entity IDs {unknown} (ignored)")
+    found = parse_id_list(answer, ids, kind="E")
+    if not found:
+        res.warnings.append("locate answer held no known entity ID (ignored): "
+                            f"{str(answer)[:120]!r}")
+    return [ids.entity_key(v) for v in found]
+
+
+def _model_locate(st: RetrievalState) -> Generator[LLMRequest, str, list[str] | None]:
+    """Entity keys the model names in I_top (None when the model failed)."""
+    assert st.top_ids is not None and st.sub_top is not None
+    view = st.res.top_view
+    images = [view.png] if (st.visual and view) else []
+    contexts = theme_contexts(st.sub_top, st.themes, st.top_ids)
+    prompt = st.prompts.format("locate", image=bool(images), query=st.query,
+                               contexts=contexts, max_ids=st.cfg.locate_k)
+    try:
+        answer = yield LLMRequest("locate", prompt, images, st.prompts.system_prompt())
+        _record(st.res, "locate", prompt, images, answer)
+        return _parse_located(st.res, answer, st.top_ids)[: st.cfg.locate_k]
+    except Exception as exc:
+        st.res.warnings.append(f"locate model failed ({exc}); offline locator used")
+        return None
+
+
+def locate(st: RetrievalState) -> Step:
+    """Entities located in I_top (model, else renderer importance); anchors V̂ = located ∪
+    members of E_rel ∪ entities the query names."""
+    assert st.top_ids is not None and st.sub_top is not None
+    cfg, res = st.cfg, st.res
+    located: list[str] | None = None  # None: the offline locator decides
+    if st.chat is not None:
+        located = (yield from _model_locate(st)) if st.top_ids.entities else []
+    if located is None:
+        shown = [key for key in st.top_ids.entities if key in st.sub_top.entities]
+        located = sorted(shown, key=lambda k: (-st.top_imp.get(k, 0.0), k))[: cfg.locate_k]
+    res.located = located = located or []
+    anchors: dict[str, float] = {}
+    for r, key in enumerate(located):
+        anchors[key] = max(anchors.get(key, 0.0), 1.0 - 0.5 * r / max(len(located), 1))
+    for h in st.themes:  # V_dif = members of E_rel
+        for m in st.corpus.top.hyperedges[h].members:
+            anchors[m] = max(anchors.get(m, 0.0), 0.8 * st.e_rel[h])
+    for key in st.linked:  # entities the query names verbatim
+        if key in st.corpus.bottom.entities:
+            anchors[key] = 1.0
+    best = sorted(anchors, key=lambda k: (-anchors[k], k))[: cfg.max_anchors]
+    st.anchors = {k: anchors[k] for k in best}
+    res.anchors = best
+    return {"located": list(located), "anchors": list(best)}
+
+
+def bottom_entities(st: RetrievalState) -> dict[str, Any]:
+    """Bottom retrieval: the ``entity_k`` most similar G_bot entities per anchor (per
+    keyword in ``hyper-lite``) → V_rel."""
+    bottom, cfg, v_rel = st.corpus.bottom, st.cfg, st.v_rel
+    if cfg.mode == "hyper-lite":
+        assert st.kw_vecs is not None
+        for hits in search(st.store, st.corpus, "entity", st.kw_vecs, cfg.entity_k):
+            for key, sim in hits:
+                if key in bottom.entities and sim > v_rel.get(key, 0.0):
+                    v_rel[key] = sim
+        for key in st.linked:
+            if key in bottom.entities:
+                v_rel[key] = 1.0
+    else:
+        best = list(st.anchors)
+        names = [bottom.entities[k].name if k in bottom.entities
+                 else st.corpus.top.entities[k].name for k in best]
+        found = search(st.store, st.corpus, "entity", st.embedder.embed(names), cfg.entity_k
+                       ) if names else []
+        for key, hits in zip(best, found, strict=True):
+            for hit, sim in hits:
+                s = st.anchors[key] * max(sim, 0.0)
+                if hit in bottom.entities and s > v_rel.get(hit, 0.0):
+                    v_rel[hit] = s
+        for key in best:
+            if key in bottom.entities and st.anchors[key] > v_rel.get(key, 0.0):
+                v_rel[key] = st.anchors[key]
+    related = sorted(v_rel, key=lambda k: (-v_rel[k], k))
+    return {"entities": related}
+
+
+def bottom_view(st: RetrievalState) -> Step:
+    """The score-bounded h-hop G_bot sub-hypergraph around V_rel, rendered as I_bot."""
+    cfg = st.cfg
+    st.b_ents, st.b_edges = expand(st.corpus.bottom, st.v_rel, cfg.hops, cfg.max_entities,
+                                   cfg.hop_decay)
+    st.sub_bot = sub = induced(st.corpus.bottom, st.b_ents)
+    limited = False
+    if st.render and cfg.render_max_entities > cfg.max_entities:
+        # ranking keeps the capped set above; the drawing is bounded by the congestion
+        # budget, the wider neighbourhood only by the safety limit
+        wide, _ = expand(st.corpus.bottom, st.v_rel, cfg.hops, cfg.render_max_entities,
+                         cfg.hop_decay)
+        limited = len(wide) >= cfg.render_max_entities
+        st.sub_bot = sub = induced(st.corpus.bottom, wide)
+    st.bot_ids, st.res.bottom_view = yield from render_view(st, sub, "bottom", st.b_ents)
+    return {"entities": len(sub.entities), "hyperedges": len(sub.hyperedges),
+            "rendered": st.res.bottom_view is not None,
+            "render_limit": cfg.render_max_entities, "render_limited": limited}
+
+
+def _vector_scores(st: RetrievalState, weights: RankWeights) -> dict[str, float]:
+    """Chunk-vector cosine of the query, computed only when its weight counts."""
+    if not weights.vector or not st.cfg.chunk_vector_k:
+        return {}
+    qvec = st.embedder.embed([st.query])[0]
+    return dict(search(st.store, st.corpus, "chunk", qvec, st.cfg.chunk_vector_k)[0])
+
+
+def rank(st: RetrievalState) -> dict[str, Any]:
+    """Rank the chunks (hypergraph evidence + BM25 [+ chunk vectors]); the ranked passages
+    also become the I_bot viewer's passages."""
+    cfg, res = st.cfg, st.res
+    if cfg.mode == "naive":
+        w = RankWeights(bm25=0.0, vector=1.0, graph=0.0, feedback=0.0)
+        ranked = rank_chunks(st.corpus.chunks, st.query, vector_scores=_vector_scores(st, w),
+                             weights=w, top_k=cfg.top_k)
+    else:
+        w = cfg.weights.for_embedder(st.embedder)  # vector weight by embedder when unset
+        ranked = rank_chunks(st.corpus.chunks, st.query, entity_scores=st.b_ents,
+                             query_entities=st.linked, hyperedge_scores=st.b_edges,
+                             vector_scores=_vector_scores(st, w), weights=w,
+                             top_k=cfg.top_k, lexical_query=st.query)
+    res.chunks = ranked_chunks(st.corpus, ranked)
+    texts = {c.chunk_id: c.text for c in res.chunks}
+    if res.bottom_view is not None and texts:
+        res.bottom_view.export["chunks"] = {c: texts[c] for c in sorted(texts)}
+    return {"chunks": [c.chunk_id for c in res.chunks]}
+
+
+#: the stages each mode runs, in order (``answer`` follows in ``query``/``aquery``)
+MODE_STAGES: dict[str, tuple[tuple[str, Stage], ...]] = {
+    "vizrag": (("keywords", keywords), ("themes", themes), ("top_view", top_view),
+               ("locate", locate), ("bottom_entities", bottom_entities),
+               ("bottom_view", bottom_view), ("rank", rank)),
+    "hyper-lite": (("keywords", keywords), ("bottom_entities", bottom_entities),
+                   ("bottom_view", bottom_view), ("rank", rank)),
+    "naive": (("rank", rank),),
+}
+MODE_STAGES["text"] = MODE_STAGES["vizrag"]

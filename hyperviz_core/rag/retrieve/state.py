@@ -1,0 +1,91 @@
+"""The state the retrieval stages share, and what a stage may yield to its driver.
+
+A stage is a generator over one :class:`RetrievalState`: it reads what earlier stages left
+there, writes its own results, and *yields* an :class:`LLMRequest` whenever it needs the chat
+model (the driver sends the answer back, or throws the provider's exception in) and a
+:class:`~hyperviz_core.rag.hooks.HookEvent` for every hook call (the driver dispatches it, sync
+or async). Its return value is the payload of its ``end`` event. This is what lets the sync
+and async drivers share every line of the stages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ...idmap import IdMap
+from ...model import Hypergraph
+from ..hooks import HookEvent
+from ..prompts import Prompts
+from ..providers.protocols import ChatModel, Embedder
+from ..result import RetrievalResult
+from ..store.protocol import StoreProtocol
+from .chunk_index import ChunkIndex
+from .config import RetrievalConfig
+
+__all__ = ["Corpus", "LLMRequest", "RetrievalState", "Step"]
+
+
+@dataclass
+class LLMRequest:
+    """One model call requested by a stage."""
+
+    stage: str
+    prompt: str
+    images: list[bytes] = field(default_factory=list)
+    system: str | None = None
+    json_mode: bool = True
+
+
+#: what stages yield / receive / return (the end-event payload)
+Step = Generator[LLMRequest | HookEvent, Any, dict[str, Any]]
+
+
+@dataclass
+class Corpus:
+    """What retrieval reads from the store, built once per store state (see ``Retriever``)."""
+
+    bottom: Hypergraph
+    top: Hypergraph
+    chunks: ChunkIndex
+    matrices: dict[str, tuple[list[str], npt.NDArray[np.float32]]] = field(default_factory=dict)
+
+
+@dataclass
+class RetrievalState:
+    """Inputs of one retrieval and everything its stages have found so far."""
+
+    query: str
+    cfg: RetrievalConfig
+    res: RetrievalResult
+    corpus: Corpus
+    store: StoreProtocol
+    embedder: Embedder
+    chat: ChatModel | None
+    prompts: Prompts
+    renderer: Callable[[bool], Any]
+    """``renderer(congestion_control)`` → the HyperViz drawing I_top/I_bot."""
+    visual: bool = False
+    """Images go to the model (vizrag/hyper-lite with ``retrieval_visualization``)."""
+    render: bool = False
+    """I_top/I_bot are rendered (``render`` setting, not in ``text`` mode)."""
+    # keywords
+    kw_vecs: npt.NDArray[np.float32] | None = None
+    linked: list[str] = field(default_factory=list)
+    # themes / top_view / locate
+    e_rel: dict[str, float] = field(default_factory=dict)
+    themes: list[str] = field(default_factory=list)
+    sub_top: Hypergraph | None = None
+    top_imp: dict[str, float] = field(default_factory=dict)
+    top_ids: IdMap | None = None
+    anchors: dict[str, float] = field(default_factory=dict)
+    # bottom_entities / bottom_view
+    v_rel: dict[str, float] = field(default_factory=dict)
+    b_ents: dict[str, float] = field(default_factory=dict)
+    b_edges: dict[str, float] = field(default_factory=dict)
+    sub_bot: Hypergraph | None = None
+    bot_ids: IdMap | None = None

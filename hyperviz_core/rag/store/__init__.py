@@ -1,0 +1,26 @@
+"""Storage of both hypergraph layers, chunks, embeddings and the model-call cache.
+
+:class:`~.protocol.StoreProtocol` is what the indexer, retriever, CLI and wrappers use;
+:class:`HypergraphStore` (:mod:`.sqlite`) is the embedded SQLite implementation. A new
+backend is a sub-package here (e.g. ``store/postgres/``) implementing the protocol.
+"""
+
+from __future__ import annotations
+
+from .base import DocumentWrite, StoreError, StoreStats, VectorsArg
+from .open import is_store_url, open_store
+from .protocol import LocalReads, StoreProtocol, SummarizeFn
+from .sqlite.store import HypergraphStore
+
+__all__ = [
+    "DocumentWrite",
+    "HypergraphStore",
+    "LocalReads",
+    "StoreError",
+    "StoreProtocol",
+    "StoreStats",
+    "SummarizeFn",
+    "VectorsArg",
+    "is_store_url",
+    "open_store",
+]

@@ -1,0 +1,173 @@
+"""The store protocol: what the indexer, retriever, engine, CLI and wrappers call.
+
+:class:`StoreProtocol` is structural (:class:`typing.Protocol`, runtime-checkable): any object
+with these methods is a VizRAG store. :class:`~.sqlite.store.HypergraphStore` (one SQLite
+file) is the reference implementation; a new backend is a sub-package beside :mod:`.sqlite`
+that implements every method with the same meaning:
+
+* documents are written whole (:meth:`add_document` is one transaction: chunks, the raw
+  per-chunk extraction output, themes, embeddings) and deleted whole; merged entities and
+  hyperedges are always what the remaining documents support;
+* :meth:`bottom` / :meth:`top` return the two hypergraph layers (cached; callers must not
+  mutate them);
+* vectors live in named spaces (``entity``, ``hyperedge``, ``theme``, ``chunk``);
+* errors are :class:`~.base.StoreError`; results are the backend-neutral models of
+  :mod:`.base` and :mod:`hyperviz_core.rag.types`.
+
+Example:
+    >>> import tempfile
+    >>> from hyperviz_core.rag.store import HypergraphStore
+    >>> with HypergraphStore(tempfile.mkdtemp()) as store:
+    ...     isinstance(store, StoreProtocol)
+    True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal, Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+from ...model import Hypergraph
+from ..types import Chunk, ChunkExtraction, ChunkTheme, Document
+from ..vectors import VectorIndex
+from .base import DocumentWrite, StoreStats, VectorsArg
+
+__all__ = ["LocalReads", "StoreProtocol", "SummarizeFn"]
+
+#: ``summarize(name, description)`` → a shorter description (merged descriptions too long)
+SummarizeFn = Callable[[str, str], str]
+
+
+@runtime_checkable
+class StoreProtocol(Protocol):
+    """A VizRAG store: documents, chunks, both hypergraph layers, vectors, model-call cache."""
+
+    @property
+    def path(self) -> Path | str:
+        """Where the store lives (the SQLite file; a server backend's redacted URL)."""
+        ...
+
+    #: merged descriptions longer than this many characters are summarised on write
+    summary_threshold: int
+
+    # ------------------------------------------------------------------ lifecycle
+    def close(self) -> None:
+        """Release the backend's resources; the store is unusable afterwards."""
+        ...
+
+    def __enter__(self) -> StoreProtocol: ...
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None: ...
+
+    # ------------------------------------------------------------------ writes
+    def add_document(
+        self,
+        doc: Document,
+        chunks: Sequence[Chunk],
+        extractions: Sequence[ChunkExtraction] = (),
+        themes: Sequence[ChunkTheme] = (),
+        vectors: VectorsArg | None = None,
+        *,
+        embedder: Any = None,
+        summarize: SummarizeFn | None = None,
+    ) -> DocumentWrite:
+        """Add or replace one document with everything extracted from it (one transaction)."""
+        ...
+
+    def delete_document(self, doc_id: str, *, embedder: Any = None,
+                        summarize: SummarizeFn | None = None) -> dict[str, int]:
+        """Remove a document and what only it supported; counts of what changed."""
+        ...
+
+    # ------------------------------------------------------------------ reads
+    def has_document(self, doc_id: str) -> bool: ...
+
+    def document_hash(self, doc_id: str) -> str | None: ...
+
+    def documents(self, ids: Iterable[str] | None = None) -> list[Document]: ...
+
+    def get_document(self, doc_id: str) -> Document | None: ...
+
+    def chunks(self, ids: Iterable[str] | None = None) -> list[Chunk]: ...
+
+    def chunk_ids(self, doc_id: str | None = None) -> list[str]: ...
+
+    def chunk_doc_ids(self) -> dict[str, str]: ...
+
+    def themes(self, chunk_ids: Iterable[str] | None = None) -> list[ChunkTheme]: ...
+
+    def theme_hyperedge_chunks(self) -> dict[str, list[str]]: ...
+
+    def extractions(self, doc_id: str) -> list[ChunkExtraction]:
+        """The raw per-chunk extraction output stored for a document (merged per chunk, in
+        chunk order; theme hyperedges excluded: they come from :meth:`themes`)."""
+        ...
+
+    def bottom(self) -> Hypergraph:
+        """G_bot: merged entities and relation hyperedges (read-only, cached)."""
+        ...
+
+    def top(self) -> Hypergraph:
+        """G_top: themes as hyperedges over their key entities (read-only, cached)."""
+        ...
+
+    # ------------------------------------------------------------------ vectors
+    def embedder_info(self) -> tuple[str, int] | None: ...
+
+    def check_embedder(self, name: str, dim: int) -> None: ...
+
+    def vector_index(self, space: str) -> VectorIndex: ...
+
+    def set_vector_index(self, space: str, index: VectorIndex) -> None: ...
+
+    def vectors(
+        self, space: str, ids: Iterable[str] | None = None
+    ) -> tuple[list[str], npt.NDArray[np.float32]]: ...
+
+    def search(self, space: str, query_vec: npt.ArrayLike, k: int) -> list[tuple[str, float]]: ...
+
+    # ------------------------------------------------------------------ cache, inspection
+    def cache_get(self, key: str) -> str | None: ...
+
+    def cache_put(self, key: str, value: str, model: str = "") -> None: ...
+
+    def cache_size(self) -> int: ...
+
+    def cache_items(self) -> list[tuple[str, str, str]]:
+        """Every cached model call as (key, value, model), sorted by key."""
+        ...
+
+    def stats(self) -> StoreStats: ...
+
+    def check(self) -> list[str]:
+        """Integrity problems found (empty when the store is sound)."""
+        ...
+
+
+@runtime_checkable
+class LocalReads(Protocol):
+    """Optional capability: per-query lookups by index instead of whole layers (issue 17).
+
+    Both built-in backends have it (``isinstance(store, LocalReads)``); callers fall back to
+    slicing :meth:`StoreProtocol.bottom`/``top`` for a store without it.
+    """
+
+    def document_titles(self, ids: Iterable[str] | None = None) -> dict[str, str]:
+        """Document id → title, without reading document texts."""
+        ...
+
+    def entity_chunks(self, keys: Iterable[str]) -> dict[str, list[str]]:
+        """Entity key → sorted ids of the chunks mentioning it (unknown keys left out)."""
+        ...
+
+    def neighbourhood(self, keys: Iterable[str], hops: int = 1,
+                      layer: Literal["bottom", "top"] = "bottom") -> Hypergraph:
+        """Entities within ``hops`` of ``keys``, every hyperedge incident to them, and
+        those hyperedges' members (equal to the full layer's objects)."""
+        ...

@@ -1,0 +1,173 @@
+"""Checking a store file (what ``vizrag check`` runs) and turning SQLite errors into one line.
+
+:func:`check_store` opens the file read-only (it never writes, even a ``-wal`` file) and runs
+SQLite's ``integrity_check`` and ``foreign_key_check``, the opening checks (format, schema
+version, tables) and the store's own invariants (:func:`invariant_problems`). It works on
+files that :class:`~.store.HypergraphStore` refuses to open.
+
+Example:
+    >>> import tempfile
+    >>> from hyperviz_core.rag.store import HypergraphStore
+    >>> path = tempfile.mkdtemp()
+    >>> HypergraphStore(path).close()
+    >>> report = check_store(path)
+    >>> report.ok, report.problems, report.documents
+    (True, [], 0)
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from ..base import StoreError
+from .schema import classify_error, connect_read_only, resolve_path, validate
+
+__all__ = ["CheckReport", "check_store", "invariant_problems", "is_store_failure", "store_errors"]
+
+_SQLITE_HEADER = b"SQLite format 3\x00"
+_MAX_PER_KIND = 20
+
+#: (description of a bad row, SQL selecting one text column per bad row)
+_INVARIANTS: tuple[tuple[str, str], ...] = (
+    ("entity {!r} has no mention",
+     "SELECT key FROM entities WHERE key NOT IN (SELECT key FROM entity_mentions) ORDER BY 1"),
+    ("hyperedge {!r} has no mention",
+     "SELECT id FROM hyperedges WHERE id NOT IN (SELECT hid FROM hyperedge_mentions) "
+     "ORDER BY 1"),
+    ("hyperedge {!r} has no member",
+     "SELECT id FROM hyperedges WHERE id NOT IN (SELECT hid FROM incidences) ORDER BY 1"),
+    ("incidence names unknown entity {!r}",
+     "SELECT DISTINCT entity_key FROM incidences WHERE entity_key NOT IN "
+     "(SELECT key FROM entities) ORDER BY 1"),
+    ("incidence names unknown hyperedge {!r}",
+     "SELECT DISTINCT hid FROM incidences WHERE hid NOT IN (SELECT id FROM hyperedges) "
+     "ORDER BY 1"),
+    ("theme of chunk {!r} names an unknown hyperedge",
+     "SELECT chunk_id FROM themes WHERE hid IS NOT NULL AND hid NOT IN "
+     "(SELECT id FROM hyperedges) ORDER BY 1"),
+    ("document {!r} has no chunks",
+     "SELECT id FROM documents WHERE trim(text) != '' AND id NOT IN "
+     "(SELECT doc_id FROM chunks) ORDER BY 1"),
+    ("vector {!r} has the wrong length",
+     "SELECT space || '/' || id FROM embeddings, (SELECT CAST(value AS INTEGER) AS d FROM "
+     "meta WHERE key = 'embedder_dim') WHERE length(vector) NOT IN (2 * d, 4 * d) ORDER BY 1"),
+)
+
+
+class CheckReport(BaseModel):
+    """Outcome of :func:`check_store` (``ok`` = no problem found)."""
+
+    path: str
+    ok: bool
+    problems: list[str] = Field(default_factory=list)
+    documents: int | None = None
+    chunks: int | None = None
+    entities: int | None = None
+    hyperedges: int | None = None
+
+
+def invariant_problems(q: Callable[[str], list[Any]]) -> list[str]:
+    """The store's own invariants, checked with the query function ``q`` (empty = healthy).
+
+    Each kind of problem lists at most 20 rows, then how many more there are; a query that
+    SQLite cannot run (a dropped table, a damaged page) is a problem too.
+    """
+    problems: list[str] = []
+    for fk in _rows(q, "PRAGMA foreign_key_check", problems)[:_MAX_PER_KIND]:
+        problems.append(f"foreign key violation in {fk[0]}")
+    for text, sql in _INVARIANTS:
+        rows = _rows(q, sql, problems)
+        problems.extend(text.format(r[0]) for r in rows[:_MAX_PER_KIND])
+        if len(rows) > _MAX_PER_KIND:
+            problems.append(f"... and {len(rows) - _MAX_PER_KIND} more: " + text.format("…"))
+    return list(dict.fromkeys(problems))
+
+
+def _rows(q: Callable[[str], list[Any]], sql: str, problems: list[str]) -> list[Any]:
+    try:
+        return q(sql)
+    except sqlite3.DatabaseError as exc:
+        problems.append(f"SQLite error: {exc}")
+        return []
+
+
+def check_store(path: str | Path) -> CheckReport:
+    """Check the store at ``path`` (directory or file) without writing anything.
+
+    Raises :class:`StoreError` only when there is no file to check; everything wrong with
+    the file itself is reported in :attr:`CheckReport.problems`.
+    """
+    file = resolve_path(path)
+    if not file.is_file():
+        raise StoreError(f"no VizRAG store at {path}")
+    report = CheckReport(path=str(file), ok=False)
+    with file.open("rb") as fh:
+        head = fh.read(len(_SQLITE_HEADER))
+    if not head:
+        report.problems.append("empty file, not a VizRAG store")
+        return report
+    if head != _SQLITE_HEADER:
+        report.problems.append("not an SQLite database, so not a VizRAG store")
+        return report
+    try:
+        conn = connect_read_only(file)
+    except StoreError as exc:
+        report.problems.append(str(exc))
+        return report
+    try:
+        _check_open(conn, file, report)
+    finally:
+        conn.close()
+    report.ok = not report.problems
+    return report
+
+
+def _check_open(conn: sqlite3.Connection, file: Path, report: CheckReport) -> None:
+    def q(sql: str) -> list[Any]:
+        return conn.execute(sql).fetchall()
+
+    problems = report.problems
+    integrity = [str(r[0]) for r in _rows(q, "PRAGMA integrity_check(100)", problems)]
+    if integrity != ["ok"]:
+        problems.extend(f"SQLite integrity check: {line}" for line in integrity)
+    try:
+        validate(conn, file)
+    except StoreError as exc:
+        problems.append(str(exc).split("; run `vizrag check", 1)[0])
+        if "not a VizRAG store" in str(exc) or "newer VizRAG" in str(exc):
+            return
+    except sqlite3.DatabaseError as exc:
+        problems.append(f"SQLite error: {exc}")
+        return
+    problems.extend(invariant_problems(q))
+    for name in ("documents", "chunks", "entities", "hyperedges"):
+        with suppress(sqlite3.DatabaseError):
+            setattr(report, name, int(conn.execute(f"SELECT COUNT(*) FROM {name}").fetchone()[0]))
+
+
+def is_store_failure(exc: BaseException) -> bool:
+    """Whether ``exc`` comes from the store itself (damaged, read-only, locked, refused)."""
+    return isinstance(exc, sqlite3.DatabaseError | StoreError)
+
+
+@contextmanager
+def store_errors(path: str | Path) -> Iterator[None]:
+    """Turn an SQLite error escaping a store operation into a one-line :class:`StoreError`.
+
+    The message names the store file and says what to do: a damaged store points to
+    ``vizrag check``, a read-only one says write access is needed, a locked one is busy.
+    """
+    try:
+        yield
+    except sqlite3.DatabaseError as exc:
+        try:
+            file = resolve_path(path)
+        except StoreError:
+            file = Path(str(path))
+        raise classify_error(file, exc) from exc

@@ -1,0 +1,103 @@
+"""Loading the two hypergraph layers of the store: G_bot (relations) and G_top (themes).
+
+Both layers are built from the merged ``entities``, ``hyperedges`` and ordered
+``incidences`` rows and cached on the store until a write (from any process) invalidates
+them; the cached graphs are shared and must not be mutated by callers.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, Literal
+
+from ....model import Entity, Hyperedge, Hypergraph
+from .schema import loads
+
+__all__ = ["GraphLayersMixin", "read_layer", "snapshot"]
+
+Query = Callable[..., list[Any]]
+
+
+@contextmanager
+def snapshot(conn: sqlite3.Connection) -> Iterator[None]:
+    """One read transaction: every SELECT inside sees the same committed state.
+
+    A layer is read with several SELECTs; without this a writer (another process) could
+    commit between them and the reader would see hyperedges naming entities it has not
+    read. Inside an already open transaction this adds nothing.
+    """
+    if conn.in_transaction:
+        yield
+        return
+    conn.execute("BEGIN")
+    try:
+        yield
+    finally:
+        if conn.in_transaction:
+            conn.execute("COMMIT")
+
+
+class GraphLayersMixin:
+    """``bottom()``/``top()`` with their caches (mixed into the store)."""
+
+    _lock: threading.RLock
+    _conn: sqlite3.Connection
+    _bottom: Hypergraph | None
+    _top: Hypergraph | None
+    _q: Query
+    _sync_external: Callable[[], None]
+
+    def bottom(self) -> Hypergraph:
+        """G_bot: every entity and every relation hyperedge (cached; do not mutate)."""
+        with self._lock:
+            self._sync_external()
+            if self._bottom is None:
+                with snapshot(self._conn):
+                    self._bottom = read_layer(self._q, "relation", None)
+            return self._bottom
+
+    def top(self) -> Hypergraph:
+        """G_top: key entities and theme hyperedges (cached; do not mutate)."""
+        with self._lock:
+            self._sync_external()
+            if self._top is None:
+                with snapshot(self._conn):
+                    keys = {r[0] for r in self._q("SELECT DISTINCT key FROM key_entities")}
+                    self._top = read_layer(self._q, "theme", keys)
+            return self._top
+
+
+def read_layer(q: Query, kind: Literal["relation", "theme"], keys: set[str] | None) -> Hypergraph:
+    """The hyperedges of ``kind`` with the entities of ``keys`` (all when None), via ``q``.
+
+    Call it inside :func:`snapshot` (its SELECTs must see one state).
+    """
+    entities: dict[str, Entity] = {}
+    for key, name, typ, desc, meta, src in q(
+        "SELECT key, name, type, description, metadata, source_ids FROM entities ORDER BY key"
+    ):
+        if keys is None or key in keys:
+            entities[key] = Entity.model_construct(
+                name=name, type=typ, description=desc, source_ids=loads(src),
+                metadata=loads(meta))
+    members: dict[str, list[str]] = {}
+    for hid, key in q(
+        "SELECT i.hid, i.entity_key FROM incidences i JOIN hyperedges h ON h.id = i.hid "
+        "WHERE h.kind = ? ORDER BY i.hid, i.position", (kind,)
+    ):
+        members.setdefault(hid, []).append(key)
+    edges: dict[str, Hyperedge] = {}
+    for hid, desc, kw, weight, attrs, meta, src in q(
+        "SELECT id, description, keywords, weight, member_attrs, metadata, source_ids "
+        "FROM hyperedges WHERE kind = ? ORDER BY id", (kind,)
+    ):
+        mem = members.get(hid, [])
+        edges[hid] = Hyperedge.model_construct(
+            id=hid, members=mem, description=desc, keywords=loads(kw), weight=weight,
+            order="low" if len(mem) <= 2 else "high", kind=kind, source_ids=loads(src),
+            member_attrs=loads(attrs), metadata=loads(meta))
+    return Hypergraph(entities=entities, hyperedges=edges,
+                      metadata={"layer": "bottom" if kind == "relation" else "top"})

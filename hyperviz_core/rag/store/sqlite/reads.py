@@ -1,0 +1,156 @@
+"""Read side of :class:`~hyperviz_core.rag.store.HypergraphStore`: documents, chunks, themes.
+
+Plain lookups of what the document transactions wrote: stored documents and their content
+hashes, chunks (by id or in document order), chunk themes with their key entities, which
+chunks carry each theme hyperedge, and the raw mentions of an entity.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from ....model import Entity, Hyperedge
+from ...types import Chunk, ChunkExtraction, ChunkTheme, Document
+from .local_reads import LocalReadsMixin
+from .merge import chunked
+from .schema import loads
+
+__all__ = ["StoreReadsMixin"]
+
+
+class StoreReadsMixin(LocalReadsMixin):
+    """Document, chunk, theme and mention lookups (mixed into the store); the per-query
+    lookups by index (:meth:`neighbourhood`, :meth:`entity_chunks`, :meth:`document_titles`)
+    come from :class:`~.local_reads.LocalReadsMixin`."""
+
+    _conn: sqlite3.Connection
+    _lock: threading.RLock
+    _q: Callable[..., list[Any]]
+
+    def has_document(self, doc_id: str) -> bool:
+        """Whether a document with this id is stored."""
+        return self.document_hash(doc_id) is not None
+
+    def document_hash(self, doc_id: str) -> str | None:
+        """Content hash of the stored document ``doc_id`` (None if absent)."""
+        with self._lock:
+            row = self._conn.execute("SELECT hash FROM documents WHERE id = ?", (doc_id,))
+            found = row.fetchone()
+        return None if found is None else str(found[0])
+
+    def documents(self, ids: Iterable[str] | None = None) -> list[Document]:
+        """Stored documents sorted by id (or those of ``ids`` that exist, in that order)."""
+        with self._lock:
+            rows = self._q("SELECT id, text, title, metadata FROM documents ORDER BY id")
+        docs = {r[0]: Document(id=r[0], text=r[1], title=r[2], metadata=loads(r[3])) for r in rows}
+        if ids is None:
+            return list(docs.values())
+        return [docs[i] for i in ids if i in docs]
+
+    def get_document(self, doc_id: str) -> Document | None:
+        """One document, or None."""
+        found = self.documents([doc_id])
+        return found[0] if found else None
+
+    def chunks(self, ids: Iterable[str] | None = None) -> list[Chunk]:
+        """Chunks sorted by (doc id, index), or those of ``ids`` that exist, in that order."""
+        sql = 'SELECT id, doc_id, text, idx, start, "end", metadata FROM chunks'
+        with self._lock:
+            if ids is None:
+                rows = self._q(sql + " ORDER BY doc_id, idx")
+            else:
+                wanted = list(dict.fromkeys(ids))
+                rows = []
+                for part in chunked(wanted):
+                    marks = ",".join("?" * len(part))
+                    rows.extend(self._q(f"{sql} WHERE id IN ({marks})", part))
+                order = {cid: i for i, cid in enumerate(wanted)}
+                rows.sort(key=lambda r: order[r[0]])
+        return [
+            Chunk(id=r[0], doc_id=r[1], text=r[2], index=r[3], start=r[4], end=r[5],
+                  metadata=loads(r[6]))
+            for r in rows
+        ]
+
+    def chunk_ids(self, doc_id: str | None = None) -> list[str]:
+        """Chunk ids of one document (in order) or of the whole store (by doc id, index)."""
+        with self._lock:
+            if doc_id is None:
+                rows = self._q("SELECT id FROM chunks ORDER BY doc_id, idx")
+            else:
+                rows = self._q("SELECT id FROM chunks WHERE doc_id = ? ORDER BY idx", (doc_id,))
+        return [r[0] for r in rows]
+
+    def chunk_doc_ids(self) -> dict[str, str]:
+        """Map chunk id → document id for every chunk."""
+        with self._lock:
+            return dict(self._q("SELECT id, doc_id FROM chunks ORDER BY id"))
+
+    def themes(self, chunk_ids: Iterable[str] | None = None) -> list[ChunkTheme]:
+        """Chunk themes (sorted by chunk id, or in the order of ``chunk_ids``)."""
+        with self._lock:
+            rows = self._q("SELECT chunk_id, theme, keywords FROM themes ORDER BY chunk_id")
+            keys: dict[str, list[str]] = {}
+            for cid, key in self._q(
+                "SELECT chunk_id, key FROM key_entities ORDER BY chunk_id, position"
+            ):
+                keys.setdefault(cid, []).append(key)
+        out = {
+            r[0]: ChunkTheme(chunk_id=r[0], theme=r[1], key_entities=keys.get(r[0], []),
+                             keywords=loads(r[2]))
+            for r in rows
+        }
+        if chunk_ids is None:
+            return list(out.values())
+        return [out[c] for c in chunk_ids if c in out]
+
+    def theme_hyperedge_chunks(self) -> dict[str, list[str]]:
+        """Map theme hyperedge id → the chunk ids whose theme it carries."""
+        with self._lock:
+            rows = self._q("SELECT hid, chunk_id FROM themes WHERE hid IS NOT NULL ORDER BY 1, 2")
+        out: dict[str, list[str]] = {}
+        for hid, cid in rows:
+            out.setdefault(hid, []).append(cid)
+        return out
+
+    def iter_entity_mentions(self, key: str) -> Iterator[tuple[str, str]]:
+        """(chunk id, description) of every mention of an entity key."""
+        with self._lock:
+            rows = self._q(
+                "SELECT chunk_id, description FROM entity_mentions WHERE key = ? ORDER BY 1",
+                (key,))
+        yield from ((r[0], r[1]) for r in rows)
+
+    def extractions(self, doc_id: str) -> list[ChunkExtraction]:
+        """The stored extraction output of a document's chunks, in chunk order.
+
+        Rebuilt from the mention rows (one entity per chunk and key, relation hyperedges by
+        id); theme hyperedges are left out — they come back from :meth:`themes`. Writing
+        these with the same chunks and themes reproduces the document's merged rows (what
+        ``vizrag migrate`` relies on).
+        """
+        sub = "SELECT id FROM chunks WHERE doc_id = ?"
+        with self._lock:
+            ents = self._q(
+                "SELECT chunk_id, key, name, type, description, metadata FROM entity_mentions "
+                f"WHERE chunk_id IN ({sub}) ORDER BY chunk_id, key", (doc_id,))
+            edges = self._q(
+                "SELECT chunk_id, hid, members, description, keywords, weight, member_attrs, "
+                f"metadata FROM hyperedge_mentions WHERE chunk_id IN ({sub}) AND kind = "
+                "'relation' ORDER BY chunk_id, hid", (doc_id,))
+        out = {cid: ChunkExtraction(chunk_id=cid) for cid in self.chunk_ids(doc_id)}
+        for cid, key, name, typ, desc, meta in ents:
+            ent = Entity(name=name, type=typ, description=desc, metadata=loads(meta))
+            if ent.key == key:  # mentions made only for hyperedge members come back by
+                out[cid].entities.append(ent)  # themselves (the writer re-adds them)
+            else:
+                out[cid].entities.append(Entity(name=key, type=typ, description=desc,
+                                                metadata=loads(meta)))
+        for cid, hid, members, desc, kws, weight, attrs, meta in edges:
+            out[cid].hyperedges.append(Hyperedge(
+                id=hid, members=loads(members), description=desc, keywords=loads(kws),
+                weight=weight, member_attrs=loads(attrs), metadata=loads(meta)))
+        return list(out.values())

@@ -1,0 +1,326 @@
+"""SQLite schema of the VizRAG store, its creation and small (de)serialisation helpers.
+
+One file holds documents, chunks, per-chunk entity/hyperedge *mentions* (the raw extraction
+output, from which merged entities and hyperedges are rebuilt), the merged entities,
+hyperedges and ordered incidences, chunk themes and key entities, float32 embeddings per space
+and the LLM-call cache. JSON is used for lists and dicts; nothing is pickled.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+from ..base import StoreError
+from ..compact import COMPACT_META
+
+__all__ = [
+    "FORMAT",
+    "SCHEMA_VERSION",
+    "STORE_FILENAME",
+    "classify_error",
+    "connect_read_only",
+    "damaged",
+    "dumps",
+    "init_schema",
+    "loads",
+    "open_connection",
+    "required_tables",
+    "resolve_path",
+    "validate",
+]
+
+FORMAT = "vizrag-store"
+SCHEMA_VERSION = 1
+STORE_FILENAME = "vizrag.sqlite"
+_FILE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
+_URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*)://")
+
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS documents (
+    id TEXT PRIMARY KEY, hash TEXT NOT NULL, title TEXT NOT NULL, text TEXT NOT NULL,
+    metadata TEXT NOT NULL, seq INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS chunks (
+    id TEXT PRIMARY KEY,
+    doc_id TEXT NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    idx INTEGER NOT NULL, text TEXT NOT NULL, start INTEGER NOT NULL, "end" INTEGER NOT NULL,
+    metadata TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id, idx);
+CREATE TABLE IF NOT EXISTS entity_mentions (
+    chunk_id TEXT NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+    key TEXT NOT NULL, name TEXT NOT NULL, type TEXT NOT NULL, description TEXT NOT NULL,
+    metadata TEXT NOT NULL, PRIMARY KEY (chunk_id, key));
+CREATE INDEX IF NOT EXISTS entity_mentions_key ON entity_mentions(key);
+CREATE TABLE IF NOT EXISTS entities (
+    key TEXT PRIMARY KEY, name TEXT NOT NULL, type TEXT NOT NULL, description TEXT NOT NULL,
+    metadata TEXT NOT NULL, source_ids TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS hyperedge_mentions (
+    chunk_id TEXT NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+    hid TEXT NOT NULL, kind TEXT NOT NULL, members TEXT NOT NULL, description TEXT NOT NULL,
+    keywords TEXT NOT NULL, weight REAL NOT NULL, member_attrs TEXT NOT NULL,
+    metadata TEXT NOT NULL, PRIMARY KEY (chunk_id, hid));
+CREATE INDEX IF NOT EXISTS hyperedge_mentions_hid ON hyperedge_mentions(hid);
+CREATE TABLE IF NOT EXISTS hyperedges (
+    id TEXT PRIMARY KEY, kind TEXT NOT NULL, description TEXT NOT NULL, keywords TEXT NOT NULL,
+    weight REAL NOT NULL, member_attrs TEXT NOT NULL, metadata TEXT NOT NULL,
+    source_ids TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS hyperedges_kind ON hyperedges(kind);
+CREATE TABLE IF NOT EXISTS incidences (
+    hid TEXT NOT NULL REFERENCES hyperedges(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL,
+    entity_key TEXT NOT NULL REFERENCES entities(key),
+    PRIMARY KEY (hid, position));
+CREATE INDEX IF NOT EXISTS incidences_entity ON incidences(entity_key);
+CREATE TABLE IF NOT EXISTS themes (
+    chunk_id TEXT PRIMARY KEY REFERENCES chunks(id) ON DELETE CASCADE,
+    theme TEXT NOT NULL, keywords TEXT NOT NULL, hid TEXT);
+CREATE TABLE IF NOT EXISTS key_entities (
+    chunk_id TEXT NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
+    position INTEGER NOT NULL, key TEXT NOT NULL, PRIMARY KEY (chunk_id, position));
+CREATE INDEX IF NOT EXISTS key_entities_key ON key_entities(key);
+CREATE TABLE IF NOT EXISTS embeddings (
+    space TEXT NOT NULL, id TEXT NOT NULL, text_hash TEXT NOT NULL, vector BLOB NOT NULL,
+    PRIMARY KEY (space, id));
+CREATE TABLE IF NOT EXISTS llm_cache (
+    key TEXT PRIMARY KEY, value TEXT NOT NULL, model TEXT NOT NULL, created REAL NOT NULL);
+"""
+
+
+def dumps(value: Any) -> str:
+    """Compact, key-sorted JSON."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def loads(text: str) -> Any:
+    """Inverse of :func:`dumps`."""
+    return json.loads(text)
+
+
+def resolve_path(path: str | Path) -> Path:
+    """The SQLite file of a store given as a directory or as a ``.sqlite``/``.db`` file.
+
+    A value that looks like a URL (``scheme://...``) is not a path of this (SQLite) backend:
+    :class:`StoreError`, rather than a folder called ``scheme:`` (``open_store`` routes the
+    URLs of other backends).
+
+    >>> resolve_path("mysql://u@h/db")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    hyperviz_core.rag.store.base.StoreError: store 'mysql://u@h/db' is a URL, not ...
+    """
+    text = str(path)
+    url = _URL.match(text.strip())
+    if url:
+        raise StoreError(
+            f"store {text!r} is a URL, not a SQLite store path: the SQLite backend has no "
+            f"{url.group(1)!r} store backend; give a directory or a .sqlite file"
+        )
+    p = Path(path).expanduser()
+    if p.is_dir() or (not p.exists() and p.suffix.lower() not in _FILE_SUFFIXES):
+        return p / STORE_FILENAME
+    return p
+
+
+def required_tables() -> list[str]:
+    """The tables every store of this schema has (sorted)."""
+    return sorted(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", SCHEMA))
+
+
+def init_schema(conn: sqlite3.Connection, version: str) -> None:
+    """Create the schema in an open write transaction; idempotent (``IF NOT EXISTS``)."""
+    for stmt in SCHEMA.split(";"):
+        if stmt.strip():
+            conn.execute(stmt)
+    conn.executemany(
+        "INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)",
+        [
+            ("format", FORMAT),
+            ("schema_version", str(SCHEMA_VERSION)),
+            ("created_by", f"vizrag {version}"),
+            ("created", str(round(time.time(), 3))),
+            *COMPACT_META,
+        ],
+    )
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+# ---------------------------------------------------------------------------- opening
+_RETRY_S = 60.0  # how long opening waits out other processes' locks
+
+
+def _is_busy(exc: sqlite3.Error) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
+
+
+def damaged(path: Path, exc: BaseException | str) -> StoreError:
+    """The one-line error for a damaged store file, pointing to ``vizrag check``."""
+    return StoreError(
+        f"store {path} is not a usable VizRAG store (damaged or not SQLite: {exc}); run "
+        f"`vizrag check --store {path}` for details"
+    )
+
+
+def open_connection(
+    path: Path, *, version: str = "0", read_only: bool = False
+) -> sqlite3.Connection:
+    """Open and validate a store file; :class:`StoreError` if unusable.
+
+    Writable (default): creates the folder and the store when new, race-free against other
+    processes creating it at the same moment (``BEGIN IMMEDIATE`` + ``IF NOT EXISTS``, and
+    retries while another process holds a lock). ``read_only=True``: opens with SQLite's
+    ``mode=ro`` URI and writes nothing (no schema, no journal-mode change), so it works on a
+    read-only file or folder; a missing or empty file is "not a VizRAG store".
+    """
+    if read_only:
+        return _open_read_only(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    deadline = time.monotonic() + _RETRY_S
+    delay = 0.01
+    while True:
+        try:
+            conn = sqlite3.connect(
+                str(path), timeout=_RETRY_S, isolation_level=None, check_same_thread=False
+            )
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open VizRAG store {path}: {exc}") from exc
+        try:
+            _prepare_writable(conn, path, version)
+            return conn
+        except sqlite3.OperationalError as exc:
+            conn.close()
+            if not _is_busy(exc) or time.monotonic() > deadline:
+                raise classify_error(path, exc) from exc
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise classify_error(path, exc) from exc
+        except BaseException:
+            conn.close()
+            raise
+        time.sleep(delay)
+        delay = min(delay * 2, 0.5)
+
+
+def classify_error(path: Path, exc: sqlite3.Error) -> StoreError:
+    """The one-line :class:`StoreError` for an SQLite error on the store file ``path``."""
+    text = str(exc).lower()
+    if "readonly" in text or "read-only" in text:
+        return StoreError(
+            f"store {path} is read-only ({exc}); writing needs write access to the file and "
+            "its folder"
+        )
+    if _is_busy(exc):
+        return StoreError(f"store {path} is busy: another process holds a lock ({exc})")
+    return damaged(path, exc)
+
+
+def _prepare_writable(conn: sqlite3.Connection, path: Path, version: str) -> None:
+    conn.execute("PRAGMA foreign_keys = ON")
+    if "meta" not in _tables(conn):
+        # New (or being created by another process right now): the schema is written in
+        # one IMMEDIATE transaction, which waits for any other creator; IF NOT EXISTS and
+        # INSERT OR IGNORE make the loser's pass a no-op.
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            tables = _tables(conn)
+            if tables and "meta" not in tables:
+                raise StoreError(f"{path} is an SQLite database but not a VizRAG store")
+            if not tables:
+                init_schema(conn, version)
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+    validate(conn, path)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")
+
+
+def _open_read_only(path: Path) -> sqlite3.Connection:
+    if not path.is_file():
+        raise StoreError(f"no VizRAG store at {path} (create one with `vizrag index`)")
+    if path.stat().st_size == 0:
+        raise StoreError(f"{path} is an empty file, not a VizRAG store")
+    conn = connect_read_only(path)
+    try:
+        conn.execute("PRAGMA foreign_keys = ON")
+        validate(conn, path)
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise classify_error(path, exc) from exc
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def connect_read_only(path: Path) -> sqlite3.Connection:
+    """A raw ``mode=ro`` connection to an existing file (no validation); writes nothing.
+
+    ``immutable=1`` is the fallback for a WAL store in a folder where SQLite may not create
+    its ``-shm`` file (a read-only folder): nobody can be writing there.
+    """
+    last: sqlite3.Error | None = None
+    for query in ("mode=ro", "mode=ro&immutable=1"):
+        try:
+            conn = sqlite3.connect(
+                f"{path.resolve().as_uri()}?{query}", uri=True, timeout=_RETRY_S,
+                isolation_level=None, check_same_thread=False,
+            )
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open VizRAG store {path}: {exc}") from exc
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            last = exc
+            text = str(exc).lower()
+            if "unable to open" not in text and "readonly" not in text:
+                break
+    assert last is not None
+    raise classify_error(path, last) from last
+
+
+def _tables(conn: sqlite3.Connection) -> set[str]:
+    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+
+
+def validate(conn: sqlite3.Connection, path: Path) -> None:
+    """Raise :class:`StoreError` unless ``conn`` holds a VizRAG store this version reads."""
+    uv = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    tables = _tables(conn)
+    if "meta" not in tables:
+        what = "an empty SQLite database" if not tables else "an SQLite database"
+        raise StoreError(f"{path} is {what} but not a VizRAG store")
+    meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+    if meta.get("format") != FORMAT:
+        raise StoreError(f"{path} is an SQLite database but not a VizRAG store")
+    raw = meta.get("schema_version")
+    try:
+        sv = int(str(raw).strip())
+    except ValueError:
+        raise damaged(path, f"invalid schema_version {raw!r} in its meta table, expected "
+                            f"an integer") from None
+    if uv > SCHEMA_VERSION:  # the file header decides; an edited meta row alone does not
+        raise StoreError(
+            f"{path} was written by a newer VizRAG (store schema {uv}, this version "
+            f"reads up to {SCHEMA_VERSION}); upgrade vizrag to open it"
+        )
+    if sv != uv:
+        raise damaged(path, f"schema_version {raw!r} in its meta table disagrees with the "
+                            f"file header (user_version {uv})")
+    if sv < SCHEMA_VERSION:
+        raise damaged(path, f"unknown old store schema_version {raw!r}")
+    missing = [t for t in required_tables() if t not in tables]
+    if missing:
+        raise damaged(path, f"missing table{'s' if len(missing) > 1 else ''} "
+                            f"{', '.join(missing)}")

@@ -1,0 +1,213 @@
+"""Vector side of :class:`~hyperviz_core.rag.store.HypergraphStore`: embeddings per space.
+
+Vectors are blobs in the ``embeddings`` table (float16 and only the spaces retrieval reads in
+a store created since issue 17, float32 and every space before: see :mod:`..compact`), keyed
+by (space, id) with the hash of the text they embed, so only new or changed items are
+re-embedded. The embedder's name and
+dimension are recorded on first write; a different dimension is refused.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ...types import content_hash
+from ...vectors import SPACES, ExactVectorIndex, VectorIndex, as_matrix
+from ..base import StoreError, VectorsArg
+from ..compact import decode, encode, parse_spaces
+from .merge import chunked
+
+__all__ = ["VectorStoreMixin", "check_space"]
+
+log = logging.getLogger("hyperviz_core.rag.store.sqlite.store")
+
+
+def check_space(space: str) -> None:
+    """Raise :class:`StoreError` for an unknown vector space."""
+    if space not in SPACES:
+        raise StoreError(f"unknown vector space {space!r}; expected one of {list(SPACES)}")
+
+
+class VectorStoreMixin:
+    """Embedding storage and in-memory vector indexes (mixed into the store)."""
+
+    path: Path
+    _conn: sqlite3.Connection
+    _lock: threading.RLock
+    _indexes: dict[str, VectorIndex]
+    _loaded: set[str]
+
+    def _q(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        return self._conn.execute(sql, params).fetchall()
+
+    def _meta(self, key: str) -> str | None:
+        row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def _set_meta(self, key: str, value: str) -> None:
+        self._conn.execute(
+            "INSERT INTO meta(key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def _sync_external(self) -> None:  # overridden by the store
+        return None
+
+    def _vector_format(self) -> tuple[tuple[str, ...], str]:
+        """(spaces this store embeds, ``"float16"``/``"float32"``), from its metadata."""
+        return parse_spaces(self._meta("vector_spaces")), self._meta("vector_dtype") or "float32"
+
+    def vector_spaces(self) -> tuple[str, ...]:
+        """The spaces this store keeps vectors for (new stores: entity, theme, chunk)."""
+        with self._lock:
+            return self._vector_format()[0]
+
+    def embedder_info(self) -> tuple[str, int] | None:
+        """(name, dim) of the embedder whose vectors the store holds, or None."""
+        with self._lock:
+            name, dim = self._meta("embedder_name"), self._meta("embedder_dim")
+        return None if dim is None else (name or "", int(dim))
+
+    def check_embedder(self, name: str, dim: int) -> None:
+        """Raise :class:`StoreError` if the store holds vectors of another dimension."""
+        info = self.embedder_info()
+        if info is None:
+            return
+        if info[1] != dim:
+            raise StoreError(
+                f"store {self.path} holds {info[1]}-dimensional vectors from embedder "
+                f"{info[0]!r}; embedder {name!r} makes {dim}-dimensional ones. Use the same "
+                "embedder or a new store"
+            )
+        if info[0] and name and info[0] != name:
+            log.warning("store %s was embedded with %r, now using %r (same dim %d)",
+                        self.path, info[0], name, dim)
+
+    def _record_dim(self, dim: int, name: str) -> None:
+        self.check_embedder(name, dim)
+        if self._meta("embedder_dim") is None:
+            self._set_meta("embedder_dim", str(dim))
+            self._set_meta("embedder_name", name)
+
+    def _write_vectors(
+        self,
+        texts: dict[str, dict[str, str]],
+        dead: dict[str, list[str]],
+        given: VectorsArg | None,
+        embedder: Any,
+    ) -> tuple[dict[str, tuple[list[str], npt.NDArray[np.float32]]], int]:
+        conn = self._conn
+        upserts: dict[str, tuple[list[str], npt.NDArray[np.float32]]] = {}
+        embedded = 0
+        stored, dtype = self._vector_format()
+        for space in SPACES:
+            for part in chunked(dead.get(space, [])):
+                marks = ",".join("?" * len(part))
+                conn.execute(
+                    f"DELETE FROM embeddings WHERE space = ? AND id IN ({marks})", [space, *part]
+                )
+            live = texts.get(space, {}) if space in stored else {}
+            if not live:
+                continue
+            hashes = {i: content_hash(t) for i, t in live.items()}
+            rows: dict[str, npt.NDArray[np.float32]] = {}
+            if given and space in given:
+                g_ids, g_mat = given[space]
+                mat = as_matrix(g_mat) if len(g_ids) else np.zeros((0, 0), np.float32)
+                if mat.shape[0] != len(g_ids):
+                    raise StoreError(f"{space} vectors: {len(g_ids)} ids, {mat.shape[0]} rows")
+                if len(g_ids):
+                    self._record_dim(int(mat.shape[1]), getattr(embedder, "name", ""))
+                rows.update({i: mat[n] for n, i in enumerate(g_ids) if i in live})
+            known: dict[str, str] = {}
+            todo = sorted(i for i in live if i not in rows)
+            for part in chunked(todo):
+                marks = ",".join("?" * len(part))
+                known.update(self._q(
+                    f"SELECT id, text_hash FROM embeddings WHERE space = ? AND id IN ({marks})",
+                    [space, *part]))
+            stale = [i for i in todo if known.get(i) != hashes[i]]
+            if stale and embedder is not None:
+                mat = as_matrix(embedder.embed([live[i] for i in stale]))
+                self._record_dim(int(mat.shape[1]), str(getattr(embedder, "name", "")))
+                rows.update({i: mat[n] for n, i in enumerate(stale)})
+                embedded += len(stale)
+            if not rows:
+                continue
+            ids = sorted(rows)
+            matrix = np.stack([np.asarray(rows[i], dtype=np.float32) for i in ids])
+            conn.executemany(
+                "INSERT OR REPLACE INTO embeddings(space, id, text_hash, vector) "
+                "VALUES (?, ?, ?, ?)",
+                [(space, i, hashes[i], encode(matrix[n], dtype)) for n, i in enumerate(ids)],
+            )
+            upserts[space] = (ids, matrix)
+        return upserts, embedded
+
+    def _apply_vectors(
+        self,
+        upserts: dict[str, tuple[list[str], npt.NDArray[np.float32]]],
+        dead: dict[str, list[str]],
+    ) -> None:
+        for space in self._loaded:
+            idx = self._indexes[space]
+            if dead.get(space):
+                idx.remove(dead[space])
+            if space in upserts:
+                idx.add(*upserts[space])
+
+    def set_vector_index(self, space: str, index: VectorIndex) -> None:
+        """Replace the in-memory index of ``space`` (e.g. by a framework vector store).
+
+        The stored vectors are loaded into it now; later writes are forwarded to it.
+        """
+        check_space(space)
+        with self._lock:
+            self._indexes[space] = index
+            self._loaded.discard(space)
+            self.vector_index(space)
+
+    def vector_index(self, space: str) -> VectorIndex:
+        """The (loaded, up-to-date) vector index of ``space``."""
+        check_space(space)
+        with self._lock:
+            self._sync_external()
+            if space not in self._loaded:
+                idx = self._indexes.setdefault(space, ExactVectorIndex())
+                ids, matrix = self.vectors(space)
+                if ids:
+                    idx.add(ids, matrix)
+                self._loaded.add(space)
+            return self._indexes[space]
+
+    def vectors(
+        self, space: str, ids: Iterable[str] | None = None
+    ) -> tuple[list[str], npt.NDArray[np.float32]]:
+        """Stored vectors of a space (sorted by id, or the known ones of ``ids`` in order)."""
+        check_space(space)
+        info = self.embedder_info()
+        dim = info[1] if info else 0
+        with self._lock:
+            rows = self._q(
+                "SELECT id, vector FROM embeddings WHERE space = ? ORDER BY id", (space,)
+            )
+        if ids is not None:
+            wanted = {i: n for n, i in enumerate(dict.fromkeys(ids))}
+            rows = sorted((r for r in rows if r[0] in wanted), key=lambda r: wanted[r[0]])
+        if not rows:
+            return [], np.zeros((0, dim), dtype=np.float32)
+        return [r[0] for r in rows], decode([r[1] for r in rows], dim)
+
+    def search(self, space: str, query_vec: npt.ArrayLike, k: int) -> list[tuple[str, float]]:
+        """Shorthand for ``vector_index(space).search(query_vec, k)``."""
+        return self.vector_index(space).search(query_vec, k)
+
