@@ -19,10 +19,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ...types import content_hash
-from ...vectors import SPACES, ExactVectorIndex, VectorIndex, as_matrix
+from ...vectors import SPACES, ExactVectorIndex, VectorIndex
 from ..base import StoreError, VectorsArg
 from ..compact import decode, encode, parse_spaces
+from ..vector_plan import plan_space
 from .merge import chunked
 
 __all__ = ["VectorStoreMixin", "check_space"]
@@ -118,37 +118,26 @@ class VectorStoreMixin:
             live = texts.get(space, {}) if space in stored else {}
             if not live:
                 continue
-            hashes = {i: content_hash(t) for i, t in live.items()}
-            rows: dict[str, npt.NDArray[np.float32]] = {}
-            if given and space in given:
-                g_ids, g_mat = given[space]
-                mat = as_matrix(g_mat) if len(g_ids) else np.zeros((0, 0), np.float32)
-                if mat.shape[0] != len(g_ids):
-                    raise StoreError(f"{space} vectors: {len(g_ids)} ids, {mat.shape[0]} rows")
-                if len(g_ids):
-                    self._record_dim(int(mat.shape[1]), getattr(embedder, "name", ""))
-                rows.update({i: mat[n] for n, i in enumerate(g_ids) if i in live})
-            known: dict[str, str] = {}
-            todo = sorted(i for i in live if i not in rows)
-            for part in chunked(todo):
-                marks = ",".join("?" * len(part))
-                known.update(self._q(
-                    f"SELECT id, text_hash FROM embeddings WHERE space = ? AND id IN ({marks})",
-                    [space, *part]))
-            stale = [i for i in todo if known.get(i) != hashes[i]]
-            if stale and embedder is not None:
-                mat = as_matrix(embedder.embed([live[i] for i in stale]))
-                self._record_dim(int(mat.shape[1]), str(getattr(embedder, "name", "")))
-                rows.update({i: mat[n] for n, i in enumerate(stale)})
-                embedded += len(stale)
-            if not rows:
+            def known(ids: list[str], space: str = space) -> dict[str, str]:
+                found: dict[str, str] = {}
+                for part in chunked(ids):
+                    marks = ",".join("?" * len(part))
+                    found.update(self._q(
+                        f"SELECT id, text_hash FROM embeddings WHERE space = ? AND id IN "
+                        f"({marks})", [space, *part]))
+                return found
+
+            plan = plan_space(space, live, given, embedder, stored_hashes=known,
+                              record_dim=lambda dim, name: self._record_dim(dim, name))
+            embedded += plan.embedded
+            if not plan.ids:
                 continue
-            ids = sorted(rows)
-            matrix = np.stack([np.asarray(rows[i], dtype=np.float32) for i in ids])
+            ids, matrix = plan.ids, plan.matrix
             conn.executemany(
                 "INSERT OR REPLACE INTO embeddings(space, id, text_hash, vector) "
                 "VALUES (?, ?, ?, ?)",
-                [(space, i, hashes[i], encode(matrix[n], dtype)) for n, i in enumerate(ids)],
+                [(space, i, plan.hashes[i], encode(matrix[n], dtype))
+                 for n, i in enumerate(ids)],
             )
             upserts[space] = (ids, matrix)
         return upserts, embedded
