@@ -173,12 +173,12 @@ class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin):
         if self.document_hash(doc.id) == doc.hash:
             return DocumentWrite(doc_id=doc.id, status="skipped")
 
-        def txn(c: QmarkConnection) -> tuple[DocumentWrite, Any, Any]:
+        def txn(c: QmarkConnection) -> DocumentWrite:
             c.execute(_LOCK_KEYS, (["doc:" + doc.id],))
             row = c.execute("SELECT hash FROM documents WHERE id = ?", (doc.id,)).fetchone()
             old_hash = None if row is None else str(row[0])
             if old_hash == doc.hash:
-                return DocumentWrite(doc_id=doc.id, status="skipped"), {}, {}
+                return DocumentWrite(doc_id=doc.id, status="skipped")
             touched_e: set[str] = set()
             touched_h: set[str] = set()
             removed: list[str] = []
@@ -200,17 +200,17 @@ class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin):
             texts["chunk"] = {ch.id: _chunk_text(ch) for ch in chunks}
             dead = dict(rebuilt.dead)
             dead["chunk"] = sorted(set(removed) - {ch.id for ch in chunks})
-            upserts, embedded = self._write_vectors(c, texts, dead, vectors, embedder)
+            embedded = self._write_vectors(c, texts, dead, vectors, embedder)
             c.execute("INSERT INTO data_changes DEFAULT VALUES")
             return DocumentWrite(
                 doc_id=doc.id, status="replaced" if old_hash is not None else "added",
                 chunks=len(chunks), entities_touched=len(touched_e),
-                hyperedges_touched=len(touched_h), embedded=embedded), upserts, dead
+                hyperedges_touched=len(touched_h), embedded=embedded)
 
         with self._lock:
-            result, upserts, dead = self._pool.write(txn)
+            result = self._pool.write(txn)
             if result.status != "skipped":
-                self._after_write(upserts, dead)
+                self._after_write()
         return result
 
     def delete_document(self, doc_id: str, *, embedder: Any = None,
@@ -219,28 +219,28 @@ class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin):
         counts = {"documents": 0, "chunks": 0, "entities": 0, "relation_hyperedges": 0,
                   "theme_hyperedges": 0, "updated_entities": 0}
 
-        def txn(c: QmarkConnection) -> tuple[dict[str, int], Any, Any]:
+        def txn(c: QmarkConnection) -> dict[str, int]:
             c.execute(_LOCK_KEYS, (["doc:" + doc_id],))
             if c.execute("SELECT 1 FROM documents WHERE id = ?", (doc_id,)).fetchone() is None:
-                return counts, {}, {}
+                return counts
             touched_e: set[str] = set()
             touched_h: set[str] = set()
             removed = _delete_rows(c, doc_id, touched_e, touched_h)
             rebuilt = self._rebuild(c, touched_e, touched_h, summarize)
             dead = dict(rebuilt.dead)
             dead["chunk"] = removed
-            upserts, _ = self._write_vectors(c, rebuilt.texts, dead, None, embedder)
+            self._write_vectors(c, rebuilt.texts, dead, None, embedder)
             c.execute("INSERT INTO data_changes DEFAULT VALUES")
             out = dict(counts, documents=1, chunks=len(removed), entities=len(dead["entity"]),
                        relation_hyperedges=len(dead["hyperedge"]),
                        theme_hyperedges=len(dead["theme"]),
                        updated_entities=len(rebuilt.texts["entity"]))
-            return out, upserts, dead
+            return out
 
         with self._lock:
-            result, upserts, dead = self._pool.write(txn)
+            result = self._pool.write(txn)
             if result["documents"]:
-                self._after_write(upserts, dead)
+                self._after_write()
         return result
 
     def _rebuild(self, c: QmarkConnection, keys: set[str], hids: set[str],
@@ -250,10 +250,9 @@ class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin):
         return Rebuilder(c, summarize, self.summary_threshold).rebuild(  # type: ignore[arg-type]
             keys, hids)
 
-    def _after_write(self, upserts: Any, dead: Any) -> None:
+    def _after_write(self) -> None:
         # Other processes may have committed too: rather than patching the loaded indexes
         # with our own vectors, drop every cache (reloaded on the next read).
-        del upserts, dead
         self._invalidate(reload_vectors=True)
         self._version = self._data_version()
 

@@ -167,9 +167,9 @@ class PgVectorMixin:
         dead: dict[str, list[str]],
         given: VectorsArg | None,
         embedder: Any,
-    ) -> tuple[dict[str, tuple[list[str], npt.NDArray[np.float32]]], int]:
-        """Delete dead vectors and write new/changed ones, inside the write transaction."""
-        upserts: dict[str, tuple[list[str], npt.NDArray[np.float32]]] = {}
+    ) -> int:
+        """Delete dead vectors and write new/changed ones, inside the write transaction;
+        how many texts were embedded. (Caches are dropped after the commit, not patched.)"""
         embedded = 0
         meta = dict(c.execute("SELECT key, value FROM meta WHERE key IN "
                               "('vector_spaces', 'vector_dtype')").fetchall())
@@ -198,20 +198,7 @@ class PgVectorMixin:
                 "excluded.text_hash, vector = excluded.vector",
                 [(space, i, plan.hashes[i], vector_literal(plan.matrix[n], dtype or ""))
                  for n, i in enumerate(plan.ids)])
-            upserts[space] = (plan.ids, plan.matrix)
-        return upserts, embedded
-
-    def _apply_vectors(
-        self,
-        upserts: dict[str, tuple[list[str], npt.NDArray[np.float32]]],
-        dead: dict[str, list[str]],
-    ) -> None:
-        for space in self._loaded:
-            idx = self._indexes[space]
-            if dead.get(space):
-                idx.remove(dead[space])
-            if space in upserts:
-                idx.add(*upserts[space])
+        return embedded
 
     def set_vector_index(self, space: str, index: VectorIndex) -> None:
         """Replace the in-memory index of ``space`` (loaded now; fed by later writes)."""
