@@ -9,6 +9,7 @@ and the LLM-call cache. JSON is used for lists and dicts; nothing is pickled.
 from __future__ import annotations
 
 import json
+import os
 import re
 import sqlite3
 import time
@@ -189,7 +190,15 @@ def open_connection(
                 str(path), timeout=_RETRY_S, isolation_level=None, check_same_thread=False
             )
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot open VizRAG store {path}: {exc}") from exc
+            # SQLITE_CANTOPEN can be transient while other processes create the same file
+            # (seen with 20 simultaneous creators); a missing or forbidden path stays so.
+            if "unable to open" not in str(exc).lower() or time.monotonic() > deadline:
+                raise StoreError(f"cannot open VizRAG store {path}: {exc}") from exc
+            if not os.access(path.parent, os.W_OK) or path.is_dir():
+                raise StoreError(f"cannot open VizRAG store {path}: {exc}") from exc
+            time.sleep(delay)
+            delay = min(delay * 2, 0.5)
+            continue
         try:
             _prepare_writable(conn, path, version)
             return conn
