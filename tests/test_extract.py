@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -180,15 +179,15 @@ def test_hyperred_entity_recall() -> None:
     assert pair_hit / pairs >= 0.5, pair_hit / pairs
 
 
-def test_heuristic_speed() -> None:
+def test_heuristic_extraction_is_repeatable() -> None:
+    """The same chunk extracts to the same entities and hyperedges every time (speed is
+    measured by benchmarks/index_bench.py, not asserted here)."""
     passages = json.loads((DATA / "musique_sample.json").read_text())
     ex = HeuristicExtractor()
-    chunks = [chunk(p["text"], p["title"], cid=str(i)) for i, p in enumerate(passages)] * 5
-    t0 = time.perf_counter()
-    for c in chunks:
-        ex.extract(c)
-    per_chunk = (time.perf_counter() - t0) / len(chunks)
-    assert per_chunk < 0.02  # ~1-2 ms measured; generous for slow CI
+    chunks = [chunk(p["text"], p["title"], cid=str(i)) for i, p in enumerate(passages)]
+    first = [ex.extract(c).model_dump_json() for c in chunks]
+    assert first == [ex.extract(c).model_dump_json() for c in chunks]
+    assert sum('"members"' in f for f in first) > len(first) // 2
 
 
 @settings(max_examples=150, deadline=None)
