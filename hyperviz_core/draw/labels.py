@@ -46,6 +46,25 @@ class Occupancy:
         arr = np.asarray(disks, dtype=float).reshape(-1, 3)
         self._x, self._y, self._r = arr[:, 0], arr[:, 1], arr[:, 2] + 1.0
         self.boxes: list[Box] = []
+        self._disk_polys: list[BaseGeometry] | None = None
+        self._box_buf = np.empty((32, 4))  # rows [0, _box_n) mirror ``_box_src``
+        self._box_n = 0
+        self._box_src: list[Box] | None = None
+
+    def _box_array(self) -> np.ndarray:
+        """``np.asarray(self.boxes)``, extended as boxes are added instead of rebuilt."""
+        boxes = self.boxes
+        if self._box_src is not boxes or self._box_n > len(boxes):
+            self._box_src, self._box_n = boxes, 0  # the list was replaced: rebuild
+        n = len(boxes)
+        if n > self._box_n:
+            if n > len(self._box_buf):
+                buf = np.empty((max(n, 2 * len(self._box_buf)), 4))
+                buf[: self._box_n] = self._box_buf[: self._box_n]
+                self._box_buf = buf
+            self._box_buf[self._box_n:n] = boxes[self._box_n:n]
+            self._box_n = n
+        return self._box_buf[:n]
 
     def free(self, b: Box) -> bool:
         """True when box ``b`` is inside the frame and clear of nodes and labels."""
@@ -53,7 +72,7 @@ class Occupancy:
         if b[0] < fx0 or b[1] < fy0 or b[2] > fx1 or b[3] > fy1:
             return False
         if self.boxes:
-            arr = np.asarray(self.boxes)
+            arr = self._box_array()
             w = np.minimum(arr[:, 2], b[2]) - np.maximum(arr[:, 0], b[0])
             h = np.minimum(arr[:, 3], b[3]) - np.maximum(arr[:, 1], b[1])
             if np.any((w > -1.0) & (h > -1.0)):
@@ -76,7 +95,7 @@ class Occupancy:
             dy = np.maximum(np.maximum(y0[:, None] - self._y, self._y - y1[:, None]), 0.0)
             ok &= ~np.any(dx * dx + dy * dy < self._r * self._r, axis=1)
         if self.boxes:
-            arr = np.asarray(self.boxes)
+            arr = self._box_array()
             bw = np.minimum(arr[:, 2], x1[:, None]) - np.maximum(arr[:, 0], x0[:, None])
             bh = np.minimum(arr[:, 3], y1[:, None]) - np.maximum(arr[:, 1], y0[:, None])
             ok &= ~np.any((bw > -1.0) & (bh > -1.0), axis=1)
@@ -90,9 +109,10 @@ class Occupancy:
         x0, y0, x1, y1 = bounds
         hit = ((self._x + self._r >= x0) & (self._x - self._r <= x1)
                & (self._y + self._r >= y0) & (self._y - self._r <= y1))
-        return [Point(float(self._x[i]), float(self._y[i])).buffer(float(self._r[i]),
-                                                                   quad_segs=6)
-                for i in np.flatnonzero(hit)]
+        if self._disk_polys is None:  # every node's disk, built once (vectorised)
+            self._disk_polys = list(shapely.buffer(
+                shapely.points(np.column_stack([self._x, self._y])), self._r, quad_segs=6))
+        return [self._disk_polys[int(i)] for i in np.flatnonzero(hit)]
 
 
 def _box(x: float, y: float, w: float, h: float) -> Box:
@@ -114,7 +134,10 @@ def place_in_region(
     candidates: list[BaseGeometry] = []
     touching = [o for o in others if o.intersects(area)]
     if touching:
-        candidates.append(area.difference(shapely.union_all(touching)))
+        # only the parts of the other regions near ``area`` matter: clip them first
+        ax0, ay0, ax1, ay1 = area.bounds
+        clipped = shapely.clip_by_rect(touching, ax0 - 1.0, ay0 - 1.0, ax1 + 1.0, ay1 + 1.0)
+        candidates.append(area.difference(shapely.union_all(clipped)))
     candidates.append(area)
     for cand in candidates:
         core = cand.buffer(-shrink)

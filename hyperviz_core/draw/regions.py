@@ -103,6 +103,13 @@ def _emst(points: list[Pt]) -> list[tuple[Pt, Pt]]:
     return segs
 
 
+def _disks(centres: list[Pt], radii: list[float]) -> list[BaseGeometry]:
+    """Disk polygons (``quad_segs=8``) around ``centres``, built in one vectorised call."""
+    if not centres:
+        return []
+    return list(shapely.buffer(shapely.points(centres), radii, quad_segs=8))
+
+
 def _open(geom: BaseGeometry) -> BaseGeometry:
     """Cut necks thinner than ``2·NECK`` px (left between two obstacles): they would read as
     joined but split once rounded, so the pieces are reconnected or bridged instead."""
@@ -138,8 +145,20 @@ class _Grid:
         """Cells farther than its radius from every (centre, radius) obstacle."""
         ok = np.ones(self.cx.shape, dtype=bool)
         for (ox, oy), radius in obstacles:
-            ok &= (self.cx - ox) ** 2 + (self.cy - oy) ** 2 > radius**2
+            # only the cells near the obstacle: those outside the window are at least 1.5
+            # cells farther than ``radius`` from it, so the test below holds for them anyway
+            i0, i1 = self._span(oy, radius, self.y0, self.ny)
+            j0, j1 = self._span(ox, radius, self.x0, self.nx)
+            if i0 < i1 and j0 < j1:
+                cx, cy = self.cx[i0:i1, j0:j1], self.cy[i0:i1, j0:j1]
+                ok[i0:i1, j0:j1] &= (cx - ox) ** 2 + (cy - oy) ** 2 > radius**2
         return ok
+
+    def _span(self, c: float, radius: float, origin: float, n: int) -> tuple[int, int]:
+        """Cell index range [lo, hi) whose centres may lie within ``radius`` of ``c``."""
+        lo = math.floor((c - radius - origin) / self.step) - 1
+        hi = math.ceil((c + radius - origin) / self.step) + 2
+        return max(lo, 0), min(hi, n)
 
     def cell(self, p: Pt) -> tuple[int, int]:
         i = int((p[1] - self.y0) / self.step)
@@ -161,23 +180,27 @@ class _Grid:
             src_m[self.cell(p)] = True
         for p in dst:
             dst_m[self.cell(p)] = True
-        passable = free | src_m | dst_m
         dist = np.full(free.shape, -1, dtype=np.int32)
         dist[src_m] = 0
-        frontier = src_m
+        avail = (free | dst_m) & ~src_m  # passable cells not reached yet
+        frontier, grown, row = src_m, np.empty_like(src_m), np.empty_like(src_m)
         step = 0
         while not (frontier & dst_m).any():
-            padded = np.pad(frontier, 1)
-            grown = np.zeros_like(frontier)
-            ny, nx = self.ny, self.nx
-            for di, dj in _MOVES:
-                grown |= padded[1 + di:1 + di + ny, 1 + dj:1 + dj + nx]
-            grown &= passable & (dist < 0)
+            # the 8 neighbours of the frontier: a 3×3 dilation, separable (rows, then
+            # columns); the frontier itself is already reached, so ``avail`` drops it
+            np.copyto(row, frontier)
+            row[:, 1:] |= frontier[:, :-1]
+            row[:, :-1] |= frontier[:, 1:]
+            np.copyto(grown, row)
+            grown[1:, :] |= row[:-1, :]
+            grown[:-1, :] |= row[1:, :]
+            grown &= avail
             if not grown.any():
                 return None
             step += 1
             dist[grown] = step
-            frontier = grown
+            avail &= ~grown
+            frontier, grown = grown, frontier
         hits = np.argwhere(frontier & dst_m)
         cur = (int(hits[0][0]), int(hits[0][1]))
         out = [self.center(cur)]
@@ -232,7 +255,7 @@ def build_regions(
     for (_, m), k in ranks.items():
         outer[m] = max(outer.get(m, 0), k)
     clear = _clearances(keys, pos, outer, radius, gap)
-    obstacle = [Point(pos[k]).buffer(clear[k], quad_segs=8) for k in keys]
+    obstacle = _disks([pos[k] for k in keys], [clear[k] for k in keys])
     tree = STRtree(obstacle) if obstacle else None
     frame_box = box(*frame)
     grid: _Grid | None = None
@@ -243,10 +266,7 @@ def build_regions(
             continue
         mset = set(mem)
         pts = [pos[m] for m in mem]
-        parts: list[BaseGeometry] = [
-            Point(pos[m]).buffer(ring_radius(radius, ranks.get((hid, m), 0)), quad_segs=8)
-            for m in mem
-        ]
+        parts = _disks(pts, [ring_radius(radius, ranks.get((hid, m), 0)) for m in mem])
         anchor = anchors.get(hid)
         # Euclidean MST of the members, with the layout's anchor as a Steiner point
         segs = _emst(pts)

@@ -24,7 +24,6 @@ from .fit import ensure_spacing, fit_points, fit_transform, separate, stack_colu
 from .labels import (
     Label,
     Occupancy,
-    box_disk_distance,
     make_box,
     near_spots,
     place_in_region,
@@ -268,16 +267,7 @@ def _name_labels(
         w, h = measure(text, fs, False, dpi)
         w, h = w + 4.0, h + 2.0
         x, y = scene.nodes[k]
-        others = np.ones(len(all_r), dtype=bool)
-        others[i] = False
-        spot = None
-        for cand in near_spots(occ, x, y, r, w, h, rings=3):
-            b = make_box(cand[0], cand[1], w, h)
-            own = float(box_disk_distance(b, np.array([x]), np.array([y]), np.array([r]))[0])
-            d = box_disk_distance(b, all_xy[others, 0], all_xy[others, 1], all_r[others])
-            if not len(d) or own + OWN_MARGIN <= float(d.min()):
-                spot = cand
-                break
+        spot = _owned_spot(near_spots(occ, x, y, r, w, h, rings=3), i, w, h, all_xy, all_r)
         if spot is None:
             scene.label_failures += 1
             scene.unnamed.append(k)
@@ -286,6 +276,26 @@ def _name_labels(
         occ.add(b)
         scene.labels.append(Label(ids.entities[k], "name", text, spot[0], spot[1], b, fs,
                                   boxed=True, color="#333333"))
+
+
+def _owned_spot(
+    spots: list[Pt], i: int, w: float, h: float, all_xy: np.ndarray, all_r: np.ndarray
+) -> Pt | None:
+    """The first of ``spots`` (w×h box centres beside node ``i`` of ``all_xy``/``all_r``)
+    whose box is at least ``OWN_MARGIN`` px nearer node ``i`` than any other node."""
+    if not spots:
+        return None
+    c = np.asarray(spots, dtype=float)
+    x0, y0 = c[:, 0] - w / 2.0, c[:, 1] - h / 2.0  # the boxes of make_box, vectorised
+    x1, y1 = c[:, 0] + w / 2.0, c[:, 1] + h / 2.0
+    x, y = all_xy[:, 0], all_xy[:, 1]
+    dx = np.maximum(np.maximum(x0[:, None] - x, x - x1[:, None]), 0.0)
+    dy = np.maximum(np.maximum(y0[:, None] - y, y - y1[:, None]), 0.0)
+    d = np.maximum(np.hypot(dx, dy) - all_r, 0.0)  # box_disk_distance, spots × nodes
+    own = d[:, i].copy()
+    d[:, i] = np.inf
+    ok = np.flatnonzero(own + OWN_MARGIN <= d.min(axis=1))
+    return spots[int(ok[0])] if len(ok) else None
 
 
 def _ring_labels(scene: PanelScene, style: Style, occ: Occupancy) -> None:

@@ -7,20 +7,30 @@ names in the DOT source are generated ids (``e0``, ``h3``): no user text ever re
 
 from __future__ import annotations
 
-import json
 import math
 from collections import deque
-from typing import Any
 
 import graphviz
 
 from ..model import Hypergraph
 from .base import LayoutOrder, LayoutResult
+from .gvrun import run_layout
 
 __all__ = ["hub_entity", "set_force", "set_hier", "set_radial"]
 
 _NODE = {"shape": "circle", "width": "0.32", "height": "0.32", "fixedsize": "true", "label": ""}
 _ANCHOR = {"shape": "point", "width": "0.08", "label": ""}
+
+
+def _attr_text(attrs: dict[str, str]) -> str:
+    """``[...]``: the attribute list exactly as ``graphviz`` writes it for a node."""
+    g = graphviz.Graph()
+    g.node("n", **attrs)
+    return g.body[0].strip()[len("n "):]
+
+
+_NODE_ATTRS = _attr_text(_NODE)
+_ANCHOR_ATTRS = _attr_text(_ANCHOR)
 
 
 def hub_entity(hg: Hypergraph, order: LayoutOrder) -> str | None:
@@ -38,15 +48,7 @@ def _names(order: LayoutOrder) -> tuple[dict[str, str], dict[str, str]]:
 
 
 def _run(g: graphviz.Graph | graphviz.Digraph) -> dict[str, tuple[float, float]]:
-    raw = g.pipe(format="json0")
-    doc: dict[str, Any] = json.loads(raw)
-    out: dict[str, tuple[float, float]] = {}
-    for obj in doc.get("objects", []):
-        pos = obj.get("pos")
-        if pos and "name" in obj:
-            x, y = pos.split(",")[:2]
-            out[str(obj["name"])] = (float(x), float(y))
-    return out
+    return run_layout(g.source, g.engine)
 
 
 def _result(
@@ -73,16 +75,18 @@ def _add_incidence(
     With ``depth`` (BFS depth per "e:key"/"h:id"), each edge points away from the hub so
     ``dot`` builds a real multi-rank hierarchy.
     """
-    for k in order.entities:
-        g.node(en[k], **_NODE)
-    for h in order.hyperedges:
-        g.node(hn[h], **_ANCHOR)
+    # the DOT lines ``g.node``/``g.edge`` would write (same text, so the same layout),
+    # appended directly: quoting every generated id and attribute costs ms per drawing
+    op = "->" if g.directed else "--"
+    lines = [f"\t{en[k]} {_NODE_ATTRS}\n" for k in order.entities]
+    lines += [f"\t{hn[h]} {_ANCHOR_ATTRS}\n" for h in order.hyperedges]
     for h in order.hyperedges:
         for m in hg.members(h):
             if depth is None or depth.get(f"e:{m}", 0) <= depth.get(f"h:{h}", 0):
-                g.edge(en[m], hn[h])
+                lines.append(f"\t{en[m]} {op} {hn[h]}\n")
             else:
-                g.edge(hn[h], en[m])
+                lines.append(f"\t{hn[h]} {op} {en[m]}\n")
+    g.body.extend(lines)
 
 
 def _bfs_depth(hg: Hypergraph, order: LayoutOrder, hub: str) -> dict[str, int]:
