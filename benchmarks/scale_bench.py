@@ -162,11 +162,11 @@ print(json.dumps({"open_ms": opened * 1000, "p50": lat[len(lat) // 2],
 
 
 def bench(inputs: list[Path], questions: list[str], work: Path, label: str, mb: float,
-          queries: int) -> dict[str, float | str]:
+          queries: int, compact: bool = False) -> dict[str, float | str]:
     """Index ``inputs`` with the CLI, then query; return the measured figures."""
     store = work / "store"
     cmd = [sys.executable, "-m", "hyperviz_core", "index", *map(str, inputs), "--store",
-           str(store), "--no-progress", "--json"]
+           str(store), "--no-progress", "--json", *(["--compact"] if compact else [])]
     wall, rss, proc = run_measured(cmd)
     report = json.loads(proc.stdout)
     size = dir_size(store)
@@ -190,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--input", type=Path, default=None, help="index this file/dir instead")
     ap.add_argument("--queries", type=int, default=50)
     ap.add_argument("--keep", type=Path, default=None, help="keep corpus and store here")
+    ap.add_argument("--compact", action="store_true",
+                    help="index with `vizrag index --compact` (VACUUM at the end)")
     args = ap.parse_args(argv)
     work = args.keep or Path(tempfile.mkdtemp(prefix="vizrag-scale-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -207,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.files > 1:
             inputs = [work / "corpus"]
         mb, label = args.mb, f"synthetic {args.mb:g} MB ({args.files} file(s), seed {args.seed})"
-    row = bench(inputs, questions, work, label, mb, args.queries)
+    row = bench(inputs, questions, work, label, mb, args.queries, args.compact)
     print(f"machine: {os.cpu_count()} cores; offline defaults (heuristic extraction, "
           "hashed embeddings); queries without rendering")
     print("| input | chunks | index wall | MB/s | chunks/s | peak RSS | store size | store/MB "

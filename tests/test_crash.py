@@ -32,16 +32,17 @@ from hyperviz_core.rag.store import HypergraphStore
 from hyperviz_core.rag.types import Document
 
 store = HypergraphStore(sys.argv[1])
-orig = store.add_document
+orig = store.add_documents  # the indexer writes through add_documents
 def add(*a, **kw):
     print("writing", flush=True)
     out = orig(*a, **kw)
     print("written", flush=True)
     return out
-store.add_document = add
+store.add_documents = add
 docs = [Document(text=p["text"], title=p["title"]) for p in json.load(open(sys.argv[2]))]
 print("ready", flush=True)
-Indexer(store, show_progress=False, concurrency=4, chunk_size=300, chunk_overlap=40).index(docs)
+Indexer(store, show_progress=False, concurrency=4, chunk_size=300, chunk_overlap=40,
+        max_batch_documents=1).index(docs)  # one document per transaction
 print("done", flush=True)
 """
 

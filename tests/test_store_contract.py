@@ -201,13 +201,15 @@ from hyperviz_core.rag.store import open_store
 spec, data, part, parts = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 docs = [Document(text=p["text"], title=p["title"]) for p in json.load(open(data))]
 store = open_store(spec)
-orig = store.add_document
+orig = store.add_documents  # every write (add_document too) is one add_documents call
 def add(*a, **kw):
     print("writing", flush=True)
     return orig(*a, **kw)
-store.add_document = add
+store.add_documents = add
 mine = docs[part::parts] if parts > 1 else docs
-Indexer(store, show_progress=False, concurrency=2, chunk_size=300, chunk_overlap=40).index(mine)
+# the killed writer: one document per transaction; concurrent writers: batched commits
+Indexer(store, show_progress=False, concurrency=2, chunk_size=300, chunk_overlap=40,
+        max_batch_documents=1 if parts == 1 else 64).index(mine)
 store.close()
 print("done", flush=True)
 """

@@ -3,6 +3,11 @@
 Example: ``vizrag migrate --from out/store --to postgresql://me@db:5432/rag`` (and back with
 the arguments swapped). Documents, chunks, both layers, vectors and the model-call cache are
 copied without any model call; the command fails (exit 1) if the counts differ afterwards.
+
+``vizrag migrate --upgrade out/store`` upgrades a SQLite store of an older schema in place
+(schema 1 → 2: merged rows without stored source lists, see ``rag/store/sqlite/schema.py``);
+what every read returns stays the same. A store of an older schema is also upgraded by its
+first write; a PostgreSQL store is upgraded when it is opened.
 """
 
 from __future__ import annotations
@@ -15,9 +20,39 @@ from typing import Any
 __all__ = ["register"]
 
 
+def _upgrade(spec: str) -> int:
+    from ..rag.store import HypergraphStore, StoreError, open_store
+    from ..rag.store.sqlite.schema import SCHEMA_VERSION
+
+    try:
+        with open_store(spec) as store:
+            if not isinstance(store, HypergraphStore):  # PostgreSQL: upgraded when opened
+                print(f"{store.path}: schema {SCHEMA_VERSION} (upgraded when opened)")
+                return 0
+            old = store.schema_version()
+            ran = store.upgrade()
+            problems = store.check()
+    except StoreError as exc:
+        raise ValueError(str(exc)) from None
+    state = (f"upgraded from schema {old} to {SCHEMA_VERSION}" if ran
+             else f"already at schema {SCHEMA_VERSION}")
+    print(f"{store.path}: {state}; check: " + ("ok" if not problems
+                                                  else f"{len(problems)} problems"))
+    for line in problems:
+        print(f"  {line}")
+    return 0 if not problems else 1
+
+
 def _run(args: argparse.Namespace) -> int:
     from ..rag.store import StoreError, open_store
     from ..rag.store.transfer import copy_store
+
+    if args.upgrade is not None:
+        if args.source or args.target:
+            raise ValueError("--upgrade takes no --from/--to")
+        return _upgrade(args.upgrade)
+    if not args.source or not args.target:
+        raise ValueError("give --from STORE --to STORE (or --upgrade STORE)")
 
     try:
         with open_store(args.source, read_only=True) as src:
@@ -48,11 +83,14 @@ def register(sub: Any) -> None:
         "migrate", help="copy a store to another backend and verify the counts",
         description="Copy every document, both hypergraph layers, the vectors and the model-"
         "call cache from one store to another: a directory/.sqlite file or a postgresql:// "
-        "URL, either way. Re-running resumes (documents already copied are skipped).")
-    p.add_argument("--from", dest="source", required=True, metavar="STORE",
+        "URL, either way. Re-running resumes (documents already copied are skipped). "
+        "--upgrade STORE upgrades a store of an older schema in place.")
+    p.add_argument("--from", dest="source", default=None, metavar="STORE",
                    help="source store (directory, .sqlite file or postgresql:// URL)")
-    p.add_argument("--to", dest="target", required=True, metavar="STORE",
+    p.add_argument("--to", dest="target", default=None, metavar="STORE",
                    help="destination store (created if missing)")
+    p.add_argument("--upgrade", default=None, metavar="STORE",
+                   help="upgrade this store's schema in place (and check it)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=_run)

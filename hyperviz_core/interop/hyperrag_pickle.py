@@ -152,8 +152,12 @@ def parse_hgdb(obj: Any, what: str = ".hgdb") -> HgdbData:
     return HgdbData(vertices=vertices, edges=edges, incidence=dict(inci))
 
 
-def load_hgdb(path: str | Path) -> HgdbData:
+def load_hgdb(path: str | Path, *, incidence: bool = True) -> HgdbData:
     """Read a Hyper-RAG ``hypergraph_chunk_entity_relation.hgdb`` file safely.
+
+    ``incidence=False`` drops the incidence index and the vertices' ``entity_name``
+    attribute (a copy of their key) right after loading: an import needs neither, and the
+    index alone is about half the file size in Python objects.
 
     Raises:
         HyperRAGFormatError: missing file, a global other than ``collections.defaultdict``
@@ -167,4 +171,10 @@ def load_hgdb(path: str | Path) -> HgdbData:
         raise HyperRAGFormatError(f"{p}: missing (not a Hyper-RAG working dir?)") from None
     except IsADirectoryError:
         raise HyperRAGFormatError(f"{p}: is a directory, expected a .hgdb file") from None
-    return parse_hgdb(obj, str(p))
+    data = parse_hgdb(obj, str(p))
+    del obj
+    if not incidence:
+        data.incidence = {}
+        for attrs in data.vertices.values():
+            attrs.pop("entity_name", None)
+    return data

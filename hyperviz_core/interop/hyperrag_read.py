@@ -249,14 +249,17 @@ def _cross_check(wd: HyperRAGWorkdir) -> None:
             f"entities), e.g. {sorted(set(missing))[0]!r}")
 
 
-def read_workdir(path: str | Path, *, vectors: bool = True, llm_cache: bool = True
-                 ) -> HyperRAGWorkdir:
+def read_workdir(path: str | Path, *, vectors: bool = True, llm_cache: bool = True,
+                 incidence: bool = True) -> HyperRAGWorkdir:
     """Read and validate a Hyper-RAG working directory; nothing is written anywhere.
 
     Args:
         path: the directory given to ``HyperRAG(working_dir=...)``.
         vectors: decode the nano-vectordb matrices (else only their sizes are checked).
         llm_cache: validate the optional LLM cache file when present.
+        incidence: keep the pickle's incidence index (``graph.incidence``); an import
+            does not need it and reads with ``incidence=False`` (less memory held, see
+            :func:`~.hyperrag_pickle.load_hgdb`).
 
     Raises:
         HyperRAGFormatError: a required file is missing, malformed or inconsistent.
@@ -272,7 +275,7 @@ def read_workdir(path: str | Path, *, vectors: bool = True, llm_cache: bool = Tr
         cache_n = len(read_llm_cache(p / LLM_CACHE_FILE))
     docs = read_full_docs(p / DOCS_FILE)
     chunks = read_text_chunks(p / CHUNKS_FILE)
-    graph = load_hgdb(p / HGDB_FILE)
+    graph = load_hgdb(p / HGDB_FILE, incidence=incidence)
     wd = HyperRAGWorkdir(path=p, docs=docs, chunks=chunks, graph=graph, vdb=vdb,
                          llm_cache_entries=cache_n)
     _cross_check(wd)

@@ -4,7 +4,9 @@ Per chunk: bottom-layer extraction (entities + n-ary relation hyperedges), an op
 rendering I_Di of the chunk hypergraph (only when a vision theme extractor consumes it), then
 the top layer (theme + key entities; the theme becomes a theme hyperedge over the key
 entities). Each document is written to the :class:`HypergraphStore` in one transaction with
-its chunk/entity/hyperedge/theme embeddings, so an interrupted run resumes where it stopped.
+its chunk/entity/hyperedge/theme embeddings (documents finished together share one
+transaction and one merge: :class:`~.commit.GroupCommit`), so an interrupted run resumes
+where it stopped.
 
 Documents may come from any iterable; anything but a list is streamed: only a bounded
 amount of text is being indexed at any time (``max_inflight_bytes``), so a corpus of any size
@@ -34,9 +36,10 @@ from typing import Any, Literal
 
 from ...model import Entity, Hypergraph
 from ..providers.protocols import ChatModel, Embedder
-from ..store import StoreProtocol, VectorsArg, open_store
+from ..store import DocumentInput, StoreProtocol, VectorsArg, open_store
 from ..types import Chunk, ChunkExtraction, ChunkTheme, Document
 from .chunking import chunk_document
+from .commit import GroupCommit
 from .report import IndexReport, busy, inflight, progress, run_sync, tick, usage_numbers
 
 __all__ = ["IndexReport", "Indexer", "extraction_hypergraph", "run_sync"]
@@ -84,6 +87,9 @@ class Indexer:
             :attr:`IndexReport.cost_usd`.
         max_inflight_bytes: when streaming, at most this much document text is being
             indexed at once (a larger single document still goes through, alone).
+        max_batch_documents: documents that finish while an earlier write runs are
+            committed together in one transaction (:class:`~.commit.GroupCommit`), at most
+            this many; 1 writes each document alone.
     """
 
     def __init__(
@@ -109,6 +115,7 @@ class Indexer:
         prompt_price: float | None = None,
         completion_price: float | None = None,
         max_inflight_bytes: int = 512 * 1024,
+        max_batch_documents: int = 64,
     ) -> None:
         from ..providers.offline import HashingEmbedder
 
@@ -128,6 +135,8 @@ class Indexer:
         self.concurrency = concurrency
         #: streaming bound: text of the documents being indexed at once (one is always let in)
         self.max_inflight_bytes = max_inflight_bytes
+        #: documents finished together are committed in one transaction, at most this many
+        self.max_batch_documents = max_batch_documents
         self.show_progress = show_progress
         self.chunk_size, self.chunk_overlap, self.chunk_unit = chunk_size, chunk_overlap, chunk_unit
         self._summarizer: Any = None
@@ -235,13 +244,15 @@ class Indexer:
                     t0: float) -> None:
         """Pull documents into a bounded set of in-flight tasks until ``docs`` runs out."""
         sem = asyncio.Semaphore(self.concurrency)
-        write_lock = asyncio.Lock()
+        summarize = self._summarize if self._summarizer is not None else None
+        group = GroupCommit(self.store, embedder=self.embedder, summarize=summarize,
+                            max_documents=self.max_batch_documents)
         slots = max(2, 2 * self.concurrency)
         running: dict[asyncio.Task[None], tuple[str, int]] = {}
 
         async def one(doc: Document) -> None:
             try:
-                await self._index_document(doc, sem, write_lock, report)
+                await self._index_document(doc, sem, group, report)
             except Exception as exc:  # a failed document must not stop the others
                 report.documents_failed += 1
                 report.errors.append(f"{doc.id}: {type(exc).__name__}: {exc}")
@@ -293,7 +304,7 @@ class Indexer:
         self,
         doc: Document,
         sem: asyncio.Semaphore,
-        write_lock: asyncio.Lock,
+        group: GroupCommit,
         report: IndexReport,
     ) -> None:
         if self.store.document_hash(doc.id) == doc.hash:
@@ -308,12 +319,8 @@ class Indexer:
         vectors: VectorsArg | None = None
         if chunk_vecs is not None:
             vectors = {"chunk": ([c.id for c in chunks], chunk_vecs)}
-        summarize = self._summarize if self._summarizer is not None else None
-        async with write_lock:
-            written = await asyncio.to_thread(
-                self.store.add_document, doc, chunks, extractions, themes, vectors,
-                embedder=self.embedder, summarize=summarize,
-            )
+        written = await group.write(DocumentInput(
+            doc=doc, chunks=chunks, extractions=extractions, themes=themes, vectors=vectors))
         if written.status == "skipped":
             report.documents_skipped += 1
             return

@@ -49,6 +49,8 @@ class IndexReport(BaseModel):
     mb_per_s: float = 0.0
     chunks_per_s: float = 0.0
     store: StoreStats | None = None
+    compacted_bytes: int = 0
+    """Bytes freed by ``vizrag index --compact`` (0 without it)."""
 
     def summary(self) -> str:
         """One human-readable line."""

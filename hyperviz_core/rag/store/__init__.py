@@ -7,12 +7,14 @@ backend is a sub-package here (e.g. ``store/postgres/``) implementing the protoc
 
 from __future__ import annotations
 
-from .base import DocumentWrite, StoreError, StoreStats, VectorsArg
+from .base import BatchWrite, DocumentInput, DocumentWrite, StoreError, StoreStats, VectorsArg
 from .open import is_store_url, open_store
 from .protocol import LocalReads, StoreProtocol, SummarizeFn
 from .sqlite.store import HypergraphStore
 
 __all__ = [
+    "BatchWrite",
+    "DocumentInput",
     "DocumentWrite",
     "HypergraphStore",
     "LocalReads",

@@ -10,9 +10,20 @@ from collections.abc import Sequence
 from typing import Literal
 
 import numpy.typing as npt
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["DocumentWrite", "StoreError", "StoreStats", "VectorsArg"]
+from ..types import Chunk, ChunkExtraction, ChunkTheme, Document
+
+__all__ = [
+    "BatchWrite",
+    "DocumentInput",
+    "DocumentWrite",
+    "StoreError",
+    "StoreStats",
+    "VectorsArg",
+    "chunk_text",
+    "validate_write",
+]
 
 #: precomputed embeddings ``{space: (ids, matrix)}`` given to ``add_document``
 VectorsArg = dict[str, tuple[Sequence[str], npt.ArrayLike]]
@@ -48,3 +59,76 @@ class DocumentWrite(BaseModel):
     entities_touched: int = 0
     hyperedges_touched: int = 0
     embedded: int = 0
+
+
+class DocumentInput(BaseModel):
+    """One document of :meth:`StoreProtocol.add_documents
+    <hyperviz_core.rag.store.StoreProtocol.add_documents>`: the arguments of ``add_document``.
+
+    >>> from hyperviz_core.rag.types import Chunk, Document
+    >>> item = DocumentInput(doc=Document(id="d", text="t"),
+    ...                      chunks=[Chunk(id="c", doc_id="d", text="t")])
+    >>> item.doc.id, len(item.chunks), item.vectors
+    ('d', 1, None)
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    doc: Document
+    chunks: Sequence[Chunk]
+    extractions: Sequence[ChunkExtraction] = ()
+    themes: Sequence[ChunkTheme] = ()
+    #: precomputed embeddings ``{space: (ids, matrix)}`` of this document's items
+    vectors: VectorsArg | None = None
+
+
+class BatchWrite(BaseModel):
+    """Outcome of ``add_documents``: one :class:`DocumentWrite` per input, in input order.
+
+    ``embedded`` counts the vectors computed for the whole batch (a batch embeds each changed
+    item once); it is also carried by the batch's last written document, so summing
+    ``writes[i].embedded`` gives the same total.
+    """
+
+    writes: list[DocumentWrite] = Field(default_factory=list)
+    embedded: int = 0
+    transactions: int = 0
+
+    def count(self, status: str) -> int:
+        """How many documents ended with ``status`` (``added``/``replaced``/``skipped``)."""
+        return sum(1 for w in self.writes if w.status == status)
+
+
+def validate_write(
+    doc: Document,
+    chunks: Sequence[Chunk],
+    extractions: Sequence[ChunkExtraction],
+    themes: Sequence[ChunkTheme],
+) -> None:
+    """Raise :class:`StoreError` unless the chunks, extractions and themes belong to ``doc``.
+
+    >>> from hyperviz_core.rag.types import Chunk, Document
+    >>> validate_write(Document(id="d", text="t"), [Chunk(id="c", doc_id="x", text="t")],
+    ...                [], [])
+    Traceback (most recent call last):
+    ...
+    hyperviz_core.rag.store.base.StoreError: chunks ['c'] do not belong to document 'd'
+    """
+    ids = [c.id for c in chunks]
+    if len(set(ids)) != len(ids):
+        raise StoreError(f"document {doc.id!r}: duplicate chunk ids")
+    bad = [c.id for c in chunks if c.doc_id != doc.id]
+    if bad:
+        raise StoreError(f"chunks {bad[:3]} do not belong to document {doc.id!r}")
+    known = set(ids)
+    named = [("ChunkExtraction", e.chunk_id) for e in extractions]
+    named += [("ChunkTheme", t.chunk_id) for t in themes]
+    for what, cid in named:
+        if cid not in known:
+            raise StoreError(f"{what} names chunk {cid!r}, not a chunk of document {doc.id!r}")
+
+
+def chunk_text(chunk: Chunk) -> str:
+    """The text a chunk is embedded with: its title (if any), a newline, its text."""
+    title = str(chunk.metadata.get("title", "") or "")
+    return f"{title}\n{chunk.text}" if title else chunk.text

@@ -6,8 +6,9 @@ file) is the reference implementation; a new backend is a sub-package beside :mo
 that implements every method with the same meaning:
 
 * documents are written whole (:meth:`add_document` is one transaction: chunks, the raw
-  per-chunk extraction output, themes, embeddings) and deleted whole; merged entities and
-  hyperedges are always what the remaining documents support;
+  per-chunk extraction output, themes, embeddings; :meth:`add_documents` writes a batch in
+  one transaction with the same result) and deleted whole; merged entities and hyperedges
+  are always what the remaining documents support;
 * :meth:`bottom` / :meth:`top` return the two hypergraph layers (cached; callers must not
   mutate them);
 * vectors live in named spaces (``entity``, ``hyperedge``, ``theme``, ``chunk``);
@@ -35,7 +36,7 @@ import numpy.typing as npt
 from ...model import Hypergraph
 from ..types import Chunk, ChunkExtraction, ChunkTheme, Document
 from ..vectors import VectorIndex
-from .base import DocumentWrite, StoreStats, VectorsArg
+from .base import BatchWrite, DocumentInput, DocumentWrite, StoreStats, VectorsArg
 
 __all__ = ["LocalReads", "StoreProtocol", "SummarizeFn"]
 
@@ -78,6 +79,12 @@ class StoreProtocol(Protocol):
         summarize: SummarizeFn | None = None,
     ) -> DocumentWrite:
         """Add or replace one document with everything extracted from it (one transaction)."""
+        ...
+
+    def add_documents(self, items: Iterable[DocumentInput], *, embedder: Any = None,
+                      summarize: SummarizeFn | None = None) -> BatchWrite:
+        """Add or replace several documents in one transaction with one rebuild of what
+        they touch; ends exactly as ``add_document`` of each item in order would."""
         ...
 
     def delete_document(self, doc_id: str, *, embedder: Any = None,

@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 FORMAT = "vizrag-store"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 _PG_URL = re.compile(r"^postgres(?:ql)?://", re.IGNORECASE)
 
 # Version 1: the SQLite backend's tables (same columns, so the merge SQL runs unchanged).
@@ -95,8 +95,23 @@ CREATE TABLE IF NOT EXISTS llm_cache (
 CREATE TABLE IF NOT EXISTS data_changes (id BIGSERIAL PRIMARY KEY);
 """
 
+# Version 2 (issue 17), as the SQLite backend's: merged rows carry an appending merge's
+# state and no ``source_ids`` (read from the mentions). Existing rows get an unknown state
+# (their next write rebuilds them from all their mentions).
+_V2 = """
+ALTER TABLE entities DROP COLUMN source_ids;
+ALTER TABLE entities ADD COLUMN types TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE entities ADD COLUMN mentions INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE entities ADD COLUMN last_doc TEXT COLLATE "C";
+ALTER TABLE entities ADD COLUMN last_idx INTEGER;
+ALTER TABLE hyperedges DROP COLUMN source_ids;
+ALTER TABLE hyperedges ADD COLUMN last_doc TEXT COLLATE "C";
+ALTER TABLE hyperedges ADD COLUMN last_idx INTEGER;
+CREATE INDEX IF NOT EXISTS hyperedge_mentions_kind ON hyperedge_mentions(kind, hid, chunk_id);
+"""
+
 #: ``MIGRATIONS[n]`` brings a schema of version ``n`` to ``n + 1`` (0 = empty database).
-MIGRATIONS: dict[int, str] = {0: _V1}
+MIGRATIONS: dict[int, str] = {0: _V1, 1: _V2}
 
 
 def is_postgres_url(spec: object) -> bool:

@@ -23,17 +23,26 @@ printed: :attr:`path` is the URL without password.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from types import TracebackType
 from typing import Any
 
 from ....model import Hypergraph
 from ...types import Chunk, ChunkExtraction, ChunkTheme, Document
 from ...vectors import ExactVectorIndex, VectorIndex
-from ..base import DocumentWrite, StoreError, VectorsArg
+from ..base import (
+    BatchWrite,
+    DocumentInput,
+    DocumentWrite,
+    StoreError,
+    VectorsArg,
+    validate_write,
+)
+from ..batch import merge_vectors, split_repeats, vector_changes
 from ..protocol import SummarizeFn
-from ..sqlite.merge import MentionWriter, Rebuilder
+from ..sqlite.merge import MentionWriter
 from ..sqlite.reads import StoreReadsMixin
+from ..sqlite.rebuild import Rebuilder
 from ..sqlite.schema import dumps
 from .connection import Pool, QmarkConnection
 from .inspect import PgInspectMixin
@@ -169,49 +178,89 @@ class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin):
         Same contract as :meth:`HypergraphStore.add_document
         <hyperviz_core.rag.store.HypergraphStore.add_document>`.
         """
-        _validate_write(doc, chunks, extractions, themes)
-        if self.document_hash(doc.id) == doc.hash:
-            return DocumentWrite(doc_id=doc.id, status="skipped")
+        item = DocumentInput(doc=doc, chunks=chunks, extractions=extractions, themes=themes,
+                             vectors=vectors)
+        return self.add_documents([item], embedder=embedder, summarize=summarize).writes[0]
 
-        def txn(c: QmarkConnection) -> DocumentWrite:
-            c.execute(_LOCK_KEYS, (["doc:" + doc.id],))
+    def add_documents(self, items: Iterable[DocumentInput], *, embedder: Any = None,
+                      summarize: SummarizeFn | None = None) -> BatchWrite:
+        """Add (or replace) several documents in one transaction and one rebuild.
+
+        Same contract as :meth:`HypergraphStore.add_documents
+        <hyperviz_core.rag.store.HypergraphStore.add_documents>`; the transaction locks
+        every document id of the batch, then every touched item, each in one statement.
+        """
+        items = list(items)
+        for it in items:
+            validate_write(it.doc, it.chunks, it.extractions, it.themes)
+        out = BatchWrite()
+        for part in split_repeats(items):
+            if all(self.document_hash(it.doc.id) == it.doc.hash for it in part):
+                out.writes.extend(DocumentWrite(doc_id=it.doc.id, status="skipped")
+                                  for it in part)
+                continue
+            def txn(c: QmarkConnection, part: list[DocumentInput] = part
+                    ) -> tuple[list[DocumentWrite], int]:
+                return self._write_batch(c, part, embedder, summarize)
+
+            with self._lock:
+                writes, embedded = self._pool.write(txn)
+                if any(w.status != "skipped" for w in writes):
+                    self._after_write()
+                    out.transactions += 1
+            out.writes.extend(writes)
+            out.embedded += embedded
+        return out
+
+    def _write_batch(self, c: QmarkConnection, items: list[DocumentInput], embedder: Any,
+                     summarize: SummarizeFn | None) -> tuple[list[DocumentWrite], int]:
+        """The transaction of one batch (documents with distinct ids)."""
+        c.execute(_LOCK_KEYS, (["doc:" + it.doc.id for it in items],))
+        writer = MentionWriter(c)  # type: ignore[arg-type]
+        writes: list[DocumentWrite] = []
+        written: list[DocumentInput] = []
+        removed: list[str] = []
+        touched_e: set[str] = set()
+        touched_h: set[str] = set()
+        for it in items:
+            doc = it.doc
             row = c.execute("SELECT hash FROM documents WHERE id = ?", (doc.id,)).fetchone()
             old_hash = None if row is None else str(row[0])
             if old_hash == doc.hash:
-                return DocumentWrite(doc_id=doc.id, status="skipped")
-            touched_e: set[str] = set()
-            touched_h: set[str] = set()
-            removed: list[str] = []
+                writes.append(DocumentWrite(doc_id=doc.id, status="skipped"))
+                continue
+            doc_e: set[str] = set()
+            doc_h: set[str] = set()
             if old_hash is not None:
-                removed = _delete_rows(c, doc.id, touched_e, touched_h)
+                removed += _delete_rows(c, doc.id, doc_e, doc_h)
+                writer.forget(doc_e, doc_h)
             c.execute("INSERT INTO documents(id, hash, title, text, metadata) "
                       "VALUES (?, ?, ?, ?, ?)",
                       (doc.id, doc.hash, doc.title, doc.text, dumps(doc.metadata)))
             c.executemany('INSERT INTO chunks(id, doc_id, idx, text, start, "end", metadata) '
                           "VALUES (?, ?, ?, ?, ?, ?, ?)",
                           [(ch.id, ch.doc_id, ch.index, ch.text, ch.start, ch.end,
-                            dumps(ch.metadata)) for ch in chunks])
-            writer = MentionWriter(c)  # type: ignore[arg-type]
-            writer.write(chunks, extractions, themes)
-            touched_e |= writer.entity_keys
-            touched_h |= writer.hyperedge_ids
-            rebuilt = self._rebuild(c, touched_e, touched_h, summarize)
-            texts = dict(rebuilt.texts)
-            texts["chunk"] = {ch.id: _chunk_text(ch) for ch in chunks}
-            dead = dict(rebuilt.dead)
-            dead["chunk"] = sorted(set(removed) - {ch.id for ch in chunks})
-            embedded = self._write_vectors(c, texts, dead, vectors, embedder)
-            c.execute("INSERT INTO data_changes DEFAULT VALUES")
-            return DocumentWrite(
+                            dumps(ch.metadata)) for ch in it.chunks])
+            new_e, new_h = writer.write(it.chunks, it.extractions, it.themes)
+            doc_e |= new_e
+            doc_h |= new_h
+            touched_e |= doc_e
+            touched_h |= doc_h
+            written.append(it)
+            writes.append(DocumentWrite(
                 doc_id=doc.id, status="replaced" if old_hash is not None else "added",
-                chunks=len(chunks), entities_touched=len(touched_e),
-                hyperedges_touched=len(touched_h), embedded=embedded)
-
-        with self._lock:
-            result = self._pool.write(txn)
-            if result.status != "skipped":
-                self._after_write()
-        return result
+                chunks=len(it.chunks), entities_touched=len(doc_e),
+                hyperedges_touched=len(doc_h)))
+        if not written:
+            return writes, 0
+        rebuilt = self._rebuild(c, touched_e, touched_h, summarize, writer)
+        chunks = [ch for it in written for ch in it.chunks]
+        texts, dead = vector_changes(rebuilt, chunks, removed)
+        embedded = self._write_vectors(c, texts, dead, merge_vectors(written), embedder)
+        c.execute("INSERT INTO data_changes DEFAULT VALUES")
+        last = max(i for i, w in enumerate(writes) if w.status != "skipped")
+        writes[last] = writes[last].model_copy(update={"embedded": embedded})
+        return writes, embedded
 
     def delete_document(self, doc_id: str, *, embedder: Any = None,
                         summarize: SummarizeFn | None = None) -> dict[str, int]:
@@ -244,11 +293,12 @@ class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin):
         return result
 
     def _rebuild(self, c: QmarkConnection, keys: set[str], hids: set[str],
-                 summarize: SummarizeFn | None) -> Any:
+                 summarize: SummarizeFn | None, fresh: MentionWriter | None = None) -> Any:
         """Lock every touched key (one statement, global hash order), then rebuild them."""
-        c.execute(_LOCK_KEYS, ([f"e:{k}" for k in keys] + [f"h:{h}" for h in hids],))
-        return Rebuilder(c, summarize, self.summary_threshold).rebuild(  # type: ignore[arg-type]
-            keys, hids)
+        c.execute(_LOCK_KEYS, ([f"e:{k}" for k in sorted(keys)]
+                               + [f"h:{h}" for h in sorted(hids)],))
+        return Rebuilder(c, summarize, self.summary_threshold,  # type: ignore[arg-type]
+                         spaces=self._vector_format()[0]).rebuild(keys, hids, fresh)
 
     def _after_write(self) -> None:
         # Other processes may have committed too: rather than patching the loaded indexes
@@ -269,17 +319,3 @@ def _delete_rows(c: QmarkConnection, doc_id: str, touched_e: set[str],
         f"SELECT DISTINCT hid FROM hyperedge_mentions WHERE chunk_id IN ({sub})", (doc_id,)))
     c.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
     return chunk_ids
-
-
-def _validate_write(doc: Document, chunks: Sequence[Chunk],
-                    extractions: Sequence[ChunkExtraction],
-                    themes: Sequence[ChunkTheme]) -> None:
-    from ..sqlite.store import HypergraphStore
-
-    HypergraphStore._validate_write(doc, chunks, extractions, themes)
-
-
-def _chunk_text(chunk: Chunk) -> str:
-    from ..sqlite.store import _chunk_text as text
-
-    return text(chunk)

@@ -1,8 +1,9 @@
 """Loading the two hypergraph layers of the store: G_bot (relations) and G_top (themes).
 
 Both layers are built from the merged ``entities``, ``hyperedges`` and ordered
-``incidences`` rows and cached on the store until a write (from any process) invalidates
-them; the cached graphs are shared and must not be mutated by callers.
+``incidences`` rows (their sources from the mentions: :mod:`.sources`) and cached on the
+store until a write (from any process) invalidates them; the cached graphs are shared and
+must not be mutated by callers.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any, Literal
 
 from ....model import Entity, Hyperedge, Hypergraph
 from .schema import loads
+from .sources import entity_sources, hyperedge_sources
 
 __all__ = ["GraphLayersMixin", "read_layer", "snapshot"]
 
@@ -76,13 +78,15 @@ def read_layer(q: Query, kind: Literal["relation", "theme"], keys: set[str] | No
     Call it inside :func:`snapshot` (its SELECTs must see one state).
     """
     entities: dict[str, Entity] = {}
-    for key, name, typ, desc, meta, src in q(
-        "SELECT key, name, type, description, metadata, source_ids FROM entities ORDER BY key"
+    sources = entity_sources(q)
+    for key, name, typ, desc, meta in q(
+        "SELECT key, name, type, description, metadata FROM entities ORDER BY key"
     ):
         if keys is None or key in keys:
             entities[key] = Entity.model_construct(
-                name=name, type=typ, description=desc, source_ids=loads(src),
+                name=name, type=typ, description=desc, source_ids=sources.get(key, []),
                 metadata=loads(meta))
+    del sources
     members: dict[str, list[str]] = {}
     for hid, key in q(
         "SELECT i.hid, i.entity_key FROM incidences i JOIN hyperedges h ON h.id = i.hid "
@@ -90,14 +94,16 @@ def read_layer(q: Query, kind: Literal["relation", "theme"], keys: set[str] | No
     ):
         members.setdefault(hid, []).append(key)
     edges: dict[str, Hyperedge] = {}
-    for hid, desc, kw, weight, attrs, meta, src in q(
-        "SELECT id, description, keywords, weight, member_attrs, metadata, source_ids "
+    edge_sources = hyperedge_sources(q, kind=kind)
+    for hid, desc, kw, weight, attrs, meta in q(
+        "SELECT id, description, keywords, weight, member_attrs, metadata "
         "FROM hyperedges WHERE kind = ? ORDER BY id", (kind,)
     ):
         mem = members.get(hid, [])
         edges[hid] = Hyperedge.model_construct(
             id=hid, members=mem, description=desc, keywords=loads(kw), weight=weight,
-            order="low" if len(mem) <= 2 else "high", kind=kind, source_ids=loads(src),
+            order="low" if len(mem) <= 2 else "high", kind=kind,
+            source_ids=edge_sources.get(hid, []),
             member_attrs=loads(attrs), metadata=loads(meta))
     return Hypergraph(entities=entities, hyperedges=edges,
                       metadata={"layer": "bottom" if kind == "relation" else "top"})

@@ -33,6 +33,7 @@ from typing import Any, Literal
 
 from ....model import Entity, Hyperedge, Hypergraph
 from .schema import loads
+from .sources import entity_sources, hyperedge_sources
 
 __all__ = ["LocalReadsMixin"]
 
@@ -148,11 +149,12 @@ class LocalReadsMixin:
         for part in _batches(keys):
             marks = ",".join("?" * len(part))
             rows.extend(self._q(
-                "SELECT key, name, type, description, metadata, source_ids FROM entities "
+                "SELECT key, name, type, description, metadata FROM entities "
                 f"WHERE key IN ({marks})", part))
+        src = entity_sources(self._q, keys)
         return {key: Entity.model_construct(name=name, type=typ, description=desc,
-                                            source_ids=loads(src), metadata=loads(meta))
-                for key, name, typ, desc, meta, src in sorted(rows)}
+                                            source_ids=src.get(key, []), metadata=loads(meta))
+                for key, name, typ, desc, meta in sorted(rows)}
 
     def _edge_rows(self, members: dict[str, list[str]],
                    kind: Literal["relation", "theme"]) -> dict[str, Hyperedge]:
@@ -160,13 +162,15 @@ class LocalReadsMixin:
         for part in _batches(members):
             marks = ",".join("?" * len(part))
             rows.extend(self._q(
-                "SELECT id, description, keywords, weight, member_attrs, metadata, source_ids "
+                "SELECT id, description, keywords, weight, member_attrs, metadata "
                 f"FROM hyperedges WHERE id IN ({marks})", part))
+        src = hyperedge_sources(self._q, members)
         edges: dict[str, Hyperedge] = {}
-        for hid, desc, kw, weight, attrs, meta, src in sorted(rows):
+        for hid, desc, kw, weight, attrs, meta in sorted(rows):
             mem = members.get(hid, [])
             edges[hid] = Hyperedge.model_construct(
                 id=hid, members=mem, description=desc, keywords=loads(kw), weight=weight,
-                order="low" if len(mem) <= 2 else "high", kind=kind, source_ids=loads(src),
+                order="low" if len(mem) <= 2 else "high", kind=kind,
+                source_ids=src.get(hid, []),
                 member_attrs=loads(attrs), metadata=loads(meta))
         return edges

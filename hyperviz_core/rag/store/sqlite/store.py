@@ -7,11 +7,11 @@ rebuilt from the mentions, so deleting a document restores exactly what the rema
 documents support. Every document write is one transaction: a crash leaves the store as it
 was before that document.
 
-This module holds the store object, its cache invalidation and the document write/delete
-transactions; the rest is mixed in from ``store_reads`` (documents, chunks, themes),
-``store_graphs`` (G_bot/G_top), ``store_vectors`` (embeddings), ``store_cache`` (LLM
-cache) and ``store_stats`` (:class:`StoreStats`, ``check``); the SQL schema is in
-``store_schema`` and the mention merging in ``store_merge``.
+This module holds the store object and its cache invalidation; the rest is mixed in from
+``writes`` (the document write/delete transactions, batched ``add_documents``), ``reads``
+(documents, chunks, themes), ``graphs`` (G_bot/G_top), ``vectors`` (embeddings), ``cache``
+(LLM cache) and ``stats`` (:class:`StoreStats`, ``check``); the SQL schema is in ``schema``
+and the mention merging in ``merge``, ``merge_state`` and ``rebuild``.
 
 Example:
     >>> import tempfile
@@ -38,30 +38,27 @@ import logging
 import os
 import sqlite3
 import threading
-from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any
 
 from ....model import Hypergraph
-from ...types import Chunk, ChunkExtraction, ChunkTheme, Document
 from ...vectors import ExactVectorIndex, VectorIndex
-from ..base import DocumentWrite, StoreError, StoreStats, VectorsArg
-from ..protocol import SummarizeFn
+from ..base import DocumentWrite, StoreError, StoreStats
 from .cache import LLMCacheMixin
 from .graphs import GraphLayersMixin
-from .merge import MentionWriter, Rebuilder
 from .reads import StoreReadsMixin
-from .schema import dumps, open_connection, resolve_path
+from .schema import open_connection, resolve_path
 from .stats import StoreStatsMixin
 from .vectors import VectorStoreMixin
+from .writes import DocumentWritesMixin
 
 __all__ = ["DocumentWrite", "HypergraphStore", "StoreError", "StoreStats"]
 
 log = logging.getLogger(__name__)
 
 class HypergraphStore(
-    StoreReadsMixin, GraphLayersMixin, LLMCacheMixin, StoreStatsMixin, VectorStoreMixin
+    DocumentWritesMixin, StoreReadsMixin, GraphLayersMixin, LLMCacheMixin, StoreStatsMixin,
+    VectorStoreMixin,
 ):
     """A VizRAG store in a directory (``vizrag.sqlite`` inside) or a ``.sqlite`` file.
 
@@ -162,195 +159,7 @@ class HypergraphStore(
         ids = getattr(idx, "ids", None)
         return list(ids) if ids is not None else []
 
-    # ------------------------------------------------------------------ writes
-    def add_document(
-        self,
-        doc: Document,
-        chunks: Sequence[Chunk],
-        extractions: Sequence[ChunkExtraction] = (),
-        themes: Sequence[ChunkTheme] = (),
-        vectors: VectorsArg | None = None,
-        *,
-        embedder: Any = None,
-        summarize: SummarizeFn | None = None,
-    ) -> DocumentWrite:
-        """Add (or replace) one document with everything extracted from it, atomically.
-
-        Identical content under the same id is a no-op (``status="skipped"``); new content
-        under a known id replaces the old version in the same transaction. ``vectors`` gives
-        precomputed embeddings ``{space: (ids, matrix)}``; every other new or changed item is
-        embedded with ``embedder`` (an :class:`~hyperviz_core.rag.Embedder`) when
-        given. ``summarize(name, description)`` shortens merged descriptions longer than
-        ``summary_threshold`` characters.
-        """
-        self._validate_write(doc, chunks, extractions, themes)
-        self._need_writable(f"add document {doc.id!r}")
-        with self._lock:
-            self._sync_external()
-            if self.document_hash(doc.id) == doc.hash:
-                return DocumentWrite(doc_id=doc.id, status="skipped")
-            conn = self._conn
-            conn.execute("BEGIN IMMEDIATE")
-            # re-read under the write lock: another process may have written it meanwhile
-            old_hash = self.document_hash(doc.id)
-            if old_hash == doc.hash:
-                conn.execute("ROLLBACK")
-                return DocumentWrite(doc_id=doc.id, status="skipped")
-            try:
-                touched_e: set[str] = set()
-                touched_h: set[str] = set()
-                removed_chunks: list[str] = []
-                if old_hash is not None:
-                    removed_chunks = self._delete_rows(doc.id, touched_e, touched_h)
-                self._insert_rows(doc, chunks)
-                writer = MentionWriter(conn)
-                writer.write(chunks, extractions, themes)
-                touched_e |= writer.entity_keys
-                touched_h |= writer.hyperedge_ids
-                rebuilt = Rebuilder(conn, summarize, self.summary_threshold).rebuild(
-                    touched_e, touched_h
-                )
-                texts, dead = _vector_changes(rebuilt, chunks, removed_chunks)
-                upserts, embedded = self._write_vectors(texts, dead, vectors, embedder)
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
-            self._data_version = self._read_data_version()
-            self._invalidate()
-            self._apply_vectors(upserts, dead)
-        return DocumentWrite(
-            doc_id=doc.id,
-            status="replaced" if old_hash is not None else "added",
-            chunks=len(chunks),
-            entities_touched=len(touched_e),
-            hyperedges_touched=len(touched_h),
-            embedded=embedded,
-        )
-
-    def _insert_rows(self, doc: Document, chunks: Sequence[Chunk]) -> None:
-        """The document row (next sequence number) and its chunk rows (in the open
-        transaction of :meth:`add_document`)."""
-        conn = self._conn
-        seq = conn.execute("SELECT COALESCE(MAX(seq), 0) + 1 FROM documents").fetchone()
-        conn.execute(
-            "INSERT INTO documents(id, hash, title, text, metadata, seq) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (doc.id, doc.hash, doc.title, doc.text, dumps(doc.metadata), seq[0]),
-        )
-        conn.executemany(
-            'INSERT INTO chunks(id, doc_id, idx, text, start, "end", metadata) '
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [(c.id, c.doc_id, c.index, c.text, c.start, c.end, dumps(c.metadata))
-             for c in chunks],
-        )
-
-    def delete_document(
-        self, doc_id: str, *, embedder: Any = None, summarize: SummarizeFn | None = None
-    ) -> dict[str, int]:
-        """Remove a document, its chunks, and everything supported only by it.
-
-        Shared entities/hyperedges lose that source and have their descriptions rebuilt from
-        the remaining mentions (re-embedded when ``embedder`` is given). Returns counts of
-        removed items (all zero when the document is unknown).
-        """
-        counts = {"documents": 0, "chunks": 0, "entities": 0, "relation_hyperedges": 0,
-                  "theme_hyperedges": 0, "updated_entities": 0}
-        self._need_writable(f"delete document {doc_id!r}")
-        with self._lock:
-            self._sync_external()
-            if not self.has_document(doc_id):
-                return counts
-            conn = self._conn
-            conn.execute("BEGIN IMMEDIATE")
-            if not self.has_document(doc_id):  # deleted by another process meanwhile
-                conn.execute("ROLLBACK")
-                return counts
-            try:
-                touched_e: set[str] = set()
-                touched_h: set[str] = set()
-                removed_chunks = self._delete_rows(doc_id, touched_e, touched_h)
-                rebuilt = Rebuilder(conn, summarize, self.summary_threshold).rebuild(
-                    touched_e, touched_h
-                )
-                dead = dict(rebuilt.dead)
-                dead["chunk"] = removed_chunks
-                upserts, _ = self._write_vectors(rebuilt.texts, dead, None, embedder)
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
-            self._data_version = self._read_data_version()
-            self._invalidate()
-            self._apply_vectors(upserts, dead)
-        counts.update(
-            documents=1,
-            chunks=len(removed_chunks),
-            entities=len(dead["entity"]),
-            relation_hyperedges=len(dead["hyperedge"]),
-            theme_hyperedges=len(dead["theme"]),
-            updated_entities=len(rebuilt.texts["entity"]),
-        )
-        return counts
-
-    @staticmethod
-    def _validate_write(
-        doc: Document,
-        chunks: Sequence[Chunk],
-        extractions: Sequence[ChunkExtraction],
-        themes: Sequence[ChunkTheme],
-    ) -> None:
-        ids = [c.id for c in chunks]
-        if len(set(ids)) != len(ids):
-            raise StoreError(f"document {doc.id!r}: duplicate chunk ids")
-        bad = [c.id for c in chunks if c.doc_id != doc.id]
-        if bad:
-            raise StoreError(f"chunks {bad[:3]} do not belong to document {doc.id!r}")
-        known = set(ids)
-        named = [("ChunkExtraction", e.chunk_id) for e in extractions]
-        named += [("ChunkTheme", t.chunk_id) for t in themes]
-        for what, cid in named:
-            if cid not in known:
-                raise StoreError(
-                    f"{what} names chunk {cid!r}, not a chunk of document {doc.id!r}"
-                )
-
-    def _delete_rows(self, doc_id: str, touched_e: set[str], touched_h: set[str]) -> list[str]:
-        """Delete a document's rows (mentions cascade); record what they touched."""
-        conn = self._conn
-        chunk_ids = [r[0] for r in self._q("SELECT id FROM chunks WHERE doc_id = ?", (doc_id,))]
-        sub = "SELECT id FROM chunks WHERE doc_id = ?"
-        touched_e.update(
-            r[0] for r in self._q(
-                f"SELECT DISTINCT key FROM entity_mentions WHERE chunk_id IN ({sub})", (doc_id,))
-        )
-        touched_h.update(
-            r[0] for r in self._q(
-                f"SELECT DISTINCT hid FROM hyperedge_mentions WHERE chunk_id IN ({sub})",
-                (doc_id,))
-        )
-        conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
-        return chunk_ids
-
 
 def _writable(path: Path) -> bool:
     """Whether this process may write the store file and create files beside it."""
     return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
-
-
-def _chunk_text(chunk: Chunk) -> str:
-    title = str(chunk.metadata.get("title", "") or "")
-    return f"{title}\n{chunk.text}" if title else chunk.text
-
-
-
-def _vector_changes(rebuilt: Any, chunks: Sequence[Chunk], removed_chunks: Sequence[str]
-                    ) -> tuple[dict[str, dict[str, str]], dict[str, list[str]]]:
-    """Texts to (re-)embed and ids to drop per vector space after a document write."""
-    texts = dict(rebuilt.texts)
-    texts["chunk"] = {c.id: _chunk_text(c) for c in chunks}
-    dead = dict(rebuilt.dead)
-    dead["chunk"] = sorted(set(removed_chunks) - {c.id for c in chunks})
-    return texts, dead

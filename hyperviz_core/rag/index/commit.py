@@ -1,0 +1,87 @@
+"""Group commit: documents finished at about the same time are written in one transaction.
+
+Each finished document hands its write to :meth:`GroupCommit.write` and awaits its own
+:class:`~hyperviz_core.rag.store.DocumentWrite`. One writer at a time runs
+:meth:`~hyperviz_core.rag.store.StoreProtocol.add_documents` in a worker thread on
+everything queued so far (at most ``max_documents``), so while one batch is written the next
+one gathers; a lone document is written at once, nothing waits for a batch to fill. A
+batch that fails is retried document by document, so one bad document fails alone, as it
+would have without batching.
+
+Example:
+    >>> import asyncio, tempfile
+    >>> from hyperviz_core.rag.store import DocumentInput, open_store
+    >>> from hyperviz_core.rag.types import Chunk, Document
+    >>> store = open_store(tempfile.mkdtemp())
+    >>> group = GroupCommit(store)
+    >>> def item(i):
+    ...     return DocumentInput(doc=Document(id=f"d{i}", text="t"),
+    ...                          chunks=[Chunk(id=f"c{i}", doc_id=f"d{i}", text="t")])
+    >>> async def main():
+    ...     return await asyncio.gather(*(group.write(item(i)) for i in range(3)))
+    >>> [w.status for w in asyncio.run(main())], group.transactions
+    (['added', 'added', 'added'], 2)
+    >>> store.close()
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from ..store import DocumentInput, DocumentWrite, StoreProtocol, SummarizeFn
+
+__all__ = ["GroupCommit"]
+
+
+class GroupCommit:
+    """Batch the document writes of concurrent tasks (see the module doc).
+
+    Args:
+        store: where to write.
+        embedder: embeds changed items without precomputed vectors.
+        summarize: shortens long merged descriptions.
+        max_documents: the most documents written in one transaction.
+    """
+
+    def __init__(self, store: StoreProtocol, *, embedder: Any = None,
+                 summarize: SummarizeFn | None = None, max_documents: int = 64) -> None:
+        if max_documents < 1:
+            raise ValueError(f"max_documents must be >= 1, got {max_documents}")
+        self.store = store
+        self.embedder = embedder
+        self.summarize = summarize
+        self.max_documents = max_documents
+        #: transactions committed so far
+        self.transactions = 0
+        self._pending: list[tuple[DocumentInput, asyncio.Future[DocumentWrite]]] = []
+        self._lock = asyncio.Lock()
+
+    async def write(self, item: DocumentInput) -> DocumentWrite:
+        """Queue one document and return its outcome once its batch is committed."""
+        future: asyncio.Future[DocumentWrite] = asyncio.get_running_loop().create_future()
+        self._pending.append((item, future))
+        while not future.done():
+            async with self._lock:
+                if future.done():
+                    break
+                batch = self._pending[: self.max_documents]
+                del self._pending[: len(batch)]
+                await self._commit(batch)
+        return future.result()
+
+    async def _commit(self, batch: list[tuple[DocumentInput, asyncio.Future[DocumentWrite]]]
+                      ) -> None:
+        try:
+            result = await asyncio.to_thread(self.store.add_documents, [i for i, _ in batch],
+                                             embedder=self.embedder, summarize=self.summarize)
+        except Exception as exc:
+            if len(batch) == 1:
+                batch[0][1].set_exception(exc)
+                return
+            for one in batch:  # isolate the failing document(s)
+                await self._commit([one])
+            return
+        self.transactions += result.transactions
+        for (_, future), written in zip(batch, result.writes, strict=True):
+            future.set_result(written)

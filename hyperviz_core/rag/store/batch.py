@@ -1,0 +1,79 @@
+"""Backend-neutral pieces of a batched document write (``add_documents``).
+
+A batch is written in one transaction with one rebuild of the merged rows, and must end
+exactly as writing its documents one by one would. Two documents of a batch with the same
+id would make the second a replacement of the first: :func:`split_repeats` cuts the batch
+there (each part is its own transaction). Precomputed vectors of the documents are
+concatenated (:func:`merge_vectors`, a later document's vector of an id wins, as a later
+``add_document`` would), and :func:`vector_changes` lists what to embed and what to drop.
+
+Example:
+    >>> from hyperviz_core.rag.types import Document
+    >>> items = [DocumentInput(doc=Document(id=i, text=i), chunks=[]) for i in "abac"]
+    >>> [[it.doc.id for it in part] for part in split_repeats(items)]
+    [['a', 'b'], ['a', 'c']]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..types import Chunk
+from ..vectors import as_matrix
+from .base import DocumentInput, StoreError, VectorsArg, chunk_text
+
+__all__ = ["merge_vectors", "split_repeats", "vector_changes"]
+
+
+def split_repeats(items: Iterable[DocumentInput]) -> list[list[DocumentInput]]:
+    """Consecutive parts of ``items`` in which no document id repeats."""
+    parts: list[list[DocumentInput]] = [[]]
+    seen: set[str] = set()
+    for item in items:
+        if item.doc.id in seen:
+            parts.append([])
+            seen = set()
+        parts[-1].append(item)
+        seen.add(item.doc.id)
+    return [p for p in parts if p]
+
+
+def merge_vectors(items: Sequence[DocumentInput]) -> VectorsArg | None:
+    """The precomputed vectors of all ``items`` as one ``{space: (ids, matrix)}``.
+
+    Ids keep their input order, so where two documents give a vector for one id the later
+    one is used (the store's planner lets later rows win).
+    """
+    ids: dict[str, list[str]] = {}
+    mats: dict[str, list[Any]] = {}
+    for item in items:
+        for space, (s_ids, matrix) in (item.vectors or {}).items():
+            if not len(s_ids):
+                continue
+            mat = as_matrix(matrix)
+            if mat.shape[0] != len(s_ids):
+                raise StoreError(f"document {item.doc.id!r}: {space} vectors: {len(s_ids)} "
+                                 f"ids, {mat.shape[0]} rows")
+            ids.setdefault(space, []).extend(s_ids)
+            mats.setdefault(space, []).append(mat)
+    if not ids:
+        return None
+    return {space: (ids[space], np.vstack(mats[space])) for space in sorted(ids)}
+
+
+def vector_changes(
+    rebuilt: Any, chunks: Sequence[Chunk], removed_chunks: Iterable[str]
+) -> tuple[dict[str, dict[str, str]], dict[str, list[str]]]:
+    """Texts to (re-)embed and ids to drop per vector space after a write.
+
+    ``rebuilt`` is the :class:`~.sqlite.merge.Rebuilt` of the write, ``chunks`` every chunk
+    written, ``removed_chunks`` the chunk ids of replaced documents.
+    """
+    texts = dict(rebuilt.texts)
+    texts["chunk"] = {c.id: chunk_text(c) for c in chunks}
+    dead = dict(rebuilt.dead)
+    dead["chunk"] = sorted(set(removed_chunks) - {c.id for c in chunks})
+    return texts, dead
