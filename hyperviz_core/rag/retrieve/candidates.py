@@ -1,0 +1,232 @@
+"""The chunk index of one query over its candidate chunks only (lazy retrieval).
+
+:func:`~.rank.rank_chunks` scores every chunk of a :class:`~.chunk_index.ChunkIndex`; a
+chunk's score is 0 unless it holds a query token (BM25), is a vector hit, is a home or
+source chunk of an entity or hyperedge of the evidence, or is reached by the personalised
+PageRank. :class:`CandidateIndex` indexes exactly those: ``rank_chunks`` tells it, through
+:meth:`require`, which evidence it is about to read, and the index adds the chunks that
+evidence points at (looked up by index in the store). PageRank scores every chunk (integer
+arrays of the whole incidence graph, no texts); the chunks outside the candidates that
+could still reach the top ``k`` on it alone are added. Ties break by chunk id as in the
+full index, so the ranking is the full index's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from ..types import Chunk
+from .lexical import bm25_scores, passage_tokens, query_tokens
+from .walk import EntityWalk
+
+if TYPE_CHECKING:
+    from .lazy import CorpusView, QueryLookups
+
+__all__ = ["CandidateIndex"]
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+
+
+def _passage(title: str, text: str) -> str:
+    """``title + newline + text`` (title once), as ``ChunkIndex.passage_text``."""
+    if not title or text.lstrip().startswith(title):
+        return text
+    return f"{title}\n{text}"
+
+
+class _PerChunk:
+    """``index.chunk_entities[pos]`` / ``index.home_of[pos]``, computed on first read."""
+
+    def __init__(self, index: CandidateIndex, kind: str) -> None:
+        self.index, self.kind = index, kind
+
+    def __getitem__(self, pos: int) -> list[str]:
+        return self.index._per_chunk(self.kind, pos)
+
+
+class _Walk:
+    """The view's walk, answering per candidate (and adding the chunks PPR alone ranks)."""
+
+    def __init__(self, index: CandidateIndex, walk: EntityWalk) -> None:
+        self.index, self.walk = index, walk
+
+    def link(self, text: str) -> list[str]:
+        return self.walk.link(text)
+
+    def chunk_scores(self, seeds: Mapping[str, float], damping: float = 0.5) -> FloatArray:
+        every = self.walk.chunk_scores(seeds, damping)
+        self.index._add_top(every)
+        return np.asarray(every[self.index.ords_array()], dtype=np.float64)
+
+
+class CandidateIndex:
+    """The interface of ``ChunkIndex`` that ranking reads, over a growing candidate set."""
+
+    def __init__(self, store: QueryLookups, view: CorpusView) -> None:
+        self.store, self.view = store, view
+        self.ords: list[int] = []
+        self.pos_of: dict[int, int] = {}
+        self.position: dict[str, int] = {}
+        self._chunks: dict[int, tuple[Chunk, str]] = {}
+        self._src: dict[str, IntArray] = {}
+        self._edge: dict[str, IntArray] = {}
+        self._bm25: tuple[str, FloatArray] | None = None
+        self._cache: dict[tuple[str, int], list[str]] = {}
+        self._top_k = 0
+        self.chunk_entities = _PerChunk(self, "entities")
+        self.home_of = _PerChunk(self, "homes")
+
+    def __len__(self) -> int:
+        return len(self.ords)
+
+    @property
+    def total(self) -> int:
+        return self.view.n
+
+    def ords_array(self) -> IntArray:
+        return np.asarray(self.ords, dtype=np.int64)
+
+    def tiebreak(self) -> IntArray:
+        return self.ords_array()
+
+    # ------------------------------------------------------------------ growing
+    def _add(self, ords: Iterable[int]) -> None:
+        for o in ords:
+            o = int(o)
+            if o not in self.pos_of:
+                self.pos_of[o] = len(self.ords)
+                self.ords.append(o)
+
+    def _add_rows(self, rows: Iterable[tuple[int, Chunk, str]]) -> None:
+        for rowid, chunk, title in rows:
+            o = int(self.view.ord_of[rowid])
+            self._chunks[o] = (chunk, title)
+            self._add([o])
+            self.position[chunk.id] = self.pos_of[o]
+
+    def _local(self, ords: IntArray) -> IntArray:
+        self._add(ords.tolist())
+        return np.asarray([self.pos_of[int(o)] for o in ords.tolist()], dtype=np.int64)
+
+    def require(self, *, lexical_query: str | None = None, entities: Iterable[str] = (),
+                hyperedges: Iterable[str] = (), chunk_ids: Iterable[str] = (),
+                top_k: int = 0) -> None:
+        """Add the chunks this evidence can score (BM25 candidates of ``lexical_query``,
+        vector hits, sources and homes); with ``top_k`` also the first ``top_k`` chunks by
+        id, which the full index ranks when fewer chunks score."""
+        if lexical_query is not None and self._bm25 is None:
+            self._score_lexical(lexical_query)
+        ids = [c for c in chunk_ids if c not in self.position]
+        if ids:
+            rowids = self.store.chunk_rowids(ids)
+            self._add_rows((r, c, t) for r, (c, t) in
+                           self.store.chunks_by_rowid(rowids.values()).items())
+        new_keys = [k for k in entities if k not in self._src]
+        if new_keys:
+            found = self.store.entity_source_rowids(new_keys)
+            for key in new_keys:
+                src = self.view.ord_of[np.asarray(found.get(key, []), dtype=np.int64)]
+                self._src[key] = self._local(np.sort(src))
+                self._local(self.view.home_ords(key))
+        new_edges = [h for h in hyperedges if h not in self._edge]
+        if new_edges:
+            found = self.store.hyperedge_source_rowids(new_edges)
+            for hid in new_edges:
+                src = self.view.ord_of[np.asarray(found.get(hid, []), dtype=np.int64)]
+                self._edge[hid] = self._local(np.sort(src))
+        if top_k > self._top_k:
+            self._top_k = top_k
+            outside = [o for o in range(min(self.view.n, top_k + len(self.ords)))
+                       if o not in self.pos_of]
+            self._add(outside[:top_k])
+
+    def _add_top(self, every: FloatArray) -> None:
+        """Add the ``top_k`` best chunks by ``every`` (ties: smaller id) not yet indexed."""
+        if not self._top_k or not every.size:
+            return
+        mask = np.ones(every.size, dtype=bool)
+        mask[self.ords_array()] = False
+        outside = np.flatnonzero(mask & (every > 0))
+        if outside.size:
+            order = np.lexsort((outside, -every[outside]))[: self._top_k]
+            self._add(outside[order].tolist())
+
+    def _score_lexical(self, query: str) -> None:
+        tokens = query_tokens(query)
+        rows = self.store.lexical_candidates(tokens) if tokens else []
+        rows.sort(key=lambda r: int(self.view.ord_of[r[0]]))
+        self._add_rows(rows)
+        texts = [_passage(title, chunk.text) for _, chunk, title in rows]
+        scores = bm25_scores(tokens, passage_tokens(texts), self.view.n, self.view.avg_len())
+        out = np.zeros(len(self.ords), dtype=np.float64)
+        for (_, chunk, _), s in zip(rows, scores.tolist(), strict=True):
+            out[self.position[chunk.id]] = s
+        self._bm25 = (query, out)
+
+    # ------------------------------------------------------------------ reads
+    def bm25(self, query: str) -> FloatArray:
+        """BM25 of every candidate (0 for the chunks added for other evidence)."""
+        if self._bm25 is None or self._bm25[0] != query:
+            self._bm25 = None
+            self._score_lexical(query)
+        assert self._bm25 is not None
+        out = self._bm25[1]
+        if len(out) < len(self.ords):
+            out = np.concatenate([out, np.zeros(len(self.ords) - len(out))])
+        return out
+
+    def home_array(self, key: str) -> IntArray:
+        return self._local(self.view.home_ords(key))
+
+    def source_array(self, key: str) -> IntArray:
+        if key not in self._src:
+            self.require(entities=[key])
+        return self._src[key]
+
+    def hyperedge_array(self, hid: str) -> IntArray:
+        if hid not in self._edge:
+            self.require(hyperedges=[hid])
+        return self._edge[hid]
+
+    def source_count(self, key: str) -> int:
+        return int(self.source_array(key).size)
+
+    @property
+    def walk(self) -> _Walk | None:
+        walk = self.view.walk
+        return _Walk(self, walk) if walk is not None else None
+
+    def _fetch(self, positions: Iterable[int]) -> None:
+        missing = {int(self.view.rowid_of[self.ords[p]]) for p in positions
+                   if self.ords[p] not in self._chunks}
+        for rowid, (chunk, title) in self.store.chunks_by_rowid(missing).items():
+            o = int(self.view.ord_of[rowid])
+            self._chunks[o] = (chunk, title)
+            self.position[chunk.id] = self.pos_of[o]
+
+    def chunk_at(self, pos: int) -> Chunk:
+        if self.ords[pos] not in self._chunks:
+            self._fetch([pos])
+        return self._chunks[self.ords[pos]][0]
+
+    def title_at(self, pos: int) -> str:
+        return self.view.titles[self.ords[pos]]
+
+    def _per_chunk(self, kind: str, pos: int) -> list[str]:
+        cached = self._cache.get((kind, pos))
+        if cached is not None:
+            return cached
+        o = self.ords[pos]
+        if kind == "homes":
+            out = self.view.home_keys(o)
+        else:
+            rowid = int(self.view.rowid_of[o])
+            keys = self.store.chunk_entity_keys([rowid]).get(rowid, [])
+            out = sorted(set(keys) | set(self.view.link(self.chunk_at(pos).text)))
+        self._cache[(kind, pos)] = out
+        return out

@@ -1,0 +1,268 @@
+"""Retrieval that reads only what a query needs from a store with indexed lookups.
+
+:class:`LazyCorpus` stands in for :class:`~.state.Corpus` (which loads both layers, every
+chunk and a BM25 index over all of them). The stages ask it for the h-hop neighbourhood of
+their seeds (``store.neighbourhood``), entity names and existence, theme members and the
+chunk index of one query (:class:`~.candidates.CandidateIndex`: BM25 candidates from the
+store's full-text index, evidence chunks by entity/hyperedge lookups). What it keeps per
+store state (:class:`CorpusView`) is small and has no text: the chunk order and titles, the
+*home* map (entity → chunks of the document titled by it, or opening with it), and — built
+on the first query that uses personalised PageRank — the entity–hyperedge incidence and
+chunk–entity mention matrices as integer arrays. The results equal the full path's (tested).
+
+A store qualifies when it has the lookups (:class:`QueryLookups`; the SQLite store) and its
+full-text index is available (made on first use; a read-only store without it, or another
+backend, uses :class:`~.state.Corpus`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any, Literal, Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+from ...model import Entity, Hyperedge
+from ..providers.offline import word_tokens
+from ..store.protocol import StoreProtocol
+from ..store.sqlite.schema import loads
+from ..types import Chunk
+from .chunk_index import title_keys
+from .lazy_layer import StoreLayer
+from .lexical import STOPWORDS
+from .walk import EntityWalk
+
+__all__ = ["CorpusView", "LazyCorpus", "QueryLookups", "lazy_corpus_for"]
+
+IntArray = npt.NDArray[np.int64]
+
+
+@runtime_checkable
+class QueryLookups(Protocol):
+    """What lazy retrieval asks a store for (:mod:`hyperviz_core.rag.store.sqlite.lookups`)."""
+
+    def query_generation(self) -> tuple[int, int, int]: ...
+    def lexical_ready(self) -> bool: ...
+    def lexical_candidates(self, tokens: Iterable[str]) -> list[tuple[int, Chunk, str]]: ...
+    def lexical_token_total(self, stopwords: Iterable[str]) -> int: ...
+    def chunk_catalogue(self) -> list[tuple[int, str, int, str, str | None]]: ...
+    def chunks_by_rowid(self, rowids: Iterable[int]) -> dict[int, tuple[Chunk, str]]: ...
+    def chunk_rowids(self, ids: Iterable[str]) -> dict[str, int]: ...
+    def chunk_heads(self, rowids: Iterable[int], chars: int) -> dict[int, str]: ...
+    def entity_source_rowids(self, keys: Iterable[str]) -> dict[str, list[int]]: ...
+    def hyperedge_source_rowids(self, hids: Iterable[str]) -> dict[str, list[int]]: ...
+    def chunk_entity_keys(self, rowids: Iterable[int]) -> dict[int, list[str]]: ...
+    def entity_info(self, keys: Iterable[str]) -> dict[str, tuple[str, str]]: ...
+    def hyperedge_kinds(self, hids: Iterable[str]) -> dict[str, str]: ...
+    def hyperedge_members(self, hids: Iterable[str]) -> dict[str, list[str]]: ...
+    def entity_catalogue(self) -> tuple[list[str], IntArray]: ...
+    def relation_incidence_rowids(self) -> tuple[IntArray, IntArray]: ...
+    def mention_rowids(self) -> IntArray: ...
+    def layer_known(self, keys: Iterable[str], layer: Literal["bottom", "top"]
+                    ) -> set[str]: ...
+    def layer_incidence(self, keys: Iterable[str], layer: Literal["bottom", "top"]
+                        ) -> dict[str, list[str]]: ...
+    def layer_sizes(self, hids: Iterable[str]) -> dict[str, int]: ...
+    def layer_members(self, hids: Iterable[str]) -> dict[str, list[str]]: ...
+    def layer_hyperedges(self, hids: Iterable[str], layer: Literal["bottom", "top"]
+                         ) -> set[str]: ...
+    def entity_objects(self, keys: Iterable[str]) -> dict[str, Entity]: ...
+    def hyperedge_objects(self, hids: Iterable[str], layer: Literal["bottom", "top"]
+                          ) -> dict[str, Hyperedge]: ...
+
+
+def _rank_map(rowids: IntArray) -> IntArray:
+    """Array ``m`` with ``m[rowid] = position of rowid in rowids`` (-1 elsewhere)."""
+    size = int(rowids.max()) + 1 if rowids.size else 0
+    out = np.full(size, -1, dtype=np.int64)
+    out[rowids] = np.arange(rowids.size, dtype=np.int64)
+    return out
+
+
+class CorpusView:
+    """The per-store-state part of lazy retrieval: chunk order, titles, homes, the walk.
+
+    Chunk *ordinals* number the chunks in id order (the full path's positions, so ties
+    break the same way).
+    """
+
+    def __init__(self, store: QueryLookups, *, link_names: bool = True,
+                 infer_homes: bool = True, lead_window: int = 100, lead_chunks: int = 3
+                 ) -> None:
+        self.store = store
+        cat = store.chunk_catalogue()
+        self.n = len(cat)
+        self.rowid_of: IntArray = np.asarray([r[0] for r in cat], dtype=np.int64)
+        self.ord_of: IntArray = _rank_map(self.rowid_of)
+        self.titles: list[str] = []
+        docs: dict[str, list[tuple[int, int]]] = {}
+        for i, (_rowid, doc_id, idx, title, meta) in enumerate(cat):
+            if not title and meta is not None:
+                title = str(loads(meta).get("title") or "")
+            self.titles.append(title)
+            docs.setdefault(doc_id, []).append((idx, i))
+        self.home: dict[str, list[int]] = {}
+        for i, title in enumerate(self.titles):
+            for key in title_keys(title) if title else []:
+                self.home.setdefault(key, []).append(i)
+        self.lead: dict[int, str] = {}
+        if infer_homes:
+            self._lead_homes(docs, lead_window, lead_chunks)
+        self._names: dict[tuple[str, ...], str] = {}
+        self._longest = 0
+        if link_names:
+            for key in self.home:
+                words = tuple(word_tokens(key))
+                if words and len(key) >= 4 and len(words) <= 6:
+                    self._names.setdefault(words, key)
+                    self._longest = max(self._longest, len(words))
+        self._homes: dict[str, IntArray] = {}
+        self._walk: EntityWalk | None = None
+        self._walk_built = False
+        self._avg_len: float | None = None
+
+    def _lead_homes(self, docs: dict[str, list[tuple[int, int]]], window: int,
+                    max_chunks: int) -> None:
+        """As ``ChunkIndex._lead_homes``: a short untitled document's home is the named
+        entity its first chunk opens with."""
+        firsts: dict[int, list[int]] = {}
+        for _doc, members in sorted(docs.items()):
+            positions = sorted(i for _, i in members)
+            if self.titles[positions[0]] or len(positions) > max_chunks:
+                continue
+            first = min(members)[1]
+            firsts[int(self.rowid_of[first])] = positions
+        if not firsts:
+            return
+        keys = self.store.chunk_entity_keys(firsts)
+        info = self.store.entity_info({k for ks in keys.values() for k in ks})
+        heads = self.store.chunk_heads(firsts, window)
+        for rowid, positions in firsts.items():  # in document-id order
+            head = heads.get(rowid, "").casefold()
+            best: tuple[int, int, str] | None = None
+            for key in keys.get(rowid, []):
+                name, typ = info.get(key, (key, "entity"))
+                if typ in ("date", "quantity") or len(key) < 4 or key.isdigit():
+                    continue
+                m = re.search(r"(?<!\w)" + re.escape(name.casefold()) + r"(?!\w)", head)
+                if m and (best is None or (m.start(), -len(key), key) < best):
+                    best = (m.start(), -len(key), key)
+            if best is not None:
+                self.home.setdefault(best[2], []).extend(positions)
+                for p in positions:
+                    self.lead[p] = best[2]
+
+    # ------------------------------------------------------------------ reads
+    def link(self, text: str) -> list[str]:
+        """Keys of the document-title entities named verbatim by ``text`` (sorted)."""
+        if not self._names:
+            return []
+        words = word_tokens(text)
+        found: set[str] = set()
+        for n in range(1, self._longest + 1):
+            for j in range(len(words) - n + 1):
+                key = self._names.get(tuple(words[j : j + n]))
+                if key is not None:
+                    found.add(key)
+        return sorted(found)
+
+    def home_ords(self, key: str) -> IntArray:
+        """Ordinals of the chunks whose home is entity ``key``."""
+        arr = self._homes.get(key)
+        if arr is None:
+            arr = self._homes[key] = np.asarray(self.home.get(key, []), dtype=np.int64)
+        return arr
+
+    def home_keys(self, ordinal: int) -> list[str]:
+        """Sorted entity keys whose home holds chunk ``ordinal``."""
+        title = self.titles[ordinal]
+        keys = set(title_keys(title)) if title else set()
+        if ordinal in self.lead:
+            keys.add(self.lead[ordinal])
+        return sorted(k for k in keys if k in self.home)
+
+    def avg_len(self) -> float:
+        """Average BM25 passage length over the corpus."""
+        if self._avg_len is None:
+            total = self.store.lexical_token_total(STOPWORDS)
+            self._avg_len = total / self.n if self.n else 0.0
+        return self._avg_len
+
+    @property
+    def walk(self) -> EntityWalk | None:
+        """PPR over the whole entity–hyperedge incidence graph, from integer arrays (built
+        on first use; None without entities)."""
+        if not self._walk_built:
+            self._walk_built = True
+            keys, ent_rowids = self.store.entity_catalogue()
+            if keys:
+                ent_ord = _rank_map(ent_rowids)
+                edge_rowids, inc = self.store.relation_incidence_rowids()
+                edge_ord = _rank_map(edge_rowids)
+                men = self.store.mention_rowids()
+                chunk_ord = self.ord_of[men[:, 0]] if men.size else men[:, 0]
+                self._walk = EntityWalk.from_arrays(
+                    keys, len(edge_rowids), (ent_ord[inc[:, 0]], edge_ord[inc[:, 1]]),
+                    (chunk_ord, ent_ord[men[:, 1]]), self.n)
+        return self._walk
+
+
+class LazyCorpus:
+    """What the stages read, from indexed lookups (the interface of :class:`~.state.Corpus`)."""
+
+    def __init__(self, store: QueryLookups, view: CorpusView) -> None:
+        self.store = store
+        self.view = view
+        self.matrices: dict[str, tuple[list[str], npt.NDArray[np.float32]]] = {}
+
+    def __len__(self) -> int:
+        return self.view.n
+
+    def layer(self, layer: Literal["bottom", "top"], keys: Iterable[str], hops: int
+              ) -> StoreLayer:
+        """The layer, read piecewise as ``expand``/``induced`` walk it from ``keys``."""
+        return StoreLayer(self.store, layer)
+
+    def known_entities(self, keys: Iterable[str]) -> set[str]:
+        """The keys of ``keys`` that are entities of the bottom layer."""
+        return set(self.store.entity_info(keys))
+
+    def entity_names(self, keys: Iterable[str]) -> dict[str, str]:
+        """Entity key → display name."""
+        return {k: v[0] for k, v in self.store.entity_info(keys).items()}
+
+    def known_themes(self, hids: Iterable[str]) -> set[str]:
+        """The ids of ``hids`` that are theme hyperedges."""
+        return {h for h, kind in self.store.hyperedge_kinds(hids).items() if kind == "theme"}
+
+    def theme_members(self, hids: Iterable[str]) -> dict[str, list[str]]:
+        """Theme hyperedge id → member keys."""
+        return self.store.hyperedge_members(hids)
+
+    def link_titles(self, text: str) -> list[str]:
+        """Document-title entities named verbatim by ``text``."""
+        return self.view.link(text)
+
+    def rank_index(self) -> Any:
+        """A fresh chunk index for one query."""
+        from .candidates import CandidateIndex
+
+        return CandidateIndex(self.store, self.view)
+
+
+Generation = tuple[int, int, int]
+
+
+def lazy_corpus_for(store: StoreProtocol, cached: LazyCorpus | None,
+                    generation: Generation | None) -> tuple[LazyCorpus | None,
+                                                            Generation | None]:
+    """The lazy corpus of ``store`` (``cached`` when the store did not change), or None when
+    the store cannot serve lazy retrieval."""
+    if not isinstance(store, QueryLookups) or not store.lexical_ready():
+        return None, None
+    gen = store.query_generation()
+    if cached is not None and gen == generation:
+        return cached, gen
+    return LazyCorpus(store, CorpusView(store)), gen
