@@ -191,7 +191,7 @@ def test_dropped_index_is_rebuilt_and_read_only_falls_back(tmp_path: Path,
     first = _key(rag.retrieve(q, render=False))
     rag.close()
     conn = sqlite3.connect(tmp_path / "s" / "vizrag.sqlite")
-    conn.execute("DROP TABLE vizrag_chunk_fts_vocab")
+    conn.execute("DROP TABLE vizrag_chunk_fts_inst")
     conn.execute("DROP TABLE vizrag_chunk_fts")
     conn.commit()
     conn.close()

@@ -13,6 +13,7 @@ full index, so the ranking is the full index's.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
@@ -20,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..types import Chunk
-from .lexical import bm25_scores, passage_tokens, query_tokens
+from .lexical import bm25_from_counts, query_tokens, tokens
 from .walk import EntityWalk
 
 if TYPE_CHECKING:
@@ -157,15 +158,33 @@ class CandidateIndex:
             self._add(outside[order].tolist())
 
     def _score_lexical(self, query: str) -> None:
-        tokens = query_tokens(query)
-        rows = self.store.lexical_candidates(tokens) if tokens else []
-        rows.sort(key=lambda r: int(self.view.ord_of[r[0]]))
-        self._add_rows(rows)
-        texts = [_passage(title, chunk.text) for _, chunk, title in rows]
-        scores = bm25_scores(tokens, passage_tokens(texts), self.view.n, self.view.avg_len())
+        """BM25 of the chunks holding a query token: counts from the FTS postings for the
+        chunks whose FTS tokens are their BM25 tokens (ASCII), from their text otherwise."""
+        toks = query_tokens(query)
+        view = self.view
+        avg = view.avg_len()
+        counts: dict[int, dict[str, int]] = {}
+        if toks and all(t.isascii() for t in toks):
+            for term, rows in self.store.lexical_postings(toks).items():
+                for rowid, tf in rows:
+                    counts.setdefault(int(view.ord_of[rowid]), {})[term] = tf
+            redo = [o for o in counts if not view.exact[o]]
+        else:
+            found = self.store.lexical_candidates(toks) if toks else []
+            redo = [int(view.ord_of[r[0]]) for r in found]
+        if redo:
+            wanted = set(toks)
+            texts = self.store.lexical_passages(int(view.rowid_of[o]) for o in redo)
+            for o in redo:
+                found_tf = Counter(t for t in tokens(texts[int(view.rowid_of[o])]) if t in wanted)
+                counts[o] = dict(found_tf)
+        ords = sorted(o for o, c in counts.items() if c)
+        self._add(ords)
+        scores = bm25_from_counts(toks, [counts[o] for o in ords],
+                                  view.dl[np.asarray(ords, dtype=np.int64)], view.n, avg)
         out = np.zeros(len(self.ords), dtype=np.float64)
-        for (_, chunk, _), s in zip(rows, scores.tolist(), strict=True):
-            out[self.position[chunk.id]] = s
+        for o, s in zip(ords, scores.tolist(), strict=True):
+            out[self.pos_of[o]] = s
         self._bm25 = (query, out)
 
     # ------------------------------------------------------------------ reads

@@ -18,7 +18,7 @@ backend, uses :class:`~.state.Corpus`).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
@@ -31,7 +31,7 @@ from ..store.sqlite.schema import loads
 from ..types import Chunk
 from .chunk_index import title_keys
 from .lazy_layer import StoreLayer
-from .lexical import STOPWORDS
+from .lexical import tokens
 from .walk import EntityWalk
 
 __all__ = ["CorpusView", "LazyCorpus", "QueryLookups", "lazy_corpus_for"]
@@ -46,7 +46,10 @@ class QueryLookups(Protocol):
     def query_generation(self) -> tuple[int, int, int]: ...
     def lexical_ready(self) -> bool: ...
     def lexical_candidates(self, tokens: Iterable[str]) -> list[tuple[int, Chunk, str]]: ...
-    def lexical_token_total(self, stopwords: Iterable[str]) -> int: ...
+    def lexical_postings(self, terms: Iterable[str]) -> dict[str, list[tuple[int, int]]]: ...
+    def lexical_lengths(self, measure: Callable[[str], int]
+                        ) -> tuple[IntArray, IntArray, IntArray]: ...
+    def lexical_passages(self, rowids: Iterable[int]) -> dict[int, str]: ...
     def chunk_catalogue(self) -> list[tuple[int, str, int, str, str | None]]: ...
     def chunks_by_rowid(self, rowids: Iterable[int]) -> dict[int, tuple[Chunk, str]]: ...
     def chunk_rowids(self, ids: Iterable[str]) -> dict[str, int]: ...
@@ -122,6 +125,8 @@ class CorpusView:
         self._walk: EntityWalk | None = None
         self._walk_built = False
         self._avg_len: float | None = None
+        self.dl: IntArray = np.zeros(0, dtype=np.int64)
+        self.exact: npt.NDArray[np.bool_] = np.zeros(0, dtype=bool)
 
     def _lead_homes(self, docs: dict[str, list[tuple[int, int]]], window: int,
                     max_chunks: int) -> None:
@@ -183,11 +188,21 @@ class CorpusView:
             keys.add(self.lead[ordinal])
         return sorted(k for k in keys if k in self.home)
 
+    def _load_lengths(self) -> None:
+        rowids, dl, exact = self.store.lexical_lengths(lambda text: len(tokens(text)))
+        ords = self.ord_of[rowids] if rowids.size else rowids
+        keep = ords >= 0
+        self.dl = np.zeros(self.n, dtype=np.int64)
+        self.exact = np.zeros(self.n, dtype=bool)
+        self.dl[ords[keep]] = dl[keep]
+        self.exact[ords[keep]] = exact[keep] > 0
+        self._avg_len = int(self.dl.sum()) / self.n if self.n else 0.0
+
     def avg_len(self) -> float:
-        """Average BM25 passage length over the corpus."""
+        """Average BM25 passage length over the corpus (``bm25s``'s ``avg_doc_len``)."""
         if self._avg_len is None:
-            total = self.store.lexical_token_total(STOPWORDS)
-            self._avg_len = total / self.n if self.n else 0.0
+            self._load_lengths()
+        assert self._avg_len is not None
         return self._avg_len
 
     @property

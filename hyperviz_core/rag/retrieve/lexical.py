@@ -22,12 +22,14 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["STOPWORDS", "bm25_scores", "passage_tokens", "query_tokens", "tokens"]
+__all__ = [
+    "STOPWORDS", "bm25_from_counts", "bm25_scores", "passage_tokens", "query_tokens", "tokens",
+]
 
 K1 = 1.5
 B = 0.75
@@ -68,16 +70,25 @@ def bm25_scores(query: Sequence[str], passages: Sequence[Sequence[str]], n_docs:
     """BM25 of each passage (token lists) for the ``query`` tokens, given the corpus's
     ``n_docs`` and average length; ``passages`` must include every passage holding a query
     token (document frequencies are counted over them)."""
-    scores = np.zeros(len(passages), dtype=np.float32)
-    if not query or not passages or n_docs <= 0 or avg_len <= 0:
-        return scores
     wanted = set(query)
     counts = [Counter(t for t in doc if t in wanted) for doc in passages]
     lengths = np.asarray([len(doc) for doc in passages], dtype=np.int64)
+    return bm25_from_counts(query, counts, lengths, n_docs, avg_len)
+
+
+def bm25_from_counts(query: Sequence[str], counts: Sequence[Mapping[str, int]],
+                     lengths: npt.NDArray[np.int64], n_docs: int, avg_len: float
+                     ) -> npt.NDArray[np.float32]:
+    """:func:`bm25_scores` from each candidate's query-token counts (positive only) and
+    BM25 length."""
+    scores = np.zeros(len(counts), dtype=np.float32)
+    if not query or not len(counts) or n_docs <= 0 or avg_len <= 0:
+        return scores
     l_avg = np.float64(avg_len)
     values: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]] = {}
-    for tok in sorted(wanted):
-        idx = np.asarray([i for i, c in enumerate(counts) if tok in c], dtype=np.int64)
+    for tok in sorted(set(query)):
+        idx = np.asarray([i for i, c in enumerate(counts) if c.get(tok, 0) > 0],
+                         dtype=np.int64)
         if not idx.size:
             continue
         df = int(idx.size)

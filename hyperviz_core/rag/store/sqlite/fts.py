@@ -27,8 +27,8 @@ Example:
     >>> _ = conn.execute("INSERT INTO chunks VALUES ('c1', 'd', 'A Canadian singer.', '{}')")
     >>> [r[0] for r in match_chunks(conn, ["hank"], "id")]
     ['c1']
-    >>> token_total(conn, {"a"})
-    4
+    >>> postings(conn, "singer")
+    [(1, 1)]
 """
 
 from __future__ import annotations
@@ -37,10 +37,13 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-__all__ = ["FTS_TABLE", "ensure_chunk_fts", "fts_ready", "match_chunks", "token_total"]
+__all__ = [
+    "FTS_TABLE", "LENGTHS", "ensure_chunk_fts", "fts_ready", "lengths", "match_chunks",
+    "missing_lengths", "postings", "store_lengths",
+]
 
 FTS_TABLE = "vizrag_chunk_fts"
-_VOCAB = "vizrag_chunk_fts_vocab"
+_VOCAB = "vizrag_chunk_fts_vocab"  # made by the first version; dropped
 
 # the title a chunk's passage starts with (as ChunkIndex: document title, else metadata title)
 _TITLE = ("COALESCE(NULLIF((SELECT d.title FROM documents d WHERE d.id = {c}.doc_id), ''), "
@@ -55,30 +58,43 @@ def _body(c: str) -> str:
             f"THEN {c}.text ELSE t || char(10) || {c}.text END FROM (SELECT {t} AS t))")
 
 
+_INST = "vizrag_chunk_fts_inst"
+LENGTHS = "vizrag_chunk_bm25"
+_T = f"{FTS_TABLE}_v2"  # trigger name prefix (a new version drops and remakes them all)
+_OLD_TRIGGERS = tuple(f"{FTS_TABLE}_{s}" for s in ("ai", "ad", "au", "du"))
+
 _CREATE = (
-    f"CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_TABLE} USING fts5("
+    f"CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5("
     "body, tokenize = \"unicode61 remove_diacritics 0 tokenchars '_'\")",
-    f"CREATE VIRTUAL TABLE IF NOT EXISTS {_VOCAB} USING fts5vocab({FTS_TABLE}, 'row')",
-    f"CREATE TRIGGER IF NOT EXISTS {FTS_TABLE}_ai AFTER INSERT ON chunks BEGIN "
+    f"CREATE VIRTUAL TABLE {_INST} USING fts5vocab({FTS_TABLE}, 'instance')",
+    # per chunk: BM25 length of its passage, and whether the passage is ASCII and equal to
+    # the indexed body (then the FTS tokens are exactly the BM25 tokens); filled by readers
+    f"CREATE TABLE {LENGTHS} (rowid INTEGER PRIMARY KEY, dl INTEGER NOT NULL, "
+    "exact INTEGER NOT NULL)",
+    f"CREATE TRIGGER {_T}_ai AFTER INSERT ON chunks BEGIN "
     f"INSERT INTO {FTS_TABLE}(rowid, body) VALUES (new.rowid, {_body('new')}); END",
-    f"CREATE TRIGGER IF NOT EXISTS {FTS_TABLE}_ad AFTER DELETE ON chunks BEGIN "
-    f"DELETE FROM {FTS_TABLE} WHERE rowid = old.rowid; END",
-    f"CREATE TRIGGER IF NOT EXISTS {FTS_TABLE}_au AFTER UPDATE ON chunks BEGIN "
+    f"CREATE TRIGGER {_T}_ad AFTER DELETE ON chunks BEGIN "
     f"DELETE FROM {FTS_TABLE} WHERE rowid = old.rowid; "
+    f"DELETE FROM {LENGTHS} WHERE rowid = old.rowid; END",
+    f"CREATE TRIGGER {_T}_au AFTER UPDATE ON chunks BEGIN "
+    f"DELETE FROM {FTS_TABLE} WHERE rowid = old.rowid; "
+    f"DELETE FROM {LENGTHS} WHERE rowid = old.rowid; "
     f"INSERT INTO {FTS_TABLE}(rowid, body) VALUES (new.rowid, {_body('new')}); END",
-    f"CREATE TRIGGER IF NOT EXISTS {FTS_TABLE}_du AFTER UPDATE OF title ON documents BEGIN "
+    f"CREATE TRIGGER {_T}_du AFTER UPDATE OF title ON documents BEGIN "
     f"DELETE FROM {FTS_TABLE} WHERE rowid IN (SELECT rowid FROM chunks WHERE doc_id = new.id); "
+    f"DELETE FROM {LENGTHS} WHERE rowid IN (SELECT rowid FROM chunks WHERE doc_id = new.id); "
     f"INSERT INTO {FTS_TABLE}(rowid, body) SELECT c.rowid, {_body('c')} FROM chunks c "
     "WHERE c.doc_id = new.id; END",
 )
+_NAMES = (FTS_TABLE, _INST, LENGTHS, f"{_T}_ai", f"{_T}_ad", f"{_T}_au", f"{_T}_du")
 
 
 def fts_ready(conn: sqlite3.Connection) -> bool:
-    """Whether the index and its triggers exist in this store file."""
-    names = {r[0] for r in conn.execute(
-        "SELECT name FROM sqlite_master WHERE name IN (?, ?, ?, ?, ?)",
-        (FTS_TABLE, _VOCAB, f"{FTS_TABLE}_ai", f"{FTS_TABLE}_ad", f"{FTS_TABLE}_du"))}
-    return len(names) == 5
+    """Whether the index, its tables and triggers exist in this store file."""
+    marks = ",".join("?" * len(_NAMES))
+    found = conn.execute(f"SELECT COUNT(*) FROM sqlite_master WHERE name IN ({marks})",
+                         _NAMES).fetchone()[0]
+    return int(found) == len(_NAMES)
 
 
 def ensure_chunk_fts(conn: sqlite3.Connection) -> bool:
@@ -92,7 +108,10 @@ def ensure_chunk_fts(conn: sqlite3.Connection) -> bool:
         return False
     try:
         if not fts_ready(conn):  # another process may have made it meanwhile
-            conn.execute(f"DROP TABLE IF EXISTS {FTS_TABLE}")
+            for name in (*_OLD_TRIGGERS, *_NAMES[3:]):
+                conn.execute(f"DROP TRIGGER IF EXISTS {name}")
+            for name in (_INST, _VOCAB, FTS_TABLE, LENGTHS):
+                conn.execute(f"DROP TABLE IF EXISTS {name}")
             for statement in _CREATE:
                 conn.execute(statement)
             conn.execute(f"INSERT INTO {FTS_TABLE}(rowid, body) "
@@ -103,6 +122,42 @@ def ensure_chunk_fts(conn: sqlite3.Connection) -> bool:
             conn.execute("ROLLBACK")
         return False
     return True
+
+
+def postings(conn: sqlite3.Connection, term: str) -> list[tuple[int, int]]:
+    """(chunk rowid, occurrences) of every passage holding the FTS token ``term``."""
+    return [(int(r[0]), int(r[1])) for r in conn.execute(
+        f"SELECT doc, COUNT(*) FROM {_INST} WHERE term = ? GROUP BY doc", (term,))]
+
+
+def missing_lengths(conn: sqlite3.Connection) -> list[Any]:
+    """(rowid, text, metadata, document title, indexed body) of the chunks without a
+    length row."""
+    return conn.execute(
+        f"SELECT c.rowid, c.text, c.metadata, d.title, f.body FROM chunks c "
+        f"JOIN documents d ON d.id = c.doc_id LEFT JOIN {FTS_TABLE} f ON f.rowid = c.rowid "
+        f"WHERE c.rowid NOT IN (SELECT rowid FROM {LENGTHS})").fetchall()
+
+
+def store_lengths(conn: sqlite3.Connection, rows: Sequence[tuple[int, int, int]]) -> None:
+    """Write (rowid, length, exact) rows (ignored when the store is read-only or busy)."""
+    if not rows:
+        return
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.executemany(f"INSERT OR REPLACE INTO {LENGTHS}(rowid, dl, exact) "
+                         "SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM chunks WHERE rowid = ?)",
+                         [(r, d, e, r) for r, d, e in rows])
+        conn.execute("COMMIT")
+    except sqlite3.Error:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+
+
+def lengths(conn: sqlite3.Connection) -> list[tuple[int, int, int]]:
+    """Every (rowid, length, exact) row."""
+    return [(int(a), int(b), int(c)) for a, b, c in
+            conn.execute(f"SELECT rowid, dl, exact FROM {LENGTHS}")]
 
 
 def _match_expr(tokens: Iterable[str]) -> str:
@@ -119,17 +174,3 @@ def match_chunks(conn: sqlite3.Connection, tokens: Sequence[str], columns: str,
     return conn.execute(
         f"SELECT {columns} FROM {FTS_TABLE} f JOIN chunks c ON c.rowid = f.rowid "
         f"WHERE {FTS_TABLE} MATCH ?", (expr,)).fetchall()
-
-
-def token_total(conn: sqlite3.Connection, stopwords: Iterable[str]) -> int:
-    """Number of tokens of at least two characters, stop words left out, in all passages."""
-    total = conn.execute(
-        f"SELECT COALESCE(SUM(cnt), 0) FROM {_VOCAB} WHERE length(term) >= 2").fetchone()[0]
-    stop = sorted({s for s in stopwords if len(s) >= 2})
-    for i in range(0, len(stop), 500):
-        part = stop[i : i + 500]
-        marks = ",".join("?" * len(part))
-        total -= conn.execute(
-            f"SELECT COALESCE(SUM(cnt), 0) FROM {_VOCAB} WHERE term IN ({marks})",
-            part).fetchone()[0]
-    return int(total)

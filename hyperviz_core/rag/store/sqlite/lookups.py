@@ -37,7 +37,15 @@ import numpy as np
 import numpy.typing as npt
 
 from ...types import Chunk
-from .fts import ensure_chunk_fts, fts_ready, match_chunks, token_total
+from .fts import (
+    ensure_chunk_fts,
+    fts_ready,
+    lengths,
+    match_chunks,
+    missing_lengths,
+    postings,
+    store_lengths,
+)
 from .schema import loads
 
 __all__ = ["QueryLookupsMixin"]
@@ -62,6 +70,18 @@ def _chunk(row: Any) -> tuple[int, Chunk, str]:
     rowid, cid, doc_id, text, idx, start, end, meta, title = row
     return int(rowid), Chunk(id=cid, doc_id=doc_id, text=text, index=idx, start=start,
                              end=end, metadata=loads(meta)), str(title or "")
+
+
+def _title(doc_title: str | None, meta: str) -> str:
+    """The title ranking gives a chunk: its document's, else ``metadata["title"]``."""
+    return str(doc_title or loads(meta).get("title") or "")
+
+
+def _passage(title: str, text: str) -> str:
+    """``title + newline + text`` (the title once), as ``ChunkIndex.passage_text``."""
+    if not title or text.lstrip().startswith(title):
+        return text
+    return f"{title}\n{text}"
 
 
 class QueryLookupsMixin:
@@ -97,10 +117,43 @@ class QueryLookupsMixin:
                 "d.title", "(SELECT d.title FROM documents d WHERE d.id = c.doc_id)"))
         return [_chunk(r) for r in rows]
 
-    def lexical_token_total(self, stopwords: Iterable[str]) -> int:
-        """Tokens (2+ characters, not stop words) in all passages (BM25's average length)."""
+    def lexical_postings(self, terms: Iterable[str]) -> dict[str, list[tuple[int, int]]]:
+        """Token → (chunk rowid, occurrences) of every passage holding it (FTS tokens)."""
         with self._lock:
-            return token_total(self._conn, stopwords)
+            return {t: postings(self._conn, t) for t in sorted(set(terms))}
+
+    def lexical_lengths(self, measure: Callable[[str], int]) -> tuple[IntArray, IntArray,
+                                                                      IntArray]:
+        """(rowids, BM25 lengths, exact flags) of every chunk. ``measure(passage)`` gives
+        the length of the passages not measured yet (stored for the next reader when the
+        store is writable); *exact* means the passage is ASCII and equal to its indexed
+        body, so its FTS tokens are its BM25 tokens."""
+        with self._lock:
+            fresh = []
+            for rowid, text, meta, title, body in missing_lengths(self._conn):
+                passage = _passage(_title(title, meta), text)
+                fresh.append((int(rowid), measure(passage),
+                              int(passage.isascii() and body == passage)))
+            if fresh and not self.read_only:
+                store_lengths(self._conn, fresh)
+            rows = {r: (d, e) for r, d, e in lengths(self._conn)}
+            rows.update((r, (d, e)) for r, d, e in fresh)
+        order = sorted(rows)
+        return (np.asarray(order, dtype=np.int64),
+                np.asarray([rows[r][0] for r in order], dtype=np.int64),
+                np.asarray([rows[r][1] for r in order], dtype=np.int64))
+
+    def lexical_passages(self, rowids: Iterable[int]) -> dict[int, str]:
+        """rowid → the passage BM25 reads (title + newline + text)."""
+        out: dict[int, str] = {}
+        with self._lock:
+            for part in _batches(int(r) for r in rowids):
+                marks = ",".join("?" * len(part))
+                for rowid, text, meta, title in self._q(
+                        "SELECT c.rowid, c.text, c.metadata, d.title FROM chunks c JOIN "
+                        f"documents d ON d.id = c.doc_id WHERE c.rowid IN ({marks})", part):
+                    out[int(rowid)] = _passage(_title(title, meta), text)
+        return out
 
     # ------------------------------------------------------------------ chunks
     def chunk_catalogue(self) -> list[tuple[int, str, int, str, str | None]]:
