@@ -30,6 +30,7 @@ from __future__ import annotations
 import itertools
 import sqlite3
 import threading
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -84,6 +85,36 @@ def _passage(title: str, text: str) -> str:
     return f"{title}\n{text}"
 
 
+_LETTERS = ("Lu", "Ll", "Lt", "Lm", "Lo", "Nd", "Nl", "No")
+_SEPARATORS = ("Zs", "Zl", "Zp", "Pd", "Ps", "Pe", "Pi", "Pf", "Po", "Sm", "Sc", "Sk", "So",
+               "Cc", "Cf")
+_SAFE: dict[str, bool] = {}
+
+
+def _safe_char(c: str) -> bool:
+    """Whether FTS5 ``unicode61`` and Python's ``\\w`` agree on ``c`` as far as tokens of
+    ASCII characters go: a letter or digit of an old block (both count it as a token
+    character, it lower-cases to one non-ASCII character) or a separator for both."""
+    ok = _SAFE.get(c)
+    if ok is None:
+        cat = unicodedata.category(c)
+        cp = ord(c)
+        old = cp < 0x2C00 or 0x3040 <= cp < 0xA000 or 0xAC00 <= cp < 0xD7A4
+        low = c.lower()
+        ok = (cat in _SEPARATORS and c != "_" and cp < 0x3000) or (
+            cat in _LETTERS and old and len(low) == 1 and not low.isascii()
+            and len(c.casefold()) == 1 and not c.casefold().isascii())
+        _SAFE[c] = ok
+    return ok
+
+
+def _same_ascii_tokens(passage: str) -> bool:
+    """Whether the FTS tokens of ``passage`` that are ASCII equal its BM25 tokens that are
+    ASCII (ASCII text; else only characters of :func:`_safe_char`)."""
+    return passage.isascii() or all(
+        _safe_char(c) for c in set(passage) if not c.isascii())
+
+
 class QueryLookupsMixin:
     """Lookups of lazy retrieval (mixed into :class:`~.store.HypergraphStore`)."""
 
@@ -126,14 +157,15 @@ class QueryLookupsMixin:
                                                                       IntArray]:
         """(rowids, BM25 lengths, exact flags) of every chunk. ``measure(passage)`` gives
         the length of the passages not measured yet (stored for the next reader when the
-        store is writable); *exact* means the passage is ASCII and equal to its indexed
-        body, so its FTS tokens are its BM25 tokens."""
+        store is writable); *exact* means the passage equals its indexed body and its
+        FTS tokens made of ASCII characters are its BM25 tokens made of ASCII characters
+        (:func:`_same_ascii_tokens`), so ASCII query tokens may be counted by FTS."""
         with self._lock:
             fresh = []
             for rowid, text, meta, title, body in missing_lengths(self._conn):
                 passage = _passage(_title(title, meta), text)
                 fresh.append((int(rowid), measure(passage),
-                              int(passage.isascii() and body == passage)))
+                              int(body == passage and _same_ascii_tokens(passage))))
             if fresh and not self.read_only:
                 store_lengths(self._conn, fresh)
             rows = {r: (d, e) for r, d, e in lengths(self._conn)}
