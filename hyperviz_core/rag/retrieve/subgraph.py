@@ -31,6 +31,8 @@ class Layer(Protocol):
     def edge_sizes(self, hids: Iterable[str]) -> dict[str, int]: ...
     def has_edge(self, hid: str) -> bool: ...
     def members(self, hids: Iterable[str]) -> dict[str, list[str]]: ...
+    def inside(self, keys: set[str]) -> list[str]:
+        """Sorted ids of the hyperedges whose members all lie in ``keys``."""
     def entity_objects(self, keys: Iterable[str]) -> dict[str, Entity]: ...
     def edge_objects(self, hids: Iterable[str]) -> dict[str, Hyperedge]: ...
     def metadata(self) -> dict[str, object]: ...
@@ -60,6 +62,10 @@ class FullLayer:
     def members(self, hids: Iterable[str]) -> dict[str, list[str]]:
         return {h: list(self.hg.hyperedges[h].members) for h in hids}
 
+    def inside(self, keys: set[str]) -> list[str]:
+        cand = sorted({hid for key in sorted(keys) for hid in self.hg.neighbors(key)})
+        return [h for h in cand if all(m in keys for m in self.hg.hyperedges[h].members)]
+
     def entity_objects(self, keys: Iterable[str]) -> dict[str, Entity]:
         return {k: self.hg.entities[k] for k in keys}
 
@@ -83,10 +89,7 @@ def induced(hg: Hypergraph | Layer, keys: Iterable[str]) -> Hypergraph:
     """
     layer = as_layer(hg)
     keep = layer.known(keys)
-    layer.prefetch(keep)
-    cand = sorted({hid for key in sorted(keep) for hid in layer.neighbors(key)})
-    members = layer.members(cand)
-    inside = [h for h in cand if all(m in keep for m in members[h])]
+    inside = layer.inside(keep)
     ents = layer.entity_objects(sorted(keep))
     edges = layer.edge_objects(inside)
     return Hypergraph(entities={k: ents[k] for k in sorted(keep)},

@@ -134,6 +134,27 @@ class LocalReadsMixin:
                     out.setdefault(key, []).append(hid)
         return out
 
+    def layer_inside(self, keys: Iterable[str], layer: Literal["bottom", "top"]) -> list[str]:
+        """Sorted ids of the hyperedges of ``layer`` whose members all lie in ``keys`` (the
+        hyperedges of the sub-hypergraph induced by ``keys``)."""
+        keys = sorted(set(keys))
+        if not keys:
+            return []
+        with self._lock:
+            if len(keys) > _BATCH:  # one statement must see every key
+                incident = self.layer_incidence(keys, layer)
+                hids = sorted({h for hs in incident.values() for h in hs})
+                members = self._members(set(hids))
+                inside = set(keys)
+                return [h for h in hids if all(m in inside for m in members.get(h, []))]
+            marks = ",".join("?" * len(keys))
+            rows = self._q(
+                "SELECT i.hid FROM incidences i JOIN hyperedges h ON h.id = i.hid "
+                f"WHERE i.entity_key IN ({marks}) AND h.kind || '' = ? GROUP BY i.hid "
+                "HAVING COUNT(*) = (SELECT COUNT(*) FROM incidences j WHERE j.hid = i.hid) "
+                "ORDER BY i.hid", [*keys, _KIND[layer]])
+        return [r[0] for r in rows]
+
     def layer_sizes(self, hids: Iterable[str]) -> dict[str, int]:
         """Hyperedge id → number of members (ids that exist)."""
         out: dict[str, int] = {}
