@@ -129,10 +129,10 @@ class CandidateIndex:
                            self.store.chunks_by_rowid(rowids.values()).items())
         new_keys = [k for k in entities if k not in self._src]
         if new_keys:
-            found = self.store.entity_source_rowids(new_keys)
+            sources = self.view.entity_sources(new_keys)
+            empty = np.zeros(0, dtype=np.int64)
             for key in new_keys:
-                src = self.view.ord_of[np.asarray(found.get(key, []), dtype=np.int64)]
-                self._src[key] = self._local(np.sort(src))
+                self._src[key] = self._local(sources.get(key, empty))
                 self._local(self.view.home_ords(key))
         new_edges = [h for h in hyperedges if h not in self._edge]
         if new_edges:
@@ -244,8 +244,7 @@ class CandidateIndex:
         if kind == "homes":
             out = self.view.home_keys(o)
         else:
-            rowid = int(self.view.rowid_of[o])
-            keys = self.store.chunk_entity_keys([rowid]).get(rowid, [])
+            keys = self.view.chunk_entities(o)
             out = sorted(set(keys) | set(self.view.link(self.chunk_at(pos).text)))
         self._cache[(kind, pos)] = out
         return out

@@ -126,6 +126,7 @@ class CorpusView:
         self._homes: dict[str, IntArray] = {}
         self._walk: EntityWalk | None = None
         self._walk_built = False
+        self._by_entity: Any = None
         self._avg_len: float | None = None
         self.dl: IntArray = np.zeros(0, dtype=np.int64)
         self.exact: npt.NDArray[np.bool_] = np.zeros(0, dtype=bool)
@@ -206,6 +207,30 @@ class CorpusView:
             self._load_lengths()
         assert self._avg_len is not None
         return self._avg_len
+
+    def entity_sources(self, keys: Iterable[str]) -> dict[str, IntArray]:
+        """Entity key → sorted ordinals of its source chunks (from the mention arrays)."""
+        walk = self.walk
+        if walk is None:
+            return {}
+        if self._by_entity is None:
+            self._by_entity = walk.specificity.tocsc()
+        csc = self._by_entity
+        out: dict[str, IntArray] = {}
+        for key in keys:
+            i = walk.position.get(key)
+            if i is not None:
+                out[key] = np.sort(csc.indices[csc.indptr[i]:csc.indptr[i + 1]]).astype(np.int64)
+        return out
+
+    def chunk_entities(self, ordinal: int) -> list[str]:
+        """Sorted keys of the entities extracted from chunk ``ordinal``."""
+        walk = self.walk
+        if walk is None:
+            return []
+        spec = walk.specificity
+        cols = spec.indices[spec.indptr[ordinal]:spec.indptr[ordinal + 1]]
+        return sorted(walk.keys[int(c)] for c in cols)
 
     @property
     def walk(self) -> EntityWalk | None:
