@@ -30,7 +30,7 @@ from ..store.protocol import StoreProtocol
 from ..store.sqlite.schema import loads
 from ..types import Chunk
 from .chunk_index import title_keys
-from .lazy_layer import StoreLayer
+from .layer_index import IndexedLayer, LayerIndex
 from .lexical import tokens
 from .walk import EntityWalk
 
@@ -61,7 +61,8 @@ class QueryLookups(Protocol):
     def hyperedge_kinds(self, hids: Iterable[str]) -> dict[str, str]: ...
     def hyperedge_members(self, hids: Iterable[str]) -> dict[str, list[str]]: ...
     def entity_catalogue(self) -> tuple[list[str], IntArray]: ...
-    def relation_incidence_rowids(self) -> tuple[IntArray, IntArray]: ...
+    def layer_structure(self, kind: str) -> tuple[list[str], IntArray, IntArray]: ...
+    def top_entity_keys(self) -> list[str]: ...
     def mention_rowids(self) -> IntArray: ...
     def layer_known(self, keys: Iterable[str], layer: Literal["bottom", "top"]
                     ) -> set[str]: ...
@@ -127,6 +128,8 @@ class CorpusView:
         self._walk: EntityWalk | None = None
         self._walk_built = False
         self._by_entity: Any = None
+        self._catalogue: tuple[list[str], IntArray] | None = None
+        self._layers: dict[str, LayerIndex] = {}
         self._avg_len: float | None = None
         self.dl: IntArray = np.zeros(0, dtype=np.int64)
         self.exact: npt.NDArray[np.bool_] = np.zeros(0, dtype=bool)
@@ -232,21 +235,41 @@ class CorpusView:
         cols = spec.indices[spec.indptr[ordinal]:spec.indptr[ordinal + 1]]
         return sorted(walk.keys[int(c)] for c in cols)
 
+    def _entities(self) -> tuple[list[str], IntArray]:
+        if self._catalogue is None:
+            keys, rowids = self.store.entity_catalogue()
+            self._catalogue = (keys, _rank_map(rowids))
+        return self._catalogue
+
+    def layer_index(self, layer: Literal["bottom", "top"]) -> LayerIndex:
+        """The incidence structure of G_bot / G_top (built on first use)."""
+        found = self._layers.get(layer)
+        if found is None:
+            keys, ent_ord = self._entities()
+            ids, edge_rowids, pairs = self.store.layer_structure(
+                "relation" if layer == "bottom" else "theme")
+            edges = _rank_map(edge_rowids)[pairs[:, 0]] if pairs.size else pairs[:, 0]
+            members = ent_ord[pairs[:, 1]] if pairs.size else pairs[:, 1]
+            indptr = np.concatenate([[0], np.cumsum(np.bincount(edges, minlength=len(ids)))])
+            top = set(self.store.top_entity_keys()) if layer == "top" else None
+            found = self._layers[layer] = LayerIndex(layer, keys, ids,
+                                                     indptr.astype(np.int64), members, top)
+        return found
+
     @property
     def walk(self) -> EntityWalk | None:
         """PPR over the whole entity–hyperedge incidence graph, from integer arrays (built
         on first use; None without entities)."""
         if not self._walk_built:
             self._walk_built = True
-            keys, ent_rowids = self.store.entity_catalogue()
+            keys, ent_ord = self._entities()
             if keys:
-                ent_ord = _rank_map(ent_rowids)
-                edge_rowids, inc = self.store.relation_incidence_rowids()
-                edge_ord = _rank_map(edge_rowids)
+                inc = self.layer_index("bottom").incident
+                rows = np.repeat(np.arange(inc.shape[0], dtype=np.int64), np.diff(inc.indptr))
                 men = self.store.mention_rowids()
                 chunk_ord = self.ord_of[men[:, 0]] if men.size else men[:, 0]
                 self._walk = EntityWalk.from_arrays(
-                    keys, len(edge_rowids), (ent_ord[inc[:, 0]], edge_ord[inc[:, 1]]),
+                    keys, inc.shape[1], (rows, inc.indices.astype(np.int64)),
                     (chunk_ord, ent_ord[men[:, 1]]), self.n)
         return self._walk
 
@@ -263,9 +286,9 @@ class LazyCorpus:
         return self.view.n
 
     def layer(self, layer: Literal["bottom", "top"], keys: Iterable[str], hops: int
-              ) -> StoreLayer:
-        """The layer, read piecewise as ``expand``/``induced`` walk it from ``keys``."""
-        return StoreLayer(self.store, layer)
+              ) -> IndexedLayer:
+        """The layer for ``expand``/``induced``: structure in memory, objects by lookup."""
+        return IndexedLayer(self.view.layer_index(layer), self.store)
 
     def known_entities(self, keys: Iterable[str]) -> set[str]:
         """The keys of ``keys`` that are entities of the bottom layer."""

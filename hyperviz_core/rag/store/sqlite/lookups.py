@@ -306,18 +306,24 @@ class QueryLookupsMixin:
             rows = self._q("SELECT key, rowid FROM entities ORDER BY key")
         return [r[0] for r in rows], np.asarray([r[1] for r in rows], dtype=np.int64)
 
-    def relation_incidence_rowids(self) -> tuple[IntArray, IntArray]:
-        """(rowids of the relation hyperedges sorted by id, distinct (entity rowid,
-        hyperedge rowid) incidence pairs of them)."""
+    def layer_structure(self, kind: str) -> tuple[list[str], IntArray, IntArray]:
+        """The incidence structure of the hyperedges of ``kind`` without their texts:
+        (their ids sorted, their rowids in that order, (hyperedge rowid, entity rowid)
+        pairs in (id, member position) order)."""
         with self._lock:
-            edges = np.fromiter((r[0] for r in self._conn.execute(
-                "SELECT rowid FROM hyperedges WHERE kind = 'relation' ORDER BY id")),
-                dtype=np.int64)
+            rows = self._q("SELECT id, rowid FROM hyperedges WHERE kind = ? ORDER BY id",
+                           (kind,))
             pairs = _pairs(self._conn.execute(
-                "SELECT DISTINCT e.rowid, h.rowid FROM incidences i "
-                "JOIN hyperedges h ON h.id = i.hid JOIN entities e ON e.key = i.entity_key "
-                "WHERE h.kind = 'relation'"))
-        return edges, pairs
+                "SELECT h.rowid, e.rowid FROM incidences i JOIN hyperedges h ON h.id = i.hid "
+                "JOIN entities e ON e.key = i.entity_key WHERE h.kind = ? "
+                "ORDER BY i.hid, i.position", (kind,)))
+        return ([r[0] for r in rows], np.asarray([r[1] for r in rows], dtype=np.int64),
+                pairs)
+
+    def top_entity_keys(self) -> list[str]:
+        """Keys of the entities of G_top (key entities of some theme), sorted."""
+        with self._lock:
+            return [r[0] for r in self._q("SELECT DISTINCT key FROM key_entities ORDER BY key")]
 
     def mention_rowids(self) -> IntArray:
         """Distinct (chunk rowid, entity rowid) pairs of every mention of an entity."""
