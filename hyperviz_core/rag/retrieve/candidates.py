@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..types import Chunk
-from .lexical import bm25_from_counts, query_tokens, tokens
+from .lexical import bm25_values, query_tokens, tokens
 from .walk import EntityWalk
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ class CandidateIndex:
     def __init__(self, store: QueryLookups, view: CorpusView) -> None:
         self.store, self.view = store, view
         self.ords: list[int] = []
-        self.pos_of: dict[int, int] = {}
+        self.pos: IntArray = np.full(view.n, -1, dtype=np.int64)  # ordinal → position
         self.position: dict[str, int] = {}
         self._chunks: dict[int, tuple[Chunk, str]] = {}
         self._src: dict[str, IntArray] = {}
@@ -96,23 +96,23 @@ class CandidateIndex:
         return self.ords_array()
 
     # ------------------------------------------------------------------ growing
-    def _add(self, ords: Iterable[int]) -> None:
-        for o in ords:
-            o = int(o)
-            if o not in self.pos_of:
-                self.pos_of[o] = len(self.ords)
-                self.ords.append(o)
+    def _add(self, ords: Iterable[int] | IntArray) -> None:
+        arr = np.asarray(ords if isinstance(ords, np.ndarray) else list(ords), dtype=np.int64)
+        new = np.unique(arr[self.pos[arr] < 0]) if arr.size else arr
+        if new.size:
+            self.pos[new] = np.arange(len(self.ords), len(self.ords) + new.size)
+            self.ords.extend(new.tolist())
 
     def _add_rows(self, rows: Iterable[tuple[int, Chunk, str]]) -> None:
         for rowid, chunk, title in rows:
             o = int(self.view.ord_of[rowid])
             self._chunks[o] = (chunk, title)
             self._add([o])
-            self.position[chunk.id] = self.pos_of[o]
+            self.position[chunk.id] = int(self.pos[o])
 
     def _local(self, ords: IntArray) -> IntArray:
-        self._add(ords.tolist())
-        return np.asarray([self.pos_of[int(o)] for o in ords.tolist()], dtype=np.int64)
+        self._add(ords)
+        return np.asarray(self.pos[ords], dtype=np.int64)
 
     def require(self, *, lexical_query: str | None = None, entities: Iterable[str] = (),
                 hyperedges: Iterable[str] = (), chunk_ids: Iterable[str] = (),
@@ -143,7 +143,7 @@ class CandidateIndex:
         if top_k > self._top_k:
             self._top_k = top_k
             outside = [o for o in range(min(self.view.n, top_k + len(self.ords)))
-                       if o not in self.pos_of]
+                       if self.pos[o] < 0]
             self._add(outside[:top_k])
 
     def _add_top(self, every: FloatArray) -> None:
@@ -159,33 +159,57 @@ class CandidateIndex:
 
     def _score_lexical(self, query: str) -> None:
         """BM25 of the chunks holding a query token: counts from the FTS postings for the
-        chunks whose FTS tokens are their BM25 tokens (ASCII), from their text otherwise."""
+        chunks whose FTS tokens are their BM25 tokens, from their text otherwise."""
         toks = query_tokens(query)
         view = self.view
         avg = view.avg_len()
-        counts: dict[int, dict[str, int]] = {}
+        post: dict[str, tuple[IntArray, IntArray]] = {}
         if toks and all(t.isascii() for t in toks):
-            for term, rows in self.store.lexical_postings(toks).items():
-                for rowid, tf in rows:
-                    counts.setdefault(int(view.ord_of[rowid]), {})[term] = tf
-            redo = [o for o in counts if not view.exact[o]]
+            inexact: set[int] = set()
+            for term, (rowids, tfs) in self.store.lexical_postings(toks).items():
+                ords = view.ord_of[rowids]
+                keep = view.exact[ords]
+                post[term] = ords[keep], tfs[keep]
+                inexact.update(ords[~keep].tolist())
+            redo = sorted(inexact)
         else:
             found = self.store.lexical_candidates(toks) if toks else []
-            redo = [int(view.ord_of[r[0]]) for r in found]
+            redo = sorted({int(view.ord_of[r[0]]) for r in found})
         if redo:
-            wanted = set(toks)
-            texts = self.store.lexical_passages(int(view.rowid_of[o]) for o in redo)
-            for o in redo:
-                found_tf = Counter(t for t in tokens(texts[int(view.rowid_of[o])]) if t in wanted)
-                counts[o] = dict(found_tf)
-        ords = sorted(o for o, c in counts.items() if c)
-        self._add(ords)
-        scores = bm25_from_counts(toks, [counts[o] for o in ords],
-                                  view.dl[np.asarray(ords, dtype=np.int64)], view.n, avg)
-        out = np.zeros(len(self.ords), dtype=np.float64)
-        for o, s in zip(ords, scores.tolist(), strict=True):
-            out[self.pos_of[o]] = s
-        self._bm25 = (query, out)
+            extra = self._count_texts(toks, redo)
+            for term in set(toks):
+                o_x, tf_x = extra.get(term, ([], []))
+                o_f, tf_f = post.get(term, (np.zeros(0, np.int64), np.zeros(0, np.int64)))
+                post[term] = (np.concatenate([o_f, np.asarray(o_x, dtype=np.int64)]),
+                              np.concatenate([tf_f, np.asarray(tf_x, dtype=np.int64)]))
+        every = [o for o, _ in post.values() if o.size]
+        if every:
+            self._add(np.concatenate(every))
+        scores = np.zeros(len(self.ords), dtype=np.float32)
+        values: dict[str, tuple[IntArray, npt.NDArray[np.float32]]] = {}
+        for term, (ords, tfs) in post.items():
+            if ords.size:
+                values[term] = (self.pos[ords], bm25_values(tfs, view.dl[ords], ords.size,
+                                                            view.n, avg))
+        for tok in toks:  # bm25s: one np.add.at per query token, repeats included
+            if tok in values:
+                np.add.at(scores, *values[tok])
+        self._bm25 = (query, scores.astype(np.float64))
+
+    def _count_texts(self, toks: list[str], ords: list[int]
+                     ) -> dict[str, tuple[list[int], list[int]]]:
+        """Query-token counts of chunks read from their text: term → (ordinals, counts)."""
+        wanted = set(toks)
+        texts = self.store.lexical_passages(int(self.view.rowid_of[o]) for o in ords)
+        out: dict[str, tuple[list[int], list[int]]] = {}
+        for o in ords:
+            found_tf = Counter(t for t in tokens(texts[int(self.view.rowid_of[o])])
+                               if t in wanted)
+            for term, tf in sorted(found_tf.items()):
+                entry = out.setdefault(term, ([], []))
+                entry[0].append(o)
+                entry[1].append(tf)
+        return out
 
     # ------------------------------------------------------------------ reads
     def bm25(self, query: str) -> FloatArray:
@@ -226,7 +250,7 @@ class CandidateIndex:
         for rowid, (chunk, title) in self.store.chunks_by_rowid(missing).items():
             o = int(self.view.ord_of[rowid])
             self._chunks[o] = (chunk, title)
-            self.position[chunk.id] = self.pos_of[o]
+            self.position[chunk.id] = int(self.pos[o])
 
     def chunk_at(self, pos: int) -> Chunk:
         if self.ords[pos] not in self._chunks:

@@ -64,10 +64,15 @@ class LayerIndex:
         inc.sum_duplicates()
         inc.sort_indices()
         self.incident = inc  # entity number → sorted hyperedge numbers (= id order)
+        self._num: dict[str, int] = {}
 
     def _edge(self, hid: str) -> int | None:
-        j = bisect.bisect_left(self.ids, hid)
-        return j if j < len(self.ids) and self.ids[j] == hid else None
+        j = self._num.get(hid)
+        if j is None:
+            j = bisect.bisect_left(self.ids, hid)
+            if j >= len(self.ids) or self.ids[j] != hid:
+                return None
+        return j
 
     def known(self, keys: Iterable[str]) -> set[str]:
         """The keys of ``keys`` that are entities of the layer."""
@@ -81,7 +86,34 @@ class LayerIndex:
         if i is None:
             return []
         inc = self.incident
-        return [self.ids[int(j)] for j in inc.indices[inc.indptr[i]:inc.indptr[i + 1]]]
+        nums = inc.indices[inc.indptr[i]:inc.indptr[i + 1]].tolist()
+        ids = [self.ids[j] for j in nums]
+        if len(self._num) < 1_000_000:  # remember where these ids are (bounded)
+            self._num.update(zip(ids, nums, strict=True))
+        return ids
+
+    def inside(self, keys: Iterable[str]) -> list[str]:
+        """Sorted ids of the hyperedges incident to ``keys`` whose members all lie in
+        ``keys`` (vectorised over the member arrays)."""
+        nums = np.asarray(sorted({self.position[k] for k in keys if k in self.position}),
+                          dtype=np.int64)
+        if not nums.size:
+            return []
+        inc = self.incident
+        cand = np.unique(np.concatenate(
+            [inc.indices[inc.indptr[i]:inc.indptr[i + 1]] for i in nums.tolist()]))
+        if not cand.size:
+            return []
+        mask = np.zeros(len(self.keys), dtype=bool)
+        mask[nums] = True
+        starts = self.indptr[cand]
+        lens = self.indptr[cand + 1] - starts
+        before = np.concatenate([[0], np.cumsum(lens)[:-1]])
+        flat = np.repeat(starts - before, lens) + np.arange(int(lens.sum()))
+        outside = np.repeat(np.arange(cand.size), lens)[~mask[self.member_ids[flat]]]
+        good = np.ones(cand.size, dtype=bool)
+        good[outside] = False
+        return [self.ids[int(j)] for j in cand[good]]
 
     def has_edge(self, hid: str) -> bool:
         return self._edge(hid) is not None
@@ -130,9 +162,7 @@ class IndexedLayer:
         return self.index.members(hids)
 
     def inside(self, keys: set[str]) -> list[str]:
-        cand = sorted({h for k in sorted(keys) for h in self.index.neighbors(k)})
-        members = self.index.members(cand)
-        return [h for h in cand if all(m in keys for m in members[h])]
+        return self.index.inside(keys)
 
     def entity_objects(self, keys: Iterable[str]) -> dict[str, Entity]:
         return self.store.entity_objects(keys)

@@ -28,7 +28,8 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = [
-    "STOPWORDS", "bm25_from_counts", "bm25_scores", "passage_tokens", "query_tokens", "tokens",
+    "STOPWORDS", "bm25_from_counts", "bm25_scores", "bm25_values", "passage_tokens",
+    "query_tokens", "tokens",
 ]
 
 K1 = 1.5
@@ -76,6 +77,17 @@ def bm25_scores(query: Sequence[str], passages: Sequence[Sequence[str]], n_docs:
     return bm25_from_counts(query, counts, lengths, n_docs, avg_len)
 
 
+def bm25_values(tf: npt.NDArray[np.int64], lengths: npt.NDArray[np.int64], df: int,
+                n_docs: int, avg_len: float) -> npt.NDArray[np.float32]:
+    """Score of one token in each passage holding it (``tf`` times, passage ``lengths``),
+    with the token in ``df`` of ``n_docs`` passages — ``bm25s``'s float32 arithmetic."""
+    idf = np.float32(math.log(1 + (n_docs - df + 0.5) / (df + 0.5)))
+    tf32 = np.asarray(tf, dtype=np.float32)
+    tfc = tf32 / (K1 * ((1 - B) + B * lengths / np.float64(avg_len)) + tf32)
+    out: npt.NDArray[np.float32] = (idf * tfc).astype(np.float32)
+    return out
+
+
 def bm25_from_counts(query: Sequence[str], counts: Sequence[Mapping[str, int]],
                      lengths: npt.NDArray[np.int64], n_docs: int, avg_len: float
                      ) -> npt.NDArray[np.float32]:
@@ -84,18 +96,14 @@ def bm25_from_counts(query: Sequence[str], counts: Sequence[Mapping[str, int]],
     scores = np.zeros(len(counts), dtype=np.float32)
     if not query or not len(counts) or n_docs <= 0 or avg_len <= 0:
         return scores
-    l_avg = np.float64(avg_len)
     values: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]] = {}
     for tok in sorted(set(query)):
         idx = np.asarray([i for i, c in enumerate(counts) if c.get(tok, 0) > 0],
                          dtype=np.int64)
         if not idx.size:
             continue
-        df = int(idx.size)
-        idf = np.float32(math.log(1 + (n_docs - df + 0.5) / (df + 0.5)))
-        tf = np.asarray([counts[i][tok] for i in idx.tolist()], dtype=np.float32)
-        tfc = tf / (K1 * ((1 - B) + B * lengths[idx] / l_avg) + tf)
-        values[tok] = idx, (idf * tfc).astype(np.float32)
+        tf = np.asarray([counts[i][tok] for i in idx.tolist()], dtype=np.int64)
+        values[tok] = idx, bm25_values(tf, lengths[idx], int(idx.size), n_docs, avg_len)
     for tok in query:  # bm25s: one np.add.at per query token, repeats included
         if tok in values:
             idx, vals = values[tok]

@@ -27,15 +27,21 @@ Example:
     >>> _ = conn.execute("INSERT INTO chunks VALUES ('c1', 'd', 'A Canadian singer.', '{}')")
     >>> [r[0] for r in match_chunks(conn, ["hank"], "id")]
     ['c1']
-    >>> postings(conn, "singer")
-    [(1, 1)]
+    >>> [a.tolist() for a in postings(conn, "singer")]
+    [[1], [1]]
 """
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+IntArray = npt.NDArray[np.int64]
 
 __all__ = [
     "FTS_TABLE", "LENGTHS", "ensure_chunk_fts", "fts_ready", "lengths", "match_chunks",
@@ -124,10 +130,12 @@ def ensure_chunk_fts(conn: sqlite3.Connection) -> bool:
     return True
 
 
-def postings(conn: sqlite3.Connection, term: str) -> list[tuple[int, int]]:
-    """(chunk rowid, occurrences) of every passage holding the FTS token ``term``."""
-    return [(int(r[0]), int(r[1])) for r in conn.execute(
-        f"SELECT doc, COUNT(*) FROM {_INST} WHERE term = ? GROUP BY doc", (term,))]
+def postings(conn: sqlite3.Connection, term: str) -> tuple[IntArray, IntArray]:
+    """(chunk rowids, occurrences) of the passages holding the FTS token ``term``."""
+    flat = np.fromiter(itertools.chain.from_iterable(conn.execute(
+        f"SELECT doc, COUNT(*) FROM {_INST} WHERE term = ? GROUP BY doc", (term,))),
+        dtype=np.int64).reshape(-1, 2)
+    return flat[:, 0], flat[:, 1]
 
 
 def missing_lengths(conn: sqlite3.Connection) -> list[Any]:

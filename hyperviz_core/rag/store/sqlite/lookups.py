@@ -148,8 +148,8 @@ class QueryLookupsMixin:
                 "d.title", "(SELECT d.title FROM documents d WHERE d.id = c.doc_id)"))
         return [_chunk(r) for r in rows]
 
-    def lexical_postings(self, terms: Iterable[str]) -> dict[str, list[tuple[int, int]]]:
-        """Token → (chunk rowid, occurrences) of every passage holding it (FTS tokens)."""
+    def lexical_postings(self, terms: Iterable[str]) -> dict[str, tuple[IntArray, IntArray]]:
+        """Token → (chunk rowids, occurrences) of the passages holding it (FTS tokens)."""
         with self._lock:
             return {t: postings(self._conn, t) for t in sorted(set(terms))}
 
