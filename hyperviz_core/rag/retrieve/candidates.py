@@ -166,8 +166,7 @@ class CandidateIndex:
         post: dict[str, tuple[IntArray, IntArray]] = {}
         if toks and all(t.isascii() for t in toks):
             inexact: set[int] = set()
-            for term, (rowids, tfs) in self.store.lexical_postings(toks).items():
-                ords = view.ord_of[rowids]
+            for term, (ords, tfs) in view.postings(toks).items():
                 keep = view.exact[ords]
                 post[term] = ords[keep], tfs[keep]
                 inexact.update(ords[~keep].tolist())

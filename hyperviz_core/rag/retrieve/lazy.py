@@ -37,6 +37,8 @@ from .walk import EntityWalk
 __all__ = ["CorpusView", "LazyCorpus", "QueryLookups", "lazy_corpus_for"]
 
 IntArray = npt.NDArray[np.int64]
+#: most (chunk, count) postings a corpus view keeps cached across queries
+POSTINGS_CACHE = 2_000_000
 
 
 @runtime_checkable
@@ -129,6 +131,8 @@ class CorpusView:
         self._walk_built = False
         self._by_entity: Any = None
         self._catalogue: tuple[list[str], IntArray] | None = None
+        self._postings: dict[str, tuple[IntArray, IntArray]] = {}
+        self._cached = 0
         self._layers: dict[str, LayerIndex] = {}
         self._avg_len: float | None = None
         self.dl: IntArray = np.zeros(0, dtype=np.int64)
@@ -203,6 +207,22 @@ class CorpusView:
         self.dl[ords[keep]] = dl[keep]
         self.exact[ords[keep]] = exact[keep] > 0
         self._avg_len = int(self.dl.sum()) / self.n if self.n else 0.0
+
+    def postings(self, terms: Iterable[str]) -> dict[str, tuple[IntArray, IntArray]]:
+        """Token → (ordinals, FTS counts) of the chunks holding it; cached per store state
+        (at most ``POSTINGS_CACHE`` entries in all, oldest terms dropped first)."""
+        wanted = sorted(set(terms))
+        missing = [t for t in wanted if t not in self._postings]
+        if missing:
+            for term, (rowids, tfs) in self.store.lexical_postings(missing).items():
+                self._postings[term] = (self.ord_of[rowids], tfs)
+                self._cached += int(rowids.size)
+            while self._cached > POSTINGS_CACHE and len(self._postings) > len(wanted):
+                old = next(iter(self._postings))
+                if old in wanted:
+                    break
+                self._cached -= int(self._postings.pop(old)[0].size)
+        return {t: self._postings[t] for t in wanted if t in self._postings}
 
     def avg_len(self) -> float:
         """Average BM25 passage length over the corpus (``bm25s``'s ``avg_doc_len``)."""
