@@ -1,14 +1,17 @@
 """Retrieval that reads only what a query needs from a store with indexed lookups.
 
 :class:`LazyCorpus` stands in for :class:`~.state.Corpus` (which loads both layers, every
-chunk and a BM25 index over all of them). The stages ask it for the h-hop neighbourhood of
-their seeds (``store.neighbourhood``), entity names and existence, theme members and the
-chunk index of one query (:class:`~.candidates.CandidateIndex`: BM25 candidates from the
-store's full-text index, evidence chunks by entity/hyperedge lookups). What it keeps per
-store state (:class:`CorpusView`) is small and has no text: the chunk order and titles, the
-*home* map (entity → chunks of the document titled by it, or opening with it), and — built
-on the first query that uses personalised PageRank — the entity–hyperedge incidence and
-chunk–entity mention matrices as integer arrays. The results equal the full path's (tested).
+chunk and a BM25 index over all of them). The stages ask it for the layers to walk from
+their seeds (:class:`~.layer_index.IndexedLayer`: the incidence structure in memory, the
+entity and hyperedge objects of the result by primary-key lookups), entity names and
+existence, theme members, and the chunk index of one query
+(:class:`~.candidates.CandidateIndex`: BM25 candidates and counts from the store's FTS5
+index, evidence chunks from the mention arrays). What it keeps per store state
+(:class:`CorpusView`, built on the first query) has no text, description or vector: chunk
+order and titles, BM25 passage lengths, the *home* map (entity → chunks of the document
+titled by it, or opening with it), entity keys, each layer's incidence structure and the
+chunk–entity mentions as integer arrays (the PageRank walk), and recently used postings.
+The results equal the full path's (tests/test_lazy_query.py).
 
 A store qualifies when it has the lookups (:class:`QueryLookups`; the SQLite store) and its
 full-text index is available (made on first use; a read-only store without it, or another
@@ -56,7 +59,6 @@ class QueryLookups(Protocol):
     def chunks_by_rowid(self, rowids: Iterable[int]) -> dict[int, tuple[Chunk, str]]: ...
     def chunk_rowids(self, ids: Iterable[str]) -> dict[str, int]: ...
     def chunk_heads(self, rowids: Iterable[int], chars: int) -> dict[int, str]: ...
-    def entity_source_rowids(self, keys: Iterable[str]) -> dict[str, list[int]]: ...
     def hyperedge_source_rowids(self, hids: Iterable[str]) -> dict[str, list[int]]: ...
     def chunk_entity_keys(self, rowids: Iterable[int]) -> dict[int, list[str]]: ...
     def entity_info(self, keys: Iterable[str]) -> dict[str, tuple[str, str]]: ...

@@ -232,13 +232,6 @@ class QueryLookupsMixin:
         return out
 
     # ------------------------------------------------------------------ evidence
-    def entity_source_rowids(self, keys: Iterable[str]) -> dict[str, list[int]]:
-        """Entity key → rowids of the chunks that mention it (its ``source_ids``)."""
-        return self._sources(
-            "SELECT m.key, c.rowid FROM entity_mentions m JOIN chunks c ON c.id = m.chunk_id "
-            "WHERE m.key IN ({marks}) AND EXISTS (SELECT 1 FROM entities e WHERE e.key = m.key)",
-            keys)
-
     def hyperedge_source_rowids(self, hids: Iterable[str]) -> dict[str, list[int]]:
         """Relation hyperedge id → rowids of the chunks it was extracted from."""
         return self._sources(
