@@ -127,19 +127,21 @@ class CandidateIndex:
             rowids = self.store.chunk_rowids(ids)
             self._add_rows((r, c, t) for r, (c, t) in
                            self.store.chunks_by_rowid(rowids.values()).items())
+        empty = np.zeros(0, dtype=np.int64)
         new_keys = [k for k in entities if k not in self._src]
-        if new_keys:
-            sources = self.view.entity_sources(new_keys)
-            empty = np.zeros(0, dtype=np.int64)
-            for key in new_keys:
-                self._src[key] = self._local(sources.get(key, empty))
-                self._local(self.view.home_ords(key))
         new_edges = [h for h in hyperedges if h not in self._edge]
-        if new_edges:
-            found = self.store.hyperedge_source_rowids(new_edges)
-            for hid in new_edges:
-                src = self.view.ord_of[np.asarray(found.get(hid, []), dtype=np.int64)]
-                self._edge[hid] = self._local(np.sort(src))
+        sources = self.view.entity_sources(new_keys) if new_keys else {}
+        found = self.store.hyperedge_source_rowids(new_edges) if new_edges else {}
+        edge_ords = {h: np.sort(self.view.ord_of[np.asarray(found.get(h, []), dtype=np.int64)])
+                     for h in new_edges}
+        parts = [*sources.values(), *edge_ords.values(),
+                 *(self.view.home_ords(k) for k in new_keys)]
+        if any(p.size for p in parts):
+            self._add(np.concatenate(parts))  # one batch: positions for all of them
+        for key in new_keys:
+            self._src[key] = self.pos[sources.get(key, empty)]
+        for hid in new_edges:
+            self._edge[hid] = self.pos[edge_ords[hid]]
         if top_k > self._top_k:
             self._top_k = top_k
             outside = [o for o in range(min(self.view.n, top_k + len(self.ords)))

@@ -347,9 +347,12 @@ def lazy_corpus_for(store: StoreProtocol, cached: LazyCorpus | None,
                                                             Generation | None]:
     """The lazy corpus of ``store`` (``cached`` when the store did not change), or None when
     the store cannot serve lazy retrieval."""
-    if not isinstance(store, QueryLookups) or not store.lexical_ready():
+    if not isinstance(store, QueryLookups):
         return None, None
     gen = store.query_generation()
     if cached is not None and gen == generation:
-        return cached, gen
+        return cached, gen  # unchanged store: its full-text index is still there
+    if not store.lexical_ready():
+        return None, None
+    gen = store.query_generation()  # making the index may have been a write
     return LazyCorpus(store, CorpusView(store)), gen
