@@ -25,7 +25,7 @@ from .lexical import bm25_values, query_tokens, tokens
 from .walk import EntityWalk
 
 if TYPE_CHECKING:
-    from .lazy import CorpusView, QueryLookups
+    from .view import CorpusView, QueryLookups
 
 __all__ = ["CandidateIndex"]
 

@@ -104,6 +104,33 @@ def trim_descriptions(hg: Hypergraph, chars: int = 160) -> Hypergraph:
     return Hypergraph(entities=ents, hyperedges=dict(hg.hyperedges))
 
 
+def _hop(layer: Layer, frontier: dict[str, float], max_entities: int, decay: float,
+         ents: dict[str, float], edges: dict[str, float], members: dict[str, list[str]]
+         ) -> dict[str, float]:
+    """One hop of :func:`expand`: score the hyperedges of the frontier (a hub's
+    ``max_entities`` smallest only) into ``edges`` and return their new members' scores."""
+    new: dict[str, float] = {}
+    layer.prefetch(frontier)
+    chosen: dict[str, list[str]] = {}
+    for key in sorted(frontier):
+        incident = layer.neighbors(key)
+        if len(incident) > max_entities:  # a hub: its smallest hyperedges only
+            size = layer.edge_sizes(incident)
+            incident = sorted(incident, key=lambda h: (size[h], h))
+            incident = incident[:max_entities]
+        chosen[key] = incident
+    members.update(layer.members({h for hs in chosen.values() for h in hs} - members.keys()))
+    for key in sorted(frontier):
+        for hid in chosen[key]:
+            s = frontier[key] * decay
+            if s > edges.get(hid, 0.0):
+                edges[hid] = s
+            for m in members[hid]:
+                if m not in ents and s * decay > new.get(m, 0.0):
+                    new[m] = s * decay
+    return new
+
+
 def expand(
     hg: Hypergraph | Layer,
     seeds: dict[str, float],
@@ -141,25 +168,7 @@ def expand(
     frontier = dict(ents)
     members: dict[str, list[str]] = dict(seed_members)
     for _ in range(hops):
-        new: dict[str, float] = {}
-        layer.prefetch(frontier)
-        chosen: dict[str, list[str]] = {}
-        for key in sorted(frontier):
-            incident = layer.neighbors(key)
-            if len(incident) > max_entities:  # a hub: its smallest hyperedges only
-                size = layer.edge_sizes(incident)
-                incident = sorted(incident, key=lambda h: (size[h], h))
-                incident = incident[:max_entities]
-            chosen[key] = incident
-        members.update(layer.members({h for hs in chosen.values() for h in hs} - members.keys()))
-        for key in sorted(frontier):
-            for hid in chosen[key]:
-                s = frontier[key] * decay
-                if s > edges.get(hid, 0.0):
-                    edges[hid] = s
-                for m in members[hid]:
-                    if m not in ents and s * decay > new.get(m, 0.0):
-                        new[m] = s * decay
+        new = _hop(layer, frontier, max_entities, decay, ents, edges, members)
         frontier = {k: new[k] for k in best(new, wide)}
         ents.update(frontier)
         if not frontier:
