@@ -10,7 +10,7 @@ entity and hyperedge objects of the result by primary-key lookups), entity names
 existence, theme members, and the chunk index of one query
 (:class:`~.candidates.CandidateIndex`: BM25 candidates and counts from the store's FTS5
 index, evidence chunks from the mention arrays). What it keeps per store state
-(:class:`CorpusView`, built on the first query) has no text, description or vector: chunk
+(:class:`CorpusView`, built on the first query) has no text or description: chunk
 order and titles, BM25 passage lengths, the *home* map (entity → chunks of the document
 titled by it, or opening with it), entity keys, each layer's incidence structure and the
 chunk–entity mentions as integer arrays (the PageRank walk), and recently used postings.
