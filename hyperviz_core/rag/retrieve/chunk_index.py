@@ -10,7 +10,7 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -106,6 +106,33 @@ class ChunkIndex:
 
     def __len__(self) -> int:
         return len(self.chunks)
+
+    # the interface rank_chunks reads, shared with the lazy CandidateIndex
+    @property
+    def total(self) -> int:
+        """Chunks in the corpus (here: all of them are indexed)."""
+        return len(self.chunks)
+
+    def tiebreak(self) -> npt.NDArray[np.int64]:
+        """Rank of each position in chunk-id order (ties of a score go to the smaller)."""
+        return np.arange(len(self.chunks), dtype=np.int64)
+
+    def require(self, *, lexical_query: str | None = None, entities: Iterable[str] = (),
+                hyperedges: Iterable[str] = (), chunk_ids: Iterable[str] = (),
+                top_k: int = 0) -> None:
+        """Make sure these are indexed (a no-op: every chunk is)."""
+
+    def source_count(self, key: str) -> int:
+        """Number of source chunks of entity ``key``."""
+        return len(self.entity_sources.get(key, []))
+
+    def chunk_at(self, pos: int) -> Chunk:
+        """The chunk at position ``pos``."""
+        return self.chunks[pos]
+
+    def title_at(self, pos: int) -> str:
+        """The title of the chunk at position ``pos``."""
+        return self.titles[pos]
 
     @property
     def walk(self) -> EntityWalk | None:

@@ -50,6 +50,7 @@ from ..base import DocumentWrite, StoreError, StoreStats, VectorsArg
 from ..protocol import SummarizeFn
 from .cache import LLMCacheMixin
 from .graphs import GraphLayersMixin
+from .lookups import QueryLookupsMixin
 from .merge import MentionWriter, Rebuilder
 from .reads import StoreReadsMixin
 from .schema import dumps, open_connection, resolve_path
@@ -61,7 +62,8 @@ __all__ = ["DocumentWrite", "HypergraphStore", "StoreError", "StoreStats"]
 log = logging.getLogger(__name__)
 
 class HypergraphStore(
-    StoreReadsMixin, GraphLayersMixin, LLMCacheMixin, StoreStatsMixin, VectorStoreMixin
+    StoreReadsMixin, GraphLayersMixin, LLMCacheMixin, StoreStatsMixin, VectorStoreMixin,
+    QueryLookupsMixin,
 ):
     """A VizRAG store in a directory (``vizrag.sqlite`` inside) or a ``.sqlite`` file.
 
