@@ -21,7 +21,8 @@ ranks *the same passages* with every method:
   by a retrieved entity; with ``--untitled`` the row is ``-lead``, the home inferred from
   the entity a document opens with), ``-feedback`` (no feedback pass), ``-ppr`` (no
   personalised PageRank over the entity–hyperedge graph), ``-graph`` (no hypergraph
-  evidence at all).
+  evidence at all), ``-repair`` (no repair of query words no chunk contains: spelling
+  variants of entity names, word forms).
 
 Recall@k = |top-k passages ∩ gold| / |gold| averaged over the questions (MuSiQue passages are
 matched by index, ``gold_corpus_idx``), also per hop count; latency = wall time of one query
@@ -426,6 +427,10 @@ def ablations() -> list[tuple[str, RankWeights]]:
                        ("-graph", "graph")):
         if attr in fields and fields[attr] > 0:
             out.append((f"vizrag{name}", base.model_copy(update={attr: 0.0})))
+    # no query repair (spelling variants of entity names, word forms of unknown words)
+    if fields.get("spelling", 0) > 0 or fields.get("word_forms"):
+        out.append(("vizrag-repair", base.model_copy(update={"spelling": 0.0,
+                                                              "word_forms": False})))
     return out
 
 
