@@ -118,6 +118,16 @@ def test_dissimilar_or_lowercase_unknown_words_are_not_spelled(index: ChunkIndex
     assert lex.repair("the Hypseus king", threshold=0.9).names == []
 
 
+def test_no_variant_from_a_short_name_inside_a_long_word_nor_a_false_stem() -> None:
+    chunks = [Chunk(id="c0", doc_id="d", text="The Rite of Spring; a statue of Gold; "
+                    "he sits by the old field near Morocco; them and theirs.")]
+    lex = QueryLexicon(chunks, {"rite of spring": 0, "gold": 0, "field": 0, "morocco": 0})
+    assert lex.repair("Rewrite the passage about Gotthold and Fairfield").names == []
+    assert lex.repair("Which Moroccan city?").names == ["morocco"]  # lengths 8 / 7
+    rep = lex.repair("What is the status of the themes?")
+    assert rep.forms == []  # not "statue" (status keeps its s), not the stop word "them"
+
+
 def test_repair_is_deterministic_and_cached(index: ChunkIndex) -> None:
     lex = lexicon_for(index)
     assert lexicon_for(index) is lex

@@ -46,6 +46,7 @@ __all__ = ["QueryLexicon", "QueryRepair", "lexical_text", "lexicon_for", "light_
 
 _ALPHA = re.compile(r"[^\W\d_]+")
 _SUFFIXES = (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
+_SIBILANT = ("s", "x", "z", "ch", "sh")
 
 
 def lexical_text(text: str) -> str:
@@ -59,18 +60,24 @@ def lexical_text(text: str) -> str:
 
 def light_stem(word: str) -> str:
     """A light English stem: possessive, one plural/``-ed``/``-ing`` suffix and a final
-    ``e`` removed (``apprenticed`` and ``apprentice`` → ``apprentic``).
+    ``e`` removed (``apprenticed`` and ``apprentice`` → ``apprentic``). ``-es`` is a suffix
+    only after a sibilant (``boxes``); words in ``-ss``, ``-us``, ``-is`` keep their ``s``.
 
     >>> [light_stem(w) for w in ("apprenticed", "apprentice", "vanquishing", "stories")]
     ['apprentic', 'apprentic', 'vanquish', 'story']
-    >>> light_stem("glass")
-    'glass'
+    >>> [light_stem(w) for w in ("glass", "status", "themes", "churches")]
+    ['glass', 'status', 'them', 'church']
     """
     w = word[:-2] if word.endswith("'s") else word
     for suffix, repl in _SUFFIXES:
-        if w.endswith(suffix) and len(w) - len(suffix) >= 3 and not w.endswith("ss"):
-            w = w[: -len(suffix)] + repl
+        if not w.endswith(suffix) or len(w) - len(suffix) < 3:
+            continue
+        if suffix == "s" and w.endswith(("ss", "us", "is")):
             break
+        if suffix == "es" and not w[:-2].endswith(_SIBILANT):
+            continue
+        w = w[: -len(suffix)] + repl
+        break
     if w.endswith("e") and len(w) > 4:
         w = w[:-1]
     return w
@@ -128,7 +135,7 @@ class QueryLexicon:
         self.max_forms = max_forms
         self._stems: dict[str, list[str]] = {}
         for w in sorted(self.vocabulary):
-            if len(w) >= 4 and _ALPHA.fullmatch(w):
+            if len(w) >= 4 and w not in STOPWORDS and _ALPHA.fullmatch(w):
                 self._stems.setdefault(light_stem(w), []).append(w)
         self._entities: dict[str, list[str]] = {}
         for key in sorted(entity_names):
@@ -147,14 +154,19 @@ class QueryLexicon:
 
     def spelling(self, word: str, threshold: float = 0.5) -> str | None:
         """The entity-name word most similar to ``word`` by character-trigram Dice
-        (same first letter, accents ignored; ties: the alphabetically first), or None."""
+        (same first letter, accents ignored, lengths within ``max(2, len(word) // 4)``
+        letters — a short word inside a long one is no variant: "Rewrite" is not *rite*;
+        ties: the alphabetically first), or None."""
         grams = _grams(word)
         shared: dict[str, int] = {}
         for g in sorted(grams):
             for cand in self._by_gram.get(g, ()):
                 shared[cand] = shared.get(cand, 0) + 1
         best: tuple[float, str] | None = None
+        slack = max(2, len(word) // 4)
         for cand, n in sorted(shared.items()):
+            if abs(len(cand) - len(word)) > slack:
+                continue
             dice = 2.0 * n / (len(grams) + len(self._grams[cand]))
             if dice >= threshold and _fold(cand[0]) == _fold(word[0]) and (
                     best is None or dice > best[0]):
