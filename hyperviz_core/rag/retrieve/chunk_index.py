@@ -18,6 +18,7 @@ import numpy.typing as npt
 from ...model import Hypergraph, normalize_key
 from ..providers.offline import word_tokens
 from ..types import Chunk
+from .lexicon import lexical_text
 from .walk import EntityWalk
 
 __all__ = ["ChunkIndex", "FloatArray", "title_keys"]
@@ -97,7 +98,7 @@ class ChunkIndex:
         self._bm25: bm25s.BM25 | None = None
         self._vocab: dict[str, int] = {}
         if self.chunks:
-            corpus = [self.passage_text(i) for i in range(len(self.chunks))]
+            corpus = [lexical_text(self.passage_text(i)) for i in range(len(self.chunks))]
             tokens = bm25s.tokenize(corpus, stopwords="en", show_progress=False)
             if tokens.vocab:
                 self._bm25 = bm25s.BM25()
@@ -228,7 +229,8 @@ class ChunkIndex:
         out = np.zeros(len(self.chunks), dtype=np.float64)
         if self._bm25 is None:
             return out
-        q = bm25s.tokenize([query], stopwords="en", show_progress=False, return_ids=False)
+        q = bm25s.tokenize([lexical_text(query)], stopwords="en", show_progress=False,
+                           return_ids=False)
         known = [t for t in (q[0] if q else []) if t in self._vocab]
         if not known:
             return out

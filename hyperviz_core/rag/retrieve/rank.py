@@ -24,6 +24,12 @@ A retrieved passage should score high when
   scores the PageRank of its entities, each divided by its number of source chunks. This
   reaches bridges two or more facts away and works without document titles.
 
+* query words no chunk contains are repaired first (:mod:`.lexicon`): a capitalised one is
+  matched by spelling to an entity name of the bottom layer ("Hypseus" → *Hypseas*,
+  "Aschenbrodel" → *Aschenbrödel*), which joins the BM25 query and counts as an entity the
+  query names (weight ``spelling``); another one is replaced by the corpus words sharing its
+  light stem ("apprenticed" → "apprentice", ``word_forms``).
+
 ``final = w_bm25·bm25 + w_vector·vec + w_graph·(graph + w_ppr·ppr)`` with every component
 scaled to ``[0, 1]`` by its maximum over the corpus. Weights live in :class:`RankWeights`
 (tuned on the MuSiQue/HotpotQA dev questions — the same questions the benchmark reports;
@@ -43,6 +49,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..types import Chunk
 from .chunk_index import FloatArray
+from .lexicon import lexicon_for
 
 __all__ = ["SEMANTIC_VECTOR_WEIGHT", "RankIndex", "RankWeights", "ScoredChunk", "rank_chunks"]
 
@@ -120,6 +127,13 @@ class RankWeights(BaseModel):
     questions."""
     ppr_damping: float = Field(0.5, ge=0, le=1)
     """Probability of following an incidence edge at each PPR step (1 − restart)."""
+    spelling: float = Field(1.0, ge=0)
+    """Seed weight of the entities linked by spelling to a capitalised query word that no
+    chunk contains (:mod:`.lexicon`); the linked name also joins the BM25 query. 0 = off."""
+    spelling_similarity: float = Field(0.5, gt=0, le=1)
+    """Least character-trigram Dice similarity of such a spelling variant."""
+    word_forms: bool = True
+    """Replace a query word no chunk contains by the corpus words sharing its light stem."""
 
     def for_embedder(self, embedder: object) -> RankWeights:
         """These weights with ``vector`` resolved for ``embedder`` when it is ``None``.
@@ -284,9 +298,15 @@ def rank_chunks(
     w = weights or RankWeights()
     if index.total == 0 or top_k <= 0:
         return []
+    lexical, spelled = lexical_query or query, []
+    if (w.bm25 > 0 or w.graph > 0) and (w.spelling > 0 or w.word_forms):
+        repair = lexicon_for(index).repair(query, w.spelling_similarity,  # type: ignore[arg-type]
+                                           spelling=w.spelling > 0, forms=w.word_forms)
+        lexical, spelled = repair.lexical(lexical), repair.entities
     ents = _seeds(entity_scores, query_entities, w)
+    for key in spelled:
+        ents[key] = max(ents.get(key, 0.0), w.spelling)
     edges = {h: float(s) for h, s in (hyperedge_scores or {}).items() if float(s) > 0}
-    lexical = lexical_query or query
     index.require(lexical_query=lexical, entities=ents, hyperedges=edges,
                   chunk_ids=sorted(vector_scores or {}), top_k=top_k)
     bm, vec, direct = _direct(index, lexical, vector_scores, w)
