@@ -22,6 +22,7 @@ import numpy.typing as npt
 
 from ..types import Chunk
 from .lexical import bm25_values, query_tokens, tokens
+from .lexicon import QueryLexicon
 from .walk import EntityWalk
 
 if TYPE_CHECKING:
@@ -88,6 +89,10 @@ class CandidateIndex:
     @property
     def total(self) -> int:
         return self.view.n
+
+    def lexicon(self) -> QueryLexicon:
+        """The query-repair lexicon of the store state (the same as ``ChunkIndex``'s)."""
+        return self.view.lexicon()
 
     def ords_array(self) -> IntArray:
         return np.asarray(self.ords, dtype=np.int64)

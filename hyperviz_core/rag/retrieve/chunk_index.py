@@ -18,7 +18,7 @@ import numpy.typing as npt
 from ...model import Hypergraph, normalize_key
 from ..providers.offline import word_tokens
 from ..types import Chunk
-from .lexicon import lexical_text
+from .lexicon import QueryLexicon, lexical_text, lexicon_for
 from .walk import EntityWalk
 
 __all__ = ["ChunkIndex", "FloatArray", "title_keys"]
@@ -122,6 +122,10 @@ class ChunkIndex:
                 hyperedges: Iterable[str] = (), chunk_ids: Iterable[str] = (),
                 top_k: int = 0) -> None:
         """Make sure these are indexed (a no-op: every chunk is)."""
+
+    def lexicon(self) -> QueryLexicon:
+        """The query-repair lexicon of these chunks (:func:`~.lexicon.lexicon_for`)."""
+        return lexicon_for(self)
 
     def source_count(self, key: str) -> int:
         """Number of source chunks of entity ``key``."""

@@ -49,7 +49,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..types import Chunk
 from .chunk_index import FloatArray
-from .lexicon import lexicon_for
+from .lexicon import QueryLexicon
 
 __all__ = ["SEMANTIC_VECTOR_WEIGHT", "RankIndex", "RankWeights", "ScoredChunk", "rank_chunks"]
 
@@ -79,6 +79,7 @@ class RankIndex(Protocol):
     def walk(self) -> _Walk | None: ...
     def __len__(self) -> int: ...
     def tiebreak(self) -> npt.NDArray[np.int64]: ...
+    def lexicon(self) -> QueryLexicon: ...
     def require(self, *, lexical_query: str | None = None, entities: Iterable[str] = (),
                 hyperedges: Iterable[str] = (), chunk_ids: Iterable[str] = (),
                 top_k: int = 0) -> None: ...
@@ -300,8 +301,8 @@ def rank_chunks(
         return []
     lexical, spelled = lexical_query or query, []
     if (w.bm25 > 0 or w.graph > 0) and (w.spelling > 0 or w.word_forms):
-        repair = lexicon_for(index).repair(query, w.spelling_similarity,  # type: ignore[arg-type]
-                                           spelling=w.spelling > 0, forms=w.word_forms)
+        repair = index.lexicon().repair(query, w.spelling_similarity,
+                                        spelling=w.spelling > 0, forms=w.word_forms)
         lexical, spelled = repair.lexical(lexical), repair.entities
     ents = _seeds(entity_scores, query_entities, w)
     for key in spelled:

@@ -24,7 +24,7 @@ backend, uses :class:`~.state.Corpus`).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
@@ -37,6 +37,7 @@ from ..types import Chunk
 from .chunk_index import title_keys
 from .layer_index import LayerIndex
 from .lexical import tokens
+from .lexicon import QueryLexicon
 from .walk import EntityWalk
 
 __all__ = ["POSTINGS_CACHE", "CorpusView", "QueryLookups"]
@@ -57,6 +58,7 @@ class QueryLookups(Protocol):
     def lexical_lengths(self, measure: Callable[[str], int]
                         ) -> tuple[IntArray, IntArray, IntArray]: ...
     def lexical_passages(self, rowids: Iterable[int]) -> dict[int, str]: ...
+    def iter_passages(self, batch: int = ...) -> Iterator[str]: ...
     def chunk_catalogue(self) -> list[tuple[int, str, int, str, str | None]]: ...
     def chunks_by_rowid(self, rowids: Iterable[int]) -> dict[int, tuple[Chunk, str]]: ...
     def chunk_rowids(self, ids: Iterable[str]) -> dict[str, int]: ...
@@ -139,6 +141,7 @@ class CorpusView:
         self._cached = 0
         self._layers: dict[str, LayerIndex] = {}
         self._avg_len: float | None = None
+        self._lexicon: QueryLexicon | None = None
         self.dl: IntArray = np.zeros(0, dtype=np.int64)
         self.exact: npt.NDArray[np.bool_] = np.zeros(0, dtype=bool)
 
@@ -258,6 +261,15 @@ class CorpusView:
         spec = walk.specificity
         cols = spec.indices[spec.indptr[ordinal]:spec.indptr[ordinal + 1]]
         return sorted(walk.keys[int(c)] for c in cols)
+
+    def lexicon(self) -> QueryLexicon:
+        """The query-repair lexicon (:mod:`.lexicon`) of this store state, built on first use
+        as ``ChunkIndex``'s: the words of every passage (streamed from the store; only the
+        vocabulary is kept) and the bottom layer's entity keys."""
+        if self._lexicon is None:
+            keys, _ = self._entities()
+            self._lexicon = QueryLexicon((), dict.fromkeys(keys), self.store.iter_passages())
+        return self._lexicon
 
     def _entities(self) -> tuple[list[str], IntArray]:
         if self._catalogue is None:

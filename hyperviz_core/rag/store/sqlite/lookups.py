@@ -187,6 +187,25 @@ class QueryLookupsMixin:
                     out[int(rowid)] = _passage(_title(title, meta), text)
         return out
 
+    def iter_passages(self, batch: int = _BATCH) -> Iterator[str]:
+        """Every chunk's passage (as :meth:`lexical_passages`), in rowid order, read
+        ``batch`` chunks at a time (keyset pages: one page in memory, the store's lock held
+        per page only)."""
+        sql = ("SELECT c.rowid, c.text, c.metadata, d.title FROM chunks c JOIN documents d "
+               "ON d.id = c.doc_id {where} ORDER BY c.rowid LIMIT ?")
+        last: int | None = None
+        while True:
+            with self._lock:
+                if last is None:
+                    rows = self._q(sql.format(where=""), (batch,))
+                else:
+                    rows = self._q(sql.format(where="WHERE c.rowid > ?"), (last, batch))
+            for _rowid, text, meta, title in rows:
+                yield _passage(_title(title, meta), text)
+            if len(rows) < batch:
+                return
+            last = int(rows[-1][0])
+
     # ------------------------------------------------------------------ chunks
     def chunk_catalogue(self) -> list[tuple[int, str, int, str, str | None]]:
         """(rowid, doc id, index, document title, metadata JSON when the title is empty) of
