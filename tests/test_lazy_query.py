@@ -24,6 +24,7 @@ from hyperviz_core.rag.retrieve.lazy_layer import StoreLayer
 from hyperviz_core.rag.retrieve.lexical import bm25_scores, passage_tokens, query_tokens
 from hyperviz_core.rag.retrieve.state import Corpus
 from hyperviz_core.rag.retrieve.subgraph import expand, induced
+from hyperviz_core.rag.store.sqlite.fts import FTS_TABLE, LENGTHS
 
 QUESTIONS = [
     "How many Publix stores are in the state that borders the east of the state where "
@@ -183,7 +184,7 @@ def test_writes_keep_the_text_index_in_sync(tmp_path: Path, data_dir: Path) -> N
         assert _key(rag.retrieve(question, render=False)) == _key(
             full.retrieve(question, render=False))
     conn = sqlite3.connect(tmp_path / "s" / "vizrag.sqlite")
-    n_fts = conn.execute("SELECT COUNT(*) FROM vizrag_chunk_fts").fetchone()[0]
+    n_fts = conn.execute(f"SELECT COUNT(*) FROM {FTS_TABLE}").fetchone()[0]
     n_chunks = conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
     conn.close()
     assert n_fts == n_chunks
@@ -197,8 +198,8 @@ def test_dropped_index_is_rebuilt_and_read_only_falls_back(tmp_path: Path,
     first = _key(rag.retrieve(q, render=False))
     rag.close()
     conn = sqlite3.connect(tmp_path / "s" / "vizrag.sqlite")
-    conn.execute("DROP TABLE vizrag_chunk_fts_inst")
-    conn.execute("DROP TABLE vizrag_chunk_fts")
+    conn.execute(f"DROP TABLE {FTS_TABLE}_inst")
+    conn.execute(f"DROP TABLE {FTS_TABLE}")
     conn.commit()
     conn.close()
     ro = HypergraphStore(tmp_path / "s", read_only=True)
@@ -209,3 +210,98 @@ def test_dropped_index_is_rebuilt_and_read_only_falls_back(tmp_path: Path,
     again = VizRAG(tmp_path / "s", show_progress=False)
     assert isinstance(again.retriever.query_corpus(), LazyCorpus)  # rebuilt on first use
     assert _key(again.retrieve(q, render=False)) == first
+
+
+# Passages of a book (from tests/test_novel_rank_lexicon.py): the questions below misspell
+# names ("Hypseus", "Aschenbrodel"), inflect a word differently ("apprenticed") or ask for
+# words only ``_italic_`` markup holds ("vagans"): query repair and the underscore split
+# must act the same on both paths.
+BOOK = [
+    "Creüsa was a Naïad, the mother of Hypseas, king of the Lapithae, by Peneus.",
+    "The father of the hero was a king; his father and his father's father ruled Thessaly.",
+    "Louis is only an apprentice to old Carbut the baker, who owns the store.",
+    "Louis played at the table; Louis lost, and Louis went home to Louis's wife.",
+    "Its vegetation includes nothing bigger than the _erica vagans_, the Cornish heath "
+    "(plant_list).",
+    "Erica said the plant was common; Erica knew every plant and every common name.",
+    "_Aschenbrödel_ is an opera; Aschenbrödel was first staged in Vienna.",
+    "The composer of the opera was a citizen of the country, a composer of note.",
+]
+BOOK_QUESTIONS = {  # question -> the passage that answers it
+    "Who was the father of Hypseus?": 0,
+    "Whom was Louis apprenticed to?": 2,
+    "What is the vagans?": 4,
+    "Where was Aschenbrodel staged?": 6,
+    "Who composed the _Aschenbrödel_ opera?": 6,
+}
+
+
+def test_lazy_equals_full_with_query_repair_and_underscores(tmp_path: Path) -> None:
+    rag = VizRAG(tmp_path / "s", show_progress=False)
+    rag.insert([Document(id=f"p{i}", text=t, title="") for i, t in enumerate(BOOK)])
+    assert _compare(tmp_path / "s", list(BOOK_QUESTIONS), ["vizrag", "hyper-lite"]) == 10
+    for q, answer in BOOK_QUESTIONS.items():
+        assert rag.retrieve(q, render=False).chunks[0].text == BOOK[answer], q
+    full = VizRAG(tmp_path / "s", show_progress=False)
+    full.retriever.lazy = False
+    lazy_index = rag.retriever.query_corpus().rank_index()
+    full_index = full.retriever.query_corpus().rank_index()
+    lazy_lex, full_lex = lazy_index.lexicon(), full_index.lexicon()
+    assert lazy_lex.vocabulary == full_lex.vocabulary
+    assert "vagans" in lazy_lex.vocabulary and "hypseus" not in lazy_lex.vocabulary
+    assert lazy_lex.repair("Hypseus Aschenbrodel apprenticed") == full_lex.repair(
+        "Hypseus Aschenbrodel apprenticed")
+    assert lazy_lex.repair("Hypseus").entities == ["hypseas"]
+    assert rag.retriever.query_corpus().rank_index().lexicon() is lazy_lex  # per store state
+    lazy_index.require(lexical_query="vagans")
+    scores = lazy_index.bm25("vagans")
+    hits = [lazy_index.chunk_at(i).text for i in np.flatnonzero(scores)]
+    assert hits == [BOOK[4]]  # "_erica vagans_" holds the token "vagans"
+    want = full_index.bm25("vagans")
+    assert scores[np.flatnonzero(scores)].tolist() == want[np.flatnonzero(want)].tolist()
+    rag.insert([Document(id="p9", text="Hypseus ruled after Hypseas.", title="")])
+    assert rag.retriever.query_corpus().rank_index().lexicon() is not lazy_lex
+    assert "hypseus" in rag.retriever.query_corpus().rank_index().lexicon().vocabulary
+
+
+_V2 = (  # the derived objects of the previous version (underscores inside tokens)
+    "CREATE VIRTUAL TABLE vizrag_chunk_fts USING fts5(body, "
+    "tokenize = \"unicode61 remove_diacritics 0 tokenchars '_'\")",
+    "CREATE VIRTUAL TABLE vizrag_chunk_fts_inst USING fts5vocab(vizrag_chunk_fts, 'instance')",
+    "CREATE TABLE vizrag_chunk_bm25 (rowid INTEGER PRIMARY KEY, dl INTEGER NOT NULL, "
+    "exact INTEGER NOT NULL)",
+    "CREATE TRIGGER vizrag_chunk_fts_v2_ai AFTER INSERT ON chunks BEGIN "
+    "INSERT INTO vizrag_chunk_fts(rowid, body) VALUES (new.rowid, new.text); END",
+    "INSERT INTO vizrag_chunk_fts(rowid, body) SELECT rowid, text FROM chunks",
+    "INSERT INTO vizrag_chunk_bm25 SELECT rowid, 1, 1 FROM chunks",
+)
+
+
+def test_index_of_an_older_version_is_rebuilt(tmp_path: Path) -> None:
+    """A store whose full-text index and length table were made by the previous version
+    (tokens kept underscores) gets them replaced by the first query that can write; a
+    read-only one falls back to the full path."""
+    rag = VizRAG(tmp_path / "s", show_progress=False)
+    rag.insert([Document(id=f"p{i}", text=t, title="") for i, t in enumerate(BOOK)])
+    rag.close()
+    db = tmp_path / "s" / "vizrag.sqlite"
+    conn = sqlite3.connect(db)
+    for statement in _V2:
+        conn.execute(statement)
+    conn.commit()
+    conn.close()
+    ro = HypergraphStore(tmp_path / "s", read_only=True)
+    assert isinstance(VizRAG(ro, show_progress=False).retriever.query_corpus(), Corpus)
+    ro.close()
+    assert _compare(tmp_path / "s", list(BOOK_QUESTIONS), ["vizrag"]) == 5  # rebuilt
+    again = VizRAG(tmp_path / "s", show_progress=False)
+    again.insert([Document(id="p9", text="Hypseus ruled after _Hypseas_.", title="")])
+    assert _compare(tmp_path / "s", list(BOOK_QUESTIONS), ["vizrag"]) == 5
+    conn = sqlite3.connect(db)
+    names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+    n_fts = conn.execute(f"SELECT COUNT(*) FROM {FTS_TABLE}").fetchone()[0]
+    n_len = conn.execute(f"SELECT COUNT(*) FROM {LENGTHS}").fetchone()[0]
+    conn.close()
+    assert not names & {"vizrag_chunk_fts", "vizrag_chunk_fts_inst", "vizrag_chunk_bm25",
+                        "vizrag_chunk_fts_v2_ai"}
+    assert n_fts == n_len == len(BOOK) + 1

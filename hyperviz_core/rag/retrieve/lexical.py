@@ -2,7 +2,8 @@
 
 :class:`~.chunk_index.ChunkIndex` indexes every chunk with ``bm25s`` (Lucene variant,
 ``k1 = 1.5``, ``b = 0.75``, English stop words, tokens ``\\b\\w\\w+\\b`` of the lower-cased
-text) and scores all of them. A chunk without a query token scores 0, so scoring only the
+text after :func:`~.lexicon.lexical_text`, which turns underscores into spaces) and scores
+all of them. A chunk without a query token scores 0, so scoring only the
 chunks that hold one gives the same numbers, provided the statistics are the corpus's:
 ``N`` (chunks), the average passage length (tokens over all chunks) and each query token's
 document frequency (counted over the candidates, which are *all* chunks holding it).
@@ -26,6 +27,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
+
+from .lexicon import lexical_text
 
 __all__ = [
     "STOPWORDS", "bm25_from_counts", "bm25_scores", "bm25_values", "passage_tokens",
@@ -51,9 +54,13 @@ _TOKEN = re.compile(r"(?u)\b\w\w+\b")
 
 
 def tokens(text: str) -> list[str]:
-    """BM25 tokens of ``text`` in order, repeats kept — ``bm25s.tokenize(text,
-    stopwords="en")`` without the vocabulary."""
-    return [t for t in _TOKEN.findall(text.lower()) if t not in STOPWORDS]
+    """BM25 tokens of ``text`` in order, repeats kept — ``bm25s.tokenize(lexical_text(text),
+    stopwords="en")`` without the vocabulary (underscores separate words).
+
+    >>> tokens("the _erica vagans_ and snake_case")
+    ['erica', 'vagans', 'snake', 'case']
+    """
+    return [t for t in _TOKEN.findall(lexical_text(text).lower()) if t not in STOPWORDS]
 
 
 def query_tokens(query: str) -> list[str]:

@@ -6,11 +6,15 @@ chunk's ``metadata["title"]``; the title only once when the text already starts 
 It is *derived*: created on first use when missing and filled from ``chunks`` in one
 statement, then kept in sync by triggers on ``chunks`` and ``documents`` (so every writer
 process, of any version, keeps it current). Nothing else depends on it: dropping it loses
-nothing, the next query rebuilds it. No schema version change is involved.
+nothing, the next query rebuilds it. No schema version change is involved: the derived
+objects carry their own version in their names (``_v3``); a store whose objects are of an
+older version (e.g. v2, whose tokens kept underscores) gets them dropped and rebuilt by the
+next query that can write (a read-only one falls back to the full in-memory path).
 
-Tokens: ``unicode61`` without diacritic folding and with ``_`` as a token character, i.e.
-maximal runs of letters, digits and underscores, case-folded — the tokens of the ranking's
-BM25 (``bm25s``: ``\\b\\w\\w+\\b`` on lower-cased text, English stop words removed) are
+Tokens: ``unicode61`` without diacritic folding, i.e. maximal runs of letters and digits,
+case-folded (an underscore separates tokens) — the tokens of the ranking's BM25
+(``bm25s``: ``\\b\\w\\w+\\b`` on the lower-cased text with underscores turned into spaces,
+:func:`~hyperviz_core.rag.retrieve.lexicon.lexical_text`; English stop words removed) are
 those of at least two characters that are not stop words. The index only *selects* the
 candidates (chunks holding a query token) and gives the corpus token total; the scores are
 computed from the candidates' own text (:mod:`hyperviz_core.rag.retrieve.lexical`).
@@ -48,8 +52,10 @@ __all__ = [
     "missing_lengths", "postings", "store_lengths",
 ]
 
-FTS_TABLE = "vizrag_chunk_fts"
-_VOCAB = "vizrag_chunk_fts_vocab"  # made by the first version; dropped
+#: version of the derived objects: a new version has new names (so processes of another
+#: version never write into its tables) and drops those of the older ones
+_VERSION = 3
+FTS_TABLE = f"vizrag_chunk_fts_v{_VERSION}"
 
 # the title a chunk's passage starts with (as ChunkIndex: document title, else metadata title)
 _TITLE = ("COALESCE(NULLIF((SELECT d.title FROM documents d WHERE d.id = {c}.doc_id), ''), "
@@ -64,14 +70,18 @@ def _body(c: str) -> str:
             f"THEN {c}.text ELSE t || char(10) || {c}.text END FROM (SELECT {t} AS t))")
 
 
-_INST = "vizrag_chunk_fts_inst"
-LENGTHS = "vizrag_chunk_bm25"
-_T = f"{FTS_TABLE}_v2"  # trigger name prefix (a new version drops and remakes them all)
-_OLD_TRIGGERS = tuple(f"{FTS_TABLE}_{s}" for s in ("ai", "ad", "au", "du"))
+_INST = f"{FTS_TABLE}_inst"
+LENGTHS = f"vizrag_chunk_bm25_v{_VERSION}"
+_T = FTS_TABLE  # trigger name prefix
+# objects of older versions (triggers, then tables: fts5vocab tables before their FTS table)
+_OLD_TRIGGERS = (*(f"vizrag_chunk_fts_{s}" for s in ("ai", "ad", "au", "du")),  # v1
+                 *(f"vizrag_chunk_fts_v2_{s}" for s in ("ai", "ad", "au", "du")))  # v2
+_OLD_TABLES = ("vizrag_chunk_fts_vocab", "vizrag_chunk_fts_inst", "vizrag_chunk_fts",
+               "vizrag_chunk_bm25")  # v1, v2 (v2: tokens kept underscores)
 
 _CREATE = (
     f"CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5("
-    "body, tokenize = \"unicode61 remove_diacritics 0 tokenchars '_'\")",
+    "body, tokenize = \"unicode61 remove_diacritics 0\")",
     f"CREATE VIRTUAL TABLE {_INST} USING fts5vocab({FTS_TABLE}, 'instance')",
     # per chunk: BM25 length of its passage, and whether the passage is ASCII and equal to
     # the indexed body (then the FTS tokens are exactly the BM25 tokens); filled by readers
@@ -116,7 +126,7 @@ def ensure_chunk_fts(conn: sqlite3.Connection) -> bool:
         if not fts_ready(conn):  # another process may have made it meanwhile
             for name in (*_OLD_TRIGGERS, *_NAMES[3:]):
                 conn.execute(f"DROP TRIGGER IF EXISTS {name}")
-            for name in (_INST, _VOCAB, FTS_TABLE, LENGTHS):
+            for name in (*_OLD_TABLES, _INST, FTS_TABLE, LENGTHS):
                 conn.execute(f"DROP TABLE IF EXISTS {name}")
             for statement in _CREATE:
                 conn.execute(statement)

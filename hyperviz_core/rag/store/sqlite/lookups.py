@@ -94,14 +94,16 @@ _SAFE: dict[str, bool] = {}
 def _safe_char(c: str) -> bool:
     """Whether FTS5 ``unicode61`` and Python's ``\\w`` agree on ``c`` as far as tokens of
     ASCII characters go: a letter or digit of an old block (both count it as a token
-    character, it lower-cases to one non-ASCII character) or a separator for both."""
+    character, it lower-cases to one non-ASCII character) or a separator for both. (The
+    ASCII underscore is never asked about: both split words at it — FTS5 by default, BM25
+    through ``lexical_text``.)"""
     ok = _SAFE.get(c)
     if ok is None:
         cat = unicodedata.category(c)
         cp = ord(c)
         old = cp < 0x2C00 or 0x3040 <= cp < 0xA000 or 0xAC00 <= cp < 0xD7A4
         low = c.lower()
-        ok = (cat in _SEPARATORS and c != "_" and cp < 0x3000) or (
+        ok = (cat in _SEPARATORS and cp < 0x3000) or (
             cat in _LETTERS and old and len(low) == 1 and not low.isascii()
             and len(c.casefold()) == 1 and not c.casefold().isascii())
         _SAFE[c] = ok
