@@ -21,7 +21,8 @@ ranks *the same passages* with every method:
   by a retrieved entity; with ``--untitled`` the row is ``-lead``, the home inferred from
   the entity a document opens with), ``-feedback`` (no feedback pass), ``-ppr`` (no
   personalised PageRank over the entity–hyperedge graph), ``-graph`` (no hypergraph
-  evidence at all).
+  evidence at all), ``-repair`` (no repair of query words no chunk contains: spelling
+  variants of entity names, word forms).
 
 Recall@k = |top-k passages ∩ gold| / |gold| averaged over the questions (MuSiQue passages are
 matched by index, ``gold_corpus_idx``), also per hop count; latency = wall time of one query
@@ -33,6 +34,10 @@ Long untitled documents (``graphrag_bench_novel``): each novel is one document w
 title; the 86 Fact Retrieval questions whose answer has at most 4 words; a hit = the answer
 (lower-cased, words only) occurs in one of the top-5 chunks. Flat BM25/dense rank windows of
 the engine's average chunk size with 25% overlap.
+
+``--split`` also prints every table for two fixed halves of the questions (half A: the
+SHA-256 of the question id is even; half B: odd), so a setting developed on one half can be
+checked on questions it was not developed on.
 
 Built stores are cached under ``--cache`` (default ``$VIZRAG_BENCH_CACHE`` or
 ``~/.cache/vizrag-bench``), keyed by the corpus content, the embedder, the chunking and the
@@ -296,6 +301,39 @@ class Row:
     p50: float
     p95: float
     cpu50: float = float("nan")
+    per_q: list[dict[str, float]] = field(default_factory=list)
+
+
+def half_of(question_id: str) -> str:
+    """``"A"`` when the SHA-256 of ``question_id`` is even, else ``"B"`` (``--split``)."""
+    return "A" if int(hashlib.sha256(question_id.encode()).hexdigest(), 16) % 2 == 0 else "B"
+
+
+def split_rows(rows: Sequence[Row], questions: Sequence[dict[str, Any]], half: str
+               ) -> list[Row]:
+    """``rows`` with their scores averaged over the questions of ``half`` only."""
+    keep = [i for i, q in enumerate(questions) if half_of(str(q["id"])) == half]
+    out = []
+    for r in rows:
+        per_q = [r.per_q[i] for i in keep]
+        keys = sorted({k for s in per_q for k in s})
+        means = {k: statistics.fmean(s[k] for s in per_q if k in s) for k in keys}
+        out.append(Row(r.name, means, r.p50, r.p95, r.cpu50, per_q))
+    return out
+
+
+def print_split(rows: Sequence[Row], questions: Sequence[dict[str, Any]],
+                columns: Sequence[str], metric: str, against: Sequence[str]) -> None:
+    """The table and margins of each half (``--split``); latency columns are the whole
+    run's."""
+    for half in ("A", "B"):
+        n = sum(1 for q in questions if half_of(str(q["id"])) == half)
+        print(f"half {half} ({n} questions; sha256(id) {'even' if half == 'A' else 'odd'})")
+        if not n:
+            continue
+        sub = split_rows(rows, questions, half)
+        print_table(sub, columns)
+        print_margins(sub, metric, against)
 
 
 def pct(values: Sequence[float], q: float) -> float:
@@ -321,7 +359,7 @@ def run_rows(methods: Sequence[tuple[str, Ranker]], questions: Sequence[dict[str
             per_q.append(score(q, ranked))
         keys = sorted({k for s in per_q for k in s})
         means = {k: statistics.fmean(s[k] for s in per_q if k in s) for k in keys}
-        rows.append(Row(name, means, pct(lat, 50), pct(lat, 95), pct(cpu, 50)))
+        rows.append(Row(name, means, pct(lat, 50), pct(lat, 95), pct(cpu, 50), per_q))
     return rows
 
 
@@ -389,6 +427,10 @@ def ablations() -> list[tuple[str, RankWeights]]:
                        ("-graph", "graph")):
         if attr in fields and fields[attr] > 0:
             out.append((f"vizrag{name}", base.model_copy(update={attr: 0.0})))
+    # no query repair (spelling variants of entity names, word forms of unknown words)
+    if fields.get("spelling", 0) > 0 or fields.get("word_forms"):
+        out.append(("vizrag-repair", base.model_copy(update={"spelling": 0.0,
+                                                              "word_forms": False})))
     return out
 
 
@@ -439,6 +481,8 @@ def bench(corpus: Corpus, args: argparse.Namespace, embedder: Any) -> dict[str, 
           "AiC@5 = a gold answer occurs in the top-5 passages")
     print_table(rows, columns)
     print_margins(rows, "R@5", ("flat-bm25", "flat-dense", "titles-only"))
+    if args.split:
+        print_split(rows, questions, columns, "R@5", ("flat-bm25", "flat-dense", "titles-only"))
     engine.close()
     return _summary(corpus, questions, rows)
 
@@ -481,6 +525,8 @@ def _bench_answers(corpus: Corpus, engine: VizRAG, embedder: Any,
           f"(25% overlap), the engine {len(chunks)} chunks")
     print_table(rows, ["hit@5"])
     print_margins(rows, "hit@5", ("flat-bm25", "flat-dense"))
+    if args.split:
+        print_split(rows, questions, ["hit@5"], "hit@5", ("flat-bm25", "flat-dense"))
     engine.close()
     return _summary(corpus, questions, rows)
 
@@ -519,6 +565,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="(kept for old commands; ablation rows are always printed)")
     parser.add_argument("--no-progress", dest="progress", action="store_false",
                         help="no progress bar while indexing")
+    parser.add_argument("--split", action="store_true",
+                        help="also print the tables for half A (sha256 of the question id "
+                        "even) and half B (odd) of the questions")
     parser.add_argument("--json", action="store_true", help="print a JSON summary at the end")
     args = parser.parse_args(argv)
     args.progress = args.progress and sys.stderr.isatty()

@@ -61,6 +61,9 @@ class VizRAG:
         config: full :class:`RetrievalConfig` (``mode``/``top_k``/``hops`` override it).
         index_visualization: per-chunk renderings for the theme step (paper §4.1.2).
         hooks: stage hooks ``hook(name, phase, payload)`` (:mod:`hyperviz_core.rag.hooks`).
+        lazy: queries read only what they need from a store with indexed lookups (the
+            SQLite store; :mod:`hyperviz_core.rag.retrieve.lazy`); False loads both layers
+            and every chunk once per store state, as before (other stores always do).
     """
 
     def __init__(
@@ -83,6 +86,7 @@ class VizRAG:
         concurrency: int = 8,
         show_progress: bool = True,
         hooks: Iterable[Hook] = (),
+        lazy: bool = True,
     ) -> None:
         check_mode(mode)
         self.hooks = HookList(hooks)
@@ -117,7 +121,7 @@ class VizRAG:
         self.show_progress = show_progress
         self.retriever = Retriever(self.store, embedder=self.embedder, chat=chat,
                                    renderer=renderer, prompts=self.prompts, config=self.config,
-                                   hooks=self.hooks)
+                                   hooks=self.hooks, lazy=lazy)
         self._indexer: Any = None
 
     # ------------------------------------------------------------------ indexing

@@ -10,7 +10,7 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -18,6 +18,7 @@ import numpy.typing as npt
 from ...model import Hypergraph, normalize_key
 from ..providers.offline import word_tokens
 from ..types import Chunk
+from .lexicon import QueryLexicon, lexical_text, lexicon_for
 from .walk import EntityWalk
 
 __all__ = ["ChunkIndex", "FloatArray", "title_keys"]
@@ -97,7 +98,7 @@ class ChunkIndex:
         self._bm25: bm25s.BM25 | None = None
         self._vocab: dict[str, int] = {}
         if self.chunks:
-            corpus = [self.passage_text(i) for i in range(len(self.chunks))]
+            corpus = [lexical_text(self.passage_text(i)) for i in range(len(self.chunks))]
             tokens = bm25s.tokenize(corpus, stopwords="en", show_progress=False)
             if tokens.vocab:
                 self._bm25 = bm25s.BM25()
@@ -106,6 +107,37 @@ class ChunkIndex:
 
     def __len__(self) -> int:
         return len(self.chunks)
+
+    # the interface rank_chunks reads, shared with the lazy CandidateIndex
+    @property
+    def total(self) -> int:
+        """Chunks in the corpus (here: all of them are indexed)."""
+        return len(self.chunks)
+
+    def tiebreak(self) -> npt.NDArray[np.int64]:
+        """Rank of each position in chunk-id order (ties of a score go to the smaller)."""
+        return np.arange(len(self.chunks), dtype=np.int64)
+
+    def require(self, *, lexical_query: str | None = None, entities: Iterable[str] = (),
+                hyperedges: Iterable[str] = (), chunk_ids: Iterable[str] = (),
+                top_k: int = 0) -> None:
+        """Make sure these are indexed (a no-op: every chunk is)."""
+
+    def lexicon(self) -> QueryLexicon:
+        """The query-repair lexicon of these chunks (:func:`~.lexicon.lexicon_for`)."""
+        return lexicon_for(self)
+
+    def source_count(self, key: str) -> int:
+        """Number of source chunks of entity ``key``."""
+        return len(self.entity_sources.get(key, []))
+
+    def chunk_at(self, pos: int) -> Chunk:
+        """The chunk at position ``pos``."""
+        return self.chunks[pos]
+
+    def title_at(self, pos: int) -> str:
+        """The title of the chunk at position ``pos``."""
+        return self.titles[pos]
 
     @property
     def walk(self) -> EntityWalk | None:
@@ -201,7 +233,8 @@ class ChunkIndex:
         out = np.zeros(len(self.chunks), dtype=np.float64)
         if self._bm25 is None:
             return out
-        q = bm25s.tokenize([query], stopwords="en", show_progress=False, return_ids=False)
+        q = bm25s.tokenize([lexical_text(query)], stopwords="en", show_progress=False,
+                           return_ids=False)
         known = [t for t in (q[0] if q else []) if t in self._vocab]
         if not known:
             return out

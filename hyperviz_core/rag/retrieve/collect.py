@@ -6,19 +6,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..result import RankedChunk, RetrievedEntity, RetrievedHyperedge
-from .rank import ScoredChunk
-from .state import Corpus, RetrievalState
+from .rank import RankIndex, ScoredChunk
+from .state import RetrievalState
 
 __all__ = ["collect", "ranked_chunks"]
 
 
-def ranked_chunks(corpus: Corpus, ranked: Sequence[ScoredChunk]) -> list[RankedChunk]:
-    """:class:`RankedChunk` per scored position, rank 1 first."""
+def ranked_chunks(index: RankIndex, ranked: Sequence[ScoredChunk]) -> list[RankedChunk]:
+    """:class:`RankedChunk` per scored position of ``index``, rank 1 first."""
     out = []
     for r, sc in enumerate(ranked, 1):
-        chunk = corpus.chunks.chunks[sc.index]
+        chunk = index.chunk_at(sc.index)
         out.append(RankedChunk(chunk_id=chunk.id, doc_id=chunk.doc_id, score=sc.score, rank=r,
-                               text=chunk.text, title=corpus.chunks.titles[sc.index],
+                               text=chunk.text, title=index.title_at(sc.index),
                                evidence=sc.parts, entities=sc.entities))
     return out
 

@@ -24,6 +24,12 @@ A retrieved passage should score high when
   scores the PageRank of its entities, each divided by its number of source chunks. This
   reaches bridges two or more facts away and works without document titles.
 
+* query words no chunk contains are repaired first (:mod:`.lexicon`): a capitalised one is
+  matched by spelling to an entity name of the bottom layer ("Hypseus" → *Hypseas*,
+  "Aschenbrodel" → *Aschenbrödel*), which joins the BM25 query and counts as an entity the
+  query names (weight ``spelling``); another one is replaced by the corpus words sharing its
+  light stem ("apprenticed" → "apprentice", ``word_forms``).
+
 ``final = w_bm25·bm25 + w_vector·vec + w_graph·(graph + w_ppr·ppr)`` with every component
 scaled to ``[0, 1]`` by its maximum over the corpus. Weights live in :class:`RankWeights`
 (tuned on the MuSiQue/HotpotQA dev questions — the same questions the benchmark reports;
@@ -35,13 +41,55 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
+import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
-from .chunk_index import ChunkIndex, FloatArray
+from ..types import Chunk
+from .chunk_index import FloatArray
+from .lexicon import QueryLexicon
 
-__all__ = ["SEMANTIC_VECTOR_WEIGHT", "RankWeights", "ScoredChunk", "rank_chunks"]
+__all__ = ["SEMANTIC_VECTOR_WEIGHT", "RankIndex", "RankWeights", "ScoredChunk", "rank_chunks"]
+
+
+class _Walk(Protocol):
+    def link(self, text: str) -> list[str]: ...
+    def chunk_scores(self, seeds: Mapping[str, float], damping: float = ...) -> FloatArray: ...
+
+
+class _PerChunk(Protocol):
+    def __getitem__(self, pos: int, /) -> list[str]: ...
+
+
+class RankIndex(Protocol):
+    """What :func:`rank_chunks` reads: :class:`~.chunk_index.ChunkIndex` (every chunk) or
+    :class:`~.candidates.CandidateIndex` (the candidates of one query, lazily grown)."""
+
+    @property
+    def position(self) -> Mapping[str, int]: ...
+    @property
+    def chunk_entities(self) -> _PerChunk: ...
+    @property
+    def home_of(self) -> _PerChunk: ...
+    @property
+    def total(self) -> int: ...
+    @property
+    def walk(self) -> _Walk | None: ...
+    def __len__(self) -> int: ...
+    def tiebreak(self) -> npt.NDArray[np.int64]: ...
+    def lexicon(self) -> QueryLexicon: ...
+    def require(self, *, lexical_query: str | None = None, entities: Iterable[str] = (),
+                hyperedges: Iterable[str] = (), chunk_ids: Iterable[str] = (),
+                top_k: int = 0) -> None: ...
+    def bm25(self, query: str) -> FloatArray: ...
+    def home_array(self, key: str) -> npt.NDArray[np.int64]: ...
+    def source_array(self, key: str) -> npt.NDArray[np.int64]: ...
+    def hyperedge_array(self, hid: str) -> npt.NDArray[np.int64]: ...
+    def source_count(self, key: str) -> int: ...
+    def chunk_at(self, pos: int) -> Chunk: ...
+    def title_at(self, pos: int) -> str: ...
 
 #: ``RankWeights.vector`` with a semantic embedder (tuned on the MuSiQue dev questions).
 SEMANTIC_VECTOR_WEIGHT = 1.0
@@ -80,6 +128,13 @@ class RankWeights(BaseModel):
     questions."""
     ppr_damping: float = Field(0.5, ge=0, le=1)
     """Probability of following an incidence edge at each PPR step (1 − restart)."""
+    spelling: float = Field(1.0, ge=0)
+    """Seed weight of the entities linked by spelling to a capitalised query word that no
+    chunk contains (:mod:`.lexicon`); the linked name also joins the BM25 query. 0 = off."""
+    spelling_similarity: float = Field(0.5, gt=0, le=1)
+    """Least character-trigram Dice similarity of such a spelling variant."""
+    word_forms: bool = True
+    """Replace a query word no chunk contains by the corpus words sharing its light stem."""
 
     def for_embedder(self, embedder: object) -> RankWeights:
         """These weights with ``vector`` resolved for ``embedder`` when it is ``None``.
@@ -112,13 +167,20 @@ class ScoredChunk:
     entities: list[str] = field(default_factory=list)
 
 
+def _fit(values: FloatArray, n: int) -> FloatArray:
+    """``values`` padded with zeros to length ``n`` (positions a lazy index added later)."""
+    if len(values) >= n:
+        return values
+    return np.concatenate([values, np.zeros(n - len(values), dtype=np.float64)])
+
+
 def _scaled(values: FloatArray) -> FloatArray:
     top = float(values.max()) if values.size else 0.0
     return values / top if top > 0 else values
 
 
 def _graph_scores(
-    index: ChunkIndex, ents: Mapping[str, float], edges: Mapping[str, float], w: RankWeights
+    index: RankIndex, ents: Mapping[str, float], edges: Mapping[str, float], w: RankWeights
 ) -> FloatArray:
     """Per-chunk hypergraph evidence: best home hit + capped mention/hyperedge evidence."""
     n = len(index)
@@ -142,7 +204,7 @@ def _graph_scores(
     return result
 
 
-def _ppr_scores(index: ChunkIndex, query: str, ents: Mapping[str, float], w: RankWeights
+def _ppr_scores(index: RankIndex, query: str, ents: Mapping[str, float], w: RankWeights
                 ) -> FloatArray:
     """Per-chunk PPR evidence in [0, 1], seeded by ``ents`` and the entities ``query`` names
     (zeros when the weight is 0 or there is no bottom layer)."""
@@ -155,7 +217,7 @@ def _ppr_scores(index: ChunkIndex, query: str, ents: Mapping[str, float], w: Ran
     return _scaled(walk.chunk_scores(seeds, w.ppr_damping))
 
 
-def _support(index: ChunkIndex, pos: int, ents: Mapping[str, float], w: RankWeights
+def _support(index: RankIndex, pos: int, ents: Mapping[str, float], w: RankWeights
              ) -> list[str]:
     """The entities whose evidence reached chunk ``pos``, strongest first."""
     sup: dict[str, float] = {}
@@ -164,13 +226,13 @@ def _support(index: ChunkIndex, pos: int, ents: Mapping[str, float], w: RankWeig
             sup[key] = w.home * ents[key]
     for key in index.chunk_entities[pos]:
         s = ents.get(key, 0.0)
-        src = index.entity_sources.get(key, [])
-        if s > 0 and src:
-            sup[key] = sup.get(key, 0.0) + w.mention * s / math.sqrt(len(src))
+        n_src = index.source_count(key) if s > 0 else 0
+        if n_src:
+            sup[key] = sup.get(key, 0.0) + w.mention * s / math.sqrt(n_src)
     return sorted(sup, key=lambda k: (-sup[k], k))[:8]
 
 
-def _direct(index: ChunkIndex, query: str, vector_scores: Mapping[str, float] | None,
+def _direct(index: RankIndex, query: str, vector_scores: Mapping[str, float] | None,
             w: RankWeights) -> tuple[FloatArray, FloatArray, FloatArray]:
     """(scaled BM25, scaled chunk-vector cosine, their weighted sum) of every chunk."""
     bm = _scaled(index.bm25(query))
@@ -197,12 +259,12 @@ def _seeds(entity_scores: Mapping[str, float] | None, query_entities: Iterable[s
     return ents
 
 
-def _feedback(index: ChunkIndex, ents: dict[str, float], final: FloatArray, w: RankWeights
+def _feedback(index: RankIndex, ents: dict[str, float], final: FloatArray, w: RankWeights
               ) -> dict[str, float]:
     """``ents`` plus the entities of the best chunks, each with a share of its score."""
     fed = dict(ents)
     best = float(final.max())
-    order = np.lexsort((np.arange(len(final)), -final))[: w.feedback_chunks]
+    order = np.lexsort((index.tiebreak(), -final))[: w.feedback_chunks]
     for pos in order.tolist():
         share = w.feedback * float(final[pos]) / best
         for key in index.chunk_entities[pos]:
@@ -212,7 +274,7 @@ def _feedback(index: ChunkIndex, ents: dict[str, float], final: FloatArray, w: R
 
 
 def rank_chunks(
-    index: ChunkIndex,
+    index: RankIndex,
     query: str,
     *,
     entity_scores: Mapping[str, float] | None = None,
@@ -235,24 +297,36 @@ def rank_chunks(
     Ties are broken by chunk id, so the ranking is deterministic.
     """
     w = weights or RankWeights()
-    n = len(index)
-    if n == 0 or top_k <= 0:
+    if index.total == 0 or top_k <= 0:
         return []
-    bm, vec, direct = _direct(index, lexical_query or query, vector_scores, w)
+    lexical, spelled = lexical_query or query, []
+    if (w.bm25 > 0 or w.graph > 0) and (w.spelling > 0 or w.word_forms):
+        repair = index.lexicon().repair(query, w.spelling_similarity,
+                                        spelling=w.spelling > 0, forms=w.word_forms)
+        lexical, spelled = repair.lexical(lexical), repair.entities
     ents = _seeds(entity_scores, query_entities, w)
+    for key in spelled:
+        ents[key] = max(ents.get(key, 0.0), w.spelling)
     edges = {h: float(s) for h, s in (hyperedge_scores or {}).items() if float(s) > 0}
+    index.require(lexical_query=lexical, entities=ents, hyperedges=edges,
+                  chunk_ids=sorted(vector_scores or {}), top_k=top_k)
+    bm, vec, direct = _direct(index, lexical, vector_scores, w)
     # pass 1: direct similarity + evidence of the retrieved entities and hyperedges
     graph = _graph_scores(index, ents, edges, w)
     final = direct + w.graph * graph
     # pass 2: entities of the best pass-1 chunks feed back (bridges to the next hop)
     if w.feedback > 0 and w.feedback_chunks > 0 and float(final.max()) > 0:
         ents = _feedback(index, ents, final, w)
+        index.require(entities=ents)  # a lazy index may grow: new chunks score 0 directly
+        bm, vec, direct = (_fit(a, len(index)) for a in (bm, vec, direct))
         graph = _graph_scores(index, ents, edges, w)
         final = direct + w.graph * graph
     # pass 3: personalised PageRank over the entity–hyperedge incidence graph
     ppr = _ppr_scores(index, query, ents, w)
+    n = len(index)
+    bm, vec, graph, final, ppr = (_fit(a, n) for a in (bm, vec, graph, final, ppr))
     final = final + w.graph * w.ppr * ppr
-    order = np.lexsort((np.arange(n), -final))[: min(top_k, n)]
+    order = np.lexsort((index.tiebreak(), -final))[: min(top_k, n)]
     out: list[ScoredChunk] = []
     for pos in order.tolist():
         out.append(

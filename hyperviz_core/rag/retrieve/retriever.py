@@ -42,6 +42,7 @@ from ..store.protocol import LocalReads, StoreProtocol
 from .chunk_index import ChunkIndex
 from .collect import collect
 from .config import MODE_VIEWS, RetrievalConfig, check_mode, render_decision
+from .lazy import LazyCorpus, lazy_corpus_for
 from .stages import MODE_STAGES, run_stage
 from .state import Corpus, LLMRequest, RetrievalState
 
@@ -77,6 +78,7 @@ class Retriever:
         prompts: Prompts | None = None,
         config: RetrievalConfig | None = None,
         hooks: Iterable[Hook] | HookList = (),
+        lazy: bool = True,
     ) -> None:
         self.store = store
         self.embedder = embedder
@@ -86,6 +88,11 @@ class Retriever:
         self.hooks = hooks if isinstance(hooks, HookList) else HookList(hooks)
         self._renderer = renderer
         self._corpus: Corpus | None = None
+        self._lazy: LazyCorpus | None = None
+        self._generation: tuple[int, int, int] | None = None
+        #: read only what each query needs when the store allows it (see :mod:`.lazy`);
+        #: False loads both layers and every chunk, as before
+        self.lazy = lazy
 
     def add_hook(self, hook: Hook) -> None:
         """Register a stage hook ``hook(name, phase, payload)``."""
@@ -99,6 +106,18 @@ class Retriever:
     def refresh(self) -> None:
         """Forget cached indexes (the next query rebuilds them from the store)."""
         self._corpus = None
+        self._lazy = None
+        self._generation = None
+
+    def query_corpus(self) -> Corpus | LazyCorpus:
+        """What the next query reads: the :class:`~.lazy.LazyCorpus` when the store has
+        indexed lookups (and ``lazy`` is on), else the loaded :class:`Corpus`."""
+        if self.lazy:
+            self._lazy, self._generation = lazy_corpus_for(self.store, self._lazy,
+                                                           self._generation)
+            if self._lazy is not None:
+                return self._lazy
+        return self.corpus()
 
     def corpus(self) -> Corpus:
         """The per-store-state :class:`Corpus` (rebuilt when the store's layers changed)."""
@@ -198,7 +217,7 @@ class Retriever:
         if not render:
             res.skipped_views = {v: why for v in MODE_VIEWS[cfg.mode]}
         t0 = time.perf_counter()
-        corpus = self.corpus()
+        corpus = self.query_corpus()
         res.timings["load"] = elapsed_ms(t0)
         return RetrievalState(query=query, cfg=cfg, res=res, corpus=corpus, store=self.store,
                               embedder=self.embedder, chat=self.chat, prompts=self.prompts,
@@ -209,7 +228,7 @@ class Retriever:
         t_all = time.perf_counter()
         st = self._start(query, overrides)
         res = st.res
-        if not query.strip() or not len(st.corpus.chunks):
+        if not query.strip() or not len(st.corpus):
             res.warnings.append("empty query" if not query.strip() else "the store is empty")
         else:
             for name, stage in MODE_STAGES[st.cfg.mode]:

@@ -7,6 +7,7 @@ space's vectors (the default exact index) or asks a replaced (framework) index r
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -16,11 +17,14 @@ from ..store.protocol import StoreProtocol
 from ..vectors import ExactVectorIndex, normalize_rows
 from .state import Corpus
 
+if TYPE_CHECKING:
+    from .lazy import LazyCorpus
+
 __all__ = ["linked_entities", "search"]
 
 
-def search(store: StoreProtocol, corpus: Corpus, space: str, queries: npt.ArrayLike, k: int
-           ) -> list[list[tuple[str, float]]]:
+def search(store: StoreProtocol, corpus: Corpus | LazyCorpus, space: str,
+           queries: npt.ArrayLike, k: int) -> list[list[tuple[str, float]]]:
     """Top-``k`` (id, cosine) per query row, best first, ties by id."""
     qs = np.atleast_2d(np.asarray(queries, dtype=np.float32))
     index = store.vector_index(space)
@@ -50,16 +54,19 @@ def search(store: StoreProtocol, corpus: Corpus, space: str, queries: npt.ArrayL
     return out
 
 
-def linked_entities(corpus: Corpus, query: str, keywords: Sequence[str]) -> list[str]:
+def linked_entities(corpus: Corpus | LazyCorpus, query: str, keywords: Sequence[str]
+                    ) -> list[str]:
     """Entities named verbatim by the query or a keyword (document-title entities, and
     keywords equal to an entity name of at least 4 characters)."""
-    found = set(corpus.chunks.link(query))
+    found = set(corpus.link_titles(query))
+    named: set[str] = set()
     for kw in keywords:
-        found.update(corpus.chunks.link(kw))
+        found.update(corpus.link_titles(kw))
         try:
             key = normalize_key(kw)
         except ValueError:
             continue
-        if key in corpus.bottom.entities and len(key) >= 4:
-            found.add(key)
+        if len(key) >= 4:
+            named.add(key)
+    found |= corpus.known_entities(sorted(named))
     return sorted(found)

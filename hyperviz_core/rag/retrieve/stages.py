@@ -118,20 +118,23 @@ def keywords(st: RetrievalState) -> Step:
 
 def themes(st: RetrievalState) -> dict[str, Any]:
     """Top retrieval: the ``theme_k`` most similar G_top themes per keyword → E_rel."""
-    top = st.corpus.top
     assert st.kw_vecs is not None
-    for hits in search(st.store, st.corpus, "theme", st.kw_vecs, st.cfg.theme_k):
+    found = search(st.store, st.corpus, "theme", st.kw_vecs, st.cfg.theme_k)
+    known = st.corpus.known_themes({hid for hits in found for hid, _ in hits})
+    for hits in found:
         for hid, sim in hits:
-            if hid in top.hyperedges and sim > st.e_rel.get(hid, 0.0):
+            if hid in known and sim > st.e_rel.get(hid, 0.0):
                 st.e_rel[hid] = sim
     st.themes = sorted(st.e_rel, key=lambda h: (-st.e_rel[h], h))[: st.cfg.max_themes]
+    st.theme_members = st.corpus.theme_members(st.themes)
     return {"themes": list(st.themes)}
 
 
 def top_view(st: RetrievalState) -> Step:
     """The h-hop G_top sub-hypergraph around E_rel, rendered as I_top."""
-    cfg, top = st.cfg, st.corpus.top
-    seed = {m: st.e_rel[h] for h in reversed(st.themes) for m in top.hyperedges[h].members}
+    cfg = st.cfg
+    seed = {m: st.e_rel[h] for h in reversed(st.themes) for m in st.theme_members[h]}
+    top = st.corpus.layer("top", seed, cfg.hops)
     t_ents, _ = expand(top, seed, cfg.hops, cfg.max_entities, cfg.hop_decay,
                        {h: st.e_rel[h] for h in st.themes})
     st.sub_top = sub = induced(top, t_ents)
@@ -186,11 +189,10 @@ def locate(st: RetrievalState) -> Step:
     for r, key in enumerate(located):
         anchors[key] = max(anchors.get(key, 0.0), 1.0 - 0.5 * r / max(len(located), 1))
     for h in st.themes:  # V_dif = members of E_rel
-        for m in st.corpus.top.hyperedges[h].members:
+        for m in st.theme_members[h]:
             anchors[m] = max(anchors.get(m, 0.0), 0.8 * st.e_rel[h])
-    for key in st.linked:  # entities the query names verbatim
-        if key in st.corpus.bottom.entities:
-            anchors[key] = 1.0
+    for key in sorted(st.corpus.known_entities(st.linked)):  # entities the query names
+        anchors[key] = 1.0
     best = sorted(anchors, key=lambda k: (-anchors[k], k))[: cfg.max_anchors]
     st.anchors = {k: anchors[k] for k in best}
     res.anchors = best
@@ -200,29 +202,32 @@ def locate(st: RetrievalState) -> Step:
 def bottom_entities(st: RetrievalState) -> dict[str, Any]:
     """Bottom retrieval: the ``entity_k`` most similar G_bot entities per anchor (per
     keyword in ``hyper-lite``) → V_rel."""
-    bottom, cfg, v_rel = st.corpus.bottom, st.cfg, st.v_rel
+    corpus, cfg, v_rel = st.corpus, st.cfg, st.v_rel
     if cfg.mode == "hyper-lite":
         assert st.kw_vecs is not None
-        for hits in search(st.store, st.corpus, "entity", st.kw_vecs, cfg.entity_k):
+        found = search(st.store, corpus, "entity", st.kw_vecs, cfg.entity_k)
+        known = corpus.known_entities({k for hits in found for k, _ in hits} | set(st.linked))
+        for hits in found:
             for key, sim in hits:
-                if key in bottom.entities and sim > v_rel.get(key, 0.0):
+                if key in known and sim > v_rel.get(key, 0.0):
                     v_rel[key] = sim
         for key in st.linked:
-            if key in bottom.entities:
+            if key in known:
                 v_rel[key] = 1.0
     else:
-        best = list(st.anchors)
-        names = [bottom.entities[k].name if k in bottom.entities
-                 else st.corpus.top.entities[k].name for k in best]
-        found = search(st.store, st.corpus, "entity", st.embedder.embed(names), cfg.entity_k
+        names_of = corpus.entity_names(st.anchors)
+        best = [k for k in st.anchors if k in names_of]
+        names = [names_of[k] for k in best]
+        found = search(st.store, corpus, "entity", st.embedder.embed(names), cfg.entity_k
                        ) if names else []
+        known = corpus.known_entities({h for hits in found for h, _ in hits} | set(best))
         for key, hits in zip(best, found, strict=True):
             for hit, sim in hits:
                 s = st.anchors[key] * max(sim, 0.0)
-                if hit in bottom.entities and s > v_rel.get(hit, 0.0):
+                if hit in known and s > v_rel.get(hit, 0.0):
                     v_rel[hit] = s
         for key in best:
-            if key in bottom.entities and st.anchors[key] > v_rel.get(key, 0.0):
+            if key in known and st.anchors[key] > v_rel.get(key, 0.0):
                 v_rel[key] = st.anchors[key]
     related = sorted(v_rel, key=lambda k: (-v_rel[k], k))
     return {"entities": related}
@@ -231,17 +236,18 @@ def bottom_entities(st: RetrievalState) -> dict[str, Any]:
 def bottom_view(st: RetrievalState) -> Step:
     """The score-bounded h-hop G_bot sub-hypergraph around V_rel, rendered as I_bot."""
     cfg = st.cfg
-    st.b_ents, st.b_edges = expand(st.corpus.bottom, st.v_rel, cfg.hops, cfg.max_entities,
+    bottom = st.corpus.layer("bottom", st.v_rel, cfg.hops)
+    st.b_ents, st.b_edges = expand(bottom, st.v_rel, cfg.hops, cfg.max_entities,
                                    cfg.hop_decay)
-    st.sub_bot = sub = induced(st.corpus.bottom, st.b_ents)
+    st.sub_bot = sub = induced(bottom, st.b_ents)
     limited = False
     if st.render and cfg.render_max_entities > cfg.max_entities:
         # ranking keeps the capped set above; the drawing is bounded by the congestion
         # budget, the wider neighbourhood only by the safety limit
-        wide, _ = expand(st.corpus.bottom, st.v_rel, cfg.hops, cfg.render_max_entities,
+        wide, _ = expand(bottom, st.v_rel, cfg.hops, cfg.render_max_entities,
                          cfg.hop_decay)
         limited = len(wide) >= cfg.render_max_entities
-        st.sub_bot = sub = induced(st.corpus.bottom, wide)
+        st.sub_bot = sub = induced(bottom, wide)
     st.bot_ids, st.res.bottom_view = yield from render_view(st, sub, "bottom", st.b_ents)
     return {"entities": len(sub.entities), "hyperedges": len(sub.hyperedges),
             "rendered": st.res.bottom_view is not None,
@@ -260,17 +266,18 @@ def rank(st: RetrievalState) -> dict[str, Any]:
     """Rank the chunks (hypergraph evidence + BM25 [+ chunk vectors]); the ranked passages
     also become the I_bot viewer's passages."""
     cfg, res = st.cfg, st.res
+    index = st.corpus.rank_index()
     if cfg.mode == "naive":
         w = RankWeights(bm25=0.0, vector=1.0, graph=0.0, feedback=0.0)
-        ranked = rank_chunks(st.corpus.chunks, st.query, vector_scores=_vector_scores(st, w),
+        ranked = rank_chunks(index, st.query, vector_scores=_vector_scores(st, w),
                              weights=w, top_k=cfg.top_k)
     else:
         w = cfg.weights.for_embedder(st.embedder)  # vector weight by embedder when unset
-        ranked = rank_chunks(st.corpus.chunks, st.query, entity_scores=st.b_ents,
+        ranked = rank_chunks(index, st.query, entity_scores=st.b_ents,
                              query_entities=st.linked, hyperedge_scores=st.b_edges,
                              vector_scores=_vector_scores(st, w), weights=w,
                              top_k=cfg.top_k, lexical_query=st.query)
-    res.chunks = ranked_chunks(st.corpus, ranked)
+    res.chunks = ranked_chunks(index, ranked)
     texts = {c.chunk_id: c.text for c in res.chunks}
     if res.bottom_view is not None and texts:
         res.bottom_view.export["chunks"] = {c: texts[c] for c in sorted(texts)}

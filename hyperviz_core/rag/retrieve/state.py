@@ -10,9 +10,9 @@ and async drivers share every line of the stages.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -26,6 +26,9 @@ from ..result import RetrievalResult
 from ..store.protocol import StoreProtocol
 from .chunk_index import ChunkIndex
 from .config import RetrievalConfig
+
+if TYPE_CHECKING:
+    from .lazy import LazyCorpus
 
 __all__ = ["Corpus", "LLMRequest", "RetrievalState", "Step"]
 
@@ -47,12 +50,52 @@ Step = Generator[LLMRequest | HookEvent, Any, dict[str, Any]]
 
 @dataclass
 class Corpus:
-    """What retrieval reads from the store, built once per store state (see ``Retriever``)."""
+    """What retrieval reads from the store, loaded whole once per store state (see
+    ``Retriever``); :class:`~.lazy.LazyCorpus` answers the same calls by indexed lookups."""
 
     bottom: Hypergraph
     top: Hypergraph
     chunks: ChunkIndex
     matrices: dict[str, tuple[list[str], npt.NDArray[np.float32]]] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.chunks)
+
+    def layer(self, layer: Literal["bottom", "top"], keys: Iterable[str], hops: int
+              ) -> Hypergraph:
+        """A hypergraph holding the part of ``layer`` within ``hops`` of ``keys`` (here the
+        whole layer)."""
+        return self.bottom if layer == "bottom" else self.top
+
+    def known_entities(self, keys: Iterable[str]) -> set[str]:
+        """The keys of ``keys`` that are entities of the bottom layer."""
+        return {k for k in keys if k in self.bottom.entities}
+
+    def entity_names(self, keys: Iterable[str]) -> dict[str, str]:
+        """Entity key → display name."""
+        out: dict[str, str] = {}
+        for k in keys:
+            ent = self.bottom.entities.get(k) or self.top.entities.get(k)
+            if ent is not None:
+                out[k] = ent.name
+        return out
+
+    def known_themes(self, hids: Iterable[str]) -> set[str]:
+        """The ids of ``hids`` that are theme hyperedges."""
+        return {h for h in hids if h in self.top.hyperedges}
+
+    def theme_members(self, hids: Iterable[str]) -> dict[str, list[str]]:
+        """Theme hyperedge id → member keys."""
+        return {h: list(self.top.hyperedges[h].members) for h in hids
+                if h in self.top.hyperedges}
+
+    def link_titles(self, text: str) -> list[str]:
+        """Document-title entities named verbatim by ``text``."""
+        return self.chunks.link(text)
+
+    def rank_index(self) -> ChunkIndex:
+        """The chunk index ranking reads."""
+        return self.chunks
 
 
 @dataclass
@@ -62,7 +105,7 @@ class RetrievalState:
     query: str
     cfg: RetrievalConfig
     res: RetrievalResult
-    corpus: Corpus
+    corpus: Corpus | LazyCorpus
     store: StoreProtocol
     embedder: Embedder
     chat: ChatModel | None
@@ -79,6 +122,7 @@ class RetrievalState:
     # themes / top_view / locate
     e_rel: dict[str, float] = field(default_factory=dict)
     themes: list[str] = field(default_factory=list)
+    theme_members: dict[str, list[str]] = field(default_factory=dict)
     sub_top: Hypergraph | None = None
     top_imp: dict[str, float] = field(default_factory=dict)
     top_ids: IdMap | None = None

@@ -12,27 +12,89 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Protocol
 
-from ...model import Hyperedge, Hypergraph
+from ...model import Entity, Hyperedge, Hypergraph
 
-__all__ = ["expand", "induced", "trim_descriptions"]
+__all__ = ["FullLayer", "Layer", "as_layer", "expand", "induced", "trim_descriptions"]
 
 
-def induced(hg: Hypergraph, keys: Iterable[str]) -> Hypergraph:
+class Layer(Protocol):
+    """What :func:`expand` and :func:`induced` read of a layer: a loaded
+    :class:`~hyperviz_core.model.Hypergraph` (:class:`FullLayer`) or indexed store lookups
+    (:class:`~.lazy_layer.StoreLayer`)."""
+
+    def prefetch(self, keys: Iterable[str]) -> None:
+        """Hint: ``neighbors`` of these keys will be read next."""
+    def known(self, keys: Iterable[str]) -> set[str]: ...
+    def neighbors(self, key: str) -> list[str]: ...
+    def edge_sizes(self, hids: Iterable[str]) -> dict[str, int]: ...
+    def has_edge(self, hid: str) -> bool: ...
+    def members(self, hids: Iterable[str]) -> dict[str, list[str]]: ...
+    def inside(self, keys: set[str]) -> list[str]:
+        """Sorted ids of the hyperedges whose members all lie in ``keys``."""
+    def entity_objects(self, keys: Iterable[str]) -> dict[str, Entity]: ...
+    def edge_objects(self, hids: Iterable[str]) -> dict[str, Hyperedge]: ...
+    def metadata(self) -> dict[str, object]: ...
+
+
+class FullLayer:
+    """:class:`Layer` over a loaded hypergraph."""
+
+    def __init__(self, hg: Hypergraph) -> None:
+        self.hg = hg
+
+    def prefetch(self, keys: Iterable[str]) -> None:
+        """Nothing to fetch."""
+
+    def known(self, keys: Iterable[str]) -> set[str]:
+        return {k for k in keys if k in self.hg.entities}
+
+    def neighbors(self, key: str) -> list[str]:
+        return self.hg.neighbors(key)
+
+    def edge_sizes(self, hids: Iterable[str]) -> dict[str, int]:
+        return {h: len(self.hg.hyperedges[h].members) for h in hids}
+
+    def has_edge(self, hid: str) -> bool:
+        return hid in self.hg.hyperedges
+
+    def members(self, hids: Iterable[str]) -> dict[str, list[str]]:
+        return {h: list(self.hg.hyperedges[h].members) for h in hids}
+
+    def inside(self, keys: set[str]) -> list[str]:
+        cand = sorted({hid for key in sorted(keys) for hid in self.hg.neighbors(key)})
+        return [h for h in cand if all(m in keys for m in self.hg.hyperedges[h].members)]
+
+    def entity_objects(self, keys: Iterable[str]) -> dict[str, Entity]:
+        return {k: self.hg.entities[k] for k in keys}
+
+    def edge_objects(self, hids: Iterable[str]) -> dict[str, Hyperedge]:
+        return {h: self.hg.hyperedges[h] for h in hids}
+
+    def metadata(self) -> dict[str, object]:
+        return dict(self.hg.metadata)
+
+
+def as_layer(hg: Hypergraph | Layer) -> Layer:
+    """``hg`` as a :class:`Layer`."""
+    return FullLayer(hg) if isinstance(hg, Hypergraph) else hg
+
+
+def induced(hg: Hypergraph | Layer, keys: Iterable[str]) -> Hypergraph:
     """The sub-hypergraph on ``keys`` with every hyperedge whose members all lie in it.
 
     Entities and hyperedges are shared with ``hg`` (not copied): treat the result as
     read-only, like the store's cached layers.
     """
-    keep = {k for k in keys if k in hg.entities}
-    edges: dict[str, Hyperedge] = {}
-    for key in sorted(keep):
-        for hid in hg.neighbors(key):
-            if hid not in edges and all(m in keep for m in hg.hyperedges[hid].members):
-                edges[hid] = hg.hyperedges[hid]
-    return Hypergraph(entities={k: hg.entities[k] for k in sorted(keep)},
+    layer = as_layer(hg)
+    keep = layer.known(keys)
+    inside = layer.inside(keep)
+    ents = layer.entity_objects(sorted(keep))
+    edges = layer.edge_objects(inside)
+    return Hypergraph(entities={k: ents[k] for k in sorted(keep)},
                       hyperedges={h: edges[h] for h in sorted(edges)},
-                      metadata=dict(hg.metadata))
+                      metadata=layer.metadata())
 
 
 def trim_descriptions(hg: Hypergraph, chars: int = 160) -> Hypergraph:
@@ -42,8 +104,35 @@ def trim_descriptions(hg: Hypergraph, chars: int = 160) -> Hypergraph:
     return Hypergraph(entities=ents, hyperedges=dict(hg.hyperedges))
 
 
+def _hop(layer: Layer, frontier: dict[str, float], max_entities: int, decay: float,
+         ents: dict[str, float], edges: dict[str, float], members: dict[str, list[str]]
+         ) -> dict[str, float]:
+    """One hop of :func:`expand`: score the hyperedges of the frontier (a hub's
+    ``max_entities`` smallest only) into ``edges`` and return their new members' scores."""
+    new: dict[str, float] = {}
+    layer.prefetch(frontier)
+    chosen: dict[str, list[str]] = {}
+    for key in sorted(frontier):
+        incident = layer.neighbors(key)
+        if len(incident) > max_entities:  # a hub: its smallest hyperedges only
+            size = layer.edge_sizes(incident)
+            incident = sorted(incident, key=lambda h: (size[h], h))
+            incident = incident[:max_entities]
+        chosen[key] = incident
+    members.update(layer.members({h for hs in chosen.values() for h in hs} - members.keys()))
+    for key in sorted(frontier):
+        for hid in chosen[key]:
+            s = frontier[key] * decay
+            if s > edges.get(hid, 0.0):
+                edges[hid] = s
+            for m in members[hid]:
+                if m not in ents and s * decay > new.get(m, 0.0):
+                    new[m] = s * decay
+    return new
+
+
 def expand(
-    hg: Hypergraph,
+    hg: Hypergraph | Layer,
     seeds: dict[str, float],
     hops: int,
     max_entities: int,
@@ -60,13 +149,15 @@ def expand(
     best seeds left without a hyperedge (at most a quarter of the budget); every hyperedge
     inside the kept entities is returned.
     """
-    ents = {k: float(s) for k, s in seeds.items() if k in hg.entities}
+    layer = as_layer(hg)
+    known = layer.known(seeds)
+    ents = {k: float(s) for k, s in seeds.items() if k in known}
     edges: dict[str, float] = {}
-    for hid, s in sorted((seed_edges or {}).items()):
-        if hid not in hg.hyperedges:
-            continue
+    seeded = {h: s for h, s in sorted((seed_edges or {}).items()) if layer.has_edge(h)}
+    seed_members = layer.members(seeded)
+    for hid, s in seeded.items():
         edges[hid] = max(edges.get(hid, 0.0), float(s))
-        for m in hg.hyperedges[hid].members:
+        for m in seed_members[hid]:
             ents[m] = max(ents.get(m, 0.0), float(s) * decay)
 
     def best(scores: dict[str, float], n: int) -> list[str]:
@@ -75,28 +166,17 @@ def expand(
     wide = max_entities
     ents = {k: ents[k] for k in best(ents, wide)}
     frontier = dict(ents)
+    members: dict[str, list[str]] = dict(seed_members)
     for _ in range(hops):
-        new: dict[str, float] = {}
-        for key in sorted(frontier):
-            incident = hg.neighbors(key)
-            if len(incident) > max_entities:  # a hub: its smallest hyperedges only
-                incident = sorted(incident, key=lambda h: (len(hg.hyperedges[h].members), h))
-                incident = incident[:max_entities]
-            for hid in incident:
-                s = frontier[key] * decay
-                if s > edges.get(hid, 0.0):
-                    edges[hid] = s
-                for m in hg.hyperedges[hid].members:
-                    if m not in ents and s * decay > new.get(m, 0.0):
-                        new[m] = s * decay
+        new = _hop(layer, frontier, max_entities, decay, ents, edges, members)
         frontier = {k: new[k] for k in best(new, wide)}
         ents.update(frontier)
         if not frontier:
             break
     kept: dict[str, None] = {}
-    inside = {h: v for h, v in edges.items() if all(m in ents for m in hg.hyperedges[h].members)}
+    inside = {h: v for h, v in edges.items() if all(m in ents for m in members[h])}
     for hid in best(inside, len(inside)):
-        fresh = [m for m in hg.hyperedges[hid].members if m not in kept]
+        fresh = [m for m in members[hid] if m not in kept]
         if len(kept) + len(fresh) <= max_entities:
             kept.update(dict.fromkeys(fresh))
     loners = 0
@@ -107,5 +187,5 @@ def expand(
             kept[key] = None
             loners += 1
     out_e = {k: ents[k] for k in kept}
-    out_h = {h: v for h, v in inside.items() if all(m in kept for m in hg.hyperedges[h].members)}
+    out_h = {h: v for h, v in inside.items() if all(m in kept for m in members[h])}
     return out_e, out_h

@@ -48,6 +48,7 @@ from ..providers.offline import STOPWORDS, word_tokens
 __all__ = ["EntityWalk"]
 
 FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
 
 
 def _words(text: str) -> tuple[str, ...]:
@@ -73,30 +74,22 @@ class EntityWalk:
         *,
         max_words: int = 6,
     ) -> None:
-        self.keys: list[str] = sorted(bottom.entities)
-        self.position: dict[str, int] = {k: i for i, k in enumerate(self.keys)}
+        keys = sorted(bottom.entities)
+        position = {k: i for i, k in enumerate(keys)}
         edges = sorted(bottom.hyperedges)
-        n_e, n_h = len(self.keys), len(edges)
         rows: list[int] = []
         cols: list[int] = []
         for j, hid in enumerate(edges):
             for m in sorted(set(bottom.hyperedges[hid].members)):
-                i = self.position.get(m)
+                i = position.get(m)
                 if i is not None:
                     rows.append(i)
                     cols.append(j)
-        inc = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_e, n_h))
-        adj = sp.bmat([[None, inc], [inc.T, None]], format="csr")
-        deg = np.asarray(adj.sum(axis=0)).ravel()
-        self.degree: FloatArray = deg[:n_e].astype(np.float64)
-        inv = np.divide(1.0, deg, out=np.zeros_like(deg, dtype=np.float64), where=deg > 0)
-        self.transition = (adj @ sp.diags(inv)).tocsr()
-        self.n_nodes = n_e + n_h
         s_rows: list[int] = []
         s_cols: list[int] = []
         s_vals: list[float] = []
         for key, positions in sorted(entity_sources.items()):
-            i = self.position.get(key)
+            i = position.get(key)
             if i is None or not positions:
                 continue
             for p in positions:
@@ -104,6 +97,45 @@ class EntityWalk:
                     s_rows.append(p)
                     s_cols.append(i)
                     s_vals.append(1.0 / len(positions))
+        self._build(keys, len(edges), (np.asarray(rows, dtype=np.int64),
+                                       np.asarray(cols, dtype=np.int64)),
+                    (np.asarray(s_rows, dtype=np.int64), np.asarray(s_cols, dtype=np.int64),
+                     np.asarray(s_vals, dtype=np.float64)), n_chunks, max_words)
+
+    @classmethod
+    def from_arrays(cls, keys: Sequence[str], n_edges: int, incidence: tuple[IntArray, IntArray],
+                    mentions: tuple[IntArray, IntArray], n_chunks: int, *,
+                    max_words: int = 6) -> EntityWalk:
+        """The walk from integer arrays instead of a loaded layer (lazy retrieval).
+
+        ``keys``: every entity key, sorted; ``incidence``: (entity position, hyperedge
+        position) pairs, hyperedges numbered in id order, no repeats; ``mentions``: (chunk
+        position, entity position) pairs, each entity's sources once. Equal to the walk
+        built from the layer with the same numbering.
+        """
+        walk = cls.__new__(cls)
+        ent = mentions[1]
+        counts = np.bincount(ent, minlength=len(keys)).astype(np.float64)
+        vals = 1.0 / counts[ent] if ent.size else np.zeros(0, dtype=np.float64)
+        walk._build(list(keys), n_edges, incidence, (mentions[0], ent, vals), n_chunks,
+                    max_words)
+        return walk
+
+    def _build(self, keys: list[str], n_h: int, incidence: tuple[IntArray, IntArray],
+               spec: tuple[IntArray, IntArray, FloatArray], n_chunks: int,
+               max_words: int) -> None:
+        self.keys: list[str] = keys
+        self.position: dict[str, int] = {k: i for i, k in enumerate(self.keys)}
+        n_e = len(self.keys)
+        rows, cols = incidence
+        inc = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_e, n_h))
+        adj = sp.bmat([[None, inc], [inc.T, None]], format="csr")
+        deg = np.asarray(adj.sum(axis=0)).ravel()
+        self.degree: FloatArray = deg[:n_e].astype(np.float64)
+        inv = np.divide(1.0, deg, out=np.zeros_like(deg, dtype=np.float64), where=deg > 0)
+        self.transition = (adj @ sp.diags(inv)).tocsr()
+        self.n_nodes = n_e + n_h
+        s_rows, s_cols, s_vals = spec
         self.specificity = sp.csr_matrix((s_vals, (s_rows, s_cols)), shape=(n_chunks, n_e))
         self._names: dict[tuple[str, ...], str] = {}
         self._longest = 0

@@ -46,6 +46,7 @@ from ...vectors import ExactVectorIndex, VectorIndex
 from ..base import DocumentWrite, StoreError, StoreStats
 from .cache import LLMCacheMixin
 from .graphs import GraphLayersMixin
+from .lookups import QueryLookupsMixin
 from .reads import StoreReadsMixin
 from .schema import open_connection, resolve_path
 from .stats import StoreStatsMixin
@@ -58,7 +59,7 @@ log = logging.getLogger(__name__)
 
 class HypergraphStore(
     DocumentWritesMixin, StoreReadsMixin, GraphLayersMixin, LLMCacheMixin, StoreStatsMixin,
-    VectorStoreMixin,
+    VectorStoreMixin, QueryLookupsMixin,
 ):
     """A VizRAG store in a directory (``vizrag.sqlite`` inside) or a ``.sqlite`` file.
 

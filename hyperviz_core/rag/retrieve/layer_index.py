@@ -1,0 +1,174 @@
+"""The incidence structure of a layer as integer arrays, and a :class:`~.subgraph.Layer`
+over it.
+
+:func:`~.subgraph.expand` reads, hop after hop, the hyperedges incident to a frontier (for a
+hub entity the sizes of all of them, to keep the smallest) and their members. On an
+entity-rich corpus the frontier holds hubs with thousands of hyperedges, and asking the
+store for those on every query costs more than the rest of the query. :class:`LayerIndex`
+keeps, per store state, only the *structure* — hyperedge ids, members as entity numbers in
+member order, entity → hyperedge lists — in numpy arrays (no descriptions, keywords or
+sources; about 12 bytes per incidence plus the ids); :class:`IndexedLayer` answers the walk
+from it and reads the entity and hyperedge objects of the result from the store.
+
+Example:
+    >>> import numpy as np
+    >>> idx = LayerIndex("bottom", ["a", "b", "c"], ["h1", "h2"],
+    ...                  np.array([0, 2, 5]), np.array([0, 1, 1, 2, 1]))
+    >>> idx.neighbors("b"), idx.members(["h2"]), idx.sizes(["h1", "h2"])
+    (['h1', 'h2'], {'h2': ['b', 'c', 'b']}, {'h1': 2, 'h2': 3})
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Sequence
+from typing import Literal, Protocol
+
+import numpy as np
+import numpy.typing as npt
+import scipy.sparse as sp
+
+from ...model import Entity, Hyperedge
+
+__all__ = ["IndexedLayer", "LayerIndex", "ObjectReads"]
+
+IntArray = npt.NDArray[np.int64]
+
+
+class ObjectReads(Protocol):
+    """Store reads of the objects of a walk's result (``LocalReadsMixin``)."""
+
+    def entity_objects(self, keys: Iterable[str]) -> dict[str, Entity]: ...
+    def hyperedge_objects(self, hids: Iterable[str], layer: Literal["bottom", "top"]
+                          ) -> dict[str, Hyperedge]: ...
+
+
+class LayerIndex:
+    """One layer's structure: ``keys`` (entities of the layer... and beyond: every entity
+    number used by ``members``), hyperedge ``ids`` sorted, ``indptr``/``members`` (CSR:
+    the member entity numbers of hyperedge ``j`` in member order)."""
+
+    def __init__(self, layer: Literal["bottom", "top"], keys: Sequence[str], ids: list[str],
+                 indptr: IntArray, members: IntArray, layer_keys: set[str] | None = None
+                 ) -> None:
+        self.layer = layer
+        self.keys = list(keys)
+        self.position = {k: i for i, k in enumerate(self.keys)}
+        self.ids = ids
+        self.indptr = indptr
+        self.member_ids = members
+        self.layer_keys = layer_keys  # None: every key is an entity of the layer
+        rows = np.repeat(np.arange(len(ids), dtype=np.int64), np.diff(indptr))
+        inc = sp.csr_matrix((np.ones(rows.size, dtype=np.int8), (members, rows)),
+                            shape=(len(self.keys), len(ids)))
+        inc.sum_duplicates()
+        inc.sort_indices()
+        self.incident = inc  # entity number → sorted hyperedge numbers (= id order)
+        self._num: dict[str, int] = {}
+
+    def _edge(self, hid: str) -> int | None:
+        j = self._num.get(hid)
+        if j is None:
+            j = bisect.bisect_left(self.ids, hid)
+            if j >= len(self.ids) or self.ids[j] != hid:
+                return None
+        return j
+
+    def known(self, keys: Iterable[str]) -> set[str]:
+        """The keys of ``keys`` that are entities of the layer."""
+        if self.layer_keys is not None:
+            return {k for k in keys if k in self.layer_keys}
+        return {k for k in keys if k in self.position}
+
+    def neighbors(self, key: str) -> list[str]:
+        """Sorted ids of the hyperedges incident to ``key``."""
+        i = self.position.get(key)
+        if i is None:
+            return []
+        inc = self.incident
+        nums = inc.indices[inc.indptr[i]:inc.indptr[i + 1]].tolist()
+        ids = [self.ids[j] for j in nums]
+        if len(self._num) < 1_000_000:  # remember where these ids are (bounded)
+            self._num.update(zip(ids, nums, strict=True))
+        return ids
+
+    def inside(self, keys: Iterable[str]) -> list[str]:
+        """Sorted ids of the hyperedges incident to ``keys`` whose members all lie in
+        ``keys`` (vectorised over the member arrays)."""
+        nums = np.asarray(sorted({self.position[k] for k in keys if k in self.position}),
+                          dtype=np.int64)
+        if not nums.size:
+            return []
+        inc = self.incident
+        cand = np.unique(np.concatenate(
+            [inc.indices[inc.indptr[i]:inc.indptr[i + 1]] for i in nums.tolist()]))
+        if not cand.size:
+            return []
+        mask = np.zeros(len(self.keys), dtype=bool)
+        mask[nums] = True
+        starts = self.indptr[cand]
+        lens = self.indptr[cand + 1] - starts
+        before = np.concatenate([[0], np.cumsum(lens)[:-1]])
+        flat = np.repeat(starts - before, lens) + np.arange(int(lens.sum()))
+        outside = np.repeat(np.arange(cand.size), lens)[~mask[self.member_ids[flat]]]
+        good = np.ones(cand.size, dtype=bool)
+        good[outside] = False
+        return [self.ids[int(j)] for j in cand[good]]
+
+    def has_edge(self, hid: str) -> bool:
+        return self._edge(hid) is not None
+
+    def sizes(self, hids: Iterable[str]) -> dict[str, int]:
+        """Hyperedge id → number of members (repeats counted, as ``len(members)``)."""
+        out: dict[str, int] = {}
+        for hid in hids:
+            j = self._edge(hid)
+            out[hid] = int(self.indptr[j + 1] - self.indptr[j]) if j is not None else 0
+        return out
+
+    def members(self, hids: Iterable[str]) -> dict[str, list[str]]:
+        """Hyperedge id → member keys in member order (known ids)."""
+        out: dict[str, list[str]] = {}
+        for hid in hids:
+            j = self._edge(hid)
+            if j is not None:
+                part = self.member_ids[self.indptr[j]:self.indptr[j + 1]]
+                out[hid] = [self.keys[int(m)] for m in part]
+        return out
+
+
+class IndexedLayer:
+    """A :class:`~.subgraph.Layer` from a :class:`LayerIndex` and the store's objects."""
+
+    def __init__(self, index: LayerIndex, store: ObjectReads) -> None:
+        self.index, self.store = index, store
+
+    def prefetch(self, keys: Iterable[str]) -> None:
+        """Nothing to fetch: the structure is in memory."""
+
+    def known(self, keys: Iterable[str]) -> set[str]:
+        return self.index.known(keys)
+
+    def neighbors(self, key: str) -> list[str]:
+        return self.index.neighbors(key)
+
+    def edge_sizes(self, hids: Iterable[str]) -> dict[str, int]:
+        return self.index.sizes(hids)
+
+    def has_edge(self, hid: str) -> bool:
+        return self.index.has_edge(hid)
+
+    def members(self, hids: Iterable[str]) -> dict[str, list[str]]:
+        return self.index.members(hids)
+
+    def inside(self, keys: set[str]) -> list[str]:
+        return self.index.inside(keys)
+
+    def entity_objects(self, keys: Iterable[str]) -> dict[str, Entity]:
+        return self.store.entity_objects(keys)
+
+    def edge_objects(self, hids: Iterable[str]) -> dict[str, Hyperedge]:
+        return self.store.hyperedge_objects(hids, self.index.layer)
+
+    def metadata(self) -> dict[str, object]:
+        return {"layer": self.index.layer}

@@ -1,0 +1,118 @@
+"""BM25 of candidate passages with the corpus statistics — equal to ``bm25s`` over all.
+
+:class:`~.chunk_index.ChunkIndex` indexes every chunk with ``bm25s`` (Lucene variant,
+``k1 = 1.5``, ``b = 0.75``, English stop words, tokens ``\\b\\w\\w+\\b`` of the lower-cased
+text after :func:`~.lexicon.lexical_text`, which turns underscores into spaces) and scores
+all of them. A chunk without a query token scores 0, so scoring only the
+chunks that hold one gives the same numbers, provided the statistics are the corpus's:
+``N`` (chunks), the average passage length (tokens over all chunks) and each query token's
+document frequency (counted over the candidates, which are *all* chunks holding it).
+The arithmetic follows ``bm25s`` step by step (float32 idf and scores, summed per query
+token in query order), so the scores are bit-identical.
+
+Example:
+    >>> texts = ["Hank Snow was a singer", "Snow fell", "Nothing here"]
+    >>> toks = passage_tokens(texts)
+    >>> avg = sum(map(len, toks)) / 3
+    >>> [round(float(s), 4) for s in bm25_scores(query_tokens("Hank Snow?"), toks, 3, avg)]
+    [0.5142, 0.2009, 0.0]
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from .lexicon import lexical_text
+
+__all__ = [
+    "STOPWORDS", "bm25_from_counts", "bm25_scores", "bm25_values", "passage_tokens",
+    "query_tokens", "tokens",
+]
+
+K1 = 1.5
+B = 0.75
+
+
+def _stopwords() -> frozenset[str]:
+    from bm25s.stopwords import STOPWORDS_EN
+
+    return frozenset(STOPWORDS_EN)
+
+
+#: the stop words ``bm25s.tokenize(..., stopwords="en")`` removes
+STOPWORDS: frozenset[str] = _stopwords()
+
+
+#: ``bm25s.tokenize``'s default token pattern (applied to the lower-cased text)
+_TOKEN = re.compile(r"(?u)\b\w\w+\b")
+
+
+def tokens(text: str) -> list[str]:
+    """BM25 tokens of ``text`` in order, repeats kept — ``bm25s.tokenize(lexical_text(text),
+    stopwords="en")`` without the vocabulary (underscores separate words).
+
+    >>> tokens("the _erica vagans_ and snake_case")
+    ['erica', 'vagans', 'snake', 'case']
+    """
+    return [t for t in _TOKEN.findall(lexical_text(text).lower()) if t not in STOPWORDS]
+
+
+def query_tokens(query: str) -> list[str]:
+    """The query's BM25 tokens, in order, repeats kept (as ``ChunkIndex.bm25`` reads them)."""
+    return tokens(query)
+
+
+def passage_tokens(texts: Sequence[str]) -> list[list[str]]:
+    """BM25 tokens of each passage."""
+    return [tokens(t) for t in texts]
+
+
+def bm25_scores(query: Sequence[str], passages: Sequence[Sequence[str]], n_docs: int,
+                avg_len: float) -> npt.NDArray[np.float32]:
+    """BM25 of each passage (token lists) for the ``query`` tokens, given the corpus's
+    ``n_docs`` and average length; ``passages`` must include every passage holding a query
+    token (document frequencies are counted over them)."""
+    wanted = set(query)
+    counts = [Counter(t for t in doc if t in wanted) for doc in passages]
+    lengths = np.asarray([len(doc) for doc in passages], dtype=np.int64)
+    return bm25_from_counts(query, counts, lengths, n_docs, avg_len)
+
+
+def bm25_values(tf: npt.NDArray[np.int64], lengths: npt.NDArray[np.int64], df: int,
+                n_docs: int, avg_len: float) -> npt.NDArray[np.float32]:
+    """Score of one token in each passage holding it (``tf`` times, passage ``lengths``),
+    with the token in ``df`` of ``n_docs`` passages — ``bm25s``'s float32 arithmetic."""
+    idf = np.float32(math.log(1 + (n_docs - df + 0.5) / (df + 0.5)))
+    tf32 = np.asarray(tf, dtype=np.float32)
+    tfc = tf32 / (K1 * ((1 - B) + B * lengths / np.float64(avg_len)) + tf32)
+    out: npt.NDArray[np.float32] = (idf * tfc).astype(np.float32)
+    return out
+
+
+def bm25_from_counts(query: Sequence[str], counts: Sequence[Mapping[str, int]],
+                     lengths: npt.NDArray[np.int64], n_docs: int, avg_len: float
+                     ) -> npt.NDArray[np.float32]:
+    """:func:`bm25_scores` from each candidate's query-token counts (positive only) and
+    BM25 length."""
+    scores = np.zeros(len(counts), dtype=np.float32)
+    if not query or not len(counts) or n_docs <= 0 or avg_len <= 0:
+        return scores
+    values: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]] = {}
+    for tok in sorted(set(query)):
+        idx = np.asarray([i for i, c in enumerate(counts) if c.get(tok, 0) > 0],
+                         dtype=np.int64)
+        if not idx.size:
+            continue
+        tf = np.asarray([counts[i][tok] for i in idx.tolist()], dtype=np.int64)
+        values[tok] = idx, bm25_values(tf, lengths[idx], int(idx.size), n_docs, avg_len)
+    for tok in query:  # bm25s: one np.add.at per query token, repeats included
+        if tok in values:
+            idx, vals = values[tok]
+            np.add.at(scores, idx, vals)
+    return scores

@@ -1,0 +1,214 @@
+"""Query repair: query words the corpus never uses, matched to the words it does use.
+
+BM25 scores a query word only when the corpus contains it verbatim, so a question that
+spells a name differently from the documents ("Hypseus" for the text's "Hypseas",
+"Aschenbrodel" for "Aschenbrödel", "Margaraviate" for "Margraviate") or inflects a word
+differently ("apprenticed" where the text says "apprentice") loses its most specific
+evidence. Two repairs, applied to *unknown* query words only (words no chunk contains), so
+a query the corpus already speaks is left untouched:
+
+* **spelling variants of entity names** (uses the hypergraph): a capitalised unknown word is
+  compared with the words of the bottom layer's entity names by character-trigram Dice
+  similarity; the best match (same first letter, similarity ≥ ``threshold``) is added to
+  the lexical query, and the entities whose name contains it count as entities the query
+  names (:attr:`QueryRepair.entities`);
+* **word forms**: an unknown word is replaced by the corpus words that share its light stem
+  (:func:`light_stem`: plural, ``-ed``, ``-ing`` and a final ``e`` removed).
+
+:func:`lexical_text` is the text normalisation BM25 indexes and queries with: underscores
+(``_italics_`` markup of plain-text books, ``snake_case``) separate words.
+
+Example:
+    >>> from hyperviz_core.rag.types import Chunk
+    >>> chunks = [Chunk(id="c0", doc_id="d", index=0, text="Creüsa bore Hypseas to Peneus."),
+    ...           Chunk(id="c1", doc_id="d", index=1, text="Louis is an apprentice to Carbut.")]
+    >>> lex = QueryLexicon(chunks, {"hypseas": [0], "peneus": [0], "louis": [1]})
+    >>> rep = lex.repair("Who was the father of Hypseus? Whom was Louis apprenticed to?")
+    >>> rep.names, rep.entities, rep.forms
+    (['hypseas'], ['hypseas'], ['apprentice'])
+    >>> rep.lexical("father of Hypseus")
+    'father of Hypseus hypseas apprentice'
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+import weakref
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from ..providers.offline import STOPWORDS, word_tokens
+from ..types import Chunk
+
+__all__ = ["QueryLexicon", "QueryRepair", "lexical_text", "lexicon_for", "light_stem"]
+
+_ALPHA = re.compile(r"[^\W\d_]+")
+_SUFFIXES = (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
+_SIBILANT = ("s", "x", "z", "ch", "sh")
+
+
+def lexical_text(text: str) -> str:
+    """``text`` with underscores turned into spaces (what BM25 indexes and queries).
+
+    >>> lexical_text("the _erica vagans_--the lovely Cornish heath")
+    'the  erica vagans --the lovely Cornish heath'
+    """
+    return text.replace("_", " ")
+
+
+def light_stem(word: str) -> str:
+    """A light English stem: possessive, one plural/``-ed``/``-ing`` suffix and a final
+    ``e`` removed (``apprenticed`` and ``apprentice`` → ``apprentic``). ``-es`` is a suffix
+    only after a sibilant (``boxes``); words in ``-ss``, ``-us``, ``-is`` keep their ``s``.
+
+    >>> [light_stem(w) for w in ("apprenticed", "apprentice", "vanquishing", "stories")]
+    ['apprentic', 'apprentic', 'vanquish', 'story']
+    >>> [light_stem(w) for w in ("glass", "status", "themes", "churches")]
+    ['glass', 'status', 'them', 'church']
+    """
+    w = word[:-2] if word.endswith("'s") else word
+    for suffix, repl in _SUFFIXES:
+        if not w.endswith(suffix) or len(w) - len(suffix) < 3:
+            continue
+        if suffix == "s" and w.endswith(("ss", "us", "is")):
+            break
+        if suffix == "es" and not w[:-2].endswith(_SIBILANT):
+            continue
+        w = w[: -len(suffix)] + repl
+        break
+    if w.endswith("e") and len(w) > 4:
+        w = w[:-1]
+    return w
+
+
+def _fold(ch: str) -> str:
+    """A character without its accents (``"é"`` → ``"e"``)."""
+    return unicodedata.normalize("NFKD", ch)[:1]
+
+
+def _grams(word: str) -> frozenset[str]:
+    padded = f"^{word}$"
+    return frozenset(padded[i : i + 3] for i in range(len(padded) - 2))
+
+
+@dataclass
+class QueryRepair:
+    """What :meth:`QueryLexicon.repair` found for one query."""
+
+    names: list[str] = field(default_factory=list)
+    """Entity-name words matched by spelling to unknown capitalised query words."""
+    entities: list[str] = field(default_factory=list)
+    """Entity keys whose name contains one of :attr:`names`."""
+    forms: list[str] = field(default_factory=list)
+    """Corpus words sharing the light stem of an unknown query word."""
+
+    def lexical(self, query: str) -> str:
+        """``query`` with the repaired words appended (the BM25 query)."""
+        return " ".join([query, *self.names, *self.forms])
+
+
+class _Indexed(Protocol):
+    chunks: list[Chunk]
+    entity_sources: dict[str, list[int]]
+
+    def passage_text(self, i: int) -> str: ...
+
+
+class QueryLexicon:
+    """The corpus vocabulary, the entity-name words and the stems, for query repair.
+
+    Args:
+        chunks: the ranked chunks (their text is the vocabulary).
+        entity_names: entity key → anything (only the keys are read: the bottom layer's
+            entities, e.g. ``ChunkIndex.entity_sources``).
+        texts: the texts to take the vocabulary from (default: the chunk texts).
+        max_forms: most corpus words added per unknown query word.
+    """
+
+    def __init__(self, chunks: Sequence[Chunk], entity_names: Mapping[str, object],
+                 texts: Iterable[str] | None = None, *, max_forms: int = 3) -> None:
+        self.vocabulary: set[str] = set()
+        for text in texts if texts is not None else (c.text for c in chunks):
+            self.vocabulary.update(_ALPHA.findall(text.casefold()))
+        self.max_forms = max_forms
+        self._stems: dict[str, list[str]] = {}
+        for w in sorted(self.vocabulary):
+            if len(w) >= 4 and w not in STOPWORDS and _ALPHA.fullmatch(w):
+                self._stems.setdefault(light_stem(w), []).append(w)
+        self._entities: dict[str, list[str]] = {}
+        for key in sorted(entity_names):
+            for w in dict.fromkeys(word_tokens(key)):
+                if len(w) >= 4 and w not in STOPWORDS and _ALPHA.fullmatch(w):
+                    self._entities.setdefault(w, []).append(key)
+        self._grams: dict[str, frozenset[str]] = {w: _grams(w) for w in self._entities}
+        self._by_gram: dict[str, list[str]] = {}
+        for w, grams in self._grams.items():
+            for g in sorted(grams):
+                self._by_gram.setdefault(g, []).append(w)
+
+    def unknown(self, word: str) -> bool:
+        """A content word (5+ letters, not a stop word) that no chunk contains."""
+        return len(word) >= 5 and word not in STOPWORDS and word not in self.vocabulary
+
+    def spelling(self, word: str, threshold: float = 0.5) -> str | None:
+        """The entity-name word most similar to ``word`` by character-trigram Dice
+        (same first letter, accents ignored, lengths within ``max(2, len(word) // 4)``
+        letters — a short word inside a long one is no variant: "Rewrite" is not *rite*;
+        ties: the alphabetically first), or None."""
+        grams = _grams(word)
+        shared: dict[str, int] = {}
+        for g in sorted(grams):
+            for cand in self._by_gram.get(g, ()):
+                shared[cand] = shared.get(cand, 0) + 1
+        best: tuple[float, str] | None = None
+        slack = max(2, len(word) // 4)
+        for cand, n in sorted(shared.items()):
+            if abs(len(cand) - len(word)) > slack:
+                continue
+            dice = 2.0 * n / (len(grams) + len(self._grams[cand]))
+            if dice >= threshold and _fold(cand[0]) == _fold(word[0]) and (
+                    best is None or dice > best[0]):
+                best = (dice, cand)
+        return best[1] if best else None
+
+    def repair(self, query: str, threshold: float = 0.5, *, spelling: bool = True,
+               forms: bool = True) -> QueryRepair:
+        """Spelling variants and word forms of the unknown words of ``query``."""
+        out = QueryRepair()
+        for m in _ALPHA.finditer(query):
+            token = m.group(0)
+            word = token.casefold()
+            if not self.unknown(word):
+                continue
+            name = self.spelling(word, threshold) if spelling and token[0].isupper() else None
+            if name is not None:
+                if name not in out.names:
+                    out.names.append(name)
+                continue
+            if forms and self.max_forms > 0:
+                for w in self._stems.get(light_stem(word), [])[: self.max_forms]:
+                    if w not in out.forms:
+                        out.forms.append(w)
+        seen: set[str] = set()
+        for name in out.names:
+            for key in self._entities.get(name, ()):
+                if key not in seen:
+                    seen.add(key)
+                    out.entities.append(key)
+        return out
+
+
+_CACHE: weakref.WeakKeyDictionary[object, QueryLexicon] = weakref.WeakKeyDictionary()
+
+
+def lexicon_for(index: _Indexed) -> QueryLexicon:
+    """The :class:`QueryLexicon` of a chunk index (built on first use, then cached for as
+    long as the index lives)."""
+    lex = _CACHE.get(index)
+    if lex is None:
+        texts = (index.passage_text(i) for i in range(len(index.chunks)))
+        lex = QueryLexicon(index.chunks, index.entity_sources, texts)
+        _CACHE[index] = lex
+    return lex

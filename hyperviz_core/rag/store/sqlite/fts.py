@@ -1,0 +1,194 @@
+"""A full-text index of the chunks (SQLite FTS5) as derived data, for BM25 candidates.
+
+The table ``vizrag_chunk_fts`` holds one row per chunk (``rowid`` = the chunk's rowid) with
+the passage text ranking reads — ``title + newline + text`` (the document title, else the
+chunk's ``metadata["title"]``; the title only once when the text already starts with it).
+It is *derived*: created on first use when missing and filled from ``chunks`` in one
+statement, then kept in sync by triggers on ``chunks`` and ``documents`` (so every writer
+process, of any version, keeps it current). Nothing else depends on it: dropping it loses
+nothing, the next query rebuilds it. No schema version change is involved: the derived
+objects carry their own version in their names (``_v3``); a store whose objects are of an
+older version (e.g. v2, whose tokens kept underscores) gets them dropped and rebuilt by the
+next query that can write (a read-only one falls back to the full in-memory path).
+
+Tokens: ``unicode61`` without diacritic folding, i.e. maximal runs of letters and digits,
+case-folded (an underscore separates tokens) — the tokens of the ranking's BM25
+(``bm25s``: ``\\b\\w\\w+\\b`` on the lower-cased text with underscores turned into spaces,
+:func:`~hyperviz_core.rag.retrieve.lexicon.lexical_text`; English stop words removed) are
+those of at least two characters that are not stop words. The index only *selects* the
+candidates (chunks holding a query token) and gives the corpus token total; the scores are
+computed from the candidates' own text (:mod:`hyperviz_core.rag.retrieve.lexical`).
+
+Example:
+    >>> import sqlite3
+    >>> conn = sqlite3.connect(":memory:", isolation_level=None)
+    >>> _ = conn.executescript(
+    ...     "CREATE TABLE documents (id TEXT PRIMARY KEY, title TEXT NOT NULL);"
+    ...     "CREATE TABLE chunks (id TEXT PRIMARY KEY, doc_id TEXT, text TEXT, metadata TEXT);"
+    ...     "INSERT INTO documents VALUES ('d', 'Hank Snow');")
+    >>> ensure_chunk_fts(conn)
+    True
+    >>> _ = conn.execute("INSERT INTO chunks VALUES ('c1', 'd', 'A Canadian singer.', '{}')")
+    >>> [r[0] for r in match_chunks(conn, ["hank"], "id")]
+    ['c1']
+    >>> [a.tolist() for a in postings(conn, "singer")]
+    [[1], [1]]
+"""
+
+from __future__ import annotations
+
+import itertools
+import sqlite3
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+IntArray = npt.NDArray[np.int64]
+
+__all__ = [
+    "FTS_TABLE", "LENGTHS", "ensure_chunk_fts", "fts_ready", "lengths", "match_chunks",
+    "missing_lengths", "postings", "store_lengths",
+]
+
+#: version of the derived objects: a new version has new names (so processes of another
+#: version never write into its tables) and drops those of the older ones
+_VERSION = 3
+FTS_TABLE = f"vizrag_chunk_fts_v{_VERSION}"
+
+# the title a chunk's passage starts with (as ChunkIndex: document title, else metadata title)
+_TITLE = ("COALESCE(NULLIF((SELECT d.title FROM documents d WHERE d.id = {c}.doc_id), ''), "
+          "CASE WHEN json_valid({c}.metadata) AND json_type({c}.metadata, '$.title') = 'text' "
+          "THEN json_extract({c}.metadata, '$.title') END, '')")
+_WS = "' ' || char(9, 10, 11, 12, 13)"
+
+
+def _body(c: str) -> str:
+    t = _TITLE.format(c=c)
+    return (f"(SELECT CASE WHEN t = '' OR substr(ltrim({c}.text, {_WS}), 1, length(t)) = t "
+            f"THEN {c}.text ELSE t || char(10) || {c}.text END FROM (SELECT {t} AS t))")
+
+
+_INST = f"{FTS_TABLE}_inst"
+LENGTHS = f"vizrag_chunk_bm25_v{_VERSION}"
+_T = FTS_TABLE  # trigger name prefix
+# objects of older versions (triggers, then tables: fts5vocab tables before their FTS table)
+_OLD_TRIGGERS = (*(f"vizrag_chunk_fts_{s}" for s in ("ai", "ad", "au", "du")),  # v1
+                 *(f"vizrag_chunk_fts_v2_{s}" for s in ("ai", "ad", "au", "du")))  # v2
+_OLD_TABLES = ("vizrag_chunk_fts_vocab", "vizrag_chunk_fts_inst", "vizrag_chunk_fts",
+               "vizrag_chunk_bm25")  # v1, v2 (v2: tokens kept underscores)
+
+_CREATE = (
+    f"CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5("
+    "body, tokenize = \"unicode61 remove_diacritics 0\")",
+    f"CREATE VIRTUAL TABLE {_INST} USING fts5vocab({FTS_TABLE}, 'instance')",
+    # per chunk: BM25 length of its passage, and whether the passage is ASCII and equal to
+    # the indexed body (then the FTS tokens are exactly the BM25 tokens); filled by readers
+    f"CREATE TABLE {LENGTHS} (rowid INTEGER PRIMARY KEY, dl INTEGER NOT NULL, "
+    "exact INTEGER NOT NULL)",
+    f"CREATE TRIGGER {_T}_ai AFTER INSERT ON chunks BEGIN "
+    f"INSERT INTO {FTS_TABLE}(rowid, body) VALUES (new.rowid, {_body('new')}); END",
+    f"CREATE TRIGGER {_T}_ad AFTER DELETE ON chunks BEGIN "
+    f"DELETE FROM {FTS_TABLE} WHERE rowid = old.rowid; "
+    f"DELETE FROM {LENGTHS} WHERE rowid = old.rowid; END",
+    f"CREATE TRIGGER {_T}_au AFTER UPDATE ON chunks BEGIN "
+    f"DELETE FROM {FTS_TABLE} WHERE rowid = old.rowid; "
+    f"DELETE FROM {LENGTHS} WHERE rowid = old.rowid; "
+    f"INSERT INTO {FTS_TABLE}(rowid, body) VALUES (new.rowid, {_body('new')}); END",
+    f"CREATE TRIGGER {_T}_du AFTER UPDATE OF title ON documents BEGIN "
+    f"DELETE FROM {FTS_TABLE} WHERE rowid IN (SELECT rowid FROM chunks WHERE doc_id = new.id); "
+    f"DELETE FROM {LENGTHS} WHERE rowid IN (SELECT rowid FROM chunks WHERE doc_id = new.id); "
+    f"INSERT INTO {FTS_TABLE}(rowid, body) SELECT c.rowid, {_body('c')} FROM chunks c "
+    "WHERE c.doc_id = new.id; END",
+)
+_NAMES = (FTS_TABLE, _INST, LENGTHS, f"{_T}_ai", f"{_T}_ad", f"{_T}_au", f"{_T}_du")
+
+
+def fts_ready(conn: sqlite3.Connection) -> bool:
+    """Whether the index, its tables and triggers exist in this store file."""
+    marks = ",".join("?" * len(_NAMES))
+    found = conn.execute(f"SELECT COUNT(*) FROM sqlite_master WHERE name IN ({marks})",
+                         _NAMES).fetchone()[0]
+    return int(found) == len(_NAMES)
+
+
+def ensure_chunk_fts(conn: sqlite3.Connection) -> bool:
+    """Create and fill the index when missing (one write transaction); False when it is
+    missing and cannot be made (a read-only store, an SQLite without FTS5)."""
+    if fts_ready(conn):
+        return True
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.Error:
+        return False
+    try:
+        if not fts_ready(conn):  # another process may have made it meanwhile
+            for name in (*_OLD_TRIGGERS, *_NAMES[3:]):
+                conn.execute(f"DROP TRIGGER IF EXISTS {name}")
+            for name in (*_OLD_TABLES, _INST, FTS_TABLE, LENGTHS):
+                conn.execute(f"DROP TABLE IF EXISTS {name}")
+            for statement in _CREATE:
+                conn.execute(statement)
+            conn.execute(f"INSERT INTO {FTS_TABLE}(rowid, body) "
+                         f"SELECT c.rowid, {_body('c')} FROM chunks c")
+        conn.execute("COMMIT")
+    except sqlite3.Error:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        return False
+    return True
+
+
+def postings(conn: sqlite3.Connection, term: str) -> tuple[IntArray, IntArray]:
+    """(chunk rowids, occurrences) of the passages holding the FTS token ``term``."""
+    flat = np.fromiter(itertools.chain.from_iterable(conn.execute(
+        f"SELECT doc, COUNT(*) FROM {_INST} WHERE term = ? GROUP BY doc", (term,))),
+        dtype=np.int64).reshape(-1, 2)
+    return flat[:, 0], flat[:, 1]
+
+
+def missing_lengths(conn: sqlite3.Connection) -> list[Any]:
+    """(rowid, text, metadata, document title, indexed body) of the chunks without a
+    length row."""
+    return conn.execute(
+        f"SELECT c.rowid, c.text, c.metadata, d.title, f.body FROM chunks c "
+        f"JOIN documents d ON d.id = c.doc_id LEFT JOIN {FTS_TABLE} f ON f.rowid = c.rowid "
+        f"WHERE c.rowid NOT IN (SELECT rowid FROM {LENGTHS})").fetchall()
+
+
+def store_lengths(conn: sqlite3.Connection, rows: Sequence[tuple[int, int, int]]) -> None:
+    """Write (rowid, length, exact) rows (ignored when the store is read-only or busy)."""
+    if not rows:
+        return
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.executemany(f"INSERT OR REPLACE INTO {LENGTHS}(rowid, dl, exact) "
+                         "SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM chunks WHERE rowid = ?)",
+                         [(r, d, e, r) for r, d, e in rows])
+        conn.execute("COMMIT")
+    except sqlite3.Error:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+
+
+def lengths(conn: sqlite3.Connection) -> list[tuple[int, int, int]]:
+    """Every (rowid, length, exact) row."""
+    return [(int(a), int(b), int(c)) for a, b, c in
+            conn.execute(f"SELECT rowid, dl, exact FROM {LENGTHS}")]
+
+
+def _match_expr(tokens: Iterable[str]) -> str:
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in sorted(set(tokens)) if t)
+
+
+def match_chunks(conn: sqlite3.Connection, tokens: Sequence[str], columns: str,
+                 ) -> list[Any]:
+    """Rows (``columns`` of ``chunks c`` joined with ``documents d``) of every chunk whose
+    passage holds one of ``tokens``."""
+    expr = _match_expr(tokens)
+    if not expr:
+        return []
+    return conn.execute(
+        f"SELECT {columns} FROM {FTS_TABLE} f JOIN chunks c ON c.rowid = f.rowid "
+        f"WHERE {FTS_TABLE} MATCH ?", (expr,)).fetchall()
