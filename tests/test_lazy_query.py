@@ -305,3 +305,35 @@ def test_index_of_an_older_version_is_rebuilt(tmp_path: Path) -> None:
     assert not names & {"vizrag_chunk_fts", "vizrag_chunk_fts_inst", "vizrag_chunk_bm25",
                         "vizrag_chunk_fts_v2_ai"}
     assert n_fts == n_len == len(BOOK) + 1
+
+
+def test_store_changing_under_a_query_reruns_it(store_dir: Path, monkeypatch: Any) -> None:
+    """When the store's generation moves during a lazy query (another process committed),
+    the query runs again on the new state, and after LAZY_ATTEMPTS lazy tries once on the
+    loaded corpus: the result always comes from one store state."""
+    from hyperviz_core.rag.retrieve import retriever as retriever_module
+
+    full = VizRAG(store_dir, show_progress=False)
+    full.retriever.lazy = False
+    want = _key(full.retrieve(QUESTIONS[0], render=False))
+    rag = VizRAG(store_dir, show_progress=False)
+    store = rag.retriever.store
+    real = store.query_generation
+    ticks = iter(range(1, 10_000))
+    monkeypatch.setattr(store, "query_generation", lambda: (*real(), next(ticks)))
+    starts: list[str] = []
+    real_start = retriever_module.Retriever._start
+
+    def counting_start(self: Any, query: str, overrides: Any, lazy: bool = True) -> Any:
+        st = real_start(self, query, overrides, lazy)
+        starts.append(type(st.corpus).__name__)
+        return st
+
+    monkeypatch.setattr(retriever_module.Retriever, "_start", counting_start)
+    assert _key(rag.retrieve(QUESTIONS[0], render=False)) == want
+    lazy_tries = retriever_module.LAZY_ATTEMPTS
+    assert starts == ["LazyCorpus"] * lazy_tries + ["Corpus"]
+    monkeypatch.setattr(store, "query_generation", real)  # a quiet store: one lazy try
+    starts.clear()
+    assert _key(rag.retrieve(QUESTIONS[0], render=False)) == want
+    assert starts == ["LazyCorpus"]

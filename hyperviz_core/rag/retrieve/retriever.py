@@ -50,6 +50,9 @@ __all__ = ["Pipeline", "Retriever"]
 
 Pipeline = Generator[LLMRequest | HookEvent, Any, RetrievalResult]
 
+#: lazy attempts of one query while other writers commit under it; then the loaded corpus
+LAZY_ATTEMPTS = 3
+
 
 def _call_event(req: LLMRequest, phase: str, t0: float | None = None,
                 **extra: Any) -> HookEvent:
@@ -109,10 +112,11 @@ class Retriever:
         self._lazy = None
         self._generation = None
 
-    def query_corpus(self) -> Corpus | LazyCorpus:
+    def query_corpus(self, lazy: bool = True) -> Corpus | LazyCorpus:
         """What the next query reads: the :class:`~.lazy.LazyCorpus` when the store has
-        indexed lookups (and ``lazy`` is on), else the loaded :class:`Corpus`."""
-        if self.lazy:
+        indexed lookups (and ``lazy`` is on, here and on the retriever), else the loaded
+        :class:`Corpus`."""
+        if self.lazy and lazy:
             self._lazy, self._generation = lazy_corpus_for(self.store, self._lazy,
                                                            self._generation)
             if self._lazy is not None:
@@ -201,7 +205,8 @@ class Retriever:
             return result
 
     # ------------------------------------------------------------------ pipeline
-    def _start(self, query: str, overrides: dict[str, Any]) -> RetrievalState:
+    def _start(self, query: str, overrides: dict[str, Any], lazy: bool = True
+               ) -> RetrievalState:
         cfg = self.config.model_copy(update={k: v for k, v in overrides.items()
                                              if v is not None})
         check_mode(cfg.mode)
@@ -217,22 +222,45 @@ class Retriever:
         if not render:
             res.skipped_views = {v: why for v in MODE_VIEWS[cfg.mode]}
         t0 = time.perf_counter()
-        corpus = self.query_corpus()
+        corpus = self.query_corpus(lazy)
         res.timings["load"] = elapsed_ms(t0)
         return RetrievalState(query=query, cfg=cfg, res=res, corpus=corpus, store=self.store,
                               embedder=self.embedder, chat=self.chat, prompts=self.prompts,
                               renderer=self.renderer, visual=visual, render=render)
 
     def pipeline(self, query: str, **overrides: Any) -> Pipeline:
-        """The stages of the mode as one generator of :class:`LLMRequest` and hook events."""
+        """The stages of the mode as one generator of :class:`LLMRequest` and hook events.
+
+        A lazy query reads the store in several steps; when another process commits
+        between them (the store's generation moved), the reads may mix two store states, so
+        the query runs again on the new state (up to :data:`LAZY_ATTEMPTS` times, then once
+        on the loaded corpus). A result thus always comes from one store state."""
         t_all = time.perf_counter()
-        st = self._start(query, overrides)
+        for attempt in range(LAZY_ATTEMPTS + 1):
+            st = self._start(query, overrides, lazy=attempt < LAZY_ATTEMPTS)
+            seen = self._generation if isinstance(st.corpus, LazyCorpus) else None
+            try:
+                yield from self._stages(query, st)
+            except Exception:
+                if seen is None or not self._moved(seen):
+                    raise  # not a store that changed under the query: a real error
+                continue
+            if seen is None or not self._moved(seen):
+                break
+        st.res.timings["total"] = elapsed_ms(t_all)
+        return st.res
+
+    def _moved(self, seen: tuple[int, int, int]) -> bool:
+        """Whether the store changed since the lazy corpus of generation ``seen`` was read."""
+        current = getattr(self.store, "query_generation", None)
+        return current is not None and current() != seen
+
+    def _stages(self, query: str, st: RetrievalState) -> Generator[
+            LLMRequest | HookEvent, Any, None]:
         res = st.res
         if not query.strip() or not len(st.corpus):
             res.warnings.append("empty query" if not query.strip() else "the store is empty")
-        else:
-            for name, stage in MODE_STAGES[st.cfg.mode]:
-                yield from run_stage(name, stage, st)
-            collect(st)
-        res.timings["total"] = elapsed_ms(t_all)
-        return res
+            return
+        for name, stage in MODE_STAGES[st.cfg.mode]:
+            yield from run_stage(name, stage, st)
+        collect(st)
