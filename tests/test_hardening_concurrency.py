@@ -59,10 +59,10 @@ def _writer(path: str, docs: list[Document], go: Any, done: Any) -> None:
         done.set()
 
 
-def _reader(path: str, go: Any, done: Any, out: Any) -> None:
+def _reader(path: str, go: Any, done: Any, out: Any, lazy: bool) -> None:
     errors: list[str] = []
     loops = 0
-    with VizRAG(path, show_progress=False) as rag:
+    with VizRAG(path, show_progress=False, lazy=lazy) as rag:
         go.wait(30)
         t0 = time.monotonic()
         while (not done.is_set() or loops < 3) and time.monotonic() - t0 < 25:
@@ -75,13 +75,14 @@ def _reader(path: str, go: Any, done: Any, out: Any) -> None:
     out.put((loops, errors))
 
 
-def test_reader_process_sees_consistent_snapshots(tmp_path: Path) -> None:
+@pytest.mark.parametrize("lazy", [True, False], ids=["lazy", "loaded"])
+def test_reader_process_sees_consistent_snapshots(tmp_path: Path, lazy: bool) -> None:
     ctx = mp.get_context("fork")
     with VizRAG(tmp_path, show_progress=False) as rag:
         rag.insert(demo_documents(0, 5))
     go, done, out = ctx.Event(), ctx.Event(), ctx.Queue()
     writer = ctx.Process(target=_writer, args=(str(tmp_path), _writer_documents(150), go, done))
-    reader = ctx.Process(target=_reader, args=(str(tmp_path), go, done, out))
+    reader = ctx.Process(target=_reader, args=(str(tmp_path), go, done, out, lazy))
     writer.start()
     reader.start()
     go.set()

@@ -60,6 +60,14 @@ class NoWholeReads(HypergraphStore):
         raise AssertionError("a query read every document title")
 
 
+@pytest.fixture(autouse=True)
+def _always_lazy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These stores are small: make the default (auto) read lazily from the first chunk."""
+    from hyperviz_core.rag.retrieve import retriever as retriever_module
+
+    monkeypatch.setattr(retriever_module, "LAZY_MIN_CHUNKS", 0)
+
+
 def _docs(data_dir: Path, untitled: bool = False) -> list[Document]:
     passages = json.loads((data_dir / "musique_sample.json").read_text())
     return [Document(id=f"p{p['idx']:04d}", text=p["text"],
@@ -337,3 +345,21 @@ def test_store_changing_under_a_query_reruns_it(store_dir: Path, monkeypatch: An
     starts.clear()
     assert _key(rag.retrieve(QUESTIONS[0], render=False)) == want
     assert starts == ["LazyCorpus"]
+
+
+def test_auto_reads_lazily_only_big_stores(store_dir: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """``lazy=None`` (the default) loads a small store and reads a big one lazily;
+    True/False force either."""
+    from hyperviz_core.rag.retrieve import retriever as retriever_module
+
+    chunks = HypergraphStore(store_dir).stats().chunks
+    monkeypatch.setattr(retriever_module, "LAZY_MIN_CHUNKS", chunks + 1)
+    assert isinstance(VizRAG(store_dir, show_progress=False).retriever.query_corpus(), Corpus)
+    assert isinstance(VizRAG(store_dir, show_progress=False, lazy=True).retriever.query_corpus(),
+                      LazyCorpus)
+    monkeypatch.setattr(retriever_module, "LAZY_MIN_CHUNKS", chunks)
+    assert isinstance(VizRAG(store_dir, show_progress=False).retriever.query_corpus(),
+                      LazyCorpus)
+    assert isinstance(VizRAG(store_dir, show_progress=False, lazy=False).retriever.query_corpus(),
+                      Corpus)

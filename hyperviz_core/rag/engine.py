@@ -61,9 +61,10 @@ class VizRAG:
         config: full :class:`RetrievalConfig` (``mode``/``top_k``/``hops`` override it).
         index_visualization: per-chunk renderings for the theme step (paper §4.1.2).
         hooks: stage hooks ``hook(name, phase, payload)`` (:mod:`hyperviz_core.rag.hooks`).
-        lazy: queries read only what they need from a store with indexed lookups (the
-            SQLite store; :mod:`hyperviz_core.rag.retrieve.lazy`); False loads both layers
-            and every chunk once per store state, as before (other stores always do).
+        lazy: True: queries read only what they need from a store with indexed lookups
+            (the SQLite store; :mod:`hyperviz_core.rag.retrieve.lazy`); False: both layers
+            and every chunk are loaded once per store state (other stores always do);
+            None (default): lazy from ``LAZY_MIN_CHUNKS`` (4,000) chunks on.
     """
 
     def __init__(
@@ -86,7 +87,7 @@ class VizRAG:
         concurrency: int = 8,
         show_progress: bool = True,
         hooks: Iterable[Hook] = (),
-        lazy: bool = True,
+        lazy: bool | None = None,
     ) -> None:
         check_mode(mode)
         self.hooks = HookList(hooks)
