@@ -57,87 +57,26 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import bm25s
 import numpy as np
+from bench_corpus import (
+    Corpus,
+    Row,
+    answer_hit,
+    load_corpus,
+    print_margins,
+    print_split,
+    print_table,
+    windows,
+)
 
-from hyperviz_core.rag import Document, HashingEmbedder, RankWeights, VizRAG
+from hyperviz_core.rag import HashingEmbedder, RankWeights, VizRAG
 
 KS = (2, 5)
 QUICK = 20
-_WORD = re.compile(r"\w+")
-
-
-# ------------------------------------------------------------------ data
-@dataclass
-class Corpus:
-    """A benchmark corpus: documents for the index, units for the flat baselines."""
-
-    name: str
-    kind: str  # "passages" (recall of gold passages) or "answers" (answer in top-5 chunks)
-    docs: list[Document]
-    texts: list[str]  # flat-baseline units (passages; windows are made later for novels)
-    questions: list[dict[str, Any]]
-    titled: bool = True
-    notes: list[str] = field(default_factory=list)
-
-
-def load_corpus(data: Path, untitled: bool) -> Corpus:
-    """Load a dataset folder of ``../shared/data`` (MuSiQue, HotpotQA or the novels)."""
-    raw = json.loads((data / "corpus.json").read_text(encoding="utf-8"))
-    if isinstance(raw, list) and raw and "context" in raw[0]:
-        return _novels(data, raw)
-    if isinstance(raw, dict):
-        passages = [(str(t), "".join(str(s) for s in sents)) for t, sents in raw.items()]
-    else:
-        passages = [(str(p["title"]), str(p["text"])) for p in raw]
-    questions = _jsonl(data / "queries_dev.jsonl")
-    if untitled:
-        passages = [("", x) for _, x in passages]
-    docs = [Document(id=f"p{i:05d}", title=t, text=x) for i, (t, x) in enumerate(passages)]
-    texts = [f"{t}\n{x}" if t else x for t, x in passages]
-    name = data.name + (" --untitled" if untitled else "")
-    return Corpus(name, "passages", docs, texts, questions, titled=not untitled)
-
-
-def _jsonl(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
-            if line.strip()]
-
-
-def _novels(data: Path, raw: list[dict[str, Any]]) -> Corpus:
-    docs = [Document(id=f"n{i:02d}", title="", text=str(d["context"]),
-                     metadata={"source": str(d["corpus_name"])}) for i, d in enumerate(raw)]
-    questions = [q for q in _jsonl(data / "questions.jsonl")
-                 if q.get("question_type") == "Fact Retrieval"
-                 and len(str(q["answer"]).split()) <= 4]
-    return Corpus(data.name, "answers", docs, [d.text for d in docs], questions, titled=False)
-
-
-def words(text: str) -> str:
-    """Lower-cased words joined by single spaces, padded (for whole-word containment)."""
-    return " " + " ".join(_WORD.findall(text.casefold())) + " "
-
-
-def answer_hit(answer: str, texts: Sequence[str]) -> bool:
-    """The answer's words occur, in order and as whole words, in one of ``texts``."""
-    a = words(answer)
-    return a.strip() != "" and any(a in words(t) for t in texts)
-
-
-def windows(texts: Sequence[str], size: int, overlap: float = 0.25) -> list[tuple[int, str]]:
-    """(document index, window) pairs of ``size`` characters with ``overlap`` between them."""
-    step = max(1, int(size * (1 - overlap)))
-    out: list[tuple[int, str]] = []
-    for d, text in enumerate(texts):
-        for s in range(0, max(len(text) - size, 0) + step, step):
-            out.append((d, text[s : s + size]))
-            if s + size >= len(text):
-                break
-    return out
 
 
 # ------------------------------------------------------------------ embedders and cache
@@ -294,48 +233,6 @@ def _dedupe(items: Any) -> list[int]:
 
 
 # ------------------------------------------------------------------ scoring
-@dataclass
-class Row:
-    name: str
-    scores: dict[str, float]
-    p50: float
-    p95: float
-    cpu50: float = float("nan")
-    per_q: list[dict[str, float]] = field(default_factory=list)
-
-
-def half_of(question_id: str) -> str:
-    """``"A"`` when the SHA-256 of ``question_id`` is even, else ``"B"`` (``--split``)."""
-    return "A" if int(hashlib.sha256(question_id.encode()).hexdigest(), 16) % 2 == 0 else "B"
-
-
-def split_rows(rows: Sequence[Row], questions: Sequence[dict[str, Any]], half: str
-               ) -> list[Row]:
-    """``rows`` with their scores averaged over the questions of ``half`` only."""
-    keep = [i for i, q in enumerate(questions) if half_of(str(q["id"])) == half]
-    out = []
-    for r in rows:
-        per_q = [r.per_q[i] for i in keep]
-        keys = sorted({k for s in per_q for k in s})
-        means = {k: statistics.fmean(s[k] for s in per_q if k in s) for k in keys}
-        out.append(Row(r.name, means, r.p50, r.p95, r.cpu50, per_q))
-    return out
-
-
-def print_split(rows: Sequence[Row], questions: Sequence[dict[str, Any]],
-                columns: Sequence[str], metric: str, against: Sequence[str]) -> None:
-    """The table and margins of each half (``--split``); latency columns are the whole
-    run's."""
-    for half in ("A", "B"):
-        n = sum(1 for q in questions if half_of(str(q["id"])) == half)
-        print(f"half {half} ({n} questions; sha256(id) {'even' if half == 'A' else 'odd'})")
-        if not n:
-            continue
-        sub = split_rows(rows, questions, half)
-        print_table(sub, columns)
-        print_margins(sub, metric, against)
-
-
 def pct(values: Sequence[float], q: float) -> float:
     """Percentile ``q`` (0–100) of ``values``."""
     return float(np.percentile(np.asarray(values), q)) if values else float("nan")
@@ -394,27 +291,6 @@ def passage_scorer(texts: Sequence[str]) -> Callable[[dict[str, Any], list[int]]
         return out
 
     return score
-
-
-# ------------------------------------------------------------------ output
-def print_table(rows: Sequence[Row], columns: Sequence[str]) -> None:
-    width = max(13, *(len(r.name) for r in rows))
-    print(f"{'method':<{width}} " + " ".join(f"{c:>6}" for c in columns)
-          + f" {'p50 ms':>8} {'p95 ms':>8} {'CPU p50':>8}")
-    for r in rows:
-        cells = " ".join(f"{r.scores[c]:6.3f}" if c in r.scores else f"{'-':>6}"
-                         for c in columns)
-        print(f"{r.name:<{width}} {cells} {r.p50:8.1f} {r.p95:8.1f} {r.cpu50:8.1f}")
-
-
-def print_margins(rows: Sequence[Row], metric: str, against: Sequence[str]) -> None:
-    by = {r.name: r for r in rows}
-    for target in ("vizrag", "hyper-lite"):
-        if target not in by:
-            continue
-        parts = [f"{by[target].scores[metric] - by[b].scores[metric]:+.3f} vs {b}"
-                 for b in against if b in by]
-        print(f"{target} {metric}: " + ", ".join(parts))
 
 
 # ------------------------------------------------------------------ main
