@@ -20,7 +20,6 @@ from hyperviz_core.rag import Document, HypergraphStore, VizRAG
 from hyperviz_core.rag.retrieve.chunk_index import ChunkIndex
 from hyperviz_core.rag.retrieve.layer_index import IndexedLayer
 from hyperviz_core.rag.retrieve.lazy import CorpusView, LazyCorpus
-from hyperviz_core.rag.retrieve.lazy_layer import StoreLayer
 from hyperviz_core.rag.retrieve.lexical import bm25_scores, passage_tokens, query_tokens
 from hyperviz_core.rag.retrieve.state import Corpus
 from hyperviz_core.rag.retrieve.subgraph import expand, induced
@@ -155,8 +154,8 @@ def test_bm25_over_candidates_is_bitwise_the_full_index(data_dir: Path) -> None:
 
 
 def test_layers_by_lookup_expand_like_the_loaded_layer(store_dir: Path) -> None:
-    """``expand``/``induced`` over the SQL-only layer (StoreLayer) and the integer-array
-    layer (IndexedLayer) equal those over the loaded layer, hubs included (small caps)."""
+    """``expand``/``induced`` over the integer-array layer (IndexedLayer) equal those over
+    the loaded layer, hubs included (small caps)."""
     store = HypergraphStore(store_dir, read_only=True)
     bottom, top = store.bottom(), store.top()
     view = CorpusView(store)
@@ -167,12 +166,11 @@ def test_layers_by_lookup_expand_like_the_loaded_layer(store_dir: Path) -> None:
             seeds = {str(k): float(rng.random()) for k in rng.choice(keys, 4, replace=False)}
             for hops, cap in ((1, 3), (1, 8), (2, 30)):
                 want = expand(full, seeds, hops, cap)
-                for lazy in (StoreLayer(store, layer_name),  # type: ignore[arg-type]
-                             IndexedLayer(view.layer_index(layer_name), store)):
-                    got = expand(lazy, seeds, hops, cap)
-                    assert got == want
-                    assert list(got[0]) == list(want[0])  # same order too
-                    assert induced(lazy, got[0]).to_hif() == induced(full, got[0]).to_hif()
+                lazy = IndexedLayer(view.layer_index(layer_name), store)
+                got = expand(lazy, seeds, hops, cap)
+                assert got == want
+                assert list(got[0]) == list(want[0])  # same order too
+                assert induced(lazy, got[0]).to_hif() == induced(full, got[0]).to_hif()
     store.close()
 
 

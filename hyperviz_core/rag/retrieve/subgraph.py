@@ -22,7 +22,7 @@ __all__ = ["FullLayer", "Layer", "as_layer", "expand", "induced", "trim_descript
 class Layer(Protocol):
     """What :func:`expand` and :func:`induced` read of a layer: a loaded
     :class:`~hyperviz_core.model.Hypergraph` (:class:`FullLayer`) or indexed store lookups
-    (:class:`~.lazy_layer.StoreLayer`)."""
+    (:class:`~.layer_index.IndexedLayer`)."""
 
     def prefetch(self, keys: Iterable[str]) -> None:
         """Hint: ``neighbors`` of these keys will be read next."""

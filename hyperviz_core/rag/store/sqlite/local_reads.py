@@ -114,76 +114,7 @@ class LocalReadsMixin:
         return Hypergraph(entities=entities, hyperedges=edges,
                           metadata={"layer": layer, "neighbourhood_hops": hops})
 
-    # ------------------------------------------------------------------ a layer, piecewise
-    def layer_known(self, keys: Iterable[str], layer: Literal["bottom", "top"]) -> set[str]:
-        """The keys of ``keys`` that are entities of ``layer``."""
-        with self._lock:
-            return set(self._known_entities(keys, _KIND[layer]))
-
-    def layer_incidence(self, keys: Iterable[str], layer: Literal["bottom", "top"]
-                        ) -> dict[str, list[str]]:
-        """Entity key → sorted ids of its hyperedges in ``layer`` (keys without any are
-        left out) — ``layer.neighbors(key)`` without loading the layer."""
-        out: dict[str, list[str]] = {}
-        with self._lock:
-            for part in _batches(keys):
-                marks = ",".join("?" * len(part))
-                for key, hid in self._q(
-                        "SELECT DISTINCT i.entity_key, i.hid FROM incidences i JOIN hyperedges h "
-                        f"ON h.id = i.hid WHERE i.entity_key IN ({marks}) AND h.kind || '' = ? "
-                        "ORDER BY 1, 2", [*part, _KIND[layer]]):
-                    out.setdefault(key, []).append(hid)
-        return out
-
-    def layer_inside(self, keys: Iterable[str], layer: Literal["bottom", "top"]) -> list[str]:
-        """Sorted ids of the hyperedges of ``layer`` whose members all lie in ``keys`` (the
-        hyperedges of the sub-hypergraph induced by ``keys``)."""
-        keys = sorted(set(keys))
-        if not keys:
-            return []
-        with self._lock:
-            if len(keys) > _BATCH:  # one statement must see every key
-                incident = self.layer_incidence(keys, layer)
-                hids = sorted({h for hs in incident.values() for h in hs})
-                members = self._members(set(hids))
-                inside = set(keys)
-                return [h for h in hids if all(m in inside for m in members.get(h, []))]
-            marks = ",".join("?" * len(keys))
-            rows = self._q(
-                "SELECT i.hid FROM incidences i JOIN hyperedges h ON h.id = i.hid "
-                f"WHERE i.entity_key IN ({marks}) AND h.kind || '' = ? GROUP BY i.hid "
-                "HAVING COUNT(*) = (SELECT COUNT(*) FROM incidences j WHERE j.hid = i.hid) "
-                "ORDER BY i.hid", [*keys, _KIND[layer]])
-        return [r[0] for r in rows]
-
-    def layer_sizes(self, hids: Iterable[str]) -> dict[str, int]:
-        """Hyperedge id → number of members (ids that exist)."""
-        out: dict[str, int] = {}
-        with self._lock:
-            for part in _batches(hids):
-                marks = ",".join("?" * len(part))
-                out.update((r[0], int(r[1])) for r in self._q(
-                    f"SELECT hid, COUNT(*) FROM incidences WHERE hid IN ({marks}) GROUP BY hid",
-                    part))
-        return out
-
-    def layer_members(self, hids: Iterable[str]) -> dict[str, list[str]]:
-        """Hyperedge id → member keys in order (ids that exist)."""
-        with self._lock:
-            return self._members(set(hids))
-
-    def layer_hyperedges(self, hids: Iterable[str], layer: Literal["bottom", "top"]
-                         ) -> set[str]:
-        """The ids of ``hids`` that are hyperedges of ``layer``."""
-        out: set[str] = set()
-        with self._lock:
-            for part in _batches(hids):
-                marks = ",".join("?" * len(part))
-                out.update(r[0] for r in self._q(
-                    f"SELECT id FROM hyperedges WHERE id IN ({marks}) AND kind || '' = ?",
-                    [*part, _KIND[layer]]))
-        return out
-
+    # ------------------------------------------------------------------ objects by key
     def entity_objects(self, keys: Iterable[str]) -> dict[str, Entity]:
         """The merged entities of ``keys`` (those that exist), as in the loaded layers."""
         with self._lock:
