@@ -28,7 +28,7 @@ Example:
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Literal
 
 from ....model import Entity, Hyperedge, Hypergraph
@@ -41,7 +41,8 @@ _BATCH = 500
 _KIND: dict[str, Literal["relation", "theme"]] = {"bottom": "relation", "top": "theme"}
 
 
-def _batches(items: Iterable[str]) -> Iterable[list[str]]:
+def _batches(items: Iterable[Any]) -> Iterator[list[Any]]:
+    """The distinct ``items`` sorted, in batches of at most ``_BATCH`` (SQL ``IN`` lists)."""
     items = sorted(set(items))
     for i in range(0, len(items), _BATCH):
         yield items[i : i + _BATCH]

@@ -47,19 +47,13 @@ from .fts import (
     postings,
     store_lengths,
 )
+from .local_reads import _BATCH, _batches
 from .schema import loads
 
 __all__ = ["QueryLookupsMixin"]
 
 IntArray = npt.NDArray[np.int64]
-_BATCH = 500
 _CHUNK_COLS = 'c.rowid, c.id, c.doc_id, c.text, c.idx, c.start, c."end", c.metadata, d.title'
-
-
-def _batches(items: Iterable[Any]) -> Iterator[list[Any]]:
-    items = sorted(set(items))
-    for i in range(0, len(items), _BATCH):
-        yield items[i : i + _BATCH]
 
 
 def _pairs(cursor: Iterable[tuple[int, int]]) -> IntArray:
@@ -123,6 +117,7 @@ class QueryLookupsMixin:
     _conn: sqlite3.Connection
     _lock: threading.RLock
     _q: Callable[..., list[Any]]
+    _members: Callable[[set[str]], dict[str, list[str]]]  # LocalReadsMixin's
     read_only: bool
 
     # ------------------------------------------------------------------ state
@@ -303,15 +298,8 @@ class QueryLookupsMixin:
 
     def hyperedge_members(self, hids: Iterable[str]) -> dict[str, list[str]]:
         """Hyperedge id → member keys in order (the ids that exist)."""
-        out: dict[str, list[str]] = {}
         with self._lock:
-            for part in _batches(hids):
-                marks = ",".join("?" * len(part))
-                for hid, key in self._q(
-                        f"SELECT hid, entity_key FROM incidences WHERE hid IN ({marks}) "
-                        "ORDER BY hid, position", part):
-                    out.setdefault(hid, []).append(key)
-        return out
+            return self._members(set(hids))
 
     # ------------------------------------------------------------------ compact arrays
     def entity_catalogue(self) -> tuple[list[str], IntArray]:
