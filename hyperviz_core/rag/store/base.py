@@ -6,13 +6,14 @@ Every backend (:mod:`.sqlite`, and any added beside it) raises :class:`StoreErro
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Literal
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
 
 import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..types import Chunk, ChunkExtraction, ChunkTheme, Document
+from ..vectors import SPACES
 
 __all__ = [
     "BatchWrite",
@@ -22,6 +23,7 @@ __all__ = [
     "StoreStats",
     "VectorsArg",
     "chunk_text",
+    "read_stats",
     "validate_write",
 ]
 
@@ -48,6 +50,31 @@ class StoreStats(BaseModel):
     embedding_dim: int | None = None
     llm_cache_entries: int = 0
     path: str = ""
+
+
+def read_stats(rows: Callable[[str], list[Any]], embedder: tuple[str, int] | None,
+               path: str) -> StoreStats:
+    """The :class:`StoreStats` of a store whose SQL ``rows(sql)`` answers (both backends
+    share the tables these counts read); ``embedder`` is the store's ``embedder_info()``."""
+    def one(sql: str) -> int:
+        return int(rows(sql)[0][0])
+
+    kinds = dict(rows("SELECT kind, COUNT(*) FROM hyperedges GROUP BY kind"))
+    vecs = dict(rows("SELECT space, COUNT(*) FROM embeddings GROUP BY space"))
+    return StoreStats(
+        documents=one("SELECT COUNT(*) FROM documents"),
+        chunks=one("SELECT COUNT(*) FROM chunks"),
+        entities=one("SELECT COUNT(*) FROM entities"),
+        relation_hyperedges=int(kinds.get("relation", 0)),
+        theme_hyperedges=int(kinds.get("theme", 0)),
+        key_entities=one("SELECT COUNT(DISTINCT key) FROM key_entities"),
+        themes=one("SELECT COUNT(*) FROM themes"),
+        vectors={s: int(vecs.get(s, 0)) for s in SPACES},
+        embedder=embedder[0] if embedder else None,
+        embedding_dim=embedder[1] if embedder else None,
+        llm_cache_entries=one("SELECT COUNT(*) FROM llm_cache"),
+        path=path,
+    )
 
 
 class DocumentWrite(BaseModel):

@@ -13,8 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ....model import Hypergraph
-from ...vectors import SPACES
-from ..base import StoreStats
+from ..base import StoreStats, read_stats
 from ..sqlite.graphs import read_layer
 from .connection import Pool, QmarkConnection
 
@@ -60,27 +59,7 @@ class PgInspectMixin:
         """Counts of documents, chunks, entities, hyperedges, themes and vectors."""
         info = self.embedder_info()
         with self._pool.read() as c:
-            def one(sql: str) -> int:
-                return int(c.execute(sql).fetchone()[0])
-
-            kinds = dict(c.execute("SELECT kind, COUNT(*) FROM hyperedges GROUP BY kind")
-                         .fetchall())
-            vecs = dict(c.execute("SELECT space, COUNT(*) FROM embeddings GROUP BY space")
-                        .fetchall())
-            return StoreStats(
-                documents=one("SELECT COUNT(*) FROM documents"),
-                chunks=one("SELECT COUNT(*) FROM chunks"),
-                entities=one("SELECT COUNT(*) FROM entities"),
-                relation_hyperedges=int(kinds.get("relation", 0)),
-                theme_hyperedges=int(kinds.get("theme", 0)),
-                key_entities=one("SELECT COUNT(DISTINCT key) FROM key_entities"),
-                themes=one("SELECT COUNT(*) FROM themes"),
-                vectors={s: int(vecs.get(s, 0)) for s in SPACES},
-                embedder=info[0] if info else None,
-                embedding_dim=info[1] if info else None,
-                llm_cache_entries=one("SELECT COUNT(*) FROM llm_cache"),
-                path=str(self.path),
-            )
+            return read_stats(lambda sql: c.execute(sql).fetchall(), info, str(self.path))
 
     def check(self) -> list[str]:
         """Cross-table integrity problems (empty = healthy); PostgreSQL checks its own pages."""

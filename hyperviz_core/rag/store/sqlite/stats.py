@@ -9,8 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ...vectors import SPACES
-from ..base import StoreStats
+from ..base import StoreStats, read_stats
 
 __all__ = ["StoreStatsMixin"]
 
@@ -27,24 +26,7 @@ class StoreStatsMixin:
     def stats(self) -> StoreStats:
         """Counts of documents, chunks, entities, hyperedges, themes and vectors."""
         with self._lock:
-            one = lambda sql: int(self._conn.execute(sql).fetchone()[0])  # noqa: E731
-            kinds = dict(self._q("SELECT kind, COUNT(*) FROM hyperedges GROUP BY kind"))
-            vecs = dict(self._q("SELECT space, COUNT(*) FROM embeddings GROUP BY space"))
-            info = self.embedder_info()
-            return StoreStats(
-                documents=one("SELECT COUNT(*) FROM documents"),
-                chunks=one("SELECT COUNT(*) FROM chunks"),
-                entities=one("SELECT COUNT(*) FROM entities"),
-                relation_hyperedges=int(kinds.get("relation", 0)),
-                theme_hyperedges=int(kinds.get("theme", 0)),
-                key_entities=one("SELECT COUNT(DISTINCT key) FROM key_entities"),
-                themes=one("SELECT COUNT(*) FROM themes"),
-                vectors={s: int(vecs.get(s, 0)) for s in SPACES},
-                embedder=info[0] if info else None,
-                embedding_dim=info[1] if info else None,
-                llm_cache_entries=one("SELECT COUNT(*) FROM llm_cache"),
-                path=str(self.path),
-            )
+            return read_stats(self._q, self.embedder_info(), str(self.path))
 
     def check(self) -> list[str]:
         """Integrity problems found by SQLite and by cross-table checks (empty = healthy).
