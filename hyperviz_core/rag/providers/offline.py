@@ -47,7 +47,9 @@ STOPWORDS: frozenset[str] = frozenset(_STOP_TEXT.split())
 
 def word_tokens(text: str) -> list[str]:
     """Lower-cased word tokens (letters/digits, inner apostrophes kept)."""
-    return [m.group(0).casefold().replace("’", "'") for m in _WORD.finditer(text)]
+    if text.isascii():  # same tokens, one C call: casefold is lower() on ASCII, no '’'
+        return _WORD.findall(text.lower())
+    return [w.casefold().replace("’", "'") for w in _WORD.findall(text)]
 
 
 def content_words(text: str, *, min_len: int = 3) -> list[str]:
@@ -57,6 +59,10 @@ def content_words(text: str, *, min_len: int = 3) -> list[str]:
         for w in word_tokens(text)
         if len(w) >= min_len and w not in STOPWORDS and not w.isdigit()
     ]
+
+
+#: Texts summed per ``bincount`` call (bounds its float64 scratch to 256 KiB at dim 512).
+_BLOCK = 64
 
 
 def _bucket(feature: str, dim: int) -> tuple[int, float]:
@@ -136,17 +142,19 @@ class HashingEmbedder:
             self._word_cache[word] = out
         return out
 
-    def _vector(self, text: str) -> npt.NDArray[np.float32]:
+    def _features(
+        self, text: str
+    ) -> tuple[list[npt.NDArray[np.int64]], list[npt.NDArray[np.float32]]]:
+        """The hashed feature buckets and signed weights of one text, in summation order."""
         tokens = word_tokens(text)
         words = [t for t in tokens if t not in STOPWORDS] or tokens
-        if not words:
-            return np.zeros(self.dim, dtype=np.float32)
         idx_parts: list[npt.NDArray[np.int64]] = []
         val_parts: list[npt.NDArray[np.float32]] = []
         for word, tf in Counter(words).items():
             i, v = self._word_features(word)
             idx_parts.append(i)
-            val_parts.append(v * np.float32(1.0 + math.log(tf)))
+            # tf == 1 weighs 1 + log(1) = 1.0: the multiplication would return v unchanged
+            val_parts.append(v if tf == 1 else v * np.float32(1.0 + math.log(tf)))
         if self.bigram_weight > 0 and len(words) > 1:
             bigrams = Counter(itertools.pairwise(words))
             bi_idx, bi_val = [], []
@@ -156,11 +164,7 @@ class HashingEmbedder:
                 bi_val.append(s * self.bigram_weight * (1.0 + math.log(tf)))
             idx_parts.append(np.asarray(bi_idx, dtype=np.int64))
             val_parts.append(np.asarray(bi_val, dtype=np.float32))
-        vec = np.bincount(
-            np.concatenate(idx_parts), weights=np.concatenate(val_parts), minlength=self.dim
-        ).astype(np.float32)
-        norm = float(np.linalg.norm(vec))
-        return vec / norm if norm > 0 else vec
+        return idx_parts, val_parts
 
     # ------------------------------------------------------------------ protocol
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
@@ -168,9 +172,39 @@ class HashingEmbedder:
         if isinstance(texts, str):
             raise TypeError("embed() takes a sequence of strings, not a single string")
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for row, text in enumerate(texts):
-            out[row] = self._vector(str(text))
+        for lo in range(0, len(texts), _BLOCK):
+            self._embed_block(texts[lo : lo + _BLOCK], out[lo : lo + _BLOCK])
         return out
+
+    def _embed_block(self, texts: Sequence[str], out: npt.NDArray[np.float32]) -> None:
+        """Embed a block of texts into ``out`` with one ``bincount`` over row-offset
+        buckets; each bucket adds its features in the order a text embedded alone would,
+        so a row never depends on the other texts of the call."""
+        n, dim = len(texts), self.dim
+        idx_all: list[npt.NDArray[np.int64]] = []
+        val_all: list[npt.NDArray[np.float32]] = []
+        offsets: list[int] = []
+        lengths: list[int] = []
+        for row, text in enumerate(texts):
+            idx_parts, val_parts = self._features(str(text))
+            for i in idx_parts:
+                offsets.append(row * dim)
+                lengths.append(len(i))
+            idx_all += idx_parts
+            val_all += val_parts
+        if not idx_all:
+            return
+        idx = np.concatenate(idx_all)
+        idx += np.repeat(np.asarray(offsets, dtype=np.int64), lengths)
+        summed = np.bincount(idx, weights=np.concatenate(val_all), minlength=n * dim)
+        out[:] = summed.reshape(n, dim)
+        # each row's norm exactly as np.linalg.norm computes it for that row alone
+        norms = np.ones(n, dtype=np.float32)
+        for row in range(n):
+            norm = np.linalg.norm(out[row])
+            if norm > 0:
+                norms[row] = norm
+        out /= norms[:, None]
 
     async def aembed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """Async twin of :meth:`embed` (CPU-bound and fast; runs inline)."""
