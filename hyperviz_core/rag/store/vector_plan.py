@@ -19,7 +19,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +30,10 @@ from ..types import content_hash
 from ..vectors import as_matrix
 from .base import StoreError, VectorsArg
 
-__all__ = ["SpacePlan", "plan_space"]
+__all__ = ["SpacePlan", "plan_space", "plan_space_blocks"]
+
+#: items embedded at a time by :func:`plan_space_blocks`
+BLOCK = 128
 
 
 @dataclass
@@ -69,13 +72,44 @@ def plan_space(
     stale = [i for i in todo if stored.get(i) != hashes[i]]
     embedded = 0
     if stale and embedder is not None:
-        mat = as_matrix(embedder.embed([live[i] for i in stale]))
-        record_dim(int(mat.shape[1]), str(getattr(embedder, "name", "")))
-        rows.update({i: mat[n] for n, i in enumerate(stale)})
+        fresh = as_matrix(embedder.embed([live[i] for i in stale]))
+        record_dim(int(fresh.shape[1]), str(getattr(embedder, "name", "")))
+        rows.update({i: fresh[n] for n, i in enumerate(stale)})
         embedded = len(stale)
     if not rows:
         return SpacePlan(embedded=embedded)
     ids = sorted(rows)
-    matrix = np.stack([np.asarray(rows[i], dtype=np.float32) for i in ids])
+    if embedded == len(ids):  # all embedded now, in sorted order: no second copy
+        matrix = fresh
+    else:
+        matrix = np.stack([np.asarray(rows[i], dtype=np.float32) for i in ids])
     return SpacePlan(ids=ids, matrix=matrix, hashes={i: hashes[i] for i in ids},
                      embedded=embedded)
+
+
+def plan_space_blocks(
+    space: str,
+    live: dict[str, str],
+    embedder: Any,
+    *,
+    stored_hashes: Callable[[list[str]], dict[str, str]],
+    record_dim: Callable[[int, str], None],
+    block: int = BLOCK,
+) -> Iterator[SpacePlan]:
+    """:func:`plan_space` without given vectors, as consecutive plans of at most ``block``
+    items: each block is embedded only when the caller reaches it, so a write whose
+    vectors nobody keeps in memory holds one block of them at a time. The blocks together
+    are the one plan :func:`plan_space` returns (same ids in the same order)."""
+    todo = sorted(live)
+    stored = stored_hashes(todo) if todo else {}
+    hashes = {i: content_hash(live[i]) for i in todo}
+    stale = [i for i in todo if stored.get(i) != hashes[i]]
+    if embedder is None:
+        return
+    for lo in range(0, len(stale), block):
+        ids = stale[lo : lo + block]
+        mat = as_matrix(embedder.embed([live[i] for i in ids]))
+        record_dim(int(mat.shape[1]), str(getattr(embedder, "name", "")))
+        yield SpacePlan(ids=ids, matrix=mat, hashes={i: hashes[i] for i in ids},
+                        embedded=len(ids))
+        del mat  # not alive while the next block is embedded

@@ -22,7 +22,7 @@ import numpy.typing as npt
 from ...vectors import SPACES, ExactVectorIndex, VectorIndex
 from ..base import StoreError, VectorsArg
 from ..compact import decode, encode, parse_spaces
-from ..vector_plan import plan_space
+from ..vector_plan import SpacePlan, plan_space, plan_space_blocks
 from .merge import chunked
 
 __all__ = ["VectorStoreMixin", "check_space"]
@@ -127,19 +127,27 @@ class VectorStoreMixin:
                         f"({marks})", [space, *part]))
                 return found
 
-            plan = plan_space(space, live, given, embedder, stored_hashes=known,
-                              record_dim=lambda dim, name: self._record_dim(dim, name))
-            embedded += plan.embedded
-            if not plan.ids:
-                continue
-            ids, matrix = plan.ids, plan.matrix
-            conn.executemany(
-                "INSERT OR REPLACE INTO embeddings(space, id, text_hash, vector) "
-                "VALUES (?, ?, ?, ?)",
-                [(space, i, plan.hashes[i], encode(matrix[n], dtype))
-                 for n, i in enumerate(ids)],
-            )
-            upserts[space] = (ids, matrix)
+            def dims(dim: int, name: str) -> None:
+                self._record_dim(dim, name)
+
+            if space in self._loaded or (given and space in given):
+                plans: Iterable[SpacePlan] = [plan_space(
+                    space, live, given, embedder, stored_hashes=known, record_dim=dims)]
+            else:  # nobody holds them in memory: embed and write a block at a time
+                plans = plan_space_blocks(space, live, embedder, stored_hashes=known,
+                                          record_dim=dims)
+            blocks = iter(plans)
+            while (plan := next(blocks, None)) is not None:
+                embedded += plan.embedded
+                conn.executemany(
+                    "INSERT OR REPLACE INTO embeddings(space, id, text_hash, vector) "
+                    "VALUES (?, ?, ?, ?)",
+                    ((space, i, plan.hashes[i], encode(plan.matrix[n], dtype))
+                     for n, i in enumerate(plan.ids)),  # encoded as written
+                )
+                if plan.ids and space in self._loaded:  # only a loaded index takes them
+                    upserts[space] = (plan.ids, plan.matrix)
+                plan = None  # this block's vectors are gone before the next is embedded
         return upserts, embedded
 
     def _apply_vectors(
