@@ -149,8 +149,8 @@ def test_singleton_and_case_collapsed_hyperedges(tmp_path: Path) -> None:
                           reuse_embeddings=True, show_progress=False)
     assert rep.singleton_hyperedges == 1
     back = read_workdir(tmp_path / "wd")  # the vdb id_set ["VIENNA", "VIENNA"] finds the edge
-    vecs = _reusable(back, build_plan(back))
-    assert hyperedge_id(["vienna"]) in vecs["hyperedge"] and len(vecs["hyperedge"]) == 667
+    index, _ = _reusable(back, build_plan(back), ("hyperedge",))["hyperedge"]
+    assert hyperedge_id(["vienna"]) in index and len(index) == 667
     with HypergraphStore(tmp_path / "s") as store:
         g = store.bottom()
         assert len(g.hyperedges) == 667

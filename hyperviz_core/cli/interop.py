@@ -28,20 +28,19 @@ def _theme_extractor(chat: Any, store: Any) -> Any:
 
 
 def _run_import(args: argparse.Namespace) -> int:
-    from ..interop.hyperrag_import import import_workdir
-    from ..interop.hyperrag_read import read_workdir
+    from ..interop.hyperrag_import import import_workdir, read_for_import
     from ..rag import HypergraphStore
     from .index import make_chat, make_embedder
 
     embedder = make_embedder(args.embed)
     chat = make_chat(args.llm)  # bad specs fail here, before anything is written
-    wd = read_workdir(args.workdir, vectors=args.reuse_embeddings)  # validate before writing
+    wd = read_for_import(args.workdir, reuse_embeddings=args.reuse_embeddings)  # checked
     store = HypergraphStore(args.store)
     try:
         report = import_workdir(
             wd, store, embedder=embedder, reuse_embeddings=args.reuse_embeddings,
             theme_extractor=_theme_extractor(chat, store),
-            show_progress=not args.no_progress and sys.stderr.isatty(),
+            show_progress=not args.no_progress and sys.stderr.isatty(), release=True,
         )
     finally:
         store.close()

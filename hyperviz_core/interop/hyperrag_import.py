@@ -42,11 +42,13 @@ from ..model import normalize_key
 from ..rag import Embedder, HashingEmbedder, HeuristicThemeExtractor, StoreStats
 from ..rag.store import DocumentInput, StoreProtocol, open_store
 from .hyperrag_map import DocPlan, ImportPlan, build_plan, iter_documents, plan_document
-from .hyperrag_read import HyperRAGWorkdir, VdbFile, read_workdir
+from .hyperrag_pickle import HyperRAGFormatError
+from .hyperrag_read import VDB_FILES, HyperRAGWorkdir, VdbFile, read_vdb, read_workdir
 
-__all__ = ["ImportReport", "import_hyperrag", "import_workdir"]
+__all__ = ["ImportReport", "import_hyperrag", "import_workdir", "read_for_import"]
 
-VectorMap = dict[str, dict[str, npt.NDArray[np.float32]]]
+#: space -> (our id -> row number, the rows: a LazyMatrix or a decoded matrix)
+VectorMap = dict[str, tuple[dict[str, int], Any]]
 
 
 class ImportReport(BaseModel):
@@ -98,30 +100,54 @@ class ImportReport(BaseModel):
         return out
 
 
-def _reusable(wd: HyperRAGWorkdir, plan: ImportPlan) -> VectorMap:
-    """Hyper-RAG's vectors keyed by our ids, per store space."""
-    out: VectorMap = {"entity": {}, "hyperedge": {}, "chunk": {}}
+class _Rows:
+    """Row access to a decoded matrix, like :meth:`~.hyperrag_vdb.LazyMatrix.take`."""
 
-    def rows(v: VdbFile) -> npt.NDArray[np.float32]:
-        assert v.matrix is not None
-        return v.matrix
+    def __init__(self, matrix: npt.NDArray[np.float32]) -> None:
+        self.matrix = matrix
 
-    ent = wd.vdb["entity"]
-    for n, meta in enumerate(ent.meta):
-        key = plan.keys.get(str(meta.get("entity_name", "")))
-        if key is not None:
-            out["entity"].setdefault(key, rows(ent)[n])
-    rel = wd.vdb["hyperedge"]
-    for n, meta in enumerate(rel.meta):
-        raw = meta.get("id_set")
-        if isinstance(raw, list):
-            hid = plan.edge_ids.get(tuple(sorted({str(m) for m in raw})))
-            if hid is not None:
-                out["hyperedge"].setdefault(hid, rows(rel)[n])
-    chunks = wd.vdb["chunk"]
-    for n, cid in enumerate(chunks.ids):
-        if cid in wd.chunks:
-            out["chunk"][cid] = rows(chunks)[n]
+    def take(self, indices: Sequence[int]) -> npt.NDArray[np.float32]:
+        return self.matrix[list(indices)]
+
+
+def _source(v: VdbFile) -> Any:
+    if v.lazy is not None:
+        return v.lazy
+    if v.matrix is None:
+        raise HyperRAGFormatError("vectors were not read (read_workdir(vectors=False))")
+    return _Rows(v.matrix)
+
+
+def _reusable(wd: HyperRAGWorkdir, plan: ImportPlan, kept: Sequence[str]) -> VectorMap:
+    """Per kept space: our id → row of Hyper-RAG's vectors, and where the rows are."""
+    out: VectorMap = {}
+    if "entity" in kept:
+        ent = wd.vdb["entity"]
+        names = ent.keys or [meta.get("entity_name", "") for meta in ent.meta]
+        index: dict[str, int] = {}
+        for n, name in enumerate(names):
+            key = plan.keys.get(str(name))
+            if key is not None:
+                index.setdefault(key, n)
+        out["entity"] = (index, _source(ent))
+    if "hyperedge" in kept:  # only stores of the old layout keep them: read them now
+        rel = wd.vdb["hyperedge"]
+        if rel.matrix is None:
+            rel = read_vdb(wd.path / VDB_FILES["hyperedge"], vectors=True)
+        index = {}
+        for n, meta in enumerate(rel.meta):
+            raw = meta.get("id_set")
+            if isinstance(raw, list):
+                members = tuple(sorted({str(m) for m in raw}))
+                hid = plan.edge_id(members) if members in wd.graph.edges else None
+                if hid is not None:
+                    index.setdefault(hid, n)
+        out["hyperedge"] = (index, _source(rel))
+    if "chunk" in kept:
+        chunks = wd.vdb["chunk"]
+        ids = chunks.keys or chunks.ids
+        out["chunk"] = ({cid: n for n, cid in enumerate(ids) if cid in wd.chunks},
+                        _source(chunks))
     return out
 
 
@@ -135,10 +161,10 @@ def _doc_vectors(dp: DocPlan, vecs: VectorMap
         "chunk": [c.id for c in dp.chunks],
     }
     out: dict[str, tuple[Sequence[str], npt.ArrayLike]] = {}
-    for space, ids in wanted.items():
-        have = [i for i in ids if i in vecs.get(space, ())]
+    for space, (index, rows) in vecs.items():
+        have = [i for i in wanted[space] if i in index]
         if have:
-            out[space] = (have, np.stack([vecs[space][i] for i in have]))
+            out[space] = (have, rows.take([index[i] for i in have]))
     return out
 
 
@@ -208,12 +234,15 @@ def import_workdir(
     show_progress: bool = True,
     batch_size: int = 64,
     batch_items: int = 1500,
+    release: bool = False,
 ) -> ImportReport:
     """Write an already validated working dir into an open store (see :func:`import_hyperrag`).
 
     Documents are written in batches of at most ``batch_size`` documents or about
     ``batch_items`` mapped entities and hyperedges (what a batch holds in memory), one
-    transaction (and one merge of what they touch) each."""
+    transaction (and one merge of what they touch) each. ``release=True`` empties ``wd``
+    as it goes (each document's text, chunks and the rows no later document needs): what
+    :func:`import_hyperrag` does with the working dir it read."""
 
     t0 = time.perf_counter()
     embedder = embedder or HashingEmbedder()
@@ -224,7 +253,10 @@ def import_workdir(
     vecs = None
     if reuse:  # only for the spaces this store keeps vectors of
         kept = getattr(store, "vector_spaces", lambda: ("entity", "hyperedge", "chunk"))()
-        vecs = {k: v for k, v in _reusable(wd, plan).items() if k in kept}
+        vecs = _reusable(wd, plan, tuple(kept))
+        if release:  # indexed now: the rows' names and ids are not read again
+            for v in wd.vdb.values():
+                v.keys, v.ids, v.meta = [], [], []
     rep = ImportReport(
         workdir=str(wd.path), store=str(store.path), documents=len(wd.docs),
         chunks=len(wd.chunks), vertices=len(wd.graph.vertices), hyperedges=len(wd.graph.edges),
@@ -234,7 +266,7 @@ def import_workdir(
     )
     with _frozen_gc():
         _import_documents(wd, store, plan, rep, embedder, themes, vecs, show_progress,
-                          (batch_size, batch_items))
+                          (batch_size, batch_items), release)
     rep.embedding_note = note + (
         f"; {rep.embedded} vectors embedded with {embedder.name}" if rep.embedded else "")
     rep.seconds = round(time.perf_counter() - t0, 3)
@@ -243,10 +275,46 @@ def import_workdir(
     return rep
 
 
+class _Uses:
+    """Frees what the import read once the last document that needs it is planned: the
+    document's text and chunk rows, and every vertex and hyperedge row whose source chunks
+    are all done (so memory falls as the import goes instead of holding the whole working
+    dir to the end)."""
+
+    def __init__(self, wd: HyperRAGWorkdir, plan: ImportPlan) -> None:
+        self.wd, self.plan = wd, plan
+        self.left: dict[Any, int] = {}
+        for table in (plan.chunk_vertices, plan.chunk_edges):
+            for items in table.values():
+                for item in items:
+                    self.left[item] = self.left.get(item, 0) + 1
+
+    def done(self, doc_id: str, rows: Sequence[Any]) -> None:
+        wd, plan = self.wd, self.plan
+        wd.docs.pop(doc_id, None)
+        for row in rows:
+            wd.chunks.pop(row.id, None)
+            for name in plan.chunk_vertices.pop(row.id, ()):
+                if self._last(name):
+                    wd.graph.vertices.pop(name, None)
+            for key in plan.chunk_edges.pop(row.id, ()):
+                if self._last(key):
+                    wd.graph.edges.pop(key, None)
+
+    def _last(self, item: Any) -> bool:
+        """Count one use of ``item`` done; whether it was its last."""
+        n = self.left[item] - 1
+        if n:
+            self.left[item] = n
+            return False
+        del self.left[item]
+        return True
+
+
 def _import_documents(wd: HyperRAGWorkdir, store: StoreProtocol, plan: ImportPlan,
                       rep: ImportReport, embedder: Embedder, themes: Any,
                       vecs: VectorMap | None, show_progress: bool,
-                      limits: tuple[int, int]) -> None:
+                      limits: tuple[int, int], release: bool = False) -> None:
     """Map, theme and write every document in batches (``limits``: at most this many
     documents, or entities and hyperedges, per batch)."""
     from tqdm.auto import tqdm
@@ -255,13 +323,16 @@ def _import_documents(wd: HyperRAGWorkdir, store: StoreProtocol, plan: ImportPla
     held = 0
     reused: dict[str, set[str]] = {space: set() for space in vecs or {}}
     batch: list[DocumentInput] = []
+    uses = _Uses(wd, plan) if release else None
     bar = tqdm(total=len(wd.docs), desc="importing", unit="doc", disable=not show_progress)
     for doc, rows in iter_documents(wd):
         if store.document_hash(doc.id) == doc.hash:
             rep.documents_skipped += 1
             bar.update()
-            continue
+            continue  # keeps its chunks: a later document's names may take their spelling
         dp = plan_document(wd, plan, doc, rows)
+        if uses is not None:
+            uses.done(doc.id, rows)
         chunk_themes = [themes.theme(c, ex) for c, ex in zip(dp.chunks, dp.extractions,
                                                             strict=True)]
         batch.append(DocumentInput(doc=dp.document, chunks=dp.chunks,
@@ -278,6 +349,16 @@ def _import_documents(wd: HyperRAGWorkdir, store: StoreProtocol, plan: ImportPla
         bar.update(len(batch))
     bar.close()
     rep.reused_vectors = {k: len(v) for k, v in reused.items()}
+
+
+def read_for_import(workdir: str | Path, *, reuse_embeddings: bool = False
+                    ) -> HyperRAGWorkdir:
+    """Read and check a working dir the way an import needs it: the hypergraph as compact
+    rows without its incidence index, and (to reuse them) the vectors left in their files
+    until each is written. Raises :class:`HyperRAGFormatError` like :func:`read_workdir`."""
+    with _paused_gc():  # loading creates only long-lived objects: no garbage to find
+        return read_workdir(workdir, vectors=reuse_embeddings, incidence=False,
+                            lazy_vectors=True)
 
 
 def import_hyperrag(
@@ -305,13 +386,13 @@ def import_hyperrag(
             was written).
         StoreError: the store holds vectors of another dimension (nothing was written).
     """
-    with _paused_gc():  # loading creates only long-lived objects: no garbage to find
-        wd = read_workdir(workdir, vectors=reuse_embeddings, incidence=False)
+    wd = read_for_import(workdir, reuse_embeddings=reuse_embeddings)
     own = not isinstance(store, StoreProtocol)
     st = store if isinstance(store, StoreProtocol) else open_store(store)
     try:
         return import_workdir(wd, st, embedder=embedder, theme_extractor=theme_extractor,
-                              reuse_embeddings=reuse_embeddings, show_progress=show_progress)
+                              reuse_embeddings=reuse_embeddings, show_progress=show_progress,
+                              release=True)
     finally:
         if own:
             st.close()

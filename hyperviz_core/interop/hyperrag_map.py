@@ -109,11 +109,23 @@ class ImportPlan:
     """
 
     keys: dict[str, str]  # Hyper-RAG name -> entity key
-    edge_ids: dict[tuple[str, ...], str] = field(default_factory=dict)  # edge key -> our id
+    dropped_edges: set[tuple[str, ...]] = field(default_factory=set)  # no member or chunk
     chunk_vertices: dict[str, list[str]] = field(default_factory=dict)  # chunk -> names
     chunk_edges: dict[str, list[tuple[str, ...]]] = field(default_factory=dict)
     fallback_chunks: dict[str, list[str]] = field(default_factory=dict)  # name -> chunks
     display: dict[str, str] = field(default_factory=dict)  # name -> restored spelling
+
+    def members(self, raw_key: tuple[str, ...]) -> list[str]:
+        """The entity keys of a Hyper-RAG hyperedge's members, in order, distinct."""
+        return list(dict.fromkeys(self.keys[m] for m in raw_key if m in self.keys))
+
+    def edge_id(self, raw_key: tuple[str, ...]) -> str | None:
+        """Our id of an imported Hyper-RAG hyperedge (``None``: it was dropped or is
+        unknown); computed on demand rather than held for every hyperedge."""
+        if raw_key in self.dropped_edges:
+            return None
+        members = self.members(raw_key)
+        return hyperedge_id(members, "relation") if members else None
     unknown_vertices: int = 0
     singleton_hyperedges: int = 0
     dropped_vertices: int = 0
@@ -147,17 +159,16 @@ def _sources(value: Any, known: dict[str, ChunkRow]) -> list[str]:
 def _map_edges(wd: HyperRAGWorkdir, plan: ImportPlan) -> None:
     singletons: set[str] = set()
     for raw_key in sorted(wd.graph.edges):
-        members = list(dict.fromkeys(plan.keys[m] for m in raw_key if m in plan.keys))
+        members = plan.members(raw_key)
         chunks = _sources(wd.graph.edges[raw_key].get("source_id"), wd.chunks)
         if not members or not chunks:
             plan.dropped_hyperedges += 1
+            plan.dropped_edges.add(raw_key)
             continue
-        hid = hyperedge_id(members, "relation")
-        plan.edge_ids[raw_key] = hid
         for c in chunks:
             plan.chunk_edges.setdefault(c, []).append(raw_key)
         if len(members) == 1:
-            singletons.add(hid)
+            singletons.add(members[0])
     plan.singleton_hyperedges = len(singletons)
 
 
@@ -228,9 +239,9 @@ def _entity(wd: HyperRAGWorkdir, plan: ImportPlan, name: str) -> Entity:
 
 def _hyperedge(wd: HyperRAGWorkdir, plan: ImportPlan, raw_key: tuple[str, ...]) -> Hyperedge:
     attrs = wd.graph.edges[raw_key]
-    members = list(dict.fromkeys(plan.keys[m] for m in raw_key if m in plan.keys))
+    members = plan.members(raw_key)
     return Hyperedge.model_construct(  # members are keys already: no re-validation
-        id=plan.edge_ids[raw_key], members=members,
+        id=hyperedge_id(members, "relation"), members=members,
         keywords=split_keywords(attrs.get("keywords", "")),
         description="\n".join(split_sep(attrs.get("description", ""))),
         weight=float(attrs.get("weight", 1.0)), kind="relation", source_ids=[],

@@ -34,15 +34,21 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import json
+import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
 from .hyperrag_pickle import HgdbData, HyperRAGFormatError, load_hgdb
+
+if TYPE_CHECKING:
+    from .hyperrag_vdb import LazyMatrix
 
 __all__ = [
     "CHUNKS_FILE",
@@ -71,12 +77,28 @@ VDB_FILES = {"entity": "vdb_entities.json", "hyperedge": "vdb_relationships.json
              "chunk": "vdb_chunks.json"}
 
 
-def read_json(path: str | Path) -> Any:
-    """Parse a JSON file; one-line :class:`HyperRAGFormatError` when missing or malformed."""
-    p = Path(path)
+#: the last member of a nano-vectordb file: its base64 matrix, then the closing brace
+_MATRIX_TAIL = re.compile(rb'"matrix"\s*:\s*"([A-Za-z0-9+/=]*)"\s*}\s*\Z')
+
+
+def split_matrix(raw: bytes) -> tuple[bytes, bytes | None, int]:
+    """``(rest of the object, base64 matrix, its offset in raw)`` when the file ends with
+    its ``"matrix"`` member as nano-vectordb writes it, else ``(raw, None, -1)``: the
+    matrix (most of the file) is then never decoded into a Python string."""
+    i = raw.rfind(b'"matrix"')
+    m = _MATRIX_TAIL.match(raw, i) if i > 0 else None
+    head = raw[:i].rstrip() if m else b""
+    if m is None or not head.endswith(b","):
+        return raw, None, -1
+    return head[:-1] + b"}", m.group(1), m.start(1)
+
+
+@contextlib.contextmanager
+def json_errors(p: Path) -> Iterator[None]:
+    """Turn the errors of reading and parsing JSON file ``p`` into one-line
+    :class:`HyperRAGFormatError` messages."""
     try:
-        with p.open("rb") as fh:
-            return json.load(fh)
+        yield
     except FileNotFoundError:
         raise HyperRAGFormatError(f"{p}: missing (not a Hyper-RAG working dir?)") from None
     except IsADirectoryError:
@@ -87,6 +109,37 @@ def read_json(path: str | Path) -> Any:
         ) from None
     except UnicodeDecodeError as exc:
         raise HyperRAGFormatError(f"{p}: not UTF-8 JSON ({exc.reason})") from None
+
+
+def parse_json(data: bytes, hook: Callable[[list[tuple[str, Any]]], Any] | None = None
+               ) -> Any:
+    """JSON bytes (any UTF encoding) → objects; ``hook`` as ``object_pairs_hook``."""
+    text = data.decode(json.detect_encoding(data), "surrogatepass")
+    del data  # the text alone while parsing (the caller's reference aside)
+    return json.loads(text, object_pairs_hook=hook)
+
+
+def read_json(path: str | Path, *, keep: frozenset[str] | None = None,
+              matrix: bool = False) -> Any:
+    """Parse a JSON file; one-line :class:`HyperRAGFormatError` when missing or malformed.
+
+    ``keep``: build objects with only these keys (the others are parsed, checked and
+    dropped at once, so a large file's unused fields never pile up in memory).
+    ``matrix``: a nano-vectordb file; its trailing base64 ``"matrix"`` is returned as
+    ``bytes`` without a JSON parse of it.
+    """
+    p = Path(path)
+    hook = None if keep is None else (
+        lambda pairs: {k: v for k, v in pairs if k in keep})
+    with json_errors(p):
+        with p.open("rb") as fh:
+            raw = fh.read()
+        head, b64, _ = split_matrix(raw) if matrix else (raw, None, -1)
+        del raw
+        out = parse_json(head, hook)
+        if b64 is not None and isinstance(out, dict):
+            out["matrix"] = b64
+        return out
 
 
 def _object_of_objects(path: Path, raw: Any) -> dict[str, dict[str, Any]]:
@@ -141,7 +194,8 @@ def read_text_chunks(path: str | Path) -> dict[str, ChunkRow]:
     return out
 
 
-def decode_matrix(b64: str, rows: int, dim: int, what: str = "matrix") -> npt.NDArray[np.float32]:
+def decode_matrix(b64: str | bytes, rows: int, dim: int, what: str = "matrix"
+                  ) -> npt.NDArray[np.float32]:
     """Decode nano-vectordb's base64 little-endian float32 matrix of shape ``(rows, dim)``."""
     try:
         buf = base64.b64decode(b64, validate=True)
@@ -162,20 +216,28 @@ class VdbFile:
     ids: list[str]
     meta: list[dict[str, Any]]
     matrix: npt.NDArray[np.float32] | None = None
+    #: one field per row and rows read on demand (see :mod:`.hyperrag_vdb`)
+    keys: list[Any] = field(default_factory=list)
+    lazy: LazyMatrix | None = None
+
+
+_VDB_KEYS_BARE = frozenset({"embedding_dim", "data", "matrix", "__id__"})
+#: what an import reads of a nano-vectordb file (ids, names, member sets, the matrix)
+_VDB_KEYS = _VDB_KEYS_BARE | {"entity_name", "id_set"}
 
 
 def read_vdb(path: str | Path, *, vectors: bool = True) -> VdbFile:
-    """Read a ``vdb_*.json`` file; ``vectors=False`` checks the matrix length only (and
-    drops the per-row metadata)."""
+    """Read a ``vdb_*.json`` file; ``vectors=False`` checks the ids and the matrix length
+    only (and keeps neither the ids nor the per-row metadata)."""
     p = Path(path)
-    raw = read_json(p)
+    raw = read_json(p, keep=_VDB_KEYS if vectors else _VDB_KEYS_BARE, matrix=True)
     if not isinstance(raw, dict) or not {"embedding_dim", "data", "matrix"} <= set(raw):
         raise HyperRAGFormatError(
             f"{p}: not a nano-vectordb file (needs 'embedding_dim', 'data', 'matrix')")
     dim, data, matrix = raw["embedding_dim"], raw["data"], raw["matrix"]
     if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
         raise HyperRAGFormatError(f"{p}: 'embedding_dim' {dim!r} is not a positive integer")
-    if not isinstance(data, list) or not isinstance(matrix, str):
+    if not isinstance(data, list) or not isinstance(matrix, str | bytes):
         raise HyperRAGFormatError(f"{p}: 'data' must be a list and 'matrix' a string")
     ids: list[str] = []
     for n, row in enumerate(data):
@@ -189,13 +251,15 @@ def read_vdb(path: str | Path, *, vectors: bool = True) -> VdbFile:
     else:
         mat = None
         expected = len(data) * dim * 4
-        size = (len(matrix) // 4) * 3 - matrix[-2:].count("=")
+        tail = matrix[-2:]
+        pad = tail.count(b"=") if isinstance(tail, bytes) else tail.count("=")
+        size = (len(matrix) // 4) * 3 - pad
         if len(matrix) % 4 or size != expected:
             raise HyperRAGFormatError(
                 f"{p}: 'matrix' holds {size} bytes, expected {len(data)} rows x {dim} float32 "
                 f"= {expected}")
-    # without vectors the rows' metadata is not needed either: do not keep it in memory
-    return VdbFile(dim, ids, data if vectors else [], mat)
+    # without vectors the rows' ids and metadata are not needed either: do not keep them
+    return VdbFile(dim, ids, data, mat) if vectors else VdbFile(dim, [], [], None)
 
 
 def read_llm_cache(path: str | Path) -> dict[str, dict[str, Any]]:
@@ -250,16 +314,20 @@ def _cross_check(wd: HyperRAGWorkdir) -> None:
 
 
 def read_workdir(path: str | Path, *, vectors: bool = True, llm_cache: bool = True,
-                 incidence: bool = True) -> HyperRAGWorkdir:
+                 incidence: bool = True, lazy_vectors: bool = False) -> HyperRAGWorkdir:
     """Read and validate a Hyper-RAG working directory; nothing is written anywhere.
 
     Args:
         path: the directory given to ``HyperRAG(working_dir=...)``.
         vectors: decode the nano-vectordb matrices (else only their sizes are checked).
         llm_cache: validate the optional LLM cache file when present.
-        incidence: keep the pickle's incidence index (``graph.incidence``); an import
-            does not need it and reads with ``incidence=False`` (less memory held, see
-            :func:`~.hyperrag_pickle.load_hgdb`).
+        incidence: keep the pickle's incidence index (``graph.incidence``) and one
+            attribute dict per record. An import needs neither and reads with
+            ``incidence=False``: the pickle is streamed into compact rows
+            (:func:`~.hyperrag_stream.read_hgdb_rows`, about 40 % less memory).
+        lazy_vectors: with ``vectors``, keep the entity and chunk vectors in their files
+            (``VdbFile.keys`` + ``VdbFile.lazy``, see :mod:`.hyperrag_vdb`) and only
+            check the relationship file: what an import with reused vectors reads.
 
     Raises:
         HyperRAGFormatError: a required file is missing, malformed or inconsistent.
@@ -269,13 +337,25 @@ def read_workdir(path: str | Path, *, vectors: bool = True, llm_cache: bool = Tr
         raise HyperRAGFormatError(f"{p}: not a directory (expected a Hyper-RAG working dir)")
     # the large JSON files first: their parse is transient, so the peak stays lower than
     # parsing them on top of the (retained) unpickled hypergraph
-    vdb = {space: read_vdb(p / name, vectors=vectors) for space, name in VDB_FILES.items()}
+    if vectors and lazy_vectors:
+        from .hyperrag_vdb import read_vdb_lazy
+
+        fields = {"entity": "entity_name", "chunk": "__id__"}
+        vdb = {space: read_vdb_lazy(p / name, fields[space]) if space in fields else
+               read_vdb(p / name, vectors=False) for space, name in VDB_FILES.items()}
+    else:
+        vdb = {space: read_vdb(p / name, vectors=vectors) for space, name in VDB_FILES.items()}
     cache_n: int | None = None
     if llm_cache and (p / LLM_CACHE_FILE).exists():
         cache_n = len(read_llm_cache(p / LLM_CACHE_FILE))
     docs = read_full_docs(p / DOCS_FILE)
     chunks = read_text_chunks(p / CHUNKS_FILE)
-    graph = load_hgdb(p / HGDB_FILE, incidence=incidence)
+    if incidence:
+        graph = load_hgdb(p / HGDB_FILE)
+    else:  # streamed into compact rows: a third less memory at the peak (no index, no dicts)
+        from .hyperrag_stream import read_hgdb_rows
+
+        graph = read_hgdb_rows(p / HGDB_FILE)
     wd = HyperRAGWorkdir(path=p, docs=docs, chunks=chunks, graph=graph, vdb=vdb,
                          llm_cache_entries=cache_n)
     _cross_check(wd)

@@ -1,0 +1,125 @@
+"""Reuse Hyper-RAG's vectors without holding them: rows read from the vdb file on demand.
+
+A nano-vectordb file keeps every vector in one base64 string, ``"matrix"``, at the end of
+the file. Hyper-RAG deployments embed with 1,536- or 3,072-dimension models, so these
+files are many times the size of the hypergraph pickle; an import that reuses them
+(``--reuse-embeddings``) needs each vector once, when the document it belongs to is
+written. :func:`read_vdb_lazy` checks the whole file (JSON, ids, base64, length) up front,
+keeps only one field per row (e.g. ``entity_name``) and where the matrix starts in the
+file; :meth:`LazyMatrix.take` then decodes the rows asked for from their base64 bytes.
+
+Example:
+    >>> import base64, json, tempfile, numpy as np
+    >>> from pathlib import Path
+    >>> m = np.arange(6, dtype="<f4").reshape(3, 2)
+    >>> p = Path(tempfile.mkdtemp()) / "vdb_entities.json"
+    >>> _ = p.write_text(json.dumps({"embedding_dim": 2, "data": [
+    ...     {"__id__": f"ent-{i}", "entity_name": n} for i, n in enumerate("ABC")],
+    ...     "matrix": base64.b64encode(m.tobytes()).decode()}))
+    >>> v = read_vdb_lazy(p, "entity_name")
+    >>> v.keys, v.lazy.take([2, 0]).tolist()
+    (['A', 'B', 'C'], [[4.0, 5.0], [0.0, 1.0]])
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .hyperrag_pickle import HyperRAGFormatError
+from .hyperrag_read import VdbFile, json_errors, parse_json, read_vdb, split_matrix
+
+__all__ = ["LazyMatrix", "read_vdb_lazy"]
+
+
+@dataclass(frozen=True)
+class LazyMatrix:
+    """The float32 rows of a nano-vectordb matrix, decoded from the file when taken."""
+
+    path: Path
+    offset: int  # where the base64 text starts in the file
+    rows: int
+    dim: int
+
+    def take(self, indices: Sequence[int]) -> npt.NDArray[np.float32]:
+        """Rows ``indices`` (in that order) as an ``(n, dim)`` float32 matrix."""
+        size = self.dim * 4
+        out = np.empty((len(indices), self.dim), dtype=np.float32)
+        with self.path.open("rb") as fh:
+            for n, i in enumerate(indices):
+                if not 0 <= i < self.rows:
+                    raise IndexError(f"{self.path}: row {i} of {self.rows}")
+                start = i * size
+                first, last = start // 3, -(-(start + size) // 3)  # base64 quanta
+                fh.seek(self.offset + first * 4)
+                raw = base64.b64decode(fh.read((last - first) * 4))
+                out[n] = np.frombuffer(raw, dtype="<f4", count=self.dim,
+                                       offset=start - first * 3)
+        return out
+
+
+class _NoId:
+    """What an object without a string ``__id__`` parses to (an error if it is a row)."""
+
+
+_NO_ID = _NoId()  # not a tuple
+
+
+def _row_hook(field: str) -> Any:
+    def hook(pairs: list[tuple[str, Any]]) -> Any:
+        obj = dict(pairs)
+        if "embedding_dim" in obj:  # the file's own object
+            return obj
+        if not isinstance(obj.get("__id__"), str):
+            return _NO_ID
+        return (obj.get(field),)  # a tuple: what no JSON value parses to
+
+    return hook
+
+
+def read_vdb_lazy(path: str | Path, field: str) -> VdbFile:
+    """Read a ``vdb_*.json`` file checked as :func:`~.hyperrag_read.read_vdb` does, keeping
+    ``field`` of each row (in ``keys``) and a :class:`LazyMatrix` (in ``lazy``) instead
+    of the decoded matrix. A file whose matrix is not its last member is read whole."""
+    p = Path(path)
+    with json_errors(p):
+        with p.open("rb") as fh:
+            raw = fh.read()
+        head, b64, offset = split_matrix(raw)
+        if b64 is None:
+            del raw, head
+            full = read_vdb(p, vectors=True)
+            full.keys = [row.get(field) for row in full.meta]
+            return full
+        del raw
+        top = parse_json(head, _row_hook(field))
+        del head
+    if not isinstance(top, dict) or not {"embedding_dim", "data"} <= set(top):
+        raise HyperRAGFormatError(
+            f"{p}: not a nano-vectordb file (needs 'embedding_dim', 'data', 'matrix')")
+    dim, keys = top["embedding_dim"], top["data"]
+    if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
+        raise HyperRAGFormatError(f"{p}: 'embedding_dim' {dim!r} is not a positive integer")
+    if not isinstance(keys, list):
+        raise HyperRAGFormatError(f"{p}: 'data' must be a list and 'matrix' a string")
+    for n, key in enumerate(keys):
+        if not isinstance(key, tuple):
+            raise HyperRAGFormatError(f"{p}: data[{n}] has no string '__id__'")
+    keys = [key[0] for key in keys]
+    try:  # the whole matrix is checked now (then dropped): a bad one fails before writing
+        size = len(base64.b64decode(b64, validate=True))
+    except (binascii.Error, ValueError) as exc:
+        raise HyperRAGFormatError(f"{p}: 'matrix' is not valid base64 ({exc})") from None
+    if size != len(keys) * dim * 4:
+        raise HyperRAGFormatError(
+            f"{p}: 'matrix' holds {size} bytes, expected {len(keys)} rows x {dim} float32 "
+            f"= {len(keys) * dim * 4}")
+    return VdbFile(dim, [], [], None, keys=keys,
+                   lazy=LazyMatrix(p, offset, len(keys), dim) if keys else None)
