@@ -114,6 +114,8 @@ class ImportPlan:
     chunk_edges: dict[str, list[tuple[str, ...]]] = field(default_factory=dict)
     fallback_chunks: dict[str, list[str]] = field(default_factory=dict)  # name -> chunks
     display: dict[str, str] = field(default_factory=dict)  # name -> restored spelling
+    #: the current document's case indexes, by source chunks (most names have one chunk)
+    cases: dict[tuple[str, ...], CaseIndex] = field(default_factory=dict)
 
     def members(self, raw_key: tuple[str, ...]) -> list[str]:
         """The entity keys of a Hyper-RAG hyperedge's members, in order, distinct."""
@@ -220,7 +222,11 @@ def _display(wd: HyperRAGWorkdir, plan: ImportPlan, name: str) -> str:
         chunks = plan.fallback_chunks.get(name) or _sources(
             wd.graph.vertices.get(name, {}).get("source_id"), wd.chunks)
         rows = sorted((wd.chunks[c] for c in chunks), key=lambda r: (r.doc_id, r.order, r.id))
-        found = plan.display[name] = CaseIndex(r.content for r in rows).restore(name)
+        key = tuple(r.id for r in rows)
+        index = plan.cases.get(key)
+        if index is None:
+            index = plan.cases[key] = CaseIndex(r.content for r in rows)
+        found = plan.display[name] = index.restore(name)
     return found
 
 
@@ -296,7 +302,10 @@ def plan_document(wd: HyperRAGWorkdir, plan: ImportPlan, doc: Document,
                   rows: Sequence[ChunkRow]) -> DocPlan:
     """A document's chunks and per-chunk extractions."""
     chunks = _chunks(doc.id, doc.text, rows)
-    return DocPlan(doc, chunks, [chunk_extraction(wd, plan, c.id) for c in chunks])
+    plan.cases.clear()  # the previous document's texts
+    out = DocPlan(doc, chunks, [chunk_extraction(wd, plan, c.id) for c in chunks])
+    plan.cases.clear()
+    return out
 
 
 def doc_plans(wd: HyperRAGWorkdir, plan: ImportPlan) -> Iterator[DocPlan]:

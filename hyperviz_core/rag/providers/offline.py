@@ -143,27 +143,26 @@ class HashingEmbedder:
         return out
 
     def _features(
-        self, text: str
+        self, text: str, bigram_hashes: list[int], bigram_weights: list[float]
     ) -> tuple[list[npt.NDArray[np.int64]], list[npt.NDArray[np.float32]]]:
-        """The hashed feature buckets and signed weights of one text, in summation order."""
+        """The hashed word features of one text (buckets, signed weights) in summation
+        order; its word bigrams' CRC-32s and weights are appended to the two lists."""
         tokens = word_tokens(text)
         words = [t for t in tokens if t not in STOPWORDS] or tokens
         idx_parts: list[npt.NDArray[np.int64]] = []
         val_parts: list[npt.NDArray[np.float32]] = []
+        cache = self._word_cache
         for word, tf in Counter(words).items():
-            i, v = self._word_features(word)
+            i, v = cache.get(word) or self._word_features(word)
             idx_parts.append(i)
             # tf == 1 weighs 1 + log(1) = 1.0: the multiplication would return v unchanged
             val_parts.append(v if tf == 1 else v * np.float32(1.0 + math.log(tf)))
-        if self.bigram_weight > 0 and len(words) > 1:
-            bigrams = Counter(itertools.pairwise(words))
-            bi_idx, bi_val = [], []
-            for (a, b2), tf in bigrams.items():
-                bk, s = _bucket(f"b:{a} {b2}", self.dim)
-                bi_idx.append(bk)
-                bi_val.append(s * self.bigram_weight * (1.0 + math.log(tf)))
-            idx_parts.append(np.asarray(bi_idx, dtype=np.int64))
-            val_parts.append(np.asarray(bi_val, dtype=np.float32))
+        bw = self.bigram_weight
+        if bw > 0 and len(words) > 1:
+            crc = zlib.crc32
+            for (a, b2), tf in Counter(itertools.pairwise(words)).items():
+                bigram_hashes.append(crc(f"b:{a} {b2}".encode()))
+                bigram_weights.append(bw if tf == 1 else bw * (1.0 + math.log(tf)))
         return idx_parts, val_parts
 
     # ------------------------------------------------------------------ protocol
@@ -178,15 +177,21 @@ class HashingEmbedder:
 
     def _embed_block(self, texts: Sequence[str], out: npt.NDArray[np.float32]) -> None:
         """Embed a block of texts into ``out`` with one ``bincount`` over row-offset
-        buckets; each bucket adds its features in the order a text embedded alone would,
-        so a row never depends on the other texts of the call."""
+        buckets. A row's buckets are its own, and its features enter in the order a text
+        embedded alone adds them (words, then bigrams), so every row is exactly what it
+        would be alone."""
         n, dim = len(texts), self.dim
         idx_all: list[npt.NDArray[np.int64]] = []
         val_all: list[npt.NDArray[np.float32]] = []
         offsets: list[int] = []
         lengths: list[int] = []
+        hashes: list[int] = []
+        weights: list[float] = []
+        per_row: list[int] = []
         for row, text in enumerate(texts):
-            idx_parts, val_parts = self._features(str(text))
+            before = len(hashes)
+            idx_parts, val_parts = self._features(str(text), hashes, weights)
+            per_row.append(len(hashes) - before)
             for i in idx_parts:
                 offsets.append(row * dim)
                 lengths.append(len(i))
@@ -196,7 +201,14 @@ class HashingEmbedder:
             return
         idx = np.concatenate(idx_all)
         idx += np.repeat(np.asarray(offsets, dtype=np.int64), lengths)
-        summed = np.bincount(idx, weights=np.concatenate(val_all), minlength=n * dim)
+        val = np.concatenate(val_all)
+        if hashes:  # the bigrams of every row, after all word features (rows are disjoint)
+            h = np.asarray(hashes, dtype=np.int64)
+            rows = np.repeat(np.arange(n, dtype=np.int64) * dim, per_row)
+            sign = np.where((h >> 31) & 1, 1.0, -1.0)
+            idx = np.concatenate([idx, h % dim + rows])
+            val = np.concatenate([val, (sign * np.asarray(weights)).astype(np.float32)])
+        summed = np.bincount(idx, weights=val, minlength=n * dim)
         out[:] = summed.reshape(n, dim)
         # each row's norm exactly as np.linalg.norm computes it for that row alone
         norms = np.ones(n, dtype=np.float32)
