@@ -32,23 +32,14 @@ Example:
 
 from __future__ import annotations
 
-import base64
-import binascii
-import contextlib
-import json
-import re
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import numpy as np
-import numpy.typing as npt
-
+from .hyperrag_json import read_json
 from .hyperrag_pickle import HgdbData, HyperRAGFormatError, load_hgdb
-
-if TYPE_CHECKING:
-    from .hyperrag_vdb import LazyMatrix
+from .hyperrag_stream import read_hgdb_rows
+from .hyperrag_vdb import VdbFile, decode_matrix, read_vdb, read_vdb_lazy
 
 __all__ = [
     "CHUNKS_FILE",
@@ -75,71 +66,6 @@ HGDB_FILE = "hypergraph_chunk_entity_relation.hgdb"
 #: vector space of our store → nano-vectordb file of Hyper-RAG
 VDB_FILES = {"entity": "vdb_entities.json", "hyperedge": "vdb_relationships.json",
              "chunk": "vdb_chunks.json"}
-
-
-#: the last member of a nano-vectordb file: its base64 matrix, then the closing brace
-_MATRIX_TAIL = re.compile(rb'"matrix"\s*:\s*"([A-Za-z0-9+/=]*)"\s*}\s*\Z')
-
-
-def split_matrix(raw: bytes) -> tuple[bytes, bytes | None, int]:
-    """``(rest of the object, base64 matrix, its offset in raw)`` when the file ends with
-    its ``"matrix"`` member as nano-vectordb writes it, else ``(raw, None, -1)``: the
-    matrix (most of the file) is then never decoded into a Python string."""
-    i = raw.rfind(b'"matrix"')
-    m = _MATRIX_TAIL.match(raw, i) if i > 0 else None
-    head = raw[:i].rstrip() if m else b""
-    if m is None or not head.endswith(b","):
-        return raw, None, -1
-    return head[:-1] + b"}", m.group(1), m.start(1)
-
-
-@contextlib.contextmanager
-def json_errors(p: Path) -> Iterator[None]:
-    """Turn the errors of reading and parsing JSON file ``p`` into one-line
-    :class:`HyperRAGFormatError` messages."""
-    try:
-        yield
-    except FileNotFoundError:
-        raise HyperRAGFormatError(f"{p}: missing (not a Hyper-RAG working dir?)") from None
-    except IsADirectoryError:
-        raise HyperRAGFormatError(f"{p}: is a directory, expected a JSON file") from None
-    except json.JSONDecodeError as exc:
-        raise HyperRAGFormatError(
-            f"{p}: malformed JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-        ) from None
-    except UnicodeDecodeError as exc:
-        raise HyperRAGFormatError(f"{p}: not UTF-8 JSON ({exc.reason})") from None
-
-
-def parse_json(data: bytes, hook: Callable[[list[tuple[str, Any]]], Any] | None = None
-               ) -> Any:
-    """JSON bytes (any UTF encoding) → objects; ``hook`` as ``object_pairs_hook``."""
-    text = data.decode(json.detect_encoding(data), "surrogatepass")
-    del data  # the text alone while parsing (the caller's reference aside)
-    return json.loads(text, object_pairs_hook=hook)
-
-
-def read_json(path: str | Path, *, keep: frozenset[str] | None = None,
-              matrix: bool = False) -> Any:
-    """Parse a JSON file; one-line :class:`HyperRAGFormatError` when missing or malformed.
-
-    ``keep``: build objects with only these keys (the others are parsed, checked and
-    dropped at once, so a large file's unused fields never pile up in memory).
-    ``matrix``: a nano-vectordb file; its trailing base64 ``"matrix"`` is returned as
-    ``bytes`` without a JSON parse of it.
-    """
-    p = Path(path)
-    hook = None if keep is None else (
-        lambda pairs: {k: v for k, v in pairs if k in keep})
-    with json_errors(p):
-        with p.open("rb") as fh:
-            raw = fh.read()
-        head, b64, _ = split_matrix(raw) if matrix else (raw, None, -1)
-        del raw
-        out = parse_json(head, hook)
-        if b64 is not None and isinstance(out, dict):
-            out["matrix"] = b64
-        return out
 
 
 def _object_of_objects(path: Path, raw: Any) -> dict[str, dict[str, Any]]:
@@ -192,74 +118,6 @@ def read_text_chunks(path: str | Path) -> dict[str, ChunkRow]:
                 f"{p}: chunk {key!r}: 'chunk_order_index' and 'tokens' must be integers")
         out[key] = ChunkRow(key, content, doc_id, order, tokens)
     return out
-
-
-def decode_matrix(b64: str | bytes, rows: int, dim: int, what: str = "matrix"
-                  ) -> npt.NDArray[np.float32]:
-    """Decode nano-vectordb's base64 little-endian float32 matrix of shape ``(rows, dim)``."""
-    try:
-        buf = base64.b64decode(b64, validate=True)
-    except (binascii.Error, ValueError) as exc:
-        raise HyperRAGFormatError(f"{what}: 'matrix' is not valid base64 ({exc})") from None
-    if len(buf) != rows * dim * 4:
-        raise HyperRAGFormatError(
-            f"{what}: 'matrix' holds {len(buf)} bytes, expected {rows} rows x {dim} float32 "
-            f"= {rows * dim * 4}")
-    return np.frombuffer(buf, dtype="<f4").reshape(rows, dim).astype(np.float32)
-
-
-@dataclass
-class VdbFile:
-    """A nano-vectordb file: ids, per-row metadata and (optionally decoded) vectors."""
-
-    dim: int
-    ids: list[str]
-    meta: list[dict[str, Any]]
-    matrix: npt.NDArray[np.float32] | None = None
-    #: one field per row and rows read on demand (see :mod:`.hyperrag_vdb`)
-    keys: list[Any] = field(default_factory=list)
-    lazy: LazyMatrix | None = None
-
-
-_VDB_KEYS_BARE = frozenset({"embedding_dim", "data", "matrix", "__id__"})
-#: what an import reads of a nano-vectordb file (ids, names, member sets, the matrix)
-_VDB_KEYS = _VDB_KEYS_BARE | {"entity_name", "id_set"}
-
-
-def read_vdb(path: str | Path, *, vectors: bool = True) -> VdbFile:
-    """Read a ``vdb_*.json`` file; ``vectors=False`` checks the ids and the matrix length
-    only (and keeps neither the ids nor the per-row metadata)."""
-    p = Path(path)
-    raw = read_json(p, keep=_VDB_KEYS if vectors else _VDB_KEYS_BARE, matrix=True)
-    if not isinstance(raw, dict) or not {"embedding_dim", "data", "matrix"} <= set(raw):
-        raise HyperRAGFormatError(
-            f"{p}: not a nano-vectordb file (needs 'embedding_dim', 'data', 'matrix')")
-    dim, data, matrix = raw["embedding_dim"], raw["data"], raw["matrix"]
-    if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
-        raise HyperRAGFormatError(f"{p}: 'embedding_dim' {dim!r} is not a positive integer")
-    if not isinstance(data, list) or not isinstance(matrix, str | bytes):
-        raise HyperRAGFormatError(f"{p}: 'data' must be a list and 'matrix' a string")
-    ids: list[str] = []
-    for n, row in enumerate(data):
-        if not isinstance(row, dict) or not isinstance(row.get("__id__"), str):
-            raise HyperRAGFormatError(f"{p}: data[{n}] has no string '__id__'")
-        ids.append(row["__id__"])
-    if not data and not matrix:
-        return VdbFile(dim, [], [], np.zeros((0, dim), np.float32) if vectors else None)
-    if vectors:
-        mat: npt.NDArray[np.float32] | None = decode_matrix(matrix, len(data), dim, str(p))
-    else:
-        mat = None
-        expected = len(data) * dim * 4
-        tail = matrix[-2:]
-        pad = tail.count(b"=") if isinstance(tail, bytes) else tail.count("=")
-        size = (len(matrix) // 4) * 3 - pad
-        if len(matrix) % 4 or size != expected:
-            raise HyperRAGFormatError(
-                f"{p}: 'matrix' holds {size} bytes, expected {len(data)} rows x {dim} float32 "
-                f"= {expected}")
-    # without vectors the rows' ids and metadata are not needed either: do not keep them
-    return VdbFile(dim, ids, data, mat) if vectors else VdbFile(dim, [], [], None)
 
 
 def read_llm_cache(path: str | Path) -> dict[str, dict[str, Any]]:
@@ -338,8 +196,6 @@ def read_workdir(path: str | Path, *, vectors: bool = True, llm_cache: bool = Tr
     # the large JSON files first: their parse is transient, so the peak stays lower than
     # parsing them on top of the (retained) unpickled hypergraph
     if vectors and lazy_vectors:
-        from .hyperrag_vdb import read_vdb_lazy
-
         fields = {"entity": "entity_name", "chunk": "__id__"}
         vdb = {space: read_vdb_lazy(p / name, fields[space]) if space in fields else
                read_vdb(p / name, vectors=False) for space, name in VDB_FILES.items()}
@@ -350,12 +206,8 @@ def read_workdir(path: str | Path, *, vectors: bool = True, llm_cache: bool = Tr
         cache_n = len(read_llm_cache(p / LLM_CACHE_FILE))
     docs = read_full_docs(p / DOCS_FILE)
     chunks = read_text_chunks(p / CHUNKS_FILE)
-    if incidence:
-        graph = load_hgdb(p / HGDB_FILE)
-    else:  # streamed into compact rows: a third less memory at the peak (no index, no dicts)
-        from .hyperrag_stream import read_hgdb_rows
-
-        graph = read_hgdb_rows(p / HGDB_FILE)
+    # without the index: streamed into compact rows (a third less memory, no dicts)
+    graph = load_hgdb(p / HGDB_FILE) if incidence else read_hgdb_rows(p / HGDB_FILE)
     wd = HyperRAGWorkdir(path=p, docs=docs, chunks=chunks, graph=graph, vdb=vdb,
                          llm_cache_entries=cache_n)
     _cross_check(wd)

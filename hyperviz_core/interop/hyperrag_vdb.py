@@ -26,17 +26,85 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from .hyperrag_json import json_errors, parse_json, read_json, split_matrix
 from .hyperrag_pickle import HyperRAGFormatError
-from .hyperrag_read import VdbFile, json_errors, parse_json, read_vdb, split_matrix
 
-__all__ = ["LazyMatrix", "read_vdb_lazy"]
+__all__ = ["LazyMatrix", "VdbFile", "decode_matrix", "read_vdb", "read_vdb_lazy"]
+
+
+def decode_matrix(b64: str | bytes, rows: int, dim: int, what: str = "matrix"
+                  ) -> npt.NDArray[np.float32]:
+    """Decode nano-vectordb's base64 little-endian float32 matrix of shape ``(rows, dim)``."""
+    try:
+        buf = base64.b64decode(b64, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise HyperRAGFormatError(f"{what}: 'matrix' is not valid base64 ({exc})") from None
+    if len(buf) != rows * dim * 4:
+        raise HyperRAGFormatError(
+            f"{what}: 'matrix' holds {len(buf)} bytes, expected {rows} rows x {dim} float32 "
+            f"= {rows * dim * 4}")
+    return np.frombuffer(buf, dtype="<f4").reshape(rows, dim).astype(np.float32)
+
+
+@dataclass
+class VdbFile:
+    """A nano-vectordb file: ids, per-row metadata and (optionally decoded) vectors."""
+
+    dim: int
+    ids: list[str]
+    meta: list[dict[str, Any]]
+    matrix: npt.NDArray[np.float32] | None = None
+    #: one field per row and rows read on demand (see :mod:`.hyperrag_vdb`)
+    keys: list[Any] = field(default_factory=list)
+    lazy: LazyMatrix | None = None  # defined below
+
+
+_VDB_KEYS_BARE = frozenset({"embedding_dim", "data", "matrix", "__id__"})
+#: what an import reads of a nano-vectordb file (ids, names, member sets, the matrix)
+_VDB_KEYS = _VDB_KEYS_BARE | {"entity_name", "id_set"}
+
+
+def read_vdb(path: str | Path, *, vectors: bool = True) -> VdbFile:
+    """Read a ``vdb_*.json`` file; ``vectors=False`` checks the ids and the matrix length
+    only (and keeps neither the ids nor the per-row metadata)."""
+    p = Path(path)
+    raw = read_json(p, keep=_VDB_KEYS if vectors else _VDB_KEYS_BARE, matrix=True)
+    if not isinstance(raw, dict) or not {"embedding_dim", "data", "matrix"} <= set(raw):
+        raise HyperRAGFormatError(
+            f"{p}: not a nano-vectordb file (needs 'embedding_dim', 'data', 'matrix')")
+    dim, data, matrix = raw["embedding_dim"], raw["data"], raw["matrix"]
+    if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
+        raise HyperRAGFormatError(f"{p}: 'embedding_dim' {dim!r} is not a positive integer")
+    if not isinstance(data, list) or not isinstance(matrix, str | bytes):
+        raise HyperRAGFormatError(f"{p}: 'data' must be a list and 'matrix' a string")
+    ids: list[str] = []
+    for n, row in enumerate(data):
+        if not isinstance(row, dict) or not isinstance(row.get("__id__"), str):
+            raise HyperRAGFormatError(f"{p}: data[{n}] has no string '__id__'")
+        ids.append(row["__id__"])
+    if not data and not matrix:
+        return VdbFile(dim, [], [], np.zeros((0, dim), np.float32) if vectors else None)
+    if vectors:
+        mat: npt.NDArray[np.float32] | None = decode_matrix(matrix, len(data), dim, str(p))
+    else:
+        mat = None
+        expected = len(data) * dim * 4
+        tail = matrix[-2:]
+        pad = tail.count(b"=") if isinstance(tail, bytes) else tail.count("=")
+        size = (len(matrix) // 4) * 3 - pad
+        if len(matrix) % 4 or size != expected:
+            raise HyperRAGFormatError(
+                f"{p}: 'matrix' holds {size} bytes, expected {len(data)} rows x {dim} float32 "
+                f"= {expected}")
+    # without vectors the rows' ids and metadata are not needed either: do not keep them
+    return VdbFile(dim, ids, data, mat) if vectors else VdbFile(dim, [], [], None)
 
 
 @dataclass(frozen=True)
