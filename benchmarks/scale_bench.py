@@ -16,9 +16,18 @@ from a separate process so that peak RSS is the command's own:
   wall time, and peak RSS of the indexing process;
 - the store's size on disk and its size per input MB;
 - queries without rendering (``render=False``): time to open the store, p50/p95 latency over
-  ``--queries`` questions generated from the corpus' facts, and the query process' peak RSS.
+  ``--queries`` questions generated from the corpus' facts, and the query process' peak RSS;
+  also the p50/p95 CPU time (``process_time``) of a query, which other processes on a busy
+  machine inflate less than wall time.
 
 Prints one Markdown table row per corpus, the format of the README's scale table.
+
+``--lazy on|off`` forces the lazy or the loaded query path (default ``auto``: lazy from
+4,000 chunks on). ``--query-only`` re-runs the queries on the store of an earlier run kept
+with ``--keep DIR`` (no indexing; the index columns print ``–``)::
+
+    python benchmarks/scale_bench.py --input ../shared/data/musique/corpus.json --keep out/mq
+    python benchmarks/scale_bench.py --keep out/mq --query-only --lazy on
 """
 
 from __future__ import annotations
@@ -145,41 +154,89 @@ _QUERY_SCRIPT = r"""
 import json, resource, sys, time
 from hyperviz_core.rag import VizRAG
 store, qfile, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+lazy = {"auto": None, "on": True, "off": False}[sys.argv[4]]
 questions = json.load(open(qfile))[:n]
 t0 = time.perf_counter()
-rag = VizRAG(store, show_progress=False)
+rag = VizRAG(store, show_progress=False, lazy=lazy)
 opened = time.perf_counter() - t0
-lat = []
+lat, cpu = [], []
 for q in questions:
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     rag.retrieve(q, render=False)
     lat.append((time.perf_counter() - t) * 1000)
+    cpu.append((time.process_time() - c) * 1000)
 lat.sort()
-print(json.dumps({"open_ms": opened * 1000, "p50": lat[len(lat) // 2],
-                  "p95": lat[min(len(lat) - 1, int(len(lat) * 0.95))], "n": len(lat),
+cpu.sort()
+at = lambda xs, f: xs[min(len(xs) - 1, int(len(xs) * f))]
+print(json.dumps({"open_ms": opened * 1000, "p50": lat[len(lat) // 2], "p95": at(lat, 0.95),
+                  "cpu_p50": cpu[len(cpu) // 2], "cpu_p95": at(cpu, 0.95), "n": len(lat),
                   "rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
 
-def bench(inputs: list[Path], questions: list[str], work: Path, label: str, mb: float,
-          queries: int, compact: bool = False) -> dict[str, float | str]:
-    """Index ``inputs`` with the CLI, then query; return the measured figures."""
-    store = work / "store"
+def index_store(inputs: list[Path], store: Path, mb: float, compact: bool = False
+                ) -> dict[str, float | str]:
+    """Index ``inputs`` into ``store`` with the CLI; return wall, peak RSS and size."""
     cmd = [sys.executable, "-m", "hyperviz_core", "index", *map(str, inputs), "--store",
            str(store), "--no-progress", "--json", *(["--compact"] if compact else [])]
     wall, rss, proc = run_measured(cmd)
     report = json.loads(proc.stdout)
     size = dir_size(store)
-    qfile = work / "questions.json"
-    qfile.write_text(json.dumps(questions))
-    _, _, qproc = run_measured([sys.executable, "-c", _QUERY_SCRIPT, str(store), str(qfile),
-                                str(queries)])
-    q = json.loads(qproc.stdout.strip().splitlines()[-1])
     chunks = report.get("chunks_indexed", report.get("chunks", "?"))
-    return {"input": label, "mb": mb, "index_s": wall, "index_rss_mib": rss,
-            "chunks": chunks, "store_mib": size / 2**20, "store_per_mb": size / 2**20 / mb,
-            "open_ms": q["open_ms"], "p50": q["p50"], "p95": q["p95"],
+    return {"index_s": wall, "index_rss_mib": rss, "chunks": chunks,
+            "store_mib": size / 2**20, "store_per_mb": size / 2**20 / mb}
+
+
+def query_store(store: Path, qfile: Path, queries: int, lazy: str = "auto"
+                ) -> dict[str, float]:
+    """Run the questions of ``qfile`` on ``store`` in a fresh process; its figures."""
+    _, _, qproc = run_measured([sys.executable, "-c", _QUERY_SCRIPT, str(store), str(qfile),
+                                str(queries), lazy])
+    q = json.loads(qproc.stdout.strip().splitlines()[-1])
+    return {"open_ms": q["open_ms"], "p50": q["p50"], "p95": q["p95"],
+            "cpu_p50": q["cpu_p50"], "cpu_p95": q["cpu_p95"],
             "query_rss_mib": q["rss_mib"], "queries": q["n"]}
+
+
+def bench(inputs: list[Path], questions: list[str], work: Path, label: str, mb: float,
+          queries: int, compact: bool = False, lazy: str = "auto",
+          query_only: bool = False) -> dict[str, float | str]:
+    """Index ``inputs`` with the CLI (unless ``query_only``), then query; the figures."""
+    store, qfile = work / "store", work / "questions.json"
+    row: dict[str, float | str] = {"input": label, "mb": mb}
+    if query_only:
+        if not (store.exists() and qfile.exists()):
+            raise SystemExit(f"--query-only: no store and questions.json in {work}")
+        row.update({"index_s": "–", "index_rss_mib": "–", "chunks": "–",
+                    "store_mib": dir_size(store) / 2**20, "store_per_mb": "–"})
+    else:
+        row.update(index_store(inputs, store, mb, compact))
+        qfile.write_text(json.dumps(questions))
+    row.update(query_store(store, qfile, queries, lazy))
+    return row
+
+
+def _fmt(value: float | str, spec: str, unit: str = "") -> str:
+    return value if isinstance(value, str) else f"{value:{spec}}{unit}"
+
+
+def print_row(row: dict[str, float | str], mb: float) -> None:
+    """The Markdown table (header and one row) and the query CPU times."""
+    print(f"machine: {os.cpu_count()} cores; offline defaults (heuristic extraction, "
+          "hashed embeddings); queries without rendering")
+    print("| input | chunks | index wall | MB/s | chunks/s | peak RSS | store size | store/MB "
+          "| open | query p50 / p95 | query RSS |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    chunks, wall = row["chunks"], row["index_s"]
+    timed = isinstance(wall, float)
+    rate = f"{chunks / float(wall):.0f}" if isinstance(chunks, int) and timed else "?"
+    print(f"| {row['input']} | {row['chunks']} | {_fmt(wall, '.1f', ' s')} | "
+          f"{f'{mb / float(wall):.3f}' if timed else '–'} | {rate if timed else '–'} | "
+          f"{_fmt(row['index_rss_mib'], '.0f', ' MiB')} | {row['store_mib']:.1f} MiB | "
+          f"{_fmt(row['store_per_mb'], '.1f', 'x')} | {row['open_ms']:.0f} ms | "
+          f"{row['p50']:.1f} / {row['p95']:.1f} ms | {row['query_rss_mib']:.0f} MiB |")
+    print(f"query CPU time p50 / p95: {row['cpu_p50']:.1f} / {row['cpu_p95']:.1f} ms "
+          f"({row['queries']} queries)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -192,10 +249,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep", type=Path, default=None, help="keep corpus and store here")
     ap.add_argument("--compact", action="store_true",
                     help="index with `vizrag index --compact` (VACUUM at the end)")
+    ap.add_argument("--lazy", choices=("auto", "on", "off"), default="auto",
+                    help="query path: auto (lazy from 4,000 chunks), on (lazy), off (loaded)")
+    ap.add_argument("--query-only", action="store_true",
+                    help="only query the store kept by an earlier run with --keep DIR")
     args = ap.parse_args(argv)
+    if args.query_only and args.keep is None:
+        ap.error("--query-only needs --keep DIR (the directory of an earlier run)")
     work = args.keep or Path(tempfile.mkdtemp(prefix="vizrag-scale-"))
     work.mkdir(parents=True, exist_ok=True)
-    if args.input is not None:
+    inputs: list[Path] = []
+    questions: list[str] = []
+    if args.query_only:
+        mb, label = 1.0, f"{work} (query only, lazy {args.lazy})"
+    elif args.input is not None:
         inputs = [args.input]
         files = [args.input] if args.input.is_file() else sorted(args.input.rglob("*.txt"))
         mb = sum(p.stat().st_size for p in files) / 2**20
@@ -209,19 +276,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.files > 1:
             inputs = [work / "corpus"]
         mb, label = args.mb, f"synthetic {args.mb:g} MB ({args.files} file(s), seed {args.seed})"
-    row = bench(inputs, questions, work, label, mb, args.queries, args.compact)
-    print(f"machine: {os.cpu_count()} cores; offline defaults (heuristic extraction, "
-          "hashed embeddings); queries without rendering")
-    print("| input | chunks | index wall | MB/s | chunks/s | peak RSS | store size | store/MB "
-          "| open | query p50 / p95 | query RSS |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
-    chunks = row["chunks"]
-    rate = f"{chunks / float(row['index_s']):.0f}" if isinstance(chunks, int) else "?"
-    print(f"| {row['input']} | {row['chunks']} | {row['index_s']:.1f} s | "
-          f"{mb / float(row['index_s']):.3f} | {rate} | "
-          f"{row['index_rss_mib']:.0f} MiB | {row['store_mib']:.1f} MiB | "
-          f"{row['store_per_mb']:.1f}x | {row['open_ms']:.0f} ms | "
-          f"{row['p50']:.1f} / {row['p95']:.1f} ms | {row['query_rss_mib']:.0f} MiB |")
+    row = bench(inputs, questions, work, label, mb, args.queries, args.compact, args.lazy,
+                args.query_only)
+    print_row(row, mb)
     if args.keep is None:
         import shutil
 

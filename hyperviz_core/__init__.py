@@ -2,15 +2,25 @@
 
 Nothing here imports LlamaIndex or LangChain; the wrappers live in ``vizrag_llamaindex`` and
 ``vizrag_langchain``.
+
+The model (entities, hyperedges, hypergraphs, HIF, id maps, pruning) is imported with the
+package; the renderer, layouts, metrics, style, viewer and the networkx/HyperNetX
+conversions are imported on first use of one of their names (:func:`__getattr__`), so a
+process that only queries a store never loads matplotlib, shapely or graphviz.
+
+Example:
+    >>> import hyperviz_core
+    >>> hyperviz_core.Style.__name__      # imported now, on first use
+    'Style'
 """
 
 from __future__ import annotations
 
-from .convert import clique_expansion, incidence_graph, to_hypernetx
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .hif import HIFAliasWarning, HIFError, hypergraph_to_hif, validate_hif
 from .idmap import IdMap, UnknownVisualIdError
-from .layouts import LayoutOrder, LayoutResult, available_layouts, get_layout, register_layout
-from .metrics import compute_metrics
 from .model import (
     DuplicateIdError,
     EmptyNameError,
@@ -26,12 +36,58 @@ from .model import (
     merge_descriptions,
     normalize_key,
 )
+
+# eager: the function ``prune`` shares its name with its module, which the engine imports
 from .prune import Budget, PruneReport, entity_importance, prune
-from .render import HyperViz, Rendering, render_collage
-from .style import Style
-from .viewer import render_html
+
+if TYPE_CHECKING:
+    from .convert import clique_expansion, incidence_graph, to_hypernetx
+    from .layouts import (
+        LayoutOrder,
+        LayoutResult,
+        available_layouts,
+        get_layout,
+        register_layout,
+    )
+    from .metrics import compute_metrics
+    from .render import HyperViz, Rendering, render_collage
+    from .style import Style
+    from .viewer import render_html
 
 __version__ = "0.1.0"
+
+#: public name → the module it is imported from on first use
+_LAZY: dict[str, str] = {
+    "clique_expansion": ".convert",
+    "incidence_graph": ".convert",
+    "to_hypernetx": ".convert",
+    "LayoutOrder": ".layouts",
+    "LayoutResult": ".layouts",
+    "available_layouts": ".layouts",
+    "get_layout": ".layouts",
+    "register_layout": ".layouts",
+    "compute_metrics": ".metrics",
+    "HyperViz": ".render",
+    "Rendering": ".render",
+    "render_collage": ".render",
+    "Style": ".style",
+    "render_html": ".viewer",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import a lazily exported name (see :data:`_LAZY`) on first access."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "Budget",

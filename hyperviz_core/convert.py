@@ -26,11 +26,12 @@ from __future__ import annotations
 
 import math
 from itertools import combinations
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from .items import Entity, Hyperedge, HypergraphError, HypergraphView
+
+if TYPE_CHECKING:  # networkx is imported by the functions that build graphs
+    import networkx as nx
 
 __all__ = ["clique_expansion", "hypernetx_parts", "incidence_graph", "to_hypernetx"]
 
@@ -42,6 +43,8 @@ _COL = "vizrag"
 
 def incidence_graph(hg: HypergraphView) -> nx.Graph:
     """Bipartite networkx graph of entities (``("E", key)``) and hyperedges (``("H", id)``)."""
+    import networkx as nx
+
     g = nx.Graph()
     for key in sorted(hg.entities):
         ent = hg.entities[key]
@@ -56,6 +59,8 @@ def incidence_graph(hg: HypergraphView) -> nx.Graph:
 
 def clique_expansion(hg: HypergraphView) -> nx.Graph:
     """Entity graph with an edge between every pair of entities sharing a hyperedge."""
+    import networkx as nx
+
     g = nx.Graph()
     g.add_nodes_from(sorted(hg.entities))
     for hid in sorted(hg.hyperedges):

@@ -10,6 +10,9 @@ protocol and its SQLite backend), :mod:`.retrieve` (the named retrieval stages a
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .ann import AnnVectorIndex
 from .answer import Answerer, extractive_summary
 from .engine import VizRAG
@@ -82,13 +85,40 @@ from .store import (
 )
 from .types import Chunk, ChunkExtraction, ChunkTheme, Document, content_hash
 from .vectors import ExactVectorIndex, VectorIndex
-from .visual_context import (
-    VisualContext,
-    arender_passages,
-    passages_hypergraph,
-    render_hypergraph,
-    render_passages,
-)
+
+if TYPE_CHECKING:
+    from .visual_context import (
+        VisualContext,
+        arender_passages,
+        passages_hypergraph,
+        render_hypergraph,
+        render_passages,
+    )
+
+#: public name → module imported on its first use (the renderer: matplotlib, shapely, ...),
+#: so that a process that only indexes or queries never loads it
+_LAZY: dict[str, str] = {
+    "VisualContext": ".visual_context",
+    "arender_passages": ".visual_context",
+    "passages_hypergraph": ".visual_context",
+    "render_hypergraph": ".visual_context",
+    "render_passages": ".visual_context",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import a lazily exported name (see :data:`_LAZY`) on first access."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "EVENTS",

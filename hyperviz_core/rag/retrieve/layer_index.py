@@ -155,6 +155,11 @@ class IndexedLayer:
     def edge_sizes(self, hids: Iterable[str]) -> dict[str, int]:
         return self.index.sizes(hids)
 
+    def smallest_edges(self, key: str, n: int) -> list[str]:
+        incident = self.index.neighbors(key)
+        size = self.index.sizes(incident)
+        return sorted(incident, key=lambda h: (size[h], h))[:n]
+
     def has_edge(self, hid: str) -> bool:
         return self.index.has_edge(hid)
 

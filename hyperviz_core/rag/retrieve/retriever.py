@@ -54,9 +54,10 @@ Pipeline = Generator[LLMRequest | HookEvent, Any, RetrievalResult]
 LAZY_ATTEMPTS = 3
 
 #: ``lazy=None`` (auto) reads lazily from this many chunks on. Below it the loaded corpus
-#: is faster per query and small (MuSiQue, 1,939 chunks: ~15 vs ~27 ms p50, 368 vs 321 MiB);
-#: above it the loaded corpus grows with the store (5 MB, 4,989 chunks: 444 vs 195 MiB at
-#: the same latency; 50 MB: 3.2 GiB).
+#: is faster per query and small (MuSiQue, 1,939 chunks: ~9 vs ~15 ms p50, 247 vs 168 MiB
+#: peak RSS of the query process, ``scale_bench.py --lazy off/on``); above it the loaded
+#: corpus grows with the store (5 MB, 4,989 chunks: 444 vs 195 MiB at the same latency, as
+#: measured before the query footprint work; 50 MB: 3.2 GiB).
 LAZY_MIN_CHUNKS = 4_000
 
 

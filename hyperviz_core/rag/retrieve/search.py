@@ -1,7 +1,10 @@
 """Vector search over the store's spaces and verbatim entity linking, for the stages.
 
-:func:`search` scores all query rows in one matrix product over a per-store-state copy of a
-space's vectors (the default exact index) or asks a replaced (framework) index row by row.
+:func:`search` scores the query rows against a per-store-state copy of a space's vectors
+(exact search, the default) or asks a replaced (framework, ANN) index row by row. The copy
+is the only in-memory copy of the space: on the SQLite store the exact search never loads
+the store's own :class:`~hyperviz_core.rag.vectors.ExactVectorIndex` (which holds the same
+normalised rows again), see :func:`replaced_index`.
 """
 
 from __future__ import annotations
@@ -14,41 +17,97 @@ import numpy.typing as npt
 
 from ...model import normalize_key
 from ..store.protocol import StoreProtocol
-from ..vectors import ExactVectorIndex, normalize_rows
+from ..vectors import ExactVectorIndex, VectorIndex, normalize_rows
+from .blas import one_blas_thread
 from .state import Corpus
 
 if TYPE_CHECKING:
     from .lazy import LazyCorpus
 
-__all__ = ["linked_entities", "search"]
+__all__ = ["kth_largest", "linked_entities", "replaced_index", "search", "unit_columns"]
+
+
+def replaced_index(store: StoreProtocol, space: str) -> VectorIndex | None:
+    """The index :func:`search` must ask for ``space``, or None for exact search over the
+    stored vectors.
+
+    An index replaced with ``set_vector_index`` (or a backend's own, e.g. PostgreSQL's HNSW
+    above its exact limit) answers; the default :class:`ExactVectorIndex` does not (the
+    stages search a transposed copy, faster for sparse hashed queries). The SQLite store
+    keeps a replaced index in its ``_indexes`` and otherwise searches exactly, so it is
+    asked there (``replaced_vector_index``) without loading the store's in-memory index (a
+    second copy of the space).
+    """
+    ask = getattr(store, "replaced_vector_index", None)  # SQLite: answers without loading
+    if callable(ask):
+        found: VectorIndex | None = ask(space)
+        return found
+    index = store.vector_index(space)
+    return None if isinstance(index, ExactVectorIndex) else index
+
+
+def unit_columns(matrix: npt.ArrayLike, block: int = 4096) -> npt.NDArray[np.float32]:
+    """The L2-normalised rows of ``matrix`` (the values of ``normalize_rows``) as the
+    columns of a C-contiguous (dim, n) float32 matrix (the rows of used features are
+    contiguous), normalised ``block`` rows at a time: no second full copy of the rows, and
+    ``matrix`` is left as it is."""
+    mat = np.asarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(mat, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    out = np.empty((mat.shape[1], mat.shape[0]), dtype=np.float32)
+    for lo in range(0, mat.shape[0], block):
+        out[:, lo : lo + block] = (mat[lo : lo + block] / norms[lo : lo + block]).T
+    return out
+
+
+#: :func:`kth_largest` first partitions every ``SAMPLE_STEP``-th value
+SAMPLE_STEP = 16
+
+
+def kth_largest(row: npt.NDArray[np.float32], k: int) -> np.float32:
+    """The ``k``-th largest value of ``row`` (``1 <= k``; the smallest when ``k >= len``).
+
+    Exact, in two small partitions instead of one over the whole row: the ``k``-th largest
+    value ``t`` of every ``SAMPLE_STEP``-th value is at most the answer (``k`` values of the
+    row are ``>= t``), so the answer is the ``k``-th largest of the values ``>= t``.
+
+    >>> row = np.arange(1000, dtype=np.float32)[::-1].copy()
+    >>> float(kth_largest(row, 3)), float(kth_largest(row, 2000))
+    (997.0, 0.0)
+    """
+    n = len(row)
+    if k >= n:
+        return row.min()
+    if n >= 2 * SAMPLE_STEP * k:
+        sample = row[::SAMPLE_STEP]
+        row = row[row >= np.partition(sample, len(sample) - k)[len(sample) - k]]
+    return np.partition(row, len(row) - k)[len(row) - k]
 
 
 def search(store: StoreProtocol, corpus: Corpus | LazyCorpus, space: str,
            queries: npt.ArrayLike, k: int) -> list[list[tuple[str, float]]]:
     """Top-``k`` (id, cosine) per query row, best first, ties by id."""
     qs = np.atleast_2d(np.asarray(queries, dtype=np.float32))
-    index = store.vector_index(space)
-    if not isinstance(index, ExactVectorIndex):
-        return [index.search(q, k) for q in qs]
     if space not in corpus.matrices:
+        index = replaced_index(store, space)
+        if index is not None:
+            return [index.search(q, k) for q in qs]
         ids, mat = store.vectors(space)
-        unit = normalize_rows(np.asarray(mat, dtype=np.float32))
-        corpus.matrices[space] = (ids, np.ascontiguousarray(unit.T, dtype=np.float32))
+        corpus.matrices[space] = (ids, unit_columns(mat))
     ids, mat_t = corpus.matrices[space]  # (dim, n): rows of used features are contiguous
     if not ids or k <= 0:
         return [[] for _ in qs]
     qs = normalize_rows(qs)
     rows = []
-    for q in qs:  # hashed vectors are sparse: only their non-zero features cost time
-        nz = np.flatnonzero(q)
-        rows.append(q[nz] @ mat_t[nz] if len(nz) < mat_t.shape[0] // 2 else q @ mat_t)
+    with one_blas_thread():  # too little work to share: spinning helpers only slow us
+        for q in qs:  # hashed vectors are sparse: only their non-zero features cost time
+            nz = np.flatnonzero(q)
+            rows.append(q[nz] @ mat_t[nz] if len(nz) < mat_t.shape[0] // 2 else q @ mat_t)
     sims = np.vstack(rows) if rows else np.zeros((0, len(ids)), dtype=np.float32)
     k = min(k, len(ids))
     out = []
     for row in sims:
-        part = np.argpartition(-row, k - 1)[:k] if k < len(ids) else np.arange(len(ids))
-        cutoff = row[part].min()
-        cand = np.flatnonzero(row >= cutoff)
+        cand = np.flatnonzero(row >= kth_largest(row, k))
         best = sorted((-float(row[c]), ids[c]) for c in cand)[:k]
         out.append([(i, -neg) for neg, i in best])
     return out

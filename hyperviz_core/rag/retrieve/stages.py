@@ -15,17 +15,17 @@ from typing import Any
 
 from ...idmap import IdMap
 from ...model import Hypergraph
-from ...prune import entity_importance
 from ..answer import theme_contexts
 from ..extract.heuristic import heuristic_keywords
 from ..extract.parse.lists import parse_id_list, parse_json_list
 from ..hooks import HookEvent, elapsed_ms, error_text
 from ..result import RenderedView, RetrievalResult, SentPrompt, image_sha256
 from .collect import ranked_chunks
+from .importance import entity_importance
 from .rank import RankWeights, rank_chunks
 from .search import linked_entities, search
 from .state import LLMRequest, RetrievalState, Step
-from .subgraph import expand, induced, trim_descriptions
+from .subgraph import DESCRIPTION_CHARS, expand, induced
 
 __all__ = [
     "MODE_STAGES",
@@ -138,7 +138,7 @@ def top_view(st: RetrievalState) -> Step:
     t_ents, _ = expand(top, seed, cfg.hops, cfg.max_entities, cfg.hop_decay,
                        {h: st.e_rel[h] for h in st.themes})
     st.sub_top = sub = induced(top, t_ents)
-    st.top_imp = entity_importance(trim_descriptions(sub), st.query)
+    st.top_imp = entity_importance(sub, st.query, description_chars=DESCRIPTION_CHARS)
     st.top_ids, st.res.top_view = yield from render_view(st, sub, "top", st.top_imp)
     return {"entities": len(sub.entities), "hyperedges": len(sub.hyperedges),
             "rendered": st.res.top_view is not None}

@@ -26,6 +26,7 @@ from ..result import RetrievalResult
 from ..store.protocol import StoreProtocol
 from .chunk_index import ChunkIndex
 from .config import RetrievalConfig
+from .subgraph import FullLayer
 
 if TYPE_CHECKING:
     from .lazy import LazyCorpus
@@ -57,15 +58,20 @@ class Corpus:
     top: Hypergraph
     chunks: ChunkIndex
     matrices: dict[str, tuple[list[str], npt.NDArray[np.float32]]] = field(default_factory=dict)
+    layers: dict[str, FullLayer] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
         return len(self.chunks)
 
     def layer(self, layer: Literal["bottom", "top"], keys: Iterable[str], hops: int
-              ) -> Hypergraph:
-        """A hypergraph holding the part of ``layer`` within ``hops`` of ``keys`` (here the
-        whole layer)."""
-        return self.bottom if layer == "bottom" else self.top
+              ) -> FullLayer:
+        """The part of ``layer`` within ``hops`` of ``keys`` (here the whole layer, one
+        :class:`~.subgraph.FullLayer` per store state: its caches serve every query)."""
+        full = self.layers.get(layer)
+        if full is None:
+            full = self.layers[layer] = FullLayer(self.bottom if layer == "bottom"
+                                                  else self.top)
+        return full
 
     def known_entities(self, keys: Iterable[str]) -> set[str]:
         """The keys of ``keys`` that are entities of the bottom layer."""

@@ -16,7 +16,10 @@ from typing import Protocol
 
 from ...model import Entity, Hyperedge, Hypergraph
 
-__all__ = ["FullLayer", "Layer", "as_layer", "expand", "induced", "trim_descriptions"]
+__all__ = [
+    "DESCRIPTION_CHARS", "FullLayer", "Layer", "as_layer", "expand", "induced",
+    "trim_descriptions",
+]
 
 
 class Layer(Protocol):
@@ -29,6 +32,8 @@ class Layer(Protocol):
     def known(self, keys: Iterable[str]) -> set[str]: ...
     def neighbors(self, key: str) -> list[str]: ...
     def edge_sizes(self, hids: Iterable[str]) -> dict[str, int]: ...
+    def smallest_edges(self, key: str, n: int) -> list[str]:
+        """The ``n`` first of ``neighbors(key)`` by (number of members, id)."""
     def has_edge(self, hid: str) -> bool: ...
     def members(self, hids: Iterable[str]) -> dict[str, list[str]]: ...
     def inside(self, keys: set[str]) -> list[str]:
@@ -39,10 +44,20 @@ class Layer(Protocol):
 
 
 class FullLayer:
-    """:class:`Layer` over a loaded hypergraph."""
+    """:class:`Layer` over a loaded hypergraph.
+
+    Kept per store state by the loaded corpus (:meth:`~.state.Corpus.layer`), so it caches
+    what every query reads again: the incident hyperedges of an entity sorted by id and by
+    size (a hub's lists are sorted once, not per hop) and each hyperedge's number of
+    distinct members (for :meth:`inside`). The lists it returns (cached, or the stored
+    members) are shared: callers must not change them.
+    """
 
     def __init__(self, hg: Hypergraph) -> None:
         self.hg = hg
+        self._neighbors: dict[str, list[str]] = {}
+        self._distinct: dict[str, int] = {}
+        self._by_size: dict[str, list[str]] = {}
 
     def prefetch(self, keys: Iterable[str]) -> None:
         """Nothing to fetch."""
@@ -51,20 +66,40 @@ class FullLayer:
         return {k for k in keys if k in self.hg.entities}
 
     def neighbors(self, key: str) -> list[str]:
-        return self.hg.neighbors(key)
+        out = self._neighbors.get(key)
+        if out is None:
+            out = self._neighbors[key] = self.hg.neighbors(key)
+        return out
 
     def edge_sizes(self, hids: Iterable[str]) -> dict[str, int]:
         return {h: len(self.hg.hyperedges[h].members) for h in hids}
+
+    def smallest_edges(self, key: str, n: int) -> list[str]:
+        order = self._by_size.get(key)
+        if order is None:
+            edges = self.hg.hyperedges
+            order = sorted(self.neighbors(key), key=lambda h: (len(edges[h].members), h))
+            self._by_size[key] = order
+        return order[:n]
 
     def has_edge(self, hid: str) -> bool:
         return hid in self.hg.hyperedges
 
     def members(self, hids: Iterable[str]) -> dict[str, list[str]]:
-        return {h: list(self.hg.hyperedges[h].members) for h in hids}
+        edges = self.hg.hyperedges
+        return {h: edges[h].members for h in hids}  # the stored lists (read-only)
 
     def inside(self, keys: set[str]) -> list[str]:
-        cand = sorted({hid for key in sorted(keys) for hid in self.hg.neighbors(key)})
-        return [h for h in cand if all(m in keys for m in self.hg.hyperedges[h].members)]
+        """Sorted ids of the hyperedges whose members all lie in ``keys`` (entity keys of
+        the layer): those incident to as many of ``keys`` as they have distinct members."""
+        hits: dict[str, int] = {}
+        for key in keys:
+            for hid in self.neighbors(key):
+                hits[hid] = hits.get(hid, 0) + 1
+        if not self._distinct:
+            self._distinct = {h: len(set(e.members)) for h, e in self.hg.hyperedges.items()}
+        size = self._distinct
+        return sorted(h for h, n in hits.items() if n == size[h])
 
     def entity_objects(self, keys: Iterable[str]) -> dict[str, Entity]:
         return {k: self.hg.entities[k] for k in keys}
@@ -97,7 +132,11 @@ def induced(hg: Hypergraph | Layer, keys: Iterable[str]) -> Hypergraph:
                       metadata=layer.metadata())
 
 
-def trim_descriptions(hg: Hypergraph, chars: int = 160) -> Hypergraph:
+#: description characters the importance of the top view reads (cheap BM25 on merged hubs)
+DESCRIPTION_CHARS = 160
+
+
+def trim_descriptions(hg: Hypergraph, chars: int = DESCRIPTION_CHARS) -> Hypergraph:
     """A copy with descriptions cut to ``chars`` (cheap BM25 importance on merged hubs)."""
     ents = {k: e.model_copy(update={"description": e.description[:chars]})
             for k, e in hg.entities.items()}
@@ -115,9 +154,7 @@ def _hop(layer: Layer, frontier: dict[str, float], max_entities: int, decay: flo
     for key in sorted(frontier):
         incident = layer.neighbors(key)
         if len(incident) > max_entities:  # a hub: its smallest hyperedges only
-            size = layer.edge_sizes(incident)
-            incident = sorted(incident, key=lambda h: (size[h], h))
-            incident = incident[:max_entities]
+            incident = layer.smallest_edges(key, max_entities)
         chosen[key] = incident
     members.update(layer.members({h for hs in chosen.values() for h in hs} - members.keys()))
     for key in sorted(frontier):

@@ -171,8 +171,9 @@ class EntityWalk:
             return np.zeros(len(self.keys), dtype=np.float64)
         s /= total
         p = s.copy()
+        restart = (1.0 - damping) * s  # the same every step: computed once
         for _ in range(iterations):
-            p = (1.0 - damping) * s + damping * (self.transition @ p)
+            p = restart + damping * (self.transition @ p)
         out: FloatArray = p[: len(self.keys)]
         return out
 

@@ -173,6 +173,15 @@ class VectorStoreMixin:
             self._loaded.discard(space)
             self.vector_index(space)
 
+    def replaced_vector_index(self, space: str) -> VectorIndex | None:
+        """The index set with :meth:`set_vector_index` for ``space``, or None when the
+        space is searched exactly over its stored vectors (nothing is loaded to answer)."""
+        check_space(space)
+        with self._lock:
+            self._sync_external()
+            index = self._indexes.get(space)
+            return None if index is None or isinstance(index, ExactVectorIndex) else index
+
     def vector_index(self, space: str) -> VectorIndex:
         """The (loaded, up-to-date) vector index of ``space``."""
         check_space(space)
