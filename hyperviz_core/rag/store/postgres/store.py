@@ -253,6 +253,7 @@ class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin):
                 hyperedges_touched=len(doc_h)))
         if not written:
             return writes, 0
+        writer.flush()
         rebuilt = self._rebuild(c, touched_e, touched_h, summarize, writer)
         chunks = [ch for it in written for ch in it.chunks]
         texts, dead = vector_changes(rebuilt, chunks, removed)

@@ -66,6 +66,24 @@ class MentionWriter:
         #: items whose merged rows must be rebuilt from every mention
         self.blocked_entities: set[str] = set()
         self.blocked_edges: set[str] = set()
+        #: mention rows not inserted yet (:meth:`flush`)
+        self._pending_entities: list[tuple[Any, ...]] = []
+        self._pending_edges: list[tuple[Any, ...]] = []
+
+    def flush(self) -> None:
+        """Insert the mention rows written since the last flush, in primary-key order.
+
+        The mention tables are clustered by (key, chunk): rows of random keys land on
+        random pages, so a batch's rows inserted in key order touch each page once
+        instead of once per document (what they store does not depend on the order)."""
+        c = self.conn
+        ents, self._pending_entities = self._pending_entities, []
+        edges, self._pending_edges = self._pending_edges, []
+        ents.sort(key=lambda r: (r[1], r[0]))
+        edges.sort(key=lambda r: (r[1], r[0]))
+        c.executemany("INSERT INTO entity_mentions VALUES (?, ?, ?, ?, ?, ?)", ents)
+        c.executemany("INSERT INTO hyperedge_mentions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                      edges)
 
     def forget(self, keys: set[str], hids: set[str]) -> None:
         """Mark ``keys``/``hids`` for a rebuild from every mention (e.g. a replaced document
@@ -119,10 +137,9 @@ class MentionWriter:
                 self.fresh_edges.setdefault(hid_, []).append((hid_, *row, chunk.id, *pos))
             doc_keys.update(ents)
             doc_hids.update(edges)
+        self._pending_entities += ent_rows
+        self._pending_edges += edge_rows
         c = self.conn
-        c.executemany("INSERT INTO entity_mentions VALUES (?, ?, ?, ?, ?, ?)", ent_rows)
-        c.executemany("INSERT INTO hyperedge_mentions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                      edge_rows)
         c.executemany("INSERT INTO themes VALUES (?, ?, ?, ?)", theme_rows)
         c.executemany("INSERT INTO key_entities VALUES (?, ?, ?)", key_rows)
         self.entity_keys |= doc_keys

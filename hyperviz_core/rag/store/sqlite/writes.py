@@ -182,6 +182,7 @@ class DocumentWritesMixin:
             if not written:
                 conn.execute("ROLLBACK")
                 return writes, 0
+            writer.flush()
             rebuilt = Rebuilder(conn, summarize, self.summary_threshold,
                                 spaces=self._vector_format()[0]).rebuild(
                 touched[0], touched[1], writer)
