@@ -65,11 +65,6 @@ def content_words(text: str, *, min_len: int = 3) -> list[str]:
 _BLOCK = 64
 
 
-def _bucket(feature: str, dim: int) -> tuple[int, float]:
-    h = zlib.crc32(feature.encode("utf-8"))
-    return h % dim, (1.0 if (h >> 31) & 1 else -1.0)
-
-
 class HashingEmbedder:
     """Deterministic hashed bag-of-features embedder (no weights, no network).
 
@@ -119,11 +114,8 @@ class HashingEmbedder:
         cached = self._word_cache.get(word)
         if cached is not None:
             return cached
-        idx: list[int] = []
-        val: list[float] = []
-        b, s = _bucket("w:" + word, self.dim)
-        idx.append(b)
-        val.append(s)
+        features = ["w:" + word]
+        weight = 1.0
         lo, hi = self.char_ngrams
         if lo > 0 and self.char_weight > 0:
             padded = f"<{word}>"
@@ -132,12 +124,15 @@ class HashingEmbedder:
             ]
             if grams:
                 # normalise so a word's n-grams together weigh ``char_weight``
-                w = self.char_weight / math.sqrt(len(grams))
-                for g in grams:
-                    b, s = _bucket("c:" + g, self.dim)
-                    idx.append(b)
-                    val.append(s * w)
-        out = (np.asarray(idx, dtype=np.int64), np.asarray(val, dtype=np.float32))
+                weight = self.char_weight / math.sqrt(len(grams))
+                features += ["c:" + g for g in grams]
+        crc = zlib.crc32
+        h = np.fromiter((crc(f.encode()) for f in features), dtype=np.int64,
+                        count=len(features))
+        scale = np.full(len(features), weight)
+        scale[0] = 1.0  # the word itself; its n-grams share ``weight``
+        sign = np.where((h >> 31) & 1, 1.0, -1.0)  # bucket h % dim, sign: the top CRC bit
+        out = (h % self.dim, (sign * scale).astype(np.float32))
         if len(self._word_cache) < 200_000:
             self._word_cache[word] = out
         return out
