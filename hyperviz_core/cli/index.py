@@ -90,8 +90,22 @@ def _load_inputs(args: argparse.Namespace) -> tuple[Any, Any]:
     return docs, docs.report
 
 
+def _workers(value: str) -> int | str:
+    """``--workers``: a number (0 or more) or ``auto``."""
+    if value == "auto":
+        return value
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number or 'auto': {value!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {n}")
+    return n
+
+
 def _run_index(args: argparse.Namespace) -> int:
     from ..rag.index.indexer import Indexer
+    from ..rag.index.workers import auto_workers
     from ..rag.store import open_store
     from ..rag.store.sqlite.check import store_errors
 
@@ -111,6 +125,8 @@ def _run_index(args: argparse.Namespace) -> int:
                 chunk_size=args.chunk_size,
                 chunk_overlap=args.chunk_overlap,
                 chunk_unit=args.chunk_unit,
+                workers=(auto_workers(docs.total_bytes) if args.workers == "auto"
+                         else args.workers),
             )
             report = indexer.index(docs, total_bytes=docs.total_bytes)
             compact = was_empty if args.compact is None else args.compact
@@ -228,6 +244,10 @@ def register(sub: Any) -> None:
     p.add_argument("--id-field", default="id", metavar="F")
     p.add_argument("--title-field", default="title", metavar="F")
     p.add_argument("--concurrency", type=int, default=8, metavar="N")
+    p.add_argument("--workers", type=_workers, default="auto", metavar="N|auto",
+                   help="processes running the offline extraction beside this one (0: none; "
+                        "auto: one per core but one, from 1 MB of input; LLM extraction "
+                        "always runs in this process)")
     p.add_argument("--limit", type=int, default=None, metavar="N",
                    help="index only the first N documents")
     p.add_argument("--no-visualization", action="store_true",

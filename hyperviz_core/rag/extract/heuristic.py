@@ -86,6 +86,9 @@ class HeuristicExtractor:
             at most this many members, each keeping the clause's first entity as anchor.
     """
 
+    #: pure Python with no shared state: may run in worker processes (rag.index.workers)
+    process_safe = True
+
     name = "heuristic-v1"
 
     def __init__(
@@ -236,6 +239,9 @@ class HeuristicThemeExtractor:
     hypergraph (score = hyperedge degree + 0.5·mentions, named entities before dates and
     quantities, ties by first appearance). The image is ignored (no vision offline).
     """
+
+    #: pure Python with no shared state: may run in worker processes (rag.index.workers)
+    process_safe = True
 
     name = "heuristic-theme-v1"
     #: no vision offline: the indexer need not render chunk images for this extractor

@@ -41,6 +41,7 @@ from ..types import Chunk, ChunkExtraction, ChunkTheme, Document
 from .chunking import chunk_document
 from .commit import GroupCommit
 from .report import IndexReport, busy, inflight, progress, run_sync, tick, usage_numbers
+from .workers import ExtractionPool, clean_extraction, process_safe
 
 __all__ = ["IndexReport", "Indexer", "extraction_hypergraph", "run_sync"]
 
@@ -116,11 +117,14 @@ class Indexer:
         completion_price: float | None = None,
         max_inflight_bytes: int = 512 * 1024,
         max_batch_documents: int = 64,
+        workers: int = 0,
     ) -> None:
         from ..providers.offline import HashingEmbedder
 
         if concurrency < 1:
             raise ValueError(f"concurrency must be >= 1, got {concurrency}")
+        if workers < 0:
+            raise ValueError(f"workers must be >= 0, got {workers}")
         self.store: StoreProtocol = open_store(store)  # a path, a URL or an open store
         self.store.summary_threshold = summary_threshold
         self.usage: Any = None
@@ -138,6 +142,10 @@ class Indexer:
         #: documents finished together are committed in one transaction, at most this many
         self.max_batch_documents = max_batch_documents
         self.show_progress = show_progress
+        #: processes extracting beside this one (0: none; offline heuristic extractors only,
+        #: see :mod:`.workers`): this process then embeds and writes meanwhile
+        self.workers = workers
+        self._pool: ExtractionPool | None = None
         self.chunk_size, self.chunk_overlap, self.chunk_unit = chunk_size, chunk_overlap, chunk_unit
         self._summarizer: Any = None
         if summarize_descriptions:
@@ -233,10 +241,16 @@ class Indexer:
         report = IndexReport()
         before = usage_numbers(self.usage)
         bar = progress(total_bytes, disable=not self.show_progress)
+        if (self.workers > 0 and not self.render_images
+                and process_safe(self.extractor, self.theme_extractor)):
+            self._pool = ExtractionPool(self.extractor, self.theme_extractor, self.workers)
         try:
             await self._pump(iter(source), report, bar, t0)
         finally:
             bar.close()
+            if self._pool is not None:
+                self._pool.close()
+                self._pool = None
         self._finish_report(report, before, t0)
         return report
 
@@ -249,6 +263,8 @@ class Indexer:
                             max_documents=self.max_batch_documents)
         slots = max(2, 2 * self.concurrency)
         running: dict[asyncio.Task[None], tuple[str, int]] = {}
+        # with extraction processes, each may hold documents beside the one being written
+        limit = self.max_inflight_bytes * (1 + (self._pool.workers if self._pool else 0))
 
         async def one(doc: Document) -> None:
             try:
@@ -269,7 +285,7 @@ class Indexer:
                 self._embedder_checked = True
             size = len(doc.text.encode("utf-8"))
             while running and (len(running) >= slots or busy(running, doc.id)
-                               or inflight(running) + size > self.max_inflight_bytes):
+                               or inflight(running) + size > limit):
                 finished, _ = await asyncio.wait(list(running),
                                                  return_when=asyncio.FIRST_COMPLETED)
                 for task in finished:
@@ -311,7 +327,12 @@ class Indexer:
             report.documents_skipped += 1
             return
         chunks = chunk_document(doc, self.chunk_size, self.chunk_overlap, self.chunk_unit)
-        results = await asyncio.gather(*(self._index_chunk(c, sem) for c in chunks))
+        if self._pool is not None and chunks:  # offline extraction in a worker process
+            pairs = await self._pool.arun(chunks)
+            results: list[tuple[ChunkExtraction, ChunkTheme, bool]] = [
+                (ex, theme, False) for ex, theme in pairs]
+        else:
+            results = list(await asyncio.gather(*(self._index_chunk(c, sem) for c in chunks)))
         extractions = [r[0] for r in results]
         themes = [r[1] for r in results]
         chunk_vecs = await self.embedder.aembed([_chunk_embed_text(c) for c in chunks]) \
@@ -341,7 +362,7 @@ class Indexer:
     ) -> tuple[ChunkExtraction, ChunkTheme, bool]:
         async with sem:
             extraction = await self.extractor.aextract(chunk)
-        extraction = _clean_extraction(extraction, chunk.id)
+        extraction = clean_extraction(extraction, chunk.id)
         image: bytes | None = None
         if self.render_images:
             async with sem:
@@ -364,13 +385,6 @@ class Indexer:
 def _chunk_embed_text(chunk: Chunk) -> str:
     title = str(chunk.metadata.get("title", "") or "")
     return f"{title}\n{chunk.text}" if title else chunk.text
-
-
-def _clean_extraction(ex: ChunkExtraction, chunk_id: str) -> ChunkExtraction:
-    """Force the extraction onto its chunk's id."""
-    if ex.chunk_id != chunk_id:
-        ex = ex.model_copy(update={"chunk_id": chunk_id})
-    return ex
 
 
 def _dedupe(docs: Sequence[Document]) -> list[Document]:
