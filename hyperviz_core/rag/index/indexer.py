@@ -142,9 +142,7 @@ class Indexer:
         #: documents finished together are committed in one transaction, at most this many
         self.max_batch_documents = max_batch_documents
         self.show_progress = show_progress
-        #: processes extracting beside this one (0: none; offline heuristic extractors only,
-        #: see :mod:`.workers`): this process then embeds and writes meanwhile
-        self.workers = workers
+        self.workers = workers  #: extraction processes beside this one (see .workers)
         self._pool: ExtractionPool | None = None
         self.chunk_size, self.chunk_overlap, self.chunk_unit = chunk_size, chunk_overlap, chunk_unit
         self._summarizer: Any = None
