@@ -16,11 +16,11 @@ Example:
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .hif import HIFAliasWarning, HIFError, hypergraph_to_hif, validate_hif
 from .idmap import IdMap, UnknownVisualIdError
+from .lazy import lazy_exports
 from .model import (
     DuplicateIdError,
     EmptyNameError,
@@ -75,18 +75,7 @@ _LAZY: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """Import a lazily exported name (see :data:`_LAZY`) on first access."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())
 
 
 __all__ = [
