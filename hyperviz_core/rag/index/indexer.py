@@ -41,6 +41,7 @@ from ..types import Chunk, ChunkExtraction, ChunkTheme, Document
 from .chunking import chunk_document
 from .commit import GroupCommit
 from .report import IndexReport, busy, inflight, progress, run_sync, tick, usage_numbers
+from .stream import dedupe_last
 from .workers import ExtractionPool, clean_extraction, process_safe
 
 __all__ = ["IndexReport", "Indexer", "extraction_hypergraph", "run_sync"]
@@ -91,6 +92,10 @@ class Indexer:
         max_batch_documents: documents that finish while an earlier write runs are
             committed together in one transaction (:class:`~.commit.GroupCommit`), at most
             this many; 1 writes each document alone.
+        workers: processes that run the offline (``process_safe``) extractors beside this
+            one, which embeds and writes meanwhile (:mod:`.workers`; 0 = none). They are
+            started with ``spawn``: a script using them needs the usual
+            ``if __name__ == "__main__":`` guard.
     """
 
     def __init__(
@@ -234,7 +239,7 @@ class Indexer:
         progress bar counts MB (of ``total_bytes`` when given) and shows chunks/s.
         """
         t0 = time.perf_counter()
-        source: Iterable[Document] = (_dedupe(documents) if isinstance(documents, Sequence)
+        source: Iterable[Document] = (dedupe_last(documents) if isinstance(documents, Sequence)
                                       else documents)
         report = IndexReport()
         before = usage_numbers(self.usage)
@@ -383,18 +388,3 @@ class Indexer:
 def _chunk_embed_text(chunk: Chunk) -> str:
     title = str(chunk.metadata.get("title", "") or "")
     return f"{title}\n{chunk.text}" if title else chunk.text
-
-
-def _dedupe(docs: Sequence[Document]) -> list[Document]:
-    """Keep the last version of each document id (later input wins), in input order."""
-    last: dict[str, Document] = {}
-    for d in docs:
-        last[d.id] = d
-    seen: set[str] = set()
-    out = []
-    for d in docs:
-        if d.id not in seen and last[d.id] is d:
-            out.append(d)
-            seen.add(d.id)
-    return out
-

@@ -19,7 +19,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from ..types import Document
@@ -31,7 +31,7 @@ from .loaders import (
 )
 from .parts import PART_BYTES
 
-__all__ = ["DocumentStream"]
+__all__ = ["DocumentStream", "dedupe_last"]
 
 
 class DocumentStream:
@@ -120,3 +120,17 @@ class DocumentStream:
         for n, (doc, _) in enumerate(self._sourced()):
             if n in self._keep:
                 yield doc
+
+
+def dedupe_last(docs: Sequence[Document]) -> list[Document]:
+    """Keep the last version of each document id (later input wins), in input order."""
+    last: dict[str, Document] = {}
+    for d in docs:
+        last[d.id] = d
+    seen: set[str] = set()
+    out = []
+    for d in docs:
+        if d.id not in seen and last[d.id] is d:
+            out.append(d)
+            seen.add(d.id)
+    return out
