@@ -1,6 +1,7 @@
 """Copy a store into another one, of any backend (what ``vizrag migrate`` runs).
 
-Documents are copied one transaction each with their chunks, their raw extraction output
+Documents are copied in batches (one transaction and one merge per batch of up to 64
+documents, which ends as copying them one by one) with their chunks, their raw extraction output
 (:meth:`~.protocol.StoreProtocol.extractions`), their themes and the source's vectors, so the
 destination rebuilds exactly the source's merged layers without any model call; then the
 model-call cache is copied and the counts of both stores are compared.
@@ -24,11 +25,17 @@ from typing import Any
 import numpy.typing as npt
 from pydantic import BaseModel
 
+from ..types import Document
 from ..vectors import SPACES
-from .base import StoreError, StoreStats, VectorsArg
+from .base import DocumentInput, StoreError, StoreStats, VectorsArg
 from .protocol import StoreProtocol
 
 __all__ = ["TransferReport", "copy_store"]
+
+#: documents copied per transaction (``add_documents``), at most, or about this many
+#: entities and hyperedges
+BATCH_DOCUMENTS = 64
+BATCH_ITEMS = 2000
 
 
 class TransferReport(BaseModel):
@@ -58,6 +65,24 @@ def _counts(stats: StoreStats) -> dict[str, Any]:
     return stats.model_dump(exclude={"path"})
 
 
+def _document_input(src: StoreProtocol, doc: Document, themes_of: dict[str, list[str]]
+                    ) -> DocumentInput:
+    """What ``add_documents`` needs to rebuild ``doc`` exactly: its chunks, raw extraction
+    output, themes and the source's vectors of everything they mention."""
+    chunk_ids = src.chunk_ids(doc.id)
+    extractions = src.extractions(doc.id)
+    themes = src.themes(chunk_ids)
+    wanted: dict[str, list[str]] = {"chunk": chunk_ids, "entity": [], "hyperedge": []}
+    for ex in extractions:
+        wanted["entity"] += [e.key for e in ex.entities]
+        wanted["hyperedge"] += [h.id for h in ex.hyperedges]
+    wanted["entity"] += [k for t in themes for k in t.key_entities]
+    wanted["theme"] = sorted({h for cid in chunk_ids for h in themes_of.get(cid, ())})
+    vectors: VectorsArg = {space: src.vectors(space, wanted[space]) for space in SPACES}
+    return DocumentInput(doc=doc, chunks=src.chunks(chunk_ids), extractions=extractions,
+                         themes=themes, vectors=vectors)
+
+
 def copy_store(src: StoreProtocol, dst: StoreProtocol, *,
                show_progress: bool = True) -> TransferReport:
     """Copy every document (and the model-call cache) of ``src`` into ``dst``.
@@ -72,26 +97,36 @@ def copy_store(src: StoreProtocol, dst: StoreProtocol, *,
     if info:
         dst.check_embedder(info[0], info[1])
     copied = skipped = 0
+    themes_of: dict[str, list[str]] = {}  # chunk id -> theme hyperedges it supports
+    for hid, cids in sorted(src.theme_hyperedge_chunks().items()):
+        for cid in cids:
+            themes_of.setdefault(cid, []).append(hid)
+    batch: list[DocumentInput] = []
+    held = 0
     docs = src.documents()
-    theme_of = src.theme_hyperedge_chunks()
-    for doc in tqdm(docs, desc="copying documents", unit="doc", disable=not show_progress):
+    bar = tqdm(total=len(docs), desc="copying documents", unit="doc",
+               disable=not show_progress)
+
+    def flush() -> int:
+        written = dst.add_documents(batch, embedder=embedder)
+        bar.update(len(batch))
+        batch.clear()
+        return sum(w.status != "skipped" for w in written.writes)
+
+    for doc in docs:
         if dst.document_hash(doc.id) == doc.hash:
             skipped += 1
+            bar.update()
             continue
-        chunk_ids = src.chunk_ids(doc.id)
-        extractions = src.extractions(doc.id)
-        themes = src.themes(chunk_ids)
-        wanted: dict[str, list[str]] = {"chunk": chunk_ids, "entity": [], "hyperedge": [],
-                                        "theme": []}
-        for ex in extractions:
-            wanted["entity"] += [e.key for e in ex.entities]
-            wanted["hyperedge"] += [h.id for h in ex.hyperedges]
-        wanted["entity"] += [k for t in themes for k in t.key_entities]
-        wanted["theme"] = [h for h, cids in theme_of.items() if set(cids) & set(chunk_ids)]
-        vectors: VectorsArg = {space: src.vectors(space, wanted[space]) for space in SPACES}
-        dst.add_document(doc, src.chunks(chunk_ids), extractions, themes, vectors,
-                         embedder=embedder)
-        copied += 1
+        item = _document_input(src, doc, themes_of)
+        batch.append(item)
+        held += sum(len(ex.entities) + len(ex.hyperedges) for ex in item.extractions)
+        if len(batch) >= BATCH_DOCUMENTS or held >= BATCH_ITEMS:
+            copied += flush()
+            held = 0
+    if batch:
+        copied += flush()
+    bar.close()
     items = src.cache_items()
     for key, value, model in items:
         dst.cache_put(key, value, model=model)
