@@ -162,24 +162,29 @@ def _create(path: str, doc: Document, go: Any, out: Any) -> None:
         out.put((doc.id, f"{type(exc).__name__}: {exc}"))
 
 
-def test_parallel_creation(tmp_path: Path) -> None:
-    """20 processes create the same new store at the same moment: all succeed."""
+def _together(target: Any, args: list[tuple[Any, ...]]) -> list[Any]:
+    """Run ``target(*a, go, out)`` for each ``a`` in forked processes released at the same
+    moment; what each put on ``out``."""
     ctx = mp.get_context("fork")
-    path = str(tmp_path / "new-store")
-    docs = demo_documents(0, 20)
     go, out = ctx.Event(), ctx.Queue()
-    procs = [ctx.Process(target=_create, args=(path, d, go, out)) for d in docs]
+    procs = [ctx.Process(target=target, args=(*a, go, out)) for a in args]
     for p in procs:
         p.start()
     time.sleep(0.2)
     go.set()
     try:
-        results = dict(out.get(timeout=60) for _ in procs)
+        return [out.get(timeout=60) for _ in procs]
     finally:
         for p in procs:
             p.join(timeout=30)
             if p.is_alive():  # pragma: no cover - only on a hang
                 p.kill()
+
+
+def test_parallel_creation(tmp_path: Path) -> None:
+    """20 processes create the same new store at the same moment: all succeed."""
+    path = str(tmp_path / "new-store")
+    results = dict(_together(_create, [(path, d) for d in demo_documents(0, 20)]))
     failed = {k: v for k, v in results.items() if v}
     assert not failed, f"{len(failed)} of 20 creators failed, e.g. {next(iter(failed.values()))}"
     with HypergraphStore(path) as store:
@@ -203,16 +208,4 @@ def test_store_path_resolution_is_race_free(tmp_path: Path) -> None:
     """Processes resolving new store folders while others create them always get the store
     file inside (a check-then-check resolution once returned the bare folder: the cause of a
     one-in-twenty "unable to open database file" in test_parallel_creation)."""
-    ctx = mp.get_context("fork")
-    go, out = ctx.Event(), ctx.Queue()
-    procs = [ctx.Process(target=_resolve_many, args=(str(tmp_path), go, out)) for _ in range(8)]
-    for p in procs:
-        p.start()
-    time.sleep(0.2)
-    go.set()
-    try:
-        wrong = sum(out.get(timeout=60) for _ in procs)
-    finally:
-        for p in procs:
-            p.join(timeout=30)
-    assert wrong == 0
+    assert sum(_together(_resolve_many, [(str(tmp_path),)] * 8)) == 0
