@@ -39,9 +39,8 @@ from .hyperrag_pickle import HyperRAGFormatError
 __all__ = ["LazyMatrix", "VdbFile", "decode_matrix", "read_vdb", "read_vdb_lazy"]
 
 
-def decode_matrix(b64: str | bytes, rows: int, dim: int, what: str = "matrix"
-                  ) -> npt.NDArray[np.float32]:
-    """Decode nano-vectordb's base64 little-endian float32 matrix of shape ``(rows, dim)``."""
+def _matrix_bytes(b64: str | bytes, rows: int, dim: int, what: str) -> bytes:
+    """The bytes of a base64 matrix, checked to hold ``rows`` x ``dim`` float32."""
     try:
         buf = base64.b64decode(b64, validate=True)
     except (binascii.Error, ValueError) as exc:
@@ -50,7 +49,25 @@ def decode_matrix(b64: str | bytes, rows: int, dim: int, what: str = "matrix"
         raise HyperRAGFormatError(
             f"{what}: 'matrix' holds {len(buf)} bytes, expected {rows} rows x {dim} float32 "
             f"= {rows * dim * 4}")
+    return buf
+
+
+def decode_matrix(b64: str | bytes, rows: int, dim: int, what: str = "matrix"
+                  ) -> npt.NDArray[np.float32]:
+    """Decode nano-vectordb's base64 little-endian float32 matrix of shape ``(rows, dim)``."""
+    buf = _matrix_bytes(b64, rows, dim, what)
     return np.frombuffer(buf, dtype="<f4").reshape(rows, dim).astype(np.float32)
+
+
+def _header(p: Path, top: Any, required: frozenset[str]) -> tuple[int, Any]:
+    """``(embedding_dim, data)`` of a parsed nano-vectordb object, the dimension checked."""
+    if not isinstance(top, dict) or not required <= set(top):
+        raise HyperRAGFormatError(
+            f"{p}: not a nano-vectordb file (needs 'embedding_dim', 'data', 'matrix')")
+    dim = top["embedding_dim"]
+    if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
+        raise HyperRAGFormatError(f"{p}: 'embedding_dim' {dim!r} is not a positive integer")
+    return dim, top["data"]
 
 
 @dataclass
@@ -66,7 +83,8 @@ class VdbFile:
     lazy: LazyMatrix | None = None  # defined below
 
 
-_VDB_KEYS_BARE = frozenset({"embedding_dim", "data", "matrix", "__id__"})
+_FILE_KEYS = frozenset({"embedding_dim", "data", "matrix"})
+_VDB_KEYS_BARE = _FILE_KEYS | {"__id__"}
 #: what an import reads of a nano-vectordb file (ids, names, member sets, the matrix)
 _VDB_KEYS = _VDB_KEYS_BARE | {"entity_name", "id_set"}
 
@@ -76,12 +94,8 @@ def read_vdb(path: str | Path, *, vectors: bool = True) -> VdbFile:
     only (and keeps neither the ids nor the per-row metadata)."""
     p = Path(path)
     raw = read_json(p, keep=_VDB_KEYS if vectors else _VDB_KEYS_BARE, matrix=True)
-    if not isinstance(raw, dict) or not {"embedding_dim", "data", "matrix"} <= set(raw):
-        raise HyperRAGFormatError(
-            f"{p}: not a nano-vectordb file (needs 'embedding_dim', 'data', 'matrix')")
-    dim, data, matrix = raw["embedding_dim"], raw["data"], raw["matrix"]
-    if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
-        raise HyperRAGFormatError(f"{p}: 'embedding_dim' {dim!r} is not a positive integer")
+    dim, data = _header(p, raw, _FILE_KEYS)
+    matrix = raw["matrix"]
     if not isinstance(data, list) or not isinstance(matrix, str | bytes):
         raise HyperRAGFormatError(f"{p}: 'data' must be a list and 'matrix' a string")
     ids: list[str] = []
@@ -169,25 +183,14 @@ def read_vdb_lazy(path: str | Path, field: str) -> VdbFile:
         del raw
         top = parse_json(head, _row_hook(field))
         del head
-    if not isinstance(top, dict) or not {"embedding_dim", "data"} <= set(top):
-        raise HyperRAGFormatError(
-            f"{p}: not a nano-vectordb file (needs 'embedding_dim', 'data', 'matrix')")
-    dim, keys = top["embedding_dim"], top["data"]
-    if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
-        raise HyperRAGFormatError(f"{p}: 'embedding_dim' {dim!r} is not a positive integer")
+    dim, keys = _header(p, top, _FILE_KEYS - {"matrix"})  # the matrix was split off
     if not isinstance(keys, list):
         raise HyperRAGFormatError(f"{p}: 'data' must be a list and 'matrix' a string")
     for n, key in enumerate(keys):
         if not isinstance(key, tuple):
             raise HyperRAGFormatError(f"{p}: data[{n}] has no string '__id__'")
     keys = [key[0] for key in keys]
-    try:  # the whole matrix is checked now (then dropped): a bad one fails before writing
-        size = len(base64.b64decode(b64, validate=True))
-    except (binascii.Error, ValueError) as exc:
-        raise HyperRAGFormatError(f"{p}: 'matrix' is not valid base64 ({exc})") from None
-    if size != len(keys) * dim * 4:
-        raise HyperRAGFormatError(
-            f"{p}: 'matrix' holds {size} bytes, expected {len(keys)} rows x {dim} float32 "
-            f"= {len(keys) * dim * 4}")
+    # the whole matrix is checked now (then dropped): a bad one fails before writing
+    _matrix_bytes(b64, len(keys), dim, str(p))
     return VdbFile(dim, [], [], None, keys=keys,
                    lazy=LazyMatrix(p, offset, len(keys), dim) if keys else None)

@@ -47,6 +47,22 @@ class SpacePlan:
     embedded: int = 0
 
 
+def _stale(live: dict[str, str], hashes: dict[str, str], given: dict[str, Any],
+           stored_hashes: Callable[[list[str]], dict[str, str]]) -> list[str]:
+    """The live ids, sorted, without a given vector whose stored text hash is not theirs."""
+    todo = sorted(i for i in live if i not in given)
+    stored = stored_hashes(todo) if todo else {}
+    return [i for i in todo if stored.get(i) != hashes[i]]
+
+
+def _embed(embedder: Any, live: dict[str, str], ids: list[str],
+           record_dim: Callable[[int, str], None]) -> npt.NDArray[np.float32]:
+    """The texts of ``ids`` embedded (and the embedder's dimension recorded)."""
+    mat = as_matrix(embedder.embed([live[i] for i in ids]))
+    record_dim(int(mat.shape[1]), str(getattr(embedder, "name", "")))
+    return mat
+
+
 def plan_space(
     space: str,
     live: dict[str, str],
@@ -67,13 +83,10 @@ def plan_space(
         if len(g_ids):
             record_dim(int(mat.shape[1]), str(getattr(embedder, "name", "")))
         rows.update({i: mat[n] for n, i in enumerate(g_ids) if i in live})
-    todo = sorted(i for i in live if i not in rows)
-    stored = stored_hashes(todo) if todo else {}
-    stale = [i for i in todo if stored.get(i) != hashes[i]]
+    stale = _stale(live, hashes, rows, stored_hashes)
     embedded = 0
     if stale and embedder is not None:
-        fresh = as_matrix(embedder.embed([live[i] for i in stale]))
-        record_dim(int(fresh.shape[1]), str(getattr(embedder, "name", "")))
+        fresh = _embed(embedder, live, stale, record_dim)
         rows.update({i: fresh[n] for n, i in enumerate(stale)})
         embedded = len(stale)
     if not rows:
@@ -100,16 +113,13 @@ def plan_space_blocks(
     items: each block is embedded only when the caller reaches it, so a write whose
     vectors nobody keeps in memory holds one block of them at a time. The blocks together
     are the one plan :func:`plan_space` returns (same ids in the same order)."""
-    todo = sorted(live)
-    stored = stored_hashes(todo) if todo else {}
-    hashes = {i: content_hash(live[i]) for i in todo}
-    stale = [i for i in todo if stored.get(i) != hashes[i]]
+    hashes = {i: content_hash(t) for i, t in live.items()}
+    stale = _stale(live, hashes, {}, stored_hashes)
     if embedder is None:
         return
     for lo in range(0, len(stale), block):
         ids = stale[lo : lo + block]
-        mat = as_matrix(embedder.embed([live[i] for i in ids]))
-        record_dim(int(mat.shape[1]), str(getattr(embedder, "name", "")))
+        mat = _embed(embedder, live, ids, record_dim)
         yield SpacePlan(ids=ids, matrix=mat, hashes={i: hashes[i] for i in ids},
                         embedded=len(ids))
         del mat  # not alive while the next block is embedded
