@@ -42,7 +42,7 @@ from .chunking import chunk_document
 from .commit import GroupCommit
 from .report import IndexReport, busy, inflight, progress, run_sync, tick, usage_numbers
 from .stream import dedupe_last
-from .workers import ExtractionPool, clean_extraction, process_safe
+from .workers import ExtractionPool, clean_extraction, clean_theme, process_safe
 
 __all__ = ["IndexReport", "Indexer", "extraction_hypergraph", "run_sync"]
 
@@ -148,7 +148,6 @@ class Indexer:
         self.max_batch_documents = max_batch_documents
         self.show_progress = show_progress
         self.workers = workers  #: extraction processes beside this one (see .workers)
-        self._pool: ExtractionPool | None = None
         self.chunk_size, self.chunk_overlap, self.chunk_unit = chunk_size, chunk_overlap, chunk_unit
         self._summarizer: Any = None
         if summarize_descriptions:
@@ -244,22 +243,23 @@ class Indexer:
         report = IndexReport()
         before = usage_numbers(self.usage)
         bar = progress(total_bytes, disable=not self.show_progress)
+        pool = None
         if (self.workers > 0 and not self.render_images
                 and process_safe(self.extractor, self.theme_extractor)):
-            self._pool = ExtractionPool(self.extractor, self.theme_extractor, self.workers)
+            pool = ExtractionPool(self.extractor, self.theme_extractor, self.workers)
         try:
-            await self._pump(iter(source), report, bar, t0)
+            await self._pump(iter(source), report, bar, t0, pool)
         finally:
             bar.close()
-            if self._pool is not None:
-                self._pool.close()
-                self._pool = None
+            if pool is not None:
+                pool.close()
         self._finish_report(report, before, t0)
         return report
 
     async def _pump(self, docs: Iterator[Document], report: IndexReport, bar: Any,
-                    t0: float) -> None:
-        """Pull documents into a bounded set of in-flight tasks until ``docs`` runs out."""
+                    t0: float, pool: ExtractionPool | None) -> None:
+        """Pull documents into a bounded set of in-flight tasks until ``docs`` runs out
+        (extracted by ``pool``'s processes when given)."""
         sem = asyncio.Semaphore(self.concurrency)
         summarize = self._summarize if self._summarizer is not None else None
         group = GroupCommit(self.store, embedder=self.embedder, summarize=summarize,
@@ -267,11 +267,11 @@ class Indexer:
         slots = max(2, 2 * self.concurrency)
         running: dict[asyncio.Task[None], tuple[str, int]] = {}
         # with extraction processes, each may hold documents beside the one being written
-        limit = self.max_inflight_bytes * (1 + (self._pool.workers if self._pool else 0))
+        limit = self.max_inflight_bytes * (1 + (pool.workers if pool else 0))
 
         async def one(doc: Document) -> None:
             try:
-                await self._index_document(doc, sem, group, report)
+                await self._index_document(doc, sem, group, report, pool)
             except Exception as exc:  # a failed document must not stop the others
                 report.documents_failed += 1
                 report.errors.append(f"{doc.id}: {type(exc).__name__}: {exc}")
@@ -325,13 +325,14 @@ class Indexer:
         sem: asyncio.Semaphore,
         group: GroupCommit,
         report: IndexReport,
+        pool: ExtractionPool | None = None,
     ) -> None:
         if self.store.document_hash(doc.id) == doc.hash:
             report.documents_skipped += 1
             return
         chunks = chunk_document(doc, self.chunk_size, self.chunk_overlap, self.chunk_unit)
-        if self._pool is not None and chunks:  # offline extraction in a worker process
-            pairs = await self._pool.arun(chunks)
+        if pool is not None and chunks:  # offline extraction in a worker process
+            pairs = await pool.arun(chunks)
             results: list[tuple[ChunkExtraction, ChunkTheme, bool]] = [
                 (ex, theme, False) for ex, theme in pairs]
         else:
@@ -374,9 +375,7 @@ class Indexer:
             theme = await self.theme_extractor.atheme(
                 chunk, extraction, image if self.index_visualization else None
             )
-        if theme.chunk_id != chunk.id:
-            theme = theme.model_copy(update={"chunk_id": chunk.id})
-        return extraction, theme, image is not None
+        return extraction, clean_theme(theme, chunk.id), image is not None
 
     async def _render(self, chunk: Chunk, extraction: ChunkExtraction) -> bytes:
         hg = extraction_hypergraph(extraction, str(chunk.metadata.get("title", "")))

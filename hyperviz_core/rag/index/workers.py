@@ -33,7 +33,8 @@ from typing import Any
 
 from ..types import Chunk, ChunkExtraction, ChunkTheme
 
-__all__ = ["ExtractionPool", "auto_workers", "clean_extraction", "extract_chunks", "process_safe"]
+__all__ = ["ExtractionPool", "auto_workers", "clean_extraction", "clean_theme",
+           "extract_chunks", "process_safe"]
 
 _EXTRACTORS: tuple[Any, Any] | None = None  # set in each worker by _start
 
@@ -45,16 +46,20 @@ def clean_extraction(ex: ChunkExtraction, chunk_id: str) -> ChunkExtraction:
     return ex
 
 
+def clean_theme(theme: ChunkTheme, chunk_id: str) -> ChunkTheme:
+    """Force the theme onto its chunk's id."""
+    if theme.chunk_id != chunk_id:
+        theme = theme.model_copy(update={"chunk_id": chunk_id})
+    return theme
+
+
 def extract_chunks(extractor: Any, themes: Any, chunks: Sequence[Chunk]
                    ) -> list[tuple[ChunkExtraction, ChunkTheme]]:
     """Extraction and theme of each chunk, in order (what the indexer does per chunk)."""
     out = []
     for chunk in chunks:
         ex = clean_extraction(extractor.extract(chunk), chunk.id)
-        theme = themes.theme(chunk, ex)
-        if theme.chunk_id != chunk.id:
-            theme = theme.model_copy(update={"chunk_id": chunk.id})
-        out.append((ex, theme))
+        out.append((ex, clean_theme(themes.theme(chunk, ex), chunk.id)))
     return out
 
 
