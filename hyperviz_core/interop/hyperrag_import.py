@@ -41,6 +41,7 @@ from pydantic import BaseModel, Field
 from ..model import normalize_key
 from ..rag import Embedder, HashingEmbedder, HeuristicThemeExtractor, StoreStats
 from ..rag.store import DocumentInput, StoreProtocol, open_store
+from ..rag.store.batch import batched
 from .hyperrag_map import DocPlan, ImportPlan, build_plan, iter_documents, plan_document
 from .hyperrag_pickle import HyperRAGFormatError
 from .hyperrag_read import VDB_FILES, HyperRAGWorkdir, VdbFile, read_vdb, read_workdir
@@ -329,34 +330,29 @@ def _import_documents(wd: HyperRAGWorkdir, store: StoreProtocol, plan: ImportPla
     documents, or entities and hyperedges, per batch)."""
     from tqdm.auto import tqdm
 
-    batch_size, batch_items = limits
-    held = 0
     reused: dict[str, set[str]] = {space: set() for space in vecs or {}}
-    batch: list[DocumentInput] = []
     uses = _Uses(wd, plan) if release else None
     bar = tqdm(total=len(wd.docs), desc="importing", unit="doc", disable=not show_progress)
-    for doc, rows in iter_documents(wd):
-        if store.document_hash(doc.id) == doc.hash:
-            rep.documents_skipped += 1
-            bar.update()
-            continue  # keeps its chunks: a later document's names may take their spelling
-        dp = plan_document(wd, plan, doc, rows)
-        if uses is not None:
-            uses.done(doc.id, rows)
-        chunk_themes = [themes.theme(c, ex) for c, ex in zip(dp.chunks, dp.extractions,
-                                                            strict=True)]
-        batch.append(DocumentInput(doc=dp.document, chunks=dp.chunks,
-                                   extractions=dp.extractions, themes=chunk_themes,
-                                   vectors=_doc_vectors(dp, vecs) if vecs is not None else None))
-        held += sum(len(ex.entities) + len(ex.hyperedges) for ex in dp.extractions)
-        del dp, chunk_themes
-        if len(batch) >= batch_size or held >= batch_items:
-            _write(store, batch, embedder, rep, reused)
-            bar.update(len(batch))
-            batch, held = [], 0
-    if batch:
+
+    def planned() -> Iterator[DocumentInput]:
+        for doc, rows in iter_documents(wd):
+            if store.document_hash(doc.id) == doc.hash:
+                rep.documents_skipped += 1
+                bar.update()
+                continue  # keeps its chunks: a later document's names may take their spelling
+            dp = plan_document(wd, plan, doc, rows)
+            if uses is not None:
+                uses.done(doc.id, rows)
+            chunk_themes = [themes.theme(c, ex) for c, ex in zip(dp.chunks, dp.extractions,
+                                                                strict=True)]
+            yield DocumentInput(doc=dp.document, chunks=dp.chunks, extractions=dp.extractions,
+                                themes=chunk_themes,
+                                vectors=_doc_vectors(dp, vecs) if vecs is not None else None)
+
+    for batch in batched(planned(), *limits):
         _write(store, batch, embedder, rep, reused)
         bar.update(len(batch))
+        del batch  # written: not alive while the next batch is planned
     bar.close()
     rep.reused_vectors = {k: len(v) for k, v in reused.items()}
 

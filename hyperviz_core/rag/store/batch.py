@@ -16,7 +16,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -25,7 +25,30 @@ from ..types import Chunk
 from ..vectors import as_matrix
 from .base import DocumentInput, StoreError, VectorsArg, chunk_text
 
-__all__ = ["merge_vectors", "split_repeats", "vector_changes"]
+__all__ = ["batched", "merge_vectors", "split_repeats", "vector_changes"]
+
+
+def batched(items: Iterable[DocumentInput], max_documents: int, max_items: int
+            ) -> Iterator[list[DocumentInput]]:
+    """Consecutive batches of ``items`` for ``add_documents``: at most ``max_documents``
+    documents, closed as soon as they hold ``max_items`` entities and hyperedges (what a
+    batch keeps in memory until it is written).
+
+    >>> from hyperviz_core.rag.types import Document
+    >>> items = [DocumentInput(doc=Document(id=i, text=i), chunks=[]) for i in "abcde"]
+    >>> [[it.doc.id for it in b] for b in batched(items, 2, 100)]
+    [['a', 'b'], ['c', 'd'], ['e']]
+    """
+    batch: list[DocumentInput] = []
+    held = 0
+    for item in items:
+        batch.append(item)
+        held += sum(len(ex.entities) + len(ex.hyperedges) for ex in item.extractions)
+        if len(batch) >= max_documents or held >= max_items:
+            yield batch
+            batch, held = [], 0
+    if batch:
+        yield batch
 
 
 def split_repeats(items: Iterable[DocumentInput]) -> list[list[DocumentInput]]:

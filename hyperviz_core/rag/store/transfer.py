@@ -20,6 +20,7 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import numpy.typing as npt
@@ -28,6 +29,7 @@ from pydantic import BaseModel
 from ..types import Document
 from ..vectors import SPACES
 from .base import DocumentInput, StoreError, StoreStats, VectorsArg
+from .batch import batched
 from .protocol import StoreProtocol
 
 __all__ = ["TransferReport", "copy_store"]
@@ -101,31 +103,24 @@ def copy_store(src: StoreProtocol, dst: StoreProtocol, *,
     for hid, cids in sorted(src.theme_hyperedge_chunks().items()):
         for cid in cids:
             themes_of.setdefault(cid, []).append(hid)
-    batch: list[DocumentInput] = []
-    held = 0
     docs = src.documents()
     bar = tqdm(total=len(docs), desc="copying documents", unit="doc",
                disable=not show_progress)
 
-    def flush() -> int:
-        written = dst.add_documents(batch, embedder=embedder)
-        bar.update(len(batch))
-        batch.clear()
-        return sum(w.status != "skipped" for w in written.writes)
+    def missing() -> Iterator[DocumentInput]:
+        nonlocal skipped
+        for doc in docs:
+            if dst.document_hash(doc.id) == doc.hash:
+                skipped += 1
+                bar.update()
+            else:
+                yield _document_input(src, doc, themes_of)
 
-    for doc in docs:
-        if dst.document_hash(doc.id) == doc.hash:
-            skipped += 1
-            bar.update()
-            continue
-        item = _document_input(src, doc, themes_of)
-        batch.append(item)
-        held += sum(len(ex.entities) + len(ex.hyperedges) for ex in item.extractions)
-        if len(batch) >= BATCH_DOCUMENTS or held >= BATCH_ITEMS:
-            copied += flush()
-            held = 0
-    if batch:
-        copied += flush()
+    for batch in batched(missing(), BATCH_DOCUMENTS, BATCH_ITEMS):
+        written = dst.add_documents(batch, embedder=embedder)
+        copied += sum(w.status != "skipped" for w in written.writes)
+        bar.update(len(batch))
+        del batch, written  # not alive while the next batch is read
     bar.close()
     items = src.cache_items()
     for key, value, model in items:
