@@ -21,7 +21,7 @@ Example:
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Literal, Protocol
 
 import numpy as np
@@ -38,7 +38,9 @@ IntArray = npt.NDArray[np.int64]
 class ObjectReads(Protocol):
     """Store reads of the objects of a walk's result (``LocalReadsMixin``)."""
 
-    def entity_objects(self, keys: Iterable[str]) -> dict[str, Entity]: ...
+    def entity_objects(self, keys: Iterable[str],
+                       sources: Mapping[str, list[str]] | None = None
+                       ) -> dict[str, Entity]: ...
     def hyperedge_objects(self, hids: Iterable[str], layer: Literal["bottom", "top"]
                           ) -> dict[str, Hyperedge]: ...
 
@@ -65,6 +67,7 @@ class LayerIndex:
         inc.sort_indices()
         self.incident = inc  # entity number → sorted hyperedge numbers (= id order)
         self._num: dict[str, int] = {}
+        self._smallest: dict[tuple[str, int], list[str]] = {}
 
     def _edge(self, hid: str) -> int | None:
         j = self._num.get(hid)
@@ -91,6 +94,31 @@ class LayerIndex:
         if len(self._num) < 1_000_000:  # remember where these ids are (bounded)
             self._num.update(zip(ids, nums, strict=True))
         return ids
+
+    def degree(self, key: str) -> int:
+        """Number of hyperedges incident to ``key``."""
+        i = self.position.get(key)
+        return 0 if i is None else int(self.incident.indptr[i + 1] - self.incident.indptr[i])
+
+    def smallest(self, key: str, n: int) -> list[str]:
+        """The ``n`` first hyperedges incident to ``key`` by (number of members, id), from
+        the arrays (a hub's thousands of ids are never listed); cached per (key, n)."""
+        found = self._smallest.get((key, n))
+        if found is not None:
+            return found
+        i = self.position.get(key)
+        if i is None:
+            return []
+        inc = self.incident
+        nums = inc.indices[inc.indptr[i]:inc.indptr[i + 1]].astype(np.int64)  # id order
+        size = self.indptr[nums + 1] - self.indptr[nums]
+        best = nums[np.argsort(size, kind="stable")[:n]].tolist()  # stable: ties by id
+        found = [self.ids[j] for j in best]
+        if len(self._num) < 1_000_000:
+            self._num.update(zip(found, best, strict=True))
+        if len(self._smallest) < 100_000:
+            self._smallest[(key, n)] = found
+        return found
 
     def inside(self, keys: Iterable[str]) -> list[str]:
         """Sorted ids of the hyperedges incident to ``keys`` whose members all lie in
@@ -138,10 +166,16 @@ class LayerIndex:
 
 
 class IndexedLayer:
-    """A :class:`~.subgraph.Layer` from a :class:`LayerIndex` and the store's objects."""
+    """A :class:`~.subgraph.Layer` from a :class:`LayerIndex` and the store's objects.
 
-    def __init__(self, index: LayerIndex, store: ObjectReads) -> None:
-        self.index, self.store = index, store
+    ``sources`` (optional): entity key → source chunk ids from memory (the corpus view's
+    mention arrays), so the entity objects of a result do not read hubs' mention rows.
+    """
+
+    def __init__(self, index: LayerIndex, store: ObjectReads,
+                 sources: Callable[[Iterable[str]], dict[str, list[str]]] | None = None
+                 ) -> None:
+        self.index, self.store, self.sources = index, store, sources
 
     def prefetch(self, keys: Iterable[str]) -> None:
         """Nothing to fetch: the structure is in memory."""
@@ -152,13 +186,14 @@ class IndexedLayer:
     def neighbors(self, key: str) -> list[str]:
         return self.index.neighbors(key)
 
+    def degree(self, key: str) -> int:
+        return self.index.degree(key)
+
     def edge_sizes(self, hids: Iterable[str]) -> dict[str, int]:
         return self.index.sizes(hids)
 
     def smallest_edges(self, key: str, n: int) -> list[str]:
-        incident = self.index.neighbors(key)
-        size = self.index.sizes(incident)
-        return sorted(incident, key=lambda h: (size[h], h))[:n]
+        return self.index.smallest(key, n)
 
     def has_edge(self, hid: str) -> bool:
         return self.index.has_edge(hid)
@@ -170,7 +205,10 @@ class IndexedLayer:
         return self.index.inside(keys)
 
     def entity_objects(self, keys: Iterable[str]) -> dict[str, Entity]:
-        return self.store.entity_objects(keys)
+        if self.sources is None:
+            return self.store.entity_objects(keys)
+        keys = list(keys)
+        return self.store.entity_objects(keys, self.sources(keys))
 
     def edge_objects(self, hids: Iterable[str]) -> dict[str, Hyperedge]:
         return self.store.hyperedge_objects(hids, self.index.layer)

@@ -40,7 +40,7 @@ class LazyCorpus:
     def layer(self, layer: Literal["bottom", "top"], keys: Iterable[str], hops: int
               ) -> IndexedLayer:
         """The layer for ``expand``/``induced``: structure in memory, objects by lookup."""
-        return IndexedLayer(self.view.layer_index(layer), self.store)
+        return IndexedLayer(self.view.layer_index(layer), self.store, self.view.source_ids)
 
     def known_entities(self, keys: Iterable[str]) -> set[str]:
         """The keys of ``keys`` that are entities of the bottom layer."""

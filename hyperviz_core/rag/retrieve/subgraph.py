@@ -31,6 +31,8 @@ class Layer(Protocol):
         """Hint: ``neighbors`` of these keys will be read next."""
     def known(self, keys: Iterable[str]) -> set[str]: ...
     def neighbors(self, key: str) -> list[str]: ...
+    def degree(self, key: str) -> int:
+        """``len(neighbors(key))``."""
     def edge_sizes(self, hids: Iterable[str]) -> dict[str, int]: ...
     def smallest_edges(self, key: str, n: int) -> list[str]:
         """The ``n`` first of ``neighbors(key)`` by (number of members, id)."""
@@ -70,6 +72,9 @@ class FullLayer:
         if out is None:
             out = self._neighbors[key] = self.hg.neighbors(key)
         return out
+
+    def degree(self, key: str) -> int:
+        return len(self.neighbors(key))
 
     def edge_sizes(self, hids: Iterable[str]) -> dict[str, int]:
         return {h: len(self.hg.hyperedges[h].members) for h in hids}
@@ -152,10 +157,10 @@ def _hop(layer: Layer, frontier: dict[str, float], max_entities: int, decay: flo
     layer.prefetch(frontier)
     chosen: dict[str, list[str]] = {}
     for key in sorted(frontier):
-        incident = layer.neighbors(key)
-        if len(incident) > max_entities:  # a hub: its smallest hyperedges only
-            incident = layer.smallest_edges(key, max_entities)
-        chosen[key] = incident
+        if layer.degree(key) > max_entities:  # a hub: its smallest hyperedges only
+            chosen[key] = layer.smallest_edges(key, max_entities)
+        else:
+            chosen[key] = layer.neighbors(key)
     members.update(layer.members({h for hs in chosen.values() for h in hs} - members.keys()))
     for key in sorted(frontier):
         for hid in chosen[key]:

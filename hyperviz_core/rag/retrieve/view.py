@@ -24,7 +24,7 @@ backend, uses :class:`~.state.Corpus`).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
@@ -59,7 +59,7 @@ class QueryLookups(Protocol):
                         ) -> tuple[IntArray, IntArray, IntArray]: ...
     def lexical_passages(self, rowids: Iterable[int]) -> dict[int, str]: ...
     def iter_passages(self, batch: int = ...) -> Iterator[str]: ...
-    def chunk_catalogue(self) -> list[tuple[int, str, int, str, str | None]]: ...
+    def chunk_catalogue(self) -> list[tuple[int, str, str, int, str, str | None]]: ...
     def chunks_by_rowid(self, rowids: Iterable[int]) -> dict[int, tuple[Chunk, str]]: ...
     def chunk_rowids(self, ids: Iterable[str]) -> dict[str, int]: ...
     def chunk_heads(self, rowids: Iterable[int], chars: int) -> dict[int, str]: ...
@@ -72,7 +72,9 @@ class QueryLookups(Protocol):
     def layer_structure(self, kind: str) -> tuple[list[str], IntArray, IntArray]: ...
     def top_entity_keys(self) -> list[str]: ...
     def mention_rowids(self) -> IntArray: ...
-    def entity_objects(self, keys: Iterable[str]) -> dict[str, Entity]: ...
+    def entity_objects(self, keys: Iterable[str],
+                       sources: Mapping[str, list[str]] | None = None
+                       ) -> dict[str, Entity]: ...
     def hyperedge_objects(self, hids: Iterable[str], layer: Literal["bottom", "top"]
                           ) -> dict[str, Hyperedge]: ...
 
@@ -100,9 +102,10 @@ class CorpusView:
         self.n = len(cat)
         self.rowid_of: IntArray = np.asarray([r[0] for r in cat], dtype=np.int64)
         self.ord_of: IntArray = _rank_map(self.rowid_of)
+        self.chunk_ids: list[str] = [r[1] for r in cat]  # by ordinal (= id order)
         self.titles: list[str] = []
         docs: dict[str, list[tuple[int, int]]] = {}
-        for i, (_rowid, doc_id, idx, title, meta) in enumerate(cat):
+        for i, (_rowid, _cid, doc_id, idx, title, meta) in enumerate(cat):
             if not title and meta is not None:
                 title = str(loads(meta).get("title") or "")
             self.titles.append(title)
@@ -242,6 +245,13 @@ class CorpusView:
             if i is not None:
                 out[key] = np.sort(csc.indices[csc.indptr[i]:csc.indptr[i + 1]]).astype(np.int64)
         return out
+
+    def source_ids(self, keys: Iterable[str]) -> dict[str, list[str]]:
+        """Entity key → sorted ids of its source chunks, from the mention arrays (what the
+        store's ``entity_mentions`` lookup returns, without reading a hub's rows)."""
+        ids = self.chunk_ids
+        return {key: [ids[o] for o in ords.tolist()]
+                for key, ords in self.entity_sources(keys).items()}
 
     def chunk_entities(self, ordinal: int) -> list[str]:
         """Sorted keys of the entities extracted from chunk ``ordinal``."""

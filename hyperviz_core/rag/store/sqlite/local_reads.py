@@ -28,7 +28,7 @@ Example:
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Literal
 
 from ....model import Entity, Hyperedge, Hypergraph
@@ -116,10 +116,15 @@ class LocalReadsMixin:
                           metadata={"layer": layer, "neighbourhood_hops": hops})
 
     # ------------------------------------------------------------------ objects by key
-    def entity_objects(self, keys: Iterable[str]) -> dict[str, Entity]:
-        """The merged entities of ``keys`` (those that exist), as in the loaded layers."""
+    def entity_objects(self, keys: Iterable[str],
+                       sources: Mapping[str, list[str]] | None = None) -> dict[str, Entity]:
+        """The merged entities of ``keys`` (those that exist), as in the loaded layers.
+
+        ``sources``: their source chunk ids when the caller has them (sorted; a key absent
+        from it has none), instead of reading them from ``entity_mentions``.
+        """
         with self._lock:
-            return self._entity_rows(set(keys))
+            return self._entity_rows(set(keys), sources)
 
     def hyperedge_objects(self, hids: Iterable[str], layer: Literal["bottom", "top"]
                           ) -> dict[str, Hyperedge]:
@@ -158,14 +163,15 @@ class LocalReadsMixin:
                 out.setdefault(hid, []).append(key)
         return out
 
-    def _entity_rows(self, keys: set[str]) -> dict[str, Entity]:
+    def _entity_rows(self, keys: set[str], sources: Mapping[str, list[str]] | None = None
+                     ) -> dict[str, Entity]:
         rows: list[Any] = []
         for part in _batches(keys):
             marks = ",".join("?" * len(part))
             rows.extend(self._q(
                 "SELECT key, name, type, description, metadata FROM entities "
                 f"WHERE key IN ({marks})", part))
-        src = entity_sources(self._q, keys)
+        src = entity_sources(self._q, keys) if sources is None else sources
         return {key: Entity.model_construct(name=name, type=typ, description=desc,
                                             source_ids=src.get(key, []), metadata=loads(meta))
                 for key, name, typ, desc, meta in sorted(rows)}

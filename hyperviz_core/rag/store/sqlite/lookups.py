@@ -204,15 +204,15 @@ class QueryLookupsMixin:
             last = int(rows[-1][0])
 
     # ------------------------------------------------------------------ chunks
-    def chunk_catalogue(self) -> list[tuple[int, str, int, str, str | None]]:
-        """(rowid, doc id, index, document title, metadata JSON when the title is empty) of
-        every chunk, by chunk id — no texts."""
+    def chunk_catalogue(self) -> list[tuple[int, str, str, int, str, str | None]]:
+        """(rowid, chunk id, doc id, index, document title, metadata JSON when the title is
+        empty) of every chunk, by chunk id — no texts."""
         with self._lock:
             rows = self._q(
-                "SELECT c.rowid, c.doc_id, c.idx, d.title, "
+                "SELECT c.rowid, c.id, c.doc_id, c.idx, d.title, "
                 "CASE WHEN d.title = '' THEN c.metadata END "
                 "FROM chunks c JOIN documents d ON d.id = c.doc_id ORDER BY c.id")
-        return [(int(r[0]), r[1], int(r[2]), str(r[3] or ""), r[4]) for r in rows]
+        return [(int(r[0]), r[1], r[2], int(r[3]), str(r[4] or ""), r[5]) for r in rows]
 
     def chunks_by_rowid(self, rowids: Iterable[int]) -> dict[int, tuple[Chunk, str]]:
         """rowid → (chunk, document title)."""
