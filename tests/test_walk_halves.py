@@ -70,3 +70,29 @@ def test_pagerank_equals_full_iteration(seed: int, iterations: int) -> None:
 def test_pagerank_without_seeds_is_zero() -> None:
     walk = EntityWalk(_random_hypergraph(4), {}, 0)
     assert not walk.pagerank({"no such entity": 1.0}).any()
+
+
+def _dense_hypergraph(seed: int) -> Hypergraph:
+    """Few entities, many facts: the walk takes the two-step dense matrix."""
+    rnd = random.Random(seed)
+    hg = Hypergraph()
+    names = [f"entity {i}" for i in range(12)]
+    for name in names:
+        hg.add_entity(Entity(name=name))
+    for i in range(80):
+        hg.add_hyperedge(Hyperedge(members=rnd.sample(names, rnd.randint(2, 4)),
+                                   description=f"fact {i}"))
+    return hg
+
+
+@pytest.mark.parametrize("iterations", [0, 1, 2, 7, 12])
+def test_dense_two_step_walk_equals_full_iteration(iterations: int) -> None:
+    hg = _dense_hypergraph(5)
+    walk = EntityWalk(hg, {}, 0)
+    assert walk._two_steps is not None  # 12² ≤ 4 × incidences
+    seeds = {"entity 3": 1.0, "entity 7": 0.4}
+    got = walk.pagerank(seeds, 0.5, iterations)
+    want = _full_walk(hg, seeds, 0.5, iterations)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+    sparse = EntityWalk(_random_hypergraph(1), {}, 0)
+    assert sparse._two_steps is None  # 60² > 4 × incidences: the half-step path
