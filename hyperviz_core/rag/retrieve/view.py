@@ -43,8 +43,9 @@ from .walk import EntityWalk
 __all__ = ["POSTINGS_CACHE", "CorpusView", "QueryLookups"]
 
 IntArray = npt.NDArray[np.int64]
-#: most (chunk, count) postings a corpus view keeps cached across queries
-POSTINGS_CACHE = 2_000_000
+#: most (chunk, count) postings a corpus view keeps cached across queries (int32 pairs:
+#: 8 bytes each, 64 MiB in all)
+POSTINGS_CACHE = 8_000_000
 
 
 @runtime_checkable
@@ -210,12 +211,17 @@ class CorpusView:
 
     def postings(self, terms: Iterable[str]) -> dict[str, tuple[IntArray, IntArray]]:
         """Token → (ordinals, FTS counts) of the chunks holding it; cached per store state
-        (at most ``POSTINGS_CACHE`` entries in all, oldest terms dropped first)."""
+        (at most ``POSTINGS_CACHE`` entries in all, least recently used terms dropped
+        first)."""
         wanted = sorted(set(terms))
         missing = [t for t in wanted if t not in self._postings]
+        for term in wanted:  # used now: to the end of the eviction order
+            if term in self._postings:
+                self._postings[term] = self._postings.pop(term)
         if missing:
             for term, (rowids, tfs) in self.store.lexical_postings(missing).items():
-                self._postings[term] = (self.ord_of[rowids], tfs)
+                self._postings[term] = (self.ord_of[rowids].astype(np.int32),
+                                        tfs.astype(np.int32))
                 self._cached += int(rowids.size)
             while self._cached > POSTINGS_CACHE and len(self._postings) > len(wanted):
                 old = next(iter(self._postings))

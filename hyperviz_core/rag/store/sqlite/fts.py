@@ -141,11 +141,12 @@ def ensure_chunk_fts(conn: sqlite3.Connection) -> bool:
 
 
 def postings(conn: sqlite3.Connection, term: str) -> tuple[IntArray, IntArray]:
-    """(chunk rowids, occurrences) of the passages holding the FTS token ``term``."""
-    flat = np.fromiter(itertools.chain.from_iterable(conn.execute(
-        f"SELECT doc, COUNT(*) FROM {_INST} WHERE term = ? GROUP BY doc", (term,))),
-        dtype=np.int64).reshape(-1, 2)
-    return flat[:, 0], flat[:, 1]
+    """(chunk rowids, occurrences) of the passages holding the FTS token ``term``, by
+    rowid (one row per occurrence, counted by numpy: faster than SQL's ``GROUP BY``)."""
+    docs = np.fromiter(itertools.chain.from_iterable(conn.execute(
+        f"SELECT doc FROM {_INST} WHERE term = ?", (term,))), dtype=np.int64)
+    rowids, counts = np.unique(docs, return_counts=True)
+    return rowids, counts.astype(np.int64)
 
 
 def missing_lengths(conn: sqlite3.Connection) -> list[Any]:
