@@ -103,7 +103,15 @@ class CandidateIndex:
     # ------------------------------------------------------------------ growing
     def _add(self, ords: Iterable[int] | IntArray) -> None:
         arr = np.asarray(ords if isinstance(ords, np.ndarray) else list(ords), dtype=np.int64)
-        new = np.unique(arr[self.pos[arr] < 0]) if arr.size else arr
+        fresh = arr[self.pos[arr] < 0] if arr.size else arr
+        if not fresh.size:
+            return
+        if fresh.size > 256:  # sorted distinct ordinals through a mask: no sort or hash
+            mask = np.zeros(self.view.n, dtype=bool)
+            mask[fresh] = True
+            new = np.flatnonzero(mask)
+        else:
+            new = np.unique(fresh)
         if new.size:
             self.pos[new] = np.arange(len(self.ords), len(self.ords) + new.size)
             self.ords.extend(new.tolist())
@@ -149,9 +157,8 @@ class CandidateIndex:
             self._edge[hid] = self.pos[edge_ords[hid]]
         if top_k > self._top_k:
             self._top_k = top_k
-            outside = [o for o in range(min(self.view.n, top_k + len(self.ords)))
-                       if self.pos[o] < 0]
-            self._add(outside[:top_k])
+            limit = min(self.view.n, top_k + len(self.ords))
+            self._add(np.flatnonzero(self.pos[:limit] < 0)[:top_k])
 
     def _add_top(self, every: FloatArray) -> None:
         """Add the ``top_k`` best chunks by ``every`` (ties: smaller id) not yet indexed."""

@@ -55,6 +55,7 @@ class LayerIndex:
                  ) -> None:
         self.layer = layer
         self.keys = list(keys)
+        self._key_array = np.asarray(self.keys, dtype=object)
         self.position = {k: i for i, k in enumerate(self.keys)}
         self.ids = ids
         self.indptr = indptr
@@ -160,8 +161,8 @@ class LayerIndex:
         for hid in hids:
             j = self._edge(hid)
             if j is not None:
-                part = self.member_ids[self.indptr[j]:self.indptr[j + 1]]
-                out[hid] = [self.keys[int(m)] for m in part]
+                out[hid] = self._key_array[self.member_ids[self.indptr[j]:self.indptr[j + 1]]
+                                           ].tolist()
         return out
 
 

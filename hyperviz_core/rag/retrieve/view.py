@@ -103,7 +103,8 @@ class CorpusView:
         self.n = len(cat)
         self.rowid_of: IntArray = np.asarray([r[0] for r in cat], dtype=np.int64)
         self.ord_of: IntArray = _rank_map(self.rowid_of)
-        self.chunk_ids: list[str] = [r[1] for r in cat]  # by ordinal (= id order)
+        self.chunk_ids: npt.NDArray[np.object_] = np.asarray(  # by ordinal (= id order)
+            [r[1] for r in cat], dtype=object)
         self.titles: list[str] = []
         docs: dict[str, list[tuple[int, int]]] = {}
         for i, (_rowid, _cid, doc_id, idx, title, meta) in enumerate(cat):
@@ -256,8 +257,7 @@ class CorpusView:
         """Entity key → sorted ids of its source chunks, from the mention arrays (what the
         store's ``entity_mentions`` lookup returns, without reading a hub's rows)."""
         ids = self.chunk_ids
-        return {key: [ids[o] for o in ords.tolist()]
-                for key, ords in self.entity_sources(keys).items()}
+        return {key: ids[ords].tolist() for key, ords in self.entity_sources(keys).items()}
 
     def chunk_entities(self, ordinal: int) -> list[str]:
         """Sorted keys of the entities extracted from chunk ``ordinal``."""
