@@ -23,6 +23,7 @@ import numpy.typing as npt
 from ..types import Chunk
 from .lexical import bm25_values, query_tokens, tokens
 from .lexicon import QueryLexicon
+from .topk import best_first
 from .walk import EntityWalk
 
 if TYPE_CHECKING:
@@ -72,6 +73,7 @@ class CandidateIndex:
     def __init__(self, store: QueryLookups, view: CorpusView) -> None:
         self.store, self.view = store, view
         self.ords: list[int] = []
+        self._ords_array: IntArray | None = None
         self.pos: IntArray = np.full(view.n, -1, dtype=np.int64)  # ordinal → position
         self.position: dict[str, int] = {}
         self._chunks: dict[int, tuple[Chunk, str]] = {}
@@ -95,7 +97,9 @@ class CandidateIndex:
         return self.view.lexicon()
 
     def ords_array(self) -> IntArray:
-        return np.asarray(self.ords, dtype=np.int64)
+        if self._ords_array is None or self._ords_array.size != len(self.ords):
+            self._ords_array = np.asarray(self.ords, dtype=np.int64)  # grows only
+        return self._ords_array
 
     def tiebreak(self) -> IntArray:
         return self.ords_array()
@@ -168,7 +172,7 @@ class CandidateIndex:
         mask[self.ords_array()] = False
         outside = np.flatnonzero(mask & (every > 0))
         if outside.size:
-            order = np.lexsort((outside, -every[outside]))[: self._top_k]
+            order = best_first(every[outside], outside, self._top_k)
             self._add(outside[order].tolist())
 
     def _score_lexical(self, query: str) -> None:

@@ -50,6 +50,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..types import Chunk
 from .chunk_index import FloatArray
 from .lexicon import QueryLexicon
+from .topk import best_first
 
 __all__ = ["SEMANTIC_VECTOR_WEIGHT", "RankIndex", "RankWeights", "ScoredChunk", "rank_chunks"]
 
@@ -264,7 +265,7 @@ def _feedback(index: RankIndex, ents: dict[str, float], final: FloatArray, w: Ra
     """``ents`` plus the entities of the best chunks, each with a share of its score."""
     fed = dict(ents)
     best = float(final.max())
-    order = np.lexsort((index.tiebreak(), -final))[: w.feedback_chunks]
+    order = best_first(final, index.tiebreak(), w.feedback_chunks)
     for pos in order.tolist():
         share = w.feedback * float(final[pos]) / best
         for key in index.chunk_entities[pos]:
@@ -326,7 +327,7 @@ def rank_chunks(
     n = len(index)
     bm, vec, graph, final, ppr = (_fit(a, n) for a in (bm, vec, graph, final, ppr))
     final = final + w.graph * w.ppr * ppr
-    order = np.lexsort((index.tiebreak(), -final))[: min(top_k, n)]
+    order = best_first(final, index.tiebreak(), min(top_k, n))
     out: list[ScoredChunk] = []
     for pos in order.tolist():
         out.append(
