@@ -75,13 +75,13 @@ def test_cli_upgrade_keeps_every_read(old_store: Path, capsys: pytest.CaptureFix
         before = _reads(store)
         assert store.check() == []
     assert main(["migrate", "--upgrade", str(old_store)]) == 0
-    assert "upgraded from schema 1 to 2; check: ok" in capsys.readouterr().out
-    assert _version(old_store / "vizrag.sqlite") == 2
+    assert "upgraded from schema 1 to 3; check: ok" in capsys.readouterr().out
+    assert _version(old_store / "vizrag.sqlite") == 3
     with HypergraphStore(old_store) as store:
         assert _reads(store) == before
         assert store.check() == []
     assert main(["migrate", "--upgrade", str(old_store)]) == 0
-    assert "already at schema 2" in capsys.readouterr().out
+    assert "already at schema 3" in capsys.readouterr().out
 
 
 def test_first_write_upgrades_and_continues_like_a_new_store(old_store: Path,
@@ -90,7 +90,7 @@ def test_first_write_upgrades_and_continues_like_a_new_store(old_store: Path,
     with open_store(old_store) as store:
         _index(store, docs)       # the first 6 are already there (skipped)
         upgraded = _reads(store)
-    assert _version(old_store / "vizrag.sqlite") == 2
+    assert _version(old_store / "vizrag.sqlite") == 3
     with open_store(tmp_path / "new") as fresh:
         _index(fresh, docs)
         assert _reads(fresh) == upgraded

@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 FORMAT = "vizrag-store"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 _PG_URL = re.compile(r"^postgres(?:ql)?://", re.IGNORECASE)
 
 # Version 1: the SQLite backend's tables (same columns, so the merge SQL runs unchanged).
@@ -110,8 +110,17 @@ ALTER TABLE hyperedges ADD COLUMN last_idx INTEGER;
 CREATE INDEX IF NOT EXISTS hyperedge_mentions_kind ON hyperedge_mentions(kind, hid, chunk_id);
 """
 
+# Version 3 (issue 17), as the SQLite backend's: a mention description found in its chunk's
+# text is stored as (d_start, d_len) into it (existing rows: NULL, their text).
+_V3 = """
+ALTER TABLE entity_mentions ADD COLUMN d_start INTEGER;
+ALTER TABLE entity_mentions ADD COLUMN d_len INTEGER;
+ALTER TABLE hyperedge_mentions ADD COLUMN d_start INTEGER;
+ALTER TABLE hyperedge_mentions ADD COLUMN d_len INTEGER;
+"""
+
 #: ``MIGRATIONS[n]`` brings a schema of version ``n`` to ``n + 1`` (0 = empty database).
-MIGRATIONS: dict[int, str] = {0: _V1, 1: _V2}
+MIGRATIONS: dict[int, str] = {0: _V1, 1: _V2, 2: _V3}
 
 
 def is_postgres_url(spec: object) -> bool:

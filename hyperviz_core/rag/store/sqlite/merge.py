@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 from ....model import EmptyNameError, Hyperedge, hyperedge_id, merge_descriptions, normalize_key
 from ...types import Chunk, ChunkExtraction, ChunkTheme
 from .schema import dumps
+from .spans import mention_description
 
 __all__ = [
     "DESCRIPTION_LIMIT",
@@ -81,9 +82,11 @@ class MentionWriter:
         edges, self._pending_edges = self._pending_edges, []
         ents.sort(key=lambda r: (r[1], r[0]))
         edges.sort(key=lambda r: (r[1], r[0]))
-        c.executemany("INSERT INTO entity_mentions VALUES (?, ?, ?, ?, ?, ?)", ents)
-        c.executemany("INSERT INTO hyperedge_mentions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                      edges)
+        c.executemany("INSERT INTO entity_mentions(chunk_id, key, name, type, description, "
+                      "metadata, d_start, d_len) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", ents)
+        c.executemany("INSERT INTO hyperedge_mentions(chunk_id, hid, kind, members, "
+                      "description, keywords, weight, member_attrs, metadata, d_start, d_len) "
+                      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", edges)
 
     def forget(self, keys: set[str], hids: set[str]) -> None:
         """Mark ``keys``/``hids`` for a rebuild from every mention (e.g. a replaced document
@@ -127,13 +130,16 @@ class MentionWriter:
             for key in sorted(ents):
                 m = ents[key]
                 meta = dumps(m.metadata)
-                ent_rows.append((chunk.id, key, m.name, m.type, m.description, meta))
+                desc, start, length = mention_description(m.description, chunk.text)
+                ent_rows.append((chunk.id, key, m.name, m.type, desc, meta, start, length))
                 self.fresh_entities.setdefault(key, []).append(
                     (key, m.name, m.type, m.description, meta, chunk.id, *pos))
             for hid_, (e, members) in sorted(edges.items()):
                 row = (e.kind, dumps(members), e.description, dumps(e.keywords),
                        float(e.weight), dumps(e.member_attrs), dumps(e.metadata))
-                edge_rows.append((chunk.id, hid_, *row))
+                desc, start, length = mention_description(e.description, chunk.text)
+                edge_rows.append((chunk.id, hid_, e.kind, row[1], desc, *row[3:], start,
+                                  length))
                 self.fresh_edges.setdefault(hid_, []).append((hid_, *row, chunk.id, *pos))
             doc_keys.update(ents)
             doc_hids.update(edges)

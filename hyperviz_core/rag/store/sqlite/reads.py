@@ -17,6 +17,7 @@ from ...types import Chunk, ChunkExtraction, ChunkTheme, Document
 from .local_reads import LocalReadsMixin
 from .merge import chunked
 from .schema import loads
+from .spans import DESCRIPTION_SQL
 
 __all__ = ["StoreReadsMixin"]
 
@@ -29,6 +30,15 @@ class StoreReadsMixin(LocalReadsMixin):
     _conn: sqlite3.Connection
     _lock: threading.RLock
     _q: Callable[..., list[Any]]
+
+    def _has_spans(self) -> bool:
+        """Whether the mention tables have the span columns of schema 3 (PostgreSQL: always,
+        it is migrated when opened; SQLite overrides this)."""
+        return True
+
+    def _mention_description(self) -> str:
+        """SQL of the description of a mention ``m`` joined with its chunk ``ch``."""
+        return DESCRIPTION_SQL if self._has_spans() else "m.description"
 
     def has_document(self, doc_id: str) -> bool:
         """Whether a document with this id is stored."""
@@ -120,8 +130,8 @@ class StoreReadsMixin(LocalReadsMixin):
         """(chunk id, description) of every mention of an entity key."""
         with self._lock:
             rows = self._q(
-                "SELECT chunk_id, description FROM entity_mentions WHERE key = ? ORDER BY 1",
-                (key,))
+                f"SELECT m.chunk_id, {self._mention_description()} FROM entity_mentions m "
+                "JOIN chunks ch ON ch.id = m.chunk_id WHERE m.key = ? ORDER BY 1", (key,))
         yield from ((r[0], r[1]) for r in rows)
 
     def extractions(self, doc_id: str) -> list[ChunkExtraction]:
@@ -132,15 +142,17 @@ class StoreReadsMixin(LocalReadsMixin):
         these with the same chunks and themes reproduces the document's merged rows (what
         ``vizrag migrate`` relies on).
         """
-        sub = "SELECT id FROM chunks WHERE doc_id = ?"
+        desc = self._mention_description()
         with self._lock:
             ents = self._q(
-                "SELECT chunk_id, key, name, type, description, metadata FROM entity_mentions "
-                f"WHERE chunk_id IN ({sub}) ORDER BY chunk_id, key", (doc_id,))
+                f"SELECT m.chunk_id, m.key, m.name, m.type, {desc}, m.metadata "
+                "FROM entity_mentions m JOIN chunks ch ON ch.id = m.chunk_id "
+                "WHERE ch.doc_id = ? ORDER BY m.chunk_id, m.key", (doc_id,))
             edges = self._q(
-                "SELECT chunk_id, hid, members, description, keywords, weight, member_attrs, "
-                f"metadata FROM hyperedge_mentions WHERE chunk_id IN ({sub}) AND kind = "
-                "'relation' ORDER BY chunk_id, hid", (doc_id,))
+                f"SELECT m.chunk_id, m.hid, m.members, {desc}, m.keywords, m.weight, "
+                "m.member_attrs, m.metadata FROM hyperedge_mentions m JOIN chunks ch ON "
+                "ch.id = m.chunk_id WHERE ch.doc_id = ? AND m.kind = 'relation' "
+                "ORDER BY m.chunk_id, m.hid", (doc_id,))
         out = {cid: ChunkExtraction(chunk_id=cid) for cid in self.chunk_ids(doc_id)}
         for cid, key, name, typ, desc, meta in ents:
             ent = Entity(name=name, type=typ, description=desc, metadata=loads(meta))

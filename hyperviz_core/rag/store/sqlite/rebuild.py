@@ -25,6 +25,7 @@ from typing import Any
 from .merge import DESCRIPTION_LIMIT, EMBED_TEXT_LIMIT, ENTITY_TEXT_LIMIT, MentionWriter, chunked
 from .merge_state import EntityMerge, appended_hyperedge, merge_entities, merged_hyperedge
 from .schema import loads
+from .spans import DESCRIPTION_SQL
 
 __all__ = ["Rebuilder", "Rebuilt"]
 
@@ -162,7 +163,7 @@ class Rebuilder:
         live: set[str] = set()
         for part in chunked(sorted(keys)):
             cur = self.conn.execute(
-                "SELECT m.key, m.name, m.type, m.description, m.metadata, m.chunk_id, "
+                f"SELECT m.key, m.name, m.type, {DESCRIPTION_SQL}, m.metadata, m.chunk_id, "
                 "ch.doc_id, ch.idx FROM entity_mentions m JOIN chunks ch ON ch.id = m.chunk_id "
                 f"WHERE m.key IN ({_marks(len(part))}) ORDER BY m.key, ch.doc_id, ch.idx", part)
             merges = list(merge_entities(cur, self._limit()))
@@ -226,7 +227,7 @@ class Rebuilder:
         live: set[str] = set()
         for part in chunked(sorted(hids)):
             rows = self.conn.execute(
-                "SELECT m.hid, m.kind, m.members, m.description, m.keywords, m.weight, "
+                f"SELECT m.hid, m.kind, m.members, {DESCRIPTION_SQL}, m.keywords, m.weight, "
                 "m.member_attrs, m.metadata, m.chunk_id, ch.doc_id, ch.idx "
                 "FROM hyperedge_mentions m JOIN chunks ch ON ch.id = m.chunk_id "
                 f"WHERE m.hid IN ({_marks(len(part))}) ORDER BY m.hid, ch.doc_id, ch.idx", part

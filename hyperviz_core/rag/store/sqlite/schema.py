@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 FORMAT = "vizrag-store"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 #: the oldest schema this version reads (and upgrades on its first write)
 OLDEST_SCHEMA = 1
 STORE_FILENAME = "vizrag.sqlite"
@@ -72,17 +72,22 @@ CREATE TABLE IF NOT EXISTS llm_cache (
 
 # Mentions, incidences and key entities are clustered by the key they are read by (WITHOUT
 # ROWID: one B-tree fewer per row than schema 1's rowid tables with a separate index).
+# Schema 3: a mention whose description is a passage of its chunk's text (the heuristic
+# extractor's sentences) stores it as (d_start, d_len) into that text and an empty
+# ``description`` (:mod:`.spans`); the columns come last, as ``ALTER TABLE`` adds them.
 _MENTIONS = """
 CREATE TABLE IF NOT EXISTS entity_mentions (
     chunk_id TEXT NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
     key TEXT NOT NULL, name TEXT NOT NULL, type TEXT NOT NULL, description TEXT NOT NULL,
-    metadata TEXT NOT NULL, PRIMARY KEY (key, chunk_id)) WITHOUT ROWID;
+    metadata TEXT NOT NULL, d_start INTEGER, d_len INTEGER,
+    PRIMARY KEY (key, chunk_id)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS entity_mentions_chunk ON entity_mentions(chunk_id);
 CREATE TABLE IF NOT EXISTS hyperedge_mentions (
     chunk_id TEXT NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
     hid TEXT NOT NULL, kind TEXT NOT NULL, members TEXT NOT NULL, description TEXT NOT NULL,
     keywords TEXT NOT NULL, weight REAL NOT NULL, member_attrs TEXT NOT NULL,
-    metadata TEXT NOT NULL, PRIMARY KEY (hid, chunk_id)) WITHOUT ROWID;
+    metadata TEXT NOT NULL, d_start INTEGER, d_len INTEGER,
+    PRIMARY KEY (hid, chunk_id)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS hyperedge_mentions_chunk ON hyperedge_mentions(chunk_id);
 CREATE TABLE IF NOT EXISTS key_entities (
     chunk_id TEXT NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,

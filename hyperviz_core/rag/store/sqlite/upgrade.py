@@ -5,12 +5,16 @@ Schema 1 → 2 (issue 17): the merged ``entities``/``hyperedges`` rows lose thei
 appending merge, unknown for existing rows (``last_doc`` NULL), so each is rebuilt from all
 its mentions by its next write, as schema 1 always did. What every read returns is unchanged.
 
+Schema 2 → 3 (issue 17): the mention tables gain ``d_start``/``d_len`` (a description
+stored as a span of its chunk's text, :mod:`.spans`); existing rows keep their text
+(both NULL). Only new mentions are stored as spans.
+
 Example:
     >>> import tempfile
     >>> from hyperviz_core.rag.store import HypergraphStore
     >>> with HypergraphStore(tempfile.mkdtemp()) as store:
     ...     store.schema_version(), store.upgrade()
-    (2, False)
+    (3, False)
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import sqlite3
 
 from .schema import SCHEMA_VERSION, statements
 
-__all__ = ["UPGRADE_V1", "schema_version", "upgrade"]
+__all__ = ["UPGRADE_V1", "UPGRADE_V2", "schema_version", "upgrade"]
 
 #: schema 1 → 2, run in one write transaction: the merged tables lose ``source_ids`` and
 #: gain the merge state, unknown (``last_doc`` NULL: their next write rebuilds them from
@@ -36,6 +40,14 @@ ALTER TABLE hyperedges ADD COLUMN last_idx INTEGER;
 CREATE INDEX IF NOT EXISTS documents_seq ON documents(seq);
 """
 
+#: schema 2 → 3: descriptions as spans of the chunk text (existing rows: NULL, their text)
+UPGRADE_V2 = """
+ALTER TABLE entity_mentions ADD COLUMN d_start INTEGER;
+ALTER TABLE entity_mentions ADD COLUMN d_len INTEGER;
+ALTER TABLE hyperedge_mentions ADD COLUMN d_start INTEGER;
+ALTER TABLE hyperedge_mentions ADD COLUMN d_len INTEGER;
+"""
+
 
 
 def schema_version(conn: sqlite3.Connection) -> int:
@@ -48,11 +60,13 @@ def upgrade(conn: sqlite3.Connection) -> bool:
     IMMEDIATE`` transaction; a no-op when another process did it first). Whether it ran."""
     conn.execute("BEGIN IMMEDIATE")
     try:
-        if schema_version(conn) >= SCHEMA_VERSION:
+        old = schema_version(conn)
+        if old >= SCHEMA_VERSION:
             conn.execute("ROLLBACK")
             return False
-        for stmt in statements(UPGRADE_V1):
-            conn.execute(stmt)
+        for script in (UPGRADE_V1,) * (old < 2) + (UPGRADE_V2,) * (old < 3):
+            for stmt in statements(script):
+                conn.execute(stmt)
         conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'",
                      (str(SCHEMA_VERSION),))
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

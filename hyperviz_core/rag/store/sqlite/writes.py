@@ -135,6 +135,12 @@ class DocumentWritesMixin:
         with self._lock:
             return schema_version(self._conn)
 
+    def _has_spans(self) -> bool:
+        """Whether the mention tables have schema 3's span columns (an older store opened
+        read-only keeps its schema)."""
+        with self._lock:
+            return schema_version(self._conn) >= 3
+
     def upgrade(self) -> bool:
         """Upgrade a store of an older schema in place (what every read returns stays the
         same); whether anything was done. Writes do it by themselves."""
