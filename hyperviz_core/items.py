@@ -13,6 +13,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import unicodedata
@@ -63,8 +64,16 @@ def normalize_key(name: str) -> str:
 
     >>> normalize_key("  Marie\\tCURIE ")
     'marie curie'
+
+    Keys of recently seen names are remembered (a corpus names the same entities over and
+    over: indexing asks for the key of every mention and member).
     """
-    key = _WS.sub(" ", unicodedata.normalize("NFKC", str(name)).casefold()).strip()
+    return _normalized(name if isinstance(name, str) else str(name))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _normalized(name: str) -> str:
+    key = _WS.sub(" ", unicodedata.normalize("NFKC", name).casefold()).strip()
     if not key:
         raise EmptyNameError(f"entity name {name!r} is empty after normalisation")
     return key
