@@ -106,13 +106,15 @@ def _workers(value: str) -> int | str:
 def _run_index(args: argparse.Namespace) -> int:
     from ..rag.index.indexer import Indexer
     from ..rag.index.workers import auto_workers
-    from ..rag.store import open_store
+    from ..rag.store import is_store_url, open_store
     from ..rag.store.sqlite.check import store_errors
 
     docs, dup = _load_inputs(args)
     chat = make_chat(args.llm)
     with store_errors(args.store):
-        store: Any = open_store(args.store, read_only=False)
+        options = ({} if args.ann_threshold is None or is_store_url(args.store)
+                   else {"ann_threshold": args.ann_threshold})
+        store: Any = open_store(args.store, read_only=False, **options)
         try:
             was_empty = store.stats().documents == 0  # a damaged store fails here (one line)
             indexer = Indexer(
@@ -250,6 +252,10 @@ def register(sub: Any) -> None:
                         "always runs in this process)")
     p.add_argument("--limit", type=int, default=None, metavar="N",
                    help="index only the first N documents")
+    p.add_argument("--ann-threshold", type=int, default=None, metavar="N",
+                   help="SQLite store: vector spaces of N vectors or more get a persisted HNSW "
+                   "index beside the store, built at the end of the run (default 100000; 0: "
+                   "never; needs the vizrag[ann] extra)")
     p.add_argument("--no-visualization", action="store_true",
                    help="do not send chunk images to the theme model (ablation)")
     p.add_argument("--on-duplicate", choices=("error", "skip", "replace"), default="error",

@@ -30,7 +30,7 @@ import numpy.typing as npt
 
 from .vectors import ExactVectorIndex, as_matrix, normalize_rows
 
-__all__ = ["AnnVectorIndex", "usearch_available"]
+__all__ = ["AnnVectorIndex", "usearch_available", "usearch_module"]
 
 
 def usearch_available() -> bool:
@@ -40,6 +40,12 @@ def usearch_available() -> bool:
     except ImportError:
         return False
     return True
+
+
+def usearch_module() -> Any:
+    """The ``usearch.index`` module (imported by name: an optional dependency);
+    :class:`ImportError` naming the package when it is missing."""
+    return _usearch()
 
 
 def _usearch() -> Any:

@@ -44,8 +44,9 @@ def open_store(spec: str | Path | StoreProtocol, *, read_only: bool | None = Non
         spec: a store directory (``vizrag.sqlite`` inside) or ``.sqlite`` file (SQLite), a
             ``postgresql://`` / ``postgres://`` URL (PostgreSQL + pgvector), or a store.
         read_only: SQLite only: open with ``mode=ro`` (None = when the file is read-only).
-        options: backend options (``summary_threshold``; PostgreSQL: ``exact_limit``,
-            ``max_connections``).
+        options: backend options (``summary_threshold``; SQLite: ``ann_threshold``, the
+            vector count from which a space is searched through a persisted HNSW index,
+            0/None = never; PostgreSQL: ``exact_limit``, ``max_connections``).
     """
     if not isinstance(spec, (str, Path)):
         if isinstance(spec, StoreProtocol):

@@ -45,6 +45,7 @@ from types import TracebackType
 from ....model import Hypergraph
 from ...vectors import ExactVectorIndex, VectorIndex
 from ..base import DocumentWrite, StoreError, StoreStats
+from .ann_files import DEFAULT_ANN_THRESHOLD, AnnFiles
 from .cache import LLMCacheMixin
 from .graphs import GraphLayersMixin
 from .lookups import QueryLookupsMixin
@@ -66,11 +67,14 @@ class HypergraphStore(
 
     Thread-safe (one connection behind a lock). ``bottom()``/``top()`` are cached and must
     not be mutated by callers (use ``.copy()``); writes from this or another process
-    invalidate the caches.
+    invalidate the caches. A vector space of ``ann_threshold`` vectors or more is searched
+    through a persisted HNSW index beside the file (needs the ``usearch`` extra; 0/None =
+    always exact; see :mod:`.ann_files`).
     """
 
     def __init__(
-        self, path: str | Path, *, summary_threshold: int = 4000, read_only: bool | None = None
+        self, path: str | Path, *, summary_threshold: int = 4000, read_only: bool | None = None,
+        ann_threshold: int | None = DEFAULT_ANN_THRESHOLD,
     ) -> None:
         from .... import __version__
 
@@ -92,11 +96,15 @@ class HypergraphStore(
         self._indexes: dict[str, VectorIndex] = {}
         self._loaded: set[str] = set()
         self._data_version = self._read_data_version()
+        # spaces of ann_threshold vectors or more: persisted HNSW index (0/None = never)
+        self.ann_files = AnnFiles(self.path, ann_threshold)
+        self._ann_written: set[str] = set()
 
     # ------------------------------------------------------------------ plumbing
     def close(self) -> None:
         """Close the connection (the store object is unusable afterwards)."""
         with self._lock:
+            self._save_ann_indexes()  # the ANN files of big spaces this object wrote
             # fold the write-ahead log back into the main file (a no-op if others read)
             if not self.read_only:
                 with contextlib.suppress(sqlite3.Error):

@@ -5,6 +5,12 @@ a store created since issue 17, float32 and every space before: see :mod:`..comp
 by (space, id) with the hash of the text they embed, so only new or changed items are
 re-embedded. The embedder's name and
 dimension are recorded on first write; a different dimension is refused.
+
+A space holding ``ann_threshold`` vectors or more (default 100,000; the optional ``usearch``
+package installed) is searched through a persisted HNSW index beside the store file
+(:mod:`.ann_files`): every vector write bumps the space's generation in its transaction,
+the first search restores the index memory-mapped or brings it up to date, and closing a
+store that wrote vectors updates the files once. Smaller spaces are searched exactly.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from ...vectors import SPACES, ExactVectorIndex, VectorIndex
 from ..base import StoreError, VectorsArg
 from ..compact import decode, encode, parse_spaces
 from ..vector_plan import SpacePlan, plan_space, plan_space_blocks
+from .ann_files import AnnFiles, PersistedIndex, bump_generation
 from .merge import chunked
 
 __all__ = ["VectorStoreMixin", "check_space"]
@@ -44,6 +51,11 @@ class VectorStoreMixin:
     _lock: threading.RLock
     _indexes: dict[str, VectorIndex]
     _loaded: set[str]
+    read_only: bool
+    #: the persisted ANN indexes of the big spaces (``stats`` counts restores and builds)
+    ann_files: AnnFiles
+    _ann_written: set[str]
+    _ann_bumped: set[str]
 
     def _q(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         return self._conn.execute(sql, params).fetchall()
@@ -108,13 +120,10 @@ class VectorStoreMixin:
         conn = self._conn
         upserts: dict[str, tuple[list[str], npt.NDArray[np.float32]]] = {}
         embedded = 0
+        self._ann_bumped = set()  # the spaces whose generation this write bumped
         stored, dtype = self._vector_format()
         for space in SPACES:
-            for part in chunked(dead.get(space, [])):
-                marks = ",".join("?" * len(part))
-                conn.execute(
-                    f"DELETE FROM embeddings WHERE space = ? AND id IN ({marks})", [space, *part]
-                )
+            self._delete_vectors(space, dead.get(space, []))
             live = texts.get(space, {}) if space in stored else {}
             if not live:
                 continue
@@ -145,10 +154,29 @@ class VectorStoreMixin:
                     ((space, i, plan.hashes[i], encode(plan.matrix[n], dtype))
                      for n, i in enumerate(plan.ids)),  # encoded as written
                 )
+                if plan.ids:
+                    self._vectors_changed(space)
                 if plan.ids and space in self._loaded:  # only a loaded index takes them
                     upserts[space] = (plan.ids, plan.matrix)
                 plan = None  # this block's vectors are gone before the next is embedded
         return upserts, embedded
+
+    def _delete_vectors(self, space: str, ids: list[str]) -> None:
+        """Inside the write transaction: delete the stored vectors of ``ids``."""
+        for part in chunked(ids):
+            marks = ",".join("?" * len(part))
+            cur = self._conn.execute(
+                f"DELETE FROM embeddings WHERE space = ? AND id IN ({marks})", [space, *part])
+            if cur.rowcount:
+                self._vectors_changed(space)
+
+    def _vectors_changed(self, space: str) -> None:
+        """Inside the write transaction: a vector of ``space`` was written or deleted;
+        bump its generation (a persisted ANN index of it is then stale) once per write."""
+        if space not in self._ann_bumped:
+            bump_generation(self._conn, space)
+            self._ann_bumped.add(space)
+            self._ann_written.add(space)
 
     def _apply_vectors(
         self,
@@ -180,13 +208,23 @@ class VectorStoreMixin:
         with self._lock:
             self._sync_external()
             index = self._indexes.get(space)
-            return None if index is None or isinstance(index, ExactVectorIndex) else index
+            if index is None or isinstance(index, ExactVectorIndex):
+                return self._persisted_index(space)
+            return index
 
     def vector_index(self, space: str) -> VectorIndex:
-        """The (loaded, up-to-date) vector index of ``space``."""
+        """The (loaded, up-to-date) vector index of ``space``: the persisted ANN index of a
+        big space, else an exact index of the stored vectors (or the one set)."""
         check_space(space)
         with self._lock:
             self._sync_external()
+            index = self._indexes.get(space)
+            if index is None or isinstance(index, ExactVectorIndex):
+                persisted = self._persisted_index(space)
+                if persisted is not None:
+                    self._indexes.pop(space, None)  # a smaller past's exact copy: not used
+                    self._loaded.discard(space)
+                    return persisted
             if space not in self._loaded:
                 idx = self._indexes.setdefault(space, ExactVectorIndex())
                 ids, matrix = self.vectors(space)
@@ -194,6 +232,28 @@ class VectorStoreMixin:
                     idx.add(ids, matrix)
                 self._loaded.add(space)
             return self._indexes[space]
+
+    def _persisted_index(self, space: str) -> PersistedIndex | None:
+        """The up-to-date persisted ANN index of ``space``, or None (searched exactly)."""
+        info = self.embedder_info()
+        return self.ann_files.index(self._conn, space, dim=info[1] if info else 0,
+                                    writable=not self.read_only)
+
+    def _save_ann_indexes(self) -> None:
+        """Bring the persisted indexes of the spaces this store object wrote up to date
+        (one build or update at the end of an indexing run, not one per batch)."""
+        if self.read_only or not self._ann_written or not self.ann_files.enabled:
+            return
+        for space in sorted(self._ann_written):
+            index = self._indexes.get(space)
+            if index is not None and not isinstance(index, ExactVectorIndex):
+                continue  # searched through the index set by the caller
+            try:
+                self._persisted_index(space)
+            except (sqlite3.Error, OSError, RuntimeError, ValueError) as exc:
+                log.warning("could not update the ANN index of space %r (%s); it is "
+                            "brought up to date by the next search", space, exc)
+        self._ann_written.clear()
 
     def vectors(
         self, space: str, ids: Iterable[str] | None = None
