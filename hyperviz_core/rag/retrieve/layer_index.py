@@ -129,8 +129,14 @@ class LayerIndex:
         if not nums.size:
             return []
         inc = self.incident
-        cand = np.unique(np.concatenate(
-            [inc.indices[inc.indptr[i]:inc.indptr[i + 1]] for i in nums.tolist()]))
+        hit = np.concatenate([inc.indices[inc.indptr[i]:inc.indptr[i + 1]]
+                              for i in nums.tolist()])
+        if hit.size > 4096:  # hubs: sorted distinct through a mask (no sort or hash)
+            seen = np.zeros(len(self.ids), dtype=bool)
+            seen[hit] = True
+            cand = np.flatnonzero(seen)
+        else:
+            cand = np.unique(hit)
         if not cand.size:
             return []
         mask = np.zeros(len(self.keys), dtype=bool)

