@@ -53,7 +53,7 @@ class EntityMerge:
         self.first_name = ""
         self.lines: dict[str, None] = {}
         self.chars = 0
-        self.metas: list[str] = []
+        self.metas: dict[str, None] = {}  # distinct, first occurrence first
         self.n = 0
         self.last: tuple[str, int] | None = None
 
@@ -71,7 +71,7 @@ class EntityMerge:
             out.lines = dict.fromkeys(desc.split("\n"))
             out.chars = len(desc) + 1
         if meta != "{}":
-            out.metas.append(meta)
+            out.metas[meta] = None
         out.n = int(n)
         out.last = (str(last_doc), int(last_idx))
         return out
@@ -94,8 +94,8 @@ class EntityMerge:
                     self.limit is None or self.chars + len(line) <= self.limit):
                 self.lines[line] = None
                 self.chars += len(line) + 1
-        if meta != "{}":
-            self.metas.append(meta)
+        if meta != "{}" and meta not in self.metas:  # a repeat adds nothing: earlier wins
+            self.metas[meta] = None
         self.n += 1
         self.last = (doc_id, idx)
 
@@ -104,7 +104,7 @@ class EntityMerge:
         typ = (max(self.types.items(), key=lambda t: (t[1], -self.first_type[t[0]]))[0]
                if self.types else "entity")
         meta: dict[str, Any] = {}
-        for m in reversed(self.metas):
+        for m in reversed(list(self.metas)):
             meta.update(loads(m))
         return (self.name if self.name is not None else self.first_name, typ,
                 "\n".join(self.lines), meta)

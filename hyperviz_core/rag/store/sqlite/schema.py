@@ -8,6 +8,7 @@ and the LLM-call cache. JSON is used for lists and dicts; nothing is pickled.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -132,7 +133,18 @@ def dumps(value: Any) -> str:
     """
     if not value and isinstance(value, dict | list | tuple):
         return "{}" if isinstance(value, dict) else "[]"
+    if type(value) is dict and len(value) <= 4 and all(
+            type(k) is str and type(v) in _SCALARS for k, v in value.items()):
+        return _small_dict(tuple(sorted(value.items())))  # e.g. {"mentions": 1}, repeated
     return _ENCODER.encode(value)
+
+
+_SCALARS = (str, int, float, bool)
+
+
+@functools.lru_cache(maxsize=4096)
+def _small_dict(items: tuple[tuple[str, Any], ...]) -> str:
+    return _ENCODER.encode(dict(items))
 
 
 def loads(text: str) -> Any:
@@ -200,8 +212,10 @@ def init_schema(conn: sqlite3.Connection, version: str) -> None:
 # ---------------------------------------------------------------------------- opening
 _RETRY_S = 60.0  # how long opening waits out other processes' locks
 #: page cache of a writable connection (KiB; SQLite's default is 2 MiB): a batch touches
-#: pages of many B-trees (mentions by key, incidences, merged rows)
-CACHE_KIB = 16 * 1024
+#: pages of many B-trees (mentions by key, incidences, merged rows). 64 MiB: indexing 10 MB
+#: of the scale benchmark's text took 5.2–5.6 s less than with 16 MiB in two paired runs
+#: (9–12 %), peak RSS about 50 MiB more
+CACHE_KIB = 64 * 1024
 
 
 def _is_busy(exc: sqlite3.Error) -> bool:
