@@ -69,6 +69,7 @@ class LayerIndex:
         self.incident = inc  # entity number → sorted hyperedge numbers (= id order)
         self._num: dict[str, int] = {}
         self._smallest: dict[tuple[str, int], list[str]] = {}
+        self._member_lists: dict[str, list[str]] = {}
 
     def _edge(self, hid: str) -> int | None:
         j = self._num.get(hid)
@@ -162,13 +163,22 @@ class LayerIndex:
         return out
 
     def members(self, hids: Iterable[str]) -> dict[str, list[str]]:
-        """Hyperedge id → member keys in member order (known ids)."""
+        """Hyperedge id → member keys in member order (known ids). The lists are remembered
+        (a hub's smallest hyperedges come back every query) and shared: do not change
+        them."""
         out: dict[str, list[str]] = {}
+        cache = self._member_lists
         for hid in hids:
-            j = self._edge(hid)
-            if j is not None:
-                out[hid] = self._key_array[self.member_ids[self.indptr[j]:self.indptr[j + 1]]
-                                           ].tolist()
+            found = cache.get(hid)
+            if found is None:
+                j = self._edge(hid)
+                if j is None:
+                    continue
+                found = self._key_array[self.member_ids[self.indptr[j]:self.indptr[j + 1]]
+                                        ].tolist()
+                if len(cache) < 500_000:
+                    cache[hid] = found
+            out[hid] = found
         return out
 
 

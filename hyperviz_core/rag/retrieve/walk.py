@@ -49,6 +49,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
+from scipy.linalg.blas import dsymv
 
 from ...model import Hypergraph
 from ..providers.offline import STOPWORDS, word_tokens
@@ -152,10 +153,13 @@ class EntityWalk:
         # row's entries in order, so every sum is the full matrix's row sum)
         self._to_entities = transition[:n_e][:, n_e:]
         self._to_edges = transition[n_e:][:, :n_e]
-        self._two_steps: FloatArray | None = None  # P_eh·P_he, dense, when small
+        # two steps as one dense product when small: P_eh·P_he = S·D_e⁻¹ with S the
+        # symmetric entity × entity matrix Σ_h [i∈h][j∈h]/|h| (BLAS symv reads half of it)
+        self._two_steps: FloatArray | None = None
+        self._inv_degree: FloatArray = inv[:n_e]
         if 0 < n_e <= DENSE_MAX_ENTITIES and n_e * n_e <= DENSE_RATIO * len(rows):
-            self._two_steps = np.asarray((self._to_entities @ self._to_edges).toarray(),
-                                         dtype=np.float64)
+            shared = (sp.csr_matrix(inc.multiply(inv[n_e:][None, :])) @ inc.T).toarray()
+            self._two_steps = np.asfortranarray(shared, dtype=np.float64)
         s_rows, s_cols, s_vals = spec
         self.specificity = sp.csr_matrix((s_vals, (s_rows, s_cols)), shape=(n_chunks, n_e))
         self._names: dict[tuple[str, ...], str] = {}
@@ -204,7 +208,8 @@ class EntityWalk:
                 p_e = restart.copy()  # p_e(1): no hyperedge mass at step 0
             with one_blas_thread():  # a few ms of work: helper threads would only spin
                 for _ in range(iterations // 2):
-                    p_e = restart + (damping * damping) * (self._two_steps @ p_e)
+                    p_e = restart + dsymv(damping * damping, self._two_steps,
+                                          self._inv_degree * p_e)
             out2: FloatArray = p_e
             return out2
         p_h = np.zeros(n_h, dtype=np.float64)
