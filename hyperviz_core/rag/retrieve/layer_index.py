@@ -176,7 +176,7 @@ class LayerIndex:
                     continue
                 found = self._key_array[self.member_ids[self.indptr[j]:self.indptr[j + 1]]
                                         ].tolist()
-                if len(cache) < 500_000:
+                if len(cache) < 200_000:
                     cache[hid] = found
             out[hid] = found
         return out

@@ -159,7 +159,7 @@ class EntityWalk:
         self._inv_degree: FloatArray = inv[:n_e]
         if 0 < n_e <= DENSE_MAX_ENTITIES and n_e * n_e <= DENSE_RATIO * len(rows):
             shared = (sp.csr_matrix(inc.multiply(inv[n_e:][None, :])) @ inc.T).toarray()
-            self._two_steps = np.asfortranarray(shared, dtype=np.float64)
+            self._two_steps = shared.T  # Fortran order without a copy (S is symmetric)
         s_rows, s_cols, s_vals = spec
         self.specificity = sp.csr_matrix((s_vals, (s_rows, s_cols)), shape=(n_chunks, n_e))
         self._names: dict[tuple[str, ...], str] = {}
