@@ -212,10 +212,12 @@ def init_schema(conn: sqlite3.Connection, version: str) -> None:
 # ---------------------------------------------------------------------------- opening
 _RETRY_S = 60.0  # how long opening waits out other processes' locks
 #: page cache of a writable connection (KiB; SQLite's default is 2 MiB): a batch touches
-#: pages of many B-trees (mentions by key, incidences, merged rows). 64 MiB: indexing 10 MB
-#: of the scale benchmark's text took 5.2–5.6 s less than with 16 MiB in two paired runs
-#: (9–12 %), peak RSS about 50 MiB more
-CACHE_KIB = 64 * 1024
+#: pages of many B-trees (mentions by key, incidences, merged rows)
+CACHE_KIB = 16 * 1024
+#: ... raised to this while ``add_documents`` writes (unless the caller set another size):
+#: indexing 10 MB of the scale benchmark's text took 5.2–5.6 s less with 64 MiB than with
+#: 16 MiB in two paired runs (9–12 %); readers keep the smaller cache
+WRITE_CACHE_KIB = 64 * 1024
 
 
 def _is_busy(exc: sqlite3.Error) -> bool:

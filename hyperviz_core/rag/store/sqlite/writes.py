@@ -29,9 +29,10 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +45,7 @@ from ..batch import merge_vectors, split_repeats, vector_changes
 from ..protocol import SummarizeFn
 from .merge import MentionWriter
 from .rebuild import Rebuilder
-from .schema import SCHEMA_VERSION, dumps
+from .schema import CACHE_KIB, SCHEMA_VERSION, WRITE_CACHE_KIB, dumps
 from .upgrade import schema_version, upgrade
 
 __all__ = ["DocumentWritesMixin"]
@@ -115,7 +116,7 @@ class DocumentWritesMixin:
         if not items:
             return out
         self._need_writable(f"add document {items[0].doc.id!r}")
-        with self._lock:
+        with self._lock, self._write_cache():
             self._sync_external()
             for part in split_repeats(items):
                 if all(self.document_hash(it.doc.id) == it.doc.hash for it in part):
@@ -128,6 +129,20 @@ class DocumentWritesMixin:
                 out.embedded += embedded
                 out.transactions += 1
         return out
+
+    @contextlib.contextmanager
+    def _write_cache(self) -> Iterator[None]:
+        """The page cache of a batch write: :data:`~.schema.WRITE_CACHE_KIB` while it runs,
+        unless the connection's size was changed from the default (``page_cache``)."""
+        size = int(self._conn.execute("PRAGMA cache_size").fetchone()[0])
+        raise_it = size == -CACHE_KIB
+        if raise_it:
+            self._conn.execute(f"PRAGMA cache_size = -{WRITE_CACHE_KIB}")
+        try:
+            yield
+        finally:
+            if raise_it:
+                self._conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
 
     def schema_version(self) -> int:
         """The schema version of the store file (:data:`~.schema.SCHEMA_VERSION` once
