@@ -42,14 +42,17 @@ def _full_walk(hg: Hypergraph, seeds: dict[str, float], damping: float, iteratio
     return p[: len(keys)]
 
 
-def _random_hypergraph(seed: int) -> Hypergraph:
+def _random_hypergraph(seed: int, entities: int = 60, facts: int = 150, largest: int = 5
+                       ) -> Hypergraph:
+    """``facts`` random hyperedges of 2..``largest`` of ``entities`` entities."""
     rnd = random.Random(seed)
     hg = Hypergraph()
-    names = [f"entity {i}" for i in range(60)]
+    names = [f"entity {i}" for i in range(entities)]
     for name in names:
         hg.add_entity(Entity(name=name))
-    for _ in range(150):
-        hg.add_hyperedge(Hyperedge(members=rnd.sample(names, rnd.randint(2, 5))))
+    for i in range(facts):
+        hg.add_hyperedge(Hyperedge(members=rnd.sample(names, rnd.randint(2, largest)),
+                                   description=f"fact {i}"))
     return hg
 
 
@@ -74,15 +77,7 @@ def test_pagerank_without_seeds_is_zero() -> None:
 
 def _dense_hypergraph(seed: int) -> Hypergraph:
     """Few entities, many facts: the walk takes the two-step dense matrix."""
-    rnd = random.Random(seed)
-    hg = Hypergraph()
-    names = [f"entity {i}" for i in range(12)]
-    for name in names:
-        hg.add_entity(Entity(name=name))
-    for i in range(80):
-        hg.add_hyperedge(Hyperedge(members=rnd.sample(names, rnd.randint(2, 4)),
-                                   description=f"fact {i}"))
-    return hg
+    return _random_hypergraph(seed, entities=12, facts=80, largest=4)
 
 
 @pytest.mark.parametrize("iterations", [0, 1, 2, 7, 12])
