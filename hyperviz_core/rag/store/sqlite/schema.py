@@ -73,9 +73,8 @@ CREATE TABLE IF NOT EXISTS llm_cache (
 
 # Mentions, incidences and key entities are clustered by the key they are read by (WITHOUT
 # ROWID: one B-tree fewer per row than schema 1's rowid tables with a separate index).
-# Schema 3: a mention whose description is a passage of its chunk's text (the heuristic
-# extractor's sentences) stores it as (d_start, d_len) into that text and an empty
-# ``description`` (:mod:`.spans`); the columns come last, as ``ALTER TABLE`` adds them.
+# Schema 3: a description that is a passage of the chunk's text is stored as (d_start,
+# d_len) into it (:mod:`.spans`); the columns come last, as ``ALTER TABLE`` adds them.
 _MENTIONS = """
 CREATE TABLE IF NOT EXISTS entity_mentions (
     chunk_id TEXT NOT NULL REFERENCES chunks(id) ON DELETE CASCADE,
@@ -214,9 +213,8 @@ _RETRY_S = 60.0  # how long opening waits out other processes' locks
 #: page cache of a writable connection (KiB; SQLite's default is 2 MiB): a batch touches
 #: pages of many B-trees (mentions by key, incidences, merged rows)
 CACHE_KIB = 16 * 1024
-#: ... raised to this while ``add_documents`` writes (unless the caller set another size):
-#: indexing 10 MB of the scale benchmark's text took 5.2–5.6 s less with 64 MiB than with
-#: 16 MiB in two paired runs (9–12 %); readers keep the smaller cache
+#: ... raised to this while ``add_documents`` writes (a caller's own size is kept): 10 MB of
+#: the scale benchmark indexed 9–12 % faster than with 16 MiB (paired runs); readers keep 16
 WRITE_CACHE_KIB = 64 * 1024
 
 
