@@ -367,3 +367,29 @@ def test_empty_document_is_stored_without_chunks(store: HypergraphStore) -> None
     assert store.add_document(doc, []).status == "added"
     assert store.add_document(doc, []).status == "skipped"
     assert store.check() == [] and store.stats().chunks == 0
+
+
+def test_write_page_cache_is_raised_only_while_writing(tmp_path: Path) -> None:
+    """A batch write runs with the larger write cache and gives the default back; a size a
+    caller set with ``page_cache`` is kept through the write."""
+    from hyperviz_core.rag.store.sqlite.schema import CACHE_KIB, WRITE_CACHE_KIB
+
+    seen: list[int] = []
+    with HypergraphStore(tmp_path) as store:
+        size = lambda: int(store._conn.execute("PRAGMA cache_size").fetchone()[0])  # noqa: E731
+        original = store._write_batch
+
+        def spy(*args: object, **kwargs: object) -> object:
+            seen.append(size())
+            return original(*args, **kwargs)  # type: ignore[arg-type]
+
+        store._write_batch = spy  # type: ignore[method-assign]
+        doc = Document(id="d1", text="Ada Falk founded the library.")
+        store.add_document(doc, [Chunk(id="c1", doc_id="d1", text=doc.text)], [])
+        assert size() == -CACHE_KIB
+        with store.page_cache(2048):
+            doc2 = Document(id="d2", text="Bruno Dorn joined it.")
+            store.add_document(doc2, [Chunk(id="c2", doc_id="d2", text=doc2.text)], [])
+            assert size() == -2048
+        assert size() == -CACHE_KIB
+    assert seen == [-WRITE_CACHE_KIB, -2048]

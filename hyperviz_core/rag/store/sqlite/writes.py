@@ -32,7 +32,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +71,7 @@ class DocumentWritesMixin:
     _vector_format: Callable[[], tuple[tuple[str, ...], str]]
     document_hash: Callable[[str], str | None]
     has_document: Callable[[str], bool]
+    page_cache: Callable[[int], contextlib.AbstractContextManager[None]]
 
     def add_document(
         self,
@@ -130,19 +131,13 @@ class DocumentWritesMixin:
                 out.transactions += 1
         return out
 
-    @contextlib.contextmanager
-    def _write_cache(self) -> Iterator[None]:
-        """The page cache of a batch write: :data:`~.schema.WRITE_CACHE_KIB` while it runs,
-        unless the connection's size was changed from the default (``page_cache``)."""
+    def _write_cache(self) -> contextlib.AbstractContextManager[None]:
+        """The page cache of a batch write: :data:`~.schema.WRITE_CACHE_KIB` while it runs
+        (:meth:`page_cache`), unless a caller changed the connection's default size."""
         size = int(self._conn.execute("PRAGMA cache_size").fetchone()[0])
-        raise_it = size == -CACHE_KIB
-        if raise_it:
-            self._conn.execute(f"PRAGMA cache_size = -{WRITE_CACHE_KIB}")
-        try:
-            yield
-        finally:
-            if raise_it:
-                self._conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+        if size != -CACHE_KIB:
+            return contextlib.nullcontext()
+        return self.page_cache(WRITE_CACHE_KIB)
 
     def schema_version(self) -> int:
         """The schema version of the store file (:data:`~.schema.SCHEMA_VERSION` once
