@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..types import Chunk
+from .distinct import sorted_distinct
 from .lexical import bm25_values, query_tokens, tokens
 from .lexicon import QueryLexicon
 from .topk import best_first
@@ -110,12 +111,7 @@ class CandidateIndex:
         fresh = arr[self.pos[arr] < 0] if arr.size else arr
         if not fresh.size:
             return
-        if fresh.size > 256:  # sorted distinct ordinals through a mask: no sort or hash
-            mask = np.zeros(self.view.n, dtype=bool)
-            mask[fresh] = True
-            new = np.flatnonzero(mask)
-        else:
-            new = np.unique(fresh)
+        new = sorted_distinct(fresh, self.view.n)
         if new.size:
             self.pos[new] = np.arange(len(self.ords), len(self.ords) + new.size)
             self.ords.extend(new.tolist())

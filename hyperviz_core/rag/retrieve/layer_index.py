@@ -29,6 +29,7 @@ import numpy.typing as npt
 import scipy.sparse as sp
 
 from ...model import Entity, Hyperedge
+from .distinct import sorted_distinct
 
 __all__ = ["IndexedLayer", "LayerIndex", "ObjectReads"]
 
@@ -132,12 +133,7 @@ class LayerIndex:
         inc = self.incident
         hit = np.concatenate([inc.indices[inc.indptr[i]:inc.indptr[i + 1]]
                               for i in nums.tolist()])
-        if hit.size > 4096:  # hubs: sorted distinct through a mask (no sort or hash)
-            seen = np.zeros(len(self.ids), dtype=bool)
-            seen[hit] = True
-            cand = np.flatnonzero(seen)
-        else:
-            cand = np.unique(hit)
+        cand = sorted_distinct(hit, len(self.ids), mask_above=4096)  # hubs: a mask
         if not cand.size:
             return []
         mask = np.zeros(len(self.keys), dtype=bool)
