@@ -19,6 +19,8 @@ import sys
 from pathlib import Path
 from typing import Any, Literal
 
+from .argtypes import positive_int
+
 __all__ = ["register"]
 
 FAKE_SPECS = ("fake", "fake-noisy")
@@ -172,16 +174,6 @@ def _tune(args: argparse.Namespace) -> int:
     return 0
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
-    return value
-
-
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--from", dest="source", required=True, metavar="STORE|HIF",
                    help="a VizRAG store (directory or .sqlite) or a HIF JSON file")
@@ -199,7 +191,7 @@ def register(sub: Any) -> None:
     ps = p.add_subparsers(dest="probes_command", metavar="ACTION", required=True)
     mk = ps.add_parser("make", help="write probe images, exports and probes.jsonl")
     _common(mk)
-    mk.add_argument("--n", type=_positive, default=20, help="number of probes (default 20)")
+    mk.add_argument("--n", type=positive_int, default=20, help="number of probes (default 20)")
     mk.add_argument("--out", required=True, help="output folder")
     mk.add_argument("--layout", action="append", metavar="NAME",
                     help="layout (repeatable; default: set-force + bi-inc)")
@@ -226,10 +218,10 @@ def register(sub: Any) -> None:
     _common(t)
     t.add_argument("--llm", default=None, metavar="PROVIDER:MODEL",
                    help="vision model; 'fake'/'fake-noisy' = FAKE (answers from the export)")
-    t.add_argument("--k", type=_positive, default=15, help="probes per candidate (default 15)")
+    t.add_argument("--k", type=positive_int, default=15, help="probes per candidate (default 15)")
     t.add_argument("--grid", action="append", metavar="NAME=V1,V2",
                    help="grid values of w_v, w_e, gamma, alpha or beta (repeatable)")
-    t.add_argument("--show", type=_positive, default=10, help="table rows to print")
+    t.add_argument("--show", type=positive_int, default=10, help="table rows to print")
     t.add_argument("--save", default=None,
                    help="where to save (default: beside the store; a .json path for HIF)")
     t.set_defaults(func=_tune)

@@ -14,6 +14,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from .argtypes import positive_int
+
 __all__ = ["register"]
 
 
@@ -142,16 +144,6 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
-    return value
-
-
 def register(sub: Any) -> None:
     """Add the ``render`` subcommand."""
     p = sub.add_parser("render", help="render a HIF hypergraph to PNG + JSON export",
@@ -160,14 +152,14 @@ def register(sub: Any) -> None:
     p.add_argument("--layout", action="append", metavar="NAME",
                    help="layout (repeatable; default: set-force + bi-inc)")
     p.add_argument("--query", default=None, help="query text for query-aware pruning")
-    p.add_argument("--max-entities", type=_positive, default=None)
-    p.add_argument("--max-hyperedges", type=_positive, default=None)
+    p.add_argument("--max-entities", type=positive_int, default=None)
+    p.add_argument("--max-hyperedges", type=positive_int, default=None)
     p.add_argument("--no-prune", action="store_true", help="disable congestion control")
     p.add_argument("--force", action="store_true",
                    help=f"allow --no-prune above {NO_PRUNE_LIMIT} entities (slow)")
     p.add_argument("--style", default=None, help="style JSON file (fields of Style)")
     p.add_argument("--collage", action="store_true", help="grid of panels, one per layout")
-    p.add_argument("--cols", type=_positive, default=3, help="collage columns (1-4)")
+    p.add_argument("--cols", type=positive_int, default=3, help="collage columns (1-4)")
     p.add_argument("--html", default=None, help="also write the HTML viewer here")
     p.add_argument("--caption", action="store_true", help="print the caption")
     p.add_argument("--out", required=True, help="output PNG path (JSON written beside it)")
