@@ -31,7 +31,8 @@ A retrieved passage should score high when
   light stem ("apprenticed" → "apprentice", ``word_forms``).
 
 ``final = w_bm25·bm25 + w_vector·vec + w_graph·(graph + w_ppr·ppr)`` with every component
-scaled to ``[0, 1]`` by its maximum over the corpus. Weights live in :class:`RankWeights`
+scaled to ``[0, 1]`` by its maximum over the corpus (the vector cosines min-max over the
+chunks the vector search returned, see :func:`_direct`). Weights live in :class:`RankWeights`
 (tuned on the MuSiQue/HotpotQA dev questions — the same questions the benchmark reports;
 no per-question settings).
 """
@@ -235,13 +236,22 @@ def _support(index: RankIndex, pos: int, ents: Mapping[str, float], w: RankWeigh
 
 def _direct(index: RankIndex, query: str, vector_scores: Mapping[str, float] | None,
             w: RankWeights) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """(scaled BM25, scaled chunk-vector cosine, their weighted sum) of every chunk."""
+    """(scaled BM25, scaled chunk-vector cosine, their weighted sum) of every chunk.
+
+    When the vector scores are fused with other evidence they are min-max scaled over the
+    chunks the vector search returned (relative-score fusion): the best gets 1, the last of
+    the ``chunk_vector_k`` gets 0 — like every chunk the search did not return. Scaled by
+    the maximum only, cosines bunch near the top (0.45–0.6 for MiniLM), so any chunk of the
+    vector top-k would jump above every other chunk whatever its other evidence."""
     bm = _scaled(index.bm25(query))
     vec = np.zeros(len(index), dtype=np.float64)
-    for cid, s in sorted((vector_scores or {}).items()):
-        pos = index.position.get(cid)
-        if pos is not None:
-            vec[pos] = max(float(s), 0.0)
+    given = [(pos, max(float(s), 0.0)) for cid, s in sorted((vector_scores or {}).items())
+             if (pos := index.position.get(cid)) is not None]
+    if given:
+        at = np.asarray([p for p, _ in given], dtype=np.int64)
+        vals = np.asarray([s for _, s in given], dtype=np.float64)
+        low = float(vals.min()) if w.bm25 > 0 or w.graph > 0 else 0.0
+        vec[at] = vals - low if float(vals.max()) > low else vals  # all equal: all 1
     vec = _scaled(vec)
     return bm, vec, w.bm25 * bm + (w.vector or 0.0) * vec
 
