@@ -22,7 +22,8 @@ ranks *the same passages* with every method:
   the entity a document opens with), ``-feedback`` (no feedback pass), ``-ppr`` (no
   personalised PageRank over the entity–hyperedge graph), ``-graph`` (no hypergraph
   evidence at all), ``-repair`` (no repair of query words no chunk contains: spelling
-  variants of entity names, word forms).
+  variants of entity names, word forms) and, with a semantic embedder, ``-minmax``
+  (chunk-vector cosines scaled by their maximum instead of min-max over the vector top-k).
 
 Recall@k = |top-k passages ∩ gold| / |gold| averaged over the questions (MuSiQue passages are
 matched by index, ``gold_corpus_idx``), also per hop count; latency = wall time of one query
@@ -72,6 +73,7 @@ from bench_corpus import (
     print_table,
     windows,
 )
+from bench_vectors import StoredVectors, load_vectors
 
 from hyperviz_core.rag import HashingEmbedder, RankWeights, VizRAG
 
@@ -114,11 +116,14 @@ def cache_key(corpus: Corpus, embedder: Any) -> str:
 
 
 def open_engine(corpus: Corpus, embedder: Any, cache: Path, rebuild: bool,
-                progress: bool, store: Path | None = None) -> tuple[VizRAG, str]:
+                progress: bool, store: Path | None = None,
+                vectors_from: Sequence[Path] = ()) -> tuple[VizRAG, str]:
     """The engine over a cached (or freshly built) store, and a line saying which.
 
     A store is built under a ``.partial`` name and renamed when complete, so an interrupted
-    build is never reused; ``store`` (``--store``) replaces the cache entry.
+    build is never reused; ``store`` (``--store``) replaces the cache entry. A build reuses
+    the vectors of the ``vectors_from`` stores (``--vectors-from``, :mod:`bench_vectors`);
+    queries always embed with ``embedder`` itself.
     """
     key = cache_key(corpus, embedder) if store is None else store.name
     final = cache / key if store is None else store
@@ -130,11 +135,17 @@ def open_engine(corpus: Corpus, embedder: Any, cache: Path, rebuild: bool,
     shutil.rmtree(part, ignore_errors=True)
     part.mkdir(parents=True)
     t0 = time.perf_counter()
-    engine = VizRAG(part, embedder=embedder, show_progress=progress)
+    build = embedder
+    if vectors_from:
+        build = StoredVectors(embedder, load_vectors(vectors_from, embedder.name, embedder.dim))
+    engine = VizRAG(part, embedder=build, show_progress=progress)
     engine.insert(corpus.docs)
     engine.close()
     seconds = time.perf_counter() - t0
     (part / "complete").write_text(f"{seconds:.1f}\n")
+    if isinstance(build, StoredVectors):
+        print(f"vectors: {build.reused} reused from {', '.join(map(str, vectors_from))}, "
+              f"{build.embedded} embedded")
     try:
         part.rename(final)
     except OSError:  # another run finished the same store first
@@ -294,8 +305,9 @@ def passage_scorer(texts: Sequence[str]) -> Callable[[dict[str, Any], list[int]]
 
 
 # ------------------------------------------------------------------ main
-def ablations() -> list[tuple[str, RankWeights]]:
-    """vizrag variants with one evidence weight set to 0 (weights that exist only)."""
+def ablations(embedder: Any = None) -> list[tuple[str, RankWeights]]:
+    """vizrag variants with one evidence weight set to 0 (weights that exist only); with a
+    semantic embedder also ``-minmax``: chunk-vector cosines scaled by their maximum only."""
     base = RankWeights()
     fields = base.model_dump()
     out = []
@@ -307,6 +319,9 @@ def ablations() -> list[tuple[str, RankWeights]]:
     if fields.get("spelling", 0) > 0 or fields.get("word_forms"):
         out.append(("vizrag-repair", base.model_copy(update={"spelling": 0.0,
                                                               "word_forms": False})))
+    if "vector_scaling" in fields and embedder is not None and base.for_embedder(
+            embedder).vector:
+        out.append(("vizrag-minmax", base.model_copy(update={"vector_scaling": "max"})))
     return out
 
 
@@ -319,7 +334,7 @@ def bench(corpus: Corpus, args: argparse.Namespace, embedder: Any) -> dict[str, 
     k = max(KS)
     cache: Path = args.cache
     engine, how = open_engine(corpus, embedder, cache, args.rebuild, args.progress,
-                              args.store)
+                              args.store, args.vectors_from)
     stats = engine.stats()
     questions = corpus.questions[: QUICK if args.quick else args.limit]
     print(f"dataset {corpus.name}: {len(corpus.docs)} documents, {len(questions)} questions; "
@@ -343,7 +358,7 @@ def bench(corpus: Corpus, args: argparse.Namespace, embedder: Any) -> dict[str, 
     for mode in ("naive", "hyper-lite", "vizrag"):
         methods.append((mode, engine_ranker(engine, unit_of, k, mode)))
     if not args.quick:
-        for name, weights in ablations():
+        for name, weights in ablations(embedder):
             methods.append((_ablation_name(name, corpus.titled),
                             engine_ranker(engine, unit_of, k, "vizrag", weights=weights)))
     rows = run_rows(methods, questions, passage_scorer(texts))
@@ -387,7 +402,7 @@ def _bench_answers(corpus: Corpus, engine: VizRAG, embedder: Any,
     eng = [(m, engine_hits(m)) for m in ("naive", "hyper-lite", "vizrag")]
     if not args.quick:
         eng += [(_ablation_name(n, False), engine_hits("vizrag", weights=w))
-                for n, w in ablations()]
+                for n, w in ablations(embedder)]
 
     def scorer(units: Sequence[str]) -> Callable[[dict[str, Any], list[int]], dict[str, float]]:
         def score(q: dict[str, Any], ranked: list[int]) -> dict[str, float]:
@@ -437,6 +452,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--store", type=Path, default=None,
                         help="use this store directory instead of the cache (one dataset; "
                         "a store holding a finished index is used as it is)")
+    parser.add_argument("--vectors-from", type=Path, nargs="+", default=[], metavar="STORE",
+                        help="when building, reuse the vectors these stores of the same "
+                        "embedder hold for the same texts (by text hash; the rest is "
+                        "embedded)")
     parser.add_argument("--ablations", action="store_true",
                         help="(kept for old commands; ablation rows are always printed)")
     parser.add_argument("--no-progress", dest="progress", action="store_false",

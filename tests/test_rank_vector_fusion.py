@@ -55,3 +55,9 @@ def test_equal_cosines_all_count_fully() -> None:
                       weights=RankWeights(vector=1.0, graph=0.0), top_k=4)
     parts = {index.chunks[sc.index].id: sc.parts["vector"] for sc in out}
     assert parts["c2"] == parts["c3"] == 1.0
+
+
+def test_max_scaling_is_the_ablation() -> None:
+    got = _ranked(RankWeights(vector=1.0, graph=0.0, vector_scaling="max"))
+    assert got["c3"][1]["vector"] == pytest.approx(0.5 / 0.6, abs=1e-6)
+    assert got["c3"][0] < got["c4"][0]  # the tail of the vector top-k jumps the BM25 hit

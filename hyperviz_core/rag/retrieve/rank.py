@@ -42,7 +42,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -137,6 +137,11 @@ class RankWeights(BaseModel):
     """Least character-trigram Dice similarity of such a spelling variant."""
     word_forms: bool = True
     """Replace a query word no chunk contains by the corpus words sharing its light stem."""
+    vector_scaling: Literal["minmax", "max"] = "minmax"
+    """How fused chunk-vector cosines are scaled to [0, 1]: ``"minmax"`` over the chunks the
+    vector search returned (relative-score fusion; the last of them counts as not returned)
+    or ``"max"`` (divided by the best only: the ranking before; the benchmark's ``-minmax``
+    row). Chosen by reasoning, not tuned: see :func:`_direct`."""
 
     def for_embedder(self, embedder: object) -> RankWeights:
         """These weights with ``vector`` resolved for ``embedder`` when it is ``None``.
@@ -250,7 +255,8 @@ def _direct(index: RankIndex, query: str, vector_scores: Mapping[str, float] | N
     if given:
         at = np.asarray([p for p, _ in given], dtype=np.int64)
         vals = np.asarray([s for _, s in given], dtype=np.float64)
-        low = float(vals.min()) if w.bm25 > 0 or w.graph > 0 else 0.0
+        fused = w.bm25 > 0 or w.graph > 0
+        low = float(vals.min()) if fused and w.vector_scaling == "minmax" else 0.0
         vec[at] = vals - low if float(vals.max()) > low else vals  # all equal: all 1
     vec = _scaled(vec)
     return bm, vec, w.bm25 * bm + (w.vector or 0.0) * vec
