@@ -37,6 +37,7 @@ class Corpus:
     questions: list[dict[str, Any]]
     titled: bool = True
     notes: list[str] = field(default_factory=list)
+    data: Path | None = None  # the dataset folder (the novels' --triples reads it again)
 
 
 def load_corpus(data: Path, untitled: bool) -> Corpus:
@@ -68,7 +69,46 @@ def _novels(data: Path, raw: list[dict[str, Any]]) -> Corpus:
     questions = [q for q in _jsonl(data / "questions.jsonl")
                  if q.get("question_type") == "Fact Retrieval"
                  and len(str(q["answer"]).split()) <= 4]
-    return Corpus(data.name, "answers", docs, [d.text for d in docs], questions, titled=False)
+    return Corpus(data.name, "answers", docs, [d.text for d in docs], questions, titled=False,
+                  data=data)
+
+
+_TRIPLE = re.compile(r"^\s*\((.*)\)\s*\.?\s*$", re.S)
+
+
+def triple_questions(data: Path, exclude: set[str], texts: Sequence[str],
+                     max_units: int = 50) -> list[dict[str, Any]]:
+    """The novels' other questions (``--triples``): every question not in ``exclude`` whose
+    ``evidence_triple`` "(head, relation, tail)" has a head and a tail of 3+ characters that
+    occur together in 1 to ``max_units`` of ``texts`` (the engine's chunks) — answerable and
+    specific. Each gets ``head`` and ``tail``; a hit is a top-5 unit holding both
+    (:func:`pair_hit`)."""
+    unit_words = [words(t) for t in texts]
+    out = []
+    for q in _jsonl(data / "questions.jsonl"):
+        m = _TRIPLE.match(str(q.get("evidence_triple") or ""))
+        parts = [p.strip() for p in m.group(1).split(",")] if m else []
+        if str(q["id"]) in exclude or len(parts) < 3:
+            continue
+        head, tail = words(parts[0]), words(parts[-1])
+        if len(head.strip()) < 3 or len(tail.strip()) < 3:
+            continue
+        n = sum(1 for w in unit_words if head in w and tail in w)
+        if 1 <= n <= max_units:
+            out.append({**q, "head": parts[0], "tail": parts[-1]})
+    return out
+
+
+def pair_hit(head: str, tail: str, texts: Sequence[str]) -> bool:
+    """``head`` and ``tail`` (words, in order each) occur together in one of ``texts``.
+
+    >>> pair_hit("Hank Snow", "Nova Scotia", ["Hank Snow was born in Nova Scotia.", "x"])
+    True
+    >>> pair_hit("Hank Snow", "Nova Scotia", ["Hank Snow", "Nova Scotia"])
+    False
+    """
+    h, t = words(head), words(tail)
+    return any(h in w and t in w for w in map(words, texts))
 
 
 def words(text: str) -> str:

@@ -68,9 +68,11 @@ from bench_corpus import (
     Row,
     answer_hit,
     load_corpus,
+    pair_hit,
     print_margins,
     print_split,
     print_table,
+    triple_questions,
     windows,
 )
 from bench_vectors import StoredVectors, load_vectors
@@ -418,8 +420,33 @@ def _bench_answers(corpus: Corpus, engine: VizRAG, embedder: Any,
     print_margins(rows, "hit@5", ("flat-bm25", "flat-dense"))
     if args.split:
         print_split(rows, questions, ["hit@5"], "hit@5", ("flat-bm25", "flat-dense"))
+    if args.triples:
+        _bench_triples(corpus, questions, flat, eng, wtexts, by_index)
     engine.close()
     return _summary(corpus, questions, rows)
+
+
+def _bench_triples(corpus: Corpus, scored: Sequence[dict[str, Any]],
+                   flat: Sequence[tuple[str, Ranker]], eng: Sequence[tuple[str, Ranker]],
+                   wtexts: Sequence[str], chunk_texts: Sequence[str]) -> None:
+    """``--triples``: the same rows on the novels' other questions (not the scored ones),
+    a hit = the evidence triple's head and tail in one top-5 unit."""
+    if corpus.data is None:
+        return
+    qs = triple_questions(corpus.data, {str(q["id"]) for q in scored}, chunk_texts)
+
+    def scorer(units: Sequence[str]) -> Callable[[dict[str, Any], list[int]], dict[str, float]]:
+        def score(q: dict[str, Any], ranked: list[int]) -> dict[str, float]:
+            return {"pair@5": float(pair_hit(str(q["head"]), str(q["tail"]),
+                                             [units[i] for i in ranked[:5]]))}
+        return score
+
+    rows = run_rows(flat, qs, scorer(wtexts)) + run_rows(eng, qs, scorer(chunk_texts))
+    print(f"\nthe other {len(qs)} questions of these novels (not the {len(scored)} above; "
+          "their evidence triple's head and tail occur together in 1-50 chunks): pair@5 = "
+          "head and tail in one top-5 unit")
+    print_table(rows, ["pair@5"])
+    print_margins(rows, "pair@5", ("flat-bm25", "flat-dense"))
 
 
 def _header(args: argparse.Namespace, embedder: Any) -> None:
@@ -463,6 +490,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--split", action="store_true",
                         help="also print the tables for half A (sha256 of the question id "
                         "even) and half B (odd) of the questions")
+    parser.add_argument("--triples", action="store_true",
+                        help="novels: also rank the other questions of the novels, scored "
+                        "by their evidence triple (head and tail in one top-5 unit)")
     parser.add_argument("--json", action="store_true", help="print a JSON summary at the end")
     args = parser.parse_args(argv)
     args.progress = args.progress and sys.stderr.isatty()
