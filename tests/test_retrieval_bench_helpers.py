@@ -1,0 +1,65 @@
+"""Helpers of benchmarks/retrieval_bench.py: ``--triples`` questions and scoring, and
+``--vectors-from`` reuse of stored vectors (correctness only, no timings)."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+from hyperviz_core.rag import Document, HashingEmbedder, VizRAG
+
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+@pytest.fixture(scope="module")
+def mods() -> Iterator[tuple[ModuleType, ModuleType]]:
+    sys.path.insert(0, str(BENCH))
+    try:
+        yield importlib.import_module("bench_corpus"), importlib.import_module("bench_vectors")
+    finally:
+        sys.path.remove(str(BENCH))
+
+
+def test_triple_questions_keep_answerable_specific_pairs(
+        mods: tuple[ModuleType, ModuleType], tmp_path: Path) -> None:
+    corpus, _ = mods
+    triples = {"q1": "(Hank Snow, married, Min Aucoin).",
+               "q2": "(Hank Snow, married, Min Aucoin)",  # scored elsewhere: excluded
+               "q3": "(Hank Snow, visited, Paris)",        # never in one unit
+               "q4": "(Hank Snow, is, He)",                # tail too short
+               "q5": "Hank Snow married"}                  # not a triple
+    rows = [{"id": i, "question": "?", "evidence_triple": t} for i, t in triples.items()]
+    (tmp_path / "questions.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
+    texts = ["Hank Snow married Min Aucoin in 1935.", "Paris is far.", "Hank Snow sang."]
+    got = corpus.triple_questions(tmp_path, {"q2"}, texts)
+    assert [(q["id"], q["head"], q["tail"]) for q in got] == [("q1", "Hank Snow", "Min Aucoin")]
+    assert corpus.pair_hit("hank snow", "MIN AUCOIN", texts)
+    assert not corpus.pair_hit("Hank Snow", "Paris", texts)  # never in one unit
+
+
+def test_stored_vectors_are_reused_by_text_hash(
+        mods: tuple[ModuleType, ModuleType], tmp_path: Path) -> None:
+    _, vectors = mods
+    emb = HashingEmbedder()
+    rag = VizRAG(tmp_path / "old", embedder=emb, show_progress=False)
+    rag.insert([Document(id="d1", title="", text="Hank Snow was a Canadian country singer. "
+                         "He recorded Hello Love in Nashville.")])
+    chunk_text = rag.store.chunks()[0].text
+    rag.close()
+    stored = vectors.load_vectors([tmp_path / "old"], emb.name, emb.dim)
+    assert stored
+    wrapped = vectors.StoredVectors(emb, stored)
+    out = wrapped.embed([chunk_text, "a text no store holds"])
+    assert (wrapped.reused, wrapped.embedded) == (1, 1)
+    # the stored (float16) vector of the chunk, and a fresh one for the new text
+    assert np.allclose(out[0], emb.embed([chunk_text])[0], atol=1e-3)
+    assert np.array_equal(out[1], emb.embed(["a text no store holds"])[0])
+    with pytest.raises(SystemExit, match="holds vectors of"):
+        vectors.load_vectors([tmp_path / "old"], "another-embedder", emb.dim)
