@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from hyperviz_core.rag.store.compact import decode
 from hyperviz_core.rag.types import content_hash
 
 
@@ -44,9 +45,9 @@ def load_vectors(stores: Sequence[Path], name: str, dim: int) -> dict[str, npt.N
                 raise SystemExit(f"retrieval_bench: {store} holds vectors of "
                                  f"{meta.get('embedder_name')!r}/{meta.get('embedder_dim')}, "
                                  f"not {name!r}/{dim}")
-            for text_hash, blob in conn.execute("SELECT text_hash, vector FROM embeddings"):
-                dtype = np.float16 if len(blob) == 2 * dim else np.float32
-                out[str(text_hash)] = np.frombuffer(blob, dtype=dtype).astype(np.float32)
+            rows = conn.execute("SELECT text_hash, vector FROM embeddings").fetchall()
+            out.update(zip((str(h) for h, _ in rows), decode([b for _, b in rows], dim),
+                           strict=True))
         finally:
             conn.close()
     return out
