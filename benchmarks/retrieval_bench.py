@@ -380,6 +380,15 @@ def bench(corpus: Corpus, args: argparse.Namespace, embedder: Any) -> dict[str, 
     return _summary(corpus, questions, rows)
 
 
+def top_scorer(metric: str, hit: Callable[[dict[str, Any], list[str]], bool],
+               units: Sequence[str], k: int = 5
+               ) -> Callable[[dict[str, Any], list[int]], dict[str, float]]:
+    """Score ``metric`` = 1 when ``hit(question, top-k unit texts)``, else 0."""
+    def score(q: dict[str, Any], ranked: list[int]) -> dict[str, float]:
+        return {metric: float(hit(q, [units[i] for i in ranked[:k]]))}
+    return score
+
+
 def _bench_answers(corpus: Corpus, engine: VizRAG, embedder: Any,
                    questions: Sequence[dict[str, Any]], args: argparse.Namespace
                    ) -> dict[str, Any]:
@@ -406,13 +415,11 @@ def _bench_answers(corpus: Corpus, engine: VizRAG, embedder: Any,
         eng += [(_ablation_name(n, False), engine_hits("vizrag", weights=w))
                 for n, w in ablations(embedder)]
 
-    def scorer(units: Sequence[str]) -> Callable[[dict[str, Any], list[int]], dict[str, float]]:
-        def score(q: dict[str, Any], ranked: list[int]) -> dict[str, float]:
-            return {"hit@5": float(answer_hit(str(q["answer"]), [units[i] for i in ranked[:k]]))}
-        return score
+    def answer_in(q: dict[str, Any], top: list[str]) -> bool:
+        return answer_hit(str(q["answer"]), top)
 
-    rows = run_rows(flat, questions, scorer(wtexts)) + run_rows(eng, questions,
-                                                                 scorer(by_index))
+    rows = (run_rows(flat, questions, top_scorer("hit@5", answer_in, wtexts, k))
+            + run_rows(eng, questions, top_scorer("hit@5", answer_in, by_index, k)))
     _header(args, embedder)
     print(f"answer in top-5 (hit@5); flat rows rank {len(wins)} windows of {size} chars "
           f"(25% overlap), the engine {len(chunks)} chunks")
@@ -435,13 +442,11 @@ def _bench_triples(corpus: Corpus, scored: Sequence[dict[str, Any]],
         return
     qs = triple_questions(corpus.data, {str(q["id"]) for q in scored}, chunk_texts)
 
-    def scorer(units: Sequence[str]) -> Callable[[dict[str, Any], list[int]], dict[str, float]]:
-        def score(q: dict[str, Any], ranked: list[int]) -> dict[str, float]:
-            return {"pair@5": float(pair_hit(str(q["head"]), str(q["tail"]),
-                                             [units[i] for i in ranked[:5]]))}
-        return score
+    def pair_in(q: dict[str, Any], top: list[str]) -> bool:
+        return pair_hit(str(q["head"]), str(q["tail"]), top)
 
-    rows = run_rows(flat, qs, scorer(wtexts)) + run_rows(eng, qs, scorer(chunk_texts))
+    rows = (run_rows(flat, qs, top_scorer("pair@5", pair_in, wtexts))
+            + run_rows(eng, qs, top_scorer("pair@5", pair_in, chunk_texts)))
     print(f"\nthe other {len(qs)} questions of these novels (not the {len(scored)} above; "
           "their evidence triple's head and tail occur together in 1-50 chunks): pair@5 = "
           "head and tail in one top-5 unit")
