@@ -98,13 +98,16 @@ def make_embedder(spec: str) -> Any:
 
 def _code_hash() -> str:
     """Hash of the source of the extraction and chunking code (what a built index depends
-    on); found through the public classes, wherever their modules live."""
+    on): every module of the extractors' package (word lists and span finding included)
+    and the chunking module; found through the public classes, wherever they live."""
     from hyperviz_core.rag import HeuristicExtractor, HeuristicThemeExtractor, chunk_document
 
+    files: set[Path] = {Path(inspect.getfile(chunk_document))}
+    for obj in (HeuristicExtractor, HeuristicThemeExtractor):
+        files.update(Path(inspect.getfile(obj)).parent.rglob("*.py"))
     h = hashlib.sha256()
-    for obj in (HeuristicExtractor, HeuristicThemeExtractor, chunk_document):
-        for mod in sorted({inspect.getmodule(obj).__name__}):  # type: ignore[union-attr]
-            h.update(inspect.getsource(sys.modules[mod]).encode())
+    for f in sorted(files):
+        h.update(f.read_bytes())
     return h.hexdigest()[:12]
 
 
