@@ -106,6 +106,16 @@ def test_sentence_initial_common_word_is_not_a_name() -> None:
     assert {e.name for e in ext.entities} == {"Paris"}
 
 
+def test_prose_words_and_quoted_speech_are_not_names() -> None:
+    """Fiction: sentence adverbs, interjections and number words are not names, quoted
+    speech is not a title; quoted titles and names still are."""
+    text = ('"Ah! but wait, please!" said Tom. According to Mary, the song "Hello Love" was '
+            'sung at Deptford. Indeed, Two men came with Tom. Oh, Tom laughed. "Yes," said '
+            'Mary. Her novel "The Long Wait" sold well. He cried: "Come here!"')
+    names = {e.name for e in HeuristicExtractor().extract(chunk(text)).entities}
+    assert names == {"Tom", "Mary", "Hello Love", "Deptford", "The Long Wait"}
+
+
 def test_heuristic_extraction_on_a_passage() -> None:
     text = ("The Journal of Mathematical Physics is a peer-reviewed journal published monthly by "
             "the American Institute of Physics. The journal was first published bimonthly "

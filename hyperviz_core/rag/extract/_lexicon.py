@@ -143,3 +143,22 @@ _IMPERATIVES = _words(
     "name list give tell describe explain find identify compare show define summarize "
     "summarise state mention"
 )
+#: closed-class words that are never a name on their own, however capitalised: sentence
+#: adverbs and connectives ("According", "Indeed"), interjections ("Oh", "Yes"),
+#: quantifiers and indefinite pronouns ("Several", "Nothing"), number words ("Two",
+#: "Third") and imperatives of prose ("See", "Let"). Stop words are trimmed elsewhere.
+_NOT_NAMES = _words(
+    "according although though however moreover furthermore nevertheless nonetheless "
+    "notwithstanding besides hence therefore thus indeed perhaps probably possibly "
+    "certainly surely undoubtedly doubtless meanwhile afterwards afterward subsequently "
+    "finally lastly firstly secondly later earlier still yet even instead otherwise "
+    "accordingly consequently likewise similarly namely altogether anyway somehow sometimes "
+    "often usually always never already almost nearly quite rather really simply merely "
+    "else presently suddenly immediately soon today yesterday tomorrow tonight thereupon "
+    "wherefore whereupon oh ah alas yes nay aye hey hello hallo hurrah hush pshaw bah "
+    "o well why another several many much few none nothing nobody everyone "
+    "everybody everything something somebody someone anything anyone anybody whatever "
+    "whoever two three four five six seven eight nine ten eleven twelve twenty hundred "
+    "thousand second third fourth fifth sixth seventh eighth ninth tenth see look come let "
+    "pray"
+)

@@ -5,10 +5,12 @@ No model, no network, no randomness: the same text always gives the same output.
 What it does
     * Sentences are split on ``.!?`` (guarding common abbreviations and initials) and line
       breaks; sentences are split into clauses on ``;``, dashes and ``, but/while/whereas``.
-    * Entity spans: quoted titles (``"…"``, ``“…”``, ````…''``), dates (``12 March 1990``,
-      ``January 1960``, years, decades, centuries), numbers with units or currency
-      (``3.5 km``, ``$2 million``, ``45%``), and runs of capitalised words joined by
-      connectors (``University of Copenhagen``, ``George T. Solomon``, ``Procter & Gamble``).
+    * Entity spans: quoted titles (``"…"``, ``“…”``, ````…''``; not quoted speech, i.e. a
+      quote that a speech verb follows or introduces: ``"Yes," said Mary``), dates
+      (``12 March 1990``, ``January 1960``, years, decades, centuries), numbers with units
+      or currency (``3.5 km``, ``$2 million``, ``45%``), and runs of capitalised words
+      joined by connectors (``University of Copenhagen``, ``George T. Solomon``,
+      ``Procter & Gamble``).
     * Types from simple cues: honorifics, initials, common first names and a preceding role
       noun ("psychologist Carl Rogers") → ``person``; suffixes such as Inc/University/Party →
       ``organization``; River/Mount/County/… or a preceding "in/at/near/from" → ``location``;
@@ -25,7 +27,10 @@ Limits (honest)
     * English-centric, capitalisation-driven: lower-cased names ("iPhone" works, "e. e.
       cummings" does not), all-caps text and languages without capitalisation yield little.
     * Sentence-initial single words are only kept when they never occur lower-cased in the
-      chunk, so "Paris is …" is found but a sentence-initial common noun usually is not.
+      chunk, so "Paris is …" is found but a sentence-initial common noun usually is not;
+      sentence adverbs, interjections, quantifiers and number words ("According", "Oh",
+      "Several", "Two") are never a name on their own. Quoted dialogue without a speech verb
+      ("Ah, Miss Trixit") is still taken for a title.
     * Types are guesses from surface cues (no gazetteer beyond a few hundred words); expect
       many ``entity`` types and some wrong ones ("Washington" may be typed person or place).
     * No coreference beyond the pronoun rule, no relation labels, no negation: a hyperedge

@@ -30,6 +30,7 @@ from ._lexicon import (
     _LOC_PREPS,
     _LOC_WORDS,
     _NAME_CONNECTORS,
+    _NOT_NAMES,
     _ORG_WORDS,
     _PLACES,
     _QUANTITY_RES,
@@ -106,6 +107,29 @@ def _prev_word(text: str, pos: int) -> str:
     return words[-1] if words else ""
 
 
+_SPEECH_VERBS = (
+    "said|says|say|cried|cries|asked|asks|replied|replies|answered|answers|exclaimed|"
+    "whispered|shouted|continued|added|returned|rejoined|observed|remarked|muttered|"
+    "murmured|repeated|went on"
+)
+_SPEECH_AFTER = re.compile(
+    rf"^[\s,]*(?:(?:{_SPEECH_VERBS})\b|(?:he|she|I|they|we|you)\s+(?:[a-z]+ly\s+)?"
+    rf"(?:{_SPEECH_VERBS})\b)")
+_SPEECH_BEFORE = re.compile(rf"\b(?:{_SPEECH_VERBS})(?:\s+[a-z]+ly)?\s*[,:]\s*$")
+
+
+def _speech(sentence: str, start: int, end: int) -> bool:
+    """The quote at ``sentence[start:end]`` is dialogue: a speech verb follows it
+    (``"Yes," said Mary``, ``"Ah!" she cried``) or introduces it (``he said, "…"``).
+
+    >>> s = '"Hello Love" was a hit. "Ah!" she cried.'
+    >>> _speech(s, 0, 12), _speech(s, 24, 29)
+    (False, True)
+    """
+    return bool(_SPEECH_AFTER.match(sentence[end : end + 30])
+                or _SPEECH_BEFORE.search(sentence[max(0, start - 30) : start]))
+
+
 def _guess_type(tokens: list[str], sentence: str, start: int, end: int) -> str:
     first, last = tokens[0].rstrip("."), tokens[-1]
     tokset = set(tokens)
@@ -134,6 +158,17 @@ def _guess_type(tokens: list[str], sentence: str, start: int, end: int) -> str:
     if len(tokens) == 1 and first.casefold() in _FIRST_NAMES:
         return "person"
     return "entity"
+
+
+def _not_a_name(run: list[str], sentence_start: bool, lower_vocab: frozenset[str]) -> bool:
+    """A single capitalised word that is no name: a month or weekday, a closed-class word
+    ("According", "Oh", "Two"), or, opening the sentence, a word also seen lower-cased or an
+    imperative."""
+    if len(run) != 1:
+        return False
+    lowered = run[0].casefold()
+    return (run[0] in _CALENDAR or lowered in _NOT_NAMES
+            or (sentence_start and (lowered in lower_vocab or lowered in _IMPERATIVES)))
 
 
 def _name_runs(sentence: str, lower_vocab: frozenset[str]) -> list[Span]:
@@ -187,12 +222,7 @@ def _name_runs(sentence: str, lower_vocab: frozenset[str]) -> list[Span]:
                 run[-1] = last[:-1]
                 e -= 1
             single_start = len(run) == 1 and not sentence[:s].strip(" \"'“‘(`")
-            lowered = run[0].casefold()
-            skip = len(run) == 1 and (
-                run[0] in _CALENDAR
-                or (single_start and (lowered in lower_vocab or lowered in _IMPERATIVES))
-            )
-            if not skip and run[0]:
+            if not _not_a_name(run, single_start, lower_vocab) and run[0]:
                 spans.append(Span(s, e, sentence[s:e], _guess_type(run, sentence, s, e)))
         i = j + 1
     return spans
@@ -209,7 +239,8 @@ def find_spans(sentence: str, lower_vocab: frozenset[str] = frozenset()) -> list
         for m in rx.finditer(sentence):
             inner = m.group(1).strip(" ,.")
             alpha = next((c for c in inner if c.isalpha()), "")
-            if alpha.isupper() and len(inner.split()) <= 12:
+            if (alpha.isupper() and len(inner.split()) <= 12
+                    and not _speech(sentence, m.start(), m.end())):
                 cands.append((0, Span(m.start(), m.end(), inner, "work")))
     for rx in _DATE_RES:
         for m in rx.finditer(sentence):
