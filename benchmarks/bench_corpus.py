@@ -122,6 +122,35 @@ def answer_hit(answer: str, texts: Sequence[str]) -> bool:
     return a.strip() != "" and any(a in words(t) for t in texts)
 
 
+def answerable(answers: Sequence[str], texts: Sequence[str]) -> list[bool]:
+    """For each answer, whether it occurs in any of ``texts`` (``answer_hit``'s rule): the
+    questions that *some* ranking of these units can hit, i.e. the ceiling of answer-in-top-k.
+
+    >>> answerable(["Nova Scotia", "Merlin produced King Arthur.", "scotia born"],
+    ...            ["Hank Snow was born in Nova Scotia.", "Merlin and King Arthur"])
+    [True, False, False]
+    """
+    haystack = "\n".join(map(words, texts))  # words() never yields a newline
+    return [(a := words(x)).strip() != "" and a in haystack for x in answers]
+
+
+def print_ceiling(questions: Sequence[dict[str, Any]], units: Sequence[str],
+                  wins: Sequence[str], split: bool) -> None:
+    """How many answers occur in some engine chunk (and in some flat window), whole set and,
+    with ``--split``, per half: no ranking can hit the other questions."""
+    groups = [("all", list(questions))]
+    if split:
+        groups += [(f"half {h}", [q for q in questions if half_of(str(q["id"])) == h])
+                   for h in ("A", "B")]
+    parts = []
+    for name, qs in groups:
+        answers = [str(q["answer"]) for q in qs]
+        c, w = sum(answerable(answers, units)), sum(answerable(answers, wins))
+        parts.append(f"{name} {c}/{len(qs)} = {c / max(len(qs), 1):.3f} (in a window: {w})")
+    print("ceiling (questions whose answer occurs in some engine chunk; no ranking hits the "
+          "others): " + "; ".join(parts))
+
+
 def windows(texts: Sequence[str], size: int, overlap: float = 0.25) -> list[tuple[int, str]]:
     """(document index, window) pairs of ``size`` characters with ``overlap`` between them."""
     step = max(1, int(size * (1 - overlap)))

@@ -69,6 +69,7 @@ from bench_corpus import (
     answer_hit,
     load_corpus,
     pair_hit,
+    print_ceiling,
     print_margins,
     print_split,
     print_table,
@@ -428,6 +429,7 @@ def _bench_answers(corpus: Corpus, engine: VizRAG, embedder: Any,
           f"(25% overlap), the engine {len(chunks)} chunks")
     print_table(rows, ["hit@5"])
     print_margins(rows, "hit@5", ("flat-bm25", "flat-dense"))
+    print_ceiling(questions, by_index, wtexts, args.split)
     if args.split:
         print_split(rows, questions, ["hit@5"], "hit@5", ("flat-bm25", "flat-dense"))
     if args.triples:

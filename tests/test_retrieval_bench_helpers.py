@@ -1,5 +1,6 @@
-"""Helpers of benchmarks/retrieval_bench.py: ``--triples`` questions and scoring, and
-``--vectors-from`` reuse of stored vectors (correctness only, no timings)."""
+"""Helpers of benchmarks/retrieval_bench.py: ``--triples`` questions and scoring, the
+novels' ceiling, and ``--vectors-from`` reuse of stored vectors (correctness only, no
+timings)."""
 
 from __future__ import annotations
 
@@ -42,6 +43,23 @@ def test_triple_questions_keep_answerable_specific_pairs(
     assert [(q["id"], q["head"], q["tail"]) for q in got] == [("q1", "Hank Snow", "Min Aucoin")]
     assert corpus.pair_hit("hank snow", "MIN AUCOIN", texts)
     assert not corpus.pair_hit("Hank Snow", "Paris", texts)  # never in one unit
+
+
+def test_ceiling_counts_answers_some_unit_contains(
+        mods: tuple[ModuleType, ModuleType], capsys: pytest.CaptureFixture[str]) -> None:
+    corpus, _ = mods
+    units = ["Hank Snow was born in Nova Scotia.", "Merlin and King Arthur rode out."]
+    answers = ["nova scotia", "Merlin produced King Arthur.", "Scotia. Merlin",  # not across units
+               "King Arthur", "Nova", "?"]
+    assert corpus.answerable(answers, units) == [True, False, False, True, True, False]
+    qs = [{"id": str(i), "answer": a} for i, a in enumerate(answers)]
+    corpus.print_ceiling(qs, units, units[:1], split=True)
+    out = capsys.readouterr().out
+    assert "all 3/6 = 0.500 (in a window: 2)" in out
+    halves = [(corpus.half_of(q["id"]), corpus.answerable([q["answer"]], units)[0]) for q in qs]
+    for h in ("A", "B"):
+        n, c = sum(1 for x, _ in halves if x == h), sum(1 for x, ok in halves if x == h and ok)
+        assert f"half {h} {c}/{n} = " in out
 
 
 def test_stored_vectors_are_reused_by_text_hash(
