@@ -118,13 +118,13 @@ def words(text: str) -> str:
 
 def answer_hit(answer: str, texts: Sequence[str]) -> bool:
     """The answer's words occur, in order and as whole words, in one of ``texts``."""
-    a = words(answer)
-    return a.strip() != "" and any(a in words(t) for t in texts)
+    return answerable([answer], texts)[0]
 
 
 def answerable(answers: Sequence[str], texts: Sequence[str]) -> list[bool]:
-    """For each answer, whether it occurs in any of ``texts`` (``answer_hit``'s rule): the
-    questions that *some* ranking of these units can hit, i.e. the ceiling of answer-in-top-k.
+    """For each answer, whether its words occur, in order and as whole words, in one of
+    ``texts`` (the rule of :func:`answer_hit` and hit@5): the questions that *some* ranking
+    of these units can hit, i.e. the ceiling of answer-in-top-k.
 
     >>> answerable(["Nova Scotia", "Merlin produced King Arthur.", "scotia born"],
     ...            ["Hank Snow was born in Nova Scotia.", "Merlin and King Arthur"])
@@ -138,15 +138,17 @@ def print_ceiling(questions: Sequence[dict[str, Any]], units: Sequence[str],
                   wins: Sequence[str], split: bool) -> None:
     """How many answers occur in some engine chunk (and in some flat window), whole set and,
     with ``--split``, per half: no ranking can hit the other questions."""
-    groups = [("all", list(questions))]
+    answers = [str(q["answer"]) for q in questions]
+    in_unit, in_window = answerable(answers, units), answerable(answers, wins)
+    groups = [("all", list(range(len(questions))))]
     if split:
-        groups += [(f"half {h}", [q for q in questions if half_of(str(q["id"])) == h])
-                   for h in ("A", "B")]
+        groups += [(f"half {h}", [i for i, q in enumerate(questions)
+                                  if half_of(str(q["id"])) == h]) for h in ("A", "B")]
     parts = []
-    for name, qs in groups:
-        answers = [str(q["answer"]) for q in qs]
-        c, w = sum(answerable(answers, units)), sum(answerable(answers, wins))
-        parts.append(f"{name} {c}/{len(qs)} = {c / max(len(qs), 1):.3f} (in a window: {w})")
+    for name, rows in groups:
+        c, w = sum(in_unit[i] for i in rows), sum(in_window[i] for i in rows)
+        parts.append(f"{name} {c}/{len(rows)} = {c / max(len(rows), 1):.3f} "
+                     f"(in a window: {w})")
     print("ceiling (questions whose answer occurs in some engine chunk; no ranking hits the "
           "others): " + "; ".join(parts))
 
