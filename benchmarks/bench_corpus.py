@@ -1,6 +1,6 @@
 """Data and table helpers of ``retrieval_bench.py``: the benchmark corpora of ``../shared/data``
 (MuSiQue, HotpotQA, the novels), answer matching, flat-baseline windows, result rows, the
-``--split`` halves and the printed tables.
+``--split`` halves, the printed tables and the margins (with a paired-bootstrap interval).
 
 Example:
     >>> half_of("2hop__1_2") in ("A", "B")
@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from hyperviz_core.rag import Document
 
@@ -219,11 +221,44 @@ def print_table(rows: Sequence[Row], columns: Sequence[str]) -> None:
         print(f"{r.name:<{width}} {cells} {r.p50:8.1f} {r.p95:8.1f} {r.cpu50:8.1f}")
 
 
+def paired_interval(diffs: Sequence[float], n_boot: int = 2000, seed: int = 0
+                    ) -> tuple[float, float]:
+    """95% paired-bootstrap interval of the mean of per-question score differences
+    (``n_boot`` resamples of the questions with replacement, fixed ``seed``: the same
+    input prints the same interval).
+
+    >>> paired_interval([1.0] * 5)
+    (1.0, 1.0)
+    >>> lo, hi = paired_interval([1.0, 0.0, 0.0, 0.0])
+    >>> 0.0 <= lo < 0.25 < hi <= 1.0
+    True
+    """
+    d = np.asarray(diffs, dtype=np.float64)
+    if not d.size:
+        return float("nan"), float("nan")
+    means = d[np.random.default_rng(seed).integers(0, d.size, (n_boot, d.size))].mean(axis=1)
+    lo, hi = np.percentile(means, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
+def margin(target: Row, base: Row, metric: str) -> str:
+    """``target``'s mean ``metric`` minus ``base``'s, its 95% paired-bootstrap interval, and
+    on how many questions ``target`` scored above / below ``base``."""
+    diffs = [t[metric] - b[metric] for t, b in zip(target.per_q, base.per_q, strict=True)
+             if metric in t and metric in b]
+    lo, hi = paired_interval(diffs)
+    up, down = sum(d > 0 for d in diffs), sum(d < 0 for d in diffs)
+    return (f"{target.scores[metric] - base.scores[metric]:+.3f} vs {base.name} "
+            f"(95% CI {lo:+.3f}..{hi:+.3f}; above on {up}, below on {down} of {len(diffs)})")
+
+
 def print_margins(rows: Sequence[Row], metric: str, against: Sequence[str]) -> None:
+    """Each of ``vizrag`` and ``hyper-lite`` against the baselines ``against``: the margin of
+    the mean ``metric`` with its paired interval (:func:`margin`)."""
     by = {r.name: r for r in rows}
     for target in ("vizrag", "hyper-lite"):
         if target not in by:
             continue
-        parts = [f"{by[target].scores[metric] - by[b].scores[metric]:+.3f} vs {b}"
-                 for b in against if b in by]
-        print(f"{target} {metric}: " + ", ".join(parts))
+        for b in against:
+            if b in by:
+                print(f"{target} {metric}: {margin(by[target], by[b], metric)}")

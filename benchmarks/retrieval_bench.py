@@ -36,6 +36,11 @@ title; the 86 Fact Retrieval questions whose answer has at most 4 words; a hit =
 (lower-cased, words only) occurs in one of the top-5 chunks. Flat BM25/dense rank windows of
 the engine's average chunk size with 25% overlap.
 
+Each margin line (``vizrag`` and ``hyper-lite`` against every flat baseline) gives the
+difference of the means, its 95% paired-bootstrap interval (2,000 resamples of the
+questions, fixed seed) and on how many questions the method scored above / below the
+baseline — how far a margin on 86 or 200 questions can be told apart from noise.
+
 ``--split`` also prints every table for two fixed halves of the questions (half A: the
 SHA-256 of the question id is even; half B: odd), so a setting developed on one half can be
 checked on questions it was not developed on.

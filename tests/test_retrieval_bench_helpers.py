@@ -45,6 +45,30 @@ def test_triple_questions_keep_answerable_specific_pairs(
     assert not corpus.pair_hit("Hank Snow", "Paris", texts)  # never in one unit
 
 
+def test_margins_print_paired_interval_and_counts(
+        mods: tuple[ModuleType, ModuleType], capsys: pytest.CaptureFixture[str]) -> None:
+    corpus, _ = mods
+
+    def row(name: str, hits: list[float]) -> object:
+        return corpus.Row(name, {"hit@5": sum(hits) / len(hits)}, 1.0, 2.0, 1.0,
+                          [{"hit@5": h} for h in hits])
+
+    viz = row("vizrag", [1, 1, 1, 0, 1, 0, 1, 1])
+    bm25 = row("flat-bm25", [1, 0, 1, 0, 1, 1, 0, 1])
+    same = row("flat-dense", [1, 1, 1, 0, 1, 0, 1, 1])
+    corpus.print_margins([bm25, same, viz], "hit@5", ("flat-bm25", "flat-dense", "absent"))
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2  # no hyper-lite row, no "absent" baseline
+    assert lines[0].startswith("vizrag hit@5: +0.125 vs flat-bm25 (95% CI ")
+    assert lines[0].endswith("; above on 2, below on 1 of 8)")
+    lo, hi = (float(x) for x in lines[0].split("95% CI ")[1].split(";")[0].split(".."))
+    assert -1.0 <= lo < 0.0 < 0.125 < hi <= 1.0  # 2 wins and 1 loss in 8: zero inside
+    assert lines[1] == ("vizrag hit@5: +0.000 vs flat-dense (95% CI +0.000..+0.000; "
+                        "above on 0, below on 0 of 8)")
+    assert corpus.paired_interval([0.5, -0.5, 0.25]) == corpus.paired_interval(
+        [0.5, -0.5, 0.25])  # fixed seed
+
+
 def test_ceiling_counts_answers_some_unit_contains(
         mods: tuple[ModuleType, ModuleType], capsys: pytest.CaptureFixture[str]) -> None:
     corpus, _ = mods
