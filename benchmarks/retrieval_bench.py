@@ -39,7 +39,7 @@ the engine's average chunk size with 25% overlap.
 Each margin line (``vizrag`` and ``hyper-lite`` against every flat baseline) gives the
 difference of the means, its 95% paired-bootstrap interval (2,000 resamples of the
 questions, fixed seed) and on how many questions the method scored above / below the
-baseline — how far a margin on 86 or 200 questions can be told apart from noise.
+baseline — how far a margin on 47 to 689 questions can be told apart from noise.
 
 ``--split`` also prints every table for two fixed halves of the questions (half A: the
 SHA-256 of the question id is even; half B: odd), so a setting developed on one half can be
