@@ -4,7 +4,8 @@ bottom layer of the benchmark corpora.
 * **HyperRED** (``../shared/data/hyperred``, 1,000 dev sentences, 1,201 gold n-ary facts):
   entity recall (a gold entity span is found when an extracted key equals its normalised
   name or one contains the other) and fact-pair recall (head and tail found *and* members of
-  one extracted hyperedge) — the matching of ``tests/test_extract.py``.
+  one extracted hyperedge) — :func:`hyperviz_core.eval.extraction_hits`, as in
+  ``tests/test_extract.py``.
 * **Corpora** (``--corpus``: MuSiQue, HotpotQA, the novels): each is indexed offline into a
   temporary store exactly as ``retrieval_bench.py`` does, and the bottom layer is counted:
   entities, relations, quoted-title (``work``) entities and entities that are a closed-class
@@ -29,7 +30,7 @@ from pathlib import Path
 
 from bench_corpus import load_corpus
 
-from hyperviz_core.model import normalize_key
+from hyperviz_core.eval import extraction_hits
 from hyperviz_core.rag import HashingEmbedder, HeuristicExtractor, VizRAG
 from hyperviz_core.rag.extract._lexicon import _NOT_NAMES
 from hyperviz_core.rag.types import Chunk
@@ -44,12 +45,6 @@ def _detok(tokens: Sequence[str]) -> str:
     return re.sub(r"\( ", "(", text).replace(" ' s", "'s")
 
 
-def _found(keys: Sequence[str], name: str) -> str | None:
-    """The extracted key matching a gold span: equal, or one contains the other."""
-    k = normalize_key(name)
-    return next((x for x in keys if x == k or (len(x) > 2 and (x in k or k in x))), None)
-
-
 def hyperred_recall(path: Path) -> tuple[float, float, int]:
     """(entity recall, fact-pair recall, sentences) of the heuristic extractor."""
     ex = HeuristicExtractor()
@@ -60,16 +55,13 @@ def hyperred_recall(path: Path) -> tuple[float, float, int]:
         row = json.loads(line)
         toks = row["sentences"][0]
         ext = ex.extract(Chunk(id="c", doc_id="d", text=_detok(toks)))
-        keys = sorted({e.key for e in ext.entities})
+        names = [_detok(toks[a : b + 1]) for a, b, _ in row["ner"][0]]
+        facts = [(_detok(toks[r[0] : r[1] + 1]), _detok(toks[r[2] : r[3] + 1]))
+                 for r in row["relations"][0]]
+        found, joined = extraction_hits(ext, names, facts)
         n += 1
-        for a, b, _ in row["ner"][0]:
-            total += 1
-            hit += _found(keys, _detok(toks[a : b + 1])) is not None
-        for rel in row["relations"][0]:
-            pairs += 1
-            h = _found(keys, _detok(toks[rel[0] : rel[1] + 1]))
-            t = _found(keys, _detok(toks[rel[2] : rel[3] + 1]))
-            pair_hit += any(h in e.members and t in e.members for e in ext.hyperedges)
+        hit, total = hit + found, total + len(names)
+        pair_hit, pairs = pair_hit + joined, pairs + len(facts)
     return hit / max(total, 1), pair_hit / max(pairs, 1), n
 
 

@@ -2,6 +2,7 @@
 
 - :mod:`~hyperviz_core.eval.metrics`: exact match, token F1, answer containment and
   answer-in-context recall (offline, no model).
+- :mod:`~hyperviz_core.eval.extraction`: extraction recall of gold entities and facts.
 - :mod:`~hyperviz_core.eval.judge`: the selection-based win rate (both answer orders,
   position bias reported) and the 0–100 score protocol of App. E, with robust parsing, one
   repair retry and the engine's middleware (cache, retries, usage, concurrency).
@@ -31,6 +32,7 @@ from .disambiguation import (
     make_disambiguation_probes,
     table3,
 )
+from .extraction import extraction_hits, match_entity
 from .generate import (
     GeneratedAnswer,
     agenerate_answers,
@@ -75,11 +77,13 @@ __all__ = [
     "ask_text_probes",
     "contains_answer",
     "exact_match",
+    "extraction_hits",
     "generate_answers",
     "layout_bias",
     "load_answers",
     "load_questions",
     "make_disambiguation_probes",
+    "match_entity",
     "normalize_answer",
     "open_engine",
     "parse_score_reply",
