@@ -1,6 +1,7 @@
 """Data and table helpers of ``retrieval_bench.py``: the benchmark corpora of ``../shared/data``
-(MuSiQue, HotpotQA, the novels), answer matching, flat-baseline windows, result rows, the
-``--split`` halves, the printed tables and the margins (with a paired-bootstrap interval).
+(MuSiQue, HotpotQA, the novels, UltraDomain *mix*), answer matching, flat-baseline windows,
+result rows, the ``--split`` halves, the printed tables and the margins (with a
+paired-bootstrap interval).
 
 Example:
     >>> half_of("2hop__1_2") in ("A", "B")
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from bm25s.stopwords import STOPWORDS_EN_PLUS
 
 from hyperviz_core.rag import Document
 
@@ -43,7 +45,10 @@ class Corpus:
 
 
 def load_corpus(data: Path, untitled: bool) -> Corpus:
-    """Load a dataset folder of ``../shared/data`` (MuSiQue, HotpotQA or the novels)."""
+    """Load a dataset folder of ``../shared/data`` (MuSiQue, HotpotQA, the novels or
+    UltraDomain *mix*)."""
+    if (data / "mix_unique_contexts.json").exists():
+        return _contexts(data)
     raw = json.loads((data / "corpus.json").read_text(encoding="utf-8"))
     if isinstance(raw, list) and raw and "context" in raw[0]:
         return _novels(data, raw)
@@ -73,6 +78,18 @@ def _novels(data: Path, raw: list[dict[str, Any]]) -> Corpus:
                  and len(str(q["answer"]).split()) <= 4]
     return Corpus(data.name, "answers", docs, [d.text for d in docs], questions, titled=False,
                   data=data)
+
+
+def _contexts(data: Path) -> Corpus:
+    """UltraDomain *mix*: 61 long untitled contexts; each question keeps its answer and the
+    index of its (inferred) context."""
+    raw = json.loads((data / "mix_unique_contexts.json").read_text(encoding="utf-8"))
+    texts = [str(t) for t in raw]
+    docs = [Document(id=f"u{i:02d}", title="", text=t) for i, t in enumerate(texts)]
+    questions = [{"id": str(q["query_id"]), "question": str(q["question"]),
+                  "answer": str(q["answer"]), "context": int(q["silver_context_idx"])}
+                 for q in _jsonl(data / "mix_qa.jsonl")]
+    return Corpus(data.name, "contexts", docs, texts, questions, titled=False, data=data)
 
 
 _TRIPLE = re.compile(r"^\s*\((.*)\)\s*\.?\s*$", re.S)
@@ -165,6 +182,33 @@ def windows(texts: Sequence[str], size: int, overlap: float = 0.25) -> list[tupl
             if s + size >= len(text):
                 break
     return out
+
+
+def answer_words(text: str) -> set[str]:
+    """Content words of a (long) answer: lower-cased words of 3+ characters that are not in
+    bm25s's English stop list.
+
+    >>> sorted(answer_words("The Witch's mother became a star, then a Cloud."))
+    ['became', 'cloud', 'mother', 'star', 'witch']
+    """
+    return {w for w in _WORD.findall(text.casefold())
+            if len(w) >= 3 and w not in STOPWORDS_EN_PLUS}
+
+
+def context_scores(q: dict[str, Any], top: Sequence[tuple[int, str]], k: int = 5
+                   ) -> dict[str, float]:
+    """``doc@k``: share of the ``k`` best units (``(document index, text)``) that come from
+    the question's context (``q["context"]``; fewer than ``k`` units count as misses);
+    ``ans@k``: share of the answer's content words (:func:`answer_words`) found in them.
+
+    >>> q = {"answer": "Mary dislikes the poem", "context": 0}
+    >>> context_scores(q, [(0, "The poem, Mary said."), (3, "She dislikes it.")], 4)
+    {'doc@4': 0.25, 'ans@4': 1.0}
+    """
+    want = answer_words(str(q["answer"]))
+    seen = {w for _, t in top for w in _WORD.findall(t.casefold())}
+    return {f"doc@{k}": sum(d == q["context"] for d, _ in top[:k]) / k,
+            f"ans@{k}": len(want & seen) / len(want) if want else 0.0}
 
 
 # ------------------------------------------------------------------ rows and halves

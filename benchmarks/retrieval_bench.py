@@ -5,6 +5,7 @@ Usage (from the repository root)::
     python benchmarks/retrieval_bench.py --data ../shared/data/musique
     python benchmarks/retrieval_bench.py --data ../shared/data/hotpotqa --untitled
     python benchmarks/retrieval_bench.py --data ../shared/data/graphrag_bench_novel
+    python benchmarks/retrieval_bench.py --data ../shared/data/ultradomain_mix
     python benchmarks/retrieval_bench.py --data ../shared/data/musique --embed local-minilm
     python benchmarks/retrieval_bench.py --data ../shared/data/musique --quick
 
@@ -36,6 +37,13 @@ title; the 86 Fact Retrieval questions whose answer has at most 4 words; a hit =
 (lower-cased, words only) occurs in one of the top-5 chunks. Flat BM25/dense rank windows of
 the engine's average chunk size with 25% overlap.
 
+UltraDomain *mix* (``ultradomain_mix``): 61 long untitled contexts, 130 questions with a long
+answer and one inferred context each; ``doc@5`` = share of the top-5 units from the
+question's context, ``ans@5`` = share of the answer's content words (3+ letters, not stop
+words) in the top-5 units; same windows. Nothing of the engine was tuned on it. The
+long-document sets live in :mod:`bench_long`, the shared rankers and rows in
+:mod:`bench_rank`.
+
 Each margin line (``vizrag`` and ``hyper-lite`` against every flat baseline) gives the
 difference of the means, its 95% paired-bootstrap interval (2,000 resamples of the
 questions, fixed seed) and on how many questions the method scored above / below the
@@ -59,27 +67,25 @@ import json
 import os
 import re
 import shutil
-import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import bm25s
-import numpy as np
-from bench_corpus import (
-    Corpus,
-    Row,
-    answer_hit,
-    load_corpus,
-    pair_hit,
-    print_ceiling,
-    print_margins,
-    print_split,
-    print_table,
-    triple_questions,
-    windows,
+from bench_corpus import Corpus, answer_hit, load_corpus, print_margins, print_split, print_table
+from bench_long import bench_answers, bench_contexts
+from bench_rank import (
+    Ranker,
+    Scorer,
+    ablation_name,
+    ablations,
+    bm25_ranker,
+    dense_matrix,
+    dense_ranker,
+    print_header,
+    run_rows,
+    summary,
 )
 from bench_vectors import StoredVectors, load_vectors
 
@@ -165,47 +171,7 @@ def open_engine(corpus: Corpus, embedder: Any, cache: Path, rebuild: bool,
             f"index built in {seconds:.1f} s ({key})")
 
 
-def dense_matrix(texts: Sequence[str], embedder: Any, cache: Path) -> np.ndarray:
-    """Embeddings of ``texts`` (cached on disk by content and embedder)."""
-    h = hashlib.sha256(embedder.name.encode())
-    for t in texts:
-        h.update(hashlib.sha256(t.encode()).digest())
-    path = cache / f"dense-{h.hexdigest()[:20]}.npy"
-    if path.exists():
-        return np.load(path)
-    mat = np.asarray(embedder.embed(list(texts)), dtype=np.float32)
-    cache.mkdir(parents=True, exist_ok=True)
-    np.save(path, mat)
-    return mat
-
-
 # ------------------------------------------------------------------ rankers
-Ranker = Callable[[str], list[int]]  # question → unit indices (passages) best first
-
-
-def bm25_ranker(texts: Sequence[str], k: int) -> Ranker:
-    """Flat BM25 over ``texts``."""
-    retriever = bm25s.BM25()
-    retriever.index(bm25s.tokenize(list(texts), stopwords="en", show_progress=False),
-                    show_progress=False)
-
-    def rank(q: str) -> list[int]:
-        docs, _ = retriever.retrieve(bm25s.tokenize([q], stopwords="en", show_progress=False),
-                                     k=min(k, len(texts)), show_progress=False)
-        return [int(d) for d in docs[0]]
-
-    return rank
-
-
-def dense_ranker(mat: np.ndarray, embedder: Any, k: int) -> Ranker:
-    """Flat dense retrieval: cosine of the query vector to every row of ``mat``."""
-    def rank(q: str) -> list[int]:
-        sims = mat @ np.asarray(embedder.embed([q])[0], dtype=np.float32)
-        return [int(i) for i in np.lexsort((np.arange(len(sims)), -sims))[:k]]
-
-    return rank
-
-
 def _ranking(name: str) -> Any:
     """``ChunkIndex`` / ``rank_chunks`` of the engine, found beside :class:`RankWeights`
     (the public package first, then the modules of the ranking's package)."""
@@ -255,33 +221,6 @@ def _dedupe(items: Any) -> list[int]:
 
 
 # ------------------------------------------------------------------ scoring
-def pct(values: Sequence[float], q: float) -> float:
-    """Percentile ``q`` (0–100) of ``values``."""
-    return float(np.percentile(np.asarray(values), q)) if values else float("nan")
-
-
-def run_rows(methods: Sequence[tuple[str, Ranker]], questions: Sequence[dict[str, Any]],
-             score: Callable[[dict[str, Any], list[int]], dict[str, float]]) -> list[Row]:
-    """Rank every question with every method; mean scores and latency percentiles (each
-    method is timed on its second pass over the questions, so lazily filled caches do not
-    charge whichever row runs first)."""
-    rows = []
-    for name, ranker in methods:
-        for q in questions:  # untimed pass: lazily built per-entity arrays, word caches
-            ranker(q["question"])
-        lat, cpu, per_q = [], [], []
-        for q in questions:
-            t0, c0 = time.perf_counter(), time.process_time()
-            ranked = ranker(q["question"])
-            lat.append((time.perf_counter() - t0) * 1000)
-            cpu.append((time.process_time() - c0) * 1000)
-            per_q.append(score(q, ranked))
-        keys = sorted({k for s in per_q for k in s})
-        means = {k: statistics.fmean(s[k] for s in per_q if k in s) for k in keys}
-        rows.append(Row(name, means, pct(lat, 50), pct(lat, 95), pct(cpu, 50), per_q))
-    return rows
-
-
 def recall(ranked: Sequence[int], gold: Sequence[int], k: int) -> float:
     """|first k of ranked ∩ gold| / |gold|."""
     g = set(gold)
@@ -296,7 +235,7 @@ def _aic() -> Callable[..., Any] | None:
     return answer_in_context  # type: ignore[no-any-return]
 
 
-def passage_scorer(texts: Sequence[str]) -> Callable[[dict[str, Any], list[int]], dict[str, float]]:
+def passage_scorer(texts: Sequence[str]) -> Scorer:
     """Recall@2/@5, per-hop recall@5 and answer-in-top-5 (passage corpora)."""
     aic = _aic()
 
@@ -316,31 +255,6 @@ def passage_scorer(texts: Sequence[str]) -> Callable[[dict[str, Any], list[int]]
 
 
 # ------------------------------------------------------------------ main
-def ablations(embedder: Any = None) -> list[tuple[str, RankWeights]]:
-    """vizrag variants with one evidence weight set to 0 (weights that exist only); with a
-    semantic embedder also ``-minmax``: chunk-vector cosines scaled by their maximum only."""
-    base = RankWeights()
-    fields = base.model_dump()
-    out = []
-    for name, attr in (("-titles", "home"), ("-feedback", "feedback"), ("-ppr", "ppr"),
-                       ("-graph", "graph")):
-        if attr in fields and fields[attr] > 0:
-            out.append((f"vizrag{name}", base.model_copy(update={attr: 0.0})))
-    # no query repair (spelling variants of entity names, word forms of unknown words)
-    if fields.get("spelling", 0) > 0 or fields.get("word_forms"):
-        out.append(("vizrag-repair", base.model_copy(update={"spelling": 0.0,
-                                                              "word_forms": False})))
-    if "vector_scaling" in fields and embedder is not None and base.for_embedder(
-            embedder).vector:
-        out.append(("vizrag-minmax", base.model_copy(update={"vector_scaling": "max"})))
-    return out
-
-
-def _ablation_name(name: str, titled: bool) -> str:
-    """Without titles the home evidence left is the inferred lead entity: ``-lead``."""
-    return name if titled or name != "vizrag-titles" else "vizrag-lead"
-
-
 def bench(corpus: Corpus, args: argparse.Namespace, embedder: Any) -> dict[str, Any]:
     k = max(KS)
     cache: Path = args.cache
@@ -354,7 +268,9 @@ def bench(corpus: Corpus, args: argparse.Namespace, embedder: Any) -> dict[str, 
           f"embedder {embedder.name}")
     engine.retrieve("warm up", render=False)
     if corpus.kind == "answers":
-        return _bench_answers(corpus, engine, embedder, questions, args)
+        return bench_answers(corpus, engine, embedder, questions, args)
+    if corpus.kind == "contexts":
+        return bench_contexts(corpus, engine, embedder, questions, args)
     texts = corpus.texts
     position = {d.id: i for i, d in enumerate(corpus.docs)}
 
@@ -370,12 +286,12 @@ def bench(corpus: Corpus, args: argparse.Namespace, embedder: Any) -> dict[str, 
         methods.append((mode, engine_ranker(engine, unit_of, k, mode)))
     if not args.quick:
         for name, weights in ablations(embedder):
-            methods.append((_ablation_name(name, corpus.titled),
+            methods.append((ablation_name(name, corpus.titled),
                             engine_ranker(engine, unit_of, k, "vizrag", weights=weights)))
     rows = run_rows(methods, questions, passage_scorer(texts))
     hops = sorted({int(q["hops"]) for q in questions if q.get("hops")})
     columns = ["R@2", "R@5", *[f"{h}hop" for h in hops if len(hops) > 1], "AiC@5"]
-    _header(args, embedder)
+    print_header(args, embedder)
     counts = ", ".join(f"{h}-hop {sum(1 for q in questions if q.get('hops') == h)}"
                        for h in hops) if len(hops) > 1 else ""
     counts = f": {counts}" if counts else ""
@@ -386,96 +302,7 @@ def bench(corpus: Corpus, args: argparse.Namespace, embedder: Any) -> dict[str, 
     if args.split:
         print_split(rows, questions, columns, "R@5", ("flat-bm25", "flat-dense", "titles-only"))
     engine.close()
-    return _summary(corpus, questions, rows)
-
-
-def top_scorer(metric: str, hit: Callable[[dict[str, Any], list[str]], bool],
-               units: Sequence[str], k: int = 5
-               ) -> Callable[[dict[str, Any], list[int]], dict[str, float]]:
-    """Score ``metric`` = 1 when ``hit(question, top-k unit texts)``, else 0."""
-    def score(q: dict[str, Any], ranked: list[int]) -> dict[str, float]:
-        return {metric: float(hit(q, [units[i] for i in ranked[:k]]))}
-    return score
-
-
-def _bench_answers(corpus: Corpus, engine: VizRAG, embedder: Any,
-                   questions: Sequence[dict[str, Any]], args: argparse.Namespace
-                   ) -> dict[str, Any]:
-    chunks = engine.store.chunks()
-    size = round(statistics.fmean(len(c.text) for c in chunks)) if chunks else 1200
-    wins = windows(corpus.texts, size)
-    wtexts = [w for _, w in wins]
-    ctext = {c.id: c.text for c in chunks}
-    k = 5
-
-    def engine_hits(mode: str, **over: Any) -> Ranker:
-        def rank(q: str) -> list[int]:
-            res = engine.retrieve(q, mode=mode, top_k=k, render=False, **over)
-            return [order[c.chunk_id] for c in res.chunks]
-        return rank
-
-    order = {cid: i for i, cid in enumerate(sorted(ctext))}
-    by_index = [ctext[c] for c in sorted(ctext)]
-    flat = [("flat-bm25", bm25_ranker(wtexts, k)),
-            ("flat-dense", dense_ranker(dense_matrix(wtexts, embedder, args.cache), embedder,
-                                        k))]
-    eng = [(m, engine_hits(m)) for m in ("naive", "hyper-lite", "vizrag")]
-    if not args.quick:
-        eng += [(_ablation_name(n, False), engine_hits("vizrag", weights=w))
-                for n, w in ablations(embedder)]
-
-    def answer_in(q: dict[str, Any], top: list[str]) -> bool:
-        return answer_hit(str(q["answer"]), top)
-
-    rows = (run_rows(flat, questions, top_scorer("hit@5", answer_in, wtexts, k))
-            + run_rows(eng, questions, top_scorer("hit@5", answer_in, by_index, k)))
-    _header(args, embedder)
-    print(f"answer in top-5 (hit@5); flat rows rank {len(wins)} windows of {size} chars "
-          f"(25% overlap), the engine {len(chunks)} chunks")
-    print_table(rows, ["hit@5"])
-    print_margins(rows, "hit@5", ("flat-bm25", "flat-dense"))
-    print_ceiling(questions, by_index, wtexts, args.split)
-    if args.split:
-        print_split(rows, questions, ["hit@5"], "hit@5", ("flat-bm25", "flat-dense"))
-    if args.triples:
-        _bench_triples(corpus, questions, flat, eng, wtexts, by_index)
-    engine.close()
-    return _summary(corpus, questions, rows)
-
-
-def _bench_triples(corpus: Corpus, scored: Sequence[dict[str, Any]],
-                   flat: Sequence[tuple[str, Ranker]], eng: Sequence[tuple[str, Ranker]],
-                   wtexts: Sequence[str], chunk_texts: Sequence[str]) -> None:
-    """``--triples``: the same rows on the novels' other questions (not the scored ones),
-    a hit = the evidence triple's head and tail in one top-5 unit."""
-    if corpus.data is None:
-        return
-    qs = triple_questions(corpus.data, {str(q["id"]) for q in scored}, chunk_texts)
-
-    def pair_in(q: dict[str, Any], top: list[str]) -> bool:
-        return pair_hit(str(q["head"]), str(q["tail"]), top)
-
-    rows = (run_rows(flat, qs, top_scorer("pair@5", pair_in, wtexts))
-            + run_rows(eng, qs, top_scorer("pair@5", pair_in, chunk_texts)))
-    print(f"\nthe other {len(qs)} questions of these novels (not the {len(scored)} above; "
-          "their evidence triple's head and tail occur together in 1-50 chunks): pair@5 = "
-          "head and tail in one top-5 unit")
-    print_table(rows, ["pair@5"])
-    print_margins(rows, "pair@5", ("flat-bm25", "flat-dense"))
-
-
-def _header(args: argparse.Namespace, embedder: Any) -> None:
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"latency = wall ms per query, no LLM, no rendering; CPU = process time, which "
-          f"load from other processes inflates less ({os.cpu_count()} CPUs, 1-min load "
-          f"{load:.1f}); embedder {embedder.name}")
-
-
-def _summary(corpus: Corpus, questions: Sequence[Any], rows: Sequence[Row]) -> dict[str, Any]:
-    return {"dataset": corpus.name, "questions": len(questions),
-            "rows": [{"method": r.name, **{k: round(v, 4) for k, v in r.scores.items()},
-                      "p50_ms": round(r.p50, 2), "p95_ms": round(r.p95, 2),
-                      "cpu_p50_ms": round(r.cpu50, 2)} for r in rows]}
+    return summary(corpus, questions, rows)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -105,3 +105,93 @@ def test_stored_vectors_are_reused_by_text_hash(
     assert np.array_equal(out[1], emb.embed(["a text no store holds"])[0])
     with pytest.raises(SystemExit, match="holds vectors of"):
         vectors.load_vectors([tmp_path / "old"], "another-embedder", emb.dim)
+
+
+_TOPICS = {
+    "volcano": ("Mount Kalvar is a volcano on the island of Serat. Its lava fields cover the "
+                "northern valleys, and the observatory at Tembo measures its ash plumes."),
+    "violin": ("Antonio Gravelli built violins in Cremona. His workshop varnished spruce "
+               "tops with amber resin, and the Gravelli violins are prized by soloists."),
+    "railway": ("The Oskar Line railway joins Brevik to Lund. Its steam engines crossed the "
+                "Alder viaduct, and the railway company opened a depot at Halden."),
+}
+
+
+def _long_context(topic: str) -> str:
+    """A long document about one topic: its sentences and filler, about 4,000 characters."""
+    filler = ("The weather that year was mild and the harvest was ordinary. "
+              "Letters from the town mention markets, roads and visitors. ")
+    return " ".join(f"Part {i}. {_TOPICS[topic]} {filler}" for i in range(14))
+
+
+def test_contexts_set_loads_and_scores_units(
+        mods: tuple[ModuleType, ModuleType], tmp_path: Path) -> None:
+    corpus, _ = mods
+    (tmp_path / "mix_unique_contexts.json").write_text(json.dumps(["Alpha text.", "Beta."]))
+    (tmp_path / "mix_qa.jsonl").write_text("\n".join(json.dumps(r) for r in [
+        {"query_id": 7, "question": "What is beta?", "answer": "Beta is the second.",
+         "silver_context_idx": 1}]))
+    c = corpus.load_corpus(tmp_path, untitled=False)
+    assert (c.kind, c.titled, [d.title for d in c.docs]) == ("contexts", False, ["", ""])
+    assert c.questions == [{"id": "7", "question": "What is beta?",
+                            "answer": "Beta is the second.", "context": 1}]
+    q = {"answer": "The violins of Cremona are varnished", "context": 2}
+    top = [(2, "Violins in Cremona."), (0, "varnished wood"), (2, "x"), (-1, "y")]
+    assert corpus.context_scores(q, top) == {"doc@5": 0.4, "ans@5": 1.0}
+    assert corpus.context_scores(q, top[2:]) == {"doc@5": 0.2, "ans@5": 0.0}
+
+
+def test_long_document_sets_rank_every_row(
+        mods: tuple[ModuleType, ModuleType], tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Both long-document paths end to end on a tiny corpus: rows for every method, the
+    engine's chunks mapped back to their documents (the right context scores)."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        bench = importlib.import_module("retrieval_bench")
+    finally:
+        sys.path.remove(str(BENCH))
+    topics = sorted(_TOPICS)
+    mix, novels = tmp_path / "mix", tmp_path / "novels"
+    mix.mkdir()
+    novels.mkdir()
+    (mix / "mix_unique_contexts.json").write_text(json.dumps([_long_context(t)
+                                                              for t in topics]))
+    asks = {"volcano": ("Which observatory measures the ash plumes of Mount Kalvar?", "Tembo"),
+            "violin": ("Where did Antonio Gravelli build his violins?", "Cremona"),
+            "railway": ("Which viaduct did the Oskar Line steam engines cross?", "Alder")}
+    (mix / "mix_qa.jsonl").write_text("\n".join(json.dumps(
+        {"query_id": i, "question": asks[t][0], "answer": f"It is {asks[t][1]}.",
+         "silver_context_idx": i}) for i, t in enumerate(topics)))
+    (novels / "corpus.json").write_text(json.dumps(
+        [{"corpus_name": t, "context": _long_context(t)} for t in topics]))
+    (novels / "questions.jsonl").write_text("\n".join(json.dumps(
+        {"id": f"q{i}", "source": t, "question": asks[t][0], "answer": asks[t][1],
+         "question_type": "Fact Retrieval"}) for i, t in enumerate(topics)))
+    assert bench.main(["--data", str(mix), str(novels), "--cache", str(tmp_path / "cache"),
+                       "--no-progress", "--json"]) == 0
+    out = capsys.readouterr().out
+    summaries = json.loads(out.strip().splitlines()[-1])
+    rows = {(s["dataset"], r["method"]): r for s in summaries for r in s["rows"]}
+    for m in ("flat-bm25", "flat-dense", "naive", "hyper-lite", "vizrag", "vizrag-graph"):
+        assert 0.0 <= rows[("mix", m)]["doc@5"] <= 1.0
+        assert ("novels", m) in rows
+    # every question names its own context: the top units come from it, the answer in them
+    for m in ("flat-bm25", "vizrag"):
+        assert rows[("mix", m)]["doc@5"] >= 0.6
+        assert rows[("mix", m)]["ans@5"] == 1.0
+        assert rows[("novels", m)]["hit@5"] == 1.0
+    assert "vizrag ans@5: " in out and "vizrag doc@5: " in out and "ceiling" in out
+
+
+@pytest.mark.parametrize("name", ["bench_corpus", "bench_rank", "bench_long"])
+def test_bench_docstring_examples(name: str) -> None:
+    import doctest
+    sys.path.insert(0, str(BENCH))
+    try:
+        module = importlib.import_module(name)
+    finally:
+        sys.path.remove(str(BENCH))
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0, f"{result.failed} doctest failures in {name}"
+    assert name == "bench_long" or result.attempted > 0
