@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import bench_rank as br
 from bench_corpus import (
     Corpus,
     Row,
@@ -27,19 +28,6 @@ from bench_corpus import (
     print_table,
     triple_questions,
     windows,
-)
-from bench_rank import (
-    Ranker,
-    Scorer,
-    ablation_name,
-    ablations,
-    bm25_ranker,
-    dense_matrix,
-    dense_ranker,
-    print_header,
-    run_rows,
-    summary,
-    top_scorer,
 )
 
 from hyperviz_core.rag import VizRAG
@@ -56,8 +44,8 @@ class LongUnits:
     windows: list[tuple[int, str]]
     chunks: list[tuple[int, str]]
     size: int
-    flat: list[tuple[str, Ranker]]
-    engine: list[tuple[str, Ranker]]
+    flat: list[tuple[str, br.Ranker]]
+    engine: list[tuple[str, br.Ranker]]
 
 
 def long_units(corpus: Corpus, engine: VizRAG, embedder: Any, args: argparse.Namespace
@@ -70,28 +58,28 @@ def long_units(corpus: Corpus, engine: VizRAG, embedder: Any, args: argparse.Nam
     doc_index = {d.id: i for i, d in enumerate(corpus.docs)}
     order = {c.id: i for i, c in enumerate(chunks)}
 
-    def engine_hits(mode: str, **over: Any) -> Ranker:
+    def engine_hits(mode: str, **over: Any) -> br.Ranker:
         def rank(q: str) -> list[int]:
             res = engine.retrieve(q, mode=mode, top_k=K, render=False, **over)
             return [order[c.chunk_id] for c in res.chunks]
         return rank
 
-    flat = [("flat-bm25", bm25_ranker(wtexts, K)),
-            ("flat-dense", dense_ranker(dense_matrix(wtexts, embedder, args.cache), embedder,
-                                        K))]
+    dense = br.dense_matrix(wtexts, embedder, args.cache)
+    flat = [("flat-bm25", br.bm25_ranker(wtexts, K)),
+            ("flat-dense", br.dense_ranker(dense, embedder, K))]
     eng = [(m, engine_hits(m)) for m in ("naive", "hyper-lite", "vizrag")]
     if not args.quick:
-        eng += [(ablation_name(n, False), engine_hits("vizrag", weights=w))
-                for n, w in ablations(embedder)]
+        eng += [(br.ablation_name(n, False), engine_hits("vizrag", weights=w))
+                for n, w in br.ablations(embedder)]
     return LongUnits(wins, [(doc_index.get(c.doc_id, -1), c.text) for c in chunks], size,
                      flat, eng)
 
 
 def _rows(u: LongUnits, questions: Sequence[dict[str, Any]],
-          scorer: Callable[[Sequence[tuple[int, str]]], Scorer]) -> list[Row]:
+          scorer: Callable[[Sequence[tuple[int, str]]], br.Scorer]) -> list[Row]:
     """Flat rows scored on the windows, engine rows on the chunks (``scorer(units)``)."""
-    return (run_rows(u.flat, questions, scorer(u.windows))
-            + run_rows(u.engine, questions, scorer(u.chunks)))
+    return (br.run_rows(u.flat, questions, scorer(u.windows))
+            + br.run_rows(u.engine, questions, scorer(u.chunks)))
 
 
 def _texts(units: Sequence[tuple[int, str]]) -> list[str]:
@@ -107,8 +95,9 @@ def bench_answers(corpus: Corpus, engine: VizRAG, embedder: Any,
     def answer_in(q: dict[str, Any], top: list[str]) -> bool:
         return answer_hit(str(q["answer"]), top)
 
-    rows = _rows(u, questions, lambda units: top_scorer("hit@5", answer_in, _texts(units), K))
-    print_header(args, embedder)
+    rows = _rows(u, questions,
+                 lambda units: br.top_scorer("hit@5", answer_in, _texts(units), K))
+    br.print_header(args, embedder)
     print(f"answer in top-5 (hit@5); flat rows rank {len(u.windows)} windows of {u.size} "
           f"chars (25% overlap), the engine {len(u.chunks)} chunks")
     print_table(rows, ["hit@5"])
@@ -119,7 +108,7 @@ def bench_answers(corpus: Corpus, engine: VizRAG, embedder: Any,
     if args.triples:
         bench_triples(corpus, questions, u)
     engine.close()
-    return summary(corpus, questions, rows)
+    return br.summary(corpus, questions, rows)
 
 
 def bench_triples(corpus: Corpus, scored: Sequence[dict[str, Any]], u: LongUnits) -> None:
@@ -132,7 +121,7 @@ def bench_triples(corpus: Corpus, scored: Sequence[dict[str, Any]], u: LongUnits
     def pair_in(q: dict[str, Any], top: list[str]) -> bool:
         return pair_hit(str(q["head"]), str(q["tail"]), top)
 
-    rows = _rows(u, qs, lambda units: top_scorer("pair@5", pair_in, _texts(units), K))
+    rows = _rows(u, qs, lambda units: br.top_scorer("pair@5", pair_in, _texts(units), K))
     print(f"\nthe other {len(qs)} questions of these novels (not the {len(scored)} above; "
           "their evidence triple's head and tail occur together in 1-50 chunks): pair@5 = "
           "head and tail in one top-5 unit")
@@ -140,7 +129,7 @@ def bench_triples(corpus: Corpus, scored: Sequence[dict[str, Any]], u: LongUnits
     print_margins(rows, "pair@5", BASELINES)
 
 
-def context_scorer(units: Sequence[tuple[int, str]]) -> Scorer:
+def context_scorer(units: Sequence[tuple[int, str]]) -> br.Scorer:
     """``doc@5`` and ``ans@5`` (:func:`bench_corpus.context_scores`) of the top-5 units."""
     def score(q: dict[str, Any], ranked: list[int]) -> dict[str, float]:
         return context_scores(q, [units[i] for i in ranked[:K]], K)
@@ -155,7 +144,7 @@ def bench_contexts(corpus: Corpus, engine: VizRAG, embedder: Any,
     the answer's content words found in the top-5 units."""
     u = long_units(corpus, engine, embedder, args)
     rows = _rows(u, questions, context_scorer)
-    print_header(args, embedder)
+    br.print_header(args, embedder)
     print(f"doc@5 = share of the top-5 units from the question's context; ans@5 = share of "
           f"the answer's content words in the top-5 units; flat rows rank {len(u.windows)} "
           f"windows of {u.size} chars (25% overlap), the engine {len(u.chunks)} chunks")
@@ -165,4 +154,4 @@ def bench_contexts(corpus: Corpus, engine: VizRAG, embedder: Any,
     if args.split:
         print_split(rows, questions, ["doc@5", "ans@5"], "ans@5", BASELINES)
     engine.close()
-    return summary(corpus, questions, rows)
+    return br.summary(corpus, questions, rows)
