@@ -204,10 +204,13 @@ def context_scores(q: dict[str, Any], top: Sequence[tuple[int, str]], k: int = 5
     >>> q = {"answer": "Mary dislikes the poem", "context": 0}
     >>> context_scores(q, [(0, "The poem, Mary said."), (3, "She dislikes it.")], 4)
     {'doc@4': 0.25, 'ans@4': 1.0}
+    >>> context_scores(q, [(0, "The poem, Mary said."), (3, "She dislikes it.")], 1)["ans@1"]
+    0.6666666666666666
     """
+    top = top[:k]
     want = answer_words(str(q["answer"]))
     seen = {w for _, t in top for w in _WORD.findall(t.casefold())}
-    return {f"doc@{k}": sum(d == q["context"] for d, _ in top[:k]) / k,
+    return {f"doc@{k}": sum(d == q["context"] for d, _ in top) / k,
             f"ans@{k}": len(want & seen) / len(want) if want else 0.0}
 
 
