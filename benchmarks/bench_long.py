@@ -64,15 +64,12 @@ def long_units(corpus: Corpus, engine: VizRAG, embedder: Any, args: argparse.Nam
             return [order[c.chunk_id] for c in res.chunks]
         return rank
 
-    dense = br.dense_matrix(wtexts, embedder, args.cache)
-    flat = [("flat-bm25", br.bm25_ranker(wtexts, K)),
-            ("flat-dense", br.dense_ranker(dense, embedder, K))]
     eng = [(m, engine_hits(m)) for m in ("naive", "hyper-lite", "vizrag")]
     if not args.quick:
-        eng += [(br.ablation_name(n, False), engine_hits("vizrag", weights=w))
-                for n, w in br.ablations(embedder)]
+        eng += [(n, engine_hits("vizrag", weights=w))
+                for n, w in br.ablations(embedder, titled=False)]
     return LongUnits(wins, [(doc_index.get(c.doc_id, -1), c.text) for c in chunks], size,
-                     flat, eng)
+                     br.flat_rankers(wtexts, embedder, args.cache, K), eng)
 
 
 def _rows(u: LongUnits, questions: Sequence[dict[str, Any]],

@@ -66,6 +66,14 @@ def dense_matrix(texts: Sequence[str], embedder: Any, cache: Path) -> np.ndarray
     return mat
 
 
+def flat_rankers(texts: Sequence[str], embedder: Any, cache: Path, k: int
+                 ) -> list[tuple[str, Ranker]]:
+    """The flat baselines over ``texts``: ``flat-bm25`` and ``flat-dense`` (``embedder``'s
+    vectors, cached under ``cache``)."""
+    return [("flat-bm25", bm25_ranker(texts, k)),
+            ("flat-dense", dense_ranker(dense_matrix(texts, embedder, cache), embedder, k))]
+
+
 def pct(values: Sequence[float], q: float) -> float:
     """Percentile ``q`` (0–100) of ``values``."""
     return float(np.percentile(np.asarray(values), q)) if values else float("nan")
@@ -101,14 +109,16 @@ def top_scorer(metric: str, hit: Callable[[dict[str, Any], list[str]], bool],
     return score
 
 
-def ablations(embedder: Any = None) -> list[tuple[str, RankWeights]]:
+def ablations(embedder: Any = None, titled: bool = True) -> list[tuple[str, RankWeights]]:
     """vizrag variants with one evidence weight set to 0 (weights that exist only); with a
-    semantic embedder also ``-minmax``: chunk-vector cosines scaled by their maximum only."""
+    semantic embedder also ``-minmax``: chunk-vector cosines scaled by their maximum only.
+    Without titles (``titled=False``) the home evidence left is the inferred lead entity, so
+    ``-titles`` is named ``-lead``."""
     base = RankWeights()
     fields = base.model_dump()
     out = []
-    for name, attr in (("-titles", "home"), ("-feedback", "feedback"), ("-ppr", "ppr"),
-                       ("-graph", "graph")):
+    for name, attr in (("-titles" if titled else "-lead", "home"), ("-feedback", "feedback"),
+                       ("-ppr", "ppr"), ("-graph", "graph")):
         if attr in fields and fields[attr] > 0:
             out.append((f"vizrag{name}", base.model_copy(update={attr: 0.0})))
     # no query repair (spelling variants of entity names, word forms of unknown words)
@@ -119,11 +129,6 @@ def ablations(embedder: Any = None) -> list[tuple[str, RankWeights]]:
             embedder).vector:
         out.append(("vizrag-minmax", base.model_copy(update={"vector_scaling": "max"})))
     return out
-
-
-def ablation_name(name: str, titled: bool) -> str:
-    """Without titles the home evidence left is the inferred lead entity: ``-lead``."""
-    return name if titled or name != "vizrag-titles" else "vizrag-lead"
 
 
 def print_header(args: argparse.Namespace, embedder: Any) -> None:

@@ -78,11 +78,8 @@ from bench_long import bench_answers, bench_contexts
 from bench_rank import (
     Ranker,
     Scorer,
-    ablation_name,
     ablations,
-    bm25_ranker,
-    dense_matrix,
-    dense_ranker,
+    flat_rankers,
     print_header,
     run_rows,
     summary,
@@ -277,17 +274,14 @@ def bench(corpus: Corpus, args: argparse.Namespace, embedder: Any) -> dict[str, 
     def unit_of(doc_id: str) -> int:
         return position.get(doc_id, -1)
 
-    methods: list[tuple[str, Ranker]] = [
-        ("flat-bm25", bm25_ranker(texts, k)),
-        ("flat-dense", dense_ranker(dense_matrix(texts, embedder, cache), embedder, k))]
+    methods = flat_rankers(texts, embedder, cache, k)
     if corpus.titled:
         methods.append(("titles-only", titles_ranker(engine, unit_of, k)))
     for mode in ("naive", "hyper-lite", "vizrag"):
         methods.append((mode, engine_ranker(engine, unit_of, k, mode)))
     if not args.quick:
-        for name, weights in ablations(embedder):
-            methods.append((ablation_name(name, corpus.titled),
-                            engine_ranker(engine, unit_of, k, "vizrag", weights=weights)))
+        for name, weights in ablations(embedder, corpus.titled):
+            methods.append((name, engine_ranker(engine, unit_of, k, "vizrag", weights=weights)))
     rows = run_rows(methods, questions, passage_scorer(texts))
     hops = sorted({int(q["hops"]) for q in questions if q.get("hops")})
     columns = ["R@2", "R@5", *[f"{h}hop" for h in hops if len(hops) > 1], "AiC@5"]
