@@ -1,6 +1,6 @@
-"""Long-document sets of ``retrieval_bench.py``: the novels (answer in the top-5 chunks, and
-with ``--triples`` the novels' other questions) and UltraDomain *mix* (the question's
-context and the answer's words among the top-5 chunks).
+"""Long-document sets of ``retrieval_bench.py``: the novels (answer in the top-5 chunks, with
+``--triples`` the novels' other questions, with ``--misses`` where the missed answers rank)
+and UltraDomain *mix* (the question's context and the answer's words among the top-5 chunks).
 
 The flat baselines rank windows of the engine's average chunk size (25% overlap) over the
 same documents; the engine rows (``naive``, ``hyper-lite``, ``vizrag`` and its ablations)
@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import argparse
 import statistics
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +22,7 @@ from bench_corpus import (
     Row,
     answer_hit,
     context_scores,
+    half_of,
     pair_hit,
     print_ceiling,
     print_margins,
@@ -28,12 +30,15 @@ from bench_corpus import (
     print_table,
     triple_questions,
     windows,
+    words,
 )
 
 from hyperviz_core.rag import VizRAG
 
 K = 5
 BASELINES = ("flat-bm25", "flat-dense")
+DEEP = 100  # how far down ``--misses`` looks for the first unit holding the answer
+HUB = 5  # ``--misses`` lists the chunks in vizrag's top 5 for this many questions or more
 
 
 @dataclass
@@ -104,6 +109,8 @@ def bench_answers(corpus: Corpus, engine: VizRAG, embedder: Any,
         print_split(rows, questions, ["hit@5"], "hit@5", BASELINES)
     if args.triples:
         bench_triples(corpus, questions, u)
+    if args.misses:
+        print_misses(questions, engine, u)
     engine.close()
     return br.summary(corpus, questions, rows)
 
@@ -124,6 +131,96 @@ def bench_triples(corpus: Corpus, scored: Sequence[dict[str, Any]], u: LongUnits
           "head and tail in one top-5 unit")
     print_table(rows, ["pair@5"])
     print_margins(rows, "pair@5", BASELINES)
+
+
+@dataclass
+class Miss:
+    """An answerable question that some method leaves out of its top ``K``."""
+
+    half: str
+    ranks: dict[str, int | None]
+    """method → 1-based rank of its first unit holding the answer (None: not in its list)"""
+    holding: int
+    """how many engine chunks hold the answer"""
+    answer: str
+    question: str
+
+
+def first_holding(answer: str, ranked: Sequence[int], texts: Sequence[str]) -> int | None:
+    """1-based rank of the first unit of ``ranked`` whose text holds ``answer`` (the rule of
+    hit@5: its words in order, as whole words), or None.
+
+    >>> first_holding("Nova Scotia", [2, 0, 1], ["born in Nova Scotia", "x", "Nova"])
+    2
+    >>> first_holding("Halifax", [0, 1], ["born in Nova Scotia", "x"]) is None
+    True
+    """
+    a = words(answer)
+    for rank, i in enumerate(ranked, 1):
+        if a.strip() and a in words(texts[i]):
+            return rank
+    return None
+
+
+def misses(questions: Sequence[dict[str, Any]], ranked: Mapping[str, Sequence[list[int]]],
+           texts: Mapping[str, Sequence[str]], chunks: Sequence[str]) -> list[Miss]:
+    """The questions whose answer some engine chunk holds and that some method of
+    ``ranked`` (method → the ranked unit indices of each question, over ``texts[method]``)
+    leaves out of its top ``K``; ordered by the first method's rank (absent last), then
+    by question.
+
+    >>> qs = [{"id": "1", "question": "Who?", "answer": "Ann"},
+    ...       {"id": "2", "question": "Where?", "answer": "Rome"},
+    ...       {"id": "3", "question": "What?", "answer": "a sentence no chunk holds"}]
+    >>> chunks = ["Ann met Bo.", "x", "y", "z", "w", "v", "In Rome, Ann."]
+    >>> got = misses(qs, {"vizrag": [[1, 2, 3, 4, 5, 6], [6, 0], [0]]},
+    ...              {"vizrag": chunks}, chunks)
+    >>> [(m.question, m.ranks, m.holding) for m in got]
+    [('Who?', {'vizrag': 6}, 2)]
+    """
+    hay = [words(t) for t in chunks]
+    out = []
+    for n, q in enumerate(questions):
+        a = words(str(q["answer"]))
+        holding = sum(a in h for h in hay) if a.strip() else 0
+        if not holding:
+            continue
+        ranks = {m: first_holding(str(q["answer"]), r[n], texts[m]) for m, r in ranked.items()}
+        if any(r is None or r > K for r in ranks.values()):
+            out.append(Miss(half_of(str(q["id"])), ranks, holding, str(q["answer"]),
+                            str(q["question"])))
+    first = next(iter(ranked), "")
+    return sorted(out, key=lambda m: (m.ranks.get(first) is None, m.ranks.get(first) or 0,
+                                      m.question))
+
+
+def print_misses(questions: Sequence[dict[str, Any]], engine: VizRAG, u: LongUnits) -> None:
+    """``--misses``: the answerable questions vizrag or flat BM25 misses, with the rank of
+    the first unit holding the answer in each one's top ``DEEP``, and the chunks that sit in
+    vizrag's top 5 for ``HUB`` or more questions."""
+    order = {c.id: i for i, c in enumerate(sorted(engine.store.chunks(), key=lambda c: c.id))}
+    flat = br.bm25_ranker(_texts(u.windows), DEEP)
+    ranked = {"vizrag": [[order[c.chunk_id] for c in engine.retrieve(
+        q["question"], mode="vizrag", top_k=DEEP, render=False).chunks] for q in questions],
+              "flat-bm25": [flat(q["question"]) for q in questions]}
+    texts = {"vizrag": _texts(u.chunks), "flat-bm25": _texts(u.windows)}
+    rows = misses(questions, ranked, texts, _texts(u.chunks))
+    print(f"\nmisses: the answerable questions vizrag or flat-bm25 leaves out of its top {K}; "
+          f"rank = of the method's first unit holding the answer (- = not in its top {DEEP}), "
+          "chunks = engine chunks holding it")
+    print(f"half  {'vizrag':>6}  {'flat-bm25':>9}  {'chunks':>6}  answer | question")
+    for m in rows:
+        v, b = (str(m.ranks[x]) if m.ranks[x] is not None else "-"
+                for x in ("vizrag", "flat-bm25"))
+        q = m.question if len(m.question) <= 90 else m.question[:87] + "..."
+        print(f"{m.half:<4}  {v:>6}  {b:>9}  {m.holding:>6}  {m.answer} | {q}")
+    tops = Counter(i for r in ranked["vizrag"] for i in r[:K])
+    hubs = sorted((n, i) for i, n in tops.items() if n >= HUB)
+    print(f"chunks in vizrag's top {K} for {HUB} or more of the {len(questions)} questions: "
+          f"{len(hubs)}")
+    for n, i in sorted(hubs, key=lambda h: (-h[0], h[1])):
+        text = " ".join(u.chunks[i][1].split())
+        print(f"  {n:>3} questions  doc {u.chunks[i][0]}  {text[:80]}")
 
 
 def context_scorer(units: Sequence[tuple[int, str]]) -> br.Scorer:

@@ -329,6 +329,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--triples", action="store_true",
                         help="novels: also rank the other questions of the novels, scored "
                         "by their evidence triple (head and tail in one top-5 unit)")
+    parser.add_argument("--misses", action="store_true",
+                        help="novels: list the answerable questions vizrag or flat BM25 "
+                        "misses, with the rank of the first unit holding the answer")
     parser.add_argument("--json", action="store_true", help="print a JSON summary at the end")
     args = parser.parse_args(argv)
     args.progress = args.progress and sys.stderr.isatty()

@@ -169,7 +169,7 @@ def test_long_document_sets_rank_every_row(
         {"id": f"q{i}", "source": t, "question": asks[t][0], "answer": asks[t][1],
          "question_type": "Fact Retrieval"}) for i, t in enumerate(topics)))
     assert bench.main(["--data", str(mix), str(novels), "--cache", str(tmp_path / "cache"),
-                       "--no-progress", "--json"]) == 0
+                       "--no-progress", "--misses", "--json"]) == 0
     out = capsys.readouterr().out
     summaries = json.loads(out.strip().splitlines()[-1])
     rows = {(s["dataset"], r["method"]): r for s in summaries for r in s["rows"]}
@@ -182,9 +182,33 @@ def test_long_document_sets_rank_every_row(
         assert rows[("mix", m)]["ans@5"] == 1.0
         assert rows[("novels", m)]["hit@5"] == 1.0
     assert "vizrag ans@5: " in out and "vizrag doc@5: " in out and "ceiling" in out
+    # --misses: every answer is in both top 5s, so the table has its header and no row
+    table = out.split("\nmisses: ")[1].splitlines()
+    assert table[1].startswith("half  vizrag  flat-bm25  chunks")
+    assert table[2].startswith("chunks in vizrag's top 5 for 5 or more of the 3 questions: ")
 
 
-@pytest.mark.parametrize("name", ["bench_corpus", "bench_rank"])
+def test_misses_list_answerable_questions_some_method_misses() -> None:
+    """``--misses`` rows: only answerable questions missed by some method, each method's
+    rank of its first unit holding the answer over its own units, ordered by vizrag's rank
+    with the questions vizrag never reaches last."""
+    long = _bench("bench_long")
+    chunks = ["Ann met Bo in Rome.", "a b", "c d", "e f", "g h", "i j", "Tembo lives here."]
+    wins = ["Ann met", "Bo in Rome.", "Tembo"]
+    qs = [{"id": "q1", "question": "Who met Bo?", "answer": "Ann"},
+          {"id": "q2", "question": "Where?", "answer": "Rome"},
+          {"id": "q3", "question": "Who lives?", "answer": "Tembo"},
+          {"id": "q4", "question": "Never?", "answer": "Zed"}]
+    ranked = {"vizrag": [[1, 2, 3, 4, 5, 0], [0], [1, 2], [0]],
+              "flat-bm25": [[0], [0, 1], [2], [1]]}
+    got = long.misses(qs, ranked, {"vizrag": chunks, "flat-bm25": wins}, chunks)
+    assert [(m.question, m.ranks, m.holding) for m in got] == [
+        ("Who met Bo?", {"vizrag": 6, "flat-bm25": 1}, 1),
+        ("Who lives?", {"vizrag": None, "flat-bm25": 1}, 1)]  # both hit "Where?"; no "Zed"
+    assert got[0].half in ("A", "B") and got[0].answer == "Ann"
+
+
+@pytest.mark.parametrize("name", ["bench_corpus", "bench_rank", "bench_long"])
 def test_bench_docstring_examples(name: str) -> None:
     import doctest
     result = doctest.testmod(_bench(name), optionflags=doctest.ELLIPSIS)
