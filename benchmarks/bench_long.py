@@ -51,6 +51,17 @@ class LongUnits:
     size: int
     flat: list[tuple[str, br.Ranker]]
     engine: list[tuple[str, br.Ranker]]
+    order: dict[str, int]
+    """chunk id → its index in :attr:`chunks`"""
+
+
+def engine_ranker(engine: VizRAG, order: dict[str, int], mode: str, k: int = K, **over: Any
+                  ) -> br.Ranker:
+    """The engine's ``mode`` as a ranker of the chunk indices of ``order``."""
+    def rank(q: str) -> list[int]:
+        res = engine.retrieve(q, mode=mode, top_k=k, render=False, **over)
+        return [order[c.chunk_id] for c in res.chunks]
+    return rank
 
 
 def long_units(corpus: Corpus, engine: VizRAG, embedder: Any, args: argparse.Namespace
@@ -62,19 +73,12 @@ def long_units(corpus: Corpus, engine: VizRAG, embedder: Any, args: argparse.Nam
     wtexts = [w for _, w in wins]
     doc_index = {d.id: i for i, d in enumerate(corpus.docs)}
     order = {c.id: i for i, c in enumerate(chunks)}
-
-    def engine_hits(mode: str, **over: Any) -> br.Ranker:
-        def rank(q: str) -> list[int]:
-            res = engine.retrieve(q, mode=mode, top_k=K, render=False, **over)
-            return [order[c.chunk_id] for c in res.chunks]
-        return rank
-
-    eng = [(m, engine_hits(m)) for m in ("naive", "hyper-lite", "vizrag")]
+    eng = [(m, engine_ranker(engine, order, m)) for m in ("naive", "hyper-lite", "vizrag")]
     if not args.quick:
-        eng += [(n, engine_hits("vizrag", weights=w))
+        eng += [(n, engine_ranker(engine, order, "vizrag", weights=w))
                 for n, w in br.ablations(embedder, titled=False)]
     return LongUnits(wins, [(doc_index.get(c.doc_id, -1), c.text) for c in chunks], size,
-                     br.flat_rankers(wtexts, embedder, args.cache, K), eng)
+                     br.flat_rankers(wtexts, embedder, args.cache, K), eng, order)
 
 
 def _rows(u: LongUnits, questions: Sequence[dict[str, Any]],
@@ -198,11 +202,9 @@ def print_misses(questions: Sequence[dict[str, Any]], engine: VizRAG, u: LongUni
     """``--misses``: the answerable questions vizrag or flat BM25 misses, with the rank of
     the first unit holding the answer in each one's top ``DEEP``, and the chunks that sit in
     vizrag's top 5 for ``HUB`` or more questions."""
-    order = {c.id: i for i, c in enumerate(sorted(engine.store.chunks(), key=lambda c: c.id))}
-    flat = br.bm25_ranker(_texts(u.windows), DEEP)
-    ranked = {"vizrag": [[order[c.chunk_id] for c in engine.retrieve(
-        q["question"], mode="vizrag", top_k=DEEP, render=False).chunks] for q in questions],
-              "flat-bm25": [flat(q["question"]) for q in questions]}
+    deep = {"vizrag": engine_ranker(engine, u.order, "vizrag", DEEP),
+            "flat-bm25": br.bm25_ranker(_texts(u.windows), DEEP)}
+    ranked = {m: [rank(q["question"]) for q in questions] for m, rank in deep.items()}
     texts = {"vizrag": _texts(u.chunks), "flat-bm25": _texts(u.windows)}
     rows = misses(questions, ranked, texts, _texts(u.chunks))
     print(f"\nmisses: the answerable questions vizrag or flat-bm25 leaves out of its top {K}; "
@@ -215,12 +217,12 @@ def print_misses(questions: Sequence[dict[str, Any]], engine: VizRAG, u: LongUni
         q = m.question if len(m.question) <= 90 else m.question[:87] + "..."
         print(f"{m.half:<4}  {v:>6}  {b:>9}  {m.holding:>6}  {m.answer} | {q}")
     tops = Counter(i for r in ranked["vizrag"] for i in r[:K])
-    hubs = sorted((n, i) for i, n in tops.items() if n >= HUB)
+    hubs = sorted((i for i, n in tops.items() if n >= HUB), key=lambda i: (-tops[i], i))
     print(f"chunks in vizrag's top {K} for {HUB} or more of the {len(questions)} questions: "
           f"{len(hubs)}")
-    for n, i in sorted(hubs, key=lambda h: (-h[0], h[1])):
+    for i in hubs:
         text = " ".join(u.chunks[i][1].split())
-        print(f"  {n:>3} questions  doc {u.chunks[i][0]}  {text[:80]}")
+        print(f"  {tops[i]:>3} questions  doc {u.chunks[i][0]}  {text[:80]}")
 
 
 def context_scorer(units: Sequence[tuple[int, str]]) -> br.Scorer:
