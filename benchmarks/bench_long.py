@@ -21,6 +21,7 @@ from bench_corpus import (
     Corpus,
     Row,
     answer_hit,
+    answerable,
     context_scores,
     half_of,
     pair_hit,
@@ -30,7 +31,6 @@ from bench_corpus import (
     print_table,
     triple_questions,
     windows,
-    words,
 )
 
 from hyperviz_core.rag import VizRAG
@@ -55,9 +55,10 @@ class LongUnits:
     """chunk id → its index in :attr:`chunks`"""
 
 
-def engine_ranker(engine: VizRAG, order: dict[str, int], mode: str, k: int = K, **over: Any
-                  ) -> br.Ranker:
-    """The engine's ``mode`` as a ranker of the chunk indices of ``order``."""
+def chunk_ranker(engine: VizRAG, order: dict[str, int], mode: str, k: int = K, **over: Any
+                 ) -> br.Ranker:
+    """The engine's ``mode`` as a ranker of the chunk indices of ``order`` (its chunks, not
+    their documents as ``retrieval_bench.engine_ranker`` ranks)."""
     def rank(q: str) -> list[int]:
         res = engine.retrieve(q, mode=mode, top_k=k, render=False, **over)
         return [order[c.chunk_id] for c in res.chunks]
@@ -73,9 +74,9 @@ def long_units(corpus: Corpus, engine: VizRAG, embedder: Any, args: argparse.Nam
     wtexts = [w for _, w in wins]
     doc_index = {d.id: i for i, d in enumerate(corpus.docs)}
     order = {c.id: i for i, c in enumerate(chunks)}
-    eng = [(m, engine_ranker(engine, order, m)) for m in ("naive", "hyper-lite", "vizrag")]
+    eng = [(m, chunk_ranker(engine, order, m)) for m in ("naive", "hyper-lite", "vizrag")]
     if not args.quick:
-        eng += [(n, engine_ranker(engine, order, "vizrag", weights=w))
+        eng += [(n, chunk_ranker(engine, order, "vizrag", weights=w))
                 for n, w in br.ablations(embedder, titled=False)]
     return LongUnits(wins, [(doc_index.get(c.doc_id, -1), c.text) for c in chunks], size,
                      br.flat_rankers(wtexts, embedder, args.cache, K), eng, order)
@@ -159,11 +160,8 @@ def first_holding(answer: str, ranked: Sequence[int], texts: Sequence[str]) -> i
     >>> first_holding("Halifax", [0, 1], ["born in Nova Scotia", "x"]) is None
     True
     """
-    a = words(answer)
-    for rank, i in enumerate(ranked, 1):
-        if a.strip() and a in words(texts[i]):
-            return rank
-    return None
+    return next((rank for rank, i in enumerate(ranked, 1) if answer_hit(answer, [texts[i]])),
+                None)
 
 
 def misses(questions: Sequence[dict[str, Any]], ranked: Mapping[str, Sequence[list[int]]],
@@ -182,16 +180,16 @@ def misses(questions: Sequence[dict[str, Any]], ranked: Mapping[str, Sequence[li
     >>> [(m.question, m.ranks, m.holding) for m in got]
     [('Who?', {'vizrag': 6}, 2)]
     """
-    hay = [words(t) for t in chunks]
+    answers = [str(q["answer"]) for q in questions]
+    held = [answerable(answers, [t]) for t in chunks]  # per chunk: which answers it holds
     out = []
     for n, q in enumerate(questions):
-        a = words(str(q["answer"]))
-        holding = sum(a in h for h in hay) if a.strip() else 0
+        holding = sum(h[n] for h in held)
         if not holding:
             continue
-        ranks = {m: first_holding(str(q["answer"]), r[n], texts[m]) for m, r in ranked.items()}
+        ranks = {m: first_holding(answers[n], r[n], texts[m]) for m, r in ranked.items()}
         if any(r is None or r > K for r in ranks.values()):
-            out.append(Miss(half_of(str(q["id"])), ranks, holding, str(q["answer"]),
+            out.append(Miss(half_of(str(q["id"])), ranks, holding, answers[n],
                             str(q["question"])))
     first = next(iter(ranked), "")
     return sorted(out, key=lambda m: (m.ranks.get(first) is None, m.ranks.get(first) or 0,
@@ -202,7 +200,7 @@ def print_misses(questions: Sequence[dict[str, Any]], engine: VizRAG, u: LongUni
     """``--misses``: the answerable questions vizrag or flat BM25 misses, with the rank of
     the first unit holding the answer in each one's top ``DEEP``, and the chunks that sit in
     vizrag's top 5 for ``HUB`` or more questions."""
-    deep = {"vizrag": engine_ranker(engine, u.order, "vizrag", DEEP),
+    deep = {"vizrag": chunk_ranker(engine, u.order, "vizrag", DEEP),
             "flat-bm25": br.bm25_ranker(_texts(u.windows), DEEP)}
     ranked = {m: [rank(q["question"]) for q in questions] for m, rank in deep.items()}
     texts = {"vizrag": _texts(u.chunks), "flat-bm25": _texts(u.windows)}
