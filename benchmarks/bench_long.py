@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import bench_rank as br
+import numpy as np
 from bench_corpus import (
     Corpus,
     Row,
@@ -34,6 +35,7 @@ from bench_corpus import (
 )
 
 from hyperviz_core.rag import VizRAG
+from hyperviz_core.rag.retrieve.lexical import bm25_values, passage_tokens, query_tokens
 
 K = 5
 BASELINES = ("flat-bm25", "flat-dense")
@@ -145,8 +147,8 @@ class Miss:
     half: str
     ranks: dict[str, int | None]
     """method → 1-based rank of its first unit holding the answer (None: not in its list)"""
-    holding: int
-    """how many engine chunks hold the answer"""
+    holding: list[int]
+    """the engine chunks (indices) that hold the answer"""
     answer: str
     question: str
 
@@ -178,13 +180,13 @@ def misses(questions: Sequence[dict[str, Any]], ranked: Mapping[str, Sequence[li
     >>> got = misses(qs, {"vizrag": [[1, 2, 3, 4, 5, 6], [6, 0], [0]]},
     ...              {"vizrag": chunks}, chunks)
     >>> [(m.question, m.ranks, m.holding) for m in got]
-    [('Who?', {'vizrag': 6}, 2)]
+    [('Who?', {'vizrag': 6}, [0, 6])]
     """
     answers = [str(q["answer"]) for q in questions]
     held = [answerable(answers, [t]) for t in chunks]  # per chunk: which answers it holds
     out = []
     for n, q in enumerate(questions):
-        holding = sum(h[n] for h in held)
+        holding = [i for i, h in enumerate(held) if h[n]]
         if not holding:
             continue
         ranks = {m: first_holding(answers[n], r[n], texts[m]) for m, r in ranked.items()}
@@ -196,6 +198,31 @@ def misses(questions: Sequence[dict[str, Any]], ranked: Mapping[str, Sequence[li
                                       m.question))
 
 
+def dominated(query: str, holding: Sequence[int], toks: Sequence[Sequence[str]]) -> int:
+    """The fewest chunks that *dominate* one of the ``holding`` chunks word by word: BM25
+    (the engine's, per token of ``query``; query repair aside) at least the held chunk's for
+    every token and above it for one. A chunk dominated by ``K`` or more enters no top ``K``
+    under any non-negative weighting of the query's words. ``toks``: every chunk's BM25
+    tokens (:func:`passage_tokens`), which give the corpus statistics.
+
+    >>> toks = passage_tokens(["apple cherry", "apple banana", "banana cherry"])
+    >>> dominated("apple banana", [0], toks), dominated("apple banana", [1], toks)
+    (1, 0)
+    """
+    lengths = np.asarray([len(t) for t in toks], dtype=np.int64)
+    avg = float(lengths.mean()) if len(toks) and lengths.sum() else 1.0
+    words = sorted(set(query_tokens(query)))
+    per = np.zeros((len(words), len(toks)), dtype=np.float32)
+    for row, w in enumerate(words):
+        tf = np.asarray([t.count(w) for t in toks], dtype=np.int64)
+        have = np.flatnonzero(tf)
+        if have.size:
+            per[row, have] = bm25_values(tf[have], lengths[have], int(have.size), len(toks), avg)
+    counts = [int(((per >= per[:, [h]]).all(axis=0) & (per > per[:, [h]]).any(axis=0)).sum())
+              for h in holding]
+    return min(counts, default=0)
+
+
 def print_misses(questions: Sequence[dict[str, Any]], engine: VizRAG, u: LongUnits) -> None:
     """``--misses``: the answerable questions vizrag or flat BM25 misses, with the rank of
     the first unit holding the answer in each one's top ``DEEP``, and the chunks that sit in
@@ -205,15 +232,19 @@ def print_misses(questions: Sequence[dict[str, Any]], engine: VizRAG, u: LongUni
     ranked = {m: [rank(q["question"]) for q in questions] for m, rank in deep.items()}
     texts = {"vizrag": _texts(u.chunks), "flat-bm25": _texts(u.windows)}
     rows = misses(questions, ranked, texts, _texts(u.chunks))
+    toks = passage_tokens(_texts(u.chunks))
     print(f"\nmisses: the answerable questions vizrag or flat-bm25 leaves out of its top {K}; "
           f"rank = of the method's first unit holding the answer (- = not in its top {DEEP}), "
-          "chunks = engine chunks holding it")
-    print(f"half  {'vizrag':>6}  {'flat-bm25':>9}  {'chunks':>6}  answer | question")
+          "chunks = engine chunks holding it, dom = the fewest chunks that dominate one of "
+          "them word by word (BM25 of every question word at least its, of one above; "
+          f"{K}+ = no weighting of the question's words lifts it into a top {K})")
+    print(f"half  {'vizrag':>6}  {'flat-bm25':>9}  {'chunks':>6}  {'dom':>5}  answer | question")
     for m in rows:
         v, b = (str(m.ranks[x]) if m.ranks[x] is not None else "-"
                 for x in ("vizrag", "flat-bm25"))
         q = m.question if len(m.question) <= 90 else m.question[:87] + "..."
-        print(f"{m.half:<4}  {v:>6}  {b:>9}  {m.holding:>6}  {m.answer} | {q}")
+        dom = dominated(m.question, m.holding, toks)
+        print(f"{m.half:<4}  {v:>6}  {b:>9}  {len(m.holding):>6}  {dom:>5}  {m.answer} | {q}")
     tops = Counter(i for r in ranked["vizrag"] for i in r[:K])
     hubs = sorted((i for i, n in tops.items() if n >= HUB), key=lambda i: (-tops[i], i))
     print(f"chunks in vizrag's top {K} for {HUB} or more of the {len(questions)} questions: "

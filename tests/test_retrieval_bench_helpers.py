@@ -184,7 +184,7 @@ def test_long_document_sets_rank_every_row(
     assert "vizrag ans@5: " in out and "vizrag doc@5: " in out and "ceiling" in out
     # --misses: every answer is in both top 5s, so the table has its header and no row
     table = out.split("\nmisses: ")[1].splitlines()
-    assert table[1].startswith("half  vizrag  flat-bm25  chunks")
+    assert table[1].startswith("half  vizrag  flat-bm25  chunks    dom  answer")
     assert table[2].startswith("chunks in vizrag's top 5 for 5 or more of the 3 questions: ")
 
 
@@ -203,9 +203,28 @@ def test_misses_list_answerable_questions_some_method_misses() -> None:
               "flat-bm25": [[0], [0, 1], [2], [1]]}
     got = long.misses(qs, ranked, {"vizrag": chunks, "flat-bm25": wins}, chunks)
     assert [(m.question, m.ranks, m.holding) for m in got] == [
-        ("Who met Bo?", {"vizrag": 6, "flat-bm25": 1}, 1),
-        ("Who lives?", {"vizrag": None, "flat-bm25": 1}, 1)]  # both hit "Where?"; no "Zed"
+        ("Who met Bo?", {"vizrag": 6, "flat-bm25": 1}, [0]),
+        ("Who lives?", {"vizrag": None, "flat-bm25": 1}, [6])]  # both hit "Where?"; no "Zed"
     assert got[0].half in ("A", "B") and got[0].answer == "Ann"
+
+
+def test_dominated_counts_chunks_better_on_every_question_word() -> None:
+    """A chunk dominates the one holding the answer when its BM25 is at least as high for
+    every question word and higher for one: an identical chunk does not, a chunk without
+    one of the held chunk's words does not, and the best holding chunk counts."""
+    long = _bench("bench_long")
+    texts = ["tembo measured the ash plume",    # holds the answer, has "ash" and "plume"
+             "tembo measured the ash plume",    # identical: not above on any word
+             "kalvar ash plume plume",           # as many tokens, "plume" twice
+             "kalvar observed the ash rising",   # no "plume"
+             "ash plume",                        # shorter: above on both
+             "tembo"]                            # holds the answer, no question word
+    toks = long.passage_tokens(texts)
+    assert long.dominated("Which ash plume?", [0], toks) == 2  # chunks 2 and 4
+    assert long.dominated("Which ash plume?", [5], toks) == 5  # chunks 0-4 all have "ash"
+    assert long.dominated("Which ash plume?", [0, 5], toks) == 2  # the least dominated
+    assert long.dominated("Which ash plume?", [4], toks) == 0
+    assert long.dominated("Which?", [0], toks) == 0  # no question word: nothing above
 
 
 @pytest.mark.parametrize("name", ["bench_corpus", "bench_rank", "bench_long"])
