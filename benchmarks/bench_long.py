@@ -35,7 +35,7 @@ from bench_corpus import (
 )
 
 from hyperviz_core.rag import VizRAG
-from hyperviz_core.rag.retrieve.lexical import bm25_values, passage_tokens, query_tokens
+from hyperviz_core.rag.retrieve.lexical import bm25_scores, passage_tokens, query_tokens
 
 K = 5
 BASELINES = ("flat-bm25", "flat-dense")
@@ -209,15 +209,12 @@ def dominated(query: str, holding: Sequence[int], toks: Sequence[Sequence[str]])
     >>> dominated("apple banana", [0], toks), dominated("apple banana", [1], toks)
     (1, 0)
     """
-    lengths = np.asarray([len(t) for t in toks], dtype=np.int64)
-    avg = float(lengths.mean()) if len(toks) and lengths.sum() else 1.0
+    total = sum(map(len, toks))
+    avg = total / len(toks) if total else 1.0
     words = sorted(set(query_tokens(query)))
-    per = np.zeros((len(words), len(toks)), dtype=np.float32)
-    for row, w in enumerate(words):
-        tf = np.asarray([t.count(w) for t in toks], dtype=np.int64)
-        have = np.flatnonzero(tf)
-        if have.size:
-            per[row, have] = bm25_values(tf[have], lengths[have], int(have.size), len(toks), avg)
+    # one row per word (a zero row without any: every chunk ties, none dominates)
+    per = np.stack([bm25_scores([w], toks, len(toks), avg) for w in words]
+                   or [np.zeros(len(toks), dtype=np.float32)])
     counts = [int(((per >= per[:, [h]]).all(axis=0) & (per > per[:, [h]]).any(axis=0)).sum())
               for h in holding]
     return min(counts, default=0)

@@ -224,7 +224,8 @@ def test_dominated_counts_chunks_better_on_every_question_word() -> None:
     assert long.dominated("Which ash plume?", [5], toks) == 5  # chunks 0-4 all have "ash"
     assert long.dominated("Which ash plume?", [0, 5], toks) == 2  # the least dominated
     assert long.dominated("Which ash plume?", [4], toks) == 0
-    assert long.dominated("Which?", [0], toks) == 0  # no question word: nothing above
+    assert long.dominated("Which?", [0], toks) == 0  # a word no chunk holds: all tie at 0
+    assert long.dominated("The?", [0], toks) == 0  # only stop words: no word to compare
 
 
 @pytest.mark.parametrize("name", ["bench_corpus", "bench_rank", "bench_long"])
