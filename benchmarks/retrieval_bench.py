@@ -108,10 +108,15 @@ def make_embedder(spec: str) -> Any:
 def _code_hash() -> str:
     """Hash of the source of the extraction and chunking code (what a built index depends
     on): every module of the extractors' package (word lists and span finding included)
-    and the chunking module; found through the public classes, wherever they live."""
-    from hyperviz_core.rag import HeuristicExtractor, HeuristicThemeExtractor, chunk_document
+    and the chunking and title modules; found through the public names, wherever they live."""
+    from hyperviz_core.rag import (
+        HeuristicExtractor,
+        HeuristicThemeExtractor,
+        chunk_document,
+        with_inferred_title,
+    )
 
-    files: set[Path] = {Path(inspect.getfile(chunk_document))}
+    files: set[Path] = {Path(inspect.getfile(f)) for f in (chunk_document, with_inferred_title)}
     for obj in (HeuristicExtractor, HeuristicThemeExtractor):
         files.update(Path(inspect.getfile(obj)).parent.rglob("*.py"))
     h = hashlib.sha256()

@@ -127,6 +127,7 @@ def _run_index(args: argparse.Namespace) -> int:
                 chunk_size=args.chunk_size,
                 chunk_overlap=args.chunk_overlap,
                 chunk_unit=args.chunk_unit,
+                infer_titles=not args.no_infer_titles,
                 workers=(auto_workers(docs.total_bytes) if args.workers == "auto"
                          else args.workers),
             )
@@ -242,6 +243,9 @@ def register(sub: Any) -> None:
     p.add_argument("--chunk-size", type=int, default=1200, metavar="N")
     p.add_argument("--chunk-overlap", type=int, default=100, metavar="N")
     p.add_argument("--chunk-unit", choices=("char", "token"), default="char")
+    p.add_argument("--no-infer-titles", action="store_true",
+                   help="leave untitled long documents untitled (default: the title their "
+                        "opening states in capitals)")
     p.add_argument("--text-field", default="text", metavar="F")
     p.add_argument("--id-field", default="id", metavar="F")
     p.add_argument("--title-field", default="title", metavar="F")

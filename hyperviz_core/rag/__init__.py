@@ -39,7 +39,9 @@ from .index import (
     LoaderError,
     chunk_document,
     chunk_documents,
+    infer_title,
     load_documents,
+    with_inferred_title,
 )
 from .local_embed import LocalMiniLMEmbedder, local_minilm_available
 from .prompts import Prompts
@@ -181,6 +183,7 @@ __all__ = [
     "content_hash",
     "extractive_summary",
     "heuristic_keywords",
+    "infer_title",
     "load_documents",
     "local_minilm_available",
     "merge_extractions",
@@ -192,4 +195,5 @@ __all__ = [
     "render_hypergraph",
     "render_passages",
     "report_usage",
+    "with_inferred_title",
 ]

@@ -65,6 +65,8 @@ class VizRAG:
             (the SQLite store; :mod:`hyperviz_core.rag.retrieve.lazy`); False: both layers
             and every chunk are loaded once per store state (other stores always do);
             None (default): lazy from ``LAZY_MIN_CHUNKS`` (4,000) chunks on.
+        infer_titles: index an untitled long document under the title its opening states
+            in capitals (:mod:`hyperviz_core.rag.index.titles`); False = leave it untitled.
     """
 
     def __init__(
@@ -84,6 +86,7 @@ class VizRAG:
         index_visualization: bool = True,
         chunk_size: int = 1200,
         chunk_overlap: int = 100,
+        infer_titles: bool = True,
         concurrency: int = 8,
         show_progress: bool = True,
         hooks: Iterable[Hook] = (),
@@ -118,6 +121,7 @@ class VizRAG:
         self.index_visualization = index_visualization
         self.chunk_size = chunk_size
         self.chunk_overlap = chunk_overlap
+        self.infer_titles = infer_titles
         self.concurrency = concurrency
         self.show_progress = show_progress
         self.retriever = Retriever(self.store, embedder=self.embedder, chat=chat,
@@ -137,7 +141,7 @@ class VizRAG:
                 embedder=self.embedder, renderer=self.renderer,
                 index_visualization=self.index_visualization, concurrency=self.concurrency,
                 show_progress=self.show_progress, chat=self.chat, chunk_size=self.chunk_size,
-                chunk_overlap=self.chunk_overlap)
+                chunk_overlap=self.chunk_overlap, infer_titles=self.infer_titles)
         return self._indexer
 
     @staticmethod

@@ -6,6 +6,7 @@ from .chunking import chunk_document, chunk_documents
 from .indexer import Indexer, IndexReport
 from .loaders import LoaderError, load_documents
 from .stream import DocumentStream
+from .titles import infer_title, with_inferred_title
 
 __all__ = [
     "DocumentStream",
@@ -14,5 +15,7 @@ __all__ = [
     "LoaderError",
     "chunk_document",
     "chunk_documents",
+    "infer_title",
     "load_documents",
+    "with_inferred_title",
 ]

@@ -3,7 +3,8 @@
 Windows prefer to end at a sentence boundary (then at whitespace) inside their last half, so
 chunks rarely cut words or sentences. Chunk ids are ``chunk-`` + a content hash of (document
 id, chunk text), so re-chunking unchanged text gives the same ids. Each chunk carries the
-document's title and metadata.
+document's title and metadata; an untitled long document, the title its opening states
+(:mod:`.titles`).
 
 Example:
     >>> from hyperviz_core.rag.types import Document
@@ -20,6 +21,7 @@ import re
 from typing import Literal
 
 from ..types import Chunk, Document, content_hash
+from .titles import with_inferred_title
 
 __all__ = ["TOKEN_RE", "chunk_document", "chunk_documents", "chunk_id"]
 
@@ -96,11 +98,16 @@ def chunk_document(
     size: int = 1200,
     overlap: int = 100,
     unit: Literal["char", "token"] = "char",
+    *,
+    infer_titles: bool = True,
 ) -> list[Chunk]:
     """Split a document into overlapping windows of ``size`` characters or tokens.
 
     ``overlap`` (same unit) must be smaller than ``size``. Empty or whitespace-only text
-    gives no chunks. Each chunk's metadata holds the document title and metadata.
+    gives no chunks. Each chunk's metadata holds the document title and metadata; with
+    ``infer_titles``, an untitled document of at least
+    :data:`~.titles.INFER_MIN_CHUNKS` chunks gets the title its opening states in capitals
+    (:func:`~.titles.with_inferred_title`).
     """
     if size <= 0:
         raise ValueError(f"chunk size must be positive, got {size}")
@@ -124,7 +131,7 @@ def chunk_document(
         meta = {**doc.metadata, "title": doc.title} if doc.title else dict(doc.metadata)
         chunks.append(Chunk(id=chunk_id(doc.id, piece, dup), doc_id=doc.id, text=piece,
                             index=len(chunks), start=start, end=end, metadata=meta))
-    return chunks
+    return with_inferred_title(doc, chunks) if infer_titles else chunks
 
 
 def chunk_documents(
@@ -132,6 +139,9 @@ def chunk_documents(
     size: int = 1200,
     overlap: int = 100,
     unit: Literal["char", "token"] = "char",
+    *,
+    infer_titles: bool = True,
 ) -> list[Chunk]:
     """:func:`chunk_document` over several documents, concatenated."""
-    return [c for d in docs for c in chunk_document(d, size, overlap, unit)]
+    return [c for d in docs
+            for c in chunk_document(d, size, overlap, unit, infer_titles=infer_titles)]

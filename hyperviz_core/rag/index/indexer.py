@@ -96,6 +96,8 @@ class Indexer:
             one, which embeds and writes meanwhile (:mod:`.workers`; 0 = none). They are
             started with ``spawn``: a script using them needs the usual
             ``if __name__ == "__main__":`` guard.
+        infer_titles: give an untitled long document the title its opening states in
+            capitals (:mod:`.titles`); False = leave untitled documents untitled.
     """
 
     def __init__(
@@ -113,6 +115,7 @@ class Indexer:
         chunk_size: int = 1200,
         chunk_overlap: int = 100,
         chunk_unit: Literal["char", "token"] = "char",
+        infer_titles: bool = True,
         render_images: bool | None = None,
         summarize_descriptions: bool = False,
         summary_threshold: int = 4000,
@@ -149,6 +152,7 @@ class Indexer:
         self.show_progress = show_progress
         self.workers = workers  #: extraction processes beside this one (see .workers)
         self.chunk_size, self.chunk_overlap, self.chunk_unit = chunk_size, chunk_overlap, chunk_unit
+        self.infer_titles = infer_titles
         self._summarizer: Any = None
         if summarize_descriptions:
             if self.chat is None:
@@ -330,7 +334,8 @@ class Indexer:
         if self.store.document_hash(doc.id) == doc.hash:
             report.documents_skipped += 1
             return
-        chunks = chunk_document(doc, self.chunk_size, self.chunk_overlap, self.chunk_unit)
+        chunks = chunk_document(doc, self.chunk_size, self.chunk_overlap, self.chunk_unit,
+                                infer_titles=self.infer_titles)
         if pool is not None and chunks:  # offline extraction in a worker process
             pairs = await pool.arun(chunks)
             results: list[tuple[ChunkExtraction, ChunkTheme, bool]] = [
