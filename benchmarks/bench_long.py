@@ -35,6 +35,7 @@ from bench_corpus import (
 )
 
 from hyperviz_core.rag import VizRAG
+from hyperviz_core.rag.retrieve.chunk_index import ChunkIndex
 from hyperviz_core.rag.retrieve.lexical import bm25_scores, passage_tokens, query_tokens
 
 K = 5
@@ -220,6 +221,13 @@ def dominated(query: str, holding: Sequence[int], toks: Sequence[Sequence[str]])
     return min(counts, default=0)
 
 
+def passages(engine: VizRAG) -> list[str]:
+    """The text the engine's BM25 reads of each chunk (title + newline + text, as
+    :meth:`ChunkIndex.passage_text`), in chunk-id order like :attr:`LongUnits.chunks`."""
+    index = ChunkIndex(engine.store.chunks(), engine.store.document_titles())
+    return [index.passage_text(i) for i in range(len(index))]
+
+
 def print_misses(questions: Sequence[dict[str, Any]], engine: VizRAG, u: LongUnits) -> None:
     """``--misses``: the answerable questions vizrag or flat BM25 misses, with the rank of
     the first unit holding the answer in each one's top ``DEEP``, and the chunks that sit in
@@ -229,7 +237,7 @@ def print_misses(questions: Sequence[dict[str, Any]], engine: VizRAG, u: LongUni
     ranked = {m: [rank(q["question"]) for q in questions] for m, rank in deep.items()}
     texts = {"vizrag": _texts(u.chunks), "flat-bm25": _texts(u.windows)}
     rows = misses(questions, ranked, texts, _texts(u.chunks))
-    toks = passage_tokens(_texts(u.chunks))
+    toks = passage_tokens(passages(engine))
     print(f"\nmisses: the answerable questions vizrag or flat-bm25 leaves out of its top {K}; "
           f"rank = of the method's first unit holding the answer (- = not in its top {DEEP}), "
           "chunks = engine chunks holding it, dom = the fewest chunks that dominate one of "

@@ -125,26 +125,31 @@ def _code_hash() -> str:
     return h.hexdigest()[:12]
 
 
-def cache_key(corpus: Corpus, embedder: Any) -> str:
-    """Key of a built store: documents, embedder, chunking and extraction code."""
+def cache_key(corpus: Corpus, embedder: Any, infer_titles: bool = True) -> str:
+    """Key of a built store: documents, embedder, chunking, title inference and extraction
+    code."""
     h = hashlib.sha256()
     for d in corpus.docs:
         h.update(f"{d.id}\x1f{d.hash}\n".encode())
     h.update(f"{embedder.name}:{embedder.dim}:1200:100:{_code_hash()}".encode())
+    if not infer_titles:
+        h.update(b":no-infer-titles")
     return f"{re.sub(r'[^a-z0-9]+', '-', corpus.name.lower())}-{h.hexdigest()[:16]}"
 
 
 def open_engine(corpus: Corpus, embedder: Any, cache: Path, rebuild: bool,
                 progress: bool, store: Path | None = None,
-                vectors_from: Sequence[Path] = ()) -> tuple[VizRAG, str]:
+                vectors_from: Sequence[Path] = (), infer_titles: bool = True
+                ) -> tuple[VizRAG, str]:
     """The engine over a cached (or freshly built) store, and a line saying which.
 
     A store is built under a ``.partial`` name and renamed when complete, so an interrupted
     build is never reused; ``store`` (``--store``) replaces the cache entry. A build reuses
     the vectors of the ``vectors_from`` stores (``--vectors-from``, :mod:`bench_vectors`);
-    queries always embed with ``embedder`` itself.
+    queries always embed with ``embedder`` itself. ``infer_titles=False``
+    (``--no-infer-titles``) indexes untitled long documents without an inferred title.
     """
-    key = cache_key(corpus, embedder) if store is None else store.name
+    key = cache_key(corpus, embedder, infer_titles) if store is None else store.name
     final = cache / key if store is None else store
     if rebuild and final.exists():
         shutil.rmtree(final)
@@ -157,7 +162,7 @@ def open_engine(corpus: Corpus, embedder: Any, cache: Path, rebuild: bool,
     build = embedder
     if vectors_from:
         build = StoredVectors(embedder, load_vectors(vectors_from, embedder.name, embedder.dim))
-    engine = VizRAG(part, embedder=build, show_progress=progress)
+    engine = VizRAG(part, embedder=build, show_progress=progress, infer_titles=infer_titles)
     engine.insert(corpus.docs)
     engine.close()
     seconds = time.perf_counter() - t0
@@ -261,7 +266,9 @@ def bench(corpus: Corpus, args: argparse.Namespace, embedder: Any) -> dict[str, 
     k = max(KS)
     cache: Path = args.cache
     engine, how = open_engine(corpus, embedder, cache, args.rebuild, args.progress,
-                              args.store, args.vectors_from)
+                              args.store, args.vectors_from, args.infer_titles)
+    if not args.infer_titles:
+        how += "; untitled long documents indexed without an inferred title"
     stats = engine.stats()
     questions = corpus.questions[: QUICK if args.quick else args.limit]
     print(f"dataset {corpus.name}: {len(corpus.docs)} documents, {len(questions)} questions; "
@@ -337,6 +344,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--misses", action="store_true",
                         help="novels: list the answerable questions vizrag or flat BM25 "
                         "misses, with the rank of the first unit holding the answer")
+    parser.add_argument("--no-infer-titles", dest="infer_titles", action="store_false",
+                        help="index untitled long documents without the title their opening "
+                        "states (the engine's default infers it; a store of its own)")
     parser.add_argument("--json", action="store_true", help="print a JSON summary at the end")
     args = parser.parse_args(argv)
     args.progress = args.progress and sys.stderr.isatty()

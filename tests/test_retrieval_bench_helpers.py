@@ -234,3 +234,28 @@ def test_bench_docstring_examples(name: str) -> None:
     result = doctest.testmod(_bench(name), optionflags=doctest.ELLIPSIS)
     assert result.failed == 0, f"{result.failed} doctest failures in {name}"
     assert result.attempted > 0
+
+
+def test_no_infer_titles_is_a_store_of_its_own_and_dom_reads_the_titled_passage(
+        tmp_path: Path) -> None:
+    """``--no-infer-titles`` keys its own store; ``--misses``' ``dom`` counts BM25 over the
+    passage the engine ranks (an inferred title + the chunk text)."""
+    bench, long = _bench("retrieval_bench"), _bench("bench_long")
+    text = "THE BOOK OF ASH. " + "".join(f"Grey ash fell on town {i}. " for i in range(250))
+    corpus = _bench("bench_corpus").Corpus(name="book", kind="answers", titled=False,
+                                           docs=[Document(id="b", text=text)], texts=[text],
+                                           questions=[])
+    emb = HashingEmbedder()
+    assert bench.cache_key(corpus, emb) != bench.cache_key(corpus, emb, infer_titles=False)
+    for infer in (True, False):
+        engine, _ = bench.open_engine(corpus, emb, tmp_path / "cache", False, False,
+                                      infer_titles=infer)
+        try:
+            texts = long.passages(engine)
+            titled = [t for t in texts if t.startswith("THE BOOK OF ASH\n")]
+            assert len(texts) >= 4
+            # the opening chunk prints the title itself (counted once); the others get it
+            assert len(titled) == (len(texts) - 1 if infer else 0)
+            assert sum("BOOK OF ASH" in t for t in texts) == (len(texts) if infer else 1)
+        finally:
+            engine.close()
