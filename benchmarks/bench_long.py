@@ -35,7 +35,6 @@ from bench_corpus import (
 )
 
 from hyperviz_core.rag import VizRAG
-from hyperviz_core.rag.retrieve.chunk_index import ChunkIndex
 from hyperviz_core.rag.retrieve.lexical import bm25_scores, passage_tokens, query_tokens
 
 K = 5
@@ -222,9 +221,10 @@ def dominated(query: str, holding: Sequence[int], toks: Sequence[Sequence[str]])
 
 
 def passages(engine: VizRAG) -> list[str]:
-    """The text the engine's BM25 reads of each chunk (title + newline + text, as
-    :meth:`ChunkIndex.passage_text`), in chunk-id order like :attr:`LongUnits.chunks`."""
-    index = ChunkIndex(engine.store.chunks(), engine.store.document_titles())
+    """The text the engine's BM25 reads of each chunk (title + newline + text,
+    :meth:`ChunkIndex.passage_text` of the engine's own loaded index), in chunk-id order
+    like :attr:`LongUnits.chunks`."""
+    index = engine.retriever.corpus().chunks
     return [index.passage_text(i) for i in range(len(index))]
 
 
