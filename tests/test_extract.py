@@ -117,6 +117,16 @@ def test_prose_words_and_quoted_speech_are_not_names() -> None:
     assert names == {"Tom", "Mary", "Hello Love", "Deptford", "The Long Wait"}
 
 
+def test_quoted_dialogue_without_a_speech_verb_is_not_a_title() -> None:
+    """A quote in sentence case that speaks (ends in ? or !, or holds a pronoun, an
+    auxiliary or a negation) is dialogue even with no speech verb beside it; title-case
+    quotes and sentence-case titles of other languages stay titles."""
+    text = ('She looked up. "Shall I read it?" Then "No, no" was all. "What then?" He '
+            'sang "Hello Love" and "Dröm bort mig igen" at Deptford. "I think it\'s late."')
+    names = {e.name for e in HeuristicExtractor().extract(chunk(text)).entities}
+    assert names == {"Hello Love", "Dröm bort mig igen", "Deptford"}
+
+
 def test_heuristic_extraction_on_a_passage() -> None:
     text = ("The Journal of Mathematical Physics is a peer-reviewed journal published monthly by "
             "the American Institute of Physics. The journal was first published bimonthly "

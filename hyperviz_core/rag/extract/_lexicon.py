@@ -162,3 +162,16 @@ _NOT_NAMES = _words(
     "thousand second third fourth fifth sixth seventh eighth ninth tenth see look come let "
     "pray"
 )
+#: words a title leaves lower-case (English, and the articles and particles of German,
+#: French, Latin, Spanish and Italian titles)
+_TITLE_LOWER = _words(
+    "a an the and but or nor for of in on at to by with from as into onto upon over via vs "
+    "und der die das des dem den von zu im am auf mit ein eine einer le la les du de et en "
+    "au aux el los las del y e di della il lo"
+)
+#: words of English speech: personal pronouns, auxiliaries, negation and answers
+_SPEECH_WORDS = _words(
+    "i me my mine you your yours ye we us our he him his she her it its they them their "
+    "am is are was were be been do does did don't can't won't isn't ain't will shall would "
+    "should could can may might must have has had not no yes"
+)

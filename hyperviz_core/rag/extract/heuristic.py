@@ -6,7 +6,8 @@ What it does
     * Sentences are split on ``.!?`` (guarding common abbreviations and initials) and line
       breaks; sentences are split into clauses on ``;``, dashes and ``, but/while/whereas``.
     * Entity spans: quoted titles (``"…"``, ``“…”``, ````…''``; not quoted speech, i.e. a
-      quote that a speech verb follows or introduces: ``"Yes," said Mary``), dates
+      quote that a speech verb follows or introduces: ``"Yes," said Mary``, or one in
+      sentence case that speaks: ``"Shall I read it?"``, ``"No, no"``), dates
       (``12 March 1990``, ``January 1960``, years, decades, centuries), numbers with units
       or currency (``3.5 km``, ``$2 million``, ``45%``), and runs of capitalised words
       joined by connectors (``University of Copenhagen``, ``George T. Solomon``,
@@ -29,8 +30,10 @@ Limits (honest)
     * Sentence-initial single words are only kept when they never occur lower-cased in the
       chunk, so "Paris is …" is found but a sentence-initial common noun usually is not;
       sentence adverbs, interjections, quantifiers and number words ("According", "Oh",
-      "Several", "Two") are never a name on their own. Quoted dialogue without a speech verb
-      ("Ah, Miss Trixit") is still taken for a title.
+      "Several", "Two") are never a name on their own. Quoted dialogue with neither a
+      speech verb nor the marks of speech ("Ah, Miss Trixit", "The drawing") is still taken
+      for a title, and a sentence-case English title that holds a pronoun or an auxiliary
+      ("In your name") is taken for dialogue.
     * Types are guesses from surface cues (no gazetteer beyond a few hundred words); expect
       many ``entity`` types and some wrong ones ("Washington" may be typed person or place).
     * No coreference beyond the pronoun rule, no relation labels, no negation: a hyperedge

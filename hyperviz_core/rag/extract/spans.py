@@ -37,6 +37,8 @@ from ._lexicon import (
     _QUOTE_RES,
     _ROLE_NOUNS,
     _SENT_END,
+    _SPEECH_WORDS,
+    _TITLE_LOWER,
     _TOKEN,
     _WORK_CUES,
     _WORK_WORDS,
@@ -128,6 +130,29 @@ def _speech(sentence: str, start: int, end: int) -> bool:
     """
     return bool(_SPEECH_AFTER.match(sentence[end : end + 30])
                 or _SPEECH_BEFORE.search(sentence[max(0, start - 30) : start]))
+
+
+def _dialogue(inner: str, raw: str = "") -> bool:
+    """The quoted ``inner`` reads as a line of English dialogue, not a title: it is written
+    in sentence case (of its words after the first, ``"I"`` and the words titles leave
+    lower-case aside, fewer than half are capitalised, and there is one such word) and it
+    speaks (``raw``, the quoted text before trimming, ends in ``?`` or ``!``, or it
+    holds a pronoun, an auxiliary or a negation). Sentence-case titles of other languages
+    ("Dröm bort mig igen") and names ("Vespa mandarinia") stay titles.
+
+    >>> [_dialogue(q) for q in ("Hello Love", "Shall I read it?", "No, no", "Sin amor",
+    ...                         "Die Geschichte meiner Reise nach Pirmont", "Home")]
+    [False, True, True, False, False, False]
+    >>> _dialogue("What then", "What then?"), _dialogue("What then")
+    (True, False)
+    """
+    found = re.findall(r"[^\W\d_][\w'’-]*", inner)
+    words = [w for w in found[1:] if w != "I" and w.casefold() not in _TITLE_LOWER]
+    caps = sum(1 for w in words if w[0].isupper())
+    if not words or 2 * caps >= len(words):
+        return False
+    return (raw.rstrip(" \"'”’`.,").endswith(("?", "!"))
+            or any(w.casefold().replace("’", "'") in _SPEECH_WORDS for w in found))
 
 
 def _guess_type(tokens: list[str], sentence: str, start: int, end: int) -> str:
@@ -240,6 +265,7 @@ def find_spans(sentence: str, lower_vocab: frozenset[str] = frozenset()) -> list
             inner = m.group(1).strip(" ,.")
             alpha = next((c for c in inner if c.isalpha()), "")
             if (alpha.isupper() and len(inner.split()) <= 12
+                    and not _dialogue(inner, m.group(1))
                     and not _speech(sentence, m.start(), m.end())):
                 cands.append((0, Span(m.start(), m.end(), inner, "work")))
     for rx in _DATE_RES:
