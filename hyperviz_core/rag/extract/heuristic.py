@@ -12,11 +12,6 @@ What it does
       or currency (``3.5 km``, ``$2 million``, ``45%``), and runs of capitalised words
       joined by connectors (``University of Copenhagen``, ``George T. Solomon``,
       ``Procter & Gamble``).
-    * Text written in capitals (a title page, a heading, a caption: three or more upper-case
-      words in a row) is recased first (:mod:`.truecase`): closed-class words and words the
-      chunk writes in lower case go to lower case, the rest are capitalised, so
-      ``KYNANCE COVE 71 THE LION ROCKS`` gives *Kynance Cove* and *Lion Rocks* (page numbers
-      join no name there), which merge with the same names written normally.
     * Types from simple cues: honorifics, initials, common first names and a preceding role
       noun ("psychologist Carl Rogers") → ``person``; suffixes such as Inc/University/Party →
       ``organization``; River/Mount/County/… or a preceding "in/at/near/from" → ``location``;
@@ -31,11 +26,7 @@ What it does
 
 Limits (honest)
     * English-centric, capitalisation-driven: lower-cased names ("iPhone" works, "e. e.
-      cummings" does not), and languages without capitalisation yield little. In text
-      written in capitals the chunk's own lower-case words are the only guide: a common
-      word it never writes in lower case stays part of a name ("LIST OF ILLUSTRATIONS
-      KYNANCE COVE" on one line gives *List of Illustrations Kynance Cove*), and acronyms
-      with a vowel are capitalised like words ("NATO" → *Nato*).
+      cummings" does not), all-caps text and languages without capitalisation yield little.
     * Sentence-initial single words are only kept when they never occur lower-cased in the
       chunk, so "Paris is …" is found but a sentence-initial common noun usually is not;
       sentence adverbs, interjections, quantifiers and number words ("According", "Oh",
@@ -47,8 +38,8 @@ Limits (honest)
       many ``entity`` types and some wrong ones ("Washington" may be typed person or place).
     * No coreference beyond the pronoun rule, no relation labels, no negation: a hyperedge
       says "these entities co-occur in this clause", its meaning is the clause text.
-    * Long capitalised headlines in title case become one long name; names split by a line
-      break or comma become two.
+    * Long capitalised headlines become one long name; names split by a line break or
+      comma become two.
 """
 
 from __future__ import annotations

@@ -43,7 +43,6 @@ from ._lexicon import (
     _WORK_CUES,
     _WORK_WORDS,
 )
-from .truecase import recase
 
 __all__ = ["Span", "find_spans", "split_clauses", "split_sentences"]
 
@@ -58,8 +57,7 @@ _MAX_NAME_TOKENS = 10
 
 @dataclass(frozen=True)
 class Span:
-    """An entity mention inside a text: ``text[start:end] == name`` (before trimming), up
-    to case where the text is written in capitals (:mod:`.truecase`)."""
+    """An entity mention inside a text: ``text[start:end] == name`` (before trimming)."""
 
     start: int
     end: int
@@ -143,14 +141,13 @@ def _dialogue(inner: str, raw: str = "") -> bool:
     ("Dröm bort mig igen") and names ("Vespa mandarinia") stay titles.
 
     >>> [_dialogue(q) for q in ("Hello Love", "Shall I read it?", "No, no", "Sin amor",
-    ...                         "Die Geschichte meiner Reise nach Pirmont", "Home", "I am")]
-    [False, True, True, False, False, False, True]
+    ...                         "Die Geschichte meiner Reise nach Pirmont", "Home")]
+    [False, True, True, False, False, False]
     >>> _dialogue("What then", "What then?"), _dialogue("What then")
     (True, False)
     """
     found = re.findall(r"[^\W\d_][\w'’-]*", inner)
-    words = [w for w in found[1:] if w != "I" and (
-        w.casefold() not in _TITLE_LOWER or w.casefold() in _SPEECH_WORDS)]  # "am": I am
+    words = [w for w in found[1:] if w != "I" and w.casefold() not in _TITLE_LOWER]
     caps = sum(1 for w in words if w[0].isupper())
     if not words or 2 * caps >= len(words):
         return False
@@ -199,8 +196,7 @@ def _not_a_name(run: list[str], sentence_start: bool, lower_vocab: frozenset[str
             or (sentence_start and (lowered in lower_vocab or lowered in _IMPERATIVES)))
 
 
-def _name_runs(sentence: str, lower_vocab: frozenset[str],
-               shouted: list[tuple[int, int]]) -> list[Span]:
+def _name_runs(sentence: str, lower_vocab: frozenset[str]) -> list[Span]:
     toks = list(_TOKEN.finditer(sentence))
     spans: list[Span] = []
     i = 0
@@ -215,9 +211,7 @@ def _name_runs(sentence: str, lower_vocab: frozenset[str],
             if gap.strip() or "'s" in toks[j].group(0)[-2:] or "’s" in toks[j].group(0)[-2:]:
                 break
             nxt = toks[j + 1].group(0)
-            if nxt[0].isupper() or nxt == "&" or (
-                    nxt.isdigit() and len(nxt) <= 3
-                    and not any(a <= toks[j].start() < b for a, b in shouted)):
+            if nxt[0].isupper() or nxt == "&" or (nxt.isdigit() and len(nxt) <= 3):
                 j += 1
             elif nxt.casefold() in _NAME_CONNECTORS and j + 2 < len(toks):
                 k = j + 2
@@ -280,8 +274,7 @@ def find_spans(sentence: str, lower_vocab: frozenset[str] = frozenset()) -> list
     for rx in _QUANTITY_RES:
         for m in rx.finditer(sentence):
             cands.append((1, Span(m.start(), m.end(), m.group(0).strip(), "quantity")))
-    cased, shouted = recase(sentence, lower_vocab)
-    for sp in _name_runs(cased, lower_vocab, shouted):
+    for sp in _name_runs(sentence, lower_vocab):
         cands.append((2, sp))
     cands.sort(key=lambda c: (c[0], c[1].start, -(c[1].end - c[1].start)))
     taken: list[Span] = []
