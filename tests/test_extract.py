@@ -122,9 +122,10 @@ def test_quoted_dialogue_without_a_speech_verb_is_not_a_title() -> None:
     auxiliary or a negation) is dialogue even with no speech verb beside it; title-case
     quotes and sentence-case titles of other languages stay titles."""
     text = ('She looked up. "Shall I read it?" Then "No, no" was all. "What then?" He '
-            'sang "Hello Love" and "Dröm bort mig igen" at Deptford. "I think it\'s late."')
+            'sang "Hello Love" and "Dröm bort mig igen" at Deptford. "I think it\'s late." '
+            '"I am," and "Der Tag am Meer" too.')
     names = {e.name for e in HeuristicExtractor().extract(chunk(text)).entities}
-    assert names == {"Hello Love", "Dröm bort mig igen", "Deptford"}
+    assert names == {"Hello Love", "Dröm bort mig igen", "Deptford", "Der Tag am Meer"}
 
 
 def test_heuristic_extraction_on_a_passage() -> None:

@@ -141,13 +141,14 @@ def _dialogue(inner: str, raw: str = "") -> bool:
     ("Dröm bort mig igen") and names ("Vespa mandarinia") stay titles.
 
     >>> [_dialogue(q) for q in ("Hello Love", "Shall I read it?", "No, no", "Sin amor",
-    ...                         "Die Geschichte meiner Reise nach Pirmont", "Home")]
-    [False, True, True, False, False, False]
+    ...                         "Die Geschichte meiner Reise nach Pirmont", "Home", "I am")]
+    [False, True, True, False, False, False, True]
     >>> _dialogue("What then", "What then?"), _dialogue("What then")
     (True, False)
     """
     found = re.findall(r"[^\W\d_][\w'’-]*", inner)
-    words = [w for w in found[1:] if w != "I" and w.casefold() not in _TITLE_LOWER]
+    words = [w for w in found[1:] if w != "I" and (  # "am" of "I am" is no German "am"
+        w.casefold() not in _TITLE_LOWER or w.casefold() in _SPEECH_WORDS)]
     caps = sum(1 for w in words if w[0].isupper())
     if not words or 2 * caps >= len(words):
         return False
