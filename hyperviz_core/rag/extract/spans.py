@@ -135,9 +135,10 @@ def _speech(sentence: str, start: int, end: int) -> bool:
 def _dialogue(inner: str, raw: str = "") -> bool:
     """The quoted ``inner`` reads as a line of English dialogue, not a title: it is written
     in sentence case (of its words after the first, ``"I"`` and the words titles leave
-    lower-case aside, fewer than half are capitalised, and there is one such word) and it
-    speaks (``raw``, the quoted text before trimming, ends in ``?`` or ``!``, or it
-    holds a pronoun, an auxiliary or a negation). Sentence-case titles of other languages
+    lower-case aside — but not the words of speech among them, the ``"am"`` of ``"I am"`` —
+    fewer than half are capitalised, and there is one such word) and it speaks (``raw``,
+    the quoted text before trimming, ends in ``?`` or ``!``, or it holds a pronoun, an
+    auxiliary or a negation). Sentence-case titles of other languages
     ("Dröm bort mig igen") and names ("Vespa mandarinia") stay titles.
 
     >>> [_dialogue(q) for q in ("Hello Love", "Shall I read it?", "No, no", "Sin amor",
