@@ -132,6 +132,11 @@ def _speech(sentence: str, start: int, end: int) -> bool:
                 or _SPEECH_BEFORE.search(sentence[max(0, start - 30) : start]))
 
 
+#: the lower-case title words the sentence-case test of :func:`_dialogue` sets aside: not
+#: the words of English speech among them (the German "am" is also the "am" of "I am")
+_CASE_NEUTRAL = _TITLE_LOWER - _SPEECH_WORDS
+
+
 def _dialogue(inner: str, raw: str = "") -> bool:
     """The quoted ``inner`` reads as a line of English dialogue, not a title: it is written
     in sentence case (of its words after the first, ``"I"`` and the words titles leave
@@ -148,8 +153,7 @@ def _dialogue(inner: str, raw: str = "") -> bool:
     (True, False)
     """
     found = re.findall(r"[^\W\d_][\w'’-]*", inner)
-    words = [w for w in found[1:] if w != "I" and (  # "am" of "I am" is no German "am"
-        w.casefold() not in _TITLE_LOWER or w.casefold() in _SPEECH_WORDS)]
+    words = [w for w in found[1:] if w != "I" and w.casefold() not in _CASE_NEUTRAL]
     caps = sum(1 for w in words if w[0].isupper())
     if not words or 2 * caps >= len(words):
         return False
