@@ -311,26 +311,33 @@ def bench(corpus: Corpus, args: argparse.Namespace, embedder: Any) -> dict[str, 
     return summary(corpus, questions, rows)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+def corpus_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options that say what is ranked and where its stores are cached (shared with
+    ``weights_cv.py``): ``--data``, ``--untitled``, ``--embed``, ``--limit``, ``--cache``,
+    ``--vectors-from``."""
     parser.add_argument("--data", required=True, type=Path, nargs="+", help="dataset folders")
     parser.add_argument("--untitled", action="store_true",
                         help="remove the titles from the passages (index and baselines)")
     parser.add_argument("--embed", default="hashing", help="hashing (default) or local-minilm")
     parser.add_argument("--limit", type=int, default=None, help="first N questions only")
-    parser.add_argument("--quick", action="store_true",
-                        help=f"first {QUICK} questions, no ablation rows")
     parser.add_argument("--cache", type=Path, default=Path(os.environ.get(
         "VIZRAG_BENCH_CACHE", Path.home() / ".cache" / "vizrag-bench")),
         help="where built stores and dense vectors are cached")
-    parser.add_argument("--rebuild", action="store_true", help="rebuild cached stores")
-    parser.add_argument("--store", type=Path, default=None,
-                        help="use this store directory instead of the cache (one dataset; "
-                        "a store holding a finished index is used as it is)")
     parser.add_argument("--vectors-from", type=Path, nargs="+", default=[], metavar="STORE",
                         help="when building, reuse the vectors these stores of the same "
                         "embedder hold for the same texts (by text hash; the rest is "
                         "embedded)")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    corpus_arguments(parser)
+    parser.add_argument("--quick", action="store_true",
+                        help=f"first {QUICK} questions, no ablation rows")
+    parser.add_argument("--rebuild", action="store_true", help="rebuild cached stores")
+    parser.add_argument("--store", type=Path, default=None,
+                        help="use this store directory instead of the cache (one dataset; "
+                        "a store holding a finished index is used as it is)")
     parser.add_argument("--ablations", action="store_true",
                         help="(kept for old commands; ablation rows are always printed)")
     parser.add_argument("--no-progress", dest="progress", action="store_false",
