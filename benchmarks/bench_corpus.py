@@ -225,6 +225,17 @@ class Row:
     per_q: list[dict[str, float]] = field(default_factory=list)
 
 
+def mean_scores(per_q: Sequence[dict[str, float]]) -> dict[str, float]:
+    """Each metric's mean over the questions that have it (a hop column only over the
+    questions of that hop count).
+
+    >>> mean_scores([{"R@5": 1.0, "2hop": 1.0}, {"R@5": 0.5}])
+    {'2hop': 1.0, 'R@5': 0.75}
+    """
+    keys = sorted({k for s in per_q for k in s})
+    return {k: statistics.fmean(s[k] for s in per_q if k in s) for k in keys}
+
+
 def half_of(question_id: str) -> str:
     """``"A"`` when the SHA-256 of ``question_id`` is even, else ``"B"`` (``--split``)."""
     return "A" if int(hashlib.sha256(question_id.encode()).hexdigest(), 16) % 2 == 0 else "B"
@@ -237,9 +248,7 @@ def split_rows(rows: Sequence[Row], questions: Sequence[dict[str, Any]], half: s
     out = []
     for r in rows:
         per_q = [r.per_q[i] for i in keep]
-        keys = sorted({k for s in per_q for k in s})
-        means = {k: statistics.fmean(s[k] for s in per_q if k in s) for k in keys}
-        out.append(Row(r.name, means, r.p50, r.p95, r.cpu50, per_q))
+        out.append(Row(r.name, mean_scores(per_q), r.p50, r.p95, r.cpu50, per_q))
     return out
 
 

@@ -34,7 +34,7 @@ from bench_corpus import (
     windows,
 )
 
-from hyperviz_core.rag import VizRAG
+from hyperviz_core.rag import Chunk, VizRAG
 from hyperviz_core.rag.retrieve.lexical import bm25_scores, passage_tokens, query_tokens
 
 K = 5
@@ -67,15 +67,23 @@ def chunk_ranker(engine: VizRAG, order: dict[str, int], mode: str, k: int = K, *
     return rank
 
 
+def engine_windows(corpus: Corpus, engine: VizRAG
+                   ) -> tuple[list[tuple[int, str]], list[Chunk], int, dict[str, int]]:
+    """The flat windows of the engine's average chunk size (25% overlap), the engine's
+    chunks in ranking-index order (by id), that size, and chunk id → ranking index (shared
+    with ``weights_cv.py``, so both rank the same units)."""
+    chunks = sorted(engine.store.chunks(), key=lambda c: c.id)
+    size = round(statistics.fmean(len(c.text) for c in chunks)) if chunks else 1200
+    order = {c.id: i for i, c in enumerate(chunks)}
+    return windows(corpus.texts, size), chunks, size, order
+
+
 def long_units(corpus: Corpus, engine: VizRAG, embedder: Any, args: argparse.Namespace
                ) -> LongUnits:
     """Windows of the engine's average chunk size and the rankers of every row."""
-    chunks = sorted(engine.store.chunks(), key=lambda c: c.id)
-    size = round(statistics.fmean(len(c.text) for c in chunks)) if chunks else 1200
-    wins = windows(corpus.texts, size)
+    wins, chunks, size, order = engine_windows(corpus, engine)
     wtexts = [w for _, w in wins]
     doc_index = {d.id: i for i, d in enumerate(corpus.docs)}
-    order = {c.id: i for i, c in enumerate(chunks)}
     eng = [(m, chunk_ranker(engine, order, m)) for m in ("naive", "hyper-lite", "vizrag")]
     if not args.quick:
         eng += [(n, chunk_ranker(engine, order, "vizrag", weights=w))

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
-import statistics
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -21,7 +20,7 @@ from typing import Any
 
 import bm25s
 import numpy as np
-from bench_corpus import Corpus, Row
+from bench_corpus import Corpus, Row, mean_scores
 
 from hyperviz_core.rag import RankWeights
 
@@ -95,9 +94,8 @@ def run_rows(methods: Sequence[tuple[str, Ranker]], questions: Sequence[dict[str
             lat.append((time.perf_counter() - t0) * 1000)
             cpu.append((time.process_time() - c0) * 1000)
             per_q.append(score(q, ranked))
-        keys = sorted({k for s in per_q for k in s})
-        means = {k: statistics.fmean(s[k] for s in per_q if k in s) for k in keys}
-        rows.append(Row(name, means, pct(lat, 50), pct(lat, 95), pct(cpu, 50), per_q))
+        rows.append(Row(name, mean_scores(per_q), pct(lat, 50), pct(lat, 95), pct(cpu, 50),
+                        per_q))
     return rows
 
 

@@ -54,8 +54,8 @@ from pathlib import Path
 from typing import Any
 
 import retrieval_bench as rb
-from bench_corpus import Corpus, Row, answer_hit, load_corpus, margin, windows
-from bench_long import chunk_ranker
+from bench_corpus import Corpus, Row, answer_hit, load_corpus, margin, mean_scores
+from bench_long import chunk_ranker, engine_windows
 from bench_rank import flat_rankers
 
 from hyperviz_core.rag import RankWeights, VizRAG
@@ -130,30 +130,45 @@ def mean_metric(per_q: Sequence[dict[str, float]], metric: str) -> float:
 
 
 def row(name: str, per_q: list[dict[str, float]]) -> Row:
-    keys = sorted({k for s in per_q for k in s})
-    return Row(name, {k: mean_metric(per_q, k) for k in keys}, float("nan"), float("nan"),
-               float("nan"), per_q)
+    return Row(name, mean_scores(per_q), float("nan"), float("nan"), float("nan"), per_q)
 
 
 def cross_validate(scores: list[list[dict[str, float]]], metric: str, ids: Sequence[str],
                    folds: int, repeats: int) -> tuple[list[dict[str, float]], Counter[int]]:
     """Per-question scores of the nested cross-validation (averaged over the repeats) and
     how often each grid setting was chosen. ``scores[s][q]`` = setting ``s`` on question
-    ``q``; settings earlier in the list win ties."""
-    val = [[s.get(metric, 0.0) for s in per_q] for per_q in scores]
-    sums: list[dict[str, float]] = [{} for _ in ids]
+    ``q``; settings earlier in the list win ties. :func:`nested` with one set."""
+    sums, chosen = nested([(scores, metric, ids)], folds, repeats)
+    return sums[0], chosen
+
+
+def nested(sets: Sequence[tuple[list[list[dict[str, float]]], str, Sequence[str]]],
+           folds: int, repeats: int) -> tuple[list[list[dict[str, float]]], Counter[int]]:
+    """Nested cross-validation of *one* setting for all ``sets`` (each ``(scores, metric,
+    ids)`` over the same grid) together: in each cut, fold ``f`` of every set is ranked with
+    the setting whose summed mean ``metric`` over the other folds of every set is best (each
+    set weighs the same; earlier settings win ties). Per set, the per-question scores
+    averaged over the cuts; and how often each setting was chosen."""
+    vals = [[[s.get(metric, 0.0) for s in per_q] for per_q in scores]
+            for scores, metric, _ in sets]
+    sums: list[list[dict[str, float]]] = [[{} for _ in ids] for _, _, ids in sets]
     chosen: Counter[int] = Counter()
-    for r in range(repeats):
-        fold = folds_of(ids, r, folds)
+    for cut in range(repeats):
+        fold = [folds_of(ids, cut, folds) for _, _, ids in sets]
         for f in range(folds):
-            train = [q for q, g in enumerate(fold) if g != f]
-            best = max(range(len(scores)),
-                       key=lambda s: (round(sum(val[s][q] for q in train), 9), -s))
+            train = [[q for q, g in enumerate(fd) if g != f] for fd in fold]
+
+            def score(s: int, train: list[list[int]] = train) -> float:
+                return sum(statistics.fmean(v[s][q] for q in tr) if tr else 0.0
+                           for v, tr in zip(vals, train, strict=True))
+
+            best = max(range(len(vals[0])), key=lambda s: (round(score(s), 9), -s))
             chosen[best] += 1
-            for q, g in enumerate(fold):
-                if g == f:
-                    for k, v in scores[best][q].items():
-                        sums[q][k] = sums[q].get(k, 0.0) + v / repeats
+            for d, (scores, _, _) in enumerate(sets):
+                for q, g in enumerate(fold[d]):
+                    if g == f:
+                        for k, v in scores[best][q].items():
+                            sums[d][q][k] = sums[d][q].get(k, 0.0) + v / repeats
     return sums, chosen
 
 
@@ -208,11 +223,9 @@ def answer_target(corpus: Corpus, engine: VizRAG, embedder: Any, cache: Path,
                   questions: Sequence[dict[str, Any]]) -> Target:
     """The novels: the answer in one of the top-5 units (``bench_long``'s rule; the flat
     rows rank windows of the engine's average chunk size, 25% overlap)."""
-    chunks = sorted(engine.store.chunks(), key=lambda c: c.id)
-    size = round(statistics.fmean(len(c.text) for c in chunks))
-    wins = [t for _, t in windows(corpus.texts, size)]
+    spans, chunks, _, order = engine_windows(corpus, engine)
+    wins = [t for _, t in spans]
     texts = [c.text for c in chunks]
-    order = {c.id: i for i, c in enumerate(chunks)}
 
     def scorer(units: Sequence[str]) -> Callable[[dict[str, Any], list[int]], dict[str, float]]:
         return lambda q, ranked: {"hit@5": float(answer_hit(str(q["answer"]),
@@ -233,14 +246,17 @@ class SetResult:
     settings: list[dict[str, float]]
     scores: list[list[dict[str, float]]]
     target: Target
+    data: Path
+    titled: bool
+    """the ranked passages carry titles (``--with-untitled`` runs the set again without)"""
 
 
-def evaluate(data: Path, untitled: bool, args: argparse.Namespace) -> SetResult:
+def evaluate(data: Path, untitled: bool, embedder: Any, args: argparse.Namespace
+             ) -> SetResult:
     """Rank every question of one dataset with every grid setting."""
     corpus = load_corpus(data, untitled)
     if corpus.kind not in ("passages", "answers"):
         raise SystemExit(f"weights_cv: {data} is neither a passage set nor the novels")
-    embedder = make_embedder(args.embed)
     engine, how = rb.open_engine(corpus, embedder, args.cache, False, False, None,
                                  args.vectors_from)
     questions = corpus.questions[: args.limit]
@@ -259,7 +275,8 @@ def evaluate(data: Path, untitled: bool, args: argparse.Namespace) -> SetResult:
             print(f"  {i + 1:3d}/{len(settings)} {t.metric} "
                   f"{mean_metric(scores[-1], t.metric):.3f} {label(s)}", file=sys.stderr)
     engine.close()
-    return SetResult(corpus.name, [str(q["id"]) for q in questions], settings, scores, t)
+    return SetResult(corpus.name, [str(q["id"]) for q in questions], settings, scores, t,
+                     data, corpus.titled)
 
 
 def print_compared(res: SetResult, name: str, per_q: list[dict[str, float]]) -> None:
@@ -297,39 +314,9 @@ def report(res: SetResult, args: argparse.Namespace) -> None:
     print_chosen(settings, chosen)
 
 
-def pooled(results: Sequence[SetResult], folds: int, repeats: int
-           ) -> tuple[list[list[dict[str, float]]], Counter[int]]:
-    """Nested cross-validation of *one* setting for all ``results`` together: in each cut,
-    fold ``f`` of every set is ranked with the setting whose summed mean score over the
-    other folds of every set is best (each set weighs the same). Per set, the per-question
-    scores averaged over the cuts; and how often each setting was chosen."""
-    vals = [[[s.get(r.target.metric, 0.0) for s in per_q] for per_q in r.scores]
-            for r in results]
-    sums: list[list[dict[str, float]]] = [[{} for _ in r.ids] for r in results]
-    chosen: Counter[int] = Counter()
-    n_settings = len(results[0].settings)
-    for cut in range(repeats):
-        fold = [folds_of(r.ids, cut, folds) for r in results]
-        for f in range(folds):
-            train = [[q for q, g in enumerate(fd) if g != f] for fd in fold]
-
-            def pooled_score(s: int, train: list[list[int]] = train) -> float:
-                return sum(statistics.fmean(v[s][q] for q in tr) if tr else 0.0
-                           for v, tr in zip(vals, train, strict=True))
-
-            best = max(range(n_settings), key=lambda s: (round(pooled_score(s), 9), -s))
-            chosen[best] += 1
-            for d, r in enumerate(results):
-                for q, g in enumerate(fold[d]):
-                    if g == f:
-                        for k, v in r.scores[best][q].items():
-                            sums[d][q][k] = sums[d][q].get(k, 0.0) + v / repeats
-    return sums, chosen
-
-
 def report_pooled(results: Sequence[SetResult], args: argparse.Namespace) -> None:
     """One setting for every set: the in-sample best of the pooled score, and the nested
-    cross-validation of choosing it (:func:`pooled`)."""
+    cross-validation of choosing it (:func:`nested`)."""
     settings = results[0].settings
     means = [[mean_metric(per_q, r.target.metric) for per_q in r.scores] for r in results]
     total = [sum(m[s] for m in means) for s in range(len(settings))]
@@ -340,7 +327,8 @@ def report_pooled(results: Sequence[SetResult], args: argparse.Namespace) -> Non
     print(f"in-sample best: {label(settings[best])}: " + "; ".join(
         f"{r.name} {m[best]:.3f} (shipped {m[0]:.3f})" for r, m in zip(results, means,
                                                                       strict=True)))
-    cv, chosen = pooled(results, args.folds, args.repeats)
+    cv, chosen = nested([(r.scores, r.target.metric, r.ids) for r in results], args.folds,
+                        args.repeats)
     print(f"{args.folds}-fold cross-validation, {args.repeats} cuts: fold f of every set "
           "ranked with the setting best on the other folds of every set; vizrag-pooled = "
           "the per-question score averaged over the cuts")
@@ -363,16 +351,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.folds < 2 or args.repeats < 1:
         parser.error("--folds must be >= 2 and --repeats >= 1")
-    sets = [(data, args.untitled) for data in args.data]
-    if args.with_untitled and not args.untitled:
-        sets += [(data, True) for data in args.data
-                 if not (data / "questions.jsonl").exists()]  # not the novels
-    results = []
-    for i, (data, untitled) in enumerate(sets):
-        if i:
+    embedder = make_embedder(args.embed)  # loaded once for every set
+    results: list[SetResult] = []
+
+    def run(data: Path, untitled: bool) -> None:
+        if results:
             print()
-        results.append(evaluate(data, untitled, args))
+        results.append(evaluate(data, untitled, embedder, args))
         report(results[-1], args)
+
+    for data in args.data:
+        run(data, args.untitled)
+    if args.with_untitled:
+        for res in [r for r in results if r.titled]:
+            run(res.data, True)
     if args.pooled and len(results) > 1:
         report_pooled(results, args)
     return 0

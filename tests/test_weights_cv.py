@@ -63,11 +63,9 @@ def test_cross_validation_keeps_a_setting_best_everywhere(cv: ModuleType) -> Non
     assert dict(chosen) == {1: 8}
 
 
-def _result(cv: ModuleType, name: str, scores: list[list[dict[str, float]]]) -> object:
-    target = cv.Target({}, lambda w: None, lambda q, r: {}, "R@5", ["R@5"])
-    n = len(scores[0])
-    return cv.SetResult(name, [f"{name}{i}" for i in range(n)], [{}] * len(scores), scores,
-                        target)
+def _set(name: str, scores: list[list[dict[str, float]]]
+         ) -> tuple[list[list[dict[str, float]]], str, list[str]]:
+    return scores, "R@5", [f"{name}{i}" for i in range(len(scores[0]))]
 
 
 def test_pooled_cross_validation_chooses_one_setting_without_the_held_out_fold(
@@ -77,13 +75,12 @@ def test_pooled_cross_validation_chooses_one_setting_without_the_held_out_fold(
     the setting that is perfect on them. A setting best on every set is chosen for all."""
     first = [[{"R@5": float(q == s)} for q in range(10)] for s in range(10)]
     second = [[{"R@5": 0.5} for _ in range(6)] for _ in range(10)]
-    got, chosen = cv.pooled([_result(cv, "a", first), _result(cv, "b", second)], 5, 2)
+    got, chosen = cv.nested([_set("a", first), _set("b", second)], 5, 2)
     assert [g["R@5"] for g in got[0]] == [0.0] * 10
     assert [g["R@5"] for g in got[1]] == [0.5] * 6
     assert sum(chosen.values()) == 10
     worse, better = [{"R@5": 0.2}] * 6, [{"R@5": 0.9}] * 6
-    got, chosen = cv.pooled([_result(cv, "c", [worse, better]),
-                             _result(cv, "d", [worse, better])], 3, 1)
+    got, chosen = cv.nested([_set("c", [worse, better]), _set("d", [worse, better])], 3, 1)
     assert got == [better, better] and dict(chosen) == {1: 3}
 
 
@@ -134,3 +131,31 @@ def test_runs_end_to_end_on_a_tiny_passage_set(
     assert "vizrag-cv R@5: " in out and "settings chosen (of 4 folds): " in out
     with pytest.raises(SystemExit):
         cv.main(["--data", str(data), "--folds", "1"])
+
+
+def test_long_documents_rank_chunks_and_are_not_run_again_untitled(
+        cv: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The novels' rule (answer in a top-5 chunk); ``--with-untitled`` adds no second run of
+    a set without titles, so one set is left and nothing is pooled."""
+    filler = "The weather that year was mild and the harvest was ordinary. "
+    facts = {"volcano": ("The observatory at Tembo measures the ash plumes of Mount Kalvar.",
+                         "Which observatory measures the ash plumes of Mount Kalvar?", "Tembo"),
+             "violin": ("Antonio Gravelli built his violins in Cremona.",
+                        "Where did Antonio Gravelli build his violins?", "Cremona")}
+    novels = tmp_path / "novels"
+    novels.mkdir()
+    (novels / "corpus.json").write_text(json.dumps(
+        [{"corpus_name": t, "context": " ".join(f"Part {i}. {fact} {filler * 12}"
+                                                 for i in range(6))}
+         for t, (fact, _, _) in sorted(facts.items())]))
+    (novels / "questions.jsonl").write_text("\n".join(json.dumps(
+        {"id": t, "source": t, "question": q, "answer": a, "question_type": "Fact Retrieval"})
+        for t, (_, q, a) in sorted(facts.items())))
+    assert cv.main(["--data", str(novels), "--cache", str(tmp_path / "cache"), "--folds", "2",
+                    "--repeats", "1", "--with-untitled", "--pooled"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("dataset ") == 1 and "pooled over" not in out
+    rows = {line.split()[0]: float(line.split()[1]) for line in out.splitlines()
+            if line.split()[:1] in (["flat-bm25"], ["vizrag"]) and ":" not in line}
+    assert rows == {"flat-bm25": 1.0, "vizrag": 1.0}  # each question names its fact
+    assert "hit@5 over the grid, every setting on all 2 questions" in out
