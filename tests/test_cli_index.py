@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -86,3 +87,29 @@ def test_cli_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert main(["index", str(good), "--store", str(tmp_path / "s2"), "--embed", "hashing:x",
                  "--no-progress"]) == 2
     assert "bad --embed" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("option", ["--llm", "--embed"])
+def test_missing_provider_extra_is_one_line(option: str, tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """A provider whose extra is not installed is a one-line error naming the extra, not a
+    traceback, and the store keeps what it held."""
+    store = tmp_path / "s"
+    first = tmp_path / "first.txt"
+    first.write_text("Paris is the capital of France.")
+    assert main(["index", str(first), "--store", str(store), "--no-progress"]) == 0
+    capsys.readouterr()
+    monkeypatch.setitem(sys.modules, "openai", None)  # `import openai` fails as if absent
+    second = tmp_path / "second.txt"
+    second.write_text("Berlin is the capital of Germany.")
+    assert main(["index", str(second), "--store", str(store), option, "openai:gpt-4o-mini",
+                 "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert f"vizrag index: error: {option} 'openai:gpt-4o-mini' is unavailable" in err
+    assert "pip install 'vizrag[openai]'" in err and "Traceback" not in err
+    assert main(["query", "--store", str(store), "Paris?", option,
+                 "openai:gpt-4o-mini"]) == 2
+    assert "pip install 'vizrag[openai]'" in capsys.readouterr().err
+    assert main(["stats", "--store", str(store), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["documents"] == 1

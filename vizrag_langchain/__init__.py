@@ -10,6 +10,7 @@ Example::
 
 from __future__ import annotations
 
+from . import _framework  # noqa: F401  (first: a missing extra is named)
 from .adapters import (
     LangChainChatModel,
     LangChainEmbedder,

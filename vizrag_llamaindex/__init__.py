@@ -13,6 +13,7 @@ reopen a persisted index in a fresh process.
 
 from __future__ import annotations
 
+from . import _framework  # noqa: F401  (first: a missing extra is named)
 from .adapters import LlamaIndexChatModel, LlamaIndexEmbedder, to_llamaindex_messages
 from .hyperrag import HyperRAGVisualRetriever as HyperRAGVisualRetriever
 from .index import IndexVizRAG, VizRAGIndex, to_engine_document

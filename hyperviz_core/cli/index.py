@@ -22,11 +22,12 @@ def make_chat(spec: str | None) -> Any:
     """
     if not spec or spec.strip().lower() in ("offline", "none", "heuristic"):
         return None
+    from ..rag.providers.spec import chat_model_from_spec, parse_model_spec
+
     try:
-        from ..rag.providers.spec import chat_model_from_spec, parse_model_spec
-    except ImportError as exc:  # pragma: no cover - the module ships with the core
+        return chat_model_from_spec(parse_model_spec(spec))
+    except ImportError as exc:  # the provider's extra (e.g. 'openai') is not installed
         raise ValueError(f"--llm {spec!r} is unavailable: {exc}") from None
-    return chat_model_from_spec(parse_model_spec(spec))
 
 
 def make_embedder(spec: str | None) -> Any:
@@ -49,11 +50,12 @@ def make_embedder(spec: str | None) -> Any:
             return HashingEmbedder(dim=int(low.split(":", 1)[1]))
         except ValueError as exc:
             raise ValueError(f"bad --embed {spec!r}: {exc}") from None
+    from ..rag.providers.spec import embedder_from_spec, parse_model_spec
+
     try:
-        from ..rag.providers.spec import embedder_from_spec, parse_model_spec
-    except ImportError as exc:  # pragma: no cover
+        return embedder_from_spec(parse_model_spec(spec))
+    except ImportError as exc:  # the provider's extra (e.g. 'openai') is not installed
         raise ValueError(f"--embed {spec!r} is unavailable: {exc}") from None
-    return embedder_from_spec(parse_model_spec(spec))
 
 
 def _open_existing(path: str, *, read_only: bool) -> Any:

@@ -1,0 +1,26 @@
+"""The wheel carries every file the packages read at run time: each non-Python file under
+the three import packages is named by a ``[tool.setuptools.package-data]`` pattern."""
+
+from __future__ import annotations
+
+import fnmatch
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("hyperviz_core", "vizrag_llamaindex", "vizrag_langchain")
+
+
+def test_every_data_file_is_package_data() -> None:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    patterns = config["tool"]["setuptools"]["package-data"]
+    missing = []
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*")):
+            if not path.is_file() or path.suffix in (".py", ".pyc") or "__pycache__" in path.parts:
+                continue
+            rel = path.relative_to(ROOT / package).as_posix()
+            if not any(fnmatch.fnmatch(rel, p) for p in patterns.get(package, [])):
+                missing.append(f"{package}/{rel}")
+    assert not missing, f"not in [tool.setuptools.package-data], so not in the wheel: {missing}"
+    assert (ROOT / "hyperviz_core" / "py.typed").is_file()
