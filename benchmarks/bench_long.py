@@ -25,6 +25,8 @@ from bench_corpus import (
     answerable,
     context_scores,
     half_of,
+    margin,
+    mean_scores,
     pair_hit,
     print_ceiling,
     print_margins,
@@ -39,6 +41,7 @@ from hyperviz_core.rag.retrieve.lexical import bm25_scores, passage_tokens, quer
 
 K = 5
 BASELINES = ("flat-bm25", "flat-dense")
+SPREAD = 7  # --chunk-spread: chunk sizes within 2*SPREAD characters of the engine's, step 2
 DEEP = 100  # how far down ``--misses`` looks for the first unit holding the answer
 HUB = 5  # ``--misses`` lists the chunks in vizrag's top 5 for this many questions or more
 
@@ -146,6 +149,55 @@ def bench_triples(corpus: Corpus, scored: Sequence[dict[str, Any]], u: LongUnits
           "head and tail in one top-5 unit")
     print_table(rows, ["pair@5"])
     print_margins(rows, "pair@5", BASELINES)
+
+
+def spread_hits(corpus: Corpus, questions: Sequence[dict[str, Any]], engine: VizRAG
+                ) -> tuple[int, list[float], list[float]]:
+    """One chunking of ``--chunk-spread``: the flat windows' size (the engine's average
+    chunk), and the hit of each question for ``vizrag`` over the engine's chunks and for
+    flat BM25 over those windows (25% overlap)."""
+    wins, chunks, size, order = engine_windows(corpus, engine)
+    texts, units = [c.text for c in chunks], _texts(wins)
+    vizrag, flat = chunk_ranker(engine, order, "vizrag"), br.bm25_ranker(units, K)
+    return (size,
+            [float(answer_hit(str(q["answer"]), [texts[i] for i in vizrag(q["question"])]))
+             for q in questions],
+            [float(answer_hit(str(q["answer"]), [units[i] for i in flat(q["question"])]))
+             for q in questions])
+
+
+def print_chunk_spread(corpus: Corpus, questions: Sequence[dict[str, Any]], center: int,
+                       open_at: Callable[[int], VizRAG]) -> None:
+    """``--chunk-spread``: both sides of the novels' margin move with an arbitrary grid —
+    the engine's chunks and the flat windows that follow their size — so index the novels
+    at the 15 chunk sizes within 14 characters of ``center`` (``open_at(size)``, cached
+    stores), rank ``vizrag`` and flat BM25 on each, and compare the two averaged over the
+    chunkings (each question scored by its share of chunkings that hit it)."""
+    sizes = [center + 2 * d for d in range(-SPREAD, SPREAD + 1)]
+    runs = []
+    for size in sizes:
+        engine = open_at(size)
+        runs.append(spread_hits(corpus, questions, engine))
+        engine.close()
+    n = len(questions)
+    viz, flat = [int(sum(r[1])) for r in runs], [int(sum(r[2])) for r in runs]
+    print(f"\nvizrag and flat-bm25 at {len(sizes)} chunk sizes around the engine's {center} "
+          f"(flat windows of each store's average chunk, 25% overlap); hits of {n}:")
+    for name, cells in (("chunk", sizes), ("window", [r[0] for r in runs]), ("vizrag", viz),
+                        ("flat-bm25", flat)):
+        print(f"{name:<10}" + "".join(f"{c:>6}" for c in cells))
+    print(f"{'margin':<10}" + "".join(f"{v - f:>+6}" for v, f in zip(viz, flat, strict=True)))
+    need = sum(v - f >= 0.05 * n for v, f in zip(viz, flat, strict=True))
+    print(f"mean hits: vizrag {statistics.fmean(viz):.1f}, flat-bm25 "
+          f"{statistics.fmean(flat):.1f}; vizrag >= flat-bm25 + 0.05 at {need} of {len(sizes)} "
+          "chunk sizes")
+    rows = []
+    for name, hits in (("vizrag", [r[1] for r in runs]), ("flat-bm25", [r[2] for r in runs])):
+        per_q = [{"hit@5": statistics.fmean(h[q] for h in hits)} for q in range(n)]
+        rows.append(Row(f"{name} (mean of the chunk sizes)", mean_scores(per_q),
+                        float("nan"), float("nan"), per_q=per_q))
+    print(f"{rows[0].name} hit@5 {rows[0].scores['hit@5']:.3f}: "
+          f"{margin(rows[0], rows[1], 'hit@5')}")
 
 
 @dataclass

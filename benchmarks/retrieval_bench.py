@@ -35,7 +35,9 @@ rows are then skipped).
 Long untitled documents (``graphrag_bench_novel``): each novel is one document without a
 title; the 86 Fact Retrieval questions whose answer has at most 4 words; a hit = the answer
 (lower-cased, words only) occurs in one of the top-5 chunks. Flat BM25/dense rank windows of
-the engine's average chunk size with 25% overlap.
+the engine's average chunk size with 25% overlap. Both sides move with that arbitrary grid:
+``--chunk-spread`` indexes the novels again at the 15 chunk sizes within 14 characters of the
+default 1,200 (cached stores) and compares ``vizrag`` with flat BM25 averaged over them.
 
 UltraDomain *mix* (``ultradomain_mix``): 61 long untitled contexts, 130 questions with a long
 answer and one inferred context each; ``doc@5`` = share of the top-5 units from the
@@ -74,7 +76,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_corpus import Corpus, answer_hit, load_corpus, print_margins, print_split, print_table
-from bench_long import bench_answers, bench_contexts
+from bench_long import bench_answers, bench_contexts, print_chunk_spread
 from bench_rank import (
     Ranker,
     Scorer,
@@ -90,6 +92,7 @@ from hyperviz_core.rag import HashingEmbedder, RankWeights, VizRAG
 
 KS = (2, 5)
 QUICK = 20
+CHUNK_SIZE = 1200  # VizRAG's default chunk size (characters; overlap 100)
 
 
 # ------------------------------------------------------------------ embedders and cache
@@ -125,13 +128,14 @@ def _code_hash() -> str:
     return h.hexdigest()[:12]
 
 
-def cache_key(corpus: Corpus, embedder: Any, infer_titles: bool = True) -> str:
+def cache_key(corpus: Corpus, embedder: Any, infer_titles: bool = True,
+              chunk_size: int = CHUNK_SIZE) -> str:
     """Key of a built store: documents, embedder, chunking, title inference and extraction
     code."""
     h = hashlib.sha256()
     for d in corpus.docs:
         h.update(f"{d.id}\x1f{d.hash}\n".encode())
-    h.update(f"{embedder.name}:{embedder.dim}:1200:100:{_code_hash()}".encode())
+    h.update(f"{embedder.name}:{embedder.dim}:{chunk_size}:100:{_code_hash()}".encode())
     if not infer_titles:
         h.update(b":no-infer-titles")
     return f"{re.sub(r'[^a-z0-9]+', '-', corpus.name.lower())}-{h.hexdigest()[:16]}"
@@ -139,8 +143,8 @@ def cache_key(corpus: Corpus, embedder: Any, infer_titles: bool = True) -> str:
 
 def open_engine(corpus: Corpus, embedder: Any, cache: Path, rebuild: bool,
                 progress: bool, store: Path | None = None,
-                vectors_from: Sequence[Path] = (), infer_titles: bool = True
-                ) -> tuple[VizRAG, str]:
+                vectors_from: Sequence[Path] = (), infer_titles: bool = True,
+                chunk_size: int = CHUNK_SIZE) -> tuple[VizRAG, str]:
     """The engine over a cached (or freshly built) store, and a line saying which.
 
     A store is built under a ``.partial`` name and renamed when complete, so an interrupted
@@ -149,12 +153,14 @@ def open_engine(corpus: Corpus, embedder: Any, cache: Path, rebuild: bool,
     queries always embed with ``embedder`` itself. ``infer_titles=False``
     (``--no-infer-titles``) indexes untitled long documents without an inferred title.
     """
-    key = cache_key(corpus, embedder, infer_titles) if store is None else store.name
+    key = (cache_key(corpus, embedder, infer_titles, chunk_size) if store is None
+           else store.name)
     final = cache / key if store is None else store
     if rebuild and final.exists():
         shutil.rmtree(final)
     if (final / "complete").exists():
-        return VizRAG(final, embedder=embedder, show_progress=False), f"index cached ({key})"
+        return (VizRAG(final, embedder=embedder, show_progress=False, chunk_size=chunk_size),
+                f"index cached ({key})")
     part = final.with_name(f"{final.name}.partial-{os.getpid()}")
     shutil.rmtree(part, ignore_errors=True)
     part.mkdir(parents=True)
@@ -162,7 +168,8 @@ def open_engine(corpus: Corpus, embedder: Any, cache: Path, rebuild: bool,
     build = embedder
     if vectors_from:
         build = StoredVectors(embedder, load_vectors(vectors_from, embedder.name, embedder.dim))
-    engine = VizRAG(part, embedder=build, show_progress=progress, infer_titles=infer_titles)
+    engine = VizRAG(part, embedder=build, show_progress=progress, infer_titles=infer_titles,
+                    chunk_size=chunk_size)
     engine.insert(corpus.docs)
     engine.close()
     seconds = time.perf_counter() - t0
@@ -174,7 +181,7 @@ def open_engine(corpus: Corpus, embedder: Any, cache: Path, rebuild: bool,
         part.rename(final)
     except OSError:  # another run finished the same store first
         shutil.rmtree(part, ignore_errors=True)
-    return (VizRAG(final, embedder=embedder, show_progress=False),
+    return (VizRAG(final, embedder=embedder, show_progress=False, chunk_size=chunk_size),
             f"index built in {seconds:.1f} s ({key})")
 
 
@@ -277,7 +284,12 @@ def bench(corpus: Corpus, args: argparse.Namespace, embedder: Any) -> dict[str, 
           f"embedder {embedder.name}")
     engine.retrieve("warm up", render=False)
     if corpus.kind == "answers":
-        return bench_answers(corpus, engine, embedder, questions, args)
+        result = bench_answers(corpus, engine, embedder, questions, args)
+        if args.chunk_spread:
+            print_chunk_spread(corpus, questions, CHUNK_SIZE, lambda size: open_engine(
+                corpus, embedder, cache, False, args.progress, None, args.vectors_from,
+                args.infer_titles, size)[0])
+        return result
     if corpus.kind == "contexts":
         return bench_contexts(corpus, engine, embedder, questions, args)
     texts = corpus.texts
@@ -351,6 +363,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--misses", action="store_true",
                         help="novels: list the answerable questions vizrag or flat BM25 "
                         "misses, with the rank of the first unit holding the answer")
+    parser.add_argument("--chunk-spread", action="store_true",
+                        help="novels: also index at the 15 chunk sizes within 14 characters "
+                        "of the default and compare vizrag with flat BM25 averaged over them")
     parser.add_argument("--no-infer-titles", dest="infer_titles", action="store_false",
                         help="index untitled long documents without the title their opening "
                         "states (the engine's default infers it; a store of its own)")

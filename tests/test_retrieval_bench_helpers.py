@@ -169,7 +169,7 @@ def test_long_document_sets_rank_every_row(
         {"id": f"q{i}", "source": t, "question": asks[t][0], "answer": asks[t][1],
          "question_type": "Fact Retrieval"}) for i, t in enumerate(topics)))
     assert bench.main(["--data", str(mix), str(novels), "--cache", str(tmp_path / "cache"),
-                       "--no-progress", "--misses", "--json"]) == 0
+                       "--no-progress", "--misses", "--chunk-spread", "--json"]) == 0
     out = capsys.readouterr().out
     summaries = json.loads(out.strip().splitlines()[-1])
     rows = {(s["dataset"], r["method"]): r for s in summaries for r in s["rows"]}
@@ -186,6 +186,15 @@ def test_long_document_sets_rank_every_row(
     table = out.split("\nmisses: ")[1].splitlines()
     assert table[1].startswith("half  vizrag  flat-bm25  chunks    dom  answer")
     assert table[2].startswith("chunks in vizrag's top 5 for 5 or more of the 3 questions: ")
+    # --chunk-spread: 15 stores at chunk sizes around 1200; every answer is hit by both sides
+    spread = out.split("\nvizrag and flat-bm25 at 15 chunk sizes around the engine's 1200 ")[1]
+    lines = spread.splitlines()
+    assert lines[1].split()[1:] == [str(1200 + d) for d in range(-14, 15, 2)]
+    assert lines[3].split()[1:] == lines[4].split()[1:] == ["3"] * 15
+    assert lines[5].split()[1:] == ["+0"] * 15
+    assert lines[6] == ("mean hits: vizrag 3.0, flat-bm25 3.0; vizrag >= flat-bm25 + 0.05 "
+                        "at 0 of 15 chunk sizes")
+    assert lines[7].startswith("vizrag (mean of the chunk sizes) hit@5 1.000: +0.000 vs")
 
 
 def test_misses_list_answerable_questions_some_method_misses() -> None:
@@ -259,3 +268,37 @@ def test_no_infer_titles_is_a_store_of_its_own_and_dom_reads_the_titled_passage(
             assert sum("BOOK OF ASH" in t for t in texts) == (len(texts) if infer else 1)
         finally:
             engine.close()
+
+
+def test_chunk_spread_averages_both_sides_over_the_chunkings(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--chunk-spread``: each store's hits, the margins, and the paired comparison of the
+    two sides averaged over the chunkings (a question hit at one chunking of two counts 0.5)."""
+    long = _bench("bench_long")
+    opened: list[int] = []
+
+    class Store:
+        def __init__(self, size: int) -> None:
+            self.size = size
+            opened.append(size)
+
+        def close(self) -> None:
+            pass
+
+    hits = {c: ([1.0, 1.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]) for c in range(86, 115, 2)}
+    hits[100] = ([1.0, 1.0, 1.0, 0.0], [0.0, 0.0, 0.0, 0.0])
+    monkeypatch.setattr(long, "spread_hits", lambda corpus, qs, e: (e.size - 10, *hits[e.size]))
+    qs = [{"question": f"q{i}", "answer": "a"} for i in range(4)]
+    long.print_chunk_spread(None, qs, 100, Store)
+    assert opened == list(range(86, 115, 2))
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[3].split()[8] == "90"  # the window size of the store at chunk size 100
+    assert lines[4].split()[1:] == ["2"] * 7 + ["3"] + ["2"] * 7
+    assert lines[5].split()[1:] == ["1"] * 7 + ["0"] + ["1"] * 7
+    assert lines[6].split()[1:] == ["+1"] * 7 + ["+3"] + ["+1"] * 7
+    assert lines[7] == ("mean hits: vizrag 2.1, flat-bm25 0.9; vizrag >= flat-bm25 + 0.05 at "
+                        "15 of 15 chunk sizes")
+    # per question: vizrag 1, 1, 1/15, 0; flat 14/15, 0, 0, 0
+    assert lines[8].startswith("vizrag (mean of the chunk sizes) hit@5 0.517: +0.283 vs "
+                               "flat-bm25 (mean of the chunk sizes) (95% CI")
+    assert lines[8].endswith("above on 3, below on 0 of 4)")
