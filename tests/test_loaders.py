@@ -7,7 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from hyperviz_core.rag.index.loaders import LoaderError, load_documents, records_to_documents
+from hyperviz_core.rag.index.loaders import (
+    LoaderError,
+    iter_sourced_documents,
+    load_documents,
+    records_to_documents,
+)
 
 
 def test_json_list_of_title_text_works_as_is(data_dir: Path) -> None:
@@ -85,4 +90,18 @@ def test_errors_name_file_and_line(tmp_path: Path) -> None:
     latin.write_bytes("caf\xe9".encode("latin-1"))
     with pytest.raises(LoaderError, match=r"l\.txt: not UTF-8"):
         load_documents(latin)
+    pdf = tmp_path / "report.pdf"  # valid UTF-8 but binary: refused by name, not indexed
+    pdf.write_bytes(b"%PDF-1.4\n" + b"x" * 20 + b"\x00\x01stream")
+    with pytest.raises(LoaderError, match=r"report\.pdf: a binary file, not text \(NUL byte "
+                       r"at byte 29\).*convert it to text first"):
+        load_documents(pdf)
+    with pytest.raises(LoaderError, match=r"report\.pdf: a binary file"):
+        list(iter_sourced_documents([pdf], part_bytes=4))  # the incremental path too
+    utf16 = tmp_path / "u.txt"  # NUL bytes, but not UTF-8 at all: the UTF-8 error
+    utf16.write_bytes("hello".encode("utf-16"))
+    with pytest.raises(LoaderError, match=r"u\.txt: not UTF-8"):
+        load_documents(utf16)
+    late = tmp_path / "late.txt"  # a NUL past the first 8,000 bytes is text's business
+    late.write_text("a" * 9000 + "\x00 b")
+    assert load_documents(late)[0].text.endswith("\x00 b")
     assert issubclass(LoaderError, ValueError)

@@ -16,7 +16,8 @@ Supported inputs (by extension; directories are walked, sorted):
 ``title``; ``text`` also falls back to ``content``/``contents``/``body``/``passage``).
 Documents without an id get ``doc-<hash of title + text>``. Every other field goes into
 the metadata. Bad input raises :class:`LoaderError` naming the file (and line); so does
-JSON nested too deeply to parse.
+JSON nested too deeply to parse, and a text file that is binary (a NUL byte among its first
+8,000 bytes, as git tells binary files, e.g. a PDF given by name: convert it to text first).
 
 Two documents of one load with the same id are never silently merged:
 :func:`resolve_duplicates` (what ``vizrag index --on-duplicate`` uses) refuses them naming
@@ -33,6 +34,7 @@ Example:
 
 from __future__ import annotations
 
+import codecs
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -169,6 +171,29 @@ def _read_text(path: Path) -> str:
         raise LoaderError(f"{path}: cannot read ({exc.strerror or exc})") from exc
 
 
+#: how much of a text file :func:`_check_not_binary` looks at (git's binary-file test)
+SNIFF_BYTES = 8000
+
+
+def _check_not_binary(path: Path) -> None:
+    """Refuse a file whose first :data:`SNIFF_BYTES` hold a NUL byte and are otherwise UTF-8
+    (a file that is not UTF-8 at all gets the UTF-8 error when it is read)."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(SNIFF_BYTES)
+    except OSError as exc:
+        raise LoaderError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    nul = head.find(b"\x00")
+    if nul < 0:
+        return
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
+    except UnicodeDecodeError:
+        return
+    raise LoaderError(f"{path}: a binary file, not text (NUL byte at byte {nul}); vizrag "
+                      "reads UTF-8 text, Markdown, JSON and JSONL: convert it to text first")
+
+
 def _path_id(path: Path, id_from_path: bool, root: Path | None) -> str:
     if not id_from_path:
         return ""
@@ -186,6 +211,7 @@ def _text_document(path: Path, id_from_path: bool, root: Path | None = None) -> 
 def _text_documents(path: Path, id_from_path: bool, root: Path | None,
                     part_bytes: int | None) -> Iterator[tuple[Document, str]]:
     """One document per file, or (a file over ``part_bytes``) its parts read incrementally."""
+    _check_not_binary(path)
     try:
         big = part_bytes is not None and path.stat().st_size > part_bytes
     except OSError as exc:
