@@ -106,15 +106,16 @@ def _texts(units: Sequence[tuple[int, str]]) -> list[str]:
     return [t for _, t in units]
 
 
+def answer_in(q: dict[str, Any], top: list[str]) -> bool:
+    """The novels' hit rule: the question's answer occurs in one of the ``top`` texts."""
+    return answer_hit(str(q["answer"]), top)
+
+
 def bench_answers(corpus: Corpus, engine: VizRAG, embedder: Any,
                   questions: Sequence[dict[str, Any]], args: argparse.Namespace
                   ) -> dict[str, Any]:
     """The novels: a hit = the answer occurs in one of the top-5 units."""
     u = long_units(corpus, engine, embedder, args)
-
-    def answer_in(q: dict[str, Any], top: list[str]) -> bool:
-        return answer_hit(str(q["answer"]), top)
-
     rows = _rows(u, questions,
                  lambda units: br.top_scorer("hit@5", answer_in, _texts(units), K))
     br.print_header(args, embedder)
@@ -157,13 +158,13 @@ def spread_hits(corpus: Corpus, questions: Sequence[dict[str, Any]], engine: Viz
     chunk), and the hit of each question for ``vizrag`` over the engine's chunks and for
     flat BM25 over those windows (25% overlap)."""
     wins, chunks, size, order = engine_windows(corpus, engine)
-    texts, units = [c.text for c in chunks], _texts(wins)
-    vizrag, flat = chunk_ranker(engine, order, "vizrag"), br.bm25_ranker(units, K)
-    return (size,
-            [float(answer_hit(str(q["answer"]), [texts[i] for i in vizrag(q["question"])]))
-             for q in questions],
-            [float(answer_hit(str(q["answer"]), [units[i] for i in flat(q["question"])]))
-             for q in questions])
+    units = _texts(wins)
+    hits = []
+    for rank, texts in ((chunk_ranker(engine, order, "vizrag"), [c.text for c in chunks]),
+                        (br.bm25_ranker(units, K), units)):
+        score = br.top_scorer("hit@5", answer_in, texts, K)
+        hits.append([score(q, rank(q["question"]))["hit@5"] for q in questions])
+    return size, hits[0], hits[1]
 
 
 def print_chunk_spread(corpus: Corpus, questions: Sequence[dict[str, Any]], center: int,

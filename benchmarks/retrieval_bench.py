@@ -92,7 +92,8 @@ from hyperviz_core.rag import HashingEmbedder, RankWeights, VizRAG
 
 KS = (2, 5)
 QUICK = 20
-CHUNK_SIZE = 1200  # VizRAG's default chunk size (characters; overlap 100)
+#: VizRAG's default chunk size (characters; the stores' overlap is its default 100)
+CHUNK_SIZE: int = inspect.signature(VizRAG).parameters["chunk_size"].default
 
 
 # ------------------------------------------------------------------ embedders and cache
@@ -287,8 +288,9 @@ def bench(corpus: Corpus, args: argparse.Namespace, embedder: Any) -> dict[str, 
         result = bench_answers(corpus, engine, embedder, questions, args)
         if args.chunk_spread:
             print_chunk_spread(corpus, questions, CHUNK_SIZE, lambda size: open_engine(
-                corpus, embedder, cache, False, args.progress, None, args.vectors_from,
-                args.infer_titles, size)[0])
+                corpus, embedder, cache, rebuild=False, progress=args.progress,
+                vectors_from=args.vectors_from, infer_titles=args.infer_titles,
+                chunk_size=size)[0])
         return result
     if corpus.kind == "contexts":
         return bench_contexts(corpus, engine, embedder, questions, args)
