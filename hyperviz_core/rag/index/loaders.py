@@ -162,13 +162,18 @@ def _parse_json(text: str, where: str) -> Any:
         raise LoaderError(f"{where}: JSON nested too deeply to read") from None
 
 
+def _unreadable(path: Path, exc: OSError) -> LoaderError:
+    """The error for a file the operating system would not let us read."""
+    return LoaderError(f"{path}: cannot read ({exc.strerror or exc})")
+
+
 def _read_text(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
         raise LoaderError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     except OSError as exc:
-        raise LoaderError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+        raise _unreadable(path, exc) from exc
 
 
 #: how much of a text file :func:`_check_not_binary` looks at (git's binary-file test)
@@ -182,7 +187,7 @@ def _check_not_binary(path: Path) -> None:
         with path.open("rb") as fh:
             head = fh.read(SNIFF_BYTES)
     except OSError as exc:
-        raise LoaderError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+        raise _unreadable(path, exc) from exc
     nul = head.find(b"\x00")
     if nul < 0:
         return
@@ -215,7 +220,7 @@ def _text_documents(path: Path, id_from_path: bool, root: Path | None,
     try:
         big = part_bytes is not None and path.stat().st_size > part_bytes
     except OSError as exc:
-        raise LoaderError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+        raise _unreadable(path, exc) from exc
     if not big:
         yield _text_document(path, id_from_path, root), str(path)
         return
@@ -226,7 +231,7 @@ def _text_documents(path: Path, id_from_path: bool, root: Path | None,
     except UnicodeDecodeError as exc:
         raise LoaderError(f"{path}: not UTF-8 text ({exc.reason})") from exc
     except OSError as exc:
-        raise LoaderError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+        raise _unreadable(path, exc) from exc
 
 
 def _lines(path: Path) -> Iterator[str]:
@@ -237,7 +242,7 @@ def _lines(path: Path) -> Iterator[str]:
     except UnicodeDecodeError as exc:
         raise LoaderError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     except OSError as exc:
-        raise LoaderError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+        raise _unreadable(path, exc) from exc
 
 
 def _jsonl_documents(path: Path, **kw: str) -> Iterator[tuple[Document, str]]:
