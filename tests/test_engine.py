@@ -108,3 +108,34 @@ def test_embedder_mismatch_is_a_clear_error(store_dir: Path) -> None:
 
     with pytest.raises(ValueError, match="dimensional"):
         VizRAG(store_dir, embedder=HashingEmbedder(dim=64))
+
+
+def test_ranked_chunks_carry_their_documents_metadata(tmp_path: Path) -> None:
+    from hyperviz_core.rag import Document, StoreError
+
+    rag = VizRAG(tmp_path / "meta", show_progress=False)
+    rag.insert([Document(id="curie", title="Marie Curie", text="Marie Curie worked in Paris.",
+                         metadata={"source": "notes/curie.md", "year": 1903})])
+    chunk = rag.retrieve("Where did Marie Curie work?", mode="naive", render=False).chunks[0]
+    assert chunk.metadata == {"source": "notes/curie.md", "year": 1903, "title": "Marie Curie"}
+    rag.close()
+    with pytest.raises(StoreError, match="is closed"):
+        rag.retrieve("Where did Marie Curie work?")
+    rag.close()  # a second close is a no-op
+
+
+def test_a_query_nothing_matches_says_so(tmp_path: Path) -> None:
+    from hyperviz_core.rag import Document, extractive_summary
+
+    with VizRAG(tmp_path / "zero", show_progress=False) as rag:
+        rag.insert([Document(id="a", text="Marie Curie worked in Paris."),
+                    Document(id="b", text="Albert Einstein lived in Bern.")])
+        res = rag.retrieve("🚀", render=False)
+        assert res.chunks and all(c.score == 0 for c in res.chunks)
+        assert any("no passage matched the query" in w for w in res.warnings)
+        assert extractive_summary(res).endswith("(no passage matched the question)")
+        hit = rag.retrieve("Where did Marie Curie work?", render=False)
+        assert not any("no passage matched" in w for w in hit.warnings)
+        assert "Marie Curie worked in Paris." in extractive_summary(hit)
+        with pytest.raises(TypeError, match="one document id"):
+            rag.delete(["a"])  # type: ignore[arg-type]

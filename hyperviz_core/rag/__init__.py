@@ -69,6 +69,7 @@ from .providers.protocols import (
     report_usage,
 )
 from .result import (
+    CaptionOnlyWarning,
     RankedChunk,
     RenderedView,
     RetrievalResult,
@@ -119,6 +120,7 @@ __all__ = [
     "Answerer",
     "CacheBackend",
     "CachingChatModel",
+    "CaptionOnlyWarning",
     "ChatModel",
     "Chunk",
     "ChunkExtraction",

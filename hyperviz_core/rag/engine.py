@@ -166,6 +166,9 @@ class VizRAG:
 
     def delete(self, doc_id: str) -> Any:
         """Remove a document and whatever only it supported."""
+        if not isinstance(doc_id, str):
+            raise TypeError(f"delete() takes one document id (a string), not "
+                            f"{type(doc_id).__name__}; call it once per id")
         out = self.indexer.delete(doc_id)
         self.retriever.refresh()
         return out

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 
 __all__ = [
     "AnswerKind",
+    "CaptionOnlyWarning",
     "RankedChunk",
     "RenderedView",
     "RetrievalResult",
@@ -33,11 +34,18 @@ def image_sha256(png: bytes) -> str:
     return hashlib.sha256(png).hexdigest()
 
 
+class CaptionOnlyWarning(UserWarning):
+    """The model is not a chat model, so of a rendering only its caption reaches it (the
+    framework wrappers warn with it)."""
+
+
 class RankedChunk(BaseModel):
     """One retrieved passage with its final score and the evidence behind it.
 
     ``evidence`` holds the normalised score components (``graph``, ``bm25``, ``vector``);
-    ``entities`` the keys of retrieved entities whose sources include this chunk.
+    ``entities`` the keys of retrieved entities whose sources include this chunk;
+    ``metadata`` the chunk's stored metadata (its document's metadata and title: what the
+    document was inserted with, e.g. ``{"source": "notes/a.md"}`` from a file loader).
     """
 
     chunk_id: str

@@ -1,6 +1,7 @@
 """Read documents from text/markdown files and JSON / JSONL collections.
 
-Supported inputs (by extension; directories are walked, sorted):
+Supported inputs (by extension; directories are walked, sorted, leaving out hidden files
+and folders and symlinks to files the walk reads anyway):
 
 - ``.txt``, ``.md``, ``.markdown``, ``.rst``: one document per file; id = the file's path
   relative to the directory given (``a/README`` for ``DIR/a/README.md``; the stem for a
@@ -259,13 +260,24 @@ def _jsonl_documents(path: Path, **kw: str) -> Iterator[tuple[Document, str]]:
         yield _record_to_doc(rec, _where(path, line=n), **kw), _where(path, line=n)
 
 
+def _walk(root: Path) -> list[Path]:
+    """The readable files under ``root``, sorted: hidden files and folders (a name starting
+    with ``.``: ``.git``, ``.venv``, ``.env`` ...) are left out, and so is a symlink to a
+    file the walk reads anyway (one document per content, under the real file's id)."""
+    found = [f for f in sorted(root.rglob("*"))
+             if f.suffix.lower() in (*TEXT_SUFFIXES, *JSON_SUFFIXES, *JSONL_SUFFIXES)
+             and not any(part.startswith(".") for part in f.relative_to(root).parts)
+             and f.is_file()]
+    real = {f.resolve() for f in found if not f.is_symlink()}
+    return [f for f in found if not (f.is_symlink() and f.resolve() in real)]
+
+
 def _expand(paths: Iterable[str | Path]) -> list[tuple[Path, Path | None]]:
     """(file, the directory it was found under or None for a file given directly)."""
     out: list[tuple[Path, Path | None]] = []
     for p in map(Path, paths):
         if p.is_dir():
-            out.extend((f, p) for f in sorted(p.rglob("*")) if f.is_file() and
-                       f.suffix.lower() in (*TEXT_SUFFIXES, *JSON_SUFFIXES, *JSONL_SUFFIXES))
+            out.extend((f, p) for f in _walk(p))
         elif p.exists():
             out.append((p, None))
         else:

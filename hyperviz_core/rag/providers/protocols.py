@@ -21,6 +21,7 @@ __all__ = [
     "Usage",
     "as_provider_error",
     "current_call_info",
+    "embed_query",
     "report_usage",
 ]
 
@@ -138,7 +139,13 @@ class ChatModel(Protocol):
 
 @runtime_checkable
 class Embedder(Protocol):
-    """Text embedder returning an L2-normalised float32 matrix of shape (n, dim)."""
+    """Text embedder returning an L2-normalised float32 matrix of shape (n, dim).
+
+    An embedder may also have ``embed_query(text) -> (dim,) vector`` for models that embed
+    a search query differently from a passage (query prefixes, a query task type): the
+    question's chunk-vector search uses it (:func:`embed_query`); everything else, including
+    keywords matched against entity names, goes through ``embed``.
+    """
 
     @property
     def name(self) -> str:
@@ -153,3 +160,20 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]: ...
 
     async def aembed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]: ...
+
+
+def embed_query(embedder: Embedder, text: str) -> npt.NDArray[np.float32]:
+    """The unit vector of search query ``text``: ``embedder.embed_query`` when the embedder
+    has one (normalised here), else the ``embed`` row of the text.
+
+    >>> from hyperviz_core.rag.providers.offline import HashingEmbedder
+    >>> e = HashingEmbedder()
+    >>> bool((embed_query(e, "Who is Ada?") == e.embed(["Who is Ada?"])[0]).all())
+    True
+    """
+    method = getattr(embedder, "embed_query", None)
+    if not callable(method):
+        return embedder.embed([text])[0]
+    vec = np.asarray(method(text), dtype=np.float32).reshape(-1)
+    norm = float(np.linalg.norm(vec))
+    return vec / norm if norm > 0 else vec

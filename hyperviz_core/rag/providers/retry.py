@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from .protocols import ChatModel, Embedder, ProviderError, current_call_info
+from .protocols import ChatModel, Embedder, ProviderError, current_call_info, embed_query
 from .usage import UsageTracker
 
 __all__ = [
@@ -189,6 +189,19 @@ class RetryingEmbedder:
                 if d is None:
                     raise
             await self.async_sleep(d)
+            attempt += 1
+
+    def embed_query(self, text: str) -> npt.NDArray[np.float32]:
+        """The inner embedder's query vector (:func:`~.protocols.embed_query`), retried."""
+        attempt = 0
+        while True:
+            try:
+                return embed_query(self.inner, text)
+            except Exception as exc:
+                d = self._delay(attempt, exc)
+                if d is None:
+                    raise
+            self.sleep(d)
             attempt += 1
 
 

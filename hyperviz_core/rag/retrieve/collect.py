@@ -25,7 +25,8 @@ def ranked_chunks(index: RankIndex, ranked: Sequence[ScoredChunk]) -> list[Ranke
         chunk = index.chunk_at(sc.index)
         out.append(RankedChunk(chunk_id=chunk.id, doc_id=chunk.doc_id, score=sc.score, rank=r,
                                text=chunk.text, title=index.title_at(sc.index),
-                               evidence=sc.parts, entities=sc.entities))
+                               evidence=sc.parts, entities=sc.entities,
+                               metadata=dict(chunk.metadata)))
     return out
 
 

@@ -8,6 +8,7 @@ its hook events and timing. A stage returns the payload of its ``end`` event (ID
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from collections.abc import Callable, Generator
@@ -19,6 +20,7 @@ from ..answer import theme_contexts
 from ..extract.heuristic import heuristic_keywords
 from ..extract.parse.lists import parse_id_list, parse_json_list
 from ..hooks import HookEvent, elapsed_ms, error_text
+from ..providers.protocols import embed_query
 from ..result import RenderedView, RetrievalResult, SentPrompt, image_sha256
 from .collect import ranked_chunks
 from .importance import entity_importance
@@ -39,6 +41,8 @@ __all__ = [
     "themes",
     "top_view",
 ]
+
+log = logging.getLogger(__name__)
 
 #: a stage: a generator (when it may call the model or render) or a plain function; both
 #: return the payload of the stage's ``end`` event
@@ -94,6 +98,12 @@ def render_view(st: RetrievalState, hg: Hypergraph, view: str, importance: dict[
     return rendering.id_map, out
 
 
+def _warn(res: RetrievalResult, text: str) -> None:
+    """Record a model problem on the result and log it (``hyperviz_core.rag`` logger)."""
+    res.warnings.append(text)
+    log.warning("retrieval of %r: %s", res.query[:80], text)
+
+
 # ---------------------------------------------------------------------------- stages
 def keywords(st: RetrievalState) -> Step:
     """Query keywords X = LLM(P_keyword(q)), else :func:`heuristic_keywords`; never empty."""
@@ -106,7 +116,7 @@ def keywords(st: RetrievalState) -> Step:
             found = parse_json_list(answer)
             _record(res, "keywords", prompt, [], answer)
         except Exception as exc:
-            res.warnings.append(f"keyword model failed ({exc}); heuristic keywords used")
+            _warn(res, f"keyword model failed ({exc}); heuristic keywords used")
     if not found:
         found = heuristic_keywords(st.query, max_terms=cfg.max_keywords)
     found = [k for k in dict.fromkeys(" ".join(k.split()) for k in found) if k]
@@ -148,10 +158,10 @@ def _parse_located(res: RetrievalResult, answer: str, ids: IdMap) -> list[str]:
     named = [f"E{int(n)}" for n in re.findall(r"\b[Ee]\s?-?(\d{1,6})\b", str(answer))]
     unknown = sorted(set(named) - set(ids.entities.values()), key=lambda v: int(v[1:]))
     if unknown:
-        res.warnings.append(f"locate answer named unknown entity IDs {unknown} (ignored)")
+        _warn(res, f"locate answer named unknown entity IDs {unknown} (ignored)")
     found = parse_id_list(answer, ids, kind="E")
     if not found:
-        res.warnings.append("locate answer held no known entity ID (ignored): "
+        _warn(res, "locate answer held no known entity ID (ignored): "
                             f"{str(answer)[:120]!r}")
     return [ids.entity_key(v) for v in found]
 
@@ -169,7 +179,7 @@ def _model_locate(st: RetrievalState) -> Generator[LLMRequest, str, list[str] | 
         _record(st.res, "locate", prompt, images, answer)
         return _parse_located(st.res, answer, st.top_ids)[: st.cfg.locate_k]
     except Exception as exc:
-        st.res.warnings.append(f"locate model failed ({exc}); offline locator used")
+        _warn(st.res, f"locate model failed ({exc}); offline locator used")
         return None
 
 
@@ -258,7 +268,7 @@ def _vector_scores(st: RetrievalState, weights: RankWeights) -> dict[str, float]
     """Chunk-vector cosine of the query, computed only when its weight counts."""
     if not weights.vector or not st.cfg.chunk_vector_k:
         return {}
-    qvec = st.embedder.embed([st.query])[0]
+    qvec = embed_query(st.embedder, st.query)
     return dict(search(st.store, st.corpus, "chunk", qvec, st.cfg.chunk_vector_k)[0])
 
 
@@ -278,6 +288,9 @@ def rank(st: RetrievalState) -> dict[str, Any]:
                              vector_scores=_vector_scores(st, w), weights=w,
                              top_k=cfg.top_k, lexical_query=st.query)
     res.chunks = ranked_chunks(index, ranked)
+    if res.chunks and max(c.score for c in res.chunks) <= 0:
+        res.warnings.append("no passage matched the query (every score is 0): the passages "
+                            "returned are arbitrary")
     texts = {c.chunk_id: c.text for c in res.chunks}
     if res.bottom_view is not None and texts:
         res.bottom_view.export["chunks"] = {c: texts[c] for c in sorted(texts)}

@@ -59,6 +59,16 @@ __all__ = ["DocumentWrite", "HypergraphStore", "StoreError", "StoreStats"]
 
 log = logging.getLogger(__name__)
 
+class _ClosedConnection:
+    """Stands in for the connection of a closed store: every use names the problem."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+
+    def __getattr__(self, name: str) -> object:
+        raise StoreError(f"the store {self._path} is closed (open it again to use it)")
+
+
 class HypergraphStore(
     DocumentWritesMixin, StoreReadsMixin, GraphLayersMixin, LLMCacheMixin, StoreStatsMixin,
     VectorStoreMixin, QueryLookupsMixin,
@@ -102,14 +112,18 @@ class HypergraphStore(
 
     # ------------------------------------------------------------------ plumbing
     def close(self) -> None:
-        """Close the connection (the store object is unusable afterwards)."""
+        """Close the connection (the store object is unusable afterwards: any read or
+        write raises :class:`StoreError` saying so; closing again is a no-op)."""
         with self._lock:
+            if isinstance(self._conn, _ClosedConnection):
+                return
             self._save_ann_indexes()  # the ANN files of big spaces this object wrote
             # fold the write-ahead log back into the main file (a no-op if others read)
             if not self.read_only:
                 with contextlib.suppress(sqlite3.Error):
                     self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             self._conn.close()
+            self._conn = _ClosedConnection(self.path)  # type: ignore[assignment]
 
     @contextlib.contextmanager
     def page_cache(self, kib: int) -> Iterator[None]:
