@@ -124,7 +124,9 @@ def _normalise(rows: Sequence[Sequence[float]], dim: int | None) -> npt.NDArray[
 class LlamaIndexEmbedder:
     """A VizRAG :class:`~hyperviz_core.rag.Embedder` over a LlamaIndex embed model.
 
-    Uses ``get_text_embedding_batch`` / ``aget_text_embedding_batch``; rows are
+    Passages, keywords and entity names go through ``get_text_embedding_batch`` /
+    ``aget_text_embedding_batch``, the question of a retrieval through
+    ``get_query_embedding`` (models with query instructions rank as they should); vectors are
     L2-normalised. ``dim`` is probed with one call on first access unless given.
     """
 
@@ -155,3 +157,7 @@ class LlamaIndexEmbedder:
         if self._dim is None and m.size:
             self._dim = int(m.shape[1])
         return m
+
+    def embed_query(self, text: str) -> npt.NDArray[np.float32]:
+        """The search-query vector of ``text`` (``get_query_embedding``)."""
+        return _normalise([self.embed_model.get_query_embedding(str(text))], self._dim)[0]

@@ -52,11 +52,12 @@ from hyperviz_core.rag import Document as VizDocument
 from hyperviz_core.rag import VizRAG
 
 from .adapters import LlamaIndexChatModel, LlamaIndexEmbedder
+from .nodes import EXCLUDED_KEY, REF_DOC_KEY
 from .query import build_query_engine
-from .retriever import RETRIEVER_OPTIONS, VizRAGRetriever
+from .retriever import RETRIEVER_OPTIONS, VizRAGRetriever, check_unsupported
 from .storage import VizRAGStorageContext, backup_store
 
-__all__ = ["INDEX_TYPE", "IndexVizRAG", "VizRAGIndex", "to_engine_document"]
+__all__ = ["INDEX_TYPE", "IndexVizRAG", "VizRAGIndex", "ref_doc_of", "to_engine_document"]
 
 log = logging.getLogger(__name__)
 
@@ -86,11 +87,31 @@ def _json_safe(meta: dict[str, Any]) -> dict[str, Any]:
 
 
 def to_engine_document(node: BaseNode) -> VizDocument:
-    """A LlamaIndex document/node as an engine document with the same id (``id_``)."""
+    """A LlamaIndex document/node as an engine document with the same id (``id_``).
+
+    A node that came from a document (``node.ref_doc_id``, e.g. ``SentenceSplitter`` output)
+    keeps it in its metadata (``"ref_doc_id"``), so the index groups, returns and deletes
+    it as part of that document; the keys the node excludes from the LLM and the embedder
+    are stored with it and excluded again on the retrieved nodes.
+    """
     meta = dict(node.metadata or {})
     title = str(meta.get("title") or meta.get("file_name") or "")
+    ref = None if isinstance(node, Document) else node.ref_doc_id
+    if ref and ref != node.node_id:
+        meta[REF_DOC_KEY] = ref
+    excluded = {kind: sorted(keys) for kind, keys in (
+        ("llm", node.excluded_llm_metadata_keys), ("embed", node.excluded_embed_metadata_keys))
+        if keys}
+    if excluded:
+        meta[EXCLUDED_KEY] = excluded
     return VizDocument(id=node.node_id, text=node.get_content(MetadataMode.NONE), title=title,
                        metadata=_json_safe(meta))
+
+
+def ref_doc_of(doc: VizDocument) -> str:
+    """The LlamaIndex document an engine document belongs to (itself, or the document the
+    inserted node came from)."""
+    return str(doc.metadata.get(REF_DOC_KEY) or doc.id)
 
 
 def _close(engine: VizRAG | None, tmp: tempfile.TemporaryDirectory[str] | None) -> None:
@@ -223,10 +244,16 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
 
     @property
     def ref_doc_info(self) -> dict[str, RefDocInfo]:
-        """Document id → its chunk ids and metadata, read from the store."""
+        """Document id → its chunk ids and metadata, read from the store (the nodes inserted
+        from one document grouped under its id)."""
         store = self._engine.store
-        return {doc.id: RefDocInfo(node_ids=store.chunk_ids(doc.id), metadata=doc.metadata)
-                for doc in store.documents()}
+        out: dict[str, RefDocInfo] = {}
+        for doc in store.documents():
+            ref = ref_doc_of(doc)
+            meta = {k: v for k, v in doc.metadata.items() if k not in (REF_DOC_KEY, EXCLUDED_KEY)}
+            info = out.setdefault(ref, RefDocInfo(node_ids=[], metadata=meta))
+            info.node_ids.extend(store.chunk_ids(doc.id))
+        return out
 
     # ------------------------------------------------------------------ writes
     def _add(self, docs: Sequence[BaseNode]) -> None:
@@ -299,11 +326,18 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
 
     def delete_ref_doc(self, ref_doc_id: str, delete_from_docstore: bool = False,
                        **delete_kwargs: Any) -> None:
-        """Delete a document and whatever only it supported (both layers, vectors)."""
-        if not self._engine.store.has_document(ref_doc_id):
+        """Delete a document (with the nodes inserted from it) and whatever only it
+        supported (both layers, vectors)."""
+        store = self._engine.store
+        if store.has_document(ref_doc_id):  # a whole document: no scan of the store
+            ids = [ref_doc_id]
+        else:  # nodes inserted from it, each an engine document of its own
+            ids = [d.id for d in store.documents() if ref_doc_of(d) == ref_doc_id]
+        if not ids:
             log.warning("ref_doc_id %s not found, nothing deleted.", ref_doc_id)
             return
-        self._engine.delete(ref_doc_id)
+        for doc_id in sorted(ids):
+            self._engine.delete(doc_id)
 
     async def adelete_ref_doc(self, ref_doc_id: str, delete_from_docstore: bool = False,
                               **delete_kwargs: Any) -> None:
@@ -324,7 +358,10 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
     # ------------------------------------------------------------------ query side
     def as_retriever(self, **kwargs: Any) -> VizRAGRetriever:
         """A :class:`VizRAGRetriever` (options: ``top_k``, ``mode``, ``hops``,
-        ``include_image``, ``image_view``); other keyword arguments are ignored."""
+        ``include_image``, ``image_view``); vector-store options VizRAG cannot honour
+        (``filters``, ``doc_ids``, ...) raise ``ValueError``; others (the query engine's)
+        are ignored here."""
+        check_unsupported(kwargs)
         options = {k: v for k, v in kwargs.items() if k in RETRIEVER_OPTIONS}
         options.setdefault("callback_manager", self._callback_manager)
         return VizRAGRetriever(self, **options)

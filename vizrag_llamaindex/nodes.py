@@ -1,9 +1,11 @@
 """VizRAG results as LlamaIndex nodes: one ``TextNode`` per ranked chunk, one image node.
 
 * :func:`chunk_nodes` — ``RetrievalResult.chunks`` → ``NodeWithScore(TextNode)``; the node id
-  is the chunk id, the source relationship the document id (so ``node.ref_doc_id`` works), and
-  the large metadata keys (score parts, entity keys, visual IDs) are excluded from what the
-  LLM and the embedder read.
+  is the chunk id, the source relationship the LlamaIndex document (``node.ref_doc_id``: the
+  document id, or the ``ref_doc_id`` of an inserted node), the metadata the document's own
+  (as inserted) plus VizRAG's keys, and the large VizRAG keys (score parts, entity keys,
+  visual IDs) are excluded from what the LLM and the embedder read, as are the keys the
+  document itself excluded (``excluded_llm_metadata_keys`` / ``excluded_embed_metadata_keys``).
 * :class:`VizRAGImageNode` — an ``ImageNode`` whose ``image`` is the base64 PNG of a HyperViz
   rendering and whose text is its caption. Its content blocks put the caption as a
   ``TextBlock`` right after the ``ImageBlock`` (the stock ``ImageNode`` drops the text on the
@@ -37,7 +39,13 @@ __all__ = [
 ]
 
 CHUNK_LLM_METADATA: tuple[str, ...] = ("title", "doc_id")
-"""The chunk metadata keys the LLM reads; every other key is excluded."""
+"""VizRAG's chunk metadata keys the LLM reads; VizRAG's other keys are excluded."""
+
+REF_DOC_KEY = "ref_doc_id"
+"""Stored metadata key: the LlamaIndex document an inserted node came from."""
+
+EXCLUDED_KEY = "_llamaindex_excluded"
+"""Stored metadata key: the inserted document's excluded metadata keys (``llm``, ``embed``)."""
 
 IMAGE_ID_PREFIX = "vizrag-image-"
 
@@ -99,7 +107,13 @@ def image_node(ctx: VisualContext, *, view: str, score: float | None) -> NodeWit
     return NodeWithScore(node=node, score=score)
 
 
-def _chunk_meta(chunk: RankedChunk, result: RetrievalResult) -> dict[str, Any]:
+def _excluded(stored: Any, kind: str) -> list[str]:
+    keys = stored.get(kind) if isinstance(stored, dict) else None
+    return [str(k) for k in keys] if isinstance(keys, list) else []
+
+
+def _vizrag_meta(chunk: RankedChunk, result: RetrievalResult) -> dict[str, Any]:
+    """VizRAG's own keys of a chunk node (title, ids, rank, score parts, evidence)."""
     visual = {e.key: e.visual_id for e in result.entities if e.visual_id}
     edges = [h for h in result.hyperedges if chunk.chunk_id in h.source_ids]
     meta: dict[str, Any] = {"title": chunk.title} if chunk.title else {}
@@ -119,15 +133,23 @@ def _chunk_meta(chunk: RankedChunk, result: RetrievalResult) -> dict[str, Any]:
 
 
 def chunk_nodes(result: RetrievalResult) -> list[NodeWithScore]:
-    """One ``NodeWithScore(TextNode)`` per ranked chunk, best first."""
+    """One ``NodeWithScore(TextNode)`` per ranked chunk, best first: the document's own
+    metadata, then VizRAG's keys (which shadow a document key of the same name)."""
     out: list[NodeWithScore] = []
     for chunk in result.chunks:
-        meta = _chunk_meta(chunk, result)
-        hidden = sorted(k for k in meta if k not in CHUNK_LLM_METADATA)
+        ours = _vizrag_meta(chunk, result)
+        stored = chunk.metadata.get(EXCLUDED_KEY)
+        meta = {k: v for k, v in chunk.metadata.items() if k not in (EXCLUDED_KEY, REF_DOC_KEY)}
+        meta |= ours
+        hidden = ({k for k in ours if k not in CHUNK_LLM_METADATA}
+                  | (set(_excluded(stored, "llm")) & set(meta)))
+        unembedded = set(ours) | (set(_excluded(stored, "embed")) & set(meta))
+        source = str(chunk.metadata.get(REF_DOC_KEY) or chunk.doc_id)
         node = TextNode(
             id_=chunk.chunk_id, text=chunk.text, metadata=meta,
-            excluded_llm_metadata_keys=hidden, excluded_embed_metadata_keys=sorted(meta),
-            relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id=chunk.doc_id)})
+            excluded_llm_metadata_keys=sorted(hidden),
+            excluded_embed_metadata_keys=sorted(unembedded),
+            relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id=source)})
         out.append(NodeWithScore(node=node, score=chunk.score))
     return out
 

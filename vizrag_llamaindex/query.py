@@ -22,15 +22,13 @@ from llama_index.core.prompts.chat_prompts import (
 from llama_index.core.query_engine import RetrieverQueryEngine
 from llama_index.core.retrievers import BaseRetriever
 
+from hyperviz_core.rag import CaptionOnlyWarning
+
 from .retriever import RETRIEVER_OPTIONS
 
 __all__ = ["CaptionOnlyWarning", "DetailedImagePrompt", "build_query_engine"]
 
 IMAGE_DETAIL = "high"
-
-
-class CaptionOnlyWarning(UserWarning):
-    """The LLM is not a chat model, so only the image caption reaches it."""
 
 
 class DetailedImagePrompt(RichPromptTemplate):  # type: ignore[no-redef]  # mypy: field "kwargs"

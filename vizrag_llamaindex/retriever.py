@@ -46,6 +46,19 @@ RETRIEVER_OPTIONS: tuple[str, ...] = ("top_k", "mode", "hops", "include_image", 
                                       "similarity_top_k", "callback_manager", "verbose")
 """Keyword arguments ``as_retriever`` passes on (others belong to the query engine)."""
 
+UNSUPPORTED_OPTIONS: tuple[str, ...] = ("filters", "doc_ids", "node_ids",
+                                        "vector_store_query_mode", "sparse_top_k")
+"""Vector-store retriever options VizRAG cannot honour: refused, never silently dropped."""
+
+
+def check_unsupported(options: dict[str, Any]) -> None:
+    """Refuse vector-store options (``filters``, ``doc_ids`` ...) that VizRAG would ignore."""
+    given = sorted(k for k in UNSUPPORTED_OPTIONS if options.get(k) is not None)
+    if given:
+        raise ValueError(f"VizRAGRetriever does not support {', '.join(given)}: it ranks every "
+                         "chunk of the store; filter the returned nodes (e.g. with a node "
+                         "postprocessor) or index the subset in a store of its own")
+
 
 def _engine_of(source: Any) -> VizRAG:
     engine = getattr(source, "engine", source)
@@ -82,9 +95,14 @@ class VizRAGRetriever(BaseRetriever):
         objects: list[IndexNode] | None = None,
     ) -> None:
         self.engine = _engine_of(index)
+        # a VizRAGIndex closes its store when collected: keep it alive while we are
+        self._index = index if index is not self.engine else None
         k = top_k if top_k is not None else similarity_top_k
-        if k is not None and (not isinstance(k, int) or k < 1):
+        if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
             raise ValueError(f"top_k must be a positive integer, got {k!r}")
+        if hops is not None and (isinstance(hops, bool) or not isinstance(hops, int)
+                                 or not 0 <= hops <= 3):
+            raise ValueError(f"hops must be an integer from 0 to 3, got {hops!r}")
         if mode is not None and mode not in MODES:
             raise UnknownModeError(f"unknown retrieval mode {mode!r}; valid modes: "
                                    f"{', '.join(MODES)}")
@@ -98,6 +116,17 @@ class VizRAGRetriever(BaseRetriever):
         self.image_view: ImageView = image_view
         self._hooks = "hooks" in inspect.signature(self.engine.retrieve).parameters
         super().__init__(callback_manager=callback_manager, verbose=verbose, objects=objects)
+
+    @property
+    def similarity_top_k(self) -> int | None:
+        """Alias of ``top_k`` (the name LlamaIndex's vector retrievers use)."""
+        return self.top_k
+
+    @similarity_top_k.setter
+    def similarity_top_k(self, value: int) -> None:
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"similarity_top_k must be a positive integer, got {value!r}")
+        self.top_k = value
 
     # ------------------------------------------------------------------ engine call
     def _kwargs(self) -> tuple[dict[str, Any], StageSpans]:
