@@ -136,8 +136,10 @@ class LangChainChatModel:
 class LangChainEmbedder:
     """A VizRAG :class:`~hyperviz_core.rag.Embedder` over LangChain ``Embeddings``.
 
-    Uses ``embed_documents`` / ``aembed_documents``; rows are L2-normalised. ``dim`` is
-    probed with one call on first access unless given.
+    Passages, keywords and entity names go through ``embed_documents`` /
+    ``aembed_documents``, the question of a retrieval through ``embed_query`` (models that
+    embed queries differently — query prefixes, a query task type — rank as they should);
+    vectors are L2-normalised. ``dim`` is probed with one call on first access unless given.
     """
 
     def __init__(
@@ -168,3 +170,7 @@ class LangChainEmbedder:
 
     async def aembed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         return self._matrix(await self.embeddings.aembed_documents([str(t) for t in texts]))
+
+    def embed_query(self, text: str) -> npt.NDArray[np.float32]:
+        """The search-query vector of ``text`` (``Embeddings.embed_query``)."""
+        return self._matrix([self.embeddings.embed_query(str(text))])[0]

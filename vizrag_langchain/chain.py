@@ -14,13 +14,15 @@ Example (offline, with a fake chat model; swap in ``ChatOpenAI(model="gpt-4o-min
 from __future__ import annotations
 
 import string
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.documents import Document
-from langchain_core.language_models import BaseLanguageModel
+from langchain_core.language_models import BaseChatModel, BaseLanguageModel
 from langchain_core.messages import HumanMessage
 from langchain_core.output_parsers import StrOutputParser
+from langchain_core.prompts import PromptTemplate
 from langchain_core.runnables import (
     Runnable,
     RunnableBinding,
@@ -28,6 +30,9 @@ from langchain_core.runnables import (
     RunnableParallel,
     RunnablePassthrough,
 )
+from langchain_core.runnables.configurable import DynamicRunnable
+
+from hyperviz_core.rag import CaptionOnlyWarning
 
 from .retriever import VizRAGRetriever
 from .runnable import HyperVizRunnable, ImageFormat
@@ -52,7 +57,13 @@ def format_passages(docs: Sequence[Document]) -> str:
     return "\n\n".join(parts) or "(no passages)"
 
 
-def _check_prompt(prompt: str) -> str:
+def _check_prompt(prompt: Any) -> str:
+    if isinstance(prompt, PromptTemplate) and prompt.template_format == "f-string":
+        prompt = prompt.template
+    if not isinstance(prompt, str):
+        raise TypeError(f"prompt must be a template string (or an f-string PromptTemplate) "
+                        f"with {{question}}, not {type(prompt).__name__}; for a chat prompt, "
+                        "compose HyperVizRunnable into a chain of your own")
     names = {f for _, f, _, _ in string.Formatter().parse(prompt) if f is not None}
     unknown = sorted(names - _FIELDS)
     if unknown:
@@ -76,15 +87,18 @@ def vizrag_message(inputs: dict[str, Any], prompt: str = DEFAULT_PROMPT) -> list
 
 
 def _vizrag_retriever(retriever: Runnable[Any, Any]) -> VizRAGRetriever | None:
-    while isinstance(retriever, RunnableBinding):
-        retriever = retriever.bound
+    """The ``VizRAGRetriever`` behind bindings (``.bind``, ``with_config``) and
+    ``configurable_fields`` wrappers, else None."""
+    while isinstance(retriever, (RunnableBinding, DynamicRunnable)):
+        retriever = (retriever.bound if isinstance(retriever, RunnableBinding)
+                     else retriever.default)
     return retriever if isinstance(retriever, VizRAGRetriever) else None
 
 
 def create_vizrag_chain(
     retriever: Runnable[str, list[Document]],
     llm: BaseLanguageModel[Any],
-    prompt: str | None = None,
+    prompt: str | PromptTemplate | None = None,
     image_format: ImageFormat = "image",
     *,
     renderer: HyperVizRunnable | None = None,
@@ -94,8 +108,10 @@ def create_vizrag_chain(
     Args:
         retriever: any retriever (``VizRAGRetriever`` — its store is then used for the
             rendering — or e.g. an ``InMemoryVectorStore`` retriever; ``.bind(k=2)`` works).
-        llm: a (multimodal) chat model.
-        prompt: a template with ``{question}`` and optionally ``{passages}``, ``{caption}``.
+        llm: a (multimodal) chat model; any other language model gets the prompt as text,
+            so only the image's caption reaches it (``CaptionOnlyWarning``).
+        prompt: a template with ``{question}`` and optionally ``{passages}``, ``{caption}``
+            (a string or an f-string ``PromptTemplate``).
         image_format: ``"image"`` (v1 block) or ``"image_url"`` (legacy, keeps ``detail``).
         renderer: a configured :class:`HyperVizRunnable` (overrides ``image_format``).
 
@@ -103,6 +119,9 @@ def create_vizrag_chain(
         ``Runnable[str, str]`` supporting ``invoke/ainvoke/batch/abatch/stream/astream``.
     """
     template = _check_prompt(prompt if prompt is not None else DEFAULT_PROMPT)
+    if not isinstance(llm, BaseChatModel):
+        warnings.warn(f"{type(llm).__name__} is not a chat model: the hypergraph image "
+                      "cannot be sent, only its caption", CaptionOnlyWarning, stacklevel=2)
     if renderer is None:
         ours = _vizrag_retriever(retriever)
         renderer = HyperVizRunnable(store=ours.engine if ours else None,

@@ -38,7 +38,8 @@ def as_embedder(embedder: Any) -> Any:
 
 
 def resolve_engine(store: Any, *, chat: Any = None, embedder: Any = None,
-                   engine_kwargs: dict[str, Any] | None = None) -> VizRAG:
+                   engine_kwargs: dict[str, Any] | None = None,
+                   must_exist: bool = False) -> VizRAG:
     """The :class:`VizRAG` engine behind ``store``.
 
     Args:
@@ -46,9 +47,13 @@ def resolve_engine(store: Any, *, chat: Any = None, embedder: Any = None,
             path/string.
         chat, embedder: VizRAG or LangChain models (used only when an engine is created).
         engine_kwargs: further ``VizRAG(...)`` keyword arguments.
+        must_exist: a path must name an existing store directory or file (a retriever reads
+            a store; it never creates one, so a mistyped path is an error, not an empty
+            store).
 
     Raises:
         TypeError: ``store`` is none of the above, or models are given with an engine.
+        FileNotFoundError: ``must_exist`` and no store is at the path.
     """
     if isinstance(store, VizRAG):
         if chat is not None or embedder is not None or engine_kwargs:
@@ -58,5 +63,9 @@ def resolve_engine(store: Any, *, chat: Any = None, embedder: Any = None,
     if not isinstance(store, (str, Path, StoreProtocol)):
         raise TypeError("store must be a store directory, a .sqlite path, an open store "
                         f"or a VizRAG engine, not {type(store).__name__}")
+    if must_exist and isinstance(store, (str, Path)) and "://" not in str(store) \
+            and not Path(store).exists():
+        raise FileNotFoundError(f"no VizRAG store at {store}: build one with `vizrag index` "
+                                "or VizRAG(path).insert(...), or fix the path")
     kwargs: dict[str, Any] = {"show_progress": False, **(engine_kwargs or {})}
     return VizRAG(store, chat=as_chat_model(chat), embedder=as_embedder(embedder), **kwargs)

@@ -57,8 +57,6 @@ class VizRAGRetriever(BaseRetriever):
     callback handlers as custom events ``vizrag.<stage>.<phase>``.
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
-
     store: Any = Field(exclude=True)
     k: int = Field(4, ge=1)
     mode: str = "vizrag"
@@ -67,8 +65,14 @@ class VizRAGRetriever(BaseRetriever):
     chat: Any = Field(None, exclude=True)
     embedder: Any = Field(None, exclude=True)
     engine_kwargs: dict[str, Any] = Field(default_factory=dict)
+    shared_engine: Any = Field(None, exclude=True, repr=False)
+    """The engine opened for ``store`` (set by the retriever): copies made by
+    ``configurable_fields`` or ``model_copy`` reuse it instead of opening the store again."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
     _engine: VizRAG = PrivateAttr()
+    _owned: bool = PrivateAttr(False)
 
     @field_validator("mode")
     @classmethod
@@ -79,8 +83,13 @@ class VizRAGRetriever(BaseRetriever):
 
     def model_post_init(self, context: Any, /) -> None:
         """Open (or adopt) the engine now, so a bad store fails at construction."""
+        if isinstance(self.shared_engine, VizRAG):  # a copy of a retriever: its engine
+            self._engine = self.shared_engine
+            return
         self._engine = resolve_engine(self.store, chat=self.chat, embedder=self.embedder,
-                                      engine_kwargs=self.engine_kwargs)
+                                      engine_kwargs=self.engine_kwargs, must_exist=True)
+        self._owned = isinstance(self.store, (str, Path))
+        self.shared_engine = self._engine
 
     @property
     def engine(self) -> VizRAG:
@@ -88,23 +97,43 @@ class VizRAGRetriever(BaseRetriever):
         return self._engine
 
     def close(self) -> None:
-        """Close the engine's store (only when this retriever opened it from a path)."""
-        if isinstance(self.store, (str, Path)):
+        """Close the engine's store (only when this retriever opened it from a path; its
+        copies share the engine and stop working too)."""
+        if self._owned:
             self._engine.close()
+
+    def __enter__(self) -> VizRAGRetriever:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     # ------------------------------------------------------------------ helpers
     def _options(self, k: int | None, mode: str | None, hops: int | None,
                  include_image: bool | None) -> tuple[int, dict[str, Any], bool]:
-        n = self.k if k is None else int(k)
+        if k is not None and (isinstance(k, bool) or not isinstance(k, int)):
+            raise TypeError(f"k must be an integer, got {k!r}")
+        n = self.k if k is None else k
         if n < 1:
             raise ValueError(f"k must be at least 1, got {n}")
+        if mode is not None:
+            self._check_mode(mode)
+        if hops is not None and (isinstance(hops, bool) or not isinstance(hops, int)
+                                 or not 0 <= hops <= 3):
+            raise ValueError(f"hops must be an integer from 0 to 3, got {hops!r}")
         image = self.include_image if include_image is None else bool(include_image)
         # Render only for an asked-for image, or for the engine's own vision model
         # (None = the engine's setting), never just for the wrapper.
         render = True if image else (None if self._engine.chat is not None else False)
-        opts = {"mode": mode or self.mode, "top_k": n,
+        opts = {"mode": self.mode if mode is None else mode, "top_k": n,
                 "hops": self.hops if hops is None else hops, "render": render}
         return n, opts, image
+
+    @staticmethod
+    def _check_query(query: Any) -> None:
+        if not isinstance(query, str):
+            raise TypeError(f"VizRAGRetriever takes the question as a string, got "
+                            f"{type(query).__name__}")
 
     @staticmethod
     def _documents(result: RetrievalResult, n: int, image: bool) -> list[Document]:
@@ -121,6 +150,7 @@ class VizRAGRetriever(BaseRetriever):
         k: int | None = None, mode: str | None = None, hops: int | None = None,
         include_image: bool | None = None,
     ) -> list[Document]:
+        self._check_query(query)
         n, opts, image = self._options(k, mode, hops, include_image)
         hook = event_hook(run_manager)
         if self._engine.chat is None or not run_manager.handlers:
@@ -136,6 +166,7 @@ class VizRAGRetriever(BaseRetriever):
         k: int | None = None, mode: str | None = None, hops: int | None = None,
         include_image: bool | None = None,
     ) -> list[Document]:
+        self._check_query(query)
         n, opts, image = self._options(k, mode, hops, include_image)
         hook = async_event_hook(run_manager)
         call = self._engine.aretrieve(query, hooks=[hook] if hook else None, **opts)

@@ -105,6 +105,26 @@ def _from_image_doc(doc: Document) -> VisualContext:
         caption=doc.page_content, export=dict(m.get("export") or {}), sha256=str(m["sha256"])))
 
 
+def _renumbered(docs: list[Document], ctx: VisualContext) -> list[Document]:
+    """``docs`` with the ``entity_ids`` / ``hyperedge_ids`` of VizRAG documents taken from
+    the rendering ``ctx`` (the E#/H# the model sees, not those of the retrieval's own
+    sub-hypergraph); other documents unchanged."""
+    ents = {str(e.get("key")): str(e.get("id")) for e in ctx.export.get("entities", [])}
+    edges = {str(h.get("key")): str(h.get("id")) for h in ctx.export.get("hyperedges", [])}
+    out = []
+    for doc in docs:
+        meta = doc.metadata
+        if "entity_ids" not in meta and "hyperedge_ids" not in meta:
+            out.append(doc)
+            continue
+        meta = {**meta,
+                "entity_ids": {k: ents[k] for k in meta.get("entities", []) if k in ents},
+                "hyperedge_ids": {h: edges[h] for h in meta.get("hyperedges", [])
+                                  if h in edges}}
+        out.append(doc.model_copy(update={"metadata": meta}))
+    return out
+
+
 def _render_payload(ctx: VisualContext, started: float, passages: int) -> dict[str, Any]:
     return {"view": "passages", "passages": passages, "entities": ctx.entities,
             "hyperedges": ctx.hyperedges, "width": ctx.width, "height": ctx.height,
@@ -125,7 +145,9 @@ class HyperVizRunnable(RunnableSerializable[HyperVizInput, dict[str, Any]]):
     Input: a list of Documents, or ``{"documents": [...], "question": str}`` (the question
     guides what survives pruning). Output: ``{"image": block or None, "caption": str,
     "export": dict, "documents": [text documents]}``; ``image`` is None when there is
-    nothing to show. Emits ``vizrag.render.start``/``end`` custom events (no image bytes).
+    nothing to show. VizRAG documents come back with ``entity_ids`` / ``hyperedge_ids``
+    renumbered to the E#/H# of the image rendered here. Emits ``vizrag.render.start``/
+    ``end`` custom events (no image bytes).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -166,7 +188,7 @@ class HyperVizRunnable(RunnableSerializable[HyperVizInput, dict[str, Any]]):
                               renderer=self.renderer, query=query)
         if hook is not None:
             hook("render", "end", _render_payload(ctx, started, len(docs)))
-        return self._output(docs, ctx)
+        return self._output(_renumbered(docs, ctx), ctx)
 
     async def _arender(self, value: HyperVizInput, run_manager: AsyncCallbackManagerForChainRun
                        ) -> dict[str, Any]:
@@ -181,7 +203,7 @@ class HyperVizRunnable(RunnableSerializable[HyperVizInput, dict[str, Any]]):
                                      query=query)
         if hook is not None:
             await hook("render", "end", _render_payload(ctx, started, len(docs)))
-        return self._output(docs, ctx)
+        return self._output(_renumbered(docs, ctx), ctx)
 
     @staticmethod
     def _prepare(value: HyperVizInput) -> tuple[list[Document], Document | None, str | None]:

@@ -1,0 +1,143 @@
+"""VizRAGRetriever and create_vizrag_chain keep the contract LangChain users expect: copies
+made by ``configurable_fields`` share the store, the question is embedded with
+``embed_query``, a mistyped store path or a bad argument fails clearly, a closed store says
+so, and the chain's documents carry the E#/H# of the image the model sees."""
+
+from __future__ import annotations
+
+import logging
+import re
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.embeddings import DeterministicFakeEmbedding
+from langchain_core.language_models.fake import FakeListLLM
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage
+from langchain_core.prompts import ChatPromptTemplate, PromptTemplate
+from langchain_core.runnables import ConfigurableField
+from pydantic import Field
+from rag_fakes import demo_documents
+from test_langchain_retriever import QUERY, build_store
+
+import hyperviz_core.rag.engine as engine_module
+from hyperviz_core.rag import CaptionOnlyWarning, StoreError, VizRAG
+from vizrag_langchain import (
+    HyperVizRunnable,
+    LangChainEmbedder,
+    VizRAGRetriever,
+    create_vizrag_chain,
+)
+from vizrag_langchain.chain import _vizrag_retriever
+
+
+@pytest.fixture(scope="module")
+def store_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_store(tmp_path_factory.mktemp("lc-contract"))
+
+
+def test_configurable_copies_share_the_engine(store_dir: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    retriever = VizRAGRetriever(store=store_dir, k=4)
+    configurable = retriever.configurable_fields(k=ConfigurableField(id="k"))
+    opened: list[int] = []
+    init = engine_module.VizRAG.__init__
+
+    def counting(self: VizRAG, *args: Any, **kwargs: Any) -> None:
+        opened.append(1)
+        init(self, *args, **kwargs)
+
+    monkeypatch.setattr(engine_module.VizRAG, "__init__", counting)
+    for _ in range(3):
+        assert len(configurable.invoke(QUERY, config={"configurable": {"k": 1}})) == 1
+    assert opened == []
+    assert _vizrag_retriever(configurable) is retriever
+    assert _vizrag_retriever(configurable.bind(k=2)) is retriever
+
+
+class QueryCountingEmbeddings(DeterministicFakeEmbedding):
+    queries: list[str] = Field(default_factory=list)
+
+    def embed_query(self, text: str) -> list[float]:
+        self.queries.append(text)
+        return super().embed_query(text)
+
+
+def test_the_question_goes_through_embed_query(tmp_path: Path) -> None:
+    embeddings = QueryCountingEmbeddings(size=32)
+    with VizRAG(tmp_path / "s", embedder=LangChainEmbedder(embeddings),
+                show_progress=False) as rag:
+        rag.insert(demo_documents(0, 6))
+    retriever = VizRAGRetriever(store=tmp_path / "s", embedder=embeddings, k=2)
+    retriever.invoke(QUERY)
+    assert embeddings.queries == [QUERY]
+
+
+def test_a_mistyped_store_path_is_an_error_not_a_new_store(tmp_path: Path) -> None:
+    missing = tmp_path / "nope" / "sotre"
+    with pytest.raises(FileNotFoundError, match="no VizRAG store"):
+        VizRAGRetriever(store=str(missing))
+    assert not (tmp_path / "nope").exists()
+
+
+def test_bad_arguments_fail_clearly(store_dir: Path) -> None:
+    with pytest.raises(ValueError, match="top_k"):  # the core's name: refused, not ignored
+        VizRAGRetriever(store=store_dir, top_k=2)
+    retriever = VizRAGRetriever(store=store_dir, k=2)
+    for kwargs, kind in (({"k": True}, TypeError), ({"k": 2.7}, TypeError),
+                         ({"mode": ""}, ValueError), ({"hops": 9}, ValueError)):
+        with pytest.raises(kind):
+            retriever.invoke(QUERY, **kwargs)
+    with pytest.raises(TypeError, match="question as a string"):
+        retriever.invoke({"question": QUERY})  # type: ignore[arg-type]
+
+
+def test_a_closed_store_says_so_and_the_retriever_is_a_context_manager(
+        store_dir: Path) -> None:
+    with VizRAGRetriever(store=store_dir, k=1) as retriever:
+        assert len(retriever.invoke(QUERY)) == 1
+    with pytest.raises(StoreError, match="is closed"):
+        retriever.invoke(QUERY)
+    retriever.close()  # closing again is a no-op
+
+
+def test_model_failures_are_logged(store_dir: Path, caplog: pytest.LogCaptureFixture) -> None:
+    class Failing(GenericFakeChatModel):
+        def _generate(self, *args: Any, **kwargs: Any) -> Any:
+            raise PermissionError("401 invalid API key")
+
+    retriever = VizRAGRetriever(store=store_dir, k=2,
+                                chat=Failing(messages=iter([AIMessage("x")])))
+    with caplog.at_level(logging.WARNING, logger="hyperviz_core.rag"):
+        assert retriever.invoke(QUERY)
+    assert any("keyword model failed (401 invalid API key)" in r.getMessage()
+               for r in caplog.records)
+
+
+def test_chain_prompt_types_and_completion_models(store_dir: Path) -> None:
+    retriever = VizRAGRetriever(store=store_dir, k=2)
+    template = PromptTemplate.from_template("Q: {question}\n{passages}")
+    chat = GenericFakeChatModel(messages=iter([AIMessage("Steve Harris [1]")]))
+    assert create_vizrag_chain(retriever, chat, template).invoke(QUERY) == "Steve Harris [1]"
+    with pytest.raises(TypeError, match="template string"):
+        create_vizrag_chain(retriever, chat, ChatPromptTemplate.from_messages([("human", "x")]))
+    with pytest.warns(CaptionOnlyWarning, match="only its caption"):
+        create_vizrag_chain(retriever, FakeListLLM(responses=["ok"]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CaptionOnlyWarning)
+        create_vizrag_chain(retriever, GenericFakeChatModel(messages=iter([])))
+
+
+def test_rendered_documents_carry_the_ids_of_the_image(store_dir: Path) -> None:
+    retriever = VizRAGRetriever(store=store_dir, k=3)
+    docs = retriever.invoke(QUERY)
+    out = HyperVizRunnable(store=retriever.engine).invoke({"documents": docs,
+                                                            "question": QUERY})
+    shown = {m[1].strip().lower(): m[0]
+             for m in re.findall(r"^(E\d+) ([^\[]+?) \[", out["caption"], re.M)}
+    pairs = [(shown[k], v) for d in out["documents"]
+             for k, v in d.metadata["entity_ids"].items() if k in shown]
+    assert pairs and all(a == b for a, b in pairs)
+    assert [d.id for d in out["documents"]] == [d.id for d in docs]
