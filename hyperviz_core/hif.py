@@ -59,6 +59,7 @@ HIFParts = tuple[dict[str, Entity], dict[str, Hyperedge], dict[str, Any]]
 
 _ENTITY_FIELDS = ("type", "description", "source_ids")
 _EDGE_FIELDS = ("description", "keywords", "kind", "order", "source_ids")
+_INCIDENCE_FIELDS = ("weight", "direction", "attrs")
 _RESERVED = ("hif_id", "hif_weight", "hif_aliases", "hif_incidences")
 
 
@@ -178,7 +179,7 @@ class _Reader:
             key = self.entity_for(inc["node"])
             hid = str(inc["edge"])
             self.edges.setdefault(hid, {"raw": inc["edge"], "attrs": {}, "weight": None})
-            extra = {f: inc[f] for f in ("weight", "direction", "attrs") if f in inc}
+            extra = {f: inc[f] for f in _INCIDENCE_FIELDS if f in inc}
             self.members.setdefault(hid, {}).setdefault(key, {}).update(extra)
             recs = self.incidences.setdefault(hid, {}).setdefault(key, [])
             same = next((r for r in recs if r["node"] == inc["node"]), None)
@@ -308,12 +309,22 @@ def hypergraph_to_hif(hg: HypergraphView) -> dict[str, Any]:
             if isinstance(kept.get(m), list) and kept[m]:
                 incidences.extend({"edge": ident, **rec} for rec in kept[m])
                 continue
-            inc: dict[str, Any] = {"edge": ident, "node": node_ids[m]}
-            inc.update(edge.member_attrs.get(m, {}))
-            incidences.append(inc)
+            incidences.append(_incidence(ident, node_ids[m], edge.member_attrs.get(m, {})))
     doc: dict[str, Any] = {"network-type": network_type, "metadata": meta}
     doc.update({"nodes": nodes, "edges": edges, "incidences": incidences})
     return doc
+
+
+def _incidence(edge: Any, node: Any, member: dict[str, Any]) -> dict[str, Any]:
+    """One HIF incidence: ``weight``/``direction``/``attrs`` of the membership at the top
+    level, any other membership attribute (e.g. the extractor's ``role``) inside ``attrs``
+    (the schema allows no other top-level key)."""
+    inc: dict[str, Any] = {"edge": edge, "node": node}
+    extra = {k: v for k, v in member.items() if k not in _INCIDENCE_FIELDS}
+    inc.update({k: v for k, v in member.items() if k in _INCIDENCE_FIELDS})
+    if extra:
+        inc["attrs"] = {**dict(inc.get("attrs") or {}), **extra}
+    return inc
 
 
 def _node_records(hg: HypergraphView) -> tuple[list[dict[str, Any]], dict[str, Any]]:

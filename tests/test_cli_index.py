@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -101,6 +102,7 @@ def test_missing_provider_extra_is_one_line(option: str, tmp_path: Path,
     assert main(["index", str(first), "--store", str(store), "--no-progress"]) == 0
     capsys.readouterr()
     monkeypatch.setitem(sys.modules, "openai", None)  # `import openai` fails as if absent
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
     second = tmp_path / "second.txt"
     second.write_text("Berlin is the capital of Germany.")
     assert main(["index", str(second), "--store", str(store), option, "openai:gpt-4o-mini",
@@ -113,3 +115,61 @@ def test_missing_provider_extra_is_one_line(option: str, tmp_path: Path,
     assert "pip install 'vizrag[openai]'" in capsys.readouterr().err
     assert main(["stats", "--store", str(store), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["documents"] == 1
+
+
+@pytest.mark.parametrize("option", ["--llm", "--embed"])
+def test_a_missing_api_key_is_one_line_before_anything_is_written(
+        option: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    doc = tmp_path / "a.txt"
+    doc.write_text("Paris is the capital of France.")
+    assert main(["index", str(doc), "--store", str(tmp_path / "s"), option,
+                 "openai:gpt-4o-mini", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "needs an API key: set OPENAI_API_KEY" in err
+    assert not (tmp_path / "s").exists()
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--chunk-size", "0"], "must be >= 1"),
+    (["--chunk-size", "100", "--chunk-overlap", "200"], "must be smaller than --chunk-size"),
+    (["--chunk-overlap", "-1"], "must be >= 0"),
+    (["--limit", "-1"], "must be >= 1"),
+])
+def test_bad_chunk_settings_are_refused_up_front(args: list[str], message: str, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    doc = tmp_path / "a.txt"
+    doc.write_text("Paris is the capital of France.")
+    with contextlib.suppress(SystemExit):  # argparse exits 2 itself
+        assert main(["index", str(doc), "--store", str(tmp_path / "s"), *args]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "s").exists()
+
+
+def test_ctrl_c_keeps_the_committed_documents_and_says_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from hyperviz_core.rag.index import indexer as indexer_module
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("Paris is the capital of France.")
+    assert main(["index", str(docs), "--store", str(tmp_path / "s"), "--no-progress"]) == 0
+    (docs / "b.txt").write_text("Berlin is the capital of Germany.")
+
+    def interrupted(self: object, *args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(indexer_module.Indexer, "index", interrupted)
+    capsys.readouterr()
+    assert main(["index", str(docs), "--store", str(tmp_path / "s"), "--no-progress"]) == 130
+    err = capsys.readouterr().err
+    assert "interrupted; the store keeps its 1 committed documents" in err
+    assert "Traceback" not in err
+    monkeypatch.undo()
+    assert main(["index", str(docs), "--store", str(tmp_path / "s"), "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["stats", "--store", str(tmp_path / "s"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["documents"] == 2

@@ -90,3 +90,11 @@ def test_collage_html_and_caption(hif: Path, tmp_path: Path,
     assert "<html" in html.read_text(encoding="utf-8").lower()
     printed = capsys.readouterr().out
     assert "E1 " in printed and "H1 {" in printed
+
+
+def test_an_out_path_that_is_not_a_png_is_refused(hif: Path, tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["render", str(hif), "--out", str(tmp_path / "view.svg")]) == 2
+    err = capsys.readouterr().err
+    assert "must end in .png" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "view.svg").exists()

@@ -108,3 +108,28 @@ def test_integer_ids_and_weights_round_trip() -> None:
                           {"edge": 7, "node": "x"}]}
     out = Hypergraph.from_hif(doc).to_hif()
     assert canonical(out) == canonical(doc)
+
+
+def test_extractor_member_roles_export_as_valid_hif() -> None:
+    """The heuristic extractor marks an implied subject ``role: implicit-subject``; HIF
+    allows no such top-level incidence key, so it goes under ``attrs`` (and reads back)."""
+    from hyperviz_core.hif import validate_hif
+    from hyperviz_core.rag import HeuristicExtractor
+    from hyperviz_core.rag.types import Chunk
+
+    text = "Marie Curie lived in Paris. She discovered Radium with Pierre Curie in Paris."
+    found = HeuristicExtractor().extract(
+        Chunk(id="c1", doc_id="d", text=text, metadata={"title": "Marie Curie"}))
+    hg = Hypergraph()
+    for ent in found.entities:
+        hg.add_entity(ent)
+    for edge in found.hyperedges:
+        hg.add_hyperedge(edge)
+    roles = [a for e in hg.hyperedges.values() for a in e.member_attrs.values()]
+    assert {"role": "implicit-subject"} in roles
+    doc = hg.to_hif()
+    validate_hif(doc)
+    marked = [i for i in doc["incidences"] if i.get("attrs", {}).get("role")]
+    assert marked and all("role" not in i for i in doc["incidences"])
+    back = Hypergraph.from_hif(json.dumps(doc))
+    assert sorted(back.hyperedges) == sorted(hg.hyperedges)

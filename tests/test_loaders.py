@@ -105,3 +105,20 @@ def test_errors_name_file_and_line(tmp_path: Path) -> None:
     late.write_text("a" * 9000 + "\x00 b")
     assert load_documents(late)[0].text.endswith("\x00 b")
     assert issubclass(LoaderError, ValueError)
+
+
+def test_a_folder_walk_skips_hidden_files_and_symlinks_to_files_it_reads(
+        tmp_path: Path) -> None:
+    root = tmp_path / "walk"
+    (root / ".git").mkdir(parents=True)
+    (root / "sub").mkdir()
+    (root / ".git" / "notes.md").write_text("Git notes by Niels Bohr.")
+    (root / ".secret.md").write_text("Secret by Niels Bohr.")
+    (root / "bravo.txt").write_text("Bravo Station is operated by Nikola Tesla.")
+    (root / "bravo-link.txt").symlink_to("bravo.txt")
+    (root / "sub" / "india.md").write_text("India Index by Lise Meitner.")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("Echo Base is run by Emmy Noether.")
+    (root / "echo.txt").symlink_to(outside)  # a link out of the folder is read
+    assert [d.id for d in load_documents([root])] == ["bravo", "echo", "sub/india"]
+    assert [d.id for d in load_documents([root / ".secret.md"])] == [".secret"]  # named: read

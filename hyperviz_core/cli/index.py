@@ -12,7 +12,23 @@ import json
 import sys
 from typing import Any
 
+from .argtypes import non_negative_int, positive_int
+
 __all__ = ["make_chat", "make_embedder", "register"]
+
+
+def _parsed(flag: str, spec: str) -> Any:
+    """The parsed ``provider:model`` spec of ``flag``; a provider without its API key in
+    the environment is a one-line error before anything is written (not one failure per
+    document)."""
+    from ..rag.providers.spec import KNOWN_PROVIDERS, parse_model_spec
+
+    parsed = parse_model_spec(spec)
+    if not parsed.offline and parsed.api_key is None:
+        key_env = KNOWN_PROVIDERS[parsed.provider][1]
+        raise ValueError(f"{flag} {spec!r} needs an API key: set {key_env} (any value for a "
+                         "local OpenAI-compatible server that checks none)")
+    return parsed
 
 
 def make_chat(spec: str | None) -> Any:
@@ -22,10 +38,10 @@ def make_chat(spec: str | None) -> Any:
     """
     if not spec or spec.strip().lower() in ("offline", "none", "heuristic"):
         return None
-    from ..rag.providers.spec import chat_model_from_spec, parse_model_spec
+    from ..rag.providers.spec import chat_model_from_spec
 
     try:
-        return chat_model_from_spec(parse_model_spec(spec))
+        return chat_model_from_spec(_parsed("--llm", spec))
     except ImportError as exc:  # the provider's extra (e.g. 'openai') is not installed
         raise ValueError(f"--llm {spec!r} is unavailable: {exc}") from None
 
@@ -50,10 +66,10 @@ def make_embedder(spec: str | None) -> Any:
             return HashingEmbedder(dim=int(low.split(":", 1)[1]))
         except ValueError as exc:
             raise ValueError(f"bad --embed {spec!r}: {exc}") from None
-    from ..rag.providers.spec import embedder_from_spec, parse_model_spec
+    from ..rag.providers.spec import embedder_from_spec
 
     try:
-        return embedder_from_spec(parse_model_spec(spec))
+        return embedder_from_spec(_parsed("--embed", spec))
     except ImportError as exc:  # the provider's extra (e.g. 'openai') is not installed
         raise ValueError(f"--embed {spec!r} is unavailable: {exc}") from None
 
@@ -111,8 +127,12 @@ def _run_index(args: argparse.Namespace) -> int:
     from ..rag.store import is_store_url, open_store
     from ..rag.store.sqlite.check import store_errors
 
+    if args.chunk_overlap >= args.chunk_size:
+        raise ValueError(f"--chunk-overlap ({args.chunk_overlap}) must be smaller than "
+                         f"--chunk-size ({args.chunk_size})")
     docs, dup = _load_inputs(args)
     chat = make_chat(args.llm)
+    embedder = make_embedder(args.embed)  # a bad spec fails before the store is touched
     with store_errors(args.store):
         options = ({} if args.ann_threshold is None or is_store_url(args.store)
                    else {"ann_threshold": args.ann_threshold})
@@ -121,7 +141,7 @@ def _run_index(args: argparse.Namespace) -> int:
             was_empty = store.stats().documents == 0  # a damaged store fails here (one line)
             indexer = Indexer(
                 store,
-                embedder=make_embedder(args.embed),
+                embedder=embedder,
                 index_visualization=not args.no_visualization,
                 concurrency=args.concurrency,
                 show_progress=not args.no_progress and sys.stderr.isatty(),
@@ -133,7 +153,14 @@ def _run_index(args: argparse.Namespace) -> int:
                 workers=(auto_workers(docs.total_bytes) if args.workers == "auto"
                          else args.workers),
             )
-            report = indexer.index(docs, total_bytes=docs.total_bytes)
+            try:
+                report = indexer.index(docs, total_bytes=docs.total_bytes)
+            except KeyboardInterrupt:
+                done = store.stats().documents
+                print(f"vizrag index: interrupted; the store keeps its {done} committed "
+                      "documents (run the same command again to index the rest)",
+                      file=sys.stderr)
+                return 130
             compact = was_empty if args.compact is None else args.compact
             if compact and report.documents_added and hasattr(store, "compact"):
                 report.compacted_bytes = store.compact()
@@ -242,8 +269,8 @@ def register(sub: Any) -> None:
     p.add_argument("--embed", default="offline", metavar="SPEC",
                    help="'offline' (hashed n-grams, default), 'hashing:DIM', 'local-minilm' "
                    "(all-MiniLM-L6-v2 on the CPU; needs vizrag[local]) or provider:model")
-    p.add_argument("--chunk-size", type=int, default=1200, metavar="N")
-    p.add_argument("--chunk-overlap", type=int, default=100, metavar="N")
+    p.add_argument("--chunk-size", type=positive_int, default=1200, metavar="N")
+    p.add_argument("--chunk-overlap", type=non_negative_int, default=100, metavar="N")
     p.add_argument("--chunk-unit", choices=("char", "token"), default="char")
     p.add_argument("--no-infer-titles", action="store_true",
                    help="leave untitled long documents untitled (default: the title their "
@@ -251,12 +278,12 @@ def register(sub: Any) -> None:
     p.add_argument("--text-field", default="text", metavar="F")
     p.add_argument("--id-field", default="id", metavar="F")
     p.add_argument("--title-field", default="title", metavar="F")
-    p.add_argument("--concurrency", type=int, default=8, metavar="N")
+    p.add_argument("--concurrency", type=positive_int, default=8, metavar="N")
     p.add_argument("--workers", type=_workers, default="auto", metavar="N|auto",
                    help="processes running the offline extraction beside this one (0: none; "
                         "auto: one per core but one, from 1 MB of input; LLM extraction "
                         "always runs in this process)")
-    p.add_argument("--limit", type=int, default=None, metavar="N",
+    p.add_argument("--limit", type=positive_int, default=None, metavar="N",
                    help="index only the first N documents")
     p.add_argument("--ann-threshold", type=int, default=None, metavar="N",
                    help="SQLite store: vector spaces of N vectors or more get a persisted HNSW "

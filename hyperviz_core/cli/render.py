@@ -38,6 +38,9 @@ def _fail(msg: str) -> int:
 def _output_problem(args: argparse.Namespace) -> str | None:
     """Why the outputs cannot be written (checked before the slow rendering), or None."""
     out = Path(args.out)
+    if out.suffix.lower() != ".png":
+        return (f"--out {out} must end in .png (the rendering is a PNG; --html writes the "
+                "interactive viewer)")
     targets = [("--out", out), ("--out (its JSON export)", out.with_suffix(".json"))]
     if args.html:
         targets.append(("--html", Path(args.html)))
