@@ -141,3 +141,30 @@ def test_rendered_documents_carry_the_ids_of_the_image(store_dir: Path) -> None:
              for k, v in d.metadata["entity_ids"].items() if k in shown]
     assert pairs and all(a == b for a, b in pairs)
     assert [d.id for d in out["documents"]] == [d.id for d in docs]
+
+
+def test_from_documents_add_and_delete(tmp_path: Path) -> None:
+    from langchain_core.documents import Document
+
+    docs = [Document(page_content="Marie Curie worked with Pierre Curie in Paris.", id="curie",
+                     metadata={"title": "Marie Curie", "source": "curie.txt", "page": 3}),
+            Document(page_content="Albert Einstein lived in Bern and worked at the Patent "
+                                  "Office.", metadata={"source": "einstein.txt"})]
+    with VizRAGRetriever.from_documents(docs, tmp_path / "new", k=1) as retriever:
+        top = retriever.invoke("Who worked with Pierre Curie?")[0]
+        assert top.metadata["doc_id"] == "curie"
+        assert (top.metadata["source"], top.metadata["page"]) == ("curie.txt", 3)
+        stats = retriever.engine.stats()
+        assert retriever.add_documents(docs[:1]) == ["curie"]  # unchanged: a no-op
+        assert retriever.engine.stats() == stats
+        ids = retriever.add_documents([Document(page_content="Ada Lovelace wrote notes.")])
+        assert ids[0].startswith("doc-") and retriever.engine.stats().documents == 3
+        retriever.delete(["curie"])
+        assert "curie" not in {d.metadata["doc_id"]
+                               for d in retriever.invoke("Marie Curie Paris", k=3)}
+        with pytest.raises(TypeError, match="list of document ids"):
+            retriever.delete("curie")  # type: ignore[arg-type]
+    with pytest.raises(StoreError, match="is closed"):
+        retriever.invoke("Bern")
+    assert VizRAGRetriever(store=tmp_path / "new", k=1).invoke("Bern")[0].metadata[
+        "source"] == "einstein.txt"

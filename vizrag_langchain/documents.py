@@ -19,9 +19,11 @@ from typing import Any
 
 from langchain_core.documents import Document
 
-from hyperviz_core.rag import RankedChunk, RenderedView, RetrievalResult
+from hyperviz_core.rag import Document as VizDocument
+from hyperviz_core.rag import RankedChunk, RenderedView, RetrievalResult, json_safe_metadata
 
-__all__ = ["IMAGE_DOC_TYPE", "image_document", "is_image_document", "result_documents"]
+__all__ = ["IMAGE_DOC_TYPE", "image_document", "is_image_document", "result_documents",
+           "to_engine_document"]
 
 IMAGE_DOC_TYPE = "hyperviz_image"
 """``metadata["type"]`` of the rendered-image document."""
@@ -35,7 +37,8 @@ def _chunk_metadata(result: RetrievalResult, chunk: RankedChunk) -> dict[str, An
                 if h.visual_id and h.id in set(edges)}
     return {
         **chunk.metadata,
-        "source": "vizrag",
+        # LangChain's "source" names where a document came from: the indexed one's is kept
+        "source": chunk.metadata.get("source", "vizrag"),
         "type": "chunk",
         "doc_id": chunk.doc_id,
         "chunk_id": chunk.chunk_id,
@@ -81,3 +84,16 @@ def image_document(view: RenderedView, *, view_name: str, query: str) -> Documen
 def is_image_document(doc: Document) -> bool:
     """True for the rendered-image document appended by ``include_image=True``."""
     return doc.metadata.get("type") == IMAGE_DOC_TYPE and "image_base64" in doc.metadata
+
+
+def to_engine_document(doc: Document) -> VizDocument:
+    """A LangChain document as an engine document: ``doc.id`` (else ``doc-<content hash>``),
+    ``metadata["title"]`` as the title, the metadata kept (JSON-safe).
+
+    >>> to_engine_document(Document(page_content="Ada wrote notes.", id="ada",
+    ...                             metadata={"title": "Ada", "page": 3})).metadata
+    {'page': 3, 'title': 'Ada'}
+    """
+    meta = dict(doc.metadata or {})
+    return VizDocument(id=doc.id or "", text=doc.page_content,
+                       title=str(meta.get("title") or ""), metadata=json_safe_metadata(meta))

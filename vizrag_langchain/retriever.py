@@ -16,6 +16,7 @@ unless the engine has a chat/vision model, which then reads the renderings itsel
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,7 @@ from pydantic import ConfigDict, Field, PrivateAttr, field_validator
 
 from hyperviz_core.rag import MODES, RetrievalResult, VizRAG
 
-from .documents import image_document, result_documents
+from .documents import image_document, result_documents, to_engine_document
 from .engine import resolve_engine
 from .events import async_event_hook, event_hook
 
@@ -90,6 +91,47 @@ class VizRAGRetriever(BaseRetriever):
                                       engine_kwargs=self.engine_kwargs, must_exist=True)
         self._owned = isinstance(self.store, (str, Path))
         self.shared_engine = self._engine
+
+    @classmethod
+    def from_documents(cls, documents: Sequence[Document], store: Any, *, chat: Any = None,
+                       embedder: Any = None, engine_kwargs: dict[str, Any] | None = None,
+                       **kwargs: Any) -> VizRAGRetriever:
+        """Index LangChain ``documents`` into ``store`` and return a retriever over it.
+
+        ``store``: a directory or ``.sqlite`` path (created when missing), an open store or
+        a ``VizRAG``; ``chat``/``embedder``: models for extraction and embeddings (``None``
+        = offline); ``kwargs``: the retriever's ``k``, ``mode``, ``hops``,
+        ``include_image``. See :meth:`add_documents` for ids.
+        """
+        engine = resolve_engine(store, chat=chat, embedder=embedder,
+                                engine_kwargs=engine_kwargs)
+        retriever = cls(store=engine, **kwargs)
+        retriever._owned = isinstance(store, (str, Path))  # close() closes what we opened
+        retriever.add_documents(documents)
+        return retriever
+
+    def add_documents(self, documents: Sequence[Document], **kwargs: Any) -> list[str]:
+        """Index ``documents`` (one engine document each) and return their ids: ``doc.id``,
+        else ``doc-<hash of title + text>``. Re-adding unchanged content is a no-op; a
+        changed document with the same id replaces the old one."""
+        docs = [to_engine_document(d) for d in documents]
+        if docs:
+            self._engine.insert(docs)
+        return [d.id for d in docs]
+
+    async def aadd_documents(self, documents: Sequence[Document], **kwargs: Any) -> list[str]:
+        """Async :meth:`add_documents`."""
+        docs = [to_engine_document(d) for d in documents]
+        if docs:
+            await self._engine.ainsert(docs)
+        return [d.id for d in docs]
+
+    def delete(self, ids: Sequence[str]) -> None:
+        """Delete documents by id, with whatever only they supported (both layers)."""
+        if isinstance(ids, str):
+            raise TypeError("delete() takes a list of document ids")
+        for doc_id in ids:
+            self._engine.delete(doc_id)
 
     @property
     def engine(self) -> VizRAG:

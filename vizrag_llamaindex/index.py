@@ -26,7 +26,6 @@ Example:
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import tempfile
 import warnings
@@ -49,7 +48,7 @@ from llama_index.core.storage.docstore.types import RefDocInfo
 from llama_index.core.storage.storage_context import StorageContext
 
 from hyperviz_core.rag import Document as VizDocument
-from hyperviz_core.rag import VizRAG
+from hyperviz_core.rag import VizRAG, json_safe_metadata
 
 from .adapters import LlamaIndexChatModel, LlamaIndexEmbedder
 from .nodes import EXCLUDED_KEY, REF_DOC_KEY
@@ -75,17 +74,6 @@ class IndexVizRAG(IndexStruct):
         return INDEX_TYPE
 
 
-def _json_safe(meta: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in sorted(meta.items()):
-        try:
-            json.dumps(value)
-        except (TypeError, ValueError):
-            value = str(value)
-        out[str(key)] = value
-    return out
-
-
 def to_engine_document(node: BaseNode) -> VizDocument:
     """A LlamaIndex document/node as an engine document with the same id (``id_``).
 
@@ -105,7 +93,7 @@ def to_engine_document(node: BaseNode) -> VizDocument:
     if excluded:
         meta[EXCLUDED_KEY] = excluded
     return VizDocument(id=node.node_id, text=node.get_content(MetadataMode.NONE), title=title,
-                       metadata=_json_safe(meta))
+                       metadata=json_safe_metadata(meta))
 
 
 def ref_doc_of(doc: VizDocument) -> str:

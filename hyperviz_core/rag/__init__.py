@@ -86,7 +86,7 @@ from .store import (
     StoreProtocol,
     StoreStats,
 )
-from .types import Chunk, ChunkExtraction, ChunkTheme, Document, content_hash
+from .types import Chunk, ChunkExtraction, ChunkTheme, Document, content_hash, json_safe_metadata
 from .vectors import ExactVectorIndex, VectorIndex
 
 if TYPE_CHECKING:
@@ -186,6 +186,7 @@ __all__ = [
     "extractive_summary",
     "heuristic_keywords",
     "infer_title",
+    "json_safe_metadata",
     "load_documents",
     "local_minilm_available",
     "merge_extractions",

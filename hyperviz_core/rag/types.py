@@ -6,18 +6,39 @@ These pydantic models are shared by chunking, extraction, the store, indexing an
 from __future__ import annotations
 
 import hashlib
+import json
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from ..model import Entity, Hyperedge
 
-__all__ = ["Chunk", "ChunkExtraction", "ChunkTheme", "Document", "content_hash"]
+__all__ = ["Chunk", "ChunkExtraction", "ChunkTheme", "Document", "content_hash",
+           "json_safe_metadata"]
 
 
 def content_hash(text: str, *, length: int = 16) -> str:
     """Hex SHA-256 prefix of ``text`` (UTF-8); the basis of document and chunk ids."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:length]
+
+
+def json_safe_metadata(meta: Mapping[Any, Any]) -> dict[str, Any]:
+    """``meta`` with string keys, sorted, each value JSON cannot hold as its ``str()`` (what
+    a framework document's metadata becomes in the store).
+
+    >>> import datetime
+    >>> json_safe_metadata({"year": 1903, "when": datetime.date(1903, 12, 10)})
+    {'when': '1903-12-10', 'year': 1903}
+    """
+    out: dict[str, Any] = {}
+    for key, value in sorted(meta.items(), key=lambda kv: str(kv[0])):
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError):
+            value = str(value)
+        out[str(key)] = value
+    return out
 
 
 class Document(BaseModel):
