@@ -75,6 +75,8 @@ def test_query_errors(store_dir: Path, tmp_path: Path, capsys: pytest.CaptureFix
     bad.write_text('{"id": 1}\n', encoding="utf-8")
     assert main(["query", "--store", str(store_dir), "--questions", str(bad)]) == 2
     assert "question" in capsys.readouterr().err
+    assert main(["query", "   ", "--store", str(store_dir)]) == 2
+    assert "the question is empty" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["query", Q, "--store", str(store_dir), "--mode", "hyper"])
 

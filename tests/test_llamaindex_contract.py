@@ -111,3 +111,19 @@ def test_the_question_is_embedded_as_a_query() -> None:
     assert model.queries == ["Who worked with Pierre Curie?"]
     vec = LlamaIndexEmbedder(model).embed_query("x")
     assert vec.shape == (16,) and abs(float((vec ** 2).sum()) - 1.0) < 1e-5
+
+
+def test_settings_embed_model_is_not_read_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    from llama_index.core import Settings
+
+    monkeypatch.setattr(Settings, "_embed_model", MockEmbedding(embed_dim=8))
+    with pytest.warns(UserWarning, match="does not read Settings.embed_model"):
+        index = VizRAGIndex.from_documents([Document(text=CURIE, id_="curie")])
+    assert index.engine.embedder.name.startswith("hashing")
+
+
+def test_the_postprocessor_serialises_without_its_index() -> None:
+    from vizrag_llamaindex import HyperVizPostprocessor
+
+    index = VizRAGIndex.from_documents([Document(text=CURIE, id_="curie")])
+    assert '"position": "last"' in HyperVizPostprocessor(index=index).to_json()

@@ -122,3 +122,13 @@ def test_a_folder_walk_skips_hidden_files_and_symlinks_to_files_it_reads(
     (root / "echo.txt").symlink_to(outside)  # a link out of the folder is read
     assert [d.id for d in load_documents([root])] == ["bravo", "echo", "sub/india"]
     assert [d.id for d in load_documents([root / ".secret.md"])] == [".secret"]  # named: read
+
+
+def test_a_field_named_by_the_user_must_exist(tmp_path: Path) -> None:
+    p = tmp_path / "c.jsonl"
+    p.write_text(json.dumps({"pid": 7, "body": "Paris is big."}) + "\n")
+    with pytest.raises(LoaderError, match=r"c.jsonl:1: missing id field 'typo'.*--id-field"):
+        load_documents(p, text_field="body", id_field="typo")
+    with pytest.raises(LoaderError, match="missing title field 'head'"):
+        load_documents(p, text_field="body", id_field="pid", title_field="head")
+    assert load_documents(p, text_field="body")[0].id.startswith("doc-")  # default: hash ids

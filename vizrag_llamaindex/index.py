@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from llama_index.core import Settings
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.callbacks.base import CallbackManager
 from llama_index.core.chat_engine.types import ChatMode
@@ -181,6 +182,10 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         if store_dir is None:
             self._tmp = tempfile.TemporaryDirectory(prefix="vizrag-llamaindex-")
             store_dir = self._tmp.name
+        if embed_model is None and getattr(Settings, "_embed_model", None) is not None:
+            warnings.warn("VizRAGIndex does not read Settings.embed_model: pass "
+                          "embed_model=Settings.embed_model to use it (the store keeps the "
+                          "offline hashed embeddings otherwise)", stacklevel=4)
         chat = LlamaIndexChatModel(llm) if llm is not None else None
         embedder = LlamaIndexEmbedder(embed_model) if embed_model is not None else None
         return VizRAG(store_dir, chat=chat, embedder=embedder, show_progress=show_progress,

@@ -35,9 +35,12 @@ __all__ = ["HyperVizPostprocessor"]
 class HyperVizPostprocessor(BaseNodePostprocessor):
     """Render the sub-hypergraph of the retrieved nodes and add it as an image node."""
 
-    index: Any = Field(default=None, description="VizRAGIndex, VizRAG engine or store.")
-    extractor: Any = Field(default=None, description="Extractor for non-store nodes.")
-    renderer: Any = Field(default=None, description="HyperViz renderer (default dual view).")
+    index: Any = Field(default=None, exclude=True,
+                       description="VizRAGIndex, VizRAG engine or store.")
+    extractor: Any = Field(default=None, exclude=True,
+                           description="Extractor for non-store nodes.")
+    renderer: Any = Field(default=None, exclude=True,
+                          description="HyperViz renderer (default dual view).")
     position: Literal["first", "last"] = Field(default="last")
 
     @classmethod

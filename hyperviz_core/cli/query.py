@@ -241,6 +241,8 @@ def _open_engine(args: argparse.Namespace) -> Any:
 def _run(args: argparse.Namespace) -> int:
     from ..rag.store.sqlite.check import is_store_failure, store_errors
 
+    if args.question is not None and not args.question.strip() and not args.questions:
+        raise ValueError("the question is empty (only whitespace)")
     if not args.question and not args.questions:
         raise ValueError("give a question or --questions FILE.jsonl")
     if args.question and args.questions:

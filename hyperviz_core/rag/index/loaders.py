@@ -105,6 +105,10 @@ def _record_to_doc(
     if not isinstance(text, str):
         raise LoaderError(f"{where}: field {used_text!r} must be a string, "
                           f"got {type(text).__name__}")
+    for field, default, flag in ((id_field, "id", "id"), (title_field, "title", "title")):
+        if field != default and field not in rec:  # a field named by the user: a typo?
+            raise LoaderError(f"{where}: missing {flag} field {field!r} (fields: "
+                              f"{sorted(map(str, rec))[:10]}; check --{flag}-field)")
     raw_id = rec.get(id_field)
     title = rec.get(title_field, "")
     if title is None:
