@@ -1,7 +1,6 @@
 """Read documents from text/markdown files and JSON / JSONL collections.
 
-Supported inputs (by extension; directories are walked, sorted, leaving out hidden files
-and folders and symlinks to files the walk reads anyway):
+Supported inputs (by extension; directories are walked, sorted, see :func:`_walk`):
 
 - ``.txt``, ``.md``, ``.markdown``, ``.rst``: one document per file; id = the file's path
   relative to the directory given (``a/README`` for ``DIR/a/README.md``; the stem for a
@@ -105,8 +104,8 @@ def _record_to_doc(
     if not isinstance(text, str):
         raise LoaderError(f"{where}: field {used_text!r} must be a string, "
                           f"got {type(text).__name__}")
-    for field, default, flag in ((id_field, "id", "id"), (title_field, "title", "title")):
-        if field != default and field not in rec:  # a field named by the user: a typo?
+    for field, flag in ((id_field, "id"), (title_field, "title")):
+        if field != flag and field not in rec:  # a field the user named: a typo?
             raise LoaderError(f"{where}: missing {flag} field {field!r} (fields: "
                               f"{sorted(map(str, rec))[:10]}; check --{flag}-field)")
     raw_id = rec.get(id_field)
@@ -265,13 +264,11 @@ def _jsonl_documents(path: Path, **kw: str) -> Iterator[tuple[Document, str]]:
 
 
 def _walk(root: Path) -> list[Path]:
-    """The readable files under ``root``, sorted: hidden files and folders (a name starting
-    with ``.``: ``.git``, ``.venv``, ``.env`` ...) are left out, and so is a symlink to a
-    file the walk reads anyway (one document per content, under the real file's id)."""
-    found = [f for f in sorted(root.rglob("*"))
-             if f.suffix.lower() in (*TEXT_SUFFIXES, *JSON_SUFFIXES, *JSONL_SUFFIXES)
-             and not any(part.startswith(".") for part in f.relative_to(root).parts)
-             and f.is_file()]
+    """The readable files under ``root``, sorted, but hidden ones (``.git/``, ``.env`` ...)
+    and symlinks to a file the walk reads anyway (one document per content)."""
+    suffixes = (*TEXT_SUFFIXES, *JSON_SUFFIXES, *JSONL_SUFFIXES)
+    found = [f for f in sorted(root.rglob("*")) if f.suffix.lower() in suffixes and not any(
+        part.startswith(".") for part in f.relative_to(root).parts) and f.is_file()]
     real = {f.resolve() for f in found if not f.is_symlink()}
     return [f for f in found if not (f.is_symlink() and f.resolve() in real)]
 
