@@ -98,3 +98,13 @@ def test_an_out_path_that_is_not_a_png_is_refused(hif: Path, tmp_path: Path,
     err = capsys.readouterr().err
     assert "must end in .png" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "view.svg").exists()
+
+
+def test_outputs_never_overwrite_the_input(hif: Path, tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    q = tmp_path / "q.json"
+    q.write_bytes(hif.read_bytes())
+    before = q.read_bytes()
+    assert main(["render", str(q), "--out", str(tmp_path / "q.png")]) == 2
+    assert "would overwrite the input" in capsys.readouterr().err
+    assert q.read_bytes() == before and not (tmp_path / "q.png").exists()

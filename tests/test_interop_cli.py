@@ -57,7 +57,7 @@ def test_stats_query_render_work_on_the_imported_store(
     assert main(["export", "--store", str(store), "--hif", str(out), "--query", q,
                  "--top-k", "3"]) == 0
     assert "nodes" in capsys.readouterr().out
-    png = tmp_path / "sub.png"
+    png = tmp_path / "sub_view.png"
     assert main(["render", str(out), "--out", str(png), "--max-entities", "8",
                  "--max-hyperedges", "6", "--layout", "bi-inc"]) == 0
     assert png.read_bytes()[:4] == b"\x89PNG"
@@ -108,3 +108,19 @@ def test_errors_are_one_line_and_write_nothing(tmp_path: Path,
     assert main(["export", "--store", str(tmp_path / "none"), "--hif", "x.json"]) == 2
     assert "no VizRAG store" in capsys.readouterr().err
     assert not store.exists()
+
+
+def test_import_and_export_take_a_postgresql_store(pg_url: str, store: Path, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["import-hyperrag", str(HYPERRAG_DIR), "--store", pg_url, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["documents_added"] == 28
+    pg_hif, lite_hif = tmp_path / "pg.json", tmp_path / "lite.json"
+    assert main(["export", "--store", pg_url, "--hif", str(pg_hif)]) == 0
+    assert main(["export", "--store", str(store), "--hif", str(lite_hif)]) == 0
+    assert json.loads(pg_hif.read_text()) == json.loads(lite_hif.read_text())
+
+
+def test_a_store_url_never_prints_its_password(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["stats", "--store", "mysql://rag:S3cretPW@db.example/rag"]) == 2
+    err = capsys.readouterr().err
+    assert "S3cretPW" not in err and "mysql://rag:***@db.example/rag" in err

@@ -14,7 +14,7 @@ from typing import Any
 
 from .argtypes import non_negative_int, positive_int
 
-__all__ = ["make_chat", "make_embedder", "register"]
+__all__ = ["make_chat", "make_embedder", "open_existing", "register"]
 
 
 def _parsed(flag: str, spec: str) -> Any:
@@ -74,7 +74,7 @@ def make_embedder(spec: str | None) -> Any:
         raise ValueError(f"--embed {spec!r} is unavailable: {exc}") from None
 
 
-def _open_existing(path: str, *, read_only: bool) -> Any:
+def open_existing(path: str, *, read_only: bool) -> Any:
     """Open a store that must exist: read-only (``mode=ro``) for reading commands, and
     refusing a read-only file or folder up front for writing ones."""
     from ..rag.store import is_store_url, open_store
@@ -198,7 +198,7 @@ def _run_stats(args: argparse.Namespace) -> int:
     from ..rag.store.sqlite.check import store_errors
 
     with store_errors(args.store):
-        store = _open_existing(args.store, read_only=True)
+        store = open_existing(args.store, read_only=True)
         try:
             stats = store.stats()
         finally:
@@ -219,7 +219,7 @@ def _run_delete(args: argparse.Namespace) -> int:
     from ..rag.store.sqlite.check import store_errors
 
     with store_errors(args.store):
-        store = _open_existing(args.store, read_only=False)
+        store = open_existing(args.store, read_only=False)
         try:
             store.stats()  # a damaged store fails here (one line), before any change
             counts = _delete_all(args, store)
@@ -262,7 +262,8 @@ def register(sub: Any) -> None:
         "or a dict title -> list of sentences (HotpotQA). JSONL: one object per line.",
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
-    p.add_argument("--store", required=True, metavar="DIR", help="store directory or .sqlite")
+    p.add_argument("--store", required=True, metavar="DIR",
+                   help="store directory, .sqlite file or postgresql:// URL")
     p.add_argument("--llm", default="offline", metavar="PROVIDER:MODEL",
                    help="'offline' (default, heuristics) or e.g. openai:gpt-4o-mini "
                    "(OpenAI-compatible; see the README for base URLs and keys)")

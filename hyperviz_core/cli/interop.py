@@ -29,13 +29,13 @@ def _theme_extractor(chat: Any, store: Any) -> Any:
 
 def _run_import(args: argparse.Namespace) -> int:
     from ..interop.hyperrag_import import import_workdir, read_for_import
-    from ..rag import HypergraphStore
+    from ..rag.store import open_store
     from .index import make_chat, make_embedder
 
     embedder = make_embedder(args.embed)
     chat = make_chat(args.llm)  # bad specs fail here, before anything is written
     wd = read_for_import(args.workdir, reuse_embeddings=args.reuse_embeddings)  # checked
-    store = HypergraphStore(args.store)
+    store = open_store(args.store, read_only=False)  # a directory, .sqlite or postgresql://
     try:
         report = import_workdir(
             wd, store, embedder=embedder, reuse_embeddings=args.reuse_embeddings,
@@ -51,21 +51,11 @@ def _run_import(args: argparse.Namespace) -> int:
     return 0
 
 
-def _open_existing(path: str) -> Any:
-    """Open a store that exists (opening a new path would create an empty one)."""
-    from ..rag import HypergraphStore
-
-    p = Path(path).expanduser()
-    if not (p / "vizrag.sqlite" if p.is_dir() else p).exists():
-        raise ValueError(f"no VizRAG store at {path}")
-    return HypergraphStore(p)
-
-
 def _run_export(args: argparse.Namespace) -> int:
     from ..interop.store_export import store_hypergraph
-    from .index import make_embedder
+    from .index import make_embedder, open_existing
 
-    store = _open_existing(args.store)
+    store = open_existing(args.store, read_only=True)
     try:
         embedder = make_embedder(args.embed) if args.embed else None
         retrieve: dict[str, Any] = {"mode": args.mode, "top_k": args.top_k, "hops": args.hops}
@@ -95,7 +85,8 @@ def register(sub: Any) -> None:
         "G_top is built from the imported chunks with the offline theme extractor.",
     )
     p.add_argument("workdir", metavar="WORKDIR", help="Hyper-RAG working_dir")
-    p.add_argument("--store", required=True, metavar="DIR", help="store directory or .sqlite")
+    p.add_argument("--store", required=True, metavar="DIR",
+                   help="store directory, .sqlite file or postgresql:// URL")
     p.add_argument("--reuse-embeddings", action="store_true",
                    help="store Hyper-RAG's vectors when --embed has the same dimension "
                    "(only if queries will be embedded by the same model)")
@@ -115,7 +106,8 @@ def register(sub: Any) -> None:
         "store. --doc: entities and hyperedges sourced in those documents. --query: what a "
         "retrieval for the question reaches (no rendering). Both may be combined.",
     )
-    e.add_argument("--store", required=True, metavar="DIR")
+    e.add_argument("--store", required=True, metavar="DIR",
+                   help="store directory, .sqlite file or postgresql:// URL")
     e.add_argument("--hif", required=True, metavar="OUT.json", help="output file")
     e.add_argument("--layer", choices=("bottom", "top", "both"), default="both",
                    help="G_bot relations, G_top themes, or both (default)")

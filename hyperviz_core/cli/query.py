@@ -316,7 +316,8 @@ def register(sub: Any) -> None:
     p = sub.add_parser("query", help="ask a store a question (offline: ranked evidence)",
                        description=__doc__.split("\n\n")[0])
     p.add_argument("question", nargs="?", help="the question (or use --questions)")
-    p.add_argument("--store", required=True, help="store directory or .sqlite file")
+    p.add_argument("--store", required=True,
+                   help="store directory, .sqlite file or postgresql:// URL")
     p.add_argument("--mode", default="vizrag", choices=_MODES, help="retrieval mode")
     p.add_argument("--top-k", type=int, default=5, help="ranked passages to return")
     p.add_argument("--hops", type=int, default=1, help="sub-hypergraph radius")

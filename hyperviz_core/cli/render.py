@@ -44,6 +44,11 @@ def _output_problem(args: argparse.Namespace) -> str | None:
     targets = [("--out", out), ("--out (its JSON export)", out.with_suffix(".json"))]
     if args.html:
         targets.append(("--html", Path(args.html)))
+    source = Path(args.input).resolve()
+    for flag, path in targets:
+        if path.resolve() == source:
+            return (f"{flag} {path} would overwrite the input {args.input}; choose another "
+                    "--out name (the JSON export goes beside the PNG, same stem)")
     for flag, path in targets:
         if path.is_dir():
             return f"{flag} {path} is a folder; give a file path"

@@ -103,9 +103,11 @@ def _parse(result: Any) -> HyperRAGResult:
         try:
             result = json.loads(result)
         except json.JSONDecodeError:
+            text = result.decode("utf-8", "replace") if isinstance(result, bytes) else result
             raise HyperRAGFormatError(
-                "Hyper-RAG returned plain text, not its JSON result; query it with "
-                "QueryParam(mode='hyper', return_type='json')") from None
+                f"Hyper-RAG returned plain text, not its JSON result: {text.strip()[:80]!r} "
+                "(its fail response when the query gave it no keywords or context; else "
+                "query it with QueryParam(mode='hyper', return_type='json'))") from None
     if not isinstance(result, Mapping):
         raise HyperRAGFormatError(
             f"expected Hyper-RAG's JSON result (a dict), got {type(result).__name__}")

@@ -6,6 +6,7 @@ Every backend (:mod:`.sqlite`, and any added beside it) raises :class:`StoreErro
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
@@ -24,6 +25,7 @@ __all__ = [
     "VectorsArg",
     "chunk_text",
     "read_stats",
+    "redact_url",
     "validate_write",
 ]
 
@@ -33,6 +35,19 @@ VectorsArg = dict[str, tuple[Sequence[str], npt.ArrayLike]]
 
 class StoreError(ValueError):
     """The store file is missing, corrupt, of another format or newer; or a write is invalid."""
+
+
+_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*://[^/@:]*):[^/@]*@")
+
+
+def redact_url(text: str) -> str:
+    """``text`` with the password of a ``scheme://user:password@host`` URL hidden (safe to
+    print in an error).
+
+    >>> redact_url("mysql://rag:S3cret@db/x")
+    'mysql://rag:***@db/x'
+    """
+    return _USERINFO.sub(r"\1:***@", text.strip())
 
 
 class StoreStats(BaseModel):

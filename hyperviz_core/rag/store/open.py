@@ -22,7 +22,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .base import StoreError
+from .base import StoreError, redact_url
 from .postgres.schema import is_postgres_url
 from .protocol import StoreProtocol
 
@@ -59,7 +59,7 @@ def open_store(spec: str | Path | StoreProtocol, *, read_only: bool | None = Non
     url = _URL.match(str(spec).strip())
     if url:
         raise StoreError(
-            f"store {str(spec)!r}: there is no {url.group(1)!r} store backend; give a "
+            f"store {redact_url(str(spec))!r}: there is no {url.group(1)!r} store backend; give a "
             "directory, a .sqlite file or a postgresql:// URL")
     from .sqlite.store import HypergraphStore
 

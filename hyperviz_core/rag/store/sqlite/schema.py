@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..base import StoreError
+from ..base import StoreError, redact_url
 from ..compact import COMPACT_META
 
 __all__ = [
@@ -171,8 +171,8 @@ def resolve_path(path: str | Path) -> Path:
     url = _URL.match(text.strip())
     if url:
         raise StoreError(
-            f"store {text!r} is a URL, not a SQLite store path: the SQLite backend has no "
-            f"{url.group(1)!r} store backend; give a directory or a .sqlite file"
+            f"store {redact_url(text)!r} is a URL, not a SQLite store path: the SQLite backend "
+            f"has no {url.group(1)!r} store backend; give a directory or a .sqlite file"
         )
     p = Path(path).expanduser()
     try:  # one stat: another process may create the folder meanwhile (no is_dir + exists)
