@@ -79,7 +79,9 @@ def build_caption(
     for k in order.entities:
         ent = hg.entities[k]
         desc = f": {_short(ent.description, max_desc)}" if ent.description.strip() else ""
-        lines.append(f"{ids.entities[k]} {ent.name} [{ent.type}]{desc}")
+        # names and types flattened like descriptions: a name holding a newline must not
+        # forge a line of the listing a model reads
+        lines.append(f"{ids.entities[k]} {_short(ent.name, 120)} [{_short(ent.type, 40)}]{desc}")
     if order.hyperedges:
         lines.append("Hyperedges:")
     for h in order.hyperedges:
@@ -92,11 +94,14 @@ def build_caption(
                      + ", ".join(f"{ids.entities[k]} {_short(hg.entities[k].name, 40)}"
                                  for k in unnamed) + ".")
     if report.pruned:
-        names = [original.entities[k].name for k in report.entities if k in original.entities]
+        names = [_short(original.entities[k].name, 40) for k in report.entities
+                 if k in original.entities]
         shown = ", ".join(names[:20]) + (f", … (+{len(names) - 20})" if len(names) > 20 else "")
+        why = {"budget": "congestion control", "cap": "the entity/hyperedge caps"}
+        by = " and ".join(why[r] for r in sorted(set(report.reasons.values())) if r in why)
         lines.append(
-            f"Omitted by congestion control (not drawn): {len(report.entities)} entities"
-            + (f" ({shown})" if names else "")
+            f"Omitted by {by or 'congestion control'} (not drawn): {len(report.entities)} "
+            "entities" + (f" ({shown})" if names else "")
             + f", {len(report.hyperedges)} hyperedges."
         )
     return "\n".join(lines)

@@ -91,7 +91,7 @@ def validate_hif(doc: Any) -> None:
 def _load(source: Any) -> Any:
     if isinstance(source, dict):
         return source
-    is_json_text = isinstance(source, str) and source.lstrip().startswith("{")
+    is_json_text = isinstance(source, str) and source.lstrip().startswith(("{", "["))
     if isinstance(source, Path) or (isinstance(source, str) and not is_json_text):
         path = Path(source)
         try:
@@ -103,11 +103,16 @@ def _load(source: Any) -> Any:
     else:
         raise HIFError(f"HIF source must be a path, JSON text or dict, not {type(source).__name__}")
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise HIFError(f"HIF is not valid JSON: {exc}") from None
     except RecursionError:
         raise HIFError("HIF is JSON nested too deeply to read") from None
+
+
+def _no_constant(name: str) -> Any:
+    """``json.loads`` hook: ``NaN``/``Infinity`` are not JSON (and no weight HIF allows)."""
+    raise HIFError(f"HIF is not valid JSON: {name} is not a JSON number")
 
 
 def _remember(meta: dict[str, Any], raw_id: Any, name: str, weight: Any) -> None:

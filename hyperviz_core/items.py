@@ -71,10 +71,14 @@ def normalize_key(name: str) -> str:
     return _normalized(name if isinstance(name, str) else str(name))
 
 
+#: a name of only these (zero-width and format characters, controls, spaces) is empty
+_INVISIBLE = frozenset({"Cf", "Cc", "Cs", "Zs"})
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def _normalized(name: str) -> str:
     key = _WS.sub(" ", unicodedata.normalize("NFKC", name).casefold()).strip()
-    if not key:
+    if not key or all(unicodedata.category(c) in _INVISIBLE for c in key):
         raise EmptyNameError(f"entity name {name!r} is empty after normalisation")
     return key
 
@@ -157,7 +161,7 @@ class Hyperedge(BaseModel):
     members: list[str] = Field(default_factory=list)
     description: str = ""
     keywords: list[str] = Field(default_factory=list)
-    weight: float = 1.0
+    weight: float = Field(1.0, allow_inf_nan=False)
     order: Literal["low", "high"] | None = None
     kind: Literal["relation", "theme"] = "relation"
     source_ids: list[str] = Field(default_factory=list)

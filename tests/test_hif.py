@@ -133,3 +133,16 @@ def test_extractor_member_roles_export_as_valid_hif() -> None:
     assert marked and all("role" not in i for i in doc["incidences"])
     back = Hypergraph.from_hif(json.dumps(doc))
     assert sorted(back.hyperedges) == sorted(hg.hyperedges)
+
+
+def test_non_finite_numbers_are_refused() -> None:
+    """HIF is JSON, which has no NaN/Infinity: refused on import, and a hyperedge cannot
+    hold a non-finite weight that export would then write."""
+    doc = ('{"network-type": "undirected", "incidences": [{"edge": 1, "node": "a", '
+           '"weight": NaN}]}')
+    with pytest.raises(HIFError, match="NaN is not a JSON number"):
+        Hypergraph.from_hif(doc)
+    with pytest.raises(HIFError, match="is not of type 'object'"):
+        Hypergraph.from_hif("[1, 2]")  # JSON text, not a file name
+    with pytest.raises(ValueError):
+        Hyperedge(id="h", members=["a", "b"], weight=float("inf"))

@@ -180,3 +180,12 @@ def test_incidence_and_clique_graphs() -> None:
     assert sorted(cl.edges()) == [("a", "b"), ("a", "c"), ("b", "c"), ("c", "d"),
                                   ("d", "e"), ("d", "f"), ("e", "f")]
     assert cl["a"]["b"]["hyperedges"] == ["h1"]
+
+
+def test_a_name_of_only_invisible_characters_is_empty() -> None:
+    from hyperviz_core.items import EmptyNameError, normalize_key
+
+    for name in ("\u200b", " \u200d\u2060 ", "\u202e"):
+        with pytest.raises(EmptyNameError):
+            normalize_key(name)
+    assert normalize_key("Ada\u200b") == "ada\u200b"  # a visible name keeps its key

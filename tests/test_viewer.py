@@ -446,3 +446,18 @@ def test_real_collage_pruned_and_empty() -> None:
     assert len(rings) == len(export["panels"][4].get("rings", []))
     empty = HyperViz().render(random_hypergraph(0, 0, seed=1))
     assert "empty hypergraph" in "".join(parse(empty.to_html()).text)
+
+
+def test_bidi_controls_never_reach_the_viewer() -> None:
+    """The PNG draws bidi overrides as nothing; the viewer drops them too, so a name cannot
+    reverse its own label (or the text after it) in the browser."""
+    from hyperviz_core import Entity, Hyperedge, Hypergraph, HyperViz
+
+    hg = Hypergraph()
+    for name in ("\u202eRLO override", "Plain \u2066isolate\u2069", "Bob"):
+        hg.add_entity(Entity(name=name, description="says \u202ehello"))
+    keys = sorted(hg.entities)
+    hg.add_hyperedge(Hyperedge(id="h1", members=keys, description="\u202dmet"))
+    page = HyperViz().render(hg).to_html()
+    assert not any(c in page for c in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+    assert "RLO override" in page and "Plain isolate" in page

@@ -38,17 +38,9 @@ def _fail(msg: str) -> int:
 def _output_problem(args: argparse.Namespace) -> str | None:
     """Why the outputs cannot be written (checked before the slow rendering), or None."""
     out = Path(args.out)
-    if out.suffix.lower() != ".png":
-        return (f"--out {out} must end in .png (the rendering is a PNG; --html writes the "
-                "interactive viewer)")
     targets = [("--out", out), ("--out (its JSON export)", out.with_suffix(".json"))]
     if args.html:
         targets.append(("--html", Path(args.html)))
-    source = Path(args.input).resolve()
-    for flag, path in targets:
-        if path.resolve() == source:
-            return (f"{flag} {path} would overwrite the input {args.input}; choose another "
-                    "--out name (the JSON export goes beside the PNG, same stem)")
     for flag, path in targets:
         if path.is_dir():
             return f"{flag} {path} is a folder; give a file path"
@@ -57,6 +49,14 @@ def _output_problem(args: argparse.Namespace) -> str | None:
             parent = parent.parent
         if parent.exists() and not parent.is_dir():
             return f"{flag} {path}: {parent} is not a folder"
+    if out.suffix.lower() != ".png":
+        return (f"--out {out} must end in .png (the rendering is a PNG; --html writes the "
+                "interactive viewer)")
+    source = Path(args.input).resolve()
+    for flag, path in targets:
+        if path.resolve() == source:
+            return (f"{flag} {path} would overwrite the input {args.input}; choose another "
+                    "--out name (the JSON export goes beside the PNG, same stem)")
     if args.html and Path(args.html).resolve() in (out.resolve(), out.with_suffix(".json")
                                                    .resolve()):
         return f"--html {args.html} would overwrite the PNG or its JSON export"

@@ -34,7 +34,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from .svg import as_float, build_svg, esc, fmt, safe_color
+from .svg import as_float, bidi_free, build_svg, esc, fmt, safe_color
 
 __all__ = ["content_security_policy", "hop_depth", "json_for_script", "render_html"]
 
@@ -65,11 +65,14 @@ def content_security_policy(script: str, style: str) -> str:
 
 
 def _jsonable(value: object) -> Any:
-    """A JSON-safe copy: str keys, lists for tuples, ``None`` for NaN/inf, str for the rest."""
-    if value is None or isinstance(value, bool | str):
+    """A JSON-safe copy: str keys, lists for tuples, ``None`` for NaN/inf, str for the rest;
+    strings without bidi controls (what the viewer shows never reorders)."""
+    if isinstance(value, str):
+        return bidi_free(value)
+    if value is None or isinstance(value, bool):
         return value
     if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {bidi_free(str(k)): _jsonable(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_jsonable(v) for v in value]
     if isinstance(value, numbers.Integral):

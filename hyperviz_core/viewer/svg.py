@@ -33,9 +33,24 @@ _DEFAULTS: dict[str, Any] = {
 _TEXT_H = 1.17  # label box height / font size (DejaVu Sans, as measured by the renderer)
 
 
+#: bidi marks, embeddings, overrides and isolates: the PNG draws them as nothing, and the
+#: viewer drops them too, so a name cannot reorder its label or what follows it
+_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def bidi_free(text: str) -> str:
+    """``text`` without bidi control characters.
+
+    >>> bidi_free("\u202eRLO override")
+    'RLO override'
+    """
+    return _BIDI.sub("", text)
+
+
 def esc(value: object) -> str:
-    """Escape text for HTML/SVG text nodes and double- or single-quoted attributes."""
-    return html.escape(str(value), quote=True)
+    """Escape text for HTML/SVG text nodes and double- or single-quoted attributes (bidi
+    controls dropped, see :func:`bidi_free`)."""
+    return html.escape(bidi_free(str(value)), quote=True)
 
 
 def as_float(value: object) -> float | None:
