@@ -171,18 +171,28 @@ class _Reader:
         if weight is not None:
             rec["weight"] = weight
 
+    def _edge_id(self, raw: Any) -> str:
+        """The hyperedge id of HIF edge ``raw``; two edges whose ids differ only in type
+        (``1`` and ``"1"``) are refused rather than merged."""
+        hid = str(raw)
+        slot = self.edges.get(hid)
+        if slot is not None and type(slot["raw"]) is not type(raw):
+            raise HIFError(f"HIF edges {slot['raw']!r} and {raw!r} have the same id as text; "
+                           "give them distinct ids")
+        return hid
+
     def read(self, doc: dict[str, Any]) -> HIFParts:
         for node in doc.get("nodes", []):
             self.entity_for(node["node"], node.get("attrs"), node.get("weight"))
         for edge in doc.get("edges", []):
-            hid = str(edge["edge"])
+            hid = self._edge_id(edge["edge"])
             slot = self.edges.setdefault(hid, {"raw": edge["edge"], "attrs": {}, "weight": None})
             slot["attrs"].update(edge.get("attrs") or {})
             if "weight" in edge:
                 slot["weight"] = edge["weight"]
         for inc in doc.get("incidences", []):
             key = self.entity_for(inc["node"])
-            hid = str(inc["edge"])
+            hid = self._edge_id(inc["edge"])
             self.edges.setdefault(hid, {"raw": inc["edge"], "attrs": {}, "weight": None})
             extra = {f: inc[f] for f in _INCIDENCE_FIELDS if f in inc}
             self.members.setdefault(hid, {}).setdefault(key, {}).update(extra)

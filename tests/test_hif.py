@@ -146,3 +146,13 @@ def test_non_finite_numbers_are_refused() -> None:
         Hypergraph.from_hif("[1, 2]")  # JSON text, not a file name
     with pytest.raises(ValueError):
         Hyperedge(id="h", members=["a", "b"], weight=float("inf"))
+
+
+def test_edge_ids_that_differ_only_in_type_are_refused() -> None:
+    doc = {"network-type": "undirected",
+           "edges": [{"edge": 1, "attrs": {"description": "int one"}},
+                     {"edge": "1", "attrs": {"description": "str one"}}],
+           "incidences": [{"edge": 1, "node": "a"}, {"edge": 1, "node": "b"},
+                          {"edge": "1", "node": "b"}, {"edge": "1", "node": "c"}]}
+    with pytest.raises(HIFError, match="HIF edges 1 and '1' have the same id"):
+        Hypergraph.from_hif(json.dumps(doc))
