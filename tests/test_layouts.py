@@ -114,3 +114,30 @@ def test_custom_layout_registration() -> None:
         get_layout("no-such-layout")
     with pytest.raises(TypeError):
         register_layout("test-bad", "not callable")  # type: ignore[arg-type]
+
+
+def test_ra_cen_rings_stay_inside_their_panel() -> None:
+    """A shell ring wider than its panel is clipped to it, in the PNG and in the viewer."""
+    import io
+    import re
+
+    import numpy as np
+    from PIL import Image
+
+    from hyperviz_core import HyperViz
+
+    hg = Hypergraph()
+    for name in ("Marie Curie", "Nobel Prize", "Pierre Curie", "Radium"):
+        hg.add_entity(Entity(name=name))
+    hg.add_hyperedge(Hyperedge(members=["marie curie", "radium"], description="discovered"))
+    hg.add_hyperedge(Hyperedge(members=["marie curie", "pierre curie", "nobel prize"],
+                               description="shared the 1903 Nobel Prize in Physics"))
+    r = HyperViz().render(hg, layouts=("set-force", "ra-cen"))
+    panel = r.export()["panels"][1]
+    x0, y0, x1, y1 = panel["bbox"]
+    assert max(panel["rings"]) > (y1 - y0) / 2  # the widest ring is taller than the panel
+    px = np.asarray(Image.open(io.BytesIO(r.png)).convert("L"))
+    band = px[int(y0) - 5:int(y0) - 1, int(x0) + 10:int(x1) - 10]  # between title and panel
+    assert band.min() == band.max()  # plain background: no ring dash outside the panel
+    rings = re.findall(r'<circle class="hv-ring"[^>]*>', r.to_html())
+    assert rings and all('clip-path="url(#hv-clip-1)"' in c for c in rings)

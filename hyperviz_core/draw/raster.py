@@ -95,9 +95,12 @@ class _Layer:
         if p is not None:
             self.text.append((p, color))
 
-    def paths(self, paths: list[Path], z: float, **kw: Any) -> None:
+    def paths(self, paths: list[Path], z: float, clip: Path | None = None,
+              **kw: Any) -> None:
         if paths:
             coll = PathCollection(paths, transform=self.tr, zorder=z, **kw)
+            if clip is not None:  # drawn only inside ``clip`` (canvas coordinates)
+                coll.set_clip_path(clip, self.tr)
             self.fig.add_artist(coll)
 
     def lines(self, segs: list[list[tuple[float, float]]], z: float, **kw: Any) -> None:
@@ -125,6 +128,7 @@ def _panel(layer: _Layer, scene: PanelScene, ids: IdMap, colors: dict[str, str],
     if scene.center is not None and scene.rings:
         cx, cy = scene.center
         layer.paths([_circle(cx, cy, rad) for rad in scene.rings], 1,
+                    clip=_rect(x0 + 2, y0 + 2, x1 - 2, y1 - 2),  # a wide ring stays in its panel
                     facecolors="none", edgecolors="#dddddd", linestyles=[_LS["dashed"]],
                     linewidths=layer.lw(1.0))
     big_first = sorted(scene.regions.values(), key=lambda rg: (-rg.geom.area, rg.hid))

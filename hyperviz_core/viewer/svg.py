@@ -193,12 +193,18 @@ class _Panel:
                 f'<text class="hv-panel-message" x="{fmt((x0 + x1) / 2)}" '
                 f'y="{fmt((y0 + y1) / 2)}">{esc(self.message)}</text>'
             )
-        if self.center is not None:
+        if self.center is not None and self.rings:
             cx, cy = self.center
             dash = _dasharray("dashed", 1.0)
+            clip = f"hv-clip-{idx}"  # a wide ring stays in its panel, as in the PNG
+            out.append(
+                f'<clipPath id="{clip}"><rect x="{fmt(x0 + 2)}" y="{fmt(y0 + 2)}" '
+                f'width="{fmt(max(0.0, x1 - x0 - 4))}" height="{fmt(max(0.0, y1 - y0 - 4))}"/>'
+                "</clipPath>")
             out.extend(
                 f'<circle class="hv-ring" cx="{fmt(cx)}" cy="{fmt(cy)}" r="{fmt(r)}" '
-                f'fill="none" stroke="#dddddd" stroke-width="1"{dash}/>'
+                f'fill="none" stroke="#dddddd" stroke-width="1"{dash} '
+                f'clip-path="url(#{clip})"/>'
                 for r in self.rings
             )
         return out
