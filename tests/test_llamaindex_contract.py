@@ -6,6 +6,7 @@ and the question is embedded as a query."""
 from __future__ import annotations
 
 import gc
+from pathlib import Path
 
 import pytest
 from llama_index.core import Document
@@ -127,3 +128,16 @@ def test_the_postprocessor_serialises_without_its_index() -> None:
 
     index = VizRAGIndex.from_documents([Document(text=CURIE, id_="curie")])
     assert '"position": "last"' in HyperVizPostprocessor(index=index).to_json()
+
+
+def test_vizrag_loader_bookkeeping_is_not_shown_to_the_llm(tmp_path: Path) -> None:
+    from hyperviz_core.rag import VizRAG, load_documents
+
+    (tmp_path / "curie.md").write_text("# Marie Curie\n\n" + CURIE)
+    with VizRAG(tmp_path / "s", show_progress=False) as rag:
+        rag.insert(load_documents([tmp_path / "curie.md"]))
+    index = VizRAGIndex.from_store(tmp_path / "s")
+    node = text_nodes(index.as_retriever(include_image=False).retrieve("Marie Curie"))[0].node
+    assert node.metadata["source"].endswith("curie.md")
+    assert "curie.md" not in node.get_content(MetadataMode.LLM)
+    index.close()

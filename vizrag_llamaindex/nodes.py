@@ -41,6 +41,10 @@ __all__ = [
 CHUNK_LLM_METADATA: tuple[str, ...] = ("title", "doc_id")
 """VizRAG's chunk metadata keys the LLM reads; VizRAG's other keys are excluded."""
 
+ENGINE_BOOKKEEPING: tuple[str, ...] = ("source", "part", "offset", "title_inferred")
+"""Keys VizRAG's own loaders and title inference add to a document: kept on the node,
+never shown to the LLM."""
+
 REF_DOC_KEY = "ref_doc_id"
 """Stored metadata key: the LlamaIndex document an inserted node came from."""
 
@@ -142,7 +146,7 @@ def chunk_nodes(result: RetrievalResult) -> list[NodeWithScore]:
         meta = {k: v for k, v in chunk.metadata.items() if k not in (EXCLUDED_KEY, REF_DOC_KEY)}
         meta |= ours
         hidden = ({k for k in ours if k not in CHUNK_LLM_METADATA}
-                  | (set(_excluded(stored, "llm")) & set(meta)))
+                  | ((set(_excluded(stored, "llm")) | set(ENGINE_BOOKKEEPING)) & set(meta)))
         unembedded = set(ours) | (set(_excluded(stored, "embed")) & set(meta))
         source = str(chunk.metadata.get(REF_DOC_KEY) or chunk.doc_id)
         node = TextNode(
