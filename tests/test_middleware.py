@@ -161,6 +161,23 @@ def test_retrying_embedder() -> None:
     emb = RetryingEmbedder(FlakyEmbedder(), sleep=clock.sleep)
     assert emb.embed(["a"]).shape == (1, 32) and emb.dim == 32 and len(clock.sleeps) == 2
 
+    class FlakyQueries(HashingEmbedder):  # an embedder with its own query embedding
+        def __init__(self) -> None:
+            super().__init__(dim=32)
+            self.fails = 1
+
+        def embed_query(self, text: str) -> np.ndarray:
+            if self.fails:
+                self.fails -= 1
+                raise ProviderError("busy", retryable=True, status=503)
+            return 2 * self.embed([f"query: {text}"])[0]
+
+    clock = FakeClock()
+    inner = FlakyQueries()
+    vec = RetryingEmbedder(inner, sleep=clock.sleep).embed_query("a")
+    assert len(clock.sleeps) == 1  # retried once, then normalised to a unit vector:
+    assert np.allclose(vec, inner.embed(["query: a"])[0])
+
 
 # ------------------------------------------------------------------------------ cache
 def test_cache_key_covers_model_system_prompt_json_and_images() -> None:

@@ -167,17 +167,20 @@ class RetryingEmbedder:
             return None
         return self._backoff.delay(attempt, exc)
 
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+    def _retried(self, call: Callable[[], npt.NDArray[np.float32]]) -> npt.NDArray[np.float32]:
         attempt = 0
         while True:
             try:
-                return self.inner.embed(texts)
+                return call()
             except Exception as exc:
                 d = self._delay(attempt, exc)
                 if d is None:
                     raise
             self.sleep(d)
             attempt += 1
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        return self._retried(lambda: self.inner.embed(texts))
 
     async def aembed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         attempt = 0
@@ -193,16 +196,7 @@ class RetryingEmbedder:
 
     def embed_query(self, text: str) -> npt.NDArray[np.float32]:
         """The inner embedder's query vector (:func:`~.protocols.embed_query`), retried."""
-        attempt = 0
-        while True:
-            try:
-                return embed_query(self.inner, text)
-            except Exception as exc:
-                d = self._delay(attempt, exc)
-                if d is None:
-                    raise
-            self.sleep(d)
-            attempt += 1
+        return self._retried(lambda: embed_query(self.inner, text))
 
 
 # ---------------------------------------------------------------------------- limits
