@@ -99,7 +99,7 @@ def render_view(st: RetrievalState, hg: Hypergraph, view: str, importance: dict[
 
 
 def _warn(res: RetrievalResult, text: str) -> None:
-    """Record a model problem on the result and log it (``hyperviz_core.rag`` logger)."""
+    """Record a model problem on the result and log it as a warning (this module's logger)."""
     res.warnings.append(text)
     log.warning("retrieval of %r: %s", res.query[:80], text)
 
@@ -162,7 +162,7 @@ def _parse_located(res: RetrievalResult, answer: str, ids: IdMap) -> list[str]:
     found = parse_id_list(answer, ids, kind="E")
     if not found:
         _warn(res, "locate answer held no known entity ID (ignored): "
-                            f"{str(answer)[:120]!r}")
+              f"{str(answer)[:120]!r}")
     return [ids.entity_key(v) for v in found]
 
 

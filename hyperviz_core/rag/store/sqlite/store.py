@@ -59,6 +59,7 @@ __all__ = ["DocumentWrite", "HypergraphStore", "StoreError", "StoreStats"]
 
 log = logging.getLogger(__name__)
 
+
 class _ClosedConnection:
     """Stands in for the connection of a closed store: every use names the problem."""
 
