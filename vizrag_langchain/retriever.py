@@ -30,7 +30,7 @@ from langchain_core.runnables.config import set_config_context
 from langchain_core.runnables.utils import coro_with_context
 from pydantic import ConfigDict, Field, PrivateAttr, field_validator
 
-from hyperviz_core.rag import MODES, RetrievalResult, VizRAG
+from hyperviz_core.rag import MAX_HOPS, MODES, RetrievalResult, VizRAG, check_hops
 
 from .documents import image_document, result_documents, to_engine_document
 from .engine import resolve_engine
@@ -61,7 +61,7 @@ class VizRAGRetriever(BaseRetriever):
     store: Any = Field(exclude=True)
     k: int = Field(4, ge=1)
     mode: str = "vizrag"
-    hops: int = Field(1, ge=0, le=3)
+    hops: int = Field(1, ge=0, le=MAX_HOPS)
     include_image: bool = False
     chat: Any = Field(None, exclude=True)
     embedder: Any = Field(None, exclude=True)
@@ -160,9 +160,8 @@ class VizRAGRetriever(BaseRetriever):
             raise ValueError(f"k must be at least 1, got {n}")
         if mode is not None:
             self._check_mode(mode)
-        if hops is not None and (isinstance(hops, bool) or not isinstance(hops, int)
-                                 or not 0 <= hops <= 3):
-            raise ValueError(f"hops must be an integer from 0 to 3, got {hops!r}")
+        if hops is not None:
+            check_hops(hops)
         image = self.include_image if include_image is None else bool(include_image)
         # Render only for an asked-for image, or for the engine's own vision model
         # (None = the engine's setting), never just for the wrapper.

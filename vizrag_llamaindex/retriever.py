@@ -27,12 +27,12 @@ from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import IndexNode, NodeWithScore, QueryBundle
 
 from hyperviz_core.rag import (
-    MODES,
     RetrievalResult,
-    UnknownModeError,
     VisualContext,
     VizRAG,
     arender_passages,
+    check_hops,
+    check_mode,
     render_passages,
 )
 
@@ -58,6 +58,12 @@ def check_unsupported(options: dict[str, Any]) -> None:
         raise ValueError(f"VizRAGRetriever does not support {', '.join(given)}: it ranks every "
                          "chunk of the store; filter the returned nodes (e.g. with a node "
                          "postprocessor) or index the subset in a store of its own")
+
+
+def _check_top_k(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return value
 
 
 def _engine_of(source: Any) -> VizRAG:
@@ -98,14 +104,12 @@ class VizRAGRetriever(BaseRetriever):
         # a VizRAGIndex closes its store when collected: keep it alive while we are
         self._index = index if index is not self.engine else None
         k = top_k if top_k is not None else similarity_top_k
-        if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
-            raise ValueError(f"top_k must be a positive integer, got {k!r}")
-        if hops is not None and (isinstance(hops, bool) or not isinstance(hops, int)
-                                 or not 0 <= hops <= 3):
-            raise ValueError(f"hops must be an integer from 0 to 3, got {hops!r}")
-        if mode is not None and mode not in MODES:
-            raise UnknownModeError(f"unknown retrieval mode {mode!r}; valid modes: "
-                                   f"{', '.join(MODES)}")
+        if k is not None:
+            _check_top_k(k, "top_k")
+        if hops is not None:
+            check_hops(hops)
+        if mode is not None:
+            check_mode(mode)
         if image_view not in get_args(ImageView):
             raise ValueError(f"image_view must be one of {get_args(ImageView)}, "
                              f"got {image_view!r}")
@@ -124,9 +128,7 @@ class VizRAGRetriever(BaseRetriever):
 
     @similarity_top_k.setter
     def similarity_top_k(self, value: int) -> None:
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"similarity_top_k must be a positive integer, got {value!r}")
-        self.top_k = value
+        self.top_k = _check_top_k(value, "similarity_top_k")
 
     # ------------------------------------------------------------------ engine call
     def _kwargs(self) -> tuple[dict[str, Any], StageSpans]:

@@ -77,7 +77,16 @@ from .result import (
     RetrievedHyperedge,
     SentPrompt,
 )
-from .retrieve import MODES, RankWeights, RetrievalConfig, Retriever, UnknownModeError
+from .retrieve import (
+    MAX_HOPS,
+    MODES,
+    RankWeights,
+    RetrievalConfig,
+    Retriever,
+    UnknownModeError,
+    check_hops,
+    check_mode,
+)
 from .store import (
     DocumentWrite,
     HypergraphStore,
@@ -114,6 +123,7 @@ __getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())
 
 __all__ = [
     "EVENTS",
+    "MAX_HOPS",
     "MODES",
     "STAGES",
     "AnnVectorIndex",
@@ -180,6 +190,8 @@ __all__ = [
     "as_provider_error",
     "build_chat_stack",
     "cache_key",
+    "check_hops",
+    "check_mode",
     "chunk_document",
     "chunk_documents",
     "content_hash",

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from .config import MODES, RetrievalConfig, UnknownModeError
+from .config import MAX_HOPS, MODES, RetrievalConfig, UnknownModeError, check_hops, check_mode
 from .rank import RankWeights
 from .retriever import Retriever
 
-__all__ = ["MODES", "RankWeights", "RetrievalConfig", "Retriever", "UnknownModeError"]
+__all__ = ["MAX_HOPS", "MODES", "RankWeights", "RetrievalConfig", "Retriever",
+           "UnknownModeError", "check_hops", "check_mode"]

@@ -18,11 +18,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from .rank import RankWeights
 
 __all__ = [
+    "MAX_HOPS",
     "MODES",
     "MODE_VIEWS",
     "Mode",
     "RetrievalConfig",
     "UnknownModeError",
+    "check_hops",
     "check_mode",
     "render_decision",
 ]
@@ -51,6 +53,22 @@ def check_mode(mode: str) -> str:
     return mode
 
 
+#: the widest sub-hypergraph radius a retrieval takes
+MAX_HOPS = 3
+
+
+def check_hops(hops: object) -> int:
+    """``hops`` if an integer from 0 to :data:`MAX_HOPS`, else ``ValueError`` naming it
+    (what the framework wrappers check when they are built, before any retrieval).
+
+    >>> check_hops(2)
+    2
+    """
+    if isinstance(hops, bool) or not isinstance(hops, int) or not 0 <= hops <= MAX_HOPS:
+        raise ValueError(f"hops must be an integer from 0 to {MAX_HOPS}, got {hops!r}")
+    return hops
+
+
 class RetrievalConfig(BaseModel):
     """Knobs of the retrieval pipeline (defaults used by the benchmark and the demo)."""
 
@@ -58,7 +76,7 @@ class RetrievalConfig(BaseModel):
 
     mode: Mode = "vizrag"
     top_k: int = Field(5, ge=1)
-    hops: int = Field(1, ge=0, le=3)
+    hops: int = Field(1, ge=0, le=MAX_HOPS)
     theme_k: int = Field(3, ge=1)
     """Top-k theme hyperedges per keyword (top retrieval)."""
     entity_k: int = Field(3, ge=1)
