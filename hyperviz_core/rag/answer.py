@@ -127,7 +127,7 @@ def extractive_summary(result: RetrievalResult, *, max_sentences: int = 3) -> st
     passage's supporting entities), labelled as an extractive summary — one sentence per
     passage so that every hop of a multi-hop chain can show up. Passages that all scored 0
     (nothing of the question matched them) are not quoted."""
-    if result.chunks and max(c.score for c in result.chunks) <= 0:
+    if result.unmatched:
         return f"{EXTRACTIVE_LABEL}\n(no passage matched the question)"
     terms = set(content_words(result.query))
     lines: list[str] = []

@@ -161,6 +161,12 @@ class RetrievalResult(BaseModel):
     ``render=False``, text mode ...); empty when every view of the mode was rendered."""
 
     @property
+    def unmatched(self) -> bool:
+        """Whether passages were returned but every score is 0: nothing of the query matched
+        them, so they are arbitrary."""
+        return bool(self.chunks) and max(c.score for c in self.chunks) <= 0
+
+    @property
     def images_sent(self) -> list[str]:
         """SHA-256 of every image sent to a model, in order."""
         return [h for p in self.prompts for h in p.images]

@@ -288,7 +288,7 @@ def rank(st: RetrievalState) -> dict[str, Any]:
                              vector_scores=_vector_scores(st, w), weights=w,
                              top_k=cfg.top_k, lexical_query=st.query)
     res.chunks = ranked_chunks(index, ranked)
-    if res.chunks and max(c.score for c in res.chunks) <= 0:
+    if res.unmatched:
         res.warnings.append("no passage matched the query (every score is 0): the passages "
                             "returned are arbitrary")
     texts = {c.chunk_id: c.text for c in res.chunks}
