@@ -21,6 +21,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models.chat_models import BaseChatModel
 
 from hyperviz_core.rag import StoreProtocol, VizRAG
+from hyperviz_core.rag.store import is_store_url
 
 from .adapters import LangChainChatModel, LangChainEmbedder
 
@@ -63,7 +64,7 @@ def resolve_engine(store: Any, *, chat: Any = None, embedder: Any = None,
     if not isinstance(store, (str, Path, StoreProtocol)):
         raise TypeError("store must be a store directory, a .sqlite path, an open store "
                         f"or a VizRAG engine, not {type(store).__name__}")
-    if must_exist and isinstance(store, (str, Path)) and "://" not in str(store) \
+    if must_exist and isinstance(store, (str, Path)) and not is_store_url(store) \
             and not Path(store).exists():
         raise FileNotFoundError(f"no VizRAG store at {store}: build one with `vizrag index` "
                                 "or VizRAG(path).insert(...), or fix the path")

@@ -52,7 +52,7 @@ from hyperviz_core.rag import Document as VizDocument
 from hyperviz_core.rag import VizRAG, json_safe_metadata
 
 from .adapters import LlamaIndexChatModel, LlamaIndexEmbedder
-from .nodes import EXCLUDED_KEY, REF_DOC_KEY
+from .nodes import EXCLUDED_KEY, REF_DOC_KEY, user_metadata
 from .query import build_query_engine
 from .retriever import RETRIEVER_OPTIONS, VizRAGRetriever, check_unsupported
 from .storage import VizRAGStorageContext, backup_store
@@ -243,8 +243,8 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         out: dict[str, RefDocInfo] = {}
         for doc in store.documents():
             ref = ref_doc_of(doc)
-            meta = {k: v for k, v in doc.metadata.items() if k not in (REF_DOC_KEY, EXCLUDED_KEY)}
-            info = out.setdefault(ref, RefDocInfo(node_ids=[], metadata=meta))
+            info = out.setdefault(ref, RefDocInfo(node_ids=[],
+                                                  metadata=user_metadata(doc.metadata)))
             info.node_ids.extend(store.chunk_ids(doc.id))
         return out
 

@@ -36,6 +36,7 @@ __all__ = [
     "chunk_nodes",
     "image_node",
     "is_image_node",
+    "user_metadata",
 ]
 
 CHUNK_LLM_METADATA: tuple[str, ...] = ("title", "doc_id")
@@ -111,6 +112,11 @@ def image_node(ctx: VisualContext, *, view: str, score: float | None) -> NodeWit
     return NodeWithScore(node=node, score=score)
 
 
+def user_metadata(meta: dict[str, Any]) -> dict[str, Any]:
+    """A stored document's metadata without the keys this package stores beside it."""
+    return {k: v for k, v in meta.items() if k not in (EXCLUDED_KEY, REF_DOC_KEY)}
+
+
 def _excluded(stored: Any, kind: str) -> list[str]:
     keys = stored.get(kind) if isinstance(stored, dict) else None
     return [str(k) for k in keys] if isinstance(keys, list) else []
@@ -143,8 +149,7 @@ def chunk_nodes(result: RetrievalResult) -> list[NodeWithScore]:
     for chunk in result.chunks:
         ours = _vizrag_meta(chunk, result)
         stored = chunk.metadata.get(EXCLUDED_KEY)
-        meta = {k: v for k, v in chunk.metadata.items() if k not in (EXCLUDED_KEY, REF_DOC_KEY)}
-        meta |= ours
+        meta = user_metadata(chunk.metadata) | ours
         hidden = ({k for k in ours if k not in CHUNK_LLM_METADATA}
                   | ((set(_excluded(stored, "llm")) | set(ENGINE_BOOKKEEPING)) & set(meta)))
         unembedded = set(ours) | (set(_excluded(stored, "embed")) & set(meta))
