@@ -71,14 +71,19 @@ def normalize_key(name: str) -> str:
     return _normalized(name if isinstance(name, str) else str(name))
 
 
-#: a name of only these (zero-width and format characters, controls, spaces) is empty
-_INVISIBLE = frozenset({"Cf", "Cc", "Cs", "Zs"})
+#: Unicode categories drawn as nothing (no ink, no advance): format characters (zero-width
+#: space and joiner, soft hyphen, bidi marks and overrides, word joiner, BOM, tag characters
+#: ...), control characters and lone surrogates. Dropping bidi overrides also means a name
+#: cannot visually reorder the text drawn after it (:func:`hyperviz_core.draw.text.invisible`).
+INVISIBLE_CATEGORIES = frozenset({"Cf", "Cc", "Cs"})
+#: a name of only these (what is drawn as nothing, and spaces) is empty
+_BLANK = INVISIBLE_CATEGORIES | {"Zs"}
 
 
 @functools.lru_cache(maxsize=1 << 16)
 def _normalized(name: str) -> str:
     key = _WS.sub(" ", unicodedata.normalize("NFKC", name).casefold()).strip()
-    if not key or all(unicodedata.category(c) in _INVISIBLE for c in key):
+    if not key or all(unicodedata.category(c) in _BLANK for c in key):
         raise EmptyNameError(f"entity name {name!r} is empty after normalisation")
     return key
 

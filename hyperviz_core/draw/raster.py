@@ -117,8 +117,8 @@ class _Layer:
 def _panel(layer: _Layer, scene: PanelScene, ids: IdMap, colors: dict[str, str],
            dashes: dict[str, str], style: Style) -> None:
     x0, y0, x1, y1 = scene.bbox
-    layer.paths([_rect(x0 + 2, y0 + 2, x1 - 2, y1 - 2)], 0,
-                facecolors="none", edgecolors="#c8c8c8", linewidths=layer.lw(1.0))
+    frame = _rect(x0 + 2, y0 + 2, x1 - 2, y1 - 2)
+    layer.paths([frame], 0, facecolors="none", edgecolors="#c8c8c8", linewidths=layer.lw(1.0))
     head = scene.layout + (f" ({scene.engine})" if scene.engine else "")
     layer.add_text(head, x0 + 8, y0 + 11, style.font_size + 0.5, "#555555", ha="left")
     if scene.message:
@@ -128,7 +128,7 @@ def _panel(layer: _Layer, scene: PanelScene, ids: IdMap, colors: dict[str, str],
     if scene.center is not None and scene.rings:
         cx, cy = scene.center
         layer.paths([_circle(cx, cy, rad) for rad in scene.rings], 1,
-                    clip=_rect(x0 + 2, y0 + 2, x1 - 2, y1 - 2),  # a wide ring stays in its panel
+                    clip=frame,  # a ring wider than the panel stays inside its frame
                     facecolors="none", edgecolors="#dddddd", linestyles=[_LS["dashed"]],
                     linewidths=layer.lw(1.0))
     big_first = sorted(scene.regions.values(), key=lambda rg: (-rg.geom.area, rg.hid))

@@ -26,6 +26,8 @@ from matplotlib.ft2font import LoadFlags
 from matplotlib.path import Path
 from matplotlib.textpath import text_to_path
 
+from ..items import INVISIBLE_CATEGORIES
+
 __all__ = ["FONT_FAMILY", "font", "measure", "text_path", "truncate"]
 
 FONT_FAMILY = "DejaVu Sans"
@@ -44,11 +46,6 @@ def font(size: float = _EM, bold: bool = False) -> FontProperties:
 _LOCK = threading.Lock()  # FreeType font objects are shared and not thread-safe
 _LOG = logging.getLogger(__name__)
 
-#: Unicode categories drawn as nothing (no ink, no advance): format characters (zero-width
-#: space and joiner, soft hyphen, bidi marks and overrides, word joiner, BOM, tag characters
-#: ...), control characters and lone surrogates. Dropping bidi overrides also means a name
-#: cannot visually reorder the text drawn after it.
-INVISIBLE_CATEGORIES = frozenset({"Cf", "Cc", "Cs"})
 #: Variation selectors (category Mn) only pick a glyph variant: drawn as nothing too.
 _VARIATION_SELECTORS = ((0xFE00, 0xFE0F), (0xE0100, 0xE01EF), (0x180B, 0x180F))
 

@@ -176,11 +176,11 @@ class _Panel:
 
     def head(self, idx: int, style: Mapping[str, Any]) -> list[str]:
         x0, y0, x1, y1 = self.bbox
+        frame = (f'x="{fmt(x0 + 2)}" y="{fmt(y0 + 2)}" width="{fmt(max(0.0, x1 - x0 - 4))}" '
+                 f'height="{fmt(max(0.0, y1 - y0 - 4))}"')
         out = [
             f'<g class="hv-panel" data-panel="{idx}" data-layout="{esc(self.layout)}">',
-            f'<rect class="hv-panel-bg" x="{fmt(x0 + 2)}" y="{fmt(y0 + 2)}" '
-            f'width="{fmt(max(0.0, x1 - x0 - 4))}" height="{fmt(max(0.0, y1 - y0 - 4))}" '
-            'fill="none" stroke="#c8c8c8" stroke-width="1"/>',
+            f'<rect class="hv-panel-bg" {frame} fill="none" stroke="#c8c8c8" stroke-width="1"/>',
         ]
         title = self.layout + (f" ({self.engine})" if self.engine else "")
         if title:
@@ -197,10 +197,7 @@ class _Panel:
             cx, cy = self.center
             dash = _dasharray("dashed", 1.0)
             clip = f"hv-clip-{idx}"  # a wide ring stays in its panel, as in the PNG
-            out.append(
-                f'<clipPath id="{clip}"><rect x="{fmt(x0 + 2)}" y="{fmt(y0 + 2)}" '
-                f'width="{fmt(max(0.0, x1 - x0 - 4))}" height="{fmt(max(0.0, y1 - y0 - 4))}"/>'
-                "</clipPath>")
+            out.append(f'<clipPath id="{clip}"><rect {frame}/></clipPath>')
             out.extend(
                 f'<circle class="hv-ring" cx="{fmt(cx)}" cy="{fmt(cy)}" r="{fmt(r)}" '
                 f'fill="none" stroke="#dddddd" stroke-width="1"{dash} '
