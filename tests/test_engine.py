@@ -124,6 +124,23 @@ def test_ranked_chunks_carry_their_documents_metadata(tmp_path: Path) -> None:
     rag.close()  # a second close is a no-op
 
 
+def test_a_metadata_only_change_replaces_the_document(tmp_path: Path) -> None:
+    from hyperviz_core.rag import Document
+
+    def doc(year: int) -> Document:
+        return Document(id="curie", title="Marie Curie", text="Marie Curie worked in Paris.",
+                        metadata={"source": "notes/curie.md", "year": year})
+
+    with VizRAG(tmp_path / "meta", show_progress=False) as rag:
+        rag.insert([doc(1903)])
+        assert rag.insert([doc(1903)]).documents_skipped == 1
+        report = rag.insert([doc(1911)])
+        assert report.documents_replaced == 1 and rag.stats().documents == 1
+        chunk = rag.retrieve("Where did Marie Curie work?", mode="naive", render=False).chunks[0]
+        assert chunk.metadata["year"] == 1911
+        assert rag.store.get_document("curie").metadata["year"] == 1911  # type: ignore[union-attr]
+
+
 def test_a_query_nothing_matches_says_so(tmp_path: Path) -> None:
     from hyperviz_core.rag import Document, extractive_summary
 

@@ -164,6 +164,10 @@ def test_cache_makes_rerun_free(tmp_path: Path, passages: list[Document]) -> Non
     assert len(chat.calls) == n and second.llm_calls == 0
     assert second.cache_hits == n and second.documents_added == len(docs)
     assert second.store is not None and second.store.entities == first.store.entities  # type: ignore
+    tagged = [d.model_copy(update={"metadata": {**d.metadata, "reviewed": True}}) for d in docs]
+    third = Indexer(store, chat=chat, index_visualization=False, show_progress=False).index(tagged)
+    assert third.documents_replaced == len(docs) and third.llm_calls == 0  # metadata alone
+    assert third.cache_hits == n and store.get_document(docs[0].id).metadata["reviewed"] is True
 
 
 def test_long_merged_descriptions_are_summarised(tmp_path: Path) -> None:

@@ -157,6 +157,10 @@ def test_from_documents_add_and_delete(tmp_path: Path) -> None:
         stats = retriever.engine.stats()
         assert retriever.add_documents(docs[:1]) == ["curie"]  # unchanged: a no-op
         assert retriever.engine.stats() == stats
+        moved = Document(page_content=docs[0].page_content, id="curie",
+                         metadata={**docs[0].metadata, "page": 4})
+        assert retriever.add_documents([moved]) == ["curie"]  # metadata alone: replaced
+        assert retriever.invoke("Who worked with Pierre Curie?")[0].metadata["page"] == 4
         ids = retriever.add_documents([Document(page_content="Ada Lovelace wrote notes.")])
         assert ids[0].startswith("doc-") and retriever.engine.stats().documents == 3
         retriever.delete(["curie"])

@@ -74,6 +74,12 @@ def test_reinsert_is_a_noop_and_a_change_replaces() -> None:
     assert index.refresh_ref_docs([*docs(), Document(text="Ada Lovelace wrote notes.",
                                                      id_="ada")]) == [True, False, True]
     assert sorted(index.ref_doc_info) == ["ada", "curie", "einstein"]
+    # a change of metadata alone is a change: refreshed, and the nodes carry the new value
+    changed = [*docs()[:1], Document(text=EINSTEIN, id_="einstein",
+                                     metadata={"field": "physics"})]
+    assert index.refresh_ref_docs(changed) == [False, True]
+    node = index.as_retriever(top_k=1).retrieve("Where did Albert Einstein work?")[0]
+    assert node.metadata["field"] == "physics"
 
 
 def test_delete_really_deletes() -> None:
