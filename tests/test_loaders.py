@@ -132,3 +132,18 @@ def test_a_field_named_by_the_user_must_exist(tmp_path: Path) -> None:
     with pytest.raises(LoaderError, match="missing title field 'head'"):
         load_documents(p, text_field="body", id_field="pid", title_field="head")
     assert load_documents(p, text_field="body")[0].id.startswith("doc-")  # default: hash ids
+
+
+def test_an_exact_repeat_is_same_id_title_text_and_metadata() -> None:
+    from hyperviz_core.rag.index.loaders import resolve_duplicates
+    from hyperviz_core.rag.types import Document
+
+    a = Document(id="p1", text="Marie Curie worked in Paris.", metadata={"year": 1903})
+    same = Document(id="p1", text="Marie Curie worked in Paris.", metadata={"year": 1903})
+    other = Document(id="p1", text="Marie Curie worked in Paris.", metadata={"year": 1911})
+    docs, rep = resolve_duplicates([(a, "a.json"), (same, "b.json")])
+    assert (len(docs), rep.repeats) == (1, 1)
+    with pytest.raises(LoaderError, match="duplicate document id 'p1'"):  # not a repeat
+        resolve_duplicates([(a, "a.json"), (other, "b.json")])
+    docs, rep = resolve_duplicates([(a, "a.json"), (other, "b.json")], "replace")
+    assert docs[0].metadata == {"year": 1911} and rep.duplicates == 1

@@ -22,7 +22,7 @@ JSON nested too deeply to parse, and a text file that is binary (a NUL byte amon
 Two documents of one load with the same id are never silently merged:
 :func:`resolve_duplicates` (what ``vizrag index --on-duplicate`` uses) refuses them naming
 both sources (``"error"``, the default), keeps the first (``"skip"``) or the last
-(``"replace"``); exact repeats (same id, title and text) are dropped and counted.
+(``"replace"``); exact repeats (same id, title, text and metadata) are dropped and counted.
 
 Example:
     >>> import json, tempfile, pathlib
