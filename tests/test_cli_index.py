@@ -173,3 +173,51 @@ def test_ctrl_c_keeps_the_committed_documents_and_says_so(
     capsys.readouterr()
     assert main(["stats", "--store", str(tmp_path / "s"), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["documents"] == 2
+
+
+def _mixed_folder(root: Path) -> Path:
+    """A folder with one good text file and three unreadable ones (and a JSONL whose first
+    record is fine: it must not be half indexed)."""
+    root.mkdir()
+    (root / "a.txt").write_text("Marie Curie worked in Paris with Pierre Curie.")
+    (root / "b.txt").write_bytes(b"Ada Lovelace\xff\xfe wrote notes.")
+    (root / "c.jsonl").write_text('{"id": "ok", "text": "Albert Einstein lived in Bern."}\n'
+                                  "{oops\n")
+    (root / "d.md").write_bytes(b"%PDF-1.7\x00\x01")
+    return root
+
+
+def test_skip_unreadable_leaves_out_whole_files_and_names_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from hyperviz_core.rag.store import HypergraphStore
+
+    folder = _mixed_folder(tmp_path / "in")
+    store = tmp_path / "s"
+    assert main(["index", str(folder), "--store", str(store), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "b.txt: not UTF-8 text" in err
+    assert not store.exists()  # stopped before anything was written
+    assert main(["index", str(folder), "--store", str(store), "--no-progress",
+                 "--skip-unreadable"]) == 0
+    out = capsys.readouterr().out
+    assert "skipped 3 unreadable file(s)" in out
+    for name, why in (("b.txt", "not UTF-8"), ("c.jsonl:2", "invalid JSON"), ("d.md", "binary")):
+        assert f"unreadable {folder / name}" in out and why in out
+    with HypergraphStore(store) as st:
+        assert [d.id for d in st.documents()] == ["a"]  # nothing of c.jsonl, not even "ok"
+    assert main(["index", str(folder), "--store", str(tmp_path / "t"), "--no-progress",
+                 "--skip-unreadable", "--json"]) == 0
+    inp = json.loads(capsys.readouterr().out)["input"]
+    assert (inp["read"], inp["kept"], len(inp["unreadable"])) == (1, 1, 3)
+
+
+def test_skip_unreadable_with_nothing_readable_is_an_error(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "d.md").write_bytes(b"%PDF-1.7\x00\x01")
+    assert main(["index", str(folder), "--store", str(tmp_path / "s"), "--no-progress",
+                 "--skip-unreadable"]) == 2
+    err = capsys.readouterr().err
+    assert "no input file could be read (1 skipped)" in err and "d.md" in err
+    assert not (tmp_path / "s").exists()

@@ -135,7 +135,7 @@ def test_a_field_named_by_the_user_must_exist(tmp_path: Path) -> None:
 
 
 def test_an_exact_repeat_is_same_id_title_text_and_metadata() -> None:
-    from hyperviz_core.rag.index.loaders import resolve_duplicates
+    from hyperviz_core.rag.index.duplicates import resolve_duplicates
     from hyperviz_core.rag.types import Document
 
     a = Document(id="p1", text="Marie Curie worked in Paris.", metadata={"year": 1903})
@@ -147,3 +147,29 @@ def test_an_exact_repeat_is_same_id_title_text_and_metadata() -> None:
         resolve_duplicates([(a, "a.json"), (other, "b.json")])
     docs, rep = resolve_duplicates([(a, "a.json"), (other, "b.json")], "replace")
     assert docs[0].metadata == {"year": 1911} and rep.duplicates == 1
+
+
+def test_load_documents_can_skip_unreadable_files_with_a_warning(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("Marie Curie worked in Paris.")
+    (tmp_path / "b.txt").write_bytes(b"caf\xe9 latin-1")
+    (tmp_path / "c.json").write_text('[{"text": "fine"}, {"text": 3}]')
+    with pytest.raises(LoaderError, match=r"b\.txt: not UTF-8"):
+        load_documents(tmp_path)
+    with pytest.warns(UserWarning, match="skipped an unreadable file") as caught:
+        docs = load_documents(tmp_path, on_unreadable="skip")
+    assert [d.id for d in docs] == ["a"]  # c.json left out whole, its good record too
+    assert sorted(str(w.message).split(": ")[1].rsplit("/", 1)[-1] for w in caught) == [
+        "b.txt", "c.json (item 1)"]
+    with pytest.raises(ValueError, match="unknown unreadable-file policy"):
+        load_documents(tmp_path, on_unreadable="ignore")  # type: ignore[arg-type]
+
+
+def test_a_stream_skips_an_unreadable_big_file_whole(tmp_path: Path) -> None:
+    from hyperviz_core.rag.index.stream import DocumentStream
+
+    (tmp_path / "a.txt").write_text("Marie Curie worked in Paris.")
+    (tmp_path / "big.txt").write_bytes(b"Ada Lovelace wrote notes. " * 400 + b"\xff")
+    stream = DocumentStream([tmp_path], part_bytes=1024, on_unreadable="skip")
+    assert [d.id for d in stream] == ["a"]  # none of big.txt's parts
+    assert stream.report.read == 1 and len(stream.report.unreadable) == 1
+    assert "big.txt" in stream.report.unreadable[0]

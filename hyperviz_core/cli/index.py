@@ -96,16 +96,22 @@ def _print_stats(stats: Any) -> None:
 def _load_inputs(args: argparse.Namespace) -> tuple[Any, Any]:
     """The documents to index as a stream (one per id, by ``--on-duplicate``; large text
     files as parts of ``--part-kb``) and what was dropped."""
+    from ..rag.index.loaders import LoaderError
     from ..rag.index.stream import DocumentStream
 
     if args.part_kb is not None and args.part_kb <= 0:
         raise ValueError(f"--part-kb must be positive, got {args.part_kb}")
     docs = DocumentStream(
         args.paths, on_duplicate=args.on_duplicate, limit=args.limit,
+        on_unreadable="skip" if args.skip_unreadable else "error",
         part_bytes=int(args.part_kb * 1024) if args.part_kb else None,
         text_field=args.text_field, id_field=args.id_field, title_field=args.title_field,
     )
-    return docs, docs.report
+    rep = docs.report
+    if rep.unreadable and not rep.read:
+        raise LoaderError(f"no input file could be read ({len(rep.unreadable)} skipped); the "
+                          f"first: {rep.unreadable[0]}")
+    return docs, rep
 
 
 def _workers(value: str) -> int | str:
@@ -184,6 +190,10 @@ def _print_index(args: argparse.Namespace, report: Any, docs: Any, dup: Any,
               f"with a duplicate id ({verb}) + {dup.repeats} exact repeats dropped")
         for ex in dup.examples:
             print(f"  duplicate id {ex}")
+    if dup.unreadable:
+        print(f"  skipped {len(dup.unreadable)} unreadable file(s):")
+        for why in dup.unreadable:
+            print(f"  unreadable {why}")
     print("  " + report.summary())
     if report.compacted_bytes:
         print(f"  compacted: {report.compacted_bytes / 2**20:.1f} MiB freed")
@@ -295,6 +305,10 @@ def register(sub: Any) -> None:
     p.add_argument("--on-duplicate", choices=("error", "skip", "replace"), default="error",
                    help="two inputs with the same document id but different content: stop "
                    "naming both (error, default), keep the first (skip) or the last (replace)")
+    p.add_argument("--skip-unreadable", action="store_true",
+                   help="leave out a file that cannot be read (binary, not UTF-8, invalid "
+                   "JSON, no permission) and name it, instead of stopping before anything "
+                   "is written")
     p.add_argument("--part-kb", type=float, default=256, metavar="KB",
                    help="index a text file larger than this as consecutive parts "
                    "(ID#part00001 ...), read and committed one at a time (default 256)")

@@ -19,10 +19,10 @@ the metadata. Bad input raises :class:`LoaderError` naming the file (and line); 
 JSON nested too deeply to parse, and a text file that is binary (a NUL byte among its first
 8,000 bytes, as git tells binary files, e.g. a PDF given by name: convert it to text first).
 
-Two documents of one load with the same id are never silently merged:
-:func:`resolve_duplicates` (what ``vizrag index --on-duplicate`` uses) refuses them naming
-both sources (``"error"``, the default), keeps the first (``"skip"``) or the last
-(``"replace"``); exact repeats (same id, title, text and metadata) are dropped and counted.
+Two documents of one load with the same id are never silently merged (see
+:mod:`.duplicates`). A file that cannot be read stops the load, naming it, unless
+``on_unreadable="skip"``: then it is left out whole with a warning naming it and why
+(:func:`input_files` and :func:`file_documents` let a caller do the same per file).
 
 Example:
     >>> import json, tempfile, pathlib
@@ -36,28 +36,27 @@ from __future__ import annotations
 
 import codecs
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+import warnings
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
-
-from pydantic import BaseModel
 
 from ..types import Document
 from .parts import iter_text_parts, read_title
 
 __all__ = [
     "TEXT_SUFFIXES",
-    "DuplicatePolicy",
-    "DuplicateReport",
     "LoaderError",
+    "UnreadablePolicy",
+    "file_documents",
+    "input_files",
     "iter_documents",
     "iter_sourced_documents",
     "load_documents",
     "records_to_documents",
-    "resolve_duplicates",
 ]
 
-DuplicatePolicy = Literal["error", "skip", "replace"]
+UnreadablePolicy = Literal["error", "skip"]
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text")
 JSON_SUFFIXES = (".json",)
@@ -273,8 +272,9 @@ def _walk(root: Path) -> list[Path]:
     return [f for f in found if not (f.is_symlink() and f.resolve() in real)]
 
 
-def _expand(paths: Iterable[str | Path]) -> list[tuple[Path, Path | None]]:
-    """(file, the directory it was found under or None for a file given directly)."""
+def input_files(paths: Iterable[str | Path]) -> list[tuple[Path, Path | None]]:
+    """(file, the directory it was found under or None for a file given directly), in order;
+    a path that does not exist is a :class:`LoaderError`."""
     out: list[tuple[Path, Path | None]] = []
     for p in map(Path, paths):
         if p.is_dir():
@@ -286,8 +286,9 @@ def _expand(paths: Iterable[str | Path]) -> list[tuple[Path, Path | None]]:
     return out
 
 
-def iter_sourced_documents(
-    paths: Iterable[str | Path],
+def file_documents(
+    path: Path,
+    root: Path | None = None,
     *,
     text_field: str = "text",
     id_field: str = "id",
@@ -295,94 +296,51 @@ def iter_sourced_documents(
     id_from_path: bool = True,
     part_bytes: int | None = None,
 ) -> Iterator[tuple[Document, str]]:
-    """(document, where it came from: ``file``, ``file:line`` or ``file (item n)``).
+    """(document, where it came from: ``file``, ``file:line`` or ``file (item n)``) of one
+    file (``root``: the directory it was found under, for its id).
 
     With ``part_bytes``, a text file larger than that is read incrementally as consecutive
     part documents (:func:`~.parts.iter_text_parts`); JSONL is always read line by line.
     """
     kw = {"text_field": text_field, "id_field": id_field, "title_field": title_field}
-    for path, root in _expand(paths):
-        suffix = path.suffix.lower()
-        if suffix in JSONL_SUFFIXES:
-            yield from _jsonl_documents(path, **kw)
-        elif suffix in JSON_SUFFIXES:
-            data = _parse_json(_read_text(path), str(path))
-            docs = records_to_documents(data, path, **kw)
-            many = len(docs) > 1
-            for n, doc in enumerate(docs):
-                yield doc, _where(path, item=n) if many else str(path)
-        else:
-            yield from _text_documents(path, id_from_path, root, part_bytes)
+    suffix = path.suffix.lower()
+    if suffix in JSONL_SUFFIXES:
+        yield from _jsonl_documents(path, **kw)
+    elif suffix in JSON_SUFFIXES:
+        docs = records_to_documents(_parse_json(_read_text(path), str(path)), path, **kw)
+        for n, doc in enumerate(docs):
+            yield doc, _where(path, item=n) if len(docs) > 1 else str(path)
+    else:
+        yield from _text_documents(path, id_from_path, root, part_bytes)
+
+
+def iter_sourced_documents(
+    paths: Iterable[str | Path], *, on_unreadable: UnreadablePolicy = "error", **fields: Any,
+) -> Iterator[tuple[Document, str]]:
+    """(document, where it came from) of every file of ``paths`` (:func:`file_documents`'s
+    ``fields``). ``on_unreadable="skip"`` reads each file whole before yielding its
+    documents and leaves out one that fails, with a :class:`UserWarning` naming it."""
+    if on_unreadable not in ("error", "skip"):
+        raise ValueError(f"unknown unreadable-file policy {on_unreadable!r}; use error or skip")
+    for path, root in input_files(paths):
+        if on_unreadable == "error":
+            yield from file_documents(path, root, **fields)
+            continue
+        try:
+            docs = list(file_documents(path, root, **fields))
+        except LoaderError as exc:
+            warnings.warn(f"skipped an unreadable file: {exc}", UserWarning, stacklevel=2)
+            continue
+        yield from docs
 
 
 def iter_documents(
-    paths: Iterable[str | Path],
-    *,
-    text_field: str = "text",
-    id_field: str = "id",
-    title_field: str = "title",
-    id_from_path: bool = True,
+    paths: Iterable[str | Path], *, on_unreadable: UnreadablePolicy = "error", **fields: Any,
 ) -> Iterator[Document]:
-    """Documents of every file (directories walked in sorted order)."""
-    for doc, _ in iter_sourced_documents(paths, text_field=text_field, id_field=id_field,
-                                         title_field=title_field, id_from_path=id_from_path):
+    """Documents of every file (directories walked in sorted order); ``fields`` as
+    :func:`file_documents`'s."""
+    for doc, _ in iter_sourced_documents(paths, on_unreadable=on_unreadable, **fields):
         yield doc
-
-
-class DuplicateReport(BaseModel):
-    """What :func:`resolve_duplicates` did: ``read = kept + duplicates + repeats``."""
-
-    read: int = 0
-    kept: int = 0
-    duplicates: int = 0  # same id, different content: skipped or replaced per policy
-    repeats: int = 0  # same id and identical content: dropped
-    policy: DuplicatePolicy = "error"
-    examples: list[str] = []
-
-
-def resolve_duplicates(
-    docs: Sequence[tuple[Document, str]], policy: DuplicatePolicy = "error"
-) -> tuple[list[Document], DuplicateReport]:
-    """One document per id, by ``policy``; :class:`LoaderError` naming both sources on
-    ``"error"``.
-
-    >>> a, b = Document(id="x", text="one"), Document(id="x", text="two")
-    >>> docs, rep = resolve_duplicates([(a, "f.json (item 0)"), (b, "f.json (item 3)")], "skip")
-    >>> [d.text for d in docs], rep.duplicates, rep.read == rep.kept + rep.duplicates
-    (['one'], 1, True)
-    >>> resolve_duplicates([(a, "a.json"), (b, "b.json")])  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    hyperviz_core.rag.index.loaders.LoaderError: duplicate document id 'x': a.json and b.json ...
-    """
-    if policy not in ("error", "skip", "replace"):
-        raise ValueError(f"unknown duplicate policy {policy!r}; use error, skip or replace")
-    report = DuplicateReport(read=len(docs), policy=policy)
-    first: dict[str, tuple[int, str]] = {}
-    kept: list[Document | None] = []
-    for doc, where in docs:
-        if doc.id not in first:
-            first[doc.id] = (len(kept), where)
-            kept.append(doc)
-            continue
-        slot, src = first[doc.id]
-        old = kept[slot]
-        assert old is not None
-        if old.hash == doc.hash:
-            report.repeats += 1
-            continue
-        if policy == "error":
-            raise LoaderError(f"duplicate document id {doc.id!r}: {src} and {where} "
-                              "(use --on-duplicate replace|skip)")
-        report.duplicates += 1
-        if len(report.examples) < 5:
-            report.examples.append(f"{doc.id!r}: {src} and {where}")
-        if policy == "replace":
-            kept[slot] = doc
-            first[doc.id] = (slot, where)
-    out = [d for d in kept if d is not None]
-    report.kept = len(out)
-    return out, report
 
 
 def load_documents(
@@ -392,9 +350,15 @@ def load_documents(
     id_field: str = "id",
     title_field: str = "title",
     id_from_path: bool = True,
+    on_unreadable: UnreadablePolicy = "error",
 ) -> list[Document]:
-    """All documents of the given files/directories (see the module docstring)."""
+    """All documents of the given files/directories (see the module docstring).
+
+    ``on_unreadable="skip"`` leaves out a file that cannot be read (binary, not UTF-8,
+    invalid JSON, unreadable) with a :class:`UserWarning` naming it, instead of raising.
+    """
     if isinstance(paths, str | Path):
         paths = [paths]
-    return list(iter_documents(paths, text_field=text_field, id_field=id_field,
-                               title_field=title_field, id_from_path=id_from_path))
+    return list(iter_documents(paths, on_unreadable=on_unreadable, text_field=text_field,
+                               id_field=id_field, title_field=title_field,
+                               id_from_path=id_from_path))

@@ -1,11 +1,13 @@
 """Documents of files and folders as a stream, one id each, in bounded memory.
 
-:class:`DocumentStream` applies the duplicate-id policy of :func:`~.loaders.resolve_duplicates`
-without holding the documents: a first pass reads every input and keeps only (id, content
-hash, source) per document to decide which one each id keeps; iterating the stream then
-reads the inputs again and yields the kept documents one at a time (large text files as
-consecutive parts, see :mod:`.parts`). Memory is bounded by the largest single JSON file or
-text part, never by the corpus.
+:class:`DocumentStream` applies the duplicate-id policy of
+:func:`~.duplicates.resolve_duplicates` without holding the documents: a first pass reads
+every input and keeps only (id, content hash, source) per document to decide which one each
+id keeps; iterating the stream then reads the inputs again and yields the kept documents one
+at a time (large text files as consecutive parts, see :mod:`.parts`). Memory is bounded by
+the largest single JSON file or text part, never by the corpus. With
+``on_unreadable="skip"`` a file the first pass cannot read is left out whole (listed in
+``report.unreadable``), so no part of it is ever indexed.
 
 Example:
     >>> import tempfile, pathlib
@@ -23,12 +25,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from ..types import Document
-from .loaders import (
-    DuplicatePolicy,
-    DuplicateReport,
-    LoaderError,
-    iter_sourced_documents,
-)
+from .duplicates import DuplicatePolicy, DuplicateReport
+from .loaders import LoaderError, UnreadablePolicy, file_documents, input_files
 from .parts import PART_BYTES
 
 __all__ = ["DocumentStream", "dedupe_last"]
@@ -41,6 +39,8 @@ class DocumentStream:
         paths: files and folders (see :mod:`.loaders` for the formats).
         on_duplicate: ``"error"`` (default: :class:`LoaderError` naming both sources),
             ``"skip"`` (keep the first) or ``"replace"`` (keep the last).
+        on_unreadable: ``"error"`` (default: the :class:`LoaderError` naming the file) or
+            ``"skip"`` (the file is left out whole and named in ``report.unreadable``).
         part_bytes: text files larger than this are indexed as parts (None: never split).
         limit: keep only the first ``limit`` documents.
         **fields: ``text_field``, ``id_field``, ``title_field``, ``id_from_path``.
@@ -55,6 +55,7 @@ class DocumentStream:
         paths: Iterable[str | Path],
         *,
         on_duplicate: DuplicatePolicy = "error",
+        on_unreadable: UnreadablePolicy = "error",
         part_bytes: int | None = PART_BYTES,
         limit: int | None = None,
         **fields: str | bool,
@@ -62,7 +63,13 @@ class DocumentStream:
         if on_duplicate not in ("error", "skip", "replace"):
             raise ValueError(f"unknown duplicate policy {on_duplicate!r}; use error, skip or "
                              "replace")
+        if on_unreadable not in ("error", "skip"):
+            raise ValueError(f"unknown unreadable-file policy {on_unreadable!r}; use error or "
+                             "skip")
         self.paths = [Path(p) for p in paths]
+        self.on_unreadable = on_unreadable
+        self._files = input_files(self.paths)
+        self._skipped: set[int] = set()  # ordinals in _files of the unreadable files
         self.part_bytes = part_bytes
         self.fields = fields
         self.report = DuplicateReport(policy=on_duplicate)
@@ -70,35 +77,57 @@ class DocumentStream:
         self.total_bytes = 0
         self._plan(on_duplicate, limit)
 
+    def _file(self, n: int) -> Iterator[tuple[Document, str]]:
+        path, root = self._files[n]
+        return file_documents(path, root, part_bytes=self.part_bytes,
+                              **self.fields)  # type: ignore[arg-type]
+
     def _sourced(self) -> Iterator[tuple[Document, str]]:
-        return iter_sourced_documents(self.paths, part_bytes=self.part_bytes,
-                                      **self.fields)  # type: ignore[arg-type]
+        for n in range(len(self._files)):
+            if n not in self._skipped:
+                yield from self._file(n)
+
+    def _planned(self) -> Iterator[tuple[str, str, str, int]]:
+        """(id, hash, source, UTF-8 size) of each document of the first pass; with
+        ``"skip"``, a file's only once it has been read to its end without an error."""
+        for n in range(len(self._files)):
+            rows = ((d.id, d.hash, where, len(d.text.encode("utf-8")))
+                    for d, where in self._file(n))
+            if self.on_unreadable == "error":
+                yield from rows
+                continue
+            try:
+                held = list(rows)  # no text held: a big file's parts are read one at a time
+            except LoaderError as exc:
+                self._skipped.add(n)
+                self.report.unreadable.append(str(exc))
+                continue
+            yield from held
 
     def _plan(self, policy: DuplicatePolicy, limit: int | None) -> None:
         """First pass: which ordinal each id keeps (only ids, hashes and sources held)."""
         first: dict[str, tuple[int, str, str]] = {}  # id -> (ordinal, hash, source)
         sizes: dict[int, int] = {}
         rep = self.report
-        for n, (doc, where) in enumerate(self._sourced()):
+        for n, (doc_id, digest, where, size) in enumerate(self._planned()):
             rep.read += 1
-            size = len(doc.text.encode("utf-8"))
-            if doc.id not in first:
-                first[doc.id] = (n, doc.hash, where)
+            if doc_id not in first:
+                first[doc_id] = (n, digest, where)
                 sizes[n] = size
                 continue
-            slot, digest, src = first[doc.id]
-            if digest == doc.hash:
+            slot, old, src = first[doc_id]
+            if old == digest:
                 rep.repeats += 1
                 continue
             if policy == "error":
-                raise LoaderError(f"duplicate document id {doc.id!r}: {src} and {where} "
+                raise LoaderError(f"duplicate document id {doc_id!r}: {src} and {where} "
                                   "(use --on-duplicate replace|skip)")
             rep.duplicates += 1
             if len(rep.examples) < 5:
-                rep.examples.append(f"{doc.id!r}: {src} and {where}")
+                rep.examples.append(f"{doc_id!r}: {src} and {where}")
             if policy == "replace":
                 del sizes[slot]
-                first[doc.id] = (n, doc.hash, where)
+                first[doc_id] = (n, digest, where)
                 sizes[n] = size
         keep = sorted(sizes)
         if limit is not None:
