@@ -113,7 +113,8 @@ def pruned_export(report: PruneReport) -> dict[str, Any]:
     return {
         "entities": list(report.entities), "hyperedges": list(report.hyperedges),
         "reasons": dict(report.reasons), "cost": report.cost, "c_max": report.c_max,
-        "cost_before": report.cost_before, "w_v": report.w_v, "w_e": report.w_e,
+        "cost_before": report.cost_before, "cost_before_bound": report.cost_before_bound,
+        "w_v": report.w_v, "w_e": report.w_e,
         "layouts_run": report.layouts_run, "removals": report.removals(),
         "steps": [st.model_dump() for st in report.steps],
     }

@@ -49,6 +49,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from .model import Hypergraph
 
 __all__ = [
+    "UNDRAWN_FACTOR",
     "Budget",
     "CostFn",
     "PruneReport",
@@ -62,6 +63,11 @@ __all__ = [
 Reason = Literal["budget", "cap"]
 CostFn = Callable[[Hypergraph], tuple[float, float]]
 """Lays out a hypergraph and returns its drawn cost C and the budget C_max, in px²."""
+
+UNDRAWN_FACTOR = 2.0
+"""The whole input is not drawn when a bound proves its drawing at least this many times
+over budget (:func:`prune`'s ``bound_fn``): that first layout only sizes the first cut,
+and it costs minutes for hundreds of entities."""
 
 ROUNDING_GUARD = 1e-3
 """A drawing is accepted when C ≤ C_max·(1 − guard), so a cost recomputed from the export
@@ -121,7 +127,11 @@ class PruneReport(BaseModel):
     reasons: dict[str, str] = Field(default_factory=dict)
     steps: list[PruneStep] = Field(default_factory=list)
     cost_before: float = 0.0
-    """C of the first drawing (everything), px²."""
+    """C of the first drawing (everything), px²; a lower bound of it when
+    :attr:`cost_before_bound` (the whole input was not drawn)."""
+    cost_before_bound: bool = False
+    """True when the input was provably at least :data:`UNDRAWN_FACTOR` times over budget
+    and was not drawn whole: :attr:`cost_before` is then a lower bound."""
     cost: float = 0.0
     """C of the final drawing, px²."""
     c_max: float = 0.0
@@ -392,6 +402,7 @@ def prune(
     *,
     panel_area: float = 768.0 * 620.0,
     radius: float = 11.0,
+    bound_fn: CostFn | None = None,
 ) -> tuple[Hypergraph, PruneReport]:
     """Prune ``hg`` to the budget; returns (pruned copy, report). The input is not modified
     (when nothing is pruned, the input itself is returned: treat it as read-only).
@@ -403,6 +414,11 @@ def prune(
     the drawing fits (a search over how many to keep, bounded by ``max_iterations``); then
     the caps, if set. Hyperedges left with fewer than two members disappear with their
     members, with the same reason.
+
+    ``bound_fn(h) -> (lower bound of C, upper bound of C_max)`` says without drawing what
+    any drawing of ``h`` must cost (the renderer's: its node disks alone over the largest
+    panels): an input at least :data:`UNDRAWN_FACTOR` times over budget by it is not drawn
+    whole, the search starts from the bounds (``report.cost_before_bound``).
     """
     budget = budget or Budget()
     imp = entity_importance(hg, query, budget.alpha, budget.beta)
@@ -415,7 +431,13 @@ def prune(
         return estimate_cost(h, budget, radius), budget.gamma * panel_area
 
     out = hg  # measured as is; replaced by a pruned copy below (the input is never modified)
-    cost, cmax = measure(out)
+    bound = (bound_fn(hg) if bound_fn is not None and budget.enabled and len(hg.entities) > 1
+             else None)
+    if bound is not None and bound[0] >= UNDRAWN_FACTOR * bound[1]:
+        cost, cmax = bound  # far over budget whatever the layout: not drawn whole
+        report.cost_before_bound = True
+    else:
+        cost, cmax = measure(out)
     report.cost_before = round(cost, 3)
     over = cost > cmax * (1 - ROUNDING_GUARD)
     capped = ((budget.max_entities is not None and len(hg.entities) > budget.max_entities)

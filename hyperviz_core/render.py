@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +35,7 @@ from .draw import (
     visual_order,
 )
 from .draw.cost import panel_area, scene_cost
+from .draw.scene import node_radius
 from .draw.text import truncate
 from .export import build_caption, build_export
 from .idmap import IdMap
@@ -212,8 +214,12 @@ class HyperViz:
                 cost = d.cost(budget)
             return cost, cmax
 
+        def bound_fn(h: Hypergraph) -> tuple[float, float]:
+            return _cost_bounds(h, len(names), style, budget, cols=cols, width=width,
+                                height=height, panel_h=panel_h)
+
         importance = entity_importance(hg, query, budget.alpha, budget.beta)
-        small, report = prune(hg, budget, query, cost_fn)
+        small, report = prune(hg, budget, query, cost_fn, bound_fn=bound_fn)
         d = drawn[_key(small)]  # prune's last measurement of this graph: no re-layout
         if not d.labelled:  # congestion control off, or nothing fits at all
             d.label(small, style)
@@ -280,6 +286,21 @@ class _Drawing:
 
     def c_max(self, budget: Budget) -> float:
         return budget.gamma * sum(panel_area(s) for s in self.scenes)
+
+
+def _cost_bounds(
+    hg: Hypergraph, n_panels: int, style: Style, budget: Budget, *, cols: int, width: int,
+    height: int, panel_h: float | None,
+) -> tuple[float, float]:
+    """(a lower bound of C, an upper bound of C_max) of any drawing of ``hg``, without
+    laying it out: every panel draws every entity as a disk of the radius its IDs need, and
+    no panel is larger than its cell of the canvas (plus a pixel for the rounding of panel
+    corners)."""
+    r = round(node_radius(IdMap.build(hg), style), 2)
+    rows = 1 if panel_h is None else math.ceil(n_panels / cols)
+    cell = (width / cols + 1.0) * ((panel_h if panel_h is not None else height / rows) + 1.0)
+    nodes = n_panels * len(hg.entities) * math.pi * r**2 * budget.w_v
+    return nodes, budget.gamma * n_panels * cell
 
 
 def _draw(

@@ -117,3 +117,40 @@ def test_ambiguous_label_metric_counts_a_name_beside_a_neighbour() -> None:
                          {"id": "E2", "panel": 0, "kind": "name", "bbox": [143, 45, 170, 55]}]}
     m = compute_metrics(export)
     assert m["ambiguous_labels"] == 1  # E1's name sits next to E2, E2's next to itself
+
+
+@pytest.mark.parametrize(("n", "m", "seed", "names", "radius"), [
+    (12, 6, 1, ("set-hier", "bi-inc"), 11.0),
+    (45, 30, 8, ("set-radial",), 11.0),
+    (120, 60, 2, ("set-force", "ra-cen"), 11.0),
+    (30, 15, 5, SIX, 11.0),
+    (25, 12, 4, ("cli-exp", "set-hier"), 20.0),
+])
+def test_the_undrawn_bounds_hold_for_real_drawings(n: int, m: int, seed: int,
+                                                   names: tuple[str, ...], radius: float) -> None:
+    from hyperviz_core.render import _cost_bounds, _draw
+    from hyperviz_core.style import Style
+
+    hg = random_hypergraph(n, m, seed=seed)
+    style, budget = Style(node_radius=radius), Budget()
+    collage = len(names) > 2
+    cols = 3 if collage else len(names)
+    side = max(200, style.width // 2)
+    width = side * cols if collage else (style.width if cols == 2 else side)
+    panel_h = round(side * 0.85) if collage else None
+    lower, upper = _cost_bounds(hg, len(names), style, budget, cols=cols, width=width,
+                                height=style.height, panel_h=panel_h)
+    d = _draw(hg, list(names), style, cols, width, style.height, panel_h, {})
+    assert lower <= d.cost(budget) and d.c_max(budget) <= upper
+    d.label(hg, style)  # labels only add length
+    assert lower <= d.cost(budget)
+
+
+def test_a_large_input_is_not_drawn_whole() -> None:
+    big = HyperViz().render(random_hypergraph(400, 200, seed=1))
+    report, pruned = big.pruning, big.export()["pruned"]
+    assert report.cost_before_bound and pruned["cost_before_bound"] is True
+    assert report.cost <= report.c_max < report.cost_before
+    assert report.layouts_run == len(report.steps) <= 6  # never the 400 entities
+    assert 15 <= len(big.id_map.entities) < 400 and all(s.drawn < 400 for s in report.steps)
+    assert not dual(80, 40, 3).pruning.cost_before_bound  # retrieval-sized views: drawn whole
