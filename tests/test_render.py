@@ -256,6 +256,21 @@ def test_style_reaches_the_pixels() -> None:
     assert nolegend.export()["legend"] == []
 
 
+@pytest.mark.parametrize(("background", "light_text"), [("white", False), ("#1e1e1e", True),
+                                                       ("navy", True), ("#f5f0e1", False)])
+def test_title_legend_and_footer_stay_legible_on_the_background(background: str,
+                                                                light_text: bool) -> None:
+    r = HyperViz(style=Style(background=background)).render(random_hypergraph(10, 5, seed=1))
+    img = Image.open(io.BytesIO(r.png)).convert("L")
+    bg = img.getpixel((1, 1))
+    plan_h = r.height
+    for top, bottom in ((0, 24), (plan_h - 20, plan_h)):  # the title band, the footer line
+        band = img.crop((0, top, r.width, bottom))
+        lo, hi = band.getextrema()
+        ink = hi if light_text else lo  # the text's extreme, away from the background
+        assert abs(ink - bg) >= 120, (background, top, lo, hi, bg)
+
+
 def test_untrusted_names_are_harmless() -> None:
     evil = ['a" -> b [label="x"]; //', "$\\frac{1}{0}$", "<script>alert(1)</script>", "é 東京"]
     hg = Hypergraph(entities=[Entity(name=n, description=n) for n in evil])

@@ -40,6 +40,26 @@ _LS: dict[str, Any] = {
 }
 
 
+#: the canvas text greys (title and legend text, panel heads, notes, footer) and what each
+#: becomes on a dark background, where the dark greys would vanish
+_ON_DARK = {"#222222": "#eeeeee", "#555555": "#cccccc", "#666666": "#bbbbbb",
+            "#777777": "#aaaaaa"}
+
+
+def text_grey(grey: str, background: str) -> str:
+    """``grey`` (one of the canvas text greys) as drawn on ``background`` (``#rrggbb``): kept
+    on a light background, its light counterpart on a dark one (relative luminance below
+    0.18, that of mid grey ``#767676``).
+
+    >>> text_grey("#222222", "#ffffff"), text_grey("#222222", "#1e1e1e")
+    ('#222222', '#eeeeee')
+    """
+    r, g, b = (float(c) for c in to_rgba(background)[:3])
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in (r, g, b)]
+    dark = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2] < 0.18
+    return _ON_DARK.get(grey, grey) if dark else grey
+
+
 def _poly_path(poly: Polygon) -> Path:
     poly = orient(poly, sign=1.0)
     rings = [np.asarray(ring.coords)[:, :2] for ring in [poly.exterior, *poly.interiors]]
@@ -120,10 +140,12 @@ def _panel(layer: _Layer, scene: PanelScene, ids: IdMap, colors: dict[str, str],
     frame = _rect(x0 + 2, y0 + 2, x1 - 2, y1 - 2)
     layer.paths([frame], 0, facecolors="none", edgecolors="#c8c8c8", linewidths=layer.lw(1.0))
     head = scene.layout + (f" ({scene.engine})" if scene.engine else "")
-    layer.add_text(head, x0 + 8, y0 + 11, style.font_size + 0.5, "#555555", ha="left")
+    bg = style.background_hex
+    layer.add_text(head, x0 + 8, y0 + 11, style.font_size + 0.5, text_grey("#555555", bg),
+                   ha="left")
     if scene.message:
         layer.add_text(scene.message, (x0 + x1) / 2, (y0 + y1) / 2, style.label_font_size + 2,
-                       "#777777")
+                       text_grey("#777777", bg))
         return
     if scene.center is not None and scene.rings:
         cx, cy = scene.center
@@ -194,7 +216,8 @@ def rasterize(
         _panel(layer, scene, ids, colors, dashes, style)
     fs = style.label_font_size
     if plan.title_box:
-        layer.add_text(title, plan.width / 2, plan.title_box[3] / 2, fs + 2, "#222222", True)
+        layer.add_text(title, plan.width / 2, plan.title_box[3] / 2, fs + 2,
+                       text_grey("#222222", bg), True)
     vid_w = measure("H000:", fs, True, dpi)[0] + 4.0
     swatches, sw_cols, sw_styles = [], [], []
     for e in plan.legend:
@@ -203,9 +226,10 @@ def rasterize(
             sw_cols.append(e.color)
             sw_styles.append(_LS[e.dash])
             layer.add_text(f"{e.vid}:", e.x + 22, e.y, fs, e.color, True, ha="left")
-            layer.add_text(e.text, e.x + 22 + vid_w, e.y, fs, "#222222", ha="left")
+            layer.add_text(e.text, e.x + 22 + vid_w, e.y, fs, text_grey("#222222", bg),
+                           ha="left")
         else:
-            layer.add_text(e.text, e.x, e.y, fs, "#666666", ha="left")
+            layer.add_text(e.text, e.x, e.y, fs, text_grey("#666666", bg), ha="left")
     layer.lines(swatches, 4, colors=sw_cols, linestyles=sw_styles, linewidths=layer.lw(3.0))
     if plan.legend_box:
         y = plan.legend_box[1] + 1
@@ -213,7 +237,7 @@ def rasterize(
                     colors="#dddddd", linewidths=layer.lw(1.0))
     if plan.footer_box and footer:
         layer.add_text(footer, style.margin, (plan.footer_box[1] + plan.footer_box[3]) / 2,
-                       style.font_size, "#666666", ha="left")
+                       style.font_size, text_grey("#666666", bg), ha="left")
     layer.flush_text()
     canvas.draw()
     width, height = canvas.get_width_height()
