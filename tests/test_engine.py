@@ -156,3 +156,25 @@ def test_a_query_nothing_matches_says_so(tmp_path: Path) -> None:
         assert "Marie Curie worked in Paris." in extractive_summary(hit)
         with pytest.raises(TypeError, match="one document id"):
             rag.delete(["a"])  # type: ignore[arg-type]
+
+
+def test_chunk_links_name_the_chunks_entities_and_hyperedges_best_first() -> None:
+    from hyperviz_core.rag.result import (
+        RankedChunk,
+        RetrievalResult,
+        RetrievedEntity,
+        RetrievedHyperedge,
+    )
+
+    chunk = RankedChunk(chunk_id="c1", doc_id="d", score=1.0, rank=1, text="t",
+                        entities=["radium", "marie curie"])
+    result = RetrievalResult(
+        query="q", mode="vizrag", chunks=[chunk],
+        entities=[RetrievedEntity(key="marie curie", name="Marie Curie", visual_id="E1"),
+                  RetrievedEntity(key="radium", name="Radium")],
+        hyperedges=[RetrievedHyperedge(id="h2", source_ids=["c1"], visual_id="H1"),
+                    RetrievedHyperedge(id="h9", source_ids=["c7"], visual_id="H2"),
+                    RetrievedHyperedge(id="h1", source_ids=["c1", "c7"])])
+    assert result.chunk_links(chunk) == {
+        "entities": ["radium", "marie curie"], "entity_ids": {"marie curie": "E1"},
+        "hyperedges": ["h2", "h1"], "hyperedge_ids": {"h2": "H1"}}

@@ -30,11 +30,6 @@ IMAGE_DOC_TYPE = "hyperviz_image"
 
 
 def _chunk_metadata(result: RetrievalResult, chunk: RankedChunk) -> dict[str, Any]:
-    entity_ids = {e.key: e.visual_id for e in result.entities if e.visual_id}
-    keys = sorted(chunk.entities)
-    edges = sorted(h.id for h in result.hyperedges if chunk.chunk_id in h.source_ids)
-    edge_ids = {h.id: h.visual_id for h in result.hyperedges
-                if h.visual_id and h.id in set(edges)}
     return {
         **chunk.metadata,
         # LangChain's "source" names where a document came from: the indexed one's is kept
@@ -47,10 +42,7 @@ def _chunk_metadata(result: RetrievalResult, chunk: RankedChunk) -> dict[str, An
         "score": chunk.score,
         "score_parts": dict(sorted(chunk.evidence.items())),
         "mode": result.mode,
-        "entities": keys,
-        "entity_ids": {k: entity_ids[k] for k in keys if k in entity_ids},
-        "hyperedges": edges,
-        "hyperedge_ids": {h: edge_ids[h] for h in edges if h in edge_ids},
+        **result.chunk_links(chunk),
     }
 
 

@@ -124,18 +124,13 @@ def _excluded(stored: Any, kind: str) -> list[str]:
 
 def _vizrag_meta(chunk: RankedChunk, result: RetrievalResult) -> dict[str, Any]:
     """VizRAG's own keys of a chunk node (title, ids, rank, score parts, evidence)."""
-    visual = {e.key: e.visual_id for e in result.entities if e.visual_id}
-    edges = [h for h in result.hyperedges if chunk.chunk_id in h.source_ids]
     meta: dict[str, Any] = {"title": chunk.title} if chunk.title else {}
     meta |= {
         "doc_id": chunk.doc_id,
         "chunk_id": chunk.chunk_id,
         "rank": chunk.rank,
         "vizrag_score": chunk.score,
-        "entities": list(chunk.entities),
-        "entity_ids": {k: visual[k] for k in chunk.entities if k in visual},
-        "hyperedges": [h.id for h in edges],
-        "hyperedge_ids": {h.id: h.visual_id for h in edges if h.visual_id},
+        **result.chunk_links(chunk),
     }
     for part, value in sorted(chunk.evidence.items()):
         meta[f"score_{part}"] = value

@@ -166,6 +166,24 @@ class RetrievalResult(BaseModel):
         them, so they are arbitrary."""
         return bool(self.chunks) and max(c.score for c in self.chunks) <= 0
 
+    def chunk_links(self, chunk: RankedChunk) -> dict[str, Any]:
+        """What links ``chunk`` to the hypergraph, in the result's order (best first), with
+        the ``E#``/``H#`` IDs of the rendered views (what the framework wrappers put in a
+        chunk's metadata):
+        ``entities`` (retrieved entity keys it holds), ``entity_ids`` (key → ``E#``),
+        ``hyperedges`` (retrieved hyperedges sourced from it), ``hyperedge_ids`` (id → ``H#``).
+
+        >>> r = RetrievalResult(query="q", mode="naive")
+        >>> r.chunk_links(RankedChunk(chunk_id="c", doc_id="d", score=1.0, rank=1, text="t"))
+        {'entities': [], 'entity_ids': {}, 'hyperedges': [], 'hyperedge_ids': {}}
+        """
+        visual = {e.key: e.visual_id for e in self.entities if e.visual_id}
+        edges = {h.id: h.visual_id for h in self.hyperedges if chunk.chunk_id in h.source_ids}
+        keys = list(chunk.entities)
+        return {"entities": keys, "entity_ids": {k: visual[k] for k in keys if k in visual},
+                "hyperedges": list(edges),
+                "hyperedge_ids": {h: v for h, v in edges.items() if v}}
+
     @property
     def images_sent(self) -> list[str]:
         """SHA-256 of every image sent to a model, in order."""

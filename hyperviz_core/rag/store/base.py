@@ -39,6 +39,9 @@ class StoreError(ValueError):
 
 _USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*://[^/@:]*):[^/@]*@")
 
+STORE_URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*)://")
+"""A store spec that is a URL (``scheme://...``; group 1 the scheme) rather than a path."""
+
 
 def redact_url(text: str) -> str:
     """``text`` with the password of a ``scheme://user:password@host`` URL hidden (safe to

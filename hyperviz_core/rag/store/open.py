@@ -18,22 +18,20 @@ Example:
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
-from .base import StoreError, redact_url
+from .base import STORE_URL, StoreError, redact_url
 from .postgres.schema import is_postgres_url
 from .protocol import StoreProtocol
 
 __all__ = ["is_store_url", "open_store"]
 
-_URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*)://")
 
 
 def is_store_url(spec: object) -> bool:
     """Whether ``spec`` is a URL (``scheme://...``) rather than a path."""
-    return isinstance(spec, str) and bool(_URL.match(spec.strip()))
+    return isinstance(spec, str) and bool(STORE_URL.match(spec.strip()))
 
 
 def open_store(spec: str | Path | StoreProtocol, *, read_only: bool | None = None,
@@ -56,7 +54,7 @@ def open_store(spec: str | Path | StoreProtocol, *, read_only: bool | None = Non
         from .postgres.store import PostgresStore
 
         return PostgresStore(str(spec).strip(), **options)
-    url = _URL.match(str(spec).strip())
+    url = STORE_URL.match(str(spec).strip())
     if url:
         raise StoreError(
             f"store {redact_url(str(spec))!r}: there is no {url.group(1)!r} store backend; give a "

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..base import StoreError, redact_url
+from ..base import STORE_URL, StoreError, redact_url
 from ..compact import COMPACT_META
 
 __all__ = [
@@ -46,7 +46,6 @@ SCHEMA_VERSION = 3
 OLDEST_SCHEMA = 1
 STORE_FILENAME = "vizrag.sqlite"
 _FILE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
-_URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*)://")
 
 
 _COMMON = """
@@ -168,7 +167,7 @@ def resolve_path(path: str | Path) -> Path:
     hyperviz_core.rag.store.base.StoreError: store 'mysql://u@h/db' is a URL, not ...
     """
     text = str(path)
-    url = _URL.match(text.strip())
+    url = STORE_URL.match(text.strip())
     if url:
         raise StoreError(
             f"store {redact_url(text)!r} is a URL, not a SQLite store path: the SQLite backend "
