@@ -21,6 +21,7 @@ from .idmap import IdMap
 from .layouts import LayoutOrder
 from .model import Hypergraph
 from .prune import PruneReport
+from .style import Style
 
 __all__ = ["build_caption", "build_export", "pruned_export", "versions"]
 
@@ -124,8 +125,11 @@ def build_export(
     *, hg: Hypergraph, ids: IdMap, order: LayoutOrder, scenes: list[PanelScene],
     plan: CanvasPlan, colors: Mapping[str, str], report: PruneReport, caption: str,
     title: str, chunk_texts: Mapping[str, str] | None = None, query: str | None = None,
+    dashes: Mapping[str, str] | None = None, style: Style | None = None,
 ) -> dict[str, Any]:
-    """The JSON-serialisable export (without metrics; the caller adds them)."""
+    """The JSON-serialisable export (without metrics; the caller adds them). ``dashes``
+    (hyperedge → outline dash) and ``style`` add what the HTML viewer needs to draw the
+    same look as the PNG: each hyperedge's ``dash`` and the ``style`` colours and widths."""
     entities = []
     for k in order.entities:
         ent = hg.entities[k]
@@ -154,6 +158,7 @@ def build_export(
             "description": edge.description, "keywords": list(edge.keywords),
             "kind": edge.kind, "weight": edge.weight, "source_ids": list(edge.source_ids),
             "color": colors[h], "regions": regions, "node": nodes,
+            **({"dash": dashes[h]} if dashes is not None and h in dashes else {}),
         })
     labels = [
         {"id": lab.id, "panel": s.index, "kind": lab.kind, "text": lab.text,
@@ -179,6 +184,13 @@ def build_export(
         "query": query,
         "versions": versions(),
     }
+    if style is not None:
+        out["style"] = {
+            "background": style.background_hex, "node_fill": style.hex("node_fill"),
+            "entity_color": style.hex("entity_color"),
+            "hyperedge_node_color": style.hex("hyperedge_node_color"),
+            "region_alpha": style.region_alpha, "edge_width": style.edge_width,
+            "incidence_style": style.incidence_style, "node_shape": style.node_shape}
     if chunk_texts is not None:
         out["chunks"] = {str(c): str(chunk_texts[c]) for c in sorted(chunk_texts)}
     return out

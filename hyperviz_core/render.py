@@ -231,7 +231,8 @@ class HyperViz:
                                 unnamed=_unnamed(d.scenes, d.ids))
         export = build_export(hg=small, ids=d.ids, order=d.order, scenes=d.scenes, plan=d.plan,
                               colors=d.colors, report=report, caption=caption, title=head,
-                              chunk_texts=chunk_texts, query=query)
+                              chunk_texts=chunk_texts, query=query, dashes=d.dashes,
+                              style=style)
         from .metrics import compute_metrics
 
         metrics = compute_metrics(export)

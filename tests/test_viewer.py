@@ -461,3 +461,22 @@ def test_bidi_controls_never_reach_the_viewer() -> None:
     page = HyperViz().render(hg).to_html()
     assert not any(c in page for c in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
     assert "RLO override" in page and "Plain isolate" in page
+
+
+def test_the_viewer_draws_the_renderings_style_and_dashes() -> None:
+    from hyperviz_core import HyperViz, Style
+    from hyperviz_core.testing import random_hypergraph
+
+    hg = random_hypergraph(24, 14, seed=2)  # more hyperedges than palette colours
+    dark = HyperViz(style=Style(background="#1e1e1e", node_shape="box")).render(hg)
+    export = dark.export()
+    assert export["style"]["background"] == "#1e1e1e"
+    dashed = [h["id"] for h in export["hyperedges"] if h["dash"] != "solid"]
+    assert dashed  # the PNG's second colour cycle is outlined dashed ...
+    page = dark.to_html()
+    assert '<svg id="hv-svg" class="hv-dark"' in page and 'fill="#1e1e1e"' in page
+    for hid in dashed:  # ... and so is the viewer's
+        region = re.search(rf'<path class="hv-region"[^>]*data-id="{hid}"[^>]*>', page)
+        assert region and "stroke-dasharray" in region.group(0)
+    light = HyperViz().render(hg).to_html()
+    assert '<svg id="hv-svg" xmlns' in light  # no dark class on the default white

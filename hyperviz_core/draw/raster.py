@@ -27,6 +27,7 @@ from shapely.geometry import Polygon
 from shapely.geometry.polygon import orient
 
 from ..idmap import IdMap
+from ..luminance import is_dark
 from ..style import Style
 from .legend import CanvasPlan
 from .scene import PanelScene
@@ -48,16 +49,12 @@ _ON_DARK = {"#222222": "#eeeeee", "#555555": "#cccccc", "#666666": "#bbbbbb",
 
 def text_grey(grey: str, background: str) -> str:
     """``grey`` (one of the canvas text greys) as drawn on ``background`` (``#rrggbb``): kept
-    on a light background, its light counterpart on a dark one (relative luminance below
-    0.18, that of mid grey ``#767676``).
+    on a light background, its light counterpart on a dark one (:func:`~..luminance.is_dark`).
 
     >>> text_grey("#222222", "#ffffff"), text_grey("#222222", "#1e1e1e")
     ('#222222', '#eeeeee')
     """
-    r, g, b = (float(c) for c in to_rgba(background)[:3])
-    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in (r, g, b)]
-    dark = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2] < 0.18
-    return _ON_DARK.get(grey, grey) if dark else grey
+    return _ON_DARK.get(grey, grey) if is_dark(background) else grey
 
 
 def _poly_path(poly: Polygon) -> Path:

@@ -20,6 +20,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ..luminance import is_dark
+
 __all__ = ["as_float", "build_svg", "esc", "fmt", "safe_color"]
 
 _COLOR_RE = re.compile(r"^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$")
@@ -368,8 +370,11 @@ def build_svg(export: Mapping[str, Any], *, png_data_uri: str | None = None) -> 
             if (idx, hid) not in labelled:
                 target.labels.append(_label({"id": hid}, (x - 9, y - 6, x + 9, y + 6), "#222222"))
 
+    # light panel titles and notes on a dark background (a class: the page's CSP forbids
+    # inline styles)
+    dark = ' class="hv-dark"' if is_dark(style["background"]) else ""
     out = [
-        f'<svg id="hv-svg" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {fmt(width)} '
+        f'<svg id="hv-svg"{dark} xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {fmt(width)} '
         f'{fmt(height)}" preserveAspectRatio="xMidYMid meet" role="img" '
         'aria-label="hypergraph rendering">',
         '<g id="hv-viewport" transform="translate(0 0) scale(1)">',
