@@ -110,6 +110,20 @@ def test_embedder_mismatch_is_a_clear_error(store_dir: Path) -> None:
         VizRAG(store_dir, embedder=HashingEmbedder(dim=64))
 
 
+def test_without_an_embedder_a_store_is_read_with_the_one_it_recorded(tmp_path: Path) -> None:
+    from hyperviz_core.rag import Document
+    from hyperviz_core.rag.providers.offline import HashingEmbedder
+
+    docs = [Document(id="hopper", text="Grace Hopper created COBOL at Remington Rand.")]
+    with VizRAG(tmp_path / "s", embedder=HashingEmbedder(dim=128), show_progress=False) as rag:
+        rag.insert(docs)
+    with VizRAG(tmp_path / "s", show_progress=False) as rag:  # no embedder= needed
+        assert rag.embedder.name == "hashing-v1-d128-c34"
+        assert rag.retrieve("Who created COBOL?", render=False).chunks[0].doc_id == "hopper"
+    with VizRAG(tmp_path / "new", show_progress=False) as rag:  # an empty store: the default
+        assert rag.embedder.name == HashingEmbedder().name
+
+
 def test_ranked_chunks_carry_their_documents_metadata(tmp_path: Path) -> None:
     from hyperviz_core.rag import Document, StoreError
 

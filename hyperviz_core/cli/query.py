@@ -226,7 +226,8 @@ def _open_engine(args: argparse.Namespace) -> Any:
         raise ValueError(f"--hops must be between 0 and 3, got {args.hops}")
     store = open_store(args.store, read_only=True)  # a query never writes the store
     try:
-        return VizRAG(store, chat=make_chat(args.llm), embedder=make_embedder(args.embed),
+        embedder = make_embedder(args.embed) if args.embed else None  # None: the store's
+        return VizRAG(store, chat=make_chat(args.llm), embedder=embedder,
                       mode=args.mode, top_k=args.top_k, hops=args.hops, show_progress=False)
     except ValidationError as exc:
         store.close()

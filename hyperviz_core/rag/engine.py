@@ -36,6 +36,7 @@ from .hooks import Hook, HookEvent, HookList, afire, elapsed_ms, error_text, fir
 from .prompts import Prompts
 from .providers.offline import HashingEmbedder
 from .providers.protocols import ChatModel, Embedder
+from .providers.spec import store_embedder
 from .result import RetrievalResult
 from .retrieve import RetrievalConfig, Retriever
 from .retrieve.config import check_mode
@@ -53,7 +54,9 @@ class VizRAG:
             store (:class:`HypergraphStore` or any :class:`~hyperviz_core.rag.StoreProtocol`).
         chat: chat/vision model; ``None`` = offline (heuristic extraction and keywords, the
             offline locator, an extractive summary instead of an answer).
-        embedder: defaults to :class:`HashingEmbedder` (must match the one used to index).
+        embedder: must match the one used to index; default: the store's recorded one when
+            it can be made offline (:func:`~.providers.spec.store_embedder`: the hashed
+            embedder or the local MiniLM), else :class:`HashingEmbedder`.
         extractor, theme_extractor: indexing models (default: the LLM ones when ``chat`` is
             given, else the heuristic ones).
         mode: default retrieval mode (``vizrag``, ``text``, ``hyper-lite``, ``naive``).
@@ -104,8 +107,11 @@ class VizRAG:
             raise TypeError(f"store_dir must be a path or a store implementing StoreProtocol, "
                             f"got {type(store_dir).__name__}")
         self.chat = chat
-        self.embedder: Embedder = embedder or HashingEmbedder()
         try:
+            # no embedder given: the one the store was indexed with, when it can be made
+            # offline (hashed, local MiniLM), else the hashed default
+            self.embedder: Embedder = (embedder or store_embedder(self.store.embedder_info())
+                                       or HashingEmbedder())
             self.store.check_embedder(self.embedder.name, self.embedder.dim)  # fail early
         except Exception:
             if owned:

@@ -29,6 +29,7 @@ __all__ = [
     "chat_model_from_spec",
     "embedder_from_spec",
     "parse_model_spec",
+    "store_embedder",
 ]
 
 #: provider → (default base URL or None for the SDK default, API-key env var, fallback key)
@@ -111,3 +112,33 @@ def embedder_from_spec(spec: str | ModelSpec | None, **kwargs: Any) -> Embedder:
         return HashingEmbedder(**kwargs)
     kw: dict[str, Any] = {"base_url": s.base_url, "api_key": s.api_key, **kwargs}
     return OpenAIEmbedder(s.model, **kw)
+
+
+_HASHING_NAME = re.compile(r"^hashing-v1-d(\d+)-c(\d)(\d)$")
+
+
+def store_embedder(recorded: tuple[str, int] | None) -> Embedder | None:
+    """The offline embedder a store recorded (``store.embedder_info()``), made again: the
+    hashed embedder of that size, or the local MiniLM (``vizrag[local]``); ``None`` for
+    none recorded or a provider's model (pass that one yourself: it needs a key).
+
+    >>> store_embedder(("hashing-v1-d256-c34", 256)).name
+    'hashing-v1-d256-c34'
+    >>> store_embedder(("openai:text-embedding-3-small", 1536)) is None
+    True
+    """
+    if recorded is None:
+        return None
+    name, dim = recorded
+    hashed = _HASHING_NAME.match(name)
+    if hashed and int(hashed.group(1)) == dim:
+        return HashingEmbedder(dim=dim, char_ngrams=(int(hashed.group(2)), int(hashed.group(3))))
+    if name == "local-minilm-l6-v2":
+        try:
+            from ..local_embed import LocalMiniLMEmbedder
+
+            return LocalMiniLMEmbedder(show_progress=False)
+        except ImportError as exc:
+            raise ValueError(f"this store was indexed with {name}, which needs the optional "
+                             f"extra: pip install 'vizrag[local]' ({exc})") from None
+    return None
