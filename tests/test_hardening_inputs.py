@@ -116,7 +116,11 @@ def test_deep_json_in_render_is_one_line(tmp_path: Path) -> None:
     deep = tmp_path / "deep.hif.json"
     deep.write_text(DEEP, encoding="utf-8")
     _one_line_error(_cli(["render", str(deep), "--out", str(tmp_path / "v.png")]),
-                    "nested too deeply")
+                    "nested too deeply", str(deep))
+    bad = tmp_path / "bad.hif.json"
+    bad.write_text("{oops", encoding="utf-8")
+    _one_line_error(_cli(["render", str(bad), "--out", str(tmp_path / "v.png")]),
+                    "not valid JSON", str(bad))
     wrapped = tmp_path / "wrapped.hif.json"
     wrapped.write_text('{"incidences": [], "metadata": {"x": ' + DEEP + "}}", encoding="utf-8")
     _one_line_error(_cli(["render", str(wrapped), "--out", str(tmp_path / "v.png")]),

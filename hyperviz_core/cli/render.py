@@ -115,7 +115,8 @@ def _run(args: argparse.Namespace) -> int:
     try:
         hg = _load_hif(args.input)
     except (ValueError, OSError) as exc:
-        return fail(_one_line(exc))
+        text = _one_line(exc)  # name the file, as the JSON errors of index and query do
+        return fail(text if str(args.input) in text else f"{args.input}: {text}")
     except RecursionError:
         return fail(f"{args.input}: nested too deeply to read")
     style = _load_style(args.style)
