@@ -139,6 +139,10 @@ def _free_spot(
     ``seps[1]``, else clear of the ``kept`` disks by ``seps[1]``."""
     x0, y0, x1, y1 = box
     best: list[np.ndarray | None] = [None, None, None]
+    # only disks whose centre is within ``reach`` of a ring can be too close to a point on
+    # it: the others are left out of the distance matrix (same answers, far less work)
+    dist_i = np.hypot(xy[:, 0] - xy[i, 0], xy[:, 1] - xy[i, 1])
+    reach = float(reach_i.max(initial=0.0)) + max(seps) + 1.0
     for k in range(1, max_rings + 1):
         rad = k * step
         m = max(8, int(2 * np.pi * rad / step))
@@ -149,11 +153,13 @@ def _free_spot(
         cand = cand[inside]
         if not len(cand):
             continue
-        gap = (np.hypot(cand[:, None, 0] - xy[None, :, 0], cand[:, None, 1] - xy[None, :, 1])
-               - reach_i[None, :] + 1e-6)
-        tiers = ((gap[:, others] >= seps[0]).all(axis=1),
-                 (gap[:, others] >= seps[1]).all(axis=1),
-                 (gap[:, kept] >= seps[1]).all(axis=1))
+        cols = np.flatnonzero((np.abs(dist_i - rad) <= reach) & (others | kept))
+        gap = (np.hypot(cand[:, None, 0] - xy[None, cols, 0],
+                        cand[:, None, 1] - xy[None, cols, 1]) - reach_i[None, cols] + 1e-6)
+        near_others, near_kept = others[cols], kept[cols]
+        tiers = ((gap[:, near_others] >= seps[0]).all(axis=1),
+                 (gap[:, near_others] >= seps[1]).all(axis=1),
+                 (gap[:, near_kept] >= seps[1]).all(axis=1))
         for t, ok in enumerate(tiers):
             if best[t] is None and ok.any():
                 best[t] = np.asarray(cand[int(np.argmax(ok))])

@@ -335,12 +335,12 @@ def _pocket(
     rad = step
     while rad <= 160.0:
         n = max(6, int(2 * math.pi * rad / step))
-        for k in range(n):
-            a = 2 * math.pi * k / n
-            x, y = c.x + rad * math.cos(a), c.y + rad * math.sin(a)
+        angles = [2 * math.pi * k / n for k in range(n)]
+        xs = np.array([c.x + rad * math.cos(a) for a in angles])
+        ys = np.array([c.y + rad * math.sin(a) for a in angles])
+        for k in np.flatnonzero(occ.free_many(xs, ys, w, h)).tolist():  # the free spots, in order
+            x, y = float(xs[k]), float(ys[k])
             b = make_box(x, y, w, h)
-            if not occ.free(b):
-                continue
             grown = box(*b).buffer(3.0, join_style="mitre")
             if not grown.intersects(region.geom):
                 continue

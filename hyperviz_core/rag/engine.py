@@ -46,6 +46,17 @@ from .types import Document
 __all__ = ["VizRAG"]
 
 
+def _store_of(store_dir: str | Path | StoreProtocol) -> StoreProtocol:
+    """The store of ``store_dir``: a directory, ``.sqlite`` file or ``postgresql://`` URL
+    opened, or an open store as it is."""
+    if isinstance(store_dir, (str, Path)):
+        return open_store(store_dir)
+    if isinstance(store_dir, StoreProtocol):
+        return store_dir
+    raise TypeError(f"store_dir must be a path or a store implementing StoreProtocol, "
+                    f"got {type(store_dir).__name__}")
+
+
 class VizRAG:
     """Two-layer hypergraph RAG with rendered sub-hypergraphs (paper §4).
 
@@ -97,15 +108,8 @@ class VizRAG:
     ) -> None:
         check_mode(mode)
         self.hooks = HookList(hooks)
-        self.store: StoreProtocol
         owned = isinstance(store_dir, (str, Path))
-        if isinstance(store_dir, (str, Path)):
-            self.store = open_store(store_dir)  # a directory, .sqlite file or postgresql:// URL
-        elif isinstance(store_dir, StoreProtocol):
-            self.store = store_dir
-        else:
-            raise TypeError(f"store_dir must be a path or a store implementing StoreProtocol, "
-                            f"got {type(store_dir).__name__}")
+        self.store: StoreProtocol = _store_of(store_dir)
         self.chat = chat
         try:
             # no embedder given: the one the store was indexed with, when it can be made
