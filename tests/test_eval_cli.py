@@ -40,7 +40,9 @@ def test_judge_json_schema_and_fake_half(tmp_path: Path, capsys: pytest.CaptureF
     assert code == 0
     out = json.loads(capsys.readouterr().out)
     assert list(out) == ["protocol", "systems", "dimensions", "overall", "position_bias",
-                         "invalid"]
+                         "invalid", "questions", "missing", "agreement"]
+    assert out["questions"] == 3 and out["missing"] == {"gold": 0, "partial": 1}
+    assert out["agreement"] == 0.0
     assert out["protocol"] == "winrate" and out["systems"] == ["gold", "partial"]
     assert list(out["dimensions"]) == list(DIMENSIONS)
     assert all(v == {"gold": 0.5, "partial": 0.5} for v in out["dimensions"].values())

@@ -92,7 +92,9 @@ def test_always_first_judge_gives_exactly_half_with_bias_reported() -> None:
         assert rep.dimensions[d] == {"gold": 0.5, "partial": 0.5}
     assert rep.overall == {"gold": 0.5, "partial": 0.5}
     assert rep.position_bias == 1.0 and rep.agreement == 0.0
-    assert (rep.invalid, rep.questions, rep.calls) == (0, 4, 8)
+    # partial.jsonl lacks 4hop1__q4: that question is not judged (not judged as empty)
+    assert (rep.invalid, rep.questions, rep.calls) == (0, 3, 6)
+    assert rep.missing == {"gold": 0, "partial": 1}
     md = rep.to_markdown()
     assert "| Logical Coherence | 50.0% | 50.0% |" in md and "100.0%" in md
 
@@ -123,11 +125,11 @@ def test_malformed_reply_is_repaired_once() -> None:
     assert rep.position_bias == 0.0
 
 
-@pytest.mark.parametrize("fake, calls", [(Garbage(), 16), (Down(), 8)])
+@pytest.mark.parametrize("fake, calls", [(Garbage(), 12), (Down(), 6)])
 def test_unreadable_or_failing_judge_counts_invalid(fake: object, calls: int) -> None:
     qs = load_questions(DATA / "questions.jsonl")
     rep = Judge(fake, show_progress=False).winrate(qs, _systems("gold", "partial"))  # type: ignore[arg-type]
-    assert rep.invalid == 8 and rep.calls == calls and rep.questions == 0
+    assert rep.invalid == 6 and rep.calls == calls and rep.questions == 0
     assert rep.overall == {"gold": None, "partial": None} and rep.position_bias is None
 
 
@@ -139,7 +141,9 @@ def test_score_protocol_perfect_100_empty_0() -> None:
     assert all(rep.dimensions[d] == {"gold": 100.0, "empty": 0.0} for d in DIMENSIONS)
     assert rep.questions == 4 and rep.invalid == 0
     assert set(rep.as_json()) == {"protocol", "systems", "dimensions", "overall",
-                                  "position_bias", "invalid"}
+                                  "position_bias", "invalid", "questions", "missing",
+                                  "agreement"}
+    assert rep.as_json()["missing"] == {"gold": 0, "empty": 0}
 
 
 def test_judge_calls_go_through_cache_and_middleware(tmp_path: Path) -> None:
@@ -153,9 +157,32 @@ def test_judge_calls_go_through_cache_and_middleware(tmp_path: Path) -> None:
         cache.close()
         assert rep.overall == {"gold": 0.5, "partial": 0.5}
         usage = tracker.report()
-        assert (usage.calls, usage.cache_hits) == ((8, 0) if run == 0 else (0, 8))
+        assert (usage.calls, usage.cache_hits) == ((6, 0) if run == 0 else (0, 6))
         assert usage.prompt_tokens > 0 or run == 1
-    assert len(fake.calls) == 8
+    assert len(fake.calls) == 6
+
+
+def test_missing_answers_are_skipped_not_judged_as_empty() -> None:
+    qs = load_questions(DATA / "questions.jsonl")
+    fake = AlwaysFirst()
+    rep = Judge(fake, show_progress=False).score(qs, _systems("gold", "partial"))
+    assert rep.missing == {"gold": 0, "partial": 1} and rep.questions == 3
+    assert len(fake.calls) == 6 and not any(qs[3].question in c for c in fake.calls)
+    assert not any("<<<ANSWER\n\nANSWER>>>" in c for c in fake.calls)  # no empty answer sent
+    md = rep.to_markdown()
+    assert "questions without an answer, not judged: gold 0, partial 1" in md
+
+
+def test_answers_of_other_questions_are_an_error() -> None:
+    qs = load_questions(DATA / "questions.jsonl")
+    fake = AlwaysFirst()
+    other = {"x1": "Iron Maiden", "x2": "London"}
+    with pytest.raises(ValueError, match="'other' match none of the 4 question ids"):
+        Judge(fake, show_progress=False).winrate(qs, {**_systems("gold"), "other": other})
+    disjoint = {"a": {"2hop__q1": "x"}, "b": {"2hop__q2": "y"}}
+    with pytest.raises(ValueError, match="no question has an answer from every system"):
+        Judge(fake, show_progress=False).score(qs, disjoint)
+    assert fake.calls == []  # nothing paid for
 
 
 def test_protocol_errors() -> None:

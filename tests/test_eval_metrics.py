@@ -17,9 +17,11 @@ from hyperviz_core.eval import (
     load_questions,
     normalize_answer,
     score_answers,
+    strip_citations,
     token_f1,
     write_answers,
 )
+from hyperviz_core.rag.answer import EXTRACTIVE_LABEL
 
 DATA = Path(__file__).parent / "data" / "eval"
 
@@ -54,6 +56,28 @@ def test_contains_and_answer_in_context() -> None:
     assert not answer_in_context(["Florida"], passages)
     assert not answer_in_context(["the"], passages)  # normalises to nothing
     assert not answer_in_context(["35"], [])
+
+
+def test_citations_are_not_scored_as_answer_text() -> None:
+    # the engine's answer prompt asks for "(H2, [1])"-style citations
+    assert exact_match("Karl Renner (H2, [1])", ["Karl Renner"]) == 1.0
+    assert token_f1("Karl Renner (H2, E5, [1], [3]).", "Karl Renner") == 1.0
+    assert exact_match("London [1, 2]", "London") == 1.0
+    assert exact_match("London (E3)", "London") == 1.0
+    # a source number is not a numeric answer
+    assert not contains_answer("Publix has 35 stores (H3, [2]).", ["2"])
+    assert not contains_answer("Publix has 35 stores [2].", "2")
+    assert contains_answer("Publix has 35 stores (H3, [2]).", ["35"])
+    # ordinary parentheses and IDs in running text stay
+    assert strip_citations("Hamlet (1603) by E3 [sic]") == "Hamlet (1603) by E3 [sic]"
+    assert contains_answer("It opened (in 2) ", "2")
+    # the offline extractive header and placeholder are not answer text
+    header = f"{EXTRACTIVE_LABEL}\n- Ada Lovelace wrote notes in 1843. [1]"
+    assert strip_citations(header) == "- Ada Lovelace wrote notes in 1843."
+    assert not contains_answer(header, "language model")
+    assert strip_citations(f"{EXTRACTIVE_LABEL}\n(no passages retrieved)") == ""
+    assert exact_match(f"{EXTRACTIVE_LABEL}\n(no passage matched the question)",
+                       "no passage matched question") == 0.0
 
 
 def test_loaders_and_writer(tmp_path: Path) -> None:

@@ -34,7 +34,9 @@ from hyperviz_core.probe import (
     settings_path,
     top_betweenness,
     tune,
+    write_jsonl,
 )
+from hyperviz_core.rag import ProviderError
 from hyperviz_core.testing import random_hypergraph
 
 EDGES = {"H1": ["E1", "E2", "E3"], "H2": ["E2", "E3", "E4"], "H3": ["E3", "E4", "E5"],
@@ -128,17 +130,39 @@ def test_fake_model_is_labelled_and_answers_from_the_export(probe_dir: Path) -> 
     assert json.loads(fake.complete("Which hyperedges?", images=[b"x"])) == {"answer": []}
 
 
-def test_failing_model_is_graded_wrong(probe_dir: Path) -> None:
+def test_failing_model_calls_are_errors_not_graded(probe_dir: Path) -> None:
     class Broken:
         model_name = "broken"
 
         def complete(self, prompt: str, **kw: object) -> str:
-            raise RuntimeError("HTTP 500")
+            raise ProviderError("HTTP 500: down", status=500)
 
     probes = read_jsonl(probe_dir / "probes.jsonl", Probe)
     answers = ask_probes(probes, probe_dir, Broken(), progress=False)
-    assert all(a.raw.startswith("error: HTTP 500") for a in answers)
-    assert grade(probes, answers).overall.accuracy == 0.0
+    assert all(a.error == "HTTP 500: down" and a.answer == [] for a in answers)
+    report = grade(probes, answers)
+    assert report.overall.errors == len(probes) and report.overall.correct == 0
+    assert report.first_error == "HTTP 500: down"
+    assert report.table().splitlines()[0].split()[-1] == "errors"
+    # half failed: accuracy is over the answered half, which the fake got right
+    fake = ExportOracleVisionModel.for_probes(probes, probe_dir)
+    mixed = ask_probes(probes[:2], probe_dir, fake, progress=False) + answers[2:]
+    rep = grade(probes, mixed)
+    assert (rep.overall.n, rep.overall.errors, rep.overall.accuracy) == (4, 2, 1.0)
+    write_jsonl(probe_dir / "failed.jsonl", answers)  # the error survives a round trip
+    assert read_jsonl(probe_dir / "failed.jsonl", ProbeAnswer)[0].error == "HTTP 500: down"
+
+
+def test_a_bug_in_the_model_is_not_recorded_as_a_failed_call(probe_dir: Path) -> None:
+    class Buggy:
+        model_name = "buggy"
+
+        def complete(self, prompt: str, **kw: object) -> str:
+            raise KeyError("oops")
+
+    probes = read_jsonl(probe_dir / "probes.jsonl", Probe)
+    with pytest.raises(KeyError):
+        ask_probes(probes, probe_dir, Buggy(), progress=False)
 
 
 def test_readability_score_penalises_errors() -> None:

@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .argtypes import non_negative_int, positive_int
 from .eval_common import default_cache as _default_cache
 from .eval_common import load_chat
 from .eval_common import progress as _progress
@@ -83,20 +84,27 @@ def _modes(text: str) -> list[str]:
 def _generate(args: argparse.Namespace, store: str, runs: list[tuple[str, str, dict[str, Any]]],
               questions: list[Any], engine_kwargs: dict[str, Any] | None = None
               ) -> dict[str, Any]:
-    """Run ``(name, mode, overrides)`` on one store; write ``--out/<name>.jsonl``."""
+    """Run ``(name, mode, overrides)`` on one store; write ``--out/<name>.jsonl``. A failing
+    answer model (after its retries) is one ``ValueError`` line, not a traceback."""
     from ..eval import generate_answers, open_engine, write_generated
-    from ..rag import UsageTracker
+    from ..rag import ProviderError, UsageTracker
 
     _check_store(store)
     tracker = UsageTracker()
     engine = open_engine(store, load_chat(args.llm), make_embedder(args.embed),
                          tracker=tracker, concurrency=args.concurrency, show_progress=False,
-                         top_k=args.top_k, **(engine_kwargs or {}))
+                         max_retries=args.max_retries, top_k=args.top_k,
+                         **(engine_kwargs or {}))
     out: dict[str, Any] = {}
     try:
         for name, mode, overrides in runs:
-            got = generate_answers(engine, questions, mode, overrides=overrides,
-                                   concurrency=args.concurrency, show_progress=_progress(args))
+            try:
+                got = generate_answers(engine, questions, mode, overrides=overrides,
+                                       concurrency=args.concurrency,
+                                       show_progress=_progress(args))
+            except ProviderError as exc:
+                raise ValueError(f"answer model failed: {' '.join(str(exc).split())[:300]}"
+                                 ) from None
             if args.out:
                 path = write_generated(Path(args.out) / f"{name}.jsonl", got)
                 print(f"wrote {path} ({len(got)} answers)", file=sys.stderr)
@@ -135,6 +143,11 @@ def _run_judge(args: argparse.Namespace) -> int:
         if cache is not None:
             cache.close()
     _usage_line("judge", tracker)
+    if report.missing_note():
+        print(f"vizrag eval judge: warning: {report.missing_note()}", file=sys.stderr)
+    if report.invalid and not report.questions:
+        raise ValueError(f"every judge verdict was invalid ({report.invalid} calls failed or "
+                         "gave unreadable replies); nothing to report")
     if args.json:
         print(json.dumps(report.as_json(), indent=2))
     else:
@@ -245,7 +258,11 @@ def _judge_opts(p: argparse.ArgumentParser, required: bool) -> None:
     p.add_argument("--cache", default=None, metavar="FILE",
                    help="judge cache (SQLite; default ~/.cache/vizrag/judge.sqlite)")
     p.add_argument("--no-cache", action="store_true", help="do not cache judge replies")
-    p.add_argument("--max-retries", type=int, default=5, metavar="N",
+    _retries_opt(p)
+
+
+def _retries_opt(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--max-retries", type=non_negative_int, default=5, metavar="N",
                    help="provider retries (429/5xx/timeouts) per call")
 
 
@@ -253,15 +270,17 @@ def _gen_opts(p: argparse.ArgumentParser) -> None:
     p.add_argument("--llm", default=None, metavar="SPEC",
                    help="answer model (default offline: extractive summaries)")
     p.add_argument("--embed", default=None, metavar="SPEC", help="embedder of the index")
-    p.add_argument("--top-k", type=int, default=5, metavar="N", help="passages per answer")
+    p.add_argument("--top-k", type=positive_int, default=5, metavar="N",
+                   help="passages per answer")
     p.add_argument("--out", default=None, metavar="DIR", help="write DIR/<name>.jsonl")
 
 
 def _common(p: argparse.ArgumentParser, questions: bool = True) -> None:
     p.add_argument("--questions", required=questions, metavar="FILE",
                    help="JSONL of {id, question[, answers, hops]}")
-    p.add_argument("--limit", type=int, default=None, metavar="N", help="first N questions")
-    p.add_argument("--concurrency", type=int, default=4, metavar="N",
+    p.add_argument("--limit", type=positive_int, default=None, metavar="N",
+                   help="first N questions")
+    p.add_argument("--concurrency", type=positive_int, default=4, metavar="N",
                    help="model calls in flight")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
 
@@ -277,6 +296,7 @@ def register(sub: Any) -> None:
     g.add_argument("--store", required=True, metavar="DIR")
     g.add_argument("--modes", default="vizrag,text,hyper-lite,naive", metavar="M1,M2")
     _gen_opts(g)
+    _retries_opt(g)
     g.set_defaults(out="answers")
     for flag in ("retrieval-viz", "congestion-control", "dual-view"):
         g.add_argument(f"--no-{flag}", action="store_true", help=f"ablation: no {flag}")

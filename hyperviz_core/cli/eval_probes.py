@@ -23,6 +23,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from .argtypes import positive_int
+
 __all__ = ["add_probe_options", "run_probe_table"]
 
 
@@ -42,7 +44,7 @@ def add_probe_options(p: argparse.ArgumentParser) -> None:
                    help="tables 2c, 3: hypergraph to sample probes from")
     p.add_argument("--layer", choices=("bottom", "top"), default="bottom",
                    help="tables 2c, 3: store layer")
-    p.add_argument("--n", type=int, default=20, metavar="N",
+    p.add_argument("--n", type=positive_int, default=20, metavar="N",
                    help="table 2c: probes per layout; table 3: probes to make")
     p.add_argument("--layouts", default=None, metavar="L1,L2",
                    help="table 2c: layouts (default: all six); table 3: the rendering's "
@@ -154,8 +156,6 @@ def _fig2c(args: argparse.Namespace) -> Any:
 
     if not args.source or not args.out:
         raise ValueError("table 2c needs --from STORE|HIF and --out DIR")
-    if args.n < 1:
-        raise ValueError("--n must be >= 1")
     layouts = [x.strip() for x in args.layouts.split(",") if x.strip()] if args.layouts else None
     factories, opened = _factories(args)
     try:
@@ -180,8 +180,6 @@ def _table3_probes(args: argparse.Namespace) -> tuple[list[Any], Path]:
     if not args.source or not args.out:
         raise ValueError("table 3 needs --probes probes.jsonl, or --from STORE|HIF and "
                          "--out DIR")
-    if args.n < 1:
-        raise ValueError("--n must be >= 1")
     layouts = [x.strip() for x in args.layouts.split(",") if x.strip()] if args.layouts else None
     base = Path(args.out) / "probes"
     probes = make_disambiguation_probes(_source(args.source, args.layer), args.n, base,

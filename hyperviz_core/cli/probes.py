@@ -79,7 +79,7 @@ def _make(args: argparse.Namespace) -> int:
     try:
         hg, _ = _source(args.source, args.layer)
         probes = make_probes(hg, args.n, args.out, layouts=args.layout or ["set-force", "bi-inc"],
-                             seed=args.seed, progress=not args.no_progress,
+                             seed=args.seed, progress=_progress(args),
                              tasks=args.task or DEFAULT_TASKS)
     except (ValueError, OSError) as exc:
         return _fail("probes make", " ".join(str(exc).split())[:300])
@@ -107,6 +107,11 @@ def _grade(args: argparse.Namespace) -> int:
     return 0
 
 
+def _progress(args: argparse.Namespace) -> bool:
+    """Progress bars only on a terminal (as ``vizrag eval``), never with --no-progress."""
+    return not args.no_progress and sys.stderr.isatty()
+
+
 def _run(args: argparse.Namespace) -> int:
     from ..probe import Probe, ask_probes, grade, read_jsonl, write_jsonl
 
@@ -114,38 +119,69 @@ def _run(args: argparse.Namespace) -> int:
         probes = read_jsonl(args.probes, Probe)
         base = Path(args.probes).parent
         model = _model(args.llm, probes, base)
-        answers = ask_probes(probes, base, model, progress=not args.no_progress)
+        answers = ask_probes(probes, base, model, progress=_progress(args))
+        out = Path(args.out) if args.out else base / "answers.jsonl"
+        write_jsonl(out, answers)
     except (ValueError, OSError) as exc:
         return _fail("probes run", " ".join(str(exc).split())[:300])
-    out = Path(args.out) if args.out else base / "answers.jsonl"
-    write_jsonl(out, answers)
     if args.llm.strip().lower() in FAKE_SPECS:
         print(f"model: {model.model_name}; the scores test the harness only")
     else:
         print(f"model: {getattr(model, 'model_name', args.llm)}")
     print(f"wrote {out}")
-    print(grade(probes, answers).table())
+    report = grade(probes, answers)
+    print(report.table())
+    failed = report.overall.errors
+    if probes and failed == len(probes):
+        return _fail("probes run", f"every model call failed ({failed}), nothing was graded; "
+                     f"first: {report.first_error}")
+    if failed:
+        print(f"vizrag probes run: warning: {failed} of {len(probes)} model calls failed "
+              f"(not graded; first: {report.first_error})", file=sys.stderr)
     return 0
 
 
+def _save_target(spec: str) -> tuple[Path, bool]:
+    """(path, is_json) for ``--save``: a ``.json`` file, or a store's SQLite file (a store
+    folder or ``.sqlite`` file, resolved as the store opener does)."""
+    from ..rag.store.sqlite.schema import resolve_path
+
+    p = Path(spec)
+    if p.suffix.lower() == ".json":
+        return p, True
+    store_file = resolve_path(p)
+    if not store_file.is_file():
+        raise ValueError(f"--save {spec}: neither a VizRAG store (a folder holding "
+                         "vizrag.sqlite, or a .sqlite file) nor a .json file path")
+    return store_file, False
+
+
+def _tune_errors(choice: Any, result: Any) -> str:
+    """A one-line reason not to save when vision-model calls failed, else ``""``."""
+    failed = choice.errors + (result.errors if result is not None else 0)
+    if not failed:
+        return ""
+    calls = sum(r.probes for r in choice.table)
+    calls += sum(r.probes for r in result.table) if result is not None else 0
+    return (f"{failed} of {calls} vision-model calls failed (not graded; first: "
+            f"{choice.error or result.error}); nothing saved")
+
+
 def _tune(args: argparse.Namespace) -> int:
-    from ..probe import (
-        ViewSettings,
-        load_view_settings,
-        parse_grid,
-        save_view_settings,
-        select_dual_view,
-        tune,
-    )
+    from ..probe import ViewSettings, parse_grid, select_dual_view, tune
 
     try:
         grid = parse_grid(args.grid or [])
+        target = _save_target(args.save) if args.save else None
         hg, store_file = _source(args.source, args.layer)
         model = _model(args.llm)
         choice = select_dual_view(hg, model, k=args.k, seed=args.seed,
-                                  progress=not args.no_progress)
+                                  progress=_progress(args))
+        if choice.errors and choice.errors == sum(r.probes for r in choice.table):
+            return _fail("tune", f"the vision model failed on every call of the dual-view "
+                         f"selection ({choice.errors}; first: {choice.error}); nothing saved")
         result = tune(hg, model, grid=grid, layouts=choice.pair, k=args.k, seed=args.seed,
-                      progress=not args.no_progress)
+                      progress=_progress(args))
     except (ValueError, OSError) as exc:
         return _fail("tune", " ".join(str(exc).split())[:300])
     label = (f"vision model {choice.model}" if model is not None
@@ -155,21 +191,35 @@ def _tune(args: argparse.Namespace) -> int:
     print(f"\nparameter search on {choice.pair[0]} + {choice.pair[1]} (best first, "
           f"score = {'exact accuracy' if model is not None else 'readability'} x coverage):")
     print(result.table_text(limit=args.show))
+    errors = _tune_errors(choice, result)
+    if errors:
+        return _fail("tune", errors)
+    if result.tie:
+        print(f"\nthe grid did not separate the settings (all {len(result.table)} points "
+              "scored the same on these probes); nothing saved")
+        return 0
     print(f"\nbest: {', '.join(f'{k}={v:g}' for k, v in result.best.items())}")
     settings = ViewSettings(layouts=choice.pair, budget=dict(result.best),
                             selection=choice.model_dump(mode="json"),
                             tuning=result.model_dump(mode="json", exclude={"table"}))
-    target = Path(args.save) if args.save else store_file
+    return _save_settings(settings, target or ((store_file, False) if store_file else None))
+
+
+def _save_settings(settings: Any, target: tuple[Path, bool] | None) -> int:
+    from ..probe import load_view_settings, save_view_settings
+    from ..probe.textio import atomic_write_text
+
     if target is None:
-        print("not saved (a HIF source: pass --save FILE.sqlite-or-json-path to keep it)")
+        print("not saved (a HIF source: pass --save STORE or --save FILE.json to keep it)")
         return 0
-    if args.save and target.suffix.lower() == ".json":
-        target.write_text(settings.model_dump_json(indent=1), encoding="utf-8")
-        print(f"saved {target}")
+    path, is_json = target
+    if is_json:
+        atomic_write_text(path, settings.model_dump_json(indent=1))
+        print(f"saved {path}")
         return 0
-    previous = load_view_settings(target)
-    path = save_view_settings(target, settings)
-    print(f"saved {path}{' (replaced the previous settings)' if previous else ''}; "
+    previous = load_view_settings(path)
+    saved = save_view_settings(path, settings)
+    print(f"saved {saved}{' (replaced the previous settings)' if previous else ''}; "
           "the engine uses these layouts and budget by default for this store")
     return 0
 
@@ -222,6 +272,7 @@ def register(sub: Any) -> None:
     t.add_argument("--grid", action="append", metavar="NAME=V1,V2",
                    help="grid values of w_v, w_e, gamma, alpha or beta (repeatable)")
     t.add_argument("--show", type=positive_int, default=10, help="table rows to print")
-    t.add_argument("--save", default=None,
-                   help="where to save (default: beside the store; a .json path for HIF)")
+    t.add_argument("--save", default=None, metavar="STORE|FILE.json",
+                   help="where to save: a store (folder or .sqlite; default: the --from "
+                   "store) or a .json file path (e.g. for a HIF source)")
     t.set_defaults(func=_tune)

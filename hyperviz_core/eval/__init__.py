@@ -48,6 +48,7 @@ from .metrics import (
     contains_answer,
     exact_match,
     normalize_answer,
+    strip_citations,
     token_f1,
 )
 from .probe_tables import layout_bias, table5
@@ -90,6 +91,7 @@ __all__ = [
     "parse_winrate_reply",
     "score_answers",
     "score_prompt",
+    "strip_citations",
     "system_name",
     "table1",
     "table2",

@@ -26,6 +26,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from ..probe.textio import atomic_write_text, check_unicode, jsonl_lines
+
 __all__ = [
     "AnswerRecord",
     "Question",
@@ -78,7 +80,7 @@ def _jsonl(path: str | Path) -> Iterable[tuple[int, dict[str, Any]]]:
         raise ValueError(f"cannot read {p}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise ValueError(f"{p}: not UTF-8 text") from None
-    for n, line in enumerate(text.splitlines(), 1):
+    for n, line in enumerate(jsonl_lines(text), 1):
         if not line.strip():
             continue
         try:
@@ -87,6 +89,7 @@ def _jsonl(path: str | Path) -> Iterable[tuple[int, dict[str, Any]]]:
             raise ValueError(f"{p}:{n}: not JSON ({exc.msg})") from None
         if not isinstance(obj, dict):
             raise ValueError(f"{p}:{n}: expected a JSON object")
+        check_unicode(obj, p, n)
         yield n, obj
 
 
@@ -107,7 +110,10 @@ def _question(path: str | Path, n: int, obj: dict[str, Any]) -> Question:
 
 
 def load_questions(path: str | Path, limit: int | None = None) -> list[Question]:
-    """Read a questions JSONL file (first ``limit`` questions); duplicate ids are an error."""
+    """Read a questions JSONL file (first ``limit`` questions, ``limit`` >= 1); duplicate ids
+    are an error."""
+    if limit is not None and limit < 1:
+        raise ValueError(f"limit must be >= 1, got {limit}")
     out: list[Question] = []
     seen: set[str] = set()
     for n, obj in _jsonl(path):
@@ -150,13 +156,15 @@ def answers_by_id(records: Iterable[AnswerRecord]) -> dict[str, str]:
 
 
 def write_answers(path: str | Path, records: Iterable[AnswerRecord | Mapping[str, Any]]) -> Path:
-    """Write an answers JSONL file (parents created); returns the path."""
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
+    """Write an answers JSONL file (parents created) atomically: a failure leaves any previous
+    file as it was (text that is no valid Unicode raises ``ValueError``); returns the path."""
     lines = []
     for r in records:
         rec = r if isinstance(r, AnswerRecord) else AnswerRecord.model_validate(dict(r))
         lines.append(json.dumps({"id": rec.id, "question": rec.question, "answer": rec.answer},
                                 ensure_ascii=False))
-    p.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    return p
+    try:
+        return atomic_write_text(path, "".join(line + "\n" for line in lines))
+    except UnicodeEncodeError:
+        raise ValueError(f"{path}: an answer holds an unpaired surrogate (not valid Unicode); "
+                         "nothing written") from None

@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -48,8 +49,10 @@ from ..probe import (
     parse_ids,
     solve_disambiguation,
 )
+from ..probe.ask import answer_or_error
 from ..probe.disambiguation import TASK, question_text
 from .markdown import pct
+from .probe_tables import fake_row
 from .tables import PaperTable
 
 __all__ = ["CAPTION_FAKE_LABEL", "TEXT_SYSTEM", "CaptionReaderTextModel", "ConditionScore",
@@ -101,10 +104,9 @@ class CaptionReaderTextModel:
 def ask_text_probes(probes: Sequence[Probe], base: str | Path, model: Any, *,
                     progress: bool = True) -> list[ProbeAnswer]:
     """One ``model.complete(text_prompt, images=[], system=TEXT_SYSTEM, json_mode=True)`` per
-    probe, with the caption of its export (paths relative to ``base``). A failing call is
-    recorded as an empty answer with the error in ``raw``."""
+    probe, with the caption of its export (paths relative to ``base``). A provider failure
+    is recorded as an answer with an ``error`` (not scored)."""
     root = Path(base)
-    name = str(getattr(model, "model_name", type(model).__name__))
     items: Any = probes
     if progress:
         from tqdm import tqdm
@@ -113,14 +115,9 @@ def ask_text_probes(probes: Sequence[Probe], base: str | Path, model: Any, *,
     out = []
     for p in items:
         export = json.loads((root / p.export).read_text(encoding="utf-8"))
-        try:
-            raw = str(model.complete(text_prompt(p, str(export.get("caption") or "")),
-                                     images=[], system=TEXT_SYSTEM, json_mode=True))
-        except Exception as exc:  # provider failure: graded as a wrong answer
-            out.append(ProbeAnswer(id=p.id, answer=[], model=name,
-                                   raw=f"error: {' '.join(str(exc).split())[:200]}"))
-            continue
-        out.append(ProbeAnswer(id=p.id, answer=raw, model=name, raw=raw))
+        prompt = text_prompt(p, str(export.get("caption") or ""))
+        out.append(answer_or_error(p.id, model, partial(
+            model.complete, prompt, images=[], system=TEXT_SYSTEM, json_mode=True)))
     return out
 
 
@@ -148,19 +145,27 @@ class ConditionScore(BaseModel):
     distractor: int = 0
     other: int = 0
     missing: int = 0
+    errors: int = 0
+    """Probes whose model call failed (not scored)."""
 
     def rate(self, field: Literal["positive", "distractor", "other", "missing"]) -> float:
-        """Share of probes with that outcome (0 when there is no probe)."""
-        return getattr(self, field) / self.n if self.n else 0.0
+        """Share of the scored probes (``n - errors``) with that outcome (0 when none)."""
+        scored = self.n - self.errors
+        return getattr(self, field) / scored if scored > 0 else 0.0
 
 
 def score_condition(probes: Sequence[Probe], answers: Sequence[ProbeAnswer]
                     ) -> ConditionScore:
-    """Count the outcomes of ``answers`` on ``probes`` (a missing answer counts as wrong)."""
+    """Count the outcomes of ``answers`` on ``probes`` (a missing answer counts as wrong; a
+    failed model call, ``error``, is counted in ``errors`` and not scored)."""
     by_id = {a.id: a for a in answers}
     s = ConditionScore(n=len(probes))
     for p in probes:
-        o = outcome(p, by_id.get(p.id))
+        answer = by_id.get(p.id)
+        if answer is not None and answer.error:
+            s.errors += 1
+            continue
+        o = outcome(p, answer)
         setattr(s, o, getattr(s, o) + 1)
     return s
 
@@ -180,13 +185,16 @@ def table3(probes: Sequence[Probe], image_answers: Mapping[str, Sequence[ProbeAn
     names = list(dict.fromkeys([*image_answers, *text_answers]))
     if not names:
         raise ValueError("Table 3 needs the answers of at least one model")
-    rows, data = [], {}
+    rows, data, fakes = [], {}, []
     for name in names:
+        label, fake_note = fake_row(name, [*image_answers.get(name, ()),
+                                           *text_answers.get(name, ())])
+        fakes += [fake_note] if fake_note else []
         img = score_condition(probes, image_answers[name]) if name in image_answers else None
         txt = score_condition(probes, text_answers[name]) if name in text_answers else None
         gain = ("-" if img is None or txt is None else
                 f"{100 * (img.rate('positive') - txt.rate('positive')):+.1f}")
-        rows.append([name, *_cells(img), *_cells(txt), gain, str(len(probes))])
+        rows.append([label, *_cells(img), *_cells(txt), gain, str(len(probes))])
         data[name] = {"image": img.model_dump() if img else None,
                       "text": txt.model_dump() if txt else None}
     notes = [
@@ -197,6 +205,10 @@ def table3(probes: Sequence[Probe], image_answers: Mapping[str, Sequence[ProbeAn
         "Jaccard and character ratio); text only = the rendering's caption, no image",
         "image adds = image accuracy - text-only accuracy, in points",
     ]
+    notes += fakes
+    notes += [f"{name} ({cond}): {sc['errors']} failed model calls (not scored)"
+              for name, conds in data.items() for cond, sc in conds.items()
+              if sc and sc["errors"]]
     return PaperTable(
         table="3", title="Structural disambiguation: positive vs lexically similar distractor",
         headers=["model", "image: positive", "image: distractor", "text only: positive",

@@ -18,6 +18,11 @@ again once with a repair suffix (a different prompt, so never a stale cache hit)
 in ``invalid`` (provider errors that survive the middleware's retries count there too). Calls
 run concurrently (bounded) with a tqdm progress bar.
 
+**Missing answers.** A question that some system's answers lack is not judged (an absent
+answer is not an empty one): ``missing`` counts them per system. When a system's answers
+match none of the question ids (answers of other questions), or no question has an answer
+from every system, the protocol raises ``ValueError`` before any call.
+
 Example (a judge that always prefers the first answer):
     >>> import json
     >>> from hyperviz_core.eval import DIMENSIONS, OVERALL, Judge, Question
@@ -41,7 +46,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from tqdm.auto import tqdm
 
 from ..rag import ChatModel, ProviderError
@@ -72,11 +77,24 @@ class JudgeReport(BaseModel):
     calls: int = 0
     """Judge prompts sent (repairs included; cache hits included)."""
     agreement: float | None = None
+    """Win rate: share of (question, criterion) pairs on which both orders agree."""
+    missing: dict[str, int] = Field(default_factory=dict)
+    """Per system: questions its answers lack (those questions are not judged)."""
 
     def as_json(self) -> dict[str, Any]:
-        """``{"protocol", "systems", "dimensions", "overall", "position_bias", "invalid"}``."""
-        return self.model_dump(include={"protocol", "systems", "dimensions", "overall",
-                                        "position_bias", "invalid"})
+        """``{"protocol", "systems", "dimensions", "overall", "position_bias", "invalid",
+        "questions", "missing", "agreement"}``."""
+        keys = ("protocol", "systems", "dimensions", "overall", "position_bias", "invalid",
+                "questions", "missing", "agreement")
+        dump = self.model_dump()
+        return {k: dump[k] for k in keys}
+
+    def missing_note(self) -> str:
+        """``""``, or which systems lacked answers to how many questions (not judged)."""
+        if not any(self.missing.values()):
+            return ""
+        return ("questions without an answer, not judged: "
+                + ", ".join(f"{n} {m}" for n, m in self.missing.items()))
 
     def to_markdown(self) -> str:
         """The table (criteria as rows, systems as columns) and a line of diagnostics."""
@@ -88,6 +106,7 @@ class JudgeReport(BaseModel):
         text = markdown_table([f"criterion ({head})", *self.systems], rows)
         notes = [f"{self.questions} questions judged, {self.calls} judge calls, "
                  f"{self.invalid} invalid"]
+        notes += [self.missing_note()] if self.missing_note() else []
         if self.protocol == "winrate":
             notes.append(f"position bias: the first-shown answer won {pct(self.position_bias)} "
                          f"of verdicts (50% = none); both orders agreed on "
@@ -157,12 +176,13 @@ class Judge:
     # ------------------------------------------------------------------ win rate
     async def awinrate(self, questions: Sequence[Question], answers: Answers) -> JudgeReport:
         """Pairwise win rates of the two systems in ``answers`` (``{system: {id: answer}}``,
-        first system first); a missing answer is judged as an empty one."""
+        first system first); questions either system lacks are not judged (``missing``)."""
         names = list(answers)
         if len(names) != 2:
             raise ValueError(f"the win-rate protocol compares exactly 2 systems, got "
                              f"{len(names)}")
         a, b = (answers[n] for n in names)
+        questions, missing = _answered(questions, answers)
         self._reset()
         jobs = []
         for q in questions:
@@ -170,7 +190,9 @@ class Judge:
             jobs.append(self._ask(_winrate_prompt(q.question, x, y), parse_winrate_reply))
             jobs.append(self._ask(_winrate_prompt(q.question, y, x), parse_winrate_reply))
         verdicts = await self._gather(jobs, "judge (win rate)")
-        return self._winrate_report(names, verdicts)
+        report = self._winrate_report(names, verdicts)
+        report.missing = missing
+        return report
 
     def _winrate_report(self, names: list[str], verdicts: list[dict[str, int] | None]
                         ) -> JudgeReport:
@@ -204,10 +226,12 @@ class Judge:
 
     # ------------------------------------------------------------------ score
     async def ascore(self, questions: Sequence[Question], answers: Answers) -> JudgeReport:
-        """0–100 scores per criterion of every system in ``answers``."""
+        """0–100 scores per criterion of every system in ``answers`` (on the questions every
+        system answered; ``missing`` counts the others)."""
         names = list(answers)
         if not names:
             raise ValueError("the score protocol needs at least one system")
+        questions, missing = _answered(questions, answers)
         self._reset()
         jobs = [
             self._ask(score_prompt(q.question, answers[n].get(q.id, ""), _reference(q)),
@@ -229,7 +253,7 @@ class Judge:
         )
         return JudgeReport(protocol="score", systems=names, dimensions=dims, overall=overall,
                            position_bias=None, invalid=self.invalid, questions=judged,
-                           calls=self.calls)
+                           calls=self.calls, missing=missing)
 
     # ------------------------------------------------------------------ sync
     def winrate(self, questions: Sequence[Question], answers: Answers) -> JudgeReport:
@@ -248,6 +272,23 @@ class Judge:
         if protocol == "score":
             return self.score(questions, answers)
         raise ValueError(f"unknown judge protocol {protocol!r}; use 'winrate' or 'score'")
+
+
+def _answered(questions: Sequence[Question], answers: Answers
+              ) -> tuple[list[Question], dict[str, int]]:
+    """The questions every system answered, and per system how many it lacks; raises
+    ``ValueError`` when a system answers none of them or no question is answered by all."""
+    ids = [q.id for q in questions]
+    missing = {n: sum(i not in got for i in ids) for n, got in answers.items()}
+    for n, m in missing.items():
+        if ids and m == len(ids):
+            raise ValueError(f"the answers of {n!r} match none of the {len(ids)} question ids "
+                             "(answers to other questions?)")
+    kept = [q for q in questions if all(q.id in got for got in answers.values())]
+    if ids and not kept:
+        raise ValueError("no question has an answer from every system: "
+                         + ", ".join(f"{n} lacks {m}" for n, m in missing.items()))
+    return kept, missing
 
 
 def _reference(q: Question) -> str | None:

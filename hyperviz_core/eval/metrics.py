@@ -2,7 +2,10 @@
 
 The normalisation is the SQuAD / HotpotQA / MuSiQue one: lower-case, drop punctuation, drop
 the articles *a*, *an*, *the*, collapse whitespace. A prediction is scored against every gold
-answer (MuSiQue lists aliases) and the best score counts.
+answer (MuSiQue lists aliases) and the best score counts. Before that, the prediction loses
+what the engine adds around an answer (:func:`strip_citations`): citation groups such as
+``(H2, [1])``, ``[3]`` or ``(E3)`` and the header line of an offline extractive summary, so a
+cited answer scores like the bare one and a source number never matches a numeric answer.
 
 Example:
     >>> from hyperviz_core.eval.metrics import exact_match, token_f1, answer_in_context
@@ -14,6 +17,8 @@ Example:
     True
     >>> answer_in_context(["35"], ["It has 350 stores."])   # whole tokens only
     False
+    >>> exact_match("Karl Renner (H2, [1])", ["Karl Renner"])   # citations are not scored
+    1.0
 """
 
 from __future__ import annotations
@@ -24,18 +29,47 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+from ..rag.answer import EXTRACTIVE_LABEL
+
 __all__ = [
     "answer_in_context",
     "answer_tokens",
     "contains_answer",
     "exact_match",
     "normalize_answer",
+    "strip_citations",
     "token_f1",
 ]
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCT = str.maketrans({**dict.fromkeys(string.punctuation + "‘’“”«»", ""),
                         **dict.fromkeys("–—…", " ")})
+_NUMS = r"\[\s*\d+(?:\s*[,;–-]\s*\d+)*\s*\]"
+_CITED = rf"(?:[EH]\d+|{_NUMS})"
+_CITATION = re.compile(rf"\(\s*{_CITED}(?:\s*[,;]\s*{_CITED})*\s*\)|{_NUMS}")
+_EXTRACTIVE_LINES = frozenset({EXTRACTIVE_LABEL, "(no passage matched the question)",
+                               "(no passages retrieved)"})
+
+
+def strip_citations(text: str) -> str:
+    """``text`` without the engine's citation markers and extractive-summary header.
+
+    Removed: groups of visual IDs and source numbers in parentheses (``(H2, [1])``,
+    ``(E3)``, ``(H2, E5, [1], [3])``), bare source numbers (``[1]``, ``[1, 2]``), and the
+    lines the offline answerer writes around its quotes (the
+    :data:`~hyperviz_core.rag.answer.EXTRACTIVE_LABEL` header and its "(no passage ...)"
+    placeholders). Other parentheses and IDs in running text are kept. Applied to the
+    prediction (never to the gold answers) by :func:`exact_match`, :func:`token_f1` and
+    :func:`contains_answer`.
+
+    Example:
+        >>> strip_citations("Karl Renner (H2, [1]).")
+        'Karl Renner .'
+        >>> strip_citations("Publix has 35 stores [2] (E3) (in 2019)")
+        'Publix has 35 stores (in 2019)'
+    """
+    lines = [ln for ln in str(text).splitlines() if ln.strip() not in _EXTRACTIVE_LINES]
+    return " ".join(_CITATION.sub(" ", "\n".join(lines)).split())
 
 
 def normalize_answer(text: str) -> str:
@@ -59,11 +93,12 @@ def _golds(gold: str | Iterable[str]) -> list[str]:
 
 
 def exact_match(prediction: str, gold: str | Iterable[str]) -> float:
-    """1.0 when the normalised prediction equals a normalised gold answer, else 0.0.
+    """1.0 when the normalised prediction (citations stripped) equals a normalised gold
+    answer, else 0.0.
 
     An empty prediction or an empty gold list scores 0.0.
     """
-    pred = normalize_answer(prediction)
+    pred = normalize_answer(strip_citations(prediction))
     if not pred:
         return 0.0
     return float(any(pred == normalize_answer(g) for g in _golds(gold)))
@@ -82,7 +117,7 @@ def _f1(pred: Sequence[str], gold: Sequence[str]) -> float:
 
 def token_f1(prediction: str, gold: str | Iterable[str]) -> float:
     """Best token-overlap F1 of ``prediction`` against the gold answers (0.0–1.0)."""
-    pred = answer_tokens(prediction)
+    pred = answer_tokens(strip_citations(prediction))
     return max((_f1(pred, answer_tokens(g)) for g in _golds(gold)), default=0.0)
 
 
@@ -102,7 +137,7 @@ def contains_answer(text: str, gold: str | Iterable[str]) -> bool:
         >>> contains_answer("Publix, with 35 stores in the state.", "35")
         True
     """
-    hay = normalize_answer(text)
+    hay = normalize_answer(strip_citations(text))
     return any(_contains(hay, normalize_answer(g)) for g in _golds(gold))
 
 

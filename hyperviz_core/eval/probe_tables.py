@@ -30,11 +30,20 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Hypergraph
-from ..probe import TASKS, GradeReport, Probe, ProbeAnswer, ask_probes, grade, make_probes
+from ..probe import (
+    TASKS,
+    GradeReport,
+    Probe,
+    ProbeAnswer,
+    ask_probes,
+    fake_model,
+    grade,
+    make_probes,
+)
 from .markdown import pct
 from .tables import PaperTable
 
-__all__ = ["ModelFactory", "layout_bias", "probe_rows", "table5"]
+__all__ = ["ModelFactory", "fake_row", "layout_bias", "probe_rows", "table5"]
 
 ModelFactory = Callable[[Sequence[Probe], Path], Any]
 """``(probes, folder) -> ChatModel``: the vision model that answers one set of probes."""
@@ -53,6 +62,16 @@ def probe_rows(reports: Mapping[tuple[str, ...], GradeReport]
     return [*tasks, "overall", "partial credit", "probes"], rows
 
 
+def fake_row(name: str, answers: Sequence[ProbeAnswer]) -> tuple[str, str]:
+    """(row name, note): a model whose answers came from a FAKE model is marked ``(FAKE)``
+    unless its name says so already, with a note naming the FAKE model."""
+    model = fake_model(answers)
+    if not model or "FAKE" in name:
+        return name, ""
+    return (f"{name} (FAKE)", f"{name} (FAKE): the answers come from {model}; they test "
+            "the harness and measure no model")
+
+
 def table5(probes: Sequence[Probe], answers: Mapping[str, Sequence[ProbeAnswer]]
            ) -> PaperTable:
     """Probe accuracy of every model in ``answers`` (``{model: answers}``)."""
@@ -63,9 +82,15 @@ def table5(probes: Sequence[Probe], answers: Mapping[str, Sequence[ProbeAnswer]]
     reports: dict[tuple[str, ...], GradeReport] = {
         (name,): grade(probes, got) for name, got in answers.items()}
     cols, rows = probe_rows(reports)
-    notes = ["accuracy = exact set match of the expected IDs; partial credit = mean F1"]
+    notes = ["accuracy = exact set match of the expected IDs over the answered probes; "
+             "partial credit = mean F1"]
+    for row, (name, got) in zip(rows, answers.items(), strict=True):
+        row[0], note = fake_row(name, got)
+        notes += [note] if note else []
     notes += [f"{n}: {r.overall.missing} probes without an answer (scored 0)"
               for (n,), r in reports.items() if r.overall.missing]
+    notes += [f"{n}: {r.overall.errors} failed model calls (not scored; first: "
+              f"{r.first_error[:120]})" for (n,), r in reports.items() if r.overall.errors]
     return PaperTable(table="5", title="Structural probe accuracy per model",
                       headers=["model", *cols], rows=rows, notes=notes,
                       data={n: r.model_dump() for (n,), r in reports.items()})

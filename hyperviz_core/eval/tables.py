@@ -89,6 +89,7 @@ def table1(judge: Judge, questions: Sequence[Question], ours: str,
         rows.append(row)
     notes = [f"{o}: {r.questions} questions, position bias {pct(r.position_bias)} "
              f"(first-shown answer chosen; 50% = none), {r.invalid} invalid judge calls"
+             + (f"; {r.missing_note()}" if r.missing_note() else "")
              for o, r in reports.items()]
     return PaperTable(table="1", title=f"Win rates of {ours} (both answer orders averaged)",
                       headers=headers, rows=rows,
@@ -171,7 +172,8 @@ def table2(questions: Sequence[Question], answers: Mapping[str, Mapping[str, str
         return PaperTable(table="2", title="Ablations: judge scores (0-100)",
                           headers=["variant", *DIMENSIONS, "Overall"], rows=rows,
                           data=rep.as_json(),
-                          notes=[f"{rep.questions} questions, {rep.invalid} invalid calls"])
+                          notes=[f"{rep.questions} questions, {rep.invalid} invalid calls",
+                                 *([rep.missing_note()] if rep.missing_note() else [])])
     if protocol != "winrate":
         raise ValueError(f"unknown judge protocol {protocol!r}; use 'winrate' or 'score'")
     base, others = names[0], names[1:]
@@ -181,4 +183,6 @@ def table2(questions: Sequence[Question], answers: Mapping[str, Mapping[str, str
              pct(reps[o].overall[base]), pct(reps[o].position_bias)] for o in others]
     return PaperTable(table="2", title=f"Ablations: win rate of {base} against each variant",
                       headers=["variant", *DIMENSIONS, "Overall", "position bias"],
-                      rows=rows, data={o: r.as_json() for o, r in reps.items()})
+                      rows=rows, data={o: r.as_json() for o, r in reps.items()},
+                      notes=[f"{o}: {r.missing_note()}" for o, r in reps.items()
+                             if r.missing_note()])

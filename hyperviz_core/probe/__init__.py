@@ -24,7 +24,7 @@ from .disambiguation import (
     parse_disambiguation,
     solve_disambiguation,
 )
-from .fake import FAKE_LABEL, ExportOracleVisionModel
+from .fake import FAKE_LABEL, ExportOracleVisionModel, fake_model
 from .grade import f1, grade, parse_ids
 from .make import DEFAULT_PAIR, make_probes, probe_specs, render_probe
 from .sample import sample_subgraph, sample_subgraphs
@@ -66,6 +66,7 @@ __all__ = [
     "disambiguation_question",
     "disambiguation_triples",
     "f1",
+    "fake_model",
     "grade",
     "load_view_settings",
     "make_probes",

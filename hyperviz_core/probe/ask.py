@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..rag import as_provider_error
 from .types import Probe, ProbeAnswer
 
-__all__ = ["SYSTEM", "ask_probes", "ask_probes_inline", "probe_prompt"]
+__all__ = ["SYSTEM", "answer_or_error", "ask_probes", "ask_probes_inline", "probe_prompt"]
 
 SYSTEM = (
     "You read hypergraph drawings. Entities are circles labelled E# (their names may be "
@@ -28,8 +29,8 @@ def ask_probes(
     probes: Sequence[Probe], base: str | Path, model: Any, *, progress: bool = True,
 ) -> list[ProbeAnswer]:
     """One ``model.complete(prompt, images=[png], system=..., json_mode=True)`` per probe
-    (paths relative to ``base``). A failing call is recorded as an empty answer with the
-    error in ``raw`` (graded wrong)."""
+    (paths relative to ``base``). A provider failure is recorded as an answer with an
+    ``error`` (not graded); any other exception propagates."""
     root = Path(base)
     items: Any = probes
     if progress:
@@ -46,11 +47,22 @@ def ask_probes_inline(
     return [_ask_one(p, images[p.id][0], model) for p in probes]
 
 
-def _ask_one(p: Probe, png: bytes, model: Any) -> ProbeAnswer:
+def answer_or_error(pid: str, model: Any, call: Callable[[], Any]) -> ProbeAnswer:
+    """The answer ``call()`` returns, or one with ``error`` set when it raised a provider
+    error (:class:`~hyperviz_core.rag.ProviderError`, or an SDK/framework exception that
+    :func:`~hyperviz_core.rag.as_provider_error` maps to one); other exceptions propagate."""
     name = str(getattr(model, "model_name", type(model).__name__))
     try:
-        raw = model.complete(probe_prompt(p), images=[png], system=SYSTEM, json_mode=True)
-    except Exception as exc:  # provider failure: graded as a wrong answer
-        return ProbeAnswer(id=p.id, answer=[], model=name,
-                           raw=f"error: {' '.join(str(exc).split())[:200]}")
-    return ProbeAnswer(id=p.id, answer=str(raw), model=name, raw=str(raw))
+        raw = str(call())
+    except Exception as exc:
+        err = as_provider_error(exc)
+        if err is None:  # a bug, not a failed call
+            raise
+        return ProbeAnswer(id=pid, answer=[], model=name,
+                           error=" ".join(str(err).split())[:300] or type(exc).__name__)
+    return ProbeAnswer(id=pid, answer=raw, model=name, raw=raw)
+
+
+def _ask_one(p: Probe, png: bytes, model: Any) -> ProbeAnswer:
+    return answer_or_error(p.id, model, lambda: model.complete(
+        probe_prompt(p), images=[png], system=SYSTEM, json_mode=True))

@@ -23,17 +23,29 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from .disambiguation import parse_disambiguation, solve_disambiguation
 from .tasks import bridges, edges_of, overlap_core, top_betweenness
-from .types import Probe
+from .types import Probe, ProbeAnswer
 
-__all__ = ["FAKE_LABEL", "ExportOracleVisionModel"]
+__all__ = ["FAKE_LABEL", "ExportOracleVisionModel", "fake_model"]
 
 FAKE_LABEL = "FAKE: answers from the export JSON, not the pixels"
+_FAKE_MARK = "FAKE:"
+"""What every FAKE model of the harness puts in its ``model_name``."""
+
+
+def fake_model(answers: Iterable[ProbeAnswer]) -> str:
+    """The ``model`` of the first answer written by a FAKE model (its name holds
+    ``"FAKE:"``), or ``""``: an answers file named after a real model may hold FAKE answers.
+
+    >>> fake_model([ProbeAnswer(id="p", answer=[], model=ExportOracleVisionModel({}).model_name)])
+    'fake-export-oracle (FAKE: answers from the export JSON, not the pixels)'
+    """
+    return next((a.model for a in answers if _FAKE_MARK in a.model), "")
 
 
 def _sha(data: bytes) -> str:

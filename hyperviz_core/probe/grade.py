@@ -1,4 +1,5 @@
-"""Grading probe answers: exact set match, partial credit (F1) reported separately.
+"""Grading probe answers: exact set match, partial credit (F1) reported separately; an
+answer whose model call failed is counted in ``errors``, not graded.
 
 Example:
     >>> from hyperviz_core.probe.types import Probe, ProbeAnswer
@@ -62,22 +63,31 @@ def _kind(probe: Probe) -> str | None:
 
 
 def grade(probes: Sequence[Probe], answers: Sequence[ProbeAnswer]) -> GradeReport:
-    """Score ``answers`` against ``probes`` per task and overall (a missing answer scores 0)."""
+    """Score ``answers`` against ``probes`` per task and overall. A missing answer scores 0;
+    an answer whose model call failed (``error``) is counted in ``errors`` and not graded:
+    accuracy and partial credit are over the other probes."""
     by_id = {a.id: a for a in answers}
     per: dict[str, TaskScore] = {}
     overall = TaskScore(task="overall")
+    first_error = ""
     for p in probes:
         score = per.setdefault(p.task, TaskScore(task=p.task))
         ans = by_id.get(p.id)
-        got = parse_ids(ans.answer, _kind(p)) if ans is not None else []
+        failed = ans is not None and bool(ans.error)
+        if ans is not None and ans.error and not first_error:
+            first_error = ans.error
+        got = parse_ids(ans.answer, _kind(p)) if ans is not None and not failed else []
         exact = ans is not None and sorted(got, key=vid_key) == sorted(p.answer, key=vid_key)
-        part = f1(got, p.answer) if ans is not None else 0.0
+        part = f1(got, p.answer) if ans is not None and not failed else 0.0
         for s in (score, overall):
             s.n += 1
-            s.correct += exact
+            s.errors += failed
+            s.correct += exact and not failed
             s.partial += part
             s.missing += ans is None
     for s in [*per.values(), overall]:
-        s.accuracy = round(s.correct / s.n, 4) if s.n else 0.0
-        s.partial = round(s.partial / s.n, 4) if s.n else 0.0
-    return GradeReport(tasks=[per[t] for t in sorted(per)], overall=overall)
+        graded = s.n - s.errors
+        s.accuracy = round(s.correct / graded, 4) if graded else 0.0
+        s.partial = round(s.partial / graded, 4) if graded else 0.0
+    return GradeReport(tasks=[per[t] for t in sorted(per)], overall=overall,
+                       first_error=first_error)

@@ -49,7 +49,8 @@ def run_specs(
     specs: Sequence[ProbeSpec], layouts: Sequence[str], viz: HyperViz, vlm: Any | None,
 ) -> dict[str, Any]:
     """Render every spec with ``layouts``; grade ``vlm``'s answers (if given) and average
-    readability and coverage (drawn ÷ given entities) over the renderings."""
+    readability and coverage (drawn ÷ given entities) over the renderings. ``errors``
+    counts failed model calls (not graded), ``error`` is the first one's message."""
     probes: list[Probe] = []
     images: dict[str, tuple[bytes, dict[str, Any]]] = {}
     read, cover = [], []
@@ -72,4 +73,6 @@ def run_specs(
     return {"probes": len(probes), "readability": round(sum(read) / n, 4),
             "coverage": round(sum(cover) / n, 4),
             "accuracy": report.overall.accuracy if report else None,
-            "partial": report.overall.partial if report else None}
+            "partial": report.overall.partial if report else None,
+            "errors": report.overall.errors if report else 0,
+            "error": report.first_error if report else ""}

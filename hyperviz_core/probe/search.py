@@ -11,6 +11,12 @@ readability alone would reward pruning everything). Probes carry no query, so α
 matter through their ratio to each other when a query is present: on probes they do not
 change the drawing (the default grid keeps them fixed; grid them to confirm).
 
+Ties (same score, coverage, partial credit and readability) go to the point closest to the
+:class:`~hyperviz_core.prune.Budget` defaults (each parameter's distance as a share of its
+range), never to the smallest values. When every point of a grid of two or more ties,
+``TuneResult.tie`` is set: the probes did not separate the settings (small samples are often
+drawn whole by every budget) and ``vizrag tune`` saves nothing.
+
 Example:
     >>> from hyperviz_core.testing import random_hypergraph
     >>> grid = {"gamma": [0.3, 0.44], "w_v": [10.0], "w_e": [1.0]}
@@ -54,6 +60,12 @@ class TuneRow(BaseModel):
     readability: float
     coverage: float
     objective: float
+    errors: int = 0
+    """Failed vision-model calls (not graded)."""
+
+    def scores(self) -> tuple[float, ...]:
+        """What ranks the row (higher is better): objective, coverage, partial, readability."""
+        return (self.objective, self.coverage, self.partial or 0.0, self.readability)
 
 
 class TuneResult(BaseModel):
@@ -66,6 +78,15 @@ class TuneResult(BaseModel):
     k: int
     seed: int
     table: list[TuneRow] = Field(default_factory=list)
+    tie: bool = False
+    """Every grid point (two or more) scored the same: the grid did not separate them."""
+    error: str = ""
+    """The first failed vision-model call's error (empty when none failed)."""
+
+    @property
+    def errors(self) -> int:
+        """Failed vision-model calls over the whole grid."""
+        return sum(r.errors for r in self.table)
 
     def table_text(self, limit: int | None = None) -> str:
         """The table as printed by ``vizrag tune`` (best first)."""
@@ -105,12 +126,25 @@ def parse_grid(items: Sequence[str]) -> dict[str, list[float]]:
     return grid
 
 
+def _default_distance(params: Mapping[str, float]) -> float:
+    """How far ``params`` lie from the :class:`Budget` defaults (sum of range shares)."""
+    default = Budget()
+    return round(sum(abs(params[p] - float(getattr(default, p))) / (hi - lo)
+                     for p, (lo, hi) in _RANGES.items()), 9)
+
+
+def _rank(row: TuneRow) -> tuple[Any, ...]:
+    return (*(-v for v in row.scores()), _default_distance(row.params),
+            [row.params[p] for p in PARAMS])
+
+
 def tune(
     hypergraphs: Hypergraph | Sequence[Hypergraph], vlm: Any | None, *,
     grid: Mapping[str, Sequence[float]] | None = None, layouts: Sequence[str] = DEFAULT_PAIR,
     k: int = 15, seed: int = 0, progress: bool = True,
 ) -> TuneResult:
-    """Score every grid point on ``k`` probes; the table is sorted best first.
+    """Score every grid point on ``k`` probes; the table is sorted best first (ties: closest
+    to the :class:`Budget` defaults; ``tie`` when the whole grid scored the same).
 
     ``grid`` overrides :data:`DEFAULT_GRID` per parameter (the others keep theirs)."""
     full = {**DEFAULT_GRID, **{p: list(v) for p, v in (grid or {}).items()}}
@@ -125,17 +159,19 @@ def tune(
         from tqdm import tqdm
 
         items = tqdm(points, desc="grid", unit="point")
-    rows = []
+    rows, error = [], ""
     for params in items:
         viz = HyperViz(budget=Budget(**params))
         res = run_specs(specs, layouts, viz, vlm)
+        error = error or res["error"]
         base = res["accuracy"] if vlm is not None else res["readability"]
         rows.append(TuneRow(params=params, probes=res["probes"], accuracy=res["accuracy"],
                             partial=res["partial"], readability=res["readability"],
-                            coverage=res["coverage"],
+                            coverage=res["coverage"], errors=res["errors"],
                             objective=round(float(base or 0.0) * res["coverage"], 4)))
-    rows.sort(key=lambda r: (-r.objective, -r.coverage, [r.params[p] for p in PARAMS]))
-    return TuneResult(best=rows[0].params, table=rows, k=k, seed=seed,
+    rows.sort(key=_rank)
+    tie = len(rows) > 1 and len({r.scores() for r in rows}) == 1
+    return TuneResult(best=rows[0].params, table=rows, k=k, seed=seed, tie=tie, error=error,
                       layouts=(layouts[0], layouts[1]) if len(layouts) > 1
                       else (layouts[0], layouts[0]),
                       mode="vision-model" if vlm is not None else "readability-metrics",

@@ -54,6 +54,8 @@ class PairScore(BaseModel):
     partial: float | None = None
     readability: float
     coverage: float
+    errors: int = 0
+    """Failed vision-model calls (not graded)."""
 
 
 class DualViewChoice(BaseModel):
@@ -66,6 +68,13 @@ class DualViewChoice(BaseModel):
     k: int
     seed: int
     table: list[PairScore] = Field(default_factory=list)
+    error: str = ""
+    """The first failed vision-model call's error (empty when none failed)."""
+
+    @property
+    def errors(self) -> int:
+        """Failed vision-model calls over the whole table."""
+        return sum(r.errors for r in self.table)
 
     def table_text(self) -> str:
         """The table as printed by ``vizrag tune``/``probes``."""
@@ -100,12 +109,14 @@ def select_dual_view(
 
         items = tqdm(PAIRS, desc="pairs", unit="pair")
     table = []
+    error = ""
     for pair in items:
         res = run_specs(specs, pair, viz, vlm)
+        error = error or res["error"]
         table.append(PairScore(pair=pair, probes=res["probes"], accuracy=res["accuracy"],
                                partial=res["partial"], readability=res["readability"],
-                               coverage=res["coverage"]))
+                               coverage=res["coverage"], errors=res["errors"]))
     best = min(table, key=_rank)
-    return DualViewChoice(pair=best.pair, k=k, seed=seed, table=table,
+    return DualViewChoice(pair=best.pair, k=k, seed=seed, table=table, error=error,
                           mode="vision-model" if vlm is not None else "readability-metrics",
                           model=str(getattr(vlm, "model_name", "")) if vlm else "")

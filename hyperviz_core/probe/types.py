@@ -9,6 +9,8 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from .textio import atomic_write_text, check_unicode, jsonl_lines
+
 __all__ = ["GradeReport", "Probe", "ProbeAnswer", "TaskScore", "read_jsonl", "write_jsonl"]
 
 
@@ -42,6 +44,9 @@ class ProbeAnswer(BaseModel):
     """IDs, or raw text from which E#/H# IDs are read."""
     model: str = ""
     raw: str = ""
+    error: str = ""
+    """Why the model call failed (a provider error); empty when it answered. A failed call
+    is not graded: :func:`~hyperviz_core.probe.grade` counts it in ``errors``."""
 
 
 class TaskScore(BaseModel):
@@ -51,10 +56,13 @@ class TaskScore(BaseModel):
     n: int = 0
     correct: int = 0
     accuracy: float = 0.0
-    """Share of exact set matches."""
+    """Share of exact set matches among the graded probes (``n - errors``; 0 when none)."""
     partial: float = 0.0
     """Mean F1 of answered against expected IDs (partial credit, reported separately)."""
     missing: int = 0
+    """Probes without an answer in the file (graded 0)."""
+    errors: int = 0
+    """Probes whose model call failed (not graded)."""
 
 
 class GradeReport(BaseModel):
@@ -62,13 +70,16 @@ class GradeReport(BaseModel):
 
     tasks: list[TaskScore] = Field(default_factory=list)
     overall: TaskScore = Field(default_factory=lambda: TaskScore(task="overall"))
+    first_error: str = ""
+    """The first failed model call's error (empty when none failed)."""
 
     def table(self) -> str:
         """A plain-text table (one row per task, then overall)."""
-        rows = [f"{'task':<18} {'n':>4} {'exact':>7} {'partial':>8} {'missing':>8}"]
+        rows = [f"{'task':<18} {'n':>4} {'exact':>7} {'partial':>8} {'missing':>8} "
+                f"{'errors':>7}"]
         for t in [*self.tasks, self.overall]:
             rows.append(f"{t.task:<18} {t.n:>4} {t.accuracy:>7.3f} {t.partial:>8.3f} "
-                        f"{t.missing:>8}")
+                        f"{t.missing:>8} {t.errors:>7}")
         return "\n".join(rows)
 
 
@@ -79,15 +90,19 @@ def read_jsonl(path: str | Path, model: type[M]) -> list[M]:
     """Read JSON lines into ``model`` objects; a bad line raises ``ValueError`` naming it."""
     p = Path(path)
     try:
-        lines = p.read_text(encoding="utf-8").splitlines()
+        lines = jsonl_lines(p.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ValueError(f"cannot read {p}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{p}: not UTF-8 text") from None
     out: list[M] = []
     for no, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
-            out.append(model.model_validate(json.loads(line)))
+            obj = json.loads(line)
+            check_unicode(obj, p, no)
+            out.append(model.model_validate(obj))
         except (json.JSONDecodeError, ValidationError) as exc:
             msg = exc.msg if isinstance(exc, json.JSONDecodeError) else exc.errors()[0]["msg"]
             raise ValueError(f"{p}:{no}: not a valid {model.__name__}: {msg}") from None
@@ -95,10 +110,8 @@ def read_jsonl(path: str | Path, model: type[M]) -> list[M]:
 
 
 def write_jsonl(path: str | Path, items: Iterable[BaseModel]) -> Path:
-    """Write ``items`` as JSON lines (sorted keys, UTF-8)."""
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
+    """Write ``items`` as JSON lines (sorted keys, UTF-8), atomically: a failure leaves any
+    previous file as it was."""
     text = "".join(json.dumps(i.model_dump(), ensure_ascii=False, sort_keys=True) + "\n"
                    for i in items)
-    p.write_text(text, encoding="utf-8")
-    return p
+    return atomic_write_text(path, text)

@@ -1,0 +1,78 @@
+"""Safe JSON-lines input and output shared by the probe and evaluation harnesses.
+
+- :func:`jsonl_lines` splits a file's text on newlines only (a JSON string may hold U+2028,
+  U+0085 or other characters that :meth:`str.splitlines` treats as line breaks).
+- :func:`check_unicode` rejects a decoded JSON value holding an unpaired surrogate
+  (``"\\ud800"`` is valid JSON but no Unicode text: it could never be written back as UTF-8).
+- :func:`atomic_write_text` writes a temporary file in the target's folder and renames it
+  over the target, so a failed write never leaves a truncated file behind.
+
+Example:
+    >>> import json, tempfile, pathlib
+    >>> check_unicode(json.loads('{"q": "Who \\\\ud800?"}'), "q.jsonl", 3)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: q.jsonl:3: text with an unpaired surrogate escape (e.g. ...) is not valid Unicode
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "a.jsonl"
+    >>> atomic_write_text(p, "one\\u2028line\\n") == p, jsonl_lines(p.read_text("utf-8"))
+    (True, ['one\\u2028line'])
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import secrets
+from pathlib import Path
+from typing import Any
+
+__all__ = ["atomic_write_text", "check_unicode", "jsonl_lines"]
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def jsonl_lines(text: str) -> list[str]:
+    """The lines of a JSON-lines text, split on ``\\n`` only (a trailing ``\\r`` dropped,
+    no empty last line after a final newline)."""
+    lines = text.split("\n")
+    if lines and not lines[-1]:
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
+
+
+def _has_surrogate(value: Any) -> bool:
+    if isinstance(value, str):
+        return _SURROGATE.search(value) is not None
+    if isinstance(value, dict):
+        return any(_has_surrogate(k) or _has_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_surrogate(v) for v in value)
+    return False
+
+
+def check_unicode(value: Any, path: str | Path, line: int) -> None:
+    """Raise ``ValueError`` naming ``path:line`` when ``value`` holds an unpaired surrogate."""
+    if _has_surrogate(value):
+        raise ValueError(f"{path}:{line}: text with an unpaired surrogate escape (e.g. "
+                         "\\ud800) is not valid Unicode")
+
+
+def atomic_write_text(path: str | Path, text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` through a temporary file in the same folder and
+    :func:`os.replace`; parents are created. The previous file survives any failure."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    data = text.encode("utf-8")  # fails (UnicodeEncodeError) before any file is touched
+    tmp = p.with_name(f".{p.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    # O_EXCL: never another file; mode 0o666 minus the umask, as a plain write would give
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, p)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return p
