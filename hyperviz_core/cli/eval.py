@@ -91,7 +91,8 @@ def _generate(args: argparse.Namespace, store: str, runs: list[tuple[str, str, d
 
     _check_store(store)
     tracker = UsageTracker()
-    engine = open_engine(store, load_chat(args.llm), make_embedder(args.embed),
+    engine = open_engine(store, load_chat(args.llm),
+                         make_embedder(args.embed) if args.embed else None,  # None: the store's
                          tracker=tracker, concurrency=args.concurrency, show_progress=False,
                          max_retries=args.max_retries, top_k=args.top_k,
                          **(engine_kwargs or {}))
