@@ -1,8 +1,9 @@
 """The ``vizrag`` command line: argument parsing only; the work happens in the library.
 
 Each subcommand lives in its own module exposing ``register(subparsers)``; the handler it
-sets with ``set_defaults(func=...)`` returns the process exit code. Bad input is reported as
-one line on stderr with exit code 2.
+sets with ``set_defaults(func=...)`` returns the process exit code. Bad input, and a model
+provider's failure that no command handles itself, is reported as one line on stderr with
+exit code 2.
 """
 
 from __future__ import annotations
@@ -51,7 +52,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, OSError) as exc:
         print(f"vizrag {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except RuntimeError as exc:
+        if not _is_provider_error(exc):
+            raise
+        # a model provider failed (after its retries) outside a per-document/question
+        # guard, e.g. the embedder's dimension probe: one line, no traceback
+        print(f"vizrag {args.command}: error: model provider: {' '.join(str(exc).split())}",
+              file=sys.stderr)
+        return 2
     return code
+
+
+def _is_provider_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is a :class:`~hyperviz_core.rag.ProviderError` (its module is loaded
+    whenever one was raised, so the CLI does not import it up front)."""
+    protocols = sys.modules.get("hyperviz_core.rag.providers.protocols")
+    return protocols is not None and isinstance(exc, protocols.ProviderError)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -14,7 +14,8 @@ from typing import Any
 
 from .argtypes import non_negative_int, positive_int
 
-__all__ = ["make_chat", "make_embedder", "open_existing", "register"]
+__all__ = ["add_provider_options", "make_chat", "make_embedder", "open_existing", "register",
+           "seconds"]
 
 
 def _parsed(flag: str, spec: str) -> Any:
@@ -31,8 +32,29 @@ def _parsed(flag: str, spec: str) -> Any:
     return parsed
 
 
-def make_chat(spec: str | None) -> Any:
-    """A chat model from ``provider:model[@base_url]`` (``offline``/``none`` → None).
+def seconds(text: str) -> float:
+    """``--timeout``: a positive number of seconds, else a one-line argparse error."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
+    return value
+
+
+def add_provider_options(p: argparse.ArgumentParser) -> None:
+    """``--timeout`` and ``--max-retries`` (the provider calls of ``--llm`` / ``--embed``)."""
+    p.add_argument("--timeout", type=seconds, default=120.0, metavar="S",
+                   help="seconds a provider request may take in all, answer included "
+                   "(default 120)")
+    p.add_argument("--max-retries", type=non_negative_int, default=5, metavar="N",
+                   help="provider retries (429/5xx/timeouts) per call (default 5)")
+
+
+def make_chat(spec: str | None, *, timeout: float | None = None) -> Any:
+    """A chat model from ``provider:model[@base_url]`` (``offline``/``none`` → None);
+    ``timeout``: seconds per request (default the model's, 120).
 
     Parsed by :func:`hyperviz_core.rag.providers.spec.parse_model_spec`.
     """
@@ -40,15 +62,20 @@ def make_chat(spec: str | None) -> Any:
         return None
     from ..rag.providers.spec import chat_model_from_spec
 
+    kw = {} if timeout is None else {"timeout": timeout}
     try:
-        return chat_model_from_spec(_parsed("--llm", spec))
+        return chat_model_from_spec(_parsed("--llm", spec), **kw)
     except ImportError as exc:  # the provider's extra (e.g. 'openai') is not installed
         raise ValueError(f"--llm {spec!r} is unavailable: {exc}") from None
 
 
-def make_embedder(spec: str | None) -> Any:
+def make_embedder(spec: str | None, *, timeout: float | None = None,
+                  max_retries: int | None = 5) -> Any:
     """An embedder from ``offline``, ``hashing[:DIM]``, ``local-minilm`` (the optional
-    ``vizrag[local]`` extra) or ``provider:model[@base_url]``."""
+    ``vizrag[local]`` extra) or ``provider:model[@base_url]``. A provider's one makes
+    requests of at most ``timeout`` seconds and comes in a
+    :class:`~hyperviz_core.rag.RetryingEmbedder` of ``max_retries`` (``None``: unwrapped,
+    for a caller that wraps it itself)."""
     from ..rag.providers.offline import HashingEmbedder
 
     if not spec or spec.strip().lower() in ("offline", "hashing", "default"):
@@ -66,10 +93,13 @@ def make_embedder(spec: str | None) -> Any:
             return HashingEmbedder(dim=int(low.split(":", 1)[1]))
         except ValueError as exc:
             raise ValueError(f"bad --embed {spec!r}: {exc}") from None
+    from ..rag.providers.retry import RetryingEmbedder
     from ..rag.providers.spec import embedder_from_spec
 
+    kw = {} if timeout is None else {"timeout": timeout}
     try:
-        return embedder_from_spec(_parsed("--embed", spec))
+        embedder = embedder_from_spec(_parsed("--embed", spec), **kw)
+        return embedder if max_retries is None else RetryingEmbedder(embedder, max_retries)
     except ImportError as exc:  # the provider's extra (e.g. 'openai') is not installed
         raise ValueError(f"--embed {spec!r} is unavailable: {exc}") from None
 
@@ -130,6 +160,7 @@ def _workers(value: str) -> int | str:
 def _run_index(args: argparse.Namespace) -> int:
     from ..rag.index.indexer import Indexer
     from ..rag.index.workers import auto_workers
+    from ..rag.providers.retry import with_retries
     from ..rag.store import is_store_url, open_store
     from ..rag.store.sqlite.check import store_errors
 
@@ -137,8 +168,11 @@ def _run_index(args: argparse.Namespace) -> int:
         raise ValueError(f"--chunk-overlap ({args.chunk_overlap}) must be smaller than "
                          f"--chunk-size ({args.chunk_size})")
     docs, dup = _load_inputs(args)
-    chat = make_chat(args.llm)
-    embedder = make_embedder(args.embed)  # a bad spec fails before the store is touched
+    chat = make_chat(args.llm, timeout=args.timeout)
+    # retried by the Indexer (which counts the retries); a bad spec, or a provider that
+    # cannot tell its dimension, fails here, before the store is touched
+    embedder = make_embedder(args.embed, timeout=args.timeout, max_retries=None)
+    with_retries(embedder, args.max_retries).dim  # noqa: B018 - the (retried) probe
     with store_errors(args.store):
         options = ({} if args.ann_threshold is None or is_store_url(args.store)
                    else {"ann_threshold": args.ann_threshold})
@@ -150,6 +184,7 @@ def _run_index(args: argparse.Namespace) -> int:
                 embedder=embedder,
                 index_visualization=not args.no_visualization,
                 concurrency=args.concurrency,
+                max_retries=args.max_retries,
                 show_progress=not args.no_progress and sys.stderr.isatty(),
                 chat=chat,
                 chunk_size=args.chunk_size,
@@ -195,6 +230,8 @@ def _print_index(args: argparse.Namespace, report: Any, docs: Any, dup: Any,
         for why in dup.unreadable:
             print(f"  unreadable {why}")
     print("  " + report.summary())
+    if report.retries:
+        print(f"  provider retries: {report.retries} (429/5xx/timeouts; see the warnings)")
     if report.compacted_bytes:
         print(f"  compacted: {report.compacted_bytes / 2**20:.1f} MiB freed")
     if report.store is not None:
@@ -290,6 +327,7 @@ def register(sub: Any) -> None:
     p.add_argument("--id-field", default="id", metavar="F")
     p.add_argument("--title-field", default="title", metavar="F")
     p.add_argument("--concurrency", type=positive_int, default=8, metavar="N")
+    add_provider_options(p)
     p.add_argument("--workers", type=_workers, default="auto", metavar="N|auto",
                    help="processes running the offline extraction beside this one (0: none; "
                         "auto: one per core but one, from 1 MB of input; LLM extraction "

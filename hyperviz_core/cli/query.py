@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .index import make_chat, make_embedder
+from .index import add_provider_options, make_chat, make_embedder
 
 __all__ = [
     "MAX_EXIT",
@@ -226,8 +226,9 @@ def _open_engine(args: argparse.Namespace) -> Any:
         raise ValueError(f"--hops must be between 0 and 3, got {args.hops}")
     store = open_store(args.store, read_only=True)  # a query never writes the store
     try:
-        embedder = make_embedder(args.embed) if args.embed else None  # None: the store's
-        return VizRAG(store, chat=make_chat(args.llm), embedder=embedder,
+        embedder = (make_embedder(args.embed, timeout=args.timeout, max_retries=args.max_retries)
+                    if args.embed else None)  # None: the store's
+        return VizRAG(store, chat=_chat(args), embedder=embedder,
                       mode=args.mode, top_k=args.top_k, hops=args.hops, show_progress=False)
     except ValidationError as exc:
         store.close()
@@ -237,6 +238,18 @@ def _open_engine(args: argparse.Namespace) -> Any:
     except BaseException:
         store.close()
         raise
+
+
+def _chat(args: argparse.Namespace) -> Any:
+    """``--llm`` in the retry middleware ``index`` and ``eval`` use (429/5xx/timeouts,
+    ``--max-retries``; :func:`~hyperviz_core.rag.build_chat_stack`); no cache: the store
+    is opened read-only."""
+    chat = make_chat(args.llm, timeout=args.timeout)
+    if chat is None:
+        return None
+    from ..rag.providers.middleware import build_chat_stack
+
+    return build_chat_stack(chat, max_retries=args.max_retries)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -325,6 +338,7 @@ def register(sub: Any) -> None:
     p.add_argument("--llm", default=None,
                    help="chat/vision model, e.g. openai:gpt-4o-mini (default: offline)")
     p.add_argument("--embed", default=None, help="embedder (must match the index)")
+    add_provider_options(p)
     p.add_argument("--out", default=None, help="write I_top/I_bot PNG + HTML here")
     p.add_argument("--questions", default=None, help="JSONL file of {id, question}")
     p.add_argument("--json", action="store_true", help="one JSON line per question")

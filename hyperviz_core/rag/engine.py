@@ -36,6 +36,7 @@ from .hooks import Hook, HookEvent, HookList, afire, elapsed_ms, error_text, fir
 from .prompts import Prompts
 from .providers.offline import HashingEmbedder
 from .providers.protocols import ChatModel, Embedder
+from .providers.retry import with_retries
 from .providers.spec import store_embedder
 from .result import RetrievalResult
 from .retrieve import RetrievalConfig, Retriever
@@ -114,8 +115,9 @@ class VizRAG:
         try:
             # no embedder given: the one the store was indexed with, when it can be made
             # offline (hashed, local MiniLM), else the hashed default
-            self.embedder: Embedder = (embedder or store_embedder(self.store.embedder_info())
-                                       or HashingEmbedder())
+            # a provider's embedder is retried (429/5xx/timeouts), its dim probe included
+            self.embedder: Embedder = with_retries(
+                embedder or store_embedder(self.store.embedder_info()) or HashingEmbedder())
             self.store.check_embedder(self.embedder.name, self.embedder.dim)  # fail early
         except Exception:
             if owned:

@@ -35,7 +35,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ...model import Entity, Hypergraph
+from ..providers.offline import HashingEmbedder
 from ..providers.protocols import ChatModel, Embedder
+from ..providers.retry import with_retries
 from ..store import DocumentInput, StoreProtocol, VectorsArg, open_store
 from ..types import Chunk, ChunkExtraction, ChunkTheme, Document
 from .chunking import chunk_document
@@ -84,7 +86,8 @@ class Indexer:
         summarize_descriptions: let the LLM shorten merged entity descriptions longer than
             ``summary_threshold`` characters (needs ``chat``).
         cache: cache LLM answers in the store (re-runs and resumed runs cost 0 calls).
-        max_retries: retries of retryable provider errors (429, 5xx, timeouts).
+        max_retries: retries of retryable provider errors (429, 5xx, timeouts) of the chat
+            model and of a provider's embedder (not the offline hashed one).
         prompt_price, completion_price: optional prices per 1,000 tokens for
             :attr:`IndexReport.cost_usd`.
         max_inflight_bytes: when streaming, at most this much document text is being
@@ -127,8 +130,6 @@ class Indexer:
         max_batch_documents: int = 64,
         workers: int = 0,
     ) -> None:
-        from ..providers.offline import HashingEmbedder
-
         if concurrency < 1:
             raise ValueError(f"concurrency must be >= 1, got {concurrency}")
         if workers < 0:
@@ -141,7 +142,8 @@ class Indexer:
             self.chat = self._wrap_chat(chat, cache=cache, max_retries=max_retries,
                                         prices=(prompt_price, completion_price))
         self._set_extractors(extractor, theme_extractor, index_visualization, render_images)
-        self.embedder: Embedder = embedder or HashingEmbedder()
+        self.embedder: Embedder = with_retries(embedder or HashingEmbedder(), max_retries,
+                                               tracker=self.usage)  # dim probe included
         self._embedder_checked = False
         self._renderer = renderer
         self.concurrency = concurrency

@@ -25,7 +25,13 @@ from collections.abc import Sequence
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from .protocols import ChatModel, current_call_info
-from .retry import RateLimitedChatModel, RetryingChatModel, RetryingEmbedder, is_retryable
+from .retry import (
+    RateLimitedChatModel,
+    RetryingChatModel,
+    RetryingEmbedder,
+    is_retryable,
+    with_retries,
+)
 from .usage import TrackingChatModel, UsageReport, UsageTracker, estimate_tokens
 
 __all__ = [
@@ -43,6 +49,7 @@ __all__ = [
     "cache_key",
     "estimate_tokens",
     "is_retryable",
+    "with_retries",
 ]
 
 log = logging.getLogger(__name__)

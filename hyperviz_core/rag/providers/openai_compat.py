@@ -7,7 +7,11 @@ The ``openai`` SDK is imported lazily, so the core runs without it.
 * Images go as ``data:image/png;base64,...`` ``image_url`` content parts.
 * ``json_mode=True`` sends ``response_format={"type": "json_object"}``.
 * Errors become :class:`~hyperviz_core.rag.ProviderError`; 408/409/429/5xx,
-  timeouts and connection errors are ``retryable`` (with the ``Retry-After`` hint).
+  timeouts, connection errors, a body that is not JSON and a completion without choices
+  are ``retryable`` (with the ``Retry-After`` hint); embeddings that do not fit the
+  request (count, indices, dimension) are refused (:mod:`.openai_wire`).
+* ``timeout`` is a total deadline per request (the SDK's own bounds each network read).
+* The base URL's ``user:password@`` never reaches ``model_name``, logs or cache keys.
   The SDK's own retries are off by default (``sdk_max_retries=0``): wrap the model in
   :class:`~hyperviz_core.rag.RetryingChatModel` (or use
   :func:`~hyperviz_core.rag.build_chat_stack`) for one retry policy.
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import logging
 import weakref
 from collections.abc import Sequence
@@ -29,6 +34,15 @@ import numpy as np
 import numpy.typing as npt
 
 from ..vectors import normalize_rows
+from .openai_wire import (
+    await_with_deadline,
+    call_with_deadline,
+    chat_answer,
+    embedding_rows,
+    map_call_error,
+    map_openai_error,
+    server_label,
+)
 from .protocols import ProviderError, report_usage
 
 __all__ = [
@@ -43,7 +57,6 @@ log = logging.getLogger(__name__)
 _KNOWN_DIMS = {"text-embedding-3-small": 1536, "text-embedding-3-large": 3072,
                "text-embedding-ada-002": 1536, "nomic-embed-text": 768,
                "mxbai-embed-large": 1024, "all-minilm": 384}
-_RETRYABLE_STATUS = {408, 409, 429}
 
 
 def _openai() -> Any:
@@ -55,38 +68,6 @@ def _openai() -> Any:
             "pip install 'vizrag[openai]'"
         ) from exc
     return openai
-
-
-def _retry_after(exc: Any) -> float | None:
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None)
-    if headers is None:
-        return None
-    for name in ("retry-after-ms", "retry-after"):
-        value = headers.get(name)
-        if value is None:
-            continue
-        try:
-            seconds = float(value)
-        except ValueError:
-            continue
-        return seconds / 1000.0 if name.endswith("ms") else seconds
-    return None
-
-
-def map_openai_error(exc: BaseException) -> ProviderError:
-    """Translate an ``openai`` SDK exception into a :class:`ProviderError`."""
-    openai = _openai()
-    if isinstance(exc, openai.APITimeoutError):
-        return ProviderError(f"timeout: {exc}", retryable=True)
-    if isinstance(exc, openai.APIConnectionError):
-        return ProviderError(f"connection error: {exc}", retryable=True)
-    if isinstance(exc, openai.APIStatusError):
-        status = int(exc.status_code)
-        retryable = status in _RETRYABLE_STATUS or status >= 500
-        return ProviderError(f"HTTP {status}: {exc.message}", retryable=retryable, status=status,
-                             retry_after=_retry_after(exc) if retryable else None)
-    return ProviderError(f"{type(exc).__name__}: {exc}", retryable=False)
 
 
 def png_data_url(png: bytes, mime: str = "image/png") -> str:
@@ -139,7 +120,7 @@ class OpenAIChatModel:
         api_key: key (default: the SDK reads ``OPENAI_API_KEY``).
         temperature: sampling temperature (0 for reproducible extraction).
         max_tokens: completion cap (``None``: the server's default).
-        timeout: seconds per request.
+        timeout: seconds per request, in total (connecting, waiting, reading the answer).
         image_detail: optional ``"low"``/``"high"``/``"auto"`` for image parts.
         json_mode_supported: set False for servers that reject ``response_format``.
         sdk_max_retries: the SDK's own retries (keep 0 and use the middleware).
@@ -165,7 +146,10 @@ class OpenAIChatModel:
         if client is None or async_client is None:
             _openai()  # fail early with a clear message when the extra is missing
         self.model = model
-        self.model_name = model if not base_url else f"{model}@{base_url}"
+        self.timeout = float(timeout)
+        self.where = server_label(base_url)
+        # no credentials of the URL in cache keys, usage reports or retry warnings
+        self.model_name = model if not base_url else f"{model}@{self.where}"
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.image_detail = image_detail
@@ -199,39 +183,35 @@ class OpenAIChatModel:
             req["response_format"] = {"type": "json_object"}
         return req
 
-    @staticmethod
-    def _answer(resp: Any) -> str:
+    def _answer(self, resp: Any) -> str:
         usage = getattr(resp, "usage", None)
         if usage is not None:
             report_usage(getattr(usage, "prompt_tokens", 0) or 0,
                          getattr(usage, "completion_tokens", 0) or 0)
-        choices = getattr(resp, "choices", None) or []
-        if not choices:
-            log.warning("provider returned no choices; treating as an empty answer")
-            return ""
-        message = getattr(choices[0], "message", None)
-        return str(getattr(message, "content", None) or "")
+        return chat_answer(resp, self.where)
 
     def complete(self, prompt: str, *, images: Sequence[bytes] = (), system: str | None = None,
                  json_mode: bool = False) -> str:
         """One chat completion (blocking)."""
-        openai = _openai()
+        _openai()
+        req = self._request(prompt, images, system, json_mode)
         try:
-            resp = self._clients.sync().chat.completions.create(
-                **self._request(prompt, images, system, json_mode))
-        except openai.OpenAIError as exc:
-            raise map_openai_error(exc) from exc
+            create = functools.partial(self._clients.sync().chat.completions.create, **req)
+            resp = call_with_deadline(create, self.timeout, self.where)
+        except Exception as exc:
+            raise (map_call_error(exc, self.where) or exc) from exc
         return self._answer(resp)
 
     async def acomplete(self, prompt: str, *, images: Sequence[bytes] = (),
                         system: str | None = None, json_mode: bool = False) -> str:
         """One chat completion (async)."""
-        openai = _openai()
+        _openai()
+        req = self._request(prompt, images, system, json_mode)
         try:
-            resp = await self._clients.aio().chat.completions.create(
-                **self._request(prompt, images, system, json_mode))
-        except openai.OpenAIError as exc:
-            raise map_openai_error(exc) from exc
+            resp = await await_with_deadline(self._clients.aio().chat.completions.create(**req),
+                                             self.timeout, self.where)
+        except Exception as exc:
+            raise (map_call_error(exc, self.where) or exc) from exc
         return self._answer(resp)
 
     def __repr__(self) -> str:
@@ -244,6 +224,9 @@ class OpenAIEmbedder:
     Rows are re-normalised to unit length (some servers do not normalise). Empty strings
     are sent as a single space (the API rejects empty input). ``dim`` is known for common
     models or given as ``dimensions``; otherwise the first access probes the server once.
+    A response that does not hold exactly one embedding per input, all of ``dim`` numbers,
+    is a :class:`ProviderError` (nothing of it is returned). ``timeout``: seconds per
+    request, in total.
     """
 
     def __init__(
@@ -264,6 +247,8 @@ class OpenAIEmbedder:
         self.model = model
         self.dimensions = dimensions
         self.batch_size = max(1, batch_size)
+        self.timeout = float(timeout)
+        self.where = server_label(base_url)
         self._dim = dimensions or _KNOWN_DIMS.get(model.split(":")[0])
         self.name = f"openai:{model}" + (f":d{dimensions}" if dimensions else "")
         self._clients = _Clients(
@@ -283,45 +268,49 @@ class OpenAIEmbedder:
             kw["dimensions"] = self.dimensions
         return kw
 
-    def _matrix(self, rows: list[list[float]], n: int) -> npt.NDArray[np.float32]:
-        if not rows:
-            return np.zeros((n, self._dim or 0), dtype=np.float32)
-        m = normalize_rows(np.asarray(rows, dtype=np.float32))
-        if self._dim is None:
-            self._dim = int(m.shape[1])
+    def _checked(self, resp: Any, n: int) -> npt.NDArray[np.float32]:
+        """The rows of one batch's response, refused unless they fit (count, dimension)."""
+        m = embedding_rows(resp, n, self.where)
+        width, expected = int(m.shape[1]), self._dim
+        if expected is not None and width != expected:
+            raise ProviderError(f"{self.name} at {self.where} returned embeddings of "
+                                f"dimension {width}, expected {expected}")
+        if expected is None:
+            self._dim = width
         return m
 
-    @staticmethod
-    def _rows(resp: Any) -> list[list[float]]:
-        data = sorted(resp.data, key=lambda d: d.index)
-        return [list(d.embedding) for d in data]
+    def _matrix(self, parts: list[npt.NDArray[np.float32]]) -> npt.NDArray[np.float32]:
+        if not parts:
+            return np.zeros((0, self._dim or 0), dtype=np.float32)
+        return normalize_rows(np.concatenate(parts) if len(parts) > 1 else parts[0])
+
+    def _batches(self, texts: Sequence[str]) -> list[list[str]]:
+        items = [str(t) for t in texts]
+        return [items[i : i + self.batch_size] for i in range(0, len(items), self.batch_size)]
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """Embed texts in batches of ``batch_size`` (blocking)."""
-        openai = _openai()
-        rows: list[list[float]] = []
-        items = [str(t) for t in texts]
-        for i in range(0, len(items), self.batch_size):
+        _openai()
+        parts: list[npt.NDArray[np.float32]] = []
+        for batch in self._batches(texts):
             try:
-                resp = self._clients.sync().embeddings.create(
-                    **self._kwargs(items[i : i + self.batch_size]))
-            except openai.OpenAIError as exc:
-                raise map_openai_error(exc) from exc
-            rows.extend(self._rows(resp))
-        return self._matrix(rows, len(items))
+                create = functools.partial(self._clients.sync().embeddings.create,
+                                           **self._kwargs(batch))
+                resp = call_with_deadline(create, self.timeout, self.where)
+            except Exception as exc:
+                raise (map_call_error(exc, self.where) or exc) from exc
+            parts.append(self._checked(resp, len(batch)))
+        return self._matrix(parts)
 
     async def aembed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         """Embed texts in batches (async)."""
-        openai = _openai()
-        rows: list[list[float]] = []
-        items = [str(t) for t in texts]
-        for i in range(0, len(items), self.batch_size):
+        _openai()
+        parts: list[npt.NDArray[np.float32]] = []
+        for batch in self._batches(texts):
             try:
-                resp = await self._clients.aio().embeddings.create(
-                    **self._kwargs(items[i : i + self.batch_size]))
-            except openai.OpenAIError as exc:
-                raise map_openai_error(exc) from exc
-            rows.extend(self._rows(resp))
-        return self._matrix(rows, len(items))
-
-
+                resp = await await_with_deadline(self._clients.aio().embeddings.create(
+                    **self._kwargs(batch)), self.timeout, self.where)
+            except Exception as exc:
+                raise (map_call_error(exc, self.where) or exc) from exc
+            parts.append(self._checked(resp, len(batch)))
+        return self._matrix(parts)

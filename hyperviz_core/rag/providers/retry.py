@@ -12,6 +12,7 @@ import threading
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
+from typing import TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -24,9 +25,13 @@ __all__ = [
     "RetryingChatModel",
     "RetryingEmbedder",
     "is_retryable",
+    "with_retries",
 ]
 
 log = logging.getLogger("hyperviz_core.rag.providers.middleware")
+T = TypeVar("T")
+#: the longest ``Retry-After`` hint waited for; a longer one fails the call at once
+MAX_RETRY_AFTER = 300.0
 
 
 def is_retryable(exc: BaseException) -> bool:
@@ -37,23 +42,36 @@ def is_retryable(exc: BaseException) -> bool:
 
 
 class _Backoff:
-    def __init__(self, max_retries: int, base_delay: float, max_delay: float, seed: int) -> None:
-        if max_retries < 0 or base_delay < 0 or max_delay < 0:
-            raise ValueError("max_retries, base_delay and max_delay must be >= 0")
+    def __init__(self, max_retries: int, base_delay: float, max_delay: float, seed: int,
+                 max_retry_after: float = MAX_RETRY_AFTER) -> None:
+        if min(max_retries, base_delay, max_delay, max_retry_after) < 0:
+            raise ValueError("max_retries, base_delay, max_delay and max_retry_after must be "
+                             ">= 0")
         self.max_retries = max_retries
         self.base_delay = base_delay
         self.max_delay = max_delay
+        self.max_retry_after = max_retry_after
         self._rng = random.Random(seed)
         self._lock = threading.Lock()
 
-    def delay(self, attempt: int, exc: BaseException) -> float:
-        """Equal-jitter exponential delay, at least the provider's Retry-After."""
+    def delay(self, attempt: int, exc: BaseException) -> float | None:
+        """The wait before retry ``attempt`` (0-based) after ``exc``, or None to give up:
+        equal-jitter exponential, at least the provider's Retry-After hint. A hint above
+        ``max_retry_after`` raises a non-retryable ProviderError at once (retrying earlier
+        than the provider asks only collects more refusals)."""
+        if not is_retryable(exc) or attempt >= self.max_retries:
+            return None
         cap = min(self.max_delay, self.base_delay * (2.0**attempt))
         with self._lock:
             d = cap / 2 + self._rng.random() * cap / 2
         hint = getattr(exc, "retry_after", None)
         if isinstance(hint, (int, float)) and hint > 0:
-            d = max(d, min(float(hint), self.max_delay))
+            if hint > self.max_retry_after:
+                raise ProviderError(
+                    f"{exc} (the provider asks to wait {hint:.0f} s before retrying, more than "
+                    f"the {self.max_retry_after:.0f} s limit; try again later)",
+                    status=getattr(exc, "status", None)) from exc
+            d = max(d, float(hint))
         return d
 
 
@@ -62,8 +80,9 @@ class RetryingChatModel:
 
     Delay before retry ``n`` (0-based) is uniform in ``[c/2, c]`` with
     ``c = min(max_delay, base_delay·2ⁿ)``, drawn from ``random.Random(seed)`` (reproducible),
-    and never less than a ``ProviderError.retry_after`` hint (capped by ``max_delay``).
-    Non-retryable errors (400, 401, bad requests) raise at once. ``sleep``/``async_sleep``
+    and never less than a ``ProviderError.retry_after`` hint; a hint longer than
+    ``max_retry_after`` (default 300 s) fails the call at once with a ProviderError saying
+    so. Non-retryable errors (400, 401, bad requests) raise at once. ``sleep``/``async_sleep``
     are injectable for tests (a fake clock).
     """
 
@@ -78,9 +97,10 @@ class RetryingChatModel:
         async_sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         seed: int = 0,
         tracker: UsageTracker | None = None,
+        max_retry_after: float = MAX_RETRY_AFTER,
     ) -> None:
         self.inner = inner
-        self._backoff = _Backoff(max_retries, base_delay, max_delay, seed)
+        self._backoff = _Backoff(max_retries, base_delay, max_delay, seed, max_retry_after)
         self.sleep = sleep
         self.async_sleep = async_sleep
         self.tracker = tracker
@@ -94,9 +114,9 @@ class RetryingChatModel:
         return self._backoff.max_retries
 
     def _give_up(self, attempt: int, exc: BaseException) -> float | None:
-        if not is_retryable(exc) or attempt >= self._backoff.max_retries:
-            return None
         d = self._backoff.delay(attempt, exc)
+        if d is None:
+            return None
         info = current_call_info()
         if info is not None:  # a tracker outside the retries counts them
             info["retries"] += 1
@@ -136,7 +156,8 @@ class RetryingChatModel:
 
 
 class RetryingEmbedder:
-    """:class:`RetryingChatModel`'s policy for an :class:`Embedder`."""
+    """:class:`RetryingChatModel`'s policy for an :class:`Embedder`, its ``dim`` probe
+    included (``semantic`` and ``embed_query`` are the inner embedder's)."""
 
     def __init__(
         self,
@@ -148,11 +169,14 @@ class RetryingEmbedder:
         sleep: Callable[[float], None] = time.sleep,
         async_sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         seed: int = 0,
+        tracker: UsageTracker | None = None,
+        max_retry_after: float = MAX_RETRY_AFTER,
     ) -> None:
         self.inner = inner
-        self._backoff = _Backoff(max_retries, base_delay, max_delay, seed)
+        self._backoff = _Backoff(max_retries, base_delay, max_delay, seed, max_retry_after)
         self.sleep = sleep
         self.async_sleep = async_sleep
+        self.tracker = tracker
 
     @property
     def name(self) -> str:
@@ -160,14 +184,28 @@ class RetryingEmbedder:
 
     @property
     def dim(self) -> int:
-        return self.inner.dim
+        return self._retried(lambda: self.inner.dim)
+
+    @property
+    def semantic(self) -> bool | None:
+        flag = getattr(self.inner, "semantic", None)
+        return None if flag is None else bool(flag)
+
+    @property
+    def max_retries(self) -> int:
+        return self._backoff.max_retries
 
     def _delay(self, attempt: int, exc: BaseException) -> float | None:
-        if not is_retryable(exc) or attempt >= self._backoff.max_retries:
+        d = self._backoff.delay(attempt, exc)
+        if d is None:
             return None
-        return self._backoff.delay(attempt, exc)
+        if self.tracker is not None:
+            self.tracker.record_retry()
+        log.warning("embedder %s failed (%s); retry %d/%d in %.2fs", self.name, exc,
+                    attempt + 1, self._backoff.max_retries, d)
+        return d
 
-    def _retried(self, call: Callable[[], npt.NDArray[np.float32]]) -> npt.NDArray[np.float32]:
+    def _retried(self, call: Callable[[], T]) -> T:
         attempt = 0
         while True:
             try:
@@ -197,6 +235,23 @@ class RetryingEmbedder:
     def embed_query(self, text: str) -> npt.NDArray[np.float32]:
         """The inner embedder's query vector (:func:`~.protocols.embed_query`), retried."""
         return self._retried(lambda: embed_query(self.inner, text))
+
+
+def with_retries(embedder: Embedder, max_retries: int = 5, *,
+                 tracker: UsageTracker | None = None) -> Embedder:
+    """``embedder`` in a :class:`RetryingEmbedder` unless it needs none: the offline hashed
+    embedder (no provider to fail), one already wrapped, or ``max_retries=0``.
+
+    >>> from hyperviz_core.rag.providers.offline import HashingEmbedder
+    >>> e = HashingEmbedder()
+    >>> with_retries(e) is e
+    True
+    """
+    from .offline import HashingEmbedder
+
+    if max_retries <= 0 or isinstance(embedder, (HashingEmbedder, RetryingEmbedder)):
+        return embedder
+    return RetryingEmbedder(embedder, max_retries=max_retries, tracker=tracker)
 
 
 # ---------------------------------------------------------------------------- limits

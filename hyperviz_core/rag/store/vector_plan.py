@@ -55,10 +55,24 @@ def _stale(live: dict[str, str], hashes: dict[str, str], given: dict[str, Any],
     return [i for i in todo if stored.get(i) != hashes[i]]
 
 
+def _check_shape(space: str, mat: npt.NDArray[np.float32], rows: int, embedder: Any) -> None:
+    """Refuse vectors that are not ``rows`` rows of the embedder's ``dim`` numbers (an
+    embedder that broke its contract must not leave them in the store)."""
+    name = str(getattr(embedder, "name", "") or "the embedder")
+    if mat.shape[0] != rows:
+        raise StoreError(f"{space} vectors: {name} returned {mat.shape[0]} vectors for "
+                         f"{rows} texts")
+    dim = getattr(embedder, "dim", None) if embedder is not None and rows else None
+    if isinstance(dim, int) and mat.shape[1] != dim:
+        raise StoreError(f"{space} vectors of dimension {mat.shape[1]}, but {name} has "
+                         f"dimension {dim}")
+
+
 def _embed(embedder: Any, live: dict[str, str], ids: list[str],
-           record_dim: Callable[[int, str], None]) -> npt.NDArray[np.float32]:
+           record_dim: Callable[[int, str], None], space: str = "") -> npt.NDArray[np.float32]:
     """The texts of ``ids`` embedded (and the embedder's dimension recorded)."""
     mat = as_matrix(embedder.embed([live[i] for i in ids]))
+    _check_shape(space, mat, len(ids), embedder)
     record_dim(int(mat.shape[1]), str(getattr(embedder, "name", "")))
     return mat
 
@@ -81,12 +95,13 @@ def plan_space(
         if mat.shape[0] != len(g_ids):
             raise StoreError(f"{space} vectors: {len(g_ids)} ids, {mat.shape[0]} rows")
         if len(g_ids):
+            _check_shape(space, mat, len(g_ids), embedder)
             record_dim(int(mat.shape[1]), str(getattr(embedder, "name", "")))
         rows.update({i: mat[n] for n, i in enumerate(g_ids) if i in live})
     stale = _stale(live, hashes, rows, stored_hashes)
     embedded = 0
     if stale and embedder is not None:
-        fresh = _embed(embedder, live, stale, record_dim)
+        fresh = _embed(embedder, live, stale, record_dim, space)
         rows.update({i: fresh[n] for n, i in enumerate(stale)})
         embedded = len(stale)
     if not rows:
@@ -119,7 +134,7 @@ def plan_space_blocks(
         return
     for lo in range(0, len(stale), block):
         ids = stale[lo : lo + block]
-        mat = _embed(embedder, live, ids, record_dim)
+        mat = _embed(embedder, live, ids, record_dim, space)
         yield SpacePlan(ids=ids, matrix=mat, hashes={i: hashes[i] for i in ids},
                         embedded=len(ids))
         del mat  # not alive while the next block is embedded

@@ -1,0 +1,243 @@
+"""What comes back from an OpenAI-compatible server, checked: errors, answers, embeddings.
+
+Used by :mod:`.openai_compat`. Everything a server may get wrong becomes a
+:class:`~hyperviz_core.rag.ProviderError` with a one-line message naming the server (its URL
+without user name or password):
+
+* SDK exceptions (:func:`map_openai_error`); 408/409/429/5xx, timeouts and connection errors
+  are ``retryable``, with the ``Retry-After`` hint in seconds (a number or an HTTP date);
+* a body that is not JSON (retryable) or not the expected object;
+* a chat completion without choices (retryable) or with an empty answer;
+* embeddings whose count, indices or dimension do not fit the request (never stored).
+
+Calls get a total deadline (:func:`call_with_deadline`, :func:`await_with_deadline`): the
+SDK's ``timeout`` bounds each network read, so a server that trickles its answer would
+otherwise hold a call for as long as it keeps sending.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import email.utils
+import json
+import os
+import re
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+from .protocols import ProviderError
+
+__all__ = [
+    "await_with_deadline",
+    "call_with_deadline",
+    "chat_answer",
+    "embedding_rows",
+    "map_openai_error",
+    "parse_retry_after",
+    "server_label",
+    "strip_userinfo",
+]
+
+T = TypeVar("T")
+_RETRYABLE_STATUS = {408, 409, 429}
+_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*://)[^/?#@]*@")
+
+
+def strip_userinfo(url: str) -> str:
+    """``url`` without the ``user:password@`` part (safe to log, print or use as a key).
+
+    >>> strip_userinfo("http://bob:s3cret@host:8000/v1")
+    'http://host:8000/v1'
+    >>> strip_userinfo("http://token@host/v1")
+    'http://host/v1'
+    """
+    return _USERINFO.sub(r"\1", url.strip())
+
+
+def server_label(base_url: str | None) -> str:
+    """The server a client talks to, for messages: its base URL without credentials."""
+    url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
+    return strip_userinfo(url)
+
+
+def parse_retry_after(value: str, now: float | None = None) -> float | None:
+    """Seconds of a ``Retry-After`` value: a number, or an HTTP date (``now``: epoch seconds).
+
+    >>> parse_retry_after("2.5")
+    2.5
+    >>> parse_retry_after("Wed, 21 Oct 2015 07:28:30 GMT", now=1445412480.0)
+    30.0
+    >>> parse_retry_after("soon") is None
+    True
+    """
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:  # an HTTP date is GMT
+        return None
+    return max(when.timestamp() - (time.time() if now is None else now), 0.0)
+
+
+def _retry_after(exc: Any) -> float | None:
+    headers = getattr(getattr(exc, "response", None), "headers", None)
+    if headers is None:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms is not None:
+        try:
+            return max(float(ms), 0.0) / 1000.0
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    return None if value is None else parse_retry_after(str(value))
+
+
+def _openai() -> Any:
+    import openai
+
+    return openai
+
+
+def map_openai_error(exc: BaseException, where: str | None = None) -> ProviderError:
+    """Translate an ``openai`` SDK exception into a :class:`ProviderError` (``where``: the
+    server, named in timeout and connection errors)."""
+    openai = _openai()
+    at = f" ({where})" if where else ""
+    if isinstance(exc, openai.APITimeoutError):
+        return ProviderError(f"timeout{at}: {exc}", retryable=True)
+    if isinstance(exc, openai.APIConnectionError):
+        return ProviderError(f"connection error{at}: {exc}", retryable=True)
+    if isinstance(exc, openai.APIStatusError):
+        status = int(exc.status_code)
+        retryable = status in _RETRYABLE_STATUS or status >= 500
+        return ProviderError(f"HTTP {status}: {exc.message}", retryable=retryable, status=status,
+                             retry_after=_retry_after(exc) if retryable else None)
+    return ProviderError(f"{type(exc).__name__}: {exc}", retryable=False)
+
+
+def map_call_error(exc: BaseException, where: str) -> ProviderError | None:
+    """The :class:`ProviderError` of an exception raised by an SDK call, or None when it is
+    not the provider's fault (a bug must surface as itself)."""
+    if isinstance(exc, ProviderError):
+        return exc
+    if isinstance(exc, json.JSONDecodeError):
+        return ProviderError(f"invalid JSON response from {where}", retryable=True)
+    if isinstance(exc, _openai().OpenAIError):
+        return map_openai_error(exc, where)
+    if isinstance(exc, ValueError):  # the SDK's own checks of a parsed body
+        return ProviderError(f"invalid response from {where}: {exc}", retryable=False)
+    return None
+
+
+def _timeout_error(where: str, seconds: float) -> ProviderError:
+    return ProviderError(f"timeout: no complete response from {where} within {seconds:g} s",
+                         retryable=True)
+
+
+def call_with_deadline(call: Callable[[], T], seconds: float, where: str) -> T:
+    """``call()`` (a blocking SDK request) bounded by a total deadline of ``seconds``.
+
+    The request runs in a daemon thread; past the deadline a retryable ``ProviderError``
+    is raised and the thread is abandoned (it ends when the server stops sending or a
+    network read times out, and never keeps the process alive).
+    """
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = call()
+        except BaseException as exc:  # handed to the caller's thread
+            box["error"] = exc
+
+    ctx = contextvars.copy_context()
+    worker = threading.Thread(target=ctx.run, args=(run,), daemon=True,
+                              name="vizrag-provider-call")
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        raise _timeout_error(where, seconds)
+    if "error" in box:
+        raise box["error"]
+    value: T = box["value"]
+    return value
+
+
+async def await_with_deadline(call: Awaitable[T], seconds: float, where: str) -> T:
+    """``await call`` (an async SDK request), cancelled after ``seconds`` in total."""
+    try:
+        return await asyncio.wait_for(call, seconds)
+    except TimeoutError:
+        raise _timeout_error(where, seconds) from None
+
+
+def chat_answer(resp: Any, where: str) -> str:
+    """The text of a chat completion; no choices or an empty answer is a ProviderError
+    (retryable unless the model stopped for length or a content filter)."""
+    if isinstance(resp, (str, bytes)) or not hasattr(resp, "choices"):
+        raise ProviderError(f"invalid response from {where}: not a chat completion",
+                            retryable=True)
+    choices = resp.choices or []
+    if not choices:
+        raise ProviderError(f"no answer from {where}: the response has no choices",
+                            retryable=True)
+    message = getattr(choices[0], "message", None)
+    content = getattr(message, "content", None)
+    if isinstance(content, str) and content.strip():
+        return content
+    reason = getattr(choices[0], "finish_reason", None)
+    raise ProviderError(f"empty answer from {where} (finish_reason {reason})",
+                        retryable=reason in (None, "stop"))
+
+
+def _field(item: Any, name: str) -> Any:
+    return item.get(name) if isinstance(item, dict) else getattr(item, name, None)
+
+
+def _ordered(data: list[Any], n: int, where: str) -> list[Any]:
+    """The embeddings of ``data`` in input order: indices must be exactly ``0..n-1`` (or
+    all absent, taken in the order sent)."""
+    if len(data) != n:
+        raise ProviderError(f"got {len(data)} embeddings for {n} inputs from {where}")
+    index = [_field(d, "index") for d in data]
+    if all(i is None for i in index):
+        return [_field(d, "embedding") for d in data]
+    if sorted(i for i in index if isinstance(i, int)) != list(range(n)):
+        raise ProviderError(f"embedding indices from {where} are not 0..{n - 1} "
+                            f"(got {sorted(index, key=str)[:5]}...)")
+    by_index = {i: _field(d, "embedding") for i, d in zip(index, data, strict=True)}
+    return [by_index[i] for i in range(n)]
+
+
+def embedding_rows(resp: Any, n: int, where: str) -> npt.NDArray[np.float32]:
+    """The ``(n, width)`` float32 matrix of an embeddings response to ``n`` inputs.
+
+    The response must hold exactly ``n`` embeddings (indices ``0..n-1``), all of one
+    width, of finite numbers; anything else is a non-retryable ProviderError.
+    """
+    data = _field(resp, "data")
+    if not isinstance(data, list):
+        raise ProviderError(f"invalid embeddings response from {where}: no data list")
+    rows = _ordered(data, n, where)
+    widths = {len(r) if isinstance(r, list) else -1 for r in rows}
+    if len(widths) != 1 or min(widths) < 1:
+        raise ProviderError(f"embeddings from {where} are not lists of one length "
+                            f"(lengths {sorted(widths)})")
+    try:
+        with np.errstate(over="ignore"):  # out of float32's range: refused just below
+            m = np.asarray(rows, dtype=np.float32)
+    except (TypeError, ValueError):
+        raise ProviderError(f"embeddings from {where} hold non-numbers") from None
+    if not np.isfinite(m).all():
+        raise ProviderError(f"embeddings from {where} hold NaN or infinite values")
+    return m
