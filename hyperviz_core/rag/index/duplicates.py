@@ -35,6 +35,16 @@ class DuplicateReport(BaseModel):
     examples: list[str] = []
     unreadable: list[str] = []
 
+    def record_duplicate(self, doc_id: str, first: str, later: str) -> None:
+        """Count a later document with ``doc_id`` and other content (``first``/``later``:
+        where each came from); under ``"error"`` a :class:`LoaderError` naming both."""
+        if self.policy == "error":
+            raise LoaderError(f"duplicate document id {doc_id!r}: {first} and {later} "
+                              "(use --on-duplicate replace|skip)")
+        self.duplicates += 1
+        if len(self.examples) < 5:
+            self.examples.append(f"{doc_id!r}: {first} and {later}")
+
 
 def resolve_duplicates(
     docs: Sequence[tuple[Document, str]], policy: DuplicatePolicy = "error"
@@ -67,12 +77,7 @@ def resolve_duplicates(
         if old.hash == doc.hash:
             report.repeats += 1
             continue
-        if policy == "error":
-            raise LoaderError(f"duplicate document id {doc.id!r}: {src} and {where} "
-                              "(use --on-duplicate replace|skip)")
-        report.duplicates += 1
-        if len(report.examples) < 5:
-            report.examples.append(f"{doc.id!r}: {src} and {where}")
+        report.record_duplicate(doc.id, src, where)
         if policy == "replace":
             kept[slot] = doc
             first[doc.id] = (slot, where)

@@ -119,12 +119,7 @@ class DocumentStream:
             if old == digest:
                 rep.repeats += 1
                 continue
-            if policy == "error":
-                raise LoaderError(f"duplicate document id {doc_id!r}: {src} and {where} "
-                                  "(use --on-duplicate replace|skip)")
-            rep.duplicates += 1
-            if len(rep.examples) < 5:
-                rep.examples.append(f"{doc_id!r}: {src} and {where}")
+            rep.record_duplicate(doc_id, src, where)
             if policy == "replace":
                 del sizes[slot]
                 first[doc_id] = (n, digest, where)
