@@ -221,3 +221,23 @@ def test_skip_unreadable_with_nothing_readable_is_an_error(
     err = capsys.readouterr().err
     assert "no input file could be read (1 skipped)" in err and "d.md" in err
     assert not (tmp_path / "s").exists()
+
+
+def test_index_without_embed_uses_the_embedder_the_store_recorded(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from hyperviz_core.rag.store import HypergraphStore
+
+    (tmp_path / "a.txt").write_text("Grace Hopper created COBOL.")
+    (tmp_path / "b.txt").write_text("Ada Lovelace wrote notes on the Analytical Engine.")
+    store = tmp_path / "s"
+    assert main(["index", str(tmp_path / "a.txt"), "--store", str(store), "--embed",
+                 "hashing:128", "--no-progress"]) == 0
+    assert main(["index", str(tmp_path / "b.txt"), "--store", str(store),
+                 "--no-progress"]) == 0  # no --embed: the store's 128-d hashed embedder
+    with HypergraphStore(store) as st:
+        assert st.embedder_info() == ("hashing-v1-d128-c34", 128)
+        assert st.stats().documents == 2
+    assert main(["index", str(tmp_path / "b.txt"), "--store", str(tmp_path / "new"),
+                 "--no-progress"]) == 0  # a new store: the offline default
+    with HypergraphStore(tmp_path / "new") as st:
+        assert st.embedder_info() == ("hashing-v1-d512-c34", 512)

@@ -144,6 +144,22 @@ def _load_inputs(args: argparse.Namespace) -> tuple[Any, Any]:
     return docs, rep
 
 
+def _recorded_embedder(spec: str) -> Any:
+    """The offline embedder an existing store recorded (``store_embedder``), read without
+    writing; None for a new store, none recorded, or a provider's (that one needs --embed)."""
+    from ..rag.providers.spec import store_embedder
+    from ..rag.store import is_store_url, open_store
+    from ..rag.store.sqlite.schema import resolve_path
+
+    if not is_store_url(spec) and not resolve_path(spec).exists():
+        return None
+    store = open_store(spec, read_only=True)
+    try:
+        return store_embedder(store.embedder_info())
+    finally:
+        store.close()
+
+
 def _workers(value: str) -> int | str:
     """``--workers``: a number (0 or more) or ``auto``."""
     if value == "auto":
@@ -171,7 +187,8 @@ def _run_index(args: argparse.Namespace) -> int:
     chat = make_chat(args.llm, timeout=args.timeout)
     # retried by the Indexer (which counts the retries); a bad spec, or a provider that
     # cannot tell its dimension, fails here, before the store is touched
-    embedder = make_embedder(args.embed, timeout=args.timeout, max_retries=None)
+    embedder = (make_embedder(args.embed, timeout=args.timeout, max_retries=None) if args.embed
+                else _recorded_embedder(args.store) or make_embedder("offline"))
     with_retries(embedder, args.max_retries).dim  # noqa: B018 - the (retried) probe
     with store_errors(args.store):
         options = ({} if args.ann_threshold is None or is_store_url(args.store)
@@ -314,9 +331,11 @@ def register(sub: Any) -> None:
     p.add_argument("--llm", default="offline", metavar="PROVIDER:MODEL",
                    help="'offline' (default, heuristics) or e.g. openai:gpt-4o-mini "
                    "(OpenAI-compatible; see the README for base URLs and keys)")
-    p.add_argument("--embed", default="offline", metavar="SPEC",
-                   help="'offline' (hashed n-grams, default), 'hashing:DIM', 'local-minilm' "
-                   "(all-MiniLM-L6-v2 on the CPU; needs vizrag[local]) or provider:model")
+    p.add_argument("--embed", default=None, metavar="SPEC",
+                   help="'offline' (hashed n-grams), 'hashing:DIM', 'local-minilm' "
+                   "(all-MiniLM-L6-v2 on the CPU; needs vizrag[local]) or provider:model; "
+                   "default: the embedder an existing store recorded when it is an offline "
+                   "one, else 'offline'")
     p.add_argument("--chunk-size", type=positive_int, default=1200, metavar="N")
     p.add_argument("--chunk-overlap", type=non_negative_int, default=100, metavar="N")
     p.add_argument("--chunk-unit", choices=("char", "token"), default="char")
