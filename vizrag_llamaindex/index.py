@@ -184,8 +184,8 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
             store_dir = self._tmp.name
         if embed_model is None and getattr(Settings, "_embed_model", None) is not None:
             warnings.warn("VizRAGIndex does not read Settings.embed_model: pass "
-                          "embed_model=Settings.embed_model to use it (the store keeps the "
-                          "offline hashed embeddings otherwise)", stacklevel=4)
+                          "embed_model=Settings.embed_model to use it (otherwise the store's "
+                          "recorded offline embedder, or the hashed embeddings)", stacklevel=4)
         chat = LlamaIndexChatModel(llm) if llm is not None else None
         embedder = LlamaIndexEmbedder(embed_model) if embed_model is not None else None
         return VizRAG(store_dir, chat=chat, embedder=embedder, show_progress=show_progress,
