@@ -93,13 +93,13 @@ def make_embedder(spec: str | None, *, timeout: float | None = None,
             return HashingEmbedder(dim=int(low.split(":", 1)[1]))
         except ValueError as exc:
             raise ValueError(f"bad --embed {spec!r}: {exc}") from None
-    from ..rag.providers.retry import RetryingEmbedder
+    from ..rag.providers.retry import with_retries
     from ..rag.providers.spec import embedder_from_spec
 
     kw = {} if timeout is None else {"timeout": timeout}
     try:
         embedder = embedder_from_spec(_parsed("--embed", spec), **kw)
-        return embedder if max_retries is None else RetryingEmbedder(embedder, max_retries)
+        return embedder if max_retries is None else with_retries(embedder, max_retries)
     except ImportError as exc:  # the provider's extra (e.g. 'openai') is not installed
         raise ValueError(f"--embed {spec!r} is unavailable: {exc}") from None
 

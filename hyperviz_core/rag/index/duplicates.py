@@ -17,9 +17,15 @@ from pydantic import BaseModel
 from ..types import Document
 from .loaders import LoaderError
 
-__all__ = ["DuplicatePolicy", "DuplicateReport", "resolve_duplicates"]
+__all__ = ["DuplicatePolicy", "DuplicateReport", "check_duplicate_policy", "resolve_duplicates"]
 
 DuplicatePolicy = Literal["error", "skip", "replace"]
+
+
+def check_duplicate_policy(policy: object) -> None:
+    """``ValueError`` unless ``policy`` is a :data:`DuplicatePolicy`."""
+    if policy not in ("error", "skip", "replace"):
+        raise ValueError(f"unknown duplicate policy {policy!r}; use error, skip or replace")
 
 
 class DuplicateReport(BaseModel):
@@ -61,8 +67,7 @@ def resolve_duplicates(
     ...
     hyperviz_core.rag.index.loaders.LoaderError: duplicate document id 'x': a.json and b.json ...
     """
-    if policy not in ("error", "skip", "replace"):
-        raise ValueError(f"unknown duplicate policy {policy!r}; use error, skip or replace")
+    check_duplicate_policy(policy)
     report = DuplicateReport(read=len(docs), policy=policy)
     first: dict[str, tuple[int, str]] = {}
     kept: list[Document | None] = []

@@ -48,6 +48,7 @@ __all__ = [
     "TEXT_SUFFIXES",
     "LoaderError",
     "UnreadablePolicy",
+    "check_unreadable_policy",
     "file_documents",
     "input_files",
     "iter_documents",
@@ -57,6 +58,12 @@ __all__ = [
 ]
 
 UnreadablePolicy = Literal["error", "skip"]
+
+
+def check_unreadable_policy(policy: object) -> None:
+    """``ValueError`` unless ``policy`` is an :data:`UnreadablePolicy`."""
+    if policy not in ("error", "skip"):
+        raise ValueError(f"unknown unreadable-file policy {policy!r}; use error or skip")
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text")
 JSON_SUFFIXES = (".json",)
@@ -320,8 +327,7 @@ def iter_sourced_documents(
     """(document, where it came from) of every file of ``paths`` (:func:`file_documents`'s
     ``fields``). ``on_unreadable="skip"`` reads each file whole before yielding its
     documents and leaves out one that fails, with a :class:`UserWarning` naming it."""
-    if on_unreadable not in ("error", "skip"):
-        raise ValueError(f"unknown unreadable-file policy {on_unreadable!r}; use error or skip")
+    check_unreadable_policy(on_unreadable)
     for path, root in input_files(paths):
         if on_unreadable == "error":
             yield from file_documents(path, root, **fields)

@@ -25,8 +25,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from ..types import Document
-from .duplicates import DuplicatePolicy, DuplicateReport
-from .loaders import LoaderError, UnreadablePolicy, file_documents, input_files
+from .duplicates import DuplicatePolicy, DuplicateReport, check_duplicate_policy
+from .loaders import (
+    LoaderError,
+    UnreadablePolicy,
+    check_unreadable_policy,
+    file_documents,
+    input_files,
+)
 from .parts import PART_BYTES
 
 __all__ = ["DocumentStream", "dedupe_last"]
@@ -60,12 +66,8 @@ class DocumentStream:
         limit: int | None = None,
         **fields: str | bool,
     ) -> None:
-        if on_duplicate not in ("error", "skip", "replace"):
-            raise ValueError(f"unknown duplicate policy {on_duplicate!r}; use error, skip or "
-                             "replace")
-        if on_unreadable not in ("error", "skip"):
-            raise ValueError(f"unknown unreadable-file policy {on_unreadable!r}; use error or "
-                             "skip")
+        check_duplicate_policy(on_duplicate)
+        check_unreadable_policy(on_unreadable)
         self.paths = [Path(p) for p in paths]
         self.on_unreadable = on_unreadable
         self._files = input_files(self.paths)
