@@ -61,7 +61,8 @@ def test_answer_gets_i_bot_and_the_ids_of_its_idmap(store_dir: Path) -> None:
     named = set(re.findall(r"\b[EH]\d+\b", call["prompt"]))
     assert named and named <= set(id_map)
     by_key = {e.key: e.visual_id for e in res.entities if e.layer == "bottom"}
-    for line in call["prompt"].split("Entities:\n", 1)[1].split("\n\n")[0].splitlines()[:5]:
+    listing = call["prompt"].split("<<<ENTITIES\n", 1)[1].split("\nENTITIES>>>")[0]
+    for line in listing.splitlines()[:5]:
         vid = line.split(" ", 1)[0]
         assert by_key[id_map[vid]] == vid
     assert res.answer_kind == "llm" and res.answer.startswith("Parrot answer citing E")

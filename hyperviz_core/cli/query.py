@@ -27,6 +27,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tqdm.auto import tqdm
+
 from .index import add_provider_options, make_chat, make_embedder
 
 __all__ = [
@@ -203,7 +205,12 @@ def _load_questions(path: str) -> list[tuple[str, str]]:
             raise ValueError(f"{path}:{n}: JSON nested too deeply to read") from None
         if not isinstance(obj, dict) or not str(obj.get("question", "")).strip():
             raise ValueError(f"{path}:{n}: expected an object with a \"question\"")
-        items.append((str(obj.get("id", n)), str(obj["question"])))
+        qid = str(obj.get("id", n))
+        try:
+            qid.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError(f"{path}:{n}: the id is not valid Unicode text") from None
+        items.append((qid, str(obj["question"])))
     return items
 
 
@@ -267,28 +274,42 @@ def _run(args: argparse.Namespace) -> int:
     if out is not None and out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} exists and is not a folder")
     failed = 0
-    with store_errors(args.store):
+    bar = tqdm(total=len(batch), desc="questions", unit="q", leave=False,
+               disable=len(batch) < 2 or args.no_progress or not sys.stderr.isatty())
+    with store_errors(args.store), bar:
         engine = _open_engine(args)
         try:
             for (qid, question), folder in zip(batch, folders, strict=True):
                 try:
+                    _check_text(question)
                     result = engine.query(question, render=render_setting(args, out),
                                           hooks=[verbose_hook] if args.verbose else None)
                     images: dict[str, str] = {}
                     if out is not None:
                         images = write_views(result, out / folder if qid is not None else out)
+                    _print_result(args, result, qid, images, len(batch))
                 except Exception as exc:  # one failing question must not lose the batch
                     if is_store_failure(exc):
                         raise  # the store itself is unusable: every question would fail
                     failed += 1
                     _report_failure(args, qid, exc)
-                    continue
-                _print_result(args, result, qid, images, len(batch))
+                finally:
+                    bar.update(1)
         finally:
             engine.close()
     if failed and len(batch) > 1:
         print(f"vizrag query: {failed} of {len(batch)} questions failed", file=sys.stderr)
     return min(failed, MAX_EXIT)
+
+
+def _check_text(question: str) -> None:
+    """Refuse a question that is not Unicode text (a lone surrogate: undecodable bytes on
+    the command line, or ``\\ud800`` in a JSONL file) before it reaches the engine."""
+    try:
+        question.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(f"the question is not valid Unicode text (character "
+                         f"{exc.start}: {question[exc.start]!r})") from None
 
 
 def render_setting(args: argparse.Namespace, out: Path | None) -> bool | None:
@@ -349,6 +370,8 @@ def register(sub: Any) -> None:
     p.add_argument("--no-render", action="store_true",
                    help="never render unless --out is given (offline this is the default; "
                         "kept for compatibility)")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar over --questions (shown on a terminal)")
     p.add_argument("--verbose", action="store_true",
                    help="print the stage events (stages, model calls, renderings) to stderr")
     p.set_defaults(func=_run)

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import json
 
+from ..rag.prompts import fence
+
 __all__ = [
     "DIMENSIONS",
     "DIMENSION_DEFINITIONS",
@@ -80,12 +82,6 @@ def _criteria() -> str:
     return "\n".join(f"- {name}: {DIMENSION_DEFINITIONS[name]}" for name in DIMENSIONS)
 
 
-def _fence(label: str, text: str) -> str:
-    """``text`` between markers; marker look-alikes inside it are defused."""
-    safe = str(text).strip().replace("<<<", "<< <").replace(">>>", "> >>")
-    return f"<<<{label}\n{safe}\n{label}>>>"
-
-
 def winrate_prompt(question: str, answer1: str, answer2: str) -> str:
     """The selection-based prompt: pick the better of two answers per criterion."""
     shape = {name: {"Winner": "Answer 1 or Answer 2", "Explanation": "..."}
@@ -96,8 +92,8 @@ def winrate_prompt(question: str, answer1: str, answer2: str) -> str:
         "For each criterion choose the better answer, \"Answer 1\" or \"Answer 2\", and "
         "explain why in one or two sentences. Then choose the overall winner by weighing "
         "all criteria. Do not let the order of the answers or their length decide.\n\n"
-        f"{_fence('QUESTION', question)}\n\n{_fence('ANSWER 1', answer1)}\n\n"
-        f"{_fence('ANSWER 2', answer2)}\n\n"
+        f"{fence('QUESTION', question)}\n\n{fence('ANSWER 1', answer1)}\n\n"
+        f"{fence('ANSWER 2', answer2)}\n\n"
         "Reply in this JSON format:\n" + json.dumps(shape, indent=2)
     )
 
@@ -107,7 +103,7 @@ def score_prompt(question: str, answer: str, reference: str | None = None) -> st
     levels = "\n".join(f"Level {lv} | {lo}-{hi} | {meaning}" for lv, lo, hi, meaning in LEVELS)
     shape = {name: {"Level": "1-5", "Score": "0-100", "Explanation": "..."}
              for name in DIMENSIONS}
-    ref = f"\n\n{_fence('REFERENCE', reference)}" if reference else ""
+    ref = f"\n\n{fence('REFERENCE', reference)}" if reference else ""
     return (
         "Rate one answer to a question on each of these criteria:\n"
         f"{_criteria()}\n\n"
@@ -116,6 +112,6 @@ def score_prompt(question: str, answer: str, reference: str | None = None) -> st
         f"{levels}\n\n"
         "Give each score as one number, not a range."
         + (" Use the reference to check facts." if reference else "")
-        + f"\n\n{_fence('QUESTION', question)}{ref}\n\n{_fence('ANSWER', answer)}\n\n"
+        + f"\n\n{fence('QUESTION', question)}{ref}\n\n{fence('ANSWER', answer)}\n\n"
         "Reply in this JSON format:\n" + json.dumps(shape, indent=2)
     )

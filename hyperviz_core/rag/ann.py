@@ -153,12 +153,12 @@ class AnnVectorIndex:
     # ------------------------------------------------------------------ persistence
     def save(self, path: str | Path) -> None:
         """Write the HNSW graph to ``path`` and the id map to ``path.ids.json`` (an index
-        still exact is saved as its vectors, so ``load`` restores either)."""
+        still exact is saved as its vectors, ``path.npy``, so ``load`` restores either)."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         if self._exact is not None:
             ids = list(self._exact.ids)
-            np.save(path.with_suffix(".npy"), _rows(self._exact, ids))
+            np.save(f"{path}.npy", _rows(self._exact, ids))  # beside path.ids.json
             meta: dict[str, Any] = {"exact": True, "ids": ids}
         else:
             self._ann.save(str(path))
@@ -168,14 +168,18 @@ class AnnVectorIndex:
 
     @classmethod
     def load(cls, path: str | Path, **kwargs: Any) -> AnnVectorIndex:
-        """An index saved by :meth:`save` (``kwargs`` as for the constructor)."""
+        """An index saved by :meth:`save` (``kwargs`` as for the constructor; a given
+        ``exact_below`` replaces the saved one)."""
         path = Path(path)
         meta = json.loads(Path(f"{path}.ids.json").read_text(encoding="utf-8"))
-        idx = cls(exact_below=int(meta.get("exact_below", 20_000)), **kwargs)
+        idx = cls(**{"exact_below": int(meta.get("exact_below", 20_000)), **kwargs})
         if meta["exact"]:
             ids = [str(i) for i in meta["ids"]]
+            vectors = Path(f"{path}.npy")
+            if not vectors.exists():  # saved before 2026-12-03: the suffix replaced
+                vectors = path.with_suffix(".npy")
             if ids:
-                idx.add(ids, np.load(path.with_suffix(".npy"), allow_pickle=False))
+                idx.add(ids, np.load(vectors, allow_pickle=False))
             return idx
         idx._exact = None
         idx._ann = _usearch().Index.restore(str(path))

@@ -18,9 +18,9 @@ from typing import Any
 
 from ..idmap import IdMap
 from ..model import Hypergraph
-from .prompts import Prompts
+from .prompts import Prompts, fence
 from .providers.offline import content_words
-from .providers.protocols import ChatModel
+from .providers.protocols import ChatModel, reply_text
 from .result import RetrievalResult, RetrievedEntity, RetrievedHyperedge, SentPrompt, image_sha256
 
 __all__ = [
@@ -96,7 +96,7 @@ def theme_contexts(
     if extra:
         lines.append("Other entities in the drawing: " + ", ".join(
             f"{id_map.entities[k]} {hg.entities[k].name}" for k in extra[:40]))
-    return "\n".join(lines) or "(none)"
+    return fence("THEMES", "\n".join(lines) or "(none)")
 
 
 def _num(visual_id: str) -> int:
@@ -112,26 +112,32 @@ def answer_prompt(result: RetrievalResult, prompts: Prompts, *, image: bool,
     edges = [h for h in result.hyperedges if h.kind == "relation"]
     edges.sort(key=lambda h: (h.visual_id is None, _num(h.visual_id or "H0"), -h.score, h.id))
     sources = "\n\n".join(
-        f"[{c.rank}] {c.title}\n{c.text.strip()}" if c.title else f"[{c.rank}] {c.text.strip()}"
+        f"[{c.rank}] {_one_line(c.title)}\n{fence(f'SOURCE {c.rank}', c.text)}"
         for c in result.chunks[:max_sources]
     ) or "(none)"
     return prompts.format(
         "answer", image=image, query=result.query,
-        entities=entity_listing(bottom), hyperedges=hyperedge_listing(edges, ids),
-        sources=sources,
+        entities=fence("ENTITIES", entity_listing(bottom)),
+        hyperedges=fence("HYPEREDGES", hyperedge_listing(edges, ids)), sources=sources,
     )
+
+
+def _one_line(title: str) -> str:
+    """A source's title on its header line: one line, marker look-alikes defused."""
+    return " ".join(title.split()).replace("<<<", "<< <").replace(">>>", "> >>")
 
 
 def extractive_summary(result: RetrievalResult, *, max_sentences: int = 3) -> str:
     """The best sentence of each of the top passages (query-term overlap, then the
     passage's supporting entities), labelled as an extractive summary — one sentence per
-    passage so that every hop of a multi-hop chain can show up. Passages that all scored 0
-    (nothing of the question matched them) are not quoted."""
+    passage so that every hop of a multi-hop chain can show up. Passages nothing of the
+    question matched (:attr:`~.result.RetrievalResult.unmatched`), or that scored 0, are not
+    quoted."""
     if result.unmatched:
         return f"{EXTRACTIVE_LABEL}\n(no passage matched the question)"
     terms = set(content_words(result.query))
     lines: list[str] = []
-    for chunk in result.chunks[:max_sentences]:
+    for chunk in [c for c in result.chunks if c.score > 0][:max_sentences]:
         names = {w for key in chunk.entities[:3] for w in content_words(key)}
         best: tuple[float, int, str] | None = None
         for si, sent in enumerate(_SENT.split(" ".join(chunk.text.split()))):
@@ -167,6 +173,7 @@ class Answerer:
 
     def _record(self, result: RetrievalResult, prompt: str, images: list[bytes],
                 answer: str) -> None:
+        answer = reply_text(answer)
         result.prompts.append(SentPrompt(
             stage="answer", prompt=prompt, system=self.prompts.system_prompt(),
             images=[image_sha256(p) for p in images], response=answer))

@@ -126,7 +126,8 @@ class VizRAG:
         self.prompts = prompts or Prompts()
         saved = saved_view_settings(self.store) if config is None else None
         base = config or RetrievalConfig(**({"layouts": saved.layouts} if saved else {}))
-        self.config = base.model_copy(update={"mode": mode, "top_k": top_k, "hops": hops})
+        self.config = RetrievalConfig.model_validate(  # validated: top_k=0 fails here
+            {**base.model_dump(), "mode": mode, "top_k": top_k, "hops": hops})
         self.extractor = extractor
         self.theme_extractor = theme_extractor
         self.renderer = renderer
@@ -319,10 +320,38 @@ class VizRAG:
         async for piece in answerer.astream(res):
             yield piece
 
+    def _questions(self, queries: Iterable[str], what: str) -> tuple[list[str], Any]:
+        """``queries`` as a list, refused when it is one string, and a progress bar over
+        them (``show_progress``; shown for more than one question)."""
+        from tqdm.auto import tqdm
+
+        if isinstance(queries, (str, bytes)):
+            raise TypeError(f"{what} takes a list of questions, not one string "
+                            f"({str(queries)[:40]!r}); use query() for one question")
+        items = list(queries)
+        bar = tqdm(total=len(items), desc="questions", unit="q", leave=False,
+                   disable=not self.show_progress or len(items) < 2)
+        return items, bar
+
     def query_many(self, queries: Iterable[str], **kwargs: Any) -> list[RetrievalResult]:
-        """:meth:`query` for several questions (store loaded once)."""
-        return [self.query(q, **kwargs) for q in queries]
+        """:meth:`query` for several questions (store loaded once), with a progress bar
+        (``show_progress``)."""
+        items, bar = self._questions(queries, "query_many")
+        out: list[RetrievalResult] = []
+        with bar:
+            for q in items:
+                out.append(self.query(q, **kwargs))
+                bar.update(1)
+        return out
 
     async def aquery_many(self, queries: Iterable[str], **kwargs: Any) -> list[RetrievalResult]:
-        """Concurrent :meth:`aquery`."""
-        return list(await asyncio.gather(*(self.aquery(q, **kwargs) for q in queries)))
+        """Concurrent :meth:`aquery`, with a progress bar (``show_progress``)."""
+        items, bar = self._questions(queries, "aquery_many")
+
+        async def one(q: str) -> RetrievalResult:
+            result = await self.aquery(q, **kwargs)
+            bar.update(1)
+            return result
+
+        with bar:
+            return list(await asyncio.gather(*(one(q) for q in items)))

@@ -35,6 +35,7 @@ Example:
 
 from __future__ import annotations
 
+import copy
 import inspect
 import logging
 import time
@@ -85,7 +86,7 @@ def hook_name(hook: Any) -> str:
 def _call(hook: Hook, event: HookEvent) -> Any:
     """Call one hook with a copy of the payload; log (do not raise) what it raises."""
     try:
-        return hook(event.name, event.phase, dict(event.payload))
+        return hook(event.name, event.phase, copy.deepcopy(event.payload))
     except Exception:
         log.exception("stage hook %s failed on %s/%s (ignored)", hook_name(hook), event.name,
                       event.phase)

@@ -42,7 +42,9 @@ class CaptionOnlyWarning(UserWarning):
 class RankedChunk(BaseModel):
     """One retrieved passage with its final score and the evidence behind it.
 
-    ``evidence`` holds the normalised score components (``graph``, ``bm25``, ``vector``);
+    ``evidence`` holds the score components before weighting (``bm25``, ``vector`` and
+    ``ppr`` in [0, 1]; ``graph`` in [0, 1.5] with the default weights: home evidence plus
+    capped mention evidence);
     ``entities`` the keys of retrieved entities whose sources include this chunk;
     ``metadata`` the chunk's stored metadata (its document's metadata and title: what the
     document was inserted with, e.g. ``{"source": "notes/a.md"}`` from a file loader).
@@ -160,11 +162,18 @@ class RetrievalResult(BaseModel):
     """View (``"top"``/``"bottom"``) → why it was not rendered (nothing would read it,
     ``render=False``, text mode ...); empty when every view of the mode was rendered."""
 
+    matched: bool | None = None
+    """Whether anything of the query reached the passages returned — a word of it (BM25), an
+    entity it names, or a semantic embedder's chunk vectors; set by the ranking of the
+    graph modes (None: decided by the scores alone)."""
+
     @property
     def unmatched(self) -> bool:
-        """Whether passages were returned but every score is 0: nothing of the query matched
-        them, so they are arbitrary."""
-        return bool(self.chunks) and max(c.score for c in self.chunks) <= 0
+        """Whether passages were returned that nothing of the query matched (every score 0,
+        or :attr:`matched` False: only graph evidence the query did not seed), so they are
+        arbitrary."""
+        return bool(self.chunks) and (self.matched is False
+                                      or max(c.score for c in self.chunks) <= 0)
 
     def chunk_links(self, chunk: RankedChunk) -> dict[str, Any]:
         """What links ``chunk`` to the hypergraph, in the result's order (best first), with

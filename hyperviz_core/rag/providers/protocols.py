@@ -22,6 +22,7 @@ __all__ = [
     "as_provider_error",
     "current_call_info",
     "embed_query",
+    "reply_text",
     "report_usage",
 ]
 
@@ -177,3 +178,19 @@ def embed_query(embedder: Embedder, text: str) -> npt.NDArray[np.float32]:
     vec = np.asarray(method(text), dtype=np.float32).reshape(-1)
     norm = float(np.linalg.norm(vec))
     return vec / norm if norm > 0 else vec
+
+
+def reply_text(answer: object) -> str:
+    """A chat model's reply, refused with a :class:`ProviderError` when it is not text (a
+    retrieval stage then falls back to its offline step).
+
+    >>> reply_text("ok")
+    'ok'
+    >>> reply_text(None)
+    Traceback (most recent call last):
+    ...
+    hyperviz_core.rag.providers.protocols.ProviderError: the chat model returned NoneType, not text
+    """
+    if not isinstance(answer, str):
+        raise ProviderError(f"the chat model returned {type(answer).__name__}, not text")
+    return answer

@@ -30,11 +30,13 @@ A retrieved passage should score high when
   query names (weight ``spelling``); another one is replaced by the corpus words sharing its
   light stem ("apprenticed" → "apprentice", ``word_forms``).
 
-``final = w_bm25·bm25 + w_vector·vec + w_graph·(graph + w_ppr·ppr)`` with every component
-scaled to ``[0, 1]`` by its maximum over the corpus (the vector cosines min-max over the
-chunks the vector search returned, see :func:`_direct`). Weights live in :class:`RankWeights`
-(tuned on the MuSiQue/HotpotQA dev questions — the same questions the benchmark reports;
-no per-question settings).
+``final = w_bm25·bm25 + w_vector·vec + w_graph·(graph + w_ppr·ppr)`` with ``bm25``, ``vec``
+and ``ppr`` scaled to ``[0, 1]`` by their maximum over the corpus (the vector cosines
+min-max over the chunks the vector search returned, see :func:`_direct`); ``graph`` is the
+best home evidence (at most ``home``) plus the capped mention/hyperedge evidence (at most
+``mention_cap``), so it lies in ``[0, home + mention_cap]`` (1.5 by default). Weights live
+in :class:`RankWeights` (tuned on the MuSiQue/HotpotQA dev questions — the same questions
+the benchmark reports; no per-question settings).
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ from typing import Any
 from ...view_settings import saved_view_settings
 from ..hooks import Hook, HookEvent, HookList, afire, elapsed_ms, error_text, fire
 from ..prompts import Prompts
-from ..providers.protocols import ChatModel, Embedder
+from ..providers.protocols import ChatModel, Embedder, reply_text
 from ..result import RetrievalResult
 from ..store.protocol import LocalReads, StoreProtocol
 from .chunk_index import ChunkIndex
@@ -185,8 +185,9 @@ class Retriever:
                 fire(hk, _call_event(item, "start"))
                 t0 = time.perf_counter()
                 try:
-                    answer = self.chat.complete(item.prompt, images=item.images,
-                                                system=item.system, json_mode=item.json_mode)
+                    answer = reply_text(self.chat.complete(
+                        item.prompt, images=item.images, system=item.system,
+                        json_mode=item.json_mode))
                 except Exception as exc:  # provider failure: the stage falls back
                     fire(hk, _call_event(item, "error", t0, error=error_text(exc)))
                     item = gen.throw(exc)
@@ -213,9 +214,9 @@ class Retriever:
                 await afire(hk, _call_event(item, "start"))
                 t0 = time.perf_counter()
                 try:
-                    answer = await self.chat.acomplete(item.prompt, images=item.images,
-                                                       system=item.system,
-                                                       json_mode=item.json_mode)
+                    answer = reply_text(await self.chat.acomplete(
+                        item.prompt, images=item.images, system=item.system,
+                        json_mode=item.json_mode))
                 except Exception as exc:
                     await afire(hk, _call_event(item, "error", t0, error=error_text(exc)))
                     item = gen.throw(exc)
@@ -229,10 +230,13 @@ class Retriever:
     # ------------------------------------------------------------------ pipeline
     def _start(self, query: str, overrides: dict[str, Any], lazy: bool = True
                ) -> RetrievalState:
-        cfg = self.config.model_copy(update={k: v for k, v in overrides.items()
-                                             if v is not None})
-        check_mode(cfg.mode)
-        cfg = RetrievalConfig.model_validate(cfg.model_dump())
+        given = {k: v for k, v in overrides.items() if v is not None}
+        check_mode(given.get("mode", self.config.mode))
+        unknown = sorted(set(given) - set(RetrievalConfig.model_fields))
+        if unknown:  # a misspelt option must not run with the defaults
+            raise TypeError(f"unknown retrieval option(s) {unknown}; valid: "
+                            f"{sorted(RetrievalConfig.model_fields)}")
+        cfg = RetrievalConfig.model_validate({**self.config.model_dump(), **given})
         visual = cfg.mode in ("vizrag", "hyper-lite") and cfg.retrieval_visualization
         render, why = render_decision(cfg, self.chat is not None)
         res = RetrievalResult(query=query, mode=cfg.mode, top_k=cfg.top_k, settings={

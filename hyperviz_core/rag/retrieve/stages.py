@@ -66,10 +66,10 @@ def run_stage(name: str, stage: Stage, st: RetrievalState) -> Step:
     return payload
 
 
-def _record(res: RetrievalResult, stage: str, prompt: str, images: list[bytes],
-            answer: str) -> None:
-    res.prompts.append(SentPrompt(stage=stage, prompt=prompt,
-                                  images=[image_sha256(p) for p in images], response=answer))
+def _record(res: RetrievalResult, req: LLMRequest, answer: str) -> None:
+    res.prompts.append(SentPrompt(stage=req.stage, prompt=req.prompt, system=req.system,
+                                  images=[image_sha256(p) for p in req.images],
+                                  response=answer))
 
 
 def render_view(st: RetrievalState, hg: Hypergraph, view: str, importance: dict[str, float]
@@ -112,9 +112,10 @@ def keywords(st: RetrievalState) -> Step:
     if st.chat is not None:
         prompt = st.prompts.format("keyword", query=st.query, max_keywords=cfg.max_keywords)
         try:
-            answer = yield LLMRequest("keywords", prompt, [], st.prompts.system_prompt())
+            req = LLMRequest("keywords", prompt, [], st.prompts.system_prompt())
+            answer = yield req
             found = parse_json_list(answer)
-            _record(res, "keywords", prompt, [], answer)
+            _record(res, req, answer)
         except Exception as exc:
             _warn(res, f"keyword model failed ({exc}); heuristic keywords used")
     if not found:
@@ -175,8 +176,9 @@ def _model_locate(st: RetrievalState) -> Generator[LLMRequest, str, list[str] | 
     prompt = st.prompts.format("locate", image=bool(images), query=st.query,
                                contexts=contexts, max_ids=st.cfg.locate_k)
     try:
-        answer = yield LLMRequest("locate", prompt, images, st.prompts.system_prompt())
-        _record(st.res, "locate", prompt, images, answer)
+        req = LLMRequest("locate", prompt, images, st.prompts.system_prompt())
+        answer = yield req
+        _record(st.res, req, answer)
         return _parse_located(st.res, answer, st.top_ids)[: st.cfg.locate_k]
     except Exception as exc:
         _warn(st.res, f"locate model failed ({exc}); offline locator used")
@@ -288,9 +290,13 @@ def rank(st: RetrievalState) -> dict[str, Any]:
                              vector_scores=_vector_scores(st, w), weights=w,
                              top_k=cfg.top_k, lexical_query=st.query)
     res.chunks = ranked_chunks(index, ranked)
+    if cfg.mode != "naive":  # graph evidence alone (anchors located by chance) is no match
+        res.matched = bool(st.linked) or any(
+            c.evidence.get("bm25", 0.0) > 0 or (w.vector and c.evidence.get("vector", 0.0) > 0)
+            for c in res.chunks)
     if res.unmatched:
-        res.warnings.append("no passage matched the query (every score is 0): the passages "
-                            "returned are arbitrary")
+        res.warnings.append("no passage matched the query (no word of it, no entity it "
+                            "names): the passages returned are arbitrary")
     texts = {c.chunk_id: c.text for c in res.chunks}
     if res.bottom_view is not None and texts:
         res.bottom_view.export["chunks"] = {c: texts[c] for c in sorted(texts)}
