@@ -85,6 +85,12 @@ def test_misspelt_options_and_bad_defaults_fail(store: Path) -> None:
             asyncio.run(rag.aquery_many("Kim"))
         assert [r.query for r in rag.query_many(["Iron Maiden", "xyzzy"])] == ["Iron Maiden",
                                                                              "xyzzy"]
+        with pytest.raises(TypeError, match="the query must be a string, got bytes"):
+            rag.retrieve(b"Iron Maiden")  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="unknown layout 'nope'; available: set-hier"):
+            rag.retrieve("Iron Maiden", layouts=("nope",))
+        with pytest.raises(ValueError, match="1 to 12 layouts"):
+            rag.retrieve("Iron Maiden", layouts=())
     with pytest.raises(ValueError, match="top_k"):
         VizRAG(store, top_k=0, show_progress=False)
     with pytest.raises(ValueError, match="hops"):

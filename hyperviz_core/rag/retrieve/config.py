@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .rank import RankWeights
 
@@ -105,6 +105,18 @@ class RetrievalConfig(BaseModel):
     ``True`` always (``--out``, the viewer, an image node); ``False`` never. What was not
     rendered is named, with the reason, in :attr:`RetrievalResult.skipped_views`."""
     weights: RankWeights = Field(default_factory=RankWeights)
+
+    @field_validator("layouts")
+    @classmethod
+    def _known_layouts(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        """Layouts are checked when the config is made, not at the first rendering."""
+        from ...layouts.base import get_layout
+
+        if not 1 <= len(value) <= 12:
+            raise ValueError(f"1 to 12 layouts are needed, got {len(value)}")
+        for name in value:
+            get_layout(name)  # a ValueError naming the known layouts
+        return value
 
 
 def render_decision(cfg: RetrievalConfig, has_chat: bool) -> tuple[bool, str]:

@@ -230,6 +230,8 @@ class Retriever:
     # ------------------------------------------------------------------ pipeline
     def _start(self, query: str, overrides: dict[str, Any], lazy: bool = True
                ) -> RetrievalState:
+        if not isinstance(query, str):
+            raise TypeError(f"the query must be a string, got {type(query).__name__}")
         given = {k: v for k, v in overrides.items() if v is not None}
         check_mode(given.get("mode", self.config.mode))
         unknown = sorted(set(given) - set(RetrievalConfig.model_fields))
