@@ -102,6 +102,7 @@ def test_bound_retriever_and_custom_prompt(retriever: VizRAGRetriever) -> None:
     assert chain.invoke(QUERY).startswith("1 image(s); 1 passages")
     text = spy.seen[-1][0].content[0]["text"]  # type: ignore[index]
     assert text.startswith(f"Q: {QUERY}\n[1] ") and "[2]" not in text
+    assert "\n<<<PASSAGE 1\n" in text and text.rstrip().endswith("PASSAGE 1>>>")
     with pytest.raises(ValueError, match="unknown field"):
         create_vizrag_chain(retriever, spy, prompt="{question} {context}")
     with pytest.raises(ValueError, match="must contain"):

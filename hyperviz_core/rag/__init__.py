@@ -44,7 +44,7 @@ from .index import (
     with_inferred_title,
 )
 from .local_embed import LocalMiniLMEmbedder, local_minilm_available
-from .prompts import Prompts
+from .prompts import Prompts, fence
 from .providers.middleware import (
     CacheBackend,
     CachingChatModel,
@@ -196,6 +196,7 @@ __all__ = [
     "chunk_documents",
     "content_hash",
     "extractive_summary",
+    "fence",
     "heuristic_keywords",
     "infer_title",
     "json_safe_metadata",

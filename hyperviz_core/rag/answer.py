@@ -18,7 +18,7 @@ from typing import Any
 
 from ..idmap import IdMap
 from ..model import Hypergraph
-from .prompts import Prompts, fence
+from .prompts import Prompts, defuse, fence
 from .providers.offline import content_words
 from .providers.protocols import ChatModel, reply_text
 from .result import RetrievalResult, RetrievedEntity, RetrievedHyperedge, SentPrompt, image_sha256
@@ -112,7 +112,7 @@ def answer_prompt(result: RetrievalResult, prompts: Prompts, *, image: bool,
     edges = [h for h in result.hyperedges if h.kind == "relation"]
     edges.sort(key=lambda h: (h.visual_id is None, _num(h.visual_id or "H0"), -h.score, h.id))
     sources = "\n\n".join(
-        f"[{c.rank}] {_one_line(c.title)}\n{fence(f'SOURCE {c.rank}', c.text)}"
+        f"[{c.rank}] {defuse(c.title, one_line=True)}\n{fence(f'SOURCE {c.rank}', c.text)}"
         for c in result.chunks[:max_sources]
     ) or "(none)"
     return prompts.format(
@@ -120,11 +120,6 @@ def answer_prompt(result: RetrievalResult, prompts: Prompts, *, image: bool,
         entities=fence("ENTITIES", entity_listing(bottom)),
         hyperedges=fence("HYPEREDGES", hyperedge_listing(edges, ids)), sources=sources,
     )
-
-
-def _one_line(title: str) -> str:
-    """A source's title on its header line: one line, marker look-alikes defused."""
-    return " ".join(title.split()).replace("<<<", "<< <").replace(">>>", "> >>")
 
 
 def extractive_summary(result: RetrievalResult, *, max_sentences: int = 3) -> str:
