@@ -20,7 +20,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import importlib.util
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -122,6 +124,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.k < 1:
         parser.error("--k must be at least 1")
+    needs = {"openai": ("langchain_openai", "langchain-openai"),
+             "ollama": ("langchain_ollama", "langchain-ollama")}.get(args.llm)
+    if needs and importlib.util.find_spec(needs[0]) is None:  # fail before any work
+        parser.error(f"--llm {args.llm} needs `pip install {needs[1]}`")
+    if args.llm == "openai" and not os.environ.get("OPENAI_API_KEY"):
+        parser.error("--llm openai needs OPENAI_API_KEY in the environment")
     return asyncio.run(run(args))
 
 

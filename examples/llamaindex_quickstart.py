@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import argparse
 import base64
+import importlib.util
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -81,6 +83,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("out/llamaindex"))
     parser.add_argument("--limit", type=int, default=None, help="index only N passages")
     args = parser.parse_args(argv)
+    if args.llm == "openai":  # fail before any work, in one line
+        if importlib.util.find_spec("llama_index.llms.openai") is None:
+            parser.error("--llm openai needs `pip install llama-index-llms-openai`")
+        if not os.environ.get("OPENAI_API_KEY"):
+            parser.error("--llm openai needs OPENAI_API_KEY in the environment")
 
     # 1. index: documents go to the engine whole, by doc.id_ (re-inserting is a no-op)
     index = VizRAGIndex.from_documents(documents(args.limit))

@@ -21,3 +21,16 @@ def test_example_runs_offline(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert module.FAKE_ANSWER in text and "[2] " in text and "[3] " not in text
     assert "image_url block" in text and "vizrag.render.end" in text
     assert (tmp_path / "image.png").read_bytes().startswith(PNG_MAGIC)
+
+
+def test_a_real_model_switch_without_its_key_fails_in_one_line(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    spec = importlib.util.spec_from_file_location("vizrag_langchain_example2", EXAMPLE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with pytest.raises(SystemExit) as stop:
+        module.main(["--llm", "openai"])
+    assert stop.value.code == 2
+    assert "--llm openai needs OPENAI_API_KEY" in capsys.readouterr().err

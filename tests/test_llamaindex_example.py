@@ -24,3 +24,18 @@ def test_quickstart_offline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert "image: " in out and "PNG bytes, detail=high" in out
     assert "text: HyperViz rendering" in out
     assert "reloaded VizRAGIndex" in out and "20 documents" in out.splitlines()[-1]
+
+
+def test_a_real_model_switch_without_its_key_fails_before_indexing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    spec = importlib.util.spec_from_file_location("vizrag_llamaindex_example2", EXAMPLE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with pytest.raises(SystemExit) as stop:
+        module.main(["--llm", "openai", "--out", str(tmp_path)])
+    out = capsys.readouterr()
+    assert stop.value.code == 2 and "indexed" not in out.out
+    assert "--llm openai needs" in out.err

@@ -19,13 +19,14 @@ from .adapters import (
 )
 from .chain import DEFAULT_PROMPT, create_vizrag_chain, format_passages, vizrag_message
 from .documents import IMAGE_DOC_TYPE, image_document, is_image_document, result_documents
-from .hyperrag import HyperRAGVisualRetriever as HyperRAGVisualRetriever
+from .hyperrag import HyperRAGVisualRetriever
 from .retriever import VizRAGRetriever
 from .runnable import HyperVizRunnable, image_block, split_documents
 
 __all__ = [
     "DEFAULT_PROMPT",
     "IMAGE_DOC_TYPE",
+    "HyperRAGVisualRetriever",
     "HyperVizRunnable",
     "LangChainChatModel",
     "LangChainEmbedder",

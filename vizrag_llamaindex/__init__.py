@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from . import _framework  # noqa: F401  (first: a missing extra is named)
 from .adapters import LlamaIndexChatModel, LlamaIndexEmbedder, to_llamaindex_messages
-from .hyperrag import HyperRAGVisualRetriever as HyperRAGVisualRetriever
+from .hyperrag import HyperRAGVisualRetriever
 from .index import IndexVizRAG, VizRAGIndex, to_engine_document
 from .instrumentation import StageSpans, VizRAGLocateEvent, VizRAGRenderEvent
 from .nodes import VizRAGImageNode, chunk_nodes, image_node
@@ -26,6 +26,7 @@ from .storage import VizRAGStorageContext, backup_store
 
 __all__ = [
     "CaptionOnlyWarning",
+    "HyperRAGVisualRetriever",
     "HyperVizPostprocessor",
     "IndexVizRAG",
     "LlamaIndexChatModel",

@@ -2,14 +2,16 @@
 
 Each subcommand lives in its own module exposing ``register(subparsers)``; the handler it
 sets with ``set_defaults(func=...)`` returns the process exit code. Bad input, and a model
-provider's failure that no command handles itself, is reported as one line on stderr with
-exit code 2.
+provider's failure that no command handles itself, or a missing Graphviz, is reported as one
+line on stderr with exit code 2; a closed output pipe (``vizrag query ... | head``) ends the
+command quietly with exit code 141.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -49,10 +51,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         code: int = args.func(args)
+    except BrokenPipeError:  # the reader went away (`| head`): stop quietly, as shell tools do
+        _silence_stdout()
+        return 141
     except (ValueError, OSError) as exc:
         print(f"vizrag {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except RuntimeError as exc:
+        if _is_missing_graphviz(exc):
+            print(f"vizrag {args.command}: error: Graphviz is not installed (the `dot` program "
+                  "was not found on PATH): install it, e.g. `apt-get install graphviz`",
+                  file=sys.stderr)
+            return 2
         if not _is_provider_error(exc):
             raise
         # a model provider failed (after its retries) outside a per-document/question
@@ -61,6 +71,21 @@ def main(argv: Sequence[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     return code
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's final flush does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real stdout (captured): nothing to flush
+        pass
+
+
+def _is_missing_graphviz(exc: BaseException) -> bool:
+    """Whether ``exc`` is graphviz's ``ExecutableNotFound`` (no ``dot`` on PATH)."""
+    gv = sys.modules.get("graphviz")
+    return gv is not None and isinstance(exc, gv.ExecutableNotFound)
 
 
 def _is_provider_error(exc: BaseException) -> bool:

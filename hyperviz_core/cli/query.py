@@ -287,10 +287,12 @@ def _run(args: argparse.Namespace) -> int:
                     images: dict[str, str] = {}
                     if out is not None:
                         images = write_views(result, out / folder if qid is not None else out)
+                        if not images:
+                            _no_views_note(result, qid)
                     _print_result(args, result, qid, images, len(batch))
                 except Exception as exc:  # one failing question must not lose the batch
-                    if is_store_failure(exc):
-                        raise  # the store itself is unusable: every question would fail
+                    if is_store_failure(exc) or isinstance(exc, BrokenPipeError):
+                        raise  # the store is unusable, or nobody reads the output
                     failed += 1
                     _report_failure(args, qid, exc)
                 finally:
@@ -300,6 +302,13 @@ def _run(args: argparse.Namespace) -> int:
     if failed and len(batch) > 1:
         print(f"vizrag query: {failed} of {len(batch)} questions failed", file=sys.stderr)
     return min(failed, MAX_EXIT)
+
+
+def _no_views_note(result: Any, qid: str | None) -> None:
+    """Say on stderr why ``--out`` received no view (``text``/``naive`` modes draw none)."""
+    why = "; ".join(f"{v}: {r}" for v, r in sorted(result.skipped_views.items()))
+    print(f"vizrag query: note: {'question ' + qid + ': ' if qid else ''}--out received no "
+          f"view in {result.mode} mode ({why or 'this mode draws no views'})", file=sys.stderr)
 
 
 def _check_text(question: str) -> None:

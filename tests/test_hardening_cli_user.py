@@ -1,0 +1,64 @@
+"""What a user meets at the command line: a missing Graphviz, a closed pipe, ``--out`` in a
+mode that draws nothing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from rag_fakes import demo_documents
+
+from hyperviz_core.cli import main
+from hyperviz_core.rag import VizRAG
+
+HIF = {"network-type": "undirected", "incidences": [{"edge": "h", "node": "a"},
+                                                   {"edge": "h", "node": "b"}]}
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("cli_user") / "store"
+    with VizRAG(path, show_progress=False) as rag:
+        rag.insert(demo_documents(0, 12))
+    return path
+
+
+def test_a_missing_graphviz_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    hif = tmp_path / "g.json"
+    hif.write_text(json.dumps(HIF), encoding="utf-8")
+    monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
+    assert main(["render", str(hif), "--layout", "set-force", "--out",
+                 str(tmp_path / "x.png")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["vizrag render: error: Graphviz is not installed (the `dot` program was not "
+                   "found on PATH): install it, e.g. `apt-get install graphviz`"]
+
+
+def test_a_closed_pipe_ends_a_batch_quietly(store: Path, tmp_path: Path) -> None:
+    qs = tmp_path / "q.jsonl"
+    qs.write_text("".join(json.dumps({"id": str(i), "question": "Iron Maiden"}) + "\n"
+                          for i in range(300)), encoding="utf-8")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hyperviz_core", "query", "--store", str(store), "--questions",
+         str(qs), "--json", "--no-progress"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.read(10)
+    proc.stdout.close()  # the reader goes away, as `| head -c 10` does
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141
+    assert "Broken pipe" not in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("mode", ["text", "naive"])
+def test_out_in_a_mode_without_views_says_so(store: Path, tmp_path: Path, mode: str,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / mode
+    assert main(["query", "Iron Maiden", "--store", str(store), "--mode", mode,
+                 "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert f"--out received no view in {mode} mode" in err
+    assert not any(out.iterdir()) if out.exists() else True
