@@ -175,3 +175,22 @@ def test_batch_questions_that_are_not_text_fail_alone(store: Path, tmp_path: Pat
     bad_id.write_text('{"id": "\\udcff", "question": "Kim"}\n', encoding="utf-8")
     assert main(["query", "--questions", str(bad_id), "--store", str(store)]) == 2
     assert "the id is not valid Unicode text" in capsys.readouterr().err
+
+
+def test_streams_fire_the_answer_stage(store: Path) -> None:
+    seen: list[tuple[str, str]] = []
+
+    def rec(name: str, phase: str, payload: dict[str, Any]) -> None:
+        if name == "answer":
+            seen.append((name, phase))
+
+    async def consume(rag: VizRAG) -> list[str]:
+        return [p async for p in rag.astream("Iron Maiden", hooks=[rec])]
+
+    for chat in (None, ParrotChat()):
+        with VizRAG(store, chat=chat, show_progress=False) as rag:
+            res = rag.retrieve("Iron Maiden")
+            pieces = list(rag.stream("Iron Maiden", result=res, hooks=[rec]))
+            assert "".join(pieces).strip() == (res.answer or "").strip() and "answer" in res.timings
+            assert asyncio.run(consume(rag))
+    assert seen == [("answer", "start"), ("answer", "end")] * 4

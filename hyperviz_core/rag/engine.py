@@ -298,27 +298,50 @@ class VizRAG:
         return result
 
     def stream(self, query: str, mode: str | None = None, top_k: int | None = None,
-               result: RetrievalResult | None = None, **overrides: Any) -> Iterator[str]:
+               result: RetrievalResult | None = None, *, hooks: Iterable[Hook] | None = None,
+               **overrides: Any) -> Iterator[str]:
         """Yield the answer in pieces. Pass ``result`` to reuse a retrieval (it receives the
-        answer when the stream ends); offline the extractive summary is yielded whole."""
-        res = result or self.retrieve(query, mode=mode, top_k=top_k, **overrides)
+        answer when the stream ends); offline the extractive summary is yielded whole. The
+        ``answer`` stage's hook events fire as in :meth:`query` (``end`` once the stream is
+        consumed) and ``result.timings["answer"]`` is set."""
+        res = result or self.retrieve(query, mode=mode, top_k=top_k, hooks=hooks, **overrides)
+        hk = self.hooks.with_extra(hooks)
+        fire(hk, HookEvent("answer", "start", {"mode": res.mode}))
+        t0 = time.perf_counter()
         answerer = self._answerer()
-        if answerer is None:
-            yield self._offline(res).answer or ""
-            return
-        yield from answerer.stream(res)
+        try:
+            if answerer is None:
+                yield self._offline(res).answer or ""
+            else:
+                yield from answerer.stream(res)
+        except Exception as exc:
+            fire(hk, HookEvent("answer", "error", {"error": error_text(exc),
+                                                   "elapsed_ms": elapsed_ms(t0)}))
+            raise
+        fire(hk, self._answered(res, t0))
 
     async def astream(self, query: str, mode: str | None = None, top_k: int | None = None,
-                      result: RetrievalResult | None = None,
+                      result: RetrievalResult | None = None, *,
+                      hooks: Iterable[Hook] | None = None,
                       **overrides: Any) -> AsyncIterator[str]:
         """Async :meth:`stream`."""
-        res = result or await self.aretrieve(query, mode=mode, top_k=top_k, **overrides)
+        res = result or await self.aretrieve(query, mode=mode, top_k=top_k, hooks=hooks,
+                                             **overrides)
+        hk = self.hooks.with_extra(hooks)
+        await afire(hk, HookEvent("answer", "start", {"mode": res.mode}))
+        t0 = time.perf_counter()
         answerer = self._answerer()
-        if answerer is None:
-            yield self._offline(res).answer or ""
-            return
-        async for piece in answerer.astream(res):
-            yield piece
+        try:
+            if answerer is None:
+                yield self._offline(res).answer or ""
+            else:
+                async for piece in answerer.astream(res):
+                    yield piece
+        except Exception as exc:
+            await afire(hk, HookEvent("answer", "error", {"error": error_text(exc),
+                                                          "elapsed_ms": elapsed_ms(t0)}))
+            raise
+        await afire(hk, self._answered(res, t0))
 
     def _questions(self, queries: Iterable[str], what: str) -> tuple[list[str], Any]:
         """``queries`` as a list, refused when it is one string, and a progress bar over

@@ -8,7 +8,8 @@ the async paths). The engine calls it
       keywords → themes → top_view → locate → bottom_entities → bottom_view → rank → answer
 
   (``hyper-lite`` skips themes/top_view/locate; ``naive`` runs only rank and answer; answer
-  is fired by ``query``/``aquery``, not by ``retrieve``);
+  is fired by ``query``/``aquery`` and ``stream``/``astream`` — its ``end`` once the stream is
+  consumed — not by ``retrieve``);
 * ``model_call`` around each chat/vision model call (payload: ``stage``, ``images`` count);
 * ``render`` around each rendering (payload: ``view`` ``"top"``/``"bottom"``, ``entities``,
   ``hyperedges``; at the end also ``width``, ``height``, ``sha256``).
