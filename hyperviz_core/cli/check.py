@@ -1,11 +1,13 @@
 """``vizrag check``: is a store healthy? (SQLite's integrity check plus the store's invariants)
 
-For a ``postgresql://`` store it runs the store's cross-table invariants. For an SQLite file it
+For a ``postgresql://`` store it runs the same cross-table invariants as for SQLite (PostgreSQL
+guards its own pages and foreign keys). For an SQLite file it
 opens the store read-only (works on a read-only file or folder and never writes), runs
 SQLite's ``integrity_check`` and ``foreign_key_check``, the opening checks (format, schema
 version, tables) and the store's invariants (every entity and hyperedge has a mention and
-members, incidences name known rows, vectors have the recorded dimension ...). Exit code 0:
-healthy; 1: problems found (listed); 2: no store there.
+members, incidences name known rows, vectors have the recorded dimension ...); each line of
+SQLite's integrity check is one problem (at most 100 listed). Exit code 0: healthy; 1:
+problems found (listed); 2: no store there.
 
 Example::
 

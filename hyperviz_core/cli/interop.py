@@ -4,6 +4,11 @@
 (validated completely before anything is written; re-importing is a no-op) and prints counts.
 ``export --store DIR --hif OUT.json [--layer L] [--doc ID ...] [--query Q]`` writes the whole
 store or a selected sub-hypergraph as HIF.
+
+A damaged, full or locked SQLite store ends either command with one line naming it (no
+traceback). Ctrl-C ends them with "interrupted" and exit code 130: an import keeps the
+batches committed so far (running it again resumes: what is stored is skipped), an export
+writes nothing.
 """
 
 from __future__ import annotations
@@ -30,20 +35,27 @@ def _theme_extractor(chat: Any, store: Any) -> Any:
 def _run_import(args: argparse.Namespace) -> int:
     from ..interop.hyperrag_import import import_workdir, read_for_import
     from ..rag.store import open_store
+    from ..rag.store.sqlite.check import store_errors
     from .index import make_chat, make_embedder
 
     embedder = make_embedder(args.embed)
     chat = make_chat(args.llm)  # bad specs fail here, before anything is written
     wd = read_for_import(args.workdir, reuse_embeddings=args.reuse_embeddings)  # checked
-    store = open_store(args.store, read_only=False)  # a directory, .sqlite or postgresql://
-    try:
-        report = import_workdir(
-            wd, store, embedder=embedder, reuse_embeddings=args.reuse_embeddings,
-            theme_extractor=_theme_extractor(chat, store),
-            show_progress=not args.no_progress and sys.stderr.isatty(), release=True,
-        )
-    finally:
-        store.close()
+    with store_errors(args.store):
+        store = open_store(args.store, read_only=False)  # directory, .sqlite, postgresql://
+        try:
+            report = import_workdir(
+                wd, store, embedder=embedder, reuse_embeddings=args.reuse_embeddings,
+                theme_extractor=_theme_extractor(chat, store),
+                show_progress=not args.no_progress and sys.stderr.isatty(), release=True,
+            )
+        except KeyboardInterrupt:
+            print(f"vizrag import-hyperrag: interrupted; {store.path} keeps the "
+                  f"{store.stats().documents} documents committed so far (run the same "
+                  "command again to resume)", file=sys.stderr)
+            return 130
+        finally:
+            store.close()
     if args.json:
         print(json.dumps(report.model_dump(mode="json"), indent=2, sort_keys=True))
     else:
@@ -53,22 +65,29 @@ def _run_import(args: argparse.Namespace) -> int:
 
 def _run_export(args: argparse.Namespace) -> int:
     from ..interop.store_export import store_hypergraph
+    from ..rag.store.sqlite.check import store_errors
     from .index import make_embedder, open_existing
 
-    store = open_existing(args.store, read_only=True)
-    try:
-        embedder = make_embedder(args.embed) if args.embed else None
-        retrieve: dict[str, Any] = {"mode": args.mode, "top_k": args.top_k, "hops": args.hops}
-        hg = store_hypergraph(store, layer=args.layer, doc_ids=args.doc or (),
-                              query=args.query, embedder=embedder, **retrieve)
-    finally:
-        store.close()
-    doc = hg.to_hif()
+    embedder = make_embedder(args.embed) if args.embed else None
+    retrieve: dict[str, Any] = {"mode": args.mode, "top_k": args.top_k, "hops": args.hops}
     out = Path(args.hif)
-    out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(json.dumps(doc, ensure_ascii=False, indent=1, sort_keys=True), "utf-8")
-    tmp.replace(out)
+    try:
+        with store_errors(args.store):
+            store = open_existing(args.store, read_only=True)
+            try:
+                hg = store_hypergraph(store, layer=args.layer, doc_ids=args.doc or (),
+                                      query=args.query, embedder=embedder, **retrieve)
+            finally:
+                store.close()
+        doc = hg.to_hif()
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(doc, ensure_ascii=False, indent=1, sort_keys=True), "utf-8")
+        tmp.replace(out)
+    except KeyboardInterrupt:
+        tmp.unlink(missing_ok=True)
+        print(f"vizrag export: interrupted; {out} was not written", file=sys.stderr)
+        return 130
     print(f"wrote {out}: {len(doc['nodes'])} nodes, {len(doc['edges'])} edges, "
           f"{len(doc['incidences'])} incidences")
     return 0

@@ -4,6 +4,12 @@ Example: ``vizrag migrate --from out/store --to postgresql://me@db:5432/rag`` (a
 the arguments swapped). Documents, chunks, both layers, vectors and the model-call cache are
 copied without any model call; the command fails (exit 1) if the counts differ afterwards.
 
+A damaged, full or locked SQLite store ends the command with one line naming that store (no
+traceback); Ctrl-C ends it with "interrupted" and exit code 130 — the documents copied so far
+stay committed and running the same command again resumes. Vectors of a space the
+destination does not keep (``hyperedge``, kept only by stores made before compact vectors)
+are not copied, and the report says so.
+
 ``vizrag migrate --upgrade out/store`` upgrades a SQLite store of an older schema in place
 (schema 1 → 2: merged rows without stored source lists, see ``rag/store/sqlite/schema.py``);
 what every read returns stays the same. A store of an older schema is also upgraded by its
@@ -22,10 +28,11 @@ __all__ = ["register"]
 
 def _upgrade(spec: str) -> int:
     from ..rag.store import HypergraphStore, StoreError, open_store
+    from ..rag.store.sqlite.check import store_errors
     from ..rag.store.sqlite.schema import SCHEMA_VERSION
 
     try:
-        with open_store(spec) as store:
+        with store_errors(spec), open_store(spec) as store:
             if not isinstance(store, HypergraphStore):  # PostgreSQL: upgraded when opened
                 print(f"{store.path}: schema {SCHEMA_VERSION} (upgraded when opened)")
                 return 0
@@ -44,7 +51,8 @@ def _upgrade(spec: str) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ..rag.store import StoreError, open_store
+    from ..rag.store import StoreError, is_store_url, open_store
+    from ..rag.store.sqlite.check import store_errors
     from ..rag.store.transfer import copy_store
 
     if args.upgrade is not None:
@@ -54,15 +62,30 @@ def _run(args: argparse.Namespace) -> int:
     if not args.source or not args.target:
         raise ValueError("give --from STORE --to STORE (or --upgrade STORE)")
 
-    try:
-        with open_store(args.source, read_only=True) as src:
+    sqlite_side = args.target if is_store_url(args.source) else args.source
+    try:  # an SQLite error names the store that raised it (source or destination)
+        with store_errors(sqlite_side), open_store(args.source, read_only=True) as src:
             if src.stats().documents == 0:
                 raise StoreError(f"source store {src.path} holds no documents")
             with open_store(args.target) as dst:
-                report = copy_store(src, dst, show_progress=not args.no_progress
-                                    and sys.stderr.isatty())
+                try:
+                    report = copy_store(src, dst, show_progress=not args.no_progress
+                                        and sys.stderr.isatty())
+                except KeyboardInterrupt:
+                    print(f"vizrag migrate: interrupted; {dst.path} keeps the "
+                          f"{dst.stats().documents} documents committed so far (run the same "
+                          "command again to resume)", file=sys.stderr)
+                    return 130
     except StoreError as exc:
         raise ValueError(str(exc)) from None
+    except KeyboardInterrupt:  # before the copy started: nothing was written
+        print("vizrag migrate: interrupted; re-run to resume", file=sys.stderr)
+        return 130
+    _print_report(args, report)
+    return 0 if report.verified else 1
+
+
+def _print_report(args: argparse.Namespace, report: Any) -> None:
     if args.json:
         print(json.dumps(report.model_dump(mode="json"), indent=2, sort_keys=True))
     else:
@@ -72,9 +95,11 @@ def _run(args: argparse.Namespace) -> int:
         print(f"  destination: documents {s.documents}, chunks {s.chunks}, entities "
               f"{s.entities}, relation hyperedges {s.relation_hyperedges}, theme hyperedges "
               f"{s.theme_hyperedges}, vectors {sum(s.vectors.values())}")
+        if report.spaces_not_copied:
+            print(f"  not copied: {', '.join(report.spaces_not_copied)} vectors (the "
+                  "destination does not keep that space; retrieval does not read it)")
         print("  counts verified: equal to the source" if report.verified else
               "  COUNTS DIFFER: " + "; ".join(report.mismatches))
-    return 0 if report.verified else 1
 
 
 def register(sub: Any) -> None:

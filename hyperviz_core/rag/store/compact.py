@@ -9,6 +9,15 @@ vectors). Both choices are recorded in the store's metadata when it is created
 (``vector_spaces``, ``vector_dtype``); a store without them (made before) keeps every space
 in float32, and rows of either width are read back as float32.
 
+A vector holding NaN or an infinity is refused (:class:`~.base.StoreError`; the write fails
+and nothing of it is stored). A row that float16 cannot hold — a component above 65,504,
+which would become infinite, or every component below 2**-14, which would lose its
+precision — is stored L2-normalised instead: every search scores by cosine similarity
+(rows and queries are normalised first), so the scale of a row never counts, and the rows
+of unit-length embedders (every component at most 1, the largest at least 1/sqrt(dim)) are
+stored exactly as before. :func:`nonfinite_vectors` finds stored rows that are not finite
+(written before this check).
+
 Example:
     >>> import numpy as np
     >>> blob = encode(np.array([0.6, 0.8], dtype=np.float32), "float16")
@@ -16,18 +25,28 @@ Example:
     (4, 'float32')
     >>> parse_spaces(None), parse_spaces("entity,theme,chunk")
     (('entity', 'hyperedge', 'theme', 'chunk'), ('entity', 'theme', 'chunk'))
+    >>> decode([encode(np.array([3e5, 4e5], dtype=np.float32), "float16")], 2).round(3)
+    array([[0.6, 0.8]], dtype=float32)
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from ..vectors import SPACES
+from .base import StoreError
 
-__all__ = ["COMPACT_META", "STORED_SPACES", "VECTOR_DTYPE", "decode", "encode", "parse_spaces"]
+__all__ = ["COMPACT_META", "STORED_SPACES", "VECTOR_DTYPE", "decode", "encode",
+           "nonfinite_vectors", "parse_spaces"]
+
+#: the largest finite float16
+HALF_MAX = 65504.0
+#: the smallest normal float16 (below it a component keeps fewer significant bits)
+HALF_TINY = 2.0**-14
 
 #: spaces a new store embeds (``hyperedge`` is not read by retrieval)
 STORED_SPACES: tuple[str, ...] = ("entity", "theme", "chunk")
@@ -49,9 +68,21 @@ def parse_spaces(value: str | None) -> tuple[str, ...]:
 
 
 def encode(row: npt.ArrayLike, dtype: str | None) -> bytes:
-    """One vector as stored: float16 bytes for ``"float16"``, else float32 bytes."""
-    kind = np.float16 if dtype == "float16" else np.float32
-    return np.asarray(row, dtype=np.float32).astype(kind).tobytes()
+    """One vector as stored: float16 bytes for ``"float16"``, else float32 bytes. A row
+    float16 cannot hold is normalised first; a row that is not finite is a
+    :class:`StoreError` (see the module doc)."""
+    with np.errstate(over="ignore"):
+        arr = np.asarray(row, dtype=np.float32)
+    if not np.isfinite(arr).all():
+        raise StoreError("a vector holds NaN or infinite values (or values beyond float32): "
+                         "refused, nothing of this write is stored; the embedder is broken")
+    if dtype != "float16":
+        return arr.astype(np.float32).tobytes()
+    peak = float(np.abs(arr).max()) if arr.size else 0.0
+    if peak > HALF_MAX or 0.0 < peak < HALF_TINY:  # would overflow (inf) or underflow
+        wide = arr.astype(np.float64)
+        arr = (wide / np.linalg.norm(wide)).astype(np.float32)
+    return arr.astype(np.float16).tobytes()
 
 
 def decode(blobs: Sequence[bytes], dim: int) -> npt.NDArray[np.float32]:
@@ -70,3 +101,36 @@ def decode(blobs: Sequence[bytes], dim: int) -> npt.NDArray[np.float32]:
         out[full] = np.frombuffer(b"".join(blobs[i] for i in full),
                                   dtype=np.float32).reshape(len(full), dim)
     return out
+
+
+def nonfinite_vectors(rows: Iterable[tuple[str, str, bytes]], dim: int,
+                      block: int = 8192) -> list[str]:
+    """``space/id`` of each stored vector ``(space, id, blob)`` holding NaN or an infinity
+    (a store written before :func:`encode` refused them), read ``block`` rows at a time.
+
+    >>> good = encode(np.array([0.6, 0.8]), "float16")
+    >>> bad = np.array([np.nan, 1.0], dtype=np.float16).tobytes()
+    >>> nonfinite_vectors([("chunk", "c1", good), ("chunk", "c2", bad)], 2)
+    ['chunk/c2']
+    """
+    found: list[str] = []
+    part: list[tuple[str, str, bytes]] = []
+
+    def check(rows: list[tuple[str, str, bytes]]) -> None:
+        sized = [r for r in rows if len(r[2]) in (2 * dim, 4 * dim)]  # wrong length: its own
+        if sized:
+            mat = decode([bytes(r[2]) for r in sized], dim)
+            bad = np.flatnonzero(~np.isfinite(mat).all(axis=1))
+            found.extend(f"{sized[n][0]}/{sized[n][1]}" for n in bad.tolist())
+
+    for row in rows:
+        part.append(_row(row))
+        if len(part) >= block:
+            check(part)
+            part = []
+    check(part)
+    return found
+
+
+def _row(row: Any) -> tuple[str, str, bytes]:
+    return str(row[0]), str(row[1]), bytes(row[2])

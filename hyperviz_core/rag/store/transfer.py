@@ -3,8 +3,13 @@
 Documents are copied in batches (one transaction and one merge per batch of up to 64
 documents, which ends as copying them one by one) with their chunks, their raw extraction output
 (:meth:`~.protocol.StoreProtocol.extractions`), their themes and the source's vectors, so the
-destination rebuilds exactly the source's merged layers without any model call; then the
-model-call cache is copied and the counts of both stores are compared.
+destination rebuilds exactly the source's merged layers without any model call (a vector the
+destination needs for an item outside the batch, e.g. a theme whose member a later document
+renamed, is the source's vector of that id); then the model-call cache is copied and the counts
+of both stores are compared — the vector counts of the spaces both stores keep (a store made
+before compact vectors also keeps the ``hyperedge`` space, which a new store does not).
+Every document is read by id (its chunks, themes and vectors with ``IN`` lists), so a copy
+takes time linear in the store's size.
 
 Example:
     >>> import tempfile
@@ -50,25 +55,45 @@ class TransferReport(BaseModel):
     destination: StoreStats
     verified: bool
     mismatches: list[str]
+    #: vector spaces the source keeps and the destination does not (not copied, not compared)
+    spaces_not_copied: list[str] = []
 
 
 class _SourceEmbedder:
     """Stands for the source's embedder: its name and dimension, and no model behind it."""
 
-    def __init__(self, name: str, dim: int) -> None:
-        self.name, self.dim = name, dim
+    def __init__(self, src: StoreProtocol, name: str, dim: int) -> None:
+        self.src, self.name, self.dim = src, name, dim
+
+    def stored_vectors(self, space: str, ids: list[str]) -> tuple[list[str], npt.NDArray[Any]]:
+        """The source's vectors of ``ids`` (the stores ask for those they lack)."""
+        return self.src.vectors(space, ids)
 
     def embed(self, texts: list[str]) -> npt.NDArray[Any]:
         raise StoreError(f"the source store has no vector for {len(texts)} item(s) "
                          f"(e.g. {texts[0][:60]!r}); it cannot be copied without re-embedding")
 
 
-def _counts(stats: StoreStats) -> dict[str, Any]:
-    return stats.model_dump(exclude={"path"})
+def _spaces(store: StoreProtocol) -> tuple[str, ...]:
+    """The vector spaces ``store`` keeps (every space for a store without the method)."""
+    spaces = getattr(store, "vector_spaces", None)
+    return tuple(spaces()) if spaces is not None else SPACES
 
 
-def _document_input(src: StoreProtocol, doc: Document, themes_of: dict[str, list[str]]
-                    ) -> DocumentInput:
+def _counts(stats: StoreStats, spaces: tuple[str, ...]) -> dict[str, Any]:
+    out = stats.model_dump(exclude={"path"})
+    out["vectors"] = {s: n for s, n in out["vectors"].items() if s in spaces}
+    return out
+
+
+def _mismatches(src: StoreStats, dst: StoreStats, spaces: tuple[str, ...]) -> list[str]:
+    a, b = _counts(src, spaces), _counts(dst, spaces)
+    return [f"{k}: source {a[k]!r}, destination {b.get(k)!r}"
+            for k in sorted(a) if a[k] != b.get(k)]
+
+
+def _document_input(src: StoreProtocol, doc: Document, themes_of: dict[str, list[str]],
+                    spaces: tuple[str, ...]) -> DocumentInput:
     """What ``add_documents`` needs to rebuild ``doc`` exactly: its chunks, raw extraction
     output, themes and the source's vectors of everything they mention."""
     chunk_ids = src.chunk_ids(doc.id)
@@ -80,7 +105,7 @@ def _document_input(src: StoreProtocol, doc: Document, themes_of: dict[str, list
         wanted["hyperedge"] += [h.id for h in ex.hyperedges]
     wanted["entity"] += [k for t in themes for k in t.key_entities]
     wanted["theme"] = sorted({h for cid in chunk_ids for h in themes_of.get(cid, ())})
-    vectors: VectorsArg = {space: src.vectors(space, wanted[space]) for space in SPACES}
+    vectors: VectorsArg = {space: src.vectors(space, wanted[space]) for space in spaces}
     return DocumentInput(doc=doc, chunks=src.chunks(chunk_ids), extractions=extractions,
                          themes=themes, vectors=vectors)
 
@@ -90,14 +115,17 @@ def copy_store(src: StoreProtocol, dst: StoreProtocol, *,
     """Copy every document (and the model-call cache) of ``src`` into ``dst``.
 
     Documents already in ``dst`` with the same content are skipped, so an interrupted copy
-    can be resumed. Raises :class:`StoreError` when the stores' embedding dimensions differ.
+    can be resumed. Raises :class:`StoreError` when the stores' embedding dimensions differ,
+    or naming the document the destination refuses (nothing of its batch is written; the
+    batches before it are kept).
     """
     from tqdm.auto import tqdm
 
     info = src.embedder_info()
-    embedder = _SourceEmbedder(*info) if info else None
+    embedder = _SourceEmbedder(src, *info) if info else None
     if info:
         dst.check_embedder(info[0], info[1])
+    spaces = _spaces(dst)
     copied = skipped = 0
     themes_of: dict[str, list[str]] = {}  # chunk id -> theme hyperedges it supports
     for hid, cids in sorted(src.theme_hyperedge_chunks().items()):
@@ -114,10 +142,16 @@ def copy_store(src: StoreProtocol, dst: StoreProtocol, *,
                 skipped += 1
                 bar.update()
             else:
-                yield _document_input(src, doc, themes_of)
+                yield _document_input(src, doc, themes_of, spaces)
 
     for batch in batched(missing(), BATCH_DOCUMENTS, BATCH_ITEMS):
-        written = dst.add_documents(batch, embedder=embedder)
+        try:
+            written = dst.add_documents(batch, embedder=embedder)
+        except StoreError as exc:
+            bar.close()
+            raise StoreError(f"{exc} (copying documents {batch[0].doc.id!r} to "
+                             f"{batch[-1].doc.id!r}: nothing of them was written; the "
+                             f"{copied} documents copied before are kept)") from exc
         copied += sum(w.status != "skipped" for w in written.writes)
         bar.update(len(batch))
         del batch, written  # not alive while the next batch is read
@@ -125,10 +159,9 @@ def copy_store(src: StoreProtocol, dst: StoreProtocol, *,
     items = src.cache_items()
     for key, value, model in items:
         dst.cache_put(key, value, model=model)
-    a, b = _counts(src.stats()), _counts(dst.stats())
-    mismatches = [f"{k}: source {a[k]!r}, destination {b.get(k)!r}"
-                  for k in sorted(a) if a[k] != b.get(k)]
+    a, b = src.stats(), dst.stats()
+    mismatches = _mismatches(a, b, tuple(s for s in SPACES if s in spaces))
     return TransferReport(documents_copied=copied, documents_skipped=skipped,
-                          cache_entries=len(items), source=src.stats(),
-                          destination=dst.stats(), verified=not mismatches,
-                          mismatches=mismatches)
+                          cache_entries=len(items), source=a, destination=b,
+                          verified=not mismatches, mismatches=mismatches,
+                          spaces_not_copied=[s for s in _spaces(src) if s not in spaces])

@@ -14,6 +14,7 @@ from typing import Any
 
 from ....model import Hypergraph
 from ..base import StoreStats, read_stats
+from ..sqlite.check import PG_VECTOR_OK, invariant_problems
 from ..sqlite.graphs import read_layer
 from .connection import Pool, QmarkConnection
 
@@ -62,23 +63,13 @@ class PgInspectMixin:
             return read_stats(lambda sql: c.execute(sql).fetchall(), info, str(self.path))
 
     def check(self) -> list[str]:
-        """Cross-table integrity problems (empty = healthy); PostgreSQL checks its own pages."""
-        problems: list[str] = []
-        queries = (
-            ("SELECT key FROM entities e WHERE NOT EXISTS (SELECT 1 FROM entity_mentions m "
-             "WHERE m.key = e.key) ORDER BY 1", "entity {!r} has no mention"),
-            ("SELECT id FROM hyperedges h WHERE NOT EXISTS (SELECT 1 FROM hyperedge_mentions "
-             "m WHERE m.hid = h.id) ORDER BY 1", "hyperedge {!r} has no mention"),
-            ("SELECT id FROM documents d WHERE trim(text) <> '' AND NOT EXISTS (SELECT 1 "
-             "FROM chunks c WHERE c.doc_id = d.id) ORDER BY 1", "document {!r} has no chunks"),
-            ("SELECT DISTINCT hid FROM incidences i WHERE NOT EXISTS (SELECT 1 FROM entities "
-             "e WHERE e.key = i.entity_key) ORDER BY 1",
-             "hyperedge {!r} names an unknown entity"),
-        )
+        """Cross-table integrity problems (empty = healthy): the invariants the SQLite
+        store's check runs (:data:`~..sqlite.check.INVARIANTS`: every entity and hyperedge
+        has a mention, every hyperedge a member, incidences and themes name known rows,
+        vectors have the recorded dimension ...), in one snapshot. PostgreSQL checks its
+        own pages and foreign keys."""
         with self._pool.read() as c:
-            for sql, message in queries:
-                problems.extend(message.format(r[0]) for r in c.execute(sql).fetchall())
-        return problems
+            return invariant_problems(_query(c), vector_ok=PG_VECTOR_OK)
 
     def cache_get(self, key: str) -> str | None:
         """A cached LLM response, or None."""

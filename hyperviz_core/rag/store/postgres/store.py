@@ -10,6 +10,8 @@ is a no-op, readers see one consistent snapshot — plus many writer processes a
   hyperedge id it touches, before it rebuilds their merged rows from the mentions. Two
   writers touching the same entity therefore merge one after the other, each seeing the
   other's committed mentions, so the final rows equal those of a sequential run;
+* a write that renames an entity re-embeds the theme hyperedges holding it, locking them
+  first (a lock taken out of the global order: a deadlock it may cause is retried);
 * merged rows are written with ``INSERT ... ON CONFLICT DO UPDATE`` (the shared
   :mod:`~hyperviz_core.rag.store.sqlite.merge` code, run through a ``?``-placeholder adapter);
 * serialization failures and deadlocks are retried (:class:`~.connection.Pool`);
@@ -44,6 +46,7 @@ from ..sqlite.merge import MentionWriter
 from ..sqlite.reads import StoreReadsMixin
 from ..sqlite.rebuild import Rebuilder
 from ..sqlite.schema import dumps
+from ..sqlite.writes import chunk_collision
 from .connection import Pool, QmarkConnection
 from .inspect import PgInspectMixin
 from .schema import mask_url, migrate
@@ -193,6 +196,7 @@ class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin):
         items = list(items)
         for it in items:
             validate_write(it.doc, it.chunks, it.extractions, it.themes)
+            refuse_nul(it)
         out = BatchWrite()
         for part in split_repeats(items):
             if all(self.document_hash(it.doc.id) == it.doc.hash for it in part):
@@ -234,6 +238,11 @@ class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin):
             if old_hash is not None:
                 removed += _delete_rows(c, doc.id, doc_e, doc_h)
                 writer.forget(doc_e, doc_h)
+            taken = [r for r in c.execute(
+                "SELECT id, doc_id FROM chunks WHERE id = ANY(?) ORDER BY id",
+                ([ch.id for ch in it.chunks],)).fetchall() if r[1] != doc.id]
+            if taken:  # two documents can produce the same chunk id
+                raise chunk_collision(doc.id, str(taken[0][0]), str(taken[0][1]))
             c.execute("INSERT INTO documents(id, hash, title, text, metadata) "
                       "VALUES (?, ?, ?, ?, ?)",
                       (doc.id, doc.hash, doc.title, doc.text, dumps(doc.metadata)))
@@ -298,14 +307,51 @@ class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin):
         """Lock every touched key (one statement, global hash order), then rebuild them."""
         c.execute(_LOCK_KEYS, ([f"e:{k}" for k in sorted(keys)]
                                + [f"h:{h}" for h in sorted(hids)],))
+
+        def lock(more: list[str]) -> None:  # untouched hyperedges of a renamed member
+            c.execute(_LOCK_KEYS, ([f"h:{h}" for h in more],))
+
         return Rebuilder(c, summarize, self.summary_threshold,  # type: ignore[arg-type]
-                         spaces=self._vector_format()[0]).rebuild(keys, hids, fresh)
+                         spaces=self._vector_format()[0], lock=lock).rebuild(keys, hids, fresh)
 
     def _after_write(self) -> None:
         # Other processes may have committed too: rather than patching the loaded indexes
         # with our own vectors, drop every cache (reloaded on the next read).
         self._invalidate(reload_vectors=True)
         self._version = self._data_version()
+
+
+def _nul_at(value: Any, where: str) -> str | None:
+    """Where in ``value`` (a model dump) a string holds NUL, e.g. ``chunks[0].text``;
+    JSON columns (``metadata``, ``member_attrs``) are left out: JSON escapes it."""
+    if isinstance(value, str):
+        return where if "\x00" in value else None
+    if isinstance(value, dict):
+        items: Iterable[tuple[str, Any]] = ((f"{where}.{k}" if where else str(k), v)
+                                            for k, v in value.items()
+                                            if k not in ("metadata", "member_attrs"))
+    elif isinstance(value, list | tuple):
+        items = ((f"{where}[{n}]", v) for n, v in enumerate(value))
+    else:
+        return None
+    return next((found for path, v in items if (found := _nul_at(v, path))), None)
+
+
+def refuse_nul(item: DocumentInput) -> None:
+    """Raise :class:`StoreError` naming the document and the field when a text of ``item``
+    holds a NUL character, which PostgreSQL text cannot store (checked before the batch's
+    transaction, so nothing of the batch is written)."""
+    parts = [item.doc, *item.chunks, *item.extractions, *item.themes]
+    if not any("\\u0000" in p.model_dump_json() for p in parts):  # the quick screen
+        return
+    dump = {"doc": item.doc.model_dump(), "chunks": [c.model_dump() for c in item.chunks],
+            "extractions": [e.model_dump() for e in item.extractions],
+            "themes": [t.model_dump() for t in item.themes]}
+    where = _nul_at(dump, "")
+    if where is not None:
+        raise StoreError(f"document {item.doc.id!r}: {where} holds a NUL character (\\x00), "
+                         "which PostgreSQL cannot store in text; remove it (e.g. "
+                         "text.replace('\\x00', '')) and write the document again")
 
 
 def _delete_rows(c: QmarkConnection, doc_id: str, touched_e: set[str],

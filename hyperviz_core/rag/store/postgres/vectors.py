@@ -21,6 +21,7 @@ import numpy.typing as npt
 from ...vectors import SPACES, ExactVectorIndex, VectorIndex, as_matrix
 from ..base import StoreError, VectorsArg
 from ..compact import parse_spaces
+from ..sqlite.vectors import with_stored_vectors
 from ..vector_plan import plan_space
 from .connection import Pool, QmarkConnection
 from .schema import hnsw_index_sql
@@ -187,7 +188,9 @@ class PgVectorMixin:
                 return dict(c.execute("SELECT id, text_hash FROM embeddings WHERE space = ? "
                                       "AND id = ANY(?)", (space, ids)).fetchall())
 
-            plan = plan_space(space, live, given, embedder, stored_hashes=known,
+            plan = plan_space(space, live, with_stored_vectors(space, live, given, embedder,
+                                                               known),
+                              embedder, stored_hashes=known,
                               record_dim=lambda dim, name: self._record_dim(c, dim, name))
             embedded += plan.embedded
             if not plan.ids:

@@ -94,7 +94,9 @@ class AnnFiles:
     """The persisted HNSW indexes of one store file (see the module docstring).
 
     ``stats`` counts what happened (``restored``, ``built``, ``updated``, ``saved``,
-    ``rejected``), for tests and logs.
+    ``rejected``), for tests and logs. :attr:`show_progress` governs the progress bar of a
+    build: None (default) shows it on a terminal only (not with ``TQDM_DISABLE=1``), False
+    never (``vizrag index --no-progress``), True always.
     """
 
     def __init__(self, store_path: Path, threshold: int | None,
@@ -107,6 +109,8 @@ class AnnFiles:
         #: space -> the generation at which it was found below the threshold
         self._exact_at: dict[str, int] = {}
         self._available: bool | None = None
+        #: the build's progress bar: None on a terminal only, False never, True always
+        self.show_progress: bool | None = None
 
     @property
     def enabled(self) -> bool:
@@ -289,9 +293,10 @@ class AnnFiles:
         hashes: list[bytes] = []
         cur = conn.execute("SELECT id, text_hash, vector FROM embeddings WHERE space = ? "
                            "ORDER BY id", (space,))
-        # shown on a terminal only; TQDM_DISABLE=1 turns it off
+        # None: shown on a terminal only; TQDM_DISABLE=1 turns it off
+        disable = None if self.show_progress is None else not self.show_progress
         with tqdm(total=count, desc=f"ANN index of {space!r}", unit="vec", leave=False,
-                  disable=None) as bar:
+                  disable=disable) as bar:
             for rows in blocks(cur, BLOCK):
                 add_rows(index, keys, hashes, rows, dim)
                 bar.update(len(rows))

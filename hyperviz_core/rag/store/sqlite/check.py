@@ -28,35 +28,46 @@ from pydantic import BaseModel, Field
 from ..base import StoreError
 from .schema import classify_error, connect_read_only, resolve_path, validate
 
-__all__ = ["CheckReport", "check_store", "invariant_problems", "is_store_failure", "store_errors"]
+__all__ = ["INVARIANTS", "PG_VECTOR_OK", "SQLITE_VECTOR_OK", "CheckReport", "check_store",
+           "integrity_problems", "invariant_problems", "is_store_failure", "store_errors"]
 
 _SQLITE_HEADER = b"SQLite format 3\x00"
 _MAX_PER_KIND = 20
+#: problems of SQLite's integrity check listed at most
+_MAX_INTEGRITY = 100
 
-#: (description of a bad row, SQL selecting one text column per bad row)
-_INVARIANTS: tuple[tuple[str, str], ...] = (
+#: how the vector-length invariant reads a vector's length on SQLite (a blob of float16 or
+#: float32 values) and on PostgreSQL (pgvector's ``vector_dims``); ``d`` is the dimension
+SQLITE_VECTOR_OK = "length(vector) IN (2 * d, 4 * d)"
+PG_VECTOR_OK = "vector_dims(vector) = d"
+
+#: (description of a bad row, SQL selecting one text column per bad row); portable SQL that
+#: both backends run (``{vector_ok}``: one of the two conditions above)
+INVARIANTS: tuple[tuple[str, str], ...] = (
     ("entity {!r} has no mention",
-     "SELECT key FROM entities WHERE key NOT IN (SELECT key FROM entity_mentions) ORDER BY 1"),
+     "SELECT key FROM entities e WHERE NOT EXISTS (SELECT 1 FROM entity_mentions m "
+     "WHERE m.key = e.key) ORDER BY 1"),
     ("hyperedge {!r} has no mention",
-     "SELECT id FROM hyperedges WHERE id NOT IN (SELECT hid FROM hyperedge_mentions) "
-     "ORDER BY 1"),
+     "SELECT id FROM hyperedges h WHERE NOT EXISTS (SELECT 1 FROM hyperedge_mentions m "
+     "WHERE m.hid = h.id) ORDER BY 1"),
     ("hyperedge {!r} has no member",
-     "SELECT id FROM hyperedges WHERE id NOT IN (SELECT hid FROM incidences) ORDER BY 1"),
+     "SELECT id FROM hyperedges h WHERE NOT EXISTS (SELECT 1 FROM incidences i "
+     "WHERE i.hid = h.id) ORDER BY 1"),
     ("incidence names unknown entity {!r}",
-     "SELECT DISTINCT entity_key FROM incidences WHERE entity_key NOT IN "
-     "(SELECT key FROM entities) ORDER BY 1"),
+     "SELECT DISTINCT entity_key FROM incidences i WHERE NOT EXISTS (SELECT 1 FROM "
+     "entities e WHERE e.key = i.entity_key) ORDER BY 1"),
     ("incidence names unknown hyperedge {!r}",
-     "SELECT DISTINCT hid FROM incidences WHERE hid NOT IN (SELECT id FROM hyperedges) "
-     "ORDER BY 1"),
+     "SELECT DISTINCT hid FROM incidences i WHERE NOT EXISTS (SELECT 1 FROM hyperedges h "
+     "WHERE h.id = i.hid) ORDER BY 1"),
     ("theme of chunk {!r} names an unknown hyperedge",
-     "SELECT chunk_id FROM themes WHERE hid IS NOT NULL AND hid NOT IN "
-     "(SELECT id FROM hyperedges) ORDER BY 1"),
+     "SELECT chunk_id FROM themes t WHERE t.hid IS NOT NULL AND NOT EXISTS (SELECT 1 FROM "
+     "hyperedges h WHERE h.id = t.hid) ORDER BY 1"),
     ("document {!r} has no chunks",
-     "SELECT id FROM documents WHERE trim(text) != '' AND id NOT IN "
-     "(SELECT doc_id FROM chunks) ORDER BY 1"),
+     "SELECT id FROM documents d WHERE trim(d.text) != '' AND NOT EXISTS (SELECT 1 FROM "
+     "chunks c WHERE c.doc_id = d.id) ORDER BY 1"),
     ("vector {!r} has the wrong length",
      "SELECT space || '/' || id FROM embeddings, (SELECT CAST(value AS INTEGER) AS d FROM "
-     "meta WHERE key = 'embedder_dim') WHERE length(vector) NOT IN (2 * d, 4 * d) ORDER BY 1"),
+     "meta WHERE key = 'embedder_dim') AS dim WHERE NOT ({vector_ok}) ORDER BY 1"),
 )
 
 
@@ -72,21 +83,40 @@ class CheckReport(BaseModel):
     hyperedges: int | None = None
 
 
-def invariant_problems(q: Callable[[str], list[Any]]) -> list[str]:
+def invariant_problems(q: Callable[[str], list[Any]], *,
+                       vector_ok: str = SQLITE_VECTOR_OK) -> list[str]:
     """The store's own invariants, checked with the query function ``q`` (empty = healthy).
 
     Each kind of problem lists at most 20 rows, then how many more there are; a query that
-    SQLite cannot run (a dropped table, a damaged page) is a problem too.
+    SQLite cannot run (a dropped table, a damaged page) is a problem too. SQLite's foreign
+    keys are checked as well (``vector_ok`` is :data:`SQLITE_VECTOR_OK`); PostgreSQL
+    (:data:`PG_VECTOR_OK`) enforces its own.
     """
     problems: list[str] = []
-    for fk in _rows(q, "PRAGMA foreign_key_check", problems)[:_MAX_PER_KIND]:
+    sqlite = vector_ok == SQLITE_VECTOR_OK
+    fks = _rows(q, "PRAGMA foreign_key_check", problems) if sqlite else []
+    for fk in fks[:_MAX_PER_KIND]:
         problems.append(f"foreign key violation in {fk[0]}")
-    for text, sql in _INVARIANTS:
-        rows = _rows(q, sql, problems)
+    for text, sql in INVARIANTS:
+        rows = _rows(q, sql.format(vector_ok=vector_ok), problems)
         problems.extend(text.format(r[0]) for r in rows[:_MAX_PER_KIND])
         if len(rows) > _MAX_PER_KIND:
             problems.append(f"... and {len(rows) - _MAX_PER_KIND} more: " + text.format("…"))
     return list(dict.fromkeys(problems))
+
+
+def integrity_problems(rows: list[Any]) -> list[str]:
+    """The problems in the rows of ``PRAGMA integrity_check`` (none for its one ``ok``): a
+    row may hold several newline-separated problems, each counted on its own; at most
+    100 are listed, then how many more there are."""
+    lines = [line.strip() for r in rows for line in str(r[0]).splitlines()
+             if line.strip() and not line.startswith("*** in database")]  # a heading
+    if lines == ["ok"]:
+        return []
+    out = [f"SQLite integrity check: {line}" for line in lines[:_MAX_INTEGRITY]]
+    if len(lines) > _MAX_INTEGRITY:
+        out.append(f"... and {len(lines) - _MAX_INTEGRITY} more SQLite integrity problems")
+    return out
 
 
 def _rows(q: Callable[[str], list[Any]], sql: str, problems: list[str]) -> list[Any]:
@@ -133,9 +163,8 @@ def _check_open(conn: sqlite3.Connection, file: Path, report: CheckReport) -> No
         return conn.execute(sql).fetchall()
 
     problems = report.problems
-    integrity = [str(r[0]) for r in _rows(q, "PRAGMA integrity_check(100)", problems)]
-    if integrity != ["ok"]:
-        problems.extend(f"SQLite integrity check: {line}" for line in integrity)
+    problems.extend(integrity_problems(_rows(q, f"PRAGMA integrity_check({_MAX_INTEGRITY})",
+                                             problems)))
     try:
         validate(conn, file)
     except StoreError as exc:
@@ -161,7 +190,9 @@ def store_errors(path: str | Path) -> Iterator[None]:
     """Turn an SQLite error escaping a store operation into a one-line :class:`StoreError`.
 
     The message names the store file and says what to do: a damaged store points to
-    ``vizrag check``, a read-only one says write access is needed, a locked one is busy.
+    ``vizrag check``, a read-only one says write access is needed, a locked one is busy, a
+    full disk asks for space. The file named is that of the store whose method raised the
+    error (a copy reads one store and writes another), else ``path``'s.
     """
     try:
         yield
@@ -170,4 +201,18 @@ def store_errors(path: str | Path) -> Iterator[None]:
             file = resolve_path(path)
         except StoreError:
             file = Path(str(path))
-        raise classify_error(file, exc) from exc
+        raise classify_error(_raised_by(exc, file), exc) from exc
+
+
+def _raised_by(exc: BaseException, default: Path) -> Path:
+    """The file of the innermost SQLite store method (``self`` holding a connection and a
+    file path; the store may be closed by now) in the traceback of ``exc``, else
+    ``default``."""
+    found = default
+    tb = exc.__traceback__
+    while tb is not None:
+        attrs = getattr(tb.tb_frame.f_locals.get("self"), "__dict__", None)
+        if isinstance(attrs, dict) and "_conn" in attrs and isinstance(attrs.get("path"), Path):
+            found = attrs["path"]
+        tb = tb.tb_next
+    return found

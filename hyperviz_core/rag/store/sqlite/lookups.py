@@ -49,6 +49,7 @@ from .fts import (
 )
 from .local_reads import _BATCH, _batches
 from .schema import loads
+from .writes import WRITES_KEY
 
 __all__ = ["QueryLookupsMixin"]
 
@@ -123,12 +124,19 @@ class QueryLookupsMixin:
     # ------------------------------------------------------------------ state
     def query_generation(self) -> tuple[int, int, int]:
         """A token that changes whenever a document is written or deleted (by this or
-        another process): caches of derived query data are keyed by it."""
+        another process): caches of derived query data are keyed by it.
+
+        (``PRAGMA data_version``, the store's write counter, the last document sequence
+        number): the first moves with other connections' commits, the second with every
+        write of this version (this connection's included — after a delete and an add the
+        document count and last sequence number may be what they were)."""
         with self._lock:
             dv = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
-            n, seq = self._conn.execute(
-                "SELECT COUNT(*), COALESCE(MAX(seq), 0) FROM documents").fetchone()
-        return dv, int(n), int(seq)
+            writes = self._conn.execute(
+                "SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?", (WRITES_KEY,)
+            ).fetchone()
+            seq = self._conn.execute("SELECT COALESCE(MAX(seq), 0) FROM documents").fetchone()
+        return dv, int(writes[0]) if writes else 0, int(seq[0])
 
     def lexical_ready(self) -> bool:
         """Whether BM25 candidates can come from the FTS5 index (made on first use; False

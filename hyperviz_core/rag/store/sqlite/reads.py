@@ -53,12 +53,23 @@ class StoreReadsMixin(LocalReadsMixin):
 
     def documents(self, ids: Iterable[str] | None = None) -> list[Document]:
         """Stored documents sorted by id (or those of ``ids`` that exist, in that order)."""
+        sql = "SELECT id, text, title, metadata FROM documents"
+        wanted = None if ids is None else list(ids)
         with self._lock:
-            rows = self._q("SELECT id, text, title, metadata FROM documents ORDER BY id")
+            rows = (self._q(sql + " ORDER BY id") if wanted is None
+                    else self._by_ids(sql + " WHERE id IN ({marks})", wanted))
         docs = {r[0]: Document(id=r[0], text=r[1], title=r[2], metadata=loads(r[3])) for r in rows}
-        if ids is None:
+        if wanted is None:
             return list(docs.values())
-        return [docs[i] for i in ids if i in docs]
+        return [docs[i] for i in wanted if i in docs]
+
+    def _by_ids(self, sql: str, ids: Iterable[str]) -> list[Any]:
+        """Rows of ``sql`` (with ``{marks}`` where the ``IN`` list goes) for the distinct
+        ``ids``, read at most 500 ids per statement; in no particular order."""
+        rows: list[Any] = []
+        for part in chunked(list(dict.fromkeys(ids))):
+            rows.extend(self._q(sql.format(marks=",".join("?" * len(part))), part))
+        return rows
 
     def get_document(self, doc_id: str) -> Document | None:
         """One document, or None."""
@@ -101,21 +112,28 @@ class StoreReadsMixin(LocalReadsMixin):
 
     def themes(self, chunk_ids: Iterable[str] | None = None) -> list[ChunkTheme]:
         """Chunk themes (sorted by chunk id, or in the order of ``chunk_ids``)."""
+        wanted = None if chunk_ids is None else list(chunk_ids)
+        theme_sql = "SELECT chunk_id, theme, keywords FROM themes"
+        key_sql = "SELECT chunk_id, key, position FROM key_entities"
         with self._lock:
-            rows = self._q("SELECT chunk_id, theme, keywords FROM themes ORDER BY chunk_id")
+            if wanted is None:
+                rows = self._q(theme_sql + " ORDER BY chunk_id")
+                key_rows = self._q(key_sql + " ORDER BY chunk_id, position")
+            else:  # only the wanted rows (a per-document copy must not read the table)
+                rows = self._by_ids(theme_sql + " WHERE chunk_id IN ({marks})", wanted)
+                key_rows = sorted(self._by_ids(key_sql + " WHERE chunk_id IN ({marks})",
+                                               wanted), key=lambda r: (r[0], r[2]))
             keys: dict[str, list[str]] = {}
-            for cid, key in self._q(
-                "SELECT chunk_id, key FROM key_entities ORDER BY chunk_id, position"
-            ):
+            for cid, key, _ in key_rows:
                 keys.setdefault(cid, []).append(key)
         out = {
             r[0]: ChunkTheme(chunk_id=r[0], theme=r[1], key_entities=keys.get(r[0], []),
                              keywords=loads(r[2]))
             for r in rows
         }
-        if chunk_ids is None:
+        if wanted is None:
             return list(out.values())
-        return [out[c] for c in chunk_ids if c in out]
+        return [out[c] for c in wanted if c in out]
 
     def theme_hyperedge_chunks(self) -> dict[str, list[str]]:
         """Map theme hyperedge id → the chunk ids whose theme it carries."""

@@ -12,7 +12,10 @@ hyperedge id gets its merged row recomputed:
   mention sorts before stored ones, a row whose state is unknown): merged from all its
   mentions, streamed key by key.
 
-All three give the same row. Items left without mentions are deleted.
+All three give the same row. Items left without mentions are deleted. A hyperedge the write
+did not touch gets its embedding text recomputed when one of its members was renamed (an
+entity's merged name is its first name differing from its key, so a later mention can change
+it): a theme's text lists its members' names, so batch and one-by-one writes embed the same.
 """
 
 from __future__ import annotations
@@ -75,12 +78,16 @@ class Rebuilder:
         summarize: Callable[[str, str], str] | None = None,
         threshold: int = 4000,
         spaces: Iterable[str] | None = None,
+        lock: Callable[[list[str]], None] | None = None,
     ) -> None:
         self.conn = conn
         self.summarize = summarize
         self.threshold = threshold
         #: the vector spaces whose embedding texts are wanted (None: every space)
         self.spaces = None if spaces is None else frozenset(spaces)
+        #: called with the ids of untouched hyperedges before their rows are read (a server
+        #: backend locks them as it locked the touched ones)
+        self.lock = lock
 
     def rebuild(self, keys: set[str], hids: set[str],
                 fresh: MentionWriter | None = None) -> Rebuilt:
@@ -88,16 +95,19 @@ class Rebuilder:
         of items that lost mentions must have been :meth:`~MentionWriter.forget`-ten)."""
         out = Rebuilt()
         names: dict[str, str] = {}
+        renamed: set[str] = set()  # live touched entities whose merged name changed
         fe, fh = fresh.appendable() if fresh is not None else ({}, {})
         if self.summarize is not None:
             fe = {}
-        done_e = self._append_entities({k: fe[k] for k in sorted(keys) if k in fe}, out, names)
-        live_keys = done_e | self._rebuild_entities(keys - done_e, out, names)
+        done_e = self._append_entities({k: fe[k] for k in sorted(keys) if k in fe}, out, names,
+                                       renamed)
+        live_keys = done_e | self._rebuild_entities(keys - done_e, out, names, renamed)
         members: dict[str, list[str]] = {}
         rows: dict[str, tuple[Any, ...]] = {}
         done_h = self._append_hyperedges({h: fh[h] for h in sorted(hids) if h in fh}, rows,
                                          members, out)
         live_h = done_h | self._rebuild_hyperedges(hids - done_h, rows, members, out)
+        self._renamed_members(renamed, hids, rows, members)
         self._edge_texts(rows, members, out, names)
         self._delete_dead(keys - live_keys, hids - live_h, out)
         return out
@@ -109,7 +119,9 @@ class Rebuilder:
         return None if self.summarize is not None else DESCRIPTION_LIMIT
 
     def _store_entities(self, merges: list[EntityMerge], out: Rebuilt,
-                        names: dict[str, str]) -> None:
+                        names: dict[str, str], old: dict[str, str], renamed: set[str]) -> None:
+        """Upsert the merged rows; ``old`` holds the stored names of these keys (those whose
+        name changes go into ``renamed``)."""
         rows = []
         for merge in merges:
             row = merge.state_row()
@@ -120,6 +132,8 @@ class Rebuilder:
                 desc = short
             rows.append(row)
             names[key] = name
+            if key in old and old[key] != name:
+                renamed.add(key)
             out.texts["entity"][key] = (f"{name}: {desc}" if desc else name)[:ENTITY_TEXT_LIMIT]
         self.conn.executemany(_UPSERT_ENTITY, rows)
 
@@ -131,7 +145,7 @@ class Rebuilder:
         return desc
 
     def _append_entities(self, fresh: dict[str, list[Any]], out: Rebuilt,
-                         names: dict[str, str]) -> set[str]:
+                         names: dict[str, str], renamed: set[str]) -> set[str]:
         """Merge the new mentions of ``fresh`` onto stored rows (or alone, for new keys);
         the keys done (the others need a rebuild)."""
         done: set[str] = set()
@@ -154,20 +168,27 @@ class Rebuilder:
                 merges.append(merge)
                 out.paths[path] += 1
                 done.add(key)
-            self._store_entities(merges, out, names)
+            old = {k: str(r[1]) for k, r in stored.items()}
+            self._store_entities(merges, out, names, old, renamed)
         return done
 
-    def _rebuild_entities(self, keys: set[str], out: Rebuilt, names: dict[str, str]) -> set[str]:
+    def _rebuild_entities(self, keys: set[str], out: Rebuilt, names: dict[str, str],
+                          renamed: set[str]) -> set[str]:
         """Merge the entities of ``keys`` from all their mentions (streamed key by key);
         the keys still mentioned."""
         live: set[str] = set()
         for part in chunked(sorted(keys)):
+            old: dict[str, str] = {}
+            if self._wants_edge_texts():  # a renamed member changes hyperedge texts
+                old = dict(self.conn.execute(
+                    f"SELECT key, name FROM entities WHERE key IN ({_marks(len(part))})",
+                    part).fetchall())
             cur = self.conn.execute(
                 f"SELECT m.key, m.name, m.type, {DESCRIPTION_SQL}, m.metadata, m.chunk_id, "
                 "ch.doc_id, ch.idx FROM entity_mentions m JOIN chunks ch ON ch.id = m.chunk_id "
                 f"WHERE m.key IN ({_marks(len(part))}) ORDER BY m.key, ch.doc_id, ch.idx", part)
             merges = list(merge_entities(cur, self._limit()))
-            self._store_entities(merges, out, names)
+            self._store_entities(merges, out, names, old, renamed)
             live.update(m.key for m in merges)
             out.paths["rebuilt"] += len(merges)
         return live
@@ -253,6 +274,32 @@ class Rebuilder:
             live.update(grouped)
             out.paths["rebuilt"] += len(grouped)
         return live
+
+    def _renamed_members(self, renamed: set[str], touched: set[str],
+                         rows: dict[str, tuple[Any, ...]], members: dict[str, list[str]]
+                         ) -> None:
+        """Add the hyperedges that were not touched but have a member in ``renamed`` to
+        ``rows`` and ``members``: their embedding text holds their members' names (a theme
+        always, a relation without description), so it changed with the name. (Those whose
+        text stays the same are not re-embedded: the stored text hash matches.)"""
+        kinds = [kind for kind, space in (("theme", "theme"), ("relation", "hyperedge"))
+                 if self.spaces is None or space in self.spaces]
+        if not renamed or not kinds:
+            return
+        hids: set[str] = set()
+        for part in chunked(sorted(renamed), 498):  # with the kinds: <= 500 parameters
+            hids.update(r[0] for r in self.conn.execute(
+                "SELECT DISTINCT i.hid FROM incidences i JOIN hyperedges h ON h.id = i.hid "
+                f"WHERE i.entity_key IN ({_marks(len(part))}) AND h.kind IN "
+                f"({_marks(len(kinds))})", [*part, *kinds]).fetchall())
+        extra = sorted(hids - touched)
+        if extra and self.lock is not None:
+            self.lock(extra)
+        for part in chunked(extra):
+            rows.update((r[0], tuple(r)) for r in self.conn.execute(
+                "SELECT id, kind, description, keywords FROM hyperedges WHERE id IN "
+                f"({_marks(len(part))})", part).fetchall())
+        members.update(self._members(extra))
 
     def _edge_texts(self, rows: dict[str, tuple[Any, ...]], members: dict[str, list[str]],
                     out: Rebuilt, names: dict[str, str]) -> None:

@@ -22,22 +22,9 @@ from ..base import STORE_URL, StoreError, redact_url
 from ..compact import COMPACT_META
 
 __all__ = [
-    "FORMAT",
-    "OLDEST_SCHEMA",
-    "SCHEMA_VERSION",
-    "STORE_FILENAME",
-    "classify_error",
-    "connect_read_only",
-    "damaged",
-    "dumps",
-    "init_schema",
-    "loads",
-    "open_connection",
-    "required_tables",
-    "resolve_path",
-    "statements",
-
-    "validate",
+    "FORMAT", "OLDEST_SCHEMA", "SCHEMA_VERSION", "STORE_FILENAME", "classify_error",
+    "connect_read_only", "damaged", "dumps", "init_schema", "loads", "open_connection",
+    "required_tables", "resolve_path", "statements", "validate",
 ]
 
 FORMAT = "vizrag-store"
@@ -279,7 +266,9 @@ def open_connection(
 
 
 def classify_error(path: Path, exc: sqlite3.Error) -> StoreError:
-    """The one-line :class:`StoreError` for an SQLite error on the store file ``path``."""
+    """The one-line :class:`StoreError` for an SQLite error on the store file ``path``: its
+    cause (read-only, locked, disk full, I/O failure, cannot open) and what to do; anything
+    else is a damaged store (:func:`damaged`)."""
     text = str(exc).lower()
     if "readonly" in text or "read-only" in text:
         return StoreError(
@@ -288,6 +277,19 @@ def classify_error(path: Path, exc: sqlite3.Error) -> StoreError:
         )
     if _is_busy(exc):
         return StoreError(f"store {path} is busy: another process holds a lock ({exc})")
+    if "is full" in text:
+        return StoreError(f"store {path}: the disk is full ({exc}); free some space and "
+                          "re-run: the unfinished write was rolled back, nothing committed "
+                          "was lost")
+    if "disk i/o error" in text:
+        return StoreError(f"store {path}: disk I/O error ({exc}): the operating system "
+                          "failed to read or write the file (a failing disk, a removed or "
+                          "network drive, no space left); fix that and re-run, then run "
+                          f"`vizrag check --store {path}`")
+    if "unable to open" in text:
+        return StoreError(f"cannot open store {path} ({exc}): the file or its folder is "
+                          "missing or not accessible, or SQLite cannot create its journal "
+                          "files beside it (permissions, free space)")
     return damaged(path, exc)
 
 

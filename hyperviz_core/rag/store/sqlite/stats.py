@@ -33,12 +33,9 @@ class StoreStatsMixin:
 
         The same checks as ``vizrag check`` (:func:`~.check.invariant_problems`).
         """
-        from .check import invariant_problems
+        from .check import integrity_problems, invariant_problems
 
-        problems: list[str] = []
         with self._lock:
-            res = [r[0] for r in self._q("PRAGMA integrity_check")]
-            if res != ["ok"]:
-                problems.extend(res)
+            problems = integrity_problems(self._q("PRAGMA integrity_check"))
             problems.extend(invariant_problems(self._q))
         return problems

@@ -18,29 +18,59 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from ...vectors import SPACES, ExactVectorIndex, VectorIndex
+from ...types import content_hash
+from ...vectors import SPACES, ExactVectorIndex, VectorIndex, as_matrix
 from ..base import StoreError, VectorsArg
 from ..compact import decode, encode, parse_spaces
 from ..vector_plan import SpacePlan, plan_space, plan_space_blocks
 from .ann_files import AnnFiles, PersistedIndex, bump_generation
 from .merge import chunked
 
-__all__ = ["VectorStoreMixin", "check_space"]
+__all__ = ["VectorStoreMixin", "check_space", "with_stored_vectors"]
 
 log = logging.getLogger("hyperviz_core.rag.store.sqlite.store")
+#: ids per ``IN (...)`` list of a read by id (with the space: at most 500 parameters)
+_IN_LIMIT = 499
 
 
 def check_space(space: str) -> None:
     """Raise :class:`StoreError` for an unknown vector space."""
     if space not in SPACES:
         raise StoreError(f"unknown vector space {space!r}; expected one of {list(SPACES)}")
+
+
+def with_stored_vectors(space: str, live: dict[str, str], given: VectorsArg | None,
+                        embedder: Any, known: Callable[[list[str]], dict[str, str]]
+                        ) -> VectorsArg | None:
+    """``given`` plus, when ``embedder`` hands out stored vectors by id (a
+    ``stored_vectors(space, ids)`` method: what ``vizrag migrate`` passes, the source
+    store's vectors), those of the live items of ``space`` without a given vector whose text
+    changed — e.g. a theme whose member was renamed by a later document: a copy takes the
+    source's vector rather than embedding anything."""
+    fetch = getattr(embedder, "stored_vectors", None)
+    if fetch is None or not live:
+        return given
+    have = set(given[space][0]) if given and space in given else set()
+    todo = sorted(i for i in live if i not in have)
+    stored = known(todo) if todo else {}
+    stale = [i for i in todo if stored.get(i) != content_hash(live[i])]
+    ids, mat = fetch(space, stale) if stale else ([], None)
+    if not len(ids):
+        return given
+    out: VectorsArg = dict(given or {})
+    if have:
+        g_ids, g_mat = out[space]
+        out[space] = ([*g_ids, *ids], np.vstack([as_matrix(g_mat), as_matrix(mat)]))
+    else:
+        out[space] = (list(ids), as_matrix(mat))
+    return out
 
 
 class VectorStoreMixin:
@@ -127,6 +157,7 @@ class VectorStoreMixin:
             live = texts.get(space, {}) if space in stored else {}
             if not live:
                 continue
+
             def known(ids: list[str], space: str = space) -> dict[str, str]:
                 found: dict[str, str] = {}
                 for part in chunked(ids):
@@ -139,9 +170,10 @@ class VectorStoreMixin:
             def dims(dim: int, name: str) -> None:
                 self._record_dim(dim, name)
 
-            if space in self._loaded or (given and space in given):
+            space_given = with_stored_vectors(space, live, given, embedder, known)
+            if space in self._loaded or (space_given and space in space_given):
                 plans: Iterable[SpacePlan] = [plan_space(
-                    space, live, given, embedder, stored_hashes=known, record_dim=dims)]
+                    space, live, space_given, embedder, stored_hashes=known, record_dim=dims)]
             else:  # nobody holds them in memory: embed and write a block at a time
                 plans = plan_space_blocks(space, live, embedder, stored_hashes=known,
                                           record_dim=dims)
@@ -263,12 +295,17 @@ class VectorStoreMixin:
         info = self.embedder_info()
         dim = info[1] if info else 0
         with self._lock:
-            rows = self._q(
-                "SELECT id, vector FROM embeddings WHERE space = ? ORDER BY id", (space,)
-            )
-        if ids is not None:
-            wanted = {i: n for n, i in enumerate(dict.fromkeys(ids))}
-            rows = sorted((r for r in rows if r[0] in wanted), key=lambda r: wanted[r[0]])
+            if ids is None:
+                rows = self._q(
+                    "SELECT id, vector FROM embeddings WHERE space = ? ORDER BY id", (space,))
+            else:  # only the wanted rows (a per-document copy must not read the space)
+                wanted = list(dict.fromkeys(ids))
+                found: dict[str, Any] = {}
+                for part in chunked(wanted, _IN_LIMIT):
+                    found.update((r[0], r) for r in self._q(
+                        "SELECT id, vector FROM embeddings WHERE space = ? AND id IN "
+                        f"({','.join('?' * len(part))})", [space, *part]))
+                rows = [found[i] for i in wanted if i in found]
         if not rows:
             return [], np.zeros((0, dim), dtype=np.float32)
         return [r[0] for r in rows], decode([r[1] for r in rows], dim)

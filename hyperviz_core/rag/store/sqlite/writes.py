@@ -40,7 +40,14 @@ import numpy as np
 import numpy.typing as npt
 
 from ...types import Chunk, ChunkExtraction, ChunkTheme, Document
-from ..base import BatchWrite, DocumentInput, DocumentWrite, VectorsArg, validate_write
+from ..base import (
+    BatchWrite,
+    DocumentInput,
+    DocumentWrite,
+    StoreError,
+    VectorsArg,
+    validate_write,
+)
 from ..batch import merge_vectors, split_repeats, vector_changes
 from ..protocol import SummarizeFn
 from .merge import MentionWriter
@@ -48,7 +55,11 @@ from .rebuild import Rebuilder
 from .schema import CACHE_KIB, SCHEMA_VERSION, WRITE_CACHE_KIB, dumps
 from .upgrade import schema_version, upgrade
 
-__all__ = ["DocumentWritesMixin"]
+__all__ = ["WRITES_KEY", "DocumentWritesMixin", "bump_writes", "chunk_collision",
+           "chunk_owners"]
+
+#: the meta row counting the store's writes (document writes, deletes, upgrades, compaction)
+WRITES_KEY = "writes"
 
 Upserts = dict[str, tuple[list[str], npt.NDArray[np.float32]]]
 
@@ -158,6 +169,7 @@ class DocumentWritesMixin:
         with self._lock:
             done = upgrade(self._conn)
             if done:
+                bump_writes(self._conn)
                 self._data_version = self._read_data_version()
                 self._invalidate()
             return done
@@ -173,6 +185,7 @@ class DocumentWritesMixin:
             conn = self._conn
             cache = conn.execute("PRAGMA cache_size").fetchone()[0]
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            bump_writes(conn)  # VACUUM may renumber chunk rowids (lazy readers' keys)
             conn.execute("PRAGMA cache_size = -2048")  # the copy streams: no need to cache it
             try:
                 conn.execute("VACUUM")
@@ -206,6 +219,7 @@ class DocumentWritesMixin:
             texts, dead = vector_changes(rebuilt, chunks, removed)
             upserts, embedded = self._write_vectors(texts, dead, merge_vectors(written),
                                                     embedder)
+            bump_writes(conn)
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
@@ -263,12 +277,19 @@ class DocumentWritesMixin:
             "VALUES (?, ?, ?, ?, ?, ?)",
             (doc.id, doc.hash, doc.title, doc.text, dumps(doc.metadata), seq),
         )
-        conn.executemany(
-            'INSERT INTO chunks(id, doc_id, idx, text, start, "end", metadata) '
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [(c.id, c.doc_id, c.index, c.text, c.start, c.end, dumps(c.metadata))
-             for c in chunks],
-        )
+        try:
+            conn.executemany(
+                'INSERT INTO chunks(id, doc_id, idx, text, start, "end", metadata) '
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(c.id, c.doc_id, c.index, c.text, c.start, c.end, dumps(c.metadata))
+                 for c in chunks],
+            )
+        except sqlite3.IntegrityError as exc:  # a chunk id another document holds
+            taken = [(c, d) for c, d in chunk_owners(self._q, [c.id for c in chunks])
+                     if d != doc.id]  # (this document's first chunks went in)
+            if not taken:
+                raise
+            raise chunk_collision(doc.id, *taken[0]) from exc
 
     def delete_document(
         self, doc_id: str, *, embedder: Any = None, summarize: SummarizeFn | None = None
@@ -303,6 +324,7 @@ class DocumentWritesMixin:
                 dead = dict(rebuilt.dead)
                 dead["chunk"] = removed_chunks
                 upserts, _ = self._write_vectors(rebuilt.texts, dead, None, embedder)
+                bump_writes(conn)
                 conn.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:
@@ -336,6 +358,32 @@ class DocumentWritesMixin:
         )
         self._conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
         return chunk_ids
+
+
+def chunk_owners(q: Callable[..., list[Any]], ids: list[str]) -> list[tuple[str, str]]:
+    """(chunk id, document id) of the stored chunks among ``ids``, by chunk id."""
+    out: list[tuple[str, str]] = []
+    for lo in range(0, len(ids), 500):
+        part = ids[lo:lo + 500]
+        out += q(f"SELECT id, doc_id FROM chunks WHERE id IN ({','.join('?' * len(part))}) "
+                 "ORDER BY id", part)
+    return sorted((str(c), str(d)) for c, d in out)
+
+
+def chunk_collision(doc_id: str, chunk_id: str, holder: str) -> StoreError:
+    """The error for a document whose chunk id is already held by another document (two
+    documents can produce the same chunk id: it hashes the document id and the text)."""
+    return StoreError(f"document {doc_id!r}: chunk id {chunk_id!r} is already used by "
+                      f"document {holder!r}; nothing of {doc_id!r} was stored (give one of "
+                      "the documents another id)")
+
+
+def bump_writes(conn: sqlite3.Connection) -> None:
+    """Count one more write in the store's ``writes`` meta row (inside the write's
+    transaction): :meth:`~.lookups.QueryLookupsMixin.query_generation` includes it, since
+    ``PRAGMA data_version`` does not move for the connection's own commits."""
+    conn.execute(f"INSERT INTO meta(key, value) VALUES ('{WRITES_KEY}', '1') ON CONFLICT(key) "
+                 "DO UPDATE SET value = CAST(value AS INTEGER) + 1")
 
 
 def _size(path: Path) -> int:
