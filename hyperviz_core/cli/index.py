@@ -70,12 +70,13 @@ def make_chat(spec: str | None, *, timeout: float | None = None) -> Any:
 
 
 def make_embedder(spec: str | None, *, timeout: float | None = None,
-                  max_retries: int | None = 5) -> Any:
+                  max_retries: int | None = 5, show_progress: bool | None = None) -> Any:
     """An embedder from ``offline``, ``hashing[:DIM]``, ``local-minilm`` (the optional
     ``vizrag[local]`` extra) or ``provider:model[@base_url]``. A provider's one makes
     requests of at most ``timeout`` seconds and comes in a
     :class:`~hyperviz_core.rag.RetryingEmbedder` of ``max_retries`` (``None``: unwrapped,
-    for a caller that wraps it itself)."""
+    for a caller that wraps it itself). ``show_progress``: the local model's progress bar
+    (None: when stderr is a terminal)."""
     from ..rag.providers.offline import HashingEmbedder
 
     if not spec or spec.strip().lower() in ("offline", "hashing", "default"):
@@ -85,7 +86,8 @@ def make_embedder(spec: str | None, *, timeout: float | None = None,
         from ..rag.local_embed import LocalMiniLMEmbedder
 
         try:
-            return LocalMiniLMEmbedder(show_progress=sys.stderr.isatty())
+            return LocalMiniLMEmbedder(show_progress=sys.stderr.isatty() if show_progress
+                                       is None else show_progress)
         except ImportError as exc:
             raise ValueError(f"--embed {spec!r} is unavailable: {exc}") from None
     if low.startswith("hashing:"):
@@ -126,7 +128,7 @@ def _print_stats(stats: Any) -> None:
 def _load_inputs(args: argparse.Namespace) -> tuple[Any, Any]:
     """The documents to index as a stream (one per id, by ``--on-duplicate``; large text
     files as parts of ``--part-kb``) and what was dropped."""
-    from ..rag.index.loaders import LoaderError
+    from ..rag.index.loaders import LoaderError, no_documents
     from ..rag.index.stream import DocumentStream
 
     if args.part_kb is not None and args.part_kb <= 0:
@@ -141,6 +143,8 @@ def _load_inputs(args: argparse.Namespace) -> tuple[Any, Any]:
     if rep.unreadable and not rep.read:
         raise LoaderError(f"no input file could be read ({len(rep.unreadable)} skipped); the "
                           f"first: {rep.unreadable[0]}")
+    if not rep.read:  # e.g. a folder of PDFs: nothing to index, so no store either
+        raise no_documents(args.paths)
     return docs, rep
 
 
@@ -187,13 +191,17 @@ def _run_index(args: argparse.Namespace) -> int:
     chat = make_chat(args.llm, timeout=args.timeout)
     # retried by the Indexer (which counts the retries); a bad spec, or a provider that
     # cannot tell its dimension, fails here, before the store is touched
-    embedder = (make_embedder(args.embed, timeout=args.timeout, max_retries=None) if args.embed
+    progress = not args.no_progress and sys.stderr.isatty()
+    embedder = (make_embedder(args.embed, timeout=args.timeout, max_retries=None,
+                              show_progress=progress) if args.embed
                 else _recorded_embedder(args.store) or make_embedder("offline"))
     with_retries(embedder, args.max_retries).dim  # noqa: B018 - the (retried) probe
     with store_errors(args.store):
         options = ({} if args.ann_threshold is None or is_store_url(args.store)
                    else {"ann_threshold": args.ann_threshold})
         store: Any = open_store(args.store, read_only=False, **options)
+        if getattr(store, "ann_files", None) is not None:  # its build's progress bar
+            store.ann_files.show_progress = None if progress else False
         try:
             was_empty = store.stats().documents == 0  # a damaged store fails here (one line)
             indexer = Indexer(
@@ -202,7 +210,7 @@ def _run_index(args: argparse.Namespace) -> int:
                 index_visualization=not args.no_visualization,
                 concurrency=args.concurrency,
                 max_retries=args.max_retries,
-                show_progress=not args.no_progress and sys.stderr.isatty(),
+                show_progress=progress,
                 chat=chat,
                 chunk_size=args.chunk_size,
                 chunk_overlap=args.chunk_overlap,
@@ -232,14 +240,15 @@ def _print_index(args: argparse.Namespace, report: Any, docs: Any, dup: Any,
                  path: Any) -> None:
     if args.json:
         out = report.model_dump(mode="json")
-        out["input"] = dup.model_dump(mode="json")
+        out["input"] = dup.model_dump(mode="json", exclude=None if dup.limited else {"limited"})
         print(json.dumps(out, indent=2, sort_keys=True))
         return
     print(f"indexed {len(docs)} documents into {path}")
-    if dup.duplicates or dup.repeats:
+    if dup.duplicates or dup.repeats or dup.limited:
         verb = "replaced by a later one" if dup.policy == "replace" else "skipped"
+        limited = f" + {dup.limited} left out by --limit" if dup.limited else ""
         print(f"  input: {dup.read} documents read = {dup.kept} kept + {dup.duplicates} "
-              f"with a duplicate id ({verb}) + {dup.repeats} exact repeats dropped")
+              f"with a duplicate id ({verb}) + {dup.repeats} exact repeats dropped{limited}")
         for ex in dup.examples:
             print(f"  duplicate id {ex}")
     if dup.unreadable:
@@ -352,7 +361,8 @@ def register(sub: Any) -> None:
                         "auto: one per core but one, from 1 MB of input; LLM extraction "
                         "always runs in this process)")
     p.add_argument("--limit", type=positive_int, default=None, metavar="N",
-                   help="index only the first N documents")
+                   help="index only the first N documents (the others are counted as "
+                   "left out by --limit)")
     p.add_argument("--ann-threshold", type=int, default=None, metavar="N",
                    help="SQLite store: vector spaces of N vectors or more get a persisted HNSW "
                    "index beside the store, built at the end of the run (default 100000; 0: "
@@ -373,7 +383,8 @@ def register(sub: Any) -> None:
                    help="rewrite the SQLite store without free space afterwards (VACUUM: "
                    "about 10%% smaller, seconds per GB); default: only when this run filled "
                    "an empty store")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bars (indexing, local embedder, ANN index build)")
     p.add_argument("--json", action="store_true", help="print the index report as JSON")
     p.set_defaults(func=_run_index)
 

@@ -25,6 +25,7 @@ from ..types import Chunk, ChunkExtraction, ChunkTheme
 from .base import Extractor, ThemeExtractor, merge_extractions
 from .heuristic import HeuristicThemeExtractor, heuristic_keywords
 from .parse.extraction import parse_extraction, parse_json_list, parse_json_object
+from .parse.fields import answer_text
 
 __all__ = [
     "LLMDescriptionSummarizer",
@@ -378,15 +379,16 @@ class LLMDescriptionSummarizer:
         )
 
     def summarize(self, name: str, descriptions: Sequence[str]) -> str:
-        """One description; the joined input if the model returns nothing."""
+        """One description; the joined input if the model returns nothing (``None``, an
+        empty answer, or only a ``<think>`` block, which is never kept)."""
         out = self.chat.complete(
             self._prompt(name, descriptions), system=self.prompts.system_prompt()
         )
-        return " ".join(str(out).split()) or "\n".join(descriptions)
+        return " ".join(answer_text(out).split()) or "\n".join(descriptions)
 
     async def asummarize(self, name: str, descriptions: Sequence[str]) -> str:
         """Async twin of :meth:`summarize`."""
         out = await self.chat.acomplete(
             self._prompt(name, descriptions), system=self.prompts.system_prompt()
         )
-        return " ".join(str(out).split()) or "\n".join(descriptions)
+        return " ".join(answer_text(out).split()) or "\n".join(descriptions)

@@ -29,14 +29,15 @@ def check_duplicate_policy(policy: object) -> None:
 
 
 class DuplicateReport(BaseModel):
-    """What reading the input did: ``read = kept + duplicates + repeats`` (documents), plus
-    ``unreadable``: each file left out whole as ``"path: why"`` (``on_unreadable="skip"``;
-    its documents are not counted in ``read``)."""
+    """What reading the input did: ``read = kept + duplicates + repeats + limited``
+    (documents), plus ``unreadable``: each file left out whole as ``"path: why"``
+    (``on_unreadable="skip"``; its documents are not counted in ``read``)."""
 
     read: int = 0
     kept: int = 0
     duplicates: int = 0  # same id, different content: skipped or replaced per policy
     repeats: int = 0  # same id and identical content: dropped
+    limited: int = 0  # left out by a limit (``--limit N``: only the first N are kept)
     policy: DuplicatePolicy = "error"
     examples: list[str] = []
     unreadable: list[str] = []
@@ -65,7 +66,7 @@ def resolve_duplicates(
     >>> resolve_duplicates([(a, "a.json"), (b, "b.json")])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    hyperviz_core.rag.index.loaders.LoaderError: duplicate document id 'x': a.json and b.json ...
+    hyperviz_core.rag.index.errors.LoaderError: duplicate document id 'x': a.json and b.json ...
     """
     check_duplicate_policy(policy)
     report = DuplicateReport(read=len(docs), policy=policy)

@@ -42,7 +42,18 @@ from ..store import DocumentInput, StoreProtocol, VectorsArg, open_store
 from ..types import Chunk, ChunkExtraction, ChunkTheme, Document
 from .chunking import chunk_document
 from .commit import GroupCommit
-from .report import IndexReport, busy, inflight, progress, run_sync, tick, usage_numbers
+from .guards import FiniteEmbedder, TextReplies, check_document, printable
+from .replace import SourceLedger, clean_up
+from .report import (
+    IndexReport,
+    busy,
+    finish_report,
+    inflight,
+    progress,
+    run_sync,
+    tick,
+    usage_numbers,
+)
 from .stream import dedupe_last
 from .workers import ExtractionPool, clean_extraction, clean_theme, process_safe
 
@@ -197,13 +208,14 @@ class Indexer:
         max_retries: int,
         prices: tuple[float | None, float | None],
     ) -> ChatModel:
-        """Caching (in the store) → Retrying → Tracking → ``chat``."""
+        """Caching (in the store) → Retrying → Tracking → ``chat`` (replies checked to
+        be text)."""
         from ..providers.middleware import StoreCacheBackend, UsageTracker, build_chat_stack
 
         self.usage = UsageTracker(prompt_price=prices[0], completion_price=prices[1])
-        return build_chat_stack(
-            chat, cache=StoreCacheBackend(self.store) if cache else None, tracker=self.usage,
-            max_retries=max_retries,
+        return build_chat_stack(  # a reply that is not text fails the document, saying so
+            TextReplies(chat), cache=StoreCacheBackend(self.store) if cache else None,
+            tracker=self.usage, max_retries=max_retries,
         )
 
     @property
@@ -230,7 +242,8 @@ class Indexer:
     def delete(self, doc_id: str) -> dict[str, int]:
         """Delete a document; shared entities are rebuilt and re-embedded."""
         summarize = self._summarize if self._summarizer is not None else None
-        return self.store.delete_document(doc_id, embedder=self.embedder, summarize=summarize)
+        return self.store.delete_document(doc_id, embedder=FiniteEmbedder(self.embedder),
+                                          summarize=summarize)
 
     async def aindex(self, documents: Iterable[Document], *,
                      total_bytes: int | None = None) -> IndexReport:
@@ -246,6 +259,7 @@ class Indexer:
         t0 = time.perf_counter()
         source: Iterable[Document] = (dedupe_last(documents) if isinstance(documents, Sequence)
                                       else documents)
+        ledger = SourceLedger(getattr(documents, "source_parts", None))
         report = IndexReport()
         before = usage_numbers(self.usage)
         bar = progress(total_bytes, disable=not self.show_progress)
@@ -254,22 +268,24 @@ class Indexer:
                 and process_safe(self.extractor, self.theme_extractor)):
             pool = ExtractionPool(self.extractor, self.theme_extractor, self.workers)
         try:
-            await self._pump(iter(source), report, bar, t0, pool)
+            await self._pump(iter(source), report, bar, t0, pool, ledger)
         finally:
             bar.close()
             if pool is not None:
                 pool.close()
-        self._finish_report(report, before, t0)
+        report.documents_removed = await asyncio.to_thread(  # what text files no longer make
+            clean_up, self.store, ledger, self.delete, report.errors)
+        finish_report(report, self.usage, before, t0, self.store)
         return report
 
     async def _pump(self, docs: Iterator[Document], report: IndexReport, bar: Any,
-                    t0: float, pool: ExtractionPool | None) -> None:
+                    t0: float, pool: ExtractionPool | None, ledger: SourceLedger) -> None:
         """Pull documents into a bounded set of in-flight tasks until ``docs`` runs out
-        (extracted by ``pool``'s processes when given)."""
+        (extracted by ``pool``'s processes when given; text files noted in ``ledger``)."""
         sem = asyncio.Semaphore(self.concurrency)
         summarize = self._summarize if self._summarizer is not None else None
-        group = GroupCommit(self.store, embedder=self.embedder, summarize=summarize,
-                            max_documents=self.max_batch_documents)
+        group = GroupCommit(self.store, embedder=FiniteEmbedder(self.embedder),
+                            summarize=summarize, max_documents=self.max_batch_documents)
         slots = max(2, 2 * self.concurrency)
         running: dict[asyncio.Task[None], tuple[str, int]] = {}
         # with extraction processes, each may hold documents beside the one being written
@@ -279,9 +295,10 @@ class Indexer:
             try:
                 await self._index_document(doc, sem, group, report, pool)
             except Exception as exc:  # a failed document must not stop the others
+                ledger.failed(doc)
                 report.documents_failed += 1
-                report.errors.append(f"{doc.id}: {type(exc).__name__}: {exc}")
-                log.warning("indexing %s failed: %s", doc.id, exc)
+                report.errors.append(f"{printable(doc.id)}: {type(exc).__name__}: {exc}")
+                log.warning("indexing %s failed: %s", printable(doc.id), exc)
 
         def done(task: asyncio.Task[None]) -> None:
             _, size = running.pop(task)
@@ -292,7 +309,8 @@ class Indexer:
             if not self._embedder_checked:  # fail fast on a dimension mismatch
                 self.store.check_embedder(self.embedder.name, self.embedder.dim)
                 self._embedder_checked = True
-            size = len(doc.text.encode("utf-8"))
+            size = len(doc.text.encode("utf-8", "surrogatepass"))
+            ledger.note(doc)
             while running and (len(running) >= slots or busy(running, doc.id)
                                or inflight(running) + size > limit):
                 finished, _ = await asyncio.wait(list(running),
@@ -307,23 +325,6 @@ class Indexer:
             for task in finished:
                 done(task)
 
-    def _finish_report(self, report: IndexReport, before: dict[str, float], t0: float) -> None:
-        after = usage_numbers(self.usage)
-        delta = {k: after.get(k, 0.0) - before.get(k, 0.0) for k in after}
-        report.llm_calls = int(delta.get("calls", 0))
-        report.cache_hits = int(delta.get("cache_hits", 0))
-        report.prompt_tokens = int(delta.get("prompt_tokens", 0))
-        report.completion_tokens = int(delta.get("completion_tokens", 0))
-        report.tokens = report.prompt_tokens + report.completion_tokens
-        report.retries = int(delta.get("retries", 0))
-        if "cost" in delta:
-            report.cost_usd = round(delta["cost"], 6)
-        report.seconds = round(time.perf_counter() - t0, 3)
-        secs = max(report.seconds, 1e-9)
-        report.mb_per_s = round(report.input_bytes / 1e6 / secs, 4)
-        report.chunks_per_s = round(report.chunks / secs, 2)
-        report.store = self.store.stats()
-
     # ------------------------------------------------------------------ pipeline
     async def _index_document(
         self,
@@ -333,6 +334,7 @@ class Indexer:
         report: IndexReport,
         pool: ExtractionPool | None = None,
     ) -> None:
+        check_document(doc)  # a lone surrogate cannot be hashed nor stored: this one fails
         if self.store.document_hash(doc.id) == doc.hash:
             report.documents_skipped += 1
             return
@@ -346,8 +348,8 @@ class Indexer:
             results = list(await asyncio.gather(*(self._index_chunk(c, sem) for c in chunks)))
         extractions = [r[0] for r in results]
         themes = [r[1] for r in results]
-        chunk_vecs = await self.embedder.aembed([_chunk_embed_text(c) for c in chunks]) \
-            if chunks else None
+        chunk_vecs = await FiniteEmbedder(self.embedder).aembed(
+            [_chunk_embed_text(c) for c in chunks]) if chunks else None
         vectors: VectorsArg | None = None
         if chunk_vecs is not None:
             vectors = {"chunk": ([c.id for c in chunks], chunk_vecs)}

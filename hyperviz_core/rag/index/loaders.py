@@ -2,10 +2,11 @@
 
 Supported inputs (by extension; directories are walked, sorted, see :func:`_walk`):
 
-- ``.txt``, ``.md``, ``.markdown``, ``.rst``: one document per file; id = the file's path
-  relative to the directory given (``a/README`` for ``DIR/a/README.md``; the stem for a
-  file given directly) unless ``id_from_path=False``; title = the first Markdown heading or
-  the file stem.
+- ``.txt``, ``.md``, ``.markdown``, ``.rst``: one document per file (:mod:`.textfiles`);
+  id = the file's path relative to the directory given (``a/README`` for
+  ``DIR/a/README.md``; the stem for a file given directly) unless ``id_from_path=False``;
+  title = the first Markdown heading (ATX ``# Title`` or setext ``Title`` over ``===``)
+  among its first 10 non-empty lines, else the file stem; metadata ``{"source": path}``.
 - ``.jsonl``/``.ndjson``: one JSON object per line with a text field.
 - ``.json``: a list of objects with a text field (e.g. ``[{"title", "text"}]`` works as is),
   a single such object, an object wrapping such a list under ``"data"``/``"documents"``/
@@ -16,8 +17,11 @@ Supported inputs (by extension; directories are walked, sorted, see :func:`_walk
 ``title``; ``text`` also falls back to ``content``/``contents``/``body``/``passage``).
 Documents without an id get ``doc-<hash of title + text>``. Every other field goes into
 the metadata. Bad input raises :class:`LoaderError` naming the file (and line); so does
-JSON nested too deeply to parse, and a text file that is binary (a NUL byte among its first
-8,000 bytes, as git tells binary files, e.g. a PDF given by name: convert it to text first).
+JSON nested too deeply to parse, a text file that is binary (a NUL byte among its first
+8,000 bytes, as git tells binary files, e.g. a PDF given by name: convert it to text first),
+a byte that is not UTF-8 (its line and its offset in the file are named), a string holding a
+lone surrogate (a ``"\\ud800"`` escape: no store can keep it) and a file whose name is not
+valid UTF-8 (named by its ``repr``).
 
 Two documents of one load with the same id are never silently merged (see
 :mod:`.duplicates`). A file that cannot be read stops the load, naming it, unless
@@ -34,17 +38,19 @@ Example:
 
 from __future__ import annotations
 
-import codecs
 import json
 import warnings
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from ..types import Document
-from .parts import iter_text_parts, read_title
+from .errors import LoaderError
+from .guards import check_fields, printable
+from .textfiles import lines, read_text, text_documents
 
 __all__ = [
+    "READ_SUFFIXES",
     "TEXT_SUFFIXES",
     "LoaderError",
     "UnreadablePolicy",
@@ -54,6 +60,7 @@ __all__ = [
     "iter_documents",
     "iter_sourced_documents",
     "load_documents",
+    "no_documents",
     "records_to_documents",
 ]
 
@@ -68,12 +75,10 @@ def check_unreadable_policy(policy: object) -> None:
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text")
 JSON_SUFFIXES = (".json",)
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
+#: every suffix a folder walk reads
+READ_SUFFIXES = (*TEXT_SUFFIXES, *JSON_SUFFIXES, *JSONL_SUFFIXES)
 _TEXT_FALLBACKS = ("content", "contents", "body", "passage", "paragraph_text")
 _WRAPPERS = ("data", "documents", "docs", "passages", "corpus", "items", "records")
-
-
-class LoaderError(ValueError):
-    """An input file cannot be read as documents (the message names file and line)."""
 
 
 def _where(path: Path, line: int | None = None, item: int | None = None) -> str:
@@ -121,8 +126,18 @@ def _record_to_doc(
     if not isinstance(title, str | int | float):
         raise LoaderError(f"{where}: field {title_field!r} must be a string")
     meta = {str(k): v for k, v in rec.items() if k not in (used_text, id_field, title_field)}
-    return Document(id="" if raw_id is None else str(raw_id), text=text, title=str(title),
-                    metadata=meta)
+    return _valid(where, "" if raw_id is None else str(raw_id), text, str(title), meta)
+
+
+def _valid(where: str, doc_id: str, text: str, title: str = "",
+           meta: dict[str, Any] | None = None) -> Document:
+    """The document, or a :class:`LoaderError` at ``where`` when a field holds a lone
+    surrogate (a ``"\\ud800"`` escape in JSON), which no store can keep."""
+    try:
+        check_fields(doc_id, title, text, meta or {})
+    except ValueError as exc:
+        raise LoaderError(f"{where}: {exc}") from None
+    return Document(id=doc_id, text=text, title=title, metadata=meta or {})
 
 
 def records_to_documents(
@@ -155,11 +170,21 @@ def records_to_documents(
         out = []
         for i, rec in enumerate(data):
             if isinstance(rec, str):
-                out.append(Document(text=rec))
+                out.append(_valid(_where(path, item=i), "", rec))
             else:
                 out.append(_record_to_doc(rec, _where(path, item=i), **kw))
         return out
     raise LoaderError(f"{path}: expected a JSON list or object, got {type(data).__name__}")
+
+
+def no_documents(paths: Sequence[str | Path]) -> LoaderError:
+    """The error for inputs that hold no document (a folder of PDFs, an empty JSON list):
+    it names them (the first three) and the kinds of file read."""
+    names = ", ".join(printable(str(p)) for p in paths[:3])
+    more = f" and {len(paths) - 3} more" if len(paths) > 3 else ""
+    return LoaderError(f"no documents in {names}{more}: vizrag index reads "
+                       f"{', '.join(READ_SUFFIXES)} files (a folder is walked for these; "
+                       "convert PDF/Office documents to text first); nothing was written")
 
 
 def _parse_json(text: str, where: str) -> Any:
@@ -172,91 +197,8 @@ def _parse_json(text: str, where: str) -> Any:
         raise LoaderError(f"{where}: JSON nested too deeply to read") from None
 
 
-def _unreadable(path: Path, exc: OSError) -> LoaderError:
-    """The error for a file the operating system would not let us read."""
-    return LoaderError(f"{path}: cannot read ({exc.strerror or exc})")
-
-
-def _read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise LoaderError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-    except OSError as exc:
-        raise _unreadable(path, exc) from exc
-
-
-#: how much of a text file :func:`_check_not_binary` looks at (git's binary-file test)
-SNIFF_BYTES = 8000
-
-
-def _check_not_binary(path: Path) -> None:
-    """Refuse a file whose first :data:`SNIFF_BYTES` hold a NUL byte and are otherwise UTF-8
-    (a file that is not UTF-8 at all gets the UTF-8 error when it is read)."""
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(SNIFF_BYTES)
-    except OSError as exc:
-        raise _unreadable(path, exc) from exc
-    nul = head.find(b"\x00")
-    if nul < 0:
-        return
-    try:
-        codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
-    except UnicodeDecodeError:
-        return
-    raise LoaderError(f"{path}: a binary file, not text (NUL byte at byte {nul}); vizrag "
-                      "reads UTF-8 text, Markdown, JSON and JSONL: convert it to text first")
-
-
-def _path_id(path: Path, id_from_path: bool, root: Path | None) -> str:
-    if not id_from_path:
-        return ""
-    rel = path.relative_to(root) if root is not None else Path(path.name)
-    return rel.with_suffix("").as_posix()
-
-
-def _text_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
-    text = _read_text(path)
-    title = read_title(path, text[:65536])
-    return Document(id=_path_id(path, id_from_path, root), text=text, title=title,
-                    metadata={"source": str(path)})
-
-
-def _text_documents(path: Path, id_from_path: bool, root: Path | None,
-                    part_bytes: int | None) -> Iterator[tuple[Document, str]]:
-    """One document per file, or (a file over ``part_bytes``) its parts read incrementally."""
-    _check_not_binary(path)
-    try:
-        big = part_bytes is not None and path.stat().st_size > part_bytes
-    except OSError as exc:
-        raise _unreadable(path, exc) from exc
-    if not big:
-        yield _text_document(path, id_from_path, root), str(path)
-        return
-    assert part_bytes is not None
-    try:
-        for doc in iter_text_parts(path, _path_id(path, id_from_path, root), part_bytes):
-            yield doc, f"{path} (part {doc.metadata['part']})"
-    except UnicodeDecodeError as exc:
-        raise LoaderError(f"{path}: not UTF-8 text ({exc.reason})") from exc
-    except OSError as exc:
-        raise _unreadable(path, exc) from exc
-
-
-def _lines(path: Path) -> Iterator[str]:
-    """The lines of a UTF-8 file, read incrementally (errors name the file)."""
-    try:
-        with path.open(encoding="utf-8-sig") as fh:
-            yield from fh
-    except UnicodeDecodeError as exc:
-        raise LoaderError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-    except OSError as exc:
-        raise _unreadable(path, exc) from exc
-
-
 def _jsonl_documents(path: Path, **kw: str) -> Iterator[tuple[Document, str]]:
-    for n, line in enumerate(_lines(path), 1):
+    for n, line in enumerate(lines(path), 1):
         if not line.strip():
             continue
         try:
@@ -272,8 +214,7 @@ def _jsonl_documents(path: Path, **kw: str) -> Iterator[tuple[Document, str]]:
 def _walk(root: Path) -> list[Path]:
     """The readable files under ``root``, sorted, but hidden ones (``.git/``, ``.env`` ...)
     and symlinks to a file the walk reads anyway (one document per content)."""
-    suffixes = (*TEXT_SUFFIXES, *JSON_SUFFIXES, *JSONL_SUFFIXES)
-    found = [f for f in sorted(root.rglob("*")) if f.suffix.lower() in suffixes and not any(
+    found = [f for f in sorted(root.rglob("*")) if f.suffix.lower() in READ_SUFFIXES and not any(
         part.startswith(".") for part in f.relative_to(root).parts) and f.is_file()]
     real = {f.resolve() for f in found if not f.is_symlink()}
     return [f for f in found if not (f.is_symlink() and f.resolve() in real)]
@@ -310,15 +251,18 @@ def file_documents(
     part documents (:func:`~.parts.iter_text_parts`); JSONL is always read line by line.
     """
     kw = {"text_field": text_field, "id_field": id_field, "title_field": title_field}
+    if printable(str(path)) != str(path):  # surrogate escapes of undecodable bytes
+        raise LoaderError(f"{printable(str(path))}: the file name is not valid UTF-8 "
+                          "(rename the file)")
     suffix = path.suffix.lower()
     if suffix in JSONL_SUFFIXES:
         yield from _jsonl_documents(path, **kw)
     elif suffix in JSON_SUFFIXES:
-        docs = records_to_documents(_parse_json(_read_text(path), str(path)), path, **kw)
+        docs = records_to_documents(_parse_json(read_text(path), str(path)), path, **kw)
         for n, doc in enumerate(docs):
             yield doc, _where(path, item=n) if len(docs) > 1 else str(path)
     else:
-        yield from _text_documents(path, id_from_path, root, part_bytes)
+        yield from text_documents(path, id_from_path, root, part_bytes)
 
 
 def iter_sourced_documents(

@@ -20,27 +20,109 @@ Example:
 
 from __future__ import annotations
 
+import codecs
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 from ..types import Document
+from .guards import printable
 
-__all__ = ["PART_BYTES", "iter_text_parts", "read_title"]
+__all__ = ["PART_BYTES", "TITLE_LINES", "TextDecodeError", "iter_text_parts", "not_utf8",
+           "read_title", "utf8_lines"]
 
 #: default size of one part of a large text file (bytes of UTF-8)
 PART_BYTES = 256 * 1024
+#: a text file's title is its first heading among this many non-empty lines
+TITLE_LINES = 10
+
+_ATX = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
+_SETEXT = re.compile(r"^ {0,3}(?:=+|-{2,})[ \t]*$")
+_NOT_PARAGRAPH = re.compile(r"^(?: {4}|\t| {0,3}(?:[-*+>|#<]|\d+[.)]|```|~~~))")
 
 
 def read_title(path: Path, text_head: str) -> str:
-    """The first Markdown heading of ``text_head`` if it starts the text, else the stem."""
-    title = path.stem
-    for line in text_head.splitlines():
-        s = line.strip()
-        if s.startswith("#"):
-            return s.lstrip("#").strip() or title
-        if s:
+    """The first Markdown heading among the first :data:`TITLE_LINES` non-empty lines of
+    ``text_head`` (YAML front matter between ``---`` lines skipped), else the file's stem.
+
+    A heading is an ATX line (``# Title``: one to six ``#`` and a space; on the first
+    non-empty line any line starting with ``#``) or a setext one (a text line underlined
+    with ``===`` or ``---``).
+
+    >>> read_title(Path("notes.md"), "[![ci](badge.svg)](ci)\\n\\n# Real Title\\n")
+    'Real Title'
+    >>> read_title(Path("notes.md"), "Real Title\\n==========\\n\\nText.")
+    'Real Title'
+    >>> read_title(Path("notes.md"), "Just text.\\n\\nMore text.")
+    'notes'
+    """
+    lines = iter(text_head.splitlines())
+    seen = 0
+    prev = ""  # the line before, when it can be a setext heading's text
+    for raw in lines:
+        s = raw.strip()
+        if not s:
+            prev = ""
+            continue
+        seen += 1
+        if seen == 1 and s == "---":  # front matter: skipped up to its closing line
+            next((ln for ln in lines if ln.strip() in ("---", "...")), None)
+            seen = 0
+            continue
+        if (seen == 1 and s.startswith("#")) or _ATX.match(raw):
+            return s.lstrip("#").strip() or path.stem
+        if prev and _SETEXT.match(raw):
+            return prev
+        if seen >= TITLE_LINES:
             break
-    return title
+        prev = "" if _NOT_PARAGRAPH.match(raw) or _SETEXT.match(raw) else s
+    return path.stem
+
+
+class TextDecodeError(ValueError):
+    """A text file holds bytes that are not UTF-8 (the message names the file, the line
+    and the byte's offset in the file: ``f.txt: not UTF-8 text at line 3, byte 41 (...)``)."""
+
+
+def _line_of(data: bytes, end: int) -> int:
+    """1 + the line breaks (``\\n``, ``\\r\\n`` or a lone ``\\r``) in ``data[:end]``."""
+    head = data[:end]
+    return head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n") + 1
+
+
+def not_utf8(path: Path, data: bytes, exc: UnicodeDecodeError, *, line: int = 1,
+             offset: int = 0) -> TextDecodeError:
+    """The error for ``exc`` raised decoding ``data``, which starts at byte ``offset`` and
+    on line ``line`` of ``path``."""
+    return TextDecodeError(f"{printable(str(path))}: not UTF-8 text at line "
+                           f"{line - 1 + _line_of(data, exc.start)}, byte {offset + exc.start} "
+                           f"({exc.reason})")
+
+
+def utf8_lines(path: Path) -> Iterator[str]:
+    """The lines of the UTF-8 file ``path`` exactly as text mode reads them (a leading BOM
+    dropped, ``\\r\\n`` and a lone ``\\r`` read as ``\\n``), decoded one line at a time, so
+    that a byte that is not UTF-8 raises a :class:`TextDecodeError` naming its line and its
+    offset in the file."""
+    offset, line = 0, 1
+    with path.open("rb") as fh:
+        for raw in fh:
+            skip = len(codecs.BOM_UTF8) if offset == 0 and raw.startswith(codecs.BOM_UTF8) else 0
+            try:
+                text = raw[skip:].decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise not_utf8(path, raw[skip:], exc, line=line, offset=offset + skip) from None
+            offset += len(raw)
+            if "\r" not in text:
+                line += 1
+                yield text
+                continue
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+            for piece in text.split("\n")[:-1]:
+                line += 1
+                yield piece + "\n"
+            if not text.endswith("\n"):
+                yield text[text.rfind("\n") + 1:]
 
 
 def _head(path: Path, limit: int = 65536) -> str:
@@ -55,8 +137,9 @@ def iter_text_parts(
 
     Ids are ``doc_id#partNNNNN`` (``doc_id`` empty: content-hash ids); every part carries
     the file's title and metadata ``{"source", "part", "offset"}`` (``offset`` = the part's
-    first character in the file). Raises :class:`UnicodeDecodeError` / :class:`OSError`
-    like ``open`` does; the loader turns them into one-line errors.
+    first character in the file). Raises :class:`TextDecodeError` (naming the line and the
+    byte) for a byte that is not UTF-8 and :class:`OSError` like ``open`` does; the loader
+    turns them into one-line errors.
     """
     if part_bytes < 1:
         raise ValueError(f"part size must be positive, got {part_bytes}")
@@ -76,11 +159,10 @@ def iter_text_parts(
         buf, size = [], 0
         return doc
 
-    with path.open(encoding="utf-8-sig") as fh:
-        for line in fh:
-            buf.append(line)
-            size += len(line.encode("utf-8"))
-            if size >= 2 * part_bytes or (size >= part_bytes and not line.strip()):
-                yield emit()
+    for line in utf8_lines(path):
+        buf.append(line)
+        size += len(line.encode("utf-8"))
+        if size >= 2 * part_bytes or (size >= part_bytes and not line.strip()):
+            yield emit()
     if buf and "".join(buf).strip():
         yield emit()

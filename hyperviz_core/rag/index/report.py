@@ -16,7 +16,8 @@ from pydantic import BaseModel, Field
 
 from ..store.base import StoreStats
 
-__all__ = ["IndexReport", "busy", "inflight", "progress", "run_sync", "tick", "usage_numbers"]
+__all__ = ["IndexReport", "busy", "finish_report", "inflight", "progress", "run_sync", "tick",
+           "usage_numbers"]
 
 _T = TypeVar("_T")
 
@@ -28,6 +29,10 @@ class IndexReport(BaseModel):
     documents_replaced: int = 0
     documents_skipped: int = 0
     documents_failed: int = 0
+    documents_removed: int = 0
+    """Documents a text file produced before and no longer produces (its old parts, or its
+    whole-file document now that it is split), deleted once the file's documents were all
+    stored (:mod:`~hyperviz_core.rag.index.replace`)."""
     errors: list[str] = Field(default_factory=list)
     chunks: int = 0
     entities: int = 0
@@ -54,14 +59,37 @@ class IndexReport(BaseModel):
 
     def summary(self) -> str:
         """One human-readable line."""
+        removed = (f", {self.documents_removed} stale removed" if self.documents_removed
+                   else "")
         return (
             f"{self.documents_added} added, {self.documents_replaced} replaced, "
-            f"{self.documents_skipped} unchanged, {self.documents_failed} failed; "
+            f"{self.documents_skipped} unchanged, {self.documents_failed} failed{removed}; "
             f"{self.chunks} chunks, {self.entities} entity mentions, {self.hyperedges} "
             f"hyperedges, {self.themes} themes; {self.llm_calls} LLM calls "
             f"({self.cache_hits} cached, {self.tokens} tokens) in {self.seconds:.1f} s "
             f"({self.mb_per_s:.2f} MB/s, {self.chunks_per_s:.0f} chunks/s)"
         )
+
+
+def finish_report(report: IndexReport, tracker: Any, before: dict[str, float], t0: float,
+                  store: Any) -> None:
+    """Fill in the run's model usage (since ``before``), its time and throughput, and the
+    store's counts."""
+    after = usage_numbers(tracker)
+    delta = {k: after.get(k, 0.0) - before.get(k, 0.0) for k in after}
+    report.llm_calls = int(delta.get("calls", 0))
+    report.cache_hits = int(delta.get("cache_hits", 0))
+    report.prompt_tokens = int(delta.get("prompt_tokens", 0))
+    report.completion_tokens = int(delta.get("completion_tokens", 0))
+    report.tokens = report.prompt_tokens + report.completion_tokens
+    report.retries = int(delta.get("retries", 0))
+    if "cost" in delta:
+        report.cost_usd = round(delta["cost"], 6)
+    report.seconds = round(time.perf_counter() - t0, 3)
+    secs = max(report.seconds, 1e-9)
+    report.mb_per_s = round(report.input_bytes / 1e6 / secs, 4)
+    report.chunks_per_s = round(report.chunks / secs, 2)
+    report.store = store.stats()
 
 
 def run_sync(coro_factory: Callable[[], Coroutine[Any, Any, _T]]) -> _T:

@@ -34,6 +34,7 @@ from .loaders import (
     input_files,
 )
 from .parts import PART_BYTES
+from .replace import PART_ID, text_file_source
 
 __all__ = ["DocumentStream", "dedupe_last"]
 
@@ -48,12 +49,13 @@ class DocumentStream:
         on_unreadable: ``"error"`` (default: the :class:`LoaderError` naming the file) or
             ``"skip"`` (the file is left out whole and named in ``report.unreadable``).
         part_bytes: text files larger than this are indexed as parts (None: never split).
-        limit: keep only the first ``limit`` documents.
+        limit: keep only the first ``limit`` documents (the others are counted in
+            ``report.limited``).
         **fields: ``text_field``, ``id_field``, ``title_field``, ``id_from_path``.
 
     The constructor runs the planning pass (so errors surface before any indexing);
-    :attr:`report`, :attr:`kept` and :attr:`total_bytes` (UTF-8 bytes of the kept texts)
-    are known from then on.
+    :attr:`report`, :attr:`kept`, :attr:`total_bytes` (UTF-8 bytes of the kept texts) and
+    :attr:`source_parts` are known from then on.
     """
 
     def __init__(
@@ -76,6 +78,10 @@ class DocumentStream:
         self.fields = fields
         self.report = DuplicateReport(policy=on_duplicate)
         self._keep: set[int] = set()
+        #: text file (its ``source``) → how many part documents it produces, for each file
+        #: split into parts whose parts are all kept (the indexer then deletes the documents
+        #: the file produced before and no longer produces: :mod:`.replace`)
+        self.source_parts: dict[str, int] = {}
         self.total_bytes = 0
         self._plan(on_duplicate, limit)
 
@@ -89,11 +95,12 @@ class DocumentStream:
             if n not in self._skipped:
                 yield from self._file(n)
 
-    def _planned(self) -> Iterator[tuple[str, str, str, int]]:
-        """(id, hash, source, UTF-8 size) of each document of the first pass; with
-        ``"skip"``, a file's only once it has been read to its end without an error."""
+    def _planned(self) -> Iterator[tuple[int, str, str, str, int, str | None]]:
+        """(file ordinal, id, hash, source, UTF-8 size, the file's path when the document
+        is a part of a text file) of each document of the first pass; with ``"skip"``, a
+        file's only once it has been read to its end without an error."""
         for n in range(len(self._files)):
-            rows = ((d.id, d.hash, where, len(d.text.encode("utf-8")))
+            rows = ((n, d.id, d.hash, where, len(d.text.encode("utf-8")), _part_source(d))
                     for d, where in self._file(n))
             if self.on_unreadable == "error":
                 yield from rows
@@ -110,9 +117,12 @@ class DocumentStream:
         """First pass: which ordinal each id keeps (only ids, hashes and sources held)."""
         first: dict[str, tuple[int, str, str]] = {}  # id -> (ordinal, hash, source)
         sizes: dict[int, int] = {}
+        parts: dict[int, tuple[str, list[int]]] = {}  # file -> (path, its part ordinals)
         rep = self.report
-        for n, (doc_id, digest, where, size) in enumerate(self._planned()):
+        for n, (file_no, doc_id, digest, where, size, part_of) in enumerate(self._planned()):
             rep.read += 1
+            if part_of is not None:
+                parts.setdefault(file_no, (part_of, []))[1].append(n)
             if doc_id not in first:
                 first[doc_id] = (n, digest, where)
                 sizes[n] = size
@@ -128,10 +138,13 @@ class DocumentStream:
                 sizes[n] = size
         keep = sorted(sizes)
         if limit is not None:
+            rep.limited = max(0, len(keep) - max(0, limit))
             keep = keep[: max(0, limit)]
         self._keep = set(keep)
         self.total_bytes = sum(sizes[n] for n in keep)
         rep.kept = len(keep)
+        self.source_parts = {src: len(ords) for src, ords in parts.values()
+                             if all(o in self._keep for o in ords)}
 
     @property
     def kept(self) -> int:
@@ -146,6 +159,11 @@ class DocumentStream:
         for n, (doc, _) in enumerate(self._sourced()):
             if n in self._keep:
                 yield doc
+
+
+def _part_source(doc: Document) -> str | None:
+    """The file a part document of a text file came from (None for any other document)."""
+    return text_file_source(doc) if PART_ID.match(doc.id) else None
 
 
 def dedupe_last(docs: Sequence[Document]) -> list[Document]:

@@ -41,7 +41,7 @@ from ..vectors import SPACES
 from .base import StoreError
 
 __all__ = ["COMPACT_META", "STORED_SPACES", "VECTOR_DTYPE", "decode", "encode",
-           "nonfinite_vectors", "parse_spaces"]
+           "nonfinite_vectors", "parse_spaces", "storable_row"]
 
 #: the largest finite float16
 HALF_MAX = 65504.0
@@ -67,22 +67,28 @@ def parse_spaces(value: str | None) -> tuple[str, ...]:
     return tuple(s for s in SPACES if s in named)
 
 
-def encode(row: npt.ArrayLike, dtype: str | None) -> bytes:
-    """One vector as stored: float16 bytes for ``"float16"``, else float32 bytes. A row
-    float16 cannot hold is normalised first; a row that is not finite is a
-    :class:`StoreError` (see the module doc)."""
+def storable_row(row: npt.ArrayLike, dtype: str | None) -> npt.NDArray[np.float32]:
+    """``row`` as a float32 vector the ``dtype`` (``"float16"``/``"float32"``) can hold:
+    normalised when float16 would overflow or underflow it, else unchanged; a row that is
+    not finite is a :class:`StoreError` (see the module doc). Any backend's writer may use
+    it before converting."""
     with np.errstate(over="ignore"):
         arr = np.asarray(row, dtype=np.float32)
     if not np.isfinite(arr).all():
         raise StoreError("a vector holds NaN or infinite values (or values beyond float32): "
                          "refused, nothing of this write is stored; the embedder is broken")
-    if dtype != "float16":
-        return arr.astype(np.float32).tobytes()
     peak = float(np.abs(arr).max()) if arr.size else 0.0
-    if peak > HALF_MAX or 0.0 < peak < HALF_TINY:  # would overflow (inf) or underflow
-        wide = arr.astype(np.float64)
+    if dtype == "float16" and (peak > HALF_MAX or 0.0 < peak < HALF_TINY):
+        wide = arr.astype(np.float64)  # would overflow (inf) or underflow: same direction
         arr = (wide / np.linalg.norm(wide)).astype(np.float32)
-    return arr.astype(np.float16).tobytes()
+    return arr
+
+
+def encode(row: npt.ArrayLike, dtype: str | None) -> bytes:
+    """One vector as stored: float16 bytes for ``"float16"``, else float32 bytes
+    (:func:`storable_row` first)."""
+    kind = np.float16 if dtype == "float16" else np.float32
+    return storable_row(row, dtype).astype(kind).tobytes()
 
 
 def decode(blobs: Sequence[bytes], dim: int) -> npt.NDArray[np.float32]:

@@ -9,6 +9,7 @@ relations with fewer than two members are skipped) and returns the
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -27,7 +28,21 @@ from .fields import (
     strength_weight,
 )
 
-__all__ = ["ExtractionBuilder"]
+__all__ = ["ExtractionBuilder", "is_name"]
+
+
+def is_name(value: Any) -> bool:
+    """Whether a model-written value can name an entity: a string, or a finite number
+    (``1905``), never a boolean, an object or a list (their ``repr`` names nothing).
+
+    >>> [is_name(v) for v in ("Paris", 1905, True, {"first": "Marie"}, None)]
+    [True, True, False, False, False]
+    """
+    if isinstance(value, str):
+        return True
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return math.isfinite(value)
 
 
 class ExtractionBuilder:
@@ -41,7 +56,11 @@ class ExtractionBuilder:
         self.skipped = 0
 
     def entity(self, name: Any, etype: Any = "", desc: Any = "") -> str | None:
-        """Declare (or merge into) an entity; its key, or None if skipped."""
+        """Declare (or merge into) an entity; its key, or None if skipped (a name that is
+        not a string or a number — an object, a list, a boolean — is skipped too)."""
+        if not is_name(name):
+            self.skipped += 1
+            return None
         cleaned = clean_name(name)
         key = name_key(cleaned)
         if key is None or (len(self.entities) >= MAX_ITEMS and key not in self.entities):
@@ -59,7 +78,13 @@ class ExtractionBuilder:
         if len(self.pending) >= MAX_ITEMS:
             self.skipped += 1
             return
-        names = [clean_name(m.get("name") if isinstance(m, dict) else m) for m in members]
+        names = []
+        for m in members:
+            value = m.get("name") if isinstance(m, dict) else m
+            if is_name(value):
+                names.append(clean_name(value))
+            elif value is not None:  # an object, a list or a boolean names nobody
+                self.skipped += 1
         self.pending.append(
             ([n for n in names if n][:MAX_MEMBERS], clean(desc, MAX_DESC),
              keyword_list(keywords), strength_weight(strength) if strength is not None else 1.0)

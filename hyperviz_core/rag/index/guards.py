@@ -1,0 +1,155 @@
+"""What the indexer refuses before it reaches the store: bad documents, non-text model replies,
+non-finite vectors.
+
+* :func:`check_document`: a document holding a lone surrogate (``"\\ud800"`` from a JSON
+  escape, a file name that is not UTF-8) cannot be hashed or stored; the error names the field
+  and the position, and the indexer fails that document alone (the others go on).
+* :class:`TextReplies`: a chat model that answers ``None`` (or anything but text) fails the
+  document with "the chat model returned NoneType, not text" instead of an
+  ``AttributeError`` deep in the middleware.
+* :class:`FiniteEmbedder`: vectors holding NaN or an infinity (a broken custom or framework
+  embedder) fail the document with an error naming the embedder; nothing is stored for it.
+* :func:`printable`: a string safe to print on any terminal (its ``ascii()`` form when it
+  holds a lone surrogate).
+
+Example:
+    >>> from hyperviz_core.rag.types import Document
+    >>> check_document(Document(id="d", text="fine"))
+    >>> check_document(Document(id="d", text="bad \\ud800"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: document 'd': field 'text' holds a lone surrogate '\\ud800' at character 4 ...
+    >>> printable("a\\udcffb")
+    "'a\\\\udcffb'"
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..providers.protocols import reply_text
+from ..types import Document, json_safe_metadata
+
+__all__ = ["FiniteEmbedder", "TextReplies", "check_document", "check_fields", "finite_rows",
+           "printable"]
+
+
+def printable(text: str) -> str:
+    """``text`` itself when it encodes as UTF-8, else its ``ascii()`` form (quoted)."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return ascii(text)
+
+
+def _surrogate(value: str) -> int | None:
+    """The position of the first lone surrogate in ``value``, or None."""
+    try:
+        value.encode("utf-8")
+        return None
+    except UnicodeEncodeError as exc:
+        return exc.start
+
+
+def check_document(doc: Document) -> None:
+    """``ValueError`` naming the field (and character) of ``doc`` that holds a lone
+    surrogate, which no store can keep; None when the document is valid Unicode."""
+    check_fields(doc.id, doc.title, doc.text, doc.metadata)
+
+
+def check_fields(doc_id: str, title: str, text: str, metadata: dict[str, Any]) -> None:
+    """:func:`check_document` of a document's fields, before it is made (its default id
+    hashes title and text, which fails on a lone surrogate)."""
+    meta = json.dumps(json_safe_metadata(metadata), ensure_ascii=False, sort_keys=True)
+    for field, value in (("id", doc_id), ("title", title), ("text", text),
+                         ("metadata", meta)):
+        at = _surrogate(value)
+        if at is not None:
+            name = f"document {doc_id!r}: " if doc_id else ""
+            raise ValueError(f"{name}field {field!r} holds a lone surrogate {value[at]!a} at "
+                             f"character {at} (not valid Unicode; fix the input's encoding)")
+
+
+class TextReplies:
+    """A chat model whose replies are checked to be text (:func:`reply_text`): a ``None``
+    answer raises :class:`~hyperviz_core.rag.ProviderError` saying so. Every other
+    attribute is the wrapped model's."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    @property
+    def model_name(self) -> str:
+        return str(self.inner.model_name)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "inner":  # not set yet (a copy being made): no recursion
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    def complete(self, prompt: str, *, images: Sequence[bytes] = (), system: str | None = None,
+                 json_mode: bool = False) -> str:
+        return reply_text(self.inner.complete(prompt, images=images, system=system,
+                                              json_mode=json_mode))
+
+    async def acomplete(self, prompt: str, *, images: Sequence[bytes] = (),
+                        system: str | None = None, json_mode: bool = False) -> str:
+        return reply_text(await self.inner.acomplete(prompt, images=images, system=system,
+                                                     json_mode=json_mode))
+
+
+def finite_rows(vectors: Any, name: str) -> Any:
+    """``vectors`` unchanged when every number is finite (as float32); else a
+    ``ValueError`` naming the embedder ``name`` and how many rows are bad."""
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            mat = np.asarray(vectors, dtype=np.float32)
+    except (TypeError, ValueError):
+        return vectors  # not numbers at all: the store's own checks name that
+    if mat.size == 0 or bool(np.isfinite(mat).all()):
+        return vectors
+    bad = int((~np.isfinite(mat.reshape(mat.shape[0], -1) if mat.ndim > 1 else
+                            mat.reshape(1, -1))).any(axis=1).sum())
+    rows = mat.shape[0] if mat.ndim > 1 else 1
+    raise ValueError(f"embedder {name!r} returned NaN or infinite values (or values beyond "
+                     f"float32) in {bad} of {rows} vectors; nothing was stored for this "
+                     "document (fix the embedder)")
+
+
+class FiniteEmbedder:
+    """An embedder whose vectors are refused when not finite (:func:`finite_rows`); name,
+    dimension and every other attribute are the wrapped embedder's."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    @property
+    def name(self) -> str:
+        return str(self.inner.name)
+
+    @property
+    def dim(self) -> int:
+        return int(self.inner.dim)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "inner":  # not set yet (a copy being made): no recursion
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        out: npt.NDArray[np.float32] = finite_rows(self.inner.embed(texts), self.name)
+        return out
+
+    async def aembed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        inner = getattr(self.inner, "aembed", None)
+        got = await inner(texts) if inner is not None else await asyncio.to_thread(
+            self.inner.embed, texts)
+        out: npt.NDArray[np.float32] = finite_rows(got, self.name)
+        return out

@@ -1,0 +1,159 @@
+"""Indexing a text file again replaces every document it produced before.
+
+A text file is one document ``ID`` or, above the part size, the parts ``ID#part00001``,
+``ID#part00002`` ... (:mod:`.parts`). When the file shrinks (fewer parts), grows past the
+part size (parts instead of ``ID``), falls under it (``ID`` instead of parts) or the part size
+changes, the documents it produced before and no longer produces are deleted at the end of
+the run, so the store never holds its text twice, nor text it no longer has. Safeguards:
+
+* a file is cleaned only once **every** document it produces now is stored (written by this
+  run or unchanged; none failed), after the run's writes are committed: a run that fails or
+  is interrupted deletes nothing;
+* only documents with the shape the loader gives a text file's documents (metadata
+  ``source`` alone, or ``source``/``part``/``offset`` with the part number of the id) whose
+  ``source`` names the same file (the same string, or the same file once resolved) are
+  deleted: documents of other inputs are never touched;
+* the run must know which documents the file produces now: a whole-file document is
+  complete by itself; for parts, :class:`~.stream.DocumentStream` tells how many there are
+  (its ``source_parts``). Parts from any other iterable delete nothing.
+
+Example:
+    >>> from hyperviz_core.rag.types import Document
+    >>> ledger = SourceLedger()
+    >>> ledger.note(Document(id="a", text="t", metadata={"source": "docs/a.md"}))
+    >>> ledger.complete()
+    [('docs/a.md', 'a', {'a'})]
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..store.protocol import LocalReads
+from ..types import Document
+
+__all__ = ["PART_ID", "SourceLedger", "clean_up", "remove_stale", "text_file_source"]
+
+#: the id of a part document: ``<base>#part<number, 5 digits or more>``
+PART_ID = re.compile(r"^(?P<base>.+)#part(?P<n>\d{5,})$")
+
+
+def text_file_source(doc: Document) -> str | None:
+    """The ``source`` of a document shaped like a text file's (see the module doc), else
+    None."""
+    meta = doc.metadata
+    src = meta.get("source")
+    if not isinstance(src, str) or not src:
+        return None
+    m = PART_ID.match(doc.id)
+    if m is None:
+        return src if set(meta) == {"source"} else None
+    part = meta.get("part")
+    ok = (set(meta) == {"source", "part", "offset"} and isinstance(part, int)
+          and part == int(m.group("n")))
+    return src if ok else None
+
+
+def _same_file(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    try:
+        return Path(a).resolve() == Path(b).resolve()
+    except (OSError, RuntimeError, ValueError):
+        return False
+
+
+class SourceLedger:
+    """Which text files a run indexed, and whether each is complete and stored.
+
+    Args:
+        part_counts: source → how many part documents that file produces now (from a
+            :class:`~.stream.DocumentStream`); None or a missing source: unknown.
+    """
+
+    def __init__(self, part_counts: Mapping[str, int] | None = None) -> None:
+        self.part_counts = dict(part_counts or {})
+        self._seen: dict[str, set[str]] = {}
+        self._failed: set[str] = set()
+
+    def note(self, doc: Document) -> None:
+        """``doc`` is being indexed (stored or found unchanged unless :meth:`failed`)."""
+        src = text_file_source(doc)
+        if src is not None:
+            self._seen.setdefault(src, set()).add(doc.id)
+
+    def failed(self, doc: Document) -> None:
+        """``doc`` failed: its file is not cleaned in this run."""
+        src = text_file_source(doc)
+        if src is not None:
+            self._failed.add(src)
+
+    def complete(self) -> list[tuple[str, str, set[str]]]:
+        """(source, base id, the ids it produces now) of each file whose documents are all
+        stored, sorted by source."""
+        out: list[tuple[str, str, set[str]]] = []
+        for src, ids in sorted(self._seen.items()):
+            if src in self._failed:
+                continue
+            matches = [PART_ID.match(i) for i in ids]
+            if not any(matches):
+                if len(ids) == 1:  # one whole document: complete by itself
+                    out.append((src, next(iter(ids)), ids))
+                continue
+            bases = {m.group("base") if m else None for m in matches}
+            want = self.part_counts.get(src)
+            if len(bases) != 1 or None in bases or want is None:
+                continue
+            base = str(bases.pop())
+            if ids == {f"{base}#part{n:05d}" for n in range(1, want + 1)}:
+                out.append((src, base, ids))
+        return out
+
+
+def _stored_ids(store: Any) -> set[str]:
+    if isinstance(store, LocalReads):
+        return set(store.document_titles())
+    return {d.id for d in store.documents()}
+
+
+def remove_stale(store: Any, complete: list[tuple[str, str, set[str]]],
+                 delete: Callable[[str], Any]) -> list[str]:
+    """Delete (with ``delete(doc_id)``) the documents each complete file of
+    :meth:`SourceLedger.complete` produced before and no longer produces; their ids."""
+    if not complete:
+        return []
+    stored = _stored_ids(store)
+    parts_of: dict[str, list[str]] = {}
+    for doc_id in stored:
+        m = PART_ID.match(doc_id)
+        if m:
+            parts_of.setdefault(m.group("base"), []).append(doc_id)
+    removed: list[str] = []
+    for src, base, keep in complete:
+        candidates = ([base] if base in stored else []) + sorted(parts_of.get(base, []))
+        for doc_id in candidates:
+            if doc_id in keep:
+                continue
+            old = store.get_document(doc_id)
+            old_src = None if old is None else text_file_source(old)
+            if old_src is None or not _same_file(old_src, src):
+                continue
+            delete(doc_id)
+            removed.append(doc_id)
+    return removed
+
+
+def clean_up(store: Any, ledger: SourceLedger, delete: Callable[[str], Any],
+             errors: list[str]) -> int:
+    """:func:`remove_stale` of the files ``ledger`` found complete; how many documents were
+    removed. A failure is appended to ``errors`` (the run's own documents are stored
+    already; the next run removes what is left), never raised."""
+    try:
+        return len(remove_stale(store, ledger.complete(), delete))
+    except Exception as exc:  # e.g. a store error while deleting
+        errors.append(f"stale documents of text files not all removed: "
+                      f"{type(exc).__name__}: {exc}")
+        return 0
