@@ -152,6 +152,23 @@ def test_python_api_replaces_too(tmp_path: Path) -> None:
     ix.store.close()
 
 
+def test_the_engine_passes_a_stream_through(tmp_path: Path) -> None:
+    from hyperviz_core.rag import VizRAG
+
+    src = tmp_path / "in"
+    src.mkdir()
+    big = src / "big.md"
+    big.write_text(_paragraphs(80))
+    with VizRAG(tmp_path / "store", show_progress=False) as rag:
+        rag.insert(DocumentStream([src], part_bytes=2048))
+        before = {d.id for d in rag.store.documents()}
+        big.write_text(_paragraphs(40))
+        rep = rag.insert(DocumentStream([src], part_bytes=2048))  # shrinks: fewer parts
+        after = {d.id for d in rag.store.documents()}
+    assert len(after) < len(before) and rep.documents_removed == len(before - after)
+    assert after == {f"big#part{n:05d}" for n in range(1, len(after) + 1)}
+
+
 # ----------------------------------------------------------------------- 2. lone surrogates
 def test_a_lone_surrogate_in_json_names_file_and_line(tmp_path: Path,
                                                       capsys: pytest.CaptureFixture[str]

@@ -342,3 +342,27 @@ def test_check_lists_each_integrity_problem(store: Path) -> None:
     assert not report.ok
     assert all("\n" not in p for p in report.problems)
     assert sum(p.startswith("SQLite integrity check:") for p in report.problems) > 1
+
+
+def test_check_reports_non_finite_vectors(tmp_path: Path) -> None:
+    import sqlite3
+
+    import numpy as np
+
+    from hyperviz_core.rag import Document, VizRAG
+    from hyperviz_core.rag.store.sqlite.check import check_store
+
+    with VizRAG(tmp_path / "s", show_progress=False) as rag:
+        rag.insert([Document(id="a", text="Marie Curie worked in Paris with Pierre Curie.")])
+    assert check_store(tmp_path / "s").problems == []
+    con = sqlite3.connect(tmp_path / "s" / "vizrag.sqlite")
+    space, key, blob = con.execute(
+        "SELECT space, id, vector FROM embeddings ORDER BY space, id LIMIT 1").fetchone()
+    bad = np.frombuffer(blob, dtype=np.float16).copy()
+    bad[0] = np.inf
+    con.execute("UPDATE embeddings SET vector = ? WHERE space = ? AND id = ?",
+                (bad.tobytes(), space, key))
+    con.commit()
+    con.close()
+    assert check_store(tmp_path / "s").problems == [
+        f"vector '{space}/{key}' holds NaN or an infinity"]

@@ -40,7 +40,7 @@ def _make_judge(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     from ..eval import Judge, SqliteCache
     from ..rag import UsageTracker, build_chat_stack
 
-    chat = load_chat(args.judge)
+    chat = load_chat(args.judge, "--judge")
     if chat is None:
         raise ValueError("the judge needs a model: give --judge provider:model "
                          "(e.g. openai:gpt-4o-mini) or python:module:NAME")

@@ -14,7 +14,7 @@ from .index import make_chat
 __all__ = ["default_cache", "load_chat", "progress", "usage_line"]
 
 
-def load_chat(spec: str | None) -> Any:
+def load_chat(spec: str | None, flag: str = "--llm") -> Any:
     """A chat model from ``provider:model[@url]``, ``python:module:NAME`` or None/offline."""
     if spec and spec.startswith("python:"):
         target = spec[len("python:"):]
@@ -33,7 +33,7 @@ def load_chat(spec: str | None) -> Any:
             raise ValueError(f"{spec!r} is not a ChatModel (needs model_name, complete, "
                              "acomplete)")
         return obj
-    return make_chat(spec)
+    return make_chat(spec, flag=flag)
 
 
 def default_cache() -> Path:

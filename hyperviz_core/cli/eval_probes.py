@@ -90,7 +90,7 @@ def _factories(args: argparse.Namespace) -> tuple[dict[str, Any], _Opened]:
         if spec.strip().lower() == "fake":
             out[ExportOracleVisionModel({}).model_name] = ExportOracleVisionModel.for_probes
             continue
-        chat = load_chat(spec)
+        chat = load_chat(spec, "--models")
         if chat is None:
             raise ValueError(f"--models {spec!r} names no vision model")
         cache = None if args.no_cache else SqliteCache(args.cache or _default_cache())

@@ -52,9 +52,10 @@ def add_provider_options(p: argparse.ArgumentParser) -> None:
                    help="provider retries (429/5xx/timeouts) per call (default 5)")
 
 
-def make_chat(spec: str | None, *, timeout: float | None = None) -> Any:
+def make_chat(spec: str | None, *, timeout: float | None = None, flag: str = "--llm") -> Any:
     """A chat model from ``provider:model[@base_url]`` (``offline``/``none`` → None);
-    ``timeout``: seconds per request (default the model's, 120).
+    ``timeout``: seconds per request (default the model's, 120); ``flag``: the option its
+    errors name.
 
     Parsed by :func:`hyperviz_core.rag.providers.spec.parse_model_spec`.
     """
@@ -64,9 +65,9 @@ def make_chat(spec: str | None, *, timeout: float | None = None) -> Any:
 
     kw = {} if timeout is None else {"timeout": timeout}
     try:
-        return chat_model_from_spec(_parsed("--llm", spec), **kw)
+        return chat_model_from_spec(_parsed(flag, spec), **kw)
     except ImportError as exc:  # the provider's extra (e.g. 'openai') is not installed
-        raise ValueError(f"--llm {spec!r} is unavailable: {exc}") from None
+        raise ValueError(f"{flag} {spec!r} is unavailable: {exc}") from None
 
 
 def make_embedder(spec: str | None, *, timeout: float | None = None,
@@ -229,7 +230,7 @@ def _run_index(args: argparse.Namespace) -> int:
                 return 130
             compact = was_empty if args.compact is None else args.compact
             if compact and report.documents_added and hasattr(store, "compact"):
-                report.compacted_bytes = store.compact()
+                _compact(store, report)
         finally:
             store.close()
     _print_index(args, report, docs, dup, store.path)
@@ -307,14 +308,27 @@ def _run_delete(args: argparse.Namespace) -> int:
     return 0 if counts.get("documents", 0) == len(args.doc_ids) else 1
 
 
+def _compact(store: Any, report: Any) -> None:
+    """The optional compaction after a run: its failure (VACUUM needs about the store's size
+    in free disk) is a warning, never the loss of the run's report."""
+    import sqlite3
+
+    try:
+        report.compacted_bytes = store.compact()
+    except sqlite3.Error as exc:
+        print(f"vizrag index: warning: compaction skipped ({exc}); every document is "
+              "committed (run `vizrag index --compact` again with more free space)",
+              file=sys.stderr)
+
+
 def _delete_all(args: argparse.Namespace, store: Any) -> dict[str, int]:
-    info = store.embedder_info()
-    embed_spec = args.embed
-    if embed_spec is None and info is not None and info[0].startswith("hashing"):
-        embed_spec = f"hashing:{info[1]}"
-    # shared entities are re-embedded with the store's embedder; with an unknown
-    # (remote) one and no --embed, their old vectors stay
-    embedder = make_embedder(embed_spec) if embed_spec is not None else None
+    from ..rag.providers.spec import store_embedder
+
+    # shared entities are re-embedded with the store's embedder (its recorded offline one:
+    # hashed of any configuration, local MiniLM); with a provider's and no --embed, their
+    # old vectors stay
+    embedder = (make_embedder(args.embed) if args.embed is not None
+                else store_embedder(store.embedder_info()))
     counts: dict[str, int] = {}
     for doc_id in args.doc_ids:
         got = store.delete_document(doc_id, embedder=embedder)
@@ -363,7 +377,7 @@ def register(sub: Any) -> None:
     p.add_argument("--limit", type=positive_int, default=None, metavar="N",
                    help="index only the first N documents (the others are counted as "
                    "left out by --limit)")
-    p.add_argument("--ann-threshold", type=int, default=None, metavar="N",
+    p.add_argument("--ann-threshold", type=non_negative_int, default=None, metavar="N",
                    help="SQLite store: vector spaces of N vectors or more get a persisted HNSW "
                    "index beside the store, built at the end of the run (default 100000; 0: "
                    "never; needs the vizrag[ann] extra)")

@@ -158,7 +158,13 @@ class VizRAG:
         return self._indexer
 
     @staticmethod
-    def _docs(docs: Iterable[Document | str] | Document | str) -> list[Document]:
+    def _docs(docs: Iterable[Document | str] | Document | str) -> Iterable[Document]:
+        """Documents to index: a :class:`~.index.stream.DocumentStream` as it is (streamed,
+        and telling the indexer how many parts each text file makes), else a list."""
+        from .index.stream import DocumentStream
+
+        if isinstance(docs, DocumentStream):
+            return docs
         if isinstance(docs, (Document, str)):
             docs = [docs]
         return [d if isinstance(d, Document) else Document(text=str(d)) for d in docs]

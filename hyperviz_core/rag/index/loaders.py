@@ -191,8 +191,7 @@ def _parse_json(text: str, where: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise LoaderError(f"{where}:{exc.lineno}: invalid JSON ({exc.msg} at column "
-                          f"{exc.colno})") from exc
+        raise LoaderError(f"{where}:{exc.lineno}: invalid JSON ({_json_problem(exc)})") from exc
     except RecursionError:
         raise LoaderError(f"{where}: JSON nested too deeply to read") from None
 
@@ -204,8 +203,7 @@ def _jsonl_documents(path: Path, **kw: str) -> Iterator[tuple[Document, str]]:
         try:
             rec = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise LoaderError(f"{path}:{n}: invalid JSON ({exc.msg} at column {exc.colno})") \
-                from exc
+            raise LoaderError(f"{path}:{n}: invalid JSON ({_json_problem(exc)})") from exc
         except RecursionError:
             raise LoaderError(f"{path}:{n}: JSON nested too deeply to read") from None
         yield _record_to_doc(rec, _where(path, line=n), **kw), _where(path, line=n)
@@ -312,3 +310,8 @@ def load_documents(
     return list(iter_documents(paths, on_unreadable=on_unreadable, text_field=text_field,
                                id_field=id_field, title_field=title_field,
                                id_from_path=id_from_path))
+
+
+def _json_problem(exc: json.JSONDecodeError) -> str:
+    """``"Expecting value at column 3"`` (the decoder's message ends in "at" for some)."""
+    return f"{exc.msg.removesuffix(' at')} at column {exc.colno}"

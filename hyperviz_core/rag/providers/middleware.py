@@ -24,7 +24,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from .protocols import ChatModel, current_call_info
+from .protocols import ChatModel, current_call_info, reply_text
 from .retry import (
     RateLimitedChatModel,
     RetryingChatModel,
@@ -151,7 +151,7 @@ class CachingChatModel:
         return hit
 
     def _store(self, key: str, value: str) -> None:
-        if not value.strip():
+        if not reply_text(value).strip():  # a reply that is not text: a ProviderError
             return
         try:
             self.cache.put(key, value, self.model_name)

@@ -20,7 +20,7 @@ import numpy.typing as npt
 
 from ...vectors import SPACES, ExactVectorIndex, VectorIndex, as_matrix
 from ..base import StoreError, VectorsArg
-from ..compact import parse_spaces
+from ..compact import parse_spaces, storable_row
 from ..sqlite.vectors import with_stored_vectors
 from ..vector_plan import plan_space
 from .connection import Pool, QmarkConnection
@@ -34,8 +34,9 @@ log = logging.getLogger(__name__)
 def vector_literal(row: npt.ArrayLike, dtype: str = "float32") -> str:
     """pgvector's text form of one vector, rounded to the stored precision first (float16
     for ``halfvec``), so the values read back are exactly those SQLite's compact format
-    stores."""
-    arr = np.asarray(row, dtype=np.float32)
+    stores (:func:`~..compact.storable_row`: non-finite rows refused, rows float16 cannot
+    hold normalised, as on SQLite)."""
+    arr = storable_row(row, dtype)
     if dtype == "float16":
         arr = arr.astype(np.float16)
     return "[" + ",".join(repr(float(x)) for x in arr) + "]"

@@ -175,9 +175,29 @@ def _check_open(conn: sqlite3.Connection, file: Path, report: CheckReport) -> No
         problems.append(f"SQLite error: {exc}")
         return
     problems.extend(invariant_problems(q))
+    problems.extend(_nonfinite(conn, problems))
     for name in ("documents", "chunks", "entities", "hyperedges"):
         with suppress(sqlite3.DatabaseError):
             setattr(report, name, int(conn.execute(f"SELECT COUNT(*) FROM {name}").fetchone()[0]))
+
+
+def _nonfinite(conn: sqlite3.Connection, problems: list[str]) -> list[str]:
+    """A problem per stored vector holding NaN or an infinity (at most 20, then a count)."""
+    from ..compact import nonfinite_vectors
+
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'embedder_dim'").fetchone()
+        if row is None:
+            return []
+        rows = conn.execute("SELECT space, id, vector FROM embeddings ORDER BY space, id")
+        bad = nonfinite_vectors(rows, int(row[0]))
+    except (sqlite3.DatabaseError, ValueError) as exc:
+        problems.append(f"vectors cannot be read: {exc}")
+        return []
+    out = [f"vector {b!r} holds NaN or an infinity" for b in bad[:_MAX_PER_KIND]]
+    if len(bad) > _MAX_PER_KIND:
+        out.append(f"... and {len(bad) - _MAX_PER_KIND} more vectors holding NaN or an infinity")
+    return out
 
 
 def is_store_failure(exc: BaseException) -> bool:

@@ -1,0 +1,76 @@
+"""``vizrag index``/``delete``/``eval`` edges: the store's own embedder on delete, a failed
+compaction, option checks, errors naming the flag that was given."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hyperviz_core.cli import main
+from hyperviz_core.rag import Document, HashingEmbedder, Indexer
+from hyperviz_core.rag.store import HypergraphStore
+
+DOCS = [{"id": "a", "title": "Marie Curie", "text": "Marie Curie worked in Paris with Pierre."},
+        {"id": "b", "title": "Pierre Curie", "text": "Pierre Curie met Marie Curie in Paris."}]
+
+
+def test_delete_re_embeds_with_the_store_embedder(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from hyperviz_core.rag.store.sqlite.rebuild import ENTITY_TEXT_LIMIT
+
+    emb = HashingEmbedder(char_ngrams=(2, 5))
+    ix = Indexer(tmp_path / "s", embedder=emb, show_progress=False)
+    ix.index([Document(**d) for d in DOCS])
+    ix.store.close()
+    assert main(["delete", "b", "--store", str(tmp_path / "s")]) == 0
+    assert "now using" not in capsys.readouterr().err
+    with HypergraphStore(tmp_path / "s") as store:
+        ent = store.bottom().entities["marie curie"]
+        ids, mat = store.vectors("entity", ["marie curie"])
+    text = (f"{ent.name}: {ent.description}" if ent.description else ent.name)
+    want = emb.embed([text[:ENTITY_TEXT_LIMIT]])[0]
+    assert ids == ["marie curie"]
+    assert float(np.dot(mat[0], want)) == pytest.approx(1.0, abs=2e-3)
+
+
+def test_a_failed_compaction_keeps_the_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "d.json"
+    src.write_text(json.dumps(DOCS), encoding="utf-8")
+
+    def full(self: object) -> int:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(HypergraphStore, "compact", full)
+    assert main(["index", str(src), "--store", str(tmp_path / "s"), "--no-progress"]) == 0
+    out = capsys.readouterr()
+    assert "compaction skipped (database or disk is full)" in out.err
+    assert "documents 2" in out.out
+
+
+def test_negative_ann_threshold_is_refused(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "d.json"
+    src.write_text(json.dumps(DOCS), encoding="utf-8")
+    with pytest.raises(SystemExit) as stop:
+        main(["index", str(src), "--store", str(tmp_path / "s"), "--ann-threshold", "-5"])
+    assert stop.value.code == 2 and "--ann-threshold" in capsys.readouterr().err
+    assert not (tmp_path / "s").exists()
+
+
+def test_eval_errors_name_the_flag(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    q = tmp_path / "q.jsonl"
+    q.write_text('{"id": "1", "question": "Who?"}\n', encoding="utf-8")
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    for f in (a, b):
+        f.write_text('{"id": "1", "answer": "x"}\n', encoding="utf-8")
+    code = main(["eval", "judge", "--questions", str(q), "--systems", str(a), str(b),
+                 "--judge", "openai:gpt-4o"])
+    assert code == 2
+    assert "--judge 'openai:gpt-4o' needs an API key" in capsys.readouterr().err
