@@ -194,3 +194,10 @@ def test_streams_fire_the_answer_stage(store: Path) -> None:
             assert "".join(pieces).strip() == (res.answer or "").strip() and "answer" in res.timings
             assert asyncio.run(consume(rag))
     assert seen == [("answer", "start"), ("answer", "end")] * 4
+
+
+def test_the_config_knows_the_builtin_layouts_without_the_registry() -> None:
+    from hyperviz_core.layouts import INDUCED_LAYOUTS, SET_LAYOUTS
+    from hyperviz_core.rag.retrieve.config import BUILTIN_LAYOUTS
+
+    assert (*SET_LAYOUTS, *INDUCED_LAYOUTS) == BUILTIN_LAYOUTS
