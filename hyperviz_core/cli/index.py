@@ -310,12 +310,11 @@ def _run_delete(args: argparse.Namespace) -> int:
 
 def _compact(store: Any, report: Any) -> None:
     """The optional compaction after a run: its failure (VACUUM needs about the store's size
-    in free disk) is a warning, never the loss of the run's report."""
-    import sqlite3
-
+    in free disk) is a warning, never the loss of the run's report: whatever fails there,
+    every document is committed already."""
     try:
         report.compacted_bytes = store.compact()
-    except sqlite3.Error as exc:
+    except Exception as exc:
         print(f"vizrag index: warning: compaction skipped ({exc}); every document is "
               "committed (run `vizrag index --compact` again with more free space)",
               file=sys.stderr)
