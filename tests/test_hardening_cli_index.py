@@ -74,3 +74,20 @@ def test_eval_errors_name_the_flag(tmp_path: Path, monkeypatch: pytest.MonkeyPat
                  "--judge", "openai:gpt-4o"])
     assert code == 2
     assert "--judge 'openai:gpt-4o' needs an API key" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "0.0001", "0", "-1"])
+def test_part_kb_out_of_range_is_one_line(tmp_path: Path, value: str,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "d.txt"
+    src.write_text("Marie Curie worked in Paris.", encoding="utf-8")
+    assert main(["index", str(src), "--store", str(tmp_path / "s"), "--part-kb", value]) == 2
+    assert "--part-kb must be a number of kilobytes" in capsys.readouterr().err
+    assert not (tmp_path / "s").exists()
+
+
+def test_a_null_text_says_null(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "d.jsonl"
+    src.write_text('{"id": "a", "text": null}\n', encoding="utf-8")
+    assert main(["index", str(src), "--store", str(tmp_path / "s")]) == 2
+    assert "d.jsonl:1: text field 'text' is null" in capsys.readouterr().err

@@ -70,7 +70,7 @@ def test_errors_name_file_and_line(tmp_path: Path) -> None:
         load_documents(bad)
     missing = tmp_path / "m.jsonl"
     missing.write_text('{"words": "x"}\n')
-    with pytest.raises(LoaderError, match=r"m\.jsonl:1: missing text field 'text'.*--text-field"):
+    with pytest.raises(LoaderError, match=r"m\.jsonl:1: text field 'text' is missing.*--text"):
         load_documents(missing)
     wrong = tmp_path / "w.json"
     wrong.write_text(json.dumps([{"text": "ok"}, {"text": 5}]))

@@ -132,8 +132,9 @@ def _load_inputs(args: argparse.Namespace) -> tuple[Any, Any]:
     from ..rag.index.loaders import LoaderError, no_documents
     from ..rag.index.stream import DocumentStream
 
-    if args.part_kb is not None and args.part_kb <= 0:
-        raise ValueError(f"--part-kb must be positive, got {args.part_kb}")
+    if args.part_kb is not None and not 1 / 1024 <= args.part_kb < 2**40:
+        raise ValueError(f"--part-kb must be a number of kilobytes from 1/1024 (one byte) "
+                         f"up, got {args.part_kb}")
     docs = DocumentStream(
         args.paths, on_duplicate=args.on_duplicate, limit=args.limit,
         on_unreadable="skip" if args.skip_unreadable else "error",

@@ -108,7 +108,8 @@ def _record_to_doc(
                 text, used_text = rec[alt], alt
                 break
     if text is None:
-        raise LoaderError(f"{where}: missing text field {text_field!r} "
+        what = "is null" if used_text in rec else "is missing"
+        raise LoaderError(f"{where}: text field {used_text!r} {what} "
                           f"(fields: {sorted(map(str, rec))[:10]}; use --text-field)")
     if isinstance(text, list) and all(isinstance(s, str) for s in text):
         text = "".join(text) if any(s[:1].isspace() for s in text[1:]) else " ".join(text)
