@@ -1,12 +1,10 @@
-"""What the indexer refuses before it reaches the store: bad documents, non-text model replies,
-non-finite vectors.
+"""What the indexer refuses before it reaches the store: bad documents and non-finite vectors
+(a model reply that is not text is refused by every chat stack:
+:class:`~hyperviz_core.rag.providers.middleware.TextReplyChatModel`).
 
 * :func:`check_document`: a document holding a lone surrogate (``"\\ud800"`` from a JSON
   escape, a file name that is not UTF-8) cannot be hashed or stored; the error names the field
   and the position, and the indexer fails that document alone (the others go on).
-* :class:`TextReplies`: a chat model that answers ``None`` (or anything but text) fails the
-  document with "the chat model returned NoneType, not text" instead of an
-  ``AttributeError`` deep in the middleware.
 * :class:`FiniteEmbedder`: vectors holding NaN or an infinity (a broken custom or framework
   embedder) fail the document with an error naming the embedder; nothing is stored for it.
 * :func:`printable`: a string safe to print on any terminal (its ``ascii()`` form when it
@@ -33,11 +31,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..providers.protocols import reply_text
 from ..types import Document, json_safe_metadata
 
-__all__ = ["FiniteEmbedder", "TextReplies", "check_document", "check_fields", "finite_rows",
-           "printable"]
+__all__ = ["FiniteEmbedder", "check_document", "check_fields", "finite_rows", "printable"]
 
 
 def printable(text: str) -> str:
@@ -75,34 +71,6 @@ def check_fields(doc_id: str, title: str, text: str, metadata: dict[str, Any]) -
             name = f"document {doc_id!r}: " if doc_id else ""
             raise ValueError(f"{name}field {field!r} holds a lone surrogate {value[at]!a} at "
                              f"character {at} (not valid Unicode; fix the input's encoding)")
-
-
-class TextReplies:
-    """A chat model whose replies are checked to be text (:func:`reply_text`): a ``None``
-    answer raises :class:`~hyperviz_core.rag.ProviderError` saying so. Every other
-    attribute is the wrapped model's."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-
-    @property
-    def model_name(self) -> str:
-        return str(self.inner.model_name)
-
-    def __getattr__(self, name: str) -> Any:
-        if name == "inner":  # not set yet (a copy being made): no recursion
-            raise AttributeError(name)
-        return getattr(self.inner, name)
-
-    def complete(self, prompt: str, *, images: Sequence[bytes] = (), system: str | None = None,
-                 json_mode: bool = False) -> str:
-        return reply_text(self.inner.complete(prompt, images=images, system=system,
-                                              json_mode=json_mode))
-
-    async def acomplete(self, prompt: str, *, images: Sequence[bytes] = (),
-                        system: str | None = None, json_mode: bool = False) -> str:
-        return reply_text(await self.inner.acomplete(prompt, images=images, system=system,
-                                                     json_mode=json_mode))
 
 
 def finite_rows(vectors: Any, name: str) -> Any:

@@ -42,7 +42,7 @@ from ..store import DocumentInput, StoreProtocol, VectorsArg, open_store
 from ..types import Chunk, ChunkExtraction, ChunkTheme, Document
 from .chunking import chunk_document
 from .commit import GroupCommit
-from .guards import FiniteEmbedder, TextReplies, check_document, printable
+from .guards import FiniteEmbedder, check_document, printable
 from .replace import SourceLedger, clean_up
 from .report import (
     IndexReport,
@@ -209,12 +209,12 @@ class Indexer:
         prices: tuple[float | None, float | None],
     ) -> ChatModel:
         """Caching (in the store) → Retrying → Tracking → ``chat`` (replies checked to
-        be text)."""
+        be text: :func:`~..providers.middleware.build_chat_stack`)."""
         from ..providers.middleware import StoreCacheBackend, UsageTracker, build_chat_stack
 
         self.usage = UsageTracker(prompt_price=prices[0], completion_price=prices[1])
         return build_chat_stack(  # a reply that is not text fails the document, saying so
-            TextReplies(chat), cache=StoreCacheBackend(self.store) if cache else None,
+            chat, cache=StoreCacheBackend(self.store) if cache else None,
             tracker=self.usage, max_retries=max_retries,
         )
 

@@ -3,7 +3,7 @@
 Each wrapper is itself a :class:`~hyperviz_core.rag.ChatModel`, so they compose.
 :func:`build_chat_stack` assembles them in the intended order::
 
-    Caching → RateLimited → Retrying → Tracking → provider
+    Caching → RateLimited → Retrying → Tracking → TextReply → provider
 
 so a cache hit costs nothing (not even a concurrency slot), every retry attempt is one real
 provider call in the usage numbers, and the concurrency limit covers the retries' waits.
@@ -42,6 +42,7 @@ __all__ = [
     "RetryingChatModel",
     "RetryingEmbedder",
     "StoreCacheBackend",
+    "TextReplyChatModel",
     "TrackingChatModel",
     "UsageReport",
     "UsageTracker",
@@ -119,6 +120,35 @@ def cache_key(
     return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+class TextReplyChatModel:
+    """``inner`` with its replies checked to be text (:func:`~.protocols.reply_text`): a
+    ``None`` answer raises a (non-retryable) :class:`~.protocols.ProviderError` saying "the
+    chat model returned NoneType, not text" instead of an ``AttributeError`` in a layer or
+    parser above it. Every other attribute is ``inner``'s."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    @property
+    def model_name(self) -> str:
+        return str(self.inner.model_name)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "inner":  # not set yet (a copy being made): no recursion
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    def complete(self, prompt: str, *, images: Sequence[bytes] = (), system: str | None = None,
+                 json_mode: bool = False) -> str:
+        return reply_text(self.inner.complete(prompt, images=images, system=system,
+                                              json_mode=json_mode))
+
+    async def acomplete(self, prompt: str, *, images: Sequence[bytes] = (),
+                        system: str | None = None, json_mode: bool = False) -> str:
+        return reply_text(await self.inner.acomplete(prompt, images=images, system=system,
+                                                     json_mode=json_mode))
+
+
 class CachingChatModel:
     """Answers repeated requests from ``cache``; only non-empty answers are stored."""
 
@@ -192,11 +222,12 @@ def build_chat_stack(
     min_interval: float = 0.0,
     seed: int = 0,
 ) -> ChatModel:
-    """Wrap a provider: Caching → RateLimited → Retrying → Tracking → ``chat``.
+    """Wrap a provider: Caching → RateLimited → Retrying → Tracking → TextReply → ``chat``.
 
-    Layers whose option is None/0 are left out (``max_retries=0`` drops retries).
+    Layers whose option is None/0 are left out (``max_retries=0`` drops retries); the
+    innermost always checks that a reply is text.
     """
-    model: ChatModel = chat
+    model: ChatModel = TextReplyChatModel(chat)
     if tracker is not None:
         model = TrackingChatModel(model, tracker)
     if max_retries > 0:
