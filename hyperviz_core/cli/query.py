@@ -27,8 +27,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tqdm.auto import tqdm
-
 from .index import add_provider_options, make_chat, make_embedder
 
 __all__ = [
@@ -206,10 +204,8 @@ def _load_questions(path: str) -> list[tuple[str, str]]:
         if not isinstance(obj, dict) or not str(obj.get("question", "")).strip():
             raise ValueError(f"{path}:{n}: expected an object with a \"question\"")
         qid = str(obj.get("id", n))
-        try:
-            qid.encode("utf-8")
-        except UnicodeEncodeError:
-            raise ValueError(f"{path}:{n}: the id is not valid Unicode text") from None
+        if _surrogate_at(qid) is not None:
+            raise ValueError(f"{path}:{n}: the id is not valid Unicode text")
         items.append((qid, str(obj["question"])))
     return items
 
@@ -273,6 +269,8 @@ def _run(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else None
     if out is not None and out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} exists and is not a folder")
+    from tqdm.auto import tqdm
+
     failed = 0
     bar = tqdm(total=len(batch), desc="questions", unit="q", leave=False,
                disable=len(batch) < 2 or args.no_progress or not sys.stderr.isatty())
@@ -311,14 +309,19 @@ def _no_views_note(result: Any, qid: str | None) -> None:
           f"view in {result.mode} mode ({why or 'this mode draws no views'})", file=sys.stderr)
 
 
+def _surrogate_at(text: str) -> int | None:
+    from ..rag.index.guards import surrogate_at  # the core loads only when a command runs
+
+    return surrogate_at(text)
+
+
 def _check_text(question: str) -> None:
     """Refuse a question that is not Unicode text (a lone surrogate: undecodable bytes on
     the command line, or ``\\ud800`` in a JSONL file) before it reaches the engine."""
-    try:
-        question.encode("utf-8")
-    except UnicodeEncodeError as exc:
+    at = _surrogate_at(question)
+    if at is not None:
         raise ValueError(f"the question is not valid Unicode text (character "
-                         f"{exc.start}: {question[exc.start]!r})") from None
+                         f"{at}: {question[at]!r})")
 
 
 def render_setting(args: argparse.Namespace, out: Path | None) -> bool | None:

@@ -33,20 +33,18 @@ import numpy.typing as npt
 
 from ..types import Document, json_safe_metadata
 
-__all__ = ["FiniteEmbedder", "check_document", "check_fields", "finite_rows", "printable"]
+__all__ = ["FiniteEmbedder", "check_document", "check_fields", "finite_rows", "printable",
+           "surrogate_at"]
 
 
 def printable(text: str) -> str:
     """``text`` itself when it encodes as UTF-8, else its ``ascii()`` form (quoted)."""
-    try:
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:
-        return ascii(text)
+    return text if surrogate_at(text) is None else ascii(text)
 
 
-def _surrogate(value: str) -> int | None:
-    """The position of the first lone surrogate in ``value``, or None."""
+def surrogate_at(value: str) -> int | None:
+    """The position of the first lone surrogate in ``value`` (text no UTF-8 can hold), or
+    None."""
     try:
         value.encode("utf-8")
         return None
@@ -66,7 +64,7 @@ def check_fields(doc_id: str, title: str, text: str, metadata: dict[str, Any]) -
     meta = json.dumps(json_safe_metadata(metadata), ensure_ascii=False, sort_keys=True)
     for field, value in (("id", doc_id), ("title", title), ("text", text),
                          ("metadata", meta)):
-        at = _surrogate(value)
+        at = surrogate_at(value)
         if at is not None:
             name = f"document {doc_id!r}: " if doc_id else ""
             raise ValueError(f"{name}field {field!r} holds a lone surrogate {value[at]!a} at "
