@@ -24,22 +24,20 @@ Before the fixes:
 from __future__ import annotations
 
 import hashlib
-import io
 import re
 import shutil
 import sqlite3
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import pytest
+from cli_helpers import one_line_error, run_cli
 from interop_fakes import HYPERRAG_DIR
 from rag_fakes import demo_documents
 
 import hyperviz_core.rag.store.transfer as transfer
-from hyperviz_core.cli import main
 from hyperviz_core.model import Entity
 from hyperviz_core.rag import Document, Indexer, VizRAG
 from hyperviz_core.rag.store import DocumentInput, HypergraphStore, StoreError, open_store
@@ -47,25 +45,6 @@ from hyperviz_core.rag.store.sqlite import schema
 from hyperviz_core.rag.store.sqlite.check import check_store
 from hyperviz_core.rag.store.sqlite.schema import classify_error
 from hyperviz_core.rag.types import Chunk, ChunkExtraction, ChunkTheme
-
-Result = tuple[int, str, str]
-
-
-def _cli(argv: list[str]) -> Result:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = main(argv)
-    return code, out.getvalue(), err.getvalue()
-
-
-def _one_line_error(res: Result, *needles: str) -> str:
-    code, _, err = res
-    lines = [x for x in err.splitlines() if x.strip()]
-    assert code == 2, res
-    assert len(lines) == 1 and "Traceback" not in err, err
-    for n in needles:
-        assert n in lines[0], (n, lines[0])
-    return lines[0]
 
 
 @pytest.fixture(scope="module")
@@ -230,7 +209,7 @@ def test_migrate_to_a_full_disk_names_the_destination(
             conn.execute(f"PRAGMA max_page_count = {pages + 8}")
 
     monkeypatch.setattr(schema, "_prepare_writable", tight)
-    line = _one_line_error(_cli(["migrate", "--from", str(store), "--to", str(dst),
+    line = one_line_error(run_cli(["migrate", "--from", str(store), "--to", str(dst),
                                  "--no-progress"]), "disk is full", str(dst / "vizrag.sqlite"))
     assert "damaged" not in line
     monkeypatch.setattr(schema, "_prepare_writable", real)
@@ -246,7 +225,7 @@ def test_migrate_a_store_made_before_compact_vectors(tmp_path: Path) -> None:
     with HypergraphStore(old) as s:
         Indexer(s, show_progress=False).index(demo_documents(0, 6))
         assert s.stats().vectors["hyperedge"] > 0
-    code, out, err = _cli(["migrate", "--from", str(old), "--to", str(tmp_path / "new"),
+    code, out, err = run_cli(["migrate", "--from", str(old), "--to", str(tmp_path / "new"),
                            "--no-progress"])
     assert code == 0, (out, err)
     assert "counts verified" in out and "not copied: hyperedge vectors" in out
@@ -256,12 +235,12 @@ def test_migrate_a_store_made_before_compact_vectors(tmp_path: Path) -> None:
 def test_export_import_migrate_on_a_damaged_store(store: Path, tmp_path: Path) -> None:
     db = store / "vizrag.sqlite"
     _garble(db)
-    _one_line_error(_cli(["export", "--store", str(store), "--hif", str(tmp_path / "o.json")]),
+    one_line_error(run_cli(["export", "--store", str(store), "--hif", str(tmp_path / "o.json")]),
                     str(db), "vizrag check")
     assert not (tmp_path / "o.json").exists()
-    _one_line_error(_cli(["import-hyperrag", str(HYPERRAG_DIR), "--store", str(store),
+    one_line_error(run_cli(["import-hyperrag", str(HYPERRAG_DIR), "--store", str(store),
                           "--no-progress"]), str(db))
-    _one_line_error(_cli(["migrate", "--from", str(store), "--to", str(tmp_path / "d"),
+    one_line_error(run_cli(["migrate", "--from", str(store), "--to", str(tmp_path / "d"),
                           "--no-progress"]), str(db), "vizrag check")
 
 
@@ -279,11 +258,11 @@ def test_migrate_interrupted_then_resumed(store: Path, tmp_path: Path,
 
     monkeypatch.setattr(transfer, "BATCH_DOCUMENTS", 4)
     monkeypatch.setattr(HypergraphStore, "add_documents", flaky)
-    code, out, err = _cli(["migrate", "--from", str(store), "--to", str(dst), "--no-progress"])
+    code, out, err = run_cli(["migrate", "--from", str(store), "--to", str(dst), "--no-progress"])
     assert code == 130 and "Traceback" not in err
     assert "interrupted" in err and "8 documents committed" in err and "again" in err
     monkeypatch.setattr(HypergraphStore, "add_documents", real)
-    code, out, err = _cli(["migrate", "--from", str(store), "--to", str(dst), "--no-progress"])
+    code, out, err = run_cli(["migrate", "--from", str(store), "--to", str(dst), "--no-progress"])
     assert code == 0 and "copied 22 documents (8 already there)" in out, (out, err)
 
 
@@ -296,11 +275,11 @@ def test_export_and_import_interrupted(store: Path, tmp_path: Path,
         raise KeyboardInterrupt
 
     monkeypatch.setattr(exporter, "store_hypergraph", stop)
-    code, _, err = _cli(["export", "--store", str(store), "--hif", str(tmp_path / "o.json")])
+    code, _, err = run_cli(["export", "--store", str(store), "--hif", str(tmp_path / "o.json")])
     assert code == 130 and "interrupted" in err and "Traceback" not in err
     assert list(tmp_path.glob("o.json*")) == []
     monkeypatch.setattr(importer, "import_workdir", stop)
-    code, _, err = _cli(["import-hyperrag", str(HYPERRAG_DIR), "--store", str(store),
+    code, _, err = run_cli(["import-hyperrag", str(HYPERRAG_DIR), "--store", str(store),
                          "--no-progress"])
     assert code == 130 and "interrupted" in err and "30 documents committed" in err
 

@@ -15,7 +15,6 @@ Before the fix:
 
 from __future__ import annotations
 
-import io
 import json
 import multiprocessing as mp
 import os
@@ -24,37 +23,16 @@ import sqlite3
 import stat
 import tempfile
 from collections.abc import Callable, Iterator
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_helpers import Result, one_line_error, run_cli
 from rag_fakes import demo_documents
 
-from hyperviz_core.cli import main
 from hyperviz_core.rag import VizRAG
 
 Q = "Who is the wife of Kim Jong-chul?"
-Result = tuple[int, str, str]
-
-
-def _cli(argv: list[str]) -> Result:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stdout(out), redirect_stderr(err):
-        code = main(argv)
-    return code, out.getvalue(), err.getvalue()
-
-
-def _one_line_error(res: Result, *needles: str) -> None:
-    code, _, err = res
-    lines = [x for x in err.splitlines() if x.strip()]
-    assert code == 2, res
-    assert len(lines) == 1, err
-    assert "Traceback" not in err
-    for n in needles:
-        assert n in lines[0], (n, lines[0])
-
-
 def _build(path: Path, n: int = 30) -> Path:
     with VizRAG(path, show_progress=False) as rag:
         rag.insert(demo_documents(0, n))
@@ -66,7 +44,7 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = _build(tmp_path_factory.mktemp("pristine")).parent
     # import everything a query imports lazily now: a forked child running as ``nobody``
     # may not be able to read the interpreter's files
-    assert _cli(["query", Q, "--store", str(path), "--json", "--no-render"])[0] == 0
+    assert run_cli(["query", Q, "--store", str(path), "--json", "--no-render"])[0] == 0
     return path
 
 
@@ -100,10 +78,10 @@ def _garble(db: Path) -> None:
 
 
 def test_check_on_a_healthy_store(store: Path) -> None:
-    code, out, err = _cli(["check", "--store", str(store)])
+    code, out, err = run_cli(["check", "--store", str(store)])
     assert code == 0, (out, err)
     assert "ok" in out and str(store / "vizrag.sqlite") in out
-    code, out, _ = _cli(["check", "--store", str(store), "--json"])
+    code, out, _ = run_cli(["check", "--store", str(store), "--json"])
     report = json.loads(out)
     assert code == 0 and report["ok"] is True and report["problems"] == []
     assert report["documents"] == 30
@@ -113,12 +91,12 @@ def test_check_on_a_healthy_store(store: Path) -> None:
 def test_garbage_pages_give_one_line(store: Path, tmp_path: Path, command: str) -> None:
     db = store / "vizrag.sqlite"
     _garble(db)
-    _one_line_error(_cli(_commands(store, tmp_path)[command]), str(db), "vizrag check")
+    one_line_error(run_cli(_commands(store, tmp_path)[command]), str(db), "vizrag check")
 
 
 def test_check_reports_garbage(store: Path) -> None:
     _garble(store / "vizrag.sqlite")
-    code, out, err = _cli(["check", "--store", str(store)])
+    code, out, err = run_cli(["check", "--store", str(store)])
     assert code == 1, (out, err)
     assert "Traceback" not in err and "malformed" in (out + err).lower()
 
@@ -128,7 +106,7 @@ def test_dropped_table_gives_one_line(store: Path, tmp_path: Path, command: str)
     db = store / "vizrag.sqlite"
     with sqlite3.connect(db) as conn:
         conn.execute("DROP TABLE incidences")
-    _one_line_error(_cli(_commands(store, tmp_path)[command]), str(db), "vizrag check",
+    one_line_error(run_cli(_commands(store, tmp_path)[command]), str(db), "vizrag check",
                     "incidences")
 
 
@@ -137,22 +115,22 @@ def test_check_reports_dropped_table_and_broken_invariants(store: Path) -> None:
     with sqlite3.connect(db) as conn:
         conn.execute("DELETE FROM entity_mentions WHERE key = "
                      "(SELECT entity_key FROM incidences ORDER BY hid LIMIT 1)")
-    code, out, _ = _cli(["check", "--store", str(store)])
+    code, out, _ = run_cli(["check", "--store", str(store)])
     assert code == 1 and "has no mention" in out
     with sqlite3.connect(db) as conn:
         conn.execute("DROP TABLE incidences")
-    code, out, _ = _cli(["check", "--store", str(store), "--json"])
+    code, out, _ = run_cli(["check", "--store", str(store), "--json"])
     report = json.loads(out)
     assert code == 1 and report["ok"] is False
     assert any("incidences" in p for p in report["problems"])
 
 
 def test_check_on_missing_and_foreign_files(tmp_path: Path) -> None:
-    _one_line_error(_cli(["check", "--store", str(tmp_path / "nothing")]), "no VizRAG store")
+    one_line_error(run_cli(["check", "--store", str(tmp_path / "nothing")]), "no VizRAG store")
     other = tmp_path / "other.sqlite"
     with sqlite3.connect(other) as conn:
         conn.execute("CREATE TABLE t (x)")
-    code, out, _ = _cli(["check", "--store", str(other)])
+    code, out, _ = run_cli(["check", "--store", str(other)])
     assert code == 1 and "not a VizRAG store" in out
 
 
@@ -210,7 +188,7 @@ def test_read_commands_on_read_only_stores(shared_copy: Path, folder: bool, file
     for argv in (["stats", "--store", s, "--json"],
                  ["query", Q, "--store", s, "--json", "--no-render"],
                  ["check", "--store", s]):
-        code, out, err = _unprivileged(lambda a=argv: _cli(a))  # type: ignore[misc]
+        code, out, err = _unprivileged(lambda a=argv: run_cli(a))  # type: ignore[misc]
         assert code == 0, (argv, out, err)
     assert (shared_copy / "vizrag.sqlite").read_bytes() == before
 
@@ -224,8 +202,8 @@ def test_write_commands_on_read_only_store(shared_copy: Path, tmp_path: Path) ->
     s = str(shared_copy)
     for argv in (["index", str(doc), "--store", s, "--no-progress"],
                  ["delete", "m533", "--store", s]):
-        res = _unprivileged(lambda a=argv: _cli(a))  # type: ignore[misc]
-        _one_line_error(res, "read-only", str(shared_copy / "vizrag.sqlite"))
+        res = _unprivileged(lambda a=argv: run_cli(a))  # type: ignore[misc]
+        one_line_error(res, "read-only", str(shared_copy / "vizrag.sqlite"))
     shutil.rmtree(doc.parent)
 
 
@@ -234,7 +212,7 @@ def test_zero_byte_file_is_not_a_store(tmp_path: Path) -> None:
     empty = tmp_path / "empty.sqlite"
     empty.touch()
     for argv in (["stats", "--store", str(empty)], ["query", Q, "--store", str(empty)]):
-        _one_line_error(_cli(argv), "not a VizRAG store", str(empty))
+        one_line_error(run_cli(argv), "not a VizRAG store", str(empty))
         assert empty.stat().st_size == 0
 
 
@@ -243,8 +221,8 @@ def test_edited_schema_version(store: Path, value: str) -> None:
     db = store / "vizrag.sqlite"
     with sqlite3.connect(db) as conn:
         conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (value,))
-    code, _, err = _cli(["stats", "--store", str(store)])
-    _one_line_error((code, "", err), str(db), "schema_version", repr(value))
+    code, _, err = run_cli(["stats", "--store", str(store)])
+    one_line_error((code, "", err), str(db), "schema_version", repr(value))
     assert "int()" not in err and "invalid literal" not in err
 
 
@@ -258,7 +236,7 @@ def test_url_store_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     for argv in (["index", str(doc), "--store", url, "--no-progress"],
                  ["stats", "--store", url], ["query", Q, "--store", url],
                  ["check", "--store", url]):
-        _one_line_error(_cli(argv), url.split(":", 1)[0], "backend")
+        one_line_error(run_cli(argv), url.split(":", 1)[0], "backend")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d.txt"]
 
 
@@ -267,5 +245,5 @@ def test_check_never_writes_the_store(store: Path) -> None:
     db = store / "vizrag.sqlite"
     before = db.read_bytes()
     mode = stat.S_IMODE(db.stat().st_mode)
-    assert _cli(["check", "--store", str(store)])[0] == 0
+    assert run_cli(["check", "--store", str(store)])[0] == 0
     assert db.read_bytes() == before and stat.S_IMODE(db.stat().st_mode) == mode
