@@ -16,6 +16,9 @@ Example:
     True
     >>> all(2 <= len(e.members) <= 6 for e in hg.hyperedges.values())
     True
+
+:func:`dense_reports` writes short reports in which a few people meet in a few cities: every
+person is in dozens of facts, the dense neighbourhoods that rendered views must cope with.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import random
 
 from .model import Entity, Hyperedge, Hypergraph, HypergraphError
 
-__all__ = ["random_hypergraph"]
+__all__ = ["dense_reports", "random_hypergraph"]
 
 _TYPES = ("person", "organization", "place", "concept", "event")
 _WORDS = (
@@ -119,3 +122,39 @@ def random_hypergraph(
             )
         )
     return Hypergraph(entities=entities, hyperedges=edges)
+
+
+_FIRST = ("Alice", "Bruno", "Clara", "David", "Elena", "Felix", "Greta", "Hugo", "Irene",
+          "Jonas", "Karin", "Lars", "Maya", "Nils", "Olga", "Pavel", "Quinn")
+_LAST = ("Morgan", "Berg", "Costa", "Dahl", "Eriksen", "Fischer", "Gomez")
+_CITIES = ("Oslo", "Bergen", "Lisbon", "Porto", "Madrid", "Berlin", "Vienna", "Prague",
+           "Zurich", "Geneva", "Paris", "Lyon", "Milan", "Turin", "Athens", "Sofia", "Riga")
+
+
+def dense_reports(n_docs: int, n_people: int = 17, n_cities: int = 17,
+                  seed: int = 7) -> list[dict[str, str]]:
+    """``n_docs`` reports (``{"id", "title", "text"}``) of four sentences, each naming three
+    of ``n_people`` people and two of ``n_cities`` cities (at most 17 each), drawn by a
+    private ``random.Random(seed)``.
+
+    Example:
+        >>> docs = dense_reports(3)
+        >>> [d["id"] for d in docs], docs[0]["text"].count(".") == 4
+        (['doc000', 'doc001', 'doc002'], True)
+        >>> dense_reports(3) == docs
+        True
+    """
+    if not (3 <= n_people <= len(_FIRST) and 2 <= n_cities <= len(_CITIES)):
+        raise ValueError(f"3..{len(_FIRST)} people and 2..{len(_CITIES)} cities, got "
+                         f"{n_people} and {n_cities}")
+    rng = random.Random(seed)
+    people = [f"{f} {_LAST[i % len(_LAST)]}" for i, f in enumerate(_FIRST[:n_people])]
+    cities = list(_CITIES[:n_cities])
+    out = []
+    for i in range(n_docs):
+        a, b, c = rng.sample(people, 3)
+        p, q = rng.sample(cities, 2)
+        text = (f"{a} met {b} in {p} in {1990 + i % 30}. {b} later worked with {c} at the "
+                f"{q} office. {c} wrote a report about {p} and {q}. {a} travelled to {q}.")
+        out.append({"id": f"doc{i:03d}", "title": f"Report {i}", "text": text})
+    return out

@@ -57,7 +57,7 @@ async def test_render_events_in_astream_events(retriever: VizRAGRetriever) -> No
                                                           include_image=True)
               if e["event"] == "on_custom_event"]
     renders = [e["data"] for e in events if e["name"] == "vizrag.render.end"]
-    assert [r["view"] for r in renders] == ["top", "bottom"]
+    assert [r["view"] for r in renders] == ["bottom"]  # the image document's view only
     assert all(r["width"] == 1536 and len(r["sha256"]) == 64 for r in renders)
     assert "iVBOR" not in repr([e["data"] for e in events])
 

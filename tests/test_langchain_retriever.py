@@ -99,6 +99,22 @@ async def test_include_image_appends_one_document(store_dir: Path) -> None:
     assert all(d.metadata["entity_ids"] for d in text_docs[:1])
 
 
+def test_include_image_draws_only_the_bottom_view(store_dir: Path) -> None:
+    views: list[str] = []
+
+    def hook(name: str, phase: str, payload: dict[str, Any]) -> None:
+        if name == "render" and phase == "start":
+            views.append(payload["view"])
+
+    retriever = VizRAGRetriever(store=store_dir, k=2, include_image=True)
+    retriever._engine.add_hook(hook)
+    docs = retriever.invoke(QUERY)
+    assert is_image_document(docs[-1]) and docs[-1].metadata["view"] == "bottom"
+    assert views == ["bottom"]  # I_top is not drawn for an image nobody reads
+    views.clear()
+    assert len(retriever.invoke(QUERY, include_image=False)) == 2 and views == []
+
+
 class VisionSpy(BaseChatModel):
     """Answers keyword prompts with a JSON list and image (locate) prompts with E# ids."""
 

@@ -94,6 +94,27 @@ def test_image_node(index: VizRAGIndex) -> None:
     assert any(isinstance(n.node, VizRAGImageNode) for n in kept)
 
 
+def test_the_engine_draws_only_the_view_asked_for(index: VizRAGIndex) -> None:
+    views: list[str] = []
+
+    def hook(name: str, phase: str, payload: dict[str, Any]) -> None:
+        if name == "render" and phase == "start":
+            views.append(payload["view"])
+
+    index.engine.add_hook(hook)
+    try:
+        assert len(split(index.as_retriever(top_k=2).retrieve(QUERY))[1]) == 1
+        assert views == ["bottom"]  # the default image_view: I_top is not drawn
+        views.clear()
+        index.as_retriever(top_k=2, image_view="top").retrieve(QUERY)
+        assert views == ["top"]
+        views.clear()
+        index.as_retriever(top_k=2, image_view="both").retrieve(QUERY)
+        assert views == ["top", "bottom"]
+    finally:
+        index.engine.remove_hook(hook)
+
+
 def test_options(index: VizRAGIndex) -> None:
     nodes = index.as_retriever(top_k=1, include_image=False).retrieve(QUERY)
     assert len(nodes) == 1 and isinstance(nodes[0].node, TextNode)

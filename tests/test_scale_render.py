@@ -71,6 +71,47 @@ def test_skipped_views_per_mode(store_dir: Path) -> None:
     assert "text mode" in text.skipped_views["top"]
 
 
+class Views:
+    """Records the view of every ``render`` start event."""
+
+    def __init__(self) -> None:
+        self.views: list[str] = []
+
+    def __call__(self, name: str, phase: str, payload: dict[str, Any]) -> None:
+        if name == "render" and phase == "start":
+            self.views.append(payload["view"])
+
+
+def test_render_views_draws_only_the_views_asked_for(store_dir: Path) -> None:
+    hook = Views()
+    with VizRAG(store_dir, show_progress=False) as rag:
+        bottom = rag.retrieve(Q, render=True, render_views=("bottom",), hooks=[hook])
+        plain = rag.retrieve(Q, render=False)
+        lite = rag.retrieve(Q, mode="hyper-lite", render=True, render_views=("top",))
+    assert hook.views == ["bottom"]  # I_top was not drawn at all
+    assert bottom.top_view is None and bottom.bottom_view is not None
+    assert bottom.skipped_views == {"top": "not in render_views (no model reads it)"}
+    assert bottom.settings["rendered"] is True
+    # the offline locator then reads I_top's entities unpruned, as without rendering
+    assert [c.chunk_id for c in bottom.chunks] == [c.chunk_id for c in plain.chunks]
+    assert lite.bottom_view is None and lite.settings["rendered"] is False
+    assert list(lite.skipped_views) == ["bottom"]
+    # a vision model reads both views: both are drawn whatever render_views says
+    chat = ParrotChat()
+    with VizRAG(store_dir, chat=chat, show_progress=False) as rag:
+        read = rag.retrieve(Q, render_views=("bottom",))
+    assert read.top_view is not None and read.bottom_view is not None
+    assert read.skipped_views == {}
+
+
+def test_render_views_are_validated() -> None:
+    with pytest.raises(ValueError, match="render_views"):
+        RetrievalConfig(render_views=())
+    with pytest.raises(ValueError, match="render_views"):
+        RetrievalConfig(render_views=("left",))  # type: ignore[arg-type]
+    assert RetrievalConfig().render_views == ("top", "bottom")
+
+
 def test_render_decision_table() -> None:
     cfg = RetrievalConfig
     assert render_decision(cfg(), has_chat=True) == (True, "")

@@ -168,6 +168,8 @@ class VizRAGRetriever(BaseRetriever):
         render = True if image else (None if self._engine.chat is not None else False)
         opts = {"mode": self.mode if mode is None else mode, "top_k": n,
                 "hops": self.hops if hops is None else hops, "render": render}
+        if image:  # the image document is I_bot's: I_top is not drawn for it
+            opts["render_views"] = ("bottom",)
         return n, opts, image
 
     @staticmethod

@@ -138,6 +138,8 @@ class VizRAGRetriever(BaseRetriever):
             kwargs["hops"] = self.hops
         if self.include_image:
             kwargs["render"] = True  # else the engine renders only for a model that reads it
+            kwargs["render_views"] = (("top", "bottom") if self.image_view == "both"
+                                      else (self.image_view,))  # no drawing nobody reads
         if self._hooks:
             kwargs["hooks"] = [spans]
         return kwargs, spans

@@ -96,6 +96,16 @@ class RetrievalConfig(BaseModel):
     """Hard safety limit of the *rendered* bottom sub-hypergraph: what I_bot draws is decided
     by the renderer's congestion budget, not by ``max_entities`` (reported by the
     ``bottom_view`` stage as ``render_limit``/``render_limited``)."""
+    render_max_hyperedges: int = Field(100, ge=1)
+    """Hard safety limit of the hyperedges the *rendered* bottom view I_bot is given: the
+    best-scored are kept, entities left in none of them go (the query's anchors stay). A
+    dense neighbourhood — hundreds of facts around a few hub entities — otherwise takes
+    most of a minute to lay out. Reported by the ``bottom_view`` stage as
+    ``render_hyperedge_limit``/``render_hyperedges_limited``; the result's entity and
+    hyperedge lists are not limited."""
+    render_max_themes: int = Field(30, ge=1)
+    """The same safety limit for the theme hyperedges of the rendered top view I_top
+    (``top_view`` stage: ``render_hyperedge_limit``/``render_hyperedges_limited``)."""
     hop_decay: float = Field(0.5, ge=0, le=1)
     chunk_vector_k: int = Field(50, ge=0)
     retrieval_visualization: bool = True
@@ -108,7 +118,20 @@ class RetrievalConfig(BaseModel):
     chat/vision model in ``vizrag``/``hyper-lite`` with ``retrieval_visualization``);
     ``True`` always (``--out``, the viewer, an image node); ``False`` never. What was not
     rendered is named, with the reason, in :attr:`RetrievalResult.skipped_views`."""
+    render_views: tuple[Literal["top", "bottom"], ...] = ("top", "bottom")
+    """The views ``render=True`` draws when no model reads them (e.g. ``("bottom",)`` for
+    an image of I_bot alone: I_top's drawing is not made); with a chat/vision model both
+    are drawn, since the model reads them. A view not drawn is named in
+    :attr:`RetrievalResult.skipped_views`."""
     weights: RankWeights = Field(default_factory=RankWeights)
+
+    @field_validator("render_views")
+    @classmethod
+    def _some_views(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not value:
+            raise ValueError("render_views needs 'top', 'bottom' or both (render=False "
+                             "draws nothing)")
+        return value
 
     @field_validator("layouts")
     @classmethod

@@ -71,6 +71,15 @@ def _call_event(req: LLMRequest, phase: str, t0: float | None = None,
                      "end" if phase == "end" else "error", payload)
 
 
+
+def _drawn_views(cfg: RetrievalConfig, render: bool, reader: bool) -> tuple[str, ...]:
+    """The views of ``cfg.mode`` to draw: none without rendering, all of them for a model
+    that reads them, else those in ``cfg.render_views``."""
+    if not render:
+        return ()
+    views = MODE_VIEWS[cfg.mode]
+    return views if reader else tuple(v for v in views if v in cfg.render_views)
+
 class Retriever:
     """Runs the retrieval stages over a store; caches per-store-state indexes.
 
@@ -241,20 +250,23 @@ class Retriever:
         cfg = RetrievalConfig.model_validate({**self.config.model_dump(), **given})
         visual = cfg.mode in ("vizrag", "hyper-lite") and cfg.retrieval_visualization
         render, why = render_decision(cfg, self.chat is not None)
+        views = _drawn_views(cfg, render, reader=self.chat is not None)
+        render = bool(views)
         res = RetrievalResult(query=query, mode=cfg.mode, top_k=cfg.top_k, settings={
             "hops": cfg.hops, "theme_k": cfg.theme_k, "entity_k": cfg.entity_k,
             "retrieval_visualization": cfg.retrieval_visualization,
             "congestion_control": cfg.congestion_control, "dual_view": cfg.dual_view,
             "images": visual and self.chat is not None, "rendered": render,
             "chat": getattr(self.chat, "model_name", None), "embedder": self.embedder.name})
-        if not render:
-            res.skipped_views = {v: why for v in MODE_VIEWS[cfg.mode]}
+        res.skipped_views = {v: why or "not in render_views (no model reads it)"
+                             for v in MODE_VIEWS[cfg.mode] if v not in views}
         t0 = time.perf_counter()
         corpus = self.query_corpus(lazy)
         res.timings["load"] = elapsed_ms(t0)
         return RetrievalState(query=query, cfg=cfg, res=res, corpus=corpus, store=self.store,
                               embedder=self.embedder, chat=self.chat, prompts=self.prompts,
-                              renderer=self.renderer, visual=visual, render=render)
+                              renderer=self.renderer, visual=visual, render=render,
+                              views=views)
 
     def pipeline(self, query: str, **overrides: Any) -> Pipeline:
         """The stages of the mode as one generator of :class:`LLMRequest` and hook events.

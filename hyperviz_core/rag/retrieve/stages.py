@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterable
 from typing import Any
 
 from ...idmap import IdMap
@@ -27,7 +27,7 @@ from .importance import entity_importance
 from .rank import RankWeights, rank_chunks
 from .search import linked_entities, search
 from .state import LLMRequest, RetrievalState, Step
-from .subgraph import DESCRIPTION_CHARS, expand, induced
+from .subgraph import DESCRIPTION_CHARS, expand, induced, limit_hyperedges
 
 __all__ = [
     "MODE_STAGES",
@@ -76,7 +76,7 @@ def render_view(st: RetrievalState, hg: Hypergraph, view: str, importance: dict[
                 ) -> Generator[LLMRequest | HookEvent, Any, tuple[IdMap, RenderedView | None]]:
     """Render ``hg`` (IDs from the rendering, ``render`` hook events) or, without rendering,
     number its entities by ``importance`` (the IDs a text-only model reads)."""
-    if not st.render:
+    if view not in st.views:
         return IdMap.build(hg, importance), None
     cfg = st.cfg
     layouts = tuple(cfg.layouts) if cfg.dual_view else tuple(cfg.layouts[:1])
@@ -146,13 +146,28 @@ def top_view(st: RetrievalState) -> Step:
     cfg = st.cfg
     seed = {m: st.e_rel[h] for h in reversed(st.themes) for m in st.theme_members[h]}
     top = st.corpus.layer("top", seed, cfg.hops)
-    t_ents, _ = expand(top, seed, cfg.hops, cfg.max_entities, cfg.hop_decay,
-                       {h: st.e_rel[h] for h in st.themes})
+    t_ents, t_edges = expand(top, seed, cfg.hops, cfg.max_entities, cfg.hop_decay,
+                             {h: st.e_rel[h] for h in st.themes})
     st.sub_top = sub = induced(top, t_ents)
     st.top_imp = entity_importance(sub, st.query, description_chars=DESCRIPTION_CHARS)
-    st.top_ids, st.res.top_view = yield from render_view(st, sub, "top", st.top_imp)
+    drawn = _drawable(st, "top", sub, cfg.render_max_themes, t_edges, t_ents, ())
+    st.top_ids, st.res.top_view = yield from render_view(st, drawn, "top", st.top_imp)
     return {"entities": len(sub.entities), "hyperedges": len(sub.hyperedges),
-            "rendered": st.res.top_view is not None}
+            "rendered": st.res.top_view is not None,
+            "render_hyperedge_limit": cfg.render_max_themes,
+            "render_hyperedges_limited": drawn is not sub}
+
+
+def _drawable(st: RetrievalState, view: str, sub: Hypergraph, limit: int,
+              edge_scores: dict[str, float], entity_scores: dict[str, float],
+              anchors: Iterable[str]) -> Hypergraph:
+    """What a rendered view is given: ``sub`` with at most ``limit`` of its best hyperedges
+    (a safety limit: a dense neighbourhood, hundreds of facts around a few hubs, would take
+    most of a minute to lay out); ``sub`` itself when not rendering or within it."""
+    if view not in st.views:
+        return sub
+    return limit_hyperedges(sub, limit, edge_scores, entity_scores,
+                            keep=[k for k in anchors if k in sub.entities])
 
 
 def _parse_located(res: RetrievalResult, answer: str, ids: IdMap) -> list[str]:
@@ -253,17 +268,22 @@ def bottom_view(st: RetrievalState) -> Step:
                                    cfg.hop_decay)
     st.sub_bot = sub = induced(bottom, st.b_ents)
     limited = False
-    if st.render and cfg.render_max_entities > cfg.max_entities:
+    ent_scores, edge_scores = st.b_ents, st.b_edges
+    if "bottom" in st.views and cfg.render_max_entities > cfg.max_entities:
         # ranking keeps the capped set above; the drawing is bounded by the congestion
-        # budget, the wider neighbourhood only by the safety limit
-        wide, _ = expand(bottom, st.v_rel, cfg.hops, cfg.render_max_entities,
-                         cfg.hop_decay)
-        limited = len(wide) >= cfg.render_max_entities
-        st.sub_bot = sub = induced(bottom, wide)
-    st.bot_ids, st.res.bottom_view = yield from render_view(st, sub, "bottom", st.b_ents)
+        # budget, the wider neighbourhood only by the safety limits
+        ent_scores, edge_scores = expand(bottom, st.v_rel, cfg.hops, cfg.render_max_entities,
+                                         cfg.hop_decay)
+        limited = len(ent_scores) >= cfg.render_max_entities
+        st.sub_bot = sub = induced(bottom, ent_scores)
+    drawn = _drawable(st, "bottom", sub, cfg.render_max_hyperedges, edge_scores, ent_scores,
+                      st.v_rel)
+    st.bot_ids, st.res.bottom_view = yield from render_view(st, drawn, "bottom", st.b_ents)
     return {"entities": len(sub.entities), "hyperedges": len(sub.hyperedges),
             "rendered": st.res.bottom_view is not None,
-            "render_limit": cfg.render_max_entities, "render_limited": limited}
+            "render_limit": cfg.render_max_entities, "render_limited": limited,
+            "render_hyperedge_limit": cfg.render_max_hyperedges,
+            "render_hyperedges_limited": drawn is not sub}
 
 
 def _vector_scores(st: RetrievalState, weights: RankWeights) -> dict[str, float]:

@@ -121,7 +121,9 @@ class RetrievalState:
     visual: bool = False
     """Images go to the model (vizrag/hyper-lite with ``retrieval_visualization``)."""
     render: bool = False
-    """I_top/I_bot are rendered (``render`` setting, not in ``text`` mode)."""
+    """Some view is rendered (``render`` setting, not in ``text`` mode)."""
+    views: tuple[str, ...] = ()
+    """The views drawn (``"top"``, ``"bottom"``; see ``RetrievalConfig.render_views``)."""
     # keywords
     kw_vecs: npt.NDArray[np.float32] | None = None
     linked: list[str] = field(default_factory=list)

@@ -11,14 +11,14 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Protocol
 
 from ...model import Entity, Hyperedge, Hypergraph
 
 __all__ = [
     "DESCRIPTION_CHARS", "FullLayer", "Layer", "as_layer", "expand", "induced",
-    "trim_descriptions",
+    "limit_hyperedges", "trim_descriptions",
 ]
 
 
@@ -135,6 +135,42 @@ def induced(hg: Hypergraph | Layer, keys: Iterable[str]) -> Hypergraph:
     return Hypergraph(entities={k: ents[k] for k in sorted(keep)},
                       hyperedges={h: edges[h] for h in sorted(edges)},
                       metadata=layer.metadata())
+
+
+def limit_hyperedges(
+    hg: Hypergraph, n: int, edge_scores: Mapping[str, float],
+    entity_scores: Mapping[str, float], keep: Iterable[str] = (),
+) -> Hypergraph:
+    """``hg`` with at most ``n`` hyperedges (``hg`` itself when it has no more).
+
+    The kept hyperedges are the best by score, then by the summed scores of their members
+    (a fact joining two relevant entities before one touching a single hub), then by id;
+    an entity left in no kept hyperedge goes, unless it is in ``keep``. Shares entities and
+    hyperedges with ``hg``, like :func:`induced`.
+
+    Example:
+        >>> from hyperviz_core import Entity, Hyperedge, Hypergraph
+        >>> hg = Hypergraph(entities=[Entity(name=n) for n in "abcd"],
+        ...                 hyperedges=[Hyperedge(id="h1", members=["a", "b"]),
+        ...                             Hyperedge(id="h2", members=["a", "c"]),
+        ...                             Hyperedge(id="h3", members=["c", "d"])])
+        >>> small = limit_hyperedges(hg, 1, {"h1": 1.0, "h2": 1.0}, {"a": 1.0, "c": 0.5})
+        >>> sorted(small.hyperedges), sorted(small.entities)
+        (['h2'], ['a', 'c'])
+    """
+    if len(hg.hyperedges) <= n:
+        return hg
+
+    def rank(hid: str) -> tuple[float, float, str]:
+        members = hg.hyperedges[hid].members
+        return (-edge_scores.get(hid, 0.0),
+                -sum(entity_scores.get(m, 0.0) for m in dict.fromkeys(members)), hid)
+
+    kept = sorted(sorted(hg.hyperedges, key=rank)[:n])
+    names = set(keep) | {m for hid in kept for m in hg.hyperedges[hid].members}
+    return Hypergraph(entities={k: e for k, e in hg.entities.items() if k in names},
+                      hyperedges={h: hg.hyperedges[h] for h in kept},
+                      metadata=dict(hg.metadata))
 
 
 #: description characters the importance of the top view reads (cheap BM25 on merged hubs)
