@@ -29,6 +29,8 @@ of them; the drivers call the model and the stage hooks (:mod:`hyperviz_core.rag
 
 from __future__ import annotations
 
+import asyncio
+import threading
 import time
 from collections.abc import Generator, Iterable
 from typing import Any
@@ -70,6 +72,36 @@ def _call_event(req: LLMRequest, phase: str, t0: float | None = None,
     return HookEvent("model_call", "start" if phase == "start" else
                      "end" if phase == "end" else "error", payload)
 
+
+
+
+def _advance(lock: threading.Lock, gen: Pipeline, value: Any = None,
+             throw: BaseException | None = None) -> tuple[bool, Any]:
+    """One step of a pipeline under ``lock``: ``(False, next item)`` or, when it is over,
+    ``(True, result)`` (a ``StopIteration`` cannot cross ``asyncio.to_thread``)."""
+    with lock:
+        return _step(gen, value, throw)
+
+
+def _step(gen: Pipeline, value: Any, throw: BaseException | None) -> tuple[bool, Any]:
+    try:
+        return False, gen.throw(throw) if throw is not None else gen.send(value)
+    except StopIteration as stop:
+        return True, stop.value
+
+
+async def _astep(lock: threading.Lock, gen: Pipeline, value: Any = None,
+                 throw: BaseException | None = None, *, slow: bool = False
+                 ) -> tuple[bool, Any]:
+    """:func:`_advance` for the async driver: a quick step runs on the event loop when the
+    lock is free; a slow one, or one that would wait for another retrieval's step, runs in
+    a worker thread (the loop never blocks on the lock)."""
+    if not slow and lock.acquire(blocking=False):
+        try:
+            return _step(gen, value, throw)
+        finally:
+            lock.release()
+    return await asyncio.to_thread(_advance, lock, gen, value, throw)
 
 
 def _drawn_views(cfg: RetrievalConfig, render: bool, reader: bool) -> tuple[str, ...]:
@@ -114,6 +146,8 @@ class Retriever:
         #: from :data:`LAZY_MIN_CHUNKS` chunks on
         self.lazy = lazy
         self._size: tuple[Any, int] | None = None
+        #: one retrieval's stage step at a time (async steps run in worker threads)
+        self._stages_lock = threading.Lock()
 
     def add_hook(self, hook: Hook) -> None:
         """Register a stage hook ``hook(name, phase, payload)``."""
@@ -183,58 +217,62 @@ class Retriever:
         ``hooks`` = extra stage hooks for this call)."""
         hk = self.hooks.with_extra(hooks)
         gen = self.pipeline(query, **overrides)
-        try:
-            item = next(gen)
-            while True:
-                if isinstance(item, HookEvent):
-                    fire(hk, item)
-                    item = gen.send(None)
-                    continue
-                assert self.chat is not None
-                fire(hk, _call_event(item, "start"))
-                t0 = time.perf_counter()
-                try:
-                    answer = reply_text(self.chat.complete(
-                        item.prompt, images=item.images, system=item.system,
-                        json_mode=item.json_mode))
-                except Exception as exc:  # provider failure: the stage falls back
-                    fire(hk, _call_event(item, "error", t0, error=error_text(exc)))
-                    item = gen.throw(exc)
-                    continue
-                fire(hk, _call_event(item, "end", t0, response_chars=len(answer)))
-                item = gen.send(answer)
-        except StopIteration as stop:
-            result: RetrievalResult = stop.value
-            return result
+        done, item = _advance(self._stages_lock, gen)
+        while not done:
+            if isinstance(item, HookEvent):
+                fire(hk, item)
+                done, item = _advance(self._stages_lock, gen)
+                continue
+            assert self.chat is not None
+            fire(hk, _call_event(item, "start"))
+            t0 = time.perf_counter()
+            try:
+                answer = reply_text(self.chat.complete(
+                    item.prompt, images=item.images, system=item.system,
+                    json_mode=item.json_mode))
+            except Exception as exc:  # provider failure: the stage falls back
+                fire(hk, _call_event(item, "error", t0, error=error_text(exc)))
+                done, item = _advance(self._stages_lock, gen, throw=exc)
+                continue
+            fire(hk, _call_event(item, "end", t0, response_chars=len(answer)))
+            done, item = _advance(self._stages_lock, gen, answer)
+        result: RetrievalResult = item
+        return result
 
     async def aretrieve(self, query: str, *, hooks: Iterable[Hook] | None = None,
                         **overrides: Any) -> RetrievalResult:
-        """Async :meth:`retrieve` (model calls via ``acomplete``, async hooks awaited)."""
+        """Async :meth:`retrieve` (model calls via ``acomplete``, async hooks awaited).
+
+        The slow steps — the first (it opens the store's current state: a load of the
+        layers, seconds on a large store) and every rendering (up to seconds) — run in a
+        worker thread, so the event loop serves other tasks meanwhile; the other steps take
+        milliseconds and run on the loop. Steps of concurrent retrievals on one engine run
+        one at a time (a lock)."""
         hk = self.hooks.with_extra(hooks)
         gen = self.pipeline(query, **overrides)
-        try:
-            item = next(gen)
-            while True:
-                if isinstance(item, HookEvent):
-                    await afire(hk, item)
-                    item = gen.send(None)
-                    continue
-                assert self.chat is not None
-                await afire(hk, _call_event(item, "start"))
-                t0 = time.perf_counter()
-                try:
-                    answer = reply_text(await self.chat.acomplete(
-                        item.prompt, images=item.images, system=item.system,
-                        json_mode=item.json_mode))
-                except Exception as exc:
-                    await afire(hk, _call_event(item, "error", t0, error=error_text(exc)))
-                    item = gen.throw(exc)
-                    continue
-                await afire(hk, _call_event(item, "end", t0, response_chars=len(answer)))
-                item = gen.send(answer)
-        except StopIteration as stop:
-            result: RetrievalResult = stop.value
-            return result
+        lock = self._stages_lock
+        done, item = await _astep(lock, gen, slow=True)
+        while not done:
+            if isinstance(item, HookEvent):
+                await afire(hk, item)
+                slow = item.name == "render" and item.phase == "start"
+                done, item = await _astep(lock, gen, slow=slow)
+                continue
+            assert self.chat is not None
+            await afire(hk, _call_event(item, "start"))
+            t0 = time.perf_counter()
+            try:
+                answer = reply_text(await self.chat.acomplete(
+                    item.prompt, images=item.images, system=item.system,
+                    json_mode=item.json_mode))
+            except Exception as exc:
+                await afire(hk, _call_event(item, "error", t0, error=error_text(exc)))
+                done, item = await _astep(lock, gen, throw=exc)
+                continue
+            await afire(hk, _call_event(item, "end", t0, response_chars=len(answer)))
+            done, item = await _astep(lock, gen, answer)
+        result: RetrievalResult = item
+        return result
 
     # ------------------------------------------------------------------ pipeline
     def _start(self, query: str, overrides: dict[str, Any], lazy: bool = True

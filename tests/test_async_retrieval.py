@@ -1,0 +1,87 @@
+"""``aretrieve`` keeps the event loop free while it renders (the slow steps run in a worker
+thread), and concurrent retrievals on one engine — async or from threads — give the same
+results as one after another."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rag_fakes import demo_documents
+
+from hyperviz_core.rag import VizRAG
+from hyperviz_core.render import HyperViz
+
+QUESTIONS = [
+    "Where did the band form that made the live album Maiden Japan?",
+    "Who produced the album?",
+    "Which city is the band from?",
+    "When was the live album released?",
+]
+
+
+@pytest.fixture(scope="module")
+def store_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("async-store")
+    with VizRAG(path, show_progress=False) as rag:
+        rag.insert(demo_documents(0, 12))
+    return path
+
+
+class WaitingViz(HyperViz):
+    """Renders only once the test's coroutine has run while the rendering was under way."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.started = threading.Event()
+        self.release = threading.Event()
+        self.threads: set[int] = set()
+
+    def render(self, *args: Any, **kwargs: Any) -> Any:
+        self.threads.add(threading.get_ident())
+        self.started.set()
+        if not self.release.wait(10):
+            raise TimeoutError("nothing ran on the event loop while this rendered")
+        return super().render(*args, **kwargs)
+
+
+def test_rendering_does_not_block_the_event_loop(store_dir: Path) -> None:
+    viz = WaitingViz()
+
+    async def main() -> Any:
+        with VizRAG(store_dir, renderer=viz, show_progress=False) as rag:
+            task = asyncio.create_task(rag.aretrieve(QUESTIONS[0], render=True))
+            while not viz.started.is_set():  # the loop runs while the stage renders
+                await asyncio.sleep(0.005)
+            viz.release.set()
+            return await task, threading.get_ident()
+
+    res, loop_thread = asyncio.run(main())
+    assert res.top_view is not None and res.bottom_view is not None
+    assert loop_thread not in viz.threads
+
+
+def _fingerprint(res: Any) -> tuple[Any, ...]:
+    return ([c.chunk_id for c in res.chunks], [round(c.score, 9) for c in res.chunks],
+            res.top_view.sha256 if res.top_view else None,
+            res.bottom_view.sha256 if res.bottom_view else None)
+
+
+def test_concurrent_retrievals_match_sequential_ones(store_dir: Path) -> None:
+    with VizRAG(store_dir, show_progress=False) as rag:
+        alone = [_fingerprint(rag.retrieve(q, render=True)) for q in QUESTIONS]
+
+        async def together() -> list[Any]:
+            return list(await asyncio.gather(*(rag.aretrieve(q, render=True)
+                                               for q in QUESTIONS * 2)))
+
+        gathered = [_fingerprint(r) for r in asyncio.run(together())]
+        with ThreadPoolExecutor(4) as pool:
+            threaded = [_fingerprint(r) for r in
+                        pool.map(lambda q: rag.retrieve(q, render=True), QUESTIONS * 2)]
+    assert gathered == alone * 2
+    assert threaded == alone * 2
