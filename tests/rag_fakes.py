@@ -23,6 +23,15 @@ def demo_documents(first: int = 0, last: int = 20) -> list[Document]:
             for p in items[first:last]]
 
 
+def store_with(folder: Path, docs: Sequence[Document]) -> Path:
+    """``folder`` made a store holding ``docs`` (offline defaults, no progress bar)."""
+    from hyperviz_core.rag import VizRAG
+
+    with VizRAG(folder, show_progress=False) as rag:
+        rag.insert(list(docs))
+    return folder
+
+
 class ParrotChat:
     """A chat/vision model that answers from its prompt and records every call.
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rag_fakes import demo_documents
+from rag_fakes import demo_documents, store_with
 
 from hyperviz_core.rag import VizRAG
 from hyperviz_core.render import HyperViz
@@ -26,10 +26,7 @@ QUESTIONS = [
 
 @pytest.fixture(scope="module")
 def store_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("async-store")
-    with VizRAG(path, show_progress=False) as rag:
-        rag.insert(demo_documents(0, 12))
-    return path
+    return store_with(tmp_path_factory.mktemp("async-store"), demo_documents(0, 12))
 
 
 class WaitingViz(HyperViz):

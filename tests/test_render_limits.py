@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rag_fakes import demo_documents
+from rag_fakes import demo_documents, store_with
 
 from hyperviz_core import Entity, Hyperedge, Hypergraph
 from hyperviz_core.rag import Document, RetrievalConfig, VizRAG
@@ -28,10 +28,7 @@ def _dense_documents() -> list[Document]:
 
 @pytest.fixture(scope="module")
 def dense_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("dense-store")
-    with VizRAG(path, show_progress=False) as rag:
-        rag.insert(_dense_documents())
-    return path
+    return store_with(tmp_path_factory.mktemp("dense-store"), _dense_documents())
 
 
 def _run(store: Path, query: str = Q, **options: Any) -> tuple[Any, dict[str, dict[str, Any]]]:
@@ -68,10 +65,7 @@ def test_a_dense_view_is_cut_to_its_best_hyperedges(dense_store: Path) -> None:
 
 @pytest.fixture(scope="module")
 def demo_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("demo-store")
-    with VizRAG(path, show_progress=False) as rag:
-        rag.insert(demo_documents(0, 12))
-    return path
+    return store_with(tmp_path_factory.mktemp("demo-store"), demo_documents(0, 12))
 
 
 def test_a_view_within_the_limits_is_drawn_as_before(demo_store: Path) -> None:
