@@ -44,15 +44,23 @@ from llama_index.core.data_structs.registry import INDEX_STRUCT_TYPE_TO_INDEX_ST
 from llama_index.core.indices.base import BaseIndex
 from llama_index.core.indices.registry import INDEX_STRUCT_TYPE_TO_INDEX_CLASS
 from llama_index.core.llms import LLM
-from llama_index.core.schema import BaseNode, Document, MetadataMode, TransformComponent
+from llama_index.core.schema import BaseNode, Document, TransformComponent
 from llama_index.core.storage.docstore.types import RefDocInfo
 from llama_index.core.storage.storage_context import StorageContext
 
 from hyperviz_core.rag import Document as VizDocument
-from hyperviz_core.rag import VizRAG, json_safe_metadata
+from hyperviz_core.rag import VizRAG
 
 from .adapters import LlamaIndexChatModel, LlamaIndexEmbedder
-from .nodes import EXCLUDED_KEY, REF_DOC_KEY, user_metadata
+from .documents import (
+    asplit_documents,
+    ref_doc_of,
+    replaced,
+    split_documents,
+    to_engine_document,
+    unchanged,
+)
+from .nodes import user_metadata
 from .query import build_query_engine
 from .retriever import RETRIEVER_OPTIONS, VizRAGRetriever, check_unsupported
 from .storage import VizRAGStorageContext, backup_store
@@ -73,34 +81,6 @@ class IndexVizRAG(IndexStruct):
     @classmethod
     def get_type(cls) -> str:  # type: ignore[override]
         return INDEX_TYPE
-
-
-def to_engine_document(node: BaseNode) -> VizDocument:
-    """A LlamaIndex document/node as an engine document with the same id (``id_``).
-
-    A node that came from a document (``node.ref_doc_id``, e.g. ``SentenceSplitter`` output)
-    keeps it in its metadata (``"ref_doc_id"``), so the index groups, returns and deletes
-    it as part of that document; the keys the node excludes from the LLM and the embedder
-    are stored with it and excluded again on the retrieved nodes.
-    """
-    meta = dict(node.metadata or {})
-    title = str(meta.get("title") or meta.get("file_name") or "")
-    ref = None if isinstance(node, Document) else node.ref_doc_id
-    if ref and ref != node.node_id:
-        meta[REF_DOC_KEY] = ref
-    excluded = {kind: sorted(keys) for kind, keys in (
-        ("llm", node.excluded_llm_metadata_keys), ("embed", node.excluded_embed_metadata_keys))
-        if keys}
-    if excluded:
-        meta[EXCLUDED_KEY] = excluded
-    return VizDocument(id=node.node_id, text=node.get_content(MetadataMode.NONE), title=title,
-                       metadata=json_safe_metadata(meta))
-
-
-def ref_doc_of(doc: VizDocument) -> str:
-    """The LlamaIndex document an engine document belongs to (itself, or the document the
-    inserted node came from)."""
-    return str(doc.metadata.get(REF_DOC_KEY) or doc.id)
 
 
 def _close(engine: VizRAG | None, tmp: tempfile.TemporaryDirectory[str] | None) -> None:
@@ -144,6 +124,8 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         **engine_options: Any,
     ) -> None:
         self._llm = llm
+        #: only transformations passed here apply (not ``Settings.transformations``)
+        self._splitters: list[TransformComponent] = list(transformations or [])
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         struct = index_struct or IndexVizRAG()
         owned = engine is None
@@ -205,13 +187,12 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         transformations: list[TransformComponent] | None = None,
         **engine_options: Any,
     ) -> VizRAGIndex:
-        """Index ``documents`` (handed to the engine whole, by ``doc.id_``)."""
-        if transformations:
-            warnings.warn("VizRAGIndex chunks documents itself; transformations are ignored",
-                          stacklevel=2)
+        """Index ``documents``: each handed to the engine whole (by ``doc.id_``), or, with
+        ``transformations``, the nodes they make, grouped under the document's id."""
         index = cls(llm=llm, embed_model=embed_model, store_dir=store_dir,
                     show_progress=show_progress, storage_context=storage_context,
-                    callback_manager=callback_manager, **engine_options)
+                    callback_manager=callback_manager, transformations=transformations,
+                    **engine_options)
         index._add(list(documents))
         return index
 
@@ -250,12 +231,33 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
 
     # ------------------------------------------------------------------ writes
     def _add(self, docs: Sequence[BaseNode]) -> None:
-        if docs:
-            self._engine.insert([to_engine_document(d) for d in docs])
+        """Index documents (through the transformations, if any) and nodes (as they are)."""
+        whole = [d for d in docs if isinstance(d, Document)] if self._splitters else []
+        nodes = [d for d in docs if not isinstance(d, Document)] if whole else list(docs)
+        if whole:
+            parts = split_documents(whole, self._splitters, self._show_progress)
+            self._replace(whole, parts)
+        if nodes:
+            self._engine.insert([to_engine_document(d) for d in nodes])
 
     async def _aadd(self, docs: Sequence[BaseNode]) -> None:
-        if docs:
-            await self._engine.ainsert([to_engine_document(d) for d in docs])
+        whole = [d for d in docs if isinstance(d, Document)] if self._splitters else []
+        nodes = [d for d in docs if not isinstance(d, Document)] if whole else list(docs)
+        if whole:
+            parts = await asplit_documents(whole, self._splitters, self._show_progress)
+            await asyncio.to_thread(self._replace, whole, parts)
+        if nodes:
+            await self._engine.ainsert([to_engine_document(d) for d in nodes])
+
+    def _replace(self, documents: Sequence[Document], parts: Sequence[VizDocument]) -> None:
+        """Write the transformed ``parts``, then delete what earlier runs made from these
+        documents and this run did not (nothing is deleted when the write fails)."""
+        stale = replaced(self._engine.store, [d.doc_id for d in documents],
+                         [p.id for p in parts])
+        if parts:
+            self._engine.insert(list(parts))
+        for doc_id in stale:
+            self._engine.delete(doc_id)
 
     def _build_index_from_nodes(self, nodes: Sequence[BaseNode],
                                 **build_kwargs: Any) -> IndexVizRAG:
@@ -291,6 +293,8 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
 
     def _changed(self, documents: Sequence[Document]) -> list[bool]:
         store = self._engine.store
+        if self._splitters:
+            return [not same for same in unchanged(store, documents)]
         out = []
         for doc in documents:
             conv = to_engine_document(doc)

@@ -52,6 +52,9 @@ REF_DOC_KEY = "ref_doc_id"
 EXCLUDED_KEY = "_llamaindex_excluded"
 """Stored metadata key: the inserted document's excluded metadata keys (``llm``, ``embed``)."""
 
+REF_HASH_KEY = "_llamaindex_ref_doc_hash"
+"""Stored metadata key: the hash of the document a node was transformed from."""
+
 IMAGE_ID_PREFIX = "vizrag-image-"
 
 
@@ -114,7 +117,7 @@ def image_node(ctx: VisualContext, *, view: str, score: float | None) -> NodeWit
 
 def user_metadata(meta: dict[str, Any]) -> dict[str, Any]:
     """A stored document's metadata without the keys this package stores beside it."""
-    return {k: v for k, v in meta.items() if k not in (EXCLUDED_KEY, REF_DOC_KEY)}
+    return {k: v for k, v in meta.items() if k not in (EXCLUDED_KEY, REF_DOC_KEY, REF_HASH_KEY)}
 
 
 def _excluded(stored: Any, kind: str) -> list[str]:

@@ -1,0 +1,114 @@
+"""``transformations`` (node parsers, metadata extractors) apply as in a vector index: each
+document's nodes are indexed under its id, re-inserting replaces them, ``refresh_ref_docs``
+skips unchanged documents, and a failing transformation loses nothing already stored."""
+
+from __future__ import annotations
+
+import asyncio
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+pytest.importorskip("llama_index.core")
+
+from llama_index.core import Document
+from llama_index.core.node_parser import SentenceSplitter
+from llama_index.core.schema import BaseNode, TransformComponent
+
+from vizrag_llamaindex import VizRAGIndex
+
+CURIE = ("Marie Curie worked with Pierre Curie in Paris. She studied radioactivity at the "
+         "Sorbonne. " * 12)
+EINSTEIN = "Albert Einstein lived in Bern. He worked at the Patent Office in Bern. " * 12
+
+
+def splitter() -> SentenceSplitter:
+    return SentenceSplitter(chunk_size=64, chunk_overlap=0)
+
+
+def docs() -> list[Document]:
+    return [Document(text=CURIE, id_="curie", metadata={"title": "Curie"}),
+            Document(text=EINSTEIN, id_="einstein")]
+
+
+def stored(index: VizRAGIndex) -> dict[str, list[str]]:
+    return {ref: sorted(info.node_ids) for ref, info in sorted(index.ref_doc_info.items())}
+
+
+def engine_docs(index: VizRAGIndex, ref: str) -> list[str]:
+    """Ids of the engine documents stored for the LlamaIndex document ``ref``."""
+    return sorted(d.id for d in index.engine.store.documents()
+                  if d.metadata.get("ref_doc_id", d.id) == ref)
+
+
+class Tagger(TransformComponent):
+    """Adds a metadata key to every node (a stand-in for a metadata extractor)."""
+
+    def __call__(self, nodes: Sequence[BaseNode], **kwargs: Any) -> Sequence[BaseNode]:
+        for node in nodes:
+            node.metadata["section"] = "tagged"
+        return nodes
+
+
+class Broken(TransformComponent):
+    def __call__(self, nodes: Sequence[BaseNode], **kwargs: Any) -> Sequence[BaseNode]:
+        raise RuntimeError("extractor failed")
+
+
+def test_from_documents_indexes_each_document_s_nodes() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "transformations are ignored" any more
+        index = VizRAGIndex.from_documents(docs(), transformations=[splitter(), Tagger()])
+    groups = stored(index)
+    assert sorted(groups) == ["curie", "einstein"]
+    assert all(len(ids) > 1 for ids in groups.values())  # split into several nodes
+    plain = VizRAGIndex.from_documents(docs())
+    assert all(len(ids) == 1 for ids in stored(plain).values())  # the engine's own chunks
+    nodes = index.as_retriever(top_k=3, include_image=False).retrieve("Where did Curie work?")
+    assert nodes and nodes[0].node.ref_doc_id == "curie"
+    assert nodes[0].node.metadata["section"] == "tagged"  # the extractor's metadata
+    assert not any(k.startswith("_llamaindex") for n in nodes for k in n.node.metadata)
+    assert index.ref_doc_info["curie"].metadata == {"title": "Curie", "section": "tagged"}
+
+
+def test_insert_again_replaces_the_nodes_and_refresh_skips_unchanged() -> None:
+    index = VizRAGIndex.from_documents(docs(), transformations=[splitter()])
+    before = stored(index)
+    first = engine_docs(index, "curie")
+    index.insert(docs()[0])  # SentenceSplitter gives new node ids: the old nodes go
+    after = stored(index)
+    assert len(engine_docs(index, "curie")) == len(first) > 1
+    assert set(engine_docs(index, "curie")).isdisjoint(first)
+    assert len(after["curie"]) == len(before["curie"])
+    assert set(after["curie"]).isdisjoint(before["curie"])
+    assert after["einstein"] == before["einstein"]
+    changed = Document(text=CURIE + " She won two Nobel Prizes.", id_="curie")
+    assert index.refresh_ref_docs([docs()[1], changed]) == [False, True]
+    assert stored(index)["einstein"] == before["einstein"]
+    assert set(stored(index)["curie"]).isdisjoint(after["curie"])
+    index.update_ref_doc(Document(text="Marie Curie lived in Warsaw.", id_="curie"))
+    assert len(stored(index)["curie"]) == 1
+    index.delete_ref_doc("curie")
+    assert sorted(stored(index)) == ["einstein"]
+
+
+def test_async_paths_and_a_failing_transformation() -> None:
+    index = VizRAGIndex.from_documents(docs(), transformations=[splitter()])
+    before = stored(index)
+    asyncio.run(index.ainsert(docs()[1]))
+    assert len(stored(index)["einstein"]) == len(before["einstein"])
+    assert set(stored(index)["einstein"]).isdisjoint(before["einstein"])
+    kept = stored(index)
+    broken = VizRAGIndex(engine=index.engine, transformations=[splitter(), Broken()])
+    with pytest.raises(RuntimeError, match="extractor failed"):
+        broken.insert(Document(text="Marie Curie lived in Warsaw.", id_="curie"))
+    assert stored(index) == kept  # nothing stored was lost
+
+
+def test_nodes_are_not_transformed_again() -> None:
+    index = VizRAGIndex.from_documents(docs(), transformations=[splitter()])
+    nodes = splitter().get_nodes_from_documents([Document(text=EINSTEIN, id_="bern")])
+    index.insert_nodes(nodes)
+    assert engine_docs(index, "bern") == sorted(n.node_id for n in nodes)

@@ -1,0 +1,128 @@
+"""LlamaIndex documents and nodes as engine documents, and LlamaIndex ``transformations``.
+
+Without transformations a document goes to the engine whole (the engine chunks it). With
+them (``VizRAGIndex.from_documents(docs, transformations=[SentenceSplitter(...)])``, or an
+index built with ``transformations=``), each document runs through them as in a vector
+index and every resulting node becomes one engine document grouped under the document's id
+(``ref_doc_id``), with the document's hash stored beside it, so ``refresh_ref_docs`` can
+tell an unchanged document and ``insert``/``update_ref_doc`` replace the nodes an earlier
+run made: the new nodes are written first, the old ones deleted after.
+
+Example:
+    >>> from llama_index.core import Document
+    >>> from llama_index.core.node_parser import SentenceSplitter
+    >>> doc = Document(text="Marie Curie worked in Paris. " * 60, id_="curie")
+    >>> parts = split_documents([doc], [SentenceSplitter(chunk_size=128, chunk_overlap=0)])
+    >>> len(parts) > 1, {ref_doc_of(p) for p in parts}
+    (True, {'curie'})
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from llama_index.core.ingestion import arun_transformations, run_transformations
+from llama_index.core.schema import BaseNode, Document, MetadataMode, TransformComponent
+
+from hyperviz_core.rag import Document as VizDocument
+from hyperviz_core.rag import json_safe_metadata
+
+from .nodes import EXCLUDED_KEY, REF_DOC_KEY, REF_HASH_KEY
+
+__all__ = [
+    "asplit_documents",
+    "ref_doc_of",
+    "replaced",
+    "split_documents",
+    "to_engine_document",
+    "unchanged",
+]
+
+
+def to_engine_document(node: BaseNode, ref_hash: str | None = None) -> VizDocument:
+    """A LlamaIndex document/node as an engine document with the same id (``id_``).
+
+    A node that came from a document (``node.ref_doc_id``, e.g. ``SentenceSplitter`` output)
+    keeps it in its metadata (``"ref_doc_id"``), so the index groups, returns and deletes
+    it as part of that document (``ref_hash``: that document's hash, for
+    :func:`unchanged`); the keys the node excludes from the LLM and the embedder are stored
+    with it and excluded again on the retrieved nodes.
+    """
+    meta = dict(node.metadata or {})
+    title = str(meta.get("title") or meta.get("file_name") or "")
+    ref = None if isinstance(node, Document) else node.ref_doc_id
+    if ref and ref != node.node_id:
+        meta[REF_DOC_KEY] = ref
+    if ref_hash is not None:
+        meta[REF_HASH_KEY] = ref_hash
+    excluded = {kind: sorted(keys) for kind, keys in (
+        ("llm", node.excluded_llm_metadata_keys), ("embed", node.excluded_embed_metadata_keys))
+        if keys}
+    if excluded:
+        meta[EXCLUDED_KEY] = excluded
+    return VizDocument(id=node.node_id, text=node.get_content(MetadataMode.NONE), title=title,
+                       metadata=json_safe_metadata(meta))
+
+
+def ref_doc_of(doc: VizDocument) -> str:
+    """The LlamaIndex document an engine document belongs to (itself, or the document the
+    inserted node came from)."""
+    return str(doc.metadata.get(REF_DOC_KEY) or doc.id)
+
+
+def _as_engine(documents: Sequence[Document], nodes: Sequence[BaseNode]) -> list[VizDocument]:
+    hashes = {d.doc_id: d.hash for d in documents}
+    out = []
+    for node in nodes:
+        ref = node.ref_doc_id
+        if ref not in hashes:
+            raise ValueError(
+                f"a transformation returned node {node.node_id!r} without the document it "
+                f"came from (ref_doc_id {ref!r}): VizRAGIndex groups, refreshes and deletes "
+                "nodes by their document")
+        out.append(to_engine_document(node, hashes[ref]))
+    return out
+
+
+def split_documents(documents: Sequence[Document], transformations: Sequence[TransformComponent],
+                    show_progress: bool = False) -> list[VizDocument]:
+    """``documents`` run through ``transformations``, as engine documents (one per node)."""
+    copies = [d.model_copy() for d in documents]  # transformations may change them in place
+    nodes = run_transformations(copies, transformations, show_progress=show_progress)
+    return _as_engine(documents, nodes)
+
+
+async def asplit_documents(documents: Sequence[Document],
+                           transformations: Sequence[TransformComponent],
+                           show_progress: bool = False) -> list[VizDocument]:
+    """Async :func:`split_documents` (``arun_transformations``)."""
+    copies = [d.model_copy() for d in documents]
+    nodes = await arun_transformations(copies, transformations, show_progress=show_progress)
+    return _as_engine(documents, nodes)
+
+
+def _by_ref(store: Any, refs: set[str]) -> dict[str, list[VizDocument]]:
+    out: dict[str, list[VizDocument]] = {}
+    for doc in store.documents():
+        ref = ref_doc_of(doc)
+        if ref in refs:
+            out.setdefault(ref, []).append(doc)
+    return out
+
+
+def replaced(store: Any, refs: Iterable[str], kept: Iterable[str]) -> list[str]:
+    """Ids of the stored engine documents of the LlamaIndex documents ``refs`` (a whole
+    document, or the nodes inserted from it) that are not in ``kept``: what a new run of
+    the transformations replaces."""
+    keep = set(kept)
+    stored = _by_ref(store, set(refs))
+    return sorted(d.id for docs in stored.values() for d in docs if d.id not in keep)
+
+
+def unchanged(store: Any, documents: Sequence[Document]) -> list[bool]:
+    """Per document: its nodes are stored and were made from this very document (its hash),
+    so transforming it again would change nothing."""
+    stored = _by_ref(store, {d.doc_id for d in documents})
+    return [bool(stored.get(d.doc_id)) and all(
+        n.metadata.get(REF_HASH_KEY) == d.hash for n in stored[d.doc_id]) for d in documents]
