@@ -23,6 +23,7 @@ $(STAMP):
 
 system-deps:
 	@bash scripts/ensure_system_deps.sh graphviz
+	@bash scripts/ensure_system_deps.sh cjk-font
 
 browser-deps:
 	@bash scripts/ensure_system_deps.sh chromium

@@ -2,21 +2,34 @@
 # Install the system packages VizRAG needs when they are missing.
 #   graphviz  -> the `dot` binaries (required by the renderer)
 #   chromium  -> headless Chromium for the browser tests of the HTML viewer
+#   cjk-font  -> a font with Chinese/Japanese/Korean glyphs for the PNG (optional: without
+#                root or apt it only prints how to install it, and succeeds)
 # As root we install with apt; otherwise we stop with a one-line instruction.
 set -euo pipefail
-want="${1:?usage: ensure_system_deps.sh graphviz|chromium}"
+want="${1:?usage: ensure_system_deps.sh graphviz|chromium|cjk-font}"
+optional=0
 case "$want" in
   graphviz) probe=dot;      pkgs="graphviz fonts-dejavu-core" ;;
   chromium) probe=chromium; pkgs="chromium" ;;
+  cjk-font) probe=cjk-font; pkgs="fontconfig fonts-wqy-microhei"; optional=1 ;;
   *) echo "unknown dependency: $want" >&2; exit 2 ;;
 esac
-command -v "$probe" >/dev/null 2>&1 && exit 0
+present() {
+  if [ "$probe" = cjk-font ]; then
+    command -v fc-list >/dev/null 2>&1 && [ -n "$(fc-list :lang=zh 2>/dev/null)" ]
+  else
+    command -v "$probe" >/dev/null 2>&1
+  fi
+}
+present && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "installing $pkgs with apt-get ..."
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq >/dev/null
   apt-get install -y -qq $pkgs >/dev/null
-  command -v "$probe" >/dev/null 2>&1 || { echo "error: $probe still missing after apt-get install $pkgs" >&2; exit 1; }
+  present || { echo "error: $probe still missing after apt-get install $pkgs" >&2; exit 1; }
+elif [ "$optional" = 1 ]; then
+  echo "note: no $probe (PNG labels in Chinese/Japanese/Korean are drawn as boxes); to add one: sudo apt-get install -y $pkgs" >&2
 else
   echo "error: '$probe' not found; install it first: sudo apt-get install -y $pkgs" >&2
   exit 1

@@ -6,10 +6,11 @@ Matplotlib ``Text`` artists cost milliseconds each to lay out and rasterise; a r
 their advance widths, so measuring is a sum and drawing is one ``PathCollection``. Boxes from
 :func:`measure` are exactly what :func:`text_path` draws.
 
-Hostile text never fails a rendering: format and control characters (zero-width space and
-joiner, soft hyphen, bidi controls, BOM, tag characters, lone surrogates) are dropped, glyphs
-with an empty outline draw nothing, and a glyph the font machinery fails on is drawn as a
-hollow box.
+A character DejaVu lacks (Chinese, Japanese, Korean) is drawn from an installed fallback
+font (:mod:`.fonts`). Hostile text never fails a rendering: format and control characters
+(zero-width space and joiner, soft hyphen, bidi controls, BOM, tag characters, lone
+surrogates) are dropped, glyphs with an empty outline draw nothing, and a glyph the font
+machinery fails on is drawn as a hollow box.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from matplotlib.path import Path
 from matplotlib.textpath import text_to_path
 
 from ..items import INVISIBLE_CATEGORIES
+from .fonts import fallback_font
 
 __all__ = ["FONT_FAMILY", "font", "measure", "text_path", "truncate"]
 
@@ -105,6 +107,11 @@ def _glyph(ch: str, bold: bool) -> _Glyph:
 def _load_glyph(ch: str, bold: bool) -> _Glyph:
     prop = font(_EM, bold)
     ft = get_font(findfont(prop))
+    if not ch.isspace() and not ft.get_char_index(ord(ch)):
+        path = fallback_font(ch)  # DejaVu has no glyph: an installed font that has one
+        if path is not None:
+            prop = FontProperties(fname=path, size=_EM)
+            ft = get_font(path)
     ft.set_size(_EM, 72)
     with warnings.catch_warnings():  # a missing glyph is drawn as the font's box
         warnings.simplefilter("ignore", UserWarning)
