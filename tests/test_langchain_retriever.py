@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 from pathlib import Path
@@ -155,3 +156,20 @@ def test_constructor_errors(store_dir: Path) -> None:
     assert VizRAGRetriever(store=engine).engine is engine
     with pytest.raises(TypeError, match="already a VizRAG engine"):
         VizRAGRetriever(store=engine, chat=VisionSpy())
+
+
+def test_add_documents_takes_ids_and_refuses_unknown_options(tmp_path: Path) -> None:
+    retriever = VizRAGRetriever.from_documents([], store=tmp_path / "ids", k=2)
+    docs = [Document(page_content="Ada Lovelace wrote notes on the Analytical Engine."),
+            Document(page_content="Charles Babbage designed the Analytical Engine.", id="cb")]
+    assert retriever.add_documents(docs, ids=["ada", "babbage"]) == ["ada", "babbage"]
+    stored = sorted(d.id for d in retriever._engine.store.documents())
+    assert stored == ["ada", "babbage"]  # the ids given win over doc.id
+    with pytest.raises(ValueError, match="one id per document"):
+        retriever.add_documents(docs, ids=["only-one"])
+    with pytest.raises(TypeError, match="unknown option"):
+        retriever.add_documents(docs, idz=["a", "b"])
+    assert asyncio.run(retriever.aadd_documents(docs[:1], ids=["ada2"])) == ["ada2"]
+    assert sorted(d.id for d in retriever._engine.store.documents()) == [
+        "ada", "ada2", "babbage"]
+    retriever.close()

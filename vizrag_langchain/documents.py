@@ -78,14 +78,15 @@ def is_image_document(doc: Document) -> bool:
     return doc.metadata.get("type") == IMAGE_DOC_TYPE and "image_base64" in doc.metadata
 
 
-def to_engine_document(doc: Document) -> VizDocument:
-    """A LangChain document as an engine document: ``doc.id`` (else ``doc-<content hash>``),
-    ``metadata["title"]`` as the title, the metadata kept (JSON-safe).
+def to_engine_document(doc: Document, doc_id: str | None = None) -> VizDocument:
+    """A LangChain document as an engine document: ``doc_id``, else ``doc.id`` (else
+    ``doc-<content hash>``), ``metadata["title"]`` as the title, the metadata kept
+    (JSON-safe).
 
     >>> to_engine_document(Document(page_content="Ada wrote notes.", id="ada",
     ...                             metadata={"title": "Ada", "page": 3})).metadata
     {'page': 3, 'title': 'Ada'}
     """
     meta = dict(doc.metadata or {})
-    return VizDocument(id=doc.id or "", text=doc.page_content,
+    return VizDocument(id=doc_id or doc.id or "", text=doc.page_content,
                        title=str(meta.get("title") or ""), metadata=json_safe_metadata(meta))

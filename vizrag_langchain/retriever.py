@@ -31,6 +31,7 @@ from langchain_core.runnables.utils import coro_with_context
 from pydantic import ConfigDict, Field, PrivateAttr, field_validator
 
 from hyperviz_core.rag import MAX_HOPS, MODES, RetrievalResult, VizRAG, check_hops
+from hyperviz_core.rag import Document as VizDocument
 
 from .documents import image_document, result_documents, to_engine_document
 from .engine import resolve_engine
@@ -110,18 +111,22 @@ class VizRAGRetriever(BaseRetriever):
         retriever.add_documents(documents)
         return retriever
 
-    def add_documents(self, documents: Sequence[Document], **kwargs: Any) -> list[str]:
-        """Index ``documents`` (one engine document each) and return their ids: ``doc.id``,
-        else ``doc-<hash of title + text>``. Re-adding unchanged content is a no-op; a
-        changed document with the same id replaces the old one."""
-        docs = [to_engine_document(d) for d in documents]
+    def add_documents(self, documents: Sequence[Document], *, ids: Sequence[str] | None = None,
+                      **kwargs: Any) -> list[str]:
+        """Index ``documents`` (one engine document each) and return their ids: ``ids[i]``
+        when given (as a LangChain vector store takes them), else ``doc.id``, else
+        ``doc-<hash of title + text>``. Re-adding unchanged content is a no-op; a changed
+        document with the same id replaces the old one. Other options raise ``TypeError``
+        (nothing is silently ignored)."""
+        docs = _engine_documents(documents, ids, kwargs)
         if docs:
             self._engine.insert(docs)
         return [d.id for d in docs]
 
-    async def aadd_documents(self, documents: Sequence[Document], **kwargs: Any) -> list[str]:
+    async def aadd_documents(self, documents: Sequence[Document], *,
+                             ids: Sequence[str] | None = None, **kwargs: Any) -> list[str]:
         """Async :meth:`add_documents`."""
-        docs = [to_engine_document(d) for d in documents]
+        docs = _engine_documents(documents, ids, kwargs)
         if docs:
             await self._engine.ainsert(docs)
         return [d.id for d in docs]
@@ -219,3 +224,16 @@ class VizRAGRetriever(BaseRetriever):
             with set_config_context({"callbacks": run_manager.get_child()}) as ctx:
                 result = await coro_with_context(call, ctx)
         return self._documents(result, n, image)
+
+
+def _engine_documents(documents: Sequence[Document], ids: Sequence[str] | None,
+                      options: dict[str, Any]) -> list[VizDocument]:
+    if options:
+        raise TypeError(f"add_documents got unknown option(s) {sorted(options)}; it takes "
+                        "documents and ids")
+    if ids is None:
+        return [to_engine_document(d) for d in documents]
+    if isinstance(ids, str) or len(ids) != len(documents):
+        raise ValueError(f"ids must be a list with one id per document ({len(documents)}), "
+                         f"got {ids!r:.80}")
+    return [to_engine_document(d, doc_id=str(i)) for d, i in zip(documents, ids, strict=True)]
