@@ -73,9 +73,7 @@ def _call_event(req: LLMRequest, phase: str, t0: float | None = None,
                      "end" if phase == "end" else "error", payload)
 
 
-
-
-def _advance(lock: threading.Lock, gen: Pipeline, value: Any = None,
+def _advance(lock: threading.RLock, gen: Pipeline, value: Any = None,
              throw: BaseException | None = None) -> tuple[bool, Any]:
     """One step of a pipeline under ``lock``: ``(False, next item)`` or, when it is over,
     ``(True, result)`` (a ``StopIteration`` cannot cross ``asyncio.to_thread``)."""
@@ -90,7 +88,7 @@ def _step(gen: Pipeline, value: Any, throw: BaseException | None) -> tuple[bool,
         return True, stop.value
 
 
-async def _astep(lock: threading.Lock, gen: Pipeline, value: Any = None,
+async def _astep(lock: threading.RLock, gen: Pipeline, value: Any = None,
                  throw: BaseException | None = None, *, slow: bool = False
                  ) -> tuple[bool, Any]:
     """:func:`_advance` for the async driver: a quick step runs on the event loop when the
@@ -111,6 +109,7 @@ def _drawn_views(cfg: RetrievalConfig, render: bool, reader: bool) -> tuple[str,
         return ()
     views = MODE_VIEWS[cfg.mode]
     return views if reader else tuple(v for v in views if v in cfg.render_views)
+
 
 class Retriever:
     """Runs the retrieval stages over a store; caches per-store-state indexes.
@@ -146,8 +145,9 @@ class Retriever:
         #: from :data:`LAZY_MIN_CHUNKS` chunks on
         self.lazy = lazy
         self._size: tuple[Any, int] | None = None
-        #: one retrieval's stage step at a time (async steps run in worker threads)
-        self._stages_lock = threading.Lock()
+        #: one retrieval's stage step at a time (async steps run in worker threads);
+        #: reentrant, so a stage that itself retrieves (a custom renderer) cannot deadlock
+        self._stages_lock = threading.RLock()
 
     def add_hook(self, hook: Hook) -> None:
         """Register a stage hook ``hook(name, phase, payload)``."""
