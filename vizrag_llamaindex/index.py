@@ -230,10 +230,16 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         return out
 
     # ------------------------------------------------------------------ writes
+    def _split(self, docs: Sequence[BaseNode]) -> tuple[list[Document], list[BaseNode]]:
+        """(documents the transformations apply to, nodes indexed as they are)."""
+        if not self._splitters:
+            return [], list(docs)
+        return ([d for d in docs if isinstance(d, Document)],
+                [d for d in docs if not isinstance(d, Document)])
+
     def _add(self, docs: Sequence[BaseNode]) -> None:
         """Index documents (through the transformations, if any) and nodes (as they are)."""
-        whole = [d for d in docs if isinstance(d, Document)] if self._splitters else []
-        nodes = [d for d in docs if not isinstance(d, Document)] if whole else list(docs)
+        whole, nodes = self._split(docs)
         if whole:
             parts = split_documents(whole, self._splitters, self._show_progress)
             self._replace(whole, parts)
@@ -241,8 +247,7 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
             self._engine.insert([to_engine_document(d) for d in nodes])
 
     async def _aadd(self, docs: Sequence[BaseNode]) -> None:
-        whole = [d for d in docs if isinstance(d, Document)] if self._splitters else []
-        nodes = [d for d in docs if not isinstance(d, Document)] if whole else list(docs)
+        whole, nodes = self._split(docs)
         if whole:
             parts = await asplit_documents(whole, self._splitters, self._show_progress)
             await asyncio.to_thread(self._replace, whole, parts)
