@@ -32,6 +32,9 @@ written), then, for each space:
 MuSiQue questions retrieved (no render) with the default threshold and with ANN disabled,
 the chunk rankings compared, and no index file written; ``--force N`` also ranks with
 ``ann_threshold=N`` (the graphs built in memory: the store is opened read-only).
+
+Both runs need their input, so there is no default run: without ``--source`` or
+``--musique`` the script prints its usage and exits with status 2.
 """
 
 from __future__ import annotations
@@ -116,7 +119,7 @@ def ann_phase(path: Path, space: str, queries: npt.NDArray[np.float32], params: 
         _, build = timed(store.search, space, queries[0], K)
         built = dict(store.ann_files.stats)
     size = sum(p.stat().st_size for p in (path.parent / "vizrag.ann").glob(f"{space}*"))
-    store, opened = timed(HypergraphStore, path)
+    store, opened = timed(lambda: HypergraphStore(path, ann_threshold=threshold))
     store.ann_files.params = params
     _, first = timed(store.search, space, queries[0], K)
     restored = dict(store.ann_files.stats)
@@ -182,10 +185,10 @@ print(json.dumps([time.perf_counter() - t, (kib("VmHWM") - base) / 1024]))
 """
 
 
-def rss_phase(path: Path, spaces: list[str], texts: list[str]) -> None:
+def rss_phase(path: Path, spaces: list[str], texts: list[str], ann_threshold: int) -> None:
     """A fresh process per mode: open, search every space (10 questions): wall time and
     peak resident memory growth over the interpreter with its imports."""
-    for name, threshold in (("exact", None), ("persisted ANN", 20_000)):
+    for name, threshold in (("exact", None), ("persisted ANN", ann_threshold)):
         arg = json.dumps([str(path), threshold, spaces, texts[:10]])
         out = subprocess.run([sys.executable, "-c", _RSS, arg], check=True,
                              capture_output=True, text=True).stdout
@@ -194,9 +197,11 @@ def rss_phase(path: Path, spaces: list[str], texts: list[str]) -> None:
               f"{wall:.2f} s, peak RSS growth {mib:.0f} MiB")
 
 
-def update_phase(path: Path, space: str, params: AnnParams, n: int, dim: int) -> dict[str, Any]:
+def update_phase(path: Path, space: str, params: AnnParams, n: int, dim: int,
+                 threshold: int) -> dict[str, Any]:
     rng = np.random.default_rng(7)
-    with HypergraphStore(path) as store:  # restores the index saved by ann_phase
+    # restores the index saved by ann_phase (same threshold: the space is above it)
+    with HypergraphStore(path, ann_threshold=threshold) as store:
         store.ann_files.params = params
         store.search(space, np.ones(dim, dtype=np.float32), K)  # restored
         doc = Document(id="ann-bench-doc", text="ann bench")
@@ -263,9 +268,10 @@ def big_store(args: argparse.Namespace) -> None:
                   f"{pct(mm['lat'], 50):.2f} / {pct(mm['lat'], 95):.2f} | "
                   f"{recall(ex, mm['results'], queries):.3f} |", flush=True)
     print()
-    rss_phase(path, args.spaces, texts)
+    rss_phase(path, args.spaces, texts, args.threshold)
     if args.add:
-        up = update_phase(path, args.spaces[0], params, args.add, queries.shape[1])
+        up = update_phase(path, args.spaces[0], params, args.add, queries.shape[1],
+                          args.threshold)
         print(f"\nupdate ({args.spaces[0]}): write of {args.add} vectors {up['write_s']:.2f} s, "
               f"next search {up['add_s']:.2f} s (update + save); delete "
               f"{up['delete_s']:.2f} s, next search {up['del_search_s']:.2f} s; new ids found "
@@ -321,6 +327,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--force", type=int, default=0,
                         help="--musique: also rank with this (small) threshold")
     args = parser.parse_args(argv)
+    if not (args.musique or args.source):  # both runs need their input: no default run
+        parser.error("give --source STORE --questions JSON (the big-store run) and/or "
+                     "--musique STORE")
     if args.musique:
         musique(args)
     if args.source:

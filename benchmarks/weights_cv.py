@@ -185,9 +185,7 @@ def make_embedder(spec: str) -> Any:
     """As ``retrieval_bench.py``'s, but MiniLM keeps its query cache: every question is
     embedded once for the whole grid (nothing here is timed)."""
     if spec == "local-minilm":
-        from hyperviz_core.rag import LocalMiniLMEmbedder  # type: ignore[attr-defined]
-
-        return LocalMiniLMEmbedder(show_progress=False)
+        return rb.local_minilm("weights_cv", show_progress=False)
     return rb.make_embedder(spec)
 
 
@@ -351,6 +349,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.folds < 2 or args.repeats < 1:
         parser.error("--folds must be >= 2 and --repeats >= 1")
+    rb.check_data(args.data, "weights_cv")
     embedder = make_embedder(args.embed)  # loaded once for every set
     results: list[SetResult] = []
 

@@ -15,12 +15,14 @@ so the core's own jitter does not enter the figure. Percentiles are over all
 
 Layout: shared helpers first, then one section per framework. Each section defines a
 function ``<framework>_overhead(rag, queries, *, k, repeats) -> Overhead`` and registers it
-in ``SECTIONS``; edit only your own section.
+in ``SECTIONS``, and the wrapper package it needs in ``PACKAGES`` (a missing extra is then
+named in one line before any work); edit only your own section.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import statistics
 import sys
@@ -107,6 +109,19 @@ def time_core(rag: VizRAG, query: str, k: int) -> float:
 
 
 SECTIONS: dict[str, Callable[..., Overhead]] = {}
+#: section → the wrapper package it imports (which names its extra when that is missing)
+PACKAGES: dict[str, str] = {}
+
+
+def check_packages(names: Sequence[str]) -> None:
+    """Import the wrapper package of every section in ``names``; a missing one (its extra
+    not installed) is one line on stderr naming the pip command, and exit status 2."""
+    for name in names:
+        try:
+            importlib.import_module(PACKAGES[name])
+        except ModuleNotFoundError as exc:
+            print(f"wrapper_overhead: the {name} section: {exc}", file=sys.stderr)
+            raise SystemExit(2) from None
 
 
 # ============================================================================ LangChain
@@ -134,6 +149,7 @@ def langchain_overhead(rag: VizRAG, queries: Sequence[str], *, k: int = 4,
 
 
 SECTIONS["langchain"] = langchain_overhead
+PACKAGES["langchain"] = "vizrag_langchain"
 
 
 # ============================================================================ LlamaIndex
@@ -196,6 +212,7 @@ def llamaindex_image_overhead(rag: VizRAG, queries: Sequence[str], *, k: int = 4
 
 SECTIONS["llamaindex"] = llamaindex_overhead
 SECTIONS["llamaindex-image"] = llamaindex_image_overhead
+PACKAGES["llamaindex"] = PACKAGES["llamaindex-image"] = "vizrag_llamaindex"
 
 
 # ============================================================================ main
@@ -208,6 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.k < 1 or args.repeats < 1:
         parser.error("--k and --repeats must be at least 1")
     names = [args.only] if args.only else sorted(SECTIONS)
+    check_packages(names)
     with tempfile.TemporaryDirectory() as tmp:
         rag = build_store(Path(tmp))
         queries = questions()

@@ -28,12 +28,20 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-from langchain_core.callbacks import BaseCallbackHandler
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, BaseMessage
-
 from hyperviz_core.rag import Document, VizRAG
-from vizrag_langchain import VizRAGRetriever, create_vizrag_chain
+
+try:
+    from langchain_core.callbacks import BaseCallbackHandler
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage, BaseMessage
+
+    from vizrag_langchain import VizRAGRetriever, create_vizrag_chain
+except ModuleNotFoundError as exc:  # the 'langchain' extra: one line, not a traceback
+    if (exc.name or "").partition(".")[0] != "langchain_core":
+        raise
+    print(f"{Path(__file__).name} needs the 'langchain' extra: pip install "
+          f"'vizrag[langchain]' (No module named {exc.name!r})", file=sys.stderr)
+    raise SystemExit(2) from None
 
 DATA = Path(__file__).resolve().parent / "data"
 FAKE_ANSWER = "(fake model, canned answer) Iron Maiden formed in Leyton, East London [1]."
@@ -62,16 +70,31 @@ def make_llm(kind: str, model: str | None) -> Any:
 
 
 class ShowMessage(BaseCallbackHandler):
-    """Keeps the message the chat model received (to print it and save the image)."""
+    """Keeps the message the chat model received (to print it and save the image).
+
+    That is the output of the chain's ``vizrag_message`` step, as it goes to the model:
+    the copy ``on_chat_model_start`` gets is converted for tracing (an ``image`` block
+    shows there as ``image_url``). A chain without that step: the traced copy."""
 
     def __init__(self) -> None:
         self.message: BaseMessage | None = None
         self.events: list[str] = []
+        self._step: UUID | None = None  # the run of the vizrag_message step
+
+    def on_chain_start(self, serialized: dict[str, Any], inputs: Any, *, run_id: UUID,
+                       **kwargs: Any) -> None:
+        if kwargs.get("name") == "vizrag_message":
+            self._step = run_id
+
+    def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
+        if run_id == self._step and isinstance(outputs, list) and outputs:
+            self.message = outputs[-1]
 
     def on_chat_model_start(self, serialized: dict[str, Any],
                             messages: list[list[BaseMessage]], *, run_id: UUID,
                             **kwargs: Any) -> None:
-        self.message = messages[0][-1]
+        if self._step is None:
+            self.message = messages[0][-1]
 
     def on_custom_event(self, name: str, data: Any, *, run_id: UUID, **kwargs: Any) -> None:
         self.events.append(f"{name} {json.dumps(data, sort_keys=True)[:100]}")

@@ -26,11 +26,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from llama_index.core import Document, StorageContext, load_index_from_storage
-from llama_index.core.base.llms.types import ImageBlock, LLMMetadata, TextBlock
-from llama_index.core.llms.mock import MockLLMWithChatMemoryOfLastCall
+try:
+    from llama_index.core import Document, StorageContext, load_index_from_storage
+    from llama_index.core.base.llms.types import ImageBlock, LLMMetadata, TextBlock
+    from llama_index.core.llms.mock import MockLLMWithChatMemoryOfLastCall
 
-from vizrag_llamaindex import VizRAGImageNode, VizRAGIndex
+    from vizrag_llamaindex import VizRAGImageNode, VizRAGIndex
+except ModuleNotFoundError as exc:  # the 'llamaindex' extra: one line, not a traceback
+    if (exc.name or "").partition(".")[0] != "llama_index":
+        raise
+    print(f"{Path(__file__).name} needs the 'llamaindex' extra: pip install "
+          f"'vizrag[llamaindex]' (No module named {exc.name!r})", file=sys.stderr)
+    raise SystemExit(2) from None
 
 DATA = Path(__file__).resolve().parent / "data"
 QUESTION = "Who is the wife of Kim Jong-chul's father?"
