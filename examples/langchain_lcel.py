@@ -28,20 +28,16 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+from hyperviz_core.extras import exit_without_extra
 from hyperviz_core.rag import Document, VizRAG
 
-try:
-    from langchain_core.callbacks import BaseCallbackHandler
-    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-    from langchain_core.messages import AIMessage, BaseMessage
+exit_without_extra("langchain_core", extra="langchain", who=Path(__file__).name)
 
-    from vizrag_langchain import VizRAGRetriever, create_vizrag_chain
-except ModuleNotFoundError as exc:  # the 'langchain' extra: one line, not a traceback
-    if (exc.name or "").partition(".")[0] != "langchain_core":
-        raise
-    print(f"{Path(__file__).name} needs the 'langchain' extra: pip install "
-          f"'vizrag[langchain]' (No module named {exc.name!r})", file=sys.stderr)
-    raise SystemExit(2) from None
+from langchain_core.callbacks import BaseCallbackHandler  # noqa: E402
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel  # noqa: E402
+from langchain_core.messages import AIMessage, BaseMessage  # noqa: E402
+
+from vizrag_langchain import VizRAGRetriever, create_vizrag_chain  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"
 FAKE_ANSWER = "(fake model, canned answer) Iron Maiden formed in Leyton, East London [1]."

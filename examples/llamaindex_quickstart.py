@@ -26,18 +26,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-try:
-    from llama_index.core import Document, StorageContext, load_index_from_storage
-    from llama_index.core.base.llms.types import ImageBlock, LLMMetadata, TextBlock
-    from llama_index.core.llms.mock import MockLLMWithChatMemoryOfLastCall
+from hyperviz_core.extras import exit_without_extra
 
-    from vizrag_llamaindex import VizRAGImageNode, VizRAGIndex
-except ModuleNotFoundError as exc:  # the 'llamaindex' extra: one line, not a traceback
-    if (exc.name or "").partition(".")[0] != "llama_index":
-        raise
-    print(f"{Path(__file__).name} needs the 'llamaindex' extra: pip install "
-          f"'vizrag[llamaindex]' (No module named {exc.name!r})", file=sys.stderr)
-    raise SystemExit(2) from None
+exit_without_extra("llama_index.core", extra="llamaindex", who=Path(__file__).name)
+
+from llama_index.core import Document, StorageContext, load_index_from_storage  # noqa: E402
+from llama_index.core.base.llms.types import ImageBlock, LLMMetadata, TextBlock  # noqa: E402
+from llama_index.core.llms.mock import MockLLMWithChatMemoryOfLastCall  # noqa: E402
+
+from vizrag_llamaindex import VizRAGImageNode, VizRAGIndex  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data"
 QUESTION = "Who is the wife of Kim Jong-chul's father?"

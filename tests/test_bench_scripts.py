@@ -20,11 +20,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+from bench_import import bench_module
 
 from hyperviz_core.rag import Chunk, Document, HashingEmbedder, HypergraphStore, VizRAG
 
 ROOT = Path(__file__).resolve().parents[1]
-BENCH = ROOT / "benchmarks"
 EXAMPLES = ROOT / "examples"
 LOCAL = "torch,sentence_transformers,transformers"  # the 'local' extra's modules
 
@@ -64,13 +64,7 @@ sys.meta_path[:] = [_Hide(f) for f in sys.meta_path]
 '''
 
 
-def _bench(name: str) -> ModuleType:
-    """Import a module of ``benchmarks/`` (they import each other by plain name)."""
-    sys.path.insert(0, str(BENCH))
-    try:
-        return importlib.import_module(name)
-    finally:
-        sys.path.remove(str(BENCH))
+_bench = bench_module
 
 
 def _example(name: str) -> ModuleType:

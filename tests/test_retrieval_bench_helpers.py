@@ -4,27 +4,17 @@ scoring and both long-document sets end to end (correctness only, no timings).""
 
 from __future__ import annotations
 
-import importlib
 import json
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import numpy as np
 import pytest
+from bench_import import bench_module
 
 from hyperviz_core.rag import Document, HashingEmbedder, VizRAG
 
-BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
-
-
-def _bench(name: str) -> ModuleType:
-    """Import a module of ``benchmarks/`` (they import each other by plain name)."""
-    sys.path.insert(0, str(BENCH))
-    try:
-        return importlib.import_module(name)
-    finally:
-        sys.path.remove(str(BENCH))
+_bench = bench_module
 
 
 @pytest.fixture(scope="module")
