@@ -103,3 +103,24 @@ def test_a_stage_that_retrieves_again_does_not_deadlock(store_dir: Path) -> None
         assert not worker.is_alive(), "deadlocked on the engine's stage lock"
         assert asyncio.run(rag.aretrieve(QUESTIONS[0], render=True)).bottom_view is not None
     assert len(inner) == 2 and inner[0].chunks and inner[1].bottom_view is not None
+
+
+def test_a_stage_that_retrieves_again_through_the_async_api_does_not_deadlock(
+        store_dir: Path) -> None:
+    inner: list[Any] = []
+
+    class Nested(HyperViz):
+        """A renderer that runs the engine's async API in its own thread while it draws."""
+
+        def render(self, *args: Any, **kwargs: Any) -> Any:
+            if not inner:
+                inner.append(asyncio.run(rag.aretrieve(QUESTIONS[1], render=False)))
+            return super().render(*args, **kwargs)
+
+    with VizRAG(store_dir, renderer=Nested(), show_progress=False) as rag:
+        worker = threading.Thread(target=lambda: inner.append(
+            rag.retrieve(QUESTIONS[0], render=True)), daemon=True)
+        worker.start()
+        worker.join(60)
+        assert not worker.is_alive(), "deadlocked: the inner step waited for the outer one"
+    assert len(inner) == 2 and inner[0].chunks and inner[1].bottom_view is not None

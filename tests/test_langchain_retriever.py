@@ -167,9 +167,15 @@ def test_add_documents_takes_ids_and_refuses_unknown_options(tmp_path: Path) -> 
     assert stored == ["ada", "babbage"]  # the ids given win over doc.id
     with pytest.raises(ValueError, match="one id per document"):
         retriever.add_documents(docs, ids=["only-one"])
+    with pytest.raises(TypeError, match="ids must be strings"):
+        retriever.add_documents(docs, ids=[1, 2])
+    # None falls back to doc.id, else the content hash (LangChain builds [d.id for d in docs])
+    fallback = retriever.add_documents(docs, ids=[None, None])
+    assert fallback[1] == "cb" and fallback[0].startswith("doc-")
+    assert len(set(fallback)) == 2
     with pytest.raises(TypeError, match="unknown option"):
         retriever.add_documents(docs, idz=["a", "b"])
     assert asyncio.run(retriever.aadd_documents(docs[:1], ids=["ada2"])) == ["ada2"]
-    assert sorted(d.id for d in retriever._engine.store.documents()) == [
-        "ada", "ada2", "babbage"]
+    assert sorted(d.id for d in retriever._engine.store.documents()) == sorted(
+        ["ada", "ada2", "babbage", *fallback])
     retriever.close()

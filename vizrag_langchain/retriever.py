@@ -111,10 +111,12 @@ class VizRAGRetriever(BaseRetriever):
         retriever.add_documents(documents)
         return retriever
 
-    def add_documents(self, documents: Sequence[Document], *, ids: Sequence[str] | None = None,
+    def add_documents(self, documents: Sequence[Document], *,
+                      ids: Sequence[str | None] | None = None,
                       **kwargs: Any) -> list[str]:
         """Index ``documents`` (one engine document each) and return their ids: ``ids[i]``
-        when given (as a LangChain vector store takes them), else ``doc.id``, else
+        when given (as a LangChain vector store takes them; ``None`` or ``""`` in it falls
+        back), else ``doc.id``, else
         ``doc-<hash of title + text>``. Re-adding unchanged content is a no-op; a changed
         document with the same id replaces the old one. Other options raise ``TypeError``
         (nothing is silently ignored)."""
@@ -124,7 +126,8 @@ class VizRAGRetriever(BaseRetriever):
         return [d.id for d in docs]
 
     async def aadd_documents(self, documents: Sequence[Document], *,
-                             ids: Sequence[str] | None = None, **kwargs: Any) -> list[str]:
+                             ids: Sequence[str | None] | None = None,
+                             **kwargs: Any) -> list[str]:
         """Async :meth:`add_documents`."""
         docs = _engine_documents(documents, ids, kwargs)
         if docs:
@@ -226,7 +229,7 @@ class VizRAGRetriever(BaseRetriever):
         return self._documents(result, n, image)
 
 
-def _engine_documents(documents: Sequence[Document], ids: Sequence[str] | None,
+def _engine_documents(documents: Sequence[Document], ids: Sequence[str | None] | None,
                       options: dict[str, Any]) -> list[VizDocument]:
     if options:
         raise TypeError(f"add_documents got unknown option(s) {sorted(options)}; it takes "
@@ -236,4 +239,8 @@ def _engine_documents(documents: Sequence[Document], ids: Sequence[str] | None,
     if isinstance(ids, str) or len(ids) != len(documents):
         raise ValueError(f"ids must be a list with one id per document ({len(documents)}), "
                          f"got {ids!r:.80}")
-    return [to_engine_document(d, doc_id=str(i)) for d, i in zip(documents, ids, strict=True)]
+    bad = [i for i in ids if i is not None and not isinstance(i, str)]
+    if bad:
+        raise TypeError(f"ids must be strings (or None for doc.id / a hash), got {bad[0]!r}")
+    # None (LangChain builds [d.id for d in docs]) falls back to doc.id, else the hash
+    return [to_engine_document(d, doc_id=i or None) for d, i in zip(documents, ids, strict=True)]

@@ -73,12 +73,20 @@ def _call_event(req: LLMRequest, phase: str, t0: float | None = None,
                      "end" if phase == "end" else "error", payload)
 
 
+#: how many stage steps the current thread is inside (a stage that retrieves again)
+_INSIDE = threading.local()
+
+
 def _advance(lock: threading.RLock, gen: Pipeline, value: Any = None,
              throw: BaseException | None = None) -> tuple[bool, Any]:
     """One step of a pipeline under ``lock``: ``(False, next item)`` or, when it is over,
     ``(True, result)`` (a ``StopIteration`` cannot cross ``asyncio.to_thread``)."""
     with lock:
-        return _step(gen, value, throw)
+        _INSIDE.depth = getattr(_INSIDE, "depth", 0) + 1
+        try:
+            return _step(gen, value, throw)
+        finally:
+            _INSIDE.depth -= 1
 
 
 def _step(gen: Pipeline, value: Any, throw: BaseException | None) -> tuple[bool, Any]:
@@ -93,10 +101,14 @@ async def _astep(lock: threading.RLock, gen: Pipeline, value: Any = None,
                  ) -> tuple[bool, Any]:
     """:func:`_advance` for the async driver: a quick step runs on the event loop when the
     lock is free; a slow one, or one that would wait for another retrieval's step, runs in
-    a worker thread (the loop never blocks on the lock)."""
+    a worker thread (the loop never blocks on the lock). Inside a stage step of this thread
+    (a stage that retrieves again, e.g. ``asyncio.run(rag.aretrieve(...))`` in a renderer)
+    every step runs here: that thread holds the lock, a worker would wait for it forever."""
+    if getattr(_INSIDE, "depth", 0):
+        return _advance(lock, gen, value, throw)
     if not slow and lock.acquire(blocking=False):
         try:
-            return _step(gen, value, throw)
+            return _advance(lock, gen, value, throw)
         finally:
             lock.release()
     return await asyncio.to_thread(_advance, lock, gen, value, throw)
