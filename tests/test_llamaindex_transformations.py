@@ -112,3 +112,39 @@ def test_nodes_are_not_transformed_again() -> None:
     nodes = splitter().get_nodes_from_documents([Document(text=EINSTEIN, id_="bern")])
     index.insert_nodes(nodes)
     assert engine_docs(index, "bern") == sorted(n.node_id for n in nodes)
+
+
+def test_the_caller_s_documents_are_not_changed_and_the_last_of_one_id_counts() -> None:
+    given = docs()
+    index = VizRAGIndex.from_documents(given, transformations=[Tagger(), splitter()])
+    assert given[0].metadata == {"title": "Curie"}  # the extractor ran on a copy
+    assert index.refresh_ref_docs(docs()) == [False, False]  # same content: skipped
+    twice = [Document(text=CURIE, id_="x"), Document(text=EINSTEIN, id_="x")]
+    index.refresh_ref_docs(twice)
+    texts = [d.text for d in index.engine.store.documents()
+             if d.metadata.get("ref_doc_id") == "x"]
+    assert texts and all("Einstein" in t for t in texts)  # the last of one id
+    assert index.refresh_ref_docs([twice[1]]) == [False]
+
+
+def test_a_pipeline_without_a_splitter_indexes_each_document_whole() -> None:
+    index = VizRAGIndex.from_documents(docs(), transformations=[Tagger()])
+    assert engine_docs(index, "curie") == ["curie"]
+    assert index.refresh_ref_docs(docs()) == [False, False]
+
+
+def test_an_index_loaded_without_its_transformations_still_replaces_the_nodes(
+        tmp_path: Any) -> None:
+    from llama_index.core import StorageContext, load_index_from_storage
+
+    index = VizRAGIndex.from_documents(docs(), store_dir=tmp_path / "store",
+                                       transformations=[splitter()])
+    assert len(engine_docs(index, "curie")) > 1
+    index.storage_context.persist(persist_dir=str(tmp_path / "persist"))
+    loaded = load_index_from_storage(
+        StorageContext.from_defaults(persist_dir=str(tmp_path / "persist")))
+    assert isinstance(loaded, VizRAGIndex)
+    loaded.update_ref_doc(Document(text="Marie Curie was born in Warsaw.", id_="curie"))
+    assert engine_docs(loaded, "curie") == ["curie"]  # the old nodes went
+    loaded.delete_ref_doc("einstein")
+    assert engine_docs(loaded, "einstein") == []

@@ -71,11 +71,17 @@ def ref_doc_of(doc: VizDocument) -> str:
     return str(doc.metadata.get(REF_DOC_KEY) or doc.id)
 
 
+def _latest(documents: Sequence[Document]) -> list[Document]:
+    """One document per id, the last given (as the engine keeps the last of one id)."""
+    return list({d.doc_id: d for d in documents}.values())
+
+
 def _as_engine(documents: Sequence[Document], nodes: Sequence[BaseNode]) -> list[VizDocument]:
     hashes = {d.doc_id: d.hash for d in documents}
     out = []
     for node in nodes:
-        ref = node.ref_doc_id
+        # a document passed through whole (no splitter in the pipeline) is its own source
+        ref = node.ref_doc_id or (node.node_id if node.node_id in hashes else None)
         if ref not in hashes:
             raise ValueError(
                 f"a transformation returned node {node.node_id!r} without the document it "
@@ -87,8 +93,11 @@ def _as_engine(documents: Sequence[Document], nodes: Sequence[BaseNode]) -> list
 
 def split_documents(documents: Sequence[Document], transformations: Sequence[TransformComponent],
                     show_progress: bool = False) -> list[VizDocument]:
-    """``documents`` run through ``transformations``, as engine documents (one per node)."""
-    copies = [d.model_copy() for d in documents]  # transformations may change them in place
+    """``documents`` run through ``transformations``, as engine documents (one per node;
+    of two documents with one id the last counts). The caller's documents are not changed
+    (transformations run on deep copies; the stored hash is of the document as given)."""
+    documents = _latest(documents)
+    copies = [d.model_copy(deep=True) for d in documents]
     nodes = run_transformations(copies, transformations, show_progress=show_progress)
     return _as_engine(documents, nodes)
 
@@ -97,7 +106,8 @@ async def asplit_documents(documents: Sequence[Document],
                            transformations: Sequence[TransformComponent],
                            show_progress: bool = False) -> list[VizDocument]:
     """Async :func:`split_documents` (``arun_transformations``)."""
-    copies = [d.model_copy() for d in documents]
+    documents = _latest(documents)
+    copies = [d.model_copy(deep=True) for d in documents]
     nodes = await arun_transformations(copies, transformations, show_progress=show_progress)
     return _as_engine(documents, nodes)
 
@@ -122,7 +132,8 @@ def replaced(store: Any, refs: Iterable[str], kept: Iterable[str]) -> list[str]:
 
 def unchanged(store: Any, documents: Sequence[Document]) -> list[bool]:
     """Per document: its nodes are stored and were made from this very document (its hash),
-    so transforming it again would change nothing."""
+    so transforming it again would change nothing (a document its transformations turn
+    into no node has nothing stored, so it counts as changed every time)."""
     stored = _by_ref(store, {d.doc_id for d in documents})
     return [bool(stored.get(d.doc_id)) and all(
         n.metadata.get(REF_HASH_KEY) == d.hash for n in stored[d.doc_id]) for d in documents]

@@ -77,6 +77,9 @@ class IndexVizRAG(IndexStruct):
     """The index struct: where the VizRAG store is (absolute path; set on persist)."""
 
     store_path: str | None = None
+    transformed: bool = False
+    """Documents were indexed through transformations (as nodes): later writes of a
+    document replace its nodes even without transformations."""
 
     @classmethod
     def get_type(cls) -> str:  # type: ignore[override]
@@ -231,8 +234,8 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
 
     # ------------------------------------------------------------------ writes
     def _split(self, docs: Sequence[BaseNode]) -> tuple[list[Document], list[BaseNode]]:
-        """(documents the transformations apply to, nodes indexed as they are)."""
-        if not self._splitters:
+        """(documents that replace what is stored of them, nodes indexed as they are)."""
+        if not self._splitters and not self._index_struct.transformed:
             return [], list(docs)
         return ([d for d in docs if isinstance(d, Document)],
                 [d for d in docs if not isinstance(d, Document)])
@@ -241,7 +244,8 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         """Index documents (through the transformations, if any) and nodes (as they are)."""
         whole, nodes = self._split(docs)
         if whole:
-            parts = split_documents(whole, self._splitters, self._show_progress)
+            parts = (split_documents(whole, self._splitters, self._show_progress)
+                     if self._splitters else [to_engine_document(d) for d in whole])
             self._replace(whole, parts)
         if nodes:
             self._engine.insert([to_engine_document(d) for d in nodes])
@@ -249,7 +253,8 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
     async def _aadd(self, docs: Sequence[BaseNode]) -> None:
         whole, nodes = self._split(docs)
         if whole:
-            parts = await asplit_documents(whole, self._splitters, self._show_progress)
+            parts = (await asplit_documents(whole, self._splitters, self._show_progress)
+                     if self._splitters else [to_engine_document(d) for d in whole])
             await asyncio.to_thread(self._replace, whole, parts)
         if nodes:
             await self._engine.ainsert([to_engine_document(d) for d in nodes])
@@ -259,6 +264,9 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         documents and this run did not (nothing is deleted when the write fails)."""
         stale = replaced(self._engine.store, [d.doc_id for d in documents],
                          [p.id for p in parts])
+        if self._splitters and not self._index_struct.transformed:
+            self._index_struct.transformed = True  # recorded with the index when persisted
+            self._storage_context.index_store.add_index_struct(self._index_struct)
         if parts:
             self._engine.insert(list(parts))
         for doc_id in stale:
@@ -331,10 +339,9 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         """Delete a document (with the nodes inserted from it) and whatever only it
         supported (both layers, vectors)."""
         store = self._engine.store
-        if store.has_document(ref_doc_id):  # a whole document: no scan of the store
-            ids = [ref_doc_id]
-        else:  # nodes inserted from it, each an engine document of its own
-            ids = [d.id for d in store.documents() if ref_doc_of(d) == ref_doc_id]
+        # the whole document and the nodes inserted from it (each an engine document of
+        # its own; both can be there when transformations came or went)
+        ids = sorted({d.id for d in store.documents() if ref_doc_of(d) == ref_doc_id})
         if not ids:
             log.warning("ref_doc_id %s not found, nothing deleted.", ref_doc_id)
             return
