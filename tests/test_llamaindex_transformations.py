@@ -148,3 +148,19 @@ def test_an_index_loaded_without_its_transformations_still_replaces_the_nodes(
     assert engine_docs(loaded, "curie") == ["curie"]  # the old nodes went
     loaded.delete_ref_doc("einstein")
     assert engine_docs(loaded, "einstein") == []
+
+
+def test_refresh_reads_the_stored_documents_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    index = VizRAGIndex.from_documents(docs(), transformations=[splitter()])
+    store = index.engine.store
+    calls: list[int] = []
+    real = store.documents
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(store, "documents", counted)
+    changed = Document(text=CURIE + " She won two Nobel Prizes.", id_="curie")
+    assert index.refresh_ref_docs([docs()[1], changed]) == [False, True]
+    assert len(calls) == 1  # the check and the replacement share one read

@@ -35,6 +35,7 @@ __all__ = [
     "ref_doc_of",
     "replaced",
     "split_documents",
+    "stored_nodes",
     "to_engine_document",
     "unchanged",
 ]
@@ -112,28 +113,31 @@ async def asplit_documents(documents: Sequence[Document],
     return _as_engine(documents, nodes)
 
 
-def _by_ref(store: Any, refs: set[str]) -> dict[str, list[VizDocument]]:
+def stored_nodes(store: Any, refs: Iterable[str]) -> dict[str, list[VizDocument]]:
+    """The stored engine documents of the LlamaIndex documents ``refs`` (a whole document,
+    or the nodes inserted from it), by document id: one read of every stored document."""
+    wanted = set(refs)
     out: dict[str, list[VizDocument]] = {}
     for doc in store.documents():
         ref = ref_doc_of(doc)
-        if ref in refs:
+        if ref in wanted:
             out.setdefault(ref, []).append(doc)
     return out
 
 
-def replaced(store: Any, refs: Iterable[str], kept: Iterable[str]) -> list[str]:
-    """Ids of the stored engine documents of the LlamaIndex documents ``refs`` (a whole
-    document, or the nodes inserted from it) that are not in ``kept``: what a new run of
-    the transformations replaces."""
+def replaced(stored: dict[str, list[VizDocument]], refs: Iterable[str],
+             kept: Iterable[str]) -> list[str]:
+    """Ids of the engine documents in ``stored`` (:func:`stored_nodes`) of the documents
+    ``refs`` that are not in ``kept``: what a new run of the transformations replaces."""
     keep = set(kept)
-    stored = _by_ref(store, set(refs))
-    return sorted(d.id for docs in stored.values() for d in docs if d.id not in keep)
+    return sorted(d.id for ref in set(refs) for d in stored.get(ref, []) if d.id not in keep)
 
 
-def unchanged(store: Any, documents: Sequence[Document]) -> list[bool]:
-    """Per document: its nodes are stored and were made from this very document (its hash),
-    so transforming it again would change nothing (a document its transformations turn
-    into no node has nothing stored, so it counts as changed every time)."""
-    stored = _by_ref(store, {d.doc_id for d in documents})
+def unchanged(stored: dict[str, list[VizDocument]], documents: Sequence[Document]
+              ) -> list[bool]:
+    """Per document: its nodes are in ``stored`` (:func:`stored_nodes`) and were made from
+    this very document (its hash), so transforming it again would change nothing (a
+    document its transformations turn into no node has nothing stored, so it counts as
+    changed every time)."""
     return [bool(stored.get(d.doc_id)) and all(
         n.metadata.get(REF_HASH_KEY) == d.hash for n in stored[d.doc_id]) for d in documents]

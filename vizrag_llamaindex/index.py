@@ -57,6 +57,7 @@ from .documents import (
     ref_doc_of,
     replaced,
     split_documents,
+    stored_nodes,
     to_engine_document,
     unchanged,
 )
@@ -84,6 +85,10 @@ class IndexVizRAG(IndexStruct):
     @classmethod
     def get_type(cls) -> str:  # type: ignore[override]
         return INDEX_TYPE
+
+
+Stored = dict[str, list[VizDocument]]
+"""What :func:`~.documents.stored_nodes` read: document id → its stored engine documents."""
 
 
 def _close(engine: VizRAG | None, tmp: tempfile.TemporaryDirectory[str] | None) -> None:
@@ -240,30 +245,34 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         return ([d for d in docs if isinstance(d, Document)],
                 [d for d in docs if not isinstance(d, Document)])
 
-    def _add(self, docs: Sequence[BaseNode]) -> None:
-        """Index documents (through the transformations, if any) and nodes (as they are)."""
+    def _add(self, docs: Sequence[BaseNode], stored: Stored | None = None) -> None:
+        """Index documents (through the transformations, if any) and nodes (as they are);
+        ``stored``: what :func:`stored_nodes` read of these documents already, if any."""
         whole, nodes = self._split(docs)
         if whole:
             parts = (split_documents(whole, self._splitters, self._show_progress)
                      if self._splitters else [to_engine_document(d) for d in whole])
-            self._replace(whole, parts)
+            self._replace(whole, parts, stored)
         if nodes:
             self._engine.insert([to_engine_document(d) for d in nodes])
 
-    async def _aadd(self, docs: Sequence[BaseNode]) -> None:
+    async def _aadd(self, docs: Sequence[BaseNode], stored: Stored | None = None) -> None:
         whole, nodes = self._split(docs)
         if whole:
             parts = (await asplit_documents(whole, self._splitters, self._show_progress)
                      if self._splitters else [to_engine_document(d) for d in whole])
-            await asyncio.to_thread(self._replace, whole, parts)
+            await asyncio.to_thread(self._replace, whole, parts, stored)
         if nodes:
             await self._engine.ainsert([to_engine_document(d) for d in nodes])
 
-    def _replace(self, documents: Sequence[Document], parts: Sequence[VizDocument]) -> None:
+    def _replace(self, documents: Sequence[Document], parts: Sequence[VizDocument],
+                 stored: Stored | None = None) -> None:
         """Write the transformed ``parts``, then delete what earlier runs made from these
         documents and this run did not (nothing is deleted when the write fails)."""
-        stale = replaced(self._engine.store, [d.doc_id for d in documents],
-                         [p.id for p in parts])
+        refs = [d.doc_id for d in documents]
+        if stored is None:
+            stored = stored_nodes(self._engine.store, refs)
+        stale = replaced(stored, refs, [p.id for p in parts])
         if self._splitters and not self._index_struct.transformed:
             self._index_struct.transformed = True  # recorded with the index when persisted
             self._storage_context.index_store.add_index_struct(self._index_struct)
@@ -304,28 +313,31 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         """Async :meth:`update_ref_doc`."""
         await self._aadd([document])
 
-    def _changed(self, documents: Sequence[Document]) -> list[bool]:
+    def _changed(self, documents: Sequence[Document]) -> tuple[list[bool], Stored | None]:
+        """Which documents are new or changed, and (with transformations) what is stored of
+        them, read once for the write that follows."""
         store = self._engine.store
         if self._splitters:
-            return [not same for same in unchanged(store, documents)]
+            stored = stored_nodes(store, [d.doc_id for d in documents])
+            return [not same for same in unchanged(stored, documents)], stored
         out = []
         for doc in documents:
             conv = to_engine_document(doc)
             out.append(store.document_hash(conv.id) != conv.hash)
-        return out
+        return out, None
 
     def refresh_ref_docs(self, documents: Sequence[Document],
                          **update_kwargs: Any) -> list[bool]:
         """Insert new and changed documents; True for each one that was (re)indexed."""
-        changed = self._changed(documents)
-        self._add([d for d, c in zip(documents, changed, strict=True) if c])
+        changed, stored = self._changed(documents)
+        self._add([d for d, c in zip(documents, changed, strict=True) if c], stored)
         return changed
 
     async def arefresh_ref_docs(self, documents: Sequence[Document],
                                 **update_kwargs: Any) -> list[bool]:
         """Async :meth:`refresh_ref_docs`."""
-        changed = await asyncio.to_thread(self._changed, documents)
-        await self._aadd([d for d, c in zip(documents, changed, strict=True) if c])
+        changed, stored = await asyncio.to_thread(self._changed, documents)
+        await self._aadd([d for d, c in zip(documents, changed, strict=True) if c], stored)
         return changed
 
     def _delete_node(self, node_id: str, **delete_kwargs: Any) -> None:
@@ -341,7 +353,7 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         store = self._engine.store
         # the whole document and the nodes inserted from it (each an engine document of
         # its own; both can be there when transformations came or went)
-        ids = sorted({d.id for d in store.documents() if ref_doc_of(d) == ref_doc_id})
+        ids = replaced(stored_nodes(store, [ref_doc_id]), [ref_doc_id], kept=())
         if not ids:
             log.warning("ref_doc_id %s not found, nothing deleted.", ref_doc_id)
             return
