@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..providers.protocols import PassThrough
 from ..types import Document, json_safe_metadata
 
 __all__ = ["FiniteEmbedder", "check_document", "check_fields", "finite_rows", "printable",
@@ -89,12 +90,9 @@ def finite_rows(vectors: Any, name: str) -> Any:
                      "document (fix the embedder)")
 
 
-class FiniteEmbedder:
+class FiniteEmbedder(PassThrough):
     """An embedder whose vectors are refused when not finite (:func:`finite_rows`); name,
     dimension and every other attribute are the wrapped embedder's."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
 
     @property
     def name(self) -> str:
@@ -103,11 +101,6 @@ class FiniteEmbedder:
     @property
     def dim(self) -> int:
         return int(self.inner.dim)
-
-    def __getattr__(self, name: str) -> Any:
-        if name == "inner":  # not set yet (a copy being made): no recursion
-            raise AttributeError(name)
-        return getattr(self.inner, name)
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         out: npt.NDArray[np.float32] = finite_rows(self.inner.embed(texts), self.name)

@@ -24,7 +24,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from .protocols import ChatModel, current_call_info, reply_text
+from .protocols import ChatModel, PassThrough, current_call_info, reply_text
 from .retry import (
     RateLimitedChatModel,
     RetryingChatModel,
@@ -120,23 +120,15 @@ def cache_key(
     return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-class TextReplyChatModel:
+class TextReplyChatModel(PassThrough):
     """``inner`` with its replies checked to be text (:func:`~.protocols.reply_text`): a
     ``None`` answer raises a (non-retryable) :class:`~.protocols.ProviderError` saying "the
     chat model returned NoneType, not text" instead of an ``AttributeError`` in a layer or
     parser above it. Every other attribute is ``inner``'s."""
 
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-
     @property
     def model_name(self) -> str:
         return str(self.inner.model_name)
-
-    def __getattr__(self, name: str) -> Any:
-        if name == "inner":  # not set yet (a copy being made): no recursion
-            raise AttributeError(name)
-        return getattr(self.inner, name)
 
     def complete(self, prompt: str, *, images: Sequence[bytes] = (), system: str | None = None,
                  json_mode: bool = False) -> str:

@@ -17,6 +17,7 @@ import numpy.typing as npt
 __all__ = [
     "ChatModel",
     "Embedder",
+    "PassThrough",
     "ProviderError",
     "Usage",
     "as_provider_error",
@@ -194,3 +195,27 @@ def reply_text(answer: object) -> str:
     if not isinstance(answer, str):
         raise ProviderError(f"the chat model returned {type(answer).__name__}, not text")
     return answer
+
+
+class PassThrough:
+    """Base of a wrapper around one model (``inner``): every attribute it does not define
+    is ``inner``'s.
+
+    >>> class Loud(PassThrough):
+    ...     def complete(self, prompt: str) -> str:
+    ...         return self.inner.complete(prompt).upper()
+    >>> class Echo:
+    ...     model_name = "echo"
+    ...     def complete(self, prompt: str) -> str:
+    ...         return prompt
+    >>> Loud(Echo()).complete("hi"), Loud(Echo()).model_name
+    ('HI', 'echo')
+    """
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "inner":  # not set yet (a copy being made): no recursion
+            raise AttributeError(name)
+        return getattr(self.inner, name)
