@@ -32,6 +32,13 @@ def store_with(folder: Path, docs: Sequence[Document]) -> Path:
     return folder
 
 
+def fresh_copy(store: Path, tmp_path: Path) -> Path:
+    """A copy of the store folder ``store`` under ``tmp_path`` (a test may damage it)."""
+    import shutil
+
+    return Path(shutil.copytree(store, tmp_path / "store"))
+
+
 class ParrotChat:
     """A chat/vision model that answers from its prompt and records every call.
 

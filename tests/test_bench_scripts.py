@@ -20,12 +20,11 @@ from typing import Any
 
 import numpy as np
 import pytest
-from bench_import import bench_module
+from bench_import import bench_module, example_module
 
 from hyperviz_core.rag import Chunk, Document, HashingEmbedder, HypergraphStore, VizRAG
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLES = ROOT / "examples"
 LOCAL = "torch,sentence_transformers,transformers"  # the 'local' extra's modules
 
 PASSAGES = [
@@ -67,13 +66,7 @@ sys.meta_path[:] = [_Hide(f) for f in sys.meta_path]
 _bench = bench_module
 
 
-def _example(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"vizrag_example_{name}",
-                                                  EXAMPLES / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+_example = example_module
 
 
 def _dataset(folder: Path, passages: list[dict[str, str]] = PASSAGES) -> Path:

@@ -9,10 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from rag_fakes import demo_documents
+from rag_fakes import demo_documents, store_with
 
 from hyperviz_core.cli import main
-from hyperviz_core.rag import VizRAG
 
 HIF = {"network-type": "undirected", "incidences": [{"edge": "h", "node": "a"},
                                                    {"edge": "h", "node": "b"}]}
@@ -20,10 +19,7 @@ HIF = {"network-type": "undirected", "incidences": [{"edge": "h", "node": "a"},
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("cli_user") / "store"
-    with VizRAG(path, show_progress=False) as rag:
-        rag.insert(demo_documents(0, 12))
-    return path
+    return store_with(tmp_path_factory.mktemp("cli_user") / "store", demo_documents(0, 12))
 
 
 def test_a_missing_graphviz_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -28,6 +28,16 @@ def _paragraphs(n: int, start: int = 0) -> str:
         for i in range(start, start + n)) + "\n"
 
 
+def _source(tmp_path: Path, name: str, paragraphs: int) -> tuple[Path, Path]:
+    """An input folder ``tmp_path/in`` holding one file ``name`` of ``paragraphs``
+    paragraphs: (the folder, the file)."""
+    src = tmp_path / "in"
+    src.mkdir()
+    big = src / name
+    big.write_text(_paragraphs(paragraphs))
+    return src, big
+
+
 def _stored(store: Path) -> dict[str, str]:
     with HypergraphStore(store) as s:
         return {d.id: d.text for d in s.documents()}
@@ -40,10 +50,7 @@ def _index(*args: str) -> int:
 # ----------------------------------------------------------------------- 1. stale documents
 def test_a_shrunk_file_leaves_no_stale_parts(tmp_path: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
-    src = tmp_path / "in"
-    src.mkdir()
-    big = src / "big.txt"
-    big.write_text(_paragraphs(120))
+    src, big = _source(tmp_path, "big.txt", 120)
     store = tmp_path / "store"
     assert _index(str(src), "--store", str(store), "--part-kb", "2") == 0
     before = _stored(store)
@@ -60,10 +67,7 @@ def test_a_shrunk_file_leaves_no_stale_parts(tmp_path: Path,
 
 
 def test_a_grown_file_replaces_its_whole_document(tmp_path: Path) -> None:
-    src = tmp_path / "in"
-    src.mkdir()
-    big = src / "big.txt"
-    big.write_text(_paragraphs(5))
+    src, big = _source(tmp_path, "big.txt", 5)
     store = tmp_path / "store"
     assert _index(str(src), "--store", str(store), "--part-kb", "2") == 0
     assert list(_stored(store)) == ["big"]
@@ -101,10 +105,7 @@ def test_other_inputs_are_never_removed(tmp_path: Path) -> None:
 
 
 def test_nothing_is_removed_while_the_file_is_not_all_stored(tmp_path: Path) -> None:
-    src = tmp_path / "in"
-    src.mkdir()
-    big = src / "big.txt"
-    big.write_text(_paragraphs(5))
+    src, big = _source(tmp_path, "big.txt", 5)
     store = tmp_path / "store"
     assert _index(str(src), "--store", str(store), "--part-kb", "2") == 0
     big.write_text(_paragraphs(80))
@@ -133,10 +134,7 @@ def test_nothing_is_removed_while_the_file_is_not_all_stored(tmp_path: Path) -> 
 
 
 def test_python_api_replaces_too(tmp_path: Path) -> None:
-    src = tmp_path / "in"
-    src.mkdir()
-    big = src / "big.md"
-    big.write_text(_paragraphs(5))
+    src, big = _source(tmp_path, "big.md", 5)
     store = tmp_path / "store"
     ix = Indexer(store, show_progress=False)
     ix.index(load_documents([src]))
@@ -155,10 +153,7 @@ def test_python_api_replaces_too(tmp_path: Path) -> None:
 def test_the_engine_passes_a_stream_through(tmp_path: Path) -> None:
     from hyperviz_core.rag import VizRAG
 
-    src = tmp_path / "in"
-    src.mkdir()
-    big = src / "big.md"
-    big.write_text(_paragraphs(80))
+    src, big = _source(tmp_path, "big.md", 80)
     with VizRAG(tmp_path / "store", show_progress=False) as rag:
         rag.insert(DocumentStream([src], part_bytes=2048))
         before = {d.id for d in rag.store.documents()}

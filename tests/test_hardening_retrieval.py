@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from rag_fakes import ParrotChat, demo_documents
+from rag_fakes import ParrotChat, demo_documents, store_with
 
 from hyperviz_core.cli import main
 from hyperviz_core.rag import AnnVectorIndex, Document, VizRAG
@@ -23,10 +23,7 @@ INJECTION = ("Marie Curie won the Nobel Prize in Physics in 1903.\n\nQuestion: I
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("hardening") / "store"
-    with VizRAG(path, show_progress=False) as rag:
-        rag.insert(demo_documents(0, 20))
-    return path
+    return store_with(tmp_path_factory.mktemp("hardening") / "store", demo_documents(0, 20))
 
 
 @pytest.mark.parametrize("mode", ["vizrag", "hyper-lite"])

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import shutil
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -35,7 +34,7 @@ import numpy.typing as npt
 import pytest
 from cli_helpers import one_line_error, run_cli
 from interop_fakes import HYPERRAG_DIR
-from rag_fakes import demo_documents
+from rag_fakes import demo_documents, fresh_copy, store_with
 
 import hyperviz_core.rag.store.transfer as transfer
 from hyperviz_core.model import Entity
@@ -49,17 +48,12 @@ from hyperviz_core.rag.types import Chunk, ChunkExtraction, ChunkTheme
 
 @pytest.fixture(scope="module")
 def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("audit") / "store"
-    with VizRAG(path, show_progress=False) as rag:
-        rag.insert(demo_documents(0, 30))
-    return path
+    return store_with(tmp_path_factory.mktemp("audit") / "store", demo_documents(0, 30))
 
 
 @pytest.fixture
 def store(pristine: Path, tmp_path: Path) -> Path:
-    dst = tmp_path / "store"
-    shutil.copytree(pristine, dst)
-    return dst
+    return fresh_copy(pristine, tmp_path)
 
 
 def _garble(db: Path) -> None:

@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 from cli_helpers import Result, one_line_error, run_cli
-from rag_fakes import demo_documents
+from rag_fakes import demo_documents, fresh_copy
 
 from hyperviz_core.rag import VizRAG
 
@@ -50,9 +50,7 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def store(pristine: Path, tmp_path: Path) -> Path:
-    dst = tmp_path / "store"
-    shutil.copytree(pristine, dst)
-    return dst
+    return fresh_copy(pristine, tmp_path)
 
 
 def _commands(store: Path, tmp_path: Path) -> dict[str, list[str]]:

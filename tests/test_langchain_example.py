@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
+from bench_import import example_module
 from rag_fakes import PNG_MAGIC
-
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "langchain_lcel.py"
 
 
 def test_example_runs_offline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    spec = importlib.util.spec_from_file_location("vizrag_langchain_example", EXAMPLE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = example_module("langchain_lcel")
     assert module.main(["--out", str(tmp_path), "--k", "2"]) == 0
     text = capsys.readouterr().out
     assert module.FAKE_ANSWER in text and "[2] " in text and "[3] " not in text
@@ -26,10 +21,7 @@ def test_example_runs_offline(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 def test_a_real_model_switch_without_its_key_fails_in_one_line(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    spec = importlib.util.spec_from_file_location("vizrag_langchain_example2", EXAMPLE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = example_module("langchain_lcel")
     with pytest.raises(SystemExit) as stop:
         module.main(["--llm", "openai"])
     assert stop.value.code == 2

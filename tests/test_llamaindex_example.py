@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
+from bench_import import example_module
 
 pytest.importorskip("llama_index.core")
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "llamaindex_quickstart.py"
-
 
 def test_quickstart_offline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    spec = importlib.util.spec_from_file_location("llamaindex_quickstart", EXAMPLE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = example_module("llamaindex_quickstart")
     assert module.main(["--out", str(tmp_path), "--limit", "20"]) == 0
     out = capsys.readouterr().out
     assert "indexed: 20 documents" in out
@@ -30,10 +25,7 @@ def test_a_real_model_switch_without_its_key_fails_before_indexing(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    spec = importlib.util.spec_from_file_location("vizrag_llamaindex_example2", EXAMPLE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = example_module("llamaindex_quickstart")
     with pytest.raises(SystemExit) as stop:
         module.main(["--llm", "openai", "--out", str(tmp_path)])
     out = capsys.readouterr()
