@@ -301,12 +301,11 @@ class Retriever:
         visual = cfg.mode in ("vizrag", "hyper-lite") and cfg.retrieval_visualization
         render, why = render_decision(cfg, self.chat is not None)
         views = _drawn_views(cfg, render, reader=self.chat is not None)
-        render = bool(views)
         res = RetrievalResult(query=query, mode=cfg.mode, top_k=cfg.top_k, settings={
             "hops": cfg.hops, "theme_k": cfg.theme_k, "entity_k": cfg.entity_k,
             "retrieval_visualization": cfg.retrieval_visualization,
             "congestion_control": cfg.congestion_control, "dual_view": cfg.dual_view,
-            "images": visual and self.chat is not None, "rendered": render,
+            "images": visual and self.chat is not None, "rendered": bool(views),
             "chat": getattr(self.chat, "model_name", None), "embedder": self.embedder.name})
         res.skipped_views = {v: why or "not in render_views (no model reads it)"
                              for v in MODE_VIEWS[cfg.mode] if v not in views}
@@ -315,8 +314,7 @@ class Retriever:
         res.timings["load"] = elapsed_ms(t0)
         return RetrievalState(query=query, cfg=cfg, res=res, corpus=corpus, store=self.store,
                               embedder=self.embedder, chat=self.chat, prompts=self.prompts,
-                              renderer=self.renderer, visual=visual, render=render,
-                              views=views)
+                              renderer=self.renderer, visual=visual, views=views)
 
     def pipeline(self, query: str, **overrides: Any) -> Pipeline:
         """The stages of the mode as one generator of :class:`LLMRequest` and hook events.

@@ -120,10 +120,9 @@ class RetrievalState:
     """``renderer(congestion_control)`` → the HyperViz drawing I_top/I_bot."""
     visual: bool = False
     """Images go to the model (vizrag/hyper-lite with ``retrieval_visualization``)."""
-    render: bool = False
-    """Some view is rendered (``render`` setting, not in ``text`` mode)."""
     views: tuple[str, ...] = ()
-    """The views drawn (``"top"``, ``"bottom"``; see ``RetrievalConfig.render_views``)."""
+    """The views drawn (``"top"``, ``"bottom"``; none without rendering; see
+    ``RetrievalConfig.render`` and ``render_views``)."""
     # keywords
     kw_vecs: npt.NDArray[np.float32] | None = None
     linked: list[str] = field(default_factory=list)
