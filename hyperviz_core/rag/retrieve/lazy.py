@@ -3,8 +3,9 @@
 :class:`LazyCorpus` stands in for :class:`~.state.Corpus` (which loads both layers, every
 chunk and a BM25 index over all of them); what it keeps per store state is the
 :class:`~.view.CorpusView` (see there). A store qualifies when it has the lookups
-(:class:`~.view.QueryLookups`; the SQLite store) and its full-text index is available (made
-on first use; a read-only store without it, or another backend, uses
+(:class:`~.view.QueryLookups`: the SQLite and PostgreSQL stores) and its full-text
+candidates are available (SQLite's FTS5 index, PostgreSQL's postings: made on first use; a
+read-only SQLite store without them, a database that refuses them, or another backend uses
 :class:`~.state.Corpus`).
 """
 
@@ -19,6 +20,7 @@ import numpy.typing as npt
 from ..store.protocol import StoreProtocol
 from .candidates import CandidateIndex
 from .layer_index import IndexedLayer
+from .lexical import tokens
 from .view import CorpusView, QueryLookups
 
 __all__ = ["CorpusView", "LazyCorpus", "QueryLookups", "lazy_corpus_for"]
@@ -77,7 +79,9 @@ def lazy_corpus_for(store: StoreProtocol, cached: LazyCorpus | None,
     gen = store.query_generation()
     if cached is not None and gen == generation:
         return cached, gen  # unchanged store: its full-text index is still there
-    if not store.lexical_ready():
+    # ``gen`` was read before the index is made ready: a write committed meanwhile (its
+    # chunks may lack PostgreSQL postings) moves the generation past it, so the query
+    # runs again and the next call makes their postings (re-reading it here would hide it)
+    if not store.lexical_ready(tokens):
         return None, None
-    gen = store.query_generation()  # making the index may have been a write
     return LazyCorpus(store, CorpusView(store)), gen

@@ -49,6 +49,7 @@ from ..sqlite.schema import dumps
 from ..sqlite.writes import chunk_collision
 from .connection import Pool, QmarkConnection
 from .inspect import PgInspectMixin
+from .lookups import PgQueryLookupsMixin
 from .schema import mask_url, migrate
 from .vectors import PgVectorMixin
 
@@ -82,7 +83,7 @@ class _Rows:
         return self.rows[0] if self.rows else None
 
 
-class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin):
+class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin, PgQueryLookupsMixin):
     """A VizRAG store in a PostgreSQL database (with the pgvector extension).
 
     Args:

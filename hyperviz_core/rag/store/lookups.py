@@ -1,0 +1,199 @@
+"""Reads behind lazy retrieval that both backends share: chunks by number, their evidence.
+
+Lazy retrieval (:mod:`hyperviz_core.rag.retrieve.lazy`) names chunks by an integer *number*
+— SQLite's ``rowid``, PostgreSQL's ``num`` of the derived lexical table
+(:mod:`.postgres.lexical`) — so that postings, the chunk catalogue and the PageRank arrays
+are integer arrays. :class:`ChunkLookupsMixin` holds the lookups written once in portable
+SQL (``?`` placeholders through ``self._q``) with the number as an SQL expression over
+``chunks c``: ``_NUM`` and the joins it needs, ``_NUM_JOIN``. Each backend adds its own
+full-text candidates, generation token and whole-store arrays
+(:mod:`.sqlite.lookups`, :mod:`.postgres.lookups`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..types import Chunk
+from .sqlite.local_reads import _BATCH, _batches
+from .sqlite.schema import loads
+
+__all__ = ["ChunkLookupsMixin", "chunk_row", "pairs", "passage", "passage_title"]
+
+IntArray = npt.NDArray[np.int64]
+
+
+def pairs(cursor: Iterable[Any]) -> IntArray:
+    """An (n, 2) int64 array of the (a, b) rows of ``cursor``."""
+    flat = np.fromiter(itertools.chain.from_iterable(cursor), dtype=np.int64)
+    return flat.reshape(-1, 2)
+
+
+def chunk_row(row: Any) -> tuple[int, Chunk, str]:
+    """(number, chunk, document title) of a row of :attr:`ChunkLookupsMixin._cols`."""
+    num, cid, doc_id, text, idx, start, end, meta, title = row
+    return int(num), Chunk(id=cid, doc_id=doc_id, text=text, index=idx, start=start,
+                           end=end, metadata=loads(meta)), str(title or "")
+
+
+def passage_title(doc_title: str | None, meta: str) -> str:
+    """The title ranking gives a chunk: its document's, else ``metadata["title"]``."""
+    return str(doc_title or loads(meta).get("title") or "")
+
+
+def passage(title: str, text: str) -> str:
+    """``title + newline + text`` (the title once), as ``ChunkIndex.passage_text``."""
+    if not title or text.lstrip().startswith(title):
+        return text
+    return f"{title}\n{text}"
+
+
+class ChunkLookupsMixin:
+    """Chunk and evidence lookups of lazy retrieval, by chunk number."""
+
+    _lock: threading.RLock
+    _q: Callable[..., list[Any]]
+    _members: Callable[[set[str]], dict[str, list[str]]]  # LocalReadsMixin's
+    #: SQL expression of a chunk's number in a query over ``chunks c`` ...
+    _NUM = "c.rowid"
+    #: ... and the joins it needs (after ``FROM chunks c``)
+    _NUM_JOIN = ""
+
+    def _cols(self) -> str:
+        return (f'{self._NUM}, c.id, c.doc_id, c.text, c.idx, c.start, c."end", c.metadata, '
+                "d.title")
+
+    def _by_number(self, select: str, nums: Iterable[int], extra: Iterable[Any] = (),
+                   tail: str = "") -> Iterator[Any]:
+        """Rows of ``SELECT {select} FROM chunks c <number joins> JOIN documents d ...
+        WHERE <number> IN (...)`` over ``nums`` in batches (``extra`` parameters first)."""
+        head = list(extra)
+        for part in _batches(int(n) for n in nums):
+            marks = ",".join("?" * len(part))
+            yield from self._q(
+                f"SELECT {select} FROM chunks c{self._NUM_JOIN} JOIN documents d ON "
+                f"d.id = c.doc_id WHERE {self._NUM} IN ({marks}){tail}", [*head, *part])
+
+    def lexical_passages(self, rowids: Iterable[int]) -> dict[int, str]:
+        """Chunk number → the passage BM25 reads (title + newline + text)."""
+        with self._lock:
+            return {int(num): passage(passage_title(title, meta), text)
+                    for num, text, meta, title in self._by_number(
+                        f"{self._NUM}, c.text, c.metadata, d.title", rowids)}
+
+    def iter_passages(self, batch: int = _BATCH) -> Iterator[str]:
+        """Every chunk's passage (as :meth:`lexical_passages`), in number order, read
+        ``batch`` chunks at a time (keyset pages: one page in memory, the store's lock held
+        per page only)."""
+        sql = (f"SELECT {self._NUM}, c.text, c.metadata, d.title FROM chunks c{self._NUM_JOIN}"
+               f" JOIN documents d ON d.id = c.doc_id {{where}} ORDER BY {self._NUM} LIMIT ?")
+        last: int | None = None
+        while True:
+            with self._lock:
+                if last is None:
+                    rows = self._q(sql.format(where=""), (batch,))
+                else:
+                    rows = self._q(sql.format(where=f"WHERE {self._NUM} > ?"), (last, batch))
+            for _num, text, meta, title in rows:
+                yield passage(passage_title(title, meta), text)
+            if len(rows) < batch:
+                return
+            last = int(rows[-1][0])
+
+    # ------------------------------------------------------------------ chunks
+    def chunk_catalogue(self) -> list[tuple[int, str, str, int, str, str | None]]:
+        """(number, chunk id, doc id, index, document title, metadata JSON when the title
+        is empty) of every chunk, by chunk id — no texts."""
+        with self._lock:
+            rows = self._q(
+                f"SELECT {self._NUM}, c.id, c.doc_id, c.idx, d.title, "
+                f"CASE WHEN d.title = '' THEN c.metadata END FROM chunks c{self._NUM_JOIN} "
+                "JOIN documents d ON d.id = c.doc_id ORDER BY c.id")
+        return [(int(r[0]), r[1], r[2], int(r[3]), str(r[4] or ""), r[5]) for r in rows]
+
+    def chunks_by_rowid(self, rowids: Iterable[int]) -> dict[int, tuple[Chunk, str]]:
+        """Chunk number → (chunk, document title)."""
+        with self._lock:
+            found = [chunk_row(r) for r in self._by_number(self._cols(), rowids)]
+        return {num: (chunk, title) for num, chunk, title in found}
+
+    def chunk_rowids(self, ids: Iterable[str]) -> dict[str, int]:
+        """Chunk id → number (unknown ids left out)."""
+        out: dict[str, int] = {}
+        with self._lock:
+            for part in _batches(ids):
+                marks = ",".join("?" * len(part))
+                out.update((r[0], int(r[1])) for r in self._q(
+                    f"SELECT c.id, {self._NUM} FROM chunks c{self._NUM_JOIN} "
+                    f"WHERE c.id IN ({marks})", part))
+        return out
+
+    def chunk_heads(self, rowids: Iterable[int], chars: int) -> dict[int, str]:
+        """Chunk number → the first ``chars`` characters of the chunk's text."""
+        with self._lock:
+            return {int(r[0]): r[1] for r in self._by_number(
+                f"{self._NUM}, substr(c.text, 1, ?)", rowids, (chars,))}
+
+    # ------------------------------------------------------------------ evidence
+    def hyperedge_source_rowids(self, hids: Iterable[str]) -> dict[str, list[int]]:
+        """Relation hyperedge id → numbers of the chunks it was extracted from."""
+        out: dict[str, set[int]] = {}
+        with self._lock:
+            for part in _batches(hids):
+                marks = ",".join("?" * len(part))
+                for hid, num in self._q(
+                        f"SELECT m.hid, {self._NUM} FROM hyperedge_mentions m JOIN chunks c "
+                        f"ON c.id = m.chunk_id{self._NUM_JOIN} WHERE m.hid IN ({marks}) AND "
+                        "EXISTS (SELECT 1 FROM hyperedges h WHERE h.id = m.hid AND "
+                        "h.kind = 'relation')", part):
+                    out.setdefault(hid, set()).add(int(num))
+        return {k: sorted(v) for k, v in sorted(out.items())}
+
+    def chunk_entity_keys(self, rowids: Iterable[int]) -> dict[int, list[str]]:
+        """Chunk number → sorted keys of the entities extracted from it."""
+        out: dict[int, list[str]] = {}
+        with self._lock:
+            for part in _batches(int(r) for r in rowids):
+                marks = ",".join("?" * len(part))
+                for num, key in self._q(
+                        f"SELECT {self._NUM}, m.key FROM chunks c{self._NUM_JOIN} JOIN "
+                        "entity_mentions m ON m.chunk_id = c.id JOIN entities e ON "
+                        f"e.key = m.key WHERE {self._NUM} IN ({marks}) ORDER BY 1, 2", part):
+                    out.setdefault(int(num), []).append(key)
+        return out
+
+    def entity_info(self, keys: Iterable[str]) -> dict[str, tuple[str, str]]:
+        """Entity key → (name, type) for the keys that exist."""
+        out: dict[str, tuple[str, str]] = {}
+        with self._lock:
+            for part in _batches(keys):
+                marks = ",".join("?" * len(part))
+                out.update((r[0], (r[1], r[2])) for r in self._q(
+                    f"SELECT key, name, type FROM entities WHERE key IN ({marks})", part))
+        return out
+
+    def hyperedge_kinds(self, hids: Iterable[str]) -> dict[str, str]:
+        """Hyperedge id → kind (``relation``/``theme``) for the ids that exist."""
+        out: dict[str, str] = {}
+        with self._lock:
+            for part in _batches(hids):
+                marks = ",".join("?" * len(part))
+                out.update((r[0], r[1]) for r in self._q(
+                    f"SELECT id, kind FROM hyperedges WHERE id IN ({marks})", part))
+        return out
+
+    def hyperedge_members(self, hids: Iterable[str]) -> dict[str, list[str]]:
+        """Hyperedge id → member keys in order (the ids that exist)."""
+        with self._lock:
+            return self._members(set(hids))
+
+    def top_entity_keys(self) -> list[str]:
+        """Keys of the entities of G_top (key entities of some theme), sorted."""
+        with self._lock:
+            return [r[0] for r in self._q("SELECT DISTINCT key FROM key_entities ORDER BY key")]

@@ -1,0 +1,118 @@
+"""The chunks' BM25 postings in PostgreSQL, as derived data: lazy retrieval's candidates.
+
+Lazy retrieval (:mod:`hyperviz_core.rag.retrieve.lazy`) needs, without reading every chunk,
+the chunks holding a query token, each token's count in them, every passage's BM25 length,
+and an integer number per chunk. The SQLite store takes them from FTS5; here two tables
+hold them, filled with the ranking's own tokenizer (so counts are exact for every token):
+
+* ``vizrag_chunk_lex_v1(num, chunk_id, length)`` — one row per chunk: its number (an
+  identity column) and the number of BM25 tokens of its passage (``title + newline +
+  text``, the title once, as ranking reads it);
+* ``vizrag_chunk_terms_v1(term, num, tf)`` — the postings: each distinct token of a passage
+  with its count (primary key ``(term, num)``, so a token's postings are one index range).
+
+They are *derived*: created by the first lazy query, filled for the chunks that lack them
+by each query that finds the store changed (:func:`ensure_lexical`; in pages of
+:data:`PAGE` chunks, each page one transaction), and emptied by the writers through
+``ON DELETE CASCADE`` from ``chunks`` (a replaced or deleted document's chunks lose their
+rows; a re-inserted chunk is tokenized again). Dropping them loses nothing. The version in
+their names changes with the tokenizer: a new version has new tables.
+
+A page is read and written in one ``REPEATABLE READ`` transaction, so its postings are those
+of the chunk rows it read: a writer that deletes or replaces one of them meanwhile makes the
+page fail to serialize, and the page is tried again (:meth:`~.connection.Pool.write`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Callable
+
+from ..base import StoreError
+from ..lookups import passage, passage_title
+from .connection import Pool, QmarkConnection
+
+__all__ = ["LEX", "PAGE", "TERMS", "ensure_lexical"]
+
+log = logging.getLogger(__name__)
+
+_VERSION = 1
+LEX = f"vizrag_chunk_lex_v{_VERSION}"
+TERMS = f"vizrag_chunk_terms_v{_VERSION}"
+#: chunks tokenized per transaction
+PAGE = 2_000
+
+_CREATE = f"""
+SELECT pg_advisory_xact_lock(hashtextextended('vizrag-lexical', 0));
+CREATE TABLE IF NOT EXISTS {LEX} (
+    num BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    chunk_id TEXT COLLATE "C" NOT NULL UNIQUE REFERENCES chunks(id) ON DELETE CASCADE,
+    length INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS {TERMS} (
+    term TEXT COLLATE "C" NOT NULL,
+    num BIGINT NOT NULL REFERENCES {LEX}(num) ON DELETE CASCADE,
+    tf INTEGER NOT NULL,
+    PRIMARY KEY (term, num));
+CREATE INDEX IF NOT EXISTS {TERMS}_num ON {TERMS}(num);
+"""
+
+_MISSING = (f"SELECT c.id, c.text, c.metadata, d.title FROM chunks c JOIN documents d ON "
+            f"d.id = c.doc_id WHERE NOT EXISTS (SELECT 1 FROM {LEX} l WHERE l.chunk_id = c.id)"
+            " ORDER BY c.id LIMIT ?")
+
+
+def _exists(pool: Pool) -> bool:
+    with pool.read() as c:
+        row = c.execute("SELECT to_regclass(?) IS NOT NULL AND to_regclass(?) IS NOT NULL",
+                        (LEX, TERMS)).fetchone()
+    return bool(row[0])
+
+
+def _create(c: QmarkConnection) -> None:
+    for statement in _CREATE.split(";"):
+        if statement.strip():
+            c.execute(statement)
+
+
+def _fill_page(c: QmarkConnection, tokenize: Callable[[str], list[str]]) -> int:
+    """Tokenize up to :data:`PAGE` chunks that have no postings yet; how many were read."""
+    c.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+    rows = c.execute(_MISSING, (PAGE,)).fetchall()
+    counts = {}
+    for cid, text, meta, title in rows:
+        counts[cid] = Counter(tokenize(passage(passage_title(title, meta), text)))
+    ids = sorted(counts)
+    nums = c.execute(
+        f"INSERT INTO {LEX}(chunk_id, length) SELECT v.id, v.n FROM "
+        "unnest(?::text[], ?::int[]) AS v(id, n) ON CONFLICT (chunk_id) DO NOTHING "
+        "RETURNING chunk_id, num",
+        (ids, [sum(counts[i].values()) for i in ids])).fetchall()
+    terms: list[str] = []
+    owners: list[int] = []
+    tfs: list[int] = []
+    for cid, num in sorted(nums):
+        for term, tf in sorted(counts[cid].items()):
+            terms.append(term)
+            owners.append(int(num))
+            tfs.append(tf)
+    if terms:
+        c.execute(f"INSERT INTO {TERMS}(term, num, tf) SELECT * FROM "
+                  "unnest(?::text[], ?::bigint[], ?::int[])", (terms, owners, tfs))
+    return len(rows)
+
+
+def ensure_lexical(pool: Pool, tokenize: Callable[[str], list[str]]) -> bool:
+    """Create the tables when missing and give every chunk its postings; False (lazy
+    retrieval falls back to the loaded corpus) when the database refuses, e.g. a role
+    without the right to create tables."""
+    try:
+        if not _exists(pool):
+            pool.write(_create)
+        while pool.write(lambda c: _fill_page(c, tokenize)) == PAGE:
+            pass
+    except StoreError as exc:
+        log.warning("lazy retrieval unavailable on %s (%s): queries load the whole store",
+                    pool.where, exc)
+        return False
+    return True

@@ -1,0 +1,130 @@
+"""Lazy retrieval's lookups on PostgreSQL: postings, generation, whole-store integer arrays.
+
+With these the PostgreSQL store serves lazy retrieval (:mod:`hyperviz_core.rag.retrieve.lazy`)
+as the SQLite store does: a query reads its candidate chunks, their evidence and integer
+arrays of the incidence structure instead of loading both layers, every chunk and a BM25
+index over all of them. Chunks are numbered by the derived lexical table (:mod:`.lexical`);
+entities and hyperedges by their rank in key / id order, computed in the statement that
+reads each array (a writer committing between two such reads moves the store's generation,
+and lazy retrieval then runs the query again on the new state).
+
+Example (needs a server; see ``tests/test_lazy_query_pg.py``)::
+
+    store = PostgresStore("postgresql://...")
+    store.lexical_ready(tokens)          # postings of chunks written since the last query
+    store.lexical_postings(["snow"])     # {"snow": (chunk numbers, counts)}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ...types import Chunk
+from ..lookups import ChunkLookupsMixin, chunk_row, pairs
+from .connection import Pool
+from .lexical import LEX, TERMS, ensure_lexical
+
+__all__ = ["PgQueryLookupsMixin"]
+
+IntArray = npt.NDArray[np.int64]
+
+_ENTITY_RANKS = "SELECT key, ROW_NUMBER() OVER (ORDER BY key) - 1 AS o FROM entities"
+_FETCH = 100_000
+
+
+class PgQueryLookupsMixin(ChunkLookupsMixin):
+    """Lookups of lazy retrieval (mixed into :class:`~.store.PostgresStore`)."""
+
+    _pool: Pool
+    _data_version: Callable[[], tuple[int, int]]
+    _NUM = "l.num"
+    _NUM_JOIN = f" JOIN {LEX} l ON l.chunk_id = c.id"
+
+    def _pairs(self, sql: str, params: tuple[Any, ...] = ()) -> IntArray:
+        """The (a, b) integer rows of ``sql`` as an (n, 2) array, fetched in batches."""
+        parts: list[IntArray] = []
+        with self._pool.read() as c:
+            cur = c.execute(sql, params)
+            while rows := cur.fetchmany(_FETCH):
+                parts.append(pairs(rows))
+        return np.concatenate(parts) if parts else np.zeros((0, 2), dtype=np.int64)
+
+    # ------------------------------------------------------------------ state
+    def query_generation(self) -> tuple[int, int, int]:
+        """A token that changes whenever a document is written or deleted (by any
+        process): the (count, last id) of ``data_changes``, which every write adds to."""
+        count, last = self._data_version()
+        return count, last, 0
+
+    def lexical_ready(self, tokenize: Callable[[str], list[str]] | None = None) -> bool:
+        """Whether BM25 candidates can come from the postings: with the ranking's
+        ``tokenize``, the tables are made when missing and the chunks written since the
+        last call get their postings (False without ``tokenize`` or when the database
+        refuses)."""
+        if tokenize is None:
+            return False
+        with self._lock:
+            return ensure_lexical(self._pool, tokenize)
+
+    def lexical_candidates(self, tokens: Iterable[str]) -> list[tuple[int, Chunk, str]]:
+        """(number, chunk, document title) of every chunk whose passage holds a token."""
+        with self._lock:
+            nums = [r[0] for r in self._q(f"SELECT DISTINCT num FROM {TERMS} WHERE "
+                                          "term = ANY(?)", (sorted(set(tokens)),))]
+            return sorted(chunk_row(r) for r in self._by_number(self._cols(), nums))
+
+    def lexical_postings(self, terms: Iterable[str]) -> dict[str, tuple[IntArray, IntArray]]:
+        """Token → (chunk numbers, occurrences) of the passages holding it."""
+        wanted = sorted(set(terms))
+        out: dict[str, tuple[IntArray, IntArray]] = {}
+        with self._lock:
+            rows = self._q(f"SELECT term, num, tf FROM {TERMS} WHERE term = ANY(?) "
+                           "ORDER BY term, num", (wanted,))
+        by_term: dict[str, list[tuple[int, int]]] = {}
+        for term, num, tf in rows:
+            by_term.setdefault(term, []).append((num, tf))
+        for term in wanted:
+            found = np.asarray(by_term.get(term, []), dtype=np.int64).reshape(-1, 2)
+            out[term] = (found[:, 0].copy(), found[:, 1].copy())
+        return out
+
+    def lexical_lengths(self, measure: Callable[[str], int]) -> tuple[IntArray, IntArray,
+                                                                      IntArray]:
+        """(numbers, BM25 lengths, exact flags) of every chunk with postings. The lengths
+        were measured with the ranking's tokenizer when the postings were made
+        (``measure`` is not needed); every flag is 1: the postings are the passages' BM25
+        tokens, whatever their characters."""
+        found = self._pairs(f"SELECT num, length FROM {LEX} ORDER BY num")
+        return found[:, 0].copy(), found[:, 1].copy(), np.ones(len(found), dtype=np.int64)
+
+    # ------------------------------------------------------------------ compact arrays
+    def entity_catalogue(self) -> tuple[list[str], IntArray]:
+        """Every entity key sorted, and its number (its rank in that order)."""
+        with self._lock:
+            keys = [r[0] for r in self._q("SELECT key FROM entities ORDER BY key")]
+        return keys, np.arange(len(keys), dtype=np.int64)
+
+    def layer_structure(self, kind: str) -> tuple[list[str], IntArray, IntArray]:
+        """The incidence structure of the hyperedges of ``kind`` without their texts:
+        (their ids sorted, their numbers, (hyperedge number, entity number) pairs in (id,
+        member position) order), read in one snapshot."""
+        with self._lock, self._pool.read() as c:
+            ids = [r[0] for r in c.execute(
+                "SELECT id FROM hyperedges WHERE kind = ? ORDER BY id", (kind,)).fetchall()]
+            found = pairs(c.execute(
+                f"WITH e AS ({_ENTITY_RANKS}), h AS (SELECT id, ROW_NUMBER() OVER (ORDER BY "
+                "id) - 1 AS o FROM hyperedges WHERE kind = ?) SELECT h.o, e.o FROM "
+                "incidences i JOIN h ON h.id = i.hid JOIN e ON e.key = i.entity_key "
+                "ORDER BY i.hid, i.position", (kind,)).fetchall())
+        return ids, np.arange(len(ids), dtype=np.int64), found
+
+    def mention_rowids(self) -> IntArray:
+        """Distinct (chunk number, entity number) pairs of every mention of an entity."""
+        with self._lock:
+            return self._pairs(
+                f"WITH e AS ({_ENTITY_RANKS}) SELECT l.num, e.o FROM entity_mentions m "
+                f"JOIN {LEX} l ON l.chunk_id = m.chunk_id JOIN e ON e.key = m.key")

@@ -1,0 +1,269 @@
+"""Lazy retrieval on the PostgreSQL store: the loaded path's results from indexed lookups.
+
+As ``test_lazy_query.py`` for SQLite: the reference is the full in-memory path
+(``lazy = False``), and the lazy path must return the same ranked chunks, scores, evidence,
+entities, hyperedges and anchors, without loading a whole layer or every chunk. Here the
+BM25 candidates come from the derived postings tables (:mod:`hyperviz_core.rag.store.
+postgres.lexical`), filled with the ranking's tokenizer by the query and emptied by the
+writers' cascades. A real server (``pg_url``, see ``pg_server.py``).
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_lazy_query import MODES, QUESTIONS, _docs, _key
+
+from hyperviz_core.rag import Document, VizRAG
+from hyperviz_core.rag.retrieve.lazy import LazyCorpus
+from hyperviz_core.rag.retrieve.state import Corpus
+from hyperviz_core.rag.store import StoreError
+from hyperviz_core.rag.store.postgres import lexical
+from hyperviz_core.rag.store.postgres.lexical import LEX, TERMS
+from hyperviz_core.rag.store.postgres.store import PostgresStore
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture(autouse=True)
+def _always_lazy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These stores are small: make the default (auto) read lazily from the first chunk."""
+    from hyperviz_core.rag.retrieve import retriever as retriever_module
+
+    monkeypatch.setattr(retriever_module, "LAZY_MIN_CHUNKS", 0)
+
+
+@pytest.fixture(scope="module")
+def pg_store(pg_server: str) -> str:
+    """A PostgreSQL store holding the bundled MuSiQue sample (one per module)."""
+    import psycopg
+    from pg_server import database_url
+
+    with psycopg.connect(pg_server, autocommit=True) as conn:
+        conn.execute("DROP DATABASE IF EXISTS vizrag_lazy_pg")
+        conn.execute("CREATE DATABASE vizrag_lazy_pg")
+    url = database_url(pg_server, "vizrag_lazy_pg")
+    rag = VizRAG(url, show_progress=False)
+    rag.insert(_docs(DATA))
+    rag.store.close()
+    return url
+
+
+def _full(store: Any) -> VizRAG:
+    full = VizRAG(store, show_progress=False)
+    full.retriever.lazy = False
+    return full
+
+
+def _count(store: PostgresStore, sql: str) -> int:
+    return int(store._q(sql)[0][0])
+
+
+class NoWholeReads(PostgresStore):
+    """A store that fails a query reading a whole layer, every chunk or every document."""
+
+    def bottom(self) -> Any:
+        raise AssertionError("a query loaded the whole bottom layer")
+
+    def top(self) -> Any:
+        raise AssertionError("a query loaded the whole top layer")
+
+    def chunks(self, ids: Any = None) -> Any:
+        if ids is None:
+            raise AssertionError("a query read every chunk")
+        return super().chunks(ids)
+
+    def documents(self, ids: Any = None) -> Any:
+        raise AssertionError("a query read every document")
+
+
+def test_pg_lazy_equals_full_and_sqlite_every_mode(pg_store: str, tmp_path: Path) -> None:
+    lazy = VizRAG(pg_store, show_progress=False)
+    full = _full(pg_store)
+    sqlite = VizRAG(tmp_path / "s", show_progress=False)
+    sqlite.insert(_docs(DATA))
+    for mode in MODES:
+        for q in QUESTIONS:
+            got = _key(lazy.retrieve(q, mode=mode, render=False))
+            assert got == _key(full.retrieve(q, mode=mode, render=False)), (mode, q)
+            assert got == _key(sqlite.retrieve(q, mode=mode, render=False)), (mode, q)
+    assert isinstance(lazy.retriever.query_corpus(), LazyCorpus)
+    assert isinstance(sqlite.retriever.query_corpus(), LazyCorpus)
+    store = lazy.store
+    assert isinstance(store, PostgresStore)
+    n_chunks = _count(store, "SELECT COUNT(*) FROM chunks")
+    assert _count(store, f"SELECT COUNT(*) FROM {LEX}") == n_chunks > 0
+    assert _count(store, f"SELECT COUNT(*) FROM {TERMS}") > n_chunks
+
+
+def test_pg_query_never_loads_whole_layers(pg_store: str) -> None:
+    store = NoWholeReads(pg_store)
+    rag = VizRAG(store, show_progress=False)
+    for mode in MODES:
+        for q in QUESTIONS:
+            res = rag.retrieve(q, mode=mode, render=False)
+            assert res.chunks or q == QUESTIONS[-1]
+    store.close()
+
+
+def test_pg_writes_keep_the_postings_in_sync(pg_url: str) -> None:
+    docs = _docs(DATA)
+    rag = VizRAG(pg_url, show_progress=False)
+    rag.insert(docs[:10])
+    q = "What is the capital of Tennessee?"
+    rag.retrieve(q, render=False)  # makes the tables and the postings of 10 documents
+    rag.insert(docs[10:])  # chunks without postings: the next query tokenizes them
+    rag.delete(docs[0].id)  # its chunks' postings go by cascade
+    replaced = docs[1].model_copy(update={"text": docs[1].text + " Tennessee capital."})
+    rag.insert([replaced])  # same id, new text: new chunk rows, postings made again
+    full = _full(pg_url)
+    for question in QUESTIONS:
+        assert _key(rag.retrieve(question, render=False)) == _key(
+            full.retrieve(question, render=False))
+    store = rag.store
+    assert isinstance(store, PostgresStore)
+    assert _count(store, f"SELECT COUNT(*) FROM {LEX}") == _count(
+        store, "SELECT COUNT(*) FROM chunks")
+    assert _count(store, f"SELECT COUNT(*) FROM {TERMS} t WHERE NOT EXISTS (SELECT 1 FROM "
+                         f"{LEX} l WHERE l.num = t.num)") == 0
+    capital = store.lexical_postings(["capital"])["capital"]
+    numbers = store.chunk_rowids(c.id for c in store.chunks() if c.doc_id == docs[1].id)
+    assert numbers and set(numbers.values()) <= set(capital[0].tolist())
+
+
+def test_pg_non_ascii_and_underscore_tokens(pg_url: str, tmp_path: Path) -> None:
+    """Tokens FTS5 would split differently count exactly here (the ranking's tokenizer
+    made the postings), and equal the SQLite store's and the loaded path's."""
+    docs = [
+        Document(id="z", title="Zürich", text="Zürich is the largest city of Switzerland; "
+                 "its straße names are long. The Limmat flows through Zürich."),
+        Document(id="k", title="Kelvin", text="The K sign (U+212A) and İstanbul differ; "
+                 "snake_case words and _italic_ text are split at underscores."),
+        Document(id="n", title="Naïve", text="A naïve café in Zürich serves crème brûlée."),
+    ]
+    rag = VizRAG(pg_url, show_progress=False)
+    rag.insert(docs)
+    sqlite = VizRAG(tmp_path / "s", show_progress=False)
+    sqlite.insert(docs)
+    full = _full(pg_url)
+    for q in ("Which river flows through Zürich?", "café crème", "snake case italic",
+              "İstanbul K sign", "naïve straße"):
+        got = _key(rag.retrieve(q, render=False))
+        assert got == _key(full.retrieve(q, render=False)), q
+        assert got == _key(sqlite.retrieve(q, render=False)), q
+        assert got["chunks"], q
+
+
+def test_pg_write_during_the_postings_fill_is_not_missed(
+        pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another process commits a document right after a query filled the postings: its
+    chunks have none, and the query's store generation (read before the fill) has moved,
+    so the query runs again and its next fill covers them — the new document is found."""
+    from hyperviz_core.rag.store.postgres import lookups
+
+    docs = _docs(DATA)
+    rag = VizRAG(pg_url, show_progress=False)
+    rag.insert(docs[:10])
+    other = VizRAG(pg_url, show_progress=False)
+    pending = [docs[10]]
+    real = lookups.ensure_lexical
+
+    def fill_then_write(pool: Any, tokenize: Any) -> bool:
+        ok = real(pool, tokenize)
+        if pending:
+            other.insert([pending.pop()])
+        return ok
+
+    monkeypatch.setattr(lookups, "ensure_lexical", fill_then_write)
+    q = f"What is {docs[10].title}?"
+    got = _key(rag.retrieve(q, render=False))
+    assert got == _key(_full(pg_url).retrieve(q, render=False))
+    assert got["chunks"][0][4] == docs[10].title
+
+
+def test_pg_refused_postings_fall_back_to_the_loaded_corpus(
+        pg_url: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """A database that refuses the derived tables (e.g. a role without CREATE) still
+    answers every query, from the loaded corpus, and says why in the log."""
+    rag = VizRAG(pg_url, show_progress=False)
+    rag.insert(_docs(DATA)[:8])
+
+    def refuse(c: Any) -> None:
+        raise StoreError("PostgreSQL store x: permission denied for schema public")
+
+    monkeypatch.setattr(lexical, "_create", refuse)
+    fresh = VizRAG(pg_url, show_progress=False)
+    with caplog.at_level("WARNING"):
+        res = fresh.retrieve(QUESTIONS[2], render=False)
+    assert isinstance(fresh.retriever.query_corpus(), Corpus)
+    assert _key(res) == _key(_full(pg_url).retrieve(QUESTIONS[2], render=False))
+    assert "permission denied" in caplog.text and "load the whole store" in caplog.text
+
+
+def test_pg_concurrent_first_queries_make_each_posting_once(
+        pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two processes' first queries (two stores, two connection pools, small pages) fill
+    the postings at once: every chunk gets one row and its tokens once."""
+    VizRAG(pg_url, show_progress=False).insert(_docs(DATA))
+    monkeypatch.setattr(lexical, "PAGE", 3)
+    stores = [PostgresStore(pg_url) for _ in range(2)]
+    results: list[Any] = []
+    errors: list[BaseException] = []
+
+    def query(store: PostgresStore) -> None:
+        try:
+            results.append(_key(VizRAG(store, show_progress=False).retrieve(
+                QUESTIONS[0], render=False)))
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=query, args=(s,)) for s in stores]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert results[0] == results[1] == _key(_full(pg_url).retrieve(QUESTIONS[0], render=False))
+    s = stores[0]
+    assert _count(s, f"SELECT COUNT(*) FROM {LEX}") == _count(s, "SELECT COUNT(*) FROM chunks")
+    assert _count(s, f"SELECT COUNT(*) FROM (SELECT chunk_id FROM {LEX} GROUP BY chunk_id "
+                     "HAVING COUNT(*) > 1) AS d") == 0
+    for store in stores:
+        store.close()
+
+
+def test_pg_reader_process_sees_consistent_snapshots(pg_url: str) -> None:
+    """A process querying lazily while another commits 150 documents one by one: every
+    query answers (the postings of each new chunk are made by the next query; a query the
+    writer changed the store under runs again), and the store ends with every document."""
+    import multiprocessing as mp
+
+    from rag_fakes import demo_documents
+    from test_hardening_concurrency import _reader, _writer, _writer_documents
+
+    with VizRAG(pg_url, show_progress=False) as rag:
+        rag.insert(demo_documents(0, 5))
+    ctx = mp.get_context("fork")
+    go, done, out = ctx.Event(), ctx.Event(), ctx.Queue()
+    writer = ctx.Process(target=_writer, args=(pg_url, _writer_documents(150), go, done))
+    reader = ctx.Process(target=_reader, args=(pg_url, go, done, out, True))
+    writer.start()
+    reader.start()
+    go.set()
+    try:
+        loops, errors = out.get(timeout=90)
+    finally:
+        for p in (writer, reader):
+            p.join(timeout=60)
+            if p.is_alive():  # pragma: no cover - only on a hang
+                p.kill()
+    assert writer.exitcode == 0 and reader.exitcode == 0
+    assert loops >= 3
+    assert errors == [], f"{len(errors)} of {loops} queries failed, first: {errors[0]}"
+    with PostgresStore(pg_url) as store:
+        assert store.stats().documents == 155
+        assert _count(store, f"SELECT COUNT(*) FROM {LEX}") <= _count(
+            store, "SELECT COUNT(*) FROM chunks")
