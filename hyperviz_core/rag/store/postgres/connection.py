@@ -98,6 +98,15 @@ class Pool:
         except self._errors as exc:
             raise StoreError(f"PostgreSQL store {self.where}: {_first_line(exc)}") from exc
 
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        """The rows of one statement (one snapshot by itself: no transaction block, so one
+        round trip instead of the four of :meth:`read`)."""
+        try:
+            with self._pool.connection() as conn:
+                return list(QmarkConnection(conn).execute(sql, params).fetchall())
+        except self._errors as exc:
+            raise StoreError(f"PostgreSQL store {self.where}: {_first_line(exc)}") from exc
+
     def write(self, fn: Callable[[QmarkConnection], _T]) -> _T:
         """Run ``fn`` in one write transaction; retry on serialization failure/deadlock."""
         delay = 0.02

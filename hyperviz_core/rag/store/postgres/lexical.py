@@ -9,11 +9,13 @@ hold them, filled with the ranking's own tokenizer (so counts are exact for ever
   identity column) and the number of BM25 tokens of its passage (``title + newline +
   text``, the title once, as ranking reads it);
 * ``vizrag_chunk_terms_v1(term, num, tf)`` — the postings: each distinct token of a passage
-  with its count (primary key ``(term, num)``, so a token's postings are one index range).
+  with its count (primary key ``(term, num)`` holding ``tf`` too, so a token's postings are
+  one range of one index, read without the table: an index-only scan once vacuumed).
 
 They are *derived*: created by the first lazy query, filled for the chunks that lack them
 by each query that finds the store changed (:func:`ensure_lexical`; in pages of
-:data:`PAGE` chunks, each page one transaction), and emptied by the writers through
+:data:`PAGE` chunks, each page one transaction, then ``VACUUM (ANALYZE)`` of both tables so
+the planner knows them and the postings index answers alone), and emptied by the writers through
 ``ON DELETE CASCADE`` from ``chunks`` (a replaced or deleted document's chunks lose their
 rows; a re-inserted chunk is tokenized again). Dropping them loses nothing. The version in
 their names changes with the tokenizer: a new version has new tables.
@@ -53,7 +55,7 @@ CREATE TABLE IF NOT EXISTS {TERMS} (
     term TEXT COLLATE "C" NOT NULL,
     num BIGINT NOT NULL REFERENCES {LEX}(num) ON DELETE CASCADE,
     tf INTEGER NOT NULL,
-    PRIMARY KEY (term, num));
+    PRIMARY KEY (term, num) INCLUDE (tf));
 CREATE INDEX IF NOT EXISTS {TERMS}_num ON {TERMS}(num);
 """
 
@@ -102,6 +104,15 @@ def _fill_page(c: QmarkConnection, tokenize: Callable[[str], list[str]]) -> int:
     return len(rows)
 
 
+def _vacuum(pool: Pool) -> None:
+    """``VACUUM (ANALYZE)`` of both tables (outside a transaction block, as it must be)."""
+    try:
+        with pool.connection() as conn:
+            conn.execute(f"VACUUM (ANALYZE) {LEX}, {TERMS}")
+    except Exception as exc:  # an optimisation only: the postings are complete without it
+        log.info("VACUUM of the postings on %s failed: %s", pool.where, exc)
+
+
 def ensure_lexical(pool: Pool, tokenize: Callable[[str], list[str]]) -> bool:
     """Create the tables when missing and give every chunk its postings; False (lazy
     retrieval falls back to the loaded corpus) when the database refuses, e.g. a role
@@ -109,8 +120,12 @@ def ensure_lexical(pool: Pool, tokenize: Callable[[str], list[str]]) -> bool:
     try:
         if not _exists(pool):
             pool.write(_create)
-        while pool.write(lambda c: _fill_page(c, tokenize)) == PAGE:
-            pass
+        filled = read = pool.write(lambda c: _fill_page(c, tokenize))
+        while read == PAGE:
+            read = pool.write(lambda c: _fill_page(c, tokenize))
+            filled += read
+        if filled:
+            _vacuum(pool)
     except StoreError as exc:
         log.warning("lazy retrieval unavailable on %s (%s): queries load the whole store",
                     pool.where, exc)

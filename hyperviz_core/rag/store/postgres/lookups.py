@@ -34,6 +34,9 @@ IntArray = npt.NDArray[np.int64]
 
 _ENTITY_RANKS = "SELECT key, ROW_NUMBER() OVER (ORDER BY key) - 1 AS o FROM entities"
 _FETCH = 100_000
+_POSTINGS = (f"SELECT term, string_agg(int8send(num), ''::bytea ORDER BY num), "
+             f"string_agg(int4send(tf), ''::bytea ORDER BY num) FROM {TERMS} "
+             "WHERE term = ANY(?) GROUP BY term")
 
 
 class PgQueryLookupsMixin(ChunkLookupsMixin):
@@ -78,19 +81,16 @@ class PgQueryLookupsMixin(ChunkLookupsMixin):
             return sorted(chunk_row(r) for r in self._by_number(self._cols(), nums))
 
     def lexical_postings(self, terms: Iterable[str]) -> dict[str, tuple[IntArray, IntArray]]:
-        """Token → (chunk numbers, occurrences) of the passages holding it."""
+        """Token → (chunk numbers, occurrences) of the passages holding it (each token's
+        postings one index range, sent packed as big-endian integers)."""
         wanted = sorted(set(terms))
-        out: dict[str, tuple[IntArray, IntArray]] = {}
         with self._lock:
-            rows = self._q(f"SELECT term, num, tf FROM {TERMS} WHERE term = ANY(?) "
-                           "ORDER BY term, num", (wanted,))
-        by_term: dict[str, list[tuple[int, int]]] = {}
-        for term, num, tf in rows:
-            by_term.setdefault(term, []).append((num, tf))
-        for term in wanted:
-            found = np.asarray(by_term.get(term, []), dtype=np.int64).reshape(-1, 2)
-            out[term] = (found[:, 0].copy(), found[:, 1].copy())
-        return out
+            rows = self._q(_POSTINGS, (wanted,))
+        found = {term: (np.frombuffer(nums, dtype=">i8").astype(np.int64),
+                        np.frombuffer(tfs, dtype=">i4").astype(np.int64))
+                 for term, nums, tfs in rows}
+        empty = np.zeros(0, dtype=np.int64)
+        return {term: found.get(term, (empty, empty)) for term in wanted}
 
     def lexical_lengths(self, measure: Callable[[str], int]) -> tuple[IntArray, IntArray,
                                                                       IntArray]:

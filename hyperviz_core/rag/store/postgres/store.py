@@ -68,8 +68,7 @@ class _ReadConnection:
         self.pool = pool
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> _Rows:
-        with self.pool.read() as c:
-            return _Rows(c.execute(sql, params).fetchall())
+        return _Rows(self.pool.query(sql, params))
 
 
 class _Rows:
@@ -126,8 +125,7 @@ class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin, PgQueryLooku
 
     # ------------------------------------------------------------------ plumbing
     def _q(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        with self._pool.read() as c:
-            return list(c.execute(sql, params).fetchall())
+        return self._pool.query(sql, params)
 
     def close(self) -> None:
         """Close the connection pool (the store object is unusable afterwards)."""
