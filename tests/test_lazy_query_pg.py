@@ -157,6 +157,26 @@ def test_pg_non_ascii_and_underscore_tokens(pg_url: str, tmp_path: Path) -> None
         assert got["chunks"], q
 
 
+def test_pg_writers_keep_the_postings_and_queries_fill_stragglers(pg_url: str) -> None:
+    """Opening the store makes the tables; each write gives its chunks their postings in
+    its own transaction (no query needed); chunks without them (written by a version that
+    did not write postings) get theirs from the next query."""
+    docs = _docs(DATA)
+    rag = VizRAG(pg_url, show_progress=False)
+    rag.insert(docs[:12])
+    store = rag.store
+    assert isinstance(store, PostgresStore)
+    n_chunks = _count(store, "SELECT COUNT(*) FROM chunks")
+    assert _count(store, f"SELECT COUNT(*) FROM {LEX}") == n_chunks > 0
+    with store._pool.connection() as conn:  # an older writer's chunks: no postings
+        conn.execute(f"DELETE FROM {LEX} WHERE chunk_id IN (SELECT id FROM chunks c WHERE "
+                     "c.doc_id = ANY(%s))", ([docs[3].id, docs[7].id],))
+    assert _count(store, f"SELECT COUNT(*) FROM {LEX}") < n_chunks
+    q = "What is the capital of Tennessee?"
+    assert _key(rag.retrieve(q, render=False)) == _key(_full(pg_url).retrieve(q, render=False))
+    assert _count(store, f"SELECT COUNT(*) FROM {LEX}") == n_chunks
+
+
 def test_pg_write_during_the_postings_fill_is_not_missed(
         pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Another process commits a document right after a query filled the postings: its
@@ -188,13 +208,12 @@ def test_pg_refused_postings_fall_back_to_the_loaded_corpus(
         pg_url: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
     """A database that refuses the derived tables (e.g. a role without CREATE) still
     answers every query, from the loaded corpus, and says why in the log."""
-    rag = VizRAG(pg_url, show_progress=False)
-    rag.insert(_docs(DATA)[:8])
-
     def refuse(c: Any) -> None:
         raise StoreError("PostgreSQL store x: permission denied for schema public")
 
     monkeypatch.setattr(lexical, "_create", refuse)
+    rag = VizRAG(pg_url, show_progress=False)
+    rag.insert(_docs(DATA)[:8])  # no postings tables: the writer writes no postings
     fresh = VizRAG(pg_url, show_progress=False)
     with caplog.at_level("WARNING"):
         res = fresh.retrieve(QUESTIONS[2], render=False)

@@ -29,13 +29,15 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from ..base import StoreError
 from ..lookups import passage, passage_title
 from .connection import Pool, QmarkConnection
 
-__all__ = ["LEX", "PAGE", "TERMS", "ensure_lexical"]
+__all__ = [
+    "LEX", "PAGE", "TERMS", "create_tables", "ensure_lexical", "tables_exist", "write_postings",
+]
 
 log = logging.getLogger(__name__)
 
@@ -64,27 +66,21 @@ _MISSING = (f"SELECT c.id, c.text, c.metadata, d.title FROM chunks c JOIN docume
             " ORDER BY c.id LIMIT ?")
 
 
-def _exists(pool: Pool) -> bool:
-    with pool.read() as c:
-        row = c.execute("SELECT to_regclass(?) IS NOT NULL AND to_regclass(?) IS NOT NULL",
-                        (LEX, TERMS)).fetchone()
-    return bool(row[0])
-
-
 def _create(c: QmarkConnection) -> None:
     for statement in _CREATE.split(";"):
         if statement.strip():
             c.execute(statement)
 
 
-def _fill_page(c: QmarkConnection, tokenize: Callable[[str], list[str]]) -> int:
-    """Tokenize up to :data:`PAGE` chunks that have no postings yet; how many were read."""
-    c.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-    rows = c.execute(_MISSING, (PAGE,)).fetchall()
-    counts = {}
-    for cid, text, meta, title in rows:
-        counts[cid] = Counter(tokenize(passage(passage_title(title, meta), text)))
+def write_postings(c: QmarkConnection, passages: Mapping[str, str],
+                   tokenize: Callable[[str], list[str]] | None = None) -> None:
+    """Give the chunks of ``passages`` (chunk id → the passage BM25 reads) their length and
+    postings, in ``c``'s transaction (chunks that have them already are left alone)."""
+    tokenize = tokenize or _ranking_tokens()
+    counts = {cid: Counter(tokenize(text)) for cid, text in passages.items()}
     ids = sorted(counts)
+    if not ids:
+        return
     nums = c.execute(
         f"INSERT INTO {LEX}(chunk_id, length) SELECT v.id, v.n FROM "
         "unnest(?::text[], ?::int[]) AS v(id, n) ON CONFLICT (chunk_id) DO NOTHING "
@@ -101,7 +97,41 @@ def _fill_page(c: QmarkConnection, tokenize: Callable[[str], list[str]]) -> int:
     if terms:
         c.execute(f"INSERT INTO {TERMS}(term, num, tf) SELECT * FROM "
                   "unnest(?::text[], ?::bigint[], ?::int[])", (terms, owners, tfs))
+
+
+def tables_exist(c: QmarkConnection) -> bool:
+    """Whether the postings tables exist (seen from ``c``'s snapshot)."""
+    row = c.execute("SELECT to_regclass(?) IS NOT NULL AND to_regclass(?) IS NOT NULL",
+                    (LEX, TERMS)).fetchone()
+    return bool(row[0])
+
+
+def _ranking_tokens() -> Callable[[str], list[str]]:
+    from ...retrieve.lexical import tokens  # the index must be the ranking's BM25 tokens
+
+    return tokens
+
+
+def _fill_page(c: QmarkConnection, tokenize: Callable[[str], list[str]]) -> int:
+    """Tokenize up to :data:`PAGE` chunks that have no postings yet; how many were read."""
+    c.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+    rows = c.execute(_MISSING, (PAGE,)).fetchall()
+    write_postings(c, {cid: passage(passage_title(title, meta), text)
+                       for cid, text, meta, title in rows}, tokenize)
     return len(rows)
+
+
+def create_tables(pool: Pool) -> str | None:
+    """Create the tables when missing; None when they exist afterwards, else why not (a
+    database that refuses, e.g. a role without the right to create tables)."""
+    try:
+        with pool.read() as c:
+            if tables_exist(c):
+                return None
+        pool.write(_create)
+    except StoreError as exc:
+        return str(exc)
+    return None
 
 
 def _vacuum(pool: Pool) -> None:
@@ -117,17 +147,20 @@ def ensure_lexical(pool: Pool, tokenize: Callable[[str], list[str]]) -> bool:
     """Create the tables when missing and give every chunk its postings; False (lazy
     retrieval falls back to the loaded corpus) when the database refuses, e.g. a role
     without the right to create tables."""
-    try:
-        if not _exists(pool):
-            pool.write(_create)
-        filled = read = pool.write(lambda c: _fill_page(c, tokenize))
-        while read == PAGE:
-            read = pool.write(lambda c: _fill_page(c, tokenize))
-            filled += read
-        if filled:
-            _vacuum(pool)
-    except StoreError as exc:
+    reason = create_tables(pool)
+    if reason is None:
+        try:
+            filled = read = pool.write(lambda c: _fill_page(c, tokenize))
+            while read == PAGE:
+                read = pool.write(lambda c: _fill_page(c, tokenize))
+                filled += read
+        except StoreError as exc:
+            reason = str(exc)
+        else:
+            if filled:
+                _vacuum(pool)
+    if reason is not None:
         log.warning("lazy retrieval unavailable on %s (%s): queries load the whole store",
-                    pool.where, exc)
+                    pool.where, reason)
         return False
     return True

@@ -24,6 +24,7 @@ printed: :attr:`path` is the URL without password.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Iterable, Sequence
 from types import TracebackType
@@ -41,6 +42,7 @@ from ..base import (
     validate_write,
 )
 from ..batch import merge_vectors, split_repeats, vector_changes
+from ..lookups import passage, passage_title
 from ..protocol import SummarizeFn
 from ..sqlite.merge import MentionWriter
 from ..sqlite.reads import StoreReadsMixin
@@ -49,11 +51,14 @@ from ..sqlite.schema import dumps
 from ..sqlite.writes import chunk_collision
 from .connection import Pool, QmarkConnection
 from .inspect import PgInspectMixin
+from .lexical import create_tables, tables_exist, write_postings
 from .lookups import PgQueryLookupsMixin
 from .schema import mask_url, migrate
 from .vectors import PgVectorMixin
 
 __all__ = ["PostgresStore"]
+
+log = logging.getLogger(__name__)
 
 _LOCK_KEYS = (
     "SELECT pg_advisory_xact_lock(h) FROM (SELECT DISTINCT hashtextextended(k, 0) AS h "
@@ -115,6 +120,10 @@ class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin, PgQueryLooku
             self._pool.close()
             raise StoreError(f"cannot prepare PostgreSQL store {self.path}: "
                              f"{str(exc).splitlines()[0] if str(exc) else exc!r}") from exc
+        reason = create_tables(self._pool)  # lazy retrieval's postings (see .lexical)
+        if reason is not None:
+            log.info("%s: no postings tables, queries will load the store (%s)", self.path,
+                     reason)
         self._conn = _ReadConnection(self._pool)  # type: ignore[assignment]
         self._lock = threading.RLock()
         self._bottom: Hypergraph | None = None
@@ -225,6 +234,7 @@ class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin, PgQueryLooku
         removed: list[str] = []
         touched_e: set[str] = set()
         touched_h: set[str] = set()
+        passages: dict[str, str] = {}  # chunk id → the passage BM25 reads
         for it in items:
             doc = it.doc
             row = c.execute("SELECT hash FROM documents WHERE id = ?", (doc.id,)).fetchone()
@@ -245,10 +255,13 @@ class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin, PgQueryLooku
             c.execute("INSERT INTO documents(id, hash, title, text, metadata) "
                       "VALUES (?, ?, ?, ?, ?)",
                       (doc.id, doc.hash, doc.title, doc.text, dumps(doc.metadata)))
+            metas = [dumps(ch.metadata) for ch in it.chunks]
             c.executemany('INSERT INTO chunks(id, doc_id, idx, text, start, "end", metadata) '
                           "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                          [(ch.id, ch.doc_id, ch.index, ch.text, ch.start, ch.end,
-                            dumps(ch.metadata)) for ch in it.chunks])
+                          [(ch.id, ch.doc_id, ch.index, ch.text, ch.start, ch.end, meta)
+                           for ch, meta in zip(it.chunks, metas, strict=True)])
+            passages.update((ch.id, passage(passage_title(doc.title, meta), ch.text))
+                            for ch, meta in zip(it.chunks, metas, strict=True))
             new_e, new_h = writer.write(it.chunks, it.extractions, it.themes)
             doc_e |= new_e
             doc_h |= new_h
@@ -261,6 +274,8 @@ class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin, PgQueryLooku
                 hyperedges_touched=len(doc_h)))
         if not written:
             return writes, 0
+        if tables_exist(c):  # lazy retrieval's postings, in the same transaction
+            write_postings(c, passages)
         writer.flush()
         rebuilt = self._rebuild(c, touched_e, touched_h, summarize, writer)
         chunks = [ch for it in written for ch in it.chunks]
