@@ -12,13 +12,17 @@ hold them, filled with the ranking's own tokenizer (so counts are exact for ever
   with its count (primary key ``(term, num)`` holding ``tf`` too, so a token's postings are
   one range of one index, read without the table: an index-only scan once vacuumed).
 
-They are *derived*: created by the first lazy query, filled for the chunks that lack them
-by each query that finds the store changed (:func:`ensure_lexical`; in pages of
-:data:`PAGE` chunks, each page one transaction, then ``VACUUM (ANALYZE)`` of both tables so
-the planner knows them and the postings index answers alone), and emptied by the writers through
-``ON DELETE CASCADE`` from ``chunks`` (a replaced or deleted document's chunks lose their
-rows; a re-inserted chunk is tokenized again). Dropping them loses nothing. The version in
-their names changes with the tokenizer: a new version has new tables.
+They are *derived* data, kept by the writers: opening a store creates them when missing
+(:func:`create_tables`), every write batch gives the chunks it writes their rows in its own
+transaction (:func:`write_postings`, called by :class:`~.store.PostgresStore`), and a
+replaced or deleted document's chunks lose theirs through ``ON DELETE CASCADE`` from
+``chunks``. Chunks without rows — written by a version that wrote no postings, or before
+the tables existed — get them from the next query that finds the store changed
+(:func:`ensure_lexical`: in pages of :data:`PAGE` chunks, each page one transaction, then
+``VACUUM (ANALYZE)`` of both tables so the planner knows them and the postings index
+answers alone). Dropping the tables loses nothing (the next opening makes them, the next
+query fills them). The version in their names changes with the tokenizer: a new version
+has new tables.
 
 A page is read and written in one ``REPEATABLE READ`` transaction, so its postings are those
 of the chunk rows it read: a writer that deletes or replaces one of them meanwhile makes the

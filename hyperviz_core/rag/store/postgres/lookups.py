@@ -11,7 +11,7 @@ and lazy retrieval then runs the query again on the new state).
 Example (needs a server; see ``tests/test_lazy_query_pg.py``)::
 
     store = PostgresStore("postgresql://...")
-    store.lexical_ready(tokens)          # postings of chunks written since the last query
+    store.lexical_ready(tokens)          # postings of chunks an older writer left without
     store.lexical_postings(["snow"])     # {"snow": (chunk numbers, counts)}
 """
 
@@ -65,9 +65,9 @@ class PgQueryLookupsMixin(ChunkLookupsMixin):
 
     def lexical_ready(self, tokenize: Callable[[str], list[str]] | None = None) -> bool:
         """Whether BM25 candidates can come from the postings: with the ranking's
-        ``tokenize``, the tables are made when missing and the chunks written since the
-        last call get their postings (False without ``tokenize`` or when the database
-        refuses)."""
+        ``tokenize``, the tables are made when missing and the chunks without postings
+        (written by a version that wrote none) get theirs (False without ``tokenize`` or
+        when the database refuses)."""
         if tokenize is None:
             return False
         with self._lock:
