@@ -75,25 +75,33 @@ def _reader(path: str, go: Any, done: Any, out: Any, lazy: bool) -> None:
     out.put((loops, errors))
 
 
-@pytest.mark.parametrize("lazy", [True, False], ids=["lazy", "loaded"])
-def test_reader_process_sees_consistent_snapshots(tmp_path: Path, lazy: bool) -> None:
+def race(spec: str, lazy: bool, timeout: float = 60) -> tuple[int, list[str]]:
+    """A writer process commits 150 new documents one by one into store ``spec`` while a
+    reader process queries it (``lazy`` or loaded) in a loop; both must exit cleanly.
+    Returns the reader's (queries, errors)."""
     ctx = mp.get_context("fork")
-    with VizRAG(tmp_path, show_progress=False) as rag:
-        rag.insert(demo_documents(0, 5))
     go, done, out = ctx.Event(), ctx.Event(), ctx.Queue()
-    writer = ctx.Process(target=_writer, args=(str(tmp_path), _writer_documents(150), go, done))
-    reader = ctx.Process(target=_reader, args=(str(tmp_path), go, done, out, lazy))
+    writer = ctx.Process(target=_writer, args=(spec, _writer_documents(150), go, done))
+    reader = ctx.Process(target=_reader, args=(spec, go, done, out, lazy))
     writer.start()
     reader.start()
     go.set()
     try:
-        loops, errors = out.get(timeout=60)
+        loops, errors = out.get(timeout=timeout)
     finally:
         for p in (writer, reader):
-            p.join(timeout=30)
+            p.join(timeout=timeout / 2)
             if p.is_alive():  # pragma: no cover - only on a hang
                 p.kill()
     assert writer.exitcode == 0 and reader.exitcode == 0
+    return loops, errors
+
+
+@pytest.mark.parametrize("lazy", [True, False], ids=["lazy", "loaded"])
+def test_reader_process_sees_consistent_snapshots(tmp_path: Path, lazy: bool) -> None:
+    with VizRAG(tmp_path, show_progress=False) as rag:
+        rag.insert(demo_documents(0, 5))
+    loops, errors = race(str(tmp_path), lazy)
     assert loops >= 3
     assert errors == [], f"{len(errors)} of {loops} queries failed, first: {errors[0]}"
     with HypergraphStore(tmp_path) as store:

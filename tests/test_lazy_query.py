@@ -38,8 +38,9 @@ MODES = ["vizrag", "hyper-lite", "naive", "text"]
 DATA = Path(__file__).parent / "data"
 
 
-class NoWholeReads(HypergraphStore):
-    """A store that fails a query reading a whole layer, every chunk or every document."""
+class WholeReadsFail:
+    """Mixed into a store class: a query reading a whole layer, every chunk or every
+    document fails (both backends' tests)."""
 
     def bottom(self) -> Any:
         raise AssertionError("a query loaded the whole bottom layer")
@@ -50,13 +51,17 @@ class NoWholeReads(HypergraphStore):
     def chunks(self, ids: Any = None) -> Any:
         if ids is None:
             raise AssertionError("a query read every chunk")
-        return super().chunks(ids)
+        return super().chunks(ids)  # type: ignore[misc]
 
     def documents(self, ids: Any = None) -> Any:
         raise AssertionError("a query read every document")
 
     def document_titles(self, ids: Any = None) -> Any:
         raise AssertionError("a query read every document title")
+
+
+class NoWholeReads(WholeReadsFail, HypergraphStore):
+    """The SQLite store, failing a query that reads a whole layer or every chunk."""
 
 
 @pytest.fixture(autouse=True)
@@ -124,14 +129,19 @@ def test_lazy_equals_full_untitled_and_top_k(tmp_path: Path, data_dir: Path) -> 
     assert len(rag.retrieve(QUESTIONS[-1], top_k=30, render=False).chunks) == min(30, n_chunks)
 
 
-def test_query_never_loads_whole_layers(store_dir: Path) -> None:
-    store = NoWholeReads(store_dir)
+def query_every_mode(store: Any) -> None:
+    """Ask every question in every mode (a :class:`WholeReadsFail` store fails a query that
+    reads a whole layer or every chunk); every question but the stop words finds chunks."""
     rag = VizRAG(store, show_progress=False)
     for mode in MODES:
         for q in QUESTIONS:
             res = rag.retrieve(q, mode=mode, render=False)
             assert res.chunks or q == QUESTIONS[-1]
     store.close()
+
+
+def test_query_never_loads_whole_layers(store_dir: Path) -> None:
+    query_every_mode(NoWholeReads(store_dir))
 
 
 def test_bm25_over_candidates_is_bitwise_the_full_index(data_dir: Path) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_lazy_query import MODES, QUESTIONS, _docs, _key
+from test_lazy_query import MODES, QUESTIONS, WholeReadsFail, _docs, _key, query_every_mode
 
 from hyperviz_core.rag import Document, VizRAG
 from hyperviz_core.rag.retrieve.lazy import LazyCorpus
@@ -62,22 +62,8 @@ def _count(store: PostgresStore, sql: str) -> int:
     return int(store._q(sql)[0][0])
 
 
-class NoWholeReads(PostgresStore):
-    """A store that fails a query reading a whole layer, every chunk or every document."""
-
-    def bottom(self) -> Any:
-        raise AssertionError("a query loaded the whole bottom layer")
-
-    def top(self) -> Any:
-        raise AssertionError("a query loaded the whole top layer")
-
-    def chunks(self, ids: Any = None) -> Any:
-        if ids is None:
-            raise AssertionError("a query read every chunk")
-        return super().chunks(ids)
-
-    def documents(self, ids: Any = None) -> Any:
-        raise AssertionError("a query read every document")
+class NoWholeReads(WholeReadsFail, PostgresStore):
+    """The PostgreSQL store, failing a query that reads a whole layer or every chunk."""
 
 
 def test_pg_lazy_equals_full_and_sqlite_every_mode(pg_store: str, tmp_path: Path) -> None:
@@ -100,13 +86,7 @@ def test_pg_lazy_equals_full_and_sqlite_every_mode(pg_store: str, tmp_path: Path
 
 
 def test_pg_query_never_loads_whole_layers(pg_store: str) -> None:
-    store = NoWholeReads(pg_store)
-    rag = VizRAG(store, show_progress=False)
-    for mode in MODES:
-        for q in QUESTIONS:
-            res = rag.retrieve(q, mode=mode, render=False)
-            assert res.chunks or q == QUESTIONS[-1]
-    store.close()
+    query_every_mode(NoWholeReads(pg_store))
 
 
 def test_pg_writes_keep_the_postings_in_sync(pg_url: str) -> None:
@@ -255,34 +235,18 @@ def test_pg_concurrent_first_queries_make_each_posting_once(
 
 
 def test_pg_reader_process_sees_consistent_snapshots(pg_url: str) -> None:
-    """A process querying lazily while another commits 150 documents one by one: every
-    query answers (the postings of each new chunk are made by the next query; a query the
-    writer changed the store under runs again), and the store ends with every document."""
-    import multiprocessing as mp
-
+    """A process querying lazily while another commits 150 documents one by one (each
+    with its postings): every query answers (a query the writer changed the store under
+    runs again), and the store ends with every document and every chunk's postings."""
     from rag_fakes import demo_documents
-    from test_hardening_concurrency import _reader, _writer, _writer_documents
+    from test_hardening_concurrency import race
 
     with VizRAG(pg_url, show_progress=False) as rag:
         rag.insert(demo_documents(0, 5))
-    ctx = mp.get_context("fork")
-    go, done, out = ctx.Event(), ctx.Event(), ctx.Queue()
-    writer = ctx.Process(target=_writer, args=(pg_url, _writer_documents(150), go, done))
-    reader = ctx.Process(target=_reader, args=(pg_url, go, done, out, True))
-    writer.start()
-    reader.start()
-    go.set()
-    try:
-        loops, errors = out.get(timeout=90)
-    finally:
-        for p in (writer, reader):
-            p.join(timeout=60)
-            if p.is_alive():  # pragma: no cover - only on a hang
-                p.kill()
-    assert writer.exitcode == 0 and reader.exitcode == 0
+    loops, errors = race(pg_url, True, timeout=90)
     assert loops >= 3
     assert errors == [], f"{len(errors)} of {loops} queries failed, first: {errors[0]}"
     with PostgresStore(pg_url) as store:
         assert store.stats().documents == 155
-        assert _count(store, f"SELECT COUNT(*) FROM {LEX}") <= _count(
+        assert _count(store, f"SELECT COUNT(*) FROM {LEX}") == _count(
             store, "SELECT COUNT(*) FROM chunks")
