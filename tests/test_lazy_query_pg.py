@@ -10,6 +10,7 @@ writers' cascades. A real server (``pg_url``, see ``pg_server.py``).
 
 from __future__ import annotations
 
+import random
 import threading
 from pathlib import Path
 from typing import Any
@@ -250,3 +251,45 @@ def test_pg_reader_process_sees_consistent_snapshots(pg_url: str) -> None:
         assert store.stats().documents == 155
         assert _count(store, f"SELECT COUNT(*) FROM {LEX}") == _count(
             store, "SELECT COUNT(*) FROM chunks")
+
+
+def test_pg_token_longer_than_an_index_entry(pg_url: str, tmp_path: Path) -> None:
+    """A run of word characters is one BM25 token — a Chinese paragraph without spaces is
+    one; 1,100 CJK characters are 3,300 bytes, more than a PostgreSQL B-tree entry holds
+    (about 2.7 kB), so the postings keep such a token by digest: the document indexes, and
+    a query holding that token finds it, as on SQLite and on the loaded path."""
+    rng = random.Random(7)  # characters that do not compress
+    blob = "".join(chr(rng.randrange(0x4E00, 0x9FA5)) for _ in range(1100))
+    docs = [Document(id="seq", title="Sequence", text=f"The note {blob} maps to chromosome 7."),
+            Document(id="other", title="Other", text="Chromosome 7 holds many genes.")]
+    rag = VizRAG(pg_url, show_progress=False)
+    rag.insert(docs)
+    sqlite = VizRAG(tmp_path / "s", show_progress=False)
+    sqlite.insert(docs)
+    for q in (f"Where does {blob} map?", "chromosome 7 genes"):
+        got = _key(rag.retrieve(q, render=False))
+        assert got == _key(_full(pg_url).retrieve(q, render=False))
+        assert got == _key(sqlite.retrieve(q, render=False))
+    found = rag.retrieve(f"Where does {blob} map?", render=False).chunks[0]
+    assert found.title == "Sequence" and found.evidence["bm25"] > 0
+
+
+def test_pg_tables_dropped_under_a_running_process(pg_url: str) -> None:
+    """Dropping the postings tables loses nothing, even for a process that already
+    queried: its store generation includes the tables' identity, so its next query reads
+    the remade tables instead of numbers that no longer exist."""
+    docs = _docs(DATA)
+    rag = VizRAG(pg_url, show_progress=False)
+    rag.insert(docs[:12])
+    full = _full(pg_url)
+    for q in QUESTIONS[:3]:
+        assert _key(rag.retrieve(q, render=False)) == _key(full.retrieve(q, render=False))
+    store = rag.store
+    assert isinstance(store, PostgresStore)
+    with store._pool.connection() as conn:
+        conn.execute(f"DROP TABLE {TERMS}, {LEX}")
+    PostgresStore(pg_url).close()  # another process opens the store: the tables come back
+    for q in QUESTIONS[:3]:
+        assert _key(rag.retrieve(q, render=False)) == _key(full.retrieve(q, render=False))
+    assert _count(store, f"SELECT COUNT(*) FROM {LEX}") == _count(
+        store, "SELECT COUNT(*) FROM chunks")

@@ -9,8 +9,9 @@ hold them, filled with the ranking's own tokenizer (so counts are exact for ever
   identity column) and the number of BM25 tokens of its passage (``title + newline +
   text``, the title once, as ranking reads it);
 * ``vizrag_chunk_terms_v1(term, num, tf)`` — the postings: each distinct token of a passage
-  with its count (primary key ``(term, num)`` holding ``tf`` too, so a token's postings are
-  one range of one index, read without the table: an index-only scan once vacuumed).
+  (:func:`term_key`: a token over :data:`MAX_TERM` characters by its digest) with its count
+  (primary key ``(term, num)`` holding ``tf`` too, so a token's postings are one range of
+  one index, read without the table: an index-only scan once vacuumed).
 
 They are *derived* data, kept by the writers: opening a store creates them when missing
 (:func:`create_tables`), every write batch gives the chunks it writes their rows in its own
@@ -31,6 +32,7 @@ page fail to serialize, and the page is tried again (:meth:`~.connection.Pool.wr
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -40,7 +42,8 @@ from ..lookups import passage, passage_title
 from .connection import Pool, QmarkConnection
 
 __all__ = [
-    "LEX", "PAGE", "TERMS", "create_tables", "ensure_lexical", "tables_exist", "write_postings",
+    "LEX", "MAX_TERM", "PAGE", "TERMS", "create_tables", "ensure_lexical", "tables_exist",
+    "term_key", "write_postings",
 ]
 
 log = logging.getLogger(__name__)
@@ -64,6 +67,20 @@ CREATE TABLE IF NOT EXISTS {TERMS} (
     PRIMARY KEY (term, num) INCLUDE (tf));
 CREATE INDEX IF NOT EXISTS {TERMS}_num ON {TERMS}(num);
 """
+
+#: longest token stored as itself; longer ones (a run of letters and digits thousands of
+#: characters long, as in a pasted hash or sequence) are stored by digest, since a B-tree
+#: entry of PostgreSQL holds at most about 2.7 kB
+MAX_TERM = 200
+
+
+def term_key(term: str) -> str:
+    """How ``term`` is stored in the postings: itself, or ``#`` + its SHA-256 when longer
+    than :data:`MAX_TERM` characters (tokens are runs of word characters, never ``#``)."""
+    if len(term) <= MAX_TERM:
+        return term
+    return "#" + hashlib.sha256(term.encode("utf-8")).hexdigest()
+
 
 _MISSING = (f"SELECT c.id, c.text, c.metadata, d.title FROM chunks c JOIN documents d ON "
             f"d.id = c.doc_id WHERE NOT EXISTS (SELECT 1 FROM {LEX} l WHERE l.chunk_id = c.id)"
@@ -95,7 +112,7 @@ def write_postings(c: QmarkConnection, passages: Mapping[str, str],
     tfs: list[int] = []
     for cid, num in sorted(nums):
         for term, tf in sorted(counts[cid].items()):
-            terms.append(term)
+            terms.append(term_key(term))
             owners.append(int(num))
             tfs.append(tf)
     if terms:

@@ -26,7 +26,7 @@ import numpy.typing as npt
 from ...types import Chunk
 from ..lookups import ChunkLookupsMixin, chunk_row, pairs
 from .connection import Pool
-from .lexical import LEX, TERMS, ensure_lexical
+from .lexical import LEX, TERMS, ensure_lexical, term_key
 
 __all__ = ["PgQueryLookupsMixin"]
 
@@ -43,7 +43,6 @@ class PgQueryLookupsMixin(ChunkLookupsMixin):
     """Lookups of lazy retrieval (mixed into :class:`~.store.PostgresStore`)."""
 
     _pool: Pool
-    _data_version: Callable[[], tuple[int, int]]
     _NUM = "l.num"
     _NUM_JOIN = f" JOIN {LEX} l ON l.chunk_id = c.id"
 
@@ -59,9 +58,12 @@ class PgQueryLookupsMixin(ChunkLookupsMixin):
     # ------------------------------------------------------------------ state
     def query_generation(self) -> tuple[int, int, int]:
         """A token that changes whenever a document is written or deleted (by any
-        process): the (count, last id) of ``data_changes``, which every write adds to."""
-        count, last = self._data_version()
-        return count, last, 0
+        process) — the (count, last id) of ``data_changes``, which every write adds to — or
+        the postings tables are made anew (the chunk table's object id: chunk numbers of
+        dropped tables mean nothing)."""
+        row = self._q("SELECT COUNT(*), COALESCE(MAX(id), 0), COALESCE(to_regclass(?)::oid"
+                      "::bigint, 0) FROM data_changes", (LEX,))[0]
+        return int(row[0]), int(row[1]), int(row[2])
 
     def lexical_ready(self, tokenize: Callable[[str], list[str]] | None = None) -> bool:
         """Whether BM25 candidates can come from the postings: with the ranking's
@@ -76,8 +78,9 @@ class PgQueryLookupsMixin(ChunkLookupsMixin):
     def lexical_candidates(self, tokens: Iterable[str]) -> list[tuple[int, Chunk, str]]:
         """(number, chunk, document title) of every chunk whose passage holds a token."""
         with self._lock:
+            keys = sorted({term_key(t) for t in tokens})
             nums = [r[0] for r in self._q(f"SELECT DISTINCT num FROM {TERMS} WHERE "
-                                          "term = ANY(?)", (sorted(set(tokens)),))]
+                                          "term = ANY(?)", (keys,))]
             return sorted(chunk_row(r) for r in self._by_number(self._cols(), nums))
 
     def lexical_postings(self, terms: Iterable[str]) -> dict[str, tuple[IntArray, IntArray]]:
@@ -85,12 +88,12 @@ class PgQueryLookupsMixin(ChunkLookupsMixin):
         postings one index range, sent packed as big-endian integers)."""
         wanted = sorted(set(terms))
         with self._lock:
-            rows = self._q(_POSTINGS, (wanted,))
-        found = {term: (np.frombuffer(nums, dtype=">i8").astype(np.int64),
-                        np.frombuffer(tfs, dtype=">i4").astype(np.int64))
-                 for term, nums, tfs in rows}
+            rows = self._q(_POSTINGS, (sorted({term_key(t) for t in wanted}),))
+        found = {key: (np.frombuffer(nums, dtype=">i8").astype(np.int64),
+                       np.frombuffer(tfs, dtype=">i4").astype(np.int64))
+                 for key, nums, tfs in rows}
         empty = np.zeros(0, dtype=np.int64)
-        return {term: found.get(term, (empty, empty)) for term in wanted}
+        return {term: found.get(term_key(term), (empty, empty)) for term in wanted}
 
     def lexical_lengths(self, measure: Callable[[str], int]) -> tuple[IntArray, IntArray,
                                                                       IntArray]:
