@@ -293,3 +293,70 @@ def test_pg_tables_dropped_under_a_running_process(pg_url: str) -> None:
         assert _key(rag.retrieve(q, render=False)) == _key(full.retrieve(q, render=False))
     assert _count(store, f"SELECT COUNT(*) FROM {LEX}") == _count(
         store, "SELECT COUNT(*) FROM chunks")
+
+
+def _app_role(url: str, name: str) -> str:
+    """A login role granted what an application role typically holds (DML on the tables
+    existing now, sequences), but nothing on the postings tables; its URL."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as c:
+        c.execute(f"DROP ROLE IF EXISTS {name}")
+        c.execute(f"CREATE ROLE {name} LOGIN")
+        c.execute(f"GRANT USAGE ON SCHEMA public TO {name}")
+        c.execute(f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {name}")
+        c.execute(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO {name}")
+        c.execute(f"REVOKE ALL ON {LEX}, {TERMS} FROM {name}")
+        c.execute(f"REVOKE CREATE ON SCHEMA public FROM {name}, PUBLIC")
+    user = url.split("://", 1)[1].split("@", 1)[0]
+    return url.replace(f"//{user}@", f"//{name}@", 1)
+
+
+def test_pg_role_without_rights_on_the_postings_still_writes(
+        pg_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    """An application role granted its rights before the postings tables existed writes
+    documents without postings (it used to write before them); its queries load the store
+    and say why once, not on every query; a query of the owner fills the postings."""
+    docs = _docs(DATA)
+    owner = VizRAG(pg_url, show_progress=False)
+    owner.insert(docs[:5])
+    app = VizRAG(_app_role(pg_url, "vizrag_app"), show_progress=False)
+    app.insert(docs[5:7])
+    assert app.store.stats().documents == 7
+    with caplog.at_level("INFO", logger="hyperviz_core.rag.store.postgres"):
+        for q in QUESTIONS[:4]:
+            assert _key(app.retrieve(q, render=False)) == _key(
+                _full(pg_url).retrieve(q, render=False))
+    warned = [r for r in caplog.records if "lazy retrieval unavailable" in r.getMessage()]
+    assert [r.levelname for r in warned] == ["WARNING"]
+    assert isinstance(app.retriever.query_corpus(), Corpus)
+    q = QUESTIONS[0]
+    assert _key(owner.retrieve(q, render=False)) == _key(_full(pg_url).retrieve(q, render=False))
+    store = owner.store
+    assert isinstance(store, PostgresStore)
+    assert _count(store, f"SELECT COUNT(*) FROM {LEX}") == _count(
+        store, "SELECT COUNT(*) FROM chunks")
+    app.store.close()
+
+
+def test_pg_non_ascii_query_reads_no_passage_texts(
+        pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The postings count non-ASCII tokens exactly, so a query holding one scores from the
+    postings alone (SQLite re-reads and re-tokenizes the candidates' texts for it)."""
+    docs = [Document(id="z", title="Zürich", text="Zürich lies on the Limmat river."),
+            Document(id="b", title="Basel", text="Basel lies on the Rhine river.")]
+    rag = VizRAG(pg_url, show_progress=False)
+    rag.insert(docs)
+    store = rag.store
+    assert isinstance(store, PostgresStore)
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a query re-read passage texts to count its tokens")
+
+    monkeypatch.setattr(store, "lexical_passages", refuse)
+    monkeypatch.setattr(store, "lexical_candidates", refuse)
+    got = _key(rag.retrieve("Which river flows through Zürich?", render=False))
+    assert got["chunks"][0][4] == "Zürich"
+    monkeypatch.undo()
+    assert got == _key(_full(pg_url).retrieve("Which river flows through Zürich?",
+                                              render=False))

@@ -178,7 +178,7 @@ class CandidateIndex:
         view = self.view
         avg = view.avg_len()
         post: dict[str, tuple[IntArray, IntArray]] = {}
-        if toks and all(t.isascii() for t in toks):
+        if toks and (view.exact_postings or all(t.isascii() for t in toks)):
             inexact: set[int] = set()
             for term, (ords, tfs) in view.postings(toks).items():
                 keep = view.exact[ords]
@@ -187,7 +187,8 @@ class CandidateIndex:
             redo = sorted(inexact)
         else:
             found = self.store.lexical_candidates(toks) if toks else []
-            redo = sorted({int(view.ord_of[r[0]]) for r in found})
+            ords = view.ords(np.asarray([r[0] for r in found], dtype=np.int64))
+            redo = sorted({int(o) for o in ords if o >= 0})
         if redo:
             extra = self._count_texts(toks, redo)
             for term in set(toks):

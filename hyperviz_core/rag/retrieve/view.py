@@ -136,6 +136,8 @@ class CorpusView:
         self._catalogue: tuple[list[str], IntArray] | None = None
         self._postings: dict[str, tuple[IntArray, IntArray]] = {}
         self._cached = 0
+        #: the store's postings count every token exactly (PostgreSQL), not ASCII ones only
+        self.exact_postings = bool(getattr(store, "EXACT_POSTINGS", False))
         self._layers: dict[str, LayerIndex] = {}
         self._avg_len: float | None = None
         self._lexicon: QueryLexicon | None = None
@@ -202,9 +204,18 @@ class CorpusView:
             keys.add(self.lead[ordinal])
         return sorted(k for k in keys if k in self.home)
 
+    def ords(self, rowids: IntArray) -> IntArray:
+        """The ordinals of chunk ``rowids`` in this view, -1 for a chunk it does not hold
+        (written after the view was made: the query then runs again on the new state)."""
+        rowids = np.asarray(rowids, dtype=np.int64)
+        inside = (rowids >= 0) & (rowids < self.ord_of.size)
+        out = np.full(rowids.size, -1, dtype=np.int64)
+        out[inside] = self.ord_of[rowids[inside]]
+        return out
+
     def _load_lengths(self) -> None:
         rowids, dl, exact = self.store.lexical_lengths(lambda text: len(tokens(text)))
-        ords = self.ord_of[rowids] if rowids.size else rowids
+        ords = self.ords(rowids)
         keep = ords >= 0
         self.dl = np.zeros(self.n, dtype=np.int64)
         self.exact = np.zeros(self.n, dtype=bool)
@@ -223,8 +234,10 @@ class CorpusView:
                 self._postings[term] = self._postings.pop(term)
         if missing:
             for term, (rowids, tfs) in self.store.lexical_postings(missing).items():
-                self._postings[term] = (self.ord_of[rowids].astype(np.int32),
-                                        tfs.astype(np.int32))
+                ords = self.ords(rowids)
+                known = ords >= 0  # a chunk written after this view: not in it
+                self._postings[term] = (ords[known].astype(np.int32),
+                                        tfs[known].astype(np.int32))
                 self._cached += int(rowids.size)
             while self._cached > POSTINGS_CACHE and len(self._postings) > len(wanted):
                 old = next(iter(self._postings))

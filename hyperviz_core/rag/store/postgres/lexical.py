@@ -120,10 +120,15 @@ def write_postings(c: QmarkConnection, passages: Mapping[str, str],
                   "unnest(?::text[], ?::bigint[], ?::int[])", (terms, owners, tfs))
 
 
-def tables_exist(c: QmarkConnection) -> bool:
-    """Whether the postings tables exist (seen from ``c``'s snapshot)."""
-    row = c.execute("SELECT to_regclass(?) IS NOT NULL AND to_regclass(?) IS NOT NULL",
-                    (LEX, TERMS)).fetchone()
+def tables_exist(c: QmarkConnection, *, writable: bool = False) -> bool:
+    """Whether the postings tables exist (seen from ``c``'s snapshot) — with ``writable``,
+    and this role may insert into both (an application role granted its rights before the
+    tables were made may not: its writes then go without postings, which a query of a role
+    that may fills)."""
+    row = c.execute(
+        "SELECT CASE WHEN to_regclass(?) IS NULL OR to_regclass(?) IS NULL THEN false "
+        "WHEN ? THEN has_table_privilege(?, 'INSERT') AND has_table_privilege(?, 'INSERT') "
+        "ELSE true END", (LEX, TERMS, writable, LEX, TERMS)).fetchone()
     return bool(row[0])
 
 
@@ -164,10 +169,10 @@ def _vacuum(pool: Pool) -> None:
         log.info("VACUUM of the postings on %s failed: %s", pool.where, exc)
 
 
-def ensure_lexical(pool: Pool, tokenize: Callable[[str], list[str]]) -> bool:
-    """Create the tables when missing and give every chunk its postings; False (lazy
-    retrieval falls back to the loaded corpus) when the database refuses, e.g. a role
-    without the right to create tables."""
+def ensure_lexical(pool: Pool, tokenize: Callable[[str], list[str]]) -> str | None:
+    """Create the tables when missing and give every chunk its postings; None when done,
+    else why not (lazy retrieval then falls back to the loaded corpus): the database
+    refused, e.g. a role without the right to create or fill the tables."""
     reason = create_tables(pool)
     if reason is None:
         try:
@@ -180,8 +185,4 @@ def ensure_lexical(pool: Pool, tokenize: Callable[[str], list[str]]) -> bool:
         else:
             if filled:
                 _vacuum(pool)
-    if reason is not None:
-        log.warning("lazy retrieval unavailable on %s (%s): queries load the whole store",
-                    pool.where, reason)
-        return False
-    return True
+    return reason

@@ -17,6 +17,8 @@ Example (needs a server; see ``tests/test_lazy_query_pg.py``)::
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -32,6 +34,11 @@ __all__ = ["PgQueryLookupsMixin"]
 
 IntArray = npt.NDArray[np.int64]
 
+log = logging.getLogger(__name__)
+
+#: seconds before a database that refused the postings tables is asked again
+RETRY_REFUSED_S = 600
+
 _ENTITY_RANKS = "SELECT key, ROW_NUMBER() OVER (ORDER BY key) - 1 AS o FROM entities"
 _FETCH = 100_000
 _POSTINGS = (f"SELECT term, string_agg(int8send(num), ''::bytea ORDER BY num), "
@@ -42,7 +49,12 @@ _POSTINGS = (f"SELECT term, string_agg(int8send(num), ''::bytea ORDER BY num), "
 class PgQueryLookupsMixin(ChunkLookupsMixin):
     """Lookups of lazy retrieval (mixed into :class:`~.store.PostgresStore`)."""
 
+    #: the postings count every token as the ranking does (ASCII or not): a query never
+    #: re-reads candidate texts to count its tokens (SQLite's FTS5 postings are exact for
+    #: ASCII tokens only)
+    EXACT_POSTINGS = True
     _pool: Pool
+    _lexical_refused: float | None = None
     _NUM = "l.num"
     _NUM_JOIN = f" JOIN {LEX} l ON l.chunk_id = c.id"
 
@@ -73,7 +85,18 @@ class PgQueryLookupsMixin(ChunkLookupsMixin):
         if tokenize is None:
             return False
         with self._lock:
-            return ensure_lexical(self._pool, tokenize)
+            refused = getattr(self, "_lexical_refused", None)
+            if refused is not None and time.monotonic() - refused < RETRY_REFUSED_S:
+                return False  # asked again in a while, not on every query
+            reason = ensure_lexical(self._pool, tokenize)
+            if reason is None:
+                self._lexical_refused = None
+                return True
+            log.log(logging.WARNING if refused is None else logging.INFO,
+                    "lazy retrieval unavailable on %s (%s): queries load the whole store "
+                    "(asked again in %d s)", self._pool.where, reason, RETRY_REFUSED_S)
+            self._lexical_refused = time.monotonic()
+            return False
 
     def lexical_candidates(self, tokens: Iterable[str]) -> list[tuple[int, Chunk, str]]:
         """(number, chunk, document title) of every chunk whose passage holds a token."""

@@ -274,7 +274,7 @@ class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin, PgQueryLooku
                 hyperedges_touched=len(doc_h)))
         if not written:
             return writes, 0
-        if tables_exist(c):  # lazy retrieval's postings, in the same transaction
+        if tables_exist(c, writable=True):  # lazy retrieval's postings, same transaction
             write_postings(c, passages)
         writer.flush()
         rebuilt = self._rebuild(c, touched_e, touched_h, summarize, writer)
