@@ -349,10 +349,13 @@ def test_store_changing_under_a_query_reruns_it(store_dir: Path, monkeypatch: An
     assert _key(rag.retrieve(QUESTIONS[0], render=False)) == want
     lazy_tries = retriever_module.LAZY_ATTEMPTS
     assert starts == ["LazyCorpus"] * lazy_tries + ["Corpus"]
+    assert rag.retriever._corpus is not None and store._bottom is not None  # the fallback
     monkeypatch.setattr(store, "query_generation", real)  # a quiet store: one lazy try
     starts.clear()
     assert _key(rag.retrieve(QUESTIONS[0], render=False)) == want
     assert starts == ["LazyCorpus"]
+    # the lazy query let the fallback's loaded corpus and the store's layers go
+    assert rag.retriever._corpus is None and store._bottom is None and store._top is None
 
 
 def test_auto_reads_lazily_only_big_stores(store_dir: Path,

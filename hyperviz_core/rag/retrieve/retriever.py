@@ -184,6 +184,11 @@ class Retriever:
             self._lazy, self._generation = lazy_corpus_for(self.store, self._lazy,
                                                            self._generation)
             if self._lazy is not None:
+                if self._corpus is not None:  # loaded by a fallback: let that memory go
+                    self._corpus = None
+                    release = getattr(self.store, "release_layers", None)
+                    if callable(release):
+                        release()
                 return self._lazy
         return self.corpus()
 
