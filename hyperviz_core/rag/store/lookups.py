@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -69,16 +69,20 @@ class ChunkLookupsMixin:
         return (f'{self._NUM}, c.id, c.doc_id, c.text, c.idx, c.start, c."end", c.metadata, '
                 "d.title")
 
-    def _by_number(self, select: str, nums: Iterable[int], extra: Iterable[Any] = (),
-                   tail: str = "") -> Iterator[Any]:
+    def _rows_in(self, sql: str, items: Iterable[Any], head: Sequence[Any] = ()
+                 ) -> Iterator[Any]:
+        """Rows of ``sql`` whose ``{marks}`` is an ``IN`` list over the distinct ``items``,
+        in batches (``head`` parameters before each batch's)."""
+        for part in _batches(items):
+            yield from self._q(sql.format(marks=",".join("?" * len(part))), [*head, *part])
+
+    def _by_number(self, select: str, nums: Iterable[int], head: Sequence[Any] = ()
+                   ) -> Iterator[Any]:
         """Rows of ``SELECT {select} FROM chunks c <number joins> JOIN documents d ...
-        WHERE <number> IN (...)`` over ``nums`` in batches (``extra`` parameters first)."""
-        head = list(extra)
-        for part in _batches(int(n) for n in nums):
-            marks = ",".join("?" * len(part))
-            yield from self._q(
-                f"SELECT {select} FROM chunks c{self._NUM_JOIN} JOIN documents d ON "
-                f"d.id = c.doc_id WHERE {self._NUM} IN ({marks}){tail}", [*head, *part])
+        WHERE <number> IN (...)`` over ``nums`` (``head`` parameters first)."""
+        return self._rows_in(
+            f"SELECT {select} FROM chunks c{self._NUM_JOIN} JOIN documents d ON "
+            f"d.id = c.doc_id WHERE {self._NUM} IN ({{marks}})", (int(n) for n in nums), head)
 
     def lexical_passages(self, rowids: Iterable[int]) -> dict[int, str]:
         """Chunk number → the passage BM25 reads (title + newline + text)."""
@@ -125,14 +129,10 @@ class ChunkLookupsMixin:
 
     def chunk_rowids(self, ids: Iterable[str]) -> dict[str, int]:
         """Chunk id → number (unknown ids left out)."""
-        out: dict[str, int] = {}
         with self._lock:
-            for part in _batches(ids):
-                marks = ",".join("?" * len(part))
-                out.update((r[0], int(r[1])) for r in self._q(
-                    f"SELECT c.id, {self._NUM} FROM chunks c{self._NUM_JOIN} "
-                    f"WHERE c.id IN ({marks})", part))
-        return out
+            return {r[0]: int(r[1]) for r in self._rows_in(
+                f"SELECT c.id, {self._NUM} FROM chunks c{self._NUM_JOIN} "
+                "WHERE c.id IN ({marks})", ids)}
 
     def chunk_heads(self, rowids: Iterable[int], chars: int) -> dict[int, str]:
         """Chunk number → the first ``chars`` characters of the chunk's text."""
@@ -145,48 +145,37 @@ class ChunkLookupsMixin:
         """Relation hyperedge id → numbers of the chunks it was extracted from."""
         out: dict[str, set[int]] = {}
         with self._lock:
-            for part in _batches(hids):
-                marks = ",".join("?" * len(part))
-                for hid, num in self._q(
-                        f"SELECT m.hid, {self._NUM} FROM hyperedge_mentions m JOIN chunks c "
-                        f"ON c.id = m.chunk_id{self._NUM_JOIN} WHERE m.hid IN ({marks}) AND "
-                        "EXISTS (SELECT 1 FROM hyperedges h WHERE h.id = m.hid AND "
-                        "h.kind = 'relation')", part):
-                    out.setdefault(hid, set()).add(int(num))
+            for hid, num in self._rows_in(
+                    f"SELECT m.hid, {self._NUM} FROM hyperedge_mentions m JOIN chunks c "
+                    f"ON c.id = m.chunk_id{self._NUM_JOIN} WHERE m.hid IN ({{marks}}) AND "
+                    "EXISTS (SELECT 1 FROM hyperedges h WHERE h.id = m.hid AND "
+                    "h.kind = 'relation')", hids):
+                out.setdefault(hid, set()).add(int(num))
         return {k: sorted(v) for k, v in sorted(out.items())}
 
     def chunk_entity_keys(self, rowids: Iterable[int]) -> dict[int, list[str]]:
         """Chunk number → sorted keys of the entities extracted from it."""
         out: dict[int, list[str]] = {}
         with self._lock:
-            for part in _batches(int(r) for r in rowids):
-                marks = ",".join("?" * len(part))
-                for num, key in self._q(
-                        f"SELECT {self._NUM}, m.key FROM chunks c{self._NUM_JOIN} JOIN "
-                        "entity_mentions m ON m.chunk_id = c.id JOIN entities e ON "
-                        f"e.key = m.key WHERE {self._NUM} IN ({marks}) ORDER BY 1, 2", part):
-                    out.setdefault(int(num), []).append(key)
+            for num, key in self._rows_in(
+                    f"SELECT {self._NUM}, m.key FROM chunks c{self._NUM_JOIN} JOIN "
+                    "entity_mentions m ON m.chunk_id = c.id JOIN entities e ON "
+                    f"e.key = m.key WHERE {self._NUM} IN ({{marks}}) ORDER BY 1, 2",
+                    (int(r) for r in rowids)):
+                out.setdefault(int(num), []).append(key)
         return out
 
     def entity_info(self, keys: Iterable[str]) -> dict[str, tuple[str, str]]:
         """Entity key → (name, type) for the keys that exist."""
-        out: dict[str, tuple[str, str]] = {}
         with self._lock:
-            for part in _batches(keys):
-                marks = ",".join("?" * len(part))
-                out.update((r[0], (r[1], r[2])) for r in self._q(
-                    f"SELECT key, name, type FROM entities WHERE key IN ({marks})", part))
-        return out
+            return {r[0]: (r[1], r[2]) for r in self._rows_in(
+                "SELECT key, name, type FROM entities WHERE key IN ({marks})", keys)}
 
     def hyperedge_kinds(self, hids: Iterable[str]) -> dict[str, str]:
         """Hyperedge id → kind (``relation``/``theme``) for the ids that exist."""
-        out: dict[str, str] = {}
         with self._lock:
-            for part in _batches(hids):
-                marks = ",".join("?" * len(part))
-                out.update((r[0], r[1]) for r in self._q(
-                    f"SELECT id, kind FROM hyperedges WHERE id IN ({marks})", part))
-        return out
+            return {r[0]: r[1] for r in self._rows_in(
+                "SELECT id, kind FROM hyperedges WHERE id IN ({marks})", hids)}
 
     def hyperedge_members(self, hids: Iterable[str]) -> dict[str, list[str]]:
         """Hyperedge id → member keys in order (the ids that exist)."""

@@ -82,6 +82,10 @@ def term_key(term: str) -> str:
     return "#" + hashlib.sha256(term.encode("utf-8")).hexdigest()
 
 
+_EXIST = ("SELECT CASE WHEN to_regclass(?) IS NULL OR to_regclass(?) IS NULL THEN false "
+          "WHEN ? THEN has_table_privilege(?, 'INSERT') AND has_table_privilege(?, 'INSERT') "
+          "ELSE true END")
+
 _MISSING = (f"SELECT c.id, c.text, c.metadata, d.title FROM chunks c JOIN documents d ON "
             f"d.id = c.doc_id WHERE NOT EXISTS (SELECT 1 FROM {LEX} l WHERE l.chunk_id = c.id)"
             " ORDER BY c.id LIMIT ?")
@@ -125,11 +129,7 @@ def tables_exist(c: QmarkConnection, *, writable: bool = False) -> bool:
     and this role may insert into both (an application role granted its rights before the
     tables were made may not: its writes then go without postings, which a query of a role
     that may fills)."""
-    row = c.execute(
-        "SELECT CASE WHEN to_regclass(?) IS NULL OR to_regclass(?) IS NULL THEN false "
-        "WHEN ? THEN has_table_privilege(?, 'INSERT') AND has_table_privilege(?, 'INSERT') "
-        "ELSE true END", (LEX, TERMS, writable, LEX, TERMS)).fetchone()
-    return bool(row[0])
+    return bool(c.execute(_EXIST, (LEX, TERMS, writable, LEX, TERMS)).fetchone()[0])
 
 
 def _ranking_tokens() -> Callable[[str], list[str]]:
@@ -151,9 +151,8 @@ def create_tables(pool: Pool) -> str | None:
     """Create the tables when missing; None when they exist afterwards, else why not (a
     database that refuses, e.g. a role without the right to create tables)."""
     try:
-        with pool.read() as c:
-            if tables_exist(c):
-                return None
+        if pool.query(_EXIST, (LEX, TERMS, False, LEX, TERMS))[0][0]:
+            return None  # one statement: no transaction block
         pool.write(_create)
     except StoreError as exc:
         return str(exc)
@@ -176,10 +175,12 @@ def ensure_lexical(pool: Pool, tokenize: Callable[[str], list[str]]) -> str | No
     reason = create_tables(pool)
     if reason is None:
         try:
-            filled = read = pool.write(lambda c: _fill_page(c, tokenize))
-            while read == PAGE:
+            filled = 0
+            while True:
                 read = pool.write(lambda c: _fill_page(c, tokenize))
                 filled += read
+                if read < PAGE:
+                    break
         except StoreError as exc:
             reason = str(exc)
         else:

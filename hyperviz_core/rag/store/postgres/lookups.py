@@ -85,7 +85,7 @@ class PgQueryLookupsMixin(ChunkLookupsMixin):
         if tokenize is None:
             return False
         with self._lock:
-            refused = getattr(self, "_lexical_refused", None)
+            refused = self._lexical_refused
             if refused is not None and time.monotonic() - refused < RETRY_REFUSED_S:
                 return False  # asked again in a while, not on every query
             reason = ensure_lexical(self._pool, tokenize)
