@@ -14,7 +14,9 @@ from hyperviz_core.model import Entity, Hyperedge, Hypergraph
 from hyperviz_core.rag import Document, RankWeights, VizRAG
 from hyperviz_core.rag.retrieve.chunk_index import ChunkIndex
 from hyperviz_core.rag.retrieve.lexicon import (
+    _ALPHA,
     QueryLexicon,
+    alpha_words,
     lexical_text,
     lexicon_for,
     light_stem,
@@ -163,3 +165,13 @@ def test_engine_finds_a_misspelt_name_in_a_long_document(tmp_path: Path) -> None
                            weights=OFF)
     assert "Hypseas" in res.chunks[0].text
     assert "Hypseas" not in off.chunks[0].text
+
+
+def test_alpha_words_fast_path_equals_the_pattern() -> None:
+    """The vocabulary's ASCII fast path (byte translation) gives the pattern's words."""
+    texts = ["".join(map(chr, range(128))), "Don't BUY 2 x_y!\tTab\x0bvt\x1fus", "",
+             "A1b2C3 -- 'quoted' _italic_ snake_case CamelCase", "Straße über Ⅻ ǅ ﬁ"]
+    texts += [chr(a) + chr(b) for a in range(128) for b in range(128) if (a + b) % 7 == 0]
+    for text in texts:
+        assert alpha_words(text) == _ALPHA.findall(text.casefold()), repr(text)
+    assert alpha_words("Straße") == ["strasse"]  # non-ASCII: the pattern, case-folded

@@ -42,11 +42,28 @@ from typing import Protocol
 from ..providers.offline import STOPWORDS, word_tokens
 from ..types import Chunk
 
-__all__ = ["QueryLexicon", "QueryRepair", "lexical_text", "lexicon_for", "light_stem"]
+__all__ = [
+    "QueryLexicon", "QueryRepair", "alpha_words", "lexical_text", "lexicon_for", "light_stem",
+]
 
 _ALPHA = re.compile(r"[^\W\d_]+")
+# ASCII bytes: letters kept, everything else a space (see :func:`alpha_words`)
+_ASCII_LETTERS = bytes(c if chr(c).isascii() and chr(c).isalpha() else 32 for c in range(256))
 _SUFFIXES = (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
 _SIBILANT = ("s", "x", "z", "ch", "sh")
+
+
+def alpha_words(text: str) -> list[str]:
+    """The words of ``text`` as the vocabulary counts them: its maximal runs of letters,
+    case-folded (``[^\\W\\d_]+`` over ``text.casefold()``), by byte translation when
+    ``text`` is ASCII (three times faster than the pattern; the same list).
+
+    >>> alpha_words("Don't BUY 2 x_y!"), alpha_words("Straße über")
+    (['don', 't', 'buy', 'x', 'y'], ['strasse', 'über'])
+    """
+    if text.isascii():
+        return text.encode("ascii").translate(_ASCII_LETTERS).lower().decode("ascii").split()
+    return _ALPHA.findall(text.casefold())
 
 
 def lexical_text(text: str) -> str:
@@ -131,7 +148,7 @@ class QueryLexicon:
                  texts: Iterable[str] | None = None, *, max_forms: int = 3) -> None:
         self.vocabulary: set[str] = set()
         for text in texts if texts is not None else (c.text for c in chunks):
-            self.vocabulary.update(_ALPHA.findall(text.casefold()))
+            self.vocabulary.update(alpha_words(text))
         self.max_forms = max_forms
         self._stems: dict[str, list[str]] = {}
         for w in sorted(self.vocabulary):
