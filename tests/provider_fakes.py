@@ -14,6 +14,7 @@ import hashlib
 import json
 import re
 import socket
+import sys
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -52,6 +53,16 @@ def dead_url() -> str:
     return f"http://127.0.0.1:{port}/v1"
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """Says nothing when a client went away before its answer was written (a timeout test's
+    client): socketserver prints that on stderr from the handler thread, which may be
+    *another* test's captured stderr by then. Any other handler error is printed."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class FakeOpenAI:
     """The fake server (a context manager); ``url`` is its base URL, ``calls`` the count of
     requests per kind."""
@@ -61,7 +72,7 @@ class FakeOpenAI:
         self.faults = faults
         self.calls = {"chat": 0, "emb": 0}
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server = _QuietServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
