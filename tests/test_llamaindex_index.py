@@ -139,6 +139,16 @@ def test_from_store_opens_a_store_built_by_the_engine(tmp_path: Path) -> None:
         VizRAGIndex.from_store(tmp_path / "missing")
 
 
+def test_from_store_takes_a_store_url(pg_url: str) -> None:
+    """A PostgreSQL URL goes to the engine as is (it was checked as a file path)."""
+    with VizRAG(pg_url, show_progress=False) as rag:
+        rag.insert([VizDocument(id="curie", text=CURIE)])
+    index = VizRAGIndex.from_store(pg_url)
+    assert sorted(index.ref_doc_info) == ["curie"]
+    assert index.as_retriever(top_k=1, include_image=False).retrieve("Marie Curie")
+    index.engine.close()
+
+
 def test_store_dir_is_used_and_temp_store_is_owned(tmp_path: Path) -> None:
     index = VizRAGIndex.from_documents(docs(), store_dir=tmp_path / "s")
     assert (tmp_path / "s" / "vizrag.sqlite").is_file()

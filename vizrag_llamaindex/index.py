@@ -50,6 +50,7 @@ from llama_index.core.storage.storage_context import StorageContext
 
 from hyperviz_core.rag import Document as VizDocument
 from hyperviz_core.rag import VizRAG
+from hyperviz_core.rag.store import is_store_url
 
 from .adapters import LlamaIndexChatModel, LlamaIndexEmbedder
 from .documents import (
@@ -165,7 +166,7 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
                     "index.storage_context.persist(persist_dir=...) (the index's own storage "
                     "context), or pass store_dir= to load_index_from_storage")
             store_dir = struct.store_path
-            if not Path(store_dir).exists():
+            if not is_store_url(store_dir) and not Path(store_dir).exists():
                 raise FileNotFoundError(
                     f"the VizRAG store {store_dir} recorded in the index struct is missing; "
                     "pass store_dir= to load_index_from_storage if the directory moved")
@@ -207,11 +208,11 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
     @classmethod
     def from_store(cls, store_dir: str | Path, *, llm: LLM | None = None,
                    embed_model: BaseEmbedding | None = None, **kwargs: Any) -> VizRAGIndex:
-        """Open an existing VizRAG store (e.g. built by ``vizrag index``)."""
-        path = Path(store_dir)
-        if not path.exists():
-            raise FileNotFoundError(f"no VizRAG store at {path}")
-        return cls(store_dir=path, llm=llm, embed_model=embed_model, **kwargs)
+        """Open an existing VizRAG store (e.g. built by ``vizrag index``): a directory or
+        ``.sqlite`` file, or a store URL (``postgresql://...``, given to the engine as is)."""
+        if not is_store_url(store_dir) and not Path(store_dir).exists():
+            raise FileNotFoundError(f"no VizRAG store at {store_dir}")
+        return cls(store_dir=store_dir, llm=llm, embed_model=embed_model, **kwargs)
 
     # ------------------------------------------------------------------ properties
     @property
