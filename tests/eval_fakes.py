@@ -92,3 +92,8 @@ class EmptyVision(_Base):
 
     def reply(self, prompt: str) -> str:
         return '{"answer": []}'
+
+
+def keyless() -> _Base:
+    """A factory that fails as a provider client without its API key does."""
+    raise RuntimeError("The api_key client option must be set")

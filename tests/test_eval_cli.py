@@ -66,6 +66,9 @@ def test_judge_score_markdown(tmp_path: Path, capsys: pytest.CaptureFixture[str]
       "--judge", "offline"], "needs a model"),
     (["eval", "judge", "--questions", Q, "--systems", *_files("gold", "partial"),
       "--judge", "python:eval_fakes:nothing"], "cannot load"),
+    (["eval", "judge", "--questions", Q, "--systems", *_files("gold", "partial"),
+      "--judge", "python:eval_fakes:keyless"], "failed to make a model: RuntimeError: The "
+     "api_key"),
     (["eval", "judge", "--questions", "missing.jsonl", "--systems", *_files("gold", "empty"),
       "--judge", "python:eval_fakes:AlwaysFirst"], "cannot read"),
     (["eval", "table", "5", "--questions", Q], "probes"),

@@ -28,7 +28,11 @@ def load_chat(spec: str | None, flag: str = "--llm") -> Any:
         from ..rag import ChatModel
 
         if isinstance(obj, type) or (not isinstance(obj, ChatModel) and callable(obj)):
-            obj = obj()
+            try:  # user code: e.g. a provider client that finds no API key
+                obj = obj()
+            except Exception as exc:
+                raise ValueError(f"{spec!r} failed to make a model: "
+                                 f"{type(exc).__name__}: {exc}") from None
         if not isinstance(obj, ChatModel):
             raise ValueError(f"{spec!r} is not a ChatModel (needs model_name, complete, "
                              "acomplete)")
