@@ -143,3 +143,45 @@ def test_timeout_option_reaches_the_provider(docs: Path, tmp_path: Path,
             main([*command, "--timeout", "0"])
         assert info.value.code == 2
     assert "--timeout: must be a positive number of seconds" in capsys.readouterr().err
+
+
+def _many(tmp_path: Path, n: int = 30) -> Path:
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for i in range(n):
+        (folder / f"d{i:02d}.txt").write_text(f"Marie Curie met Person {i} in Paris.",
+                                              encoding="utf-8")
+    return folder
+
+
+def test_a_provider_that_fails_every_document_from_the_start_stops_the_run(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    many, store = _many(tmp_path), tmp_path / "s"
+    assert index(many, store, "--llm", f"openai:gpt-x@{dead_url()}", "--max-retries", "0",
+                 "--concurrency", "1") == 2
+    out = capsys.readouterr()
+    report = json.loads(out.out)
+    # the third failure stops the reading; the two documents already running still fail
+    assert 3 <= report["documents_failed"] <= 5 and report["documents_added"] == 0
+    assert report["stopped"].startswith("the provider failed the first 3 documents")
+    assert out.err.strip().splitlines()[-1].startswith("vizrag index: the provider failed")
+    with FakeOpenAI() as fake:  # the server is up: the same command indexes everything
+        assert index(many, store, "--llm", f"openai:gpt-x@{fake.url}") == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["documents_added"] == 30 and again["stopped"] is None
+
+
+def test_provider_failures_after_a_stored_document_are_per_document(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    many, store = _many(tmp_path, 8), tmp_path / "s"
+
+    def after_first(kind: str, n: int) -> Any:  # 3 calls a document, 2 documents in flight
+        return (401, {"error": {"message": "key revoked"}}, {}) if kind == "chat" and n > 6 \
+            else None
+
+    with FakeOpenAI(faults=after_first) as fake:
+        assert index(many, store, "--llm", f"openai:gpt-x@{fake.url}", "--max-retries", "0",
+                     "--concurrency", "1") == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["documents_added"] >= 1 and report["stopped"] is None
+    assert report["documents_added"] + report["documents_failed"] == 8  # every one was tried

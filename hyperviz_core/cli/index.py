@@ -235,6 +235,9 @@ def _run_index(args: argparse.Namespace) -> int:
         finally:
             store.close()
     _print_index(args, report, docs, dup, store.path)
+    if report.stopped is not None:
+        print(f"vizrag index: {report.stopped}", file=sys.stderr)
+        return 2
     return 1 if report.documents_failed else 0
 
 

@@ -14,10 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Protocol, runtime_checkable
 
-from ...model import Entity, Hyperedge
+from ...model import Entity, Hyperedge, Hypergraph
 from ..types import Chunk, ChunkExtraction, ChunkTheme
 
-__all__ = ["Extractor", "KeywordExtractor", "ThemeExtractor", "merge_extractions"]
+__all__ = ["Extractor", "KeywordExtractor", "ThemeExtractor", "extraction_hypergraph",
+           "merge_extractions"]
 
 
 @runtime_checkable
@@ -66,3 +67,17 @@ def merge_extractions(chunk_id: str, parts: Iterable[ChunkExtraction]) -> ChunkE
         chunk_id=chunk_id, entities=list(entities.values()), hyperedges=list(edges.values()),
         skipped=skipped,
     )
+
+
+def extraction_hypergraph(extraction: ChunkExtraction, title: str = "") -> Hypergraph:
+    """The chunk hypergraph G_Di of one extraction (members without an entity are added)."""
+    hg = Hypergraph(metadata={"chunk_id": extraction.chunk_id, "title": title})
+    for ent in extraction.entities:
+        hg.add_entity(ent)
+    for edge in extraction.hyperedges:
+        for m in edge.members:
+            if m not in hg.entities:
+                hg.add_entity(Entity(name=m))
+        if edge.members:
+            hg.add_hyperedge(edge)
+    return hg

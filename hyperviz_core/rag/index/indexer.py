@@ -34,12 +34,13 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from ...model import Entity, Hypergraph
+from ..extract.base import extraction_hypergraph
 from ..providers.offline import HashingEmbedder
 from ..providers.protocols import ChatModel, Embedder
 from ..providers.retry import with_retries
 from ..store import DocumentInput, StoreProtocol, VectorsArg, open_store
 from ..types import Chunk, ChunkExtraction, ChunkTheme, Document
+from .breaker import StartBreaker
 from .chunking import chunk_document
 from .commit import GroupCommit
 from .guards import FiniteEmbedder, check_document, printable
@@ -60,20 +61,6 @@ from .workers import ExtractionPool, clean_extraction, clean_theme, process_safe
 __all__ = ["IndexReport", "Indexer", "extraction_hypergraph", "run_sync"]
 
 log = logging.getLogger(__name__)
-
-
-def extraction_hypergraph(extraction: ChunkExtraction, title: str = "") -> Hypergraph:
-    """The chunk hypergraph G_Di of one extraction (members without an entity are added)."""
-    hg = Hypergraph(metadata={"chunk_id": extraction.chunk_id, "title": title})
-    for ent in extraction.entities:
-        hg.add_entity(ent)
-    for edge in extraction.hyperedges:
-        for m in edge.members:
-            if m not in hg.entities:
-                hg.add_entity(Entity(name=m))
-        if edge.members:
-            hg.add_hyperedge(edge)
-    return hg
 
 
 class Indexer:
@@ -273,8 +260,9 @@ class Indexer:
             bar.close()
             if pool is not None:
                 pool.close()
-        report.documents_removed = await asyncio.to_thread(  # what text files no longer make
-            clean_up, self.store, ledger, self.delete, report.errors)
+        if report.stopped is None:  # a stopped run read only some of a file's parts
+            report.documents_removed = await asyncio.to_thread(  # what files no longer make
+                clean_up, self.store, ledger, self.delete, report.errors)
         finish_report(report, self.usage, before, t0, self.store)
         return report
 
@@ -291,6 +279,8 @@ class Indexer:
         # with extraction processes, each may hold documents beside the one being written
         limit = self.max_inflight_bytes * (1 + (pool.workers if pool else 0))
 
+        breaker = StartBreaker()
+
         async def one(doc: Document) -> None:
             try:
                 await self._index_document(doc, sem, group, report, pool)
@@ -299,6 +289,9 @@ class Indexer:
                 report.documents_failed += 1
                 report.errors.append(f"{printable(doc.id)}: {type(exc).__name__}: {exc}")
                 log.warning("indexing %s failed: %s", printable(doc.id), exc)
+                breaker.failure(exc)  # ... unless the provider failed every one so far
+            else:
+                breaker.success()
 
         def done(task: asyncio.Task[None]) -> None:
             _, size = running.pop(task)
@@ -306,6 +299,8 @@ class Indexer:
             tick(bar, size, report, t0)
 
         for doc in docs:
+            if breaker.reason is not None:
+                break
             if not self._embedder_checked:  # fail fast on a dimension mismatch
                 self.store.check_embedder(self.embedder.name, self.embedder.dim)
                 self._embedder_checked = True
@@ -324,6 +319,9 @@ class Indexer:
             finished, _ = await asyncio.wait(list(running), return_when=asyncio.FIRST_COMPLETED)
             for task in finished:
                 done(task)
+        report.stopped = breaker.reason
+        if breaker.reason is not None:
+            log.warning("indexing stopped: %s", breaker.reason)
 
     # ------------------------------------------------------------------ pipeline
     async def _index_document(

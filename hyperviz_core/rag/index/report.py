@@ -34,6 +34,9 @@ class IndexReport(BaseModel):
     whole-file document now that it is split), deleted once the file's documents were all
     stored (:mod:`~hyperviz_core.rag.index.replace`)."""
     errors: list[str] = Field(default_factory=list)
+    stopped: str | None = None
+    """Why the run stopped before its last document (:mod:`~.breaker`: the provider failed
+    the first documents and none was stored); None when it read them all."""
     chunks: int = 0
     entities: int = 0
     hyperedges: int = 0
