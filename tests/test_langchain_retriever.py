@@ -17,7 +17,7 @@ from langchain_tests.integration_tests import RetrieversIntegrationTests
 from pydantic import Field
 from rag_fakes import PNG_MAGIC, demo_documents
 
-from hyperviz_core.rag import VizRAG
+from hyperviz_core.rag import IndexingError, VizRAG
 from vizrag_langchain import IMAGE_DOC_TYPE, VizRAGRetriever, is_image_document
 
 QUERY = "Who founded Iron Maiden?"
@@ -179,3 +179,29 @@ def test_add_documents_takes_ids_and_refuses_unknown_options(tmp_path: Path) -> 
     assert sorted(d.id for d in retriever._engine.store.documents()) == sorted(
         ["ada", "ada2", "babbage", *fallback])
     retriever.close()
+
+
+class RefusesBabbage(BaseChatModel):
+    """An empty extraction, except for texts naming Babbage: a revoked key's error."""
+
+    @property
+    def _llm_type(self) -> str:
+        return "refuses-babbage"
+
+    def _generate(self, messages: list[BaseMessage], stop: list[str] | None = None,
+                  run_manager: Any = None, **kwargs: Any) -> ChatResult:
+        if "Babbage" in str(messages[-1].content):
+            raise PermissionError("401: key revoked")
+        answer = '{"entities": [], "relations": []}'
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=answer))])
+
+
+def test_add_documents_raises_when_a_document_fails(tmp_path: Path) -> None:
+    retriever = VizRAGRetriever.from_documents([], store=tmp_path / "f", chat=RefusesBabbage())
+    docs = [Document(page_content="Ada Lovelace wrote notes.", id="ada"),
+            Document(page_content="Charles Babbage designed the engine.", id="cb")]
+    with pytest.raises(IndexingError, match=r"1 document failed to index \(cb: "):
+        retriever.add_documents(docs)
+    assert [d.id for d in retriever.engine.store.documents()] == ["ada"]  # the other is kept
+    with pytest.raises(IndexingError, match="key revoked"):
+        asyncio.run(retriever.aadd_documents(docs[1:]))

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,10 +17,13 @@ pytest.importorskip("llama_index.core")
 from llama_index.core import Document, Settings, StorageContext, load_index_from_storage
 from llama_index.core.data_structs.registry import INDEX_STRUCT_TYPE_TO_INDEX_STRUCT_CLASS
 from llama_index.core.indices.registry import INDEX_STRUCT_TYPE_TO_INDEX_CLASS
+from llama_index.core.llms import CompletionResponse, CustomLLM, LLMMetadata
+from llama_index.core.llms.callbacks import llm_completion_callback
+from llama_index.core.node_parser import SentenceSplitter
 from llama_index.core.schema import TextNode
 
 from hyperviz_core.rag import Document as VizDocument
-from hyperviz_core.rag import VizRAG, chunk_document
+from hyperviz_core.rag import IndexingError, VizRAG, chunk_document
 from vizrag_llamaindex import IndexVizRAG, VizRAGIndex
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -243,3 +247,42 @@ def test_backup_needs_a_file_backed_store(tmp_path: Path) -> None:
     with VizRAG(target.parent, show_progress=False) as copy:
         assert copy.stats().documents == 1
     assert not list((tmp_path / "copy").glob("*.tmp"))
+
+
+class _Switch(CustomLLM):
+    """Answers an empty extraction, or fails as a provider whose key was revoked."""
+
+    broken: bool = False
+
+    @property
+    def metadata(self) -> LLMMetadata:
+        return LLMMetadata(model_name="switch")
+
+    @llm_completion_callback()
+    def complete(self, prompt: str, formatted: bool = False, **kwargs: Any
+                 ) -> CompletionResponse:
+        if self.broken:
+            raise PermissionError("401: key revoked")
+        return CompletionResponse(text='{"entities": [], "relations": []}')
+
+    @llm_completion_callback()
+    def stream_complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+
+def test_a_failed_replacement_raises_and_keeps_the_stored_version(tmp_path: Path) -> None:
+    """A changed document whose new nodes fail is an IndexingError, and its old nodes stay
+    (they were deleted as stale after the failed write: the document was lost)."""
+    llm = _Switch()
+    index = VizRAGIndex.from_documents(
+        [Document(text=LONG, id_="ada")], llm=llm, store_dir=tmp_path / "s",
+        transformations=[SentenceSplitter(chunk_size=128, chunk_overlap=0)])
+    before = index.ref_doc_info["ada"].node_ids
+    assert len(before) > 1
+    llm.broken = True
+    with pytest.raises(IndexingError, match=r"1 document failed to index .*key revoked"):
+        index.insert(Document(text="Ada Lovelace wrote notes.", id_="ada"))
+    assert index.ref_doc_info["ada"].node_ids == before
+    llm.broken = False
+    index.insert(Document(text="Ada Lovelace wrote notes.", id_="ada"))
+    assert len(index.ref_doc_info["ada"].node_ids) == 1

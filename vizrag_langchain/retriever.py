@@ -122,7 +122,7 @@ class VizRAGRetriever(BaseRetriever):
         (nothing is silently ignored)."""
         docs = _engine_documents(documents, ids, kwargs)
         if docs:
-            self._engine.insert(docs)
+            self._engine.insert(docs).raise_for_failures()
         return [d.id for d in docs]
 
     async def aadd_documents(self, documents: Sequence[Document], *,
@@ -131,7 +131,7 @@ class VizRAGRetriever(BaseRetriever):
         """Async :meth:`add_documents`."""
         docs = _engine_documents(documents, ids, kwargs)
         if docs:
-            await self._engine.ainsert(docs)
+            (await self._engine.ainsert(docs)).raise_for_failures()
         return [d.id for d in docs]
 
     def delete(self, ids: Sequence[str]) -> None:

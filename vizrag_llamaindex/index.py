@@ -255,7 +255,7 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
                      if self._splitters else [to_engine_document(d) for d in whole])
             self._replace(whole, parts, stored)
         if nodes:
-            self._engine.insert([to_engine_document(d) for d in nodes])
+            self._engine.insert([to_engine_document(d) for d in nodes]).raise_for_failures()
 
     async def _aadd(self, docs: Sequence[BaseNode], stored: Stored | None = None) -> None:
         whole, nodes = self._split(docs)
@@ -264,7 +264,8 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
                      if self._splitters else [to_engine_document(d) for d in whole])
             await asyncio.to_thread(self._replace, whole, parts, stored)
         if nodes:
-            await self._engine.ainsert([to_engine_document(d) for d in nodes])
+            (await self._engine.ainsert([to_engine_document(d) for d in nodes])
+             ).raise_for_failures()
 
     def _replace(self, documents: Sequence[Document], parts: Sequence[VizDocument],
                  stored: Stored | None = None) -> None:
@@ -277,8 +278,8 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         if self._splitters and not self._index_struct.transformed:
             self._index_struct.transformed = True  # recorded with the index when persisted
             self._storage_context.index_store.add_index_struct(self._index_struct)
-        if parts:
-            self._engine.insert(list(parts))
+        if parts:  # a failed part raises here, before anything of the old version goes
+            self._engine.insert(list(parts)).raise_for_failures()
         for doc_id in stale:
             self._engine.delete(doc_id)
 

@@ -35,6 +35,7 @@ from .hooks import EVENTS, STAGES, Hook, HookEvent
 from .index import (
     DocumentStream,
     Indexer,
+    IndexingError,
     IndexReport,
     LoaderError,
     chunk_document,
@@ -151,6 +152,7 @@ __all__ = [
     "HypergraphStore",
     "IndexReport",
     "Indexer",
+    "IndexingError",
     "KeywordExtractor",
     "LLMDescriptionSummarizer",
     "LLMExtractor",

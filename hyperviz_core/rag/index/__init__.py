@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .chunking import chunk_document, chunk_documents
+from .errors import IndexingError
 from .indexer import Indexer, IndexReport
 from .loaders import LoaderError, load_documents
 from .stream import DocumentStream
@@ -12,6 +13,7 @@ __all__ = [
     "DocumentStream",
     "IndexReport",
     "Indexer",
+    "IndexingError",
     "LoaderError",
     "chunk_document",
     "chunk_documents",

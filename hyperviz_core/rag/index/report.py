@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, Field
 
 from ..store.base import StoreStats
+from .errors import IndexingError
 
 __all__ = ["IndexReport", "busy", "finish_report", "inflight", "progress", "run_sync", "tick",
            "usage_numbers"]
@@ -59,6 +60,25 @@ class IndexReport(BaseModel):
     store: StoreStats | None = None
     compacted_bytes: int = 0
     """Bytes freed by ``vizrag index --compact`` (0 without it)."""
+
+    def raise_for_failures(self) -> None:
+        """Raise :class:`~.errors.IndexingError` when a document failed or the run stopped
+        early (as ``requests``' ``raise_for_status``); nothing otherwise.
+
+        >>> IndexReport(documents_added=2).raise_for_failures()
+        >>> IndexReport(documents_failed=1, errors=["d1: ProviderError: down"]
+        ...             ).raise_for_failures()  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        hyperviz_core...IndexingError: 1 document failed to index (d1: ProviderError: down)
+        """
+        if not self.documents_failed and self.stopped is None:
+            return
+        n = self.documents_failed
+        shown = "; ".join(self.errors[:3]) + ("; ..." if len(self.errors) > 3 else "")
+        stop = f"; {self.stopped}" if self.stopped else ""
+        raise IndexingError(f"{n} document{'s' if n != 1 else ''} failed to index ({shown})"
+                            f"{stop}", self)
 
     def summary(self) -> str:
         """One human-readable line."""
