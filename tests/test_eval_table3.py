@@ -70,6 +70,12 @@ def test_fake_models_from_a_hif(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert any("FAKE export oracle" in n for n in t["notes"])  # type: ignore[attr-defined]
     assert len(list((tmp_path / "o").glob("*.text.jsonl"))) == 1
     assert (tmp_path / "o" / "probes" / "probes.jsonl").is_file()
+    # the files that run wrote, given back, pair as the same model (one row, same figures)
+    again = _table(["eval", "table", "3", "--probes", str(tmp_path / "o" / "probes" /
+                                                          "probes.jsonl"),
+                    "--answers", *map(str, (tmp_path / "o").glob("*.image.jsonl")),
+                    "--text-answers", *map(str, (tmp_path / "o").glob("*.text.jsonl"))], capsys)
+    assert [r[1:] for r in again["rows"]] == [row[1:]]  # type: ignore[union-attr]
 
 
 def test_text_condition_sends_the_caption_and_no_image(probes_dir: Path) -> None:

@@ -36,7 +36,8 @@ def add_probe_options(p: argparse.ArgumentParser) -> None:
                    help="tables 5, 3 (image condition): probe answers files (one per model, "
                    "named by file stem)")
     p.add_argument("--text-answers", nargs="+", default=None, metavar="FILE",
-                   help="table 3: answers of the text-only condition (named by file stem)")
+                   help="table 3: answers of the text-only condition (named by file stem; "
+                   "M.image.jsonl and M.text.jsonl, as --out writes them, pair as M)")
     p.add_argument("--models", nargs="+", default=None, metavar="SPEC",
                    help="tables 5, 3, 2c: vision models to ask (provider:model, "
                    "python:module:NAME, or 'fake' = FAKE export oracle)")
@@ -188,15 +189,23 @@ def _table3_probes(args: argparse.Namespace) -> tuple[list[Any], Path]:
     return probes, base
 
 
+def _model_of(path: str, condition: str) -> str:
+    """The model an answers file of table 3 holds: its file stem, less the ``.image`` /
+    ``.text`` that ``--models ... --out`` names its files with (``m.image.jsonl`` and
+    ``m.text.jsonl`` pair as model ``m``)."""
+    stem = Path(path).stem
+    return stem[: -len(condition)] if stem.endswith(condition) and stem != condition else stem
+
+
 def _table3(args: argparse.Namespace) -> Any:
     from ..eval import CaptionReaderTextModel, ask_text_probes, table3
     from ..probe import ExportOracleVisionModel, ProbeAnswer, ask_probes, read_jsonl, write_jsonl
     from .eval_common import progress as _progress
 
     probes, base = _table3_probes(args)
-    image: dict[str, list[Any]] = {Path(f).stem: read_jsonl(f, ProbeAnswer)
+    image: dict[str, list[Any]] = {_model_of(f, ".image"): read_jsonl(f, ProbeAnswer)
                                    for f in args.answers or []}
-    text: dict[str, list[Any]] = {Path(f).stem: read_jsonl(f, ProbeAnswer)
+    text: dict[str, list[Any]] = {_model_of(f, ".text"): read_jsonl(f, ProbeAnswer)
                                   for f in args.text_answers or []}
     if args.models:
         fake_name = ExportOracleVisionModel({}).model_name
