@@ -325,7 +325,7 @@ class CorpusView:
                 rows = np.repeat(np.arange(inc.shape[0], dtype=np.int64), np.diff(inc.indptr))
                 men = self.store.mention_rowids()
                 chunk_ord = self.ord_of[men[:, 0]] if men.size else men[:, 0]
-                self._walk = EntityWalk.from_arrays(  # any order: the matrices sort them
+                self._walk = EntityWalk.from_arrays(
                     keys, inc.shape[1], (rows, inc.indices.astype(np.int64)),
                     (chunk_ord, ent_ord[men[:, 1]]), self.n)
         return self._walk

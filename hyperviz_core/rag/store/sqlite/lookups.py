@@ -46,7 +46,6 @@ from .fts import (
     postings,
     store_lengths,
 )
-from .numbers import ensure_numbers, incidence_numbers, mention_numbers, numbers_ready
 from .writes import WRITES_KEY
 
 __all__ = ["QueryLookupsMixin"]
@@ -161,36 +160,20 @@ class QueryLookupsMixin(ChunkLookupsMixin):
     def layer_structure(self, kind: str) -> tuple[list[str], IntArray, IntArray]:
         """The incidence structure of the hyperedges of ``kind`` without their texts:
         (their ids sorted, their rowids in that order, (hyperedge rowid, entity rowid)
-        pairs in (id, member position) order) — from the integer copy of :mod:`.numbers`
-        when the store has it (or, writable, makes it), else from the texts."""
+        pairs in (id, member position) order)."""
         with self._lock:
             rows = self._q("SELECT id, rowid FROM hyperedges WHERE kind = ? ORDER BY id",
                            (kind,))
-            rowids = np.asarray([r[1] for r in rows], dtype=np.int64)
-            if self._numbers():
-                found = incidence_numbers(self._conn, kind)
-                if found.size:  # rowid order -> id order (members keep their order)
-                    rank = np.full(int(max(found[:, 0].max(), rowids.max(initial=0))) + 1,
-                                   len(rows), dtype=np.int64)
-                    rank[rowids] = np.arange(len(rows), dtype=np.int64)
-                    found = found[np.argsort(rank[found[:, 0]], kind="stable")]
-            else:
-                found = pairs(self._conn.execute(
-                    "SELECT h.rowid, e.rowid FROM incidences i JOIN hyperedges h ON h.id = "
-                    "i.hid JOIN entities e ON e.key = i.entity_key WHERE h.kind = ? "
-                    "ORDER BY i.hid, i.position", (kind,)))
-        return [r[0] for r in rows], rowids, found
+            found = pairs(self._conn.execute(
+                "SELECT h.rowid, e.rowid FROM incidences i JOIN hyperedges h ON h.id = i.hid "
+                "JOIN entities e ON e.key = i.entity_key WHERE h.kind = ? "
+                "ORDER BY i.hid, i.position", (kind,)))
+        return ([r[0] for r in rows], np.asarray([r[1] for r in rows], dtype=np.int64),
+                found)
 
     def mention_rowids(self) -> IntArray:
         """Distinct (chunk rowid, entity rowid) pairs of every mention of an entity."""
         with self._lock:
-            if self._numbers():
-                return mention_numbers(self._conn)
             return pairs(self._conn.execute(
                 "SELECT c.rowid, e.rowid FROM entity_mentions m JOIN chunks c ON "
                 "c.id = m.chunk_id JOIN entities e ON e.key = m.key"))
-
-    def _numbers(self) -> bool:
-        """Whether the integer copies of :mod:`.numbers` can be read (made when missing on
-        a writable store)."""
-        return numbers_ready(self._conn) if self.read_only else ensure_numbers(self._conn)

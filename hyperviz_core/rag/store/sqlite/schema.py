@@ -20,12 +20,12 @@ from typing import Any
 
 from ..base import STORE_URL, StoreError, redact_url
 from ..compact import COMPACT_META
-from .numbers import create_numbers
 
 __all__ = [
     "FORMAT", "OLDEST_SCHEMA", "SCHEMA_VERSION", "STORE_FILENAME", "classify_error",
     "connect_read_only", "damaged", "dumps", "init_schema", "loads", "open_connection",
-    "required_tables", "resolve_path", "statements", "validate"]
+    "required_tables", "resolve_path", "statements", "validate",
+]
 
 FORMAT = "vizrag-store"
 SCHEMA_VERSION = 3
@@ -134,7 +134,11 @@ def _small_dict(items: tuple[tuple[str, Any], ...]) -> str:
 
 def loads(text: str) -> Any:
     """Inverse of :func:`dumps`."""
-    return {} if text == "{}" else [] if text == "[]" else _DECODER.decode(text)
+    if text == "{}":
+        return {}
+    if text == "[]":
+        return []
+    return _DECODER.decode(text)
 
 
 def resolve_path(path: str | Path) -> Path:
@@ -174,11 +178,9 @@ def statements(script: str) -> list[str]:
 
 
 def init_schema(conn: sqlite3.Connection, version: str) -> None:
-    """Create the schema (and the derived :mod:`.numbers`, empty) in an open write
-    transaction of a new store."""
+    """Create the schema in an open write transaction; idempotent (``IF NOT EXISTS``)."""
     for stmt in statements(SCHEMA):
         conn.execute(stmt)
-    create_numbers(conn)
     conn.executemany(
         "INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)",
         [
