@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import warnings
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +19,8 @@ from llama_index.core.node_parser import SentenceSplitter
 from llama_index.core.schema import BaseNode, TransformComponent
 
 from vizrag_llamaindex import VizRAGIndex
+from vizrag_llamaindex.documents import ref_doc_of
+from vizrag_llamaindex.nodes import REF_DOC_KEY
 
 CURIE = ("Marie Curie worked with Pierre Curie in Paris. She studied radioactivity at the "
          "Sorbonne. " * 12)
@@ -40,7 +43,7 @@ def stored(index: VizRAGIndex) -> dict[str, list[str]]:
 def engine_docs(index: VizRAGIndex, ref: str) -> list[str]:
     """Ids of the engine documents stored for the LlamaIndex document ``ref``."""
     return sorted(d.id for d in index.engine.store.documents()
-                  if d.metadata.get("ref_doc_id", d.id) == ref)
+                  if ref_doc_of(d) == ref)
 
 
 class Tagger(TransformComponent):
@@ -122,7 +125,7 @@ def test_the_caller_s_documents_are_not_changed_and_the_last_of_one_id_counts() 
     twice = [Document(text=CURIE, id_="x"), Document(text=EINSTEIN, id_="x")]
     index.refresh_ref_docs(twice)
     texts = [d.text for d in index.engine.store.documents()
-             if d.metadata.get("ref_doc_id") == "x"]
+             if ref_doc_of(d) == "x"]
     assert texts and all("Einstein" in t for t in texts)  # the last of one id
     assert index.refresh_ref_docs([twice[1]]) == [False]
 
@@ -164,3 +167,35 @@ def test_refresh_reads_the_stored_documents_once(monkeypatch: pytest.MonkeyPatch
     changed = Document(text=CURIE + " She won two Nobel Prizes.", id_="curie")
     assert index.refresh_ref_docs([docs()[1], changed]) == [False, True]
     assert len(calls) == 1  # the check and the replacement share one read
+
+
+def test_a_users_own_ref_doc_id_metadata_links_nothing() -> None:
+    """A document whose own metadata says ``ref_doc_id: A`` (a note pointing at its source)
+    is its own document: replacing or deleting A leaves it (it was deleted as A's node)."""
+    for tr in (None, [splitter()]):
+        index = VizRAGIndex.from_documents(
+            [Document(text=CURIE, id_="A"),
+             Document(text=EINSTEIN, id_="B", metadata={"ref_doc_id": "A"})],
+            transformations=tr)
+        assert sorted(index.ref_doc_info) == ["A", "B"]
+        assert index.ref_doc_info["B"].metadata == {"ref_doc_id": "A"}  # the user's, kept
+        index.insert(Document(text=CURIE + " She moved to Warsaw.", id_="A"))  # replaced
+        index.delete_ref_doc("A")
+        assert sorted(index.ref_doc_info) == ["B"], tr
+        node = index.as_retriever(top_k=1, include_image=False).retrieve("Einstein")[0].node
+        assert node.metadata["ref_doc_id"] == "A" and node.ref_doc_id == "B"
+
+
+def test_nodes_stored_by_an_earlier_version_stay_linked(tmp_path: Path) -> None:
+    """Earlier versions stored the link as ``ref_doc_id`` beside the document hash."""
+    index = VizRAGIndex.from_documents([Document(text=CURIE, id_="A")],
+                                       transformations=[splitter()], store_dir=tmp_path / "s")
+    store = index.engine.store
+    for doc in store.documents():  # rewrite the nodes as an earlier version stored them
+        meta = dict(doc.metadata)
+        meta["ref_doc_id"] = meta.pop(REF_DOC_KEY)
+        index.engine.insert([doc.model_copy(update={"metadata": meta})])
+    assert sorted(index.ref_doc_info) == ["A"]
+    assert "ref_doc_id" not in index.ref_doc_info["A"].metadata
+    index.delete_ref_doc("A")
+    assert index.ref_doc_info == {}

@@ -28,7 +28,7 @@ from llama_index.core.schema import BaseNode, Document, MetadataMode, TransformC
 from hyperviz_core.rag import Document as VizDocument
 from hyperviz_core.rag import json_safe_metadata
 
-from .nodes import EXCLUDED_KEY, REF_DOC_KEY, REF_HASH_KEY
+from .nodes import EXCLUDED_KEY, REF_DOC_KEY, REF_HASH_KEY, stored_ref
 
 __all__ = [
     "asplit_documents",
@@ -45,7 +45,7 @@ def to_engine_document(node: BaseNode, ref_hash: str | None = None) -> VizDocume
     """A LlamaIndex document/node as an engine document with the same id (``id_``).
 
     A node that came from a document (``node.ref_doc_id``, e.g. ``SentenceSplitter`` output)
-    keeps it in its metadata (``"ref_doc_id"``), so the index groups, returns and deletes
+    keeps it in its metadata (:data:`~.nodes.REF_DOC_KEY`), so the index groups, returns and deletes
     it as part of that document (``ref_hash``: that document's hash, for
     :func:`unchanged`); the keys the node excludes from the LLM and the embedder are stored
     with it and excluded again on the retrieved nodes.
@@ -69,7 +69,7 @@ def to_engine_document(node: BaseNode, ref_hash: str | None = None) -> VizDocume
 def ref_doc_of(doc: VizDocument) -> str:
     """The LlamaIndex document an engine document belongs to (itself, or the document the
     inserted node came from)."""
-    return str(doc.metadata.get(REF_DOC_KEY) or doc.id)
+    return stored_ref(doc.metadata) or doc.id
 
 
 def _latest(documents: Sequence[Document]) -> list[Document]:

@@ -36,6 +36,7 @@ __all__ = [
     "chunk_nodes",
     "image_node",
     "is_image_node",
+    "stored_ref",
     "user_metadata",
 ]
 
@@ -46,8 +47,13 @@ ENGINE_BOOKKEEPING: tuple[str, ...] = ("source", "part", "offset", "title_inferr
 """Keys VizRAG's own loaders and title inference add to a document: kept on the node,
 never shown to the LLM."""
 
-REF_DOC_KEY = "ref_doc_id"
-"""Stored metadata key: the LlamaIndex document an inserted node came from."""
+REF_DOC_KEY = "_llamaindex_ref_doc_id"
+"""Stored metadata key: the LlamaIndex document an inserted node came from (private, like
+the others: a user's own ``"ref_doc_id"`` metadata is the user's and links nothing)."""
+
+LEGACY_REF_DOC_KEY = "ref_doc_id"
+"""The key earlier versions stored the link under; read only beside :data:`REF_HASH_KEY`,
+which only this package writes (a transformed document's node)."""
 
 EXCLUDED_KEY = "_llamaindex_excluded"
 """Stored metadata key: the inserted document's excluded metadata keys (``llm``, ``embed``)."""
@@ -115,9 +121,22 @@ def image_node(ctx: VisualContext, *, view: str, score: float | None) -> NodeWit
     return NodeWithScore(node=node, score=score)
 
 
+def stored_ref(meta: dict[str, Any]) -> str | None:
+    """The LlamaIndex document a stored engine document was inserted as a node of, if any
+    (:data:`REF_DOC_KEY`; a store of an earlier version: :data:`LEGACY_REF_DOC_KEY` beside
+    :data:`REF_HASH_KEY`)."""
+    ref = meta.get(REF_DOC_KEY)
+    if not ref and REF_HASH_KEY in meta:
+        ref = meta.get(LEGACY_REF_DOC_KEY)
+    return str(ref) if ref else None
+
+
 def user_metadata(meta: dict[str, Any]) -> dict[str, Any]:
     """A stored document's metadata without the keys this package stores beside it."""
-    return {k: v for k, v in meta.items() if k not in (EXCLUDED_KEY, REF_DOC_KEY, REF_HASH_KEY)}
+    ours = {EXCLUDED_KEY, REF_DOC_KEY, REF_HASH_KEY}
+    if REF_DOC_KEY not in meta and REF_HASH_KEY in meta:
+        ours.add(LEGACY_REF_DOC_KEY)  # an earlier version's link
+    return {k: v for k, v in meta.items() if k not in ours}
 
 
 def _excluded(stored: Any, kind: str) -> list[str]:
@@ -151,7 +170,7 @@ def chunk_nodes(result: RetrievalResult) -> list[NodeWithScore]:
         hidden = ({k for k in ours if k not in CHUNK_LLM_METADATA}
                   | ((set(_excluded(stored, "llm")) | set(ENGINE_BOOKKEEPING)) & set(meta)))
         unembedded = set(ours) | (set(_excluded(stored, "embed")) & set(meta))
-        source = str(chunk.metadata.get(REF_DOC_KEY) or chunk.doc_id)
+        source = stored_ref(chunk.metadata) or chunk.doc_id
         node = TextNode(
             id_=chunk.chunk_id, text=chunk.text, metadata=meta,
             excluded_llm_metadata_keys=sorted(hidden),
