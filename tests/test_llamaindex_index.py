@@ -286,3 +286,14 @@ def test_a_failed_replacement_raises_and_keeps_the_stored_version(tmp_path: Path
     llm.broken = False
     index.insert(Document(text="Ada Lovelace wrote notes.", id_="ada"))
     assert len(index.ref_doc_info["ada"].node_ids) == 1
+
+
+def test_delete_nodes_checks_every_id_before_deleting() -> None:
+    index = VizRAGIndex.from_documents(docs())
+    with pytest.raises(ValueError, match="'chunk-x' is not a document"):
+        index.delete_nodes(["curie", "chunk-x", "einstein"])
+    with pytest.raises(TypeError, match="must be strings"):
+        asyncio.run(index.adelete_nodes(["curie", 5]))  # type: ignore[list-item]
+    assert sorted(index.ref_doc_info) == ["curie", "einstein"]  # nothing deleted
+    index.delete_nodes(["curie"])
+    assert sorted(index.ref_doc_info) == ["einstein"]

@@ -138,6 +138,9 @@ class VizRAGRetriever(BaseRetriever):
         """Delete documents by id, with whatever only they supported (both layers)."""
         if isinstance(ids, str):
             raise TypeError("delete() takes a list of document ids")
+        bad = [i for i in ids if not isinstance(i, str)]
+        if bad:  # checked before the first delete: a bad list deletes nothing
+            raise TypeError(f"document ids must be strings, not {type(bad[0]).__name__}")
         for doc_id in ids:
             self._engine.delete(doc_id)
 

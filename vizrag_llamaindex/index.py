@@ -342,10 +342,34 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         await self._aadd([d for d, c in zip(documents, changed, strict=True) if c], stored)
         return changed
 
-    def _delete_node(self, node_id: str, **delete_kwargs: Any) -> None:
+    def delete_nodes(self, node_ids: list[str], delete_from_docstore: bool = False,
+                     **delete_kwargs: Any) -> None:
+        """Delete engine documents by id; every id is checked first, so a list holding one
+        that is not a document deletes nothing."""
+        self._check_node_ids(node_ids)
+        super().delete_nodes(node_ids, delete_from_docstore, **delete_kwargs)
+
+    async def adelete_nodes(self, node_ids: list[str], delete_from_docstore: bool = False,
+                            **delete_kwargs: Any) -> None:
+        """Async :meth:`delete_nodes`."""
+        self._check_node_ids(node_ids)
+        await super().adelete_nodes(node_ids, delete_from_docstore, **delete_kwargs)
+
+    def _check_node_ids(self, node_ids: Sequence[str]) -> None:
+        if isinstance(node_ids, str):
+            raise TypeError("delete_nodes() takes a list of node ids")
+        for node_id in node_ids:
+            if not isinstance(node_id, str):
+                raise TypeError(f"node ids must be strings, not {type(node_id).__name__}")
+            self._check_node(node_id)
+
+    def _check_node(self, node_id: str) -> None:
         if not self._engine.store.has_document(node_id):
             raise ValueError(f"VizRAG deletes whole documents; {node_id!r} is not a document "
                              "id (use delete_ref_doc(ref_doc_id))")
+
+    def _delete_node(self, node_id: str, **delete_kwargs: Any) -> None:
+        self._check_node(node_id)
         self._engine.delete(node_id)
 
     def delete_ref_doc(self, ref_doc_id: str, delete_from_docstore: bool = False,
