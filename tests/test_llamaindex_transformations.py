@@ -199,3 +199,16 @@ def test_nodes_stored_by_an_earlier_version_stay_linked(tmp_path: Path) -> None:
     assert "ref_doc_id" not in index.ref_doc_info["A"].metadata
     index.delete_ref_doc("A")
     assert index.ref_doc_info == {}
+
+
+@pytest.mark.parametrize("tr", [False, True])
+def test_refresh_with_one_id_twice_keeps_the_last(tr: bool) -> None:
+    """[v2, v1] with v1 stored: the last (v1) counts — nothing to write, both flags False
+    (v2 was written over the stored v1)."""
+    v1, v2 = Document(text=CURIE, id_="A"), Document(text=EINSTEIN, id_="A")
+    index = VizRAGIndex.from_documents([v1], transformations=[splitter()] if tr else None)
+    assert index.refresh_ref_docs([v2, Document(text=CURIE, id_="A")]) == [False, False]
+    assert all("Curie" in d.text for d in index.engine.store.documents())
+    assert asyncio.run(index.arefresh_ref_docs([Document(text=CURIE, id_="A"), v2])) \
+        == [True, True]
+    assert all("Einstein" in d.text for d in index.engine.store.documents())

@@ -32,6 +32,7 @@ from .nodes import EXCLUDED_KEY, REF_DOC_KEY, REF_HASH_KEY, stored_ref
 
 __all__ = [
     "asplit_documents",
+    "latest_documents",
     "ref_doc_of",
     "replaced",
     "split_documents",
@@ -72,7 +73,7 @@ def ref_doc_of(doc: VizDocument) -> str:
     return stored_ref(doc.metadata) or doc.id
 
 
-def _latest(documents: Sequence[Document]) -> list[Document]:
+def latest_documents(documents: Sequence[Document]) -> list[Document]:
     """One document per id, the last given (as the engine keeps the last of one id)."""
     return list({d.doc_id: d for d in documents}.values())
 
@@ -97,7 +98,7 @@ def split_documents(documents: Sequence[Document], transformations: Sequence[Tra
     """``documents`` run through ``transformations``, as engine documents (one per node;
     of two documents with one id the last counts). The caller's documents are not changed
     (transformations run on deep copies; the stored hash is of the document as given)."""
-    documents = _latest(documents)
+    documents = latest_documents(documents)
     copies = [d.model_copy(deep=True) for d in documents]
     nodes = run_transformations(copies, transformations, show_progress=show_progress)
     return _as_engine(documents, nodes)
@@ -107,7 +108,7 @@ async def asplit_documents(documents: Sequence[Document],
                            transformations: Sequence[TransformComponent],
                            show_progress: bool = False) -> list[VizDocument]:
     """Async :func:`split_documents` (``arun_transformations``)."""
-    documents = _latest(documents)
+    documents = latest_documents(documents)
     copies = [d.model_copy(deep=True) for d in documents]
     nodes = await arun_transformations(copies, transformations, show_progress=show_progress)
     return _as_engine(documents, nodes)

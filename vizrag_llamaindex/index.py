@@ -55,6 +55,7 @@ from hyperviz_core.rag.store import is_store_url
 from .adapters import LlamaIndexChatModel, LlamaIndexEmbedder
 from .documents import (
     asplit_documents,
+    latest_documents,
     ref_doc_of,
     replaced,
     split_documents,
@@ -315,31 +316,39 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         """Async :meth:`update_ref_doc`."""
         await self._aadd([document])
 
-    def _changed(self, documents: Sequence[Document]) -> tuple[list[bool], Stored | None]:
-        """Which documents are new or changed, and (with transformations) what is stored of
-        them, read once for the write that follows."""
+    def _changed(self, documents: Sequence[Document]
+                 ) -> tuple[list[bool], list[Document], Stored | None]:
+        """Per document, whether its id is new or changed — judged on the last document of
+        each id, the one kept (as the engine keeps the last of one id) —, the documents to
+        write, and (with transformations) what is stored of them, read once for the write."""
         store = self._engine.store
+        latest = latest_documents(documents)
+        stored = None
         if self._splitters:
-            stored = stored_nodes(store, [d.doc_id for d in documents])
-            return [not same for same in unchanged(stored, documents)], stored
-        out = []
-        for doc in documents:
-            conv = to_engine_document(doc)
-            out.append(store.document_hash(conv.id) != conv.hash)
-        return out, None
+            stored = stored_nodes(store, [d.doc_id for d in latest])
+            flags = [not same for same in unchanged(stored, latest)]
+        else:
+            flags = []
+            for doc in latest:
+                conv = to_engine_document(doc)
+                flags.append(store.document_hash(conv.id) != conv.hash)
+        by_id = {d.doc_id: f for d, f in zip(latest, flags, strict=True)}
+        return ([by_id[d.doc_id] for d in documents], [d for d in latest if by_id[d.doc_id]],
+                stored)
 
     def refresh_ref_docs(self, documents: Sequence[Document],
                          **update_kwargs: Any) -> list[bool]:
-        """Insert new and changed documents; True for each one that was (re)indexed."""
-        changed, stored = self._changed(documents)
-        self._add([d for d, c in zip(documents, changed, strict=True) if c], stored)
+        """Insert new and changed documents; True for each one that was (re)indexed (of
+        two documents with one id the last counts, and both positions say what it did)."""
+        changed, todo, stored = self._changed(documents)
+        self._add(todo, stored)
         return changed
 
     async def arefresh_ref_docs(self, documents: Sequence[Document],
                                 **update_kwargs: Any) -> list[bool]:
         """Async :meth:`refresh_ref_docs`."""
-        changed, stored = await asyncio.to_thread(self._changed, documents)
-        await self._aadd([d for d, c in zip(documents, changed, strict=True) if c], stored)
+        changed, todo, stored = await asyncio.to_thread(self._changed, documents)
+        await self._aadd(todo, stored)
         return changed
 
     def delete_nodes(self, node_ids: list[str], delete_from_docstore: bool = False,
