@@ -212,3 +212,18 @@ def test_refresh_with_one_id_twice_keeps_the_last(tr: bool) -> None:
     assert asyncio.run(index.arefresh_ref_docs([Document(text=CURIE, id_="A"), v2])) \
         == [True, True]
     assert all("Einstein" in d.text for d in index.engine.store.documents())
+
+
+@pytest.mark.parametrize("tr", [False, True])
+def test_a_lone_surrogate_is_a_clear_error_before_anything_is_written(tr: bool) -> None:
+    index = VizRAGIndex.from_documents([Document(text=CURIE, id_="A")],
+                                       transformations=[splitter()] if tr else None)
+    before = sorted(d.id for d in index.engine.store.documents())
+    bad = Document(text="Broken \ud800 text.", id_="B")
+    ok = Document(text=EINSTEIN, id_="C")
+    for call in (lambda: index.refresh_ref_docs([ok, bad]), lambda: index.insert(bad),
+                 lambda: asyncio.run(index.arefresh_ref_docs([ok, bad]))):
+        with pytest.raises(ValueError, match="document 'B': field 'text' holds a lone "
+                                             "surrogate"):
+            call()
+    assert sorted(d.id for d in index.engine.store.documents()) == before

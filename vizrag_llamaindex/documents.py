@@ -27,11 +27,13 @@ from llama_index.core.schema import BaseNode, Document, MetadataMode, TransformC
 
 from hyperviz_core.rag import Document as VizDocument
 from hyperviz_core.rag import json_safe_metadata
+from hyperviz_core.rag.index.guards import check_fields
 
 from .nodes import EXCLUDED_KEY, REF_DOC_KEY, REF_HASH_KEY, stored_ref
 
 __all__ = [
     "asplit_documents",
+    "check_nodes",
     "latest_documents",
     "ref_doc_of",
     "replaced",
@@ -71,6 +73,15 @@ def ref_doc_of(doc: VizDocument) -> str:
     """The LlamaIndex document an engine document belongs to (itself, or the document the
     inserted node came from)."""
     return stored_ref(doc.metadata) or doc.id
+
+
+def check_nodes(nodes: Sequence[BaseNode]) -> None:
+    """A ``ValueError`` naming the first document or node whose id, text or metadata holds a
+    lone surrogate (not valid Unicode), before anything is written — LlamaIndex's own hashing
+    of it fails with a bare ``UnicodeEncodeError`` that names nothing."""
+    for node in nodes:
+        check_fields(node.node_id, "", node.get_content(MetadataMode.NONE),
+                     dict(node.metadata or {}))
 
 
 def latest_documents(documents: Sequence[Document]) -> list[Document]:

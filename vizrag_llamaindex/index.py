@@ -55,6 +55,7 @@ from hyperviz_core.rag.store import is_store_url
 from .adapters import LlamaIndexChatModel, LlamaIndexEmbedder
 from .documents import (
     asplit_documents,
+    check_nodes,
     latest_documents,
     ref_doc_of,
     replaced,
@@ -250,6 +251,7 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
     def _add(self, docs: Sequence[BaseNode], stored: Stored | None = None) -> None:
         """Index documents (through the transformations, if any) and nodes (as they are);
         ``stored``: what :func:`stored_nodes` read of these documents already, if any."""
+        check_nodes(docs)
         whole, nodes = self._split(docs)
         if whole:
             parts = (split_documents(whole, self._splitters, self._show_progress)
@@ -259,6 +261,7 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
             self._engine.insert([to_engine_document(d) for d in nodes]).raise_for_failures()
 
     async def _aadd(self, docs: Sequence[BaseNode], stored: Stored | None = None) -> None:
+        check_nodes(docs)
         whole, nodes = self._split(docs)
         if whole:
             parts = (await asplit_documents(whole, self._splitters, self._show_progress)
@@ -321,6 +324,7 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         """Per document, whether its id is new or changed — judged on the last document of
         each id, the one kept (as the engine keeps the last of one id) —, the documents to
         write, and (with transformations) what is stored of them, read once for the write."""
+        check_nodes(documents)
         store = self._engine.store
         latest = latest_documents(documents)
         stored = None
