@@ -28,7 +28,7 @@ from hyperviz_core.rag.providers.openai_compat import (
     OpenAIEmbedder,
     map_openai_error,
 )
-from hyperviz_core.rag.providers.openai_wire import parse_retry_after
+from hyperviz_core.rag.providers.openai_wire import call_with_deadline, parse_retry_after
 from hyperviz_core.rag.providers.protocols import ProviderError
 from hyperviz_core.rag.store.base import StoreError
 from hyperviz_core.rag.store.vector_plan import plan_space
@@ -350,3 +350,20 @@ def test_vectors_that_do_not_fit_the_embedder_are_not_written(rows: int, width: 
         plan_space("entity", {"a": "alpha", "b": "beta"}, None, Misfit(rows, width),
                    stored_hashes=lambda ids: {}, record_dim=lambda d, n: recorded.append(d))
     assert recorded == []
+
+
+def test_the_sdks_own_timeout_and_the_deadline_are_one_error() -> None:
+    """The SDK's read timeout (set to the same seconds) can end a call just before the
+    total deadline does: the caller sees the same retryable error either way."""
+    def sdk_timeout() -> None:
+        raise openai.APITimeoutError(request=httpx.Request("POST", "http://h/v1/embeddings"))
+
+    with pytest.raises(ProviderError, match=r"no complete response from h within 0\.3 s") as e:
+        call_with_deadline(sdk_timeout, 0.3, "h")
+    assert e.value.retryable
+
+    def slow() -> None:
+        time.sleep(1.0)
+
+    with pytest.raises(ProviderError, match=r"within 0\.05 s"):
+        call_with_deadline(slow, 0.05, "h")

@@ -168,6 +168,10 @@ def call_with_deadline(call: Callable[[], T], seconds: float, where: str) -> T:
     if worker.is_alive():
         raise _timeout_error(where, seconds)
     if "error" in box:
+        if isinstance(box["error"], _openai().APITimeoutError):  # the SDK's own read timeout
+            # (set to the same seconds) may end the call just before the deadline does: the
+            # same error either way
+            raise _timeout_error(where, seconds) from box["error"]
         raise box["error"]
     value: T = box["value"]
     return value
