@@ -28,7 +28,11 @@ from hyperviz_core.rag.providers.openai_compat import (
     OpenAIEmbedder,
     map_openai_error,
 )
-from hyperviz_core.rag.providers.openai_wire import call_with_deadline, parse_retry_after
+from hyperviz_core.rag.providers.openai_wire import (
+    await_with_deadline,
+    call_with_deadline,
+    parse_retry_after,
+)
 from hyperviz_core.rag.providers.protocols import ProviderError
 from hyperviz_core.rag.store.base import StoreError
 from hyperviz_core.rag.store.vector_plan import plan_space
@@ -367,3 +371,9 @@ def test_the_sdks_own_timeout_and_the_deadline_are_one_error() -> None:
 
     with pytest.raises(ProviderError, match=r"within 0\.05 s"):
         call_with_deadline(slow, 0.05, "h")
+
+    async def async_sdk_timeout() -> None:
+        sdk_timeout()
+
+    with pytest.raises(ProviderError, match=r"no complete response from h within 0\.3 s"):
+        asyncio.run(await_with_deadline(async_sdk_timeout(), 0.3, "h"))

@@ -183,6 +183,8 @@ async def await_with_deadline(call: Awaitable[T], seconds: float, where: str) ->
         return await asyncio.wait_for(call, seconds)
     except TimeoutError:
         raise _timeout_error(where, seconds) from None
+    except _openai().APITimeoutError as exc:  # the SDK's own timeout: the same error
+        raise _timeout_error(where, seconds) from exc
 
 
 def chat_answer(resp: Any, where: str) -> str:
