@@ -205,3 +205,22 @@ def test_add_documents_raises_when_a_document_fails(tmp_path: Path) -> None:
     assert [d.id for d in retriever.engine.store.documents()] == ["ada"]  # the other is kept
     with pytest.raises(IndexingError, match="key revoked"):
         asyncio.run(retriever.aadd_documents(docs[1:]))
+
+
+def test_a_failed_from_documents_closes_the_store_it_opened(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    closed: list[bool] = []
+    original = VizRAG.close
+
+    def spy(self: VizRAG) -> None:
+        closed.append(True)
+        original(self)
+
+    monkeypatch.setattr(VizRAG, "close", spy)
+    docs = [Document(page_content="Charles Babbage designed the engine.", id="cb")]
+    with pytest.raises(IndexingError):
+        VizRAGRetriever.from_documents(docs, store=tmp_path / "f", chat=RefusesBabbage())
+    assert closed == [True]
+    with pytest.raises(ValueError, match="unknown retrieval mode"):
+        VizRAGRetriever.from_documents(docs, store=tmp_path / "g", mode="global")
+    assert closed == [True, True]

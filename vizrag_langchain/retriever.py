@@ -106,9 +106,15 @@ class VizRAGRetriever(BaseRetriever):
         """
         engine = resolve_engine(store, chat=chat, embedder=embedder,
                                 engine_kwargs=engine_kwargs)
-        retriever = cls(store=engine, **kwargs)
-        retriever._owned = isinstance(store, (str, Path))  # close() closes what we opened
-        retriever.add_documents(documents)
+        owned = isinstance(store, (str, Path))  # close() closes what we opened
+        try:
+            retriever = cls(store=engine, **kwargs)
+            retriever._owned = owned
+            retriever.add_documents(documents)
+        except BaseException:
+            if owned:  # nobody else can close the engine opened for this path
+                engine.close()
+            raise
         return retriever
 
     def add_documents(self, documents: Sequence[Document], *,
