@@ -161,12 +161,6 @@ class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin, PgQueryLooku
             self._version = version
             self._invalidate(reload_vectors=True)
 
-    def release_layers(self) -> None:
-        """Drop the cached layers (``bottom()``/``top()`` read them again when asked): lazy
-        retrieval calls it after a query fell back to loading the whole store."""
-        with self._lock:
-            self._invalidate()
-
     def _invalidate(self, *, reload_vectors: bool = False) -> None:
         self._bottom = None
         self._top = None

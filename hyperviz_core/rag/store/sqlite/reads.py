@@ -30,6 +30,13 @@ class StoreReadsMixin(LocalReadsMixin):
     _conn: sqlite3.Connection
     _lock: threading.RLock
     _q: Callable[..., list[Any]]
+    _invalidate: Callable[..., None]
+
+    def release_layers(self) -> None:
+        """Drop the cached layers (``bottom()``/``top()`` read them again when asked): lazy
+        retrieval calls it after a query fell back to loading the whole store."""
+        with self._lock:
+            self._invalidate()
 
     def _has_spans(self) -> bool:
         """Whether the mention tables have the span columns of schema 3 (PostgreSQL: always,

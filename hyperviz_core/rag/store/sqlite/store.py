@@ -181,12 +181,6 @@ class HypergraphStore(
             self._data_version = dv
             self._invalidate(reload_vectors=True)
 
-    def release_layers(self) -> None:
-        """Drop the cached layers (``bottom()``/``top()`` read them again when asked): lazy
-        retrieval calls it after a query fell back to loading the whole store."""
-        with self._lock:
-            self._invalidate()
-
     def _invalidate(self, *, reload_vectors: bool = False) -> None:
         self._bottom = None
         self._top = None
