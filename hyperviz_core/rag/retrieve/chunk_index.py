@@ -19,6 +19,7 @@ from ...model import Hypergraph, normalize_key
 from ..providers.offline import word_tokens
 from ..types import Chunk
 from .lexicon import QueryLexicon, lexical_text, lexicon_for
+from .names import NameLinker
 from .walk import EntityWalk
 
 __all__ = ["ChunkIndex", "FloatArray", "title_keys"]
@@ -91,8 +92,7 @@ class ChunkIndex:
             for p in positions:
                 self.home_of[p].append(key)
         self._arrays: dict[tuple[str, str], npt.NDArray[np.int64]] = {}
-        self._names: dict[tuple[str, ...], str] = {}
-        self._longest = 0
+        self._names = NameLinker()
         if link_names:
             self._link_names()
         self._bm25: bm25s.BM25 | None = None
@@ -177,25 +177,14 @@ class ChunkIndex:
         for key in self.home:
             words = tuple(word_tokens(key))
             if words and len(key) >= 4 and len(words) <= max_words:
-                self._names.setdefault(words, key)
-                self._longest = max(self._longest, len(words))
+                self._names.add(words, key)
         for i, chunk in enumerate(self.chunks):
             found = set(self.chunk_entities[i]) | set(self.link(chunk.text))
             self.chunk_entities[i] = sorted(found)
 
     def link(self, text: str) -> list[str]:
         """Keys of the document-title entities named verbatim (word n-grams) by ``text``."""
-        if not self._names:
-            return []
-        words = word_tokens(text)
-        longest = self._longest
-        found: set[str] = set()
-        for n in range(1, longest + 1):
-            for j in range(len(words) - n + 1):
-                key = self._names.get(tuple(words[j : j + n]))
-                if key is not None:
-                    found.add(key)
-        return sorted(found)
+        return self._names.find(word_tokens(text)) if self._names else []
 
     def _array(self, kind: str, key: str, positions: Sequence[int]) -> npt.NDArray[np.int64]:
         arr = self._arrays.get((kind, key))

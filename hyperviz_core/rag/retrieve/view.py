@@ -38,6 +38,7 @@ from .chunk_index import title_keys
 from .layer_index import LayerIndex
 from .lexical import tokens
 from .lexicon import QueryLexicon
+from .names import NameLinker
 from .walk import EntityWalk
 
 __all__ = ["POSTINGS_CACHE", "CorpusView", "QueryLookups"]
@@ -121,14 +122,12 @@ class CorpusView:
         self.lead: dict[int, str] = {}
         if infer_homes:
             self._lead_homes(docs, lead_window, lead_chunks)
-        self._names: dict[tuple[str, ...], str] = {}
-        self._longest = 0
+        self._names = NameLinker()
         if link_names:
             for key in self.home:
                 words = tuple(word_tokens(key))
                 if words and len(key) >= 4 and len(words) <= 6:
-                    self._names.setdefault(words, key)
-                    self._longest = max(self._longest, len(words))
+                    self._names.add(words, key)
         self._homes: dict[str, IntArray] = {}
         self._walk: EntityWalk | None = None
         self._walk_built = False
@@ -178,16 +177,7 @@ class CorpusView:
     # ------------------------------------------------------------------ reads
     def link(self, text: str) -> list[str]:
         """Keys of the document-title entities named verbatim by ``text`` (sorted)."""
-        if not self._names:
-            return []
-        words = word_tokens(text)
-        found: set[str] = set()
-        for n in range(1, self._longest + 1):
-            for j in range(len(words) - n + 1):
-                key = self._names.get(tuple(words[j : j + n]))
-                if key is not None:
-                    found.add(key)
-        return sorted(found)
+        return self._names.find(word_tokens(text)) if self._names else []
 
     def home_ords(self, key: str) -> IntArray:
         """Ordinals of the chunks whose home is entity ``key``."""

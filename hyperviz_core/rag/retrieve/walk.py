@@ -54,6 +54,7 @@ from scipy.linalg.blas import dsymv
 from ...model import Hypergraph
 from ..providers.offline import STOPWORDS, word_tokens
 from .blas import one_blas_thread
+from .names import NameLinker
 
 __all__ = ["EntityWalk"]
 
@@ -162,26 +163,17 @@ class EntityWalk:
             self._two_steps = shared.T  # Fortran order without a copy (S is symmetric)
         s_rows, s_cols, s_vals = spec
         self.specificity = sp.csr_matrix((s_vals, (s_rows, s_cols)), shape=(n_chunks, n_e))
-        self._names: dict[tuple[str, ...], str] = {}
-        self._longest = 0
+        self._names = NameLinker()
         for key in self.keys:
             words = _words(key)
             if (words and len(key) >= 4 and len(words) <= max_words
                     and not all(w in STOPWORDS or w.isdigit() for w in words)):
-                self._names.setdefault(words, key)
-                self._longest = max(self._longest, len(words))
+                self._names.add(words, key)
 
     def link(self, text: str) -> list[str]:
         """Entity keys named verbatim (word n-grams, possessive ``'s`` ignored) by ``text``,
         sorted."""
-        words = _words(text)
-        found: set[str] = set()
-        for n in range(1, self._longest + 1):
-            for j in range(len(words) - n + 1):
-                key = self._names.get(tuple(words[j : j + n]))
-                if key is not None:
-                    found.add(key)
-        return sorted(found)
+        return self._names.find(_words(text))
 
     def pagerank(self, seeds: Mapping[str, float], damping: float = 0.5,
                  iterations: int = 12) -> FloatArray:

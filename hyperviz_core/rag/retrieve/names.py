@@ -1,0 +1,54 @@
+"""Names found verbatim in text: a phrase dictionary from word sequences to entity keys.
+
+Ranking links text to entities in three places (the document-title entities a chunk names,
+on the loaded and on the lazy path, and the entities a query names for the personalised
+PageRank); each tokenizes its own way and hands the words here.
+
+Example:
+    >>> names = NameLinker()
+    >>> names.add(("hello", "love"), "hello love")
+    >>> names.add(("hank", "snow"), "hank snow")
+    >>> names.find(["who", "sang", "hello", "love", "hank", "snow"])
+    ['hank snow', 'hello love']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = ["NameLinker"]
+
+
+class NameLinker:
+    """Word sequences → key; :meth:`find` looks up only the sequences that start at a word
+    some name starts with (the same keys as trying every n-gram, far fewer lookups)."""
+
+    def __init__(self) -> None:
+        self._names: dict[tuple[str, ...], str] = {}
+        self._lengths: dict[str, list[int]] = {}  # first word → word counts of its names
+
+    def __bool__(self) -> bool:
+        return bool(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def add(self, words: tuple[str, ...], key: str) -> None:
+        """Name ``key`` by ``words`` (a sequence already added keeps its first key)."""
+        if not words or words in self._names:
+            return
+        self._names[words] = key
+        lengths = self._lengths.setdefault(words[0], [])
+        if len(words) not in lengths:
+            lengths.append(len(words))
+
+    def find(self, words: Sequence[str]) -> list[str]:
+        """The keys whose words occur as a contiguous run of ``words``, sorted."""
+        found: set[str] = set()
+        names = self._names
+        for j, word in enumerate(words):
+            for n in self._lengths.get(word, ()):
+                key = names.get(tuple(words[j : j + n]))
+                if key is not None:
+                    found.add(key)
+        return sorted(found)
