@@ -143,6 +143,15 @@ def test_repair_is_deterministic_and_cached(index: ChunkIndex) -> None:
     assert first.lexical("q") == "q hypseas aschenbrödel apprentice father"
 
 
+def test_stems_and_name_index_are_built_only_for_an_unknown_word(index: ChunkIndex) -> None:
+    lex = QueryLexicon(index.chunks, index.entity_sources,
+                       (index.passage_text(i) for i in range(len(index))))
+    lex.repair("Louis played at the table")  # every word known: nothing more is built
+    assert not {"_stems", "_entities", "_grams", "_by_gram"} & set(vars(lex))
+    assert lex.repair("Did Hypseus have apprenticed fathers?").forms == ["apprentice", "father"]
+    assert {"_stems", "_entities", "_grams", "_by_gram"} <= set(vars(lex))
+
+
 def test_light_stem_and_weights_validation() -> None:
     assert light_stem("apprenticed") == light_stem("apprentice") == "apprentic"
     assert light_stem("queries") == "query" and light_stem("class") == "class"

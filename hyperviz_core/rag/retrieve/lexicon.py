@@ -32,6 +32,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 import weakref
@@ -105,7 +106,7 @@ def _fold(ch: str) -> str:
     return unicodedata.normalize("NFKD", ch)[:1]
 
 
-def _grams(word: str) -> frozenset[str]:
+def _trigrams(word: str) -> frozenset[str]:
     padded = f"^{word}$"
     return frozenset(padded[i : i + 3] for i in range(len(padded) - 2))
 
@@ -150,20 +151,42 @@ class QueryLexicon:
         for text in texts if texts is not None else (c.text for c in chunks):
             self.vocabulary.update(alpha_words(text))
         self.max_forms = max_forms
-        self._stems: dict[str, list[str]] = {}
+        self._keys = sorted(entity_names)
+        # the stems and the name index are read only for a query word no chunk holds:
+        # built on first need (most queries have none)
+
+    @functools.cached_property
+    def _stems(self) -> dict[str, list[str]]:
+        """Light stem → the corpus words (4+ letters, not stop words) that have it."""
+        stems: dict[str, list[str]] = {}
         for w in sorted(self.vocabulary):
             if len(w) >= 4 and w not in STOPWORDS and _ALPHA.fullmatch(w):
-                self._stems.setdefault(light_stem(w), []).append(w)
-        self._entities: dict[str, list[str]] = {}
-        for key in sorted(entity_names):
+                stems.setdefault(light_stem(w), []).append(w)
+        return stems
+
+    @functools.cached_property
+    def _entities(self) -> dict[str, list[str]]:
+        """Entity-name word → the entity keys whose name has it."""
+        entities: dict[str, list[str]] = {}
+        for key in self._keys:
             for w in dict.fromkeys(word_tokens(key)):
                 if len(w) >= 4 and w not in STOPWORDS and _ALPHA.fullmatch(w):
-                    self._entities.setdefault(w, []).append(key)
-        self._grams: dict[str, frozenset[str]] = {w: _grams(w) for w in self._entities}
-        self._by_gram: dict[str, list[str]] = {}
+                    entities.setdefault(w, []).append(key)
+        return entities
+
+    @functools.cached_property
+    def _grams(self) -> dict[str, frozenset[str]]:
+        """Entity-name word → its character trigrams."""
+        return {w: _trigrams(w) for w in self._entities}
+
+    @functools.cached_property
+    def _by_gram(self) -> dict[str, list[str]]:
+        """Character trigram → the entity-name words holding it."""
+        by_gram: dict[str, list[str]] = {}
         for w, grams in self._grams.items():
             for g in sorted(grams):
-                self._by_gram.setdefault(g, []).append(w)
+                by_gram.setdefault(g, []).append(w)
+        return by_gram
 
     def unknown(self, word: str) -> bool:
         """A content word (5+ letters, not a stop word) that no chunk contains."""
@@ -174,7 +197,7 @@ class QueryLexicon:
         (same first letter, accents ignored, lengths within ``max(2, len(word) // 4)``
         letters — a short word inside a long one is no variant: "Rewrite" is not *rite*;
         ties: the alphabetically first), or None."""
-        grams = _grams(word)
+        grams = _trigrams(word)
         shared: dict[str, int] = {}
         for g in sorted(grams):
             for cand in self._by_gram.get(g, ()):
