@@ -48,6 +48,40 @@ def test_index_stats_delete_roundtrip(tmp_path: Path, data_dir: Path,
     assert main(["stats", "--store", str(store), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["documents"] == 39
 
+    with HypergraphStore(store) as s:
+        two = [d.id for d in s.documents()[:2]]
+    # several ids: one transaction; an unknown one is named and makes the exit code 1
+    assert main(["delete", two[0], "gone", two[1], two[0], "--store", str(store)]) == 1
+    captured = capsys.readouterr()
+    assert "deleted 2 documents" in captured.out and "no document 'gone'" in captured.err
+    with HypergraphStore(store) as s:
+        assert s.stats().documents == 37 and not any(s.has_document(i) for i in two)
+
+
+def test_delete_of_several_ids_is_one_transaction(tmp_path: Path, data_dir: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from hyperviz_core.rag.store import HypergraphStore
+    from hyperviz_core.rag.store.sqlite import writes
+
+    store = tmp_path / "store"
+    assert main(["index", str(data_dir / "musique_sample.json"), "--store", str(store),
+                 "--no-progress", "--limit", "6"]) == 0
+    with HypergraphStore(store) as s:
+        ids = [d.id for d in s.documents()[:3]]
+    real, calls = writes.delete_rows, []
+
+    def failing_third(conn: object, doc_id: str, *rest: object) -> list[str]:
+        calls.append(doc_id)
+        if len(calls) == 3:  # the first two documents' rows are deleted by now
+            raise RuntimeError("disk gone")
+        return real(conn, doc_id, *rest)
+
+    monkeypatch.setattr("hyperviz_core.rag.store.sqlite.deletes.delete_rows", failing_third)
+    with pytest.raises(RuntimeError, match="disk gone"):
+        main(["delete", *ids, "--store", str(store)])
+    with HypergraphStore(store) as s:
+        assert all(s.has_document(i) for i in ids) and s.check() == []
+
 
 def test_index_jsonl_with_fields_and_text_files(tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:

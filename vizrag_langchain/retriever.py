@@ -141,14 +141,15 @@ class VizRAGRetriever(BaseRetriever):
         return [d.id for d in docs]
 
     def delete(self, ids: Sequence[str]) -> None:
-        """Delete documents by id, with whatever only they supported (both layers)."""
+        """Delete documents by id, with whatever only they supported (both layers), in one
+        store transaction: all of them, or none when anything fails."""
         if isinstance(ids, str):
             raise TypeError("delete() takes a list of document ids")
+        ids = list(ids)
         bad = [i for i in ids if not isinstance(i, str)]
-        if bad:  # checked before the first delete: a bad list deletes nothing
+        if bad:  # checked before the delete: a bad list deletes nothing
             raise TypeError(f"document ids must be strings, not {type(bad[0]).__name__}")
-        for doc_id in ids:
-            self._engine.delete(doc_id)
+        self._engine.delete_many(ids)
 
     @property
     def engine(self) -> VizRAG:

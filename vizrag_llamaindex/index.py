@@ -284,8 +284,8 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
             self._storage_context.index_store.add_index_struct(self._index_struct)
         if parts:  # a failed part raises here, before anything of the old version goes
             self._engine.insert(list(parts)).raise_for_failures()
-        for doc_id in stale:
-            self._engine.delete(doc_id)
+        if stale:  # one transaction: the old version goes whole or stays whole
+            self._engine.delete_many(sorted(stale))
 
     def _build_index_from_nodes(self, nodes: Sequence[BaseNode],
                                 **build_kwargs: Any) -> IndexVizRAG:
@@ -357,16 +357,23 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
 
     def delete_nodes(self, node_ids: list[str], delete_from_docstore: bool = False,
                      **delete_kwargs: Any) -> None:
-        """Delete engine documents by id; every id is checked first, so a list holding one
-        that is not a document deletes nothing."""
+        """Delete engine documents by id, in one store transaction; every id is checked
+        first, so a list holding one that is not a document deletes nothing, and a failure
+        midway (e.g. re-embedding what they shared) deletes none."""
         self._check_node_ids(node_ids)
-        super().delete_nodes(node_ids, delete_from_docstore, **delete_kwargs)
+        self._engine.delete_many(node_ids)
+        for node_id in node_ids if delete_from_docstore else ():
+            self.docstore.delete_document(node_id, raise_error=False)
+        self._storage_context.index_store.add_index_struct(self._index_struct)
 
     async def adelete_nodes(self, node_ids: list[str], delete_from_docstore: bool = False,
                             **delete_kwargs: Any) -> None:
-        """Async :meth:`delete_nodes`."""
+        """Async :meth:`delete_nodes` (the store write runs in a worker thread)."""
         self._check_node_ids(node_ids)
-        await super().adelete_nodes(node_ids, delete_from_docstore, **delete_kwargs)
+        await asyncio.to_thread(self._engine.delete_many, node_ids)
+        for node_id in node_ids if delete_from_docstore else ():
+            await self.docstore.adelete_document(node_id, raise_error=False)
+        await self._storage_context.index_store.async_add_index_struct(self._index_struct)
 
     def _check_node_ids(self, node_ids: Sequence[str]) -> None:
         if isinstance(node_ids, str):
@@ -388,7 +395,8 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
     def delete_ref_doc(self, ref_doc_id: str, delete_from_docstore: bool = False,
                        **delete_kwargs: Any) -> None:
         """Delete a document (with the nodes inserted from it) and whatever only it
-        supported (both layers, vectors)."""
+        supported (both layers, vectors), in one store transaction: when anything fails
+        midway, every node of it is still there."""
         store = self._engine.store
         # the whole document and the nodes inserted from it (each an engine document of
         # its own; both can be there when transformations came or went)
@@ -396,8 +404,7 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         if not ids:
             log.warning("ref_doc_id %s not found, nothing deleted.", ref_doc_id)
             return
-        for doc_id in sorted(ids):
-            self._engine.delete(doc_id)
+        self._engine.delete_many(sorted(ids))  # one transaction: all of them or none
 
     async def adelete_ref_doc(self, ref_doc_id: str, delete_from_docstore: bool = False,
                               **delete_kwargs: Any) -> None:

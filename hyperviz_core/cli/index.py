@@ -309,7 +309,7 @@ def _run_delete(args: argparse.Namespace) -> int:
         f"relation and {counts.get('theme_hyperedges', 0)} theme hyperedges "
         f"({counts.get('updated_entities', 0)} shared entities updated)"
     )
-    return 0 if counts.get("documents", 0) == len(args.doc_ids) else 1
+    return 0 if counts.get("documents", 0) == len(set(args.doc_ids)) else 1
 
 
 def _compact(store: Any, report: Any) -> None:
@@ -332,13 +332,11 @@ def _delete_all(args: argparse.Namespace, store: Any) -> dict[str, int]:
     # old vectors stay
     embedder = (make_embedder(args.embed) if args.embed is not None
                 else store_embedder(store.embedder_info()))
-    counts: dict[str, int] = {}
-    for doc_id in args.doc_ids:
-        got = store.delete_document(doc_id, embedder=embedder)
-        if not got["documents"]:
+    for doc_id in dict.fromkeys(args.doc_ids):
+        if not store.has_document(doc_id):
             print(f"vizrag delete: no document {doc_id!r} in {store.path}", file=sys.stderr)
-        for k, v in got.items():
-            counts[k] = counts.get(k, 0) + v
+    # all the ids in one transaction: every document goes, or (on an error) none
+    counts: dict[str, int] = store.delete_documents(args.doc_ids, embedder=embedder)
     return counts
 
 

@@ -192,6 +192,17 @@ class VizRAG:
         self.retriever.refresh()
         return out
 
+    def delete_many(self, doc_ids: Iterable[str]) -> dict[str, int]:
+        """Remove several documents (and whatever only they supported) in one store
+        transaction: all of them, or — when anything fails, e.g. the embedder re-embedding
+        what they shared — none. Unknown ids are skipped; counts as :meth:`delete`'s."""
+        if isinstance(doc_ids, str):
+            raise TypeError(f"delete_many() takes a list of document ids, not the string "
+                            f"{doc_ids!r}; use delete(doc_id) for one")
+        out = self.indexer.delete_many(doc_ids)
+        self.retriever.refresh()
+        return out
+
     def stats(self) -> StoreStats:
         """Store counts (documents, chunks, entities, hyperedges, themes ...)."""
         return self.store.stats()

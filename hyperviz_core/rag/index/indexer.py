@@ -228,9 +228,13 @@ class Indexer:
 
     def delete(self, doc_id: str) -> dict[str, int]:
         """Delete a document; shared entities are rebuilt and re-embedded."""
+        return self.delete_many([doc_id])
+
+    def delete_many(self, doc_ids: Iterable[str]) -> dict[str, int]:
+        """Delete documents in one store transaction (all, or none on an error)."""
         summarize = self._summarize if self._summarizer is not None else None
-        return self.store.delete_document(doc_id, embedder=FiniteEmbedder(self.embedder),
-                                          summarize=summarize)
+        return self.store.delete_documents(doc_ids, embedder=FiniteEmbedder(self.embedder),
+                                           summarize=summarize)
 
     async def aindex(self, documents: Iterable[Document], *,
                      total_bytes: int | None = None) -> IndexReport:

@@ -1,4 +1,5 @@
-"""Backend-neutral pieces of a batched document write (``add_documents``).
+"""Backend-neutral pieces of a batched document write (``add_documents``) and delete
+(``delete_documents``).
 
 A batch is written in one transaction with one rebuild of the merged rows, and must end
 exactly as writing its documents one by one would. Two documents of a batch with the same
@@ -6,6 +7,8 @@ id would make the second a replacement of the first: :func:`split_repeats` cuts 
 there (each part is its own transaction). Precomputed vectors of the documents are
 concatenated (:func:`merge_vectors`, a later document's vector of an id wins, as a later
 ``add_document`` would), and :func:`vector_changes` lists what to embed and what to drop.
+A batched delete checks its ids first (:func:`delete_ids`) and reports what its one
+rebuild removed (:func:`delete_counts`).
 
 Example:
     >>> from hyperviz_core.rag.types import Document
@@ -25,7 +28,8 @@ from ..types import Chunk
 from ..vectors import as_matrix
 from .base import DocumentInput, StoreError, VectorsArg, chunk_text
 
-__all__ = ["batched", "merge_vectors", "split_repeats", "vector_changes"]
+__all__ = ["NO_DELETE", "batched", "delete_counts", "delete_ids", "merge_vectors",
+           "split_repeats", "vector_changes"]
 
 
 def batched(items: Iterable[DocumentInput], max_documents: int, max_items: int
@@ -100,3 +104,40 @@ def vector_changes(
     dead = dict(rebuilt.dead)
     dead["chunk"] = sorted(set(removed_chunks) - {c.id for c in chunks})
     return texts, dead
+
+
+def delete_ids(doc_ids: Iterable[str]) -> list[str]:
+    """The distinct document ids of a ``delete_documents`` call, in their first order;
+    :class:`TypeError` naming the first id that is not a string (or for a bare string,
+    which is no list of ids), before anything is deleted.
+
+    >>> delete_ids(["b", "a", "b"])
+    ['b', 'a']
+    """
+    if isinstance(doc_ids, str | bytes):
+        raise TypeError(f"delete_documents() takes an iterable of document ids, not the "
+                        f"single {type(doc_ids).__name__} {doc_ids!r} (wrap it in a list)")
+    ids = list(doc_ids)
+    for bad in ids:
+        if not isinstance(bad, str):
+            raise TypeError(f"document ids must be strings, not {type(bad).__name__} {bad!r}")
+    return list(dict.fromkeys(ids))
+
+
+def delete_counts(documents: int, removed_chunks: Sequence[str], rebuilt: Any
+                  ) -> tuple[dict[str, list[str]], dict[str, int]]:
+    """The ids to drop per vector space and the counts ``delete_documents`` returns, after
+    deleting ``documents`` documents whose chunks were ``removed_chunks`` and rebuilding
+    what they touched (``rebuilt``: a :class:`~.sqlite.rebuild.Rebuilt`)."""
+    dead = dict(rebuilt.dead)
+    dead["chunk"] = list(removed_chunks)
+    counts = {"documents": documents, "chunks": len(removed_chunks),
+              "entities": len(dead["entity"]), "relation_hyperedges": len(dead["hyperedge"]),
+              "theme_hyperedges": len(dead["theme"]),
+              "updated_entities": len(rebuilt.texts["entity"])}
+    return dead, counts
+
+
+#: what ``delete_documents`` returns when nothing was deleted
+NO_DELETE = {"documents": 0, "chunks": 0, "entities": 0, "relation_hyperedges": 0,
+             "theme_hyperedges": 0, "updated_entities": 0}

@@ -7,8 +7,9 @@ that implements every method with the same meaning:
 
 * documents are written whole (:meth:`add_document` is one transaction: chunks, the raw
   per-chunk extraction output, themes, embeddings; :meth:`add_documents` writes a batch in
-  one transaction with the same result) and deleted whole; merged entities and hyperedges
-  are always what the remaining documents support;
+  one transaction with the same result) and deleted whole (:meth:`delete_documents` deletes
+  a batch in one transaction: all of it or, on an error, none); merged entities and
+  hyperedges are always what the remaining documents support;
 * :meth:`bottom` / :meth:`top` return the two hypergraph layers (cached; callers must not
   mutate them);
 * vectors live in named spaces (``entity``, ``hyperedge``, ``theme``, ``chunk``);
@@ -89,7 +90,21 @@ class StoreProtocol(Protocol):
 
     def delete_document(self, doc_id: str, *, embedder: Any = None,
                         summarize: SummarizeFn | None = None) -> dict[str, int]:
-        """Remove a document and what only it supported; counts of what changed."""
+        """Remove a document and what only it supported; counts of what changed (all zero
+        for an unknown id). The same as :meth:`delete_documents` of ``[doc_id]``."""
+        ...
+
+    def delete_documents(self, doc_ids: Iterable[str], *, embedder: Any = None,
+                         summarize: SummarizeFn | None = None) -> dict[str, int]:
+        """Remove several documents in one transaction with one rebuild of the entities and
+        hyperedges they touched (descriptions and vectors); on any error (the summariser or
+        embedder raising, a store error) it rolls back and every document is still stored.
+
+        Unknown ids are skipped, repeated ones count once, an id that is not a string raises
+        :class:`TypeError` before anything is deleted. Counts as :meth:`delete_document`'s
+        (``documents``: how many were stored); removed items are counted once each, so they
+        equal the sum of one-by-one deletes, while ``updated_entities`` counts each
+        surviving entity rebuilt once."""
         ...
 
     # ------------------------------------------------------------------ reads

@@ -41,14 +41,21 @@ from ..base import (
     VectorsArg,
     validate_write,
 )
-from ..batch import merge_vectors, split_repeats, vector_changes
+from ..batch import (
+    NO_DELETE,
+    delete_counts,
+    delete_ids,
+    merge_vectors,
+    split_repeats,
+    vector_changes,
+)
 from ..lookups import passage, passage_title
 from ..protocol import SummarizeFn
 from ..sqlite.merge import MentionWriter
 from ..sqlite.reads import StoreReadsMixin
 from ..sqlite.rebuild import Rebuilder
 from ..sqlite.schema import dumps
-from ..sqlite.writes import chunk_collision
+from ..sqlite.writes import chunk_collision, delete_rows
 from .connection import Pool, QmarkConnection
 from .inspect import PgInspectMixin
 from .lexical import create_tables, tables_exist, write_postings
@@ -245,7 +252,7 @@ class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin, PgQueryLooku
             doc_e: set[str] = set()
             doc_h: set[str] = set()
             if old_hash is not None:
-                removed += _delete_rows(c, doc.id, doc_e, doc_h)
+                removed += delete_rows(c, doc.id, doc_e, doc_h)
                 writer.forget(doc_e, doc_h)
             taken = [r for r in c.execute(
                 "SELECT id, doc_id FROM chunks WHERE id = ANY(?) ORDER BY id",
@@ -288,27 +295,38 @@ class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin, PgQueryLooku
 
     def delete_document(self, doc_id: str, *, embedder: Any = None,
                         summarize: SummarizeFn | None = None) -> dict[str, int]:
-        """Remove a document and everything supported only by it (counts of what changed)."""
-        counts = {"documents": 0, "chunks": 0, "entities": 0, "relation_hyperedges": 0,
-                  "theme_hyperedges": 0, "updated_entities": 0}
+        """Remove a document and everything supported only by it (counts of what changed):
+        :meth:`delete_documents` of ``[doc_id]``."""
+        return self.delete_documents([doc_id], embedder=embedder, summarize=summarize)
+
+    def delete_documents(self, doc_ids: Iterable[str], *, embedder: Any = None,
+                         summarize: SummarizeFn | None = None) -> dict[str, int]:
+        """Remove several documents in one transaction with one rebuild of what they touched.
+
+        Same contract as :meth:`HypergraphStore.delete_documents
+        <hyperviz_core.rag.store.HypergraphStore.delete_documents>`; the transaction locks
+        every document id of the batch in one statement.
+        """
+        ids = delete_ids(doc_ids)
+        if not ids:
+            return dict(NO_DELETE)
 
         def txn(c: QmarkConnection) -> dict[str, int]:
-            c.execute(_LOCK_KEYS, (["doc:" + doc_id],))
-            if c.execute("SELECT 1 FROM documents WHERE id = ?", (doc_id,)).fetchone() is None:
-                return counts
+            c.execute(_LOCK_KEYS, (["doc:" + i for i in ids],))
+            stored = [r[0] for r in c.execute(
+                "SELECT id FROM documents WHERE id = ANY(?) ORDER BY id", (ids,)).fetchall()]
+            if not stored:
+                return dict(NO_DELETE)
             touched_e: set[str] = set()
             touched_h: set[str] = set()
-            removed = _delete_rows(c, doc_id, touched_e, touched_h)
+            removed: list[str] = []
+            for doc_id in stored:
+                removed += delete_rows(c, doc_id, touched_e, touched_h)
             rebuilt = self._rebuild(c, touched_e, touched_h, summarize)
-            dead = dict(rebuilt.dead)
-            dead["chunk"] = removed
+            dead, counts = delete_counts(len(stored), removed, rebuilt)
             self._write_vectors(c, rebuilt.texts, dead, None, embedder)
             c.execute("INSERT INTO data_changes DEFAULT VALUES")
-            out = dict(counts, documents=1, chunks=len(removed), entities=len(dead["entity"]),
-                       relation_hyperedges=len(dead["hyperedge"]),
-                       theme_hyperedges=len(dead["theme"]),
-                       updated_entities=len(rebuilt.texts["entity"]))
-            return out
+            return counts
 
         with self._lock:
             result = self._pool.write(txn)
@@ -366,17 +384,3 @@ def refuse_nul(item: DocumentInput) -> None:
         raise StoreError(f"document {item.doc.id!r}: {where} holds a NUL character (\\x00), "
                          "which PostgreSQL cannot store in text; remove it (e.g. "
                          "text.replace('\\x00', '')) and write the document again")
-
-
-def _delete_rows(c: QmarkConnection, doc_id: str, touched_e: set[str],
-                 touched_h: set[str]) -> list[str]:
-    """Delete a document's rows (mentions cascade); record what they touched."""
-    chunk_ids = [r[0] for r in c.execute(
-        "SELECT id FROM chunks WHERE doc_id = ? ORDER BY idx", (doc_id,)).fetchall()]
-    sub = "SELECT id FROM chunks WHERE doc_id = ?"
-    touched_e.update(r[0] for r in c.execute(
-        f"SELECT DISTINCT key FROM entity_mentions WHERE chunk_id IN ({sub})", (doc_id,)))
-    touched_h.update(r[0] for r in c.execute(
-        f"SELECT DISTINCT hid FROM hyperedge_mentions WHERE chunk_id IN ({sub})", (doc_id,)))
-    c.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
-    return chunk_ids

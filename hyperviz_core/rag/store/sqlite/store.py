@@ -8,7 +8,8 @@ documents support. Every document write is one transaction: a crash leaves the s
 was before that document.
 
 This module holds the store object and its cache invalidation; the rest is mixed in from
-``writes`` (the document write/delete transactions, batched ``add_documents``), ``reads``
+``writes`` (the document write transactions, batched ``add_documents``), ``deletes``
+(``delete_document``/``delete_documents``: one transaction per batch), ``reads``
 (documents, chunks, themes), ``graphs`` (G_bot/G_top), ``vectors`` (embeddings), ``cache``
 (LLM cache) and ``stats`` (:class:`StoreStats`, ``check``); the SQL schema is in ``schema``
 and the mention merging in ``merge``, ``merge_state`` and ``rebuild``.
@@ -47,6 +48,7 @@ from ...vectors import ExactVectorIndex, VectorIndex
 from ..base import DocumentWrite, StoreError, StoreStats
 from .ann_files import DEFAULT_ANN_THRESHOLD, AnnFiles
 from .cache import LLMCacheMixin
+from .deletes import DocumentDeletesMixin
 from .graphs import GraphLayersMixin
 from .lookups import QueryLookupsMixin
 from .reads import StoreReadsMixin
@@ -71,8 +73,8 @@ class _ClosedConnection:
 
 
 class HypergraphStore(
-    DocumentWritesMixin, StoreReadsMixin, GraphLayersMixin, LLMCacheMixin, StoreStatsMixin,
-    VectorStoreMixin, QueryLookupsMixin,
+    DocumentWritesMixin, DocumentDeletesMixin, StoreReadsMixin, GraphLayersMixin,
+    LLMCacheMixin, StoreStatsMixin, VectorStoreMixin, QueryLookupsMixin,
 ):
     """A VizRAG store in a directory (``vizrag.sqlite`` inside) or a ``.sqlite`` file.
 

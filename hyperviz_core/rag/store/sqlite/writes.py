@@ -56,7 +56,7 @@ from .schema import CACHE_KIB, SCHEMA_VERSION, WRITE_CACHE_KIB, dumps
 from .upgrade import schema_version, upgrade
 
 __all__ = ["WRITES_KEY", "DocumentWritesMixin", "bump_writes", "chunk_collision",
-           "chunk_owners"]
+           "chunk_owners", "delete_rows"]
 
 #: the meta row counting the store's writes (document writes, deletes, upgrades, compaction)
 WRITES_KEY = "writes"
@@ -65,7 +65,8 @@ Upserts = dict[str, tuple[list[str], npt.NDArray[np.float32]]]
 
 
 class DocumentWritesMixin:
-    """``add_document``, ``add_documents`` and ``delete_document`` (mixed into the store)."""
+    """``add_document``, ``add_documents``, ``upgrade`` and ``compact`` (mixed into the
+    store; deletes are in :mod:`.deletes`)."""
 
     path: Path
     summary_threshold: int
@@ -253,7 +254,7 @@ class DocumentWritesMixin:
             doc_e: set[str] = set()
             doc_h: set[str] = set()
             if old_hash is not None:
-                removed += self._delete_rows(it.doc.id, doc_e, doc_h)
+                removed += delete_rows(self._conn, it.doc.id, doc_e, doc_h)
                 writer.forget(doc_e, doc_h)
             seq += 1
             self._insert_rows(it.doc, it.chunks, seq)
@@ -291,73 +292,22 @@ class DocumentWritesMixin:
                 raise
             raise chunk_collision(doc.id, *taken[0]) from exc
 
-    def delete_document(
-        self, doc_id: str, *, embedder: Any = None, summarize: SummarizeFn | None = None
-    ) -> dict[str, int]:
-        """Remove a document, its chunks, and everything supported only by it.
 
-        Shared entities/hyperedges lose that source and have their descriptions rebuilt from
-        the remaining mentions (re-embedded when ``embedder`` is given). Returns counts of
-        removed items (all zero when the document is unknown).
-        """
-        counts = {"documents": 0, "chunks": 0, "entities": 0, "relation_hyperedges": 0,
-                  "theme_hyperedges": 0, "updated_entities": 0}
-        self._need_writable(f"delete document {doc_id!r}")
-        with self._lock:
-            self._sync_external()
-            if not self.has_document(doc_id):
-                return counts
-            self._upgrade_if_old()
-            conn = self._conn
-            conn.execute("BEGIN IMMEDIATE")
-            if not self.has_document(doc_id):  # deleted by another process meanwhile
-                conn.execute("ROLLBACK")
-                return counts
-            try:
-                touched_e: set[str] = set()
-                touched_h: set[str] = set()
-                removed_chunks = self._delete_rows(doc_id, touched_e, touched_h)
-                rebuilt = Rebuilder(conn, summarize, self.summary_threshold,
-                                spaces=self._vector_format()[0]).rebuild(
-                    touched_e, touched_h
-                )
-                dead = dict(rebuilt.dead)
-                dead["chunk"] = removed_chunks
-                upserts, _ = self._write_vectors(rebuilt.texts, dead, None, embedder)
-                bump_writes(conn)
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
-            self._data_version = self._read_data_version()
-            self._invalidate()
-            self._apply_vectors(upserts, dead)
-        counts.update(
-            documents=1,
-            chunks=len(removed_chunks),
-            entities=len(dead["entity"]),
-            relation_hyperedges=len(dead["hyperedge"]),
-            theme_hyperedges=len(dead["theme"]),
-            updated_entities=len(rebuilt.texts["entity"]),
-        )
-        return counts
-
-    def _delete_rows(self, doc_id: str, touched_e: set[str], touched_h: set[str]) -> list[str]:
-        """Delete a document's rows (mentions cascade); record what they touched."""
-        chunk_ids = [r[0] for r in self._q("SELECT id FROM chunks WHERE doc_id = ?", (doc_id,))]
-        sub = "SELECT id FROM chunks WHERE doc_id = ?"
-        touched_e.update(
-            r[0] for r in self._q(
-                f"SELECT DISTINCT key FROM entity_mentions WHERE chunk_id IN ({sub})", (doc_id,))
-        )
-        touched_h.update(
-            r[0] for r in self._q(
-                f"SELECT DISTINCT hid FROM hyperedge_mentions WHERE chunk_id IN ({sub})",
-                (doc_id,))
-        )
-        self._conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
-        return chunk_ids
+def delete_rows(conn: Any, doc_id: str, touched_e: set[str], touched_h: set[str]) -> list[str]:
+    """Delete a document's rows (mentions cascade) through ``conn`` (an SQLite connection,
+    or the PostgreSQL store's ``?``-placeholder one); record the entity keys and hyperedge
+    ids its mentions touched. Returns its chunk ids, in chunk order."""
+    chunk_ids = [str(r[0]) for r in conn.execute(
+        "SELECT id FROM chunks WHERE doc_id = ? ORDER BY idx", (doc_id,)).fetchall()]
+    sub = "SELECT id FROM chunks WHERE doc_id = ?"
+    touched_e.update(r[0] for r in conn.execute(
+        f"SELECT DISTINCT key FROM entity_mentions WHERE chunk_id IN ({sub})",
+        (doc_id,)).fetchall())
+    touched_h.update(r[0] for r in conn.execute(
+        f"SELECT DISTINCT hid FROM hyperedge_mentions WHERE chunk_id IN ({sub})",
+        (doc_id,)).fetchall())
+    conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
+    return chunk_ids
 
 
 def chunk_owners(q: Callable[..., list[Any]], ids: list[str]) -> list[tuple[str, str]]:
