@@ -48,13 +48,18 @@ def database_url(server_url: str, name: str) -> str:
     return base.rsplit("/", 1)[0] + "/" + name + (f"?{query}" if query else "")
 
 
+def fresh_database(server_url: str, prefix: str = "vizrag_test") -> str:
+    """The URL of a new, empty database on the server of ``server_url``."""
+    import psycopg
+
+    name = f"{prefix}_{os.getpid()}_{next(_counter)}"
+    with psycopg.connect(server_url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return database_url(server_url, name)
+
+
 @pytest.fixture
 def pg_url(pg_server: str) -> str:
     """A fresh, empty database on the session's server."""
-    import psycopg
-
-    name = f"vizrag_test_{os.getpid()}_{next(_counter)}"
-    with psycopg.connect(pg_server, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    return database_url(pg_server, name)
+    return fresh_database(pg_server)

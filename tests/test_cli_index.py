@@ -76,7 +76,7 @@ def test_delete_of_several_ids_is_one_transaction(tmp_path: Path, data_dir: Path
             raise RuntimeError("disk gone")
         return real(conn, doc_id, *rest)
 
-    monkeypatch.setattr("hyperviz_core.rag.store.sqlite.deletes.delete_rows", failing_third)
+    monkeypatch.setattr(writes, "delete_rows", failing_third)
     with pytest.raises(RuntimeError, match="disk gone"):
         main(["delete", *ids, "--store", str(store)])
     with HypergraphStore(store) as s:

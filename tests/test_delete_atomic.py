@@ -93,14 +93,9 @@ def new_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
 
 
 def _new_database(server: str) -> str:
-    import psycopg
-    from pg_server import database_url
+    from pg_server import fresh_database
 
-    name = f"vizrag_delete_{next(_names)}"
-    with psycopg.connect(server, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    return database_url(server, name)
+    return fresh_database(server, "vizrag_delete")
 
 
 def _snapshot(store: StoreProtocol) -> dict[str, Any]:

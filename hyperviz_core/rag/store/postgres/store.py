@@ -55,7 +55,7 @@ from ..sqlite.merge import MentionWriter
 from ..sqlite.reads import StoreReadsMixin
 from ..sqlite.rebuild import Rebuilder
 from ..sqlite.schema import dumps
-from ..sqlite.writes import chunk_collision, delete_rows
+from ..sqlite.writes import chunk_collision, delete_all_rows, delete_rows
 from .connection import Pool, QmarkConnection
 from .inspect import PgInspectMixin
 from .lexical import create_tables, tables_exist, write_postings
@@ -317,11 +317,7 @@ class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin, PgQueryLooku
                 "SELECT id FROM documents WHERE id = ANY(?) ORDER BY id", (ids,)).fetchall()]
             if not stored:
                 return dict(NO_DELETE)
-            touched_e: set[str] = set()
-            touched_h: set[str] = set()
-            removed: list[str] = []
-            for doc_id in stored:
-                removed += delete_rows(c, doc_id, touched_e, touched_h)
+            removed, touched_e, touched_h = delete_all_rows(c, stored)
             rebuilt = self._rebuild(c, touched_e, touched_h, summarize)
             dead, counts = delete_counts(len(stored), removed, rebuilt)
             self._write_vectors(c, rebuilt.texts, dead, None, embedder)

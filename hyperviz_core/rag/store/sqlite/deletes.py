@@ -35,7 +35,7 @@ from typing import Any
 from ..batch import NO_DELETE, delete_counts, delete_ids
 from ..protocol import SummarizeFn
 from .rebuild import Rebuilder
-from .writes import Upserts, bump_writes, delete_rows
+from .writes import Upserts, bump_writes, delete_all_rows
 
 __all__ = ["DocumentDeletesMixin"]
 
@@ -104,11 +104,7 @@ class DocumentDeletesMixin:
             if not stored:
                 conn.execute("ROLLBACK")
                 return dict(NO_DELETE)
-            touched_e: set[str] = set()
-            touched_h: set[str] = set()
-            removed: list[str] = []
-            for doc_id in stored:
-                removed += delete_rows(conn, doc_id, touched_e, touched_h)
+            removed, touched_e, touched_h = delete_all_rows(conn, stored)
             rebuilt = Rebuilder(conn, summarize, self.summary_threshold,
                                 spaces=self._vector_format()[0]).rebuild(touched_e, touched_h)
             dead, counts = delete_counts(len(stored), removed, rebuilt)

@@ -56,7 +56,7 @@ from .schema import CACHE_KIB, SCHEMA_VERSION, WRITE_CACHE_KIB, dumps
 from .upgrade import schema_version, upgrade
 
 __all__ = ["WRITES_KEY", "DocumentWritesMixin", "bump_writes", "chunk_collision",
-           "chunk_owners", "delete_rows"]
+           "chunk_owners", "delete_all_rows", "delete_rows"]
 
 #: the meta row counting the store's writes (document writes, deletes, upgrades, compaction)
 WRITES_KEY = "writes"
@@ -308,6 +308,18 @@ def delete_rows(conn: Any, doc_id: str, touched_e: set[str], touched_h: set[str]
         (doc_id,)).fetchall())
     conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
     return chunk_ids
+
+
+def delete_all_rows(conn: Any, doc_ids: Iterable[str]
+                    ) -> tuple[list[str], set[str], set[str]]:
+    """:func:`delete_rows` of every document of ``doc_ids``: their chunk ids, and the entity
+    keys and hyperedge ids their mentions touched (what the rebuild must redo)."""
+    touched_e: set[str] = set()
+    touched_h: set[str] = set()
+    removed: list[str] = []
+    for doc_id in doc_ids:
+        removed += delete_rows(conn, doc_id, touched_e, touched_h)
+    return removed, touched_e, touched_h
 
 
 def chunk_owners(q: Callable[..., list[Any]], ids: list[str]) -> list[tuple[str, str]]:
