@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import platform
+import re
 import shutil
 import subprocess
 from collections.abc import Mapping
@@ -55,8 +56,13 @@ def _r(v: float) -> float:
     return round(float(v), 2)
 
 
+#: control and bidirectional-override characters: never part of a caption (a model or a
+#: terminal reads it; the drawing drops them too)
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
 def _short(text: str, n: int) -> str:
-    line = " ".join(str(text).split())
+    line = _CONTROLS.sub("", " ".join(str(text).split()))
     return line if len(line) <= n else line[: n - 1].rstrip() + "…"
 
 

@@ -16,6 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
+from .terminal import terminal_safe
 
 __all__ = ["build_parser", "main"]
 
@@ -55,7 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _silence_stdout()
         return 141
     except (ValueError, OSError) as exc:
-        print(f"vizrag {args.command}: error: {exc}", file=sys.stderr)
+        print(f"vizrag {args.command}: error: {terminal_safe(exc)}", file=sys.stderr)
         return 2
     except RuntimeError as exc:
         if _is_missing_graphviz(exc):
@@ -67,7 +68,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         # a model provider failed (after its retries) outside a per-document/question
         # guard, e.g. the embedder's dimension probe: one line, no traceback
-        print(f"vizrag {args.command}: error: model provider: {' '.join(str(exc).split())}",
+        print(f"vizrag {args.command}: error: model provider: "
+              f"{terminal_safe(' '.join(str(exc).split()))}",
               file=sys.stderr)
         return 2
     return code

@@ -20,6 +20,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from .terminal import terminal_safe
+
 __all__ = ["register"]
 
 
@@ -37,7 +39,7 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     print(f"damaged: {report.path}: {len(report.problems)} problem(s)")
     for problem in report.problems:
-        print(f"  {problem}")
+        print(f"  {terminal_safe(problem)}")
     return 1
 
 

@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from .argtypes import non_negative_int, positive_int
+from .terminal import terminal_safe
 
 __all__ = ["add_provider_options", "make_chat", "make_embedder", "open_existing", "register",
            "seconds"]
@@ -236,7 +237,7 @@ def _run_index(args: argparse.Namespace) -> int:
             store.close()
     _print_index(args, report, docs, dup, store.path)
     if report.stopped is not None:
-        print(f"vizrag index: {report.stopped}", file=sys.stderr)
+        print(f"vizrag index: {terminal_safe(report.stopped)}", file=sys.stderr)
         return 2
     return 1 if report.documents_failed else 0
 
@@ -255,11 +256,11 @@ def _print_index(args: argparse.Namespace, report: Any, docs: Any, dup: Any,
         print(f"  input: {dup.read} documents read = {dup.kept} kept + {dup.duplicates} "
               f"with a duplicate id ({verb}) + {dup.repeats} exact repeats dropped{limited}")
         for ex in dup.examples:
-            print(f"  duplicate id {ex}")
+            print(f"  duplicate id {terminal_safe(ex)}")
     if dup.unreadable:
         print(f"  skipped {len(dup.unreadable)} unreadable file(s):")
         for why in dup.unreadable:
-            print(f"  unreadable {why}")
+            print(f"  unreadable {terminal_safe(why)}")
     print("  " + report.summary())
     if report.retries:
         print(f"  provider retries: {report.retries} (429/5xx/timeouts; see the warnings)")
@@ -269,7 +270,7 @@ def _print_index(args: argparse.Namespace, report: Any, docs: Any, dup: Any,
         print("  store: ", end="")
         _print_stats(report.store)
     for err in report.errors[:20]:
-        print(f"  failed: {err}", file=sys.stderr)
+        print(f"  failed: {terminal_safe(err)}", file=sys.stderr)
 
 
 def _run_stats(args: argparse.Namespace) -> int:

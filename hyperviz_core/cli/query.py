@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from .index import add_provider_options, make_chat, make_embedder
+from .terminal import terminal_safe
 
 __all__ = [
     "MAX_EXIT",
@@ -139,22 +140,25 @@ def locator_note(result: Any) -> dict[str, str]:
 
 
 def _print_human(result: Any, images: dict[str, str]) -> None:
-    print(f"Q: {result.query}")
-    print(f"mode {result.mode} · keywords: {', '.join(result.keywords) or '-'}")
+    # the question, stored texts and the model's answer are untrusted: no raw control codes
+    safe = terminal_safe
+    print(f"Q: {safe(result.query)}")
+    print(f"mode {result.mode} · keywords: {safe(', '.join(result.keywords) or '-')}")
     print(f"Locator: {locator_note(result)['description']}")
     if result.answer_kind == "llm":
-        print(f"\nAnswer:\n{result.answer}\n")
+        print(f"\nAnswer:\n{safe(result.answer)}\n")
     elif result.answer:
-        print(f"\n{result.answer}\n")
+        print(f"\n{safe(result.answer)}\n")
     print("Top passages:")
     for c in result.chunks:
         text = " ".join(c.text.split())
         text = text if len(text) <= 220 else text[:219] + "…"
-        print(f"  [{c.rank}] {c.score:.3f}  {c.title or c.doc_id}  ({c.doc_id})\n      {text}")
+        print(f"  [{c.rank}] {c.score:.3f}  {safe(c.title or c.doc_id)}  ({safe(c.doc_id)})"
+              f"\n      {safe(text)}")
     if images:
         print("Images: " + ", ".join(images[k] for k in sorted(images)))
     for w in result.warnings:
-        print(f"warning: {w}", file=sys.stderr)
+        print(f"warning: {safe(w)}", file=sys.stderr)
 
 
 _RESERVED = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)),
@@ -339,7 +343,7 @@ def _report_failure(args: argparse.Namespace, qid: str | None, exc: BaseExceptio
     elif args.json or args.full:
         print(json.dumps({"id": qid, "error": error}, ensure_ascii=False))
     else:
-        print(f"== {qid}\nerror: {error}\n")
+        print(f"== {terminal_safe(qid)}\nerror: {terminal_safe(error)}\n")
 
 
 def _print_result(args: argparse.Namespace, result: Any, qid: str | None,
@@ -352,7 +356,7 @@ def _print_result(args: argparse.Namespace, result: Any, qid: str | None,
         print(json.dumps(compact(result, qid, images), ensure_ascii=False))
     else:
         if qid is not None:
-            print(f"== {qid}")
+            print(f"== {terminal_safe(qid)}")
         _print_human(result, images)
         if n > 1:
             print()

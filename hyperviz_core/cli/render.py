@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .argtypes import positive_int
+from .terminal import terminal_safe
 
 __all__ = ["register"]
 
@@ -73,7 +74,8 @@ def _load_hif(path: str) -> Any:
         hg = Hypergraph.from_hif(Path(path))
     for w in caught:
         if issubclass(w.category, HIFAliasWarning):
-            print(f"vizrag render: warning: {' '.join(str(w.message).split())}", file=sys.stderr)
+            message = terminal_safe(" ".join(str(w.message).split()))
+            print(f"vizrag render: warning: {message}", file=sys.stderr)
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return hg
@@ -149,7 +151,7 @@ def _run(args: argparse.Namespace) -> int:
         html = rendering.save_html(args.html)
         print(f"wrote {html}")
     if args.caption:
-        print(rendering.caption)
+        print(terminal_safe(rendering.caption))
     return 0
 
 

@@ -1,0 +1,56 @@
+"""Stored text, model replies and file names reach the terminal without raw control codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hyperviz_core.cli import main
+from hyperviz_core.cli.terminal import terminal_safe
+
+EVIL = "Ada\x1b]0;PWNED\x07\x1b[8m hidden\r\u202eLovelace"
+
+
+def _no_raw_controls(text: str) -> None:
+    assert not any(ch in text for ch in ("\x1b", "\x07", "\r", "\u202e")), repr(text)
+
+
+def test_terminal_safe_shows_controls_and_keeps_layout() -> None:
+    assert terminal_safe(EVIL) == "Ada\\x1b]0;PWNED\\x07\\x1b[8m hidden\\r\\u202eLovelace"
+    assert terminal_safe("a\tb\nc é 日本") == "a\tb\nc é 日本"
+    assert terminal_safe("\x9b2J\x7f") == "\\x9b2J\\x7f"
+
+
+def test_query_prints_hostile_documents_escaped(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    corpus = tmp_path / "c.json"
+    corpus.write_text(json.dumps([{"title": EVIL, "text": f"{EVIL} worked with Charles "
+                                   "Babbage on the Analytical Engine in London."}]))
+    store = tmp_path / "store"
+    assert main(["index", str(corpus), "--store", str(store), "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["query", f"Who worked with Babbage? {EVIL}", "--store", str(store)]) == 0
+    out = capsys.readouterr()
+    _no_raw_controls(out.out + out.err)
+    assert "\\x1b]0;PWNED" in out.out and "Babbage" in out.out
+
+
+def test_errors_and_caption_are_escaped(tmp_path: Path,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["query", "q", "--store", str(tmp_path / f"no{EVIL}")]) == 2
+    err = capsys.readouterr().err
+    _no_raw_controls(err)
+    assert "\\x1b" in err
+    hif = tmp_path / "g.hif.json"
+    hif.write_text(json.dumps({
+        "network-type": "undirected",
+        "nodes": [{"node": EVIL}, {"node": "Babbage"}],
+        "edges": [{"edge": "e1", "attrs": {"description": f"met {EVIL}"}}],
+        "incidences": [{"edge": "e1", "node": EVIL}, {"edge": "e1", "node": "Babbage"}],
+    }))
+    assert main(["render", str(hif), "--caption", "--out", str(tmp_path / "v.png")]) == 0
+    out = capsys.readouterr().out
+    _no_raw_controls(out)
+    assert "Lovelace" in out
