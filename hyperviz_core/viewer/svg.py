@@ -49,10 +49,19 @@ def bidi_free(text: str) -> str:
     return _BIDI.sub("", text)
 
 
+#: control characters XML 1.0 does not allow (tab, newline and carriage return it does)
+_XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
 def esc(value: object) -> str:
     """Escape text for HTML/SVG text nodes and double- or single-quoted attributes (bidi
-    controls dropped, see :func:`bidi_free`)."""
-    return html.escape(bidi_free(str(value)), quote=True)
+    controls dropped, see :func:`bidi_free`, and the control characters XML forbids, so the
+    SVG stays well-formed).
+
+    >>> esc('<b a="1">' + chr(27) + '[31mred & ' + chr(0) + 'bold</b>')
+    '&lt;b a=&quot;1&quot;&gt;[31mred &amp; bold&lt;/b&gt;'
+    """
+    return html.escape(_XML_INVALID.sub("", bidi_free(str(value))), quote=True)
 
 
 def as_float(value: object) -> float | None:
