@@ -43,6 +43,7 @@ from .items import (
     merge_descriptions,
     normalize_key,
 )
+from .surrogates import first_surrogate
 
 __all__ = [
     "HIFAliasWarning",
@@ -278,7 +279,29 @@ def read_hif(source: Any) -> HIFParts:
         validate_hif(doc)
     except RecursionError:
         raise HIFError("HIF document nested too deeply to validate") from None
+    _refuse_surrogates(doc)
     return _Reader().read(doc)
+
+
+def _refuse_surrogates(doc: Any) -> None:
+    """:class:`HIFError` naming where ``doc`` holds a lone surrogate (a ``"\\ud800"``
+    escape: text no UTF-8 file, PNG caption or store can hold), before anything is drawn.
+
+    >>> try:
+    ...     _refuse_surrogates({"nodes": [{"node": "ok"}, {"node": "x" + chr(0xD800)}]})
+    ... except HIFError as exc:
+    ...     print(exc)
+    HIF text at nodes/1/node holds a lone surrogate (character 2), which is not valid Unicode text
+    """
+    try:
+        json.dumps(doc, ensure_ascii=False).encode("utf-8")  # the fast check
+        return
+    except UnicodeEncodeError:
+        pass
+    found = first_surrogate(doc)
+    if found is not None:
+        raise HIFError(f"HIF text at {found[0]} holds a lone surrogate (character "
+                       f"{found[1] + 1}), which is not valid Unicode text")
 
 
 def _restore(raw: str, meta: dict[str, Any]) -> tuple[Any, dict[str, Any], dict[str, Any]]:

@@ -27,6 +27,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..surrogates import surrogate_at
 from .index import add_provider_options, make_chat, make_embedder
 from .terminal import terminal_safe
 
@@ -208,7 +209,7 @@ def _load_questions(path: str) -> list[tuple[str, str]]:
         if not isinstance(obj, dict) or not str(obj.get("question", "")).strip():
             raise ValueError(f"{path}:{n}: expected an object with a \"question\"")
         qid = str(obj.get("id", n))
-        if _surrogate_at(qid) is not None:
+        if surrogate_at(qid) is not None:
             raise ValueError(f"{path}:{n}: the id is not valid Unicode text")
         items.append((qid, str(obj["question"])))
     return items
@@ -313,16 +314,10 @@ def _no_views_note(result: Any, qid: str | None) -> None:
           f"view in {result.mode} mode ({why or 'this mode draws no views'})", file=sys.stderr)
 
 
-def _surrogate_at(text: str) -> int | None:
-    from ..rag.index.guards import surrogate_at  # the core loads only when a command runs
-
-    return surrogate_at(text)
-
-
 def _check_text(question: str) -> None:
     """Refuse a question that is not Unicode text (a lone surrogate: undecodable bytes on
     the command line, or ``\\ud800`` in a JSONL file) before it reaches the engine."""
-    at = _surrogate_at(question)
+    at = surrogate_at(question)
     if at is not None:
         raise ValueError(f"the question is not valid Unicode text (character "
                          f"{at}: {question[at]!r})")

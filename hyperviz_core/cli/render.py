@@ -14,6 +14,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from ..surrogates import surrogate_at
 from .argtypes import positive_int
 from .terminal import terminal_safe
 
@@ -114,6 +115,9 @@ def _run(args: argparse.Namespace) -> int:
     problem = _output_problem(args)
     if problem:
         return fail(problem)
+    if args.query is not None and (at := surrogate_at(args.query)) is not None:
+        return fail(f"--query is not valid Unicode text (character {at + 1}: "
+                    f"{args.query[at]!r}; undecodable bytes on the command line?)")
     try:
         hg = _load_hif(args.input)
     except (ValueError, OSError) as exc:

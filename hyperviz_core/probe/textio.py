@@ -22,15 +22,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import secrets
 from pathlib import Path
 from typing import Any
 
+from ..surrogates import first_surrogate
+
 __all__ = ["atomic_write_text", "check_unicode", "jsonl_lines"]
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
 
 def jsonl_lines(text: str) -> list[str]:
     """The lines of a JSON-lines text, split on ``\\n`` only (a trailing ``\\r`` dropped,
@@ -41,19 +39,9 @@ def jsonl_lines(text: str) -> list[str]:
     return [line.removesuffix("\r") for line in lines]
 
 
-def _has_surrogate(value: Any) -> bool:
-    if isinstance(value, str):
-        return _SURROGATE.search(value) is not None
-    if isinstance(value, dict):
-        return any(_has_surrogate(k) or _has_surrogate(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_has_surrogate(v) for v in value)
-    return False
-
-
 def check_unicode(value: Any, path: str | Path, line: int) -> None:
     """Raise ``ValueError`` naming ``path:line`` when ``value`` holds an unpaired surrogate."""
-    if _has_surrogate(value):
+    if first_surrogate(value) is not None:
         raise ValueError(f"{path}:{line}: text with an unpaired surrogate escape (e.g. "
                          "\\ud800) is not valid Unicode")
 

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ...surrogates import surrogate_at
 from ..providers.protocols import PassThrough
 from ..types import Document, json_safe_metadata
 
@@ -41,16 +42,6 @@ __all__ = ["FiniteEmbedder", "check_document", "check_fields", "finite_rows", "p
 def printable(text: str) -> str:
     """``text`` itself when it encodes as UTF-8, else its ``ascii()`` form (quoted)."""
     return text if surrogate_at(text) is None else ascii(text)
-
-
-def surrogate_at(value: str) -> int | None:
-    """The position of the first lone surrogate in ``value`` (text no UTF-8 can hold), or
-    None."""
-    try:
-        value.encode("utf-8")
-        return None
-    except UnicodeEncodeError as exc:
-        return exc.start
 
 
 def check_document(doc: Document) -> None:

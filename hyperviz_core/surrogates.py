@@ -1,0 +1,49 @@
+"""Lone surrogates: text that is no valid Unicode (no UTF-8 file, store or caption holds it).
+
+They come from undecodable bytes on a command line (``sys.argv`` decodes them with
+``surrogateescape``) or from a ``"\\ud800"`` escape in a JSON file; every reader refuses them
+with a message saying where, before anything is written.
+
+Example:
+    >>> surrogate_at("ok"), surrogate_at("caf" + chr(0xDCE9))
+    (None, 3)
+    >>> first_surrogate({"nodes": [{"node": "ok"}, {"node": "x" + chr(0xD800)}]})
+    ('nodes/1/node', 1)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["first_surrogate", "surrogate_at"]
+
+
+def surrogate_at(value: str) -> int | None:
+    """The position of the first lone surrogate in ``value``, or None."""
+    try:
+        value.encode("utf-8")
+        return None
+    except UnicodeEncodeError as exc:
+        return exc.start
+
+
+def first_surrogate(value: Any) -> tuple[str, int] | None:
+    """Where the first lone surrogate of a JSON-like value is: its path (keys and list
+    positions joined by ``/``; ``" (key)"`` when a dict key holds it) and its position in
+    that string, or None. Iterative, so any nesting depth is fine."""
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, str):
+            at = surrogate_at(item)
+            if at is not None:
+                return where or "<root>", at
+        elif isinstance(item, dict):
+            for k in reversed(list(item)):
+                path = f"{where}/{k}" if where else str(k)
+                stack.append((path, item[k]))
+                stack.append((f"{path} (key)", str(k)))
+        elif isinstance(item, list | tuple):
+            for i in range(len(item) - 1, -1, -1):
+                stack.append((f"{where}/{i}" if where else str(i), item[i]))
+    return None

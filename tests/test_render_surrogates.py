@@ -1,0 +1,52 @@
+"""Text that is not valid Unicode (lone surrogates) is refused before anything is drawn or
+written, naming where it is; earlier outputs at the same path survive."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hyperviz_core import Hypergraph
+from hyperviz_core.cli import main
+from hyperviz_core.hif import HIFError
+from hyperviz_core.surrogates import first_surrogate
+
+
+def _hif(tmp_path: Path, name: str) -> Path:
+    path = tmp_path / "g.hif.json"
+    # written as ASCII JSON: the escape "\ud800" is what a file holds
+    path.write_text(json.dumps({"nodes": [{"node": "Ada"}, {"node": name}],
+                                "incidences": [{"edge": "e1", "node": "Ada"},
+                                               {"edge": "e1", "node": name}]}))
+    return path
+
+
+def test_hif_with_a_lone_surrogate_is_refused_by_place(tmp_path: Path) -> None:
+    with pytest.raises(HIFError, match=r"nodes/1/node holds a lone surrogate \(character 4\)"):
+        Hypergraph.from_hif(_hif(tmp_path, "Bab\ud800"))
+
+
+def test_render_refuses_it_and_keeps_earlier_outputs(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good, out = _hif(tmp_path, "Babbage"), tmp_path / "v.png"
+    assert main(["render", str(good), "--out", str(out)]) == 0
+    before = out.read_bytes(), out.with_suffix(".json").read_bytes()
+    capsys.readouterr()
+    bad = _hif(tmp_path, "Bab\ud800")
+    assert main(["render", str(bad), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "lone surrogate" in err and "nodes/1/node" in err
+    assert main(["render", str(good), "--query", "caf\udce9", "--out", str(out)]) == 2
+    assert "--query is not valid Unicode text (character 4" in capsys.readouterr().err
+    assert (out.read_bytes(), out.with_suffix(".json").read_bytes()) == before
+
+
+def test_first_surrogate_paths() -> None:
+    assert first_surrogate({"a": ["ok", {"b": "x"}]}) is None
+    assert first_surrogate({"a": ["ok", {"b\udc80": 1}]}) == ("a/1/b\udc80 (key)", 1)
+    deep: list[object] = ["\ud800"]
+    for _ in range(5000):  # deeper than the recursion limit
+        deep = [deep]
+    assert first_surrogate(deep) == ("/".join(["0"] * 5001), 0)
