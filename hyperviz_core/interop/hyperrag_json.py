@@ -42,9 +42,12 @@ def split_matrix(raw: bytes) -> tuple[bytes, bytes | None, int]:
 @contextlib.contextmanager
 def json_errors(p: Path) -> Iterator[None]:
     """Turn the errors of reading and parsing JSON file ``p`` into one-line
-    :class:`HyperRAGFormatError` messages."""
+    :class:`HyperRAGFormatError` messages (nesting too deep for the parser, an integer
+    beyond Python's digit limit included)."""
     try:
         yield
+    except HyperRAGFormatError:
+        raise
     except FileNotFoundError:
         raise HyperRAGFormatError(f"{p}: missing (not a Hyper-RAG working dir?)") from None
     except IsADirectoryError:
@@ -55,6 +58,10 @@ def json_errors(p: Path) -> Iterator[None]:
         ) from None
     except UnicodeDecodeError as exc:
         raise HyperRAGFormatError(f"{p}: not UTF-8 JSON ({exc.reason})") from None
+    except RecursionError:
+        raise HyperRAGFormatError(f"{p}: malformed JSON (nested too deeply to read)") from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        raise HyperRAGFormatError(f"{p}: malformed JSON ({str(exc)[:200]})") from None
 
 
 def parse_json(data: bytes, hook: Callable[[list[tuple[str, Any]]], Any] | None = None

@@ -7,7 +7,12 @@ file names are ``collections.defaultdict`` and ``builtins.set``, so :class:`Rest
 resolves exactly those two and refuses every other global *before* anything is called: a
 crafted file naming ``os.system`` (or ``builtins.eval``, ``subprocess.Popen`` ...) raises
 :class:`HyperRAGFormatError` without executing it. Persistent ids and extension codes are
-refused as well. After loading, :func:`load_hgdb` checks the structure field by field.
+refused as well. Before it runs, :func:`~.hyperrag_scan.scan_pickle` walks the opcodes and
+refuses nested tuples and excessive memo sharing (a tuple's hash recurses in C: a deeply
+nested one crashes the interpreter, a shared one takes forever). After loading,
+:func:`load_hgdb` checks the structure field by field (hyperedge weights must be finite
+numbers). Error messages show untrusted values with :func:`shown` (short, never a full
+``repr``).
 
 Example:
     >>> import io, pickle, collections
@@ -26,19 +31,27 @@ from __future__ import annotations
 
 import collections
 import io
+import itertools
+import math
 import pickle
+import reprlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
+
+from .hyperrag_scan import PickleShapeError, scan_pickle
 
 __all__ = [
     "ALLOWED_GLOBALS",
     "HgdbData",
     "HyperRAGFormatError",
     "RestrictedUnpickler",
+    "check_weight",
+    "key_sample",
     "load_hgdb",
     "parse_hgdb",
     "restricted_loads",
+    "shown",
 ]
 
 #: The only globals a Hyper-RAG ``.hgdb`` pickle uses.
@@ -52,6 +65,42 @@ class HyperRAGFormatError(ValueError):
     """A Hyper-RAG working-dir file is missing, malformed, foreign or unsafe."""
 
 
+class _ShortRepr(reprlib.Repr):
+    """``reprlib`` with no path to a full ``repr`` (its default for unknown types)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.maxlevel, self.maxstring, self.maxother, self.maxlong = 2, 60, 60, 40
+        self.maxtuple = self.maxlist = self.maxdict = self.maxset = self.maxfrozenset = 4
+
+    def repr_int(self, x: int, level: int) -> str:
+        return super().repr_int(x, level) if x.bit_length() < 128 else \
+            f"<int of {x.bit_length()} bits>"
+
+    def repr_instance(self, x: Any, level: int) -> str:
+        if isinstance(x, bytes | bytearray):
+            return repr(bytes(x[: self.maxstring])) + ("..." if len(x) > self.maxstring else "")
+        if x is None or isinstance(x, float | bool | complex):
+            return repr(x)
+        return f"<{type(x).__name__}>"
+
+
+_SHORT = _ShortRepr()
+
+
+def shown(value: Any) -> str:
+    """A short ``repr`` of an untrusted value for an error message (about 80 characters at
+    most, two levels deep): never the full ``repr`` of a huge, deep or self-sharing object.
+
+    >>> shown("x" * 1000)[:12], shown((((("deep",),),),)), shown(10 ** 5000)
+    ("'xxxxxxxxxxx", '((...),)', '<int of 16610 bits>')
+    """
+    try:
+        return _SHORT.repr(value)
+    except (ValueError, RecursionError, TypeError):
+        return f"<{type(value).__name__}>"
+
+
 class RestrictedUnpickler(pickle.Unpickler):
     """An unpickler that resolves only :data:`ALLOWED_GLOBALS` and nothing else."""
 
@@ -60,7 +109,7 @@ class RestrictedUnpickler(pickle.Unpickler):
         if found is None:
             allowed = ", ".join(f"{m}.{n}" for m, n in sorted(ALLOWED_GLOBALS))
             raise HyperRAGFormatError(
-                f"pickle refers to {module}.{name}, which a Hyper-RAG .hgdb file never "
+                f"pickle refers to {module[:80]}.{name[:80]}, which a Hyper-RAG .hgdb file never "
                 f"contains (allowed: {allowed}); refusing to load it"
             )
         return found
@@ -71,19 +120,24 @@ class RestrictedUnpickler(pickle.Unpickler):
 
 def _unpickle(stream: IO[bytes], what: str) -> Any:
     try:
-        return RestrictedUnpickler(stream).load()
+        data = stream.read()
+        scan_pickle(data)  # no nested tuple, no runaway sharing: what C would hash forever
+        return RestrictedUnpickler(io.BytesIO(data)).load()
     except HyperRAGFormatError as exc:
         raise HyperRAGFormatError(f"{what}: {exc}") from None
+    except PickleShapeError as exc:
+        raise HyperRAGFormatError(f"{what}: {exc}; not a Hyper-RAG .hgdb file") from None
     except (pickle.UnpicklingError, EOFError, ValueError, TypeError, KeyError,
-            AttributeError, IndexError, MemoryError, OverflowError) as exc:
+            AttributeError, IndexError, MemoryError, OverflowError, RecursionError) as exc:
         raise HyperRAGFormatError(
-            f"{what}: not a readable pickle ({type(exc).__name__}: {exc}); "
+            f"{what}: not a readable pickle ({type(exc).__name__}: {str(exc)[:200]}); "
             "truncated or not a Hyper-RAG .hgdb file"
         ) from None
 
 
 def restricted_loads(data: bytes, what: str = "pickle") -> Any:
-    """Unpickle ``data`` with :class:`RestrictedUnpickler` (no shape check)."""
+    """Unpickle ``data`` with :class:`RestrictedUnpickler` after the opcode scan (no
+    structure check)."""
     return _unpickle(io.BytesIO(data), what)
 
 
@@ -108,13 +162,14 @@ def _check_vertices(raw: Any, what: str) -> dict[str, dict[str, str]]:
         raise HyperRAGFormatError(f"{what}: 'v_data' is a {type(raw).__name__}, expected dict")
     for name, attrs in raw.items():
         if not isinstance(name, str) or not name.strip():
-            raise HyperRAGFormatError(f"{what}: vertex name {name!r} is not a non-empty str")
+            raise HyperRAGFormatError(
+                f"{what}: vertex name {shown(name)} is not a non-empty str")
         if not isinstance(attrs, dict):
-            raise HyperRAGFormatError(f"{what}: vertex {name!r} has no attribute dict")
+            raise HyperRAGFormatError(f"{what}: vertex {shown(name)} has no attribute dict")
         for k, v in attrs.items():
             if not isinstance(k, str) or not isinstance(v, str):
                 raise HyperRAGFormatError(
-                    f"{what}: vertex {name!r} attribute {k!r} is not str -> str")
+                    f"{what}: vertex {shown(name)} attribute {shown(k)} is not str -> str")
     return raw
 
 
@@ -124,22 +179,42 @@ def _check_edges(raw: Any, what: str) -> dict[tuple[str, ...], dict[str, Any]]:
     for key, attrs in raw.items():
         if not isinstance(key, tuple) or not key or not all(isinstance(m, str) for m in key):
             raise HyperRAGFormatError(
-                f"{what}: hyperedge key {key!r:.80} is not a non-empty tuple of names")
+                f"{what}: hyperedge key {shown(key)} is not a non-empty tuple of names")
         if not isinstance(attrs, dict):
-            raise HyperRAGFormatError(f"{what}: hyperedge {key!r:.80} has no attribute dict")
+            raise HyperRAGFormatError(f"{what}: hyperedge {shown(key)} has no attribute dict")
         for k in _EDGE_STR:
             if not isinstance(attrs.get(k, ""), str):
-                raise HyperRAGFormatError(f"{what}: hyperedge {key!r:.80} field {k!r} is not str")
-        w = attrs.get("weight", 1.0)
-        if isinstance(w, bool) or not isinstance(w, int | float):
-            raise HyperRAGFormatError(f"{what}: hyperedge {key!r:.80} weight {w!r} is not a number")
+                raise HyperRAGFormatError(f"{what}: hyperedge {shown(key)} field {k!r} is not str")
+        check_weight(attrs.get("weight", 1.0), key, what)
     return raw
+
+
+def check_weight(w: Any, key: Any, what: str) -> float:
+    """A hyperedge weight as ``float``; :class:`HyperRAGFormatError` unless it is a finite
+    number (Hyper-RAG parses weights with ``^[-+]?[0-9]*\\.?[0-9]+$``, so NaN and infinities
+    never come from it: refused, not mapped)."""
+    if isinstance(w, bool) or not isinstance(w, int | float):
+        raise HyperRAGFormatError(
+            f"{what}: hyperedge {shown(key)} weight {shown(w)} is not a number")
+    try:
+        value = float(w)
+    except OverflowError:
+        value = math.inf
+    if not math.isfinite(value):
+        raise HyperRAGFormatError(f"{what}: hyperedge {shown(key)} weight {shown(w)} is not a "
+                                  "finite number (NaN or infinite)")
+    return value
+
+
+def key_sample(obj: dict[Any, Any]) -> list[str]:
+    """A few of an untrusted dict's keys, shown briefly and sorted (for an error)."""
+    return sorted(shown(k) for k in itertools.islice(obj, 50))[:5]
 
 
 def parse_hgdb(obj: Any, what: str = ".hgdb") -> HgdbData:
     """Check the structure of an unpickled ``.hgdb`` object and wrap it."""
     if not isinstance(obj, dict) or not {"v_data", "e_data"} <= set(obj):
-        got = sorted(map(str, obj))[:5] if isinstance(obj, dict) else type(obj).__name__
+        got = key_sample(obj) if isinstance(obj, dict) else type(obj).__name__
         raise HyperRAGFormatError(
             f"{what}: not a Hypergraph-DB pickle (expected a dict with 'v_data', 'e_data', "
             f"'v_inci'; got {got})"

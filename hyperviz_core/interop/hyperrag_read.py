@@ -32,12 +32,14 @@ Example:
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .hyperrag_json import read_json
-from .hyperrag_pickle import HgdbData, HyperRAGFormatError, load_hgdb
+from .hyperrag_pickle import HgdbData, HyperRAGFormatError, load_hgdb, shown
 from .hyperrag_stream import read_hgdb_rows
 from .hyperrag_vdb import VdbFile, decode_matrix, read_vdb, read_vdb_lazy
 
@@ -73,7 +75,7 @@ def _object_of_objects(path: Path, raw: Any) -> dict[str, dict[str, Any]]:
         raise HyperRAGFormatError(f"{path}: expected a JSON object, got {type(raw).__name__}")
     for key, value in raw.items():
         if not isinstance(value, dict):
-            raise HyperRAGFormatError(f"{path}: entry {key!r} is not an object")
+            raise HyperRAGFormatError(f"{path}: entry {shown(key)} is not an object")
     return raw
 
 
@@ -85,7 +87,7 @@ def read_full_docs(path: str | Path) -> dict[str, str]:
     for key, value in raw.items():
         content = value.get("content")
         if not isinstance(content, str):
-            raise HyperRAGFormatError(f"{p}: document {key!r} has no string 'content'")
+            raise HyperRAGFormatError(f"{p}: document {shown(key)} has no string 'content'")
         out[key] = content
     return out
 
@@ -111,11 +113,11 @@ def read_text_chunks(path: str | Path) -> dict[str, ChunkRow]:
         order, tokens = v.get("chunk_order_index", 0), v.get("tokens", 0)
         if not isinstance(content, str) or not isinstance(doc_id, str):
             raise HyperRAGFormatError(
-                f"{p}: chunk {key!r} needs string 'content' and 'full_doc_id'")
+                f"{p}: chunk {shown(key)} needs string 'content' and 'full_doc_id'")
         if isinstance(order, bool) or not isinstance(order, int) or \
                 isinstance(tokens, bool) or not isinstance(tokens, int):
             raise HyperRAGFormatError(
-                f"{p}: chunk {key!r}: 'chunk_order_index' and 'tokens' must be integers")
+                f"{p}: chunk {shown(key)}: 'chunk_order_index' and 'tokens' must be integers")
         out[key] = ChunkRow(key, content, doc_id, order, tokens)
     return out
 
@@ -126,7 +128,7 @@ def read_llm_cache(path: str | Path) -> dict[str, dict[str, Any]]:
     raw = _object_of_objects(p, read_json(p))
     for key, v in raw.items():
         if not isinstance(v.get("return"), str):
-            raise HyperRAGFormatError(f"{p}: cache entry {key!r} has no string 'return'")
+            raise HyperRAGFormatError(f"{p}: cache entry {shown(key)} has no string 'return'")
     return raw
 
 
@@ -156,8 +158,8 @@ def _cross_check(wd: HyperRAGWorkdir) -> None:
     orphans = sorted(c.id for c in wd.chunks.values() if c.doc_id not in wd.docs)
     if orphans:
         raise HyperRAGFormatError(
-            f"{wd.path / CHUNKS_FILE}: chunk {orphans[0]!r} names document "
-            f"{wd.chunks[orphans[0]].doc_id!r}, which {DOCS_FILE} lacks "
+            f"{wd.path / CHUNKS_FILE}: chunk {shown(orphans[0])} names document "
+            f"{shown(wd.chunks[orphans[0]].doc_id)}, which {DOCS_FILE} lacks "
             f"({len(orphans)} such chunks)")
     for space, vdb in wd.vdb.items():
         if wd.vdb and vdb.dim != next(iter(wd.vdb.values())).dim:
@@ -168,7 +170,66 @@ def _cross_check(wd: HyperRAGWorkdir) -> None:
     if missing:
         wd.warnings.append(
             f"{len(set(missing))} hyperedge members have no vertex record (kept as bare "
-            f"entities), e.g. {sorted(set(missing))[0]!r}")
+            f"entities), e.g. {shown(sorted(set(missing))[0])}")
+
+
+#: a UTF-16 surrogate in (surrogatepass-)UTF-8 bytes: 0xED leads, A0-BF follows
+_SURROGATE = re.compile(rb"\xed[\xa0-\xbf]")
+
+
+def _surrogate_at(value: str | bytes) -> int | None:
+    """The character position of the first lone surrogate in ``value``, or None."""
+    if value.isascii():
+        return None
+    if isinstance(value, bytes):
+        found = _SURROGATE.search(value)
+        return None if found is None else len(value[: found.start()].decode(
+            "utf-8", "surrogatepass"))
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return exc.start
+    return None
+
+
+def _dirty(values: Iterable[Any]) -> bool:
+    """Whether any text among ``values`` holds a lone surrogate (the fast scan)."""
+    for v in values:
+        if isinstance(v, str | bytes) and not v.isascii() and _surrogate_at(v) is not None:
+            return True
+    return False
+
+
+def _refuse(path: Path, kind: str, key: Any, fields: Iterable[tuple[str, Any]]) -> None:
+    """The error naming the file, the item and its first field with a lone surrogate."""
+    for label, value in fields:
+        at = _surrogate_at(value) if isinstance(value, str | bytes) else None
+        if at is not None:
+            raise HyperRAGFormatError(
+                f"{path}: {kind} {shown(key)} field {label!r} holds a lone surrogate at "
+                f"character {at} (not valid Unicode; fix the file's encoding)")
+
+
+def _fields(attrs: Any) -> Iterable[tuple[str, Any]]:
+    """``(field, value)`` of an attribute dict or a streamed row."""
+    return attrs.items() if isinstance(attrs, dict) else zip(attrs._fields, attrs, strict=True)
+
+
+def _check_unicode(wd: HyperRAGWorkdir) -> None:
+    """Refuse a lone surrogate (a JSON ``"\\ud800"``, a pickle's surrogatepass text) in
+    anything an import stores: no store can keep it."""
+    for key, text in wd.docs.items():
+        _refuse(wd.path / DOCS_FILE, "document", key, (("id", key), ("content", text)))
+    for c in wd.chunks.values():
+        _refuse(wd.path / CHUNKS_FILE, "chunk", c.id, (("id", c.id), ("content", c.content),
+                                                       ("full_doc_id", c.doc_id)))
+    for name, attrs in wd.graph.vertices.items():
+        if _dirty((name, *(attrs.values() if isinstance(attrs, dict) else attrs))):
+            _refuse(wd.path / HGDB_FILE, "vertex", name, (("name", name), *_fields(attrs)))
+    for members, attrs in wd.graph.edges.items():
+        if _dirty((*members, *(attrs.values() if isinstance(attrs, dict) else attrs))):
+            _refuse(wd.path / HGDB_FILE, "hyperedge", members, (
+                *((f"member {n}", m) for n, m in enumerate(members)), *_fields(attrs)))
 
 
 def read_workdir(path: str | Path, *, vectors: bool = True, llm_cache: bool = True,
@@ -188,7 +249,8 @@ def read_workdir(path: str | Path, *, vectors: bool = True, llm_cache: bool = Tr
             check the relationship file: what an import with reused vectors reads.
 
     Raises:
-        HyperRAGFormatError: a required file is missing, malformed or inconsistent.
+        HyperRAGFormatError: a required file is missing, malformed or inconsistent, or a
+            text holds a lone surrogate (no store can keep it).
     """
     p = Path(path)
     if not p.is_dir():
@@ -210,5 +272,6 @@ def read_workdir(path: str | Path, *, vectors: bool = True, llm_cache: bool = Tr
     graph = load_hgdb(p / HGDB_FILE) if incidence else read_hgdb_rows(p / HGDB_FILE)
     wd = HyperRAGWorkdir(path=p, docs=docs, chunks=chunks, graph=graph, vdb=vdb,
                          llm_cache_entries=cache_n)
+    _check_unicode(wd)
     _cross_check(wd)
     return wd

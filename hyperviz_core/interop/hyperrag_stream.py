@@ -17,7 +17,9 @@ error, before any call), the only call made is ``defaultdict(set)``, and nothing
 file is executed. The interpreter knows the opcodes Python's pickler writes for such data
 (protocols 2–5); a file using anything else — or sharing one attribute dict between two
 records — is read by :func:`~.hyperrag_pickle.load_hgdb` instead, so the result is always
-the same (tested on both paths).
+the same (tested on both paths). As there, a tuple may not hold a tuple (the C hash of a
+nested or memo-shared one crashes or never ends) and memo references may cost at most
+:data:`~.hyperrag_scan.SHARE_PER_BYTE` hashed elements per byte read.
 
 Example:
     >>> import io, pickle, collections
@@ -34,46 +36,23 @@ from __future__ import annotations
 
 import struct
 from pathlib import Path
-from typing import IO, Any, NamedTuple
+from typing import IO, Any
 
-from .hyperrag_pickle import ALLOWED_GLOBALS, HgdbData, HyperRAGFormatError, load_hgdb
+from .hyperrag_pickle import (
+    ALLOWED_GLOBALS,
+    HgdbData,
+    HyperRAGFormatError,
+    key_sample,
+    load_hgdb,
+    shown,
+)
+from .hyperrag_rows import EdgeRow, Interned, VertexRow, edge_row, text_of, vertex_row
+from .hyperrag_scan import SHARE_BASE, SHARE_PER_BYTE
 
 __all__ = ["EdgeRow", "VertexRow", "read_hgdb_rows", "stream_hgdb"]
 
 _BLOCK = 1 << 18  # bytes read at a time
 _SLACK = 512  # refill below this: every opcode but a long string's fits in it
-
-
-def _text(value: bytes | float) -> Any:
-    return value.decode("utf-8", "surrogatepass") if isinstance(value, bytes) else value
-
-
-class VertexRow(NamedTuple):
-    """A vertex's attributes as Hyper-RAG stores them (``<SEP>``-joined), kept as the
-    pickle's UTF-8 bytes (smaller than ``str`` for every text, much smaller for text
-    beyond Latin-1); :meth:`get` returns them as ``str``."""
-
-    entity_type: bytes
-    description: bytes
-    source_id: bytes
-    additional_properties: bytes
-
-    def get(self, key: str, default: Any = None) -> Any:
-        """Like ``dict.get`` on the attribute dict this row replaces."""
-        return _text(getattr(self, key)) if key in self._fields else default
-
-
-class EdgeRow(NamedTuple):
-    """A hyperedge's attributes as Hyper-RAG stores them (texts as UTF-8 bytes)."""
-
-    description: bytes
-    keywords: bytes
-    source_id: bytes
-    weight: float
-
-    def get(self, key: str, default: Any = None) -> Any:
-        """Like ``dict.get`` on the attribute dict this row replaces."""
-        return _text(getattr(self, key)) if key in self._fields else default
 
 
 class Unsupported(Exception):
@@ -97,54 +76,7 @@ assert set(_GLOBALS) == set(ALLOWED_GLOBALS)
 _TOMB = object()  # memo entry of a dict or set: never fetched again in a Hyper-RAG file
 _MARK = object()
 _DOUBLE = struct.Struct(">d")
-
-
-class _Interned:
-    """One object per vertex name (hyperedge members repeat them) and per entity type."""
-
-    def __init__(self) -> None:
-        self.names: dict[bytes, bytes] = {}  # a name's bytes -> the first such object
-        self.text: dict[bytes, str] = {}  # a name's bytes -> the str the tables are keyed by
-        self.types: dict[bytes, bytes] = {}
-
-    def name(self, raw: bytes) -> str:
-        found = self.text.get(raw)
-        return found if found is not None else raw.decode("utf-8", "surrogatepass")
-
-
-def _vertex_row(raw: Any, attrs: dict[Any, Any], where: str, seen: _Interned
-                ) -> tuple[str, VertexRow]:
-    name = seen.name(raw) if isinstance(raw, bytes) else raw
-    if not isinstance(name, str) or not name.strip():
-        raise HyperRAGFormatError(f"{where}: vertex name {name!r} is not a non-empty str")
-    for k, v in attrs.items():
-        if not isinstance(k, bytes) or not isinstance(v, bytes):
-            raise HyperRAGFormatError(
-                f"{where}: vertex {name!r} attribute {_text(k)!r} is not str -> str")
-    seen.names.setdefault(raw, raw)  # later copies (hyperedge members) become this one
-    seen.text.setdefault(raw, name)
-    typ = attrs.get(b"entity_type", b"")
-    return name, VertexRow(seen.types.setdefault(typ, typ), attrs.get(b"description", b""),
-                           attrs.get(b"source_id", b""),
-                           attrs.get(b"additional_properties", b""))
-
-
-def _edge_row(raw: Any, attrs: dict[Any, Any], where: str, seen: _Interned
-              ) -> tuple[tuple[str, ...], EdgeRow]:
-    if not isinstance(raw, tuple) or not raw or not all(isinstance(m, bytes) for m in raw):
-        shown = tuple(map(_text, raw)) if isinstance(raw, tuple) else raw
-        raise HyperRAGFormatError(
-            f"{where}: hyperedge key {shown!r:.80} is not a non-empty tuple of names")
-    key = tuple(seen.name(m) for m in raw)
-    for k in (b"description", b"keywords", b"source_id"):
-        if not isinstance(attrs.get(k, b""), bytes):
-            raise HyperRAGFormatError(
-                f"{where}: hyperedge {key!r:.80} field {_text(k)!r} is not str")
-    w = attrs.get(b"weight", 1.0)
-    if isinstance(w, bool) or not isinstance(w, int | float):
-        raise HyperRAGFormatError(f"{where}: hyperedge {key!r:.80} weight {w!r} is not a number")
-    return key, EdgeRow(attrs.get(b"description", b""), attrs.get(b"keywords", b""),
-                        attrs.get(b"source_id", b""), float(w))
+_SCALARS = frozenset({bytes, int, float})  # what a tuple of a Hyper-RAG pickle holds
 
 
 class _Reader:
@@ -155,17 +87,19 @@ class _Reader:
         self.buf = b""
         self.pos = 0
         self.eof = False
+        self.allowance = SHARE_BASE  # elements memo references may add to hashing
 
     def refill(self, need: int) -> None:
         if self.eof:
             return
         more = self.fh.read(max(need, _BLOCK))
+        self.allowance += SHARE_PER_BYTE * len(more)
         self.eof = len(more) < max(need, _BLOCK)
         self.buf = self.buf[self.pos :] + more
         self.pos = 0
 
 
-def _setitems(target: Any, items: list[Any], root: Any, where: str, seen: _Interned) -> None:
+def _setitems(target: Any, items: list[Any], root: Any, where: str, seen: Interned) -> None:
     """Apply SETITEMS: attribute dicts become rows as they enter a record table."""
     if not isinstance(target, dict | _Discard):
         raise Unsupported(f"SETITEMS on {type(target).__name__}")
@@ -178,9 +112,21 @@ def _setitems(target: Any, items: list[Any], root: Any, where: str, seen: _Inter
     for i in range(0, len(items), 2):
         k, v = items[i], items[i + 1]
         if type(v) is dict:
-            k, v = _edge_row(k, v, where, seen) if isinstance(k, tuple) else _vertex_row(
+            k, v = edge_row(k, v, where, seen) if isinstance(k, tuple) else vertex_row(
                 k, v, where, seen)
         target[k] = v
+
+
+def _flat(t: tuple[Any, ...], where: str) -> tuple[Any, ...]:
+    """``t`` when it holds no tuple (names, numbers, ``set``); else an error, or
+    :class:`Unsupported` for anything else (the unpickler decides)."""
+    for x in t:
+        if type(x) not in _SCALARS and x is not set:
+            if type(x) is tuple:
+                raise HyperRAGFormatError(f"{where}: a tuple holds a tuple (Hyper-RAG keys are "
+                                          "flat tuples of names); not a Hyper-RAG .hgdb file")
+            raise Unsupported(f"a tuple holding a {type(x).__name__}")
+    return t
 
 
 def _parse(fh: IO[bytes], where: str) -> Any:  # one branch per opcode
@@ -188,12 +134,13 @@ def _parse(fh: IO[bytes], where: str) -> Any:  # one branch per opcode
     stack: list[Any] = []
     marks: list[int] = []
     memo: list[Any] = []
-    seen = _Interned()
+    seen = Interned()
     names = seen.names
     root: Any = None
     push, memo_put = stack.append, memo.append
     untracked = (dict, set, _Discard)
     buf, pos, end = b"", 0, 0
+    shared = 0  # elements of tuples fetched from the memo (each fetch may be hashed)
     while True:
         if end - pos < _SLACK and not rd.eof:
             rd.pos = pos
@@ -228,6 +175,11 @@ def _parse(fh: IO[bytes], where: str) -> Any:  # one branch per opcode
                 pos += 1
             if obj is _TOMB:
                 raise Unsupported("a dict or set is referenced twice")
+            if type(obj) is tuple:
+                shared += len(obj) + 1
+                if shared > rd.allowance:
+                    raise HyperRAGFormatError(f"{where}: the memo shares tuples so often that "
+                                              "hashing them would take too long")
             push(obj)
         elif op == 0x28:  # MARK
             marks.append(len(stack))
@@ -249,18 +201,18 @@ def _parse(fh: IO[bytes], where: str) -> Any:  # one branch per opcode
             pos += 8
         elif op == 0x86:  # TUPLE2
             b = stack.pop()
-            stack[-1] = t = (stack[-1], b)
+            stack[-1] = t = _flat((stack[-1], b), where)
             if pos < end and buf[pos] == 0x94:
                 pos += 1
                 memo_put(t)
         elif op == 0x85:  # TUPLE1
-            stack[-1] = (stack[-1],)
+            stack[-1] = _flat((stack[-1],), where)
         elif op == 0x87:  # TUPLE3
             c, b = stack.pop(), stack.pop()
-            stack[-1] = (stack[-1], b, c)
+            stack[-1] = _flat((stack[-1], b, c), where)
         elif op == 0x74:  # TUPLE
             k = marks.pop()
-            t = tuple(stack[k:])
+            t = _flat(tuple(stack[k:]), where)
             del stack[k:]
             push(t)
         elif op == 0x29:  # EMPTY_TUPLE
@@ -310,7 +262,7 @@ def _parse(fh: IO[bytes], where: str) -> Any:  # one branch per opcode
             pos += 1
         elif op == 0x93:  # STACK_GLOBAL
             name, module = stack.pop(), stack.pop()
-            push(_resolve(_text(module), _text(name), where))
+            push(_resolve(text_of(module), text_of(name), where))
         elif op == 0x52:  # REDUCE
             args = stack.pop()
             if stack[-1] is not _Discard or not isinstance(args, tuple) or len(args) != 1:
@@ -331,8 +283,8 @@ def _resolve(module: Any, name: Any, where: str) -> Any:
     if found is None:
         allowed = ", ".join(f"{m}.{n}" for m, n in sorted(ALLOWED_GLOBALS))
         raise HyperRAGFormatError(
-            f"{where}: pickle refers to {module}.{name}, which a Hyper-RAG .hgdb file never "
-            f"contains (allowed: {allowed}); refusing to load it")
+            f"{where}: pickle refers to {str(module)[:80]}.{str(name)[:80]}, which a Hyper-RAG "
+            f".hgdb file never contains (allowed: {allowed}); refusing to load it")
     return found
 
 
@@ -345,16 +297,17 @@ def stream_hgdb(fh: IO[bytes], where: str = ".hgdb") -> HgdbData:
     """
     try:
         obj = _parse(fh, where)
-    except (IndexError, ValueError, struct.error, UnicodeDecodeError) as exc:
+    except (IndexError, KeyError, ValueError, TypeError, AttributeError, OverflowError,
+            RecursionError, struct.error) as exc:  # ValueError: UnicodeDecodeError too
         if isinstance(exc, HyperRAGFormatError):
             raise
         raise HyperRAGFormatError(
-            f"{where}: not a readable pickle ({type(exc).__name__}: {exc}); "
+            f"{where}: not a readable pickle ({type(exc).__name__}: {str(exc)[:200]}); "
             "truncated or not a Hyper-RAG .hgdb file") from None
     if isinstance(obj, dict):
-        obj = {_text(k): v for k, v in obj.items()}
+        obj = {text_of(k): v for k, v in obj.items()}
     if not isinstance(obj, dict) or not {"v_data", "e_data"} <= set(obj):
-        got = sorted(map(str, obj))[:5] if isinstance(obj, dict) else type(obj).__name__
+        got = key_sample(obj) if isinstance(obj, dict) else type(obj).__name__
         raise HyperRAGFormatError(
             f"{where}: not a Hypergraph-DB pickle (expected a dict with 'v_data', 'e_data', "
             f"'v_inci'; got {got})")
@@ -365,7 +318,7 @@ def stream_hgdb(fh: IO[bytes], where: str = ".hgdb") -> HgdbData:
                 f"{where}: '{name}' is a {type(table).__name__}, expected dict")
         for key, value in table.items():
             if not isinstance(value, row):
-                raise HyperRAGFormatError(f"{where}: {name} entry {key!r:.80} has no "
+                raise HyperRAGFormatError(f"{where}: {name} entry {shown(key)} has no "
                                           "attribute dict")
     return HgdbData(vertices=vertices, edges=edges, incidence={})
 

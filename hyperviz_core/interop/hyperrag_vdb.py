@@ -34,13 +34,13 @@ import numpy as np
 import numpy.typing as npt
 
 from .hyperrag_json import json_errors, parse_json, read_json, split_matrix
-from .hyperrag_pickle import HyperRAGFormatError
+from .hyperrag_pickle import HyperRAGFormatError, shown
 
 __all__ = ["LazyMatrix", "VdbFile", "decode_matrix", "read_vdb", "read_vdb_lazy"]
 
 
 def _matrix_bytes(b64: str | bytes, rows: int, dim: int, what: str) -> bytes:
-    """The bytes of a base64 matrix, checked to hold ``rows`` x ``dim`` float32."""
+    """The bytes of a base64 matrix, checked to hold ``rows`` x ``dim`` finite float32."""
     try:
         buf = base64.b64decode(b64, validate=True)
     except (binascii.Error, ValueError) as exc:
@@ -49,6 +49,14 @@ def _matrix_bytes(b64: str | bytes, rows: int, dim: int, what: str) -> bytes:
         raise HyperRAGFormatError(
             f"{what}: 'matrix' holds {len(buf)} bytes, expected {rows} rows x {dim} float32 "
             f"= {rows * dim * 4}")
+    mat = np.frombuffer(buf, dtype="<f4").reshape(rows, dim)
+    step = max(1, (1 << 20) // dim)  # a bounded temporary per block of rows
+    for start in range(0, rows, step):
+        bad = np.flatnonzero(~np.isfinite(mat[start : start + step]).all(axis=1))
+        if bad.size:
+            raise HyperRAGFormatError(
+                f"{what}: 'matrix' row {start + int(bad[0])} (data[{start + int(bad[0])}]) "
+                "holds NaN or infinite values; no embedder writes them")
     return buf
 
 
@@ -66,7 +74,7 @@ def _header(p: Path, top: Any, required: frozenset[str]) -> tuple[int, Any]:
             f"{p}: not a nano-vectordb file (needs 'embedding_dim', 'data', 'matrix')")
     dim = top["embedding_dim"]
     if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
-        raise HyperRAGFormatError(f"{p}: 'embedding_dim' {dim!r} is not a positive integer")
+        raise HyperRAGFormatError(f"{p}: 'embedding_dim' {shown(dim)} is not a positive integer")
     return dim, top["data"]
 
 
