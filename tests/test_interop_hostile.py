@@ -257,3 +257,14 @@ def test_the_cli_prints_one_line_and_exits_2_for_each(tmp_path: Path) -> None:
         assert len(err.splitlines()) == 1 and err.startswith("vizrag import-hyperrag: error: "
                                                              f"{wd}/"), (wd, err)
         assert out == "" and not (Path(wd).parent / "store").exists()
+
+
+def test_a_live_result_with_a_lone_surrogate_is_refused_by_place() -> None:
+    from hyperviz_core.interop import from_hyperrag_result
+
+    result = {"entities": [{"entity_name": "B"}, {"entity_name": "A\ud800"}],
+              "hyperedges": [{"entity_set": ["A\ud800", "B"]}], "text_units": [],
+              "response": ""}
+    with pytest.raises(HyperRAGFormatError, match=r"entities/1/entity_name holds a lone "
+                       r"surrogate \(character 2\)"):
+        from_hyperrag_result(result, query="q")

@@ -40,6 +40,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from ..model import EmptyNameError, Entity, Hyperedge, Hypergraph, hyperedge_id, normalize_key
+from ..surrogates import first_surrogate
 from .hyperrag_map import CaseIndex, split_keywords, split_sep
 from .hyperrag_pickle import HyperRAGFormatError
 
@@ -111,6 +112,11 @@ def _parse(result: Any) -> HyperRAGResult:
     if not isinstance(result, Mapping):
         raise HyperRAGFormatError(
             f"expected Hyper-RAG's JSON result (a dict), got {type(result).__name__}")
+    bad = first_surrogate(dict(result))
+    if bad is not None:  # no UTF-8 id, store or drawing can hold it
+        raise HyperRAGFormatError(f"Hyper-RAG result: the text at {bad[0]} holds a lone "
+                                  f"surrogate (character {bad[1] + 1}), which is not valid "
+                                  "Unicode text")
     try:
         return HyperRAGResult.model_validate(dict(result))
     except ValueError as exc:
