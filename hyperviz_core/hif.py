@@ -29,6 +29,7 @@ Example:
 from __future__ import annotations
 
 import json
+import math
 import warnings
 from functools import lru_cache
 from importlib import resources
@@ -329,8 +330,8 @@ def hypergraph_to_hif(hg: HypergraphView) -> dict[str, Any]:
         ident, top, attrs = _restore(hid, edge.metadata)
         if "weight" in top and float(top["weight"]) != edge.weight:
             del top["weight"]  # the model's weight changed since import
-        if "weight" not in top and edge.weight != 1.0:
-            top["weight"] = edge.weight
+        if "weight" not in top and edge.weight != 1.0 and math.isfinite(edge.weight):
+            top["weight"] = edge.weight  # (JSON has no NaN/inf: such a weight is left out)
         for f in ("description", "keywords", "source_ids"):
             if getattr(edge, f):
                 attrs[f] = getattr(edge, f)

@@ -1,5 +1,6 @@
 """Text that is not valid Unicode (lone surrogates) is refused before anything is drawn or
-written, naming where it is; earlier outputs at the same path survive."""
+written, naming where it is; earlier outputs at the same path survive. HIF export writes
+valid JSON even for a weight JSON cannot hold."""
 
 from __future__ import annotations
 
@@ -50,3 +51,19 @@ def test_first_surrogate_paths() -> None:
     for _ in range(5000):  # deeper than the recursion limit
         deep = [deep]
     assert first_surrogate(deep) == ("/".join(["0"] * 5001), 0)
+
+
+def test_hif_export_leaves_out_a_non_finite_weight() -> None:
+    import math
+
+    from hyperviz_core.model import Entity, Hyperedge
+
+    hg = Hypergraph()
+    a, b = (hg.add_entity(Entity(name=n)).key for n in ("Ada", "Babbage"))
+    good = Hyperedge(id="h1", members=[a, b], weight=2.5)
+    # a store imported before weights were checked can hold one (model_construct skips it)
+    bad = Hyperedge.model_construct(**{**good.model_dump(), "id": "h2", "weight": math.inf})
+    hg.hyperedges.update({"h1": good, "h2": bad})
+    doc = hg.to_hif()
+    json.dumps(doc, allow_nan=False)  # valid JSON: raised ValueError before
+    assert [e.get("weight") for e in doc["edges"]] == [2.5, None]

@@ -82,7 +82,8 @@ def _run_export(args: argparse.Namespace) -> int:
                 store.close()
         doc = hg.to_hif()
         out.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps(doc, ensure_ascii=False, indent=1, sort_keys=True), "utf-8")
+        tmp.write_text(json.dumps(doc, ensure_ascii=False, indent=1, sort_keys=True,
+                                  allow_nan=False), "utf-8")
         tmp.replace(out)
     except KeyboardInterrupt:
         tmp.unlink(missing_ok=True)
