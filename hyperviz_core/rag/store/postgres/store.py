@@ -242,10 +242,12 @@ class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin, PgQueryLooku
         touched_e: set[str] = set()
         touched_h: set[str] = set()
         passages: dict[str, str] = {}  # chunk id → the passage BM25 reads
+        stored = {str(r[0]): str(r[1]) for r in c.execute(  # one round trip for the batch
+            "SELECT id, hash FROM documents WHERE id = ANY(?)",
+            ([it.doc.id for it in items],)).fetchall()}
         for it in items:
             doc = it.doc
-            row = c.execute("SELECT hash FROM documents WHERE id = ?", (doc.id,)).fetchone()
-            old_hash = None if row is None else str(row[0])
+            old_hash = stored.get(doc.id)
             if old_hash == doc.hash:
                 writes.append(DocumentWrite(doc_id=doc.id, status="skipped"))
                 continue
