@@ -256,11 +256,7 @@ class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin, PgQueryLooku
             if old_hash is not None:
                 removed += delete_rows(c, doc.id, doc_e, doc_h)
                 writer.forget(doc_e, doc_h)
-            taken = [r for r in c.execute(
-                "SELECT id, doc_id FROM chunks WHERE id = ANY(?) ORDER BY id",
-                ([ch.id for ch in it.chunks],)).fetchall() if r[1] != doc.id]
-            if taken:  # two documents can produce the same chunk id
-                raise chunk_collision(doc.id, str(taken[0][0]), str(taken[0][1]))
+            _refuse_taken_chunks(c, it)
             c.execute("INSERT INTO documents(id, hash, title, text, metadata) "
                       "VALUES (?, ?, ?, ?, ?)",
                       (doc.id, doc.hash, doc.title, doc.text, dumps(doc.metadata)))
@@ -365,6 +361,15 @@ def _nul_at(value: Any, where: str) -> str | None:
     else:
         return None
     return next((found for path, v in items if (found := _nul_at(v, path))), None)
+
+
+def _refuse_taken_chunks(c: QmarkConnection, item: DocumentInput) -> None:
+    """Two documents can produce the same chunk id: refuse the second, naming both."""
+    taken = [r for r in c.execute(
+        "SELECT id, doc_id FROM chunks WHERE id = ANY(?) ORDER BY id",
+        ([ch.id for ch in item.chunks],)).fetchall() if r[1] != item.doc.id]
+    if taken:
+        raise chunk_collision(item.doc.id, str(taken[0][0]), str(taken[0][1]))
 
 
 def refuse_nul(item: DocumentInput) -> None:
