@@ -17,11 +17,19 @@ labels are given our short IDs (E#/H#) so the label boxes are comparable.
 By default the process is pinned to one CPU (the issue's performance targets are for one
 core); ``--cores 0`` leaves the affinity alone.
 
+``--dense`` times ``vizrag render`` itself (the CLI in this process, default options) on
+dense inputs instead: two deterministic HIF files written by :func:`dense_hif` (60 entities /
+300 hyperedges and 30 / 80, sizes 2–6, seed 26) and the bundled ``lesmis.hif.json``; per
+input it prints each run's wall and CPU time (Graphviz included), the wall time per phase
+(layout engines, node spacing, regions, label placement, raster, export + metrics; "other" is
+pruning and bookkeeping), the drawings congestion control made and the PNG's SHA-256 prefix.
+
 Usage::
 
     .venv/bin/python benchmarks/render_bench.py            # 5 timed repeats per size
     .venv/bin/python benchmarks/render_bench.py --quick    # 1 timed repeat, for a smoke run
     .venv/bin/python benchmarks/render_bench.py --json out/render_bench.json
+    .venv/bin/python benchmarks/render_bench.py --dense --repeats 2 --save /tmp/dense
 """
 
 from __future__ import annotations
@@ -32,10 +40,15 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
+import contextlib  # noqa: E402
+import hashlib  # noqa: E402
+import importlib  # noqa: E402
 import io  # noqa: E402
 import json  # noqa: E402
+import resource  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
+import tempfile  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
 from collections.abc import Callable  # noqa: E402
@@ -250,22 +263,130 @@ def print_report(rows: list[dict[str, Any]], repeats: int, cores: str, pruned: b
             print(f"{label:<26}{fmt(ours_val):>10}{fmt(hnx_val):>10}")
 
 
+# ------------------------------------------------------------------ dense inputs, CLI path
+DENSE = (("dense-30x80", 30, 80), ("dense-60x300", 60, 300), ("lesmis", 0, 0))
+DENSE_SEED = 26
+PHASES = (  # (module, attribute, phase): the functions each phase's time is spent in
+    ("hyperviz_core.draw.scene", "separate", "spacing"),
+    ("hyperviz_core.draw.scene", "ensure_spacing", "spacing"),
+    ("hyperviz_core.draw.scene", "build_regions", "regions"),
+    ("hyperviz_core.render", "place_labels", "labels"),
+    ("hyperviz_core.render", "rasterize", "raster"),
+    ("hyperviz_core.render", "build_export", "export"),
+    ("hyperviz_core.metrics", "compute_metrics", "export"),
+    ("hyperviz_core.render", "_draw", "drawings"),
+)
+
+
+def dense_hif(folder: Path, name: str, n: int, m: int) -> Path:
+    """The HIF file of a dense case (``lesmis``: the bundled one), written once."""
+    if name == "lesmis":
+        return Path(__file__).resolve().parents[1] / "hyperviz_core/data/lesmis.hif.json"
+    path = folder / f"{name}.hif.json"
+    if not path.exists():
+        doc = random_hypergraph(n, m, seed=DENSE_SEED).to_hif()
+        path.write_text(json.dumps(doc, sort_keys=True))
+    return path
+
+
+class Phases:
+    """Wraps the functions of :data:`PHASES` (and every layout function) with timers."""
+
+    def __init__(self) -> None:
+        self.spent: dict[str, float] = {}
+        self.calls: dict[str, int] = {}
+        self._undo: list[tuple[Any, str, Any]] = []
+
+    def timed(self, fn: Callable[..., Any], phase: str) -> Callable[..., Any]:
+        def run(*a: Any, **k: Any) -> Any:
+            t0 = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                self.spent[phase] = self.spent.get(phase, 0.0) + time.perf_counter() - t0
+                self.calls[phase] = self.calls.get(phase, 0) + 1
+        return run
+
+    def __enter__(self) -> Phases:
+        scene = importlib.import_module("hyperviz_core.draw.scene")
+        get_layout = scene.get_layout
+        patches = [(importlib.import_module(mod), attr, phase) for mod, attr, phase in PHASES]
+        for mod, attr, phase in patches:
+            self._undo.append((mod, attr, getattr(mod, attr)))
+            setattr(mod, attr, self.timed(getattr(mod, attr), phase))
+        self._undo.append((scene, "get_layout", get_layout))
+        scene.get_layout = lambda name: self.timed(get_layout(name), "layout")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for mod, attr, fn in reversed(self._undo):
+            setattr(mod, attr, fn)
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and its finished children (Graphviz), user + system: less
+    sensitive than wall time to other load on a shared machine."""
+    me, kids = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def run_dense(folder: Path, names: list[str], repeats: int) -> None:
+    """Render each dense input ``repeats`` times through the CLI and print the timings."""
+    from hyperviz_core.cli import main as cli_main
+
+    load_ours(prune=True).render(random_hypergraph(12, 6, seed=1))  # imports, fonts, Graphviz
+    cols = ("layout", "spacing", "regions", "labels", "raster", "export")
+    print(f"{'input':<14}{'run':>4}{'total s':>9}{'cpu s':>8}" + "".join(f"{c:>9}" for c in cols)
+          + f"{'other':>8}{'draws':>7}  png sha256")
+    for name, n, m in DENSE:
+        if names and name not in names:
+            continue
+        src = dense_hif(folder, name, n, m)
+        for run in range(1, repeats + 1):
+            out = folder / f"{name}.png"
+            with Phases() as ph, contextlib.redirect_stdout(io.StringIO()):
+                t0, c0 = time.perf_counter(), cpu_seconds()
+                if cli_main(["render", str(src), "--out", str(out)]) != 0:
+                    raise SystemExit(f"vizrag render failed on {src}")
+                total, cpu = time.perf_counter() - t0, cpu_seconds() - c0
+            digest = hashlib.sha256(out.read_bytes()).hexdigest()[:16]
+            other = total - sum(ph.spent.get(c, 0.0) for c in cols)
+            print(f"{name:<14}{run:>4}{total:>9.2f}{cpu:>8.2f}"
+                  + "".join(f"{ph.spent.get(c, 0.0):>9.2f}" for c in cols)
+                  + f"{other:>8.2f}{ph.calls.get('drawings', 0):>7}  {digest}", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="1 timed repeat per size")
-    parser.add_argument("--repeats", type=int, default=5, help="timed repeats (default 5)")
+    parser.add_argument("--repeats", type=int, default=None,
+                        help="timed repeats (default 5; with --dense 1)")
     parser.add_argument("--cores", type=int, default=1,
                         help="pin to this many CPUs (default 1; 0 = leave as is)")
     parser.add_argument("--no-prune", action="store_true",
                         help="draw every entity (congestion control off) in our renderer")
     parser.add_argument("--json", type=Path, default=None, help="also write results as JSON")
+    parser.add_argument("--dense", action="store_true",
+                        help="time `vizrag render` on the dense inputs instead (no HyperNetX)")
+    parser.add_argument("--case", action="append", default=[], choices=[d[0] for d in DENSE],
+                        help="with --dense: only this input (repeatable)")
+    parser.add_argument("--save", type=Path, default=None,
+                        help="with --dense: keep the inputs and renderings in this folder")
     args = parser.parse_args(argv)
-    repeats = 1 if args.quick else max(1, args.repeats)
+    repeats = 1 if args.quick else max(1, args.repeats or (1 if args.dense else 5))
     cores = "unchanged"
     if args.cores > 0 and hasattr(os, "sched_setaffinity"):
         allowed = sorted(os.sched_getaffinity(0))[: args.cores]
         os.sched_setaffinity(0, set(allowed))
         cores = ",".join(map(str, allowed))
+    if args.dense:
+        print(f"render_bench --dense: {repeats} run(s) per input of `vizrag render IN --out "
+              f"OUT.png` (in process); CPU affinity: {cores}; times in seconds")
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = args.save or Path(tmp)
+            folder.mkdir(parents=True, exist_ok=True)
+            run_dense(folder, args.case, repeats)
+        return 0
     viz = load_ours(prune=not args.no_prune)
     rows = [bench_size(n, m, seed, repeats, viz) for n, m, seed in SIZES]
     print_report(rows, repeats, cores, pruned=not args.no_prune)

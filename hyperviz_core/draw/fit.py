@@ -7,6 +7,8 @@ from itertools import pairwise
 
 import numpy as np
 
+from .spacing import ensure_spacing
+
 __all__ = ["ensure_spacing", "fit_points", "fit_transform", "separate", "stack_columns"]
 
 Box = tuple[float, float, float, float]
@@ -55,6 +57,8 @@ def separate(
     """Push apart disks closer than ``r_i + r_j + sep``, keeping centres inside ``box``.
 
     Deterministic (no randomness; coincident points split along a fixed direction per index).
+    Each step moves disk ``i`` by the sum, over ``j`` in index order, of the pushes of the
+    pairs that are too close; only those pairs are evaluated (the others push by zero).
     """
     xy = xy.astype(float).copy()
     n = len(xy)
@@ -63,109 +67,72 @@ def separate(
     x0, y0, x1, y1 = box
     need = radii[:, None] + radii[None, :] + sep
     np.fill_diagonal(need, 0.0)
+    limit = need - 1e-6  # the diagonal (distance 0) is never below it
     idx = np.arange(n, dtype=float)
     fallback = np.stack([np.cos(idx * 2.399963), np.sin(idx * 2.399963)], axis=1)
     for _ in range(iterations):
-        diff = xy[:, None, :] - xy[None, :, :]
-        dist = np.sqrt((diff**2).sum(axis=2))
-        short = (dist < need - 1e-6) & ~np.eye(n, dtype=bool)
-        if not short.any():
+        pairs = _short_pairs(xy, limit)
+        if pairs is None:
             break
+        ii, jj, dx, dy, dist = pairs
         with np.errstate(invalid="ignore", divide="ignore"):
-            unit = np.where(dist[..., None] > 1e-9, diff / dist[..., None], 0.0)
-        coincident = short & (dist <= 1e-9)
-        if coincident.any():
-            unit = unit + coincident[..., None] * (fallback[:, None, :] - fallback[None, :, :])
-        push = np.where(short, (need - dist) * 0.52, 0.0)
-        move = (unit * push[..., None]).sum(axis=1)
-        xy += move
+            far = dist > 1e-9
+            ux = np.where(far, dx / dist, 0.0)
+            uy = np.where(far, dy / dist, 0.0)
+        if not far.all():  # coincident centres: a fixed direction per index pair
+            ux[~far] = fallback[ii[~far], 0] - fallback[jj[~far], 0]
+            uy[~far] = fallback[ii[~far], 1] - fallback[jj[~far], 1]
+        push = (need[ii, jj] - dist) * 0.52
+        # bincount adds in input order: per disk, its pairs' pushes summed in ``j`` order
+        xy[:, 0] += np.bincount(ii, weights=ux * push, minlength=n)
+        xy[:, 1] += np.bincount(ii, weights=uy * push, minlength=n)
         xy[:, 0] = np.clip(xy[:, 0], x0, x1)
         xy[:, 1] = np.clip(xy[:, 1], y0, y1)
     return xy
 
 
-def ensure_spacing(
-    xy: np.ndarray, radii: np.ndarray, box: Box, sep: float, min_sep: float = 2.0,
-    max_rings: int = 120,
-) -> np.ndarray:
-    """Guarantee ``|c_i - c_j| >= r_i + r_j + min_sep`` for every pair (centres in ``box``).
+KD_PAIRS = 150
+"""Above this many disks close pairs come from a k-d tree instead of every pair."""
 
-    :func:`separate` is a relaxation: it can stall when the fitted layout is jammed (e.g. a
-    ``dot`` rank wider than the panel, squeezed onto one line, where every push is parallel
-    to the line), leaving disks that overlap. This pass turns "no overlap" into a
-    guarantee: disks without a hard clash (gap below ``min_sep``) keep their place, even if
-    their gap is below ``sep``; the others are taken in index order and kept where they
-    are if they clash with no disk kept so far, or else moved to the nearest free point on
-    rings of growing radius around their position — preferably ``sep`` clear of every
-    other disk, else ``min_sep`` clear of every other disk, else of the kept ones (the rest
-    is checked when its turn comes). Deterministic; a disk stays put (overlapping) only
-    when no ring point within ``max_rings`` rings is free, i.e. the box is full.
-    """
-    xy = xy.astype(float).copy()
+
+def _short_pairs(
+    xy: np.ndarray, limit: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """(i, j, x_i - x_j, y_i - y_j, distance) of every ordered pair closer than
+    ``limit[i, j]`` (symmetric), sorted by ``i`` then ``j``; None when there is none."""
     n = len(xy)
-    if n < 2:
-        return xy
-    x0, y0, x1, y1 = box
-    reach = radii[:, None] + radii[None, :]
-    np.fill_diagonal(reach, 0.0)
-    hard = reach + min_sep
-    diff = xy[:, None, :] - xy[None, :, :]
-    dist = np.sqrt((diff**2).sum(axis=2))
-    clash = (dist < hard - 1e-6) & ~np.eye(n, dtype=bool)
-    kept = ~clash.any(axis=1)
-    if kept.all():
-        return xy
-    step = max(float(reach[reach > 0].min() + min_sep) / 4.0, 1.0)
-    for i in np.flatnonzero(~kept).tolist():
-        d = np.hypot(xy[kept, 0] - xy[i, 0], xy[kept, 1] - xy[i, 1])
-        if np.any(d < hard[i, kept] - 1e-6):
-            others = np.ones(n, dtype=bool)
-            others[i] = False
-            spot = _free_spot(xy, i, reach[i], (sep, min_sep), kept, others, box, step,
-                              max_rings)
-            if spot is not None:
-                xy[i] = spot
-        kept[i] = True
-    xy[:, 0] = np.clip(xy[:, 0], x0, x1)
-    xy[:, 1] = np.clip(xy[:, 1], y0, y1)
-    return xy
+    if n <= KD_PAIRS:
+        dx = xy[:, None, 0] - xy[None, :, 0]
+        dy = xy[:, None, 1] - xy[None, :, 1]
+        dist = np.sqrt(dx * dx + dy * dy)
+        ii, jj = np.nonzero(dist < limit)
+        return (ii, jj, dx[ii, jj], dy[ii, jj], dist[ii, jj]) if len(ii) else None
+    from scipy.spatial import cKDTree
+
+    # candidates: the pairs within the largest limit (+1 px against rounding), then the
+    # exact test, as for every pair; (j, i) mirrors (i, j) exactly (x_j - x_i = -(x_i - x_j))
+    near = cKDTree(xy).query_pairs(float(limit.max()) + 1.0, output_type="ndarray")
+    a, b = near[:, 0], near[:, 1]
+    dx = xy[a, 0] - xy[b, 0]
+    dy = xy[a, 1] - xy[b, 1]
+    dist = np.sqrt(dx * dx + dy * dy)
+    k = np.flatnonzero(dist < limit[a, b])
+    if not len(k):
+        return None
+    a, b, dx, dy, dist = a[k], b[k], dx[k], dy[k], dist[k]
+    ii, jj = np.concatenate([a, b]), np.concatenate([b, a])
+    order = _row_major(ii, jj, n)
+    return (ii[order], jj[order], np.concatenate([dx, -dx])[order],
+            np.concatenate([dy, -dy])[order], np.concatenate([dist, dist])[order])
 
 
-def _free_spot(
-    xy: np.ndarray, i: int, reach_i: np.ndarray, seps: tuple[float, float],
-    kept: np.ndarray, others: np.ndarray, box: Box, step: float, max_rings: int,
-) -> np.ndarray | None:
-    """The nearest ring point around ``xy[i]`` clear of ``others`` by ``seps[0]``, else by
-    ``seps[1]``, else clear of the ``kept`` disks by ``seps[1]``."""
-    x0, y0, x1, y1 = box
-    best: list[np.ndarray | None] = [None, None, None]
-    # only disks whose centre is within ``reach`` of a ring can be too close to a point on
-    # it: the others are left out of the distance matrix (same answers, far less work)
-    dist_i = np.hypot(xy[:, 0] - xy[i, 0], xy[:, 1] - xy[i, 1])
-    reach = float(reach_i.max(initial=0.0)) + max(seps) + 1.0
-    for k in range(1, max_rings + 1):
-        rad = k * step
-        m = max(8, int(2 * np.pi * rad / step))
-        ang = np.arange(m) * (2 * np.pi / m)
-        cand = xy[i] + rad * np.stack([np.cos(ang), np.sin(ang)], axis=1)
-        inside = ((cand[:, 0] >= x0) & (cand[:, 0] <= x1)
-                  & (cand[:, 1] >= y0) & (cand[:, 1] <= y1))
-        cand = cand[inside]
-        if not len(cand):
-            continue
-        cols = np.flatnonzero((np.abs(dist_i - rad) <= reach) & (others | kept))
-        gap = (np.hypot(cand[:, None, 0] - xy[None, cols, 0],
-                        cand[:, None, 1] - xy[None, cols, 1]) - reach_i[None, cols] + 1e-6)
-        near_others, near_kept = others[cols], kept[cols]
-        tiers = ((gap[:, near_others] >= seps[0]).all(axis=1),
-                 (gap[:, near_others] >= seps[1]).all(axis=1),
-                 (gap[:, near_kept] >= seps[1]).all(axis=1))
-        for t, ok in enumerate(tiers):
-            if best[t] is None and ok.any():
-                best[t] = np.asarray(cand[int(np.argmax(ok))])
-        if best[0] is not None:
-            break
-    return next((b for b in best if b is not None), None)
+def _row_major(ii: np.ndarray, jj: np.ndarray, n: int) -> np.ndarray:
+    """The permutation sorting the (distinct) pairs by ``ii``, then ``jj``: two stable
+    passes, which numpy does by radix sort on 16-bit indices."""
+    if n > np.iinfo(np.int16).max:
+        return np.lexsort((jj, ii))
+    by_j = np.argsort(jj.astype(np.int16), kind="stable")
+    return by_j[np.argsort(ii.astype(np.int16)[by_j], kind="stable")]
 
 
 def stack_columns(

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import shapely
-from shapely.geometry import Point, box
+from shapely.geometry import Point
 from shapely.geometry.base import BaseGeometry
 
 __all__ = ["Label", "Occupancy", "box_disk_distance", "near_spots", "place_near"]
@@ -50,6 +50,7 @@ class Occupancy:
         self._box_buf = np.empty((32, 4))  # rows [0, _box_n) mirror ``_box_src``
         self._box_n = 0
         self._box_src: list[Box] | None = None
+        self._area_memo: tuple[tuple[object, object, object, int], _FreeArea] | None = None
 
     def _box_array(self) -> np.ndarray:
         """``np.asarray(self.boxes)``, extended as boxes are added instead of rebuilt."""
@@ -86,19 +87,33 @@ class Occupancy:
         return True
 
     def free_many(self, xs: np.ndarray, ys: np.ndarray, w: float, h: float) -> np.ndarray:
-        """Vectorised :meth:`free` for w×h boxes centred at (xs, ys)."""
+        """Vectorised :meth:`free` for w×h boxes centred at (xs, ys).
+
+        Each test runs only on the boxes that passed the ones before, against the labels and
+        disks near them (those farther off cannot touch any of them): the same answers."""
         x0, y0, x1, y1 = xs - w / 2.0, ys - h / 2.0, xs + w / 2.0, ys + h / 2.0
         fx0, fy0, fx1, fy1 = self.frame
         ok = (x0 >= fx0) & (y0 >= fy0) & (x1 <= fx1) & (y1 <= fy1)
-        if len(self._x):
-            dx = np.maximum(np.maximum(x0[:, None] - self._x, self._x - x1[:, None]), 0.0)
-            dy = np.maximum(np.maximum(y0[:, None] - self._y, self._y - y1[:, None]), 0.0)
-            ok &= ~np.any(dx * dx + dy * dy < self._r * self._r, axis=1)
-        if self.boxes:
+        idx = np.flatnonzero(ok)
+        if len(self._x) and len(idx):
+            x0i, y0i, x1i, y1i = x0[idx], y0[idx], x1[idx], y1[idx]
+            near = np.flatnonzero(
+                (self._x + self._r >= x0i.min() - 1.0) & (self._x - self._r <= x1i.max() + 1.0)
+                & (self._y + self._r >= y0i.min() - 1.0) & (self._y - self._r <= y1i.max() + 1.0))
+            cx, cy, r = self._x[near], self._y[near], self._r[near]
+            dx = np.maximum(np.maximum(x0i[:, None] - cx, cx - x1i[:, None]), 0.0)
+            dy = np.maximum(np.maximum(y0i[:, None] - cy, cy - y1i[:, None]), 0.0)
+            hit = np.any(dx * dx + dy * dy < r * r, axis=1)
+            ok[idx[hit]] = False
+            idx = idx[~hit]
+        if self.boxes and len(idx):
             arr = self._box_array()
-            bw = np.minimum(arr[:, 2], x1[:, None]) - np.maximum(arr[:, 0], x0[:, None])
-            bh = np.minimum(arr[:, 3], y1[:, None]) - np.maximum(arr[:, 1], y0[:, None])
-            ok &= ~np.any((bw > -1.0) & (bh > -1.0), axis=1)
+            x0i, y0i, x1i, y1i = x0[idx], y0[idx], x1[idx], y1[idx]
+            arr = arr[(arr[:, 2] >= x0i.min() - 2.0) & (arr[:, 0] <= x1i.max() + 2.0)
+                      & (arr[:, 3] >= y0i.min() - 2.0) & (arr[:, 1] <= y1i.max() + 2.0)]
+            bw = np.minimum(arr[:, 2], x1i[:, None]) - np.maximum(arr[:, 0], x0i[:, None])
+            bh = np.minimum(arr[:, 3], y1i[:, None]) - np.maximum(arr[:, 1], y0i[:, None])
+            ok[idx[np.any((bw > -1.0) & (bh > -1.0), axis=1)]] = False
         return ok
 
     def add(self, b: Box) -> None:
@@ -123,21 +138,12 @@ def place_in_region(
     occ: Occupancy, region: BaseGeometry, others: list[BaseGeometry], w: float, h: float
 ) -> tuple[float, float] | None:
     """A centre for a w×h box inside ``region`` (preferably outside ``others``), or None."""
-    nodes = [g for g in occ.nodes_near(region.bounds) if g.intersects(region)]
-    area = region.difference(shapely.union_all(nodes)) if nodes else region
-    rx0, ry0, rx1, ry1 = region.bounds
-    near = [box(*b) for b in occ.boxes
-            if b[2] >= rx0 and b[0] <= rx1 and b[3] >= ry0 and b[1] <= ry1]
-    if near:
-        area = area.difference(shapely.union_all(near).buffer(1.0))
+    free = _free_area(occ, region, others)
+    area = free.area
     shrink = min(w, h) / 2.0
     candidates: list[BaseGeometry] = []
-    touching = [o for o in others if o.intersects(area)]
-    if touching:
-        # only the parts of the other regions near ``area`` matter: clip them first
-        ax0, ay0, ax1, ay1 = area.bounds
-        clipped = shapely.clip_by_rect(touching, ax0 - 1.0, ay0 - 1.0, ax1 + 1.0, ay1 + 1.0)
-        candidates.append(area.difference(shapely.union_all(clipped)))
+    if free.touching and not _covered(area, free.touching, shrink):
+        candidates.append(free.outside())
     candidates.append(area)
     for cand in candidates:
         core = cand.buffer(-shrink)
@@ -155,6 +161,90 @@ def place_in_region(
     # sample centres inside the region on a grid (nearest its inner point first); the box
     # may stick out of the region but must stay clear of nodes and labels
     return _grid_search(occ, region, w, h)
+
+
+class _FreeArea:
+    """``region`` less the node disks and placed labels in it (``area``), the ``others``
+    that touch it and, once asked, ``area`` outside all of them (:meth:`outside`)."""
+
+    def __init__(self, occ: Occupancy, region: BaseGeometry,
+                 others: list[BaseGeometry]) -> None:
+        nodes = [g for g in occ.nodes_near(region.bounds) if g.intersects(region)]
+        area = region.difference(shapely.union_all(nodes)) if nodes else region
+        rx0, ry0, rx1, ry1 = region.bounds
+        if occ.boxes:
+            arr = occ._box_array()
+            arr = arr[(arr[:, 2] >= rx0) & (arr[:, 0] <= rx1) & (arr[:, 3] >= ry0)
+                      & (arr[:, 1] <= ry1)]
+            if len(arr):  # the same polygons as ``box(*b)``, made in one call
+                near = shapely.box(arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3])
+                area = area.difference(shapely.union_all(near).buffer(1.0))
+        self.area: BaseGeometry = area
+        self.touching = _touching(others, area)
+        self._outside: BaseGeometry | None = None
+
+    def outside(self) -> BaseGeometry:
+        if self._outside is None:
+            # only the parts of the other regions near ``area`` matter: clip them first
+            ax0, ay0, ax1, ay1 = self.area.bounds
+            clipped = shapely.clip_by_rect(self.touching, ax0 - 1.0, ay0 - 1.0, ax1 + 1.0,
+                                           ay1 + 1.0)
+            self._outside = self.area.difference(shapely.union_all(clipped))
+        return self._outside
+
+
+def _free_area(occ: Occupancy, region: BaseGeometry, others: list[BaseGeometry]) -> _FreeArea:
+    """:class:`_FreeArea` of ``region``; the last one is kept on ``occ`` and given again while
+    the region, the ``others`` list and the placed labels are the same ones (a label tried
+    again at a smaller size, nothing placed in between)."""
+    key = (region, others, occ.boxes, len(occ.boxes))
+    memo = occ._area_memo
+    if memo is not None and all(a is b for a, b in zip(memo[0][:3], key[:3], strict=True)) \
+            and memo[0][3] == key[3]:
+        return memo[1]
+    free = _FreeArea(occ, region, others)
+    occ._area_memo = key, free
+    return free
+
+
+def _touching(others: list[BaseGeometry], area: BaseGeometry) -> list[BaseGeometry]:
+    """The geometries of ``others`` that intersect ``area``, in order (bounds first)."""
+    if not others or area.is_empty:
+        return []
+    b = shapely.bounds(others)
+    x0, y0, x1, y1 = area.bounds
+    idx = np.flatnonzero((b[:, 2] >= x0) & (b[:, 0] <= x1) & (b[:, 3] >= y0) & (b[:, 1] <= y1))
+    hit = shapely.intersects(np.asarray(others, dtype=object)[idx], area)
+    return [others[int(i)] for i in idx[hit]]
+
+
+ROOM_TEST = 0.9
+""":func:`_covered` erodes by this fraction of the label's half-height: the 10 % spare is
+far more than the buffers' own approximation (arcs by chords, input simplified by 1 % of
+the distance), so a test that finds no room is never contradicted by the exact erosion."""
+
+
+def _covered(area: BaseGeometry, others: list[BaseGeometry], shrink: float) -> bool:
+    """True when ``area`` minus the union of ``others`` has no room for a point ``shrink`` px
+    inside it, shown without the union (of many large regions, the slowest step of label
+    placement): the ``ROOM_TEST``·``shrink`` erosion of ``area`` is empty, or lies in one of
+    ``others``, or in all of them (subtracted one at a time, each clipped to what is left,
+    until nothing is). ``area.difference(union_all(others)).buffer(-shrink)`` is then empty
+    too: a point that deep inside the difference would have a disk of ``ROOM_TEST``·``shrink``
+    around it inside ``area`` and clear of ``others``. False means "not shown"."""
+    rest = area.buffer(-ROOM_TEST * shrink)
+    try:
+        if rest.is_empty or shapely.covered_by(rest, others).any():  # one is often enough
+            return True
+        for o in others:
+            x0, y0, x1, y1 = rest.bounds
+            rest = rest.difference(shapely.clip_by_rect(o, x0 - 1.0, y0 - 1.0, x1 + 1.0,
+                                                        y1 + 1.0))
+            if rest.is_empty:
+                return True
+    except shapely.errors.GEOSException:  # pragma: no cover - the exact path decides
+        return False
+    return False
 
 
 def _grid_search(
@@ -214,23 +304,6 @@ def near_spots(
     arr = np.asarray(cands)
     ok = np.flatnonzero(occ.free_many(arr[:, 0], arr[:, 1], w, h))
     return [cands[int(i)] for i in ok]
-
-
-def spiral_free(
-    occ: Occupancy, x: float, y: float, w: float, h: float, max_radius: float = 200.0
-) -> tuple[float, float] | None:
-    """The first free w×h box centre on a spiral around (x, y)."""
-    step = max(4.0, h / 2.0)
-    rad = 0.0
-    while rad <= max_radius:
-        n = max(1, int(2 * math.pi * rad / step))
-        for k in range(n):
-            a = 2 * math.pi * k / n
-            cx, cy = x + rad * math.cos(a), y + rad * math.sin(a)
-            if occ.free(_box(cx, cy, w, h)):
-                return cx, cy
-        rad += step
-    return None
 
 
 def make_box(x: float, y: float, w: float, h: float) -> Box:

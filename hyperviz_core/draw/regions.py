@@ -180,29 +180,44 @@ class _Grid:
             src_m[self.cell(p)] = True
         for p in dst:
             dst_m[self.cell(p)] = True
-        dist = np.full(free.shape, -1, dtype=np.int32)
-        dist[src_m] = 0
-        avail = (free | dst_m) & ~src_m  # passable cells not reached yet
-        frontier, grown, row = src_m, np.empty_like(src_m), np.empty_like(src_m)
+        # the grid with a False border, flattened: the neighbours of a cell are ±1 (same
+        # row) and ±w (next rows), contiguous shifts; the border stops any wrap-around
+        w = free.shape[1] + 2
+
+        def flat(mask: np.ndarray) -> np.ndarray:
+            out = np.zeros((free.shape[0] + 2, w), dtype=bool)
+            out[1:-1, 1:-1] = mask
+            return out.ravel()
+
+        avail = flat((free | dst_m) & ~src_m)  # passable cells not reached yet
+        frontier, target = flat(src_m), flat(dst_m)
+        grown, row = np.zeros_like(frontier), np.zeros_like(frontier)
+        dist_flat = np.full(frontier.shape, -1, dtype=np.int32)
+        dist_flat[frontier] = 0
         step = 0
-        while not (frontier & dst_m).any():
+        while not (frontier & target).any():
             # the 8 neighbours of the frontier: a 3×3 dilation, separable (rows, then
             # columns); the frontier itself is already reached, so ``avail`` drops it
             np.copyto(row, frontier)
-            row[:, 1:] |= frontier[:, :-1]
-            row[:, :-1] |= frontier[:, 1:]
+            row[1:] |= frontier[:-1]
+            row[:-1] |= frontier[1:]
             np.copyto(grown, row)
-            grown[1:, :] |= row[:-1, :]
-            grown[:-1, :] |= row[1:, :]
+            grown[w:] |= row[:-w]
+            grown[:-w] |= row[w:]
             grown &= avail
             if not grown.any():
                 return None
             step += 1
-            dist[grown] = step
+            dist_flat[grown] = step
             avail &= ~grown
             frontier, grown = grown, frontier
-        hits = np.argwhere(frontier & dst_m)
-        cur = (int(hits[0][0]), int(hits[0][1]))
+        hits = np.argwhere(frontier.reshape(-1, w)[1:-1, 1:-1] & dst_m)
+        return self._walk_back(dist_flat.reshape(-1, w)[1:-1, 1:-1],
+                               (int(hits[0][0]), int(hits[0][1])))
+
+    def _walk_back(self, dist: np.ndarray, cur: tuple[int, int]) -> list[Pt]:
+        """Cell centres from a source to ``cur`` along decreasing ``dist`` (the first
+        neighbour one step nearer, in ``_MOVES`` order)."""
         out = [self.center(cur)]
         while dist[cur] > 0:
             for di, dj in _MOVES:

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from shapely.geometry import MultiPolygon, Point, Polygon, box
+from shapely.geometry import MultiPolygon, Point, Polygon
 from shapely.ops import nearest_points, unary_union
 from shapely.strtree import STRtree
 
@@ -27,9 +27,9 @@ from .labels import (
     make_box,
     near_spots,
     place_in_region,
-    spiral_free,
 )
 from .regions import Region, build_regions, nesting_ranks, ring_radius
+from .spots import pocket_spot, spiral_free
 from .text import measure, truncate
 
 __all__ = ["HEADER_PX", "PanelScene", "build_geometry", "build_panel", "place_labels",
@@ -329,32 +329,14 @@ def _pocket(
     members = set(hg.members(hid))
     others = np.array([p for k, p in scene.nodes.items() if k not in members],
                       dtype=float).reshape(-1, 2)
-    clear = scene.radius + 4.0 + 1.0
-    c = region.geom.representative_point()
-    step = max(3.0, h / 2.0)
-    rad = step
-    while rad <= 160.0:
-        n = max(6, int(2 * math.pi * rad / step))
-        angles = [2 * math.pi * k / n for k in range(n)]
-        xs = np.array([c.x + rad * math.cos(a) for a in angles])
-        ys = np.array([c.y + rad * math.sin(a) for a in angles])
-        for k in np.flatnonzero(occ.free_many(xs, ys, w, h)).tolist():  # the free spots, in order
-            x, y = float(xs[k]), float(ys[k])
-            b = make_box(x, y, w, h)
-            grown = box(*b).buffer(3.0, join_style="mitre")
-            if not grown.intersects(region.geom):
-                continue
-            if len(others):
-                dx = np.maximum(np.maximum(b[0] - 3 - others[:, 0], others[:, 0] - b[2] - 3), 0)
-                dy = np.maximum(np.maximum(b[1] - 3 - others[:, 1], others[:, 1] - b[3] - 3), 0)
-                if np.any(dx * dx + dy * dy < clear * clear):
-                    continue
-            merged = unary_union([region.geom, grown])
-            if isinstance(merged, Polygon | MultiPolygon):
-                region.geom = merged
-            return x, y
-        rad += step
-    return None
+    found = pocket_spot(occ, region.geom, others, scene.radius + 4.0 + 1.0, w, h)
+    if found is None:
+        return None
+    x, y, grown = found
+    merged = unary_union([region.geom, grown])
+    if isinstance(merged, Polygon | MultiPolygon):
+        region.geom = merged
+    return x, y
 
 
 def _region_labels(

@@ -1,0 +1,98 @@
+"""Searches for a free label spot around a point, ring by ring: the spiral of last resort
+(:func:`spiral_free`) and the pocket beside a crowded region (:func:`pocket_spot`). Each ring
+is tested in one vectorised call; its points are those the point-by-point loops visited
+(``math``'s sine and cosine), so the first free one is the same."""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+import shapely
+from shapely.geometry import box
+from shapely.geometry.base import BaseGeometry
+
+from .labels import Occupancy, make_box
+
+__all__ = ["pocket_spot", "spiral_free"]
+
+
+def spiral_free(
+    occ: Occupancy, x: float, y: float, w: float, h: float, max_radius: float = 200.0
+) -> tuple[float, float] | None:
+    """The first free w×h box centre on a spiral around (x, y) (one ring at a time)."""
+    step = max(4.0, h / 2.0)
+    rad = 0.0
+    while rad <= max_radius:
+        n = max(1, int(2 * math.pi * rad / step))
+        xs, ys = _ring_xy(x, y, rad, n)
+        ok = occ.free_many(xs, ys, w, h)
+        if ok.any():
+            k = int(np.argmax(ok))
+            return float(xs[k]), float(ys[k])
+        rad += step
+    return None
+
+
+def _ring_xy(x: float, y: float, rad: float, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``n`` points ``(x + rad·cos a, y + rad·sin a)``, ``a = 2π·k/n``, on a circle
+    around (x, y)."""
+    cos, sin = _unit_circle(n)
+    return x + rad * cos, y + rad * sin
+
+
+@functools.lru_cache(maxsize=512)
+def _unit_circle(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``math``'s cosines and sines of ``2π·k/n`` (as the point-by-point loops had them)."""
+    angles = [2 * math.pi * k / n for k in range(n)]
+    return (np.array([math.cos(a) for a in angles], dtype=float),
+            np.array([math.sin(a) for a in angles], dtype=float))
+
+
+def pocket_spot(
+    occ: Occupancy, geom: BaseGeometry, others: np.ndarray, clear: float, w: float, h: float
+) -> tuple[float, float, BaseGeometry] | None:
+    """A free w×h box centre on rings (up to 160 px) around ``geom``'s inner point whose box,
+    grown 3 px, touches ``geom`` and stays ``clear`` px from every centre in ``others``;
+    with that grown box (the pocket), or None."""
+    c = geom.representative_point()
+    step = max(3.0, h / 2.0)
+    rad = step
+    while rad <= 160.0:
+        n = max(6, int(2 * math.pi * rad / step))
+        xs, ys = _ring_xy(c.x, c.y, rad, n)
+        k = _first_pocket(occ, geom, others, clear, xs, ys, w, h)
+        if k is not None:
+            x, y = float(xs[k]), float(ys[k])
+            return x, y, box(*make_box(x, y, w, h)).buffer(3.0, join_style="mitre")
+        rad += step
+    return None
+
+
+def _first_pocket(
+    occ: Occupancy, geom: BaseGeometry, others: np.ndarray, clear: float, xs: np.ndarray,
+    ys: np.ndarray, w: float, h: float,
+) -> int | None:
+    """Index of the first centre of ``xs``/``ys`` that :func:`pocket_spot` accepts (the
+    cheapest tests first; a centre must pass all of them)."""
+    # the grown box (±3 px) cannot touch ``geom`` beyond its bounds
+    gx0, gy0, gx1, gy1 = geom.bounds
+    idx = np.flatnonzero((xs + w / 2.0 + 4.0 >= gx0) & (xs - w / 2.0 - 4.0 <= gx1)
+                         & (ys + h / 2.0 + 4.0 >= gy0) & (ys - h / 2.0 - 4.0 <= gy1))
+    if len(idx):
+        idx = idx[occ.free_many(xs[idx], ys[idx], w, h)]
+    if len(others) and len(idx):
+        x0, y0 = xs[idx] - w / 2.0, ys[idx] - h / 2.0  # the boxes of ``_box``
+        x1, y1 = xs[idx] + w / 2.0, ys[idx] + h / 2.0
+        ox, oy = others[:, 0], others[:, 1]
+        dx = np.maximum(np.maximum(x0[:, None] - 3 - ox, ox - x1[:, None] - 3), 0)
+        dy = np.maximum(np.maximum(y0[:, None] - 3 - oy, oy - y1[:, None] - 3), 0)
+        idx = idx[~np.any(dx * dx + dy * dy < clear * clear, axis=1)]
+    if not len(idx):
+        return None
+    x, y = xs[idx], ys[idx]
+    grown = shapely.buffer(shapely.box(x - w / 2.0, y - h / 2.0, x + w / 2.0, y + h / 2.0),
+                           3.0, join_style="mitre")
+    hit = np.flatnonzero(shapely.intersects(grown, geom))
+    return int(idx[hit[0]]) if len(hit) else None
