@@ -23,6 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
+from .atomic import atomic_write_bytes
 from .draw import (
     CanvasPlan,
     PanelScene,
@@ -48,6 +49,8 @@ __all__ = ["HyperViz", "Rendering", "render_collage"]
 
 DEFAULT_LAYOUTS: tuple[str, str] = ("set-force", "bi-inc")
 MAX_PANELS = 12
+#: the drawn title is cut to this many characters (a long one cost seconds to shape)
+TITLE_CHARS = 200
 
 
 class Rendering(BaseModel):
@@ -71,14 +74,15 @@ class Rendering(BaseModel):
         return copy.deepcopy(self._export)
 
     def save(self, path: str | Path) -> Path:
-        """Write the PNG to ``path`` and the export JSON beside it (same stem, ``.json``)."""
+        """Write the PNG to ``path`` and the export JSON beside it (same stem, ``.json``).
+
+        The JSON is made first and each file is replaced whole (:mod:`~hyperviz_core.atomic`):
+        an export that cannot be written leaves an earlier pair at that path as it was."""
         p = Path(path)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_bytes(self.png)
-        p.with_suffix(".json").write_text(
-            json.dumps(self._export, ensure_ascii=False, indent=1, sort_keys=True),
-            encoding="utf-8",
-        )
+        data = json.dumps(self._export, ensure_ascii=False, indent=1, sort_keys=True,
+                          allow_nan=False).encode("utf-8")
+        atomic_write_bytes(p, self.png)
+        atomic_write_bytes(p.with_suffix(".json"), data)
         return p
 
     def to_html(self) -> str:
@@ -88,11 +92,8 @@ class Rendering(BaseModel):
         return str(render_html(self.export(), png=self.png))
 
     def save_html(self, path: str | Path) -> Path:
-        """Write :meth:`to_html` to ``path``."""
-        p = Path(path)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(self.to_html(), encoding="utf-8")
-        return p
+        """Write :meth:`to_html` to ``path`` (replaced whole)."""
+        return atomic_write_bytes(path, self.to_html().encode("utf-8"))
 
     def _repr_png_(self) -> bytes:  # Jupyter
         return self.png
@@ -224,7 +225,7 @@ class HyperViz:
         if not d.labelled:  # congestion control off, or nothing fits at all
             d.label(small, style)
             report.cost = round(d.cost(budget), 3)
-        head = style.title or title or self._title(small, names, query)
+        head = truncate(style.title or title or self._title(small, names, query), TITLE_CHARS)
         png = rasterize(d.plan, d.scenes, d.ids, d.colors, d.dashes, style, head,
                         self._footer(report, d.scenes))
         caption = build_caption(small, d.ids, d.order, names, report, hg, query,

@@ -67,3 +67,23 @@ def test_hif_export_leaves_out_a_non_finite_weight() -> None:
     doc = hg.to_hif()
     json.dumps(doc, allow_nan=False)  # valid JSON: raised ValueError before
     assert [e.get("weight") for e in doc["edges"]] == [2.5, None]
+
+
+def test_save_replaces_the_pair_whole_or_not_at_all(tmp_path: Path) -> None:
+    from hyperviz_core import HyperViz
+    from hyperviz_core.model import Entity, Hyperedge
+
+    hg = Hypergraph()
+    a, b = (hg.add_entity(Entity(name=n)).key for n in ("Ada", "Babbage"))
+    hg.add_hyperedge(Hyperedge(id="h1", members=[a, b]))
+    out = tmp_path / "v.png"
+    first = HyperViz().render(hg, title="x" * 5000)  # an explicit title is cut for drawing
+    assert len(first.title) <= 200 and first.title.endswith("…")
+    first.save(out)
+    before = out.read_bytes(), out.with_suffix(".json").read_bytes()
+    broken = HyperViz().render(hg)
+    broken._export["metrics"] = {"bad": float("nan")}  # not JSON
+    with pytest.raises(ValueError, match="JSON"):
+        broken.save(out)
+    assert (out.read_bytes(), out.with_suffix(".json").read_bytes()) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["v.json", "v.png"]  # no temp files

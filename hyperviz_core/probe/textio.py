@@ -20,12 +20,10 @@ Example:
 
 from __future__ import annotations
 
-import contextlib
-import os
-import secrets
 from pathlib import Path
 from typing import Any
 
+from ..atomic import atomic_write_bytes
 from ..surrogates import first_surrogate
 
 __all__ = ["atomic_write_text", "check_unicode", "jsonl_lines"]
@@ -49,18 +47,5 @@ def check_unicode(value: Any, path: str | Path, line: int) -> None:
 def atomic_write_text(path: str | Path, text: str) -> Path:
     """Write ``text`` (UTF-8) to ``path`` through a temporary file in the same folder and
     :func:`os.replace`; parents are created. The previous file survives any failure."""
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
     data = text.encode("utf-8")  # fails (UnicodeEncodeError) before any file is touched
-    tmp = p.with_name(f".{p.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    # O_EXCL: never another file; mode 0o666 minus the umask, as a plain write would give
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, p)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return p
+    return atomic_write_bytes(path, data)
