@@ -164,11 +164,30 @@ def test_a_provider_that_fails_every_document_from_the_start_stops_the_run(
     # the third failure stops the reading; the two documents already running still fail
     assert 3 <= report["documents_failed"] <= 5 and report["documents_added"] == 0
     assert report["stopped"].startswith("the provider failed the first 3 documents")
-    assert out.err.strip().splitlines()[-1].startswith("vizrag index: the provider failed")
+    last = out.err.strip().splitlines()[-2:]
+    assert last[0].startswith("vizrag index: the provider failed")
+    assert last[1].startswith("vizrag index: removed the empty store") and not store.exists()
     with FakeOpenAI() as fake:  # the server is up: the same command indexes everything
         assert index(many, store, "--llm", f"openai:gpt-x@{fake.url}") == 0
     again = json.loads(capsys.readouterr().out)
     assert again["documents_added"] == 30 and again["stopped"] is None
+
+
+@pytest.mark.parametrize("name", ["s.sqlite", "existing"])
+def test_a_stopped_run_removes_only_the_empty_store_it_created(
+        tmp_path: Path, name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    many, store = _many(tmp_path, 4), tmp_path / name
+    keep = tmp_path / "s.sqlite.notes"  # beside the store, not the run's: never touched
+    keep.write_text("mine")
+    if name == "existing":
+        store.mkdir()  # a folder the user made: left as it is, store and all
+    assert index(many, store, "--llm", f"openai:gpt-x@{dead_url()}", "--max-retries", "0",
+                 "--concurrency", "1") == 2
+    err = capsys.readouterr().err
+    assert ("removed the empty store" in err) == (name != "existing")
+    assert store.exists() == (name == "existing") and keep.read_text() == "mine"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["many", keep.name, *(["existing"] if name == "existing" else [])])
 
 
 def test_provider_failures_after_a_stored_document_are_per_document(

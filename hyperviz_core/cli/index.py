@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
 import sys
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from .argtypes import non_negative_int, positive_int
@@ -202,6 +206,7 @@ def _run_index(args: argparse.Namespace) -> int:
     with store_errors(args.store):
         options = ({} if args.ann_threshold is None or is_store_url(args.store)
                    else {"ann_threshold": args.ann_threshold})
+        created = _created_paths(args.store)
         store: Any = open_store(args.store, read_only=False, **options)
         if getattr(store, "ann_files", None) is not None:  # its build's progress bar
             store.ann_files.show_progress = None if progress else False
@@ -238,8 +243,41 @@ def _run_index(args: argparse.Namespace) -> int:
     _print_index(args, report, docs, dup, store.path)
     if report.stopped is not None:
         print(f"vizrag index: {terminal_safe(report.stopped)}", file=sys.stderr)
+        if not report.documents_added and created():
+            print(f"vizrag index: removed the empty store {store.path} this run had created",
+                  file=sys.stderr)
         return 2
     return 1 if report.documents_failed else 0
+
+
+def _created_paths(spec: str) -> Callable[[], bool]:
+    """Before a run opens the SQLite store ``spec``: a function that removes what opening it
+    created (the folder, or the file and its ``-wal``/``-shm``/ANN siblings), when it did
+    not exist before, and says whether it removed anything. A run stopped before it stored
+    a document then leaves nothing behind; any other path is never touched."""
+    from ..rag.store import is_store_url
+    from ..rag.store.sqlite.schema import resolve_path
+
+    path = Path(spec).expanduser()
+    if is_store_url(spec) or path.exists():
+        return lambda: False
+    parent = None if resolve_path(path).parent == path else path.parent  # None: a folder
+    before = set(os.listdir(parent)) if parent is not None and parent.is_dir() else set()
+
+    def remove() -> bool:
+        if parent is None:  # a store folder: all of it is the run's
+            shutil.rmtree(path, ignore_errors=True)
+            return not path.exists()
+        new = sorted(n for n in set(os.listdir(parent)) - before if n.startswith(path.name))
+        for name in new:
+            target = parent / name
+            if target.is_dir():
+                shutil.rmtree(target, ignore_errors=True)
+            else:
+                target.unlink(missing_ok=True)
+        return bool(new)
+
+    return remove
 
 
 def _print_index(args: argparse.Namespace, report: Any, docs: Any, dup: Any,
