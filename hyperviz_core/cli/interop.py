@@ -19,6 +19,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..atomic import atomic_write_bytes
+
 __all__ = ["register"]
 
 
@@ -71,7 +73,6 @@ def _run_export(args: argparse.Namespace) -> int:
     embedder = make_embedder(args.embed) if args.embed else None
     retrieve: dict[str, Any] = {"mode": args.mode, "top_k": args.top_k, "hops": args.hops}
     out = Path(args.hif)
-    tmp = out.with_name(out.name + ".tmp")
     try:
         with store_errors(args.store):
             store = open_existing(args.store, read_only=True)
@@ -81,12 +82,9 @@ def _run_export(args: argparse.Namespace) -> int:
             finally:
                 store.close()
         doc = hg.to_hif()
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps(doc, ensure_ascii=False, indent=1, sort_keys=True,
-                                  allow_nan=False), "utf-8")
-        tmp.replace(out)
-    except KeyboardInterrupt:
-        tmp.unlink(missing_ok=True)
+        atomic_write_bytes(out, json.dumps(doc, ensure_ascii=False, indent=1, sort_keys=True,
+                                           allow_nan=False).encode("utf-8"))
+    except KeyboardInterrupt:  # the temporary file of an interrupted write is removed
         print(f"vizrag export: interrupted; {out} was not written", file=sys.stderr)
         return 130
     print(f"wrote {out}: {len(doc['nodes'])} nodes, {len(doc['edges'])} edges, "

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..surrogates import surrogate_at
 from .hyperrag_json import read_json
 from .hyperrag_pickle import HgdbData, HyperRAGFormatError, load_hgdb, shown
 from .hyperrag_stream import read_hgdb_rows
@@ -185,11 +186,7 @@ def _surrogate_at(value: str | bytes) -> int | None:
         found = _SURROGATE.search(value)
         return None if found is None else len(value[: found.start()].decode(
             "utf-8", "surrogatepass"))
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        return exc.start
-    return None
+    return surrogate_at(value)
 
 
 def _dirty(values: Iterable[Any]) -> bool:
