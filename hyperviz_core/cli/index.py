@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .argtypes import non_negative_int, positive_int
+from .ready import make_query_ready, ready_line
 from .terminal import terminal_safe
 
 __all__ = ["add_provider_options", "make_chat", "make_embedder", "open_existing", "register",
@@ -238,9 +239,11 @@ def _run_index(args: argparse.Namespace) -> int:
             compact = was_empty if args.compact is None else args.compact
             if compact and report.documents_added and hasattr(store, "compact"):
                 _compact(store, report)
+            ready = (make_query_ready(store, "index")
+                     if args.prepare and report.stopped is None else None)
         finally:
             store.close()
-    _print_index(args, report, docs, dup, store.path)
+    _print_index(args, report, docs, dup, store.path, ready)
     if report.stopped is not None:
         print(f"vizrag index: {terminal_safe(report.stopped)}", file=sys.stderr)
         if not report.documents_added and created():
@@ -281,10 +284,11 @@ def _created_paths(spec: str) -> Callable[[], bool]:
 
 
 def _print_index(args: argparse.Namespace, report: Any, docs: Any, dup: Any,
-                 path: Any) -> None:
+                 path: Any, ready: float | None) -> None:
     if args.json:
         out = report.model_dump(mode="json")
         out["input"] = dup.model_dump(mode="json", exclude=None if dup.limited else {"limited"})
+        out["query_ready_seconds"] = None if ready is None else round(ready, 3)
         print(json.dumps(out, indent=2, sort_keys=True))
         return
     print(f"indexed {len(docs)} documents into {path}")
@@ -307,6 +311,8 @@ def _print_index(args: argparse.Namespace, report: Any, docs: Any, dup: Any,
     if report.store is not None:
         print("  store: ", end="")
         _print_stats(report.store)
+    if line := ready_line(ready):
+        print(line)
     for err in report.errors[:20]:
         print(f"  failed: {terminal_safe(err)}", file=sys.stderr)
 
@@ -340,6 +346,7 @@ def _run_delete(args: argparse.Namespace) -> int:
         try:
             store.stats()  # a damaged store fails here (one line), before any change
             counts = _delete_all(args, store)
+            ready = make_query_ready(store, "delete") if counts.get("documents") else None
         finally:
             store.close()
     print(
@@ -348,6 +355,8 @@ def _run_delete(args: argparse.Namespace) -> int:
         f"relation and {counts.get('theme_hyperedges', 0)} theme hyperedges "
         f"({counts.get('updated_entities', 0)} shared entities updated)"
     )
+    if line := ready_line(ready):
+        print(line)
     return 0 if counts.get("documents", 0) == len(set(args.doc_ids)) else 1
 
 
@@ -437,6 +446,10 @@ def register(sub: Any) -> None:
                    help="rewrite the SQLite store without free space afterwards (VACUUM: "
                    "about 10%% smaller, seconds per GB); default: only when this run filled "
                    "an empty store")
+    p.add_argument("--prepare", action=argparse.BooleanOptionalAction, default=True,
+                   help="SQLite store of 4,000 chunks or more: at the end, build and keep in "
+                   "the store what queries read (full-text index, BM25 lengths, query "
+                   "arrays), so each read-only `vizrag query` starts from it (default: on)")
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bars (indexing, local embedder, ANN index build)")
     p.add_argument("--json", action="store_true", help="print the index report as JSON")

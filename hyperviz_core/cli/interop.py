@@ -39,6 +39,7 @@ def _run_import(args: argparse.Namespace) -> int:
     from ..rag.store import open_store
     from ..rag.store.sqlite.check import store_errors
     from .index import make_chat, make_embedder
+    from .ready import make_query_ready, ready_line
 
     embedder = make_embedder(args.embed)
     chat = make_chat(args.llm)  # bad specs fail here, before anything is written
@@ -56,12 +57,18 @@ def _run_import(args: argparse.Namespace) -> int:
                   f"{store.stats().documents} documents committed so far (run the same "
                   "command again to resume)", file=sys.stderr)
             return 130
+        else:
+            ready = make_query_ready(store, "import-hyperrag")
         finally:
             store.close()
     if args.json:
-        print(json.dumps(report.model_dump(mode="json"), indent=2, sort_keys=True))
+        out = report.model_dump(mode="json")
+        out["query_ready_seconds"] = None if ready is None else round(ready, 3)
+        print(json.dumps(out, indent=2, sort_keys=True))
     else:
         print("\n".join(report.lines()))
+        if line := ready_line(ready):
+            print(line)
     return 0
 
 

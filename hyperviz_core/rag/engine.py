@@ -113,8 +113,7 @@ class VizRAG:
         self.store: StoreProtocol = _store_of(store_dir)
         self.chat = chat
         try:
-            # no embedder given: the one the store was indexed with, when it can be made
-            # offline (hashed, local MiniLM), else the hashed default
+            # default: the store's embedder when it can be made offline, else hashed;
             # a provider's embedder is retried (429/5xx/timeouts), its dim probe included
             self.embedder: Embedder = with_retries(
                 embedder or store_embedder(self.store.embedder_info()) or HashingEmbedder())
@@ -159,8 +158,7 @@ class VizRAG:
 
     @staticmethod
     def _docs(docs: Iterable[Document | str] | Document | str) -> Iterable[Document]:
-        """Documents to index: a :class:`~.index.stream.DocumentStream` as it is (streamed,
-        and telling the indexer how many parts each text file makes), else a list."""
+        """A :class:`~.index.stream.DocumentStream` as it is (streamed), else a list."""
         from .index.stream import DocumentStream
 
         if isinstance(docs, DocumentStream):
@@ -170,9 +168,8 @@ class VizRAG:
         return [d if isinstance(d, Document) else Document(text=str(d)) for d in docs]
 
     def insert(self, docs: Iterable[Document | str] | Document | str) -> Any:
-        """Index documents (or plain strings); identical re-inserts are no-ops.
-
-        Returns the indexer's report."""
+        """Index documents (or plain strings); identical re-inserts are no-ops. Returns
+        the indexer's report."""
         report = self.indexer.index(self._docs(docs))
         self.retriever.refresh()
         return report
@@ -193,9 +190,8 @@ class VizRAG:
         return out
 
     def delete_many(self, doc_ids: Iterable[str]) -> dict[str, int]:
-        """Remove several documents (and whatever only they supported) in one store
-        transaction: all of them, or — when anything fails, e.g. the embedder re-embedding
-        what they shared — none. Unknown ids are skipped; counts as :meth:`delete`'s."""
+        """Remove several documents (and what only they supported) in one transaction:
+        all, or none when anything fails. Unknown ids are skipped; counts as :meth:`delete`'s."""
         if isinstance(doc_ids, str):
             raise TypeError(f"delete_many() takes a list of document ids, not the string "
                             f"{doc_ids!r}; use delete(doc_id) for one")
@@ -242,6 +238,13 @@ class VizRAG:
         """Async :meth:`retrieve` (awaitable hook results are awaited)."""
         return await self.retriever.aretrieve(query, mode=mode, top_k=top_k, hooks=hooks,
                                               **overrides)
+
+    def prepare_queries(self) -> bool:
+        """Make a lazily read store (4,000 chunks or more by default) query-ready now: its
+        full-text index, BM25 lengths and query arrays, kept in the store file for later
+        processes (read-only ones such as ``vizrag query`` too); False, doing nothing, when
+        queries load the store instead. ``vizrag index`` and ``vizrag delete`` run it."""
+        return self.retriever.prepare()
 
     def _answerer(self) -> Answerer | None:
         return Answerer(self.chat, self.prompts) if self.chat is not None else None

@@ -23,7 +23,7 @@ from .layer_index import IndexedLayer
 from .lexical import tokens
 from .view import CorpusView, QueryLookups
 
-__all__ = ["CorpusView", "LazyCorpus", "QueryLookups", "lazy_corpus_for"]
+__all__ = ["CorpusView", "LazyCorpus", "QueryLookups", "lazy_corpus_for", "prepare_lazy"]
 
 Generation = tuple[int, int, int]
 
@@ -85,3 +85,14 @@ def lazy_corpus_for(store: StoreProtocol, cached: LazyCorpus | None,
     if not store.lexical_ready(tokens):
         return None, None
     return LazyCorpus(store, CorpusView(store)), gen
+
+
+def prepare_lazy(store: StoreProtocol) -> LazyCorpus | None:
+    """The lazy corpus of ``store`` with everything it keeps per store state built now
+    (:meth:`.view.CorpusView.prepare`): a writable SQLite store keeps its full-text index,
+    BM25 lengths and query arrays for later processes. None when ``store`` cannot be read
+    lazily (nothing is built)."""
+    corpus, _ = lazy_corpus_for(store, None, None)
+    if corpus is not None:
+        corpus.view.prepare()
+    return corpus

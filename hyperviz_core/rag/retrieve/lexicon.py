@@ -142,14 +142,18 @@ class QueryLexicon:
         entity_names: entity key → anything (only the keys are read: the bottom layer's
             entities, e.g. ``ChunkIndex.entity_sources``).
         texts: the texts to take the vocabulary from (default: the chunk texts).
+        vocabulary: the vocabulary itself (the words of :func:`alpha_words` of the texts,
+            computed before; ``chunks`` and ``texts`` are then not read).
         max_forms: most corpus words added per unknown query word.
     """
 
     def __init__(self, chunks: Sequence[Chunk], entity_names: Mapping[str, object],
-                 texts: Iterable[str] | None = None, *, max_forms: int = 3) -> None:
-        self.vocabulary: set[str] = set()
-        for text in texts if texts is not None else (c.text for c in chunks):
-            self.vocabulary.update(alpha_words(text))
+                 texts: Iterable[str] | None = None, *, max_forms: int = 3,
+                 vocabulary: Iterable[str] | None = None) -> None:
+        self.vocabulary: set[str] = set(vocabulary or ())
+        if vocabulary is None:
+            for text in texts if texts is not None else (c.text for c in chunks):
+                self.vocabulary.update(alpha_words(text))
         self.max_forms = max_forms
         self._keys = sorted(entity_names)
         # the stems and the name index are read only for a query word no chunk holds:

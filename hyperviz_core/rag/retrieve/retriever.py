@@ -44,7 +44,7 @@ from ..store.protocol import LocalReads, StoreProtocol
 from .chunk_index import ChunkIndex
 from .collect import collect
 from .config import MODE_VIEWS, RetrievalConfig, check_mode, render_decision
-from .lazy import LazyCorpus, lazy_corpus_for
+from .lazy import LazyCorpus, lazy_corpus_for, prepare_lazy
 from .stages import MODE_STAGES, run_stage
 from .state import Corpus, LLMRequest, RetrievalState
 
@@ -191,6 +191,17 @@ class Retriever:
                         release()
                 return self._lazy
         return self.corpus()
+
+    def prepare(self) -> bool:
+        """Build ahead of the first query what a lazily read store derives for queries (see
+        :meth:`~hyperviz_core.rag.engine.VizRAG.prepare_queries`); False, doing nothing,
+        when queries load the store instead (small, ``lazy=False``, or no indexed lookups)."""
+        generation = getattr(self.store, "query_generation", None)
+        if generation is None or not self._lazy_wanted():
+            return False
+        self._generation = generation()  # read first, as lazy_corpus_for does
+        self._lazy = prepare_lazy(self.store)
+        return self._lazy is not None
 
     def _lazy_wanted(self) -> bool:
         """``lazy``, or in auto mode whether the store is big enough to read lazily (its

@@ -37,7 +37,7 @@ from ..types import Chunk
 from .chunk_index import title_keys
 from .layer_index import LayerIndex
 from .lexical import tokens
-from .lexicon import QueryLexicon
+from .lexicon import QueryLexicon, alpha_words
 from .names import NameLinker
 from .walk import EntityWalk
 
@@ -243,6 +243,16 @@ class CorpusView:
         assert self._avg_len is not None
         return self._avg_len
 
+    def prepare(self) -> None:
+        """Build now what queries build on first use: BM25 lengths, both layers' structure,
+        the query-repair vocabulary and the walk (a writable SQLite store stores the lengths,
+        arrays and vocabulary it derives, so later processes read them back)."""
+        self.avg_len()
+        self.lexicon()
+        self.layer_index("top")
+        self.layer_index("bottom")
+        _ = self.walk
+
     def entity_sources(self, keys: Iterable[str]) -> dict[str, IntArray]:
         """Entity key → sorted ordinals of its source chunks (from the mention arrays)."""
         walk = self.walk
@@ -279,8 +289,16 @@ class CorpusView:
         vocabulary is kept) and the bottom layer's entity keys."""
         if self._lexicon is None:
             keys, _ = self._entities()
-            self._lexicon = QueryLexicon((), dict.fromkeys(keys), self.store.iter_passages())
+            kept = getattr(self.store, "kept_strings", None)  # SQLite: kept in the store
+            words = kept("vocabulary", self._vocabulary) if kept else self._vocabulary()
+            self._lexicon = QueryLexicon((), dict.fromkeys(keys), vocabulary=words)
         return self._lexicon
+
+    def _vocabulary(self) -> list[str]:
+        words: set[str] = set()
+        for text in self.store.iter_passages():
+            words.update(alpha_words(text))
+        return sorted(words)
 
     def _entities(self) -> tuple[list[str], IntArray]:
         if self._catalogue is None:

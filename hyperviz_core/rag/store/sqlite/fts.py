@@ -45,6 +45,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .state_arrays import brief_wait
+
 IntArray = npt.NDArray[np.int64]
 
 __all__ = [
@@ -170,15 +172,18 @@ def missing_lengths(conn: sqlite3.Connection) -> list[Any]:
 
 
 def store_lengths(conn: sqlite3.Connection, rows: Sequence[tuple[int, int, int]]) -> None:
-    """Write (rowid, length, exact) rows (ignored when the store is read-only or busy)."""
+    """Write (rowid, length, exact) rows (ignored when the store is read-only or busy:
+    a writer's lock is waited for briefly, :func:`~.state_arrays.brief_wait`)."""
     if not rows:
         return
     try:
-        conn.execute("BEGIN IMMEDIATE")
-        conn.executemany(f"INSERT OR REPLACE INTO {LENGTHS}(rowid, dl, exact) "
-                         "SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM chunks WHERE rowid = ?)",
-                         [(r, d, e, r) for r, d, e in rows])
-        conn.execute("COMMIT")
+        with brief_wait(conn):
+            conn.execute("BEGIN IMMEDIATE")
+            conn.executemany(
+                f"INSERT OR REPLACE INTO {LENGTHS}(rowid, dl, exact) "
+                "SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM chunks WHERE rowid = ?)",
+                [(r, d, e, r) for r, d, e in rows])
+            conn.execute("COMMIT")
     except sqlite3.Error:
         if conn.in_transaction:
             conn.execute("ROLLBACK")

@@ -46,6 +46,7 @@ from .fts import (
     postings,
     store_lengths,
 )
+from .state_arrays import kept_arrays
 from .writes import WRITES_KEY
 
 __all__ = ["QueryLookupsMixin"]
@@ -160,20 +161,41 @@ class QueryLookupsMixin(ChunkLookupsMixin):
     def layer_structure(self, kind: str) -> tuple[list[str], IntArray, IntArray]:
         """The incidence structure of the hyperedges of ``kind`` without their texts:
         (their ids sorted, their rowids in that order, (hyperedge rowid, entity rowid)
-        pairs in (id, member position) order)."""
-        with self._lock:
+        pairs in (id, member position) order). Kept in the store per state
+        (:mod:`.state_arrays`): a new process reads them back instead of joining again."""
+        def compute() -> tuple[dict[str, IntArray], dict[str, list[str]]]:
             rows = self._q("SELECT id, rowid FROM hyperedges WHERE kind = ? ORDER BY id",
                            (kind,))
             found = pairs(self._conn.execute(
                 "SELECT h.rowid, e.rowid FROM incidences i JOIN hyperedges h ON h.id = i.hid "
                 "JOIN entities e ON e.key = i.entity_key WHERE h.kind = ? "
                 "ORDER BY i.hid, i.position", (kind,)))
-        return ([r[0] for r in rows], np.asarray([r[1] for r in rows], dtype=np.int64),
-                found)
+            rowids = np.asarray([r[1] for r in rows], dtype=np.int64)
+            return {"rowids": rowids, "pairs": found}, {"ids": [r[0] for r in rows]}
+
+        with self._lock:
+            arrays, strings = kept_arrays(self._conn, f"layer:{kind}", compute,
+                                          writable=not self.read_only)
+        return strings["ids"], arrays["rowids"], arrays["pairs"].reshape(-1, 2)
 
     def mention_rowids(self) -> IntArray:
-        """Distinct (chunk rowid, entity rowid) pairs of every mention of an entity."""
-        with self._lock:
-            return pairs(self._conn.execute(
+        """Distinct (chunk rowid, entity rowid) pairs of every mention of an entity (kept
+        in the store per state, as :meth:`layer_structure`)."""
+        def compute() -> tuple[dict[str, IntArray], dict[str, list[str]]]:
+            return {"pairs": pairs(self._conn.execute(
                 "SELECT c.rowid, e.rowid FROM entity_mentions m JOIN chunks c ON "
-                "c.id = m.chunk_id JOIN entities e ON e.key = m.key"))
+                "c.id = m.chunk_id JOIN entities e ON e.key = m.key"))}, {}
+
+        with self._lock:
+            arrays, _ = kept_arrays(self._conn, "mentions", compute,
+                                    writable=not self.read_only)
+        return arrays["pairs"].reshape(-1, 2)
+
+    def kept_strings(self, name: str, compute: Callable[[], list[str]]) -> list[str]:
+        """``compute()`` — strings derived from the store (the query-repair vocabulary) —
+        kept in the store per state like :meth:`layer_structure`'s arrays."""
+        with self._lock:
+            _, strings = kept_arrays(self._conn, f"strings:{name}",
+                                     lambda: ({}, {"strings": compute()}),
+                                     writable=not self.read_only)
+        return strings["strings"]

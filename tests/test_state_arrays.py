@@ -1,0 +1,221 @@
+"""Query arrays kept in the store file (``vizrag_state_arrays_v1``) and query-ready writers.
+
+A lazy query on a writable SQLite store keeps the layers' incidence arrays, the mention
+pairs and the query-repair vocabulary in the store, for its state; a later process — a
+read-only one included — reads them back instead of computing them, and gets the same
+results as the full in-memory path. A write of any kind (add, delete, compaction) makes them
+stale: they are then never used. ``vizrag index`` / ``vizrag delete`` make a store read
+lazily query-ready before they close it, so a read-only ``vizrag query`` starts from them.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from hyperviz_core.cli import main
+from hyperviz_core.rag import Document, HypergraphStore, VizRAG
+from hyperviz_core.rag.retrieve.lazy import LazyCorpus
+from hyperviz_core.rag.store.sqlite import lookups as lookups_module
+from hyperviz_core.rag.store.sqlite import state_arrays
+from hyperviz_core.rag.store.sqlite.fts import FTS_TABLE
+from hyperviz_core.rag.store.sqlite.state_arrays import STATE_TABLE
+
+DATA = Path(__file__).parent / "data"
+QUESTIONS = ["Who is the wife of Kim Jong-chul?", "When was the singer of Hello Love born?",
+             "What is the capital of Tennessee?", "Which river is the western border?"]
+
+
+@pytest.fixture(autouse=True)
+def _always_lazy(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hyperviz_core.rag.retrieve import retriever as retriever_module
+
+    monkeypatch.setattr(retriever_module, "LAZY_MIN_CHUNKS", 0)
+
+
+def _docs(n: int | None = None) -> list[Document]:
+    passages = json.loads((DATA / "musique_sample.json").read_text())[:n]
+    return [Document(id=f"p{p['idx']:04d}", text=p["text"], title=p["title"])
+            for p in passages]
+
+
+def _key(res: Any) -> list[Any]:
+    return [(c.chunk_id, c.score, c.evidence, c.entities) for c in res.chunks] + [
+        (e.key, e.score, e.role) for e in res.entities] + [
+        (h.id, h.members) for h in res.hyperedges] + [res.anchors]
+
+
+def _answers(store: Any, lazy: bool = True) -> list[Any]:
+    rag = VizRAG(store, show_progress=False)
+    rag.retriever.lazy = lazy
+    out = [_key(rag.retrieve(q, render=False)) for q in QUESTIONS]
+    if lazy:
+        assert isinstance(rag.retriever.query_corpus(), LazyCorpus)
+    return out
+
+
+def _kept(path: Path) -> dict[str, str]:
+    conn = sqlite3.connect(path / "vizrag.sqlite")
+    try:
+        return dict(conn.execute(f"SELECT name, state FROM {STATE_TABLE}").fetchall())
+    except sqlite3.OperationalError:
+        return {}
+    finally:
+        conn.close()
+
+
+class _Counting:
+    """Counts the kept arrays computed (not read back) while installed."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.names: list[str] = []
+        real = state_arrays.kept_arrays
+
+        def counting(conn: Any, name: str, compute: Any, *, writable: bool) -> Any:
+            def counted() -> Any:
+                self.names.append(name)
+                return compute()
+            return real(conn, name, counted, writable=writable)
+
+        monkeypatch.setattr(lookups_module, "kept_arrays", counting)
+
+
+def test_kept_then_read_back_by_a_read_only_process(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "s"
+    VizRAG(path, show_progress=False).insert(_docs(40))
+    full = _answers(HypergraphStore(path), lazy=False)
+    counting = _Counting(monkeypatch)
+    assert _answers(HypergraphStore(path)) == full  # computes and keeps them
+    assert sorted(counting.names) == ["layer:relation", "layer:theme", "mentions",
+                                      "strings:vocabulary"]
+    assert sorted(_kept(path)) == sorted(counting.names)
+    counting.names.clear()
+    ro = HypergraphStore(path, read_only=True)
+    assert _answers(ro) == full  # a new, read-only process: read back, nothing computed
+    assert counting.names == []
+
+
+@pytest.mark.parametrize("write", ["add", "delete", "compact"])
+def test_a_write_makes_them_stale(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                  write: str) -> None:
+    path = tmp_path / "s"
+    docs = _docs(40)
+    VizRAG(path, show_progress=False).insert(docs[:30])
+    _answers(HypergraphStore(path))  # keeps them
+    before = _kept(path)
+    rag = VizRAG(path, show_progress=False)
+    if write == "add":
+        rag.insert(docs[30:])
+    elif write == "delete":
+        rag.delete(docs[0].id)
+    else:
+        rag.store.compact()  # type: ignore[attr-defined]
+    rag.close()
+    counting = _Counting(monkeypatch)
+    ro = HypergraphStore(path, read_only=True)  # cannot keep new ones: computes each time
+    assert _answers(ro) == _answers(HypergraphStore(path, read_only=True), lazy=False)
+    assert "layer:relation" in counting.names and "mentions" in counting.names
+    assert _kept(path) == before  # stale rows are left for a writer to replace
+    counting.names.clear()
+    _answers(HypergraphStore(path))  # a writable process replaces them
+    assert _kept(path) != before and len(counting.names) == 4
+
+
+def test_unreadable_row_is_computed_again(tmp_path: Path, caplog: pytest.LogCaptureFixture
+                                          ) -> None:
+    path = tmp_path / "s"
+    VizRAG(path, show_progress=False).insert(_docs(20))
+    want = _answers(HypergraphStore(path))
+    conn = sqlite3.connect(path / "vizrag.sqlite")
+    with conn:
+        conn.execute(f"UPDATE {STATE_TABLE} SET data = X'00FF' WHERE name = 'mentions'")
+    conn.close()
+    assert _answers(HypergraphStore(path, read_only=True)) == want
+    assert "unreadable" in caplog.text
+
+
+def test_a_locked_store_is_not_waited_for(tmp_path: Path) -> None:
+    """A writer holding the lock: the query does not wait for it (the busy timeout is
+    60 s otherwise), answers, and keeps nothing."""
+    path = tmp_path / "s"
+    VizRAG(path, show_progress=False).insert(_docs(20))
+    want = _answers(HypergraphStore(path), lazy=False)
+    assert HypergraphStore(path).lexical_ready()  # the full-text index: made beforehand
+    writer = sqlite3.connect(path / "vizrag.sqlite", isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")
+    try:
+        assert _answers(HypergraphStore(path)) == want
+        assert _kept(path) == {}
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+
+
+def test_pack_round_trip() -> None:
+    big = np.array([0, 2**40, -5], dtype=np.int64)
+    arrays, strings = state_arrays._unpack(state_arrays._pack(
+        {"big": big, "empty": np.zeros(0, dtype=np.int64)},
+        {"words": ["", "ß", "日本", "a\x00b"], "none": []}))
+    assert arrays["big"].tolist() == big.tolist() and arrays["big"].dtype == np.int64
+    assert arrays["empty"].size == 0
+    assert strings == {"words": ["", "ß", "日本", "a\x00b"], "none": []}
+
+
+# ---------------------------------------------------------------------------- the CLI
+def _corpus(tmp_path: Path) -> Path:
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(json.dumps({"id": d.id, "title": d.title, "text": d.text}) + "\n"
+                              for d in _docs(30)))
+    return corpus
+
+
+def _objects(path: Path) -> set[str]:
+    conn = sqlite3.connect(path / "vizrag.sqlite")
+    try:
+        return {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+    finally:
+        conn.close()
+
+
+def test_cli_index_and_delete_leave_the_store_query_ready(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = tmp_path / "store"
+    assert main(["index", str(_corpus(tmp_path)), "--store", str(store), "--no-progress"]) == 0
+    assert "query-ready: full-text index, BM25 lengths and query arrays" in capsys.readouterr().out
+    assert {FTS_TABLE, STATE_TABLE} <= _objects(store) and len(_kept(store)) == 4
+    counting = _Counting(monkeypatch)
+    assert main(["query", "Who is the wife of Kim Jong-chul?", "--store", str(store),
+                 "--json"]) == 0
+    assert counting.names == []  # the read-only query read everything back
+    got = json.loads(capsys.readouterr().out)
+    want = VizRAG(HypergraphStore(store, read_only=True), show_progress=False)
+    want.retriever.lazy = False
+    ref = want.retrieve("Who is the wife of Kim Jong-chul?", render=False)
+    assert [c["chunk_id"] for c in got["chunks"]] == [c.chunk_id for c in ref.chunks]
+    before = _kept(store)
+    assert main(["delete", _docs(1)[0].id, "--store", str(store)]) == 0
+    assert "query-ready" in capsys.readouterr().out
+    assert _kept(store) != before  # kept again for the new state
+
+
+def test_cli_index_no_prepare_and_small_stores(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    corpus = _corpus(tmp_path)
+    assert main(["index", str(corpus), "--store", str(tmp_path / "a"), "--no-progress",
+                 "--no-prepare", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["query_ready_seconds"] is None
+    assert STATE_TABLE not in _objects(tmp_path / "a")
+    from hyperviz_core.rag.retrieve import retriever as retriever_module
+
+    monkeypatch.setattr(retriever_module, "LAZY_MIN_CHUNKS", 4_000)  # the default
+    assert main(["index", str(corpus), "--store", str(tmp_path / "b"), "--no-progress"]) == 0
+    assert "query-ready" not in capsys.readouterr().out  # a small store loads: nothing kept
+    assert STATE_TABLE not in _objects(tmp_path / "b")
