@@ -34,6 +34,19 @@ def test_a_missing_graphviz_is_one_line(tmp_path: Path, monkeypatch: pytest.Monk
                    "found on PATH): install it, e.g. `apt-get install graphviz`"]
 
 
+def test_a_missing_graphviz_stops_a_rendering_query(store: Path, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """``vizrag query --render`` without ``dot``: the same one line and exit 2 as ``vizrag
+    render``, not a per-question failure (exit 1) with graphviz's own message."""
+    monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
+    assert main(["query", "Iron Maiden", "--store", str(store), "--render", "--out",
+                 str(tmp_path / "q")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["vizrag query: error: Graphviz is not installed (the `dot` program was not "
+                   "found on PATH): install it, e.g. `apt-get install graphviz`"]
+
+
 def test_a_closed_pipe_ends_a_batch_quietly(store: Path, tmp_path: Path) -> None:
     qs = tmp_path / "q.jsonl"
     qs.write_text("".join(json.dumps({"id": str(i), "question": "Iron Maiden"}) + "\n"

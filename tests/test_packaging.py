@@ -1,9 +1,12 @@
 """The wheel carries every file the packages read at run time: each non-Python file under
-the three import packages is named by a ``[tool.setuptools.package-data]`` pattern."""
+the three import packages is named by a ``[tool.setuptools.package-data]`` pattern; every
+package is typed; the framework wrappers do not load the renderer (matplotlib) on import."""
 
 from __future__ import annotations
 
 import fnmatch
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -23,4 +26,14 @@ def test_every_data_file_is_package_data() -> None:
             if not any(fnmatch.fnmatch(rel, p) for p in patterns.get(package, [])):
                 missing.append(f"{package}/{rel}")
     assert not missing, f"not in [tool.setuptools.package-data], so not in the wheel: {missing}"
-    assert (ROOT / "hyperviz_core" / "py.typed").is_file()
+    for package in PACKAGES:
+        assert (ROOT / package / "py.typed").is_file(), package
+
+
+def test_importing_the_wrappers_loads_no_renderer() -> None:
+    code = ("import sys, vizrag_langchain, vizrag_llamaindex, hyperviz_core.rag; "
+            "print(sorted(m for m in ('matplotlib', 'hyperviz_core.render', 'torch') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=120).stdout.strip()
+    assert out == "[]"

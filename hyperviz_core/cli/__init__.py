@@ -59,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"vizrag {args.command}: error: {terminal_safe(exc)}", file=sys.stderr)
         return 2
     except RuntimeError as exc:
-        if _is_missing_graphviz(exc):
+        if is_missing_graphviz(exc):
             print(f"vizrag {args.command}: error: Graphviz is not installed (the `dot` program "
                   "was not found on PATH): install it, e.g. `apt-get install graphviz`",
                   file=sys.stderr)
@@ -84,7 +84,7 @@ def _silence_stdout() -> None:
         pass
 
 
-def _is_missing_graphviz(exc: BaseException) -> bool:
+def is_missing_graphviz(exc: BaseException) -> bool:
     """Whether ``exc`` is graphviz's ``ExecutableNotFound`` (no ``dot`` on PATH)."""
     gv = sys.modules.get("graphviz")
     return gv is not None and isinstance(exc, gv.ExecutableNotFound)

@@ -262,6 +262,7 @@ def _chat(args: argparse.Namespace) -> Any:
 
 def _run(args: argparse.Namespace) -> int:
     from ..rag.store.sqlite.check import is_store_failure, store_errors
+    from . import is_missing_graphviz
 
     if args.question is not None and not args.question.strip() and not args.questions:
         raise ValueError("the question is empty (only whitespace)")
@@ -294,8 +295,9 @@ def _run(args: argparse.Namespace) -> int:
                             _no_views_note(result, qid)
                     _print_result(args, result, qid, images, len(batch))
                 except Exception as exc:  # one failing question must not lose the batch
-                    if is_store_failure(exc) or isinstance(exc, BrokenPipeError):
-                        raise  # the store is unusable, or nobody reads the output
+                    if (is_store_failure(exc) or isinstance(exc, BrokenPipeError)
+                            or is_missing_graphviz(exc)):
+                        raise  # the store is unusable, nobody reads the output, or no `dot`
                     failed += 1
                     _report_failure(args, qid, exc)
                 finally:

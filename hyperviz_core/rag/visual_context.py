@@ -36,9 +36,9 @@ from pydantic import BaseModel, Field
 
 from ..model import Hypergraph
 from ..prune import Budget
-from ..render import HyperViz
 
 if TYPE_CHECKING:
+    from ..render import HyperViz
     from .extract import Extractor
     from .result import RenderedView
     from .store import StoreProtocol
@@ -205,7 +205,13 @@ async def apassages_hypergraph(
 
 # ---------------------------------------------------------------------------- rendering
 def _renderer(renderer: HyperViz | None) -> HyperViz:
-    return renderer if renderer is not None else HyperViz(budget=Budget())
+    """``renderer``, or the default one (the renderer — matplotlib — is imported only when
+    something is drawn, so importing the framework wrappers stays cheap)."""
+    if renderer is not None:
+        return renderer
+    from ..render import HyperViz
+
+    return HyperViz(budget=Budget())
 
 
 def _context(rendering: Any) -> VisualContext:
