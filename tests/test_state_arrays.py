@@ -219,3 +219,16 @@ def test_cli_index_no_prepare_and_small_stores(tmp_path: Path,
     assert main(["index", str(corpus), "--store", str(tmp_path / "b"), "--no-progress"]) == 0
     assert "query-ready" not in capsys.readouterr().out  # a small store loads: nothing kept
     assert STATE_TABLE not in _objects(tmp_path / "b")
+
+
+def test_cli_import_hyperrag_leaves_the_store_query_ready(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from interop_fakes import HYPERRAG_DIR
+
+    store = tmp_path / "store"
+    assert main(["import-hyperrag", str(HYPERRAG_DIR), "--store", str(store),
+                 "--no-progress"]) == 0
+    assert "query-ready" in capsys.readouterr().out
+    assert {FTS_TABLE, STATE_TABLE} <= _objects(store) and len(_kept(store)) == 4
+    assert main(["import-hyperrag", str(HYPERRAG_DIR), "--store", str(store), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["query_ready_seconds"] >= 0
