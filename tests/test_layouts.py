@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from hyperviz_core import Entity, Hyperedge, Hypergraph, IdMap
@@ -90,6 +92,33 @@ def test_ra_cen_shells_and_fallback() -> None:
     lonely = Hypergraph(entities=[Entity(name=n) for n in "abc"])
     fb = get_layout("ra-cen")(lonely, _order(lonely))
     assert fb.engine.startswith("spring") and len(fb.entities) == 3
+
+
+def _facing(res: LayoutResult, hg: Hypergraph) -> float:
+    """Largest angle between an outer entity (shell 2) and its hyperedge (shell 1)."""
+    worst = 0.0
+    for h in hg.hyperedges:
+        hx, hy = res.hyperedges[h]
+        for m in hg.members(h):
+            ex, ey = res.entities[m]
+            if math.hypot(ex, ey) > math.hypot(hx, hy) > 0:
+                diff = abs(math.atan2(ey, ex) - math.atan2(hy, hx)) % (2 * math.pi)
+                worst = max(worst, min(diff, 2 * math.pi - diff))
+    return worst
+
+
+def test_ra_cen_outer_shells_face_their_parents() -> None:
+    """Shell 2 is rotated towards the hyperedges it hangs from (it used to start at angle 0
+    whatever their angles, so an incidence line could cross the hub): here three children of
+    three of the hub's four hyperedges each sit within 45° of their parent."""
+    hg = Hypergraph(entities=[Entity(name=n) for n in "ABCD"],
+                    hyperedges=[Hyperedge(id="h1", members=["A", "B"]),
+                                Hyperedge(id="h2", members=["A", "C"]),
+                                Hyperedge(id="h3", members=["A", "D"]),
+                                Hyperedge(id="h4", members=["A"])])
+    res = get_layout("ra-cen")(hg, _order(hg))
+    assert res.entities["a"] == (0.0, 0.0)  # the hub
+    assert _facing(res, hg) <= math.radians(45)  # at 0° offset: 60° (d at 240°, h3 at 180°)
 
 
 def test_cli_exp_has_clique_edges() -> None:

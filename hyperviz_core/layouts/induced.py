@@ -147,6 +147,22 @@ def _circ_mean(angles: list[float]) -> float:
     return math.atan2(sum(math.sin(a) for a in angles), sum(math.cos(a) for a in angles))
 
 
+def _shell_offset(targets: list[float]) -> float:
+    """The rotation of a shell whose i-th of n nodes sits at ``2πi/n + offset`` that brings
+    the nodes closest to ``targets`` (their parents' mean angles, in shell order; 10.0 for a
+    node without a parent): the circular mean of ``target_i − 2πi/n`` (maximises
+    Σ cos(slot_i − target_i)), 0 when there is no target or no preferred direction. Without
+    it every shell started at angle 0, so an outer node could face away from its parent and
+    its incidence line cross the hub and other non-members."""
+    n = len(targets)
+    diffs = [t - 2 * math.pi * i / n for i, t in enumerate(targets) if t < 10.0]
+    x = sum(math.cos(a) for a in diffs)
+    y = sum(math.sin(a) for a in diffs)
+    if not diffs or math.hypot(x, y) < 1e-6 * len(diffs):
+        return 0.0
+    return round(math.atan2(y, x), 12)  # rounded: the same offset on every platform
+
+
 def ra_cen(hg: Hypergraph, order: LayoutOrder) -> LayoutResult:
     """Shells by distance from the hub entity; spring fallback when there is no centre."""
     hub = hub_entity(hg, order)
@@ -182,9 +198,10 @@ def ra_cen(hg: Hypergraph, order: LayoutOrder) -> LayoutResult:
 
         layer.sort(key=key)
         shells.append(layer)
+        targets = {n: key(n)[0] for n in layer} if d > 1 else {}
+        offset = _shell_offset([targets[n] for n in layer] if targets else [])
         for i, n in enumerate(layer):
-            angle[n] = 2 * math.pi * i / len(layer)
-    pos0 = nx.shell_layout(g, nlist=shells, rotate=0)
+            angle[n] = 2 * math.pi * i / len(layer) + offset
     ents: dict[str, tuple[float, float]] = {}
     edges: dict[str, tuple[float, float]] = {}
     rings: list[float] = []
@@ -194,8 +211,7 @@ def ra_cen(hg: Hypergraph, order: LayoutOrder) -> LayoutResult:
             radius = max(radius + 1.6, len(layer) * 1.25 / (2 * math.pi))
             rings.append(radius)
         for n in layer:
-            x, y = (float(v) for v in pos0[n])
-            a = math.atan2(y, x) if i else 0.0
+            a = angle[n] if i else 0.0
             p = (radius * math.cos(a), radius * math.sin(a))
             (ents if n[0] == "E" else edges)[n[1]] = p
     names = [f"d={i}" for i in range(1, len(rings) + 1)]
