@@ -3,7 +3,8 @@ bottom layer of the benchmark corpora.
 
 * **HyperRED** (``../shared/data/hyperred``, 1,000 dev sentences, 1,201 gold n-ary facts):
   entity recall (a gold entity span is found when an extracted key equals its normalised
-  name or one contains the other) and fact-pair recall (head and tail found *and* members of
+  name or, both 3+ characters, the words of one are a run of whole words of the other) and
+  fact-pair recall (head and tail found as two different extracted entities *and* members of
   one extracted hyperedge) — :func:`hyperviz_core.eval.extraction_hits`, as in
   ``tests/test_extract.py``.
 * **Corpora** (``--corpus``: MuSiQue, HotpotQA, the novels): each is indexed offline into a

@@ -80,6 +80,7 @@ from typing import Any, NoReturn
 
 from bench_corpus import (
     Corpus,
+    Row,
     answer_hit,
     load_corpus,
     missing_file,
@@ -307,9 +308,12 @@ def _dedupe(items: Any) -> list[int]:
 
 # ------------------------------------------------------------------ scoring
 def recall(ranked: Sequence[int], gold: Sequence[int], k: int) -> float:
-    """|first k of ranked ∩ gold| / |gold|."""
+    """|first k of ranked ∩ gold| / |gold|; ``ValueError`` without gold (no recall to take:
+    :func:`passage_scorer` leaves such a question out of the recall columns)."""
     g = set(gold)
-    return len(set(ranked[:k]) & g) / len(g) if g else 0.0
+    if not g:
+        raise ValueError("recall of a question without gold passages")
+    return len(set(ranked[:k]) & g) / len(g)
 
 
 def _aic() -> Callable[..., Any] | None:
@@ -321,22 +325,56 @@ def _aic() -> Callable[..., Any] | None:
 
 
 def passage_scorer(texts: Sequence[str]) -> Scorer:
-    """Recall@2/@5, per-hop recall@5 and answer-in-top-5 (passage corpora)."""
+    """Recall@2/@5, per-hop recall@5 and answer-in-top-5 (passage corpora). A question
+    without gold passages gets no recall columns, one without gold answers no ``AiC@5``:
+    the means (:func:`bench_corpus.mean_scores`) are over the questions that have them."""
     aic = _aic()
 
     def score(q: dict[str, Any], ranked: list[int]) -> dict[str, float]:
-        gold = list(q["gold_corpus_idx"])
-        out = {f"R@{k}": recall(ranked, gold, k) for k in KS}
-        if q.get("hops"):
+        gold = list(q.get("gold_corpus_idx") or [])
+        out = {f"R@{k}": recall(ranked, gold, k) for k in KS} if gold else {}
+        if gold and q.get("hops"):
             out[f"{q['hops']}hop"] = out["R@5"]
-        top = [texts[i] for i in ranked[:5]]
-        answers = [str(a) for a in q.get("answers", [])]
-        hit = (aic(answers, top) if aic is not None
-               else any(answer_hit(a, top) for a in answers))
-        out["AiC@5"] = float(bool(hit))
+        answers = [str(a) for a in q.get("answers") or [] if str(a).strip()]
+        if answers:
+            top = [texts[i] for i in ranked[:5]]
+            hit = (aic(answers, top) if aic is not None
+                   else any(answer_hit(a, top) for a in answers))
+            out["AiC@5"] = float(bool(hit))
         return out
 
     return score
+
+
+def without_gold(questions: Sequence[dict[str, Any]]) -> tuple[int, int]:
+    """(questions without gold passages, questions without gold answers): left out of the
+    recall columns and of ``AiC@5`` respectively."""
+    return (sum(1 for q in questions if not q.get("gold_corpus_idx")),
+            sum(1 for q in questions
+                if not any(str(a).strip() for a in q.get("answers") or [])))
+
+
+def print_passage_tables(rows: Sequence[Row], questions: Sequence[dict[str, Any]],
+                         args: argparse.Namespace, embedder: Any) -> None:
+    """The recall table of a passage corpus, its margins and (``--split``) its halves; says
+    how many questions were left out for want of gold passages or answers."""
+    recalled = [q for q in questions if q.get("gold_corpus_idx")]
+    hops = sorted({int(q["hops"]) for q in recalled if q.get("hops")})
+    columns = ["R@2", "R@5", *[f"{h}hop" for h in hops if len(hops) > 1], "AiC@5"]
+    print_header(args, embedder)
+    counts = ", ".join(f"{h}-hop {sum(1 for q in recalled if q.get('hops') == h)}"
+                       for h in hops) if len(hops) > 1 else ""
+    counts = f": {counts}" if counts else ""
+    print(f"recall of gold passages (R@k; Nhop = R@5 on N-hop questions{counts}); "
+          "AiC@5 = a gold answer occurs in the top-5 passages")
+    no_passages, no_answers = without_gold(questions)
+    if no_passages or no_answers:
+        print(f"left out: {no_passages} question(s) without gold passages (recall columns), "
+              f"{no_answers} without gold answers (AiC@5)")
+    print_table(rows, columns)
+    print_margins(rows, "R@5", ("flat-bm25", "flat-dense", "titles-only"))
+    if args.split:
+        print_split(rows, questions, columns, "R@5", ("flat-bm25", "flat-dense", "titles-only"))
 
 
 # ------------------------------------------------------------------ main
@@ -378,19 +416,10 @@ def bench(corpus: Corpus, args: argparse.Namespace, embedder: Any) -> dict[str, 
     if not args.quick:
         for name, weights in ablations(embedder, corpus.titled):
             methods.append((name, engine_ranker(engine, unit_of, k, "vizrag", weights=weights)))
+    if not any(q.get("gold_corpus_idx") for q in questions):
+        fail(f"{corpus.name}: no question has gold passages (gold_corpus_idx) to recall")
     rows = run_rows(methods, questions, passage_scorer(texts))
-    hops = sorted({int(q["hops"]) for q in questions if q.get("hops")})
-    columns = ["R@2", "R@5", *[f"{h}hop" for h in hops if len(hops) > 1], "AiC@5"]
-    print_header(args, embedder)
-    counts = ", ".join(f"{h}-hop {sum(1 for q in questions if q.get('hops') == h)}"
-                       for h in hops) if len(hops) > 1 else ""
-    counts = f": {counts}" if counts else ""
-    print(f"recall of gold passages (R@k; Nhop = R@5 on N-hop questions{counts}); "
-          "AiC@5 = a gold answer occurs in the top-5 passages")
-    print_table(rows, columns)
-    print_margins(rows, "R@5", ("flat-bm25", "flat-dense", "titles-only"))
-    if args.split:
-        print_split(rows, questions, columns, "R@5", ("flat-bm25", "flat-dense", "titles-only"))
+    print_passage_tables(rows, questions, args, embedder)
     engine.close()
     return summary(corpus, questions, rows)
 

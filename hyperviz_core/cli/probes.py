@@ -37,7 +37,10 @@ def _source(spec: str, layer: str) -> tuple[Any, Path | None]:
 
     p = Path(spec)
     if p.is_file() and p.suffix.lower() == ".json":
-        return Hypergraph.from_hif(p), None
+        hif = Hypergraph.from_hif(p)
+        if not hif.entities:
+            raise ValueError(f"--from {spec}: the hypergraph is empty")
+        return hif, None
     from ..rag import HypergraphStore
 
     if not p.exists():
@@ -76,19 +79,27 @@ def _model(spec: str | None, probes: list[Any] | None = None, base: Path | None 
 def _make(args: argparse.Namespace) -> int:
     from ..probe import DEFAULT_TASKS, make_probes
 
+    tasks = args.task or DEFAULT_TASKS
+    counts: dict[str, int] = {}
     try:
         hg, _ = _source(args.source, args.layer)
         probes = make_probes(hg, args.n, args.out, layouts=args.layout or ["set-force", "bi-inc"],
-                             seed=args.seed, progress=_progress(args),
-                             tasks=args.task or DEFAULT_TASKS)
+                             seed=args.seed, progress=_progress(args), tasks=tasks,
+                             counts=counts)
     except (ValueError, OSError) as exc:
         return _fail("probes make", " ".join(str(exc).split())[:300])
-    if not probes and args.task:
-        return _fail("probes make", f"no probe of task(s) {', '.join(args.task)} could be made "
+    if not probes:
+        return _fail("probes make", f"no probe of task(s) {', '.join(tasks)} could be made "
                      f"from {args.n} sample(s) of {args.source}")
-    tasks = sorted({p.task for p in probes})
-    print(f"wrote {len(probes)} probes ({', '.join(tasks) or 'none'}) to "
+    made = sorted({p.task for p in probes})
+    print(f"wrote {len(probes)} probes ({', '.join(made)}) to "
           f"{Path(args.out) / 'probes.jsonl'}")
+    if len(probes) < args.n:
+        whole = "; a source of at most 30 entities is drawn whole every time" if len(
+            hg.entities) <= 30 else ""
+        print(f"{len(probes)} distinct probes from {counts['samples']} samples: "
+              f"{counts['duplicates']} repeated an earlier probe (same image, question and "
+              f"answer{whole}), {counts['no_instance']} had no instance of their task")
     return 0
 
 

@@ -1,7 +1,9 @@
 """Question files and answers files of the evaluation harness.
 
 - **Questions** (JSONL, one object per line): ``{"id", "question"}`` plus optional gold
-  ``"answers"`` (a list; a string ``"answer"`` also works, as in GraphRAG-Bench), ``"hops"``
+  ``"answers"`` (a list; a string ``"answer"`` also works, as in GraphRAG-Bench; each gold a
+  non-empty string or a number: a blank string or a null field is no gold, anything else —
+  null, a list, an object, a boolean — is an error naming the line), ``"hops"``
   (MuSiQue; derived from an id such as ``"3hop1__..."`` when missing) and
   ``"reference"`` (text a score judge may use). Lines without an ``id`` get their line number.
 - **Answers** (JSONL): ``{"id", "question", "answer"}`` per line, what ``vizrag eval
@@ -19,6 +21,7 @@ Example:
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -93,19 +96,36 @@ def _jsonl(path: str | Path) -> Iterable[tuple[int, dict[str, Any]]]:
         yield n, obj
 
 
+def _gold(path: str | Path, n: int, value: Any) -> str:
+    """One gold answer as text (``""``: blank, no gold); ``ValueError`` unless a string or a
+    finite number."""
+    if isinstance(value, str):
+        return value if value.strip() else ""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return str(value)
+    raise ValueError(f"{path}:{n}: a gold answer must be a non-empty string or a number, got "
+                     f"{json.dumps(value, ensure_ascii=False)[:80]}")
+
+
+def _golds(path: str | Path, n: int, obj: dict[str, Any]) -> list[str]:
+    """The gold answers of a question line, blanks left out."""
+    raw = obj.get("answers", obj.get("answer"))
+    if raw is None:
+        return []
+    golds = raw if isinstance(raw, list) else [raw]
+    return [g for g in (_gold(path, n, v) for v in golds) if g]
+
+
 def _question(path: str | Path, n: int, obj: dict[str, Any]) -> Question:
     text = obj.get("question")
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"{path}:{n}: expected an object with a non-empty \"question\"")
-    raw = obj.get("answers", obj.get("answer", []))
-    golds = [raw] if isinstance(raw, (str, int, float)) else raw
-    if not isinstance(golds, list):
-        raise ValueError(f"{path}:{n}: \"answers\" must be a list of strings")
+    golds = _golds(path, n, obj)
     hops = obj.get("hops")
     if hops is not None and (not isinstance(hops, int) or isinstance(hops, bool)):
         raise ValueError(f"{path}:{n}: \"hops\" must be an integer")
     ref = obj.get("reference")
-    return Question(id=str(obj.get("id", n)), question=text, answers=[str(g) for g in golds],
+    return Question(id=str(obj.get("id", n)), question=text, answers=golds,
                     hops=hops, reference=str(ref) if ref is not None else None)
 
 

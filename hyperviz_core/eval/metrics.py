@@ -1,11 +1,16 @@
 """Answer quality without a judge: exact match, token F1 and answer-in-context recall.
 
 The normalisation is the SQuAD / HotpotQA / MuSiQue one: lower-case, drop punctuation, drop
-the articles *a*, *an*, *the*, collapse whitespace. A prediction is scored against every gold
-answer (MuSiQue lists aliases) and the best score counts. Before that, the prediction loses
-what the engine adds around an answer (:func:`strip_citations`): citation groups such as
-``(H2, [1])``, ``[3]`` or ``(E3)`` and the header line of an offline extractive summary, so a
-cited answer scores like the bare one and a source number never matches a numeric answer.
+the articles *a*, *an*, *the*, collapse whitespace. Punctuation is every Unicode punctuation
+character (category ``P*``: „Faust“, ‹Faust›, ¡Hola!, 東京。) plus ASCII's symbols
+(``$+<=>^`|~``). Hyphens, whichever code point (``-``, U+2010, U+2011), and the minus sign
+U+2212 are dropped like SQuAD's ``-`` ("well‐known" = "wellknown", "−5" = "5"); dashes (en,
+em, figure dash, horizontal bar, ...) become spaces ("1990–1995" = "1990 1995"). A
+prediction is scored against every gold answer (MuSiQue lists aliases) and the best score
+counts. Before that, the prediction loses what the engine adds around an answer
+(:func:`strip_citations`): citation groups such as ``(H2, [1])``, ``[3]`` or ``(E3)`` and
+the header line of an offline extractive summary, so a cited answer scores like the bare one
+and a source number never matches a numeric answer.
 
 Example:
     >>> from hyperviz_core.eval.metrics import exact_match, token_f1, answer_in_context
@@ -25,9 +30,11 @@ from __future__ import annotations
 
 import re
 import string
+import sys
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from functools import cache
 
 from ..rag.answer import EXTRACTIVE_LABEL
 
@@ -42,8 +49,7 @@ __all__ = [
 ]
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
-_PUNCT = str.maketrans({**dict.fromkeys(string.punctuation + "‘’“”«»", ""),
-                        **dict.fromkeys("–—…", " ")})
+_MINUS = "\u2212"
 _NUMS = r"\[\s*\d+(?:\s*[,;–-]\s*\d+)*\s*\]"
 _CITED = rf"(?:[EH]\d+|{_NUMS})"
 _CITATION = re.compile(rf"\(\s*{_CITED}(?:\s*[,;]\s*{_CITED})*\s*\)|{_NUMS}")
@@ -72,14 +78,31 @@ def strip_citations(text: str) -> str:
     return " ".join(_CITATION.sub(" ", "\n".join(lines)).split())
 
 
+@cache
+def _punctuation_table() -> dict[int, str | None]:
+    """``str.translate`` table: dashes → space; every other Unicode punctuation character
+    (``P*``), ASCII punctuation and the minus sign → dropped (built once, on first use)."""
+    table: dict[int, str | None] = dict.fromkeys(map(ord, string.punctuation + _MINUS))
+    for code in range(sys.maxunicode + 1):
+        cat = unicodedata.category(chr(code))
+        if cat[0] != "P":
+            continue
+        name = unicodedata.name(chr(code), "")
+        dash = cat == "Pd" and ("DASH" in name or name == "HORIZONTAL BAR")
+        table[code] = " " if dash else None
+    return table
+
+
 def normalize_answer(text: str) -> str:
     """SQuAD normalisation (NFKC, lower case, no punctuation, no articles, single spaces).
 
     Example:
         >>> normalize_answer("  The  Beatles' album!")
         'beatles album'
+        >>> normalize_answer("„Faust“ — ¡Hola! 東京。 −5")
+        'faust hola 東京 5'
     """
-    text = unicodedata.normalize("NFKC", str(text)).lower().translate(_PUNCT)
+    text = unicodedata.normalize("NFKC", str(text)).lower().translate(_punctuation_table())
     return " ".join(_ARTICLES.sub(" ", text).split())
 
 

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 from .data import Question
 from .metrics import answer_in_context, contains_answer, exact_match, token_f1
 
-__all__ = ["AnswerScores", "GroupScore", "QuestionScore", "score_answers"]
+__all__ = ["AnswerScores", "GroupScore", "QuestionScore", "hop_order", "score_answers"]
 
 
 class QuestionScore(BaseModel):
@@ -44,13 +44,24 @@ class GroupScore(BaseModel):
 
 
 class AnswerScores(BaseModel):
-    """Per question, overall and per hop count (keys ``"2"``, ``"3"``, ...; ``"?"`` unknown)."""
+    """Per question, overall and per hop count (keys ``"2"``, ``"3"``, ... in numeric order;
+    ``"?"`` unknown, last)."""
 
     questions: list[QuestionScore]
     overall: GroupScore
     by_hops: dict[str, GroupScore] = Field(default_factory=dict)
     missing: int = 0
     """Questions without an answer in the file (scored as empty answers)."""
+
+
+def hop_order(key: str) -> tuple[int, int, str]:
+    """Sort key of a hop group: numerically (``"2"`` before ``"10"``), ``"?"`` (unknown)
+    and any other label last.
+
+    >>> sorted(["10", "?", "2", "3"], key=hop_order)
+    ['2', '3', '10', '?']
+    """
+    return (0, int(key), "") if key.isdigit() else (1, 0, key)
 
 
 def _group(items: Sequence[QuestionScore]) -> GroupScore:
@@ -94,6 +105,6 @@ def score_answers(
     groups: dict[str, list[QuestionScore]] = {}
     for s in scored:
         groups.setdefault(str(s.hops) if s.hops is not None else "?", []).append(s)
-    by_hops = {k: _group(groups[k]) for k in sorted(groups, key=lambda k: (k == "?", k))}
+    by_hops = {k: _group(groups[k]) for k in sorted(groups, key=hop_order)}
     return AnswerScores(questions=scored, overall=_group(scored), by_hops=by_hops,
                         missing=missing)

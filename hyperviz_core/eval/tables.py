@@ -30,7 +30,7 @@ from .data import Question
 from .judge import Judge, JudgeReport
 from .judge_prompts import DIMENSIONS
 from .markdown import markdown_table, num, pct
-from .scoring import AnswerScores, score_answers
+from .scoring import AnswerScores, hop_order, score_answers
 
 __all__ = ["ABLATIONS", "PaperTable", "answer_quality_rows", "table1", "table2", "table4"]
 
@@ -128,7 +128,7 @@ def table4(questions: Sequence[Question], answers: Mapping[str, Mapping[str, str
         raise ValueError("Table 4 needs at least one answers file")
     scores = {n: score_answers(questions, a, (contexts or {}).get(n))
               for n, a in answers.items()}
-    hops = sorted({h for s in scores.values() for h in s.by_hops}, key=lambda k: (k == "?", k))
+    hops = sorted({h for s in scores.values() for h in s.by_hops}, key=hop_order)
     if hops == ["?"]:  # no hop counts at all (e.g. HotpotQA): overall columns only
         hops = []
     headers, rows = answer_quality_rows(scores, hops)

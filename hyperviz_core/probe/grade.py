@@ -10,6 +10,8 @@ Example:
     (1.0, 1.0)
     >>> parse_ids('{"answer": ["E3", "H2", "e4"]}', "E")
     ['E3', 'E4']
+    >>> parse_ids('```json\\n{"answer": ["E2"], "explanation": "E3 is only in H1"}\\n```', "E")
+    ['E2']
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import json
 import re
 from collections.abc import Sequence
 
+from ..rag import parse_json_object
 from .tasks import vid_key
 from .types import GradeReport, Probe, ProbeAnswer, TaskScore
 
@@ -28,15 +31,13 @@ _ID = re.compile(r"\b([EeHh])\s?-?(\d{1,6})\b")
 
 def parse_ids(answer: Sequence[str] | str, kind: str | None = None) -> list[str]:
     """Visual IDs (``E#``/``H#``, normalised) in a model's answer, in first-seen order;
-    ``kind`` ``"E"``/``"H"`` keeps one kind. A JSON ``{"answer": ...}`` is unwrapped."""
+    ``kind`` ``"E"``/``"H"`` keeps one kind. A JSON ``{"answer": ...}`` is unwrapped,
+    bare, fenced (```` ```json ````) or inside prose, as the judge replies are read
+    (:func:`~hyperviz_core.rag.parse_json_object`): IDs in an explanation beside it do not
+    count."""
     if isinstance(answer, str):
-        text = answer
-        try:
-            obj = json.loads(answer)
-            if isinstance(obj, dict) and "answer" in obj:
-                text = json.dumps(obj["answer"])
-        except (json.JSONDecodeError, TypeError):
-            pass
+        obj = parse_json_object(answer) if "{" in answer else {}
+        text = json.dumps(obj["answer"]) if "answer" in obj else answer
     else:
         text = " ".join(str(a) for a in answer)
     ids = [f"{m.group(1).upper()}{int(m.group(2))}" for m in _ID.finditer(text)]

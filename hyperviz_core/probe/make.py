@@ -12,8 +12,9 @@ Example:
 
 from __future__ import annotations
 
+import hashlib
 import random
-from collections.abc import Sequence
+from collections.abc import MutableMapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,8 @@ from .sample import sample_subgraphs
 from .tasks import DEFAULT_TASKS, TASKS, make_question
 from .types import Probe, write_jsonl
 
-__all__ = ["DEFAULT_PAIR", "ProbeSpec", "make_probes", "probe_specs", "render_probe"]
+__all__ = ["DEFAULT_PAIR", "ProbeSpec", "make_probes", "probe_key", "probe_specs",
+           "render_probe"]
 
 DEFAULT_PAIR: tuple[str, str] = ("set-force", "bi-inc")
 
@@ -65,6 +67,15 @@ def render_probe(
     return rendering, probe
 
 
+def probe_key(rendering: Rendering, probe: Probe) -> tuple[str, str, str, tuple[str, ...]]:
+    """What makes two probes the same for a model: task, image (SHA-256 of the PNG),
+    question and expected answer. A source small enough to be drawn whole gives every sample
+    the same image, and its bridge question has no random part, so repeats are common there;
+    :func:`make_probes` and :func:`~hyperviz_core.probe.score.run_specs` keep the first."""
+    return (probe.task, hashlib.sha256(rendering.png).hexdigest(), probe.question,
+            tuple(probe.answer))
+
+
 def _bar(items: Sequence[Any], on: bool, desc: str) -> Any:
     if not on:
         return items
@@ -77,24 +88,39 @@ def make_probes(
     source: Hypergraph | Sequence[Hypergraph], n: int, out_dir: str | Path, *,
     layouts: Sequence[str] = DEFAULT_PAIR, seed: int = 0, viz: HyperViz | None = None,
     size: tuple[int, int] = (12, 30), progress: bool = True,
-    tasks: Sequence[str] = DEFAULT_TASKS,
+    tasks: Sequence[str] = DEFAULT_TASKS, counts: MutableMapping[str, int] | None = None,
 ) -> list[Probe]:
-    """Write ``n`` probes (PNG + export JSON each, and ``probes.jsonl``) into ``out_dir``.
+    """Write up to ``n`` distinct probes (PNG + export JSON each, and ``probes.jsonl``) into
+    ``out_dir``, from ``n`` samples.
 
     A sample without an instance of its task (no overlapping pair, no hyperedge, no
-    lexically similar unconnected distractor) is skipped, so fewer than ``n`` probes can
-    come back. ``tasks`` are taken in turn (default: overlap-core, bridge-hyperedge; see
-    :data:`~hyperviz_core.probe.tasks.TASKS` for all, e.g. ``["disambiguation"]``).
+    lexically similar unconnected distractor) is skipped, and so is a probe identical to an
+    earlier one (:func:`probe_key`: same task, image, question and answer — a source of at
+    most ``size[1]`` entities is drawn whole for every sample), so fewer than ``n`` probes
+    can come back. ``counts``, when given, receives ``samples``, ``no_instance`` and
+    ``duplicates``. ``tasks`` are taken in turn (default: overlap-core, bridge-hyperedge;
+    see :data:`~hyperviz_core.probe.tasks.TASKS` for all, e.g. ``["disambiguation"]``).
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     probes: list[Probe] = []
+    seen: set[tuple[str, str, str, tuple[str, ...]]] = set()
+    tally = {"samples": 0, "no_instance": 0, "duplicates": 0}
     for spec in _bar(probe_specs(source, n, seed, tasks, size=size), progress, "probes"):
+        tally["samples"] += 1
         made = render_probe(spec, layouts, viz)
         if made is None:
+            tally["no_instance"] += 1
             continue
         rendering, probe = made
+        key = probe_key(rendering, probe)
+        if key in seen:
+            tally["duplicates"] += 1
+            continue
+        seen.add(key)
         rendering.save(out / probe.image)
         probes.append(probe)
     write_jsonl(out / "probes.jsonl", probes)
+    if counts is not None:
+        counts.update(tally)
     return probes

@@ -50,7 +50,9 @@ def sample_subgraphs(
     hg: Hypergraph, n: int, seed: int = 0, size: tuple[int, int] = (12, 30)
 ) -> list[Hypergraph]:
     """``n`` samples, sample ``i`` drawn with ``random.Random(seed * 1_000_003 + i)``;
-    a hypergraph no larger than ``size[1]`` is used whole."""
+    a hypergraph no larger than ``size[1]`` is used whole (``n`` copies of it: the probes
+    made from them repeat, and :func:`~hyperviz_core.probe.make.make_probes` keeps one of
+    each)."""
     if len(hg.entities) <= size[1]:
         return [hg.copy() for _ in range(n)]
     out = []

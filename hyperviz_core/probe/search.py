@@ -1,7 +1,8 @@
 """Parameter search for congestion control (paper App. B.2): a grid over w_v, w_e, γ, α, β.
 
-Every grid point renders the same probes (one pair of layouts) with
-``Budget(w_v=…, w_e=…, gamma=…, alpha=…, beta=…)`` and is scored by
+Every grid point renders the same probes (one pair of layouts; a probe identical to an
+earlier one is scored once) with ``Budget(w_v=…, w_e=…, gamma=…, alpha=…, beta=…)`` and is
+scored by
 
 * with a vision model: exact probe accuracy × coverage,
 * without one: :func:`~hyperviz_core.probe.score.readability_score` × coverage,

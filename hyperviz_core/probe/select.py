@@ -1,7 +1,9 @@
 """Probe-driven dual-view selection (paper §3.2(2)) and the settings saved with a store.
 
 :func:`select_dual_view` renders the same ``k`` probes with each of the 9 pairs
-(set layout × induced layout) and asks the vision model; the pair with the best exact
+(set layout × induced layout) and asks the vision model (a probe identical to an earlier one
+— same image, question and answer, as when a small source is drawn whole — is asked once, so
+a row's ``probes`` can be below ``k``); the pair with the best exact
 accuracy wins (ties: partial credit, then readability, then the default order). Without a
 model the pairs are ranked by :func:`~hyperviz_core.probe.score.readability_score` instead,
 and the result says so (``mode="readability-metrics"``).

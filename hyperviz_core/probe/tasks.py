@@ -8,7 +8,9 @@ congestion control.
   of hyperedges.
 * ``bridge-hyperedge``: the hyperedges whose removal alone disconnects entities that still
   belong to other hyperedges; when there is none, the hyperedge(s) of highest betweenness
-  centrality in the incidence graph (exact ties all count).
+  centrality in the incidence graph (exact ties all count). Betweenness is the usual
+  fractional one (a pair of items joined by ``k`` shortest paths gives each path ``1/k``),
+  and the question words it so.
 
 Example:
     >>> edges = {"H1": ["E1", "E2", "E3"], "H2": ["E2", "E3", "E4"], "H3": ["E4", "E5"],
@@ -51,7 +53,21 @@ def edges_of(export: Mapping[str, Any]) -> dict[str, list[str]]:
 
 
 def overlap_core(edges: Edges, named: Sequence[str], mode: Literal["all", "most"]) -> list[str]:
-    """Entities in every named hyperedge (``all``) or in more than half of them (``most``)."""
+    """Entities in every named hyperedge (``all``) or in more than half of them (``most``).
+
+    Raises ``ValueError`` for another ``mode`` or a hyperedge not in ``edges``.
+
+    >>> overlap_core({"H1": ["E1"]}, ["H1", "H9"], "all")
+    Traceback (most recent call last):
+    ...
+    ValueError: overlap_core: unknown hyperedge(s) H9 (not among the 1 given)
+    """
+    if mode not in ("all", "most"):
+        raise ValueError(f"overlap_core: unknown mode {mode!r}; use 'all' or 'most'")
+    unknown = [h for h in dict.fromkeys(named) if h not in edges]
+    if unknown:
+        raise ValueError(f"overlap_core: unknown hyperedge(s) {', '.join(map(str, unknown))} "
+                         f"(not among the {len(edges)} given)")
     need = len(named) if mode == "all" else len(named) // 2 + 1
     count: dict[str, int] = {}
     for h in named:
@@ -123,9 +139,9 @@ def _overlap_question(edges: Edges, rng: random.Random) -> Question | None:
     named.sort(key=vid_key)
     mode: Literal["all", "most"] = "most" if len(named) == 3 and rng.random() < 0.5 else "all"
     answer = overlap_core(edges, named, mode)
-    if not answer:
-        mode, answer = "all", overlap_core(edges, named[:2], "all")
-        named = named[:2]
+    if not answer:  # three hyperedges sharing nothing: ask about the sampled overlapping pair
+        named = sorted([a, b], key=vid_key)
+        mode, answer = "all", overlap_core(edges, named, "all")
     which = "every one" if mode == "all" else "at least two"
     text = (f"Which entities (E#) belong to {which} of the hyperedges {', '.join(named)}? "
             "List every such E# ID.")
@@ -142,8 +158,10 @@ def _bridge_question(edges: Edges) -> Question | None:
     top = top_betweenness(edges)
     if not top:
         return None
-    text = ("Which hyperedge (H#) lies on the most shortest paths between the other items of "
-            "the incidence structure (highest betweenness)? List it (all of them if tied).")
+    text = ("Which hyperedge (H#) has the highest betweenness centrality in the incidence "
+            "structure: the largest share of the shortest paths between the other items that "
+            "pass through it (when two items are joined by k shortest paths, each path counts "
+            "1/k)? List it (all of them if tied).")
     return text, [], top
 
 
