@@ -21,6 +21,7 @@ import pytest
 from hyperviz_core.cli import main
 from hyperviz_core.rag import Document, HypergraphStore, VizRAG
 from hyperviz_core.rag.retrieve.lazy import LazyCorpus
+from hyperviz_core.rag.store.kept import pack_arrays, unpack_arrays
 from hyperviz_core.rag.store.sqlite import lookups as lookups_module
 from hyperviz_core.rag.store.sqlite import state_arrays
 from hyperviz_core.rag.store.sqlite.fts import FTS_TABLE
@@ -159,7 +160,7 @@ def test_a_locked_store_is_not_waited_for(tmp_path: Path) -> None:
 
 def test_pack_round_trip() -> None:
     big = np.array([0, 2**40, -5], dtype=np.int64)
-    arrays, strings = state_arrays._unpack(state_arrays._pack(
+    arrays, strings = unpack_arrays(pack_arrays(
         {"big": big, "empty": np.zeros(0, dtype=np.int64)},
         {"words": ["", "ß", "日本", "a\x00b"], "none": []}))
     assert arrays["big"].tolist() == big.tolist() and arrays["big"].dtype == np.int64

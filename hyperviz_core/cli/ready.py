@@ -1,12 +1,14 @@
-"""After a command wrote a SQLite store: make it query-ready for the read-only queries to come.
+"""After a command wrote a store: make it query-ready for the (read-only) queries to come.
 
 ``vizrag query`` opens the store read-only, so it cannot store what queries derive. Without
 the full-text index a read-only query loads the whole store (seconds per megabyte); with the
 index but without the kept query arrays every process rebuilds them (15 s on a 50 MB store).
-A writing command (``vizrag index``, ``vizrag delete``) therefore builds both before it
-closes the store (:func:`~hyperviz_core.rag.retrieve.lazy.prepare_lazy`), for stores read
-lazily (``LAZY_MIN_CHUNKS`` chunks or more); smaller stores load faster than they would read
-lazily and are left as they are. A failure here is a warning: every document is committed.
+A writing command (``vizrag index``, ``vizrag delete``, ``vizrag import-hyperrag``) therefore
+builds both before it closes the store
+(:func:`~hyperviz_core.rag.retrieve.lazy.prepare_lazy`; a PostgreSQL store keeps the arrays
+in its database), for stores read lazily (``LAZY_MIN_CHUNKS`` chunks or more); smaller
+stores load faster than they would read lazily and are left as they are. A failure here is
+a warning: every document is committed.
 """
 
 from __future__ import annotations
@@ -23,9 +25,9 @@ def make_query_ready(store: Any, command: str) -> float | None:
     small store, another backend) or it failed (a warning on stderr naming ``command``)."""
     from ..rag.retrieve.lazy import prepare_lazy
     from ..rag.retrieve.retriever import LAZY_MIN_CHUNKS
-    from ..rag.store.sqlite.store import HypergraphStore
 
-    if not isinstance(store, HypergraphStore) or store.read_only:
+    # the SQLite and PostgreSQL stores keep what queries derive (``kept_strings`` and co.)
+    if not hasattr(store, "kept_strings") or getattr(store, "read_only", False):
         return None
     t0 = time.perf_counter()
     try:

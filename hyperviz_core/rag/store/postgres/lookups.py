@@ -29,6 +29,7 @@ from ...types import Chunk
 from ..lookups import ChunkLookupsMixin, chunk_row, pairs
 from .connection import Pool
 from .lexical import LEX, TERMS, ensure_lexical, term_key
+from .state_arrays import PgKeptArrays
 
 __all__ = ["PgQueryLookupsMixin"]
 
@@ -134,23 +135,51 @@ class PgQueryLookupsMixin(ChunkLookupsMixin):
             keys = [r[0] for r in self._q("SELECT key FROM entities ORDER BY key")]
         return keys, np.arange(len(keys), dtype=np.int64)
 
+    @property
+    def _kept(self) -> PgKeptArrays:
+        found = self.__dict__.get("_kept_arrays")
+        if found is None:
+            found = self.__dict__["_kept_arrays"] = PgKeptArrays(self._pool,
+                                                                 self.query_generation)
+        return found
+
     def layer_structure(self, kind: str) -> tuple[list[str], IntArray, IntArray]:
         """The incidence structure of the hyperedges of ``kind`` without their texts:
         (their ids sorted, their numbers, (hyperedge number, entity number) pairs in (id,
-        member position) order), read in one snapshot."""
-        with self._lock, self._pool.read() as c:
-            ids = [r[0] for r in c.execute(
-                "SELECT id FROM hyperedges WHERE kind = ? ORDER BY id", (kind,)).fetchall()]
-            found = pairs(c.execute(
-                f"WITH e AS ({_ENTITY_RANKS}), h AS (SELECT id, ROW_NUMBER() OVER (ORDER BY "
-                "id) - 1 AS o FROM hyperedges WHERE kind = ?) SELECT h.o, e.o FROM "
-                "incidences i JOIN h ON h.id = i.hid JOIN e ON e.key = i.entity_key "
-                "ORDER BY i.hid, i.position", (kind,)).fetchall())
-        return ids, np.arange(len(ids), dtype=np.int64), found
+        member position) order), read in one snapshot; kept in the database per state
+        (:mod:`.state_arrays`)."""
+        def compute() -> tuple[dict[str, IntArray], dict[str, list[str]]]:
+            with self._pool.read() as c:
+                ids = [r[0] for r in c.execute(
+                    "SELECT id FROM hyperedges WHERE kind = ? ORDER BY id", (kind,)).fetchall()]
+                found = pairs(c.execute(
+                    f"WITH e AS ({_ENTITY_RANKS}), h AS (SELECT id, ROW_NUMBER() OVER (ORDER "
+                    "BY id) - 1 AS o FROM hyperedges WHERE kind = ?) SELECT h.o, e.o FROM "
+                    "incidences i JOIN h ON h.id = i.hid JOIN e ON e.key = i.entity_key "
+                    "ORDER BY i.hid, i.position", (kind,)).fetchall())
+            return {"pairs": found}, {"ids": ids}
+
+        with self._lock:
+            arrays, strings = self._kept.get(f"layer:{kind}", compute)
+        ids = strings["ids"]
+        return ids, np.arange(len(ids), dtype=np.int64), arrays["pairs"].reshape(-1, 2)
 
     def mention_rowids(self) -> IntArray:
-        """Distinct (chunk number, entity number) pairs of every mention of an entity."""
-        with self._lock:
-            return self._pairs(
+        """Distinct (chunk number, entity number) pairs of every mention of an entity (kept
+        in the database per state)."""
+        def compute() -> tuple[dict[str, IntArray], dict[str, list[str]]]:
+            return {"pairs": self._pairs(
                 f"WITH e AS ({_ENTITY_RANKS}) SELECT l.num, e.o FROM entity_mentions m "
-                f"JOIN {LEX} l ON l.chunk_id = m.chunk_id JOIN e ON e.key = m.key")
+                f"JOIN {LEX} l ON l.chunk_id = m.chunk_id JOIN e ON e.key = m.key")}, {}
+
+        with self._lock:
+            arrays, _ = self._kept.get("mentions", compute)
+        return arrays["pairs"].reshape(-1, 2)
+
+    def kept_strings(self, name: str, compute: Callable[[], list[str]]) -> list[str]:
+        """``compute()`` — strings derived from the store (the query-repair vocabulary) —
+        kept in the database per state like :meth:`layer_structure`'s arrays."""
+        with self._lock:
+            _, strings = self._kept.get(f"strings:{name}",
+                                        lambda: ({}, {"strings": compute()}))
+        return strings["strings"]

@@ -38,16 +38,12 @@ Example:
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import logging
 import sqlite3
-import zipfile
 from collections.abc import Callable, Iterator
 
-import numpy as np
-import numpy.typing as npt
-
+from ..kept import UNREADABLE, Arrays, Strings, pack_arrays, unpack_arrays
 from .writes import WRITES_KEY
 
 __all__ = ["STATE_TABLE", "brief_wait", "kept_arrays", "store_state"]
@@ -59,10 +55,6 @@ _FORMAT = 1
 _CREATE = (f"CREATE TABLE IF NOT EXISTS {STATE_TABLE} (name TEXT PRIMARY KEY, "
            "state TEXT NOT NULL, data BLOB NOT NULL)")
 _SAVE_WAIT_MS = 200  # a query does not wait longer than this for a writer's lock
-
-Arrays = dict[str, npt.NDArray[np.int64]]
-Strings = dict[str, list[str]]
-
 
 def store_state(conn: sqlite3.Connection) -> str:
     """The persistent state token the kept arrays are valid for (see the module text)."""
@@ -86,7 +78,7 @@ def kept_arrays(conn: sqlite3.Connection, name: str,
         return found
     arrays, strings = compute()
     if writable and store_state(conn) == state:
-        _save(conn, name, state, _pack(arrays, strings))
+        _save(conn, name, state, pack_arrays(arrays, strings))
     return arrays, strings
 
 
@@ -99,8 +91,8 @@ def _load(conn: sqlite3.Connection, name: str, state: str) -> tuple[Arrays, Stri
     if row is None:
         return None
     try:
-        return _unpack(bytes(row[0]))
-    except (ValueError, KeyError, OSError, zipfile.BadZipFile, UnicodeDecodeError) as exc:
+        return unpack_arrays(bytes(row[0]))
+    except UNREADABLE as exc:
         log.warning("kept query arrays %r unreadable (%s); computing them again", name, exc)
         return None
 
@@ -134,35 +126,3 @@ def _save(conn: sqlite3.Connection, name: str, state: str, blob: bytes) -> None:
                 raise
     except sqlite3.Error as exc:
         log.info("query arrays %r not kept in the store (%s)", name, exc)
-
-
-def _pack(arrays: Arrays, strings: Strings) -> bytes:
-    out: dict[str, npt.NDArray[np.generic]] = {}
-    for key, arr in arrays.items():
-        small = arr.size == 0 or (int(arr.min()) >= -(2**31) and int(arr.max()) < 2**31)
-        out[f"i.{key}"] = arr.astype(np.int32 if small else np.int64)
-    for key, texts in strings.items():
-        encoded = [t.encode("utf-8") for t in texts]
-        out[f"s.{key}.bytes"] = np.frombuffer(b"".join(encoded), dtype=np.uint8)
-        out[f"s.{key}.ends"] = np.cumsum([len(b) for b in encoded], dtype=np.int64)
-    buf = io.BytesIO()
-    np.savez(buf, **out)  # type: ignore[arg-type]
-    return buf.getvalue()
-
-
-def _unpack(blob: bytes) -> tuple[Arrays, Strings]:
-    arrays: Arrays = {}
-    strings: Strings = {}
-    with np.load(io.BytesIO(blob), allow_pickle=False) as data:
-        for key in data.files:
-            kind, _, rest = key.partition(".")
-            if kind == "i":
-                arrays[rest] = data[key].astype(np.int64)
-            elif kind == "s" and rest.endswith(".bytes"):
-                field = rest[: -len(".bytes")]
-                raw = data[key].tobytes()
-                ends = data[f"s.{field}.ends"].tolist()
-                starts = [0, *ends[:-1]] if ends else []
-                strings[field] = [raw[a:b].decode("utf-8")
-                                  for a, b in zip(starts, ends, strict=True)]
-    return arrays, strings

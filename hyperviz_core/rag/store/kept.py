@@ -1,0 +1,65 @@
+"""Arrays and string lists as one blob (an uncompressed ``.npz``), for derived data a store keeps.
+
+The per-state query arrays of lazy retrieval are kept in the store file (SQLite,
+:mod:`.sqlite.state_arrays`) or database (PostgreSQL, :mod:`.postgres.state_arrays`) as one
+blob per array set: integer arrays stored as int32 where the values fit, string lists as
+their UTF-8 bytes and end offsets. The blob is read with ``allow_pickle=False``: nothing in
+it is executed.
+
+Example:
+    >>> import numpy as np
+    >>> arrays, strings = unpack_arrays(pack_arrays({"pairs": np.arange(4)}, {"ids": ["a", "é"]}))
+    >>> arrays["pairs"].tolist(), arrays["pairs"].dtype.name, strings["ids"]
+    ([0, 1, 2, 3], 'int64', ['a', 'é'])
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["UNREADABLE", "Arrays", "Strings", "pack_arrays", "unpack_arrays"]
+
+Arrays = dict[str, npt.NDArray[np.int64]]
+Strings = dict[str, list[str]]
+
+#: what reading a damaged blob raises (the caller computes the arrays again)
+UNREADABLE = (ValueError, KeyError, OSError, zipfile.BadZipFile, UnicodeDecodeError)
+
+
+def pack_arrays(arrays: Arrays, strings: Strings) -> bytes:
+    """One ``.npz`` blob of ``arrays`` (int32 when every value fits) and ``strings``."""
+    out: dict[str, npt.NDArray[np.generic]] = {}
+    for key, arr in arrays.items():
+        small = arr.size == 0 or (int(arr.min()) >= -(2**31) and int(arr.max()) < 2**31)
+        out[f"i.{key}"] = arr.astype(np.int32 if small else np.int64)
+    for key, texts in strings.items():
+        encoded = [t.encode("utf-8") for t in texts]
+        out[f"s.{key}.bytes"] = np.frombuffer(b"".join(encoded), dtype=np.uint8)
+        out[f"s.{key}.ends"] = np.cumsum([len(b) for b in encoded], dtype=np.int64)
+    buf = io.BytesIO()
+    np.savez(buf, **out)  # type: ignore[arg-type]
+    return buf.getvalue()
+
+
+def unpack_arrays(blob: bytes) -> tuple[Arrays, Strings]:
+    """What :func:`pack_arrays` packed (integer arrays back as int64); raises one of
+    :data:`UNREADABLE` for a damaged blob."""
+    arrays: Arrays = {}
+    strings: Strings = {}
+    with np.load(io.BytesIO(blob), allow_pickle=False) as data:
+        for key in data.files:
+            kind, _, rest = key.partition(".")
+            if kind == "i":
+                arrays[rest] = data[key].astype(np.int64)
+            elif kind == "s" and rest.endswith(".bytes"):
+                field = rest[: -len(".bytes")]
+                raw = data[key].tobytes()
+                ends = data[f"s.{field}.ends"].tolist()
+                starts = [0, *ends[:-1]] if ends else []
+                strings[field] = [raw[a:b].decode("utf-8")
+                                  for a, b in zip(starts, ends, strict=True)]
+    return arrays, strings

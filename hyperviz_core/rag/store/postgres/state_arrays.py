@@ -1,0 +1,90 @@
+"""Per-state query arrays kept in the PostgreSQL database, as the SQLite store keeps them.
+
+The same arrays as :mod:`..sqlite.state_arrays` — both layers' incidence structure, the
+chunk–entity mentions and the query-repair vocabulary — in the table
+``vizrag_state_arrays_v1(name, state, data bytea)``, valid for the store state ``state``:
+:meth:`~.lookups.PgQueryLookupsMixin.query_generation` (the count and last id of
+``data_changes``, which every write adds to, and the postings table's object id). A row is
+written when no write happened while its arrays were read, in a short transaction that waits
+at most 0.2 s for a lock; a role without ``CREATE`` or ``INSERT`` keeps nothing (said once
+in the log, asked again after :data:`RETRY_REFUSED_S`) and computes the arrays per process.
+It is derived data: dropping the table loses nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable
+
+from ..base import StoreError
+from ..kept import UNREADABLE, Arrays, Strings, pack_arrays, unpack_arrays
+from .connection import Pool, QmarkConnection
+
+__all__ = ["STATE_TABLE", "PgKeptArrays"]
+
+log = logging.getLogger(__name__)
+
+STATE_TABLE = "vizrag_state_arrays_v1"
+RETRY_REFUSED_S = 600  # seconds before a database that refused the table is asked again
+_CREATE = (f"CREATE TABLE IF NOT EXISTS {STATE_TABLE} (name TEXT PRIMARY KEY, "
+           "state TEXT NOT NULL, data BYTEA NOT NULL)")
+
+
+class PgKeptArrays:
+    """The kept arrays of one store (its pool and generation)."""
+
+    def __init__(self, pool: Pool, generation: Callable[[], tuple[int, int, int]]) -> None:
+        self._pool = pool
+        self._generation = generation
+        self._refused: float | None = None
+
+    def get(self, name: str, compute: Callable[[], tuple[Arrays, Strings]]
+            ) -> tuple[Arrays, Strings]:
+        """``compute()``'s arrays for the current state: read back when kept, else computed
+        and kept for the next process (when allowed and nothing was written meanwhile)."""
+        state = json.dumps(list(self._generation()))
+        found = self._load(name, state)
+        if found is not None:
+            return found
+        arrays, strings = compute()
+        refused = self._refused
+        if (refused is None or time.monotonic() - refused >= RETRY_REFUSED_S) and json.dumps(
+                list(self._generation())) == state:
+            self._save(name, state, pack_arrays(arrays, strings))
+        return arrays, strings
+
+    def _load(self, name: str, state: str) -> tuple[Arrays, Strings] | None:
+        try:
+            rows = self._pool.query(
+                f"SELECT data FROM {STATE_TABLE} WHERE name = ? AND state = ?", (name, state))
+        except StoreError:  # no table yet (never kept, or a role that cannot create it)
+            return None
+        if not rows:
+            return None
+        try:
+            return unpack_arrays(bytes(rows[0][0]))
+        except UNREADABLE as exc:
+            log.warning("kept query arrays %r unreadable (%s); computing them again", name, exc)
+            return None
+
+    def _save(self, name: str, state: str, blob: bytes) -> None:
+        def write(c: QmarkConnection) -> None:
+            c.execute("SET LOCAL lock_timeout = '200ms'")
+            if json.dumps(list(self._generation())) != state:
+                return  # a write committed meanwhile: these arrays are already stale
+            c.execute(_CREATE)
+            c.execute(f"INSERT INTO {STATE_TABLE}(name, state, data) VALUES (?, ?, ?) "
+                      "ON CONFLICT (name) DO UPDATE SET state = EXCLUDED.state, "
+                      "data = EXCLUDED.data", (name, state, blob))
+
+        try:
+            self._pool.write(write)
+            self._refused = None
+        except StoreError as exc:
+            if self._refused is None:
+                log.warning("query arrays not kept in %s (%s): each process computes them",
+                            self._pool.where, exc)
+            self._refused = time.monotonic()
+
