@@ -2,7 +2,9 @@
 
 Coordinates are PNG pixels, origin top-left. The caption lists every drawn entity and
 hyperedge by visual ID (for text-only models and framework nodes) and names what congestion
-control omitted.
+control omitted: the entities, the hyperedges not drawn (by description) and, on each drawn
+hyperedge that lost members, ``(+N omitted: names)``. An entity name that reads like a
+visual ID (``E2``) is quoted (“E2”).
 """
 
 from __future__ import annotations
@@ -17,14 +19,15 @@ from importlib import metadata
 from typing import Any
 
 from .draw.legend import CanvasPlan
-from .draw.scene import PanelScene
+from .draw.scene import PanelScene, looks_like_id
 from .idmap import IdMap
 from .layouts import LayoutOrder
 from .model import Hypergraph
 from .prune import PruneReport
 from .style import Style
 
-__all__ = ["build_caption", "build_export", "pruned_export", "versions"]
+__all__ = ["build_caption", "build_export", "edge_text", "omitted_members", "pruned_export",
+           "versions"]
 
 _VERSIONS: dict[str, str] = {}
 
@@ -66,14 +69,88 @@ def _short(text: str, n: int) -> str:
     return line if len(line) <= n else line[: n - 1].rstrip() + "…"
 
 
+#: omitted members named on a shrunk hyperedge's line, and hyperedges not drawn named by
+#: description, before "and N more"
+OMITTED_NAMED = 5
+DROPPED_NAMED = 10
+
+
+def _name(text: str, n: int) -> str:
+    """An entity name for the caption: one line, cut to ``n``, quoted (“E2”) when it reads
+    like a visual ID."""
+    short = _short(text, n)
+    return f"“{short}”" if looks_like_id(short) else short
+
+
+def _some(items: list[str], cap: int, sep: str = ", ") -> str:
+    return sep.join(items[:cap]) + (f" and {len(items) - cap} more" if len(items) > cap else "")
+
+
+def _entity_name(hg: Hypergraph, key: str, n: int = 40) -> str:
+    return _name(hg.entities[key].name, n) if key in hg.entities else _short(key, n)
+
+
+def omitted_members(original: Hypergraph, hg: Hypergraph, hid: str) -> list[str]:
+    """Keys of the members hyperedge ``hid`` of ``hg`` lost against ``original``, in the
+    original member order."""
+    before = original.hyperedges.get(hid)
+    if before is None or original is hg:
+        return []
+    kept = set(hg.hyperedges[hid].members)
+    return [m for m in before.members if m not in kept]
+
+
+def edge_text(hg: Hypergraph, hid: str, n: int) -> str:
+    """What names hyperedge ``hid`` in text: its description, else its keywords, else its
+    members' names in braces."""
+    edge = hg.hyperedges[hid]
+    text = edge.description.strip() or ", ".join(edge.keywords)
+    if text.strip():
+        return _short(text, n)
+    return "{" + ", ".join(_entity_name(hg, m) for m in edge.members) + "}"
+
+
+def _hyperedge_lines(hg: Hypergraph, ids: IdMap, order: LayoutOrder, original: Hypergraph,
+                     max_desc: int) -> list[str]:
+    lines = ["Hyperedges:"] if order.hyperedges else []
+    for h in order.hyperedges:
+        edge = hg.hyperedges[h]
+        members = ", ".join(ids.entities[m] for m in edge.members)
+        gone = [_entity_name(original, m) for m in omitted_members(original, hg, h)]
+        lost = f" (+{len(gone)} omitted: {_some(gone, OMITTED_NAMED)})" if gone else ""
+        desc = f": {_short(edge.description, max_desc)}" if edge.description.strip() else ""
+        lines.append(f"{ids.hyperedges[h]} {{{members}}}{lost}{desc}")
+    return lines
+
+
+def _omitted_lines(report: PruneReport, original: Hypergraph) -> list[str]:
+    names = [_name(original.entities[k].name, 40) for k in report.entities
+             if k in original.entities]
+    shown = ", ".join(names[:20]) + (f", … (+{len(names) - 20})" if len(names) > 20 else "")
+    why = {"budget": "congestion control", "cap": "the entity/hyperedge caps"}
+    by = " and ".join(why[r] for r in sorted(set(report.reasons.values())) if r in why)
+    lines = [
+        f"Omitted by {by or 'congestion control'} (not drawn): {len(report.entities)} "
+        "entities" + (f" ({shown})" if names else "")
+        + f", {len(report.hyperedges)} hyperedges."
+    ]
+    dropped = [f"“{edge_text(original, h, 80)}”" for h in report.hyperedges
+               if h in original.hyperedges]
+    if dropped:
+        lines.append(f"Hyperedges not drawn: {_some(dropped, DROPPED_NAMED, '; ')}.")
+    return lines
+
+
 def build_caption(
     hg: Hypergraph, ids: IdMap, order: LayoutOrder, layouts: list[str], report: PruneReport,
     original: Hypergraph, query: str | None = None, max_desc: int = 160,
-    unnamed: list[str] | None = None,
+    unnamed: list[str] | None = None, looks: int = 0,
 ) -> str:
     """Plain-text listing of the rendering by visual ID.
 
     ``unnamed``: entity keys drawn by ID only (no unambiguous spot for the name label).
+    ``looks``: how many hyperedges get a distinct colour and outline
+    (:func:`~.draw.legend.distinct_looks`); more than that adds a note.
     """
     lines = [
         f"HyperViz rendering ({' | '.join(layouts)}): {len(order.entities)} entities (E#), "
@@ -88,36 +165,28 @@ def build_caption(
         desc = f": {_short(ent.description, max_desc)}" if ent.description.strip() else ""
         # names and types flattened like descriptions: a name holding a newline must not
         # forge a line of the listing a model reads
-        lines.append(f"{ids.entities[k]} {_short(ent.name, 120)} [{_short(ent.type, 40)}]{desc}")
-    if order.hyperedges:
-        lines.append("Hyperedges:")
-    for h in order.hyperedges:
-        edge = hg.hyperedges[h]
-        members = ", ".join(ids.entities[m] for m in edge.members)
-        desc = f": {_short(edge.description, max_desc)}" if edge.description.strip() else ""
-        lines.append(f"{ids.hyperedges[h]} {{{members}}}{desc}")
+        lines.append(f"{ids.entities[k]} {_name(ent.name, 120)} [{_short(ent.type, 40)}]{desc}")
+    lines += _hyperedge_lines(hg, ids, order, original, max_desc)
+    n_edges = len(order.hyperedges)
+    if 0 < looks < n_edges:
+        lines.append(f"Note: {n_edges} hyperedges but {looks} distinct colour and outline "
+                     f"pairs: from H{looks + 1} on, colours and outlines repeat those from "
+                     "H1 on (tell them apart by their H# labels).")
     if unnamed:
         lines.append("Shown by ID only (no unambiguous room for the name): "
-                     + ", ".join(f"{ids.entities[k]} {_short(hg.entities[k].name, 40)}"
+                     + ", ".join(f"{ids.entities[k]} {_name(hg.entities[k].name, 40)}"
                                  for k in unnamed) + ".")
     if report.pruned:
-        names = [_short(original.entities[k].name, 40) for k in report.entities
-                 if k in original.entities]
-        shown = ", ".join(names[:20]) + (f", … (+{len(names) - 20})" if len(names) > 20 else "")
-        why = {"budget": "congestion control", "cap": "the entity/hyperedge caps"}
-        by = " and ".join(why[r] for r in sorted(set(report.reasons.values())) if r in why)
-        lines.append(
-            f"Omitted by {by or 'congestion control'} (not drawn): {len(report.entities)} "
-            "entities" + (f" ({shown})" if names else "")
-            + f", {len(report.hyperedges)} hyperedges."
-        )
+        lines += _omitted_lines(report, original)
     return "\n".join(lines)
 
 
-def pruned_export(report: PruneReport) -> dict[str, Any]:
+def pruned_export(report: PruneReport, original: Hypergraph | None = None) -> dict[str, Any]:
     """The ``"pruned"`` part of the export: C after pruning (``cost``), ``c_max``, the
-    weights, every removal with its reason (``"budget"``/``"cap"``) and the steps."""
-    return {
+    weights, every removal with its reason (``"budget"``/``"cap"``) and the steps; given
+    the ``original`` input, also ``descriptions`` (removed hyperedge id → its description,
+    see :func:`edge_text`) when hyperedges were removed."""
+    out: dict[str, Any] = {
         "entities": list(report.entities), "hyperedges": list(report.hyperedges),
         "reasons": dict(report.reasons), "cost": report.cost, "c_max": report.c_max,
         "cost_before": report.cost_before, "cost_before_bound": report.cost_before_bound,
@@ -125,6 +194,37 @@ def pruned_export(report: PruneReport) -> dict[str, Any]:
         "layouts_run": report.layouts_run, "removals": report.removals(),
         "steps": [st.model_dump() for st in report.steps],
     }
+    if original is not None and report.hyperedges:
+        out["descriptions"] = {h: edge_text(original, h, 200) for h in report.hyperedges
+                               if h in original.hyperedges}
+    return out
+
+
+def _hyperedges_export(
+    hg: Hypergraph, ids: IdMap, order: LayoutOrder, scenes: list[PanelScene],
+    colors: Mapping[str, str], dashes: Mapping[str, str] | None, original: Hypergraph | None,
+) -> list[dict[str, Any]]:
+    hyperedges = []
+    for h in order.hyperedges:
+        edge = hg.hyperedges[h]
+        regions = [{"panel": s.index, "polygons": s.regions[h].rings(),
+                    "connectors": [[[_r(a[0]), _r(a[1])], [_r(b[0]), _r(b[1])]]
+                                   for a, b in s.regions[h].connectors]}
+                   for s in scenes if h in s.regions]
+        nodes = [{"panel": s.index, "x": _r(s.hnodes[h][0]), "y": _r(s.hnodes[h][1]),
+                  "r": _r(s.hnode_half * math.sqrt(2.0))}
+                 for s in scenes if h in s.hnodes]
+        gone = omitted_members(original, hg, h) if original is not None else []
+        hyperedges.append({
+            "id": ids.hyperedges[h], "key": h,
+            "members": [ids.entities[m] for m in edge.members],
+            "description": edge.description, "keywords": list(edge.keywords),
+            "kind": edge.kind, "weight": edge.weight, "source_ids": list(edge.source_ids),
+            "color": colors[h], "regions": regions, "node": nodes,
+            **({"dash": dashes[h]} if dashes is not None and h in dashes else {}),
+            **({"omitted_members": gone} if gone else {}),
+        })
+    return hyperedges
 
 
 def build_export(
@@ -132,10 +232,13 @@ def build_export(
     plan: CanvasPlan, colors: Mapping[str, str], report: PruneReport, caption: str,
     title: str, chunk_texts: Mapping[str, str] | None = None, query: str | None = None,
     dashes: Mapping[str, str] | None = None, style: Style | None = None,
+    original: Hypergraph | None = None,
 ) -> dict[str, Any]:
     """The JSON-serialisable export (without metrics; the caller adds them). ``dashes``
     (hyperedge → outline dash) and ``style`` add what the HTML viewer needs to draw the
-    same look as the PNG: each hyperedge's ``dash`` and the ``style`` colours and widths."""
+    same look as the PNG: each hyperedge's ``dash`` and the ``style`` colours and widths.
+    ``original`` (the input before pruning) adds, on a hyperedge that lost members,
+    ``omitted_members`` (their keys) and ``pruned.descriptions``."""
     entities = []
     for k in order.entities:
         ent = hg.entities[k]
@@ -148,24 +251,7 @@ def build_export(
             "description": ent.description, "source_ids": list(ent.source_ids),
             "degree": hg.degree(k), "panel_positions": positions,
         })
-    hyperedges = []
-    for h in order.hyperedges:
-        edge = hg.hyperedges[h]
-        regions = [{"panel": s.index, "polygons": s.regions[h].rings(),
-                    "connectors": [[[_r(a[0]), _r(a[1])], [_r(b[0]), _r(b[1])]]
-                                   for a, b in s.regions[h].connectors]}
-                   for s in scenes if h in s.regions]
-        nodes = [{"panel": s.index, "x": _r(s.hnodes[h][0]), "y": _r(s.hnodes[h][1]),
-                  "r": _r(s.hnode_half * math.sqrt(2.0))}
-                 for s in scenes if h in s.hnodes]
-        hyperedges.append({
-            "id": ids.hyperedges[h], "key": h,
-            "members": [ids.entities[m] for m in edge.members],
-            "description": edge.description, "keywords": list(edge.keywords),
-            "kind": edge.kind, "weight": edge.weight, "source_ids": list(edge.source_ids),
-            "color": colors[h], "regions": regions, "node": nodes,
-            **({"dash": dashes[h]} if dashes is not None and h in dashes else {}),
-        })
+    hyperedges = _hyperedges_export(hg, ids, order, scenes, colors, dashes, original)
     labels = [
         {"id": lab.id, "panel": s.index, "kind": lab.kind, "text": lab.text,
          "bbox": [_r(v) for v in lab.bbox]}
@@ -185,7 +271,7 @@ def build_export(
         "layouts": [s.layout for s in scenes], "panels": panels,
         "entities": entities, "hyperedges": hyperedges, "labels": labels,
         "legend": [{"id": e.vid, "text": e.text, "color": e.color} for e in plan.legend if e.vid],
-        "pruned": pruned_export(report),
+        "pruned": pruned_export(report, original),
         "caption": caption,
         "query": query,
         "versions": versions(),
@@ -193,7 +279,7 @@ def build_export(
     if style is not None:
         out["style"] = {
             "background": style.background_hex, "node_fill": style.hex("node_fill"),
-            "entity_color": style.hex("entity_color"),
+            "entity_color": style.hex("entity_color"), "node_outline": style.outline_hex,
             "hyperedge_node_color": style.hex("hyperedge_node_color"),
             "region_alpha": style.region_alpha, "edge_width": style.edge_width,
             "incidence_style": style.incidence_style, "node_shape": style.node_shape}

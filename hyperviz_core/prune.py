@@ -18,7 +18,8 @@ entities are pruned and the image is laid out again (bounded iterations), where
 after every removal; BM25 from ``bm25s``, normalised to [0, 1] by the best score). Ties go
 against entities that miss the query (only when β > 0), then by key. The caps
 ``max_entities``/``max_hyperedges`` are opt-in safety limits (default ``None``) applied
-*after* the budget; every removal is reported with its reason, ``"budget"`` or ``"cap"``.
+*after* the budget, and also when congestion control is off (``enabled=False``: then only
+the caps cut); every removal is reported with its reason, ``"budget"`` or ``"cap"``.
 
 Without a renderer, :func:`prune` falls back to :func:`estimate_cost`, a size-based estimate
 of the same quantity (used by the examples below and by callers that never draw).
@@ -91,13 +92,17 @@ class Budget(BaseModel):
     beta: Annotated[float, Field(ge=0, le=1)] = 0.4
     """Weight of the BM25 query match in the importance."""
     max_entities: Annotated[int, Field(ge=1, le=100_000)] | None = None
-    """Opt-in safety cap on drawn entities, applied after the budget (reason ``"cap"``)."""
+    """Opt-in safety cap on drawn entities, applied after the budget (reason ``"cap"``);
+    it applies with congestion control off too."""
     max_hyperedges: Annotated[int, Field(ge=1, le=100_000)] | None = None
-    """Opt-in safety cap on drawn hyperedges, applied after the budget (reason ``"cap"``)."""
+    """Opt-in safety cap on drawn hyperedges, applied after the budget (reason ``"cap"``);
+    it applies with congestion control off too."""
     max_iterations: Annotated[int, Field(ge=1, le=50)] = 5
     """Re-layouts spent searching how many entities fit (proportional cuts, then regula falsi);
     past them the search stops at the best fitting drawing (or halves until one fits)."""
     enabled: bool = True
+    """Congestion control (the budget). Off, nothing is pruned for cost; the caps, when
+    set, still apply."""
 
 
 class PruneStep(BaseModel):
@@ -130,8 +135,9 @@ class PruneReport(BaseModel):
     """C of the first drawing (everything), px²; a lower bound of it when
     :attr:`cost_before_bound` (the whole input was not drawn)."""
     cost_before_bound: bool = False
-    """True when the input was provably at least :data:`UNDRAWN_FACTOR` times over budget
-    and was not drawn whole: :attr:`cost_before` is then a lower bound."""
+    """True when the input was not drawn whole: provably at least :data:`UNDRAWN_FACTOR`
+    times over budget, or cut by the caps with congestion control off (given a
+    ``bound_fn``). :attr:`cost_before` is then a lower bound."""
     cost: float = 0.0
     """C of the final drawing, px²."""
     c_max: float = 0.0
@@ -394,6 +400,35 @@ class _Caps:
         return ents, edges
 
 
+def _cut(
+    hg: Hypergraph, budget: Budget, query: str | None, imp: dict[str, float],
+    report: PruneReport, measure: CostFn, first: tuple[float, float],
+) -> tuple[Hypergraph, float, float]:
+    """The budget's search (congestion control on), then the caps: the kept copy of ``hg``
+    and its (C, C_max); every removal, its reason and the steps go into ``report``."""
+    cost, cmax = first
+    order = peel_order(hg, budget, query, imp)
+    search = _Search(hg, order, budget, measure, report)
+    k = search.run(cost, cmax) if budget.enabled else len(order)
+    out = _kept(hg, order, k)
+    removed = order[: len(order) - k]
+    cap_ents, cap_edges = _Caps.apply(out, budget, order, imp)
+    report.entities = removed + cap_ents
+    lost = [h for h in sorted(hg.hyperedges) if h not in out.hyperedges]
+    report.hyperedges = [h for h in lost if h not in cap_edges] + cap_edges
+    report.reasons = {key: "budget" for key in removed}
+    report.reasons.update({key: "budget" for key in report.hyperedges})
+    report.reasons.update({key: "cap" for key in [*cap_ents, *cap_edges]})
+    if cap_ents or cap_edges:
+        report.steps.append(PruneStep(step=len(report.steps) + 1, reason="cap",
+                                      drawn=len(out.entities), cost=round(cost, 3),
+                                      c_max=round(cmax, 3), entities=cap_ents,
+                                      hyperedges=cap_edges))
+    if cap_ents or cap_edges or k not in search.seen:
+        return out, *measure(out)
+    return out, *search.seen[k]  # the caller's drawing of ``out`` is already made
+
+
 def prune(
     hg: Hypergraph,
     budget: Budget | None = None,
@@ -412,13 +447,14 @@ def prune(
     measurement of it is final); without it :func:`estimate_cost` and
     ``γ·panel_area`` stand in. The budget runs first: the least important entities go until
     the drawing fits (a search over how many to keep, bounded by ``max_iterations``); then
-    the caps, if set. Hyperedges left with fewer than two members disappear with their
-    members, with the same reason.
+    the caps, if set (also with ``budget.enabled`` false: then only they cut). Hyperedges
+    left with fewer than two members disappear with their members, with the same reason.
 
     ``bound_fn(h) -> (lower bound of C, upper bound of C_max)`` says without drawing what
     any drawing of ``h`` must cost (the renderer's: its node disks alone over the largest
     panels): an input at least :data:`UNDRAWN_FACTOR` times over budget by it is not drawn
-    whole, the search starts from the bounds (``report.cost_before_bound``).
+    whole, the search starts from the bounds (``report.cost_before_bound``); nor is an input
+    the caps cut with congestion control off.
     """
     budget = budget or Budget()
     imp = entity_importance(hg, query, budget.alpha, budget.beta)
@@ -431,39 +467,19 @@ def prune(
         return estimate_cost(h, budget, radius), budget.gamma * panel_area
 
     out = hg  # measured as is; replaced by a pruned copy below (the input is never modified)
-    bound = (bound_fn(hg) if bound_fn is not None and budget.enabled and len(hg.entities) > 1
-             else None)
-    if bound is not None and bound[0] >= UNDRAWN_FACTOR * bound[1]:
-        cost, cmax = bound  # far over budget whatever the layout: not drawn whole
+    capped = ((budget.max_entities is not None and len(hg.entities) > budget.max_entities)
+              or (budget.max_hyperedges is not None
+                  and len(hg.hyperedges) > budget.max_hyperedges))
+    bound = (bound_fn(hg) if bound_fn is not None and (budget.enabled or capped)
+             and len(hg.entities) > 1 else None)
+    if bound is not None and (bound[0] >= UNDRAWN_FACTOR * bound[1] or not budget.enabled):
+        cost, cmax = bound  # far over budget, or cut by the caps anyway: not drawn whole
         report.cost_before_bound = True
     else:
         cost, cmax = measure(out)
     report.cost_before = round(cost, 3)
-    over = cost > cmax * (1 - ROUNDING_GUARD)
-    capped = ((budget.max_entities is not None and len(hg.entities) > budget.max_entities)
-              or (budget.max_hyperedges is not None
-                  and len(hg.hyperedges) > budget.max_hyperedges))
-    if budget.enabled and len(out.entities) > 1 and (over or capped):
-        order = peel_order(hg, budget, query, imp)
-        search = _Search(hg, order, budget, measure, report)
-        k = search.run(cost, cmax)
-        out = _kept(hg, order, k)
-        removed = order[: len(order) - k]
-        cap_ents, cap_edges = _Caps.apply(out, budget, order, imp)
-        report.entities = removed + cap_ents
-        lost = [h for h in sorted(hg.hyperedges) if h not in out.hyperedges]
-        report.hyperedges = [h for h in lost if h not in cap_edges] + cap_edges
-        report.reasons = {key: "budget" for key in removed}
-        report.reasons.update({key: "budget" for key in report.hyperedges})
-        report.reasons.update({key: "cap" for key in [*cap_ents, *cap_edges]})
-        if cap_ents or cap_edges:
-            report.steps.append(PruneStep(step=len(report.steps) + 1, reason="cap",
-                                          drawn=len(out.entities), cost=round(cost, 3),
-                                          c_max=round(cmax, 3), entities=cap_ents,
-                                          hyperedges=cap_edges))
-        if cap_ents or cap_edges or k not in search.seen:
-            cost, cmax = measure(out)
-        else:
-            cost, cmax = search.seen[k]  # the caller's drawing of ``out`` is already made
+    over = budget.enabled and cost > cmax * (1 - ROUNDING_GUARD)
+    if len(out.entities) > 1 and (over or capped):
+        out, cost, cmax = _cut(hg, budget, query, imp, report, measure, (cost, cmax))
     report.cost, report.c_max = round(cost, 3), round(cmax, 3)
     return out, report

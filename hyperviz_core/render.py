@@ -36,6 +36,7 @@ from .draw import (
     visual_order,
 )
 from .draw.cost import panel_area, scene_cost
+from .draw.legend import distinct_looks, footer_lines
 from .draw.scene import node_radius
 from .draw.text import truncate
 from .export import build_caption, build_export
@@ -45,7 +46,7 @@ from .model import Hypergraph
 from .prune import ROUNDING_GUARD, Budget, PruneReport, entity_importance, prune
 from .style import Style
 
-__all__ = ["HyperViz", "Rendering", "render_collage"]
+__all__ = ["HyperViz", "Rendering", "footer_text", "render_collage"]
 
 DEFAULT_LAYOUTS: tuple[str, str] = ("set-force", "bi-inc")
 MAX_PANELS = 12
@@ -151,7 +152,13 @@ class HyperViz:
         chunk_texts: Mapping[str, str] | None = None,
         title: str | None = None,
     ) -> Rendering:
-        """Render one image: one panel per layout (two = the dual view, side by side)."""
+        """Render one image: one panel per layout (two = the dual view, side by side).
+
+        Size: two layouts fill ``style.width`` × ``style.height``; one layout is one
+        dual-view panel wide (``max(200, style.width // 2)``) and ``style.height`` high;
+        three or more go to :meth:`render_collage` (3 columns). A footer that needs more
+        than one line (say, a one-layout image's pruning note) wraps; its strip takes the
+        lines from the panels, the canvas keeps its size."""
         names = _norm_layouts(layouts if layouts is not None else self.layouts)
         k = len(names)
         if k <= 2:
@@ -182,7 +189,11 @@ class HyperViz:
         chunk_texts: Mapping[str, str] | None = None,
         title: str | None = None,
     ) -> Rendering:
-        """A bounded grid of panels (``cols`` 1–4, at most 12 layouts), one per layout."""
+        """A bounded grid of panels (``cols`` 1–4, at most 12 layouts), one per layout.
+
+        Each cell is ``max(200, style.width // 2)`` px wide and 0.85 times that high: the
+        canvas is ``cols`` cells wide and as high as its rows plus the title, legend and
+        footer strips (``style.height`` only bounds the legend, to 30 % of it)."""
         names = _norm_layouts(layouts if layouts is not None else
                               ["set-hier", "set-radial", "set-force", "bi-inc", "ra-cen",
                                "cli-exp"])
@@ -203,11 +214,12 @@ class HyperViz:
         style = self.style
         drawn: dict[tuple[frozenset[str], frozenset[str]], _Drawing] = {}
         budget = self.budget
+        by = "congestion control" if budget.enabled else "the caps"
 
         def cost_fn(h: Hypergraph) -> tuple[float, float]:
             # labels only for a drawing whose geometry fits: placing them can only add
             # length (a label pocket grows its region), so an overshoot stays one
-            d = _draw(h, names, style, cols, width, height, panel_h, importance)
+            d = _draw(h, names, style, cols, width, height, panel_h, importance, hg, by)
             drawn[_key(h)] = d
             cost, cmax = d.cost(budget), d.c_max(budget)
             if cost <= cmax * (1 - ROUNDING_GUARD):
@@ -226,14 +238,16 @@ class HyperViz:
             d.label(small, style)
             report.cost = round(d.cost(budget), 3)
         head = truncate(style.title or title or self._title(small, names, query), TITLE_CHARS)
+        foot = footer_lines(self._footer(report, d.scenes, by), d.plan.width, style,
+                            d.plan.footer_lines)  # an unforeseen ID-only note may be cut
         png = rasterize(d.plan, d.scenes, d.ids, d.colors, d.dashes, style, head,
-                        self._footer(report, d.scenes))
+                        "\n".join(foot))
         caption = build_caption(small, d.ids, d.order, names, report, hg, query,
-                                unnamed=_unnamed(d.scenes, d.ids))
+                                unnamed=_unnamed(d.scenes, d.ids), looks=distinct_looks(style))
         export = build_export(hg=small, ids=d.ids, order=d.order, scenes=d.scenes, plan=d.plan,
                               colors=d.colors, report=report, caption=caption, title=head,
                               chunk_texts=chunk_texts, query=query, dashes=d.dashes,
-                              style=style)
+                              style=style, original=hg)
         from .metrics import compute_metrics
 
         metrics = compute_metrics(export)
@@ -253,15 +267,24 @@ class HyperViz:
         return head
 
     @staticmethod
-    def _footer(report: PruneReport, scenes: list[PanelScene]) -> str:
-        text = ("E# = entity (circle) · H# = hyperedge (region in set views, square node in "
-                "induced views) · legend: H# descriptions")
-        if report.pruned:
-            text += (f" · congestion control omitted {len(report.entities)} entities and "
-                     f"{len(report.hyperedges)} hyperedges (see caption)")
-        if any(s.unnamed for s in scenes):
-            text += " · some entities shown by ID only (names in the caption)"
-        return text
+    def _footer(report: PruneReport, scenes: list[PanelScene],
+                by: str = "congestion control") -> str:
+        return footer_text(len(report.entities), len(report.hyperedges),
+                           any(s.unnamed for s in scenes), by)
+
+
+def footer_text(entities: int, hyperedges: int, unnamed: bool,
+                by: str = "congestion control") -> str:
+    """The footer: the key to the IDs, then what ``by`` (congestion control, or the caps
+    when it is off) omitted, then whether some entities are shown by ID only."""
+    text = ("E# = entity (circle) · H# = hyperedge (region in set views, square node in "
+            "induced views) · legend: H# descriptions")
+    if entities or hyperedges:
+        text += (f" · {by} omitted {entities} entities and {hyperedges} hyperedges "
+                 "(see caption)")
+    if unnamed:
+        text += " · some entities shown by ID only (names in the caption)"
+    return text
 
 
 @dataclass
@@ -307,21 +330,41 @@ def _cost_bounds(
 
 def _draw(
     hg: Hypergraph, names: list[str], style: Style, cols: int, width: int, height: int,
-    panel_h: float | None, importance: Mapping[str, float],
+    panel_h: float | None, importance: Mapping[str, float], original: Hypergraph | None = None,
+    by: str = "congestion control",
 ) -> _Drawing:
     """Number and lay out ``hg`` on every panel, labels not yet placed (what congestion
-    control measures; :meth:`_Drawing.label` adds the labels)."""
+    control measures; :meth:`_Drawing.label` adds the labels). ``original``: the input
+    ``hg`` was pruned from: the legend marks hyperedges that lost members, and the footer
+    strip gets the lines its note of what ``by`` omitted needs."""
     imp = {k: importance.get(k, 0.0) for k in hg.entities}
     himp = {h: sum(imp[m] for m in e.members) / max(len(e.members), 1)
             for h, e in hg.hyperedges.items()}
     ids = IdMap.build(hg, entity_importance=imp, hyperedge_importance=himp)
     order = visual_order(hg, ids)
-    plan = plan_canvas(hg, ids, order, style, len(names), cols, width, height, panel_h)
+    gone = (0, 0) if original is None else (len(original.entities) - len(hg.entities),
+                                             len(original.hyperedges) - len(hg.hyperedges))
+    plan = plan_canvas(hg, ids, order, style, len(names), cols, width, height, panel_h,
+                       omitted=_omitted_counts(hg, original),
+                       footer=footer_text(*gone, unnamed=False, by=by))
     scenes = [build_geometry(hg, ids, order, name, i, plan.panels[i], style)
               for i, name in enumerate(names)]
     colors = edge_colors(ids, style)
     dashes = {h: edge_dash(v, style) for h, v in ids.hyperedges.items()}
     return _Drawing(ids, order, plan, scenes, colors, dashes)
+
+
+def _omitted_counts(hg: Hypergraph, original: Hypergraph | None) -> dict[str, int]:
+    """Hyperedge id → how many members ``hg`` lost against ``original`` (only those > 0)."""
+    if original is None or original is hg:
+        return {}
+    out: dict[str, int] = {}
+    for hid in sorted(hg.hyperedges):
+        before = original.hyperedges.get(hid)
+        lost = len(before.members) - len(hg.hyperedges[hid].members) if before else 0
+        if lost > 0:
+            out[hid] = lost
+    return out
 
 
 def _key(hg: Hypergraph) -> tuple[frozenset[str], frozenset[str]]:

@@ -62,8 +62,21 @@ LineStyle = Literal["solid", "dashed", "dotted"]
 class Style(BaseModel):
     """Appearance options; see the field descriptions for ranges.
 
-    ``width``/``height`` are the *whole* canvas in pixels (the dual view default is
-    1536×768, two panels side by side plus title, legend and footer strips).
+    ``width``/``height`` size the canvas of the dual view: 1536×768 by default, two panels
+    side by side plus title, legend and footer strips. Other renderings derive their size
+    from them (:class:`~hyperviz_core.render.HyperViz`):
+
+    * one layout: ``max(200, width // 2)`` wide (one dual-view panel), ``height`` high;
+    * three or more layouts, or :meth:`~hyperviz_core.render.HyperViz.render_collage`: a
+      grid of ``cols`` cells, each ``max(200, width // 2)`` wide and 0.85 times that high,
+      so the canvas is ``cols`` cells wide and grows in height with the rows and the legend
+      (``height`` only bounds the legend's share);
+    * the title is shrunk (down to ``font_size``) or cut to fit the width; a footer too long
+      for one line (say, the pruning note of a one-layout image) wraps, and its strip takes
+      the lines from the panels (the canvas keeps its size; a collage grows instead).
+
+    ``node_outline`` strokes the entity nodes; left unset (``None``) it is
+    ``entity_color``, the outline of earlier versions.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -75,7 +88,7 @@ class Style(BaseModel):
     node_shape: NodeShape = "circle"
     node_radius: Annotated[float, Field(ge=6, le=40)] = 11.0
     node_fill: Color = "white"
-    node_outline: Color = "#222222"
+    node_outline: Color | None = None
     entity_color: Color = "#1f5fbf"
     hyperedge_node_color: Color = "#e07b00"
     edge_width: Annotated[float, Field(ge=0.1, le=10)] = 1.8
@@ -99,7 +112,8 @@ class Style(BaseModel):
                      "hyperedge_node_color")
     @classmethod
     def _valid_color(cls, value: Any) -> Any:
-        to_hex(value)
+        if value is not None:  # None passes only node_outline's type check (= entity_color)
+            to_hex(value)
         return value
 
     @field_validator("palette")
@@ -116,6 +130,12 @@ class Style(BaseModel):
     def background_hex(self) -> str:
         """The background as ``#rrggbb``."""
         return to_hex(self.background)
+
+    @property
+    def outline_hex(self) -> str:
+        """The entity node outline as ``#rrggbb``: ``node_outline``, or ``entity_color``
+        when it is unset."""
+        return to_hex(self.entity_color if self.node_outline is None else self.node_outline)
 
     def colors(self) -> list[str]:
         """The hyperedge palette as hex strings."""

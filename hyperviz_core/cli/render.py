@@ -128,7 +128,10 @@ def _run(args: argparse.Namespace) -> int:
     style = _load_style(args.style)
     if isinstance(style, str):
         return fail(style)
-    too_big = max(len(hg.entities), len(hg.hyperedges) // 2)
+    # the caps apply with --no-prune too: they bound what is drawn
+    n_ents = min(len(hg.entities), args.max_entities or len(hg.entities))
+    n_edges = min(len(hg.hyperedges), args.max_hyperedges or len(hg.hyperedges))
+    too_big = max(n_ents, n_edges // 2)
     if args.no_prune and too_big > NO_PRUNE_LIMIT and not args.force:
         return fail(f"{len(hg.entities)} entities and {len(hg.hyperedges)} hyperedges without "
                     f"pruning can take many minutes (limit {NO_PRUNE_LIMIT}); drop --no-prune, "
@@ -167,9 +170,12 @@ def register(sub: Any) -> None:
     p.add_argument("--layout", action="append", metavar="NAME",
                    help="layout (repeatable; default: set-force + bi-inc)")
     p.add_argument("--query", default=None, help="query text for query-aware pruning")
-    p.add_argument("--max-entities", type=positive_int, default=None)
-    p.add_argument("--max-hyperedges", type=positive_int, default=None)
-    p.add_argument("--no-prune", action="store_true", help="disable congestion control")
+    p.add_argument("--max-entities", type=positive_int, default=None,
+                   help="cap on drawn entities (after the budget; also with --no-prune)")
+    p.add_argument("--max-hyperedges", type=positive_int, default=None,
+                   help="cap on drawn hyperedges (after the budget; also with --no-prune)")
+    p.add_argument("--no-prune", action="store_true",
+                   help="disable congestion control (the caps still apply)")
     p.add_argument("--force", action="store_true",
                    help=f"allow --no-prune above {NO_PRUNE_LIMIT} entities (slow)")
     p.add_argument("--style", default=None, help="style JSON file (fields of Style)")

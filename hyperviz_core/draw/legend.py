@@ -1,8 +1,14 @@
-"""Canvas composition: title strip, panel grid, shared legend (H# → description), footer."""
+"""Canvas composition: title strip, panel grid, shared legend (H# → description), footer.
+
+Text that must fit a width is cut (:func:`fit_width`, with an ellipsis) or wrapped
+(:func:`wrap_width`) by its measured width: the measurer the rasteriser draws with
+(:func:`~.text.measure`), so what the plan allows is exactly what is drawn.
+"""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..idmap import IdMap
@@ -11,10 +17,17 @@ from ..model import Hypergraph
 from ..style import Style
 from .text import measure, truncate
 
-__all__ = ["CanvasPlan", "LegendEntry", "edge_colors", "edge_dash", "plan_canvas"]
+__all__ = ["CanvasPlan", "LegendEntry", "distinct_looks", "edge_colors", "edge_dash",
+           "fit_title", "fit_width", "footer_lines", "footer_pitch", "legend_text_x",
+           "plan_canvas", "wrap_width"]
 
 Box = tuple[float, float, float, float]
 _DASHES = ("solid", "dashed", "dotted", "dashdot")
+ELLIPSIS = "…"
+SWATCH_PX = 22.0
+"""px from a legend entry's left edge to its H# (the colour swatch and a gap)."""
+LEGEND_GAP = 8.0
+"""px kept free between a legend entry's text and the next column."""
 
 
 @dataclass
@@ -42,20 +55,153 @@ class CanvasPlan:
     legend: list[LegendEntry] = field(default_factory=list)
     legend_more: int = 0
     line_height: float = 14.0
+    footer_lines: int = 1
+    """Lines the footer box holds (:func:`footer_lines` fills at most this many)."""
+
+
+def _palette(style: Style) -> list[str]:
+    """The style's hyperedge colours, each once (a custom palette may repeat one)."""
+    return list(dict.fromkeys(style.colors()))
+
+
+def _dash_cycle(style: Style) -> tuple[str, ...]:
+    """The outline dashes in the order colour cycles use them: the style's own first."""
+    return (style.outline_style, *[d for d in _DASHES if d != style.outline_style])
+
+
+def distinct_looks(style: Style) -> int:
+    """How many hyperedges get a distinct (colour, outline dash) pair: H1 up to this one."""
+    return len(_palette(style)) * len(_dash_cycle(style))
 
 
 def edge_colors(ids: IdMap, style: Style) -> dict[str, str]:
     """Hyperedge id → colour, by H number (identical in every panel)."""
-    pal = style.colors()
+    pal = _palette(style)
     return {hid: pal[(int(v[1:]) - 1) % len(pal)] for hid, v in ids.hyperedges.items()}
 
 
 def edge_dash(vid: str, style: Style) -> str:
-    """Outline dash of a hyperedge: the style's outline, then cycled once colours repeat."""
-    cycle = (int(vid[1:]) - 1) // len(style.colors())
-    if cycle == 0:
-        return style.outline_style
-    return _DASHES[cycle % len(_DASHES)]
+    """Outline dash of a hyperedge: the style's outline, then, each time the colours come
+    round again, the next unused dash; pairs repeat only after :func:`distinct_looks`."""
+    cycle = (int(vid[1:]) - 1) // len(_palette(style))
+    dashes = _dash_cycle(style)
+    return dashes[cycle % len(dashes)]
+
+
+def fit_width(text: str, max_w: float, size: float, bold: bool = False, dpi: int = 100) -> str:
+    """``text`` as drawn at ``size`` points, cut with an ellipsis to at most ``max_w`` px
+    (unchanged when it fits; linear in its length).
+
+    >>> fit_width("short", 500.0, 8.0), fit_width("a long description", 40.0, 8.0)
+    ('short', 'a lon…')
+    """
+    if measure(text, size, bold, dpi)[0] <= max_w:
+        return text
+    room = max_w - measure(ELLIPSIS, size, bold, dpi)[0]
+    if room < 0:
+        return ""
+    total, cut = 0.0, 0
+    for i, ch in enumerate(text):
+        total += measure(ch, size, bold, dpi)[0]
+        if total > room:
+            break
+        cut = i + 1
+    while cut > 0:  # the per-character sum can differ from measure() in the last bit
+        out = text[:cut].rstrip() + ELLIPSIS
+        if measure(out, size, bold, dpi)[0] <= max_w:
+            return out
+        cut -= 1
+    return ELLIPSIS
+
+
+def _prefix_fitting(word: str, max_w: float, size: float, bold: bool, dpi: int) -> str:
+    """The longest non-empty prefix of ``word`` at most ``max_w`` px wide (one character at
+    least, so wrapping always advances)."""
+    total, cut = 0.0, 1
+    for i, ch in enumerate(word):
+        total += measure(ch, size, bold, dpi)[0]
+        if total > max_w:
+            break
+        cut = max(1, i + 1)
+    return word[:cut]
+
+
+def wrap_width(text: str, max_w: float, size: float, bold: bool = False,
+               dpi: int = 100) -> list[str]:
+    """``text`` in lines of at most ``max_w`` px, broken at spaces (a ``·`` separator stays
+    at the end of its line; a word wider than a line is broken inside).
+
+    >>> wrap_width("one · two three", 1000.0, 8.0)
+    ['one · two three']
+    >>> wrap_width("one · two three", 40.0, 8.0)
+    ['one ·', 'two', 'three']
+    """
+    if measure(text, size, bold, dpi)[0] <= max_w:
+        return [text]
+    words: list[str] = []
+    for w in text.split(" "):
+        if w == "·" and words:
+            words[-1] += " ·"
+        elif w:
+            words.append(w)
+    lines: list[str] = []
+    cur = ""
+    for w in words:
+        cand = f"{cur} {w}" if cur else w
+        if measure(cand, size, bold, dpi)[0] <= max_w:
+            cur = cand
+            continue
+        if cur:
+            lines.append(cur)
+        cur = w
+        while measure(cur, size, bold, dpi)[0] > max_w:
+            head = _prefix_fitting(cur, max_w, size, bold, dpi)
+            lines.append(head)
+            cur = cur[len(head):]
+    if cur:
+        lines.append(cur)
+    return lines
+
+
+def fit_title(title: str, width: float, style: Style) -> tuple[str, float]:
+    """(text, size) of the title in ``width`` px less the margins: drawn at the title size
+    when it fits, else smaller (down to ``style.font_size``), else cut with an ellipsis."""
+    size, dpi = style.label_font_size + 2, style.dpi
+    max_w = max(0.0, width - 2 * style.margin)
+    w = measure(title, size, True, dpi)[0]
+    if w <= max_w:
+        return title, size
+    smallest = min(size, style.font_size)
+    scaled = math.floor(size * max_w / w * 10) / 10  # the width is linear in the size
+    if scaled >= smallest:
+        return title, scaled
+    return fit_width(title, max_w, smallest, True, dpi), smallest
+
+
+def footer_lines(footer: str, width: float, style: Style, max_lines: int | None = None
+                 ) -> list[str]:
+    """The footer wrapped to the canvas width less the margins; past ``max_lines`` the
+    rest is cut into the last line with an ellipsis."""
+    if not footer:
+        return []
+    max_w = max(1.0, width - 2 * style.margin)
+    lines = wrap_width(footer, max_w, style.font_size, False, style.dpi)
+    if max_lines is not None and len(lines) > max(1, max_lines):
+        keep = max(1, max_lines) - 1
+        rest = " ".join(lines[keep:])
+        lines = [*lines[:keep], fit_width(rest, max_w, style.font_size, False, style.dpi)]
+    return lines
+
+
+def footer_pitch(style: Style) -> float:
+    """px between two footer lines (a footer of ``n`` lines is ``n - 1`` pitches higher
+    than a one-line footer)."""
+    return float(math.ceil(measure("Hg", style.font_size, False, style.dpi)[1] * 1.3))
+
+
+def legend_text_x(style: Style) -> float:
+    """px from a legend entry's left edge to its description (swatch, then ``H#:``)."""
+    return SWATCH_PX + measure("H000:", style.label_font_size, True, style.dpi)[0] + 4.0
 
 
 def _legend_text(hg: Hypergraph, hid: str, ids: IdMap) -> str:
@@ -66,34 +212,66 @@ def _legend_text(hg: Hypergraph, hid: str, ids: IdMap) -> str:
     return desc
 
 
+def _entry_text(desc: str, style: Style, max_w: float, omitted: int) -> str:
+    """A description cut to ``legend_max_chars`` and to ``max_w`` px; a hyperedge that
+    lost members to pruning ends in ``(+N omitted)`` when that leaves half the room."""
+    fs, dpi = style.label_font_size, style.dpi
+    text = truncate(desc, style.legend_max_chars)
+    if omitted > 0:
+        mark = f" (+{omitted} omitted)"
+        mark_w = measure(mark, fs, False, dpi)[0]
+        if mark_w <= max_w / 2:
+            return fit_width(text, max_w - mark_w, fs, False, dpi) + mark
+    return fit_width(text, max_w, fs, False, dpi)
+
+
+def _legend_entries(
+    hg: Hypergraph, ids: IdMap, order: LayoutOrder, style: Style, slots: int, col_px: float,
+    omitted: Mapping[str, int],
+) -> tuple[list[LegendEntry], int]:
+    """The legend lines for ``slots`` places (the last says how many more when they do
+    not all fit) and how many hyperedges that leaves out."""
+    colors = edge_colors(ids, style)
+    hids = list(order.hyperedges)
+    more = len(hids) - (slots - 1) if len(hids) > slots else 0
+    if more:
+        hids = hids[: slots - 1]
+    text_w = max(0.0, col_px - legend_text_x(style) - LEGEND_GAP)
+    entries = [
+        LegendEntry(ids.hyperedges[h], colors[h], edge_dash(ids.hyperedges[h], style),
+                    _entry_text(_legend_text(hg, h, ids), style, text_w, omitted.get(h, 0)))
+        for h in hids
+    ]
+    if more:
+        note = fit_width(f"+{more} more hyperedges: see the caption",
+                         max(0.0, col_px - LEGEND_GAP), style.label_font_size, False, style.dpi)
+        entries.append(LegendEntry("", "#666666", "solid", note))
+    return entries, more
+
+
 def plan_canvas(
     hg: Hypergraph, ids: IdMap, order: LayoutOrder, style: Style, n_panels: int, cols: int,
     width: int, height: int, panel_h: float | None = None,
+    omitted: Mapping[str, int] | None = None, footer: str = "",
 ) -> CanvasPlan:
-    """Split the canvas; the legend gets at most 30 % of the height (overflow is counted)."""
+    """Split the canvas; the legend gets at most 30 % of the height (overflow is counted).
+
+    ``omitted``: hyperedge id → how many of its members pruning removed (marked in the
+    legend). Legend descriptions are cut to their column's measured width. ``footer``: the
+    footer text the strip must hold whole (as many lines as it wraps to)."""
     fs, dpi = style.label_font_size, style.dpi
     line_h = math.ceil(measure("Hg", fs, False, dpi)[1] * 1.45)
     title_h = float(line_h + 10) if style.show_title else 0.0
-    footer_h = float(line_h + 4) if style.show_footer else 0.0
-    colors = edge_colors(ids, style)
-    entries = [
-        LegendEntry(ids.hyperedges[h], colors[h], edge_dash(ids.hyperedges[h], style),
-                    truncate(_legend_text(hg, h, ids), style.legend_max_chars))
-        for h in order.hyperedges
-    ] if style.show_legend else []
+    n_foot = max(1, len(footer_lines(footer, width, style))) if style.show_footer else 0
+    footer_h = line_h + 4 + (n_foot - 1) * footer_pitch(style) if n_foot else 0.0
+    n_entries = len(order.hyperedges) if style.show_legend else 0
     col_w = max(260.0, measure("M" * 12, fs, False, dpi)[0] + style.legend_max_chars * 5.2)
     ncol = max(1, int((width - 2 * style.margin) // col_w))
-    rows = math.ceil(len(entries) / ncol) if entries else 0
-    rows_needed = rows
+    col_px = (width - 2 * style.margin) / ncol
+    rows = math.ceil(n_entries / ncol) if n_entries else 0
     rows = min(rows, max(1, int(height * 0.3 // line_h) - 1)) if rows else 0
-    more = 0
-    if rows < rows_needed:
-        keep = rows * ncol - 1
-        more = len(entries) - keep
-        entries = entries[:keep]
-        entries.append(
-            LegendEntry("", "#666666", "solid", f"+{more} more hyperedges: see the caption")
-        )
+    entries, more = _legend_entries(hg, ids, order, style, rows * ncol, col_px,
+                                    omitted or {}) if n_entries else ([], 0)
     legend_h = rows * line_h + 8.0 if entries else 0.0
     if panel_h is not None:
         nrows = math.ceil(n_panels / cols)
@@ -108,7 +286,6 @@ def plan_canvas(
          round((i % cols + 1) * pw, 2), round(top + (i // cols + 1) * ph, 2))
         for i in range(n_panels)
     ]
-    col_px = (width - 2 * style.margin) / ncol
     for i, e in enumerate(entries):
         e.x = style.margin + (i // rows) * col_px if rows else style.margin
         e.y = bottom + 4.0 + (i % rows) * line_h + line_h / 2.0 if rows else bottom
@@ -122,4 +299,5 @@ def plan_canvas(
         legend=entries,
         legend_more=more,
         line_height=float(line_h),
+        footer_lines=max(1, n_foot),
     )

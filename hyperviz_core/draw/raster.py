@@ -29,9 +29,9 @@ from shapely.geometry.polygon import orient
 from ..idmap import IdMap
 from ..luminance import is_dark
 from ..style import Style
-from .legend import CanvasPlan
+from .legend import SWATCH_PX, CanvasPlan, fit_title, footer_pitch, legend_text_x
 from .scene import PanelScene
-from .text import measure, text_path
+from .text import text_path
 
 __all__ = ["encode_png", "rasterize"]
 
@@ -183,7 +183,7 @@ def _panel(layer: _Layer, scene: PanelScene, ids: IdMap, colors: dict[str, str],
                 5.5, facecolors=[colors[h] for h, _ in hn], edgecolors="none")
     layer.paths([_node_path(x, y, scene.radius, style.node_shape)
                  for x, y in scene.nodes.values()], 6,
-                facecolors=style.hex("node_fill"), edgecolors=style.hex("entity_color"),
+                facecolors=style.hex("node_fill"), edgecolors=style.outline_hex,
                 linewidths=layer.lw(1.4))
     leaders = [lab for lab in scene.labels if lab.leader is not None]
     layer.lines([list(lab.leader) for lab in leaders if lab.leader], 7,
@@ -198,11 +198,25 @@ def _panel(layer: _Layer, scene: PanelScene, ids: IdMap, colors: dict[str, str],
         layer.add_text(lab.text, lab.x, lab.y, lab.size, color, lab.bold)
 
 
+def _footer(layer: _Layer, box: tuple[float, float, float, float], lines: list[str],
+            style: Style) -> None:
+    """The footer's lines, one :func:`~.legend.footer_pitch` apart, centred as a block in
+    the footer box (a one-line footer as before)."""
+    pitch = footer_pitch(style)
+    y = (box[1] + box[3] - pitch * (len(lines) - 1)) / 2
+    for i, line in enumerate(lines):
+        layer.add_text(line, style.margin, y + i * pitch, style.font_size,
+                       text_grey("#666666", style.background_hex), ha="left")
+
+
 def rasterize(
     plan: CanvasPlan, scenes: list[PanelScene], ids: IdMap, colors: dict[str, str],
     dashes: dict[str, str], style: Style, title: str, footer: str,
 ) -> bytes:
-    """Draw the canvas and return PNG bytes (deterministic, no timestamp metadata)."""
+    """Draw the canvas and return PNG bytes (deterministic, no timestamp metadata).
+
+    ``footer`` is drawn one line per ``\n`` (:func:`~.legend.footer_lines` wraps it to the
+    lines ``plan`` holds); the title is fitted to the width (:func:`~.legend.fit_title`)."""
     dpi = style.dpi
     fig = Figure(figsize=(plan.width / dpi, plan.height / dpi), dpi=dpi)
     canvas = FigureCanvasAgg(fig)
@@ -213,18 +227,18 @@ def rasterize(
         _panel(layer, scene, ids, colors, dashes, style)
     fs = style.label_font_size
     if plan.title_box:
-        layer.add_text(title, plan.width / 2, plan.title_box[3] / 2, fs + 2,
+        text, size = fit_title(title, plan.width, style)
+        layer.add_text(text, plan.width / 2, plan.title_box[3] / 2, size,
                        text_grey("#222222", bg), True)
-    vid_w = measure("H000:", fs, True, dpi)[0] + 4.0
+    text_x = legend_text_x(style)
     swatches, sw_cols, sw_styles = [], [], []
     for e in plan.legend:
         if e.vid:
             swatches.append([(e.x, e.y), (e.x + 18, e.y)])
             sw_cols.append(e.color)
             sw_styles.append(_LS[e.dash])
-            layer.add_text(f"{e.vid}:", e.x + 22, e.y, fs, e.color, True, ha="left")
-            layer.add_text(e.text, e.x + 22 + vid_w, e.y, fs, text_grey("#222222", bg),
-                           ha="left")
+            layer.add_text(f"{e.vid}:", e.x + SWATCH_PX, e.y, fs, e.color, True, ha="left")
+            layer.add_text(e.text, e.x + text_x, e.y, fs, text_grey("#222222", bg), ha="left")
         else:
             layer.add_text(e.text, e.x, e.y, fs, text_grey("#666666", bg), ha="left")
     layer.lines(swatches, 4, colors=sw_cols, linestyles=sw_styles, linewidths=layer.lw(3.0))
@@ -233,8 +247,7 @@ def rasterize(
         layer.lines([[(style.margin, y), (plan.width - style.margin, y)]], 1,
                     colors="#dddddd", linewidths=layer.lw(1.0))
     if plan.footer_box and footer:
-        layer.add_text(footer, style.margin, (plan.footer_box[1] + plan.footer_box[3]) / 2,
-                       style.font_size, text_grey("#666666", bg), ha="left")
+        _footer(layer, plan.footer_box, footer.split("\n"), style)
     layer.flush_text()
     canvas.draw()
     width, height = canvas.get_width_height()

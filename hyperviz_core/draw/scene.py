@@ -9,6 +9,7 @@ geometry always agree.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -32,14 +33,35 @@ from .regions import Region, build_regions, nesting_ranks, ring_radius
 from .spots import pocket_spot, spiral_free
 from .text import measure, truncate
 
-__all__ = ["HEADER_PX", "PanelScene", "build_geometry", "build_panel", "place_labels",
-           "visual_order"]
+__all__ = ["HEADER_PX", "PanelScene", "build_geometry", "build_panel", "display_name",
+           "looks_like_id", "place_labels", "visual_order"]
 
 Pt = tuple[float, float]
 Box = tuple[float, float, float, float]
 HEADER_PX = 18.0
 SEP_PX = 10.0
 MIN_SEP_PX = 3.0
+_ID_LIKE = re.compile(r"[EH]\d+", re.IGNORECASE)
+
+
+def looks_like_id(name: str) -> bool:
+    """Whether an entity name reads like a visual ID (``E2``, ``h10``), spaces aside.
+
+    >>> looks_like_id(" e2 "), looks_like_id("H10"), looks_like_id("E2 Street")
+    (True, True, False)
+    """
+    return _ID_LIKE.fullmatch(" ".join(str(name).split())) is not None
+
+
+def display_name(name: str, max_chars: int) -> str:
+    """An entity's name label: cut to ``max_chars``; a name that reads like a visual ID is
+    quoted (“E2”), so it is not taken for the ID of a node beside it.
+
+    >>> display_name("H1", 16), display_name("Paris", 16)
+    ('“H1”', 'Paris')
+    """
+    text = truncate(name, max_chars)
+    return f"“{text}”" if text and looks_like_id(name) else text
 
 
 @dataclass
@@ -175,8 +197,8 @@ def _name_room(hg: Hypergraph, order: LayoutOrder, style: Style, frame: Box) -> 
     beside a staggered column would sit next to a neighbour's node); ≤ 25 % of the width."""
     if not (style.show_entity_names and style.name_max_chars > 0) or not order.entities:
         return 0.0
-    widest = max(measure(truncate(hg.entities[k].name, style.name_max_chars), style.font_size,
-                         False, style.dpi)[0] for k in order.entities)
+    widest = max(measure(display_name(hg.entities[k].name, style.name_max_chars),
+                         style.font_size, False, style.dpi)[0] for k in order.entities)
     return float(min(widest + 8.0, 0.25 * (frame[2] - frame[0])))
 
 
@@ -263,7 +285,7 @@ def _name_labels(
                       dtype=float).reshape(-1, 2)
     all_r = np.array([r] * len(keys) + [hr] * len(scene.hnodes), dtype=float)
     for i, k in enumerate(keys):
-        text = truncate(hg.entities[k].name, style.name_max_chars)
+        text = display_name(hg.entities[k].name, style.name_max_chars)
         w, h = measure(text, fs, False, dpi)
         w, h = w + 4.0, h + 2.0
         x, y = scene.nodes[k]

@@ -131,10 +131,15 @@ def _kv_table(rows: Mapping[str, Any], css: str = "hv-kv") -> str:
 
 
 def _pruning_html(pruned: object) -> str:
+    """The pruning report: omitted entities, omitted hyperedges by description
+    (``pruned.descriptions``; the id, often a hash, in the item's tooltip), the reasons and
+    the rest of ``pruned`` as a table."""
     if not isinstance(pruned, Mapping):
         return '<p class="hv-muted">No pruning report.</p>'
     reasons = pruned.get("reasons")
     reasons = reasons if isinstance(reasons, Mapping) else {}
+    descriptions = pruned.get("descriptions")
+    descriptions = descriptions if isinstance(descriptions, Mapping) else {}
     used: set[str] = set()
     out: list[str] = []
     total = 0
@@ -146,11 +151,15 @@ def _pruning_html(pruned: object) -> str:
         out.append(f'<h3>{label} ({len(items)})</h3><ul class="hv-pruned-{field}">')
         for item in items:
             key, shown = _item_name(item)
+            tip = ""
+            desc = descriptions.get(key) if field == "hyperedges" else None
+            if isinstance(desc, str) and desc:
+                shown, tip = desc, f' title="{esc(key)}"'
             reason = reasons.get(key)
             if isinstance(reason, str | int | float):
                 used.add(key)
                 shown = f"{shown} \u2014 {reason}"
-            out.append(f"<li>{esc(shown)}</li>")
+            out.append(f"<li{tip}>{esc(shown)}</li>")
         out.append("</ul>")
     if total == 0:
         out.insert(0, '<p class="hv-pruned-none">Nothing was omitted.</p>')
@@ -160,7 +169,8 @@ def _pruning_html(pruned: object) -> str:
     other = {
         str(k): v
         for k, v in pruned.items()
-        if k not in ("entities", "hyperedges", "reasons") and v not in (None, [], {})
+        if k not in ("entities", "hyperedges", "reasons", "descriptions")
+        and v not in (None, [], {})
     }
     if other:
         out.append(_kv_table(other))
@@ -178,13 +188,15 @@ def _legend_html(hyperedges: list[Mapping[str, Any]]) -> str:
         kind = str(h.get("kind") or "")
         members = h.get("members")
         count = len(members) if isinstance(members, list | tuple) else 0
+        gone = h.get("omitted_members")
+        lost = f" (+{len(gone)} omitted)" if isinstance(gone, list | tuple) and gone else ""
         out.append(
             f'<li><button type="button" class="hv-legend-item" data-goto="{esc(hid)}">'
             f'<svg width="12" height="12" aria-hidden="true"><rect width="12" height="12" '
             f'rx="2" fill="{color}" stroke="#495057" stroke-width="0.5"/></svg>'
             f'<span class="hv-lid">{esc(hid)}</span>'
             f'<span class="hv-ldesc">{esc(desc) or "(no description)"}'
-            f'<span class="hv-muted"> \u00b7 {count} members'
+            f'<span class="hv-muted"> \u00b7 {count} members{lost}'
             f"{' · ' + esc(kind) if kind and kind != 'relation' else ''}</span></span>"
             "</button></li>"
         )

@@ -4,8 +4,10 @@ The drawing mirrors the rasteriser: panel frames and headings, regions biggest f
 colour and outline dash, dotted connectors of split regions, clique and incidence edges,
 hyperedge squares with a colour stripe, entity nodes, and the renderer's labels in their boxes.
 Optional ``export["style"]`` keys (``region_alpha``, ``edge_width``, ``node_fill``,
-``entity_color``, ``hyperedge_node_color``, ``incidence_style``, ``node_shape``,
-``background``) and a hyperedge's ``dash`` refine the look; defaults match ``Style()``.
+``entity_color``, ``node_outline`` (the node stroke; ``entity_color`` when absent),
+``hyperedge_node_color``, ``incidence_style``, ``node_shape``, ``background``) and a
+hyperedge's ``dash`` refine the look; defaults match ``Style()``. Node shapes are the PNG's:
+a circle, an ellipse ``r`` × ``0.78·r``, a square inscribed in the disk, a hexagon.
 
 Every text and attribute value goes through :func:`esc`; numbers are validated and formatted
 deterministically; colours must be ``#rgb``/``#rrggbb`` or they fall back to a palette colour.
@@ -33,6 +35,7 @@ _DEFAULTS: dict[str, Any] = {
     "background": "#ffffff",
 }  # fmt: skip
 _TEXT_H = 1.17  # label box height / font size (DejaVu Sans, as measured by the renderer)
+ELLIPSE_RY = 0.78  # an ellipse node's vertical radius / its horizontal one (as the PNG)
 
 
 #: bidi marks, embeddings, overrides and isolates: the PNG draws them as nothing, and the
@@ -156,6 +159,9 @@ def _style(export: Mapping[str, Any]) -> dict[str, Any]:
         value = given.get(key)
         if isinstance(value, str) and _COLOR_RE.match(value):
             out[key] = value.lower()
+    outline = given.get("node_outline")  # absent (an older export): the entity colour
+    ok = isinstance(outline, str) and _COLOR_RE.match(outline)
+    out["node_outline"] = str(outline).lower() if ok else out["entity_color"]
     if given.get("incidence_style") in (*_DASH, "solid"):
         out["incidence_style"] = given["incidence_style"]
     if given.get("node_shape") in ("circle", "ellipse", "box", "polygon"):
@@ -232,6 +238,9 @@ def _node_shape(eid: str, x: float, y: float, r: float, shape: str, attrs: str) 
             for k in range(6)
         )
         return f'<polygon {common} points="{pts}"/>'
+    if shape == "ellipse":
+        return (f'<ellipse {common} cx="{fmt(x)}" cy="{fmt(y)}" rx="{fmt(r)}" '
+                f'ry="{fmt(r * ELLIPSE_RY)}"/>')
     return f'<circle {common} cx="{fmt(x)}" cy="{fmt(y)}" r="{fmt(r)}"/>'
 
 
@@ -310,7 +319,7 @@ def build_svg(export: Mapping[str, Any], *, png_data_uri: str | None = None) -> 
             if target is not None and xy is not None:
                 target.hnode_pos[hid] = (xy[0], xy[1], as_float(node.get("r")))
 
-    paint = f'fill="{style["node_fill"]}" stroke="{style["entity_color"]}" stroke-width="1.4"'
+    paint = f'fill="{style["node_fill"]}" stroke="{style["node_outline"]}" stroke-width="1.4"'
     for e in _dicts(export.get("entities")):
         eid = str(e.get("id", ""))
         aria = esc(f"{eid}: {e.get('name', '')}")
