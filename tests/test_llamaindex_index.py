@@ -199,6 +199,30 @@ def test_persisting_twice_and_reloading_in_process(tmp_path: Path) -> None:
     assert sorted(again.ref_doc_info) == ["ada", "curie", "einstein"]
 
 
+def test_persisting_over_a_store_another_index_is_writing(tmp_path: Path) -> None:
+    """An index loaded from ``p`` writes ``p/vizrag.sqlite`` in place (a ``-wal`` beside it);
+    persisting another index into ``p`` writes through that log instead of renaming a new
+    file over it, which SQLite would then read with the old log applied (a damaged store)."""
+    import sqlite3
+
+    first = VizRAGIndex.from_documents(docs())
+    first.storage_context.persist(persist_dir=str(tmp_path / "p"))
+    loaded = load_index_from_storage(StorageContext.from_defaults(persist_dir=str(tmp_path / "p")))
+    loaded.insert(Document(text="Ada Lovelace met Charles Babbage.", id_="ada"))
+    assert (tmp_path / "p" / "vizrag.sqlite-wal").exists()
+    second = VizRAGIndex.from_documents([Document(text="Alan Turing was born in London.",
+                                                  id_="turing")])
+    second.storage_context.persist(persist_dir=str(tmp_path / "p"))
+    conn = sqlite3.connect(tmp_path / "p" / "vizrag.sqlite")
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert [r[0] for r in conn.execute("SELECT id FROM documents")] == ["turing"]
+    finally:
+        conn.close()
+    again = load_index_from_storage(StorageContext.from_defaults(persist_dir=str(tmp_path / "p")))
+    assert sorted(again.ref_doc_info) == ["turing"]
+
+
 def test_settings_llm_is_never_read(monkeypatch: pytest.MonkeyPatch) -> None:
     def boom(self: object) -> None:
         raise AssertionError("Settings.llm was read")

@@ -10,6 +10,7 @@ then writes the JSON files as usual.
 from __future__ import annotations
 
 import os
+import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,9 +23,14 @@ STORE_FILE = "vizrag.sqlite"
 
 
 def backup_store(store: Any, target: Path) -> Path:
-    """Copy ``store`` to the file ``target`` with the store's ``backup_to`` (atomic replace).
+    """Copy ``store`` into the file ``target`` with the store's ``backup_to``.
 
-    Backing a store up onto its own file is a no-op.
+    An existing target is written through its own connection and write-ahead log (SQLite's
+    backup API: one transaction, so a crash leaves it as it was), never replaced by a new
+    file: an index loaded from ``target`` may have it open with a ``-wal`` beside it, which
+    SQLite would otherwise apply to the new file and damage it. A new target (or one that is
+    no SQLite file and has no ``-wal``/``-shm``) is written to a temporary file renamed over
+    it. Backing a store up onto its own file is a no-op.
     """
     target = Path(target)
     backup_to = getattr(store, "backup_to", None)
@@ -35,6 +41,14 @@ def backup_store(store: Any, target: Path) -> Path:
     if target.exists() and target.resolve() == source:
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
+    logs = [target.with_name(target.name + s) for s in ("-wal", "-shm")]
+    if target.exists() or any(p.exists() for p in logs):
+        try:
+            backup_to(target)  # through the target's own log: its -wal stays consistent
+            return target
+        except sqlite3.DatabaseError:
+            if any(p.exists() for p in logs):
+                raise  # a damaged live database: never rename a new file over its log
     tmp = target.with_name(target.name + ".tmp")
     tmp.unlink(missing_ok=True)
     try:
