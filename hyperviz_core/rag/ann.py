@@ -96,6 +96,11 @@ class AnnVectorIndex:
         return len(self._exact) if self._exact is not None else len(self._keys)
 
     @property
+    def ids(self) -> list[str]:
+        """The ids held, sorted (what the store removes when another process changed it)."""
+        return self._exact.ids if self._exact is not None else sorted(self._keys)
+
+    @property
     def approximate(self) -> bool:
         """Whether searches go through the HNSW graph (the index outgrew ``exact_below``)."""
         return self._ann is not None

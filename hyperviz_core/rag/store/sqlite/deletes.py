@@ -99,6 +99,7 @@ class DocumentDeletesMixin:
         conn = self._conn
         conn.execute("BEGIN IMMEDIATE")
         try:
+            self._sync_external()  # others' commits up to our lock reach our caches now
             # re-read under the write lock: another process may have deleted some meanwhile
             stored = [i for i in ids if self.has_document(i)]
             if not stored:
@@ -115,7 +116,6 @@ class DocumentDeletesMixin:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
-        self._data_version = self._read_data_version()
         self._invalidate()
         self._apply_vectors(upserts, dead)
         return counts

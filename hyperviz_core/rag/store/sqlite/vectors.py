@@ -242,6 +242,8 @@ class VectorStoreMixin:
             index = self._indexes.get(space)
             if index is None or isinstance(index, ExactVectorIndex):
                 return self._persisted_index(space)
+            if space not in self._loaded:  # emptied after another process's write: refill
+                return self.vector_index(space)
             return index
 
     def vector_index(self, space: str) -> VectorIndex:

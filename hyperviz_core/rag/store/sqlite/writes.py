@@ -171,7 +171,7 @@ class DocumentWritesMixin:
             done = upgrade(self._conn)
             if done:
                 bump_writes(self._conn)
-                self._data_version = self._read_data_version()
+                self._sync_external()  # another process's commit is not marked seen unread
                 self._invalidate()
             return done
 
@@ -194,7 +194,7 @@ class DocumentWritesMixin:
                 conn.execute(f"PRAGMA cache_size = {int(cache)}")
                 conn.execute("PRAGMA shrink_memory")
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            self._data_version = self._read_data_version()
+            self._sync_external()  # VACUUM does not move data_version for us; others' do
             return before - _size(self.path)
 
     def _upgrade_if_old(self) -> None:
@@ -207,6 +207,9 @@ class DocumentWritesMixin:
         conn = self._conn
         conn.execute("BEGIN IMMEDIATE")
         try:
+            # others' commits up to our lock (BEGIN may have waited for them): their changes
+            # reach our caches now, and our own commit does not move data_version for us
+            self._sync_external()
             writer = MentionWriter(conn)
             writes, written, removed, touched = self._insert_documents(items, writer)
             if not written:
@@ -226,7 +229,6 @@ class DocumentWritesMixin:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
-        self._data_version = self._read_data_version()
         self._invalidate()
         self._apply_vectors(upserts, dead)
         last = max(i for i, w in enumerate(writes) if w.status != "skipped")
