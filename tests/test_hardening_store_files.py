@@ -205,6 +205,30 @@ def test_write_commands_on_read_only_store(shared_copy: Path, tmp_path: Path) ->
     shutil.rmtree(doc.parent)
 
 
+def test_read_only_logs_left_by_a_read_only_query_are_named(shared_copy: Path) -> None:
+    """A query of a read-only store file leaves ``-shm`` (and ``-wal``) read-only; once the
+    file is writable again, a write names them instead of failing every document with
+    SQLite's "attempt to write a readonly database"."""
+    _freeze(shared_copy, folder=False, file=True)
+    s = str(shared_copy)
+    code, out, err = _unprivileged(lambda: run_cli(["query", Q, "--store", s, "--json",
+                                                    "--no-render"]))
+    assert code == 0, err
+    logs = [p for p in shared_copy.iterdir() if p.name.endswith(("-shm", "-wal"))]
+    if not logs or all(p.stat().st_mode & 0o222 for p in logs):
+        pytest.skip("this SQLite left no read-only -wal/-shm behind")
+    (shared_copy / "vizrag.sqlite").chmod(0o666)
+    doc = Path(tempfile.mkdtemp(prefix="vizrag-doc-")) / "new.txt"
+    doc.write_text("Ada Lovelace met Charles Babbage in London.", encoding="utf-8")
+    os.chmod(doc.parent, 0o755)
+    os.chmod(doc, 0o644)
+    for argv in (["index", str(doc), "--store", s, "--no-progress"],
+                 ["delete", "m533", "--store", s]):
+        res = _unprivileged(lambda a=argv: run_cli(a))  # type: ignore[misc]
+        one_line_error(res, "vizrag.sqlite-shm", "read-only", "remove it while no process")
+    shutil.rmtree(doc.parent)
+
+
 # ---------------------------------------------------------------- item 9: odd files
 def test_zero_byte_file_is_not_a_store(tmp_path: Path) -> None:
     empty = tmp_path / "empty.sqlite"
