@@ -211,7 +211,7 @@ def test_read_only_logs_left_by_a_read_only_query_are_named(shared_copy: Path) -
     SQLite's "attempt to write a readonly database"."""
     _freeze(shared_copy, folder=False, file=True)
     s = str(shared_copy)
-    code, out, err = _unprivileged(lambda: run_cli(["query", Q, "--store", s, "--json",
+    code, _out, err = _unprivileged(lambda: run_cli(["query", Q, "--store", s, "--json",
                                                     "--no-render"]))
     assert code == 0, err
     logs = [p for p in shared_copy.iterdir() if p.name.endswith(("-shm", "-wal"))]
