@@ -4,7 +4,8 @@ Each subcommand lives in its own module exposing ``register(subparsers)``; the h
 sets with ``set_defaults(func=...)`` returns the process exit code. Bad input, and a model
 provider's failure that no command handles itself, or a missing Graphviz, is reported as one
 line on stderr with exit code 2; a closed output pipe (``vizrag query ... | head``) ends the
-command quietly with exit code 141.
+command quietly with exit code 141; Ctrl-C ends it with one line (``vizrag COMMAND:
+interrupted``, or the command's own, saying what was kept) and exit code 130, no traceback.
 """
 
 from __future__ import annotations
@@ -55,6 +56,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader went away (`| head`): stop quietly, as shell tools do
         _silence_stdout()
         return 141
+    except KeyboardInterrupt:  # Ctrl-C where the command has nothing more to say about it
+        print(f"vizrag {args.command}: interrupted", file=sys.stderr)
+        return 130
     except (ValueError, OSError) as exc:
         print(f"vizrag {args.command}: error: {terminal_safe(exc)}", file=sys.stderr)
         return 2

@@ -9,14 +9,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import shutil
 import sys
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from .argtypes import non_negative_int, positive_int
+from .index_store import after_run, created_paths, open_for_index
 from .ready import make_query_ready, ready_line
 from .terminal import terminal_safe
 
@@ -186,10 +183,11 @@ def _workers(value: str) -> int | str:
 
 
 def _run_index(args: argparse.Namespace) -> int:
+    from ..rag.index.failures import is_lock_error
     from ..rag.index.indexer import Indexer
     from ..rag.index.workers import auto_workers
     from ..rag.providers.retry import with_retries
-    from ..rag.store import is_store_url, open_store
+    from ..rag.store import is_store_url
     from ..rag.store.sqlite.check import store_errors
 
     if args.chunk_overlap >= args.chunk_size:
@@ -207,12 +205,11 @@ def _run_index(args: argparse.Namespace) -> int:
     with store_errors(args.store):
         options = ({} if args.ann_threshold is None or is_store_url(args.store)
                    else {"ann_threshold": args.ann_threshold})
-        created = _created_paths(args.store)
-        store: Any = open_store(args.store, read_only=False, **options)
+        created = created_paths(args.store)
+        store, was_empty = open_for_index(args.store, options, created)
         if getattr(store, "ann_files", None) is not None:  # its build's progress bar
             store.ann_files.show_progress = None if progress else False
         try:
-            was_empty = store.stats().documents == 0  # a damaged store fails here (one line)
             indexer = Indexer(
                 store,
                 embedder=embedder,
@@ -236,51 +233,21 @@ def _run_index(args: argparse.Namespace) -> int:
                       "documents (run the same command again to index the rest)",
                       file=sys.stderr)
                 return 130
-            compact = was_empty if args.compact is None else args.compact
-            if compact and report.documents_added and hasattr(store, "compact"):
-                _compact(store, report)
-            ready = (make_query_ready(store, "index")
-                     if args.prepare and report.stopped is None else None)
+            ready, interrupted = after_run(args, store, report, was_empty)
         finally:
             store.close()
     _print_index(args, report, docs, dup, store.path, ready)
+    if interrupted is not None:  # the run's report above stands: every document is committed
+        print(f"vizrag index: interrupted while {interrupted}; every document of this run is "
+              "committed", file=sys.stderr)
+        return 130
     if report.stopped is not None:
         print(f"vizrag index: {terminal_safe(report.stopped)}", file=sys.stderr)
-        if not report.documents_added and created():
+        if not report.documents_added and not is_lock_error(report.stopped) and created():
             print(f"vizrag index: removed the empty store {store.path} this run had created",
                   file=sys.stderr)
         return 2
     return 1 if report.documents_failed else 0
-
-
-def _created_paths(spec: str) -> Callable[[], bool]:
-    """Before a run opens the SQLite store ``spec``: a function that removes what opening it
-    created (the folder, or the file and its ``-wal``/``-shm``/ANN siblings), when it did
-    not exist before, and says whether it removed anything. A run stopped before it stored
-    a document then leaves nothing behind; any other path is never touched."""
-    from ..rag.store import is_store_url
-    from ..rag.store.sqlite.schema import resolve_path
-
-    path = Path(spec).expanduser()
-    if is_store_url(spec) or path.exists():
-        return lambda: False
-    parent = None if resolve_path(path).parent == path else path.parent  # None: a folder
-    before = set(os.listdir(parent)) if parent is not None and parent.is_dir() else set()
-
-    def remove() -> bool:
-        if parent is None:  # a store folder: all of it is the run's
-            shutil.rmtree(path, ignore_errors=True)
-            return not path.exists()
-        new = sorted(n for n in set(os.listdir(parent)) - before if n.startswith(path.name))
-        for name in new:
-            target = parent / name
-            if target.is_dir():
-                shutil.rmtree(target, ignore_errors=True)
-            else:
-                target.unlink(missing_ok=True)
-        return bool(new)
-
-    return remove
 
 
 def _print_index(args: argparse.Namespace, report: Any, docs: Any, dup: Any,
@@ -358,18 +325,6 @@ def _run_delete(args: argparse.Namespace) -> int:
     if line := ready_line(ready):
         print(line)
     return 0 if counts.get("documents", 0) == len(set(args.doc_ids)) else 1
-
-
-def _compact(store: Any, report: Any) -> None:
-    """The optional compaction after a run: its failure (VACUUM needs about the store's size
-    in free disk) is a warning, never the loss of the run's report: whatever fails there,
-    every document is committed already."""
-    try:
-        report.compacted_bytes = store.compact()
-    except Exception as exc:
-        print(f"vizrag index: warning: compaction skipped ({exc}); every document is "
-              "committed (run `vizrag index --compact` again with more free space)",
-              file=sys.stderr)
 
 
 def _delete_all(args: argparse.Namespace, store: Any) -> dict[str, int]:

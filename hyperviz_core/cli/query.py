@@ -11,8 +11,10 @@ is one JSON line ``{"id", "question", "answer", "answer_kind", "chunks": [{"doc_
 A question that fails (a model error, a rendering error ...) does not stop a batch: it gets
 the record ``{"id", "error"}`` (text mode: ``== id`` then ``error: ...``) and the batch goes
 on; the exit code is the number of failed questions, capped at 125 (0 = all answered). A
-damaged or missing store stops at once with exit code 2. Each question's views go to
-``--out``/<safe id>: ids are sanitised (never ``..`` or a path) and made distinct (``-2``).
+damaged or missing store stops at once with exit code 2; Ctrl-C stops a batch with one line
+(``interrupted after N of M questions``, their records printed) and exit code 130. Each
+question's views go to ``--out``/<safe id>: ids are sanitised (never ``..`` or a path) and
+made distinct (``-2``).
 The store is opened read-only: querying works on a read-only file or folder.
 ``--verbose`` prints every stage-hook event (stage start/end, model calls, renderings; see
 :mod:`hyperviz_core.rag.hooks`) to stderr as ``vizrag: NAME PHASE [ms] {payload JSON}``.
@@ -261,9 +263,6 @@ def _chat(args: argparse.Namespace) -> Any:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ..rag.store.sqlite.check import is_store_failure, store_errors
-    from . import is_missing_graphviz
-
     if args.question is not None and not args.question.strip() and not args.questions:
         raise ValueError("the question is empty (only whitespace)")
     if not args.question and not args.questions:
@@ -277,9 +276,31 @@ def _run(args: argparse.Namespace) -> int:
         raise ValueError(f"--out {out} exists and is not a folder")
     from tqdm.auto import tqdm
 
-    failed = 0
     bar = tqdm(total=len(batch), desc="questions", unit="q", leave=False,
                disable=len(batch) < 2 or args.no_progress or not sys.stderr.isatty())
+    done = [0, 0]  # questions printed (answered or failed), failed
+    try:
+        _answer_all(args, batch, folders, out, bar, done)
+    except KeyboardInterrupt:
+        if len(batch) < 2:
+            raise  # one question: `vizrag query: interrupted` (main)
+        print(f"vizrag query: interrupted after {done[0]} of {len(batch)} questions (their "
+              "records are above)", file=sys.stderr)
+        return 130
+    failed = done[1]
+    if failed and len(batch) > 1:
+        print(f"vizrag query: {failed} of {len(batch)} questions failed", file=sys.stderr)
+    return min(failed, MAX_EXIT)
+
+
+def _answer_all(args: argparse.Namespace, batch: list[tuple[Any, str]], folders: list[str],
+                out: Path | None, bar: Any, done: list[int]) -> None:
+    """Answer and print every question of ``batch``, counting in ``done`` the questions
+    printed (answered or failed) and the failed ones, so that Ctrl-C can say how far it
+    got."""
+    from ..rag.store.sqlite.check import is_store_failure, store_errors
+    from . import is_missing_graphviz
+
     with store_errors(args.store), bar:
         engine = _open_engine(args)
         try:
@@ -298,15 +319,13 @@ def _run(args: argparse.Namespace) -> int:
                     if (is_store_failure(exc) or isinstance(exc, BrokenPipeError)
                             or is_missing_graphviz(exc)):
                         raise  # the store is unusable, nobody reads the output, or no `dot`
-                    failed += 1
+                    done[1] += 1
                     _report_failure(args, qid, exc)
                 finally:
                     bar.update(1)
+                done[0] += 1
         finally:
             engine.close()
-    if failed and len(batch) > 1:
-        print(f"vizrag query: {failed} of {len(batch)} questions failed", file=sys.stderr)
-    return min(failed, MAX_EXIT)
 
 
 def _no_views_note(result: Any, qid: str | None) -> None:

@@ -6,7 +6,9 @@ Each finished document hands its write to :meth:`GroupCommit.write` and awaits i
 everything queued so far (at most ``max_documents``), so while one batch is written the next
 one gathers; a lone document is written at once, nothing waits for a batch to fill. A
 batch that fails is retried document by document, so one bad document fails alone, as it
-would have without batching.
+would have without batching; unless ``fatal`` says the failure is the store's (a full disk,
+a lock held past the wait: :func:`~.failures.store_wide_error`): then the batch and every
+later write fail at once with it (:attr:`GroupCommit.broken`), nothing is retried.
 
 Example:
     >>> import asyncio, tempfile
@@ -27,6 +29,7 @@ Example:
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from ..store import DocumentInput, DocumentWrite, StoreProtocol, SummarizeFn
@@ -42,16 +45,21 @@ class GroupCommit:
         embedder: embeds changed items without precomputed vectors.
         summarize: shortens long merged descriptions.
         max_documents: the most documents written in one transaction.
+        fatal: whether a failed write's error is the store's (no retry, no later write).
     """
 
     def __init__(self, store: StoreProtocol, *, embedder: Any = None,
-                 summarize: SummarizeFn | None = None, max_documents: int = 64) -> None:
+                 summarize: SummarizeFn | None = None, max_documents: int = 64,
+                 fatal: Callable[[Exception], bool] | None = None) -> None:
         if max_documents < 1:
             raise ValueError(f"max_documents must be >= 1, got {max_documents}")
         self.store = store
         self.embedder = embedder
         self.summarize = summarize
         self.max_documents = max_documents
+        self.fatal = fatal
+        #: the store's failure (``fatal``) that fails every write from then on
+        self.broken: Exception | None = None
         #: transactions committed so far
         self.transactions = 0
         self._pending: list[tuple[DocumentInput, asyncio.Future[DocumentWrite]]] = []
@@ -72,10 +80,19 @@ class GroupCommit:
 
     async def _commit(self, batch: list[tuple[DocumentInput, asyncio.Future[DocumentWrite]]]
                       ) -> None:
+        if self.broken is not None:  # the store failed: do not wait for it again
+            for _, future in batch:
+                future.set_exception(self.broken)
+            return
         try:
             result = await asyncio.to_thread(self.store.add_documents, [i for i, _ in batch],
                                              embedder=self.embedder, summarize=self.summarize)
         except Exception as exc:
+            if self.fatal is not None and self.fatal(exc):
+                self.broken = exc
+                for _, future in batch:
+                    future.set_exception(exc)
+                return
             if len(batch) == 1:
                 batch[0][1].set_exception(exc)
                 return

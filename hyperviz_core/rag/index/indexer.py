@@ -40,10 +40,10 @@ from ..providers.protocols import ChatModel, Embedder
 from ..providers.retry import with_retries
 from ..store import DocumentInput, StoreProtocol, VectorsArg, open_store
 from ..types import Chunk, ChunkExtraction, ChunkTheme, Document
-from .breaker import StartBreaker
 from .chunking import chunk_document
 from .commit import GroupCommit
-from .guards import FiniteEmbedder, check_document, printable
+from .failures import RunFailures, store_wide_error
+from .guards import FiniteEmbedder, check_document
 from .replace import SourceLedger, clean_up
 from .report import (
     IndexReport,
@@ -276,26 +276,25 @@ class Indexer:
         (extracted by ``pool``'s processes when given; text files noted in ``ledger``)."""
         sem = asyncio.Semaphore(self.concurrency)
         summarize = self._summarize if self._summarizer is not None else None
+        path = self.store.path
         group = GroupCommit(self.store, embedder=FiniteEmbedder(self.embedder),
-                            summarize=summarize, max_documents=self.max_batch_documents)
+                            summarize=summarize, max_documents=self.max_batch_documents,
+                            fatal=lambda exc: store_wide_error(exc, path) is not None)
         slots = max(2, 2 * self.concurrency)
         running: dict[asyncio.Task[None], tuple[str, int]] = {}
         # with extraction processes, each may hold documents beside the one being written
         limit = self.max_inflight_bytes * (1 + (pool.workers if pool else 0))
-
-        breaker = StartBreaker()
+        # a failed document must not stop the others, unless the store (a full disk, a
+        # lock) or the provider (every document from the start) fails them all
+        failures = RunFailures(report, ledger, path)
 
         async def one(doc: Document) -> None:
             try:
                 await self._index_document(doc, sem, group, report, pool)
-            except Exception as exc:  # a failed document must not stop the others
-                ledger.failed(doc)
-                report.documents_failed += 1
-                report.errors.append(f"{printable(doc.id)}: {type(exc).__name__}: {exc}")
-                log.warning("indexing %s failed: %s", printable(doc.id), exc)
-                breaker.failure(exc)  # ... unless the provider failed every one so far
+            except Exception as exc:
+                failures.failure(doc, exc)
             else:
-                breaker.success()
+                failures.success()
 
         def done(task: asyncio.Task[None]) -> None:
             _, size = running.pop(task)
@@ -303,7 +302,7 @@ class Indexer:
             tick(bar, size, report, t0)
 
         for doc in docs:
-            if breaker.reason is not None:
+            if failures.reason is not None:
                 break
             if not self._embedder_checked:  # fail fast on a dimension mismatch
                 self.store.check_embedder(self.embedder.name, self.embedder.dim)
@@ -323,9 +322,9 @@ class Indexer:
             finished, _ = await asyncio.wait(list(running), return_when=asyncio.FIRST_COMPLETED)
             for task in finished:
                 done(task)
-        report.stopped = breaker.reason
-        if breaker.reason is not None:
-            log.warning("indexing stopped: %s", breaker.reason)
+        report.stopped = failures.reason
+        if failures.breaker.reason is not None:
+            log.warning("indexing stopped: %s", failures.breaker.reason)
 
     # ------------------------------------------------------------------ pipeline
     async def _index_document(

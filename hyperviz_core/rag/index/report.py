@@ -37,7 +37,9 @@ class IndexReport(BaseModel):
     errors: list[str] = Field(default_factory=list)
     stopped: str | None = None
     """Why the run stopped before its last document (:mod:`~.breaker`: the provider failed
-    the first documents and none was stored); None when it read them all."""
+    the first documents and none was stored; :mod:`~.failures`: the store failed, e.g. a full
+    disk or a lock held by another process, in one line saying what to do); None when it
+    read them all. Documents committed before the stop stay committed."""
     chunks: int = 0
     entities: int = 0
     hyperedges: int = 0
@@ -76,8 +78,9 @@ class IndexReport(BaseModel):
             return
         n = self.documents_failed
         shown = "; ".join(self.errors[:3]) + ("; ..." if len(self.errors) > 3 else "")
+        shown = f" ({shown})" if shown else ""  # a store's stop lists no document's error
         stop = f"; {self.stopped}" if self.stopped else ""
-        raise IndexingError(f"{n} document{'s' if n != 1 else ''} failed to index ({shown})"
+        raise IndexingError(f"{n} document{'s' if n != 1 else ''} failed to index{shown}"
                             f"{stop}", self)
 
     def summary(self) -> str:
@@ -112,7 +115,12 @@ def finish_report(report: IndexReport, tracker: Any, before: dict[str, float], t
     secs = max(report.seconds, 1e-9)
     report.mb_per_s = round(report.input_bytes / 1e6 / secs, 4)
     report.chunks_per_s = round(report.chunks / secs, 2)
-    report.store = store.stats()
+    try:
+        report.store = store.stats()
+    except Exception:
+        if report.stopped is None:
+            raise
+        report.store = None  # the store that stopped the run (damaged?) cannot count
 
 
 def run_sync(coro_factory: Callable[[], Coroutine[Any, Any, _T]]) -> _T:

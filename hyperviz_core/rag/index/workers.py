@@ -12,6 +12,12 @@ with one process (tested).
 Only extractors that say they can run elsewhere take part (``process_safe = True``: no
 model client, no shared state); an LLM extractor is I/O-bound and already concurrent.
 
+Ctrl-C is the parent's alone: a worker is started with SIGINT blocked (a child inherits the
+signal mask, so even its start-up cannot be interrupted) and then ignores it, so it prints no
+traceback and never hands a ``KeyboardInterrupt`` back as a result; the interrupted parent
+shuts the pool down (:meth:`ExtractionPool.close`: the running extractions end, the queued
+ones are dropped) and reports the interruption once.
+
 Example:
     >>> from hyperviz_core.rag import Chunk, HeuristicExtractor, HeuristicThemeExtractor
     >>> pool = ExtractionPool(HeuristicExtractor(), HeuristicThemeExtractor(), workers=1)
@@ -25,10 +31,11 @@ Example:
 from __future__ import annotations
 
 import asyncio
-import multiprocessing
 import os
+import signal
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from multiprocessing.context import SpawnContext, SpawnProcess
 from typing import Any
 
 from ..types import Chunk, ChunkExtraction, ChunkTheme
@@ -65,7 +72,30 @@ def extract_chunks(extractor: Any, themes: Any, chunks: Sequence[Chunk]
 
 def _start(extractor: Any, themes: Any) -> None:
     global _EXTRACTORS
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     _EXTRACTORS = (extractor, themes)
+
+
+class _QuietProcess(SpawnProcess):
+    """A spawned worker that cannot see Ctrl-C from its first instruction on: SIGINT is
+    blocked in the starting thread while the child is created (the child inherits the mask
+    through ``exec``; a Ctrl-C meanwhile stays pending for the parent, it is not lost)."""
+
+    def start(self) -> None:
+        if not hasattr(signal, "pthread_sigmask"):  # Windows: no signal masks
+            super().start()
+            return
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            super().start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+class _QuietSpawn(SpawnContext):
+    """The ``spawn`` context, starting :class:`_QuietProcess` workers."""
+
+    Process = _QuietProcess
 
 
 def _work(chunks: list[Chunk]) -> list[tuple[ChunkExtraction, ChunkTheme]]:
@@ -100,7 +130,7 @@ class ExtractionPool:
             raise ValueError(f"workers must be >= 1, got {workers}")
         self.workers = workers
         self._pool = ProcessPoolExecutor(
-            max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+            max_workers=workers, mp_context=_QuietSpawn(),
             initializer=_start, initargs=(extractor, themes))
 
     def run(self, chunks: Sequence[Chunk]) -> list[tuple[ChunkExtraction, ChunkTheme]]:
@@ -113,5 +143,5 @@ class ExtractionPool:
         return await loop.run_in_executor(self._pool, _work, list(chunks))
 
     def close(self) -> None:
-        """Stop the workers (waits for the running extractions)."""
+        """Stop the workers (waits for the running extractions, drops the queued ones)."""
         self._pool.shutdown(wait=True, cancel_futures=True)

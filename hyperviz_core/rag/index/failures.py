@@ -1,0 +1,124 @@
+"""A document's own failure, or the store's: what a failed document means for the run.
+
+Most failures are a document's own (its extraction, a bad input, a model answer): the
+document is reported (:attr:`~.report.IndexReport.errors`) and the run goes on. A failure of
+the *store* is everyone's: a full disk, a read-only file, a lock another process holds past
+the wait, a disk I/O error or a damaged file fails every document that follows the same
+way. :func:`store_wide_error` tells them apart (the SQLite store's classification,
+:func:`~hyperviz_core.rag.store.sqlite.schema.classify_error`, says what to do);
+:class:`RunFailures` then stops the run once, with that one message as
+:attr:`~.report.IndexReport.stopped`, and lists no per-document error for it. Documents
+committed before stay committed.
+
+Example:
+    >>> import sqlite3
+    >>> full = sqlite3.OperationalError("database or disk is full")
+    >>> print(store_wide_error(full, "s.sqlite"))  # doctest: +ELLIPSIS
+    store s.sqlite: the disk is full (database or disk is full); free some space and re-run...
+    >>> store_wide_error(sqlite3.IntegrityError("UNIQUE constraint failed: chunks.id"), "s")
+    >>> store_wide_error(ValueError("a document's own problem"), "s") is None
+    True
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from ..store import StoreError
+from ..store.sqlite.check import is_store_failure
+from ..store.sqlite.schema import classify_error
+from ..types import Document
+from .breaker import StartBreaker
+from .guards import printable
+from .replace import SourceLedger
+from .report import IndexReport
+
+__all__ = ["RunFailures", "is_lock_error", "store_wide_error"]
+
+log = logging.getLogger(__name__)
+
+#: SQLite's words for a condition of the whole store file (read-only, locked or busy, full
+#: disk, I/O error, cannot open, damaged); a constraint or a too-big value is a document's
+_SQLITE_STORE_WIDE = ("readonly", "read-only", "locked", "busy", "is full", "disk i/o error",
+                      "unable to open", "malformed", "not a database", "closed database")
+#: PostgreSQL error classes of the whole database (SQLSTATE): connection, insufficient
+#: resources (disk full), operator intervention, system (I/O) and internal errors
+_PG_STORE_WIDE_CLASSES = ("08", "53", "57", "58", "XX")
+#: ... and single conditions: a read-only transaction, a lock not obtained in time
+_PG_STORE_WIDE_STATES = ("25006", "55P03")
+
+
+def store_wide_error(exc: BaseException, path: str | Path) -> StoreError | None:
+    """The one-line :class:`StoreError` when ``exc`` is a condition of the whole store at
+    ``path`` (see the module doc), else None (the document's own failure)."""
+    cause = exc.__cause__ if isinstance(exc, StoreError) and exc.__cause__ else exc
+    if is_store_failure(cause) and not isinstance(cause, StoreError):  # an SQLite error
+        if not any(word in str(cause).lower() for word in _SQLITE_STORE_WIDE):
+            return None
+        if isinstance(exc, StoreError):
+            return exc
+        raw: Any = cause  # a sqlite3.DatabaseError (only the store package imports sqlite3)
+        return classify_error(Path(str(path)), raw)
+    if isinstance(exc, StoreError) and _postgres_store_wide(cause):
+        return exc
+    return None
+
+
+def _postgres_store_wide(exc: BaseException) -> bool:
+    """Whether a psycopg error (its SQLSTATE) concerns the whole database."""
+    if not hasattr(exc, "sqlstate"):
+        return False
+    state = getattr(exc, "sqlstate", None)
+    if state is None:  # raised by the client: a lost or refused connection
+        return type(exc).__name__ in ("OperationalError", "InterfaceError")
+    state = str(state)
+    return state[:2] in _PG_STORE_WIDE_CLASSES or state in _PG_STORE_WIDE_STATES
+
+
+def is_lock_error(exc: BaseException | str) -> bool:
+    """Whether ``exc`` (a store's error, or a run's :attr:`~.report.IndexReport.stopped`)
+    says another process holds the store's lock: that process may be the one that created
+    the store a moment ago, so nobody else may remove it."""
+    if not isinstance(exc, str) and not is_store_failure(exc):
+        return False
+    text = str(exc).lower()
+    return "database is locked" in text or "another process holds a lock" in text
+
+
+class RunFailures:
+    """The failed documents of one run: per document, or one stop for the store's failure
+    (after :class:`~.breaker.StartBreaker`'s provider stop, the other way a run stops)."""
+
+    def __init__(self, report: IndexReport, ledger: SourceLedger, store_path: str | Path
+                 ) -> None:
+        self.report = report
+        self.ledger = ledger
+        self.store_path = store_path
+        self.breaker = StartBreaker()
+        #: the store's failure (one line), once a document failed with one
+        self.store_error: str | None = None
+
+    @property
+    def reason(self) -> str | None:
+        """Why the run stops reading documents (None: it goes on)."""
+        return self.store_error or self.breaker.reason
+
+    def success(self) -> None:
+        """A document was stored or found unchanged."""
+        self.breaker.success()
+
+    def failure(self, doc: Document, exc: Exception) -> None:
+        """``doc`` failed with ``exc``: a per-document error, or the store's stop."""
+        self.ledger.failed(doc)
+        self.report.documents_failed += 1
+        wide = store_wide_error(exc, self.store_path)
+        if wide is not None:
+            if self.store_error is None:  # said once, not once per document
+                self.store_error = str(wide)
+                log.info("indexing stops: %s", wide)
+            return
+        self.report.errors.append(f"{printable(doc.id)}: {type(exc).__name__}: {exc}")
+        log.warning("indexing %s failed: %s", printable(doc.id), exc)
+        self.breaker.failure(exc)  # ... unless the provider failed every one so far
