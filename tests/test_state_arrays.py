@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from hyperviz_core.rag.retrieve.lazy import LazyCorpus
 from hyperviz_core.rag.store.kept import pack_arrays, unpack_arrays
 from hyperviz_core.rag.store.sqlite import lookups as lookups_module
 from hyperviz_core.rag.store.sqlite import state_arrays
-from hyperviz_core.rag.store.sqlite.fts import FTS_TABLE
+from hyperviz_core.rag.store.sqlite.fts import FTS_TABLE, fts_ready
 from hyperviz_core.rag.store.sqlite.state_arrays import STATE_TABLE
 
 DATA = Path(__file__).parent / "data"
@@ -156,6 +157,34 @@ def test_a_locked_store_is_not_waited_for(tmp_path: Path) -> None:
     finally:
         writer.execute("ROLLBACK")
         writer.close()
+
+
+def test_a_query_does_not_wait_for_a_writer_to_make_the_full_text_index(
+        tmp_path: Path) -> None:
+    """A store written through the Python API has no full-text index yet; a query while
+    another process holds the write lock does not wait the 60 s busy timeout to make it:
+    it answers from the loaded store (same results), and a later query makes the index."""
+    path = tmp_path / "s"
+    VizRAG(path, show_progress=False).insert(_docs(20))
+    want = _answers(HypergraphStore(path), lazy=False)
+    probe = sqlite3.connect(path / "vizrag.sqlite")
+    assert not fts_ready(probe)
+    writer = sqlite3.connect(path / "vizrag.sqlite", isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")
+    try:
+        rag = VizRAG(HypergraphStore(path), show_progress=False)
+        t0 = time.monotonic()
+        got = [_key(rag.retrieve(q, render=False)) for q in QUESTIONS]
+        assert time.monotonic() - t0 < 30  # not one 60 s wait
+        assert got == want
+        assert not isinstance(rag.retriever.query_corpus(), LazyCorpus)
+        assert not fts_ready(probe)
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    assert _answers(HypergraphStore(path)) == want  # lock gone: the lazy path, same answers
+    assert fts_ready(probe)
+    probe.close()
 
 
 def test_pack_round_trip() -> None:

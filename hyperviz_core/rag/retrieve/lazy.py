@@ -70,10 +70,11 @@ class LazyCorpus:
 
 
 def lazy_corpus_for(store: StoreProtocol, cached: LazyCorpus | None,
-                    generation: Generation | None) -> tuple[LazyCorpus | None,
-                                                            Generation | None]:
+                    generation: Generation | None, *, prepare: bool = False
+                    ) -> tuple[LazyCorpus | None, Generation | None]:
     """The lazy corpus of ``store`` (``cached`` when the store did not change), or None when
-    the store cannot serve lazy retrieval."""
+    the store cannot serve lazy retrieval (for a query, not when ``prepare``: also when
+    making its full-text index would wait for another process's write)."""
     if not isinstance(store, QueryLookups):
         return None, None
     gen = store.query_generation()
@@ -82,7 +83,7 @@ def lazy_corpus_for(store: StoreProtocol, cached: LazyCorpus | None,
     # ``gen`` was read before the index is made ready: a write committed meanwhile (its
     # chunks may lack PostgreSQL postings) moves the generation past it, so the query
     # runs again and the next call makes their postings (re-reading it here would hide it)
-    if not store.lexical_ready(tokens):
+    if not store.lexical_ready(tokens, prepare=prepare):
         return None, None
     return LazyCorpus(store, CorpusView(store)), gen
 
@@ -92,7 +93,7 @@ def prepare_lazy(store: StoreProtocol) -> LazyCorpus | None:
     (:meth:`.view.CorpusView.prepare`): a writable SQLite store keeps its full-text index,
     BM25 lengths and query arrays for later processes. None when ``store`` cannot be read
     lazily (nothing is built)."""
-    corpus, _ = lazy_corpus_for(store, None, None)
+    corpus, _ = lazy_corpus_for(store, None, None, prepare=True)
     if corpus is not None:
         corpus.view.prepare()
     return corpus

@@ -78,11 +78,13 @@ class PgQueryLookupsMixin(ChunkLookupsMixin):
                       "::bigint, 0) FROM data_changes", (LEX,))[0]
         return int(row[0]), int(row[1]), int(row[2])
 
-    def lexical_ready(self, tokenize: Callable[[str], list[str]] | None = None) -> bool:
+    def lexical_ready(self, tokenize: Callable[[str], list[str]] | None = None, *,
+                      prepare: bool = False) -> bool:
         """Whether BM25 candidates can come from the postings: with the ranking's
         ``tokenize``, the tables are made when missing and the chunks without postings
         (written by a version that wrote none) get theirs (False without ``tokenize`` or
-        when the database refuses)."""
+        when the database refuses). ``prepare`` changes nothing here: PostgreSQL has no
+        lock over the whole store that another process's indexing holds."""
         if tokenize is None:
             return False
         with self._lock:

@@ -37,6 +37,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import sqlite3
 from collections.abc import Iterable, Sequence
@@ -115,13 +116,16 @@ def fts_ready(conn: sqlite3.Connection) -> bool:
     return int(found) == len(_NAMES)
 
 
-def ensure_chunk_fts(conn: sqlite3.Connection) -> bool:
+def ensure_chunk_fts(conn: sqlite3.Connection, *, brief: bool = False) -> bool:
     """Create and fill the index when missing (one write transaction); False when it is
-    missing and cannot be made (a read-only store, an SQLite without FTS5)."""
+    missing and cannot be made (a read-only store, an SQLite without FTS5, or with
+    ``brief`` — a query's call — another process's write lock still held after 0.2 s:
+    the query then reads the store another way instead of waiting up to a minute)."""
     if fts_ready(conn):
         return True
     try:
-        conn.execute("BEGIN IMMEDIATE")
+        with brief_wait(conn) if brief else contextlib.nullcontext():
+            conn.execute("BEGIN IMMEDIATE")
     except sqlite3.Error:
         return False
     try:

@@ -108,14 +108,17 @@ class QueryLookupsMixin(ChunkLookupsMixin):
             seq = self._conn.execute("SELECT COALESCE(MAX(seq), 0) FROM documents").fetchone()
         return dv, int(writes[0]) if writes else 0, int(seq[0])
 
-    def lexical_ready(self, tokenize: Callable[[str], list[str]] | None = None) -> bool:
+    def lexical_ready(self, tokenize: Callable[[str], list[str]] | None = None, *,
+                      prepare: bool = False) -> bool:
         """Whether BM25 candidates can come from the FTS5 index (made on first use; False
-        on a read-only store that lacks it). ``tokenize`` (the ranking's tokenizer, which
-        the PostgreSQL store's postings need) is not used: FTS5 tokenizes."""
+        on a read-only store that lacks it, or when a query — not ``prepare``, which waits
+        as every write does — finds another process's write lock held past 0.2 s).
+        ``tokenize`` (the ranking's tokenizer, which the PostgreSQL store's postings need)
+        is not used: FTS5 tokenizes."""
         with self._lock:
             if self.read_only:
                 return fts_ready(self._conn)
-            return ensure_chunk_fts(self._conn)
+            return ensure_chunk_fts(self._conn, brief=not prepare)
 
     def lexical_candidates(self, tokens: Iterable[str]) -> list[tuple[int, Chunk, str]]:
         """(rowid, chunk, document title) of every chunk whose passage holds a token."""
