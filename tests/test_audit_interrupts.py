@@ -216,3 +216,28 @@ def test_a_store_locked_by_another_process_is_not_removed(tmp_path: Path,
     code, _, err = run_cli(["index", str(src), "--store", str(s), "--no-progress"])
     assert code == 2, err
     assert s.exists()  # may be the other process's store, created a moment ago
+
+
+def test_indexing_into_a_read_only_store_is_refused_at_once(tmp_path: Path) -> None:
+    """Not one 'is open read-only' failure per document: one error before any is read."""
+    from hyperviz_core.rag import VizRAG
+    from hyperviz_core.rag.store import StoreError
+
+    path = tmp_path / "s"
+    with VizRAG(path, show_progress=False) as rag:
+        rag.insert(_docs()[:1])
+    read: list[str] = []
+
+    def docs() -> Any:
+        for d in _docs()[1:]:
+            read.append(d.id)
+            yield d
+
+    with VizRAG(HypergraphStore(path, read_only=True), show_progress=False) as rag:
+        with pytest.raises(StoreError, match="read-only"):
+            rag.insert(_docs()[1:])
+        with pytest.raises(StoreError, match="read-only"):
+            Indexer(rag.store).index(docs())  # a stream: not one document read
+    assert read == []
+    with HypergraphStore(path) as st:
+        assert [d.id for d in st.documents()] == ["d0"]

@@ -38,7 +38,7 @@ from ..extract.base import extraction_hypergraph
 from ..providers.offline import HashingEmbedder
 from ..providers.protocols import ChatModel, Embedder
 from ..providers.retry import with_retries
-from ..store import DocumentInput, StoreProtocol, VectorsArg, open_store
+from ..store import DocumentInput, StoreError, StoreProtocol, VectorsArg, open_store
 from ..types import Chunk, ChunkExtraction, ChunkTheme, Document
 from .chunking import chunk_document
 from .commit import GroupCommit
@@ -246,7 +246,12 @@ class Indexer:
         released once written, so memory does not grow with the input. Two documents
         with the same id are never indexed at the same time (the later one waits). The
         progress bar counts MB (of ``total_bytes`` when given) and shows chunks/s.
+        A store opened read-only is refused before any document is read
+        (:class:`~hyperviz_core.rag.store.StoreError`).
         """
+        if getattr(self.store, "read_only", False):
+            raise StoreError(f"store {self.store.path} is open read-only; cannot index "
+                             "documents (open it writable)")
         t0 = time.perf_counter()
         source: Iterable[Document] = (dedupe_last(documents) if isinstance(documents, Sequence)
                                       else documents)
