@@ -37,3 +37,18 @@ def test_importing_the_wrappers_loads_no_renderer() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, timeout=120).stdout.strip()
     assert out == "[]"
+
+
+def test_the_version_is_written_once() -> None:
+    """pyproject.toml reads the version from ``hyperviz_core.__version__`` (no second copy
+    to forget), and the installed distribution reports that version."""
+    import importlib.metadata
+
+    import hyperviz_core
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert "version" not in project["project"]
+    assert project["project"]["dynamic"] == ["version"]
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {
+        "attr": "hyperviz_core.__version__"}
+    assert importlib.metadata.version("vizrag") == hyperviz_core.__version__
