@@ -52,12 +52,14 @@ def _key(res: Any) -> list[Any]:
         (h.id, h.members) for h in res.hyperedges] + [res.anchors]
 
 
-def _answers(store: Any, lazy: bool = True) -> list[Any]:
+def _answers(store: Any, lazy: bool = True, *, close: bool = False) -> list[Any]:
     rag = VizRAG(store, show_progress=False)
     rag.retriever.lazy = lazy
     out = [_key(rag.retrieve(q, render=False)) for q in QUESTIONS]
     if lazy:
         assert isinstance(rag.retriever.query_corpus(), LazyCorpus)
+    if close:
+        rag.close()
     return out
 
 

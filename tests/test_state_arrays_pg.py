@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 from test_lazy_query_pg import _app_role
-from test_state_arrays import QUESTIONS, _docs, _key
+from test_state_arrays import _answers as _sqlite_answers
+from test_state_arrays import _docs
 
 from hyperviz_core.rag import VizRAG
-from hyperviz_core.rag.retrieve.lazy import LazyCorpus
 from hyperviz_core.rag.store.postgres import state_arrays
 from hyperviz_core.rag.store.postgres.state_arrays import STATE_TABLE
 from hyperviz_core.rag.store.postgres.store import PostgresStore
@@ -29,13 +29,7 @@ def _always_lazy(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _answers(url: str, lazy: bool = True) -> list[Any]:
-    rag = VizRAG(url, show_progress=False)
-    rag.retriever.lazy = lazy
-    out = [_key(rag.retrieve(q, render=False)) for q in QUESTIONS]
-    if lazy:
-        assert isinstance(rag.retriever.query_corpus(), LazyCorpus)
-    rag.close()
-    return out
+    return _sqlite_answers(url, lazy, close=True)  # the same questions and fields
 
 
 def _kept(url: str) -> dict[str, str]:
