@@ -35,7 +35,7 @@ from .guards import printable
 from .replace import SourceLedger
 from .report import IndexReport
 
-__all__ = ["RunFailures", "is_lock_error", "store_wide_error"]
+__all__ = ["RunFailures", "is_lock_error", "refuse_read_only", "store_wide_error"]
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +75,14 @@ def _postgres_store_wide(exc: BaseException) -> bool:
         return type(exc).__name__ in ("OperationalError", "InterfaceError")
     state = str(state)
     return state[:2] in _PG_STORE_WIDE_CLASSES or state in _PG_STORE_WIDE_STATES
+
+
+def refuse_read_only(store: Any) -> None:
+    """Raise :class:`StoreError` when ``store`` was opened read-only: a run into it would
+    fail every document the same way, so it is refused before any is read."""
+    if getattr(store, "read_only", False):
+        raise StoreError(f"store {store.path} is open read-only; cannot index documents "
+                         "(open it writable)")
 
 
 def is_lock_error(exc: BaseException | str) -> bool:

@@ -38,11 +38,11 @@ from ..extract.base import extraction_hypergraph
 from ..providers.offline import HashingEmbedder
 from ..providers.protocols import ChatModel, Embedder
 from ..providers.retry import with_retries
-from ..store import DocumentInput, StoreError, StoreProtocol, VectorsArg, open_store
+from ..store import DocumentInput, StoreProtocol, VectorsArg, open_store
 from ..types import Chunk, ChunkExtraction, ChunkTheme, Document
 from .chunking import chunk_document
 from .commit import GroupCommit
-from .failures import RunFailures, store_wide_error
+from .failures import RunFailures, refuse_read_only, store_wide_error
 from .guards import FiniteEmbedder, check_document
 from .replace import SourceLedger, clean_up
 from .report import (
@@ -246,12 +246,8 @@ class Indexer:
         released once written, so memory does not grow with the input. Two documents
         with the same id are never indexed at the same time (the later one waits). The
         progress bar counts MB (of ``total_bytes`` when given) and shows chunks/s.
-        A store opened read-only is refused before any document is read
-        (:class:`~hyperviz_core.rag.store.StoreError`).
         """
-        if getattr(self.store, "read_only", False):
-            raise StoreError(f"store {self.store.path} is open read-only; cannot index "
-                             "documents (open it writable)")
+        refuse_read_only(self.store)  # a read-only store: StoreError before any is read
         t0 = time.perf_counter()
         source: Iterable[Document] = (dedupe_last(documents) if isinstance(documents, Sequence)
                                       else documents)
