@@ -45,6 +45,7 @@ from ..types import Chunk
 
 __all__ = [
     "QueryLexicon", "QueryRepair", "alpha_words", "lexical_text", "lexicon_for", "light_stem",
+    "vocabulary_of",
 ]
 
 _ALPHA = re.compile(r"[^\W\d_]+")
@@ -65,6 +66,19 @@ def alpha_words(text: str) -> list[str]:
     if text.isascii():
         return text.encode("ascii").translate(_ASCII_LETTERS).lower().decode("ascii").split()
     return _ALPHA.findall(text.casefold())
+
+
+def vocabulary_of(texts: Iterable[str]) -> set[str]:
+    """Every word (:func:`alpha_words`) of ``texts``: the vocabulary queries are repaired
+    against.
+
+    >>> sorted(vocabulary_of(["Marie Curie", "marie's lab"]))
+    ['curie', 'lab', 'marie', 's']
+    """
+    words: set[str] = set()
+    for text in texts:
+        words.update(alpha_words(text))
+    return words
 
 
 def lexical_text(text: str) -> str:
@@ -150,10 +164,9 @@ class QueryLexicon:
     def __init__(self, chunks: Sequence[Chunk], entity_names: Mapping[str, object],
                  texts: Iterable[str] | None = None, *, max_forms: int = 3,
                  vocabulary: Iterable[str] | None = None) -> None:
-        self.vocabulary: set[str] = set(vocabulary or ())
-        if vocabulary is None:
-            for text in texts if texts is not None else (c.text for c in chunks):
-                self.vocabulary.update(alpha_words(text))
+        self.vocabulary: set[str] = (
+            set(vocabulary) if vocabulary is not None
+            else vocabulary_of(texts if texts is not None else (c.text for c in chunks)))
         self.max_forms = max_forms
         self._keys = sorted(entity_names)
         # the stems and the name index are read only for a query word no chunk holds:

@@ -37,7 +37,7 @@ from ..types import Chunk
 from .chunk_index import title_keys
 from .layer_index import LayerIndex
 from .lexical import tokens
-from .lexicon import QueryLexicon, alpha_words
+from .lexicon import QueryLexicon, vocabulary_of
 from .names import NameLinker
 from .walk import EntityWalk
 
@@ -296,10 +296,7 @@ class CorpusView:
         return self._lexicon
 
     def _vocabulary(self) -> list[str]:
-        words: set[str] = set()
-        for text in self.store.iter_passages():
-            words.update(alpha_words(text))
-        return sorted(words)
+        return sorted(vocabulary_of(self.store.iter_passages()))
 
     def _entities(self) -> tuple[list[str], IntArray]:
         if self._catalogue is None:

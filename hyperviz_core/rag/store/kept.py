@@ -16,12 +16,19 @@ Example:
 from __future__ import annotations
 
 import io
+import logging
 import zipfile
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["UNREADABLE", "Arrays", "Strings", "pack_arrays", "unpack_arrays"]
+__all__ = ["STATE_TABLE", "UNREADABLE", "Arrays", "Strings", "pack_arrays", "read_kept",
+           "unpack_arrays"]
+
+log = logging.getLogger(__name__)
+
+#: the table both stores keep the arrays in, one row per array set: (name, state, data)
+STATE_TABLE = "vizrag_state_arrays_v1"
 
 Arrays = dict[str, npt.NDArray[np.int64]]
 Strings = dict[str, list[str]]
@@ -63,3 +70,13 @@ def unpack_arrays(blob: bytes) -> tuple[Arrays, Strings]:
                 strings[field] = [raw[a:b].decode("utf-8")
                                   for a, b in zip(starts, ends, strict=True)]
     return arrays, strings
+
+
+def read_kept(name: str, blob: bytes) -> tuple[Arrays, Strings] | None:
+    """The kept array set ``name`` from its stored ``blob``; None (logged as a warning) when
+    the blob is damaged: the caller computes the arrays again."""
+    try:
+        return unpack_arrays(blob)
+    except UNREADABLE as exc:
+        log.warning("kept query arrays %r unreadable (%s); computing them again", name, exc)
+        return None

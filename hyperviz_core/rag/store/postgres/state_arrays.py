@@ -19,14 +19,13 @@ import time
 from collections.abc import Callable
 
 from ..base import StoreError
-from ..kept import UNREADABLE, Arrays, Strings, pack_arrays, unpack_arrays
+from ..kept import STATE_TABLE, Arrays, Strings, pack_arrays, read_kept
 from .connection import Pool, QmarkConnection
 
 __all__ = ["STATE_TABLE", "PgKeptArrays"]
 
 log = logging.getLogger(__name__)
 
-STATE_TABLE = "vizrag_state_arrays_v1"
 RETRY_REFUSED_S = 600  # seconds before a database that refused the table is asked again
 _CREATE = (f"CREATE TABLE IF NOT EXISTS {STATE_TABLE} (name TEXT PRIMARY KEY, "
            "state TEXT NOT NULL, data BYTEA NOT NULL)")
@@ -44,16 +43,20 @@ class PgKeptArrays:
             ) -> tuple[Arrays, Strings]:
         """``compute()``'s arrays for the current state: read back when kept, else computed
         and kept for the next process (when allowed and nothing was written meanwhile)."""
-        state = json.dumps(list(self._generation()))
+        state = self._state()
         found = self._load(name, state)
         if found is not None:
             return found
         arrays, strings = compute()
         refused = self._refused
-        if (refused is None or time.monotonic() - refused >= RETRY_REFUSED_S) and json.dumps(
-                list(self._generation())) == state:
+        allowed = refused is None or time.monotonic() - refused >= RETRY_REFUSED_S
+        if allowed and self._state() == state:
             self._save(name, state, pack_arrays(arrays, strings))
         return arrays, strings
+
+    def _state(self) -> str:
+        """The store's state now, as the ``state`` column holds it."""
+        return json.dumps(list(self._generation()))
 
     def _load(self, name: str, state: str) -> tuple[Arrays, Strings] | None:
         try:
@@ -61,18 +64,12 @@ class PgKeptArrays:
                 f"SELECT data FROM {STATE_TABLE} WHERE name = ? AND state = ?", (name, state))
         except StoreError:  # no table yet (never kept, or a role that cannot create it)
             return None
-        if not rows:
-            return None
-        try:
-            return unpack_arrays(bytes(rows[0][0]))
-        except UNREADABLE as exc:
-            log.warning("kept query arrays %r unreadable (%s); computing them again", name, exc)
-            return None
+        return read_kept(name, bytes(rows[0][0])) if rows else None
 
     def _save(self, name: str, state: str, blob: bytes) -> None:
         def write(c: QmarkConnection) -> None:
             c.execute("SET LOCAL lock_timeout = '200ms'")
-            if json.dumps(list(self._generation())) != state:
+            if self._state() != state:
                 return  # a write committed meanwhile: these arrays are already stale
             c.execute(_CREATE)
             c.execute(f"INSERT INTO {STATE_TABLE}(name, state, data) VALUES (?, ?, ?) "

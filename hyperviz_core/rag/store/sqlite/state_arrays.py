@@ -43,14 +43,13 @@ import logging
 import sqlite3
 from collections.abc import Callable, Iterator
 
-from ..kept import UNREADABLE, Arrays, Strings, pack_arrays, unpack_arrays
+from ..kept import STATE_TABLE, Arrays, Strings, pack_arrays, read_kept
 from .writes import WRITES_KEY
 
 __all__ = ["STATE_TABLE", "brief_wait", "kept_arrays", "store_state"]
 
 log = logging.getLogger(__name__)
 
-STATE_TABLE = "vizrag_state_arrays_v1"
 _FORMAT = 1
 _CREATE = (f"CREATE TABLE IF NOT EXISTS {STATE_TABLE} (name TEXT PRIMARY KEY, "
            "state TEXT NOT NULL, data BLOB NOT NULL)")
@@ -88,13 +87,7 @@ def _load(conn: sqlite3.Connection, name: str, state: str) -> tuple[Arrays, Stri
                            (name, state)).fetchone()
     except sqlite3.OperationalError:  # no table yet (never written, or a read-only store)
         return None
-    if row is None:
-        return None
-    try:
-        return unpack_arrays(bytes(row[0]))
-    except UNREADABLE as exc:
-        log.warning("kept query arrays %r unreadable (%s); computing them again", name, exc)
-        return None
+    return None if row is None else read_kept(name, bytes(row[0]))
 
 
 @contextlib.contextmanager
