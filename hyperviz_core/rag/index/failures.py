@@ -28,6 +28,7 @@ from typing import Any
 
 from ..store import StoreError
 from ..store.sqlite.check import is_store_failure
+from ..store.sqlite.conditions import file_condition
 from ..store.sqlite.schema import classify_error
 from ..types import Document
 from .breaker import StartBreaker
@@ -39,10 +40,10 @@ __all__ = ["RunFailures", "is_lock_error", "refuse_read_only", "store_wide_error
 
 log = logging.getLogger(__name__)
 
-#: SQLite's words for a condition of the whole store file (read-only, locked or busy, full
-#: disk, I/O error, cannot open, damaged); a constraint or a too-big value is a document's
-_SQLITE_STORE_WIDE = ("readonly", "read-only", "locked", "busy", "is full", "disk i/o error",
-                      "unable to open", "malformed", "not a database", "closed database")
+#: SQLite's words for a damaged or closed store file, besides the conditions
+#: :func:`~hyperviz_core.rag.store.sqlite.conditions.file_condition` names (read-only, busy,
+#: full disk, I/O error, cannot open); a constraint or a too-big value is a document's
+_SQLITE_DAMAGED = ("malformed", "not a database", "closed database")
 #: PostgreSQL error classes of the whole database (SQLSTATE): connection, insufficient
 #: resources (disk full), operator intervention, system (I/O) and internal errors
 _PG_STORE_WIDE_CLASSES = ("08", "53", "57", "58", "XX")
@@ -55,7 +56,8 @@ def store_wide_error(exc: BaseException, path: str | Path) -> StoreError | None:
     ``path`` (see the module doc), else None (the document's own failure)."""
     cause = exc.__cause__ if isinstance(exc, StoreError) and exc.__cause__ else exc
     if is_store_failure(cause) and not isinstance(cause, StoreError):  # an SQLite error
-        if not any(word in str(cause).lower() for word in _SQLITE_STORE_WIDE):
+        if file_condition(cause) is None and not any(
+                word in str(cause).lower() for word in _SQLITE_DAMAGED):
             return None
         if isinstance(exc, StoreError):
             return exc

@@ -20,11 +20,12 @@ from typing import Any
 
 from ..base import STORE_URL, StoreError, redact_url
 from ..compact import COMPACT_META
+from .conditions import file_condition
 
 __all__ = [
     "FORMAT", "OLDEST_SCHEMA", "SCHEMA_VERSION", "STORE_FILENAME", "classify_error",
-    "connect_read_only", "damaged", "dumps", "init_schema", "loads", "open_connection",
-    "required_tables", "resolve_path", "statements", "validate",
+    "connect_read_only", "damaged", "dumps", "init_schema", "loads",
+    "open_connection", "required_tables", "resolve_path", "statements", "validate",
 ]
 
 FORMAT = "vizrag-store"
@@ -204,11 +205,6 @@ CACHE_KIB = 16 * 1024
 WRITE_CACHE_KIB = 64 * 1024
 
 
-def _is_busy(exc: sqlite3.Error) -> bool:
-    text = str(exc).lower()
-    return "locked" in text or "busy" in text
-
-
 def damaged(path: Path, exc: BaseException | str) -> StoreError:
     """The one-line error for a damaged store file, pointing to ``vizrag check``."""
     return StoreError(
@@ -253,7 +249,7 @@ def open_connection(
             return conn
         except sqlite3.OperationalError as exc:
             conn.close()
-            if not _is_busy(exc) or time.monotonic() > deadline:
+            if file_condition(exc) != "busy" or time.monotonic() > deadline:
                 raise classify_error(path, exc) from exc
         except sqlite3.DatabaseError as exc:
             conn.close()
@@ -267,26 +263,26 @@ def open_connection(
 
 def classify_error(path: Path, exc: sqlite3.Error) -> StoreError:
     """The one-line :class:`StoreError` for an SQLite error on the store file ``path``: its
-    cause (read-only, locked, disk full, I/O failure, cannot open) and what to do; anything
-    else is a damaged store (:func:`damaged`)."""
-    text = str(exc).lower()
-    if "readonly" in text or "read-only" in text:
+    cause (read-only, locked, disk full, I/O failure, cannot open: :func:`file_condition`)
+    and what to do; anything else is a damaged store (:func:`damaged`)."""
+    condition = file_condition(exc)
+    if condition == "read-only":
         return StoreError(
             f"store {path} is read-only ({exc}); writing needs write access to the file and "
             "its folder"
         )
-    if _is_busy(exc):
+    if condition == "busy":
         return StoreError(f"store {path} is busy: another process holds a lock ({exc})")
-    if "is full" in text:
+    if condition == "full":
         return StoreError(f"store {path}: the disk is full ({exc}); free some space and "
                           "re-run: the unfinished write was rolled back, nothing committed "
                           "was lost")
-    if "disk i/o error" in text:
+    if condition == "io":
         return StoreError(f"store {path}: disk I/O error ({exc}): the operating system "
                           "failed to read or write the file (a failing disk, a removed or "
                           "network drive, no space left); fix that and re-run, then run "
                           f"`vizrag check --store {path}`")
-    if "unable to open" in text:
+    if condition == "open":
         return StoreError(f"cannot open store {path} ({exc}): the file or its folder is "
                           "missing or not accessible, or SQLite cannot create its journal "
                           "files beside it (permissions, free space)")
