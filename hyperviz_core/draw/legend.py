@@ -100,12 +100,7 @@ def fit_width(text: str, max_w: float, size: float, bold: bool = False, dpi: int
     room = max_w - measure(ELLIPSIS, size, bold, dpi)[0]
     if room < 0:
         return ""
-    total, cut = 0.0, 0
-    for i, ch in enumerate(text):
-        total += measure(ch, size, bold, dpi)[0]
-        if total > room:
-            break
-        cut = i + 1
+    cut = _chars_within(text, room, size, bold, dpi)
     while cut > 0:  # the per-character sum can differ from measure() in the last bit
         out = text[:cut].rstrip() + ELLIPSIS
         if measure(out, size, bold, dpi)[0] <= max_w:
@@ -114,16 +109,22 @@ def fit_width(text: str, max_w: float, size: float, bold: bool = False, dpi: int
     return ELLIPSIS
 
 
+def _chars_within(text: str, room: float, size: float, bold: bool, dpi: int) -> int:
+    """How many leading characters of ``text`` fit in ``room`` px, by the sum of their
+    measured widths."""
+    total, cut = 0.0, 0
+    for i, ch in enumerate(text):
+        total += measure(ch, size, bold, dpi)[0]
+        if total > room:
+            break
+        cut = i + 1
+    return cut
+
+
 def _prefix_fitting(word: str, max_w: float, size: float, bold: bool, dpi: int) -> str:
     """The longest non-empty prefix of ``word`` at most ``max_w`` px wide (one character at
     least, so wrapping always advances)."""
-    total, cut = 0.0, 1
-    for i, ch in enumerate(word):
-        total += measure(ch, size, bold, dpi)[0]
-        if total > max_w:
-            break
-        cut = max(1, i + 1)
-    return word[:cut]
+    return word[:max(1, _chars_within(word, max_w, size, bold, dpi))]
 
 
 def wrap_width(text: str, max_w: float, size: float, bold: bool = False,
