@@ -93,10 +93,11 @@ class HypergraphStore(
 
         self.path = resolve_path(path)
         self.summary_threshold = summary_threshold
+        why = _why_unwritable(self.path) if self.path.exists() else None
         if read_only is None:  # read-only when we may not write (a read-only file or folder)
-            read_only = self.path.exists() and not _writable(self.path)
-        elif not read_only and self.path.exists() and not _writable(self.path):
-            raise StoreError(_read_only_message(self.path))
+            read_only = why is not None
+        elif not read_only and why is not None:
+            raise StoreError(why)
         #: opened with SQLite's ``mode=ro``: reads work, every write raises StoreError
         self.read_only: bool = read_only
         self._conn = open_connection(self.path, version=__version__, read_only=read_only)
@@ -204,19 +205,15 @@ def _logs(path: Path) -> list[Path]:
             if p.exists()]
 
 
-def _writable(path: Path) -> bool:
-    """Whether this process may write the store file, its existing ``-wal``/``-shm`` files
-    and create files beside it."""
-    return (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
-            and all(os.access(p, os.W_OK) for p in _logs(path)))
-
-
-def _read_only_message(path: Path) -> str:
-    """Why the store cannot be written, naming the files in the way."""
-    if os.access(path, os.W_OK) and os.access(path.parent, os.W_OK):
-        names = ", ".join(p.name for p in _logs(path) if not os.access(p, os.W_OK))
+def _why_unwritable(path: Path) -> str | None:
+    """Why this process may not write the store file, its existing ``-wal``/``-shm`` files
+    or create files beside it, naming what is in the way; None when it may."""
+    if not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
+        return (f"store {path} is read-only (no write access to the file or its folder); "
+                "writing needs write access to both")
+    names = ", ".join(p.name for p in _logs(path) if not os.access(p, os.W_OK))
+    if names:
         return (f"store {path} cannot be written: {names} beside it is read-only (SQLite "
                 "made it so for a read-only open of a read-only file); make it writable, or "
                 "remove it while no process has the store open")
-    return (f"store {path} is read-only (no write access to the file or its folder); writing "
-            "needs write access to both")
+    return None
