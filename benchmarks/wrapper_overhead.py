@@ -5,12 +5,13 @@ Usage (from the repository root)::
     python benchmarks/wrapper_overhead.py                  # every framework section
     python benchmarks/wrapper_overhead.py --only langchain --repeats 50
 
-One offline store is built from the bundled MuSiQue demo passages (``examples/data``, 60
-passages; heuristic extraction, hashed embeddings) in a temporary directory. Each section
-times, per query and repeat, (a) the core ``VizRAG.retrieve(q, top_k=k, render=False)`` and
-(b) the framework retriever's public call, and reports the *paired* overhead: the wrapper's
-wall time minus the time spent inside the engine call it made (measured around that call),
-so the core's own jitter does not enter the figure. Percentiles are over all
+One offline store is built from the bundled MuSiQue demo passages
+(``hyperviz_core/data/demo``, 60 passages; heuristic extraction, hashed embeddings) in a
+temporary directory. Each section times, per query and repeat, (a) the core
+``VizRAG.retrieve(q, top_k=k, render=False)`` and (b) the framework retriever's public call,
+and reports the *paired* overhead: the wrapper's wall time minus the time spent inside the
+engine call it made (measured around that call), so the core's own jitter does not enter the
+figure. Percentiles are over all
 ``queries × repeats`` calls after one warm-up pass; no rendering (no image asked for).
 
 Layout: shared helpers first, then one section per framework. Each section defines a
@@ -38,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 from hyperviz_core.rag import Document, VizRAG  # noqa: E402
 
-DATA = ROOT / "examples" / "data"
+DATA = ROOT / "hyperviz_core" / "data" / "demo"
 
 
 # ============================================================================ shared helpers

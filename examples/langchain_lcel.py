@@ -12,7 +12,7 @@ The one-line switch to a real multimodal model (needs a key / a running Ollama):
     python examples/langchain_lcel.py --llm openai          # ChatOpenAI(model="gpt-4o-mini")
     python examples/langchain_lcel.py --llm ollama --model llava   # ChatOllama (vision model)
 
-Data: ``examples/data`` (MuSiQue, CC BY 4.0; subset selection from HippoRAG, MIT).
+Data: ``hyperviz_core/data/demo`` (MuSiQue, CC BY 4.0; subset selection from HippoRAG, MIT).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+from hyperviz_core.demo import demo_passages
 from hyperviz_core.extras import exit_without_extra
 from hyperviz_core.rag import Document, VizRAG
 
@@ -39,15 +40,13 @@ from langchain_core.messages import AIMessage, BaseMessage  # noqa: E402
 
 from vizrag_langchain import VizRAGRetriever, create_vizrag_chain  # noqa: E402
 
-DATA = Path(__file__).resolve().parent / "data"
 FAKE_ANSWER = "(fake model, canned answer) Iron Maiden formed in Leyton, East London [1]."
 
 
 def build_store(store: Path) -> None:
     """Index the bundled passages into ``store`` (identical re-runs are no-ops)."""
-    passages = json.loads((DATA / "musique_demo_passages.json").read_text(encoding="utf-8"))
-    docs = [Document(id=f"musique-{p['musique_corpus_idx']}", title=p["title"], text=p["text"])
-            for p in passages]
+    docs = [Document(id=f"musique-{p.musique_corpus_idx}", title=p.title, text=p.text)
+            for p in demo_passages()]
     with VizRAG(store, show_progress=False) as rag:
         rag.insert(docs)
 

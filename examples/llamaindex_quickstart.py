@@ -12,7 +12,7 @@ The one-line switch to a real multimodal model (``pip install llama-index-llms-o
 
     python examples/llamaindex_quickstart.py --llm openai      # OpenAI(model="gpt-4o-mini")
 
-Data: ``examples/data`` (MuSiQue, CC BY 4.0; subset selection from HippoRAG, MIT).
+Data: ``hyperviz_core/data/demo`` (MuSiQue, CC BY 4.0; subset selection from HippoRAG, MIT).
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import base64
 import importlib.util
-import json
 import os
 import sys
 from pathlib import Path
@@ -34,17 +33,16 @@ from llama_index.core import Document, StorageContext, load_index_from_storage  
 from llama_index.core.base.llms.types import ImageBlock, LLMMetadata, TextBlock  # noqa: E402
 from llama_index.core.llms.mock import MockLLMWithChatMemoryOfLastCall  # noqa: E402
 
+from hyperviz_core.demo import demo_passages  # noqa: E402
 from vizrag_llamaindex import VizRAGImageNode, VizRAGIndex  # noqa: E402
 
-DATA = Path(__file__).resolve().parent / "data"
 QUESTION = "Who is the wife of Kim Jong-chul's father?"
 
 
 def documents(limit: int | None = None) -> list[Document]:
     """The bundled passages as LlamaIndex documents (``id_`` = the MuSiQue corpus index)."""
-    passages = json.loads((DATA / "musique_demo_passages.json").read_text(encoding="utf-8"))
-    return [Document(text=p["text"], id_=f"musique-{p['musique_corpus_idx']}",
-                     metadata={"title": p["title"]}) for p in passages[:limit]]
+    return [Document(text=p.text, id_=f"musique-{p.musique_corpus_idx}",
+                     metadata={"title": p.title}) for p in demo_passages()[:limit]]
 
 
 class FakeVisionLLM(MockLLMWithChatMemoryOfLastCall):

@@ -11,14 +11,14 @@ from typing import Any
 from hyperviz_core.rag.types import Document
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "data"
+DEMO_DATA = Path(__file__).resolve().parents[1] / "hyperviz_core" / "data" / "demo"
 _CAPS = re.compile(r"\b[A-Z][\w'-]+(?: [A-Z][\w'-]+)*")
 _EID = re.compile(r"\bE\d+\b")
 
 
 def demo_documents(first: int = 0, last: int = 20) -> list[Document]:
     """Passages ``first..last`` of the bundled demo corpus (MuSiQue, CC BY 4.0)."""
-    items = json.loads((EXAMPLES / "musique_demo_passages.json").read_text(encoding="utf-8"))
+    items = json.loads((DEMO_DATA / "musique_demo_passages.json").read_text(encoding="utf-8"))
     return [Document(id=f"m{p['musique_corpus_idx']}", title=p["title"], text=p["text"])
             for p in items[first:last]]
 

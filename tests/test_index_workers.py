@@ -19,7 +19,8 @@ from hyperviz_core.rag import (
 from hyperviz_core.rag.index.indexer import Indexer
 from hyperviz_core.rag.index.workers import ExtractionPool, auto_workers, process_safe
 
-DEMO = Path(__file__).parents[1] / "examples" / "data" / "musique_demo_passages.json"
+DEMO = (Path(__file__).parents[1] / "hyperviz_core" / "data" / "demo"
+        / "musique_demo_passages.json")
 TABLES = ("documents", "chunks", "entity_mentions", "hyperedge_mentions", "themes",
           "key_entities", "entities", "hyperedges", "incidences", "embeddings")
 

@@ -22,7 +22,8 @@ from .terminal import terminal_safe
 __all__ = ["build_parser", "main"]
 
 # Subcommand modules, in --help order.
-_COMMANDS = ("info", "render", "index", "query", "check", "interop", "probes", "eval", "migrate")
+_COMMANDS = ("info", "demo", "render", "index", "query", "check", "interop", "probes", "eval",
+             "migrate")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,179 @@
+"""The offline demo: index 60 bundled MuSiQue paragraphs, ask three 2-hop questions.
+
+The data ships inside the package (``hyperviz_core/data/demo``: MuSiQue, CC BY 4.0; subset
+selection from HippoRAG, MIT — see the README beside it), so ``vizrag demo`` works right
+after ``pip install vizrag``, without the repository. For each question :func:`run_demo`
+prints the keywords, the entities located in I_top, the top passages with the evidence
+that ranked them and the answer, and writes the dual-view renderings of the retrieved
+sub-hypergraphs — I_top (themes) and I_bot (entities and relations) — as PNG plus a
+self-contained HTML viewer, and ``result.json``.
+
+Everything runs offline (heuristic extraction, hashed embeddings, no language model), so
+there is no generated answer: an extractive summary, labelled as such, stands in for it.
+
+Example:
+    >>> passages, questions = demo_passages(), demo_questions()
+    >>> len(passages), len(questions), questions[0].question
+    (60, 3, 'Who is the wife of Kim Jong-chul?')
+    >>> demo_documents()[0].id == f"musique-{passages[0].musique_corpus_idx}"
+    True
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import time
+from collections.abc import Callable
+from importlib.resources import files
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict
+
+if TYPE_CHECKING:
+    from .rag.result import RetrievalResult
+    from .rag.types import Document
+
+__all__ = ["DemoPassage", "DemoQuestion", "demo_documents", "demo_passages", "demo_questions",
+           "run_demo"]
+
+_DATA = files("hyperviz_core") / "data" / "demo"
+
+
+class DemoPassage(BaseModel):
+    """One bundled paragraph: its index in the 1,890-passage MuSiQue benchmark subset."""
+
+    model_config = ConfigDict(frozen=True)
+
+    musique_corpus_idx: int
+    title: str
+    text: str
+
+
+class DemoQuestion(BaseModel):
+    """One bundled 2-hop question; ``answers`` and ``gold_titles`` are for the reader only
+    (the demo never uses them for retrieval)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    question: str
+    answers: list[str]
+    gold_titles: list[str]
+
+
+def _read(name: str) -> Any:
+    return json.loads((_DATA / name).read_text(encoding="utf-8"))
+
+
+def demo_passages() -> list[DemoPassage]:
+    """The 60 bundled paragraphs, in file order."""
+    return [DemoPassage.model_validate(p) for p in _read("musique_demo_passages.json")]
+
+
+def demo_questions() -> list[DemoQuestion]:
+    """The three bundled questions."""
+    return [DemoQuestion.model_validate(q) for q in _read("musique_demo_questions.json")]
+
+
+def demo_documents() -> list[Document]:
+    """The bundled paragraphs as engine documents (id ``musique-<corpus index>``)."""
+    from .rag.types import Document
+
+    return [Document(id=f"musique-{p.musique_corpus_idx}", title=p.title, text=p.text,
+                     metadata={"source": "MuSiQue (CC BY 4.0)"}) for p in demo_passages()]
+
+
+def _clear_demo_store(store_dir: Path) -> None:
+    """Remove the store an earlier demo run left in ``store_dir`` (a fresh index each run);
+    raise ValueError, removing nothing, when the path holds anything else (another store's
+    documents, other files)."""
+    if not store_dir.exists():
+        return
+    from .rag.store import open_store
+
+    foreign = not store_dir.is_dir() or any(
+        not p.name.startswith("vizrag.") for p in store_dir.iterdir())
+    if not foreign and (store_dir / "vizrag.sqlite").is_file():
+        with open_store(store_dir, read_only=True) as store:
+            held = {d.id for d in store.documents()}
+        foreign = not held <= {d.id for d in demo_documents()}
+    if foreign:
+        raise ValueError(f"{store_dir} exists and is not a store of this demo (it would be "
+                         "replaced): give another --out")
+    shutil.rmtree(store_dir)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:48]
+
+
+def _print_result(result: RetrievalResult, n: int, q: DemoQuestion, elapsed: float,
+                  say: Callable[[str], None]) -> None:
+    say(f"\n[{n}] {q.question}")
+    say(f"    keywords: {', '.join(result.keywords)}")
+    names = {e.key: e.name for e in result.entities}
+    located = [names.get(k, k) for k in result.located[:6]]
+    say(f"    entities located in I_top (offline locator): "
+        f"{', '.join(located) or '-'}  ({elapsed:.2f} s incl. rendering)")
+    for c in result.chunks:
+        text = " ".join(c.text.split())
+        text = text if len(text) <= 160 else text[:159] + "…"
+        via = f"  via {', '.join(c.entities[:3])}" if c.entities else ""
+        say(f"    #{c.rank} {c.score:.2f} {c.title}{via}\n        {text}")
+    say("    " + (result.answer or "").replace("\n", "\n    "))
+    say(f"    (MuSiQue gold answer: {', '.join(q.answers)})")
+
+
+def _write_views(result: RetrievalResult, folder: Path, question: str) -> list[str]:
+    from .viewer import render_html
+
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, view in (("top", result.top_view), ("bottom", result.bottom_view)):
+        if view is None:
+            continue
+        (folder / f"{name}.png").write_bytes(view.png)
+        (folder / f"{name}.html").write_text(
+            render_html(view.export, png=view.png, title=f"{name}: {question}"),
+            encoding="utf-8")
+        written += [str(folder / f"{name}.png"), str(folder / f"{name}.html")]
+    (folder / "result.json").write_text(result.model_dump_json(indent=1), encoding="utf-8")
+    return written
+
+
+def run_demo(out: str | Path, *, top_k: int = 3,
+             say: Callable[[str], None] = print) -> list[dict[str, Any]]:
+    """Index the bundled corpus into ``out/store`` (a fresh index each run), answer the three
+    questions with visual retrieval and write ``out/q<N>-<slug>/`` (``top``/``bottom`` PNG +
+    HTML, ``result.json``) and ``out/summary.json``; ``say`` prints each line. Returns the
+    summary: per question its folder and the titles of its top passages."""
+    from .rag.engine import VizRAG
+
+    out = Path(out)
+    store_dir = out / "store"
+    _clear_demo_store(store_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    summary: list[dict[str, Any]] = []
+    with VizRAG(store_dir, show_progress=False, top_k=top_k) as rag:
+        rag.insert(demo_documents())
+        s = rag.stats()
+        say(f"Indexed {s.documents} passages in {time.perf_counter() - t0:.1f} s: {s.chunks} "
+            f"chunks, {s.entities} entities, {s.relation_hyperedges} relation hyperedges "
+            f"(G_bot), {s.theme_hyperedges} theme hyperedges over {s.key_entities} key "
+            f"entities (G_top).")
+        for n, q in enumerate(demo_questions(), 1):
+            t1 = time.perf_counter()
+            result = rag.query(q.question, render=True)  # offline nothing reads the images
+            _print_result(result, n, q, time.perf_counter() - t1, say)
+            folder = out / f"q{n}-{_slug(q.question)}"
+            say(f"    wrote {', '.join(_write_views(result, folder, q.question))}")
+            summary.append({"question": q.question, "folder": str(folder),
+                            "top_passages": [c.title for c in result.chunks]})
+    (out / "summary.json").write_text(json.dumps(summary, indent=1, ensure_ascii=False),
+                                      encoding="utf-8")
+    say(f"\nDone in {time.perf_counter() - t0:.1f} s. Open {out}/q1-*/bottom.html in a browser.")
+    return summary

@@ -1,0 +1,63 @@
+"""``vizrag demo``: the offline demo from the installed package (bundled corpus), and the
+folder it replaces is only ever its own index."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hyperviz_core.cli import main
+from hyperviz_core.demo import demo_documents, demo_questions
+from hyperviz_core.rag import Document, VizRAG
+
+
+def test_vizrag_demo_writes_views_and_reruns_over_its_own_index(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "demo"
+    assert main(["demo", "--out", str(out), "--top-k", "2"]) == 0
+    text = capsys.readouterr().out
+    assert "Indexed 60 passages" in text and "Done in" in text
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert [s["question"] for s in summary] == [q.question for q in demo_questions()]
+    for item in summary:
+        assert len(item["top_passages"]) == 2
+        folder = Path(item["folder"])
+        assert (folder / "bottom.png").read_bytes().startswith(b"\x89PNG")
+        assert "data:image/png;base64," in (folder / "top.html").read_text(encoding="utf-8")
+    assert main(["demo", "--out", str(out), "--top-k", "2"]) == 0  # its own index: replaced
+    assert json.loads((out / "summary.json").read_text(encoding="utf-8")) == summary
+    with VizRAG(out / "store", show_progress=False) as rag:
+        assert {d.id for d in rag.store.documents()} == {d.id for d in demo_documents()}
+
+
+def test_vizrag_demo_refuses_to_replace_another_store(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "work"
+    with VizRAG(out / "store", show_progress=False) as rag:
+        rag.insert([Document(id="mine", title="Ada", text="Ada Lovelace met Charles Babbage.")])
+    assert main(["demo", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "is not a store of this demo" in err and "give another --out" in err
+    with VizRAG(out / "store", show_progress=False) as rag:
+        assert [d.id for d in rag.store.documents()] == ["mine"]  # nothing lost
+
+
+def test_vizrag_demo_refuses_a_folder_with_other_files(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "store").mkdir()
+    (tmp_path / "store" / "notes.txt").write_text("keep me", encoding="utf-8")
+    assert main(["demo", "--out", str(tmp_path)]) == 2
+    assert "is not a store of this demo" in capsys.readouterr().err
+    assert (tmp_path / "store" / "notes.txt").read_text(encoding="utf-8") == "keep me"
+
+
+def test_demo_data_is_read_from_the_package_not_the_repository(tmp_path: Path) -> None:
+    code = ("import hyperviz_core.demo as d, pathlib; "
+            "print(len(d.demo_passages()), pathlib.Path(d.__file__).parent.name)")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                          text=True, check=True, timeout=120)
+    assert proc.stdout.split() == ["60", "hyperviz_core"]
