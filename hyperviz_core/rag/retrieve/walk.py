@@ -55,6 +55,7 @@ from ...model import Hypergraph
 from ..providers.offline import STOPWORDS, word_tokens
 from .blas import one_blas_thread
 from .names import NameLinker
+from .transition import bipartite_transition
 
 __all__ = ["EntityWalk"]
 
@@ -145,15 +146,9 @@ class EntityWalk:
         n_e = len(self.keys)
         rows, cols = incidence
         inc = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_e, n_h))
-        adj = sp.bmat([[None, inc], [inc.T, None]], format="csr")
-        deg = np.asarray(adj.sum(axis=0)).ravel()
-        self.degree: FloatArray = deg[:n_e].astype(np.float64)
-        inv = np.divide(1.0, deg, out=np.zeros_like(deg, dtype=np.float64), where=deg > 0)
-        transition = (adj @ sp.diags(inv)).tocsr()
-        # the two off-diagonal blocks of the bipartite transition (row slices keep each
-        # row's entries in order, so every sum is the full matrix's row sum)
-        self._to_entities = transition[:n_e][:, n_e:]
-        self._to_edges = transition[n_e:][:, :n_e]
+        # the two off-diagonal blocks of the bipartite transition (:mod:`.transition`)
+        self._to_entities, self._to_edges, inv = bipartite_transition(inc)
+        self.degree: FloatArray = np.asarray(inc.sum(axis=1), dtype=np.float64).ravel()
         # two steps as one dense product when small: P_eh·P_he = S·D_e⁻¹ with S the
         # symmetric entity × entity matrix Σ_h [i∈h][j∈h]/|h| (BLAS symv reads half of it)
         self._two_steps: FloatArray | None = None
