@@ -6,7 +6,7 @@ the adjacency of the bipartite graph, the walk's column-stochastic transition ma
 off-diagonal blocks, ``P_eh`` (hyperedges → entities) and ``P_he`` (entities →
 hyperedges). :func:`bipartite_transition` builds them straight from ``inc``, without
 forming ``A``, the product or the slices (a first query on the synthetic 50 MB benchmark
-store, 2.5 M incidences, peaked at 691–707 MB of memory instead of 796–809 MB): the same
+store, 2.5 M incidences, peaked at 687–692 MiB of memory instead of 791–793 MiB): the same
 entries, each row's in the order SciPy's product writes them (reversed), so the walk's sums
 run in the same order and its scores are bit-identical (compared array for array on random
 graphs and on three benchmark stores with SciPy 1.17).
