@@ -25,6 +25,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -115,10 +116,20 @@ def copy_store(src: StoreProtocol, dst: StoreProtocol, *,
     """Copy every document (and the model-call cache) of ``src`` into ``dst``.
 
     Documents already in ``dst`` with the same content are skipped, so an interrupted copy
-    can be resumed. Raises :class:`StoreError` when the stores' embedding dimensions differ,
+    can be resumed. A SQLite source is read in one read transaction
+    (``HypergraphStore.read_snapshot``): documents another process adds, replaces or deletes
+    while the copy runs are copied as they were when it began. A PostgreSQL source is read
+    one statement at a time (such writes may show in the copy; the count check then reports
+    the difference). Raises :class:`StoreError` when the stores' embedding dimensions differ,
     or naming the document the destination refuses (nothing of its batch is written; the
     batches before it are kept).
     """
+    hold = getattr(src, "read_snapshot", None)  # SQLite: one read transaction for the copy
+    with hold() if callable(hold) else contextlib.nullcontext():
+        return _copy(src, dst, show_progress)
+
+
+def _copy(src: StoreProtocol, dst: StoreProtocol, show_progress: bool) -> TransferReport:
     from tqdm.auto import tqdm
 
     info = src.embedder_info()

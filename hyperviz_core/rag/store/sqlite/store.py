@@ -49,7 +49,7 @@ from ..base import DocumentWrite, StoreError, StoreStats
 from .ann_files import DEFAULT_ANN_THRESHOLD, AnnFiles
 from .cache import LLMCacheMixin
 from .deletes import DocumentDeletesMixin
-from .graphs import GraphLayersMixin
+from .graphs import GraphLayersMixin, snapshot
 from .lookups import QueryLookupsMixin
 from .reads import StoreReadsMixin
 from .schema import open_connection, resolve_path
@@ -119,9 +119,13 @@ class HypergraphStore(
             if isinstance(self._conn, _ClosedConnection):
                 return
             self._save_ann_indexes()  # the ANN files of big spaces this object wrote
-            # fold the write-ahead log back into the main file (a no-op if others read)
+            # fold the write-ahead log back into the main file; without waiting: a reader
+            # holding an older snapshot (another process's copy or query) would otherwise
+            # keep this close in the busy handler for the whole busy timeout, and the log
+            # is folded back by a later checkpoint anyway
             if not self.read_only:
                 with contextlib.suppress(sqlite3.Error):
+                    self._conn.execute("PRAGMA busy_timeout = 0")
                     self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             self._conn.close()
             self._conn = _ClosedConnection(self.path)  # type: ignore[assignment]
@@ -139,6 +143,15 @@ class HypergraphStore(
         finally:
             with self._lock:
                 self._conn.execute(f"PRAGMA cache_size = {old}")
+
+    @contextlib.contextmanager
+    def read_snapshot(self) -> Iterator[None]:
+        """Every read of this store object inside the block sees one committed state (one
+        read transaction; other processes go on writing, unseen until the block ends; other
+        threads using this object wait). What ``copy_store`` reads a source through, so a
+        copy is one state of a store that is being written."""
+        with self._lock, snapshot(self._conn):
+            yield
 
     def _need_writable(self, what: str) -> None:
         if self.read_only:

@@ -1,0 +1,89 @@
+"""A copy of a SQLite store that another writer changes while the copy runs is one state of
+the source: the state when the copy began (``HypergraphStore.read_snapshot``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hyperviz_core.rag import Document, VizRAG
+from hyperviz_core.rag.store import open_store, transfer
+from hyperviz_core.rag.store.transfer import copy_store
+
+DOCS = [Document(id="a", title="Ada", text="Ada Lovelace met Charles Babbage in London."),
+        Document(id="b", title="Grace", text="Grace Hopper worked on the Harvard Mark I."),
+        Document(id="c", title="Alan", text="Alan Turing studied at King's College.")]
+
+
+def _source(tmp_path: Path) -> Path:
+    with VizRAG(tmp_path / "src", show_progress=False) as rag:
+        rag.insert(DOCS)
+    return tmp_path / "src"
+
+
+@pytest.mark.parametrize("read_only", [True, False])
+def test_copy_is_the_source_as_it_was_when_the_copy_began(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, read_only: bool) -> None:
+    path = _source(tmp_path)
+    before = {}
+    with open_store(path, read_only=True) as s:
+        before = {d.id: d.hash for d in s.documents()}
+        stats_before = s.stats()
+    monkeypatch.setattr(transfer, "BATCH_DOCUMENTS", 1)
+    with open_store(path, read_only=read_only) as src, open_store(tmp_path / "dst") as dst:
+        real = dst.add_documents
+        batches = 0
+
+        def add_then_write(items: Any, **kw: Any) -> Any:
+            nonlocal batches
+            out = real(items, **kw)
+            batches += 1
+            if batches == 1:  # another writer changes the source mid-copy
+                with VizRAG(path, show_progress=False) as other:
+                    other.delete("c")
+                    other.insert([Document(id="b", title="Grace", text="Grace Hopper wrote "
+                                           "the first compiler, A-0."),
+                                  Document(id="d", title="Edsger", text="Edsger Dijkstra "
+                                           "lived in Austin.")])
+            return out
+
+        monkeypatch.setattr(dst, "add_documents", add_then_write)
+        report = copy_store(src, dst, show_progress=False)
+        assert report.verified, report.mismatches
+        assert report.documents_copied == 3
+        assert {d.id: d.hash for d in dst.documents()} == before
+        assert report.source.model_dump(exclude={"path"}) == stats_before.model_dump(
+            exclude={"path"})
+    with open_store(path, read_only=True) as s:  # the writer's changes did land
+        assert sorted(d.id for d in s.documents()) == ["a", "b", "d"]
+
+
+def test_closing_a_writer_does_not_wait_for_a_reader_holding_an_older_snapshot(
+        tmp_path: Path) -> None:
+    """The write-ahead log checkpoint at ``close`` gives up at once when a reader (another
+    process's copy or query) still reads an older state: before, the close sat in SQLite's
+    busy handler for the whole busy timeout (60 s) and then gave up anyway."""
+    import sqlite3
+    import time
+
+    from hyperviz_core.rag.store.sqlite import schema
+
+    path = _source(tmp_path)
+    reader = sqlite3.connect(str(path / "vizrag.sqlite"), isolation_level=None)
+    try:
+        reader.execute("BEGIN")
+        assert reader.execute("SELECT count(*) FROM documents").fetchone()[0] == 3
+        rag = VizRAG(path, show_progress=False)
+        rag.insert([Document(id="d", title="Edsger", text="Edsger Dijkstra lived in Austin.")])
+        t0 = time.monotonic()
+        rag.close()
+        assert time.monotonic() - t0 < schema._RETRY_S / 2
+        # the reader still sees its state; the commit is kept (in the log until a checkpoint)
+        assert reader.execute("SELECT count(*) FROM documents").fetchone()[0] == 3
+        reader.execute("COMMIT")
+    finally:
+        reader.close()
+    with open_store(path, read_only=True) as s:
+        assert sorted(d.id for d in s.documents()) == ["a", "b", "c", "d"]
