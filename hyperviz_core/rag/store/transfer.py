@@ -116,15 +116,14 @@ def copy_store(src: StoreProtocol, dst: StoreProtocol, *,
     """Copy every document (and the model-call cache) of ``src`` into ``dst``.
 
     Documents already in ``dst`` with the same content are skipped, so an interrupted copy
-    can be resumed. A SQLite source is read in one read transaction
-    (``HypergraphStore.read_snapshot``): documents another process adds, replaces or deletes
-    while the copy runs are copied as they were when it began. A PostgreSQL source is read
-    one statement at a time (such writes may show in the copy; the count check then reports
-    the difference). Raises :class:`StoreError` when the stores' embedding dimensions differ,
-    or naming the document the destination refuses (nothing of its batch is written; the
-    batches before it are kept).
+    can be resumed. The source is read in one snapshot (its ``read_snapshot()``: one read
+    transaction on SQLite, an exported snapshot on PostgreSQL): documents another process
+    adds, replaces or deletes while the copy runs are copied as they were when it began.
+    Raises :class:`StoreError` when the stores' embedding dimensions differ, or naming the
+    document the destination refuses (nothing of its batch is written; the batches before
+    it are kept).
     """
-    hold = getattr(src, "read_snapshot", None)  # SQLite: one read transaction for the copy
+    hold = getattr(src, "read_snapshot", None)  # one state of the source for the copy
     with hold() if callable(hold) else contextlib.nullcontext():
         return _copy(src, dst, show_progress)
 

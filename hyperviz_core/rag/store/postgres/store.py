@@ -27,6 +27,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import Any
 
@@ -146,6 +147,12 @@ class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin, PgQueryLooku
     def close(self) -> None:
         """Close the connection pool (the store object is unusable afterwards)."""
         self._pool.close()
+
+    def read_snapshot(self) -> AbstractContextManager[None]:
+        """Every read of this store object inside the block sees one committed state (an
+        exported snapshot, :meth:`Pool.pinned`); other processes go on writing. What
+        ``copy_store`` reads a source through, so a copy is one state of the database."""
+        return self._pool.pinned()
 
     def __enter__(self) -> PostgresStore:
         return self

@@ -249,8 +249,8 @@ class PgVectorMixin:
         _check_space(space)
         info = self.embedder_info()
         dim = info[1] if info else 0
-        with self._pool.connection() as conn, conn.transaction():
-            cur = conn.cursor(binary=True)
+        with self._pool.read() as c:
+            cur = c.conn.cursor(binary=True)
             if ids is None:
                 rows = cur.execute("SELECT id, vector FROM embeddings WHERE space = %s "
                                    "ORDER BY id", (space,)).fetchall()
