@@ -1,6 +1,6 @@
 """``copy_store`` from a PostgreSQL source that another writer changes while the copy runs
-copies the source as it was when the copy began (an exported snapshot every read of the
-source uses, ``PostgresStore.read_snapshot``). The server is started by the test suite
+copies the source as it was when the copy began (every read of the source in one read
+transaction held open for the copy, ``PostgresStore.read_snapshot``). The server is started by the test suite
 (``tests/pg_server.py``)."""
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import random
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -61,7 +62,6 @@ class Pool:
     def __init__(self, url: str, *, max_size: int = 4, retries: int = 8) -> None:
         try:
             import psycopg
-            from psycopg import sql
             from psycopg_pool import ConnectionPool
         except ImportError as exc:  # pragma: no cover - the extra is missing
             raise StoreError(
@@ -69,8 +69,8 @@ class Pool:
                 f" ({exc})") from None
         self.where = mask_url(url)
         self.retries = retries
-        self._pinned: str | None = None  # the snapshot every read uses (:meth:`pinned`)
-        self._sql = sql
+        self._pinned: Any = None  # the connection every read uses (:meth:`pinned`)
+        self._pin_lock = threading.RLock()
         self._errors = psycopg.Error
         try:  # one direct connection first: a wrong URL fails at once, not after a timeout
             psycopg.connect(url, autocommit=True).close()
@@ -94,31 +94,32 @@ class Pool:
     @contextmanager
     def read(self) -> Iterator[QmarkConnection]:
         """One consistent, read-only snapshot for the statements inside the block (inside
-        :meth:`pinned`, the pinned one)."""
+        :meth:`pinned`, the pinned transaction itself)."""
         try:
+            if self._pinned is not None:
+                with self._pin_lock:
+                    yield QmarkConnection(self._pinned)
+                return
             with self._pool.connection() as conn, conn.transaction():
                 conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                if self._pinned is not None:  # a statement without parameters
-                    conn.execute(self._sql.SQL("SET TRANSACTION SNAPSHOT {}").format(
-                        self._sql.Literal(self._pinned)))
                 yield QmarkConnection(conn)
         except self._errors as exc:
             raise StoreError(f"PostgreSQL store {self.where}: {_first_line(exc)}") from exc
 
     @contextmanager
     def pinned(self) -> Iterator[None]:
-        """Every read of this pool inside the block (:meth:`read`, :meth:`query`) sees one
-        snapshot: the one a transaction held open for the block exports
-        (``pg_export_snapshot``; it keeps one connection of the pool, so a pool of one
-        connection reads unpinned). Writes are not pinned."""
+        """Every read of this pool inside the block (:meth:`read`, :meth:`query`) runs in one
+        ``REPEATABLE READ READ ONLY`` transaction held open for the block, so all of them see
+        one snapshot (one statement per read, as unpinned :meth:`query`; the threads reading
+        take turns). It keeps one connection of the pool (a pool of one connection reads
+        unpinned); writes are not pinned."""
         if self._pinned is not None or self._pool.max_size < 2:
-            yield  # already pinned (the outer block's snapshot), or no connection to spare
+            yield  # already pinned (the outer block's transaction), or no connection to spare
             return
         try:
             with self._pool.connection() as conn, conn.transaction():
                 conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                row = conn.execute("SELECT pg_export_snapshot()").fetchone()
-                self._pinned = str(row[0]) if row else None
+                self._pinned = conn
                 try:
                     yield
                 finally:
@@ -128,8 +129,8 @@ class Pool:
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         """The rows of one statement (one snapshot by itself: no transaction block, so one
-        round trip instead of the four of :meth:`read`; inside :meth:`pinned`, run in
-        :meth:`read` on the pinned snapshot)."""
+        round trip instead of the four of :meth:`read`; inside :meth:`pinned`, on the pinned
+        transaction)."""
         if self._pinned is not None:
             with self.read() as c:
                 return list(c.execute(sql, params).fetchall())
