@@ -86,21 +86,33 @@ def demo_documents() -> list[Document]:
                      metadata={"source": "MuSiQue (CC BY 4.0)"}) for p in demo_passages()]
 
 
+#: the entries a store folder of this package holds (the database, its write-ahead log
+#: and shared memory, the persisted ANN indexes)
+_STORE_FILES = {"vizrag.sqlite": False, "vizrag.sqlite-wal": False,
+                "vizrag.sqlite-shm": False, "vizrag.ann": True}  # name -> is a folder
+
+
 def _clear_demo_store(store_dir: Path) -> None:
     """Remove the store an earlier demo run left in ``store_dir`` (a fresh index each run);
-    raise ValueError, removing nothing, when the path holds anything else (another store's
-    documents, other files)."""
-    if not store_dir.exists():
+    raise ValueError, removing nothing, when the path holds anything else: a symbolic link,
+    a file, entries other than a store's own, or a store with documents not the demo's."""
+    if not store_dir.exists() and not store_dir.is_symlink():
         return
     from .rag.store import open_store
 
-    foreign = not store_dir.is_dir() or any(
-        not p.name.startswith("vizrag.") for p in store_dir.iterdir())
-    if not foreign and (store_dir / "vizrag.sqlite").is_file():
-        with open_store(store_dir, read_only=True) as store:
-            held = {d.id for d in store.documents()}
-        foreign = not held <= {d.id for d in demo_documents()}
-    if foreign:
+    entries = ([] if store_dir.is_symlink() or not store_dir.is_dir()
+               else sorted(store_dir.iterdir()))
+    own = (not store_dir.is_symlink() and store_dir.is_dir() and all(
+        p.name in _STORE_FILES and not p.is_symlink() and p.is_dir() == _STORE_FILES[p.name]
+        for p in entries))
+    if own and entries:
+        database = store_dir / "vizrag.sqlite"
+        own = database.is_file()
+        if own:
+            with open_store(store_dir, read_only=True) as store:
+                held = {d.id for d in store.documents()}
+            own = held <= {d.id for d in demo_documents()}
+    if not own:
         raise ValueError(f"{store_dir} exists and is not a store of this demo (it would be "
                          "replaced): give another --out")
     shutil.rmtree(store_dir)

@@ -4,8 +4,7 @@ folder it replaces is only ever its own index."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+import os
 from pathlib import Path
 
 import pytest
@@ -55,9 +54,35 @@ def test_vizrag_demo_refuses_a_folder_with_other_files(
     assert (tmp_path / "store" / "notes.txt").read_text(encoding="utf-8") == "keep me"
 
 
-def test_demo_data_is_read_from_the_package_not_the_repository(tmp_path: Path) -> None:
-    code = ("import hyperviz_core.demo as d, pathlib; "
-            "print(len(d.demo_passages()), pathlib.Path(d.__file__).parent.name)")
-    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
-                          text=True, check=True, timeout=120)
-    assert proc.stdout.split() == ["60", "hyperviz_core"]
+@pytest.mark.parametrize("stray", ["vizrag.sqlite.bak", "vizrag.sqlite.orig", "notes.txt"])
+def test_vizrag_demo_keeps_a_demo_store_holding_other_files(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], stray: str) -> None:
+    """Only a store's own entries (the database, its -wal/-shm, the ANN folder) may be
+    replaced: a backup or any other file beside them stops the demo."""
+    assert main(["demo", "--out", str(tmp_path)]) == 0
+    (tmp_path / "store" / stray).write_text("keep me", encoding="utf-8")
+    assert main(["demo", "--out", str(tmp_path)]) == 2
+    assert "is not a store of this demo" in capsys.readouterr().err
+    assert (tmp_path / "store" / stray).read_text(encoding="utf-8") == "keep me"
+    assert (tmp_path / "store" / "vizrag.sqlite").is_file()
+
+
+def test_vizrag_demo_refuses_a_folder_named_like_the_database(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "store" / "vizrag.sqlite").mkdir(parents=True)
+    (tmp_path / "store" / "vizrag.sqlite" / "data.txt").write_text("x", encoding="utf-8")
+    assert main(["demo", "--out", str(tmp_path)]) == 2
+    assert "is not a store of this demo" in capsys.readouterr().err
+    assert (tmp_path / "store" / "vizrag.sqlite" / "data.txt").exists()
+
+
+def test_vizrag_demo_refuses_a_symbolic_link(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "elsewhere"
+    assert main(["demo", "--out", str(tmp_path / "first")]) == 0
+    os.rename(tmp_path / "first" / "store", target)
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "store").symlink_to(target, target_is_directory=True)
+    assert main(["demo", "--out", str(tmp_path / "out")]) == 2
+    assert "is not a store of this demo" in capsys.readouterr().err
+    assert (target / "vizrag.sqlite").is_file()

@@ -87,3 +87,38 @@ def test_closing_a_writer_does_not_wait_for_a_reader_holding_an_older_snapshot(
         reader.close()
     with open_store(path, read_only=True) as s:
         assert sorted(d.id for d in s.documents()) == ["a", "b", "c", "d"]
+
+
+def test_writing_through_a_store_holding_its_snapshot_is_refused(tmp_path: Path) -> None:
+    """A write inside ``read_snapshot()`` would end the read transaction (or, from the
+    engine's writer thread, wait for the lock the block holds, forever): refused, and the
+    store written afterwards."""
+    from hyperviz_core.rag.store import StoreError
+
+    path = _source(tmp_path)
+    with VizRAG(path, show_progress=False) as rag:
+        with rag.store.read_snapshot():
+            with pytest.raises(StoreError, match="holds a read snapshot"):
+                rag.store.delete_document("a")
+            report = rag.insert([Document(id="d", title="Edsger", text="Edsger Dijkstra "
+                                          "lived in Austin.")])
+            assert report.documents_failed == 1
+            assert any("holds a read snapshot" in e for e in report.errors), report.errors
+        assert sorted(d.id for d in rag.store.documents()) == ["a", "b", "c"]
+        rag.insert([Document(id="d", title="Edsger", text="Edsger Dijkstra lived in Austin.")])
+        assert sorted(d.id for d in rag.store.documents()) == ["a", "b", "c", "d"]
+
+
+def test_a_query_measuring_passages_does_not_end_the_snapshot(tmp_path: Path) -> None:
+    """The BM25 lengths a query measures are not written inside the caller's snapshot (their
+    write transaction's failure used to roll the snapshot back, showing later commits)."""
+    path = _source(tmp_path)
+    with VizRAG(path, show_progress=False) as rag:
+        store = rag.store
+        assert store.lexical_ready()  # the full-text index the lengths are read beside
+        with store.read_snapshot():
+            store.lexical_lengths(len)
+            with VizRAG(path, show_progress=False) as other:
+                other.insert([Document(id="z", title="Zed", text="Zed Zork met Quux.")])
+            assert len(store.documents()) == 3
+        assert len(store.documents()) == 4

@@ -54,3 +54,33 @@ def test_scale_columns_reverses_each_row_and_scales() -> None:
     out = scale_columns(m, np.array([10.0, 100.0, 0.5]))
     assert out.indices.tolist() == [0, 2, 1] and out.data.tolist() == [20.0, 0.5, 300.0]
     assert np.array_equal(out.toarray(), (m @ sp.diags([10.0, 100.0, 0.5])).toarray())
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_each_row_lists_its_entries_in_reverse(seed: int) -> None:
+    """The entry order the walk's sums follow (that of SciPy's product of the old
+    construction): an entity's hyperedges in reverse of the canonical incidence order, a
+    hyperedge's entities from the highest position down."""
+    inc = _incidence(seed, 50, 80, 400)
+    canonical = inc.copy()
+    canonical.sum_duplicates()
+    to_entities, to_edges, _ = bipartite_transition(inc)
+    for i in range(inc.shape[0]):
+        row = canonical.indices[canonical.indptr[i]:canonical.indptr[i + 1]]
+        assert to_entities.indices[to_entities.indptr[i]:to_entities.indptr[i + 1]].tolist() \
+            == row[::-1].tolist()
+    members = canonical.tocsc()
+    for h in range(inc.shape[1]):
+        ents = sorted(members.indices[members.indptr[h]:members.indptr[h + 1]].tolist())
+        assert to_edges.indices[to_edges.indptr[h]:to_edges.indptr[h + 1]].tolist() \
+            == ents[::-1]
+
+
+def test_a_non_canonical_input_is_not_changed() -> None:
+    inc = sp.csr_matrix((np.ones(3), np.array([2, 0, 2]), np.array([0, 3])), shape=(1, 3))
+    assert not inc.has_canonical_format
+    to_entities, _, inv = bipartite_transition(inc)
+    assert inc.indices.tolist() == [2, 0, 2]  # the caller's matrix as it was
+    assert to_entities.indices.tolist() == [2, 0]  # duplicates summed, then reversed
+    assert to_entities.data.tolist() == [1.0, 1.0]  # h2: 2 incidences × 1/2; h0: 1 × 1
+    assert inv.tolist() == [1 / 3, 1.0, 0.0, 0.5]

@@ -34,16 +34,17 @@ IntArray = npt.NDArray[np.int64]
 
 def _reversed_rows(indptr: npt.NDArray[np.integer]) -> IntArray:
     """The permutation that reverses every row of a CSR matrix with this ``indptr``."""
-    n = int(indptr[-1])
-    rows = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
-    out: IntArray = ((indptr[:-1] + indptr[1:] - 1)[rows] - np.arange(n)).astype(np.int64)
+    bounds = indptr.astype(np.int64)  # int32 sums would wrap past 2^30 entries
+    n = int(bounds[-1])
+    rows = np.repeat(np.arange(len(bounds) - 1), np.diff(bounds))
+    out: IntArray = (bounds[:-1] + bounds[1:] - 1)[rows] - np.arange(n, dtype=np.int64)
     return out
 
 
 def scale_columns(matrix: sp.csr_matrix, factors: FloatArray) -> sp.csr_matrix:
     """``matrix @ diag(factors)`` for a CSR ``matrix`` without explicit zeros (and
-    ``factors`` nonzero on its columns), each row's entries reversed as SciPy's sparse
-    product writes them.
+    ``factors`` nonzero on its columns), each row's entries in the reverse of their order in
+    ``matrix`` (as SciPy's sparse product writes them).
 
     >>> m = sp.csr_matrix(np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]]))
     >>> scale_columns(m, np.array([1.0, 10.0, 0.5])).toarray().tolist()
@@ -58,7 +59,11 @@ def scale_columns(matrix: sp.csr_matrix, factors: FloatArray) -> sp.csr_matrix:
 def bipartite_transition(inc: sp.csr_matrix) -> tuple[sp.csr_matrix, sp.csr_matrix, FloatArray]:
     """``(P_eh, P_he, inv)``: the transition blocks into entities (``n_e × n_h``) and into
     hyperedges (``n_h × n_e``) and ``1/degree`` of every node (entities first, 0 for an
-    isolated node)."""
+    isolated node). ``inc`` is brought to canonical form first (sorted indices, duplicates
+    summed, on a copy), the form the entry order above is stated for."""
+    if not inc.has_canonical_format:
+        inc = inc.copy()
+        inc.sum_duplicates()
     n_e = inc.shape[0]
     deg = np.concatenate([np.asarray(inc.sum(axis=1)).ravel(),
                           np.asarray(inc.sum(axis=0)).ravel()]).astype(np.float64)

@@ -117,8 +117,9 @@ def copy_store(src: StoreProtocol, dst: StoreProtocol, *,
 
     Documents already in ``dst`` with the same content are skipped, so an interrupted copy
     can be resumed. The source is read in one snapshot (its ``read_snapshot()``: one read
-    transaction on SQLite, an exported snapshot on PostgreSQL): documents another process
-    adds, replaces or deletes while the copy runs are copied as they were when it began.
+    transaction held open for the copy, on SQLite and on PostgreSQL): documents another
+    process adds, replaces or deletes while the copy runs are copied as they were when it
+    began.
     Raises :class:`StoreError` when the stores' embedding dimensions differ, or naming the
     document the destination refuses (nothing of its batch is written; the batches before
     it are kept).

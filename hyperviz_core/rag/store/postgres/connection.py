@@ -69,8 +69,7 @@ class Pool:
                 f" ({exc})") from None
         self.where = mask_url(url)
         self.retries = retries
-        self._pinned: Any = None  # the connection every read uses (:meth:`pinned`)
-        self._pin_lock = threading.RLock()
+        self._pin = threading.local()  # .conn: this thread's pinned connection
         self._errors = psycopg.Error
         try:  # one direct connection first: a wrong URL fails at once, not after a timeout
             psycopg.connect(url, autocommit=True).close()
@@ -91,14 +90,20 @@ class Pool:
         with self._pool.connection() as conn:
             yield conn
 
+    def _pinned(self) -> Any:
+        """The connection of this thread's :meth:`pinned` block, if any."""
+        return getattr(self._pin, "conn", None)
+
     @contextmanager
     def read(self) -> Iterator[QmarkConnection]:
-        """One consistent, read-only snapshot for the statements inside the block (inside
-        :meth:`pinned`, the pinned transaction itself)."""
+        """One consistent, read-only snapshot for the statements inside the block (in this
+        thread's :meth:`pinned` block, the pinned transaction, behind a savepoint: a failed
+        read leaves the snapshot usable)."""
+        pinned = self._pinned()
         try:
-            if self._pinned is not None:
-                with self._pin_lock:
-                    yield QmarkConnection(self._pinned)
+            if pinned is not None:
+                with pinned.transaction():
+                    yield QmarkConnection(pinned)
                 return
             with self._pool.connection() as conn, conn.transaction():
                 conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
@@ -108,30 +113,38 @@ class Pool:
 
     @contextmanager
     def pinned(self) -> Iterator[None]:
-        """Every read of this pool inside the block (:meth:`read`, :meth:`query`) runs in one
-        ``REPEATABLE READ READ ONLY`` transaction held open for the block, so all of them see
-        one snapshot (one statement per read, as unpinned :meth:`query`; the threads reading
-        take turns). It keeps one connection of the pool (a pool of one connection reads
-        unpinned); writes are not pinned."""
-        if self._pinned is not None or self._pool.max_size < 2:
-            yield  # already pinned (the outer block's transaction), or no connection to spare
+        """Every read this thread makes through the pool inside the block (:meth:`read`,
+        :meth:`query`) runs in one ``REPEATABLE READ READ ONLY`` transaction held open for
+        the block, so all of them see the state of the block's start; :meth:`write` from
+        this thread raises :class:`StoreError` (its reads would see that old state). Other
+        threads are not pinned. It keeps one connection of the pool: a pool of one
+        connection reads unpinned (logged as a warning)."""
+        if self._pinned() is not None:
+            yield  # already pinned: the outer block's transaction
+            return
+        if self._pool.max_size < 2:
+            log.warning("PostgreSQL store %s: a pool of one connection cannot hold a read "
+                        "snapshot; reading statement by statement", self.where)
+            yield
             return
         try:
             with self._pool.connection() as conn, conn.transaction():
                 conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                self._pinned = conn
+                conn.execute("SET LOCAL idle_in_transaction_session_timeout = 0")
+                conn.execute("SELECT 1")  # the snapshot is taken by the first statement: now
+                self._pin.conn = conn
                 try:
                     yield
                 finally:
-                    self._pinned = None
+                    self._pin.conn = None
         except self._errors as exc:
             raise StoreError(f"PostgreSQL store {self.where}: {_first_line(exc)}") from exc
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         """The rows of one statement (one snapshot by itself: no transaction block, so one
-        round trip instead of the four of :meth:`read`; inside :meth:`pinned`, on the pinned
-        transaction)."""
-        if self._pinned is not None:
+        round trip instead of the four of :meth:`read`; in a :meth:`pinned` block, on the
+        pinned transaction)."""
+        if self._pinned() is not None:
             with self.read() as c:
                 return list(c.execute(sql, params).fetchall())
         try:
@@ -142,6 +155,10 @@ class Pool:
 
     def write(self, fn: Callable[[QmarkConnection], _T]) -> _T:
         """Run ``fn`` in one write transaction; retry on serialization failure/deadlock."""
+        if self._pinned() is not None:
+            raise StoreError(f"PostgreSQL store {self.where} holds a read snapshot "
+                             "(read_snapshot()) in this thread; cannot write through it until "
+                             "the snapshot ends")
         delay = 0.02
         for attempt in range(1, self.retries + 1):
             try:

@@ -149,10 +149,11 @@ class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin, PgQueryLooku
         self._pool.close()
 
     def read_snapshot(self) -> AbstractContextManager[None]:
-        """Every read of this store object inside the block sees one committed state (one
-        read transaction held open, :meth:`Pool.pinned`); other processes go on writing.
-        What ``copy_store`` reads a source through, so a copy is one state of the
-        database."""
+        """Every read this thread makes through this store object inside the block sees one
+        committed state (one read transaction held open, :meth:`Pool.pinned`); other
+        processes go on writing; a write from this thread inside the block raises
+        :class:`StoreError`. What ``copy_store`` reads a source through, so a copy is one
+        state of the database."""
         return self._pool.pinned()
 
     def __enter__(self) -> PostgresStore:

@@ -177,8 +177,9 @@ def missing_lengths(conn: sqlite3.Connection) -> list[Any]:
 
 def store_lengths(conn: sqlite3.Connection, rows: Sequence[tuple[int, int, int]]) -> None:
     """Write (rowid, length, exact) rows (ignored when the store is read-only or busy:
-    a writer's lock is waited for briefly, :func:`~.state_arrays.brief_wait`)."""
-    if not rows:
+    a writer's lock is waited for briefly, :func:`~.state_arrays.brief_wait`; and inside a
+    transaction the caller holds, e.g. a read snapshot, which this must not end)."""
+    if not rows or conn.in_transaction:
         return
     try:
         with brief_wait(conn):

@@ -102,6 +102,7 @@ class HypergraphStore(
         self.read_only: bool = read_only
         self._conn = open_connection(self.path, version=__version__, read_only=read_only)
         self._lock = threading.RLock()
+        self._snapshot_held = False  # inside read_snapshot(): writes through this refused
         self._bottom: Hypergraph | None = None
         self._top: Hypergraph | None = None
         self._indexes: dict[str, VectorIndex] = {}
@@ -148,14 +149,23 @@ class HypergraphStore(
     def read_snapshot(self) -> Iterator[None]:
         """Every read of this store object inside the block sees one committed state (one
         read transaction; other processes go on writing, unseen until the block ends; other
-        threads using this object wait). What ``copy_store`` reads a source through, so a
-        copy is one state of a store that is being written."""
+        threads reading through this object wait). Writing through this object inside the
+        block raises :class:`StoreError` (a write would end the snapshot, or wait for it).
+        What ``copy_store`` reads a source through, so a copy is one state of a store that
+        is being written."""
         with self._lock, snapshot(self._conn):
-            yield
+            self._snapshot_held = True
+            try:
+                yield
+            finally:
+                self._snapshot_held = False
 
     def _need_writable(self, what: str) -> None:
         if self.read_only:
             raise StoreError(f"store {self.path} is open read-only; cannot {what}")
+        if self._snapshot_held:
+            raise StoreError(f"store {self.path} holds a read snapshot (read_snapshot()); "
+                             f"cannot {what} through it until the snapshot ends")
 
     def __enter__(self) -> HypergraphStore:
         return self
