@@ -3,18 +3,24 @@ the source: the state when the copy began (``HypergraphStore.read_snapshot``).""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hyperviz_core.rag import Document, VizRAG
-from hyperviz_core.rag.store import open_store, transfer
-from hyperviz_core.rag.store.transfer import copy_store
+from hyperviz_core.rag.store import StoreStats, open_store, transfer
+from hyperviz_core.rag.store.transfer import TransferReport, copy_store
 
 DOCS = [Document(id="a", title="Ada", text="Ada Lovelace met Charles Babbage in London."),
         Document(id="b", title="Grace", text="Grace Hopper worked on the Harvard Mark I."),
         Document(id="c", title="Alan", text="Alan Turing studied at King's College.")]
+
+
+#: what the other writer stores mid-copy (beside deleting "c")
+CHANGES = [Document(id="b", title="Grace", text="Grace Hopper wrote the first compiler, A-0."),
+           Document(id="d", title="Edsger", text="Edsger Dijkstra lived in Austin.")]
 
 
 def _source(tmp_path: Path) -> Path:
@@ -23,39 +29,50 @@ def _source(tmp_path: Path) -> Path:
     return tmp_path / "src"
 
 
+def copy_while_written(src: Any, dst: Any, monkeypatch: pytest.MonkeyPatch,
+                       write: Callable[[], None]) -> TransferReport:
+    """``copy_store(src, dst)`` one document per batch, with ``write()`` (another writer
+    changing the source) run after the first batch."""
+    monkeypatch.setattr(transfer, "BATCH_DOCUMENTS", 1)
+    real = dst.add_documents
+    written: list[bool] = []
+
+    def add_then_write(items: Any, **kw: Any) -> Any:
+        out = real(items, **kw)
+        if not written:
+            written.append(True)
+            write()
+        return out
+
+    monkeypatch.setattr(dst, "add_documents", add_then_write)
+    return copy_store(src, dst, show_progress=False)
+
+
+def assert_copy_of(report: TransferReport, dst: Any, hashes: dict[str, str],
+                   stats: StoreStats) -> None:
+    """``dst`` holds exactly the documents ``hashes`` names, the counts checked equal."""
+    assert report.verified, report.mismatches
+    assert report.documents_copied == len(hashes)
+    assert {d.id: d.hash for d in dst.documents()} == hashes
+    assert report.source.model_dump(exclude={"path"}) == stats.model_dump(exclude={"path"})
+
+
 @pytest.mark.parametrize("read_only", [True, False])
 def test_copy_is_the_source_as_it_was_when_the_copy_began(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, read_only: bool) -> None:
     path = _source(tmp_path)
-    before = {}
     with open_store(path, read_only=True) as s:
         before = {d.id: d.hash for d in s.documents()}
         stats_before = s.stats()
-    monkeypatch.setattr(transfer, "BATCH_DOCUMENTS", 1)
+
+    def write() -> None:
+        with VizRAG(path, show_progress=False) as other:
+            other.delete("c")
+            other.insert(CHANGES)
+
     with open_store(path, read_only=read_only) as src, open_store(tmp_path / "dst") as dst:
-        real = dst.add_documents
-        batches = 0
-
-        def add_then_write(items: Any, **kw: Any) -> Any:
-            nonlocal batches
-            out = real(items, **kw)
-            batches += 1
-            if batches == 1:  # another writer changes the source mid-copy
-                with VizRAG(path, show_progress=False) as other:
-                    other.delete("c")
-                    other.insert([Document(id="b", title="Grace", text="Grace Hopper wrote "
-                                           "the first compiler, A-0."),
-                                  Document(id="d", title="Edsger", text="Edsger Dijkstra "
-                                           "lived in Austin.")])
-            return out
-
-        monkeypatch.setattr(dst, "add_documents", add_then_write)
-        report = copy_store(src, dst, show_progress=False)
-        assert report.verified, report.mismatches
-        assert report.documents_copied == 3
-        assert {d.id: d.hash for d in dst.documents()} == before
-        assert report.source.model_dump(exclude={"path"}) == stats_before.model_dump(
-            exclude={"path"})
+        report = copy_while_written(src, dst, monkeypatch, write)
+        assert_copy_of(report, dst, before, stats_before)
     with open_store(path, read_only=True) as s:  # the writer's changes did land
         assert sorted(d.id for d in s.documents()) == ["a", "b", "d"]
 
