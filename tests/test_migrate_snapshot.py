@@ -139,3 +139,16 @@ def test_a_query_measuring_passages_does_not_end_the_snapshot(tmp_path: Path) ->
                 other.insert([Document(id="z", title="Zed", text="Zed Zork met Quux.")])
             assert len(store.documents()) == 3
         assert len(store.documents()) == 4
+
+
+def test_a_nested_snapshot_leaves_the_outer_one_held(tmp_path: Path) -> None:
+    from hyperviz_core.rag.store import StoreError
+
+    path = _source(tmp_path)
+    with open_store(path) as store, store.read_snapshot():
+        with store.read_snapshot():
+            pass
+        with pytest.raises(StoreError, match="holds a read snapshot"):
+            store.delete_document("a")
+    with open_store(path, read_only=True) as store:
+        assert sorted(d.id for d in store.documents()) == ["a", "b", "c"]

@@ -154,11 +154,11 @@ class HypergraphStore(
         What ``copy_store`` reads a source through, so a copy is one state of a store that
         is being written."""
         with self._lock, snapshot(self._conn):
-            self._snapshot_held = True
+            outer, self._snapshot_held = self._snapshot_held, True
             try:
                 yield
             finally:
-                self._snapshot_held = False
+                self._snapshot_held = outer  # a nested block leaves the outer one held
 
     def _need_writable(self, what: str) -> None:
         if self.read_only:
