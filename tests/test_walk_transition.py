@@ -31,16 +31,18 @@ def test_blocks_equal_the_products(seed: int) -> None:
     rng = np.random.default_rng(100 + seed)
     inc = _incidence(seed, int(rng.integers(1, 120)), int(rng.integers(1, 200)),
                      int(rng.integers(1, 1500)))
-    to_entities, to_edges, inv = bipartite_transition(inc)
+    to_entities, to_edges, degree, inv = bipartite_transition(inc)
     want_e, want_h, want_inv = _products(inc)
     assert np.array_equal(inv, want_inv)
+    assert np.array_equal(np.divide(1.0, degree, out=np.zeros_like(degree), where=degree > 0),
+                          want_inv)
     assert np.array_equal(to_entities.toarray(), want_e)  # one product per entry: exact
     assert np.array_equal(to_edges.toarray(), want_h)
 
 
 def test_columns_sum_to_one_where_a_node_has_neighbours() -> None:
     inc = _incidence(7, 40, 60, 300)
-    to_entities, to_edges, _ = bipartite_transition(inc)
+    to_entities, to_edges, _, _ = bipartite_transition(inc)
     # column-stochastic: what leaves hyperedge h (resp. entity e) sums to 1
     out_of_edges = np.asarray(to_entities.sum(axis=0)).ravel()
     out_of_entities = np.asarray(to_edges.sum(axis=0)).ravel()
@@ -64,7 +66,7 @@ def test_each_row_lists_its_entries_in_reverse(seed: int) -> None:
     inc = _incidence(seed, 50, 80, 400)
     canonical = inc.copy()
     canonical.sum_duplicates()
-    to_entities, to_edges, _ = bipartite_transition(inc)
+    to_entities, to_edges, _, _ = bipartite_transition(inc)
     for i in range(inc.shape[0]):
         row = canonical.indices[canonical.indptr[i]:canonical.indptr[i + 1]]
         assert to_entities.indices[to_entities.indptr[i]:to_entities.indptr[i + 1]].tolist() \
@@ -79,8 +81,9 @@ def test_each_row_lists_its_entries_in_reverse(seed: int) -> None:
 def test_a_non_canonical_input_is_not_changed() -> None:
     inc = sp.csr_matrix((np.ones(3), np.array([2, 0, 2]), np.array([0, 3])), shape=(1, 3))
     assert not inc.has_canonical_format
-    to_entities, _, inv = bipartite_transition(inc)
+    to_entities, _, degree, inv = bipartite_transition(inc)
     assert inc.indices.tolist() == [2, 0, 2]  # the caller's matrix as it was
     assert to_entities.indices.tolist() == [2, 0]  # duplicates summed, then reversed
     assert to_entities.data.tolist() == [1.0, 1.0]  # h2: 2 incidences × 1/2; h0: 1 × 1
     assert inv.tolist() == [1 / 3, 1.0, 0.0, 0.5]
+    assert degree.tolist() == [3.0, 1.0, 0.0, 2.0]

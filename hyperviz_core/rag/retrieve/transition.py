@@ -14,7 +14,7 @@ graphs and on three benchmark stores with SciPy 1.17).
 Example:
     >>> import numpy as np, scipy.sparse as sp
     >>> inc = sp.csr_matrix(np.array([[1.0, 1.0], [1.0, 0.0], [0.0, 1.0]]))
-    >>> to_entities, to_edges, inv = bipartite_transition(inc)
+    >>> to_entities, to_edges, degree, inv = bipartite_transition(inc)
     >>> to_entities.toarray().tolist()   # hyperedge → its members, 1/|h| each
     [[0.5, 0.5], [0.5, 0.0], [0.0, 0.5]]
     >>> to_edges.toarray().tolist()      # entity → its hyperedges, 1/deg(e) each
@@ -23,14 +23,30 @@ Example:
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
-__all__ = ["bipartite_transition", "scale_columns"]
+__all__ = ["Transition", "bipartite_transition", "scale_columns"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+
+
+class Transition(NamedTuple):
+    """The walk's two transition blocks and the node degrees they were scaled by."""
+
+    to_entities: sp.csr_matrix
+    """``P_eh`` (``n_e × n_h``): hyperedge → its member entities, ``1/|h|`` each."""
+    to_edges: sp.csr_matrix
+    """``P_he`` (``n_h × n_e``): entity → its hyperedges, ``1/deg(e)`` each."""
+    degree: FloatArray
+    """Degree of every node, entities first then hyperedges."""
+    inv: FloatArray
+    """``1/degree`` (0 for an isolated node)."""
+
 
 def _reversed_rows(indptr: npt.NDArray[np.integer]) -> IntArray:
     """The permutation that reverses every row of a CSR matrix with this ``indptr``."""
@@ -56,11 +72,10 @@ def scale_columns(matrix: sp.csr_matrix, factors: FloatArray) -> sp.csr_matrix:
                          shape=matrix.shape)
 
 
-def bipartite_transition(inc: sp.csr_matrix) -> tuple[sp.csr_matrix, sp.csr_matrix, FloatArray]:
-    """``(P_eh, P_he, inv)``: the transition blocks into entities (``n_e × n_h``) and into
-    hyperedges (``n_h × n_e``) and ``1/degree`` of every node (entities first, 0 for an
-    isolated node). ``inc`` is brought to canonical form first (sorted indices, duplicates
-    summed, on a copy), the form the entry order above is stated for."""
+def bipartite_transition(inc: sp.csr_matrix) -> Transition:
+    """The transition blocks into entities and into hyperedges, and the node degrees.
+    ``inc`` is brought to canonical form first (sorted indices, duplicates summed, on a
+    copy), the form the entry order above is stated for."""
     if not inc.has_canonical_format:
         inc = inc.copy()
         inc.sum_duplicates()
@@ -70,4 +85,5 @@ def bipartite_transition(inc: sp.csr_matrix) -> tuple[sp.csr_matrix, sp.csr_matr
     inv = np.divide(1.0, deg, out=np.zeros_like(deg), where=deg > 0)
     # A's entity rows are inc's rows (in inc's order); its hyperedge rows list their entities
     # in ascending order (incᵀ converted to CSR)
-    return scale_columns(inc, inv[n_e:]), scale_columns(inc.T.tocsr(), inv[:n_e]), inv
+    return Transition(scale_columns(inc, inv[n_e:]), scale_columns(inc.T.tocsr(), inv[:n_e]),
+                      deg, inv)

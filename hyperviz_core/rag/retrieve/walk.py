@@ -147,8 +147,8 @@ class EntityWalk:
         rows, cols = incidence
         inc = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_e, n_h))
         # the two off-diagonal blocks of the bipartite transition (:mod:`.transition`)
-        self._to_entities, self._to_edges, inv = bipartite_transition(inc)
-        self.degree: FloatArray = np.asarray(inc.sum(axis=1), dtype=np.float64).ravel()
+        self._to_entities, self._to_edges, degree, inv = bipartite_transition(inc)
+        self.degree: FloatArray = degree[:n_e]
         # two steps as one dense product when small: P_eh·P_he = S·D_e⁻¹ with S the
         # symmetric entity × entity matrix Σ_h [i∈h][j∈h]/|h| (BLAS symv reads half of it)
         self._two_steps: FloatArray | None = None
