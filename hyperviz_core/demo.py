@@ -86,12 +86,6 @@ def demo_documents() -> list[Document]:
                      metadata={"source": "MuSiQue (CC BY 4.0)"}) for p in demo_passages()]
 
 
-#: the entries a store folder of this package holds (the database, its write-ahead log
-#: and shared memory, the persisted ANN indexes)
-_STORE_FILES = {"vizrag.sqlite": False, "vizrag.sqlite-wal": False,
-                "vizrag.sqlite-shm": False, "vizrag.ann": True}  # name -> is a folder
-
-
 def _clear_demo_store(store_dir: Path) -> None:
     """Remove the store an earlier demo run left in ``store_dir`` (a fresh index each run);
     raise ValueError, removing nothing, when the path holds anything else: a symbolic link,
@@ -99,14 +93,16 @@ def _clear_demo_store(store_dir: Path) -> None:
     if not store_dir.exists() and not store_dir.is_symlink():
         return
     from .rag.store import open_store
+    from .rag.store.sqlite.files import store_entries
+    from .rag.store.sqlite.schema import STORE_FILENAME
 
+    database = store_dir / STORE_FILENAME
+    kinds = store_entries(database)  # the store's own entries: path -> is a folder
     entries = ([] if store_dir.is_symlink() or not store_dir.is_dir()
                else sorted(store_dir.iterdir()))
     own = (not store_dir.is_symlink() and store_dir.is_dir() and all(
-        p.name in _STORE_FILES and not p.is_symlink() and p.is_dir() == _STORE_FILES[p.name]
-        for p in entries))
+        p in kinds and not p.is_symlink() and p.is_dir() == kinds[p] for p in entries))
     if own and entries:
-        database = store_dir / "vizrag.sqlite"
         own = database.is_file()
         if own:
             with open_store(store_dir, read_only=True) as store:

@@ -71,6 +71,7 @@ from .ann_index import (
     slices,
     store_stamp,
 )
+from .files import ann_dir
 
 __all__ = ["DEFAULT_ANN_THRESHOLD", "AnnFiles", "AnnParams", "PersistedIndex", "bump_generation",
            "generation"]
@@ -101,7 +102,7 @@ class AnnFiles:
 
     def __init__(self, store_path: Path, threshold: int | None,
                  params: AnnParams | None = None) -> None:
-        self.dir = store_path.parent / f"{store_path.stem}.ann"
+        self.dir = ann_dir(store_path)
         self.threshold = threshold
         self.params = params or AnnParams()
         self.stats: Counter[str] = Counter()

@@ -49,6 +49,7 @@ from ..base import DocumentWrite, StoreError, StoreStats
 from .ann_files import DEFAULT_ANN_THRESHOLD, AnnFiles
 from .cache import LLMCacheMixin
 from .deletes import DocumentDeletesMixin
+from .files import log_files
 from .graphs import GraphLayersMixin, snapshot
 from .lookups import QueryLookupsMixin
 from .reads import StoreReadsMixin
@@ -224,8 +225,7 @@ class HypergraphStore(
 
 def _logs(path: Path) -> list[Path]:
     """The store's write-ahead log and shared-memory files that exist now."""
-    return [p for p in (path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm"))
-            if p.exists()]
+    return [p for p in log_files(path) if p.exists()]
 
 
 def _why_unwritable(path: Path) -> str | None:
