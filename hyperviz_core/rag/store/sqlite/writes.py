@@ -50,6 +50,7 @@ from ..base import (
 )
 from ..batch import merge_vectors, split_repeats, vector_changes
 from ..protocol import SummarizeFn
+from .files import log_files
 from .merge import MentionWriter
 from .rebuild import Rebuilder
 from .schema import CACHE_KIB, SCHEMA_VERSION, WRITE_CACHE_KIB, dumps
@@ -352,5 +353,5 @@ def bump_writes(conn: sqlite3.Connection) -> None:
 
 def _size(path: Path) -> int:
     """Bytes of the store file and its write-ahead log."""
-    wal = path.with_name(path.name + "-wal")
+    wal = log_files(path)[0]
     return path.stat().st_size + (wal.stat().st_size if wal.exists() else 0)
