@@ -92,20 +92,25 @@ def encode(row: npt.ArrayLike, dtype: str | None) -> bytes:
 
 
 def decode(blobs: Sequence[bytes], dim: int) -> npt.NDArray[np.float32]:
-    """Stored vectors (float16 or float32 blobs, told apart by length) as a float32 matrix."""
+    """Stored vectors (float16 or float32 blobs, told apart by length) as a float32 matrix.
+
+    A store of one width (every store :func:`encode` wrote) is converted in one step; rows
+    are placed one by one only where both widths are mixed."""
     if not blobs:
         return np.zeros((0, dim), dtype=np.float32)
     if dim <= 0:
         dim = len(blobs[0]) // 4
+    half = np.fromiter(map(len, blobs), dtype=np.int64, count=len(blobs)) == 2 * dim
+    if half.all():
+        return np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(
+            len(blobs), dim).astype(np.float32)
+    if not half.any():
+        return np.frombuffer(b"".join(blobs), dtype=np.float32).reshape(len(blobs), dim).copy()
     out = np.empty((len(blobs), dim), dtype=np.float32)
-    half = [i for i, b in enumerate(blobs) if len(b) == 2 * dim]
-    full = [i for i, b in enumerate(blobs) if len(b) != 2 * dim]
-    if half:
-        out[half] = np.frombuffer(b"".join(blobs[i] for i in half),
-                                  dtype=np.float16).reshape(len(half), dim)
-    if full:
-        out[full] = np.frombuffer(b"".join(blobs[i] for i in full),
-                                  dtype=np.float32).reshape(len(full), dim)
+    out[half] = np.frombuffer(b"".join(b for b, h in zip(blobs, half, strict=True) if h),
+                              dtype=np.float16).reshape(int(half.sum()), dim)
+    out[~half] = np.frombuffer(b"".join(b for b, h in zip(blobs, half, strict=True) if not h),
+                               dtype=np.float32).reshape(int((~half).sum()), dim)
     return out
 
 
