@@ -29,7 +29,8 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse as sp
 
-__all__ = ["Transition", "bipartite_transition", "scale_columns"]
+__all__ = ["Transition", "bipartite_transition", "scale_columns", "symmetric",
+           "upper_triangle"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -87,3 +88,36 @@ def bipartite_transition(inc: sp.csr_matrix) -> Transition:
     # in ascending order (incᵀ converted to CSR)
     return Transition(scale_columns(inc, inv[n_e:]), scale_columns(inc.T.tocsr(), inv[:n_e]),
                       deg, inv)
+
+
+def upper_triangle(matrix: FloatArray) -> FloatArray:
+    """The upper triangle of a square ``matrix``, row by row (the half of a symmetric
+    matrix BLAS ``symv`` reads, as it is stored: :func:`symmetric` gives it back).
+
+    >>> upper_triangle(np.array([[1.0, 2.0], [3.0, 4.0]])).tolist()
+    [1.0, 2.0, 4.0]
+    """
+    n = matrix.shape[0]
+    if n == 0:
+        return np.zeros(0, dtype=np.float64)
+    return np.concatenate([matrix[i, i:] for i in range(n)]).astype(np.float64, copy=False)
+
+
+def symmetric(upper: FloatArray, n: int) -> FloatArray:
+    """The symmetric ``n × n`` matrix (Fortran order, as BLAS reads it without a copy) whose
+    upper triangle is ``upper`` (:func:`upper_triangle`'s order); the lower triangle mirrors it.
+
+    >>> symmetric(np.array([1.0, 2.0, 4.0]), 2).tolist()
+    [[1.0, 2.0], [2.0, 4.0]]
+    """
+    if upper.shape != (n * (n + 1) // 2,):
+        raise ValueError(f"{upper.shape[0]} values are not the upper triangle of a {n} x {n} "
+                         "matrix")
+    out = np.empty((n, n), dtype=np.float64, order="F")
+    start = 0
+    for i in range(n):
+        row = upper[start:start + n - i]
+        out[i, i:] = row
+        out[i:, i] = row
+        start += n - i
+    return out

@@ -333,5 +333,6 @@ class CorpusView:
                 chunk_ord = self.ord_of[men[:, 0]] if men.size else men[:, 0]
                 self._walk = EntityWalk.from_arrays(
                     keys, inc.shape[1], (rows, inc.indices.astype(np.int64)),
-                    (chunk_ord, ent_ord[men[:, 1]]), self.n)
+                    (chunk_ord, ent_ord[men[:, 1]]), self.n,
+                    kept=getattr(self.store, "kept_floats", None))  # SQLite, PostgreSQL
         return self._walk

@@ -44,7 +44,7 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -55,7 +55,7 @@ from ...model import Hypergraph
 from ..providers.offline import STOPWORDS, word_tokens
 from .blas import one_blas_thread
 from .names import NameLinker
-from .transition import bipartite_transition
+from .transition import Transition, bipartite_transition, symmetric, upper_triangle
 
 __all__ = ["EntityWalk"]
 
@@ -64,8 +64,13 @@ DENSE_RATIO = 4
 #: ... and at most this many entities (a 4,096² float64 matrix is 128 MiB)
 DENSE_MAX_ENTITIES = 4096
 
+#: the name the store keeps the two-step matrix under (its upper triangle, row by row)
+TWO_STEPS = "walk-two-steps"
+
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+#: a store's ``kept_floats(name, compute)``: ``compute()`` kept per store state
+Kept = Callable[[str, Callable[[], FloatArray]], FloatArray]
 
 
 def _words(text: str) -> tuple[str, ...]:
@@ -122,40 +127,59 @@ class EntityWalk:
     @classmethod
     def from_arrays(cls, keys: Sequence[str], n_edges: int, incidence: tuple[IntArray, IntArray],
                     mentions: tuple[IntArray, IntArray], n_chunks: int, *,
-                    max_words: int = 6) -> EntityWalk:
+                    max_words: int = 6, kept: Kept | None = None) -> EntityWalk:
         """The walk from integer arrays instead of a loaded layer (lazy retrieval).
 
         ``keys``: every entity key, sorted; ``incidence``: (entity position, hyperedge
         position) pairs, hyperedges numbered in id order, no repeats; ``mentions``: (chunk
         position, entity position) pairs, each entity's sources once. Equal to the walk
-        built from the layer with the same numbering.
+        built from the layer with the same numbering. ``kept``: the store's
+        ``kept_floats(name, compute)``, which keeps the dense two-step matrix per store
+        state (the upper triangle, the half BLAS reads), so a new process reads it back
+        instead of computing it.
         """
         walk = cls.__new__(cls)
         ent = mentions[1]
         counts = np.bincount(ent, minlength=len(keys)).astype(np.float64)
         vals = 1.0 / counts[ent] if ent.size else np.zeros(0, dtype=np.float64)
         walk._build(list(keys), n_edges, incidence, (mentions[0], ent, vals), n_chunks,
-                    max_words)
+                    max_words, kept)
         return walk
 
     def _build(self, keys: list[str], n_h: int, incidence: tuple[IntArray, IntArray],
                spec: tuple[IntArray, IntArray, FloatArray], n_chunks: int,
-               max_words: int) -> None:
+               max_words: int, kept: Kept | None = None) -> None:
         self.keys: list[str] = keys
         self.position: dict[str, int] = {k: i for i, k in enumerate(self.keys)}
         n_e = len(self.keys)
         rows, cols = incidence
-        inc = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_e, n_h))
-        # the two off-diagonal blocks of the bipartite transition (:mod:`.transition`)
-        self._to_entities, self._to_edges, degree, inv = bipartite_transition(inc)
-        self.degree: FloatArray = degree[:n_e]
+        self._n_h = n_h
         # two steps as one dense product when small: P_eh·P_he = S·D_e⁻¹ with S the
-        # symmetric entity × entity matrix Σ_h [i∈h][j∈h]/|h| (BLAS symv reads half of it)
+        # symmetric entity × entity matrix Σ_h [i∈h][j∈h]/|h| (BLAS symv reads half of it);
+        # then the transition blocks are never read, and only the degrees are needed
         self._two_steps: FloatArray | None = None
-        self._inv_degree: FloatArray = inv[:n_e]
+        self._blocks: Transition | None = None
         if 0 < n_e <= DENSE_MAX_ENTITIES and n_e * n_e <= DENSE_RATIO * len(rows):
-            shared = (sp.csr_matrix(inc.multiply(inv[n_e:][None, :])) @ inc.T).toarray()
-            self._two_steps = shared.T  # Fortran order without a copy (S is symmetric)
+            degree = np.concatenate([np.bincount(rows, minlength=n_e),
+                                     np.bincount(cols, minlength=n_h)]).astype(np.float64)
+            inv = np.divide(1.0, degree, out=np.zeros_like(degree), where=degree > 0)
+
+            def upper() -> FloatArray:
+                inc = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_e, n_h))
+                shared = (sp.csr_matrix(inc.multiply(inv[n_e:][None, :])) @ inc.T).toarray()
+                return upper_triangle(shared.T)  # S is symmetric: Fortran order, no copy
+
+            found = kept(TWO_STEPS, upper) if kept is not None else upper()
+            if found.shape != (n_e * (n_e + 1) // 2,):  # not this graph's: computed again
+                found = upper()
+            self._two_steps = symmetric(found, n_e)
+        else:
+            inc = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_e, n_h))
+            # the two off-diagonal blocks of the bipartite transition (:mod:`.transition`)
+            self._blocks = bipartite_transition(inc)
+            degree, inv = self._blocks.degree, self._blocks.inv
+        self.degree: FloatArray = degree[:n_e]
+        self._inv_degree: FloatArray = inv[:n_e]
         s_rows, s_cols, s_vals = spec
         self.specificity = sp.csr_matrix((s_vals, (s_rows, s_cols)), shape=(n_chunks, n_e))
         self._names = NameLinker()
@@ -173,7 +197,7 @@ class EntityWalk:
     def pagerank(self, seeds: Mapping[str, float], damping: float = 0.5,
                  iterations: int = 12) -> FloatArray:
         """PPR of every entity (``self.keys`` order) personalised by ``seeds``."""
-        n_e, n_h = len(self.keys), self._to_edges.shape[0]
+        n_e, n_h = len(self.keys), self._n_h
         # the seed vector over every node (hyperedges 0): summed at full length, the
         # total's rounding is that of the full walk's
         full = np.zeros(n_e + n_h, dtype=np.float64)
@@ -199,12 +223,14 @@ class EntityWalk:
                                           self._inv_degree * p_e)
             out2: FloatArray = p_e
             return out2
+        blocks = self._blocks
+        assert blocks is not None  # built whenever the dense matrix is not
         p_h = np.zeros(n_h, dtype=np.float64)
         for k in range(1, iterations + 1):
             if (iterations - k) % 2:
-                p_h = damping * (self._to_edges @ p_e)
+                p_h = damping * (blocks.to_edges @ p_e)
             else:
-                p_e = restart + damping * (self._to_entities @ p_h)
+                p_e = restart + damping * (blocks.to_entities @ p_h)
         out: FloatArray = p_e
         return out
 

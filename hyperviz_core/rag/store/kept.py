@@ -2,15 +2,19 @@
 
 The per-state query arrays of lazy retrieval are kept in the store file (SQLite,
 :mod:`.sqlite.state_arrays`) or database (PostgreSQL, :mod:`.postgres.state_arrays`) as one
-blob per array set: integer arrays stored as int32 where the values fit, string lists as
-their UTF-8 bytes and end offsets. The blob is read with ``allow_pickle=False``: nothing in
-it is executed.
+blob per array set: integer arrays stored as int32 where the values fit, floating-point
+arrays as float64 (bit for bit), string lists as their UTF-8 bytes and end offsets. The blob
+is read with ``allow_pickle=False``: nothing in it is executed.
 
 Example:
     >>> import numpy as np
-    >>> arrays, strings = unpack_arrays(pack_arrays({"pairs": np.arange(4)}, {"ids": ["a", "é"]}))
+    >>> blob = pack_arrays({"pairs": np.arange(4), "w": np.array([0.1, 1 / 3])},
+    ...                    {"ids": ["a", "é"]})
+    >>> arrays, strings = unpack_arrays(blob)
     >>> arrays["pairs"].tolist(), arrays["pairs"].dtype.name, strings["ids"]
     ([0, 1, 2, 3], 'int64', ['a', 'é'])
+    >>> arrays["w"].tolist() == [0.1, 1 / 3], arrays["w"].dtype.name
+    (True, 'float64')
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import io
 import logging
 import zipfile
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -30,7 +35,8 @@ log = logging.getLogger(__name__)
 #: the table both stores keep the arrays in, one row per array set: (name, state, data)
 STATE_TABLE = "vizrag_state_arrays_v1"
 
-Arrays = dict[str, npt.NDArray[np.int64]]
+#: integer arrays (read back as int64) and float64 arrays, by name
+Arrays = dict[str, npt.NDArray[Any]]
 Strings = dict[str, list[str]]
 
 #: what reading a damaged blob raises (the caller computes the arrays again)
@@ -38,9 +44,13 @@ UNREADABLE = (ValueError, KeyError, OSError, zipfile.BadZipFile, UnicodeDecodeEr
 
 
 def pack_arrays(arrays: Arrays, strings: Strings) -> bytes:
-    """One ``.npz`` blob of ``arrays`` (int32 when every value fits) and ``strings``."""
+    """One ``.npz`` blob of ``arrays`` (integers as int32 when every value fits, floats as
+    float64) and ``strings``."""
     out: dict[str, npt.NDArray[np.generic]] = {}
     for key, arr in arrays.items():
+        if arr.dtype.kind == "f":
+            out[f"f.{key}"] = arr.astype(np.float64)
+            continue
         small = arr.size == 0 or (int(arr.min()) >= -(2**31) and int(arr.max()) < 2**31)
         out[f"i.{key}"] = arr.astype(np.int32 if small else np.int64)
     for key, texts in strings.items():
@@ -53,8 +63,8 @@ def pack_arrays(arrays: Arrays, strings: Strings) -> bytes:
 
 
 def unpack_arrays(blob: bytes) -> tuple[Arrays, Strings]:
-    """What :func:`pack_arrays` packed (integer arrays back as int64); raises one of
-    :data:`UNREADABLE` for a damaged blob."""
+    """What :func:`pack_arrays` packed (integer arrays back as int64, floats as float64);
+    raises one of :data:`UNREADABLE` for a damaged blob."""
     arrays: Arrays = {}
     strings: Strings = {}
     with np.load(io.BytesIO(blob), allow_pickle=False) as data:
@@ -62,6 +72,8 @@ def unpack_arrays(blob: bytes) -> tuple[Arrays, Strings]:
             kind, _, rest = key.partition(".")
             if kind == "i":
                 arrays[rest] = data[key].astype(np.int64)
+            elif kind == "f":
+                arrays[rest] = data[key].astype(np.float64, copy=False)
             elif kind == "s" and rest.endswith(".bytes"):
                 field = rest[: -len(".bytes")]
                 raw = data[key].tobytes()

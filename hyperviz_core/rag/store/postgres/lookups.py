@@ -34,6 +34,7 @@ from .state_arrays import PgKeptArrays
 __all__ = ["PgQueryLookupsMixin"]
 
 IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
 
 log = logging.getLogger(__name__)
 
@@ -185,3 +186,11 @@ class PgQueryLookupsMixin(ChunkLookupsMixin):
             _, strings = self._kept.get(f"strings:{name}",
                                         lambda: ({}, {"strings": compute()}))
         return strings["strings"]
+
+    def kept_floats(self, name: str, compute: Callable[[], FloatArray]) -> FloatArray:
+        """``compute()`` — a float64 array derived from the store (the walk's two-step
+        matrix) — kept in the database per state like :meth:`layer_structure`'s arrays."""
+        with self._lock:
+            arrays, _ = self._kept.get(f"floats:{name}", lambda: ({"floats": compute()}, {}))
+        found: FloatArray = arrays["floats"]
+        return found

@@ -52,6 +52,7 @@ from .writes import WRITES_KEY
 __all__ = ["QueryLookupsMixin"]
 
 IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
 
 
 _LETTERS = ("Lu", "Ll", "Lt", "Lm", "Lo", "Nd", "Nl", "No")
@@ -202,3 +203,13 @@ class QueryLookupsMixin(ChunkLookupsMixin):
                                      lambda: ({}, {"strings": compute()}),
                                      writable=not self.read_only)
         return strings["strings"]
+
+    def kept_floats(self, name: str, compute: Callable[[], FloatArray]) -> FloatArray:
+        """``compute()`` — a float64 array derived from the store (the walk's two-step
+        matrix) — kept in the store per state like :meth:`layer_structure`'s arrays."""
+        with self._lock:
+            arrays, _ = kept_arrays(self._conn, f"floats:{name}",
+                                    lambda: ({"floats": compute()}, {}),
+                                    writable=not self.read_only)
+        found: FloatArray = arrays["floats"]
+        return found
