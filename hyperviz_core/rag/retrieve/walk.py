@@ -20,8 +20,10 @@ in HyperGraphRAG) instead of through pairwise edges.
   work of the full mat-vecs, the same floating-point sums, so bit-identical results).
   When the graph has few entities and many facts (``#entities² ≤ 4 × #incidences``, e.g. a
   domain corpus naming the same few thousand entities in every passage), two steps are
-  one product with the dense entity × entity matrix ``P_eh·P_he`` instead (computed once;
-  equal up to floating-point rounding).
+  one product with the dense entity × entity matrix ``P_eh·P_he`` instead (equal up to
+  floating-point rounding; computed once per store state: the SQLite and PostgreSQL stores
+  keep its upper triangle, :meth:`EntityWalk.from_arrays`, and the sparse transition blocks
+  are then never built).
 * **Chunk score**: ``Σ_e p(e) / #sources(e)`` over the entities extracted from the chunk —
   HippoRAG's node specificity: an entity named by a single passage points at it strongly.
 
