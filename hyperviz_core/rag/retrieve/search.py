@@ -49,14 +49,16 @@ def replaced_index(store: StoreProtocol, space: str) -> VectorIndex | None:
 def unit_columns(matrix: npt.ArrayLike, block: int = 4096) -> npt.NDArray[np.float32]:
     """The L2-normalised rows of ``matrix`` (the values of ``normalize_rows``) as the
     columns of a C-contiguous (dim, n) float32 matrix (the rows of used features are
-    contiguous), normalised ``block`` rows at a time: no second full copy of the rows, and
+    contiguous), normalised ``block`` rows at a time: no second full copy of the rows (the
+    norms too are taken per block: a row's norm does not depend on the rows beside it), and
     ``matrix`` is left as it is."""
     mat = np.asarray(matrix, dtype=np.float32)
-    norms = np.linalg.norm(mat, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
     out = np.empty((mat.shape[1], mat.shape[0]), dtype=np.float32)
     for lo in range(0, mat.shape[0], block):
-        out[:, lo : lo + block] = (mat[lo : lo + block] / norms[lo : lo + block]).T
+        part = mat[lo : lo + block]
+        norms = np.linalg.norm(part, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        out[:, lo : lo + block] = (part / norms).T
     return out
 
 
