@@ -96,7 +96,7 @@ def test_kept_then_read_back_by_a_read_only_process(tmp_path: Path,
     full = _answers(HypergraphStore(path), lazy=False)
     counting = _Counting(monkeypatch)
     assert _answers(HypergraphStore(path)) == full  # computes and keeps them
-    assert sorted(counting.names) == ["layer:relation", "layer:theme", "mentions",
+    assert sorted(counting.names) == ["catalogue", "layer:relation", "layer:theme", "mentions",
                                       "strings:vocabulary"]
     assert sorted(_kept(path)) == sorted(counting.names)
     counting.names.clear()
@@ -128,7 +128,7 @@ def test_a_write_makes_them_stale(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert _kept(path) == before  # stale rows are left for a writer to replace
     counting.names.clear()
     _answers(HypergraphStore(path))  # a writable process replaces them
-    assert _kept(path) != before and len(counting.names) == 4
+    assert _kept(path) != before and len(counting.names) == 5
 
 
 def test_unreadable_row_is_computed_again(tmp_path: Path, caplog: pytest.LogCaptureFixture
@@ -221,7 +221,7 @@ def test_cli_index_and_delete_leave_the_store_query_ready(
     store = tmp_path / "store"
     assert main(["index", str(_corpus(tmp_path)), "--store", str(store), "--no-progress"]) == 0
     assert "query-ready: full-text index, BM25 lengths and query arrays" in capsys.readouterr().out
-    assert {FTS_TABLE, STATE_TABLE} <= _objects(store) and len(_kept(store)) == 4
+    assert {FTS_TABLE, STATE_TABLE} <= _objects(store) and len(_kept(store)) == 5
     counting = _Counting(monkeypatch)
     assert main(["query", "Who is the wife of Kim Jong-chul?", "--store", str(store),
                  "--json"]) == 0
@@ -261,6 +261,29 @@ def test_cli_import_hyperrag_leaves_the_store_query_ready(
     assert main(["import-hyperrag", str(HYPERRAG_DIR), "--store", str(store),
                  "--no-progress"]) == 0
     assert "query-ready" in capsys.readouterr().out
-    assert {FTS_TABLE, STATE_TABLE} <= _objects(store) and len(_kept(store)) == 4
+    assert {FTS_TABLE, STATE_TABLE} <= _objects(store) and len(_kept(store)) == 5
     assert main(["import-hyperrag", str(HYPERRAG_DIR), "--store", str(store), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["query_ready_seconds"] >= 0
+
+
+def test_kept_catalogue_equals_the_computed_one(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The chunk catalogue read back equals the one read from the tables: titled chunks
+    without metadata, untitled ones with theirs (a title in the metadata included)."""
+    path = tmp_path / "s"
+    docs = [*_docs(8), Document(id="u1", text="Untitled text naming Oslo and Lima twice."),
+            Document(id="u2", text="Text whose title is in its metadata.",
+                     metadata={"title": "Meta Title"})]
+    VizRAG(path, show_progress=False).insert(docs)
+    with HypergraphStore(path, read_only=True) as ro:
+        computed = ro.chunk_catalogue()  # no table yet: read from the tables, nothing kept
+    assert _kept(path) == {}
+    assert {r[5] is None for r in computed} == {True, False}
+    assert any('"Meta Title"' in (r[5] or "") for r in computed)
+    with HypergraphStore(path) as rw:
+        assert rw.chunk_catalogue() == computed
+    assert list(_kept(path)) == ["catalogue"]
+    counting = _Counting(monkeypatch)
+    with HypergraphStore(path, read_only=True) as ro:
+        assert ro.chunk_catalogue() == computed
+    assert counting.names == []  # read back

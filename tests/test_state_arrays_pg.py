@@ -62,7 +62,7 @@ def test_pg_kept_read_back_and_stale_after_a_write(
     full = _answers(pg_url, lazy=False)
     counting = _Counting(monkeypatch)
     assert _answers(pg_url) == full  # computes and keeps them
-    assert sorted(counting.names) == ["layer:relation", "layer:theme", "mentions",
+    assert sorted(counting.names) == ["catalogue", "layer:relation", "layer:theme", "mentions",
                                       "strings:vocabulary"]
     assert sorted(_kept(pg_url)) == sorted(counting.names)
     counting.names.clear()
@@ -71,7 +71,7 @@ def test_pg_kept_read_back_and_stale_after_a_write(
     before = _kept(pg_url)
     VizRAG(pg_url, show_progress=False).insert(docs[30:])
     assert _answers(pg_url) == _answers(pg_url, lazy=False)
-    assert len(counting.names) == 4 and _kept(pg_url) != before  # stale: computed, replaced
+    assert len(counting.names) == 5 and _kept(pg_url) != before  # stale: computed, replaced
 
 
 def test_pg_role_that_cannot_create_the_table_computes_them(
@@ -106,5 +106,5 @@ def test_pg_cli_index_leaves_the_store_query_ready(
 
     assert main(["index", str(_corpus(tmp_path)), "--store", pg_url, "--no-progress"]) == 0
     assert "query-ready" in capsys.readouterr().out
-    assert sorted(_kept(pg_url)) == ["layer:relation", "layer:theme", "mentions",
+    assert sorted(_kept(pg_url)) == ["catalogue", "layer:relation", "layer:theme", "mentions",
                                      "strings:vocabulary"]

@@ -7,7 +7,10 @@ are integer arrays. :class:`ChunkLookupsMixin` holds the lookups written once in
 SQL (``?`` placeholders through ``self._q``) with the number as an SQL expression over
 ``chunks c``: ``_NUM`` and the joins it needs, ``_NUM_JOIN``. Each backend adds its own
 full-text candidates, generation token and whole-store arrays
-(:mod:`.sqlite.lookups`, :mod:`.postgres.lookups`).
+(:mod:`.sqlite.lookups`, :mod:`.postgres.lookups`), and where it keeps what a query derives
+per store state (``_kept_set``: :mod:`.sqlite.state_arrays`, :mod:`.postgres.state_arrays`):
+the chunk catalogue here, the strings and float arrays of :meth:`~ChunkLookupsMixin.kept_strings`
+and :meth:`~ChunkLookupsMixin.kept_floats`.
 """
 
 from __future__ import annotations
@@ -21,12 +24,16 @@ import numpy as np
 import numpy.typing as npt
 
 from ..types import Chunk
+from .kept import Arrays, Strings
 from .sqlite.local_reads import _BATCH, _batches
 from .sqlite.schema import loads
 
-__all__ = ["ChunkLookupsMixin", "chunk_row", "pairs", "passage", "passage_title"]
+__all__ = ["ChunkLookupsMixin", "KeptSet", "chunk_row", "pairs", "passage", "passage_title"]
 
 IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+#: what a query derives per store state: integer or float arrays and string lists
+KeptSet = tuple[Arrays, Strings]
 
 
 def pairs(cursor: Iterable[Any]) -> IntArray:
@@ -111,15 +118,43 @@ class ChunkLookupsMixin:
             last = int(rows[-1][0])
 
     # ------------------------------------------------------------------ chunks
+    def _kept_set(self, name: str, compute: Callable[[], KeptSet]) -> KeptSet:
+        """``compute()`` kept in the store per state (each backend's own table)."""
+        raise NotImplementedError
+
+    def kept_strings(self, name: str, compute: Callable[[], list[str]]) -> list[str]:
+        """``compute()`` — strings derived from the store (the query-repair vocabulary) —
+        kept in the store per state."""
+        _, strings = self._kept_set(f"strings:{name}", lambda: ({}, {"strings": compute()}))
+        return strings["strings"]
+
+    def kept_floats(self, name: str, compute: Callable[[], FloatArray]) -> FloatArray:
+        """``compute()`` — a float64 array derived from the store (the walk's two-step
+        matrix) — kept in the store per state."""
+        arrays, _ = self._kept_set(f"floats:{name}", lambda: ({"floats": compute()}, {}))
+        found: FloatArray = arrays["floats"]
+        return found
+
     def chunk_catalogue(self) -> list[tuple[int, str, str, int, str, str | None]]:
         """(number, chunk id, doc id, index, document title, metadata JSON when the title
-        is empty) of every chunk, by chunk id — no texts."""
-        with self._lock:
-            rows = self._q(
-                f"SELECT {self._NUM}, c.id, c.doc_id, c.idx, d.title, "
-                f"CASE WHEN d.title = '' THEN c.metadata END FROM chunks c{self._NUM_JOIN} "
-                "JOIN documents d ON d.id = c.doc_id ORDER BY c.id")
-        return [(int(r[0]), r[1], r[2], int(r[3]), str(r[4] or ""), r[5]) for r in rows]
+        is empty) of every chunk, by chunk id — no texts; kept in the store per state."""
+        def compute() -> KeptSet:
+            with self._lock:
+                rows = self._q(
+                    f"SELECT {self._NUM}, c.id, c.doc_id, c.idx, d.title, "
+                    f"CASE WHEN d.title = '' THEN c.metadata END FROM chunks c{self._NUM_JOIN} "
+                    "JOIN documents d ON d.id = c.doc_id ORDER BY c.id")
+            # metadata is JSON text, never empty: "" stands for none
+            return ({"num": np.asarray([int(r[0]) for r in rows], dtype=np.int64),
+                     "idx": np.asarray([int(r[3]) for r in rows], dtype=np.int64)},
+                    {"id": [r[1] for r in rows], "doc": [r[2] for r in rows],
+                     "title": [str(r[4] or "") for r in rows],
+                     "meta": [r[5] or "" for r in rows]})
+
+        arrays, strings = self._kept_set("catalogue", compute)
+        return list(zip(arrays["num"].tolist(), strings["id"], strings["doc"],
+                        arrays["idx"].tolist(), strings["title"],
+                        [m or None for m in strings["meta"]], strict=True))
 
     def chunks_by_rowid(self, rowids: Iterable[int]) -> dict[int, tuple[Chunk, str]]:
         """Chunk number → (chunk, document title)."""

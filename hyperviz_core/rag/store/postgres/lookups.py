@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ...types import Chunk
-from ..lookups import ChunkLookupsMixin, chunk_row, pairs
+from ..lookups import ChunkLookupsMixin, KeptSet, chunk_row, pairs
 from .connection import Pool
 from .lexical import LEX, TERMS, ensure_lexical, term_key
 from .state_arrays import PgKeptArrays
@@ -34,7 +34,6 @@ from .state_arrays import PgKeptArrays
 __all__ = ["PgQueryLookupsMixin"]
 
 IntArray = npt.NDArray[np.int64]
-FloatArray = npt.NDArray[np.float64]
 
 log = logging.getLogger(__name__)
 
@@ -146,6 +145,11 @@ class PgQueryLookupsMixin(ChunkLookupsMixin):
                                                                  self.query_generation)
         return found
 
+    def _kept_set(self, name: str, compute: Callable[[], KeptSet]) -> KeptSet:
+        """``compute()`` kept in the database per state (:mod:`.state_arrays`)."""
+        with self._lock:
+            return self._kept.get(name, compute)
+
     def layer_structure(self, kind: str) -> tuple[list[str], IntArray, IntArray]:
         """The incidence structure of the hyperedges of ``kind`` without their texts:
         (their ids sorted, their numbers, (hyperedge number, entity number) pairs in (id,
@@ -162,8 +166,7 @@ class PgQueryLookupsMixin(ChunkLookupsMixin):
                     "ORDER BY i.hid, i.position", (kind,)).fetchall())
             return {"pairs": found}, {"ids": ids}
 
-        with self._lock:
-            arrays, strings = self._kept.get(f"layer:{kind}", compute)
+        arrays, strings = self._kept_set(f"layer:{kind}", compute)
         ids = strings["ids"]
         return ids, np.arange(len(ids), dtype=np.int64), arrays["pairs"].reshape(-1, 2)
 
@@ -175,22 +178,5 @@ class PgQueryLookupsMixin(ChunkLookupsMixin):
                 f"WITH e AS ({_ENTITY_RANKS}) SELECT l.num, e.o FROM entity_mentions m "
                 f"JOIN {LEX} l ON l.chunk_id = m.chunk_id JOIN e ON e.key = m.key")}, {}
 
-        with self._lock:
-            arrays, _ = self._kept.get("mentions", compute)
+        arrays, _ = self._kept_set("mentions", compute)
         return arrays["pairs"].reshape(-1, 2)
-
-    def kept_strings(self, name: str, compute: Callable[[], list[str]]) -> list[str]:
-        """``compute()`` — strings derived from the store (the query-repair vocabulary) —
-        kept in the database per state like :meth:`layer_structure`'s arrays."""
-        with self._lock:
-            _, strings = self._kept.get(f"strings:{name}",
-                                        lambda: ({}, {"strings": compute()}))
-        return strings["strings"]
-
-    def kept_floats(self, name: str, compute: Callable[[], FloatArray]) -> FloatArray:
-        """``compute()`` — a float64 array derived from the store (the walk's two-step
-        matrix) — kept in the database per state like :meth:`layer_structure`'s arrays."""
-        with self._lock:
-            arrays, _ = self._kept.get(f"floats:{name}", lambda: ({"floats": compute()}, {}))
-        found: FloatArray = arrays["floats"]
-        return found

@@ -36,7 +36,14 @@ import numpy as np
 import numpy.typing as npt
 
 from ...types import Chunk
-from ..lookups import ChunkLookupsMixin, chunk_row, pairs, passage, passage_title
+from ..lookups import (
+    ChunkLookupsMixin,
+    KeptSet,
+    chunk_row,
+    pairs,
+    passage,
+    passage_title,
+)
 from .fts import (
     ensure_chunk_fts,
     fts_ready,
@@ -52,7 +59,6 @@ from .writes import WRITES_KEY
 __all__ = ["QueryLookupsMixin"]
 
 IntArray = npt.NDArray[np.int64]
-FloatArray = npt.NDArray[np.float64]
 
 
 _LETTERS = ("Lu", "Ll", "Lt", "Lm", "Lo", "Nd", "Nl", "No")
@@ -156,6 +162,12 @@ class QueryLookupsMixin(ChunkLookupsMixin):
                 np.asarray([rows[r][1] for r in order], dtype=np.int64))
 
     # ------------------------------------------------------------------ compact arrays
+    def _kept_set(self, name: str, compute: Callable[[], KeptSet]) -> KeptSet:
+        """``compute()`` kept in the store file per state (:mod:`.state_arrays`); a
+        read-only store computes what it lacks and keeps nothing."""
+        with self._lock:
+            return kept_arrays(self._conn, name, compute, writable=not self.read_only)
+
     def entity_catalogue(self) -> tuple[list[str], IntArray]:
         """Every entity key sorted, and the rowid of each."""
         with self._lock:
@@ -177,9 +189,7 @@ class QueryLookupsMixin(ChunkLookupsMixin):
             rowids = np.asarray([r[1] for r in rows], dtype=np.int64)
             return {"rowids": rowids, "pairs": found}, {"ids": [r[0] for r in rows]}
 
-        with self._lock:
-            arrays, strings = kept_arrays(self._conn, f"layer:{kind}", compute,
-                                          writable=not self.read_only)
+        arrays, strings = self._kept_set(f"layer:{kind}", compute)
         return strings["ids"], arrays["rowids"], arrays["pairs"].reshape(-1, 2)
 
     def mention_rowids(self) -> IntArray:
@@ -190,26 +200,5 @@ class QueryLookupsMixin(ChunkLookupsMixin):
                 "SELECT c.rowid, e.rowid FROM entity_mentions m JOIN chunks c ON "
                 "c.id = m.chunk_id JOIN entities e ON e.key = m.key"))}, {}
 
-        with self._lock:
-            arrays, _ = kept_arrays(self._conn, "mentions", compute,
-                                    writable=not self.read_only)
+        arrays, _ = self._kept_set("mentions", compute)
         return arrays["pairs"].reshape(-1, 2)
-
-    def kept_strings(self, name: str, compute: Callable[[], list[str]]) -> list[str]:
-        """``compute()`` — strings derived from the store (the query-repair vocabulary) —
-        kept in the store per state like :meth:`layer_structure`'s arrays."""
-        with self._lock:
-            _, strings = kept_arrays(self._conn, f"strings:{name}",
-                                     lambda: ({}, {"strings": compute()}),
-                                     writable=not self.read_only)
-        return strings["strings"]
-
-    def kept_floats(self, name: str, compute: Callable[[], FloatArray]) -> FloatArray:
-        """``compute()`` — a float64 array derived from the store (the walk's two-step
-        matrix) — kept in the store per state like :meth:`layer_structure`'s arrays."""
-        with self._lock:
-            arrays, _ = kept_arrays(self._conn, f"floats:{name}",
-                                    lambda: ({"floats": compute()}, {}),
-                                    writable=not self.read_only)
-        found: FloatArray = arrays["floats"]
-        return found
