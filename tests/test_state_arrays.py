@@ -1,7 +1,8 @@
 """Query arrays kept in the store file (``vizrag_state_arrays_v1``) and query-ready writers.
 
 A lazy query on a writable SQLite store keeps the layers' incidence arrays, the mention
-pairs and the query-repair vocabulary in the store, for its state; a later process — a
+pairs, the query-repair vocabulary and the chunk catalogue in the store, for its state (the
+walk's two-step matrix too: ``test_walk_kept.py``); a later process — a
 read-only one included — reads them back instead of computing them, and gets the same
 results as the full in-memory path. A write of any kind (add, delete, compaction) makes them
 stale: they are then never used. ``vizrag index`` / ``vizrag delete`` make a store read

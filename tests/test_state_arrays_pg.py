@@ -1,7 +1,8 @@
 """Query arrays kept in a PostgreSQL store (``vizrag_state_arrays_v1``), as on SQLite.
 
-A lazy query keeps both layers' incidence arrays, the mention pairs and the query-repair
-vocabulary in the database for its state; another store object (a new process) reads them
+A lazy query keeps both layers' incidence arrays, the mention pairs, the query-repair
+vocabulary, the chunk catalogue and (a walk over few entities) the walk's two-step matrix in
+the database for its state; another store object (a new process) reads them
 back; a write makes them stale; a role that may not create the table computes them per
 process and says so once. A real server (``pg_url``, see ``pg_server.py``).
 """
@@ -14,8 +15,10 @@ import pytest
 from test_lazy_query_pg import _app_role
 from test_state_arrays import _answers as _sqlite_answers
 from test_state_arrays import _docs
+from test_walk_kept import dense_docs
 
 from hyperviz_core.rag import VizRAG
+from hyperviz_core.rag.retrieve.walk import TWO_STEPS
 from hyperviz_core.rag.store.postgres import state_arrays
 from hyperviz_core.rag.store.postgres.state_arrays import STATE_TABLE
 from hyperviz_core.rag.store.postgres.store import PostgresStore
@@ -55,23 +58,28 @@ class _Counting:
         monkeypatch.setattr(state_arrays.PgKeptArrays, "get", counting)
 
 
+@pytest.mark.parametrize("dense", [False, True])
 def test_pg_kept_read_back_and_stale_after_a_write(
-        pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    docs = _docs(40)
+        pg_url: str, monkeypatch: pytest.MonkeyPatch, dense: bool) -> None:
+    """``dense``: few entities, many facts — the walk's two-step matrix is kept too."""
+    docs = dense_docs(40) if dense else _docs(40)
+    names = ["catalogue", "layer:relation", "layer:theme", "mentions", "strings:vocabulary"]
+    if dense:
+        names.insert(1, f"floats:{TWO_STEPS}")
     VizRAG(pg_url, show_progress=False).insert(docs[:30])
     full = _answers(pg_url, lazy=False)
     counting = _Counting(monkeypatch)
     assert _answers(pg_url) == full  # computes and keeps them
-    assert sorted(counting.names) == ["catalogue", "layer:relation", "layer:theme", "mentions",
-                                      "strings:vocabulary"]
-    assert sorted(_kept(pg_url)) == sorted(counting.names)
+    assert sorted(counting.names) == names
+    assert sorted(_kept(pg_url)) == names
     counting.names.clear()
     assert _answers(pg_url) == full  # a new store object: read back, nothing computed
     assert counting.names == []
     before = _kept(pg_url)
     VizRAG(pg_url, show_progress=False).insert(docs[30:])
     assert _answers(pg_url) == _answers(pg_url, lazy=False)
-    assert len(counting.names) == 5 and _kept(pg_url) != before  # stale: computed, replaced
+    assert sorted(counting.names) == names  # stale: computed and replaced
+    assert all(_kept(pg_url)[n] != before[n] for n in names)
 
 
 def test_pg_role_that_cannot_create_the_table_computes_them(
