@@ -167,6 +167,19 @@ def test_unit_columns_are_the_normalised_rows_transposed() -> None:
     assert unit_columns(np.zeros((0, 4), dtype=np.float32)).shape == (4, 0)
 
 
+@pytest.mark.parametrize("layout", ["fortran", "strided"])
+def test_unit_columns_do_not_depend_on_the_input_layout(layout: str) -> None:
+    """Rows in Fortran order or a strided view normalise to the values of the same rows in
+    C order, whatever the block size (a last block of one row included)."""
+    rng = np.random.default_rng(5)
+    mat = (rng.standard_normal((9, 1024)) * 10).astype(np.float32)
+    other = (np.asfortranarray(mat) if layout == "fortran"
+             else np.repeat(mat, 2, axis=1)[:, ::2])
+    assert np.array_equal(other, mat) and not other.flags.c_contiguous
+    for block in (1, 4, 8, 4096):
+        assert np.array_equal(unit_columns(other, block), unit_columns(mat, block))
+
+
 def _reference_kth(row: npt.NDArray[np.float32], k: int) -> float:
     """The cutoff the search computed before :func:`kth_largest`."""
     part = np.argpartition(-row, k - 1)[:k] if k < len(row) else np.arange(len(row))

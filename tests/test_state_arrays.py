@@ -81,11 +81,11 @@ class _Counting:
         self.names: list[str] = []
         real = state_arrays.kept_arrays
 
-        def counting(conn: Any, name: str, compute: Any, *, writable: bool) -> Any:
+        def counting(conn: Any, name: str, compute: Any, **options: Any) -> Any:
             def counted() -> Any:
                 self.names.append(name)
                 return compute()
-            return real(conn, name, counted, writable=writable)
+            return real(conn, name, counted, **options)
 
         monkeypatch.setattr(lookups_module, "kept_arrays", counting)
 
@@ -276,8 +276,14 @@ def test_kept_catalogue_equals_the_computed_one(tmp_path: Path,
             Document(id="u2", text="Text whose title is in its metadata.",
                      metadata={"title": "Meta Title"})]
     VizRAG(path, show_progress=False).insert(docs)
+    conn = sqlite3.connect(path / "vizrag.sqlite")  # the rows as the tables hold them
+    computed = [(num, cid, doc, idx, title or "", meta if not title else None)
+                for num, cid, doc, idx, title, meta in conn.execute(
+                    "SELECT c.rowid, c.id, c.doc_id, c.idx, d.title, c.metadata FROM chunks c "
+                    "JOIN documents d ON d.id = c.doc_id ORDER BY c.id")]
+    conn.close()
     with HypergraphStore(path, read_only=True) as ro:
-        computed = ro.chunk_catalogue()  # no table yet: read from the tables, nothing kept
+        assert ro.chunk_catalogue() == computed  # no table yet: nothing kept
     assert _kept(path) == {}
     assert {r[5] is None for r in computed} == {True, False}
     assert any('"Meta Title"' in (r[5] or "") for r in computed)

@@ -49,11 +49,11 @@ class _Counting:
         self.names: list[str] = []
         real = state_arrays.PgKeptArrays.get
 
-        def counting(kept: Any, name: str, compute: Any) -> Any:
+        def counting(kept: Any, name: str, compute: Any, valid: Any = None) -> Any:
             def counted() -> Any:
                 self.names.append(name)
                 return compute()
-            return real(kept, name, counted)
+            return real(kept, name, counted, valid)
 
         monkeypatch.setattr(state_arrays.PgKeptArrays, "get", counting)
 

@@ -9,14 +9,17 @@ reads it back. The walk built from the kept triangle gives the same PageRank, bi
 
 from __future__ import annotations
 
+import math
 import random
 import sqlite3
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from test_state_arrays import _answers, _kept
 from test_walk_halves import _dense_hypergraph, _random_hypergraph
 
@@ -24,6 +27,7 @@ from hyperviz_core.model import Hypergraph
 from hyperviz_core.rag import Document, HypergraphStore, VizRAG
 from hyperviz_core.rag.retrieve import walk as walk_module
 from hyperviz_core.rag.retrieve.transition import symmetric, upper_triangle
+from hyperviz_core.rag.retrieve.view import CorpusView
 from hyperviz_core.rag.retrieve.walk import TWO_STEPS, EntityWalk
 
 KEPT_ROW = f"floats:{TWO_STEPS}"
@@ -75,8 +79,9 @@ class _Kept:
         self.rows: dict[str, np.ndarray] = {}
         self.computed: list[str] = []
 
-    def __call__(self, name: str, compute: Callable[[], np.ndarray]) -> np.ndarray:
-        if name not in self.rows:
+    def __call__(self, name: str, compute: Callable[[], np.ndarray],
+                 valid: Callable[[np.ndarray], bool]) -> np.ndarray:
+        if name not in self.rows or not valid(self.rows[name]):
             self.computed.append(name)
             self.rows[name] = compute()
         return self.rows[name]
@@ -91,7 +96,7 @@ def test_walk_from_the_kept_triangle_equals_the_computed_walk(seed: int) -> None
     first, again = _walk(hg, kept), _walk(hg, kept)
     assert kept.computed == [TWO_STEPS]  # computed once, read back by the second walk
     n = len(plain.keys)
-    assert kept.rows[TWO_STEPS].shape == (n * (n + 1) // 2,)
+    assert kept.rows[TWO_STEPS].shape == (5 + n * (n + 1) // 2,)  # what it is made from first
     rnd = random.Random(seed)
     for _ in range(5):
         seeds = {k: rnd.random() for k in rnd.sample(plain.keys, 3)}
@@ -101,12 +106,64 @@ def test_walk_from_the_kept_triangle_equals_the_computed_walk(seed: int) -> None
         assert np.array_equal(again.pagerank(seeds, 0.7, 7), plain.pagerank(seeds, 0.7, 7))
 
 
-def test_a_kept_array_of_another_size_is_computed_again() -> None:
+@pytest.mark.parametrize("wrong", ["size", "inputs"])
+def test_a_kept_array_of_other_inputs_is_computed_again(wrong: str) -> None:
+    """A kept matrix made from other incidences — another size, or the same size from
+    other pairs — is refused, computed again and replaced."""
     hg = _dense_hypergraph(2)
-    wrong = _Kept()
-    wrong.rows[TWO_STEPS] = np.ones(5)  # not this graph's triangle
+    kept = _Kept()
+    if wrong == "size":
+        kept.rows[TWO_STEPS] = np.ones(5)
+    else:
+        other = _dense_hypergraph(3)  # the same entities, other facts
+        assert sorted(other.entities) == sorted(hg.entities)
+        _walk(other, kept)
+        kept.computed.clear()
+    stale = kept.rows[TWO_STEPS]
     seeds = {"entity 1": 1.0, "entity 4": 0.5}
-    assert np.array_equal(_walk(hg, wrong).pagerank(seeds), _walk(hg).pagerank(seeds))
+    assert np.array_equal(_walk(hg, kept).pagerank(seeds), _walk(hg).pagerank(seeds))
+    assert kept.computed == [TWO_STEPS] and not np.array_equal(kept.rows[TWO_STEPS], stale)
+    kept.computed.clear()
+    assert np.array_equal(_walk(hg, kept).pagerank(seeds), _walk(hg).pagerank(seeds))
+    assert kept.computed == []  # the replacement is read back
+
+
+def _old_dense_pagerank(hg: Hypergraph, seeds: dict[str, float], damping: float = 0.5,
+                        iterations: int = 12) -> np.ndarray:
+    """The dense two-step walk as it was computed before the matrix was kept (degrees from
+    the incidence matrix's sums, S from the sparse product, BLAS symv on the full S)."""
+    from scipy.linalg.blas import dsymv
+
+    keys, n_h, (rows, cols) = _arrays(hg)
+    n_e = len(keys)
+    inc = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_e, n_h))
+    deg = np.concatenate([np.asarray(inc.sum(axis=1)).ravel(),
+                          np.asarray(inc.sum(axis=0)).ravel()]).astype(np.float64)
+    inv = np.divide(1.0, deg, out=np.zeros_like(deg), where=deg > 0)
+    two = (sp.csr_matrix(inc.multiply(inv[n_e:][None, :])) @ inc.T).toarray().T
+    full = np.zeros(n_e + n_h)
+    for key, value in sorted(seeds.items()):
+        i = keys.index(key)
+        full[i] = max(full[i], value / math.sqrt(max(deg[i], 1.0)))
+    s = full[:n_e] / float(full.sum())
+    restart = (1.0 - damping) * s
+    p = restart.copy() if iterations % 2 else s
+    for _ in range(iterations // 2):
+        p = restart + dsymv(damping * damping, two, inv[:n_e] * p)
+    return p
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_dense_walk_equals_the_construction_before_it_was_kept(seed: int) -> None:
+    hg = _dense_hypergraph(seed)
+    kept = _Kept()
+    _walk(hg, kept)  # keeps it
+    rnd = random.Random(seed)
+    for iterations in (1, 2, 7, 12):
+        seeds = {k: rnd.random() for k in rnd.sample(sorted(hg.entities), 3)}
+        want = _old_dense_pagerank(hg, seeds, 0.5, iterations)
+        assert np.array_equal(_walk(hg).pagerank(seeds, 0.5, iterations), want)
+        assert np.array_equal(_walk(hg, kept).pagerank(seeds, 0.5, iterations), want)
 
 
 def test_a_sparse_walk_keeps_nothing() -> None:
@@ -185,3 +242,59 @@ def test_an_unreadable_kept_matrix_is_computed_again(tmp_path: Path,
     conn.close()
     assert _answers(HypergraphStore(path, read_only=True)) == want
     assert "unreadable" in caplog.text
+
+
+def test_a_matrix_made_before_a_write_is_not_used_after_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A query reads the walk's incidences, another process writes, then the query
+    computes the matrix from what it read and keeps it under the new state. A later process
+    at that state sees that the matrix was made from other incidences than its own: it
+    computes it again (a writable one replaces it), and answers as the full path does."""
+    path = tmp_path / "s"
+    docs = dense_docs(40)
+    VizRAG(path, show_progress=False).insert(docs[:30])
+    store = HypergraphStore(path)
+    assert store.lexical_ready()  # the full-text index (kept up to date by later writes)
+    view = CorpusView(store)
+    view.layer_index("bottom")  # read at the first state
+    real = store._kept_set
+
+    def overtaken(name: str, compute: Callable[[], Any], valid: Any = None) -> Any:
+        def then_a_write() -> Any:
+            out = compute()
+            if name == "mentions":  # another process commits while they are read
+                VizRAG(path, show_progress=False).insert(docs[30:])
+            return out
+        return real(name, then_a_write, valid)
+
+    monkeypatch.setattr(store, "_kept_set", overtaken)
+    assert view.walk is not None and KEPT_ROW in _kept(path)
+    store.close()
+    full = _answers(HypergraphStore(path, read_only=True), lazy=False)
+    computed = _computed(monkeypatch)
+    assert _answers(HypergraphStore(path, read_only=True)) == full
+    assert computed == [9]  # refused: computed again
+    assert _answers(HypergraphStore(path)) == full
+    assert _answers(HypergraphStore(path, read_only=True)) == full
+    assert computed == [9, 9]  # replaced by the writable process, then read back
+
+
+def test_the_store_is_not_locked_while_the_matrix_is_computed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "s"
+    VizRAG(path, show_progress=False).insert(dense_docs())
+    store = HypergraphStore(path)
+    waited: list[bool] = []
+    real = walk_module.upper_triangle
+
+    def meanwhile(matrix: np.ndarray) -> np.ndarray:
+        other = threading.Thread(target=store.entity_catalogue)  # takes the store's lock
+        other.start()
+        other.join(timeout=5)
+        waited.append(other.is_alive())
+        return real(matrix)
+
+    monkeypatch.setattr(walk_module, "upper_triangle", meanwhile)
+    assert CorpusView(store).walk is not None
+    assert waited == [False]  # another thread used the store meanwhile
+    store.close()

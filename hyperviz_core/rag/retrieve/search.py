@@ -50,9 +50,9 @@ def unit_columns(matrix: npt.ArrayLike, block: int = 4096) -> npt.NDArray[np.flo
     """The L2-normalised rows of ``matrix`` (the values of ``normalize_rows``) as the
     columns of a C-contiguous (dim, n) float32 matrix (the rows of used features are
     contiguous), normalised ``block`` rows at a time: no second full copy of the rows (the
-    norms too are taken per block: a row's norm does not depend on the rows beside it), and
-    ``matrix`` is left as it is."""
-    mat = np.asarray(matrix, dtype=np.float32)
+    norms too are taken per block: a row's norm does not depend on the rows beside it, once
+    the rows are C-contiguous, as the stores return them), and ``matrix`` is left as it is."""
+    mat = np.ascontiguousarray(matrix, dtype=np.float32)  # no copy for the stores' matrices
     out = np.empty((mat.shape[1], mat.shape[0]), dtype=np.float32)
     for lo in range(0, mat.shape[0], block):
         part = mat[lo : lo + block]

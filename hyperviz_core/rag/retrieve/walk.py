@@ -46,6 +46,7 @@ Example:
 from __future__ import annotations
 
 import math
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
@@ -66,13 +67,21 @@ DENSE_RATIO = 4
 #: ... and at most this many entities (a 4,096² float64 matrix is 128 MiB)
 DENSE_MAX_ENTITIES = 4096
 
-#: the name the store keeps the two-step matrix under (its upper triangle, row by row)
-TWO_STEPS = "walk-two-steps"
+#: the name the store keeps the two-step matrix under: what it was made from
+#: (:func:`_fingerprint`), then its upper triangle row by row
+TWO_STEPS = "walk-two-steps-v1"
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
-#: a store's ``kept_floats(name, compute)``: ``compute()`` kept per store state
-Kept = Callable[[str, Callable[[], FloatArray]], FloatArray]
+#: a store's ``kept_floats(name, compute, valid)``: ``compute()`` kept per store state
+Kept = Callable[[str, Callable[[], FloatArray], Callable[[FloatArray], bool]], FloatArray]
+
+
+def _fingerprint(n_e: int, n_h: int, rows: IntArray, cols: IntArray) -> FloatArray:
+    """The sizes and CRC-32s of the incidence pairs the two-step matrix is made from (as
+    float64: every value is an integer below 2**53)."""
+    crcs = [zlib.crc32(np.ascontiguousarray(a, dtype=np.int64).tobytes()) for a in (rows, cols)]
+    return np.asarray([n_e, n_h, len(rows), *crcs], dtype=np.float64)
 
 
 def _words(text: str) -> tuple[str, ...]:
@@ -136,9 +145,10 @@ class EntityWalk:
         position) pairs, hyperedges numbered in id order, no repeats; ``mentions``: (chunk
         position, entity position) pairs, each entity's sources once. Equal to the walk
         built from the layer with the same numbering. ``kept``: the store's
-        ``kept_floats(name, compute)``, which keeps the dense two-step matrix per store
-        state (the upper triangle, the half BLAS reads), so a new process reads it back
-        instead of computing it.
+        ``kept_floats(name, compute, valid)``, which keeps the dense two-step matrix per
+        store state (the upper triangle, the half BLAS reads, after a fingerprint of the
+        incidence pairs it was made from), so a new process reads it back instead of
+        computing it.
         """
         walk = cls.__new__(cls)
         ent = mentions[1]
@@ -166,15 +176,24 @@ class EntityWalk:
                                      np.bincount(cols, minlength=n_h)]).astype(np.float64)
             inv = np.divide(1.0, degree, out=np.zeros_like(degree), where=degree > 0)
 
-            def upper() -> FloatArray:
+            # what S is made from, kept with it: a kept S of other inputs (read at another
+            # store state by a process a write overtook) is refused and made again
+            made_from = _fingerprint(n_e, n_h, rows, cols)
+
+            def kept_form() -> FloatArray:
                 inc = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_e, n_h))
                 shared = (sp.csr_matrix(inc.multiply(inv[n_e:][None, :])) @ inc.T).toarray()
-                return upper_triangle(shared.T)  # S is symmetric: Fortran order, no copy
+                # S is symmetric: shared.T is Fortran order without a copy
+                return np.concatenate([made_from, upper_triangle(shared.T)])
 
-            found = kept(TWO_STEPS, upper) if kept is not None else upper()
-            if found.shape != (n_e * (n_e + 1) // 2,):  # not this graph's: computed again
-                found = upper()
-            self._two_steps = symmetric(found, n_e)
+            def ours(found: FloatArray) -> bool:
+                return (found.shape == (len(made_from) + n_e * (n_e + 1) // 2,)
+                        and np.array_equal(found[: len(made_from)], made_from))
+
+            found = kept(TWO_STEPS, kept_form, ours) if kept is not None else kept_form()
+            if not ours(found):
+                found = kept_form()
+            self._two_steps = symmetric(found[len(made_from):], n_e)
         else:
             inc = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n_e, n_h))
             # the two off-diagonal blocks of the bipartite transition (:mod:`.transition`)

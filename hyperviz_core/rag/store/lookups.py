@@ -118,8 +118,10 @@ class ChunkLookupsMixin:
             last = int(rows[-1][0])
 
     # ------------------------------------------------------------------ chunks
-    def _kept_set(self, name: str, compute: Callable[[], KeptSet]) -> KeptSet:
-        """``compute()`` kept in the store per state (each backend's own table)."""
+    def _kept_set(self, name: str, compute: Callable[[], KeptSet],
+                  valid: Callable[[KeptSet], bool] | None = None) -> KeptSet:
+        """``compute()`` kept in the store per state (each backend's own table); a kept
+        set ``valid`` refuses is computed again and replaced."""
         raise NotImplementedError
 
     def kept_strings(self, name: str, compute: Callable[[], list[str]]) -> list[str]:
@@ -128,10 +130,13 @@ class ChunkLookupsMixin:
         _, strings = self._kept_set(f"strings:{name}", lambda: ({}, {"strings": compute()}))
         return strings["strings"]
 
-    def kept_floats(self, name: str, compute: Callable[[], FloatArray]) -> FloatArray:
+    def kept_floats(self, name: str, compute: Callable[[], FloatArray],
+                    valid: Callable[[FloatArray], bool] | None = None) -> FloatArray:
         """``compute()`` — a float64 array derived from the store (the walk's two-step
-        matrix) — kept in the store per state."""
-        arrays, _ = self._kept_set(f"floats:{name}", lambda: ({"floats": compute()}, {}))
+        matrix) — kept in the store per state; a kept array ``valid`` refuses (made from
+        other inputs than the caller's) is computed again and replaced."""
+        check = None if valid is None else (lambda kept: valid(kept[0]["floats"]))
+        arrays, _ = self._kept_set(f"floats:{name}", lambda: ({"floats": compute()}, {}), check)
         found: FloatArray = arrays["floats"]
         return found
 

@@ -145,10 +145,11 @@ class PgQueryLookupsMixin(ChunkLookupsMixin):
                                                                  self.query_generation)
         return found
 
-    def _kept_set(self, name: str, compute: Callable[[], KeptSet]) -> KeptSet:
-        """``compute()`` kept in the database per state (:mod:`.state_arrays`)."""
-        with self._lock:
-            return self._kept.get(name, compute)
+    def _kept_set(self, name: str, compute: Callable[[], KeptSet],
+                  valid: Callable[[KeptSet], bool] | None = None) -> KeptSet:
+        """``compute()`` kept in the database per state (:mod:`.state_arrays`), through
+        the pool: no store lock is held while ``compute`` runs."""
+        return self._kept.get(name, compute, valid)
 
     def layer_structure(self, kind: str) -> tuple[list[str], IntArray, IntArray]:
         """The incidence structure of the hyperedges of ``kind`` without their texts:

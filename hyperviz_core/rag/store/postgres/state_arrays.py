@@ -39,13 +39,15 @@ class PgKeptArrays:
         self._generation = generation
         self._refused: float | None = None
 
-    def get(self, name: str, compute: Callable[[], tuple[Arrays, Strings]]
+    def get(self, name: str, compute: Callable[[], tuple[Arrays, Strings]],
+            valid: Callable[[tuple[Arrays, Strings]], bool] | None = None
             ) -> tuple[Arrays, Strings]:
-        """``compute()``'s arrays for the current state: read back when kept, else computed
-        and kept for the next process (when allowed and nothing was written meanwhile)."""
+        """``compute()``'s arrays for the current state: read back when kept (and ``valid``
+        accepts them, as in :func:`..sqlite.state_arrays.kept_arrays`), else computed and
+        kept for the next process (when allowed and nothing was written meanwhile)."""
         state = self._state()
         found = self._load(name, state)
-        if found is not None:
+        if found is not None and (valid is None or valid(found)):
             return found
         arrays, strings = compute()
         refused = self._refused

@@ -162,11 +162,13 @@ class QueryLookupsMixin(ChunkLookupsMixin):
                 np.asarray([rows[r][1] for r in order], dtype=np.int64))
 
     # ------------------------------------------------------------------ compact arrays
-    def _kept_set(self, name: str, compute: Callable[[], KeptSet]) -> KeptSet:
+    def _kept_set(self, name: str, compute: Callable[[], KeptSet],
+                  valid: Callable[[KeptSet], bool] | None = None) -> KeptSet:
         """``compute()`` kept in the store file per state (:mod:`.state_arrays`); a
-        read-only store computes what it lacks and keeps nothing."""
-        with self._lock:
-            return kept_arrays(self._conn, name, compute, writable=not self.read_only)
+        read-only store computes what it lacks and keeps nothing. The store's lock is held
+        while the table is read and written, not while ``compute`` runs."""
+        return kept_arrays(self._conn, name, compute, writable=not self.read_only,
+                           lock=self._lock, valid=valid)
 
     def entity_catalogue(self) -> tuple[list[str], IntArray]:
         """Every entity key sorted, and the rowid of each."""
@@ -180,12 +182,13 @@ class QueryLookupsMixin(ChunkLookupsMixin):
         pairs in (id, member position) order). Kept in the store per state
         (:mod:`.state_arrays`): a new process reads them back instead of joining again."""
         def compute() -> tuple[dict[str, IntArray], dict[str, list[str]]]:
-            rows = self._q("SELECT id, rowid FROM hyperedges WHERE kind = ? ORDER BY id",
-                           (kind,))
-            found = pairs(self._conn.execute(
-                "SELECT h.rowid, e.rowid FROM incidences i JOIN hyperedges h ON h.id = i.hid "
-                "JOIN entities e ON e.key = i.entity_key WHERE h.kind = ? "
-                "ORDER BY i.hid, i.position", (kind,)))
+            with self._lock:
+                rows = self._q("SELECT id, rowid FROM hyperedges WHERE kind = ? ORDER BY id",
+                               (kind,))
+                found = pairs(self._conn.execute(
+                    "SELECT h.rowid, e.rowid FROM incidences i JOIN hyperedges h ON "
+                    "h.id = i.hid JOIN entities e ON e.key = i.entity_key WHERE h.kind = ? "
+                    "ORDER BY i.hid, i.position", (kind,)))
             rowids = np.asarray([r[1] for r in rows], dtype=np.int64)
             return {"rowids": rowids, "pairs": found}, {"ids": [r[0] for r in rows]}
 
@@ -196,9 +199,10 @@ class QueryLookupsMixin(ChunkLookupsMixin):
         """Distinct (chunk rowid, entity rowid) pairs of every mention of an entity (kept
         in the store per state, as :meth:`layer_structure`)."""
         def compute() -> tuple[dict[str, IntArray], dict[str, list[str]]]:
-            return {"pairs": pairs(self._conn.execute(
-                "SELECT c.rowid, e.rowid FROM entity_mentions m JOIN chunks c ON "
-                "c.id = m.chunk_id JOIN entities e ON e.key = m.key"))}, {}
+            with self._lock:
+                return {"pairs": pairs(self._conn.execute(
+                    "SELECT c.rowid, e.rowid FROM entity_mentions m JOIN chunks c ON "
+                    "c.id = m.chunk_id JOIN entities e ON e.key = m.key"))}, {}
 
         arrays, _ = self._kept_set("mentions", compute)
         return arrays["pairs"].reshape(-1, 2)

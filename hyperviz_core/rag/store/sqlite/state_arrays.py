@@ -42,6 +42,7 @@ import json
 import logging
 import sqlite3
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from ..kept import STATE_TABLE, Arrays, Strings, pack_arrays, read_kept
 from .writes import WRITES_KEY
@@ -66,18 +67,27 @@ def store_state(conn: sqlite3.Connection) -> str:
 
 
 def kept_arrays(conn: sqlite3.Connection, name: str,
-                compute: Callable[[], tuple[Arrays, Strings]], *, writable: bool
+                compute: Callable[[], tuple[Arrays, Strings]], *, writable: bool,
+                lock: contextlib.AbstractContextManager[Any] | None = None,
+                valid: Callable[[tuple[Arrays, Strings]], bool] | None = None
                 ) -> tuple[Arrays, Strings]:
     """``compute()``'s arrays for the store's current state: read back from the table
-    when it holds them for this state, else computed and (on a writable store, when no
-    write happened while computing) stored for the next process."""
-    state = store_state(conn)
-    found = _load(conn, name, state)
-    if found is not None:
+    when it holds them for this state (and ``valid`` accepts them: arrays derived from
+    inputs read before, which a write may have changed, say what they were made from), else
+    computed and (on a writable store, when no write happened while computing) stored for
+    the next process, replacing the row. ``lock`` (the store's) is held while ``conn`` is
+    used, not while ``compute`` runs: a compute that reads ``conn`` takes it itself."""
+    held = lock if lock is not None else contextlib.nullcontext()
+    with held:
+        state = store_state(conn)
+        found = _load(conn, name, state)
+    if found is not None and (valid is None or valid(found)):
         return found
     arrays, strings = compute()
-    if writable and store_state(conn) == state:
-        _save(conn, name, state, pack_arrays(arrays, strings))
+    if writable:
+        with held:
+            if store_state(conn) == state:
+                _save(conn, name, state, pack_arrays(arrays, strings))
     return arrays, strings
 
 
