@@ -135,7 +135,8 @@ class ChunkLookupsMixin:
         """``compute()`` — a float64 array derived from the store (the walk's two-step
         matrix) — kept in the store per state; a kept array ``valid`` refuses (made from
         other inputs than the caller's) is computed again and replaced."""
-        check = None if valid is None else (lambda kept: valid(kept[0]["floats"]))
+        check = None if valid is None else (
+            lambda kept: "floats" in kept[0] and valid(kept[0]["floats"]))
         arrays, _ = self._kept_set(f"floats:{name}", lambda: ({"floats": compute()}, {}), check)
         found: FloatArray = arrays["floats"]
         return found
