@@ -29,6 +29,7 @@ from hyperviz_core.rag.retrieve import walk as walk_module
 from hyperviz_core.rag.retrieve.transition import symmetric, upper_triangle
 from hyperviz_core.rag.retrieve.view import CorpusView
 from hyperviz_core.rag.retrieve.walk import TWO_STEPS, EntityWalk
+from hyperviz_core.rag.store.kept import pack_arrays
 
 KEPT_ROW = f"floats:{TWO_STEPS}"
 NAMES = ["Ada Moor", "Ben Kray", "Cal Dunn", "Dee Ash", "Eli Fenn", "Fay Gold"]
@@ -298,3 +299,15 @@ def test_the_store_is_not_locked_while_the_matrix_is_computed(
     assert CorpusView(store).walk is not None
     assert waited == [False]  # another thread used the store meanwhile
     store.close()
+
+
+def test_a_kept_row_without_its_matrix_is_computed_again(tmp_path: Path) -> None:
+    path = tmp_path / "s"
+    VizRAG(path, show_progress=False).insert(dense_docs())
+    want = _answers(HypergraphStore(path))
+    conn = sqlite3.connect(path / "vizrag.sqlite")
+    with conn:
+        conn.execute("UPDATE vizrag_state_arrays_v1 SET data = ? WHERE name = ?",
+                     (pack_arrays({"other": np.arange(3)}, {}), KEPT_ROW))
+    conn.close()
+    assert _answers(HypergraphStore(path, read_only=True)) == want
