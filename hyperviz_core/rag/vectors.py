@@ -16,13 +16,14 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["SPACES", "ExactVectorIndex", "VectorIndex", "as_matrix", "normalize_rows"]
+__all__ = ["SPACES", "ExactVectorIndex", "VectorIndex", "as_matrix", "normalize_rows",
+           "unit_columns", "unit_columns_from"]
 
 #: The embedding spaces a store keeps.
 SPACES: tuple[str, ...] = ("entity", "hyperedge", "theme", "chunk")
@@ -47,6 +48,34 @@ def normalize_rows(matrix: FloatMatrix) -> FloatMatrix:
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
     return (matrix / norms).astype(np.float32, copy=False)
+
+
+def unit_columns(matrix: npt.ArrayLike, block: int = 4096) -> npt.NDArray[np.float32]:
+    """The L2-normalised rows of ``matrix`` (the values of :func:`normalize_rows`) as the
+    columns of a C-contiguous (dim, n) float32 matrix (the rows of used features are
+    contiguous, what a search with a sparse hashed query reads), normalised ``block`` rows
+    at a time (:func:`unit_columns_from`); ``matrix`` is left as it is.
+
+    >>> unit_columns(np.array([[3.0, 4.0], [0.0, 0.0]])).tolist()
+    [[0.6000000238418579, 0.0], [0.800000011920929, 0.0]]
+    """
+    mat = np.ascontiguousarray(matrix, dtype=np.float32)  # no copy for the stores' matrices
+    return unit_columns_from(mat.shape[0], mat.shape[1], lambda lo, hi: mat[lo:hi], block)
+
+
+def unit_columns_from(n: int, dim: int, rows: Callable[[int, int], npt.NDArray[np.float32]],
+                      block: int = 4096) -> npt.NDArray[np.float32]:
+    """:func:`unit_columns` of the ``n`` rows that ``rows(lo, hi)`` gives ``block`` at a time
+    (rows ``lo`` to ``hi`` as a C-contiguous float32 matrix): no full matrix of the rows is
+    ever made, only the result. A row's norm does not depend on the rows beside it, so the
+    values are the same whatever the block size."""
+    out = np.empty((dim, n), dtype=np.float32)
+    for lo in range(0, n, block):
+        part = rows(lo, min(lo + block, n))
+        norms = np.linalg.norm(part, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        out[:, lo : lo + block] = (part / norms).T
+    return out
 
 
 @runtime_checkable

@@ -17,14 +17,15 @@ import numpy.typing as npt
 
 from ...model import normalize_key
 from ..store.protocol import StoreProtocol
-from ..vectors import ExactVectorIndex, VectorIndex, normalize_rows
+from ..vectors import ExactVectorIndex, VectorIndex, normalize_rows, unit_columns
 from .blas import one_blas_thread
 from .state import Corpus
 
 if TYPE_CHECKING:
     from .lazy import LazyCorpus
 
-__all__ = ["kth_largest", "linked_entities", "replaced_index", "search", "unit_columns"]
+__all__ = ["kth_largest", "linked_entities", "replaced_index", "search", "unit_columns",
+           "unit_vectors"]
 
 
 def replaced_index(store: StoreProtocol, space: str) -> VectorIndex | None:
@@ -46,20 +47,16 @@ def replaced_index(store: StoreProtocol, space: str) -> VectorIndex | None:
     return None if isinstance(index, ExactVectorIndex) else index
 
 
-def unit_columns(matrix: npt.ArrayLike, block: int = 4096) -> npt.NDArray[np.float32]:
-    """The L2-normalised rows of ``matrix`` (the values of ``normalize_rows``) as the
-    columns of a C-contiguous (dim, n) float32 matrix (the rows of used features are
-    contiguous), normalised ``block`` rows at a time: no second full copy of the rows (the
-    norms too are taken per block: a row's norm does not depend on the rows beside it, once
-    the rows are C-contiguous, as the stores return them), and ``matrix`` is left as it is."""
-    mat = np.ascontiguousarray(matrix, dtype=np.float32)  # no copy for the stores' matrices
-    out = np.empty((mat.shape[1], mat.shape[0]), dtype=np.float32)
-    for lo in range(0, mat.shape[0], block):
-        part = mat[lo : lo + block]
-        norms = np.linalg.norm(part, axis=1, keepdims=True)
-        norms[norms == 0] = 1.0
-        out[:, lo : lo + block] = (part / norms).T
-    return out
+def unit_vectors(store: StoreProtocol, space: str) -> tuple[list[str], npt.NDArray[np.float32]]:
+    """The ids of ``space`` and their :func:`~..vectors.unit_columns`: from the store's own
+    ``unit_vectors`` when it has one (SQLite: decoded and normalised block by block, without
+    the full float32 matrix of the rows), else from its ``vectors``."""
+    own = getattr(store, "unit_vectors", None)
+    if callable(own):
+        found: tuple[list[str], npt.NDArray[np.float32]] = own(space)
+        return found
+    ids, mat = store.vectors(space)
+    return ids, unit_columns(mat)
 
 
 #: :func:`kth_largest` first partitions every ``SAMPLE_STEP``-th value
@@ -94,8 +91,7 @@ def search(store: StoreProtocol, corpus: Corpus | LazyCorpus, space: str,
         index = replaced_index(store, space)
         if index is not None:
             return [index.search(q, k) for q in qs]
-        ids, mat = store.vectors(space)
-        corpus.matrices[space] = (ids, unit_columns(mat))
+        corpus.matrices[space] = unit_vectors(store, space)
     ids, mat_t = corpus.matrices[space]  # (dim, n): rows of used features are contiguous
     if not ids or k <= 0:
         return [[] for _ in qs]

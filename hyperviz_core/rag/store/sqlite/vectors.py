@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ...types import content_hash
-from ...vectors import SPACES, ExactVectorIndex, VectorIndex, as_matrix
+from ...vectors import SPACES, ExactVectorIndex, VectorIndex, as_matrix, unit_columns_from
 from ..base import StoreError, VectorsArg
 from ..compact import decode, encode, parse_spaces
 from ..vector_plan import SpacePlan, plan_space, plan_space_blocks
@@ -289,10 +289,28 @@ class VectorStoreMixin:
                             "brought up to date by the next search", space, exc)
         self._ann_written.clear()
 
+    def unit_vectors(self, space: str) -> tuple[list[str], npt.NDArray[np.float32]]:
+        """The ids of a space (sorted) and :func:`~...vectors.unit_columns` of their vectors,
+        decoded and normalised a block at a time: equal to ``unit_columns(vectors(space)[1])``
+        without its full float32 matrix of the rows (the search's copy of a space)."""
+        ids, blobs, dim = self._stored(space, None)
+        if not blobs:
+            return [], np.zeros((dim, 0), dtype=np.float32)
+        dim = dim if dim > 0 else len(blobs[0]) // 4  # as decode infers it
+        return ids, unit_columns_from(len(blobs), dim, lambda lo, hi: decode(blobs[lo:hi], dim))
+
     def vectors(
         self, space: str, ids: Iterable[str] | None = None
     ) -> tuple[list[str], npt.NDArray[np.float32]]:
         """Stored vectors of a space (sorted by id, or the known ones of ``ids`` in order)."""
+        found, blobs, dim = self._stored(space, ids)
+        if not blobs:
+            return [], np.zeros((0, dim), dtype=np.float32)
+        return found, decode(blobs, dim)
+
+    def _stored(self, space: str, ids: Iterable[str] | None
+                ) -> tuple[list[str], list[bytes], int]:
+        """(ids, stored blobs, the embedder's dimension or 0) of :meth:`vectors`."""
         check_space(space)
         info = self.embedder_info()
         dim = info[1] if info else 0
@@ -308,9 +326,7 @@ class VectorStoreMixin:
                         "SELECT id, vector FROM embeddings WHERE space = ? AND id IN "
                         f"({','.join('?' * len(part))})", [space, *part]))
                 rows = [found[i] for i in wanted if i in found]
-        if not rows:
-            return [], np.zeros((0, dim), dtype=np.float32)
-        return [r[0] for r in rows], decode([r[1] for r in rows], dim)
+        return [r[0] for r in rows], [r[1] for r in rows], dim
 
     def search(self, space: str, query_vec: npt.ArrayLike, k: int) -> list[tuple[str, float]]:
         """Shorthand for ``vector_index(space).search(query_vec, k)``."""
