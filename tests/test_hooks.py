@@ -256,14 +256,19 @@ def test_a_failing_stage_fires_error_then_raises(store_dir: Path) -> None:
 
 def test_chunk_vectors_are_only_computed_when_weighted(store_dir: Path,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    spaces: list[str] = []
-    original = HypergraphStore.vectors
+    spaces: list[str] = []  # the spaces read, whole (vectors) or as a search's copy
+    original, unit = HypergraphStore.vectors, HypergraphStore.unit_vectors
 
     def spy(self: HypergraphStore, space: str, ids: Any = None) -> Any:
         spaces.append(space)
         return original(self, space, ids)
 
+    def unit_spy(self: HypergraphStore, space: str) -> Any:
+        spaces.append(space)
+        return unit(self, space)
+
     monkeypatch.setattr(HypergraphStore, "vectors", spy)
+    monkeypatch.setattr(HypergraphStore, "unit_vectors", unit_spy)
     with VizRAG(store_dir, show_progress=False) as rag:
         res = rag.retrieve(Q, render=False)
         assert "chunk" not in spaces and {"theme", "entity"} <= set(spaces)

@@ -231,20 +231,6 @@ def test_a_write_makes_the_kept_matrix_stale(tmp_path: Path,
     assert _kept(path)[KEPT_ROW] != before
 
 
-def test_an_unreadable_kept_matrix_is_computed_again(tmp_path: Path,
-                                                     caplog: pytest.LogCaptureFixture) -> None:
-    path = tmp_path / "s"
-    VizRAG(path, show_progress=False).insert(dense_docs())
-    want = _answers(HypergraphStore(path))
-    conn = sqlite3.connect(path / "vizrag.sqlite")
-    with conn:
-        conn.execute("UPDATE vizrag_state_arrays_v1 SET data = X'00FF' WHERE name = ?",
-                     (KEPT_ROW,))
-    conn.close()
-    assert _answers(HypergraphStore(path, read_only=True)) == want
-    assert "unreadable" in caplog.text
-
-
 def test_a_matrix_made_before_a_write_is_not_used_after_it(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A query reads the walk's incidences, another process writes, then the query
@@ -301,13 +287,18 @@ def test_the_store_is_not_locked_while_the_matrix_is_computed(
     store.close()
 
 
-def test_a_kept_row_without_its_matrix_is_computed_again(tmp_path: Path) -> None:
+@pytest.mark.parametrize("damage", ["unreadable", "without its matrix"])
+def test_a_damaged_kept_matrix_is_computed_again(tmp_path: Path, damage: str,
+                                                 caplog: pytest.LogCaptureFixture) -> None:
     path = tmp_path / "s"
     VizRAG(path, show_progress=False).insert(dense_docs())
     want = _answers(HypergraphStore(path))
+    data = (b"\x00\xff" if damage == "unreadable"
+            else pack_arrays({"other": np.arange(3)}, {}))
     conn = sqlite3.connect(path / "vizrag.sqlite")
     with conn:
         conn.execute("UPDATE vizrag_state_arrays_v1 SET data = ? WHERE name = ?",
-                     (pack_arrays({"other": np.arange(3)}, {}), KEPT_ROW))
+                     (data, KEPT_ROW))
     conn.close()
     assert _answers(HypergraphStore(path, read_only=True)) == want
+    assert ("unreadable" in caplog.text) == (damage == "unreadable")
