@@ -59,9 +59,12 @@ def test_unit_columns_from_blocks_equal_the_whole_matrix(block: int) -> None:
     assert got.flags.c_contiguous and np.array_equal(got, want)
 
 
-def test_store_unit_vectors_equal_the_unit_columns_of_its_vectors(tmp_path: Path) -> None:
-    """What a search keeps of a space, read by the SQLite store block by block."""
-    rag = VizRAG(tmp_path / "s", show_progress=False)
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_store_unit_vectors_equal_the_unit_columns_of_its_vectors(
+        tmp_path: Path, backend: str, request: pytest.FixtureRequest) -> None:
+    """What a search keeps of a space, read by the store block by block."""
+    where = tmp_path / "s" if backend == "sqlite" else request.getfixturevalue("pg_url")
+    rag = VizRAG(where, show_progress=False)
     rag.insert(demo_documents()[:12])
     store = rag.store
     for space in ("entity", "theme", "chunk"):

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ...vectors import SPACES, ExactVectorIndex, VectorIndex, as_matrix
+from ...vectors import SPACES, ExactVectorIndex, VectorIndex, as_matrix, unit_columns_from
 from ..base import StoreError, VectorsArg
 from ..compact import parse_spaces, storable_row
 from ..sqlite.vectors import with_stored_vectors
@@ -242,10 +242,31 @@ class PgVectorMixin:
             return int(c.execute("SELECT COUNT(*) FROM embeddings WHERE space = ?",
                                  (space,)).fetchone()[0])
 
+    def unit_vectors(self, space: str) -> tuple[list[str], npt.NDArray[np.float32]]:
+        """The ids of a space (sorted) and :func:`~...vectors.unit_columns` of their vectors,
+        unpacked and normalised a block at a time: equal to ``unit_columns(vectors(space)[1])``
+        without its full float32 matrix of the rows (the search's copy of a space)."""
+        ids, blobs, dim = self._stored(space, None)
+        if not blobs:
+            return [], np.zeros((dim, 0), dtype=np.float32)
+        dtype = self._vector_format()[1]
+        return ids, unit_columns_from(len(blobs), as_matrix(_unpack(blobs[:1], dtype)).shape[1],
+                                      lambda lo, hi: as_matrix(_unpack(blobs[lo:hi], dtype)))
+
     def vectors(
         self, space: str, ids: Iterable[str] | None = None
     ) -> tuple[list[str], npt.NDArray[np.float32]]:
         """Stored vectors of a space (sorted by id, or the known ones of ``ids`` in order)."""
+        found, blobs, dim = self._stored(space, ids)
+        if not blobs:
+            return [], np.zeros((0, dim), dtype=np.float32)
+        dtype = self._vector_format()[1]
+        return found, as_matrix(_unpack(blobs, dtype))
+
+    def _stored(self, space: str, ids: Iterable[str] | None
+                ) -> tuple[list[str], list[bytes], int]:
+        """(ids, stored rows in pgvector's binary format, the embedder's dimension or 0)
+        of :meth:`vectors`."""
         _check_space(space)
         info = self.embedder_info()
         dim = info[1] if info else 0
@@ -260,10 +281,7 @@ class PgVectorMixin:
                     "SELECT id, vector FROM embeddings WHERE space = %s AND id = ANY(%s)",
                     (space, wanted)).fetchall()}
                 rows = [found[i] for i in wanted if i in found]
-        if not rows:
-            return [], np.zeros((0, dim), dtype=np.float32)
-        dtype = self._vector_format()[1]
-        return [str(r[0]) for r in rows], as_matrix(_unpack([r[1] for r in rows], dtype))
+        return [str(r[0]) for r in rows], [r[1] for r in rows], dim
 
     def search(self, space: str, query_vec: npt.ArrayLike, k: int) -> list[tuple[str, float]]:
         """Shorthand for ``vector_index(space).search(query_vec, k)``."""
