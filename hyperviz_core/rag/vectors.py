@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = ["SPACES", "ExactVectorIndex", "VectorIndex", "as_matrix", "normalize_rows",
-           "unit_columns", "unit_columns_from"]
+           "stored_unit_columns", "unit_columns", "unit_columns_from"]
 
 #: The embedding spaces a store keeps.
 SPACES: tuple[str, ...] = ("entity", "hyperedge", "theme", "chunk")
@@ -76,6 +76,18 @@ def unit_columns_from(n: int, dim: int, rows: Callable[[int, int], npt.NDArray[n
         norms[norms == 0] = 1.0
         out[:, lo : lo + block] = (part / norms).T
     return out
+
+
+def stored_unit_columns(ids: list[str], blobs: Sequence[bytes], dim: int,
+                        decode_rows: Callable[[Sequence[bytes]], npt.NDArray[np.float32]]
+                        ) -> tuple[list[str], npt.NDArray[np.float32]]:
+    """``ids`` and the :func:`unit_columns` of their stored rows ``blobs``, which
+    ``decode_rows`` turns into float32 rows (a backend's format), a block at a time
+    (:func:`unit_columns_from`); ``dim`` shapes the empty result."""
+    if not blobs:
+        return [], np.zeros((dim, 0), dtype=np.float32)
+    width = decode_rows(blobs[:1]).shape[1]
+    return ids, unit_columns_from(len(blobs), width, lambda lo, hi: decode_rows(blobs[lo:hi]))
 
 
 @runtime_checkable

@@ -18,7 +18,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ...vectors import SPACES, ExactVectorIndex, VectorIndex, as_matrix, unit_columns_from
+from ...vectors import (
+    SPACES,
+    ExactVectorIndex,
+    VectorIndex,
+    as_matrix,
+    stored_unit_columns,
+)
 from ..base import StoreError, VectorsArg
 from ..compact import parse_spaces, storable_row
 from ..sqlite.vectors import with_stored_vectors
@@ -247,11 +253,8 @@ class PgVectorMixin:
         unpacked and normalised a block at a time: equal to ``unit_columns(vectors(space)[1])``
         without its full float32 matrix of the rows (the search's copy of a space)."""
         ids, blobs, dim = self._stored(space, None)
-        if not blobs:
-            return [], np.zeros((dim, 0), dtype=np.float32)
         dtype = self._vector_format()[1]
-        return ids, unit_columns_from(len(blobs), as_matrix(_unpack(blobs[:1], dtype)).shape[1],
-                                      lambda lo, hi: as_matrix(_unpack(blobs[lo:hi], dtype)))
+        return stored_unit_columns(ids, blobs, dim, lambda part: as_matrix(_unpack(part, dtype)))
 
     def vectors(
         self, space: str, ids: Iterable[str] | None = None

@@ -26,7 +26,13 @@ import numpy as np
 import numpy.typing as npt
 
 from ...types import content_hash
-from ...vectors import SPACES, ExactVectorIndex, VectorIndex, as_matrix, unit_columns_from
+from ...vectors import (
+    SPACES,
+    ExactVectorIndex,
+    VectorIndex,
+    as_matrix,
+    stored_unit_columns,
+)
 from ..base import StoreError, VectorsArg
 from ..compact import decode, encode, parse_spaces
 from ..vector_plan import SpacePlan, plan_space, plan_space_blocks
@@ -294,10 +300,7 @@ class VectorStoreMixin:
         decoded and normalised a block at a time: equal to ``unit_columns(vectors(space)[1])``
         without its full float32 matrix of the rows (the search's copy of a space)."""
         ids, blobs, dim = self._stored(space, None)
-        if not blobs:
-            return [], np.zeros((dim, 0), dtype=np.float32)
-        dim = dim if dim > 0 else len(blobs[0]) // 4  # as decode infers it
-        return ids, unit_columns_from(len(blobs), dim, lambda lo, hi: decode(blobs[lo:hi], dim))
+        return stored_unit_columns(ids, blobs, dim, lambda part: decode(part, dim))
 
     def vectors(
         self, space: str, ids: Iterable[str] | None = None
