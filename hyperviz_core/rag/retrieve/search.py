@@ -49,8 +49,9 @@ def replaced_index(store: StoreProtocol, space: str) -> VectorIndex | None:
 
 def unit_vectors(store: StoreProtocol, space: str) -> tuple[list[str], npt.NDArray[np.float32]]:
     """The ids of ``space`` and their :func:`~..vectors.unit_columns`: from the store's own
-    ``unit_vectors`` when it has one (SQLite: decoded and normalised block by block, without
-    the full float32 matrix of the rows), else from its ``vectors``."""
+    ``unit_vectors`` when it has one (the SQLite and PostgreSQL stores: decoded and
+    normalised block by block, without the full float32 matrix of the rows), else from its
+    ``vectors``."""
     own = getattr(store, "unit_vectors", None)
     if callable(own):
         found: tuple[list[str], npt.NDArray[np.float32]] = own(space)
