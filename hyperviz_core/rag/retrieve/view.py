@@ -117,8 +117,14 @@ class CorpusView:
             self.titles.append(title)
             docs.setdefault(doc_id, []).append((idx, i))
         self.home: dict[str, list[int]] = {}
+        keys_of: dict[str, list[str]] = {}  # a document's chunks share its title
         for i, title in enumerate(self.titles):
-            for key in title_keys(title) if title else []:
+            if not title:
+                continue
+            keys = keys_of.get(title)
+            if keys is None:
+                keys = keys_of[title] = title_keys(title)
+            for key in keys:
                 self.home.setdefault(key, []).append(i)
         self.lead: dict[int, str] = {}
         if infer_homes:
