@@ -179,6 +179,38 @@ def test_retrying_embedder() -> None:
     assert np.allclose(vec, inner.embed(["query: a"])[0])
 
 
+def test_retry_warnings_name_the_wrapped_model_and_count_on_the_tracker(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Both wrappers share one retry loop: sync and async calls retry, the warning names a
+    chat model by its model name and an embedder as ``embedder NAME``, and a tracker given
+    to the wrapper counts each retry."""
+    class FlakyEmbedder(HashingEmbedder):
+        def __init__(self) -> None:
+            super().__init__(dim=16)
+            self.fails = 0
+
+        async def aembed(self, texts: Sequence[str]) -> np.ndarray:
+            if self.fails:
+                self.fails -= 1
+                raise ProviderError("busy", retryable=True, status=503)
+            return self.embed(texts)
+
+    clock, tracker = FakeClock(), UsageTracker()
+    inner = FlakyEmbedder()
+    inner.fails = 2
+    emb = RetryingEmbedder(inner, async_sleep=clock.asleep, tracker=tracker)
+    with caplog.at_level("WARNING"):
+        assert asyncio.run(emb.aembed(["a"])).shape == (1, 16)
+    assert len(clock.sleeps) == 2 and tracker.report().retries == 2
+    assert f"embedder {inner.name} failed (busy)" in caplog.text and "retry 2/5" in caplog.text
+    caplog.clear()
+    chat = RetryingChatModel(FlakyChat([e503()]), sleep=clock.sleep, tracker=tracker)
+    with caplog.at_level("WARNING"):
+        assert chat.complete("q") == "ok:q"
+    assert "flaky failed (" in caplog.text and "embedder" not in caplog.text
+    assert len(clock.sleeps) == 3 and tracker.report().retries == 3
+
+
 # ------------------------------------------------------------------------------ cache
 def test_cache_key_covers_model_system_prompt_json_and_images() -> None:
     base = cache_key("m", "p", system="s", json_mode=True, images=[PNG_A])

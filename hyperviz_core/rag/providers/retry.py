@@ -12,7 +12,7 @@ import threading
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -30,6 +30,7 @@ __all__ = [
 
 log = logging.getLogger("hyperviz_core.rag.providers.middleware")
 T = TypeVar("T")
+Inner = TypeVar("Inner")
 #: the longest ``Retry-After`` hint waited for; a longer one fails the call at once
 MAX_RETRY_AFTER = 300.0
 
@@ -75,20 +76,13 @@ class _Backoff:
         return d
 
 
-class RetryingChatModel:
-    """Retries retryable failures (429, 5xx, timeouts) with exponential backoff + jitter.
-
-    Delay before retry ``n`` (0-based) is uniform in ``[c/2, c]`` with
-    ``c = min(max_delay, base_delay·2ⁿ)``, drawn from ``random.Random(seed)`` (reproducible),
-    and never less than a ``ProviderError.retry_after`` hint; a hint longer than
-    ``max_retry_after`` (default 300 s) fails the call at once with a ProviderError saying
-    so. Non-retryable errors (400, 401, bad requests) raise at once. ``sleep``/``async_sleep``
-    are injectable for tests (a fake clock).
-    """
+class _Retrying(Generic[Inner]):
+    """The retry loop both wrappers share: ``_retried`` / ``_aretried`` call ``inner`` again
+    after a retryable failure, waiting :class:`_Backoff`'s delay, and give up otherwise."""
 
     def __init__(
         self,
-        inner: ChatModel,
+        inner: Inner,
         max_retries: int = 5,
         base_delay: float = 0.5,
         max_delay: float = 20.0,
@@ -99,110 +93,32 @@ class RetryingChatModel:
         tracker: UsageTracker | None = None,
         max_retry_after: float = MAX_RETRY_AFTER,
     ) -> None:
-        self.inner = inner
+        self.inner: Inner = inner
         self._backoff = _Backoff(max_retries, base_delay, max_delay, seed, max_retry_after)
         self.sleep = sleep
         self.async_sleep = async_sleep
         self.tracker = tracker
 
     @property
-    def model_name(self) -> str:
-        return self.inner.model_name
-
-    @property
     def max_retries(self) -> int:
         return self._backoff.max_retries
 
-    def _give_up(self, attempt: int, exc: BaseException) -> float | None:
-        d = self._backoff.delay(attempt, exc)
-        if d is None:
-            return None
-        info = current_call_info()
-        if info is not None:  # a tracker outside the retries counts them
-            info["retries"] += 1
-        elif self.tracker is not None:
-            self.tracker.record_retry()
-        log.warning("%s failed (%s); retry %d/%d in %.2fs", self.model_name, exc, attempt + 1,
-                    self._backoff.max_retries, d)
-        return d
+    def _label(self) -> str:
+        """What the retry warning names."""
+        raise NotImplementedError
 
-    def complete(self, prompt: str, *, images: Sequence[bytes] = (), system: str | None = None,
-                 json_mode: bool = False) -> str:
-        attempt = 0
-        while True:
-            try:
-                return self.inner.complete(prompt, images=images, system=system,
-                                           json_mode=json_mode)
-            except Exception as exc:
-                d = self._give_up(attempt, exc)
-                if d is None:
-                    raise
-            self.sleep(d)
-            attempt += 1
-
-    async def acomplete(self, prompt: str, *, images: Sequence[bytes] = (),
-                        system: str | None = None, json_mode: bool = False) -> str:
-        attempt = 0
-        while True:
-            try:
-                return await self.inner.acomplete(prompt, images=images, system=system,
-                                                  json_mode=json_mode)
-            except Exception as exc:
-                d = self._give_up(attempt, exc)
-                if d is None:
-                    raise
-            await self.async_sleep(d)
-            attempt += 1
-
-
-class RetryingEmbedder:
-    """:class:`RetryingChatModel`'s policy for an :class:`Embedder`, its ``dim`` probe
-    included (``semantic`` and ``embed_query`` are the inner embedder's)."""
-
-    def __init__(
-        self,
-        inner: Embedder,
-        max_retries: int = 5,
-        base_delay: float = 0.5,
-        max_delay: float = 20.0,
-        *,
-        sleep: Callable[[float], None] = time.sleep,
-        async_sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-        seed: int = 0,
-        tracker: UsageTracker | None = None,
-        max_retry_after: float = MAX_RETRY_AFTER,
-    ) -> None:
-        self.inner = inner
-        self._backoff = _Backoff(max_retries, base_delay, max_delay, seed, max_retry_after)
-        self.sleep = sleep
-        self.async_sleep = async_sleep
-        self.tracker = tracker
-
-    @property
-    def name(self) -> str:
-        return self.inner.name
-
-    @property
-    def dim(self) -> int:
-        return self._retried(lambda: self.inner.dim)
-
-    @property
-    def semantic(self) -> bool | None:
-        flag = getattr(self.inner, "semantic", None)
-        return None if flag is None else bool(flag)
-
-    @property
-    def max_retries(self) -> int:
-        return self._backoff.max_retries
-
-    def _delay(self, attempt: int, exc: BaseException) -> float | None:
-        d = self._backoff.delay(attempt, exc)
-        if d is None:
-            return None
+    def _count_retry(self) -> None:
         if self.tracker is not None:
             self.tracker.record_retry()
-        log.warning("embedder %s failed (%s); retry %d/%d in %.2fs", self.name, exc,
-                    attempt + 1, self._backoff.max_retries, d)
+
+    def _delay(self, attempt: int, exc: BaseException) -> float | None:
+        """The wait before retry ``attempt`` after ``exc`` (counted and logged), or None."""
+        d = self._backoff.delay(attempt, exc)
+        if d is None:
+            return None
+        self._count_retry()
+        log.warning("%s failed (%s); retry %d/%d in %.2fs", self._label(), exc, attempt + 1,
+                    self._backoff.max_retries, d)
         return d
 
     def _retried(self, call: Callable[[], T]) -> T:
@@ -217,20 +133,80 @@ class RetryingEmbedder:
             self.sleep(d)
             attempt += 1
 
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        return self._retried(lambda: self.inner.embed(texts))
-
-    async def aembed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+    async def _aretried(self, call: Callable[[], Awaitable[T]]) -> T:
         attempt = 0
         while True:
             try:
-                return await self.inner.aembed(texts)
+                return await call()
             except Exception as exc:
                 d = self._delay(attempt, exc)
                 if d is None:
                     raise
             await self.async_sleep(d)
             attempt += 1
+
+
+class RetryingChatModel(_Retrying[ChatModel]):
+    """Retries retryable failures (429, 5xx, timeouts) with exponential backoff + jitter.
+
+    Delay before retry ``n`` (0-based) is uniform in ``[c/2, c]`` with
+    ``c = min(max_delay, base_delay·2ⁿ)``, drawn from ``random.Random(seed)`` (reproducible),
+    and never less than a ``ProviderError.retry_after`` hint; a hint longer than
+    ``max_retry_after`` (default 300 s) fails the call at once with a ProviderError saying
+    so. Non-retryable errors (400, 401, bad requests) raise at once. ``sleep``/``async_sleep``
+    are injectable for tests (a fake clock).
+    """
+
+    @property
+    def model_name(self) -> str:
+        return self.inner.model_name
+
+    def _label(self) -> str:
+        return self.model_name
+
+    def _count_retry(self) -> None:
+        info = current_call_info()
+        if info is not None:  # a tracker outside the retries counts them
+            info["retries"] += 1
+        else:
+            super()._count_retry()
+
+    def complete(self, prompt: str, *, images: Sequence[bytes] = (), system: str | None = None,
+                 json_mode: bool = False) -> str:
+        return self._retried(lambda: self.inner.complete(prompt, images=images, system=system,
+                                                         json_mode=json_mode))
+
+    async def acomplete(self, prompt: str, *, images: Sequence[bytes] = (),
+                        system: str | None = None, json_mode: bool = False) -> str:
+        return await self._aretried(lambda: self.inner.acomplete(
+            prompt, images=images, system=system, json_mode=json_mode))
+
+
+class RetryingEmbedder(_Retrying[Embedder]):
+    """:class:`RetryingChatModel`'s policy for an :class:`Embedder`, its ``dim`` probe
+    included (``semantic`` and ``embed_query`` are the inner embedder's)."""
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    def _label(self) -> str:
+        return f"embedder {self.name}"
+
+    @property
+    def dim(self) -> int:
+        return self._retried(lambda: self.inner.dim)
+
+    @property
+    def semantic(self) -> bool | None:
+        flag = getattr(self.inner, "semantic", None)
+        return None if flag is None else bool(flag)
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        return self._retried(lambda: self.inner.embed(texts))
+
+    async def aembed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        return await self._aretried(lambda: self.inner.aembed(texts))
 
     def embed_query(self, text: str) -> npt.NDArray[np.float32]:
         """The inner embedder's query vector (:func:`~.protocols.embed_query`), retried."""
