@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable, Sequence
-from typing import Literal
+from collections.abc import Generator, Iterable, Sequence
+from typing import Literal, TypeVar
 
 from ...model import Entity, normalize_key
 from ..prompts import Prompts
@@ -37,6 +37,39 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+#: a model dialogue free of I/O: yields (prompt, images), is sent each answer, and returns
+#: its result; :func:`ask` and :func:`aask` hold it with a chat model, so the sync and async
+#: methods share one logic
+Dialogue = Generator[tuple[str, Sequence[bytes]], str, T]
+
+
+def ask(chat: ChatModel, dialogue: Dialogue[T], system: str | None, json_mode: bool) -> T:
+    """The result of ``dialogue``, each prompt answered by ``chat.complete``."""
+    try:
+        prompt, images = next(dialogue)
+        while True:
+            answer = chat.complete(prompt, images=images, system=system, json_mode=json_mode)
+            prompt, images = dialogue.send(answer)
+    except StopIteration as stop:
+        result: T = stop.value
+        return result
+
+
+async def aask(chat: ChatModel, dialogue: Dialogue[T], system: str | None,
+               json_mode: bool) -> T:
+    """:func:`ask` with ``chat.acomplete``."""
+    try:
+        prompt, images = next(dialogue)
+        while True:
+            answer = await chat.acomplete(prompt, images=images, system=system,
+                                          json_mode=json_mode)
+            prompt, images = dialogue.send(answer)
+    except StopIteration as stop:
+        result: T = stop.value
+        return result
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -147,29 +180,25 @@ class LLMExtractor:
         log.warning("model extracted nothing from chunk %s; using the fallback", chunk.id)
         return None
 
-    def extract(self, chunk: Chunk) -> ChunkExtraction:
-        """Extract one chunk (1 call, +1 in two_step mode, +1 per gleaning round)."""
-        system = self.prompts.system_prompt()
-        answer = self.chat.complete(
-            self._first_prompt(chunk), system=system, json_mode=self.json_mode
-        )
-        ext = parse_extraction(answer, chunk.id)
+    def _dialogue(self, chunk: Chunk) -> Dialogue[ChunkExtraction | None]:
+        ext = parse_extraction((yield self._first_prompt(chunk), ()), chunk.id)
         if self.mode == "two_step":
-            rel = self.chat.complete(
-                self._relations_prompt(chunk, ext), system=system, json_mode=self.json_mode
-            )
+            rel = yield self._relations_prompt(chunk, ext), ()
             ext = merge_extractions(
                 chunk.id, [ext, parse_extraction(rel, chunk.id, known_entities=ext.entities)]
             )
         for _ in range(self.gleaning):
-            more = self.chat.complete(
-                self._glean_prompt(chunk, ext), system=system, json_mode=self.json_mode
-            )
+            more = yield self._glean_prompt(chunk, ext), ()
             extra = parse_extraction(more, chunk.id, known_entities=ext.entities)
             if not extra.entities and not extra.hyperedges:
                 break
             ext = merge_extractions(chunk.id, [ext, extra])
-        done = self._finish(chunk, ext)
+        return self._finish(chunk, ext)
+
+    def extract(self, chunk: Chunk) -> ChunkExtraction:
+        """Extract one chunk (1 call, +1 in two_step mode, +1 per gleaning round)."""
+        done = ask(self.chat, self._dialogue(chunk), self.prompts.system_prompt(),
+                   self.json_mode)
         if done is None:
             assert self.fallback is not None
             return self.fallback.extract(chunk)
@@ -177,27 +206,8 @@ class LLMExtractor:
 
     async def aextract(self, chunk: Chunk) -> ChunkExtraction:
         """Async twin of :meth:`extract`."""
-        system = self.prompts.system_prompt()
-        answer = await self.chat.acomplete(
-            self._first_prompt(chunk), system=system, json_mode=self.json_mode
-        )
-        ext = parse_extraction(answer, chunk.id)
-        if self.mode == "two_step":
-            rel = await self.chat.acomplete(
-                self._relations_prompt(chunk, ext), system=system, json_mode=self.json_mode
-            )
-            ext = merge_extractions(
-                chunk.id, [ext, parse_extraction(rel, chunk.id, known_entities=ext.entities)]
-            )
-        for _ in range(self.gleaning):
-            more = await self.chat.acomplete(
-                self._glean_prompt(chunk, ext), system=system, json_mode=self.json_mode
-            )
-            extra = parse_extraction(more, chunk.id, known_entities=ext.entities)
-            if not extra.entities and not extra.hyperedges:
-                break
-            ext = merge_extractions(chunk.id, [ext, extra])
-        done = self._finish(chunk, ext)
+        done = await aask(self.chat, self._dialogue(chunk), self.prompts.system_prompt(),
+                          self.json_mode)
         if done is None:
             assert self.fallback is not None
             return await self.fallback.aextract(chunk)
@@ -272,24 +282,23 @@ class LLMThemeExtractor:
             keywords=kws or fb.keywords,
         )
 
+    def _dialogue(self, chunk: Chunk, extraction: ChunkExtraction, image: bytes | None
+                  ) -> Dialogue[tuple[str, list[str], list[str]]]:
+        images = [image] if image is not None else []
+        answer = yield self._theme_prompt(chunk, extraction, image), images
+        theme, kws, keys = self._read(answer, extraction)
+        if not keys and extraction.entities:
+            more = yield self._key_prompt(chunk, extraction, theme, image), images
+            keys = resolve_entity_names(parse_json_list(more), extraction.entities)
+            keys = keys[: self.max_key_entities]
+        return theme, kws, keys
+
     def theme(
         self, chunk: Chunk, extraction: ChunkExtraction, image: bytes | None = None
     ) -> ChunkTheme:
         """Theme of one chunk (1 call, 2 when the key entities need a follow-up)."""
-        images = [image] if image is not None else []
-        system = self.prompts.system_prompt()
-        answer = self.chat.complete(
-            self._theme_prompt(chunk, extraction, image), images=images, system=system,
-            json_mode=self.json_mode,
-        )
-        theme, kws, keys = self._read(answer, extraction)
-        if not keys and extraction.entities:
-            more = self.chat.complete(
-                self._key_prompt(chunk, extraction, theme, image), images=images,
-                system=system, json_mode=self.json_mode,
-            )
-            keys = resolve_entity_names(parse_json_list(more), extraction.entities)
-            keys = keys[: self.max_key_entities]
+        theme, kws, keys = ask(self.chat, self._dialogue(chunk, extraction, image),
+                               self.prompts.system_prompt(), self.json_mode)
         done = self._complete(chunk, theme, kws, keys)
         if done is not None:
             return done
@@ -299,20 +308,8 @@ class LLMThemeExtractor:
         self, chunk: Chunk, extraction: ChunkExtraction, image: bytes | None = None
     ) -> ChunkTheme:
         """Async twin of :meth:`theme`."""
-        images = [image] if image is not None else []
-        system = self.prompts.system_prompt()
-        answer = await self.chat.acomplete(
-            self._theme_prompt(chunk, extraction, image), images=images, system=system,
-            json_mode=self.json_mode,
-        )
-        theme, kws, keys = self._read(answer, extraction)
-        if not keys and extraction.entities:
-            more = await self.chat.acomplete(
-                self._key_prompt(chunk, extraction, theme, image), images=images,
-                system=system, json_mode=self.json_mode,
-            )
-            keys = resolve_entity_names(parse_json_list(more), extraction.entities)
-            keys = keys[: self.max_key_entities]
+        theme, kws, keys = await aask(self.chat, self._dialogue(chunk, extraction, image),
+                                      self.prompts.system_prompt(), self.json_mode)
         done = self._complete(chunk, theme, kws, keys)
         if done is not None:
             return done
