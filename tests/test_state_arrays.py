@@ -267,6 +267,60 @@ def test_cli_import_hyperrag_leaves_the_store_query_ready(
     assert json.loads(capsys.readouterr().out)["query_ready_seconds"] >= 0
 
 
+def test_cli_migrate_leaves_the_destination_query_ready(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A copy made by ``vizrag migrate`` is query-ready like an indexed store: a read-only
+    query of a new process reads every array back (before, the first query of each process
+    built them all: a read-only one cannot keep them); ``--no-prepare`` skips the step."""
+    src = tmp_path / "src"
+    assert main(["index", str(_corpus(tmp_path)), "--store", str(src), "--no-progress",
+                 "--no-prepare"]) == 0
+    capsys.readouterr()
+    assert main(["migrate", "--from", str(src), "--to", str(tmp_path / "bare"), "--no-prepare",
+                 "--no-progress", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["query_ready_seconds"] is None
+    assert STATE_TABLE not in _objects(tmp_path / "bare")
+    dst = tmp_path / "dst"
+    assert main(["migrate", "--from", str(src), "--to", str(dst), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "counts verified" in out and "query-ready: full-text index" in out
+    assert {FTS_TABLE, STATE_TABLE} <= _objects(dst) and len(_kept(dst)) == 5
+    counting = _Counting(monkeypatch)
+    assert _answers(HypergraphStore(dst, read_only=True)) == _answers(
+        HypergraphStore(src, read_only=True), lazy=False)
+    assert counting.names == []  # the read-only queries read everything back
+    assert main(["migrate", "--from", str(src), "--to", str(dst), "--no-progress",
+                 "--json"]) == 0  # a re-run copies nothing and finds the copy ready
+    assert json.loads(capsys.readouterr().out)["query_ready_seconds"] >= 0
+
+
+def test_cli_migrate_interrupted_while_making_the_copy_query_ready(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ctrl-C in the query-ready step: exit 130 with one line saying so, after the copy's
+    report; every document is copied (a re-run makes the copy ready)."""
+    from hyperviz_core.cli import ready
+
+    src, dst = tmp_path / "src", tmp_path / "dst"
+    assert main(["index", str(_corpus(tmp_path)), "--store", str(src), "--no-progress"]) == 0
+
+    def interrupted(store: Any, command: str) -> float | None:
+        raise KeyboardInterrupt
+
+    real = ready.make_query_ready
+    monkeypatch.setattr(ready, "make_query_ready", interrupted)
+    capsys.readouterr()
+    assert main(["migrate", "--from", str(src), "--to", str(dst), "--no-progress"]) == 130
+    out, err = capsys.readouterr()
+    assert "counts verified: equal to the source" in out
+    assert "interrupted while making the destination query-ready" in err
+    assert HypergraphStore(dst, read_only=True).stats().documents == 30
+    monkeypatch.setattr(ready, "make_query_ready", real)
+    assert main(["migrate", "--from", str(src), "--to", str(dst), "--no-progress"]) == 0
+    assert "query-ready" in capsys.readouterr().out
+
+
 def test_kept_catalogue_equals_the_computed_one(tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """The chunk catalogue read back equals the one read from the tables: titled chunks

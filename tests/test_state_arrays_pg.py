@@ -116,3 +116,25 @@ def test_pg_cli_index_leaves_the_store_query_ready(
     assert "query-ready" in capsys.readouterr().out
     assert sorted(_kept(pg_url)) == ["catalogue", "layer:relation", "layer:theme", "mentions",
                                      "strings:vocabulary"]
+
+
+def test_pg_cli_migrate_leaves_the_copy_query_ready(
+        pg_url: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``vizrag migrate`` into PostgreSQL keeps the query arrays of the copy's state, so a
+    new store object (a new process) reads them back: answers equal the source's."""
+    from test_state_arrays import _corpus
+
+    from hyperviz_core.cli import main
+
+    src = tmp_path / "src"
+    assert main(["index", str(_corpus(tmp_path)), "--store", str(src), "--no-progress",
+                 "--no-prepare"]) == 0
+    assert main(["migrate", "--from", str(src), "--to", pg_url, "--no-progress"]) == 0
+    assert "query-ready" in capsys.readouterr().out
+    assert sorted(_kept(pg_url)) == ["catalogue", "layer:relation", "layer:theme", "mentions",
+                                     "strings:vocabulary"]
+    counting = _Counting(monkeypatch)
+    assert _answers(pg_url) == _sqlite_answers(str(src), lazy=False, close=True)
+    assert counting.names == []
+
