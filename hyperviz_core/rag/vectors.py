@@ -43,6 +43,13 @@ def as_matrix(vectors: npt.ArrayLike, dim: int | None = None) -> FloatMatrix:
     return np.ascontiguousarray(arr)
 
 
+#: rows normalised at a time by :func:`unit_columns_from`: a block's transposed copy then
+#: stays in the CPU cache (256 rows of 512 float32: 512 KiB). On the 50 MB synthetic store's
+#: theme space (49,981 float16 rows of 512) 256 took 0.19–0.20 s against 0.27–0.31 s for
+#: 4,096 (three alternating runs, 2026-12-04); the values do not depend on it
+UNIT_BLOCK = 256
+
+
 def normalize_rows(matrix: FloatMatrix) -> FloatMatrix:
     """L2-normalise each row (zero rows stay zero)."""
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
@@ -50,7 +57,7 @@ def normalize_rows(matrix: FloatMatrix) -> FloatMatrix:
     return (matrix / norms).astype(np.float32, copy=False)
 
 
-def unit_columns(matrix: npt.ArrayLike, block: int = 4096) -> npt.NDArray[np.float32]:
+def unit_columns(matrix: npt.ArrayLike, block: int = UNIT_BLOCK) -> npt.NDArray[np.float32]:
     """The L2-normalised rows of ``matrix`` (the values of :func:`normalize_rows`) as the
     columns of a C-contiguous (dim, n) float32 matrix (the rows of used features are
     contiguous, what a search with a sparse hashed query reads), normalised ``block`` rows
@@ -64,7 +71,7 @@ def unit_columns(matrix: npt.ArrayLike, block: int = 4096) -> npt.NDArray[np.flo
 
 
 def unit_columns_from(n: int, dim: int, rows: Callable[[int, int], npt.NDArray[np.float32]],
-                      block: int = 4096) -> npt.NDArray[np.float32]:
+                      block: int = UNIT_BLOCK) -> npt.NDArray[np.float32]:
     """:func:`unit_columns` of the ``n`` rows that ``rows(lo, hi)`` gives ``block`` at a time
     (rows ``lo`` to ``hi`` as a C-contiguous float32 matrix): no full matrix of the rows is
     ever made, only the result. A row's norm does not depend on the rows beside it, so the
