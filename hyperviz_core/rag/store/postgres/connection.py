@@ -38,9 +38,10 @@ class QmarkConnection:
     def __init__(self, conn: Any) -> None:
         self.conn = conn
 
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        """Run one statement; returns the cursor (``fetchall``/``fetchone``)."""
-        return self.conn.execute(pg_sql(sql), tuple(params))
+    def execute(self, sql: str, params: Sequence[Any] = (), *, binary: bool = False) -> Any:
+        """Run one statement; returns the cursor (``fetchall``/``fetchone``). ``binary``:
+        results in PostgreSQL's binary format (a ``bytea`` as its bytes, not hex text)."""
+        return self.conn.execute(pg_sql(sql), tuple(params), binary=binary)
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         """Run one statement for each row (pipelined by psycopg)."""
@@ -140,16 +141,18 @@ class Pool:
         except self._errors as exc:
             raise StoreError(f"PostgreSQL store {self.where}: {_first_line(exc)}") from exc
 
-    def query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+    def query(self, sql: str, params: Sequence[Any] = (), *, binary: bool = False
+              ) -> list[Any]:
         """The rows of one statement (one snapshot by itself: no transaction block, so one
         round trip instead of the four of :meth:`read`; in a :meth:`pinned` block, on the
-        pinned transaction)."""
+        pinned transaction); ``binary`` as in :meth:`QmarkConnection.execute`."""
         if self._pinned() is not None:
             with self.read() as c:
-                return list(c.execute(sql, params).fetchall())
+                return list(c.execute(sql, params, binary=binary).fetchall())
         try:
             with self._pool.connection() as conn:
-                return list(QmarkConnection(conn).execute(sql, params).fetchall())
+                return list(QmarkConnection(conn).execute(sql, params, binary=binary)
+                            .fetchall())
         except self._errors as exc:
             raise StoreError(f"PostgreSQL store {self.where}: {_first_line(exc)}") from exc
 

@@ -62,8 +62,9 @@ class PgKeptArrays:
 
     def _load(self, name: str, state: str) -> tuple[Arrays, Strings] | None:
         try:
-            rows = self._pool.query(
-                f"SELECT data FROM {STATE_TABLE} WHERE name = ? AND state = ?", (name, state))
+            rows = self._pool.query(  # binary: the blob's bytes, not twice as much hex
+                f"SELECT data FROM {STATE_TABLE} WHERE name = ? AND state = ?", (name, state),
+                binary=True)
         except StoreError:  # no table yet (never kept, or a role that cannot create it)
             return None
         return read_kept(name, bytes(rows[0][0])) if rows else None
