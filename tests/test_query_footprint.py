@@ -153,6 +153,27 @@ def test_a_replaced_index_is_still_asked(store_dir: Path, tmp_path: Path) -> Non
     assert "entity" not in rag.retriever.corpus().matrices
 
 
+@pytest.mark.parametrize("lazy", [False, True])
+def test_an_index_set_after_queries_is_asked(store_dir: Path, tmp_path: Path,
+                                             lazy: bool) -> None:
+    """The search's copy of a space, made by earlier queries, gives way to an index set
+    later with ``set_vector_index`` (it used to be searched on, the index never asked)."""
+    import shutil
+
+    copy = tmp_path / "store"
+    shutil.copytree(store_dir, copy)
+    rag = VizRAG(copy, show_progress=False, lazy=lazy)
+    before = rag.retrieve("Who performed Hello Love?", render=False)
+    assert "entity" in rag.retriever.query_corpus().matrices
+    custom = RecordingIndex()
+    rag.store.set_vector_index("entity", custom)
+    after = rag.retrieve("Who performed Hello Love?", render=False)
+    assert custom.calls > 0
+    assert "entity" not in rag.retriever.query_corpus().matrices
+    assert "theme" in rag.retriever.query_corpus().matrices  # made again, from the store
+    assert [c.chunk_id for c in after.chunks] == [c.chunk_id for c in before.chunks]
+
+
 def test_unit_columns_are_the_normalised_rows_transposed() -> None:
     rng = np.random.default_rng(2)
     mat = rng.standard_normal((1000, 48)).astype(np.float32)

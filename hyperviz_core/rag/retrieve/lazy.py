@@ -35,6 +35,7 @@ class LazyCorpus:
         self.store = store
         self.view = view
         self.matrices: dict[str, tuple[list[str], npt.NDArray[np.float32]]] = {}
+        self.matrices_epoch = 0  # as :attr:`.state.Corpus.matrices_epoch`
 
     def __len__(self) -> int:
         return self.view.n

@@ -88,6 +88,10 @@ def search(store: StoreProtocol, corpus: Corpus | LazyCorpus, space: str,
            queries: npt.ArrayLike, k: int) -> list[list[tuple[str, float]]]:
     """Top-``k`` (id, cosine) per query row, best first, ties by id."""
     qs = np.atleast_2d(np.asarray(queries, dtype=np.float32))
+    epoch = getattr(store, "vector_index_epoch", 0)
+    if corpus.matrices_epoch != epoch:  # an index was set since the copies were made
+        corpus.matrices.clear()
+        corpus.matrices_epoch = epoch
     if space not in corpus.matrices:
         index = replaced_index(store, space)
         if index is not None:

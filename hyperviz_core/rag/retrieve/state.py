@@ -58,6 +58,8 @@ class Corpus:
     top: Hypergraph
     chunks: ChunkIndex
     matrices: dict[str, tuple[list[str], npt.NDArray[np.float32]]] = field(default_factory=dict)
+    #: the store's ``vector_index_epoch`` the copies in ``matrices`` were made at
+    matrices_epoch: int = 0
     layers: dict[str, FullLayer] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:

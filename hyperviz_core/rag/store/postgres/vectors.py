@@ -114,6 +114,9 @@ class PgVectorMixin:
     _lock: threading.RLock
     _indexes: dict[str, VectorIndex]
     _loaded: set[str]
+    #: counts the indexes set with :meth:`set_vector_index` (searches holding a copy of a
+    #: space drop it when this moves, and ask the index)
+    vector_index_epoch: int = 0
 
     def _sync_external(self) -> None:  # overridden by the store
         return None
@@ -217,6 +220,7 @@ class PgVectorMixin:
             self._indexes[space] = index
             self._loaded.discard(space)
             self._load_index(space, index)
+            self.vector_index_epoch += 1
 
     def _load_index(self, space: str, idx: VectorIndex) -> None:
         ids, matrix = self.vectors(space)

@@ -92,6 +92,9 @@ class VectorStoreMixin:
     ann_files: AnnFiles
     _ann_written: set[str]
     _ann_bumped: set[str]
+    #: counts the indexes set with :meth:`set_vector_index` (searches holding a copy of a
+    #: space drop it when this moves, and ask the index)
+    vector_index_epoch: int = 0
 
     def _q(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         return self._conn.execute(sql, params).fetchall()
@@ -238,6 +241,7 @@ class VectorStoreMixin:
             self._indexes[space] = index
             self._loaded.discard(space)
             self.vector_index(space)
+            self.vector_index_epoch += 1
 
     def replaced_vector_index(self, space: str) -> VectorIndex | None:
         """The index set with :meth:`set_vector_index` for ``space``, or None when the
