@@ -329,6 +329,33 @@ def test_llm_theme_follow_up_and_fallback() -> None:
     assert th2.theme and th2.key_entities and set(th2.key_entities) <= {e.key for e in ext.entities}
 
 
+class _Exhausted:
+    """A scripted chat model whose answers ran out: its call raises ``StopIteration``."""
+
+    model_name = "exhausted"
+
+    def complete(self, prompt: str, *, images: Sequence[bytes] = (), system: str | None = None,
+                 json_mode: bool = False) -> str:
+        return str(next(iter(())))
+
+    async def acomplete(self, prompt: str, *, images: Sequence[bytes] = (),
+                        system: str | None = None, json_mode: bool = False) -> str:
+        return self.complete(prompt)
+
+
+def test_a_stop_iteration_of_the_model_is_not_taken_for_the_end_of_the_dialogue() -> None:
+    """The extractors' calls run as I/O-free dialogues; a ``StopIteration`` raised by the
+    model propagates (it is not read as the dialogue ending, which gave the fallback's
+    result or a ``TypeError``); async, Python turns it into ``RuntimeError``."""
+    chunk = Chunk(id="c1", doc_id="d1", text="Ada Lovelace worked with Charles Babbage.")
+    with pytest.raises(StopIteration):
+        LLMExtractor(_Exhausted(), fallback=HeuristicExtractor()).extract(chunk)
+    with pytest.raises(StopIteration):
+        LLMThemeExtractor(_Exhausted()).theme(chunk, ChunkExtraction(chunk_id="c1"))
+    with pytest.raises(RuntimeError):
+        asyncio.run(LLMExtractor(_Exhausted(), fallback=HeuristicExtractor()).aextract(chunk))
+
+
 def test_llm_keywords_and_fallback() -> None:
     chat = ScriptedChat(['["Marie Curie", "Nobel Prize"]', "garbage", "[]"])
     kx = LLMKeywordExtractor(chat)

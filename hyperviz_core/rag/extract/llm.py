@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Generator, Iterable, Sequence
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from ...model import Entity, normalize_key
 from ..prompts import Prompts
@@ -46,30 +46,38 @@ T = TypeVar("T")
 Dialogue = Generator[tuple[str, Sequence[bytes]], str, T]
 
 
+def _advance(dialogue: Dialogue[T], answer: str | None) -> tuple[bool, Any]:
+    """(False, the next (prompt, images)) or (True, the result) of ``dialogue`` sent
+    ``answer`` (None: started). Only the dialogue's own end is caught: a ``StopIteration``
+    raised by a chat model propagates as before."""
+    try:
+        return False, next(dialogue) if answer is None else dialogue.send(answer)
+    except StopIteration as stop:
+        return True, stop.value
+
+
 def ask(chat: ChatModel, dialogue: Dialogue[T], system: str | None, json_mode: bool) -> T:
     """The result of ``dialogue``, each prompt answered by ``chat.complete``."""
-    try:
-        prompt, images = next(dialogue)
-        while True:
-            answer = chat.complete(prompt, images=images, system=system, json_mode=json_mode)
-            prompt, images = dialogue.send(answer)
-    except StopIteration as stop:
-        result: T = stop.value
-        return result
+    done, step = _advance(dialogue, None)
+    while not done:
+        prompt, images = step
+        answer = chat.complete(prompt, images=images, system=system, json_mode=json_mode)
+        done, step = _advance(dialogue, answer)
+    result: T = step
+    return result
 
 
 async def aask(chat: ChatModel, dialogue: Dialogue[T], system: str | None,
                json_mode: bool) -> T:
     """:func:`ask` with ``chat.acomplete``."""
-    try:
-        prompt, images = next(dialogue)
-        while True:
-            answer = await chat.acomplete(prompt, images=images, system=system,
-                                          json_mode=json_mode)
-            prompt, images = dialogue.send(answer)
-    except StopIteration as stop:
-        result: T = stop.value
-        return result
+    done, step = _advance(dialogue, None)
+    while not done:
+        prompt, images = step
+        answer = await chat.acomplete(prompt, images=images, system=system,
+                                      json_mode=json_mode)
+        done, step = _advance(dialogue, answer)
+    result: T = step
+    return result
 
 
 # ---------------------------------------------------------------------------- helpers
