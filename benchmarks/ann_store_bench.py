@@ -99,7 +99,7 @@ def pct(values: list[float], q: float) -> float:
 
 def exact_phase(path: Path, space: str, queries: npt.NDArray[np.float32]) -> dict[str, Any]:
     with HypergraphStore(path, ann_threshold=None) as store:
-        corpus = SimpleNamespace(matrices={}, matrices_epoch=0)
+        corpus = SimpleNamespace(matrices={})
         _, first = timed(stage_search, store, corpus, space, queries[:1], K)
         lat, results = [], []
         for q in queries:
@@ -178,7 +178,7 @@ def kib(field):  # /proc/self/status: ru_maxrss would count the parent's pages (
 base = kib("VmRSS")
 t = time.perf_counter()
 with HypergraphStore(path, ann_threshold=threshold) as store:
-    corpus = SimpleNamespace(matrices={}, matrices_epoch=0)
+    corpus = SimpleNamespace(matrices={})
     for space in spaces:
         search(store, corpus, space, queries, 10)
 print(json.dumps([time.perf_counter() - t, (kib("VmHWM") - base) / 1024]))

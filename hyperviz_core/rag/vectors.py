@@ -16,19 +16,31 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["SPACES", "ExactVectorIndex", "VectorIndex", "as_matrix", "normalize_rows",
+__all__ = ["SPACES", "ExactVectorIndex", "VectorIndex", "as_matrix", "bump_epoch",
+           "normalize_rows",
            "stored_unit_columns", "unit_columns", "unit_columns_from"]
 
 #: The embedding spaces a store keeps.
 SPACES: tuple[str, ...] = ("entity", "hyperedge", "theme", "chunk")
 
 FloatMatrix = npt.NDArray[np.float32]
+
+
+def bump_epoch(epochs: Mapping[str, int], space: str) -> Mapping[str, int]:
+    """``epochs`` with the count of ``space`` one higher, as a new read-only mapping (a
+    store's ``vector_index_epochs`` after ``set_vector_index(space, ...)``).
+
+    >>> dict(bump_epoch(bump_epoch({}, "entity"), "entity"))
+    {'entity': 2}
+    """
+    return MappingProxyType({**epochs, space: epochs.get(space, 0) + 1})
 
 
 def as_matrix(vectors: npt.ArrayLike, dim: int | None = None) -> FloatMatrix:

@@ -35,7 +35,7 @@ class LazyCorpus:
         self.store = store
         self.view = view
         self.matrices: dict[str, tuple[list[str], npt.NDArray[np.float32]]] = {}
-        self.matrices_epoch = 0  # as :attr:`.state.Corpus.matrices_epoch`
+        self.matrices_epochs: dict[str, int] = {}  # as in :class:`.state.Corpus`
 
     def __len__(self) -> int:
         return self.view.n

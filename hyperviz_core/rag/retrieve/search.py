@@ -88,15 +88,18 @@ def search(store: StoreProtocol, corpus: Corpus | LazyCorpus, space: str,
            queries: npt.ArrayLike, k: int) -> list[list[tuple[str, float]]]:
     """Top-``k`` (id, cosine) per query row, best first, ties by id."""
     qs = np.atleast_2d(np.asarray(queries, dtype=np.float32))
-    epoch = getattr(store, "vector_index_epoch", 0)
-    if corpus.matrices_epoch != epoch:  # an index was set since the copies were made
-        corpus.matrices.clear()
-        corpus.matrices_epoch = epoch
+    # the copy of a space made before an index was set for it gives way to that index
+    epoch = getattr(store, "vector_index_epochs", {}).get(space, 0)
+    made_at = getattr(corpus, "matrices_epochs", None)  # None: a stand-in corpus
+    if made_at is not None and made_at.get(space, 0) != epoch:
+        corpus.matrices.pop(space, None)
     if space not in corpus.matrices:
         index = replaced_index(store, space)
         if index is not None:
             return [index.search(q, k) for q in qs]
         corpus.matrices[space] = unit_vectors(store, space)
+        if made_at is not None:
+            made_at[space] = epoch
     ids, mat_t = corpus.matrices[space]  # (dim, n): rows of used features are contiguous
     if not ids or k <= 0:
         return [[] for _ in qs]

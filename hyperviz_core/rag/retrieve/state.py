@@ -58,8 +58,8 @@ class Corpus:
     top: Hypergraph
     chunks: ChunkIndex
     matrices: dict[str, tuple[list[str], npt.NDArray[np.float32]]] = field(default_factory=dict)
-    #: the store's ``vector_index_epoch`` the copies in ``matrices`` were made at
-    matrices_epoch: int = 0
+    #: per space, the store's ``vector_index_epochs`` count its copy in ``matrices`` was made at
+    matrices_epochs: dict[str, int] = field(default_factory=dict)
     layers: dict[str, FullLayer] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,7 @@ from ...vectors import (
     ExactVectorIndex,
     VectorIndex,
     as_matrix,
+    bump_epoch,
     stored_unit_columns,
 )
 from ..base import StoreError, VectorsArg
@@ -114,9 +116,9 @@ class PgVectorMixin:
     _lock: threading.RLock
     _indexes: dict[str, VectorIndex]
     _loaded: set[str]
-    #: counts the indexes set with :meth:`set_vector_index` (searches holding a copy of a
-    #: space drop it when this moves, and ask the index)
-    vector_index_epoch: int = 0
+    #: per space, how many indexes were set with :meth:`set_vector_index` (a search holding
+    #: a copy of the space drops it when its count moves, and asks the index)
+    vector_index_epochs: Mapping[str, int] = MappingProxyType({})
 
     def _sync_external(self) -> None:  # overridden by the store
         return None
@@ -220,7 +222,7 @@ class PgVectorMixin:
             self._indexes[space] = index
             self._loaded.discard(space)
             self._load_index(space, index)
-            self.vector_index_epoch += 1
+            self.vector_index_epochs = bump_epoch(self.vector_index_epochs, space)
 
     def _load_index(self, space: str, idx: VectorIndex) -> None:
         ids, matrix = self.vectors(space)

@@ -18,8 +18,9 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -31,6 +32,7 @@ from ...vectors import (
     ExactVectorIndex,
     VectorIndex,
     as_matrix,
+    bump_epoch,
     stored_unit_columns,
 )
 from ..base import StoreError, VectorsArg
@@ -92,9 +94,9 @@ class VectorStoreMixin:
     ann_files: AnnFiles
     _ann_written: set[str]
     _ann_bumped: set[str]
-    #: counts the indexes set with :meth:`set_vector_index` (searches holding a copy of a
-    #: space drop it when this moves, and ask the index)
-    vector_index_epoch: int = 0
+    #: per space, how many indexes were set with :meth:`set_vector_index` (a search holding
+    #: a copy of the space drops it when its count moves, and asks the index)
+    vector_index_epochs: Mapping[str, int] = MappingProxyType({})
 
     def _q(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         return self._conn.execute(sql, params).fetchall()
@@ -241,7 +243,7 @@ class VectorStoreMixin:
             self._indexes[space] = index
             self._loaded.discard(space)
             self.vector_index(space)
-            self.vector_index_epoch += 1
+            self.vector_index_epochs = bump_epoch(self.vector_index_epochs, space)
 
     def replaced_vector_index(self, space: str) -> VectorIndex | None:
         """The index set with :meth:`set_vector_index` for ``space``, or None when the
