@@ -260,6 +260,29 @@ def test_migrate_interrupted_then_resumed(store: Path, tmp_path: Path,
     assert code == 0 and "copied 22 documents (8 already there)" in out, (out, err)
 
 
+def test_migrate_interrupted_while_closing_says_the_copy_is_done(
+        store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C after the copy, while a store closes: exit 130 saying every document is
+    copied (it used to say the copy had not started and nothing was written)."""
+    dst = tmp_path / "dst"
+    real = HypergraphStore.close
+    calls = {"n": 0}
+
+    def interrupted(self: HypergraphStore) -> None:
+        real(self)
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(HypergraphStore, "close", interrupted)
+    code, out, err = run_cli(["migrate", "--from", str(store), "--to", str(dst), "--no-progress"])
+    assert code == 130 and "Traceback" not in err
+    assert "every document is copied" in err and "nothing was written" not in err
+    monkeypatch.setattr(HypergraphStore, "close", real)
+    code, out, err = run_cli(["migrate", "--from", str(store), "--to", str(dst), "--no-progress"])
+    assert code == 0 and "copied 0 documents (30 already there)" in out, (out, err)
+
+
 def test_export_and_import_interrupted(store: Path, tmp_path: Path,
                                        monkeypatch: pytest.MonkeyPatch) -> None:
     import hyperviz_core.interop.hyperrag_import as importer

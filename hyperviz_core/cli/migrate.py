@@ -69,6 +69,7 @@ def _run(args: argparse.Namespace) -> int:
         raise ValueError("give --from STORE --to STORE (or --upgrade STORE)")
 
     sqlite_side = args.target if is_store_url(args.source) else args.source
+    report = None
     try:  # an SQLite error names the store that raised it (source or destination)
         with store_errors(sqlite_side), open_store(args.source, read_only=True) as src:
             if src.stats().documents == 0:
@@ -85,8 +86,12 @@ def _run(args: argparse.Namespace) -> int:
                 ready, interrupted = _prepare(args, dst, report)
     except StoreError as exc:
         raise ValueError(str(exc)) from None
-    except KeyboardInterrupt:  # before the copy started: nothing was written
-        print("vizrag migrate: interrupted; re-run to resume", file=sys.stderr)
+    except KeyboardInterrupt:
+        if report is None:  # before the copy started: nothing was written
+            print("vizrag migrate: interrupted; re-run to resume", file=sys.stderr)
+        else:  # while a store was closing, after the copy: every document is committed
+            print("vizrag migrate: interrupted while closing the stores; every document is "
+                  "copied (re-run to check the counts)", file=sys.stderr)
         return 130
     _print_report(args, report, ready)
     if interrupted:  # the report above stands: every document is copied and committed
