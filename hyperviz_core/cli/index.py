@@ -14,7 +14,7 @@ from typing import Any
 
 from .argtypes import non_negative_int, positive_int
 from .index_store import after_run, created_paths, open_for_index
-from .ready import make_query_ready, ready_line
+from .ready import make_query_ready, ready_json, ready_line
 from .terminal import terminal_safe
 
 __all__ = ["add_provider_options", "make_chat", "make_embedder", "open_existing", "register",
@@ -255,7 +255,7 @@ def _print_index(args: argparse.Namespace, report: Any, docs: Any, dup: Any,
     if args.json:
         out = report.model_dump(mode="json")
         out["input"] = dup.model_dump(mode="json", exclude=None if dup.limited else {"limited"})
-        out["query_ready_seconds"] = None if ready is None else round(ready, 3)
+        out["query_ready_seconds"] = ready_json(ready)
         print(json.dumps(out, indent=2, sort_keys=True))
         return
     print(f"indexed {len(docs)} documents into {path}")

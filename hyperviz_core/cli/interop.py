@@ -39,7 +39,7 @@ def _run_import(args: argparse.Namespace) -> int:
     from ..rag.store import open_store
     from ..rag.store.sqlite.check import store_errors
     from .index import make_chat, make_embedder
-    from .ready import make_query_ready, ready_line
+    from .ready import make_query_ready, ready_json, ready_line
 
     embedder = make_embedder(args.embed)
     chat = make_chat(args.llm)  # bad specs fail here, before anything is written
@@ -63,7 +63,7 @@ def _run_import(args: argparse.Namespace) -> int:
             store.close()
     if args.json:
         out = report.model_dump(mode="json")
-        out["query_ready_seconds"] = None if ready is None else round(ready, 3)
+        out["query_ready_seconds"] = ready_json(ready)
         print(json.dumps(out, indent=2, sort_keys=True))
     else:
         print("\n".join(report.lines()))

@@ -116,11 +116,11 @@ def _prepare(args: argparse.Namespace, dst: Any, report: Any) -> tuple[float | N
 
 
 def _print_report(args: argparse.Namespace, report: Any, ready: float | None) -> None:
-    from .ready import ready_line
+    from .ready import ready_json, ready_line
 
     if args.json:
         out = report.model_dump(mode="json")
-        out["query_ready_seconds"] = None if ready is None else round(ready, 3)
+        out["query_ready_seconds"] = ready_json(ready)
         print(json.dumps(out, indent=2, sort_keys=True))
     else:
         s = report.destination

@@ -3,7 +3,8 @@
 ``vizrag query`` opens the store read-only, so it cannot store what queries derive. Without
 the full-text index a read-only query loads the whole store (seconds per megabyte); with the
 index but without the kept query arrays every process rebuilds them (15 s on a 50 MB store).
-A writing command (``vizrag index``, ``vizrag delete``, ``vizrag import-hyperrag``) therefore
+A writing command (``vizrag index``, ``vizrag delete``, ``vizrag import-hyperrag``,
+``vizrag migrate`` for its destination) therefore
 builds both before it closes the store
 (:func:`~hyperviz_core.rag.retrieve.lazy.prepare_lazy`; a PostgreSQL store keeps the arrays
 in its database), for stores read lazily (``LAZY_MIN_CHUNKS`` chunks or more); smaller
@@ -17,7 +18,7 @@ import sys
 import time
 from typing import Any
 
-__all__ = ["make_query_ready", "ready_line"]
+__all__ = ["make_query_ready", "ready_json", "ready_line"]
 
 
 def make_query_ready(store: Any, command: str) -> float | None:
@@ -47,3 +48,9 @@ def ready_line(seconds: float | None) -> str | None:
         return None
     return (f"  query-ready: full-text index, BM25 lengths and query arrays kept in the store "
             f"({seconds:.1f} s)")
+
+
+def ready_json(seconds: float | None) -> float | None:
+    """The ``query_ready_seconds`` field of a command's ``--json`` report (None: not done)."""
+    return None if seconds is None else round(seconds, 3)
+

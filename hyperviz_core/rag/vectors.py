@@ -24,8 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = ["SPACES", "ExactVectorIndex", "VectorIndex", "as_matrix", "bump_epoch",
-           "normalize_rows",
-           "stored_unit_columns", "unit_columns", "unit_columns_from"]
+           "normalize_rows", "stored_unit_columns", "unit_columns", "unit_columns_from"]
 
 #: The embedding spaces a store keeps.
 SPACES: tuple[str, ...] = ("entity", "hyperedge", "theme", "chunk")
