@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from hyperviz_core.rag import Document, HashingEmbedder, Indexer, VizRAG
+from hyperviz_core.rag import Chunk, Document, HashingEmbedder, Indexer, VizRAG
 from hyperviz_core.rag.store import StoreError, StoreProtocol, open_store
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -148,6 +148,25 @@ def test_cache_and_vectors(store_spec: str) -> None:
             store.check_embedder("other", 7)
         with pytest.raises(StoreError, match="unknown vector space"):
             store.vectors("nope")
+
+
+def test_write_with_another_dimension_is_refused_alike(store_spec: str) -> None:
+    """A write whose embedder makes vectors of another dimension is refused with the same
+    message by both backends (the store, both embedders and "Use the same embedder"), and
+    the store keeps what it held."""
+    with open_store(store_spec) as store:
+        _index(store, _docs(3))
+        before = _snapshot(store)
+        doc = Document(text="Paris is the capital of France.", title="Paris")
+        chunk = Chunk(id="paris-0", doc_id=doc.id, text=doc.text)
+        refused = (r"holds 512-dimensional vectors from embedder 'hashing-v1-d512[^']*'; "
+                   r"embedder 'hashing-v1-d64[^']*' makes 64-dimensional ones\. Use the same "
+                   r"embedder or a new store")
+        with pytest.raises(StoreError, match=refused):  # the indexer asks first
+            Indexer(store, embedder=HashingEmbedder(dim=64), show_progress=False).index([doc])
+        with pytest.raises(StoreError, match=refused):  # the store's own check in the write
+            store.add_document(doc, [chunk], embedder=HashingEmbedder(dim=64))
+        assert _snapshot(store) == before
 
 
 def test_hnsw_path_for_large_spaces(pg_url: str) -> None:

@@ -6,6 +6,7 @@ Every backend (:mod:`.sqlite`, and any added beside it) raises :class:`StoreErro
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
@@ -23,6 +24,8 @@ __all__ = [
     "StoreError",
     "StoreStats",
     "VectorsArg",
+    "check_embedder",
+    "check_space",
     "chunk_text",
     "read_stats",
     "redact_url",
@@ -35,6 +38,37 @@ VectorsArg = dict[str, tuple[Sequence[str], npt.ArrayLike]]
 
 class StoreError(ValueError):
     """The store file is missing, corrupt, of another format or newer; or a write is invalid."""
+
+
+def check_space(space: str) -> None:
+    """Raise :class:`StoreError` for an unknown vector space."""
+    if space not in SPACES:
+        raise StoreError(f"unknown vector space {space!r}; expected one of {list(SPACES)}")
+
+
+def check_embedder(store: object, info: tuple[str, int] | None, name: str, dim: int) -> None:
+    """Raise :class:`StoreError` when ``store`` (named in the message) holds vectors of
+    another dimension than ``dim`` (``info``: its ``embedder_info()``); log a warning when
+    only the embedder's name differs.
+
+    >>> check_embedder("s", ("hashing", 512), "minilm", 384)
+    Traceback (most recent call last):
+    ...
+    hyperviz_core.rag.store.base.StoreError: store s holds 512-dimensional vectors from \
+embedder 'hashing'; embedder 'minilm' makes 384-dimensional ones. Use the same embedder or a \
+new store
+    """
+    if info is None:
+        return
+    if info[1] != dim:
+        raise StoreError(
+            f"store {store} holds {info[1]}-dimensional vectors from embedder {info[0]!r}; "
+            f"embedder {name!r} makes {dim}-dimensional ones. Use the same embedder or a new "
+            "store")
+    if info[0] and name and info[0] != name:
+        logging.getLogger("hyperviz_core.rag.store").warning(
+            "store %s was embedded with %r, now using %r (same dim %d)", store, info[0], name,
+            dim)
 
 
 _USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*://[^/@:]*):[^/@]*@")

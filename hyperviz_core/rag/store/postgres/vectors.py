@@ -10,7 +10,6 @@ vectors (identical, deterministic results on small stores), and a :class:`PgVect
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
@@ -27,7 +26,7 @@ from ...vectors import (
     bump_epoch,
     stored_unit_columns,
 )
-from ..base import StoreError, VectorsArg
+from ..base import StoreError, VectorsArg, check_embedder, check_space
 from ..compact import parse_spaces, storable_row
 from ..sqlite.vectors import with_stored_vectors
 from ..vector_plan import plan_space
@@ -35,8 +34,6 @@ from .connection import Pool, QmarkConnection
 from .schema import hnsw_index_sql
 
 __all__ = ["PgVectorIndex", "PgVectorMixin", "vector_literal"]
-
-log = logging.getLogger(__name__)
 
 
 def vector_literal(row: npt.ArrayLike, dtype: str = "float32") -> str:
@@ -53,11 +50,6 @@ def vector_literal(row: npt.ArrayLike, dtype: str = "float32") -> str:
 def _vtype(dtype: str) -> str:
     """The pgvector column type of a stored precision."""
     return "halfvec" if dtype == "float16" else "vector"
-
-
-def _check_space(space: str) -> None:
-    if space not in SPACES:
-        raise StoreError(f"unknown vector space {space!r}; expected one of {list(SPACES)}")
 
 
 def _unpack(blobs: Sequence[bytes], dtype: str) -> npt.NDArray[np.float32]:
@@ -144,27 +136,19 @@ class PgVectorMixin:
 
     def check_embedder(self, name: str, dim: int) -> None:
         """Raise :class:`StoreError` if the store holds vectors of another dimension."""
-        info = self.embedder_info()
-        if info is None:
-            return
-        if info[1] != dim:
-            raise StoreError(
-                f"store {self.path} holds {info[1]}-dimensional vectors from embedder "
-                f"{info[0]!r}; embedder {name!r} makes {dim}-dimensional ones. Use the same "
-                "embedder or a new store")
-        if info[0] and name and info[0] != name:
-            log.warning("store %s was embedded with %r, now using %r (same dim %d)",
-                        self.path, info[0], name, dim)
+        check_embedder(self.path, self.embedder_info(), name, dim)
 
-    @staticmethod
-    def _record_dim(c: QmarkConnection, dim: int, name: str) -> None:
-        """Record the embedder on first use and give the vector column its dimension."""
+    def _record_dim(self, c: QmarkConnection, dim: int, name: str) -> None:
+        """Record the embedder on first use and give the vector column its dimension (a
+        concurrent first write of another dimension is refused, as :meth:`check_embedder`
+        refuses it)."""
         c.execute("SELECT pg_advisory_xact_lock(7248114)")
-        row = c.execute("SELECT value FROM meta WHERE key = 'embedder_dim'").fetchone()
-        if row is not None:
-            if int(row[0]) != dim:
-                raise StoreError(f"store holds {row[0]}-dimensional vectors; embedder {name!r}"
-                                 f" makes {dim}-dimensional ones")
+        meta = dict(c.execute("SELECT key, value FROM meta WHERE key IN "
+                              "('embedder_name', 'embedder_dim')").fetchall())
+        if meta.get("embedder_dim") is not None:
+            stored = (meta.get("embedder_name") or "", int(meta["embedder_dim"]))
+            if stored[1] != dim:
+                check_embedder(self.path, stored, name, dim)
             return
         c.execute("INSERT INTO meta(key, value) VALUES ('embedder_dim', ?), "
                   "('embedder_name', ?)", (str(dim), name))
@@ -217,7 +201,7 @@ class PgVectorMixin:
 
     def set_vector_index(self, space: str, index: VectorIndex) -> None:
         """Replace the in-memory index of ``space`` (loaded now; fed by later writes)."""
-        _check_space(space)
+        check_space(space)
         with self._lock:
             self._indexes[space] = index
             self._loaded.discard(space)
@@ -232,7 +216,7 @@ class PgVectorMixin:
 
     def vector_index(self, space: str) -> VectorIndex:
         """Exact in-memory index up to ``exact_limit`` vectors, else HNSW in PostgreSQL."""
-        _check_space(space)
+        check_space(space)
         with self._lock:
             self._sync_external()
             if space in self._loaded:
@@ -250,7 +234,7 @@ class PgVectorMixin:
         None when the space is searched exactly over its stored vectors: answered without
         loading the space (the exact index :meth:`vector_index` would load is a second copy
         of what the search reads; 1.8 s of a fresh process's first query at 50 MB)."""
-        _check_space(space)
+        check_space(space)
         with self._lock:
             self._sync_external()
             index = self._indexes.get(space)
@@ -292,7 +276,7 @@ class PgVectorMixin:
                 ) -> tuple[list[str], list[bytes], int]:
         """(ids, stored rows in pgvector's binary format, the embedder's dimension or 0)
         of :meth:`vectors`."""
-        _check_space(space)
+        check_space(space)
         info = self.embedder_info()
         dim = info[1] if info else 0
         with self._pool.read() as c:

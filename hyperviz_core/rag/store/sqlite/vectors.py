@@ -35,7 +35,7 @@ from ...vectors import (
     bump_epoch,
     stored_unit_columns,
 )
-from ..base import StoreError, VectorsArg
+from ..base import VectorsArg, check_embedder, check_space
 from ..compact import decode, encode, parse_spaces
 from ..vector_plan import SpacePlan, plan_space, plan_space_blocks
 from .ann_files import AnnFiles, PersistedIndex, bump_generation
@@ -46,12 +46,6 @@ __all__ = ["VectorStoreMixin", "check_space", "with_stored_vectors"]
 log = logging.getLogger("hyperviz_core.rag.store.sqlite.store")
 #: ids per ``IN (...)`` list of a read by id (with the space: at most 500 parameters)
 _IN_LIMIT = 499
-
-
-def check_space(space: str) -> None:
-    """Raise :class:`StoreError` for an unknown vector space."""
-    if space not in SPACES:
-        raise StoreError(f"unknown vector space {space!r}; expected one of {list(SPACES)}")
 
 
 def with_stored_vectors(space: str, live: dict[str, str], given: VectorsArg | None,
@@ -132,18 +126,7 @@ class VectorStoreMixin:
 
     def check_embedder(self, name: str, dim: int) -> None:
         """Raise :class:`StoreError` if the store holds vectors of another dimension."""
-        info = self.embedder_info()
-        if info is None:
-            return
-        if info[1] != dim:
-            raise StoreError(
-                f"store {self.path} holds {info[1]}-dimensional vectors from embedder "
-                f"{info[0]!r}; embedder {name!r} makes {dim}-dimensional ones. Use the same "
-                "embedder or a new store"
-            )
-        if info[0] and name and info[0] != name:
-            log.warning("store %s was embedded with %r, now using %r (same dim %d)",
-                        self.path, info[0], name, dim)
+        check_embedder(self.path, self.embedder_info(), name, dim)
 
     def _record_dim(self, dim: int, name: str) -> None:
         self.check_embedder(name, dim)
