@@ -17,7 +17,7 @@ from langchain_core.language_models.fake import FakeListLLM
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 from langchain_core.prompts import ChatPromptTemplate, PromptTemplate
-from langchain_core.runnables import ConfigurableField
+from langchain_core.runnables import ConfigurableField, RunnableLambda
 from pydantic import Field
 from rag_fakes import demo_documents
 from test_langchain_retriever import QUERY, build_store
@@ -25,6 +25,7 @@ from test_langchain_retriever import QUERY, build_store
 import hyperviz_core.rag.engine as engine_module
 from hyperviz_core.rag import CaptionOnlyWarning, StoreError, VizRAG
 from vizrag_langchain import (
+    HyperRAGVisualRetriever,
     HyperVizRunnable,
     LangChainEmbedder,
     VizRAGRetriever,
@@ -55,6 +56,11 @@ def test_configurable_copies_share_the_engine(store_dir: Path,
     assert opened == []
     assert _vizrag_retriever(configurable) is retriever
     assert _vizrag_retriever(configurable.bind(k=2)) is retriever
+    # with_retry / with_fallbacks / with_listeners keep the store behind the chain
+    assert _vizrag_retriever(retriever.with_retry()) is retriever
+    assert _vizrag_retriever(retriever.with_fallbacks([RunnableLambda(lambda q: [])])) \
+        is retriever
+    assert _vizrag_retriever(retriever.with_listeners(on_end=lambda run: None)) is retriever
 
 
 class QueryCountingEmbeddings(DeterministicFakeEmbedding):
@@ -80,6 +86,42 @@ def test_a_mistyped_store_path_is_an_error_not_a_new_store(tmp_path: Path) -> No
     with pytest.raises(FileNotFoundError, match="no VizRAG store"):
         VizRAGRetriever(store=str(missing))
     assert not (tmp_path / "nope").exists()
+    folder = tmp_path / "out"  # a folder that holds no store (e.g. a store's parent)
+    (folder / "store").mkdir(parents=True)
+    for make in (lambda: VizRAGRetriever(store=folder), lambda: HyperVizRunnable(store=folder)):
+        with pytest.raises(FileNotFoundError, match="no VizRAG store"):
+            make()
+    assert sorted(p.name for p in folder.iterdir()) == ["store"]  # nothing created
+
+
+def test_misspelt_options_are_refused(store_dir: Path) -> None:
+    with pytest.raises(ValueError, match="imageformat"):
+        HyperVizRunnable(imageformat="image_url")
+    with pytest.raises(ValueError, match="includeimage"):
+        HyperRAGVisualRetriever(rag=object(), includeimage=True)
+
+
+def test_from_documents_checks_before_it_creates_a_store(tmp_path: Path) -> None:
+    from langchain_core.documents import Document
+
+    docs = [Document(page_content="Ada Lovelace wrote notes."),
+            Document(page_content="Charles Babbage designed engines.")]
+    for kwargs, kind in (({"ids": ["a"]}, ValueError), ({"bogus": 1}, TypeError),
+                         ({"mode": "nope"}, ValueError)):
+        with pytest.raises(kind):
+            VizRAGRetriever.from_documents(docs, tmp_path / "s", **kwargs)
+    with pytest.raises(TypeError, match="Document objects, got str"):
+        VizRAGRetriever.from_documents(["text"], tmp_path / "s")  # type: ignore[list-item]
+    assert not (tmp_path / "s").exists()
+    with VizRAGRetriever.from_documents(docs, tmp_path / "s", ids=["ada", "cb"]) as r:
+        assert {d.metadata["doc_id"] for d in r.invoke("Lovelace Babbage", k=2)} == {"ada",
+                                                                                     "cb"}
+        with pytest.raises(ValueError, match="id 'x' and different content"):
+            r.add_documents([Document(page_content="one", id="x"),
+                             Document(page_content="two", id="x")])
+        assert r.engine.stats().documents == 2  # nothing added
+        assert r.add_documents([docs[0], docs[0]], ids=["y", "y"]) == ["y", "y"]  # the same
+        assert r.engine.stats().documents == 3
 
 
 def test_bad_arguments_fail_clearly(store_dir: Path) -> None:

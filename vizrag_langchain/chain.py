@@ -25,11 +25,12 @@ from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import PromptTemplate
 from langchain_core.runnables import (
     Runnable,
-    RunnableBinding,
     RunnableLambda,
     RunnableParallel,
     RunnablePassthrough,
+    RunnableWithFallbacks,
 )
+from langchain_core.runnables.base import RunnableBindingBase
 from langchain_core.runnables.configurable import DynamicRunnable
 
 from hyperviz_core.rag import CaptionOnlyWarning, fence
@@ -91,12 +92,18 @@ def vizrag_message(inputs: dict[str, Any], prompt: str = DEFAULT_PROMPT) -> list
 
 
 def _vizrag_retriever(retriever: Runnable[Any, Any]) -> VizRAGRetriever | None:
-    """The ``VizRAGRetriever`` behind bindings (``.bind``, ``with_config``) and
-    ``configurable_fields`` wrappers, else None."""
-    while isinstance(retriever, (RunnableBinding, DynamicRunnable)):
-        retriever = (retriever.bound if isinstance(retriever, RunnableBinding)
-                     else retriever.default)
-    return retriever if isinstance(retriever, VizRAGRetriever) else None
+    """The ``VizRAGRetriever`` behind bindings (``.bind``, ``with_config``, ``with_retry``,
+    ``with_listeners``), ``with_fallbacks`` (its first runnable) and ``configurable_fields``
+    wrappers, else None."""
+    while True:
+        if isinstance(retriever, RunnableBindingBase):
+            retriever = retriever.bound
+        elif isinstance(retriever, DynamicRunnable):
+            retriever = retriever.default
+        elif isinstance(retriever, RunnableWithFallbacks):
+            retriever = retriever.runnable
+        else:
+            return retriever if isinstance(retriever, VizRAGRetriever) else None
 
 
 def create_vizrag_chain(

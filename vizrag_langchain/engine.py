@@ -21,7 +21,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models.chat_models import BaseChatModel
 
 from hyperviz_core.rag import StoreProtocol, VizRAG
-from hyperviz_core.rag.store import is_store_url
+from hyperviz_core.rag.store import is_store_url, sqlite_store_exists
 
 from .adapters import LangChainChatModel, LangChainEmbedder
 
@@ -65,7 +65,7 @@ def resolve_engine(store: Any, *, chat: Any = None, embedder: Any = None,
         raise TypeError("store must be a store directory, a .sqlite path, an open store "
                         f"or a VizRAG engine, not {type(store).__name__}")
     if must_exist and isinstance(store, (str, Path)) and not is_store_url(store) \
-            and not Path(store).exists():
+            and not sqlite_store_exists(store):
         raise FileNotFoundError(f"no VizRAG store at {store}: build one with `vizrag index` "
                                 "or VizRAG(path).insert(...), or fix the path")
     kwargs: dict[str, Any] = {"show_progress": False, **(engine_kwargs or {})}

@@ -67,7 +67,7 @@ class HyperRAGVisualRetriever(BaseRetriever):
     ``invoke(q, k=..., include_image=...)`` overrides per call.
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
     rag: Any = Field(exclude=True)
     param: Any = Field(None, exclude=True)

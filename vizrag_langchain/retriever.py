@@ -96,21 +96,30 @@ class VizRAGRetriever(BaseRetriever):
     @classmethod
     def from_documents(cls, documents: Sequence[Document], store: Any, *, chat: Any = None,
                        embedder: Any = None, engine_kwargs: dict[str, Any] | None = None,
+                       ids: Sequence[str | None] | None = None,
                        **kwargs: Any) -> VizRAGRetriever:
         """Index LangChain ``documents`` into ``store`` and return a retriever over it.
 
         ``store``: a directory or ``.sqlite`` path (created when missing), an open store or
         a ``VizRAG``; ``chat``/``embedder``: models for extraction and embeddings (``None``
         = offline); ``kwargs``: the retriever's ``k``, ``mode``, ``hops``,
-        ``include_image``. See :meth:`add_documents` for ids.
+        ``include_image``; ``ids``: as :meth:`add_documents` takes them. The retriever's
+        options and the documents are checked before a store is created.
         """
+        _engine_documents(documents, ids, {})
+        unknown = sorted(set(kwargs) - set(cls.model_fields)
+                         | set(kwargs) & {"store", "chat", "embedder", "shared_engine"})
+        if unknown:
+            raise TypeError(f"from_documents got unknown option(s) {unknown}")
+        if kwargs.get("mode", "vizrag") not in MODES:
+            cls._check_mode(kwargs["mode"])
         engine = resolve_engine(store, chat=chat, embedder=embedder,
                                 engine_kwargs=engine_kwargs)
         owned = isinstance(store, (str, Path))  # close() closes what we opened
         try:
             retriever = cls(store=engine, **kwargs)
             retriever._owned = owned
-            retriever.add_documents(documents)
+            retriever.add_documents(documents, ids=ids)
         except BaseException:
             if owned:  # nobody else can close the engine opened for this path
                 engine.close()
@@ -240,8 +249,12 @@ def _engine_documents(documents: Sequence[Document], ids: Sequence[str | None] |
     if options:
         raise TypeError(f"add_documents got unknown option(s) {sorted(options)}; it takes "
                         "documents and ids")
+    wrong = next((d for d in documents if not isinstance(d, Document)), None)
+    if wrong is not None:
+        raise TypeError("add_documents takes langchain_core.documents.Document objects, got "
+                        f"{type(wrong).__name__}")
     if ids is None:
-        return [to_engine_document(d) for d in documents]
+        return _distinct([to_engine_document(d) for d in documents])
     if isinstance(ids, str) or len(ids) != len(documents):
         raise ValueError(f"ids must be a list with one id per document ({len(documents)}), "
                          f"got {ids!r:.80}")
@@ -249,4 +262,17 @@ def _engine_documents(documents: Sequence[Document], ids: Sequence[str | None] |
     if bad:
         raise TypeError(f"ids must be strings (or None for doc.id / a hash), got {bad[0]!r}")
     # None (LangChain builds [d.id for d in docs]) falls back to doc.id, else the hash
-    return [to_engine_document(d, doc_id=i or None) for d, i in zip(documents, ids, strict=True)]
+    return _distinct([to_engine_document(d, doc_id=i or None)
+                      for d, i in zip(documents, ids, strict=True)])
+
+
+def _distinct(docs: list[VizDocument]) -> list[VizDocument]:
+    """``docs``, refused when two of them share an id with different content (one would
+    silently replace the other); an identical repeat is harmless (the store skips it)."""
+    seen: dict[str, VizDocument] = {}
+    for doc in docs:
+        first = seen.setdefault(doc.id, doc)
+        if first is not doc and first.model_dump() != doc.model_dump():
+            raise ValueError(f"two documents of one call have the id {doc.id!r} and different "
+                             "content: give them distinct ids (nothing was added)")
+    return docs

@@ -150,7 +150,7 @@ class HyperVizRunnable(RunnableSerializable[HyperVizInput, dict[str, Any]]):
     ``end`` custom events (no image bytes).
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
     store: Any = Field(None, exclude=True)
     extractor: Any = Field(None, exclude=True)
@@ -165,7 +165,8 @@ class HyperVizRunnable(RunnableSerializable[HyperVizInput, dict[str, Any]]):
         if self.store is None or isinstance(self.store, StoreProtocol):
             self._store = self.store
         else:
-            engine = self.store if isinstance(self.store, VizRAG) else resolve_engine(self.store)
+            engine = (self.store if isinstance(self.store, VizRAG)
+                      else resolve_engine(self.store, must_exist=True))
             self._store = engine.store
 
     def _output(self, docs: list[Document], ctx: VisualContext | None) -> dict[str, Any]:

@@ -25,13 +25,26 @@ from .base import STORE_URL, StoreError, redact_url
 from .postgres.schema import is_postgres_url
 from .protocol import StoreProtocol
 
-__all__ = ["is_store_url", "open_store"]
-
+__all__ = ["is_store_url", "open_store", "sqlite_store_exists"]
 
 
 def is_store_url(spec: object) -> bool:
     """Whether ``spec`` is a URL (``scheme://...``) rather than a path."""
     return isinstance(spec, str) and bool(STORE_URL.match(spec.strip()))
+
+
+def sqlite_store_exists(spec: str | Path) -> bool:
+    """Whether the SQLite store ``spec`` (a directory with ``vizrag.sqlite`` inside, or a
+    ``.sqlite`` file) exists: an empty or unrelated folder holds none. Readers that must
+    not create a store ask this first.
+
+    >>> import tempfile
+    >>> sqlite_store_exists(tempfile.mkdtemp())
+    False
+    """
+    from .sqlite.schema import resolve_path
+
+    return resolve_path(spec).is_file()
 
 
 def open_store(spec: str | Path | StoreProtocol, *, read_only: bool | None = None,
