@@ -176,6 +176,7 @@ def test_a_query_nothing_matches_says_so(tmp_path: Path) -> None:
 def test_chunk_links_name_the_chunks_entities_and_hyperedges_best_first() -> None:
     from hyperviz_core.rag.result import (
         RankedChunk,
+        RenderedView,
         RetrievalResult,
         RetrievedEntity,
         RetrievedHyperedge,
@@ -193,3 +194,15 @@ def test_chunk_links_name_the_chunks_entities_and_hyperedges_best_first() -> Non
     assert result.chunk_links(chunk) == {
         "entities": ["radium", "marie curie"], "entity_ids": {"marie curie": "E1"},
         "hyperedges": ["h2", "h1"], "hyperedge_ids": {"h2": "H1"}}
+    # I_top numbers its themes from H1 too: only the labels of the views drawn are given
+    result.hyperedges.append(RetrievedHyperedge(id="t1", kind="theme", source_ids=["c1"],
+                                                visual_id="H1"))
+    view = RenderedView(png_base64="", width=1, height=1)
+    for top, bottom, labels in ((None, None, {"h2": "H1"}), (None, view, {"h2": "H1"}),
+                                (view, None, {"t1": "H1"}),
+                                (view, view, {"h2": "H1", "t1": "H1"})):
+        result.top_view, result.bottom_view = top, bottom
+        links = result.chunk_links(chunk)
+        assert links["hyperedges"] == ["h2", "h1", "t1"]
+        assert links["hyperedge_ids"] == labels
+        assert links["entity_ids"] == ({} if top and not bottom else {"marie curie": "E1"})

@@ -182,12 +182,21 @@ class RetrievalResult(BaseModel):
         ``entities`` (retrieved entity keys it holds), ``entity_ids`` (key → ``E#``),
         ``hyperedges`` (retrieved hyperedges sourced from it), ``hyperedge_ids`` (id → ``H#``).
 
+        I_top and I_bot number their entities and hyperedges each from 1, so only the IDs of
+        the views rendered are given: themes and top-layer entities when I_top was drawn,
+        relations and bottom entities when I_bot was drawn or when nothing was (the numbering
+        of the answer prompt's listings).
+
         >>> r = RetrievalResult(query="q", mode="naive")
         >>> r.chunk_links(RankedChunk(chunk_id="c", doc_id="d", score=1.0, rank=1, text="t"))
         {'entities': [], 'entity_ids': {}, 'hyperedges': [], 'hyperedge_ids': {}}
         """
-        visual = {e.key: e.visual_id for e in self.entities if e.visual_id}
-        edges = {h.id: h.visual_id for h in self.hyperedges if chunk.chunk_id in h.source_ids}
+        top = self.top_view is not None
+        bottom = self.bottom_view is not None or not top
+        visual = {e.key: e.visual_id for e in self.entities
+                  if e.visual_id and (top if e.layer == "top" else bottom)}
+        edges = {h.id: (h.visual_id if (top if h.kind == "theme" else bottom) else None)
+                 for h in self.hyperedges if chunk.chunk_id in h.source_ids}
         keys = list(chunk.entities)
         return {"entities": keys, "entity_ids": {k: visual[k] for k in keys if k in visual},
                 "hyperedges": list(edges),
