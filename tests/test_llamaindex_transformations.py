@@ -227,3 +227,17 @@ def test_a_lone_surrogate_is_a_clear_error_before_anything_is_written(tr: bool) 
                                              "surrogate"):
             call()
     assert sorted(d.id for d in index.engine.store.documents()) == before
+
+
+def test_objects_that_are_not_llamaindex_documents_are_a_type_error() -> None:
+    from hyperviz_core.rag import Document as EngineDocument
+
+    with pytest.raises(TypeError, match=r"got builtins\.str"):
+        VizRAGIndex.from_documents(["Marie Curie worked in Paris."])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match=r"hyperviz_core\.rag\.types\.Document: convert it"):
+        VizRAGIndex.from_documents([EngineDocument(text=CURIE)])  # type: ignore[list-item]
+    index = VizRAGIndex.from_documents([Document(text=CURIE, id_="A")])
+    before = sorted(d.id for d in index.engine.store.documents())
+    with pytest.raises(TypeError, match="insert\\(\\) takes one document"):
+        index.insert([Document(text=EINSTEIN, id_="C")])  # type: ignore[arg-type]
+    assert sorted(d.id for d in index.engine.store.documents()) == before

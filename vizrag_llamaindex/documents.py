@@ -78,8 +78,16 @@ def ref_doc_of(doc: VizDocument) -> str:
 def check_nodes(nodes: Sequence[BaseNode]) -> None:
     """A ``ValueError`` naming the first document or node whose id, text or metadata holds a
     lone surrogate (not valid Unicode), before anything is written — LlamaIndex's own hashing
-    of it fails with a bare ``UnicodeEncodeError`` that names nothing."""
+    of it fails with a bare ``UnicodeEncodeError`` that names nothing; a ``TypeError`` for
+    anything that is not a LlamaIndex document or node."""
     for node in nodes:
+        if not isinstance(node, BaseNode):
+            hint = (": convert it with llama_index.core.Document(text=..., id_=...), or index "
+                    "it with VizRAG.insert" if isinstance(node, VizDocument)
+                    else ": insert() takes one document (use insert_nodes, refresh_ref_docs or "
+                    "a loop for many)" if isinstance(node, (list, tuple)) else "")
+            raise TypeError("VizRAGIndex indexes llama_index.core Document / BaseNode "
+                            f"objects, got {type(node).__module__}.{type(node).__name__}{hint}")
         check_fields(node.node_id, "", node.get_content(MetadataMode.NONE),
                      dict(node.metadata or {}))
 
