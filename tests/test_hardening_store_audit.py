@@ -260,6 +260,21 @@ def test_migrate_interrupted_then_resumed(store: Path, tmp_path: Path,
     assert code == 0 and "copied 22 documents (8 already there)" in out, (out, err)
 
 
+def test_migrate_into_a_store_of_other_documents_is_refused_before_writing(
+        store: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    with HypergraphStore(other) as s:
+        Indexer(s, show_progress=False).index([Document(id="mine", text="Ada Lovelace wrote "
+                                                                        "notes.")])
+        before = s.stats()
+    line = one_line_error(run_cli(["migrate", "--from", str(store), "--to", str(other),
+                                   "--no-progress"]), "1 document(s) the source lacks",
+                          "'mine'", "nothing was written")
+    assert str(other) in line
+    with HypergraphStore(other, read_only=True) as s:
+        assert s.stats() == before and [d.id for d in s.documents()] == ["mine"]
+
+
 def test_migrate_interrupted_while_closing_says_the_copy_is_done(
         store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Ctrl-C after the copy, while a store closes: exit 130 saying every document is

@@ -120,7 +120,9 @@ def copy_store(src: StoreProtocol, dst: StoreProtocol, *,
     transaction held open for the copy, on SQLite and on PostgreSQL): documents another
     process adds, replaces or deletes while the copy runs are copied as they were when it
     began.
-    Raises :class:`StoreError` when the stores' embedding dimensions differ, or naming the
+    Raises :class:`StoreError` before writing anything when the stores' embedding
+    dimensions differ or ``dst`` holds documents ``src`` lacks (two corpora would be mixed
+    for good), or naming the
     document the destination refuses (nothing of its batch is written; the batches before
     it are kept).
     """
@@ -143,6 +145,12 @@ def _copy(src: StoreProtocol, dst: StoreProtocol, show_progress: bool) -> Transf
         for cid in cids:
             themes_of.setdefault(cid, []).append(hid)
     docs = src.documents()
+    extra = sorted(set(dst.document_titles()) - {d.id for d in docs})
+    if extra:
+        raise StoreError(
+            f"destination {dst.path} holds {len(extra)} document(s) the source lacks (e.g. "
+            f"{extra[0]!r}): a copy goes into a new or empty store, or one an interrupted copy "
+            "of this source left; nothing was written")
     bar = tqdm(total=len(docs), desc="copying documents", unit="doc",
                disable=not show_progress)
 
