@@ -104,6 +104,36 @@ def test_other_inputs_are_never_removed(tmp_path: Path) -> None:
     assert "big" in after and parts <= set(after) and "big#part00099" in after
 
 
+def test_a_file_indexed_by_its_own_path_or_its_folder_replaces_its_old_id(
+        tmp_path: Path) -> None:
+    """A file's id depends on how it was given (its stem directly, its path relative to the
+    folder given): indexing it again another way replaces its old document instead of
+    storing its text twice; a file of the same name elsewhere is left alone."""
+    corpus = tmp_path / "corpus"
+    (corpus / "sub").mkdir(parents=True)
+    (tmp_path / "elsewhere").mkdir()
+    note, other = corpus / "sub" / "note.txt", tmp_path / "elsewhere" / "sub" / "note.txt"
+    other.parent.mkdir()
+    note.write_text("Marie Curie moved to Paris in 1891.\n")
+    other.write_text("Ada Lovelace wrote notes in London.\n")
+    (corpus / "top.txt").write_text("Pierre Curie lived in Paris.\n")
+    store = tmp_path / "store"
+    assert _index(str(corpus), "--store", str(store)) == 0
+    assert _index(str(tmp_path / "elsewhere"), "--store", str(store)) == 0
+    assert sorted(_stored(store)) == ["sub/note", "top"]  # the same id: replaced by id
+    assert _index(str(corpus), "--store", str(store)) == 0
+    assert _index(str(tmp_path / "elsewhere" / "sub"), "--store", str(store)) == 0
+    assert sorted(_stored(store)) == ["note", "sub/note", "top"]  # 'note': the other file
+    note.write_text("Marie Curie moved to Paris in 1891 (edited).\n")
+    assert _index(str(corpus / "sub"), "--store", str(store)) == 0  # id 'note' now
+    after = _stored(store)
+    assert sorted(after) == ["note", "top"] and "edited" in after["note"]
+    note.write_text("Marie Curie moved to Paris in 1891 (edited twice).\n")
+    assert _index(str(corpus), "--store", str(store)) == 0  # 'sub/note' replaces 'note'
+    final = _stored(store)
+    assert sorted(final) == ["sub/note", "top"] and "twice" in final["sub/note"]
+
+
 def test_nothing_is_removed_while_the_file_is_not_all_stored(tmp_path: Path) -> None:
     src, big = _source(tmp_path, "big.txt", 5)
     store = tmp_path / "store"

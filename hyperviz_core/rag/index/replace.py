@@ -12,7 +12,10 @@ the run, so the store never holds its text twice, nor text it no longer has. Saf
 * only documents with the shape the loader gives a text file's documents (metadata
   ``source`` alone, or ``source``/``part``/``offset`` with the part number of the id) whose
   ``source`` names the same file (the same string, or the same file once resolved) are
-  deleted: documents of other inputs are never touched;
+  deleted: documents of other inputs are never touched. Besides the ids the file produces
+  now, the ids it got in other runs are looked at (the file given directly gets its stem,
+  inside a folder its relative path: indexing ``notes/a.txt`` after ``notes/`` replaces
+  ``a``'s old document ``a`` wherever it was indexed from);
 * the run must know which documents the file produces now: a whole-file document is
   complete by itself; for parts, :class:`~.stream.DocumentStream` tells how many there are
   (its ``source_parts``). Parts from any other iterable delete nothing.
@@ -27,6 +30,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -119,6 +123,30 @@ def _stored_ids(store: Any) -> set[str]:
     return {d.id for d in store.documents()}
 
 
+def _path_ids(src: str) -> list[str]:
+    """The ids the loader may have given the file ``src`` in other runs: its path without
+    the suffix, from each folder above it (``a/b/c.txt`` → ``c``, ``b/c``, ``a/b/c``; given
+    directly a file gets its stem, inside a folder its path relative to the folder), for the
+    given and the resolved path.
+
+    >>> _path_ids("corpus/sub/note.txt")[:3]
+    ['note', 'sub/note', 'corpus/sub/note']
+    """
+    out: list[str] = []
+    paths = [Path(src)]
+    with contextlib.suppress(OSError, RuntimeError, ValueError):
+        paths.append(Path(src).resolve())
+    for path in paths:
+        parts = [p for p in path.with_suffix("").parts if p != path.anchor]
+        for n in range(1, len(parts) + 1):
+            if parts[-n] in ("..", "."):
+                break
+            candidate = "/".join(parts[-n:])
+            if candidate not in out:
+                out.append(candidate)
+    return out
+
+
 def remove_stale(store: Any, complete: list[tuple[str, str, set[str]]],
                  delete: Callable[[str], Any]) -> list[str]:
     """Delete (with ``delete(doc_id)``) the documents each complete file of
@@ -133,7 +161,8 @@ def remove_stale(store: Any, complete: list[tuple[str, str, set[str]]],
             parts_of.setdefault(m.group("base"), []).append(doc_id)
     removed: list[str] = []
     for src, base, keep in complete:
-        candidates = ([base] if base in stored else []) + sorted(parts_of.get(base, []))
+        candidates = [doc_id for b in sorted({base, *_path_ids(src)})
+                      for doc_id in ([b] if b in stored else []) + sorted(parts_of.get(b, []))]
         for doc_id in candidates:
             if doc_id in keep:
                 continue
