@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from rag_fakes import demo_documents, store_with
 
-from hyperviz_core.rag import VizRAG
+from hyperviz_core.rag import HashingEmbedder, VizRAG
 from hyperviz_core.render import HyperViz
 
 QUESTIONS = [
@@ -60,6 +60,43 @@ def test_rendering_does_not_block_the_event_loop(store_dir: Path) -> None:
     res, loop_thread = asyncio.run(main())
     assert res.top_view is not None and res.bottom_view is not None
     assert loop_thread not in viz.threads
+
+
+class WaitingEmbedder(HashingEmbedder):
+    """Embeds (as the store's embedder did) only once the event loop has run meanwhile: an
+    embedder is a provider's network call or a local model's CPU time."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: set[int] = set()
+        self.release = threading.Event()
+
+    def embed(self, texts: list[str]) -> Any:
+        self.threads.add(threading.get_ident())
+        if not self.release.wait(10):
+            raise TimeoutError("nothing ran on the event loop while this embedded")
+        return super().embed(texts)
+
+
+def test_embedding_does_not_block_the_event_loop(store_dir: Path) -> None:
+    emb = WaitingEmbedder()
+
+    async def main() -> Any:
+        with VizRAG(store_dir, embedder=emb, show_progress=False) as rag:
+            emb.release.set()  # the engine's dimension probe
+            emb.threads.clear()
+            emb.release.clear()
+            task = asyncio.create_task(rag.aretrieve(QUESTIONS[0], render=False))
+            while not emb.threads:  # the loop runs while the stage embeds
+                await asyncio.sleep(0.005)
+            emb.release.set()
+            res, threads = await task, set(emb.threads)
+            return res, threads, threading.get_ident(), rag.retrieve(QUESTIONS[0],
+                                                                     render=False)
+
+    res, threads, loop_thread, sync = asyncio.run(main())
+    assert threads and loop_thread not in threads
+    assert _fingerprint(res) == _fingerprint(sync)
 
 
 def _fingerprint(res: Any) -> tuple[Any, ...]:

@@ -114,6 +114,12 @@ async def _astep(lock: threading.RLock, gen: Pipeline, value: Any = None,
     return await asyncio.to_thread(_advance, lock, gen, value, throw)
 
 
+#: stages whose body runs in a worker thread under :meth:`Retriever.aretrieve`: rendering
+#: (up to seconds) and the two that call the embedder (a provider's network round trip, or a
+#: local model's CPU time, must not block the event loop)
+SLOW_STAGES = frozenset({"render", "keywords", "bottom_entities"})
+
+
 def _drawn_views(cfg: RetrievalConfig, render: bool, reader: bool) -> tuple[str, ...]:
     """The views of ``cfg.mode`` to draw: none without rendering, all of them for a model
     that reads them, else those in ``cfg.render_views``."""
@@ -272,8 +278,9 @@ class Retriever:
         """Async :meth:`retrieve` (model calls via ``acomplete``, async hooks awaited).
 
         The slow steps — the first (it opens the store's current state: a load of the
-        layers, seconds on a large store) and every rendering (up to seconds) — run in a
-        worker thread, so the event loop serves other tasks meanwhile; the other steps take
+        layers, seconds on a large store), every rendering (up to seconds) and the stages
+        that call the embedder (:data:`SLOW_STAGES`) — run in a worker thread, so the event
+        loop serves other tasks meanwhile; the other steps take
         milliseconds and run on the loop. Steps of concurrent retrievals on one engine run
         one at a time (a lock)."""
         hk = self.hooks.with_extra(hooks)
@@ -283,7 +290,7 @@ class Retriever:
         while not done:
             if isinstance(item, HookEvent):
                 await afire(hk, item)
-                slow = item.name == "render" and item.phase == "start"
+                slow = item.phase == "start" and item.name in SLOW_STAGES
                 done, item = await _astep(lock, gen, slow=slow)
                 continue
             assert self.chat is not None
