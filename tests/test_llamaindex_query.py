@@ -126,3 +126,27 @@ def test_running_loop_query(index: VizRAGIndex) -> None:
         return str(index.as_query_engine(llm=llm, top_k=1).query(QUERY))
 
     assert asyncio.run(main())
+
+
+@pytest.mark.parametrize("mode", ["best", "condense_plus_context", "context",
+                                  "condense_question"])
+def test_chat_engines_send_the_image_to_a_chat_llm(index: VizRAGIndex, mode: str) -> None:
+    llm = MockLLMWithChatMemoryOfLastCall(is_chat_model=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CaptionOnlyWarning)
+        engine = index.as_chat_engine(chat_mode=mode, llm=llm, top_k=2)
+        engine.chat(QUERY)
+    assert llm.last_chat_messages is not None
+    images = [b for m in llm.last_chat_messages for b in m.blocks if isinstance(b, ImageBlock)]
+    assert len(images) == 1
+    assert images[0].resolve_image().read().startswith(PNG_MAGIC)
+    text = " ".join(b.text for m in llm.last_chat_messages for b in m.blocks
+                    if isinstance(b, TextBlock))
+    assert "Marie Curie" in text
+
+
+def test_a_completion_llm_chat_engine_warns_that_only_the_caption_is_sent(
+        index: VizRAGIndex) -> None:
+    with pytest.warns(CaptionOnlyWarning, match="not a chat model"):
+        engine = index.as_chat_engine(chat_mode="context", llm=MockLLM(), top_k=2)
+    assert "Marie Curie" in str(engine.chat(QUERY))

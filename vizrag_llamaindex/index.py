@@ -65,7 +65,7 @@ from .documents import (
     unchanged,
 )
 from .nodes import user_metadata
-from .query import build_query_engine
+from .query import build_query_engine, multimodal_chat_engine
 from .retriever import RETRIEVER_OPTIONS, VizRAGRetriever, check_unsupported
 from .storage import VizRAGStorageContext, backup_store
 
@@ -436,11 +436,17 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
     def as_chat_engine(self, chat_mode: Any = ChatMode.BEST, llm: Any = None,
                        **kwargs: Any) -> Any:
         """LlamaIndex chat engines over this index; ``llm`` defaults to the index's own
-        (``Settings.llm`` is never read)."""
+        (``Settings.llm`` is never read). With a chat LLM the retrieving modes (``best``,
+        ``condense_plus_context``, ``context``) are LlamaIndex's multimodal chat engines, so
+        the image reaches the LLM; ``condense_question`` goes through :meth:`as_query_engine`
+        (which sends it too)."""
         llm = llm or self._llm
         if llm is None:
             raise ValueError("a VizRAG chat engine needs an LLM: pass llm=... (Settings.llm "
                              "is never read)")
+        engine = multimodal_chat_engine(self.as_retriever(**kwargs), chat_mode, llm, **kwargs)
+        if engine is not None:  # the retrieving modes with a chat LLM: the image is sent
+            return engine
         return super().as_chat_engine(chat_mode=chat_mode, llm=llm, **kwargs)
 
     def as_query_engine(self, llm: Any = None, **kwargs: Any) -> Any:

@@ -26,7 +26,8 @@ from hyperviz_core.rag import CaptionOnlyWarning
 
 from .retriever import RETRIEVER_OPTIONS
 
-__all__ = ["CaptionOnlyWarning", "DetailedImagePrompt", "build_query_engine"]
+__all__ = ["CaptionOnlyWarning", "DetailedImagePrompt", "build_query_engine",
+           "multimodal_chat_engine"]
 
 IMAGE_DETAIL = "high"
 
@@ -83,3 +84,30 @@ def build_query_engine(retriever: BaseRetriever, llm: Any, *,
             engine_args.setdefault(key, template)
     return RetrieverQueryEngine.from_args(retriever, llm=llm, multimodal=multimodal,
                                           callback_manager=callback_manager, **engine_args)
+
+
+def multimodal_chat_engine(retriever: BaseRetriever, chat_mode: Any, llm: Any,
+                           **kwargs: Any) -> Any:
+    """The retrieving chat engine of ``chat_mode`` (``best``, ``condense_plus_context``,
+    ``context``) in its multimodal form when ``llm`` is a chat model and ``retriever``
+    returns images (LlamaIndex's own engines would drop the image nodes silently), with a
+    :class:`CaptionOnlyWarning` when it is not; None for the other modes (they go through
+    the query engine, which sends the image itself)."""
+    from llama_index.core.chat_engine import (
+        MultiModalCondensePlusContextChatEngine,
+        MultiModalContextChatEngine,
+    )
+    from llama_index.core.chat_engine.types import ChatMode
+
+    engines = {ChatMode.BEST: MultiModalCondensePlusContextChatEngine,
+               ChatMode.CONDENSE_PLUS_CONTEXT: MultiModalCondensePlusContextChatEngine,
+               ChatMode.CONTEXT: MultiModalContextChatEngine}
+    engine = engines.get(ChatMode(chat_mode)) if isinstance(chat_mode, str) else None
+    if engine is None or not getattr(retriever, "include_image", False):
+        return None
+    if not (isinstance(llm, LLM) and llm.metadata.is_chat_model):
+        warnings.warn(f"{type(llm).__name__} is not a chat model: the chat engine sends the "
+                      "hypergraph's caption, not its image", CaptionOnlyWarning, stacklevel=3)
+        return None
+    engine_args = {k: v for k, v in kwargs.items() if k not in RETRIEVER_OPTIONS}
+    return engine.from_defaults(retriever=retriever, multi_modal_llm=llm, **engine_args)
