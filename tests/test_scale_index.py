@@ -105,3 +105,40 @@ def test_peak_memory_does_not_follow_the_input_size(tmp_path: Path) -> None:
     assert rep_big["documents_added"] >= 18 and rep_big["documents_failed"] == 0
     assert rep_big["chunks"] > 3 * rep_small["chunks"]  # type: ignore[operator]
     assert rss_big - rss_small < 25, (rss_small, rss_big)
+
+
+@pytest.mark.parametrize("piece", [1, 2, 3, 5, 64])
+def test_long_lines_are_read_in_pieces_that_add_up_to_the_text(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, piece: int) -> None:
+    """A line longer than PIECE_BYTES comes in pieces (cut after a space, never inside a
+    UTF-8 character or a \\r\\n): their concatenation is exactly what text mode reads."""
+    from hyperviz_core.rag.index import parts
+
+    monkeypatch.setattr(parts, "PIECE_BYTES", piece)
+    rng = random.Random(piece)
+    alphabet = ["a", "b", " ", "\t", "é", "€", "𝄞", "\r\n", "\r", "\n", "x"]
+    for n in range(40):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 60)))
+        path = tmp_path / f"t{n}.txt"
+        path.write_bytes((b"\xef\xbb\xbf" if n % 3 == 0 else b"") + text.encode("utf-8"))
+        assert "".join(parts.utf8_lines(path)) == path.read_text(encoding="utf-8-sig")
+
+
+def test_a_file_without_line_breaks_is_cut_into_parts(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from hyperviz_core.rag.index import parts
+
+    src = tmp_path / "one.txt"
+    src.write_text("".join(f"Sentence {i}: Person{i % 50} met Person{(i * 7) % 50} in "
+                           f"City{i % 9}. " for i in range(4000)))  # ~230 KB, one line
+    found = list(iter_text_parts(src, "one", part_bytes=16 * 1024))  # 64 KiB pieces
+    assert len(found) >= 3 and "".join(d.text for d in found) == src.read_text()
+    monkeypatch.setattr(parts, "PIECE_BYTES", 1024)
+    found = list(iter_text_parts(src, "one", part_bytes=4096))
+    assert len(found) > 15 and "".join(d.text for d in found) == src.read_text()
+    assert all(len(d.text.encode()) <= 2 * 4096 + 2 * 1024 for d in found)
+    assert all(d.text.endswith(" ") for d in found[:-1])  # cut after a space
+    bad = tmp_path / "bad.txt"  # a bad byte far into the one line is still named exactly
+    bad.write_bytes(b"word " * 30000 + b"\xff tail")
+    with pytest.raises(ValueError, match="line 1, byte 150000"):
+        list(iter_text_parts(bad, "bad", part_bytes=16 * 1024))

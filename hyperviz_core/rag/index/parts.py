@@ -1,8 +1,9 @@
 """Read a large text file incrementally as consecutive *part* documents.
 
 A text file bigger than ``part_bytes`` is never held in memory whole: it is read line by
-line and cut at paragraph breaks (a blank line; at the next line end once a part reaches
-twice the size without one) into documents ``<id>#part00001``, ``<id>#part00002``, ... that
+line (a line over :data:`PIECE_BYTES` in pieces cut after a space) and cut at paragraph
+breaks (a blank line; at the next line end, or piece end, once a part reaches twice the size
+without one) into documents ``<id>#part00001``, ``<id>#part00002``, ... that
 are indexed, committed and released one after another. Each part is its own transaction, so
 an interrupted run resumes at the first part not yet stored. A file of at most
 ``part_bytes`` stays one document with the plain id, exactly as before.
@@ -99,14 +100,50 @@ def not_utf8(path: Path, data: bytes, exc: UnicodeDecodeError, *, line: int = 1,
                            f"({exc.reason})")
 
 
+#: the most bytes of one line read at a time: a longer line comes in pieces cut after a
+#: space or tab (a file without line breaks is still read, and cut into parts, in bounded
+#: memory)
+PIECE_BYTES = 64 * 1024
+
+
+def _cut_piece(raw: bytes) -> tuple[bytes, bytes]:
+    """``raw`` (a piece of a line, more follows) split into what can be decoded now and what
+    is kept for the next read: the cut is after its last space or tab, else before an
+    incomplete UTF-8 character at its end; a final ``\\r`` is kept (a ``\\n`` may follow)."""
+    cut = max(raw.rfind(b" "), raw.rfind(b"\t")) + 1
+    if cut == 0:
+        cut = len(raw)
+        for back in range(1, min(4, len(raw)) + 1):  # the lead byte of a last character
+            byte = raw[-back]
+            if byte >= 0xC0:  # needs 2, 3 or 4 bytes in all
+                need = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+                cut = len(raw) - back if need > back else len(raw)
+                break
+            if byte < 0x80:
+                break
+    if raw[cut - 1:cut] == b"\r":
+        cut -= 1
+    return raw[:cut], raw[cut:]  # nothing to decode yet (cut 0): all of it waits
+
+
 def utf8_lines(path: Path) -> Iterator[str]:
     """The lines of the UTF-8 file ``path`` exactly as text mode reads them (a leading BOM
     dropped, ``\\r\\n`` and a lone ``\\r`` read as ``\\n``), decoded one line at a time, so
     that a byte that is not UTF-8 raises a :class:`TextDecodeError` naming its line and its
-    offset in the file."""
+    offset in the file. A line longer than :data:`PIECE_BYTES` comes in pieces (their
+    concatenation is the line)."""
     offset, line = 0, 1
+    kept = b""
     with path.open("rb") as fh:
-        for raw in fh:
+        while True:
+            chunk = fh.readline(PIECE_BYTES)
+            raw, kept = kept + chunk, b""
+            if not raw:
+                return
+            if len(chunk) == PIECE_BYTES and not raw.endswith(b"\n"):  # the line goes on
+                raw, kept = _cut_piece(raw)
+                if not raw:
+                    continue
             skip = len(codecs.BOM_UTF8) if offset == 0 and raw.startswith(codecs.BOM_UTF8) else 0
             try:
                 text = raw[skip:].decode("utf-8")
@@ -114,7 +151,7 @@ def utf8_lines(path: Path) -> Iterator[str]:
                 raise not_utf8(path, raw[skip:], exc, line=line, offset=offset + skip) from None
             offset += len(raw)
             if "\r" not in text:
-                line += 1
+                line += text.endswith("\n")
                 yield text
                 continue
             text = text.replace("\r\n", "\n").replace("\r", "\n")
