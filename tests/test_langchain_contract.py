@@ -129,7 +129,8 @@ def test_bad_arguments_fail_clearly(store_dir: Path) -> None:
         VizRAGRetriever(store=store_dir, top_k=2)
     retriever = VizRAGRetriever(store=store_dir, k=2)
     for kwargs, kind in (({"k": True}, TypeError), ({"k": 2.7}, TypeError),
-                         ({"mode": ""}, ValueError), ({"hops": 9}, ValueError)):
+                         ({"mode": ""}, ValueError), ({"hops": 9}, ValueError),
+                         ({"include_image": "no"}, TypeError)):
         with pytest.raises(kind):
             retriever.invoke(QUERY, **kwargs)
     with pytest.raises(TypeError, match="question as a string"):

@@ -185,7 +185,9 @@ class VizRAGRetriever(BaseRetriever):
             self._check_mode(mode)
         if hops is not None:
             check_hops(hops)
-        image = self.include_image if include_image is None else bool(include_image)
+        if include_image is not None and not isinstance(include_image, bool):
+            raise TypeError(f"include_image must be True or False, got {include_image!r}")
+        image = self.include_image if include_image is None else include_image
         # Render only for an asked-for image, or for the engine's own vision model
         # (None = the engine's setting), never just for the wrapper.
         render = True if image else (None if self._engine.chat is not None else False)
