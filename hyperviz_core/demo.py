@@ -161,6 +161,9 @@ def run_demo(out: str | Path, *, top_k: int = 3,
     from .rag.engine import VizRAG
 
     out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} is a file, not a folder: give a folder for the demo's "
+                         "output (it is created when missing)")
     store_dir = out / "store"
     _clear_demo_store(store_dir)
     out.mkdir(parents=True, exist_ok=True)

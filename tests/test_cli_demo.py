@@ -86,3 +86,12 @@ def test_vizrag_demo_refuses_a_symbolic_link(tmp_path: Path,
     assert main(["demo", "--out", str(tmp_path / "out")]) == 2
     assert "is not a store of this demo" in capsys.readouterr().err
     assert (target / "vizrag.sqlite").is_file()
+
+
+def test_vizrag_demo_refuses_a_file_as_out(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "notes.txt"
+    out.write_text("keep me", encoding="utf-8")
+    assert main(["demo", "--out", str(out)]) == 2
+    assert "is a file, not a folder" in capsys.readouterr().err
+    assert out.read_text(encoding="utf-8") == "keep me"
