@@ -36,7 +36,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..store.protocol import LocalReads
+from ..store.protocol import stored_document_ids
 from ..types import Document
 
 __all__ = ["PART_ID", "SourceLedger", "clean_up", "remove_stale", "text_file_source"]
@@ -117,12 +117,6 @@ class SourceLedger:
         return out
 
 
-def _stored_ids(store: Any) -> set[str]:
-    if isinstance(store, LocalReads):
-        return set(store.document_titles())
-    return {d.id for d in store.documents()}
-
-
 def _path_ids(src: str) -> list[str]:
     """The ids the loader may have given the file ``src`` in other runs: its path without
     the suffix, from each folder above it (``a/b/c.txt`` → ``c``, ``b/c``, ``a/b/c``; given
@@ -153,7 +147,7 @@ def remove_stale(store: Any, complete: list[tuple[str, str, set[str]]],
     :meth:`SourceLedger.complete` produced before and no longer produces; their ids."""
     if not complete:
         return []
-    stored = _stored_ids(store)
+    stored = stored_document_ids(store)
     parts_of: dict[str, list[str]] = {}
     for doc_id in stored:
         m = PART_ID.match(doc_id)

@@ -39,7 +39,7 @@ from ..types import Chunk, ChunkExtraction, ChunkTheme, Document
 from ..vectors import VectorIndex
 from .base import BatchWrite, DocumentInput, DocumentWrite, StoreStats, VectorsArg
 
-__all__ = ["LocalReads", "StoreProtocol", "SummarizeFn"]
+__all__ = ["LocalReads", "StoreProtocol", "SummarizeFn", "stored_document_ids"]
 
 #: ``summarize(name, description)`` → a shorter description (merged descriptions too long)
 SummarizeFn = Callable[[str, str], str]
@@ -193,3 +193,11 @@ class LocalReads(Protocol):
         """Entities within ``hops`` of ``keys``, every hyperedge incident to them, and
         those hyperedges' members (equal to the full layer's objects)."""
         ...
+
+
+def stored_document_ids(store: StoreProtocol) -> set[str]:
+    """The ids of every document of ``store``: from :meth:`LocalReads.document_titles` when
+    it has it (no texts read), else from ``documents()``."""
+    if isinstance(store, LocalReads):
+        return set(store.document_titles())
+    return {d.id for d in store.documents()}

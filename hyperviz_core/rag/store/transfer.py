@@ -36,7 +36,7 @@ from ..types import Document
 from ..vectors import SPACES
 from .base import DocumentInput, StoreError, StoreStats, VectorsArg
 from .batch import batched
-from .protocol import LocalReads, StoreProtocol
+from .protocol import StoreProtocol, stored_document_ids
 
 __all__ = ["TransferReport", "copy_store"]
 
@@ -145,9 +145,7 @@ def _copy(src: StoreProtocol, dst: StoreProtocol, show_progress: bool) -> Transf
         for cid in cids:
             themes_of.setdefault(cid, []).append(hid)
     docs = src.documents()
-    held = (set(dst.document_titles()) if isinstance(dst, LocalReads)
-            else {d.id for d in dst.documents()})
-    extra = sorted(held - {d.id for d in docs})
+    extra = sorted(stored_document_ids(dst) - {d.id for d in docs})
     if extra:
         raise StoreError(
             f"destination {dst.path} holds {len(extra)} document(s) the source lacks (e.g. "
