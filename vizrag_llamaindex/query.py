@@ -90,9 +90,10 @@ def multimodal_chat_engine(retriever: BaseRetriever, chat_mode: Any, llm: Any,
                            **kwargs: Any) -> Any:
     """The retrieving chat engine of ``chat_mode`` (``best``, ``condense_plus_context``,
     ``context``) in its multimodal form when ``llm`` is a chat model and ``retriever``
-    returns images (LlamaIndex's own engines would drop the image nodes silently), with a
-    :class:`CaptionOnlyWarning` when it is not; None for the other modes (they go through
-    the query engine, which sends the image itself)."""
+    returns images (LlamaIndex's own engines would drop the image nodes silently); None
+    otherwise: the other modes, and any mode with a completion LLM, go through the base
+    ``as_chat_engine``, whose query engine (:func:`build_query_engine`) sends the image or
+    warns that only the caption is sent."""
     from llama_index.core.chat_engine import (
         MultiModalCondensePlusContextChatEngine,
         MultiModalContextChatEngine,
@@ -103,11 +104,8 @@ def multimodal_chat_engine(retriever: BaseRetriever, chat_mode: Any, llm: Any,
                ChatMode.CONDENSE_PLUS_CONTEXT: MultiModalCondensePlusContextChatEngine,
                ChatMode.CONTEXT: MultiModalContextChatEngine}
     engine = engines.get(ChatMode(chat_mode)) if isinstance(chat_mode, str) else None
-    if engine is None or not getattr(retriever, "include_image", False):
-        return None
-    if not (isinstance(llm, LLM) and llm.metadata.is_chat_model):
-        warnings.warn(f"{type(llm).__name__} is not a chat model: the chat engine sends the "
-                      "hypergraph's caption, not its image", CaptionOnlyWarning, stacklevel=3)
+    if (engine is None or not getattr(retriever, "include_image", False)
+            or not (isinstance(llm, LLM) and llm.metadata.is_chat_model)):
         return None
     engine_args = {k: v for k, v in kwargs.items() if k not in RETRIEVER_OPTIONS}
     return engine.from_defaults(retriever=retriever, multi_modal_llm=llm, **engine_args)
