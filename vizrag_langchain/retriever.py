@@ -106,12 +106,12 @@ class VizRAGRetriever(BaseRetriever):
         ``include_image``; ``ids``: as :meth:`add_documents` takes them. The retriever's
         options and the documents are checked before a store is created.
         """
-        _engine_documents(documents, ids, {})
+        docs = _engine_documents(documents, ids, {})
         unknown = sorted(set(kwargs) - set(cls.model_fields)
                          | set(kwargs) & {"store", "chat", "embedder", "shared_engine"})
         if unknown:
             raise TypeError(f"from_documents got unknown option(s) {unknown}")
-        if kwargs.get("mode", "vizrag") not in MODES:
+        if "mode" in kwargs:
             cls._check_mode(kwargs["mode"])
         engine = resolve_engine(store, chat=chat, embedder=embedder,
                                 engine_kwargs=engine_kwargs)
@@ -119,7 +119,7 @@ class VizRAGRetriever(BaseRetriever):
         try:
             retriever = cls(store=engine, **kwargs)
             retriever._owned = owned
-            retriever.add_documents(documents, ids=ids)
+            retriever._insert(docs)  # converted and checked once, above
         except BaseException:
             if owned:  # nobody else can close the engine opened for this path
                 engine.close()
@@ -136,9 +136,12 @@ class VizRAGRetriever(BaseRetriever):
         document with the same id replaces the old one. Other options raise ``TypeError``
         (nothing is silently ignored)."""
         docs = _engine_documents(documents, ids, kwargs)
+        self._insert(docs)
+        return [d.id for d in docs]
+
+    def _insert(self, docs: list[VizDocument]) -> None:
         if docs:
             self._engine.insert(docs).raise_for_failures()
-        return [d.id for d in docs]
 
     async def aadd_documents(self, documents: Sequence[Document], *,
                              ids: Sequence[str | None] | None = None,
