@@ -141,6 +141,10 @@ def test_from_store_opens_a_store_built_by_the_engine(tmp_path: Path) -> None:
     assert index.index_struct.store_path == str((tmp_path / "built" / "vizrag.sqlite").resolve())
     with pytest.raises(FileNotFoundError, match="no VizRAG store"):
         VizRAGIndex.from_store(tmp_path / "missing")
+    (tmp_path / "empty" / "store").mkdir(parents=True)  # a folder that holds no store
+    with pytest.raises(FileNotFoundError, match="no VizRAG store"):
+        VizRAGIndex.from_store(tmp_path / "empty")
+    assert [p.name for p in (tmp_path / "empty").iterdir()] == ["store"]  # nothing created
 
 
 def test_from_store_takes_a_store_url(pg_url: str) -> None:
