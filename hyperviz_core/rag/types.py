@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,21 +25,38 @@ def content_hash(text: str, *, length: int = 16) -> str:
 
 
 def json_safe_metadata(meta: Mapping[Any, Any]) -> dict[str, Any]:
-    """``meta`` with string keys, sorted, each value JSON cannot hold as its ``str()`` (what
-    a framework document's metadata becomes in the store).
+    """``meta`` with string keys, sorted, made JSON-safe value by value (what a framework
+    document's metadata becomes in the store): mappings, lists and tuples are converted
+    item by item, sets become sorted lists, anything else JSON cannot hold becomes its
+    ``str()``, with a default ``repr``'s memory address left out, so the same metadata
+    gives the same stored value (and document hash) in every process.
 
     >>> import datetime
     >>> json_safe_metadata({"year": 1903, "when": datetime.date(1903, 12, 10)})
     {'when': '1903-12-10', 'year': 1903}
+    >>> json_safe_metadata({"tags": {"b", "a"}, "seen": [datetime.date(1903, 1, 2)]})
+    {'seen': ['1903-01-02'], 'tags': ['a', 'b']}
+    >>> json_safe_metadata({"owner": object()})
+    {'owner': '<object object>'}
     """
-    out: dict[str, Any] = {}
-    for key, value in sorted(meta.items(), key=lambda kv: str(kv[0])):
-        try:
-            json.dumps(value)
-        except (TypeError, ValueError):
-            value = str(value)
-        out[str(key)] = value
-    return out
+    return {str(key): _json_safe(value)
+            for key, value in sorted(meta.items(), key=lambda kv: str(kv[0]))}
+
+
+_ADDRESS = re.compile(r" at 0x[0-9A-Fa-f]+>")
+
+
+def _json_safe(value: Any) -> Any:
+    if value is None or isinstance(value, str | bool | int | float):
+        return value
+    if isinstance(value, Mapping):
+        return json_safe_metadata(value)
+    if isinstance(value, list | tuple):
+        return [_json_safe(v) for v in value]
+    if isinstance(value, set | frozenset):
+        items = [_json_safe(v) for v in value]
+        return sorted(items, key=lambda v: json.dumps(v, sort_keys=True))
+    return _ADDRESS.sub(">", str(value))
 
 
 class Document(BaseModel):
