@@ -17,7 +17,7 @@ from langchain_tests.integration_tests import RetrieversIntegrationTests
 from pydantic import Field
 from rag_fakes import PNG_MAGIC, demo_documents
 
-from hyperviz_core.rag import IndexingError, VizRAG
+from hyperviz_core.rag import IndexingError, VizRAG, visual_ids
 from vizrag_langchain import IMAGE_DOC_TYPE, VizRAGRetriever, is_image_document
 
 QUERY = "Who founded Iron Maiden?"
@@ -114,6 +114,22 @@ def test_include_image_draws_only_the_bottom_view(store_dir: Path) -> None:
     assert views == ["bottom"]  # I_top is not drawn for an image nobody reads
     views.clear()
     assert len(retriever.invoke(QUERY, include_image=False)) == 2 and views == []
+
+
+@pytest.mark.parametrize("mode", ["text", "naive"])
+async def test_modes_without_a_view_send_the_ranked_chunks_rendering(
+        store_dir: Path, mode: str) -> None:
+    retriever = VizRAGRetriever(store=store_dir, k=3, mode=mode, include_image=True)
+    for docs in (retriever.invoke(QUERY), await retriever.ainvoke(QUERY)):
+        assert len(docs) == 4 and is_image_document(docs[-1])
+        assert docs[-1].metadata["view"] == "passages"
+        assert base64.b64decode(docs[-1].metadata["image_base64"]).startswith(PNG_MAGIC)
+        entities, edges = visual_ids(docs[-1].metadata["export"])
+        labels = [(k, v, entities) for d in docs[:-1] for k, v in d.metadata["entity_ids"].items()]
+        labels += [(h, v, edges) for d in docs[:-1]
+                   for h, v in d.metadata["hyperedge_ids"].items()]
+        assert mode == "naive" or labels  # text mode's chunks name entities of the image
+        assert all(drawn.get(key) == label for key, label, drawn in labels)
 
 
 class VisionSpy(BaseChatModel):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import inspect
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,8 +21,9 @@ from llama_index.core.instrumentation.span_handlers import SimpleSpanHandler
 from llama_index.core.postprocessor import SimilarityPostprocessor
 from llama_index.core.schema import MetadataMode, TextNode
 from pydantic import Field
+from rag_fakes import demo_documents
 
-from hyperviz_core.rag import UnknownModeError, VizRAG
+from hyperviz_core.rag import UnknownModeError, VizRAG, render_passages, visual_ids
 from vizrag_llamaindex import (
     StageSpans,
     VizRAGImageNode,
@@ -33,6 +35,7 @@ from vizrag_llamaindex import (
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 QUERY = "Who worked with Marie Curie in Paris?"
+IRON_MAIDEN = "Who founded Iron Maiden?"
 
 
 @pytest.fixture(scope="module")
@@ -234,3 +237,27 @@ def test_retrieval_emits_stage_spans_and_events(index: VizRAGIndex) -> None:
     assert aretrieve and parents & set(aretrieve)
     assert any(isinstance(e, VizRAGRenderEvent) and e.sha256 for e in events.events)
     assert any(isinstance(e, VizRAGLocateEvent) for e in events.events)
+
+
+@pytest.mark.parametrize("mode", ["text", "naive"])
+async def test_modes_without_a_view_label_chunks_with_the_passage_rendering(
+        tmp_path: Path, mode: str) -> None:
+    """The passage rendering is the image sent: the chunks' E#/H# must be its own, not the
+    numbering of the listings of a view never drawn."""
+    rag = VizRAG(tmp_path / "store", show_progress=False)
+    rag.insert(demo_documents(0, 12))
+    retriever = VizRAGRetriever(rag, top_k=3, mode=mode)
+    for nodes in (retriever.retrieve(IRON_MAIDEN), await retriever.aretrieve(IRON_MAIDEN)):
+        texts, images = split(nodes)
+        assert len(texts) == 3 and [i.node.metadata["view"] for i in images] == ["passages"]
+        drawn = render_passages([(t.node.node_id, t.node.get_content()) for t in texts],
+                                store=rag.store, query=IRON_MAIDEN)
+        assert images[0].node.metadata["sha256"] == drawn.sha256
+        entities, edges = visual_ids(drawn.export)
+        labels = [(k, v, entities) for t in texts
+                  for k, v in t.node.metadata["entity_ids"].items()]
+        labels += [(h, v, edges) for t in texts
+                   for h, v in t.node.metadata["hyperedge_ids"].items()]
+        assert mode == "naive" or labels
+        assert all(drawn_ids.get(key) == label for key, label, drawn_ids in labels)
+    rag.close()

@@ -20,7 +20,13 @@ from typing import Any
 from langchain_core.documents import Document
 
 from hyperviz_core.rag import Document as VizDocument
-from hyperviz_core.rag import RankedChunk, RenderedView, RetrievalResult, json_safe_metadata
+from hyperviz_core.rag import (
+    RankedChunk,
+    RenderedView,
+    RetrievalResult,
+    VisualContext,
+    json_safe_metadata,
+)
 
 __all__ = ["IMAGE_DOC_TYPE", "image_document", "is_image_document", "result_documents",
            "to_engine_document"]
@@ -29,7 +35,8 @@ IMAGE_DOC_TYPE = "hyperviz_image"
 """``metadata["type"]`` of the rendered-image document."""
 
 
-def _chunk_metadata(result: RetrievalResult, chunk: RankedChunk) -> dict[str, Any]:
+def _chunk_metadata(result: RetrievalResult, chunk: RankedChunk,
+                    shown: dict[str, Any] | None) -> dict[str, Any]:
     return {
         **chunk.metadata,
         # LangChain's "source" names where a document came from: the indexed one's is kept
@@ -42,18 +49,23 @@ def _chunk_metadata(result: RetrievalResult, chunk: RankedChunk) -> dict[str, An
         "score": chunk.score,
         "score_parts": dict(sorted(chunk.evidence.items())),
         "mode": result.mode,
-        **result.chunk_links(chunk),
+        **result.chunk_links(chunk, shown),
     }
 
 
-def result_documents(result: RetrievalResult, k: int | None = None) -> list[Document]:
-    """The ranked chunks of ``result`` (at most ``k``) as text documents, best first."""
+def result_documents(result: RetrievalResult, k: int | None = None,
+                     shown: dict[str, Any] | None = None) -> list[Document]:
+    """The ranked chunks of ``result`` (at most ``k``) as text documents, best first;
+    ``shown``: the export of a rendering shown instead of the result's views (its E#/H#
+    are given)."""
     chunks = result.chunks if k is None else result.chunks[:k]
-    return [Document(id=c.chunk_id, page_content=c.text, metadata=_chunk_metadata(result, c))
+    return [Document(id=c.chunk_id, page_content=c.text,
+                     metadata=_chunk_metadata(result, c, shown))
             for c in chunks]
 
 
-def image_document(view: RenderedView, *, view_name: str, query: str) -> Document:
+def image_document(view: RenderedView | VisualContext, *, view_name: str, query: str
+                   ) -> Document:
     """One rendering as a document: caption as text, PNG base64 and mime type in metadata."""
     return Document(
         id=f"hyperviz-{view.sha256[:16]}",

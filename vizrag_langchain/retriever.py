@@ -10,8 +10,11 @@ Example::
 
 ``include_image=True`` (per retriever or per call) renders the bottom sub-hypergraph and
 appends one extra document (``metadata["type"] == "hyperviz_image"``); ``k`` counts text
-documents only. Without it nothing is rendered (a rendering costs most of a retrieval),
-unless the engine has a chat/vision model, which then reads the renderings itself.
+documents only. The modes that draw no view (``text``, ``naive``) render the sub-hypergraph
+of the ranked chunks instead (``metadata["view"] == "passages"``), as the LlamaIndex
+retriever does, and the chunks' ``entity_ids``/``hyperedge_ids`` are that image's. Without
+it nothing is rendered (a rendering costs most of a retrieval), unless the engine has a
+chat/vision model, which then reads the renderings itself.
 """
 
 from __future__ import annotations
@@ -30,7 +33,16 @@ from langchain_core.runnables.config import set_config_context
 from langchain_core.runnables.utils import coro_with_context
 from pydantic import ConfigDict, Field, PrivateAttr, field_validator
 
-from hyperviz_core.rag import MAX_HOPS, MODES, RetrievalResult, VizRAG, check_hops
+from hyperviz_core.rag import (
+    MAX_HOPS,
+    MODES,
+    RetrievalResult,
+    VisualContext,
+    VizRAG,
+    arender_passages,
+    check_hops,
+    render_passages,
+)
 from hyperviz_core.rag import Document as VizDocument
 
 from .documents import image_document, result_documents, to_engine_document
@@ -207,7 +219,20 @@ class VizRAGRetriever(BaseRetriever):
                             f"{type(query).__name__}")
 
     @staticmethod
-    def _documents(result: RetrievalResult, n: int, image: bool) -> list[Document]:
+    def _passages(result: RetrievalResult, n: int, image: bool) -> list[tuple[str, str]]:
+        """The passages to render when an image is asked for and the mode drew no view
+        (``text``, ``naive``): the sub-hypergraph of the ranked chunks is drawn instead."""
+        if not image or result.bottom_view is not None or result.top_view is not None:
+            return []
+        return [(c.chunk_id, c.text) for c in result.chunks[:n]]
+
+    @staticmethod
+    def _documents(result: RetrievalResult, n: int, image: bool,
+                   passages: VisualContext | None = None) -> list[Document]:
+        if passages is not None and not passages.is_empty:  # its E#/H# label the chunks
+            docs = result_documents(result, n, passages.export)
+            docs.append(image_document(passages, view_name="passages", query=result.query))
+            return docs
         docs = result_documents(result, n)
         view, name = ((result.bottom_view, "bottom") if result.bottom_view is not None
                       else (result.top_view, "top"))
@@ -230,7 +255,10 @@ class VizRAGRetriever(BaseRetriever):
             with set_config_context({"callbacks": run_manager.get_child()}) as ctx:
                 result = ctx.run(self._engine.retrieve, query, hooks=[hook] if hook else None,
                                  **opts)
-        return self._documents(result, n, image)
+        passages = self._passages(result, n, image)
+        drawn = (render_passages(passages, store=self._engine.store, query=query)
+                if passages else None)
+        return self._documents(result, n, image, drawn)
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun,
@@ -246,7 +274,10 @@ class VizRAGRetriever(BaseRetriever):
         else:  # the engine's LangChain model calls become child runs of this retrieval
             with set_config_context({"callbacks": run_manager.get_child()}) as ctx:
                 result = await coro_with_context(call, ctx)
-        return self._documents(result, n, image)
+        passages = self._passages(result, n, image)
+        drawn = (await arender_passages(passages, store=self._engine.store, query=query)
+                 if passages else None)
+        return self._documents(result, n, image, drawn)
 
 
 def _engine_documents(documents: Sequence[Document], ids: Sequence[str | None] | None,

@@ -37,6 +37,7 @@ from hyperviz_core.rag import (
     VizRAG,
     arender_passages,
     render_passages,
+    visual_ids,
 )
 
 from .documents import is_image_document
@@ -109,8 +110,7 @@ def _renumbered(docs: list[Document], ctx: VisualContext) -> list[Document]:
     """``docs`` with the ``entity_ids`` / ``hyperedge_ids`` of VizRAG documents taken from
     the rendering ``ctx`` (the E#/H# the model sees, not those of the retrieval's own
     sub-hypergraph); other documents unchanged."""
-    ents = {str(e.get("key")): str(e.get("id")) for e in ctx.export.get("entities", [])}
-    edges = {str(h.get("key")): str(h.get("id")) for h in ctx.export.get("hyperedges", [])}
+    ents, edges = visual_ids(ctx.export)
     out = []
     for doc in docs:
         meta = doc.metadata

@@ -144,7 +144,8 @@ def _excluded(stored: Any, kind: str) -> list[str]:
     return [str(k) for k in keys] if isinstance(keys, list) else []
 
 
-def _vizrag_meta(chunk: RankedChunk, result: RetrievalResult) -> dict[str, Any]:
+def _vizrag_meta(chunk: RankedChunk, result: RetrievalResult,
+                 shown: dict[str, Any] | None) -> dict[str, Any]:
     """VizRAG's own keys of a chunk node (title, ids, rank, score parts, evidence)."""
     meta: dict[str, Any] = {"title": chunk.title} if chunk.title else {}
     meta |= {
@@ -152,19 +153,21 @@ def _vizrag_meta(chunk: RankedChunk, result: RetrievalResult) -> dict[str, Any]:
         "chunk_id": chunk.chunk_id,
         "rank": chunk.rank,
         "vizrag_score": chunk.score,
-        **result.chunk_links(chunk),
+        **result.chunk_links(chunk, shown),
     }
     for part, value in sorted(chunk.evidence.items()):
         meta[f"score_{part}"] = value
     return meta
 
 
-def chunk_nodes(result: RetrievalResult) -> list[NodeWithScore]:
+def chunk_nodes(result: RetrievalResult, shown: dict[str, Any] | None = None
+                ) -> list[NodeWithScore]:
     """One ``NodeWithScore(TextNode)`` per ranked chunk, best first: the document's own
-    metadata, then VizRAG's keys (which shadow a document key of the same name)."""
+    metadata, then VizRAG's keys (which shadow a document key of the same name); ``shown``:
+    the export of a rendering shown instead of the result's views (its E#/H# are given)."""
     out: list[NodeWithScore] = []
     for chunk in result.chunks:
-        ours = _vizrag_meta(chunk, result)
+        ours = _vizrag_meta(chunk, result, shown)
         stored = chunk.metadata.get(EXCLUDED_KEY)
         meta = user_metadata(chunk.metadata) | ours
         hidden = ({k for k in ours if k not in CHUNK_LLM_METADATA}

@@ -147,21 +147,26 @@ class VizRAGRetriever(BaseRetriever):
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         kwargs, _ = self._kwargs()
         result = self.engine.retrieve(query_bundle.query_str, **kwargs)
-        nodes = chunk_nodes(result)
-        if self.include_image and nodes:
-            nodes += self._images(result, nodes, self._fallback(result))
-        return nodes
+        fallback = self._fallback(result) if self.include_image and result.chunks else None
+        return self._nodes(result, fallback)
 
     @dispatcher.span
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         kwargs, _ = self._kwargs()
         result = await self.engine.aretrieve(query_bundle.query_str, **kwargs)
-        nodes = chunk_nodes(result)
+        fallback = None
+        if self.include_image and result.chunks and self._needs_fallback(result):
+            fallback = await arender_passages(self._passages(result),
+                                              store=self.engine.store, query=result.query)
+        return self._nodes(result, fallback)
+
+    def _nodes(self, result: RetrievalResult, fallback: VisualContext | None
+               ) -> list[NodeWithScore]:
+        """The chunk nodes, then the image nodes; when the passage rendering is the only
+        image, the chunks carry its E#/H# (not the listings' of a view never drawn)."""
+        only = fallback is not None and all(v is None for _, v in self._views(result))
+        nodes = chunk_nodes(result, fallback.export if only and fallback else None)
         if self.include_image and nodes:
-            fallback = None
-            if self._needs_fallback(result):
-                fallback = await arender_passages(self._passages(result),
-                                                  store=self.engine.store, query=result.query)
             nodes += self._images(result, nodes, fallback)
         return nodes
 

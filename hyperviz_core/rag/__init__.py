@@ -77,6 +77,7 @@ from .result import (
     RetrievedEntity,
     RetrievedHyperedge,
     SentPrompt,
+    visual_ids,
 )
 from .retrieve import (
     MAX_HOPS,
@@ -213,5 +214,6 @@ __all__ = [
     "render_hypergraph",
     "render_passages",
     "report_usage",
+    "visual_ids",
     "with_inferred_title",
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -24,9 +25,24 @@ __all__ = [
     "RetrievedHyperedge",
     "SentPrompt",
     "image_sha256",
+    "visual_ids",
 ]
 
 AnswerKind = Literal["llm", "extractive", "none"]
+
+
+def visual_ids(export: Mapping[str, Any]) -> tuple[dict[str, str], dict[str, str]]:
+    """The ``E#`` of each entity key and the ``H#`` of each hyperedge id drawn by a
+    rendering, from its export (``RenderedView.export`` / ``VisualContext.export``).
+
+    >>> visual_ids({"entities": [{"key": "ada", "id": "E1"}],
+    ...             "hyperedges": [{"key": "h-1", "id": "H1"}]})
+    ({'ada': 'E1'}, {'h-1': 'H1'})
+    """
+    def ids(kind: str) -> dict[str, str]:
+        return {str(item.get("key")): str(item.get("id")) for item in export.get(kind, [])
+                if isinstance(item, Mapping) and item.get("id")}
+    return ids("entities"), ids("hyperedges")
 
 
 def image_sha256(png: bytes) -> str:
@@ -175,7 +191,8 @@ class RetrievalResult(BaseModel):
         return bool(self.chunks) and (self.matched is False
                                       or max(c.score for c in self.chunks) <= 0)
 
-    def chunk_links(self, chunk: RankedChunk) -> dict[str, Any]:
+    def chunk_links(self, chunk: RankedChunk,
+                    shown: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """What links ``chunk`` to the hypergraph, in the result's order (best first), with
         the ``E#``/``H#`` IDs of the rendered views (what the framework wrappers put in a
         chunk's metadata):
@@ -185,22 +202,30 @@ class RetrievalResult(BaseModel):
         I_top and I_bot number their entities and hyperedges each from 1, so only the IDs of
         the views rendered are given: themes and top-layer entities when I_top was drawn,
         relations and bottom entities when I_bot was drawn or when nothing was (the numbering
-        of the answer prompt's listings).
+        of the answer prompt's listings). ``shown``: the export of another rendering shown
+        instead of the views (e.g. :func:`~hyperviz_core.rag.render_passages`' for the
+        modes that draw none); its IDs are given.
 
         >>> r = RetrievalResult(query="q", mode="naive")
         >>> r.chunk_links(RankedChunk(chunk_id="c", doc_id="d", score=1.0, rank=1, text="t"))
         {'entities': [], 'entity_ids': {}, 'hyperedges': [], 'hyperedge_ids': {}}
         """
+        keys = list(chunk.entities)
+        edges = [h for h in self.hyperedges if chunk.chunk_id in h.source_ids]
+        if shown is not None:
+            ents, drawn = visual_ids(shown)
+            return {"entities": keys, "entity_ids": {k: ents[k] for k in keys if k in ents},
+                    "hyperedges": [h.id for h in edges],
+                    "hyperedge_ids": {h.id: drawn[h.id] for h in edges if h.id in drawn}}
         top = self.top_view is not None
         bottom = self.bottom_view is not None or not top
         visual = {e.key: e.visual_id for e in self.entities
                   if e.visual_id and (top if e.layer == "top" else bottom)}
-        edges = {h.id: (h.visual_id if (top if h.kind == "theme" else bottom) else None)
-                 for h in self.hyperedges if chunk.chunk_id in h.source_ids}
-        keys = list(chunk.entities)
+        labels = {h.id: (h.visual_id if (top if h.kind == "theme" else bottom) else None)
+                  for h in edges}
         return {"entities": keys, "entity_ids": {k: visual[k] for k in keys if k in visual},
-                "hyperedges": list(edges),
-                "hyperedge_ids": {h: v for h, v in edges.items() if v}}
+                "hyperedges": list(labels),
+                "hyperedge_ids": {h: v for h, v in labels.items() if v}}
 
     @property
     def images_sent(self) -> list[str]:
