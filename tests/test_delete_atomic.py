@@ -200,6 +200,8 @@ def test_ids_are_checked_first(tmp_path: Path) -> None:
             store.delete_documents(["d1", 5])  # type: ignore[list-item]
         with pytest.raises(TypeError, match=r"iterable of document ids.*'d1'"):
             store.delete_documents("d1")
+        with pytest.raises(TypeError, match=r"list of document ids, got NoneType None"):
+            store.delete_documents(None)  # type: ignore[arg-type]
         with pytest.raises(TypeError, match="not NoneType None"):
             store.delete_document(None)  # type: ignore[arg-type]
         assert len(store.documents()) == len(CORPUS)  # nothing deleted

@@ -211,6 +211,8 @@ def test_from_documents_add_and_delete(tmp_path: Path) -> None:
                                for d in retriever.invoke("Marie Curie Paris", k=3)}
         with pytest.raises(TypeError, match="list of document ids"):
             retriever.delete("curie")  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match=r"list of document ids, got None \(nothing"):
+            retriever.delete(None)  # type: ignore[arg-type]
         before = retriever.engine.stats().documents
         with pytest.raises(TypeError, match="must be strings"):  # checked before deleting
             retriever.delete([ids[0], 5])  # type: ignore[list-item]

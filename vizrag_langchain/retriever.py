@@ -167,8 +167,9 @@ class VizRAGRetriever(BaseRetriever):
     def delete(self, ids: Sequence[str]) -> None:
         """Delete documents by id, with whatever only they supported (both layers), in one
         store transaction: all of them, or none when anything fails."""
-        if isinstance(ids, str):
-            raise TypeError("delete() takes a list of document ids")
+        if ids is None or isinstance(ids, str):
+            raise TypeError(f"delete() takes a list of document ids, got {ids!r:.80} (nothing "
+                            "was deleted; VizRAG deletes only documents named by id)")
         self._engine.delete_many(ids)  # a non-string id: TypeError before anything goes
 
     @property

@@ -117,7 +117,12 @@ def delete_ids(doc_ids: Iterable[str]) -> list[str]:
     if isinstance(doc_ids, str | bytes):
         raise TypeError(f"delete_documents() takes an iterable of document ids, not the "
                         f"single {type(doc_ids).__name__} {doc_ids!r} (wrap it in a list)")
-    ids = list(doc_ids)
+    try:
+        ids = list(doc_ids)
+    except TypeError:
+        raise TypeError(f"delete_documents() takes a list of document ids, got "
+                        f"{type(doc_ids).__name__} {doc_ids!r:.80} (nothing was deleted)"
+                        ) from None
     for bad in ids:
         if not isinstance(bad, str):
             raise TypeError(f"document ids must be strings, not {type(bad).__name__} {bad!r}")
