@@ -275,3 +275,27 @@ def test_index_without_embed_uses_the_embedder_the_store_recorded(
                  "--no-progress"]) == 0  # a new store: the offline default
     with HypergraphStore(tmp_path / "new") as st:
         assert st.embedder_info() == ("hashing-v1-d512-c34", 512)
+
+
+def test_a_document_without_text_is_reported(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """An empty file is stored (it replaces what the file held before) but named: nothing
+    can retrieve it."""
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    (corpus / "a.txt").write_text("Marie Curie lived in Paris.\n")
+    (corpus / "b.txt").write_text("Ada Lovelace lived in London.\n")
+    store = tmp_path / "s"
+    assert main(["index", str(corpus), "--store", str(store), "--no-progress"]) == 0
+    assert "without text" not in "".join(capsys.readouterr())
+    (corpus / "b.txt").write_text(" \n\n")
+    assert main(["index", str(corpus), "--store", str(store), "--no-progress"]) == 0
+    out, err = capsys.readouterr()
+    assert "1 replaced, 1 unchanged, 0 failed, 1 without text (0 chunks)" in out
+    assert "without text (stored with 0 chunks, nothing retrieves it): b" in err
+    from hyperviz_core.rag import Document, VizRAG
+
+    with VizRAG(store, show_progress=False) as rag:
+        assert "London" not in " ".join(c.text for c in rag.store.chunks())
+        report = rag.insert([Document(id="e", text=""), Document(id="f", text="Bern.")])
+        assert report.empty_documents == ["e"]

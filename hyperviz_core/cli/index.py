@@ -280,6 +280,12 @@ def _print_index(args: argparse.Namespace, report: Any, docs: Any, dup: Any,
         _print_stats(report.store)
     if line := ready_line(ready):
         print(line)
+    for doc_id in report.empty_documents[:20]:
+        print(f"  without text (stored with 0 chunks, nothing retrieves it): "
+              f"{terminal_safe(doc_id)}", file=sys.stderr)
+    if len(report.empty_documents) > 20:
+        print(f"  ... and {len(report.empty_documents) - 20} more without text",
+              file=sys.stderr)
     for err in report.errors[:20]:
         print(f"  failed: {terminal_safe(err)}", file=sys.stderr)
 

@@ -360,10 +360,9 @@ class Indexer:
         if written.status == "skipped":
             report.documents_skipped += 1
             return
-        if written.status == "replaced":
-            report.documents_replaced += 1
-        else:
-            report.documents_added += 1
+        report.documents_replaced += written.status == "replaced"
+        report.documents_added += written.status != "replaced"
+        report.empty_documents += [] if chunks else [doc.id]
         report.chunks += len(chunks)
         report.entities += sum(len(e.entities) for e in extractions)
         report.hyperedges += sum(len(e.hyperedges) for e in extractions)

@@ -34,6 +34,9 @@ class IndexReport(BaseModel):
     """Documents a text file produced before and no longer produces (its old parts, or its
     whole-file document now that it is split), deleted once the file's documents were all
     stored (:mod:`~hyperviz_core.rag.index.replace`)."""
+    empty_documents: list[str] = Field(default_factory=list)
+    """Ids of the documents added or replaced that hold no text (stored without chunks, so
+    nothing retrieves them; a replaced one loses its old chunks), in the order written."""
     errors: list[str] = Field(default_factory=list)
     stopped: str | None = None
     """Why the run stopped before its last document (:mod:`~.breaker`: the provider failed
@@ -87,6 +90,8 @@ class IndexReport(BaseModel):
         """One human-readable line."""
         removed = (f", {self.documents_removed} stale removed" if self.documents_removed
                    else "")
+        if self.empty_documents:
+            removed += f", {len(self.empty_documents)} without text (0 chunks)"
         return (
             f"{self.documents_added} added, {self.documents_replaced} replaced, "
             f"{self.documents_skipped} unchanged, {self.documents_failed} failed{removed}; "
