@@ -115,6 +115,12 @@ def test_check_reports_dropped_table_and_broken_invariants(store: Path) -> None:
                      "(SELECT entity_key FROM incidences ORDER BY hid LIMIT 1)")
     code, out, _ = run_cli(["check", "--store", str(store)])
     assert code == 1 and "has no mention" in out
+    with sqlite3.connect(db) as conn:  # a document with text and no chunk is damage
+        doc = conn.execute("SELECT doc_id FROM chunks ORDER BY id LIMIT 1").fetchone()[0]
+        conn.execute("PRAGMA foreign_keys = OFF")
+        conn.execute("DELETE FROM chunks WHERE doc_id = ?", (doc,))
+    code, out, _ = run_cli(["check", "--store", str(store)])
+    assert code == 1 and f"document {doc!r} has no chunks" in out
     with sqlite3.connect(db) as conn:
         conn.execute("DROP TABLE incidences")
     code, out, _ = run_cli(["check", "--store", str(store), "--json"])

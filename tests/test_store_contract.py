@@ -327,3 +327,17 @@ def test_vizrag_check_on_both_backends(store_spec: str, capsys: pytest.CaptureFi
         _index(store, _docs(4))
     assert main(["check", "--store", store_spec]) == 0
     assert capsys.readouterr().out.startswith("ok: ")
+
+
+def test_a_document_of_whitespace_only_is_no_check_problem(
+        store_spec: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Chunking drops text of whitespace only (newlines, tabs, no-break spaces, not just
+    spaces); the check must not call such a document damaged."""
+    blank = Document(id="blank", text="\n\t\u00a0 \u3000\n")
+    with open_store(store_spec) as store:
+        report = _index(store, [*_docs(2), blank])
+        assert report.empty_documents == ["blank"] and store.check() == []
+    from hyperviz_core.cli import main
+
+    assert main(["check", "--store", store_spec]) == 0
+    assert capsys.readouterr().out.startswith("ok: ")
