@@ -9,6 +9,7 @@ the upgraded store must give what a new store indexing them all gives.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sqlite3
 from pathlib import Path
@@ -19,7 +20,7 @@ import pytest
 
 from hyperviz_core.cli import main
 from hyperviz_core.rag import Document, Indexer
-from hyperviz_core.rag.store import HypergraphStore, StoreProtocol, open_store
+from hyperviz_core.rag.store import HypergraphStore, StoreError, StoreProtocol, open_store
 
 DATA = Path(__file__).parent / "data"
 OLD = DATA / "store_v1" / "vizrag.sqlite"
@@ -130,3 +131,22 @@ def test_postgres_schema_1_is_upgraded_when_opened(pg_url: str, tmp_path: Path) 
         got.pop(key)
         want.pop(key)
     assert got == want
+
+
+def test_a_current_store_opened_read_only_needs_no_upgrade(
+        old_store: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`migrate --upgrade` of a read-only store already current says so (it errored: the
+    upgrade asked for write access before looking at the version)."""
+    with HypergraphStore(old_store, read_only=True) as store, \
+            pytest.raises(StoreError, match="read-only"):
+        store.upgrade()  # an old store does need writing
+    assert main(["migrate", "--upgrade", str(old_store)]) == 0
+    capsys.readouterr()
+    with HypergraphStore(old_store, read_only=True) as store:
+        assert store.upgrade() is False
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if mode == os.W_OK
+                        else real(p, mode, **kw))  # as a user who may not write there
+    assert main(["migrate", "--upgrade", str(old_store)]) == 0
+    assert "already at schema 3; check: ok" in capsys.readouterr().out

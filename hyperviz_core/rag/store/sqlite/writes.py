@@ -166,7 +166,10 @@ class DocumentWritesMixin:
 
     def upgrade(self) -> bool:
         """Upgrade a store of an older schema in place (what every read returns stays the
-        same); whether anything was done. Writes do it by themselves."""
+        same); whether anything was done. Writes do it by themselves. A current store is
+        left as it is, read-only too."""
+        if self.schema_version() >= SCHEMA_VERSION:
+            return False  # another process may upgrade it in between: upgrade() re-checks
         self._need_writable("upgrade the store schema")
         with self._lock:
             done = upgrade(self._conn)
