@@ -143,6 +143,10 @@ def test_chat_engines_send_the_image_to_a_chat_llm(index: VizRAGIndex, mode: str
     text = " ".join(b.text for m in llm.last_chat_messages for b in m.blocks
                     if isinstance(b, TextBlock))
     assert "Marie Curie" in text
+    image = next(n.node for n in index.as_retriever(top_k=2).retrieve(QUERY)
+                 if isinstance(n.node, VizRAGImageNode))
+    assert "E1" in image.text and image.text in text  # the legend of the image's labels
+    assert text.count(image.text) == 1
 
 
 def test_a_completion_llm_chat_engine_warns_that_only_the_caption_is_sent(

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from . import _framework  # noqa: F401  (first: a missing extra is named)
 from .adapters import LlamaIndexChatModel, LlamaIndexEmbedder, to_llamaindex_messages
+from .captions import ImageCaptionPostprocessor
 from .hyperrag import HyperRAGVisualRetriever
 from .index import IndexVizRAG, VizRAGIndex, to_engine_document
 from .instrumentation import StageSpans, VizRAGLocateEvent, VizRAGRenderEvent
@@ -28,6 +29,7 @@ __all__ = [
     "CaptionOnlyWarning",
     "HyperRAGVisualRetriever",
     "HyperVizPostprocessor",
+    "ImageCaptionPostprocessor",
     "IndexVizRAG",
     "LlamaIndexChatModel",
     "LlamaIndexEmbedder",

@@ -24,6 +24,7 @@ from llama_index.core.retrievers import BaseRetriever
 
 from hyperviz_core.rag import CaptionOnlyWarning
 
+from .captions import ImageCaptionPostprocessor
 from .retriever import RETRIEVER_OPTIONS
 
 __all__ = ["CaptionOnlyWarning", "DetailedImagePrompt", "build_query_engine",
@@ -90,7 +91,8 @@ def multimodal_chat_engine(retriever: BaseRetriever, chat_mode: Any, llm: Any,
                            **kwargs: Any) -> Any:
     """The retrieving chat engine of ``chat_mode`` (``best``, ``condense_plus_context``,
     ``context``) in its multimodal form when ``llm`` is a chat model and ``retriever``
-    returns images (LlamaIndex's own engines would drop the image nodes silently); None
+    returns images (LlamaIndex's own engines would drop the image nodes silently), with an
+    :class:`~.captions.ImageCaptionPostprocessor` last, as those drop the caption; None
     otherwise: the other modes, and any mode with a completion LLM, go through the base
     ``as_chat_engine``, whose query engine (:func:`build_query_engine`) sends the image or
     warns that only the caption is sent."""
@@ -108,4 +110,7 @@ def multimodal_chat_engine(retriever: BaseRetriever, chat_mode: Any, llm: Any,
             or not (isinstance(llm, LLM) and llm.metadata.is_chat_model)):
         return None
     engine_args = {k: v for k, v in kwargs.items() if k not in RETRIEVER_OPTIONS}
+    # these engines drop an image node's text: its caption (the E#/H# legend) goes as text
+    engine_args["node_postprocessors"] = [*(engine_args.get("node_postprocessors") or []),
+                                          ImageCaptionPostprocessor()]
     return engine.from_defaults(retriever=retriever, multi_modal_llm=llm, **engine_args)
