@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from rag_fakes import PNG_MAGIC, ParrotChat, demo_documents
 
+from hyperviz_core import Budget, HyperViz
 from hyperviz_core.cli import main
 from hyperviz_core.rag import VizRAG
 from hyperviz_core.rag.retrieve.config import RetrievalConfig, render_decision
@@ -102,6 +103,21 @@ def test_render_views_draws_only_the_views_asked_for(store_dir: Path) -> None:
         read = rag.retrieve(Q, render_views=("bottom",))
     assert read.top_view is not None and read.bottom_view is not None
     assert read.skipped_views == {}
+
+
+def test_a_pruned_top_view_changes_nothing_retrieved(store_dir: Path) -> None:
+    """The offline locator is structural: what I_top's congestion control leaves out of the
+    drawing must not change the anchors, the chunks or their scores."""
+    with VizRAG(store_dir, renderer=HyperViz(budget=Budget(max_entities=3)),
+                show_progress=False) as rag:
+        drawn = rag.retrieve(Q, render=True, render_views=("top",))
+        plain = rag.retrieve(Q, render=False)
+    assert drawn.top_view is not None
+    tops = [e for e in drawn.entities if e.layer == "top"]
+    assert len(drawn.top_view.export["entities"]) == 3 < len(tops)  # the drawing was cut
+    assert drawn.located == plain.located and drawn.anchors == plain.anchors
+    assert ([(c.chunk_id, c.score) for c in drawn.chunks]
+            == [(c.chunk_id, c.score) for c in plain.chunks])
 
 
 def test_render_views_are_validated() -> None:

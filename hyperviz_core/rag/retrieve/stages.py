@@ -201,16 +201,17 @@ def _model_locate(st: RetrievalState) -> Generator[LLMRequest, str, list[str] | 
 
 
 def locate(st: RetrievalState) -> Step:
-    """Entities located in I_top (model, else renderer importance); anchors V̂ = located ∪
+    """Entities located in I_top (model, else G_top's by importance); anchors V̂ = located ∪
     members of E_rel ∪ entities the query names."""
     assert st.top_ids is not None and st.sub_top is not None
     cfg, res = st.cfg, st.res
     located: list[str] | None = None  # None: the offline locator decides
     if st.chat is not None:
         located = (yield from _model_locate(st)) if st.top_ids.entities else []
-    if located is None:
-        shown = [key for key in st.top_ids.entities if key in st.sub_top.entities]
-        located = sorted(shown, key=lambda k: (-st.top_imp.get(k, 0.0), k))[: cfg.locate_k]
+    if located is None:  # structural: G_top's entities, drawn or not (a rendering's
+        # congestion control must not change what is retrieved)
+        located = sorted(st.sub_top.entities,
+                         key=lambda k: (-st.top_imp.get(k, 0.0), k))[: cfg.locate_k]
     res.located = located = located or []
     anchors: dict[str, float] = {}
     for r, key in enumerate(located):
