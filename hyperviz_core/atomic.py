@@ -13,6 +13,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
 from pathlib import Path
@@ -22,12 +23,27 @@ __all__ = ["atomic_write_bytes"]
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
     """Write ``data`` to ``path`` through a temporary file in the same folder and
-    :func:`os.replace`; parents are created. The previous file survives any failure."""
+    :func:`os.replace`; parents are created. The previous file survives any failure.
+
+    A symbolic link is followed (its target is replaced, the link kept); a path that exists
+    and is no regular file (a FIFO, ``/dev/stdout``, ``/dev/null``) is written through as it
+    is, never replaced. An error names ``path``, not the temporary file.
+    """
     p = Path(path)
+    if p.is_symlink():
+        p = Path(os.path.realpath(p))
+    if p.exists() and not p.is_file():
+        if p.is_dir():
+            raise IsADirectoryError(errno.EISDIR, "is a directory, not a file", str(path))
+        with p.open("wb") as fh:  # a FIFO or a device: the reader gets the bytes
+            fh.write(data)
+        return p
     p.parent.mkdir(parents=True, exist_ok=True)
     tmp = p.with_name(f".{p.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    # O_EXCL: never another file; mode 0o666 minus the umask, as a plain write would give
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:  # O_EXCL: never another file; mode 0o666 minus the umask, as a plain write gives
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except OSError as exc:  # e.g. a folder we may not write in: name the user's path
+        raise type(exc)(exc.errno, exc.strerror, str(path)) from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
