@@ -41,6 +41,13 @@ def test_import_text_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert "28 added" in out
     assert "embeddings: reused Hyper-RAG's 64-d vectors" in out
     assert "entities 348, relation hyperedges 666" in out
+    # re-run without --embed: the store's recorded embedder, as vizrag index does
+    assert main(["import-hyperrag", str(HYPERRAG_DIR), "--store", str(tmp_path / "s"),
+                 "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "0 added, 0 replaced, 28 unchanged" in out
+    assert ("embeddings: nothing embedded or reused: no document changed (the store's "
+            "vectors are hashing-v1-d64-c34's)") in out
 
 
 def test_stats_query_render_work_on_the_imported_store(

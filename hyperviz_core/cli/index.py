@@ -17,8 +17,8 @@ from .index_store import after_run, created_paths, open_for_index
 from .ready import make_query_ready, ready_json, ready_line
 from .terminal import terminal_safe
 
-__all__ = ["add_provider_options", "make_chat", "make_embedder", "open_existing", "register",
-           "seconds"]
+__all__ = ["add_provider_options", "make_chat", "make_embedder", "open_existing",
+           "recorded_embedder", "register", "seconds"]
 
 
 def _parsed(flag: str, spec: str) -> Any:
@@ -153,7 +153,7 @@ def _load_inputs(args: argparse.Namespace) -> tuple[Any, Any]:
     return docs, rep
 
 
-def _recorded_embedder(spec: str) -> Any:
+def recorded_embedder(spec: str) -> Any:
     """The offline embedder an existing store recorded (``store_embedder``), read without
     writing; None for a new store, none recorded, or a provider's (that one needs --embed)."""
     from ..rag.providers.spec import store_embedder
@@ -200,7 +200,7 @@ def _run_index(args: argparse.Namespace) -> int:
     progress = not args.no_progress and sys.stderr.isatty()
     embedder = (make_embedder(args.embed, timeout=args.timeout, max_retries=None,
                               show_progress=progress) if args.embed
-                else _recorded_embedder(args.store) or make_embedder("offline"))
+                else recorded_embedder(args.store) or make_embedder("offline"))
     with_retries(embedder, args.max_retries).dim  # noqa: B018 - the (retried) probe
     with store_errors(args.store):
         options = ({} if args.ann_threshold is None or is_store_url(args.store)

@@ -38,10 +38,11 @@ def _run_import(args: argparse.Namespace) -> int:
     from ..interop.hyperrag_import import import_workdir, read_for_import
     from ..rag.store import open_store
     from ..rag.store.sqlite.check import store_errors
-    from .index import make_chat, make_embedder
+    from .index import make_chat, make_embedder, recorded_embedder
     from .ready import make_query_ready, ready_json, ready_line
 
-    embedder = make_embedder(args.embed)
+    embedder = (make_embedder(args.embed) if args.embed
+                else recorded_embedder(args.store) or make_embedder("offline"))
     chat = make_chat(args.llm)  # bad specs fail here, before anything is written
     wd = read_for_import(args.workdir, reuse_embeddings=args.reuse_embeddings)  # checked
     with store_errors(args.store):
@@ -115,8 +116,10 @@ def register(sub: Any) -> None:
     p.add_argument("--reuse-embeddings", action="store_true",
                    help="store Hyper-RAG's vectors when --embed has the same dimension "
                    "(only if queries will be embedded by the same model)")
-    p.add_argument("--embed", default="offline", metavar="SPEC",
-                   help="'offline' (hashed n-grams, 512-d), 'hashing:DIM' or provider:model")
+    p.add_argument("--embed", default=None, metavar="SPEC",
+                   help="'offline' (hashed n-grams, 512-d), 'hashing:DIM' or provider:model; "
+                   "default: the embedder an existing store recorded when it is an offline "
+                   "one, else 'offline'")
     p.add_argument("--llm", default="offline", metavar="PROVIDER:MODEL",
                    help="theme model for G_top: 'offline' (default, heuristic) or e.g. "
                    "openai:gpt-4o-mini (one call per chunk, cached in the store)")

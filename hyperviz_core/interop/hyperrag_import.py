@@ -278,7 +278,9 @@ def import_workdir(
     with _frozen_gc(), _page_cache(store):
         _import_documents(wd, store, plan, rep, embedder, themes, vecs, show_progress,
                           (batch_size, batch_items), release)
-    rep.embedding_note = note + (
+    written = rep.documents_added + rep.documents_replaced
+    rep.embedding_note = (note if written else "nothing embedded or reused: no document "
+                          f"changed (the store's vectors are {embedder.name}'s)") + (
         f"; {rep.embedded} vectors embedded with {embedder.name}" if rep.embedded else "")
     rep.seconds = round(time.perf_counter() - t0, 3)
     rep.write_seconds = round(rep.write_seconds, 3)
