@@ -268,3 +268,21 @@ def test_a_live_result_with_a_lone_surrogate_is_refused_by_place() -> None:
     with pytest.raises(HyperRAGFormatError, match=r"entities/1/entity_name holds a lone "
                        r"surrogate \(character 2\)"):
         from_hyperrag_result(result, query="q")
+
+
+def test_a_name_of_invisible_characters_only_is_dropped_with_a_warning(tmp_path: Path) -> None:
+    wd = fixture_copy(tmp_path)
+
+    def add_zero_width(o: dict[str, Any]) -> None:
+        first = sorted(o["v_data"])[0]
+        o["v_data"]["\u200b"] = {**o["v_data"][first], "entity_name": "\u200b"}
+        o["e_data"][tuple(sorted(("\u200b", first)))] = {
+            "description": "zw edge", "keywords": "k", "weight": 1.0,
+            "source_id": o["v_data"][first]["source_id"]}
+
+    _real_graph_with(wd, add_zero_width)
+    rep = import_hyperrag(wd, tmp_path / "store", show_progress=False)
+    assert rep.vertices == 349 and rep.store_stats is not None
+    assert rep.store_stats.entities == 348
+    assert any("1 vertex names are empty once normalised" in w and "'\\u200b'" in w
+               for w in rep.warnings), rep.warnings

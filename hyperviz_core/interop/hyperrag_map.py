@@ -140,13 +140,19 @@ def _key_map(wd: HyperRAGWorkdir, plan_warnings: list[str]) -> dict[str, str]:
     names.update(m for key in wd.graph.edges for m in key)
     keys: dict[str, str] = {}
     by_key: dict[str, list[str]] = {}
+    empty: list[str] = []
     for name in sorted(names):
         try:
             key = normalize_key(name)
         except EmptyNameError:
+            empty.append(name)
             continue
         keys[name] = key
         by_key.setdefault(key, []).append(name)
+    if empty:
+        plan_warnings.append(f"{len(empty)} vertex names are empty once normalised (only "
+                             "invisible or control characters) and were dropped, with their "
+                             f"places in hyperedges, e.g. {empty[0]!r}")
     clashes = sorted(v for v in by_key.values() if len(v) > 1)
     if clashes:
         plan_warnings.append(f"{len(clashes)} groups of vertex names share one key and were "
