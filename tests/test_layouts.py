@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pytest
 
@@ -143,6 +144,26 @@ def test_custom_layout_registration() -> None:
         get_layout("no-such-layout")
     with pytest.raises(TypeError):
         register_layout("test-bad", "not callable")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("result", "error"), [
+    (lambda keys: LayoutResult(kind="set", entities={k: (math.nan, 0.0) for k in keys}),
+     r"gave entity .* the position \(nan, 0.0\), not two finite numbers"),
+    (lambda keys: LayoutResult(kind="set", entities={k: (math.inf, 1.0) for k in keys}),
+     r"position \(inf, 1.0\)"),
+    (lambda keys: LayoutResult(kind="set", entities={k: (0.0, 0.0) for k in keys},
+                               hyperedges={"h": ("a", 1)}), r"gave hyperedge 'h' the position"),
+    (lambda keys: LayoutResult(kind="weird", entities={k: (0.0, 0.0) for k in keys}),  # type: ignore[arg-type]
+     r"gave kind 'weird'"),
+    (lambda keys: None, r"returned NoneType, not a LayoutResult"),
+])
+def test_a_custom_layout_s_bad_result_is_named(result: Any, error: str) -> None:
+    """Non-finite points crashed shapely (a segmentation fault) instead of an error."""
+    from hyperviz_core import HyperViz
+
+    register_layout("test-broken", lambda hg, order: result(order.entities), replace=True)
+    with pytest.raises((ValueError, TypeError), match=error):
+        HyperViz().render(random_hypergraph(8, 4, seed=1), layouts="test-broken")
 
 
 def test_ra_cen_rings_stay_inside_their_panel() -> None:

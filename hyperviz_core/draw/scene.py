@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from shapely.geometry import MultiPolygon, Point, Polygon
@@ -18,7 +19,7 @@ from shapely.ops import nearest_points, unary_union
 from shapely.strtree import STRtree
 
 from ..idmap import IdMap
-from ..layouts import LayoutOrder, get_layout
+from ..layouts import LayoutOrder, LayoutResult, get_layout
 from ..model import Hypergraph
 from ..style import Style
 from .fit import ensure_spacing, fit_points, fit_transform, separate, stack_columns
@@ -127,6 +128,29 @@ def build_panel(
     return scene
 
 
+def _checked(layout: str, result: Any, order: LayoutOrder) -> LayoutResult:
+    """``result`` if it is a usable :class:`LayoutResult` (a custom layout's bug is named
+    here, not met as a crash of the geometry library on a NaN point)."""
+    if not isinstance(result, LayoutResult):
+        raise TypeError(f"layout {layout!r} returned {type(result).__name__}, not a "
+                        "LayoutResult")
+    if result.kind not in ("set", "induced"):
+        raise ValueError(f"layout {layout!r} gave kind {result.kind!r}; use 'set' or 'induced'")
+    missing = [k for k in order.entities if k not in result.entities]
+    if missing:
+        raise ValueError(f"layout {layout!r} gave no position for {len(missing)} entities")
+    for what, points in (("entity", result.entities), ("hyperedge", result.hyperedges)):
+        for key, point in points.items():
+            try:
+                ok = len(point) == 2 and all(math.isfinite(float(c)) for c in point)
+            except (TypeError, ValueError):
+                ok = False
+            if not ok:
+                raise ValueError(f"layout {layout!r} gave {what} {key!r} the position "
+                                 f"{point!r:.60}, not two finite numbers")
+    return result
+
+
 def build_geometry(
     hg: Hypergraph, ids: IdMap, order: LayoutOrder, layout: str, index: int, bbox: Box,
     style: Style,
@@ -136,10 +160,7 @@ def build_geometry(
     if not order.entities:
         scene.message = "empty hypergraph (nothing to draw)"
         return scene
-    result = get_layout(layout)(hg, order)
-    missing = [k for k in order.entities if k not in result.entities]
-    if missing:
-        raise ValueError(f"layout {layout!r} gave no position for {len(missing)} entities")
+    result = _checked(layout, get_layout(layout)(hg, order), order)
     scene.kind, scene.engine = result.kind, result.engine
     r = node_radius(ids, style)
     scene.radius = r
