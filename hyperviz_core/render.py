@@ -222,6 +222,9 @@ class HyperViz:
             d = _draw(h, names, style, cols, width, height, panel_h, importance, hg, by)
             drawn[_key(h)] = d
             cost, cmax = d.cost(budget), d.c_max(budget)
+            overflow = max(s.overflow for s in d.scenes)
+            if overflow > 1.0:  # overlapping nodes: over budget, by at least the overflow
+                return max(cost, cmax * overflow), cmax
             if cost <= cmax * (1 - ROUNDING_GUARD):
                 d.label(h, style)
                 cost = d.cost(budget)

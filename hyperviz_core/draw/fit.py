@@ -135,6 +135,28 @@ def _row_major(ii: np.ndarray, jj: np.ndarray, n: int) -> np.ndarray:
     return by_j[np.argsort(ii.astype(np.int16)[by_j], kind="stable")]
 
 
+def _blocks(columns: list[list[float]], box: Box, sep: float
+            ) -> list[tuple[int, float, float]]:
+    """(sub-columns, pitch, radius) of each column of :func:`stack_columns`."""
+    h = max(box[3] - box[1], 1.0)
+    blocks: list[tuple[int, float, float]] = []
+    for radii in columns:
+        n = len(radii)
+        r = max(radii, default=0.0)
+        pitch = 2.0 * r + sep
+        k = max(1, math.ceil(pitch * (n - 1) / h - 1e-9)) if n > 1 else 1
+        blocks.append((min(k, max(n, 1)), pitch, r))
+    return blocks
+
+
+def columns_width(columns: list[list[float]], box: Box, sep: float) -> float:
+    """The width :func:`stack_columns` needs for ``columns`` at gap ``sep`` (sub-columns and
+    the gaps between neighbouring columns); more than the box's width: it returns None."""
+    blocks = _blocks(columns, box, sep)
+    return (sum((k - 1) * p for k, p, _ in blocks)
+            + sum(a[2] + b[2] + sep for a, b in pairwise(blocks)))
+
+
 def stack_columns(
     columns: list[list[float]], box: Box, sep: float
 ) -> list[np.ndarray] | None:
@@ -149,19 +171,13 @@ def stack_columns(
     ``r_a + r_b + sep`` between neighbouring columns (the caller then lowers ``sep``).
     """
     x0, y0, x1, y1 = box
-    h = max(y1 - y0, 1.0)
-    blocks: list[tuple[int, float, float]] = []  # (sub-columns, pitch, radius)
-    for radii in columns:
-        n = len(radii)
-        r = max(radii, default=0.0)
-        pitch = 2.0 * r + sep
-        k = max(1, math.ceil(pitch * (n - 1) / h - 1e-9)) if n > 1 else 1
-        blocks.append((min(k, max(n, 1)), pitch, r))
+    blocks = _blocks(columns, box, sep)
     widths = [(k - 1) * p for k, p, _ in blocks]
     free = (x1 - x0) - sum(widths)
     gaps = [a[2] + b[2] + sep for a, b in pairwise(blocks)]
     if free < sum(gaps) - 1e-6:
         return None
+    h = max(y1 - y0, 1.0)
     lefts: list[float] = []
     if len(blocks) == 1:
         lefts = [x0 + free / 2.0]

@@ -22,7 +22,14 @@ from ..idmap import IdMap
 from ..layouts import LayoutOrder, LayoutResult, get_layout
 from ..model import Hypergraph
 from ..style import Style
-from .fit import ensure_spacing, fit_points, fit_transform, separate, stack_columns
+from .fit import (
+    columns_width,
+    ensure_spacing,
+    fit_points,
+    fit_transform,
+    separate,
+    stack_columns,
+)
 from .labels import (
     Label,
     Occupancy,
@@ -31,6 +38,7 @@ from .labels import (
     place_in_region,
 )
 from .regions import Region, build_regions, nesting_ranks, ring_radius
+from .spacing import overlapping_nodes
 from .spots import pocket_spot, spiral_free
 from .text import measure, truncate
 
@@ -91,6 +99,10 @@ class PanelScene:
     """Pixels per layout unit along x and y (one uniform scale: always equal)."""
     unnamed: list[str] = field(default_factory=list)
     """Entity keys whose name found no unambiguous spot (shown by ID only)."""
+    overflow: float = 1.0
+    """Above 1 when an induced panel is full and nodes overlap: the needed width of its
+    columns over the panel's (two-column layouts), at least 1 + the share of overlapping
+    nodes. Congestion control does not accept such a drawing."""
 
 
 def visual_order(hg: Hypergraph, ids: IdMap) -> LayoutOrder:
@@ -197,9 +209,12 @@ def build_geometry(
         if result.columns is not None:
             room = _name_room(hg, order, style, frame)
             cframe = (frame[0] + room, frame[1], frame[2], frame[3])
-            xy, sep, unit = _columns(result.columns, order.entities, hkeys, r, hr, cframe)
+            xy, sep, unit, scene.overflow = _columns(result.columns, order.entities, hkeys,
+                                                     r, hr, cframe)
             scene.scale = (unit, unit)
         moved = ensure_spacing(separate(xy, radii, frame, sep), radii, frame, sep)
+        clashing = overlapping_nodes(moved[:n], r, moved[n:], scene.hnode_half)  # full
+        scene.overflow = max(scene.overflow, 1.0 + clashing / len(moved)) if clashing else 1.0
         scene.nodes = {k: (float(x), float(y)) for k, (x, y) in
                        zip(order.entities, moved[:n], strict=True)}
         scene.hnodes = {h: (float(x), float(y)) for h, (x, y) in
@@ -226,13 +241,15 @@ def _name_room(hg: Hypergraph, order: LayoutOrder, style: Style, frame: Box) -> 
 def _columns(
     columns: tuple[list[str], list[str]], ents: list[str], hkeys: list[str], r: float,
     hr: float, frame: Box,
-) -> tuple[np.ndarray, float, float]:
-    """Pixel positions (entities, then ``hkeys``) of a two-column layout, the gap used and
-    the scale (pixels per row of the longer column, the layout unit along both axes).
+) -> tuple[np.ndarray, float, float, float]:
+    """Pixel positions (entities, then ``hkeys``) of a two-column layout, the gap used, the
+    scale (pixels per row of the longer column, the layout unit along both axes) and the
+    overflow (needed width over the panel's at the smallest gap; above 1 nodes overlap).
 
     Capacity rule (:func:`stack_columns`): each column gets as many sub-columns as the panel
     height needs; when they do not all fit the width, the gap between nodes shrinks from
-    ``SEP_PX`` towards ``MIN_SEP_PX`` (nodes never overlap, they just pack closer).
+    ``SEP_PX`` towards ``MIN_SEP_PX`` (nodes never overlap, they just pack closer); past
+    that the panel is overfull.
     """
     def complete(col: list[str], keys: list[str]) -> list[str]:
         known = set(keys)
@@ -247,7 +264,9 @@ def _columns(
     while stacked is None and sep > MIN_SEP_PX:
         sep = max(MIN_SEP_PX, sep - 1.0)
         stacked = stack_columns(radii, frame, sep)
+    overflow = 1.0
     if stacked is None:  # beyond capacity: overlapping columns, ensure_spacing sorts it out
+        overflow = columns_width(radii, frame, MIN_SEP_PX) / max(frame[2] - frame[0], 1.0)
         sep = MIN_SEP_PX
         stacked = [np.column_stack([np.full(len(c), x), np.linspace(frame[1], frame[3], len(c))])
                    for c, x in zip(radii, (frame[0], frame[2]), strict=True)]
@@ -257,7 +276,7 @@ def _columns(
     epos = {k: p for k, p in zip(ecol, epts, strict=True)}
     hpos = {h: p for h, p in zip(hcol, hpts, strict=True)}
     return np.array([epos[k] for k in ents] + [hpos[h] for h in hkeys],
-                    dtype=float).reshape(-1, 2), sep, float(unit)
+                    dtype=float).reshape(-1, 2), sep, float(unit), overflow
 
 
 def place_labels(

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-__all__ = ["ensure_spacing"]
+__all__ = ["ensure_spacing", "overlapping_nodes"]
 
 Box = tuple[float, float, float, float]
 
@@ -74,6 +74,31 @@ def ensure_spacing(
     xy[:, 0] = np.clip(xy[:, 0], x0, x1)
     xy[:, 1] = np.clip(xy[:, 1], y0, y1)
     return xy
+
+
+def overlapping_nodes(disks: np.ndarray, r: float, squares: np.ndarray, half: float) -> int:
+    """How many nodes of an induced panel overlap another, beyond rounding: ``disks`` (entity
+    centres, radius ``r``) and axis-aligned ``squares`` (hyperedge centres, half side
+    ``half``); 0 after :func:`ensure_spacing` unless its box was full.
+
+    >>> overlapping_nodes(np.array([[0.0, 0.0], [5.0, 0.0]]), 3.0,
+    ...                   np.array([[20.0, 0.0], [26.0, 0.0], [9.0, 9.0]]), 4.0)
+    4
+    """
+    xy = np.concatenate([disks.reshape(-1, 2), squares.reshape(-1, 2)])
+    n, tol = len(disks), 1e-6
+    if len(xy) < 2:
+        return 0
+    dx = np.abs(xy[:, None, 0] - xy[None, :, 0])
+    dy = np.abs(xy[:, None, 1] - xy[None, :, 1])
+    hit = np.zeros(dx.shape, dtype=bool)
+    hit[:n, :n] = np.hypot(dx[:n, :n], dy[:n, :n]) < 2 * r - tol
+    hit[n:, n:] = (dx[n:, n:] < 2 * half - tol) & (dy[n:, n:] < 2 * half - tol)
+    gap = np.hypot(np.maximum(dx[:n, n:] - half, 0.0), np.maximum(dy[:n, n:] - half, 0.0))
+    hit[:n, n:] = gap < r - tol
+    hit[n:, :n] = hit[:n, n:].T
+    np.fill_diagonal(hit, False)
+    return int(hit.any(axis=1).sum())
 
 
 class _Rings:
