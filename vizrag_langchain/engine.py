@@ -14,6 +14,7 @@ Example::
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +22,11 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models.chat_models import BaseChatModel
 
 from hyperviz_core.rag import StoreProtocol, VizRAG
-from hyperviz_core.rag.store import is_store_url, sqlite_store_exists
+from hyperviz_core.rag.store import is_store_url, redact_url, sqlite_store_exists
 
 from .adapters import LangChainChatModel, LangChainEmbedder
 
-__all__ = ["as_chat_model", "as_embedder", "resolve_engine"]
+__all__ = ["as_chat_model", "as_embedder", "redacted_args", "resolve_engine"]
 
 
 def as_chat_model(chat: Any) -> Any:
@@ -36,6 +37,16 @@ def as_chat_model(chat: Any) -> Any:
 def as_embedder(embedder: Any) -> Any:
     """A VizRAG embedder: LangChain ``Embeddings`` are wrapped, anything else passes."""
     return LangChainEmbedder(embedder) if isinstance(embedder, Embeddings) else embedder
+
+
+def redacted_args(args: Iterable[tuple[str | None, Any]]) -> list[tuple[str | None, Any]]:
+    """A pydantic ``__repr_args__`` with the password of a store URL hidden.
+
+    >>> redacted_args([("store", "postgresql://rag:pw@db/rag"), ("k", 4)])
+    [('store', 'postgresql://rag:***@db/rag'), ('k', 4)]
+    """
+    return [(name, redact_url(value) if isinstance(value, str) and is_store_url(value)
+             else value) for name, value in args]
 
 
 def resolve_engine(store: Any, *, chat: Any = None, embedder: Any = None,

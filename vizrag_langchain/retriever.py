@@ -46,7 +46,7 @@ from hyperviz_core.rag import (
 from hyperviz_core.rag import Document as VizDocument
 
 from .documents import image_document, result_documents, to_engine_document
-from .engine import resolve_engine
+from .engine import redacted_args, resolve_engine
 from .events import async_event_hook, event_hook
 
 __all__ = ["VizRAGRetriever"]
@@ -95,7 +95,15 @@ class VizRAGRetriever(BaseRetriever):
             raise ValueError(f"unknown retrieval mode {mode!r}; valid modes: {', '.join(MODES)}")
         return mode
 
-    def model_post_init(self, context: Any, /) -> None:
+    def __init__(self, **data: Any) -> None:
+        super().__init__(**data)
+        self._open()  # after validation: a store error is raised as it is (pydantic would
+        # wrap it in a ValidationError whose details carry the raw URL and its password)
+
+    def __repr_args__(self) -> Any:
+        return redacted_args(super().__repr_args__())
+
+    def _open(self) -> None:
         """Open (or adopt) the engine now, so a bad store fails at construction."""
         if isinstance(self.shared_engine, VizRAG):  # a copy of a retriever: its engine
             self._engine = self.shared_engine

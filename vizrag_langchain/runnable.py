@@ -41,7 +41,7 @@ from hyperviz_core.rag import (
 )
 
 from .documents import is_image_document
-from .engine import resolve_engine
+from .engine import redacted_args, resolve_engine
 from .events import async_event_hook, event_hook
 
 __all__ = ["HyperVizInput", "HyperVizRunnable", "image_block", "split_documents"]
@@ -160,7 +160,14 @@ class HyperVizRunnable(RunnableSerializable[HyperVizInput, dict[str, Any]]):
 
     _store: StoreProtocol | None = PrivateAttr(None)
 
-    def model_post_init(self, context: Any, /) -> None:
+    def __init__(self, **data: Any) -> None:
+        super().__init__(**data)
+        self._open()  # after validation: a store error is raised as it is, not wrapped
+
+    def __repr_args__(self) -> Any:
+        return redacted_args(super().__repr_args__())
+
+    def _open(self) -> None:
         """Resolve ``store`` into an open store."""
         if self.store is None or isinstance(self.store, StoreProtocol):
             self._store = self.store

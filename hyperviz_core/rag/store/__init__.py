@@ -7,7 +7,15 @@ backend is a sub-package here (e.g. ``store/postgres/``) implementing the protoc
 
 from __future__ import annotations
 
-from .base import BatchWrite, DocumentInput, DocumentWrite, StoreError, StoreStats, VectorsArg
+from .base import (
+    BatchWrite,
+    DocumentInput,
+    DocumentWrite,
+    StoreError,
+    StoreStats,
+    VectorsArg,
+    redact_url,
+)
 from .open import is_store_url, open_store, sqlite_store_exists
 from .protocol import LocalReads, StoreProtocol, SummarizeFn
 from .sqlite.store import HypergraphStore
@@ -25,5 +33,6 @@ __all__ = [
     "VectorsArg",
     "is_store_url",
     "open_store",
+    "redact_url",
     "sqlite_store_exists",
 ]
