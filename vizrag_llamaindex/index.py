@@ -50,7 +50,7 @@ from llama_index.core.storage.storage_context import StorageContext
 
 from hyperviz_core.rag import Document as VizDocument
 from hyperviz_core.rag import VizRAG
-from hyperviz_core.rag.store import is_store_url, sqlite_store_exists
+from hyperviz_core.rag.store import redact_url, store_exists
 
 from .adapters import LlamaIndexChatModel, LlamaIndexEmbedder
 from .documents import (
@@ -168,10 +168,11 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
                     "index.storage_context.persist(persist_dir=...) (the index's own storage "
                     "context), or pass store_dir= to load_index_from_storage")
             store_dir = struct.store_path
-            if not is_store_url(store_dir) and not sqlite_store_exists(store_dir):
+            if not store_exists(store_dir):
                 raise FileNotFoundError(
-                    f"the VizRAG store {store_dir} recorded in the index struct is missing; "
-                    "pass store_dir= to load_index_from_storage if the directory moved")
+                    f"the VizRAG store {redact_url(str(store_dir))} recorded in the index "
+                    "struct is missing; pass store_dir= to load_index_from_storage if the "
+                    "directory moved")
         if store_dir is None:
             self._tmp = tempfile.TemporaryDirectory(prefix="vizrag-llamaindex-")
             store_dir = self._tmp.name
@@ -212,8 +213,8 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
                    embed_model: BaseEmbedding | None = None, **kwargs: Any) -> VizRAGIndex:
         """Open an existing VizRAG store (e.g. built by ``vizrag index``): a directory or
         ``.sqlite`` file, or a store URL (``postgresql://...``, given to the engine as is)."""
-        if not is_store_url(store_dir) and not sqlite_store_exists(store_dir):
-            raise FileNotFoundError(f"no VizRAG store at {store_dir}")
+        if not store_exists(store_dir):
+            raise FileNotFoundError(f"no VizRAG store at {redact_url(str(store_dir))}")
         return cls(store_dir=store_dir, llm=llm, embed_model=embed_model, **kwargs)
 
     # ------------------------------------------------------------------ properties

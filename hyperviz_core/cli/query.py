@@ -225,16 +225,13 @@ def _open_engine(args: argparse.Namespace) -> Any:
     from pydantic import ValidationError
 
     from ..rag.engine import VizRAG
-    from ..rag.store import is_store_url, open_store
-    from ..rag.store.sqlite.schema import resolve_path
+    from .index import open_existing
 
-    if not is_store_url(args.store) and not resolve_path(args.store).exists():
-        raise ValueError(f"no VizRAG store at {args.store} (create one with `vizrag index`)")
     if args.top_k < 1:
         raise ValueError(f"--top-k must be at least 1, got {args.top_k}")
     if not 0 <= args.hops <= 3:
         raise ValueError(f"--hops must be between 0 and 3, got {args.hops}")
-    store = open_store(args.store, read_only=True)  # a query never writes the store
+    store = open_existing(args.store, read_only=True)  # a query never writes the store
     try:
         embedder = (make_embedder(args.embed, timeout=args.timeout, max_retries=args.max_retries)
                     if args.embed else None)  # None: the store's

@@ -16,7 +16,7 @@ from .base import (
     VectorsArg,
     redact_url,
 )
-from .open import is_store_url, open_store, sqlite_store_exists
+from .open import is_store_url, open_store, sqlite_store_exists, store_exists
 from .protocol import LocalReads, StoreProtocol, SummarizeFn
 from .sqlite.store import HypergraphStore
 
@@ -35,4 +35,5 @@ __all__ = [
     "open_store",
     "redact_url",
     "sqlite_store_exists",
+    "store_exists",
 ]

@@ -25,7 +25,7 @@ from .base import STORE_URL, StoreError, redact_url
 from .postgres.schema import is_postgres_url
 from .protocol import StoreProtocol
 
-__all__ = ["is_store_url", "open_store", "sqlite_store_exists"]
+__all__ = ["is_store_url", "open_store", "sqlite_store_exists", "store_exists"]
 
 
 def is_store_url(spec: object) -> bool:
@@ -45,6 +45,25 @@ def sqlite_store_exists(spec: str | Path) -> bool:
     from .sqlite.schema import resolve_path
 
     return resolve_path(spec).is_file()
+
+
+def store_exists(spec: str | Path) -> bool:
+    """Whether ``spec`` names an existing store: a SQLite one (:func:`sqlite_store_exists`)
+    or a PostgreSQL database holding a VizRAG store (asked without writing; an unreachable
+    database is a :class:`StoreError`). Readers that must not create a store ask this first:
+    opening a store creates it.
+
+    >>> import tempfile
+    >>> store_exists(tempfile.mkdtemp())
+    False
+    """
+    if is_postgres_url(spec):
+        from .postgres.connection import holds_store
+
+        return holds_store(str(spec).strip())
+    if is_store_url(spec):  # no such backend: the error open_store gives
+        open_store(spec)
+    return sqlite_store_exists(spec)
 
 
 def open_store(spec: str | Path | StoreProtocol, *, read_only: bool | None = None,

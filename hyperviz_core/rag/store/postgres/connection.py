@@ -18,9 +18,9 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from ..base import StoreError
-from .schema import mask_url
+from .schema import FORMAT, mask_url
 
-__all__ = ["Pool", "QmarkConnection", "pg_sql"]
+__all__ = ["Pool", "QmarkConnection", "holds_store", "pg_sql"]
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -177,6 +177,27 @@ class Pool:
                 time.sleep(delay * (1 + random.random()))
                 delay = min(delay * 2, 1.0)
         raise AssertionError("unreachable")  # pragma: no cover
+
+
+def holds_store(url: str) -> bool:
+    """Whether the database of ``url`` holds a VizRAG store (its ``meta`` table says so),
+    read without writing anything (what a reader asks before opening it: a mistyped
+    database name must not become an empty store); :class:`StoreError` when it cannot be
+    reached."""
+    try:
+        import psycopg
+    except ImportError as exc:  # pragma: no cover - the extra is missing
+        raise StoreError("a postgresql:// store needs the postgres extra: pip install "
+                         f"'vizrag[postgres]' ({exc})") from None
+    try:
+        with psycopg.connect(url, autocommit=True) as conn:
+            if conn.execute("SELECT to_regclass('meta') IS NOT NULL").fetchone() != (True,):
+                return False
+            row = conn.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+            return row is not None and row[0] == FORMAT
+    except psycopg.Error as exc:
+        raise StoreError(f"cannot connect to PostgreSQL store {mask_url(url)}: "
+                         f"{_first_line(exc, url)}") from None
 
 
 def _first_line(exc: BaseException, secret: str | None = None) -> str:

@@ -183,6 +183,8 @@ def migrate(conn: Any, version: str, where: str) -> None:
         if current > SCHEMA_VERSION:
             raise StoreError(f"{where} has schema version {current}; this vizrag reads up to "
                              f"{SCHEMA_VERSION} (upgrade vizrag)")
+        if current == SCHEMA_VERSION:
+            return  # nothing to write: a read-only role or a standby opens it too
         for step in range(current, SCHEMA_VERSION):
             for stmt in MIGRATIONS[step].split(";"):
                 if stmt.strip():

@@ -1,0 +1,70 @@
+"""Readers of a PostgreSQL store write nothing: a database without a store stays empty (a
+mistyped name is "no store", not a new empty one), and a role that may only SELECT (or a
+read-only standby session) can query, count and check a store."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+from psycopg.conninfo import conninfo_to_dict
+
+from hyperviz_core.cli import main
+from hyperviz_core.rag import VizRAG
+from hyperviz_core.rag.store import store_exists
+
+
+def _tables(url: str) -> list[str]:
+    with psycopg.connect(url) as conn:
+        return [r[0] for r in conn.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = "
+            "current_schema() ORDER BY 1").fetchall()]
+
+
+def _as_user(url: str, user: str) -> str:
+    parts = conninfo_to_dict(url)
+    return f"postgresql://{user}@/{parts['dbname']}?host={parts['host']}"
+
+
+def test_readers_never_create_a_store(pg_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from vizrag_langchain import HyperVizRunnable, VizRAGRetriever
+    from vizrag_llamaindex import VizRAGIndex
+
+    assert store_exists(pg_url) is False
+    for command in (["query", "Who?", "--store", pg_url], ["stats", "--store", pg_url],
+                    ["check", "--store", pg_url], ["export", "--store", pg_url, "--hif", "-"]):
+        assert main(command) == 2, command
+        assert "no VizRAG store at postgresql://" in capsys.readouterr().err
+    for make in (lambda: VizRAGRetriever(store=pg_url), lambda: HyperVizRunnable(store=pg_url),
+                 lambda: VizRAGIndex.from_store(pg_url)):
+        with pytest.raises(FileNotFoundError, match="no VizRAG store at postgresql://"):
+            make()
+    assert _tables(pg_url) == []  # nothing was created
+    with VizRAG(pg_url, show_progress=False) as rag:  # a writer creates it
+        rag.insert(["Iron Maiden formed in Leyton in 1975."])
+    assert store_exists(pg_url) is True
+
+
+def test_a_select_only_role_and_a_read_only_session_can_read(
+        pg_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with VizRAG(pg_url, show_progress=False) as rag:
+        rag.insert(["Iron Maiden formed in Leyton in 1975.", "Leyton is in London."])
+    dbname = conninfo_to_dict(pg_url)["dbname"]
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("DROP ROLE IF EXISTS vizrag_reader")
+        conn.execute("CREATE ROLE vizrag_reader LOGIN")
+        conn.execute(f'GRANT CONNECT ON DATABASE "{dbname}" TO vizrag_reader')
+        conn.execute("GRANT USAGE ON SCHEMA public TO vizrag_reader")
+        conn.execute("GRANT SELECT ON ALL TABLES IN SCHEMA public TO vizrag_reader")
+    reader = _as_user(pg_url, "vizrag_reader")
+    standby = pg_url + "&options=-c%20default_transaction_read_only%3Don"
+    try:
+        for url in (reader, standby):
+            assert main(["query", "Where did Iron Maiden form?", "--store", url]) == 0, url
+            assert "Leyton" in capsys.readouterr().out
+            assert main(["stats", "--store", url]) == 0
+            assert main(["check", "--store", url]) == 0
+            assert capsys.readouterr().out.count("documents 2") == 1
+    finally:
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            conn.execute("DROP OWNED BY vizrag_reader")
+            conn.execute("DROP ROLE vizrag_reader")
