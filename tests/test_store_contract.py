@@ -210,6 +210,16 @@ def test_foreign_database_is_refused(pg_url: str) -> None:
         conn.execute("CREATE TABLE documents (id int)")
     with pytest.raises(StoreError, match="not a VizRAG store"):
         open_store(pg_url)
+    with psycopg.connect(pg_url, autocommit=True) as conn:  # an application's own table
+        conn.execute("DROP TABLE documents")
+        conn.execute("CREATE TABLE entities (id int)")
+    with pytest.raises(StoreError, match=r"already holds tables named as a VizRAG store's "
+                                         r"\('entities'\) but is not a VizRAG store"):
+        open_store(pg_url)
+    with psycopg.connect(pg_url, autocommit=True) as conn:  # nothing of ours was created
+        assert [r[0] for r in conn.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = "
+            "current_schema()").fetchall()] == ["entities"]
 
 
 # ---------------------------------------------------------------- processes

@@ -156,6 +156,11 @@ def hnsw_index_sql(space: str, vtype: str = "vector") -> str:
             f"USING hnsw (vector {vtype}_cosine_ops) WHERE space = '{space}'")
 
 
+#: the tables a store creates: in a database without a store, one of them is someone else's
+_OUR_TABLES = frozenset(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)",
+                                    " ".join(MIGRATIONS.values())))
+
+
 def migrate(conn: Any, version: str, where: str) -> None:
     """Create or upgrade the schema on ``conn`` (psycopg, in autocommit mode).
 
@@ -177,9 +182,10 @@ def migrate(conn: Any, version: str, where: str) -> None:
             except ValueError:
                 raise StoreError(f"{where}: invalid schema_version "
                                  f"{meta.get('schema_version')!r} in its meta table") from None
-        elif "documents" in tables:
-            raise StoreError(f"{where} already holds a 'documents' table that is not a "
-                             "VizRAG store; use another database or schema")
+        elif tables & _OUR_TABLES:
+            clash = ", ".join(repr(t) for t in sorted(tables & _OUR_TABLES))
+            raise StoreError(f"{where} already holds tables named as a VizRAG store's ({clash}) "
+                             "but is not a VizRAG store; use another database or schema")
         if current > SCHEMA_VERSION:
             raise StoreError(f"{where} has schema version {current}; this vizrag reads up to "
                              f"{SCHEMA_VERSION} (upgrade vizrag)")
