@@ -78,6 +78,36 @@ def test_reimport_is_a_noop(imported: Path) -> None:
     assert rep.store_stats is not None and rep.store_stats.entities == 348
 
 
+def test_a_description_rewritten_as_a_summary_replaces_its_stale_lines(tmp_path: Path) -> None:
+    """Hyper-RAG rewrites a long merged description as a summary: re-importing must not keep
+    the old lines merged in (the unchanged documents that carried them are written again),
+    so the store equals a fresh import; a no-op re-import stays one."""
+    import pickle
+
+    from hyperviz_core.interop.hyperrag_pickle import restricted_loads
+
+    wd = fixture_copy(tmp_path / "wd")
+    store = tmp_path / "store"
+    import_hyperrag(wd, store, show_progress=False)
+    hgdb = wd / "hypergraph_chunk_entity_relation.hgdb"
+    graph = restricted_loads(hgdb.read_bytes())
+    name = next(n for n, v in sorted(graph["v_data"].items()) if "<SEP>" in v["description"])
+    graph["v_data"][name]["description"] = "Summarised: one line instead of the old ones."
+    hgdb.write_bytes(pickle.dumps(graph, protocol=4))
+    rep = import_hyperrag(wd, store, show_progress=False)
+    assert rep.documents_replaced >= 1 and rep.documents_added == 0
+    fresh = tmp_path / "fresh"
+    import_hyperrag(wd, fresh, show_progress=False)
+    with HypergraphStore(store) as a, HypergraphStore(fresh) as b:
+        assert a.bottom().to_hif() == b.bottom().to_hif()
+        key = next(k for k, e in a.bottom().entities.items()
+                   if e.metadata.get("hyperrag_name") == name)
+        assert a.bottom().entities[key].description == (
+            "Summarised: one line instead of the old ones.")
+    again = import_hyperrag(wd, store, show_progress=False)
+    assert (again.documents_replaced, again.documents_skipped) == (0, 28)
+
+
 EXPECTED = {  # query index -> titles of the documents holding its gold evidence
     0: {"Aschenbrödel", "Austria"},
     1: {"Friedrich Hayek", "Botanical Garden of the University of Vienna",

@@ -42,7 +42,14 @@ from ..model import normalize_key
 from ..rag import Embedder, HashingEmbedder, HeuristicThemeExtractor, StoreStats
 from ..rag.store import DocumentInput, StoreProtocol, open_store
 from ..rag.store.batch import batched
-from .hyperrag_map import DocPlan, ImportPlan, build_plan, iter_documents, plan_document
+from .hyperrag_map import (
+    DocPlan,
+    ImportPlan,
+    build_plan,
+    iter_documents,
+    plan_document,
+    rewritten,
+)
 from .hyperrag_pickle import HyperRAGFormatError
 from .hyperrag_read import VDB_FILES, HyperRAGWorkdir, VdbFile, read_vdb, read_workdir
 
@@ -338,17 +345,21 @@ def _import_documents(wd: HyperRAGWorkdir, store: StoreProtocol, plan: ImportPla
 
     def planned() -> Iterator[DocumentInput]:
         for doc, rows in iter_documents(wd):
-            if store.document_hash(doc.id) == doc.hash:
-                rep.documents_skipped += 1
-                bar.update()
-                continue  # keeps its chunks: a later document's names may take their spelling
-            dp = plan_document(wd, plan, doc, rows)
+            dp = None
+            unchanged = store.document_hash(doc.id) == doc.hash
+            if unchanged:
+                dp = plan_document(wd, plan, doc, rows)
+                if not rewritten(store.extractions(doc.id), dp.extractions):
+                    rep.documents_skipped += 1
+                    bar.update()
+                    continue  # keeps its rows: a later document's names may take their spelling
+            dp = dp or plan_document(wd, plan, doc, rows)
             if uses is not None:
                 uses.done(doc.id, rows)
             chunk_themes = [themes.theme(c, ex) for c, ex in zip(dp.chunks, dp.extractions,
                                                                 strict=True)]
             yield DocumentInput(doc=dp.document, chunks=dp.chunks, extractions=dp.extractions,
-                                themes=chunk_themes,
+                                themes=chunk_themes, replace=unchanged,
                                 vectors=_doc_vectors(dp, vecs) if vecs is not None else None)
 
     for batch in batched(planned(), *limits):

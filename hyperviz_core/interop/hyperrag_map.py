@@ -46,6 +46,7 @@ __all__ = [
     "iter_documents",
     "plan_document",
     "restore_case",
+    "rewritten",
     "split_keywords",
     "split_sep",
 ]
@@ -312,6 +313,36 @@ def plan_document(wd: HyperRAGWorkdir, plan: ImportPlan, doc: Document,
     out = DocPlan(doc, chunks, [chunk_extraction(wd, plan, c.id) for c in chunks])
     plan.cases.clear()
     return out
+
+
+def rewritten(stored: Sequence[ChunkExtraction], planned: Sequence[ChunkExtraction]) -> bool:
+    r"""Whether an unchanged document's stored extraction holds description lines the working
+    dir no longer has: Hyper-RAG appends a new mention's lines to a description (the new
+    document brings them, the merge keeps the old ones) but past a length it rewrites the
+    description as a summary, and the old lines would then stay merged in for good. Such a
+    document is written again (a re-import then equals a fresh one).
+
+    >>> from hyperviz_core.model import Entity
+    >>> def chunk(text: str) -> list[ChunkExtraction]:
+    ...     return [ChunkExtraction(chunk_id="c", entities=[Entity(name="A", description=text)])]
+    >>> old, grown, summary = chunk("x\ny"), chunk("x\ny\nz"), chunk("s")
+    >>> rewritten(old, grown), rewritten(old, summary)
+    (False, True)
+    """
+    now: dict[tuple[str, str, str], set[str]] = {}
+    for ex in planned:
+        for e in ex.entities:
+            now[(ex.chunk_id, "e", e.key)] = set(e.description.split("\n"))
+        for h in ex.hyperedges:
+            now[(ex.chunk_id, "h", h.id)] = set(h.description.split("\n"))
+    for ex in stored:
+        items = [("e", e.key, e.description) for e in ex.entities]
+        items += [("h", h.id, h.description) for h in ex.hyperedges]
+        for kind, key, text in items:
+            # not planned: a member the store gave a mention without a description
+            if not set(text.split("\n")) <= now.get((ex.chunk_id, kind, key), {""}):
+                return True
+    return False
 
 
 def doc_plans(wd: HyperRAGWorkdir, plan: ImportPlan) -> Iterator[DocPlan]:

@@ -159,6 +159,9 @@ class DocumentInput(BaseModel):
     themes: Sequence[ChunkTheme] = ()
     #: precomputed embeddings ``{space: (ids, matrix)}`` of this document's items
     vectors: VectorsArg | None = None
+    #: write it even when the stored version has the same hash (its extraction changed
+    #: while its text did not, e.g. a re-imported Hyper-RAG description was rewritten)
+    replace: bool = False
 
 
 class BatchWrite(BaseModel):

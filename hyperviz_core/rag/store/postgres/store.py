@@ -223,7 +223,8 @@ class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin, PgQueryLooku
             refuse_nul(it)
         out = BatchWrite()
         for part in split_repeats(items):
-            if all(self.document_hash(it.doc.id) == it.doc.hash for it in part):
+            if all(self.document_hash(it.doc.id) == it.doc.hash and not it.replace
+                   for it in part):
                 out.writes.extend(DocumentWrite(doc_id=it.doc.id, status="skipped")
                                   for it in part)
                 continue
@@ -257,7 +258,7 @@ class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin, PgQueryLooku
         for it in items:
             doc = it.doc
             old_hash = stored.get(doc.id)
-            if old_hash == doc.hash:
+            if old_hash == doc.hash and not it.replace:
                 writes.append(DocumentWrite(doc_id=doc.id, status="skipped"))
                 continue
             doc_e: set[str] = set()

@@ -133,7 +133,8 @@ class DocumentWritesMixin:
         with self._lock, self._write_cache():
             self._sync_external()
             for part in split_repeats(items):
-                if all(self.document_hash(it.doc.id) == it.doc.hash for it in part):
+                if all(self.document_hash(it.doc.id) == it.doc.hash and not it.replace
+                       for it in part):
                     out.writes.extend(DocumentWrite(doc_id=it.doc.id, status="skipped")
                                       for it in part)
                     continue
@@ -254,7 +255,7 @@ class DocumentWritesMixin:
         for it in items:
             # re-read under the write lock: another process may have written it meanwhile
             old_hash = self.document_hash(it.doc.id)
-            if old_hash == it.doc.hash:
+            if old_hash == it.doc.hash and not it.replace:
                 writes.append(DocumentWrite(doc_id=it.doc.id, status="skipped"))
                 continue
             doc_e: set[str] = set()
