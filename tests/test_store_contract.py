@@ -104,6 +104,34 @@ def test_reinsert_is_noop_and_delete_restores(store_spec: str) -> None:
         assert store.check() == []
 
 
+def test_replace_writes_an_unchanged_document_again(store_spec: str) -> None:
+    """``DocumentInput.replace``: the same text with another extraction is written (what a
+    Hyper-RAG re-import does when a description was rewritten); without it, skipped."""
+    from hyperviz_core.model import Entity
+    from hyperviz_core.rag import ChunkExtraction
+    from hyperviz_core.rag.store import DocumentInput
+
+    doc = Document(id="d", text="Ada met Babbage.")
+    chunk = Chunk(id="c", doc_id="d", text="Ada met Babbage.")
+
+    def item(description: str, replace: bool) -> DocumentInput:
+        ex = ChunkExtraction(chunk_id="c", entities=[Entity(name="Ada",
+                                                            description=description)])
+        return DocumentInput(doc=doc, chunks=[chunk], extractions=[ex], replace=replace)
+
+    with open_store(store_spec) as store:
+        emb = HashingEmbedder()
+        assert store.add_documents([item("old", False)], embedder=emb).writes[0].status == \
+            "added"
+        assert store.add_documents([item("new", False)], embedder=emb).writes[0].status == \
+            "skipped"
+        assert store.bottom().entities["ada"].description == "old"
+        assert store.add_documents([item("new", True)], embedder=emb).writes[0].status == \
+            "replaced"
+        assert store.bottom().entities["ada"].description == "new"
+        assert store.check() == []
+
+
 def test_deleted_text_is_never_retrieved(store_spec: str) -> None:
     docs = _docs(20)
     with open_store(store_spec) as store:
