@@ -19,7 +19,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
@@ -112,8 +112,12 @@ def _norm_layouts(layouts: str | Sequence[str] | None) -> list[str]:
         names = list(DEFAULT_LAYOUTS)
     elif isinstance(layouts, str):
         names = [layouts]
+    elif isinstance(layouts, Sequence) and not isinstance(layouts, bytes | bytearray) \
+            and all(isinstance(x, str) for x in layouts):
+        names = list(layouts)
     else:
-        names = [str(x) for x in layouts]
+        raise TypeError(f"layouts must be a layout name or a list of names, got "
+                        f"{layouts!r:.60}")
     if not names:
         raise ValueError("at least one layout is needed")
     if len(names) > MAX_PANELS:
@@ -121,6 +125,34 @@ def _norm_layouts(layouts: str | Sequence[str] | None) -> list[str]:
     for name in names:
         get_layout(name)  # raises ValueError for unknown names
     return names
+
+
+_M = TypeVar("_M", Style, Budget)
+
+
+def _model(cls: type[_M], value: Any, name: str) -> _M:
+    """``value`` as a ``cls`` (None: the defaults; a mapping: validated into one)."""
+    if value is None:
+        return cls()
+    if isinstance(value, cls):
+        return value
+    if isinstance(value, Mapping):
+        return cls.model_validate(value)
+    raise TypeError(f"{name} must be a {cls.__name__} (or a dict of its fields), got "
+                    f"{type(value).__name__}")
+
+
+def _check_input(hg: Any, query: Any, chunk_texts: Any, title: Any) -> None:
+    """Clear errors for arguments of the wrong type (they failed deep inside, unnamed)."""
+    if not isinstance(hg, Hypergraph):
+        raise TypeError(f"render() takes a Hypergraph, got {type(hg).__name__} (build one "
+                        "with Hypergraph(entities=..., hyperedges=...) or Hypergraph.from_hif)")
+    for name, value in (("query", query), ("title", title)):
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"{name} must be a string, got {type(value).__name__}")
+    if chunk_texts is not None and not isinstance(chunk_texts, Mapping):
+        raise TypeError(f"chunk_texts must map chunk ids to texts, got "
+                        f"{type(chunk_texts).__name__}")
 
 
 class HyperViz:
@@ -139,8 +171,8 @@ class HyperViz:
         budget: Budget | None = None,
         layouts: Sequence[str] = DEFAULT_LAYOUTS,
     ) -> None:
-        self.style = style or Style()
-        self.budget = budget or Budget()
+        self.style = _model(Style, style, "style")
+        self.budget = _model(Budget, budget, "budget")
         self.layouts = _norm_layouts(layouts)
 
     # ------------------------------------------------------------------ public
@@ -159,6 +191,7 @@ class HyperViz:
         three or more go to :meth:`render_collage` (3 columns). A footer that needs more
         than one line (say, a one-layout image's pruning note) wraps; its strip takes the
         lines from the panels, the canvas keeps its size."""
+        _check_input(hypergraph, query, chunk_texts, title)
         names = _norm_layouts(layouts if layouts is not None else self.layouts)
         k = len(names)
         if k <= 2:
@@ -197,6 +230,9 @@ class HyperViz:
         names = _norm_layouts(layouts if layouts is not None else
                               ["set-hier", "set-radial", "set-force", "bi-inc", "ra-cen",
                                "cli-exp"])
+        _check_input(hypergraph, query, chunk_texts, title)
+        if isinstance(cols, bool) or not isinstance(cols, int):
+            raise TypeError(f"cols must be a whole number from 1 to 4, got {cols!r}")
         if not 1 <= cols <= 4:
             raise ValueError(f"cols must be between 1 and 4, got {cols}")
         cols = min(cols, len(names))

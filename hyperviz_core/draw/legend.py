@@ -250,6 +250,17 @@ def _legend_entries(
     return entries, more
 
 
+MIN_PANEL_PX = 80
+"""The smallest panel side (and width between the margins) a canvas may leave."""
+
+
+def _too_small(style: Style, width: int, height: int, what: str) -> str:
+    return (f"the canvas ({width}×{height} px: Style width {style.width}, height "
+            f"{style.height}, margin {style.margin}, label font {style.label_font_size} pt) "
+            f"leaves {what}, under {MIN_PANEL_PX} px: make it larger, or the margin or fonts "
+            "smaller")
+
+
 def plan_canvas(
     hg: Hypergraph, ids: IdMap, order: LayoutOrder, style: Style, n_panels: int, cols: int,
     width: int, height: int, panel_h: float | None = None,
@@ -262,6 +273,9 @@ def plan_canvas(
     footer text the strip must hold whole (as many lines as it wraps to)."""
     fs, dpi = style.label_font_size, style.dpi
     line_h = math.ceil(measure("Hg", fs, False, dpi)[1] * 1.45)
+    if width - 2 * style.margin < MIN_PANEL_PX:
+        raise ValueError(_too_small(style, width, height, f"{width - 2 * style.margin} px "
+                                    "between the margins"))
     title_h = float(line_h + 10) if style.show_title else 0.0
     n_foot = max(1, len(footer_lines(footer, width, style))) if style.show_footer else 0
     footer_h = line_h + 4 + (n_foot - 1) * footer_pitch(style) if n_foot else 0.0
@@ -282,6 +296,8 @@ def plan_canvas(
     nrows = max(1, math.ceil(n_panels / cols))
     pw = width / cols
     ph = (bottom - top) / nrows
+    if min(pw, ph) < MIN_PANEL_PX:
+        raise ValueError(_too_small(style, width, height, f"panels of {pw:.0f}×{ph:.0f} px"))
     panels = [
         (round((i % cols) * pw, 2), round(top + (i // cols) * ph, 2),
          round((i % cols + 1) * pw, 2), round(top + (i // cols + 1) * ph, 2))
