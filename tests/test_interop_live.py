@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import pytest
@@ -106,3 +107,13 @@ def test_rendering_dual_view_caption_export() -> None:
     dual = HyperViz(budget=Budget(max_entities=10, max_hyperedges=8))  # default layouts
     full = live.render(dual)  # dual view: two panels side by side
     assert full.width == 2 * full.height
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf])
+def test_a_non_finite_weight_is_refused_as_the_importer_does(bad: float) -> None:
+    """A NaN weight made the rendering's export invalid JSON (a bare NaN)."""
+    result = {"entities": [{"entity_name": "A"}, {"entity_name": "B"}],
+              "hyperedges": [{"entity_set": ["A", "B"], "weight": bad}],
+              "text_units": [{"content": "A met B."}]}
+    with pytest.raises(HyperRAGFormatError, match=r"hyperedges.0.weight .*finite number"):
+        from_hyperrag_result(result, "q")

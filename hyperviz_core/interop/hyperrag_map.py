@@ -84,13 +84,22 @@ class CaseIndex:
         self._lower = self._text.lower()
 
     def restore(self, name: str) -> str:
-        """The spelling of ``name`` at its first case-insensitive occurrence, else ``name``."""
-        low = name.lower()
+        """The spelling of ``name`` at its first case-insensitive occurrence as a whole word
+        (not inside another: ``EU`` is not taken from "Europe"), else ``name``.
+
+        >>> CaseIndex(["Europe and the EU; a senator."]).restore("EU")
+        'EU'
+        >>> CaseIndex(["the senator"]).restore("NATO")
+        'NATO'
+        """
+        low, text = name.lower(), self._text
         n = len(name)
         i = self._lower.find(low)
         while i >= 0:
-            found = self._text[i : i + n]
-            if found.upper() == name:
+            found = text[i : i + n]
+            inside = ((i > 0 and text[i - 1].isalnum() and name[:1].isalnum())
+                      or (i + n < len(text) and text[i + n].isalnum() and name[-1:].isalnum()))
+            if not inside and found.upper() == name:
                 return found
             i = self._lower.find(low, i + 1)
         return name
