@@ -18,8 +18,9 @@ By default the process is pinned to one CPU (the issue's performance targets are
 core); ``--cores 0`` leaves the affinity alone.
 
 ``--dense`` times ``vizrag render`` itself (the CLI in this process, default options) on
-dense inputs instead: two deterministic HIF files written by :func:`dense_hif` (60 entities /
-300 hyperedges and 30 / 80, sizes 2–6, seed 26) and the bundled ``lesmis.hif.json``; per
+dense inputs instead: three deterministic HIF files written by :func:`dense_hif` (60 entities /
+300 hyperedges, 30 / 80 and 60 / 1,500, sizes 2–6, seed 26) and the bundled
+``lesmis.hif.json``; per
 input it prints each run's wall and CPU time (Graphviz included), the wall time per phase
 (layout engines, node spacing, regions, label placement, raster, export + metrics; "other" is
 pruning and bookkeeping), the drawings congestion control made and the PNG's SHA-256 prefix.
@@ -264,7 +265,8 @@ def print_report(rows: list[dict[str, Any]], repeats: int, cores: str, pruned: b
 
 
 # ------------------------------------------------------------------ dense inputs, CLI path
-DENSE = (("dense-30x80", 30, 80), ("dense-60x300", 60, 300), ("lesmis", 0, 0))
+DENSE = (("dense-30x80", 30, 80), ("dense-60x300", 60, 300), ("lesmis", 0, 0),
+         ("dense-60x1500", 60, 1500))
 DENSE_SEED = 26
 PHASES = (  # (module, attribute, phase): the functions each phase's time is spent in
     ("hyperviz_core.draw.scene", "separate", "spacing"),

@@ -317,11 +317,27 @@ class _Search:
 
     def __init__(self, hg: Hypergraph, order: list[str], budget: Budget,
                  measure: Callable[[Hypergraph], tuple[float, float]],
-                 report: PruneReport) -> None:
+                 report: PruneReport, bound: CostFn | None = None) -> None:
         self.hg, self.order, self.budget, self.report = hg, order, budget, report
-        self.measure = measure
-        self.seen: dict[int, tuple[float, float]] = {}
+        self.measure, self.bound = measure, bound
+        self.seen: dict[int, tuple[float, float]] = {}  # drawn
+        self.bounded: dict[int, tuple[float, float]] = {}  # over budget by the bounds alone
         self.last = len(order)
+
+    def known(self, k: int) -> tuple[float, float]:
+        """(C, C_max) of count ``k``: as drawn, else its bounds (then it is over budget)."""
+        return self.seen[k] if k in self.seen else self.bounded[k]
+
+    def hopeless(self, k: int) -> bool:
+        """Whether the bounds alone put count ``k`` over budget (it is then not drawn: a
+        dense neighbourhood's first cut took minutes to lay out)."""
+        if self.bound is None:
+            return False
+        low, high = self.bound(_kept(self.hg, self.order, k))
+        if low <= high * (1 - ROUNDING_GUARD):
+            return False
+        self.bounded[k] = (low, high)
+        return True
 
     def fits(self, k: int) -> bool:
         cost, cmax = self.seen[k]
@@ -346,7 +362,7 @@ class _Search:
         for it in range(1, 4 * self.budget.max_iterations + 64):
             if hi - lo <= 1 and lo > 0:
                 break
-            c_hi, m_hi = self.seen[hi]
+            c_hi, m_hi = self.known(hi)
             guess = math.floor(hi * m_hi / c_hi) if c_hi > 0 else hi - 1
             if it > self.budget.max_iterations:
                 if lo > 0:
@@ -362,6 +378,9 @@ class _Search:
             k = min(max(guess, lo + 1, 1), hi - 1)
             if k < 1:
                 break
+            if k > 1 and self.hopeless(k):
+                hi = k
+                continue
             self.visit(k)
             if self.fits(k):
                 lo = k
@@ -403,12 +422,13 @@ class _Caps:
 def _cut(
     hg: Hypergraph, budget: Budget, query: str | None, imp: dict[str, float],
     report: PruneReport, measure: CostFn, first: tuple[float, float],
+    bound: CostFn | None = None,
 ) -> tuple[Hypergraph, float, float]:
     """The budget's search (congestion control on), then the caps: the kept copy of ``hg``
     and its (C, C_max); every removal, its reason and the steps go into ``report``."""
     cost, cmax = first
     order = peel_order(hg, budget, query, imp)
-    search = _Search(hg, order, budget, measure, report)
+    search = _Search(hg, order, budget, measure, report, bound)
     k = search.run(cost, cmax) if budget.enabled else len(order)
     out = _kept(hg, order, k)
     removed = order[: len(order) - k]
@@ -454,7 +474,8 @@ def prune(
     any drawing of ``h`` must cost (the renderer's: its node disks alone over the largest
     panels): an input at least :data:`UNDRAWN_FACTOR` times over budget by it is not drawn
     whole, the search starts from the bounds (``report.cost_before_bound``); nor is an input
-    the caps cut with congestion control off.
+    the caps cut with congestion control off; nor any count of the search the bounds put
+    over budget (it is taken as an overshoot at its bound, without a layout).
     """
     budget = budget or Budget()
     imp = entity_importance(hg, query, budget.alpha, budget.beta)
@@ -480,6 +501,7 @@ def prune(
     report.cost_before = round(cost, 3)
     over = budget.enabled and cost > cmax * (1 - ROUNDING_GUARD)
     if len(out.entities) > 1 and (over or capped):
-        out, cost, cmax = _cut(hg, budget, query, imp, report, measure, (cost, cmax))
+        out, cost, cmax = _cut(hg, budget, query, imp, report, measure, (cost, cmax),
+                               bound_fn)
     report.cost, report.c_max = round(cost, 3), round(cmax, 3)
     return out, report

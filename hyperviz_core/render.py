@@ -38,10 +38,10 @@ from .draw import (
 from .draw.cost import panel_area, scene_cost
 from .draw.legend import distinct_looks, footer_lines
 from .draw.scene import node_radius
-from .draw.text import truncate
+from .draw.text import measure, truncate
 from .export import build_caption, build_export
 from .idmap import IdMap
-from .layouts import LayoutOrder, get_layout
+from .layouts import LayoutOrder, get_layout, layout_kind
 from .model import Hypergraph
 from .prune import ROUNDING_GUARD, Budget, PruneReport, entity_importance, prune
 from .style import Style
@@ -267,7 +267,7 @@ class HyperViz:
             return cost, cmax
 
         def bound_fn(h: Hypergraph) -> tuple[float, float]:
-            return _cost_bounds(h, len(names), style, budget, cols=cols, width=width,
+            return _cost_bounds(h, names, style, budget, cols=cols, width=width,
                                 height=height, panel_h=panel_h)
 
         importance = entity_importance(hg, query, budget.alpha, budget.beta)
@@ -353,18 +353,28 @@ class _Drawing:
 
 
 def _cost_bounds(
-    hg: Hypergraph, n_panels: int, style: Style, budget: Budget, *, cols: int, width: int,
-    height: int, panel_h: float | None,
+    hg: Hypergraph, names: Sequence[str], style: Style, budget: Budget, *, cols: int,
+    width: int, height: int, panel_h: float | None,
 ) -> tuple[float, float]:
     """(a lower bound of C, an upper bound of C_max) of any drawing of ``hg``, without
-    laying it out: every panel draws every entity as a disk of the radius its IDs need, and
-    no panel is larger than its cell of the canvas (plus a pixel for the rounding of panel
-    corners)."""
-    r = round(node_radius(IdMap.build(hg), style), 2)
+    laying it out: every panel draws every entity as a disk of the radius its IDs need and
+    every hyperedge as a region enclosing one of those disks (set panels: its boundary is at
+    least the disk's circumference) or as a square of the side its IDs need (induced panels:
+    its perimeter; a custom layout's panel counts no hyperedge), and no panel is larger than
+    its cell of the canvas (plus a pixel for the rounding of panel corners)."""
+    ids = IdMap.build(hg)
+    r = round(node_radius(ids, style), 2)
+    n_panels = len(names)
     rows = 1 if panel_h is None else math.ceil(n_panels / cols)
     cell = (width / cols + 1.0) * ((panel_h if panel_h is not None else height / rows) + 1.0)
     nodes = n_panels * len(hg.entities) * math.pi * r**2 * budget.w_v
-    return nodes, budget.gamma * n_panels * cell
+    hw = max((measure(v, style.font_size, True, style.dpi)[0] for v in ids.hyperedges.values()),
+             default=0.0)
+    square = 4.0 * 2.0 * max(r * 0.85, hw / 2.0 + 2.5)  # 4·√2·circumradius, circumradius
+    # = √2·half side, rounded down as the export rounds it
+    per_edge = {"set": 2.0 * math.pi * r, "induced": square * (1 - 1e-3)}
+    edges = sum(per_edge.get(layout_kind(n) or "", 0.0) for n in names) * len(hg.hyperedges)
+    return nodes + edges * budget.w_e, budget.gamma * n_panels * cell
 
 
 def _draw(
