@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 import hyperviz_core.cli.probes as probes_cli
+from hyperviz_core import Hypergraph
 from hyperviz_core.cli import main
 from hyperviz_core.eval import table3, table5
 from hyperviz_core.probe import (
@@ -20,7 +21,10 @@ from hyperviz_core.probe import (
     ProbeAnswer,
     ask_probes,
     make_probes,
+    probe_specs,
     read_jsonl,
+    select_dual_view,
+    tune,
     write_jsonl,
 )
 from hyperviz_core.rag import ProviderError
@@ -184,3 +188,22 @@ def test_probe_commands_draw_no_bars_when_stderr_is_not_a_terminal(
     assert main(["probes", "run", str(out / "probes.jsonl"), "--llm", "fake"]) == 0
     err = capsys.readouterr().err
     assert "probes:" not in err and "asking:" not in err and "it/s" not in err
+
+
+@pytest.mark.parametrize(("call", "match"), [
+    (lambda: select_dual_view(Hypergraph(), None, progress=False), "no hypergraph with an entity"),
+    (lambda: tune(Hypergraph(), None, progress=False), "no hypergraph with an entity"),
+    (lambda: tune([], None, progress=False), "no hypergraph with an entity"),
+    (lambda: tune(random_hypergraph(20, 10, seed=1), None, k=0, progress=False),
+     "number of probes must be a whole number >= 1"),
+    (lambda: tune(random_hypergraph(20, 10, seed=1), None, grid={"gamma": []},
+                  progress=False), "grid parameter 'gamma' has no value"),
+    (lambda: probe_specs(random_hypergraph(40, 20, seed=1), 3, size=(30, 5)),
+     r"size must be \(smallest, largest\)"),
+    (lambda: probe_specs(random_hypergraph(40, 20, seed=1), 3, tasks=()), "no probe task"),
+])
+def test_a_search_without_evidence_is_refused(call: Any, match: str) -> None:
+    """Empty sources and k=0 returned a "best" from zero probes; an empty grid list was a
+    bare IndexError; size=(30, 5) an "empty range for randrange()"."""
+    with pytest.raises(ValueError, match=match):
+        call()

@@ -39,14 +39,23 @@ def probe_specs(
 ) -> list[ProbeSpec]:
     """``n`` probe specs, tasks taken in turn, each on its own sample of ``source`` (one
     hypergraph to sample from, or a list of hypergraphs used in turn, whole)."""
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"the number of probes must be a whole number >= 1, got {n!r}")
+    if not tasks:
+        raise ValueError(f"no probe task given; choose from {', '.join(TASKS)}")
     for t in tasks:
         if t not in TASKS:
             raise ValueError(f"unknown probe task {t!r}; choose from {', '.join(TASKS)}")
+    if (not isinstance(size, tuple | list) or len(size) != 2
+            or not all(isinstance(v, int) for v in size) or not 1 <= size[0] <= size[1]):
+        raise ValueError(f"size must be (smallest, largest) entity counts with 1 <= smallest "
+                         f"<= largest, got {size!r}")
+    graphs = [source] if isinstance(source, Hypergraph) else list(source)
+    if not graphs or not any(g.entities for g in graphs):
+        raise ValueError("no hypergraph with an entity to make probes from")
     if isinstance(source, Hypergraph):
-        subs = sample_subgraphs(source, n, seed, size)
+        subs = sample_subgraphs(source, n, seed, (size[0], size[1]))
     else:
-        if not source:
-            raise ValueError("no hypergraph to make probes from")
         subs = [source[i % len(source)] for i in range(n)]
     return [(f"p{i:04d}-{tasks[i % len(tasks)]}", subs[i], tasks[i % len(tasks)],
              seed * 7919 + i) for i in range(n)]

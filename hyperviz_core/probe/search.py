@@ -152,6 +152,9 @@ def tune(
     unknown = sorted(set(full) - set(PARAMS))
     if unknown:
         raise ValueError(f"unknown grid parameter {unknown[0]!r}")
+    empty = [p for p in PARAMS if not full[p]]
+    if empty:
+        raise ValueError(f"grid parameter {empty[0]!r} has no value to try")
     specs = probe_specs(hypergraphs, k, seed)
     points = [dict(zip(PARAMS, vals, strict=True))
               for vals in itertools.product(*(full[p] for p in PARAMS))]
