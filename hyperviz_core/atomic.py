@@ -18,7 +18,7 @@ import os
 import secrets
 from pathlib import Path
 
-__all__ = ["atomic_write_bytes"]
+__all__ = ["atomic_write_bytes", "atomic_write_pair"]
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
@@ -53,3 +53,46 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
             os.unlink(tmp)
         raise
     return p
+
+
+def atomic_write_pair(first: tuple[str | Path, bytes], second: tuple[str | Path, bytes]
+                      ) -> None:
+    """Write two regular files as a pair: both targets are checked (no folder, FIFO or
+    device in the way; a symbolic link is followed) and both temporary files written before
+    either target is replaced, so a failure (a full disk, a folder we may not write in, a
+    folder where a file goes) leaves both earlier files as they were; errors name the
+    user's path.
+
+    >>> import pathlib, tempfile
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> atomic_write_pair((d / "a.png", b"1"), (d / "a.json", b"2"))
+    >>> (d / "a.png").read_bytes(), (d / "a.json").read_bytes()
+    (b'1', b'2')
+    """
+    for path, _ in (first, second):  # what would fail the second rename fails first
+        p = Path(os.path.realpath(path))
+        if p.is_dir():
+            raise IsADirectoryError(errno.EISDIR, "is a directory, not a file", str(path))
+        if p.exists() and not p.is_file():
+            raise OSError(errno.EINVAL, "is not a regular file (a pair is written whole)",
+                          str(path))
+    temps: list[tuple[Path, Path]] = []
+    try:
+        for path, data in (first, second):
+            p = Path(os.path.realpath(path))
+            p.parent.mkdir(parents=True, exist_ok=True)
+            tmp = p.with_name(f".{p.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+            try:
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+            except OSError as exc:
+                raise type(exc)(exc.errno, exc.strerror, str(path)) from None
+            temps.append((tmp, p))
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+        for tmp, p in temps:
+            os.replace(tmp, p)
+    except BaseException:
+        for tmp, _ in temps:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        raise

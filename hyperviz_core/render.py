@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
-from .atomic import atomic_write_bytes
+from .atomic import atomic_write_bytes, atomic_write_pair
 from .draw import (
     CanvasPlan,
     PanelScene,
@@ -77,13 +77,15 @@ class Rendering(BaseModel):
     def save(self, path: str | Path) -> Path:
         """Write the PNG to ``path`` and the export JSON beside it (same stem, ``.json``).
 
-        The JSON is made first and each file is replaced whole (:mod:`~hyperviz_core.atomic`):
-        an export that cannot be written leaves an earlier pair at that path as it was."""
+        Both files are written before either is replaced
+        (:func:`~hyperviz_core.atomic.atomic_write_pair`): an export that cannot be made or
+        written leaves an earlier pair at that path as it was. ``path`` must end in ``.png``."""
         p = Path(path)
+        if p.suffix.lower() != ".png":
+            raise ValueError(f"save() writes a PNG: give a path ending in .png, got {str(p)!r}")
         data = json.dumps(self._export, ensure_ascii=False, indent=1, sort_keys=True,
                           allow_nan=False).encode("utf-8")
-        atomic_write_bytes(p, self.png)
-        atomic_write_bytes(p.with_suffix(".json"), data)
+        atomic_write_pair((p, self.png), (p.with_suffix(".json"), data))
         return p
 
     def to_html(self) -> str:

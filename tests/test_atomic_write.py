@@ -54,3 +54,24 @@ def test_a_directory_and_an_unwritable_folder_are_named(tmp_path: Path,
     with pytest.raises(PermissionError) as info:
         atomic_write_bytes(tmp_path / "a.json", b"x")
     assert info.value.filename == str(tmp_path / "a.json") and ".tmp" not in str(info.value)
+
+
+def test_a_rendering_s_pair_is_kept_when_its_json_cannot_be_written(tmp_path: Path) -> None:
+    """save() replaced the PNG and then failed on the JSON: a mismatched pair."""
+    from hyperviz_core import HyperViz
+    from hyperviz_core.testing import random_hypergraph
+
+    first = HyperViz().render(random_hypergraph(8, 4, seed=1))
+    first.save(tmp_path / "v.png")
+    png = (tmp_path / "v.png").read_bytes()
+    (tmp_path / "v.json").unlink()
+    (tmp_path / "v.json" / "sub").mkdir(parents=True)  # a folder where the JSON goes
+    second = HyperViz().render(random_hypergraph(9, 4, seed=2))
+    with pytest.raises(IsADirectoryError, match="v.json"):
+        second.save(tmp_path / "v.png")
+    assert (tmp_path / "v.png").read_bytes() == png
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+    with pytest.raises(ValueError, match=r"writes a PNG: give a path ending in .png"):
+        second.save(tmp_path / "v.jpg")
+    second.save(tmp_path / "w.PNG")
+    assert (tmp_path / "w.json").is_file()
