@@ -376,6 +376,31 @@ def test_auto_reads_lazily_only_big_stores(store_dir: Path,
                       Corpus)
 
 
+def test_auto_reads_a_loaded_store_lazily_once_it_was_written(
+        store_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A long-lived reader of a small store another process writes: each write made the
+    loaded path load the whole store again (1.4 s per query on MuSiQue, one small write a
+    second); from the first write on it reads lazily, with the loaded path's results."""
+    import shutil
+
+    from hyperviz_core.rag.retrieve import retriever as retriever_module
+
+    monkeypatch.setattr(retriever_module, "LAZY_MIN_CHUNKS", 10**9)  # small: loaded
+    store = tmp_path / "s"
+    shutil.copytree(store_dir, store)
+    reader = VizRAG(store, show_progress=False)
+    before = _key(reader.retrieve(QUESTIONS[0], render=False))
+    assert isinstance(reader.retriever.query_corpus(), Corpus)  # small: loaded
+    with VizRAG(store, show_progress=False) as writer:  # another process would do the same
+        writer.insert([Document(id="tick", text="Tick is a small note about clocks.")])
+    after = reader.retrieve(QUESTIONS[0], render=False)
+    assert isinstance(reader.retriever.query_corpus(), LazyCorpus)
+    with VizRAG(store, show_progress=False, lazy=False) as loaded:
+        assert _key(after) == _key(loaded.retrieve(QUESTIONS[0], render=False))
+    assert _key(after) != before  # the write is seen (its entities move the graph scores)
+    reader.close()
+
+
 def test_lazy_results_do_not_depend_on_the_mentions_read_order(
         store_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The walk's matrices sort the mention pairs, whatever order a backend reads them in

@@ -160,9 +160,10 @@ class Retriever:
         self._generation: tuple[int, int, int] | None = None
         #: read only what each query needs when the store allows it (see :mod:`.lazy`);
         #: False loads both layers and every chunk, as before; None (auto) reads lazily
-        #: from :data:`LAZY_MIN_CHUNKS` chunks on
+        #: from :data:`LAZY_MIN_CHUNKS` chunks on, and once a loaded store was written
         self.lazy = lazy
         self._size: tuple[Any, int] | None = None
+        self._written = False  # auto mode: the loaded store changed after a query
         #: one retrieval's stage step at a time (async steps run in worker threads);
         #: reentrant, so a stage that itself retrieves (a custom renderer) cannot deadlock
         self._stages_lock = threading.RLock()
@@ -219,8 +220,11 @@ class Retriever:
             return False  # no indexed lookups: the loaded corpus anyway
         gen = generation()
         if self._size is None or self._size[0] != gen:
+            # a loaded store written since (by another process, or this one) reads lazily
+            # from then on: each write made the loaded path load the whole store again
+            self._written |= self._size is not None and self._corpus is not None
             self._size = (gen, self.store.stats().chunks)
-        return self._size[1] >= LAZY_MIN_CHUNKS
+        return self._written or self._size[1] >= LAZY_MIN_CHUNKS
 
     def corpus(self) -> Corpus:
         """The per-store-state :class:`Corpus` (rebuilt when the store's layers changed)."""
