@@ -240,3 +240,21 @@ def test_a_failed_from_documents_closes_the_store_it_opened(
     with pytest.raises(ValueError, match="unknown retrieval mode"):  # refused before opening
         VizRAGRetriever.from_documents(docs, store=tmp_path / "g", mode="global")
     assert closed == [True] and not (tmp_path / "g").exists()
+
+
+def test_copies_and_pickles(store_dir: Path) -> None:
+    """deepcopy shares the engine (a store connection cannot be copied) and pickle reopens
+    the store path; both failed on the sqlite3 connection."""
+    import copy
+    import pickle
+
+    retriever = VizRAGRetriever(store=store_dir, k=2, mode="text")
+    want = [d.id for d in retriever.invoke(QUERY)]
+    deep = copy.deepcopy(retriever)
+    assert deep.engine is retriever.engine and [d.id for d in deep.invoke(QUERY)] == want
+    again = pickle.loads(pickle.dumps(retriever))
+    assert (again.k, again.mode) == (2, "text") and again.engine is not retriever.engine
+    assert [d.id for d in again.invoke(QUERY)] == want
+    again.close()
+    with pytest.raises(TypeError, match="cannot be pickled: build it with store=<path"):
+        pickle.dumps(VizRAGRetriever(store=retriever.engine))

@@ -103,6 +103,21 @@ class VizRAGRetriever(BaseRetriever):
     def __repr_args__(self) -> Any:
         return redacted_args(super().__repr_args__())
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> VizRAGRetriever:
+        """A copy sharing the open engine (a store connection cannot be copied), as
+        ``configurable_fields`` copies do."""
+        return self.model_copy()
+
+    def __reduce__(self) -> Any:
+        """Pickled as its options: unpickling opens the store path again (a retriever over
+        an open store or engine object cannot be pickled; give it the path)."""
+        if not isinstance(self.store, (str, Path)):
+            raise TypeError("a VizRAGRetriever over an open store or VizRAG engine cannot be "
+                            "pickled: build it with store=<path or URL> to pickle it")
+        fields = {name: getattr(self, name) for name in type(self).model_fields
+                  if name != "shared_engine"}
+        return (_unpickle, (type(self), fields))
+
     def _open(self) -> None:
         """Open (or adopt) the engine now, so a bad store fails at construction."""
         if isinstance(self.shared_engine, VizRAG):  # a copy of a retriever: its engine
@@ -321,3 +336,8 @@ def _distinct(docs: list[VizDocument]) -> list[VizDocument]:
             raise ValueError(f"two documents of one call have the id {doc.id!r} and different "
                              "content: give them distinct ids (nothing was added)")
     return docs
+
+
+def _unpickle(cls: type[VizRAGRetriever], fields: dict[str, Any]) -> VizRAGRetriever:
+    """A pickled retriever, its store opened again (:meth:`VizRAGRetriever.__reduce__`)."""
+    return cls(**fields)
