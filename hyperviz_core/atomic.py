@@ -21,6 +21,33 @@ from pathlib import Path
 __all__ = ["atomic_write_bytes", "atomic_write_pair"]
 
 
+def _target(path: str | Path) -> Path:
+    """The file ``path`` writes (a symbolic link followed); a folder is an error."""
+    p = Path(os.path.realpath(path)) if Path(path).is_symlink() else Path(path)
+    if p.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "is a directory, not a file", str(path))
+    return p
+
+
+def _temp_beside(p: Path, data: bytes, path: str | Path) -> Path:
+    """``data`` in a new temporary file beside ``p`` (parents created); an error names
+    ``path``, the user's, not the temporary file."""
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(f".{p.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:  # O_EXCL: never another file; mode 0o666 minus the umask, as a plain write gives
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    except OSError as exc:  # e.g. a folder we may not write in
+        raise type(exc)(exc.errno, exc.strerror, str(path)) from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return tmp
+
+
 def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
     """Write ``data`` to ``path`` through a temporary file in the same folder and
     :func:`os.replace`; parents are created. The previous file survives any failure.
@@ -29,29 +56,12 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
     and is no regular file (a FIFO, ``/dev/stdout``, ``/dev/null``) is written through as it
     is, never replaced. An error names ``path``, not the temporary file.
     """
-    p = Path(path)
-    if p.is_symlink():
-        p = Path(os.path.realpath(p))
+    p = _target(path)
     if p.exists() and not p.is_file():
-        if p.is_dir():
-            raise IsADirectoryError(errno.EISDIR, "is a directory, not a file", str(path))
         with p.open("wb") as fh:  # a FIFO or a device: the reader gets the bytes
             fh.write(data)
         return p
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(f".{p.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    try:  # O_EXCL: never another file; mode 0o666 minus the umask, as a plain write gives
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    except OSError as exc:  # e.g. a folder we may not write in: name the user's path
-        raise type(exc)(exc.errno, exc.strerror, str(path)) from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, p)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    _replace([(_temp_beside(p, data, path), p)])
     return p
 
 
@@ -69,30 +79,32 @@ def atomic_write_pair(first: tuple[str | Path, bytes], second: tuple[str | Path,
     >>> (d / "a.png").read_bytes(), (d / "a.json").read_bytes()
     (b'1', b'2')
     """
-    for path, _ in (first, second):  # what would fail the second rename fails first
-        p = Path(os.path.realpath(path))
-        if p.is_dir():
-            raise IsADirectoryError(errno.EISDIR, "is a directory, not a file", str(path))
+    targets = [_target(path) for path, _ in (first, second)]  # what would fail a rename
+    for p, (path, _) in zip(targets, (first, second), strict=True):
         if p.exists() and not p.is_file():
             raise OSError(errno.EINVAL, "is not a regular file (a pair is written whole)",
                           str(path))
     temps: list[tuple[Path, Path]] = []
     try:
-        for path, data in (first, second):
-            p = Path(os.path.realpath(path))
-            p.parent.mkdir(parents=True, exist_ok=True)
-            tmp = p.with_name(f".{p.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-            try:
-                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            except OSError as exc:
-                raise type(exc)(exc.errno, exc.strerror, str(path)) from None
-            temps.append((tmp, p))
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
+        for p, (path, data) in zip(targets, (first, second), strict=True):
+            temps.append((_temp_beside(p, data, path), p))
+    except BaseException:
+        _discard(temps)
+        raise
+    _replace(temps)
+
+
+def _replace(temps: list[tuple[Path, Path]]) -> None:
+    """Rename each temporary file over its target; on a failure the rest are removed."""
+    try:
         for tmp, p in temps:
             os.replace(tmp, p)
     except BaseException:
-        for tmp, _ in temps:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+        _discard(temps)
         raise
+
+
+def _discard(temps: list[tuple[Path, Path]]) -> None:
+    for tmp, _ in temps:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)

@@ -46,12 +46,10 @@ def _run(args: argparse.Namespace) -> int:
 def _check_server(url: str) -> Any:
     """A server backend (``postgresql://``): its cross-table invariants and counts (the
     server guards its own pages; there is no file to check)."""
-    from ..rag.store import StoreError, open_store, redact_url, store_exists
     from ..rag.store.sqlite.check import CheckReport
+    from .index import open_existing
 
-    if not store_exists(url):  # checking must not create one
-        raise StoreError(f"no VizRAG store at {redact_url(url)}")
-    with open_store(url) as store:
+    with open_existing(url, read_only=True) as store:  # checking must not create one
         problems = store.check()
         s = store.stats()
         return CheckReport(path=str(store.path), ok=not problems, problems=problems,
