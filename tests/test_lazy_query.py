@@ -399,6 +399,13 @@ def test_auto_reads_a_loaded_store_lazily_once_it_was_written(
         assert _key(after) == _key(loaded.retrieve(QUESTIONS[0], render=False))
     assert _key(after) != before  # the write is seen (its entities move the graph scores)
     reader.close()
+    own = VizRAG(store, show_progress=False)  # this process's own write, the same
+    own.retrieve(QUESTIONS[0], render=False)
+    assert isinstance(own.retriever.query_corpus(), Corpus)
+    own.insert([Document(id="tock", text="Tock is another small note.")])
+    own.retrieve(QUESTIONS[0], render=False)
+    assert isinstance(own.retriever.query_corpus(), LazyCorpus)
+    own.close()
 
 
 def test_lazy_results_do_not_depend_on_the_mentions_read_order(

@@ -163,6 +163,7 @@ class Retriever:
         #: from :data:`LAZY_MIN_CHUNKS` chunks on, and once a loaded store was written
         self.lazy = lazy
         self._size: tuple[Any, int] | None = None
+        self._loaded = False  # a query loaded the store (the loaded path ran)
         self._written = False  # auto mode: the loaded store changed after a query
         #: one retrieval's stage step at a time (async steps run in worker threads);
         #: reentrant, so a stage that itself retrieves (a custom renderer) cannot deadlock
@@ -222,7 +223,7 @@ class Retriever:
         if self._size is None or self._size[0] != gen:
             # a loaded store written since (by another process, or this one) reads lazily
             # from then on: each write made the loaded path load the whole store again
-            self._written |= self._size is not None and self._corpus is not None
+            self._written |= self._size is not None and self._loaded
             self._size = (gen, self.store.stats().chunks)
         return self._written or self._size[1] >= LAZY_MIN_CHUNKS
 
@@ -234,7 +235,7 @@ class Retriever:
             titles = (self.store.document_titles() if isinstance(self.store, LocalReads)
                       else {d.id: d.title for d in self.store.documents()})
             c = Corpus(bottom, top, ChunkIndex(self.store.chunks(), titles, bottom))
-            self._corpus = c
+            self._corpus, self._loaded = c, True
         return c
 
     def renderer(self, congestion_control: bool) -> Any:
