@@ -279,8 +279,12 @@ class HyperViz:
             d.label(small, style)
             report.cost = round(d.cost(budget), 3)
         head = truncate(style.title or title or self._title(small, names, query), TITLE_CHARS)
-        foot = footer_lines(self._footer(report, d.scenes, by), d.plan.width, style,
-                            d.plan.footer_lines)  # an unforeseen ID-only note may be cut
+        text = self._footer(report, d.scenes, by)
+        if len(footer_lines(text, d.plan.width, style)) > d.plan.footer_lines:
+            # the ID-only note is known only once labels are placed: make room with the
+            # short key (the legend and caption say the rest) before anything is cut
+            text = self._footer(report, d.scenes, by, short=True)
+        foot = footer_lines(text, d.plan.width, style, d.plan.footer_lines)
         png = rasterize(d.plan, d.scenes, d.ids, d.colors, d.dashes, style, head,
                         "\n".join(foot))
         caption = build_caption(small, d.ids, d.order, names, report, hg, query,
@@ -309,16 +313,18 @@ class HyperViz:
 
     @staticmethod
     def _footer(report: PruneReport, scenes: list[PanelScene],
-                by: str = "congestion control") -> str:
+                by: str = "congestion control", short: bool = False) -> str:
         return footer_text(len(report.entities), len(report.hyperedges),
-                           any(s.unnamed for s in scenes), by)
+                           any(s.unnamed for s in scenes), by, short=short)
 
 
 def footer_text(entities: int, hyperedges: int, unnamed: bool,
-                by: str = "congestion control") -> str:
-    """The footer: the key to the IDs, then what ``by`` (congestion control, or the caps
-    when it is off) omitted, then whether some entities are shown by ID only."""
-    text = ("E# = entity (circle) · H# = hyperedge (region in set views, square node in "
+                by: str = "congestion control", *, short: bool = False) -> str:
+    """The footer: the key to the IDs (``short``: without the shapes), then what ``by``
+    (congestion control, or the caps when it is off) omitted, then whether some entities
+    are shown by ID only."""
+    text = ("E# = entity · H# = hyperedge · legend: H# descriptions" if short else
+            "E# = entity (circle) · H# = hyperedge (region in set views, square node in "
             "induced views) · legend: H# descriptions")
     if entities or hyperedges:
         text += (f" · {by} omitted {entities} entities and {hyperedges} hyperedges "

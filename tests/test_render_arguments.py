@@ -39,3 +39,30 @@ def test_a_style_or_budget_may_be_given_as_a_dict() -> None:
     viz = HyperViz(style={"width": 900, "height": 600}, budget={"gamma": 0.5})
     assert (viz.style.width, viz.budget.gamma) == (900, 0.5)
     assert viz.render(HG, layouts="set-force").width == 450
+
+
+def test_an_unforeseen_id_only_note_is_not_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The "shown by ID only" note is known only after labelling: a footer planned without
+    it was cut ("some entities shown b…"); the short key now makes room for it."""
+    import itertools
+
+    import hyperviz_core.render as render_module
+    from hyperviz_core import Budget, Entity, Hyperedge, Hypergraph
+
+    footers: list[str] = []
+    draw = render_module.rasterize
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        footers.append(args[-1])
+        return draw(*args, **kwargs)
+
+    monkeypatch.setattr(render_module, "rasterize", spy)
+    hg = Hypergraph()
+    names = [f"entity {i:02d}" for i in range(10)]
+    for name in names:
+        hg.add_entity(Entity(name=name))
+    for i, combo in enumerate(itertools.islice(itertools.combinations(names, 3), 120)):
+        hg.add_hyperedge(Hyperedge(members=list(combo), description=f"fact {i}"))
+    HyperViz(budget=Budget(enabled=False)).render(hg, layouts="bi-inc")
+    assert "…" not in footers[-1] and "shown by ID only" in footers[-1]
+    assert footers[-1].startswith("E# = entity · H# = hyperedge")
