@@ -202,6 +202,19 @@ def test_cli_no_prune_with_caps(tmp_path: Path) -> None:
     assert main(["render", str(hif), "--no-prune", "--out", str(out)]) == 2
 
 
+def test_cli_no_prune_refusal_names_the_caps_that_would_do(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """80 entities in 402 facts: refused for the facts, but the advice was --max-entities,
+    which did not help."""
+    hif = tmp_path / "g.hif.json"
+    hif.write_text(json.dumps(random_hypergraph(80, 402, seed=2).to_hif()))
+    out = tmp_path / "v.png"
+    assert main(["render", str(hif), "--no-prune", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "at most 150 entities and 300 hyperedges" in err
+    assert "cap with --max-hyperedges 300," in err and "--max-entities" not in err
+
+
 # ---------------------------------------------------------------- 4: legend by measured width
 def _plan(hg: Hypergraph, style: Style, width: int = 1536) -> CanvasPlan:
     ids = IdMap.build(hg)

@@ -26,8 +26,8 @@ def _one_line(exc: BaseException) -> str:
     return text if len(text) <= 300 else text[:297] + "..."
 
 
-#: above this many entities (or hyperedges) ``--no-prune`` needs ``--force``: an unpruned
-#: drawing grows much faster than linearly (100 entities took 13.6 s on a loaded 2-core
+#: above this many entities (or twice as many hyperedges) ``--no-prune`` needs ``--force``:
+#: an unpruned drawing grows much faster than linearly (100 entities took 13.6 s on a loaded 2-core
 #: machine, 200 entities 142 s)
 NO_PRUNE_LIMIT = 150
 
@@ -133,9 +133,12 @@ def _run(args: argparse.Namespace) -> int:
     n_edges = min(len(hg.hyperedges), args.max_hyperedges or len(hg.hyperedges))
     too_big = max(n_ents, n_edges // 2)
     if args.no_prune and too_big > NO_PRUNE_LIMIT and not args.force:
+        caps = ([f"--max-entities {NO_PRUNE_LIMIT}"] if n_ents > NO_PRUNE_LIMIT else []) + (
+            [f"--max-hyperedges {2 * NO_PRUNE_LIMIT}"] if n_edges // 2 > NO_PRUNE_LIMIT else [])
         return fail(f"{len(hg.entities)} entities and {len(hg.hyperedges)} hyperedges without "
-                    f"pruning can take many minutes (limit {NO_PRUNE_LIMIT}); drop --no-prune, "
-                    "cap with --max-entities, or pass --force")
+                    f"pruning can take many minutes (unpruned: at most {NO_PRUNE_LIMIT} "
+                    f"entities and {2 * NO_PRUNE_LIMIT} hyperedges); drop --no-prune, cap with "
+                    f"{' '.join(caps)}, or pass --force")
     budget_kw: dict[str, Any] = {}
     if args.max_entities is not None:
         budget_kw["max_entities"] = args.max_entities
@@ -177,7 +180,8 @@ def register(sub: Any) -> None:
     p.add_argument("--no-prune", action="store_true",
                    help="disable congestion control (the caps still apply)")
     p.add_argument("--force", action="store_true",
-                   help=f"allow --no-prune above {NO_PRUNE_LIMIT} entities (slow)")
+                   help=f"allow --no-prune above {NO_PRUNE_LIMIT} entities or "
+                   f"{2 * NO_PRUNE_LIMIT} hyperedges (slow)")
     p.add_argument("--style", default=None, help="style JSON file (fields of Style)")
     p.add_argument("--collage", action="store_true", help="grid of panels, one per layout")
     p.add_argument("--cols", type=positive_int, default=3, help="collage columns (1-4)")
