@@ -286,3 +286,25 @@ def test_a_name_of_invisible_characters_only_is_dropped_with_a_warning(tmp_path:
     assert rep.store_stats.entities == 348
     assert any("1 vertex names are empty once normalised" in w and "'\\u200b'" in w
                for w in rep.warnings), rep.warnings
+
+
+def test_names_merged_into_one_entity_are_all_kept(tmp_path: Path) -> None:
+    """``IBM`` and a full-width ``ＩＢＭ`` share one key: the warning named the group, but
+    ``metadata["hyperrag_name"]`` kept one of them only."""
+    wd = fixture_copy(tmp_path)
+    state: dict[str, str] = {}
+
+    def add_width_variant(o: dict[str, Any]) -> None:
+        name = next(n for n in sorted(o["v_data"]) if n.isascii() and n.isalpha())
+        wide = "".join(chr(ord(c) + 0xFEE0) for c in name)
+        o["v_data"][wide] = dict(o["v_data"][name])
+        state.update(name=name, wide=wide)
+
+    _real_graph_with(wd, add_width_variant)
+    rep = import_hyperrag(wd, tmp_path / "store", show_progress=False)
+    assert any("share one key and were merged" in w for w in rep.warnings)
+    with HypergraphStore(tmp_path / "store") as store:
+        found = [e for e in store.bottom().entities.values()
+                 if e.metadata.get("hyperrag_name") in (state["name"], state["wide"])]
+    assert len(found) == 1
+    assert found[0].metadata["hyperrag_names"] == sorted([state["name"], state["wide"]])

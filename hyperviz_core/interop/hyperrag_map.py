@@ -124,6 +124,8 @@ class ImportPlan:
     chunk_edges: dict[str, list[tuple[str, ...]]] = field(default_factory=dict)
     fallback_chunks: dict[str, list[str]] = field(default_factory=dict)  # name -> chunks
     display: dict[str, str] = field(default_factory=dict)  # name -> restored spelling
+    #: key -> the Hyper-RAG names merged into it (only keys several names share)
+    merged_names: dict[str, list[str]] = field(default_factory=dict)
     #: the current document's case indexes, by source chunks (most names have one chunk)
     cases: dict[tuple[str, ...], CaseIndex] = field(default_factory=dict)
 
@@ -145,7 +147,9 @@ class ImportPlan:
     warnings: list[str] = field(default_factory=list)
 
 
-def _key_map(wd: HyperRAGWorkdir, plan_warnings: list[str]) -> dict[str, str]:
+def _key_map(wd: HyperRAGWorkdir, plan_warnings: list[str],
+             merged: dict[str, list[str]]) -> dict[str, str]:
+    """Name → entity key; ``merged`` gets the names of each key several names share."""
     names = set(wd.graph.vertices)
     names.update(m for key in wd.graph.edges for m in key)
     keys: dict[str, str] = {}
@@ -163,7 +167,8 @@ def _key_map(wd: HyperRAGWorkdir, plan_warnings: list[str]) -> dict[str, str]:
         plan_warnings.append(f"{len(empty)} vertex names are empty once normalised (only "
                              "invisible or control characters) and were dropped, with their "
                              f"places in hyperedges, e.g. {empty[0]!r}")
-    clashes = sorted(v for v in by_key.values() if len(v) > 1)
+    merged.update((k, v) for k, v in by_key.items() if len(v) > 1)
+    clashes = sorted(merged.values())
     if clashes:
         plan_warnings.append(f"{len(clashes)} groups of vertex names share one key and were "
                              f"merged, e.g. {clashes[0]}")
@@ -220,7 +225,9 @@ def _map_vertices(wd: HyperRAGWorkdir, plan: ImportPlan) -> None:
 def build_plan(wd: HyperRAGWorkdir) -> ImportPlan:
     """Keys, hyperedge ids and per-chunk name lists for the whole working dir."""
     warnings = list(wd.warnings)
-    plan = ImportPlan(keys=_key_map(wd, warnings), warnings=warnings)
+    merged: dict[str, list[str]] = {}
+    plan = ImportPlan(keys=_key_map(wd, warnings, merged), warnings=warnings,
+                      merged_names=merged)
     _map_edges(wd, plan)
     _map_vertices(wd, plan)
     if plan.dropped_vertices or plan.dropped_hyperedges:
@@ -250,6 +257,9 @@ def _entity(wd: HyperRAGWorkdir, plan: ImportPlan, name: str) -> Entity:
     attrs = wd.graph.vertices.get(name, {})
     typ = (attrs.get("entity_type") or _UNKNOWN).strip().strip('"').lower() or "unknown"
     meta: dict[str, Any] = {"hyperrag_name": name}
+    names = plan.merged_names.get(plan.keys[name])
+    if names:  # several Hyper-RAG vertices became this entity: all their names are kept
+        meta["hyperrag_names"] = names
     props = split_sep(attrs.get("additional_properties", ""))
     if props:
         meta["additional_properties"] = props
