@@ -60,6 +60,9 @@ def test_stats_query_render_work_on_the_imported_store(
     assert main(["query", q, "--store", str(store), "--json", "--no-render", "--top-k", "3"]) == 0
     line = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert any("Kindermann" in c["text"] or "Palme" in c["text"] for c in line["chunks"])
+    assert main(["query", q, "--store", str(store), "--no-render", "--top-k", "1"]) == 0
+    first = next(t for t in capsys.readouterr().out.splitlines() if t.startswith("  [1] "))
+    assert first.count("doc-") == 1  # an untitled document is named once, not "id  (id)"
     out = tmp_path / "sub.json"
     assert main(["export", "--store", str(store), "--hif", str(out), "--query", q,
                  "--top-k", "3"]) == 0

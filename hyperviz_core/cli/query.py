@@ -156,8 +156,8 @@ def _print_human(result: Any, images: dict[str, str]) -> None:
     for c in result.chunks:
         text = " ".join(c.text.split())
         text = text if len(text) <= 220 else text[:219] + "…"
-        print(f"  [{c.rank}] {c.score:.3f}  {safe(c.title or c.doc_id)}  ({safe(c.doc_id)})"
-              f"\n      {safe(text)}")
+        name = f"{safe(c.title)}  ({safe(c.doc_id)})" if c.title else safe(c.doc_id)
+        print(f"  [{c.rank}] {c.score:.3f}  {name}\n      {safe(text)}")
     if images:
         print("Images: " + ", ".join(images[k] for k in sorted(images)))
     for w in result.warnings:
