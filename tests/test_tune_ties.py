@@ -95,7 +95,8 @@ def test_cli_tune_save_to_json_and_refuses_other_targets(
     assert ViewSettings.model_validate_json(out_json.read_text()).budget["w_v"] == 10
     capsys.readouterr()
     (tmp_path / "plain").mkdir()
-    for bad in (tmp_path / "plain", tmp_path / "missing"):
+    (tmp_path / "questions.jsonl").write_text('{"id": "q"}\n')  # a file, but no store
+    for bad in (tmp_path / "plain", tmp_path / "missing", tmp_path / "questions.jsonl"):
         assert main([*args, "--save", str(bad)]) == 2
         err = capsys.readouterr().err
         assert err.startswith("vizrag tune: error: --save") and err.count("\n") == 1

@@ -161,10 +161,15 @@ def _save_target(spec: str) -> tuple[Path, bool]:
     if p.suffix.lower() == ".json":
         return p, True
     store_file = resolve_path(p)
-    if not store_file.is_file():
+    if not store_file.is_file() or not _is_sqlite(store_file):  # any file is no store
         raise ValueError(f"--save {spec}: neither a VizRAG store (a folder holding "
                          "vizrag.sqlite, or a .sqlite file) nor a .json file path")
     return store_file, False
+
+
+def _is_sqlite(path: Path) -> bool:
+    with path.open("rb") as fh:
+        return fh.read(16) == b"SQLite format 3\x00"
 
 
 def _tune_errors(choice: Any, result: Any) -> str:
