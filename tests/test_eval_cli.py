@@ -160,3 +160,28 @@ def test_table4_without_hop_counts_has_overall_columns_only() -> None:
     assert t.headers == ["system", "all EM", "all F1", "answer contains gold"]
     assert t.rows == [["sys", "50.0", "50.0", "50.0"]]
     assert "hop count unknown 2" in t.notes[0]
+
+
+def test_generate_and_tables_check_their_sources_first(
+        store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An --out that is a file failed with a bare [Errno 17] after the first mode's answers
+    were made; --systems beside --store ignored the store; a repeated mode ran twice."""
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    assert main(["eval", "generate", "--store", str(store), "--questions", Q, "--modes",
+                 "naive", "--out", str(afile), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "--out" in err and "is a file; give a folder" in err and "Errno" not in err
+    (tmp_path / "out" / "naive.jsonl").mkdir(parents=True)
+    assert main(["eval", "generate", "--store", str(store), "--questions", Q, "--modes",
+                 "naive", "--out", str(tmp_path / "out"), "--no-progress"]) == 2
+    assert "naive.jsonl is a folder" in capsys.readouterr().err
+    for table in ("2", "4"):
+        assert main(["eval", "table", table, "--questions", Q, "--systems",
+                     *_files("gold"), "--store", str(store), "--no-progress"]) == 2
+        assert "give --systems FILE.jsonl ... or --store DIR, not both" in \
+            capsys.readouterr().err
+    out = tmp_path / "twice"
+    assert main(["eval", "generate", "--store", str(store), "--questions", Q, "--modes",
+                 "naive,naive", "--out", str(out), "--no-progress"]) == 0
+    assert capsys.readouterr().err.count("wrote ") == 1

@@ -72,12 +72,26 @@ def _check_store(path: str) -> None:
 
 
 def _modes(text: str) -> list[str]:
-    modes = [m.strip() for m in text.split(",") if m.strip()]
+    modes = list(dict.fromkeys(m.strip() for m in text.split(",") if m.strip()))  # once each
     bad = [m for m in modes if m not in _MODES]
     if bad or not modes:
         raise ValueError(f"unknown mode(s) {', '.join(bad) or '(none)'}; choose from "
                          f"{', '.join(_MODES)}")
     return modes
+
+
+def _check_out(out: str | None, names: list[str]) -> None:
+    """``--out`` must be a folder (or not exist yet) with no folder where a file goes."""
+    if not out:
+        return
+    folder = Path(out)
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"--out {out}: is a file; give a folder (one <system>.jsonl is "
+                         "written per system)")
+    clash = next((folder / f"{n}.jsonl" for n in names if (folder / f"{n}.jsonl").is_dir()),
+                 None)
+    if clash is not None:
+        raise ValueError(f"--out {out}: {clash} is a folder, where its answers file goes")
 
 
 # ---------------------------------------------------------------------------- generate
@@ -90,6 +104,7 @@ def _generate(args: argparse.Namespace, store: str, runs: list[tuple[str, str, d
     from ..rag import ProviderError, UsageTracker
 
     _check_store(store)
+    _check_out(args.out, [name for name, _, _ in runs])  # before any answer is paid for
     tracker = UsageTracker()
     engine = open_engine(store, load_chat(args.llm),
                          make_embedder(args.embed) if args.embed else None,  # None: the store's
@@ -157,9 +172,17 @@ def _run_judge(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------------- tables
+def _one_source(args: argparse.Namespace) -> None:
+    """``--systems`` files or a ``--store`` to generate from, not both (one was ignored)."""
+    if args.systems and getattr(args, "store", None):
+        raise ValueError("give --systems FILE.jsonl ... or --store DIR, not both (answers "
+                         "are read from the files or generated from the store)")
+
+
 def _answers_for_table(args: argparse.Namespace, questions: list[Any]
                        ) -> tuple[dict[str, dict[str, str]], dict[str, Any] | None]:
     """Systems from ``--systems`` files, or generated from ``--store`` per ``--modes``."""
+    _one_source(args)
     if args.systems:
         return _load_systems(args.systems), None
     if not args.store:
@@ -175,12 +198,13 @@ def _ablation_answers(args: argparse.Namespace, questions: list[Any]
                       ) -> tuple[dict[str, dict[str, str]], dict[str, Any] | None]:
     from ..eval import ABLATIONS
 
+    _one_source(args)
     if args.systems:
         return _load_systems(args.systems), None
     if not args.store:
         raise ValueError("give --store DIR (and --store-no-index-viz DIR) or --systems")
-    # render even offline: congestion control and dual view act on the renderings, and the
-    # offline locator ranks the rendered entities
+    # render even offline: congestion control and dual view act on the renderings (what a
+    # vision model reads; the offline locator ranks G_top's entities, drawn or not)
     runs: list[tuple[str, str, dict[str, Any]]] = [
         (n, "vizrag", {**ov, "render": True}) for n, (ctor, ov) in ABLATIONS.items()
         if not ctor]
