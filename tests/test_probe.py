@@ -232,6 +232,11 @@ def test_cli_probes_make_run_grade(tmp_path: Path, capsys: pytest.CaptureFixture
     assert "FAKE" in text and "not the pixels" in text and "overall" in text
     assert main(["probes", "grade", str(out / "probes.jsonl"), str(out / "answers.jsonl")]) == 0
     assert "1.000" in capsys.readouterr().out
+    other = tmp_path / "other.jsonl"  # answers of another probe set: scored 0 before
+    other.write_text(json.dumps({"id": "q9999-x", "answer": "E1"}) + "\n")
+    assert main(["probes", "grade", str(out / "probes.jsonl"), str(other)]) == 2
+    err = capsys.readouterr().err
+    assert "none of the 1 answers is to one of the 2 probes" in err and err.count("\n") == 1
     assert main(["probes", "make", "--from", str(tmp_path / "missing"), "--n", "1",
                  "--out", str(out)]) == 2
     err = capsys.readouterr().err

@@ -64,10 +64,14 @@ def _kind(probe: Probe) -> str | None:
 
 
 def grade(probes: Sequence[Probe], answers: Sequence[ProbeAnswer]) -> GradeReport:
-    """Score ``answers`` against ``probes`` per task and overall. A missing answer scores 0;
+    """Score ``answers`` against ``probes`` per task and overall (:class:`ValueError` when
+    no answer is to any of them). A missing answer scores 0;
     an answer whose model call failed (``error``) is counted in ``errors`` and not graded:
     accuracy and partial credit are over the other probes."""
     by_id = {a.id: a for a in answers}
+    if probes and not any(p.id in by_id for p in probes):
+        raise ValueError(f"none of the {len(by_id)} answers is to one of the {len(probes)} "
+                         "probes (answers of another probe set, or an empty file?)")
     per: dict[str, TaskScore] = {}
     overall = TaskScore(task="overall")
     first_error = ""
