@@ -136,3 +136,17 @@ def test_in_context_recall_per_question() -> None:
     assert s.overall.in_context == 0.5
     with pytest.raises(ValueError, match="gold"):
         score_answers([qs[2]], {})
+
+
+def test_a_byte_order_mark_is_skipped(tmp_path: Path) -> None:
+    """A questions file saved on Windows starts with a BOM: it was "not JSON"."""
+    p = tmp_path / "q.jsonl"
+    p.write_text('{"id": "a", "question": "Who?", "answers": ["x"]}\n', encoding="utf-8-sig")
+    assert [q.id for q in load_questions(p)] == ["a"]
+
+
+def test_an_empty_grid_value_says_so() -> None:
+    from hyperviz_core.probe import parse_grid
+
+    with pytest.raises(ValueError, match=r"grid gamma: no value given \(e\.g\. gamma=0,1\)"):
+        parse_grid(["gamma="])

@@ -78,7 +78,7 @@ def system_name(path: str | Path) -> str:
 def _jsonl(path: str | Path) -> Iterable[tuple[int, dict[str, Any]]]:
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = p.read_text(encoding="utf-8-sig")  # a byte-order mark (Windows) is skipped
     except OSError as exc:
         raise ValueError(f"cannot read {p}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:

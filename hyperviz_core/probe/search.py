@@ -121,7 +121,9 @@ def parse_grid(items: Sequence[str]) -> dict[str, list[float]]:
             raise ValueError(f"grid {name}: not a list of numbers: {values!r}") from None
         lo, hi = _RANGES[name]
         bad = [v for v in vals if not lo <= v <= hi]
-        if not vals or bad:
+        if not vals:
+            raise ValueError(f"grid {name}: no value given (e.g. {name}={lo:g},{hi:g})")
+        if bad:
             raise ValueError(f"grid {name}: values must lie in [{lo:g}, {hi:g}], got {values!r}")
         grid[name] = vals
     return grid
