@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -194,3 +195,41 @@ def test_protocol_errors() -> None:
         judge.run("elo", qs, _systems("gold", "partial"))
     with pytest.raises(ValueError, match="concurrency"):
         Judge(AlwaysFirst(), concurrency=0)
+
+
+def test_a_broken_judge_logs_a_few_replies_not_every_one(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """12 unreadable replies printed 12 warnings before the one error line."""
+    qs = load_questions(DATA / "questions.jsonl")
+    with caplog.at_level("WARNING", logger="hyperviz_core.eval.judge"):
+        rep = Judge(Garbage(), show_progress=False).winrate(  # type: ignore[arg-type]
+            qs, _systems("gold", "partial"))
+    said = [r.getMessage() for r in caplog.records if "unreadable judge reply" in r.getMessage()]
+    assert rep.calls == 12 and len(said) == 3 and said[-1].endswith("further ones are not shown")
+
+
+def test_calls_cancelled_before_their_turn_leave_no_unawaited_coroutine() -> None:
+    """Ctrl-C during a judge run printed "coroutine 'Judge._ask' was never awaited"."""
+    import asyncio
+    import gc
+    import warnings
+
+    judge = Judge(Garbage(), show_progress=False, concurrency=1)  # type: ignore[arg-type]
+
+    async def slow() -> int:
+        await asyncio.sleep(10)
+        return 1
+
+    async def main() -> None:
+        gather = judge._gather([slow() for _ in range(4)], "x")
+        task = asyncio.get_running_loop().create_task(gather)
+        await asyncio.sleep(0.01)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        asyncio.run(main())
+        gc.collect()
+    assert not [w for w in caught if "never awaited" in str(w.message)]

@@ -42,6 +42,7 @@ Example (a judge that always prefers the first answer):
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
@@ -60,6 +61,9 @@ __all__ = ["Judge", "JudgeReport"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+
+SHOWN_UNREADABLE = 3
+"""Unreadable judge replies logged one by one per run; the rest are only counted."""
 Answers = Mapping[str, Mapping[str, str]]
 
 
@@ -135,6 +139,7 @@ class Judge:
         self.repair = repair
         self.invalid = 0
         self.calls = 0
+        self._unreadable = 0
 
     # ------------------------------------------------------------------ one call
     async def _ask(self, prompt: str, parse: Callable[[str], T]) -> T | None:
@@ -149,7 +154,11 @@ class Judge:
             try:
                 return parse(reply)
             except JudgeParseError as exc:
-                log.warning("unreadable judge reply (%s): %.200r", exc, reply)
+                self._unreadable += 1
+                if self._unreadable <= SHOWN_UNREADABLE:  # a broken judge: not one per reply
+                    log.warning("unreadable judge reply (%s): %.200r%s", exc, reply,
+                                "; further ones are not shown"
+                                if self._unreadable == SHOWN_UNREADABLE else "")
         self.invalid += 1
         return None
 
@@ -157,8 +166,11 @@ class Judge:
         sem = asyncio.Semaphore(self.concurrency)
         bar = tqdm(total=len(jobs), desc=desc, unit="call", disable=not self.show_progress)
 
+        started: set[int] = set()
+
         async def run(job: Awaitable[T]) -> T:
             async with sem:
+                started.add(id(job))
                 try:
                     return await job
                 finally:
@@ -168,10 +180,14 @@ class Judge:
             return list(await asyncio.gather(*(run(j) for j in jobs)))
         finally:
             bar.close()
+            for job in jobs:  # cancelled (Ctrl-C) before their turn: never awaited
+                if id(job) not in started and inspect.iscoroutine(job):
+                    job.close()
 
     def _reset(self) -> None:
         self.invalid = 0
         self.calls = 0
+        self._unreadable = 0
 
     # ------------------------------------------------------------------ win rate
     async def awinrate(self, questions: Sequence[Question], answers: Answers) -> JudgeReport:
