@@ -98,6 +98,10 @@ def test_loaders_and_writer(tmp_path: Path) -> None:
     ("not json\n", "not JSON"),
     ('{"id": "a", "question": "q"}\n{"id": "a", "question": "r"}\n', "duplicate"),
     ("", "no questions"),
+    ('{"id": "q", "question": "q", "hops": -3}\n', r"\"hops\" must be a whole number >= 1"),
+    ('{"question": "a"}\n{"id": "1", "question": "b"}\n',
+     r"q.jsonl:2: duplicate question id '1' \(line 1 has no \"id\" and was given its line"),
+    ('{"id": "a", "question": "a"}\n{"id": "a", "question": "b"}\n', r"\(also on line 1\)"),
 ])
 def test_bad_question_files(tmp_path: Path, content: str, message: str) -> None:
     p = tmp_path / "q.jsonl"

@@ -122,8 +122,8 @@ def _question(path: str | Path, n: int, obj: dict[str, Any]) -> Question:
         raise ValueError(f"{path}:{n}: expected an object with a non-empty \"question\"")
     golds = _golds(path, n, obj)
     hops = obj.get("hops")
-    if hops is not None and (not isinstance(hops, int) or isinstance(hops, bool)):
-        raise ValueError(f"{path}:{n}: \"hops\" must be an integer")
+    if hops is not None and (not isinstance(hops, int) or isinstance(hops, bool) or hops < 1):
+        raise ValueError(f"{path}:{n}: \"hops\" must be a whole number >= 1, got {hops!r}")
     ref = obj.get("reference")
     return Question(id=str(obj.get("id", n)), question=text, answers=golds,
                     hops=hops, reference=str(ref) if ref is not None else None)
@@ -135,12 +135,17 @@ def load_questions(path: str | Path, limit: int | None = None) -> list[Question]
     if limit is not None and limit < 1:
         raise ValueError(f"limit must be >= 1, got {limit}")
     out: list[Question] = []
-    seen: set[str] = set()
+    seen: dict[str, int] = {}  # id -> its line
+    numbered: set[str] = set()  # ids given by line number (the line had no "id")
     for n, obj in _jsonl(path):
         q = _question(path, n, obj)
         if q.id in seen:
-            raise ValueError(f"{path}:{n}: duplicate question id {q.id!r}")
-        seen.add(q.id)
+            why = (f" (line {seen[q.id]} has no \"id\" and was given its line number)"
+                   if q.id in numbered else f" (also on line {seen[q.id]})")
+            raise ValueError(f"{path}:{n}: duplicate question id {q.id!r}{why}")
+        seen[q.id] = n
+        if "id" not in obj:
+            numbered.add(q.id)
         out.append(q)
         if limit is not None and len(out) >= limit:
             break
