@@ -132,3 +132,19 @@ def test_judge_with_every_call_invalid_exits_2(tmp_path: Path,
     assert err.strip().splitlines()[-1] == (
         "vizrag eval: error: every judge verdict was invalid (8 calls failed or gave "
         "unreadable replies); nothing to report")
+
+
+def test_tables_refuse_answers_of_other_questions_and_note_missing_ones(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Tables 2 and 4 scored another question set's answers as zeros (exit 0); Table 2
+    without a judge said nothing of missing answers."""
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps({"id": "x1", "answer": "Iron Maiden"}) + "\n")
+    for table in ("2", "4"):
+        assert main(["eval", "table", table, "--questions", Q, "--systems",
+                     str(DATA / "gold.jsonl"), str(other)]) == 2
+        _one_line_error(capsys, "vizrag eval: error: the answers of 'other' match none of")
+    assert main(["eval", "table", "2", "--questions", Q, "--systems", str(DATA / "gold.jsonl"),
+                 str(DATA / "partial.jsonl")]) == 0
+    out = capsys.readouterr().out
+    assert "4 questions with gold answers." in out and "partial: 1 questions had no answer" in out

@@ -56,6 +56,7 @@ from .judge_parse import JudgeParseError, parse_score_reply, parse_winrate_reply
 from .judge_prompts import DIMENSIONS, JUDGE_SYSTEM, OVERALL, REPAIR_SUFFIX, score_prompt
 from .judge_prompts import winrate_prompt as _winrate_prompt
 from .markdown import markdown_table, num, pct
+from .scoring import refuse_unmatched
 
 __all__ = ["Judge", "JudgeReport"]
 
@@ -294,12 +295,9 @@ def _answered(questions: Sequence[Question], answers: Answers
               ) -> tuple[list[Question], dict[str, int]]:
     """The questions every system answered, and per system how many it lacks; raises
     ``ValueError`` when a system answers none of them or no question is answered by all."""
+    refuse_unmatched(questions, answers)
     ids = [q.id for q in questions]
     missing = {n: sum(i not in got for i in ids) for n, got in answers.items()}
-    for n, m in missing.items():
-        if ids and m == len(ids):
-            raise ValueError(f"the answers of {n!r} match none of the {len(ids)} question ids "
-                             "(answers to other questions?)")
     kept = [q for q in questions if all(q.id in got for got in answers.values())]
     if ids and not kept:
         raise ValueError("no question has an answer from every system: "

@@ -19,7 +19,8 @@ from pydantic import BaseModel, Field
 from .data import Question
 from .metrics import answer_in_context, contains_answer, exact_match, token_f1
 
-__all__ = ["AnswerScores", "GroupScore", "QuestionScore", "hop_order", "score_answers"]
+__all__ = ["AnswerScores", "GroupScore", "QuestionScore", "hop_order", "refuse_unmatched",
+           "score_answers"]
 
 
 class QuestionScore(BaseModel):
@@ -52,6 +53,25 @@ class AnswerScores(BaseModel):
     by_hops: dict[str, GroupScore] = Field(default_factory=dict)
     missing: int = 0
     """Questions without an answer in the file (scored as empty answers)."""
+
+
+def refuse_unmatched(questions: Sequence[Question],
+                     answers: Mapping[str, Mapping[str, object]]) -> None:
+    """:class:`ValueError` when a system's answers are to none of the questions (answers of
+    another question set: scoring them would print zeros as if they were results); a system
+    without any answer is no such mismatch (it is scored 0, and the tables note it).
+
+    >>> refuse_unmatched([Question(id="q1", question="?")], {"a": {"q1": "x"}})
+    >>> refuse_unmatched([Question(id="q1", question="?")], {"a": {"z9": "x"}})
+    Traceback (most recent call last):
+    ...
+    ValueError: the answers of 'a' match none of the 1 question ids (answers to other questions?)
+    """
+    ids = [q.id for q in questions]
+    for name, got in answers.items():
+        if ids and got and not any(i in got for i in ids):
+            raise ValueError(f"the answers of {name!r} match none of the {len(ids)} question "
+                             "ids (answers to other questions?)")
 
 
 def hop_order(key: str) -> tuple[int, int, str]:

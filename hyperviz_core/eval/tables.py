@@ -30,7 +30,7 @@ from .data import Question
 from .judge import Judge, JudgeReport
 from .judge_prompts import DIMENSIONS
 from .markdown import markdown_table, num, pct
-from .scoring import AnswerScores, hop_order, score_answers
+from .scoring import AnswerScores, hop_order, refuse_unmatched, score_answers
 
 __all__ = ["ABLATIONS", "PaperTable", "answer_quality_rows", "table1", "table2", "table4"]
 
@@ -126,6 +126,7 @@ def table4(questions: Sequence[Question], answers: Mapping[str, Mapping[str, str
     """Exact match / token F1 (percent) by hop count for every system in ``answers``."""
     if not answers:
         raise ValueError("Table 4 needs at least one answers file")
+    refuse_unmatched(questions, answers)
     scores = {n: score_answers(questions, a, (contexts or {}).get(n))
               for n, a in answers.items()}
     hops = sorted({h for s in scores.values() for h in s.by_hops}, key=hop_order)
@@ -136,14 +137,17 @@ def table4(questions: Sequence[Question], answers: Mapping[str, Mapping[str, str
     counts = ", ".join(f"{h}-hop {g.n}" if h != "?" else f"hop count unknown {g.n}"
                        for h, g in first.by_hops.items())
     notes = [f"{first.overall.n} questions with gold answers ({counts}); EM and F1 use "
-             "SQuAD normalisation, best over the gold aliases."]
-    notes += [f"{n}: {s.missing} questions had no answer (scored 0)"
-              for n, s in scores.items() if s.missing]
+             "SQuAD normalisation, best over the gold aliases.", *_missing_notes(scores)]
     data = {n: {"overall": s.overall.model_dump(),
                 "by_hops": {h: g.model_dump() for h, g in s.by_hops.items()}}
             for n, s in scores.items()}
     return PaperTable(table="4", title="Multi-hop exact match / F1 (%) by hop count",
                       headers=headers, rows=rows, data=data, notes=notes)
+
+
+def _missing_notes(scores: Mapping[str, Any]) -> list[str]:
+    return [f"{n}: {s.missing} questions had no answer (scored 0)"
+            for n, s in scores.items() if s.missing]
 
 
 # ---------------------------------------------------------------------------- Table 2
@@ -159,12 +163,16 @@ def table2(questions: Sequence[Question], answers: Mapping[str, Mapping[str, str
     """
     names = list(answers)
     if judge is None:
+        refuse_unmatched(questions, answers)
         scores = {n: score_answers(questions, a, (contexts or {}).get(n))
                   for n, a in answers.items()}
         headers, rows = answer_quality_rows(scores, [])
+        first = next(iter(scores.values()))
         return PaperTable(table="2", title="Ablations: answer quality against gold answers "
                           "(no judge)", headers=headers, rows=rows,
-                          data={n: s.overall.model_dump() for n, s in scores.items()})
+                          data={n: s.overall.model_dump() for n, s in scores.items()},
+                          notes=[f"{first.overall.n} questions with gold answers.",
+                                 *_missing_notes(scores)])
     if protocol == "score":
         rep = judge.score(questions, answers)
         rows = [[n, *(num(rep.dimensions[d][n]) for d in DIMENSIONS), num(rep.overall[n])]
