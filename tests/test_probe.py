@@ -237,6 +237,14 @@ def test_cli_probes_make_run_grade(tmp_path: Path, capsys: pytest.CaptureFixture
     assert main(["probes", "grade", str(out / "probes.jsonl"), str(other)]) == 2
     err = capsys.readouterr().err
     assert "none of the 1 answers is to one of the 2 probes" in err and err.count("\n") == 1
+    b = tmp_path / "b"  # another probe set: the same positional ids, other questions
+    assert main(["probes", "make", "--from", str(hif), "--n", "2", "--out", str(b),
+                 "--seed", "7", "--no-progress"]) == 0
+    assert main(["probes", "run", str(b / "probes.jsonl"), "--llm", "fake",
+                 "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["probes", "grade", str(out / "probes.jsonl"), str(b / "answers.jsonl")]) == 2
+    assert "was to another question" in capsys.readouterr().err
     assert main(["probes", "make", "--from", str(tmp_path / "missing"), "--n", "1",
                  "--out", str(out)]) == 2
     err = capsys.readouterr().err

@@ -64,5 +64,6 @@ def answer_or_error(pid: str, model: Any, call: Callable[[], Any]) -> ProbeAnswe
 
 
 def _ask_one(p: Probe, png: bytes, model: Any) -> ProbeAnswer:
-    return answer_or_error(p.id, model, lambda: model.complete(
+    ans = answer_or_error(p.id, model, lambda: model.complete(
         probe_prompt(p), images=[png], system=SYSTEM, json_mode=True))
+    return ans.model_copy(update={"question": p.question})

@@ -72,6 +72,11 @@ def grade(probes: Sequence[Probe], answers: Sequence[ProbeAnswer]) -> GradeRepor
     if probes and not any(p.id in by_id for p in probes):
         raise ValueError(f"none of the {len(by_id)} answers is to one of the {len(probes)} "
                          "probes (answers of another probe set, or an empty file?)")
+    other = next((p for p in probes if p.id in by_id and by_id[p.id].question
+                  and by_id[p.id].question != p.question), None)
+    if other is not None:  # ids are positional: another set's p0000 is not this p0000
+        raise ValueError(f"the answer to probe {other.id!r} was to another question "
+                         f"({by_id[other.id].question[:60]!r}): answers of another probe set?")
     per: dict[str, TaskScore] = {}
     overall = TaskScore(task="overall")
     first_error = ""

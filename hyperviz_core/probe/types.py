@@ -47,6 +47,9 @@ class ProbeAnswer(BaseModel):
     error: str = ""
     """Why the model call failed (a provider error); empty when it answered. A failed call
     is not graded: :func:`~hyperviz_core.probe.grade` counts it in ``errors``."""
+    question: str = ""
+    """The probe's question when it was asked (``probes run`` records it): grading refuses
+    an answer to another question under the same id (answers of another probe set)."""
 
 
 class TaskScore(BaseModel):
