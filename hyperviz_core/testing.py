@@ -23,11 +23,12 @@ person is in dozens of facts, the dense neighbourhoods that rendered views must 
 
 from __future__ import annotations
 
+import itertools
 import random
 
 from .model import Entity, Hyperedge, Hypergraph, HypergraphError
 
-__all__ = ["dense_reports", "random_hypergraph"]
+__all__ = ["dense_reports", "facts_hypergraph", "random_hypergraph"]
 
 _TYPES = ("person", "organization", "place", "concept", "event")
 _WORDS = (
@@ -129,6 +130,25 @@ _FIRST = ("Alice", "Bruno", "Clara", "David", "Elena", "Felix", "Greta", "Hugo",
 _LAST = ("Morgan", "Berg", "Costa", "Dahl", "Eriksen", "Fischer", "Gomez")
 _CITIES = ("Oslo", "Bergen", "Lisbon", "Porto", "Madrid", "Berlin", "Vienna", "Prague",
            "Zurich", "Geneva", "Paris", "Lyon", "Milan", "Turin", "Athens", "Sofia", "Riga")
+
+
+def facts_hypergraph(n_entities: int, n_facts: int, size: int = 3) -> Hypergraph:
+    """``n_entities`` entities (``entity 00`` ...) and the first ``n_facts`` of their
+    ``size``-member combinations as hyperedges (``fact 0`` ...): many facts over few
+    entities, the densest neighbourhood a drawing meets (deterministic).
+
+    >>> hg = facts_hypergraph(10, 120)
+    >>> len(hg.entities), len(hg.hyperedges)
+    (10, 120)
+    """
+    names = [f"entity {i:02d}" for i in range(n_entities)]
+    hg = Hypergraph()
+    for name in names:
+        hg.add_entity(Entity(name=name))
+    combos = itertools.islice(itertools.combinations(names, size), n_facts)
+    for i, combo in enumerate(combos):
+        hg.add_hyperedge(Hyperedge(members=list(combo), description=f"fact {i}"))
+    return hg
 
 
 def dense_reports(n_docs: int, n_people: int = 17, n_cities: int = 17,

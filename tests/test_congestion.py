@@ -162,17 +162,9 @@ def test_a_drawing_whose_nodes_overlap_is_not_accepted() -> None:
     """Ten entities in 120 three-member facts: the bi-inc squares of the 8 entities the cost
     alone accepted exceeded the panel's capacity and overlapped (21 overlaps, 13 colliding
     labels). Congestion control now prunes on until nothing overlaps."""
-    import itertools
+    from hyperviz_core.testing import facts_hypergraph
 
-    from hyperviz_core import Entity, Hyperedge, Hypergraph, HyperViz
-
-    hg = Hypergraph()
-    names = [f"entity {i:02d}" for i in range(10)]
-    for name in names:
-        hg.add_entity(Entity(name=name))
-    for i, combo in enumerate(itertools.islice(itertools.combinations(names, 3), 120)):
-        hg.add_hyperedge(Hyperedge(members=list(combo), description=f"fact {i}"))
-    r = HyperViz().render(hg, layouts="bi-inc")
+    r = HyperViz().render(facts_hypergraph(10, 120), layouts="bi-inc")
     assert r.metrics["node_overlaps"] == 0 and r.metrics["label_label_collisions"] == 0
     assert r.pruning.cost <= r.pruning.c_max and r.pruning.pruned
     assert 0 < len(r.id_map.entities) < 10

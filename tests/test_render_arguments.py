@@ -44,10 +44,9 @@ def test_a_style_or_budget_may_be_given_as_a_dict() -> None:
 def test_an_unforeseen_id_only_note_is_not_cut(monkeypatch: pytest.MonkeyPatch) -> None:
     """The "shown by ID only" note is known only after labelling: a footer planned without
     it was cut ("some entities shown b…"); the short key now makes room for it."""
-    import itertools
-
     import hyperviz_core.render as render_module
-    from hyperviz_core import Budget, Entity, Hyperedge, Hypergraph
+    from hyperviz_core import Budget
+    from hyperviz_core.testing import facts_hypergraph
 
     footers: list[str] = []
     draw = render_module.rasterize
@@ -57,12 +56,6 @@ def test_an_unforeseen_id_only_note_is_not_cut(monkeypatch: pytest.MonkeyPatch) 
         return draw(*args, **kwargs)
 
     monkeypatch.setattr(render_module, "rasterize", spy)
-    hg = Hypergraph()
-    names = [f"entity {i:02d}" for i in range(10)]
-    for name in names:
-        hg.add_entity(Entity(name=name))
-    for i, combo in enumerate(itertools.islice(itertools.combinations(names, 3), 120)):
-        hg.add_hyperedge(Hyperedge(members=list(combo), description=f"fact {i}"))
-    HyperViz(budget=Budget(enabled=False)).render(hg, layouts="bi-inc")
+    HyperViz(budget=Budget(enabled=False)).render(facts_hypergraph(10, 120), layouts="bi-inc")
     assert "…" not in footers[-1] and "shown by ID only" in footers[-1]
     assert footers[-1].startswith("E# = entity · H# = hyperedge")
