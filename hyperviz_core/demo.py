@@ -21,11 +21,15 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
 import json
 import re
 import shutil
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -164,12 +168,33 @@ def run_demo(out: str | Path, *, top_k: int = 3,
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} is a file, not a folder: give a folder for the demo's "
                          "output (it is created when missing)")
+    with _only_run(out):
+        return _run(out, top_k, say, VizRAG)
+
+
+@contextlib.contextmanager
+def _only_run(out: Path) -> Iterator[None]:
+    """Hold a lock named after ``out`` (in the temporary folder: ``out`` is left as it is)
+    for the run: a second demo on the same folder would clear the index the first is
+    writing (an error now, not a race)."""
+    key = hashlib.sha256(str(out.resolve()).encode("utf-8")).hexdigest()[:16]
+    with (Path(tempfile.gettempdir()) / f"vizrag-demo-{key}.lock").open("w") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise ValueError(f"another vizrag demo is writing {out}: wait for it, or give "
+                             "another --out") from None
+        yield  # the lock goes with the file's closing
+
+
+def _run(out: Path, top_k: int, say: Callable[[str], None], engine: Any
+         ) -> list[dict[str, Any]]:
     store_dir = out / "store"
     _clear_demo_store(store_dir)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     summary: list[dict[str, Any]] = []
-    with VizRAG(store_dir, show_progress=False, top_k=top_k) as rag:
+    with engine(store_dir, show_progress=False, top_k=top_k) as rag:
         rag.insert(demo_documents())
         s = rag.stats()
         say(f"Indexed {s.documents} passages in {time.perf_counter() - t0:.1f} s: {s.chunks} "

@@ -95,3 +95,24 @@ def test_vizrag_demo_refuses_a_file_as_out(tmp_path: Path,
     assert main(["demo", "--out", str(out)]) == 2
     assert "is a file, not a folder" in capsys.readouterr().err
     assert out.read_text(encoding="utf-8") == "keep me"
+
+
+def test_a_second_demo_on_the_same_folder_waits_its_turn(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two demos on one --out raced: the second cleared the index the first was writing.
+    While one runs (its lock held here), another is a one-line error; the folder is left as
+    it was."""
+    import fcntl
+    import hashlib
+    import tempfile
+
+    out = tmp_path / "demo"
+    key = hashlib.sha256(str(out.resolve()).encode("utf-8")).hexdigest()[:16]
+    lock = Path(tempfile.gettempdir()) / f"vizrag-demo-{key}.lock"
+    with lock.open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        assert main(["demo", "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert "another vizrag demo is writing" in err and err.count("\n") == 1
+        assert not out.exists()
+    assert main(["demo", "--out", str(out), "--top-k", "1"]) == 0  # the lock went with it
