@@ -22,7 +22,6 @@ Example:
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import re
@@ -177,6 +176,11 @@ def _only_run(out: Path) -> Iterator[None]:
     """Hold a lock named after ``out`` (in the temporary folder: ``out`` is left as it is)
     for the run: a second demo on the same folder would clear the index the first is
     writing (an error now, not a race)."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX (Windows): no lock
+        yield
+        return
     key = hashlib.sha256(str(out.resolve()).encode("utf-8")).hexdigest()[:16]
     with (Path(tempfile.gettempdir()) / f"vizrag-demo-{key}.lock").open("w") as fh:
         try:
