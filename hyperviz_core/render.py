@@ -172,10 +172,15 @@ class HyperViz:
         style: Style | None = None,
         budget: Budget | None = None,
         layouts: Sequence[str] = DEFAULT_LAYOUTS,
+        *,
+        show_progress: bool = False,
     ) -> None:
         self.style = _model(Style, style, "style")
         self.budget = _model(Budget, budget, "budget")
         self.layouts = _norm_layouts(layouts)
+        #: a tqdm bar counting the drawings congestion control lays out (a dense input can
+        #: take minutes); off by default, ``vizrag render`` shows it on a terminal
+        self.show_progress = show_progress
 
     # ------------------------------------------------------------------ public
     def render(
@@ -254,10 +259,16 @@ class HyperViz:
         budget = self.budget
         by = "congestion control" if budget.enabled else "the caps"
 
+        from tqdm.auto import tqdm
+
+        bar = tqdm(desc="laying out", unit="drawing", disable=not self.show_progress)
+
         def cost_fn(h: Hypergraph) -> tuple[float, float]:
             # labels only for a drawing whose geometry fits: placing them can only add
             # length (a label pocket grows its region), so an overshoot stays one
+            bar.set_postfix_str(f"{len(h.entities)} entities, {len(h.hyperedges)} facts")
             d = _draw(h, names, style, cols, width, height, panel_h, importance, hg, by)
+            bar.update()
             drawn[_key(h)] = d
             cost, cmax = d.cost(budget), d.c_max(budget)
             overflow = max(s.overflow for s in d.scenes)
@@ -273,7 +284,10 @@ class HyperViz:
                                 height=height, panel_h=panel_h)
 
         importance = entity_importance(hg, query, budget.alpha, budget.beta)
-        small, report = prune(hg, budget, query, cost_fn, bound_fn=bound_fn)
+        try:
+            small, report = prune(hg, budget, query, cost_fn, bound_fn=bound_fn)
+        finally:
+            bar.close()
         d = drawn[_key(small)]  # prune's last measurement of this graph: no re-layout
         if not d.labelled:  # congestion control off, or nothing fits at all
             d.label(small, style)

@@ -59,3 +59,17 @@ def test_an_unforeseen_id_only_note_is_not_cut(monkeypatch: pytest.MonkeyPatch) 
     HyperViz(budget=Budget(enabled=False)).render(facts_hypergraph(10, 120), layouts="bi-inc")
     assert "…" not in footers[-1] and "shown by ID only" in footers[-1]
     assert footers[-1].startswith("E# = entity · H# = hyperedge")
+
+
+def test_a_progress_bar_counts_the_drawings_when_asked(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A dense input can take minutes with no feedback: show_progress draws a tqdm bar of
+    the drawings congestion control lays out (off by default, as the tests and the engine
+    want)."""
+    from hyperviz_core.testing import facts_hypergraph
+
+    HyperViz().render(facts_hypergraph(10, 120), layouts="bi-inc")
+    assert "laying out" not in capsys.readouterr().err
+    r = HyperViz(show_progress=True).render(facts_hypergraph(10, 120), layouts="bi-inc")
+    err = capsys.readouterr().err
+    assert "laying out" in err and f"{r.pruning.layouts_run}drawing" in err.replace(" ", "")

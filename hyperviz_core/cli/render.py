@@ -150,7 +150,8 @@ def _run(args: argparse.Namespace) -> int:
         budget = Budget(**budget_kw)
     except ValidationError as exc:
         return fail(f"invalid budget: {exc.errors()[0].get('msg', 'bad value')}")
-    viz = HyperViz(style=style, budget=budget)
+    viz = HyperViz(style=style, budget=budget,
+                   show_progress=not args.no_progress and sys.stderr.isatty())
     if args.collage:
         rendering = viz.render_collage(hg, layouts, cols=args.cols, query=args.query)
     else:
@@ -187,5 +188,7 @@ def register(sub: Any) -> None:
     p.add_argument("--cols", type=positive_int, default=3, help="collage columns (1-4)")
     p.add_argument("--html", default=None, help="also write the HTML viewer here")
     p.add_argument("--caption", action="store_true", help="print the caption")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar (shown on a terminal: the drawings laid out)")
     p.add_argument("--out", required=True, help="output PNG path (JSON written beside it)")
     p.set_defaults(func=_run)
