@@ -328,12 +328,12 @@ class _Search:
         """(C, C_max) of count ``k``: as drawn, else its bounds (then it is over budget)."""
         return self.seen[k] if k in self.seen else self.bounded[k]
 
-    def hopeless(self, k: int) -> bool:
-        """Whether the bounds alone put count ``k`` over budget (it is then not drawn: a
-        dense neighbourhood's first cut took minutes to lay out)."""
+    def hopeless(self, k: int, graph: Hypergraph) -> bool:
+        """Whether the bounds alone put count ``k`` (``graph``) over budget (it is then not
+        drawn: a dense neighbourhood's first cut took minutes to lay out)."""
         if self.bound is None:
             return False
-        low, high = self.bound(_kept(self.hg, self.order, k))
+        low, high = self.bound(graph)
         if low <= high * (1 - ROUNDING_GUARD):
             return False
         self.bounded[k] = (low, high)
@@ -378,10 +378,11 @@ class _Search:
             k = min(max(guess, lo + 1, 1), hi - 1)
             if k < 1:
                 break
-            if k > 1 and self.hopeless(k):
+            graph = _kept(self.hg, self.order, k)  # bounded, then drawn: made once
+            if k > 1 and self.hopeless(k, graph):
                 hi = k
                 continue
-            self.visit(k)
+            self.visit(k, graph)
             if self.fits(k):
                 lo = k
             else:
