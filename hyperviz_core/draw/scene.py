@@ -205,16 +205,17 @@ def build_geometry(
     else:
         hr = scene.hnode_half * math.sqrt(2.0)
         radii = np.concatenate([np.full(n, r), np.full(len(hkeys), hr)])
-        sep = SEP_PX
+        sep, capacity = SEP_PX, 1.0
         if result.columns is not None:
             room = _name_room(hg, order, style, frame)
             cframe = (frame[0] + room, frame[1], frame[2], frame[3])
-            xy, sep, unit, scene.overflow = _columns(result.columns, order.entities, hkeys,
-                                                     r, hr, cframe)
+            xy, sep, unit, capacity = _columns(result.columns, order.entities, hkeys, r, hr,
+                                               cframe)
             scene.scale = (unit, unit)
         moved = ensure_spacing(separate(xy, radii, frame, sep), radii, frame, sep)
         clashing = overlapping_nodes(moved[:n], r, moved[n:], scene.hnode_half)  # full
-        scene.overflow = max(scene.overflow, 1.0 + clashing / len(moved)) if clashing else 1.0
+        if clashing:
+            scene.overflow = max(capacity, 1.0 + clashing / len(moved))
         scene.nodes = {k: (float(x), float(y)) for k, (x, y) in
                        zip(order.entities, moved[:n], strict=True)}
         scene.hnodes = {h: (float(x), float(y)) for h, (x, y) in
