@@ -116,7 +116,7 @@ def ask_text_probes(probes: Sequence[Probe], base: str | Path, model: Any, *,
     for p in items:
         export = json.loads((root / p.export).read_text(encoding="utf-8"))
         prompt = text_prompt(p, str(export.get("caption") or ""))
-        out.append(answer_or_error(p.id, model, partial(
+        out.append(answer_or_error(p, model, partial(
             model.complete, prompt, images=[], system=TEXT_SYSTEM, json_mode=True)))
     return out
 

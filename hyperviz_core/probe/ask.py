@@ -47,10 +47,11 @@ def ask_probes_inline(
     return [_ask_one(p, images[p.id][0], model) for p in probes]
 
 
-def answer_or_error(pid: str, model: Any, call: Callable[[], Any]) -> ProbeAnswer:
-    """The answer ``call()`` returns, or one with ``error`` set when it raised a provider
-    error (:class:`~hyperviz_core.rag.ProviderError`, or an SDK/framework exception that
-    :func:`~hyperviz_core.rag.as_provider_error` maps to one); other exceptions propagate."""
+def answer_or_error(probe: Probe, model: Any, call: Callable[[], Any]) -> ProbeAnswer:
+    """The answer to ``probe`` ``call()`` returns, or one with ``error`` set when it raised a
+    provider error (:class:`~hyperviz_core.rag.ProviderError`, or an SDK/framework exception
+    that :func:`~hyperviz_core.rag.as_provider_error` maps to one); other exceptions
+    propagate. Either records the probe's question (grading checks it)."""
     name = str(getattr(model, "model_name", type(model).__name__))
     try:
         raw = str(call())
@@ -58,12 +59,11 @@ def answer_or_error(pid: str, model: Any, call: Callable[[], Any]) -> ProbeAnswe
         err = as_provider_error(exc)
         if err is None:  # a bug, not a failed call
             raise
-        return ProbeAnswer(id=pid, answer=[], model=name,
+        return ProbeAnswer(id=probe.id, answer=[], model=name, question=probe.question,
                            error=" ".join(str(err).split())[:300] or type(exc).__name__)
-    return ProbeAnswer(id=pid, answer=raw, model=name, raw=raw)
+    return ProbeAnswer(id=probe.id, answer=raw, model=name, raw=raw, question=probe.question)
 
 
 def _ask_one(p: Probe, png: bytes, model: Any) -> ProbeAnswer:
-    ans = answer_or_error(p.id, model, lambda: model.complete(
+    return answer_or_error(p, model, lambda: model.complete(
         probe_prompt(p), images=[png], system=SYSTEM, json_mode=True))
-    return ans.model_copy(update={"question": p.question})
