@@ -61,13 +61,11 @@ class Pool:
     """
 
     def __init__(self, url: str, *, max_size: int = 4, retries: int = 8) -> None:
+        psycopg = _psycopg()
         try:
-            import psycopg
             from psycopg_pool import ConnectionPool
         except ImportError as exc:  # pragma: no cover - the extra is missing
-            raise StoreError(
-                "a postgresql:// store needs the postgres extra: pip install 'vizrag[postgres]'"
-                f" ({exc})") from None
+            raise _no_extra(exc) from None
         self.where = mask_url(url)
         self.retries = retries
         self._pin = threading.local()  # .conn: this thread's pinned connection
@@ -78,8 +76,7 @@ class Pool:
                                         kwargs={"autocommit": True}, timeout=30.0)
             self._pool.open(wait=True, timeout=30.0)
         except Exception as exc:
-            raise StoreError(f"cannot connect to PostgreSQL store {self.where}: "
-                             f"{_first_line(exc, url)}") from None
+            raise _cannot_connect(url, exc) from None
 
     def close(self) -> None:
         """Close every connection."""
@@ -184,11 +181,7 @@ def holds_store(url: str) -> bool:
     read without writing anything (what a reader asks before opening it: a mistyped
     database name must not become an empty store); :class:`StoreError` when it cannot be
     reached."""
-    try:
-        import psycopg
-    except ImportError as exc:  # pragma: no cover - the extra is missing
-        raise StoreError("a postgresql:// store needs the postgres extra: pip install "
-                         f"'vizrag[postgres]' ({exc})") from None
+    psycopg = _psycopg()
     try:
         with psycopg.connect(url, autocommit=True) as conn:
             if conn.execute("SELECT to_regclass('meta') IS NOT NULL").fetchone() != (True,):
@@ -196,8 +189,27 @@ def holds_store(url: str) -> bool:
             row = conn.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
             return row is not None and row[0] == FORMAT
     except psycopg.Error as exc:
-        raise StoreError(f"cannot connect to PostgreSQL store {mask_url(url)}: "
-                         f"{_first_line(exc, url)}") from None
+        raise _cannot_connect(url, exc) from None
+
+
+def _psycopg() -> Any:
+    """The ``psycopg`` module, or the :class:`StoreError` naming the extra to install."""
+    try:
+        import psycopg
+    except ImportError as exc:  # pragma: no cover - the extra is missing
+        raise _no_extra(exc) from None
+    return psycopg
+
+
+def _no_extra(exc: ImportError) -> StoreError:
+    return StoreError("a postgresql:// store needs the postgres extra: pip install "
+                      f"'vizrag[postgres]' ({exc})")
+
+
+def _cannot_connect(url: str, exc: BaseException) -> StoreError:
+    """The one-line error of a connection that failed (the URL's password hidden)."""
+    return StoreError(f"cannot connect to PostgreSQL store {mask_url(url)}: "
+                      f"{_first_line(exc, url)}")
 
 
 def _first_line(exc: BaseException, secret: str | None = None) -> str:
