@@ -275,3 +275,20 @@ def test_check_never_writes_the_store(store: Path) -> None:
     mode = stat.S_IMODE(db.stat().st_mode)
     assert run_cli(["check", "--store", str(store)])[0] == 0
     assert db.read_bytes() == before and stat.S_IMODE(db.stat().st_mode) == mode
+
+
+def test_must_exist_opens_only_an_existing_store(tmp_path: Path) -> None:
+    from hyperviz_core.rag import StoreNotFoundError, VizRAG
+    from hyperviz_core.rag.store import open_store
+
+    missing = tmp_path / "typo"
+    with pytest.raises(StoreNotFoundError, match="no VizRAG store at") as err:
+        VizRAG(missing, must_exist=True, show_progress=False)
+    assert isinstance(err.value, FileNotFoundError) and not missing.exists()
+    with pytest.raises(FileNotFoundError, match=r"x\.sqlite"):
+        open_store(tmp_path / "x.sqlite", must_exist=True)
+    assert list(tmp_path.iterdir()) == []
+    with VizRAG(tmp_path / "store", show_progress=False) as rag:  # a writer creates it
+        rag.insert(["Leyton is in London."])
+    with VizRAG(tmp_path / "store", must_exist=True, show_progress=False) as rag:
+        assert rag.stats().documents == 1

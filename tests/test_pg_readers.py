@@ -4,6 +4,9 @@ read-only standby session) can query, count and check a store."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import psycopg
 import pytest
 from psycopg.conninfo import conninfo_to_dict
@@ -68,3 +71,56 @@ def test_a_select_only_role_and_a_read_only_session_can_read(
         with psycopg.connect(pg_url, autocommit=True) as conn:
             conn.execute("DROP OWNED BY vizrag_reader")
             conn.execute("DROP ROLE vizrag_reader")
+
+
+def _counting_connects(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Count every new PostgreSQL connection (direct and the pool's) from now on."""
+    calls: list[str] = []
+    real = psycopg.Connection.connect.__func__  # type: ignore[attr-defined]
+
+    def connect(cls: type, conninfo: str = "", **kwargs: object) -> object:
+        calls.append(conninfo)
+        return real(cls, conninfo, **kwargs)
+
+    monkeypatch.setattr(psycopg.Connection, "connect", classmethod(connect))
+    monkeypatch.setattr(psycopg, "connect", psycopg.Connection.connect)
+    return calls
+
+
+def test_a_reader_opens_a_database_as_a_writer_does(
+        pg_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+        ) -> None:
+    """The "must exist" question is asked on the connection that opens the store, not on
+    one more connection before it."""
+    from hyperviz_core.rag.store import open_store
+    from vizrag_langchain import VizRAGRetriever
+
+    with VizRAG(pg_url, show_progress=False) as rag:
+        rag.insert(["Iron Maiden formed in Leyton in 1975."])
+    calls = _counting_connects(monkeypatch)
+    open_store(pg_url).close()
+    writer = len(calls)
+    assert writer >= 1
+    calls.clear()
+    assert main(["stats", "--store", pg_url]) == 0
+    assert "documents 1" in capsys.readouterr().out
+    assert len(calls) == writer
+    calls.clear()
+    VizRAGRetriever(store=pg_url).close()
+    assert len(calls) == writer
+
+
+def test_eval_generate_reads_a_database_store(pg_url: str, tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    questions = Path(__file__).parent / "data" / "eval" / "questions.jsonl"
+    out = tmp_path / "answers"
+    args = ["eval", "generate", "--store", pg_url, "--questions", str(questions),
+            "--modes", "naive", "--out", str(out), "--no-progress"]
+    assert main(args) == 2  # no store in the database yet: none is created
+    assert "no VizRAG store at postgresql://" in capsys.readouterr().err
+    assert _tables(pg_url) == [] and not out.exists()
+    with VizRAG(pg_url, show_progress=False) as rag:
+        rag.insert(["Iron Maiden formed in Leyton in 1975."])
+    assert main(args) == 0, capsys.readouterr().err
+    lines = (out / "naive.jsonl").read_text().splitlines()
+    assert len(lines) == 4 and all(json.loads(x)["answer"] for x in lines)

@@ -22,7 +22,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models.chat_models import BaseChatModel
 
 from hyperviz_core.rag import StoreProtocol, VizRAG
-from hyperviz_core.rag.store import is_store_url, redact_url, store_exists
+from hyperviz_core.rag.store import is_store_url, redact_url
 
 from .adapters import LangChainChatModel, LangChainEmbedder
 
@@ -75,8 +75,6 @@ def resolve_engine(store: Any, *, chat: Any = None, embedder: Any = None,
     if not isinstance(store, (str, Path, StoreProtocol)):
         raise TypeError("store must be a store directory, a .sqlite path, an open store "
                         f"or a VizRAG engine, not {type(store).__name__}")
-    if must_exist and isinstance(store, (str, Path)) and not store_exists(store):
-        raise FileNotFoundError(f"no VizRAG store at {redact_url(str(store))}: build one with "
-                                "`vizrag index` or VizRAG(path).insert(...), or fix the path")
-    kwargs: dict[str, Any] = {"show_progress": False, **(engine_kwargs or {})}
+    kwargs: dict[str, Any] = {"show_progress": False, "must_exist": must_exist,
+                              **(engine_kwargs or {})}
     return VizRAG(store, chat=as_chat_model(chat), embedder=as_embedder(embedder), **kwargs)

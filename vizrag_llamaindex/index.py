@@ -50,7 +50,7 @@ from llama_index.core.storage.storage_context import StorageContext
 
 from hyperviz_core.rag import Document as VizDocument
 from hyperviz_core.rag import VizRAG
-from hyperviz_core.rag.store import redact_url, store_exists
+from hyperviz_core.rag.store import StoreNotFoundError, redact_url
 
 from .adapters import LlamaIndexChatModel, LlamaIndexEmbedder
 from .documents import (
@@ -168,11 +168,6 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
                     "index.storage_context.persist(persist_dir=...) (the index's own storage "
                     "context), or pass store_dir= to load_index_from_storage")
             store_dir = struct.store_path
-            if not store_exists(store_dir):
-                raise FileNotFoundError(
-                    f"the VizRAG store {redact_url(str(store_dir))} recorded in the index "
-                    "struct is missing; pass store_dir= to load_index_from_storage if the "
-                    "directory moved")
         if store_dir is None:
             self._tmp = tempfile.TemporaryDirectory(prefix="vizrag-llamaindex-")
             store_dir = self._tmp.name
@@ -182,8 +177,18 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
                           "recorded offline embedder, or the hashed embeddings)", stacklevel=4)
         chat = LlamaIndexChatModel(llm) if llm is not None else None
         embedder = LlamaIndexEmbedder(embed_model) if embed_model is not None else None
-        return VizRAG(store_dir, chat=chat, embedder=embedder, show_progress=show_progress,
-                      **options)
+        if loading:  # a loaded index reads the store it recorded; never a new empty one
+            options = {**options, "must_exist": True}
+        try:
+            return VizRAG(store_dir, chat=chat, embedder=embedder,
+                          show_progress=show_progress, **options)
+        except StoreNotFoundError:
+            if not loading or store_dir != struct.store_path:
+                raise
+            raise FileNotFoundError(
+                f"the VizRAG store {redact_url(str(store_dir))} recorded in the index "
+                "struct is missing; pass store_dir= to load_index_from_storage if the "
+                "directory moved") from None
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -213,9 +218,8 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
                    embed_model: BaseEmbedding | None = None, **kwargs: Any) -> VizRAGIndex:
         """Open an existing VizRAG store (e.g. built by ``vizrag index``): a directory or
         ``.sqlite`` file, or a store URL (``postgresql://...``, given to the engine as is)."""
-        if not store_exists(store_dir):
-            raise FileNotFoundError(f"no VizRAG store at {redact_url(str(store_dir))}")
-        return cls(store_dir=store_dir, llm=llm, embed_model=embed_model, **kwargs)
+        return cls(store_dir=store_dir, llm=llm, embed_model=embed_model, must_exist=True,
+                   **kwargs)
 
     # ------------------------------------------------------------------ properties
     @property

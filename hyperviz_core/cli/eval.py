@@ -1,6 +1,6 @@
 """``vizrag eval``: answers per mode, LLM-as-judge and the paper's tables.
 
-- ``vizrag eval generate --store DIR --questions Q.jsonl --modes vizrag,text,hyper-lite,naive
+- ``vizrag eval generate --store STORE --questions Q.jsonl --modes vizrag,text,hyper-lite,naive
   [--llm PROVIDER:MODEL] --out DIR`` writes ``DIR/<mode>.jsonl`` (lines ``{"id", "question",
   "answer"}``).
 - ``vizrag eval judge --questions Q.jsonl --systems A.jsonl B.jsonl --judge PROVIDER:MODEL
@@ -65,12 +65,6 @@ def _load_systems(paths: list[str]) -> dict[str, dict[str, str]]:
     return out
 
 
-def _check_store(path: str) -> None:
-    p = Path(path)
-    if not ((p / "vizrag.sqlite").is_file() or (p.suffix == ".sqlite" and p.is_file())):
-        raise ValueError(f"no VizRAG store at {path} (create one with `vizrag index`)")
-
-
 def _modes(text: str) -> list[str]:
     modes = list(dict.fromkeys(m.strip() for m in text.split(",") if m.strip()))  # once each
     bad = [m for m in modes if m not in _MODES]
@@ -103,7 +97,6 @@ def _generate(args: argparse.Namespace, store: str, runs: list[tuple[str, str, d
     from ..eval import generate_answers, open_engine, write_generated
     from ..rag import ProviderError, UsageTracker
 
-    _check_store(store)
     _check_out(args.out, [name for name, _, _ in runs])  # before any answer is paid for
     tracker = UsageTracker()
     engine = open_engine(store, load_chat(args.llm),
@@ -318,7 +311,8 @@ def register(sub: Any) -> None:
 
     g = esub.add_parser("generate", help="write one answers file per retrieval mode")
     _common(g)
-    g.add_argument("--store", required=True, metavar="DIR")
+    g.add_argument("--store", required=True, metavar="STORE",
+                   help="a store directory, .sqlite file or postgresql:// URL")
     g.add_argument("--modes", default="vizrag,text,hyper-lite,naive", metavar="M1,M2")
     _gen_opts(g)
     _retries_opt(g)

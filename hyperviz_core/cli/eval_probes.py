@@ -108,11 +108,12 @@ def _factories(args: argparse.Namespace) -> tuple[dict[str, Any], _Opened]:
 def _source(spec: str, layer: str) -> Any:
     from ..model import Hypergraph
     from ..rag import HypergraphStore
+    from ..rag.store import sqlite_store_exists
 
     p = Path(spec)
     if p.is_file() and p.suffix.lower() == ".json":
         return Hypergraph.from_hif(p)
-    if not ((p / "vizrag.sqlite").is_file() or (p.suffix == ".sqlite" and p.is_file())):
+    if not sqlite_store_exists(p):
         raise ValueError(f"--from {spec}: no such HIF file or VizRAG store")
     store = HypergraphStore(spec, read_only=True)
     try:

@@ -111,17 +111,12 @@ def make_embedder(spec: str | None, *, timeout: float | None = None,
 
 
 def open_existing(path: str, *, read_only: bool) -> Any:
-    """Open a store that must exist: read-only (``mode=ro``) for reading commands, and
-    refusing a read-only file or folder up front for writing ones."""
-    from ..rag.store import is_store_url, open_store, redact_url, store_exists
-    from ..rag.store.sqlite.schema import resolve_path
+    """Open a store that must exist (never create one to read it): read-only (``mode=ro``)
+    for reading commands, and refusing a read-only file or folder up front for writing
+    ones."""
+    from ..rag.store import open_store
 
-    missing = (not store_exists(path) if is_store_url(path)  # never create one to read it
-               else not resolve_path(path).exists())
-    if missing:
-        raise ValueError(f"no VizRAG store at {redact_url(path)} (create one with "
-                         "`vizrag index`)")
-    return open_store(path, read_only=read_only)
+    return open_store(path, read_only=read_only, must_exist=True)
 
 
 def _print_stats(stats: Any) -> None:

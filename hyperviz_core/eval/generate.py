@@ -36,12 +36,12 @@ from tqdm.auto import tqdm
 from ..rag import (
     ChatModel,
     Embedder,
-    HypergraphStore,
     StoreCacheBackend,
     UsageTracker,
     VizRAG,
     build_chat_stack,
 )
+from ..rag.store import open_store
 from .data import AnswerRecord, Question, write_answers
 
 __all__ = ["GeneratedAnswer", "agenerate_answers", "generate_answers", "open_engine",
@@ -73,12 +73,14 @@ def open_engine(
     show_progress: bool = True,
     **engine_kwargs: Any,
 ) -> VizRAG:
-    """A :class:`VizRAG` on ``store`` whose chat model (if any) goes through the middleware.
+    """A :class:`VizRAG` on the existing ``store`` (a directory, ``.sqlite`` file or
+    ``postgresql://`` URL; :class:`~hyperviz_core.rag.StoreNotFoundError` when there is none)
+    whose chat model (if any) goes through the middleware.
 
     The model's answers are cached in the store (the same cache as extraction calls).
     ``engine_kwargs`` go to :class:`VizRAG` (e.g. ``index_visualization=False``, ``top_k``).
     """
-    st = HypergraphStore(store)
+    st = open_store(store, must_exist=True)
     stack = None
     if chat is not None:
         stack = build_chat_stack(chat, cache=StoreCacheBackend(st), tracker=tracker,

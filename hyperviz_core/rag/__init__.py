@@ -94,6 +94,7 @@ from .store import (
     HypergraphStore,
     LocalReads,
     StoreError,
+    StoreNotFoundError,
     StoreProtocol,
     StoreStats,
 )
@@ -178,6 +179,7 @@ __all__ = [
     "SentPrompt",
     "StoreCacheBackend",
     "StoreError",
+    "StoreNotFoundError",
     "StoreProtocol",
     "StoreStats",
     "ThemeExtractor",

@@ -47,11 +47,10 @@ from .types import Document
 __all__ = ["VizRAG"]
 
 
-def _store_of(store_dir: str | Path | StoreProtocol) -> StoreProtocol:
-    """The store of ``store_dir``: a directory, ``.sqlite`` file or ``postgresql://`` URL
-    opened, or an open store as it is."""
+def _store_of(store_dir: str | Path | StoreProtocol, must_exist: bool) -> StoreProtocol:
+    """The store of ``store_dir``: a path or URL opened, or an open store as it is."""
     if isinstance(store_dir, (str, Path)):
-        return open_store(store_dir)
+        return open_store(store_dir, must_exist=must_exist)
     if isinstance(store_dir, StoreProtocol):
         return store_dir
     raise TypeError(f"store_dir must be a path or a store implementing StoreProtocol, "
@@ -82,6 +81,7 @@ class VizRAG:
             None (default): lazy from ``LAZY_MIN_CHUNKS`` (4,000) chunks on.
         infer_titles: index an untitled long document under the title its opening states
             in capitals (:mod:`hyperviz_core.rag.index.titles`); False = leave it untitled.
+        must_exist: never create a store at a path or URL (:class:`StoreNotFoundError`).
     """
 
     def __init__(
@@ -105,12 +105,12 @@ class VizRAG:
         concurrency: int = 8,
         show_progress: bool = True,
         hooks: Iterable[Hook] = (),
-        lazy: bool | None = None,
+        lazy: bool | None = None, must_exist: bool = False,
     ) -> None:
         check_mode(mode)
         self.hooks = HookList(hooks)
         owned = isinstance(store_dir, (str, Path))
-        self.store: StoreProtocol = _store_of(store_dir)
+        self.store: StoreProtocol = _store_of(store_dir, must_exist)
         self.chat = chat
         try:
             # default: the store's embedder when it can be made offline, else hashed;

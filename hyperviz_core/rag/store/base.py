@@ -22,6 +22,7 @@ __all__ = [
     "DocumentInput",
     "DocumentWrite",
     "StoreError",
+    "StoreNotFoundError",
     "StoreStats",
     "VectorsArg",
     "check_embedder",
@@ -38,6 +39,15 @@ VectorsArg = dict[str, tuple[Sequence[str], npt.ArrayLike]]
 
 class StoreError(ValueError):
     """The store file is missing, corrupt, of another format or newer; or a write is invalid."""
+
+
+class StoreNotFoundError(StoreError, FileNotFoundError):
+    """A reader's store does not exist (``open_store(..., must_exist=True)``): no store file
+    at the path, or no VizRAG store in the database. Also a :class:`FileNotFoundError`."""
+
+    def __init__(self, spec: object) -> None:
+        super().__init__(f"no VizRAG store at {redact_url(str(spec))} (create one with "
+                         "`vizrag index` or VizRAG(path).insert(...), or fix the path)")
 
 
 def check_space(space: str) -> None:

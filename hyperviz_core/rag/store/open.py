@@ -21,7 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .base import STORE_URL, StoreError, redact_url
+from .base import STORE_URL, StoreError, StoreNotFoundError, redact_url
 from .postgres.schema import is_postgres_url
 from .protocol import StoreProtocol
 
@@ -67,13 +67,16 @@ def store_exists(spec: str | Path) -> bool:
 
 
 def open_store(spec: str | Path | StoreProtocol, *, read_only: bool | None = None,
-               **options: Any) -> StoreProtocol:
+               must_exist: bool = False, **options: Any) -> StoreProtocol:
     """A store object for ``spec``; an already open store is returned as it is.
 
     Args:
         spec: a store directory (``vizrag.sqlite`` inside) or ``.sqlite`` file (SQLite), a
             ``postgresql://`` / ``postgres://`` URL (PostgreSQL + pgvector), or a store.
         read_only: SQLite only: open with ``mode=ro`` (None = when the file is read-only).
+        must_exist: open only an existing store, never create one (what readers ask):
+            :class:`StoreNotFoundError` otherwise. A database is asked on the connection
+            that opens the store.
         options: backend options (``summary_threshold``; SQLite: ``ann_threshold``, the
             vector count from which a space is searched through a persisted HNSW index,
             0/None = never; PostgreSQL: ``exact_limit``, ``max_connections``).
@@ -85,7 +88,7 @@ def open_store(spec: str | Path | StoreProtocol, *, read_only: bool | None = Non
     if is_postgres_url(spec):
         from .postgres.store import PostgresStore
 
-        return PostgresStore(str(spec).strip(), **options)
+        return PostgresStore(str(spec).strip(), must_exist=must_exist, **options)
     url = STORE_URL.match(str(spec).strip())
     if url:
         raise StoreError(
@@ -93,4 +96,6 @@ def open_store(spec: str | Path | StoreProtocol, *, read_only: bool | None = Non
             "directory, a .sqlite file or a postgresql:// URL")
     from .sqlite.store import HypergraphStore
 
+    if must_exist and not sqlite_store_exists(spec):
+        raise StoreNotFoundError(spec)
     return HypergraphStore(spec, read_only=read_only, **options)

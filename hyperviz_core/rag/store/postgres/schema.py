@@ -22,7 +22,7 @@ import re
 import time
 from typing import Any
 
-from ..base import StoreError
+from ..base import StoreError, StoreNotFoundError
 from ..compact import COMPACT_META
 
 __all__ = [
@@ -161,11 +161,12 @@ _OUR_TABLES = frozenset(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)",
                                     " ".join(MIGRATIONS.values())))
 
 
-def migrate(conn: Any, version: str, where: str) -> None:
+def migrate(conn: Any, version: str, where: str, *, create: bool = True) -> None:
     """Create or upgrade the schema on ``conn`` (psycopg, in autocommit mode).
 
     Runs in one transaction under an advisory lock, so concurrent openers of a new database
-    are race-free; refuses a database that holds other tables or a newer schema.
+    are race-free; refuses a database that holds other tables or a newer schema, and, with
+    ``create=False``, one that holds no store (:class:`StoreNotFoundError`, nothing written).
     """
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(7248113)")  # one creator/migrator at a time
@@ -186,6 +187,8 @@ def migrate(conn: Any, version: str, where: str) -> None:
             clash = ", ".join(repr(t) for t in sorted(tables & _OUR_TABLES))
             raise StoreError(f"{where} already holds tables named as a VizRAG store's ({clash}) "
                              "but is not a VizRAG store; use another database or schema")
+        if "meta" not in tables and not create:
+            raise StoreNotFoundError(where)
         if current > SCHEMA_VERSION:
             raise StoreError(f"{where} has schema version {current}; this vizrag reads up to "
                              f"{SCHEMA_VERSION} (upgrade vizrag)")

@@ -105,10 +105,11 @@ class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin, PgQueryLooku
         exact_limit: spaces with at most this many vectors are searched exactly in memory
             (like the SQLite store); larger ones through their HNSW index in PostgreSQL.
         max_connections: size of the connection pool.
+        must_exist: open only a database holding a store (else StoreNotFoundError).
     """
 
     def __init__(self, url: str, *, summary_threshold: int = 4000, exact_limit: int = 50_000,
-                 max_connections: int = 4) -> None:
+                 max_connections: int = 4, must_exist: bool = False) -> None:
         from .... import __version__
 
         self.url = url
@@ -120,7 +121,7 @@ class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin, PgQueryLooku
         self._pool = Pool(url, max_size=max_connections)
         try:
             with self._pool.connection() as conn:
-                migrate(conn, __version__, self.path)
+                migrate(conn, __version__, self.path, create=not must_exist)
         except StoreError:
             self._pool.close()
             raise
