@@ -11,11 +11,12 @@ nothing is rendered; with a model the renderings are produced and sent as the mo
 
 Example:
     >>> import tempfile
-    >>> from hyperviz_core.rag import Document
+    >>> from hyperviz_core.rag import Document, VizRAG
     >>> from hyperviz_core.eval import Question, generate_answers, open_engine
     >>> with tempfile.TemporaryDirectory() as d:
+    ...     with VizRAG(d, show_progress=False) as rag:  # the store to evaluate
+    ...         _ = rag.insert([Document(title="Ada", text="Ada Lovelace wrote notes in 1843.")])
     ...     engine = open_engine(d, show_progress=False)
-    ...     _ = engine.insert([Document(title="Ada", text="Ada Lovelace wrote notes in 1843.")])
     ...     out = generate_answers(engine, [Question(id="1", question="When did Ada write?")],
     ...                            "naive", show_progress=False)
     ...     engine.close()
