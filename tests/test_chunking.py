@@ -95,3 +95,15 @@ def test_real_passages(data_dir: Path) -> None:
     assert len(chunks) >= len(docs)
     for c in chunks:
         assert 0 < len(c.text) <= 400 and c.metadata["title"]
+
+
+def test_a_one_chunk_document_is_one_chunk_under_its_id() -> None:
+    text = "Marie Curie isolated radium. " * 100  # far over the chunk size
+    doc = Document(id="node-7", text=text + "\n\n", title="Curie", one_chunk=True)
+    [chunk] = chunk_document(doc, size=200, overlap=20)
+    assert (chunk.id, chunk.doc_id, chunk.text) == ("node-7", "node-7", text.rstrip())
+    assert chunk.metadata == {"title": "Curie"} and (chunk.start, chunk.end) == (0, len(text) - 1)
+    assert chunk_document(Document(id="e", text=" \n", one_chunk=True)) == []
+    windowed = Document(id="node-7", text=doc.text, title="Curie")
+    assert len(chunk_document(windowed, size=200, overlap=20)) > 1
+    assert windowed.hash != doc.hash  # the same text chunked otherwise is another version

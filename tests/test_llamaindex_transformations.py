@@ -16,7 +16,7 @@ pytest.importorskip("llama_index.core")
 
 from llama_index.core import Document
 from llama_index.core.node_parser import SentenceSplitter
-from llama_index.core.schema import BaseNode, TransformComponent
+from llama_index.core.schema import BaseNode, TextNode, TransformComponent
 
 from vizrag_llamaindex import VizRAGIndex
 from vizrag_llamaindex.documents import ref_doc_of
@@ -241,3 +241,25 @@ def test_objects_that_are_not_llamaindex_documents_are_a_type_error() -> None:
     with pytest.raises(TypeError, match="insert\\(\\) takes one document"):
         index.insert([Document(text=EINSTEIN, id_="C")])  # type: ignore[arg-type]
     assert sorted(d.id for d in index.engine.store.documents()) == before
+
+
+def test_a_splitters_nodes_are_the_chunks(tmp_path: Path) -> None:
+    """Nodes longer than the engine's chunk_size are not windowed again: each node is one
+    chunk under its own id, so the ids retrieval and ref_doc_info show are the node ids
+    delete_nodes takes."""
+    big = SentenceSplitter(chunk_size=400, chunk_overlap=0)
+    doc = Document(text=CURIE * 4, id_="curie")
+    index = VizRAGIndex.from_documents([doc], transformations=[big], store_dir=tmp_path / "s")
+    made = big.get_nodes_from_documents([Document(text=CURIE * 4, id_="curie")])
+    assert len(made) >= 2 and max(len(n.text) for n in made) > 1200  # over chunk_size
+    node_ids = stored(index)["curie"]
+    assert len(node_ids) == len(made) == index.engine.stats().chunks
+    assert sorted(c.text for c in index.engine.store.chunks()) == sorted(n.text for n in made)
+    got = index.as_retriever(top_k=2, include_image=False).retrieve("Where did Curie work?")
+    assert {n.node.node_id for n in got} <= set(node_ids)
+    index.delete_nodes([got[0].node.node_id])
+    assert stored(index)["curie"] == sorted(set(node_ids) - {got[0].node.node_id})
+    text = " ".join(f"Marie Curie isolated radium in sample {i}." for i in range(80))
+    index.insert_nodes([TextNode(text=text, id_="long-node")])  # as it is, one chunk
+    assert "long-node" in index.ref_doc_info and index.ref_doc_info["long-node"].node_ids == [
+        "long-node"]

@@ -45,7 +45,9 @@ __all__ = [
 
 
 def to_engine_document(node: BaseNode, ref_hash: str | None = None) -> VizDocument:
-    """A LlamaIndex document/node as an engine document with the same id (``id_``).
+    """A LlamaIndex document/node as an engine document with the same id (``id_``); a
+    node (not a ``Document``) is indexed as one chunk whose id is the node's (never
+    windowed again by the engine's ``chunk_size``).
 
     A node that came from a document (``node.ref_doc_id``, e.g. ``SentenceSplitter`` output)
     keeps it in its metadata (:data:`~.nodes.REF_DOC_KEY`), so the index groups, returns and deletes
@@ -66,7 +68,8 @@ def to_engine_document(node: BaseNode, ref_hash: str | None = None) -> VizDocume
     if excluded:
         meta[EXCLUDED_KEY] = excluded
     return VizDocument(id=node.node_id, text=node.get_content(MetadataMode.NONE), title=title,
-                       metadata=json_safe_metadata(meta))
+                       metadata=json_safe_metadata(meta),
+                       one_chunk=not isinstance(node, Document))  # a node is a chunk
 
 
 def ref_doc_of(doc: VizDocument) -> str:

@@ -60,12 +60,18 @@ def _json_safe(value: Any) -> Any:
 
 
 class Document(BaseModel):
-    """A source document. ``id`` defaults to ``doc-<hash of title+text>``."""
+    """A source document. ``id`` defaults to ``doc-<hash of title+text>``.
+
+    ``one_chunk=True``: the text is already a chunk (a framework splitter's node): it is
+    indexed as one chunk whose id is the document's, whatever its length, never windowed
+    again.
+    """
 
     id: str = ""
     text: str
     title: str = ""
     metadata: dict[str, Any] = Field(default_factory=dict)
+    one_chunk: bool = False
 
     def model_post_init(self, __context: Any) -> None:
         if not self.id:
@@ -77,9 +83,9 @@ class Document(BaseModel):
         no-op, a change of any of the three (metadata alone included) replaces it.
 
         A document without metadata hashes its title and text only, as stores written before
-        metadata counted hold (they stay unchanged). Metadata is hashed as sorted JSON, each
-        value JSON cannot hold as its ``str()`` (:func:`json_safe_metadata`, what the store
-        keeps).
+        metadata counted hold (they stay unchanged); ``one_chunk`` counts when set. Metadata
+        is hashed as sorted JSON, each value JSON cannot hold as its ``str()``
+        (:func:`json_safe_metadata`, what the store keeps).
 
         >>> a = Document(id="x", text="one", metadata={"year": 1903})
         >>> a.hash == Document(id="x", text="one", metadata={"year": 1903}).hash
@@ -93,6 +99,8 @@ class Document(BaseModel):
         if self.metadata:
             body += "\x1f" + json.dumps(json_safe_metadata(self.metadata), sort_keys=True,
                                           ensure_ascii=False, separators=(",", ":"))
+        if self.one_chunk:  # the same text chunked otherwise is another version
+            body += "\x1f\x1fone_chunk"
         return content_hash(body)
 
 

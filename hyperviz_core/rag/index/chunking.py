@@ -101,7 +101,8 @@ def chunk_document(
     *,
     infer_titles: bool = True,
 ) -> list[Chunk]:
-    """Split a document into overlapping windows of ``size`` characters or tokens.
+    """Split a document into overlapping windows of ``size`` characters or tokens (a
+    ``one_chunk`` document: one chunk of its whole text, its id the document's).
 
     ``overlap`` (same unit) must be smaller than ``size``. Empty or whitespace-only text
     gives no chunks. Each chunk's metadata holds the document title and metadata; with
@@ -116,6 +117,11 @@ def chunk_document(
     if unit not in ("char", "token"):
         raise ValueError(f"chunk unit must be 'char' or 'token', got {unit!r}")
     text = doc.text
+    meta = {**doc.metadata, "title": doc.title} if doc.title else dict(doc.metadata)
+    if doc.one_chunk:  # already a chunk: the whole text under the document's own id
+        piece = text.rstrip()
+        return [Chunk(id=doc.id, doc_id=doc.id, text=piece, start=0, end=len(piece),
+                      metadata=meta)] if piece.strip() else []
     spans = _char_windows(text, size, overlap) if unit == "char" else _token_windows(
         text, size, overlap)
     chunks: list[Chunk] = []
@@ -128,9 +134,8 @@ def chunk_document(
             continue
         dup = seen.get(piece, 0)
         seen[piece] = dup + 1
-        meta = {**doc.metadata, "title": doc.title} if doc.title else dict(doc.metadata)
         chunks.append(Chunk(id=chunk_id(doc.id, piece, dup), doc_id=doc.id, text=piece,
-                            index=len(chunks), start=start, end=end, metadata=meta))
+                            index=len(chunks), start=start, end=end, metadata=dict(meta)))
     return with_inferred_title(doc, chunks) if infer_titles else chunks
 
 
