@@ -166,9 +166,9 @@ def progress(total_bytes: int | None, *, disable: bool) -> Any:
     """A tqdm bar over input MB (unknown total when streaming without a plan)."""
     from tqdm.auto import tqdm
 
-    total = round(total_bytes / 1e6, 2) if total_bytes else None
+    total = total_bytes / 1e6 if total_bytes else None  # exact: a rounded-down one overshoots
     return tqdm(total=total, desc="indexing", unit="MB", disable=disable,
-                bar_format="{l_bar}{bar}| {n:.2f}/{total_fmt} MB [{elapsed}<{remaining}, "
+                bar_format="{l_bar}{bar}| {n:.2f}/{total:.2f} MB [{elapsed}<{remaining}, "
                 "{rate_fmt}{postfix}]" if total else None)
 
 
