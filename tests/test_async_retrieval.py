@@ -144,3 +144,33 @@ def test_a_stage_that_retrieves_again_does_not_deadlock(store_dir: Path, inner_a
         assert not worker.is_alive(), "deadlocked on the engine's stage lock"
         assert asyncio.run(rag.aretrieve(QUESTIONS[2], render=True)).bottom_view is not None
     assert len(inner) == 2 and inner[0].chunks and inner[1].bottom_view is not None
+
+
+class WaitingQueryEmbedder(WaitingEmbedder):
+    """A semantic embedder (its chunk-vector score counts) with a query embedding of its
+    own, as a provider's (``embed_query``): the ranking stage embeds the question."""
+
+    semantic = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.query_threads: set[int] = set()
+
+    def embed_query(self, text: str) -> Any:
+        self.query_threads.add(threading.get_ident())
+        return super().embed([text])[0]
+
+
+@pytest.mark.parametrize("mode", ["vizrag", "naive"])
+def test_embedding_the_question_does_not_block_the_event_loop(store_dir: Path,
+                                                               mode: str) -> None:
+    emb = WaitingQueryEmbedder()
+
+    async def main() -> Any:
+        with VizRAG(store_dir, embedder=emb, show_progress=False) as rag:
+            emb.release.set()
+            return await rag.aretrieve(QUESTIONS[0], mode=mode, render=False), \
+                threading.get_ident()
+
+    res, loop_thread = asyncio.run(main())
+    assert res.chunks and emb.query_threads and loop_thread not in emb.query_threads

@@ -115,9 +115,9 @@ async def _astep(lock: threading.RLock, gen: Pipeline, value: Any = None,
 
 
 #: stages whose body runs in a worker thread under :meth:`Retriever.aretrieve`: rendering
-#: (up to seconds) and the two that call the embedder (a provider's network round trip, or a
-#: local model's CPU time, must not block the event loop)
-SLOW_STAGES = frozenset({"render", "keywords", "bottom_entities"})
+#: (up to seconds) and the three that call the embedder (a provider's network round trip, or
+#: a local model's CPU time, must not block the event loop; ``rank`` embeds the question)
+SLOW_STAGES = frozenset({"render", "keywords", "bottom_entities", "rank"})
 
 
 def _drawn_views(cfg: RetrievalConfig, render: bool, reader: bool) -> tuple[str, ...]:
