@@ -10,10 +10,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from .argtypes import non_negative_int, positive_int
-from .index_store import after_run, created_paths, open_for_index
+from .index_store import after_run, created_paths, open_for_index, prune_missing
 from .ready import make_query_ready, ready_json, ready_line
 from .terminal import terminal_safe
 
@@ -191,6 +192,9 @@ def _run_index(args: argparse.Namespace) -> int:
     if args.chunk_overlap >= args.chunk_size:
         raise ValueError(f"--chunk-overlap ({args.chunk_overlap}) must be smaller than "
                          f"--chunk-size ({args.chunk_size})")
+    if args.prune_missing and not any(Path(p).expanduser().is_dir() for p in args.paths):
+        raise ValueError("--prune-missing removes the documents of files gone from a folder: "
+                         "give a folder among the paths")
     docs, dup = _load_inputs(args)
     chat = make_chat(args.llm, timeout=args.timeout)
     # retried by the Indexer (which counts the retries); a bad spec, or a provider that
@@ -225,6 +229,7 @@ def _run_index(args: argparse.Namespace) -> int:
             )
             try:
                 report = indexer.index(docs, total_bytes=docs.total_bytes)
+                prune_missing(args, store, indexer, report)
             except KeyboardInterrupt:
                 done = store.stats().documents
                 print(f"vizrag index: interrupted; the store keeps its {done} committed "
@@ -278,6 +283,10 @@ def _print_index(args: argparse.Namespace, report: Any, docs: Any, dup: Any,
         _print_stats(report.store)
     if line := ready_line(ready):
         print(line)
+    if gone := report.files_gone:
+        more = f" and {len(gone) - 20} more" if len(gone) > 20 else ""
+        print(f"  removed {len(gone)} whose files are gone: "
+              f"{', '.join(terminal_safe(g) for g in gone[:20])}{more}")
     for doc_id in report.empty_documents[:20]:
         print(f"  without text (stored with 0 chunks, nothing retrieves it): "
               f"{terminal_safe(doc_id)}", file=sys.stderr)
@@ -409,6 +418,10 @@ def register(sub: Any) -> None:
                    help="SQLite store of 4,000 chunks or more: at the end, build and keep in "
                    "the store what queries read (full-text index, BM25 lengths, query "
                    "arrays), so each read-only `vizrag query` starts from it (default: on)")
+    p.add_argument("--prune-missing", action="store_true",
+                   help="after a run that stored every document, delete the documents of "
+                        "text files inside the given folders whose files are gone (deleted "
+                        "or renamed)")
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bars (indexing, local embedder, ANN index build)")
     p.add_argument("--json", action="store_true", help="print the index report as JSON")

@@ -20,7 +20,7 @@ from typing import Any
 
 from .ready import make_query_ready
 
-__all__ = ["after_run", "compact_store", "created_paths", "open_for_index"]
+__all__ = ["after_run", "compact_store", "created_paths", "open_for_index", "prune_missing"]
 
 
 def open_for_index(spec: str, options: dict[str, Any], created: Callable[[], bool]
@@ -43,6 +43,24 @@ def open_for_index(spec: str, options: dict[str, Any], created: Callable[[], boo
         if not is_lock_error(exc):
             created()
         raise
+
+
+def prune_missing(args: argparse.Namespace, store: Any, indexer: Any, report: Any
+                  ) -> list[str]:
+    """``--prune-missing``: after a run that stored every document, delete (one
+    transaction) the documents of text files inside the given folders whose files are gone
+    (deleted or renamed); their ids. A run with failures, or stopped, deletes nothing."""
+    from ..rag.index.replace import missing_file_documents
+
+    if not args.prune_missing or report.documents_failed or report.stopped is not None:
+        return []
+    folders = [p for p in args.paths if Path(p).expanduser().is_dir()]
+    gone = missing_file_documents(store, folders)
+    if gone:
+        indexer.delete_many(gone)
+        report.documents_removed += len(gone)
+        report.files_gone = gone
+    return gone
 
 
 def after_run(args: argparse.Namespace, store: Any, report: Any, was_empty: bool

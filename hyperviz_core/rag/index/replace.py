@@ -32,14 +32,15 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..store.protocol import stored_document_ids
 from ..types import Document
 
-__all__ = ["PART_ID", "SourceLedger", "clean_up", "remove_stale", "text_file_source"]
+__all__ = ["PART_ID", "SourceLedger", "clean_up", "missing_file_documents", "remove_stale",
+           "text_file_source"]
 
 #: the id of a part document: ``<base>#part<number, 5 digits or more>``
 PART_ID = re.compile(r"^(?P<base>.+)#part(?P<n>\d{5,})$")
@@ -180,3 +181,36 @@ def clean_up(store: Any, ledger: SourceLedger, delete: Callable[[str], Any],
         errors.append(f"stale documents of text files not all removed: "
                       f"{type(exc).__name__}: {exc}")
         return 0
+
+
+def missing_file_documents(store: Any, folders: Sequence[str | Path]) -> list[str]:
+    """Ids (sorted) of the stored documents shaped like a text file's (see the module doc)
+    whose ``source`` lies inside one of ``folders`` and no longer exists: the file was
+    deleted or renamed since it was indexed (``vizrag index FOLDER --prune-missing``).
+    Sources are resolved as indexing gave them (relative ones from the current directory);
+    a source outside the folders is never looked at.
+
+    >>> import tempfile
+    >>> from hyperviz_core.rag.store import open_store
+    >>> folder = tempfile.mkdtemp()
+    >>> store = open_store(tempfile.mkdtemp())
+    >>> _ = store.add_document(Document(id="gone", text="t",
+    ...                                 metadata={"source": f"{folder}/gone.txt"}), [], [])
+    >>> missing_file_documents(store, [folder])
+    ['gone']
+    >>> store.close()
+    """
+    roots = [Path(f).expanduser().resolve() for f in folders]
+    out: list[str] = []
+    for doc in store.documents():
+        src = text_file_source(doc)
+        if src is None:
+            continue
+        try:
+            path = Path(src).expanduser().resolve()
+            gone = any(path.is_relative_to(r) for r in roots) and not path.exists()
+        except (OSError, RuntimeError, ValueError):
+            continue
+        if gone:
+            out.append(doc.id)
+    return sorted(out)

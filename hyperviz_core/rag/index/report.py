@@ -33,7 +33,10 @@ class IndexReport(BaseModel):
     documents_removed: int = 0
     """Documents a text file produced before and no longer produces (its old parts, or its
     whole-file document now that it is split), deleted once the file's documents were all
-    stored (:mod:`~hyperviz_core.rag.index.replace`)."""
+    stored (:mod:`~hyperviz_core.rag.index.replace`), and those of ``files_gone``."""
+    files_gone: list[str] = Field(default_factory=list)
+    """Ids of the documents deleted because their text file is gone (deleted or renamed;
+    ``vizrag index FOLDER --prune-missing``), sorted."""
     empty_documents: list[str] = Field(default_factory=list)
     """Ids of the documents added or replaced that hold no text (stored without chunks, so
     nothing retrieves them; a replaced one loses its old chunks), in the order written."""

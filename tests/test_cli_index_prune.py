@@ -1,0 +1,94 @@
+"""``vizrag index FOLDER --prune-missing``: documents of files deleted or renamed since they
+were indexed are removed; documents of other folders, of files given directly and of other
+inputs are never touched."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from hyperviz_core.cli import main
+from hyperviz_core.rag.store import open_store
+
+TEXTS = {
+    "alpha.md": "The Nimbus Society was founded by Ada Quill in Leyton in 1921.",
+    "beta.md": "Beta Station lies north of the Nimbus Society's observatory.",
+    "gamma.md": "Gamma Street in Leyton hosts the annual kite fair.",
+}
+
+
+def _ids(store: Path) -> list[str]:
+    st = open_store(store)
+    try:
+        return sorted(d.id for d in st.documents())
+    finally:
+        st.close()
+
+
+def _index(*args: str) -> int:
+    return main(["index", *args, "--no-progress"])
+
+
+def test_deleted_and_renamed_files_are_pruned(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    notes, other, store = tmp_path / "notes", tmp_path / "other", tmp_path / "store"
+    notes.mkdir()
+    other.mkdir()
+    for name, text in TEXTS.items():
+        (notes / name).write_text(text)
+    (other / "kept.md").write_text("Kept Hall was built in 1850 by the Quill family.")
+    loose = tmp_path / "loose.md"
+    loose.write_text("Loose notes on Ada Quill's kites.")
+    assert _index(str(notes), str(other), str(loose), "--store", str(store)) == 0
+    before = _ids(store)
+    assert before == ["alpha", "beta", "gamma", "kept", "loose"]
+    (notes / "alpha.md").rename(notes / "alpha-renamed.md")
+    (notes / "beta.md").unlink()
+    (other / "kept.md").unlink()  # another folder: not pruned by a run over notes/
+    loose.unlink()  # a file given directly: not pruned
+    capsys.readouterr()
+    assert _index(str(notes), "--store", str(store)) == 0  # without the flag: all stay
+    assert _ids(store) == ["alpha", "alpha-renamed", "beta", "gamma", "kept", "loose"]
+    assert _index(str(notes), "--store", str(store), "--prune-missing") == 0
+    out = capsys.readouterr().out
+    assert "removed 2 whose files are gone: alpha, beta" in out
+    assert _ids(store) == ["alpha-renamed", "gamma", "kept", "loose"]
+    assert main(["check", "--store", str(store)]) == 0
+    capsys.readouterr()
+    assert _index(str(notes), "--store", str(store), "--prune-missing", "--json") == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["files_gone"] == [] and rep["documents_removed"] == 0
+
+
+def test_relative_sources_resolve_from_the_current_directory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+        ) -> None:
+    (tmp_path / "notes").mkdir()
+    for name, text in TEXTS.items():
+        (tmp_path / "notes" / name).write_text(text)
+    monkeypatch.chdir(tmp_path)
+    assert _index("notes", "--store", "store") == 0
+    (tmp_path / "notes" / "gamma.md").unlink()
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    os.chdir(sub)  # the same folder reached from elsewhere: relative sources are not there
+    capsys.readouterr()
+    assert _index("../notes", "--store", "../store", "--prune-missing", "--json") == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["files_gone"] == []
+    os.chdir(tmp_path)
+    assert _index("notes", "--store", "store", "--prune-missing", "--json") == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["files_gone"] == ["gamma"] and _ids(tmp_path / "store") == ["alpha", "beta"]
+
+
+def test_prune_missing_needs_a_folder(tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    doc = tmp_path / "a.md"
+    doc.write_text(TEXTS["alpha.md"])
+    assert _index(str(doc), "--store", str(tmp_path / "s"), "--prune-missing") == 2
+    assert "give a folder among the paths" in capsys.readouterr().err
+    assert not (tmp_path / "s").exists()
