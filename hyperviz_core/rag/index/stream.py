@@ -21,6 +21,7 @@ Example:
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
@@ -36,7 +37,7 @@ from .loaders import (
 from .parts import PART_BYTES
 from .replace import PART_ID, text_file_source
 
-__all__ = ["DocumentStream", "dedupe_last"]
+__all__ = ["DocumentStream", "dedupe_last", "warn_repeated_ids"]
 
 
 class DocumentStream:
@@ -166,8 +167,28 @@ def _part_source(doc: Document) -> str | None:
     return text_file_source(doc) if PART_ID.match(doc.id) else None
 
 
+def warn_repeated_ids(docs: Sequence[Document]) -> list[str]:
+    """Ids given more than once with different content (title, text or metadata), sorted;
+    a ``UserWarning`` names them when there are any (the last version of each is indexed:
+    :func:`dedupe_last`). Exact repeats are not counted."""
+    first: dict[str, str] = {}
+    repeated: set[str] = set()
+    for d in docs:
+        if first.setdefault(d.id, d.hash) != d.hash:
+            repeated.add(d.id)
+    ids = sorted(repeated)
+    if ids:
+        shown = ", ".join(repr(i) for i in ids[:5]) + (" ..." if len(ids) > 5 else "")
+        warnings.warn(f"{len(ids)} document id(s) given more than once with different "
+                      f"content; the last version of each is indexed: {shown}",
+                      UserWarning, stacklevel=4)
+    return ids
+
+
 def dedupe_last(docs: Sequence[Document]) -> list[Document]:
-    """Keep the last version of each document id (later input wins), in input order."""
+    """Keep the last version of each document id (later input wins), in input order; ids
+    given with different content are named in a warning (:func:`warn_repeated_ids`)."""
+    warn_repeated_ids(docs)
     last: dict[str, Document] = {}
     for d in docs:
         last[d.id] = d

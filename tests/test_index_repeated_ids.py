@@ -1,0 +1,28 @@
+"""``VizRAG.insert`` with one id given twice with different content indexes the last version
+and says so (a warning naming the ids); exact repeats stay silent."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import pytest
+
+from hyperviz_core.rag import Document, VizRAG
+
+
+def test_one_id_twice_warns_and_keeps_the_last(tmp_path: Path) -> None:
+    docs = [Document(id="p1", text="Ada Quill founded the Nimbus Society."),
+            Document(id="p2", text="Leyton hosts a kite fair."),
+            Document(id="p2", text="Leyton hosts a kite fair."),  # an exact repeat
+            Document(id="p1", text="Ada Quill founded the Leyton Kite Club.")]
+    with VizRAG(tmp_path, show_progress=False) as rag:
+        with pytest.warns(UserWarning, match=r"1 document id\(s\) given more than once with "
+                          r"different content; the last version of each is indexed: 'p1'$"):
+            report = rag.insert(docs)
+        assert report.documents_added == 2
+        stored = rag.store.get_document("p1")
+        assert stored is not None and "Kite Club" in stored.text
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            rag.insert(docs[1:3])  # exact repeats only: no warning
