@@ -173,3 +173,20 @@ def test_a_stream_skips_an_unreadable_big_file_whole(tmp_path: Path) -> None:
     assert [d.id for d in stream] == ["a"]  # none of big.txt's parts
     assert stream.report.read == 1 and len(stream.report.unreadable) == 1
     assert "big.txt" in stream.report.unreadable[0]
+
+
+def test_a_named_text_field_must_be_there(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """The default text field falls back to content/body/passage; a field you name (even
+    ``text``) must be in every record."""
+    from hyperviz_core.cli import main
+
+    p = tmp_path / "d.jsonl"
+    p.write_text('{"id": "a", "body": "Ada Quill founded the Nimbus Society."}\n')
+    assert load_documents(p)[0].text.startswith("Ada")  # the default: body is the text
+    with pytest.raises(LoaderError, match=r"d\.jsonl:1: text field 'text' is missing"):
+        load_documents(p, text_field="text")
+    assert main(["index", str(p), "--store", str(tmp_path / "s"), "--text-field", "text",
+                 "--no-progress"]) == 2
+    assert "text field 'text' is missing" in capsys.readouterr().err
+    assert not (tmp_path / "s").exists()

@@ -382,7 +382,9 @@ def register(sub: Any) -> None:
     p.add_argument("--no-infer-titles", action="store_true",
                    help="leave untitled long documents untitled (default: the title their "
                         "opening states in capitals)")
-    p.add_argument("--text-field", default="text", metavar="F")
+    p.add_argument("--text-field", default=None, metavar="F",
+                   help="the text field of JSON records (default: text, else content, "
+                        "contents, body or passage; a field you name must be in every record)")
     p.add_argument("--id-field", default="id", metavar="F")
     p.add_argument("--title-field", default="title", metavar="F")
     p.add_argument("--concurrency", type=positive_int, default=8, metavar="N")

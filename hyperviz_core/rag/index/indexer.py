@@ -241,9 +241,9 @@ class Indexer:
         """Index documents concurrently; each document is committed as soon as it is done.
 
         A list is first reduced to one document per id (the last wins, with a warning). Any
-        other iterable is *streamed*: documents are pulled only while fewer than
-        ``2 * concurrency`` of them and at most :attr:`max_inflight_bytes` of text are in flight, and each is
-        released once written, so memory does not grow with the input. Two documents
+        other iterable is *streamed*: documents are pulled only while fewer than ``2 *
+        concurrency`` of them and at most :attr:`max_inflight_bytes` of text are in flight,
+        and each is released once written, so memory does not grow with the input. Two documents
         with the same id are never indexed at the same time (the later one waits). The
         progress bar counts MB (of ``total_bytes`` when given) and shows chunks/s.
         """

@@ -14,7 +14,8 @@ Supported inputs (by extension; directories are walked, sorted, see :func:`_walk
   format; sentences are concatenated).
 
 ``text_field``, ``id_field`` and ``title_field`` name the fields (defaults ``text``, ``id``,
-``title``; ``text`` also falls back to ``content``/``contents``/``body``/``passage``).
+``title``; with ``text_field`` left at None, ``text`` also falls back to
+``content``/``contents``/``body``/``passage``; a text field you name must be there).
 Documents without an id get ``doc-<hash of title + text>``. Every other field goes into
 the metadata. Bad input raises :class:`LoaderError` naming the file (and line); so does
 JSON nested too deeply to parse, a text file that is binary (a NUL byte among its first
@@ -93,16 +94,16 @@ def _record_to_doc(
     rec: Any,
     where: str,
     *,
-    text_field: str,
+    text_field: str | None,
     id_field: str,
     title_field: str,
 ) -> Document:
     if not isinstance(rec, Mapping):
-        raise LoaderError(f"{where}: expected a JSON object with a {text_field!r} field, "
-                          f"got {type(rec).__name__}")
-    text = rec.get(text_field)
-    used_text = text_field
-    if text is None and text_field == "text":
+        raise LoaderError(f"{where}: expected a JSON object with a {text_field or 'text'!r} "
+                          f"field, got {type(rec).__name__}")
+    used_text = text_field or "text"
+    text = rec.get(used_text)
+    if text is None and text_field is None:  # the default: "text" or a usual alternative
         for alt in _TEXT_FALLBACKS:
             if alt in rec:
                 text, used_text = rec[alt], alt
@@ -145,16 +146,17 @@ def records_to_documents(
     data: Any,
     source: str | Path = "<data>",
     *,
-    text_field: str = "text",
+    text_field: str | None = None,
     id_field: str = "id",
     title_field: str = "title",
 ) -> list[Document]:
     """Documents from already-parsed JSON (any of the shapes the module docstring lists)."""
     path = Path(source)
-    kw = {"text_field": text_field, "id_field": id_field, "title_field": title_field}
+    kw: dict[str, Any] = {"text_field": text_field, "id_field": id_field,
+                          "title_field": title_field}
+    field = text_field or "text"
     if isinstance(data, Mapping):
-        if text_field in data or (text_field == "text" and any(f in data for f in
-                                                                _TEXT_FALLBACKS)):
+        if field in data or (text_field is None and any(f in data for f in _TEXT_FALLBACKS)):
             return [_record_to_doc(data, str(path), **kw)]
         for key in _WRAPPERS:
             if isinstance(data.get(key), list):
@@ -162,10 +164,10 @@ def records_to_documents(
         if data and all(isinstance(v, list) and all(isinstance(s, str) for s in v)
                         for v in data.values()):
             # HotpotQA corpus: title -> list of sentences
-            return [_record_to_doc({title_field: t, text_field: sents}, f"{path} ({t!r})", **kw)
+            return [_record_to_doc({title_field: t, field: sents}, f"{path} ({t!r})", **kw)
                     for t, sents in data.items()]
         raise LoaderError(
-            f"{path}: a JSON object that is neither a document with a {text_field!r} field, "
+            f"{path}: a JSON object that is neither a document with a {field!r} field, "
             f"a wrapper of a list ({', '.join(_WRAPPERS[:4])}...), nor title -> sentences")
     if isinstance(data, list):
         out = []
@@ -197,7 +199,7 @@ def _parse_json(text: str, where: str) -> Any:
         raise LoaderError(f"{where}: JSON nested too deeply to read") from None
 
 
-def _jsonl_documents(path: Path, **kw: str) -> Iterator[tuple[Document, str]]:
+def _jsonl_documents(path: Path, **kw: Any) -> Iterator[tuple[Document, str]]:
     for n, line in enumerate(lines(path), 1):
         if not line.strip():
             continue
@@ -237,7 +239,7 @@ def file_documents(
     path: Path,
     root: Path | None = None,
     *,
-    text_field: str = "text",
+    text_field: str | None = None,
     id_field: str = "id",
     title_field: str = "title",
     id_from_path: bool = True,
@@ -249,7 +251,8 @@ def file_documents(
     With ``part_bytes``, a text file larger than that is read incrementally as consecutive
     part documents (:func:`~.parts.iter_text_parts`); JSONL is always read line by line.
     """
-    kw = {"text_field": text_field, "id_field": id_field, "title_field": title_field}
+    kw: dict[str, Any] = {"text_field": text_field, "id_field": id_field,
+                          "title_field": title_field}
     if printable(str(path)) != str(path):  # surrogate escapes of undecodable bytes
         raise LoaderError(f"{printable(str(path))}: the file name is not valid UTF-8 "
                           "(rename the file)")
@@ -295,7 +298,7 @@ def iter_documents(
 def load_documents(
     paths: Iterable[str | Path] | str | Path,
     *,
-    text_field: str = "text",
+    text_field: str | None = None,
     id_field: str = "id",
     title_field: str = "title",
     id_from_path: bool = True,
