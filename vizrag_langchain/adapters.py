@@ -20,11 +20,20 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables.config import ensure_config
 
 from hyperviz_core.rag.providers.protocols import as_provider_error, report_usage
 from hyperviz_core.rag.vectors import normalize_rows
 
-__all__ = ["LangChainChatModel", "LangChainEmbedder", "message_text", "to_langchain_messages"]
+__all__ = ["ENGINE_RUN_NAME", "ENGINE_TAG", "LangChainChatModel", "LangChainEmbedder",
+           "message_text", "to_langchain_messages"]
+
+ENGINE_RUN_NAME = "vizrag_engine"
+"""The run name of the engine's own chat-model calls (keywords, locate, extraction ...)
+unless the adapter's ``config`` names them."""
+ENGINE_TAG = "vizrag"
+"""The tag of every engine chat-model call: ``astream_events(..., exclude_tags=["vizrag"])``
+leaves only the answer model's events."""
 
 
 def to_langchain_messages(
@@ -71,7 +80,11 @@ class LangChainChatModel:
         json_kwargs: bound with ``chat_model.bind(**json_kwargs)`` when VizRAG asks for JSON
             (e.g. ``{"response_format": {"type": "json_object"}}`` for ChatOpenAI,
             ``{"format": "json"}`` for ChatOllama); without it JSON relies on the prompt.
-        config: a ``RunnableConfig`` (callbacks, tags, run name) passed to every call.
+        config: a ``RunnableConfig`` (callbacks, tags, run name) passed to every call,
+            with the run name :data:`ENGINE_RUN_NAME` (``vizrag_engine``) unless it has one
+            and the tag :data:`ENGINE_TAG` (``vizrag``) added to its tags (or to those the
+            call inherits), so traces and ``astream_events`` tell the engine's own model
+            calls from an answer model's.
 
     Token counts come from ``AIMessage.usage_metadata`` when the provider fills it.
     """
@@ -91,6 +104,15 @@ class LangChainChatModel:
         self.json_kwargs = dict(json_kwargs or {})
         self.config = config
 
+    def _config(self) -> RunnableConfig:
+        """``config`` with the engine's run name and tag (nothing else of it changed)."""
+        config = RunnableConfig(**(self.config or {}))
+        tags = config.get("tags")
+        tags = list(ensure_config().get("tags", []) if tags is None else tags)
+        config["tags"] = tags if ENGINE_TAG in tags else [*tags, ENGINE_TAG]
+        config["run_name"] = config.get("run_name") or ENGINE_RUN_NAME
+        return config
+
     def _runnable(self, json_mode: bool) -> Any:
         if json_mode and self.json_kwargs:
             return self.chat_model.bind(**self.json_kwargs)
@@ -109,7 +131,7 @@ class LangChainChatModel:
                  json_mode: bool = False) -> str:
         try:
             msg = self._runnable(json_mode).invoke(
-                to_langchain_messages(prompt, images, system), config=self.config)
+                to_langchain_messages(prompt, images, system), config=self._config())
         except Exception as exc:
             mapped = as_provider_error(exc)
             if mapped is None:
@@ -121,7 +143,7 @@ class LangChainChatModel:
                         system: str | None = None, json_mode: bool = False) -> str:
         try:
             msg = await self._runnable(json_mode).ainvoke(
-                to_langchain_messages(prompt, images, system), config=self.config)
+                to_langchain_messages(prompt, images, system), config=self._config())
         except Exception as exc:
             mapped = as_provider_error(exc)
             if mapped is None:

@@ -61,15 +61,19 @@ def format_passages(docs: Sequence[Document]) -> str:
     return "\n\n".join(parts) or "(no passages)"
 
 
-def _check_prompt(prompt: Any) -> str:
+def _check_prompt(prompt: Any) -> str | PromptTemplate:
+    """``prompt`` checked: a string, or an f-string ``PromptTemplate`` (returned as is, so
+    its partial variables are filled when it is formatted)."""
+    partials: set[str] = set()
+    text = prompt
     if isinstance(prompt, PromptTemplate) and prompt.template_format == "f-string":
-        prompt = prompt.template
-    if not isinstance(prompt, str):
+        text, partials = prompt.template, set(prompt.partial_variables)
+    if not isinstance(text, str):
         raise TypeError(f"prompt must be a template string (or an f-string PromptTemplate) "
                         f"with {{question}}, not {type(prompt).__name__}; for a chat prompt, "
                         "compose HyperVizRunnable into a chain of your own")
-    names = {f for _, f, _, _ in string.Formatter().parse(prompt) if f is not None}
-    unknown = sorted(names - _FIELDS)
+    names = {f for _, f, _, _ in string.Formatter().parse(text) if f is not None}
+    unknown = sorted(names - _FIELDS - partials)
     if unknown:
         raise ValueError(f"prompt has unknown field {{{unknown[0]}}}; allowed: "
                          "{question}, {passages}, {caption}")
@@ -78,8 +82,10 @@ def _check_prompt(prompt: Any) -> str:
     return prompt
 
 
-def vizrag_message(inputs: dict[str, Any], prompt: str = DEFAULT_PROMPT) -> list[HumanMessage]:
-    """The multimodal message: prompt text (question, passages, caption) + the image block."""
+def vizrag_message(inputs: dict[str, Any], prompt: str | PromptTemplate = DEFAULT_PROMPT
+                   ) -> list[HumanMessage]:
+    """The multimodal message: prompt text (question, passages, caption; a
+    ``PromptTemplate``'s partial variables too) + the image block."""
     visual = inputs["visual"]
     text = prompt.format(question=inputs["question"],
                          passages=format_passages(visual["documents"]),
@@ -122,7 +128,8 @@ def create_vizrag_chain(
         llm: a (multimodal) chat model; any other language model gets the prompt as text,
             so only the image's caption reaches it (``CaptionOnlyWarning``).
         prompt: a template with ``{question}`` and optionally ``{passages}``, ``{caption}``
-            (a string or an f-string ``PromptTemplate``).
+            (a string or an f-string ``PromptTemplate``, whose ``.partial(...)`` variables
+            are filled, callables at each call).
         image_format: ``"image"`` (v1 block) or ``"image_url"`` (legacy, keeps ``detail``).
         renderer: a configured :class:`HyperVizRunnable` (overrides ``image_format``).
 

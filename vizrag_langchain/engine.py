@@ -16,17 +16,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models.chat_models import BaseChatModel
+from pydantic import BaseModel, Field, PrivateAttr
 
 from hyperviz_core.rag import StoreProtocol, VizRAG
 from hyperviz_core.rag.store import is_store_url, redact_url
 
 from .adapters import LangChainChatModel, LangChainEmbedder
 
-__all__ = ["as_chat_model", "as_embedder", "redacted_args", "resolve_engine"]
+__all__ = ["SharedEngine", "as_chat_model", "as_embedder", "redacted_args",
+           "resolve_engine"]
 
 
 def as_chat_model(chat: Any) -> Any:
@@ -78,3 +80,67 @@ def resolve_engine(store: Any, *, chat: Any = None, embedder: Any = None,
     kwargs: dict[str, Any] = {"show_progress": False, "must_exist": must_exist,
                               **(engine_kwargs or {})}
     return VizRAG(store, chat=as_chat_model(chat), embedder=as_embedder(embedder), **kwargs)
+
+
+class SharedEngine(BaseModel):
+    """What the wrappers that open a VizRAG engine for their ``store`` share: copies made by
+    ``copy.deepcopy``, ``model_copy`` or ``configurable_fields`` reuse the engine (a store
+    connection cannot be copied, and opening it per copy would leak one each), pickling
+    keeps the options and opens the store path again, and :meth:`close` (or ``with``)
+    closes the engine when the wrapper opened it from a path."""
+
+    shared_engine: Any = Field(None, exclude=True, repr=False)
+    """The engine opened for ``store`` (set by the wrapper): copies made by
+    ``configurable_fields`` or ``model_copy`` reuse it instead of opening the store again."""
+
+    _engine: VizRAG = PrivateAttr()
+    _owned: bool = PrivateAttr(False)
+
+    def _open_engine(self, store: Any, **models: Any) -> VizRAG:
+        """The engine of ``store``: the shared one of a copy, else opened (or adopted) now,
+        so a bad store fails at construction; ``models``: ``chat``, ``embedder``,
+        ``engine_kwargs`` for an engine created here."""
+        if isinstance(self.shared_engine, VizRAG):  # a copy of a wrapper: its engine
+            self._engine = self.shared_engine
+            return self._engine
+        self._engine = resolve_engine(store, must_exist=True, **models)
+        self._owned = isinstance(store, (str, Path))
+        self.shared_engine = self._engine
+        return self._engine
+
+    def __repr_args__(self) -> Any:
+        return redacted_args(super().__repr_args__())
+
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Self:
+        """A copy sharing the open engine (a store connection cannot be copied), as
+        ``configurable_fields`` copies do."""
+        return self.model_copy()
+
+    def __reduce__(self) -> Any:
+        """Pickled as its options: unpickling opens the store path again (a wrapper over an
+        open store or engine object cannot be pickled; give it the path)."""
+        store = getattr(self, "store", None)
+        if store is not None and not isinstance(store, (str, Path)):
+            name = type(self).__name__
+            raise TypeError(f"a {name} over an open store or VizRAG engine cannot be "
+                            "pickled: build it with store=<path or URL> to pickle it")
+        fields = {name: getattr(self, name) for name in type(self).model_fields
+                  if name != "shared_engine"}
+        return (_unpickle, (type(self), fields))
+
+    def close(self) -> None:
+        """Close the engine's store (only when this wrapper opened it from a path; its
+        copies share the engine and stop working too)."""
+        if self._owned:
+            self._engine.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _unpickle(cls: type[SharedEngine], fields: dict[str, Any]) -> SharedEngine:
+    """A pickled wrapper, its store opened again (:meth:`SharedEngine.__reduce__`)."""
+    return cls(**fields)

@@ -19,7 +19,7 @@ chat/vision model, which then reads the renderings itself.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +29,9 @@ from langchain_core.callbacks import (
 )
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
-from langchain_core.runnables.config import set_config_context
+from langchain_core.runnables.config import run_in_executor, set_config_context
 from langchain_core.runnables.utils import coro_with_context
-from pydantic import ConfigDict, Field, PrivateAttr, field_validator
+from pydantic import ConfigDict, Field, ValidationInfo, field_validator
 
 from hyperviz_core.rag import (
     MAX_HOPS,
@@ -46,13 +46,14 @@ from hyperviz_core.rag import (
 from hyperviz_core.rag import Document as VizDocument
 
 from .documents import image_document, result_documents, to_engine_document
-from .engine import redacted_args, resolve_engine
+from .engine import SharedEngine, resolve_engine
+from .engine import _unpickle as _unpickle  # pickles made when it lived here still load
 from .events import async_event_hook, event_hook
 
 __all__ = ["VizRAGRetriever"]
 
 
-class VizRAGRetriever(BaseRetriever):
+class VizRAGRetriever(SharedEngine, BaseRetriever):
     """Retrieve ranked passages from a VizRAG store.
 
     Args:
@@ -79,14 +80,8 @@ class VizRAGRetriever(BaseRetriever):
     chat: Any = Field(None, exclude=True)
     embedder: Any = Field(None, exclude=True)
     engine_kwargs: dict[str, Any] = Field(default_factory=dict)
-    shared_engine: Any = Field(None, exclude=True, repr=False)
-    """The engine opened for ``store`` (set by the retriever): copies made by
-    ``configurable_fields`` or ``model_copy`` reuse it instead of opening the store again."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
-
-    _engine: VizRAG = PrivateAttr()
-    _owned: bool = PrivateAttr(False)
 
     @field_validator("mode")
     @classmethod
@@ -95,38 +90,22 @@ class VizRAGRetriever(BaseRetriever):
             raise ValueError(f"unknown retrieval mode {mode!r}; valid modes: {', '.join(MODES)}")
         return mode
 
+    @field_validator("k", "hops", "include_image", mode="before")
+    @classmethod
+    def _strict(cls, value: Any, info: ValidationInfo) -> Any:
+        """As strict as a call's options: no ``"3"`` → 3, ``True`` → 1, ``2.0`` → 2 or
+        ``"yes"`` → True (pydantic's lax coercion), with the same messages."""
+        return _STRICT[str(info.field_name)](value)
+
     def __init__(self, **data: Any) -> None:
         super().__init__(**data)
         self._open()  # after validation: a store error is raised as it is (pydantic would
         # wrap it in a ValidationError whose details carry the raw URL and its password)
 
-    def __repr_args__(self) -> Any:
-        return redacted_args(super().__repr_args__())
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> VizRAGRetriever:
-        """A copy sharing the open engine (a store connection cannot be copied), as
-        ``configurable_fields`` copies do."""
-        return self.model_copy()
-
-    def __reduce__(self) -> Any:
-        """Pickled as its options: unpickling opens the store path again (a retriever over
-        an open store or engine object cannot be pickled; give it the path)."""
-        if not isinstance(self.store, (str, Path)):
-            raise TypeError("a VizRAGRetriever over an open store or VizRAG engine cannot be "
-                            "pickled: build it with store=<path or URL> to pickle it")
-        fields = {name: getattr(self, name) for name in type(self).model_fields
-                  if name != "shared_engine"}
-        return (_unpickle, (type(self), fields))
-
     def _open(self) -> None:
         """Open (or adopt) the engine now, so a bad store fails at construction."""
-        if isinstance(self.shared_engine, VizRAG):  # a copy of a retriever: its engine
-            self._engine = self.shared_engine
-            return
-        self._engine = resolve_engine(self.store, chat=self.chat, embedder=self.embedder,
-                                      engine_kwargs=self.engine_kwargs, must_exist=True)
-        self._owned = isinstance(self.store, (str, Path))
-        self.shared_engine = self._engine
+        self._open_engine(self.store, chat=self.chat, embedder=self.embedder,
+                          engine_kwargs=self.engine_kwargs)
 
     @classmethod
     def from_documents(cls, documents: Sequence[Document], store: Any, *, chat: Any = None,
@@ -146,8 +125,9 @@ class VizRAGRetriever(BaseRetriever):
                          | set(kwargs) & {"store", "chat", "embedder", "shared_engine"})
         if unknown:
             raise TypeError(f"from_documents got unknown option(s) {unknown}")
-        if "mode" in kwargs:
-            cls._check_mode(kwargs["mode"])
+        blank = cls.model_construct(store=None)  # each option checked as __init__ will
+        for name, value in kwargs.items():
+            cls.__pydantic_validator__.validate_assignment(blank, name, value)
         engine = resolve_engine(store, chat=chat, embedder=embedder,
                                 engine_kwargs=engine_kwargs)
         owned = isinstance(store, (str, Path))  # close() closes what we opened
@@ -195,37 +175,26 @@ class VizRAGRetriever(BaseRetriever):
                             "was deleted; VizRAG deletes only documents named by id)")
         self._engine.delete_many(ids)  # a non-string id: TypeError before anything goes
 
+    async def adelete(self, ids: Sequence[str]) -> None:
+        """Async :meth:`delete` (the store transaction runs in a worker thread, so the event
+        loop is not blocked)."""
+        await run_in_executor(None, self.delete, ids)
+
     @property
     def engine(self) -> VizRAG:
         """The VizRAG engine behind this retriever."""
         return self._engine
 
-    def close(self) -> None:
-        """Close the engine's store (only when this retriever opened it from a path; its
-        copies share the engine and stop working too)."""
-        if self._owned:
-            self._engine.close()
-
-    def __enter__(self) -> VizRAGRetriever:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     # ------------------------------------------------------------------ helpers
     def _options(self, k: int | None, mode: str | None, hops: int | None,
                  include_image: bool | None) -> tuple[int, dict[str, Any], bool]:
-        if k is not None and (isinstance(k, bool) or not isinstance(k, int)):
-            raise TypeError(f"k must be an integer, got {k!r}")
-        n = self.k if k is None else k
-        if n < 1:
-            raise ValueError(f"k must be at least 1, got {n}")
+        n = self.k if k is None else _check_k(k)
         if mode is not None:
             self._check_mode(mode)
         if hops is not None:
             check_hops(hops)
-        if include_image is not None and not isinstance(include_image, bool):
-            raise TypeError(f"include_image must be True or False, got {include_image!r}")
+        if include_image is not None:
+            _check_include_image(include_image)
         image = self.include_image if include_image is None else include_image
         # Render only for an asked-for image, or for the engine's own vision model
         # (None = the engine's setting), never just for the wrapper.
@@ -338,6 +307,22 @@ def _distinct(docs: list[VizDocument]) -> list[VizDocument]:
     return docs
 
 
-def _unpickle(cls: type[VizRAGRetriever], fields: dict[str, Any]) -> VizRAGRetriever:
-    """A pickled retriever, its store opened again (:meth:`VizRAGRetriever.__reduce__`)."""
-    return cls(**fields)
+def _check_k(k: object) -> int:
+    """``k`` if an integer of at least 1 (``TypeError`` for a bool, float or string,
+    ``ValueError`` below 1): the constructor's and each call's check."""
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise TypeError(f"k must be an integer, got {k!r}")
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k}")
+    return k
+
+
+def _check_include_image(value: object) -> bool:
+    """``value`` if True or False, else ``TypeError`` (no ``"yes"``/``"no"``/``1``)."""
+    if not isinstance(value, bool):
+        raise TypeError(f"include_image must be True or False, got {value!r}")
+    return value
+
+
+_STRICT: dict[str, Callable[[Any], Any]] = {"k": _check_k, "hops": check_hops,
+                                           "include_image": _check_include_image}

@@ -34,14 +34,13 @@ from hyperviz_core.rag import (
     RenderedView,
     StoreProtocol,
     VisualContext,
-    VizRAG,
     arender_passages,
     render_passages,
     visual_ids,
 )
 
 from .documents import is_image_document
-from .engine import redacted_args, resolve_engine
+from .engine import SharedEngine
 from .events import async_event_hook, event_hook
 
 __all__ = ["HyperVizInput", "HyperVizRunnable", "image_block", "split_documents"]
@@ -131,7 +130,7 @@ def _render_payload(ctx: VisualContext, started: float, passages: int) -> dict[s
             "sha256": ctx.sha256, "elapsed_ms": round((time.perf_counter() - started) * 1e3, 3)}
 
 
-class HyperVizRunnable(RunnableSerializable[HyperVizInput, dict[str, Any]]):
+class HyperVizRunnable(SharedEngine, RunnableSerializable[HyperVizInput, dict[str, Any]]):
     """Render retrieved documents' sub-hypergraph for a multimodal model.
 
     Args:
@@ -148,6 +147,10 @@ class HyperVizRunnable(RunnableSerializable[HyperVizInput, dict[str, Any]]):
     nothing to show. VizRAG documents come back with ``entity_ids`` / ``hyperedge_ids``
     renumbered to the E#/H# of the image rendered here. Emits ``vizrag.render.start``/
     ``end`` custom events (no image bytes).
+
+    Like ``VizRAGRetriever``: ``copy.deepcopy`` and ``configurable_fields`` copies share the
+    engine opened for a ``store`` path, pickling reopens the path, and ``close()`` (or
+    ``with HyperVizRunnable(store=path) as hv:``) closes the store it opened.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
@@ -164,17 +167,13 @@ class HyperVizRunnable(RunnableSerializable[HyperVizInput, dict[str, Any]]):
         super().__init__(**data)
         self._open()  # after validation: a store error is raised as it is, not wrapped
 
-    def __repr_args__(self) -> Any:
-        return redacted_args(super().__repr_args__())
-
     def _open(self) -> None:
-        """Resolve ``store`` into an open store."""
+        """Resolve ``store`` into an open store (a path: through an engine opened once and
+        shared with copies)."""
         if self.store is None or isinstance(self.store, StoreProtocol):
             self._store = self.store
         else:
-            engine = (self.store if isinstance(self.store, VizRAG)
-                      else resolve_engine(self.store, must_exist=True))
-            self._store = engine.store
+            self._store = self._open_engine(self.store).store
 
     def _output(self, docs: list[Document], ctx: VisualContext | None) -> dict[str, Any]:
         show = ctx is not None and not ctx.is_empty

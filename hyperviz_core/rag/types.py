@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -27,9 +28,10 @@ def content_hash(text: str, *, length: int = 16) -> str:
 def json_safe_metadata(meta: Mapping[Any, Any]) -> dict[str, Any]:
     """``meta`` with string keys, sorted, made JSON-safe value by value (what a framework
     document's metadata becomes in the store): mappings, lists and tuples are converted
-    item by item, sets become sorted lists, anything else JSON cannot hold becomes its
-    ``str()``, with a default ``repr``'s memory address left out, so the same metadata
-    gives the same stored value (and document hash) in every process.
+    item by item, sets become sorted lists, anything else JSON cannot hold (a NaN or an
+    infinity included) becomes its ``str()``, with a default ``repr``'s memory address left
+    out, so the same metadata gives the same stored value (and document hash) in every
+    process.
 
     >>> import datetime
     >>> json_safe_metadata({"year": 1903, "when": datetime.date(1903, 12, 10)})
@@ -38,6 +40,8 @@ def json_safe_metadata(meta: Mapping[Any, Any]) -> dict[str, Any]:
     {'seen': ['1903-01-02'], 'tags': ['a', 'b']}
     >>> json_safe_metadata({"owner": object()})
     {'owner': '<object object>'}
+    >>> json_safe_metadata({"score": float("nan"), "best": float("inf")})
+    {'best': 'inf', 'score': 'nan'}
     """
     return {str(key): _json_safe(value)
             for key, value in sorted(meta.items(), key=lambda kv: str(kv[0]))}
@@ -47,6 +51,8 @@ _ADDRESS = re.compile(r" at 0x[0-9A-Fa-f]+>")
 
 
 def _json_safe(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)  # 'nan', 'inf', '-inf': strict JSON holds none of them
     if value is None or isinstance(value, str | bool | int | float):
         return value
     if isinstance(value, Mapping):
