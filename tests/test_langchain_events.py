@@ -83,3 +83,24 @@ async def test_async_model_calls_nest_in_the_retrieval(retriever: VizRAGRetrieve
     await spy_retriever.ainvoke(QUERY, config={"callbacks": [seen]})
     assert seen.model_parents == [seen.retriever_run] * 2
     assert sum(n == "vizrag.model_call.end" for n, _, _ in seen.events) == 2
+
+
+@pytest.mark.parametrize("mode", ["text", "naive"])
+async def test_the_passage_rendering_of_a_text_mode_sends_render_events(
+        retriever: VizRAGRetriever, mode: str) -> None:
+    """``text``/``naive`` draw no view: the image is the ranked passages' rendering, and it
+    is traced like any rendering (sync and async)."""
+    seen = Collect()
+    docs = retriever.invoke(QUERY, mode=mode, include_image=True,
+                            config={"callbacks": [seen]})
+    assert docs[-1].metadata["view"] == "passages"
+    names = [n for n, _, _ in seen.events]
+    assert names.count("vizrag.render.start") == names.count("vizrag.render.end") == 1
+    end = next(d for n, d, _ in seen.events if n == "vizrag.render.end")
+    assert (end["view"], end["passages"]) == ("passages", 3)
+    assert end["sha256"] == docs[-1].metadata["sha256"] and end["elapsed_ms"] >= 0
+    events = [e async for e in retriever.astream_events(QUERY, version="v2", mode=mode,
+                                                          include_image=True)
+              if e["event"] == "on_custom_event" and e["name"].startswith("vizrag.render.")]
+    assert [e["name"] for e in events] == ["vizrag.render.start", "vizrag.render.end"]
+    assert events[1]["data"]["view"] == "passages"

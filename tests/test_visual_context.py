@@ -142,3 +142,25 @@ def test_from_view_of_an_engine_rendering(rag: VizRAG) -> None:
     assert ctx.sha256 == result.bottom_view.sha256 and ctx.png == result.bottom_view.png
     assert ctx.entities == len(result.bottom_view.export["entities"])
     assert ctx.png_base64 not in repr(ctx) and "entities" in repr(ctx)
+
+
+def test_render_hooks_see_start_and_end_or_error() -> None:
+    import asyncio
+
+    events: list[tuple[str, str, dict[str, object]]] = []
+
+    def hook(name: str, phase: str, payload: dict[str, object]) -> None:
+        events.append((name, phase, payload))
+
+    passages = [("p1", CURIE), ("p2", EINSTEIN)]
+    ctx = render_passages(passages, hooks=[hook])
+    actx = asyncio.run(arender_passages(passages, hooks=[hook]))
+    assert [(n, p) for n, p, _ in events] == [("render", "start"), ("render", "end")] * 2
+    for (_, _, end), c in ((events[1], ctx), (events[3], actx)):
+        assert end["view"] == "passages" and end["passages"] == 2
+        assert (end["sha256"], end["entities"], end["width"]) == (c.sha256, c.entities, 1536)
+    events.clear()
+    with pytest.raises(TypeError):
+        render_passages([("p1", 7)], hooks=[hook])  # type: ignore[list-item]
+    assert [(n, p) for n, p, _ in events] == [("render", "start"), ("render", "error")]
+    assert "TypeError" in str(events[1][2]["error"])

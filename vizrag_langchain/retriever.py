@@ -217,7 +217,7 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
         (``text``, ``naive``): the sub-hypergraph of the ranked chunks is drawn instead."""
         if not image or result.bottom_view is not None or result.top_view is not None:
             return []
-        return [(c.chunk_id, c.text) for c in result.chunks[:n]]
+        return result.passages(n)
 
     @staticmethod
     def _documents(result: RetrievalResult, n: int, image: bool,
@@ -249,8 +249,8 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
                 result = ctx.run(self._engine.retrieve, query, hooks=[hook] if hook else None,
                                  **opts)
         passages = self._passages(result, n, image)
-        drawn = (render_passages(passages, store=self._engine.store, query=query)
-                if passages else None)
+        drawn = (render_passages(passages, store=self._engine.store, query=query,
+                                 hooks=[hook] if hook else ()) if passages else None)
         return self._documents(result, n, image, drawn)
 
     async def _aget_relevant_documents(
@@ -268,8 +268,8 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
             with set_config_context({"callbacks": run_manager.get_child()}) as ctx:
                 result = await coro_with_context(call, ctx)
         passages = self._passages(result, n, image)
-        drawn = (await arender_passages(passages, store=self._engine.store, query=query)
-                 if passages else None)
+        drawn = (await arender_passages(passages, store=self._engine.store, query=query,
+                                        hooks=[hook] if hook else ()) if passages else None)
         return self._documents(result, n, image, drawn)
 
 

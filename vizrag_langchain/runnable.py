@@ -18,7 +18,6 @@ Example::
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -124,12 +123,6 @@ def _renumbered(docs: list[Document], ctx: VisualContext) -> list[Document]:
     return out
 
 
-def _render_payload(ctx: VisualContext, started: float, passages: int) -> dict[str, Any]:
-    return {"view": "passages", "passages": passages, "entities": ctx.entities,
-            "hyperedges": ctx.hyperedges, "width": ctx.width, "height": ctx.height,
-            "sha256": ctx.sha256, "elapsed_ms": round((time.perf_counter() - started) * 1e3, 3)}
-
-
 class HyperVizRunnable(SharedEngine, RunnableSerializable[HyperVizInput, dict[str, Any]]):
     """Render retrieved documents' sub-hypergraph for a multimodal model.
 
@@ -188,13 +181,10 @@ class HyperVizRunnable(SharedEngine, RunnableSerializable[HyperVizInput, dict[st
         docs, image_doc, query = self._prepare(value)
         if image_doc is not None or not docs:
             return self._output(docs, _from_image_doc(image_doc) if image_doc else None)
-        hook, started = event_hook(run_manager), time.perf_counter()
-        if hook is not None:
-            hook("render", "start", {"view": "passages", "passages": len(docs)})
+        hook = event_hook(run_manager)
         ctx = render_passages(_passages(docs), store=self._store, extractor=self.extractor,
-                              renderer=self.renderer, query=query)
-        if hook is not None:
-            hook("render", "end", _render_payload(ctx, started, len(docs)))
+                              renderer=self.renderer, query=query,
+                              hooks=[hook] if hook else ())
         return self._output(_renumbered(docs, ctx), ctx)
 
     async def _arender(self, value: HyperVizInput, run_manager: AsyncCallbackManagerForChainRun
@@ -202,14 +192,10 @@ class HyperVizRunnable(SharedEngine, RunnableSerializable[HyperVizInput, dict[st
         docs, image_doc, query = self._prepare(value)
         if image_doc is not None or not docs:
             return self._output(docs, _from_image_doc(image_doc) if image_doc else None)
-        hook, started = async_event_hook(run_manager), time.perf_counter()
-        if hook is not None:
-            await hook("render", "start", {"view": "passages", "passages": len(docs)})
+        hook = async_event_hook(run_manager)
         ctx = await arender_passages(_passages(docs), store=self._store,
                                      extractor=self.extractor, renderer=self.renderer,
-                                     query=query)
-        if hook is not None:
-            await hook("render", "end", _render_payload(ctx, started, len(docs)))
+                                     query=query, hooks=[hook] if hook else ())
         return self._output(_renumbered(docs, ctx), ctx)
 
     @staticmethod

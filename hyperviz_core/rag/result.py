@@ -232,6 +232,13 @@ class RetrievalResult(BaseModel):
         """SHA-256 of every image sent to a model, in order."""
         return [h for p in self.prompts for h in p.images]
 
+    def passages(self, limit: int | None = None) -> list[tuple[str, str]]:
+        """The ranked chunks as ``(chunk id, text)`` pairs, best first (the first ``limit``):
+        what :func:`~hyperviz_core.rag.render_passages` draws for a mode that drew no view
+        (``text``, ``naive``)."""
+        chunks = self.chunks if limit is None else self.chunks[:limit]
+        return [(c.chunk_id, c.text) for c in chunks]
+
     def context_text(self, max_chunks: int | None = None) -> str:
         """The ranked passages as numbered plain text (what a text-only LLM would read)."""
         chunks = self.chunks if max_chunks is None else self.chunks[:max_chunks]

@@ -29,13 +29,15 @@ from __future__ import annotations
 
 import asyncio
 import base64
-from collections.abc import Sequence
+import time
+from collections.abc import Iterable, Sequence, Sized
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
 from ..model import Hypergraph
 from ..prune import Budget
+from .hooks import Hook, HookEvent, afire, elapsed_ms, error_text, fire
 
 if TYPE_CHECKING:
     from ..render import HyperViz
@@ -249,6 +251,7 @@ def render_passages(
     extractor: Extractor | None = None,
     renderer: HyperViz | None = None,
     query: str | None = None,
+    hooks: Iterable[Hook] = (),
 ) -> VisualContext:
     """Render the sub-hypergraph of retrieved ``(id, text)`` passages.
 
@@ -260,14 +263,24 @@ def render_passages(
         renderer: a :class:`~hyperviz_core.render.HyperViz` (default: dual view,
             congestion control on).
         query: the question; feeds the renderer's importance (what survives pruning).
+        hooks: stage hooks that get the ``render`` events (``start``, then ``end`` or
+            ``error``; ``view`` = ``"passages"``), as a retrieval's renderings do.
 
     Raises:
         ValueError: ``passages`` is empty.
         TypeError: an item is not an ``(id, text)`` pair of strings.
     """
-    hg = passages_hypergraph(passages, store=store, extractor=extractor)
-    return render_hypergraph(hg, renderer=renderer, query=query,
-                             chunk_texts=_texts(passages))
+    hooks, base, t0 = list(hooks), _base(passages), time.perf_counter()
+    fire(hooks, HookEvent("render", "start", dict(base)))
+    try:
+        hg = passages_hypergraph(passages, store=store, extractor=extractor)
+        ctx = render_hypergraph(hg, renderer=renderer, query=query,
+                                chunk_texts=_texts(passages))
+    except Exception as exc:
+        fire(hooks, _failed(base, exc, t0))
+        raise
+    fire(hooks, _rendered(base, ctx, t0))
+    return ctx
 
 
 async def arender_passages(
@@ -277,9 +290,36 @@ async def arender_passages(
     extractor: Extractor | None = None,
     renderer: HyperViz | None = None,
     query: str | None = None,
+    hooks: Iterable[Hook] = (),
 ) -> VisualContext:
-    """Async :func:`render_passages` (extraction awaited, rendering in a worker thread)."""
-    hg = await apassages_hypergraph(passages, store=store, extractor=extractor)
-    rendering = await _renderer(renderer).arender(hg, query=query,
-                                                  chunk_texts=_texts(passages))
-    return _context(rendering)
+    """Async :func:`render_passages` (extraction awaited, rendering in a worker thread;
+    awaitable hook results awaited)."""
+    hooks, base, t0 = list(hooks), _base(passages), time.perf_counter()
+    await afire(hooks, HookEvent("render", "start", dict(base)))
+    try:
+        hg = await apassages_hypergraph(passages, store=store, extractor=extractor)
+        rendering = await _renderer(renderer).arender(hg, query=query,
+                                                      chunk_texts=_texts(passages))
+        ctx = _context(rendering)
+    except Exception as exc:
+        await afire(hooks, _failed(base, exc, t0))
+        raise
+    await afire(hooks, _rendered(base, ctx, t0))
+    return ctx
+
+
+def _base(passages: Passages) -> dict[str, Any]:
+    return {"view": "passages", "passages": len(passages) if isinstance(passages, Sized)
+            else None}
+
+
+def _failed(base: dict[str, Any], exc: BaseException, t0: float) -> HookEvent:
+    return HookEvent("render", "error", {**base, "error": error_text(exc),
+                                         "elapsed_ms": elapsed_ms(t0)})
+
+
+def _rendered(base: dict[str, Any], ctx: VisualContext, t0: float) -> HookEvent:
+    """The ``render`` end event: what was drawn, as a retrieval's ``render`` end reports."""
+    return HookEvent("render", "end", {
+        **base, "entities": ctx.entities, "hyperedges": ctx.hyperedges, "width": ctx.width,
+        "height": ctx.height, "sha256": ctx.sha256, "elapsed_ms": elapsed_ms(t0)})
