@@ -2,6 +2,8 @@
 
 ``import-hyperrag WORKDIR --store DIR [--reuse-embeddings]`` imports a Hyper-RAG working dir
 (validated completely before anything is written; re-importing is a no-op) and prints counts.
+It refuses to replace a stored document under a Hyper-RAG document id that no Hyper-RAG
+import wrote (e.g. one ``vizrag index`` stored) unless ``--replace-documents`` is given.
 ``export --store DIR --hif OUT.json [--layer L] [--doc ID ...] [--query Q]`` writes the whole
 store or a selected sub-hypergraph as HIF.
 
@@ -52,6 +54,7 @@ def _run_import(args: argparse.Namespace) -> int:
                 wd, store, embedder=embedder, reuse_embeddings=args.reuse_embeddings,
                 theme_extractor=_theme_extractor(chat, store),
                 show_progress=not args.no_progress and sys.stderr.isatty(), release=True,
+                replace_documents=args.replace_documents,
             )
         except KeyboardInterrupt:
             print(f"vizrag import-hyperrag: interrupted; {store.path} keeps the "
@@ -123,6 +126,10 @@ def register(sub: Any) -> None:
     p.add_argument("--llm", default="offline", metavar="PROVIDER:MODEL",
                    help="theme model for G_top: 'offline' (default, heuristic) or e.g. "
                    "openai:gpt-4o-mini (one call per chunk, cached in the store)")
+    p.add_argument("--replace-documents", action="store_true",
+                   help="replace stored documents whose id a Hyper-RAG document uses although "
+                   "no Hyper-RAG import wrote them (e.g. indexed by `vizrag index`); by "
+                   "default the import refuses them and writes nothing")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the import report as JSON")
     p.set_defaults(func=_run_import)

@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from .hyperrag_import import ImportReport, import_hyperrag, import_workdir
+from .hyperrag_import import DocumentConflictError, ImportReport, import_hyperrag, import_workdir
 from .hyperrag_live import (
     HyperRAGResult,
     LiveResult,
@@ -29,6 +29,7 @@ from .hyperrag_write import scale_workdir, write_workdir
 from .store_export import store_hypergraph
 
 __all__ = [
+    "DocumentConflictError",
     "HgdbData",
     "HyperRAGFormatError",
     "HyperRAGResult",

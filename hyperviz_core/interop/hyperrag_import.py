@@ -43,6 +43,7 @@ from ..rag import Embedder, HashingEmbedder, HeuristicThemeExtractor, StoreStats
 from ..rag.store import DocumentInput, StoreProtocol, open_store
 from ..rag.store.batch import batched
 from .hyperrag_map import (
+    HYPERRAG_SOURCE,
     DocPlan,
     ImportPlan,
     build_plan,
@@ -50,13 +51,40 @@ from .hyperrag_map import (
     plan_document,
     rewritten,
 )
-from .hyperrag_pickle import HyperRAGFormatError
+from .hyperrag_pickle import HyperRAGFormatError, shown
 from .hyperrag_read import VDB_FILES, HyperRAGWorkdir, VdbFile, read_vdb, read_workdir
 
-__all__ = ["ImportReport", "import_hyperrag", "import_workdir", "read_for_import"]
+__all__ = ["DocumentConflictError", "ImportReport", "foreign_documents", "import_hyperrag",
+           "import_workdir", "read_for_import"]
 
 #: space -> (our id -> row number, the rows: a LazyMatrix or a decoded matrix)
 VectorMap = dict[str, tuple[dict[str, int], Any]]
+
+
+class DocumentConflictError(ValueError):
+    """The import would replace stored documents that no Hyper-RAG import wrote."""
+
+
+def foreign_documents(store: StoreProtocol, doc_ids: Sequence[str]) -> list[str]:
+    """The ids among ``doc_ids`` that ``store`` holds as documents not written by a
+    Hyper-RAG import (their ``metadata["source"]`` is not :data:`HYPERRAG_SOURCE`)."""
+    out: list[str] = []
+    for start in range(0, len(doc_ids), 256):  # a batch's texts at a time, not all
+        out += [d.id for d in store.documents(doc_ids[start : start + 256])
+                if d.metadata.get("source") != HYPERRAG_SOURCE]
+    return out
+
+
+def _check_replacements(wd: HyperRAGWorkdir, store: StoreProtocol, replace: bool) -> None:
+    """Refuse (before the first write) to replace documents of ``store`` that another
+    command wrote under an id the working dir uses, unless ``replace``."""
+    foreign = [] if replace else foreign_documents(store, sorted(wd.docs))
+    if foreign:
+        ids = ", ".join(shown(i) for i in foreign[:5]) + (" ..." if len(foreign) > 5 else "")
+        raise DocumentConflictError(
+            f"{store.path}: the import would replace {len(foreign)} document(s) not written "
+            f"by a Hyper-RAG import: {ids}; nothing was written (pass --replace-documents, "
+            "replace_documents=True, to replace them)")
 
 
 class ImportReport(BaseModel):
@@ -253,6 +281,7 @@ def import_workdir(
     batch_size: int = 64,
     batch_items: int = 1500,
     release: bool = False,
+    replace_documents: bool = False,
 ) -> ImportReport:
     """Write an already validated working dir into an open store (see :func:`import_hyperrag`).
 
@@ -260,13 +289,16 @@ def import_workdir(
     ``batch_items`` mapped entities and hyperedges (what a batch holds in memory), one
     transaction (and one merge of what they touch) each. ``release=True`` empties ``wd``
     as it goes (each document's text, chunks and the rows no later document needs): what
-    :func:`import_hyperrag` does with the working dir it read."""
+    :func:`import_hyperrag` does with the working dir it read. A stored document that no
+    Hyper-RAG import wrote is never replaced unless ``replace_documents``
+    (:class:`DocumentConflictError` before the first write)."""
 
     t0 = time.perf_counter()
     embedder = embedder or HashingEmbedder()
     themes = theme_extractor or HeuristicThemeExtractor()
     reuse, note = _embedding_choice(wd, embedder, reuse_embeddings)
-    store.check_embedder(embedder.name, embedder.dim)  # before the first write
+    _check_replacements(wd, store, replace_documents)  # both before the first write
+    store.check_embedder(embedder.name, embedder.dim)
     plan = build_plan(wd)
     vecs = None
     if reuse:  # only for the spaces this store keeps vectors of
@@ -388,6 +420,7 @@ def import_hyperrag(
     theme_extractor: Any = None,
     reuse_embeddings: bool = False,
     show_progress: bool = True,
+    replace_documents: bool = False,
 ) -> ImportReport:
     """Import a Hyper-RAG working dir into a VizRAG store; re-importing is a no-op.
 
@@ -399,11 +432,15 @@ def import_hyperrag(
         theme_extractor: builds G_top per chunk (default offline heuristic).
         reuse_embeddings: store Hyper-RAG's vectors when the dimensions match.
         show_progress: tqdm bar over documents.
+        replace_documents: replace stored documents with a working dir's id that another
+            command (``vizrag index``) wrote; by default the import refuses them.
 
     Raises:
         HyperRAGFormatError: the working dir is incomplete, malformed or unsafe (nothing
             was written).
         StoreError: the store holds vectors of another dimension (nothing was written).
+        DocumentConflictError: the store holds documents under the working dir's ids that
+            no Hyper-RAG import wrote, and not ``replace_documents`` (nothing was written).
     """
     wd = read_for_import(workdir, reuse_embeddings=reuse_embeddings)
     own = not isinstance(store, StoreProtocol)
@@ -411,7 +448,7 @@ def import_hyperrag(
     try:
         return import_workdir(wd, st, embedder=embedder, theme_extractor=theme_extractor,
                               reuse_embeddings=reuse_embeddings, show_progress=show_progress,
-                              release=True)
+                              release=True, replace_documents=replace_documents)
     finally:
         if own:
             st.close()

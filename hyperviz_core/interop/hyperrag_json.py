@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from .hyperrag_files import read_json_bytes
 from .hyperrag_pickle import HyperRAGFormatError
 
 __all__ = ["json_errors", "parse_json", "read_json", "split_matrix"]
@@ -85,8 +86,7 @@ def read_json(path: str | Path, *, keep: frozenset[str] | None = None,
     hook = None if keep is None else (
         lambda pairs: {k: v for k, v in pairs if k in keep})
     with json_errors(p):
-        with p.open("rb") as fh:
-            raw = fh.read()
+        raw = read_json_bytes(p)  # a regular file of bounded size, or a one-line error
         head, b64, _ = split_matrix(raw) if matrix else (raw, None, -1)
         del raw
         out = parse_json(head, hook)

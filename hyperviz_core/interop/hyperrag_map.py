@@ -36,6 +36,7 @@ from ..rag import Chunk, ChunkExtraction, Document
 from .hyperrag_read import ChunkRow, HyperRAGWorkdir
 
 __all__ = [
+    "HYPERRAG_SOURCE",
     "SEP",
     "CaseIndex",
     "DocPlan",
@@ -52,6 +53,9 @@ __all__ = [
 ]
 
 SEP = "<SEP>"
+#: ``metadata["source"]`` of every document an import writes (how a later import tells its
+#: own documents from those another command stored under the same id)
+HYPERRAG_SOURCE = "hyper-rag"
 _UNKNOWN = "UNKNOWN"
 
 
@@ -321,7 +325,8 @@ def _chunks(doc_id: str, content: str, rows: Sequence[ChunkRow]) -> list[Chunk]:
 def iter_documents(wd: HyperRAGWorkdir) -> Iterator[tuple[Document, list[ChunkRow]]]:
     """Documents in id order with their chunk rows (cheap: no extraction built)."""
     for doc_id, rows in wd.doc_chunks().items():
-        yield Document(id=doc_id, text=wd.docs[doc_id], metadata={"source": "hyper-rag"}), rows
+        yield Document(id=doc_id, text=wd.docs[doc_id], metadata={"source": HYPERRAG_SOURCE}
+                       ), rows
 
 
 def plan_document(wd: HyperRAGWorkdir, plan: ImportPlan, doc: Document,

@@ -39,13 +39,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from .hyperrag_files import HyperRAGFormatError, read_hgdb_bytes
 from .hyperrag_scan import PickleShapeError, scan_pickle
 
 __all__ = [
     "ALLOWED_GLOBALS",
+    "EXPAND_BASE",
+    "EXPAND_PER_BYTE",
     "HgdbData",
     "HyperRAGFormatError",
     "RestrictedUnpickler",
+    "check_expansion",
     "check_weight",
     "key_sample",
     "load_hgdb",
@@ -61,8 +65,13 @@ ALLOWED_GLOBALS: dict[tuple[str, str], Any] = {
 }
 
 
-class HyperRAGFormatError(ValueError):
-    """A Hyper-RAG working-dir file is missing, malformed, foreign or unsafe."""
+#: the text a ``.hgdb`` may hold once each string is counted at every use (the memo lets
+#: a file store a string once and reference it from every record): this many characters
+#: plus :data:`EXPAND_PER_BYTE` per byte of the file. The fixture holds 0.93 per byte
+#: (names and ``source_id`` fetched from the memo included); a 2 MB description shared by
+#: 10,000 records would expand 2.3 MB into 20 GB of text.
+EXPAND_BASE = 1 << 24
+EXPAND_PER_BYTE = 16
 
 
 class _ShortRepr(reprlib.Repr):
@@ -206,6 +215,38 @@ def check_weight(w: Any, key: Any, what: str) -> float:
     return value
 
 
+def _text_len(attrs: Any) -> int:
+    """Characters (UTF-8 bytes for a streamed row) of an attribute dict's or row's texts."""
+    values = attrs.values() if isinstance(attrs, dict) else attrs
+    return sum(len(v) for v in values if isinstance(v, str | bytes))
+
+
+def expanded_text(data: HgdbData, stop: int) -> int:
+    """The text of all names and attributes, each string counted at every use (counting
+    ends past ``stop``): what mapping and storing the records materialises."""
+    total = 0
+    for name, attrs in data.vertices.items():
+        total += len(name) + _text_len(attrs)
+        if total > stop:
+            return total
+    for key, attrs in data.edges.items():
+        total += sum(map(len, key)) + _text_len(attrs)
+        if total > stop:
+            return total
+    return total
+
+
+def check_expansion(data: HgdbData, size: int, what: str) -> None:
+    """Refuse a ``.hgdb`` of ``size`` bytes whose shared strings expand beyond
+    :data:`EXPAND_BASE` + :data:`EXPAND_PER_BYTE` × ``size`` characters of text."""
+    limit = EXPAND_BASE + EXPAND_PER_BYTE * size
+    if expanded_text(data, limit) > limit:
+        raise HyperRAGFormatError(
+            f"{what}: its texts, each shared string counted at every use, exceed the "
+            f"{limit:,} characters allowed for a {size:,}-byte file (EXPAND_BASE + "
+            f"EXPAND_PER_BYTE per byte); a Hyper-RAG .hgdb never shares long texts")
+
+
 def key_sample(obj: dict[Any, Any]) -> list[str]:
     """A few of an untrusted dict's keys, shown briefly and sorted (for an error)."""
     return sorted(shown(k) for k in itertools.islice(obj, 50))[:5]
@@ -235,19 +276,17 @@ def load_hgdb(path: str | Path, *, incidence: bool = True) -> HgdbData:
     index alone is about half the file size in Python objects.
 
     Raises:
-        HyperRAGFormatError: missing file, a global other than ``collections.defaultdict``
-            or ``builtins.set``, a truncated pickle, or an unexpected structure.
+        HyperRAGFormatError: missing file (or not a regular one, or too large), a global
+            other than ``collections.defaultdict`` or ``builtins.set``, a truncated pickle,
+            an unexpected structure, or shared texts expanding beyond
+            :func:`check_expansion`'s bound.
     """
     p = Path(path)
-    try:
-        with p.open("rb") as fh:
-            obj = _unpickle(fh, str(p))
-    except FileNotFoundError:
-        raise HyperRAGFormatError(f"{p}: missing (not a Hyper-RAG working dir?)") from None
-    except IsADirectoryError:
-        raise HyperRAGFormatError(f"{p}: is a directory, expected a .hgdb file") from None
+    blob = read_hgdb_bytes(p)  # a regular file of bounded size, or a one-line error
+    obj = restricted_loads(blob, str(p))
     data = parse_hgdb(obj, str(p))
     del obj
+    check_expansion(data, len(blob), str(p))
     if not incidence:
         data.incidence = {}
         for attrs in data.vertices.values():

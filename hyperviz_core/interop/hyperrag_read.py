@@ -1,7 +1,9 @@
 """Readers for a Hyper-RAG working directory (JSON key-value stores, nano-vectordb, pickle).
 
 Every reader validates what it returns and raises :class:`HyperRAGFormatError` with one line
-naming the file and the problem (missing, malformed JSON with line/column, wrong shape).
+naming the file and the problem (missing, malformed JSON with line/column, wrong shape; not a
+regular file once symlinks are followed, such as a FIFO or ``/dev/zero``, or larger than
+:data:`~.hyperrag_files.MAX_JSON_BYTES`, see :mod:`.hyperrag_files`).
 :func:`read_workdir` reads and cross-checks a whole directory *before* anything is written
 anywhere, so an importer can refuse a broken directory without side effects. Unknown files
 (``HyperRAG.log``, ``corpus.txt`` ...) are ignored.

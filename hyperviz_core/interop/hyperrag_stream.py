@@ -19,7 +19,11 @@ file is executed. The interpreter knows the opcodes Python's pickler writes for 
 records — is read by :func:`~.hyperrag_pickle.load_hgdb` instead, so the result is always
 the same (tested on both paths). As there, a tuple may not hold a tuple (the C hash of a
 nested or memo-shared one crashes or never ends) and memo references may cost at most
-:data:`~.hyperrag_scan.SHARE_PER_BYTE` hashed elements per byte read.
+:data:`~.hyperrag_scan.SHARE_PER_BYTE` hashed elements per byte read. Texts fetched from the
+memo cost nothing here (one object, many references), but every later step would decode and
+store them once per use: :func:`~.hyperrag_pickle.check_expansion` bounds their total (each
+use counted) before the rows are returned. The file must be a regular file of at most
+:data:`~.hyperrag_files.MAX_HGDB_BYTES` (:func:`~.hyperrag_files.open_hgdb`).
 
 Example:
     >>> import io, pickle, collections
@@ -38,10 +42,12 @@ import struct
 from pathlib import Path
 from typing import IO, Any
 
+from .hyperrag_files import open_hgdb
 from .hyperrag_pickle import (
     ALLOWED_GLOBALS,
     HgdbData,
     HyperRAGFormatError,
+    check_expansion,
     key_sample,
     load_hgdb,
     shown,
@@ -331,12 +337,11 @@ def read_hgdb_rows(path: str | Path) -> HgdbData:
     checks and errors either way.
     """
     p = Path(path)
+    fh, size = open_hgdb(p)  # a regular file of bounded size, or a one-line error
     try:
-        with p.open("rb") as fh:
-            return stream_hgdb(fh, str(p))
-    except FileNotFoundError:
-        raise HyperRAGFormatError(f"{p}: missing (not a Hyper-RAG working dir?)") from None
-    except IsADirectoryError:
-        raise HyperRAGFormatError(f"{p}: is a directory, expected a .hgdb file") from None
+        with fh:
+            data = stream_hgdb(fh, str(p))
     except Unsupported:
         return load_hgdb(p, incidence=False)
+    check_expansion(data, size, str(p))  # before anything decodes a shared text again
+    return data

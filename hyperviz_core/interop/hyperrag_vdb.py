@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .hyperrag_files import open_json, read_json_bytes
 from .hyperrag_json import json_errors, parse_json, read_json, split_matrix
 from .hyperrag_pickle import HyperRAGFormatError, shown
 
@@ -142,7 +143,7 @@ class LazyMatrix:
         """Rows ``indices`` (in that order) as an ``(n, dim)`` float32 matrix."""
         size = self.dim * 4
         out = np.empty((len(indices), self.dim), dtype=np.float32)
-        with self.path.open("rb") as fh:
+        with open_json(self.path) as fh:
             for n, i in enumerate(indices):
                 if not 0 <= i < self.rows:
                     raise IndexError(f"{self.path}: row {i} of {self.rows}")
@@ -180,8 +181,7 @@ def read_vdb_lazy(path: str | Path, field: str) -> VdbFile:
     of the decoded matrix. A file whose matrix is not its last member is read whole."""
     p = Path(path)
     with json_errors(p):
-        with p.open("rb") as fh:
-            raw = fh.read()
+        raw = read_json_bytes(p)
         head, b64, offset = split_matrix(raw)
         if b64 is None:
             del raw, head
