@@ -109,3 +109,47 @@ def test_cli_workers_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
         main(["index", str(text), "--store", str(tmp_path / "s"), "--workers", "many"])
     assert err.value.code == 2
     assert "not a number or 'auto'" in capsys.readouterr().err
+
+
+def test_workers_end_when_their_parent_is_killed(tmp_path: Path) -> None:
+    """A parent killed with SIGKILL never shuts its pool down: the workers notice and exit
+    instead of waiting for work forever."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "parent.py"
+    script.write_text(
+        "import sys, time\n"
+        "from hyperviz_core.rag import Chunk, HeuristicExtractor, HeuristicThemeExtractor\n"
+        "from hyperviz_core.rag.index.workers import ExtractionPool\n"
+        "if __name__ == '__main__':\n"
+        "    pool = ExtractionPool(HeuristicExtractor(), HeuristicThemeExtractor(), 2)\n"
+        "    pool.run([Chunk(id='c', doc_id='d', text='Ada Quill lived in Leyton.')])\n"
+        "    print(' '.join(str(p) for p in pool._pool._processes), flush=True)\n"
+        "    time.sleep(60)\n")
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE,
+                              text=True)
+    assert parent.stdout is not None
+    workers = [int(p) for p in parent.stdout.readline().split()]
+    assert workers
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.wait()
+
+    def alive(pid: int) -> bool:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        try:  # an exited child of init is reaped at once; a zombie would not be yet
+            with open(f"/proc/{pid}/stat") as f:
+                return f.read().split(") ", 1)[1][0] != "Z"
+        except FileNotFoundError:
+            return False
+
+    deadline = time.monotonic() + 15
+    while any(alive(p) for p in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [p for p in workers if alive(p)]

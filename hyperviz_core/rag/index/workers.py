@@ -33,6 +33,8 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import threading
+import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing.context import SpawnContext, SpawnProcess
@@ -73,7 +75,21 @@ def extract_chunks(extractor: Any, themes: Any, chunks: Sequence[Chunk]
 def _start(extractor: Any, themes: Any) -> None:
     global _EXTRACTORS
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    _exit_with_parent(os.getppid())
     _EXTRACTORS = (extractor, themes)
+
+
+def _exit_with_parent(parent: int, every: float = 0.5) -> None:
+    """End this worker once its parent is gone: a parent killed with SIGKILL never shuts
+    the pool down, and its workers would otherwise wait for work forever (adopted by
+    init), one set more after each crash and re-run."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="vizrag-parent-watch", daemon=True).start()
 
 
 class _QuietProcess(SpawnProcess):
