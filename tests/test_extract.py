@@ -317,6 +317,23 @@ def test_llm_theme_sends_text_and_image() -> None:
         chat2.calls[0]["prompt"])
 
 
+def test_llm_theme_with_a_lone_surrogate_is_stored(tmp_path: Path) -> None:
+    """A theme cut inside an escaped emoji ("\\ud83d") is cleaned as extraction fields
+    are; the document is stored, not failed with a UnicodeEncodeError."""
+    from hyperviz_core.rag import Document, VizRAG
+
+    ext = LLMExtractor(ScriptedChat([GOOD])).extract(chunk(ADA))
+    answer = ('{"theme": "Friendship \\ud83d\\u0007", '
+              '"key_entities": ["Ada Lovelace"]}')
+    th = LLMThemeExtractor(ScriptedChat([answer])).theme(chunk(ADA), ext)
+    assert th.theme == "Friendship ?"  # replaced, as an extracted field's surrogate is
+    th.theme.encode("utf-8")
+    with VizRAG(tmp_path, chat=ScriptedChat([GOOD, answer] * 4), show_progress=False,
+                index_visualization=False) as rag:
+        report = rag.insert([Document(id="d1", text=ADA)])
+        assert report.documents_added == 1 and report.errors == []
+
+
 def test_llm_theme_follow_up_and_fallback() -> None:
     ext = LLMExtractor(ScriptedChat([GOOD])).extract(chunk(ADA))
     chat = ScriptedChat(['{"theme": "Computing", "key_entities": ["nobody"]}',

@@ -25,7 +25,7 @@ from ..types import Chunk, ChunkExtraction, ChunkTheme
 from .base import Extractor, ThemeExtractor, merge_extractions
 from .heuristic import HeuristicThemeExtractor, heuristic_keywords
 from .parse.extraction import parse_extraction, parse_json_list, parse_json_object
-from .parse.fields import answer_text
+from .parse.fields import answer_text, clean
 
 __all__ = [
     "LLMDescriptionSummarizer",
@@ -267,7 +267,9 @@ class LLMThemeExtractor:
     def _read(self, answer: str, ext: ChunkExtraction) -> tuple[str, list[str], list[str]]:
         obj = parse_json_object(answer)
         theme = obj.get("theme")
-        theme = " ".join(str(theme).split())[:500] if isinstance(theme, (str, int, float)) else ""
+        # one clean line: a lone surrogate (a cut "\ud83d" escape) or a control character
+        # from the model never reaches the store
+        theme = clean(theme, 500) if isinstance(theme, (str, int, float)) else ""
         kws = parse_json_list([obj.get("keywords")] if isinstance(obj.get("keywords"), str)
                               else obj.get("keywords") or [])
         names = parse_json_list(obj.get("key_entities") or obj.get("entities") or [])
