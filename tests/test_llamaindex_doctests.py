@@ -12,7 +12,8 @@ pytest.importorskip("llama_index.core")
 MODULES = ["vizrag_llamaindex.captions", "vizrag_llamaindex.documents",
            "vizrag_llamaindex.index",
            "vizrag_llamaindex.instrumentation",
-           "vizrag_llamaindex.nodes", "vizrag_llamaindex.postprocessor",
+           "vizrag_llamaindex.nodes", "vizrag_llamaindex.options",
+           "vizrag_llamaindex.postprocessor",
            "vizrag_llamaindex.retriever"]
 
 

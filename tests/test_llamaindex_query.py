@@ -16,7 +16,7 @@ from llama_index.core.base.llms.types import ImageBlock, TextBlock
 from llama_index.core.llms.mock import MockLLM, MockLLMWithChatMemoryOfLastCall
 from llama_index.core.query_engine import RetrieverQueryEngine
 
-from vizrag_llamaindex import CaptionOnlyWarning, VizRAGImageNode, VizRAGIndex
+from vizrag_llamaindex import CaptionOnlyWarning, IndexingWarning, VizRAGImageNode, VizRAGIndex
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 QUERY = "Who worked with Marie Curie in Paris?"
@@ -111,8 +111,9 @@ def test_no_llm_is_a_clear_error_and_the_index_llm_is_used() -> None:
     with pytest.raises(TypeError, match="LlamaIndex LLM"):
         index.as_query_engine(llm="gpt-4o-mini")
     llm = MockLLMWithChatMemoryOfLastCall(is_chat_model=True)
-    with_llm = VizRAGIndex.from_documents(
-        [Document(text="Ada Lovelace met Charles Babbage in London.", id_="ada")], llm=llm)
+    with pytest.warns(IndexingWarning):  # the mock's echoed prompt is no extraction
+        with_llm = VizRAGIndex.from_documents(
+            [Document(text="Ada Lovelace met Charles Babbage in London.", id_="ada")], llm=llm)
     calls = len(llm.last_called_chat_function)  # extraction/themes went through the adapter
     assert calls > 0
     with_llm.as_query_engine(top_k=1).query("Who met Charles Babbage?")

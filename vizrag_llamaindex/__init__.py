@@ -20,6 +20,7 @@ from .hyperrag import HyperRAGVisualRetriever
 from .index import IndexVizRAG, VizRAGIndex, to_engine_document
 from .instrumentation import StageSpans, VizRAGLocateEvent, VizRAGRenderEvent
 from .nodes import VizRAGImageNode, chunk_nodes, image_node
+from .options import IndexingWarning
 from .postprocessor import HyperVizPostprocessor
 from .query import CaptionOnlyWarning, build_query_engine
 from .retriever import VizRAGRetriever
@@ -31,6 +32,7 @@ __all__ = [
     "HyperVizPostprocessor",
     "ImageCaptionPostprocessor",
     "IndexVizRAG",
+    "IndexingWarning",
     "LlamaIndexChatModel",
     "LlamaIndexEmbedder",
     "StageSpans",

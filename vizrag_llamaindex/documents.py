@@ -23,7 +23,13 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from llama_index.core.ingestion import arun_transformations, run_transformations
-from llama_index.core.schema import BaseNode, Document, MetadataMode, TransformComponent
+from llama_index.core.schema import (
+    BaseNode,
+    Document,
+    ImageNode,
+    MetadataMode,
+    TransformComponent,
+)
 
 from hyperviz_core.rag import Document as VizDocument
 from hyperviz_core.rag import json_safe_metadata
@@ -33,6 +39,7 @@ from .nodes import EXCLUDED_KEY, REF_DOC_KEY, REF_HASH_KEY, stored_ref
 
 __all__ = [
     "asplit_documents",
+    "carried_media",
     "check_nodes",
     "latest_documents",
     "ref_doc_of",
@@ -82,7 +89,9 @@ def check_nodes(nodes: Sequence[BaseNode]) -> None:
     """A ``ValueError`` naming the first document or node whose id, text or metadata holds a
     lone surrogate (not valid Unicode), before anything is written — LlamaIndex's own hashing
     of it fails with a bare ``UnicodeEncodeError`` that names nothing; a ``TypeError`` for
-    anything that is not a LlamaIndex document or node."""
+    anything that is not a LlamaIndex document or node; a ``ValueError`` naming a node that
+    carries an image (``ImageNode``, ``ImageDocument``), audio or video, which the engine
+    would drop (it indexes text only), whether or not the node has text too."""
     for node in nodes:
         if not isinstance(node, BaseNode):
             hint = (": convert it with llama_index.core.Document(text=..., id_=...), or index "
@@ -91,8 +100,27 @@ def check_nodes(nodes: Sequence[BaseNode]) -> None:
                     "a loop for many)" if isinstance(node, (list, tuple)) else "")
             raise TypeError("VizRAGIndex indexes llama_index.core Document / BaseNode "
                             f"objects, got {type(node).__module__}.{type(node).__name__}{hint}")
+        media = carried_media(node)
+        if media:
+            raise ValueError(
+                f"VizRAGIndex indexes text only: node {node.node_id!r} carries {media}, which "
+                "would not be indexed (nor returned); index its text as a Document / TextNode "
+                "(e.g. a caption or OCR text of the image)")
         check_fields(node.node_id, "", node.get_content(MetadataMode.NONE),
                      dict(node.metadata or {}))
+
+
+def carried_media(node: BaseNode) -> str | None:
+    """What non-text content ``node`` carries (``"an image"``, ``"audio"``, ``"a video"``),
+    None when it is text only: an ``ImageNode``'s ``image``/``image_path``/``image_url``, a
+    ``Document``'s (``ImageDocument``'s) image, audio or video resource."""
+    if isinstance(node, ImageNode) and (node.image or node.image_path or node.image_url):
+        return "an image"
+    for attr, what in (("image_resource", "an image"), ("audio_resource", "audio"),
+                       ("video_resource", "a video")):
+        if getattr(node, attr, None) is not None:
+            return what
+    return None
 
 
 def latest_documents(documents: Sequence[Document]) -> list[Document]:

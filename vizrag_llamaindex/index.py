@@ -31,7 +31,7 @@ import tempfile
 import warnings
 import weakref
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +49,7 @@ from llama_index.core.storage.docstore.types import RefDocInfo
 from llama_index.core.storage.storage_context import StorageContext
 
 from hyperviz_core.rag import Document as VizDocument
-from hyperviz_core.rag import VizRAG
+from hyperviz_core.rag import IndexReport, VizRAG
 from hyperviz_core.rag.store import StoreNotFoundError, redact_url
 
 from .adapters import LlamaIndexChatModel, LlamaIndexEmbedder
@@ -65,6 +65,7 @@ from .documents import (
     unchanged,
 )
 from .nodes import user_metadata
+from .options import check_documents, check_models, recorded_options, warn_skipped
 from .query import build_query_engine, multimodal_chat_engine
 from .retriever import RETRIEVER_OPTIONS, VizRAGRetriever, check_unsupported
 from .storage import VizRAGStorageContext, backup_store
@@ -84,6 +85,9 @@ class IndexVizRAG(IndexStruct):
     transformed: bool = False
     """Documents were indexed through transformations (as nodes): later writes of a
     document replace its nodes even without transformations."""
+    engine_options: dict[str, Any] = field(default_factory=dict)
+    """The JSON-valued ``VizRAG`` options the index was opened with (``top_k``, ``mode``,
+    ``chunk_size`` ...), given to the engine again when it is loaded."""
 
     @classmethod
     def get_type(cls) -> str:  # type: ignore[override]
@@ -114,7 +118,9 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         store_dir: the store directory (default: a temporary directory owned by the index).
         engine: an open ``VizRAG`` engine to wrap instead (``llm``/``embed_model`` ignored).
         engine_options: ``VizRAG`` keyword arguments (``mode``, ``top_k``, ``hops``,
-            ``chunk_size``, ``extractor`` ...).
+            ``chunk_size``, ``extractor`` ...); those with JSON values are recorded in the
+            index struct and used again by ``load_index_from_storage`` (its own keyword
+            arguments win), the others (objects) are named in a warning on persist.
     """
 
     index_struct_cls = IndexVizRAG
@@ -134,13 +140,20 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         show_progress: bool = False,
         **engine_options: Any,
     ) -> None:
+        check_models(llm, embed_model)  # before any store is created
+        if nodes is not None:
+            check_documents(nodes, "VizRAGIndex(nodes)")
         self._llm = llm
         #: only transformations passed here apply (not ``Settings.transformations``)
         self._splitters: list[TransformComponent] = list(transformations or [])
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         struct = index_struct or IndexVizRAG()
         owned = engine is None
+        #: engine options a persist cannot record (objects), named once when persisting
+        self._unrecorded: list[str] = []
         if engine is None:
+            engine_options = {**struct.engine_options, **engine_options}  # explicit win
+            struct.engine_options, self._unrecorded = recorded_options(engine_options)
             engine = self._open(struct, llm, embed_model, store_dir, show_progress,
                                 engine_options, loading=index_struct is not None)
         elif store_dir is not None or engine_options:
@@ -204,8 +217,9 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         transformations: list[TransformComponent] | None = None,
         **engine_options: Any,
     ) -> VizRAGIndex:
-        """Index ``documents``: each handed to the engine whole (by ``doc.id_``), or, with
-        ``transformations``, the nodes they make, grouped under the document's id."""
+        """Index ``documents`` (a list): each handed to the engine whole (by ``doc.id_``), or,
+        with ``transformations``, the nodes they make, grouped under the document's id."""
+        check_documents(documents, "from_documents()")  # before a store is made
         index = cls(llm=llm, embed_model=embed_model, store_dir=store_dir,
                     show_progress=show_progress, storage_context=storage_context,
                     callback_manager=callback_manager, transformations=transformations,
@@ -263,7 +277,7 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
                      if self._splitters else [to_engine_document(d) for d in whole])
             self._replace(whole, parts, stored)
         if nodes:
-            self._engine.insert([to_engine_document(d) for d in nodes]).raise_for_failures()
+            self._report(self._engine.insert([to_engine_document(d) for d in nodes]))
 
     async def _aadd(self, docs: Sequence[BaseNode], stored: Stored | None = None) -> None:
         check_nodes(docs)
@@ -273,8 +287,7 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
                      if self._splitters else [to_engine_document(d) for d in whole])
             await asyncio.to_thread(self._replace, whole, parts, stored)
         if nodes:
-            (await self._engine.ainsert([to_engine_document(d) for d in nodes])
-             ).raise_for_failures()
+            self._report(await self._engine.ainsert([to_engine_document(d) for d in nodes]))
 
     def _replace(self, documents: Sequence[Document], parts: Sequence[VizDocument],
                  stored: Stored | None = None) -> None:
@@ -288,9 +301,15 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
             self._index_struct.transformed = True  # recorded with the index when persisted
             self._storage_context.index_store.add_index_struct(self._index_struct)
         if parts:  # a failed part raises here, before anything of the old version goes
-            self._engine.insert(list(parts)).raise_for_failures()
+            self._report(self._engine.insert(list(parts)))
         if stale:  # one transaction: the old version goes whole or stays whole
             self._engine.delete_many(sorted(stale))
+
+    @staticmethod
+    def _report(report: IndexReport) -> None:
+        """Raise for failed documents; warn when extraction records were skipped."""
+        report.raise_for_failures()
+        warn_skipped(report, stacklevel=4)
 
     def _build_index_from_nodes(self, nodes: Sequence[BaseNode],
                                 **build_kwargs: Any) -> IndexVizRAG:
@@ -419,6 +438,12 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
     # ------------------------------------------------------------------ persistence
     def persist_store(self, target: Path) -> None:
         """Back the store up to ``target`` and record it in the index struct."""
+        if self._unrecorded:  # said once per index
+            warnings.warn(f"VizRAGIndex persists its JSON engine options only: "
+                          f"{', '.join(self._unrecorded)} (objects) will not be restored by "
+                          "load_index_from_storage; pass them to it again",
+                          UserWarning, stacklevel=3)
+            self._unrecorded = []
         backup_store(self._engine.store, target)
         self._index_struct.store_path = str(Path(target).resolve())
         self._storage_context.index_store.add_index_struct(self._index_struct)

@@ -9,9 +9,11 @@ clear ``ValueError`` is raised instead of silently resolving to OpenAI.
 from __future__ import annotations
 
 import warnings
+from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
 from llama_index.core.base.llms.base import BaseLLM
+from llama_index.core.base.llms.types import ChatResponse
 from llama_index.core.callbacks.base import CallbackManager
 from llama_index.core.llms import LLM, ChatMessage, ImageBlock
 from llama_index.core.prompts import RichPromptTemplate
@@ -27,8 +29,8 @@ from hyperviz_core.rag import CaptionOnlyWarning
 from .captions import ImageCaptionPostprocessor
 from .retriever import RETRIEVER_OPTIONS
 
-__all__ = ["CaptionOnlyWarning", "DetailedImagePrompt", "build_query_engine",
-           "multimodal_chat_engine"]
+__all__ = ["CaptionOnlyWarning", "DetailedImageLLM", "DetailedImagePrompt",
+           "build_query_engine", "multimodal_chat_engine"]
 
 IMAGE_DETAIL = "high"
 
@@ -48,6 +50,56 @@ class DetailedImagePrompt(RichPromptTemplate):  # type: ignore[no-redef]  # mypy
                 if isinstance(block, ImageBlock) and not block.detail:
                     block.detail = IMAGE_DETAIL
         return messages
+
+
+def with_detail(messages: Sequence[ChatMessage]) -> list[ChatMessage]:
+    """Copies of ``messages`` whose image blocks without a ``detail`` have ``"high"`` (the
+    given messages are not changed)."""
+    out = []
+    for message in messages:
+        if any(isinstance(b, ImageBlock) and not b.detail for b in message.blocks):
+            blocks = [b.model_copy(update={"detail": IMAGE_DETAIL})
+                      if isinstance(b, ImageBlock) and not b.detail else b
+                      for b in message.blocks]
+            message = message.model_copy(update={"blocks": blocks})
+        out.append(message)
+    return out
+
+
+class DetailedImageLLM:
+    """A chat LLM seen through :func:`with_detail`: its ``chat``/``achat``/``stream_chat``/
+    ``astream_chat`` receive the image blocks with ``detail="high"``; anything else is the
+    LLM's own (``metadata``, ``complete`` ...).
+
+    LlamaIndex's multimodal chat engines build each image block from the image node
+    (``image_node_to_image_block``) without a ``detail``, and offer no hook to set one;
+    :func:`multimodal_chat_engine` hands them the LLM wrapped in this.
+    """
+
+    def __init__(self, llm: LLM) -> None:
+        self.llm = llm
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "llm":  # not set yet (copy/unpickle): no recursion
+            raise AttributeError(name)
+        return getattr(self.llm, name)
+
+    def chat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
+        return self.llm.chat(with_detail(messages), **kwargs)
+
+    def stream_chat(self, messages: Sequence[ChatMessage],
+                    **kwargs: Any) -> Iterator[ChatResponse]:
+        return self.llm.stream_chat(with_detail(messages), **kwargs)
+
+    async def achat(self, messages: Sequence[ChatMessage], **kwargs: Any) -> ChatResponse:
+        return await self.llm.achat(with_detail(messages), **kwargs)
+
+    async def astream_chat(self, messages: Sequence[ChatMessage],
+                           **kwargs: Any) -> AsyncIterator[ChatResponse]:
+        return await self.llm.astream_chat(with_detail(messages), **kwargs)
+
+    def __repr__(self) -> str:
+        return f"DetailedImageLLM({self.llm!r})"
 
 
 def _templates() -> dict[str, RichPromptTemplate]:
@@ -95,7 +147,8 @@ def multimodal_chat_engine(retriever: BaseRetriever, chat_mode: Any, llm: Any,
     :class:`~.captions.ImageCaptionPostprocessor` last, as those drop the caption; None
     otherwise: the other modes, and any mode with a completion LLM, go through the base
     ``as_chat_engine``, whose query engine (:func:`build_query_engine`) sends the image or
-    warns that only the caption is sent."""
+    warns that only the caption is sent. The engine's LLM is ``llm`` seen through
+    :class:`DetailedImageLLM`, so the image goes with ``detail="high"``."""
     from llama_index.core.chat_engine import (
         MultiModalCondensePlusContextChatEngine,
         MultiModalContextChatEngine,
@@ -113,4 +166,5 @@ def multimodal_chat_engine(retriever: BaseRetriever, chat_mode: Any, llm: Any,
     # these engines drop an image node's text: its caption (the E#/H# legend) goes as text
     engine_args["node_postprocessors"] = [*(engine_args.get("node_postprocessors") or []),
                                           ImageCaptionPostprocessor()]
-    return engine.from_defaults(retriever=retriever, multi_modal_llm=llm, **engine_args)
+    return engine.from_defaults(retriever=retriever, multi_modal_llm=DetailedImageLLM(llm),
+                                **engine_args)

@@ -1,0 +1,94 @@
+"""Checks and bookkeeping of ``VizRAGIndex``'s arguments, done before anything is written.
+
+* :func:`check_documents` — a list of documents, not one document.
+* :func:`check_models` — ``llm`` / ``embed_model`` must be LlamaIndex model instances (a
+  model name such as ``"gpt-4o-mini"`` or ``"default"`` is refused: VizRAG resolves nothing).
+* :func:`recorded_options` — the engine options a persisted index records in its struct
+  (JSON values) and those it cannot (objects: extractors, renderers, prompts ...).
+* :func:`warn_skipped` — one :class:`IndexingWarning` when the engine's ``IndexReport``
+  says extraction records were skipped (answers the extraction LLM gave that could not be
+  parsed): without it an index with no entities would look like a good one.
+
+Example:
+    >>> from hyperviz_core.rag import Prompts
+    >>> recorded_options({"top_k": 2, "mode": "naive", "prompts": Prompts()})
+    ({'top_k': 2, 'mode': 'naive'}, ['prompts'])
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+from llama_index.core.base.embeddings.base import BaseEmbedding
+from llama_index.core.llms import LLM
+from llama_index.core.schema import BaseNode
+
+from hyperviz_core.rag import IndexReport
+
+__all__ = ["NOT_RECORDED", "IndexingWarning", "check_documents", "check_models",
+           "recorded_options", "warn_skipped"]
+
+NOT_RECORDED: tuple[str, ...] = ("must_exist",)
+"""Engine options that belong to one opening of the store, never recorded (a loaded index
+always opens a store that exists)."""
+
+
+class IndexingWarning(UserWarning):
+    """An indexing run stored less than it was given (extraction records skipped)."""
+
+
+def check_models(llm: Any, embed_model: Any) -> None:
+    """A ``TypeError`` naming the argument when ``llm`` / ``embed_model`` is given and is not a
+    LlamaIndex ``LLM`` / ``BaseEmbedding`` instance (e.g. a model name string)."""
+    for name, value, kind, example in (
+            ("llm", llm, LLM, "llama_index.llms.openai.OpenAI(model='gpt-4o-mini')"),
+            ("embed_model", embed_model, BaseEmbedding,
+             "llama_index.embeddings.openai.OpenAIEmbedding()")):
+        if value is not None and not isinstance(value, kind):
+            raise TypeError(
+                f"VizRAGIndex {name}= must be a LlamaIndex {kind.__name__} instance (e.g. "
+                f"{example}), got {type(value).__name__} {value!r:.60}: model names are not "
+                "resolved (leave it out for the offline default)")
+
+
+def check_documents(documents: Any, who: str) -> None:
+    """A ``TypeError`` when ``documents`` is one document/node or a string, not a list."""
+    if isinstance(documents, (BaseNode, str, bytes)):
+        raise TypeError(f"{who} takes a list of documents, got one "
+                        f"{type(documents).__name__}: pass [document]")
+
+
+def _is_json(value: Any) -> bool:
+    """A value JSON keeps as it is (``None``, bool, int, finite float, str, and lists /
+    string-keyed dicts of them)."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return True
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, list):
+        return all(_is_json(v) for v in value)
+    if isinstance(value, Mapping):
+        return all(isinstance(k, str) and _is_json(v) for k, v in value.items())
+    return False
+
+
+def recorded_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """(the options a persisted index records: JSON values, names of those it cannot)."""
+    kept = {k: v for k, v in options.items() if k not in NOT_RECORDED}
+    return ({k: v for k, v in kept.items() if _is_json(v)},
+            sorted(k for k, v in kept.items() if not _is_json(v)))
+
+
+def warn_skipped(report: IndexReport, stacklevel: int = 2) -> IndexReport:
+    """Warn once when ``report`` counts skipped extraction records; return it."""
+    if report.skipped_records:
+        warnings.warn(
+            f"{report.skipped_records} extraction record(s) could not be parsed and were "
+            f"skipped ({report.chunks} chunk(s) indexed, {report.entities} entities, "
+            f"{report.hyperedges} hyperedges stored): the extraction LLM's answers do not "
+            "follow VizRAG's extraction prompt, so the hypergraph misses what they held",
+            IndexingWarning, stacklevel=stacklevel + 1)
+    return report
