@@ -261,3 +261,25 @@ async def test_modes_without_a_view_label_chunks_with_the_passage_rendering(
         assert mode == "naive" or labels
         assert all(drawn_ids.get(key) == label for key, label, drawn_ids in labels)
     rag.close()
+
+
+@pytest.mark.parametrize("mode", ["text", "naive"])
+def test_the_passage_rendering_is_a_render_span_and_event(index: VizRAGIndex,
+                                                           mode: str) -> None:
+    """A mode without a view sends the passages' rendering: it is traced as a retrieval's
+    renderings are (a VizRAG.render span, a VizRAGRenderEvent with view "passages")."""
+    spans, events = SimpleSpanHandler(), Events()
+    root = instrument.get_dispatcher()
+    root.add_span_handler(spans)
+    root.add_event_handler(events)
+    try:
+        nodes = index.as_retriever(top_k=2, mode=mode).retrieve(QUERY)
+        asyncio.run(index.as_retriever(top_k=2, mode=mode).aretrieve(QUERY))
+    finally:
+        root.span_handlers.remove(spans)
+        root.event_handlers.remove(events)
+    image = [n for n in nodes if n.node.metadata.get("view") == "passages"]
+    render = [e for e in events.events if isinstance(e, VizRAGRenderEvent)]
+    assert [r.view for r in render] == ["passages", "passages"]
+    assert image and render[0].sha256 == image[0].node.metadata["sha256"]
+    assert _stage_names(spans).count("VizRAG.render") == 2

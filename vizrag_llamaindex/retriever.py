@@ -147,7 +147,10 @@ class VizRAGRetriever(BaseRetriever):
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         kwargs, _ = self._kwargs()
         result = self.engine.retrieve(query_bundle.query_str, **kwargs)
-        fallback = self._fallback(result) if self.include_image and result.chunks else None
+        fallback = None
+        if self.include_image and result.chunks and self._needs_fallback(result):
+            fallback = render_passages(result.passages(), store=self.engine.store,
+                                       query=result.query, hooks=kwargs.get("hooks", ()))
         return self._nodes(result, fallback)
 
     @dispatcher.span
@@ -156,8 +159,9 @@ class VizRAGRetriever(BaseRetriever):
         result = await self.engine.aretrieve(query_bundle.query_str, **kwargs)
         fallback = None
         if self.include_image and result.chunks and self._needs_fallback(result):
-            fallback = await arender_passages(self._passages(result),
-                                              store=self.engine.store, query=result.query)
+            fallback = await arender_passages(result.passages(), store=self.engine.store,
+                                              query=result.query,
+                                              hooks=kwargs.get("hooks", ()))
         return self._nodes(result, fallback)
 
     def _nodes(self, result: RetrievalResult, fallback: VisualContext | None
@@ -177,16 +181,6 @@ class VizRAGRetriever(BaseRetriever):
 
     def _needs_fallback(self, result: RetrievalResult) -> bool:
         return any(view is None for _, view in self._views(result))
-
-    @staticmethod
-    def _passages(result: RetrievalResult) -> list[tuple[str, str]]:
-        return [(c.chunk_id, c.text) for c in result.chunks]
-
-    def _fallback(self, result: RetrievalResult) -> VisualContext | None:
-        if not self._needs_fallback(result):
-            return None
-        return render_passages(self._passages(result), store=self.engine.store,
-                               query=result.query)
 
     def _images(self, result: RetrievalResult, nodes: list[NodeWithScore],
                 fallback: VisualContext | None) -> list[NodeWithScore]:
