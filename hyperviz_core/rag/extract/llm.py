@@ -267,8 +267,7 @@ class LLMThemeExtractor:
     def _read(self, answer: str, ext: ChunkExtraction) -> tuple[str, list[str], list[str]]:
         obj = parse_json_object(answer)
         theme = obj.get("theme")
-        # one clean line: a lone surrogate (a cut "\ud83d" escape) or a control character
-        # from the model never reaches the store
+        # one clean line: no lone surrogate (a cut "\ud83d" escape) nor control character
         theme = clean(theme, 500) if isinstance(theme, (str, int, float)) else ""
         kws = parse_json_list([obj.get("keywords")] if isinstance(obj.get("keywords"), str)
                               else obj.get("keywords") or [])
