@@ -40,7 +40,6 @@ Example:
 
 from __future__ import annotations
 
-import heapq
 import math
 from collections.abc import Callable
 from typing import Annotated, Literal
@@ -48,6 +47,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from .model import Hypergraph
+from .prune_peel import _dropped, _kept, _Peeler
 
 __all__ = [
     "UNDRAWN_FACTOR",
@@ -232,45 +232,6 @@ def estimate_cost(
     return cost
 
 
-class _Peeler:
-    """Lowest current importance first: α·(current degree / m₀) + β·BM25, ties against
-    entities that miss the query (only when β > 0), then by key. Degrees are re-read after
-    every removal (like k-core peeling), so the kept entities still share hyperedges."""
-
-    def __init__(self, hg: Hypergraph, budget: Budget, imp0: dict[str, float],
-                 match: dict[str, float], m0: int) -> None:
-        self.hg, self.m0 = hg, m0
-        self.alpha = budget.alpha
-        # the query part of the importance: what remains after the centrality term
-        self.bm = {k: imp0[k] - budget.alpha * hg.degree(k) / m0 for k in hg.entities}
-        self.match = {k: match.get(k, 0.0) > 0 for k in hg.entities}
-        self.value: dict[str, float] = {}
-        self.heap: list[tuple[float, bool, str]] = []
-        for k in sorted(hg.entities):
-            self.touch(k)
-
-    def touch(self, key: str) -> None:
-        val = round(self.alpha * self.hg.degree(key) / self.m0 + self.bm[key], 9)
-        if self.value.get(key) != val:
-            self.value[key] = val
-            heapq.heappush(self.heap, (val, self.match[key], key))
-
-    def lowest(self) -> str:
-        while self.heap:
-            val, _, key = heapq.heappop(self.heap)
-            if key in self.hg.entities and self.value.get(key) == val:
-                return key
-        raise RuntimeError("no entity left to prune")  # pragma: no cover - guarded by callers
-
-    def remove(self, key: str) -> list[str]:
-        touched = {m for hid in self.hg.neighbors(key) for m in self.hg.members(hid)}
-        gone = self.hg.remove_entity(key)
-        for m in sorted(touched - {key}):
-            if m in self.hg.entities:
-                self.touch(m)
-        return gone
-
-
 def peel_order(
     hg: Hypergraph, budget: Budget | None = None, query: str | None = None,
     importance: dict[str, float] | None = None,
@@ -289,21 +250,12 @@ def peel_order(
         hg, query, budget.alpha, budget.beta)
     use_query = bool(query and query.strip()) and budget.beta > 0
     match = entity_importance(hg, query, 0.0, 1.0) if use_query else {}
-    work = hg.copy()
-    peel = _Peeler(work, budget, imp, match, max(len(hg.hyperedges), 1))
+    peel = _Peeler(hg, budget.alpha, imp, match, max(len(hg.hyperedges), 1))
     out: list[str] = []
-    while work.entities:
+    for _ in range(len(hg.entities)):
         key = peel.lowest()
         peel.remove(key)
         out.append(key)
-    return out
-
-
-def _kept(hg: Hypergraph, order: list[str], k: int) -> Hypergraph:
-    """``hg`` without the first ``len(order) - k`` entities of the peel order."""
-    out = hg.copy()
-    for key in order[: len(order) - k]:
-        out.remove_entity(key)
     return out
 
 
@@ -395,16 +347,16 @@ class _Caps:
 
     @staticmethod
     def apply(out: Hypergraph, budget: Budget, order: list[str], imp: dict[str, float]
-              ) -> tuple[list[str], list[str]]:
+              ) -> tuple[Hypergraph, list[str], list[str]]:
+        """``out`` (a copy: it may be modified) capped, with the removed entities and
+        hyperedges in removal order."""
         ents: list[str] = []
         edges: list[str] = []
         if budget.max_entities is not None and len(out.entities) > budget.max_entities:
-            for key in order:
-                if len(out.entities) <= budget.max_entities:
-                    break
-                if key in out.entities:
-                    edges += out.remove_entity(key)
-                    ents.append(key)
+            ents = [key for key in order if key in out.entities]
+            ents = ents[: len(ents) - budget.max_entities]  # the least important first
+            edges = _dropped(out, ents)
+            out = _kept(out, ents, 0)
         if budget.max_hyperedges is not None and len(out.hyperedges) > budget.max_hyperedges:
             weakest = sorted(out.hyperedges, key=lambda h: (
                 sum(imp.get(m, 0.0) for m in out.members(h)),
@@ -417,7 +369,7 @@ class _Caps:
                     if out.degree(m) == 0:
                         out.remove_entity(m)
                         ents.append(m)
-        return ents, edges
+        return out, ents, edges
 
 
 def _cut(
@@ -433,7 +385,7 @@ def _cut(
     k = search.run(cost, cmax) if budget.enabled else len(order)
     out = _kept(hg, order, k)
     removed = order[: len(order) - k]
-    cap_ents, cap_edges = _Caps.apply(out, budget, order, imp)
+    out, cap_ents, cap_edges = _Caps.apply(out, budget, order, imp)
     report.entities = removed + cap_ents
     lost = [h for h in sorted(hg.hyperedges) if h not in out.hyperedges]
     report.hyperedges = [h for h in lost if h not in cap_edges] + cap_edges
