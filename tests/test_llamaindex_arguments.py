@@ -1,4 +1,4 @@
-"""VizRAGIndex review defects: engine options survive persist/load, image nodes are refused,
+"""VizRAGIndex arguments and results: engine options survive persist/load, image nodes are refused,
 model and document arguments are checked up front, the chat engines send the image with
 detail "high", and skipped extraction records are said. Offline: LlamaIndex's own mocks."""
 
