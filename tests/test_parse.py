@@ -355,3 +355,27 @@ def test_parse_id_list_hyperedges_and_logging(caplog: pytest.LogCaptureFixture) 
     assert "unknown visual ids" in caplog.text
     assert parse_id_list("H1, E1", _idmap(), kind="H") == ["H1"]
     assert parse_id_list("H1, E1", _idmap(), kind="") == ["H1", "E1"]
+
+
+def test_salvage_reads_a_hostile_answer_a_bounded_number_of_times(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An answer nesting an unclosed object in every object made each ``{`` decode to the
+    end (quadratic: 18 s for 400,000 characters); failed decodes now read at most a few
+    times the text, and a truncated answer's objects are still salvaged."""
+    from hyperviz_core.rag.extract.parse import json_text
+
+    reads: list[int] = []
+
+    class Counting(json.JSONDecoder):
+        def raw_decode(self, s: str, idx: int = 0) -> tuple[object, int]:
+            reads.append(idx)
+            return super().raw_decode(s, idx)
+
+    monkeypatch.setattr(json_text.json, "JSONDecoder", Counting)
+    hostile = ('{"k":[' + "1," * 38) * 2000
+    assert json_text.salvage_objects(hostile) == []
+    assert len(reads) <= json_text._SCAN_FACTOR + 1  # each failed read runs to the end
+    reads.clear()
+    truncated = '{"entities": [' + ", ".join(f'{{"name": "E{i}"}}' for i in range(300))
+    got = json_text.salvage_objects(truncated + ', {"name": "cut')
+    assert [o["name"] for o in got] == [f"E{i}" for i in range(300)]
