@@ -107,6 +107,21 @@ def test_langchain_rejects_objects_without_aquery() -> None:
         LCRetriever(rag=object())
 
 
+@pytest.mark.parametrize(("option", "value", "error"), [
+    ("k", True, TypeError), ("k", 2.0, TypeError), ("k", "3", TypeError), ("k", 0, ValueError),
+    ("include_image", "yes", TypeError), ("include_image", 1, TypeError)])
+def test_langchain_options_are_as_strict_in_the_constructor_as_per_call(
+        option: str, value: Any, error: type[Exception]) -> None:
+    """No lax coercion in either place (``k=True`` was 1, ``include_image="yes"`` True),
+    and a bad per-call value fails before Hyper-RAG is asked."""
+    rag = ReplayHyperRAG()
+    with pytest.raises(error, match=option):
+        LCRetriever(rag=rag, **{option: value})
+    with pytest.raises(error, match=option):
+        LCRetriever(rag=rag).invoke(queries()[1]["query"], **{option: value})
+    assert rag.calls == []
+
+
 # ---------------------------------------------------------------------------- standard suite
 from langchain_tests.integration_tests import RetrieversIntegrationTests  # noqa: E402
 

@@ -29,11 +29,12 @@ from langchain_core.callbacks import (
 )
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, ValidationInfo, field_validator
 
 from hyperviz_core.interop import LiveResult, aquery_hyperrag, run_sync
 
 from .documents import IMAGE_DOC_TYPE
+from .options import check_flag, check_k
 
 __all__ = ["HyperRAGVisualRetriever"]
 
@@ -76,15 +77,21 @@ class HyperRAGVisualRetriever(BaseRetriever):
     include_response: bool = False
     renderer: Any = Field(None, exclude=True)
 
+    @field_validator("k", "include_image", "include_response", mode="before")
+    @classmethod
+    def _strict(cls, value: Any, info: ValidationInfo) -> Any:
+        """As strict as a call's options (no ``"3"`` → 3, ``True`` → 1, ``"yes"`` → True)."""
+        name = str(info.field_name)
+        if name == "k":
+            return None if value is None else check_k(value)
+        return check_flag(name, value)
+
     def model_post_init(self, context: Any, /) -> None:
         """Fail at construction when ``rag`` cannot be queried."""
         if not callable(getattr(self.rag, "aquery", None)):
             raise TypeError(f"{type(self.rag).__name__} has no async aquery(query, param) method")
 
-    def _documents(self, live: LiveResult, k: int | None) -> list[Document]:
-        n = self.k if k is None else int(k)
-        if n is not None and n < 1:
-            raise ValueError(f"k must be at least 1, got {n}")
+    def _documents(self, live: LiveResult, n: int | None) -> list[Document]:
         passages = live.passages if n is None else live.passages[:n]
         docs = [Document(id=cid, page_content=text,
                          metadata={"source": "hyper-rag", "type": "chunk", "chunk_id": cid,
@@ -98,9 +105,11 @@ class HyperRAGVisualRetriever(BaseRetriever):
 
     async def _collect(self, query: str, k: int | None, include_image: bool | None
                        ) -> list[Document]:
+        n = self.k if k is None else check_k(k)  # checked before Hyper-RAG is asked
+        image = (self.include_image if include_image is None
+                 else check_flag("include_image", include_image))
         live = await aquery_hyperrag(self.rag, query, self.param)
-        docs = self._documents(live, k)
-        image = self.include_image if include_image is None else bool(include_image)
+        docs = self._documents(live, n)
         if image and live.hypergraph.entities:
             docs.append(_image_document(live, await live.arender(self.renderer)))
         return docs

@@ -49,6 +49,7 @@ from .documents import image_document, result_documents, to_engine_document
 from .engine import SharedEngine, resolve_engine
 from .engine import _unpickle as _unpickle  # pickles made when it lived here still load
 from .events import async_event_hook, event_hook
+from .options import check_flag, check_k
 
 __all__ = ["VizRAGRetriever"]
 
@@ -188,13 +189,13 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
     # ------------------------------------------------------------------ helpers
     def _options(self, k: int | None, mode: str | None, hops: int | None,
                  include_image: bool | None) -> tuple[int, dict[str, Any], bool]:
-        n = self.k if k is None else _check_k(k)
+        n = self.k if k is None else check_k(k)
         if mode is not None:
             self._check_mode(mode)
         if hops is not None:
             check_hops(hops)
         if include_image is not None:
-            _check_include_image(include_image)
+            check_flag("include_image", include_image)
         image = self.include_image if include_image is None else include_image
         # Render only for an asked-for image, or for the engine's own vision model
         # (None = the engine's setting), never just for the wrapper.
@@ -307,22 +308,6 @@ def _distinct(docs: list[VizDocument]) -> list[VizDocument]:
     return docs
 
 
-def _check_k(k: object) -> int:
-    """``k`` if an integer of at least 1 (``TypeError`` for a bool, float or string,
-    ``ValueError`` below 1): the constructor's and each call's check."""
-    if isinstance(k, bool) or not isinstance(k, int):
-        raise TypeError(f"k must be an integer, got {k!r}")
-    if k < 1:
-        raise ValueError(f"k must be at least 1, got {k}")
-    return k
-
-
-def _check_include_image(value: object) -> bool:
-    """``value`` if True or False, else ``TypeError`` (no ``"yes"``/``"no"``/``1``)."""
-    if not isinstance(value, bool):
-        raise TypeError(f"include_image must be True or False, got {value!r}")
-    return value
-
-
-_STRICT: dict[str, Callable[[Any], Any]] = {"k": _check_k, "hops": check_hops,
-                                           "include_image": _check_include_image}
+_STRICT: dict[str, Callable[[Any], Any]] = {
+    "k": check_k, "hops": check_hops,
+    "include_image": lambda value: check_flag("include_image", value)}
