@@ -26,3 +26,16 @@ def test_one_id_twice_warns_and_keeps_the_last(tmp_path: Path) -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             rag.insert(docs[1:3])  # exact repeats only: no warning
+
+
+def test_a_document_that_cannot_be_hashed_still_fails_alone(tmp_path: Path) -> None:
+    """Looking for repeated ids hashes only the repeated ones, and a lone surrogate among
+    them counts as another version: the bad document fails by itself, the run goes on."""
+    docs = [Document(id="good", text="Marie Curie worked in Paris."),
+            Document(id="bad", text="Pierre \ud800 Curie"),
+            Document(id="twice", text="Leyton \ud800 fair"),
+            Document(id="twice", text="Leyton hosts a kite fair.")]
+    with VizRAG(tmp_path, show_progress=False) as rag:
+        with pytest.warns(UserWarning, match="'twice'"):
+            report = rag.insert(docs)
+        assert (report.documents_added, report.documents_failed) == (2, 1)

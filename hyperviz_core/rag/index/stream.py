@@ -22,6 +22,7 @@ Example:
 from __future__ import annotations
 
 import warnings
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
@@ -171,12 +172,15 @@ def warn_repeated_ids(docs: Sequence[Document]) -> list[str]:
     """Ids given more than once with different content (title, text or metadata), sorted;
     a ``UserWarning`` names them when there are any (the last version of each is indexed:
     :func:`dedupe_last`). Exact repeats are not counted."""
-    first: dict[str, str] = {}
-    repeated: set[str] = set()
+    versions: dict[str, set[str]] = {}
+    counts = Counter(d.id for d in docs)
     for d in docs:
-        if first.setdefault(d.id, d.hash) != d.hash:
-            repeated.add(d.id)
-    ids = sorted(repeated)
+        if counts[d.id] > 1:  # only these are hashed: a bad document fails alone, later
+            try:
+                versions.setdefault(d.id, set()).add(d.hash)
+            except UnicodeEncodeError:  # a lone surrogate: not an exact repeat
+                versions.setdefault(d.id, set()).add(f"unhashable {id(d)}")
+    ids = sorted(i for i, hashes in versions.items() if len(hashes) > 1)
     if ids:
         shown = ", ".join(repr(i) for i in ids[:5]) + (" ..." if len(ids) > 5 else "")
         warnings.warn(f"{len(ids)} document id(s) given more than once with different "
