@@ -158,3 +158,19 @@ def test_a_completion_llm_chat_engine_warns_that_only_the_caption_is_sent(
     said = [w for w in caught if issubclass(w.category, CaptionOnlyWarning)]
     assert len(said) == 1 and "not a chat model" in str(said[0].message)  # said once
     assert "Marie Curie" in str(engine.chat(QUERY))
+
+
+@pytest.mark.parametrize("mode", ["no_text", "context_only"])
+def test_text_free_response_modes_use_the_given_llm(
+        index: VizRAGIndex, mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """LlamaIndex builds these two synthesizers without the LLM, so they read Settings.llm
+    (an OpenAI model without a key fails); VizRAG builds them with ``llm=``."""
+    from llama_index.core import Settings
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setattr(Settings, "_llm", None)
+    llm = MockLLMWithChatMemoryOfLastCall(is_chat_model=True)
+    engine = index.as_query_engine(llm=llm, top_k=2, response_mode=mode)
+    response = engine.query(QUERY)
+    assert response.source_nodes and llm.last_chat_messages is None  # no model call
+    assert engine._response_synthesizer._llm is llm

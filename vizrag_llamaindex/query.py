@@ -135,8 +135,29 @@ def build_query_engine(retriever: BaseRetriever, llm: Any, *,
     if multimodal:
         for key, template in _templates().items():
             engine_args.setdefault(key, template)
+    _textless_synthesizer(engine_args, llm, multimodal, callback_manager)
     return RetrieverQueryEngine.from_args(retriever, llm=llm, multimodal=multimodal,
                                           callback_manager=callback_manager, **engine_args)
+
+
+def _textless_synthesizer(engine_args: dict[str, Any], llm: LLM, multimodal: bool,
+                          callback_manager: CallbackManager | None) -> None:
+    """``response_mode="no_text"`` / ``"context_only"``: the synthesizer built here with
+    ``llm`` (LlamaIndex's factory builds these two without it, so they read
+    ``Settings.llm``, which VizRAG never uses; a missing OpenAI key failed the query)."""
+    from llama_index.core.response_synthesizers import ResponseMode
+    from llama_index.core.response_synthesizers.context_only import ContextOnly
+    from llama_index.core.response_synthesizers.no_text import NoText
+
+    mode = engine_args.get("response_mode")
+    kinds = {ResponseMode.NO_TEXT: NoText, ResponseMode.CONTEXT_ONLY: ContextOnly}
+    kind = kinds.get(ResponseMode(mode)) if isinstance(mode, str) else None
+    if kind is None or "response_synthesizer" in engine_args:
+        return
+    engine_args.pop("response_mode")
+    engine_args["response_synthesizer"] = kind(
+        llm=llm, callback_manager=callback_manager,
+        streaming=bool(engine_args.pop("streaming", False)), multimodal=multimodal)
 
 
 def multimodal_chat_engine(retriever: BaseRetriever, chat_mode: Any, llm: Any,
