@@ -55,6 +55,7 @@ def test_deleted_and_renamed_files_are_pruned(tmp_path: Path,
     assert _index(str(notes), "--store", str(store), "--prune-missing") == 0
     out = capsys.readouterr().out
     assert "removed 2 whose files are gone: alpha, beta" in out
+    assert "store: documents 4," in out  # the counts after the deletes
     assert _ids(store) == ["alpha-renamed", "gamma", "kept", "loose"]
     assert main(["check", "--store", str(store)]) == 0
     capsys.readouterr()
@@ -92,3 +93,21 @@ def test_prune_missing_needs_a_folder(tmp_path: Path,
     assert _index(str(doc), "--store", str(tmp_path / "s"), "--prune-missing") == 2
     assert "give a folder among the paths" in capsys.readouterr().err
     assert not (tmp_path / "s").exists()
+
+
+def test_a_relative_source_from_another_directory_is_not_this_folders(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``notes/keep.md``, indexed from the parent, resolves inside ``proj/`` when read from
+    ``proj/``: it is not a file ``proj/`` gives (that would be ``keep.md``), so it stays."""
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "notes" / "keep.md").write_text(TEXTS["alpha.md"])
+    (tmp_path / "proj" / "p.md").write_text(TEXTS["gamma.md"])
+    monkeypatch.chdir(tmp_path)
+    assert _index("notes", "--store", "store") == 0
+    monkeypatch.chdir(tmp_path / "proj")
+    capsys.readouterr()
+    assert _index(".", "--store", "../store", "--prune-missing", "--json") == 0
+    assert json.loads(capsys.readouterr().out)["files_gone"] == []
+    assert _ids(tmp_path / "store") == ["keep", "p"]

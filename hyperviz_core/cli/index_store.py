@@ -60,6 +60,8 @@ def prune_missing(args: argparse.Namespace, store: Any, indexer: Any, report: An
         indexer.delete_many(gone)
         report.documents_removed += len(gone)
         report.files_gone = gone
+        if report.store is not None:  # the counts the run reports: after the deletes
+            report.store = store.stats()
     return gone
 
 

@@ -185,10 +185,13 @@ def clean_up(store: Any, ledger: SourceLedger, delete: Callable[[str], Any],
 
 def missing_file_documents(store: Any, folders: Sequence[str | Path]) -> list[str]:
     """Ids (sorted) of the stored documents shaped like a text file's (see the module doc)
-    whose ``source`` lies inside one of ``folders`` and no longer exists: the file was
-    deleted or renamed since it was indexed (``vizrag index FOLDER --prune-missing``).
-    Sources are resolved as indexing gave them (relative ones from the current directory);
-    a source outside the folders is never looked at.
+    that one of ``folders`` gave and whose file is gone (deleted or renamed since it was
+    indexed: ``vizrag index FOLDER --prune-missing``).
+
+    A document counts only when its ``source`` names the very file the folder gives its
+    id: ``FOLDER/<id><suffix>``, the same string or the same file once resolved. A relative
+    source stored by a run from another directory names another file (or another id), so
+    it is never taken for a missing file of this folder.
 
     >>> import tempfile
     >>> from hyperviz_core.rag.store import open_store
@@ -200,15 +203,17 @@ def missing_file_documents(store: Any, folders: Sequence[str | Path]) -> list[st
     ['gone']
     >>> store.close()
     """
-    roots = [Path(f).expanduser().resolve() for f in folders]
+    roots = [Path(f).expanduser() for f in folders]
     out: list[str] = []
     for doc in store.documents():
         src = text_file_source(doc)
         if src is None:
             continue
+        part = PART_ID.match(doc.id)
+        name = (part.group("base") if part else doc.id) + Path(src).suffix
         try:
-            path = Path(src).expanduser().resolve()
-            gone = any(path.is_relative_to(r) for r in roots) and not path.exists()
+            gone = any(_same_file(src, str(root / name)) and not (root / name).exists()
+                       for root in roots)
         except (OSError, RuntimeError, ValueError):
             continue
         if gone:
