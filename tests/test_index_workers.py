@@ -111,9 +111,11 @@ def test_cli_workers_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert "not a number or 'auto'" in capsys.readouterr().err
 
 
-def test_workers_end_when_their_parent_is_killed(tmp_path: Path) -> None:
+@pytest.mark.parametrize("when", ["after work", "while they start"])
+def test_workers_end_when_their_parent_is_killed(tmp_path: Path, when: str) -> None:
     """A parent killed with SIGKILL never shuts its pool down: the workers notice and exit
-    instead of waiting for work forever."""
+    instead of waiting for work forever — also when it dies while they still import (before
+    their initializer ran)."""
     import os
     import signal
     import subprocess
@@ -127,8 +129,10 @@ def test_workers_end_when_their_parent_is_killed(tmp_path: Path) -> None:
         "from hyperviz_core.rag.index.workers import ExtractionPool\n"
         "if __name__ == '__main__':\n"
         "    pool = ExtractionPool(HeuristicExtractor(), HeuristicThemeExtractor(), 2)\n"
-        "    pool.run([Chunk(id='c', doc_id='d', text='Ada Quill lived in Leyton.')])\n"
-        "    print(' '.join(str(p) for p in pool._pool._processes), flush=True)\n"
+        + ("    pool.run([Chunk(id='c', doc_id='d', text='Ada Quill lived in Leyton.')])\n"
+           if when == "after work" else
+           "    pool._pool.submit(int, 1)\n    time.sleep(0.05)\n")
+        + "    print(' '.join(str(p) for p in pool._pool._processes), flush=True)\n"
         "    time.sleep(60)\n")
     parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE,
                               text=True)

@@ -31,10 +31,11 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
+import multiprocessing.connection
 import os
 import signal
 import threading
-import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing.context import SpawnContext, SpawnProcess
@@ -75,18 +76,22 @@ def extract_chunks(extractor: Any, themes: Any, chunks: Sequence[Chunk]
 def _start(extractor: Any, themes: Any) -> None:
     global _EXTRACTORS
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    _exit_with_parent(os.getppid())
+    _exit_with_parent()
     _EXTRACTORS = (extractor, themes)
 
 
-def _exit_with_parent(parent: int, every: float = 0.5) -> None:
+def _exit_with_parent() -> None:
     """End this worker once its parent is gone: a parent killed with SIGKILL never shuts
     the pool down, and its workers would otherwise wait for work forever (adopted by
-    init), one set more after each crash and re-run."""
+    init), one set more after each crash and re-run. The parent's sentinel is a pipe the
+    parent held from before this process started, so a parent that died while this worker
+    was still importing is seen too."""
+    parent = multiprocessing.parent_process()
+    if parent is None:  # not a spawned child (a test calling the initializer)
+        return
 
     def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(every)
+        multiprocessing.connection.wait([parent.sentinel])
         os._exit(0)
 
     threading.Thread(target=watch, name="vizrag-parent-watch", daemon=True).start()
