@@ -90,6 +90,9 @@ def test_hyperviz_runnable_copies_share_its_engine_and_a_chain_deep_copies(
     chain = create_vizrag_chain(retriever, ParrotFakeChatModel())
     assert copy.deepcopy(chain).invoke(QUERY) == chain.invoke(QUERY)
     assert opened == []
+    deep.close()  # a copy's close leaves the engine to the original, as a configured copy's
+    copy.deepcopy(retriever).close()
+    assert hv.invoke(docs)["image"] and retriever.invoke(QUERY)
 
 
 def test_hyperviz_runnable_pickles_and_closes_like_the_retriever(store_dir: Path) -> None:

@@ -113,8 +113,11 @@ class SharedEngine(BaseModel):
 
     def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Self:
         """A copy sharing the open engine (a store connection cannot be copied), as
-        ``configurable_fields`` copies do."""
-        return self.model_copy()
+        ``configurable_fields`` copies do; like theirs, its :meth:`close` leaves the engine
+        open (the original owns it)."""
+        copy = self.model_copy()
+        copy._owned = False
+        return copy
 
     def __reduce__(self) -> Any:
         """Pickled as its options: unpickling opens the store path again (a wrapper over an
