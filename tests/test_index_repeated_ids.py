@@ -3,6 +3,7 @@ and says so (a warning naming the ids); exact repeats stay silent."""
 
 from __future__ import annotations
 
+import asyncio
 import warnings
 from pathlib import Path
 
@@ -18,8 +19,13 @@ def test_one_id_twice_warns_and_keeps_the_last(tmp_path: Path) -> None:
             Document(id="p1", text="Ada Quill founded the Leyton Kite Club.")]
     with VizRAG(tmp_path, show_progress=False) as rag:
         with pytest.warns(UserWarning, match=r"1 document id\(s\) given more than once with "
-                          r"different content; the last version of each is indexed: 'p1'$"):
+                          r"different content; the last version of each is indexed: 'p1'$"
+                          ) as caught:
             report = rag.insert(docs)
+        assert caught[0].filename == __file__  # the caller's line, sync and async
+        with pytest.warns(UserWarning, match="'p1'") as caught:
+            asyncio.run(rag.ainsert(docs))
+        assert caught[0].filename == __file__
         assert report.documents_added == 2
         stored = rag.store.get_document("p1")
         assert stored is not None and "Kite Club" in stored.text

@@ -21,10 +21,16 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
+import os
+import sys
+import threading
 import warnings
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from types import FrameType
 
 from ..types import Document
 from .duplicates import DuplicatePolicy, DuplicateReport, check_duplicate_policy
@@ -185,8 +191,28 @@ def warn_repeated_ids(docs: Sequence[Document]) -> list[str]:
         shown = ", ".join(repr(i) for i in ids[:5]) + (" ..." if len(ids) > 5 else "")
         warnings.warn(f"{len(ids)} document id(s) given more than once with different "
                       f"content; the last version of each is indexed: {shown}",
-                      UserWarning, stacklevel=4)
+                      UserWarning, stacklevel=_caller_level())
     return ids
+
+
+#: code whose frames a warning skips to name the caller's line: this package, the framework
+#: wrappers beside it, and the event-loop machinery an insert runs its coroutine through
+_SKIP = (*(str(Path(__file__).resolve().parents[3] / pkg) + os.sep
+           for pkg in ("hyperviz_core", "vizrag_langchain", "vizrag_llamaindex")),
+         str(Path(asyncio.__file__).parent) + os.sep,
+         str(Path(concurrent.futures.__file__).parent) + os.sep, threading.__file__)
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of the first frame outside :data:`_SKIP` (the user's
+    ``insert`` line; 2 when this thread's stack holds none: a worker thread's)."""
+    frame: FrameType | None = sys._getframe(1)
+    level = 1
+    while frame is not None:
+        if not frame.f_code.co_filename.startswith(_SKIP):
+            return level
+        frame, level = frame.f_back, level + 1
+    return 2
 
 
 def dedupe_last(docs: Sequence[Document]) -> list[Document]:
