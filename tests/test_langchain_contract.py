@@ -20,9 +20,9 @@ from langchain_core.prompts import ChatPromptTemplate, PromptTemplate
 from langchain_core.runnables import ConfigurableField, RunnableLambda
 from pydantic import Field
 from rag_fakes import demo_documents
+from test_langchain_lifecycle import count_engines
 from test_langchain_retriever import QUERY, build_store
 
-import hyperviz_core.rag.engine as engine_module
 from hyperviz_core.rag import CaptionOnlyWarning, StoreError, VizRAG
 from vizrag_langchain import (
     HyperRAGVisualRetriever,
@@ -43,14 +43,7 @@ def test_configurable_copies_share_the_engine(store_dir: Path,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     retriever = VizRAGRetriever(store=store_dir, k=4)
     configurable = retriever.configurable_fields(k=ConfigurableField(id="k"))
-    opened: list[int] = []
-    init = engine_module.VizRAG.__init__
-
-    def counting(self: VizRAG, *args: Any, **kwargs: Any) -> None:
-        opened.append(1)
-        init(self, *args, **kwargs)
-
-    monkeypatch.setattr(engine_module.VizRAG, "__init__", counting)
+    opened = count_engines(monkeypatch)
     for _ in range(3):
         assert len(configurable.invoke(QUERY, config={"configurable": {"k": 1}})) == 1
     assert opened == []
