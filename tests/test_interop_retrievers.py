@@ -70,6 +70,12 @@ def test_llamaindex_inside_a_running_loop_and_bad_input() -> None:
         LIRetriever(object())
     with pytest.raises(ValueError, match="top_k"):
         LIRetriever(rag, top_k=0)
+    with pytest.raises(ValueError, match="top_k"):
+        LIRetriever(rag, top_k=True)
+    with pytest.raises(TypeError, match="include_image must be True or False, got 'no'"):
+        LIRetriever(rag, include_image="no")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="include_response"):
+        LIRetriever(rag, include_response=1)  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------------------- LangChain

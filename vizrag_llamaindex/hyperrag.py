@@ -64,8 +64,13 @@ class HyperRAGVisualRetriever(BaseRetriever):
     ) -> None:
         if not callable(getattr(rag, "aquery", None)):
             raise TypeError(f"{type(rag).__name__} has no async aquery(query, param) method")
-        if top_k is not None and (not isinstance(top_k, int) or top_k < 1):
+        if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int)
+                                  or top_k < 1):
             raise ValueError(f"top_k must be a positive integer, got {top_k!r}")
+        for name, flag in (("include_image", include_image),
+                           ("include_response", include_response)):
+            if not isinstance(flag, bool):
+                raise TypeError(f"{name} must be True or False, got {flag!r}")
         self.rag = rag
         self.param = param
         self.top_k = top_k
