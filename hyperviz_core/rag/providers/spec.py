@@ -139,6 +139,7 @@ def store_embedder(recorded: tuple[str, int] | None) -> Embedder | None:
 
             return LocalMiniLMEmbedder(show_progress=False)
         except ImportError as exc:
-            raise ValueError(f"this store was indexed with {name}, which needs the optional "
-                             f"extra: pip install 'vizrag[local]' ({exc})") from None
+            hint = str(exc) if "vizrag[local]" in str(exc) else (
+                f"it needs the optional extra: pip install 'vizrag[local]' ({exc})")
+            raise ValueError(f"this store was indexed with {name}: {hint}") from None
     return None
