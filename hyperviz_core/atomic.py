@@ -16,13 +16,21 @@ import contextlib
 import errno
 import os
 import secrets
+import stat
 from pathlib import Path
 
 __all__ = ["atomic_write_bytes", "atomic_write_pair"]
 
 
 def _target(path: str | Path) -> Path:
-    """The file ``path`` writes (a symbolic link followed); a folder is an error."""
+    """The file ``path`` writes (a symbolic link followed); a folder is an error. A path
+    that leads to no regular file (``/dev/stdout``, a FIFO) is kept as given: opened, the
+    kernel follows its links, while a resolved ``/dev/stdout`` of a pipe or terminal names
+    no file (``/proc/self/fd/1`` → ``pipe:[...]``)."""
+    with contextlib.suppress(OSError):
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+            return Path(path)
     p = Path(os.path.realpath(path)) if Path(path).is_symlink() else Path(path)
     if p.is_dir():
         raise IsADirectoryError(errno.EISDIR, "is a directory, not a file", str(path))

@@ -132,9 +132,9 @@ def test_cli_probes_make_says_how_many_distinct_probes(
     hif.write_text(json.dumps(random_hypergraph(20, 8, seed=1).to_hif()))
     assert main(["probes", "make", "--from", str(hif), "--n", "8", "--out",
                  str(tmp_path / "p"), "--no-progress"]) == 0
-    out = capsys.readouterr().out
+    out, err = capsys.readouterr()
     probes = read_jsonl(tmp_path / "p" / "probes.jsonl", Probe)
-    assert f"wrote {len(probes)} probes" in out
+    assert f"wrote {len(probes)} probes" in err
     assert f"{len(probes)} distinct probes from 8 samples: {8 - len(probes)} repeated" in out
     assert "drawn whole" in out
 

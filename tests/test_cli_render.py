@@ -28,7 +28,7 @@ def test_render_writes_png_and_json(hif: Path, tmp_path: Path,
     exp = json.loads(out.with_suffix(".json").read_text())
     assert exp["layouts"] == ["set-hier", "ra-cen"]
     assert len(exp["entities"]) == 10 and exp["query"] == "river"
-    assert "wrote" in capsys.readouterr().out
+    assert "wrote" in capsys.readouterr().err  # stdout carries data only
 
 
 def test_style_file_is_applied(hif: Path, tmp_path: Path) -> None:

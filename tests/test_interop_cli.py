@@ -66,7 +66,7 @@ def test_stats_query_render_work_on_the_imported_store(
     out = tmp_path / "sub.json"
     assert main(["export", "--store", str(store), "--hif", str(out), "--query", q,
                  "--top-k", "3"]) == 0
-    assert "nodes" in capsys.readouterr().out
+    assert "nodes" in capsys.readouterr().err  # stdout: data only
     png = tmp_path / "sub_view.png"
     assert main(["render", str(out), "--out", str(png), "--max-entities", "8",
                  "--max-hyperedges", "6", "--layout", "bi-inc"]) == 0

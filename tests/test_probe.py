@@ -225,7 +225,7 @@ def test_cli_probes_make_run_grade(tmp_path: Path, capsys: pytest.CaptureFixture
     out = tmp_path / "p"
     assert main(["probes", "make", "--from", str(hif), "--n", "2", "--out", str(out),
                  "--no-progress"]) == 0
-    assert "wrote 2 probes" in capsys.readouterr().out
+    assert "wrote 2 probes" in capsys.readouterr().err
     assert main(["probes", "run", str(out / "probes.jsonl"), "--llm", "fake",
                  "--no-progress"]) == 0
     text = capsys.readouterr().out

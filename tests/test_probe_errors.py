@@ -78,8 +78,9 @@ def test_probes_run_fails_when_every_call_failed(probe_dir: Path, tmp_path: Path
                  "--out", str(out), "--no-progress"])
     assert code == 2
     io = capsys.readouterr()
-    assert io.err.startswith("vizrag probes run: error: every model call failed (4)")
-    assert io.err.count("\n") == 1 and "connection error: refused" in io.err
+    wrote, error = io.err.splitlines()  # the answers file, then the one-line error
+    assert wrote.startswith("wrote ") and "connection error: refused" in error
+    assert error.startswith("vizrag probes run: error: every model call failed (4)")
     assert io.out.splitlines()[-1].split()[-1] == "4"  # the errors column of "overall"
     answers = read_jsonl(out, ProbeAnswer)
     assert all(a.error == "connection error: refused" for a in answers)

@@ -99,7 +99,7 @@ def _run_export(args: argparse.Namespace) -> int:
         print(f"vizrag export: interrupted; {out} was not written", file=sys.stderr)
         return 130
     print(f"wrote {out}: {len(doc['nodes'])} nodes, {len(doc['edges'])} edges, "
-          f"{len(doc['incidences'])} incidences")
+          f"{len(doc['incidences'])} incidences", file=sys.stderr)  # stdout: data only
     return 0
 
 

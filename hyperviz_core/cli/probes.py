@@ -93,7 +93,7 @@ def _make(args: argparse.Namespace) -> int:
                      f"from {args.n} sample(s) of {args.source}")
     made = sorted({p.task for p in probes})
     print(f"wrote {len(probes)} probes ({', '.join(made)}) to "
-          f"{Path(args.out) / 'probes.jsonl'}")
+          f"{Path(args.out) / 'probes.jsonl'}", file=sys.stderr)
     if len(probes) < args.n:
         whole = "; a source of at most 30 entities is drawn whole every time" if len(
             hg.entities) <= 30 else ""
@@ -139,7 +139,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"model: {model.model_name}; the scores test the harness only")
     else:
         print(f"model: {getattr(model, 'model_name', args.llm)}")
-    print(f"wrote {out}")
+    print(f"wrote {out}", file=sys.stderr)
     report = grade(probes, answers)
     print(report.table())
     failed = report.overall.errors

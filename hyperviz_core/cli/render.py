@@ -157,10 +157,11 @@ def _run(args: argparse.Namespace) -> int:
     else:
         rendering = viz.render(hg, layouts=layouts, query=args.query)
     out = rendering.save(args.out)
-    print(f"wrote {out} ({rendering.width}x{rendering.height}) and {out.with_suffix('.json')}")
+    print(f"wrote {out} ({rendering.width}x{rendering.height}) and {out.with_suffix('.json')}",
+          file=sys.stderr)  # stdout: the caption only (--caption), e.g. --html /dev/stdout
     if args.html:
         html = rendering.save_html(args.html)
-        print(f"wrote {html}")
+        print(f"wrote {html}", file=sys.stderr)
     if args.caption:
         print(terminal_safe(rendering.caption))
     return 0
