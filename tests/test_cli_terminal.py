@@ -54,3 +54,18 @@ def test_errors_and_caption_are_escaped(tmp_path: Path,
     out = capsys.readouterr().out
     _no_raw_controls(out)
     assert "Lovelace" in out
+
+
+@pytest.mark.parametrize("args", [
+    ["render", "bad\x1b]0;T\x07.json", "--out", "{tmp}/e.png"],
+    ["tune", "--from", "t\x1b]0;T\x07"],
+    ["probes", "make", "--from", "p\x1b]0;T\x07", "--out", "{tmp}/pp"],
+    ["probes", "grade", "g\x1b]0;T\x07", "{tmp}/x"],
+])
+def test_commands_with_their_own_error_lines_escape_paths(
+        args: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """render, tune and probes print their errors themselves: a path holding an escape
+    sequence (here one setting the window title) is shown escaped, as elsewhere."""
+    assert main([a.format(tmp=tmp_path) for a in args]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\x07" not in err and "\\x1b]0;T\\x07" in err

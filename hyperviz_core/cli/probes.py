@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .argtypes import positive_int
+from .terminal import terminal_safe
 
 __all__ = ["register"]
 
@@ -27,7 +28,7 @@ FAKE_SPECS = ("fake", "fake-noisy")
 
 
 def _fail(cmd: str, msg: str) -> int:
-    print(f"vizrag {cmd}: error: {msg}", file=sys.stderr)
+    print(f"vizrag {cmd}: error: {terminal_safe(msg)}", file=sys.stderr)
     return 2
 
 

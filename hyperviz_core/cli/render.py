@@ -33,7 +33,7 @@ NO_PRUNE_LIMIT = 150
 
 
 def _fail(msg: str) -> int:
-    print(f"vizrag render: error: {msg}", file=sys.stderr)
+    print(f"vizrag render: error: {terminal_safe(msg)}", file=sys.stderr)
     return 2
 
 
