@@ -118,6 +118,12 @@ def test_errors_are_one_line_and_write_nothing(tmp_path: Path,
     assert main(["export", "--store", str(tmp_path / "none"), "--hif", "x.json"]) == 2
     assert "no VizRAG store" in capsys.readouterr().err
     assert not store.exists()
+    for bad, said in ((["--top-k", "0"], "--top-k must be at least 1, got 0"),
+                      (["--hops", "9"], "--hops must be between 0 and 3, got 9")):
+        assert main(["export", "--store", str(tmp_path / "none"), "--hif", "x.json",
+                     "--query", "Who?", *bad]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err == f"vizrag export: error: {said}"  # one line, before the store is read
 
 
 def test_import_and_export_take_a_postgresql_store(pg_url: str, store: Path, tmp_path: Path,

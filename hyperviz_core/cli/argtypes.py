@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["non_negative_int", "positive_int"]
+__all__ = ["check_top_k_hops", "non_negative_int", "positive_int"]
 
 
 def _at_least(text: str, low: int) -> int:
@@ -30,3 +30,14 @@ def positive_int(text: str) -> int:
 def non_negative_int(text: str) -> int:
     """An integer of 0 or more, else a one-line argparse error naming the value."""
     return _at_least(text, 0)
+
+
+def check_top_k_hops(top_k: int, hops: int) -> None:
+    """``--top-k`` at least 1 and ``--hops`` in 0..MAX_HOPS, else a one-line ``ValueError``
+    (not pydantic's multi-line one from the engine)."""
+    from ..rag.retrieve.config import MAX_HOPS
+
+    if top_k < 1:
+        raise ValueError(f"--top-k must be at least 1, got {top_k}")
+    if not 0 <= hops <= MAX_HOPS:
+        raise ValueError(f"--hops must be between 0 and {MAX_HOPS}, got {hops}")

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..atomic import atomic_write_bytes
+from .argtypes import check_top_k_hops
 
 __all__ = ["register"]
 
@@ -81,6 +82,7 @@ def _run_export(args: argparse.Namespace) -> int:
     from ..rag.store.sqlite.check import store_errors
     from .index import make_embedder, open_existing
 
+    check_top_k_hops(args.top_k, args.hops)
     embedder = make_embedder(args.embed) if args.embed else None
     retrieve: dict[str, Any] = {"mode": args.mode, "top_k": args.top_k, "hops": args.hops}
     out = Path(args.hif)

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..surrogates import surrogate_at
+from .argtypes import check_top_k_hops
 from .index import add_provider_options, make_chat, make_embedder
 from .terminal import terminal_safe
 
@@ -227,10 +228,7 @@ def _open_engine(args: argparse.Namespace) -> Any:
     from ..rag.engine import VizRAG
     from .index import open_existing
 
-    if args.top_k < 1:
-        raise ValueError(f"--top-k must be at least 1, got {args.top_k}")
-    if not 0 <= args.hops <= 3:
-        raise ValueError(f"--hops must be between 0 and 3, got {args.hops}")
+    check_top_k_hops(args.top_k, args.hops)
     store = open_existing(args.store, read_only=True)  # a query never writes the store
     try:
         embedder = (make_embedder(args.embed, timeout=args.timeout, max_retries=args.max_retries)
