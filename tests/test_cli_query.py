@@ -95,3 +95,12 @@ def test_query_verbose_prints_stage_events_to_stderr(
     assert ["render", "end"] in events and "elapsed_ms" not in captured.err
     assert main(["query", Q, "--store", str(store_dir), "--json"]) == 0
     assert "vizrag: " not in capsys.readouterr().err
+
+
+def test_out_under_a_file_is_named_before_anything_runs(
+        store_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    assert main(["query", Q, "--store", str(store_dir), "--out", str(afile / "sub")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"vizrag query: error: --out {afile / 'sub'}: {afile} exists and is not a folder"

@@ -208,3 +208,18 @@ def test_a_search_without_evidence_is_refused(call: Any, match: str) -> None:
     bare IndexError; size=(30, 5) an "empty range for randrange()"."""
     with pytest.raises(ValueError, match=match):
         call()
+
+
+@pytest.mark.parametrize("bad", [["--task", "nope"], ["--layout", "nope"]])
+def test_probes_make_checks_its_arguments_before_it_makes_the_folder(
+        hif: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], bad: list[str]) -> None:
+    out = tmp_path / "probes"
+    assert main(["probes", "make", "--from", str(hif), "--n", "3", "--out", str(out),
+                 "--no-progress", *bad]) == 2
+    assert "unknown" in capsys.readouterr().err and not out.exists()
+    afile = tmp_path / "victim.json"
+    afile.write_text("{}")
+    assert main(["probes", "make", "--from", str(hif), "--n", "3", "--out", str(afile),
+                 "--no-progress"]) == 2
+    assert "victim.json exists and is not a folder" in capsys.readouterr().err
+    assert afile.read_text() == "{}"

@@ -267,8 +267,9 @@ def _run(args: argparse.Namespace) -> int:
     batch = _load_questions(args.questions) if args.questions else [(None, args.question)]
     folders = folders_for([str(q) for q, _ in batch])
     out = Path(args.out) if args.out else None
-    if out is not None and out.exists() and not out.is_dir():
-        raise ValueError(f"--out {out} exists and is not a folder")
+    blocked = next((p for p in (out, *out.parents) if p.exists()), None) if out else None
+    if blocked is not None and not blocked.is_dir():  # --out, or a folder above it, a file
+        raise ValueError(f"--out {out}: {blocked} exists and is not a folder")
     from tqdm.auto import tqdm
 
     bar = tqdm(total=len(batch), desc="questions", unit="q", leave=False,

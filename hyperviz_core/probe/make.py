@@ -18,6 +18,7 @@ from collections.abc import MutableMapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..layouts.base import get_layout
 from ..model import Hypergraph
 from ..render import HyperViz, Rendering
 from .sample import sample_subgraphs
@@ -110,12 +111,17 @@ def make_probes(
     ``duplicates``. ``tasks`` are taken in turn (default: overlap-core, bridge-hyperedge;
     see :data:`~hyperviz_core.probe.tasks.TASKS` for all, e.g. ``["disambiguation"]``).
     """
+    specs = probe_specs(source, n, seed, tasks, size=size)  # checked before out_dir is made
+    for name in layouts:
+        get_layout(name)  # an unknown layout: ValueError naming the available ones
     out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"{out_dir} exists and is not a folder (probes go into a folder)")
     out.mkdir(parents=True, exist_ok=True)
     probes: list[Probe] = []
     seen: set[tuple[str, str, str, tuple[str, ...]]] = set()
     tally = {"samples": 0, "no_instance": 0, "duplicates": 0}
-    for spec in _bar(probe_specs(source, n, seed, tasks, size=size), progress, "probes"):
+    for spec in _bar(specs, progress, "probes"):
         tally["samples"] += 1
         made = render_probe(spec, layouts, viz)
         if made is None:
