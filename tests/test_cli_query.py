@@ -104,3 +104,16 @@ def test_out_under_a_file_is_named_before_anything_runs(
     assert main(["query", Q, "--store", str(store_dir), "--out", str(afile / "sub")]) == 2
     err = capsys.readouterr().err.strip()
     assert err == f"vizrag query: error: --out {afile / 'sub'}: {afile} exists and is not a folder"
+
+
+def test_a_blank_question_in_a_batch_is_named_as_blank(
+        store_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    qs = tmp_path / "q.jsonl"
+    qs.write_text('{"id": "ok", "question": "Who?"}\n{"id": "ws", "question": "   "}\n'
+                  '{"id": "none"}\n')
+    assert main(["query", "--store", str(store_dir), "--questions", str(qs)]) == 2
+    assert capsys.readouterr().err.strip().endswith(
+        "q.jsonl:2: the question is empty (only whitespace)")
+    qs.write_text('{"id": "none"}\n')
+    assert main(["query", "--store", str(store_dir), "--questions", str(qs)]) == 2
+    assert 'q.jsonl:1: expected an object with a "question"' in capsys.readouterr().err

@@ -209,8 +209,10 @@ def _load_questions(path: str) -> list[tuple[str, str]]:
             raise ValueError(f"{path}:{n}: not JSON ({exc.msg})") from None
         except RecursionError:
             raise ValueError(f"{path}:{n}: JSON nested too deeply to read") from None
-        if not isinstance(obj, dict) or not str(obj.get("question", "")).strip():
+        if not isinstance(obj, dict) or "question" not in obj:
             raise ValueError(f"{path}:{n}: expected an object with a \"question\"")
+        if not str(obj["question"]).strip():  # the file is refused before any is answered
+            raise ValueError(f"{path}:{n}: the question is empty (only whitespace)")
         qid = str(obj.get("id", n))
         if surrogate_at(qid) is not None:
             raise ValueError(f"{path}:{n}: the id is not valid Unicode text")
