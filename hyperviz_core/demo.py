@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import re
 import shutil
 import tempfile
@@ -182,13 +183,30 @@ def _only_run(out: Path) -> Iterator[None]:
         yield
         return
     key = hashlib.sha256(str(out.resolve()).encode("utf-8")).hexdigest()[:16]
-    with (Path(tempfile.gettempdir()) / f"vizrag-demo-{key}.lock").open("w") as fh:
-        try:
-            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            raise ValueError(f"another vizrag demo is writing {out}: wait for it, or give "
-                             "another --out") from None
-        yield  # the lock goes with the file's closing
+    path = Path(tempfile.gettempdir()) / f"vizrag-demo-{key}.lock"
+    while True:
+        with path.open("w") as fh:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                raise ValueError(f"another vizrag demo is writing {out}: wait for it, or "
+                                 "give another --out") from None
+            if not _names(path, fh):  # a run that ended removed it meanwhile: lock anew
+                continue
+            try:
+                yield
+            finally:  # removed while still held: no lock file is left behind per --out
+                with contextlib.suppress(OSError):
+                    path.unlink()
+            return  # the lock goes with the file's closing
+
+
+def _names(path: Path, fh: Any) -> bool:
+    """Whether ``path`` is still the file open as ``fh`` (not removed, not replaced)."""
+    try:
+        return os.stat(path).st_ino == os.fstat(fh.fileno()).st_ino
+    except OSError:
+        return False
 
 
 def _run(out: Path, top_k: int, say: Callable[[str], None], engine: Any

@@ -116,3 +116,4 @@ def test_a_second_demo_on_the_same_folder_waits_its_turn(
         assert "another vizrag demo is writing" in err and err.count("\n") == 1
         assert not out.exists()
     assert main(["demo", "--out", str(out), "--top-k", "1"]) == 0  # the lock went with it
+    assert not lock.exists()  # and its file too: none is left behind per --out
