@@ -377,3 +377,10 @@ def test_check_reports_non_finite_vectors(tmp_path: Path) -> None:
     con.close()
     assert check_store(tmp_path / "s").problems == [
         f"vector '{space}/{key}' holds NaN or an infinity"]
+
+
+def test_migrate_refuses_the_same_store_as_destination(tmp_path: Path) -> None:
+    store = store_with(tmp_path / "s", demo_documents(0, 3))
+    for to in (str(store), str(store / "vizrag.sqlite")):
+        one_line_error(run_cli(["migrate", "--from", str(store), "--to", to,
+                                "--no-progress"]), "name the same store")

@@ -68,6 +68,9 @@ def _run(args: argparse.Namespace) -> int:
     if not args.source or not args.target:
         raise ValueError("give --from STORE --to STORE (or --upgrade STORE)")
 
+    if _same_store(args.source, args.target):
+        raise ValueError(f"--from and --to name the same store ({args.source}): a copy needs "
+                         "another destination")
     sqlite_side = args.target if is_store_url(args.source) else args.source
     report = None
     try:  # an SQLite error names the store that raised it (source or destination)
@@ -158,3 +161,13 @@ def register(sub: Any) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=_run)
+
+
+def _same_store(a: str, b: str) -> bool:
+    """Whether two store specs name one store: the same URL, or the same SQLite file."""
+    from ..rag.store import is_store_url
+    from ..rag.store.sqlite.schema import resolve_path
+
+    if is_store_url(a) or is_store_url(b):
+        return a.strip() == b.strip()
+    return resolve_path(a).resolve() == resolve_path(b).resolve()
