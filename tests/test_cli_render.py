@@ -108,3 +108,7 @@ def test_outputs_never_overwrite_the_input(hif: Path, tmp_path: Path,
     assert main(["render", str(q), "--out", str(tmp_path / "q.png")]) == 2
     assert "would overwrite the input" in capsys.readouterr().err
     assert q.read_bytes() == before and not (tmp_path / "q.png").exists()
+    assert main(["render", str(q), "--out", str(tmp_path / "v.png"), "--html", str(q)]) == 2
+    err = capsys.readouterr().err  # the flag that clashes is the one named
+    assert "--html" in err and "choose another --html name" in err and "--out" not in err
+    assert q.read_bytes() == before

@@ -57,8 +57,9 @@ def _output_problem(args: argparse.Namespace) -> str | None:
     source = Path(args.input).resolve()
     for flag, path in targets:
         if path.resolve() == source:
+            why = " (the JSON export goes beside the PNG, same stem)" if "--out" in flag else ""
             return (f"{flag} {path} would overwrite the input {args.input}; choose another "
-                    "--out name (the JSON export goes beside the PNG, same stem)")
+                    f"{flag.split()[0]} name{why}")
     if args.html and Path(args.html).resolve() in (out.resolve(), out.with_suffix(".json")
                                                    .resolve()):
         return f"--html {args.html} would overwrite the PNG or its JSON export"
