@@ -99,6 +99,20 @@ def test_check_reports_garbage(store: Path) -> None:
     assert "Traceback" not in err and "malformed" in (out + err).lower()
 
 
+def test_check_lists_a_problem_once(store: Path) -> None:
+    """8 KiB zeroed at 30% of the file: the integrity check and the opening checks both met
+    the same SQLite error, listed twice."""
+    db = store / "vizrag.sqlite"
+    data = bytearray(db.read_bytes())
+    mid = int(len(data) * 0.3) - int(len(data) * 0.3) % 4096
+    data[mid:mid + 8192] = bytes(8192)
+    db.write_bytes(bytes(data))
+    code, out, err = run_cli(["check", "--store", str(store)])
+    problems = [t for t in out.splitlines() if t.startswith("  ")]
+    assert code == 1 and problems, (out, err)
+    assert len(problems) == len(set(problems))
+
+
 @pytest.mark.parametrize("command", ["stats", "query", "index", "delete"])
 def test_dropped_table_gives_one_line(store: Path, tmp_path: Path, command: str) -> None:
     db = store / "vizrag.sqlite"

@@ -158,6 +158,7 @@ def check_store(path: str | Path) -> CheckReport:
         _check_open(conn, file, report)
     finally:
         conn.close()
+    report.problems = list(dict.fromkeys(report.problems))  # one error met by two checks
     report.ok = not report.problems
     return report
 
