@@ -124,6 +124,11 @@ def test_errors_are_one_line_and_write_nothing(tmp_path: Path,
                      "--query", "Who?", *bad]) == 2
         err = capsys.readouterr().err.strip()
         assert err == f"vizrag export: error: {said}"  # one line, before the store is read
+    assert main(["export", "--store", str(tmp_path / "none"), "--hif", "x.json",
+                 "--top-k", "3", "--mode", "naive"]) == 2  # without --query they did nothing
+    assert capsys.readouterr().err.strip() == (
+        "vizrag export: error: --mode, --top-k apply to --query only (without it the whole "
+        "store, or --doc, is exported)")
 
 
 def test_import_and_export_take_a_postgresql_store(pg_url: str, store: Path, tmp_path: Path,

@@ -82,9 +82,16 @@ def _run_export(args: argparse.Namespace) -> int:
     from ..rag.store.sqlite.check import store_errors
     from .index import make_embedder, open_existing
 
-    check_top_k_hops(args.top_k, args.hops)
+    given = [f for f, v in (("--mode", args.mode), ("--top-k", args.top_k),
+                            ("--hops", args.hops), ("--embed", args.embed)) if v is not None]
+    if given and args.query is None:  # they would change nothing: say so
+        raise ValueError(f"{', '.join(given)} apply to --query only (without it the whole "
+                         "store, or --doc, is exported)")
+    top_k, hops = (5 if args.top_k is None else args.top_k), (1 if args.hops is None
+                                                                else args.hops)
+    check_top_k_hops(top_k, hops)
+    retrieve: dict[str, Any] = {"mode": args.mode or "vizrag", "top_k": top_k, "hops": hops}
     embedder = make_embedder(args.embed) if args.embed else None
-    retrieve: dict[str, Any] = {"mode": args.mode, "top_k": args.top_k, "hops": args.hops}
     out = Path(args.hif)
     try:
         with store_errors(args.store):
@@ -150,9 +157,9 @@ def register(sub: Any) -> None:
                    help="G_bot relations, G_top themes, or both (default)")
     e.add_argument("--doc", action="append", metavar="DOC_ID", help="repeatable")
     e.add_argument("--query", default=None, metavar="QUESTION")
-    e.add_argument("--mode", default="vizrag", help="retrieval mode for --query")
-    e.add_argument("--top-k", type=int, default=5, metavar="K")
-    e.add_argument("--hops", type=int, default=1, metavar="N")
+    e.add_argument("--mode", default=None, help="retrieval mode for --query (vizrag)")
+    e.add_argument("--top-k", type=int, default=None, metavar="K", help="for --query (5)")
+    e.add_argument("--hops", type=int, default=None, metavar="N", help="for --query (1)")
     e.add_argument("--embed", default=None, metavar="SPEC",
                    help="embedder for --query (default: the store's offline one)")
     e.set_defaults(func=_run_export)
