@@ -219,3 +219,25 @@ async def test_engine_model_calls_are_named_and_tagged(store_dir: Path) -> None:
     assert own._config() == {"run_name": "mine", "tags": ["x", "vizrag"]}
     assert own.complete("hi") == '["Iron Maiden"]'
     assert LangChainChatModel(ParrotFakeChatModel()).complete("hi") == "hi"
+
+
+# ------------------------------------------------------------------ one_chunk
+def test_one_chunk_indexes_a_splitters_documents_whole(tmp_path: Path) -> None:
+    """A text splitter's chunks (here over the engine's 1,200 characters) are indexed as they
+    are with ``one_chunk=True``: one chunk each, under the document's id; by default the
+    engine windows a long document."""
+    long = " ".join(f"Ada Quill flew kite {i} over Leyton Marsh." for i in range(60))
+    docs = [Document(page_content=long, id="part-1"),
+            Document(page_content="Leyton Marsh lies east of London.", id="part-2")]
+    with VizRAGRetriever.from_documents(docs, tmp_path / "a", one_chunk=True) as whole:
+        assert whole.engine.stats().chunks == 2
+        assert whole.engine.store.chunk_ids("part-1") == ["part-1"]
+        got = whole.invoke("Who flew kites over Leyton Marsh?")
+        assert {d.metadata["chunk_id"] for d in got} <= {"part-1", "part-2"}
+        whole.add_documents([Document(page_content=long, id="part-3")])
+        assert whole.engine.store.chunk_ids("part-3") == ["part-3"]
+    with VizRAGRetriever.from_documents(docs, tmp_path / "b") as windowed:
+        assert windowed.engine.stats().chunks > 2
+    with pytest.raises(TypeError, match="one_chunk must be True or False"):
+        VizRAGRetriever.from_documents(docs, tmp_path / "c", one_chunk="yes")
+    assert not (tmp_path / "c").exists()

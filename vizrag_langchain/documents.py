@@ -90,10 +90,12 @@ def is_image_document(doc: Document) -> bool:
     return doc.metadata.get("type") == IMAGE_DOC_TYPE and "image_base64" in doc.metadata
 
 
-def to_engine_document(doc: Document, doc_id: str | None = None) -> VizDocument:
+def to_engine_document(doc: Document, doc_id: str | None = None, *,
+                       one_chunk: bool = False) -> VizDocument:
     """A LangChain document as an engine document: ``doc_id``, else ``doc.id`` (else
     ``doc-<content hash>``), ``metadata["title"]`` as the title, the metadata kept
-    (JSON-safe).
+    (JSON-safe); ``one_chunk``: indexed as one chunk under its id (a text splitter's output
+    is not windowed again).
 
     >>> to_engine_document(Document(page_content="Ada wrote notes.", id="ada",
     ...                             metadata={"title": "Ada", "page": 3})).metadata
@@ -101,4 +103,5 @@ def to_engine_document(doc: Document, doc_id: str | None = None) -> VizDocument:
     """
     meta = dict(doc.metadata or {})
     return VizDocument(id=doc_id or doc.id or "", text=doc.page_content,
-                       title=str(meta.get("title") or ""), metadata=json_safe_metadata(meta))
+                       title=str(meta.get("title") or ""), metadata=json_safe_metadata(meta),
+                       one_chunk=one_chunk)

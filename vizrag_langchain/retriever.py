@@ -67,6 +67,9 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
         chat, embedder: VizRAG or LangChain models for an engine created here (``None`` =
             offline defaults; the embedder must match the one the store was indexed with).
         engine_kwargs: further ``VizRAG(...)`` arguments for an engine created here.
+        one_chunk: each document added is one chunk, indexed whole under its id (what a
+            LangChain text splitter made; default: the engine windows long documents by its
+            ``chunk_size``).
 
     ``invoke(q, k=..., mode=..., hops=..., include_image=...)`` overrides per call (also
     through ``batch``/``ainvoke``/``abatch``). Stage hooks of the engine are reported to
@@ -78,6 +81,7 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
     mode: str = "vizrag"
     hops: int = Field(1, ge=0, le=MAX_HOPS)
     include_image: bool = False
+    one_chunk: bool = False
     chat: Any = Field(None, exclude=True)
     embedder: Any = Field(None, exclude=True)
     engine_kwargs: dict[str, Any] = Field(default_factory=dict)
@@ -91,7 +95,7 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
             raise ValueError(f"unknown retrieval mode {mode!r}; valid modes: {', '.join(MODES)}")
         return mode
 
-    @field_validator("k", "hops", "include_image", mode="before")
+    @field_validator("k", "hops", "include_image", "one_chunk", mode="before")
     @classmethod
     def _strict(cls, value: Any, info: ValidationInfo) -> Any:
         """As strict as a call's options: no ``"3"`` → 3, ``True`` → 1, ``2.0`` → 2 or
@@ -121,7 +125,6 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
         ``include_image``; ``ids``: as :meth:`add_documents` takes them. The retriever's
         options and the documents are checked before a store is created.
         """
-        docs = _engine_documents(documents, ids, {})
         unknown = sorted(set(kwargs) - set(cls.model_fields)
                          | set(kwargs) & {"store", "chat", "embedder", "shared_engine"})
         if unknown:
@@ -129,6 +132,7 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
         blank = cls.model_construct(store=None)  # each option checked as __init__ will
         for name, value in kwargs.items():
             cls.__pydantic_validator__.validate_assignment(blank, name, value)
+        docs = _engine_documents(documents, ids, {}, one_chunk=blank.one_chunk)
         engine = resolve_engine(store, chat=chat, embedder=embedder,
                                 engine_kwargs=engine_kwargs)
         owned = isinstance(store, (str, Path))  # close() closes what we opened
@@ -151,7 +155,7 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
         ``doc-<hash of title + text>``. Re-adding unchanged content is a no-op; a changed
         document with the same id replaces the old one. Other options raise ``TypeError``
         (nothing is silently ignored)."""
-        docs = _engine_documents(documents, ids, kwargs)
+        docs = _engine_documents(documents, ids, kwargs, one_chunk=self.one_chunk)
         self._insert(docs)
         return [d.id for d in docs]
 
@@ -163,7 +167,7 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
                              ids: Sequence[str | None] | None = None,
                              **kwargs: Any) -> list[str]:
         """Async :meth:`add_documents`."""
-        docs = _engine_documents(documents, ids, kwargs)
+        docs = _engine_documents(documents, ids, kwargs, one_chunk=self.one_chunk)
         if docs:
             (await self._engine.ainsert(docs)).raise_for_failures()
         return [d.id for d in docs]
@@ -275,7 +279,8 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
 
 
 def _engine_documents(documents: Sequence[Document], ids: Sequence[str | None] | None,
-                      options: dict[str, Any]) -> list[VizDocument]:
+                      options: dict[str, Any], *, one_chunk: bool = False
+                      ) -> list[VizDocument]:
     if options:
         raise TypeError(f"add_documents got unknown option(s) {sorted(options)}; it takes "
                         "documents and ids")
@@ -284,7 +289,7 @@ def _engine_documents(documents: Sequence[Document], ids: Sequence[str | None] |
         raise TypeError("add_documents takes langchain_core.documents.Document objects, got "
                         f"{type(wrong).__name__}")
     if ids is None:
-        return _distinct([to_engine_document(d) for d in documents])
+        return _distinct([to_engine_document(d, one_chunk=one_chunk) for d in documents])
     if isinstance(ids, str) or len(ids) != len(documents):
         raise ValueError(f"ids must be a list with one id per document ({len(documents)}), "
                          f"got {ids!r:.80}")
@@ -292,7 +297,7 @@ def _engine_documents(documents: Sequence[Document], ids: Sequence[str | None] |
     if bad:
         raise TypeError(f"ids must be strings (or None for doc.id / a hash), got {bad[0]!r}")
     # None (LangChain builds [d.id for d in docs]) falls back to doc.id, else the hash
-    return _distinct([to_engine_document(d, doc_id=i or None)
+    return _distinct([to_engine_document(d, doc_id=i or None, one_chunk=one_chunk)
                       for d, i in zip(documents, ids, strict=True)])
 
 
@@ -310,4 +315,5 @@ def _distinct(docs: list[VizDocument]) -> list[VizDocument]:
 
 _STRICT: dict[str, Callable[[Any], Any]] = {
     "k": check_k, "hops": check_hops,
-    "include_image": lambda value: check_flag("include_image", value)}
+    "include_image": lambda value: check_flag("include_image", value),
+    "one_chunk": lambda value: check_flag("one_chunk", value)}
