@@ -5,7 +5,6 @@ inputs are never touched."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -64,26 +63,44 @@ def test_deleted_and_renamed_files_are_pruned(tmp_path: Path,
     assert rep["files_gone"] == [] and rep["documents_removed"] == 0
 
 
-def test_relative_sources_resolve_from_the_current_directory(
+def test_relative_sources_are_never_pruned_and_a_pruning_run_records_absolute_ones(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
         ) -> None:
+    """A relative source names a file only with the directory its run started in, which the
+    store does not know: it is never pruned. A run with --prune-missing reads its folders
+    by absolute path, so from then on their files can be."""
     (tmp_path / "notes").mkdir()
     for name, text in TEXTS.items():
         (tmp_path / "notes" / name).write_text(text)
     monkeypatch.chdir(tmp_path)
-    assert _index("notes", "--store", "store") == 0
+    assert _index("notes", "--store", "store") == 0  # relative sources
     (tmp_path / "notes" / "gamma.md").unlink()
-    sub = tmp_path / "sub"
-    sub.mkdir()
-    os.chdir(sub)  # the same folder reached from elsewhere: relative sources are not there
     capsys.readouterr()
-    assert _index("../notes", "--store", "../store", "--prune-missing", "--json") == 0
-    rep = json.loads(capsys.readouterr().out)
-    assert rep["files_gone"] == []
-    os.chdir(tmp_path)
     assert _index("notes", "--store", "store", "--prune-missing", "--json") == 0
     rep = json.loads(capsys.readouterr().out)
-    assert rep["files_gone"] == ["gamma"] and _ids(tmp_path / "store") == ["alpha", "beta"]
+    assert rep["files_gone"] == [] and rep["documents_replaced"] == 2  # now absolute
+    assert _ids(tmp_path / "store") == ["alpha", "beta", "gamma"]
+    (tmp_path / "notes" / "beta.md").unlink()
+    assert _index("notes", "--store", "store", "--prune-missing", "--json") == 0
+    assert json.loads(capsys.readouterr().out)["files_gone"] == ["beta"]
+    assert _ids(tmp_path / "store") == ["alpha", "gamma"]
+
+
+def test_a_same_named_folder_elsewhere_prunes_nothing_of_the_other(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``notes/keep.md`` indexed from /A, then /B's own ``notes/`` with --prune-missing:
+    A's document names no file of B's folder (its relative source is not B's)."""
+    for side, name in (("A", "keep.md"), ("B", "other.md")):
+        (tmp_path / side / "notes").mkdir(parents=True)
+        (tmp_path / side / "notes" / name).write_text(TEXTS["alpha.md"] + side)
+    monkeypatch.chdir(tmp_path / "A")
+    assert _index("notes", "--store", "../store") == 0
+    monkeypatch.chdir(tmp_path / "B")
+    capsys.readouterr()
+    assert _index("notes", "--store", "../store", "--prune-missing", "--json") == 0
+    assert json.loads(capsys.readouterr().out)["files_gone"] == []
+    assert _ids(tmp_path / "store") == ["keep", "other"]
 
 
 def test_prune_missing_needs_a_folder(tmp_path: Path,

@@ -188,10 +188,11 @@ def missing_file_documents(store: Any, folders: Sequence[str | Path]) -> list[st
     that one of ``folders`` gave and whose file is gone (deleted or renamed since it was
     indexed: ``vizrag index FOLDER --prune-missing``).
 
-    A document counts only when its ``source`` names the very file the folder gives its
-    id: ``FOLDER/<id><suffix>``, the same string or the same file once resolved. A relative
-    source stored by a run from another directory names another file (or another id), so
-    it is never taken for a missing file of this folder.
+    A document counts only when its ``source`` is an absolute path naming the very file
+    the folder gives its id: ``FOLDER/<id><suffix>``, the same string or the same file once
+    resolved. A relative source names a file only together with the directory the run that
+    stored it started in, which the store does not know (``notes/a.md`` from ``/A`` and from
+    ``/B`` are two files), so it is never taken for a missing one.
 
     >>> import tempfile
     >>> from hyperviz_core.rag.store import open_store
@@ -207,7 +208,7 @@ def missing_file_documents(store: Any, folders: Sequence[str | Path]) -> list[st
     out: list[str] = []
     for doc in store.documents():
         src = text_file_source(doc)
-        if src is None:
+        if src is None or not Path(src).is_absolute():
             continue
         part = PART_ID.match(doc.id)
         name = (part.group("base") if part else doc.id) + Path(src).suffix
