@@ -15,8 +15,10 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import secrets
 import stat
+import sys
 from pathlib import Path
 
 __all__ = ["atomic_write_bytes", "atomic_write_pair"]
@@ -64,6 +66,15 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
     and is no regular file (a FIFO, ``/dev/stdout``, ``/dev/null``) is written through as it
     is, never replaced. An error names ``path``, not the temporary file.
     """
+    fd = _descriptor(path)
+    if fd is not None:  # /dev/stdout & co.: written to the open descriptor, whatever it is
+        for stream in (sys.stdout, sys.stderr):  # what Python printed before comes first
+            with contextlib.suppress(Exception):
+                stream.flush()
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        return Path(path)
     p = _target(path)
     if p.exists() and not p.is_file():
         with p.open("wb") as fh:  # a FIFO or a device: the reader gets the bytes
@@ -71,6 +82,27 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
         return p
     _replace([(_temp_beside(p, data, path), p)])
     return p
+
+
+_FD_PATH = re.compile(r"^/(?:proc/self|dev)/fd/(\d+)$")
+
+
+def _descriptor(path: str | Path) -> int | None:
+    """The open file descriptor ``path`` names (``/dev/stdout`` → ``/proc/self/fd/1``,
+    ``/dev/fd/N``), else None. Written through the descriptor, a redirected stdout keeps
+    its offset and append mode (``>>``): reopening it would truncate the file, replacing it
+    would detach it from the shell's redirection."""
+    p = str(path)
+    for _ in range(8):  # the links of /dev/stdout; a loop is no descriptor
+        m = _FD_PATH.match(p)
+        if m:
+            return int(m.group(1))
+        try:
+            link = os.readlink(p)
+        except OSError:
+            return None
+        p = os.path.join(os.path.dirname(p), link)
+    return None
 
 
 def atomic_write_pair(first: tuple[str | Path, bytes], second: tuple[str | Path, bytes]

@@ -31,3 +31,19 @@ def test_export_and_render_html_to_a_piped_stdout(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.lstrip().lower().startswith("<!doctype html")
     assert (tmp_path / "g.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_stdout_redirected_to_a_file_is_appended_to_not_replaced(tmp_path: Path) -> None:
+    """``>> log``: the bytes go through the open descriptor, after what the file held (it
+    was resolved to the file and replaced by a rename, losing the earlier lines)."""
+    with VizRAG(tmp_path / "store", show_progress=False) as rag:
+        rag.insert([Document(id="a", text="Ada Quill founded the Nimbus Society in Leyton.")])
+    log = tmp_path / "log.txt"
+    log.write_text("earlier line\n")
+    with log.open("a") as fh:
+        done = subprocess.run([sys.executable, "-m", "hyperviz_core", "export", "--store",
+                               str(tmp_path / "store"), "--hif", "/dev/stdout"], stdout=fh,
+                              stderr=subprocess.PIPE, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr
+    head, body = log.read_text().split("\n", 1)
+    assert head == "earlier line" and json.loads(body)["nodes"]
