@@ -384,3 +384,6 @@ def test_migrate_refuses_the_same_store_as_destination(tmp_path: Path) -> None:
     for to in (str(store), str(store / "vizrag.sqlite")):
         one_line_error(run_cli(["migrate", "--from", str(store), "--to", to,
                                 "--no-progress"]), "name the same store")
+    url = "postgresql://alice:s3cretPW@db.invalid/kb"
+    code, out, err = run_cli(["migrate", "--from", url, "--to", url, "--no-progress"])
+    assert code == 2 and "name the same store" in err and "s3cretPW" not in out + err

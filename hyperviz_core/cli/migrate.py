@@ -57,7 +57,7 @@ def _upgrade(spec: str) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ..rag.store import StoreError, is_store_url, open_store
+    from ..rag.store import StoreError, is_store_url, open_store, redact_url
     from ..rag.store.sqlite.check import store_errors
     from ..rag.store.transfer import copy_store
 
@@ -69,8 +69,8 @@ def _run(args: argparse.Namespace) -> int:
         raise ValueError("give --from STORE --to STORE (or --upgrade STORE)")
 
     if _same_store(args.source, args.target):
-        raise ValueError(f"--from and --to name the same store ({args.source}): a copy needs "
-                         "another destination")
+        raise ValueError(f"--from and --to name the same store ({redact_url(args.source)}): "
+                         "a copy needs another destination")
     sqlite_side = args.target if is_store_url(args.source) else args.source
     report = None
     try:  # an SQLite error names the store that raised it (source or destination)
