@@ -92,6 +92,9 @@ def test_hyperviz_runnable_copies_share_its_engine_and_a_chain_deep_copies(
     assert opened == []
     deep.close()  # a copy's close leaves the engine to the original, as a configured copy's
     copy.deepcopy(retriever).close()
+    copy.copy(retriever).close()
+    retriever.model_copy().close()
+    copy.copy(hv).close()
     assert hv.invoke(docs)["image"] and retriever.invoke(QUERY)
 
 

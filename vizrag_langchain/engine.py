@@ -14,6 +14,7 @@ Example::
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Self
@@ -115,9 +116,14 @@ class SharedEngine(BaseModel):
         """A copy sharing the open engine (a store connection cannot be copied), as
         ``configurable_fields`` copies do; like theirs, its :meth:`close` leaves the engine
         open (the original owns it)."""
-        copy = self.model_copy()
-        copy._owned = False
-        return copy
+        return copy.copy(self)
+
+    def __copy__(self) -> Self:
+        """A shallow copy (``copy.copy``, ``model_copy``) shares the engine too, and its
+        :meth:`close` leaves it open: the original owns it."""
+        clone = super().__copy__()
+        clone._owned = False
+        return clone
 
     def __reduce__(self) -> Any:
         """Pickled as its options: unpickling opens the store path again (a wrapper over an
