@@ -111,7 +111,7 @@ def test_cli_workers_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert "not a number or 'auto'" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("when", ["after work", "while they start"])
+@pytest.mark.parametrize("when", ["after work", "while they start", "after a fork"])
 def test_workers_end_when_their_parent_is_killed(tmp_path: Path, when: str) -> None:
     """A parent killed with SIGKILL never shuts its pool down: the workers notice and exit
     instead of waiting for work forever — also when it dies while they still import (before
@@ -129,9 +129,10 @@ def test_workers_end_when_their_parent_is_killed(tmp_path: Path, when: str) -> N
         "from hyperviz_core.rag.index.workers import ExtractionPool\n"
         "if __name__ == '__main__':\n"
         "    pool = ExtractionPool(HeuristicExtractor(), HeuristicThemeExtractor(), 2)\n"
-        + ("    pool.run([Chunk(id='c', doc_id='d', text='Ada Quill lived in Leyton.')])\n"
-           if when == "after work" else
-           "    pool._pool.submit(int, 1)\n    time.sleep(0.05)\n")
+        + ("    pool._pool.submit(int, 1)\n    time.sleep(0.05)\n" if when == "while they start"
+           else "    pool.run([Chunk(id='c', doc_id='d', text='Ada Quill lived in Leyton.')])\n")
+        + ("    import os\n    if os.fork() == 0:\n        time.sleep(20)\n        os._exit(0)\n"
+           if when == "after a fork" else "")  # the child holds the parent's pipes
         + "    print(' '.join(str(p) for p in pool._pool._processes), flush=True)\n"
         "    time.sleep(60)\n")
     parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE,

@@ -90,8 +90,11 @@ def _exit_with_parent() -> None:
     if parent is None:  # not a spawned child (a test calling the initializer)
         return
 
-    def watch() -> None:
-        multiprocessing.connection.wait([parent.sentinel])
+    def watch() -> None:  # the sentinel, or (a child the parent forked holds the pipe
+        # open too) the parent's pid no longer being ours
+        while (not multiprocessing.connection.wait([parent.sentinel], timeout=0.5)
+               and os.getppid() == parent.pid):
+            pass
         os._exit(0)
 
     threading.Thread(target=watch, name="vizrag-parent-watch", daemon=True).start()
