@@ -170,7 +170,8 @@ def test_text_free_response_modes_use_the_given_llm(
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.setattr(Settings, "_llm", None)
     llm = MockLLMWithChatMemoryOfLastCall(is_chat_model=True)
-    engine = index.as_query_engine(llm=llm, top_k=2, response_mode=mode)
-    response = engine.query(QUERY)
-    assert response.source_nodes and llm.last_chat_messages is None  # no model call
-    assert engine._response_synthesizer._llm is llm
+    for extra in ({}, {"response_synthesizer": None}):  # None: build it, as when left out
+        engine = index.as_query_engine(llm=llm, top_k=2, response_mode=mode, **extra)
+        response = engine.query(QUERY)
+        assert response.source_nodes and llm.last_chat_messages is None  # no model call
+        assert engine._response_synthesizer._llm is llm

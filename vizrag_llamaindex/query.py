@@ -152,8 +152,9 @@ def _textless_synthesizer(engine_args: dict[str, Any], llm: LLM, multimodal: boo
     mode = engine_args.get("response_mode")
     kinds = {ResponseMode.NO_TEXT: NoText, ResponseMode.CONTEXT_ONLY: ContextOnly}
     kind = kinds.get(ResponseMode(mode)) if isinstance(mode, str) else None
-    if kind is None or "response_synthesizer" in engine_args:
+    if kind is None or engine_args.get("response_synthesizer") is not None:
         return
+    engine_args.pop("response_synthesizer", None)
     engine_args.pop("response_mode")
     engine_args["response_synthesizer"] = kind(
         llm=llm, callback_manager=callback_manager,
