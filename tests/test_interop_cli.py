@@ -125,6 +125,9 @@ def test_errors_are_one_line_and_write_nothing(tmp_path: Path,
         err = capsys.readouterr().err.strip()
         assert err == f"vizrag export: error: {said}"  # one line, before the store is read
     assert main(["export", "--store", str(tmp_path / "none"), "--hif", "x.json",
+                 "--query", "Who?", "--mode", ""]) == 2  # an empty mode is no default
+    assert "mode" in capsys.readouterr().err
+    assert main(["export", "--store", str(tmp_path / "none"), "--hif", "x.json",
                  "--top-k", "3", "--mode", "naive"]) == 2  # without --query they did nothing
     assert capsys.readouterr().err.strip() == (
         "vizrag export: error: --mode, --top-k apply to --query only (without it the whole "

@@ -90,8 +90,12 @@ def _run_export(args: argparse.Namespace) -> int:
     top_k, hops = (5 if args.top_k is None else args.top_k), (1 if args.hops is None
                                                                 else args.hops)
     check_top_k_hops(top_k, hops)
-    retrieve: dict[str, Any] = {"mode": args.mode or "vizrag", "top_k": top_k, "hops": hops}
-    embedder = make_embedder(args.embed) if args.embed else None
+    retrieve: dict[str, Any] = {"mode": "vizrag" if args.mode is None else args.mode,
+                                "top_k": top_k, "hops": hops}
+    from ..rag.retrieve.config import check_mode
+
+    check_mode(retrieve["mode"])  # before the store is read, as --top-k/--hops are
+    embedder = make_embedder(args.embed) if args.embed is not None else None
     out = Path(args.hif)
     try:
         with store_errors(args.store):
