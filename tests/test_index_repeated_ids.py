@@ -45,3 +45,25 @@ def test_a_document_that_cannot_be_hashed_still_fails_alone(tmp_path: Path) -> N
         with pytest.warns(UserWarning, match="'twice'"):
             report = rag.insert(docs)
         assert (report.documents_added, report.documents_failed) == (2, 1)
+
+
+def test_the_warning_names_the_caller_through_a_symlinked_install(tmp_path: Path) -> None:
+    """The package reached through a symbolic link: frames are told apart by module, not
+    by resolved path (the warning pointed into the package's own stream.py)."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    (tmp_path / "link").symlink_to(root)
+    script = tmp_path / "caller.py"
+    script.write_text(
+        "import sys, tempfile, warnings\n"
+        f"sys.path.insert(0, {str(tmp_path / 'link')!r})\n"
+        "from hyperviz_core.rag import Document, VizRAG\n"
+        "warnings.simplefilter('always')\n"
+        "with VizRAG(tempfile.mkdtemp(), show_progress=False) as rag:\n"
+        "    rag.insert([Document(id='p', text='a'), Document(id='p', text='b')])\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=120, check=False, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert f"{script}:6: UserWarning" in done.stderr, done.stderr

@@ -21,11 +21,7 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
-import os
 import sys
-import threading
 import warnings
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -195,12 +191,11 @@ def warn_repeated_ids(docs: Sequence[Document]) -> list[str]:
     return ids
 
 
-#: code whose frames a warning skips to name the caller's line: this package, the framework
-#: wrappers beside it, and the event-loop machinery an insert runs its coroutine through
-_SKIP = (*(str(Path(__file__).resolve().parents[3] / pkg) + os.sep
-           for pkg in ("hyperviz_core", "vizrag_langchain", "vizrag_llamaindex")),
-         str(Path(asyncio.__file__).parent) + os.sep,
-         str(Path(concurrent.futures.__file__).parent) + os.sep, threading.__file__)
+#: modules whose frames a warning skips to name the caller's line: this package, the
+#: framework wrappers beside it, and the event-loop machinery an insert runs its coroutine
+#: through (by module name: a path may reach them through a symbolic link)
+_SKIP = ("hyperviz_core", "vizrag_langchain", "vizrag_llamaindex", "asyncio",
+         "concurrent", "threading")
 
 
 def _caller_level() -> int:
@@ -209,7 +204,7 @@ def _caller_level() -> int:
     frame: FrameType | None = sys._getframe(1)
     level = 1
     while frame is not None:
-        if not frame.f_code.co_filename.startswith(_SKIP):
+        if str(frame.f_globals.get("__name__", "")).split(".")[0] not in _SKIP:
             return level
         frame, level = frame.f_back, level + 1
     return 2
