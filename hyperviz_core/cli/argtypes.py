@@ -8,8 +8,9 @@ Example:
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
-__all__ = ["check_top_k_hops", "non_negative_int", "positive_int"]
+__all__ = ["blocking_file", "check_top_k_hops", "non_negative_int", "positive_int"]
 
 
 def _at_least(text: str, low: int) -> int:
@@ -41,3 +42,10 @@ def check_top_k_hops(top_k: int, hops: int) -> None:
         raise ValueError(f"--top-k must be at least 1, got {top_k}")
     if not 0 <= hops <= MAX_HOPS:
         raise ValueError(f"--hops must be between 0 and {MAX_HOPS}, got {hops}")
+
+
+def blocking_file(path: Path) -> Path | None:
+    """The nearest of ``path`` and the folders above it that exists, when it is no folder:
+    the file in the way of creating ``path`` (or a folder at it); None when there is none."""
+    found = next((p for p in (path, *path.parents) if p.exists()), None)
+    return found if found is not None and not found.is_dir() else None

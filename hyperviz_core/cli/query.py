@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..surrogates import surrogate_at
-from .argtypes import check_top_k_hops
+from .argtypes import blocking_file, check_top_k_hops
 from .index import add_provider_options, make_chat, make_embedder
 from .terminal import terminal_safe
 
@@ -269,8 +269,8 @@ def _run(args: argparse.Namespace) -> int:
     batch = _load_questions(args.questions) if args.questions else [(None, args.question)]
     folders = folders_for([str(q) for q, _ in batch])
     out = Path(args.out) if args.out else None
-    blocked = next((p for p in (out, *out.parents) if p.exists()), None) if out else None
-    if blocked is not None and not blocked.is_dir():  # --out, or a folder above it, a file
+    blocked = blocking_file(out) if out else None  # --out, or a folder above it, a file
+    if blocked is not None:
         raise ValueError(f"--out {out}: {blocked} exists and is not a folder")
     from tqdm.auto import tqdm
 

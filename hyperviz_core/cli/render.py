@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..surrogates import surrogate_at
-from .argtypes import positive_int
+from .argtypes import blocking_file, positive_int
 from .terminal import terminal_safe
 
 __all__ = ["register"]
@@ -46,11 +46,9 @@ def _output_problem(args: argparse.Namespace) -> str | None:
     for flag, path in targets:
         if path.is_dir():
             return f"{flag} {path} is a folder; give a file path"
-        parent = path.parent
-        while not parent.exists() and parent != parent.parent:
-            parent = parent.parent
-        if parent.exists() and not parent.is_dir():
-            return f"{flag} {path}: {parent} is not a folder"
+        blocked = blocking_file(path.parent)
+        if blocked is not None:
+            return f"{flag} {path}: {blocked} is not a folder"
     if out.suffix.lower() != ".png":
         return (f"--out {out} must end in .png (the rendering is a PNG; --html writes the "
                 "interactive viewer)")
