@@ -79,6 +79,7 @@ def _run_import(args: argparse.Namespace) -> int:
 
 def _run_export(args: argparse.Namespace) -> int:
     from ..interop.store_export import store_hypergraph
+    from ..rag.retrieve.config import check_mode
     from ..rag.store.sqlite.check import store_errors
     from .index import make_embedder, open_existing
 
@@ -92,8 +93,6 @@ def _run_export(args: argparse.Namespace) -> int:
     check_top_k_hops(top_k, hops)
     retrieve: dict[str, Any] = {"mode": "vizrag" if args.mode is None else args.mode,
                                 "top_k": top_k, "hops": hops}
-    from ..rag.retrieve.config import check_mode
-
     check_mode(retrieve["mode"])  # before the store is read, as --top-k/--hops are
     embedder = make_embedder(args.embed) if args.embed is not None else None
     out = Path(args.hif)
