@@ -29,6 +29,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 from hyperviz_core.interop import LiveResult, aquery_hyperrag, run_sync
 
 from .nodes import image_node
+from .retriever import check_top_k
 
 __all__ = ["HyperRAGVisualRetriever"]
 
@@ -64,9 +65,8 @@ class HyperRAGVisualRetriever(BaseRetriever):
     ) -> None:
         if not callable(getattr(rag, "aquery", None)):
             raise TypeError(f"{type(rag).__name__} has no async aquery(query, param) method")
-        if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int)
-                                  or top_k < 1):
-            raise ValueError(f"top_k must be a positive integer, got {top_k!r}")
+        if top_k is not None:
+            check_top_k(top_k, "top_k")
         for name, flag in (("include_image", include_image),
                            ("include_response", include_response)):
             if not isinstance(flag, bool):

@@ -60,7 +60,9 @@ def check_unsupported(options: dict[str, Any]) -> None:
                          "postprocessor) or index the subset in a store of its own")
 
 
-def _check_top_k(value: Any, name: str) -> int:
+def check_top_k(value: Any, name: str) -> int:
+    """``value`` if an integer of at least 1 (not a bool), else a ``ValueError`` naming the
+    option ``name``."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
     return value
@@ -105,7 +107,7 @@ class VizRAGRetriever(BaseRetriever):
         self._index = index if index is not self.engine else None
         k = top_k if top_k is not None else similarity_top_k
         if k is not None:
-            _check_top_k(k, "top_k")
+            check_top_k(k, "top_k")
         if hops is not None:
             check_hops(hops)
         if mode is not None:
@@ -128,7 +130,7 @@ class VizRAGRetriever(BaseRetriever):
 
     @similarity_top_k.setter
     def similarity_top_k(self, value: int) -> None:
-        self.top_k = _check_top_k(value, "similarity_top_k")
+        self.top_k = check_top_k(value, "similarity_top_k")
 
     # ------------------------------------------------------------------ engine call
     def _kwargs(self) -> tuple[dict[str, Any], StageSpans]:
