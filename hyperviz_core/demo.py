@@ -36,6 +36,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
+from .atomic import atomic_write_bytes
+
 if TYPE_CHECKING:
     from .rag.result import RetrievalResult
     from .rag.types import Document
@@ -139,21 +141,14 @@ def _print_result(result: RetrievalResult, n: int, q: DemoQuestion, elapsed: flo
     say(f"    (MuSiQue gold answer: {', '.join(q.answers)})")
 
 
-def _write_views(result: RetrievalResult, folder: Path, question: str) -> list[str]:
-    from .viewer import render_html
+def _write_views(result: RetrievalResult, folder: Path) -> list[str]:
+    """The views (PNG, export JSON, HTML) and ``result.json``, each replaced whole."""
+    from .viewer.files import write_views
 
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, view in (("top", result.top_view), ("bottom", result.bottom_view)):
-        if view is None:
-            continue
-        (folder / f"{name}.png").write_bytes(view.png)
-        (folder / f"{name}.html").write_text(
-            render_html(view.export, png=view.png, title=f"{name}: {question}"),
-            encoding="utf-8")
-        written += [str(folder / f"{name}.png"), str(folder / f"{name}.html")]
-    (folder / "result.json").write_text(result.model_dump_json(indent=1), encoding="utf-8")
-    return written
+    written = write_views(result, folder)
+    atomic_write_bytes(folder / "result.json", result.model_dump_json(indent=1).encode("utf-8"))
+    return [written[k] for k in ("top_png", "top_html", "bottom_png", "bottom_html")
+            if k in written]
 
 
 def run_demo(out: str | Path, *, top_k: int = 3,
@@ -228,10 +223,10 @@ def _run(out: Path, top_k: int, say: Callable[[str], None], engine: Any
             result = rag.query(q.question, render=True)  # offline nothing reads the images
             _print_result(result, n, q, time.perf_counter() - t1, say)
             folder = out / f"q{n}-{_slug(q.question)}"
-            say(f"    wrote {', '.join(_write_views(result, folder, q.question))}")
+            say(f"    wrote {', '.join(_write_views(result, folder))}")
             summary.append({"question": q.question, "folder": str(folder),
                             "top_passages": [c.title for c in result.chunks]})
-    (out / "summary.json").write_text(json.dumps(summary, indent=1, ensure_ascii=False),
-                                      encoding="utf-8")
+    atomic_write_bytes(out / "summary.json",
+                       json.dumps(summary, indent=1, ensure_ascii=False).encode("utf-8"))
     say(f"\nDone in {time.perf_counter() - t0:.1f} s. Open {out}/q1-*/bottom.html in a browser.")
     return summary

@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from .atomic import atomic_write_bytes
 from .prune import Budget
 
 __all__ = ["ViewSettings", "load_view_settings", "save_view_settings", "saved_view_settings",
@@ -63,9 +64,8 @@ def load_view_settings(store_file: str | Path) -> ViewSettings | None:
 def save_view_settings(store_file: str | Path, settings: ViewSettings) -> Path:
     """Write ``settings`` beside the store (the store itself is not touched)."""
     p = settings_path(store_file)
-    p.write_text(json.dumps(settings.model_dump(mode="json"), indent=1, sort_keys=True),
-                 encoding="utf-8")
-    return p
+    text = json.dumps(settings.model_dump(mode="json"), indent=1, sort_keys=True)
+    return atomic_write_bytes(p, text.encode("utf-8"))
 
 
 def saved_view_settings(store: Any) -> ViewSettings | None:

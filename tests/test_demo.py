@@ -34,3 +34,22 @@ def test_demo_writes_dual_views_for_each_question(tmp_path: Path,
         result = json.loads((folder / "result.json").read_text(encoding="utf-8"))
         assert result["mode"] == "vizrag" and result["answer_kind"] == "extractive"
         assert gold <= set(item["top_passages"]), item
+
+
+def test_demo_replaces_its_files_whole(tmp_path: Path) -> None:
+    """A second demo run into the same folder replaces each file by a rename: a reader of
+    the first run's file (a hard link here) keeps its bytes."""
+    from hyperviz_core.demo import run_demo
+
+    summary = run_demo(tmp_path, say=lambda _line: None)
+    folder = Path(summary[0]["folder"])
+    files = [tmp_path / "summary.json", folder / "result.json", folder / "top.png",
+             folder / "bottom.json", folder / "bottom.html"]
+    links = []
+    for n, path in enumerate(files):
+        link = tmp_path / f"held-{n}"
+        link.hardlink_to(path)
+        links.append(link)
+    run_demo(tmp_path, say=lambda _line: None)
+    for path, link in zip(files, links, strict=True):
+        assert path.exists() and path.stat().st_ino != link.stat().st_ino, path

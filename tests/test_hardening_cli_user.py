@@ -70,4 +70,23 @@ def test_out_in_a_mode_without_views_says_so(store: Path, tmp_path: Path, mode: 
                  "--out", str(out)]) == 0
     err = capsys.readouterr().err
     assert f"--out received no view in {mode} mode" in err
-    assert not any(out.iterdir()) if out.exists() else True
+    assert not out.exists()  # no view, no folder
+
+
+def test_query_out_replaces_each_view_file_whole(store: Path, tmp_path: Path) -> None:
+    """``--out`` writes through a temporary file and a rename, as every other file the CLI
+    writes: a file of the earlier run that a reader still holds (here a hard link to it)
+    keeps the old bytes, never half of the new ones."""
+    out = tmp_path / "views"
+    assert main(["query", "Iron Maiden", "--store", str(store), "--out", str(out)]) == 0
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["bottom.html", "bottom.json", "bottom.png", "top.html", "top.json",
+                     "top.png"]
+    held = {}
+    for name in names:
+        (tmp_path / f"held-{name}").hardlink_to(out / name)
+        held[name] = (tmp_path / f"held-{name}").read_bytes()
+    assert main(["query", "Jong-il", "--store", str(store), "--out", str(out)]) == 0
+    for name in names:
+        assert (tmp_path / f"held-{name}").read_bytes() == held[name], name
+        assert (out / name).stat().st_ino != (tmp_path / f"held-{name}").stat().st_ino, name

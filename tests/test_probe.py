@@ -214,6 +214,10 @@ def test_settings_roundtrip(tmp_path: Path) -> None:
     back = load_view_settings(store_file)
     assert back is not None and back.layouts == ("set-hier", "ra-cen")
     assert back.make_budget().gamma == 0.3
+    held = path.with_name("held.json")
+    held.hardlink_to(path)  # a reader of the saved file keeps it: the save is a rename
+    save_view_settings(store_file, s.model_copy(update={"layouts": ("set-force", "ra-cen")}))
+    assert held.read_text() != path.read_text() and "set-hier" in held.read_text()
     path.write_text("{not json")
     with pytest.raises(ValueError, match="bad view settings"):
         load_view_settings(store_file)

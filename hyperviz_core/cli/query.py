@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..surrogates import surrogate_at
+from ..viewer.files import write_views
 from .argtypes import blocking_file, check_top_k_hops
 from .index import add_provider_options, make_chat, make_embedder
 from .terminal import terminal_safe
@@ -41,7 +42,6 @@ __all__ = [
     "locator_note",
     "register",
     "verbose_hook",
-    "write_views",
 ]
 
 _MODES = ("vizrag", "text", "hyper-lite", "naive")
@@ -92,28 +92,6 @@ def verbose_hook(name: str, phase: str, payload: dict[str, Any]) -> None:
     took = f" {ms:.1f} ms" if isinstance(ms, (int, float)) else ""
     body = json.dumps(rest, ensure_ascii=False, sort_keys=True, default=str)
     print(f"vizrag: {name} {phase}{took} {body}", file=sys.stderr)
-
-
-def write_views(result: Any, out_dir: Path) -> dict[str, str]:
-    """Write I_top / I_bot as PNG + export JSON + HTML viewer; return the written paths."""
-    from ..viewer import render_html
-
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written: dict[str, str] = {}
-    for name, view in (("top", result.top_view), ("bottom", result.bottom_view)):
-        if view is None:
-            continue
-        png = out_dir / f"{name}.png"
-        png.write_bytes(view.png)
-        (out_dir / f"{name}.json").write_text(
-            json.dumps(view.export, ensure_ascii=False, indent=1, sort_keys=True),
-            encoding="utf-8")
-        html = out_dir / f"{name}.html"
-        title = f"VizRAG {'I_top' if name == 'top' else 'I_bot'}: {result.query}"
-        html.write_text(render_html(view.export, png=view.png, title=title), encoding="utf-8")
-        written[f"{name}_png"] = str(png)
-        written[f"{name}_html"] = str(html)
-    return written
 
 
 OFFLINE_LOCATOR = "offline structural locator — no vision model read the image"

@@ -9,6 +9,9 @@ the pruning report. ``Rendering.to_html()`` calls it.
 
 from __future__ import annotations
 
+from .files import write_views
 from .html import content_security_policy, hop_depth, json_for_script, render_html
 
-__all__ = ["content_security_policy", "hop_depth", "json_for_script", "render_html"]
+__all__ = [
+    "content_security_policy", "hop_depth", "json_for_script", "render_html", "write_views",
+]
