@@ -179,7 +179,7 @@ def test_generate_and_tables_check_their_sources_first(
     for table in ("2", "4"):
         assert main(["eval", "table", table, "--questions", Q, "--systems",
                      *_files("gold"), "--store", str(store), "--no-progress"]) == 2
-        assert "give --systems FILE.jsonl ... or --store DIR, not both" in \
+        assert "give --systems FILE.jsonl ... or --store STORE, not both" in \
             capsys.readouterr().err
     out = tmp_path / "twice"
     assert main(["eval", "generate", "--store", str(store), "--questions", Q, "--modes",

@@ -61,7 +61,7 @@ def register(sub: Any) -> None:
     """Add the ``check`` subcommand."""
     p = sub.add_parser("check", help="check a store's integrity (exit 0 healthy, 1 damaged)",
                        description=__doc__.split("\n\n")[0])
-    p.add_argument("--store", required=True, metavar="DIR",
+    p.add_argument("--store", required=True, metavar="STORE",
                    help="store directory, .sqlite file or postgresql:// URL")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=_run)

@@ -168,7 +168,7 @@ def _run_judge(args: argparse.Namespace) -> int:
 def _one_source(args: argparse.Namespace) -> None:
     """``--systems`` files or a ``--store`` to generate from, not both (one was ignored)."""
     if args.systems and getattr(args, "store", None):
-        raise ValueError("give --systems FILE.jsonl ... or --store DIR, not both (answers "
+        raise ValueError("give --systems FILE.jsonl ... or --store STORE, not both (answers "
                          "are read from the files or generated from the store)")
 
 
@@ -179,7 +179,7 @@ def _answers_for_table(args: argparse.Namespace, questions: list[Any]
     if args.systems:
         return _load_systems(args.systems), None
     if not args.store:
-        raise ValueError("give --systems FILE.jsonl ... or --store DIR")
+        raise ValueError("give --systems FILE.jsonl ... or --store STORE")
     runs: list[tuple[str, str, dict[str, Any]]] = [(m, m, {}) for m in _modes(args.modes)]
     got = _generate(args, args.store, runs, questions)
     answers = {n: {a.id: a.answer for a in g} for n, g in got.items()}
@@ -195,7 +195,7 @@ def _ablation_answers(args: argparse.Namespace, questions: list[Any]
     if args.systems:
         return _load_systems(args.systems), None
     if not args.store:
-        raise ValueError("give --store DIR (and --store-no-index-viz DIR) or --systems")
+        raise ValueError("give --store STORE (and --store-no-index-viz STORE) or --systems")
     # render even offline: congestion control and dual view act on the renderings (what a
     # vision model reads; the offline locator ranks G_top's entities, drawn or not)
     runs: list[tuple[str, str, dict[str, Any]]] = [
@@ -334,8 +334,8 @@ def register(sub: Any) -> None:
     _common(t, questions=False)
     t.add_argument("--systems", nargs="+", default=None, metavar="FILE",
                    help="answers files (table 1: ours first; table 2: full first)")
-    t.add_argument("--store", default=None, metavar="DIR", help="generate answers from it")
-    t.add_argument("--store-no-index-viz", default=None, metavar="DIR",
+    t.add_argument("--store", default=None, metavar="STORE", help="generate answers from it")
+    t.add_argument("--store-no-index-viz", default=None, metavar="STORE",
                    help="table 2: a store indexed with --no-visualization")
     t.add_argument("--modes", default="vizrag,text,hyper-lite,naive", metavar="M1,M2",
                    help="table 4 with --store: modes to generate")

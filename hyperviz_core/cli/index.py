@@ -370,7 +370,7 @@ def register(sub: Any) -> None:
         "or a dict title -> list of sentences (HotpotQA). JSONL: one object per line.",
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
-    p.add_argument("--store", required=True, metavar="DIR",
+    p.add_argument("--store", required=True, metavar="STORE",
                    help="store directory, .sqlite file or postgresql:// URL")
     p.add_argument("--llm", default="offline", metavar="PROVIDER:MODEL",
                    help="'offline' (default, heuristics) or e.g. openai:gpt-4o-mini "
@@ -434,13 +434,15 @@ def register(sub: Any) -> None:
     p.set_defaults(func=_run_index)
 
     s = sub.add_parser("stats", help="print the counts of a store")
-    s.add_argument("--store", required=True, metavar="DIR")
+    s.add_argument("--store", required=True, metavar="STORE",
+                   help="store directory, .sqlite file or postgresql:// URL")
     s.add_argument("--json", action="store_true", help="print JSON")
     s.set_defaults(func=_run_stats)
 
     d = sub.add_parser("delete", help="delete documents (and what only they support)")
     d.add_argument("doc_ids", nargs="+", metavar="DOC_ID")
-    d.add_argument("--store", required=True, metavar="DIR")
+    d.add_argument("--store", required=True, metavar="STORE",
+                   help="store directory, .sqlite file or postgresql:// URL")
     d.add_argument("--embed", default=None, metavar="SPEC",
                    help="embedder used to re-embed shared entities (default: the store's)")
     d.set_defaults(func=_run_delete)

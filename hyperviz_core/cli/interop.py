@@ -1,10 +1,10 @@
 """``vizrag import-hyperrag`` and ``vizrag export``: move hypergraphs in and out of a store.
 
-``import-hyperrag WORKDIR --store DIR [--reuse-embeddings]`` imports a Hyper-RAG working dir
+``import-hyperrag WORKDIR --store STORE [--reuse-embeddings]`` imports a Hyper-RAG working dir
 (validated completely before anything is written; re-importing is a no-op) and prints counts.
 It refuses to replace a stored document under a Hyper-RAG document id that no Hyper-RAG
 import wrote (e.g. one ``vizrag index`` stored) unless ``--replace-documents`` is given.
-``export --store DIR --hif OUT.json [--layer L] [--doc ID ...] [--query Q]`` writes the whole
+``export --store STORE --hif OUT.json [--layer L] [--doc ID ...] [--query Q]`` writes the whole
 store or a selected sub-hypergraph as HIF.
 
 A damaged, full or locked SQLite store ends either command with one line naming it (no
@@ -126,7 +126,7 @@ def register(sub: Any) -> None:
         "G_top is built from the imported chunks with the offline theme extractor.",
     )
     p.add_argument("workdir", metavar="WORKDIR", help="Hyper-RAG working_dir")
-    p.add_argument("--store", required=True, metavar="DIR",
+    p.add_argument("--store", required=True, metavar="STORE",
                    help="store directory, .sqlite file or postgresql:// URL")
     p.add_argument("--reuse-embeddings", action="store_true",
                    help="store Hyper-RAG's vectors when --embed has the same dimension "
@@ -153,7 +153,7 @@ def register(sub: Any) -> None:
         "store. --doc: entities and hyperedges sourced in those documents. --query: what a "
         "retrieval for the question reaches (no rendering). Both may be combined.",
     )
-    e.add_argument("--store", required=True, metavar="DIR",
+    e.add_argument("--store", required=True, metavar="STORE",
                    help="store directory, .sqlite file or postgresql:// URL")
     e.add_argument("--hif", required=True, metavar="OUT.json", help="output file")
     e.add_argument("--layer", choices=("bottom", "top", "both"), default="both",

@@ -359,7 +359,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser("query", help="ask a store a question (offline: ranked evidence)",
                        description=__doc__.split("\n\n")[0])
     p.add_argument("question", nargs="?", help="the question (or use --questions)")
-    p.add_argument("--store", required=True,
+    p.add_argument("--store", required=True, metavar="STORE",
                    help="store directory, .sqlite file or postgresql:// URL")
     p.add_argument("--mode", default="vizrag", choices=_MODES, help="retrieval mode")
     p.add_argument("--top-k", type=int, default=5, help="ranked passages to return")
