@@ -201,7 +201,7 @@ def test_a_lone_surrogate_in_json_names_file_and_line(tmp_path: Path,
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "a", "text": "fine"}\n{"id": "b", "text": "bad \\ud800 text"}\n')
     with pytest.raises(LoaderError, match=r"bad\.jsonl:2: document 'b': field 'text' holds a "
-                       r"lone surrogate '\\ud800' at character 4"):
+                       r"lone surrogate '\\ud800' at character 5"):
         load_documents([bad])
     items = tmp_path / "items.json"
     items.write_text('[{"text": "ok"}, {"text": "x", "title": "T\\udc80"}]')

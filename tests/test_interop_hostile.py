@@ -186,7 +186,7 @@ def test_a_lone_surrogate_names_file_item_and_field(tmp_path: Path) -> None:
     (wd / "kv_store_full_docs.json").write_text(json.dumps(docs), "utf-8")
     with pytest.raises(HyperRAGFormatError, match=rf"full_docs.json: document '{doc}' field "
                                                   "'content' holds a lone surrogate at "
-                                                  "character 5"):
+                                                  "character 6"):
         read_for_import(wd)
 
 

@@ -206,7 +206,7 @@ def _refuse(path: Path, kind: str, key: Any, fields: Iterable[tuple[str, Any]]) 
         if at is not None:
             raise HyperRAGFormatError(
                 f"{path}: {kind} {shown(key)} field {label!r} holds a lone surrogate at "
-                f"character {at} (not valid Unicode; fix the file's encoding)")
+                f"character {at + 1} (not valid Unicode; fix the file's encoding)")
 
 
 def _fields(attrs: Any) -> Iterable[tuple[str, Any]]:

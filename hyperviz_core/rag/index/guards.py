@@ -60,7 +60,7 @@ def check_fields(doc_id: str, title: str, text: str, metadata: dict[str, Any]) -
         if at is not None:
             name = f"document {doc_id!r}: " if doc_id else ""
             raise ValueError(f"{name}field {field!r} holds a lone surrogate {value[at]!a} at "
-                             f"character {at} (not valid Unicode; fix the input's encoding)")
+                             f"character {at + 1} (not valid Unicode; fix the input's encoding)")
 
 
 def finite_rows(vectors: Any, name: str) -> Any:
