@@ -152,3 +152,25 @@ def test_a_nested_snapshot_leaves_the_outer_one_held(tmp_path: Path) -> None:
             store.delete_document("a")
     with open_store(path, read_only=True) as store:
         assert sorted(d.id for d in store.documents()) == ["a", "b", "c"]
+
+
+def assert_one_chunk_survives_a_copy(src: Any, dst: Any) -> None:
+    """A ``one_chunk`` document (a framework's node) copied into ``dst`` keeps its hash, so
+    re-inserting the same node there is a no-op, not a re-index; ``documents()`` says
+    ``one_chunk`` again."""
+    node = Document(id="node-1", title="Ada", text="Ada Lovelace met Charles Babbage. " * 90,
+                    one_chunk=True)
+    with VizRAG(src, show_progress=False) as rag:
+        rag.insert([node, DOCS[1]])
+        assert [d.one_chunk for d in rag.store.documents()] == [False, True]  # b, node-1
+    with open_store(src) as a, open_store(dst) as b:
+        assert copy_store(a, b, show_progress=False).verified
+        assert b.document_hash("node-1") == a.document_hash("node-1") == node.hash
+        assert b.documents(["node-1"])[0] == node
+    with VizRAG(dst, show_progress=False) as rag:
+        report = rag.insert([node])
+        assert (report.documents_skipped, report.documents_replaced) == (1, 0)
+
+
+def test_a_one_chunk_document_keeps_its_hash_in_a_copy(tmp_path: Path) -> None:
+    assert_one_chunk_survives_a_copy(tmp_path / "src", tmp_path / "dst")

@@ -89,3 +89,10 @@ def test_other_threads_read_unpinned_while_one_thread_holds_the_snapshot(pg_url:
             for t in threads:
                 t.join()
     assert errors == []
+
+
+def test_a_one_chunk_document_keeps_its_hash_in_a_postgres_copy(pg_url: str,
+                                                                 tmp_path: Path) -> None:
+    from test_migrate_snapshot import assert_one_chunk_survives_a_copy
+
+    assert_one_chunk_survives_a_copy(tmp_path / "src", pg_url)

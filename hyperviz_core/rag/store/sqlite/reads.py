@@ -59,13 +59,19 @@ class StoreReadsMixin(LocalReadsMixin):
         return None if found is None else str(found[0])
 
     def documents(self, ids: Iterable[str] | None = None) -> list[Document]:
-        """Stored documents sorted by id (or those of ``ids`` that exist, in that order)."""
-        sql = "SELECT id, text, title, metadata FROM documents"
+        """Stored documents sorted by id (or those of ``ids`` that exist, in that order).
+
+        ``one_chunk`` is read back from the chunks: such a document's one chunk has the
+        document's own id (no windowed chunk has), so its hash is the one it was stored with.
+        """
+        sql = ("SELECT id, text, title, metadata, EXISTS (SELECT 1 FROM chunks c WHERE "
+               "c.id = documents.id AND c.doc_id = documents.id) FROM documents")
         wanted = None if ids is None else list(ids)
         with self._lock:
             rows = (self._q(sql + " ORDER BY id") if wanted is None
                     else self._by_ids(sql + " WHERE id IN ({marks})", wanted))
-        docs = {r[0]: Document(id=r[0], text=r[1], title=r[2], metadata=loads(r[3])) for r in rows}
+        docs = {r[0]: Document(id=r[0], text=r[1], title=r[2], metadata=loads(r[3]),
+                               one_chunk=bool(r[4])) for r in rows}
         if wanted is None:
             return list(docs.values())
         return [docs[i] for i in wanted if i in docs]
