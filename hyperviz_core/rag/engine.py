@@ -33,10 +33,11 @@ from typing import Any
 from ..view_settings import saved_view_settings
 from .answer import Answerer, extractive_summary
 from .hooks import Hook, HookEvent, HookList, afire, elapsed_ms, error_text, fire
+from .index.inputs import as_documents
 from .prompts import Prompts
+from .providers.middleware import query_chat, with_retries
 from .providers.offline import HashingEmbedder
 from .providers.protocols import ChatModel, Embedder
-from .providers.retry import with_retries
 from .providers.spec import store_embedder
 from .result import RetrievalResult
 from .retrieve import RetrievalConfig, Retriever
@@ -136,7 +137,8 @@ class VizRAG:
         self.infer_titles = infer_titles
         self.concurrency = concurrency
         self.show_progress = show_progress
-        self.retriever = Retriever(self.store, embedder=self.embedder, chat=chat,
+        self._owns_store, self._query_chat = owned, query_chat(chat)  # queries: retried
+        self.retriever = Retriever(self.store, embedder=self.embedder, chat=self._query_chat,
                                    renderer=renderer, prompts=self.prompts, config=self.config,
                                    hooks=self.hooks, lazy=lazy)
         self._indexer: Any = None
@@ -156,27 +158,16 @@ class VizRAG:
                 chunk_overlap=self.chunk_overlap, infer_titles=self.infer_titles)
         return self._indexer
 
-    @staticmethod
-    def _docs(docs: Iterable[Document | str] | Document | str) -> Iterable[Document]:
-        """A :class:`~.index.stream.DocumentStream` as it is (streamed), else a list."""
-        from .index.stream import DocumentStream
-
-        if isinstance(docs, DocumentStream):
-            return docs
-        if isinstance(docs, (Document, str)):
-            docs = [docs]
-        return [d if isinstance(d, Document) else Document(text=str(d)) for d in docs]
-
     def insert(self, docs: Iterable[Document | str] | Document | str) -> Any:
         """Index documents (or plain strings); identical re-inserts are no-ops. Returns
         the indexer's report."""
-        report = self.indexer.index(self._docs(docs))
+        report = self.indexer.index(as_documents(docs))
         self.retriever.refresh()
         return report
 
     async def ainsert(self, docs: Iterable[Document | str] | Document | str) -> Any:
         """Async :meth:`insert`."""
-        report = await self.indexer.aindex(self._docs(docs))
+        report = await self.indexer.aindex(as_documents(docs))
         self.retriever.refresh()
         return report
 
@@ -204,8 +195,9 @@ class VizRAG:
         return self.store.stats()
 
     def close(self) -> None:
-        """Close the store."""
-        self.store.close()
+        """Close the store if this engine opened it (one it was given stays open)."""
+        if self._owns_store:
+            self.store.close()
 
     def __enter__(self) -> VizRAG:
         return self
@@ -247,7 +239,7 @@ class VizRAG:
         return self.retriever.prepare()
 
     def _answerer(self) -> Answerer | None:
-        return Answerer(self.chat, self.prompts) if self.chat is not None else None
+        return Answerer(self._query_chat, self.prompts) if self._query_chat else None
 
     @staticmethod
     def _offline(result: RetrievalResult) -> RetrievalResult:

@@ -50,6 +50,7 @@ __all__ = [
     "cache_key",
     "estimate_tokens",
     "is_retryable",
+    "query_chat",
     "with_retries",
 ]
 
@@ -229,3 +230,32 @@ def build_chat_stack(
     if cache is not None:
         model = CachingChatModel(model, cache, tracker=tracker)
     return model
+
+
+def query_chat(chat: ChatModel | None, max_retries: int = 5) -> ChatModel | None:
+    """``chat`` as queries call it: retried (429, 5xx, timeouts, ``Retry-After`` honoured)
+    and its replies checked to be text, as indexing calls it; a model already wrapped by
+    :func:`build_chat_stack` (e.g. by the CLI) is used as it is, not retried twice.
+
+    >>> class Echo:
+    ...     model_name = "echo"
+    ...     def complete(self, prompt: str, **kw: object) -> str:
+    ...         return prompt
+    >>> wrapped = query_chat(Echo())
+    >>> isinstance(wrapped, RetryingChatModel), query_chat(wrapped) is wrapped, query_chat(None)
+    (True, True, None)
+    """
+    stacked = (RetryingChatModel, RateLimitedChatModel, CachingChatModel)
+    if chat is None or max_retries <= 0 or isinstance(chat, stacked):
+        return chat
+    return _QueryChatModel(TextReplyChatModel(chat), max_retries=max_retries)
+
+
+class _QueryChatModel(RetryingChatModel):
+    """Retried calls; every other attribute (``stream``/``astream``, which an answer streams
+    through unretried, ``model_name``) is the model's own."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "inner":  # not set yet (a copy being made): no recursion
+            raise AttributeError(name)
+        return getattr(self.inner, name)

@@ -1,0 +1,80 @@
+"""The engine as a service uses it: a store it was given stays open, queries retry a
+provider's passing failures as indexing does, and a path given to ``insert`` as text warns."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from rag_fakes import demo_documents, fresh_copy, store_with
+
+from hyperviz_core.rag import VizRAG
+from hyperviz_core.rag.providers.protocols import ProviderError
+from hyperviz_core.rag.store import StoreError, open_store
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return store_with(tmp_path_factory.mktemp("engine_review") / "store", demo_documents(0, 8))
+
+
+def test_an_engine_leaves_a_store_it_was_given_open(store: Path, tmp_path: Path) -> None:
+    """Per-request engines over one shared store: closing one must not close the store the
+    others use (it closed it: "the store ... is closed")."""
+    shared = open_store(fresh_copy(store, tmp_path))
+    try:
+        with VizRAG(shared, show_progress=False) as per_request:
+            per_request.retrieve("Iron Maiden")
+        main = VizRAG(shared, show_progress=False)
+        assert main.retrieve("Iron Maiden").chunks
+        main.close()
+        assert shared.stats().documents == 8
+    finally:
+        shared.close()
+    own = VizRAG(tmp_path / "own", show_progress=False)
+    own.close()  # the store it opened is closed with it
+    with pytest.raises(StoreError, match="closed"):
+        own.store.stats()
+
+
+class FlakyChat:
+    """Answers every prompt with ``reply`` after failing the first ``fail`` calls the way a
+    provider's 429 does."""
+
+    model_name = "flaky"
+
+    def __init__(self, fail: int, reply: str) -> None:
+        self.fail, self.reply, self.calls = fail, reply, 0
+
+    def complete(self, prompt: str, *, images: Sequence[bytes] = (), system: str | None = None,
+                 json_mode: bool = False) -> str:
+        self.calls += 1
+        if self.calls <= self.fail:
+            raise ProviderError("HTTP 429 rate limited", retryable=True, status=429)
+        return self.reply
+
+    async def acomplete(self, prompt: str, **kw: object) -> str:
+        return self.complete(prompt)
+
+
+def test_a_query_retries_a_rate_limited_model(store: Path, tmp_path: Path) -> None:
+    """``VizRAG(chat=model).query``: a 429 is retried (it fell back to the heuristic
+    keywords at once: "keyword model failed (HTTP 429 ...)")."""
+    chat = FlakyChat(fail=1, reply='{"keywords": ["Iron Maiden"], "entities": []}')
+    with VizRAG(fresh_copy(store, tmp_path), chat=chat, show_progress=False) as rag:
+        result = rag.retrieve("Which band recorded Maiden Japan?", mode="text")
+    assert not [w for w in result.warnings if "model failed" in w], result.warnings
+    assert chat.calls >= 2
+
+
+def test_insert_warns_when_a_string_names_a_path(tmp_path: Path) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.txt").write_text("Ada Lovelace met Charles Babbage.", encoding="utf-8")
+    with VizRAG(tmp_path / "store", show_progress=False) as rag:
+        with pytest.warns(UserWarning, match=r"names an existing file or folder") as rec:
+            rag.insert(str(folder))
+        assert rec[0].filename == __file__  # the caller's line, not the engine's
+        assert rag.stats().documents == 1  # still indexed as that text, as before
