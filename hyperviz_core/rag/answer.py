@@ -18,6 +18,7 @@ from typing import Any
 
 from ..idmap import IdMap
 from ..model import Hypergraph
+from .extract.parse.fields import answer_text
 from .prompts import Prompts, defuse, fence
 from .providers.offline import content_words
 from .providers.protocols import ChatModel, reply_text
@@ -149,6 +150,51 @@ def extractive_summary(result: RetrievalResult, *, max_sentences: int = 3) -> st
     return EXTRACTIVE_LABEL + "\n" + "\n".join(lines)
 
 
+class ThinkFilter:
+    """A streamed answer without a reasoning model's ``<think>...</think>`` blocks: feed it
+    the pieces as they come; a tag split across pieces is held back until it is whole.
+
+    >>> f = ThinkFilter()
+    >>> [f.feed(p) for p in ["<thi", "nk>plan</th", "ink>Ada", " wrote [1]."]] + [f.flush()]
+    ['', '', 'Ada', ' wrote [1].', '']
+    """
+
+    OPEN, CLOSE = "<think>", "</think>"
+
+    def __init__(self) -> None:
+        self.held, self.inside = "", False
+
+    def feed(self, piece: str) -> str:
+        """What of ``piece`` (with what was held back) can be shown now."""
+        text, out = self.held + piece, []
+        self.held = ""
+        while text:
+            tag = self.CLOSE if self.inside else self.OPEN
+            at = text.lower().find(tag)
+            if at < 0:
+                keep = _partial_tag(text, tag)  # a tag may be starting at the end
+                if not self.inside:
+                    out.append(text[: len(text) - keep])
+                self.held = text[len(text) - keep:]
+                break
+            if not self.inside:
+                out.append(text[:at])
+            text, self.inside = text[at + len(tag):], not self.inside
+        return "".join(out)
+
+    def flush(self) -> str:
+        """The end of the stream: text held back that turned out to be no tag."""
+        held, self.held = self.held, ""
+        return "" if self.inside else held
+
+
+def _partial_tag(text: str, tag: str) -> int:
+    """Length of the longest end of ``text`` that is a beginning of ``tag``."""
+    low = text.lower()
+    return next((n for n in range(min(len(tag) - 1, len(low)), 0, -1)
+                 if tag.startswith(low[-n:])), 0)
+
+
 class Answerer:
     """Generates answers from a :class:`RetrievalResult` with a chat/vision model."""
 
@@ -172,7 +218,7 @@ class Answerer:
         result.prompts.append(SentPrompt(
             stage="answer", prompt=prompt, system=self.prompts.system_prompt(),
             images=[image_sha256(p) for p in images], response=answer))
-        result.answer = answer.strip()
+        result.answer = answer_text(answer).strip()  # a reasoning model's <think> left out
         result.answer_kind = "llm"
 
     def answer(self, result: RetrievalResult,
@@ -200,13 +246,17 @@ class Answerer:
         streamer: Any = getattr(self.chat, "stream", None)
         pieces: list[str] = []
         if callable(streamer):
+            shown = ThinkFilter()
             for piece in streamer(prompt, images=images, system=system):
                 pieces.append(str(piece))
-                yield str(piece)
+                if out := shown.feed(str(piece)):
+                    yield out
+            if out := shown.flush():
+                yield out
         else:
             whole = self.chat.complete(prompt, images=images, system=system)
             pieces.append(whole)
-            yield whole
+            yield answer_text(whole)
         self._record(result, prompt, images, "".join(pieces))
 
     async def astream(self, result: RetrievalResult) -> AsyncIterator[str]:
@@ -216,11 +266,15 @@ class Answerer:
         streamer: Any = getattr(self.chat, "astream", None)
         pieces: list[str] = []
         if callable(streamer):
+            shown = ThinkFilter()
             async for piece in streamer(prompt, images=images, system=system):
                 pieces.append(str(piece))
-                yield str(piece)
+                if out := shown.feed(str(piece)):
+                    yield out
+            if out := shown.flush():
+                yield out
         else:
             whole = await self.chat.acomplete(prompt, images=images, system=system)
             pieces.append(whole)
-            yield whole
+            yield answer_text(whole)
         self._record(result, prompt, images, "".join(pieces))

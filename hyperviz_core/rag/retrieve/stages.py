@@ -18,6 +18,7 @@ from ...idmap import IdMap
 from ...model import Hypergraph
 from ..answer import theme_contexts
 from ..extract.heuristic import heuristic_keywords
+from ..extract.parse.fields import answer_text
 from ..extract.parse.lists import parse_id_list, parse_json_list
 from ..hooks import HookEvent, elapsed_ms, error_text
 from ..providers.protocols import embed_query
@@ -171,6 +172,7 @@ def _drawable(st: RetrievalState, view: str, sub: Hypergraph, limit: int,
 
 
 def _parse_located(res: RetrievalResult, answer: str, ids: IdMap) -> list[str]:
+    answer = answer_text(answer)  # ids a reasoning model names while it thinks do not count
     named = [f"E{int(n)}" for n in re.findall(r"\b[Ee]\s?-?(\d{1,6})\b", str(answer))]
     unknown = sorted(set(named) - set(ids.entities.values()), key=lambda v: int(v[1:]))
     if unknown:
