@@ -80,13 +80,16 @@ def test_export_whole_store_and_by_document(store: Path, tmp_path: Path,
     hg = Hypergraph.from_hif(json.loads(whole.read_text("utf-8")))
     assert len(hg.entities) == 348
     assert len(hg.hyperedges) == 666 + 29
+    assert hg.metadata["layer"] == "both"  # it said "bottom" though it held the themes
     bottom = tmp_path / "bottom.json"
     assert main(["export", "--store", str(store), "--hif", str(bottom), "--layer", "bottom"]) == 0
     assert len(json.loads(bottom.read_text("utf-8"))["edges"]) == 666
+    assert Hypergraph.from_hif(json.loads(bottom.read_text("utf-8"))).metadata["layer"] == "bottom"
     one = tmp_path / "doc.json"
     doc = "doc-c4b651b6b39633e0f45fd4bfe9f87796"  # Vienna Walzer Orchestra
     assert main(["export", "--store", str(store), "--hif", str(one), "--doc", doc]) == 0
     sub = Hypergraph.from_hif(json.loads(one.read_text("utf-8")))
+    assert sub.metadata["layer"] == "both"
     assert "Vienna Walzer Orchestra" in sub.entities or "vienna walzer orchestra" in sub.entities
     assert 0 < len(sub.hyperedges) < 666
     capsys.readouterr()

@@ -38,7 +38,9 @@ def _layer(store: HypergraphStore, layer: Layer) -> Hypergraph:
         return store.bottom()
     if layer == "top":
         return store.top()
-    return store.bottom().merge(store.top())
+    both = store.bottom().merge(store.top())
+    both.metadata["layer"] = "both"  # merge keeps the first graph's: it said "bottom"
+    return both
 
 
 def store_embedder(store: HypergraphStore) -> Any:
