@@ -5,13 +5,17 @@ Gemini's OpenAI endpoint, Ollama (``http://localhost:11434/v1``), vLLM, LM Studi
 The ``openai`` SDK is imported lazily, so the core runs without it.
 
 * Images go as ``data:image/png;base64,...`` ``image_url`` content parts.
-* ``json_mode=True`` sends ``response_format={"type": "json_object"}``.
+* ``json_mode=True`` sends ``response_format={"type": "json_object"}`` (unless
+  ``json_mode_supported=False``); a server that refuses it with HTTP 400 naming
+  ``response_format`` is asked again without it, and JSON mode stays off for the model.
 * Errors become :class:`~hyperviz_core.rag.ProviderError`; 408/409/429/5xx,
   timeouts, connection errors, a body that is not JSON and a completion without choices
   are ``retryable`` (with the ``Retry-After`` hint); embeddings that do not fit the
   request (count, indices, dimension) are refused (:mod:`.openai_wire`).
 * ``timeout`` is a total deadline per request (the SDK's own bounds each network read).
-* The base URL's ``user:password@`` never reaches ``model_name``, logs or cache keys.
+* The base URL's ``user:password@`` never reaches ``model_name``, logs or cache keys: the
+  SDK gets the URL without it, the API key goes as ``Authorization: Bearer`` and the
+  credentials as ``Proxy-Authorization: Basic``.
   The SDK's own retries are off by default (``sdk_max_retries=0``): wrap the model in
   :class:`~hyperviz_core.rag.RetryingChatModel` (or use
   :func:`~hyperviz_core.rag.build_chat_stack`) for one retry policy.
@@ -29,6 +33,7 @@ import logging
 import weakref
 from collections.abc import Sequence
 from typing import Any, Literal
+from urllib.parse import unquote, urlsplit
 
 import numpy as np
 import numpy.typing as npt
@@ -42,6 +47,7 @@ from .openai_wire import (
     map_call_error,
     map_openai_error,
     server_label,
+    strip_userinfo,
 )
 from .protocols import ProviderError, report_usage
 
@@ -101,11 +107,29 @@ class _Clients:
         return client
 
 
+def _proxy_authorization(base_url: str) -> str | None:
+    """``Basic ...`` of the base URL's ``user:password@`` (percent-decoded), or None."""
+    parts = urlsplit(base_url.strip())
+    if parts.username is None and parts.password is None:
+        return None
+    pair = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}"
+    return "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")
+
+
 def _client_kwargs(base_url: str | None, api_key: str | None, timeout: float,
                    sdk_max_retries: int, extra: dict[str, Any]) -> dict[str, Any]:
+    """The SDK client's arguments. The SDK gets the base URL without its ``user:password@``
+    (httpx would log it with every request and send it as ``Authorization: Basic``, in place
+    of the API key's ``Bearer``); the credentials go as ``Proxy-Authorization: Basic`` (for an
+    authenticating gateway in front of the server), a header nothing logs. ``default_headers``
+    in ``extra`` win (e.g. an ``Authorization`` of your own for a reverse proxy)."""
     kwargs: dict[str, Any] = {"timeout": timeout, "max_retries": sdk_max_retries, **extra}
     if base_url:
-        kwargs["base_url"] = base_url
+        kwargs["base_url"] = strip_userinfo(base_url)
+        basic = _proxy_authorization(base_url)
+        if basic is not None:
+            kwargs["default_headers"] = {"Proxy-Authorization": basic,
+                                         **(extra.get("default_headers") or {})}
     if api_key is not None:
         kwargs["api_key"] = api_key
     return kwargs
@@ -122,7 +146,8 @@ class OpenAIChatModel:
         max_tokens: completion cap (``None``: the server's default).
         timeout: seconds per request, in total (connecting, waiting, reading the answer).
         image_detail: optional ``"low"``/``"high"``/``"auto"`` for image parts.
-        json_mode_supported: set False for servers that reject ``response_format``.
+        json_mode_supported: set False for servers that reject ``response_format`` (also
+            turned off by the first HTTP 400 that names it).
         sdk_max_retries: the SDK's own retries (keep 0 and use the middleware).
         client / async_client: pre-built SDK clients (tests, custom HTTP settings).
     """
@@ -190,28 +215,59 @@ class OpenAIChatModel:
                          getattr(usage, "completion_tokens", 0) or 0)
         return chat_answer(resp, self.where)
 
+    def _refuses_json_mode(self, exc: ProviderError, req: dict[str, Any]) -> bool:
+        """True when ``exc`` is the server's HTTP 400 refusing the ``response_format`` that
+        ``req`` sent (LM Studio: "'response_format.type' must be 'json_schema' or 'text'"):
+        JSON mode is then off for this model (the prompts still ask for JSON)."""
+        said = str(exc).lower()
+        if ("response_format" not in req or exc.status != 400
+                or ("response_format" not in said and "json_object" not in said)):
+            return False
+        if self.json_mode_supported:
+            self.json_mode_supported = False
+            log.warning("%s refuses response_format json_object (%s); asking without it "
+                        "from now on", self.model_name, " ".join(said.split())[:200])
+        return True
+
+    def _create(self, req: dict[str, Any]) -> Any:
+        try:
+            create = functools.partial(self._clients.sync().chat.completions.create, **req)
+            return call_with_deadline(create, self.timeout, self.where)
+        except Exception as exc:
+            raise (map_call_error(exc, self.where) or exc) from exc
+
+    async def _acreate(self, req: dict[str, Any]) -> Any:
+        try:
+            return await await_with_deadline(self._clients.aio().chat.completions.create(**req),
+                                             self.timeout, self.where)
+        except Exception as exc:
+            raise (map_call_error(exc, self.where) or exc) from exc
+
     def complete(self, prompt: str, *, images: Sequence[bytes] = (), system: str | None = None,
                  json_mode: bool = False) -> str:
-        """One chat completion (blocking)."""
+        """One chat completion (blocking); asked once more without ``response_format`` when
+        the server refuses it with HTTP 400."""
         _openai()
         req = self._request(prompt, images, system, json_mode)
         try:
-            create = functools.partial(self._clients.sync().chat.completions.create, **req)
-            resp = call_with_deadline(create, self.timeout, self.where)
-        except Exception as exc:
-            raise (map_call_error(exc, self.where) or exc) from exc
+            resp = self._create(req)
+        except ProviderError as exc:
+            if not self._refuses_json_mode(exc, req):
+                raise
+            resp = self._create(self._request(prompt, images, system, False))
         return self._answer(resp)
 
     async def acomplete(self, prompt: str, *, images: Sequence[bytes] = (),
                         system: str | None = None, json_mode: bool = False) -> str:
-        """One chat completion (async)."""
+        """One chat completion (async); as :meth:`complete`."""
         _openai()
         req = self._request(prompt, images, system, json_mode)
         try:
-            resp = await await_with_deadline(self._clients.aio().chat.completions.create(**req),
-                                             self.timeout, self.where)
-        except Exception as exc:
-            raise (map_call_error(exc, self.where) or exc) from exc
+            resp = await self._acreate(req)
+        except ProviderError as exc:
+            if not self._refuses_json_mode(exc, req):
+                raise
+            resp = await self._acreate(self._request(prompt, images, system, False))
         return self._answer(resp)
 
     def __repr__(self) -> str:

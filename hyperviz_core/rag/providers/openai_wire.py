@@ -6,7 +6,8 @@ without user name or password):
 
 * SDK exceptions (:func:`map_openai_error`); 408/409/429/5xx, timeouts and connection errors
   are ``retryable``, with the ``Retry-After`` hint in seconds (a number or an HTTP date);
-* a body that is not JSON (retryable) or not the expected object;
+* a body that is not JSON (retryable, for chat and embeddings) or not the expected object;
+* an unusable base URL (a bad port, no http(s) scheme): non-retryable;
 * a chat completion without choices (retryable) or with an empty answer;
 * embeddings whose count, indices or dimension do not fit the request (never stored).
 
@@ -126,11 +127,27 @@ def map_openai_error(exc: BaseException, where: str | None = None) -> ProviderEr
     return ProviderError(f"{type(exc).__name__}: {exc}", retryable=False)
 
 
+def _bad_url(exc: BaseException, where: str) -> ProviderError | None:
+    """A non-retryable ProviderError when ``exc`` (or its cause) says the base URL cannot be
+    used (``httpx.InvalidURL``: a bad port or character; ``UnsupportedProtocol``: no
+    http(s) scheme): retrying the same URL cannot help."""
+    import httpx
+
+    for err in (exc, exc.__cause__):
+        if isinstance(err, (httpx.InvalidURL, httpx.UnsupportedProtocol)):
+            return ProviderError(f"unusable base URL {where}: {err}", retryable=False)
+    return None
+
+
 def map_call_error(exc: BaseException, where: str) -> ProviderError | None:
     """The :class:`ProviderError` of an exception raised by an SDK call, or None when it is
-    not the provider's fault (a bug must surface as itself)."""
+    not the provider's fault (a bug must surface as itself). An unusable base URL is a
+    non-retryable ProviderError (a provider failure, as a refused connection is)."""
     if isinstance(exc, ProviderError):
         return exc
+    bad_url = _bad_url(exc, where)
+    if bad_url is not None:
+        return bad_url
     if isinstance(exc, json.JSONDecodeError):
         return ProviderError(f"invalid JSON response from {where}", retryable=True)
     if isinstance(exc, _openai().OpenAIError):
@@ -229,11 +246,17 @@ def embedding_rows(resp: Any, n: int, where: str) -> npt.NDArray[np.float32]:
     """The ``(n, width)`` float32 matrix of an embeddings response to ``n`` inputs.
 
     The response must hold exactly ``n`` embeddings (indices ``0..n-1``), all of one
-    width, of finite numbers; anything else is a non-retryable ProviderError.
+    width, of finite numbers; anything else is a non-retryable ProviderError, but for a body
+    that is not JSON (the SDK hands back its text: a proxy's HTML error page) or holds no
+    ``data`` list, which is retryable, as for a chat completion.
     """
+    if isinstance(resp, (str, bytes)):
+        raise ProviderError(f"invalid embeddings response from {where}: not JSON",
+                            retryable=True)
     data = _field(resp, "data")
     if not isinstance(data, list):
-        raise ProviderError(f"invalid embeddings response from {where}: no data list")
+        raise ProviderError(f"invalid embeddings response from {where}: no data list",
+                            retryable=True)
     rows = _ordered(data, n, where)
     widths = {len(r) if isinstance(r, list) else -1 for r in rows}
     if len(widths) != 1 or min(widths) < 1:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 from typing import Any
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel
 
@@ -61,13 +62,67 @@ class ModelSpec(BaseModel):
         return self.provider == "offline"
 
 
-_SPEC = re.compile(r"^(?P<provider>[A-Za-z][\w-]*):(?P<model>.+?)(?:@(?P<url>https?://\S+))?$")
+_SPEC = re.compile(r"^(?P<provider>[A-Za-z][\w-]*):(?P<rest>.+)$")
+#: where the base URL starts: the first ``@`` followed by a scheme (``http://``, ``HTTP://``,
+#: ``htp://``: any, checked after)
+_URL_START = re.compile(r"@(?=[A-Za-z][A-Za-z0-9+.\-]*://)")
+#: an ``@`` part written as a URL without its scheme (``host:port``, ``host/path``, ``a.b``,
+#: ``localhost``): refused, never read as part of the model's name
+_URL_LIKE = re.compile(r"[:/.]|^localhost$|^$", re.IGNORECASE)
+_CREDENTIALS = re.compile(r"(://)[^/?#\s]*@")
+
+
+def _masked(spec: str) -> str:
+    """``spec`` without the ``user:password@`` of its URL (for error messages)."""
+    return _CREDENTIALS.sub(r"\1", spec)
+
+
+def _checked_url(spec: str, url: str) -> str:
+    """``url`` if it is an http(s) URL with a host and a valid port (the scheme lower-cased),
+    else a ValueError naming ``spec``."""
+    bad = ValueError(f"bad model spec {_masked(spec)!r}: the part after @ must be an http:// "
+                     "or https:// URL (e.g. 'openai:MODEL@http://host:8000/v1')")
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        raise bad from None
+    if (parts.scheme.lower() not in ("http", "https") or not parts.hostname
+            or port == 0 or re.search(r"\s", url)):
+        raise bad
+    return parts.scheme.lower() + url[len(parts.scheme):]
+
+
+def _model_and_url(spec: str, rest: str) -> tuple[str, str | None]:
+    """The model name and explicit base URL (or None) of ``rest`` (after ``provider:``).
+
+    A model name may hold ``@`` (Vertex-style versions: ``claude-3-5-sonnet@20240620``); the
+    URL starts at the first ``@`` that a scheme follows. Without one, an ``@`` part that looks
+    like an address (``host:port``, ``host/v1``, ``10.0.0.5``) is refused, so a mistyped URL
+    never sends requests (and the key) to the provider's default server.
+    """
+    start = _URL_START.search(rest)
+    if start is not None:
+        model, url = rest[: start.start()], _checked_url(spec, rest[start.end():])
+    else:
+        model, url = rest, None
+        if "@" in rest and _URL_LIKE.search(rest.rsplit("@", 1)[1]):
+            _checked_url(spec, rest.rsplit("@", 1)[1])  # raises: no scheme
+    if not model.strip():
+        raise ValueError(f"bad model spec {_masked(spec)!r}: no model name before the @")
+    return model, url
 
 
 def parse_model_spec(spec: str | None, env: dict[str, str] | None = None) -> ModelSpec:
     """Parse ``"offline"``, ``"openai:gpt-4o-mini"``, ``"ollama:llava"``,
     ``"gemini:gemini-2.0-flash"``, ``"vllm:Qwen/Qwen2-VL-7B"`` or
     ``"openai:my-model@http://host:8000/v1"`` (explicit base URL).
+
+    The explicit URL starts at the first ``@`` that a scheme follows (matched in any case);
+    it must be ``http://`` or ``https://`` with a host (and a valid port): anything else after
+    an ``@`` that looks like an address (``@htp://...``, ``@host:11434/v1``) is a ValueError,
+    never part of the model name. An ``@`` part that is no address stays in the name
+    (``claude-3-5-sonnet@20240620``).
 
     Base URL: the explicit ``@url``, else ``<PROVIDER>_BASE_URL`` from the environment
     (``OPENAI_BASE_URL``, ``OLLAMA_BASE_URL``, ...), else the provider's default (Ollama
@@ -81,27 +136,38 @@ def parse_model_spec(spec: str | None, env: dict[str, str] | None = None) -> Mod
     m = _SPEC.match(text)
     if m is None:
         raise ValueError(
-            f"bad model spec {spec!r}: use 'offline' or 'provider:model[@base_url]' "
+            f"bad model spec {_masked(text)!r}: use 'offline' or 'provider:model[@base_url]' "
             f"with provider in {sorted(KNOWN_PROVIDERS)}"
         )
     provider = m.group("provider").casefold()
     if provider not in KNOWN_PROVIDERS:
-        raise ValueError(f"unknown provider {provider!r} in {spec!r}; known: "
+        raise ValueError(f"unknown provider {provider!r} in {_masked(text)!r}; known: "
                          f"{sorted(KNOWN_PROVIDERS)} (any OpenAI-compatible server works as "
                          f"'openai:MODEL@http://host/v1')")
+    model, url = _model_and_url(text, m.group("rest"))
     default_url, key_env, fallback_key = KNOWN_PROVIDERS[provider]
-    base_url = m.group("url") or env.get(_BASE_URL_ENV[provider]) or default_url
+    base_url = url or env.get(_BASE_URL_ENV[provider]) or default_url
     api_key = env.get(key_env) or fallback_key
-    return ModelSpec(provider=provider, model=m.group("model"), base_url=base_url,
-                     api_key=api_key)
+    return ModelSpec(provider=provider, model=model, base_url=base_url, api_key=api_key)
+
+
+#: providers whose servers refuse ``response_format: {"type": "json_object"}`` (LM Studio
+#: accepts only ``json_schema`` or ``text``): their prompts ask for JSON, the request does not
+_NO_JSON_OBJECT = frozenset({"lmstudio"})
 
 
 def chat_model_from_spec(spec: str | ModelSpec | None, **kwargs: Any) -> ChatModel | None:
-    """An :class:`OpenAIChatModel` for a spec, or None for ``offline``."""
+    """An :class:`OpenAIChatModel` for a spec, or None for ``offline``.
+
+    Images go with ``image_detail="high"`` (the 1536x768 dual view is unreadable at "low"),
+    and ``lmstudio:`` models without ``response_format``; ``kwargs`` override both.
+    """
     s = spec if isinstance(spec, ModelSpec) else parse_model_spec(spec)
     if s.offline:
         return None
-    kw: dict[str, Any] = {"base_url": s.base_url, "api_key": s.api_key, **kwargs}
+    kw: dict[str, Any] = {"base_url": s.base_url, "api_key": s.api_key,
+                          "image_detail": "high",
+                          "json_mode_supported": s.provider not in _NO_JSON_OBJECT, **kwargs}
     return OpenAIChatModel(s.model, **kw)
 
 
