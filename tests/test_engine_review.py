@@ -116,3 +116,20 @@ def test_a_longer_run_of_fence_markers_is_defused_too() -> None:
     body = fenced.split("\n", 1)[1].rsplit("\n", 1)[0]
     assert "<<<" not in body and ">>>" not in body, body
     assert "<<<" not in defuse("<" * 7) and ">>>" not in defuse(">" * 8)
+
+
+def test_the_extractive_summary_quotes_near_passages_once(tmp_path: Path) -> None:
+    """Offline answers: two copies of one passage are quoted once, and a passage scoring a
+    small share of the top one (it shares nothing with the question) is not quoted."""
+    from hyperviz_core.rag import Document
+
+    docs = [Document(id="crlf", title="Windows Notes",
+                     text="The Falcon Server runs in Dublin.\r\nIt is maintained by Erik Larsen."),
+            Document(id="a", text="Duplicate content about the Phoenix Launch in Houston."),
+            Document(id="b", text="Duplicate content about the Phoenix Launch in Houston.")]
+    with VizRAG(tmp_path / "s", show_progress=False, top_k=3) as rag:
+        rag.insert(docs)
+        falcon = rag.query("Who maintains the Falcon Server?").answer or ""
+        phoenix = rag.query("Where is the Phoenix Launch?").answer or ""
+    assert "Falcon Server" in falcon and "Phoenix" not in falcon, falcon
+    assert phoenix.count("Duplicate content about the Phoenix Launch") == 1, phoenix

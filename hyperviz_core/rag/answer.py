@@ -123,27 +123,37 @@ def answer_prompt(result: RetrievalResult, prompts: Prompts, *, image: bool,
     )
 
 
+#: a passage is quoted when it scores at least this share of the top passage's score
+_NEAR_TOP = 0.25
+
+
 def extractive_summary(result: RetrievalResult, *, max_sentences: int = 3) -> str:
     """The best sentence of each of the top passages (query-term overlap, then the
     passage's supporting entities), labelled as an extractive summary — one sentence per
     passage so that every hop of a multi-hop chain can show up. Passages nothing of the
-    question matched (:attr:`~.result.RetrievalResult.unmatched`), or that scored 0, are not
-    quoted."""
+    question matched (:attr:`~.result.RetrievalResult.unmatched`), that scored 0 or below a
+    quarter of the top passage's score, are not quoted, nor a sentence twice (two copies of
+    one text), nor a sentence that shares no word with the question or the passage's
+    supporting entities."""
     if result.unmatched:
         return f"{EXTRACTIVE_LABEL}\n(no passage matched the question)"
     terms = set(content_words(result.query))
     lines: list[str] = []
-    for chunk in [c for c in result.chunks if c.score > 0][:max_sentences]:
+    quoted: set[str] = set()
+    top = max((c.score for c in result.chunks), default=0.0)
+    near = [c for c in result.chunks if c.score > 0 and c.score >= _NEAR_TOP * top]
+    for chunk in near[:max_sentences]:
         names = {w for key in chunk.entities[:3] for w in content_words(key)}
         best: tuple[float, int, str] | None = None
         for si, sent in enumerate(_SENT.split(" ".join(chunk.text.split()))):
             words = set(content_words(sent))
-            if not words:
+            if not words or sent.casefold() in quoted:
                 continue
             score = len(words & terms) + 0.5 * len(words & names) - 0.001 * si
             if best is None or score > best[0]:
                 best = (score, si, sent)
-        if best is not None:
+        if best is not None and best[0] > 0:  # shares a word with the question or its names
+            quoted.add(best[2].casefold())
             lines.append(f"- {_cut(best[2], 300)} [{chunk.rank}]")
     if not lines:
         return f"{EXTRACTIVE_LABEL}\n(no passages retrieved)"
