@@ -133,3 +133,24 @@ def test_the_extractive_summary_quotes_near_passages_once(tmp_path: Path) -> Non
         phoenix = rag.query("Where is the Phoenix Launch?").answer or ""
     assert "Falcon Server" in falcon and "Phoenix" not in falcon, falcon
     assert phoenix.count("Duplicate content about the Phoenix Launch") == 1, phoenix
+
+
+def test_decomposed_accents_match_composed_ones(tmp_path: Path) -> None:
+    """Text in NFD (macOS file names, PDF extraction) is stored composed, and a query in
+    either form finds it: the NFD "E\u0301lodie" was split into the words "E" and "lodie"."""
+    import unicodedata
+
+    from hyperviz_core.rag import Document
+
+    def nfd(t: str) -> str:
+        return unicodedata.normalize("NFD", t)
+
+    text = "Élodie Lefèvre directs the Montréal plant. Jean Dupont ships parts to Lyon."
+    with VizRAG(tmp_path / "s", show_progress=False) as rag:
+        rag.insert([Document(id="fr", title=nfd("Usine de Montréal"), text=nfd(text)),
+                    Document(id="other", text="Maria Rossi runs the Milan office.")])
+        assert rag.store.documents(["fr"])[0].text == text
+        assert "élodie lefèvre" in rag.store.bottom().entities
+        for query in ("Who is Élodie Lefèvre?", nfd("Who is Élodie Lefèvre?")):
+            result = rag.retrieve(query, top_k=1)
+            assert result.matched and result.chunks[0].doc_id == "fr", query

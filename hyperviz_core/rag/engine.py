@@ -43,7 +43,7 @@ from .result import RetrievalResult
 from .retrieve import RetrievalConfig, Retriever
 from .retrieve.config import check_mode
 from .store import StoreProtocol, StoreStats, open_store
-from .types import Document
+from .types import Document, nfc
 
 __all__ = ["VizRAG"]
 
@@ -222,13 +222,14 @@ class VizRAG:
         ``overrides`` are :class:`RetrievalConfig` fields (``hops``, ``render``,
         ``retrieval_visualization``, ``congestion_control``, ``dual_view`` ...); ``hooks``
         are extra stage hooks for this call (after the engine's)."""
-        return self.retriever.retrieve(query, mode=mode, top_k=top_k, hooks=hooks, **overrides)
+        return self.retriever.retrieve(_composed(query), mode=mode, top_k=top_k, hooks=hooks,
+                                       **overrides)
 
     async def aretrieve(self, query: str, mode: str | None = None, top_k: int | None = None, *,
                         hooks: Iterable[Hook] | None = None,
                         **overrides: Any) -> RetrievalResult:
         """Async :meth:`retrieve` (awaitable hook results are awaited)."""
-        return await self.retriever.aretrieve(query, mode=mode, top_k=top_k, hooks=hooks,
+        return await self.retriever.aretrieve(_composed(query), mode=mode, top_k=top_k, hooks=hooks,
                                               **overrides)
 
     def prepare_queries(self) -> bool:
@@ -390,3 +391,9 @@ class VizRAG:
 
         with bar:
             return list(await asyncio.gather(*(one(q) for q in items)))
+
+
+def _composed(query: str) -> str:
+    """The query in NFC, as stored text is (:func:`~.types.nfc`); a non-string as it is
+    (the retriever names it)."""
+    return nfc(query) if isinstance(query, str) else query

@@ -9,15 +9,16 @@ import hashlib
 import json
 import math
 import re
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from ..model import Entity, Hyperedge
 
 __all__ = ["Chunk", "ChunkExtraction", "ChunkTheme", "Document", "content_hash",
-           "json_safe_metadata"]
+           "json_safe_metadata", "nfc"]
 
 
 def content_hash(text: str, *, length: int = 16) -> str:
@@ -65,6 +66,15 @@ def _json_safe(value: Any) -> Any:
     return _ADDRESS.sub(">", str(value))
 
 
+def nfc(text: str) -> str:
+    """``text`` in Unicode's composed form (NFC); quick when it already is (ASCII always).
+
+    >>> nfc("Le\u0300ve") == "L\u00e8ve"
+    True
+    """
+    return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
+
+
 class Document(BaseModel):
     """A source document. ``id`` defaults to ``doc-<hash of title+text>``.
 
@@ -78,6 +88,14 @@ class Document(BaseModel):
     title: str = ""
     metadata: dict[str, Any] = Field(default_factory=dict)
     one_chunk: bool = False
+
+    @field_validator("text", "title")
+    @classmethod
+    def _composed(cls, value: str) -> str:
+        """Text in Unicode's composed form (NFC): ``"e\u0301"`` (macOS file names, text
+        copied out of PDFs) is stored as ``"\u00e9"``, so words, names and queries match
+        whichever form they were written in."""
+        return nfc(value)
 
     def model_post_init(self, __context: Any) -> None:
         if not self.id:
