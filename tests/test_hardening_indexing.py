@@ -108,7 +108,8 @@ def test_a_file_indexed_by_its_own_path_or_its_folder_replaces_its_old_id(
         tmp_path: Path) -> None:
     """A file's id depends on how it was given (its stem directly, its path relative to the
     folder given): indexing it again another way replaces its old document instead of
-    storing its text twice; a file of the same name elsewhere is left alone."""
+    storing its text twice; a file of the same name elsewhere is left alone, and it does not
+    replace a document of this one while this one exists."""
     corpus = tmp_path / "corpus"
     (corpus / "sub").mkdir(parents=True)
     (tmp_path / "elsewhere").mkdir()
@@ -119,11 +120,13 @@ def test_a_file_indexed_by_its_own_path_or_its_folder_replaces_its_old_id(
     (corpus / "top.txt").write_text("Pierre Curie lived in Paris.\n")
     store = tmp_path / "store"
     assert _index(str(corpus), "--store", str(store)) == 0
-    assert _index(str(tmp_path / "elsewhere"), "--store", str(store)) == 0
-    assert sorted(_stored(store)) == ["sub/note", "top"]  # the same id: replaced by id
+    # the same id from another existing file: refused (it replaced corpus's note)
+    assert _index(str(tmp_path / "elsewhere"), "--store", str(store)) == 1
+    assert "Marie" in _stored(store)["sub/note"]
     assert _index(str(corpus), "--store", str(store)) == 0
     assert _index(str(tmp_path / "elsewhere" / "sub"), "--store", str(store)) == 0
     assert sorted(_stored(store)) == ["note", "sub/note", "top"]  # 'note': the other file
+    other.unlink()  # gone: its document 'note' may now be replaced
     note.write_text("Marie Curie moved to Paris in 1891 (edited).\n")
     assert _index(str(corpus / "sub"), "--store", str(store)) == 0  # id 'note' now
     after = _stored(store)

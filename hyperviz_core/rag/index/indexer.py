@@ -44,7 +44,7 @@ from .chunking import chunk_document
 from .commit import GroupCommit
 from .failures import RunFailures, refuse_read_only, store_wide_error
 from .guards import FiniteEmbedder, check_document
-from .replace import SourceLedger, clean_up
+from .replace import SourceLedger, clean_up, stored_unchanged
 from .report import (
     IndexReport,
     busy,
@@ -337,7 +337,7 @@ class Indexer:
         pool: ExtractionPool | None = None,
     ) -> None:
         check_document(doc)  # a lone surrogate cannot be hashed nor stored: this one fails
-        if self.store.document_hash(doc.id) == doc.hash:
+        if stored_unchanged(self.store, doc):  # or a SourceConflictError: another file's id
             report.documents_skipped += 1
             return
         chunks = chunk_document(doc, self.chunk_size, self.chunk_overlap, self.chunk_unit,

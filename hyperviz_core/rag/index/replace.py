@@ -39,8 +39,8 @@ from typing import Any
 from ..store.protocol import stored_document_ids
 from ..types import Document
 
-__all__ = ["PART_ID", "SourceLedger", "clean_up", "missing_file_documents", "remove_stale",
-           "text_file_source"]
+__all__ = ["PART_ID", "SourceConflictError", "SourceLedger", "clean_up",
+           "missing_file_documents", "remove_stale", "stored_unchanged", "text_file_source"]
 
 #: the id of a part document: ``<base>#part<number, 5 digits or more>``
 PART_ID = re.compile(r"^(?P<base>.+)#part(?P<n>\d{5,})$")
@@ -60,6 +60,44 @@ def text_file_source(doc: Document) -> str | None:
     ok = (set(meta) == {"source", "part", "offset"} and isinstance(part, int)
           and part == int(m.group("n")))
     return src if ok else None
+
+
+class SourceConflictError(ValueError):
+    """A text file would replace the stored document of another file that has the same id
+    (two folders with the same layout indexed into one store)."""
+
+
+def stored_unchanged(store: Any, doc: Document) -> bool:
+    """Whether ``store`` holds ``doc`` unchanged (nothing to do). A changed text file's
+    document (see :func:`text_file_source`) may replace the stored one only when that came
+    from the same file, or from a file that no longer exists (a moved folder): else a
+    :class:`SourceConflictError`, before any model call, so the other file's document is
+    kept. ``teamA/README.md`` and ``teamB/README.md`` indexed as two folders both get the id
+    ``README``; the second replaced the first.
+
+    A source spelt relatively is read from the current directory, as the walk gave it.
+    """
+    stored_hash = store.document_hash(doc.id)
+    if stored_hash == doc.hash:
+        return True
+    new_src = text_file_source(doc)
+    if stored_hash is None or new_src is None:
+        return False
+    old = store.documents([doc.id])
+    old_src = text_file_source(old[0]) if old else None
+    if old_src is None or _same_file(old_src, new_src) or not _is_file(old_src):
+        return False
+    raise SourceConflictError(
+        f"document {doc.id!r} is stored from {old_src}, which still exists; {new_src} has the "
+        "same id. Index the folders' common parent (ids then differ by their folder), use "
+        f"another store, or delete {doc.id!r} first to replace it")
+
+
+def _is_file(path: str) -> bool:
+    try:
+        return Path(path).is_file()
+    except (OSError, ValueError):
+        return False
 
 
 def _same_file(a: str, b: str) -> bool:
