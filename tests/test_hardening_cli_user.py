@@ -90,3 +90,19 @@ def test_query_out_replaces_each_view_file_whole(store: Path, tmp_path: Path) ->
     for name in names:
         assert (tmp_path / f"held-{name}").read_bytes() == held[name], name
         assert (out / name).stat().st_ino != (tmp_path / f"held-{name}").stat().st_ino, name
+
+
+def test_a_name_with_a_newline_stays_on_its_line(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """A file named ``line<newline>break`` gives that id and title; the listing shows them
+    escaped on the passage's line (the raw newline split it)."""
+    from hyperviz_core.rag import Document, VizRAG
+
+    with VizRAG(tmp_path / "s", show_progress=False) as rag:
+        rag.insert([Document(id="line\nbreak", title="line\nbreak\ttab",
+                             text="Hank Snow sang in Nashville.")])
+    assert main(["query", "Hank Snow", "--store", str(tmp_path / "s")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    first = lines.index("Top passages:") + 1
+    assert lines[first].endswith("line\\nbreak\\ttab  (line\\nbreak)"), lines[first]
+    assert lines[first + 1].startswith("      Hank Snow")

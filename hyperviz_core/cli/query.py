@@ -33,7 +33,7 @@ from ..surrogates import surrogate_at
 from ..viewer.files import write_views
 from .argtypes import blocking_file, check_top_k_hops
 from .index import add_provider_options, make_chat, make_embedder
-from .terminal import terminal_safe
+from .terminal import one_line, terminal_safe
 
 __all__ = [
     "MAX_EXIT",
@@ -135,7 +135,7 @@ def _print_human(result: Any, images: dict[str, str]) -> None:
     for c in result.chunks:
         text = " ".join(c.text.split())
         text = text if len(text) <= 220 else text[:219] + "…"
-        name = f"{safe(c.title)}  ({safe(c.doc_id)})" if c.title else safe(c.doc_id)
+        name = f"{one_line(c.title)}  ({one_line(c.doc_id)})" if c.title else one_line(c.doc_id)
         print(f"  [{c.rank}] {c.score:.3f}  {name}\n      {safe(text)}")
     if images:
         print("Images: " + ", ".join(images[k] for k in sorted(images)))

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["terminal_safe"]
+__all__ = ["one_line", "terminal_safe"]
 
 #: C0 controls but tab and newline, DEL, C1 controls, and the bidirectional controls
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
@@ -32,3 +32,14 @@ def _visible(m: re.Match[str]) -> str:
 def terminal_safe(text: object) -> str:
     """``str(text)`` with its terminal control characters shown as escapes (``\\x1b``)."""
     return _UNSAFE.sub(_visible, str(text))
+
+
+def one_line(text: object) -> str:
+    """:func:`terminal_safe` for a name printed within a line (a title, an id): its
+    newlines and tabs shown as ``\\n`` / ``\\t`` too, so a file named ``line\\nbreak``
+    cannot split a listing's line.
+
+    >>> one_line("line\\nbreak\\there")
+    'line\\\\nbreak\\\\there'
+    """
+    return terminal_safe(text).replace("\n", "\\n").replace("\t", "\\t")
