@@ -14,7 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from .argtypes import non_negative_int, positive_int
-from .index_store import after_run, created_paths, open_for_index, prune_missing
+from .index_store import (
+    after_run,
+    created_paths,
+    open_for_index,
+    prune_missing,
+    recorded_embedder,
+    settle_created,
+)
 from .ready import make_query_ready, ready_json, ready_line
 from .terminal import terminal_safe
 
@@ -152,22 +159,6 @@ def _load_inputs(args: argparse.Namespace) -> tuple[Any, Any]:
     return docs, rep
 
 
-def recorded_embedder(spec: str) -> Any:
-    """The offline embedder an existing store recorded (``store_embedder``), read without
-    writing; None for a new store, none recorded, or a provider's (that one needs --embed)."""
-    from ..rag.providers.spec import store_embedder
-    from ..rag.store import is_store_url, open_store
-    from ..rag.store.sqlite.schema import resolve_path
-
-    if not is_store_url(spec) and not resolve_path(spec).exists():
-        return None
-    store = open_store(spec, read_only=True)
-    try:
-        return store_embedder(store.embedder_info())
-    finally:
-        store.close()
-
-
 def _workers(value: str) -> int | str:
     """``--workers``: a number (0 or more) or ``auto``."""
     if value == "auto":
@@ -182,9 +173,6 @@ def _workers(value: str) -> int | str:
 
 
 def _run_index(args: argparse.Namespace) -> int:
-    from ..rag.index.failures import is_lock_error
-    from ..rag.index.indexer import Indexer
-    from ..rag.index.workers import auto_workers
     from ..rag.providers.retry import with_retries
     from ..rag.store import is_store_url
     from ..rag.store.sqlite.check import store_errors
@@ -216,21 +204,7 @@ def _run_index(args: argparse.Namespace) -> int:
         if getattr(store, "ann_files", None) is not None:  # its build's progress bar
             store.ann_files.show_progress = None if progress else False
         try:
-            indexer = Indexer(
-                store,
-                embedder=embedder,
-                index_visualization=not args.no_visualization,
-                concurrency=args.concurrency,
-                max_retries=args.max_retries,
-                show_progress=progress,
-                chat=chat,
-                chunk_size=args.chunk_size,
-                chunk_overlap=args.chunk_overlap,
-                chunk_unit=args.chunk_unit,
-                infer_titles=not args.no_infer_titles,
-                workers=(auto_workers(docs.total_bytes) if args.workers == "auto"
-                         else args.workers),
-            )
+            indexer = _indexer(args, store, embedder, chat, docs.total_bytes, progress)
             try:
                 report = indexer.index(docs, total_bytes=docs.total_bytes)
                 prune_missing(args, store, indexer, report)
@@ -243,29 +217,84 @@ def _run_index(args: argparse.Namespace) -> int:
             ready, interrupted = after_run(args, store, report, was_empty)
         finally:
             store.close()
-    _print_index(args, report, docs, dup, store.path, ready)
+    fate = settle_created(args.store, report, created)
+    _print_index(args, report, docs, dup, store.path, ready, fate)
+    return _outcome(report, store.path, fate, interrupted, model=chat is not None)
+
+
+def _indexer(args: argparse.Namespace, store: Any, embedder: Any, chat: Any,
+             total_bytes: int, progress: bool) -> Any:
+    """The run's :class:`~hyperviz_core.rag.index.indexer.Indexer`, from the options."""
+    from ..rag.index.indexer import Indexer
+    from ..rag.index.workers import auto_workers
+
+    return Indexer(
+        store, embedder=embedder, index_visualization=not args.no_visualization,
+        concurrency=args.concurrency, max_retries=args.max_retries, show_progress=progress,
+        chat=chat, chunk_size=args.chunk_size, chunk_overlap=args.chunk_overlap,
+        chunk_unit=args.chunk_unit, infer_titles=not args.no_infer_titles,
+        workers=auto_workers(total_bytes) if args.workers == "auto" else args.workers,
+    )
+
+
+def _outcome(report: Any, path: Any, fate: str | None, interrupted: str | None, *,
+             model: bool) -> int:
+    """The run's last lines on stderr (a stop, the store removed or kept, an interrupted
+    step, a model whose answers held nothing) and its exit code: 130 interrupted, 2 a stop
+    with nothing of the run stored (or the store's stop), 1 a failed document, else 0."""
+    from ..rag.index.breaker import is_provider_stop
+
+    if model and report.chunks and not report.entities and (
+            report.documents_added or report.documents_replaced):
+        print("vizrag index: warning: the model's answers held no entity in the expected "
+              f"format ({report.skipped_records} records skipped): check the model/prompt; "
+              "see --json", file=sys.stderr)
     if interrupted is not None:  # the run's report above stands: every document is committed
         print(f"vizrag index: interrupted while {interrupted}; every document of this run is "
               "committed", file=sys.stderr)
         return 130
     if report.stopped is not None:
         print(f"vizrag index: {terminal_safe(report.stopped)}", file=sys.stderr)
-        if not report.documents_added and not is_lock_error(report.stopped) and created():
-            print(f"vizrag index: removed the empty store {store.path} this run had created",
-                  file=sys.stderr)
-        return 2
+    if fate == "removed":
+        print(f"vizrag index: removed the empty store {path} this run had created (it held "
+              "no document and no model answer)", file=sys.stderr)
+    elif fate == "kept" and report.store is not None:
+        print(f"vizrag index: kept the store {path}: it holds the "
+              f"{report.store.llm_cache_entries} model answers this run paid for; the same "
+              "command re-uses them", file=sys.stderr)
+    stored = report.documents_added + report.documents_replaced + report.documents_skipped
+    if report.stopped is not None and not (is_provider_stop(report.stopped) and stored):
+        return 2  # the store's stop, or the provider's with nothing of the run stored
     return 1 if report.documents_failed else 0
 
 
+def _headline(report: Any, total: int, path: Any, fate: str | None) -> str:
+    """The text report's first line: what the run read and stored, and where."""
+    read = (report.documents_added + report.documents_replaced + report.documents_skipped
+            + report.documents_failed)
+    if report.stopped is None and fate is None:
+        return f"indexed {total} documents into {path}"
+    stored = report.documents_added + report.documents_replaced
+    head = (f"stopped after reading {read} of {total} documents" if read < total
+            else f"read {read} of {total} documents")
+    head += (f": {stored} stored, {report.documents_skipped} unchanged, "
+             f"{report.documents_failed} failed")
+    if fate == "removed":
+        return f"{head}; removed the store {path} this run had created (it held nothing)"
+    if fate == "kept":
+        return f"{head}; kept the store {path} (it holds the model answers this run paid for)"
+    return f"{head}; the store {path} keeps what it held"
+
+
 def _print_index(args: argparse.Namespace, report: Any, docs: Any, dup: Any,
-                 path: Any, ready: float | None) -> None:
+                 path: Any, ready: float | None, fate: str | None = None) -> None:
     if args.json:
         out = report.model_dump(mode="json")
         out["input"] = dup.model_dump(mode="json", exclude=None if dup.limited else {"limited"})
         out["query_ready_seconds"] = ready_json(ready)
         print(json.dumps(out, indent=2, sort_keys=True))
         return
-    print(f"indexed {len(docs)} documents into {path}")
+    print(_headline(report, len(docs), path, fate))
     if dup.duplicates or dup.repeats or dup.limited:
         verb = "replaced by a later one" if dup.policy == "replace" else "skipped"
         limited = f" + {dup.limited} left out by --limit" if dup.limited else ""
@@ -278,6 +307,9 @@ def _print_index(args: argparse.Namespace, report: Any, docs: Any, dup: Any,
         for why in dup.unreadable:
             print(f"  unreadable {terminal_safe(why)}")
     print("  " + report.summary())
+    if report.skipped_records:
+        print(f"  skipped {report.skipped_records} malformed model records (not in the "
+              "expected format)")
     if report.retries:
         print(f"  provider retries: {report.retries} (429/5xx/timeouts; see the warnings)")
     if report.compacted_bytes:

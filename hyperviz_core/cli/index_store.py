@@ -1,10 +1,13 @@
 """The store a ``vizrag index`` run writes: opened or created, removed again when this run
 created it and then failed, compacted and made query-ready after the run.
 
-A new store that cannot be opened (a full disk, a damaged file) or stores no document is
-removed again (:func:`created_paths`), unless another process holds its lock: then it may be
-that process's, created a moment ago. Ctrl-C during compaction or the query-ready step
-(:func:`after_run`) ends that step only: every document of the run is committed already.
+A new store that cannot be opened (a full disk, a damaged file), or that holds nothing at all
+at the end of the run (no document and no LLM cache entry: :func:`settle_created`), is
+removed again (:func:`created_paths`), unless another process holds its lock or has it open:
+then it may be that process's, created a moment ago. A new store that holds only the model
+answers the run paid for (every document failed after some calls) is kept, so the same
+command re-uses them. Ctrl-C during compaction or the query-ready step (:func:`after_run`)
+ends that step only: every document of the run is committed already.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from typing import Any
 
 from .ready import make_query_ready
 
-__all__ = ["after_run", "compact_store", "created_paths", "open_for_index", "prune_missing"]
+__all__ = ["after_run", "compact_store", "created_paths", "open_for_index", "prune_missing",
+           "recorded_embedder", "settle_created"]
 
 
 def open_for_index(spec: str, options: dict[str, Any], created: Callable[[], bool]
@@ -95,7 +99,7 @@ def created_paths(spec: str) -> Callable[[], bool]:
 
     path = Path(spec).expanduser()
     if is_store_url(spec) or path.exists():
-        return lambda: False
+        return _nothing
     parent = None if resolve_path(path).parent == path else path.parent  # None: a folder
     before = set(os.listdir(parent)) if parent is not None and parent.is_dir() else set()
 
@@ -112,7 +116,13 @@ def created_paths(spec: str) -> Callable[[], bool]:
                 target.unlink(missing_ok=True)
         return bool(new)
 
+    remove.new = True  # type: ignore[attr-defined]
     return remove
+
+
+def _nothing() -> bool:
+    """What :func:`created_paths` gives for a store that existed before: removes nothing."""
+    return False
 
 
 def compact_store(store: Any, report: Any) -> None:
@@ -125,3 +135,90 @@ def compact_store(store: Any, report: Any) -> None:
         print(f"vizrag index: warning: compaction skipped ({exc}); every document is "
               "committed (run `vizrag index --compact` again with more free space)",
               file=sys.stderr)
+
+
+def _being_created(path: Path) -> bool:
+    """Whether the SQLite file ``path`` is a store another process is creating right now: an
+    empty file, or an SQLite database without any schema yet (the race-safe creating open
+    gives it its schema). Any other file (not SQLite, another database) is not."""
+    from ..rag.store.sqlite.schema import connect_read_only
+
+    try:
+        if path.stat().st_size == 0:
+            return True
+        conn = connect_read_only(path)
+    except Exception:  # gone again, or not a database: the opening that follows says which
+        return False
+    try:
+        return int(conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]) == 0
+    except Exception:
+        return False
+    finally:
+        conn.close()
+
+
+def recorded_embedder(spec: str) -> Any:
+    """The offline embedder an existing store recorded (``store_embedder``), read without
+    writing; None for a new store (one another process is creating at this moment too:
+    an empty file or schema-less database), none recorded, or a provider's (that one needs
+    --embed)."""
+    from ..rag.providers.spec import store_embedder
+    from ..rag.store import is_store_url, open_store
+    from ..rag.store.sqlite.schema import resolve_path
+
+    if not is_store_url(spec):
+        path = resolve_path(spec)
+        if not path.exists() or _being_created(path):
+            return None
+    store = open_store(spec, read_only=True)
+    try:
+        return store_embedder(store.embedder_info())
+    finally:
+        store.close()
+
+
+def holds_nothing(report: Any) -> bool:
+    """Whether the store of a finished run holds no document and no LLM cache entry (its
+    counts at the end of the run; without them, whether the run stored no document)."""
+    stats = report.store
+    if stats is None:  # the store that stopped the run could not count
+        return not (report.documents_added or report.documents_replaced)
+    return bool(stats.documents == 0 and stats.llm_cache_entries == 0)
+
+
+def _open_elsewhere(spec: str) -> bool:
+    """After this run closed the SQLite store ``spec``: whether another connection still
+    has it open (SQLite removes the ``-wal`` file when its last connection closes)."""
+    from ..rag.store.sqlite.schema import resolve_path
+
+    try:
+        wal = resolve_path(spec)
+    except Exception:
+        return False
+    return Path(f"{wal}-wal").exists()
+
+
+def settle_created(spec: str, report: Any, created: Callable[[], bool]) -> str | None:
+    """After the run closed the store: remove the store it created when it holds nothing
+    (:func:`holds_nothing`), never one another process holds (its lock) or has open. What
+    happened, in words for the run's messages: ``"removed"``, ``"kept"`` (a new store
+    holding only model answers) or None (nothing to say: an existing store, or a new one
+    with documents)."""
+    from ..rag.index.failures import is_lock_error
+
+    stats = report.store
+    if not holds_nothing(report):
+        new_cache_only = (stats is not None and stats.documents == 0
+                          and stats.llm_cache_entries > 0)
+        return "kept" if new_cache_only and _is_new(created) else None
+    if report.stopped is not None and is_lock_error(report.stopped):
+        return None
+    if _open_elsewhere(spec):
+        return None
+    return "removed" if created() else None
+
+
+def _is_new(created: Callable[[], bool]) -> bool:
+    """Whether ``created`` (:func:`created_paths`) would remove anything: the run made the
+    store (it is not the do-nothing function of an existing store or a URL)."""
+    return getattr(created, "new", False) is True

@@ -170,9 +170,11 @@ def progress(total_bytes: int | None, *, disable: bool) -> Any:
     from tqdm.auto import tqdm
 
     total = total_bytes / 1e6 if total_bytes else None  # exact: a rounded-down one overshoots
+    # the MB done rounded either way (tqdm's own {n_fmt} prints the float sum's noise)
     return tqdm(total=total, desc="indexing", unit="MB", disable=disable,
                 bar_format="{l_bar}{bar}| {n:.2f}/{total:.2f} MB [{elapsed}<{remaining}, "
-                "{rate_fmt}{postfix}]" if total else None)
+                "{rate_fmt}{postfix}]" if total else
+                "{desc}: {n:.2f} MB [{elapsed}, {rate_fmt}{postfix}]")
 
 
 def tick(bar: Any, size: int, report: IndexReport, t0: float) -> None:
