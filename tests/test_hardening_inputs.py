@@ -58,7 +58,7 @@ def test_same_named_files_in_a_tree_are_distinct_documents(tmp_path: Path) -> No
     assert report["documents_added"] == 3
     assert report["input"] == {"read": 3, "kept": 3, "duplicates": 0, "repeats": 0,
                                "policy": "error", "examples": [],
-                               "unreadable": []}
+                               "unreadable": [], "left_out": []}
     with HypergraphStore(store) as st:
         assert [d.id for d in st.documents()] == ["a/README", "b/README", "b/deep/README"]
 

@@ -286,6 +286,10 @@ def _headline(report: Any, total: int, path: Any, fate: str | None) -> str:
     return f"{head}; the store {path} keeps what it held"
 
 
+#: paths a walk left out that the text report names (``--json`` has them all)
+_LEFT_OUT_SHOWN = 10
+
+
 def _print_index(args: argparse.Namespace, report: Any, docs: Any, dup: Any,
                  path: Any, ready: float | None, fate: str | None = None) -> None:
     if args.json:
@@ -306,6 +310,13 @@ def _print_index(args: argparse.Namespace, report: Any, docs: Any, dup: Any,
         print(f"  skipped {len(dup.unreadable)} unreadable file(s):")
         for why in dup.unreadable:
             print(f"  unreadable {terminal_safe(why)}")
+    if dup.left_out:  # what the folder walks do not read: named, not silently dropped
+        print(f"  left out {len(dup.left_out)} path(s) of the folders (not read):")
+        for why in dup.left_out[:_LEFT_OUT_SHOWN]:
+            print(f"  left out {terminal_safe(why)}")
+        if len(dup.left_out) > _LEFT_OUT_SHOWN:
+            print(f"  ... and {len(dup.left_out) - _LEFT_OUT_SHOWN} more (--json lists "
+                  "every one under input.left_out)")
     print("  " + report.summary())
     if report.skipped_records:
         print(f"  skipped {report.skipped_records} malformed model records (not in the "

@@ -41,6 +41,9 @@ class DuplicateReport(BaseModel):
     policy: DuplicatePolicy = "error"
     examples: list[str] = []
     unreadable: list[str] = []
+    #: what the folder walks left out, ``"path: why"`` (other suffixes, hidden entries,
+    #: links to folders, broken links, second paths to a file read already)
+    left_out: list[str] = []
 
     def record_duplicate(self, doc_id: str, first: str, later: str) -> None:
         """Count a later document with ``doc_id`` and other content (``first``/``later``:

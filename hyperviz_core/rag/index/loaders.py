@@ -1,13 +1,14 @@
 """Read documents from text/markdown files and JSON / JSONL collections.
 
-Supported inputs (by extension; directories are walked, sorted, see :func:`_walk`):
+Supported inputs (by extension; directories are walked, sorted, following symbolic links,
+see :func:`~.textfiles.walk`, which also says what a walk leaves out and why):
 
 - ``.txt``, ``.md``, ``.markdown``, ``.rst``: one document per file (:mod:`.textfiles`);
   id = the file's path relative to the directory given (``a/README`` for
   ``DIR/a/README.md``; the stem for a file given directly) unless ``id_from_path=False``;
   title = the first Markdown heading (ATX ``# Title`` or setext ``Title`` over ``===``)
   among its first 10 non-empty lines, else the file stem; metadata ``{"source": path}``.
-- ``.jsonl``/``.ndjson``: one JSON object per line with a text field.
+- ``.jsonl``/``.ndjson``: one JSON object per line (of any length) with a text field.
 - ``.json``: a list of objects with a text field (e.g. ``[{"title", "text"}]`` works as is),
   a single such object, an object wrapping such a list under ``"data"``/``"documents"``/
   ``"passages"``/``"corpus"``, or a dict *title → list of sentences* (HotpotQA corpus
@@ -16,18 +17,21 @@ Supported inputs (by extension; directories are walked, sorted, see :func:`_walk
 ``text_field``, ``id_field`` and ``title_field`` name the fields (defaults ``text``, ``id``,
 ``title``; with ``text_field`` left at None, ``text`` also falls back to
 ``content``/``contents``/``body``/``passage``; a text field you name must be there).
-Documents without an id get ``doc-<hash of title + text>``. Every other field goes into
-the metadata. Bad input raises :class:`LoaderError` naming the file (and line); so does
-JSON nested too deeply to parse, a text file that is binary (a NUL byte among its first
-8,000 bytes, as git tells binary files, e.g. a PDF given by name: convert it to text first),
-a byte that is not UTF-8 (its line and its offset in the file are named), a string holding a
-lone surrogate (a ``"\\ud800"`` escape: no store can keep it) and a file whose name is not
-valid UTF-8 (named by its ``repr``).
+An id is a string or an integer (its decimal text); documents without one get
+``doc-<hash of title + text>``. Every other field goes into the metadata. Bad input
+(another id: ``1.0``, ``true``, an object) raises :class:`LoaderError` naming the file (and
+line); so does JSON nested too deeply to parse, UTF-16/UTF-32 text, a binary file (a NUL
+byte among its first 8,000 bytes, as git tells binary files, e.g. a PDF given by name:
+convert it to text first), a byte that is not UTF-8 (its line and its offset in the file are
+named), a string holding a lone surrogate (a ``"\\ud800"`` escape: no store can keep it), a
+file whose name is not valid UTF-8 (named by its ``repr``) and a sub-folder that cannot be
+listed.
 
 Two documents of one load with the same id are never silently merged (see
 :mod:`.duplicates`). A file that cannot be read stops the load, naming it, unless
 ``on_unreadable="skip"``: then it is left out whole with a warning naming it and why
-(:func:`input_files` and :func:`file_documents` let a caller do the same per file).
+(:func:`input_files` and :func:`file_documents` let a caller do the same per file); the
+error ends in :data:`SKIP_HINT`, which says so.
 
 Example:
     >>> import json, tempfile, pathlib
@@ -40,6 +44,7 @@ Example:
 from __future__ import annotations
 
 import json
+import os
 import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -48,13 +53,27 @@ from typing import Any, Literal
 from ..types import Document
 from .errors import LoaderError
 from .guards import check_fields, printable
-from .textfiles import lines, read_text, text_documents
+from .textfiles import (
+    JSON_SUFFIXES,
+    JSONL_SUFFIXES,
+    READ_SUFFIXES,
+    TEXT_SUFFIXES,
+    Walk,
+    check_not_binary,
+    lines,
+    read_text,
+    text_documents,
+    walk,
+)
 
 __all__ = [
     "READ_SUFFIXES",
+    "SKIP_HINT",
     "TEXT_SUFFIXES",
     "LoaderError",
+    "UnreadableFileError",
     "UnreadablePolicy",
+    "Walk",
     "check_unreadable_policy",
     "file_documents",
     "input_files",
@@ -63,6 +82,8 @@ __all__ = [
     "load_documents",
     "no_documents",
     "records_to_documents",
+    "skipped_files",
+    "walk",
 ]
 
 UnreadablePolicy = Literal["error", "skip"]
@@ -73,11 +94,6 @@ def check_unreadable_policy(policy: object) -> None:
     if policy not in ("error", "skip"):
         raise ValueError(f"unknown unreadable-file policy {policy!r}; use error or skip")
 
-TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text")
-JSON_SUFFIXES = (".json",)
-JSONL_SUFFIXES = (".jsonl", ".ndjson")
-#: every suffix a folder walk reads
-READ_SUFFIXES = (*TEXT_SUFFIXES, *JSON_SUFFIXES, *JSONL_SUFFIXES)
 _TEXT_FALLBACKS = ("content", "contents", "body", "passage", "paragraph_text")
 _WRAPPERS = ("data", "documents", "docs", "passages", "corpus", "items", "records")
 
@@ -128,7 +144,20 @@ def _record_to_doc(
     if not isinstance(title, str | int | float):
         raise LoaderError(f"{where}: field {title_field!r} must be a string")
     meta = {str(k): v for k, v in rec.items() if k not in (used_text, id_field, title_field)}
-    return _valid(where, "" if raw_id is None else str(raw_id), text, str(title), meta)
+    return _valid(where, _doc_id(raw_id, where), text, str(title), meta)
+
+
+def _doc_id(raw: Any, where: str) -> str:
+    """A record's id: a string, or an integer as its decimal text ("" for none: a hash id);
+    anything else (a float, a boolean, an object) is a :class:`LoaderError`."""
+    if raw is None or isinstance(raw, str):
+        return raw or ""
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        return str(raw)
+    shown = json.dumps(raw, ensure_ascii=False, default=str)
+    shown = shown if len(shown) <= 40 else shown[:37] + "..."
+    raise LoaderError(f"{where}: id must be a string or an integer, got "
+                      f"{type(raw).__name__} {shown}")
 
 
 def _valid(where: str, doc_id: str, text: str, title: str = "",
@@ -212,27 +241,44 @@ def _jsonl_documents(path: Path, **kw: Any) -> Iterator[tuple[Document, str]]:
         yield _record_to_doc(rec, _where(path, line=n), **kw), _where(path, line=n)
 
 
-def _walk(root: Path) -> list[Path]:
-    """The readable files under ``root``, sorted, but hidden ones (``.git/``, ``.env`` ...)
-    and symlinks to a file the walk reads anyway (one document per content)."""
-    found = [f for f in sorted(root.rglob("*")) if f.suffix.lower() in READ_SUFFIXES and not any(
-        part.startswith(".") for part in f.relative_to(root).parts) and f.is_file()]
-    real = {f.resolve() for f in found if not f.is_symlink()}
-    return [f for f in found if not (f.is_symlink() and f.resolve() in real)]
-
-
-def input_files(paths: Iterable[str | Path]) -> list[tuple[Path, Path | None]]:
+def input_files(paths: Iterable[str | Path], *, skipped: list[str] | None = None,
+                ) -> list[tuple[Path, Path | None]]:
     """(file, the directory it was found under or None for a file given directly), in order;
-    a path that does not exist is a :class:`LoaderError`."""
+    a path that does not exist is a :class:`LoaderError`. ``skipped``, when given, gets
+    ``"path: why"`` for each thing a folder walk left out (:func:`walk`)."""
     out: list[tuple[Path, Path | None]] = []
     for p in map(Path, paths):
         if p.is_dir():
-            out.extend((f, p) for f in _walk(p))
+            found = walk(p)
+            out.extend((f, p) for f in found.files)
+            if skipped is not None:
+                skipped.extend(f"{f}: {why}" for f, why in found.skipped)
         elif p.exists():
             out.append((p, None))
         else:
             raise LoaderError(f"{p}: no such file or directory")
     return out
+
+
+def skipped_files(paths: Iterable[str | Path]) -> list[str]:
+    """``"path: why"`` for each thing the folder walks of ``paths`` leave out (what
+    ``vizrag index`` lists; :func:`walk`)."""
+    out: list[str] = []
+    input_files(paths, skipped=out)
+    return out
+
+
+#: what the error of a file that cannot be read adds (the default, ``on_unreadable="error"``)
+SKIP_HINT = "--skip-unreadable leaves such a file out (on_unreadable='skip' in Python)"
+
+
+class UnreadableFileError(LoaderError):
+    """A file (or a folder) that cannot be read: the message, then ``; ``:data:`SKIP_HINT`
+    unless ``hint=False``; :attr:`reason` is the message alone."""
+
+    def __init__(self, reason: str, hint: bool = True) -> None:
+        super().__init__(f"{reason}; {SKIP_HINT}" if hint else reason)
+        self.reason = reason
 
 
 def file_documents(
@@ -244,27 +290,49 @@ def file_documents(
     title_field: str = "title",
     id_from_path: bool = True,
     part_bytes: int | None = None,
+    hint: bool = True,
 ) -> Iterator[tuple[Document, str]]:
     """(document, where it came from: ``file``, ``file:line`` or ``file (item n)``) of one
     file (``root``: the directory it was found under, for its id).
 
     With ``part_bytes``, a text file larger than that is read incrementally as consecutive
     part documents (:func:`~.parts.iter_text_parts`); JSONL is always read line by line.
+    Any failure is an :class:`UnreadableFileError` (its message ends in :data:`SKIP_HINT`
+    unless ``hint=False``).
     """
     kw: dict[str, Any] = {"text_field": text_field, "id_field": id_field,
                           "title_field": title_field}
+    try:
+        yield from _file_documents(path, root, id_from_path, part_bytes, kw)
+    except UnreadableFileError:
+        raise
+    except LoaderError as exc:
+        raise UnreadableFileError(str(exc), hint) from exc
+
+
+def _file_documents(path: Path, root: Path | None, id_from_path: bool,
+                    part_bytes: int | None, kw: dict[str, Any],
+                    ) -> Iterator[tuple[Document, str]]:
     if printable(str(path)) != str(path):  # surrogate escapes of undecodable bytes
         raise LoaderError(f"{printable(str(path))}: the file name is not valid UTF-8 "
                           "(rename the file)")
+    if path.is_dir():  # a sub-folder a walk could not list
+        try:
+            os.scandir(path).close()
+        except OSError as exc:
+            raise LoaderError(f"{path}: cannot read the folder ({exc.strerror or exc})") from exc
+        raise LoaderError(f"{path}: a folder, not a file")
     suffix = path.suffix.lower()
+    if suffix not in (*JSONL_SUFFIXES, *JSON_SUFFIXES):
+        yield from text_documents(path, id_from_path, root, part_bytes)
+        return
+    check_not_binary(path)
     if suffix in JSONL_SUFFIXES:
         yield from _jsonl_documents(path, **kw)
-    elif suffix in JSON_SUFFIXES:
-        docs = records_to_documents(_parse_json(read_text(path), str(path)), path, **kw)
-        for n, doc in enumerate(docs):
-            yield doc, _where(path, item=n) if len(docs) > 1 else str(path)
-    else:
-        yield from text_documents(path, id_from_path, root, part_bytes)
+        return
+    docs = records_to_documents(_parse_json(read_text(path), str(path)), path, **kw)
+    for n, doc in enumerate(docs):
+        yield doc, _where(path, item=n) if len(docs) > 1 else str(path)
 
 
 def iter_sourced_documents(
@@ -279,7 +347,7 @@ def iter_sourced_documents(
             yield from file_documents(path, root, **fields)
             continue
         try:
-            docs = list(file_documents(path, root, **fields))
+            docs = list(file_documents(path, root, hint=False, **fields))
         except LoaderError as exc:
             warnings.warn(f"skipped an unreadable file: {exc}", UserWarning, stacklevel=2)
             continue

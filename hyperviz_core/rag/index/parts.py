@@ -29,8 +29,8 @@ from pathlib import Path
 from ..types import Document
 from .guards import printable
 
-__all__ = ["PART_BYTES", "TITLE_LINES", "TextDecodeError", "iter_text_parts", "not_utf8",
-           "read_title", "utf8_lines"]
+__all__ = ["PART_BYTES", "PIECE_BYTES", "TITLE_LINES", "TextDecodeError", "convert_hint",
+           "iter_text_parts", "looks_like_text", "not_utf8", "read_title", "utf8_lines"]
 
 #: default size of one part of a large text file (bytes of UTF-8)
 PART_BYTES = 256 * 1024
@@ -97,7 +97,30 @@ def not_utf8(path: Path, data: bytes, exc: UnicodeDecodeError, *, line: int = 1,
     on line ``line`` of ``path``."""
     return TextDecodeError(f"{printable(str(path))}: not UTF-8 text at line "
                            f"{line - 1 + _line_of(data, exc.start)}, byte {offset + exc.start} "
-                           f"({exc.reason})")
+                           f"({exc.reason}); {convert_hint(data)}")
+
+
+_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+
+
+def looks_like_text(text: str) -> bool:
+    """Whether ``text`` holds no control character but tab, line breaks and form feed (text
+    decoded in a wrong encoding from binary data almost always does)."""
+    return _CONTROLS.search(text) is None
+
+
+def convert_hint(data: bytes) -> str:
+    """What to do about ``data`` that is not UTF-8: convert it, naming Windows-1252 (a
+    superset of Latin-1's printable characters) when ``data`` reads as such text without
+    control characters, the usual case of such a file (a guess said as one)."""
+    try:
+        text = data[:1 << 20].decode("cp1252")
+    except UnicodeDecodeError:
+        return "convert it to UTF-8"
+    if not looks_like_text(text):
+        return "convert it to UTF-8"
+    return ("it reads as Windows-1252 (Latin-1) text: convert it to UTF-8, e.g. "
+            "iconv -f WINDOWS-1252 -t UTF-8")
 
 
 #: the most bytes of one line read at a time: a longer line comes in pieces cut after a
@@ -126,21 +149,23 @@ def _cut_piece(raw: bytes) -> tuple[bytes, bytes]:
     return raw[:cut], raw[cut:]  # nothing to decode yet (cut 0): all of it waits
 
 
-def utf8_lines(path: Path) -> Iterator[str]:
+def utf8_lines(path: Path, *, whole_lines: bool = False) -> Iterator[str]:
     """The lines of the UTF-8 file ``path`` exactly as text mode reads them (a leading BOM
     dropped, ``\\r\\n`` and a lone ``\\r`` read as ``\\n``), decoded one line at a time, so
     that a byte that is not UTF-8 raises a :class:`TextDecodeError` naming its line and its
     offset in the file. A line longer than :data:`PIECE_BYTES` comes in pieces (their
-    concatenation is the line)."""
+    concatenation is the line), unless ``whole_lines``: then every line comes whole, whatever
+    its length (JSONL: one record a line)."""
     offset, line = 0, 1
     kept = b""
+    limit = -1 if whole_lines else PIECE_BYTES
     with path.open("rb") as fh:
         while True:
-            chunk = fh.readline(PIECE_BYTES)
+            chunk = fh.readline(limit)
             raw, kept = kept + chunk, b""
             if not raw:
                 return
-            if len(chunk) == PIECE_BYTES and not raw.endswith(b"\n"):  # the line goes on
+            if len(chunk) == limit and not raw.endswith(b"\n"):  # the line goes on
                 raw, kept = _cut_piece(raw)
                 if not raw:
                     continue

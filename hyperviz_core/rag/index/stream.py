@@ -74,13 +74,14 @@ class DocumentStream:
     ) -> None:
         check_duplicate_policy(on_duplicate)
         check_unreadable_policy(on_unreadable)
+        self.report = DuplicateReport(policy=on_duplicate)
+        self.report_left_out = self.report.left_out
         self.paths = [Path(p) for p in paths]
         self.on_unreadable = on_unreadable
-        self._files = input_files(self.paths)
+        self._files = input_files(self.paths, skipped=self.report_left_out)
         self._skipped: set[int] = set()  # ordinals in _files of the unreadable files
         self.part_bytes = part_bytes
         self.fields = fields
-        self.report = DuplicateReport(policy=on_duplicate)
         self._keep: set[int] = set()
         #: text file (its ``source``) → how many part documents it produces, for each file
         #: split into parts whose parts are all kept (the indexer then deletes the documents
@@ -91,7 +92,8 @@ class DocumentStream:
 
     def _file(self, n: int) -> Iterator[tuple[Document, str]]:
         path, root = self._files[n]
-        return file_documents(path, root, part_bytes=self.part_bytes,
+        return file_documents(path, root, part_bytes=self.part_bytes,  # the hint: no skipping
+                              hint=self.on_unreadable == "error",
                               **self.fields)  # type: ignore[arg-type]
 
     def _sourced(self) -> Iterator[tuple[Document, str]]:

@@ -1,26 +1,46 @@
-"""Reading text files (``.txt``, ``.md`` ..., or any file named directly) as documents.
+"""Reading text files (``.txt``, ``.md`` ..., or any file named directly) as documents, and
+walking folders for the files to read (:func:`walk`).
 
 One document per file, whose id is its path relative to the folder given (the stem for a
 file given directly), titled by its first heading (:func:`~.parts.read_title`), with
 metadata ``{"source": path}``; a file over the part size is read incrementally as parts
 (:mod:`.parts`). Every failure is a one-line :class:`~.errors.LoaderError` naming the file:
-one the operating system will not let us read, a binary file (a NUL byte among the first
-:data:`SNIFF_BYTES`, git's test), and bytes that are not UTF-8 (with their line and their
-offset in the file).
+one the operating system will not let us read, UTF-16 or UTF-32 text (a byte-order mark, or
+NUL bytes at every other position: convert it), a binary file (another NUL byte among the
+first :data:`SNIFF_BYTES`, git's test), and bytes that are not UTF-8 (with their line and
+their offset in the file, and a hint to convert them).
 """
 
 from __future__ import annotations
 
 import codecs
+import heapq
+import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 from ..types import Document
 from .errors import LoaderError
 from .guards import printable
-from .parts import TextDecodeError, iter_text_parts, not_utf8, read_title, utf8_lines
+from .parts import (
+    TextDecodeError,
+    iter_text_parts,
+    looks_like_text,
+    not_utf8,
+    read_title,
+    utf8_lines,
+)
 
-__all__ = ["SNIFF_BYTES", "lines", "read_text", "text_documents", "unreadable"]
+__all__ = ["READ_SUFFIXES", "SNIFF_BYTES", "Walk", "check_not_binary", "lines", "read_text",
+           "text_documents", "unreadable", "walk"]
+
+TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text")
+JSON_SUFFIXES = (".json",)
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+#: every suffix a folder walk reads
+READ_SUFFIXES = (*TEXT_SUFFIXES, *JSON_SUFFIXES, *JSONL_SUFFIXES)
 
 
 def unreadable(path: Path, exc: OSError) -> LoaderError:
@@ -52,27 +72,52 @@ def _decode_failure(path: Path) -> str:
     return f"{printable(str(path))}: not UTF-8 text"
 
 
-#: how much of a text file :func:`_check_not_binary` looks at (git's binary-file test)
+#: how much of a file :func:`check_not_binary` looks at (git's binary-file test)
 SNIFF_BYTES = 8000
 
 
-def _check_not_binary(path: Path) -> None:
-    """Refuse a file whose first :data:`SNIFF_BYTES` hold a NUL byte and are otherwise UTF-8
-    (a file that is not UTF-8 at all gets the UTF-8 error when it is read)."""
+_BOMS = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"),
+         (codecs.BOM_UTF16_LE, "UTF-16"), (codecs.BOM_UTF16_BE, "UTF-16"))
+
+
+def _wide_encoding(head: bytes) -> str | None:
+    """``"UTF-16"``/``"UTF-32"`` for a head starting with their byte-order mark,
+    ``"UTF-16LE"``/``"UTF-16BE"`` for one without a mark whose NUL bytes all sit at odd
+    (even) offsets, at least every fourth byte, and that decodes as such to text without
+    control characters; else None."""
+    for bom, name in _BOMS:
+        if head.startswith(bom):
+            return name
+    body = head[: len(head) // 2 * 2]
+    for name, nuls, other in (("UTF-16LE", body[1::2], body[::2]),
+                              ("UTF-16BE", body[::2], body[1::2])):
+        if body and 0 not in other and 2 * nuls.count(0) >= len(nuls):
+            try:  # a character cut at the end of the head waits
+                text = codecs.getincrementaldecoder(name.lower())().decode(body, final=False)
+            except UnicodeDecodeError:
+                continue
+            if looks_like_text(text):
+                return name
+    return None
+
+
+def check_not_binary(path: Path) -> None:
+    """Refuse UTF-16/UTF-32 text (named, with how to convert it) and a binary file: one
+    whose first :data:`SNIFF_BYTES` hold a NUL byte."""
     try:
         with path.open("rb") as fh:
             head = fh.read(SNIFF_BYTES)
     except OSError as exc:
         raise unreadable(path, exc) from exc
+    wide = _wide_encoding(head)
+    if wide is not None:
+        how = "a byte-order mark" if wide in ("UTF-16", "UTF-32") else "every other byte NUL"
+        raise LoaderError(f"{path}: not UTF-8 text but {wide} text ({how}); convert it to "
+                          f"UTF-8, e.g. iconv -f {wide} -t UTF-8")
     nul = head.find(b"\x00")
-    if nul < 0:
-        return
-    try:
-        codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
-    except UnicodeDecodeError:
-        return
-    raise LoaderError(f"{path}: a binary file, not text (NUL byte at byte {nul}); vizrag "
-                      "reads UTF-8 text, Markdown, JSON and JSONL: convert it to text first")
+    if nul >= 0:
+        raise LoaderError(f"{path}: a binary file, not text (NUL byte at byte {nul}); vizrag "
+                          "reads UTF-8 text, Markdown, JSON and JSONL: convert it to text first")
 
 
 def _path_id(path: Path, id_from_path: bool, root: Path | None) -> str:
@@ -92,7 +137,7 @@ def _text_document(path: Path, id_from_path: bool, root: Path | None = None) -> 
 def text_documents(path: Path, id_from_path: bool, root: Path | None,
                    part_bytes: int | None) -> Iterator[tuple[Document, str]]:
     """One document per file, or (a file over ``part_bytes``) its parts read incrementally."""
-    _check_not_binary(path)
+    check_not_binary(path)
     try:
         big = part_bytes is not None and path.stat().st_size > part_bytes
     except OSError as exc:
@@ -111,11 +156,108 @@ def text_documents(path: Path, id_from_path: bool, root: Path | None,
 
 
 def lines(path: Path) -> Iterator[str]:
-    """The lines of a UTF-8 file, read incrementally (errors name the file, and for a byte
-    that is not UTF-8 its line and offset in the file)."""
+    """The whole lines of a UTF-8 file, whatever their length (a JSONL record a line), read
+    one at a time (errors name the file, and for a byte that is not UTF-8 its line and
+    offset in the file)."""
     try:
-        yield from utf8_lines(path)
+        yield from utf8_lines(path, whole_lines=True)
     except TextDecodeError as exc:
         raise LoaderError(str(exc)) from None
     except OSError as exc:
         raise unreadable(path, exc) from exc
+
+
+class Walk(NamedTuple):
+    """What :func:`walk` found: the files to read, sorted (a folder it could not list is
+    among them: reading it is the error naming it), and what it left out: (path, why)."""
+
+    files: list[Path]
+    skipped: list[tuple[Path, str]]
+
+
+class _Walker:
+    """The state of one :func:`walk`: real folders are listed first, then the symbolic
+    links found, in order (so a file reached both ways is read by its own path)."""
+
+    def __init__(self, root: Path) -> None:
+        self.files: dict[str, Path] = {}  # real path -> the path it is read as
+        self.skipped: list[tuple[Path, str]] = []
+        self.folders: dict[str, Path] = {}  # real path -> the path it is listed as
+        self.todo: list[tuple[Path, str]] = []
+        self.links: list[Path] = []  # a heap
+        self.unlisted: list[Path] = []
+        self.enter(root, os.path.realpath(root))
+
+    def enter(self, folder: Path, real: str) -> None:
+        if real in self.folders:  # a link to a folder read anyway, or up the tree (a loop)
+            self.skipped.append((folder, f"the same folder as {self.folders[real]}, read "
+                                         "already"))
+        else:
+            self.folders[real] = folder
+            self.todo.append((folder, real))
+
+    def add(self, path: Path, real: str, regular: bool) -> None:
+        if path.suffix.lower() not in READ_SUFFIXES:
+            why = f"suffix {path.suffix}" if path.suffix else "no suffix"
+            self.skipped.append((path, f"not a kind of file the walk reads ({why})"))
+        elif not regular:
+            self.skipped.append((path, "not a regular file"))
+        elif real in self.files:
+            self.skipped.append((path, f"the same file as {self.files[real]}, read already"))
+        else:
+            self.files[real] = path
+
+    def scan(self, folder: Path, real: str) -> None:
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:  # no permission: read as a file, which is the error naming it
+            self.unlisted.append(folder)
+            return
+        for e in entries:
+            path = folder / e.name
+            try:
+                if e.name.startswith("."):
+                    self.skipped.append((path, "hidden (a name starting with '.')"))
+                elif e.is_symlink():
+                    heapq.heappush(self.links, path)
+                elif e.is_dir(follow_symlinks=False):
+                    self.enter(path, os.path.join(real, e.name))
+                else:
+                    self.add(path, os.path.join(real, e.name), e.is_file(follow_symlinks=False))
+            except OSError:  # cannot even tell what it is: reading it names the error
+                self.unlisted.append(path)
+
+    def follow(self, link: Path) -> None:
+        try:
+            target = link.stat()
+        except OSError as exc:  # dangling, or a loop of links
+            self.skipped.append((link, f"a broken symbolic link ({exc.strerror or exc})"))
+            return
+        real = os.path.realpath(link)
+        if stat.S_ISDIR(target.st_mode):  # a folder link may lead anywhere (/, a loop ...)
+            self.skipped.append((link, "a symbolic link to a folder (not followed: give the "
+                                       "folder itself to read it)"))
+        else:
+            self.add(link, real, stat.S_ISREG(target.st_mode))
+
+    def run(self) -> Walk:
+        while self.todo or self.links:
+            if self.todo:
+                self.scan(*self.todo.pop())
+            else:
+                self.follow(heapq.heappop(self.links))
+        return Walk(sorted([*self.files.values(), *self.unlisted]), sorted(self.skipped))
+
+
+def walk(root: str | Path) -> Walk:
+    """The files a folder walk reads (:data:`READ_SUFFIXES`), sorted, and those it leaves
+    out with why: hidden files and folders (a name starting with ``.``: ``.git``, ``.env``
+    and whatever is below them, not listed), files of other suffixes, files that are not
+    regular (a FIFO, a device), broken links, and a second path to a file or folder read
+    already (a link to it). Symbolic links to files are followed, also out of the folder (the
+    file read under the link's path: its id), unless the file is read already by its own
+    path; links to folders are not followed (listed: a link may lead to ``/`` or up the
+    tree). A sub-folder that cannot
+    be listed (no permission) is among the files: reading it is the error naming it."""
+    return _Walker(Path(root)).run()
