@@ -96,6 +96,7 @@ from .store import (
     StoreError,
     StoreNotFoundError,
     StoreProtocol,
+    StoreReplacedError,
     StoreStats,
 )
 from .types import Chunk, ChunkExtraction, ChunkTheme, Document, content_hash, json_safe_metadata
@@ -181,6 +182,7 @@ __all__ = [
     "StoreError",
     "StoreNotFoundError",
     "StoreProtocol",
+    "StoreReplacedError",
     "StoreStats",
     "ThemeExtractor",
     "TrackingChatModel",

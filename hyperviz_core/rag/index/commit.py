@@ -10,6 +10,14 @@ would have without batching; unless ``fatal`` says the failure is the store's (a
 a lock held past the wait: :func:`~.failures.store_wide_error`): then the batch and every
 later write fail at once with it (:attr:`GroupCommit.broken`), nothing is retried.
 
+Cancelling the task that runs a batch (``asyncio.wait_for`` around ``ainsert``, a cancelled
+task group) stops it at the next transaction boundary: the worker thread cannot be
+interrupted, so a transaction already being written is committed, but none after it (a
+batch still waiting for a worker thread writes nothing; a batch of several transactions,
+:func:`~hyperviz_core.rag.store.batch.split_repeats`, stops after the current one). The
+documents of the batch are cancelled (their ``write`` raises ``CancelledError``), committed
+or not; what was committed stays, whole (every transaction is one or more whole documents).
+
 Example:
     >>> import asyncio, tempfile
     >>> from hyperviz_core.rag.store import DocumentInput, open_store
@@ -29,10 +37,12 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable
 from typing import Any
 
-from ..store import DocumentInput, DocumentWrite, StoreProtocol, SummarizeFn
+from ..store import BatchWrite, DocumentInput, DocumentWrite, StoreProtocol, SummarizeFn
+from ..store.batch import split_repeats
 
 __all__ = ["GroupCommit"]
 
@@ -84,9 +94,14 @@ class GroupCommit:
             for _, future in batch:
                 future.set_exception(self.broken)
             return
+        cancel = threading.Event()
         try:
-            result = await asyncio.to_thread(self.store.add_documents, [i for i, _ in batch],
-                                             embedder=self.embedder, summarize=self.summarize)
+            result = await asyncio.to_thread(self._add, [i for i, _ in batch], cancel)
+        except asyncio.CancelledError:
+            cancel.set()  # the worker commits no further transaction of this batch
+            for _, future in batch:
+                future.cancel()
+            raise
         except Exception as exc:
             if self.fatal is not None and self.fatal(exc):
                 self.broken = exc
@@ -102,3 +117,17 @@ class GroupCommit:
         self.transactions += result.transactions
         for (_, future), written in zip(batch, result.writes, strict=True):
             future.set_result(written)
+
+    def _add(self, items: list[DocumentInput], cancel: threading.Event) -> BatchWrite:
+        """``add_documents`` of ``items`` in a worker thread, one transaction (a part
+        without a repeated id) at a time, none once ``cancel`` is set."""
+        out = BatchWrite()
+        for part in split_repeats(items):
+            if cancel.is_set():
+                break
+            written = self.store.add_documents(part, embedder=self.embedder,
+                                               summarize=self.summarize)
+            out.writes.extend(written.writes)
+            out.embedded += written.embedded
+            out.transactions += written.transactions
+        return out

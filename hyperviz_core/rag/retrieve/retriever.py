@@ -40,11 +40,13 @@ from ..hooks import Hook, HookEvent, HookList, afire, elapsed_ms, error_text, fi
 from ..prompts import Prompts
 from ..providers.protocols import ChatModel, Embedder, reply_text
 from ..result import RetrievalResult
-from ..store.protocol import LocalReads, StoreProtocol
+from ..store.protocol import StoreProtocol
+from . import loaded as ld
 from .chunk_index import ChunkIndex
 from .collect import collect
 from .config import MODE_VIEWS, RetrievalConfig, check_mode, render_decision
 from .lazy import LazyCorpus, lazy_corpus_for, prepare_lazy
+from .search import replaced_index, unit_vectors
 from .stages import MODE_STAGES, run_stage
 from .state import Corpus, LLMRequest, RetrievalState
 
@@ -129,6 +131,10 @@ def _drawn_views(cfg: RetrievalConfig, render: bool, reader: bool) -> tuple[str,
     return views if reader else tuple(v for v in views if v in cfg.render_views)
 
 
+#: the search copies of vector spaces in the loaded corpus (:func:`.search.search`'s own)
+_COPIES = ld.SpaceCopies(replaced_index, unit_vectors)
+
+
 class Retriever:
     """Runs the retrieval stages over a store; caches per-store-state indexes.
 
@@ -156,6 +162,7 @@ class Retriever:
         self.hooks = hooks if isinstance(hooks, HookList) else HookList(hooks)
         self._renderer = renderer
         self._corpus: Corpus | None = None
+        self._corpus_generation: tuple[int, int, int] | None = None  # the state it was read at
         self._lazy: LazyCorpus | None = None
         self._generation: tuple[int, int, int] | None = None
         #: read only what each query needs when the store allows it (see :mod:`.lazy`);
@@ -168,6 +175,7 @@ class Retriever:
         #: one retrieval's stage step at a time (async steps run in worker threads);
         #: reentrant, so a stage that itself retrieves (a custom renderer) cannot deadlock
         self._stages_lock = threading.RLock()
+        ld.fork_safe(self)  # a forked child's queries do not wait for the parent's threads
 
     def add_hook(self, hook: Hook) -> None:
         """Register a stage hook ``hook(name, phase, payload)``."""
@@ -181,13 +189,15 @@ class Retriever:
     def refresh(self) -> None:
         """Forget cached indexes (the next query rebuilds them from the store)."""
         self._corpus = None
+        self._corpus_generation = None
         self._lazy = None
         self._generation = None
 
-    def query_corpus(self, lazy: bool = True) -> Corpus | LazyCorpus:
+    def query_corpus(self, lazy: bool = True, spaces: tuple[str, ...] = ()
+                     ) -> Corpus | LazyCorpus:
         """What the next query reads: the :class:`~.lazy.LazyCorpus` when the store has
         indexed lookups (and ``lazy`` is on, here and on the retriever), else the loaded
-        :class:`Corpus`."""
+        :class:`Corpus` (with the vector ``spaces`` the query searches)."""
         if lazy and self._lazy_wanted():
             self._lazy, self._generation = lazy_corpus_for(self.store, self._lazy,
                                                            self._generation)
@@ -198,7 +208,7 @@ class Retriever:
                     if callable(release):
                         release()
                 return self._lazy
-        return self.corpus()
+        return self.corpus(spaces)
 
     def prepare(self) -> bool:
         """Build ahead of the first query what a lazily read store derives for queries (see
@@ -227,16 +237,19 @@ class Retriever:
             self._size = (gen, self.store.stats().chunks)
         return self._written or self._size[1] >= LAZY_MIN_CHUNKS
 
-    def corpus(self) -> Corpus:
-        """The per-store-state :class:`Corpus` (rebuilt when the store's layers changed)."""
+    def corpus(self, spaces: tuple[str, ...] = ()) -> Corpus:
+        """The per-store-state :class:`Corpus` (rebuilt when the store's layers changed),
+        with the vector ``spaces``: of one store state (:func:`~.loaded.read_loaded`)."""
         bottom, top = self.store.bottom(), self.store.top()
-        c = self._corpus
-        if c is None or c.bottom is not bottom or c.top is not top:
-            titles = (self.store.document_titles() if isinstance(self.store, LocalReads)
-                      else {d.id: d.title for d in self.store.documents()})
-            c = Corpus(bottom, top, ChunkIndex(self.store.chunks(), titles, bottom))
-            self._corpus, self._loaded = c, True
-        return c
+        c, store = self._corpus, self.store
+        if c is not None and c.bottom is bottom and c.top is top and ld.fill_spaces(
+                store, c.matrices, c.matrices_epochs, spaces, _COPIES, self._corpus_generation):
+            return c
+        got = ld.read_loaded(store, spaces, _COPIES)
+        chunks = ChunkIndex(got.chunks, got.titles, got.bottom)
+        self._corpus = Corpus(got.bottom, got.top, chunks, got.matrices, got.made_at)
+        self._corpus_generation, self._loaded = got.generation, True
+        return self._corpus
 
     def renderer(self, congestion_control: bool) -> Any:
         """The HyperViz used for I_top/I_bot (created lazily; no budget when disabled)."""
@@ -338,7 +351,8 @@ class Retriever:
         res.skipped_views = {v: why or "not in render_views (no model reads it)"
                              for v in MODE_VIEWS[cfg.mode] if v not in views}
         t0 = time.perf_counter()
-        corpus = self.query_corpus(lazy)
+        corpus = self.query_corpus(lazy, ld.query_spaces(cfg, MODE_STAGES[cfg.mode],
+                                                          self.embedder))
         res.timings["load"] = elapsed_ms(t0)
         return RetrievalState(query=query, cfg=cfg, res=res, corpus=corpus, store=self.store,
                               embedder=self.embedder, chat=self.chat, prompts=self.prompts,

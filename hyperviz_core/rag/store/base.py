@@ -23,6 +23,7 @@ __all__ = [
     "DocumentWrite",
     "StoreError",
     "StoreNotFoundError",
+    "StoreReplacedError",
     "StoreStats",
     "VectorsArg",
     "check_embedder",
@@ -39,6 +40,15 @@ VectorsArg = dict[str, tuple[Sequence[str], npt.ArrayLike]]
 
 class StoreError(ValueError):
     """The store file is missing, corrupt, of another format or newer; or a write is invalid."""
+
+
+class StoreReplacedError(StoreError):
+    """The store file an open store object reads was deleted or replaced by another process
+    (its writes would go to the unlinked file and be lost): open the store again."""
+
+    def __init__(self, path: object) -> None:
+        super().__init__(f"the store file {path} was deleted or replaced by another process "
+                         "since it was opened; open it again")
 
 
 class StoreNotFoundError(StoreError, FileNotFoundError):

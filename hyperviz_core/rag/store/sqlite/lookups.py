@@ -97,6 +97,7 @@ class QueryLookupsMixin(ChunkLookupsMixin):
 
     _conn: sqlite3.Connection
     read_only: bool
+    _check_file: Callable[[], None]
 
     # ------------------------------------------------------------------ state
     def query_generation(self) -> tuple[int, int, int]:
@@ -108,6 +109,7 @@ class QueryLookupsMixin(ChunkLookupsMixin):
         write of this version (this connection's included — after a delete and an add the
         document count and last sequence number may be what they were)."""
         with self._lock:
+            self._check_file()  # a deleted or replaced store file: StoreError
             dv = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
             writes = self._conn.execute(
                 "SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?", (WRITES_KEY,)

@@ -22,10 +22,12 @@ class StoreStatsMixin:
     _lock: threading.RLock
     _q: Callable[..., list[Any]]
     embedder_info: Callable[[], tuple[str, int] | None]
+    _check_file: Callable[[], None]
 
     def stats(self) -> StoreStats:
         """Counts of documents, chunks, entities, hyperedges, themes and vectors."""
         with self._lock:
+            self._check_file()  # a deleted or replaced store file: StoreError
             return read_stats(self._q, self.embedder_info(), str(self.path))
 
     def check(self) -> list[str]:

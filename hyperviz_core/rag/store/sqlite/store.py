@@ -39,13 +39,14 @@ import logging
 import os
 import sqlite3
 import threading
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 
 from ....model import Hypergraph
 from ...vectors import ExactVectorIndex, VectorIndex
-from ..base import DocumentWrite, StoreError, StoreStats
+from ..base import DocumentWrite, StoreError, StoreReplacedError, StoreStats
 from .ann_files import DEFAULT_ANN_THRESHOLD, AnnFiles
 from .cache import LLMCacheMixin
 from .deletes import DocumentDeletesMixin
@@ -71,6 +72,18 @@ class _ClosedConnection:
 
     def __getattr__(self, name: str) -> object:
         raise StoreError(f"the store {self._path} is closed (open it again to use it)")
+
+
+class _ForkedConnection:
+    """Stands in, in a forked child, for the connection the store had in the parent: an
+    SQLite connection must not be used across ``fork()``, so the first use opens the
+    child's own (:meth:`HypergraphStore._reopen_after_fork`)."""
+
+    def __init__(self, store: HypergraphStore) -> None:
+        self._store = store
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._store._reopen_after_fork(), name)
 
 
 class HypergraphStore(
@@ -102,6 +115,7 @@ class HypergraphStore(
         #: opened with SQLite's ``mode=ro``: reads work, every write raises StoreError
         self.read_only: bool = read_only
         self._conn = open_connection(self.path, version=__version__, read_only=read_only)
+        self._file = _file_identity(self.path)  # the file opened (replaced: StoreError)
         self._lock = threading.RLock()
         self._snapshot_held = False  # inside read_snapshot(): writes through this refused
         self._bottom: Hypergraph | None = None
@@ -112,14 +126,16 @@ class HypergraphStore(
         # spaces of ann_threshold vectors or more: persisted HNSW index (0/None = never)
         self.ann_files = AnnFiles(self.path, ann_threshold)
         self._ann_written: set[str] = set()
+        _OPEN.add(self)  # a forked child gives it new locks and its own connection
 
     # ------------------------------------------------------------------ plumbing
     def close(self) -> None:
         """Close the connection (the store object is unusable afterwards: any read or
         write raises :class:`StoreError` saying so; closing again is a no-op)."""
         with self._lock:
-            if isinstance(self._conn, _ClosedConnection):
-                return
+            if isinstance(self._conn, _ClosedConnection | _ForkedConnection):
+                self._conn = _ClosedConnection(self.path)  # type: ignore[assignment]
+                return  # (a forked child never closes the parent's connection)
             self._save_ann_indexes()  # the ANN files of big spaces this object wrote
             # fold the write-ahead log back into the main file; without waiting: a reader
             # holding an older snapshot (another process's copy or query) would otherwise
@@ -199,11 +215,34 @@ class HypergraphStore(
         return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
 
     def _sync_external(self) -> None:
-        """Drop caches if another connection committed since we last looked."""
+        """Drop caches if another connection committed since we last looked (after
+        :meth:`_check_file`)."""
+        self._check_file()
         dv = self._read_data_version()
         if dv != self._data_version:
             self._data_version = dv
             self._invalidate(reload_vectors=True)
+
+    def _check_file(self) -> None:
+        """:class:`StoreError` when the store file at :attr:`path` is no longer the one this
+        object opened (deleted, or replaced by another process: the open connection would
+        go on reading and writing the old, unlinked file, and its writes would be lost)."""
+        if self._file is not None and _file_identity(self.path) != self._file:
+            raise StoreReplacedError(self.path)
+
+    def _reopen_after_fork(self) -> sqlite3.Connection:
+        """The connection of this process: in a forked child, a new one (the parent's is
+        left alone, never used nor closed here), with the caches dropped."""
+        from .... import __version__
+
+        with self._lock:
+            if isinstance(self._conn, _ForkedConnection):
+                self._check_file()
+                self._conn = open_connection(self.path, version=__version__,
+                                             read_only=self.read_only)
+                self._data_version = self._read_data_version()
+                self._invalidate(reload_vectors=True)
+            return self._conn
 
     def _invalidate(self, *, reload_vectors: bool = False) -> None:
         self._bottom = None
@@ -221,6 +260,36 @@ class HypergraphStore(
     def _all_index_ids(idx: VectorIndex) -> list[str]:
         ids = getattr(idx, "ids", None)
         return list(ids) if ids is not None else []
+
+
+def _file_identity(path: Path) -> tuple[int, int] | None:
+    """(device, inode) of the file at ``path``; None when there is none."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+#: open stores of this process, for :func:`_after_fork`
+_OPEN: weakref.WeakSet[HypergraphStore] = weakref.WeakSet()
+#: the parent's connections in a forked child: kept so that they are never closed there
+_INHERITED: list[object] = []
+
+
+def _after_fork() -> None:
+    """In a forked child: new locks (a thread of the parent, gone here, may have held them)
+    and, on first use, a connection of the child's own (:class:`_ForkedConnection`)."""
+    for store in list(_OPEN):
+        store._lock = threading.RLock()
+        store._snapshot_held = False
+        if not isinstance(store._conn, _ClosedConnection | _ForkedConnection):
+            _INHERITED.append(store._conn)
+            store._conn = _ForkedConnection(store)  # type: ignore[assignment]
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
 
 
 def _logs(path: Path) -> list[Path]:
