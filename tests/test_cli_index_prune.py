@@ -128,3 +128,24 @@ def test_a_relative_source_from_another_directory_is_not_this_folders(
     assert _index(".", "--store", "../store", "--prune-missing", "--json") == 0
     assert json.loads(capsys.readouterr().out)["files_gone"] == []
     assert _ids(tmp_path / "store") == ["keep", "p"]
+
+
+def test_a_relative_source_gone_is_named_not_removed(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """A file indexed by a relative path and deleted before any --prune-missing run: never
+    pruned (the store does not know the directory it was indexed from), but named, so it
+    is not stuck silently."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "alpha.md").write_text("# Alpha\n\nAlpha Team works in Oslo.\n")
+    (tmp_path / "notes" / "beta.md").write_text("# Beta\n\nBeta Team works in Bergen.\n")
+    assert _index("notes", "--store", "s") == 0
+    (tmp_path / "notes" / "beta.md").unlink()
+    capsys.readouterr()
+    assert _index("notes", "--store", "s", "--prune-missing") == 0
+    assert ("  not removed: 1 stored from a relative path whose file is not found from here: "
+            "beta (") in capsys.readouterr().out
+    assert _ids(tmp_path / "s") == ["alpha", "beta"]
+    assert _index("notes", "--store", "s", "--prune-missing", "--json") == 0
+    assert json.loads(capsys.readouterr().out)["files_unchecked"] == ["beta"]

@@ -334,6 +334,12 @@ def _print_index(args: argparse.Namespace, report: Any, docs: Any, dup: Any,
         more = f" and {len(gone) - 20} more" if len(gone) > 20 else ""
         print(f"  removed {len(gone)} whose files are gone: "
               f"{', '.join(terminal_safe(g) for g in gone[:20])}{more}")
+    if left := report.files_unchecked:
+        more = f" and {len(left) - 20} more" if len(left) > 20 else ""
+        print(f"  not removed: {len(left)} stored from a relative path whose file is not "
+              f"found from here: {', '.join(terminal_safe(g) for g in left[:20])}{more} (a "
+              "relative path names a file only with the directory it was indexed from; if "
+              "they are gone, `vizrag delete ID...`)")
     for doc_id in report.empty_documents[:20]:
         print(f"  without text (stored with 0 chunks, nothing retrieves it): "
               f"{terminal_safe(doc_id)}", file=sys.stderr)

@@ -59,7 +59,9 @@ def prune_missing(args: argparse.Namespace, store: Any, indexer: Any, report: An
     if not args.prune_missing or report.documents_failed or report.stopped is not None:
         return []
     folders = [p for p in args.paths if Path(p).expanduser().is_dir()]
-    gone = missing_file_documents(store, folders)
+    unchecked: list[str] = []
+    gone = missing_file_documents(store, folders, unchecked=unchecked)
+    report.files_unchecked = sorted(unchecked)
     if gone:
         indexer.delete_many(gone)
         report.documents_removed += len(gone)

@@ -31,6 +31,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -221,7 +222,8 @@ def clean_up(store: Any, ledger: SourceLedger, delete: Callable[[str], Any],
         return 0
 
 
-def missing_file_documents(store: Any, folders: Sequence[str | Path]) -> list[str]:
+def missing_file_documents(store: Any, folders: Sequence[str | Path], *,
+                           unchecked: list[str] | None = None) -> list[str]:
     """Ids (sorted) of the stored documents shaped like a text file's (see the module doc)
     that one of ``folders`` gave and whose file is gone (deleted or renamed since it was
     indexed: ``vizrag index FOLDER --prune-missing``).
@@ -230,7 +232,9 @@ def missing_file_documents(store: Any, folders: Sequence[str | Path]) -> list[st
     the folder gives its id: ``FOLDER/<id><suffix>``, the same string or the same file once
     resolved. A relative source names a file only together with the directory the run that
     stored it started in, which the store does not know (``notes/a.md`` from ``/A`` and from
-    ``/B`` are two files), so it is never taken for a missing one.
+    ``/B`` are two files), so it is never taken for a missing one; ``unchecked``, when
+    given, gets the ids of those whose source, read from the current directory, lies under a
+    folder and is not found there (for the caller to name, not to delete).
 
     >>> import tempfile
     >>> from hyperviz_core.rag.store import open_store
@@ -243,10 +247,16 @@ def missing_file_documents(store: Any, folders: Sequence[str | Path]) -> list[st
     >>> store.close()
     """
     roots = [Path(f).expanduser() for f in folders]
+    spelt = [os.path.abspath(os.path.expanduser(f)) + os.sep for f in map(str, folders)]
     out: list[str] = []
     for doc in store.documents():
         src = text_file_source(doc)
-        if src is None or not Path(src).is_absolute():
+        if src is None:
+            continue
+        if not Path(src).is_absolute():  # never pruned; named when it is not found here
+            if (unchecked is not None and any(os.path.abspath(src).startswith(f)
+                                              for f in spelt) and not _is_file(src)):
+                unchecked.append(doc.id)
             continue
         part = PART_ID.match(doc.id)
         name = (part.group("base") if part else doc.id) + Path(src).suffix

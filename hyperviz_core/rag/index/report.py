@@ -37,6 +37,10 @@ class IndexReport(BaseModel):
     files_gone: list[str] = Field(default_factory=list)
     """Ids of the documents deleted because their text file is gone (deleted or renamed;
     ``vizrag index FOLDER --prune-missing``), sorted."""
+    files_unchecked: list[str] = Field(default_factory=list)
+    """Ids of documents ``--prune-missing`` left alone: stored from a relative path under a
+    folder of the run whose file is not found from the current directory (a relative path
+    names a file only with the directory it was indexed from), sorted."""
     empty_documents: list[str] = Field(default_factory=list)
     """Ids of the documents added or replaced that hold no text (stored without chunks, so
     nothing retrieves them; a replaced one loses its old chunks), in the order written."""
