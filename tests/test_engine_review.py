@@ -3,6 +3,7 @@ provider's passing failures as indexing does, and a path given to ``insert`` as 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -154,3 +155,72 @@ def test_decomposed_accents_match_composed_ones(tmp_path: Path) -> None:
         for query in ("Who is Élodie Lefèvre?", nfd("Who is Élodie Lefèvre?")):
             result = rag.retrieve(query, top_k=1)
             assert result.matched and result.chunks[0].doc_id == "fr", query
+
+
+def test_an_untitled_decomposed_document_keeps_its_id() -> None:
+    """A document without an id is named by the text as given (before NFC), so one a store
+    made before NFC holds is replaced by re-indexing, not stored a second time."""
+    import unicodedata
+
+    from hyperviz_core.rag import Document, content_hash
+
+    nfd = unicodedata.normalize("NFD", "Élodie Lefèvre directs the plant.")
+    doc = Document(text=nfd)
+    assert doc.id == "doc-" + content_hash("\x1f" + nfd)
+    assert doc.text == unicodedata.normalize("NFC", nfd)
+
+
+def test_max_retries_zero_is_not_retried_by_the_engine(store: Path, tmp_path: Path) -> None:
+    """``build_chat_stack(max_retries=0)`` (``vizrag query --max-retries 0``) returns no
+    retrying layer; the engine must not add one (it made 6 calls)."""
+    from hyperviz_core.rag import build_chat_stack
+
+    chat = FlakyChat(fail=99, reply="")
+    with VizRAG(fresh_copy(store, tmp_path), chat=build_chat_stack(chat, max_retries=0),
+                show_progress=False) as rag:
+        result = rag.retrieve("Which band recorded Maiden Japan?", mode="text")
+    failed = [w for w in result.warnings if "model failed" in w]
+    assert failed and chat.calls == len(failed)  # one call per stage, none repeated
+
+
+def test_eval_engines_close_the_store_they_opened(store: Path, tmp_path: Path) -> None:
+    """``open_engine`` (``vizrag eval``) opens the store for its engine: ``close()`` closes
+    it (the engine leaves a store object it was given open, so each engine leaked one)."""
+    from hyperviz_core.eval.generate import open_engine
+
+    engine = open_engine(fresh_copy(store, tmp_path), show_progress=False)
+    engine.close()
+    with pytest.raises(StoreError, match="closed"):
+        engine.store.stats()
+
+
+def test_a_replaced_store_file_refuses_cache_writes(tmp_path: Path) -> None:
+    """A cache write through an object whose file was replaced went to the -wal file the
+    new store shares by name, damaging it."""
+    from hyperviz_core.rag import Document, StoreReplacedError
+
+    with VizRAG(tmp_path / "a", show_progress=False) as a, \
+            VizRAG(tmp_path / "b", show_progress=False) as b:
+        a.insert([Document(id="a1", text="Ada Lovelace met Charles Babbage.")])
+        b.insert([Document(id="b1", text="Grace Hopper wrote A-0.")])
+        b.store.close()
+        os.replace(tmp_path / "b" / "vizrag.sqlite", a.store.path)
+        with pytest.raises(StoreReplacedError):
+            a.store.cache_put("k", "v", model="m")
+    with VizRAG(tmp_path / "a", show_progress=False) as fresh:
+        assert fresh.store.check() == [] and fresh.stats().documents == 1
+
+
+def test_a_copied_passage_does_not_take_a_quoted_line(tmp_path: Path) -> None:
+    """Two copies of one passage near the top: the copy's sentence is skipped and the next
+    near passage is quoted instead (the skipped copy used up one of the three lines)."""
+    from hyperviz_core.rag import Document
+
+    text = "The Falcon Server in Dublin is maintained by Erik Larsen."
+    docs = [Document(id="a", text=text), Document(id="b", text=text),
+            Document(id="c", text="Erik Larsen moved the Falcon Server backups to Cork."),
+            Document(id="d", text="The Falcon Server runs the Dublin ticket system.")]
+    with VizRAG(tmp_path / "s", show_progress=False, top_k=4) as rag:
+        rag.insert(docs)
+        answer = rag.query("Falcon Server Erik Larsen Dublin").answer or ""
+    assert answer.count(text) == 1 and len(answer.splitlines()) == 4, answer

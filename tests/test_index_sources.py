@@ -29,12 +29,13 @@ def teams(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_a_second_folder_does_not_replace_the_firsts_documents(
         teams: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["index", "teamA", "--store", "s", "--no-progress"]) == 0
-    assert main(["index", "teamB", "--store", "s", "--no-progress"]) == 1  # it replaced it
+    a, b = teams / "teamA", teams / "teamB"
+    assert main(["index", str(a), "--store", "s", "--no-progress"]) == 0
+    assert main(["index", str(b), "--store", "s", "--no-progress"]) == 1  # it replaced it
     said = capsys.readouterr()
     out = said.out + said.err
-    assert ("document 'README' is stored from teamA/README.md, which still exists; "
-            "teamB/README.md has the same id") in out
+    assert (f"document 'README' is stored from {a / 'README.md'}, which still exists; "
+            f"{b / 'README.md'} has the same id") in out
     assert "Alice leads teamA in Oslo." in _texts(teams / "s")["README"]
     assert main(["index", ".", "--store", "both", "--no-progress"]) == 0  # the common parent
     assert sorted(_texts(teams / "both")) == ["teamA/README", "teamB/README"]
@@ -51,3 +52,17 @@ def test_the_same_folder_spelt_otherwise_or_moved_still_replaces(teams: Path) ->
     readme.write_text("# teamC readme\n\nDan leads teamC.\n", encoding="utf-8")
     assert main(["index", "teamC", "--store", "s", "--no-progress"]) == 0
     assert "Dan leads teamC." in _texts(teams / "s")["README"]
+
+
+def test_a_relatively_stored_document_is_replaced_as_before(teams: Path,
+                                                            monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    """A stored relative source names a file only with the directory its run started in:
+    ``README.md`` indexed from ``teamA`` is ``teamA/README.md`` from the parent. So it is
+    replaced, as before the rule (the rule refused this legitimate re-index)."""
+    monkeypatch.chdir(teams / "teamA")
+    assert main(["index", ".", "--store", str(teams / "s"), "--no-progress"]) == 0
+    monkeypatch.chdir(teams)
+    (teams / "teamA" / "README.md").write_text("# teamA readme\n\nErin leads teamA.\n")
+    assert main(["index", "teamA", "--store", "s", "--no-progress"]) == 0
+    assert "Erin" in _texts(teams / "s")["README"]

@@ -134,6 +134,28 @@ def test_spec_urls_any_case_and_model_names_with_at() -> None:
     with pytest.raises(ValueError) as err:
         parse_model_spec("openai:m@http://bob:hunter2@h:notaport/v1", env={})
     assert "hunter2" not in str(err.value)
+    for name in ("@cf/meta/llama-3.1-8b-instruct", "@hf/thebloke/x", "org/model@v1.0"):
+        assert parse_model_spec(f"openai:{name}", env={}).model == name  # names, as before
+
+
+def test_an_at_in_the_password_and_an_environment_url_are_stripped_too(
+        server: Recorder, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """The user info runs to the last ``@`` of the authority (as urlsplit reads it), and a
+    URL from ``OPENAI_BASE_URL`` is cleaned as an explicit one (the SDK read it raw: the
+    password was logged and the key not sent)."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-REALKEY")
+    with caplog.at_level(logging.DEBUG):
+        chat = chat_model_from_spec(f"openai:m@http://bob:p@ss@127.0.0.1:{server.port}/v1")
+        assert chat is not None and "ss" not in chat.model_name.split("127.0.0.1")[0][2:]
+        assert chat.complete("hi") == '{"ok": true}'
+        monkeypatch.setenv("OPENAI_BASE_URL", f"http://eve:s3cret@127.0.0.1:{server.port}/v1")
+        assert OpenAIChatModel("m").complete("hi") == '{"ok": true}'
+        assert OpenAIEmbedder("e").embed(["x"]).shape == (1, 4)
+    assert "p@ss" not in caplog.text and "s3cret" not in caplog.text
+    auths = [(h["Authorization"], h["Proxy-Authorization"]) for _, h, _ in server.requests]
+    assert auths == [("Bearer sk-REALKEY", "Basic " + base64.b64encode(pair).decode())
+                     for pair in (b"bob:p@ss", b"eve:s3cret", b"eve:s3cret")]
 
 
 def test_cli_refuses_a_bad_spec_url_in_one_line(tmp_path: Path) -> None:

@@ -218,8 +218,9 @@ def _run_index(args: argparse.Namespace) -> int:
         finally:
             store.close()
     fate = settle_created(args.store, report, created)
-    _print_index(args, report, docs, dup, store.path, ready, fate)
-    return _outcome(report, store.path, fate, interrupted, model=chat is not None)
+    where = terminal_safe(args.store) if fate else store.path  # removed or kept: as given
+    _print_index(args, report, docs, dup, where, ready, fate)
+    return _outcome(report, where, fate, interrupted, model=chat is not None)
 
 
 def _indexer(args: argparse.Namespace, store: Any, embedder: Any, chat: Any,
@@ -259,9 +260,10 @@ def _outcome(report: Any, path: Any, fate: str | None, interrupted: str | None, 
         print(f"vizrag index: removed the empty store {path} this run had created (it held "
               "no document and no model answer)", file=sys.stderr)
     elif fate == "kept" and report.store is not None:
-        print(f"vizrag index: kept the store {path}: it holds the "
-              f"{report.store.llm_cache_entries} model answers this run paid for; the same "
-              "command re-uses them", file=sys.stderr)
+        n = report.store.llm_cache_entries
+        print(f"vizrag index: kept the store {path}: it holds the {n} model "
+              f"answer{'' if n == 1 else 's'} this run paid for; the same command re-uses "
+              "them", file=sys.stderr)
     stored = report.documents_added + report.documents_replaced + report.documents_skipped
     if report.stopped is not None and not (is_provider_stop(report.stopped) and stored):
         return 2  # the store's stop, or the provider's with nothing of the run stored
@@ -283,7 +285,7 @@ def _headline(report: Any, total: int, path: Any, fate: str | None) -> str:
         return f"{head}; removed the store {path} this run had created (it held nothing)"
     if fate == "kept":
         return f"{head}; kept the store {path} (it holds the model answers this run paid for)"
-    return f"{head}; the store {path} keeps what it held"
+    return f"{head}; the store {path} keeps what was stored"
 
 
 #: paths a walk left out that the text report names (``--json`` has them all)

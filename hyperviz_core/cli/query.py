@@ -213,8 +213,8 @@ def _open_engine(args: argparse.Namespace) -> Any:
     try:
         embedder = (make_embedder(args.embed, timeout=args.timeout, max_retries=args.max_retries)
                     if args.embed else None)  # None: the store's
-        return VizRAG(store, chat=_chat(args), embedder=embedder,
-                      mode=args.mode, top_k=args.top_k, hops=args.hops, show_progress=False)
+        return VizRAG(store, chat=_chat(args), embedder=embedder, mode=args.mode,
+                      top_k=args.top_k, hops=args.hops, show_progress=False, close_store=True)
     except ValidationError as exc:
         store.close()
         err = exc.errors()[0]

@@ -88,7 +88,7 @@ def open_engine(
                                  max_retries=max_retries, max_concurrency=concurrency)
     try:
         return VizRAG(st, chat=stack, embedder=embedder, show_progress=show_progress,
-                      **engine_kwargs)
+                      close_store=True, **engine_kwargs)
     except Exception:
         st.close()
         raise

@@ -142,7 +142,9 @@ def extractive_summary(result: RetrievalResult, *, max_sentences: int = 3) -> st
     quoted: set[str] = set()
     top = max((c.score for c in result.chunks), default=0.0)
     near = [c for c in result.chunks if c.score > 0 and c.score >= _NEAR_TOP * top]
-    for chunk in near[:max_sentences]:
+    for chunk in near:
+        if len(lines) == max_sentences:
+            break
         names = {w for key in chunk.entities[:3] for w in content_words(key)}
         best: tuple[float, int, str] | None = None
         for si, sent in enumerate(_SENT.split(" ".join(chunk.text.split()))):

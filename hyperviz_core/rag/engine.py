@@ -83,6 +83,8 @@ class VizRAG:
         infer_titles: index an untitled long document under the title its opening states
             in capitals (:mod:`hyperviz_core.rag.index.titles`); False = leave it untitled.
         must_exist: never create a store at a path or URL (:class:`StoreNotFoundError`).
+        close_store: whether :meth:`close` closes the store (default: one it opened from a
+            path or URL, not a store object it was given).
     """
 
     def __init__(
@@ -106,11 +108,11 @@ class VizRAG:
         concurrency: int = 8,
         show_progress: bool = True,
         hooks: Iterable[Hook] = (),
-        lazy: bool | None = None, must_exist: bool = False,
+        lazy: bool | None = None, must_exist: bool = False, close_store: bool | None = None,
     ) -> None:
         check_mode(mode)
         self.hooks = HookList(hooks)
-        owned = isinstance(store_dir, (str, Path))
+        owned = isinstance(store_dir, (str, Path)) if close_store is None else close_store
         self.store: StoreProtocol = _store_of(store_dir, must_exist)
         self.chat = chat
         try:
@@ -394,6 +396,5 @@ class VizRAG:
 
 
 def _composed(query: str) -> str:
-    """The query in NFC, as stored text is (:func:`~.types.nfc`); a non-string as it is
-    (the retriever names it)."""
+    """The query in NFC (:func:`~.types.nfc`); a non-string as it is (the retriever says)."""
     return nfc(query) if isinstance(query, str) else query

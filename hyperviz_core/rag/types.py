@@ -13,7 +13,7 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from ..model import Entity, Hyperedge
 
@@ -88,6 +88,17 @@ class Document(BaseModel):
     title: str = ""
     metadata: dict[str, Any] = Field(default_factory=dict)
     one_chunk: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _id_of_the_text_given(cls, data: Any) -> Any:
+        """The default id hashes title and text as given, before :meth:`_composed`: a
+        document without an id keeps the id a store made before NFC holds for it."""
+        if isinstance(data, dict) and not data.get("id") and isinstance(data.get("text"), str):
+            title = data.get("title", "")
+            if isinstance(title, str):
+                data = {**data, "id": "doc-" + content_hash(title + "\x1f" + data["text"])}
+        return data
 
     @field_validator("text", "title")
     @classmethod

@@ -76,7 +76,11 @@ def stored_unchanged(store: Any, doc: Document) -> bool:
     kept. ``teamA/README.md`` and ``teamB/README.md`` indexed as two folders both get the id
     ``README``; the second replaced the first.
 
-    A source spelt relatively is read from the current directory, as the walk gave it.
+    The stored source must be an absolute path (a folder given by its absolute path, or
+    any ``--prune-missing`` run): a relative one names a file only with the directory its
+    run started in, which the store does not know (``README.md`` from ``proj/docs`` is
+    ``docs/README.md`` from ``proj``), so it is replaced as before. The new source is this
+    run's, read from the current directory.
     """
     stored_hash = store.document_hash(doc.id)
     if stored_hash == doc.hash:
@@ -86,7 +90,8 @@ def stored_unchanged(store: Any, doc: Document) -> bool:
         return False
     old = store.documents([doc.id])
     old_src = text_file_source(old[0]) if old else None
-    if old_src is None or _same_file(old_src, new_src) or not _is_file(old_src):
+    if (old_src is None or not Path(old_src).is_absolute()  # relative: from where? unknown
+            or _same_file(old_src, os.path.abspath(new_src)) or not _is_file(old_src)):
         return False
     raise SourceConflictError(
         f"document {doc.id!r} is stored from {old_src}, which still exists; {new_src} has the "

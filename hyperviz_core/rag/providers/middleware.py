@@ -245,7 +245,8 @@ def query_chat(chat: ChatModel | None, max_retries: int = 5) -> ChatModel | None
     >>> isinstance(wrapped, RetryingChatModel), query_chat(wrapped) is wrapped, query_chat(None)
     (True, True, None)
     """
-    stacked = (RetryingChatModel, RateLimitedChatModel, CachingChatModel)
+    stacked = (RetryingChatModel, RateLimitedChatModel, CachingChatModel, TrackingChatModel,
+               TextReplyChatModel)  # what build_chat_stack may return (max_retries=0 too)
     if chat is None or max_retries <= 0 or isinstance(chat, stacked):
         return chat
     return _QueryChatModel(TextReplyChatModel(chat), max_retries=max_retries)

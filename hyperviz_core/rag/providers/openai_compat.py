@@ -30,6 +30,7 @@ import asyncio
 import base64
 import functools
 import logging
+import os
 import weakref
 from collections.abc import Sequence
 from typing import Any, Literal
@@ -124,6 +125,7 @@ def _client_kwargs(base_url: str | None, api_key: str | None, timeout: float,
     authenticating gateway in front of the server), a header nothing logs. ``default_headers``
     in ``extra`` win (e.g. an ``Authorization`` of your own for a reverse proxy)."""
     kwargs: dict[str, Any] = {"timeout": timeout, "max_retries": sdk_max_retries, **extra}
+    base_url = base_url or os.environ.get("OPENAI_BASE_URL")  # the SDK would read it raw
     if base_url:
         kwargs["base_url"] = strip_userinfo(base_url)
         basic = _proxy_authorization(base_url)

@@ -47,7 +47,7 @@ __all__ = [
 
 T = TypeVar("T")
 _RETRYABLE_STATUS = {408, 409, 429}
-_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*://)[^/?#@]*@")
+_USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*://)[^/?#]*@")  # to the last @, as urlsplit
 
 
 def strip_userinfo(url: str) -> str:
@@ -56,6 +56,8 @@ def strip_userinfo(url: str) -> str:
     >>> strip_userinfo("http://bob:s3cret@host:8000/v1")
     'http://host:8000/v1'
     >>> strip_userinfo("http://token@host/v1")
+    'http://host/v1'
+    >>> strip_userinfo("http://bob:p@ss@host/v1")  # an unescaped @ in the password
     'http://host/v1'
     """
     return _USERINFO.sub(r"\1", url.strip())

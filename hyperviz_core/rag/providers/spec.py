@@ -66,9 +66,11 @@ _SPEC = re.compile(r"^(?P<provider>[A-Za-z][\w-]*):(?P<rest>.+)$")
 #: where the base URL starts: the first ``@`` followed by a scheme (``http://``, ``HTTP://``,
 #: ``htp://``: any, checked after)
 _URL_START = re.compile(r"@(?=[A-Za-z][A-Za-z0-9+.\-]*://)")
-#: an ``@`` part written as a URL without its scheme (``host:port``, ``host/path``, ``a.b``,
-#: ``localhost``): refused, never read as part of the model's name
-_URL_LIKE = re.compile(r"[:/.]|^localhost$|^$", re.IGNORECASE)
+#: an ``@`` part written as an address without its scheme (``host:port``, an IPv4 address,
+#: ``localhost``): refused, never read as part of the model's name (``@cf/meta/...`` and
+#: ``org/model@v1.0`` are names)
+_URL_LIKE = re.compile(r"^(?:localhost|\d{1,3}(?:\.\d{1,3}){3}|[\w.-]+:\d+)(?:[/:?]|$)|^$",
+                       re.IGNORECASE)
 _CREDENTIALS = re.compile(r"(://)[^/?#\s]*@")
 
 
@@ -98,8 +100,9 @@ def _model_and_url(spec: str, rest: str) -> tuple[str, str | None]:
 
     A model name may hold ``@`` (Vertex-style versions: ``claude-3-5-sonnet@20240620``); the
     URL starts at the first ``@`` that a scheme follows. Without one, an ``@`` part that looks
-    like an address (``host:port``, ``host/v1``, ``10.0.0.5``) is refused, so a mistyped URL
-    never sends requests (and the key) to the provider's default server.
+    like an address (``host:port``, ``10.0.0.5``, ``localhost``) is refused, so a mistyped
+    URL never sends requests (and the key) to the provider's default server; any other
+    (``@cf/meta/llama-3.1-8b-instruct``, ``org/model@v1.0``) is part of the name.
     """
     start = _URL_START.search(rest)
     if start is not None:

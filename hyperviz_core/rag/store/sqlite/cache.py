@@ -9,6 +9,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 
 __all__ = ["LLMCacheMixin"]
 
@@ -18,6 +19,7 @@ class LLMCacheMixin:
 
     _conn: sqlite3.Connection
     _lock: threading.RLock
+    _check_file: Callable[[], None]
 
     def cache_get(self, key: str) -> str | None:
         """A cached LLM response, or None."""
@@ -34,6 +36,7 @@ class LLMCacheMixin:
         if getattr(self, "read_only", False):
             return
         with self._lock:
+            self._check_file()  # a replaced store file: StoreReplacedError, never its -wal
             self._conn.execute(
                 "INSERT OR REPLACE INTO llm_cache(key, value, model, created) VALUES (?, ?, ?, ?)",
                 (key, value, model, time.time()),

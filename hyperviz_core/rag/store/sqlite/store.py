@@ -76,14 +76,19 @@ class _ClosedConnection:
 
 class _ForkedConnection:
     """Stands in, in a forked child, for the connection the store had in the parent: an
-    SQLite connection must not be used across ``fork()``, so the first use opens the
-    child's own (:meth:`HypergraphStore._reopen_after_fork`)."""
+    SQLite connection must not be used across ``fork()`` (SQLite's per-process lock state is
+    copied with it, so even a new connection to the same file in the child can believe it
+    holds locks it does not), so any use is a :class:`StoreError` saying so, at once (the
+    child's first query used to wait forever on a lock a parent thread held)."""
 
-    def __init__(self, store: HypergraphStore) -> None:
-        self._store = store
+    def __init__(self, path: Path) -> None:
+        self._path = path
 
     def __getattr__(self, name: str) -> object:
-        return getattr(self._store._reopen_after_fork(), name)
+        raise StoreError(
+            f"the store {self._path} was opened in the parent process before fork(); an "
+            "SQLite connection cannot be used across fork(): open stores in the child only "
+            "(nothing opened before the fork), or start workers with the spawn method")
 
 
 class HypergraphStore(
@@ -126,7 +131,7 @@ class HypergraphStore(
         # spaces of ann_threshold vectors or more: persisted HNSW index (0/None = never)
         self.ann_files = AnnFiles(self.path, ann_threshold)
         self._ann_written: set[str] = set()
-        _OPEN.add(self)  # a forked child gives it new locks and its own connection
+        _OPEN.add(self)  # a forked child gives it new locks and refuses its use
 
     # ------------------------------------------------------------------ plumbing
     def close(self) -> None:
@@ -178,6 +183,8 @@ class HypergraphStore(
                 self._snapshot_held = outer  # a nested block leaves the outer one held
 
     def _need_writable(self, what: str) -> None:
+        self._check_file()  # a write to a replaced file would go to the unlinked one, or
+        # (its -wal shared by name) damage the store that replaced it
         if self.read_only:
             raise StoreError(f"store {self.path} is open read-only; cannot {what}")
         if self._snapshot_held:
@@ -230,20 +237,6 @@ class HypergraphStore(
         if self._file is not None and _file_identity(self.path) != self._file:
             raise StoreReplacedError(self.path)
 
-    def _reopen_after_fork(self) -> sqlite3.Connection:
-        """The connection of this process: in a forked child, a new one (the parent's is
-        left alone, never used nor closed here), with the caches dropped."""
-        from .... import __version__
-
-        with self._lock:
-            if isinstance(self._conn, _ForkedConnection):
-                self._check_file()
-                self._conn = open_connection(self.path, version=__version__,
-                                             read_only=self.read_only)
-                self._data_version = self._read_data_version()
-                self._invalidate(reload_vectors=True)
-            return self._conn
-
     def _invalidate(self, *, reload_vectors: bool = False) -> None:
         self._bottom = None
         self._top = None
@@ -278,14 +271,15 @@ _INHERITED: list[object] = []
 
 
 def _after_fork() -> None:
-    """In a forked child: new locks (a thread of the parent, gone here, may have held them)
-    and, on first use, a connection of the child's own (:class:`_ForkedConnection`)."""
+    """In a forked child: new locks (a thread of the parent, gone here, may have held them,
+    so the refusal below comes at once) and the parent's connection set aside, never used
+    nor closed here (:class:`_ForkedConnection`)."""
     for store in list(_OPEN):
         store._lock = threading.RLock()
         store._snapshot_held = False
         if not isinstance(store._conn, _ClosedConnection | _ForkedConnection):
             _INHERITED.append(store._conn)
-            store._conn = _ForkedConnection(store)  # type: ignore[assignment]
+            store._conn = _ForkedConnection(store.path)  # type: ignore[assignment]
 
 
 if hasattr(os, "register_at_fork"):
