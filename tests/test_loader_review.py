@@ -330,3 +330,12 @@ def test_the_skip_list_does_not_repeat_the_hint(tmp_path: Path) -> None:
     list(stream)
     assert len(stream.report.unreadable) == 1
     assert SKIP_HINT not in stream.report.unreadable[0]
+
+
+def test_a_binary_file_starting_like_a_utf16_mark_is_binary(tmp_path: Path) -> None:
+    """``FF FE`` then bytes that decode to control characters: a binary file, not "UTF-16
+    text (a byte-order mark)"."""
+    path = tmp_path / "blob.txt"
+    path.write_bytes(b"\xff\xfe\x00\x01\x02\x03\x04\x05\x06\x07\x00\x00\x10\x11")
+    with pytest.raises(LoaderError, match="a binary file, not text"):
+        load_documents([path])

@@ -80,14 +80,27 @@ _BOMS = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"),
          (codecs.BOM_UTF16_LE, "UTF-16"), (codecs.BOM_UTF16_BE, "UTF-16"))
 
 
+def _decodes_to_text(head: bytes, name: str, skip: int) -> bool:
+    """Whether ``head`` after its byte-order mark decodes as ``name`` to text without control
+    characters (a character cut at the end of the head waits)."""
+    codec = {"UTF-16": "utf-16-le", "UTF-32": "utf-32-le"}[name]
+    if head[:skip] in (codecs.BOM_UTF16_BE, codecs.BOM_UTF32_BE):
+        codec = codec.replace("-le", "-be")
+    try:
+        text = codecs.getincrementaldecoder(codec)().decode(head[skip:], final=False)
+    except UnicodeDecodeError:
+        return False
+    return looks_like_text(text)
+
+
 def _wide_encoding(head: bytes) -> str | None:
     """``"UTF-16"``/``"UTF-32"`` for a head starting with their byte-order mark,
     ``"UTF-16LE"``/``"UTF-16BE"`` for one without a mark whose NUL bytes all sit at odd
     (even) offsets, at least every fourth byte, and that decodes as such to text without
     control characters; else None."""
     for bom, name in _BOMS:
-        if head.startswith(bom):
-            return name
+        if head.startswith(bom):  # and reads as text: a binary file may start so too
+            return name if _decodes_to_text(head, name, len(bom)) else None
     body = head[: len(head) // 2 * 2]
     for name, nuls, other in (("UTF-16LE", body[1::2], body[::2]),
                               ("UTF-16BE", body[::2], body[1::2])):
