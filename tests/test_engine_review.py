@@ -224,3 +224,42 @@ def test_a_copied_passage_does_not_take_a_quoted_line(tmp_path: Path) -> None:
         rag.insert(docs)
         answer = rag.query("Falcon Server Erik Larsen Dublin").answer or ""
     assert answer.count(text) == 1 and len(answer.splitlines()) == 4, answer
+
+
+def test_an_interrupted_insert_in_a_running_loop_stops_writing(tmp_path: Path) -> None:
+    """In a notebook (an event loop running), Ctrl-C during ``insert`` raised only once
+    the whole run had finished, and a second Ctrl-C left it writing in the background."""
+    import asyncio
+    import signal
+    import threading
+
+    from hyperviz_core.demo import demo_documents
+    from hyperviz_core.rag import Document
+
+    docs = [Document(id=f"{d.id}-{i}", title=d.title, text=d.text)
+            for i in range(16) for d in demo_documents()]
+    rag = VizRAG(tmp_path / "s", show_progress=False)
+    main = threading.main_thread().ident
+    assert main is not None
+
+    async def cell() -> tuple[int, int, list[str]]:
+        timer = threading.Timer(0.3, signal.pthread_kill, (main, signal.SIGINT))
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            rag.insert(docs)
+        timer.join()
+        at_stop = rag.stats().documents
+        await asyncio.sleep(1.0)
+        left = [t.name for t in threading.enumerate() if t.name.startswith("ThreadPool")]
+        return at_stop, rag.stats().documents, left
+
+    loop = asyncio.new_event_loop()  # as a kernel's: Ctrl-C is a KeyboardInterrupt (no
+    try:  # asyncio.run, whose own SIGINT handler cancels the cell's task instead)
+        at_stop, later, left = loop.run_until_complete(cell())
+    finally:
+        loop.close()
+        rag.close()
+    assert at_stop < len(docs) and later == at_stop and not left, (at_stop, later, left)
+    with VizRAG(tmp_path / "s", show_progress=False) as again:  # usable: the rest goes in
+        again.insert(docs)
+        assert again.stats().documents == len(docs)
