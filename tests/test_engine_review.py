@@ -4,6 +4,7 @@ provider's passing failures as indexing does, and a path given to ``insert`` as 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -263,3 +264,31 @@ def test_an_interrupted_insert_in_a_running_loop_stops_writing(tmp_path: Path) -
     with VizRAG(tmp_path / "s", show_progress=False) as again:  # usable: the rest goes in
         again.insert(docs)
         assert again.stats().documents == len(docs)
+
+
+def test_insert_takes_documents_strings_and_dicts_and_names_the_rest(tmp_path: Path) -> None:
+    """A list of dicts was indexed as their repr, bytes as ``b'...'``, a DataFrame as its
+    column names; ``insert(123)`` said "'int' object is not iterable"."""
+    from hyperviz_core.rag import Document
+
+    class Frame:  # what a pandas DataFrame looks like to insert(): columns, to_dict
+        columns = ("text",)
+
+        def to_dict(self, orient: str) -> list[dict[str, str]]:
+            return [{"text": "Paris is in France."}]
+
+        def __iter__(self) -> object:
+            return iter(self.columns)
+
+    with VizRAG(tmp_path / "s", show_progress=False) as rag:
+        rag.insert([{"id": "paris", "text": "Paris is the capital of France."},
+                    Document(id="rome", text="Rome is the capital of Italy."), "Oslo is cold."])
+        texts = {d.id: d.text for d in rag.store.documents()}
+        assert texts["paris"] == "Paris is the capital of France." and len(texts) == 3
+        for bad, said in ((123, "not int"), (None, "not NoneType"),
+                          (tmp_path, "read files with hyperviz_core.rag.load_documents"),
+                          ([b"Rome"], "decode it to text first"),
+                          (Frame(), "pass its rows, e.g. [Document(**r) for r in")):
+            with pytest.raises(TypeError, match=re.escape(said)):
+                rag.insert(bad)  # type: ignore[arg-type]
+        assert rag.stats().documents == 3

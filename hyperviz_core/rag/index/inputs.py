@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from ..types import Document
 
@@ -21,20 +21,52 @@ __all__ = ["as_documents"]
 
 
 def as_documents(docs: Iterable[Document | str] | Document | str) -> Iterable[Document]:
-    """A :class:`~.stream.DocumentStream` as it is (streamed), else a list of documents."""
+    """A :class:`~.stream.DocumentStream` as it is (streamed), else a list of documents: a
+    :class:`Document`, a string (its text) or a mapping of ``Document`` fields each, alone
+    or in an iterable; anything else is a ``TypeError`` saying what to pass (a bytes value
+    or a DataFrame was indexed as its ``repr`` or its column names)."""
     from .stream import DocumentStream
 
     if isinstance(docs, DocumentStream):
         return docs
-    if isinstance(docs, (Document, str)):
-        docs = [docs]
-    return [d if isinstance(d, Document) else _text_document(d) for d in docs]
+    if isinstance(docs, (Document, str, Mapping)):
+        docs = [docs]  # type: ignore[list-item]
+    elif isinstance(docs, (bytes, bytearray, os.PathLike)) or not isinstance(docs, Iterable) \
+            or hasattr(docs, "columns"):
+        raise TypeError(_WHAT + f", not {_kind(docs)}")
+    return [_document(d) for d in docs]
 
 
-def _text_document(value: object) -> Document:
+_WHAT = ("insert() takes Document objects, strings (a document's text) or dicts of Document "
+         "fields, alone or in a list")
+
+
+def _kind(value: object) -> str:
+    """What ``value`` is, with the fix for the usual mistakes."""
+    name = type(value).__name__
+    if isinstance(value, os.PathLike):
+        return f"a path ({name}): read files with hyperviz_core.rag.load_documents([path])"
+    if isinstance(value, (bytes, bytearray)):
+        return f"{name}: decode it to text first"
+    if hasattr(value, "columns") and hasattr(value, "to_dict"):
+        return (f"a {name}: pass its rows, e.g. [Document(**r) for r in "
+                "df.to_dict('records')]")
+    return name
+
+
+def _document(value: object) -> Document:
+    if isinstance(value, Document):
+        return value
+    if isinstance(value, Mapping):
+        return Document.model_validate(dict(value))
+    if isinstance(value, str):
+        return _text_document(value)
+    raise TypeError(_WHAT + f"; got an item that is {_kind(value)}")
+
+
+def _text_document(text: str) -> Document:
     from .stream import _caller_level
 
-    text = str(value)
     if _names_a_path(text):
         warnings.warn(f"insert() got the string {text[:200]!r}, which names an existing "
                       "file or folder: it is indexed as that text, not the file's content; "
