@@ -292,3 +292,17 @@ def test_insert_takes_documents_strings_and_dicts_and_names_the_rest(tmp_path: P
             with pytest.raises(TypeError, match=re.escape(said)):
                 rag.insert(bad)  # type: ignore[arg-type]
         assert rag.stats().documents == 3
+
+
+def test_a_model_name_where_a_model_goes_is_a_type_error(tmp_path: Path) -> None:
+    """``VizRAG(chat="openai:gpt-4o")`` was accepted and failed inside queries ("'str'
+    object has no attribute 'complete'"); now a TypeError before any store is created."""
+    from hyperviz_core.rag import HashingEmbedder
+
+    for kwargs, said in (({"chat": "openai:gpt-4o"}, "chat_model_from_spec('openai:gpt-4o')"),
+                         ({"embedder": "hashed"}, "embedder must be an Embedder"),
+                         ({"config": {"top_k": 3}}, "config must be a RetrievalConfig")):
+        with pytest.raises(TypeError, match=re.escape(said)):
+            VizRAG(tmp_path / "s", show_progress=False, **kwargs)  # type: ignore[arg-type]
+    assert not (tmp_path / "s").exists()
+    VizRAG(tmp_path / "s", embedder=HashingEmbedder(), show_progress=False).close()

@@ -32,6 +32,7 @@ from typing import Any
 
 from ..view_settings import saved_view_settings
 from .answer import Answerer, extractive_summary
+from .engine_args import check_models, composed, store_of
 from .hooks import Hook, HookEvent, HookList, afire, elapsed_ms, error_text, fire
 from .index.inputs import as_documents
 from .prompts import Prompts
@@ -42,20 +43,10 @@ from .providers.spec import store_embedder
 from .result import RetrievalResult
 from .retrieve import RetrievalConfig, Retriever
 from .retrieve.config import check_mode
-from .store import StoreProtocol, StoreStats, open_store
-from .types import Document, nfc
+from .store import StoreProtocol, StoreStats
+from .types import Document
 
 __all__ = ["VizRAG"]
-
-
-def _store_of(store_dir: str | Path | StoreProtocol, must_exist: bool) -> StoreProtocol:
-    """The store of ``store_dir``: a path or URL opened, or an open store as it is."""
-    if isinstance(store_dir, (str, Path)):
-        return open_store(store_dir, must_exist=must_exist)
-    if isinstance(store_dir, StoreProtocol):
-        return store_dir
-    raise TypeError(f"store_dir must be a path or a store implementing StoreProtocol, "
-                    f"got {type(store_dir).__name__}")
 
 
 class VizRAG:
@@ -111,9 +102,10 @@ class VizRAG:
         lazy: bool | None = None, must_exist: bool = False, close_store: bool | None = None,
     ) -> None:
         check_mode(mode)
+        check_models(chat, embedder, config)  # before the store opens
         self.hooks = HookList(hooks)
         owned = isinstance(store_dir, (str, Path)) if close_store is None else close_store
-        self.store: StoreProtocol = _store_of(store_dir, must_exist)
+        self.store: StoreProtocol = store_of(store_dir, must_exist)
         self.chat = chat
         try:
             # default: the store's embedder when it can be made offline, else hashed;
@@ -224,14 +216,14 @@ class VizRAG:
         ``overrides`` are :class:`RetrievalConfig` fields (``hops``, ``render``,
         ``retrieval_visualization``, ``congestion_control``, ``dual_view`` ...); ``hooks``
         are extra stage hooks for this call (after the engine's)."""
-        return self.retriever.retrieve(_composed(query), mode=mode, top_k=top_k, hooks=hooks,
+        return self.retriever.retrieve(composed(query), mode=mode, top_k=top_k, hooks=hooks,
                                        **overrides)
 
     async def aretrieve(self, query: str, mode: str | None = None, top_k: int | None = None, *,
                         hooks: Iterable[Hook] | None = None,
                         **overrides: Any) -> RetrievalResult:
         """Async :meth:`retrieve` (awaitable hook results are awaited)."""
-        return await self.retriever.aretrieve(_composed(query), mode=mode, top_k=top_k, hooks=hooks,
+        return await self.retriever.aretrieve(composed(query), mode=mode, top_k=top_k, hooks=hooks,
                                               **overrides)
 
     def prepare_queries(self) -> bool:
@@ -394,7 +386,3 @@ class VizRAG:
         with bar:
             return list(await asyncio.gather(*(one(q) for q in items)))
 
-
-def _composed(query: str) -> str:
-    """The query in NFC (:func:`~.types.nfc`); a non-string as it is (the retriever says)."""
-    return nfc(query) if isinstance(query, str) else query

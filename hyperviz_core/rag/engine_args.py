@@ -1,0 +1,64 @@
+"""What :class:`~hyperviz_core.rag.engine.VizRAG` is given, checked before anything opens.
+
+A model name where a model object goes (``chat="openai:gpt-4o"``), a dict where a
+:class:`~.retrieve.RetrievalConfig` goes, or another kind of store is a ``TypeError`` that
+says what to pass; before, such a value was accepted and failed later, deep inside a query
+("'str' object has no attribute 'complete'").
+
+Example:
+    >>> check_models(None, None, None)
+    >>> try:
+    ...     check_models("openai:gpt-4o", None, None)
+    ... except TypeError as exc:
+    ...     print(str(exc)[:60])
+    chat must be a ChatModel (an object with complete()), not th
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .retrieve import RetrievalConfig
+from .store import StoreProtocol, open_store
+from .types import nfc
+
+__all__ = ["check_models", "composed", "store_of"]
+
+
+def check_models(chat: Any, embedder: Any, config: Any) -> None:
+    """A ``TypeError`` naming the argument that is not what it must be."""
+    if chat is not None and not callable(getattr(chat, "complete", None)):
+        how = ("make one with hyperviz_core.rag.providers.spec.chat_model_from_spec"
+               f"({chat!r}), or wrap a framework model (vizrag_llamaindex.LlamaIndexChatModel,"
+               " vizrag_langchain.LangChainChatModel)")
+        raise TypeError(f"chat must be a ChatModel (an object with complete()), not "
+                        f"{_shown(chat)}: {how}")
+    if embedder is not None and not callable(getattr(embedder, "embed", None)):
+        raise TypeError(f"embedder must be an Embedder (an object with embed()), not "
+                        f"{_shown(embedder)}: make one with hyperviz_core.rag.providers.spec"
+                        ".embedder_from_spec(...), or use HashingEmbedder()")
+    if config is not None and not isinstance(config, RetrievalConfig):
+        raise TypeError(f"config must be a RetrievalConfig, not {type(config).__name__} "
+                        "(RetrievalConfig(**your_dict) makes one; or pass mode=, top_k=, "
+                        "hops= directly)")
+
+
+def _shown(value: Any) -> str:
+    return f"the string {value!r}" if isinstance(value, str) else type(value).__name__
+
+
+def store_of(store_dir: str | Path | StoreProtocol, must_exist: bool) -> StoreProtocol:
+    """The store of ``store_dir``: a path or URL opened, or an open store as it is."""
+    if isinstance(store_dir, (str, Path)):
+        return open_store(store_dir, must_exist=must_exist)
+    if isinstance(store_dir, StoreProtocol):
+        return store_dir
+    raise TypeError(f"store_dir must be a path or a store implementing StoreProtocol, "
+                    f"got {type(store_dir).__name__}")
+
+
+def composed(query: str) -> str:
+    """The query in NFC (:func:`~.types.nfc`), as stored text is; a non-string as it is (the
+    retriever names it)."""
+    return nfc(query) if isinstance(query, str) else query
