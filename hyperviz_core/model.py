@@ -74,6 +74,11 @@ class HypergraphStats(BaseModel):
     components: int
 
 
+def _one_or_many(seeds: Iterable[str] | str) -> Iterable[str]:
+    """A string is one seed, not its characters."""
+    return [seeds] if isinstance(seeds, str) else seeds
+
+
 class Hypergraph(BaseModel):
     """Entities plus hyperedges, with the incidence index kept consistent.
 
@@ -98,6 +103,12 @@ class Hypergraph(BaseModel):
                 if isinstance(cause, HypergraphError):
                     raise cause from None
             raise
+
+    def __repr__(self) -> str:  # counts, not every entity (a store's layer: 280 kB)
+        return (f"Hypergraph({len(self.entities)} entities, {len(self.hyperedges)} "
+                f"hyperedges, metadata={self.metadata!r})")
+
+    __str__ = __repr__
 
     @model_validator(mode="before")
     @classmethod
@@ -255,12 +266,13 @@ class Hypergraph(BaseModel):
         Hop 0 holds the seed entities and the members of the seed hyperedges; each hop adds
         every hyperedge touching the current entities and their members. The result keeps
         every hyperedge whose members all lie in the reached entity set, plus the seeds.
-        Unknown seeds raise :class:`UnknownEntityError` / :class:`UnknownHyperedgeError`.
+        Unknown seeds raise :class:`UnknownEntityError` / :class:`UnknownHyperedgeError`;
+        one seed may be given as a string (``seed_entities="radium"``).
         """
-        if hops < 0:
-            raise HypergraphError(f"hops must be >= 0, got {hops}")
-        seeds_e = [self._need_entity(k) for k in seed_entities]
-        seeds_h = [self._need_edge(h) for h in seed_hyperedges]
+        if isinstance(hops, bool) or not isinstance(hops, int) or hops < 0:
+            raise HypergraphError(f"hops must be an integer >= 0, got {hops!r}")
+        seeds_e = [self._need_entity(k) for k in _one_or_many(seed_entities)]
+        seeds_h = [self._need_edge(h) for h in _one_or_many(seed_hyperedges)]
         reached: set[str] = set(seeds_e)
         for hid in seeds_h:
             reached.update(self.hyperedges[hid].members)

@@ -306,3 +306,20 @@ def test_a_model_name_where_a_model_goes_is_a_type_error(tmp_path: Path) -> None
             VizRAG(tmp_path / "s", show_progress=False, **kwargs)  # type: ignore[arg-type]
     assert not (tmp_path / "s").exists()
     VizRAG(tmp_path / "s", embedder=HashingEmbedder(), show_progress=False).close()
+
+
+def test_results_display_as_summaries_and_views_as_images(store: Path, tmp_path: Path) -> None:
+    """In a notebook a result printed 40 kB (620 kB rendered), a view its base64 PNG and a
+    store's layer 280 kB; the view had no inline image; ``subgraph("radium")`` read the
+    string as its letters."""
+    with VizRAG(fresh_copy(store, tmp_path), show_progress=False) as rag:
+        assert repr(rag).startswith("VizRAG(store=") and "mode='vizrag'" in repr(rag)
+        result = rag.retrieve("Iron Maiden", render=True)
+        bottom = rag.store.bottom()
+    assert len(repr(result)) < 600 and repr(result).startswith("RetrievalResult(query=")
+    view = result.bottom_view
+    assert view is not None and view._repr_png_() == view.png
+    assert len(repr(view)) < 200 and "iVBOR" not in repr(view)
+    assert repr(bottom).startswith(f"Hypergraph({len(bottom.entities)} entities")
+    key = sorted(bottom.entities)[0]
+    assert bottom.subgraph(key, hops=0).entities.keys() == {key}

@@ -43,7 +43,7 @@ from .providers.spec import store_embedder
 from .result import RetrievalResult
 from .retrieve import RetrievalConfig, Retriever
 from .retrieve.config import check_mode
-from .store import StoreProtocol, StoreStats
+from .store import StoreProtocol, StoreStats, redact_url
 from .types import Document
 
 __all__ = ["VizRAG"]
@@ -187,6 +187,11 @@ class VizRAG:
     def stats(self) -> StoreStats:
         """Store counts (documents, chunks, entities, hyperedges, themes ...)."""
         return self.store.stats()
+
+    def __repr__(self) -> str:
+        chat = getattr(self.chat, "model_name", None) if self.chat is not None else None
+        return (f"VizRAG(store={redact_url(str(self.store.path))!r}, mode={self.config.mode!r}, "
+                f"top_k={self.config.top_k}, chat={chat!r}, embedder={self.embedder.name!r})")
 
     def close(self) -> None:
         """Close the store if this engine opened it (one it was given stays open)."""

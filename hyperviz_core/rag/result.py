@@ -134,6 +134,15 @@ class RenderedView(BaseModel):
         """The PNG bytes."""
         return base64.b64decode(self.png_base64)
 
+    def _repr_png_(self) -> bytes:  # a notebook shows the image itself
+        return self.png
+
+    def __repr__(self) -> str:  # not the base64 PNG and the export (300 kB)
+        return (f"RenderedView({self.width}x{self.height}, layouts={self.layouts}, "
+                f"{len(self.png_base64) * 3 // 4} PNG bytes, sha256={self.sha256[:12]})")
+
+    __str__ = __repr__
+
     def id_map(self) -> dict[str, str]:
         """Visual ID → key (entities and hyperedges) as recorded in the export."""
         out: dict[str, str] = {}
@@ -182,6 +191,15 @@ class RetrievalResult(BaseModel):
     """Whether anything of the query reached the passages returned — a word of it (BM25), an
     entity it names, or a semantic embedder's chunk vectors; set by the ranking of the
     graph modes (None: decided by the scores alone)."""
+
+    def __repr__(self) -> str:  # a summary: the whole result is model_dump_json()'s
+        views = [n for n, v in (("top", self.top_view), ("bottom", self.bottom_view)) if v]
+        return (f"RetrievalResult(query={self.query[:80]!r}, mode={self.mode!r}, "
+                f"chunks={[c.doc_id for c in self.chunks]}, entities={len(self.entities)}, "
+                f"hyperedges={len(self.hyperedges)}, views={views}, "
+                f"answer_kind={self.answer_kind!r}, warnings={len(self.warnings)})")
+
+    __str__ = __repr__
 
     @property
     def unmatched(self) -> bool:
