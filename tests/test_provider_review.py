@@ -136,6 +136,10 @@ def test_spec_urls_any_case_and_model_names_with_at() -> None:
     assert "hunter2" not in str(err.value)
     for name in ("@cf/meta/llama-3.1-8b-instruct", "@hf/thebloke/x", "org/model@v1.0"):
         assert parse_model_spec(f"openai:{name}", env={}).model == name  # names, as before
+    for typo in ("https:/host/v1", "http//host:8000/v1", "api.example.com/v1",
+                 "[::1]:8000/v1"):  # mistyped URLs went, with the key, to the default server
+        with pytest.raises(ValueError, match="must be an http:// or https:// URL"):
+            parse_model_spec(f"openai:m@{typo}", env={})
 
 
 def test_an_at_in_the_password_and_an_environment_url_are_stripped_too(

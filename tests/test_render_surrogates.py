@@ -87,3 +87,16 @@ def test_save_replaces_the_pair_whole_or_not_at_all(tmp_path: Path) -> None:
         broken.save(out)
     assert (out.read_bytes(), out.with_suffix(".json").read_bytes()) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["v.json", "v.png"]  # no temp files
+
+
+def test_a_query_question_counts_its_character_from_1(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``vizrag query`` named the position from 0 (``character 0`` for the first), the other
+    readers from 1."""
+    from hyperviz_core.rag import Document, VizRAG
+
+    with VizRAG(tmp_path / "s", show_progress=False) as rag:
+        rag.insert([Document(text="Ada Lovelace met Charles Babbage.")])
+    capsys.readouterr()
+    assert main(["query", "caf\udce9", "--store", str(tmp_path / "s")]) != 0
+    assert "(character 4: '\\udce9')" in capsys.readouterr().err

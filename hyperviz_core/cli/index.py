@@ -274,7 +274,7 @@ def _headline(report: Any, total: int, path: Any, fate: str | None) -> str:
     """The text report's first line: what the run read and stored, and where."""
     read = (report.documents_added + report.documents_replaced + report.documents_skipped
             + report.documents_failed)
-    if report.stopped is None and fate is None:
+    if report.stopped is None and fate is None and not report.documents_failed:
         return f"indexed {total} documents into {path}"
     stored = report.documents_added + report.documents_replaced
     head = (f"stopped after reading {read} of {total} documents" if read < total
@@ -285,7 +285,8 @@ def _headline(report: Any, total: int, path: Any, fate: str | None) -> str:
         return f"{head}; removed the store {path} this run had created (it held nothing)"
     if fate == "kept":
         return f"{head}; kept the store {path} (it holds the model answers this run paid for)"
-    return f"{head}; the store {path} keeps what was stored"
+    return f"{head}; into {path}" if report.stopped is None else (
+        f"{head}; the store {path} keeps what was stored")
 
 
 #: paths a walk left out that the text report names (``--json`` has them all)
@@ -341,7 +342,7 @@ def _print_index(args: argparse.Namespace, report: Any, docs: Any, dup: Any,
         print(f"  not removed: {len(left)} stored from a relative path whose file is not "
               f"found from here: {', '.join(terminal_safe(g) for g in left[:20])}{more} (a "
               "relative path names a file only with the directory it was indexed from; if "
-              "they are gone, `vizrag delete ID...`)")
+              "they are gone, `vizrag delete --store STORE ID...`)")
     for doc_id in report.empty_documents[:20]:
         print(f"  without text (stored with 0 chunks, nothing retrieves it): "
               f"{terminal_safe(doc_id)}", file=sys.stderr)

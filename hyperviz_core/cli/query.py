@@ -317,7 +317,7 @@ def _check_text(question: str) -> None:
     at = surrogate_at(question)
     if at is not None:
         raise ValueError(f"the question is not valid Unicode text (character "
-                         f"{at}: {question[at]!r})")
+                         f"{at + 1}: {question[at]!r})")
 
 
 def render_setting(args: argparse.Namespace, out: Path | None) -> bool | None:

@@ -66,11 +66,14 @@ _SPEC = re.compile(r"^(?P<provider>[A-Za-z][\w-]*):(?P<rest>.+)$")
 #: where the base URL starts: the first ``@`` followed by a scheme (``http://``, ``HTTP://``,
 #: ``htp://``: any, checked after)
 _URL_START = re.compile(r"@(?=[A-Za-z][A-Za-z0-9+.\-]*://)")
-#: an ``@`` part written as an address without its scheme (``host:port``, an IPv4 address,
-#: ``localhost``): refused, never read as part of the model's name (``@cf/meta/...`` and
-#: ``org/model@v1.0`` are names)
-_URL_LIKE = re.compile(r"^(?:localhost|\d{1,3}(?:\.\d{1,3}){3}|[\w.-]+:\d+)(?:[/:?]|$)|^$",
-                       re.IGNORECASE)
+#: an ``@`` part written as an address without (or with a mistyped) scheme: ``host:port``, an
+#: IPv4 or IPv6 address, ``localhost``, ``api.example.com/v1``, ``https:/h``, ``http//h``:
+#: refused, never read as part of the model's name (``@cf/meta/...``, ``org/model@v1.0`` are)
+_URL_LIKE = re.compile(
+    r"^$|^(?:https?[:/]|\[|//)"  # a scheme mistyped (https:/h, http//h), an IPv6 host
+    r"|^(?:localhost|\d{1,3}(?:\.\d{1,3}){3}|[\w-]+(?:\.[\w-]+)*:\d+)(?:[/:?]|$)"  # host:port
+    r"|^[\w-]+(?:\.[\w-]+)+/",  # a host name with a dot, then a path (api.example.com/v1)
+    re.IGNORECASE)
 _CREDENTIALS = re.compile(r"(://)[^/?#\s]*@")
 
 
@@ -100,8 +103,9 @@ def _model_and_url(spec: str, rest: str) -> tuple[str, str | None]:
 
     A model name may hold ``@`` (Vertex-style versions: ``claude-3-5-sonnet@20240620``); the
     URL starts at the first ``@`` that a scheme follows. Without one, an ``@`` part that looks
-    like an address (``host:port``, ``10.0.0.5``, ``localhost``) is refused, so a mistyped
-    URL never sends requests (and the key) to the provider's default server; any other
+    like an address (``host:port``, ``10.0.0.5``, ``[::1]:8000``, ``localhost``,
+    ``api.example.com/v1``, ``https:/host``) is refused, so a mistyped URL never sends
+    requests (and the key) to the provider's default server; any other
     (``@cf/meta/llama-3.1-8b-instruct``, ``org/model@v1.0``) is part of the name.
     """
     start = _URL_START.search(rest)
