@@ -173,7 +173,8 @@ class PruneReport(BaseModel):
 
 
 def _bm25_scores(hg: Hypergraph, keys: list[str], query: str) -> list[float]:
-    import bm25s
+    from .bm25_import import bm25s as _bm25s
+    bm25s = _bm25s()
 
     corpus = []
     for k in keys:

@@ -323,3 +323,32 @@ def test_results_display_as_summaries_and_views_as_images(store: Path, tmp_path:
     assert repr(bottom).startswith(f"Hypergraph({len(bottom.entities)} entities")
     key = sorted(bottom.entities)[0]
     assert bottom.subgraph(key, hops=0).entities.keys() == {key}
+
+
+def test_bm25s_logs_nothing_at_info(tmp_path: Path) -> None:
+    """bm25s sets its logger to DEBUG on import: an application logging at INFO
+    (``basicConfig``: a root handler of no level) printed "Building index from IDs
+    objects" on every index build."""
+    import logging
+
+    from hyperviz_core.rag import Document
+
+    seen: list[logging.LogRecord] = []
+    handler = logging.Handler()  # level NOTSET, as basicConfig's
+    handler.emit = seen.append  # type: ignore[method-assign]
+    root = logging.getLogger()
+    old_level = root.level
+    logging.getLogger("bm25s").setLevel(logging.DEBUG)  # as bm25s's import leaves it
+    import hyperviz_core.bm25_import as bi
+
+    bi._reset = False  # a process that has not yet built an index
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    try:
+        with VizRAG(tmp_path / "s", show_progress=False) as rag:
+            rag.insert([Document(text="Ada Lovelace met Charles Babbage.")])
+            rag.query("Who met Babbage?")
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(old_level)
+    assert not [r for r in seen if r.name.startswith("bm25s")]

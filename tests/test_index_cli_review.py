@@ -217,3 +217,20 @@ def test_the_progress_bar_rounds_mb_without_a_total() -> None:
     finally:
         bar.close()
     assert "1.01 MB" in text and "1.006" not in text and "1.0060" not in text
+
+
+def test_a_list_given_to_insert_gives_the_bar_its_total(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]
+                                                        ) -> None:
+    """``VizRAG.insert([...])``: the bar knows the list's size (a percentage and an ETA), as
+    ``vizrag index`` does; a stream's size is not known ahead."""
+    from hyperviz_core.rag import Document, VizRAG
+    from hyperviz_core.rag.index.report import known_size
+
+    docs = [Document(id=f"d{i}", text="Ada Lovelace met Charles Babbage. " * 20)
+            for i in range(3)]
+    assert known_size(docs, None) == 3 * len(docs[0].text.encode())
+    assert known_size(iter(docs), None) is None and known_size(docs, 7) == 7
+    with VizRAG(tmp_path / "s", show_progress=True) as rag:
+        rag.insert(docs)
+    assert "100%" in capsys.readouterr().err

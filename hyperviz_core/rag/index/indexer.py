@@ -50,6 +50,7 @@ from .report import (
     busy,
     finish_report,
     inflight,
+    known_size,
     progress,
     run_sync,
     tick,
@@ -254,7 +255,7 @@ class Indexer:
         ledger = SourceLedger(getattr(documents, "source_parts", None))
         report = IndexReport()
         before = usage_numbers(self.usage)
-        bar = progress(total_bytes, disable=not self.show_progress)
+        bar = progress(known_size(documents, total_bytes), disable=not self.show_progress)
         pool = None
         if (self.workers > 0 and not self.render_images
                 and process_safe(self.extractor, self.theme_extractor)):

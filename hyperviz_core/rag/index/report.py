@@ -200,6 +200,15 @@ def inflight(running: dict[Any, tuple[str, int]]) -> int:
     return sum(b for _, b in running.values())
 
 
+def known_size(documents: object, total_bytes: int | None) -> int | None:
+    """``total_bytes``, else the UTF-8 size of ``documents`` when it is a list or tuple (a
+    stream's is not known ahead): the progress bar then has a total and an ETA."""
+    if total_bytes is not None or not isinstance(documents, (list, tuple)):
+        return total_bytes
+    return sum(len(str(getattr(d, "text", "")).encode("utf-8", "surrogatepass"))
+               for d in documents)
+
+
 def progress(total_bytes: int | None, *, disable: bool) -> Any:
     """A tqdm bar over input MB (unknown total when streaming without a plan)."""
     from tqdm.auto import tqdm

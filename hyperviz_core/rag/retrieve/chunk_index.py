@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -60,7 +61,8 @@ class ChunkIndex:
         link_names: bool = True,
         infer_homes: bool = True,
     ) -> None:
-        import bm25s
+        from ...bm25_import import bm25s as _bm25s
+        bm25s = _bm25s()
 
         titles = titles or {}
         self.chunks: list[Chunk] = sorted(chunks, key=lambda c: c.id)
@@ -95,7 +97,7 @@ class ChunkIndex:
         self._names = NameLinker()
         if link_names:
             self._link_names()
-        self._bm25: bm25s.BM25 | None = None
+        self._bm25: Any = None  # a bm25s.BM25
         self._vocab: dict[str, int] = {}
         if self.chunks:
             corpus = [lexical_text(self.passage_text(i)) for i in range(len(self.chunks))]
@@ -217,7 +219,8 @@ class ChunkIndex:
 
     def bm25(self, query: str) -> FloatArray:
         """BM25 score of every chunk for ``query`` (0 when no query term is indexed)."""
-        import bm25s
+        from ...bm25_import import bm25s as _bm25s
+        bm25s = _bm25s()
 
         out = np.zeros(len(self.chunks), dtype=np.float64)
         if self._bm25 is None:

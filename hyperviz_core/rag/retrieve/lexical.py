@@ -40,7 +40,9 @@ B = 0.75
 
 
 def _stopwords() -> frozenset[str]:
-    from bm25s.stopwords import STOPWORDS_EN
+    from ...bm25_import import bm25s
+
+    STOPWORDS_EN = bm25s().stopwords.STOPWORDS_EN
 
     return frozenset(STOPWORDS_EN)
 
