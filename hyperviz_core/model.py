@@ -160,6 +160,9 @@ class Hypergraph(BaseModel):
     # ------------------------------------------------------------------ mutation
     def add_entity(self, entity: Entity) -> Entity:
         """Add an entity, merging it into an existing one with the same key."""
+        if not isinstance(entity, Entity):
+            raise TypeError(f"add_entity takes an Entity (e.g. Entity(name={entity!r})), not "
+                            f"{type(entity).__name__}")
         key = entity.key
         old = self.entities.get(key)
         self.entities[key] = old.merged(entity) if old else entity.model_copy(deep=True)
@@ -168,6 +171,9 @@ class Hypergraph(BaseModel):
 
     def add_hyperedge(self, edge: Hyperedge) -> Hyperedge:
         """Add a hyperedge whose members are all known; merges with an equal id."""
+        if not isinstance(edge, Hyperedge):
+            raise TypeError(f"add_hyperedge takes a Hyperedge (e.g. Hyperedge(members=[...])), "
+                            f"not {type(edge).__name__}")
         missing = [m for m in edge.members if m not in self.entities]
         if missing:
             raise UnknownEntityError(f"hyperedge {edge.id!r} names unknown entities {missing}")

@@ -352,3 +352,18 @@ def test_bm25s_logs_nothing_at_info(tmp_path: Path) -> None:
         root.removeHandler(handler)
         root.setLevel(old_level)
     assert not [r for r in seen if r.name.startswith("bm25s")]
+
+
+def test_the_hypergraph_api_names_a_wrong_argument() -> None:
+    """``add_entity("A")`` said "'str' object has no attribute 'key'"; ``subgraph(hops="2")``
+    "'<' not supported between instances of 'str' and 'int'"."""
+    from hyperviz_core import Hypergraph
+    from hyperviz_core.model import HypergraphError
+
+    hg = Hypergraph()
+    with pytest.raises(TypeError, match=r"add_entity takes an Entity \(e.g. Entity\(name='A'\)"):
+        hg.add_entity("A")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="add_hyperedge takes a Hyperedge"):
+        hg.add_hyperedge(["A", "B"])  # type: ignore[arg-type]
+    with pytest.raises(HypergraphError, match="hops must be an integer >= 0, got '2'"):
+        hg.subgraph([], hops="2")  # type: ignore[arg-type]
