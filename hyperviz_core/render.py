@@ -57,7 +57,8 @@ TITLE_CHARS = 200
 class Rendering(BaseModel):
     """A rendered image plus everything needed to read it (IDs, caption, geometry)."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, ser_json_bytes="base64",
+                              val_json_bytes="base64")  # model_dump_json: PNG as base64
 
     png: bytes
     width: int

@@ -367,3 +367,18 @@ def test_the_hypergraph_api_names_a_wrong_argument() -> None:
         hg.add_hyperedge(["A", "B"])  # type: ignore[arg-type]
     with pytest.raises(HypergraphError, match="hops must be an integer >= 0, got '2'"):
         hg.subgraph([], hops="2")  # type: ignore[arg-type]
+
+
+def test_a_rendering_dumps_to_json_and_back() -> None:
+    """``Rendering.model_dump_json()`` failed ("invalid utf-8 sequence"): its PNG is bytes;
+    it goes as base64 now, and reads back."""
+    from hyperviz_core import Entity, Hyperedge, Hypergraph, HyperViz
+    from hyperviz_core.render import Rendering
+
+    hg = Hypergraph()
+    for name in ("Ada", "Babbage"):
+        hg.add_entity(Entity(name=name))
+    hg.add_hyperedge(Hyperedge(members=["ada", "babbage"]))
+    rendering = HyperViz().render(hg)
+    back = Rendering.model_validate_json(rendering.model_dump_json())
+    assert back.png == rendering.png and back.caption == rendering.caption
