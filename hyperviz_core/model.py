@@ -20,6 +20,7 @@ Example:
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -275,8 +276,13 @@ class Hypergraph(BaseModel):
         Unknown seeds raise :class:`UnknownEntityError` / :class:`UnknownHyperedgeError`;
         one seed may be given as a string (``seed_entities="radium"``).
         """
-        if isinstance(hops, bool) or not isinstance(hops, int) or hops < 0:
-            raise HypergraphError(f"hops must be an integer >= 0, got {hops!r}")
+        given = hops
+        try:  # any integer (a numpy one too), not a bool nor a string
+            hops = -1 if isinstance(hops, bool) else operator.index(hops)
+        except TypeError:
+            hops = -1
+        if hops < 0:
+            raise HypergraphError(f"hops must be an integer >= 0, got {given!r}")
         seeds_e = [self._need_entity(k) for k in _one_or_many(seed_entities)]
         seeds_h = [self._need_edge(h) for h in _one_or_many(seed_hyperedges)]
         reached: set[str] = set(seeds_e)

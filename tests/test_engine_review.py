@@ -382,3 +382,68 @@ def test_a_rendering_dumps_to_json_and_back() -> None:
     rendering = HyperViz().render(hg)
     back = Rendering.model_validate_json(rendering.model_dump_json())
     assert back.png == rendering.png and back.caption == rendering.caption
+
+
+def test_an_interrupted_insert_under_asyncio_run_stops_writing(tmp_path: Path) -> None:
+    """Under ``asyncio.run`` (whose own SIGINT handler only cancels the waiting task), Ctrl-C
+    let the whole run finish before raising."""
+    import asyncio
+    import signal
+    import threading
+
+    from hyperviz_core.demo import demo_documents
+    from hyperviz_core.rag import Document
+
+    docs = [Document(id=f"{d.id}-{i}", title=d.title, text=d.text)
+            for i in range(16) for d in demo_documents()]
+    main = threading.main_thread().ident
+    assert main is not None
+    with VizRAG(tmp_path / "s", show_progress=False) as rag:
+
+        async def app() -> None:
+            threading.Timer(0.3, signal.pthread_kill, (main, signal.SIGINT)).start()
+            rag.insert(docs)
+
+        with pytest.raises(KeyboardInterrupt):
+            asyncio.run(app())
+        assert rag.stats().documents < len(docs)
+
+
+def test_framework_objects_get_a_pointer_to_their_wrapper(tmp_path: Path) -> None:
+    """A raw LlamaIndex LLM has a complete() too, but returns a CompletionResponse: it was
+    accepted and failed in every document; a framework Document given to insert() got
+    "takes Document objects ... got an item that is Document"; a dict key that is no
+    Document field was dropped silently."""
+    from langchain_core.documents import Document as LCDocument
+    from llama_index.core.llms import MockLLM
+
+    from hyperviz_core.rag import Document
+
+    with pytest.raises(TypeError, match=r"wrap it: vizrag_llamaindex\.LlamaIndexChatModel"):
+        VizRAG(tmp_path / "s", chat=MockLLM(), show_progress=False)
+    with VizRAG(tmp_path / "s", show_progress=False) as rag:
+        for given in ([LCDocument(page_content="Ada met Babbage.")],
+                      LCDocument(page_content="Ada met Babbage.")):
+            with pytest.raises(TypeError, match="a langchain_core Document: index it with"):
+                rag.insert(given)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match=r"keys \['titel'\] that are no Document fields"):
+            rag.insert([{"text": "Ada met Babbage.", "titel": "Ada"}])
+        rag.insert([{"text": "Ada met Babbage.", "title": "Ada"}, Document(text="x")])
+        assert rag.stats().documents == 2
+
+
+def test_the_bar_total_counts_the_documents_kept_and_numpy_hops(tmp_path: Path) -> None:
+    import numpy as np
+
+    from hyperviz_core import Entity, Hyperedge, Hypergraph
+    from hyperviz_core.rag import Document
+    from hyperviz_core.rag.index.report import known_size
+
+    a, b = Document(id="a", text="x" * 10), Document(id="a", text="y" * 4)  # one id: b kept
+    assert known_size([a, b], None) == 4
+    hg = Hypergraph()
+    for name in ("Marie Curie", "Paris"):
+        hg.add_entity(Entity(name=name))
+    hg.add_hyperedge(Hyperedge(members=["marie curie", "paris"]))
+    assert len(hg.subgraph(["marie curie"], hops=np.int64(1)).entities) == 2
+    assert repr(VizRAG.__new__(VizRAG)) == "VizRAG(...)"

@@ -134,7 +134,8 @@ def test_spec_urls_any_case_and_model_names_with_at() -> None:
     with pytest.raises(ValueError) as err:
         parse_model_spec("openai:m@http://bob:hunter2@h:notaport/v1", env={})
     assert "hunter2" not in str(err.value)
-    for name in ("@cf/meta/llama-3.1-8b-instruct", "@hf/thebloke/x", "org/model@v1.0"):
+    for name in ("@cf/meta/llama-3.1-8b-instruct", "@hf/thebloke/x", "org/model@v1.0",
+                 "m@v1.0/x", "model@[beta]", "meta/llama@v1.2.3/final"):
         assert parse_model_spec(f"openai:{name}", env={}).model == name  # names, as before
     for typo in ("https:/host/v1", "http//host:8000/v1", "api.example.com/v1",
                  "[::1]:8000/v1"):  # mistyped URLs went, with the key, to the default server

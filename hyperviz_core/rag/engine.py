@@ -189,9 +189,13 @@ class VizRAG:
         return self.store.stats()
 
     def __repr__(self) -> str:
-        chat = getattr(self.chat, "model_name", None) if self.chat is not None else None
-        return (f"VizRAG(store={redact_url(str(self.store.path))!r}, mode={self.config.mode!r}, "
-                f"top_k={self.config.top_k}, chat={chat!r}, embedder={self.embedder.name!r})")
+        try:
+            chat = getattr(self.chat, "model_name", None) if self.chat is not None else None
+            return (f"VizRAG(store={redact_url(str(self.store.path))!r}, mode="
+                    f"{self.config.mode!r}, top_k={self.config.top_k}, chat={chat!r}, "
+                    f"embedder={self.embedder.name!r})")
+        except AttributeError:  # __init__ failed half-way (a traceback's locals)
+            return "VizRAG(...)"
 
     def close(self) -> None:
         """Close the store if this engine opened it (one it was given stays open)."""

@@ -11,7 +11,7 @@ Example:
     ...     check_models("openai:gpt-4o", None, None)
     ... except TypeError as exc:
     ...     print(str(exc)[:60])
-    chat must be a ChatModel (an object with complete()), not th
+    chat must be a ChatModel (an object with complete() returnin
 """
 
 from __future__ import annotations
@@ -28,12 +28,15 @@ __all__ = ["check_models", "composed", "store_of"]
 
 def check_models(chat: Any, embedder: Any, config: Any) -> None:
     """A ``TypeError`` naming the argument that is not what it must be."""
-    if chat is not None and not callable(getattr(chat, "complete", None)):
-        how = ("make one with hyperviz_core.rag.providers.spec.chat_model_from_spec"
-               f"({chat!r}), or wrap a framework model (vizrag_llamaindex.LlamaIndexChatModel,"
-               " vizrag_langchain.LangChainChatModel)")
-        raise TypeError(f"chat must be a ChatModel (an object with complete()), not "
-                        f"{_shown(chat)}: {how}")
+    framework = _framework(chat)
+    if chat is not None and (framework or not callable(getattr(chat, "complete", None))):
+        spec = f"({chat!r})" if isinstance(chat, str) else "('provider:model')"
+        how = (f"wrap it: {framework}(model)" if framework else
+               f"make one with hyperviz_core.rag.providers.spec.chat_model_from_spec{spec}, "
+               "or wrap a framework model (vizrag_llamaindex.LlamaIndexChatModel, "
+               "vizrag_langchain.LangChainChatModel)")
+        raise TypeError(f"chat must be a ChatModel (an object with complete() returning "
+                        f"text), not {_shown(chat)}: {how}")
     if embedder is not None and not callable(getattr(embedder, "embed", None)):
         raise TypeError(f"embedder must be an Embedder (an object with embed()), not "
                         f"{_shown(embedder)}: make one with hyperviz_core.rag.providers.spec"
@@ -42,6 +45,17 @@ def check_models(chat: Any, embedder: Any, config: Any) -> None:
         raise TypeError(f"config must be a RetrievalConfig, not {type(config).__name__} "
                         "(RetrievalConfig(**your_dict) makes one; or pass mode=, top_k=, "
                         "hops= directly)")
+
+
+def _framework(model: Any) -> str | None:
+    """The adapter a LlamaIndex LLM or a LangChain chat model given as it is needs (its
+    ``complete`` returns a framework object, not text), else None."""
+    module = type(model).__module__
+    if module.startswith("llama_index"):
+        return "vizrag_llamaindex.LlamaIndexChatModel"
+    if module.startswith("langchain"):
+        return "vizrag_langchain.LangChainChatModel"
+    return None
 
 
 def _shown(value: Any) -> str:

@@ -138,8 +138,11 @@ class RenderedView(BaseModel):
         return self.png
 
     def __repr__(self) -> str:  # not the base64 PNG and the export (300 kB)
-        return (f"RenderedView({self.width}x{self.height}, layouts={self.layouts}, "
-                f"{len(self.png_base64) * 3 // 4} PNG bytes, sha256={self.sha256[:12]})")
+        try:
+            return (f"RenderedView({self.width}x{self.height}, layouts={self.layouts}, "
+                    f"{len(self.png_base64) * 3 // 4} PNG bytes, sha256={self.sha256[:12]})")
+        except AttributeError:  # built without its fields (model_construct)
+            return "RenderedView(...)"
 
     __str__ = __repr__
 
@@ -193,11 +196,14 @@ class RetrievalResult(BaseModel):
     graph modes (None: decided by the scores alone)."""
 
     def __repr__(self) -> str:  # a summary: the whole result is model_dump_json()'s
-        views = [n for n, v in (("top", self.top_view), ("bottom", self.bottom_view)) if v]
-        return (f"RetrievalResult(query={self.query[:80]!r}, mode={self.mode!r}, "
-                f"chunks={[c.doc_id for c in self.chunks]}, entities={len(self.entities)}, "
-                f"hyperedges={len(self.hyperedges)}, views={views}, "
-                f"answer_kind={self.answer_kind!r}, warnings={len(self.warnings)})")
+        try:
+            views = [n for n, v in (("top", self.top_view), ("bottom", self.bottom_view)) if v]
+            return (f"RetrievalResult(query={self.query[:80]!r}, mode={self.mode!r}, "
+                    f"chunks={[c.doc_id for c in self.chunks]}, entities={len(self.entities)}, "
+                    f"hyperedges={len(self.hyperedges)}, views={views}, "
+                    f"answer_kind={self.answer_kind!r}, warnings={len(self.warnings)})")
+        except AttributeError:  # built without its fields (model_construct)
+            return "RetrievalResult(...)"
 
     __str__ = __repr__
 

@@ -15,6 +15,8 @@ import os
 import warnings
 from collections.abc import Iterable, Mapping
 
+from pydantic import BaseModel
+
 from ..types import Document
 
 __all__ = ["as_documents"]
@@ -29,7 +31,7 @@ def as_documents(docs: Iterable[Document | str] | Document | str) -> Iterable[Do
 
     if isinstance(docs, DocumentStream):
         return docs
-    if isinstance(docs, (Document, str, Mapping)):
+    if isinstance(docs, (Document, str, Mapping, BaseModel)):  # one (a model is no list)
         docs = [docs]  # type: ignore[list-item]
     elif isinstance(docs, (bytes, bytearray, os.PathLike)) or not isinstance(docs, Iterable) \
             or hasattr(docs, "columns"):
@@ -48,6 +50,11 @@ def _kind(value: object) -> str:
         return f"a path ({name}): read files with hyperviz_core.rag.load_documents([path])"
     if isinstance(value, (bytes, bytearray)):
         return f"{name}: decode it to text first"
+    module = type(value).__module__
+    if module.startswith(("llama_index", "langchain")):
+        return (f"a {module.split('.')[0]} {name}: index it with the vizrag_llamaindex or "
+                "vizrag_langchain wrappers, or convert it: Document(id=..., text=..., "
+                "metadata=...)")
     if hasattr(value, "columns") and hasattr(value, "to_dict"):
         return (f"a {name}: pass its rows, e.g. [Document(**r) for r in "
                 "df.to_dict('records')]")
@@ -58,6 +65,11 @@ def _document(value: object) -> Document:
     if isinstance(value, Document):
         return value
     if isinstance(value, Mapping):
+        unknown = sorted(map(str, set(value) - set(Document.model_fields)))
+        if unknown:  # pydantic would drop them silently (a misspelt "titel" lost the title)
+            raise TypeError(f"insert() got a dict with keys {unknown} that are no Document "
+                            f"fields ({sorted(Document.model_fields)}): put other fields "
+                            "under 'metadata'")
         return Document.model_validate(dict(value))
     if isinstance(value, str):
         return _text_document(value)

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
+import signal
 import threading
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field
@@ -157,13 +159,29 @@ def run_sync(coro_factory: Callable[[], Coroutine[Any, Any, _T]]) -> _T:
         ready.set()
         return await coro_factory()
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool, _ctrl_c_raises():
         future = pool.submit(asyncio.run, main())
         try:
             return future.result()
         except KeyboardInterrupt:
             _cancel_and_wait(future, started, ready)
             raise
+
+
+@contextlib.contextmanager
+def _ctrl_c_raises() -> Iterator[None]:
+    """Ctrl-C raises ``KeyboardInterrupt`` here while :func:`run_sync` waits, also under
+    ``asyncio.run``, whose own handler would only cancel the task that waits (blocked, so
+    the run went on to its end)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
 
 
 def _cancel_and_wait(future: concurrent.futures.Future[Any], started: dict[str, Any],
@@ -173,7 +191,8 @@ def _cancel_and_wait(future: concurrent.futures.Future[Any], started: dict[str, 
     while True:
         try:
             if ready.wait(10) and not future.done():
-                started["loop"].call_soon_threadsafe(started["task"].cancel)
+                with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: done
+                    started["loop"].call_soon_threadsafe(started["task"].cancel)
             concurrent.futures.wait([future])
             return
         except KeyboardInterrupt:
@@ -205,8 +224,9 @@ def known_size(documents: object, total_bytes: int | None) -> int | None:
     stream's is not known ahead): the progress bar then has a total and an ETA."""
     if total_bytes is not None or not isinstance(documents, (list, tuple)):
         return total_bytes
+    last = {getattr(d, "id", i): d for i, d in enumerate(documents)}  # as indexed: last wins
     return sum(len(str(getattr(d, "text", "")).encode("utf-8", "surrogatepass"))
-               for d in documents)
+               for d in last.values())
 
 
 def progress(total_bytes: int | None, *, disable: bool) -> Any:

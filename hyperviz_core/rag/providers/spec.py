@@ -70,9 +70,9 @@ _URL_START = re.compile(r"@(?=[A-Za-z][A-Za-z0-9+.\-]*://)")
 #: IPv4 or IPv6 address, ``localhost``, ``api.example.com/v1``, ``https:/h``, ``http//h``:
 #: refused, never read as part of the model's name (``@cf/meta/...``, ``org/model@v1.0`` are)
 _URL_LIKE = re.compile(
-    r"^$|^(?:https?[:/]|\[|//)"  # a scheme mistyped (https:/h, http//h), an IPv6 host
+    r"^$|^(?:https?[:/]|\[[0-9a-f:.]+\]|//)"  # a scheme mistyped (https:/h, http//h), IPv6
     r"|^(?:localhost|\d{1,3}(?:\.\d{1,3}){3}|[\w-]+(?:\.[\w-]+)*:\d+)(?:[/:?]|$)"  # host:port
-    r"|^[\w-]+(?:\.[\w-]+)+/",  # a host name with a dot, then a path (api.example.com/v1)
+    r"|^[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}/",  # a host name, then a path (api.example.com/v1)
     re.IGNORECASE)
 _CREDENTIALS = re.compile(r"(://)[^/?#\s]*@")
 
