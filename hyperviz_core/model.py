@@ -162,7 +162,8 @@ class Hypergraph(BaseModel):
     def add_entity(self, entity: Entity) -> Entity:
         """Add an entity, merging it into an existing one with the same key."""
         if not isinstance(entity, Entity):
-            raise TypeError(f"add_entity takes an Entity (e.g. Entity(name={entity!r})), not "
+            example = repr(entity) if isinstance(entity, str) else "'Marie Curie'"
+            raise TypeError(f"add_entity takes an Entity (e.g. Entity(name={example})), not "
                             f"{type(entity).__name__}")
         key = entity.key
         old = self.entities.get(key)
@@ -276,13 +277,12 @@ class Hypergraph(BaseModel):
         Unknown seeds raise :class:`UnknownEntityError` / :class:`UnknownHyperedgeError`;
         one seed may be given as a string (``seed_entities="radium"``).
         """
-        given = hops
-        try:  # any integer (a numpy one too), not a bool nor a string
-            hops = -1 if isinstance(hops, bool) else operator.index(hops)
+        try:  # any integer (a numpy one too)
+            hops = operator.index(hops)
         except TypeError:
-            hops = -1
+            raise TypeError(f"hops must be an integer, got {hops!r}") from None
         if hops < 0:
-            raise HypergraphError(f"hops must be an integer >= 0, got {given!r}")
+            raise HypergraphError(f"hops must be >= 0, got {hops}")
         seeds_e = [self._need_entity(k) for k in _one_or_many(seed_entities)]
         seeds_h = [self._need_edge(h) for h in _one_or_many(seed_hyperedges)]
         reached: set[str] = set(seeds_e)

@@ -365,8 +365,12 @@ def test_the_hypergraph_api_names_a_wrong_argument() -> None:
         hg.add_entity("A")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="add_hyperedge takes a Hyperedge"):
         hg.add_hyperedge(["A", "B"])  # type: ignore[arg-type]
-    with pytest.raises(HypergraphError, match="hops must be an integer >= 0, got '2'"):
+    with pytest.raises(TypeError, match="hops must be an integer, got '2'"):
         hg.subgraph([], hops="2")  # type: ignore[arg-type]
+    with pytest.raises(HypergraphError, match="hops must be >= 0, got -1"):
+        hg.subgraph([], hops=-1)
+    with pytest.raises(TypeError, match=r"Entity\(name='Marie Curie'\)\), not dict"):
+        hg.add_entity({"name": "C"})  # type: ignore[arg-type]
 
 
 def test_a_rendering_dumps_to_json_and_back() -> None:
@@ -447,3 +451,28 @@ def test_the_bar_total_counts_the_documents_kept_and_numpy_hops(tmp_path: Path) 
     hg.add_hyperedge(Hyperedge(members=["marie curie", "paris"]))
     assert len(hg.subgraph(["marie curie"], hops=np.int64(1)).entities) == 2
     assert repr(VizRAG.__new__(VizRAG)) == "VizRAG(...)"
+
+
+def test_the_cli_refuses_undecodable_query_bytes_in_one_line(
+        store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``vizrag export --query $'\\xff'`` wrote its file (exit 0) and ``vizrag query
+    $'\\xff'`` failed the question (exit 1): both are bad input, exit 2, nothing written."""
+    from hyperviz_core.cli import main
+
+    out = tmp_path / "x.json"
+    assert main(["export", "--store", str(store), "--hif", str(out), "--query",
+                 "\udcff bad"]) == 2
+    assert not out.exists()
+    assert main(["query", "\udcff bad", "--store", str(store)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("not valid Unicode text (character 1: '\\udcff')") == 2, err
+
+
+def test_a_summary_with_nothing_to_quote_says_why(tmp_path: Path) -> None:
+    """Passages retrieved but none quotable: it said "(no passages retrieved)"."""
+    from hyperviz_core.rag import Document
+
+    with VizRAG(tmp_path / "s", show_progress=False) as rag:
+        rag.insert([Document(text="Thomas Edison invented the phonograph in West Orange.")])
+        result = rag.query("Who shared the Nobel Prize with Pierre Curie?", mode="naive")
+    assert result.chunks and "(no passages retrieved)" not in (result.answer or "")

@@ -244,6 +244,8 @@ def _run(args: argparse.Namespace) -> int:
         raise ValueError("give a question or --questions FILE.jsonl")
     if args.question and args.questions:
         raise ValueError("give either a question or --questions, not both")
+    if args.question:
+        _check_text(args.question)  # bad bytes on the command line: one line, exit 2
     batch = _load_questions(args.questions) if args.questions else [(None, args.question)]
     folders = folders_for([str(q) for q, _ in batch])
     out = Path(args.out) if args.out else None

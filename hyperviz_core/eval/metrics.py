@@ -54,7 +54,8 @@ _NUMS = r"\[\s*\d+(?:\s*[,;–-]\s*\d+)*\s*\]"
 _CITED = rf"(?:[EH]\d+|{_NUMS})"
 _CITATION = re.compile(rf"\(\s*{_CITED}(?:\s*[,;]\s*{_CITED})*\s*\)|{_NUMS}")
 _EXTRACTIVE_LINES = frozenset({EXTRACTIVE_LABEL, "(no passage matched the question)",
-                               "(no passages retrieved)"})
+                               "(no passages retrieved)",
+                               "(no retrieved passage shares a word with the question)"})
 
 
 def strip_citations(text: str) -> str:

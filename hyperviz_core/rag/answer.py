@@ -158,7 +158,8 @@ def extractive_summary(result: RetrievalResult, *, max_sentences: int = 3) -> st
             quoted.add(best[2].casefold())
             lines.append(f"- {_cut(best[2], 300)} [{chunk.rank}]")
     if not lines:
-        return f"{EXTRACTIVE_LABEL}\n(no passages retrieved)"
+        return f"{EXTRACTIVE_LABEL}\n" + ("(no passages retrieved)" if not result.chunks else
+                                         "(no retrieved passage shares a word with the question)")
     return EXTRACTIVE_LABEL + "\n" + "\n".join(lines)
 
 
