@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["first_surrogate", "surrogate_at"]
+__all__ = ["first_surrogate", "not_unicode", "surrogate_at"]
 
 
 def surrogate_at(value: str) -> int | None:
@@ -25,6 +25,19 @@ def surrogate_at(value: str) -> int | None:
         return None
     except UnicodeEncodeError as exc:
         return exc.start
+
+
+def not_unicode(value: str, what: str, hint: str = "") -> str | None:
+    """The one-line message for ``what`` holding a lone surrogate (its position counted
+    from 1, as every reader names it), or None for valid text.
+
+    >>> print(not_unicode("caf" + chr(0xDCE9), "--query"))
+    --query is not valid Unicode text (character 4: '\\udce9')
+    """
+    at = surrogate_at(value)
+    if at is None:
+        return None
+    return f"{what} is not valid Unicode text (character {at + 1}: {value[at]!r}{hint})"
 
 
 def first_surrogate(value: Any) -> tuple[str, int] | None:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..atomic import atomic_write_bytes
-from ..surrogates import surrogate_at
+from ..surrogates import not_unicode
 from .argtypes import check_top_k_hops
 
 __all__ = ["register"]
@@ -86,9 +86,8 @@ def _run_export(args: argparse.Namespace) -> int:
 
     given = [f for f, v in (("--mode", args.mode), ("--top-k", args.top_k),
                             ("--hops", args.hops), ("--embed", args.embed)) if v is not None]
-    if args.query is not None and (at := surrogate_at(args.query)) is not None:
-        raise ValueError(f"--query is not valid Unicode text (character {at + 1}: "
-                         f"{args.query[at]!r})")
+    if args.query is not None and (why := not_unicode(args.query, "--query")):
+        raise ValueError(why)
     if given and args.query is None:  # they would change nothing: say so
         raise ValueError(f"{', '.join(given)} apply to --query only (without it the whole "
                          "store, or --doc, is exported)")

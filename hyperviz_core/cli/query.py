@@ -29,7 +29,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..surrogates import surrogate_at
+from ..surrogates import not_unicode, surrogate_at
 from ..viewer.files import write_views
 from .argtypes import blocking_file, check_top_k_hops
 from .index import add_provider_options, make_chat, make_embedder
@@ -316,10 +316,8 @@ def _no_views_note(result: Any, qid: str | None) -> None:
 def _check_text(question: str) -> None:
     """Refuse a question that is not Unicode text (a lone surrogate: undecodable bytes on
     the command line, or ``\\ud800`` in a JSONL file) before it reaches the engine."""
-    at = surrogate_at(question)
-    if at is not None:
-        raise ValueError(f"the question is not valid Unicode text (character "
-                         f"{at + 1}: {question[at]!r})")
+    if why := not_unicode(question, "the question"):
+        raise ValueError(why)
 
 
 def render_setting(args: argparse.Namespace, out: Path | None) -> bool | None:

@@ -14,7 +14,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from ..surrogates import surrogate_at
+from ..surrogates import not_unicode
 from .argtypes import blocking_file, positive_int
 from .terminal import terminal_safe
 
@@ -114,9 +114,9 @@ def _run(args: argparse.Namespace) -> int:
     problem = _output_problem(args)
     if problem:
         return fail(problem)
-    if args.query is not None and (at := surrogate_at(args.query)) is not None:
-        return fail(f"--query is not valid Unicode text (character {at + 1}: "
-                    f"{args.query[at]!r}; undecodable bytes on the command line?)")
+    if args.query is not None and (why := not_unicode(
+            args.query, "--query", "; undecodable bytes on the command line?")):
+        return fail(why)
     try:
         hg = _load_hif(args.input)
     except (ValueError, OSError) as exc:
