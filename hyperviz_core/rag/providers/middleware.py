@@ -252,11 +252,6 @@ def query_chat(chat: ChatModel | None, max_retries: int = 5) -> ChatModel | None
     return _QueryChatModel(TextReplyChatModel(chat), max_retries=max_retries)
 
 
-class _QueryChatModel(RetryingChatModel):
+class _QueryChatModel(RetryingChatModel, PassThrough):
     """Retried calls; every other attribute (``stream``/``astream``, which an answer streams
-    through unretried, ``model_name``) is the model's own."""
-
-    def __getattr__(self, name: str) -> Any:
-        if name == "inner":  # not set yet (a copy being made): no recursion
-            raise AttributeError(name)
-        return getattr(self.inner, name)
+    through unretried, ``model_name``) is the model's own (:class:`PassThrough`)."""
