@@ -53,6 +53,7 @@ from .report import (
     known_size,
     progress,
     run_sync,
+    text_bytes,
     tick,
     usage_numbers,
 )
@@ -222,9 +223,8 @@ class Indexer:
     # ------------------------------------------------------------------ public
     def index(self, documents: Iterable[Document], *,
               total_bytes: int | None = None) -> IndexReport:
-        """Index documents (sync; safe inside a running event loop). ``documents`` may be
-        any iterable (a list, a generator, a :class:`~.stream.DocumentStream`): it is
-        consumed incrementally (see :meth:`aindex`)."""
+        """Index documents (sync; safe inside a running event loop); ``documents``: any
+        iterable (a list, a generator, a DocumentStream), consumed incrementally (aindex)."""
         return run_sync(lambda: self.aindex(documents, total_bytes=total_bytes))
 
     def delete(self, doc_id: str) -> dict[str, int]:
@@ -309,7 +309,7 @@ class Indexer:
             if not self._embedder_checked:  # fail fast on a dimension mismatch
                 self.store.check_embedder(self.embedder.name, self.embedder.dim)
                 self._embedder_checked = True
-            size = len(doc.text.encode("utf-8", "surrogatepass"))
+            size = text_bytes(doc)
             ledger.note(doc)
             while running and (len(running) >= slots or busy(running, doc.id)
                                or inflight(running) + size > limit):

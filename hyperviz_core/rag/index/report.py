@@ -225,8 +225,13 @@ def known_size(documents: object, total_bytes: int | None) -> int | None:
     if total_bytes is not None or not isinstance(documents, (list, tuple)):
         return total_bytes
     last = {getattr(d, "id", i): d for i, d in enumerate(documents)}  # as indexed: last wins
-    return sum(len(str(getattr(d, "text", "")).encode("utf-8", "surrogatepass"))
-               for d in last.values())
+    return sum(text_bytes(d) for d in last.values())
+
+
+def text_bytes(doc: object) -> int:
+    """The UTF-8 size of a document's text (lone surrogates counted, as stored text never
+    holds them but input may): what the progress bar counts per document."""
+    return len(str(getattr(doc, "text", "")).encode("utf-8", "surrogatepass"))
 
 
 def progress(total_bytes: int | None, *, disable: bool) -> Any:
