@@ -22,6 +22,7 @@ from pydantic import BaseModel
 
 from .offline import HashingEmbedder
 from .openai_compat import OpenAIChatModel, OpenAIEmbedder
+from .openai_wire import strip_userinfo
 from .protocols import ChatModel, Embedder
 
 __all__ = [
@@ -74,12 +75,14 @@ _URL_LIKE = re.compile(
     r"|^(?:localhost|\d{1,3}(?:\.\d{1,3}){3}|[\w-]+(?:\.[\w-]+)*:\d+)(?:[/:?]|$)"  # host:port
     r"|^[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}/",  # a host name, then a path (api.example.com/v1)
     re.IGNORECASE)
-_CREDENTIALS = re.compile(r"(://)[^/?#\s]*@")
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://")
 
 
 def _masked(spec: str) -> str:
-    """``spec`` without the ``user:password@`` of its URL (for error messages)."""
-    return _CREDENTIALS.sub(r"\1", spec)
+    """``spec`` without the ``user:password@`` of its URL (for error messages), cut as the
+    client's URL is (:func:`~.openai_wire.strip_userinfo`)."""
+    m = _SCHEME.search(spec)
+    return spec if m is None else spec[: m.start()] + strip_userinfo(spec[m.start():])
 
 
 def _checked_url(spec: str, url: str) -> str:
