@@ -63,7 +63,51 @@ class _QuietServer(ThreadingHTTPServer):
             super().handle_error(request, client_address)
 
 
-class FakeOpenAI:
+#: (path, request headers, raw request body) -> (status, body, response headers)
+Respond = Callable[[str, dict[str, str], bytes], "tuple[int, bytes, dict[str, str]]"]
+
+
+def _handler(respond: Respond) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            status, body, headers = respond(self.path, dict(self.headers.items()), raw)
+            self.send_response(status)
+            for k, v in headers.items():
+                self.send_header(k, v)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    return Handler
+
+
+class LocalServer:
+    """A server on 127.0.0.1 (a free port, ``port``/``url``) answering each POST with
+    ``respond(path, headers, body)``, served from a thread while used as a context manager."""
+
+    def __init__(self, respond: Respond) -> None:
+        self._server = _QuietServer(("127.0.0.1", 0), _handler(respond))
+        self._server.daemon_threads = True
+        self.port = int(self._server.server_address[1])
+        self.url = f"http://127.0.0.1:{self.port}/v1"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def __enter__(self) -> LocalServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+class FakeOpenAI(LocalServer):
     """The fake server (a context manager); ``url`` is its base URL, ``calls`` the count of
     requests per kind."""
 
@@ -72,18 +116,11 @@ class FakeOpenAI:
         self.faults = faults
         self.calls = {"chat": 0, "emb": 0}
         self._lock = threading.Lock()
-        self._server = _QuietServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        super().__init__(self._respond)
 
     def __enter__(self) -> FakeOpenAI:
-        self._thread.start()
+        super().__enter__()
         return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
 
     def answer(self, kind: str, req: dict[str, Any]) -> tuple[int, Any, dict[str, str]]:
         with self._lock:
@@ -107,27 +144,9 @@ class FakeOpenAI:
             content = json.dumps({"theme": "a theme", "keywords": ["k"], "key_entities": []})
         return 200, completion(content), {}
 
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                size = int(self.headers.get("Content-Length", 0))
-                req = json.loads(self.rfile.read(size) or b"{}")
-                kind = "emb" if self.path.endswith("/embeddings") else "chat"
-                status, body, headers = fake.answer(kind, req)
-                raw = body if isinstance(body, bytes) else json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                for k, v in headers.items():
-                    self.send_header(k, v)
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
-
-        return Handler
+    def _respond(self, path: str, headers: dict[str, str], raw: bytes
+                 ) -> tuple[int, bytes, dict[str, str]]:
+        kind = "emb" if path.endswith("/embeddings") else "chat"
+        status, body, extra = self.answer(kind, json.loads(raw or b"{}"))
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        return status, data, {"Content-Type": "application/json", **extra}

@@ -12,13 +12,12 @@ import json
 import logging
 import threading
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cli_helpers import one_line_error, run_cli
-from provider_fakes import completion
+from provider_fakes import LocalServer, completion
 
 from hyperviz_core.rag.providers.openai_compat import OpenAIChatModel, OpenAIEmbedder
 from hyperviz_core.rag.providers.openai_wire import embedding_rows, map_call_error
@@ -36,25 +35,32 @@ _LMSTUDIO_400 = json.dumps({"error": "'response_format.type' must be 'json_schem
                                      "'text'"}).encode()
 
 
-class Recorder:
+class Recorder(LocalServer):
     """A fake OpenAI-compatible server that records every request (path, headers, body)."""
 
     def __init__(self, script: Script | None = None) -> None:
         self.script = script
         self.requests: list[tuple[str, dict[str, str], dict[str, Any]]] = []
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        self.port = int(self._server.server_address[1])
-        self.url = f"http://127.0.0.1:{self.port}/v1"
+        super().__init__(self._respond)
+
+    def __enter__(self) -> Recorder:
+        super().__enter__()
+        return self
 
     def bodies(self, suffix: str) -> list[dict[str, Any]]:
         return [b for p, _, b in self.requests if p.endswith(suffix)]
 
-    def reply(self, path: str, body: dict[str, Any]) -> tuple[int, bytes, str]:
+    def _respond(self, path: str, headers: dict[str, str], raw: bytes
+                 ) -> tuple[int, bytes, dict[str, str]]:
+        body = json.loads(raw)
         with self._lock:
-            self.requests.append((path, {}, body))
+            self.requests.append((path, headers, body))
             n = sum(1 for p, _, _ in self.requests if p == path)
+        status, data, ctype = self.reply(path, body, n)
+        return status, data, {"Content-Type": ctype}
+
+    def reply(self, path: str, body: dict[str, Any], n: int) -> tuple[int, bytes, str]:
         scripted = self.script(path, body, n) if self.script else None
         if scripted is not None:
             return scripted
@@ -63,36 +69,6 @@ class Recorder:
                     for i, _ in enumerate(body["input"])]
             return 200, json.dumps({"object": "list", "data": data}).encode(), "application/json"
         return 200, json.dumps(completion('{"ok": true}')).encode(), "application/json"
-
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-                status, raw, ctype = fake.reply(self.path, body)
-                with fake._lock:
-                    fake.requests[-1] = (self.path, dict(self.headers.items()), body)
-                self.send_response(status)
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
-
-        return Handler
-
-    def __enter__(self) -> Recorder:
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
 
 
 @pytest.fixture(autouse=True)
