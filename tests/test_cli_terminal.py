@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -69,3 +72,30 @@ def test_commands_with_their_own_error_lines_escape_paths(
     assert main([a.format(tmp=tmp_path) for a in args]) == 2
     err = capsys.readouterr().err
     assert "\x1b" not in err and "\x07" not in err and "\\x1b]0;T\\x07" in err
+
+
+def _vizrag(*args: str, encoding: str) -> subprocess.CompletedProcess[bytes]:
+    env = {**os.environ, "PYTHONIOENCODING": encoding}
+    return subprocess.run([sys.executable, "-m", "hyperviz_core", *args], env=env,
+                          capture_output=True, timeout=120, check=False)
+
+
+def test_a_non_utf8_terminal_gets_escapes_not_a_crash(tmp_path: Path) -> None:
+    """On a Latin-9 or ASCII terminal a name it cannot show is escaped: the index run that
+    stored the document exits 0, the query's own "—" prints, and --json stays valid JSON."""
+    folder = tmp_path / "pl"
+    folder.mkdir()
+    (folder / "a.txt").write_text("Tekst o Bern.\n", encoding="utf-8")
+    (folder / "Łódź.pdf").write_bytes(b"x")  # named in the "left out" listing
+    store = str(tmp_path / "store")
+    run = _vizrag("index", str(folder), "--store", store, "--no-progress",
+                  encoding="iso8859-15")
+    assert run.returncode == 0, run.stderr
+    assert b"\\u0141" in run.stdout
+    run = _vizrag("query", "Bern", "--store", store, "--top-k", "1", encoding="iso8859-15")
+    assert run.returncode == 0, run.stderr
+    assert "—".encode("iso8859-15", "backslashreplace") in run.stdout
+    run = _vizrag("query", "Łódź Bern 😀", "--store", store, "--top-k", "1", "--json",
+                  encoding="ascii")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout.decode("ascii"))["question"] == "Łódź Bern 😀"

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
-from .terminal import terminal_safe
+from .terminal import terminal_safe, tolerant_streams
 
 __all__ = ["build_parser", "main"]
 
@@ -47,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``vizrag`` console script."""
+    tolerant_streams()
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -33,7 +33,7 @@ from ..surrogates import not_unicode, surrogate_at
 from ..viewer.files import write_views
 from .argtypes import blocking_file, check_top_k_hops
 from .index import add_provider_options, make_chat, make_embedder
-from .terminal import one_line, terminal_safe
+from .terminal import one_line, stdout_is_unicode, terminal_safe
 
 __all__ = [
     "MAX_EXIT",
@@ -333,7 +333,7 @@ def _report_failure(args: argparse.Namespace, qid: str | None, exc: BaseExceptio
     if qid is None:
         print(f"vizrag query: error: {error}", file=sys.stderr)
     elif args.json or args.full:
-        print(json.dumps({"id": qid, "error": error}, ensure_ascii=False))
+        print(json.dumps({"id": qid, "error": error}, ensure_ascii=not stdout_is_unicode()))
     else:
         print(f"== {terminal_safe(qid)}\nerror: {terminal_safe(error)}\n")
 
@@ -343,9 +343,9 @@ def _print_result(args: argparse.Namespace, result: Any, qid: str | None,
     if args.full:
         full = json.loads(result.model_dump_json())
         full["locator"] = locator_note(result)
-        print(json.dumps(full, ensure_ascii=False))
+        print(json.dumps(full, ensure_ascii=not stdout_is_unicode()))
     elif args.json:
-        print(json.dumps(compact(result, qid, images), ensure_ascii=False))
+        print(json.dumps(compact(result, qid, images), ensure_ascii=not stdout_is_unicode()))
     else:
         if qid is not None:
             print(f"== {terminal_safe(qid)}")

@@ -15,9 +15,11 @@ Example:
 
 from __future__ import annotations
 
+import codecs
 import re
+import sys
 
-__all__ = ["one_line", "terminal_safe"]
+__all__ = ["one_line", "stdout_is_unicode", "terminal_safe", "tolerant_streams"]
 
 #: C0 controls but tab and newline, DEL, C1 controls, and the bidirectional controls
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
@@ -43,3 +45,29 @@ def one_line(text: object) -> str:
     'line\\\\nbreak\\\\there'
     """
     return terminal_safe(text).replace("\n", "\\n").replace("\t", "\\t")
+
+
+def _is_unicode(stream: object) -> bool:
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        return codecs.lookup(encoding).name.startswith("utf")
+    except LookupError:
+        return False
+
+
+def stdout_is_unicode() -> bool:
+    """Whether standard output can encode every character (a UTF encoding). JSON written to
+    another one (``PYTHONIOENCODING=iso8859-15``, an old terminal) is ASCII-escaped."""
+    return _is_unicode(sys.stdout)
+
+
+def tolerant_streams() -> None:
+    """Let standard output and error print every character whatever their encoding: one
+    the encoding lacks (a name in ``Łódź`` on a Latin-9 terminal, the CLI's own ``—``) is
+    written as a backslash escape instead of failing the command after its work is done.
+    UTF streams, and streams that cannot be reconfigured (tests' ``StringIO``), are left as
+    they are."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and not _is_unicode(stream):
+            reconfigure(errors="backslashreplace")
