@@ -166,7 +166,7 @@ class Hyperedge(BaseModel):
     members: list[str] = Field(default_factory=list)
     description: str = ""
     keywords: list[str] = Field(default_factory=list)
-    weight: float = Field(1.0, allow_inf_nan=False)
+    weight: float = Field(default=1.0, allow_inf_nan=False)
     order: Literal["low", "high"] | None = None
     kind: Literal["relation", "theme"] = "relation"
     source_ids: list[str] = Field(default_factory=list)

@@ -65,7 +65,7 @@ class _Entity(BaseModel):
     entity_type: str = "UNKNOWN"
     description: str = ""
     additional_properties: str = ""
-    rank: float = Field(0.0, allow_inf_nan=False)
+    rank: float = Field(default=0.0, allow_inf_nan=False)
 
 
 class _Edge(BaseModel):
@@ -73,8 +73,8 @@ class _Edge(BaseModel):
     entity_set: list[str]
     description: str = ""
     keywords: str = ""
-    weight: float = Field(1.0, allow_inf_nan=False)  # NaN: no valid JSON export (the
-    rank: float = Field(0.0, allow_inf_nan=False)  # importer refuses it too)
+    weight: float = Field(default=1.0, allow_inf_nan=False)  # NaN: no valid JSON export (the
+    rank: float = Field(default=0.0, allow_inf_nan=False)  # importer refuses it too)
 
 
 class _TextUnit(BaseModel):

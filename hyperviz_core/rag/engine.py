@@ -28,13 +28,14 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..view_settings import saved_view_settings
 from .answer import Answerer, extractive_summary
 from .engine_args import check_models, composed, store_of
 from .hooks import Hook, HookEvent, HookList, afire, elapsed_ms, error_text, fire
 from .index.inputs import as_documents
+from .index.report import IndexReport
 from .prompts import Prompts
 from .providers.middleware import query_chat, with_retries
 from .providers.offline import HashingEmbedder
@@ -45,6 +46,9 @@ from .retrieve import RetrievalConfig, Retriever
 from .retrieve.config import check_mode
 from .store import StoreProtocol, StoreStats, redact_url
 from .types import Document
+
+if TYPE_CHECKING:
+    from .index.indexer import Indexer
 
 __all__ = ["VizRAG"]
 
@@ -135,11 +139,11 @@ class VizRAG:
         self.retriever = Retriever(self.store, embedder=self.embedder, chat=self._query_chat,
                                    renderer=renderer, prompts=self.prompts, config=self.config,
                                    hooks=self.hooks, lazy=lazy)
-        self._indexer: Any = None
+        self._indexer: Indexer | None = None
 
     # ------------------------------------------------------------------ indexing
     @property
-    def indexer(self) -> Any:
+    def indexer(self) -> Indexer:
         """The :class:`~hyperviz_core.rag.index.indexer.Indexer` (created on first use)."""
         if self._indexer is None:
             from .index.indexer import Indexer
@@ -152,20 +156,20 @@ class VizRAG:
                 chunk_overlap=self.chunk_overlap, infer_titles=self.infer_titles)
         return self._indexer
 
-    def insert(self, docs: Iterable[Document | str] | Document | str) -> Any:
+    def insert(self, docs: Iterable[Document | str] | Document | str) -> IndexReport:
         """Index documents (or plain strings); identical re-inserts are no-ops. Returns
         the indexer's report."""
         report = self.indexer.index(as_documents(docs))
         self.retriever.refresh()
         return report
 
-    async def ainsert(self, docs: Iterable[Document | str] | Document | str) -> Any:
+    async def ainsert(self, docs: Iterable[Document | str] | Document | str) -> IndexReport:
         """Async :meth:`insert`."""
         report = await self.indexer.aindex(as_documents(docs))
         self.retriever.refresh()
         return report
 
-    def delete(self, doc_id: str) -> Any:
+    def delete(self, doc_id: str) -> dict[str, int]:
         """Remove a document and whatever only it supported."""
         if not isinstance(doc_id, str):
             raise TypeError(f"delete() takes one document id (a string), not "
@@ -247,8 +251,7 @@ class VizRAG:
 
     @staticmethod
     def _offline(result: RetrievalResult) -> RetrievalResult:
-        result.answer = extractive_summary(result)
-        result.answer_kind = "extractive"
+        result.answer, result.answer_kind = extractive_summary(result), "extractive"
         return result
 
     @staticmethod

@@ -79,35 +79,35 @@ class RetrievalConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     mode: Mode = "vizrag"
-    top_k: int = Field(5, ge=1)
-    hops: int = Field(1, ge=0, le=MAX_HOPS)
-    theme_k: int = Field(3, ge=1)
+    top_k: int = Field(default=5, ge=1)
+    hops: int = Field(default=1, ge=0, le=MAX_HOPS)
+    theme_k: int = Field(default=3, ge=1)
     """Top-k theme hyperedges per keyword (top retrieval)."""
-    entity_k: int = Field(3, ge=1)
+    entity_k: int = Field(default=3, ge=1)
     """Top-k G_bot entities per anchor (bottom retrieval) or per keyword (hyper-lite)."""
-    locate_k: int = Field(8, ge=1)
+    locate_k: int = Field(default=8, ge=1)
     """Entities the locator may name (offline: the top-ranked rendered entities)."""
-    max_keywords: int = Field(10, ge=1)
-    max_themes: int = Field(12, ge=1)
-    max_anchors: int = Field(8, ge=1)
-    max_entities: int = Field(40, ge=2)
+    max_keywords: int = Field(default=10, ge=1)
+    max_themes: int = Field(default=12, ge=1)
+    max_anchors: int = Field(default=8, ge=1)
+    max_entities: int = Field(default=40, ge=2)
     """Cap of each h-hop sub-hypergraph that ranking sees (highest-scoring entities kept)."""
-    render_max_entities: int = Field(80, ge=2)
+    render_max_entities: int = Field(default=80, ge=2)
     """Hard safety limit of the *rendered* bottom sub-hypergraph: what I_bot draws is decided
     by the renderer's congestion budget, not by ``max_entities`` (reported by the
     ``bottom_view`` stage as ``render_limit``/``render_limited``)."""
-    render_max_hyperedges: int = Field(100, ge=1)
+    render_max_hyperedges: int = Field(default=100, ge=1)
     """Hard safety limit of the hyperedges the *rendered* bottom view I_bot is given: the
     best-scored are kept, entities left in none of them go (the query's anchors stay). A
     dense neighbourhood — hundreds of facts around a few hub entities — otherwise takes
     most of a minute to lay out. Reported by the ``bottom_view`` stage as
     ``render_hyperedge_limit``/``render_hyperedges_limited``; the result's entity and
     hyperedge lists are not limited."""
-    render_max_themes: int = Field(30, ge=1)
+    render_max_themes: int = Field(default=30, ge=1)
     """The same safety limit for the theme hyperedges of the rendered top view I_top
     (``top_view`` stage: ``render_hyperedge_limit``/``render_hyperedges_limited``)."""
-    hop_decay: float = Field(0.5, ge=0, le=1)
-    chunk_vector_k: int = Field(50, ge=0)
+    hop_decay: float = Field(default=0.5, ge=0, le=1)
+    chunk_vector_k: int = Field(default=50, ge=0)
     retrieval_visualization: bool = True
     """Send the renderings to the model (False = the paper's w/o-visualization ablation)."""
     congestion_control: bool = True

@@ -104,38 +104,38 @@ class RankWeights(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    bm25: float = Field(1.0, ge=0)
-    vector: float | None = Field(None, ge=0)
+    bm25: float = Field(default=1.0, ge=0)
+    vector: float | None = Field(default=None, ge=0)
     """Chunk-vector similarity; ``None`` = by embedder (:meth:`for_embedder`): 0 with the
     offline hashed embedder (it only repeats BM25 with more noise, measured) and
     ``SEMANTIC_VECTOR_WEIGHT`` with a semantic one (local MiniLM, OpenAI, ...)."""
-    graph: float = Field(0.6, ge=0)
-    home: float = Field(1.0, ge=0)
+    graph: float = Field(default=0.6, ge=0)
+    home: float = Field(default=1.0, ge=0)
     """Weight of an entity's home chunk (document titled by the entity)."""
-    mention: float = Field(0.25, ge=0)
+    mention: float = Field(default=0.25, ge=0)
     """Weight of a chunk that mentions a retrieved entity (damped by 1/sqrt(#sources))."""
-    mention_cap: float = Field(0.5, ge=0)
+    mention_cap: float = Field(default=0.5, ge=0)
     """Cap of the summed mention + hyperedge evidence of one chunk."""
-    hyperedge: float = Field(0.25, ge=0)
+    hyperedge: float = Field(default=0.25, ge=0)
     """Weight of a source chunk of a retrieved hyperedge (damped by 1/sqrt(#sources))."""
-    retrieved: float = Field(0.3, ge=0)
+    retrieved: float = Field(default=0.3, ge=0)
     """Weight of the pipeline's entity scores (anchors, V_rel, their hop neighbours)
     relative to entities named by the query keywords (weight 1)."""
-    feedback: float = Field(0.8, ge=0)
+    feedback: float = Field(default=0.8, ge=0)
     """Share of a top direct chunk's score given to the entities it mentions."""
-    feedback_chunks: int = Field(3, ge=0)
+    feedback_chunks: int = Field(default=3, ge=0)
     """How many top direct chunks feed their entities back."""
-    ppr: float = Field(1.0, ge=0)
+    ppr: float = Field(default=1.0, ge=0)
     """Weight (times ``graph``) of the personalised-PageRank evidence: relevance spread over
     the entity–hyperedge incidence graph from the query's entities, the retrieved ones and
     those of the best chunks (:class:`~.walk.EntityWalk`). 1.0 tuned on the MuSiQue dev
     questions."""
-    ppr_damping: float = Field(0.5, ge=0, le=1)
+    ppr_damping: float = Field(default=0.5, ge=0, le=1)
     """Probability of following an incidence edge at each PPR step (1 − restart)."""
-    spelling: float = Field(1.0, ge=0)
+    spelling: float = Field(default=1.0, ge=0)
     """Seed weight of the entities linked by spelling to a capitalised query word that no
     chunk contains (:mod:`.lexicon`); the linked name also joins the BM25 query. 0 = off."""
-    spelling_similarity: float = Field(0.5, gt=0, le=1)
+    spelling_similarity: float = Field(default=0.5, gt=0, le=1)
     """Least character-trigram Dice similarity of such a spelling variant."""
     word_forms: bool = True
     """Replace a query word no chunk contains by the corpus words sharing its light stem."""
