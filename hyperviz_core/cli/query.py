@@ -26,6 +26,7 @@ import argparse
 import json
 import re
 import sys
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -148,8 +149,14 @@ _RESERVED = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1,
 
 
 def _safe(name: str) -> str:
-    """A folder name from a question id: never ``.``/``..``, a separator or a device name."""
-    out = re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:80].strip(".")
+    """A folder name from a question id: never ``.``/``..``, a separator or a device name;
+    letters of any script are kept (composed, NFC), so ids that differ only in them
+    (``Größe``, ``Grüße``) keep names that say which is which.
+
+    >>> [_safe(x) for x in ("Größe", "fr-E\u0301lodie", "a/b:c", "..", "CON.txt", "東京")]
+    ['Größe', 'fr-Élodie', 'a_b_c', 'q', 'q_CON.txt', '東京']
+    """
+    out = re.sub(r"[^\w.-]+", "_", unicodedata.normalize("NFC", name))[:80].strip(".")
     if not out or out.split(".")[0].lower() in _RESERVED:
         out = f"q_{out}" if out else "q"
     return out

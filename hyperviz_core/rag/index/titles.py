@@ -1,6 +1,12 @@
-"""Titles of untitled long documents, inferred from their opening (a title page or heading).
+"""Titles of documents: of text files (front matter, Markdown headings) and of untitled
+long documents (inferred from their opening: a title page or heading).
 
-A titled document's chunks carry its title (``metadata["title"]``): BM25 and the chunk
+**Text files.** :func:`read_title` titles a ``.txt``/``.md`` file: the ``title`` of its
+front matter (:func:`front_matter`), else its first Markdown heading as plain text
+(:func:`heading_title`, :func:`plain_heading`), else the file's stem. The front matter is
+not part of the document's text (the loader drops it, :mod:`.textfiles`, :mod:`.parts`).
+
+**Inferred titles.** A titled document's chunks carry its title (``metadata["title"]``): BM25 and the chunk
 vectors read ``title + newline + text``, so a question that names the document matches all of
 its chunks alike. A long document indexed *without* a title — a book, a report pasted as
 plain text — loses that: a question such as "in Samuel Pepys's diary, with whom was my Lord
