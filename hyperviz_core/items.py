@@ -1,7 +1,8 @@
 """Entities and hyperedges: the items of a hypergraph, and their identity rules.
 
-An entity's identity is its *normalised key* (NFKC, case-folded, whitespace collapsed); a
-hyperedge's identity is its ``id``, by default a hash of its kind and member set.
+An entity's identity is its *normalised key* (NFKC, case-folded, ``’`` read as ``'``,
+whitespace collapsed); a hyperedge's identity is its ``id``, by default a hash of its kind
+and member set.
 
 Example:
     >>> from hyperviz_core import Entity, Hyperedge
@@ -21,6 +22,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from .unitext import plain_text
 
 __all__ = [
     "DuplicateIdError",
@@ -64,6 +67,8 @@ def normalize_key(name: str) -> str:
 
     >>> normalize_key("  Marie\\tCURIE ")
     'marie curie'
+    >>> normalize_key("Jeanne d’Arc") == normalize_key("Jeanne d'Arc"), normalize_key("İzmir")
+    (True, 'izmir')
 
     Keys of recently seen names are remembered (a corpus names the same entities over and
     over: indexing asks for the key of every mention and member).
@@ -82,7 +87,10 @@ _BLANK = INVISIBLE_CATEGORIES | {"Zs"}
 
 @functools.lru_cache(maxsize=1 << 16)
 def _normalized(name: str) -> str:
-    key = _WS.sub(" ", unicodedata.normalize("NFKC", name).casefold()).strip()
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    if not folded.isascii():  # "Jeanne d’Arc" is "Jeanne d'Arc"; "İ" folds to "i" + U+0307
+        folded = folded.replace("\u2019", "'").replace("i\u0307", "i")
+    key = _WS.sub(" ", folded).strip()
     if not key or all(unicodedata.category(c) in _BLANK for c in key):
         raise EmptyNameError(f"entity name {name!r} is empty after normalisation")
     return key
@@ -122,7 +130,14 @@ class Entity(BaseModel):
     @classmethod
     def _name_not_empty(cls, value: str) -> str:
         normalize_key(value)  # raises EmptyNameError naming the value
-        return value.strip()
+        return plain_text(value.strip())
+
+    @field_validator("type", "description")
+    @classmethod
+    def _plain(cls, value: str) -> str:
+        """As a reader sees it (:func:`~hyperviz_core.unitext.plain_text`): a decomposed
+        accent would be drawn loose."""
+        return plain_text(value)
 
     @field_validator("source_ids")
     @classmethod
@@ -177,6 +192,11 @@ class Hyperedge(BaseModel):
     @classmethod
     def _normalise_members(cls, value: list[str]) -> list[str]:
         return list(dict.fromkeys(normalize_key(m) for m in value))
+
+    @field_validator("description")
+    @classmethod
+    def _plain(cls, value: str) -> str:
+        return plain_text(value)
 
     @field_validator("source_ids")
     @classmethod

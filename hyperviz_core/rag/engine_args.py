@@ -19,9 +19,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..unitext import plain_text
 from .retrieve import RetrievalConfig
 from .store import StoreProtocol, open_store
-from .types import nfc
 
 __all__ = ["check_models", "composed", "store_of"]
 
@@ -73,6 +73,6 @@ def store_of(store_dir: str | Path | StoreProtocol, must_exist: bool) -> StorePr
 
 
 def composed(query: str) -> str:
-    """The query in NFC (:func:`~.types.nfc`), as stored text is; a non-string as it is (the
-    retriever names it)."""
-    return nfc(query) if isinstance(query, str) else query
+    """The query as stored text is (:func:`~hyperviz_core.unitext.plain_text`: NFC, no soft
+    hyphens, ligatures spelt out); a non-string as it is (the retriever names it)."""
+    return plain_text(query) if isinstance(query, str) else query

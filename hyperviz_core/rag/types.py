@@ -9,13 +9,13 @@ import hashlib
 import json
 import math
 import re
-import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from ..model import Entity, Hyperedge
+from ..unitext import nfc, plain_text
 
 __all__ = ["Chunk", "ChunkExtraction", "ChunkTheme", "Document", "content_hash",
            "json_safe_metadata", "nfc"]
@@ -66,15 +66,6 @@ def _json_safe(value: Any) -> Any:
     return _ADDRESS.sub(">", str(value))
 
 
-def nfc(text: str) -> str:
-    """``text`` in Unicode's composed form (NFC); quick when it already is (ASCII always).
-
-    >>> nfc("Le\u0300ve") == "L\u00e8ve"
-    True
-    """
-    return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
-
-
 class Document(BaseModel):
     """A source document. ``id`` defaults to ``doc-<hash of title+text>``.
 
@@ -103,10 +94,11 @@ class Document(BaseModel):
     @field_validator("text", "title")
     @classmethod
     def _composed(cls, value: str) -> str:
-        """Text in Unicode's composed form (NFC): ``"e\u0301"`` (macOS file names, text
-        copied out of PDFs) is stored as ``"\u00e9"``, so words, names and queries match
+        """Text as a reader sees it (:func:`~hyperviz_core.unitext.plain_text`): composed
+        (NFC: ``"e\u0301"`` from macOS file names or PDFs is stored as ``"\u00e9"``), soft
+        hyphens dropped and ligatures (``ﬁ``) spelt out, so words, names and queries match
         whichever form they were written in."""
-        return nfc(value)
+        return plain_text(value)
 
     def model_post_init(self, __context: Any) -> None:
         if not self.id:
