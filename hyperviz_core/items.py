@@ -1,8 +1,7 @@
 """Entities and hyperedges: the items of a hypergraph, and their identity rules.
 
-An entity's identity is its *normalised key* (NFKC, case-folded, ``’`` read as ``'``,
-whitespace collapsed); a hyperedge's identity is its ``id``, by default a hash of its kind
-and member set.
+An entity's identity is its *normalised key* (NFKC, case-folded, whitespace collapsed); a
+hyperedge's identity is its ``id``, by default a hash of its kind and member set.
 
 Example:
     >>> from hyperviz_core import Entity, Hyperedge
@@ -23,7 +22,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from .unitext import plain_text
+from .unitext import nfc, plain_text
 
 __all__ = [
     "DuplicateIdError",
@@ -67,8 +66,6 @@ def normalize_key(name: str) -> str:
 
     >>> normalize_key("  Marie\\tCURIE ")
     'marie curie'
-    >>> normalize_key("Jeanne d’Arc") == normalize_key("Jeanne d'Arc"), normalize_key("İzmir")
-    (True, 'izmir')
 
     Keys of recently seen names are remembered (a corpus names the same entities over and
     over: indexing asks for the key of every mention and member).
@@ -87,10 +84,7 @@ _BLANK = INVISIBLE_CATEGORIES | {"Zs"}
 
 @functools.lru_cache(maxsize=1 << 16)
 def _normalized(name: str) -> str:
-    folded = unicodedata.normalize("NFKC", name).casefold()
-    if not folded.isascii():  # "Jeanne d’Arc" is "Jeanne d'Arc"; "İ" folds to "i" + U+0307
-        folded = folded.replace("\u2019", "'").replace("i\u0307", "i")
-    key = _WS.sub(" ", folded).strip()
+    key = _WS.sub(" ", unicodedata.normalize("NFKC", name).casefold()).strip()
     if not key or all(unicodedata.category(c) in _BLANK for c in key):
         raise EmptyNameError(f"entity name {name!r} is empty after normalisation")
     return key
@@ -130,7 +124,7 @@ class Entity(BaseModel):
     @classmethod
     def _name_not_empty(cls, value: str) -> str:
         normalize_key(value)  # raises EmptyNameError naming the value
-        return plain_text(value.strip())
+        return nfc(value.strip())  # composed; nothing dropped: the key stays the stored one
 
     @field_validator("type", "description")
     @classmethod
