@@ -21,7 +21,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ModelWrapValidatorHandler,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 from .atomic import atomic_write_bytes, atomic_write_pair
 from .draw import (
@@ -70,6 +79,23 @@ class Rendering(BaseModel):
     pruning: PruneReport = Field(default_factory=PruneReport)
     metrics: dict[str, float | int] = Field(default_factory=dict)
     _export: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    @model_serializer(mode="wrap")
+    def _with_export(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """``model_dump``/``model_dump_json`` carry the export under ``"export"``, so a
+        rendering read back (``model_validate_json``) can still be saved and viewed."""
+        data: dict[str, Any] = handler(self)
+        data["export"] = copy.deepcopy(self._export)
+        return data
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _export_back(cls, data: Any, handler: ModelWrapValidatorHandler[Rendering]) -> Rendering:
+        export = data.get("export") if isinstance(data, dict) else None
+        out = handler(data)
+        if isinstance(export, dict):
+            out._export = export
+        return out
 
     def export(self) -> dict[str, Any]:
         """The JSON-serialisable export (a copy; schema in ``docs/contracts.md``)."""

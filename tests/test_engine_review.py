@@ -386,6 +386,10 @@ def test_a_rendering_dumps_to_json_and_back() -> None:
     rendering = HyperViz().render(hg)
     back = Rendering.model_validate_json(rendering.model_dump_json())
     assert back.png == rendering.png and back.caption == rendering.caption
+    # the export came back too (it was a private attribute: read back as {}, and save()
+    # then wrote "{}" beside the PNG and to_html() an empty viewer)
+    assert back.export() == rendering.export() and back.export()["entities"]
+    assert back == rendering == Rendering.model_validate(rendering.model_dump())
 
 
 def test_an_interrupted_insert_under_asyncio_run_stops_writing(tmp_path: Path) -> None:
