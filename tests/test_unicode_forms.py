@@ -64,3 +64,19 @@ def test_a_name_keeps_the_key_stores_hold_for_it(name: str) -> None:
     assert Entity(name=name).key == normalize_key(name)
     hg = Hypergraph.model_validate({"entities": {normalize_key(name): {"name": name}}})
     assert list(hg.entities) == [normalize_key(name)]
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+@pytest.mark.parametrize(("text", "query"), [("Die Bahnhofstrasse in Zürich ist bekannt.",
+                                              "Bahnhofstraße"),
+                                             ("Die Maßnahme in der Straße war teuer.",
+                                              "STRASSE Massnahme")])
+def test_sharp_s_and_ss_match_each_other(tmp_path: Path, lazy: bool, text: str,
+                                         query: str) -> None:
+    """BM25 lower-cases (``straße``) while case folding writes ``strasse``: a Swiss
+    ``Strasse`` and a German ``Straße`` did not match each other in either direction."""
+    docs = [Document(id="ch", text=text), Document(id="be", text="Der Gemeinderat tagte.")]
+    with VizRAG(tmp_path / "s", show_progress=False, lazy=lazy) as rag:
+        rag.insert(docs)
+        result = rag.retrieve(query, top_k=1)
+    assert [c.doc_id for c in result.chunks] == ["ch"] and not result.unmatched

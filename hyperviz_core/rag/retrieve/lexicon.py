@@ -13,7 +13,10 @@ a query the corpus already speaks is left untouched:
   the lexical query, and the entities whose name contains it count as entities the query
   names (:attr:`QueryRepair.entities`);
 * **word forms**: an unknown word is replaced by the corpus words that share its light stem
-  (:func:`light_stem`: plural, ``-ed``, ``-ing`` and a final ``e`` removed).
+  (:func:`light_stem`: plural, ``-ed``, ``-ing`` and a final ``e`` removed);
+* **case forms**: BM25 lower-cases but does not case-fold, so a query word the corpus
+  spells with the other of ``ß`` / ``ss`` (``Straße``, Swiss ``Strasse``) gets that
+  spelling added (any word, known or not).
 
 :func:`lexical_text` is the text normalisation BM25 indexes and queries with: underscores
 (``_italics_`` markup of plain-text books, ``snake_case``) separate words.
@@ -70,14 +73,17 @@ def alpha_words(text: str) -> list[str]:
 
 def vocabulary_of(texts: Iterable[str]) -> set[str]:
     """Every word (:func:`alpha_words`) of ``texts``: the vocabulary queries are repaired
-    against.
+    against; and a word that case folding spells otherwise (``straße`` → ``strasse``) also
+    as BM25 reads it (lower-cased), for :meth:`QueryLexicon.repair`'s case forms.
 
-    >>> sorted(vocabulary_of(["Marie Curie", "marie's lab"]))
-    ['curie', 'lab', 'marie', 's']
+    >>> sorted(vocabulary_of(["Marie Curie", "marie's lab", "Die Straße"]))
+    ['curie', 'die', 'lab', 'marie', 's', 'strasse', 'straße']
     """
     words: set[str] = set()
     for text in texts:
         words.update(alpha_words(text))
+        if not text.isascii() and (low := text.lower()) != text.casefold():
+            words.update(w for w in _ALPHA.findall(low) if w.casefold() != w)
     return words
 
 
@@ -182,6 +188,16 @@ class QueryLexicon:
         return stems
 
     @functools.cached_property
+    def _case_forms(self) -> dict[str, list[str]]:
+        """Case-folded word → the corpus words BM25 reads differently (``strasse`` →
+        ``straße``): the non-ASCII vocabulary words that case folding changes."""
+        forms: dict[str, list[str]] = {}
+        for w in sorted(self.vocabulary):
+            if not w.isascii() and (fold := w.casefold()) != w:
+                forms.setdefault(fold, []).append(w)
+        return forms
+
+    @functools.cached_property
     def _entities(self) -> dict[str, list[str]]:
         """Entity-name word → the entity keys whose name has it."""
         entities: dict[str, list[str]] = {}
@@ -237,6 +253,8 @@ class QueryLexicon:
         for m in _ALPHA.finditer(query):
             token = m.group(0)
             word = token.casefold()
+            if forms:
+                self._case_repair(token, word, out)
             if not self.unknown(word):
                 continue
             name = self.spelling(word, threshold) if spelling and token[0].isupper() else None
@@ -255,6 +273,19 @@ class QueryLexicon:
                     seen.add(key)
                     out.entities.append(key)
         return out
+
+
+    def _case_repair(self, token: str, word: str, out: QueryRepair) -> None:
+        """BM25 lower-cases, so ``Straße`` and ``Strasse`` are two words to it: the other
+        spelling joins the query when the corpus uses it (``ß`` ↔ ``ss``, and whatever
+        else case folding rewrites)."""
+        if not token.isascii() and token.lower() != word:  # the query spells ``ß``
+            others = [word] if word in self.vocabulary else []
+        else:
+            others = self._case_forms.get(word, []) if len(word) >= 3 else []
+        for w in others:
+            if w not in out.forms:
+                out.forms.append(w)
 
 
 _CACHE: weakref.WeakKeyDictionary[object, QueryLexicon] = weakref.WeakKeyDictionary()
