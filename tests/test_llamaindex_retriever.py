@@ -83,14 +83,15 @@ def test_image_node(index: VizRAGIndex) -> None:
     assert node.resolve_image().read().startswith(PNG_MAGIC)
     assert node.image_mimetype == "image/png" and node.text == result.bottom_view.caption
     assert node.node_id == "vizrag-image-" + result.bottom_view.sha256[:32]
-    assert images[0].score == texts[0].score == max(n.score for n in texts)
+    # scored like the weakest chunk: it sorts and fuses after the chunks it shows
+    assert images[0].score == texts[-1].score == min(n.score for n in texts)
     blocks = node.get_content_blocks()
     assert [type(b) for b in blocks] == [ImageBlock, TextBlock]
     assert blocks[0].image is not None and blocks[0].detail == "high"
     assert blocks[1].text == node.text
     for shown in (repr(node), str(node), repr(images[0])):
         assert node.image[:200] not in shown
-    # stable id: the same query gives the same node id; the cutoff keeps the image
+    # stable id: the same query gives the same node id; a cutoff keeping every chunk keeps it
     again = split(index.as_retriever(top_k=3).retrieve(QUERY))[1][0]
     assert again.node.node_id == node.node_id
     kept = SimilarityPostprocessor(similarity_cutoff=0.01).postprocess_nodes(texts + images)

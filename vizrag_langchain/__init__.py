@@ -10,6 +10,8 @@ Example::
 
 from __future__ import annotations
 
+from hyperviz_core import __version__
+
 from . import _framework  # noqa: F401  (first: a missing extra is named)
 from .adapters import (
     LangChainChatModel,
@@ -18,7 +20,14 @@ from .adapters import (
     to_langchain_messages,
 )
 from .chain import DEFAULT_PROMPT, create_vizrag_chain, format_passages, vizrag_message
-from .documents import IMAGE_DOC_TYPE, image_document, is_image_document, result_documents
+from .documents import (
+    IMAGE_DOC_TYPE,
+    image_document,
+    is_image_document,
+    merge_metadata,
+    result_documents,
+    vizrag_value,
+)
 from .hyperrag import HyperRAGVisualRetriever
 from .retriever import VizRAGRetriever
 from .runnable import HyperVizRunnable, image_block, split_documents
@@ -31,14 +40,17 @@ __all__ = [
     "LangChainChatModel",
     "LangChainEmbedder",
     "VizRAGRetriever",
+    "__version__",
     "create_vizrag_chain",
     "format_passages",
     "image_block",
     "image_document",
     "is_image_document",
+    "merge_metadata",
     "message_text",
     "result_documents",
     "split_documents",
     "to_langchain_messages",
     "vizrag_message",
+    "vizrag_value",
 ]

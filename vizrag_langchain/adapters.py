@@ -19,14 +19,17 @@ import numpy.typing as npt
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
-from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables import Runnable, RunnableConfig
+from langchain_core.runnables.base import RunnableBindingBase
 from langchain_core.runnables.config import ensure_config
+from langchain_core.runnables.configurable import DynamicRunnable
+from langchain_core.runnables.fallbacks import RunnableWithFallbacks
 
 from hyperviz_core.rag.providers.protocols import as_provider_error, report_usage
 from hyperviz_core.rag.vectors import normalize_rows
 
 __all__ = ["ENGINE_RUN_NAME", "ENGINE_TAG", "LangChainChatModel", "LangChainEmbedder",
-           "message_text", "to_langchain_messages"]
+           "chat_model_of", "message_text", "to_langchain_messages"]
 
 ENGINE_RUN_NAME = "vizrag_engine"
 """The run name of the engine's own chat-model calls (keywords, locate, extraction ...)
@@ -70,11 +73,37 @@ def message_text(message: Any) -> str:
     return "" if content is None else str(content)
 
 
+def chat_model_of(model: Any) -> BaseChatModel | None:
+    """The LangChain chat model ``model`` is or wraps: behind bindings (``.bind(stop=...)``,
+    ``with_retry``, ``with_config``, ``with_listeners``), ``with_fallbacks`` (its first
+    runnable) and ``configurable_fields`` wrappers; None when it is none of these.
+
+    >>> from langchain_core.language_models.fake_chat_models import FakeListChatModel
+    >>> chat = FakeListChatModel(responses=["ok"])
+    >>> chat_model_of(chat.bind(stop=["x"]).with_retry()) is chat
+    True
+    """
+    while True:
+        if isinstance(model, BaseChatModel):
+            return model
+        if isinstance(model, RunnableBindingBase):
+            model = model.bound
+        elif isinstance(model, DynamicRunnable):
+            model = model.default
+        elif isinstance(model, RunnableWithFallbacks):
+            model = model.runnable
+        else:
+            return None
+
+
 class LangChainChatModel:
     """A VizRAG :class:`~hyperviz_core.rag.ChatModel` over a LangChain chat model.
 
     Args:
-        chat_model: any ``BaseChatModel`` (``invoke``/``ainvoke`` are used).
+        chat_model: any ``BaseChatModel``, or a runnable wrapping one (``with_retry()``,
+            ``bind(stop=...)``, ``with_fallbacks([...])``: :func:`chat_model_of`), called as
+            it is (``invoke``/``ainvoke``), so its retries, bound arguments and fallbacks
+            apply.
         model_name: name for cache keys / usage (default: the model's ``model_name`` /
             ``model`` attribute, else its ``_llm_type``).
         json_kwargs: bound with ``chat_model.bind(**json_kwargs)`` when VizRAG asks for JSON
@@ -91,15 +120,16 @@ class LangChainChatModel:
 
     def __init__(
         self,
-        chat_model: BaseChatModel,
+        chat_model: BaseChatModel | Runnable[Any, Any],
         *,
         model_name: str | None = None,
         json_kwargs: Mapping[str, Any] | None = None,
         config: RunnableConfig | None = None,
     ) -> None:
         self.chat_model = chat_model
-        label = (getattr(chat_model, "model_name", None) or getattr(chat_model, "model", None)
-                 or getattr(chat_model, "_llm_type", None) or type(chat_model).__name__)
+        inner = chat_model_of(chat_model) or chat_model  # the model's name, not a wrapper's
+        label = (getattr(inner, "model_name", None) or getattr(inner, "model", None)
+                 or getattr(inner, "_llm_type", None) or type(inner).__name__)
         self.model_name = model_name or f"langchain:{label}"
         self.json_kwargs = dict(json_kwargs or {})
         self.config = config

@@ -1,9 +1,13 @@
 """Convert a :class:`~hyperviz_core.rag.RetrievalResult` into LangChain ``Document`` objects.
 
-Text documents carry the chunk text with ``id`` = chunk id and JSON-serialisable metadata
-(document and chunk ids, score and its parts, entity keys with their ``E#`` ids, hyperedge
-ids with their ``H#`` ids). The optional image document carries the rendering: its caption
-as ``page_content`` and the PNG (base64) in ``metadata["image_base64"]``.
+Text documents carry the chunk text with ``id`` = chunk id and JSON-serialisable metadata:
+the indexed document's own metadata as inserted, plus VizRAG's keys (document and chunk ids,
+score and its parts, entity keys with their ``E#`` ids, hyperedge ids with their ``H#`` ids);
+where the document's metadata holds one of VizRAG's keys with another value, VizRAG's value
+goes under ``vizrag_<key>`` (:func:`merge_metadata`, read back with :func:`vizrag_value`).
+The optional image document carries the rendering: its caption as ``page_content``, the PNG
+(base64) in ``metadata["image_base64"]``, and the keys a text document has (``title``,
+``score``, ``rank`` ...), so prompts and filters that read them work on it too.
 
 Example::
 
@@ -26,21 +30,25 @@ from hyperviz_core.rag import (
     RetrievalResult,
     VisualContext,
     json_safe_metadata,
+    visual_ids,
+)
+from hyperviz_core.rag.result_metadata import (
+    VIZRAG_PREFIX,
+    merge_metadata,
+    vizrag_key,
+    vizrag_value,
 )
 
-__all__ = ["IMAGE_DOC_TYPE", "image_document", "is_image_document", "result_documents",
-           "to_engine_document"]
+__all__ = ["IMAGE_DOC_TYPE", "VIZRAG_PREFIX", "image_document", "is_image_document",
+           "merge_metadata", "result_documents", "to_engine_document", "vizrag_key",
+           "vizrag_value"]
 
 IMAGE_DOC_TYPE = "hyperviz_image"
 """``metadata["type"]`` of the rendered-image document."""
 
-
 def _chunk_metadata(result: RetrievalResult, chunk: RankedChunk,
                     shown: dict[str, Any] | None) -> dict[str, Any]:
-    return {
-        **chunk.metadata,
-        # LangChain's "source" names where a document came from: the indexed one's is kept
-        "source": chunk.metadata.get("source", "vizrag"),
+    ours = {
         "type": "chunk",
         "doc_id": chunk.doc_id,
         "chunk_id": chunk.chunk_id,
@@ -51,6 +59,9 @@ def _chunk_metadata(result: RetrievalResult, chunk: RankedChunk,
         "mode": result.mode,
         **result.chunk_links(chunk, shown),
     }
+    # LangChain's "source" names where a document came from: the indexed one's is kept,
+    # "vizrag" is only the default (never a second key beside the document's)
+    return merge_metadata({"source": "vizrag", **chunk.metadata}, ours)[0]
 
 
 def result_documents(result: RetrievalResult, k: int | None = None,
@@ -64,15 +75,33 @@ def result_documents(result: RetrievalResult, k: int | None = None,
             for c in chunks]
 
 
-def image_document(view: RenderedView | VisualContext, *, view_name: str, query: str
-                   ) -> Document:
-    """One rendering as a document: caption as text, PNG base64 and mime type in metadata."""
+def image_document(view: RenderedView | VisualContext, *, view_name: str, query: str,
+                   mode: str = "", score: float = 0.0, rank: int = 1) -> Document:
+    """One rendering as a document: caption as text, PNG base64 and mime type in metadata,
+    and the keys of a text document (``doc_id`` = ``chunk_id`` = its id, ``title``,
+    ``rank``, ``score``, ``score_parts`` = {}, ``mode``, the ``entities`` / ``hyperedges``
+    it shows with their ``E#`` / ``H#``). The retriever gives it the rank after the text
+    documents and the weakest one's score: it sorts after the passages it shows, and a
+    score filter that keeps them all keeps it."""
+    doc_id = f"hyperviz-{view.sha256[:16]}"
+    ents, edges = visual_ids(view.export)
     return Document(
-        id=f"hyperviz-{view.sha256[:16]}",
+        id=doc_id,
         page_content=view.caption,
         metadata={
             "source": "vizrag",
             "type": IMAGE_DOC_TYPE,
+            "doc_id": doc_id,
+            "chunk_id": doc_id,
+            "title": f"HyperViz image ({view_name})",
+            "rank": rank,
+            "score": score,
+            "score_parts": {},
+            "mode": mode,
+            "entities": list(ents),
+            "entity_ids": ents,
+            "hyperedges": list(edges),
+            "hyperedge_ids": edges,
             "view": view_name,
             "query": query,
             "mime_type": "image/png",

@@ -20,21 +20,22 @@ from pathlib import Path
 from typing import Any, Self
 
 from langchain_core.embeddings import Embeddings
-from langchain_core.language_models.chat_models import BaseChatModel
 from pydantic import BaseModel, Field, PrivateAttr
 
 from hyperviz_core.rag import StoreProtocol, VizRAG
 from hyperviz_core.rag.store import is_store_url, redact_url
 
-from .adapters import LangChainChatModel, LangChainEmbedder
+from .adapters import LangChainChatModel, LangChainEmbedder, chat_model_of
 
 __all__ = ["SharedEngine", "as_chat_model", "as_embedder", "redacted_args",
            "resolve_engine"]
 
 
 def as_chat_model(chat: Any) -> Any:
-    """A VizRAG chat model: LangChain chat models are wrapped, anything else passes."""
-    return LangChainChatModel(chat) if isinstance(chat, BaseChatModel) else chat
+    """A VizRAG chat model: LangChain chat models, and runnables wrapping one
+    (``with_retry()``, ``bind(...)``, ``with_fallbacks(...)``: :func:`chat_model_of`), are
+    wrapped; anything else passes."""
+    return LangChainChatModel(chat) if chat_model_of(chat) is not None else chat
 
 
 def as_embedder(embedder: Any) -> Any:

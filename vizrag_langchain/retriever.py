@@ -36,6 +36,7 @@ from pydantic import ConfigDict, Field, ValidationInfo, field_validator
 from hyperviz_core.rag import (
     MAX_HOPS,
     MODES,
+    RenderedView,
     RetrievalResult,
     VisualContext,
     VizRAG,
@@ -227,15 +228,20 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
     @staticmethod
     def _documents(result: RetrievalResult, n: int, image: bool,
                    passages: VisualContext | None = None) -> list[Document]:
-        if passages is not None and not passages.is_empty:  # its E#/H# label the chunks
-            docs = result_documents(result, n, passages.export)
-            docs.append(image_document(passages, view_name="passages", query=result.query))
-            return docs
-        docs = result_documents(result, n)
-        view, name = ((result.bottom_view, "bottom") if result.bottom_view is not None
-                      else (result.top_view, "top"))
-        if image and view is not None:
-            docs.append(image_document(view, view_name=name, query=result.query))
+        shown = passages is not None and not passages.is_empty
+        docs = result_documents(result, n, passages.export if shown and passages else None)
+        view: RenderedView | VisualContext | None = (
+            result.bottom_view if result.bottom_view is not None else result.top_view)
+        name = "bottom" if result.bottom_view is not None else "top"
+        if shown:  # the rendering of the ranked chunks: its E#/H# label them
+            view, name = passages, "passages"
+        elif not image:
+            view = None
+        if view is not None:  # after the passages it shows, scored like the weakest one
+            scores = [c.score for c in result.chunks[:n]]
+            docs.append(image_document(view, view_name=name, query=result.query,
+                                       mode=result.mode, score=min(scores, default=0.0),
+                                       rank=len(docs) + 1))
         return docs
 
     # ------------------------------------------------------------------ retrieval

@@ -38,7 +38,7 @@ from hyperviz_core.rag import (
     visual_ids,
 )
 
-from .documents import is_image_document
+from .documents import is_image_document, vizrag_key, vizrag_value
 from .engine import SharedEngine
 from .events import async_event_hook, event_hook
 
@@ -112,13 +112,14 @@ def _renumbered(docs: list[Document], ctx: VisualContext) -> list[Document]:
     out = []
     for doc in docs:
         meta = doc.metadata
-        if "entity_ids" not in meta and "hyperedge_ids" not in meta:
+        ent_key, edge_key = vizrag_key(meta, "entity_ids"), vizrag_key(meta, "hyperedge_ids")
+        if ent_key is None and edge_key is None:
             out.append(doc)
             continue
+        keys, hyperedges = vizrag_value(meta, "entities", []), vizrag_value(meta, "hyperedges", [])
         meta = {**meta,
-                "entity_ids": {k: ents[k] for k in meta.get("entities", []) if k in ents},
-                "hyperedge_ids": {h: edges[h] for h in meta.get("hyperedges", [])
-                                  if h in edges}}
+                ent_key or "entity_ids": {k: ents[k] for k in keys if k in ents},
+                edge_key or "hyperedge_ids": {h: edges[h] for h in hyperedges if h in edges}}
         out.append(doc.model_copy(update={"metadata": meta}))
     return out
 

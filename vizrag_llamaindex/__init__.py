@@ -13,13 +13,22 @@ reopen a persisted index in a fresh process.
 
 from __future__ import annotations
 
+from hyperviz_core import __version__
+
 from . import _framework  # noqa: F401  (first: a missing extra is named)
 from .adapters import LlamaIndexChatModel, LlamaIndexEmbedder, to_llamaindex_messages
 from .captions import ImageCaptionPostprocessor
 from .hyperrag import HyperRAGVisualRetriever
 from .index import IndexVizRAG, VizRAGIndex, to_engine_document
 from .instrumentation import StageSpans, VizRAGLocateEvent, VizRAGRenderEvent
-from .nodes import VizRAGImageNode, chunk_nodes, image_node
+from .nodes import (
+    VizRAGImageNode,
+    VizRAGTextNode,
+    chunk_nodes,
+    image_node,
+    merge_metadata,
+    vizrag_value,
+)
 from .options import IndexingWarning
 from .postprocessor import HyperVizPostprocessor
 from .query import CaptionOnlyWarning, build_query_engine
@@ -42,10 +51,14 @@ __all__ = [
     "VizRAGRenderEvent",
     "VizRAGRetriever",
     "VizRAGStorageContext",
+    "VizRAGTextNode",
+    "__version__",
     "backup_store",
     "build_query_engine",
     "chunk_nodes",
     "image_node",
+    "merge_metadata",
     "to_engine_document",
     "to_llamaindex_messages",
+    "vizrag_value",
 ]

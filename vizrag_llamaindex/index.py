@@ -65,9 +65,15 @@ from .documents import (
     unchanged,
 )
 from .nodes import user_metadata
-from .options import check_documents, check_models, recorded_options, warn_skipped
+from .options import (
+    check_documents,
+    check_models,
+    engine_option_names,
+    recorded_options,
+    warn_skipped,
+)
 from .query import build_query_engine, multimodal_chat_engine
-from .retriever import RETRIEVER_OPTIONS, VizRAGRetriever, check_unsupported
+from .retriever import RETRIEVER_OPTIONS, VizRAGRetriever, check_options
 from .storage import VizRAGStorageContext, backup_store
 
 __all__ = ["INDEX_TYPE", "IndexVizRAG", "VizRAGIndex", "ref_doc_of", "to_engine_document"]
@@ -456,9 +462,10 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
     def as_retriever(self, **kwargs: Any) -> VizRAGRetriever:
         """A :class:`VizRAGRetriever` (options: ``top_k``, ``mode``, ``hops``,
         ``include_image``, ``image_view``); vector-store options VizRAG cannot honour
-        (``filters``, ``doc_ids``, ...) raise ``ValueError``; others (the query engine's)
-        are ignored here."""
-        check_unsupported(kwargs)
+        (``filters``, ``doc_ids``, ...) raise ``ValueError``, unknown names (``topk=3``)
+        ``TypeError``; the arguments of LlamaIndex's query and chat engines (which
+        ``as_query_engine`` / ``as_chat_engine`` pass on here) are ignored here."""
+        check_options(kwargs, engine_option_names())
         options = {k: v for k, v in kwargs.items() if k in RETRIEVER_OPTIONS}
         options.setdefault("callback_manager", self._callback_manager)
         return VizRAGRetriever(self, **options)
@@ -485,8 +492,9 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         ``llm`` defaults to the index's own LLM; ``Settings.llm`` is never read. A chat LLM
         gets ``multimodal=True``; any other LLM gets only the caption (one warning).
         """
-        return build_query_engine(self.as_retriever(**kwargs), llm or self._llm,
-                                  callback_manager=self._callback_manager, **kwargs)
+        manager = kwargs.pop("callback_manager", None) or self._callback_manager
+        return build_query_engine(self.as_retriever(callback_manager=manager, **kwargs),
+                                  llm or self._llm, callback_manager=manager, **kwargs)
 
 
 INDEX_STRUCT_TYPE_TO_INDEX_STRUCT_CLASS[INDEX_TYPE] = IndexVizRAG  # type: ignore[index]

@@ -1,11 +1,16 @@
 """VizRAG results as LlamaIndex nodes: one ``TextNode`` per ranked chunk, one image node.
 
-* :func:`chunk_nodes` — ``RetrievalResult.chunks`` → ``NodeWithScore(TextNode)``; the node id
-  is the chunk id, the source relationship the LlamaIndex document (``node.ref_doc_id``: the
-  document id, or the ``ref_doc_id`` of an inserted node), the metadata the document's own
-  (as inserted) plus VizRAG's keys, and the large VizRAG keys (score parts, entity keys,
-  visual IDs) are excluded from what the LLM and the embedder read, as are the keys the
-  document itself excluded (``excluded_llm_metadata_keys`` / ``excluded_embed_metadata_keys``).
+* :func:`chunk_nodes` — ``RetrievalResult.chunks`` → ``NodeWithScore(VizRAGTextNode)``; the
+  node id is the chunk id, the source relationship the LlamaIndex document
+  (``node.ref_doc_id``: the document id, or the ``ref_doc_id`` of an inserted node), the
+  metadata the document's own (as inserted) plus VizRAG's keys (:func:`merge_metadata`: on a
+  clash VizRAG's value goes under a ``vizrag_``-prefixed key, never over the document's), and
+  the large VizRAG keys (score parts, entity keys, visual IDs) are excluded from what the LLM
+  and the embedder read, as are the keys the document itself excluded
+  (``excluded_llm_metadata_keys`` / ``excluded_embed_metadata_keys``).
+* :class:`VizRAGTextNode` — a ``TextNode`` whose ``hash`` leaves out the per-query metadata
+  (rank, scores, entity links), so one chunk has one hash whatever the query or mode
+  (``QueryFusionRetriever`` de-duplicates and fuses nodes by hash).
 * :class:`VizRAGImageNode` — an ``ImageNode`` whose ``image`` is the base64 PNG of a HyperViz
   rendering and whose text is its caption. Its content blocks put the caption as a
   ``TextBlock`` right after the ``ImageBlock`` (the stock ``ImageNode`` drops the text on the
@@ -15,6 +20,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from hashlib import sha256
 from typing import Any
 
 from llama_index.core.base.llms.types import BaseContentBlock, ImageBlock, TextBlock
@@ -29,15 +35,20 @@ from llama_index.core.schema import (
 from pydantic import Field
 
 from hyperviz_core.rag import RankedChunk, RetrievalResult, VisualContext
+from hyperviz_core.rag.result_metadata import VIZRAG_PREFIX, merge_metadata, vizrag_value
 
 __all__ = [
     "CHUNK_LLM_METADATA",
+    "VIZRAG_PREFIX",
     "VizRAGImageNode",
+    "VizRAGTextNode",
     "chunk_nodes",
     "image_node",
     "is_image_node",
+    "merge_metadata",
     "stored_ref",
     "user_metadata",
+    "vizrag_value",
 ]
 
 CHUNK_LLM_METADATA: tuple[str, ...] = ("title", "doc_id")
@@ -62,6 +73,39 @@ REF_HASH_KEY = "_llamaindex_ref_doc_hash"
 """Stored metadata key: the hash of the document a node was transformed from."""
 
 IMAGE_ID_PREFIX = "vizrag-image-"
+
+CHUNK_STABLE_METADATA: tuple[str, ...] = ("title", "doc_id", "chunk_id")
+"""VizRAG's chunk metadata keys that do not depend on the query (all others do: rank,
+``vizrag_score``, ``score_<part>``, the entity and hyperedge links of the views drawn)."""
+
+class VizRAGTextNode(TextNode):
+    """A retrieved chunk: a ``TextNode`` whose ``hash`` leaves out the metadata that changes
+    from query to query (``query_metadata_keys``: VizRAG's rank, scores and entity links).
+
+    ``TextNode.hash`` covers the text and all the metadata, so the same chunk retrieved twice
+    (another query, another mode) would hash differently, and ``QueryFusionRetriever``, which
+    fuses nodes by hash, would count it as two. The hash is that of a plain ``TextNode`` with
+    the same text and the metadata less those keys. ``class_name()`` stays ``"TextNode"``
+    (a serialised node loads as a plain ``TextNode``).
+
+    >>> a = VizRAGTextNode(text="t", metadata={"doc_id": "d", "rank": 1},
+    ...                    query_metadata_keys=["rank"])
+    >>> b = VizRAGTextNode(text="t", metadata={"doc_id": "d", "rank": 2},
+    ...                    query_metadata_keys=["rank"])
+    >>> a.hash == b.hash == TextNode(text="t", metadata={"doc_id": "d"}).hash
+    True
+    """
+
+    query_metadata_keys: list[str] = Field(
+        default_factory=list, repr=False,
+        description="Metadata keys that depend on the query, left out of the hash.")
+
+    @property
+    def hash(self) -> str:
+        skip = set(self.query_metadata_keys)
+        stable = {k: v for k, v in self.metadata.items() if k not in skip}
+        identity = str(self.text) + str(stable)
+        return str(sha256(identity.encode("utf-8", "surrogatepass")).hexdigest())
 
 
 class VizRAGImageNode(ImageNode):
@@ -162,22 +206,26 @@ def _vizrag_meta(chunk: RankedChunk, result: RetrievalResult,
 
 def chunk_nodes(result: RetrievalResult, shown: dict[str, Any] | None = None
                 ) -> list[NodeWithScore]:
-    """One ``NodeWithScore(TextNode)`` per ranked chunk, best first: the document's own
-    metadata, then VizRAG's keys (which shadow a document key of the same name); ``shown``:
-    the export of a rendering shown instead of the result's views (its E#/H# are given)."""
+    """One ``NodeWithScore(VizRAGTextNode)`` per ranked chunk, best first: the document's own
+    metadata as inserted, then VizRAG's keys (:func:`merge_metadata`: under a ``vizrag_``
+    prefixed name where the document holds the key with another value); ``shown``: the
+    export of a rendering shown instead of the result's views (its E#/H# are given)."""
     out: list[NodeWithScore] = []
     for chunk in result.chunks:
-        ours = _vizrag_meta(chunk, result, shown)
+        own = user_metadata(chunk.metadata)
+        meta, where = merge_metadata(own, _vizrag_meta(chunk, result, shown))
+        added = {name for name in where.values() if name not in own}  # VizRAG's alone
         stored = chunk.metadata.get(EXCLUDED_KEY)
-        meta = user_metadata(chunk.metadata) | ours
-        hidden = ({k for k in ours if k not in CHUNK_LLM_METADATA}
-                  | ((set(_excluded(stored, "llm")) | set(ENGINE_BOOKKEEPING)) & set(meta)))
-        unembedded = set(ours) | (set(_excluded(stored, "embed")) & set(meta))
+        hidden = ({where[k] for k in where if k not in CHUNK_LLM_METADATA}
+                  | ((set(_excluded(stored, "llm")) | set(ENGINE_BOOKKEEPING)) & set(own)))
+        unembedded = set(where.values()) | (set(_excluded(stored, "embed")) & set(own))
         source = stored_ref(chunk.metadata) or chunk.doc_id
-        node = TextNode(
+        node = VizRAGTextNode(
             id_=chunk.chunk_id, text=chunk.text, metadata=meta,
             excluded_llm_metadata_keys=sorted(hidden),
             excluded_embed_metadata_keys=sorted(unembedded),
+            query_metadata_keys=sorted(
+                {where[k] for k in where if k not in CHUNK_STABLE_METADATA} & added),
             relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id=source)})
         out.append(NodeWithScore(node=node, score=chunk.score))
     return out
@@ -187,6 +235,12 @@ def top_score(nodes: Sequence[NodeWithScore]) -> float | None:
     """The best score among ``nodes`` (None when none is scored)."""
     scores = [n.score for n in nodes if n.score is not None]
     return max(scores) if scores else None
+
+
+def low_score(nodes: Sequence[NodeWithScore]) -> float | None:
+    """The weakest score among ``nodes`` (None when none is scored)."""
+    scores = [n.score for n in nodes if n.score is not None]
+    return min(scores) if scores else None
 
 
 def image_blocks(node: VizRAGImageNode) -> list[ImageBlock]:

@@ -5,6 +5,9 @@
   model name such as ``"gpt-4o-mini"`` or ``"default"`` is refused: VizRAG resolves nothing).
 * :func:`recorded_options` — the engine options a persisted index records in its struct
   (JSON values) and those it cannot (objects: extractors, renderers, prompts ...).
+* :func:`engine_option_names` — the keyword arguments of LlamaIndex's query and chat engine
+  builders (what ``as_query_engine`` / ``as_chat_engine`` pass on to ``as_retriever``
+  beside the retriever's own options).
 * :func:`warn_skipped` — one :class:`IndexingWarning` when the engine's ``IndexReport``
   says extraction records were skipped (answers the extraction LLM gave that could not be
   parsed): without it an index with no entities would look like a good one.
@@ -17,6 +20,8 @@ Example:
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 import warnings
 from collections.abc import Mapping
@@ -29,7 +34,7 @@ from llama_index.core.schema import BaseNode
 from hyperviz_core.rag import IndexReport
 
 __all__ = ["NOT_RECORDED", "IndexingWarning", "check_documents", "check_models",
-           "recorded_options", "warn_skipped"]
+           "engine_option_names", "recorded_options", "warn_skipped"]
 
 NOT_RECORDED: tuple[str, ...] = ("must_exist",)
 """Engine options that belong to one opening of the store, never recorded (a loaded index
@@ -80,6 +85,35 @@ def recorded_options(options: Mapping[str, Any]) -> tuple[dict[str, Any], list[s
     kept = {k: v for k, v in options.items() if k not in NOT_RECORDED}
     return ({k: v for k, v in kept.items() if _is_json(v)},
             sorted(k for k, v in kept.items() if not _is_json(v)))
+
+
+@functools.cache
+def engine_option_names() -> frozenset[str]:
+    """The keyword arguments of LlamaIndex's query and chat engine builders
+    (``RetrieverQueryEngine.from_args``, ``get_response_synthesizer``, the chat engines'
+    ``from_defaults``) and VizRAG's ``multimodal``: ``BaseIndex.as_chat_engine`` passes them
+    to ``as_retriever`` with the retriever's own options, so they are not errors there."""
+    from llama_index.core.chat_engine import (
+        CondensePlusContextChatEngine,
+        CondenseQuestionChatEngine,
+        ContextChatEngine,
+        MultiModalCondensePlusContextChatEngine,
+        MultiModalContextChatEngine,
+        SimpleChatEngine,
+    )
+    from llama_index.core.query_engine import RetrieverQueryEngine
+    from llama_index.core.response_synthesizers import get_response_synthesizer
+
+    builders = (RetrieverQueryEngine.from_args, get_response_synthesizer,
+                CondenseQuestionChatEngine.from_defaults, ContextChatEngine.from_defaults,
+                CondensePlusContextChatEngine.from_defaults, SimpleChatEngine.from_defaults,
+                MultiModalContextChatEngine.from_defaults,
+                MultiModalCondensePlusContextChatEngine.from_defaults)
+    names = {"multimodal"}
+    for build in builders:
+        names |= {p.name for p in inspect.signature(build).parameters.values()
+                  if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    return frozenset(names - {"self", "cls", "retriever", "query_engine"})
 
 
 def warn_skipped(report: IndexReport, stacklevel: int = 2) -> IndexReport:

@@ -20,6 +20,7 @@ from llama_index.core.prompts import RichPromptTemplate
 from llama_index.core.prompts.chat_prompts import (
     CHAT_CONTENT_QA_PROMPT,
     CHAT_CONTENT_REFINE_PROMPT,
+    CHAT_CONTENT_TREE_SUMMARIZE_PROMPT,
 )
 from llama_index.core.query_engine import RetrieverQueryEngine
 from llama_index.core.retrievers import BaseRetriever
@@ -110,13 +111,20 @@ def _templates() -> dict[str, RichPromptTemplate]:
     return {"chat_content_qa_template": qa, "chat_content_refine_template": refine}
 
 
+SUMMARY_PROMPT_KEY = "response_synthesizer:chat_summary_template"
+"""The multimodal summary prompt of ``response_mode="tree_summarize"`` (``from_args`` takes
+no argument for it: :func:`build_query_engine` sets it on the engine it built)."""
+
+
 def build_query_engine(retriever: BaseRetriever, llm: Any, *,
                        callback_manager: CallbackManager | None = None,
                        **kwargs: Any) -> RetrieverQueryEngine:
     """``RetrieverQueryEngine.from_args`` with ``multimodal`` set from the LLM.
 
     ``kwargs`` are query-engine arguments (``streaming``, ``response_mode``,
-    ``node_postprocessors`` ...); retriever options among them are dropped.
+    ``node_postprocessors``, ``chat_summary_template`` ...); retriever options among them are
+    dropped. With ``multimodal`` every chat prompt of the synthesizer VizRAG builds (QA,
+    refine, tree summary) keeps ``detail="high"`` on the image, unless given here.
     """
     if llm is None:
         raise ValueError("a VizRAG query engine needs an LLM: pass llm=... (Settings.llm is "
@@ -132,12 +140,20 @@ def build_query_engine(retriever: BaseRetriever, llm: Any, *,
             warnings.warn(f"{type(llm).__name__} is not a chat model: the hypergraph image "
                           "cannot be sent, only its caption", CaptionOnlyWarning,
                           stacklevel=3)
+    summary = engine_args.pop("chat_summary_template", None)
+    own_synthesizer = engine_args.get("response_synthesizer") is not None
     if multimodal:
         for key, template in _templates().items():
             engine_args.setdefault(key, template)
     _textless_synthesizer(engine_args, llm, multimodal, callback_manager)
-    return RetrieverQueryEngine.from_args(retriever, llm=llm, multimodal=multimodal,
-                                          callback_manager=callback_manager, **engine_args)
+    engine = RetrieverQueryEngine.from_args(retriever, llm=llm, multimodal=multimodal,
+                                            callback_manager=callback_manager, **engine_args)
+    if summary is None and multimodal and not own_synthesizer:
+        summary = DetailedImagePrompt(  # type: ignore[call-arg]  # see _templates
+            CHAT_CONTENT_TREE_SUMMARIZE_PROMPT.template_str)
+    if summary is not None and SUMMARY_PROMPT_KEY in engine.get_prompts():
+        engine.update_prompts({SUMMARY_PROMPT_KEY: summary})
+    return engine
 
 
 def _textless_synthesizer(engine_args: dict[str, Any], llm: LLM, multimodal: bool,

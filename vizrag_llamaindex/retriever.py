@@ -14,11 +14,12 @@ Example:
     >>> _ = rag.insert([Document(id="d1", text="Marie Curie worked with Pierre Curie.")])
     >>> nodes = VizRAGRetriever(rag, top_k=1).retrieve("Who worked with Marie Curie?")
     >>> [type(n.node).__name__ for n in nodes], nodes[0].node.ref_doc_id
-    (['TextNode', 'VizRAGImageNode'], 'd1')
+    (['VizRAGTextNode', 'VizRAGImageNode'], 'd1')
 """
 
 from __future__ import annotations
 
+import difflib
 import inspect
 from typing import Any, Literal, get_args
 
@@ -37,13 +38,14 @@ from hyperviz_core.rag import (
 )
 
 from .instrumentation import StageSpans, dispatcher
-from .nodes import chunk_nodes, image_node, top_score
+from .nodes import chunk_nodes, image_node, low_score
 
-__all__ = ["RETRIEVER_OPTIONS", "ImageView", "VizRAGRetriever"]
+__all__ = ["RETRIEVER_OPTIONS", "ImageView", "VizRAGRetriever", "check_options"]
 
 ImageView = Literal["bottom", "top", "both"]
 RETRIEVER_OPTIONS: tuple[str, ...] = ("top_k", "mode", "hops", "include_image", "image_view",
-                                      "similarity_top_k", "callback_manager", "verbose")
+                                      "similarity_top_k", "callback_manager", "verbose",
+                                      "objects")
 """Keyword arguments ``as_retriever`` passes on (others belong to the query engine)."""
 
 UNSUPPORTED_OPTIONS: tuple[str, ...] = ("filters", "doc_ids", "node_ids",
@@ -58,6 +60,22 @@ def check_unsupported(options: dict[str, Any]) -> None:
         raise ValueError(f"VizRAGRetriever does not support {', '.join(given)}: it ranks every "
                          "chunk of the store; filter the returned nodes (e.g. with a node "
                          "postprocessor) or index the subset in a store of its own")
+
+
+def check_options(options: dict[str, Any], engine_options: frozenset[str] = frozenset()
+                  ) -> None:
+    """Refuse what no retriever reads: vector-store options VizRAG cannot honour
+    (``ValueError``, :func:`check_unsupported`) and unknown names (``TypeError`` naming them,
+    with the closest option: a misspelt ``topk=3`` must not be dropped silently);
+    ``engine_options``: names tolerated because a query/chat engine reads them."""
+    check_unsupported(options)
+    known = set(RETRIEVER_OPTIONS) | set(UNSUPPORTED_OPTIONS) | engine_options
+    unknown = sorted(k for k in options if k not in known)
+    if unknown:
+        hints = [f"{k!r} (did you mean {close[0]!r}?)" if (close := difflib.get_close_matches(
+            k, RETRIEVER_OPTIONS, n=1)) else repr(k) for k in unknown]
+        raise TypeError(f"VizRAG retriever got unknown option(s) {', '.join(hints)}; its "
+                        f"options are {', '.join(RETRIEVER_OPTIONS)}")
 
 
 def check_top_k(value: Any, name: str) -> int:
@@ -112,6 +130,8 @@ class VizRAGRetriever(BaseRetriever):
             check_hops(hops)
         if mode is not None:
             check_mode(mode)
+        if not isinstance(include_image, bool):
+            raise TypeError(f"include_image must be True or False, got {include_image!r}")
         if image_view not in get_args(ImageView):
             raise ValueError(f"image_view must be one of {get_args(ImageView)}, "
                              f"got {image_view!r}")
@@ -186,8 +206,9 @@ class VizRAGRetriever(BaseRetriever):
 
     def _images(self, result: RetrievalResult, nodes: list[NodeWithScore],
                 fallback: VisualContext | None) -> list[NodeWithScore]:
-        """One image node per wanted view (rendered views, else the passage rendering)."""
-        score = top_score(nodes)
+        """One image node per wanted view (rendered views, else the passage rendering),
+        scored like the weakest chunk: it sorts (and fuses) after the chunks it shows."""
+        score = low_score(nodes)
         out: list[NodeWithScore] = []
         seen: set[str] = set()
         for name, view in self._views(result):
