@@ -12,7 +12,7 @@ from hyperviz_core.rag import VizRAG
 from hyperviz_core.rag.index.report import IndexReport
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("hyperviz_core",)
+PACKAGES = ("hyperviz_core", "vizrag_llamaindex", "vizrag_langchain")
 
 
 def _positional_field_defaults(package: str) -> list[str]:

@@ -91,7 +91,7 @@ class SharedEngine(BaseModel):
     keeps the options and opens the store path again, and :meth:`close` (or ``with``)
     closes the engine when the wrapper opened it from a path."""
 
-    shared_engine: Any = Field(None, exclude=True, repr=False)
+    shared_engine: Any = Field(default=None, exclude=True, repr=False)
     """The engine opened for ``store`` (set by the wrapper): copies made by
     ``configurable_fields`` or ``model_copy`` reuse it instead of opening the store again."""
 

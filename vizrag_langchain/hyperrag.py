@@ -71,11 +71,11 @@ class HyperRAGVisualRetriever(BaseRetriever):
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
     rag: Any = Field(exclude=True)
-    param: Any = Field(None, exclude=True)
-    k: int | None = Field(None, ge=1)
+    param: Any = Field(default=None, exclude=True)
+    k: int | None = Field(default=None, ge=1)
     include_image: bool = False
     include_response: bool = False
-    renderer: Any = Field(None, exclude=True)
+    renderer: Any = Field(default=None, exclude=True)
 
     @field_validator("k", "include_image", "include_response", mode="before")
     @classmethod

@@ -78,13 +78,13 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
     """
 
     store: Any = Field(exclude=True)
-    k: int = Field(4, ge=1)
+    k: int = Field(default=4, ge=1)
     mode: str = "vizrag"
-    hops: int = Field(1, ge=0, le=MAX_HOPS)
+    hops: int = Field(default=1, ge=0, le=MAX_HOPS)
     include_image: bool = False
     one_chunk: bool = False
-    chat: Any = Field(None, exclude=True)
-    embedder: Any = Field(None, exclude=True)
+    chat: Any = Field(default=None, exclude=True)
+    embedder: Any = Field(default=None, exclude=True)
     engine_kwargs: dict[str, Any] = Field(default_factory=dict)
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")

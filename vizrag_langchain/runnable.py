@@ -149,9 +149,9 @@ class HyperVizRunnable(SharedEngine, RunnableSerializable[HyperVizInput, dict[st
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
-    store: Any = Field(None, exclude=True)
-    extractor: Any = Field(None, exclude=True)
-    renderer: Any = Field(None, exclude=True)
+    store: Any = Field(default=None, exclude=True)
+    extractor: Any = Field(default=None, exclude=True)
+    renderer: Any = Field(default=None, exclude=True)
     image_format: ImageFormat = "image"
     detail: Literal["auto", "low", "high"] = "high"
 
