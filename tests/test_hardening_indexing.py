@@ -319,7 +319,8 @@ def test_parts_read_exactly_as_text_mode(tmp_path: Path) -> None:
     ("[![ci](https://ci/badge.svg)](https://ci)\n\n# Real Title\n\nBody.", "Real Title"),
     ("Real Title\n==========\n\nBody text.", "Real Title"),
     ("Sub Title\n---------\n\nBody text.", "Sub Title"),
-    ("---\ntitle: x\nlayout: post\n---\n\n# After Front Matter\n", "After Front Matter"),
+    ("---\nlayout: post\n---\n\n# After Front Matter\n", "After Front Matter"),
+    ("---\ntitle: x\nlayout: post\n---\n\n# After Front Matter\n", "x"),  # its title first
     ("# First\n\n## Second", "First"),
     ("#hashtag first line", "hashtag first line"),  # the first line keeps its old reading
     ("Just text.\n\n- a list\n---\n", "notes"),

@@ -5,9 +5,12 @@ see :func:`~.textfiles.walk`, which also says what a walk leaves out and why):
 
 - ``.txt``, ``.md``, ``.markdown``, ``.rst``: one document per file (:mod:`.textfiles`);
   id = the file's path relative to the directory given (``a/README`` for
-  ``DIR/a/README.md``; the stem for a file given directly) unless ``id_from_path=False``;
-  title = the first Markdown heading (ATX ``# Title`` or setext ``Title`` over ``===``)
-  among its first 10 non-empty lines, else the file stem; metadata ``{"source": path}``.
+  ``DIR/a/README.md``; the stem for a file given directly), NFC, unless
+  ``id_from_path=False``; title = the ``title`` of its front matter (YAML between ``---``
+  lines or TOML between ``+++`` lines at the top, which is not part of the text), else the
+  first Markdown heading (ATX ``# Title`` or setext ``Title`` over ``===``) among its first
+  10 non-empty lines as plain text, else the file stem (:mod:`.titles`); metadata
+  ``{"source": path}``.
 - ``.jsonl``/``.ndjson``: one JSON object per line (of any length) with a text field.
 - ``.json``: a list of objects with a text field (e.g. ``[{"title", "text"}]`` works as is),
   a single such object, an object wrapping such a list under ``"data"``/``"documents"``/

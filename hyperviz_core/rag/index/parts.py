@@ -6,7 +6,8 @@ breaks (a blank line; at the next line end, or piece end, once a part reaches tw
 without one) into documents ``<id>#part00001``, ``<id>#part00002``, ... that
 are indexed, committed and released one after another. Each part is its own transaction, so
 an interrupted run resumes at the first part not yet stored. A file of at most
-``part_bytes`` stays one document with the plain id, exactly as before.
+``part_bytes`` stays one document with the plain id, exactly as before. Front matter at the
+top of the file (:func:`~.titles.front_matter`) gives the title and is in no part.
 
 Example:
     >>> import tempfile, pathlib
@@ -28,56 +29,13 @@ from pathlib import Path
 
 from ..types import Document
 from .guards import printable
+from .titles import FRONT_MATTER_CHARS, TITLE_LINES, front_matter, read_title
 
 __all__ = ["PART_BYTES", "PIECE_BYTES", "TITLE_LINES", "TextDecodeError", "convert_hint",
            "iter_text_parts", "looks_like_text", "not_utf8", "read_title", "utf8_lines"]
 
 #: default size of one part of a large text file (bytes of UTF-8)
 PART_BYTES = 256 * 1024
-#: a text file's title is its first heading among this many non-empty lines
-TITLE_LINES = 10
-
-_ATX = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
-_SETEXT = re.compile(r"^ {0,3}(?:=+|-{2,})[ \t]*$")
-_NOT_PARAGRAPH = re.compile(r"^(?: {4}|\t| {0,3}(?:[-*+>|#<]|\d+[.)]|```|~~~))")
-
-
-def read_title(path: Path, text_head: str) -> str:
-    """The first Markdown heading among the first :data:`TITLE_LINES` non-empty lines of
-    ``text_head`` (YAML front matter between ``---`` lines skipped), else the file's stem.
-
-    A heading is an ATX line (``# Title``: one to six ``#`` and a space; on the first
-    non-empty line any line starting with ``#``) or a setext one (a text line underlined
-    with ``===`` or ``---``).
-
-    >>> read_title(Path("notes.md"), "[![ci](badge.svg)](ci)\\n\\n# Real Title\\n")
-    'Real Title'
-    >>> read_title(Path("notes.md"), "Real Title\\n==========\\n\\nText.")
-    'Real Title'
-    >>> read_title(Path("notes.md"), "Just text.\\n\\nMore text.")
-    'notes'
-    """
-    lines = iter(text_head.splitlines())
-    seen = 0
-    prev = ""  # the line before, when it can be a setext heading's text
-    for raw in lines:
-        s = raw.strip()
-        if not s:
-            prev = ""
-            continue
-        seen += 1
-        if seen == 1 and s == "---":  # front matter: skipped up to its closing line
-            next((ln for ln in lines if ln.strip() in ("---", "...")), None)
-            seen = 0
-            continue
-        if (seen == 1 and s.startswith("#")) or _ATX.match(raw):
-            return s.lstrip("#").strip() or path.stem
-        if prev and _SETEXT.match(raw):
-            return prev
-        if seen >= TITLE_LINES:
-            break
-        prev = "" if _NOT_PARAGRAPH.match(raw) or _SETEXT.match(raw) else s
-    return path.stem
 
 
 class TextDecodeError(ValueError):
@@ -187,7 +145,7 @@ def utf8_lines(path: Path, *, whole_lines: bool = False) -> Iterator[str]:
                 yield text[text.rfind("\n") + 1:]
 
 
-def _head(path: Path, limit: int = 65536) -> str:
+def _head(path: Path, limit: int = FRONT_MATTER_CHARS) -> str:
     with path.open(encoding="utf-8-sig", errors="replace") as fh:
         return fh.read(limit)
 
@@ -198,17 +156,22 @@ def iter_text_parts(
     """Documents of consecutive parts of the UTF-8 text file ``path`` (see the module doc).
 
     Ids are ``doc_id#partNNNNN`` (``doc_id`` empty: content-hash ids); every part carries
-    the file's title and metadata ``{"source", "part", "offset"}`` (``offset`` = the part's
-    first character in the file). Raises :class:`TextDecodeError` (naming the line and the
-    byte) for a byte that is not UTF-8 and :class:`OSError` like ``open`` does; the loader
-    turns them into one-line errors.
+    the file's title (:func:`~.titles.read_title`) and metadata ``{"source", "part",
+    "offset"}``. The file's front matter (:func:`~.titles.front_matter`) is in no part;
+    ``offset`` is where the part's text starts in the file's text as read in text mode (a
+    leading BOM dropped, line ends as ``\\n``), in characters: the front matter counts, so
+    part 1 of a file with front matter starts at its length. Raises
+    :class:`TextDecodeError` (naming the line and the byte) for a byte that is not UTF-8 and
+    :class:`OSError` like ``open`` does; the loader turns them into one-line errors.
     """
     if part_bytes < 1:
         raise ValueError(f"part size must be positive, got {part_bytes}")
-    name = read_title(path, _head(path)) if title is None else title
+    head = _head(path)
+    name = read_title(path, head) if title is None else title
+    skip = front_matter(head).length
     buf: list[str] = []
     size = 0
-    offset = 0
+    offset = skip
     n = 0
 
     def emit() -> Document:
@@ -222,6 +185,12 @@ def iter_text_parts(
         return doc
 
     for line in utf8_lines(path):
+        if skip:  # the front matter: whole lines
+            cut = min(skip, len(line))
+            skip -= cut
+            line = line[cut:]
+            if not line:
+                continue
         buf.append(line)
         size += len(line.encode("utf-8"))
         if size >= 2 * part_bytes or (size >= part_bytes and not line.strip()):

@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -227,6 +228,23 @@ def clean_up(store: Any, ledger: SourceLedger, delete: Callable[[str], Any],
         return 0
 
 
+def _gone_from(src: str, root: Path, base: str) -> bool:
+    """Whether ``src``, the file the folder ``root`` gives the id ``base``, is gone: ``src``
+    is the file ``root/<base><suffix>`` (the same string or the same file once resolved),
+    or lies in ``root`` at a relative path whose composed form (NFC) is ``base`` (the loader
+    makes ids NFC: a file macOS named decomposed, ``Mu\u0308ller.md``, has the id
+    ``M\u00fcller``), and it no longer exists."""
+    name = base + Path(src).suffix
+    if _same_file(src, str(root / name)):
+        return not (root / name).exists()
+    for folder in (Path(os.path.abspath(root)), root.resolve()):
+        with contextlib.suppress(ValueError):
+            rel = Path(os.path.abspath(src)).relative_to(folder).with_suffix("").as_posix()
+            if unicodedata.normalize("NFC", rel) == base:
+                return not Path(src).exists()
+    return False
+
+
 def missing_file_documents(store: Any, folders: Sequence[str | Path], *,
                            unchecked: list[str] | None = None) -> list[str]:
     """Ids (sorted) of the stored documents shaped like a text file's (see the module doc)
@@ -264,10 +282,9 @@ def missing_file_documents(store: Any, folders: Sequence[str | Path], *,
                 unchecked.append(doc.id)
             continue
         part = PART_ID.match(doc.id)
-        name = (part.group("base") if part else doc.id) + Path(src).suffix
+        base = part.group("base") if part else doc.id
         try:
-            gone = any(_same_file(src, str(root / name)) and not (root / name).exists()
-                       for root in roots)
+            gone = any(_gone_from(src, root, base) for root in roots)
         except (OSError, RuntimeError, ValueError):
             continue
         if gone:

@@ -2,13 +2,16 @@
 walking folders for the files to read (:func:`walk`).
 
 One document per file, whose id is its path relative to the folder given (the stem for a
-file given directly), titled by its first heading (:func:`~.parts.read_title`), with
-metadata ``{"source": path}``; a file over the part size is read incrementally as parts
-(:mod:`.parts`). Every failure is a one-line :class:`~.errors.LoaderError` naming the file:
-one the operating system will not let us read, UTF-16 or UTF-32 text (a byte-order mark, or
-NUL bytes at every other position: convert it), a binary file (another NUL byte among the
-first :data:`SNIFF_BYTES`, git's test), and bytes that are not UTF-8 (with their line and
-their offset in the file, and a hint to convert them).
+file given directly) without the suffix, in Unicode's composed form (NFC: a name macOS wrote
+decomposed gets the id typed on any keyboard), titled by its front matter's title, else its
+first heading (:func:`~.titles.read_title`), with metadata ``{"source": path}`` (the path as
+found); the front matter is not in its text (:func:`~.titles.front_matter`). A file over the
+part size is read incrementally as parts (:mod:`.parts`). Every failure is a one-line
+:class:`~.errors.LoaderError` naming the file: one the operating system will not let us
+read, UTF-16 or UTF-32 text (a byte-order mark, or NUL bytes at every other position:
+convert it), a binary file (another NUL byte among the first :data:`SNIFF_BYTES`, git's
+test), and bytes that are not UTF-8 (with their line and their offset in the file, and a
+hint to convert them).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from ..types import Document
+from ..types import Document, nfc
 from .errors import LoaderError
 from .guards import printable
 from .parts import (
@@ -29,9 +32,9 @@ from .parts import (
     iter_text_parts,
     looks_like_text,
     not_utf8,
-    read_title,
     utf8_lines,
 )
+from .titles import FRONT_MATTER_CHARS, front_matter, read_title
 
 __all__ = ["READ_SUFFIXES", "SNIFF_BYTES", "Walk", "check_not_binary", "lines", "read_text",
            "text_documents", "unreadable", "walk"]
@@ -134,17 +137,19 @@ def check_not_binary(path: Path) -> None:
 
 
 def _path_id(path: Path, id_from_path: bool, root: Path | None) -> str:
+    """The id of a file's document(s): its path relative to ``root`` (its name without
+    ``root``) without the suffix, NFC; ``""`` (a content-hash id) unless ``id_from_path``."""
     if not id_from_path:
         return ""
     rel = path.relative_to(root) if root is not None else Path(path.name)
-    return rel.with_suffix("").as_posix()
+    return nfc(rel.with_suffix("").as_posix())
 
 
 def _text_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
     text = read_text(path)
-    title = read_title(path, text[:65536])
-    return Document(id=_path_id(path, id_from_path, root), text=text, title=title,
-                    metadata={"source": str(path)})
+    head = text[:FRONT_MATTER_CHARS]
+    return Document(id=_path_id(path, id_from_path, root), title=read_title(path, head),
+                    text=text[front_matter(head).length:], metadata={"source": str(path)})
 
 
 def text_documents(path: Path, id_from_path: bool, root: Path | None,

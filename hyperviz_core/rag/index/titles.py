@@ -6,12 +6,13 @@ front matter (:func:`front_matter`), else its first Markdown heading as plain te
 (:func:`heading_title`, :func:`plain_heading`), else the file's stem. The front matter is
 not part of the document's text (the loader drops it, :mod:`.textfiles`, :mod:`.parts`).
 
-**Inferred titles.** A titled document's chunks carry its title (``metadata["title"]``): BM25 and the chunk
-vectors read ``title + newline + text``, so a question that names the document matches all of
-its chunks alike. A long document indexed *without* a title — a book, a report pasted as
-plain text — loses that: a question such as "in Samuel Pepys's diary, with whom was my Lord
-angry?" then matches best the few chunks that happen to print the name (the title page, a
-running header, the licence at the end) rather than the passage about my Lord.
+**Inferred titles.** A titled document's chunks carry its title (``metadata["title"]``):
+BM25 and the chunk vectors read ``title + newline + text``, so a question that names the
+document matches all of its chunks alike. A long document indexed *without* a title — a
+book, a report pasted as plain text — loses that: a question such as "in Samuel Pepys's
+diary, with whom was my Lord angry?" then matches best the few chunks that happen to print
+the name (the title page, a running header, the licence at the end) rather than the passage
+about my Lord.
 
 :func:`infer_title` reads the title a title page or heading states in capitals — the first
 run of at least three consecutive upper-case words in the document's opening — and
@@ -31,9 +32,17 @@ Example:
 
 from __future__ import annotations
 
+import functools
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, NamedTuple
+
 from ..types import Chunk, Document
 
-__all__ = ["INFER_MIN_CHUNKS", "infer_title", "with_inferred_title"]
+__all__ = ["FRONT_MATTER_CHARS", "INFER_MIN_CHUNKS", "TITLE_LINES", "FrontMatter",
+           "front_matter", "heading_title", "infer_title", "plain_heading", "read_title",
+           "with_inferred_title"]
 
 #: least chunks of an untitled document for its title to be inferred
 INFER_MIN_CHUNKS = 4
@@ -94,3 +103,194 @@ def with_inferred_title(doc: Document, chunks: list[Chunk],
         return chunks
     meta = {"title": title, "title_inferred": True}
     return [c.model_copy(update={"metadata": {**c.metadata, **meta}}) for c in chunks]
+
+
+# ------------------------------------------------------------------ titles of text files
+#: a text file's title is its first heading among this many non-empty lines
+TITLE_LINES = 10
+#: front matter counts only when its closing line ends within this many characters
+FRONT_MATTER_CHARS = 65536
+
+_ATX = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
+_SETEXT = re.compile(r"^ {0,3}(?:=+|-{2,})[ \t]*$")
+_NOT_PARAGRAPH = re.compile(r"^(?: {4}|\t| {0,3}(?:[-*+>|#<]|\d+[.)]|```|~~~))")
+
+
+def read_title(path: Path, text_head: str) -> str:
+    """The title of the text file ``path`` whose text starts with ``text_head``: the
+    ``title`` of its front matter (:func:`front_matter`), else its first Markdown heading as
+    plain text (:func:`heading_title`), else the file's stem.
+
+    >>> read_title(Path("notes.md"), "[![ci](badge.svg)](ci)\\n\\n# Real *Title* ##\\n")
+    'Real Title'
+    >>> read_title(Path("notes.md"), "---\\ntitle: 'From: YAML'\\n---\\n# Heading\\n")
+    'From: YAML'
+    >>> read_title(Path("notes.md"), "Just text.\\n\\nMore text.")
+    'notes'
+    """
+    matter = front_matter(text_head)
+    return matter.title or heading_title(text_head[matter.length:]) or path.stem
+
+
+def heading_title(text: str) -> str:
+    """The first Markdown heading among the first :data:`TITLE_LINES` non-empty lines of
+    ``text``, as plain text (:func:`plain_heading`); ``""`` if none.
+
+    A heading is an ATX line (``# Title``: one to six ``#`` and a space, an optional
+    closing sequence of ``#`` dropped; on the first non-empty line any line starting with
+    ``#``) or a setext one (a text line underlined with ``===`` or ``---``).
+
+    >>> heading_title("Real Title\\n==========\\n\\nText.")
+    'Real Title'
+    """
+    seen = 0
+    prev = ""  # the line before, when it can be a setext heading's text
+    for raw in text.splitlines():
+        s = raw.strip()
+        if not s:
+            prev = ""
+            continue
+        seen += 1
+        if (seen == 1 and s.startswith("#")) or _ATX.match(raw):
+            return plain_heading(_without_closing(s.lstrip("#").strip()))
+        if prev and _SETEXT.match(raw):
+            return plain_heading(prev)
+        if seen >= TITLE_LINES:
+            break
+        prev = "" if _NOT_PARAGRAPH.match(raw) or _SETEXT.match(raw) else s
+    return ""
+
+
+def _without_closing(text: str) -> str:
+    """An ATX heading's text (stripped) without its closing sequence: ``#`` characters at
+    its end after a space or tab (or all of it)."""
+    body = text.rstrip("#")
+    if body == text or (body and body[-1] not in " \t"):
+        return text
+    return body.rstrip()
+
+
+def _without_attributes(text: str) -> str:
+    """``text`` without a trailing attribute block: ``{#id}``, ``{.class}``, ``{-}``."""
+    text = text.rstrip()
+    start = text.rfind("{")
+    if text.endswith("}") and start >= 0 and _ATTRIBUTES.fullmatch(text, start):
+        return text[:start].rstrip()
+    return text
+
+
+_ATTRIBUTES = re.compile(r"\{[ \t]*(?:-|[#.:][^{}]*)\}")
+
+
+@functools.cache
+def _markdown() -> Any:
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").enable("strikethrough")
+
+
+def plain_heading(text: str) -> str:
+    """A Markdown heading's text as plain text (markdown-it's CommonMark inline parse): a
+    trailing attribute block (``{#id}``) dropped, code spans, links and images reduced to
+    their text, emphasis, strike-through and HTML tags dropped, backslash escapes and
+    entities resolved, white space collapsed.
+
+    >>> plain_heading("*Über* `uns` und [Links](http://x) {#top}")
+    'Über uns und Links'
+    >>> plain_heading("snake_case \\\\*not emphasis\\\\* &amp; <b>bold</b>")
+    'snake_case *not emphasis* & bold'
+    """
+    out: list[str] = []
+    for block in _markdown().parseInline(_without_attributes(text)):
+        for tok in block.children or []:
+            if tok.type in ("text", "code_inline"):
+                out.append(tok.content)
+            elif tok.type == "image":
+                out.append(tok.content)  # its alt text
+            elif tok.type in ("softbreak", "hardbreak"):
+                out.append(" ")
+    return " ".join("".join(out).split())
+
+
+class FrontMatter(NamedTuple):
+    """The front matter opening a text file: its ``length`` in characters (blank lines
+    before and after it, both delimiter lines and their line ends included; 0: none) and its
+    ``title`` (``""``: it names none)."""
+
+    length: int = 0
+    title: str = ""
+
+
+def front_matter(head: str) -> FrontMatter:
+    """The front matter ``head`` (a file's text, or its first :data:`FRONT_MATTER_CHARS`
+    characters or more) opens with, after blank lines: YAML between a ``---`` line and a
+    ``---`` or ``...`` line, or TOML between ``+++`` lines, closed within the first
+    :data:`FRONT_MATTER_CHARS` characters; else ``FrontMatter()`` (the text is all body).
+
+    Nothing is executed: TOML is read with :mod:`tomllib`, YAML with PyYAML's safe loader
+    (plain data only; a tag such as ``!!python/object`` is an error); its top-level
+    ``title``, a string or number, titles the file. A block that is not a YAML mapping of
+    names (prose between two rules), or not valid TOML, is not front matter: it stays body
+    text.
+
+    >>> front_matter('---\\ntitle: "Les Misérables"  # fr\\nlang: fr\\n---\\n\\nBody')
+    FrontMatter(length=48, title='Les Misérables')
+    >>> front_matter('+++\\ntitle = "TOML"\\n+++\\n')
+    FrontMatter(length=23, title='TOML')
+    >>> front_matter("---\\nA thematic break, then prose.\\n---\\n")
+    FrontMatter(length=0, title='')
+    """
+    rows = head[:FRONT_MATTER_CHARS].split("\n")
+    if len(head) >= FRONT_MATTER_CHARS:
+        rows.pop()  # it may be cut, and cannot close the front matter
+    first = next((i for i, row in enumerate(rows) if row.strip()), len(rows))
+    fence = rows[first].rstrip() if first < len(rows) else ""
+    closers = {"---": ("---", "..."), "+++": ("+++",)}.get(fence, ())
+    end = next((i for i in range(first + 1, len(rows)) if rows[i].rstrip() in closers), 0)
+    if not end:
+        return FrontMatter()
+    block = rows[first + 1:end]
+    title = _yaml_title(block) if fence == "---" else _toml_title(block)
+    if title is None:
+        return FrontMatter()
+    while end + 1 < len(rows) and not rows[end + 1].strip():
+        end += 1  # the blank lines after it go with it
+    length = min(sum(len(row) + 1 for row in rows[:end + 1]), len(head))
+    return FrontMatter(length, " ".join(title.split()))
+
+
+def _yaml_title(block: list[str]) -> str | None:
+    """The title of a YAML front matter's lines (PyYAML's safe loader: plain data only,
+    nothing constructed or executed); None when they are not a YAML mapping with a key."""
+    import yaml  # type: ignore[import-untyped]
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        data = yaml.load("\n".join(block), Loader=loader)
+    except (yaml.YAMLError, RecursionError, ValueError):
+        return None
+    if not isinstance(data, dict) or not data or not all(
+            isinstance(k, str) and _KEY.fullmatch(k) for k in data):
+        return None  # prose between rules ("Chapter 1 begins: the night was dark.")
+    return _scalar_title(data.get("title"))
+
+
+#: a front matter's keys are names (``title``, ``date``, ``og:image``, ``draft-2``)
+_KEY = re.compile(r"[A-Za-z_][\w.:-]*")
+
+
+def _scalar_title(title: object) -> str:
+    """A front matter's ``title`` as text: a string or number; ``""`` for anything else (a
+    list, a mapping, a date, a boolean, null)."""
+    if isinstance(title, bool) or not isinstance(title, str | int | float):
+        return ""
+    return str(title)
+
+
+def _toml_title(block: list[str]) -> str | None:
+    """The title of a TOML front matter's lines; None when they are not valid TOML."""
+    try:
+        data = tomllib.loads("\n".join(block))
+    except (ValueError, RecursionError):  # tomllib.TOMLDecodeError is a ValueError
+        return None
+    return _scalar_title(data.get("title"))
