@@ -325,6 +325,10 @@ def _file_documents(path: Path, root: Path | None, id_from_path: bool,
         except OSError as exc:
             raise LoaderError(f"{path}: cannot read the folder ({exc.strerror or exc})") from exc
         raise LoaderError(f"{path}: a folder, not a file")
+    if path.exists() and not path.is_file():  # opened twice (sniffed, read): a second
+        # open of a pipe reads nothing, and a FIFO's waits for a writer that never comes
+        raise LoaderError(f"{path}: not a regular file (a pipe, FIFO or device): save what "
+                          "it gives to a file and index that (`cat > corpus.jsonl`)")
     suffix = path.suffix.lower()
     if suffix not in (*JSONL_SUFFIXES, *JSON_SUFFIXES):
         yield from text_documents(path, id_from_path, root, part_bytes)
