@@ -80,3 +80,24 @@ def test_sharp_s_and_ss_match_each_other(tmp_path: Path, lazy: bool, text: str,
         rag.insert(docs)
         result = rag.retrieve(query, top_k=1)
     assert [c.doc_id for c in result.chunks] == ["ch"] and not result.unmatched
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+@pytest.mark.parametrize(("text", "query"), [
+    ("La société anonyme a publié son rapport sur l'économie.", "societe economie"),
+    ("Der Spieler Núñez wechselte nach Sevilla.", "Nunez"),
+    ("The old creperie on the corner closed in 1999.", "Which crêperie?"),
+])
+def test_a_query_word_without_the_corpus_accents_matches(tmp_path: Path, lazy: bool,
+                                                         text: str, query: str) -> None:
+    """An unknown query word the corpus spells with other accents gets those spellings:
+    "societe" matched nothing (only capitalised names were compared accent-blind). (The
+    other document names no entity: in ``vizrag`` mode a query that names none anchors on
+    the top view's most central entities, whose evidence can outrank a two-document
+    store's only BM25 match.)"""
+    docs = [Document(id="hit", text=text),
+            Document(id="other", text="ein anderer text über die oper am abend.")]
+    with VizRAG(tmp_path / "s", show_progress=False, lazy=lazy) as rag:
+        rag.insert(docs)
+        result = rag.retrieve(query, top_k=1)
+    assert [c.doc_id for c in result.chunks] == ["hit"] and not result.unmatched

@@ -14,6 +14,9 @@ a query the corpus already speaks is left untouched:
   names (:attr:`QueryRepair.entities`);
 * **word forms**: an unknown word is replaced by the corpus words that share its light stem
   (:func:`light_stem`: plural, ``-ed``, ``-ing`` and a final ``e`` removed);
+* **accents**: an unknown word the corpus spells with other accents (``societe`` for
+  ``société``, ``creperie`` for ``crêperie`` and back) gets those spellings (capitalised words try
+  the entity-name spelling first);
 * **case forms**: BM25 lower-cases but does not case-fold, so a query word the corpus
   spells with the other of ``ß`` / ``ss`` (``Straße``, Swiss ``Strasse``) gets that
   spelling added (any word, known or not).
@@ -48,7 +51,7 @@ from ..types import Chunk
 
 __all__ = [
     "QueryLexicon", "QueryRepair", "alpha_words", "lexical_text", "lexicon_for", "light_stem",
-    "vocabulary_of",
+    "unaccented", "vocabulary_of",
 ]
 
 _ALPHA = re.compile(r"[^\W\d_]+")
@@ -126,6 +129,18 @@ def _fold(ch: str) -> str:
     return unicodedata.normalize("NFKD", ch)[:1]
 
 
+def unaccented(word: str) -> str:
+    """``word`` without its combining marks (``"société"`` → ``"societe"``).
+
+    >>> unaccented("Société"), unaccented("Ñúñez")
+    ('Societe', 'Nunez')
+    """
+    if word.isascii():
+        return word
+    bare = "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+    return unicodedata.normalize("NFC", bare)
+
+
 def _trigrams(word: str) -> frozenset[str]:
     padded = f"^{word}$"
     return frozenset(padded[i : i + 3] for i in range(len(padded) - 2))
@@ -198,6 +213,16 @@ class QueryLexicon:
         return forms
 
     @functools.cached_property
+    def _accent_forms(self) -> dict[str, list[str]]:
+        """Word without accents → the corpus words spelt with them (``societe`` →
+        ``société``)."""
+        forms: dict[str, list[str]] = {}
+        for w in sorted(self.vocabulary):
+            if not w.isascii() and (bare := unaccented(w)) != w:
+                forms.setdefault(bare, []).append(w)
+        return forms
+
+    @functools.cached_property
     def _entities(self) -> dict[str, list[str]]:
         """Entity-name word → the entity keys whose name has it."""
         entities: dict[str, list[str]] = {}
@@ -262,6 +287,8 @@ class QueryLexicon:
                 if name not in out.names:
                     out.names.append(name)
                 continue
+            if forms and self._accents(word, out):
+                continue
             if forms and self.max_forms > 0:
                 for w in self._stems.get(light_stem(word), [])[: self.max_forms]:
                     if w not in out.forms:
@@ -274,6 +301,17 @@ class QueryLexicon:
                     out.entities.append(key)
         return out
 
+
+    def _accents(self, word: str, out: QueryRepair) -> bool:
+        """An unknown word the corpus spells with other accents (``societe`` / ``société``,
+        ``crêperie`` / ``creperie``): those spellings join the query; False when there are none."""
+        bare = unaccented(word)
+        found = [*self._accent_forms.get(bare, []),
+                 *([bare] if bare != word and bare in self.vocabulary else [])]
+        for w in [f for f in found if f != word][: self.max_forms]:
+            if w not in out.forms:
+                out.forms.append(w)
+        return bool(found)
 
     def _case_repair(self, token: str, word: str, out: QueryRepair) -> None:
         """BM25 lower-cases, so ``Straße`` and ``Strasse`` are two words to it: the other
