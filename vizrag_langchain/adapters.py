@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -29,7 +29,9 @@ from hyperviz_core.rag.providers.protocols import as_provider_error, report_usag
 from hyperviz_core.rag.vectors import normalize_rows
 
 __all__ = ["ENGINE_RUN_NAME", "ENGINE_TAG", "LangChainChatModel", "LangChainEmbedder",
-           "chat_model_of", "message_text", "to_langchain_messages"]
+           "chat_model_of", "message_text", "to_langchain_messages", "unwrapped"]
+
+_T = TypeVar("_T")
 
 ENGINE_RUN_NAME = "vizrag_engine"
 """The run name of the engine's own chat-model calls (keywords, locate, extraction ...)
@@ -73,27 +75,31 @@ def message_text(message: Any) -> str:
     return "" if content is None else str(content)
 
 
-def chat_model_of(model: Any) -> BaseChatModel | None:
-    """The LangChain chat model ``model`` is or wraps: behind bindings (``.bind(stop=...)``,
+def unwrapped(runnable: Any, kind: type[_T]) -> _T | None:
+    """The ``kind`` runnable ``runnable`` is or wraps: behind bindings (``.bind(stop=...)``,
     ``with_retry``, ``with_config``, ``with_listeners``), ``with_fallbacks`` (its first
-    runnable) and ``configurable_fields`` wrappers; None when it is none of these.
+    runnable) and ``configurable_fields`` wrappers; None when it is none of these."""
+    while not isinstance(runnable, kind):
+        if isinstance(runnable, RunnableBindingBase):
+            runnable = runnable.bound
+        elif isinstance(runnable, DynamicRunnable):
+            runnable = runnable.default
+        elif isinstance(runnable, RunnableWithFallbacks):
+            runnable = runnable.runnable
+        else:
+            return None
+    return runnable
+
+
+def chat_model_of(model: Any) -> BaseChatModel | None:
+    """The LangChain chat model ``model`` is or wraps (:func:`unwrapped`), else None.
 
     >>> from langchain_core.language_models.fake_chat_models import FakeListChatModel
     >>> chat = FakeListChatModel(responses=["ok"])
     >>> chat_model_of(chat.bind(stop=["x"]).with_retry()) is chat
     True
     """
-    while True:
-        if isinstance(model, BaseChatModel):
-            return model
-        if isinstance(model, RunnableBindingBase):
-            model = model.bound
-        elif isinstance(model, DynamicRunnable):
-            model = model.default
-        elif isinstance(model, RunnableWithFallbacks):
-            model = model.runnable
-        else:
-            return None
+    return unwrapped(model, BaseChatModel)
 
 
 class LangChainChatModel:

@@ -28,14 +28,12 @@ from langchain_core.runnables import (
     RunnableLambda,
     RunnableParallel,
     RunnablePassthrough,
-    RunnableWithFallbacks,
 )
-from langchain_core.runnables.base import RunnableBindingBase
-from langchain_core.runnables.configurable import DynamicRunnable
 
 from hyperviz_core.rag import CaptionOnlyWarning, fence
 from hyperviz_core.rag.prompts import defuse
 
+from .adapters import unwrapped
 from .retriever import VizRAGRetriever
 from .runnable import HyperVizRunnable, ImageFormat
 
@@ -98,18 +96,8 @@ def vizrag_message(inputs: dict[str, Any], prompt: str | PromptTemplate = DEFAUL
 
 
 def _vizrag_retriever(retriever: Runnable[Any, Any]) -> VizRAGRetriever | None:
-    """The ``VizRAGRetriever`` behind bindings (``.bind``, ``with_config``, ``with_retry``,
-    ``with_listeners``), ``with_fallbacks`` (its first runnable) and ``configurable_fields``
-    wrappers, else None."""
-    while True:
-        if isinstance(retriever, RunnableBindingBase):
-            retriever = retriever.bound
-        elif isinstance(retriever, DynamicRunnable):
-            retriever = retriever.default
-        elif isinstance(retriever, RunnableWithFallbacks):
-            retriever = retriever.runnable
-        else:
-            return retriever if isinstance(retriever, VizRAGRetriever) else None
+    """The ``VizRAGRetriever`` behind wrappers (:func:`~.adapters.unwrapped`), else None."""
+    return unwrapped(retriever, VizRAGRetriever)
 
 
 def create_vizrag_chain(
