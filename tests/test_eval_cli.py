@@ -71,7 +71,8 @@ def test_judge_score_markdown(tmp_path: Path, capsys: pytest.CaptureFixture[str]
      "api_key"),
     (["eval", "judge", "--questions", "missing.jsonl", "--systems", *_files("gold", "empty"),
       "--judge", "python:eval_fakes:AlwaysFirst"], "cannot read"),
-    (["eval", "table", "5", "--questions", Q], "probes"),
+    (["eval", "table", "5"], "table 5 needs --probes"),
+    (["eval", "table", "5", "--questions", Q], "table 5 does not use --questions"),
     (["eval", "generate", "--questions", Q, "--store", "/nonexistent/store"], "no VizRAG store"),
 ])
 def test_bad_input_exit_2(argv: list[str], message: str, tmp_path: Path,

@@ -162,7 +162,8 @@ def test_table3_labels_fake_answers_and_skips_failed_calls(tmp_path: Path) -> No
               for p in probes]
     t = table3(probes, {"gpt4o": image, "down": failed}, {})
     assert [r[0] for r in t.rows] == ["gpt4o (FAKE)", "down"]
-    assert t.rows[1][1] == "0.0%" and t.data["down"]["image"]["errors"] == len(probes)
+    # every call failed: no rate at all ("-"), not a 0 % result
+    assert t.rows[1][1:3] == ["-", "-"] and t.data["down"]["image"]["errors"] == len(probes)
     assert any(n.startswith("gpt4o (FAKE): the answers come from") for n in t.notes)
     assert any(n.startswith(f"down (image): {len(probes)} failed model calls") for n in t.notes)
 

@@ -18,12 +18,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from .argtypes import non_negative_int, positive_int
+from .eval_common import check_out, load_chat
 from .eval_common import default_cache as _default_cache
-from .eval_common import load_chat
 from .eval_common import progress as _progress
 from .eval_common import usage_line as _usage_line
 from .eval_probes import add_probe_options
@@ -52,8 +53,10 @@ def _make_judge(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     return judge, tracker, cache
 
 
-def _load_systems(paths: list[str]) -> dict[str, dict[str, str]]:
-    from ..eval import answers_by_id, load_answers, system_name
+def _load_systems(paths: list[str], questions: list[Any]) -> dict[str, dict[str, str]]:
+    """``{system: {id: answer}}`` of answers files; refused (before any judge call): two
+    files of one name, and answers whose recorded question is not the question file's."""
+    from ..eval import answers_by_id, load_answers, refuse_other_questions, system_name
 
     out: dict[str, dict[str, str]] = {}
     for p in paths:
@@ -61,7 +64,9 @@ def _load_systems(paths: list[str]) -> dict[str, dict[str, str]]:
         if name in out:
             raise ValueError(f"two answers files named {name!r}: systems are named by the "
                              "file stem, rename one")
-        out[name] = answers_by_id(load_answers(p))
+        records = load_answers(p)
+        refuse_other_questions(questions, records, p)
+        out[name] = answers_by_id(records)
     return out
 
 
@@ -86,6 +91,7 @@ def _check_out(out: str | None, names: list[str]) -> None:
                  None)
     if clash is not None:
         raise ValueError(f"--out {out}: {clash} is a folder, where its answers file goes")
+    check_out(out, [f"{n}.jsonl" for n in names])  # e.g. a file above the folder
 
 
 # ---------------------------------------------------------------------------- generate
@@ -142,7 +148,7 @@ def _run_judge(args: argparse.Namespace) -> int:
     from ..eval import load_questions
 
     questions = load_questions(args.questions, limit=args.limit)
-    systems = _load_systems(args.systems)
+    systems = _load_systems(args.systems, questions)
     if args.protocol == "winrate" and len(systems) != 2:
         raise ValueError("--protocol winrate compares exactly 2 answers files")
     judge, tracker, cache = _make_judge(args)
@@ -154,9 +160,8 @@ def _run_judge(args: argparse.Namespace) -> int:
     _usage_line("judge", tracker)
     if report.missing_note():
         print(f"vizrag eval judge: warning: {report.missing_note()}", file=sys.stderr)
-    if report.invalid and not report.questions:
-        raise ValueError(f"every judge verdict was invalid ({report.invalid} calls failed or "
-                         "gave unreadable replies); nothing to report")
+    if report.nothing_judged():
+        raise ValueError(report.nothing_judged())
     if args.json:
         print(json.dumps(report.as_json(), indent=2))
     else:
@@ -177,7 +182,7 @@ def _answers_for_table(args: argparse.Namespace, questions: list[Any]
     """Systems from ``--systems`` files, or generated from ``--store`` per ``--modes``."""
     _one_source(args)
     if args.systems:
-        return _load_systems(args.systems), None
+        return _load_systems(args.systems, questions), None
     if not args.store:
         raise ValueError("give --systems FILE.jsonl ... or --store STORE")
     runs: list[tuple[str, str, dict[str, Any]]] = [(m, m, {}) for m in _modes(args.modes)]
@@ -193,7 +198,7 @@ def _ablation_answers(args: argparse.Namespace, questions: list[Any]
 
     _one_source(args)
     if args.systems:
-        return _load_systems(args.systems), None
+        return _load_systems(args.systems, questions), None
     if not args.store:
         raise ValueError("give --store STORE (and --store-no-index-viz STORE) or --systems")
     # render even offline: congestion control and dual view act on the renderings (what a
@@ -231,16 +236,22 @@ def _table1(args: argparse.Namespace, questions: list[Any]) -> Any:
 
     if not args.systems or len(args.systems) < 2:
         raise ValueError("table 1 needs --systems OURS.jsonl OTHER.jsonl [...]")
-    systems = _load_systems(args.systems)
+    if not args.judge:
+        raise ValueError("table 1 needs --judge SPEC (win rates are judged)")
+    systems = _load_systems(args.systems, questions)
     return _judged(args, lambda j: table1(j, questions, next(iter(systems)), systems))
 
 
 def _table2(args: argparse.Namespace, questions: list[Any]) -> Any:
     from ..eval import table2
 
+    protocol = args.protocol or "score"
+    if args.judge and protocol == "winrate" and args.systems and len(args.systems) < 2:
+        raise ValueError("table 2 --protocol winrate compares the full system (the first "
+                         "--systems file) with each other variant: give two or more files")
     answers, contexts = _ablation_answers(args, questions)
     if args.judge:
-        return _judged(args, lambda j: table2(questions, answers, j, args.protocol))
+        return _judged(args, lambda j: table2(questions, answers, j, protocol))
     return table2(questions, answers, contexts=contexts)
 
 
@@ -251,10 +262,77 @@ def _table4(args: argparse.Namespace, questions: list[Any]) -> Any:
     return table4(questions, answers, contexts)
 
 
-def _run_table(args: argparse.Namespace) -> int:
+# ---------------------------------------------------------------------------- options
+_TABLE_OPTIONS = ("questions", "concurrency", "systems", "store", "store_no_index_viz",
+                  "modes", "llm", "embed", "top_k", "out", "judge", "protocol", "cache",
+                  "no_cache", "max_retries", "probes", "answers", "text_answers", "models",
+                  "source", "layer", "n", "layouts", "seed")
+"""The ``vizrag eval table`` options some table leaves unused (``--limit``, ``--json``,
+``--no-progress`` are used by all)."""
+_GEN = ("store", "llm", "embed", "top_k", "out", "max_retries", "concurrency")
+_JUDGE = ("judge", "protocol", "cache", "no_cache", "max_retries", "concurrency")
+_ASK = ("cache", "no_cache", "max_retries", "out")
+_SAMPLE = ("source", "layer", "n", "layouts", "seed", "out")
+
+
+def _unused_options(args: argparse.Namespace) -> dict[str, str]:
+    """``{option: why}`` of the options table ``args.number`` does not use with these
+    arguments (``why`` completes "table N does not use --option")."""
+    n = args.number
+    why: dict[str, str] = {}
+    used: set[str] = set()
+
+    def use(opts: tuple[str, ...] | set[str], when: bool, because: str = "") -> None:
+        if when:
+            used.update(opts)
+        else:
+            why.update({o: because for o in opts if o not in why})
+
+    if n == "1":
+        use({"questions", "systems", *_JUDGE}, True)
+        why["store"] = " (it compares --systems answers files and generates none)"
+    elif n in ("2", "4"):
+        use({"questions", "systems"}, True)
+        extra = "store_no_index_viz" if n == "2" else "modes"
+        use({*_GEN, extra}, not args.systems, " with --systems (the answers are read from "
+            "the files)")
+        use(_JUDGE, n == "2" and bool(args.judge), " without --judge" if n == "2" else
+            " (it scores the answers against the gold answers, with no judge)")
+    elif n == "5":
+        use({"probes", "answers", "models"}, True)
+        use(_ASK, bool(args.models), " without --models (it acts on the models asked now)")
+    elif n == "3":
+        use({"probes", "answers", "text_answers", "models"}, True)
+        use(_ASK, bool(args.models), " without --models (it acts on the models asked now)")
+        use(_SAMPLE, not args.probes, " with --probes (the probes are read from the file)")
+    else:
+        use({"models", *_SAMPLE, *_ASK}, True)
+    return {o: why.get(o, "") for o in _TABLE_OPTIONS if o not in used}
+
+
+def _flag(dest: str) -> str:
+    return "--from" if dest == "source" else "--" + dest.replace("_", "-")
+
+
+def _refuse_unused(args: argparse.Namespace, defaults: dict[str, Any]) -> None:
+    """One error line for an option given to a table that does not use it (it would be
+    ignored silently), checked before anything is read or asked."""
+    if args.number == "1" and args.protocol == "score":
+        raise ValueError("table 1 gives win rates only: --protocol score is not used (judge "
+                         "scores: table 2, or vizrag eval judge --protocol score)")
+    if args.number in ("2", "4"):
+        _one_source(args)
+    for dest, why in _unused_options(args).items():
+        if getattr(args, dest) != defaults.get(dest):
+            raise ValueError(f"table {args.number} does not use {_flag(dest)}{why}; leave it "
+                             "out")
+
+
+def _run_table(args: argparse.Namespace, defaults: dict[str, Any] | None = None) -> int:
     from ..eval import load_questions
     from .eval_probes import run_probe_table
 
+    _refuse_unused(args, defaults or {})
     if args.number in ("3", "5", "2c"):
         table = run_probe_table(args)
     else:
@@ -272,7 +350,8 @@ def _judge_opts(p: argparse.ArgumentParser, required: bool) -> None:
     p.add_argument("--judge", required=required, metavar="SPEC",
                    help="judge model: provider:model[@url] or python:module:NAME")
     p.add_argument("--protocol", choices=("winrate", "score"), default="winrate"
-                   if required else "score", help="selection-based win rate or 0-100 score")
+                   if required else None, help="selection-based win rate or 0-100 score"
+                   + ("" if required else " (table 2; default score; table 1: winrate)"))
     p.add_argument("--cache", default=None, metavar="FILE",
                    help="judge cache (SQLite; default ~/.cache/vizrag/judge.sqlite)")
     p.add_argument("--no-cache", action="store_true", help="do not cache judge replies")
@@ -343,4 +422,5 @@ def register(sub: Any) -> None:
     _judge_opts(t, required=False)
     add_probe_options(t)
     t.add_argument("--json", action="store_true", help="print the table as JSON")
-    t.set_defaults(func=_run_table)
+    t.set_defaults(func=partial(_run_table, defaults={d: t.get_default(d)
+                                                      for d in _TABLE_OPTIONS}))

@@ -1,4 +1,11 @@
-"""Helpers shared by the ``vizrag eval`` command modules: model specs, cache, progress."""
+"""Helpers shared by the ``vizrag eval``, ``vizrag probes`` and ``vizrag tune`` commands:
+model specs, output folders, cache, progress.
+
+Every model option of these commands (``--llm``, ``--judge``, ``--models``) takes the same
+specs (:func:`load_chat`): ``provider:model[@base_url]`` or ``python:package.module:NAME``;
+the vision-model options (``eval table 3/5/2c --models``, ``probes run --llm``, ``tune
+--llm``) also take ``fake`` and ``fake-noisy`` (:func:`fake_vision`), the FAKE export oracle.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +13,17 @@ import argparse
 import importlib
 import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from .index import make_chat
 
-__all__ = ["default_cache", "load_chat", "progress", "usage_line"]
+__all__ = ["FAKE_SPECS", "check_out", "default_cache", "fake_vision", "load_chat",
+           "load_vision", "progress", "usage_line"]
+
+FAKE_SPECS = ("fake", "fake-noisy")
+"""Vision-model specs naming the FAKE export oracle (exact, or erring by readability)."""
 
 
 def load_chat(spec: str | None, flag: str = "--llm") -> Any:
@@ -38,6 +50,46 @@ def load_chat(spec: str | None, flag: str = "--llm") -> Any:
                              "acomplete)")
         return obj
     return make_chat(spec, flag=flag)
+
+
+def fake_vision(spec: str | None) -> Any:
+    """The FAKE export-oracle model (not yet knowing any export) for ``fake`` /
+    ``fake-noisy`` (any case), else None."""
+    low = (spec or "").strip().lower()
+    if low not in FAKE_SPECS:
+        return None
+    from ..probe import ExportOracleVisionModel
+
+    return ExportOracleVisionModel({}, "metrics" if low == "fake-noisy" else "exact")
+
+
+def load_vision(spec: str, flag: str) -> Any:
+    """A vision model for ``flag``: ``fake`` / ``fake-noisy`` (:func:`fake_vision`), or any
+    :func:`load_chat` spec; ``ValueError`` when the spec names no model (``offline``)."""
+    model = fake_vision(spec) or load_chat(spec, flag)
+    if model is None:
+        raise ValueError(f"{flag} {spec!r} names no vision model")
+    return model
+
+
+def check_out(out: str | Path, files: Iterable[str], flag: str = "--out") -> None:
+    """Before any model is asked: ``out`` must be a folder (or creatable as one) and every
+    ``files`` path under it (relative, ``/``-separated) must be writable as a file there: no
+    file where a folder goes, no folder where a file goes. One-line ``ValueError`` naming the
+    path otherwise."""
+    folder = Path(out)
+    dirs = {folder, *folder.parents}
+    for rel in files:
+        target = folder / rel
+        if target.is_dir():
+            raise ValueError(f"{flag} {out}: {target} is a folder, where a file is written")
+        dirs.update(target.parents)
+    for d in sorted(dirs, key=lambda d: len(d.parts)):
+        if d.exists() and not d.is_dir():
+            raise ValueError(f"{flag} {out}: {d} is a file, where a folder goes")
+    existing = next((d for d in [folder, *folder.parents] if d.exists()), Path("."))
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ValueError(f"{flag} {out}: cannot write in {existing} (permission denied)")
 
 
 def default_cache() -> Path:

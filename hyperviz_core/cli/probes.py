@@ -8,8 +8,10 @@ Example::
     vizrag probes grade probes/probes.jsonl answers.jsonl
     vizrag tune --from STORE --llm openai:gpt-4o                   # saves beside the store
 
-``--llm fake`` (and ``fake-noisy``) is a FAKE vision model that answers from the export JSON,
-not from the pixels: it tests the harness, it measures no model.
+``--llm`` takes the model specs of ``vizrag eval table 5 --models``: ``provider:model[@url]``,
+``python:package.module:NAME`` (a ``ChatModel`` or a factory of one), or ``fake`` /
+``fake-noisy``, a FAKE vision model that answers from the export JSON, not from the pixels:
+it tests the harness, it measures no model.
 """
 
 from __future__ import annotations
@@ -17,14 +19,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from .argtypes import positive_int
 from .terminal import terminal_safe
 
 __all__ = ["register"]
 
-FAKE_SPECS = ("fake", "fake-noisy")
+FAKE_SPECS = ("fake", "fake-noisy")  # as eval_common.FAKE_SPECS
 
 
 def _fail(cmd: str, msg: str) -> int:
@@ -58,23 +60,19 @@ def _source(spec: str, layer: str) -> tuple[Any, Path | None]:
 
 
 def _model(spec: str | None, probes: list[Any] | None = None, base: Path | None = None) -> Any:
-    """A vision model from ``--llm`` (None when absent); the FAKE one for ``fake*``."""
+    """A vision model from ``--llm`` (None when absent), parsed as ``eval table 5 --models``
+    is (:func:`~hyperviz_core.cli.eval_common.load_vision`); the FAKE one for ``fake*``
+    knows the exports of ``probes`` when given."""
     if not spec:
         return None
-    low = spec.strip().lower()
-    if low in FAKE_SPECS:
+    from .eval_common import fake_vision, load_vision
+
+    fake = fake_vision(spec)
+    if fake is not None and probes is not None and base is not None:
         from ..probe import ExportOracleVisionModel
 
-        mode: Literal["exact", "metrics"] = "metrics" if low == "fake-noisy" else "exact"
-        if probes is not None and base is not None:
-            return ExportOracleVisionModel.for_probes(probes, base, mode)
-        return ExportOracleVisionModel({}, mode)
-    from .index import make_chat
-
-    chat = make_chat(spec)
-    if chat is None:
-        raise ValueError(f"--llm {spec!r} names no vision model")
-    return chat
+        return ExportOracleVisionModel.for_probes(probes, base, fake.perception)
+    return load_vision(spec, "--llm")
 
 
 def _make(args: argparse.Namespace) -> int:
@@ -105,10 +103,10 @@ def _make(args: argparse.Namespace) -> int:
 
 
 def _grade(args: argparse.Namespace) -> int:
-    from ..probe import Probe, ProbeAnswer, grade, read_jsonl
+    from ..probe import ProbeAnswer, grade, read_jsonl
 
     try:
-        probes = read_jsonl(args.probes, Probe)
+        probes = _read_probes(args.probes)
         answers = read_jsonl(args.answers, ProbeAnswer)
     except ValueError as exc:
         return _fail("probes grade", str(exc))
@@ -119,22 +117,51 @@ def _grade(args: argparse.Namespace) -> int:
     return 0
 
 
+def _read_probes(path: str) -> list[Any]:
+    """The probes of ``path``; an empty file is refused (nothing to ask or grade)."""
+    from ..probe import Probe, read_jsonl
+
+    probes = read_jsonl(path, Probe)
+    if not probes:
+        raise ValueError(f"{path}: no probe (needs at least one probe; make them with "
+                         "`vizrag probes make`)")
+    return probes
+
+
+def _answers_path(args: argparse.Namespace) -> Path:
+    """``--out`` (default ``answers.jsonl`` beside the probes), checked before any model is
+    asked: not a folder, and no file where its folder goes."""
+    out = Path(args.out) if args.out else Path(args.probes).parent / "answers.jsonl"
+    if out.is_dir():
+        raise ValueError(f"--out {out}: is a folder; give the answers file's path")
+    above = next((d for d in out.parents if d.exists()), None)
+    if above is not None and not above.is_dir():
+        raise ValueError(f"--out {out}: {above} is a file, where a folder goes")
+    return out
+
+
 def _progress(args: argparse.Namespace) -> bool:
     """Progress bars only on a terminal (as ``vizrag eval``), never with --no-progress."""
     return not args.no_progress and sys.stderr.isatty()
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ..probe import Probe, ask_probes, grade, read_jsonl, write_jsonl
+    from ..probe import ask_probes, grade, write_jsonl
 
     try:
-        probes = read_jsonl(args.probes, Probe)
+        probes = _read_probes(args.probes)
         base = Path(args.probes).parent
+        out = _answers_path(args)
         model = _model(args.llm, probes, base)
+        missing = next((base / p.image for p in probes if not (base / p.image).is_file()), None)
+        if missing is not None:
+            raise ValueError(f"{missing} is missing (probe images are read relative to the "
+                             "folder of probes.jsonl)")
         answers = ask_probes(probes, base, model, progress=_progress(args))
-        out = Path(args.out) if args.out else base / "answers.jsonl"
         write_jsonl(out, answers)
-    except (ValueError, OSError) as exc:
+    except OSError as exc:
+        return _fail("probes run", f"{exc.filename or args.probes}: {exc.strerror or exc}")
+    except ValueError as exc:
         return _fail("probes run", " ".join(str(exc).split())[:300])
     if args.llm.strip().lower() in FAKE_SPECS:
         print(f"model: {model.model_name}; the scores test the harness only")
@@ -272,9 +299,10 @@ def register(sub: Any) -> None:
     gr.set_defaults(func=_grade)
     rn = ps.add_parser("run", help="ask a vision model every probe, write answers, grade")
     rn.add_argument("probes", help="probes.jsonl")
-    rn.add_argument("--llm", required=True, metavar="PROVIDER:MODEL",
-                    help="vision model (provider:model[@base_url]); 'fake' / 'fake-noisy' = "
-                    "FAKE model answering from the export JSON, not the pixels")
+    rn.add_argument("--llm", required=True, metavar="SPEC",
+                    help="vision model (provider:model[@base_url] or python:module:NAME); "
+                    "'fake' / 'fake-noisy' = FAKE model answering from the export JSON, not "
+                    "the pixels")
     rn.add_argument("--out", default=None, help="answers.jsonl (default: beside probes)")
     rn.add_argument("--no-progress", action="store_true", help="no progress bar")
     rn.set_defaults(func=_run)
@@ -283,8 +311,9 @@ def register(sub: Any) -> None:
                        "pairs, then a grid search of the congestion budget. Without --llm, "
                        "both are scored by readability metrics.")
     _common(t)
-    t.add_argument("--llm", default=None, metavar="PROVIDER:MODEL",
-                   help="vision model; 'fake'/'fake-noisy' = FAKE (answers from the export)")
+    t.add_argument("--llm", default=None, metavar="SPEC",
+                   help="vision model (provider:model[@base_url] or python:module:NAME); "
+                   "'fake'/'fake-noisy' = FAKE (answers from the export)")
     t.add_argument("--k", type=positive_int, default=15, help="probes per candidate (default 15)")
     t.add_argument("--grid", action="append", metavar="NAME=V1,V2",
                    help="grid values of w_v, w_e, gamma, alpha or beta (repeatable)")

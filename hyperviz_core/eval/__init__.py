@@ -23,6 +23,7 @@ from .data import (
     answers_by_id,
     load_answers,
     load_questions,
+    refuse_other_questions,
     system_name,
     write_answers,
 )
@@ -48,6 +49,7 @@ from .metrics import (
     contains_answer,
     exact_match,
     normalize_answer,
+    normalize_gold,
     strip_citations,
     token_f1,
 )
@@ -86,9 +88,11 @@ __all__ = [
     "make_disambiguation_probes",
     "match_entity",
     "normalize_answer",
+    "normalize_gold",
     "open_engine",
     "parse_score_reply",
     "parse_winrate_reply",
+    "refuse_other_questions",
     "score_answers",
     "score_prompt",
     "strip_citations",

@@ -5,10 +5,15 @@
   non-empty string or a number: a blank string or a null field is no gold, anything else —
   null, a list, an object, a boolean — is an error naming the line), ``"hops"``
   (MuSiQue; derived from an id such as ``"3hop1__..."`` when missing) and
-  ``"reference"`` (text a score judge may use). Lines without an ``id`` get their line number.
+  ``"reference"`` (text a score judge may use). Lines without an ``id`` get their line number;
+  an ``id`` must be a non-empty string or a whole number (``null`` is an error, never
+  ``"None"``).
 - **Answers** (JSONL): ``{"id", "question", "answer"}`` per line, what ``vizrag eval
   generate`` writes (one file per mode) and what ``vizrag eval judge`` reads. A system is
-  named by its file stem (``answers/vizrag.jsonl`` → ``vizrag``).
+  named by its file stem (``answers/vizrag.jsonl`` → ``vizrag``). ``"answer"`` is a string
+  or a number (``null``: an empty answer; a boolean, list or object is an error naming the
+  line). The recorded ``"question"`` must be the question file's question of that id
+  (:func:`refuse_other_questions`): ids alone do not tell question sets apart.
 
 Example:
     >>> from hyperviz_core.eval.data import Question, system_name
@@ -37,6 +42,7 @@ __all__ = [
     "answers_by_id",
     "load_answers",
     "load_questions",
+    "refuse_other_questions",
     "system_name",
     "write_answers",
 ]
@@ -116,6 +122,22 @@ def _golds(path: str | Path, n: int, obj: dict[str, Any]) -> list[str]:
     return [g for g in (_gold(path, n, v) for v in golds) if g]
 
 
+def _id(path: str | Path, n: int, obj: dict[str, Any], default: str | None) -> str:
+    """The ``"id"`` of a line as text (``default`` when absent); ``ValueError`` naming the
+    line unless a non-empty string or a whole number."""
+    if "id" not in obj:
+        if default is None:
+            raise ValueError(f"{path}:{n}: answer line without an \"id\"")
+        return default
+    value = obj["id"]
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    if isinstance(value, str) and value.strip():
+        return value
+    raise ValueError(f"{path}:{n}: \"id\" must be a non-empty string or a whole number, got "
+                     f"{json.dumps(value, ensure_ascii=False)[:80]}")
+
+
 def _question(path: str | Path, n: int, obj: dict[str, Any]) -> Question:
     text = obj.get("question")
     if not isinstance(text, str) or not text.strip():
@@ -125,7 +147,7 @@ def _question(path: str | Path, n: int, obj: dict[str, Any]) -> Question:
     if hops is not None and (not isinstance(hops, int) or isinstance(hops, bool) or hops < 1):
         raise ValueError(f"{path}:{n}: \"hops\" must be a whole number >= 1, got {hops!r}")
     ref = obj.get("reference")
-    return Question(id=str(obj.get("id", n)), question=text, answers=golds,
+    return Question(id=_id(path, n, obj, str(n)), question=text, answers=golds,
                     hops=hops, reference=str(ref) if ref is not None else None)
 
 
@@ -159,20 +181,51 @@ def load_answers(path: str | Path) -> list[AnswerRecord]:
     out: list[AnswerRecord] = []
     seen: set[str] = set()
     for n, obj in _jsonl(path):
-        if "id" not in obj:
-            raise ValueError(f"{path}:{n}: answer line without an \"id\"")
-        answer = obj.get("answer", "")
-        if answer is None:
-            answer = ""
-        if not isinstance(answer, (str, int, float)):
-            raise ValueError(f"{path}:{n}: \"answer\" must be a string")
-        rec = AnswerRecord(id=str(obj["id"]), question=str(obj.get("question") or ""),
-                           answer=str(answer))
+        rec = AnswerRecord(id=_id(path, n, obj, None), question=str(obj.get("question") or ""),
+                           answer=_answer_text(path, n, obj.get("answer")))
         if rec.id in seen:
             raise ValueError(f"{path}:{n}: duplicate answer id {rec.id!r}")
         seen.add(rec.id)
         out.append(rec)
     return out
+
+
+def _answer_text(path: str | Path, n: int, value: Any) -> str:
+    """An answer as text: a string, a finite number, or ``null``/absent (empty)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return str(value)
+    raise ValueError(f"{path}:{n}: \"answer\" must be a string (or a number), got "
+                     f"{json.dumps(value, ensure_ascii=False)[:80]}")
+
+
+def _same_text(a: str, b: str) -> bool:
+    return " ".join(a.split()) == " ".join(b.split())
+
+
+def refuse_other_questions(questions: Iterable[Question], records: Iterable[AnswerRecord],
+                           name: str) -> None:
+    """``ValueError`` naming the first id whose recorded question (an answers file's
+    ``"question"``, when given) differs from the question file's question of that id
+    (whitespace aside): the answers are to another question set that reuses the ids.
+
+    >>> q = [Question(id="1", question="Capital of France?")]
+    >>> refuse_other_questions(q, [AnswerRecord(id="1", question="Capital of France?")], "a")
+    >>> refuse_other_questions(q, [AnswerRecord(id="1", question="Who?", answer="x")], "a")
+    Traceback (most recent call last):
+    ...
+    ValueError: a: the answer to question '1' was to another question ('Who?'; ...
+    """
+    asked = {q.id: q.question for q in questions}
+    for r in records:
+        want = asked.get(r.id)
+        if want is not None and r.question and not _same_text(r.question, want):
+            raise ValueError(f"{name}: the answer to question {r.id!r} was to another question "
+                             f"({r.question[:60]!r}; the question file asks {want[:60]!r}): "
+                             "answers of another question set?")
 
 
 def answers_by_id(records: Iterable[AnswerRecord]) -> dict[str, str]:

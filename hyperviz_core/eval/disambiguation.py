@@ -147,6 +147,8 @@ class ConditionScore(BaseModel):
     missing: int = 0
     errors: int = 0
     """Probes whose model call failed (not scored)."""
+    first_error: str = ""
+    """The first failed model call's error (empty when none failed)."""
 
     def rate(self, field: Literal["positive", "distractor", "other", "missing"]) -> float:
         """Share of the scored probes (``n - errors``) with that outcome (0 when none)."""
@@ -164,20 +166,29 @@ def score_condition(probes: Sequence[Probe], answers: Sequence[ProbeAnswer]
         answer = by_id.get(p.id)
         if answer is not None and answer.error:
             s.errors += 1
+            s.first_error = s.first_error or answer.error
             continue
         o = outcome(p, answer)
         setattr(s, o, getattr(s, o) + 1)
     return s
 
 
+def _scored(s: ConditionScore | None) -> bool:
+    """A condition with at least one scored probe (not absent, not every call failed)."""
+    return s is not None and s.n > s.errors
+
+
 def _cells(s: ConditionScore | None) -> list[str]:
-    return ["-", "-"] if s is None else [pct(s.rate("positive")), pct(s.rate("distractor"))]
+    if s is None or not _scored(s):
+        return ["-", "-"]
+    return [pct(s.rate("positive")), pct(s.rate("distractor"))]
 
 
 def table3(probes: Sequence[Probe], image_answers: Mapping[str, Sequence[ProbeAnswer]],
            text_answers: Mapping[str, Sequence[ProbeAnswer]]) -> PaperTable:
     """One row per model: positive / distractor rates with the image and text only, and the
-    accuracy the image adds (points). A model may lack one condition (``-``)."""
+    accuracy the image adds (points). A model may lack one condition (``-``); a condition
+    whose every model call failed shows ``-`` too (no 0 % result)."""
     probes = [p for p in probes if p.task == TASK]
     if not probes:
         raise ValueError("Table 3 needs disambiguation probes (vizrag probes make --task "
@@ -192,7 +203,7 @@ def table3(probes: Sequence[Probe], image_answers: Mapping[str, Sequence[ProbeAn
         fakes += [fake_note] if fake_note else []
         img = score_condition(probes, image_answers[name]) if name in image_answers else None
         txt = score_condition(probes, text_answers[name]) if name in text_answers else None
-        gain = ("-" if img is None or txt is None else
+        gain = ("-" if img is None or txt is None or not (_scored(img) and _scored(txt)) else
                 f"{100 * (img.rate('positive') - txt.rate('positive')):+.1f}")
         rows.append([label, *_cells(img), *_cells(txt), gain, str(len(probes))])
         data[name] = {"image": img.model_dump() if img else None,

@@ -10,8 +10,10 @@ counted verdicts (all criteria and the overall winner) that chose the first-show
 which both orders agree.
 
 **Score** (one or more systems): each answer is rated alone, 0–100 per criterion with five
-levels; a system's value is the mean over its validly judged answers; its overall value is
-the mean of its six criteria.
+levels; a system's value is the mean over the questions on which every system's answer got
+a valid verdict (paired, as the win rate's questions: a system is never averaged over
+questions the others were not), and ``questions`` counts them; its overall value is the
+mean of its six criteria.
 
 Replies are parsed by :mod:`~hyperviz_core.eval.judge_parse`; an unreadable reply is asked
 again once with a repair suffix (a different prompt, so never a stale cache hit), then counted
@@ -85,6 +87,20 @@ class JudgeReport(BaseModel):
     """Win rate: share of (question, criterion) pairs on which both orders agree."""
     missing: dict[str, int] = Field(default_factory=dict)
     """Per system: questions its answers lack (those questions are not judged)."""
+    valid: int = 0
+    """Judge verdicts that were readable (a question enters the figures only when all its
+    verdicts were)."""
+
+    def nothing_judged(self) -> str:
+        """``""``, or one line saying why no question entered the figures although judge
+        calls were made (every verdict invalid, or none valid for every answer)."""
+        if self.questions or not self.invalid:
+            return ""
+        if not self.valid:
+            return (f"every judge verdict was invalid ({self.invalid} calls failed or gave "
+                    "unreadable replies); nothing to report")
+        return (f"no question got a valid judge verdict for every answer ({self.invalid} "
+                f"invalid, {self.valid} valid); nothing to report")
 
     def as_json(self) -> dict[str, Any]:
         """``{"protocol", "systems", "dimensions", "overall", "position_bias", "invalid",
@@ -239,12 +255,14 @@ class Judge:
             position_bias=first / n_verdicts if n_verdicts else None,
             agreement=agree / (pairs * len(keys)) if pairs else None,
             invalid=self.invalid, questions=pairs, calls=self.calls,
+            valid=sum(v is not None for v in verdicts),
         )
 
     # ------------------------------------------------------------------ score
     async def ascore(self, questions: Sequence[Question], answers: Answers) -> JudgeReport:
         """0–100 scores per criterion of every system in ``answers`` (on the questions every
-        system answered; ``missing`` counts the others)."""
+        system answered; ``missing`` counts the others), averaged over the questions whose
+        answers all got a valid verdict (``questions``)."""
         names = list(answers)
         if not names:
             raise ValueError("the score protocol needs at least one system")
@@ -256,21 +274,22 @@ class Judge:
             for n in names for q in questions
         ]
         scores = await self._gather(jobs, "judge (score)")
+        k = len(questions)
+        # paired, as the win rate: a question counts only when every system's answer got a
+        # valid verdict, so all systems are averaged over the same questions
+        valid = [j for j in range(k) if all(scores[i * k + j] for i in range(len(names)))]
         dims: dict[str, dict[str, float | None]] = {d: {} for d in DIMENSIONS}
         overall: dict[str, float | None] = {}
         for i, n in enumerate(names):
-            mine = [s for s in scores[i * len(questions):(i + 1) * len(questions)] if s]
+            mine = [s for j in valid if (s := scores[i * k + j])]
             for d in DIMENSIONS:
                 dims[d][n] = sum(s[d] for s in mine) / len(mine) if mine else None
-            vals = [dims[d][n] for d in DIMENSIONS]
-            overall[n] = (sum(v for v in vals if v is not None) / len(vals)) if mine else None
-        judged = sum(
-            all(scores[i * len(questions) + j] for i in range(len(names)))
-            for j in range(len(questions))
-        )
+            overall[n] = (sum(float(dims[d][n] or 0.0) for d in DIMENSIONS) / len(DIMENSIONS)
+                          if mine else None)
         return JudgeReport(protocol="score", systems=names, dimensions=dims, overall=overall,
-                           position_bias=None, invalid=self.invalid, questions=judged,
-                           calls=self.calls, missing=missing)
+                           position_bias=None, invalid=self.invalid, questions=len(valid),
+                           calls=self.calls, missing=missing,
+                           valid=sum(s is not None for s in scores))
 
     # ------------------------------------------------------------------ sync
     def winrate(self, questions: Sequence[Question], answers: Answers) -> JudgeReport:

@@ -10,7 +10,10 @@ prediction is scored against every gold answer (MuSiQue lists aliases) and the b
 counts. Before that, the prediction loses what the engine adds around an answer
 (:func:`strip_citations`): citation groups such as ``(H2, [1])``, ``[3]`` or ``(E3)`` and
 the header line of an offline extractive summary, so a cited answer scores like the bare one
-and a source number never matches a numeric answer.
+and a source number never matches a numeric answer. The gold answers get the same cleaning
+(:func:`normalize_gold`), so a gold such as ``"Henry V (H2)"`` can still be matched; a gold
+with nothing left after it (``"[3]"``, ``"!"``) is no gold (:func:`load_questions
+<hyperviz_core.eval.load_questions>` leaves it out with a warning).
 
 Example:
     >>> from hyperviz_core.eval.metrics import exact_match, token_f1, answer_in_context
@@ -24,6 +27,8 @@ Example:
     False
     >>> exact_match("Karl Renner (H2, [1])", ["Karl Renner"])   # citations are not scored
     1.0
+    >>> answer_in_context(["Hank Snow"], ["Hank\\nSnow wrote it"])  # no match across lines
+    False
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ __all__ = [
     "contains_answer",
     "exact_match",
     "normalize_answer",
+    "normalize_gold",
     "strip_citations",
     "token_f1",
 ]
@@ -66,8 +72,8 @@ def strip_citations(text: str) -> str:
     lines the offline answerer writes around its quotes (the
     :data:`~hyperviz_core.rag.answer.EXTRACTIVE_LABEL` header and its "(no passage ...)"
     placeholders). Other parentheses and IDs in running text are kept. Applied to the
-    prediction (never to the gold answers) by :func:`exact_match`, :func:`token_f1` and
-    :func:`contains_answer`.
+    prediction by :func:`exact_match`, :func:`token_f1` and :func:`contains_answer`, and to
+    every gold answer (:func:`normalize_gold`), never to retrieved passages.
 
     Example:
         >>> strip_citations("Karl Renner (H2, [1]).")
@@ -107,6 +113,18 @@ def normalize_answer(text: str) -> str:
     return " ".join(_ARTICLES.sub(" ", text).split())
 
 
+def normalize_gold(text: str) -> str:
+    """A gold answer as the metrics compare it: :func:`strip_citations`, then
+    :func:`normalize_answer` (the prediction's cleaning, so a gold holding ``(H2)`` or ``[3]``
+    can match). ``""`` means the gold holds nothing to match.
+
+    Example:
+        >>> normalize_gold("Henry V (H2)"), normalize_gold("[3]")
+        ('henry v', '')
+    """
+    return normalize_answer(strip_citations(text))
+
+
 def answer_tokens(text: str) -> list[str]:
     """The normalised tokens of ``text``."""
     return normalize_answer(text).split()
@@ -125,7 +143,7 @@ def exact_match(prediction: str, gold: str | Iterable[str]) -> float:
     pred = normalize_answer(strip_citations(prediction))
     if not pred:
         return 0.0
-    return float(any(pred == normalize_answer(g) for g in _golds(gold)))
+    return float(any(pred == normalize_gold(g) for g in _golds(gold)))
 
 
 def _f1(pred: Sequence[str], gold: Sequence[str]) -> float:
@@ -142,7 +160,7 @@ def _f1(pred: Sequence[str], gold: Sequence[str]) -> float:
 def token_f1(prediction: str, gold: str | Iterable[str]) -> float:
     """Best token-overlap F1 of ``prediction`` against the gold answers (0.0–1.0)."""
     pred = answer_tokens(strip_citations(prediction))
-    return max((_f1(pred, answer_tokens(g)) for g in _golds(gold)), default=0.0)
+    return max((_f1(pred, normalize_gold(g).split()) for g in _golds(gold)), default=0.0)
 
 
 def _contains(haystack: str, needle: str) -> bool:
@@ -162,7 +180,7 @@ def contains_answer(text: str, gold: str | Iterable[str]) -> bool:
         True
     """
     hay = normalize_answer(strip_citations(text))
-    return any(_contains(hay, normalize_answer(g)) for g in _golds(gold))
+    return any(_contains(hay, normalize_gold(g)) for g in _golds(gold))
 
 
 def answer_in_context(gold: str | Iterable[str], passages: Iterable[str]) -> bool:
@@ -171,17 +189,22 @@ def answer_in_context(gold: str | Iterable[str], passages: Iterable[str]) -> boo
     Args:
         gold: the gold answer or its aliases.
         passages: the retrieved passage texts (e.g. the top-k ``RetrievalResult.chunks``'
-            ``text``, with their titles prepended if the titles should count).
+            ``text``, with their titles prepended on a line of their own if the titles
+            should count: ``title + "\\n" + text``, as
+            :func:`~hyperviz_core.eval.generate_answers` keeps them).
 
     Returns:
-        True when some normalised gold answer occurs as whole tokens in some normalised
-        passage. Average it over questions for the recall of a retrieval mode.
+        True when some normalised gold answer occurs as whole tokens within one line of
+        some passage (normalised). A match never spans a line break: the title/text
+        boundary (title "Hank", text "Snow wrote ...") or a paragraph break is not an
+        occurrence of "Hank Snow". Average it over questions for the recall of a mode.
     """
-    golds = [n for n in (normalize_answer(g) for g in _golds(gold)) if n]
+    golds = [n for n in (normalize_gold(g) for g in _golds(gold)) if n]
     if not golds:
         return False
     for passage in passages:
-        hay = normalize_answer(passage)
-        if any(_contains(hay, g) for g in golds):
-            return True
+        for line in str(passage).splitlines():
+            hay = normalize_answer(line)
+            if any(_contains(hay, g) for g in golds):
+                return True
     return False

@@ -83,7 +83,7 @@ def table5(probes: Sequence[Probe], answers: Mapping[str, Sequence[ProbeAnswer]]
         (name,): grade(probes, got) for name, got in answers.items()}
     cols, rows = probe_rows(reports)
     notes = ["accuracy = exact set match of the expected IDs over the answered probes; "
-             "partial credit = mean F1"]
+             "partial credit = mean F1; '-' = no probe graded (every model call failed)"]
     for row, (name, got) in zip(rows, answers.items(), strict=True):
         row[0], note = fake_row(name, got)
         notes += [note] if note else []
@@ -105,11 +105,13 @@ def layout_bias(
     layouts: Sequence[str] | None = None,
     seed: int = 0,
     progress: bool = True,
+    limit: int | None = None,
 ) -> PaperTable:
     """Fig. 2c: probe accuracy per single layout (same samples and seeds for every layout).
 
     Probes go to ``out_dir/<layout>/`` (PNG, export, ``probes.jsonl``) and each model's
-    answers to ``out_dir/<layout>/answers-<i>.jsonl`` (i = the model's position).
+    answers to ``out_dir/<layout>/answers-<i>.jsonl`` (i = the model's position). ``limit``:
+    only the first ``limit`` probes of each layout are asked and graded.
     """
     from .. import available_layouts
     from ..probe import write_jsonl
@@ -127,6 +129,7 @@ def layout_bias(
         folder = Path(out_dir) / layout
         probes = make_probes(source, n, folder, layouts=[layout], seed=seed, progress=progress)
         counts[layout] = len(probes)
+        probes = probes[:limit] if limit else probes
         for i, (model_name, factory) in enumerate(models.items()):
             got = ask_probes(probes, folder, factory(probes, folder), progress=progress)
             write_jsonl(folder / f"answers-{i}.jsonl", got)
@@ -136,11 +139,13 @@ def layout_bias(
     rows.sort(key=lambda r: (list(models).index(r[0]), order[r[1]]))
     spread = []
     for model_name in models:
-        accs = [r.overall.accuracy for (m, _), r in reports.items() if m == model_name]
+        accs = [r.overall.accuracy for (m, _), r in reports.items()
+                if m == model_name and r.overall.accuracy is not None]
         spread.append(f"{model_name}: accuracy spread across layouts "
-                      f"{pct(max(accs) - min(accs))} (max - min)")
+                      f"{pct(max(accs) - min(accs) if accs else None)} (max - min)")
     notes = [f"{n} probe samples per layout requested, seed {seed}; made: "
-             + ", ".join(f"{k} {v}" for k, v in counts.items()), *spread]
+             + ", ".join(f"{k} {v}" for k, v in counts.items())
+             + (f" (the first {limit} of each asked: --limit)" if limit else ""), *spread]
     return PaperTable(table="2c", kind="Fig.", title="Layout bias: probe accuracy per layout",
                       headers=["model", "layout", *cols], rows=rows, notes=notes,
                       data={f"{m}|{lay}": r.model_dump() for (m, lay), r in reports.items()})

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from pydantic import BaseModel, Field
 
 from .data import Question
-from .metrics import answer_in_context, contains_answer, exact_match, token_f1
+from .metrics import answer_in_context, contains_answer, exact_match, normalize_gold, token_f1
 
 __all__ = ["AnswerScores", "GroupScore", "QuestionScore", "hop_order", "refuse_unmatched",
            "score_answers"]
@@ -53,6 +53,18 @@ class AnswerScores(BaseModel):
     by_hops: dict[str, GroupScore] = Field(default_factory=dict)
     missing: int = 0
     """Questions without an answer in the file (scored as empty answers)."""
+    unscorable: list[str] = Field(default_factory=list)
+    """Ids of questions left out: every gold answer is empty once normalised as the
+    prediction is (``"[3]"``, ``"!"``, ``"The"``), so no answer could ever match it."""
+
+    def unscorable_note(self) -> str:
+        """``""``, or how many questions were left out for gold answers with nothing to
+        match (the first ids)."""
+        if not self.unscorable:
+            return ""
+        first = ", ".join(self.unscorable[:3]) + (", ..." if len(self.unscorable) > 3 else "")
+        return (f"{len(self.unscorable)} questions left out: their gold answers hold nothing "
+                f"to match once normalised (punctuation, articles, citation marks): {first}")
 
 
 def refuse_unmatched(questions: Sequence[Question],
@@ -103,13 +115,19 @@ def score_answers(
 ) -> AnswerScores:
     """Score an answers file (``{id: answer}``) against the questions' gold answers.
 
-    Questions without gold answers are skipped; a question missing from ``answers`` counts
-    as an empty answer (0). ``contexts`` (``{id: passages}``) adds answer-in-context recall.
+    Questions without gold answers are skipped, and so are those whose every gold answer is
+    empty once normalised (``unscorable``: no answer could match it); a question missing
+    from ``answers`` counts as an empty answer (0). ``contexts`` (``{id: passages}``) adds
+    answer-in-context recall.
     """
     scored: list[QuestionScore] = []
     missing = 0
+    unscorable: list[str] = []
     for q in questions:
         if not q.answers:
+            continue
+        if not any(normalize_gold(g) for g in q.answers):
+            unscorable.append(q.id)
             continue
         if q.id not in answers:
             missing += 1
@@ -121,10 +139,12 @@ def score_answers(
             f1=token_f1(pred, q.answers), contains=contains_answer(pred, q.answers),
             in_context=in_ctx))
     if not scored:
-        raise ValueError("no question has gold answers to score against")
+        raise ValueError("no question has gold answers to score against"
+                         + (f" ({len(unscorable)} have gold answers with nothing to match once "
+                            "normalised)" if unscorable else ""))
     groups: dict[str, list[QuestionScore]] = {}
     for s in scored:
         groups.setdefault(str(s.hops) if s.hops is not None else "?", []).append(s)
     by_hops = {k: _group(groups[k]) for k in sorted(groups, key=hop_order)}
     return AnswerScores(questions=scored, overall=_group(scored), by_hops=by_hops,
-                        missing=missing)
+                        missing=missing, unscorable=unscorable)

@@ -69,7 +69,8 @@ class PaperTable(BaseModel):
 # ---------------------------------------------------------------------------- Table 1
 def table1(judge: Judge, questions: Sequence[Question], ours: str,
            answers: Mapping[str, Mapping[str, str]]) -> PaperTable:
-    """Win rates of system ``ours`` against every other system in ``answers``."""
+    """Win rates of system ``ours`` against every other system in ``answers``;
+    ``ValueError`` when no comparison got a valid verdict (every judge call invalid)."""
     if ours not in answers:
         raise ValueError(f"system {ours!r} is not among {sorted(answers)}")
     others = [n for n in answers if n != ours]
@@ -77,6 +78,7 @@ def table1(judge: Judge, questions: Sequence[Question], ours: str,
         raise ValueError("Table 1 needs at least one system to compare against")
     reports = {o: judge.winrate(questions, {ours: answers[ours], o: answers[o]})
                for o in others}
+    _refuse_unjudged(list(reports.values()))
     headers = ["criterion"]
     for o in others:
         headers += [f"{ours} (vs {o})", o]
@@ -145,9 +147,19 @@ def table4(questions: Sequence[Question], answers: Mapping[str, Mapping[str, str
                       headers=headers, rows=rows, data=data, notes=notes)
 
 
-def _missing_notes(scores: Mapping[str, Any]) -> list[str]:
-    return [f"{n}: {s.missing} questions had no answer (scored 0)"
-            for n, s in scores.items() if s.missing]
+def _refuse_unjudged(reports: Sequence[JudgeReport]) -> None:
+    """``ValueError`` when no report has a judged question although calls were made (every
+    verdict invalid): a table of ``-`` would read as a result."""
+    why = [r.nothing_judged() for r in reports]
+    if why and all(why):
+        raise ValueError(why[0])
+
+
+def _missing_notes(scores: Mapping[str, AnswerScores]) -> list[str]:
+    first = next(iter(scores.values()))
+    return [*([first.unscorable_note()] if first.unscorable else []),
+            *(f"{n}: {s.missing} questions had no answer (scored 0)"
+              for n, s in scores.items() if s.missing)]
 
 
 # ---------------------------------------------------------------------------- Table 2
@@ -157,7 +169,9 @@ def table2(questions: Sequence[Question], answers: Mapping[str, Mapping[str, str
     """Ablation variants (``answers``: ``{variant: {id: answer}}``, ``full`` first).
 
     With a judge: ``score`` rates every variant (criteria as columns); ``winrate`` compares
-    ``full`` against each other variant (the full system's win rate). Without a judge the
+    ``full`` against each other variant (the full system's win rate; ``ValueError`` with
+    ``full`` alone). When every judge verdict was invalid, ``ValueError`` (as for
+    :func:`table1`), not a table of ``-``. Without a judge the
     variants are compared by EM / F1 against the gold answers (if any), and by
     answer-in-context recall when ``contexts`` (``{variant: {id: passages}}``) are given.
     """
@@ -175,6 +189,7 @@ def table2(questions: Sequence[Question], answers: Mapping[str, Mapping[str, str
                                  *_missing_notes(scores)])
     if protocol == "score":
         rep = judge.score(questions, answers)
+        _refuse_unjudged([rep])
         rows = [[n, *(num(rep.dimensions[d][n]) for d in DIMENSIONS), num(rep.overall[n])]
                 for n in names]
         return PaperTable(table="2", title="Ablations: judge scores (0-100)",
@@ -185,8 +200,12 @@ def table2(questions: Sequence[Question], answers: Mapping[str, Mapping[str, str
     if protocol != "winrate":
         raise ValueError(f"unknown judge protocol {protocol!r}; use 'winrate' or 'score'")
     base, others = names[0], names[1:]
+    if not others:
+        raise ValueError(f"Table 2 --protocol winrate compares {base!r} with each other "
+                         "variant: it needs two or more systems")
     reps: dict[str, JudgeReport] = {
         o: judge.winrate(questions, {base: answers[base], o: answers[o]}) for o in others}
+    _refuse_unjudged(list(reps.values()))
     rows = [[o, *(pct(reps[o].dimensions[d][base]) for d in DIMENSIONS),
              pct(reps[o].overall[base]), pct(reps[o].position_bias)] for o in others]
     return PaperTable(table="2", title=f"Ablations: win rate of {base} against each variant",

@@ -67,7 +67,8 @@ def grade(probes: Sequence[Probe], answers: Sequence[ProbeAnswer]) -> GradeRepor
     """Score ``answers`` against ``probes`` per task and overall (:class:`ValueError` when
     no answer is to any of them). A missing answer scores 0;
     an answer whose model call failed (``error``) is counted in ``errors`` and not graded:
-    accuracy and partial credit are over the other probes."""
+    accuracy and partial credit are over the other probes (``None`` when no probe was
+    graded: every call failed, which is no 0 % result)."""
     by_id = {a.id: a for a in answers}
     if probes and not any(p.id in by_id for p in probes):
         raise ValueError(f"none of the {len(by_id)} answers is to one of the {len(probes)} "
@@ -93,11 +94,11 @@ def grade(probes: Sequence[Probe], answers: Sequence[ProbeAnswer]) -> GradeRepor
             s.n += 1
             s.errors += failed
             s.correct += exact and not failed
-            s.partial += part
+            s.partial = (s.partial or 0.0) + part
             s.missing += ans is None
     for s in [*per.values(), overall]:
         graded = s.n - s.errors
-        s.accuracy = round(s.correct / graded, 4) if graded else 0.0
-        s.partial = round(s.partial / graded, 4) if graded else 0.0
+        s.accuracy = round(s.correct / graded, 4) if graded else None  # nothing to grade
+        s.partial = round((s.partial or 0.0) / graded, 4) if graded else None
     return GradeReport(tasks=[per[t] for t in sorted(per)], overall=overall,
                        first_error=first_error)

@@ -104,17 +104,24 @@ class TuneResult(BaseModel):
 
 
 def parse_grid(items: Sequence[str]) -> dict[str, list[float]]:
-    """``["gamma=0.3,0.5", "w_v=1,10"]`` → grid (other parameters keep their defaults).
+    """``["gamma=0.3,0.5", "w_v=1,10"]`` → grid (other parameters keep their defaults). A
+    value given twice is tried once (``alpha=0.5,0.5`` = ``alpha=0.5``); a parameter given
+    twice is an error.
 
-    >>> parse_grid(["gamma=0.3,0.5"])["gamma"]
+    >>> parse_grid(["gamma=0.3,0.5,0.30"])["gamma"]
     [0.3, 0.5]
     """
     grid = {k: list(v) for k, v in DEFAULT_GRID.items()}
+    given: set[str] = set()
     for item in items:
         name, _, values = item.partition("=")
         name = name.strip()
         if name not in PARAMS:
             raise ValueError(f"unknown grid parameter {name!r}; choose from {', '.join(PARAMS)}")
+        if name in given:
+            raise ValueError(f"grid {name} given twice: list all its values in one --grid "
+                             f"{name}=V1,V2")
+        given.add(name)
         try:
             vals = [float(v) for v in values.split(",") if v.strip()]
         except ValueError:
@@ -125,7 +132,7 @@ def parse_grid(items: Sequence[str]) -> dict[str, list[float]]:
             raise ValueError(f"grid {name}: no value given (e.g. {name}={lo:g},{hi:g})")
         if bad:
             raise ValueError(f"grid {name}: values must lie in [{lo:g}, {hi:g}], got {values!r}")
-        grid[name] = vals
+        grid[name] = list(dict.fromkeys(vals))  # a repeated value once (0.5 = 0.50)
     return grid
 
 
@@ -149,8 +156,10 @@ def tune(
     """Score every grid point on ``k`` probes; the table is sorted best first (ties: closest
     to the :class:`Budget` defaults; ``tie`` when the whole grid scored the same).
 
-    ``grid`` overrides :data:`DEFAULT_GRID` per parameter (the others keep theirs)."""
-    full = {**DEFAULT_GRID, **{p: list(v) for p, v in (grid or {}).items()}}
+    ``grid`` overrides :data:`DEFAULT_GRID` per parameter (the others keep theirs); a value
+    listed twice is tried once."""
+    full = {**DEFAULT_GRID, **{p: list(dict.fromkeys(float(x) for x in v))  # each value once
+                               for p, v in (grid or {}).items()}}
     unknown = sorted(set(full) - set(PARAMS))
     if unknown:
         raise ValueError(f"unknown grid parameter {unknown[0]!r}")

@@ -58,10 +58,12 @@ class TaskScore(BaseModel):
     task: str
     n: int = 0
     correct: int = 0
-    accuracy: float = 0.0
-    """Share of exact set matches among the graded probes (``n - errors``; 0 when none)."""
-    partial: float = 0.0
-    """Mean F1 of answered against expected IDs (partial credit, reported separately)."""
+    accuracy: float | None = 0.0
+    """Share of exact set matches among the graded probes (``n - errors``); ``None`` when
+    none was graded (every model call failed)."""
+    partial: float | None = 0.0
+    """Mean F1 of answered against expected IDs (partial credit, reported separately);
+    ``None`` when none was graded."""
     missing: int = 0
     """Probes without an answer in the file (graded 0)."""
     errors: int = 0
@@ -81,8 +83,10 @@ class GradeReport(BaseModel):
         rows = [f"{'task':<18} {'n':>4} {'exact':>7} {'partial':>8} {'missing':>8} "
                 f"{'errors':>7}"]
         for t in [*self.tasks, self.overall]:
-            rows.append(f"{t.task:<18} {t.n:>4} {t.accuracy:>7.3f} {t.partial:>8.3f} "
-                        f"{t.missing:>8} {t.errors:>7}")
+            acc = "-" if t.accuracy is None else f"{t.accuracy:.3f}"
+            part = "-" if t.partial is None else f"{t.partial:.3f}"
+            rows.append(f"{t.task:<18} {t.n:>4} {acc:>7} {part:>8} {t.missing:>8} "
+                        f"{t.errors:>7}")
         return "\n".join(rows)
 
 
