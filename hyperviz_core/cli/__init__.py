@@ -6,20 +6,30 @@ provider's failure that no command handles itself, or a missing Graphviz, is rep
 line on stderr with exit code 2; a closed output pipe (``vizrag query ... | head``) ends the
 command quietly with exit code 141; Ctrl-C ends it with one line (``vizrag COMMAND:
 interrupted``, or the command's own, saying what was kept) and exit code 130, no traceback.
+SIGTERM (``timeout``, ``systemd``, ``docker stop``, a cancelled CI job) is handled as Ctrl-C
+is (``vizrag index`` stops at its next commit, the same one line), with exit code 143
+(128 + 15); the handler is installed here only, for the command's run, and the previous one
+restored after it. A write that fails without naming its file (a full disk) names the
+command's output options instead of showing a bare errno.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import importlib
 import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from types import FrameType
 
 from .. import __version__
 from .terminal import terminal_safe, tolerant_streams
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "main", "sigterm_as_interrupt"]
 
 # Subcommand modules, in --help order.
 _COMMANDS = ("info", "demo", "render", "index", "query", "check", "interop", "probes", "eval",
@@ -53,6 +63,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
+    with sigterm_as_interrupt() as terminated:
+        code = _run(args)
+    return 128 + signal.SIGTERM if terminated and code == 130 else code
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Run the parsed command: its exit code, with the errors no command handles itself
+    turned into one line (see the module's docstring)."""
     try:
         code: int = args.func(args)
     except BrokenPipeError:  # the reader went away (`| head`): stop quietly, as shell tools do
@@ -62,7 +80,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"vizrag {args.command}: interrupted", file=sys.stderr)
         return 130
     except (ValueError, OSError) as exc:
-        print(f"vizrag {args.command}: error: {terminal_safe(exc)}", file=sys.stderr)
+        print(f"vizrag {args.command}: error: {terminal_safe(_error_text(args, exc))}",
+              file=sys.stderr)
         return 2
     except RuntimeError as exc:
         if is_missing_graphviz(exc):
@@ -79,6 +98,66 @@ def main(argv: Sequence[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     return code
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[list[int]]:
+    """While the block runs, SIGTERM does what Ctrl-C does: it calls the handler SIGINT has
+    then (Python's raises ``KeyboardInterrupt``; ``asyncio.run``'s cancels the running task,
+    so an indexing run stops at its next commit). Yields a list that receives the signal's
+    number when one came. Only in the main thread, never where SIGTERM is ignored; the
+    previous handlers are restored afterwards.
+
+    Where SIGINT is ignored (a background job of a script), it stays so: SIGINT is blocked
+    instead while Python's handler stands in for it, so that ``asyncio.run`` installs its own
+    and SIGTERM stops an indexing run the same way."""
+    got: list[int] = []
+    if (threading.current_thread() is not threading.main_thread()
+            or not hasattr(signal, "SIGTERM")
+            or signal.getsignal(signal.SIGTERM) is signal.SIG_IGN):
+        yield got
+        return
+
+    def on_term(signum: int, frame: FrameType | None) -> None:
+        got.append(signum)
+        handler = signal.getsignal(signal.SIGINT)
+        if not callable(handler):  # no Python handler to hand it to
+            raise KeyboardInterrupt
+        handler(signal.SIGINT, frame)
+
+    ignored = (signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+               and hasattr(signal, "pthread_sigmask"))
+    if ignored:  # a real SIGINT stays pending, then is discarded when SIG_IGN is back
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield got
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        if ignored:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+#: errors of a write (never of a read), which an ``os.write`` raises without a file name
+_WRITE_ERRNOS = frozenset(getattr(errno, n) for n in ("ENOSPC", "EDQUOT", "EFBIG", "EROFS")
+                          if hasattr(errno, n))
+
+#: the options naming what a command writes, as ``(flag, attribute)``
+_OUTPUTS = (("--out", "out"), ("--html", "html"), ("--hif", "hif"))
+
+
+def _error_text(args: argparse.Namespace, exc: BaseException) -> str:
+    """The one-line error of ``exc``: a write that failed without naming its file (``[Errno
+    28] No space left on device``) names the command's outputs instead."""
+    if (isinstance(exc, OSError) and exc.filename is None and exc.errno in _WRITE_ERRNOS):
+        given = [f"{flag} {value}" for flag, attr in _OUTPUTS
+                 if (value := getattr(args, attr, None)) is not None]
+        if given:
+            return (f"cannot write the output ({', '.join(given)}): "
+                    f"{exc.strerror or exc} [Errno {exc.errno}]")
+    return str(exc)
 
 
 def _silence_stdout() -> None:

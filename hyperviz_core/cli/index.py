@@ -10,19 +10,28 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 from .argtypes import non_negative_int, positive_int
+from .index_output import (
+    interrupted,
+    outcome,
+    print_index,
+    quiet_document_failures,
+    stats_line,
+)
 from .index_store import (
     after_run,
+    compact_store,
     created_paths,
     open_for_index,
     prune_missing,
     recorded_embedder,
     settle_created,
 )
-from .ready import make_query_ready, ready_json, ready_line
+from .ready import make_query_ready, ready_line
 from .terminal import terminal_safe
 
 __all__ = ["add_provider_options", "make_chat", "make_embedder", "open_existing",
@@ -128,11 +137,7 @@ def open_existing(path: str, *, read_only: bool) -> Any:
 
 
 def _print_stats(stats: Any) -> None:
-    print(
-        f"documents {stats.documents}, chunks {stats.chunks}, entities {stats.entities}, "
-        f"relation hyperedges {stats.relation_hyperedges}, theme hyperedges "
-        f"{stats.theme_hyperedges}, key entities {stats.key_entities}"
-    )
+    print(stats_line(stats))
 
 
 def _load_inputs(args: argparse.Namespace) -> tuple[Any, Any]:
@@ -200,27 +205,26 @@ def _run_index(args: argparse.Namespace) -> int:
         options = ({} if args.ann_threshold is None or is_store_url(args.store)
                    else {"ann_threshold": args.ann_threshold})
         created = created_paths(args.store)
-        store, was_empty = open_for_index(args.store, options, created)
+        store, before = open_for_index(args.store, options, created)
         if getattr(store, "ann_files", None) is not None:  # its build's progress bar
             store.ann_files.show_progress = None if progress else False
         try:
             indexer = _indexer(args, store, embedder, chat, docs.total_bytes, progress)
+            t0 = time.perf_counter()
             try:
-                report = indexer.index(docs, total_bytes=docs.total_bytes)
+                with quiet_document_failures():  # the report lists them, once
+                    report = indexer.index(docs, total_bytes=docs.total_bytes)
                 prune_missing(args, store, indexer, report)
-            except KeyboardInterrupt:
-                done = store.stats().documents
-                print(f"vizrag index: interrupted; the store keeps its {done} committed "
-                      "documents (run the same command again to index the rest)",
-                      file=sys.stderr)
-                return 130
-            ready, interrupted = after_run(args, store, report, was_empty)
+            except KeyboardInterrupt:  # Ctrl-C or SIGTERM: stopped at the next commit
+                return interrupted(args, store, before, t0, dup)
+            ready, stopped_step = after_run(args, store, report, before == 0)
         finally:
             store.close()
     fate = settle_created(args.store, report, created)
     where = terminal_safe(args.store) if fate else store.path  # removed or kept: as given
-    _print_index(args, report, docs, dup, where, ready, fate)
-    return _outcome(report, where, fate, interrupted, model=chat is not None)
+    print_index(args, report, docs, dup, where, ready, fate)
+    return outcome(report, where, fate, stopped_step, model=chat is not None,
+                   json_out=args.json)
 
 
 def _indexer(args: argparse.Namespace, store: Any, embedder: Any, chat: Any,
@@ -236,121 +240,6 @@ def _indexer(args: argparse.Namespace, store: Any, embedder: Any, chat: Any,
         chunk_unit=args.chunk_unit, infer_titles=not args.no_infer_titles,
         workers=auto_workers(total_bytes) if args.workers == "auto" else args.workers,
     )
-
-
-def _outcome(report: Any, path: Any, fate: str | None, interrupted: str | None, *,
-             model: bool) -> int:
-    """The run's last lines on stderr (a stop, the store removed or kept, an interrupted
-    step, a model whose answers held nothing) and its exit code: 130 interrupted, 2 a stop
-    with nothing of the run stored (or the store's stop), 1 a failed document, else 0."""
-    from ..rag.index.breaker import is_provider_stop
-
-    if model and report.chunks and not report.entities and (
-            report.documents_added or report.documents_replaced):
-        print("vizrag index: warning: the model's answers held no entity in the expected "
-              f"format ({report.skipped_records} records skipped): check the model/prompt; "
-              "see --json", file=sys.stderr)
-    if interrupted is not None:  # the run's report above stands: every document is committed
-        print(f"vizrag index: interrupted while {interrupted}; every document of this run is "
-              "committed", file=sys.stderr)
-        return 130
-    if report.stopped is not None:
-        print(f"vizrag index: {terminal_safe(report.stopped)}", file=sys.stderr)
-    if fate == "removed":
-        print(f"vizrag index: removed the empty store {path} this run had created (it held "
-              "no document and no model answer)", file=sys.stderr)
-    elif fate == "kept" and report.store is not None:
-        n = report.store.llm_cache_entries
-        print(f"vizrag index: kept the store {path}: it holds the {n} model "
-              f"answer{'' if n == 1 else 's'} this run paid for; the same command re-uses "
-              "them", file=sys.stderr)
-    stored = report.documents_added + report.documents_replaced + report.documents_skipped
-    if report.stopped is not None and not (is_provider_stop(report.stopped) and stored):
-        return 2  # the store's stop, or the provider's with nothing of the run stored
-    return 1 if report.documents_failed else 0
-
-
-def _headline(report: Any, total: int, path: Any, fate: str | None) -> str:
-    """The text report's first line: what the run read and stored, and where."""
-    read = (report.documents_added + report.documents_replaced + report.documents_skipped
-            + report.documents_failed)
-    if report.stopped is None and fate is None and not report.documents_failed:
-        return f"indexed {total} documents into {path}"
-    stored = report.documents_added + report.documents_replaced
-    head = (f"stopped after reading {read} of {total} documents" if read < total
-            else f"read {read} of {total} documents")
-    head += (f": {stored} stored, {report.documents_skipped} unchanged, "
-             f"{report.documents_failed} failed")
-    if fate == "removed":
-        return f"{head}; removed the store {path} this run had created (it held nothing)"
-    if fate == "kept":
-        return f"{head}; kept the store {path} (it holds the model answers this run paid for)"
-    return f"{head}; into {path}" if report.stopped is None else (
-        f"{head}; the store {path} keeps what was stored")
-
-
-#: paths a walk left out that the text report names (``--json`` has them all)
-_LEFT_OUT_SHOWN = 10
-
-
-def _print_index(args: argparse.Namespace, report: Any, docs: Any, dup: Any,
-                 path: Any, ready: float | None, fate: str | None = None) -> None:
-    if args.json:
-        out = report.model_dump(mode="json")
-        out["input"] = dup.model_dump(mode="json", exclude=None if dup.limited else {"limited"})
-        out["query_ready_seconds"] = ready_json(ready)
-        print(json.dumps(out, indent=2, sort_keys=True))
-        return
-    print(_headline(report, len(docs), path, fate))
-    if dup.duplicates or dup.repeats or dup.limited:
-        verb = "replaced by a later one" if dup.policy == "replace" else "skipped"
-        limited = f" + {dup.limited} left out by --limit" if dup.limited else ""
-        print(f"  input: {dup.read} documents read = {dup.kept} kept + {dup.duplicates} "
-              f"with a duplicate id ({verb}) + {dup.repeats} exact repeats dropped{limited}")
-        for ex in dup.examples:
-            print(f"  duplicate id {terminal_safe(ex)}")
-    if dup.unreadable:
-        print(f"  skipped {len(dup.unreadable)} unreadable file(s):")
-        for why in dup.unreadable:
-            print(f"  unreadable {terminal_safe(why)}")
-    if dup.left_out:  # what the folder walks do not read: named, not silently dropped
-        print(f"  left out {len(dup.left_out)} path(s) of the folders (not read):")
-        for why in dup.left_out[:_LEFT_OUT_SHOWN]:
-            print(f"  left out {terminal_safe(why)}")
-        if len(dup.left_out) > _LEFT_OUT_SHOWN:
-            print(f"  ... and {len(dup.left_out) - _LEFT_OUT_SHOWN} more (--json lists "
-                  "every one under input.left_out)")
-    print("  " + report.summary())
-    if report.skipped_records:
-        print(f"  skipped {report.skipped_records} malformed model records (not in the "
-              "expected format)")
-    if report.retries:
-        print(f"  provider retries: {report.retries} (429/5xx/timeouts; see the warnings)")
-    if report.compacted_bytes:
-        print(f"  compacted: {report.compacted_bytes / 2**20:.1f} MiB freed")
-    if report.store is not None:
-        print("  store: ", end="")
-        _print_stats(report.store)
-    if line := ready_line(ready):
-        print(line)
-    if gone := report.files_gone:
-        more = f" and {len(gone) - 20} more" if len(gone) > 20 else ""
-        print(f"  removed {len(gone)} whose files are gone: "
-              f"{', '.join(terminal_safe(g) for g in gone[:20])}{more}")
-    if left := report.files_unchecked:
-        more = f" and {len(left) - 20} more" if len(left) > 20 else ""
-        print(f"  not removed: {len(left)} stored from a relative path whose file is not "
-              f"found from here: {', '.join(terminal_safe(g) for g in left[:20])}{more} (a "
-              "relative path names a file only with the directory it was indexed from; if "
-              "they are gone, `vizrag delete --store STORE ID...`)")
-    for doc_id in report.empty_documents[:20]:
-        print(f"  without text (stored with 0 chunks, nothing retrieves it): "
-              f"{terminal_safe(doc_id)}", file=sys.stderr)
-    if len(report.empty_documents) > 20:
-        print(f"  ... and {len(report.empty_documents) - 20} more without text",
-              file=sys.stderr)
-    for err in report.errors[:20]:
-        print(f"  failed: {terminal_safe(err)}", file=sys.stderr)
 
 
 def _run_stats(args: argparse.Namespace) -> int:
@@ -377,23 +266,44 @@ def _run_stats(args: argparse.Namespace) -> int:
 def _run_delete(args: argparse.Namespace) -> int:
     from ..rag.store.sqlite.check import store_errors
 
+    if not args.doc_ids and not args.compact:
+        raise ValueError("give the ids of the documents to delete (or --compact alone to "
+                         "compact the store)")
+    freed = argparse.Namespace(compacted_bytes=0)
     with store_errors(args.store):
         store = open_existing(args.store, read_only=False)
         try:
             store.stats()  # a damaged store fails here (one line), before any change
-            counts = _delete_all(args, store)
+            counts = _delete_all(args, store) if args.doc_ids else {}
             ready = make_query_ready(store, "delete") if counts.get("documents") else None
+            if args.compact:
+                _compact_after_delete(store, freed)
         finally:
             store.close()
-    print(
-        f"deleted {counts.get('documents', 0)} documents: {counts.get('chunks', 0)} chunks, "
-        f"{counts.get('entities', 0)} entities, {counts.get('relation_hyperedges', 0)} "
-        f"relation and {counts.get('theme_hyperedges', 0)} theme hyperedges "
-        f"({counts.get('updated_entities', 0)} shared entities updated)"
-    )
+    if args.doc_ids:
+        print(
+            f"deleted {counts.get('documents', 0)} documents: {counts.get('chunks', 0)} "
+            f"chunks, {counts.get('entities', 0)} entities, "
+            f"{counts.get('relation_hyperedges', 0)} relation and "
+            f"{counts.get('theme_hyperedges', 0)} theme hyperedges "
+            f"({counts.get('updated_entities', 0)} shared entities updated)"
+        )
     if line := ready_line(ready):
         print(line)
+    if args.compact and hasattr(store, "compact"):
+        print(f"compacted {store.path}: {freed.compacted_bytes / 2**20:.1f} MiB freed")
     return 0 if counts.get("documents", 0) == len(set(args.doc_ids)) else 1
+
+
+def _compact_after_delete(store: Any, freed: argparse.Namespace) -> None:
+    """``vizrag delete --compact``: VACUUM the SQLite store (the space deletes left is
+    reused by later writes, never given back to the disk otherwise); a PostgreSQL store
+    reclaims space by itself (autovacuum): nothing to do."""
+    if not hasattr(store, "compact"):
+        print(f"vizrag delete: note: {store.path} is not a SQLite store: PostgreSQL reclaims "
+              "the space itself (autovacuum); nothing compacted", file=sys.stderr)
+        return
+    compact_store(store, freed, command="delete")
 
 
 def _delete_all(args: argparse.Namespace, store: Any) -> dict[str, int]:
@@ -470,8 +380,8 @@ def register(sub: Any) -> None:
                    "(ID#part00001 ...), read and committed one at a time (default 256)")
     p.add_argument("--compact", action=argparse.BooleanOptionalAction, default=None,
                    help="rewrite the SQLite store without free space afterwards (VACUUM: "
-                   "about 10%% smaller, seconds per GB); default: only when this run filled "
-                   "an empty store")
+                   "about 10%% smaller, seconds per GB), also after a run that changed "
+                   "nothing; default: only when this run filled an empty store")
     p.add_argument("--prepare", action=argparse.BooleanOptionalAction, default=True,
                    help="SQLite store of 4,000 chunks or more: at the end, build and keep in "
                    "the store what queries read (full-text index, BM25 lengths, query "
@@ -492,9 +402,14 @@ def register(sub: Any) -> None:
     s.set_defaults(func=_run_stats)
 
     d = sub.add_parser("delete", help="delete documents (and what only they support)")
-    d.add_argument("doc_ids", nargs="+", metavar="DOC_ID")
+    d.add_argument("doc_ids", nargs="*", metavar="DOC_ID",
+                   help="ids of the documents to delete (none with --compact: compact only)")
     d.add_argument("--store", required=True, metavar="STORE",
                    help="store directory, .sqlite file or postgresql:// URL")
     d.add_argument("--embed", default=None, metavar="SPEC",
                    help="embedder used to re-embed shared entities (default: the store's)")
+    d.add_argument("--compact", action="store_true",
+                   help="then rewrite the SQLite store without free space (VACUUM: gives "
+                   "the space of deleted documents back to the disk; needs free space of "
+                   "about the store's size; seconds per GB); without ids: compact only")
     d.set_defaults(func=_run_delete)

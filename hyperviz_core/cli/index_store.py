@@ -1,5 +1,6 @@
 """The store a ``vizrag index`` run writes: opened or created, removed again when this run
-created it and then failed, compacted and made query-ready after the run.
+created it and then failed, compacted and made query-ready after the run (``--compact``:
+whatever the run did, also nothing).
 
 A new store that cannot be opened (a full disk, a damaged file), or that holds nothing at all
 at the end of the run (no document and no LLM cache entry: :func:`settle_created`), is
@@ -28,8 +29,8 @@ __all__ = ["after_run", "compact_store", "created_paths", "open_for_index", "pru
 
 
 def open_for_index(spec: str, options: dict[str, Any], created: Callable[[], bool]
-                   ) -> tuple[Any, bool]:
-    """Open (or create) the store ``vizrag index`` writes, and whether it holds no document.
+                   ) -> tuple[Any, int]:
+    """Open (or create) the store ``vizrag index`` writes, and how many documents it holds.
     When that fails (a full disk, a damaged file: one line), what this run created is removed
     again (:func:`created_paths`), unless another process holds the store's lock: then the
     store may be that process's, just created."""
@@ -39,7 +40,7 @@ def open_for_index(spec: str, options: dict[str, Any], created: Callable[[], boo
     store: Any = None
     try:
         store = open_store(spec, read_only=False, **options)
-        return store, store.stats().documents == 0  # a damaged store fails here
+        return store, store.stats().documents  # a damaged store fails here
     except Exception as exc:
         if store is not None:
             with contextlib.suppress(Exception):
@@ -75,12 +76,14 @@ def after_run(args: argparse.Namespace, store: Any, report: Any, was_empty: bool
               ) -> tuple[float | None, str | None]:
     """Compaction and query-ready preparation after a run: the seconds making the store
     query-ready (None: not done), and what Ctrl-C interrupted (None: nothing). Either step
-    is one transaction of its own, so an interrupted one leaves every document committed."""
+    is one transaction of its own, so an interrupted one leaves every document committed.
+    ``--compact`` compacts whatever the run did (also a run that added nothing: the way to
+    reclaim the space deletes left); by default only a run that filled an empty store."""
     step = "compacting the store (compaction is all or nothing: done, or skipped)"
     try:
-        compact = was_empty if args.compact is None else args.compact
-        if (compact and report.documents_added and report.stopped is None
-                and hasattr(store, "compact")):
+        compact = (args.compact if args.compact is not None
+                   else was_empty and bool(report.documents_added))
+        if compact and report.stopped is None and hasattr(store, "compact"):
             compact_store(store, report)
         step = ("making the store query-ready (skipped: queries build what they need "
                 "themselves)")
@@ -127,16 +130,17 @@ def _nothing() -> bool:
     return False
 
 
-def compact_store(store: Any, report: Any) -> None:
-    """The optional compaction after a run: its failure (VACUUM needs about the store's size
-    in free disk) is a warning, never the loss of the run's report: whatever fails there,
-    every document is committed already."""
+def compact_store(store: Any, report: Any, command: str = "index") -> None:
+    """The compaction after a run (or ``vizrag delete --compact``): its failure (VACUUM
+    needs about the store's size in free disk) is a warning, never the loss of the run's
+    report: whatever fails there, every document is committed already. The bytes freed go
+    to ``report.compacted_bytes``."""
     try:
         report.compacted_bytes = store.compact()
     except Exception as exc:
-        print(f"vizrag index: warning: compaction skipped ({exc}); every document is "
-              "committed (run `vizrag index --compact` again with more free space)",
-              file=sys.stderr)
+        print(f"vizrag {command}: warning: compaction skipped ({exc}); every document is "
+              f"committed (`vizrag delete --store {store.path} --compact` compacts it alone; "
+              "it needs free disk space of about the store's size)", file=sys.stderr)
 
 
 def _being_created(path: Path) -> bool:

@@ -5,7 +5,7 @@
 It refuses to replace a stored document under a Hyper-RAG document id that no Hyper-RAG
 import wrote (e.g. one ``vizrag index`` stored) unless ``--replace-documents`` is given.
 ``export --store STORE --hif OUT.json [--layer L] [--doc ID ...] [--query Q]`` writes the whole
-store or a selected sub-hypergraph as HIF.
+store or a selected sub-hypergraph as HIF (``--hif -``: to standard output).
 
 A damaged, full or locked SQLite store ends either command with one line naming it (no
 traceback). Ctrl-C ends them with "interrupted" and exit code 130: an import keeps the
@@ -98,6 +98,7 @@ def _run_export(args: argparse.Namespace) -> int:
                                 "top_k": top_k, "hops": hops}
     check_mode(retrieve["mode"])  # before the store is read, as --top-k/--hops are
     embedder = make_embedder(args.embed) if args.embed is not None else None
+    to_stdout = args.hif == "-"
     out = Path(args.hif)
     try:
         with store_errors(args.store):
@@ -108,14 +109,31 @@ def _run_export(args: argparse.Namespace) -> int:
             finally:
                 store.close()
         doc = hg.to_hif()
-        atomic_write_bytes(out, json.dumps(doc, ensure_ascii=False, indent=1, sort_keys=True,
-                                           allow_nan=False).encode("utf-8"))
+        data = json.dumps(doc, ensure_ascii=False, indent=1, sort_keys=True,
+                          allow_nan=False).encode("utf-8")
+        if to_stdout:
+            _write_stdout(data)
+        else:
+            atomic_write_bytes(out, data)
     except KeyboardInterrupt:  # the temporary file of an interrupted write is removed
-        print(f"vizrag export: interrupted; {out} was not written", file=sys.stderr)
+        where = "standard output" if to_stdout else out
+        print(f"vizrag export: interrupted; {where} was not written", file=sys.stderr)
         return 130
-    print(f"wrote {out}: {len(doc['nodes'])} nodes, {len(doc['edges'])} edges, "
-          f"{len(doc['incidences'])} incidences", file=sys.stderr)  # stdout: data only
+    print(f"wrote {'standard output' if to_stdout else out}: {len(doc['nodes'])} nodes, "
+          f"{len(doc['edges'])} edges, {len(doc['incidences'])} incidences",
+          file=sys.stderr)  # stdout: data only
     return 0
+
+
+def _write_stdout(data: bytes) -> None:
+    """``--hif -``: the HIF document on standard output (UTF-8 bytes, a final newline)."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:  # a text stream without bytes (a test's StringIO)
+        sys.stdout.write(data.decode("utf-8") + "\n")
+    else:
+        sys.stdout.flush()
+        buffer.write(data + b"\n")
+    sys.stdout.flush()
 
 
 def register(sub: Any) -> None:
@@ -158,7 +176,8 @@ def register(sub: Any) -> None:
     )
     e.add_argument("--store", required=True, metavar="STORE",
                    help="store directory, .sqlite file or postgresql:// URL")
-    e.add_argument("--hif", required=True, metavar="OUT.json", help="output file")
+    e.add_argument("--hif", required=True, metavar="OUT.json",
+                   help="output file ('-': standard output)")
     e.add_argument("--layer", choices=("bottom", "top", "both"), default="both",
                    help="G_bot relations, G_top themes, or both (default)")
     e.add_argument("--doc", action="append", metavar="DOC_ID", help="repeatable")

@@ -18,7 +18,8 @@ that step leaves every copied document committed (exit 130).
 
 ``vizrag migrate --upgrade out/store`` upgrades a SQLite store of an older schema in place
 (schema 1 → 2: merged rows without stored source lists, see ``rag/store/sqlite/schema.py``);
-what every read returns stays the same. A store of an older schema is also upgraded by its
+what every read returns stays the same (``--json``: the outcome as one JSON object). A store
+of an older schema is also upgraded by its
 first write; a PostgreSQL store is upgraded when it is opened.
 """
 
@@ -32,7 +33,10 @@ from typing import Any
 __all__ = ["register"]
 
 
-def _upgrade(spec: str) -> int:
+def _upgrade(spec: str, as_json: bool = False) -> int:
+    """``--upgrade STORE``: upgrade its schema in place and check it; ``as_json``: the
+    outcome as one JSON object ``{"store", "schema_before", "schema", "upgraded",
+    "problems", "ok"}`` (``schema_before`` null on PostgreSQL: upgraded when opened)."""
     from ..rag.store import HypergraphStore, StoreError, open_store
     from ..rag.store.sqlite.check import store_errors
     from ..rag.store.sqlite.schema import SCHEMA_VERSION
@@ -40,13 +44,22 @@ def _upgrade(spec: str) -> int:
     try:
         with store_errors(spec), open_store(spec) as store:
             if not isinstance(store, HypergraphStore):  # PostgreSQL: upgraded when opened
-                print(f"{store.path}: schema {SCHEMA_VERSION} (upgraded when opened)")
+                if as_json:
+                    _print_json({"store": str(store.path), "schema_before": None,
+                                 "schema": SCHEMA_VERSION, "upgraded": False, "problems": [],
+                                 "ok": True})
+                else:
+                    print(f"{store.path}: schema {SCHEMA_VERSION} (upgraded when opened)")
                 return 0
             old = store.schema_version()
             ran = store.upgrade()
             problems = store.check()
     except StoreError as exc:
         raise ValueError(str(exc)) from None
+    if as_json:
+        _print_json({"store": str(store.path), "schema_before": old, "schema": SCHEMA_VERSION,
+                     "upgraded": bool(ran), "problems": list(problems), "ok": not problems})
+        return 0 if not problems else 1
     state = (f"upgraded from schema {old} to {SCHEMA_VERSION}" if ran
              else f"already at schema {SCHEMA_VERSION}")
     print(f"{store.path}: {state}; check: " + ("ok" if not problems
@@ -54,6 +67,10 @@ def _upgrade(spec: str) -> int:
     for line in problems:
         print(f"  {line}")
     return 0 if not problems else 1
+
+
+def _print_json(obj: dict[str, Any]) -> None:
+    print(json.dumps(obj, indent=2, sort_keys=True))
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -64,7 +81,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.upgrade is not None:
         if args.source or args.target:
             raise ValueError("--upgrade takes no --from/--to")
-        return _upgrade(args.upgrade)
+        return _upgrade(args.upgrade, as_json=args.json)
     if not args.source or not args.target:
         raise ValueError("give --from STORE --to STORE (or --upgrade STORE)")
 

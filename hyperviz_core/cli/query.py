@@ -4,14 +4,17 @@ Offline by default: prints the ranked evidence and a clearly labelled extractive
 ``--llm openai:MODEL`` sends the renderings I_top/I_bot to a vision model and prints its
 answer. ``--out DIR`` writes ``top.png``/``top.html`` and ``bottom.png``/``bottom.html`` (one
 subfolder per question in batch mode). ``--questions FILE.jsonl`` (lines ``{"id",
-"question"}``) answers every question with the store loaded once; with ``--json`` each result
-is one JSON line ``{"id", "question", "answer", "answer_kind", "chunks": [{"doc_id",
-"chunk_id", "score", "text"}], "locator": {"kind", "description"}, ...}``.
+"question"}``; ``-``: standard input) answers every question with the store loaded once (the
+question ``-`` is read from standard input too); with ``--json`` each result is one JSON line
+``{"id", "question", "answer", "answer_kind", "chunks": [{"doc_id", "chunk_id", "score",
+"text"}], "locator": {"kind", "description"}, ...}``.
 
 A question that fails (a model error, a rendering error ...) does not stop a batch: it gets
 the record ``{"id", "error"}`` (text mode: ``== id`` then ``error: ...``) and the batch goes
 on; the exit code is the number of failed questions, capped at 125 (0 = all answered). A
-damaged or missing store stops at once with exit code 2; Ctrl-C stops a batch with one line
+damaged or missing store, or an ``--out`` that cannot be written (a full disk, a read-only
+folder: one line naming the folder; the folders the command created and left empty are
+removed), stops at once with exit code 2; Ctrl-C stops a batch with one line
 (``interrupted after N of M questions``, their records printed) and exit code 130. Each
 question's views go to ``--out``/<safe id>: ids are sanitised (never ``..`` or a path) and
 made distinct (``-2``).
@@ -182,9 +185,26 @@ def folders_for(ids: list[str]) -> list[str]:
     return out
 
 
+def _stdin_text(what: str) -> str:
+    """Standard input read whole as UTF-8 text (``-`` for ``what``), else a one-line error."""
+    stream = getattr(sys.stdin, "buffer", None)
+    raw = stream.read() if stream is not None else sys.stdin.read()
+    if isinstance(raw, str):
+        return raw
+    try:
+        return bytes(raw).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{what} (standard input): not UTF-8 text at byte {exc.start} "
+                         f"({exc.reason})") from None
+
+
 def _load_questions(path: str) -> list[tuple[str, str]]:
+    """``--questions FILE.jsonl`` (``-``: standard input) as ``(id, question)`` pairs."""
     items: list[tuple[str, str]] = []
-    text = Path(path).read_text(encoding="utf-8")
+    if path == "-":
+        text, path = _stdin_text("--questions -"), "<stdin>"
+    else:
+        text = Path(path).read_text(encoding="utf-8")
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
@@ -245,6 +265,14 @@ def _chat(args: argparse.Namespace) -> Any:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.question == "-":  # the question is standard input's text
+        if args.questions == "-":
+            raise ValueError("the question '-' and --questions - both read standard input: "
+                             "give one of them")
+        if not args.questions:
+            args.question = _stdin_text("the question -").strip()
+            if not args.question:
+                raise ValueError("the question read from standard input ('-') is empty")
     if args.question is not None and not args.question.strip() and not args.questions:
         raise ValueError("the question is empty (only whitespace)")
     if not args.question and not args.questions:
@@ -296,14 +324,16 @@ def _answer_all(args: argparse.Namespace, batch: list[tuple[Any, str]], folders:
                                           hooks=[verbose_hook] if args.verbose else None)
                     images: dict[str, str] = {}
                     if out is not None:
-                        images = write_views(result, out / folder if qid is not None else out)
+                        images = _write_or_stop(result, out / folder if qid is not None
+                                                else out, out, done[0], len(batch))
                         if not images:
                             _no_views_note(result, qid)
                     _print_result(args, result, qid, images, len(batch))
                 except Exception as exc:  # one failing question must not lose the batch
-                    if (is_store_failure(exc) or isinstance(exc, BrokenPipeError)
+                    if (is_store_failure(exc) or isinstance(exc, (BrokenPipeError, OutError))
                             or is_missing_graphviz(exc)):
-                        raise  # the store is unusable, nobody reads the output, or no `dot`
+                        raise  # the store is unusable, nobody reads the output, no `dot`,
+                        # or --out cannot be written (every question would fail the same)
                     done[1] += 1
                     _report_failure(args, qid, exc)
                 finally:
@@ -311,6 +341,32 @@ def _answer_all(args: argparse.Namespace, batch: list[tuple[Any, str]], folders:
                 done[0] += 1
         finally:
             engine.close()
+
+
+class OutError(ValueError):
+    """``--out`` could not be written (a full disk, a read-only folder): one line naming
+    the folder, exit code 2; a batch stops, as every question would fail the same way."""
+
+
+def _write_or_stop(result: Any, folder: Path, out: Path, done: int, total: int
+                   ) -> dict[str, str]:
+    """``write_views`` into ``folder`` (under ``--out`` ``out``); a write that fails removes
+    the folders it created and left empty (up to ``out`` and the ones above it that did not
+    exist) and raises :class:`OutError` naming the folder and the reason."""
+    made = [p for p in (folder, *folder.parents) if not p.exists()]  # deepest first
+    try:
+        return write_views(result, folder)
+    except OSError as exc:
+        for path in made:
+            try:
+                path.rmdir()  # only an empty folder: a view written before stays
+            except OSError:
+                break
+        why = exc.strerror or str(exc)
+        name = f" ({exc.filename})" if exc.filename and str(exc.filename) != str(folder) else ""
+        stop = (f"; the batch stops after {done} of {total} questions" if total > 1 else "")
+        raise OutError(f"--out: cannot write the views into {folder}{name}: {why}"
+                       f"{f' [Errno {exc.errno}]' if exc.errno else ''}{stop}") from None
 
 
 def _no_views_note(result: Any, qid: str | None) -> None:
@@ -365,7 +421,8 @@ def register(sub: Any) -> None:
     """Add ``vizrag query`` to the subcommand parser."""
     p = sub.add_parser("query", help="ask a store a question (offline: ranked evidence)",
                        description=__doc__.split("\n\n")[0])
-    p.add_argument("question", nargs="?", help="the question (or use --questions)")
+    p.add_argument("question", nargs="?",
+                   help="the question ('-': read it from standard input; or use --questions)")
     p.add_argument("--store", required=True, metavar="STORE",
                    help="store directory, .sqlite file or postgresql:// URL")
     p.add_argument("--mode", default="vizrag", choices=_MODES, help="retrieval mode")
@@ -376,7 +433,8 @@ def register(sub: Any) -> None:
     p.add_argument("--embed", default=None, help="embedder (must match the index)")
     add_provider_options(p)
     p.add_argument("--out", default=None, help="write I_top/I_bot PNG + HTML here")
-    p.add_argument("--questions", default=None, help="JSONL file of {id, question}")
+    p.add_argument("--questions", default=None,
+                   help="JSONL file of {id, question} ('-': standard input)")
     p.add_argument("--json", action="store_true", help="one JSON line per question")
     p.add_argument("--full", action="store_true",
                    help="print the complete RetrievalResult JSON (with base64 images)")

@@ -61,6 +61,10 @@ class IndexReport(BaseModel):
     images: int = 0
     embedded: int = 0
     llm_calls: int = 0
+    """Model requests the provider answered (cache hits not included)."""
+    llm_failures: int = 0
+    """Model requests that failed: every failed attempt, retried ones included, so
+    ``llm_calls + llm_failures`` requests were sent."""
     cache_hits: int = 0
     retries: int = 0
     prompt_tokens: int = 0
@@ -106,8 +110,9 @@ class IndexReport(BaseModel):
             f"{self.documents_added} added, {self.documents_replaced} replaced, "
             f"{self.documents_skipped} unchanged, {self.documents_failed} failed{removed}; "
             f"{self.chunks} chunks, {self.entities} entity mentions, {self.hyperedges} "
-            f"hyperedges, {self.themes} themes; {self.llm_calls} LLM calls "
-            f"({self.cache_hits} cached, {self.tokens} tokens) in {self.seconds:.1f} s "
+            f"hyperedges, {self.themes} themes; {self.llm_calls} LLM calls answered "
+            f"({self.llm_failures} failed, {self.cache_hits} cached, {self.tokens} tokens) "
+            f"in {self.seconds:.1f} s "
             f"({self.mb_per_s:.2f} MB/s, {self.chunks_per_s:.0f} chunks/s)"
         )
 
@@ -119,6 +124,7 @@ def finish_report(report: IndexReport, tracker: Any, before: dict[str, float], t
     after = usage_numbers(tracker)
     delta = {k: after.get(k, 0.0) - before.get(k, 0.0) for k in after}
     report.llm_calls = int(delta.get("calls", 0))
+    report.llm_failures = int(delta.get("failures", 0))
     report.cache_hits = int(delta.get("cache_hits", 0))
     report.prompt_tokens = int(delta.get("prompt_tokens", 0))
     report.completion_tokens = int(delta.get("completion_tokens", 0))
@@ -205,7 +211,8 @@ def usage_numbers(tracker: Any) -> dict[str, float]:
         return {}
     rep = tracker.report()
     out = {k: float(getattr(rep, k)) for k in
-           ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "retries")}
+           ("calls", "failures", "cache_hits", "prompt_tokens", "completion_tokens",
+            "retries")}
     if rep.cost is not None:
         out["cost"] = float(rep.cost)
     return out

@@ -1,0 +1,212 @@
+"""What ``vizrag index`` prints: the report (text or ``--json``), its last lines on stderr
+and its exit code, also for an interrupted run (Ctrl-C, SIGTERM).
+
+Each thing is said once: a document's failure is listed in the report (not also logged as it
+happens), and a removed or kept store is told by the report's first line (``--json``: on
+stderr, as the JSON does not say it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import logging
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from .ready import ready_json, ready_line
+from .terminal import terminal_safe
+
+__all__ = ["headline", "interrupted", "outcome", "print_index", "quiet_document_failures",
+           "stats_line"]
+
+#: the logger of the indexer's per-document failures (each also in the report's ``errors``)
+_FAILURES_LOGGER = "hyperviz_core.rag.index.failures"
+
+
+class _DropDocumentFailures(logging.Filter):
+    """Drops the indexer's ``indexing ID failed: ...`` warning: the report lists it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("indexing %s failed")
+
+
+@contextlib.contextmanager
+def quiet_document_failures() -> Iterator[None]:
+    """While the block runs, a document's failure is not logged as it happens: the report
+    lists it at the end (``failed: ID: ...``; ``--json``: ``errors``), once."""
+    logger, quiet = logging.getLogger(_FAILURES_LOGGER), _DropDocumentFailures()
+    logger.addFilter(quiet)
+    try:
+        yield
+    finally:
+        logger.removeFilter(quiet)
+
+
+def interrupted(args: argparse.Namespace, store: Any, before: int, t0: float, dup: Any
+                ) -> int:
+    """Ctrl-C (or SIGTERM) stopped the run: the one line saying what the store keeps, and
+    with ``--json`` the report on stdout, ``stopped`` saying so. The run's own counters are
+    lost with it (documents whose commit it had not yet counted when it was cancelled):
+    ``documents_added`` is the growth of the store's document count, ``store`` the store's
+    counts, ``seconds`` the time until the stop, and every other counter of the run ``null``
+    (not known). Exit code 130."""
+    from ..rag.index.report import IndexReport
+
+    stats = store.stats()
+    done = stats.documents
+    line = (f"interrupted; the store keeps its {done} committed documents (run the same "
+            "command again to index the rest)")
+    print(f"vizrag index: {line}", file=sys.stderr)
+    if args.json:
+        report = IndexReport(stopped=line, store=stats, documents_added=max(done - before, 0),
+                             seconds=round(time.perf_counter() - t0, 3))
+        out = {k: v if k in _KNOWN_WHEN_INTERRUPTED else None
+               for k, v in report.model_dump(mode="json").items()}
+        out["input"] = dup.model_dump(mode="json", exclude=None if dup.limited else {"limited"})
+        out["query_ready_seconds"] = None
+        print(json.dumps(out, indent=2, sort_keys=True))
+    return 130
+
+
+#: the fields of an interrupted run's ``--json`` report that hold a value (the rest: null)
+_KNOWN_WHEN_INTERRUPTED = frozenset({"stopped", "store", "seconds", "documents_added",
+                                     "compacted_bytes"})
+
+
+def outcome(report: Any, path: Any, fate: str | None, interrupted: str | None, *,
+            model: bool, json_out: bool = False) -> int:
+    """The run's last lines on stderr (a stop, the store removed or kept, an interrupted
+    step, a model whose answers held nothing) and its exit code: 130 interrupted, 2 a stop
+    with nothing of the run stored (or the store's stop), 1 a failed document, else 0. The
+    store removed or kept is said here only with ``json_out`` (the text report's first line
+    says it otherwise)."""
+    from ..rag.index.breaker import is_provider_stop
+
+    if model and report.chunks and not report.entities and (
+            report.documents_added or report.documents_replaced):
+        print("vizrag index: warning: the model's answers held no entity in the expected "
+              f"format ({report.skipped_records} records skipped): check the model/prompt; "
+              "see --json", file=sys.stderr)
+    if interrupted is not None:  # the run's report above stands: every document is committed
+        print(f"vizrag index: interrupted while {interrupted}; every document of this run is "
+              "committed", file=sys.stderr)
+        return 130
+    if report.stopped is not None:
+        print(f"vizrag index: {terminal_safe(report.stopped)}", file=sys.stderr)
+    if fate == "removed" and json_out:
+        print(f"vizrag index: removed the empty store {path} this run had created (it held "
+              "no document and no model answer)", file=sys.stderr)
+    elif fate == "kept" and json_out:
+        print(f"vizrag index: kept the store {path}: it holds {_answers(report)} this run "
+              "paid for; the same command re-uses them", file=sys.stderr)
+    stored = report.documents_added + report.documents_replaced + report.documents_skipped
+    if report.stopped is not None and not (is_provider_stop(report.stopped) and stored):
+        return 2  # the store's stop, or the provider's with nothing of the run stored
+    return 1 if report.documents_failed else 0
+
+
+def headline(report: Any, total: int, path: Any, fate: str | None) -> str:
+    """The text report's first line: what the run read and stored, and where."""
+    read = (report.documents_added + report.documents_replaced + report.documents_skipped
+            + report.documents_failed)
+    if report.stopped is None and fate is None and not report.documents_failed:
+        return f"indexed {total} documents into {path}"
+    stored = report.documents_added + report.documents_replaced
+    head = (f"stopped after reading {read} of {total} documents" if read < total
+            else f"read {read} of {total} documents")
+    head += (f": {stored} stored, {report.documents_skipped} unchanged, "
+             f"{report.documents_failed} failed")
+    if fate == "removed":
+        return f"{head}; removed the store {path} this run had created (it held nothing)"
+    if fate == "kept":
+        return (f"{head}; kept the store {path} (it holds {_answers(report)} this run paid "
+                "for; the same command re-uses them)")
+    return f"{head}; into {path}" if report.stopped is None else (
+        f"{head}; the store {path} keeps what was stored")
+
+
+def _answers(report: Any) -> str:
+    """``the 3 model answers`` the store of the run holds (``the model answers`` when the
+    store could not count)."""
+    if report.store is None:
+        return "the model answers"
+    n = report.store.llm_cache_entries
+    return f"the {n} model answer{'' if n == 1 else 's'}"
+
+
+def stats_line(stats: Any) -> str:
+    """A store's counts in one line (``vizrag stats``, the index report's ``store:``)."""
+    return (f"documents {stats.documents}, chunks {stats.chunks}, entities {stats.entities}, "
+            f"relation hyperedges {stats.relation_hyperedges}, theme hyperedges "
+            f"{stats.theme_hyperedges}, key entities {stats.key_entities}")
+
+
+#: paths a walk left out that the text report names (``--json`` has them all)
+_LEFT_OUT_SHOWN = 10
+
+
+def print_index(args: argparse.Namespace, report: Any, docs: Any, dup: Any,
+                path: Any, ready: float | None, fate: str | None = None) -> None:
+    """The run's report: ``--json`` on stdout, else text (its failures on stderr)."""
+    if args.json:
+        out = report.model_dump(mode="json")
+        out["input"] = dup.model_dump(mode="json", exclude=None if dup.limited else {"limited"})
+        out["query_ready_seconds"] = ready_json(ready)
+        print(json.dumps(out, indent=2, sort_keys=True))
+        return
+    print(headline(report, len(docs), path, fate))
+    if dup.duplicates or dup.repeats or dup.limited:
+        verb = "replaced by a later one" if dup.policy == "replace" else "skipped"
+        limited = f" + {dup.limited} left out by --limit" if dup.limited else ""
+        print(f"  input: {dup.read} documents read = {dup.kept} kept + {dup.duplicates} "
+              f"with a duplicate id ({verb}) + {dup.repeats} exact repeats dropped{limited}")
+        for ex in dup.examples:
+            print(f"  duplicate id {terminal_safe(ex)}")
+    if dup.unreadable:
+        print(f"  skipped {len(dup.unreadable)} unreadable file(s):")
+        for why in dup.unreadable:
+            print(f"  unreadable {terminal_safe(why)}")
+    if dup.left_out:  # what the folder walks do not read: named, not silently dropped
+        print(f"  left out {len(dup.left_out)} path(s) of the folders (not read):")
+        for why in dup.left_out[:_LEFT_OUT_SHOWN]:
+            print(f"  left out {terminal_safe(why)}")
+        if len(dup.left_out) > _LEFT_OUT_SHOWN:
+            print(f"  ... and {len(dup.left_out) - _LEFT_OUT_SHOWN} more (--json lists "
+                  "every one under input.left_out)")
+    print("  " + report.summary())
+    if report.skipped_records:
+        print(f"  skipped {report.skipped_records} malformed model records (not in the "
+              "expected format)")
+    if report.retries:
+        print(f"  provider retries: {report.retries} (429/5xx/timeouts; see the warnings)")
+    if report.compacted_bytes:
+        print(f"  compacted: {report.compacted_bytes / 2**20:.1f} MiB freed")
+    if report.store is not None:
+        print(f"  store: {stats_line(report.store)}")
+    if line := ready_line(ready):
+        print(line)
+    if gone := report.files_gone:
+        more = f" and {len(gone) - 20} more" if len(gone) > 20 else ""
+        print(f"  removed {len(gone)} whose files are gone: "
+              f"{', '.join(terminal_safe(g) for g in gone[:20])}{more}")
+    if left := report.files_unchecked:
+        more = f" and {len(left) - 20} more" if len(left) > 20 else ""
+        print(f"  not removed: {len(left)} stored from a relative path whose file is not "
+              f"found from here: {', '.join(terminal_safe(g) for g in left[:20])}{more} (a "
+              "relative path names a file only with the directory it was indexed from; if "
+              "they are gone, `vizrag delete --store STORE ID...`)")
+    for doc_id in report.empty_documents[:20]:
+        print(f"  without text (stored with 0 chunks, nothing retrieves it): "
+              f"{terminal_safe(doc_id)}", file=sys.stderr)
+    if len(report.empty_documents) > 20:
+        print(f"  ... and {len(report.empty_documents) - 20} more without text",
+              file=sys.stderr)
+    for err in report.errors[:20]:
+        print(f"  failed: {terminal_safe(err)}", file=sys.stderr)
+    if len(report.errors) > 20:
+        print(f"  ... and {len(report.errors) - 20} more failed (--json lists every one "
+              "under errors)", file=sys.stderr)
