@@ -51,9 +51,11 @@ def _temp_beside(p: Path, data: bytes, path: str | Path) -> Path:
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.filename is None:  # a full disk names no file
+            raise type(exc)(exc.errno, exc.strerror, str(path)) from None
         raise
     return tmp
 

@@ -75,3 +75,22 @@ def test_a_rendering_s_pair_is_kept_when_its_json_cannot_be_written(tmp_path: Pa
         second.save(tmp_path / "v.jpg")
     second.save(tmp_path / "w.PNG")
     assert (tmp_path / "w.json").is_file()
+
+
+def test_a_full_disk_names_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A write that fails for want of space (``os.write`` names no file) names the user's
+    path: ``vizrag render --out v.png`` said only "[Errno 28] No space left on device"."""
+    import errno
+    import io
+
+    class Full(io.BufferedWriter):
+        def write(self, data: object) -> int:
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    real = os.fdopen
+    monkeypatch.setattr(os, "fdopen", lambda fd, mode="r", *a, **k: Full(real(fd, "wb", 0)))
+    target = tmp_path / "view.png"
+    with pytest.raises(OSError) as err:
+        atomic_write_bytes(target, b"png")
+    assert err.value.errno == errno.ENOSPC and err.value.filename == str(target)
+    assert list(tmp_path.iterdir()) == []  # the temporary file is gone
