@@ -112,3 +112,12 @@ def test_outputs_never_overwrite_the_input(hif: Path, tmp_path: Path,
     err = capsys.readouterr().err  # the flag that clashes is the one named
     assert "--html" in err and "choose another --html name" in err and "--out" not in err
     assert q.read_bytes() == before
+
+
+def test_cols_without_collage_is_refused(hif: Path, tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """``--cols 2`` without ``--collage`` was ignored (a dual view written, exit 0)."""
+    out = tmp_path / "v.png"
+    assert main(["render", str(hif), "--cols", "2", "--out", str(out)]) == 2
+    assert "--cols sets the columns of a --collage" in capsys.readouterr().err
+    assert not out.exists()

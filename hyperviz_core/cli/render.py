@@ -114,6 +114,8 @@ def _run(args: argparse.Namespace) -> int:
     problem = _output_problem(args)
     if problem:
         return fail(problem)
+    if args.cols is not None and not args.collage:  # it would be ignored
+        return fail("--cols sets the columns of a --collage: add --collage, or leave it out")
     if args.query is not None and (why := not_unicode(
             args.query, "--query", "; undecodable bytes on the command line?")):
         return fail(why)
@@ -152,7 +154,7 @@ def _run(args: argparse.Namespace) -> int:
     viz = HyperViz(style=style, budget=budget,
                    show_progress=not args.no_progress and sys.stderr.isatty())
     if args.collage:
-        rendering = viz.render_collage(hg, layouts, cols=args.cols, query=args.query)
+        rendering = viz.render_collage(hg, layouts, cols=args.cols or 3, query=args.query)
     else:
         rendering = viz.render(hg, layouts=layouts, query=args.query)
     out = rendering.save(args.out)
@@ -185,7 +187,8 @@ def register(sub: Any) -> None:
                    f"{2 * NO_PRUNE_LIMIT} hyperedges (slow)")
     p.add_argument("--style", default=None, help="style JSON file (fields of Style)")
     p.add_argument("--collage", action="store_true", help="grid of panels, one per layout")
-    p.add_argument("--cols", type=positive_int, default=3, help="collage columns (1-4)")
+    p.add_argument("--cols", type=positive_int, default=None,
+                   help="collage columns (1-4; default 3; with --collage only)")
     p.add_argument("--html", default=None, help="also write the HTML viewer here")
     p.add_argument("--caption", action="store_true", help="print the caption")
     p.add_argument("--no-progress", action="store_true",
