@@ -118,7 +118,7 @@ def test_from_documents_checks_before_it_creates_a_store(tmp_path: Path) -> None
 
 
 def test_bad_arguments_fail_clearly(store_dir: Path) -> None:
-    with pytest.raises(ValueError, match="top_k"):  # the core's name: refused, not ignored
+    with pytest.raises(TypeError, match="'top_k' \\(did you mean 'k'"):  # refused, named
         VizRAGRetriever(store=store_dir, top_k=2)
     retriever = VizRAGRetriever(store=store_dir, k=2)
     for kwargs, kind in (({"k": True}, TypeError), ({"k": 2.7}, TypeError),

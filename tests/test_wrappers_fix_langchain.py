@@ -3,6 +3,7 @@ chat runnables wrapping a chat model accepted, ``__version__``."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -144,3 +145,19 @@ def test_the_wrapper_is_what_is_called(store_dir: Path) -> None:
 # ---------------------------------------------------------------- 9. __version__
 def test_version() -> None:
     assert vizrag_langchain.__version__ == hyperviz_core.__version__
+
+
+def test_a_misspelt_option_names_the_right_one(tmp_path: Path) -> None:
+    """``top_k=`` (LlamaIndex's name) in the constructor gave pydantic's "Extra inputs are
+    not permitted" and per call a TypeError naming a private method; both now say ``k``."""
+    from vizrag_langchain import VizRAGRetriever
+
+    retriever = VizRAGRetriever.from_documents(
+        [Document(page_content="Ada Lovelace met Charles Babbage in London.")],
+        str(tmp_path / "s"))
+    for call in (lambda: VizRAGRetriever(store=str(tmp_path / "s"), top_k=3),
+                 lambda: retriever.invoke("Ada", top_k=3),
+                 lambda: asyncio.run(retriever.ainvoke("Ada", top_k=3))):
+        with pytest.raises(TypeError, match=r"unknown option 'top_k' \(did you mean 'k'\?\)"):
+            call()
+    assert len(retriever.invoke("Ada", k=1)) == 1

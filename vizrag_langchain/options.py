@@ -14,7 +14,13 @@ Example:
 
 from __future__ import annotations
 
-__all__ = ["check_flag", "check_k"]
+import difflib
+from collections.abc import Iterable
+
+__all__ = ["CALL_OPTIONS", "check_flag", "check_k", "refuse_unknown"]
+
+#: what ``invoke(query, ...)`` takes per call
+CALL_OPTIONS: tuple[str, ...] = ("k", "mode", "hops", "include_image")
 
 
 def check_k(k: object) -> int:
@@ -32,3 +38,24 @@ def check_flag(name: str, value: object) -> bool:
     if not isinstance(value, bool):
         raise TypeError(f"{name} must be True or False, got {value!r}")
     return value
+
+
+def refuse_unknown(given: Iterable[str], known: Iterable[str], where: str) -> None:
+    """A ``TypeError`` naming the options of ``given`` that are not ``known`` (with the
+    closest known one: ``top_k`` → ``k``, the name LangChain retrievers use).
+
+    >>> try:
+    ...     refuse_unknown(["top_k"], CALL_OPTIONS, "invoke()")
+    ... except TypeError as exc:
+    ...     print(exc)  # doctest: +ELLIPSIS
+    invoke() got an unknown option 'top_k' (did you mean 'k'?); its options: k, mode, ...
+    """
+    names = list(known)
+    unknown = sorted(set(given) - set(names))
+    if not unknown:
+        return
+    hints = [f"{u!r}" + (f" (did you mean {close[0]!r}?)" if (close := difflib.get_close_matches(
+        "k" if u in ("top_k", "similarity_top_k", "n") else u, names, n=1, cutoff=0.6))
+        else "") for u in unknown]
+    raise TypeError(f"{where} got an unknown option {', '.join(hints)}; its options: "
+                    f"{', '.join(names)}")

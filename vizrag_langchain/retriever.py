@@ -31,7 +31,7 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables.config import run_in_executor, set_config_context
 from langchain_core.runnables.utils import coro_with_context
-from pydantic import ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from hyperviz_core.rag import (
     MAX_HOPS,
@@ -50,7 +50,7 @@ from .documents import image_document, result_documents, to_engine_document
 from .engine import SharedEngine, resolve_engine
 from .engine import _unpickle as _unpickle  # pickles made when it lived here still load
 from .events import async_event_hook, event_hook
-from .options import check_flag, check_k
+from .options import CALL_OPTIONS, check_flag, check_k, refuse_unknown
 
 __all__ = ["VizRAGRetriever"]
 
@@ -88,6 +88,15 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
     engine_kwargs: dict[str, Any] = Field(default_factory=dict)
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_options(cls, data: Any) -> Any:
+        """A misspelt option (``top_k=3``) is a ``TypeError`` saying the name (``k``), not
+        pydantic's "Extra inputs are not permitted"."""
+        if isinstance(data, dict):
+            refuse_unknown(data, cls.model_fields, "VizRAGRetriever")
+        return data
 
     @field_validator("mode")
     @classmethod
@@ -248,8 +257,9 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun,
         k: int | None = None, mode: str | None = None, hops: int | None = None,
-        include_image: bool | None = None,
+        include_image: bool | None = None, **other: Any,
     ) -> list[Document]:
+        refuse_unknown(other, CALL_OPTIONS, "VizRAGRetriever.invoke()")
         self._check_query(query)
         n, opts, image = self._options(k, mode, hops, include_image)
         hook = event_hook(run_manager)
@@ -267,8 +277,9 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun,
         k: int | None = None, mode: str | None = None, hops: int | None = None,
-        include_image: bool | None = None,
+        include_image: bool | None = None, **other: Any,
     ) -> list[Document]:
+        refuse_unknown(other, CALL_OPTIONS, "VizRAGRetriever.ainvoke()")
         self._check_query(query)
         n, opts, image = self._options(k, mode, hops, include_image)
         hook = async_event_hook(run_manager)
