@@ -123,6 +123,7 @@ class DocumentStream:
         """First pass: which ordinal each id keeps (only ids, hashes and sources held)."""
         first: dict[str, tuple[int, str, str]] = {}  # id -> (ordinal, hash, source)
         sizes: dict[int, int] = {}
+        origin: dict[int, int] = {}  # kept ordinal -> where its id first came (--limit order)
         parts: dict[int, tuple[str, list[int]]] = {}  # file -> (path, its part ordinals)
         rep = self.report
         for n, (file_no, doc_id, digest, where, size, part_of) in enumerate(self._planned()):
@@ -131,18 +132,18 @@ class DocumentStream:
                 parts.setdefault(file_no, (part_of, []))[1].append(n)
             if doc_id not in first:
                 first[doc_id] = (n, digest, where)
-                sizes[n] = size
+                sizes[n], origin[n] = size, n
                 continue
             slot, old, src = first[doc_id]
             if old == digest:
                 rep.repeats += 1
                 continue
             rep.record_duplicate(doc_id, src, where)
-            if policy == "replace":
+            if policy == "replace":  # the later version, in the first one's place
                 del sizes[slot]
                 first[doc_id] = (n, digest, where)
-                sizes[n] = size
-        keep = sorted(sizes)
+                sizes[n], origin[n] = size, origin.pop(slot)
+        keep = sorted(sizes, key=origin.__getitem__)
         if limit is not None:
             rep.limited = max(0, len(keep) - max(0, limit))
             keep = keep[: max(0, limit)]
