@@ -299,3 +299,16 @@ def test_a_document_without_text_is_reported(tmp_path: Path,
         assert "London" not in " ".join(c.text for c in rag.store.chunks())
         report = rag.insert([Document(id="e", text=""), Document(id="f", text="Bern.")])
         assert report.empty_documents == ["e"]
+
+
+def test_an_unchanged_corpus_says_so_first(tmp_path: Path, data_dir: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """Re-indexing an unchanged corpus began "indexed 40 documents into ...", as if it had
+    indexed something (a docs review, 2026-12-04)."""
+    store, corpus = tmp_path / "store", data_dir / "musique_sample.json"
+    assert main(["index", str(corpus), "--store", str(store), "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["index", str(corpus), "--store", str(store), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"40 documents already indexed, unchanged, in {store}")
+    assert "0 added, 0 replaced, 40 unchanged" in out

@@ -114,7 +114,9 @@ def headline(report: Any, total: int, path: Any, fate: str | None) -> str:
     read = (report.documents_added + report.documents_replaced + report.documents_skipped
             + report.documents_failed)
     if report.stopped is None and fate is None and not report.documents_failed:
-        return f"indexed {total} documents into {path}"
+        if total and report.documents_skipped == total:  # nothing new: say so first
+            return f"{_count(total, 'document')} already indexed, unchanged, in {path}"
+        return f"indexed {_count(total, 'document')} into {path}"
     stored = report.documents_added + report.documents_replaced
     head = (f"stopped after reading {read} of {total} documents" if read < total
             else f"read {read} of {total} documents")
@@ -127,6 +129,11 @@ def headline(report: Any, total: int, path: Any, fate: str | None) -> str:
                 "for; the same command re-uses them)")
     return f"{head}; into {path}" if report.stopped is None else (
         f"{head}; the store {path} keeps what was stored")
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 document``, ``2 documents``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _answers(report: Any) -> str:
