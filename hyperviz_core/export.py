@@ -20,6 +20,7 @@ from typing import Any
 
 from .draw.legend import CanvasPlan
 from .draw.scene import PanelScene, looks_like_id
+from .draw.text import counted
 from .idmap import IdMap
 from .layouts import LayoutOrder
 from .model import Hypergraph
@@ -118,7 +119,11 @@ def _hyperedge_lines(hg: Hypergraph, ids: IdMap, order: LayoutOrder, original: H
         members = ", ".join(ids.entities[m] for m in edge.members)
         gone = [_entity_name(original, m) for m in omitted_members(original, hg, h)]
         lost = f" (+{len(gone)} omitted: {_some(gone, OMITTED_NAMED)})" if gone else ""
-        desc = f": {_short(edge.description, max_desc)}" if edge.description.strip() else ""
+        if edge.description.strip():
+            desc = f": {_short(edge.description, max_desc)}"
+        else:  # undescribed: keywords, else the key (the HIF edge id) keeps lines apart
+            desc = f": {_short(', '.join(edge.keywords), max_desc)}" if edge.keywords \
+                else f": id {_short(h, max_desc)}"
         lines.append(f"{ids.hyperedges[h]} {{{members}}}{lost}{desc}")
     return lines
 
@@ -130,9 +135,9 @@ def _omitted_lines(report: PruneReport, original: Hypergraph) -> list[str]:
     why = {"budget": "congestion control", "cap": "the entity/hyperedge caps"}
     by = " and ".join(why[r] for r in sorted(set(report.reasons.values())) if r in why)
     lines = [
-        f"Omitted by {by or 'congestion control'} (not drawn): {len(report.entities)} "
-        "entities" + (f" ({shown})" if names else "")
-        + f", {len(report.hyperedges)} hyperedges."
+        f"Omitted by {by or 'congestion control'} (not drawn): "
+        + counted(len(report.entities), "entity") + (f" ({shown})" if names else "")
+        + f", {counted(len(report.hyperedges), 'hyperedge')}."
     ]
     dropped = [f"“{edge_text(original, h, 80)}”" for h in report.hyperedges
                if h in original.hyperedges]
@@ -153,8 +158,9 @@ def build_caption(
     (:func:`~.draw.legend.distinct_looks`); more than that adds a note.
     """
     lines = [
-        f"HyperViz rendering ({' | '.join(layouts)}): {len(order.entities)} entities (E#), "
-        f"{len(order.hyperedges)} hyperedges (H#)."
+        f"HyperViz rendering ({' | '.join(layouts)}): "
+        f"{counted(len(order.entities), 'entity')} (E#), "
+        f"{counted(len(order.hyperedges), 'hyperedge')} (H#)."
     ]
     if query:
         lines.append(f"Query: {_short(query, 200)}")
@@ -254,7 +260,8 @@ def build_export(
     hyperedges = _hyperedges_export(hg, ids, order, scenes, colors, dashes, original)
     labels = [
         {"id": lab.id, "panel": s.index, "kind": lab.kind, "text": lab.text,
-         "bbox": [_r(v) for v in lab.bbox]}
+         "bbox": [_r(v) for v in lab.bbox], "boxed": lab.boxed,
+         **({"leader": [[_r(a), _r(b)] for a, b in lab.leader]} if lab.leader else {})}
         for s in scenes for lab in s.labels
     ]
     panels = [

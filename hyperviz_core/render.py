@@ -47,7 +47,7 @@ from .draw import (
 from .draw.cost import panel_area, scene_cost
 from .draw.legend import distinct_looks, footer_lines
 from .draw.scene import node_radius
-from .draw.text import measure, truncate
+from .draw.text import counted, measure, truncate
 from .export import build_caption, build_export
 from .idmap import IdMap
 from .layouts import LayoutOrder, get_layout, layout_kind
@@ -346,8 +346,8 @@ class HyperViz:
 
     @staticmethod
     def _title(hg: Hypergraph, names: list[str], query: str | None) -> str:
-        head = (f"HyperViz: {' | '.join(names)} · {len(hg.entities)} entities, "
-                f"{len(hg.hyperedges)} hyperedges")
+        head = (f"HyperViz: {' | '.join(names)} · {counted(len(hg.entities), 'entity')}, "
+                f"{counted(len(hg.hyperedges), 'hyperedge')}")
         if query:
             head += f" · query: {truncate(query, 60)}"
         return head
@@ -368,8 +368,8 @@ def footer_text(entities: int, hyperedges: int, unnamed: bool,
             "E# = entity (circle) · H# = hyperedge (region in set views, square node in "
             "induced views) · legend: H# descriptions")
     if entities or hyperedges:
-        text += (f" · {by} omitted {entities} entities and {hyperedges} hyperedges "
-                 "(see caption)")
+        text += (f" · {by} omitted {counted(entities, 'entity')} and "
+                 f"{counted(hyperedges, 'hyperedge')} (see caption)")
     if unnamed:
         text += " · some entities shown by ID only (names in the caption)"
     return text

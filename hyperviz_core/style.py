@@ -22,11 +22,15 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = ["PALETTES", "Color", "Style", "to_hex"]
 
-# Okabe-Ito + tab10-style high-contrast hues (no pale tints) and a lighter pastel set.
+# Okabe-Ito + high-contrast hues (no pale tints) and a lighter pastel set. In "vivid" every
+# two colours stay apart for normal vision and under simulated deuteranopia, protanopia and
+# tritanopia (Machado et al. 2009, severity 1): CIE76 ΔE ≥ 13.5 (tests/test_viz_fix_palette.py).
+# Entries 8–11 (olive, violet, wine, dark red) replaced #7f7f00, #9467bd, #17becf and #e31a1c,
+# which collided with H4/H1/H6 and each other (ΔE 4.3–6.2 under those simulations).
 PALETTES: dict[str, list[str]] = {
     "vivid": [
         "#0072b2", "#e69f00", "#009e73", "#d55e00", "#cc79a7", "#56b4e9",
-        "#8c564b", "#7f7f00", "#9467bd", "#17becf", "#e31a1c", "#4d4d4d",
+        "#8c564b", "#999933", "#8a2ee6", "#aa3377", "#990000", "#4d4d4d",
     ],
     "pastel": [
         "#6fa8dc", "#f6b26b", "#93c47d", "#e06666", "#c27ba0", "#76a5af",

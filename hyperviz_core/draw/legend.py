@@ -206,10 +206,12 @@ def legend_text_x(style: Style) -> float:
 
 
 def _legend_text(hg: Hypergraph, hid: str, ids: IdMap) -> str:
+    """A hyperedge's legend description: its description, else its keywords, else its key
+    (the HIF edge id, so undescribed hyperedges stay apart) and its members' IDs."""
     edge = hg.hyperedges[hid]
     desc = edge.description.strip() or ", ".join(edge.keywords)
     if not desc:
-        desc = " · ".join(ids.entities[m] for m in edge.members)
+        desc = f"id {hid}: " + " · ".join(ids.entities[m] for m in edge.members)
     return desc
 
 

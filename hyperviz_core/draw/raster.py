@@ -26,6 +26,7 @@ from PIL import Image
 from shapely.geometry import Polygon
 from shapely.geometry.polygon import orient
 
+from ..contrast import LABEL_BOX_ALPHA, on_fill, readable, region_label_color
 from ..idmap import IdMap
 from ..luminance import is_dark
 from ..style import Style
@@ -190,11 +191,15 @@ def _panel(layer: _Layer, scene: PanelScene, ids: IdMap, colors: dict[str, str],
                 colors=[colors[ids.hyperedge_key(lab.id)] for lab in leaders],
                 linewidths=layer.lw(1.0))
     layer.paths([_rect(*lab.bbox) for lab in scene.labels if lab.boxed], 7,
-                facecolors=[to_rgba("white", 0.85)], edgecolors="none")
+                facecolors=[to_rgba("white", LABEL_BOX_ALPHA)], edgecolors="none")
+    on_node = on_fill(style.hex("node_fill"))  # an entity ID stays readable on a dark fill
     for lab in scene.labels:
         color = lab.color
-        if lab.kind == "hyperedge" and scene.kind == "set":
-            color = colors[ids.hyperedge_key(lab.id)]
+        if lab.kind == "entity":
+            color = on_node
+        elif lab.kind == "hyperedge" and scene.kind == "set":  # the outline keeps the hue
+            color = region_label_color(colors[ids.hyperedge_key(lab.id)], bg,
+                                       style.region_alpha)
         layer.add_text(lab.text, lab.x, lab.y, lab.size, color, lab.bold)
 
 
@@ -237,7 +242,8 @@ def rasterize(
             swatches.append([(e.x, e.y), (e.x + 18, e.y)])
             sw_cols.append(e.color)
             sw_styles.append(_LS[e.dash])
-            layer.add_text(f"{e.vid}:", e.x + SWATCH_PX, e.y, fs, e.color, True, ha="left")
+            layer.add_text(f"{e.vid}:", e.x + SWATCH_PX, e.y, fs, readable(e.color, bg), True,
+                           ha="left")  # the swatch keeps the palette colour
             layer.add_text(e.text, e.x + text_x, e.y, fs, text_grey("#222222", bg), ha="left")
         else:
             layer.add_text(e.text, e.x, e.y, fs, text_grey("#666666", bg), ha="left")

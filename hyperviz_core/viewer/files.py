@@ -39,7 +39,11 @@ def write_views(result: Any, folder: str | Path) -> dict[str, str]:
         view = getattr(result, f"{name}_view", None)
         if view is None:
             continue
-        title = f"VizRAG {_LABELS[name]}: {result.query}"
+        png_title = view.export.get("title") if isinstance(view.export, dict) else None
+        # the PNG's heading (layouts, counts, query) after the view's name: the page and the
+        # image say the same
+        title = f"VizRAG {_LABELS[name]} · {png_title}" if isinstance(png_title, str) and \
+            png_title else f"VizRAG {_LABELS[name]}: {result.query}"
         export = json.dumps(view.export, ensure_ascii=False, indent=1, sort_keys=True)
         atomic_write_bytes(folder / f"{name}.png", view.png)
         atomic_write_bytes(folder / f"{name}.json", export.encode("utf-8"))

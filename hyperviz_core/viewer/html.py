@@ -177,12 +177,25 @@ def _pruning_html(pruned: object) -> str:
     return "".join(out)
 
 
+def _legend_desc(h: Mapping[str, Any]) -> str:
+    """A hyperedge's legend text: its description, else its keywords, else ``id`` and its key
+    (the HIF edge id), so undescribed hyperedges stay apart; ``""`` without any."""
+    desc = " ".join(str(h.get("description") or "").split())
+    keywords = h.get("keywords")
+    if not desc and isinstance(keywords, list | tuple):
+        desc = ", ".join(str(k) for k in keywords if str(k).strip())
+    key = h.get("key")
+    if not desc and isinstance(key, str) and key:
+        desc = f"id {key}"
+    return desc
+
+
 def _legend_html(hyperedges: list[Mapping[str, Any]]) -> str:
     out = ['<ul id="hv-legend">']
     for i, h in enumerate(hyperedges):
         hid = str(h.get("id", ""))
         color = safe_color(h.get("color"), i)
-        desc = str(h.get("description") or "")
+        desc = _legend_desc(h)
         if len(desc) > _LEGEND_DESC:
             desc = desc[: _LEGEND_DESC - 1] + "\u2026"
         kind = str(h.get("kind") or "")
@@ -196,7 +209,7 @@ def _legend_html(hyperedges: list[Mapping[str, Any]]) -> str:
             f'rx="2" fill="{color}" stroke="#495057" stroke-width="0.5"/></svg>'
             f'<span class="hv-lid">{esc(hid)}</span>'
             f'<span class="hv-ldesc">{esc(desc) or "(no description)"}'
-            f'<span class="hv-muted"> \u00b7 {count} members{lost}'
+            f'<span class="hv-muted"> \u00b7 {count} member{"" if count == 1 else "s"}{lost}'
             f"{' · ' + esc(kind) if kind and kind != 'relation' else ''}</span></span>"
             "</button></li>"
         )
@@ -274,6 +287,14 @@ _KEY_HTML = (
 )
 
 
+def _png_title_html(png_title: object, page_title: str) -> str:
+    """The PNG's own heading under the page's when the page has another title (a retrieval
+    view's "VizRAG I_bot: ..."), so both name the same drawing; ``""`` otherwise."""
+    if not isinstance(png_title, str) or not png_title or png_title in page_title:
+        return ""
+    return f'<p id="hv-png-title" class="hv-muted">PNG title: {esc(png_title)}</p>'
+
+
 def render_html(
     export: Mapping[str, Any], *, png: bytes | None = None, title: str | None = None
 ) -> str:
@@ -322,6 +343,7 @@ def render_html(
         "</head><body>",
         '<header id="hv-header">',
         f'<h1 id="hv-title">{esc(page_title)}</h1>',
+        _png_title_html(data.get("title"), page_title),
         '<div class="hv-group" id="hv-search-wrap"><input type="search" id="hv-search" '
         'placeholder="Find entity (name or E#)" aria-label="Find entity by name or ID" '
         'autocomplete="off"><ul id="hv-search-results" hidden></ul></div>',
@@ -334,10 +356,13 @@ def render_html(
         f"{esc(' | '.join(f'{i + 1}: {name}' for i, name in enumerate(layouts)))}</div>",
         "</header>",
         '<div id="hv-main"><div id="hv-stage">',
-        build_svg(data, png_data_uri=png_uri),
+        build_svg(data, png_data_uri=png_uri,
+                  described_by="hv-caption-text" if isinstance(caption, str) and caption
+                  else None),
         '</div><aside id="hv-sidebar">',
-        '<section id="hv-details"><h2>Selection</h2><noscript><p>JavaScript is off: the '
-        "drawing and the lists below are static.</p></noscript></section>",
+        '<section id="hv-details" aria-live="polite"><h2>Selection</h2><noscript><p>'
+        "JavaScript is off: the drawing and the lists below are static.</p></noscript>"
+        "</section>",
         "<h2>Legend</h2>",
         _KEY_HTML,
         _legend_html(hyperedges),
@@ -348,7 +373,7 @@ def render_html(
     if isinstance(caption, str) and caption:
         parts.append(
             '<details id="hv-caption"><summary>Caption (text listing)</summary>'
-            f'<pre class="hv-caption">{esc(caption)}</pre></details>'
+            f'<pre class="hv-caption" id="hv-caption-text">{esc(caption)}</pre></details>'
         )
     if isinstance(metrics, Mapping) and metrics:
         parts.append(

@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ..contrast import LABEL_BOX_ALPHA, on_fill, region_label_color
 from ..luminance import is_dark
 
 __all__ = ["as_float", "build_svg", "esc", "fmt", "safe_color"]
@@ -188,6 +189,7 @@ class _Panel:
         self.hnodes: list[str] = []
         self.entities: list[str] = []
         self.labels: list[str] = []
+        self.leaders: list[str] = []  # lines from labels placed outside their region
         self.entity_pos: dict[str, tuple[float, float, float]] = {}
         self.hnode_pos: dict[str, tuple[float, float, float | None]] = {}
 
@@ -244,7 +246,21 @@ def _node_shape(eid: str, x: float, y: float, r: float, shape: str, attrs: str) 
     return f'<circle {common} cx="{fmt(x)}" cy="{fmt(y)}" r="{fmt(r)}"/>'
 
 
-def _label(lab: Mapping[str, Any], box: tuple[float, float, float, float], color: str) -> str:
+def _leader(lab: Mapping[str, Any], color: str) -> str:
+    """The thin line the PNG draws from a label placed outside its region to the region
+    (``labels[].leader``), or ``""``."""
+    seg = lab.get("leader")
+    ends = [_point(p) for p in seg] if isinstance(seg, list | tuple) and len(seg) == 2 else []
+    if len(ends) != 2 or ends[0] is None or ends[1] is None:
+        return ""
+    return _line("hv-leader", ends[0], ends[1],
+                 f'data-hid="{esc(lab.get("id", ""))}" stroke="{color}" stroke-width="1"')
+
+
+def _label(lab: Mapping[str, Any], box: tuple[float, float, float, float], color: str,
+           aria: str = "") -> str:
+    """A label's text (and its white box when the PNG drew one: ``labels[].boxed``, else a
+    name label). ``aria``: the accessible name of a focusable ``H#`` label."""
     lid = str(lab.get("id", ""))
     text = lab.get("text")
     text = text if isinstance(text, str) and text else lid
@@ -257,20 +273,45 @@ def _label(lab: Mapping[str, Any], box: tuple[float, float, float, float], color
     if x1 - x0 > 1:  # keep the text inside the renderer's box whatever font the viewer has
         fit = f' textLength="{fmt(x1 - x0)}" lengthAdjust="spacingAndGlyphs"'
     back = ""
-    if kind == "name":
+    boxed = lab.get("boxed")
+    if boxed is True or (not isinstance(boxed, bool) and kind == "name"):  # older exports
         back = (
             f'<rect class="hv-label-box" data-id="{esc(lid)}" x="{fmt(x0)}" y="{fmt(y0)}" '
-            f'width="{fmt(x1 - x0)}" height="{fmt(y1 - y0)}" fill="#ffffff" fill-opacity="0.85"/>'
+            f'width="{fmt(x1 - x0)}" height="{fmt(y1 - y0)}" fill="#ffffff" '
+            f'fill-opacity="{fmt(LABEL_BOX_ALPHA)}"/>'
         )
+    focus = f' tabindex="0" role="button" aria-label="{esc(aria)}"' if aria else ""
     return (
         f'{back}<text class="hv-label hv-label-{kind}" data-id="{esc(lid)}" '
         f'x="{fmt((x0 + x1) / 2)}" y="{fmt((y0 + y1) / 2)}" font-size="{fmt(size)}" '
-        f'fill="{color}"{weight}{fit}>{esc(text)}</text>'
+        f'fill="{color}"{weight}{fit}{focus}>{esc(text)}</text>'
     )
 
 
-def build_svg(export: Mapping[str, Any], *, png_data_uri: str | None = None) -> str:
-    """The SVG markup of all panels of ``export`` (``width`` × ``height`` user units)."""
+def _hyperedge_name(h: Mapping[str, Any]) -> str:
+    """What names a hyperedge for a screen reader: its description, else its keywords, else
+    its key."""
+    desc = " ".join(str(h.get("description") or "").split())
+    keywords = h.get("keywords")
+    if not desc and isinstance(keywords, list | tuple):
+        desc = ", ".join(str(k) for k in keywords)
+    return (desc or f"id {h.get('key', '')}")[:200]
+
+
+def _svg_label(export: Mapping[str, Any]) -> str:
+    title = export.get("title")
+    head = f": {title}" if isinstance(title, str) and title else ""
+    return ("hypergraph drawing" + head + ". Tab to an entity or H# label, Enter selects; "
+            "arrow keys pan, + and - zoom")
+
+
+def build_svg(export: Mapping[str, Any], *, png_data_uri: str | None = None,
+              described_by: str | None = None) -> str:
+    """The SVG markup of all panels of ``export`` (``width`` × ``height`` user units).
+
+    For keyboards and screen readers the SVG is a labelled group (``aria-describedby`` the
+    element id ``described_by``, say the caption), and entity nodes and ``H#`` labels are
+    focusable buttons named ``E1: name`` / ``H1: description``."""
     width = as_float(export.get("width")) or 800.0
     height = as_float(export.get("height")) or 600.0
     style = _style(export)
@@ -323,7 +364,7 @@ def build_svg(export: Mapping[str, Any], *, png_data_uri: str | None = None) -> 
     for e in _dicts(export.get("entities")):
         eid = str(e.get("id", ""))
         aria = esc(f"{eid}: {e.get('name', '')}")
-        attrs = f'{paint} aria-label="{aria}"'
+        attrs = f'{paint} tabindex="0" role="button" aria-label="{aria}"'
         for pos in _dicts(e.get("panel_positions")):
             target, xy, r = panel(_panel_of(pos)), _xy(pos), as_float(pos.get("r"))
             if target is None or xy is None:
@@ -369,6 +410,9 @@ def build_svg(export: Mapping[str, Any], *, png_data_uri: str | None = None) -> 
                 f'width="{fmt(max(0.0, 2 * q - 4))}" height="4" fill="{color}"/>'
             )
 
+    on_node = on_fill(str(style["node_fill"]))
+    names = {hid: f"{hid}: {_hyperedge_name(h)}" for h in hyperedges
+             if (hid := str(h.get("id", "")))}
     labelled: set[tuple[int, str]] = set()
     for lab in _dicts(export.get("labels")):
         idx = _panel_of(lab)
@@ -376,25 +420,33 @@ def build_svg(export: Mapping[str, Any], *, png_data_uri: str | None = None) -> 
         if target is None or idx is None or box is None or not lid:
             continue
         labelled.add((idx, lid))
-        color = "#222222"
-        if lid in colors and target.kind == "set":
-            color = colors[lid]
-        target.labels.append(_label(lab, box, color))
+        color, kind = "#222222", lab.get("kind")
+        if kind == "entity" or (kind is None and lid in target.entity_pos):
+            color = on_node
+        elif lid in colors and target.kind == "set":  # as the PNG: readable, same hue
+            color = region_label_color(colors[lid], style["background"], style["region_alpha"])
+            target.leaders.append(_leader(lab, colors[lid]))
+        target.labels.append(_label(lab, box, color, names.get(lid, "")))
     for idx, target in enumerate(panels):  # IDs the renderer did not place: centred on the node
         for eid, (x, y, r) in target.entity_pos.items():
             if (idx, eid) not in labelled:
-                target.labels.append(_label({"id": eid}, (x - r, y - 6, x + r, y + 6), "#222222"))
+                target.labels.append(_label({"id": eid}, (x - r, y - 6, x + r, y + 6), on_node))
         for hid, (x, y, _) in target.hnode_pos.items():
             if (idx, hid) not in labelled:
-                target.labels.append(_label({"id": hid}, (x - 9, y - 6, x + 9, y + 6), "#222222"))
+                target.labels.append(_label({"id": hid}, (x - 9, y - 6, x + 9, y + 6), "#222222",
+                                            names.get(hid, "")))
 
     # light panel titles and notes on a dark background (a class: the page's CSP forbids
     # inline styles)
-    dark = ' class="hv-dark"' if is_dark(style["background"]) else ""
+    # light panel titles on a dark background, a dark highlight behind white entity IDs
+    classes = " ".join(c for c, on in (("hv-dark", is_dark(style["background"])),
+                                       ("hv-darkfill", on_node == "#ffffff")) if on)
+    dark = f' class="{classes}"' if classes else ""
+    described = f' aria-describedby="{esc(described_by)}"' if described_by else ""
     out = [
         f'<svg id="hv-svg"{dark} xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {fmt(width)} '
-        f'{fmt(height)}" preserveAspectRatio="xMidYMid meet" role="img" '
-        'aria-label="hypergraph rendering">',
+        f'{fmt(height)}" preserveAspectRatio="xMidYMid meet" role="group" '
+        f'aria-label="{esc(_svg_label(export))}"{described}>',
         '<g id="hv-viewport" transform="translate(0 0) scale(1)">',
         f'<rect class="hv-canvas" x="0" y="0" width="{fmt(width)}" height="{fmt(height)}" '
         f'fill="{style["background"]}"/>',
@@ -406,6 +458,7 @@ def build_svg(export: Mapping[str, Any], *, png_data_uri: str | None = None) -> 
             ("hv-links", target.lines),
             ("hv-hnodes", target.hnodes),
             ("hv-ents", target.entities),
+            ("hv-leaders", [line for line in target.leaders if line]),
             ("hv-labels", target.labels),
         )
         for group, items in groups:

@@ -216,7 +216,8 @@
   /* The deepest neighbourhood a click on `id` can reach: the control's bound, at most the
    * depth of everything reachable from `id`, at least 1. */
   function maxHops(id) { return Math.max(1, Math.min(hopLimit(), fullDepth(id))); }
-  function plural(n) { return n + ' hop' + (n === 1 ? '' : 's'); }
+  function counted(n, one, many) { return n + ' ' + (n === 1 ? one : many); }
+  function plural(n) { return counted(n, 'hop', 'hops'); }
 
   /* Highlight the `hops`-hop neighbourhood of entity `id` (clamped to 1..maxHops(id)). */
   function selectEntity(id, hops) {
@@ -338,7 +339,8 @@
       details.appendChild(el('p', { 'class': 'hv-text hv-description' }, [str(e.description)]));
     }
     details.appendChild(el('h3', { 'class': 'hv-hop-title' }, ['Neighbourhood within ' + plural(hops) +
-      ' (of ' + max + '): ' + (nb.dist.size - 1) + ' entities, ' + nb.edges.size + ' hyperedges']));
+      ' (of ' + max + '): ' + counted(nb.dist.size - 1, 'entity', 'entities') + ', ' +
+      counted(nb.edges.size, 'hyperedge', 'hyperedges')]));
     details.appendChild(el('p', { 'class': 'hv-muted hv-hop-hint' }, [hops < max ?
       'Click ' + id + ' again for ' + plural(hops + 1) + '.' :
       (max < fullDepth(id) ? 'The "max hops" limit is reached' : 'Everything reachable is shown') +
@@ -460,6 +462,16 @@
     if (id && !drag) { showTooltip(id, evt); } else if (!id) { hideTooltip(); }
   });
   svg.addEventListener('mouseleave', hideTooltip);
+  /* Keyboard: entity nodes and H# labels are focusable buttons; Enter or Space acts as a
+   * click on them. */
+  svg.addEventListener('keydown', function (evt) {
+    if (evt.key !== 'Enter' && evt.key !== ' ') { return; }
+    var t = evt.target;
+    var id = t && t.getAttribute && t.hasAttribute('tabindex') ? t.getAttribute('data-id') : null;
+    if (!id) { return; }
+    evt.preventDefault();
+    activate(id, true);
+  });
   svg.addEventListener('click', function (evt) {
     if (suppressClick) { suppressClick = false; return; }
     var id = itemOf(evt.target);
@@ -559,9 +571,29 @@
     });
     results.hidden = false;
   }
+  /* ArrowDown from the search box into its results, then Up/Down between them (Up from the
+   * first goes back to the box). */
+  function resultButtons() { return results ? Array.from(results.querySelectorAll('button')) : []; }
+  if (results) {
+    results.addEventListener('keydown', function (evt) {
+      if (evt.key !== 'ArrowDown' && evt.key !== 'ArrowUp') { return; }
+      var list = resultButtons();
+      var i = list.indexOf(document.activeElement);
+      if (i < 0) { return; }
+      evt.preventDefault();
+      if (evt.key === 'ArrowDown') { list[Math.min(i + 1, list.length - 1)].focus(); }
+      else if (i === 0 && searchInput) { searchInput.focus(); } else { list[i - 1].focus(); }
+    });
+  }
   if (searchInput) {
     searchInput.addEventListener('input', showResults);
     searchInput.addEventListener('keydown', function (evt) {
+      if (evt.key === 'ArrowDown') {
+        if (results && results.hidden && searchInput.value.trim()) { showResults(); }
+        var first = resultButtons()[0];
+        if (first && results && !results.hidden) { evt.preventDefault(); first.focus(); }
+        return;
+      }
       if (evt.key === 'Enter') {
         evt.preventDefault();
         var matches = findMatches(searchInput.value);
@@ -585,7 +617,17 @@
       return;
     }
     var tag = document.activeElement ? document.activeElement.tagName : '';
-    if (tag === 'INPUT' || tag === 'TEXTAREA') { return; }
+    if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT') { return; }
+    if (results && results.contains(document.activeElement)) { return; }
+    var PAN = { ArrowLeft: [1, 0], ArrowRight: [-1, 0], ArrowUp: [0, 1], ArrowDown: [0, -1] };
+    if (PAN[evt.key] && !evt.altKey && !evt.ctrlKey && !evt.metaKey) {
+      evt.preventDefault();  /* pan the drawing, not the page */
+      var step = (evt.shiftKey ? 200 : 50);
+      view.x += PAN[evt.key][0] * step;
+      view.y += PAN[evt.key][1] * step;
+      applyView();
+      return;
+    }
     var c = viewCentre();
     if (evt.key === '+' || evt.key === '=') { zoomAt(1.4, c.x, c.y); }
     if (evt.key === '-') { zoomAt(1 / 1.4, c.x, c.y); }
