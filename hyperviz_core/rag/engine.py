@@ -39,7 +39,7 @@ from .index.report import IndexReport
 from .prompts import Prompts
 from .providers.middleware import query_chat, with_retries
 from .providers.offline import HashingEmbedder
-from .providers.protocols import ChatModel, Embedder
+from .providers.protocols import ChatModel, Embedder, with_async
 from .providers.spec import store_embedder
 from .result import RetrievalResult
 from .retrieve import RetrievalConfig, Retriever
@@ -106,7 +106,8 @@ class VizRAG:
         lazy: bool | None = None, must_exist: bool = False, close_store: bool | None = None,
     ) -> None:
         check_mode(mode)
-        check_models(chat, embedder, config)  # before the store opens
+        check_models(chat, embedder, config)  # before the store opens; sync-only models:
+        chat, embedder = with_async(chat), with_async(embedder)  # async twins in a thread
         self.hooks = HookList(hooks)
         owned = isinstance(store_dir, (str, Path)) if close_store is None else close_store
         self.store: StoreProtocol = store_of(store_dir, must_exist)
@@ -126,8 +127,7 @@ class VizRAG:
         base = config or RetrievalConfig(**({"layouts": saved.layouts} if saved else {}))
         self.config = RetrievalConfig.model_validate(  # validated: top_k=0 fails here
             {**base.model_dump(), "mode": mode, "top_k": top_k, "hops": hops})
-        self.extractor = extractor
-        self.theme_extractor = theme_extractor
+        self.extractor, self.theme_extractor = with_async(extractor), with_async(theme_extractor)
         self.renderer = renderer
         self.index_visualization = index_visualization
         self.chunk_size = chunk_size

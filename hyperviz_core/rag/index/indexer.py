@@ -36,7 +36,7 @@ from typing import Any, Literal
 
 from ..extract.base import extraction_hypergraph
 from ..providers.offline import HashingEmbedder
-from ..providers.protocols import ChatModel, Embedder
+from ..providers.protocols import ChatModel, Embedder, with_async
 from ..providers.retry import with_retries
 from ..store import DocumentInput, StoreProtocol, VectorsArg, open_store
 from ..types import Chunk, ChunkExtraction, ChunkTheme, Document
@@ -139,11 +139,11 @@ class Indexer:
         self.usage: Any = None
         self.chat: ChatModel | None = None
         if chat is not None:
-            self.chat = self._wrap_chat(chat, cache=cache, max_retries=max_retries,
+            self.chat = self._wrap_chat(with_async(chat), cache=cache, max_retries=max_retries,
                                         prices=(prompt_price, completion_price))
         self._set_extractors(extractor, theme_extractor, index_visualization, render_images)
-        self.embedder: Embedder = with_retries(embedder or HashingEmbedder(), max_retries,
-                                               tracker=self.usage)  # dim probe included
+        self.embedder: Embedder = with_retries(  # dim probe included
+            with_async(embedder) or HashingEmbedder(), max_retries, tracker=self.usage)
         self._embedder_checked = False
         self._renderer = renderer
         self.concurrency = concurrency
@@ -180,8 +180,7 @@ class Indexer:
         if theme_extractor is None:
             theme_extractor = (LLMThemeExtractor(self.chat) if self.chat
                                else HeuristicThemeExtractor())
-        self.extractor = extractor
-        self.theme_extractor = theme_extractor
+        self.extractor, self.theme_extractor = with_async(extractor), with_async(theme_extractor)
         self.index_visualization = index_visualization
         wants = getattr(theme_extractor, "wants_image", None)
         if wants is None:

@@ -7,6 +7,7 @@ LlamaIndex / LangChain adapters in ``vizrag_llamaindex`` / ``vizrag_langchain``.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from contextvars import ContextVar
 from typing import Any, Protocol, runtime_checkable
@@ -25,7 +26,13 @@ __all__ = [
     "embed_query",
     "reply_text",
     "report_usage",
+    "with_async",
 ]
+
+#: the sync method of each kind of model VizRAG calls, and its async twin
+ASYNC_TWINS: dict[str, str] = {"complete": "acomplete", "embed": "aembed",
+                               "extract": "aextract", "theme": "atheme",
+                               "keywords": "akeywords"}
 
 
 class ProviderError(RuntimeError):
@@ -219,3 +226,54 @@ class PassThrough:
         if name == "inner":  # not set yet (a copy being made): no recursion
             raise AttributeError(name)
         return getattr(self.inner, name)
+
+
+class _SyncOnly(PassThrough):
+    """A model written with sync methods only: each missing async twin runs the sync
+    method in a worker thread (:func:`with_async`)."""
+
+    def __init__(self, inner: Any, twins: dict[str, str]) -> None:
+        super().__init__(inner)
+        self._twins = twins
+
+    def __getattr__(self, name: str) -> Any:
+        sync = self.__dict__.get("_twins", {}).get(name)
+        if sync is None:
+            return super().__getattr__(name)
+        method = getattr(self.inner, sync)
+
+        async def in_a_thread(*args: Any, **kwargs: Any) -> Any:
+            return await asyncio.to_thread(method, *args, **kwargs)
+
+        return in_a_thread
+
+    def __repr__(self) -> str:
+        return repr(self.inner)
+
+
+def with_async(model: Any) -> Any:
+    """``model`` as the engine calls it: a chat model, embedder or extractor that has a
+    sync method (``complete``, ``embed``, ``extract``, ``theme``) but not its async twin
+    (``acomplete`` ...) gets one that runs the sync method in a worker thread (indexing and
+    ``aquery`` call the async ones); any other ``model`` (``None`` too) as it is. A chat
+    model without ``model_name`` is named by its class (cache keys, usage).
+
+    >>> import asyncio
+    >>> class Upper:
+    ...     def complete(self, prompt: str, **kw: object) -> str:
+    ...         return prompt.upper()
+    >>> chat = with_async(Upper())
+    >>> asyncio.run(chat.acomplete("hi")), chat.model_name, with_async(chat) is chat
+    ('HI', 'Upper', True)
+    """
+    if model is None or isinstance(model, _SyncOnly):
+        return model
+    twins = {a: s for s, a in ASYNC_TWINS.items()
+             if callable(getattr(model, s, None)) and not callable(getattr(model, a, None))}
+    named = not callable(getattr(model, "complete", None)) or hasattr(model, "model_name")
+    if not twins and named:
+        return model
+    out = _SyncOnly(model, twins)
+    if not named:
+        out.__dict__["model_name"] = type(model).__name__
+    return out

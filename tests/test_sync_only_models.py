@@ -1,0 +1,76 @@
+"""Models, embedders and extractors written with sync methods only work: their async twins
+run the sync method in a worker thread (an extension developer's review, 2026-12-04: they
+were accepted, then every document failed with "object has no attribute 'aembed'")."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from hyperviz_core.rag import (
+    ChunkExtraction,
+    ChunkTheme,
+    HashingEmbedder,
+    HeuristicExtractor,
+    HeuristicThemeExtractor,
+    VizRAG,
+)
+from hyperviz_core.rag.index.indexer import Indexer
+
+DOCS = ["Marie Curie won the Nobel Prize in 1903.", "Albert Einstein worked in Bern."]
+
+
+class SyncEmbedder:
+    name, dim = "sync-emb", 512
+
+    def embed(self, texts: Any) -> Any:
+        return HashingEmbedder().embed(list(texts))
+
+
+class SyncChat:  # no model_name either: named by its class
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def complete(self, prompt: str, **kw: Any) -> str:
+        self.calls += 1
+        return json.dumps({"entities": [], "hyperedges": [], "keywords": ["Curie"],
+                           "theme": "science", "key_entities": []})
+
+
+class SyncExtractor:
+    def extract(self, chunk: Any) -> ChunkExtraction:
+        return HeuristicExtractor().extract(chunk)
+
+
+class SyncTheme:
+    def theme(self, chunk: Any, extraction: Any, image: bytes | None = None) -> ChunkTheme:
+        return HeuristicThemeExtractor().theme(chunk, extraction, image)
+
+
+def test_a_sync_only_embedder_and_extractors_index(tmp_path: Path) -> None:
+    with VizRAG(tmp_path / "s", embedder=SyncEmbedder(), extractor=SyncExtractor(),
+                theme_extractor=SyncTheme(), show_progress=False) as rag:
+        report = rag.insert(DOCS)
+        assert (report.documents_added, report.errors) == (2, [])
+        assert report.entities > 0 and report.themes == 2
+        assert rag.retrieve("Who won the Nobel Prize?", top_k=1).chunks
+
+
+def test_a_sync_only_chat_model_indexes_and_answers_async(tmp_path: Path) -> None:
+    chat = SyncChat()
+    with VizRAG(tmp_path / "s", chat=chat, show_progress=False) as rag:
+        report = rag.insert(DOCS)
+        assert (report.documents_added, report.errors) == (2, []) and chat.calls > 0
+        result = asyncio.run(rag.aquery("Who won the Nobel Prize?"))
+        assert result.answer_kind == "llm" and "SyncChat" in repr(rag)
+
+
+def test_the_indexer_takes_them_too(tmp_path: Path) -> None:
+    indexer = Indexer(str(tmp_path / "s"), extractor=SyncExtractor(),
+                      theme_extractor=SyncTheme(), embedder=SyncEmbedder(), show_progress=False)
+    from hyperviz_core.rag import Document
+
+    report = indexer.index([Document(text=t) for t in DOCS])
+    assert (report.documents_added, report.errors) == (2, [])
