@@ -74,3 +74,25 @@ def test_the_indexer_takes_them_too(tmp_path: Path) -> None:
 
     report = indexer.index([Document(text=t) for t in DOCS])
     assert (report.documents_added, report.errors) == (2, [])
+
+
+def test_the_engine_s_prompts_reach_the_indexing_extractors(tmp_path: Path) -> None:
+    """``VizRAG(prompts=...)`` governed only the query stages: indexing sent the default
+    extract and theme prompts (an extension developer's review, 2026-12-04)."""
+    from hyperviz_core.rag import Prompts
+
+    sent: list[str] = []
+
+    class Spy:
+        model_name = "spy"
+
+        def complete(self, prompt: str, **kw: Any) -> str:
+            sent.append(prompt)
+            return '{"entities": [], "hyperedges": []}'
+
+    prompts = Prompts(extract="MY EXTRACT {text}", theme="MY THEME {text}",
+                      keyword="MY KEYWORDS {query}")
+    with VizRAG(tmp_path / "s", chat=Spy(), prompts=prompts, show_progress=False) as rag:
+        rag.insert(DOCS[:1])
+        assert sent and all(p.startswith(("MY EXTRACT", "MY THEME")) for p in sent), sent
+        assert any(p.startswith("MY THEME") for p in sent)

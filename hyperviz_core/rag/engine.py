@@ -130,8 +130,7 @@ class VizRAG:
         self.extractor, self.theme_extractor = with_async(extractor), with_async(theme_extractor)
         self.renderer = renderer
         self.index_visualization = index_visualization
-        self.chunk_size = chunk_size
-        self.chunk_overlap = chunk_overlap
+        self.chunk_size, self.chunk_overlap = chunk_size, chunk_overlap
         self.infer_titles = infer_titles
         self.concurrency = concurrency
         self.show_progress = show_progress
@@ -153,7 +152,8 @@ class VizRAG:
                 embedder=self.embedder, renderer=self.renderer,
                 index_visualization=self.index_visualization, concurrency=self.concurrency,
                 show_progress=self.show_progress, chat=self.chat, chunk_size=self.chunk_size,
-                chunk_overlap=self.chunk_overlap, infer_titles=self.infer_titles)
+                chunk_overlap=self.chunk_overlap, infer_titles=self.infer_titles,
+                prompts=self.prompts)
         return self._indexer
 
     def insert(self, docs: Iterable[Document | str] | Document | str) -> IndexReport:

@@ -101,6 +101,8 @@ class Indexer:
             ``if __name__ == "__main__":`` guard.
         infer_titles: give an untitled long document the title its opening states in
             capitals (:mod:`.titles`); False = leave untitled documents untitled.
+        prompts: the prompts of the LLM extractors made here (:class:`~..prompts.Prompts`;
+            ``VizRAG(prompts=...)`` passes its own), default ones when None.
     """
 
     def __init__(
@@ -129,6 +131,7 @@ class Indexer:
         max_inflight_bytes: int = 512 * 1024,
         max_batch_documents: int = 64,
         workers: int = 0,
+        prompts: Any = None,
     ) -> None:
         if concurrency < 1:
             raise ValueError(f"concurrency must be >= 1, got {concurrency}")
@@ -141,7 +144,8 @@ class Indexer:
         if chat is not None:
             self.chat = self._wrap_chat(with_async(chat), cache=cache, max_retries=max_retries,
                                         prices=(prompt_price, completion_price))
-        self._set_extractors(extractor, theme_extractor, index_visualization, render_images)
+        self._set_extractors(extractor, theme_extractor, index_visualization, render_images,
+                             prompts)
         self.embedder: Embedder = with_retries(  # dim probe included
             with_async(embedder) or HashingEmbedder(), max_retries, tracker=self.usage)
         self._embedder_checked = False
@@ -165,7 +169,7 @@ class Indexer:
 
     # ------------------------------------------------------------------ setup
     def _set_extractors(self, extractor: Any, theme_extractor: Any, index_visualization: bool,
-                        render_images: bool | None) -> None:
+                        render_images: bool | None, prompts: Any = None) -> None:
         """The extractors (LLM ones with a chat model, else heuristic) and whether chunks are
         rendered for the theme extractor."""
         from ..extract import (
@@ -176,9 +180,10 @@ class Indexer:
         )
 
         if extractor is None:
-            extractor = LLMExtractor(self.chat) if self.chat else HeuristicExtractor()
+            extractor = (LLMExtractor(self.chat, prompts=prompts) if self.chat
+                         else HeuristicExtractor())
         if theme_extractor is None:
-            theme_extractor = (LLMThemeExtractor(self.chat) if self.chat
+            theme_extractor = (LLMThemeExtractor(self.chat, prompts=prompts) if self.chat
                                else HeuristicThemeExtractor())
         self.extractor, self.theme_extractor = with_async(extractor), with_async(theme_extractor)
         self.index_visualization = index_visualization
@@ -188,14 +193,8 @@ class Indexer:
         self.render_images = (bool(wants) and index_visualization) if render_images is None \
             else render_images
 
-    def _wrap_chat(
-        self,
-        chat: ChatModel,
-        *,
-        cache: bool,
-        max_retries: int,
-        prices: tuple[float | None, float | None],
-    ) -> ChatModel:
+    def _wrap_chat(self, chat: ChatModel, *, cache: bool, max_retries: int,
+                   prices: tuple[float | None, float | None]) -> ChatModel:
         """Caching (in the store) → Retrying → Tracking → ``chat`` (replies checked to
         be text: :func:`~..providers.middleware.build_chat_stack`)."""
         from ..providers.middleware import StoreCacheBackend, UsageTracker, build_chat_stack
