@@ -96,3 +96,43 @@ def test_the_engine_s_prompts_reach_the_indexing_extractors(tmp_path: Path) -> N
         rag.insert(DOCS[:1])
         assert sent and all(p.startswith(("MY EXTRACT", "MY THEME")) for p in sent), sent
         assert any(p.startswith("MY THEME") for p in sent)
+
+
+class Flaky:
+    """Good while indexing; at query time returns ``mode``'s broken vectors."""
+
+    name, dim = "flaky-emb", 512
+
+    def __init__(self) -> None:
+        self.mode = ""
+
+    def embed(self, texts: Any) -> Any:
+        import numpy as np
+
+        out = HashingEmbedder().embed(list(texts))
+        if self.mode == "nan":
+            out[:] = np.nan
+        elif self.mode == "rows":
+            out = np.vstack([out, out])
+        elif self.mode == "width":
+            out = out[:, :100]
+        return out
+
+
+def test_query_time_embeddings_are_checked(tmp_path: Path) -> None:
+    """NaN vectors at query time gave arbitrary passages with a warning blaming the query,
+    an extra row a zip() error, a narrower width a silently partial score. (``naive`` reads
+    the first row of the question's one text, so extra rows do not reach it.)"""
+    import pytest
+
+    emb = Flaky()
+    with VizRAG(tmp_path / "s", embedder=emb, show_progress=False) as rag:
+        rag.insert(DOCS)
+        for mode, said in (("nan", "NaN or infinite"), ("rows", "vectors for"),
+                           ("width", "not its dim 512")):
+            emb.mode = mode
+            for how in ("vizrag", "hyper-lite", "naive")[: 2 if mode == "rows" else 3]:
+                with pytest.raises(ValueError, match=f"embedder 'flaky-emb' returned .*{said}"):
+                    rag.retrieve("Who won the Nobel Prize?", mode=how)
+        emb.mode = ""
+        assert rag.retrieve("Who won the Nobel Prize?").chunks

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["SPACES", "ExactVectorIndex", "VectorIndex", "as_matrix", "bump_epoch",
+__all__ = ["SPACES", "ExactVectorIndex", "VectorIndex", "as_matrix", "bump_epoch", "finite_rows",
            "normalize_rows", "stored_unit_columns", "unit_columns", "unit_columns_from"]
 
 #: The embedding spaces a store keeps.
@@ -233,3 +233,53 @@ class ExactVectorIndex:
     def search_many(self, queries: npt.ArrayLike, k: int) -> list[list[tuple[str, float]]]:
         """:meth:`search` for each row of a query matrix."""
         return [self.search(q, k) for q in as_matrix(queries)]
+
+
+def finite_rows(vectors: Any, name: str,
+                after: str = "nothing was stored for this document") -> Any:
+    """``vectors`` unchanged when every number is finite (as float32); else a
+    ``ValueError`` naming the embedder ``name``, how many rows are bad and what that
+    stopped (``after``)."""
+    try:
+        with np.errstate(over="ignore", invalid="ignore"):
+            mat = np.asarray(vectors, dtype=np.float32)
+    except (TypeError, ValueError):
+        return vectors  # not numbers at all: the store's own checks name that
+    if mat.size == 0 or bool(np.isfinite(mat).all()):
+        return vectors
+    bad = int((~np.isfinite(mat.reshape(mat.shape[0], -1) if mat.ndim > 1 else
+                            mat.reshape(1, -1))).any(axis=1).sum())
+    rows = mat.shape[0] if mat.ndim > 1 else 1
+    raise ValueError(f"embedder {name!r} returned NaN or infinite values (or values beyond "
+                     f"float32) in {bad} of {rows} vectors; {after} (fix the embedder)")
+
+
+def query_vectors(vectors: Any, n: int, dim: int, name: str) -> npt.NDArray[np.float32]:
+    """An embedder's vectors of ``n`` query texts as an ``(n, dim)`` float32 matrix, or a
+    ``ValueError`` naming the embedder and what is wrong (not finite, another number of
+    rows, another width than its ``dim``): at query time as at indexing, never an internal
+    error or a silently partial score.
+
+    >>> query_vectors([[1, 0], [0, 1]], 2, 2, "e").shape
+    (2, 2)
+    >>> query_vectors([[1, 0]], 2, 2, "e")
+    Traceback (most recent call last):
+    ...
+    ValueError: embedder 'e' returned 1 vectors for 2 query texts (one each); the query was not run
+    """
+    if n == 0:
+        return np.zeros((0, dim), dtype=np.float32)
+    finite_rows(vectors, name, "the query was not run")
+    try:
+        mat = np.asarray(vectors, dtype=np.float32)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"embedder {name!r} returned no vectors of numbers ({exc}); the query "
+                         "was not run") from None
+    rows = mat.shape[0] if mat.ndim else 0
+    if mat.ndim != 2 or rows != n:
+        raise ValueError(f"embedder {name!r} returned {rows if mat.ndim == 2 else 'no'} vectors "
+                         f"for {n} query texts (one each); the query was not run")
+    if dim and mat.shape[1] != dim:
+        raise ValueError(f"embedder {name!r} returned vectors of {mat.shape[1]} numbers, not "
+                         f"its dim {dim}; the query was not run")
+    return mat

@@ -34,6 +34,7 @@ import numpy.typing as npt
 from ...surrogates import surrogate_at
 from ..providers.protocols import PassThrough
 from ..types import Document, json_safe_metadata
+from ..vectors import finite_rows
 
 __all__ = ["FiniteEmbedder", "check_document", "check_fields", "finite_rows", "printable",
            "surrogate_at"]
@@ -61,24 +62,6 @@ def check_fields(doc_id: str, title: str, text: str, metadata: dict[str, Any]) -
             name = f"document {doc_id!r}: " if doc_id else ""
             raise ValueError(f"{name}field {field!r} holds a lone surrogate {value[at]!a} at "
                              f"character {at + 1} (not valid Unicode; fix the input's encoding)")
-
-
-def finite_rows(vectors: Any, name: str) -> Any:
-    """``vectors`` unchanged when every number is finite (as float32); else a
-    ``ValueError`` naming the embedder ``name`` and how many rows are bad."""
-    try:
-        with np.errstate(over="ignore", invalid="ignore"):
-            mat = np.asarray(vectors, dtype=np.float32)
-    except (TypeError, ValueError):
-        return vectors  # not numbers at all: the store's own checks name that
-    if mat.size == 0 or bool(np.isfinite(mat).all()):
-        return vectors
-    bad = int((~np.isfinite(mat.reshape(mat.shape[0], -1) if mat.ndim > 1 else
-                            mat.reshape(1, -1))).any(axis=1).sum())
-    rows = mat.shape[0] if mat.ndim > 1 else 1
-    raise ValueError(f"embedder {name!r} returned NaN or infinite values (or values beyond "
-                     f"float32) in {bad} of {rows} vectors; nothing was stored for this "
-                     "document (fix the embedder)")
 
 
 class FiniteEmbedder(PassThrough):

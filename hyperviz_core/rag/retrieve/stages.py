@@ -23,6 +23,7 @@ from ..extract.parse.lists import parse_id_list, parse_json_list
 from ..hooks import HookEvent, elapsed_ms, error_text
 from ..providers.protocols import embed_query
 from ..result import RenderedView, RetrievalResult, SentPrompt, image_sha256
+from ..vectors import query_vectors
 from .collect import ranked_chunks
 from .importance import entity_importance
 from .rank import RankWeights, rank_chunks
@@ -99,6 +100,15 @@ def render_view(st: RetrievalState, hg: Hypergraph, view: str, importance: dict[
     return rendering.id_map, out
 
 
+def _embed(st: RetrievalState, texts: list[str], vectors: Any = None) -> Any:
+    """The embedder's vectors of ``texts`` (or the ``vectors`` it gave for them), checked:
+    finite, one per text, of its ``dim`` (:func:`~..vectors.query_vectors`)."""
+    emb = st.embedder
+    got = emb.embed(texts) if vectors is None else vectors
+    return query_vectors(got, len(texts), int(getattr(emb, "dim", 0) or 0),
+                         str(getattr(emb, "name", type(emb).__name__)))
+
+
 def _warn(res: RetrievalResult, text: str) -> None:
     """Record a model problem on the result and log it as a warning (this module's logger)."""
     res.warnings.append(text)
@@ -123,7 +133,7 @@ def keywords(st: RetrievalState) -> Step:
         found = heuristic_keywords(st.query, max_terms=cfg.max_keywords)
     found = [k for k in dict.fromkeys(" ".join(k.split()) for k in found) if k]
     res.keywords = found[: cfg.max_keywords] or [st.query.strip()]
-    st.kw_vecs = st.embedder.embed(res.keywords)
+    st.kw_vecs = _embed(st, res.keywords)
     st.linked = linked_entities(st.corpus, st.query, res.keywords)
     return {"keywords": list(res.keywords), "linked": list(st.linked)}
 
@@ -248,7 +258,7 @@ def bottom_entities(st: RetrievalState) -> dict[str, Any]:
         names_of = corpus.entity_names(st.anchors)
         best = [k for k in st.anchors if k in names_of]
         names = [names_of[k] for k in best]
-        found = search(st.store, corpus, "entity", st.embedder.embed(names), cfg.entity_k
+        found = search(st.store, corpus, "entity", _embed(st, names), cfg.entity_k
                        ) if names else []
         known = corpus.known_entities({h for hits in found for h, _ in hits} | set(best))
         for key, hits in zip(best, found, strict=True):
@@ -293,7 +303,7 @@ def _vector_scores(st: RetrievalState, weights: RankWeights) -> dict[str, float]
     """Chunk-vector cosine of the query, computed only when its weight counts."""
     if not weights.vector or not st.cfg.chunk_vector_k:
         return {}
-    qvec = embed_query(st.embedder, st.query)
+    qvec = _embed(st, [st.query], [embed_query(st.embedder, st.query)])[0]
     return dict(search(st.store, st.corpus, "chunk", qvec, st.cfg.chunk_vector_k)[0])
 
 
