@@ -136,3 +136,27 @@ def test_query_time_embeddings_are_checked(tmp_path: Path) -> None:
                     rag.retrieve("Who won the Nobel Prize?", mode=how)
         emb.mode = ""
         assert rag.retrieve("Who won the Nobel Prize?").chunks
+
+
+def test_a_store_missing_members_is_named(tmp_path: Path) -> None:
+    """A delegating store wrapper missing one member got "must be ... StoreProtocol, got
+    Wrapped" (and StoreError "not a store: Wrapped" from the Indexer): now the member."""
+    import pytest
+
+    from hyperviz_core.rag import HypergraphStore
+    from hyperviz_core.rag.store import StoreError
+
+    class Wrapped:
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
+
+        def __getattr__(self, name: str) -> Any:
+            if name == "cache_items":
+                raise AttributeError(name)
+            return getattr(self.inner, name)
+
+    with HypergraphStore(tmp_path / "s") as store:
+        with pytest.raises(TypeError, match="Wrapped lacks cache_items of StoreProtocol"):
+            VizRAG(Wrapped(store))
+        with pytest.raises(StoreError, match="Wrapped lacks cache_items of StoreProtocol"):
+            Indexer(Wrapped(store))

@@ -22,6 +22,7 @@ from typing import Any
 from ..unitext import plain_text
 from .retrieve import RetrievalConfig
 from .store import StoreProtocol, open_store
+from .store.protocol import not_a_store
 
 __all__ = ["check_models", "composed", "store_of"]
 
@@ -68,8 +69,8 @@ def store_of(store_dir: str | Path | StoreProtocol, must_exist: bool) -> StorePr
         return open_store(store_dir, must_exist=must_exist)
     if isinstance(store_dir, StoreProtocol):
         return store_dir
-    raise TypeError(f"store_dir must be a path or a store implementing StoreProtocol, "
-                    f"got {type(store_dir).__name__}")
+    raise TypeError(f"store_dir must be a path or a store implementing StoreProtocol: "
+                    f"{not_a_store(store_dir)}")
 
 
 def composed(query: str) -> str:

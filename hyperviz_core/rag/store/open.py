@@ -23,7 +23,7 @@ from typing import Any
 
 from .base import STORE_URL, StoreError, StoreNotFoundError, redact_url
 from .postgres.schema import is_postgres_url
-from .protocol import StoreProtocol
+from .protocol import StoreProtocol, not_a_store
 
 __all__ = ["is_store_url", "open_store", "sqlite_store_exists", "store_exists"]
 
@@ -84,7 +84,7 @@ def open_store(spec: str | Path | StoreProtocol, *, read_only: bool | None = Non
     if not isinstance(spec, (str, Path)):
         if isinstance(spec, StoreProtocol):
             return spec
-        raise StoreError(f"not a store: {type(spec).__name__} (give a path, a URL or a store)")
+        raise StoreError(f"not a store: {not_a_store(spec)} (give a path, a URL or a store)")
     if is_postgres_url(spec):
         from .postgres.store import PostgresStore
 

@@ -39,7 +39,7 @@ from ..types import Chunk, ChunkExtraction, ChunkTheme, Document
 from ..vectors import VectorIndex
 from .base import BatchWrite, DocumentInput, DocumentWrite, StoreStats, VectorsArg
 
-__all__ = ["LocalReads", "StoreProtocol", "SummarizeFn", "stored_document_ids"]
+__all__ = ["LocalReads", "StoreProtocol", "SummarizeFn", "not_a_store", "stored_document_ids"]
 
 #: ``summarize(name, description)`` → a shorter description (merged descriptions too long)
 SummarizeFn = Callable[[str, str], str]
@@ -201,3 +201,17 @@ def stored_document_ids(store: StoreProtocol) -> set[str]:
     if isinstance(store, LocalReads):
         return set(store.document_titles())
     return {d.id for d in store.documents()}
+
+
+def not_a_store(obj: object) -> str:
+    """Why ``obj`` is not a :class:`StoreProtocol`: its type and the members it lacks (the
+    protocol has about thirty; ``summary_threshold`` is a data attribute).
+
+    >>> not_a_store(object())  # doctest: +ELLIPSIS
+    'object lacks ... of StoreProtocol'
+    """
+    names = sorted({n for n in vars(StoreProtocol) if not n.startswith("_")}
+                   | set(getattr(StoreProtocol, "__annotations__", {})))
+    lacking = [n for n in names if not hasattr(obj, n)]
+    shown = ", ".join(lacking[:8]) + (f" and {len(lacking) - 8} more" if len(lacking) > 8 else "")
+    return f"{type(obj).__name__} lacks {shown} of StoreProtocol"
