@@ -24,7 +24,6 @@ Stage hooks (:mod:`hyperviz_core.rag.hooks`) observe every stage, model call and
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import AsyncIterator, Iterable, Iterator
 from pathlib import Path
@@ -33,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from ..view_settings import saved_view_settings
 from .answer import Answerer, extractive_summary
 from .engine_args import check_models, composed, store_of
+from .engine_many import ManyQueries
 from .hooks import Hook, HookEvent, HookList, afire, elapsed_ms, error_text, fire
 from .index.inputs import as_documents
 from .index.report import IndexReport
@@ -53,7 +53,7 @@ if TYPE_CHECKING:
 __all__ = ["VizRAG"]
 
 
-class VizRAG:
+class VizRAG(ManyQueries):
     """Two-layer hypergraph RAG with rendered sub-hypergraphs (paper §4).
 
     Args:
@@ -361,40 +361,3 @@ class VizRAG:
                                                           "elapsed_ms": elapsed_ms(t0)}))
             raise
         await afire(hk, self._answered(res, t0))
-
-    def _questions(self, queries: Iterable[str], what: str) -> tuple[list[str], Any]:
-        """``queries`` as a list, refused when it is one string, and a progress bar over
-        them (``show_progress``; shown for more than one question)."""
-        from tqdm.auto import tqdm
-
-        if isinstance(queries, (str, bytes)):
-            raise TypeError(f"{what} takes a list of questions, not one string "
-                            f"({str(queries)[:40]!r}); use query() for one question")
-        items = list(queries)
-        bar = tqdm(total=len(items), desc="questions", unit="q", leave=False,
-                   disable=not self.show_progress or len(items) < 2)
-        return items, bar
-
-    def query_many(self, queries: Iterable[str], **kwargs: Any) -> list[RetrievalResult]:
-        """:meth:`query` for several questions (store loaded once), with a progress bar
-        (``show_progress``)."""
-        items, bar = self._questions(queries, "query_many")
-        out: list[RetrievalResult] = []
-        with bar:
-            for q in items:
-                out.append(self.query(q, **kwargs))
-                bar.update(1)
-        return out
-
-    async def aquery_many(self, queries: Iterable[str], **kwargs: Any) -> list[RetrievalResult]:
-        """Concurrent :meth:`aquery`, with a progress bar (``show_progress``)."""
-        items, bar = self._questions(queries, "aquery_many")
-
-        async def one(q: str) -> RetrievalResult:
-            result = await self.aquery(q, **kwargs)
-            bar.update(1)
-            return result
-
-        with bar:
-            return list(await asyncio.gather(*(one(q) for q in items)))
-

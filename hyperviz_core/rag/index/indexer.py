@@ -155,8 +155,7 @@ class Indexer:
         self.max_inflight_bytes = max_inflight_bytes
         #: documents finished together are committed in one transaction, at most this many
         self.max_batch_documents = max_batch_documents
-        self.show_progress = show_progress
-        self.workers = workers  #: extraction processes beside this one (see .workers)
+        self.show_progress, self.workers = show_progress, workers  # workers: see .workers
         self.chunk_size, self.chunk_overlap, self.chunk_unit = chunk_size, chunk_overlap, chunk_unit
         self.infer_titles = infer_titles
         self._summarizer: Any = None
