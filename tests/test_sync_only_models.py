@@ -160,3 +160,38 @@ def test_a_store_missing_members_is_named(tmp_path: Path) -> None:
             VizRAG(Wrapped(store))
         with pytest.raises(StoreError, match="Wrapped lacks cache_items of StoreProtocol"):
             Indexer(Wrapped(store))
+
+
+def test_a_streamed_answer_fires_its_model_call_events(tmp_path: Path) -> None:
+    """``stream``/``astream`` fired no ``model_call`` events for the answer (query() did),
+    so the wrappers' traces lacked the streamed LLM call."""
+
+    class Streamer:
+        model_name = "streamer"
+
+        def complete(self, prompt: str, **kw: Any) -> str:
+            return '{"keywords": ["Curie"]}' if "keyword" in prompt.lower() else "Curie."
+
+        def stream(self, prompt: str, **kw: Any) -> Any:
+            yield from ("Marie ", "Curie.")
+
+        async def astream(self, prompt: str, **kw: Any) -> Any:
+            for piece in ("Marie ", "Curie."):
+                yield piece
+
+    events: list[tuple[str, str, Any]] = []
+
+    def hook(name: str, phase: str, payload: dict[str, Any]) -> None:
+        if name == "model_call" and payload.get("stage") == "answer":
+            events.append((name, phase, payload.get("images")))
+
+    with VizRAG(tmp_path / "s", show_progress=False) as rag:
+        rag.insert(DOCS)
+    with VizRAG(tmp_path / "s", chat=Streamer(), hooks=[hook], show_progress=False) as rag:
+        assert "".join(rag.stream("Who won the Nobel Prize?")) == "Marie Curie."
+
+        async def collect() -> str:
+            return "".join([p async for p in rag.astream("Who won the Nobel Prize?")])
+
+        assert asyncio.run(collect()) == "Marie Curie."
+    assert [(n, p) for n, p, _ in events] == [("model_call", "start"), ("model_call", "end")] * 2

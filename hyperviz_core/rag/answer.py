@@ -252,9 +252,11 @@ class Answerer:
         self._record(result, prompt, images, text)
         return result.answer or ""
 
-    def stream(self, result: RetrievalResult) -> Iterator[str]:
-        """Yield the answer in pieces (one piece for models that cannot stream)."""
-        prompt, images = self.request(result)
+    def stream(self, result: RetrievalResult,
+               request: tuple[str, list[bytes]] | None = None) -> Iterator[str]:
+        """Yield the answer in pieces (one piece for models that cannot stream;
+        ``request``: the :meth:`request` already built for ``result``)."""
+        prompt, images = request or self.request(result)
         system = self.prompts.system_prompt()
         streamer: Any = getattr(self.chat, "stream", None)
         pieces: list[str] = []
@@ -272,9 +274,10 @@ class Answerer:
             yield answer_text(whole)
         self._record(result, prompt, images, "".join(pieces))
 
-    async def astream(self, result: RetrievalResult) -> AsyncIterator[str]:
+    async def astream(self, result: RetrievalResult,
+                      request: tuple[str, list[bytes]] | None = None) -> AsyncIterator[str]:
         """Async :meth:`stream`."""
-        prompt, images = self.request(result)
+        prompt, images = request or self.request(result)
         system = self.prompts.system_prompt()
         streamer: Any = getattr(self.chat, "astream", None)
         pieces: list[str] = []

@@ -255,6 +255,11 @@ class VizRAG(ManyQueries):
         return result
 
     @staticmethod
+    def _call(request: tuple[str, list[bytes]]) -> dict[str, Any]:
+        """The ``model_call`` payload of the answer's request."""
+        return {"stage": "answer", "images": len(request[1]), "prompt_chars": len(request[0])}
+
+    @staticmethod
     def _answered(result: RetrievalResult, t0: float) -> HookEvent:
         ms = elapsed_ms(t0)
         result.timings["answer"] = ms
@@ -274,7 +279,7 @@ class VizRAG(ManyQueries):
             self._offline(result)
         else:
             request = answerer.request(result)
-            call = {"stage": "answer", "images": len(request[1]), "prompt_chars": len(request[0])}
+            call = self._call(request)
             fire(hk, HookEvent("model_call", "start", dict(call)))
             t1 = time.perf_counter()
             try:
@@ -300,7 +305,7 @@ class VizRAG(ManyQueries):
             self._offline(result)
         else:
             request = answerer.request(result)
-            call = {"stage": "answer", "images": len(request[1]), "prompt_chars": len(request[0])}
+            call = self._call(request)
             await afire(hk, HookEvent("model_call", "start", dict(call)))
             t1 = time.perf_counter()
             try:
@@ -331,8 +336,17 @@ class VizRAG(ManyQueries):
         try:
             if answerer is None:
                 yield self._offline(res).answer or ""
-            else:
-                yield from answerer.stream(res)
+            else:  # the model call's events around the stream, as query() fires them
+                request = answerer.request(res)
+                call, t1 = self._call(request), time.perf_counter()
+                fire(hk, HookEvent("model_call", "start", dict(call)))
+                try:
+                    yield from answerer.stream(res, request)
+                except Exception as exc:
+                    fire(hk, HookEvent("model_call", "error", {
+                        **call, "error": error_text(exc), "elapsed_ms": elapsed_ms(t1)}))
+                    raise
+                fire(hk, HookEvent("model_call", "end", {**call, "elapsed_ms": elapsed_ms(t1)}))
         except Exception as exc:
             fire(hk, HookEvent("answer", "error", {"error": error_text(exc),
                                                    "elapsed_ms": elapsed_ms(t0)}))
@@ -354,8 +368,18 @@ class VizRAG(ManyQueries):
             if answerer is None:
                 yield self._offline(res).answer or ""
             else:
-                async for piece in answerer.astream(res):
-                    yield piece
+                request = answerer.request(res)
+                call, t1 = self._call(request), time.perf_counter()
+                await afire(hk, HookEvent("model_call", "start", dict(call)))
+                try:
+                    async for piece in answerer.astream(res, request):
+                        yield piece
+                except Exception as exc:
+                    await afire(hk, HookEvent("model_call", "error", {
+                        **call, "error": error_text(exc), "elapsed_ms": elapsed_ms(t1)}))
+                    raise
+                await afire(hk, HookEvent("model_call", "end", {
+                    **call, "elapsed_ms": elapsed_ms(t1)}))
         except Exception as exc:
             await afire(hk, HookEvent("answer", "error", {"error": error_text(exc),
                                                           "elapsed_ms": elapsed_ms(t0)}))
