@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -185,13 +186,14 @@ def _run_index(args: argparse.Namespace) -> int:
     if args.chunk_overlap >= args.chunk_size:
         raise ValueError(f"--chunk-overlap ({args.chunk_overlap}) must be smaller than "
                          f"--chunk-size ({args.chunk_size})")
-    if args.prune_missing:  # the folders' documents record absolute sources (see prune)
-        folders = {p for p in args.paths if Path(p).expanduser().is_dir()}
-        if not folders:
-            raise ValueError("--prune-missing removes the documents of files gone from a "
-                             "folder: give a folder among the paths")
-        args.paths = [str(Path(p).expanduser().absolute()) if p in folders else p
-                      for p in args.paths]
+    # folders are read by their absolute path (normalised: `../x/notes` is `/.../x/notes`),
+    # so their documents record one source whatever the flags and the spelling (see prune)
+    folders = {p for p in args.paths if Path(p).expanduser().is_dir()}
+    if args.prune_missing and not folders:
+        raise ValueError("--prune-missing removes the documents of files gone from a "
+                         "folder: give a folder among the paths")
+    args.paths = [os.path.abspath(Path(p).expanduser()) if p in folders else p
+                  for p in args.paths]
     docs, dup = _load_inputs(args)
     chat = make_chat(args.llm, timeout=args.timeout)
     # retried by the Indexer (which counts the retries); a bad spec, or a provider that
