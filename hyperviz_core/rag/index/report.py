@@ -254,8 +254,14 @@ def progress(total_bytes: int | None, *, disable: bool) -> Any:
 
 
 def tick(bar: Any, size: int, report: IndexReport, t0: float) -> None:
-    """Advance the bar by one document's MB; postfix = chunks and chunks per second."""
-    bar.update(size / 1e6)
+    """Advance the bar by one document's MB; postfix = chunks and chunks per second. The
+    bytes done are summed as an integer and the bar set to them (a float sum of the MB went
+    past the total: tqdm's "clamping frac" warning and a negative time left)."""
+    done = getattr(bar, "vizrag_bytes", 0) + size
+    bar.vizrag_bytes = done
+    mb = min(done / 1e6, bar.total) if bar.total else done / 1e6
+    bar.update(mb - bar.n)
+    bar.n = mb  # exactly, whatever the rounding of the update's sum
     secs = max(time.perf_counter() - t0, 1e-9)
     bar.set_postfix_str(f"{report.chunks} chunks, {report.chunks / secs:.0f} chunks/s",
                         refresh=False)
