@@ -181,3 +181,21 @@ def test_plain_and_pruning_runs_record_one_source(tmp_path: Path,
         assert _index(*args, "--store", "st", "--json") == 0
         rep = json.loads(capsys.readouterr().out)
         assert (rep["documents_skipped"], rep["documents_replaced"]) == (3, 0), args
+
+
+def test_a_prune_only_run_says_what_it_removed_once(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """A run that only pruned began "2 documents already indexed, unchanged" and counted the
+    deletion twice ("1 stale removed" and "removed 1 whose files are gone")."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for name, text in TEXTS.items():
+        (notes / name).write_text(text)
+    assert _index(str(notes), "--store", str(tmp_path / "st")) == 0
+    (notes / "gamma.md").unlink()
+    capsys.readouterr()
+    assert _index(str(notes), "--store", str(tmp_path / "st"), "--prune-missing") == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].startswith("2 documents already indexed, unchanged; removed 1 "
+                                          "document whose file is gone, in ")
+    assert "stale removed" not in out and "removed 1 whose files are gone: gamma" in out

@@ -114,8 +114,11 @@ def headline(report: Any, total: int, path: Any, fate: str | None) -> str:
     read = (report.documents_added + report.documents_replaced + report.documents_skipped
             + report.documents_failed)
     if report.stopped is None and fate is None and not report.documents_failed:
-        if total and report.documents_skipped == total:  # nothing new: say so first
-            return f"{_count(total, 'document')} already indexed, unchanged, in {path}"
+        if total and report.documents_skipped == total and not report.documents_removed:
+            gone = len(report.files_gone or [])  # nothing new: say so first, and a prune
+            pruned = (f"; removed {_count(gone, 'document')} whose "
+                      f"{'file is' if gone == 1 else 'files are'} gone") if gone else ""
+            return f"{_count(total, 'document')} already indexed, unchanged{pruned}, in {path}"
         return f"indexed {_count(total, 'document')} into {path}"
     stored = report.documents_added + report.documents_replaced
     head = (f"stopped after reading {read} of {total} documents" if read < total

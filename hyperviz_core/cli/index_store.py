@@ -65,8 +65,7 @@ def prune_missing(args: argparse.Namespace, store: Any, indexer: Any, report: An
     report.files_unchecked = sorted(unchecked)
     if gone:
         indexer.delete_many(gone)
-        report.documents_removed += len(gone)
-        report.files_gone = gone
+        report.files_gone = gone  # said once: not among the stale parts (documents_removed)
         if report.store is not None:  # the counts the run reports: after the deletes
             report.store = store.stats()
     return gone
