@@ -195,3 +195,15 @@ def test_a_streamed_answer_fires_its_model_call_events(tmp_path: Path) -> None:
 
         assert asyncio.run(collect()) == "Marie Curie."
     assert [(n, p) for n, p, _ in events] == [("model_call", "start"), ("model_call", "end")] * 2
+
+
+def test_the_extractive_answer_quotes_no_markdown_heading(tmp_path: Path) -> None:
+    """A Markdown file's heading was glued onto the first quoted sentence
+    ("- # Hello Love (song) "Hello Love" is a 1974 single by Hank Snow. [1]")."""
+    from hyperviz_core.rag import Document
+
+    text = '# Hello Love (song)\n\n"Hello Love" is a 1974 single by Hank Snow.\n'
+    with VizRAG(tmp_path / "s", show_progress=False) as rag:
+        rag.insert([Document(id="hello", text=text)])
+        answer = rag.query("Who performed Hello Love?").answer or ""
+    assert '- "Hello Love" is a 1974 single by Hank Snow. [1]' in answer and "#" not in answer

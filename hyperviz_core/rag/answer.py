@@ -39,6 +39,18 @@ EXTRACTIVE_LABEL = (
     "passages):"
 )
 _SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
+
+
+def _sentences(text: str) -> list[str]:
+    """The sentences of a passage, white space collapsed; Markdown heading lines (``# ...``)
+    are titles, not sentences, and are left out rather than glued to the next sentence.
+
+    >>> _sentences("# Hello Love (song)\\n\\nHello Love is a 1974 single. It charted.")
+    ['Hello Love is a 1974 single.', 'It charted.']
+    """
+    body = " ".join(line for line in text.splitlines() if not _HEADING.match(line))
+    return _SENT.split(" ".join(body.split()))
 _DESC = 240
 
 
@@ -147,7 +159,7 @@ def extractive_summary(result: RetrievalResult, *, max_sentences: int = 3) -> st
             break
         names = {w for key in chunk.entities[:3] for w in content_words(key)}
         best: tuple[float, int, str] | None = None
-        for si, sent in enumerate(_SENT.split(" ".join(chunk.text.split()))):
+        for si, sent in enumerate(_sentences(chunk.text)):
             words = set(content_words(sent))
             if not words or sent.casefold() in quoted:
                 continue
