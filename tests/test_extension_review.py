@@ -1,4 +1,5 @@
-"""Models, embedders and extractors written with sync methods only work: their async twins
+"""What an extension developer and a scale review found (2026-12-04). Models, embedders and
+extractors written with sync methods only work: their async twins
 run the sync method in a worker thread (an extension developer's review, 2026-12-04: they
 were accepted, then every document failed with "object has no attribute 'aembed'")."""
 
