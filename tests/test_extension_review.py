@@ -208,3 +208,32 @@ def test_the_extractive_answer_quotes_no_markdown_heading(tmp_path: Path) -> Non
         rag.insert([Document(id="hello", text=text)])
         answer = rag.query("Who performed Hello Love?").answer or ""
     assert '- "Hello Love" is a 1974 single by Hank Snow. [1]' in answer and "#" not in answer
+
+
+def test_a_keyword_extractor_plugs_in(tmp_path: Path) -> None:
+    """The exported ``KeywordExtractor`` protocol had no parameter to plug into: the
+    keywords came from the chat model's prompt or the heuristic only."""
+    from hyperviz_core.rag import KeywordExtractor
+
+    class Fixed:
+        def keywords(self, query: str) -> list[str]:
+            return ["Albert Einstein", "Bern"]
+
+        async def akeywords(self, query: str) -> list[str]:
+            return self.keywords(query)
+
+    class Broken:
+        def keywords(self, query: str) -> list[str]:
+            raise RuntimeError("quota")
+
+    assert isinstance(Fixed(), KeywordExtractor)
+    with VizRAG(tmp_path / "s", show_progress=False) as rag:
+        rag.insert(DOCS)
+    with VizRAG(tmp_path / "s", keyword_extractor=Fixed(), show_progress=False) as rag:
+        result = rag.retrieve("Where did he work?")
+        assert result.keywords == ["Albert Einstein", "Bern"]
+        assert "Bern" in result.chunks[0].text
+    with VizRAG(tmp_path / "s", keyword_extractor=Broken(), show_progress=False) as rag:
+        result = rag.retrieve("Where did Albert Einstein work?")
+        assert any("keyword extractor Broken failed (RuntimeError: quota)" in w
+                   for w in result.warnings) and result.keywords

@@ -65,7 +65,8 @@ class VizRAG(ManyQueries):
             it can be made offline (:func:`~.providers.spec.store_embedder`: the hashed
             embedder or the local MiniLM), else :class:`HashingEmbedder`.
         extractor, theme_extractor: indexing models (default: the LLM ones when ``chat`` is
-            given, else the heuristic ones).
+            given, else the heuristic ones); keyword_extractor: the query's keywords
+            (a :class:`~hyperviz_core.rag.KeywordExtractor`; default: ``chat``, else heuristic).
         mode: default retrieval mode (``vizrag``, ``text``, ``hyper-lite``, ``naive``).
         top_k: default number of ranked chunks; hops: sub-hypergraph radius.
         config: full :class:`RetrievalConfig` (``mode``/``top_k``/``hops`` override it).
@@ -90,7 +91,7 @@ class VizRAG(ManyQueries):
         extractor: Any = None,
         theme_extractor: Any = None,
         *,
-        renderer: Any = None,
+        renderer: Any = None, keyword_extractor: Any = None,
         prompts: Prompts | None = None,
         mode: str = "vizrag",
         top_k: int = 5,
@@ -137,7 +138,8 @@ class VizRAG(ManyQueries):
         self._owns_store, self._query_chat = owned, query_chat(chat)  # queries: retried
         self.retriever = Retriever(self.store, embedder=self.embedder, chat=self._query_chat,
                                    renderer=renderer, prompts=self.prompts, config=self.config,
-                                   hooks=self.hooks, lazy=lazy)
+                                   hooks=self.hooks, lazy=lazy,
+                                   keyword_extractor=keyword_extractor)
         self._indexer: Indexer | None = None
 
     # ------------------------------------------------------------------ indexing

@@ -153,8 +153,10 @@ class Retriever:
         config: RetrievalConfig | None = None,
         hooks: Iterable[Hook] | HookList = (),
         lazy: bool | None = None,
+        keyword_extractor: Any = None,
     ) -> None:
         self.store = store
+        self.keyword_extractor = keyword_extractor  #: the query's keywords (else chat/offline)
         self.embedder = embedder
         self.chat = chat
         self.prompts = prompts or Prompts()
@@ -356,7 +358,8 @@ class Retriever:
         res.timings["load"] = elapsed_ms(t0)
         return RetrievalState(query=query, cfg=cfg, res=res, corpus=corpus, store=self.store,
                               embedder=self.embedder, chat=self.chat, prompts=self.prompts,
-                              renderer=self.renderer, visual=visual, views=views)
+                              renderer=self.renderer, visual=visual, views=views,
+                              keyword_extractor=self.keyword_extractor)
 
     def pipeline(self, query: str, **overrides: Any) -> Pipeline:
         """The stages of the mode as one generator of :class:`LLMRequest` and hook events.

@@ -117,10 +117,13 @@ def _warn(res: RetrievalResult, text: str) -> None:
 
 # ---------------------------------------------------------------------------- stages
 def keywords(st: RetrievalState) -> Step:
-    """Query keywords X = LLM(P_keyword(q)), else :func:`heuristic_keywords`; never empty."""
+    """Query keywords X: the keyword extractor's, else LLM(P_keyword(q)), else
+    :func:`heuristic_keywords`; never empty."""
     cfg, res = st.cfg, st.res
     found: list[str] = []
-    if st.chat is not None:
+    if st.keyword_extractor is not None:
+        found = _extracted_keywords(st)
+    elif st.chat is not None:
         prompt = st.prompts.format("keyword", query=st.query, max_keywords=cfg.max_keywords)
         try:
             req = LLMRequest("keywords", prompt, [], st.prompts.system_prompt())
@@ -136,6 +139,23 @@ def keywords(st: RetrievalState) -> Step:
     st.kw_vecs = _embed(st, res.keywords)
     st.linked = linked_entities(st.corpus, st.query, res.keywords)
     return {"keywords": list(res.keywords), "linked": list(st.linked)}
+
+
+def _extracted_keywords(st: RetrievalState) -> list[str]:
+    """The keyword extractor's keywords of the query (strings); a failure or another reply
+    is a warning naming its class, and the heuristic keywords are used."""
+    name = type(st.keyword_extractor).__name__
+    try:
+        found = list(st.keyword_extractor.keywords(st.query))
+    except Exception as exc:
+        _warn(st.res, f"keyword extractor {name} failed ({error_text(exc)}); heuristic "
+                      "keywords used")
+        return []
+    if not all(isinstance(k, str) for k in found):
+        _warn(st.res, f"keyword extractor {name} returned {found[:3]!r}..., not strings; "
+                      "heuristic keywords used")
+        return []
+    return found
 
 
 def themes(st: RetrievalState) -> dict[str, Any]:

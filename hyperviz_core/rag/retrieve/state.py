@@ -125,6 +125,9 @@ class RetrievalState:
     views: tuple[str, ...] = ()
     """The views drawn (``"top"``, ``"bottom"``; none without rendering; see
     ``RetrievalConfig.render`` and ``render_views``)."""
+    keyword_extractor: Any = None
+    """A :class:`~..extract.base.KeywordExtractor` the keywords come from (else the chat
+    model's keyword prompt, else the heuristic)."""
     # keywords
     kw_vecs: npt.NDArray[np.float32] | None = None
     linked: list[str] = field(default_factory=list)
