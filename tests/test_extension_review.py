@@ -237,3 +237,30 @@ def test_a_keyword_extractor_plugs_in(tmp_path: Path) -> None:
         result = rag.retrieve("Where did Albert Einstein work?")
         assert any("keyword extractor Broken failed (RuntimeError: quota)" in w
                    for w in result.warnings) and result.keywords
+
+
+def test_a_custom_extractor_s_bug_keeps_its_traceback(tmp_path: Path,
+                                                      caplog: Any) -> None:
+    """A user's extractor raising ``KeyError('entities')`` was logged as "failed: 'entities'"
+    (no class), no traceback at any level, and ``raise_for_failures`` chained nothing."""
+    import logging
+
+    import pytest
+
+    from hyperviz_core.rag.index.errors import IndexingError
+
+    class Buggy:
+        def extract(self, chunk: Any) -> Any:
+            return {}["entities"]
+
+    with caplog.at_level(logging.DEBUG, logger="hyperviz_core.rag"):
+        with VizRAG(tmp_path / "s", extractor=Buggy(), show_progress=False) as rag:
+            report = rag.insert(DOCS[:1])
+    assert report.errors and "KeyError: 'entities'" in report.errors[0]
+    assert any("KeyError: 'entities'" in r.getMessage() for r in caplog.records
+               if r.levelno == logging.WARNING)
+    assert any(r.exc_info and "Buggy" not in r.getMessage() and r.levelno == logging.DEBUG
+               for r in caplog.records)
+    with pytest.raises(IndexingError) as err:
+        report.raise_for_failures()
+    assert isinstance(err.value.__cause__, KeyError)

@@ -132,5 +132,9 @@ class RunFailures:
                 log.info("indexing stops: %s", wide)
             return
         self.report.errors.append(f"{printable(doc.id)}: {type(exc).__name__}: {exc}")
-        log.warning("indexing %s failed: %s", printable(doc.id), exc)
+        if self.report._first_error is None:  # raise_for_failures chains it: the traceback
+            self.report._first_error = exc
+        log.warning("indexing %s failed: %s: %s", printable(doc.id), type(exc).__name__, exc)
+        log.debug("indexing %s failed", printable(doc.id), exc_info=exc)  # where, for a
+        # custom extractor's or model's bug (the report keeps one line)
         self.breaker.failure(exc)  # ... unless the provider failed every one so far

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Coroutine, Iterator
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 from ..store.base import StoreStats
 from .errors import IndexingError
@@ -80,6 +80,10 @@ class IndexReport(BaseModel):
     compacted_bytes: int = 0
     """Bytes freed by ``vizrag index --compact`` (0 without it)."""
 
+    _first_error: BaseException | None = PrivateAttr(default=None)
+    """The first document's exception (in this process), chained by
+    :meth:`raise_for_failures` so its traceback shows where a custom model failed."""
+
     def raise_for_failures(self) -> None:
         """Raise :class:`~.errors.IndexingError` when a document failed or the run stopped
         early (as ``requests``' ``raise_for_status``); nothing otherwise.
@@ -98,7 +102,7 @@ class IndexReport(BaseModel):
         shown = f" ({shown})" if shown else ""  # a store's stop lists no document's error
         stop = f"; {self.stopped}" if self.stopped else ""
         raise IndexingError(f"{n} document{'s' if n != 1 else ''} failed to index{shown}"
-                            f"{stop}", self)
+                            f"{stop}", self) from self._first_error  # its traceback
 
     def summary(self) -> str:
         """One human-readable line."""
