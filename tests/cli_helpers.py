@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import io
 from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
 
 from hyperviz_core.cli import main
+from hyperviz_core.rag.store import open_store
 
 #: (exit code, stdout, stderr)
 Result = tuple[int, str, str]
@@ -30,3 +32,17 @@ def one_line_error(res: Result, *needles: str) -> str:
     for n in needles:
         assert n in lines[0], (n, lines[0])
     return lines[0]
+
+
+def index_quietly(*args: str) -> int:
+    """``vizrag index ARGS --no-progress``: its exit code (output left to capsys)."""
+    return main(["index", *args, "--no-progress"])
+
+
+def stored_ids(store: Path) -> list[str]:
+    """The ids of the documents ``store`` holds, sorted."""
+    st = open_store(store)
+    try:
+        return sorted(d.id for d in st.documents())
+    finally:
+        st.close()

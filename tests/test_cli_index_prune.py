@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
+from cli_helpers import index_quietly, stored_ids
 
 from hyperviz_core.cli import main
-from hyperviz_core.rag.store import open_store
 
 TEXTS = {
     "alpha.md": "The Nimbus Society was founded by Ada Quill in Leyton in 1921.",
@@ -19,16 +19,7 @@ TEXTS = {
 }
 
 
-def _ids(store: Path) -> list[str]:
-    st = open_store(store)
-    try:
-        return sorted(d.id for d in st.documents())
-    finally:
-        st.close()
-
-
-def _index(*args: str) -> int:
-    return main(["index", *args, "--no-progress"])
+_ids, _index = stored_ids, index_quietly
 
 
 def _indexed_relative(folder: str, store: str) -> None:

@@ -10,27 +10,18 @@ import unicodedata
 from pathlib import Path
 
 import pytest
+from cli_helpers import index_quietly, stored_ids
 
 import hyperviz_core.rag.index.textfiles as textfiles
 from hyperviz_core.cli import main
 from hyperviz_core.rag import load_documents
 from hyperviz_core.rag.index.loaders import iter_sourced_documents
-from hyperviz_core.rag.store import open_store
 
 NFC = "Müller"
 NFD = unicodedata.normalize("NFD", NFC)
 
 
-def _ids(store: Path) -> list[str]:
-    st = open_store(store)
-    try:
-        return sorted(d.id for d in st.documents())
-    finally:
-        st.close()
-
-
-def _index(*args: str) -> int:
-    return main(["index", *args, "--no-progress"])
+_ids, _index = stored_ids, index_quietly
 
 
 @pytest.fixture
