@@ -156,10 +156,15 @@ def _safe(name: str) -> str:
     letters of any script are kept (composed, NFC), so ids that differ only in them
     (``Größe``, ``Grüße``) keep names that say which is which.
 
-    >>> [_safe(x) for x in ("Größe", "fr-E\u0301lodie", "a/b:c", "..", "CON.txt", "東京")]
-    ['Größe', 'fr-Élodie', 'a_b_c', 'q', 'q_CON.txt', '東京']
+    >>> [_safe(x) for x in ("Größe", "fr-E\u0301lodie", "a/b:c", "..", "CON.txt", "हिन्दी")]
+    ['Größe', 'fr-Élodie', 'a_b_c', 'q', 'q_CON.txt', 'हिन्दी']
+    >>> len(_safe("\U00020000" * 100).encode())  # at most 160 bytes: a name the file system takes
+    160
     """
-    out = re.sub(r"[^\w.-]+", "_", unicodedata.normalize("NFC", name))[:80].strip(".")
+    kept = "".join(c if c.isalnum() or c in "._-" or unicodedata.category(c).startswith("M")
+                   else " " for c in unicodedata.normalize("NFC", name))
+    out = re.sub(r" +", "_", kept)
+    out = out.encode("utf-8")[:160].decode("utf-8", "ignore").strip(".")  # + "-N" < 255
     if not out or out.split(".")[0].lower() in _RESERVED:
         out = f"q_{out}" if out else "q"
     return out
