@@ -101,3 +101,15 @@ def test_a_query_word_without_the_corpus_accents_matches(tmp_path: Path, lazy: b
         rag.insert(docs)
         result = rag.retrieve(query, top_k=1)
     assert [c.doc_id for c in result.chunks] == ["hit"] and not result.unmatched
+
+
+def test_accent_forms_join_the_stem_forms_not_replace_them() -> None:
+    """A plural query lost the plain singular the corpus uses once an accented variant
+    existed ("cafes" → only "cafés", not "cafe")."""
+    from hyperviz_core.rag.retrieve.lexicon import QueryLexicon
+    from hyperviz_core.rag.types import Chunk
+
+    chunks = [Chunk(id="c", doc_id="d", index=0, text="the cafés and the cafe")]
+    assert QueryLexicon(chunks, {}).repair("cafes").forms == ["cafe", "cafés"]
+    greek = [Chunk(id="g", doc_id="d", index=0, text="ο λόγος του")]
+    assert QueryLexicon(greek, {}).repair("λόγος").forms == []  # no σ twin BM25 never holds

@@ -15,8 +15,8 @@ a query the corpus already speaks is left untouched:
 * **word forms**: an unknown word is replaced by the corpus words that share its light stem
   (:func:`light_stem`: plural, ``-ed``, ``-ing`` and a final ``e`` removed);
 * **accents**: an unknown word the corpus spells with other accents (``societe`` for
-  ``société``, ``creperie`` for ``crêperie`` and back) gets those spellings (capitalised words try
-  the entity-name spelling first);
+  ``société``, ``creperie`` for ``crêperie`` and back) gets those spellings too, after its
+  light-stem forms (capitalised words try the entity-name spelling first);
 * **case forms**: BM25 lower-cases but does not case-fold, so a query word the corpus
   spells with the other of ``ß`` / ``ss`` (``Straße``, Swiss ``Strasse``) gets that
   spelling added (any word, known or not).
@@ -190,8 +190,9 @@ class QueryLexicon:
             else vocabulary_of(texts if texts is not None else (c.text for c in chunks)))
         self.max_forms = max_forms
         self._keys = sorted(entity_names)
-        # the stems and the name index are read only for a query word no chunk holds:
-        # built on first need (most queries have none)
+        # the stems, accent forms and name index are read only for a query word no chunk
+        # holds, the case forms for any query word: each built on first need, over the
+        # non-ASCII words only where it can (most corpora have few)
 
     @functools.cached_property
     def _stems(self) -> dict[str, list[str]]:
@@ -207,8 +208,8 @@ class QueryLexicon:
         """Case-folded word → the corpus words BM25 reads differently (``strasse`` →
         ``straße``): the non-ASCII vocabulary words that case folding changes."""
         forms: dict[str, list[str]] = {}
-        for w in sorted(self.vocabulary):
-            if not w.isascii() and (fold := w.casefold()) != w:
+        for w in sorted(w for w in self.vocabulary if not w.isascii()):
+            if (fold := w.casefold()) != w:
                 forms.setdefault(fold, []).append(w)
         return forms
 
@@ -217,8 +218,8 @@ class QueryLexicon:
         """Word without accents → the corpus words spelt with them (``societe`` →
         ``société``)."""
         forms: dict[str, list[str]] = {}
-        for w in sorted(self.vocabulary):
-            if not w.isascii() and (bare := unaccented(w)) != w:
+        for w in sorted(w for w in self.vocabulary if not w.isascii()):
+            if (bare := unaccented(w)) != w:
                 forms.setdefault(bare, []).append(w)
         return forms
 
@@ -287,10 +288,9 @@ class QueryLexicon:
                 if name not in out.names:
                     out.names.append(name)
                 continue
-            if forms and self._accents(word, out):
-                continue
-            if forms and self.max_forms > 0:
-                for w in self._stems.get(light_stem(word), [])[: self.max_forms]:
+            if forms and self.max_forms > 0:  # its stem's forms, then its other accents
+                found = [*self._stems.get(light_stem(word), []), *self._accented(word)]
+                for w in list(dict.fromkeys(found))[: self.max_forms]:
                     if w not in out.forms:
                         out.forms.append(w)
         seen: set[str] = set()
@@ -302,26 +302,23 @@ class QueryLexicon:
         return out
 
 
-    def _accents(self, word: str, out: QueryRepair) -> bool:
-        """An unknown word the corpus spells with other accents (``societe`` / ``société``,
-        ``crêperie`` / ``creperie``): those spellings join the query; False when there are none."""
+    def _accented(self, word: str) -> list[str]:
+        """The corpus's spellings of ``word`` with other accents (``societe`` → ``société``,
+        ``crêperie`` → ``creperie``)."""
         bare = unaccented(word)
         found = [*self._accent_forms.get(bare, []),
                  *([bare] if bare != word and bare in self.vocabulary else [])]
-        for w in [f for f in found if f != word][: self.max_forms]:
-            if w not in out.forms:
-                out.forms.append(w)
-        return bool(found)
+        return [f for f in found if f != word]
 
     def _case_repair(self, token: str, word: str, out: QueryRepair) -> None:
         """BM25 lower-cases, so ``Straße`` and ``Strasse`` are two words to it: the other
         spelling joins the query when the corpus uses it (``ß`` ↔ ``ss``, and whatever
         else case folding rewrites)."""
-        if not token.isascii() and token.lower() != word:  # the query spells ``ß``
+        if "ß" in token.lower():  # the query spells ``ß``: the ``ss`` spelling too
             others = [word] if word in self.vocabulary else []
         else:
             others = self._case_forms.get(word, []) if len(word) >= 3 else []
-        for w in others:
+        for w in (w for w in others if w != token.lower()):  # not the query's own word
             if w not in out.forms:
                 out.forms.append(w)
 

@@ -297,7 +297,8 @@ class CorpusView:
         if self._lexicon is None:
             keys, _ = self._entities()
             kept = getattr(self.store, "kept_strings", None)  # SQLite: kept in the store
-            words = kept("vocabulary", self._vocabulary) if kept else self._vocabulary()
+            # "-v2": the vocabulary holds the lower-cased forms the case repair reads (ß)
+            words = kept("vocabulary-v2", self._vocabulary) if kept else self._vocabulary()
             self._lexicon = QueryLexicon((), dict.fromkeys(keys), vocabulary=words)
         return self._lexicon
 
