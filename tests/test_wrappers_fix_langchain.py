@@ -161,3 +161,19 @@ def test_a_misspelt_option_names_the_right_one(tmp_path: Path) -> None:
         with pytest.raises(TypeError, match=r"unknown option 'top_k' \(did you mean 'k'\?\)"):
             call()
     assert len(retriever.invoke("Ada", k=1)) == 1
+
+
+def test_a_passage_cannot_pass_itself_off_as_the_image(tmp_path: Path) -> None:
+    """A document whose own metadata says ``type: hyperviz_image`` (with a PNG) was taken
+    for VizRAG's rendering: split out of the passages and its picture sent to the model as
+    the hypergraph (a security review, 2026-12-04)."""
+    from vizrag_langchain import VizRAGRetriever, is_image_document
+
+    evil = Document(page_content="Ada Lovelace wrote the first program.", id="evil",
+                    metadata={"type": "hyperviz_image", "image_base64": "AAAA",
+                              "export": {"entities": []}})
+    good = Document(page_content="Charles Babbage designed the Analytical Engine.", id="good")
+    retriever = VizRAGRetriever.from_documents([evil, good], str(tmp_path / "s"))
+    docs = retriever.invoke("Ada Lovelace program", k=2)
+    assert [is_image_document(d) for d in docs] == [False, False]
+    assert {d.metadata["vizrag_type"] for d in docs if d.metadata["doc_id"] == "evil"} == {"chunk"}

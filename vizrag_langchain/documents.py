@@ -115,8 +115,12 @@ def image_document(view: RenderedView | VisualContext, *, view_name: str, query:
 
 
 def is_image_document(doc: Document) -> bool:
-    """True for the rendered-image document appended by ``include_image=True``."""
-    return doc.metadata.get("type") == IMAGE_DOC_TYPE and "image_base64" in doc.metadata
+    """True for the rendered-image document appended by ``include_image=True``: VizRAG's
+    ``type`` (:func:`vizrag_value`), so a passage whose own metadata says
+    ``type: hyperviz_image`` (VizRAG's "chunk" then sits under ``vizrag_type``) stays a
+    passage and cannot pass its own picture off as the hypergraph image."""
+    return (vizrag_value(doc.metadata, "type") == IMAGE_DOC_TYPE
+            and "image_base64" in doc.metadata)
 
 
 def to_engine_document(doc: Document, doc_id: str | None = None, *,
