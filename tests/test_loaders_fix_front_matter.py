@@ -45,6 +45,8 @@ def test_toml_front_matter(tmp_path: Path) -> None:
     ("title: [a, b]", ""),  # not a scalar: no title
     ("title:\n  en: English\n  fr: Français", ""),
     ("title: null", ""),
+    ("title: !!python/object:os.system echo", "echo"),  # a tag is not resolved: nothing runs
+    ("title: 2024-13-45\nlang: de", "2024-13-45"),  # no date parsed: no error
     ("layout: post", ""),
 ])
 def test_yaml_titles(tmp_path: Path, matter: str, title: str) -> None:
@@ -70,7 +72,6 @@ def test_yaml_titles_read_as_yaml_does(matter: str) -> None:
 
 @pytest.mark.parametrize("text", [
     "---\nA thematic break, then prose.\n---\n\nBody.\n",  # not YAML: body
-    "---\ntitle: !!python/object:os.system echo\n---\nBody.\n",  # a tag: refused, nothing run
     "+++\nnot = [valid TOML\n+++\nBody.\n",
     "---\ntitle: never closed\n\nBody.\n",
     "Body first.\n---\ntitle: x\n---\n",  # not at the top
@@ -128,3 +129,31 @@ def test_prose_and_lists_between_rules_stay_text(tmp_path: Path, text: str) -> N
     p = tmp_path / "n.txt"
     p.write_text(text)
     assert load_documents([p])[0].text == text
+
+
+@pytest.mark.parametrize(("name", "text", "title"), [
+    # a memo in a .txt file: its header lines are text (only Markdown opens with front matter)
+    ("memo.txt", "---\nFrom: Alice Smith\nSubject: Merger with Acme\n---\n\nPlease review.\n",
+     "memo"),
+    # capitalised prose between rules in Markdown is text too
+    ("notes.md", "---\nWarning: the figures below are estimates\n---\n\nFigures.\n", "notes"),
+    # a front matter with a YAML typo: its lines stay text, and none of them is a setext title
+    ("typo.md", "---\ntitle: Chapter 1: The Beginning\ntags: [a, b]\n---\n\nIt was dark.\n",
+     "typo"),
+])
+def test_what_a_review_found_stays_text(tmp_path: Path, name: str, text: str,
+                                        title: str) -> None:
+    """A second review (2026-12-04): a .txt memo lost its From/Subject lines, a capitalised
+    warning block vanished, and a typo'd front matter titled the file "tags: [a, b]"."""
+    p = tmp_path / name
+    p.write_text(text, encoding="utf-8")
+    [doc] = load_documents([p])
+    assert (doc.title, doc.text) == (title, text)
+
+
+def test_a_title_is_capped(tmp_path: Path) -> None:
+    """A 66 KB heading was copied into every chunk (a 137 MB store from 299 KB of text)."""
+    p = tmp_path / "long.md"
+    p.write_text("# " + "word " * 20000 + "\n\nBody.\n", encoding="utf-8")
+    [doc] = load_documents([p])
+    assert len(doc.title) == 300 and doc.title.endswith("…")

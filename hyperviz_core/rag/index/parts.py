@@ -168,7 +168,7 @@ def iter_text_parts(
         raise ValueError(f"part size must be positive, got {part_bytes}")
     head = _head(path)
     name = read_title(path, head) if title is None else title
-    skip = front_matter(head).length
+    skip = front_matter(head, path.suffix).length
     buf: list[str] = []
     size = 0
     offset = skip

@@ -148,8 +148,9 @@ def _path_id(path: Path, id_from_path: bool, root: Path | None) -> str:
 def _text_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
     text = read_text(path)
     head = text[:FRONT_MATTER_CHARS]
+    body = text[front_matter(head, path.suffix).length:]
     return Document(id=_path_id(path, id_from_path, root), title=read_title(path, head),
-                    text=text[front_matter(head).length:], metadata={"source": str(path)})
+                    text=body, metadata={"source": str(path)})
 
 
 def text_documents(path: Path, id_from_path: bool, root: Path | None,

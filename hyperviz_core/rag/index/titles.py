@@ -110,6 +110,10 @@ def with_inferred_title(doc: Document, chunks: list[Chunk],
 TITLE_LINES = 10
 #: front matter counts only when its closing line ends within this many characters
 FRONT_MATTER_CHARS = 65536
+#: a title longer than this is cut (with "…"): it is copied into every chunk
+TITLE_MAX = 300
+#: the suffixes whose files may open with front matter (Jekyll, Hugo, MkDocs ...)
+FRONT_MATTER_SUFFIXES = (".md", ".markdown")
 
 _ATX = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
 _SETEXT = re.compile(r"^ {0,3}(?:=+|-{2,})[ \t]*$")
@@ -128,8 +132,23 @@ def read_title(path: Path, text_head: str) -> str:
     >>> read_title(Path("notes.md"), "Just text.\\n\\nMore text.")
     'notes'
     """
-    matter = front_matter(text_head)
-    return matter.title or heading_title(text_head[matter.length:]) or path.stem
+    matter = front_matter(text_head, path.suffix)
+    # a fenced block that is not front matter (a YAML typo) gives no setext title
+    after = matter.length or _fenced_block_end(text_head)
+    title = matter.title or heading_title(text_head[after:]) or path.stem
+    return title if len(title) <= TITLE_MAX else title[:TITLE_MAX - 1].rstrip() + "…"
+
+
+def _fenced_block_end(head: str) -> int:
+    """The length of an opening ``---`` / ``+++`` block closed by the same fence (0: none):
+    a front matter that did not parse is still no heading."""
+    rows = head[:FRONT_MATTER_CHARS].split("\n")
+    first = next((i for i, row in enumerate(rows) if row.strip()), len(rows))
+    fence = rows[first].rstrip() if first < len(rows) else ""
+    if fence not in ("---", "+++"):
+        return 0
+    end = next((i for i in range(first + 1, len(rows)) if rows[i].rstrip() == fence), 0)
+    return sum(len(row) + 1 for row in rows[:end + 1]) if end else 0
 
 
 def heading_title(text: str) -> str:
@@ -221,14 +240,15 @@ class FrontMatter(NamedTuple):
     title: str = ""
 
 
-def front_matter(head: str) -> FrontMatter:
+def front_matter(head: str, suffix: str = ".md") -> FrontMatter:
     """The front matter ``head`` (a file's text, or its first :data:`FRONT_MATTER_CHARS`
     characters or more) opens with, after blank lines: YAML between a ``---`` line and a
     ``---`` or ``...`` line, or TOML between ``+++`` lines, closed within the first
     :data:`FRONT_MATTER_CHARS` characters; else ``FrontMatter()`` (the text is all body).
 
-    Nothing is executed: TOML is read with :mod:`tomllib`, YAML with PyYAML's safe loader
-    (plain data only; a tag such as ``!!python/object`` is an error); its top-level
+    Nothing is executed: TOML is read with :mod:`tomllib`, YAML with PyYAML's base loader
+    (strings, lists and mappings only; a tag such as ``!!python/object`` is not resolved,
+    its text is read as a string, nothing runs); its top-level
     ``title``, a string or number, titles the file. A block that is not a YAML mapping of
     names (prose between two rules), or not valid TOML, is not front matter: it stays body
     text.
@@ -240,6 +260,8 @@ def front_matter(head: str) -> FrontMatter:
     >>> front_matter("---\\nA thematic break, then prose.\\n---\\n")
     FrontMatter(length=0, title='')
     """
+    if suffix.lower() not in FRONT_MATTER_SUFFIXES:  # a .txt memo's "---" lines are text
+        return FrontMatter()
     rows = head[:FRONT_MATTER_CHARS].split("\n")
     if len(head) >= FRONT_MATTER_CHARS:
         rows.pop()  # it may be cut, and cannot close the front matter
@@ -260,11 +282,12 @@ def front_matter(head: str) -> FrontMatter:
 
 
 def _yaml_title(block: list[str]) -> str | None:
-    """The title of a YAML front matter's lines (PyYAML's safe loader: plain data only,
+    """The title of a YAML front matter's lines (PyYAML's base loader: strings, lists and
+    mappings only, no tag resolved: a bad date cannot reject the block;
     nothing constructed or executed); None when they are not a YAML mapping with a key."""
     import yaml  # type: ignore[import-untyped]
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    loader = getattr(yaml, "CBaseLoader", yaml.BaseLoader)  # every scalar a string
     try:
         data = yaml.load("\n".join(block), Loader=loader)
     except (yaml.YAMLError, RecursionError, ValueError):
@@ -275,8 +298,9 @@ def _yaml_title(block: list[str]) -> str | None:
     return _scalar_title(data.get("title"))
 
 
-#: a front matter's keys are names (``title``, ``date``, ``og:image``, ``draft-2``)
-_KEY = re.compile(r"[A-Za-z_][\w.:-]*")
+#: a front matter's keys are lower-case names (``title``, ``date``, ``og:image``); prose
+#: between rules (``Warning: ...``, ``From: Alice``) is not front matter
+_KEY = re.compile(r"[a-z_][a-z0-9_.:-]*")
 
 
 def _scalar_title(title: object) -> str:
@@ -284,7 +308,7 @@ def _scalar_title(title: object) -> str:
     list, a mapping, a date, a boolean, null)."""
     if isinstance(title, bool) or not isinstance(title, str | int | float):
         return ""
-    return str(title)
+    return "" if str(title).strip() in ("", "~", "null", "Null", "NULL") else str(title)
 
 
 def _toml_title(block: list[str]) -> str | None:
