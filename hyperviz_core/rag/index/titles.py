@@ -208,6 +208,19 @@ def _markdown() -> Any:
     return MarkdownIt("commonmark").enable("strikethrough")
 
 
+_TAG_NAME = re.compile(r"</?([A-Za-z][A-Za-z0-9-]*)")
+#: HTML elements a heading may carry (dropped); other ``<...>`` is text (``Vector<T>``)
+_HTML_TAGS = frozenset((
+    "a", "abbr", "b", "bdi", "bdo", "br", "cite", "code", "del", "dfn", "em", "font", "i",
+    "img", "ins", "kbd", "mark", "q", "s", "samp", "small", "span", "strong", "sub", "sup",
+    "time", "u", "var", "wbr"))
+
+
+def _is_html_tag(text: str) -> bool:
+    m = _TAG_NAME.match(text)
+    return m is not None and m.group(1).lower() in _HTML_TAGS
+
+
 def plain_heading(text: str) -> str:
     """A Markdown heading's text as plain text (markdown-it's CommonMark inline parse): a
     trailing attribute block (``{#id}``) dropped, code spans, links and images reduced to
@@ -218,6 +231,8 @@ def plain_heading(text: str) -> str:
     'Über uns und Links'
     >>> plain_heading("snake_case \\\\*not emphasis\\\\* &amp; <b>bold</b>")
     'snake_case *not emphasis* & bold'
+    >>> plain_heading("Use <T> in Vector<T>::push_back")
+    'Use <T> in Vector<T>::push_back'
     """
     out: list[str] = []
     for block in _markdown().parseInline(_without_attributes(text)):
@@ -228,6 +243,8 @@ def plain_heading(text: str) -> str:
                 out.append(tok.content)  # its alt text
             elif tok.type in ("softbreak", "hardbreak"):
                 out.append(" ")
+            elif tok.type == "html_inline" and not _is_html_tag(tok.content):
+                out.append(tok.content)  # ``Vector<T>``: a type parameter, not a tag
     return " ".join("".join(out).split())
 
 
