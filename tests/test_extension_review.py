@@ -226,6 +226,10 @@ def test_a_keyword_extractor_plugs_in(tmp_path: Path) -> None:
         def keywords(self, query: str) -> list[str]:
             raise RuntimeError("quota")
 
+    class OneString:  # a str is no list of keywords (it gave one-letter keywords)
+        def keywords(self, query: str) -> Any:
+            return "Albert Einstein Bern"
+
     assert isinstance(Fixed(), KeywordExtractor)
     with VizRAG(tmp_path / "s", show_progress=False) as rag:
         rag.insert(DOCS)
@@ -237,6 +241,11 @@ def test_a_keyword_extractor_plugs_in(tmp_path: Path) -> None:
         result = rag.retrieve("Where did Albert Einstein work?")
         assert any("keyword extractor Broken failed (RuntimeError: quota)" in w
                    for w in result.warnings) and result.keywords
+    with VizRAG(tmp_path / "s", keyword_extractor=OneString(), show_progress=False) as rag:
+        result = rag.retrieve("Where did Albert Einstein work?")
+        assert any("keyword extractor OneString returned 'Albert Einstein Bern', not a list"
+                   in w for w in result.warnings)
+        assert all(len(k) > 1 for k in result.keywords)
 
 
 def test_a_custom_extractor_s_bug_keeps_its_traceback(tmp_path: Path,
@@ -253,9 +262,9 @@ def test_a_custom_extractor_s_bug_keeps_its_traceback(tmp_path: Path,
         def extract(self, chunk: Any) -> Any:
             return {}["entities"]
 
-    with caplog.at_level(logging.DEBUG, logger="hyperviz_core.rag"):
-        with VizRAG(tmp_path / "s", extractor=Buggy(), show_progress=False) as rag:
-            report = rag.insert(DOCS[:1])
+    with (caplog.at_level(logging.DEBUG, logger="hyperviz_core.rag"),
+          VizRAG(tmp_path / "s", extractor=Buggy(), show_progress=False) as rag):
+        report = rag.insert(DOCS[:1])
     assert report.errors and "KeyError: 'entities'" in report.errors[0]
     assert any("KeyError: 'entities'" in r.getMessage() for r in caplog.records
                if r.levelno == logging.WARNING)

@@ -146,14 +146,15 @@ def _extracted_keywords(st: RetrievalState) -> list[str]:
     is a warning naming its class, and the heuristic keywords are used."""
     name = type(st.keyword_extractor).__name__
     try:
-        found = list(st.keyword_extractor.keywords(st.query))
+        reply = st.keyword_extractor.keywords(st.query)
+        found = [] if isinstance(reply, str | bytes) else list(reply)  # one str: refused
     except Exception as exc:
         _warn(st.res, f"keyword extractor {name} failed ({error_text(exc)}); heuristic "
                       "keywords used")
         return []
-    if not all(isinstance(k, str) for k in found):
-        _warn(st.res, f"keyword extractor {name} returned {found[:3]!r}..., not strings; "
-                      "heuristic keywords used")
+    if isinstance(reply, str | bytes) or not all(isinstance(k, str) for k in found):
+        _warn(st.res, f"keyword extractor {name} returned {str(reply)[:60]!r}, not a list "
+                      "of strings; heuristic keywords used")
         return []
     return found
 
