@@ -273,3 +273,32 @@ def test_a_custom_extractor_s_bug_keeps_its_traceback(tmp_path: Path,
     with pytest.raises(IndexingError) as err:
         report.raise_for_failures()
     assert isinstance(err.value.__cause__, KeyError)
+
+
+def test_a_sync_only_model_is_called_once_at_a_time_unless_thread_safe(tmp_path: Path) -> None:
+    """Its async twin ran the sync method in up to ``concurrency`` threads at once (6 on a
+    12-document insert), which a local model often does not survive."""
+    import threading
+    import time
+
+    class Counting(SyncEmbedder):
+        def __init__(self) -> None:
+            self.now = self.most = 0
+            self.guard = threading.Lock()
+
+        def embed(self, texts: Any) -> Any:
+            with self.guard:
+                self.now += 1
+                self.most = max(self.most, self.now)
+            time.sleep(0.02)
+            with self.guard:
+                self.now -= 1
+            return super().embed(texts)
+
+    docs = [f"Person {i} met Marie Curie in Paris in {1890 + i}." for i in range(12)]
+    for safe, allowed in ((False, 1), (True, 12)):
+        emb = Counting()
+        emb.thread_safe = safe  # type: ignore[attr-defined]
+        with VizRAG(tmp_path / f"s{safe}", embedder=emb, show_progress=False) as rag:
+            assert rag.insert(docs).documents_added == 12
+        assert emb.most <= allowed and (safe or emb.most == 1)

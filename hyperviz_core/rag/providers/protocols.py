@@ -8,6 +8,7 @@ LlamaIndex / LangChain adapters in ``vizrag_llamaindex`` / ``vizrag_langchain``.
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Sequence
 from contextvars import ContextVar
 from typing import Any, Protocol, runtime_checkable
@@ -31,8 +32,7 @@ __all__ = [
 
 #: the sync method of each kind of model VizRAG calls, and its async twin
 ASYNC_TWINS: dict[str, str] = {"complete": "acomplete", "embed": "aembed",
-                               "extract": "aextract", "theme": "atheme",
-                               "keywords": "akeywords"}
+                               "extract": "aextract", "theme": "atheme"}
 
 
 class ProviderError(RuntimeError):
@@ -235,15 +235,25 @@ class _SyncOnly(PassThrough):
     def __init__(self, inner: Any, twins: dict[str, str]) -> None:
         super().__init__(inner)
         self._twins = twins
+        # one call at a time unless the model says it is thread-safe (a local model often
+        # is not: llama-cpp, a torch module shared across threads)
+        self._lock = (None if getattr(inner, "thread_safe", False) is True
+                      else threading.Lock())
 
     def __getattr__(self, name: str) -> Any:
         sync = self.__dict__.get("_twins", {}).get(name)
         if sync is None:
             return super().__getattr__(name)
-        method = getattr(self.inner, sync)
+        method, lock = getattr(self.inner, sync), self.__dict__.get("_lock")
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if lock is None:
+                return method(*args, **kwargs)
+            with lock:
+                return method(*args, **kwargs)
 
         async def in_a_thread(*args: Any, **kwargs: Any) -> Any:
-            return await asyncio.to_thread(method, *args, **kwargs)
+            return await asyncio.to_thread(call, *args, **kwargs)
 
         return in_a_thread
 
@@ -255,8 +265,10 @@ def with_async(model: Any) -> Any:
     """``model`` as the engine calls it: a chat model, embedder or extractor that has a
     sync method (``complete``, ``embed``, ``extract``, ``theme``) but not its async twin
     (``acomplete`` ...) gets one that runs the sync method in a worker thread (indexing and
-    ``aquery`` call the async ones); any other ``model`` (``None`` too) as it is. A chat
-    model without ``model_name`` is named by its class (cache keys, usage).
+    ``aquery`` call the async ones), one call at a time unless the model has
+    ``thread_safe = True`` (then up to the indexer's ``concurrency`` at once); any other
+    ``model`` (``None`` too) as it is. A chat model without ``model_name`` is named by its
+    class (cache keys, usage).
 
     >>> import asyncio
     >>> class Upper:
