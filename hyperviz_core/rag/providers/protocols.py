@@ -241,12 +241,13 @@ class _SyncOnly(PassThrough):
                       else threading.Lock())
 
     def __getattr__(self, name: str) -> Any:
-        sync = self.__dict__.get("_twins", {}).get(name)
+        twins: dict[str, str] = self.__dict__.get("_twins", {})
+        sync = twins.get(name, name if name in twins.values() else None)
         if sync is None:
             return super().__getattr__(name)
         method, lock = getattr(self.inner, sync), self.__dict__.get("_lock")
 
-        def call(*args: Any, **kwargs: Any) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:  # the sync method, under the lock
             if lock is None:
                 return method(*args, **kwargs)
             with lock:
@@ -255,7 +256,7 @@ class _SyncOnly(PassThrough):
         async def in_a_thread(*args: Any, **kwargs: Any) -> Any:
             return await asyncio.to_thread(call, *args, **kwargs)
 
-        return in_a_thread
+        return call if name == sync else in_a_thread
 
     def __repr__(self) -> str:
         return repr(self.inner)
