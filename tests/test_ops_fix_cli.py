@@ -372,3 +372,17 @@ def test_json_keeps_the_removed_store_line_and_counts_failures(
     assert report["llm_calls"] == 0 and report["llm_failures"] == 2
     assert f"vizrag index: removed the empty store {store}" in err  # JSON does not say it
     assert "indexing d0 failed" not in err
+
+
+def test_export_to_a_closed_stdout_and_null_question_ids_are_one_line(tmp_path: Path) -> None:
+    """``export --hif -`` with standard output closed raised AttributeError (exit 1); a
+    question ``{"id": null}`` got the id "None" (a security review, 2026-12-04)."""
+    s = _store(tmp_path)
+    run = subprocess.run([sys.executable, "-m", "hyperviz_core", "export", "--store", s,
+                          "--hif", "-"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         preexec_fn=lambda: os.close(1), timeout=120, check=False)
+    assert run.returncode == 2 and b"standard output is closed" in run.stderr
+    questions = tmp_path / "q.jsonl"
+    questions.write_text('{"id": null, "question": "Who is Marie Curie?"}\n')
+    code, _, err = run_cli(["query", "--store", s, "--questions", str(questions), "--json"])
+    assert code == 2 and "q.jsonl:1: the id must be a string or an integer, not null" in err

@@ -110,7 +110,9 @@ def sigterm_as_interrupt() -> Iterator[list[int]]:
 
     Where SIGINT is ignored (a background job of a script), it stays so: SIGINT is blocked
     instead while Python's handler stands in for it, so that ``asyncio.run`` installs its own
-    and SIGTERM stops an indexing run the same way."""
+    and SIGTERM stops an indexing run the same way. Blocking a signal holds for one thread
+    only, so with other threads running SIGINT is left ignored and SIGTERM raises
+    ``KeyboardInterrupt`` itself."""
     got: list[int] = []
     if (threading.current_thread() is not threading.main_thread()
             or not hasattr(signal, "SIGTERM")
@@ -126,7 +128,8 @@ def sigterm_as_interrupt() -> Iterator[list[int]]:
         handler(signal.SIGINT, frame)
 
     ignored = (signal.getsignal(signal.SIGINT) is signal.SIG_IGN
-               and hasattr(signal, "pthread_sigmask"))
+               and hasattr(signal, "pthread_sigmask")
+               and threading.active_count() == 1)  # the mask is this thread's only
     if ignored:  # a real SIGINT stays pending, then is discarded when SIG_IGN is back
         held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         signal.signal(signal.SIGINT, signal.default_int_handler)

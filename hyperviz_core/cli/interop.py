@@ -127,6 +127,8 @@ def _run_export(args: argparse.Namespace) -> int:
 
 def _write_stdout(data: bytes) -> None:
     """``--hif -``: the HIF document on standard output (UTF-8 bytes, a final newline)."""
+    if sys.stdout is None:  # started with standard output closed (`>&-`)
+        raise OSError("--hif -: standard output is closed; give a file name")
     buffer = getattr(sys.stdout, "buffer", None)
     if buffer is None:  # a text stream without bytes (a test's StringIO)
         sys.stdout.write(data.decode("utf-8") + "\n")

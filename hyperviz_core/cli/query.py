@@ -223,7 +223,11 @@ def _load_questions(path: str) -> list[tuple[str, str]]:
             raise ValueError(f"{path}:{n}: expected an object with a \"question\"")
         if not str(obj["question"]).strip():  # the file is refused before any is answered
             raise ValueError(f"{path}:{n}: the question is empty (only whitespace)")
-        qid = str(obj.get("id", n))
+        raw = obj.get("id", n)
+        if isinstance(raw, bool) or not isinstance(raw, str | int) or str(raw).strip() == "":
+            raise ValueError(f"{path}:{n}: the id must be a string or an integer, not "
+                             f"{json.dumps(raw)} (leave it out to number the line)")
+        qid = str(raw)
         if surrogate_at(qid) is not None:
             raise ValueError(f"{path}:{n}: the id is not valid Unicode text")
         items.append((qid, str(obj["question"])))
