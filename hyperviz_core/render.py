@@ -27,6 +27,7 @@ from pydantic import (
     Field,
     ModelWrapValidatorHandler,
     PrivateAttr,
+    SerializationInfo,
     SerializerFunctionWrapHandler,
     model_serializer,
     model_validator,
@@ -81,11 +82,15 @@ class Rendering(BaseModel):
     _export: dict[str, Any] = PrivateAttr(default_factory=dict)
 
     @model_serializer(mode="wrap")
-    def _with_export(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """``model_dump``/``model_dump_json`` carry the export under ``"export"``, so a
-        rendering read back (``model_validate_json``) can still be saved and viewed."""
+    def _with_export(self, handler: SerializerFunctionWrapHandler,
+                     info: SerializationInfo) -> dict[str, Any]:
+        """``model_dump``/``model_dump_json`` carry the export under ``"export"`` (unless
+        ``include`` leaves it out or ``exclude`` names it), so a rendering read back
+        (``model_validate_json``) can still be saved and viewed."""
         data: dict[str, Any] = handler(self)
-        data["export"] = copy.deepcopy(self._export)
+        include, exclude = info.include, info.exclude
+        if (include is None or "export" in include) and not (exclude and "export" in exclude):
+            data["export"] = copy.deepcopy(self._export)
         return data
 
     @model_validator(mode="wrap")

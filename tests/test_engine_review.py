@@ -390,6 +390,9 @@ def test_a_rendering_dumps_to_json_and_back() -> None:
     # then wrote "{}" beside the PNG and to_html() an empty viewer)
     assert back.export() == rendering.export() and back.export()["entities"]
     assert back == rendering == Rendering.model_validate(rendering.model_dump())
+    # include/exclude apply to it as to the fields
+    assert list(rendering.model_dump(include={"caption"})) == ["caption"]
+    assert "export" not in rendering.model_dump(exclude={"png", "export"})
 
 
 def test_an_interrupted_insert_under_asyncio_run_stops_writing(tmp_path: Path) -> None:
