@@ -157,3 +157,20 @@ def test_a_title_is_capped(tmp_path: Path) -> None:
     p.write_text("# " + "word " * 20000 + "\n\nBody.\n", encoding="utf-8")
     [doc] = load_documents([p])
     assert len(doc.title) == 300 and doc.title.endswith("…")
+
+
+@pytest.mark.parametrize(("name", "text", "title", "body"), [
+    # Astro's template: camelCase keys are front matter keys too
+    ("astro.md", '---\ntitle: "First post"\npubDate: "Jul 08 2022"\nheroImage: "/x.jpg"\n---'
+     "\n\nBody of the post.\n", "First post", "Body of the post.\n"),
+    # a rule, a section, another rule: the heading in between titles the file
+    ("rule.md", "---\n\n# Real Heading\n\nIntro.\n\n---\n\nSecond.\n", "Real Heading", None),
+])
+def test_a_third_review(tmp_path: Path, name: str, text: str, title: str,
+                        body: str | None) -> None:
+    """After the second review's rules: a camelCase key (``pubDate``) rejected the block,
+    and an opening rule hid the heading after it (a third review, 2026-12-04)."""
+    p = tmp_path / name
+    p.write_text(text, encoding="utf-8")
+    [doc] = load_documents([p])
+    assert (doc.title, doc.text) == (title, text if body is None else body)

@@ -55,3 +55,11 @@ def test_long_pathological_lines_take_linear_time(tmp_path: Path) -> None:
         p.write_text(text)
         load_documents([p])
     assert time.perf_counter() - start < 5
+
+
+def test_comments_and_html_are_dropped_type_parameters_kept() -> None:
+    from hyperviz_core.rag.index.titles import plain_heading
+
+    assert plain_heading("Install <!-- omit in toc -->") == "Install"
+    assert plain_heading("Logo <tt>x</tt> <center>c</center> <Foo />") == "Logo x c"
+    assert plain_heading("Map<K, V> and Vector<T>") == "Map<K, V> and Vector<T>"

@@ -140,15 +140,25 @@ def read_title(path: Path, text_head: str) -> str:
 
 
 def _fenced_block_end(head: str) -> int:
-    """The length of an opening ``---`` / ``+++`` block closed by the same fence (0: none):
-    a front matter that did not parse is still no heading."""
+    """The length of an opening ``---`` / ``+++`` block closed by the same fence that reads
+    as a front matter which did not parse (no blank line, a ``key:`` / ``key =`` line, and
+    only such lines, indented ones, list items and comments), else 0: its lines are no
+    heading. A rule, a section and another rule is not such a block."""
     rows = head[:FRONT_MATTER_CHARS].split("\n")
     first = next((i for i, row in enumerate(rows) if row.strip()), len(rows))
     fence = rows[first].rstrip() if first < len(rows) else ""
     if fence not in ("---", "+++"):
         return 0
     end = next((i for i in range(first + 1, len(rows)) if rows[i].rstrip() == fence), 0)
-    return sum(len(row) + 1 for row in rows[:end + 1]) if end else 0
+    block = rows[first + 1:end]
+    if not end or not all(_MATTER_LINE.match(r) for r in block) or not any(
+            _KEY_LINE.match(r) for r in block):
+        return 0
+    return sum(len(row) + 1 for row in rows[:end + 1])
+
+
+_KEY_LINE = re.compile(r"[\w\"'-][^:=]*[:=]")
+_MATTER_LINE = re.compile(r"[\w\"'-][^:=]*[:=]|[ \t]+\S|- |#[^ #]|#$")
 
 
 def heading_title(text: str) -> str:
@@ -208,17 +218,24 @@ def _markdown() -> Any:
     return MarkdownIt("commonmark").enable("strikethrough")
 
 
-_TAG_NAME = re.compile(r"</?([A-Za-z][A-Za-z0-9-]*)")
-#: HTML elements a heading may carry (dropped); other ``<...>`` is text (``Vector<T>``)
-_HTML_TAGS = frozenset((
-    "a", "abbr", "b", "bdi", "bdo", "br", "cite", "code", "del", "dfn", "em", "font", "i",
-    "img", "ins", "kbd", "mark", "q", "s", "samp", "small", "span", "strong", "sub", "sup",
-    "time", "u", "var", "wbr"))
+#: a bare ``<T>`` / ``<K, V>`` (a type parameter) is kept in a title; comments, closing tags
+#: and tags with attributes or of an HTML element are markup and are dropped
+_BARE_TAG = re.compile(r"<([A-Za-z]\w*)(?:,\s*[A-Za-z]\w*)*>")
+_HTML_NAMES = """
+a abbr acronym address area article aside audio b base bdi bdo big blink blockquote body br
+button canvas caption center cite code col colgroup data datalist dd del details dfn dialog
+dir div dl dt em embed fieldset figcaption figure font footer form frame frameset h1 h2 h3 h4
+h5 h6 head header hgroup hr html i iframe img input ins kbd label legend li link main map mark
+marquee menu meta meter nav nobr noframes noscript object ol optgroup option output p param
+picture pre progress q rp rt ruby s samp script search section select slot small source span
+strike strong style sub summary sup svg table tbody td template textarea tfoot th thead time
+title tr track tt u ul var video wbr"""
+_HTML_TAGS = frozenset(_HTML_NAMES.split())
 
 
 def _is_html_tag(text: str) -> bool:
-    m = _TAG_NAME.match(text)
-    return m is not None and m.group(1).lower() in _HTML_TAGS
+    m = _BARE_TAG.fullmatch(text.strip())
+    return m is None or m.group(1).lower() in _HTML_TAGS
 
 
 def plain_heading(text: str) -> str:
@@ -231,8 +248,8 @@ def plain_heading(text: str) -> str:
     'Über uns und Links'
     >>> plain_heading("snake_case \\\\*not emphasis\\\\* &amp; <b>bold</b>")
     'snake_case *not emphasis* & bold'
-    >>> plain_heading("Use <T> in Vector<T>::push_back")
-    'Use <T> in Vector<T>::push_back'
+    >>> plain_heading("Use <T> in Vector<T>::push_back <!-- omit in toc --> <tt>x</tt>")
+    'Use <T> in Vector<T>::push_back x'
     """
     out: list[str] = []
     for block in _markdown().parseInline(_without_attributes(text)):
@@ -310,14 +327,16 @@ def _yaml_title(block: list[str]) -> str | None:
     except (yaml.YAMLError, RecursionError, ValueError):
         return None
     if not isinstance(data, dict) or not data or not all(
-            isinstance(k, str) and _KEY.fullmatch(k) for k in data):
-        return None  # prose between rules ("Chapter 1 begins: the night was dark.")
+            isinstance(k, str) and _KEY.fullmatch(k) for k in data) or not any(
+            k[:1].islower() for k in data):
+        return None  # prose between rules ("Chapter 1 begins: ...", "From: Alice")
     return _scalar_title(data.get("title"))
 
 
-#: a front matter's keys are lower-case names (``title``, ``date``, ``og:image``); prose
-#: between rules (``Warning: ...``, ``From: Alice``) is not front matter
-_KEY = re.compile(r"[a-z_][a-z0-9_.:-]*")
+#: a front matter's keys are names without spaces (``title``, ``pubDate``, ``og:image``,
+#: YAML's merge key ``<<``), one of them at least starting lower-case: prose between rules
+#: (``Warning: ...``, ``From: Alice`` / ``Subject: ...``) is not front matter
+_KEY = re.compile(r"[A-Za-z_][\w.:-]*|<<")
 
 
 def _scalar_title(title: object) -> str:
