@@ -113,3 +113,17 @@ def test_accent_forms_join_the_stem_forms_not_replace_them() -> None:
     assert QueryLexicon(chunks, {}).repair("cafes").forms == ["cafe", "cafés"]
     greek = [Chunk(id="g", doc_id="d", index=0, text="ο λόγος του")]
     assert QueryLexicon(greek, {}).repair("λόγος").forms == []  # no σ twin BM25 never holds
+
+
+def test_each_repair_has_its_own_allowance() -> None:
+    """Three stem forms left no room for the accent twin ("resume" lost *résumé*), and a
+    ligature in the query got no plain spelling (a review of the day's last commits)."""
+    from hyperviz_core.rag.retrieve.lexicon import QueryLexicon
+    from hyperviz_core.rag.types import Chunk
+
+    def forms(text: str, query: str) -> list[str]:
+        return QueryLexicon([Chunk(id="c", doc_id="d", index=0, text=text)], {}
+                            ).repair(query).forms
+
+    assert "résumé" in forms("Her résumé was resumed; resumes and resuming", "resume")
+    assert forms("corporate finance office", "corporate \ufb01nance") == ["finance"]

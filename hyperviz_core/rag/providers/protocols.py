@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import weakref
 from collections.abc import Sequence
 from contextvars import ContextVar
 from typing import Any, Protocol, runtime_checkable
@@ -228,6 +229,32 @@ class PassThrough:
         return getattr(self.inner, name)
 
 
+#: the model's other sync methods the engine calls from worker threads
+_ALSO_LOCKED = ("embed_query",)
+_LOCKS: weakref.WeakKeyDictionary[Any, threading.RLock] = weakref.WeakKeyDictionary()
+_HELD_LOCKS: dict[int, tuple[Any, threading.RLock]] = {}  # models no weak reference takes
+_LOCKS_GUARD = threading.Lock()
+
+
+def _model_lock(model: Any) -> threading.RLock | None:
+    """One re-entrant lock per model object (an object given as both extractors, or as chat
+    model and embedder, is called one call at a time); None for a model that says
+    ``thread_safe = True``."""
+    if getattr(model, "thread_safe", False) is True:
+        return None
+    with _LOCKS_GUARD:
+        try:
+            lock = _LOCKS.get(model)
+            if lock is None:
+                lock = _LOCKS[model] = threading.RLock()
+            return lock
+        except TypeError:  # unhashable, or no weak reference to it
+            entry = _HELD_LOCKS.get(id(model))
+            if entry is None or entry[0] is not model:
+                entry = _HELD_LOCKS[id(model)] = (model, threading.RLock())
+            return entry[1]
+
+
 class _SyncOnly(PassThrough):
     """A model written with sync methods only: each missing async twin runs the sync
     method in a worker thread (:func:`with_async`)."""
@@ -235,17 +262,19 @@ class _SyncOnly(PassThrough):
     def __init__(self, inner: Any, twins: dict[str, str]) -> None:
         super().__init__(inner)
         self._twins = twins
-        # one call at a time unless the model says it is thread-safe (a local model often
-        # is not: llama-cpp, a torch module shared across threads)
-        self._lock = (None if getattr(inner, "thread_safe", False) is True
-                      else threading.Lock())
+
+    def __getstate__(self) -> dict[str, Any]:  # no lock object in it: the lock is the model's
+        return dict(self.__dict__)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
 
     def __getattr__(self, name: str) -> Any:
         twins: dict[str, str] = self.__dict__.get("_twins", {})
-        sync = twins.get(name, name if name in twins.values() else None)
+        sync = twins.get(name, name if name in (*twins.values(), *_ALSO_LOCKED) else None)
         if sync is None:
             return super().__getattr__(name)
-        method, lock = getattr(self.inner, sync), self.__dict__.get("_lock")
+        method, lock = getattr(self.inner, sync), _model_lock(self.inner)
 
         def call(*args: Any, **kwargs: Any) -> Any:  # the sync method, under the lock
             if lock is None:

@@ -288,9 +288,10 @@ class QueryLexicon:
                 if name not in out.names:
                     out.names.append(name)
                 continue
-            if forms and self.max_forms > 0:  # its stem's forms, then its other accents
-                found = [*self._stems.get(light_stem(word), []), *self._accented(word)]
-                for w in list(dict.fromkeys(found))[: self.max_forms]:
+            if forms and self.max_forms > 0:  # its stem's forms and its other accents,
+                found = [*self._stems.get(light_stem(word), [])[: self.max_forms],  # each
+                         *self._accented(word)[: self.max_forms]]  # up to max_forms
+                for w in dict.fromkeys(found):
                     if w not in out.forms:
                         out.forms.append(w)
         seen: set[str] = set()
@@ -314,8 +315,9 @@ class QueryLexicon:
         """BM25 lower-cases, so ``Straße`` and ``Strasse`` are two words to it: the other
         spelling joins the query when the corpus uses it (``ß`` ↔ ``ss``, and whatever
         else case folding rewrites)."""
-        if "ß" in token.lower():  # the query spells ``ß``: the ``ss`` spelling too
-            others = [word] if word in self.vocabulary else []
+        low = token.lower()
+        if low != word and low.replace("ς", "σ") != word:  # ``ß``, a ligature: the folded
+            others = [word] if word in self.vocabulary else []  # spelling too (not σ for ς)
         else:
             others = self._case_forms.get(word, []) if len(word) >= 3 else []
         for w in (w for w in others if w != token.lower()):  # not the query's own word
