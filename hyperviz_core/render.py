@@ -84,9 +84,8 @@ class Rendering(BaseModel):
     @model_serializer(mode="wrap")
     def _with_export(self, handler: SerializerFunctionWrapHandler,
                      info: SerializationInfo) -> dict[str, Any]:
-        """``model_dump``/``model_dump_json`` carry the export under ``"export"`` (unless
-        ``include`` leaves it out or ``exclude`` names it), so a rendering read back
-        (``model_validate_json``) can still be saved and viewed."""
+        """The dumps carry the export under ``"export"`` (whole, unless ``include``/``exclude``
+        leave it out), so a rendering read back can still be saved and viewed."""
         data: dict[str, Any] = handler(self)
         include, exclude = info.include, info.exclude
         if (include is None or "export" in include) and not (exclude and "export" in exclude):

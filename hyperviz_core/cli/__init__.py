@@ -112,7 +112,9 @@ def sigterm_as_interrupt() -> Iterator[list[int]]:
     instead while Python's handler stands in for it, so that ``asyncio.run`` installs its own
     and SIGTERM stops an indexing run the same way. Blocking a signal holds for one thread
     only, so with other threads running SIGINT is left ignored and SIGTERM raises
-    ``KeyboardInterrupt`` itself."""
+    ``KeyboardInterrupt`` itself (threads Python does not know of, such as a BLAS pool
+    started before the block, are not counted: a library caller that has them should not
+    rely on an ignored SIGINT staying ignored inside the block)."""
     got: list[int] = []
     if (threading.current_thread() is not threading.main_thread()
             or not hasattr(signal, "SIGTERM")
