@@ -98,7 +98,7 @@ def test_kept_then_read_back_by_a_read_only_process(tmp_path: Path,
     counting = _Counting(monkeypatch)
     assert _answers(HypergraphStore(path)) == full  # computes and keeps them
     assert sorted(counting.names) == ["catalogue", "layer:relation", "layer:theme", "mentions",
-                                      "strings:vocabulary-v2"]
+                                      "strings:vocabulary"]
     assert sorted(_kept(path)) == sorted(counting.names)
     counting.names.clear()
     ro = HypergraphStore(path, read_only=True)

@@ -63,7 +63,7 @@ def test_pg_kept_read_back_and_stale_after_a_write(
         pg_url: str, monkeypatch: pytest.MonkeyPatch, dense: bool) -> None:
     """``dense``: few entities, many facts — the walk's two-step matrix is kept too."""
     docs = dense_docs(40) if dense else _docs(40)
-    names = ["catalogue", "layer:relation", "layer:theme", "mentions", "strings:vocabulary-v2"]
+    names = ["catalogue", "layer:relation", "layer:theme", "mentions", "strings:vocabulary"]
     if dense:
         names.insert(1, f"floats:{TWO_STEPS}")
     VizRAG(pg_url, show_progress=False).insert(docs[:30])
@@ -115,7 +115,7 @@ def test_pg_cli_index_leaves_the_store_query_ready(
     assert main(["index", str(_corpus(tmp_path)), "--store", pg_url, "--no-progress"]) == 0
     assert "query-ready" in capsys.readouterr().out
     assert sorted(_kept(pg_url)) == ["catalogue", "layer:relation", "layer:theme", "mentions",
-                                     "strings:vocabulary-v2"]
+                                     "strings:vocabulary"]
 
 
 def test_pg_cli_migrate_leaves_the_copy_query_ready(
@@ -133,7 +133,7 @@ def test_pg_cli_migrate_leaves_the_copy_query_ready(
     assert main(["migrate", "--from", str(src), "--to", pg_url, "--no-progress"]) == 0
     assert "query-ready" in capsys.readouterr().out
     assert sorted(_kept(pg_url)) == ["catalogue", "layer:relation", "layer:theme", "mentions",
-                                     "strings:vocabulary-v2"]
+                                     "strings:vocabulary"]
     counting = _Counting(monkeypatch)
     assert _answers(pg_url) == _sqlite_answers(str(src), lazy=False, close=True)
     assert counting.names == []

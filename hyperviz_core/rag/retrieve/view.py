@@ -297,8 +297,10 @@ class CorpusView:
         if self._lexicon is None:
             keys, _ = self._entities()
             kept = getattr(self.store, "kept_strings", None)  # SQLite: kept in the store
-            # "-v2": the vocabulary holds the lower-cased forms the case repair reads (ß)
-            words = kept("vocabulary-v2", self._vocabulary) if kept else self._vocabulary()
+            # a copy kept before 2026-12-04 lacks the lower-cased forms the ß repair reads;
+            # the store's next write replaces it (a new name would make every read-only
+            # query of an old store compute the vocabulary again)
+            words = kept("vocabulary", self._vocabulary) if kept else self._vocabulary()
             self._lexicon = QueryLexicon((), dict.fromkeys(keys), vocabulary=words)
         return self._lexicon
 
