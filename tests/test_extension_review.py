@@ -347,3 +347,33 @@ def test_one_lock_per_model_object_re_entrant_and_picklable() -> None:
     assert asyncio.run(both()) == ["e", "t", "e"] and model.most == 1
     copy = pickle.loads(pickle.dumps(with_async(SyncEmbedder())))
     assert copy.embed(["a"]).shape == (1, 512)
+
+
+def test_the_lock_registry_keeps_no_model_alive_and_asks_no_eq() -> None:
+    """A dataclass or pydantic model (unhashable) was held forever by the lock registry;
+    equal models shared a lock; ``embed_query = None`` stopped falling back to ``embed``."""
+    import dataclasses
+    import gc
+    import weakref
+
+    from hyperviz_core.rag.providers import protocols
+    from hyperviz_core.rag.providers.protocols import embed_query, with_async
+
+    @dataclasses.dataclass
+    class Model:  # unhashable (eq=True), equal to any other Model
+        name: str = "dc-emb"
+        dim: int = 512
+        embed_query: Any = None
+
+        def embed(self, texts: Any) -> Any:
+            return HashingEmbedder().embed(list(texts))
+
+    a, b = Model(), Model()
+    wa, wb = with_async(a), with_async(b)
+    assert wa._lock is not wb._lock  # equal, but two objects: two locks
+    assert embed_query(wa, "Ada").shape == (512,)
+    ref, key = weakref.ref(a), id(a)
+    assert key in protocols._LOCKS
+    del a, wa
+    gc.collect()
+    assert ref() is None and key not in protocols._LOCKS

@@ -231,28 +231,33 @@ class PassThrough:
 
 #: the model's other sync methods the engine calls from worker threads
 _ALSO_LOCKED = ("embed_query",)
-_LOCKS: weakref.WeakKeyDictionary[Any, threading.RLock] = weakref.WeakKeyDictionary()
-_HELD_LOCKS: dict[int, tuple[Any, threading.RLock]] = {}  # models no weak reference takes
+_LOCKS: dict[int, list[Any]] = {}  # id(model) -> [its RLock, the wrappers alive]
 _LOCKS_GUARD = threading.Lock()
 
 
 def _model_lock(model: Any) -> threading.RLock | None:
-    """One re-entrant lock per model object (an object given as both extractors, or as chat
-    model and embedder, is called one call at a time); None for a model that says
-    ``thread_safe = True``."""
+    """The re-entrant lock of ``model``, one per model object (an object given as both
+    extractors, or as chat model and embedder, is called one call at a time), counted per
+    wrapper alive (:func:`_release`): the registry holds no reference to the model, and
+    never asks its ``__eq__``/``__hash__``. None for a model that says ``thread_safe``."""
     if getattr(model, "thread_safe", False) is True:
         return None
     with _LOCKS_GUARD:
-        try:
-            lock = _LOCKS.get(model)
-            if lock is None:
-                lock = _LOCKS[model] = threading.RLock()
-            return lock
-        except TypeError:  # unhashable, or no weak reference to it
-            entry = _HELD_LOCKS.get(id(model))
-            if entry is None or entry[0] is not model:
-                entry = _HELD_LOCKS[id(model)] = (model, threading.RLock())
-            return entry[1]
+        entry = _LOCKS.setdefault(id(model), [threading.RLock(), 0])
+        entry[1] += 1
+        lock: threading.RLock = entry[0]
+        return lock
+
+
+def _release(key: int) -> None:
+    """A wrapper of model ``id`` ``key`` is gone: its lock too once none is left (while a
+    wrapper lives it holds the model, so the id cannot be another object's)."""
+    with _LOCKS_GUARD:
+        entry = _LOCKS.get(key)
+        if entry is not None:
+            entry[1] -= 1
+            if entry[1] <= 0:
+                del _LOCKS[key]
 
 
 class _SyncOnly(PassThrough):
@@ -262,19 +267,28 @@ class _SyncOnly(PassThrough):
     def __init__(self, inner: Any, twins: dict[str, str]) -> None:
         super().__init__(inner)
         self._twins = twins
+        self._register()
 
-    def __getstate__(self) -> dict[str, Any]:  # no lock object in it: the lock is the model's
-        return dict(self.__dict__)
+    def _register(self) -> None:
+        self._lock = _model_lock(self.inner)
+        if self._lock is not None:
+            weakref.finalize(self, _release, id(self.inner))
+
+    def __getstate__(self) -> dict[str, Any]:  # no lock in it: a copy gets the model's own
+        return {k: v for k, v in self.__dict__.items() if k != "_lock"}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        self._register()
 
     def __getattr__(self, name: str) -> Any:
         twins: dict[str, str] = self.__dict__.get("_twins", {})
         sync = twins.get(name, name if name in (*twins.values(), *_ALSO_LOCKED) else None)
         if sync is None:
             return super().__getattr__(name)
-        method, lock = getattr(self.inner, sync), _model_lock(self.inner)
+        method, lock = getattr(self.inner, sync), self.__dict__.get("_lock")
+        if not callable(method):  # ``embed_query = None``: the caller's fallback decides
+            return method
 
         def call(*args: Any, **kwargs: Any) -> Any:  # the sync method, under the lock
             if lock is None:
