@@ -174,3 +174,17 @@ def test_a_third_review(tmp_path: Path, name: str, text: str, title: str,
     p.write_text(text, encoding="utf-8")
     [doc] = load_documents([p])
     assert (doc.title, doc.text) == (title, text if body is None else body)
+
+
+@pytest.mark.parametrize(("text", "title"), [
+    ("---\nlayout: post\ntitle: Docker: a guide\n\ntags: [docker]\n---\nIntro.\n", "stem"),
+    ("---\n# Site settings\nlayout: post\ntitle: Docker: a guide\n---\nIntro.\n", "stem"),
+    ("+++\n# front matter\ntitle = My Post\n+++\n\nBody\n", "stem"),
+    ("A title on\ntwo lines\n---\n\nBody.\n", "A title on two lines"),  # the whole paragraph
+])
+def test_a_fourth_review(tmp_path: Path, text: str, title: str) -> None:
+    """A front matter that did not parse, with a blank line or a ``# comment`` in it,
+    gave its last key or its comment as the title; a setext heading kept its last line."""
+    p = tmp_path / "stem.md"
+    p.write_text(text, encoding="utf-8")
+    assert load_documents([p])[0].title == title

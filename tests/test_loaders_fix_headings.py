@@ -63,3 +63,12 @@ def test_comments_and_html_are_dropped_type_parameters_kept() -> None:
     assert plain_heading("Install <!-- omit in toc -->") == "Install"
     assert plain_heading("Logo <tt>x</tt> <center>c</center> <Foo />") == "Logo x c"
     assert plain_heading("Map<K, V> and Vector<T>") == "Map<K, V> and Vector<T>"
+
+
+def test_generics_stay_and_jsx_goes() -> None:
+    from hyperviz_core.rag.index.titles import plain_heading
+
+    assert plain_heading("Constraints: <T extends Comparable>") == (
+        "Constraints: <T extends Comparable>")
+    assert plain_heading("Option<Object> and <Section>") == "Option<Object> and <Section>"
+    assert plain_heading('Tip <Badge type="tip" /> <details>d</details>') == "Tip d"

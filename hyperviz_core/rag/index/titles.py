@@ -141,9 +141,10 @@ def read_title(path: Path, text_head: str) -> str:
 
 def _fenced_block_end(head: str) -> int:
     """The length of an opening ``---`` / ``+++`` block closed by the same fence that reads
-    as a front matter which did not parse (no blank line, a ``key:`` / ``key =`` line, and
-    only such lines, indented ones, list items and comments), else 0: its lines are no
-    heading. A rule, a section and another rule is not such a block."""
+    as a front matter which did not parse (the line after the fence a ``key:`` / ``key =``
+    line or a ``#`` comment; then only such lines, indented ones, list items, comments and
+    blank lines), else 0: its lines are no heading. A rule followed by a blank line, a
+    section and another rule is not such a block."""
     rows = head[:FRONT_MATTER_CHARS].split("\n")
     first = next((i for i, row in enumerate(rows) if row.strip()), len(rows))
     fence = rows[first].rstrip() if first < len(rows) else ""
@@ -151,14 +152,15 @@ def _fenced_block_end(head: str) -> int:
         return 0
     end = next((i for i in range(first + 1, len(rows)) if rows[i].rstrip() == fence), 0)
     block = rows[first + 1:end]
-    if not end or not all(_MATTER_LINE.match(r) for r in block) or not any(
+    if not end or not block or not block[0].strip() or not _MATTER_LINE.match(block[0]) or not all(
+            _MATTER_LINE.match(r) or not r.strip() for r in block) or not any(
             _KEY_LINE.match(r) for r in block):
         return 0
     return sum(len(row) + 1 for row in rows[:end + 1])
 
 
 _KEY_LINE = re.compile(r"[\w\"'-][^:=]*[:=]")
-_MATTER_LINE = re.compile(r"[\w\"'-][^:=]*[:=]|[ \t]+\S|- |#[^ #]|#$")
+_MATTER_LINE = re.compile(r"[\w\"'-][^:=]*[:=]|[ \t]+\S|- |#")
 
 
 def heading_title(text: str) -> str:
@@ -167,26 +169,28 @@ def heading_title(text: str) -> str:
 
     A heading is an ATX line (``# Title``: one to six ``#`` and a space, an optional
     closing sequence of ``#`` dropped; on the first non-empty line any line starting with
-    ``#``) or a setext one (a text line underlined with ``===`` or ``---``).
+    ``#``) or a setext one (a paragraph, all its lines, underlined with ``===`` or ``---``).
 
     >>> heading_title("Real Title\\n==========\\n\\nText.")
     'Real Title'
+    >>> heading_title("A title on\\ntwo lines\\n---\\n")
+    'A title on two lines'
     """
     seen = 0
-    prev = ""  # the line before, when it can be a setext heading's text
+    para: list[str] = []  # the paragraph so far: a setext heading's text when underlined
     for raw in text.splitlines():
         s = raw.strip()
         if not s:
-            prev = ""
+            para = []
             continue
         seen += 1
         if (seen == 1 and s.startswith("#")) or _ATX.match(raw):
             return plain_heading(_without_closing(s.lstrip("#").strip()))
-        if prev and _SETEXT.match(raw):
-            return plain_heading(prev)
+        if para and _SETEXT.match(raw):
+            return plain_heading(" ".join(para))
         if seen >= TITLE_LINES:
             break
-        prev = "" if _NOT_PARAGRAPH.match(raw) or _SETEXT.match(raw) else s
+        para = [] if _NOT_PARAGRAPH.match(raw) or _SETEXT.match(raw) else [*para, s]
     return ""
 
 
@@ -218,9 +222,10 @@ def _markdown() -> Any:
     return MarkdownIt("commonmark").enable("strikethrough")
 
 
-#: a bare ``<T>`` / ``<K, V>`` (a type parameter) is kept in a title; comments, closing tags
-#: and tags with attributes or of an HTML element are markup and are dropped
-_BARE_TAG = re.compile(r"<([A-Za-z]\w*)(?:,\s*[A-Za-z]\w*)*>")
+#: ``<T>``, ``<K, V>``, ``<T extends Comparable>``, ``Array<Label>`` (type parameters) are
+#: kept in a title; comments, closing and self-closing tags, tags with an ``attr=`` and
+#: lower-case HTML element names (``<b>``, ``<details>``) are markup and are dropped
+_TAG_NAME = re.compile(r"<([A-Za-z][\w-]*)")
 _HTML_NAMES = """
 a abbr acronym address area article aside audio b base bdi bdo big blink blockquote body br
 button canvas caption center cite code col colgroup data datalist dd del details dfn dialog
@@ -234,8 +239,11 @@ _HTML_TAGS = frozenset(_HTML_NAMES.split())
 
 
 def _is_html_tag(text: str) -> bool:
-    m = _BARE_TAG.fullmatch(text.strip())
-    return m is None or m.group(1).lower() in _HTML_TAGS
+    t = text.strip()
+    if t.startswith(("<!", "<?", "</")) or t.endswith("/>") or "=" in t:
+        return True
+    m = _TAG_NAME.match(t)
+    return m is None or m.group(1) in _HTML_TAGS  # names as HTML writes them: lower-case
 
 
 def plain_heading(text: str) -> str:

@@ -179,7 +179,8 @@ class QueryLexicon:
         texts: the texts to take the vocabulary from (default: the chunk texts).
         vocabulary: the vocabulary itself (the words of :func:`alpha_words` of the texts,
             computed before; ``chunks`` and ``texts`` are then not read).
-        max_forms: most corpus words added per unknown query word.
+        max_forms: most corpus words added per unknown query word and kind (its light-stem
+            forms, its spellings with other accents: up to ``2 * max_forms`` in all).
     """
 
     def __init__(self, chunks: Sequence[Chunk], entity_names: Mapping[str, object],
