@@ -99,6 +99,26 @@ def test_the_engine_s_prompts_reach_the_indexing_extractors(tmp_path: Path) -> N
         assert any(p.startswith("MY THEME") for p in sent)
 
 
+class Overlap:
+    """Counts how many calls of a model overlap (``most``: at once, at the worst)."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.now = self.most = 0
+        self.guard = threading.Lock()
+
+    def busy(self, seconds: float = 0.02) -> None:
+        import time
+
+        with self.guard:
+            self.now += 1
+            self.most = max(self.most, self.now)
+        time.sleep(seconds)
+        with self.guard:
+            self.now -= 1
+
+
 class Flaky:
     """Good while indexing; at query time returns ``mode``'s broken vectors."""
 
@@ -278,21 +298,10 @@ def test_a_custom_extractor_s_bug_keeps_its_traceback(tmp_path: Path,
 def test_a_sync_only_model_is_called_once_at_a_time_unless_thread_safe(tmp_path: Path) -> None:
     """Its async twin ran the sync method in up to ``concurrency`` threads at once (6 on a
     12-document insert), which a local model often does not survive."""
-    import threading
-    import time
 
-    class Counting(SyncEmbedder):
-        def __init__(self) -> None:
-            self.now = self.most = 0
-            self.guard = threading.Lock()
-
+    class Counting(SyncEmbedder, Overlap):
         def embed(self, texts: Any) -> Any:
-            with self.guard:
-                self.now += 1
-                self.most = max(self.most, self.now)
-            time.sleep(0.02)
-            with self.guard:
-                self.now -= 1
+            self.busy()
             return super().embed(texts)
 
     docs = [f"Person {i} met Marie Curie in Paris in {1890 + i}." for i in range(12)]
@@ -309,31 +318,18 @@ def test_one_lock_per_model_object_re_entrant_and_picklable() -> None:
     ran unlocked; a method calling back through the wrapper deadlocked; the wrapper could
     not be pickled (a review of the day's last commits)."""
     import pickle
-    import threading
-    import time
 
     from hyperviz_core.rag.providers.protocols import with_async
 
-    class Both:
-        def __init__(self) -> None:
-            self.now = self.most = 0
-            self.guard = threading.Lock()
-            self.wrapper: Any = None
-
-        def _busy(self) -> None:
-            with self.guard:
-                self.now += 1
-                self.most = max(self.most, self.now)
-            time.sleep(0.02)
-            with self.guard:
-                self.now -= 1
+    class Both(Overlap):
+        wrapper: Any = None
 
         def extract(self, chunk: Any) -> str:
-            self._busy()
+            self.busy()
             return "e"
 
         def theme(self, chunk: Any, extraction: Any = None, image: Any = None) -> str:
-            self._busy()
+            self.busy()
             return self.wrapper.extract(chunk) if chunk == "again" else "t"
 
     model = Both()
