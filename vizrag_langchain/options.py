@@ -14,8 +14,9 @@ Example:
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
+
+from hyperviz_core.rag.engine_args import refuse_unknown_options
 
 __all__ = ["CALL_OPTIONS", "check_flag", "check_k", "refuse_unknown"]
 
@@ -50,12 +51,8 @@ def refuse_unknown(given: Iterable[str], known: Iterable[str], where: str) -> No
     ...     print(exc)  # doctest: +ELLIPSIS
     invoke() got an unknown option 'top_k' (did you mean 'k'?); its options: k, mode, ...
     """
-    names = list(known)
-    unknown = sorted(set(given) - set(names))
-    if not unknown:
-        return
-    hints = [f"{u!r}" + (f" (did you mean {close[0]!r}?)" if (close := difflib.get_close_matches(
-        "k" if u in ("top_k", "similarity_top_k", "n") else u, names, n=1, cutoff=0.6))
-        else "") for u in unknown]
-    raise TypeError(f"{where} got an unknown option {', '.join(hints)}; its options: "
-                    f"{', '.join(names)}")
+    refuse_unknown_options(given, known, where, aliases=_K_ALIASES)
+
+
+#: other frameworks' names of ``k``
+_K_ALIASES = {"top_k": "k", "similarity_top_k": "k", "n": "k"}

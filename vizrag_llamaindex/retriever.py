@@ -19,7 +19,6 @@ Example:
 
 from __future__ import annotations
 
-import difflib
 import inspect
 from typing import Any, Literal, get_args
 
@@ -36,6 +35,7 @@ from hyperviz_core.rag import (
     check_mode,
     render_passages,
 )
+from hyperviz_core.rag.engine_args import refuse_unknown_options
 
 from .instrumentation import StageSpans, dispatcher
 from .nodes import chunk_nodes, image_node, low_score
@@ -69,13 +69,8 @@ def check_options(options: dict[str, Any], engine_options: frozenset[str] = froz
     with the closest option: a misspelt ``topk=3`` must not be dropped silently);
     ``engine_options``: names tolerated because a query/chat engine reads them."""
     check_unsupported(options)
-    known = set(RETRIEVER_OPTIONS) | set(UNSUPPORTED_OPTIONS) | engine_options
-    unknown = sorted(k for k in options if k not in known)
-    if unknown:
-        hints = [f"{k!r} (did you mean {close[0]!r}?)" if (close := difflib.get_close_matches(
-            k, RETRIEVER_OPTIONS, n=1)) else repr(k) for k in unknown]
-        raise TypeError(f"VizRAG retriever got unknown option(s) {', '.join(hints)}; its "
-                        f"options are {', '.join(RETRIEVER_OPTIONS)}")
+    refuse_unknown_options(options, {*RETRIEVER_OPTIONS, *UNSUPPORTED_OPTIONS, *engine_options},
+                           "VizRAG retriever", offered=RETRIEVER_OPTIONS)
 
 
 def check_top_k(value: Any, name: str) -> int:

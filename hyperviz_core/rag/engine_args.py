@@ -16,6 +16,8 @@ Example:
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +26,7 @@ from .retrieve import RetrievalConfig
 from .store import StoreProtocol, open_store
 from .store.protocol import not_a_store
 
-__all__ = ["check_models", "composed", "store_of"]
+__all__ = ["check_models", "composed", "refuse_unknown_options", "store_of"]
 
 
 def check_models(chat: Any, embedder: Any, config: Any) -> None:
@@ -77,3 +79,28 @@ def composed(query: str) -> str:
     """The query as stored text is (:func:`~hyperviz_core.unitext.plain_text`: NFC, no soft
     hyphens, ligatures spelt out); a non-string as it is (the retriever names it)."""
     return plain_text(query) if isinstance(query, str) else query
+
+
+def refuse_unknown_options(given: Iterable[str], known: Iterable[str], where: str, *,
+                           offered: Iterable[str] | None = None,
+                           aliases: Mapping[str, str] | None = None) -> None:
+    """A ``TypeError`` naming the options of ``given`` that are not ``known``, each with the
+    closest of ``offered`` (default: ``known``; ``aliases`` maps a name another framework
+    uses to the one asked about, ``top_k`` → ``k``): a misspelt option is never dropped.
+
+    >>> try:
+    ...     refuse_unknown_options(["topk"], ["top_k", "mode"], "retriever")
+    ... except TypeError as exc:
+    ...     print(exc)
+    retriever got an unknown option 'topk' (did you mean 'top_k'?); its options: top_k, mode
+    """
+    names = list(offered if offered is not None else known)
+    unknown = sorted(set(given) - set(known))
+    if not unknown:
+        return
+    hints = []
+    for name in unknown:
+        close = difflib.get_close_matches((aliases or {}).get(name, name), names, n=1)
+        hints.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    raise TypeError(f"{where} got an unknown option {', '.join(hints)}; its options: "
+                    f"{', '.join(names)}")
