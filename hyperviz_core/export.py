@@ -20,12 +20,12 @@ from typing import Any
 
 from .draw.legend import CanvasPlan
 from .draw.scene import PanelScene, looks_like_id
-from .draw.text import counted
 from .idmap import IdMap
 from .layouts import LayoutOrder
 from .model import Hypergraph
 from .prune import PruneReport
 from .style import Style
+from .wording import counted
 
 __all__ = ["build_caption", "build_export", "edge_text", "omitted_members", "pruned_export",
            "versions"]

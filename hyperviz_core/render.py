@@ -48,13 +48,14 @@ from .draw import (
 from .draw.cost import panel_area, scene_cost
 from .draw.legend import distinct_looks, footer_lines
 from .draw.scene import node_radius
-from .draw.text import counted, measure, truncate
+from .draw.text import measure, truncate
 from .export import build_caption, build_export
 from .idmap import IdMap
 from .layouts import LayoutOrder, get_layout, layout_kind
 from .model import Hypergraph
 from .prune import ROUNDING_GUARD, Budget, PruneReport, entity_importance, prune
 from .style import Style
+from .wording import counted
 
 __all__ = ["HyperViz", "Rendering", "footer_text", "render_collage"]
 

@@ -17,6 +17,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from ..wording import counted
 from .ready import ready_json, ready_line
 from .terminal import terminal_safe
 
@@ -116,10 +117,10 @@ def headline(report: Any, total: int, path: Any, fate: str | None) -> str:
     if report.stopped is None and fate is None and not report.documents_failed:
         if total and report.documents_skipped == total and not report.documents_removed:
             gone = len(report.files_gone or [])  # nothing new: say so first, and a prune
-            pruned = (f"; removed {_count(gone, 'document')} whose "
+            pruned = (f"; removed {counted(gone, 'document')} whose "
                       f"{'file is' if gone == 1 else 'files are'} gone") if gone else ""
-            return f"{_count(total, 'document')} already indexed, unchanged{pruned}, in {path}"
-        return f"indexed {_count(total, 'document')} into {path}"
+            return f"{counted(total, 'document')} already indexed, unchanged{pruned}, in {path}"
+        return f"indexed {counted(total, 'document')} into {path}"
     stored = report.documents_added + report.documents_replaced
     head = (f"stopped after reading {read} of {total} documents" if read < total
             else f"read {read} of {total} documents")
@@ -132,11 +133,6 @@ def headline(report: Any, total: int, path: Any, fate: str | None) -> str:
                 "for; the same command re-uses them)")
     return f"{head}; into {path}" if report.stopped is None else (
         f"{head}; the store {path} keeps what was stored")
-
-
-def _count(n: int, noun: str) -> str:
-    """``1 document``, ``2 documents``."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _answers(report: Any) -> str:

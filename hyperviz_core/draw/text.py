@@ -30,21 +30,10 @@ from matplotlib.textpath import text_to_path
 from ..items import INVISIBLE_CATEGORIES
 from .fonts import fallback_font
 
-__all__ = ["FONT_FAMILY", "counted", "font", "measure", "text_path", "truncate"]
+__all__ = ["FONT_FAMILY", "font", "measure", "text_path", "truncate"]
 
 FONT_FAMILY = "DejaVu Sans"
 
-#: irregular plurals of the nouns the title, footer and caption count
-_PLURALS = {"entity": "entities"}
-
-
-def counted(n: int, noun: str) -> str:
-    """``n`` and ``noun``, singular for exactly one.
-
-    >>> counted(1, "entity"), counted(0, "hyperedge"), counted(3, "entity")
-    ('1 entity', '0 hyperedges', '3 entities')
-    """
-    return f"{n} {noun if n == 1 else _PLURALS.get(noun, noun + 's')}"
 _EM = 100.0
 ASCENT = 0.928
 DESCENT = 0.236
