@@ -23,7 +23,6 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -81,8 +80,6 @@ class FiniteEmbedder(PassThrough):
         return out
 
     async def aembed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        inner = getattr(self.inner, "aembed", None)
-        got = await inner(texts) if inner is not None else await asyncio.to_thread(
-            self.inner.embed, texts)
-        out: npt.NDArray[np.float32] = finite_rows(got, self.name)
+        # the indexer's embedder has aembed (a sync-only one got it from with_async)
+        out: npt.NDArray[np.float32] = finite_rows(await self.inner.aembed(texts), self.name)
         return out
