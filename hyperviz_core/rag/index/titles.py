@@ -145,18 +145,29 @@ def _fenced_block_end(head: str) -> int:
     line or a ``#`` comment; then only such lines, indented ones, list items, comments and
     blank lines), else 0: its lines are no heading. A rule followed by a blank line, a
     section and another rule is not such a block."""
-    rows = head[:FRONT_MATTER_CHARS].split("\n")
-    first = next((i for i, row in enumerate(rows) if row.strip()), len(rows))
-    fence = rows[first].rstrip() if first < len(rows) else ""
-    if fence not in ("---", "+++"):
-        return 0
-    end = next((i for i in range(first + 1, len(rows)) if rows[i].rstrip() == fence), 0)
+    rows, first, _, end = _fenced(head, {"---": ("---",), "+++": ("+++",)})
     block = rows[first + 1:end]
-    if not end or not block or not block[0].strip() or not _MATTER_LINE.match(block[0]) or not all(
-            _MATTER_LINE.match(r) or not r.strip() for r in block) or not any(
+    if not end or not block or not block[0].strip():  # a rule, then a blank line: no block
+        return 0
+    if not all(_MATTER_LINE.match(r) or not r.strip() for r in block) or not any(
             _KEY_LINE.match(r) for r in block):
         return 0
     return sum(len(row) + 1 for row in rows[:end + 1])
+
+
+def _fenced(head: str, closers: dict[str, tuple[str, ...]]
+            ) -> tuple[list[str], int, str, int]:
+    """The rows of ``head`` up to :data:`FRONT_MATTER_CHARS` (a row the limit cuts left
+    out: it cannot close a block), the index and text of the first non-blank row, and the
+    index of the row that closes the block it opens (``closers[fence]``; 0: none)."""
+    rows = head[:FRONT_MATTER_CHARS].split("\n")
+    if len(head) >= FRONT_MATTER_CHARS:
+        rows.pop()
+    first = next((i for i, row in enumerate(rows) if row.strip()), len(rows))
+    fence = rows[first].rstrip() if first < len(rows) else ""
+    ends = closers.get(fence, ())
+    end = next((i for i in range(first + 1, len(rows)) if rows[i].rstrip() in ends), 0)
+    return rows, first, fence, end
 
 
 _KEY_LINE = re.compile(r"[\w\"'-][^:=]*[:=]")
@@ -304,13 +315,7 @@ def front_matter(head: str, suffix: str = ".md") -> FrontMatter:
     """
     if suffix.lower() not in FRONT_MATTER_SUFFIXES:  # a .txt memo's "---" lines are text
         return FrontMatter()
-    rows = head[:FRONT_MATTER_CHARS].split("\n")
-    if len(head) >= FRONT_MATTER_CHARS:
-        rows.pop()  # it may be cut, and cannot close the front matter
-    first = next((i for i, row in enumerate(rows) if row.strip()), len(rows))
-    fence = rows[first].rstrip() if first < len(rows) else ""
-    closers = {"---": ("---", "..."), "+++": ("+++",)}.get(fence, ())
-    end = next((i for i in range(first + 1, len(rows)) if rows[i].rstrip() in closers), 0)
+    rows, first, fence, end = _fenced(head, {"---": ("---", "..."), "+++": ("+++",)})
     if not end:
         return FrontMatter()
     block = rows[first + 1:end]
