@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from .argtypes import blocking_file
 from .index import make_chat
 
 __all__ = ["FAKE_SPECS", "check_out", "default_cache", "fake_vision", "load_chat",
@@ -78,15 +79,13 @@ def check_out(out: str | Path, files: Iterable[str], flag: str = "--out") -> Non
     file where a folder goes, no folder where a file goes. One-line ``ValueError`` naming the
     path otherwise."""
     folder = Path(out)
-    dirs = {folder, *folder.parents}
-    for rel in files:
-        target = folder / rel
+    for target in [folder / rel for rel in files]:
         if target.is_dir():
             raise ValueError(f"{flag} {out}: {target} is a folder, where a file is written")
-        dirs.update(target.parents)
-    for d in sorted(dirs, key=lambda d: len(d.parts)):
-        if d.exists() and not d.is_dir():
-            raise ValueError(f"{flag} {out}: {d} is a file, where a folder goes")
+    for parent in sorted({folder, *((folder / rel).parent for rel in files)},
+                         key=lambda d: len(d.parts)):
+        if (blocked := blocking_file(parent)) is not None:
+            raise ValueError(f"{flag} {out}: {blocked} is a file, where a folder goes")
     existing = next((d for d in [folder, *folder.parents] if d.exists()), Path("."))
     if not os.access(existing, os.W_OK | os.X_OK):
         raise ValueError(f"{flag} {out}: cannot write in {existing} (permission denied)")
