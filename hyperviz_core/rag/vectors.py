@@ -269,12 +269,13 @@ def query_vectors(vectors: Any, n: int, dim: int, name: str) -> npt.NDArray[np.f
     """
     if n == 0:
         return np.zeros((0, dim), dtype=np.float32)
-    finite_rows(vectors, name, "the query was not run")
     try:
-        mat = np.asarray(vectors, dtype=np.float32)
+        with np.errstate(over="ignore", invalid="ignore"):  # beyond float32: inf, said below
+            mat = np.asarray(vectors, dtype=np.float32)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"embedder {name!r} returned no vectors of numbers ({exc}); the query "
                          "was not run") from None
+    finite_rows(mat, name, "the query was not run")  # converted once
     rows = mat.shape[0] if mat.ndim else 0
     if mat.ndim != 2 or rows != n:
         raise ValueError(f"embedder {name!r} returned {rows if mat.ndim == 2 else 'no'} vectors "
