@@ -84,8 +84,12 @@ def vocabulary_of(texts: Iterable[str]) -> set[str]:
     """
     words: set[str] = set()
     for text in texts:
-        words.update(alpha_words(text))
-        if not text.isascii() and (low := text.lower()) != text.casefold():
+        if text.isascii():
+            words.update(alpha_words(text))
+            continue
+        fold = text.casefold()  # alpha_words' own, folded once here
+        words.update(_ALPHA.findall(fold))
+        if (low := text.lower()) != fold:
             words.update(w for w in _ALPHA.findall(low) if w.casefold() != w)
     return words
 
