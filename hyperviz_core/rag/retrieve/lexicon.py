@@ -128,11 +128,6 @@ def light_stem(word: str) -> str:
     return w
 
 
-def _fold(ch: str) -> str:
-    """A character without its accents (``"é"`` → ``"e"``)."""
-    return unicodedata.normalize("NFKD", ch)[:1]
-
-
 def unaccented(word: str) -> str:
     """``word`` without its combining marks (``"société"`` → ``"societe"``).
 
@@ -272,7 +267,7 @@ class QueryLexicon:
             if abs(len(cand) - len(word)) > slack:
                 continue
             dice = 2.0 * n / (len(grams) + len(self._grams[cand]))
-            if dice >= threshold and _fold(cand[0]) == _fold(word[0]) and (
+            if dice >= threshold and unaccented(cand[0])[:1] == unaccented(word[0])[:1] and (
                     best is None or dice > best[0]):
                 best = (dice, cand)
         return best[1] if best else None
