@@ -90,13 +90,34 @@ def test_locate_answer_with_unknown_ids_is_filtered_and_logged(
     assert "E999" in caplog.text
 
 
-@pytest.mark.parametrize("garbage", ["no idea, sorry", "", "{\"entities\": [", "E", "[[[]]]"])
-def test_garbage_locate_answer_is_ignored(store_dir: Path, garbage: str) -> None:
+@pytest.mark.parametrize("garbage", ["no idea, sorry", "", "{\"entities\": [", "E", "[[[]]]",
+                                     "E999 [1]"])
+def test_garbage_locate_answer_falls_back_to_offline_locator(store_dir: Path,
+                                                             garbage: str) -> None:
+    """An answer naming no entity ID of I_top is treated like a failed model: the offline
+    locator picks the entities (anchoring on none would lose the located anchors)."""
+    from hyperviz_core.cli.query import locator_note
+
+    with VizRAG(store_dir, chat=ParrotChat(fail_stage="locate"), show_progress=False) as rag:
+        offline = rag.retrieve(Q)
     with VizRAG(store_dir, chat=ParrotChat(locate_answer=garbage), show_progress=False) as rag:
         res = rag.retrieve(Q)
-    assert res.located == []
+    assert res.located == offline.located and res.located
     assert any("no known entity ID" in w for w in res.warnings)
-    assert res.anchors and res.chunks  # members of the retrieved themes still anchor
+    assert locator_note(res)["kind"] == "offline-structural"
+    assert "named no entity ID" in locator_note(res)["description"]
+    assert [c.chunk_id for c in res.chunks] == [c.chunk_id for c in offline.chunks]
+
+
+def test_locate_answer_ids_beside_a_citation_are_read(store_dir: Path) -> None:
+    """A JSON-looking citation (``[1]``) beside the IDs does not hide them."""
+    with VizRAG(store_dir, chat=ParrotChat(locate_answer="E1 and E3 [1]"),
+                show_progress=False) as rag:
+        res = rag.retrieve(Q)
+    assert res.top_view is not None
+    ids = res.top_view.id_map()
+    assert res.located == [ids["E1"], ids["E3"]]
+    assert not any("no known entity ID" in w for w in res.warnings)
 
 
 def test_provider_failure_falls_back_to_offline_stages(store_dir: Path) -> None:

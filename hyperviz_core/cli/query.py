@@ -110,10 +110,12 @@ def locator_note(result: Any) -> dict[str, str]:
     """
     if "locate" not in result.timings:
         return {"kind": "none", "description": f"no locate step in mode {result.mode}"}
-    failed = [w for w in result.warnings if w.startswith("locate model failed")]
-    if failed:
-        return {"kind": "offline-structural",
-                "description": f"{OFFLINE_LOCATOR} (the locate model failed)"}
+    from ..rag.retrieve.stages import NO_KNOWN_ID
+
+    for start, why in (("locate model failed", "the locate model failed"),
+                       (NO_KNOWN_ID, "the locate model named no entity ID of I_top")):
+        if any(w.startswith(start) for w in result.warnings):
+            return {"kind": "offline-structural", "description": f"{OFFLINE_LOCATOR} ({why})"}
     calls = [p for p in result.prompts if p.stage == "locate"]
     if not calls:
         return {"kind": "offline-structural", "description": OFFLINE_LOCATOR}

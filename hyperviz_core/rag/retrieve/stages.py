@@ -33,6 +33,7 @@ from .subgraph import DESCRIPTION_CHARS, expand, induced, limit_hyperedges
 
 __all__ = [
     "MODE_STAGES",
+    "NO_KNOWN_ID",
     "bottom_entities",
     "bottom_view",
     "keywords",
@@ -45,6 +46,9 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+#: the start of the warning of a locate answer that names no entity ID of I_top
+NO_KNOWN_ID = "locate answer held no known entity ID"
 
 #: a stage: a generator (when it may call the model or render) or a plain function; both
 #: return the payload of the stage's ``end`` event
@@ -210,13 +214,13 @@ def _parse_located(res: RetrievalResult, answer: str, ids: IdMap) -> list[str]:
         _warn(res, f"locate answer named unknown entity IDs {unknown} (ignored)")
     found = parse_id_list(answer, ids, kind="E")
     if not found:
-        _warn(res, "locate answer held no known entity ID (ignored): "
-              f"{str(answer)[:120]!r}")
+        _warn(res, f"{NO_KNOWN_ID}; offline locator used: {str(answer)[:120]!r}")
     return [ids.entity_key(v) for v in found]
 
 
 def _model_locate(st: RetrievalState) -> Generator[LLMRequest, str, list[str] | None]:
-    """Entity keys the model names in I_top (None when the model failed)."""
+    """Entity keys the model names in I_top (None when the model failed or named none of
+    them: the offline locator decides)."""
     assert st.top_ids is not None and st.sub_top is not None
     view = st.res.top_view
     images = [view.png] if (st.visual and view) else []
@@ -227,7 +231,7 @@ def _model_locate(st: RetrievalState) -> Generator[LLMRequest, str, list[str] | 
         req = LLMRequest("locate", prompt, images, st.prompts.system_prompt())
         answer = yield req
         _record(st.res, req, answer)
-        return _parse_located(st.res, answer, st.top_ids)[: st.cfg.locate_k]
+        return _parse_located(st.res, answer, st.top_ids)[: st.cfg.locate_k] or None
     except Exception as exc:
         _warn(st.res, f"locate model failed ({exc}); offline locator used")
         return None

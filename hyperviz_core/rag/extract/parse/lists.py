@@ -79,16 +79,23 @@ def parse_json_list(text: Any) -> list[str]:
 def parse_id_list(text: Any, id_map: IdMap, *, kind: str = "E") -> list[str]:
     """Visual IDs (``E3``) of ``kind`` named in a model answer and known to ``id_map``.
 
-    Reads a JSON list (or ``{"entities": [...]}``) when present, else scans the text for
-    ``E#`` tokens. Unknown IDs and other kinds are dropped and logged. ``kind="H"`` reads
-    hyperedge IDs; ``kind=""`` keeps both. Order of first mention, no duplicates.
+    Reads a JSON list (or ``{"entities": [...]}``) when present and it names IDs, else
+    scans the whole text for ``E#`` tokens (so a citation such as ``[1]`` beside the IDs
+    does not hide them). Unknown IDs and other kinds are dropped and logged. ``kind="H"``
+    reads hyperedge IDs; ``kind=""`` keeps both. Order of first mention, no duplicates.
+
+    >>> from hyperviz_core import Entity, Hypergraph
+    >>> ids = IdMap.build(Hypergraph(entities=[Entity(name=n) for n in ("Ada", "Bo", "Cy")]))
+    >>> parse_id_list('["E3", "E1"]', ids), parse_id_list("E1 and E3 [1]", ids)
+    (['E3', 'E1'], ['E1', 'E3'])
     """
     try:
         raw = answer_text(text)
-        items = parse_json_list(raw) if "[" in raw else []
-        source = " ".join(items) if items else raw
         rx = re.compile(r"\b([EH])\s?-?(\d{1,6})\b", re.I)
-        found = [f"{m.group(1).upper()}{int(m.group(2))}" for m in rx.finditer(source)]
+        items = parse_json_list(raw) if "[" in raw else []
+        listed = list(rx.finditer(" ".join(items)))
+        found = [f"{m.group(1).upper()}{int(m.group(2))}"
+                 for m in (listed or rx.finditer(raw))]
         known = set(id_map.entities.values()) | set(id_map.hyperedges.values())
         out: list[str] = []
         unknown: list[str] = []
