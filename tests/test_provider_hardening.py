@@ -329,6 +329,22 @@ def test_indexer_retries_the_embedder(tmp_path: Any) -> None:
     assert rep.documents_added == 1 and rep.documents_failed == 0
 
 
+def test_vizrag_insert_counts_the_embedders_retries(tmp_path: Any) -> None:
+    """Through :class:`VizRAG` too, the indexer retries the embedder with its own usage
+    tracker, so the report counts the retries (the engine's wrapper, without a tracker,
+    hid them)."""
+    from rag_fakes import ParrotChat
+
+    from hyperviz_core.rag.engine import VizRAG
+    from hyperviz_core.rag.types import Document
+
+    flaky = FlakyProvider(0)
+    with VizRAG(tmp_path / "s", chat=ParrotChat(), embedder=flaky, show_progress=False) as rag:
+        flaky.fails = 1  # the next call, an embed of the run, fails once
+        rep = rag.insert(Document(id="d1", text="Marie Curie worked with Pierre Curie."))
+    assert rep.documents_added == 1 and rep.retries == 1
+
+
 # ------------------------------------------------------------------ store side
 class Misfit:
     """An embedder whose vectors break its own contract."""

@@ -37,9 +37,10 @@ from .hooks import Hook, HookEvent, HookList, afire, elapsed_ms, error_text, fir
 from .index.inputs import as_documents
 from .index.report import IndexReport
 from .prompts import Prompts
-from .providers.middleware import query_chat, with_retries
+from .providers.middleware import query_chat
 from .providers.offline import HashingEmbedder
 from .providers.protocols import ChatModel, Embedder, with_async
+from .providers.retry import with_retries
 from .providers.spec import store_embedder
 from .result import RetrievalResult
 from .retrieve import RetrievalConfig, Retriever
@@ -116,8 +117,9 @@ class VizRAG(ManyQueries):
         try:
             # default: the store's embedder when it can be made offline, else hashed;
             # a provider's embedder is retried (429/5xx/timeouts), its dim probe included
-            self.embedder: Embedder = with_retries(
-                embedder or store_embedder(self.store.embedder_info()) or HashingEmbedder())
+            given = embedder or store_embedder(self.store.embedder_info()) or HashingEmbedder()
+            self.embedder: Embedder = with_retries(given)
+            self._given_embedder = given  # the indexer retries it itself, its usage counted
             self.store.check_embedder(self.embedder.name, self.embedder.dim)  # fail early
         except Exception:
             if owned:
@@ -151,7 +153,7 @@ class VizRAG(ManyQueries):
 
             self._indexer = Indexer(
                 self.store, extractor=self.extractor, theme_extractor=self.theme_extractor,
-                embedder=self.embedder, renderer=self.renderer,
+                embedder=self._given_embedder, renderer=self.renderer,
                 index_visualization=self.index_visualization, concurrency=self.concurrency,
                 show_progress=self.show_progress, chat=self.chat, chunk_size=self.chunk_size,
                 chunk_overlap=self.chunk_overlap, infer_titles=self.infer_titles,
