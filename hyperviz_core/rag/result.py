@@ -263,15 +263,6 @@ class RetrievalResult(BaseModel):
         chunks = self.chunks if limit is None else self.chunks[:limit]
         return [(c.chunk_id, c.text) for c in chunks]
 
-    def context_text(self, max_chunks: int | None = None) -> str:
-        """The ranked passages as numbered plain text (what a text-only LLM would read)."""
-        chunks = self.chunks if max_chunks is None else self.chunks[:max_chunks]
-        parts = []
-        for c in chunks:
-            head = f"[{c.rank}] {c.title}".rstrip() + f" (doc {c.doc_id}, score {c.score:.3f})"
-            parts.append(f"{head}\n{c.text.strip()}")
-        return "\n\n".join(parts)
-
     def to_json(self, *, indent: int | None = None) -> str:
         """JSON text (same as ``model_dump_json``)."""
         return self.model_dump_json(indent=indent)

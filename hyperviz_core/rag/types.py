@@ -17,8 +17,16 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 from ..model import Entity, Hyperedge
 from ..unitext import nfc, plain_text
 
-__all__ = ["Chunk", "ChunkExtraction", "ChunkTheme", "Document", "content_hash",
-           "json_safe_metadata", "nfc"]
+__all__ = [
+    "Chunk",
+    "ChunkExtraction",
+    "ChunkTheme",
+    "Document",
+    "content_hash",
+    "json_safe_metadata",
+    "nfc",
+    "passage_text",
+]
 
 
 def content_hash(text: str, *, length: int = 16) -> str:
@@ -64,6 +72,18 @@ def _json_safe(value: Any) -> Any:
         items = [_json_safe(v) for v in value]
         return sorted(items, key=lambda v: json.dumps(v, sort_keys=True))
     return _ADDRESS.sub(">", str(value))
+
+
+def passage_text(title: str, text: str) -> str:
+    """A retrieved passage as ranked and read: ``title + newline + text``, the title once
+    (left out when the text already starts with it).
+
+    >>> passage_text("Ada", "Ada Falk was a printer."), passage_text("Ada", "She printed.")
+    ('Ada Falk was a printer.', 'Ada\\nShe printed.')
+    """
+    if not title or text.lstrip().startswith(title):
+        return text
+    return f"{title}\n{text}"
 
 
 class Document(BaseModel):

@@ -230,10 +230,6 @@ class ExactVectorIndex:
         ranked = sorted((-float(scores[r]), self._ids[r]) for r in cand)[:k]
         return [(item, -neg) for neg, item in ranked]
 
-    def search_many(self, queries: npt.ArrayLike, k: int) -> list[list[tuple[str, float]]]:
-        """:meth:`search` for each row of a query matrix."""
-        return [self.search(q, k) for q in as_matrix(queries)]
-
 
 def finite_rows(vectors: Any, name: str,
                 after: str = "nothing was stored for this document") -> Any:

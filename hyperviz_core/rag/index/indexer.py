@@ -39,6 +39,7 @@ from ..providers.offline import HashingEmbedder
 from ..providers.protocols import ChatModel, Embedder, with_async
 from ..providers.retry import with_retries
 from ..store import DocumentInput, StoreProtocol, VectorsArg, open_store
+from ..store.base import chunk_text
 from ..types import Chunk, ChunkExtraction, ChunkTheme, Document
 from .chunking import chunk_document
 from .commit import GroupCommit
@@ -349,7 +350,7 @@ class Indexer:
         extractions = [r[0] for r in results]
         themes = [r[1] for r in results]
         chunk_vecs = await FiniteEmbedder(self.embedder).aembed(
-            [_chunk_embed_text(c) for c in chunks]) if chunks else None
+            [chunk_text(c) for c in chunks]) if chunks else None
         vectors: VectorsArg | None = None
         if chunk_vecs is not None:
             vectors = {"chunk": ([c.id for c in chunks], chunk_vecs)}
@@ -390,8 +391,3 @@ class Indexer:
         rendering = await self.renderer.arender(hg, chunk_texts={chunk.id: chunk.text})
         png: bytes = rendering.png
         return png
-
-
-def _chunk_embed_text(chunk: Chunk) -> str:
-    title = str(chunk.metadata.get("title", "") or "")
-    return f"{title}\n{chunk.text}" if title else chunk.text

@@ -36,13 +36,6 @@ IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 
 
-def _passage(title: str, text: str) -> str:
-    """``title + newline + text`` (title once), as ``ChunkIndex.passage_text``."""
-    if not title or text.lstrip().startswith(title):
-        return text
-    return f"{title}\n{text}"
-
-
 class _PerChunk:
     """``index.chunk_entities[pos]`` / ``index.home_of[pos]``, computed on first read."""
 

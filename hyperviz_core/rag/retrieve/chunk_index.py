@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from ...model import Hypergraph, normalize_key
 from ..providers.offline import word_tokens
-from ..types import Chunk
+from ..types import Chunk, passage_text
 from .lexicon import QueryLexicon, lexical_text, lexicon_for
 from .names import NameLinker
 from .walk import EntityWalk
@@ -212,10 +212,7 @@ class ChunkIndex:
 
     def passage_text(self, i: int) -> str:
         """``title + newline + text`` of chunk ``i`` (title once, even if the text repeats it)."""
-        title, text = self.titles[i], self.chunks[i].text
-        if not title or text.lstrip().startswith(title):
-            return text
-        return f"{title}\n{text}"
+        return passage_text(self.titles[i], self.chunks[i].text)
 
     def bm25(self, query: str) -> FloatArray:
         """BM25 score of every chunk for ``query`` (0 when no query term is indexed)."""

@@ -23,12 +23,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..types import Chunk
+from ..types import Chunk, passage_text
 from .kept import Arrays, Strings
 from .sqlite.local_reads import _BATCH, _batches
 from .sqlite.schema import loads
 
-__all__ = ["ChunkLookupsMixin", "KeptSet", "chunk_row", "pairs", "passage", "passage_title"]
+__all__ = ["ChunkLookupsMixin", "KeptSet", "chunk_row", "pairs", "passage_title"]
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -52,13 +52,6 @@ def chunk_row(row: Any) -> tuple[int, Chunk, str]:
 def passage_title(doc_title: str | None, meta: str) -> str:
     """The title ranking gives a chunk: its document's, else ``metadata["title"]``."""
     return str(doc_title or loads(meta).get("title") or "")
-
-
-def passage(title: str, text: str) -> str:
-    """``title + newline + text`` (the title once), as ``ChunkIndex.passage_text``."""
-    if not title or text.lstrip().startswith(title):
-        return text
-    return f"{title}\n{text}"
 
 
 class ChunkLookupsMixin:
@@ -94,7 +87,7 @@ class ChunkLookupsMixin:
     def lexical_passages(self, rowids: Iterable[int]) -> dict[int, str]:
         """Chunk number → the passage BM25 reads (title + newline + text)."""
         with self._lock:
-            return {int(num): passage(passage_title(title, meta), text)
+            return {int(num): passage_text(passage_title(title, meta), text)
                     for num, text, meta, title in self._by_number(
                         f"{self._NUM}, c.text, c.metadata, d.title", rowids)}
 
@@ -112,7 +105,7 @@ class ChunkLookupsMixin:
                 else:
                     rows = self._q(sql.format(where=f"WHERE {self._NUM} > ?"), (last, batch))
             for _num, text, meta, title in rows:
-                yield passage(passage_title(title, meta), text)
+                yield passage_text(passage_title(title, meta), text)
             if len(rows) < batch:
                 return
             last = int(rows[-1][0])

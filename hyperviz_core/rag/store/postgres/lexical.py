@@ -37,8 +37,9 @@ import logging
 from collections import Counter
 from collections.abc import Callable, Mapping
 
+from ...types import passage_text
 from ..base import StoreError
-from ..lookups import passage, passage_title
+from ..lookups import passage_title
 from .connection import Pool, QmarkConnection
 
 __all__ = [
@@ -142,7 +143,7 @@ def _fill_page(c: QmarkConnection, tokenize: Callable[[str], list[str]]) -> int:
     """Tokenize up to :data:`PAGE` chunks that have no postings yet; how many were read."""
     c.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
     rows = c.execute(_MISSING, (PAGE,)).fetchall()
-    write_postings(c, {cid: passage(passage_title(title, meta), text)
+    write_postings(c, {cid: passage_text(passage_title(title, meta), text)
                        for cid, text, meta, title in rows}, tokenize)
     return len(rows)
 

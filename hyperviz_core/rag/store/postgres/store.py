@@ -32,7 +32,7 @@ from types import TracebackType
 from typing import Any
 
 from ....model import Hypergraph
-from ...types import Chunk, ChunkExtraction, ChunkTheme, Document
+from ...types import Chunk, ChunkExtraction, ChunkTheme, Document, passage_text
 from ...vectors import ExactVectorIndex, VectorIndex
 from ..base import (
     BatchWrite,
@@ -50,7 +50,7 @@ from ..batch import (
     split_repeats,
     vector_changes,
 )
-from ..lookups import passage, passage_title
+from ..lookups import passage_title
 from ..protocol import SummarizeFn
 from ..sqlite.merge import MentionWriter
 from ..sqlite.reads import StoreReadsMixin
@@ -276,7 +276,7 @@ class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin, PgQueryLooku
                           "VALUES (?, ?, ?, ?, ?, ?, ?)",
                           [(ch.id, ch.doc_id, ch.index, ch.text, ch.start, ch.end, meta)
                            for ch, meta in zip(it.chunks, metas, strict=True)])
-            passages.update((ch.id, passage(passage_title(doc.title, meta), ch.text))
+            passages.update((ch.id, passage_text(passage_title(doc.title, meta), ch.text))
                             for ch, meta in zip(it.chunks, metas, strict=True))
             new_e, new_h = writer.write(it.chunks, it.extractions, it.themes)
             doc_e |= new_e

@@ -35,13 +35,12 @@ from collections.abc import Callable, Iterable
 import numpy as np
 import numpy.typing as npt
 
-from ...types import Chunk
+from ...types import Chunk, passage_text
 from ..lookups import (
     ChunkLookupsMixin,
     KeptSet,
     chunk_row,
     pairs,
-    passage,
     passage_title,
 )
 from .fts import (
@@ -151,7 +150,7 @@ class QueryLookupsMixin(ChunkLookupsMixin):
         with self._lock:
             fresh = []
             for rowid, text, meta, title, body in missing_lengths(self._conn):
-                text = passage(passage_title(title, meta), text)
+                text = passage_text(passage_title(title, meta), text)
                 fresh.append((int(rowid), measure(text),
                               int(body == text and _same_ascii_tokens(text))))
             if fresh and not self.read_only:

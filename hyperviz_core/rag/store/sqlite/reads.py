@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ....model import Entity, Hyperedge
@@ -156,14 +156,6 @@ class StoreReadsMixin(LocalReadsMixin):
         for hid, cid in rows:
             out.setdefault(hid, []).append(cid)
         return out
-
-    def iter_entity_mentions(self, key: str) -> Iterator[tuple[str, str]]:
-        """(chunk id, description) of every mention of an entity key."""
-        with self._lock:
-            rows = self._q(
-                f"SELECT m.chunk_id, {self._mention_description()} FROM entity_mentions m "
-                "JOIN chunks ch ON ch.id = m.chunk_id WHERE m.key = ? ORDER BY 1", (key,))
-        yield from ((r[0], r[1]) for r in rows)
 
     def extractions(self, doc_id: str) -> list[ChunkExtraction]:
         """The stored extraction output of a document's chunks, in chunk order.
