@@ -199,6 +199,7 @@ def test_a_model_whose_answers_hold_no_entity_is_warned_about(
     assert "skipped 3 malformed model records" in out.out
     assert ("vizrag index: warning: the model's answers held no entity in the expected format "
             "(3 records skipped)") in out.err
+    assert out.err.count("held no entity") == 1  # the indexer's own log of it is not doubled
     with FakeOpenAI() as fake:  # a model that answers in the format: no warning
         assert _index(docs, tmp_path / "good", "--llm", f"openai:gpt-x@{fake.url}") == 0
     out = capsys.readouterr()

@@ -24,27 +24,37 @@ from .terminal import terminal_safe
 __all__ = ["headline", "interrupted", "outcome", "print_index", "quiet_document_failures",
            "stats_line"]
 
-#: the logger of the indexer's per-document failures (each also in the report's ``errors``)
-_FAILURES_LOGGER = "hyperviz_core.rag.index.failures"
+#: the indexer's warnings the run's report says itself, once: (logger, start of the message)
+_SAID_BY_THE_REPORT = (
+    ("hyperviz_core.rag.index.failures", "indexing %s failed"),  # ``failed: ID: ...``
+    ("hyperviz_core.rag.index.indexer", "the model's answers held no entity"),  # outcome
+)
 
 
-class _DropDocumentFailures(logging.Filter):
-    """Drops the indexer's ``indexing ID failed: ...`` warning: the report lists it."""
+class _DropSaid(logging.Filter):
+    """Drops a warning whose message starts with ``start``: the report says it."""
+
+    def __init__(self, start: str) -> None:
+        super().__init__()
+        self.start = start
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return not str(record.msg).startswith("indexing %s failed")
+        return not str(record.msg).startswith(self.start)
 
 
 @contextlib.contextmanager
 def quiet_document_failures() -> Iterator[None]:
-    """While the block runs, a document's failure is not logged as it happens: the report
-    lists it at the end (``failed: ID: ...``; ``--json``: ``errors``), once."""
-    logger, quiet = logging.getLogger(_FAILURES_LOGGER), _DropDocumentFailures()
-    logger.addFilter(quiet)
+    """While the block runs, the indexer's warnings that the report says at the end (a
+    document's failure: ``failed: ID: ...``, ``--json``: ``errors``; a model whose answers
+    held no entity) are not logged as they happen: each is said once."""
+    quiet = [(logging.getLogger(name), _DropSaid(start)) for name, start in _SAID_BY_THE_REPORT]
+    for logger, drop in quiet:
+        logger.addFilter(drop)
     try:
         yield
     finally:
-        logger.removeFilter(quiet)
+        for logger, drop in quiet:
+            logger.removeFilter(drop)
 
 
 def interrupted(args: argparse.Namespace, store: Any, before: int, t0: float, dup: Any
@@ -86,12 +96,10 @@ def outcome(report: Any, path: Any, fate: str | None, interrupted: str | None, *
     store removed or kept is said here only with ``json_out`` (the text report's first line
     says it otherwise)."""
     from ..rag.index.breaker import is_provider_stop
+    from ..rag.index.report import nothing_extracted
 
-    if model and report.chunks and not report.entities and (
-            report.documents_added or report.documents_replaced):
-        print("vizrag index: warning: the model's answers held no entity in the expected "
-              f"format ({report.skipped_records} records skipped): check the model/prompt; "
-              "see --json", file=sys.stderr)
+    if model and (warning := nothing_extracted(report)) is not None:
+        print(f"vizrag index: warning: {warning}; see --json", file=sys.stderr)
     if interrupted is not None:  # the run's report above stands: every document is committed
         print(f"vizrag index: interrupted while {interrupted}; every document of this run is "
               "committed", file=sys.stderr)

@@ -52,6 +52,7 @@ from .report import (
     finish_report,
     inflight,
     known_size,
+    nothing_extracted,
     progress,
     run_sync,
     text_bytes,
@@ -268,6 +269,8 @@ class Indexer:
             report.documents_removed = await asyncio.to_thread(  # what files no longer make
                 clean_up, self.store, ledger, self.delete, report.errors)
         finish_report(report, self.usage, before, t0, self.store)
+        if self.chat is not None and (warning := nothing_extracted(report)) is not None:
+            log.warning(warning)
         return report
 
     async def _pump(self, docs: Iterator[Document], report: IndexReport, bar: Any,

@@ -20,8 +20,8 @@ from pydantic import BaseModel, Field, PrivateAttr
 from ..store.base import StoreStats
 from .errors import IndexingError
 
-__all__ = ["IndexReport", "busy", "finish_report", "inflight", "progress", "run_sync", "tick",
-           "usage_numbers"]
+__all__ = ["IndexReport", "busy", "finish_report", "inflight", "nothing_extracted", "progress",
+           "run_sync", "tick", "usage_numbers"]
 
 _T = TypeVar("_T")
 
@@ -119,6 +119,24 @@ class IndexReport(BaseModel):
             f"in {self.seconds:.1f} s "
             f"({self.mb_per_s:.2f} MB/s, {self.chunks_per_s:.0f} chunks/s)"
         )
+
+
+def nothing_extracted(report: IndexReport) -> str | None:
+    """The warning of a run whose model answers held no entity at all (documents stored,
+    chunks made, not one entity: the model answered in another format, or refused), else
+    None. The indexer logs it when a chat model extracted; ``vizrag index`` prints it.
+
+    >>> print(nothing_extracted(IndexReport(documents_added=1, chunks=2, skipped_records=2)))
+    the model's answers held no entity in the expected format (2 records skipped): check the
+    model/prompt
+    >>> nothing_extracted(IndexReport(documents_added=1, chunks=2, entities=3)) is None
+    True
+    """
+    if report.chunks and not report.entities and (
+            report.documents_added or report.documents_replaced):
+        return ("the model's answers held no entity in the expected format "
+                f"({report.skipped_records} records skipped): check the model/prompt")
+    return None
 
 
 def finish_report(report: IndexReport, tracker: Any, before: dict[str, float], t0: float,
