@@ -106,11 +106,16 @@ def test_closing_a_writer_does_not_wait_for_a_reader_holding_an_older_snapshot(
         assert sorted(d.id for d in s.documents()) == ["a", "b", "c", "d"]
 
 
-def test_writing_through_a_store_holding_its_snapshot_is_refused(tmp_path: Path) -> None:
+def test_writing_through_a_store_holding_its_snapshot_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A write inside ``read_snapshot()`` would end the read transaction (or, from the
-    engine's writer thread, wait for the lock the block holds, forever): refused, and the
-    store written afterwards."""
+    engine's writer thread, wait for the lock the block holds, forever): refused — at once
+    from the block's thread, after ``SNAPSHOT_WAIT_S`` from a worker writing for it — and
+    the store written afterwards."""
     from hyperviz_core.rag.store import StoreError
+    from hyperviz_core.rag.store.sqlite import store as sqlite_store
+
+    monkeypatch.setattr(sqlite_store, "SNAPSHOT_WAIT_S", 0.5)
 
     path = _source(tmp_path)
     with VizRAG(path, show_progress=False) as rag:
@@ -152,6 +157,33 @@ def test_a_nested_snapshot_leaves_the_outer_one_held(tmp_path: Path) -> None:
             store.delete_document("a")
     with open_store(path, read_only=True) as store:
         assert sorted(d.id for d in store.documents()) == ["a", "b", "c"]
+
+
+def test_another_threads_write_waits_for_the_snapshot(tmp_path: Path) -> None:
+    """Only the snapshot's own thread is refused a write: another thread's (a query's
+    snapshot beside an insert on one engine) waits for the snapshot to end, then runs."""
+    import threading
+    import time
+
+    path = _source(tmp_path)
+    with open_store(path) as store:
+        inside, errors = threading.Event(), []
+
+        def reader() -> None:
+            with store.read_snapshot():
+                inside.set()
+                time.sleep(0.5)
+                assert len(store.documents()) == 3  # the other thread's delete unseen
+
+        t = threading.Thread(target=reader)
+        t.start()
+        inside.wait()
+        try:
+            store.delete_document("a")
+        except Exception as exc:
+            errors.append(exc)
+        t.join()
+        assert errors == [] and sorted(d.id for d in store.documents()) == ["b", "c"]
 
 
 def assert_one_chunk_survives_a_copy(src: Any, dst: Any) -> None:

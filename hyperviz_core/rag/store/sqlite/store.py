@@ -91,6 +91,12 @@ class _ForkedConnection:
             "(nothing opened before the fork), or start workers with the spawn method")
 
 
+#: how long a write waits for another thread's read snapshot (a query's lasts milliseconds)
+#: before it is refused — a worker thread writing on behalf of the snapshot's own thread
+#: would otherwise wait forever
+SNAPSHOT_WAIT_S = 30.0
+
+
 class HypergraphStore(
     DocumentWritesMixin, DocumentDeletesMixin, StoreReadsMixin, GraphLayersMixin,
     LLMCacheMixin, StoreStatsMixin, VectorStoreMixin, QueryLookupsMixin,
@@ -122,7 +128,9 @@ class HypergraphStore(
         self._conn = open_connection(self.path, version=__version__, read_only=read_only)
         self._file = _file_identity(self.path)  # the file opened (replaced: StoreError)
         self._lock = threading.RLock()
-        self._snapshot_held = False  # inside read_snapshot(): writes through this refused
+        #: the thread inside read_snapshot() (None: none): its writes through this refused;
+        #: another thread's write waits for the lock the snapshot holds
+        self._snapshot_thread: int | None = None
         self._bottom: Hypergraph | None = None
         self._top: Hypergraph | None = None
         self._indexes: dict[str, VectorIndex] = {}
@@ -171,25 +179,35 @@ class HypergraphStore(
     def read_snapshot(self) -> Iterator[None]:
         """Every read of this store object inside the block sees one committed state (one
         read transaction; other processes go on writing, unseen until the block ends; other
-        threads reading through this object wait). Writing through this object inside the
-        block raises :class:`StoreError` (a write would end the snapshot, or wait for it).
+        threads reading or writing through this object wait). Writing through this object
+        from the block's own thread raises :class:`StoreError` (a write would end the
+        snapshot).
         What ``copy_store`` reads a source through, so a copy is one state of a store that
         is being written."""
         with self._lock, snapshot(self._conn):
-            outer, self._snapshot_held = self._snapshot_held, True
+            outer, self._snapshot_thread = self._snapshot_thread, threading.get_ident()
             try:
                 yield
             finally:
-                self._snapshot_held = outer  # a nested block leaves the outer one held
+                self._snapshot_thread = outer  # a nested block leaves the outer one held
 
     def _need_writable(self, what: str) -> None:
         self._check_file()  # a write to a replaced file would go to the unlinked one, or
         # (its -wal shared by name) damage the store that replaced it
         if self.read_only:
             raise StoreError(f"store {self.path} is open read-only; cannot {what}")
-        if self._snapshot_held:
+        owner = self._snapshot_thread
+        if owner == threading.get_ident():
             raise StoreError(f"store {self.path} holds a read snapshot (read_snapshot()); "
                              f"cannot {what} through it until the snapshot ends")
+        if owner is not None:  # another thread's (a query's: short) — wait for its end; a
+            # worker writing for the snapshot's own thread would wait forever: bounded
+            if not self._lock.acquire(timeout=SNAPSHOT_WAIT_S):
+                raise StoreError(
+                    f"store {self.path} holds a read snapshot (read_snapshot()) in another "
+                    f"thread for over {SNAPSHOT_WAIT_S:g} s; cannot {what} through it until "
+                    "the snapshot ends")
+            self._lock.release()
 
     def __enter__(self) -> HypergraphStore:
         return self
@@ -276,7 +294,7 @@ def _after_fork() -> None:
     nor closed here (:class:`_ForkedConnection`)."""
     for store in list(_OPEN):
         store._lock = threading.RLock()
-        store._snapshot_held = False
+        store._snapshot_thread = None
         if not isinstance(store._conn, _ClosedConnection | _ForkedConnection):
             _INHERITED.append(store._conn)
             store._conn = _ForkedConnection(store.path)  # type: ignore[assignment]
