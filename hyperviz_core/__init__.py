@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .hif import HIFAliasWarning, HIFError, hypergraph_to_hif, validate_hif
+from .convert import HyperNetXAliasWarning
+from .hif import HIFAliasWarning, HIFError, NodeAliasWarning, hypergraph_to_hif, validate_hif
 from .idmap import IdMap, UnknownVisualIdError
 from .lazy import lazy_exports
 from .model import (
@@ -85,6 +86,7 @@ __all__ = [
     "Entity",
     "HIFAliasWarning",
     "HIFError",
+    "HyperNetXAliasWarning",
     "HyperViz",
     "Hyperedge",
     "Hypergraph",
@@ -93,6 +95,7 @@ __all__ = [
     "IdMap",
     "LayoutOrder",
     "LayoutResult",
+    "NodeAliasWarning",
     "PruneReport",
     "Rendering",
     "Style",

@@ -9,8 +9,18 @@
 * :func:`clique_expansion` — entity–entity graph; edge attribute ``hyperedges`` lists the
   hyperedges that connect the pair, ``weight`` counts them.
 
-HyperNetX only counts nodes that belong to an edge; isolated entities and empty hyperedges
-are kept in its property stores and restored by :meth:`Hypergraph.from_hypernetx`.
+HyperNetX only counts nodes that belong to an edge; isolated entities are kept in its
+property stores and restored by :meth:`Hypergraph.from_hypernetx`. A hyperedge joins at
+least one entity: an edge of a HyperNetX object without any node is not imported (its id
+is listed in the graph's ``metadata["hnx_empty_edges"]``).
+
+Node ids that differ only in case, spacing or Unicode form (``"Apple"`` and ``"apple"``)
+are one entity, as in the HIF import (:func:`hyperviz_core.hif.read_hif`): they merge into
+one entity named after the first id (in sorted order) with a :class:`HyperNetXAliasWarning`,
+the other ids kept as aliases (``metadata["hif_aliases"]``) and every incidence through
+them in the hyperedge's ``metadata["hif_incidences"]``, so :func:`to_hypernetx` (and
+``to_hif``) write every node and incidence back. A node or edge id that is not a string
+(an integer) is remembered in ``metadata["hif_id"]``, so HIF export writes it back as it was.
 
 Example:
     >>> from hyperviz_core import Entity, Hyperedge, Hypergraph
@@ -28,12 +38,19 @@ import math
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
-from .items import Entity, Hyperedge, HypergraphError, HypergraphView
+from .hif import NodeAliases, NodeAliasWarning, _remember
+from .items import Entity, Hyperedge, HypergraphError, HypergraphView, normalize_key
 
 if TYPE_CHECKING:  # networkx is imported by the functions that build graphs
     import networkx as nx
 
-__all__ = ["clique_expansion", "hypernetx_parts", "incidence_graph", "to_hypernetx"]
+__all__ = ["HyperNetXAliasWarning", "clique_expansion", "hypernetx_parts", "incidence_graph",
+           "to_hypernetx"]
+
+
+class HyperNetXAliasWarning(NodeAliasWarning):
+    """HyperNetX node ids that differ only in case, spacing or Unicode form were merged."""
+
 
 #: what :func:`hypernetx_parts` returns: entities and hyperedges in order, graph metadata
 HNXParts = tuple[list[Entity], list[Hyperedge], dict[str, Any]]
@@ -78,11 +95,13 @@ def to_hypernetx(hg: HypergraphView) -> Any:
     import hypernetx as hnx
     import pandas as pd
 
+    node_id = {key: _node_id(key, ent) for key, ent in hg.entities.items()}
     rows = [
-        {"edges": hid, "nodes": m, "weight": float(e.member_attrs.get(m, {}).get("weight", 1.0)),
+        {"edges": hid, "nodes": node, "weight": float(e.member_attrs.get(m, {}).get("weight", 1.0)),
          _COL: {"member_attrs": e.member_attrs.get(m, {}), "position": i}}
         for hid, e in sorted(hg.hyperedges.items())
         for i, m in enumerate(e.members)
+        for node in _incidence_nodes(e, m, node_id[m], hg.entities[m])
     ]
     inc = pd.DataFrame(rows, columns=["edges", "nodes", "weight", _COL])
     edge_props = pd.DataFrame(
@@ -93,14 +112,43 @@ def to_hypernetx(hg: HypergraphView) -> Any:
         columns=["id", "weight", _COL],
     )
     node_props = pd.DataFrame(
-        [{"id": key, "weight": 1.0, _COL: ent.model_dump()}
-         for key, ent in sorted(hg.entities.items())],
+        [{"id": node_id[key], "weight": 1.0, _COL: ent.model_dump()}
+         for key, ent in sorted(hg.entities.items())]
+        + [{"id": alias, "weight": 1.0, _COL: {"alias_of": key}}
+           for key, ent in sorted(hg.entities.items()) for alias in _alias_ids(ent)],
         columns=["id", "weight", _COL],
     )
     return hnx.Hypergraph(
         inc, edge_col="edges", node_col="nodes", cell_weight_col="weight",
         edge_properties=edge_props, node_properties=node_props,
     )
+
+
+def _alias_ids(ent: Entity) -> list[Any]:
+    """The alias node ids of an entity (``metadata["hif_aliases"]``)."""
+    recs = ent.metadata.get("hif_aliases")
+    if not isinstance(recs, list):
+        return []
+    return [r["node"] for r in recs if isinstance(r, dict) and "node" in r]
+
+
+def _node_id(key: str, ent: Entity) -> Any:
+    """The HyperNetX node id of an entity: its key, or with aliases (which normalise to the
+    key, one may even be it) the id it was read under."""
+    return ent.metadata.get("hif_id", ent.name) if _alias_ids(ent) else key
+
+
+def _incidence_nodes(edge: Hyperedge, key: str, own: Any, ent: Entity) -> list[Any]:
+    """The node ids through which ``key`` belongs to ``edge``: its own, or the incidences
+    kept at import (``metadata["hif_incidences"]``: an alias, or several ids)."""
+    kept = edge.metadata.get("hif_incidences")
+    recs = kept.get(key) if isinstance(kept, dict) else None
+    if not isinstance(recs, list) or not recs:
+        return [own]
+    canonical = ent.metadata.get("hif_id", ent.name)
+    nodes = [own if r.get("node") == canonical else r.get("node") for r in recs
+             if isinstance(r, dict)]
+    return list(dict.fromkeys(nodes)) or [own]
 
 
 def _clean(value: Any) -> Any:
@@ -136,22 +184,19 @@ def hypernetx_parts(H: Any) -> HNXParts:
         incidence = H.incidence_dict
     except AttributeError as exc:
         raise HypergraphError(f"not a hypernetx.Hypergraph: {exc}") from None
-    entities: list[Entity] = []
+    entities, key_of, names = _entities(node_tab, incidence)
     hyperedges: list[Hyperedge] = []
-    node_ids = sorted({*node_tab, *(n for ms in incidence.values() for n in ms)}, key=str)
-    key_of: dict[Any, str] = {}
-    for uid in node_ids:
-        ours, extra = _split(node_tab.get(uid, {}))
-        ent = Entity.model_validate(ours) if ours else Entity(name=str(uid), metadata=extra)
-        entities.append(ent)
-        key_of[uid] = ent.key
     graph_meta: dict[str, Any] = {}
+    empty: list[str] = []
     for uid in sorted({*edge_tab, *incidence}, key=str):
         ours, extra = _split(edge_tab.get(uid, {}))
         if uid == "__vizrag_graph__":
             graph_meta = ours.get("graph_metadata", {})
             continue
         members = list(incidence.get(uid, []))
+        if not members:  # a hyperedge joins at least one entity
+            empty.append(str(uid))
+            continue
         cells = {m: inc_tab.get((uid, m), {}) for m in members}
         if all(isinstance(c.get(_COL), dict) for c in cells.values()):
             members.sort(key=lambda m: cells[m][_COL].get("position", 0))
@@ -162,7 +207,62 @@ def hypernetx_parts(H: Any) -> HNXParts:
                      for m, c in cells.items()
                      if any(k != "weight" or v != 1 for k, v in c.items())}
         weight = float(edge_tab.get(uid, {}).get("weight", 1.0))
-        fields = ours if ours else {"metadata": extra}
+        fields = ours if ours else {"metadata": _foreign_edge_meta(uid, extra, members, key_of,
+                                                                   names)}
         hyperedges.append(Hyperedge(id=str(uid), members=[key_of[m] for m in members],
                                     weight=weight, member_attrs=attrs, **fields))
+    if empty:
+        graph_meta = {**graph_meta, "hnx_empty_edges": empty}
     return entities, hyperedges, graph_meta
+
+
+def _entities(node_tab: dict[Any, dict[str, Any]], incidence: dict[Any, Any]
+              ) -> tuple[list[Entity], dict[Any, str], NodeAliases]:
+    """The entities of a HyperNetX object, the entity key of each node id, and the aliases
+    (node ids merged into an entity of another id, as the HIF import does): our own rows
+    first (an alias row written by :func:`to_hypernetx` names its entity), then the others,
+    each in sorted order."""
+    node_ids = sorted({*node_tab, *(n for ms in incidence.values() for n in ms)}, key=str)
+    split = {uid: _split(node_tab.get(uid, {})) for uid in node_ids}
+    names = NodeAliases("HyperNetX")
+    ents: dict[str, Entity] = {}
+    key_of: dict[Any, str] = {}
+    for uid in sorted(node_ids, key=lambda u: (not split[u][0], str(u))):
+        ours, extra = split[uid]
+        if isinstance(ours.get("alias_of"), str):
+            key_of[uid] = ours["alias_of"]
+            continue
+        if ours:
+            ent = Entity.model_validate(ours)
+            names.canonical.setdefault(ent.key, uid)
+        else:
+            try:
+                key = normalize_key(str(uid).strip())
+            except HypergraphError:
+                raise HypergraphError(f"HyperNetX node {uid!r} has an empty name") from None
+            key_of[uid] = key
+            if names.seen(key, uid, extra or None):
+                continue
+            meta = dict(extra)
+            _remember(meta, uid, str(uid).strip(), None)
+            ent = Entity(name=str(uid).strip(), metadata=meta)
+        ents.setdefault(ent.key, ent)
+        key_of[uid] = ent.key
+    names.finish(ents, HyperNetXAliasWarning, stacklevel=4)
+    return list(ents.values()), key_of, names
+
+
+def _foreign_edge_meta(uid: Any, extra: dict[str, Any], members: list[Any],
+                       key_of: dict[Any, str], names: NodeAliases) -> dict[str, Any]:
+    """The metadata of an edge of a HyperNetX object built elsewhere: its properties, its
+    id if not a string, and its incidences through alias node ids (for export)."""
+    meta = dict(extra)
+    _remember(meta, uid, str(uid), None)
+    by_key: dict[str, list[Any]] = {}
+    for m in members:
+        by_key.setdefault(key_of[m], []).append(m)
+    special = {k: [{"node": u} for u in us] for k, us in by_key.items()
+               if us != [names.canonical.get(k)]}
+    if special:
+        meta["hif_incidences"] = special
+    return meta

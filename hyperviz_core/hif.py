@@ -50,6 +50,8 @@ __all__ = [
     "HIFAliasWarning",
     "HIFError",
     "HIFParts",
+    "NodeAliasWarning",
+    "NodeAliases",
     "hif_schema",
     "hypergraph_to_hif",
     "read_hif",
@@ -95,6 +97,8 @@ def _load(source: Any) -> Any:
         return source
     is_json_text = isinstance(source, str) and source.lstrip().startswith(("{", "["))
     if isinstance(source, Path) or (isinstance(source, str) and not is_json_text):
+        if not str(source).strip():
+            raise HIFError("HIF source is an empty string: give a file path, JSON text or dict")
         path = Path(source)
         try:
             text = path.read_text(encoding="utf-8")
@@ -124,8 +128,55 @@ def _remember(meta: dict[str, Any], raw_id: Any, name: str, weight: Any) -> None
         meta["hif_weight"] = weight
 
 
-class HIFAliasWarning(UserWarning):
+class NodeAliasWarning(UserWarning):
+    """Node ids (of a HIF document or a HyperNetX object) that differ only in case, spacing
+    or Unicode form were merged into one entity; the other ids are kept as aliases."""
+
+
+class HIFAliasWarning(NodeAliasWarning):
     """HIF node ids that differ only in case, spacing or Unicode form were merged."""
+
+
+class NodeAliases:
+    """The node ids seen for each entity key: the first is the entity's own, the others are
+    aliases, kept verbatim (attributes and weight too) in the entity's
+    ``metadata["hif_aliases"]`` so that export (HIF or HyperNetX) writes them back.
+    Shared by the HIF and the HyperNetX import."""
+
+    def __init__(self, source: str = "HIF") -> None:
+        self.source = source
+        self.canonical: dict[str, Any] = {}  # key -> the first node id seen for it
+        self.aliases: dict[str, list[dict[str, Any]]] = {}  # key -> alias node records
+
+    def seen(self, key: str, raw: Any, attrs: dict[str, Any] | None = None,
+             weight: Any = None) -> bool:
+        """Note node id ``raw`` of ``key``: true if it is an alias (another id came first)."""
+        if key in self.canonical and self.canonical[key] != raw:
+            records = self.aliases.setdefault(key, [])
+            rec = next((r for r in records if r["node"] == raw), None)
+            if rec is None:
+                rec = {"node": raw}
+                records.append(rec)
+            if attrs:
+                rec.setdefault("attrs", {}).update(attrs)
+            if weight is not None:
+                rec["weight"] = weight
+            return True
+        self.canonical[key] = raw
+        return False
+
+    def finish(self, entities: dict[str, Entity], warning: type[Warning],
+               stacklevel: int) -> None:
+        """Store the aliases in their entities' metadata, with one ``warning`` each."""
+        for key in sorted(self.aliases):
+            ent = entities[key]
+            ent.metadata["hif_aliases"] = self.aliases[key]
+            others = ", ".join(repr(r["node"]) for r in self.aliases[key])
+            warnings.warn(
+                f"{self.source} nodes {self.canonical[key]!r} and {others} differ only in "
+                f"case, spacing or Unicode form: merged into one entity {ent.name!r} (every "
+                "incidence kept; export writes both ids back)", warning,
+                stacklevel=stacklevel)
 
 
 class _Reader:
@@ -133,8 +184,7 @@ class _Reader:
 
     def __init__(self) -> None:
         self.entities: dict[str, Entity] = {}
-        self.canonical: dict[str, Any] = {}  # key -> the first HIF node id seen for it
-        self.aliases: dict[str, list[dict[str, Any]]] = {}  # key -> alias node records
+        self.names = NodeAliases()
         self.edges: dict[str, dict[str, Any]] = {}
         self.members: dict[str, dict[str, dict[str, Any]]] = {}
         self.incidences: dict[str, dict[str, list[dict[str, Any]]]] = {}
@@ -146,10 +196,8 @@ class _Reader:
             key = normalize_key(name)
         except HypergraphError:
             raise HIFError(f"HIF node {raw!r} has an empty name") from None
-        if key in self.canonical and self.canonical[key] != raw:
-            self._alias(key, raw, attrs, weight)
+        if self.names.seen(key, raw, attrs, weight):
             return key
-        self.canonical[key] = raw
         attrs = dict(attrs or {})
         fields = {f: attrs.pop(f) for f in _ENTITY_FIELDS if f in attrs}
         meta: dict[str, Any] = attrs
@@ -160,18 +208,6 @@ class _Reader:
             raise HIFError(f"HIF node {raw!r} has bad attributes: {exc}") from None
         self.entities[key] = self.entities[key].merged(ent) if key in self.entities else ent
         return key
-
-    def _alias(self, key: str, raw: Any, attrs: dict[str, Any] | None, weight: Any) -> None:
-        """A second HIF id for one entity key: kept verbatim (attrs too) for export."""
-        records = self.aliases.setdefault(key, [])
-        rec = next((r for r in records if r["node"] == raw), None)
-        if rec is None:
-            rec = {"node": raw}
-            records.append(rec)
-        if attrs:
-            rec.setdefault("attrs", {}).update(attrs)
-        if weight is not None:
-            rec["weight"] = weight
 
     def _edge_id(self, raw: Any) -> str:
         """The hyperedge id of HIF edge ``raw``; two edges whose ids differ only in type
@@ -197,30 +233,26 @@ class _Reader:
             hid = self._edge_id(inc["edge"])
             self.edges.setdefault(hid, {"raw": inc["edge"], "attrs": {}, "weight": None})
             extra = {f: inc[f] for f in _INCIDENCE_FIELDS if f in inc}
-            self.members.setdefault(hid, {}).setdefault(key, {}).update(extra)
+            self.members.setdefault(hid, {}).setdefault(key, {}).update(_membership(extra))
             recs = self.incidences.setdefault(hid, {}).setdefault(key, [])
             same = next((r for r in recs if r["node"] == inc["node"]), None)
             if same is None:  # an exact duplicate incidence is merged, as before
                 recs.append({"node": inc["node"], **extra})
             else:
                 same.update(extra)
-        self._finish_aliases()
-        hyperedges = {hid: self._hyperedge(hid, slot) for hid, slot in self.edges.items()}
+        self.names.finish(self.entities, HIFAliasWarning, stacklevel=4)
         network_type = doc.get("network-type")
         metadata = dict(doc.get("metadata") or {})
         if network_type not in (None, "undirected"):
             metadata["hif_network_type"] = network_type
+        hyperedges: dict[str, Hyperedge] = {}
+        for hid, slot in self.edges.items():
+            edge = self._hyperedge(hid, slot)  # (its attributes checked either way)
+            if edge.members:
+                hyperedges[hid] = edge
+            else:  # no incidence: no hyperedge (it joins nothing); kept for export
+                metadata.setdefault("hif_empty_edges", []).append(_edge_record(slot))
         return self.entities, hyperedges, metadata
-
-    def _finish_aliases(self) -> None:
-        for key in sorted(self.aliases):
-            ent = self.entities[key]
-            ent.metadata["hif_aliases"] = self.aliases[key]
-            others = ", ".join(repr(r["node"]) for r in self.aliases[key])
-            warnings.warn(
-                f"HIF nodes {self.canonical[key]!r} and {others} differ only in case, spacing "
-                f"or Unicode form: merged into one entity {ent.name!r} (every incidence kept; "
-                "export writes both ids back)", HIFAliasWarning, stacklevel=4)
 
     def _hyperedge(self, hid: str, slot: dict[str, Any]) -> Hyperedge:
         attrs = dict(slot["attrs"])
@@ -235,7 +267,7 @@ class _Reader:
         mem = self.members.get(hid, {})
         # incidences that are not simply "the canonical node once" are kept verbatim
         special = {k: recs for k, recs in self.incidences.get(hid, {}).items()
-                   if [r["node"] for r in recs] != [self.canonical[k]]}
+                   if [r["node"] for r in recs] != [self.names.canonical[k]]}
         if special:
             meta["hif_incidences"] = special
         try:
@@ -281,7 +313,61 @@ def read_hif(source: Any) -> HIFParts:
     except RecursionError:
         raise HIFError("HIF document nested too deeply to validate") from None
     _refuse_surrogates(doc)
+    _refuse_nonfinite(doc, "HIF")
     return _Reader().read(doc)
+
+
+def _membership(inc: dict[str, Any]) -> dict[str, Any]:
+    """A membership's attributes from a HIF incidence's ``weight``/``direction``/``attrs``:
+    the ``attrs`` are unpacked (export packs the attributes HIF has no top-level key for
+    into them), but one named like a top-level key stays in ``attrs``."""
+    out = {k: v for k, v in inc.items() if k != "attrs"}
+    attrs = inc.get("attrs")
+    if not isinstance(attrs, dict):
+        return dict(inc)
+    kept = {k: v for k, v in attrs.items() if k in _INCIDENCE_FIELDS}
+    out.update({k: v for k, v in attrs.items() if k not in _INCIDENCE_FIELDS})
+    if kept:
+        out["attrs"] = kept
+    return out
+
+
+def _edge_record(slot: dict[str, Any]) -> dict[str, Any]:
+    rec: dict[str, Any] = {"edge": slot["raw"]}
+    if slot["weight"] is not None:
+        rec["weight"] = slot["weight"]
+    if slot["attrs"]:
+        rec["attrs"] = dict(slot["attrs"])
+    return rec
+
+
+def _first_nonfinite(value: Any, where: str = "") -> str | None:
+    """Where ``value`` holds a NaN or infinite float (``None`` if nowhere)."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else where or "<root>"
+    items: Any = ()
+    if isinstance(value, dict):
+        items = value.items()
+    elif isinstance(value, list | tuple):
+        items = enumerate(value)
+    for k, v in items:
+        found = _first_nonfinite(v, f"{where}/{k}" if where else str(k))
+        if found is not None:
+            return found
+    return None
+
+
+def _refuse_nonfinite(doc: Any, what: str) -> None:
+    """:class:`HIFError` naming where ``doc`` holds NaN or infinity (JSON has neither)."""
+    try:
+        json.dumps(doc, allow_nan=False, default=str)  # the fast check
+        return
+    except (ValueError, TypeError):
+        pass
+    found = _first_nonfinite(doc)
+    if found is not None:
+        raise HIFError(f"{what} number at {found} is not finite (NaN or infinity): JSON and "
+                       "HIF have no such number")
 
 
 def _refuse_surrogates(doc: Any) -> None:
@@ -318,7 +404,10 @@ def hypergraph_to_hif(hg: HypergraphView) -> dict[str, Any]:
     """Export as a schema-valid HIF dict (entities sorted by key, hyperedges by id).
 
     Aliases merged at import (``metadata["hif_aliases"]``) are written back as their own
-    nodes, right after their entity's node, and their incidences as they were read.
+    nodes, right after their entity's node, and their incidences as they were read; edges
+    that had no incidence (``metadata["hif_empty_edges"]``) are written back too. A NaN or
+    infinite number anywhere (a membership weight, metadata) raises :class:`HIFError`:
+    JSON has no such number.
     """
     meta = dict(hg.metadata)
     network_type = meta.pop("hif_network_type", "undirected")  # HIF's default
@@ -349,8 +438,13 @@ def hypergraph_to_hif(hg: HypergraphView) -> dict[str, Any]:
                 incidences.extend({"edge": ident, **rec} for rec in kept[m])
                 continue
             incidences.append(_incidence(ident, node_ids[m], edge.member_attrs.get(m, {})))
+    empty = meta.pop("hif_empty_edges", None)
+    if isinstance(empty, list) and empty:  # edges without incidences, as they were read
+        edges.extend(dict(r) for r in empty if isinstance(r, dict) and "edge" in r)
+        edges.sort(key=lambda r: str(r["edge"]))
     doc: dict[str, Any] = {"network-type": network_type, "metadata": meta}
     doc.update({"nodes": nodes, "edges": edges, "incidences": incidences})
+    _refuse_nonfinite(doc, "cannot export HIF:")
     return doc
 
 

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, Field
 
-from .model import Hypergraph, HypergraphError
+from .model import Hypergraph, HypergraphError, normalize_key
 
 __all__ = ["IdMap", "UnknownVisualIdError"]
 
@@ -64,10 +64,16 @@ class IdMap(BaseModel):
         return rev
 
     def entity_id(self, key: str) -> str:
-        """``E#`` of an entity key."""
-        try:
+        """``E#`` of an entity, by key or by name (normalised, as every
+        :class:`~hyperviz_core.model.Hypergraph` method takes it: ``"Marie  CURIE"``)."""
+        if not isinstance(key, str):
+            raise TypeError(f"entity_id takes an entity key or name (a string), not "
+                            f"{type(key).__name__}")
+        if key in self.entities:
             return self.entities[key]
-        except KeyError:
+        try:
+            return self.entities[normalize_key(key)]
+        except (KeyError, HypergraphError):
             raise UnknownVisualIdError(f"entity {key!r} has no visual id") from None
 
     def hyperedge_id(self, hid: str) -> str:
@@ -79,6 +85,9 @@ class IdMap(BaseModel):
 
     def resolve(self, visual_id: str) -> tuple[str, str]:
         """``("entity", key)`` or ``("hyperedge", id)`` for a visual ID such as ``"E3"``."""
+        if not isinstance(visual_id, str):
+            raise TypeError(f"a visual id is a string such as 'E3' or 'H1', not "
+                            f"{type(visual_id).__name__} {visual_id!r}")
         vid = visual_id.strip().upper()
         key = self._rev().get(vid)
         if key is None:

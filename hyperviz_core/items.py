@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import math
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
@@ -138,6 +139,17 @@ class Entity(BaseModel):
     def _sorted_sources(cls, value: list[str]) -> list[str]:
         return sorted(set(value))
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        # A hypergraph stores an entity under its key: a rename that changes the key would
+        # leave it under a stale one (and its hyperedges naming the old key).
+        if name == "name" and isinstance(value, str) and "name" in self.__dict__:
+            old, new = self.key, normalize_key(value)
+            if new != old:
+                raise HypergraphError(
+                    f"cannot rename entity {self.name!r} to {value!r} in place: its key would "
+                    f"change from {old!r} to {new!r}; add a new Entity and remove the old one")
+        super().__setattr__(name, value)
+
     @property
     def key(self) -> str:
         """The normalised identity key."""
@@ -191,6 +203,18 @@ class Hyperedge(BaseModel):
     @classmethod
     def _plain(cls, value: str) -> str:
         return plain_text(value)
+
+    @field_validator("member_attrs")
+    @classmethod
+    def _finite_member_weights(cls, value: dict[str, dict[str, Any]]
+                               ) -> dict[str, dict[str, Any]]:
+        """A membership ``weight`` is a finite number, like the hyperedge's own."""
+        for key, attrs in value.items():
+            w = attrs.get("weight") if isinstance(attrs, dict) else None
+            if isinstance(w, float) and not math.isfinite(w):
+                raise ValueError(f"member_attrs[{key!r}]['weight'] must be a finite number, "
+                                 f"got {w!r}")
+        return value
 
     @field_validator("source_ids")
     @classmethod

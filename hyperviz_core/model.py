@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
@@ -75,6 +75,13 @@ class HypergraphStats(BaseModel):
     components: int
 
 
+def _need_members(edge: Hyperedge) -> None:
+    """A hyperedge joins at least one entity."""
+    if not edge.members:
+        raise HypergraphError(f"hyperedge {edge.id!r} has no members: a hyperedge joins at "
+                              "least one entity")
+
+
 def _one_or_many(seeds: Iterable[str] | str) -> Iterable[str]:
     """A string is one seed, not its characters."""
     return [seeds] if isinstance(seeds, str) else seeds
@@ -84,10 +91,13 @@ class Hypergraph(BaseModel):
     """Entities plus hyperedges, with the incidence index kept consistent.
 
     Build with :meth:`add_entity` / :meth:`add_hyperedge` or pass ``entities`` and
-    ``hyperedges`` lists to the constructor (duplicates there are an error).
+    ``hyperedges`` lists to the constructor (duplicates there are an error; so is an
+    unknown keyword, or a hyperedge without members). :meth:`model_copy` (and
+    ``copy.copy``) copy deeply, like :meth:`copy`: a copy never shares its entities,
+    hyperedges or incidence index with the original.
     """
 
-    model_config = ConfigDict(validate_assignment=False)
+    model_config = ConfigDict(validate_assignment=False, extra="forbid")
 
     entities: dict[str, Entity] = Field(default_factory=dict)
     hyperedges: dict[str, Hyperedge] = Field(default_factory=dict)
@@ -139,17 +149,34 @@ class Hypergraph(BaseModel):
 
     @model_validator(mode="after")
     def _check_and_index(self) -> Hypergraph:
+        self._check_all()
+        return self
+
+    def _check_all(self) -> None:
+        """Every item under its own key or id, every hyperedge with known members; index."""
         for key, ent in self.entities.items():
             if ent.key != key:
                 raise DuplicateIdError(f"entity {ent.name!r} is stored under key {key!r}")
         for hid, edge in self.hyperedges.items():
             if edge.id != hid:
                 raise DuplicateIdError(f"hyperedge {edge.id!r} is stored under id {hid!r}")
+            _need_members(edge)
             for m in edge.members:
                 if m not in self.entities:
                     raise UnknownEntityError(f"hyperedge {hid!r} names unknown entity {m!r}")
         self._reindex()
-        return self
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None,
+                   deep: bool = False) -> Self:
+        """A deep copy (whatever ``deep`` says: a shallow one would share the entity and
+        hyperedge dicts and the incidence index with the original), ``update`` applied,
+        checked and re-indexed."""
+        copied = super().model_copy(update=update, deep=True)
+        copied._check_all()
+        return copied
+
+    def __copy__(self) -> Self:
+        return self.model_copy()
 
     def _reindex(self) -> None:
         inc: dict[str, set[str]] = {k: set() for k in self.entities}
@@ -176,6 +203,7 @@ class Hypergraph(BaseModel):
         if not isinstance(edge, Hyperedge):
             raise TypeError(f"add_hyperedge takes a Hyperedge (e.g. Hyperedge(members=[...])), "
                             f"not {type(edge).__name__}")
+        _need_members(edge)
         missing = [m for m in edge.members if m not in self.entities]
         if missing:
             raise UnknownEntityError(f"hyperedge {edge.id!r} names unknown entities {missing}")
@@ -198,24 +226,34 @@ class Hypergraph(BaseModel):
 
         Hyperedges left with fewer than two members are removed, unless ``keep_singletons``
         is true (then only empty ones go). Returns the ids of the removed hyperedges.
+
+        A shrunk hyperedge whose id was derived from its members (no ``id`` given) takes
+        the id of its new member set, so it is the same hyperedge as one added with those
+        members; if that hyperedge is already there, the two merge (as :meth:`add_hyperedge`
+        merges). A given id is kept.
         """
         key = self._need_entity(key)
         removed: list[str] = []
         for hid in sorted(self._incidence[key]):
             edge = self.hyperedges[hid]
             members = [m for m in edge.members if m != key]
-            attrs = {m: a for m, a in edge.member_attrs.items() if m != key}
             if len(members) < (1 if keep_singletons else 2):
                 self.remove_hyperedge(hid)
                 removed.append(hid)
-            else:
-                self.hyperedges[hid] = edge.model_copy(
-                    update={
-                        "members": members,
-                        "member_attrs": attrs,
-                        "order": "low" if len(members) <= 2 else "high",
-                    }
-                )
+                continue
+            attrs = {m: a for m, a in edge.member_attrs.items() if m != key}
+            shrunk = edge.model_copy(update={
+                "members": members, "member_attrs": attrs,
+                "order": "low" if len(members) <= 2 else "high"})
+            if hid != hyperedge_id(edge.members, edge.kind):
+                self.hyperedges[hid] = shrunk
+                continue
+            self.remove_hyperedge(hid)  # re-keyed: the id of the new member set
+            rekeyed = shrunk.model_copy(update={"id": hyperedge_id(members, edge.kind)})
+            old = self.hyperedges.get(rekeyed.id)
+            self.hyperedges[rekeyed.id] = old.merged(rekeyed) if old else rekeyed
+            for m in self.hyperedges[rekeyed.id].members:
+                self._incidence[m].add(rekeyed.id)
         del self.entities[key]
         del self._incidence[key]
         return removed
@@ -392,9 +430,15 @@ class Hypergraph(BaseModel):
         return sorted(comps, key=lambda c: (-len(c), c))
 
     def check_consistency(self) -> None:
-        """Raise :class:`HypergraphError` if the incidence index disagrees with the edges."""
+        """Raise :class:`HypergraphError` if the incidence index disagrees with the edges, or
+        an entity or hyperedge is stored under a key or id that is not its own."""
+        for key, ent in self.entities.items():
+            if ent.key != key:
+                raise DuplicateIdError(f"entity {ent.name!r} is stored under key {key!r}")
         expected: dict[str, set[str]] = {k: set() for k in self.entities}
         for hid, edge in self.hyperedges.items():
+            if edge.id != hid:
+                raise DuplicateIdError(f"hyperedge {edge.id!r} is stored under id {hid!r}")
             for m in edge.members:
                 if m not in expected:
                     raise UnknownEntityError(f"hyperedge {hid!r} names unknown entity {m!r}")

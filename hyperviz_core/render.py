@@ -357,21 +357,28 @@ class HyperViz:
             head += f" · query: {truncate(query, 60)}"
         return head
 
-    @staticmethod
-    def _footer(report: PruneReport, scenes: list[PanelScene],
+    def _footer(self, report: PruneReport, scenes: list[PanelScene],
                 by: str = "congestion control", short: bool = False) -> str:
         return footer_text(len(report.entities), len(report.hyperedges),
-                           any(s.unnamed for s in scenes), by, short=short)
+                           any(s.unnamed for s in scenes), by, short=short, style=self.style)
 
 
 def footer_text(entities: int, hyperedges: int, unnamed: bool,
-                by: str = "congestion control", *, short: bool = False) -> str:
+                by: str = "congestion control", *, short: bool = False,
+                style: Style | None = None) -> str:
     """The footer: the key to the IDs (``short``: without the shapes), then what ``by``
     (congestion control, or the caps when it is off) omitted, then whether some entities
-    are shown by ID only."""
-    text = ("E# = entity · H# = hyperedge · legend: H# descriptions" if short else
-            "E# = entity (circle) · H# = hyperedge (region in set views, square node in "
-            "induced views) · legend: H# descriptions")
+    are shown by ID only. The key follows ``style``: the entity node shape
+    (``node_shape``), and where the H# descriptions are (the legend, or only the caption
+    when ``show_legend`` is off); the default style's key is
+    ``E# = entity (circle) · H# = hyperedge (region in set views, square node in induced
+    views) · legend: H# descriptions``."""
+    shape = style.node_shape if style is not None else "circle"
+    where = ("legend: H# descriptions" if style is None or style.show_legend
+             else "H# descriptions in the caption")
+    text = (f"E# = entity · H# = hyperedge · {where}" if short else
+            f"E# = entity ({shape}) · H# = hyperedge (region in set views, square node in "
+            f"induced views) · {where}")
     if entities or hyperedges:
         text += (f" · {by} omitted {counted(entities, 'entity')} and "
                  f"{counted(hyperedges, 'hyperedge')} (see caption)")
@@ -449,7 +456,7 @@ def _draw(
                                              len(original.hyperedges) - len(hg.hyperedges))
     plan = plan_canvas(hg, ids, order, style, len(names), cols, width, height, panel_h,
                        omitted=_omitted_counts(hg, original),
-                       footer=footer_text(*gone, unnamed=False, by=by))
+                       footer=footer_text(*gone, unnamed=False, by=by, style=style))
     scenes = [build_geometry(hg, ids, order, name, i, plan.panels[i], style)
               for i, name in enumerate(names)]
     colors = edge_colors(ids, style)

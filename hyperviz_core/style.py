@@ -2,6 +2,7 @@
 
 Every option has a documented range; an out-of-range value raises ``pydantic.ValidationError``
 (a ``ValueError``), so a bad ``style.json`` fails loudly instead of producing a broken image.
+Colours are opaque: one with transparency (``"#ff000080"``, ``"none"``) is refused.
 
 Example:
     >>> from hyperviz_core.style import Style
@@ -39,6 +40,16 @@ PALETTES: dict[str, list[str]] = {
 }
 
 Color = str | tuple[float, float, float] | tuple[int, int, int]
+
+
+def _opaque(value: Any) -> None:
+    """A colour with transparency is refused: the PNG is drawn opaque (``to_hex`` would
+    drop the alpha without a word)."""
+    if isinstance(value, str) and mcolors.is_color_like(value):
+        alpha = mcolors.to_rgba(value)[3]
+        if alpha < 1.0:
+            raise ValueError(f"colour {value!r} has transparency (alpha {alpha:.3g}); the "
+                             "rendering is opaque: give an opaque colour such as '#rrggbb'")
 
 
 def to_hex(value: Any) -> str:
@@ -118,6 +129,7 @@ class Style(BaseModel):
     def _valid_color(cls, value: Any) -> Any:
         if value is not None:  # None passes only node_outline's type check (= entity_color)
             to_hex(value)
+            _opaque(value)
         return value
 
     @field_validator("palette")
@@ -128,6 +140,7 @@ class Style(BaseModel):
                 raise ValueError("a custom palette needs at least one colour")
             for c in value:
                 to_hex(c)
+                _opaque(c)
         return value
 
     @property

@@ -22,7 +22,6 @@ def rich() -> Hypergraph:
                                weight=3.0, source_ids=["c1", "c2"],
                                member_attrs={"ada lovelace": {"role": "programmer"}}))
     hg.add_hyperedge(Hyperedge(id="h-lon", members=["ada lovelace", "london"], kind="theme"))
-    hg.add_hyperedge(Hyperedge(id="h-empty", members=[]))
     return hg
 
 

@@ -153,6 +153,8 @@ def test_custom_layout_registration() -> None:
      r"position \(inf, 1.0\)"),
     (lambda keys: LayoutResult(kind="set", entities={k: (0.0, 0.0) for k in keys},
                                hyperedges={"h": ("a", 1)}), r"gave hyperedge 'h' the position"),
+    (lambda keys: LayoutResult(kind="set", entities={k: ("1", "2") for k in keys}),  # type: ignore[misc]
+     r"position \('1', '2'\), not two finite numbers"),  # text, though float() reads it
     (lambda keys: LayoutResult(kind="weird", entities={k: (0.0, 0.0) for k in keys}),  # type: ignore[arg-type]
      r"gave kind 'weird'"),
     (lambda keys: None, r"returned NoneType, not a LayoutResult"),

@@ -9,6 +9,7 @@ geometry always agree.
 from __future__ import annotations
 
 import math
+import numbers
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -154,7 +155,9 @@ def _checked(layout: str, result: Any, order: LayoutOrder) -> LayoutResult:
     for what, points in (("entity", result.entities), ("hyperedge", result.hyperedges)):
         for key, point in points.items():
             try:
-                ok = len(point) == 2 and all(math.isfinite(float(c)) for c in point)
+                ok = len(point) == 2 and all(  # numbers, not text that reads as one
+                    isinstance(c, numbers.Real) and not isinstance(c, bool)
+                    and math.isfinite(float(c)) for c in point)
             except (TypeError, ValueError):
                 ok = False
             if not ok:
