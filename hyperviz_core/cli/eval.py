@@ -28,7 +28,7 @@ from .eval_common import default_cache as _default_cache
 from .eval_common import progress as _progress
 from .eval_common import usage_line as _usage_line
 from .eval_probes import add_probe_options
-from .index import make_embedder
+from .index import make_embedder, seconds
 
 __all__ = ["load_chat", "register"]
 
@@ -41,7 +41,7 @@ def _make_judge(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     from ..eval import Judge, SqliteCache
     from ..rag import UsageTracker, build_chat_stack
 
-    chat = load_chat(args.judge, "--judge")
+    chat = load_chat(args.judge, "--judge", args.timeout)
     if chat is None:
         raise ValueError("the judge needs a model: give --judge provider:model "
                          "(e.g. openai:gpt-4o-mini) or python:module:NAME")
@@ -105,8 +105,9 @@ def _generate(args: argparse.Namespace, store: str, runs: list[tuple[str, str, d
 
     _check_out(args.out, [name for name, _, _ in runs])  # before any answer is paid for
     tracker = UsageTracker()
-    engine = open_engine(store, load_chat(args.llm),
-                         make_embedder(args.embed) if args.embed else None,  # None: the store's
+    engine = open_engine(store, load_chat(args.llm, timeout=args.timeout),
+                         make_embedder(args.embed, timeout=args.timeout) if args.embed
+                         else None,  # None: the store's
                          tracker=tracker, concurrency=args.concurrency, show_progress=False,
                          max_retries=args.max_retries, top_k=args.top_k,
                          **(engine_kwargs or {}))
@@ -265,13 +266,13 @@ def _table4(args: argparse.Namespace, questions: list[Any]) -> Any:
 # ---------------------------------------------------------------------------- options
 _TABLE_OPTIONS = ("questions", "concurrency", "systems", "store", "store_no_index_viz",
                   "modes", "llm", "embed", "top_k", "out", "judge", "protocol", "cache",
-                  "no_cache", "max_retries", "probes", "answers", "text_answers", "models",
-                  "source", "layer", "n", "layouts", "seed")
+                  "no_cache", "max_retries", "timeout", "probes", "answers", "text_answers",
+                  "models", "source", "layer", "n", "layouts", "seed")
 """The ``vizrag eval table`` options some table leaves unused (``--limit``, ``--json``,
 ``--no-progress`` are used by all)."""
-_GEN = ("store", "llm", "embed", "top_k", "out", "max_retries", "concurrency")
-_JUDGE = ("judge", "protocol", "cache", "no_cache", "max_retries", "concurrency")
-_ASK = ("cache", "no_cache", "max_retries", "out")
+_GEN = ("store", "llm", "embed", "top_k", "out", "max_retries", "timeout", "concurrency")
+_JUDGE = ("judge", "protocol", "cache", "no_cache", "max_retries", "timeout", "concurrency")
+_ASK = ("cache", "no_cache", "max_retries", "timeout", "out")
 _SAMPLE = ("source", "layer", "n", "layouts", "seed", "out")
 
 
@@ -361,6 +362,9 @@ def _judge_opts(p: argparse.ArgumentParser, required: bool) -> None:
 def _retries_opt(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-retries", type=non_negative_int, default=5, metavar="N",
                    help="provider retries (429/5xx/timeouts) per call")
+    p.add_argument("--timeout", type=seconds, default=120.0, metavar="S",
+                   help="seconds a provider request may take in all, answer included "
+                   "(default 120)")
 
 
 def _gen_opts(p: argparse.ArgumentParser) -> None:

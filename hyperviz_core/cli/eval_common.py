@@ -27,8 +27,9 @@ FAKE_SPECS = ("fake", "fake-noisy")
 """Vision-model specs naming the FAKE export oracle (exact, or erring by readability)."""
 
 
-def load_chat(spec: str | None, flag: str = "--llm") -> Any:
-    """A chat model from ``provider:model[@url]``, ``python:module:NAME`` or None/offline."""
+def load_chat(spec: str | None, flag: str = "--llm", timeout: float | None = None) -> Any:
+    """A chat model from ``provider:model[@url]``, ``python:module:NAME`` or None/offline
+    (``timeout``: seconds per request of a provider's model, ``--timeout``; default 120)."""
     if spec and spec.startswith("python:"):
         target = spec[len("python:"):]
         mod_name, _, attr = target.rpartition(":")
@@ -50,7 +51,7 @@ def load_chat(spec: str | None, flag: str = "--llm") -> Any:
             raise ValueError(f"{spec!r} is not a ChatModel (needs model_name, complete, "
                              "acomplete)")
         return obj
-    return make_chat(spec, flag=flag)
+    return make_chat(spec, flag=flag, timeout=timeout)
 
 
 def fake_vision(spec: str | None) -> Any:
@@ -64,10 +65,11 @@ def fake_vision(spec: str | None) -> Any:
     return ExportOracleVisionModel({}, "metrics" if low == "fake-noisy" else "exact")
 
 
-def load_vision(spec: str, flag: str) -> Any:
+def load_vision(spec: str, flag: str, timeout: float | None = None) -> Any:
     """A vision model for ``flag``: ``fake`` / ``fake-noisy`` (:func:`fake_vision`), or any
-    :func:`load_chat` spec; ``ValueError`` when the spec names no model (``offline``)."""
-    model = fake_vision(spec) or load_chat(spec, flag)
+    :func:`load_chat` spec (``timeout`` as there); ``ValueError`` when the spec names no
+    model (``offline``)."""
+    model = fake_vision(spec) or load_chat(spec, flag, timeout)
     if model is None:
         raise ValueError(f"{flag} {spec!r} names no vision model")
     return model

@@ -124,7 +124,7 @@ def _factories(args: argparse.Namespace, names: dict[str, str]
         if fake is not None:
             out[name] = partial(ExportOracleVisionModel.for_probes, perception=fake.perception)
             continue
-        chat = load_vision(spec, "--models")
+        chat = load_vision(spec, "--models", getattr(args, "timeout", None))
         cache = None if args.no_cache else SqliteCache(args.cache or _default_cache())
         if cache is not None:
             opened.caches.append(cache)

@@ -59,20 +59,36 @@ def _source(spec: str, layer: str) -> tuple[Any, Path | None]:
     return hg, path
 
 
-def _model(spec: str | None, probes: list[Any] | None = None, base: Path | None = None) -> Any:
+def _model(args: argparse.Namespace, probes: list[Any] | None = None,
+           base: Path | None = None) -> Any:
     """A vision model from ``--llm`` (None when absent), parsed as ``eval table 5 --models``
-    is (:func:`~hyperviz_core.cli.eval_common.load_vision`); the FAKE one for ``fake*``
-    knows the exports of ``probes`` when given."""
+    is (:func:`~hyperviz_core.cli.eval_common.load_vision`), with ``--timeout`` per request
+    and in the retry middleware ``eval`` uses (429/5xx/timeouts retried ``--max-retries``
+    times, ``Retry-After`` honoured); the FAKE one for ``fake*`` knows the exports of
+    ``probes`` when given."""
+    spec = args.llm
     if not spec:
         return None
     from .eval_common import fake_vision, load_vision
 
     fake = fake_vision(spec)
-    if fake is not None and probes is not None and base is not None:
-        from ..probe import ExportOracleVisionModel
+    if fake is not None:
+        if probes is not None and base is not None:
+            from ..probe import ExportOracleVisionModel
 
-        return ExportOracleVisionModel.for_probes(probes, base, fake.perception)
-    return load_vision(spec, "--llm")
+            return ExportOracleVisionModel.for_probes(probes, base, fake.perception)
+        return fake
+    from ..rag import build_chat_stack
+
+    return build_chat_stack(load_vision(spec, "--llm", args.timeout),
+                            max_retries=args.max_retries)
+
+
+def _provider_options(p: argparse.ArgumentParser) -> None:
+    """``--timeout`` and ``--max-retries`` of the ``--llm`` calls (as ``vizrag index``)."""
+    from .index import add_provider_options
+
+    add_provider_options(p)
 
 
 def _make(args: argparse.Namespace) -> int:
@@ -152,7 +168,7 @@ def _run(args: argparse.Namespace) -> int:
         probes = _read_probes(args.probes)
         base = Path(args.probes).parent
         out = _answers_path(args)
-        model = _model(args.llm, probes, base)
+        model = _model(args, probes, base)
         missing = next((base / p.image for p in probes if not (base / p.image).is_file()), None)
         if missing is not None:
             raise ValueError(f"{missing} is missing (probe images are read relative to the "
@@ -218,7 +234,7 @@ def _tune(args: argparse.Namespace) -> int:
         grid = parse_grid(args.grid or [])
         target = _save_target(args.save) if args.save else None
         hg, store_file = _source(args.source, args.layer)
-        model = _model(args.llm)
+        model = _model(args)
         choice = select_dual_view(hg, model, k=args.k, seed=args.seed,
                                   progress=_progress(args))
         if choice.errors and choice.errors == sum(r.probes for r in choice.table):
@@ -304,6 +320,7 @@ def register(sub: Any) -> None:
                     "'fake' / 'fake-noisy' = FAKE model answering from the export JSON, not "
                     "the pixels")
     rn.add_argument("--out", default=None, help="answers.jsonl (default: beside probes)")
+    _provider_options(rn)
     rn.add_argument("--no-progress", action="store_true", help="no progress bar")
     rn.set_defaults(func=_run)
     t = sub.add_parser("tune", help="select the dual view and search γ, w_v, w_e, α, β",
@@ -314,6 +331,7 @@ def register(sub: Any) -> None:
     t.add_argument("--llm", default=None, metavar="SPEC",
                    help="vision model (provider:model[@base_url] or python:module:NAME); "
                    "'fake'/'fake-noisy' = FAKE (answers from the export)")
+    _provider_options(t)
     t.add_argument("--k", type=positive_int, default=15, help="probes per candidate (default 15)")
     t.add_argument("--grid", action="append", metavar="NAME=V1,V2",
                    help="grid values of w_v, w_e, gamma, alpha or beta (repeatable)")

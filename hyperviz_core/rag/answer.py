@@ -179,20 +179,56 @@ class ThinkFilter:
     """A streamed answer without a reasoning model's ``<think>...</think>`` blocks: feed it
     the pieces as they come; a tag split across pieces is held back until it is whole.
 
+    A reasoning model whose chat template opens ``<think>`` in the prompt (DeepSeek-R1, QwQ
+    served without a reasoning parser) streams its reasoning, then an unpaired ``</think>``.
+    With ``hold`` > 0 (default :attr:`HOLD`, 0) the start of a stream is held back until a
+    tag shows, the stream ends or ``hold`` characters are held, and text before an unpaired
+    leading ``</think>`` (no ``<think>`` before it) is dropped; with 0 the pieces are shown
+    as they come (the built-in :class:`~hyperviz_core.rag.OpenAIChatModel` drops that
+    reasoning itself before it streams). The recorded answer drops it either way.
+
     >>> f = ThinkFilter()
     >>> [f.feed(p) for p in ["<thi", "nk>plan</th", "ink>Ada", " wrote [1]."]] + [f.flush()]
     ['', '', 'Ada', ' wrote [1].', '']
+    >>> f = ThinkFilter(hold=4096)
+    >>> [f.feed(p) for p in ["plan", "</think>", "Ada"]] + [f.flush()]
+    ['', '', 'Ada', '']
     """
 
     OPEN, CLOSE = "<think>", "</think>"
+    #: characters held at the start of a stream while an unpaired ``</think>`` may come (0:
+    #: none, every piece is shown at once; set it for a model that opens ``<think>`` in its
+    #: prompt and streams through a wrapper of its own)
+    HOLD = 0
 
-    def __init__(self) -> None:
+    def __init__(self, hold: int | None = None) -> None:
         self.held, self.inside = "", False
+        self.hold = self.HOLD if hold is None else max(0, hold)
+        self.leading = self.hold > 0  # no tag seen yet: the start is held back
+
+    def _lead(self, text: str) -> str | None:
+        """While the start is held: the text to go on with once a tag shows (``None``: keep
+        holding ``text``)."""
+        low = text.lower()
+        close, opened = low.find(self.CLOSE), low.find(self.OPEN)
+        if close >= 0 and not 0 <= opened < close:  # reasoning, then an unpaired </think>
+            self.leading = False
+            return text[close + len(self.CLOSE):]
+        if opened >= 0 or len(text) >= self.hold:
+            self.leading = False
+            return text
+        return None
 
     def feed(self, piece: str) -> str:
         """What of ``piece`` (with what was held back) can be shown now."""
         text, out = self.held + piece, []
         self.held = ""
+        if self.leading:
+            rest = self._lead(text)
+            if rest is None:
+                self.held = text
+                return ""
+            text = rest
         while text:
             tag = self.CLOSE if self.inside else self.OPEN
             at = text.lower().find(tag)
@@ -208,8 +244,12 @@ class ThinkFilter:
         return "".join(out)
 
     def flush(self) -> str:
-        """The end of the stream: text held back that turned out to be no tag."""
+        """The end of the stream: text held back that turned out to be no tag (or no
+        reasoning: a start held back that no ``</think>`` ended)."""
         held, self.held = self.held, ""
+        if self.leading:
+            self.leading = False
+            return self.feed(held) + self.flush() if held else ""
         return "" if self.inside else held
 
 

@@ -5,14 +5,22 @@ Gemini's OpenAI endpoint, Ollama (``http://localhost:11434/v1``), vLLM, LM Studi
 The ``openai`` SDK is imported lazily, so the core runs without it.
 
 * Images go as ``data:image/png;base64,...`` ``image_url`` content parts.
+* Images go with ``detail: "high"`` by default (``image_detail``: the 1536x768 dual view is
+  unreadable at ``"low"``).
 * ``json_mode=True`` sends ``response_format={"type": "json_object"}`` (unless
   ``json_mode_supported=False``); a server that refuses it with HTTP 400 naming
   ``response_format`` is asked again without it, and JSON mode stays off for the model.
+  Likewise ``temperature``: a model that refuses it (OpenAI's reasoning models o1, o3,
+  o4-mini, gpt-5: HTTP 400 naming ``temperature``) is asked without it from then on.
+* :meth:`OpenAIChatModel.stream` / ``astream`` stream the answer (server-sent events);
+  :class:`~hyperviz_core.rag.VizRAG` ``stream()`` shows the pieces as they come; a model
+  whose template opens ``<think>`` in the prompt (``think_in_prompt``) streams no reasoning.
 * Errors become :class:`~hyperviz_core.rag.ProviderError`; 408/409/429/5xx,
   timeouts, connection errors, a body that is not JSON and a completion without choices
   are ``retryable`` (with the ``Retry-After`` hint); embeddings that do not fit the
   request (count, indices, dimension) are refused (:mod:`.openai_wire`).
-* ``timeout`` is a total deadline per request (the SDK's own bounds each network read).
+* ``timeout`` is a total deadline per request (the SDK's own bounds each network read);
+  for a stream, it bounds the wait for the stream to start, and the SDK's each read.
 * The base URL's ``user:password@`` never reaches ``model_name``, logs or cache keys: the
   SDK gets the URL without it, the API key goes as ``Authorization: Bearer`` and the
   credentials as ``Proxy-Authorization: Basic``.
@@ -26,29 +34,32 @@ The ``openai`` SDK is imported lazily, so the core runs without it.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import functools
 import logging
-import os
-import weakref
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, Literal
-from urllib.parse import unquote, urlsplit
 
 import numpy as np
 import numpy.typing as npt
 
 from ..vectors import normalize_rows
 from .openai_wire import (
+    Clients,
+    ReasoningCut,
     await_with_deadline,
     call_with_deadline,
     chat_answer,
     embedding_rows,
     map_call_error,
     map_openai_error,
+    openai_sdk,
+    reasoning_end,
     server_label,
-    strip_userinfo,
+    stream_piece,
+)
+from .openai_wire import (
+    client_kwargs as sdk_kwargs,
 )
 from .protocols import ProviderError, report_usage
 
@@ -66,75 +77,12 @@ _KNOWN_DIMS = {"text-embedding-3-small": 1536, "text-embedding-3-large": 3072,
                "mxbai-embed-large": 1024, "all-minilm": 384}
 
 
-def _openai() -> Any:
-    try:
-        import openai
-    except ImportError as exc:  # pragma: no cover - exercised only without the extra
-        raise ImportError(
-            "the OpenAI-compatible adapter needs the 'openai' package: "
-            "pip install 'vizrag[openai]'"
-        ) from exc
-    return openai
+_openai = openai_sdk
 
 
 def png_data_url(png: bytes, mime: str = "image/png") -> str:
     """``data:image/png;base64,...`` URL of image bytes."""
     return f"data:{mime};base64," + base64.b64encode(bytes(png)).decode("ascii")
-
-
-class _Clients:
-    """Lazily created sync client and one async client per event loop."""
-
-    def __init__(self, kwargs: dict[str, Any], client: Any, async_client: Any) -> None:
-        self.kwargs = kwargs
-        self._sync = client
-        self._fixed_async = async_client
-        self._async: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
-            weakref.WeakKeyDictionary()
-        )
-
-    def sync(self) -> Any:
-        if self._sync is None:
-            self._sync = _openai().OpenAI(**self.kwargs)
-        return self._sync
-
-    def aio(self) -> Any:
-        if self._fixed_async is not None:
-            return self._fixed_async
-        loop = asyncio.get_running_loop()
-        client = self._async.get(loop)
-        if client is None:
-            client = self._async[loop] = _openai().AsyncOpenAI(**self.kwargs)
-        return client
-
-
-def _proxy_authorization(base_url: str) -> str | None:
-    """``Basic ...`` of the base URL's ``user:password@`` (percent-decoded), or None."""
-    parts = urlsplit(base_url.strip())
-    if parts.username is None and parts.password is None:
-        return None
-    pair = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}"
-    return "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")
-
-
-def _client_kwargs(base_url: str | None, api_key: str | None, timeout: float,
-                   sdk_max_retries: int, extra: dict[str, Any]) -> dict[str, Any]:
-    """The SDK client's arguments. The SDK gets the base URL without its ``user:password@``
-    (httpx would log it with every request and send it as ``Authorization: Basic``, in place
-    of the API key's ``Bearer``); the credentials go as ``Proxy-Authorization: Basic`` (for an
-    authenticating gateway in front of the server), a header nothing logs. ``default_headers``
-    in ``extra`` win (e.g. an ``Authorization`` of your own for a reverse proxy)."""
-    kwargs: dict[str, Any] = {"timeout": timeout, "max_retries": sdk_max_retries, **extra}
-    base_url = base_url or os.environ.get("OPENAI_BASE_URL")  # the SDK would read it raw
-    if base_url:
-        kwargs["base_url"] = strip_userinfo(base_url)
-        basic = _proxy_authorization(base_url)
-        if basic is not None:
-            kwargs["default_headers"] = {"Proxy-Authorization": basic,
-                                         **(extra.get("default_headers") or {})}
-    if api_key is not None:
-        kwargs["api_key"] = api_key
-    return kwargs
 
 
 class OpenAIChatModel:
@@ -147,9 +95,14 @@ class OpenAIChatModel:
         temperature: sampling temperature (0 for reproducible extraction).
         max_tokens: completion cap (``None``: the server's default).
         timeout: seconds per request, in total (connecting, waiting, reading the answer).
-        image_detail: optional ``"low"``/``"high"``/``"auto"`` for image parts.
+        image_detail: ``"high"`` (default), ``"low"`` or ``"auto"`` for image parts
+            (``None``: none sent, the server's default).
         json_mode_supported: set False for servers that reject ``response_format`` (also
             turned off by the first HTTP 400 that names it).
+        think_in_prompt: the chat template opens ``<think>`` in the prompt (DeepSeek-R1,
+            QwQ served without a reasoning parser), so replies start with reasoning and an
+            unpaired ``</think>``: streams then drop it before showing anything. ``None``
+            (default): set True by the first reply that shows it.
         sdk_max_retries: the SDK's own retries (keep 0 and use the middleware).
         client / async_client: pre-built SDK clients (tests, custom HTTP settings).
     """
@@ -163,8 +116,9 @@ class OpenAIChatModel:
         temperature: float | None = 0.0,
         max_tokens: int | None = None,
         timeout: float = 120.0,
-        image_detail: Literal["low", "high", "auto"] | None = None,
+        image_detail: Literal["low", "high", "auto"] | None = "high",
         json_mode_supported: bool = True,
+        think_in_prompt: bool | None = None,
         sdk_max_retries: int = 0,
         client: Any = None,
         async_client: Any = None,
@@ -181,8 +135,9 @@ class OpenAIChatModel:
         self.max_tokens = max_tokens
         self.image_detail = image_detail
         self.json_mode_supported = json_mode_supported
-        self._clients = _Clients(
-            _client_kwargs(base_url, api_key, timeout, sdk_max_retries, client_kwargs or {}),
+        self.think_in_prompt = think_in_prompt
+        self._clients = Clients(
+            sdk_kwargs(base_url, api_key, timeout, sdk_max_retries, client_kwargs or {}),
             client, async_client,
         )
 
@@ -215,20 +170,29 @@ class OpenAIChatModel:
         if usage is not None:
             report_usage(getattr(usage, "prompt_tokens", 0) or 0,
                          getattr(usage, "completion_tokens", 0) or 0)
-        return chat_answer(resp, self.where)
+        text = chat_answer(resp, self.where)
+        if self.think_in_prompt is None and reasoning_end(text) >= 0:
+            self.think_in_prompt = True  # its streams drop that reasoning from now on
+        return text
 
-    def _refuses_json_mode(self, exc: ProviderError, req: dict[str, Any]) -> bool:
-        """True when ``exc`` is the server's HTTP 400 refusing the ``response_format`` that
-        ``req`` sent (LM Studio: "'response_format.type' must be 'json_schema' or 'text'"):
-        JSON mode is then off for this model (the prompts still ask for JSON)."""
-        said = str(exc).lower()
-        if ("response_format" not in req or exc.status != 400
-                or ("response_format" not in said and "json_object" not in said)):
+    def _drop_refused(self, exc: ProviderError, req: dict[str, Any]) -> bool:
+        """True when ``exc`` is the server's HTTP 400 refusing a parameter ``req`` sent that
+        the model can do without: ``response_format`` (LM Studio: "'response_format.type'
+        must be 'json_schema' or 'text'"; the prompts still ask for JSON) or ``temperature``
+        (OpenAI's reasoning models: "Unsupported value: 'temperature' ..."). It is then left
+        out of this model's requests from now on."""
+        said = " ".join(str(exc).split())
+        low = said.lower()
+        if exc.status != 400:
             return False
-        if self.json_mode_supported:
-            self.json_mode_supported = False
-            log.warning("%s refuses response_format json_object (%s); asking without it "
-                        "from now on", self.model_name, " ".join(said.split())[:200])
+        if "response_format" in req and ("response_format" in low or "json_object" in low):
+            self.json_mode_supported, what = False, "response_format json_object"
+        elif "temperature" in req and "temperature" in low:
+            self.temperature, what = None, "temperature"
+        else:
+            return False
+        log.warning("%s refuses %s (%s); asking without it from now on", self.model_name,
+                    what, said[:200])
         return True
 
     def _create(self, req: dict[str, Any]) -> Any:
@@ -245,32 +209,88 @@ class OpenAIChatModel:
         except Exception as exc:
             raise (map_call_error(exc, self.where) or exc) from exc
 
+    def _asked(self, prompt: str, images: Sequence[bytes], system: str | None,
+               json_mode: bool, stream: bool = False) -> Any:
+        """The SDK's answer to the request, asked again without a parameter the server
+        refuses (:meth:`_drop_refused`; at most once per parameter)."""
+        _openai()
+        for _ in range(3):
+            req = self._request(prompt, images, system, json_mode)
+            try:
+                return self._create({**req, "stream": True} if stream else req)
+            except ProviderError as exc:
+                if not self._drop_refused(exc, req):
+                    raise
+        raise AssertionError("unreachable: each refusal turns one parameter off")
+
+    async def _aasked(self, prompt: str, images: Sequence[bytes], system: str | None,
+                      json_mode: bool, stream: bool = False) -> Any:
+        """Async :meth:`_asked`."""
+        _openai()
+        for _ in range(3):
+            req = self._request(prompt, images, system, json_mode)
+            try:
+                return await self._acreate({**req, "stream": True} if stream else req)
+            except ProviderError as exc:
+                if not self._drop_refused(exc, req):
+                    raise
+        raise AssertionError("unreachable: each refusal turns one parameter off")
+
     def complete(self, prompt: str, *, images: Sequence[bytes] = (), system: str | None = None,
                  json_mode: bool = False) -> str:
-        """One chat completion (blocking); asked once more without ``response_format`` when
-        the server refuses it with HTTP 400."""
-        _openai()
-        req = self._request(prompt, images, system, json_mode)
-        try:
-            resp = self._create(req)
-        except ProviderError as exc:
-            if not self._refuses_json_mode(exc, req):
-                raise
-            resp = self._create(self._request(prompt, images, system, False))
-        return self._answer(resp)
+        """One chat completion (blocking); asked once more without ``response_format`` or
+        ``temperature`` when the server refuses it with HTTP 400."""
+        return self._answer(self._asked(prompt, images, system, json_mode))
 
     async def acomplete(self, prompt: str, *, images: Sequence[bytes] = (),
                         system: str | None = None, json_mode: bool = False) -> str:
         """One chat completion (async); as :meth:`complete`."""
-        _openai()
-        req = self._request(prompt, images, system, json_mode)
+        return self._answer(await self._aasked(prompt, images, system, json_mode))
+
+    def stream(self, prompt: str, *, images: Sequence[bytes] = (),
+               system: str | None = None) -> Iterator[str]:
+        """The answer in pieces as the server streams them (the request of :meth:`complete`
+        with ``"stream": true``; ``<think>`` blocks are left to the caller). A stream that
+        ends without any text is an empty-answer :class:`ProviderError`. A model that opens
+        ``<think>`` in the prompt (``think_in_prompt``) streams nothing of its reasoning."""
+        events = self._asked(prompt, images, system, False, stream=True)
+        got, cut = False, ReasoningCut(bool(self.think_in_prompt))
         try:
-            resp = await self._acreate(req)
-        except ProviderError as exc:
-            if not self._refuses_json_mode(exc, req):
-                raise
-            resp = await self._acreate(self._request(prompt, images, system, False))
-        return self._answer(resp)
+            for chunk in events:
+                if piece := cut.feed(stream_piece(chunk)):
+                    got = True
+                    yield piece
+        except Exception as exc:
+            raise (map_call_error(exc, self.where) or exc) from exc
+        finally:
+            events.close()
+        if tail := cut.flush():
+            got = True
+            yield tail
+        if not got:
+            raise ProviderError(f"empty answer from {self.where} (an empty stream)",
+                                retryable=True)
+
+    async def astream(self, prompt: str, *, images: Sequence[bytes] = (),
+                      system: str | None = None) -> AsyncIterator[str]:
+        """Async :meth:`stream`."""
+        events = await self._aasked(prompt, images, system, False, stream=True)
+        got, cut = False, ReasoningCut(bool(self.think_in_prompt))
+        try:
+            async for chunk in events:
+                if piece := cut.feed(stream_piece(chunk)):
+                    got = True
+                    yield piece
+        except Exception as exc:
+            raise (map_call_error(exc, self.where) or exc) from exc
+        finally:
+            await events.close()
+        if tail := cut.flush():
+            got = True
+            yield tail
+        if not got:
+            raise ProviderError(f"empty answer from {self.where} (an empty stream)",
+                                retryable=True)
 
     def __repr__(self) -> str:
         return f"OpenAIChatModel({self.model_name!r})"
@@ -309,8 +329,8 @@ class OpenAIEmbedder:
         self.where = server_label(base_url)
         self._dim = dimensions or _KNOWN_DIMS.get(model.split(":")[0])
         self.name = f"openai:{model}" + (f":d{dimensions}" if dimensions else "")
-        self._clients = _Clients(
-            _client_kwargs(base_url, api_key, timeout, sdk_max_retries, {}), client, async_client
+        self._clients = Clients(
+            sdk_kwargs(base_url, api_key, timeout, sdk_max_retries, {}), client, async_client
         )
 
     @property

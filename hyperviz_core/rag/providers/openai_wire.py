@@ -19,6 +19,7 @@ otherwise hold a call for as long as it keeps sending.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextvars
 import email.utils
 import json
@@ -26,22 +27,30 @@ import os
 import re
 import threading
 import time
+import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
+from urllib.parse import unquote, urlsplit
 
 import numpy as np
 import numpy.typing as npt
 
-from .protocols import ProviderError
+from .protocols import ProviderError, report_usage
 
 __all__ = [
+    "Clients",
+    "ReasoningCut",
     "await_with_deadline",
     "call_with_deadline",
     "chat_answer",
+    "client_kwargs",
     "embedding_rows",
     "map_openai_error",
+    "openai_sdk",
     "parse_retry_after",
+    "reasoning_end",
     "server_label",
+    "stream_piece",
     "strip_userinfo",
 ]
 
@@ -107,9 +116,124 @@ def _retry_after(exc: Any) -> float | None:
 
 
 def _openai() -> Any:
-    import openai
-
+    try:
+        import openai
+    except ImportError as exc:  # pragma: no cover - exercised only without the extra
+        raise ImportError(
+            "the OpenAI-compatible adapter needs the 'openai' package: "
+            "pip install 'vizrag[openai]'"
+        ) from exc
     return openai
+
+
+openai_sdk = _openai
+
+
+class Clients:
+    """Lazily created sync client and one async client per event loop."""
+
+    def __init__(self, kwargs: dict[str, Any], client: Any, async_client: Any) -> None:
+        self.kwargs = kwargs
+        self._sync = client
+        self._fixed_async = async_client
+        self._async: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def sync(self) -> Any:
+        if self._sync is None:
+            self._sync = _openai().OpenAI(**self.kwargs)
+        return self._sync
+
+    def aio(self) -> Any:
+        if self._fixed_async is not None:
+            return self._fixed_async
+        loop = asyncio.get_running_loop()
+        client = self._async.get(loop)
+        if client is None:
+            client = self._async[loop] = _openai().AsyncOpenAI(**self.kwargs)
+        return client
+
+
+def _proxy_authorization(base_url: str) -> str | None:
+    """``Basic ...`` of the base URL's ``user:password@`` (percent-decoded), or None."""
+    parts = urlsplit(base_url.strip())
+    if parts.username is None and parts.password is None:
+        return None
+    pair = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}"
+    return "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")
+
+
+def client_kwargs(base_url: str | None, api_key: str | None, timeout: float,
+                  sdk_max_retries: int, extra: dict[str, Any]) -> dict[str, Any]:
+    """The SDK client's arguments. The SDK gets the base URL without its ``user:password@``
+    (httpx would log it with every request and send it as ``Authorization: Basic``, in place
+    of the API key's ``Bearer``); the credentials go as ``Proxy-Authorization: Basic`` (for an
+    authenticating gateway in front of the server), a header nothing logs. ``default_headers``
+    in ``extra`` win (e.g. an ``Authorization`` of your own for a reverse proxy)."""
+    kwargs: dict[str, Any] = {"timeout": timeout, "max_retries": sdk_max_retries, **extra}
+    base_url = base_url or os.environ.get("OPENAI_BASE_URL")  # the SDK would read it raw
+    if base_url:
+        kwargs["base_url"] = strip_userinfo(base_url)
+        basic = _proxy_authorization(base_url)
+        if basic is not None:
+            kwargs["default_headers"] = {"Proxy-Authorization": basic,
+                                         **(extra.get("default_headers") or {})}
+    if api_key is not None:
+        kwargs["api_key"] = api_key
+    return kwargs
+
+
+_OPEN, _CLOSE = "<think>", "</think>"
+
+
+def reasoning_end(text: str) -> int:
+    """Where the answer starts after an unpaired leading ``</think>`` (reasoning whose
+    ``<think>`` the chat template opened in the prompt: DeepSeek-R1, QwQ without a reasoning
+    parser), or -1: no ``</think>``, or a ``<think>`` opens before it.
+
+    >>> reasoning_end("plan</think>Ada"), reasoning_end("<think>plan</think>Ada")
+    (12, -1)
+    """
+    low = text.lower()
+    close, opened = low.find(_CLOSE), low.find(_OPEN)
+    return -1 if close < 0 or 0 <= opened < close else close + len(_CLOSE)
+
+
+class ReasoningCut:
+    """A stream's pieces without the reasoning up to an unpaired leading ``</think>``
+    (:func:`reasoning_end`), when ``active``: the start is held back until that tag (the
+    text before it dropped), a ``<think>`` (left to the caller) or the end."""
+
+    def __init__(self, active: bool) -> None:
+        self.held, self.holding = "", active
+
+    def feed(self, piece: str) -> str:
+        if not self.holding:
+            return piece
+        self.held += piece
+        end = reasoning_end(self.held)
+        if end < 0 and _OPEN not in self.held.lower():
+            return ""
+        text, self.held, self.holding = self.held, "", False
+        return text[end:] if end >= 0 else text
+
+    def flush(self) -> str:
+        text, self.held, self.holding = self.held, "", False
+        return text
+
+
+def stream_piece(chunk: Any) -> str:
+    """The text of one streamed chat-completion chunk (``""`` for none); the token counts a
+    chunk may carry go to :func:`~.protocols.report_usage`."""
+    usage = getattr(chunk, "usage", None)
+    if usage is not None:
+        report_usage(getattr(usage, "prompt_tokens", 0) or 0,
+                     getattr(usage, "completion_tokens", 0) or 0)
+    choices = getattr(chunk, "choices", None) or []
+    delta = getattr(choices[0], "delta", None) if choices else None
+    content = getattr(delta, "content", None)
+    return content if isinstance(content, str) else ""
 
 
 def map_openai_error(exc: BaseException, where: str | None = None) -> ProviderError:

@@ -18,7 +18,7 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field, field_serializer
 
 from .offline import HashingEmbedder
 from .openai_compat import OpenAIChatModel, OpenAIEmbedder
@@ -51,16 +51,40 @@ _BASE_URL_ENV = {"openai": "OPENAI_BASE_URL", "ollama": "OLLAMA_BASE_URL",
 
 
 class ModelSpec(BaseModel):
-    """A parsed ``--llm`` / ``--embed`` value."""
+    """A parsed ``--llm`` / ``--embed`` value.
+
+    ``api_key`` and the ``user:password@`` of ``base_url`` are read as given, but never
+    shown: ``repr``/``str`` leave the key out and the URL's credentials off, and
+    ``model_dump``/``model_dump_json`` write the key as ``"**********"`` and the URL without
+    them.
+
+    >>> s = ModelSpec(provider="openai", model="m", base_url="http://u:pw@h/v1", api_key="sk-1")
+    >>> s
+    ModelSpec(provider='openai', model='m', base_url='http://h/v1')
+    >>> s.model_dump()["api_key"], s.api_key
+    ('**********', 'sk-1')
+    """
 
     provider: str
     model: str = ""
     base_url: str | None = None
-    api_key: str | None = None
+    api_key: str | None = Field(default=None, repr=False)
 
     @property
     def offline(self) -> bool:
         return self.provider == "offline"
+
+    def __repr_args__(self) -> Any:
+        for name, value in super().__repr_args__():
+            yield name, (strip_userinfo(value) if name == "base_url" and value else value)
+
+    @field_serializer("base_url")
+    def _url_shown(self, value: str | None) -> str | None:
+        return strip_userinfo(value) if value else value
+
+    @field_serializer("api_key")
+    def _key_shown(self, value: str | None) -> str | None:
+        return "**********" if value else value
 
 
 _SPEC = re.compile(r"^(?P<provider>[A-Za-z][\w-]*):(?P<rest>.+)$")

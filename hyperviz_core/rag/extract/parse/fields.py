@@ -65,14 +65,28 @@ def _utf8(text: str) -> str:
         return text.encode("utf-8", "replace").decode("utf-8")
 
 
+def _after_open_reasoning(text: str) -> str:
+    """``text`` without the reasoning before an unpaired leading ``</think>`` (a reasoning
+    model whose chat template opened ``<think>`` in the prompt: DeepSeek-R1, QwQ, Qwen3
+    served without a reasoning parser), kept whole when a ``<think>`` opens before it."""
+    low = text.lower()
+    close = low.find("</think>")
+    if close < 0:
+        return text
+    opened = low.find("<think>")
+    return text if 0 <= opened < close else text[close + len("</think>"):]
+
+
 def answer_text(text: Any) -> str:
-    """A model answer as text: decoded, cut to ``MAX_INPUT``, ``<think>`` blocks removed."""
+    """A model answer as text: decoded, cut to ``MAX_INPUT``, reasoning removed: the
+    ``<think>...</think>`` blocks (an unclosed one to the end) and the text up to an unpaired
+    leading ``</think>`` (no ``<think>`` before it: the template opened it in the prompt)."""
     if text is None:
         return ""
     if isinstance(text, (bytes, bytearray)):
         text = bytes(text).decode("utf-8", errors="replace")
     text = _utf8(str(text)[:MAX_INPUT])
-    return _THINK.sub("", text)
+    return _THINK.sub("", _after_open_reasoning(text))
 
 
 def clean(value: Any, limit: int) -> str:
