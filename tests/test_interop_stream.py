@@ -83,12 +83,19 @@ def test_every_protocol_reads_the_same(tmp_path: Path, protocol: int) -> None:
     _same(load_hgdb(path), read_hgdb_rows(path), streamed=protocol >= 4)  # 3: fallback
 
 
-def test_protocol_2_names_python_2_globals_and_is_refused_by_both(tmp_path: Path) -> None:
-    path = tmp_path / "g.hgdb"
-    path.write_bytes(pickle.dumps(_blob(), protocol=2))  # __builtin__.set
+def test_protocol_2_spells_builtins_the_python_2_way_and_loads_in_both(tmp_path: Path) -> None:
+    """Protocols 0-2 write ``__builtin__.set``: the same allowed global, so both readers
+    load it with the protocol-4 file's result; any other ``__builtin__`` global is refused."""
+    four, two = tmp_path / "4.hgdb", tmp_path / "2.hgdb"
+    four.write_bytes(pickle.dumps(_blob(), protocol=4))
+    two.write_bytes(pickle.dumps(_blob(), protocol=2))  # __builtin__.set
     for read in (load_hgdb, read_hgdb_rows):
-        with pytest.raises(HyperRAGFormatError, match=r"__builtin__\.set"):
-            read(path)
+        assert sorted(read(two).edges) == sorted(read(four).edges)
+    evil = tmp_path / "e.hgdb"
+    evil.write_bytes(b"c__builtin__\neval\n(S'1'\ntR.")  # protocol 0: __builtin__.eval('1')
+    for read in (load_hgdb, read_hgdb_rows):
+        with pytest.raises(HyperRAGFormatError, match=r"__builtin__\.eval"):
+            read(evil)
 
 
 def test_protocol_4_is_streamed_not_unpickled() -> None:

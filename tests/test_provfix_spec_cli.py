@@ -106,6 +106,7 @@ def test_tune_model_is_retried_with_its_timeout() -> None:
     ["eval", "table", "1", "--systems", "a"],
     ["probes", "run", "p.jsonl", "--llm", "openai:m"],
     ["tune", "--from", "s"],
+    ["import-hyperrag", "wd", "--store", "s"],
 ])
 def test_timeout_is_an_option_of_every_command_with_a_model(argv: list[str]) -> None:
     assert build_parser().parse_args([*argv, "--timeout", "9"]).timeout == 9.0
@@ -132,3 +133,20 @@ def test_eval_judge_gives_its_timeout_to_the_model(tmp_path: Path,
     main(["eval", "judge", "--questions", str(q), "--systems", *systems, "--judge",
           "openai:m", "--timeout", "11"])
     assert seen == [("openai:m", "--judge", 11.0)]
+
+
+def test_import_hyperrag_gives_its_timeout_to_the_model(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from hyperviz_core.cli import index as index_cli
+    from hyperviz_core.cli import main
+
+    seen: list[Any] = []
+
+    def make_chat(spec: str | None, *, timeout: float | None = None, flag: str = "--llm") -> Any:
+        seen.append((spec, timeout))
+        raise ValueError("stop here")
+
+    monkeypatch.setattr(index_cli, "make_chat", make_chat)
+    assert main(["import-hyperrag", str(tmp_path), "--store", str(tmp_path / "s"),
+                 "--llm", "openai:m", "--timeout", "7"]) == 2
+    assert seen == [("openai:m", 7.0)]

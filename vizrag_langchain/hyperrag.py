@@ -7,7 +7,11 @@ chunk id) plus, with ``include_image=True``, one image document: the HyperViz re
 entities and hyperedges Hyper-RAG retrieved (duplicates removed), its caption as
 ``page_content`` and the PNG in ``metadata["image_base64"]`` (``metadata["type"] ==
 "hyperviz_image"``, so :class:`~vizrag_langchain.HyperVizRunnable` and
-:func:`~vizrag_langchain.create_vizrag_chain` pick it up).
+:func:`~vizrag_langchain.create_vizrag_chain` pick it up). Passages carry ``rank`` (from 1) and
+``score`` (``1 / rank``); the image document the rank after them and the weakest passage's
+score, as :class:`~vizrag_langchain.VizRAGRetriever` gives its image. Hyper-RAG's fail
+response (nothing retrieved) gives no document. Passages carry no ``doc_id``: Hyper-RAG's
+result does not say which document a passage belongs to.
 
 Example::
 
@@ -29,22 +33,26 @@ from langchain_core.callbacks import (
 )
 from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
-from pydantic import ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from hyperviz_core.interop import LiveResult, aquery_hyperrag, run_sync
 
 from .documents import IMAGE_DOC_TYPE
-from .options import check_flag, check_k
+from .options import check_flag, check_k, refuse_unknown
 
 __all__ = ["HyperRAGVisualRetriever"]
 
+#: what ``invoke(query, ...)`` takes per call
+_CALL_OPTIONS = ("k", "include_image")
 
-def _image_document(live: LiveResult, ctx: Any) -> Document:
+
+def _image_document(live: LiveResult, ctx: Any, rank: int, score: float) -> Document:
     return Document(
         id=f"hyperviz-{ctx.sha256[:16]}",
         page_content=ctx.caption,
         metadata={
             "source": "hyper-rag", "type": IMAGE_DOC_TYPE, "view": "hyperrag",
+            "rank": rank, "score": score,
             "query": live.query, "mime_type": ctx.mime_type, "image_base64": ctx.png_base64,
             "width": ctx.width, "height": ctx.height, "sha256": ctx.sha256,
             "export": ctx.export,
@@ -65,7 +73,9 @@ class HyperRAGVisualRetriever(BaseRetriever):
         include_response: also return Hyper-RAG's own answer as a document
             (``metadata["type"] == "hyperrag_response"``; not counted in ``k``).
 
-    ``invoke(q, k=..., include_image=...)`` overrides per call.
+    ``invoke(q, k=..., include_image=...)`` overrides per call. An unknown option, in the
+    constructor or per call, is a ``TypeError`` naming the closest known one (``top_k`` →
+    ``k``).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
@@ -76,6 +86,15 @@ class HyperRAGVisualRetriever(BaseRetriever):
     include_image: bool = False
     include_response: bool = False
     renderer: Any = Field(default=None, exclude=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_options(cls, data: Any) -> Any:
+        """A misspelt option (``top_k=3``) is a ``TypeError`` saying the name (``k``), not
+        pydantic's "Extra inputs are not permitted"."""
+        if isinstance(data, dict):
+            refuse_unknown(data, cls.model_fields, "HyperRAGVisualRetriever")
+        return data
 
     @field_validator("k", "include_image", "include_response", mode="before")
     @classmethod
@@ -95,8 +114,8 @@ class HyperRAGVisualRetriever(BaseRetriever):
         passages = live.passages if n is None else live.passages[:n]
         docs = [Document(id=cid, page_content=text,
                          metadata={"source": "hyper-rag", "type": "chunk", "chunk_id": cid,
-                                   "rank": rank, "query": live.query})
-                for rank, (cid, text) in enumerate(passages)]
+                                   "rank": rank, "score": 1.0 / rank, "query": live.query})
+                for rank, (cid, text) in enumerate(passages, start=1)]
         if self.include_response and live.response:
             docs.append(Document(page_content=live.response,
                                  metadata={"source": "hyper-rag", "type": "hyperrag_response",
@@ -111,17 +130,21 @@ class HyperRAGVisualRetriever(BaseRetriever):
         live = await aquery_hyperrag(self.rag, query, self.param)
         docs = self._documents(live, n)
         if image and live.hypergraph.entities:
-            docs.append(_image_document(live, await live.arender(self.renderer)))
+            scores = [d.metadata["score"] for d in docs if d.metadata["type"] == "chunk"]
+            ctx = await live.arender(self.renderer)
+            docs.append(_image_document(live, ctx, len(docs) + 1, min(scores, default=0.0)))
         return docs
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun,
-        k: int | None = None, include_image: bool | None = None,
+        k: int | None = None, include_image: bool | None = None, **other: Any,
     ) -> list[Document]:
+        refuse_unknown(other, _CALL_OPTIONS, "HyperRAGVisualRetriever.invoke()")
         return run_sync(lambda: self._collect(query, k, include_image))
 
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun,
-        k: int | None = None, include_image: bool | None = None,
+        k: int | None = None, include_image: bool | None = None, **other: Any,
     ) -> list[Document]:
+        refuse_unknown(other, _CALL_OPTIONS, "HyperRAGVisualRetriever.ainvoke()")
         return await self._collect(query, k, include_image)

@@ -2,9 +2,14 @@
 
 :class:`HyperRAGVisualRetriever` wraps a user's ``HyperRAG`` object (duck typed: anything with
 an async ``aquery(query, param)``), asks it with ``QueryParam(mode="hyper",
-return_type="json")`` and returns one ``TextNode`` per retrieved passage (id = Hyper-RAG's
-chunk id) plus one image node: the HyperViz rendering of the entities and hyperedges Hyper-RAG
-retrieved (duplicates removed), captioned with the textual hyperedge list.
+return_type="json")`` and returns one ``VizRAGTextNode`` per retrieved passage (id = Hyper-RAG's
+chunk id, ``metadata["rank"]`` from 1, score ``1 / rank``) plus one image node: the HyperViz
+rendering of the entities and hyperedges Hyper-RAG retrieved (duplicates removed), captioned
+with the textual hyperedge list and scored like the weakest passage, as
+:class:`~vizrag_llamaindex.VizRAGRetriever` scores its image (a ``SimilarityPostprocessor``
+that keeps the passages keeps it). Hyper-RAG's fail response (nothing retrieved) gives no
+node. The passages carry no ``doc_id``: Hyper-RAG's result does not say which document a
+passage belongs to.
 
 Example::
 
@@ -24,16 +29,21 @@ from typing import Any
 
 from llama_index.core.callbacks import CallbackManager
 from llama_index.core.retrievers import BaseRetriever
-from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from hyperviz_core.interop import LiveResult, aquery_hyperrag, run_sync
+from hyperviz_core.rag.engine_args import refuse_unknown_options
 
-from .nodes import image_node
+from .nodes import VizRAGTextNode, image_node, low_score
 from .retriever import check_top_k
 
 __all__ = ["HyperRAGVisualRetriever"]
 
 _META_HIDDEN = ["source", "chunk_id", "rank", "type"]
+_OPTIONS = ("param", "top_k", "include_image", "include_response", "renderer",
+            "callback_manager", "verbose")
+#: other retrievers' names of ``top_k``
+_TOP_K_ALIASES = {"similarity_top_k": "top_k", "k": "top_k"}
 
 
 class HyperRAGVisualRetriever(BaseRetriever):
@@ -49,6 +59,9 @@ class HyperRAGVisualRetriever(BaseRetriever):
         include_response: also return Hyper-RAG's own answer as a text node.
         renderer: a :class:`~hyperviz_core.render.HyperViz` (default: dual view,
             congestion control on).
+
+    An unknown option is a ``TypeError`` naming the closest known one
+    (``similarity_top_k`` → ``top_k``).
     """
 
     def __init__(
@@ -62,7 +75,10 @@ class HyperRAGVisualRetriever(BaseRetriever):
         renderer: Any = None,
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
+        **other: Any,
     ) -> None:
+        refuse_unknown_options(other, _OPTIONS, "HyperRAGVisualRetriever",
+                               aliases=_TOP_K_ALIASES)
         if not callable(getattr(rag, "aquery", None)):
             raise TypeError(f"{type(rag).__name__} has no async aquery(query, param) method")
         if top_k is not None:
@@ -82,25 +98,35 @@ class HyperRAGVisualRetriever(BaseRetriever):
     def _text_nodes(self, live: LiveResult) -> list[NodeWithScore]:
         passages = live.passages if self.top_k is None else live.passages[: self.top_k]
         out = []
-        for rank, (cid, text) in enumerate(passages):
-            node = TextNode(id_=cid, text=text,
-                            metadata={"source": "hyper-rag", "chunk_id": cid, "rank": rank},
-                            excluded_llm_metadata_keys=_META_HIDDEN,
-                            excluded_embed_metadata_keys=_META_HIDDEN)
-            out.append(NodeWithScore(node=node, score=1.0 / (1 + rank)))
-        if self.include_response and live.response:
-            rid = "hyperrag-response-" + hashlib.sha256(live.response.encode()).hexdigest()[:16]
-            node = TextNode(id_=rid, text=live.response, metadata={"type": "hyperrag_response"},
-                            excluded_llm_metadata_keys=_META_HIDDEN)
-            out.append(NodeWithScore(node=node, score=None))
+        for rank, (cid, text) in enumerate(passages, start=1):
+            node = VizRAGTextNode(id_=cid, text=text,
+                                  metadata={"source": "hyper-rag", "chunk_id": cid, "rank": rank},
+                                  excluded_llm_metadata_keys=_META_HIDDEN,
+                                  excluded_embed_metadata_keys=_META_HIDDEN,
+                                  query_metadata_keys=["rank"])
+            out.append(NodeWithScore(node=node, score=1.0 / rank))
         return out
 
+    def _response_node(self, live: LiveResult, score: float | None) -> NodeWithScore:
+        rid = "hyperrag-response-" + hashlib.sha256(live.response.encode()).hexdigest()[:16]
+        node = VizRAGTextNode(id_=rid, text=live.response,
+                              metadata={"source": "hyper-rag", "type": "hyperrag_response"},
+                              excluded_llm_metadata_keys=_META_HIDDEN,
+                              excluded_embed_metadata_keys=_META_HIDDEN)
+        return NodeWithScore(node=node, score=score)
+
     async def _collect(self, query: str) -> list[NodeWithScore]:
+        """The passages, Hyper-RAG's answer, then the image: the last two scored like the
+        weakest passage (:func:`~vizrag_llamaindex.nodes.low_score`, as VizRAG's retriever
+        scores its image), so a score cut-off that keeps the passages keeps them."""
         live = await aquery_hyperrag(self.rag, query, self.param)
         nodes = self._text_nodes(live)
+        score = low_score(nodes)
+        if self.include_response and live.response:
+            nodes.append(self._response_node(live, score))
         if self.include_image and live.hypergraph.entities:
             ctx = await live.arender(self.renderer)
-            nodes.append(image_node(ctx, view="hyperrag", score=None))
+            nodes.append(image_node(ctx, view="hyperrag", score=score))
         return nodes
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:

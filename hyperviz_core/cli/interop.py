@@ -4,6 +4,8 @@
 (validated completely before anything is written; re-importing is a no-op) and prints counts.
 It refuses to replace a stored document under a Hyper-RAG document id that no Hyper-RAG
 import wrote (e.g. one ``vizrag index`` stored) unless ``--replace-documents`` is given.
+Stored documents of a Hyper-RAG import that WORKDIR no longer holds are named in a note and
+kept, or deleted with ``--prune``.
 ``export --store STORE --hif OUT.json [--layer L] [--doc ID ...] [--query Q]`` writes the whole
 store or a selected sub-hypergraph as HIF (``--hif -``: to standard output).
 
@@ -28,14 +30,15 @@ from .argtypes import check_top_k_hops
 __all__ = ["register"]
 
 
-def _theme_extractor(chat: Any, store: Any) -> Any:
+def _theme_extractor(chat: Any, store: Any, max_retries: int) -> Any:
     """None (offline heuristic themes) or an LLM theme extractor with retries and a
     persistent call cache in the store (the indexer's stack)."""
     from ..rag import LLMThemeExtractor, StoreCacheBackend, build_chat_stack
 
     if chat is None:
         return None
-    return LLMThemeExtractor(build_chat_stack(chat, cache=StoreCacheBackend(store)))
+    return LLMThemeExtractor(build_chat_stack(chat, cache=StoreCacheBackend(store),
+                                              max_retries=max_retries))
 
 
 def _run_import(args: argparse.Namespace) -> int:
@@ -45,18 +48,18 @@ def _run_import(args: argparse.Namespace) -> int:
     from .index import make_chat, make_embedder, recorded_embedder
     from .ready import make_query_ready, ready_json, ready_line
 
-    embedder = (make_embedder(args.embed) if args.embed
-                else recorded_embedder(args.store) or make_embedder("offline"))
-    chat = make_chat(args.llm)  # bad specs fail here, before anything is written
+    embedder = (make_embedder(args.embed, timeout=args.timeout, max_retries=args.max_retries)
+                if args.embed else recorded_embedder(args.store) or make_embedder("offline"))
+    chat = make_chat(args.llm, timeout=args.timeout)  # bad specs fail here, before any write
     wd = read_for_import(args.workdir, reuse_embeddings=args.reuse_embeddings)  # checked
     with store_errors(args.store):
         store = open_store(args.store, read_only=False)  # directory, .sqlite, postgresql://
         try:
             report = import_workdir(
                 wd, store, embedder=embedder, reuse_embeddings=args.reuse_embeddings,
-                theme_extractor=_theme_extractor(chat, store),
+                theme_extractor=_theme_extractor(chat, store, args.max_retries),
                 show_progress=not args.no_progress and sys.stderr.isatty(), release=True,
-                replace_documents=args.replace_documents,
+                replace_documents=args.replace_documents, prune=args.prune,
             )
         except KeyboardInterrupt:
             print(f"vizrag import-hyperrag: interrupted; {store.path} keeps the "
@@ -140,6 +143,8 @@ def _write_stdout(data: bytes) -> None:
 
 def register(sub: Any) -> None:
     """Add the ``import-hyperrag`` and ``export`` subcommands."""
+    from .index import add_provider_options
+
     p = sub.add_parser(
         "import-hyperrag",
         help="import a Hyper-RAG working dir into a store (no re-extraction)",
@@ -165,6 +170,11 @@ def register(sub: Any) -> None:
                    help="replace stored documents whose id a Hyper-RAG document uses although "
                    "no Hyper-RAG import wrote them (e.g. indexed by `vizrag index`); by "
                    "default the import refuses them and writes nothing")
+    p.add_argument("--prune", action="store_true",
+                   help="delete stored documents a Hyper-RAG import wrote that WORKDIR no "
+                   "longer holds (by default they are kept and named in a note; do not use "
+                   "it on a store that holds several working dirs)")
+    add_provider_options(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the import report as JSON")
     p.set_defaults(func=_run_import)

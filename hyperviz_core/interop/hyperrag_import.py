@@ -42,6 +42,7 @@ from ..model import normalize_key
 from ..rag import Embedder, HashingEmbedder, HeuristicThemeExtractor, StoreStats
 from ..rag.store import DocumentInput, StoreProtocol, open_store
 from ..rag.store.batch import batched
+from ..rag.store.protocol import stored_document_ids
 from .hyperrag_map import (
     HYPERRAG_SOURCE,
     DocPlan,
@@ -55,7 +56,7 @@ from .hyperrag_pickle import HyperRAGFormatError, shown
 from .hyperrag_read import VDB_FILES, HyperRAGWorkdir, VdbFile, read_vdb, read_workdir
 
 __all__ = ["DocumentConflictError", "ImportReport", "foreign_documents", "import_hyperrag",
-           "import_workdir", "read_for_import"]
+           "import_workdir", "read_for_import", "stale_documents"]
 
 #: space -> (our id -> row number, the rows: a LazyMatrix or a decoded matrix)
 VectorMap = dict[str, tuple[dict[str, int], Any]]
@@ -73,6 +74,18 @@ def foreign_documents(store: StoreProtocol, doc_ids: Sequence[str]) -> list[str]
         out += [d.id for d in store.documents(doc_ids[start : start + 256])
                 if d.metadata.get("source") != HYPERRAG_SOURCE]
     return out
+
+
+def stale_documents(store: StoreProtocol, doc_ids: set[str]) -> list[str]:
+    """The ids of ``store``'s documents that a Hyper-RAG import wrote (their
+    ``metadata["source"]`` is :data:`HYPERRAG_SOURCE`) but ``doc_ids`` (a working dir's)
+    lacks: removed from the working dir since, or imported from another one. Sorted."""
+    others = sorted(stored_document_ids(store) - doc_ids)
+    out: list[str] = []
+    for start in range(0, len(others), 256):
+        out += [d.id for d in store.documents(others[start : start + 256])
+                if d.metadata.get("source") == HYPERRAG_SOURCE]
+    return sorted(out)
 
 
 def _check_replacements(wd: HyperRAGWorkdir, store: StoreProtocol, replace: bool) -> None:
@@ -101,6 +114,9 @@ class ImportReport(BaseModel):
     documents_added: int = 0
     documents_replaced: int = 0
     documents_skipped: int = 0
+    #: stored documents of a Hyper-RAG import that the working dir does not hold
+    stale_documents: list[str] = Field(default_factory=list)
+    documents_pruned: int = 0
     themes: int = 0
     embeddings: Literal["reused", "embedded"] = "embedded"
     embedding_note: str = ""
@@ -127,6 +143,8 @@ class ImportReport(BaseModel):
         if self.llm_cache_entries is not None:
             out.append(f"LLM cache: {self.llm_cache_entries} Hyper-RAG entries read, not "
                        "copied (keyed by Hyper-RAG's prompts, which VizRAG never sends)")
+        if self.stale_documents:
+            out.append(self._stale_line())
         s = self.store_stats
         if s is not None:
             out.append(f"store: documents {s.documents}, chunks {s.chunks}, entities "
@@ -134,6 +152,16 @@ class ImportReport(BaseModel):
                        f"hyperedges {s.theme_hyperedges}")
         out.extend(f"warning: {w}" for w in self.warnings)
         return out
+
+    def _stale_line(self) -> str:
+        stale = self.stale_documents
+        ids = ", ".join(shown(i) for i in stale[:5]) + (" ..." if len(stale) > 5 else "")
+        if self.documents_pruned:
+            return (f"pruned {self.documents_pruned} document(s) a Hyper-RAG import wrote "
+                    f"that the working dir no longer holds: {ids}")
+        return (f"note: the store keeps {len(stale)} document(s) a Hyper-RAG import wrote that "
+                f"this working dir does not hold (removed from it since, or imported from "
+                f"another working dir): {ids}; pass --prune (prune=True) to remove them")
 
 
 class _Rows:
@@ -282,6 +310,7 @@ def import_workdir(
     batch_items: int = 1500,
     release: bool = False,
     replace_documents: bool = False,
+    prune: bool = False,
 ) -> ImportReport:
     """Write an already validated working dir into an open store (see :func:`import_hyperrag`).
 
@@ -291,7 +320,9 @@ def import_workdir(
     as it goes (each document's text, chunks and the rows no later document needs): what
     :func:`import_hyperrag` does with the working dir it read. A stored document that no
     Hyper-RAG import wrote is never replaced unless ``replace_documents``
-    (:class:`DocumentConflictError` before the first write)."""
+    (:class:`DocumentConflictError` before the first write). Stored documents of a Hyper-RAG
+    import that ``wd`` lacks are named in the report (``stale_documents``) and, with
+    ``prune``, deleted after the writes."""
 
     t0 = time.perf_counter()
     embedder = embedder or HashingEmbedder()
@@ -299,6 +330,7 @@ def import_workdir(
     reuse, note = _embedding_choice(wd, embedder, reuse_embeddings)
     _check_replacements(wd, store, replace_documents)  # both before the first write
     store.check_embedder(embedder.name, embedder.dim)
+    stale = stale_documents(store, set(wd.docs))  # before release=True empties wd.docs
     plan = build_plan(wd)
     vecs = None
     if reuse:  # only for the spaces this store keeps vectors of
@@ -312,11 +344,13 @@ def import_workdir(
         chunks=len(wd.chunks), vertices=len(wd.graph.vertices), hyperedges=len(wd.graph.edges),
         unknown_vertices=plan.unknown_vertices, singleton_hyperedges=plan.singleton_hyperedges,
         embeddings="reused" if reuse else "embedded", llm_cache_entries=wd.llm_cache_entries,
-        warnings=plan.warnings,
+        warnings=plan.warnings, stale_documents=stale,
     )
     with _frozen_gc(), _page_cache(store):
         _import_documents(wd, store, plan, rep, embedder, themes, vecs, show_progress,
                           (batch_size, batch_items), release)
+    if prune and stale:
+        rep.documents_pruned = store.delete_documents(stale, embedder=embedder)["documents"]
     written = rep.documents_added + rep.documents_replaced
     rep.embedding_note = (note if written else "nothing embedded or reused: no document "
                           f"changed (the store's vectors are {embedder.name}'s)") + (
@@ -421,6 +455,7 @@ def import_hyperrag(
     reuse_embeddings: bool = False,
     show_progress: bool = True,
     replace_documents: bool = False,
+    prune: bool = False,
 ) -> ImportReport:
     """Import a Hyper-RAG working dir into a VizRAG store; re-importing is a no-op.
 
@@ -434,6 +469,8 @@ def import_hyperrag(
         show_progress: tqdm bar over documents.
         replace_documents: replace stored documents with a working dir's id that another
             command (``vizrag index``) wrote; by default the import refuses them.
+        prune: delete the stored documents a Hyper-RAG import wrote that the working dir
+            does not hold (by default they are kept and named in the report).
 
     Raises:
         HyperRAGFormatError: the working dir is incomplete, malformed or unsafe (nothing
@@ -448,7 +485,8 @@ def import_hyperrag(
     try:
         return import_workdir(wd, st, embedder=embedder, theme_extractor=theme_extractor,
                               reuse_embeddings=reuse_embeddings, show_progress=show_progress,
-                              release=True, replace_documents=replace_documents)
+                              release=True, replace_documents=replace_documents,
+                              prune=prune)
     finally:
         if own:
             st.close()

@@ -33,6 +33,7 @@ import asyncio
 import concurrent.futures
 import hashlib
 import json
+import logging
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -45,6 +46,7 @@ from .hyperrag_map import CaseIndex, split_keywords, split_sep
 from .hyperrag_pickle import HyperRAGFormatError
 
 __all__ = [
+    "FAIL_RESPONSE",
     "HyperRAGResult",
     "LiveResult",
     "QueryParamLike",
@@ -56,6 +58,11 @@ __all__ = [
 ]
 
 _T = TypeVar("_T")
+_log = logging.getLogger(__name__)
+
+#: Hyper-RAG's ``PROMPTS["fail_response"]``: what ``aquery`` returns, as plain text even with
+#: ``return_type="json"``, when the query gave it no keywords or no context (nothing found)
+FAIL_RESPONSE = "Sorry, I'm not able to provide an answer to that question."
 _LOOSE = ConfigDict(extra="ignore", coerce_numbers_to_str=True)
 
 
@@ -101,14 +108,17 @@ def _parse(result: Any) -> HyperRAGResult:
     if isinstance(result, HyperRAGResult):
         return result
     if isinstance(result, str | bytes):
+        text = result.decode("utf-8", "replace") if isinstance(result, bytes) else result
+        if text.strip() == FAIL_RESPONSE:  # nothing retrieved: an empty result, not an error
+            _log.info("Hyper-RAG found nothing for the query (its fail response %r): "
+                      "empty result", FAIL_RESPONSE)
+            return HyperRAGResult()
         try:
             result = json.loads(result)
         except json.JSONDecodeError:
-            text = result.decode("utf-8", "replace") if isinstance(result, bytes) else result
             raise HyperRAGFormatError(
                 f"Hyper-RAG returned plain text, not its JSON result: {text.strip()[:80]!r} "
-                "(its fail response when the query gave it no keywords or context; else "
-                "query it with QueryParam(mode='hyper', return_type='json'))") from None
+                "(query it with QueryParam(mode='hyper', return_type='json'))") from None
     if not isinstance(result, Mapping):
         raise HyperRAGFormatError(
             f"expected Hyper-RAG's JSON result (a dict), got {type(result).__name__}")
@@ -244,8 +254,11 @@ class LiveResult(BaseModel):
 def from_hyperrag_result(result: Any, query: str = "") -> LiveResult:
     """Hyper-RAG's JSON query result (dict, JSON text or parsed) → :class:`LiveResult`.
 
+    Hyper-RAG's plain-text fail response (:data:`FAIL_RESPONSE`: nothing retrieved) gives an
+    empty result, as an empty JSON result does (no passages, no hypergraph, no answer).
+
     Raises:
-        HyperRAGFormatError: not a Hyper-RAG JSON result.
+        HyperRAGFormatError: not a Hyper-RAG JSON result (other plain text included).
     """
     parsed = _parse(result)
     passages = {hyperrag_chunk_id(t.content): t.content for t in parsed.text_units}

@@ -13,8 +13,10 @@ Pure functions, no store access. The rules (Hyper-RAG quirks included):
   collapses a pair of names that differ only by case into a 1-member hyperedge), with the
   ``<SEP>``/comma-split keywords, the description lines and Hyper-RAG's summed weight.
 * **Sources.** Each vertex/hyperedge is a *mention* in every chunk its ``source_id`` lists
-  (``<SEP>``-split); a vertex whose sources are all unknown falls back to the chunks of its
-  hyperedges; anything left without a chunk is dropped with a warning.
+  (``<SEP>``-split; an unknown id beside known ones is ignored with a warning); a vertex
+  whose sources are all unknown falls back to the chunks of its hyperedges (with a
+  warning); anything left without a chunk, or a hyperedge without a member, is dropped
+  with a warning saying which.
 
 Example:
     >>> split_sep("a<SEP> b <SEP>a<SEP>UNKNOWN")
@@ -33,6 +35,7 @@ from typing import Any
 
 from ..model import EmptyNameError, Entity, Hyperedge, hyperedge_id, normalize_key
 from ..rag import Chunk, ChunkExtraction, Document
+from .hyperrag_pickle import shown
 from .hyperrag_read import ChunkRow, HyperRAGWorkdir
 
 __all__ = [
@@ -149,6 +152,13 @@ class ImportPlan:
     dropped_vertices: int = 0
     dropped_hyperedges: int = 0
     warnings: list[str] = field(default_factory=list)
+    #: what the warnings name: dropped for want of a known chunk, or of a member; vertices
+    #: moved to their hyperedges' chunks; the first unknown id of partly known source lists
+    unsourced_vertices: list[str] = field(default_factory=list)
+    unsourced_hyperedges: list[tuple[str, ...]] = field(default_factory=list)
+    memberless_hyperedges: list[tuple[str, ...]] = field(default_factory=list)
+    rehomed_vertices: list[str] = field(default_factory=list)
+    bogus_sources: list[str] = field(default_factory=list)
 
 
 def _key_map(wd: HyperRAGWorkdir, plan_warnings: list[str],
@@ -179,18 +189,28 @@ def _key_map(wd: HyperRAGWorkdir, plan_warnings: list[str],
     return keys
 
 
-def _sources(value: Any, known: dict[str, ChunkRow]) -> list[str]:
-    return [c for c in split_sep(str(value or "")) if c in known]
+def _sources(value: Any, known: dict[str, ChunkRow],
+             bogus: list[str] | None = None) -> list[str]:
+    """The known chunk ids of a ``source_id``; ``bogus`` gets its first unknown id when it
+    also names known ones (the item is kept, that id is ignored)."""
+    ids = split_sep(str(value or ""))
+    found = [c for c in ids if c in known]
+    if bogus is not None and found and len(found) < len(ids):
+        bogus.append(next(c for c in ids if c not in known))
+    return found
 
 
 def _map_edges(wd: HyperRAGWorkdir, plan: ImportPlan) -> None:
     singletons: set[str] = set()
     for raw_key in sorted(wd.graph.edges):
         members = plan.members(raw_key)
-        chunks = _sources(wd.graph.edges[raw_key].get("source_id"), wd.chunks)
+        chunks = _sources(wd.graph.edges[raw_key].get("source_id"), wd.chunks,
+                          plan.bogus_sources)
         if not members or not chunks:
             plan.dropped_hyperedges += 1
             plan.dropped_edges.add(raw_key)
+            (plan.unsourced_hyperedges if members else plan.memberless_hyperedges).append(
+                raw_key)
             continue
         for c in chunks:
             plan.chunk_edges.setdefault(c, []).append(raw_key)
@@ -203,7 +223,7 @@ def _map_vertices(wd: HyperRAGWorkdir, plan: ImportPlan) -> None:
     orphans: dict[str, set[str]] = {}
     for name in sorted(plan.keys):
         attrs = wd.graph.vertices.get(name, {})
-        chunks = _sources(attrs.get("source_id"), wd.chunks)
+        chunks = _sources(attrs.get("source_id"), wd.chunks, plan.bogus_sources)
         if not chunks:
             orphans[name] = set()
             continue
@@ -219,11 +239,36 @@ def _map_vertices(wd: HyperRAGWorkdir, plan: ImportPlan) -> None:
     for name, found in sorted(orphans.items()):
         if not found:
             plan.dropped_vertices += 1
+            plan.unsourced_vertices.append(name)
             continue
+        if str(wd.graph.vertices.get(name, {}).get("source_id") or "").strip():
+            plan.rehomed_vertices.append(name)  # it named chunks, none known
         plan.fallback_chunks[name] = sorted(found)
         for c in plan.fallback_chunks[name]:
             plan.chunk_vertices.setdefault(c, []).append(name)
         plan.unknown_vertices += wd.graph.vertices.get(name, {}).get("entity_type") == _UNKNOWN
+
+
+def _plan_warnings(plan: ImportPlan) -> list[str]:
+    """One warning per kind of item the working dir's sources or names made us drop, move
+    or trim, with the count and an example."""
+    out: list[str] = []
+    cases: list[tuple[Sequence[Any], str]] = [
+        (plan.unsourced_vertices, "vertices whose source_id names no known chunk (nor do "
+         "their hyperedges') were dropped"),
+        (plan.unsourced_hyperedges, "hyperedges whose source_id names no known chunk were "
+         "dropped"),
+        (plan.memberless_hyperedges, "hyperedges had no member left once the empty vertex "
+         "names were dropped, and were dropped"),
+        (plan.rehomed_vertices, "vertices whose source_id names no known chunk were placed "
+         "in the chunks of their hyperedges instead"),
+        (plan.bogus_sources, "vertices and hyperedges list an unknown chunk id in source_id "
+         "beside known ones; the unknown ids were ignored"),
+    ]
+    for items, what in cases:
+        if items:
+            out.append(f"{len(items)} {what}, e.g. {shown(items[0])}")
+    return out
 
 
 def build_plan(wd: HyperRAGWorkdir) -> ImportPlan:
@@ -234,10 +279,7 @@ def build_plan(wd: HyperRAGWorkdir) -> ImportPlan:
                       merged_names=merged)
     _map_edges(wd, plan)
     _map_vertices(wd, plan)
-    if plan.dropped_vertices or plan.dropped_hyperedges:
-        plan.warnings.append(
-            f"dropped {plan.dropped_vertices} vertices and {plan.dropped_hyperedges} hyperedges "
-            "whose source_id names no known chunk")
+    plan.warnings.extend(_plan_warnings(plan))
     return plan
 
 
@@ -339,34 +381,47 @@ def plan_document(wd: HyperRAGWorkdir, plan: ImportPlan, doc: Document,
     return out
 
 
+def _signature(item: Entity | Hyperedge) -> tuple[Any, ...]:
+    """What a mention holds that the working dir decides (description lines as a set)."""
+    lines = frozenset(item.description.split("\n"))
+    if isinstance(item, Entity):
+        return item.name, item.type, lines, item.metadata
+    return (tuple(item.members), tuple(item.keywords), item.weight, lines, item.metadata)
+
+
 def rewritten(stored: Sequence[ChunkExtraction], planned: Sequence[ChunkExtraction]) -> bool:
-    r"""Whether an unchanged document's stored extraction holds description lines the working
-    dir no longer has: Hyper-RAG appends a new mention's lines to a description (the new
-    document brings them, the merge keeps the old ones) but past a length it rewrites the
-    description as a summary, and the old lines would then stay merged in for good. Such a
-    document is written again (a re-import then equals a fresh one).
+    r"""Whether an unchanged document's stored extraction differs from what the working dir
+    now gives its chunks, so the document must be written again for a re-import to equal a
+    fresh one. Hyper-RAG keeps one record per vertex and hyperedge, and a new document changes
+    the record every older chunk mentioning it shares: it appends description lines,
+    properties and keywords, adds to the weight, and past a length rewrites the description as
+    a summary. A fresh import gives every mention the whole record, so must a re-import.
 
     >>> from hyperviz_core.model import Entity
     >>> def chunk(text: str) -> list[ChunkExtraction]:
     ...     return [ChunkExtraction(chunk_id="c", entities=[Entity(name="A", description=text)])]
     >>> old, grown, summary = chunk("x\ny"), chunk("x\ny\nz"), chunk("s")
-    >>> rewritten(old, grown), rewritten(old, summary)
-    (False, True)
+    >>> rewritten(old, old), rewritten(old, grown), rewritten(old, summary)
+    (False, True, True)
     """
-    now: dict[tuple[str, str, str], set[str]] = {}
+    now: dict[tuple[str, str, str], tuple[Any, ...]] = {}
     for ex in planned:
-        for e in ex.entities:
-            now[(ex.chunk_id, "e", e.key)] = set(e.description.split("\n"))
-        for h in ex.hyperedges:
-            now[(ex.chunk_id, "h", h.id)] = set(h.description.split("\n"))
+        now.update(((ex.chunk_id, "e", e.key), _signature(e)) for e in ex.entities)
+        now.update(((ex.chunk_id, "h", h.id), _signature(h)) for h in ex.hyperedges)
+    seen = 0
     for ex in stored:
-        items = [("e", e.key, e.description) for e in ex.entities]
-        items += [("h", h.id, h.description) for h in ex.hyperedges]
-        for kind, key, text in items:
-            # not planned: a member the store gave a mention without a description
-            if not set(text.split("\n")) <= now.get((ex.chunk_id, kind, key), {""}):
+        items: list[tuple[str, str, Entity | Hyperedge]] = [("e", e.key, e) for e in ex.entities]
+        items += [("h", h.id, h) for h in ex.hyperedges]
+        for kind, key, item in items:
+            want = now.get((ex.chunk_id, kind, key))
+            if want is None:  # not planned: fine for a member the store gave a bare mention
+                if item.description:
+                    return True
+                continue
+            seen += 1
+            if _signature(item) != want:
                 return True
-    return False
+    return seen != len(now)  # the working dir names something new in an old chunk
 
 
 def doc_plans(wd: HyperRAGWorkdir, plan: ImportPlan) -> Iterator[DocPlan]:

@@ -49,13 +49,16 @@ __all__ = [
     "HgdbData",
     "HyperRAGFormatError",
     "RestrictedUnpickler",
+    "canonical_global",
     "check_expansion",
     "check_weight",
     "key_sample",
     "load_hgdb",
+    "not_str",
     "parse_hgdb",
     "restricted_loads",
     "shown",
+    "typed",
 ]
 
 #: The only globals a Hyper-RAG ``.hgdb`` pickle uses.
@@ -63,6 +66,21 @@ ALLOWED_GLOBALS: dict[tuple[str, str], Any] = {
     ("collections", "defaultdict"): collections.defaultdict,
     ("builtins", "set"): set,
 }
+
+#: Python 2's module names that pickle protocols 0-2 write for Python 3's (``pickle.dumps(...,
+#: protocol=2)`` writes ``__builtin__.set``); only modules of :data:`ALLOWED_GLOBALS`
+_COMPAT_MODULES = {"__builtin__": "builtins"}
+
+
+def canonical_global(module: str, name: str) -> tuple[str, str]:
+    """A global's ``(module, name)`` with a Python 2 module spelling (what protocols 0-2
+    write) mapped to Python 3's, as ``pickle``'s ``fix_imports`` does: look it up in
+    :data:`ALLOWED_GLOBALS` (nothing else is ever resolved).
+
+    >>> canonical_global("__builtin__", "set"), canonical_global("os", "system")
+    (('builtins', 'set'), ('os', 'system'))
+    """
+    return _COMPAT_MODULES.get(module, module), name
 
 
 #: the text a ``.hgdb`` may hold once each string is counted at every use (the memo lets
@@ -110,11 +128,31 @@ def shown(value: Any) -> str:
         return f"<{type(value).__name__}>"
 
 
+def typed(value: Any) -> str:
+    """An untrusted value shown briefly with its type, for an error message.
+
+    >>> typed("5.0"), typed(None)
+    ("'5.0' (str)", 'None (NoneType)')
+    """
+    return f"{shown(value)} ({type(value).__name__})"
+
+
+def not_str(owner: str, key: Any, value: Any) -> str:
+    """Why attribute ``key`` = ``value`` of ``owner`` (a vertex) is not ``str -> str``.
+
+    >>> not_str("vertex 'A'", "description", None)
+    "vertex 'A' attribute 'description' is not str -> str: its value is None (NoneType)"
+    """
+    if not isinstance(key, str):
+        return f"{owner} attribute {typed(key)} is not str -> str: its name is not a str"
+    return f"{owner} attribute {key!r} is not str -> str: its value is {typed(value)}"
+
+
 class RestrictedUnpickler(pickle.Unpickler):
     """An unpickler that resolves only :data:`ALLOWED_GLOBALS` and nothing else."""
 
     def find_class(self, module: str, name: str) -> Any:
-        found = ALLOWED_GLOBALS.get((module, name))
+        found = ALLOWED_GLOBALS.get(canonical_global(module, name))
         if found is None:
             allowed = ", ".join(f"{m}.{n}" for m, n in sorted(ALLOWED_GLOBALS))
             raise HyperRAGFormatError(
@@ -177,8 +215,7 @@ def _check_vertices(raw: Any, what: str) -> dict[str, dict[str, str]]:
             raise HyperRAGFormatError(f"{what}: vertex {shown(name)} has no attribute dict")
         for k, v in attrs.items():
             if not isinstance(k, str) or not isinstance(v, str):
-                raise HyperRAGFormatError(
-                    f"{what}: vertex {shown(name)} attribute {shown(k)} is not str -> str")
+                raise HyperRAGFormatError(f"{what}: {not_str(f'vertex {shown(name)}', k, v)}")
     return raw
 
 
@@ -193,7 +230,8 @@ def _check_edges(raw: Any, what: str) -> dict[tuple[str, ...], dict[str, Any]]:
             raise HyperRAGFormatError(f"{what}: hyperedge {shown(key)} has no attribute dict")
         for k in _EDGE_STR:
             if not isinstance(attrs.get(k, ""), str):
-                raise HyperRAGFormatError(f"{what}: hyperedge {shown(key)} field {k!r} is not str")
+                raise HyperRAGFormatError(
+                    f"{what}: hyperedge {shown(key)} field {k!r} is not str: {typed(attrs[k])}")
         check_weight(attrs.get("weight", 1.0), key, what)
     return raw
 
@@ -204,7 +242,8 @@ def check_weight(w: Any, key: Any, what: str) -> float:
     never come from it: refused, not mapped)."""
     if isinstance(w, bool) or not isinstance(w, int | float):
         raise HyperRAGFormatError(
-            f"{what}: hyperedge {shown(key)} weight {shown(w)} is not a number")
+            f"{what}: hyperedge {shown(key)} weight {shown(w)} is not a number: it is a "
+            f"{type(w).__name__}")
     try:
         value = float(w)
     except OverflowError:
@@ -216,14 +255,26 @@ def check_weight(w: Any, key: Any, what: str) -> float:
 
 
 def _text_len(attrs: Any) -> int:
-    """Characters (UTF-8 bytes for a streamed row) of an attribute dict's or row's texts."""
-    values = attrs.values() if isinstance(attrs, dict) else attrs
-    return sum(len(v) for v in values if isinstance(v, str | bytes))
+    """Characters (UTF-8 bytes for a streamed row) of the text an attribute dict or row
+    materialises once imported: its texts, and every text but ``source_id`` again for each
+    further chunk that ``source_id`` lists (the store keeps a copy of a record's description,
+    properties and keywords per chunk mention)."""
+    if isinstance(attrs, dict):
+        values, src = attrs.values(), attrs.get("source_id")
+    else:  # a VertexRow / EdgeRow
+        values, src = attrs, attrs.source_id
+    total = sum(len(v) for v in values if isinstance(v, str | bytes))
+    if isinstance(src, str):
+        total += src.count("<SEP>") * (total - len(src))
+    elif isinstance(src, bytes):
+        total += src.count(b"<SEP>") * (total - len(src))
+    return total
 
 
 def expanded_text(data: HgdbData, stop: int) -> int:
-    """The text of all names and attributes, each string counted at every use (counting
-    ends past ``stop``): what mapping and storing the records materialises."""
+    """The text of all names and attributes, each string counted at every use and each
+    record's texts once per source chunk (counting ends past ``stop``): what mapping and
+    storing the records materialises."""
     total = 0
     for name, attrs in data.vertices.items():
         total += len(name) + _text_len(attrs)
@@ -237,14 +288,16 @@ def expanded_text(data: HgdbData, stop: int) -> int:
 
 
 def check_expansion(data: HgdbData, size: int, what: str) -> None:
-    """Refuse a ``.hgdb`` of ``size`` bytes whose shared strings expand beyond
-    :data:`EXPAND_BASE` + :data:`EXPAND_PER_BYTE` × ``size`` characters of text."""
+    """Refuse a ``.hgdb`` of ``size`` bytes whose texts expand beyond :data:`EXPAND_BASE` +
+    :data:`EXPAND_PER_BYTE` × ``size`` characters once imported (:func:`expanded_text`:
+    shared strings at every use, a record's texts once per source chunk)."""
     limit = EXPAND_BASE + EXPAND_PER_BYTE * size
     if expanded_text(data, limit) > limit:
         raise HyperRAGFormatError(
-            f"{what}: its texts, each shared string counted at every use, exceed the "
-            f"{limit:,} characters allowed for a {size:,}-byte file (EXPAND_BASE + "
-            f"EXPAND_PER_BYTE per byte); a Hyper-RAG .hgdb never shares long texts")
+            f"{what}: its texts, each shared string counted at every use and a record's "
+            f"texts once per chunk of its source_id, exceed the {limit:,} characters allowed "
+            f"for a {size:,}-byte file (EXPAND_BASE + EXPAND_PER_BYTE per byte); Hyper-RAG "
+            "never shares long texts nor sources a long one in that many chunks")
 
 
 def key_sample(obj: dict[Any, Any]) -> list[str]:

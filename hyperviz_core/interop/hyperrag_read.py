@@ -16,7 +16,8 @@ Files (as written by iMoonLab/Hyper-RAG with Hypergraph-DB 0.4 and nano-vectordb
 * ``vdb_entities.json`` / ``vdb_relationships.json`` / ``vdb_chunks.json``: ``{"embedding_dim",
   "data": [{"__id__", ...}], "matrix": base64 of little-endian float32 (rows, dim)}``
 * ``hypergraph_chunk_entity_relation.hgdb``: see :mod:`.hyperrag_pickle`
-* ``kv_store_llm_response_cache.json`` (optional): ``{md5: {"return", "model"}}``
+* ``kv_store_llm_response_cache.json`` (optional): ``{md5: {"return", "model"}}`` (an
+  empty file is skipped with a warning)
 
 Example:
     >>> import json, tempfile, pathlib
@@ -133,6 +134,17 @@ def read_llm_cache(path: str | Path) -> dict[str, dict[str, Any]]:
         if not isinstance(v.get("return"), str):
             raise HyperRAGFormatError(f"{p}: cache entry {shown(key)} has no string 'return'")
     return raw
+
+
+def _llm_cache_entries(path: Path) -> tuple[int | None, str]:
+    """The entries of the optional LLM cache (None: no such file) and a warning: an empty
+    file (Hyper-RAG can leave one; nothing of it is imported) is noted, not refused."""
+    if not path.exists():
+        return None, ""
+    if path.is_file() and path.stat().st_size < 64 and not path.read_bytes().strip():
+        return None, (f"{path.name} is empty (not valid JSON); skipped: the LLM cache is "
+                      "never imported")
+    return len(read_llm_cache(path)), ""
 
 
 @dataclass
@@ -262,15 +274,15 @@ def read_workdir(path: str | Path, *, vectors: bool = True, llm_cache: bool = Tr
                read_vdb(p / name, vectors=False) for space, name in VDB_FILES.items()}
     else:
         vdb = {space: read_vdb(p / name, vectors=vectors) for space, name in VDB_FILES.items()}
-    cache_n: int | None = None
-    if llm_cache and (p / LLM_CACHE_FILE).exists():
-        cache_n = len(read_llm_cache(p / LLM_CACHE_FILE))
+    cache_n, cache_note = _llm_cache_entries(p / LLM_CACHE_FILE) if llm_cache else (None, "")
     docs = read_full_docs(p / DOCS_FILE)
     chunks = read_text_chunks(p / CHUNKS_FILE)
     # without the index: streamed into compact rows (a third less memory, no dicts)
     graph = load_hgdb(p / HGDB_FILE) if incidence else read_hgdb_rows(p / HGDB_FILE)
     wd = HyperRAGWorkdir(path=p, docs=docs, chunks=chunks, graph=graph, vdb=vdb,
                          llm_cache_entries=cache_n)
+    if cache_note:
+        wd.warnings.append(cache_note)
     _check_unicode(wd)
     _cross_check(wd)
     return wd

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from .hyperrag_pickle import HyperRAGFormatError, check_weight, shown
+from .hyperrag_pickle import HyperRAGFormatError, check_weight, not_str, shown, typed
 
 __all__ = ["EdgeRow", "Interned", "VertexRow", "edge_row", "text_of", "vertex_row"]
 
@@ -75,9 +75,9 @@ def vertex_row(raw: Any, attrs: dict[Any, Any], where: str, seen: Interned
     if not isinstance(name, str) or not name.strip():
         raise HyperRAGFormatError(f"{where}: vertex name {shown(name)} is not a non-empty str")
     for k, v in attrs.items():
-        if not isinstance(k, bytes) or not isinstance(v, bytes):
+        if not isinstance(k, bytes) or not isinstance(v, bytes):  # a streamed text is bytes
             raise HyperRAGFormatError(
-                f"{where}: vertex {shown(name)} attribute {shown(text_of(k))} is not str -> str")
+                f"{where}: {not_str(f'vertex {shown(name)}', text_of(k), text_of(v))}")
     seen.names.setdefault(raw, raw)  # later copies (hyperedge members) become this one
     seen.text.setdefault(raw, name)
     typ = attrs.get(b"entity_type", b"")
@@ -95,8 +95,8 @@ def edge_row(raw: Any, attrs: dict[Any, Any], where: str, seen: Interned
     key = tuple(seen.name(m) for m in raw)
     for k in (b"description", b"keywords", b"source_id"):
         if not isinstance(attrs.get(k, b""), bytes):
-            raise HyperRAGFormatError(
-                f"{where}: hyperedge {shown(key)} field {text_of(k)!r} is not str")
-    w = check_weight(attrs.get(b"weight", 1.0), key, where)
+            raise HyperRAGFormatError(f"{where}: hyperedge {shown(key)} field "
+                                      f"{text_of(k)!r} is not str: {typed(attrs[k])}")
+    w = check_weight(text_of(attrs.get(b"weight", 1.0)), key, where)  # a text as the str
     return key, EdgeRow(attrs.get(b"description", b""), attrs.get(b"keywords", b""),
                         attrs.get(b"source_id", b""), w)

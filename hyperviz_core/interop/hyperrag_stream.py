@@ -47,6 +47,7 @@ from .hyperrag_pickle import (
     ALLOWED_GLOBALS,
     HgdbData,
     HyperRAGFormatError,
+    canonical_global,
     check_expansion,
     key_sample,
     load_hgdb,
@@ -285,7 +286,8 @@ def _parse(fh: IO[bytes], where: str) -> Any:  # one branch per opcode
 
 
 def _resolve(module: Any, name: Any, where: str) -> Any:
-    found = _GLOBALS.get((module, name))
+    found = (_GLOBALS.get(canonical_global(module, name))
+             if isinstance(module, str) and isinstance(name, str) else None)
     if found is None:
         allowed = ", ".join(f"{m}.{n}" for m, n in sorted(ALLOWED_GLOBALS))
         raise HyperRAGFormatError(
