@@ -90,8 +90,8 @@ def test_a_mistyped_store_path_is_an_error_not_a_new_store(tmp_path: Path) -> No
 def test_misspelt_options_are_refused(store_dir: Path) -> None:
     with pytest.raises(ValueError, match="imageformat"):
         HyperVizRunnable(imageformat="image_url")
-    with pytest.raises(ValueError, match="includeimage"):
-        HyperRAGVisualRetriever(rag=object(), includeimage=True)
+    with pytest.raises(TypeError, match="includeimage.*did you mean 'include_image'"):
+        HyperRAGVisualRetriever(rag=object(), includeimage=True)  # as VizRAGRetriever
 
 
 def test_from_documents_checks_before_it_creates_a_store(tmp_path: Path) -> None:

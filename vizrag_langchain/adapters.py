@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
+from langchain_core.callbacks import BaseCallbackManager
 from langchain_core.embeddings import Embeddings
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
@@ -25,11 +26,22 @@ from langchain_core.runnables.config import ensure_config
 from langchain_core.runnables.configurable import DynamicRunnable
 from langchain_core.runnables.fallbacks import RunnableWithFallbacks
 
+from hyperviz_core.rag.providers.fingerprint import canonical, params_hash
 from hyperviz_core.rag.providers.protocols import as_provider_error, report_usage
 from hyperviz_core.rag.vectors import normalize_rows
 
-__all__ = ["ENGINE_RUN_NAME", "ENGINE_TAG", "LangChainChatModel", "LangChainEmbedder",
-           "chat_model_of", "message_text", "to_langchain_messages", "unwrapped"]
+__all__ = [
+    "ENGINE_RUN_NAME",
+    "ENGINE_TAG",
+    "LangChainChatModel",
+    "LangChainEmbedder",
+    "chat_model_of",
+    "message_text",
+    "model_fingerprint",
+    "model_label",
+    "to_langchain_messages",
+    "unwrapped",
+]
 
 _T = TypeVar("_T")
 
@@ -102,6 +114,87 @@ def chat_model_of(model: Any) -> BaseChatModel | None:
     return unwrapped(model, BaseChatModel)
 
 
+#: LangSmith parameters that only restate the class
+_LS_CLASS_PARAMS = frozenset({"ls_provider", "ls_model_type"})
+
+
+def model_fingerprint(model: Any, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """What identifies the answers of LangChain chat model ``model`` (a runnable wrapping
+    one too), as canonical JSON data: its own fields (not LangChain's common ones such as
+    ``callbacks`` or ``tags``), ``_identifying_params``, ``_get_ls_params()``, the arguments
+    bound by each ``bind(...)`` around it, and ``extra``; credentials (API keys, tokens,
+    ``SecretStr`` values, headers, a URL's password) and values without stable text (clients,
+    iterators) left out.
+
+    >>> from langchain_core.language_models.fake_chat_models import FakeListChatModel
+    >>> model_fingerprint(FakeListChatModel(responses=["ok"]).bind(format="json"))["bound"]
+    {'format': 'json'}
+    """
+    bound: dict[str, Any] = {}
+    runnable = model
+    while not isinstance(runnable, BaseChatModel):  # the path unwrapped() takes
+        if isinstance(runnable, RunnableBindingBase):
+            bound = {**dict(runnable.kwargs), **bound}  # an outer binding's value wins
+            runnable = runnable.bound
+        elif isinstance(runnable, DynamicRunnable):
+            runnable = runnable.default
+        elif isinstance(runnable, RunnableWithFallbacks):
+            runnable = runnable.runnable
+        else:
+            break
+    inner = chat_model_of(model)
+    parts: dict[str, Any] = {"bound": bound, "extra": dict(extra or {})}
+    if inner is not None:
+        base = set(BaseChatModel.model_fields)
+        own = {name: getattr(inner, name, None) for name in type(inner).model_fields
+               if name not in base}
+        try:
+            ls = {k: v for k, v in inner._get_ls_params().items()
+                  if k not in _LS_CLASS_PARAMS}
+        except Exception:  # a provider's ls params needing more than the defaults
+            ls = {}
+        parts.update(fields=own, identifying=dict(inner._identifying_params), ls=ls)
+    plain = canonical(parts)
+    return {k: v for k, v in plain.items() if v}
+
+
+def model_label(model: Any, extra: Mapping[str, Any] | None = None) -> str:
+    """A readable, stable name of LangChain chat model ``model`` for cache keys and usage:
+    ``langchain:<name>`` (its ``model_name`` / ``model``, else its ``_llm_type``), plus
+    ``#<hash>`` of :func:`model_fingerprint` when that holds anything, so another
+    temperature, response format, base URL or bound argument is another cache entry. The
+    same parameters give the same label in every process.
+
+    >>> from langchain_core.language_models.fake_chat_models import FakeListChatModel
+    >>> model_label(FakeListChatModel(responses=["ok"]))
+    'langchain:fake-list-chat-model#6594f4d3c9'
+    """
+    inner = chat_model_of(model) or model  # the model's name, not a wrapper's
+    name = (getattr(inner, "model_name", None) or getattr(inner, "model", None)
+            or getattr(inner, "_llm_type", None) or type(inner).__name__)
+    fingerprint = model_fingerprint(model, extra)
+    if not fingerprint:
+        return f"langchain:{name}"
+    return f"langchain:{name}#{params_hash(fingerprint, 10)}"
+
+
+def _merged_callbacks(inherited: Any, own: Any) -> Any:
+    """The callbacks of a call: those it inherits (the parent run's manager or handler
+    list) plus ``own`` (the adapter's ``config["callbacks"]``), so the engine's model calls
+    stay child runs of a retrieval while the adapter's handlers see them too."""
+    if not inherited:
+        return own
+    if not own:
+        return inherited
+    handlers = own.handlers if isinstance(own, BaseCallbackManager) else list(own)
+    if isinstance(inherited, BaseCallbackManager):
+        manager = inherited.copy()
+        for handler in handlers:
+            manager.add_handler(handler, inherit=True)
+        return manager
+    return [*inherited, *(h for h in handlers if h not in inherited)]
+
+
 class LangChainChatModel:
     """A VizRAG :class:`~hyperviz_core.rag.ChatModel` over a LangChain chat model.
 
@@ -110,16 +203,19 @@ class LangChainChatModel:
             ``bind(stop=...)``, ``with_fallbacks([...])``: :func:`chat_model_of`), called as
             it is (``invoke``/``ainvoke``), so its retries, bound arguments and fallbacks
             apply.
-        model_name: name for cache keys / usage (default: the model's ``model_name`` /
-            ``model`` attribute, else its ``_llm_type``).
+        model_name: name for cache keys / usage (default: :func:`model_label`: the model's
+            ``model_name`` / ``model`` attribute, else its ``_llm_type``, plus ``#`` and a
+            short hash of its identifying parameters, bound arguments and ``json_kwargs``,
+            credentials left out; e.g. ``langchain:gpt-4o-mini#1a2b3c4d5e``).
         json_kwargs: bound with ``chat_model.bind(**json_kwargs)`` when VizRAG asks for JSON
             (e.g. ``{"response_format": {"type": "json_object"}}`` for ChatOpenAI,
             ``{"format": "json"}`` for ChatOllama); without it JSON relies on the prompt.
-        config: a ``RunnableConfig`` (callbacks, tags, run name) passed to every call,
-            with the run name :data:`ENGINE_RUN_NAME` (``vizrag_engine``) unless it has one
-            and the tag :data:`ENGINE_TAG` (``vizrag``) added to its tags (or to those the
-            call inherits), so traces and ``astream_events`` tell the engine's own model
-            calls from an answer model's.
+        config: a ``RunnableConfig`` (callbacks, tags, run name) passed to every call (its
+            callbacks are added to those the call inherits: the engine's model calls stay
+            child runs of a retrieval's trace), with the run name :data:`ENGINE_RUN_NAME`
+            (``vizrag_engine``) unless it has one and the tag :data:`ENGINE_TAG`
+            (``vizrag``) added to its tags (or to those the call inherits), so traces and
+            ``astream_events`` tell the engine's own model calls from an answer model's.
 
     Token counts come from ``AIMessage.usage_metadata`` when the provider fills it.
     """
@@ -133,18 +229,20 @@ class LangChainChatModel:
         config: RunnableConfig | None = None,
     ) -> None:
         self.chat_model = chat_model
-        inner = chat_model_of(chat_model) or chat_model  # the model's name, not a wrapper's
-        label = (getattr(inner, "model_name", None) or getattr(inner, "model", None)
-                 or getattr(inner, "_llm_type", None) or type(inner).__name__)
-        self.model_name = model_name or f"langchain:{label}"
         self.json_kwargs = dict(json_kwargs or {})
+        self.model_name = model_name or model_label(
+            chat_model, {"json_kwargs": self.json_kwargs} if self.json_kwargs else None)
         self.config = config
 
     def _config(self) -> RunnableConfig:
         """``config`` with the engine's run name and tag (nothing else of it changed)."""
         config = RunnableConfig(**(self.config or {}))
+        inherited = ensure_config()
         tags = config.get("tags")
-        tags = list(ensure_config().get("tags", []) if tags is None else tags)
+        tags = list(inherited.get("tags", []) if tags is None else tags)
+        if config.get("callbacks") is not None:  # added to the parent run's, not instead
+            config["callbacks"] = _merged_callbacks(inherited.get("callbacks"),
+                                                    config["callbacks"])
         config["tags"] = tags if ENGINE_TAG in tags else [*tags, ENGINE_TAG]
         config["run_name"] = config.get("run_name") or ENGINE_RUN_NAME
         return config

@@ -2,7 +2,9 @@
 
 Text documents carry the chunk text with ``id`` = chunk id and JSON-serialisable metadata:
 the indexed document's own metadata as inserted, plus VizRAG's keys (document and chunk ids,
-score and its parts, entity keys with their ``E#`` ids, hyperedge ids with their ``H#`` ids);
+score and its parts, ``unmatched`` — True when nothing of the query matched the passages
+returned, so they are arbitrary: :attr:`~hyperviz_core.rag.RetrievalResult.unmatched` —,
+entity keys with their ``E#`` ids, hyperedge ids with their ``H#`` ids);
 where the document's metadata holds one of VizRAG's keys with another value, VizRAG's value
 goes under ``vizrag_<key>`` (:func:`merge_metadata`, read back with :func:`vizrag_value`).
 The optional image document carries the rendering: its caption as ``page_content``, the PNG
@@ -39,9 +41,18 @@ from hyperviz_core.rag.result_metadata import (
     vizrag_value,
 )
 
-__all__ = ["IMAGE_DOC_TYPE", "VIZRAG_PREFIX", "image_document", "is_image_document",
-           "merge_metadata", "result_documents", "to_engine_document", "vizrag_key",
-           "vizrag_value"]
+__all__ = [
+    "IMAGE_DOC_TYPE",
+    "VIZRAG_PREFIX",
+    "derived_id",
+    "image_document",
+    "is_image_document",
+    "merge_metadata",
+    "result_documents",
+    "to_engine_document",
+    "vizrag_key",
+    "vizrag_value",
+]
 
 IMAGE_DOC_TYPE = "hyperviz_image"
 """``metadata["type"]`` of the rendered-image document."""
@@ -57,6 +68,7 @@ def _chunk_metadata(result: RetrievalResult, chunk: RankedChunk,
         "score": chunk.score,
         "score_parts": dict(sorted(chunk.evidence.items())),
         "mode": result.mode,
+        "unmatched": result.unmatched,
         **result.chunk_links(chunk, shown),
     }
     # LangChain's "source" names where a document came from: the indexed one's is kept,
@@ -76,10 +88,12 @@ def result_documents(result: RetrievalResult, k: int | None = None,
 
 
 def image_document(view: RenderedView | VisualContext, *, view_name: str, query: str,
-                   mode: str = "", score: float = 0.0, rank: int = 1) -> Document:
+                   mode: str = "", score: float = 0.0, rank: int = 1,
+                   unmatched: bool = False) -> Document:
     """One rendering as a document: caption as text, PNG base64 and mime type in metadata,
     and the keys of a text document (``doc_id`` = ``chunk_id`` = its id, ``title``,
-    ``rank``, ``score``, ``score_parts`` = {}, ``mode``, the ``entities`` / ``hyperedges``
+    ``rank``, ``score``, ``score_parts`` = {}, ``mode``, ``unmatched``, the ``entities`` /
+    ``hyperedges``
     it shows with their ``E#`` / ``H#``). The retriever gives it the rank after the text
     documents and the weakest one's score: it sorts after the passages it shows, and a
     score filter that keeps them all keeps it."""
@@ -98,6 +112,7 @@ def image_document(view: RenderedView | VisualContext, *, view_name: str, query:
             "score": score,
             "score_parts": {},
             "mode": mode,
+            "unmatched": unmatched,
             "entities": list(ents),
             "entity_ids": ents,
             "hyperedges": list(edges),
@@ -125,16 +140,36 @@ def is_image_document(doc: Document) -> bool:
 
 def to_engine_document(doc: Document, doc_id: str | None = None, *,
                        one_chunk: bool = False) -> VizDocument:
-    """A LangChain document as an engine document: ``doc_id``, else ``doc.id`` (else
-    ``doc-<content hash>``), ``metadata["title"]`` as the title, the metadata kept
-    (JSON-safe); ``one_chunk``: indexed as one chunk under its id (a text splitter's output
-    is not windowed again).
+    """A LangChain document as an engine document: ``doc_id``, else ``doc.id``, else
+    ``doc-<hash>`` of its title, text and metadata (:func:`derived_id`); ``metadata["title"]``
+    as the title, the metadata kept (JSON-safe); ``one_chunk``: indexed as one chunk under its
+    id (a text splitter's output is not windowed again).
 
     >>> to_engine_document(Document(page_content="Ada wrote notes.", id="ada",
     ...                             metadata={"title": "Ada", "page": 3})).metadata
     {'page': 3, 'title': 'Ada'}
     """
     meta = dict(doc.metadata or {})
-    return VizDocument(id=doc_id or doc.id or "", text=doc.page_content,
-                       title=str(meta.get("title") or ""), metadata=json_safe_metadata(meta),
-                       one_chunk=one_chunk)
+    out = VizDocument(id=doc_id or doc.id or "", text=doc.page_content,
+                      title=str(meta.get("title") or ""), metadata=json_safe_metadata(meta),
+                      one_chunk=one_chunk)
+    if not (doc_id or doc.id) and out.metadata:
+        out.id = derived_id(out)
+    return out
+
+
+def derived_id(doc: VizDocument) -> str:
+    """The id of a document added without one: ``doc-`` + the first 16 hex digits of the
+    SHA-256 of title, text and metadata as sorted, compact JSON (the content hash of
+    :attr:`hyperviz_core.rag.Document.hash`, without ``one_chunk``): the same in every
+    process, and two chunks of one text with other metadata (a footer of two files) are
+    two documents. Without metadata it is the engine's ``doc-<hash of title + text>``.
+
+    >>> a = VizDocument(text="All rights reserved.", metadata={"source": "a.pdf"})
+    >>> b = VizDocument(text="All rights reserved.", metadata={"source": "b.pdf"})
+    >>> derived_id(a) != derived_id(b), derived_id(a) == derived_id(a.model_copy())
+    (True, True)
+    """
+    if not doc.metadata:
+        return VizDocument(text=doc.text, title=doc.title).id
+    return "doc-" + doc.model_copy(update={"one_chunk": False}).hash

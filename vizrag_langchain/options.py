@@ -14,11 +14,12 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from hyperviz_core.rag.engine_args import refuse_unknown_options
 
-__all__ = ["CALL_OPTIONS", "check_flag", "check_k", "refuse_unknown"]
+__all__ = ["CALL_OPTIONS", "check_flag", "check_k", "refuse_unknown", "unpack_search_kwargs"]
 
 #: what ``invoke(query, ...)`` takes per call
 CALL_OPTIONS: tuple[str, ...] = ("k", "mode", "hops", "include_image")
@@ -52,6 +53,38 @@ def refuse_unknown(given: Iterable[str], known: Iterable[str], where: str) -> No
     invoke() got an unknown option 'top_k' (did you mean 'k'?); its options: k, mode, ...
     """
     refuse_unknown_options(given, known, where, aliases=_K_ALIASES)
+
+
+def unpack_search_kwargs(options: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """``options`` with ``search_kwargs`` (a vector-store retriever's name for the search
+    options, ``as_retriever(search_kwargs={"k": 2})``) spread into the retriever's own: only
+    :data:`CALL_OPTIONS` are taken (others are a ``TypeError`` naming them), and one given
+    both ways with two values is refused.
+
+    >>> unpack_search_kwargs({"store": "s", "search_kwargs": {"k": 2}}, "VizRAGRetriever")
+    {'store': 's', 'k': 2}
+    >>> try:
+    ...     unpack_search_kwargs({"search_kwargs": {"score_threshold": 0.5}}, "VizRAGRetriever")
+    ... except TypeError as exc:
+    ...     print(exc)  # doctest: +ELLIPSIS
+    VizRAGRetriever search_kwargs got an unknown option 'score_threshold'; its options: k, ...
+    """
+    if "search_kwargs" not in options:
+        return dict(options)
+    out = {k: v for k, v in options.items() if k != "search_kwargs"}
+    search = options["search_kwargs"]
+    if search is None:
+        return out
+    if not isinstance(search, Mapping):
+        raise TypeError(f"{where} search_kwargs must be a dict of options "
+                        f"({', '.join(CALL_OPTIONS)}), got {type(search).__name__}")
+    refuse_unknown(search, CALL_OPTIONS, f"{where} search_kwargs")
+    for name, value in search.items():
+        if name in out and out[name] != value:
+            raise TypeError(f"{where} got {name!r} twice: {out[name]!r} and search_kwargs "
+                            f"{value!r}; give it once")
+        out[name] = value
+    return out
 
 
 #: other frameworks' names of ``k``

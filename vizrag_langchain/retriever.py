@@ -19,6 +19,7 @@ chat/vision model, which then reads the renderings itself.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -45,14 +46,17 @@ from hyperviz_core.rag import (
     render_passages,
 )
 from hyperviz_core.rag import Document as VizDocument
+from hyperviz_core.rag.index.stream import dedupe_last
 
 from .documents import image_document, result_documents, to_engine_document
 from .engine import SharedEngine, resolve_engine
 from .engine import _unpickle as _unpickle  # pickles made when it lived here still load
 from .events import async_event_hook, event_hook
-from .options import CALL_OPTIONS, check_flag, check_k, refuse_unknown
+from .options import CALL_OPTIONS, check_flag, check_k, refuse_unknown, unpack_search_kwargs
 
 __all__ = ["VizRAGRetriever"]
+
+log = logging.getLogger(__name__)
 
 
 class VizRAGRetriever(SharedEngine, BaseRetriever):
@@ -93,8 +97,10 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
     @classmethod
     def _known_options(cls, data: Any) -> Any:
         """A misspelt option (``top_k=3``) is a ``TypeError`` saying the name (``k``), not
-        pydantic's "Extra inputs are not permitted"."""
+        pydantic's "Extra inputs are not permitted"; ``search_kwargs={"k": 2}`` (a vector
+        store retriever's spelling) sets ``k`` (:func:`~.options.unpack_search_kwargs`)."""
         if isinstance(data, dict):
+            data = unpack_search_kwargs(data, "VizRAGRetriever")
             refuse_unknown(data, cls.model_fields, "VizRAGRetriever")
         return data
 
@@ -132,24 +138,25 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
         ``store``: a directory or ``.sqlite`` path (created when missing), an open store or
         a ``VizRAG``; ``chat``/``embedder``: models for extraction and embeddings (``None``
         = offline); ``kwargs``: the retriever's ``k``, ``mode``, ``hops``,
-        ``include_image``; ``ids``: as :meth:`add_documents` takes them. The retriever's
-        options and the documents are checked before a store is created.
+        ``include_image`` (or ``search_kwargs={"k": ...}``), ``one_chunk``; ``ids``: as
+        :meth:`add_documents` takes them. The retriever's options and the documents are
+        checked before a store is created.
         """
-        unknown = sorted(set(kwargs) - set(cls.model_fields)
-                         | set(kwargs) & {"store", "chat", "embedder", "shared_engine"})
-        if unknown:
-            raise TypeError(f"from_documents got unknown option(s) {unknown}")
+        kwargs = unpack_search_kwargs(kwargs, "from_documents()")
+        refuse_unknown(kwargs, [n for n in cls.model_fields if n not in _NOT_OPTIONS],
+                       "from_documents()")
         blank = cls.model_construct(store=None)  # each option checked as __init__ will
         for name, value in kwargs.items():
             cls.__pydantic_validator__.validate_assignment(blank, name, value)
-        docs = _engine_documents(documents, ids, {}, one_chunk=blank.one_chunk)
+        docs = _engine_documents(documents, ids, {}, one_chunk=blank.one_chunk,
+                                 where="from_documents")
         engine = resolve_engine(store, chat=chat, embedder=embedder,
                                 engine_kwargs=engine_kwargs)
         owned = isinstance(store, (str, Path))  # close() closes what we opened
         try:
             retriever = cls(store=engine, **kwargs)
             retriever._owned = owned
-            retriever._insert(docs)  # converted and checked once, above
+            retriever._insert(_distinct(docs))  # converted and checked once, above
         except BaseException:
             if owned:  # nobody else can close the engine opened for this path
                 engine.close()
@@ -161,12 +168,14 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
                       **kwargs: Any) -> list[str]:
         """Index ``documents`` (one engine document each) and return their ids: ``ids[i]``
         when given (as a LangChain vector store takes them; ``None`` or ``""`` in it falls
-        back), else ``doc.id``, else
-        ``doc-<hash of title + text>``. Re-adding unchanged content is a no-op; a changed
-        document with the same id replaces the old one. Other options raise ``TypeError``
-        (nothing is silently ignored)."""
+        back), else ``doc.id``, else ``doc-<hash of title, text and metadata>`` (so chunks
+        with the same text from two files are two documents). Re-adding unchanged content is
+        a no-op; a changed document with the same id replaces the old one. One id given twice
+        in a call: an identical repeat is indexed once; two different documents under one id
+        are a ``ValueError`` (nothing is added). Other options raise ``TypeError`` (nothing
+        is silently ignored)."""
         docs = _engine_documents(documents, ids, kwargs, one_chunk=self.one_chunk)
-        self._insert(docs)
+        self._insert(_distinct(docs))
         return [d.id for d in docs]
 
     def _insert(self, docs: list[VizDocument]) -> None:
@@ -177,18 +186,34 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
                              ids: Sequence[str | None] | None = None,
                              **kwargs: Any) -> list[str]:
         """Async :meth:`add_documents`."""
-        docs = _engine_documents(documents, ids, kwargs, one_chunk=self.one_chunk)
+        docs = _engine_documents(documents, ids, kwargs, one_chunk=self.one_chunk,
+                                 where="aadd_documents")
         if docs:
-            (await self._engine.ainsert(docs)).raise_for_failures()
+            (await self._engine.ainsert(_distinct(docs))).raise_for_failures()
         return [d.id for d in docs]
 
     def delete(self, ids: Sequence[str]) -> None:
         """Delete documents by id, with whatever only they supported (both layers), in one
-        store transaction: all of them, or none when anything fails."""
+        store transaction: all of them, or none when anything fails.
+
+        As a LangChain vector store's ``delete``, it takes the ids :meth:`add_documents`
+        returned **or the ids of retrieved documents** (``[d.id for d in docs]``: chunk
+        ids): a chunk id deletes the whole document it is a chunk of
+        (``metadata["doc_id"]``; a document added whole, ``one_chunk=True`` or shorter than
+        a chunk, is its one chunk). Ids that name neither a document nor a chunk are
+        ignored, as ``InMemoryVectorStore.delete`` ignores them."""
         if ids is None or isinstance(ids, str):
             raise TypeError(f"delete() takes a list of document ids, got {ids!r:.80} (nothing "
                             "was deleted; VizRAG deletes only documents named by id)")
-        self._engine.delete_many(ids)  # a non-string id: TypeError before anything goes
+        # a non-string id: the engine's TypeError before anything goes
+        self._engine.delete_many(self._document_ids(list(ids)))
+
+    def _document_ids(self, ids: list[Any]) -> list[Any]:
+        """``ids`` with each chunk id (one not a document's) replaced by its document's."""
+        store = self._engine.store
+        chunk_ids = [i for i in ids if isinstance(i, str) and not store.has_document(i)]
+        owner = {c.id: c.doc_id for c in store.chunks(chunk_ids)} if chunk_ids else {}
+        return [owner.get(i, i) if isinstance(i, str) else i for i in ids]
 
     async def adelete(self, ids: Sequence[str]) -> None:
         """Async :meth:`delete` (the store transaction runs in a worker thread, so the event
@@ -250,7 +275,11 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
             scores = [c.score for c in result.chunks[:n]]
             docs.append(image_document(view, view_name=name, query=result.query,
                                        mode=result.mode, score=min(scores, default=0.0),
-                                       rank=len(docs) + 1))
+                                       rank=len(docs) + 1, unmatched=result.unmatched))
+        if result.unmatched:  # once per query, not per document
+            log.warning("VizRAGRetriever: nothing of the query %r matched the %d passage(s) "
+                        "returned: they are arbitrary (metadata['unmatched'] is True)",
+                        result.query[:200], len(result.chunks[:n]))
         return docs
 
     # ------------------------------------------------------------------ retrieval
@@ -296,17 +325,21 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
 
 
 def _engine_documents(documents: Sequence[Document], ids: Sequence[str | None] | None,
-                      options: dict[str, Any], *, one_chunk: bool = False
-                      ) -> list[VizDocument]:
+                      options: dict[str, Any], *, one_chunk: bool = False,
+                      where: str = "add_documents") -> list[VizDocument]:
+    """One engine document per LangChain document (``where``: the method named in errors)."""
     if options:
-        raise TypeError(f"add_documents got unknown option(s) {sorted(options)}; it takes "
+        raise TypeError(f"{where} got unknown option(s) {sorted(options)}; it takes "
                         "documents and ids")
+    if isinstance(documents, (str, bytes, Document)):
+        raise TypeError(f"{where} takes a list of langchain_core.documents.Document objects, "
+                        f"got one {type(documents).__name__}")
     wrong = next((d for d in documents if not isinstance(d, Document)), None)
     if wrong is not None:
-        raise TypeError("add_documents takes langchain_core.documents.Document objects, got "
+        raise TypeError(f"{where} takes langchain_core.documents.Document objects, got "
                         f"{type(wrong).__name__}")
     if ids is None:
-        return _distinct([to_engine_document(d, one_chunk=one_chunk) for d in documents])
+        return [to_engine_document(d, one_chunk=one_chunk) for d in documents]
     if isinstance(ids, str) or len(ids) != len(documents):
         raise ValueError(f"ids must be a list with one id per document ({len(documents)}), "
                          f"got {ids!r:.80}")
@@ -314,21 +347,25 @@ def _engine_documents(documents: Sequence[Document], ids: Sequence[str | None] |
     if bad:
         raise TypeError(f"ids must be strings (or None for doc.id / a hash), got {bad[0]!r}")
     # None (LangChain builds [d.id for d in docs]) falls back to doc.id, else the hash
-    return _distinct([to_engine_document(d, doc_id=i or None, one_chunk=one_chunk)
-                      for d, i in zip(documents, ids, strict=True)])
+    return [to_engine_document(d, doc_id=i or None, one_chunk=one_chunk)
+            for d, i in zip(documents, ids, strict=True)]
 
 
 def _distinct(docs: list[VizDocument]) -> list[VizDocument]:
-    """``docs``, refused when two of them share an id with different content (one would
-    silently replace the other); an identical repeat is harmless (the store skips it)."""
+    """``docs`` with each id once (the core's :func:`~hyperviz_core.rag.index.stream.
+    dedupe_last`: an identical repeat is indexed once), refused when two of them share an id
+    with different content (one would silently replace the other)."""
     seen: dict[str, VizDocument] = {}
     for doc in docs:
         first = seen.setdefault(doc.id, doc)
         if first is not doc and first.model_dump() != doc.model_dump():
             raise ValueError(f"two documents of one call have the id {doc.id!r} and different "
                              "content: give them distinct ids (nothing was added)")
-    return docs
+    return dedupe_last(docs) if len(seen) < len(docs) else docs
 
+
+#: fields of the retriever that are not options of ``from_documents(**kwargs)``
+_NOT_OPTIONS = frozenset({"store", "chat", "embedder", "engine_kwargs", "shared_engine"})
 
 _STRICT: dict[str, Callable[[Any], Any]] = {
     "k": check_k, "hops": check_hops,

@@ -35,8 +35,8 @@ from hyperviz_core.rag import (
     VisualContext,
     arender_passages,
     render_passages,
-    visual_ids,
 )
+from hyperviz_core.rag.result import rendered_links
 
 from .documents import is_image_document, vizrag_key, vizrag_value
 from .engine import SharedEngine
@@ -92,9 +92,13 @@ def _input_docs(docs: Any) -> list[Document]:
     return list(docs)
 
 
+def _passage_id(doc: Document, n: int) -> str:
+    """The id passage ``n`` (from 1) is rendered under: its id, chunk id or ``passage-n``."""
+    return doc.id or str(doc.metadata.get("chunk_id") or f"passage-{n}")
+
+
 def _passages(docs: Sequence[Document]) -> list[tuple[str, str]]:
-    return [(d.id or str(d.metadata.get("chunk_id") or f"passage-{i}"), d.page_content)
-            for i, d in enumerate(docs, start=1)]
+    return [(_passage_id(d, i), d.page_content) for i, d in enumerate(docs, start=1)]
 
 
 def _from_image_doc(doc: Document) -> VisualContext:
@@ -105,21 +109,21 @@ def _from_image_doc(doc: Document) -> VisualContext:
 
 
 def _renumbered(docs: list[Document], ctx: VisualContext) -> list[Document]:
-    """``docs`` with the ``entity_ids`` / ``hyperedge_ids`` of VizRAG documents taken from
-    the rendering ``ctx`` (the E#/H# the model sees, not those of the retrieval's own
-    sub-hypergraph); other documents unchanged."""
-    ents, edges = visual_ids(ctx.export)
+    """``docs`` with the links of VizRAG documents taken from the rendering ``ctx``
+    (:func:`~hyperviz_core.rag.result.rendered_links`: the E#/H# the model sees, not those of
+    the retrieval's own sub-hypergraph, and the entities / hyperedges the image draws from
+    the passage, also in ``naive`` mode); other documents unchanged."""
     out = []
-    for doc in docs:
+    for n, doc in enumerate(docs, start=1):
         meta = doc.metadata
-        ent_key, edge_key = vizrag_key(meta, "entity_ids"), vizrag_key(meta, "hyperedge_ids")
-        if ent_key is None and edge_key is None:
+        if vizrag_key(meta, "entity_ids") is None and vizrag_key(meta, "hyperedge_ids") is None:
             out.append(doc)
             continue
-        keys, hyperedges = vizrag_value(meta, "entities", []), vizrag_value(meta, "hyperedges", [])
-        meta = {**meta,
-                ent_key or "entity_ids": {k: ents[k] for k in keys if k in ents},
-                edge_key or "hyperedge_ids": {h: edges[h] for h in hyperedges if h in edges}}
+        links = rendered_links(ctx.export, _passage_id(doc, n),
+                               vizrag_value(meta, "entities", []),
+                               vizrag_value(meta, "hyperedges", []))
+        meta = {**meta, **{vizrag_key(meta, name) or name: value
+                           for name, value in links.items()}}
         out.append(doc.model_copy(update={"metadata": meta}))
     return out
 
@@ -139,8 +143,9 @@ class HyperVizRunnable(SharedEngine, RunnableSerializable[HyperVizInput, dict[st
     guides what survives pruning). Output: ``{"image": block or None, "caption": str,
     "export": dict, "documents": [text documents]}``; ``image`` is None when there is
     nothing to show. VizRAG documents come back with ``entity_ids`` / ``hyperedge_ids``
-    renumbered to the E#/H# of the image rendered here. Emits ``vizrag.render.start``/
-    ``end`` custom events (no image bytes).
+    renumbered to the E#/H# of the image rendered here, and ``entities`` / ``hyperedges``
+    holding what it draws from each of them (``naive`` documents too). Emits
+    ``vizrag.render.start``/``end`` custom events (no image bytes).
 
     Like ``VizRAGRetriever``: ``copy.deepcopy`` and ``configurable_fields`` copies share the
     engine opened for a ``store`` path, pickling reopens the path, and ``close()`` (or

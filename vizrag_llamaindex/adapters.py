@@ -19,10 +19,43 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.base.llms.types import ChatResponse
 from llama_index.core.llms import LLM, ChatMessage, ImageBlock, MessageRole, TextBlock
 
+from hyperviz_core.rag.providers.fingerprint import params_hash
 from hyperviz_core.rag.providers.protocols import as_provider_error, report_usage
 from hyperviz_core.rag.vectors import normalize_rows
 
-__all__ = ["LlamaIndexChatModel", "LlamaIndexEmbedder", "to_llamaindex_messages"]
+__all__ = ["LlamaIndexChatModel", "LlamaIndexEmbedder", "llm_fingerprint",
+           "to_llamaindex_messages"]
+
+def _parameters(llm: Any) -> Any:
+    """The LLM's identifying parameters (``to_dict()``, else its pydantic fields)."""
+    for read in ("to_dict", "model_dump"):
+        try:
+            found = getattr(llm, read)()
+        except Exception:  # a model that cannot describe itself this way
+            continue
+        if isinstance(found, Mapping):
+            return found
+    return {}
+
+
+def llm_fingerprint(llm: Any, extra: Mapping[str, Any] | None = None) -> str:
+    """A short hash (12 hex digits) of what makes ``llm`` answer as it does: its class,
+    ``metadata`` and parameters (``to_dict()``: model, temperature, ``additional_kwargs``,
+    the API base ...) and ``extra`` (the JSON-mode arguments), without secrets (API keys,
+    tokens, headers, an URL's password) and without retry/timeout settings; the same in
+    every process for the same parameters.
+
+    >>> from llama_index.core.llms import MockLLM
+    >>> llm_fingerprint(MockLLM(max_tokens=5)) == llm_fingerprint(MockLLM(max_tokens=5))
+    True
+    >>> llm_fingerprint(MockLLM(max_tokens=5)) == llm_fingerprint(MockLLM(max_tokens=6))
+    False
+    """
+    meta: Any = getattr(llm, "metadata", None)
+    described = meta.model_dump() if callable(getattr(meta, "model_dump", None)) else {}
+    data = {"class": f"{type(llm).__module__}.{type(llm).__qualname__}",
+            "metadata": described, "parameters": _parameters(llm), "extra": dict(extra or {})}
+    return params_hash(data)
 
 
 def to_llamaindex_messages(
@@ -63,7 +96,11 @@ class LlamaIndexChatModel:
 
     Args:
         llm: any LlamaIndex LLM (``chat``/``achat`` are used).
-        model_name: name for cache keys / usage (default: ``llm.metadata.model_name``).
+        model_name: name for cache keys / usage (default: ``llamaindex:<llm.metadata.
+            model_name>#<fingerprint>``, the fingerprint a hash of the LLM's parameters and
+            ``json_kwargs``, :func:`llm_fingerprint`, so that another temperature, model
+            argument, API base or JSON mode never reads the answers cached for this one;
+            a name given here is used as it is).
         json_kwargs: extra keyword arguments passed to ``chat`` when VizRAG asks for JSON
             (LlamaIndex has no provider-neutral JSON switch; e.g. ``{"response_format":
             {"type": "json_object"}}`` for OpenAI). Without it JSON mode only relies on
@@ -78,9 +115,10 @@ class LlamaIndexChatModel:
         json_kwargs: Mapping[str, Any] | None = None,
     ) -> None:
         self.llm = llm
-        meta_name = getattr(getattr(llm, "metadata", None), "model_name", None)
-        self.model_name = model_name or f"llamaindex:{meta_name or type(llm).__name__}"
         self.json_kwargs = dict(json_kwargs or {})
+        meta_name = getattr(getattr(llm, "metadata", None), "model_name", None)
+        self.model_name = model_name or (f"llamaindex:{meta_name or type(llm).__name__}"
+                                         f"#{llm_fingerprint(llm, self.json_kwargs)}")
 
     def _kwargs(self, json_mode: bool) -> dict[str, Any]:
         return dict(self.json_kwargs) if json_mode else {}

@@ -20,6 +20,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from hashlib import sha256
 from typing import Any
 
 from llama_index.core.ingestion import arun_transformations, run_transformations
@@ -34,8 +35,9 @@ from llama_index.core.schema import (
 from hyperviz_core.rag import Document as VizDocument
 from hyperviz_core.rag import json_safe_metadata
 from hyperviz_core.rag.index.guards import check_fields
+from hyperviz_core.rag.index.stream import dedupe_last
 
-from .nodes import EXCLUDED_KEY, REF_DOC_KEY, REF_HASH_KEY, stored_ref
+from .nodes import EXCLUDED_KEY, REF_DOC_KEY, REF_HASH_KEY, REF_RUN_KEY, stored_ref
 
 __all__ = [
     "asplit_documents",
@@ -44,6 +46,7 @@ __all__ = [
     "latest_documents",
     "ref_doc_of",
     "replaced",
+    "run_marker",
     "split_documents",
     "stored_nodes",
     "to_engine_document",
@@ -51,7 +54,8 @@ __all__ = [
 ]
 
 
-def to_engine_document(node: BaseNode, ref_hash: str | None = None) -> VizDocument:
+def to_engine_document(node: BaseNode, ref_hash: str | None = None,
+                       run: str | None = None) -> VizDocument:
     """A LlamaIndex document/node as an engine document with the same id (``id_``); a
     node (not a ``Document``) is indexed as one chunk whose id is the node's (never
     windowed again by the engine's ``chunk_size``).
@@ -60,7 +64,8 @@ def to_engine_document(node: BaseNode, ref_hash: str | None = None) -> VizDocume
     keeps it in its metadata (:data:`~.nodes.REF_DOC_KEY`), so the index groups, returns and deletes
     it as part of that document (``ref_hash``: that document's hash, for
     :func:`unchanged`); the keys the node excludes from the LLM and the embedder are stored
-    with it and excluded again on the retrieved nodes.
+    with it and excluded again on the retrieved nodes; ``run``: :func:`run_marker` of the
+    nodes made of that document with this one.
     """
     meta = dict(node.metadata or {})
     title = str(meta.get("title") or meta.get("file_name") or "")
@@ -69,6 +74,8 @@ def to_engine_document(node: BaseNode, ref_hash: str | None = None) -> VizDocume
         meta[REF_DOC_KEY] = ref
     if ref_hash is not None:
         meta[REF_HASH_KEY] = ref_hash
+    if run is not None:
+        meta[REF_RUN_KEY] = run
     excluded = {kind: sorted(keys) for kind, keys in (
         ("llm", node.excluded_llm_metadata_keys), ("embed", node.excluded_embed_metadata_keys))
         if keys}
@@ -124,13 +131,31 @@ def carried_media(node: BaseNode) -> str | None:
 
 
 def latest_documents(documents: Sequence[Document]) -> list[Document]:
-    """One document per id, the last given (as the engine keeps the last of one id)."""
-    return list({d.doc_id: d for d in documents}.values())
+    """One document per id, the last given, by the engine's own policy
+    (:func:`~hyperviz_core.rag.index.stream.dedupe_last`: later input wins, kept where it
+    was given last; ids given twice with different content are named in one
+    ``UserWarning``, an exact repeat is not). Documents compare by their LlamaIndex
+    ``hash`` (text and metadata)."""
+    stand_ins = [VizDocument(id=d.doc_id, text=d.hash) for d in documents]
+    kept = {id(s) for s in dedupe_last(stand_ins)}
+    return [d for d, s in zip(documents, stand_ins, strict=True) if id(s) in kept]
+
+
+def run_marker(node_ids: Iterable[str]) -> str:
+    """``<count>:<hash>`` of the distinct ``node_ids`` one run made of one document (stored
+    with each of them, :data:`~.nodes.REF_RUN_KEY`).
+
+    >>> run_marker(["b", "a", "a"])
+    '2:7e18f737311b2dc3b2f269dd78396b03'
+    """
+    ids = sorted(set(node_ids))
+    digest = sha256("\n".join(ids).encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return f"{len(ids)}:{digest}"
 
 
 def _as_engine(documents: Sequence[Document], nodes: Sequence[BaseNode]) -> list[VizDocument]:
     hashes = {d.doc_id: d.hash for d in documents}
-    out = []
+    refs: list[str] = []
     for node in nodes:
         # a document passed through whole (no splitter in the pipeline) is its own source
         ref = node.ref_doc_id or (node.node_id if node.node_id in hashes else None)
@@ -139,8 +164,13 @@ def _as_engine(documents: Sequence[Document], nodes: Sequence[BaseNode]) -> list
                 f"a transformation returned node {node.node_id!r} without the document it "
                 f"came from (ref_doc_id {ref!r}): VizRAGIndex groups, refreshes and deletes "
                 "nodes by their document")
-        out.append(to_engine_document(node, hashes[ref]))
-    return out
+        refs.append(ref)
+    made: dict[str, list[str]] = {}
+    for ref, node in zip(refs, nodes, strict=True):
+        made.setdefault(ref, []).append(node.node_id)
+    runs = {ref: run_marker(ids) for ref, ids in made.items()}
+    return [to_engine_document(node, hashes[ref], runs[ref])
+            for ref, node in zip(refs, nodes, strict=True)]
 
 
 def split_documents(documents: Sequence[Document], transformations: Sequence[TransformComponent],
@@ -186,9 +216,24 @@ def replaced(stored: dict[str, list[VizDocument]], refs: Iterable[str],
 
 def unchanged(stored: dict[str, list[VizDocument]], documents: Sequence[Document]
               ) -> list[bool]:
-    """Per document: its nodes are in ``stored`` (:func:`stored_nodes`) and were made from
-    this very document (its hash), so transforming it again would change nothing (a
-    document its transformations turn into no node has nothing stored, so it counts as
-    changed every time)."""
-    return [bool(stored.get(d.doc_id)) and all(
-        n.metadata.get(REF_HASH_KEY) == d.hash for n in stored[d.doc_id]) for d in documents]
+    """Per document: what ``stored`` (:func:`stored_nodes`) holds of it is complete and was
+    made from this very document, so writing it again would change nothing: its nodes all
+    carry its hash and are exactly the nodes one run made (:func:`run_marker`; nodes
+    written before the marker existed: the hash alone), or it is stored whole, unchanged.
+    A document its transformations turn into no node has nothing stored, so it counts as
+    changed every time; so does one whose old and new nodes are both stored (a run
+    interrupted between writing the new and deleting the old) or whose new nodes are
+    stored in part (a run that failed midway): writing it again replaces them all."""
+    return [_complete(stored.get(d.doc_id, []), d) for d in documents]
+
+
+def _complete(nodes: Sequence[VizDocument], document: Document) -> bool:
+    if len(nodes) == 1 and nodes[0].id == document.doc_id and (
+            REF_HASH_KEY not in nodes[0].metadata):  # the document itself, stored whole
+        return nodes[0].hash == to_engine_document(document).hash
+    if not nodes or any(n.metadata.get(REF_HASH_KEY) != document.hash for n in nodes):
+        return False
+    runs = {n.metadata.get(REF_RUN_KEY) for n in nodes}
+    if runs == {None}:  # nodes of an earlier version of this package: the hash alone
+        return True
+    return len(runs) == 1 and runs == {run_marker(n.id for n in nodes)}

@@ -50,6 +50,7 @@ from llama_index.core.storage.storage_context import StorageContext
 
 from hyperviz_core.rag import Document as VizDocument
 from hyperviz_core.rag import IndexReport, VizRAG
+from hyperviz_core.rag.engine_args import refuse_unknown_options
 from hyperviz_core.rag.store import StoreNotFoundError, redact_url
 
 from .adapters import LlamaIndexChatModel, LlamaIndexEmbedder
@@ -298,7 +299,12 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
     def _replace(self, documents: Sequence[Document], parts: Sequence[VizDocument],
                  stored: Stored | None = None) -> None:
         """Write the transformed ``parts``, then delete what earlier runs made from these
-        documents and this run did not (nothing is deleted when the write fails)."""
+        documents and this run did not (nothing is deleted when the write fails), as the
+        engine replaces a text file's parts (:mod:`hyperviz_core.rag.index.replace`): two
+        store transactions. A run that stops between them leaves old and new nodes
+        stored; each new node records the set its run made (:func:`~.documents.run_marker`),
+        so ``refresh_ref_docs`` finds the set doubled (or, after a failed write, incomplete)
+        and writes the document again, which deletes every node but the new ones."""
         refs = [d.doc_id for d in documents]
         if stored is None:
             stored = stored_nodes(self._engine.store, refs)
@@ -358,7 +364,7 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         store = self._engine.store
         latest = latest_documents(documents)
         stored = None
-        if self._splitters:
+        if self._splitters or self._index_struct.transformed:  # documents stored as nodes
             stored = stored_nodes(store, [d.doc_id for d in latest])
             flags = [not same for same in unchanged(stored, latest)]
         else:
@@ -389,7 +395,9 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
                      **delete_kwargs: Any) -> None:
         """Delete engine documents by id, in one store transaction; every id is checked
         first, so a list holding one that is not a document deletes nothing, and a failure
-        midway (e.g. re-embedding what they shared) deletes none."""
+        midway (e.g. re-embedding what they shared) deletes none. VizRAG reads no other
+        keyword argument: any other is a ``TypeError`` naming it (never dropped)."""
+        _check_delete_kwargs(delete_kwargs, "delete_nodes()")
         self._check_node_ids(node_ids)
         self._engine.delete_many(node_ids)
         for node_id in node_ids if delete_from_docstore else ():
@@ -399,6 +407,7 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
     async def adelete_nodes(self, node_ids: list[str], delete_from_docstore: bool = False,
                             **delete_kwargs: Any) -> None:
         """Async :meth:`delete_nodes` (the store write runs in a worker thread)."""
+        _check_delete_kwargs(delete_kwargs, "adelete_nodes()")
         self._check_node_ids(node_ids)
         await asyncio.to_thread(self._engine.delete_many, node_ids)
         for node_id in node_ids if delete_from_docstore else ():
@@ -426,19 +435,39 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
                        **delete_kwargs: Any) -> None:
         """Delete a document (with the nodes inserted from it) and whatever only it
         supported (both layers, vectors), in one store transaction: when anything fails
-        midway, every node of it is still there."""
+        midway, every node of it is still there. An id that is no document is logged as
+        LlamaIndex's indexes log it ("not found, nothing deleted"), naming the document to
+        delete when the id is a retrieved chunk's (``node.node_id``: use
+        ``node.ref_doc_id``); a keyword argument VizRAG does not read is a ``TypeError``."""
+        _check_delete_kwargs(delete_kwargs, "delete_ref_doc()")
+        if not isinstance(ref_doc_id, str):
+            raise TypeError(f"delete_ref_doc() takes one document id (a string), not "
+                            f"{type(ref_doc_id).__name__}")
         store = self._engine.store
         # the whole document and the nodes inserted from it (each an engine document of
         # its own; both can be there when transformations came or went)
         ids = replaced(stored_nodes(store, [ref_doc_id]), [ref_doc_id], kept=())
         if not ids:
-            log.warning("ref_doc_id %s not found, nothing deleted.", ref_doc_id)
+            log.warning("ref_doc_id %s not found, nothing deleted.%s", ref_doc_id,
+                        self._chunk_hint(ref_doc_id))
             return
         self._engine.delete_many(sorted(ids))  # one transaction: all of them or none
+
+    def _chunk_hint(self, chunk_id: str) -> str:
+        """When ``chunk_id`` is a stored chunk's id, which document to delete instead."""
+        store = self._engine.store
+        found = store.chunks([chunk_id])
+        doc = store.get_document(found[0].doc_id) if found else None
+        if doc is None:
+            return ""
+        return (f" It is the id of a chunk (a retrieved node) of document "
+                f"{ref_doc_of(doc)!r}: delete_ref_doc({ref_doc_of(doc)!r}) deletes that "
+                "document (node.ref_doc_id names it)")
 
     async def adelete_ref_doc(self, ref_doc_id: str, delete_from_docstore: bool = False,
                               **delete_kwargs: Any) -> None:
         """Async :meth:`delete_ref_doc` (the store write runs in a worker thread)."""
+        _check_delete_kwargs(delete_kwargs, "adelete_ref_doc()")
         await asyncio.to_thread(self.delete_ref_doc, ref_doc_id)
 
     # ------------------------------------------------------------------ persistence
@@ -495,6 +524,13 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         manager = kwargs.pop("callback_manager", None) or self._callback_manager
         return build_query_engine(self.as_retriever(callback_manager=manager, **kwargs),
                                   llm or self._llm, callback_manager=manager, **kwargs)
+
+
+def _check_delete_kwargs(given: dict[str, Any], where: str) -> None:
+    """A ``TypeError`` naming a keyword argument a delete does not read (a misspelt
+    ``delete_from_docstore`` must not be dropped silently)."""
+    refuse_unknown_options(given, (), f"VizRAGIndex.{where}",
+                           offered=("delete_from_docstore",))
 
 
 INDEX_STRUCT_TYPE_TO_INDEX_STRUCT_CLASS[INDEX_TYPE] = IndexVizRAG  # type: ignore[index]

@@ -8,6 +8,8 @@
   the large VizRAG keys (score parts, entity keys, visual IDs) are excluded from what the LLM
   and the embedder read, as are the keys the document itself excluded
   (``excluded_llm_metadata_keys`` / ``excluded_embed_metadata_keys``).
+  Passages returned although nothing of the query matched (``RetrievalResult.unmatched``)
+  carry ``unmatched: True``.
 * :class:`VizRAGTextNode` — a ``TextNode`` whose ``hash`` leaves out the per-query metadata
   (rank, scores, entity links), so one chunk has one hash whatever the query or mode
   (``QueryFusionRetriever`` de-duplicates and fuses nodes by hash).
@@ -71,6 +73,12 @@ EXCLUDED_KEY = "_llamaindex_excluded"
 
 REF_HASH_KEY = "_llamaindex_ref_doc_hash"
 """Stored metadata key: the hash of the document a node was transformed from."""
+
+REF_RUN_KEY = "_llamaindex_ref_doc_nodes"
+"""Stored metadata key: which nodes the run that wrote a transformed document's node made of
+it (``<count>:<hash of their sorted ids>``), so that a set left incomplete or doubled (a run
+that failed or was interrupted between writing the new nodes and deleting the old ones)
+counts as changed and is written again whole (:func:`~.documents.unchanged`)."""
 
 IMAGE_ID_PREFIX = "vizrag-image-"
 
@@ -177,7 +185,7 @@ def stored_ref(meta: dict[str, Any]) -> str | None:
 
 def user_metadata(meta: dict[str, Any]) -> dict[str, Any]:
     """A stored document's metadata without the keys this package stores beside it."""
-    ours = {EXCLUDED_KEY, REF_DOC_KEY, REF_HASH_KEY}
+    ours = {EXCLUDED_KEY, REF_DOC_KEY, REF_HASH_KEY, REF_RUN_KEY}
     if REF_DOC_KEY not in meta and REF_HASH_KEY in meta:
         ours.add(LEGACY_REF_DOC_KEY)  # an earlier version's link
     return {k: v for k, v in meta.items() if k not in ours}
@@ -201,6 +209,8 @@ def _vizrag_meta(chunk: RankedChunk, result: RetrievalResult,
     }
     for part, value in sorted(chunk.evidence.items()):
         meta[f"score_{part}"] = value
+    if result.unmatched:  # nothing of the query matched: the passages are arbitrary
+        meta["unmatched"] = True
     return meta
 
 
@@ -209,7 +219,9 @@ def chunk_nodes(result: RetrievalResult, shown: dict[str, Any] | None = None
     """One ``NodeWithScore(VizRAGTextNode)`` per ranked chunk, best first: the document's own
     metadata as inserted, then VizRAG's keys (:func:`merge_metadata`: under a ``vizrag_``
     prefixed name where the document holds the key with another value); ``shown``: the
-    export of a rendering shown instead of the result's views (its E#/H# are given)."""
+    export of a rendering shown instead of the result's views (its E#/H# are given). When
+    nothing of the query matched (``result.unmatched``: the passages are arbitrary) every
+    node carries ``unmatched: True`` (read it with ``vizrag_value(meta, "unmatched")``)."""
     out: list[NodeWithScore] = []
     for chunk in result.chunks:
         own = user_metadata(chunk.metadata)

@@ -20,6 +20,7 @@ Example:
 from __future__ import annotations
 
 import inspect
+import logging
 from typing import Any, Literal, get_args
 
 from llama_index.core.callbacks.base import CallbackManager
@@ -40,7 +41,14 @@ from hyperviz_core.rag.engine_args import refuse_unknown_options
 from .instrumentation import StageSpans, dispatcher
 from .nodes import chunk_nodes, image_node, low_score
 
-__all__ = ["RETRIEVER_OPTIONS", "ImageView", "VizRAGRetriever", "check_options"]
+__all__ = ["RETRIEVER_OPTIONS", "ImageView", "OptionTypeError", "VizRAGRetriever",
+           "check_options", "check_top_k"]
+
+log = logging.getLogger(__name__)
+
+UNMATCHED_WARNING = ("no passage matched the query (no word of it, no entity it names): the "
+                     "passages returned are arbitrary")
+"""What is logged (once per query) when the engine returned passages nothing matched."""
 
 ImageView = Literal["bottom", "top", "both"]
 RETRIEVER_OPTIONS: tuple[str, ...] = ("top_k", "mode", "hops", "include_image", "image_view",
@@ -73,11 +81,20 @@ def check_options(options: dict[str, Any], engine_options: frozenset[str] = froz
                            "VizRAG retriever", offered=RETRIEVER_OPTIONS)
 
 
+class OptionTypeError(TypeError, ValueError):
+    """A retriever option of the wrong type (``top_k="3"``): a ``TypeError``, as the LangChain
+    wrapper raises, and a ``ValueError`` too, which this package raised before."""
+
+
 def check_top_k(value: Any, name: str) -> int:
-    """``value`` if an integer of at least 1 (not a bool), else a ``ValueError`` naming the
-    option ``name``."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    """``value`` if an integer of at least 1: a ``TypeError`` (:class:`OptionTypeError`)
+    naming the option ``name`` for anything else than an integer (a bool, float or string
+    such as ``"3"``), a ``ValueError`` below 1 (as the LangChain wrapper's ``k``)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise OptionTypeError(f"{name} must be an integer, got {type(value).__name__} "
+                              f"{value!r}")
+    if value < 1:
+        raise ValueError(f"{name} must be at least 1, got {value}")
     return value
 
 
@@ -185,6 +202,9 @@ class VizRAGRetriever(BaseRetriever):
                ) -> list[NodeWithScore]:
         """The chunk nodes, then the image nodes; when the passage rendering is the only
         image, the chunks carry its E#/H# (not the listings' of a view never drawn)."""
+        if result.unmatched:  # the nodes carry ``unmatched``; said once per query
+            said = next((w for w in result.warnings if "arbitrary" in w), UNMATCHED_WARNING)
+            log.warning("retrieval of %r: %s", result.query[:80], said)
         only = fallback is not None and all(v is None for _, v in self._views(result))
         nodes = chunk_nodes(result, fallback.export if only and fallback else None)
         if self.include_image and nodes:

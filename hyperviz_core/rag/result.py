@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -25,6 +25,7 @@ __all__ = [
     "RetrievedHyperedge",
     "SentPrompt",
     "image_sha256",
+    "rendered_links",
     "visual_ids",
 ]
 
@@ -43,6 +44,32 @@ def visual_ids(export: Mapping[str, Any]) -> tuple[dict[str, str], dict[str, str
         return {str(item.get("key")): str(item.get("id")) for item in export.get(kind, [])
                 if isinstance(item, Mapping) and item.get("id")}
     return ids("entities"), ids("hyperedges")
+
+
+def _sourced(export: Mapping[str, Any], kind: str, chunk_id: str) -> list[str]:
+    """Keys of the ``kind`` items (``entities``/``hyperedges``) of a rendering's export whose
+    ``source_ids`` hold ``chunk_id``, in the export's order."""
+    return [str(item.get("key")) for item in export.get(kind, [])
+            if isinstance(item, Mapping) and chunk_id in (item.get("source_ids") or ())]
+
+
+def rendered_links(shown: Mapping[str, Any], chunk_id: str, entities: Sequence[str] = (),
+                   hyperedges: Sequence[str] = ()) -> dict[str, Any]:
+    """What links passage ``chunk_id`` to a rendering (its export ``shown``): ``entities`` /
+    ``hyperedges`` — the keys given (a retrieval's own, best first), then those the
+    rendering draws from this passage (its ``source_ids``) — and their ``E#`` / ``H#``
+    (``entity_ids`` / ``hyperedge_ids``, for those drawn). A mode that links no entity to
+    its chunks (``naive``) still gets the IDs of the image shown.
+
+    >>> rendered_links({"entities": [{"key": "ada", "id": "E1", "source_ids": ["c1"]}],
+    ...                 "hyperedges": [{"key": "h-1", "id": "H1", "source_ids": ["c2"]}]}, "c1")
+    {'entities': ['ada'], 'entity_ids': {'ada': 'E1'}, 'hyperedges': [], 'hyperedge_ids': {}}
+    """
+    ents, drawn = visual_ids(shown)
+    keys = list(dict.fromkeys([*entities, *_sourced(shown, "entities", chunk_id)]))
+    edges = list(dict.fromkeys([*hyperedges, *_sourced(shown, "hyperedges", chunk_id)]))
+    return {"entities": keys, "entity_ids": {k: ents[k] for k in keys if k in ents},
+            "hyperedges": edges, "hyperedge_ids": {h: drawn[h] for h in edges if h in drawn}}
 
 
 def image_sha256(png: bytes) -> str:
@@ -228,7 +255,8 @@ class RetrievalResult(BaseModel):
         relations and bottom entities when I_bot was drawn or when nothing was (the numbering
         of the answer prompt's listings). ``shown``: the export of another rendering shown
         instead of the views (e.g. :func:`~hyperviz_core.rag.render_passages`' for the
-        modes that draw none); its IDs are given.
+        modes that draw none); its IDs are given, for the chunk's entities and hyperedges
+        and those the rendering draws from the chunk (:func:`rendered_links`).
 
         >>> r = RetrievalResult(query="q", mode="naive")
         >>> r.chunk_links(RankedChunk(chunk_id="c", doc_id="d", score=1.0, rank=1, text="t"))
@@ -237,10 +265,7 @@ class RetrievalResult(BaseModel):
         keys = list(chunk.entities)
         edges = [h for h in self.hyperedges if chunk.chunk_id in h.source_ids]
         if shown is not None:
-            ents, drawn = visual_ids(shown)
-            return {"entities": keys, "entity_ids": {k: ents[k] for k in keys if k in ents},
-                    "hyperedges": [h.id for h in edges],
-                    "hyperedge_ids": {h.id: drawn[h.id] for h in edges if h.id in drawn}}
+            return rendered_links(shown, chunk.chunk_id, keys, [h.id for h in edges])
         top = self.top_view is not None
         bottom = self.bottom_view is not None or not top
         visual = {e.key: e.visual_id for e in self.entities

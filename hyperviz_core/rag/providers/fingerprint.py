@@ -1,0 +1,90 @@
+"""What identifies a framework model's answers, for cache keys: its parameters as canonical
+JSON data, credentials left out, and a short stable hash of them.
+
+The framework adapters (``vizrag_llamaindex``, ``vizrag_langchain``) name a wrapped model
+``<framework>:<model name>#<hash>`` so that another temperature, response format, base URL
+or bound argument is another entry of the persistent model-call cache, while a rotated API
+key is the same model. The hash is the same in every process for the same parameters.
+
+Example:
+    >>> canonical({"model": "m", "api_key": "sk-1", "base_url": "http://u:pw@h/v1?token=t"})
+    {'base_url': 'http://h/v1', 'model': 'm'}
+    >>> params_hash({"model": "m"}) == params_hash({"model": "m"}), len(params_hash({}))
+    (True, 12)
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+__all__ = ["OPERATIONAL", "canonical", "is_secret_name", "params_hash"]
+
+#: name parts of parameters left out: credentials (a rotated key is the same model) and the
+#: headers that may carry them
+_SECRET_PARTS = frozenset({"key", "apikey", "secret", "token", "password", "passwd",
+                           "authorization", "auth", "credential", "credentials", "cookie",
+                           "cookies", "header", "headers"})
+#: settings that do not change what a model answers (left out too)
+OPERATIONAL = frozenset({"callback_manager", "callbacks", "max_retries", "timeout",
+                         "request_timeout", "reuse_client", "http_client",
+                         "async_http_client", "num_workers", "output_parser",
+                         "query_wrapper_prompt", "messages_to_prompt", "completion_to_prompt"})
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether a parameter named ``name`` may hold a credential (``api_key``,
+    ``x-api-key``, ``Authorization``, ``default_headers``; not ``keywords``).
+
+    >>> [is_secret_name(n) for n in ("openai_api_key", "default_headers", "stop_keywords")]
+    [True, True, False]
+    """
+    return any(part in _SECRET_PARTS for part in re.split(r"[^a-z0-9]+", name.lower()))
+
+
+def _without_credentials(text: str) -> str:
+    """A URL without its ``user:password@`` and secret-looking query parameters; other text
+    as it is."""
+    if "://" not in text:
+        return text
+    try:
+        parts = urlsplit(text)
+        host = parts.netloc.rpartition("@")[2]
+        query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
+                           if not is_secret_name(k)])
+        return urlunsplit((parts.scheme, host, parts.path, query, parts.fragment))
+    except ValueError:
+        return text
+
+
+def canonical(value: Any) -> Any:
+    """``value`` as plain JSON data, the same in every process: mappings sorted, keys that
+    may hold credentials (:func:`is_secret_name`) and :data:`OPERATIONAL` settings left out,
+    a URL's credentials dropped, a secret value (``SecretStr``, anything with
+    ``get_secret_value``) left out, and an object that is not data named by its type (never
+    its ``repr``, which may hold a memory address)."""
+    if isinstance(value, enum.Enum):
+        return canonical(value.value)
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    if isinstance(value, str):
+        return _without_credentials(value)
+    if isinstance(value, Mapping):
+        return {str(k): canonical(v) for k, v in sorted(value.items(), key=lambda i: str(i[0]))
+                if not is_secret_name(str(k)) and str(k) not in OPERATIONAL
+                and not hasattr(v, "get_secret_value")}
+    if isinstance(value, list | tuple):
+        return [canonical(v) for v in value if not hasattr(v, "get_secret_value")]
+    return f"<{type(value).__module__}.{type(value).__qualname__}>"
+
+
+def params_hash(data: Any, length: int = 12) -> str:
+    """The first ``length`` hex digits of the SHA-256 of :func:`canonical` ``data``."""
+    text = json.dumps(canonical(data), sort_keys=True, ensure_ascii=True,
+                      separators=(",", ":"))
+    return hashlib.sha256(text.encode("ascii")).hexdigest()[:length]
