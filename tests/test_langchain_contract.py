@@ -90,7 +90,7 @@ def test_a_mistyped_store_path_is_an_error_not_a_new_store(tmp_path: Path) -> No
 def test_misspelt_options_are_refused(store_dir: Path) -> None:
     with pytest.raises(ValueError, match="imageformat"):
         HyperVizRunnable(imageformat="image_url")
-    with pytest.raises(TypeError, match="includeimage.*did you mean 'include_image'"):
+    with pytest.raises(TypeError, match=r"includeimage.*did you mean 'include_image'"):
         HyperRAGVisualRetriever(rag=object(), includeimage=True)  # as VizRAGRetriever
 
 
