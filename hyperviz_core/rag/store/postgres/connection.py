@@ -10,6 +10,7 @@ unchanged on a psycopg connection.
 from __future__ import annotations
 
 import logging
+import os
 import random
 import threading
 import time
@@ -51,6 +52,27 @@ class QmarkConnection:
                 cur.executemany(pg_sql(sql), rows)
 
 
+#: seconds a connection attempt may take when neither the URL (``connect_timeout=``) nor
+#: ``PGCONNECT_TIMEOUT`` says (libpq's own default is to wait forever: a host that accepts
+#: TCP and never answers hung every command)
+CONNECT_TIMEOUT_S = 10
+
+
+def connect_kwargs(url: str) -> dict[str, Any]:
+    """The arguments of every connection to ``url``: autocommit, and
+    :data:`CONNECT_TIMEOUT_S` unless the URL or the environment sets a timeout.
+
+    >>> connect_kwargs("postgresql://h/db")["connect_timeout"]
+    10
+    >>> "connect_timeout" in connect_kwargs("postgresql://h/db?connect_timeout=3")
+    False
+    """
+    kwargs: dict[str, Any] = {"autocommit": True}
+    if "connect_timeout" not in url and not os.environ.get("PGCONNECT_TIMEOUT"):
+        kwargs["connect_timeout"] = CONNECT_TIMEOUT_S
+    return kwargs
+
+
 class Pool:
     """A small psycopg connection pool bound to one database URL.
 
@@ -70,10 +92,14 @@ class Pool:
         self.retries = retries
         self._pin = threading.local()  # .conn: this thread's pinned connection
         self._errors = psycopg.Error
+        kwargs = connect_kwargs(url)
         try:  # one direct connection first: a wrong URL fails at once, not after a timeout
-            psycopg.connect(url, autocommit=True).close()
+            psycopg.connect(url, **kwargs).close()
+            # each connection is checked as it is taken: one the server closed (a restart,
+            # a failover, an idle timeout) is replaced, not handed to a query that fails
             self._pool = ConnectionPool(url, min_size=1, max_size=max_size, open=False,
-                                        kwargs={"autocommit": True}, timeout=30.0)
+                                        kwargs=kwargs, timeout=30.0,
+                                        check=ConnectionPool.check_connection)
             self._pool.open(wait=True, timeout=30.0)
         except Exception as exc:
             raise _cannot_connect(url, exc) from None
@@ -183,7 +209,7 @@ def holds_store(url: str) -> bool:
     reached."""
     psycopg = _psycopg()
     try:
-        with psycopg.connect(url, autocommit=True) as conn:
+        with psycopg.connect(url, **connect_kwargs(url)) as conn:
             if conn.execute("SELECT to_regclass('meta') IS NOT NULL").fetchone() != (True,):
                 return False
             row = conn.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()

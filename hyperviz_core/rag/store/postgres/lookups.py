@@ -29,6 +29,7 @@ from ...types import Chunk
 from ..lookups import ChunkLookupsMixin, KeptSet, chunk_row, pairs
 from .connection import Pool
 from .lexical import LEX, TERMS, ensure_lexical, term_key
+from .schema import CHANGE_TOKEN
 from .state_arrays import PgKeptArrays
 
 __all__ = ["PgQueryLookupsMixin"]
@@ -71,11 +72,11 @@ class PgQueryLookupsMixin(ChunkLookupsMixin):
     # ------------------------------------------------------------------ state
     def query_generation(self) -> tuple[int, int, int]:
         """A token that changes whenever a document is written or deleted (by any
-        process) — the (count, last id) of ``data_changes``, which every write adds to — or
+        process) — :data:`~.schema.CHANGE_TOKEN` of ``data_changes``, which every write adds to — or
         the postings tables are made anew (the chunk table's object id: chunk numbers of
         dropped tables mean nothing)."""
-        row = self._q("SELECT COUNT(*), COALESCE(MAX(id), 0), COALESCE(to_regclass(?)::oid"
-                      "::bigint, 0) FROM data_changes", (LEX,))[0]
+        row = self._q(f"SELECT t.*, COALESCE(to_regclass(?)::oid::bigint, 0) "
+                      f"FROM ({CHANGE_TOKEN}) t", (LEX,))[0]
         return int(row[0]), int(row[1]), int(row[2])
 
     def lexical_ready(self, tokenize: Callable[[str], list[str]] | None = None, *,

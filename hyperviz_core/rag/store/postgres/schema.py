@@ -95,6 +95,21 @@ CREATE TABLE IF NOT EXISTS llm_cache (
 CREATE TABLE IF NOT EXISTS data_changes (id BIGSERIAL PRIMARY KEY);
 """
 
+#: rows of ``data_changes`` a change token counts: the last ``CHANGE_WINDOW`` ids (a commit
+#: that took its id before others committed still lands in the window and moves the count);
+#: rows further back are trimmed by the writes, so the token costs the same whatever the
+#: store's history (a ``COUNT(*)`` of every write ever grew with it)
+CHANGE_WINDOW = 10_000
+
+#: the (count in the window, last id) of ``data_changes``: changes with every committed write
+CHANGE_TOKEN = (
+    f"SELECT (SELECT COUNT(*) FROM data_changes WHERE id > m.last - {CHANGE_WINDOW}), m.last "
+    "FROM (SELECT COALESCE(MAX(id), 0) AS last FROM data_changes) m")
+
+#: what every write transaction runs: its row, and the trimming of rows far behind it
+NOTE_CHANGE = ("WITH n AS (INSERT INTO data_changes DEFAULT VALUES RETURNING id) "
+               f"DELETE FROM data_changes WHERE id < (SELECT id FROM n) - {10 * CHANGE_WINDOW}")
+
 # Version 2 (issue 17), as the SQLite backend's: merged rows carry an appending merge's
 # state and no ``source_ids`` (read from the mentions). Existing rows get an unknown state
 # (their next write rebuilds them from all their mentions).

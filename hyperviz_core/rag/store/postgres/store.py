@@ -16,7 +16,8 @@ is a no-op, readers see one consistent snapshot — plus many writer processes a
   :mod:`~hyperviz_core.rag.store.sqlite.merge` code, run through a ``?``-placeholder adapter);
 * serialization failures and deadlocks are retried (:class:`~.connection.Pool`);
 * every write adds a row to ``data_changes``; a process drops its cached layers and vector
-  indexes when the (count, max id) of that table moved.
+  indexes when the (count of its last ``CHANGE_WINDOW`` ids, max id) of that table moved
+  (older rows are trimmed: the check costs the same however long the store has lived).
 
 Credentials come from the URL or the standard ``PG*`` environment variables and are never
 printed: :attr:`path` is the URL without password.
@@ -61,7 +62,7 @@ from .connection import Pool, QmarkConnection
 from .inspect import PgInspectMixin
 from .lexical import create_tables, tables_exist, write_postings
 from .lookups import PgQueryLookupsMixin
-from .schema import mask_url, migrate
+from .schema import CHANGE_TOKEN, NOTE_CHANGE, mask_url, migrate
 from .vectors import PgVectorMixin
 
 __all__ = ["PostgresStore"]
@@ -168,7 +169,7 @@ class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin, PgQueryLooku
         return f"PostgresStore({self.path!r})"
 
     def _data_version(self) -> tuple[int, int]:
-        row = self._q("SELECT COUNT(*), COALESCE(MAX(id), 0) FROM data_changes")[0]
+        row = self._q(CHANGE_TOKEN)[0]
         return int(row[0]), int(row[1])
 
     def _sync_external(self) -> None:
@@ -297,7 +298,7 @@ class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin, PgQueryLooku
         chunks = [ch for it in written for ch in it.chunks]
         texts, dead = vector_changes(rebuilt, chunks, removed)
         embedded = self._write_vectors(c, texts, dead, merge_vectors(written), embedder)
-        c.execute("INSERT INTO data_changes DEFAULT VALUES")
+        c.execute(NOTE_CHANGE)
         last = max(i for i, w in enumerate(writes) if w.status != "skipped")
         writes[last] = writes[last].model_copy(update={"embedded": embedded})
         return writes, embedded
@@ -330,7 +331,7 @@ class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin, PgQueryLooku
             rebuilt = self._rebuild(c, touched_e, touched_h, summarize)
             dead, counts = delete_counts(len(stored), removed, rebuilt)
             self._write_vectors(c, rebuilt.texts, dead, None, embedder)
-            c.execute("INSERT INTO data_changes DEFAULT VALUES")
+            c.execute(NOTE_CHANGE)
             return counts
 
         with self._lock:
