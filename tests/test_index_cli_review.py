@@ -185,6 +185,7 @@ def test_the_text_report_of_a_stopped_run_says_what_happened(
     assert f"{failed} of 10 documents: 0 stored" in head and "removed the store" in head
     assert ("stopped after reading" in head) == (failed < 10)
     assert "stopped before reading the other documents" not in out.err
+    assert "indexing stopped:" not in out.err  # the indexer's log of the stop: said once
     assert not store.exists()
 
 

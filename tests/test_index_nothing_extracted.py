@@ -33,3 +33,22 @@ def test_offline_extraction_is_not_warned_about(tmp_path: Path,
     with caplog.at_level(logging.WARNING), VizRAG(tmp_path / "s", show_progress=False) as rag:
         rag.insert(Document(id="d1", text="nothing here at all, in lower case."))
     assert "held no entity" not in caplog.text
+
+
+def test_a_run_the_store_stops_is_logged(tmp_path: Path,
+                                         caplog: pytest.LogCaptureFixture) -> None:
+    """A store replaced under an open engine stops ``insert``: the report says so
+    (``stopped``) and the library logs it, so a caller that does not read the report hears
+    of it (it returned in silence)."""
+    import shutil
+
+    with VizRAG(tmp_path / "s", show_progress=False) as rag:
+        rag.insert(DOC)
+        shutil.rmtree(tmp_path / "s")  # another process removes the store, makes it anew
+        with VizRAG(tmp_path / "s", show_progress=False) as other:
+            other.insert(Document(id="x", text="Rome is in Italy."))
+        with caplog.at_level(logging.WARNING):
+            report = rag.insert(Document(id="d2", text="Berlin is in Germany."))
+    assert report.stopped is not None and report.documents_added == 0
+    said = [r for r in caplog.records if r.getMessage().startswith("indexing stopped: ")]
+    assert len(said) == 1 and "deleted or replaced" in said[0].getMessage()

@@ -28,6 +28,7 @@ __all__ = ["headline", "interrupted", "outcome", "print_index", "quiet_document_
 _SAID_BY_THE_REPORT = (
     ("hyperviz_core.rag.index.failures", "indexing %s failed"),  # ``failed: ID: ...``
     ("hyperviz_core.rag.index.indexer", "the model's answers held no entity"),  # outcome
+    ("hyperviz_core.rag.index.indexer", "indexing stopped: "),  # the report's stop line
 )
 
 

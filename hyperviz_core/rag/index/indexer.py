@@ -269,6 +269,8 @@ class Indexer:
             report.documents_removed = await asyncio.to_thread(  # what files no longer make
                 clean_up, self.store, ledger, self.delete, report.errors)
         finish_report(report, self.usage, before, t0, self.store)
+        if report.stopped is not None:  # the store or the provider stopped the run
+            log.warning("indexing stopped: %s", report.stopped)
         if self.chat is not None and (warning := nothing_extracted(report)) is not None:
             log.warning(warning)
         return report
