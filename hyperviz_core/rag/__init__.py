@@ -79,6 +79,7 @@ from .result import (
     SentPrompt,
     visual_ids,
 )
+from .result_metadata import merge_metadata, vizrag_key, vizrag_value
 from .retrieve import (
     MAX_HOPS,
     MODES,
@@ -98,6 +99,8 @@ from .store import (
     StoreProtocol,
     StoreReplacedError,
     StoreStats,
+    open_store,
+    store_exists,
 )
 from .types import Chunk, ChunkExtraction, ChunkTheme, Document, content_hash, json_safe_metadata
 from .vectors import ExactVectorIndex, VectorIndex
@@ -210,6 +213,8 @@ __all__ = [
     "load_documents",
     "local_minilm_available",
     "merge_extractions",
+    "merge_metadata",
+    "open_store",
     "parse_extraction",
     "parse_id_list",
     "parse_json_list",
@@ -218,6 +223,9 @@ __all__ = [
     "render_hypergraph",
     "render_passages",
     "report_usage",
+    "store_exists",
     "visual_ids",
+    "vizrag_key",
+    "vizrag_value",
     "with_inferred_title",
 ]

@@ -35,11 +35,11 @@ Mode = Literal["vizrag", "text", "hyper-lite", "naive"]
 
 MODES: tuple[str, ...] = ("vizrag", "text", "hyper-lite", "naive")
 
-#: the views each mode can render (``naive`` has no sub-hypergraph view)
 #: the six built-in layouts (``hyperviz_core.layouts``; checked equal by the tests), known
 #: here without importing the drawing stack
 BUILTIN_LAYOUTS = ("set-hier", "set-radial", "set-force", "bi-inc", "ra-cen", "cli-exp")
 
+#: the views each mode has (``naive`` has no sub-hypergraph view)
 MODE_VIEWS: dict[str, tuple[str, ...]] = {
     "vizrag": ("top", "bottom"), "text": ("top", "bottom"), "hyper-lite": ("bottom",),
     "naive": (),
@@ -86,7 +86,8 @@ class RetrievalConfig(BaseModel):
     entity_k: int = Field(default=3, ge=1)
     """Top-k G_bot entities per anchor (bottom retrieval) or per keyword (hyper-lite)."""
     locate_k: int = Field(default=8, ge=1)
-    """Entities the locator may name (offline: the top-ranked rendered entities)."""
+    """Entities the locator may name (offline: G_top's best entities by importance, drawn
+    or not)."""
     max_keywords: int = Field(default=10, ge=1)
     max_themes: int = Field(default=12, ge=1)
     max_anchors: int = Field(default=8, ge=1)
@@ -116,7 +117,9 @@ class RetrievalConfig(BaseModel):
     render: bool | None = None
     """Render I_top/I_bot: ``None`` (default) renders only when a consumer reads them (a
     chat/vision model in ``vizrag``/``hyper-lite`` with ``retrieval_visualization``);
-    ``True`` always (``--out``, the viewer, an image node); ``False`` never. What was not
+    ``True`` always but in ``text`` mode (it sends listings, no images) or with
+    ``retrieval_visualization=False`` (:func:`render_decision`; ``--out``, the viewer, an
+    image node); ``False`` never. What was not
     rendered is named, with the reason, in :attr:`RetrievalResult.skipped_views`."""
     render_views: tuple[Literal["top", "bottom"], ...] = ("top", "bottom")
     """The views ``render=True`` draws when no model reads them (e.g. ``("bottom",)`` for

@@ -14,9 +14,10 @@ A retrieved passage should score high when
   - *mention*: the chunk is a source of the entity, damped by ``1/sqrt(#sources)`` so that
     hub entities ("United States") do not swamp the ranking.
 
-  Entities found in the best directly-matching chunks are added to the evidence with a
-  share of those chunks' scores (pseudo-relevance feedback through the bottom layer), so a
-  bridge entity mentioned by the best passage also counts when vector retrieval missed it.
+  Entities found in the best chunks of a first pass (direct similarity plus graph evidence)
+  are added to the evidence with a share of those chunks' scores (pseudo-relevance
+  feedback through the bottom layer), so a bridge entity mentioned by the best passage
+  also counts when vector retrieval missed it.
 
 * relevance spreads to it over the hypergraph — personalised PageRank over the bottom
   layer's entity–hyperedge incidence graph, seeded by the entities the query names, the
@@ -122,9 +123,10 @@ class RankWeights(BaseModel):
     """Weight of the pipeline's entity scores (anchors, V_rel, their hop neighbours)
     relative to entities named by the query keywords (weight 1)."""
     feedback: float = Field(default=0.8, ge=0)
-    """Share of a top direct chunk's score given to the entities it mentions."""
+    """Share of a top first-pass chunk's score (direct + graph) given to the entities it
+    mentions."""
     feedback_chunks: int = Field(default=3, ge=0)
-    """How many top direct chunks feed their entities back."""
+    """How many top first-pass chunks feed their entities back."""
     ppr: float = Field(default=1.0, ge=0)
     """Weight (times ``graph``) of the personalised-PageRank evidence: relevance spread over
     the entity–hyperedge incidence graph from the query's entities, the retrieved ones and

@@ -7,7 +7,7 @@ Given a query ``q`` (mode ``vizrag``), the stages of :mod:`.stages` run in this 
 3. ``top_view`` — the h-hop G_top sub-hypergraph around E_rel, rendered: I_top;
 4. ``locate`` — the MLLM names the entity IDs (``E#``) it sees in I_top, mapped back through
    the rendering's :class:`~hyperviz_core.idmap.IdMap` (unknown IDs are ignored and logged);
-   offline the renderer's importance ranks them. Anchors V̂ = located ∪ members of E_rel;
+   offline (or if it names none) G_top's best by importance. Anchors V̂ = located ∪ E_rel's;
 5. ``bottom_entities`` — for each anchor the ``entity_k`` most similar G_bot entities → V_rel;
 6. ``bottom_view`` — the score-bounded h-hop G_bot sub-hypergraph, rendered: I_bot;
 7. ``rank`` — chunks by :func:`~.rank.rank_chunks`.

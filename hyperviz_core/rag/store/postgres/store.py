@@ -15,9 +15,8 @@ is a no-op, readers see one consistent snapshot — plus many writer processes a
 * merged rows are written with ``INSERT ... ON CONFLICT DO UPDATE`` (the shared
   :mod:`~hyperviz_core.rag.store.sqlite.merge` code, run through a ``?``-placeholder adapter);
 * serialization failures and deadlocks are retried (:class:`~.connection.Pool`);
-* every write adds a row to ``data_changes``; a process drops its cached layers and vector
-  indexes when the (count of its last ``CHANGE_WINDOW`` ids, max id) of that table moved
-  (older rows are trimmed: the check costs the same however long the store has lived).
+* every write adds a row to ``data_changes`` (trimming old ones); a process drops its cached
+  layers and vector indexes when that table's ``CHANGE_TOKEN`` (:mod:`.schema`) moved.
 
 Credentials come from the URL or the standard ``PG*`` environment variables and are never
 printed: :attr:`path` is the URL without password.
