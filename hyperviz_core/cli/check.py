@@ -6,8 +6,10 @@ opens the store read-only (works on a read-only file or folder and never writes)
 SQLite's ``integrity_check`` and ``foreign_key_check``, the opening checks (format, schema
 version, tables) and the store's invariants (every entity and hyperedge has a mention and
 members, incidences name known rows, vectors have the recorded dimension ...); each line of
-SQLite's integrity check is one problem (at most 100 listed). Exit code 0: healthy; 1:
-problems found (listed); 2: no store there.
+SQLite's integrity check is one problem (at most 100 listed). A store written by a newer
+VizRAG is not called damaged: one ``newer: ...`` line says to upgrade vizrag (``"newer": true``
+in ``--json``). Exit code 0: healthy; 1: problems found (listed) or a newer store; 2: no
+store there.
 
 Example::
 
@@ -37,8 +39,14 @@ def _run(args: argparse.Namespace) -> int:
         print(f"ok: {report.path} ({report.documents} documents, {report.chunks} chunks, "
               f"{report.entities} entities, {report.hyperedges} hyperedges); no problems")
         return 0
-    print(f"damaged: {report.path}: {len(report.problems)} problem(s)")
-    for problem in report.problems:
+    problems = report.problems
+    if report.newer:  # not damaged: written by a newer VizRAG than this one
+        print(f"newer: {terminal_safe(problems[0])}")
+        problems = problems[1:]
+        if not problems:
+            return 1
+    print(f"damaged: {report.path}: {len(problems)} problem(s)")
+    for problem in problems:
         print(f"  {terminal_safe(problem)}")
     return 1
 

@@ -266,7 +266,7 @@ def _run_stats(args: argparse.Namespace) -> int:
 
 
 def _run_delete(args: argparse.Namespace) -> int:
-    from ..rag.store.sqlite.check import store_errors
+    from ..rag.store.sqlite.check import refuse_damaged, store_errors
 
     if not args.doc_ids and not args.compact:
         raise ValueError("give the ids of the documents to delete (or --compact alone to "
@@ -275,7 +275,8 @@ def _run_delete(args: argparse.Namespace) -> int:
     with store_errors(args.store):
         store = open_existing(args.store, read_only=False)
         try:
-            store.stats()  # a damaged store fails here (one line), before any change
+            store.stats()  # a damaged store fails here (one line), before any change,
+            refuse_damaged(store)  # or here: damaged table pages a count never reads
             counts = _delete_all(args, store) if args.doc_ids else {}
             ready = make_query_ready(store, "delete") if counts.get("documents") else None
             if args.compact:

@@ -31,16 +31,21 @@ __all__ = ["after_run", "compact_store", "created_paths", "open_for_index", "pru
 def open_for_index(spec: str, options: dict[str, Any], created: Callable[[], bool]
                    ) -> tuple[Any, int]:
     """Open (or create) the store ``vizrag index`` writes, and how many documents it holds.
+    A damaged store (SQLite's quick check, :func:`~..rag.store.sqlite.check.refuse_damaged`:
+    every page read, 0.05 s on a 46 MB store) is refused before anything is written.
     When that fails (a full disk, a damaged file: one line), what this run created is removed
     again (:func:`created_paths`), unless another process holds the store's lock: then the
     store may be that process's, just created."""
     from ..rag.index.failures import is_lock_error
     from ..rag.store import open_store
+    from ..rag.store.sqlite.check import refuse_damaged
 
     store: Any = None
     try:
         store = open_store(spec, read_only=False, **options)
-        return store, store.stats().documents  # a damaged store fails here
+        documents = store.stats().documents  # a damaged index or meta page fails here,
+        refuse_damaged(store)  # a damaged table page (vectors ...) here: nothing written
+        return store, documents
     except Exception as exc:
         if store is not None:
             with contextlib.suppress(Exception):

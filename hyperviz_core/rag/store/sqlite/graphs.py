@@ -11,11 +11,12 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
+from pathlib import Path
 from typing import Any, Literal
 
 from ....model import Entity, Hyperedge, Hypergraph
-from .schema import loads
+from .schema import damaged, loads
 from .sources import entity_sources, hyperedge_sources
 
 __all__ = ["GraphLayersMixin", "read_layer", "snapshot"]
@@ -30,6 +31,10 @@ def snapshot(conn: sqlite3.Connection) -> Iterator[None]:
     A layer is read with several SELECTs; without this a writer (another process) could
     commit between them and the reader would see hyperedges naming entities it has not
     read. Inside an already open transaction this adds nothing.
+
+    A damaged page met inside (SQLite's "database disk image is malformed") raises the
+    one-line :class:`StoreError` of a damaged store, the SQLite error as its ``__cause__``;
+    ending the transaction after any error never replaces that error with its own.
     """
     if conn.in_transaction:
         yield
@@ -37,9 +42,29 @@ def snapshot(conn: sqlite3.Connection) -> Iterator[None]:
     conn.execute("BEGIN")
     try:
         yield
-    finally:
+    except BaseException as exc:
         if conn.in_transaction:
-            conn.execute("COMMIT")
+            with suppress(sqlite3.Error):
+                conn.execute("ROLLBACK")  # a read transaction: nothing to lose
+        if isinstance(exc, sqlite3.DatabaseError) and _corrupt(exc):
+            raise damaged(_file(conn), exc) from exc
+        raise
+    if conn.in_transaction:
+        conn.execute("COMMIT")
+
+
+def _corrupt(exc: sqlite3.DatabaseError) -> bool:
+    """Whether ``exc`` says the file is damaged (SQLITE_CORRUPT, SQLITE_NOTADB)."""
+    return getattr(exc, "sqlite_errorcode", None) in (11, 26) or "malformed" in str(exc)
+
+
+def _file(conn: sqlite3.Connection) -> Path:
+    """The main database file of ``conn`` (read from SQLite's schema list: no page read)."""
+    try:
+        rows = conn.execute("PRAGMA database_list").fetchall()
+    except sqlite3.Error:
+        rows = []
+    return Path(next((str(r[2]) for r in rows if r[1] == "main" and r[2]), "the store file"))
 
 
 class GraphLayersMixin:
