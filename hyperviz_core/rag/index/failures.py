@@ -85,8 +85,9 @@ def refuse_read_only(store: Any) -> None:
     """Raise :class:`StoreError` when ``store`` was opened read-only: a run into it would
     fail every document the same way, so it is refused before any is read."""
     if getattr(store, "read_only", False):
+        why = getattr(store, "unwritable", None)  # a read-only file system: not "reopen"
         raise StoreError(f"store {store.path} is open read-only; cannot index documents "
-                         "(open it writable)")
+                         f"({why or 'open it writable'})")
 
 
 def is_lock_error(exc: BaseException | str) -> bool:

@@ -125,6 +125,8 @@ class HypergraphStore(
             raise StoreError(why)
         #: opened with SQLite's ``mode=ro``: reads work, every write raises StoreError
         self.read_only: bool = read_only
+        #: why this process may not write the store (None: it may), for the errors of writes
+        self.unwritable: str | None = why
         self._conn = open_connection(self.path, version=__version__, read_only=read_only)
         self._file = _file_identity(self.path)  # the file opened (replaced: StoreError)
         self._lock = threading.RLock()
@@ -312,6 +314,10 @@ def _logs(path: Path) -> list[Path]:
 def _why_unwritable(path: Path) -> str | None:
     """Why this process may not write the store file, its existing ``-wal``/``-shm`` files
     or create files beside it, naming what is in the way; None when it may."""
+    with contextlib.suppress(OSError, AttributeError):  # statvfs: POSIX only
+        if os.statvfs(path).f_flag & os.ST_RDONLY:
+            return (f"store {path} is on a read-only file system; writing needs a writable "
+                    "one (copy the store to a writable disk)")
     if not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
         return (f"store {path} is read-only (no write access to the file or its folder); "
                 "writing needs write access to both")
