@@ -28,9 +28,10 @@ __all__ = ["register"]
 
 
 def _run(args: argparse.Namespace) -> int:
-    from ..rag.store import is_store_url
+    from ..rag.store import is_store_url, refuse_keyword_dsn
     from ..rag.store.sqlite.check import check_store
 
+    refuse_keyword_dsn(args.store)  # not a path: never echoed (it may hold a password)
     report = _check_server(args.store) if is_store_url(args.store) else check_store(args.store)
     if args.json:
         print(report.model_dump_json(indent=2))

@@ -18,9 +18,11 @@ that step leaves every copied document committed (exit 130).
 
 ``vizrag migrate --upgrade out/store`` upgrades a SQLite store of an older schema in place
 (schema 1 → 2: merged rows without stored source lists, see ``rag/store/sqlite/schema.py``);
-what every read returns stays the same (``--json``: the outcome as one JSON object). A store
-of an older schema is also upgraded by its
-first write; a PostgreSQL store is upgraded when it is opened.
+what every read returns stays the same (``--json``: the outcome as one JSON object); a
+PostgreSQL store likewise (as its owner). A store of an older schema is also upgraded by its
+first write, a PostgreSQL one also when a writer opens it; readers (and a role that may not
+change its tables) read it as it is. ``--upgrade`` and ``--from`` name an existing store: "no
+VizRAG store at ..." (exit 2) otherwise, and nothing is created.
 """
 
 from __future__ import annotations
@@ -34,25 +36,19 @@ __all__ = ["register"]
 
 
 def _upgrade(spec: str, as_json: bool = False) -> int:
-    """``--upgrade STORE``: upgrade its schema in place and check it; ``as_json``: the
-    outcome as one JSON object ``{"store", "schema_before", "schema", "upgraded",
-    "problems", "ok"}`` (``schema_before`` null on PostgreSQL: upgraded when opened)."""
-    from ..rag.store import HypergraphStore, StoreError, open_store
+    """``--upgrade STORE``: upgrade its schema in place and check it (an existing store:
+    "no VizRAG store at ..." otherwise, nothing created); ``as_json``: the outcome as one
+    JSON object ``{"store", "schema_before", "schema", "upgraded", "problems", "ok"}``."""
+    from ..rag.store import StoreError, open_store
+    from ..rag.store.postgres.schema import is_postgres_url
     from ..rag.store.sqlite.check import store_errors
     from ..rag.store.sqlite.schema import SCHEMA_VERSION
 
-    try:
-        with store_errors(spec), open_store(spec) as store:
-            if not isinstance(store, HypergraphStore):  # PostgreSQL: upgraded when opened
-                if as_json:
-                    _print_json({"store": str(store.path), "schema_before": None,
-                                 "schema": SCHEMA_VERSION, "upgraded": False, "problems": [],
-                                 "ok": True})
-                else:
-                    print(f"{store.path}: schema {SCHEMA_VERSION} (upgraded when opened)")
-                return 0
-            old = store.schema_version()
-            ran = store.upgrade()
+    try:  # a database opened as a reader's: not upgraded before its version is read
+        with store_errors(spec), open_store(spec, must_exist=True, read_only=(
+                True if is_postgres_url(spec) else None)) as store:
+            old = store.schema_version()  # type: ignore[attr-defined]
+            ran = store.upgrade()  # type: ignore[attr-defined]
             problems = store.check()
     except StoreError as exc:
         raise ValueError(str(exc)) from None
@@ -91,7 +87,8 @@ def _run(args: argparse.Namespace) -> int:
     sqlite_side = args.target if is_store_url(args.source) else args.source
     report = None
     try:  # an SQLite error names the store that raised it (source or destination)
-        with store_errors(sqlite_side), open_store(args.source, read_only=True) as src:
+        with store_errors(sqlite_side), open_store(args.source, read_only=True,
+                                                   must_exist=True) as src:
             if src.stats().documents == 0:
                 raise StoreError(f"source store {src.path} holds no documents")
             with open_store(args.target) as dst:
@@ -181,10 +178,39 @@ def register(sub: Any) -> None:
 
 
 def _same_store(a: str, b: str) -> bool:
-    """Whether two store specs name one store: the same URL, or the same SQLite file."""
+    """Whether two store specs name one store: the same SQLite file, or the same schema of
+    one database on one server however spelled (``localhost`` or ``127.0.0.1``, extra
+    parameters): asked of the servers when both answer, else compared as text."""
     from ..rag.store import is_store_url
+    from ..rag.store.postgres.schema import is_postgres_url
     from ..rag.store.sqlite.schema import resolve_path
 
+    if is_postgres_url(a) and is_postgres_url(b):
+        same = _same_database(a.strip(), b.strip())
+        if same is not None:
+            return same
     if is_store_url(a) or is_store_url(b):
         return a.strip() == b.strip()
     return resolve_path(a).resolve() == resolve_path(b).resolve()
+
+
+def _same_database(a: str, b: str) -> bool | None:
+    """Whether ``b`` reaches the session of a connection to ``a`` (same server: the backend
+    process and its start time, seen in ``pg_stat_activity``), in the same database and
+    schema; None when either cannot be asked (the open that follows says why)."""
+    try:
+        import psycopg
+
+        from ..rag.store.postgres.connection import connect_kwargs
+
+        with psycopg.connect(a, **connect_kwargs(a)) as ca, \
+                psycopg.connect(b, **connect_kwargs(b)) as cb:
+            pid, started, schema = ca.execute(
+                "SELECT pg_backend_pid(), backend_start, current_schema() FROM pg_stat_activity "
+                "WHERE pid = pg_backend_pid()").fetchone() or (None, None, None)
+            row = cb.execute(
+                "SELECT current_schema() FROM pg_stat_activity WHERE pid = %s AND "
+                "backend_start = %s AND datname = current_database()", (pid, started)).fetchone()
+    except Exception:
+        return None
+    return row is not None and row[0] == schema

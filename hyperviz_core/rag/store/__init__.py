@@ -18,7 +18,13 @@ from .base import (
     VectorsArg,
     redact_url,
 )
-from .open import is_store_url, open_store, sqlite_store_exists, store_exists
+from .open import (
+    is_store_url,
+    open_store,
+    refuse_keyword_dsn,
+    sqlite_store_exists,
+    store_exists,
+)
 from .protocol import LocalReads, StoreProtocol, SummarizeFn
 from .sqlite.store import HypergraphStore
 
@@ -38,6 +44,7 @@ __all__ = [
     "is_store_url",
     "open_store",
     "redact_url",
+    "refuse_keyword_dsn",
     "sqlite_store_exists",
     "store_exists",
 ]

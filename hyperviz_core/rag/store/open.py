@@ -22,10 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from .base import STORE_URL, StoreError, StoreNotFoundError, redact_url
-from .postgres.schema import is_postgres_url
+from .postgres.schema import is_keyword_dsn, is_postgres_url, mask_url
 from .protocol import StoreProtocol, not_a_store
 
-__all__ = ["is_store_url", "open_store", "sqlite_store_exists", "store_exists"]
+__all__ = ["is_store_url", "open_store", "refuse_keyword_dsn", "sqlite_store_exists",
+           "store_exists"]
 
 
 def is_store_url(spec: object) -> bool:
@@ -57,6 +58,7 @@ def store_exists(spec: str | Path) -> bool:
     >>> store_exists(tempfile.mkdtemp())
     False
     """
+    refuse_keyword_dsn(spec)
     if is_postgres_url(spec):
         from .postgres.connection import holds_store
 
@@ -66,14 +68,30 @@ def store_exists(spec: str | Path) -> bool:
     return sqlite_store_exists(spec)
 
 
+def refuse_keyword_dsn(spec: object) -> None:
+    """Raise :class:`StoreError` for a libpq keyword connection string (``host=h
+    dbname=rag``): it is not a store path (it became a directory of that name) and is not
+    taken as a database either; the error shows its URI form, without the password."""
+    if is_keyword_dsn(spec):
+        raise StoreError(
+            "the store looks like a PostgreSQL keyword connection string (host=... "
+            f"dbname=...); give it as a URI instead, e.g. {mask_url(str(spec), as_uri=True)} "
+            "(the password in the URI as postgresql://user:password@host/db, or in PGPASSWORD "
+            "or ~/.pgpass)")
+
+
 def open_store(spec: str | Path | StoreProtocol, *, read_only: bool | None = None,
                must_exist: bool = False, **options: Any) -> StoreProtocol:
     """A store object for ``spec``; an already open store is returned as it is.
 
     Args:
         spec: a store directory (``vizrag.sqlite`` inside) or ``.sqlite`` file (SQLite), a
-            ``postgresql://`` / ``postgres://`` URL (PostgreSQL + pgvector), or a store.
-        read_only: SQLite only: open with ``mode=ro`` (None = when the file is read-only).
+            ``postgresql://`` / ``postgres://`` URL (PostgreSQL + pgvector), or a store; a
+            libpq keyword string (``host=... dbname=...``) is refused
+            (:func:`refuse_keyword_dsn`).
+        read_only: SQLite: open with ``mode=ro`` (None = when the file is read-only);
+            PostgreSQL: a store of an older schema is read as it is, not upgraded when
+            opened (its first write upgrades it).
         must_exist: open only an existing store, never create one (what readers ask):
             :class:`StoreNotFoundError` otherwise. A database is asked on the connection
             that opens the store.
@@ -85,10 +103,12 @@ def open_store(spec: str | Path | StoreProtocol, *, read_only: bool | None = Non
         if isinstance(spec, StoreProtocol):
             return spec
         raise StoreError(f"not a store: {not_a_store(spec)} (give a path, a URL or a store)")
+    refuse_keyword_dsn(spec)
     if is_postgres_url(spec):
         from .postgres.store import PostgresStore
 
-        return PostgresStore(str(spec).strip(), must_exist=must_exist, **options)
+        return PostgresStore(str(spec).strip(), must_exist=must_exist,
+                             read_only=bool(read_only), **options)
     url = STORE_URL.match(str(spec).strip())
     if url:
         raise StoreError(

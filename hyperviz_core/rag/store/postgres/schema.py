@@ -12,32 +12,53 @@ tell that their caches are stale.
 Example:
     >>> mask_url("postgresql://alice:s3cret@db.example:5432/rag?sslmode=require")
     'postgresql://alice@db.example:5432/rag'
+    >>> mask_url("postgresql://alice:s3cret@db/rag?options=-csearch_path%3Dtenant_a")
+    'postgresql://alice@db/rag?options=-csearch_path%3Dtenant_a'
     >>> is_postgres_url("postgres://u@h/db"), is_postgres_url("/tmp/store")
+    (True, False)
+    >>> is_keyword_dsn("host=db user=alice dbname=rag"), is_keyword_dsn("out/run=3")
     (True, False)
 """
 
 from __future__ import annotations
 
+import logging
 import re
+import threading
 import time
+from collections.abc import Callable
 from typing import Any
+from urllib.parse import quote
 
 from ..base import StoreError, StoreNotFoundError
 from ..compact import COMPACT_META
 
 __all__ = [
+    "CANNOT_WRITE",
     "FORMAT",
     "MIGRATIONS",
     "SCHEMA_VERSION",
+    "PgSchemaMixin",
     "hnsw_index_sql",
+    "is_keyword_dsn",
     "is_postgres_url",
     "mask_url",
     "migrate",
+    "needs_upgrade",
+    "open_schema",
+    "stored_version",
 ]
+
+log = logging.getLogger(__name__)
 
 FORMAT = "vizrag-store"
 SCHEMA_VERSION = 3
 _PG_URL = re.compile(r"^postgres(?:ql)?://", re.IGNORECASE)
+#: a connection keyword of libpq followed by ``=`` (without psycopg to parse the string)
+_DSN_KEY = re.compile(r"(?:^|\s)(?:host|hostaddr|port|dbname|user|password|service)\s*=")
+#: SQLSTATEs of a role or session that may not change the schema: insufficient_privilege
+#: (not the tables' owner), read_only_sql_transaction (a standby, a read-only session)
+CANNOT_WRITE = ("42501", "25006")
 
 # Version 1: the SQLite backend's tables (same columns, so the merge SQL runs unchanged).
 _V1 = """
@@ -99,7 +120,7 @@ CREATE TABLE IF NOT EXISTS data_changes (id BIGSERIAL PRIMARY KEY);
 #: that took its id before others committed still lands in the window and moves the count);
 #: rows further back are trimmed by the writes, so the token costs the same whatever the
 #: store's history (a ``COUNT(*)`` of every write ever grew with it)
-CHANGE_WINDOW = 10_000
+CHANGE_WINDOW = 1_000
 
 #: the (count in the window, last id) of ``data_changes``: changes with every committed write
 CHANGE_TOKEN = (
@@ -143,8 +164,26 @@ def is_postgres_url(spec: object) -> bool:
     return isinstance(spec, str) and bool(_PG_URL.match(spec.strip()))
 
 
-def mask_url(url: str) -> str:
-    """The URL without its password and query options (safe to print or log)."""
+def is_keyword_dsn(spec: object) -> bool:
+    """Whether ``spec`` is a libpq keyword connection string (``host=... dbname=...``): not a
+    store path, and not accepted as a store (give the ``postgresql://`` URI form)."""
+    if not isinstance(spec, str) or "=" not in spec or _PG_URL.match(spec.strip()):
+        return False
+    try:
+        from psycopg.conninfo import conninfo_to_dict
+    except ImportError:  # no postgres extra: the keywords a connection string starts with
+        return bool(_DSN_KEY.search(spec))
+    try:
+        return bool(conninfo_to_dict(spec))  # libpq's own parser: only known keywords
+    except Exception:
+        return False
+
+
+def mask_url(url: str, *, as_uri: bool = False) -> str:
+    """The URL without its password and query parameters other than ``options`` (which
+    may select the schema, e.g. ``-csearch_path=tenant``: two stores of one database
+    differ by it), safe to print or log; ``as_uri``: a unix socket directory as the
+    ``host`` parameter (a URI to give a command) rather than a note after it."""
     try:
         from psycopg.conninfo import conninfo_to_dict
 
@@ -158,7 +197,10 @@ def mask_url(url: str) -> str:
     if port and host and "/" not in host:
         netloc += f":{port}"
     shown = f"postgresql://{netloc}/{parts.get('dbname') or ''}"
-    if host and "/" in host:  # unix socket directory
+    query = [f"{key}={quote(str(parts[key]), safe='-_.~/')}" for key in ("options", "host")
+             if parts.get(key) and (key == "options" or (as_uri and "/" in host))]
+    shown += "?" + "&".join(query) if query else ""
+    if host and "/" in host and not as_uri:  # unix socket directory
         shown += f" (socket {host})"
     return shown
 
@@ -176,8 +218,44 @@ _OUR_TABLES = frozenset(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)",
                                     " ".join(MIGRATIONS.values())))
 
 
-def migrate(conn: Any, version: str, where: str, *, create: bool = True) -> None:
-    """Create or upgrade the schema on ``conn`` (psycopg, in autocommit mode).
+def stored_version(conn: Any, where: str) -> int:
+    """The schema version of the store on ``conn`` (0: the database holds none), read
+    without writing; :class:`StoreError` for a database holding other tables named as a
+    store's, an invalid version, or one newer than this vizrag reads."""
+    tables = {r[0] for r in conn.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = "
+        "current_schema()").fetchall()}
+    current = 0
+    if "meta" in tables:
+        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        if meta.get("format") != FORMAT:
+            raise StoreError(f"{where} has a 'meta' table but is not a VizRAG store")
+        try:
+            current = int(str(meta.get("schema_version", "")).strip())
+        except ValueError:
+            raise StoreError(f"{where}: invalid schema_version "
+                             f"{meta.get('schema_version')!r} in its meta table") from None
+    elif tables & _OUR_TABLES:
+        clash = ", ".join(repr(t) for t in sorted(tables & _OUR_TABLES))
+        raise StoreError(f"{where} already holds tables named as a VizRAG store's ({clash}) "
+                         "but is not a VizRAG store; use another database or schema")
+    if current > SCHEMA_VERSION:
+        raise StoreError(f"{where} has schema version {current}; this vizrag reads up to "
+                         f"{SCHEMA_VERSION} (upgrade vizrag)")
+    return current
+
+
+def needs_upgrade(url: str, version: int) -> StoreError:
+    """The error of a write (or an upgrade) that this role or session may not make to the
+    store of ``url``, of an older schema."""
+    return StoreError(f"store at {mask_url(url)} is schema {version}; run `vizrag migrate "
+                      f"--upgrade {mask_url(url, as_uri=True)}` as its owner (this role or "
+                      "session may not change its tables; it reads them as they are)")
+
+
+def migrate(conn: Any, version: str, where: str, *, create: bool = True) -> int:
+    """Create or upgrade the schema on ``conn`` (psycopg, in autocommit mode); the version
+    it had before (0: none).
 
     Runs in one transaction under an advisory lock, so concurrent openers of a new database
     are race-free; refuses a database that holds other tables or a newer schema, and, with
@@ -185,30 +263,11 @@ def migrate(conn: Any, version: str, where: str, *, create: bool = True) -> None
     """
     with conn.transaction():
         conn.execute("SELECT pg_advisory_xact_lock(7248113)")  # one creator/migrator at a time
-        tables = {r[0] for r in conn.execute(
-            "SELECT table_name FROM information_schema.tables WHERE table_schema = "
-            "current_schema()").fetchall()}
-        current = 0
-        if "meta" in tables:
-            meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
-            if meta.get("format") != FORMAT:
-                raise StoreError(f"{where} has a 'meta' table but is not a VizRAG store")
-            try:
-                current = int(str(meta.get("schema_version", "")).strip())
-            except ValueError:
-                raise StoreError(f"{where}: invalid schema_version "
-                                 f"{meta.get('schema_version')!r} in its meta table") from None
-        elif tables & _OUR_TABLES:
-            clash = ", ".join(repr(t) for t in sorted(tables & _OUR_TABLES))
-            raise StoreError(f"{where} already holds tables named as a VizRAG store's ({clash}) "
-                             "but is not a VizRAG store; use another database or schema")
-        if "meta" not in tables and not create:
+        current = stored_version(conn, where)
+        if current == 0 and not create:
             raise StoreNotFoundError(where)
-        if current > SCHEMA_VERSION:
-            raise StoreError(f"{where} has schema version {current}; this vizrag reads up to "
-                             f"{SCHEMA_VERSION} (upgrade vizrag)")
         if current == SCHEMA_VERSION:
-            return  # nothing to write: a read-only role or a standby opens it too
+            return current  # nothing to write: a read-only role or a standby opens it too
         for step in range(current, SCHEMA_VERSION):
             for stmt in MIGRATIONS[step].split(";"):
                 if stmt.strip():
@@ -221,3 +280,91 @@ def migrate(conn: Any, version: str, where: str, *, create: bool = True) -> None
             conn.execute("INSERT INTO meta(key, value) VALUES (%s, %s) ON CONFLICT (key) DO "
                          + ("UPDATE SET value = excluded.value" if key == "schema_version"
                             else "NOTHING"), (key, value))
+    return current
+
+
+def open_schema(conn: Any, version: str, where: str, *, create: bool, upgrade: bool) -> int:
+    """The schema version of the store on ``conn`` once opened: a new store is created
+    (``create``), an older one upgraded (``upgrade``) when this role and session may change
+    its tables; otherwise it is read as it is (every schema this vizrag knows reads the
+    same: later ones only add columns and move stored sources out; its first write
+    upgrades it, or says who can: :func:`needs_upgrade`). Nothing is written to a current
+    store, nor by a reader (``upgrade=False``) to an older one."""
+    with conn.transaction():
+        conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        current = stored_version(conn, where)
+    if current == 0 and not create:
+        raise StoreNotFoundError(where)
+    if current == SCHEMA_VERSION or (current and not upgrade):
+        return current
+    try:
+        migrate(conn, version, where, create=create)
+    except Exception as exc:
+        if not current or getattr(exc, "sqlstate", None) not in CANNOT_WRITE:
+            raise
+        log.info("%s: schema %d read as it is (%s)", where, current, str(exc).strip())
+        return current
+    return SCHEMA_VERSION
+
+
+class PgSchemaMixin:
+    """The schema side of the PostgreSQL store: opening (:func:`open_schema`), the version
+    it reads, and its upgrade, as the SQLite store's ``schema_version()``/``upgrade()``."""
+
+    url: str
+    path: str
+    _pool: Any  # .connection.Pool (which imports this module)
+    _lock: threading.RLock
+    _schema: int
+    _invalidate: Callable[..., None]
+
+    def _open_schema(self, *, create: bool, upgrade: bool) -> int:
+        """:func:`open_schema` on a connection of the pool (closed again on failure)."""
+        from .... import __version__
+
+        try:
+            with self._pool.connection() as conn:
+                return open_schema(conn, __version__, self.path, create=create,
+                                   upgrade=upgrade)
+        except StoreError:
+            self._pool.close()
+            raise
+        except Exception as exc:
+            self._pool.close()
+            raise StoreError(f"cannot prepare PostgreSQL store {self.path}: "
+                             f"{str(exc).splitlines()[0] if str(exc) else exc!r}") from exc
+
+    def schema_version(self) -> int:
+        """The store's schema version (:data:`SCHEMA_VERSION` once upgraded; an older one
+        is read as it is by a reader, re-read here while older: another process may have
+        upgraded it since)."""
+        if self._schema < SCHEMA_VERSION:
+            rows = self._pool.query("SELECT value FROM meta WHERE key = 'schema_version'")
+            self._schema = int(rows[0][0]) if rows else self._schema
+        return self._schema
+
+    def _has_spans(self) -> bool:
+        """Whether the mention tables have schema 3's span columns."""
+        return self.schema_version() >= 3
+
+    def upgrade(self) -> bool:
+        """Upgrade a store of an older schema in place (what every read returns stays the
+        same); whether this call did. Writes do it by themselves; a role or session that
+        may not change the tables gets the error of :func:`needs_upgrade`."""
+        if self.schema_version() >= SCHEMA_VERSION:
+            return False
+        from .... import __version__
+
+        try:
+            with self._lock, self._pool.connection() as conn:
+                before = migrate(conn, __version__, self.path, create=False)
+        except StoreError:
+            raise
+        except Exception as exc:
+            if getattr(exc, "sqlstate", None) in CANNOT_WRITE:
+                raise needs_upgrade(self.url, self._schema) from None
+            raise StoreError(f"cannot upgrade PostgreSQL store {self.path}: "
+                             f"{str(exc).strip().splitlines()[0]}") from exc
+        self._schema = SCHEMA_VERSION
+        self._invalidate(reload_vectors=True)
+        return before < SCHEMA_VERSION

@@ -61,7 +61,7 @@ from .connection import Pool, QmarkConnection
 from .inspect import PgInspectMixin
 from .lexical import create_tables, tables_exist, write_postings
 from .lookups import PgQueryLookupsMixin
-from .schema import CHANGE_TOKEN, NOTE_CHANGE, mask_url, migrate
+from .schema import CHANGE_TOKEN, NOTE_CHANGE, PgSchemaMixin, mask_url
 from .vectors import PgVectorMixin
 
 __all__ = ["PostgresStore"]
@@ -95,7 +95,8 @@ class _Rows:
         return self.rows[0] if self.rows else None
 
 
-class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin, PgQueryLookupsMixin):
+class PostgresStore(PgSchemaMixin, StoreReadsMixin, PgInspectMixin, PgVectorMixin,
+                    PgQueryLookupsMixin):
     """A VizRAG store in a PostgreSQL database (with the pgvector extension).
 
     Args:
@@ -106,35 +107,27 @@ class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin, PgQueryLooku
             (like the SQLite store); larger ones through their HNSW index in PostgreSQL.
         max_connections: size of the connection pool.
         must_exist: open only a database holding a store (else StoreNotFoundError).
+        read_only: a reader's open: a store of an older schema is read as it is (as by a
+            role that may not change it), not upgraded (:meth:`upgrade`; its first write).
     """
 
     def __init__(self, url: str, *, summary_threshold: int = 4000, exact_limit: int = 50_000,
-                 max_connections: int = 4, must_exist: bool = False) -> None:
-        from .... import __version__
-
+                 max_connections: int = 4, must_exist: bool = False,
+                 read_only: bool = False) -> None:
         self.url = url
         #: where the store lives, without credentials (what is printed)
         self.path = mask_url(url)
         self.summary_threshold = summary_threshold
         self.exact_limit = exact_limit
         self.read_only = False
+        self._lock = threading.RLock()
         self._pool = Pool(url, max_size=max_connections)
-        try:
-            with self._pool.connection() as conn:
-                migrate(conn, __version__, self.path, create=not must_exist)
-        except StoreError:
-            self._pool.close()
-            raise
-        except Exception as exc:
-            self._pool.close()
-            raise StoreError(f"cannot prepare PostgreSQL store {self.path}: "
-                             f"{str(exc).splitlines()[0] if str(exc) else exc!r}") from exc
+        self._schema = self._open_schema(create=not must_exist, upgrade=not read_only)
         reason = create_tables(self._pool)  # lazy retrieval's postings (see .lexical)
         if reason is not None:
             log.info("%s: no postings tables, queries will load the store (%s)", self.path,
                      reason)
         self._conn = _ReadConnection(self._pool)  # type: ignore[assignment]
-        self._lock = threading.RLock()
         self._bottom: Hypergraph | None = None
         self._top: Hypergraph | None = None
         self._indexes: dict[str, VectorIndex] = {}
@@ -229,6 +222,7 @@ class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin, PgQueryLooku
                 out.writes.extend(DocumentWrite(doc_id=it.doc.id, status="skipped")
                                   for it in part)
                 continue
+            self.upgrade()  # a store of an older schema: its first write upgrades it
             def txn(c: QmarkConnection, part: list[DocumentInput] = part
                     ) -> tuple[list[DocumentWrite], int]:
                 return self._write_batch(c, part, embedder, summarize)
@@ -319,6 +313,7 @@ class PostgresStore(StoreReadsMixin, PgInspectMixin, PgVectorMixin, PgQueryLooku
         ids = delete_ids(doc_ids)
         if not ids:
             return dict(NO_DELETE)
+        self.upgrade()
 
         def txn(c: QmarkConnection) -> dict[str, int]:
             c.execute(_LOCK_KEYS, (["doc:" + i for i in ids],))
