@@ -208,12 +208,17 @@ class Hyperedge(BaseModel):
     @classmethod
     def _finite_member_weights(cls, value: dict[str, dict[str, Any]]
                                ) -> dict[str, dict[str, Any]]:
-        """A membership ``weight`` is a finite number, like the hyperedge's own."""
+        """A membership ``weight`` is a finite number, like the hyperedge's own, and a
+        ``direction`` is HIF's ``"head"`` or ``"tail"`` (``to_hif`` writes both as they are)."""
         for key, attrs in value.items():
             w = attrs.get("weight") if isinstance(attrs, dict) else None
             if isinstance(w, float) and not math.isfinite(w):
                 raise ValueError(f"member_attrs[{key!r}]['weight'] must be a finite number, "
                                  f"got {w!r}")
+            d = attrs.get("direction", "head") if isinstance(attrs, dict) else "head"
+            if d not in ("head", "tail"):
+                raise ValueError(f"member_attrs[{key!r}]['direction'] must be 'head' or "
+                                 f"'tail' (HIF's incidence directions), got {d!r}")
         return value
 
     @field_validator("source_ids")

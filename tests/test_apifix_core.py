@@ -300,3 +300,11 @@ def test_opaque_colours_still_pass() -> None:
     assert Style(background="#ff0000ff").background_hex == "#ff0000"
     assert Style(background=(255, 0, 0), node_outline="black").outline_hex == "#000000"
 
+
+
+def test_a_membership_direction_is_head_or_tail() -> None:
+    """``to_hif`` writes a membership's direction as it is: one HIF does not know would make
+    a document that fails its own schema, so the model refuses it."""
+    Hyperedge(members=["a", "b"], member_attrs={"a": {"direction": "tail"}})
+    with pytest.raises(ValueError, match="'head' or 'tail'"):
+        Hyperedge(members=["a", "b"], member_attrs={"a": {"direction": "sideways"}})
