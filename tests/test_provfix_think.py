@@ -21,7 +21,11 @@ THOUGHT = 'Hmm, draft {"theme": "SECRET-THOUGHT", "entities": [{"name": "SECRET-
 
 @pytest.mark.parametrize(("reply", "kept"), [
     (f"{THOUGHT}</think>\n\nAda wrote [1].", "\n\nAda wrote [1]."),
-    (f"{THOUGHT}</THINK>Ada", "Ada"),
+    (f"{THOUGHT}</THINK>  \nAda", "  \nAda"),
+    # a tag quoted inside a sentence (not ending its line) is text, not reasoning's end
+    ("DeepSeek-R1 closes its reasoning with the </think> tag [1].",
+     "DeepSeek-R1 closes its reasoning with the </think> tag [1]."),
+    (f"{THOUGHT}</THINK>Ada", f"{THOUGHT}</THINK>Ada"),
     ("<think>plan</think>Ada</think> x", "Ada</think> x"),  # paired: as before
     ("Ada <think>plan</think> wrote", "Ada  wrote"),
     ("Ada wrote [1].", "Ada wrote [1]."),

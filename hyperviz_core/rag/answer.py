@@ -22,6 +22,7 @@ from .extract.parse.fields import answer_text
 from .prompts import Prompts, defuse, fence
 from .providers.offline import content_words
 from .providers.protocols import ChatModel, reply_text
+from .reasoning import reasoning_end
 from .result import RetrievalResult, RetrievedEntity, RetrievedHyperedge, SentPrompt, image_sha256
 
 __all__ = [
@@ -209,12 +210,11 @@ class ThinkFilter:
     def _lead(self, text: str) -> str | None:
         """While the start is held: the text to go on with once a tag shows (``None``: keep
         holding ``text``)."""
-        low = text.lower()
-        close, opened = low.find(self.CLOSE), low.find(self.OPEN)
-        if close >= 0 and not 0 <= opened < close:  # reasoning, then an unpaired </think>
+        end = reasoning_end(text)  # reasoning, then an unpaired </think> ending its line
+        if end >= 0:
             self.leading = False
-            return text[close + len(self.CLOSE):]
-        if opened >= 0 or len(text) >= self.hold:
+            return text[end:]
+        if self.OPEN in text.lower() or len(text) >= self.hold:
             self.leading = False
             return text
         return None

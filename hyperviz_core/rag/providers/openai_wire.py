@@ -35,6 +35,7 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 import numpy.typing as npt
 
+from ..reasoning import reasoning_end
 from .protocols import ProviderError, report_usage
 
 __all__ = [
@@ -184,20 +185,7 @@ def client_kwargs(base_url: str | None, api_key: str | None, timeout: float,
     return kwargs
 
 
-_OPEN, _CLOSE = "<think>", "</think>"
-
-
-def reasoning_end(text: str) -> int:
-    """Where the answer starts after an unpaired leading ``</think>`` (reasoning whose
-    ``<think>`` the chat template opened in the prompt: DeepSeek-R1, QwQ without a reasoning
-    parser), or -1: no ``</think>``, or a ``<think>`` opens before it.
-
-    >>> reasoning_end("plan</think>Ada"), reasoning_end("<think>plan</think>Ada")
-    (12, -1)
-    """
-    low = text.lower()
-    close, opened = low.find(_CLOSE), low.find(_OPEN)
-    return -1 if close < 0 or 0 <= opened < close else close + len(_CLOSE)
+_OPEN = "<think>"
 
 
 class ReasoningCut:

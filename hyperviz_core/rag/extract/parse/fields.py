@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ....model import normalize_key
+from ...reasoning import reasoning_end
 
 __all__ = [
     "MAX_DESC",
@@ -66,15 +67,10 @@ def _utf8(text: str) -> str:
 
 
 def _after_open_reasoning(text: str) -> str:
-    """``text`` without the reasoning before an unpaired leading ``</think>`` (a reasoning
-    model whose chat template opened ``<think>`` in the prompt: DeepSeek-R1, QwQ, Qwen3
-    served without a reasoning parser), kept whole when a ``<think>`` opens before it."""
-    low = text.lower()
-    close = low.find("</think>")
-    if close < 0:
-        return text
-    opened = low.find("<think>")
-    return text if 0 <= opened < close else text[close + len("</think>"):]
+    """``text`` without the reasoning before an unpaired leading ``</think>`` ending its
+    line (:func:`~hyperviz_core.rag.reasoning.reasoning_end`)."""
+    end = reasoning_end(text)
+    return text if end < 0 else text[end:]
 
 
 def answer_text(text: Any) -> str:
