@@ -272,3 +272,29 @@ def test_adapter_callbacks_in_astream_events() -> None:
     assert "on_chat_model_start" in asyncio.run(kinds())
     assert len(own.parents) == 1
     assert LangChainChatModel(ParrotFakeChatModel()).complete("solo") == "solo"
+
+
+def test_documents_stored_under_the_earlier_id_rule_are_not_doubled(tmp_path: Path) -> None:
+    """A store filled before ids covered metadata (``doc-<hash of title + text>``): adding
+    the same documents again is still a no-op (no second copy under the new id); a document
+    with other metadata is another document."""
+    from langchain_core.documents import Document
+
+    from hyperviz_core.rag import Document as VizDocument
+    from vizrag_langchain import VizRAGRetriever
+
+    docs = [Document(page_content="Ada Lovelace wrote notes on the Analytical Engine.",
+                     metadata={"source": "a.txt"}),
+            Document(page_content="Charles Babbage designed the Analytical Engine.",
+                     metadata={"source": "b.txt"})]
+    earlier = [VizDocument(text=d.page_content, metadata=dict(d.metadata)) for d in docs]
+    from hyperviz_core.rag import VizRAG
+
+    with VizRAG(tmp_path / "s", show_progress=False) as rag:
+        rag.insert(earlier)  # what add_documents stored before
+    with VizRAGRetriever(store=str(tmp_path / "s")) as r:
+        assert r.add_documents(docs) == [d.id for d in earlier]
+        assert r.engine.store.stats().documents == 2
+        other = Document(page_content=docs[0].page_content, metadata={"source": "c.txt"})
+        assert r.add_documents([other]) != [earlier[0].id]
+        assert r.engine.store.stats().documents == 3

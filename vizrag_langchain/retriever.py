@@ -48,7 +48,7 @@ from hyperviz_core.rag import (
 from hyperviz_core.rag import Document as VizDocument
 from hyperviz_core.rag.index.stream import dedupe_last
 
-from .documents import image_document, result_documents, to_engine_document
+from .documents import derived_id, image_document, result_documents, to_engine_document
 from .engine import SharedEngine, resolve_engine
 from .engine import _unpickle as _unpickle  # pickles made when it lived here still load
 from .events import async_event_hook, event_hook
@@ -156,7 +156,7 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
         try:
             retriever = cls(store=engine, **kwargs)
             retriever._owned = owned
-            retriever._insert(_distinct(docs))  # converted and checked once, above
+            retriever._insert(_distinct(retriever._earlier_ids(docs)))  # checked above
         except BaseException:
             if owned:  # nobody else can close the engine opened for this path
                 engine.close()
@@ -174,9 +174,26 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
         in a call: an identical repeat is indexed once; two different documents under one id
         are a ``ValueError`` (nothing is added). Other options raise ``TypeError`` (nothing
         is silently ignored)."""
-        docs = _engine_documents(documents, ids, kwargs, one_chunk=self.one_chunk)
+        docs = self._earlier_ids(
+            _engine_documents(documents, ids, kwargs, one_chunk=self.one_chunk))
         self._insert(_distinct(docs))
         return [d.id for d in docs]
+
+    def _earlier_ids(self, docs: list[VizDocument]) -> list[VizDocument]:
+        """``docs``, each id derived from its content kept as an earlier version stored it:
+        ids without metadata in them (``doc-<hash of title + text>``, before 2026-12-05) name
+        a stored document with the same title, text and metadata, so re-adding it stays a
+        no-op instead of a second copy under the new id."""
+        store = self._engine.store
+        for doc in docs:
+            if not doc.metadata or doc.id != derived_id(doc):
+                continue  # an id given, or no metadata: the id is what it always was
+            old = VizDocument(text=doc.text, title=doc.title).id
+            if store.has_document(old) and not store.has_document(doc.id):
+                stored = store.documents([old])
+                if stored and stored[0].metadata == doc.metadata:
+                    doc.id = old
+        return docs
 
     def _insert(self, docs: list[VizDocument]) -> None:
         if docs:
@@ -186,8 +203,9 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
                              ids: Sequence[str | None] | None = None,
                              **kwargs: Any) -> list[str]:
         """Async :meth:`add_documents`."""
-        docs = _engine_documents(documents, ids, kwargs, one_chunk=self.one_chunk,
-                                 where="aadd_documents")
+        docs = self._earlier_ids(_engine_documents(documents, ids, kwargs,
+                                                   one_chunk=self.one_chunk,
+                                                   where="aadd_documents"))
         if docs:
             (await self._engine.ainsert(_distinct(docs))).raise_for_failures()
         return [d.id for d in docs]
