@@ -66,3 +66,17 @@ def test_a_server_that_never_answers_is_an_error_not_a_hang(
         with pytest.raises(StoreError):
             VizRAG(f"postgresql://u:secret@127.0.0.1:{port}/db", show_progress=False)
         assert time.monotonic() - t0 < 15
+
+
+def test_a_keyword_string_never_shows_its_password_without_psycopg(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the ``postgres`` extra (no psycopg), the refusal of a keyword connection
+    string still leaves its password out (it echoed the whole string)."""
+    import sys
+
+    from hyperviz_core.rag.store import StoreError, open_store
+
+    monkeypatch.setitem(sys.modules, "psycopg.conninfo", None)  # import fails
+    with pytest.raises(StoreError, match="keyword connection string") as info:
+        open_store("host=db.example user=alice password=s3cret dbname=rag")
+    assert "s3cret" not in str(info.value) and "db.example" in str(info.value)

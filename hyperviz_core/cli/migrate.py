@@ -44,9 +44,9 @@ def _upgrade(spec: str, as_json: bool = False) -> int:
     from ..rag.store.sqlite.check import store_errors
     from ..rag.store.sqlite.schema import SCHEMA_VERSION
 
-    try:  # a database opened as a reader's: not upgraded before its version is read
-        with store_errors(spec), open_store(spec, must_exist=True, read_only=(
-                True if is_postgres_url(spec) else None)) as store:
+    options = {"upgrade_on_open": False} if is_postgres_url(spec) else {}
+    try:  # a database not upgraded before its version is read
+        with store_errors(spec), open_store(spec, must_exist=True, **options) as store:
             old = store.schema_version()  # type: ignore[attr-defined]
             ran = store.upgrade()  # type: ignore[attr-defined]
             problems = store.check()

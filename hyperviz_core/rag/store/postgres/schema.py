@@ -188,7 +188,11 @@ def mask_url(url: str, *, as_uri: bool = False) -> str:
         from psycopg.conninfo import conninfo_to_dict
 
         parts: dict[str, Any] = conninfo_to_dict(url)
-    except Exception:  # malformed: show only the scheme
+    except Exception:  # malformed, or no psycopg: show only what holds no secret
+        if "://" not in url:  # a keyword string: its keywords but the password
+            kept = [f"{k}={v}" for k, v in re.findall(r"(\w+)\s*=\s*(\S+)", url)
+                    if k.lower() in ("host", "port", "user", "dbname")]
+            return "postgresql://… (" + " ".join(kept) + ")" if kept else "postgresql://…"
         return url.split("://", 1)[0] + "://…"
     user = str(parts.get("user") or "")
     host = str(parts.get("host") or "")
