@@ -82,8 +82,13 @@ def _postgres_store_wide(exc: BaseException) -> bool:
 
 
 def refuse_read_only(store: Any) -> None:
-    """Raise :class:`StoreError` when ``store`` was opened read-only: a run into it would
-    fail every document the same way, so it is refused before any is read."""
+    """Raise :class:`StoreError` when ``store`` was opened read-only, or this thread holds
+    its read snapshot (the indexer's workers would each wait for it in vain): a run into
+    it would fail every document the same way, so it is refused before any is read."""
+    held = getattr(store, "snapshot_held_here", None)
+    if callable(held) and held():
+        raise StoreError(f"store {store.path} holds a read snapshot (read_snapshot()) in this "
+                         "thread; cannot index documents through it until the snapshot ends")
     if getattr(store, "read_only", False):
         why = getattr(store, "unwritable", None)  # a read-only file system: not "reopen"
         raise StoreError(f"store {store.path} is open read-only; cannot index documents "

@@ -193,6 +193,10 @@ class HypergraphStore(
             finally:
                 self._snapshot_thread = outer  # a nested block leaves the outer one held
 
+    def snapshot_held_here(self) -> bool:
+        """Whether this thread is inside :meth:`read_snapshot` (its writes are refused)."""
+        return self._snapshot_thread == threading.get_ident()
+
     def _need_writable(self, what: str) -> None:
         self._check_file()  # a write to a replaced file would go to the unlinked one, or
         # (its -wal shared by name) damage the store that replaced it
