@@ -73,6 +73,27 @@ def connect_kwargs(url: str) -> dict[str, Any]:
     return kwargs
 
 
+def _still_open(conn: Any) -> None:
+    """Raise when the server closed ``conn`` while it sat in the pool (a restart, a
+    failover, an idle timeout): the pool then replaces it. Asked without a round trip (the
+    check psycopg_pool ships sends an empty query each time a connection is taken): an
+    idle connection the server has something to say on — the termination notice, or the
+    end of the stream — is closed (this store never LISTENs)."""
+    import select
+
+    psycopg = _psycopg()
+    if conn.closed:
+        raise psycopg.OperationalError("the connection is closed")
+    try:
+        readable = select.select([conn.pgconn.socket], [], [], 0)[0]
+    except (OSError, ValueError) as exc:  # no socket any more
+        conn.close()  # closed: the pool discards it (an open one it would take back)
+        raise psycopg.OperationalError(f"the connection is gone: {exc}") from None
+    if readable:
+        conn.close()
+        raise psycopg.OperationalError("the server closed the connection while it was idle")
+
+
 class Pool:
     """A small psycopg connection pool bound to one database URL.
 
@@ -98,8 +119,7 @@ class Pool:
             # each connection is checked as it is taken: one the server closed (a restart,
             # a failover, an idle timeout) is replaced, not handed to a query that fails
             self._pool = ConnectionPool(url, min_size=1, max_size=max_size, open=False,
-                                        kwargs=kwargs, timeout=30.0,
-                                        check=ConnectionPool.check_connection)
+                                        kwargs=kwargs, timeout=30.0, check=_still_open)
             self._pool.open(wait=True, timeout=30.0)
         except Exception as exc:
             raise _cannot_connect(url, exc) from None
