@@ -139,17 +139,6 @@ class Entity(BaseModel):
     def _sorted_sources(cls, value: list[str]) -> list[str]:
         return sorted(set(value))
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        # A hypergraph stores an entity under its key: a rename that changes the key would
-        # leave it under a stale one (and its hyperedges naming the old key).
-        if name == "name" and isinstance(value, str) and "name" in self.__dict__:
-            old, new = self.key, normalize_key(value)
-            if new != old:
-                raise HypergraphError(
-                    f"cannot rename entity {self.name!r} to {value!r} in place: its key would "
-                    f"change from {old!r} to {new!r}; add a new Entity and remove the old one")
-        super().__setattr__(name, value)
-
     @property
     def key(self) -> str:
         """The normalised identity key."""

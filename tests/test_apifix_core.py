@@ -265,13 +265,16 @@ def test_model_copy_update_is_checked_and_indexed() -> None:
 
 
 # 10 ----------------------------------------------------------------- rename in place
-def test_renaming_an_entity_in_place_to_another_key_is_refused() -> None:
+def test_renaming_an_entity_in_place_to_another_key_is_reported() -> None:
+    """A standalone entity may be renamed (it is in no hypergraph); one a hypergraph stores
+    under its key, renamed to another key, is reported by ``check_consistency``."""
     g = _pair()
-    with pytest.raises(HypergraphError, match="cannot rename entity 'a' to 'Renamed'"):
-        g.entities["a"].name = "Renamed"
     g.entities["a"].name = "A"  # same key: fine
     assert g.entities["a"].key == "a"
     g.check_consistency()
+    g.entities["a"].name = "Renamed"
+    with pytest.raises(HypergraphError, match="stored under key 'a'"):
+        g.check_consistency()
 
 
 def test_check_consistency_reports_a_key_mismatch() -> None:
