@@ -227,10 +227,10 @@ class Hypergraph(BaseModel):
         Hyperedges left with fewer than two members are removed, unless ``keep_singletons``
         is true (then only empty ones go). Returns the ids of the removed hyperedges.
 
-        A shrunk hyperedge whose id was derived from its members (no ``id`` given) takes
-        the id of its new member set, so it is the same hyperedge as one added with those
-        members; if that hyperedge is already there, the two merge (as :meth:`add_hyperedge`
-        merges). A given id is kept.
+        A shrunk hyperedge keeps its id (a store's, an ``H#``'s, a chunk link's), also one
+        derived from its old members, as congestion control's cut keeps it
+        (:mod:`~hyperviz_core.prune_peel`): a hyperedge added later with the new member set
+        is then a second one (merge it by hand if that is what you want).
         """
         key = self._need_entity(key)
         removed: list[str] = []
@@ -242,18 +242,9 @@ class Hypergraph(BaseModel):
                 removed.append(hid)
                 continue
             attrs = {m: a for m, a in edge.member_attrs.items() if m != key}
-            shrunk = edge.model_copy(update={
+            self.hyperedges[hid] = edge.model_copy(update={
                 "members": members, "member_attrs": attrs,
                 "order": "low" if len(members) <= 2 else "high"})
-            if hid != hyperedge_id(edge.members, edge.kind):
-                self.hyperedges[hid] = shrunk
-                continue
-            self.remove_hyperedge(hid)  # re-keyed: the id of the new member set
-            rekeyed = shrunk.model_copy(update={"id": hyperedge_id(members, edge.kind)})
-            old = self.hyperedges.get(rekeyed.id)
-            self.hyperedges[rekeyed.id] = old.merged(rekeyed) if old else rekeyed
-            for m in self.hyperedges[rekeyed.id].members:
-                self._incidence[m].add(rekeyed.id)
         del self.entities[key]
         del self._incidence[key]
         return removed
