@@ -80,6 +80,10 @@ def canonical(value: Any) -> Any:
                 and not hasattr(v, "get_secret_value")}
     if isinstance(value, list | tuple):
         return [canonical(v) for v in value if not hasattr(v, "get_secret_value")]
+    if isinstance(value, type):  # a class given as data (a pydantic schema of an answer)
+        schema = getattr(value, "model_json_schema", None)
+        named = f"<{value.__module__}.{value.__qualname__}>"
+        return {"class": named, "schema": canonical(schema())} if callable(schema) else named
     return f"<{type(value).__module__}.{type(value).__qualname__}>"
 
 
