@@ -11,7 +11,7 @@ URLs in a ``HumanMessage``, which LangChain normalises for every multimodal prov
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -91,7 +91,15 @@ def unwrapped(runnable: Any, kind: type[_T]) -> _T | None:
     """The ``kind`` runnable ``runnable`` is or wraps: behind bindings (``.bind(stop=...)``,
     ``with_retry``, ``with_config``, ``with_listeners``), ``with_fallbacks`` (its first
     runnable) and ``configurable_fields`` wrappers; None when it is none of these."""
-    while not isinstance(runnable, kind):
+    return next((r for r in _layers(runnable) if isinstance(r, kind)), None)
+
+
+def _layers(runnable: Any) -> Iterator[Any]:
+    """``runnable``, then what it wraps, layer by layer: a binding's ``bound``, a
+    configurable's ``default``, a fallback's first runnable; up to the first that is none of
+    these."""
+    while True:
+        yield runnable
         if isinstance(runnable, RunnableBindingBase):
             runnable = runnable.bound
         elif isinstance(runnable, DynamicRunnable):
@@ -99,8 +107,7 @@ def unwrapped(runnable: Any, kind: type[_T]) -> _T | None:
         elif isinstance(runnable, RunnableWithFallbacks):
             runnable = runnable.runnable
         else:
-            return None
-    return runnable
+            return
 
 
 def chat_model_of(model: Any) -> BaseChatModel | None:
@@ -131,17 +138,11 @@ def model_fingerprint(model: Any, extra: Mapping[str, Any] | None = None) -> dic
     {'format': 'json'}
     """
     bound: dict[str, Any] = {}
-    runnable = model
-    while not isinstance(runnable, BaseChatModel):  # the path unwrapped() takes
-        if isinstance(runnable, RunnableBindingBase):
-            bound = {**dict(runnable.kwargs), **bound}  # an outer binding's value wins
-            runnable = runnable.bound
-        elif isinstance(runnable, DynamicRunnable):
-            runnable = runnable.default
-        elif isinstance(runnable, RunnableWithFallbacks):
-            runnable = runnable.runnable
-        else:
+    for layer in _layers(model):  # the path unwrapped() takes
+        if isinstance(layer, BaseChatModel):
             break
+        if isinstance(layer, RunnableBindingBase):
+            bound = {**dict(layer.kwargs), **bound}  # an outer binding's value wins
     inner = chat_model_of(model)
     parts: dict[str, Any] = {"bound": bound, "extra": dict(extra or {})}
     if inner is not None:
