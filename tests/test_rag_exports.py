@@ -30,3 +30,22 @@ def test_a_schema_class_in_model_parameters_is_told_apart() -> None:
         country: str
 
     assert params_hash({"schema": Person}) != params_hash({"schema": City})
+
+
+def test_a_schema_property_named_like_a_secret_counts() -> None:
+    """A response schema with a ``token`` property is not the schema without it; a header
+    holding a credential still never counts."""
+    from hyperviz_core.rag.providers.fingerprint import canonical, params_hash
+
+    with_token = {"response_format": {"properties": {"token": {"type": "string"}}}}
+    without = {"response_format": {"properties": {}}}
+    assert params_hash(with_token) != params_hash(without)
+    headers = canonical({"default_headers": {"Authorization": "Bearer sk-1", "X-Team": "a"}})
+    assert headers == {"default_headers": {"X-Team": "a"}}
+
+
+def test_an_auth_pair_never_counts() -> None:
+    from hyperviz_core.rag.providers.fingerprint import canonical
+
+    assert canonical({"auth": ("alice", "s3cret"), "api_keys": ["sk-1"], "model": "m"}) == {
+        "model": "m"}

@@ -27,9 +27,10 @@ __all__ = ["OPERATIONAL", "canonical", "is_secret_name", "params_hash"]
 
 #: name parts of parameters left out: credentials (a rotated key is the same model) and the
 #: headers that may carry them
-_SECRET_PARTS = frozenset({"key", "apikey", "secret", "token", "password", "passwd",
-                           "authorization", "auth", "credential", "credentials", "cookie",
-                           "cookies", "header", "headers"})
+_SECRET_PARTS = frozenset({"key", "keys", "apikey", "apikeys", "secret", "secrets", "token",
+                           "tokens", "password", "passwords", "passwd", "authorization",
+                           "auth", "credential", "credentials", "cookie", "cookies",
+                           "header", "headers"})
 #: settings that do not change what a model answers (left out too)
 OPERATIONAL = frozenset({"callback_manager", "callbacks", "max_retries", "timeout",
                          "request_timeout", "reuse_client", "http_client",
@@ -65,7 +66,9 @@ def _without_credentials(text: str) -> str:
 def canonical(value: Any) -> Any:
     """``value`` as plain JSON data, the same in every process: mappings sorted, keys that
     may hold credentials (:func:`is_secret_name`) and :data:`OPERATIONAL` settings left out,
-    a URL's credentials dropped, a secret value (``SecretStr``, anything with
+    a URL's credentials dropped (a secret-named key holding a mapping, such as headers or
+    a JSON schema's ``token`` property, is kept without its own secret entries), a
+    secret value (``SecretStr``, anything with
     ``get_secret_value``) left out, and an object that is not data named by its type (never
     its ``repr``, which may hold a memory address)."""
     if isinstance(value, enum.Enum):
@@ -74,10 +77,12 @@ def canonical(value: Any) -> Any:
         return value
     if isinstance(value, str):
         return _without_credentials(value)
-    if isinstance(value, Mapping):
+    if isinstance(value, Mapping):  # a secret-named key goes (a key, a token, an auth
+        # pair), unless it holds a mapping (headers, a JSON schema's ``token`` property):
+        # that is kept, each of its own secret-named entries left out in turn
         return {str(k): canonical(v) for k, v in sorted(value.items(), key=lambda i: str(i[0]))
-                if not is_secret_name(str(k)) and str(k) not in OPERATIONAL
-                and not hasattr(v, "get_secret_value")}
+                if str(k) not in OPERATIONAL and not hasattr(v, "get_secret_value")
+                and not (is_secret_name(str(k)) and not isinstance(v, Mapping))}
     if isinstance(value, list | tuple):
         return [canonical(v) for v in value if not hasattr(v, "get_secret_value")]
     if isinstance(value, type):  # a class given as data (a pydantic schema of an answer)
