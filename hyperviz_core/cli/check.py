@@ -39,6 +39,8 @@ def _run(args: argparse.Namespace) -> int:
     if report.ok:
         print(f"ok: {report.path} ({report.documents} documents, {report.chunks} chunks, "
               f"{report.entities} entities, {report.hyperedges} hyperedges); no problems")
+        for note in report.notes:  # not damage (a write without an embedder leaves these)
+            print(f"  note: {terminal_safe(note)}")
         return 0
     problems = report.problems
     if report.newer:  # not damaged: written by a newer VizRAG than this one
@@ -49,6 +51,8 @@ def _run(args: argparse.Namespace) -> int:
     print(f"damaged: {report.path}: {len(problems)} problem(s)")
     for problem in problems:
         print(f"  {terminal_safe(problem)}")
+    for note in report.notes:
+        print(f"  note: {terminal_safe(note)}")
     return 1
 
 

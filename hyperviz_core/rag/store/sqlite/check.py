@@ -30,7 +30,7 @@ from .schema import classify_error, connect_read_only, resolve_path, validate
 
 __all__ = ["INVARIANTS", "PG_VECTOR_OK", "SQLITE_VECTOR_OK", "CheckReport", "check_store",
            "first_damage", "integrity_problems", "invariant_problems", "is_store_failure",
-           "refuse_damaged", "store_errors", "vector_row_problems"]
+           "refuse_damaged", "store_errors", "vector_row_problems", "vectorless_rows"]
 
 _SQLITE_HEADER = b"SQLite format 3\x00"
 _MAX_PER_KIND = 20
@@ -98,6 +98,9 @@ class CheckReport(BaseModel):
     #: the store was written by a newer VizRAG (its one problem says so): not damaged, but
     #: this version cannot check it
     newer: bool = False
+    #: what is worth knowing but not damage (rows vector search cannot find: a write
+    #: without an embedder leaves them); ``ok`` does not depend on them
+    notes: list[str] = Field(default_factory=list)
 
 
 def invariant_problems(q: Callable[[str], list[Any]], *,
@@ -127,11 +130,26 @@ def invariant_problems(q: Callable[[str], list[Any]], *,
 
 
 def vector_row_problems(q: Callable[[str], list[Any]], problems: list[str]) -> list[str]:
-    """Rows without their vector (in the spaces the store embeds: its ``vector_spaces``,
-    all when unrecorded; none when it records no embedder) and vectors without their row
-    (in every space): vector search never finds the first, and may return the second. At
-    most 20 of each kind and space, then how many more; an unreadable table is a problem
-    in ``problems``."""
+    """Vectors without their row (in every space): vector search may return them. At most
+    20 per space, then how many more; an unreadable table is a problem in ``problems``.
+    Rows without their vector are :func:`vectorless_rows` (a note: a write without an
+    embedder, which the store API allows, leaves them too)."""
+    out: list[str] = []
+    for space, rows_sql in _SPACE_ROWS.items():
+        vectors = f"SELECT id FROM embeddings WHERE space = '{space}'"
+        orphans = [str(r[0]) for r in _rows(q, f"{vectors} EXCEPT {rows_sql} ORDER BY 1",
+                                            problems)]
+        out.extend(_listed(orphans, f"vector '{space}/{{}}' has no {space} row (vector search "
+                                    "may return it; index the store again into a new one to "
+                                    "drop it)"))
+    return out
+
+
+def vectorless_rows(q: Callable[[str], list[Any]], problems: list[str]) -> list[str]:
+    """Rows without their vector, in the spaces the store embeds (its ``vector_spaces``,
+    all when unrecorded; none when it records no embedder): vector search never finds them.
+    Not damage by itself — ``add_document`` without an embedder writes such rows — so
+    ``vizrag check`` lists them as notes. At most 20 per space, then how many more."""
     from ..compact import parse_spaces
 
     meta = dict(_rows(q, "SELECT key, value FROM meta WHERE key IN ('embedder_dim', "
@@ -139,18 +157,14 @@ def vector_row_problems(q: Callable[[str], list[Any]], problems: list[str]) -> l
     embedded = parse_spaces(meta.get("vector_spaces")) if "embedder_dim" in meta else ()
     out: list[str] = []
     for space, rows_sql in _SPACE_ROWS.items():
+        if space not in embedded:
+            continue
         vectors = f"SELECT id FROM embeddings WHERE space = '{space}'"
-        if space in embedded:
-            missing = [str(r[0]) for r in _rows(q, f"{rows_sql} EXCEPT {vectors} ORDER BY 1",
-                                                problems)]
-            named = (_of_documents(q, missing, problems) if space == "chunk"
-                     else [repr(m) for m in missing])
-            out.extend(_listed(named, f"{space} {{}} has no vector ({_repair(space)})"))
-        orphans = [str(r[0]) for r in _rows(q, f"{vectors} EXCEPT {rows_sql} ORDER BY 1",
+        missing = [str(r[0]) for r in _rows(q, f"{rows_sql} EXCEPT {vectors} ORDER BY 1",
                                             problems)]
-        out.extend(_listed(orphans, f"vector '{space}/{{}}' has no {space} row (vector search "
-                                    "may return it; index the store again into a new one to "
-                                    "drop it)"))
+        named = (_of_documents(q, missing, problems) if space == "chunk"
+                 else [repr(m) for m in missing])
+        out.extend(_listed(named, f"{space} {{}} has no vector ({_repair(space)})"))
     return out
 
 
@@ -285,6 +299,7 @@ def _check_open(conn: sqlite3.Connection, file: Path, report: CheckReport) -> No
         return
     problems.extend(invariant_problems(q))
     problems.extend(_nonfinite(conn, problems))
+    report.notes.extend(vectorless_rows(q, problems))
     for name in ("documents", "chunks", "entities", "hyperedges"):
         with suppress(sqlite3.DatabaseError):
             setattr(report, name, int(conn.execute(f"SELECT COUNT(*) FROM {name}").fetchone()[0]))
