@@ -230,6 +230,7 @@ class PassThrough:
         return getattr(self.inner, name)
 
 
+
 class StreamsThrough:
     """Base of a middleware layer over one model (``inner``) that has no ``stream`` /
     ``astream`` of its own: the model's are its own (unretried, uncached, untracked: a
@@ -253,7 +254,6 @@ class StreamsThrough:
         if parent is not None:  # e.g. PassThrough's, further along a subclass's bases
             return parent(name)
         raise AttributeError(name)
-
 
 #: the model's other sync methods the engine calls from worker threads
 _ALSO_LOCKED = ("embed_query",)
