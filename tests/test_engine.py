@@ -82,22 +82,6 @@ async def test_aquery_and_streams(store_dir: Path) -> None:
         assert "".join(apieces) == "".join(pieces)
 
 
-async def test_a_model_in_a_middleware_stack_still_streams(store_dir: Path) -> None:
-    """``build_chat_stack`` (retries, rate limit, cache, usage) passes the model's
-    ``stream``/``astream`` through (its layers had none: the answer came whole)."""
-    from hyperviz_core.rag.providers.middleware import DictCache, build_chat_stack
-    from hyperviz_core.rag.providers.usage import UsageTracker
-
-    stack = build_chat_stack(ParrotChat(), tracker=UsageTracker(), max_concurrency=2,
-                             cache=DictCache())
-    with VizRAG(store_dir, chat=stack, show_progress=False) as rag:
-        pieces = list(rag.stream(Q, render=False))
-        apieces = [p async for p in rag.astream(Q, render=False)]
-    assert len(pieces) > 1 and "".join(apieces) == "".join(pieces)
-    plain = build_chat_stack(ParrotChat(streaming=False), tracker=UsageTracker())
-    assert getattr(plain, "stream", None) is None
-
-
 def test_stream_without_model_streaming_yields_whole_answer(store_dir: Path) -> None:
     chat = ParrotChat(streaming=False)
     with VizRAG(store_dir, chat=chat, show_progress=False) as rag:

@@ -24,7 +24,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from .protocols import ChatModel, PassThrough, StreamsThrough, current_call_info, reply_text
+from .protocols import ChatModel, PassThrough, current_call_info, reply_text
 from .retry import (
     RateLimitedChatModel,
     RetryingChatModel,
@@ -142,7 +142,7 @@ class TextReplyChatModel(PassThrough):
                                                      json_mode=json_mode))
 
 
-class CachingChatModel(StreamsThrough):
+class CachingChatModel:
     """Answers repeated requests from ``cache``; only non-empty answers are stored."""
 
     def __init__(

@@ -22,7 +22,6 @@ __all__ = [
     "Embedder",
     "PassThrough",
     "ProviderError",
-    "StreamsThrough",
     "Usage",
     "as_provider_error",
     "current_call_info",
@@ -229,31 +228,6 @@ class PassThrough:
             raise AttributeError(name)
         return getattr(self.inner, name)
 
-
-
-class StreamsThrough:
-    """Base of a middleware layer over one model (``inner``) that has no ``stream`` /
-    ``astream`` of its own: the model's are its own (unretried, uncached, untracked: a
-    stream is not a reply to keep), so a stack of layers streams when the model does;
-    without them the attributes do not exist (an answer then comes whole).
-
-    >>> class Layer(StreamsThrough):
-    ...     def __init__(self, inner: object) -> None:
-    ...         self.inner = inner
-    >>> class Streams:
-    ...     def stream(self, prompt: str) -> list[str]:
-    ...         return prompt.split()
-    >>> Layer(Layer(Streams())).stream("a b"), hasattr(Layer(object()), "stream")
-    (['a', 'b'], False)
-    """
-
-    def __getattr__(self, name: str) -> Any:
-        if name in ("stream", "astream") and "inner" in self.__dict__:
-            return getattr(self.__dict__["inner"], name)
-        parent = getattr(super(), "__getattr__", None)
-        if parent is not None:  # e.g. PassThrough's, further along a subclass's bases
-            return parent(name)
-        raise AttributeError(name)
 
 #: the model's other sync methods the engine calls from worker threads
 _ALSO_LOCKED = ("embed_query",)

@@ -17,14 +17,7 @@ from typing import Generic, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from .protocols import (
-    ChatModel,
-    Embedder,
-    ProviderError,
-    StreamsThrough,
-    current_call_info,
-    embed_query,
-)
+from .protocols import ChatModel, Embedder, ProviderError, current_call_info, embed_query
 from .usage import UsageTracker
 
 __all__ = [
@@ -153,7 +146,7 @@ class _Retrying(Generic[Inner]):
             attempt += 1
 
 
-class RetryingChatModel(_Retrying[ChatModel], StreamsThrough):
+class RetryingChatModel(_Retrying[ChatModel]):
     """Retries retryable failures (429, 5xx, timeouts) with exponential backoff + jitter.
 
     Delay before retry ``n`` (0-based) is uniform in ``[c/2, c]`` with
@@ -238,7 +231,7 @@ def with_retries(embedder: Embedder, max_retries: int = 5, *,
 
 
 # ---------------------------------------------------------------------------- limits
-class RateLimitedChatModel(StreamsThrough):
+class RateLimitedChatModel:
     """Bounds concurrent calls (``max_concurrency``) and spaces call starts (``min_interval``).
 
     Sync calls share a thread semaphore; async calls an ``asyncio.Semaphore`` per event loop

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from .protocols import _CALL_INFO, ChatModel, StreamsThrough
+from .protocols import _CALL_INFO, ChatModel
 
 __all__ = ["TrackingChatModel", "UsageReport", "UsageTracker", "estimate_tokens"]
 
@@ -191,7 +191,7 @@ class UsageTracker:
                                             system=system, json_mode=json_mode)
 
 
-class TrackingChatModel(StreamsThrough):
+class TrackingChatModel:
     """Counts every call of ``inner`` in a (possibly shared) ``tracker``."""
 
     def __init__(self, inner: ChatModel, tracker: UsageTracker) -> None:
