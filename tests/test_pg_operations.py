@@ -39,8 +39,8 @@ def test_connections_the_server_closed_are_replaced(pg_url: str) -> None:
         rag.insert([Document(id="a", title="Ada", text="Ada Lovelace met Charles Babbage.")])
         assert rag.query("Ada Lovelace").chunks
         with psycopg.connect(pg_url, autocommit=True) as conn:
-            conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE "
-                         "datname = current_database() AND pid <> pg_backend_pid()")
+            conn.execute("SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity "
+                         "WHERE datname = current_database() AND pid <> pg_backend_pid()")
         assert [c.doc_id for c in rag.query("Ada Lovelace", mode="text").chunks] == ["a"]
         rag.insert([Document(id="b", title="Grace", text="Grace Hopper wrote A-0.")])
         assert rag.store.stats().documents == 2
@@ -80,3 +80,24 @@ def test_a_keyword_string_never_shows_its_password_without_psycopg(
     with pytest.raises(StoreError, match="keyword connection string") as info:
         open_store("host=db.example user=alice password=s3cret dbname=rag")
     assert "s3cret" not in str(info.value) and "db.example" in str(info.value)
+
+
+def test_a_store_opens_with_many_files_open(pg_url: str) -> None:
+    """Descriptor numbers of 1024 and above (a busy process): the pool's check of a
+    connection works on them (``select`` refused them, and every connection was closed)."""
+    import os
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 1200:
+        pytest.skip("the process may not open 1,200 files")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1200), hard))
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        with VizRAG(pg_url, show_progress=False) as rag:
+            rag.insert([Document(id="a", title="Ada", text="Ada Lovelace met Babbage.")])
+            assert [c.doc_id for c in rag.query("Ada Lovelace", mode="text").chunks] == ["a"]
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

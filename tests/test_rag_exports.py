@@ -21,7 +21,7 @@ def test_a_schema_class_in_model_parameters_is_told_apart() -> None:
     their metaclass before)."""
     from pydantic import BaseModel
 
-    from hyperviz_core.rag.providers.fingerprint import params_hash
+    from hyperviz_core.rag.providers.fingerprint import canonical, params_hash
 
     class Person(BaseModel):
         name: str
@@ -30,6 +30,7 @@ def test_a_schema_class_in_model_parameters_is_told_apart() -> None:
         country: str
 
     assert params_hash({"schema": Person}) != params_hash({"schema": City})
+    assert canonical({"schema": BaseModel}) == {"schema": "<pydantic.main.BaseModel>"}
 
 
 def test_a_schema_property_named_like_a_secret_counts() -> None:
@@ -40,8 +41,10 @@ def test_a_schema_property_named_like_a_secret_counts() -> None:
     with_token = {"response_format": {"properties": {"token": {"type": "string"}}}}
     without = {"response_format": {"properties": {}}}
     assert params_hash(with_token) != params_hash(without)
-    headers = canonical({"default_headers": {"Authorization": "Bearer sk-1", "X-Team": "a"}})
-    assert headers == {"default_headers": {"X-Team": "a"}}
+    for secret in ({"default_headers": {"X-Custom": "Bearer sk-live-1"}},
+                   {"cookies": {"session": "S-1"}}, {"auth": {"user": "a", "pass": "p"}},
+                   {"credentials": {"clientSecret": "c"}}):
+        assert canonical(secret) == {}, secret  # credential containers go whole
 
 
 def test_an_auth_pair_never_counts() -> None:

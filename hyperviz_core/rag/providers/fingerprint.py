@@ -63,11 +63,23 @@ def _without_credentials(text: str) -> str:
         return text
 
 
+#: JSON-schema keys whose mapping's keys are field names, not parameters
+_FIELD_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions"})
+
+
+def _schema_fields(value: Any) -> Any:
+    """The field map of a JSON schema: every field name kept, each field's schema
+    :func:`canonical` (where secret-named keys go again)."""
+    if not isinstance(value, Mapping):
+        return canonical(value)
+    return {str(k): canonical(v) for k, v in sorted(value.items(), key=lambda i: str(i[0]))}
+
+
 def canonical(value: Any) -> Any:
     """``value`` as plain JSON data, the same in every process: mappings sorted, keys that
     may hold credentials (:func:`is_secret_name`) and :data:`OPERATIONAL` settings left out,
-    a URL's credentials dropped (a secret-named key holding a mapping, such as headers or
-    a JSON schema's ``token`` property, is kept without its own secret entries), a
+    a URL's credentials dropped (the field names of a JSON schema's ``properties`` are
+    kept: a ``token`` field is a field, not a credential), a
     secret value (``SecretStr``, anything with
     ``get_secret_value``) left out, and an object that is not data named by its type (never
     its ``repr``, which may hold a memory address)."""
@@ -77,18 +89,22 @@ def canonical(value: Any) -> Any:
         return value
     if isinstance(value, str):
         return _without_credentials(value)
-    if isinstance(value, Mapping):  # a secret-named key goes (a key, a token, an auth
-        # pair), unless it holds a mapping (headers, a JSON schema's ``token`` property):
-        # that is kept, each of its own secret-named entries left out in turn
-        return {str(k): canonical(v) for k, v in sorted(value.items(), key=lambda i: str(i[0]))
+    if isinstance(value, Mapping):  # a secret-named key goes whole (a key, a token,
+        # headers, cookies, an auth pair) — but under a JSON schema's ``properties`` the keys
+        # are field names (a ``token`` field), kept
+        return {str(k): _schema_fields(v) if str(k) in _FIELD_MAPS else canonical(v)
+                for k, v in sorted(value.items(), key=lambda i: str(i[0]))
                 if str(k) not in OPERATIONAL and not hasattr(v, "get_secret_value")
-                and not (is_secret_name(str(k)) and not isinstance(v, Mapping))}
+                and not is_secret_name(str(k))}
     if isinstance(value, list | tuple):
         return [canonical(v) for v in value if not hasattr(v, "get_secret_value")]
     if isinstance(value, type):  # a class given as data (a pydantic schema of an answer)
-        schema = getattr(value, "model_json_schema", None)
         named = f"<{value.__module__}.{value.__qualname__}>"
-        return {"class": named, "schema": canonical(schema())} if callable(schema) else named
+        try:
+            schema: Any = value.model_json_schema()  # type: ignore[attr-defined]
+            return {"class": named, "schema": canonical(schema)}
+        except Exception:  # no schema (not pydantic, or one that cannot make it)
+            return named
     return f"<{type(value).__module__}.{type(value).__qualname__}>"
 
 

@@ -79,19 +79,29 @@ def _still_open(conn: Any) -> None:
     check psycopg_pool ships sends an empty query each time a connection is taken): an
     idle connection the server has something to say on — the termination notice, or the
     end of the stream — is closed (this store never LISTENs)."""
-    import select
-
     psycopg = _psycopg()
     if conn.closed:
         raise psycopg.OperationalError("the connection is closed")
     try:
-        readable = select.select([conn.pgconn.socket], [], [], 0)[0]
-    except (OSError, ValueError) as exc:  # no socket any more
+        readable = _readable(conn.pgconn.socket)
+    except OSError as exc:  # no socket any more
         conn.close()  # closed: the pool discards it (an open one it would take back)
         raise psycopg.OperationalError(f"the connection is gone: {exc}") from None
     if readable:
         conn.close()
         raise psycopg.OperationalError("the server closed the connection while it was idle")
+
+
+def _readable(fd: int) -> bool:
+    """Whether socket ``fd`` has data to read now (``poll``: any descriptor number;
+    ``select`` refuses those of 1024 and above, which a busy process reaches)."""
+    import select
+
+    if hasattr(select, "poll"):
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        return bool(poller.poll(0))
+    return bool(select.select([fd], [], [], 0)[0])  # Windows: no poll, no such limit
 
 
 class Pool:
