@@ -43,10 +43,11 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from ..reasoning import reasoning_end
 from ..vectors import normalize_rows
+from .openai_stream import StreamText
 from .openai_wire import (
     Clients,
-    ReasoningCut,
     await_with_deadline,
     call_with_deadline,
     chat_answer,
@@ -54,9 +55,7 @@ from .openai_wire import (
     map_call_error,
     map_openai_error,
     openai_sdk,
-    reasoning_end,
     server_label,
-    stream_piece,
 )
 from .openai_wire import (
     client_kwargs as sdk_kwargs,
@@ -254,43 +253,33 @@ class OpenAIChatModel:
         ends without any text is an empty-answer :class:`ProviderError`. A model that opens
         ``<think>`` in the prompt (``think_in_prompt``) streams nothing of its reasoning."""
         events = self._asked(prompt, images, system, False, stream=True)
-        got, cut = False, ReasoningCut(bool(self.think_in_prompt))
+        text = StreamText(self.where, bool(self.think_in_prompt))
         try:
             for chunk in events:
-                if piece := cut.feed(stream_piece(chunk)):
-                    got = True
+                if piece := text.piece(chunk):
                     yield piece
         except Exception as exc:
             raise (map_call_error(exc, self.where) or exc) from exc
         finally:
             events.close()
-        if tail := cut.flush():
-            got = True
+        if tail := text.end():
             yield tail
-        if not got:
-            raise ProviderError(f"empty answer from {self.where} (an empty stream)",
-                                retryable=True)
 
     async def astream(self, prompt: str, *, images: Sequence[bytes] = (),
                       system: str | None = None) -> AsyncIterator[str]:
         """Async :meth:`stream`."""
         events = await self._aasked(prompt, images, system, False, stream=True)
-        got, cut = False, ReasoningCut(bool(self.think_in_prompt))
+        text = StreamText(self.where, bool(self.think_in_prompt))
         try:
             async for chunk in events:
-                if piece := cut.feed(stream_piece(chunk)):
-                    got = True
+                if piece := text.piece(chunk):
                     yield piece
         except Exception as exc:
             raise (map_call_error(exc, self.where) or exc) from exc
         finally:
             await events.close()
-        if tail := cut.flush():
-            got = True
+        if tail := text.end():
             yield tail
-        if not got:
-            raise ProviderError(f"empty answer from {self.where} (an empty stream)",
-                                retryable=True)
 
     def __repr__(self) -> str:
         return f"OpenAIChatModel({self.model_name!r})"

@@ -35,12 +35,10 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 import numpy.typing as npt
 
-from ..reasoning import reasoning_end
-from .protocols import ProviderError, report_usage
+from .protocols import ProviderError
 
 __all__ = [
     "Clients",
-    "ReasoningCut",
     "await_with_deadline",
     "call_with_deadline",
     "chat_answer",
@@ -49,9 +47,7 @@ __all__ = [
     "map_openai_error",
     "openai_sdk",
     "parse_retry_after",
-    "reasoning_end",
     "server_label",
-    "stream_piece",
     "strip_userinfo",
 ]
 
@@ -183,45 +179,6 @@ def client_kwargs(base_url: str | None, api_key: str | None, timeout: float,
     if api_key is not None:
         kwargs["api_key"] = api_key
     return kwargs
-
-
-_OPEN = "<think>"
-
-
-class ReasoningCut:
-    """A stream's pieces without the reasoning up to an unpaired leading ``</think>``
-    (:func:`reasoning_end`), when ``active``: the start is held back until that tag (the
-    text before it dropped), a ``<think>`` (left to the caller) or the end."""
-
-    def __init__(self, active: bool) -> None:
-        self.held, self.holding = "", active
-
-    def feed(self, piece: str) -> str:
-        if not self.holding:
-            return piece
-        self.held += piece
-        end = reasoning_end(self.held)
-        if end < 0 and _OPEN not in self.held.lower():
-            return ""
-        text, self.held, self.holding = self.held, "", False
-        return text[end:] if end >= 0 else text
-
-    def flush(self) -> str:
-        text, self.held, self.holding = self.held, "", False
-        return text
-
-
-def stream_piece(chunk: Any) -> str:
-    """The text of one streamed chat-completion chunk (``""`` for none); the token counts a
-    chunk may carry go to :func:`~.protocols.report_usage`."""
-    usage = getattr(chunk, "usage", None)
-    if usage is not None:
-        report_usage(getattr(usage, "prompt_tokens", 0) or 0,
-                     getattr(usage, "completion_tokens", 0) or 0)
-    choices = getattr(chunk, "choices", None) or []
-    delta = getattr(choices[0], "delta", None) if choices else None
-    content = getattr(delta, "content", None)
-    return content if isinstance(content, str) else ""
 
 
 def map_openai_error(exc: BaseException, where: str | None = None) -> ProviderError:

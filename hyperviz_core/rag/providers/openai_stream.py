@@ -1,0 +1,74 @@
+"""A streamed chat completion's text, piece by piece (the OpenAI-compatible client's
+``stream``/``astream``): each chunk's text and token counts, the reasoning of a model whose
+template opens ``<think>`` in its prompt held back and dropped, an empty stream refused."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..reasoning import reasoning_end
+from .protocols import ProviderError, report_usage
+
+__all__ = ["ReasoningCut", "StreamText", "stream_piece"]
+
+_OPEN = "<think>"
+
+
+class ReasoningCut:
+    """A stream's pieces without the reasoning up to an unpaired leading ``</think>``
+    (:func:`reasoning_end`), when ``active``: the start is held back until that tag (the
+    text before it dropped), a ``<think>`` (left to the caller) or the end."""
+
+    def __init__(self, active: bool) -> None:
+        self.held, self.holding = "", active
+
+    def feed(self, piece: str) -> str:
+        if not self.holding:
+            return piece
+        self.held += piece
+        end = reasoning_end(self.held)
+        if end < 0 and _OPEN not in self.held.lower():
+            return ""
+        text, self.held, self.holding = self.held, "", False
+        return text[end:] if end >= 0 else text
+
+    def flush(self) -> str:
+        text, self.held, self.holding = self.held, "", False
+        return text
+
+
+class StreamText:
+    """The text of one streamed completion, piece by piece: each chunk's text
+    (:func:`stream_piece`) through a :class:`ReasoningCut` (active for a model that opens
+    ``<think>`` in its prompt), and at the end what the cut held back; a stream that gave no
+    text at all is an empty answer (a retryable :class:`ProviderError`)."""
+
+    def __init__(self, where: str, think_in_prompt: bool) -> None:
+        self.where, self.got, self.cut = where, False, ReasoningCut(think_in_prompt)
+
+    def piece(self, chunk: Any) -> str:
+        """The text of ``chunk`` that can be shown now."""
+        text = self.cut.feed(stream_piece(chunk))
+        self.got = self.got or bool(text)
+        return text
+
+    def end(self) -> str:
+        """What the cut held back, once the stream is over."""
+        tail = self.cut.flush()
+        if not (self.got or tail):
+            raise ProviderError(f"empty answer from {self.where} (an empty stream)",
+                                retryable=True)
+        return tail
+
+
+def stream_piece(chunk: Any) -> str:
+    """The text of one streamed chat-completion chunk (``""`` for none); the token counts a
+    chunk may carry go to :func:`~.protocols.report_usage`."""
+    usage = getattr(chunk, "usage", None)
+    if usage is not None:
+        report_usage(getattr(usage, "prompt_tokens", 0) or 0,
+                     getattr(usage, "completion_tokens", 0) or 0)
+    choices = getattr(chunk, "choices", None) or []
+    delta = getattr(choices[0], "delta", None) if choices else None
+    content = getattr(delta, "content", None)
+    return content if isinstance(content, str) else ""
