@@ -23,6 +23,8 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from .openai_wire import strip_userinfo
+
 __all__ = ["OPERATIONAL", "canonical", "is_secret_name", "params_hash"]
 
 #: name parts of parameters left out: credentials (a rotated key is the same model) and the
@@ -54,11 +56,10 @@ def _without_credentials(text: str) -> str:
     if "://" not in text:
         return text
     try:
-        parts = urlsplit(text)
-        host = parts.netloc.rpartition("@")[2]
+        parts = urlsplit(strip_userinfo(text))
         query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
                            if not is_secret_name(k)])
-        return urlunsplit((parts.scheme, host, parts.path, query, parts.fragment))
+        return urlunsplit((parts.scheme, parts.netloc, parts.path, query, parts.fragment))
     except ValueError:
         return text
 
