@@ -89,9 +89,10 @@ def open_store(spec: str | Path | StoreProtocol, *, read_only: bool | None = Non
             ``postgresql://`` / ``postgres://`` URL (PostgreSQL + pgvector), or a store; a
             libpq keyword string (``host=... dbname=...``) is refused
             (:func:`refuse_keyword_dsn`).
-        read_only: SQLite: open with ``mode=ro`` (None = when the file is read-only);
-            PostgreSQL: a store of an older schema is read as it is, not upgraded when
-            opened (its first write upgrades it).
+        read_only: SQLite only: open with ``mode=ro`` (None = when the file is read-only).
+            A PostgreSQL store of an older schema is upgraded when a role that may change
+            its tables opens it, else read as it is (option ``upgrade_on_open=False``: read
+            as it is; its first write upgrades it).
         must_exist: open only an existing store, never create one (what readers ask):
             :class:`StoreNotFoundError` otherwise. A database is asked on the connection
             that opens the store.
@@ -107,8 +108,7 @@ def open_store(spec: str | Path | StoreProtocol, *, read_only: bool | None = Non
     if is_postgres_url(spec):
         from .postgres.store import PostgresStore
 
-        return PostgresStore(str(spec).strip(), must_exist=must_exist,
-                             read_only=bool(read_only), **options)
+        return PostgresStore(str(spec).strip(), must_exist=must_exist, **options)
     url = STORE_URL.match(str(spec).strip())
     if url:
         raise StoreError(

@@ -107,14 +107,13 @@ class PostgresStore(PgSchemaMixin, StoreReadsMixin, PgInspectMixin, PgVectorMixi
             (like the SQLite store); larger ones through their HNSW index in PostgreSQL.
         max_connections: size of the connection pool.
         must_exist: open only a database holding a store (else StoreNotFoundError).
-        read_only: a reader's open (an older schema is upgraded at open all the same).
         upgrade_on_open: upgrade an older schema at open when the role may (else it is read
             as it is; readers of an old schema deadlocked with a writer upgrading it).
     """
 
     def __init__(self, url: str, *, summary_threshold: int = 4000, exact_limit: int = 50_000,
                  max_connections: int = 4, must_exist: bool = False,
-                 read_only: bool = False, upgrade_on_open: bool = True) -> None:
+                 upgrade_on_open: bool = True) -> None:
         self.url = url
         #: where the store lives, without credentials (what is printed)
         self.path = mask_url(url)
