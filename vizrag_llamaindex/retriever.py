@@ -37,6 +37,7 @@ from hyperviz_core.rag import (
     render_passages,
 )
 from hyperviz_core.rag.engine_args import refuse_unknown_options
+from hyperviz_core.rag.result import UNMATCHED_WARNING
 
 from .instrumentation import StageSpans, dispatcher
 from .nodes import chunk_nodes, image_node, low_score
@@ -46,9 +47,6 @@ __all__ = ["RETRIEVER_OPTIONS", "ImageView", "OptionTypeError", "VizRAGRetriever
 
 log = logging.getLogger(__name__)
 
-UNMATCHED_WARNING = ("no passage matched the query (no word of it, no entity it names): the "
-                     "passages returned are arbitrary")
-"""What is logged (once per query) when the engine returned passages nothing matched."""
 
 ImageView = Literal["bottom", "top", "both"]
 RETRIEVER_OPTIONS: tuple[str, ...] = ("top_k", "mode", "hops", "include_image", "image_view",

@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 __all__ = [
+    "UNMATCHED_WARNING",
     "AnswerKind",
     "CaptionOnlyWarning",
     "RankedChunk",
@@ -75,6 +76,11 @@ def rendered_links(shown: Mapping[str, Any], chunk_id: str, entities: Sequence[s
 def image_sha256(png: bytes) -> str:
     """Hex SHA-256 of image bytes (how results name the images sent to a model)."""
     return hashlib.sha256(png).hexdigest()
+
+#: the warning of a retrieval that returned passages nothing of the query matched
+#: (:attr:`RetrievalResult.unmatched`), as the rank stage records it and the wrappers log it
+UNMATCHED_WARNING = ("no passage matched the query (no word of it, no entity it names): the "
+                     "passages returned are arbitrary")
 
 
 class CaptionOnlyWarning(UserWarning):

@@ -22,7 +22,13 @@ from ..extract.parse.fields import answer_text
 from ..extract.parse.lists import parse_id_list, parse_json_list
 from ..hooks import HookEvent, elapsed_ms, error_text
 from ..providers.protocols import embed_query
-from ..result import RenderedView, RetrievalResult, SentPrompt, image_sha256
+from ..result import (
+    UNMATCHED_WARNING,
+    RenderedView,
+    RetrievalResult,
+    SentPrompt,
+    image_sha256,
+)
 from ..vectors import query_vectors
 from .collect import ranked_chunks
 from .importance import entity_importance
@@ -353,8 +359,7 @@ def rank(st: RetrievalState) -> dict[str, Any]:
             c.evidence.get("bm25", 0.0) > 0 or (w.vector and c.evidence.get("vector", 0.0) > 0)
             for c in res.chunks)
     if res.unmatched:
-        res.warnings.append("no passage matched the query (no word of it, no entity it "
-                            "names): the passages returned are arbitrary")
+        res.warnings.append(UNMATCHED_WARNING)
     texts = {c.chunk_id: c.text for c in res.chunks}
     if res.bottom_view is not None and texts:
         res.bottom_view.export["chunks"] = {c: texts[c] for c in sorted(texts)}
