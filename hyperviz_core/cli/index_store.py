@@ -32,7 +32,7 @@ def open_for_index(spec: str, options: dict[str, Any], created: Callable[[], boo
                    ) -> tuple[Any, int]:
     """Open (or create) the store ``vizrag index`` writes, and how many documents it holds.
     A damaged store (SQLite's quick check, :func:`~..rag.store.sqlite.check.refuse_damaged`:
-    every page read, 0.05 s on a 46 MB store) is refused before anything is written.
+    every page read) is refused before anything is written.
     When that fails (a full disk, a damaged file: one line), what this run created is removed
     again (:func:`created_paths`), unless another process holds the store's lock: then the
     store may be that process's, just created."""
