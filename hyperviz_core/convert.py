@@ -38,7 +38,7 @@ import math
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
-from .hif import NodeAliases, NodeAliasWarning, _remember
+from .hif import NodeAliases, NodeAliasWarning, keep_raw_id
 from .items import Entity, Hyperedge, HypergraphError, HypergraphView, normalize_key
 
 if TYPE_CHECKING:  # networkx is imported by the functions that build graphs
@@ -244,7 +244,7 @@ def _entities(node_tab: dict[Any, dict[str, Any]], incidence: dict[Any, Any]
             if names.seen(key, uid, extra or None):
                 continue
             meta = dict(extra)
-            _remember(meta, uid, str(uid).strip(), None)
+            keep_raw_id(meta, uid, str(uid).strip())
             ent = Entity(name=str(uid).strip(), metadata=meta)
         ents.setdefault(ent.key, ent)
         key_of[uid] = ent.key
@@ -257,7 +257,7 @@ def _foreign_edge_meta(uid: Any, extra: dict[str, Any], members: list[Any],
     """The metadata of an edge of a HyperNetX object built elsewhere: its properties, its
     id if not a string, and its incidences through alias node ids (for export)."""
     meta = dict(extra)
-    _remember(meta, uid, str(uid), None)
+    keep_raw_id(meta, uid, str(uid))
     by_key: dict[str, list[Any]] = {}
     for m in members:
         by_key.setdefault(key_of[m], []).append(m)

@@ -121,7 +121,14 @@ def _no_constant(name: str) -> Any:
     raise HIFError(f"HIF is not valid JSON: {name} is not a JSON number")
 
 
-def _remember(meta: dict[str, Any], raw_id: Any, name: str, weight: Any) -> None:
+def keep_raw_id(meta: dict[str, Any], raw_id: Any, name: str, weight: Any = None) -> None:
+    """Keep in ``meta`` what an id and weight read from elsewhere (HIF, HyperNetX) need to be
+    written back as they were: ``hif_id`` when ``raw_id`` is not the string ``name`` (an
+    integer id, an id with spaces around it), ``hif_weight`` when a weight was given.
+
+    >>> meta = {}; keep_raw_id(meta, 7, "7", 2.5); meta
+    {'hif_id': 7, 'hif_weight': 2.5}
+    """
     if not (isinstance(raw_id, str) and raw_id == name):
         meta["hif_id"] = raw_id
     if weight is not None:
@@ -201,7 +208,7 @@ class _Reader:
         attrs = dict(attrs or {})
         fields = {f: attrs.pop(f) for f in _ENTITY_FIELDS if f in attrs}
         meta: dict[str, Any] = attrs
-        _remember(meta, raw, name, weight)
+        keep_raw_id(meta, raw, name, weight)
         try:
             ent = Entity(name=name, metadata=meta, **fields)
         except ValueError as exc:
@@ -262,7 +269,7 @@ class _Reader:
         # ``weight`` is a model field; remember the raw value only where export could not
         # reproduce it (an integer, or an explicit default of 1).
         keep_raw = raw_w is not None and (isinstance(raw_w, int) or raw_w == 1.0)
-        _remember(meta, slot["raw"], hid, raw_w if keep_raw else None)
+        keep_raw_id(meta, slot["raw"], hid, raw_w if keep_raw else None)
         weight = raw_w if isinstance(raw_w, int | float) else 1.0
         mem = self.members.get(hid, {})
         # incidences that are not simply "the canonical node once" are kept verbatim
@@ -286,7 +293,9 @@ class _Reader:
 def read_hif(source: Any) -> HIFParts:
     """The entities, hyperedges and metadata of a HIF document (what
     :meth:`Hypergraph.from_hif <hyperviz_core.model.Hypergraph.from_hif>` builds from);
-    raises :class:`HIFError` on bad input.
+    raises :class:`HIFError` on bad input. ``source``: a dict, JSON text (a string starting
+    with ``{`` or ``[``) or a path (any other string: parse text from users yourself and pass
+    the dict, so that it cannot name a file).
 
     Node ids that differ only in case, spacing or Unicode form (``"Wenjie Zhang"`` and
     ``"wenjie zhang"``) normalise to one entity key: they are merged into one entity (named

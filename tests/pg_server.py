@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -40,6 +41,7 @@ def pg_server() -> Iterator[str]:
         yield url
     finally:
         server.cleanup()
+        shutil.rmtree(root, ignore_errors=True)  # the data directory (up to a GB per session)
 
 
 def database_url(server_url: str, name: str) -> str:

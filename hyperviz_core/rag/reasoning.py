@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["reasoning_end"]
+__all__ = ["ReasoningCut", "reasoning_end"]
 
 _OPEN = "<think>"
 _CLOSE = re.compile(r"</think>(?=[ \t]*(?:\r?\n|$))", re.I)
@@ -31,3 +31,35 @@ def reasoning_end(text: str) -> int:
         return -1
     opened = text.lower().find(_OPEN)
     return -1 if 0 <= opened < m.start() else m.end()
+
+
+class ReasoningCut:
+    """A stream's pieces without the reasoning up to an unpaired leading ``</think>``
+    (:func:`reasoning_end`), when ``active``: the start is held back until that tag (the
+    text before it dropped), a ``<think>`` (a paired block: left to the caller), ``limit``
+    characters held (``None``: no limit) or the end (:meth:`flush`).
+
+    >>> cut = ReasoningCut(active=True)
+    >>> [cut.feed(p) for p in ["plan", "\\n</think>\\n", "Ada"]] + [cut.flush()]
+    ['', '\\n', 'Ada', '']
+    """
+
+    def __init__(self, active: bool, limit: int | None = None) -> None:
+        self.held, self.holding, self.limit = "", active, limit
+
+    def feed(self, piece: str) -> str:
+        """What of ``piece`` (with what was held back) can be shown now."""
+        if not self.holding:
+            return piece
+        self.held += piece
+        end = reasoning_end(self.held)
+        if (end < 0 and _OPEN not in self.held.lower()
+                and (self.limit is None or len(self.held) < self.limit)):
+            return ""
+        text, self.held, self.holding = self.held, "", False
+        return text[end:] if end >= 0 else text
+
+    def flush(self) -> str:
+        """The end of the stream: what was held back (no ``</think>`` ended it)."""
+        text, self.held, self.holding = self.held, "", False
+        return text

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from ..model import Entity, Hyperedge
+from ..surrogates import surrogate_at
 from ..unitext import nfc, plain_text
 
 __all__ = [
@@ -51,27 +52,49 @@ def json_safe_metadata(meta: Mapping[Any, Any]) -> dict[str, Any]:
     {'owner': '<object object>'}
     >>> json_safe_metadata({"score": float("nan"), "best": float("inf")})
     {'best': 'inf', 'score': 'nan'}
+
+    Metadata nested more than :data:`MAX_METADATA_DEPTH` levels deep is a ``ValueError``
+    (untrusted input: it would exhaust Python's recursion limit).
     """
-    return {str(key): _json_safe(value)
+    return _json_safe_map(meta, 0)
+
+
+#: how deep mappings and lists may nest in a document's metadata
+MAX_METADATA_DEPTH = 100
+
+
+def _json_safe_map(meta: Mapping[Any, Any], depth: int) -> dict[str, Any]:
+    return {str(key): _json_safe(value, depth)
             for key, value in sorted(meta.items(), key=lambda kv: str(kv[0]))}
 
 
 _ADDRESS = re.compile(r" at 0x[0-9A-Fa-f]+>")
 
 
-def _json_safe(value: Any) -> Any:
+def _json_safe(value: Any, depth: int) -> Any:
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)  # 'nan', 'inf', '-inf': strict JSON holds none of them
     if value is None or isinstance(value, str | bool | int | float):
         return value
+    if isinstance(value, Mapping | list | tuple | set | frozenset) and depth >= MAX_METADATA_DEPTH:
+        raise ValueError(f"the metadata is nested more than {MAX_METADATA_DEPTH} levels deep")
     if isinstance(value, Mapping):
-        return json_safe_metadata(value)
+        return _json_safe_map(value, depth + 1)
     if isinstance(value, list | tuple):
-        return [_json_safe(v) for v in value]
+        return [_json_safe(v, depth + 1) for v in value]
     if isinstance(value, set | frozenset):
-        items = [_json_safe(v) for v in value]
+        items = [_json_safe(v, depth + 1) for v in value]
         return sorted(items, key=lambda v: json.dumps(v, sort_keys=True))
     return _ADDRESS.sub(">", str(value))
+
+
+def _refuse_surrogate(field: str, value: str) -> None:
+    """A ``ValueError`` naming ``field`` and where it holds a lone surrogate (not valid
+    Unicode), as the indexer names it."""
+    at = surrogate_at(value)
+    if at is not None:
+        raise ValueError(f"field {field!r} holds a lone surrogate {value[at]!a} at character "
+                         f"{at + 1} (not valid Unicode; fix the input's encoding)")
 
 
 def passage_text(title: str, text: str) -> str:
@@ -108,6 +131,8 @@ class Document(BaseModel):
         if isinstance(data, dict) and not data.get("id") and isinstance(data.get("text"), str):
             title = data.get("title", "")
             if isinstance(title, str):
+                for field in ("title", "text"):  # the hash below could not encode it
+                    _refuse_surrogate(field, title if field == "title" else data["text"])
                 data = {**data, "id": "doc-" + content_hash(title + "\x1f" + data["text"])}
         return data
 

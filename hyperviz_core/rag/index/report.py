@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import math
 import signal
 import threading
 import time
@@ -232,12 +233,22 @@ def usage_numbers(tracker: Any) -> dict[str, float]:
     if tracker is None:
         return {}
     rep = tracker.report()
-    out = {k: float(getattr(rep, k)) for k in
+    out = {k: _number(getattr(rep, k)) for k in
            ("calls", "failures", "cache_hits", "prompt_tokens", "completion_tokens",
             "retries")}
     if rep.cost is not None:
-        out["cost"] = float(rep.cost)
+        out["cost"] = _number(rep.cost)
     return out
+
+
+def _number(value: Any) -> float:
+    """A counter as a float: 0.0 for one that is not a finite number (a tracker of your own
+    that counted what a server sent, ``1e308`` tokens twice): never a failed run."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return 0.0
+    return number if math.isfinite(number) else 0.0
 
 
 def busy(running: dict[Any, tuple[str, int]], doc_id: str) -> bool:

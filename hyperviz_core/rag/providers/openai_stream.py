@@ -6,35 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..reasoning import reasoning_end
+from ..reasoning import ReasoningCut
 from .protocols import ProviderError, report_usage
 
-__all__ = ["ReasoningCut", "StreamText", "stream_piece"]
-
-_OPEN = "<think>"
-
-
-class ReasoningCut:
-    """A stream's pieces without the reasoning up to an unpaired leading ``</think>``
-    (:func:`reasoning_end`), when ``active``: the start is held back until that tag (the
-    text before it dropped), a ``<think>`` (left to the caller) or the end."""
-
-    def __init__(self, active: bool) -> None:
-        self.held, self.holding = "", active
-
-    def feed(self, piece: str) -> str:
-        if not self.holding:
-            return piece
-        self.held += piece
-        end = reasoning_end(self.held)
-        if end < 0 and _OPEN not in self.held.lower():
-            return ""
-        text, self.held, self.holding = self.held, "", False
-        return text[end:] if end >= 0 else text
-
-    def flush(self) -> str:
-        text, self.held, self.holding = self.held, "", False
-        return text
+__all__ = ["StreamText", "stream_piece"]
 
 
 class StreamText:

@@ -8,6 +8,8 @@ without user name or password):
   are ``retryable``, with the ``Retry-After`` hint in seconds (a number or an HTTP date);
 * a body that is not JSON (retryable, for chat and embeddings) or not the expected object;
 * an unusable base URL (a bad port, no http(s) scheme): non-retryable;
+* what a server said (an error body) is quoted by :func:`server_text` (one line, cut,
+  credentials masked);
 * a chat completion without choices (retryable) or with an empty answer;
 * embeddings whose count, indices or dimension do not fit the request (never stored).
 
@@ -21,12 +23,10 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextvars
-import email.utils
 import json
 import os
 import re
 import threading
-import time
 import weakref
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -35,9 +35,12 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 import numpy.typing as npt
 
+from ...textsafe import ERROR_TEXT_LIMIT, b64_text, server_text
 from .protocols import ProviderError
+from .retry import parse_retry_after  # (public here too)
 
 __all__ = [
+    "ERROR_TEXT_LIMIT",
     "Clients",
     "await_with_deadline",
     "call_with_deadline",
@@ -47,7 +50,9 @@ __all__ = [
     "map_openai_error",
     "openai_sdk",
     "parse_retry_after",
+    "request_secrets",
     "server_label",
+    "server_text",
     "strip_userinfo",
 ]
 
@@ -69,33 +74,31 @@ def strip_userinfo(url: str) -> str:
     return _USERINFO.sub(r"\1", url.strip())
 
 
+_SECRET_HEADER = re.compile(r"auth|key|token|secret|cookie", re.IGNORECASE)
+
+
+def request_secrets(exc: BaseException) -> set[str]:
+    """The credentials the failed request of ``exc`` (an SDK or httpx error) sent, for
+    :func:`server_text` to mask: its credential headers' (``Authorization``,
+    ``Proxy-Authorization``, ``api-key``...) tokens, and a ``Basic`` pair's parts."""
+    try:
+        items = exc.request.headers.items()  # type: ignore[attr-defined]
+        headers = [(str(k), str(v)) for k, v in items]
+    except Exception:  # no request (httpx raises RuntimeError), or not an httpx one
+        return set()
+    out: set[str] = set()
+    for value in (v for k, v in headers if _SECRET_HEADER.search(k)):
+        parts = value.split()
+        tokens = parts[1:] if len(parts) > 1 and parts[0].isalpha() else parts  # no scheme
+        for token in tokens:
+            out.update((token, *b64_text(token).split(":", 1)))
+    return out
+
+
 def server_label(base_url: str | None) -> str:
     """The server a client talks to, for messages: its base URL without credentials."""
     url = base_url or os.environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1"
     return strip_userinfo(url)
-
-
-def parse_retry_after(value: str, now: float | None = None) -> float | None:
-    """Seconds of a ``Retry-After`` value: a number, or an HTTP date (``now``: epoch seconds).
-
-    >>> parse_retry_after("2.5")
-    2.5
-    >>> parse_retry_after("Wed, 21 Oct 2015 07:28:30 GMT", now=1445412480.0)
-    30.0
-    >>> parse_retry_after("soon") is None
-    True
-    """
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when.tzinfo is None:  # an HTTP date is GMT
-        return None
-    return max(when.timestamp() - (time.time() if now is None else now), 0.0)
 
 
 def _retry_after(exc: Any) -> float | None:
@@ -186,16 +189,17 @@ def map_openai_error(exc: BaseException, where: str | None = None) -> ProviderEr
     server, named in timeout and connection errors)."""
     openai = _openai()
     at = f" ({where})" if where else ""
+    said = server_text(getattr(exc, "message", exc), request_secrets(exc))
     if isinstance(exc, openai.APITimeoutError):
-        return ProviderError(f"timeout{at}: {exc}", retryable=True)
+        return ProviderError(f"timeout{at}: {said}", retryable=True)
     if isinstance(exc, openai.APIConnectionError):
-        return ProviderError(f"connection error{at}: {exc}", retryable=True)
+        return ProviderError(f"connection error{at}: {said}", retryable=True)
     if isinstance(exc, openai.APIStatusError):
         status = int(exc.status_code)
         retryable = status in _RETRYABLE_STATUS or status >= 500
-        return ProviderError(f"HTTP {status}: {exc.message}", retryable=retryable, status=status,
+        return ProviderError(f"HTTP {status}: {said}", retryable=retryable, status=status,
                              retry_after=_retry_after(exc) if retryable else None)
-    return ProviderError(f"{type(exc).__name__}: {exc}", retryable=False)
+    return ProviderError(f"{type(exc).__name__}: {said}", retryable=False)
 
 
 def _bad_url(exc: BaseException, where: str) -> ProviderError | None:
@@ -206,7 +210,8 @@ def _bad_url(exc: BaseException, where: str) -> ProviderError | None:
 
     for err in (exc, exc.__cause__):
         if isinstance(err, (httpx.InvalidURL, httpx.UnsupportedProtocol)):
-            return ProviderError(f"unusable base URL {where}: {err}", retryable=False)
+            return ProviderError(f"unusable base URL {where}: {server_text(err)}",
+                                 retryable=False)
     return None
 
 
@@ -224,7 +229,8 @@ def map_call_error(exc: BaseException, where: str) -> ProviderError | None:
     if isinstance(exc, _openai().OpenAIError):
         return map_openai_error(exc, where)
     if isinstance(exc, ValueError):  # the SDK's own checks of a parsed body
-        return ProviderError(f"invalid response from {where}: {exc}", retryable=False)
+        return ProviderError(f"invalid response from {where}: {server_text(exc)}",
+                             retryable=False)
     return None
 
 
@@ -290,7 +296,8 @@ def chat_answer(resp: Any, where: str) -> str:
     if isinstance(content, str) and content.strip():
         return content
     reason = getattr(choices[0], "finish_reason", None)
-    raise ProviderError(f"empty answer from {where} (finish_reason {reason})",
+    said = server_text(reason, limit=40)
+    raise ProviderError(f"empty answer from {where} (finish_reason {said})",
                         retryable=reason in (None, "stop"))
 
 
@@ -308,7 +315,7 @@ def _ordered(data: list[Any], n: int, where: str) -> list[Any]:
         return [_field(d, "embedding") for d in data]
     if sorted(i for i in index if isinstance(i, int)) != list(range(n)):
         raise ProviderError(f"embedding indices from {where} are not 0..{n - 1} "
-                            f"(got {sorted(index, key=str)[:5]}...)")
+                            f"(got {server_text(sorted(index, key=str)[:5], limit=80)}...)")
     by_index = {i: _field(d, "embedding") for i, d in zip(index, data, strict=True)}
     return [by_index[i] for i in range(n)]
 

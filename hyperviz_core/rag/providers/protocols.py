@@ -8,6 +8,9 @@ LlamaIndex / LangChain adapters in ``vizrag_llamaindex`` / ``vizrag_langchain``.
 from __future__ import annotations
 
 import asyncio
+import logging
+import math
+import numbers
 import threading
 import weakref
 from collections.abc import Sequence
@@ -16,6 +19,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
+
+from ...textsafe import one_line, server_text
 
 __all__ = [
     "ChatModel",
@@ -28,18 +33,27 @@ __all__ = [
     "embed_query",
     "reply_text",
     "report_usage",
+    "token_count",
     "with_async",
 ]
+
+log = logging.getLogger(__name__)
 
 #: the sync method of each kind of model VizRAG calls, and its async twin
 ASYNC_TWINS: dict[str, str] = {"complete": "acomplete", "embed": "aembed",
                                "extract": "aextract", "theme": "atheme"}
 
 
+MAX_MESSAGE = 1000  #: characters of a ProviderError's message, cut beyond
+
+
 class ProviderError(RuntimeError):
     """A provider call failed. ``retryable`` marks 429 / 5xx / timeouts.
 
     ``retry_after`` (seconds) carries a provider's ``Retry-After`` hint when it sent one.
+    The message is made one line (:func:`~hyperviz_core.textsafe.one_line`: escape sequences
+    a server's error body may hold are shown as escapes wherever it is printed) of at most
+    about :data:`MAX_MESSAGE` characters (a 5 MB error page is cut, saying so).
     """
 
     def __init__(
@@ -50,7 +64,10 @@ class ProviderError(RuntimeError):
         status: int | None = None,
         retry_after: float | None = None,
     ):
-        super().__init__(message)
+        text = one_line(message)
+        if len(text) > MAX_MESSAGE + 64:  # (a cut one is not cut again)
+            text = f"{text[:MAX_MESSAGE]}... (cut; {len(text):,} characters in all)"
+        super().__init__(text)
         self.retryable = retryable
         self.status = status
         self.retry_after = retry_after
@@ -81,27 +98,60 @@ def as_provider_error(exc: BaseException) -> ProviderError | None:
             break
     if status is not None and status >= 400:
         retryable = status in (408, 409, 429) or status >= 500
-        return ProviderError(f"HTTP {status}: {exc}", retryable=retryable, status=status)
+        return ProviderError(f"HTTP {status}: {server_text(exc)}", retryable=retryable,
+                             status=status)
     name = type(exc).__name__.casefold()
     if isinstance(exc, TimeoutError) or any(n in name for n in _RETRYABLE_NAMES):
-        return ProviderError(f"{type(exc).__name__}: {exc}", retryable=True)
+        return ProviderError(f"{type(exc).__name__}: {server_text(exc)}", retryable=True)
     return None
 
 
 _CALL_INFO: ContextVar[dict[str, Any] | None] = ContextVar("vizrag_call_info", default=None)
 
 
-def report_usage(prompt_tokens: int, completion_tokens: int) -> None:
+MAX_CALL_TOKENS = 10**9  #: the most tokens one call may report (more: a server's error)
+
+
+def token_count(value: object) -> int | None:
+    """``value`` as a call's token count, or None when it is not one: not a whole number
+    (or its decimal digits), a bool, negative, NaN or infinite, above
+    :data:`MAX_CALL_TOKENS`. A float is rounded down.
+
+    >>> [token_count(v) for v in (12, 3.9, "7", -5, 1e308, float("nan"), "x", True, None)]
+    [12, 3, 7, None, None, None, None, None, None]
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        digits = value.isascii() and value.strip().isdigit() and len(value) < 20
+        value = int(value) if digits else None
+    elif isinstance(value, float):  # numpy's float64 too
+        value = int(value) if math.isfinite(value) and value >= 0 else None
+    elif isinstance(value, numbers.Integral):  # numpy's integers too
+        value = int(value)
+    return value if isinstance(value, int) and 0 <= value <= MAX_CALL_TOKENS else None
+
+
+def report_usage(prompt_tokens: object, completion_tokens: object) -> None:
     """Adapters call this after a provider call that returned token counts.
 
     The numbers reach the enclosing :class:`~hyperviz_core.rag.UsageTracker`
     through a context variable (same thread / asyncio task), so concurrent calls never mix
-    their counts. Without a tracker around the call it does nothing.
+    their counts. Without a tracker around the call it does nothing. A number that is not a
+    token count (:func:`token_count`: a string, NaN, ``1e308``, negative) counts as 0 (a
+    debug log says so); with neither usable the call counts as not reported (estimated).
     """
     info = _CALL_INFO.get()
-    if info is not None:
-        p, c = info.get("usage") or (0, 0)
-        info["usage"] = (p + max(int(prompt_tokens), 0), c + max(int(completion_tokens), 0))
+    if info is None:
+        return
+    p_new, c_new = token_count(prompt_tokens), token_count(completion_tokens)
+    if p_new is None or c_new is None:
+        log.debug("ignored token counts that are not counts: prompt %.60s, completion %.60s",
+                  ascii(prompt_tokens), ascii(completion_tokens))
+        if p_new is None and c_new is None:
+            return
+    p, c = info.get("usage") or (0, 0)
+    info["usage"] = (p + (p_new or 0), c + (c_new or 0))
 
 
 def current_call_info() -> dict[str, Any] | None:

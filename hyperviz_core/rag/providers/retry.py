@@ -6,6 +6,7 @@ Part of the chat middleware; import from :mod:`hyperviz_core.rag.providers.middl
 from __future__ import annotations
 
 import asyncio
+import email.utils
 import logging
 import random
 import threading
@@ -17,7 +18,14 @@ from typing import Generic, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from .protocols import ChatModel, Embedder, ProviderError, current_call_info, embed_query
+from ...textsafe import one_line
+from .protocols import (
+    ChatModel,
+    Embedder,
+    ProviderError,
+    current_call_info,
+    embed_query,
+)
 from .usage import UsageTracker
 
 __all__ = [
@@ -25,6 +33,7 @@ __all__ = [
     "RetryingChatModel",
     "RetryingEmbedder",
     "is_retryable",
+    "parse_retry_after",
     "with_retries",
 ]
 
@@ -33,6 +42,29 @@ T = TypeVar("T")
 Inner = TypeVar("Inner")
 #: the longest ``Retry-After`` hint waited for; a longer one fails the call at once
 MAX_RETRY_AFTER = 300.0
+
+
+def parse_retry_after(value: str, now: float | None = None) -> float | None:
+    """Seconds of a ``Retry-After`` value: a number, or an HTTP date (``now``: epoch seconds).
+
+    >>> parse_retry_after("2.5")
+    2.5
+    >>> parse_retry_after("Wed, 21 Oct 2015 07:28:30 GMT", now=1445412480.0)
+    30.0
+    >>> parse_retry_after("soon") is None
+    True
+    """
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:  # an HTTP date is GMT
+        return None
+    return max(when.timestamp() - (time.time() if now is None else now), 0.0)
 
 
 def is_retryable(exc: BaseException) -> bool:
@@ -117,8 +149,8 @@ class _Retrying(Generic[Inner]):
         if d is None:
             return None
         self._count_retry()
-        log.warning("%s failed (%s); retry %d/%d in %.2fs", self._label(), exc, attempt + 1,
-                    self._backoff.max_retries, d)
+        log.warning("%s failed (%s); retry %d/%d in %.2fs", one_line(self._label()),
+                    one_line(exc), attempt + 1, self._backoff.max_retries, d)
         return d
 
     def _retried(self, call: Callable[[], T]) -> T:

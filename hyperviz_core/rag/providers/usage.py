@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from .protocols import _CALL_INFO, ChatModel
+from .protocols import _CALL_INFO, ChatModel, token_count
 
 __all__ = ["TrackingChatModel", "UsageReport", "UsageTracker", "estimate_tokens"]
 
@@ -88,13 +88,19 @@ class UsageTracker:
         usage: tuple[int, int] | None = None,
         seconds: float = 0.0,
     ) -> None:
-        """Count one successful provider call (tokens estimated when ``usage`` is None)."""
-        p, c = usage if usage is not None else (estimate_tokens(prompt), estimate_tokens(answer))
+        """Count one successful provider call (tokens estimated when ``usage`` is None; a
+        number in it that is not a token count, :func:`~.protocols.token_count`, counts 0,
+        and with neither one the tokens are estimated)."""
+        counts = (None, None) if usage is None else (token_count(usage[0]),
+                                                     token_count(usage[1]))
+        estimated = counts == (None, None)
+        p, c = ((estimate_tokens(prompt), estimate_tokens(answer)) if estimated
+                else (counts[0] or 0, counts[1] or 0))
         with self._lock:
             self._r.calls += 1
             self._r.prompt_tokens += p
             self._r.completion_tokens += c
-            self._r.estimated_calls += usage is None
+            self._r.estimated_calls += estimated
             self._r.images += images
             self._r.seconds += seconds
 

@@ -12,11 +12,13 @@ from __future__ import annotations
 import logging
 import os
 import random
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
+from urllib.parse import unquote
 
 from ..base import StoreError
 from .schema import FORMAT, mask_url
@@ -269,7 +271,26 @@ def _cannot_connect(url: str, exc: BaseException) -> StoreError:
 
 
 def _first_line(exc: BaseException, secret: str | None = None) -> str:
+    """The first line of ``exc``'s message, with the URL ``secret`` masked and its password
+    hidden however the driver quotes it (``invalid percent-encoded token: "hunter%2"``)."""
     text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
     if secret:
         text = text.replace(secret, mask_url(secret))
+        for word in sorted(_passwords(secret), key=len, reverse=True):
+            text = text.replace(word, "***")
     return text
+
+
+def _passwords(url: str) -> set[str]:
+    """The password of ``url``'s ``user:password@`` as written and percent-decoded.
+
+    >>> sorted(_passwords("postgresql://alice:hunter%2@db/rag"))
+    ['hunter%2']
+    >>> sorted(_passwords("postgresql://bob:p%40ss@db/rag"))
+    ['p%40ss', 'p@ss']
+    """
+    m = re.match(r"[A-Za-z][A-Za-z0-9+.-]*://([^/?#]*)@", url)
+    if m is None or ":" not in m.group(1):
+        return set()
+    raw = m.group(1).split(":", 1)[1]
+    return {w for w in (raw, unquote(raw)) if w}
