@@ -129,7 +129,9 @@ _UNITS = (
 )
 _QUANTITY_RES = [
     re.compile(r"[$£€¥]\s?\d[\d,]*(?:\.\d+)?(?:\s?(?:million|billion|trillion|thousand|bn|m|k)\b)?"),
-    re.compile(rf"\b\d[\d,]*(?:\.\d+)?\s?(?:{_UNITS})(?![\w])"),
+    # a number starts its run of digits and commas: no start after "1," or ",," (each such
+    # start scanned the rest of the run again: quadratic in a long "1,1,1,..." list)
+    re.compile(rf"(?<!\d,)(?<!,,)\b\d[\d,]*(?:\.\d+)?\s?(?:{_UNITS})(?![\w])"),
 ]
 _QUOTE_RES = [
     re.compile(r"“([^”\n]{2,150})”"),
@@ -137,7 +139,9 @@ _QUOTE_RES = [
     re.compile(r"``\s*([^`'\n]{2,150}?)\s*''"),
 ]
 _TOKEN = re.compile(r"[^\W_](?:[\w'’.\-]*[^\W_])?\.?|&")
-_SENT_END = re.compile(r"[.!?]+[\"'”’)\]]*\s+|\n+")
+#: a sentence's end: its first stop (a match from a later stop of the same run would fail as
+#: the first did: trying each made a long run of dots quadratic), or a line break
+_SENT_END = re.compile(r"(?<![.!?])[.!?]+[\"'”’)\]]*\s+|\n+")
 #: sentence-initial imperatives of questions ("Name the ...", "List all ...")
 _IMPERATIVES = _words(
     "name list give tell describe explain find identify compare show define summarize "

@@ -284,9 +284,11 @@ def find_spans(sentence: str, lower_vocab: frozenset[str] = frozenset()) -> list
         cands.append((2, sp))
     cands.sort(key=lambda c: (c[0], c[1].start, -(c[1].end - c[1].start)))
     taken: list[Span] = []
+    used = bytearray(len(sentence))  # characters already in a taken span
     for _, sp in cands:
-        if all(sp.end <= t.start or sp.start >= t.end for t in taken):
+        if not any(used[sp.start:sp.end]):
             taken.append(sp)
+            used[sp.start:sp.end] = b"\x01" * (sp.end - sp.start)
     out = []
     for sp in sorted(taken, key=lambda s: s.start):
         try:
