@@ -43,7 +43,7 @@ lint:
 	$(VENV)/bin/ruff check .
 
 typecheck:
-	$(VENV)/bin/mypy hyperviz_core
+	$(VENV)/bin/mypy hyperviz_core vizrag_llamaindex vizrag_langchain
 
 pytest:
 	$(PY) -m pytest -q -p no:cacheprovider

@@ -32,3 +32,16 @@ def test_console_entry_point_runs_as_module() -> None:
                           text=True, check=False, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert "Graphviz binaries:" in proc.stdout
+
+
+@pytest.mark.parametrize("json_flag", [[], ["--json"]])
+def test_info_exits_1_without_graphviz_with_or_without_json(
+        json_flag: list[str], monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A container's health check (``vizrag info --json``) fails when ``dot`` is missing."""
+    from hyperviz_core.cli import info
+
+    monkeypatch.setattr(info.shutil, "which", lambda name: None)
+    assert main(["info", *json_flag]) == 1
+    out = capsys.readouterr().out
+    assert ("MISSING" in out) if not json_flag else json.loads(out)["graphviz_binaries"] is None

@@ -52,3 +52,13 @@ def test_the_version_is_written_once() -> None:
     assert project["tool"]["setuptools"]["dynamic"]["version"] == {
         "attr": "hyperviz_core.__version__"}
     assert importlib.metadata.version("vizrag") == hyperviz_core.__version__
+
+
+def test_the_licence_metadata_names_the_bundled_data() -> None:
+    """The wheel ships the demo corpus (MuSiQue, CC BY 4.0; Wikipedia text, CC BY-SA 4.0)
+    and the HIF and HippoRAG licences: the metadata says so, and each licence file is there."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert set(project["license"].split(" AND ")) == {"MIT", "CC-BY-4.0", "CC-BY-SA-4.0"}
+    licences = {p.relative_to(ROOT).as_posix() for p in ROOT.glob("hyperviz_core/**/LICENSE*")}
+    assert licences <= set(project["license-files"])
+    assert all((ROOT / f).is_file() for f in project["license-files"])

@@ -47,11 +47,11 @@ def collect() -> dict[str, Any]:
 
 def _run(args: argparse.Namespace) -> int:
     info = collect()
+    gv = info["graphviz_binaries"]  # missing: exit code 1, with --json too (a health check)
     if args.json:
         print(json.dumps(info, indent=2, sort_keys=True))
-        return 0
+        return 0 if gv else 1
     print(f"vizrag {info['vizrag']} (Python {info['python']})")
-    gv = info["graphviz_binaries"]
     print(f"  Graphviz binaries: {gv or 'MISSING (apt-get install graphviz)'}")
     for name, ver in info["libraries"].items():
         print(f"  {name}: {ver or 'not installed'}")

@@ -33,7 +33,7 @@ from typing import Any
 
 import graphviz
 
-__all__ = ["LEAN_PLUGINS", "lean_env", "run_layout"]
+__all__ = ["LEAN_PLUGINS", "GraphvizMissing", "lean_env", "require_dot", "run_layout"]
 
 LEAN_PLUGINS = ("core", "dot_layout", "neato_layout")
 """The Graphviz plugins a layout run needs: JSON output and the layout engines."""
@@ -94,13 +94,31 @@ def _disable_lean() -> None:
         _STATE["dir"] = None
 
 
+class GraphvizMissing(graphviz.ExecutableNotFound):
+    """The Graphviz binaries (``dot``) are not on ``PATH``: rendering needs them. A
+    :class:`graphviz.ExecutableNotFound` whose message says what to install."""
+
+    def __init__(self, args: Any) -> None:
+        super().__init__(args)
+        self.args = ("rendering needs the Graphviz binaries, and `dot` is not on PATH: "
+                     "install Graphviz (apt-get install graphviz, brew install graphviz, "
+                     "conda install graphviz) and check with `vizrag info`",)
+
+
+def require_dot() -> None:
+    """Raise :class:`GraphvizMissing` when ``dot`` is not on ``PATH`` (before long work
+    whose rendering would fail at the end)."""
+    if shutil.which("dot") is None:
+        raise GraphvizMissing(["dot"])
+
+
 def _pipe(source: bytes, engine: str, env: dict[str, str] | None) -> subprocess.CompletedProcess[
         bytes]:
     cmd = ["dot", f"-K{engine}", "-Tjson0"]
     try:
         return subprocess.run(cmd, input=source, capture_output=True, env=env, check=False)
     except FileNotFoundError as exc:
-        raise graphviz.ExecutableNotFound(cmd) from exc
+        raise GraphvizMissing(cmd) from exc
 
 
 def run_layout(source: str, engine: str) -> dict[str, tuple[float, float]]:
