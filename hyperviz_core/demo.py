@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict
 
 from .atomic import atomic_write_bytes
+from .unitext import truncate
 
 if TYPE_CHECKING:
     from .rag.result import RetrievalResult
@@ -133,8 +134,7 @@ def _print_result(result: RetrievalResult, n: int, q: DemoQuestion, elapsed: flo
     say(f"    entities located in I_top (offline locator): "
         f"{', '.join(located) or '-'}  ({elapsed:.2f} s incl. rendering)")
     for c in result.chunks:
-        text = " ".join(c.text.split())
-        text = text if len(text) <= 160 else text[:159] + "…"
+        text = truncate(c.text, 160)
         via = f"  via {', '.join(c.entities[:3])}" if c.entities else ""
         say(f"    #{c.rank} {c.score:.2f} {c.title}{via}\n        {text}")
     say("    " + (result.answer or "").replace("\n", "\n    "))
@@ -157,12 +157,14 @@ def run_demo(out: str | Path, *, top_k: int = 3,
     questions with visual retrieval and write ``out/q<N>-<slug>/`` (``top``/``bottom`` PNG +
     HTML, ``result.json``) and ``out/summary.json``; ``say`` prints each line. Returns the
     summary: per question its folder and the titles of its top passages."""
+    from .layouts.gvrun import require_dot
     from .rag.engine import VizRAG
 
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} is a file, not a folder: give a folder for the demo's "
                          "output (it is created when missing)")
+    require_dot()  # the demo draws: say it before indexing, not after
     with _only_run(out):
         return _run(out, top_k, say, VizRAG)
 

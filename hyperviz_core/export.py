@@ -25,6 +25,7 @@ from .layouts import LayoutOrder
 from .model import Hypergraph
 from .prune import PruneReport
 from .style import Style
+from .unitext import truncate
 from .wording import counted
 
 __all__ = ["build_caption", "build_export", "edge_text", "omitted_members", "pruned_export",
@@ -66,8 +67,7 @@ _CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066
 
 
 def _short(text: str, n: int) -> str:
-    line = _CONTROLS.sub("", " ".join(str(text).split()))
-    return line if len(line) <= n else line[: n - 1].rstrip() + "…"
+    return truncate(_CONTROLS.sub("", " ".join(str(text).split())), n)
 
 
 #: omitted members named on a shrunk hyperedge's line, and hyperedges not drawn named by

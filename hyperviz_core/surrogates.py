@@ -13,9 +13,11 @@ Example:
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any
 
-__all__ = ["first_surrogate", "not_unicode", "surrogate_at"]
+__all__ = ["first_surrogate", "locale_hint", "not_unicode", "surrogate_at"]
 
 
 def surrogate_at(value: str) -> int | None:
@@ -38,6 +40,24 @@ def not_unicode(value: str, what: str, hint: str = "") -> str | None:
     if at is None:
         return None
     return f"{what} is not valid Unicode text (character {at + 1}: {value[at]!r}{hint})"
+
+
+def locale_hint(value: str) -> str:
+    """Why a command-line argument holds lone surrogates when its bytes are UTF-8 text that
+    a locale of another encoding decoded (``LC_ALL=C``): ``"; its bytes are UTF-8 but the
+    locale's encoding is ascii (LC_ALL=C): run with a UTF-8 locale ..."``; ``""`` when the
+    locale is UTF-8 or the bytes are not UTF-8 either (then they are not text)."""
+    encoding = sys.getfilesystemencoding()
+    if encoding.lower().replace("-", "").replace("_", "") == "utf8":
+        return ""
+    try:
+        os.fsencode(value).decode("utf-8")
+    except (UnicodeError, ValueError):
+        return ""
+    setting = next((f"{k}={os.environ[k]}" for k in ("LC_ALL", "LC_CTYPE", "LANG")
+                    if os.environ.get(k)), "no locale set")
+    return (f"; its bytes are UTF-8 but the locale's encoding is {encoding} ({setting}): "
+            "run with a UTF-8 locale (LC_ALL=C.UTF-8) or PYTHONUTF8=1")
 
 
 def first_surrogate(value: Any) -> tuple[str, int] | None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["nfc", "plain_text"]
+__all__ = ["boundary", "cluster_cut", "cut_back", "nfc", "plain_text", "truncate"]
 
 #: the soft hyphen and the Latin ligatures U+FB00–U+FB06, and what they are read as
 _HINTS = re.compile("[\u00ad\ufb00-\ufb06]")
@@ -48,3 +48,88 @@ def plain_text(text: str) -> str:
         return text
     text = nfc(text)
     return text.translate(_PLAIN) if _HINTS.search(text) else text
+
+
+_ZWJ = "\u200d"
+_VIRAMA = 9  # the canonical combining class of a virama (Devanagari U+094D, ...)
+
+
+def _extends(ch: str) -> bool:
+    """Whether ``ch`` belongs to the character before it: a combining mark (categories Mn,
+    Mc, Me: accents, vowel signs, anusvara, virama, variation selectors), a (non-)joiner,
+    an emoji skin-tone modifier or an emoji tag character."""
+    cp = ord(ch)
+    return (unicodedata.category(ch) in ("Mn", "Mc", "Me") or cp in (0x200C, 0x200D)
+            or 0x1F3FB <= cp <= 0x1F3FF or 0xE0020 <= cp <= 0xE007F)
+
+
+def _regional(ch: str) -> bool:
+    return 0x1F1E6 <= ord(ch) <= 0x1F1FF
+
+
+def boundary(text: str, i: int) -> bool:
+    """Whether ``text`` may be cut before index ``i`` without splitting a user-perceived
+    character: never before a combining mark, joiner, variation selector or skin tone, never
+    after a joiner, never between a virama and the letter it joins (a conjunct), never inside
+    a regional-indicator pair (a flag).
+
+    >>> [boundary("a\u0301b", i) for i in range(4)]
+    [True, False, True, True]
+    >>> boundary("\u0915\u094d\u0937", 2), boundary("\U0001F1E8\U0001F1F3", 1)
+    (False, False)
+    """
+    if i <= 0 or i >= len(text):
+        return True
+    ch, prev = text[i], text[i - 1]
+    if _extends(ch) or prev == _ZWJ:
+        return False
+    if unicodedata.combining(prev) == _VIRAMA and unicodedata.category(ch) == "Lo":
+        return False
+    if _regional(ch) and _regional(prev):
+        run = 0
+        while i - run - 1 >= 0 and _regional(text[i - run - 1]):
+            run += 1
+        return run % 2 == 0
+    return True
+
+
+def cut_back(text: str, n: int) -> int:
+    """The largest cut ``k <= n`` with :func:`boundary` (0 when there is none)."""
+    k = max(0, min(n, len(text)))
+    while k > 0 and not boundary(text, k):
+        k -= 1
+    return k
+
+
+def cluster_cut(text: str, n: int) -> int:
+    """The largest cut ``k <= n`` with :func:`boundary` (``text[:k]`` keeps whole
+    characters), but at least the end of the first one (a cut never gives nothing).
+
+    >>> s = "\u0905\u0902\u0924"  # अंत
+    >>> cluster_cut(s, 1), cluster_cut(s, 2), cluster_cut("abc", 2)
+    (2, 2, 2)
+    """
+    k = cut_back(text, n)
+    if k > 0 or n <= 0:
+        return k
+    k = 1
+    while k < len(text) and not boundary(text, k):
+        k += 1
+    return k
+
+
+def truncate(text: str, max_chars: int) -> str:
+    """One line, at most ``max_chars`` characters (an ellipsis marks the cut). The cut
+    falls between whole characters (:func:`cluster_cut`): an accent, vowel sign, virama or
+    joiner stays with its letter, so it may keep fewer characters (or, when the first one
+    alone is longer, that one).
+
+    >>> truncate("Marie Curie", 6), truncate("\u0905\u0902\u0924\u0930", 2)
+    ('Marie…', '\u0905\u0902…')
+    """
+    line = " ".join(str(text).split())
+    if max_chars <= 0:
+        return ""
+    if len(line) <= max_chars:
+        return line
+    return line[: cluster_cut(line, max(1, max_chars - 1))].rstrip() + "…"

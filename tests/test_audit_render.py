@@ -70,7 +70,8 @@ def test_shrunk_hyperedges_are_marked_and_dropped_ones_named() -> None:
     page = r.to_html()
     report = re.search(r'<ul class="hv-pruned-hyperedges">(.*?)</ul>', page)
     assert report is not None
-    assert '<li title="r-0a1b2c3d4e5f">Carol lives in Paris \u2014 cap</li>' in report.group(1)
+    assert ('<li title="r-0a1b2c3d4e5f"><bdi>Carol lives in Paris</bdi> \u2014 cap</li>'
+            in report.group(1))
     assert "3 members (+1 omitted)" in page  # the viewer legend
 
 
@@ -341,6 +342,6 @@ def test_documented_canvas_sizes() -> None:
 
 def test_html_report_without_descriptions_keeps_keys() -> None:
     export = {"pruned": {"entities": [], "hyperedges": ["h9"], "reasons": {"h9": "cap"}}}
-    assert "<li>h9 \u2014 cap</li>" in render_html(export)
+    assert "<li><bdi>h9</bdi> \u2014 cap</li>" in render_html(export)
     digest = hashlib.sha256(render_html(export).encode()).hexdigest()
     assert digest == hashlib.sha256(render_html(export).encode()).hexdigest()

@@ -36,7 +36,7 @@ ALLOWED_TAGS = {
     "html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3", "div",
     "input", "ul", "li", "label", "button", "span", "aside", "section", "noscript", "p",
     "details", "summary", "pre", "table", "tr", "td", "svg", "g", "rect", "text", "path",
-    "line", "circle", "image", "script", "select", "option",
+    "line", "circle", "image", "script", "select", "option", "bdi",
 }  # fmt: skip
 
 

@@ -205,4 +205,4 @@ def test_undescribed_hyperedges_are_named_by_key() -> None:
     assert lines and len(set(lines)) == len(lines)
     assert f"H1 {{E1}}: id {key['H1']}" in r.caption
     page = r.to_html()
-    assert f'<span class="hv-ldesc">id {key["H1"]}' in page
+    assert f'<span class="hv-ldesc"><bdi>id {key["H1"]}</bdi>' in page

@@ -12,6 +12,10 @@ with the same fonts. ``HYPERVIZ_FONT_FALLBACK=off`` turns the fallback off.
 
 Install a CJK font on Debian/Ubuntu with ``apt-get install fonts-wqy-microhei`` (1.6 MB) or
 ``fonts-noto-cjk``.
+
+A character no font has is drawn as a box; a rendering with such characters says so once, as
+a :class:`MissingGlyphWarning` naming their scripts and a Debian package that covers them
+(:func:`warn_missing`). The drawing itself is the same with or without the warning.
 """
 
 from __future__ import annotations
@@ -20,11 +24,15 @@ import logging
 import os
 import shutil
 import subprocess
+import unicodedata
+import warnings
+from collections.abc import Iterable
 from functools import lru_cache
 
 from matplotlib.font_manager import get_font
 
-__all__ = ["PREFERRED", "fallback_font", "system_fonts"]
+__all__ = ["PREFERRED", "MissingGlyphWarning", "fallback_font", "fallback_off", "system_fonts",
+           "warn_missing"]
 
 _LOG = logging.getLogger(__name__)
 
@@ -43,11 +51,16 @@ def _rank(path: str) -> tuple[int, str]:
     return (hits[0] if hits else len(PREFERRED), path)
 
 
+def fallback_off() -> bool:
+    """Whether ``HYPERVIZ_FONT_FALLBACK`` turns the fallback fonts off."""
+    return os.environ.get("HYPERVIZ_FONT_FALLBACK", "").lower() in ("off", "0", "false", "no")
+
+
 @lru_cache(maxsize=1)
 def system_fonts() -> tuple[str, ...]:
     """Installed scalable font files (fontconfig), preferred ones first; empty without
     ``fc-list`` or with ``HYPERVIZ_FONT_FALLBACK=off``."""
-    if os.environ.get("HYPERVIZ_FONT_FALLBACK", "").lower() in ("off", "0", "false", "no"):
+    if fallback_off():
         return ()
     exe = shutil.which("fc-list")
     if exe is None:
@@ -74,3 +87,82 @@ def fallback_font(ch: str) -> str | None:
         except Exception:  # an unreadable font file: skip it
             continue
     return None
+
+
+class MissingGlyphWarning(UserWarning):
+    """Characters of a rendering that no available font has: the PNG draws them as boxes."""
+
+
+_CJK_FONTS = "fonts-wqy-microhei or fonts-noto-cjk"
+#: (first, last code point, script, Debian package with a font for it); other scripts are
+#: named from the characters' Unicode names and fonts-noto-core covers most of them
+_BLOCKS: tuple[tuple[int, int, str, str], ...] = (
+    (0x1100, 0x11FF, "Hangul", _CJK_FONTS), (0x2600, 0x27BF, "symbols/emoji", "fonts-symbola"),
+    (0x2E80, 0x2FDF, "CJK", _CJK_FONTS), (0x3000, 0x303F, "CJK", _CJK_FONTS),
+    (0x3040, 0x309F, "Hiragana", _CJK_FONTS), (0x30A0, 0x30FF, "Katakana", _CJK_FONTS),
+    (0x3100, 0x318F, "CJK", _CJK_FONTS), (0x3190, 0x9FFF, "CJK", _CJK_FONTS),
+    (0xA960, 0xA97F, "Hangul", _CJK_FONTS), (0xAC00, 0xD7FF, "Hangul", _CJK_FONTS),
+    (0xF900, 0xFAFF, "CJK", _CJK_FONTS), (0xFE30, 0xFE4F, "CJK", _CJK_FONTS),
+    (0xFF00, 0xFFEF, "full-width/half-width forms", _CJK_FONTS),
+    (0x1F000, 0x1FAFF, "symbols/emoji", "fonts-symbola"),
+    (0x20000, 0x3FFFF, "CJK", _CJK_FONTS),
+)
+
+
+def script_of(ch: str) -> tuple[str, str]:
+    """(script, Debian font package) of a character no font has: CJK, kana and Hangul by
+    block; other letters and marks by the first word of their Unicode name ("DEVANAGARI
+    LETTER A"); other symbols and punctuation together; ``""`` as the package of unassigned
+    and private-use code points, which no font draws.
+
+    >>> script_of("\u0905"), script_of("\u4e09")[0], script_of("\ue000")
+    (('Devanagari', 'fonts-noto-core'), 'CJK', ('unassigned/private-use', ''))
+    """
+    cp = ord(ch)
+    for lo, hi, script, package in _BLOCKS:
+        if lo <= cp <= hi:
+            return script, package
+    name, cat = unicodedata.name(ch, ""), unicodedata.category(ch)
+    if not name or cat in ("Cn", "Co"):
+        return "unassigned/private-use", ""
+    if cat[0] in "LM" or cat == "Nd":
+        return name.split()[0].title(), "fonts-noto-core"
+    return "symbols/punctuation", "fonts-noto-core"
+
+
+def _why() -> str:
+    if fallback_off():
+        return " (HYPERVIZ_FONT_FALLBACK turns the installed fonts off: unset it)"
+    if shutil.which("fc-list") is None:
+        return " (fontconfig's fc-list is missing: installed fonts cannot be found)"
+    return ""
+
+
+def warn_missing(chars: Iterable[str], stacklevel: int = 2) -> None:
+    """One :class:`MissingGlyphWarning` naming ``chars`` (characters that no font has: drawn
+    as boxes) by script, with a Debian package to install; nothing when ``chars`` is
+    empty. The message depends only on the set of characters, so Python's default warning
+    filter shows it once per process for the same text."""
+    by_script: dict[tuple[str, str], list[str]] = {}
+    for ch in sorted(set(chars)):
+        by_script.setdefault(script_of(ch), []).append(ch)
+    if not by_script:
+        return
+    total = sum(len(v) for v in by_script.values())
+    parts = []
+    for (script, _), chs in sorted(by_script.items()):
+        shown = " ".join(chs[:8]) + (f" … (+{len(chs) - 8})" if len(chs) > 8 else "")
+        parts.append(f"{script} ({shown})")
+    packages: dict[str, list[str]] = {}
+    for script, pkg in sorted(by_script):
+        if pkg:
+            packages.setdefault(pkg, []).append(script)
+    install = "; ".join(f"{pkg} ({', '.join(scripts)})" for pkg, scripts in
+                        sorted(packages.items()))
+    advice = (f" Install a font that has them, e.g. on Debian/Ubuntu with apt-get install: "
+              f"{install}" if install else "")
+    warnings.warn(
+        f"{total} character{'' if total == 1 else 's'} in this rendering "
+        f"{'has' if total == 1 else 'have'} no glyph in any available font and "
+        f"{'is drawn as a box' if total == 1 else 'are drawn as boxes'}: "
+        f"{'; '.join(parts)}{_why()}.{advice}", MissingGlyphWarning, stacklevel=stacklevel + 1)

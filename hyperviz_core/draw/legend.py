@@ -15,7 +15,7 @@ from ..idmap import IdMap
 from ..layouts import LayoutOrder
 from ..model import Hypergraph
 from ..style import Style
-from .text import measure, truncate
+from .text import cluster_cut, cut_back, measure, truncate
 
 __all__ = ["CanvasPlan", "LegendEntry", "distinct_looks", "edge_colors", "edge_dash",
            "fit_title", "fit_width", "footer_lines", "footer_pitch", "legend_text_x",
@@ -100,12 +100,12 @@ def fit_width(text: str, max_w: float, size: float, bold: bool = False, dpi: int
     room = max_w - measure(ELLIPSIS, size, bold, dpi)[0]
     if room < 0:
         return ""
-    cut = _chars_within(text, room, size, bold, dpi)
+    cut = cut_back(text, _chars_within(text, room, size, bold, dpi))  # whole characters
     while cut > 0:  # the per-character sum can differ from measure() in the last bit
         out = text[:cut].rstrip() + ELLIPSIS
         if measure(out, size, bold, dpi)[0] <= max_w:
             return out
-        cut -= 1
+        cut = cut_back(text, cut - 1)
     return ELLIPSIS
 
 
@@ -122,9 +122,10 @@ def _chars_within(text: str, room: float, size: float, bold: bool, dpi: int) -> 
 
 
 def _prefix_fitting(word: str, max_w: float, size: float, bold: bool, dpi: int) -> str:
-    """The longest non-empty prefix of ``word`` at most ``max_w`` px wide (one character at
-    least, so wrapping always advances)."""
-    return word[:max(1, _chars_within(word, max_w, size, bold, dpi))]
+    """The longest non-empty prefix of ``word`` at most ``max_w`` px wide, cut between
+    whole characters (:func:`~.text.cluster_cut`; one at least, so wrapping always
+    advances)."""
+    return word[:cluster_cut(word, max(1, _chars_within(word, max_w, size, bold, dpi)))]
 
 
 def wrap_width(text: str, max_w: float, size: float, bold: bool = False,

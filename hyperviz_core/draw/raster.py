@@ -30,9 +30,10 @@ from ..contrast import LABEL_BOX_ALPHA, on_fill, readable, region_label_color
 from ..idmap import IdMap
 from ..luminance import is_dark
 from ..style import Style
+from .fonts import warn_missing
 from .legend import SWATCH_PX, CanvasPlan, fit_title, footer_pitch, legend_text_x
 from .scene import PanelScene
-from .text import text_path
+from .text import drawable, text_path
 
 __all__ = ["encode_png", "rasterize"]
 
@@ -103,6 +104,7 @@ class _Layer:
         self.k = 72.0 / dpi
         self.tr = Affine2D().scale(1.0, -1.0).translate(0.0, float(height))
         self.text: list[tuple[Path, str]] = []
+        self.chars: set[tuple[str, bool]] = set()  # every (character, bold) drawn
 
     def lw(self, px: float) -> float:
         return px * self.k
@@ -110,15 +112,17 @@ class _Layer:
     def add_text(self, s: str, x: float, y: float, size: float, color: str = "#000000",
                  bold: bool = False, ha: str = "center") -> None:
         p = text_path(s, x, y, size, bold, self.dpi, ha)
+        self.chars.update((ch, bold) for ch in s)
         if p is not None:
             self.text.append((p, color))
 
     def paths(self, paths: list[Path], z: float, clip: Path | None = None,
-              **kw: Any) -> None:
+              snap: bool | None = None, **kw: Any) -> None:
         if paths:
             coll = PathCollection(paths, transform=self.tr, zorder=z, **kw)
             if clip is not None:  # drawn only inside ``clip`` (canvas coordinates)
                 coll.set_clip_path(clip, self.tr)
+            coll.set_snap(snap)
             self.fig.add_artist(coll)
 
     def lines(self, segs: list[list[tuple[float, float]]], z: float, **kw: Any) -> None:
@@ -127,9 +131,12 @@ class _Layer:
             self.fig.add_artist(coll)
 
     def flush_text(self) -> None:
+        """All text paths as one collection, never snapped to the pixel grid: Agg snaps a
+        path made only of horizontal and vertical segments (三, 王, 工, a Latin ``E``),
+        and a stroke thinner than a pixel would collapse, so 三 came out as 一."""
         if self.text:
-            self.paths([p for p, _ in self.text], 9, facecolors=[c for _, c in self.text],
-                       edgecolors="none", linewidths=0)
+            self.paths([p for p, _ in self.text], 9, snap=False,
+                       facecolors=[c for _, c in self.text], edgecolors="none", linewidths=0)
 
 
 def _panel(layer: _Layer, scene: PanelScene, ids: IdMap, colors: dict[str, str],
@@ -255,6 +262,7 @@ def rasterize(
     if plan.footer_box and footer:
         _footer(layer, plan.footer_box, footer.split("\n"), style)
     layer.flush_text()
+    warn_missing((ch for ch, bold in layer.chars if not drawable(ch, bold)), stacklevel=2)
     canvas.draw()
     width, height = canvas.get_width_height()
     return encode_png(canvas.buffer_rgba(), width, height)

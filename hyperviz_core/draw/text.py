@@ -28,9 +28,11 @@ from matplotlib.path import Path
 from matplotlib.textpath import text_to_path
 
 from ..items import INVISIBLE_CATEGORIES
+from ..unitext import boundary, cluster_cut, cut_back, truncate
 from .fonts import fallback_font
 
-__all__ = ["FONT_FAMILY", "font", "measure", "text_path", "truncate"]
+__all__ = ["FONT_FAMILY", "boundary", "cluster_cut", "cut_back",
+           "drawable", "font", "measure", "text_path", "truncate"]
 
 FONT_FAMILY = "DejaVu Sans"
 
@@ -103,6 +105,27 @@ def _glyph(ch: str, bold: bool) -> _Glyph:
     except Exception as exc:  # a font-level failure must never fail a rendering
         _LOG.warning("glyph U+%04X cannot be drawn (%s); drawing a box", ord(ch), exc)
         return _placeholder()
+
+
+@lru_cache(maxsize=4)
+def _charmap(bold: bool) -> frozenset[int]:
+    """The code points DejaVu Sans (bold or not) has a glyph for (read once per font)."""
+    with _LOCK:
+        return frozenset(get_font(findfont(font(_EM, bold))).get_charmap())
+
+
+@lru_cache(maxsize=8192)
+def drawable(ch: str, bold: bool = False) -> bool:
+    """Whether ``ch`` is drawn as itself rather than as a box: drawn as nothing
+    (:func:`invisible`, white space), in DejaVu Sans, or in a fallback font (:mod:`.fonts`).
+
+    >>> drawable("a"), drawable("\u200d"), drawable("\U000E0001")
+    (True, True, True)
+    """
+    if invisible(ch) or ch.isspace() or ord(ch) in _charmap(bold):
+        return True
+    with _LOCK:  # FreeType font objects are shared
+        return fallback_font(ch) is not None
 
 
 def _load_glyph(ch: str, bold: bool) -> _Glyph:
@@ -182,13 +205,3 @@ def _shape(
     if not verts:
         return None
     return np.concatenate(verts), np.concatenate(codes)
-
-
-def truncate(text: str, max_chars: int) -> str:
-    """One line, at most ``max_chars`` characters (an ellipsis marks the cut)."""
-    line = " ".join(str(text).split())
-    if max_chars <= 0:
-        return ""
-    if len(line) <= max_chars:
-        return line
-    return line[: max(1, max_chars - 1)].rstrip() + "…"

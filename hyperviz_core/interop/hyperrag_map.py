@@ -29,6 +29,7 @@ Example:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -60,6 +61,7 @@ SEP = "<SEP>"
 #: own documents from those another command stored under the same id)
 HYPERRAG_SOURCE = "hyper-rag"
 _UNKNOWN = "UNKNOWN"
+_KEYWORD_SEP = re.compile(r"[,，、；｜]")
 
 
 def split_sep(value: str) -> list[str]:
@@ -73,8 +75,9 @@ def split_sep(value: str) -> list[str]:
 
 
 def split_keywords(value: str) -> list[str]:
-    """Keywords field → distinct keywords (``<SEP>`` and comma separated)."""
-    out = (k.strip() for part in split_sep(value) for k in part.split(","))
+    """Keywords field → distinct keywords (separated by ``<SEP>`` and commas: ``,``, the
+    full-width ``，``, the ideographic ``、``; or a full-width ``；``/``｜``)."""
+    out = (k.strip() for part in split_sep(value) for k in _KEYWORD_SEP.split(part))
     return list(dict.fromkeys(k for k in out if k))
 
 

@@ -13,7 +13,10 @@ The toolbar shows the depth ("E3: 2 hops (of 4)"); "+1 hop" expands like a click
 Untrusted text (entity names, descriptions, chunk texts) is escaped for its context: HTML text
 and attributes with :func:`html.escape`, the JSON block with ``<``, ``>``, ``&``, U+2028 and
 U+2029 as ``\\uXXXX`` escapes so that ``</script>`` cannot end it. The script builds DOM only
-with ``textContent``/``setAttribute``.
+with ``textContent``/``setAttribute``. User text set next to the page's own words (a legend
+description before "· 3 members", a pruned entity's name before its reason, the PNG title)
+is wrapped in ``<bdi>``, so right-to-left text keeps its place and cannot reorder the words
+and numbers around it.
 
 Example:
     >>> from hyperviz_core.viewer import render_html
@@ -34,6 +37,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
+from ..unitext import cluster_cut
 from .svg import as_float, bidi_free, build_svg, esc, fmt, safe_color
 
 __all__ = ["content_security_policy", "hop_depth", "json_for_script", "render_html"]
@@ -103,15 +107,20 @@ def json_for_script(data: object) -> str:
     )
 
 
-def _item_name(item: object) -> tuple[str, str]:
-    """(lookup key, display text) of a pruned entity/hyperedge given as str or mapping."""
+def _item_name(item: object) -> tuple[str, str, str]:
+    """(lookup key, visual ID or ``""``, name) of a pruned entity/hyperedge given as str or
+    mapping."""
     if isinstance(item, Mapping):
         key = str(item.get("key", item.get("id", item.get("name", ""))))
         shown = str(item.get("name", key))
-        if item.get("id") and str(item.get("id")) != shown:
-            shown = f"{item.get('id')} {shown}"
-        return key, shown
-    return str(item), str(item)
+        vid = str(item.get("id")) if item.get("id") and str(item.get("id")) != shown else ""
+        return key, vid, shown
+    return str(item), "", str(item)
+
+
+def _bdi(text: str) -> str:
+    """``text`` escaped and isolated from the text around it (its own direction)."""
+    return f"<bdi>{esc(text)}</bdi>"
 
 
 def _kv_table(rows: Mapping[str, Any], css: str = "hv-kv") -> str:
@@ -150,16 +159,18 @@ def _pruning_html(pruned: object) -> str:
         total += len(items)
         out.append(f'<h3>{label} ({len(items)})</h3><ul class="hv-pruned-{field}">')
         for item in items:
-            key, shown = _item_name(item)
+            key, vid, shown = _item_name(item)
             tip = ""
             desc = descriptions.get(key) if field == "hyperedges" else None
             if isinstance(desc, str) and desc:
-                shown, tip = desc, f' title="{esc(key)}"'
+                vid, shown, tip = "", desc, f' title="{esc(key)}"'
             reason = reasons.get(key)
+            why = ""
             if isinstance(reason, str | int | float):
                 used.add(key)
-                shown = f"{shown} \u2014 {reason}"
-            out.append(f"<li{tip}>{esc(shown)}</li>")
+                why = f" \u2014 {esc(reason)}"
+            head = f"{esc(vid)} " if vid else ""
+            out.append(f"<li{tip}>{head}{_bdi(shown)}{why}</li>")
         out.append("</ul>")
     if total == 0:
         out.insert(0, '<p class="hv-pruned-none">Nothing was omitted.</p>')
@@ -197,7 +208,7 @@ def _legend_html(hyperedges: list[Mapping[str, Any]]) -> str:
         color = safe_color(h.get("color"), i)
         desc = _legend_desc(h)
         if len(desc) > _LEGEND_DESC:
-            desc = desc[: _LEGEND_DESC - 1] + "\u2026"
+            desc = desc[: cluster_cut(desc, _LEGEND_DESC - 1)] + "\u2026"
         kind = str(h.get("kind") or "")
         members = h.get("members")
         count = len(members) if isinstance(members, list | tuple) else 0
@@ -208,9 +219,9 @@ def _legend_html(hyperedges: list[Mapping[str, Any]]) -> str:
             f'<svg width="12" height="12" aria-hidden="true"><rect width="12" height="12" '
             f'rx="2" fill="{color}" stroke="#495057" stroke-width="0.5"/></svg>'
             f'<span class="hv-lid">{esc(hid)}</span>'
-            f'<span class="hv-ldesc">{esc(desc) or "(no description)"}'
+            f'<span class="hv-ldesc">{_bdi(desc) if desc else "(no description)"}'
             f'<span class="hv-muted"> \u00b7 {count} member{"" if count == 1 else "s"}{lost}'
-            f"{' · ' + esc(kind) if kind and kind != 'relation' else ''}</span></span>"
+            f"{' · ' + _bdi(kind) if kind and kind != 'relation' else ''}</span></span>"
             "</button></li>"
         )
     if not hyperedges:
@@ -292,7 +303,7 @@ def _png_title_html(png_title: object, page_title: str) -> str:
     view's "VizRAG I_bot: ..."), so both name the same drawing; ``""`` otherwise."""
     if not isinstance(png_title, str) or not png_title or png_title in page_title:
         return ""
-    return f'<p id="hv-png-title" class="hv-muted">PNG title: {esc(png_title)}</p>'
+    return f'<p id="hv-png-title" class="hv-muted">PNG title: {_bdi(png_title)}</p>'
 
 
 def render_html(
@@ -342,7 +353,7 @@ def render_html(
         f"<style>{style}</style>",
         "</head><body>",
         '<header id="hv-header">',
-        f'<h1 id="hv-title">{esc(page_title)}</h1>',
+        f'<h1 id="hv-title" dir="auto">{esc(page_title)}</h1>',
         _png_title_html(data.get("title"), page_title),
         '<div class="hv-group" id="hv-search-wrap"><input type="search" id="hv-search" '
         'placeholder="Find entity (name or E#)" aria-label="Find entity by name or ID" '

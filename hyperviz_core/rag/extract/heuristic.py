@@ -49,6 +49,7 @@ from collections import Counter
 from collections.abc import Mapping
 
 from ...model import Entity, Hyperedge, normalize_key
+from ...unitext import plain_text
 from ..providers.offline import STOPWORDS, content_words, word_tokens
 from ..types import Chunk, ChunkExtraction, ChunkTheme
 from ._lexicon import _IMPERATIVES
@@ -61,6 +62,22 @@ _ANAPHOR_START = re.compile(
     r"^[\"'“‘(]*(?:(?:He|She|It|They)\b|(?:The|This|These|That|Its|His|Her|Their)\s+[a-z])"
 )
 _DESC_CHARS = 300
+#: the words of :func:`~hyperviz_core.rag.providers.offline.word_tokens`, as written
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
+
+
+def _shown(text: str, keys: list[str]) -> list[str]:
+    """Keywords ``keys`` (case-folded content words of ``text``) as ``text`` writes them,
+    lower-cased: case-folding is for matching, and spells ``Straße`` ``strasse`` and
+    ``Ελλάδας`` ``ελλάδασ``; lower-casing keeps ``straße`` and ``ελλάδας`` (a ligature
+    spelt out: ``ﬁve`` is shown ``five``)."""
+    if text.isascii():  # lower-casing is case-folding
+        return keys
+    forms: dict[str, str] = {}
+    for w in _WORD.findall(text):
+        forms.setdefault(w.casefold().replace("’", "'"),
+                         plain_text(w).lower().replace("’", "'"))  # ligatures spelt out
+    return [forms.get(k, k) for k in keys]
 
 
 def _surname_persons(entities: dict[str, Entity]) -> None:
@@ -188,7 +205,7 @@ class HeuristicExtractor:
             out.append(Hyperedge(
                 members=members,
                 description=_desc(clause),
-                keywords=list(dict.fromkeys(kws))[: self.max_keywords],
+                keywords=_shown(clause, list(dict.fromkeys(kws))[: self.max_keywords]),
                 source_ids=[chunk_id],
                 member_attrs=(
                     {implicit: {"role": "implicit-subject"}}
@@ -278,7 +295,7 @@ class HeuristicThemeExtractor:
         keys = [e.key for e in (named or ranked)][: self.max_key_entities]
         counts = Counter(content_words(chunk.text))
         keywords = [w for w, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
-        keywords = keywords[: self.max_keywords]
+        keywords = _shown(chunk.text, keywords[: self.max_keywords])
         title = str(chunk.metadata.get("title") or "").strip()
         head = title or (named[0].name if named else "")
         theme = f"{head}: {', '.join(keywords)}" if head else ", ".join(keywords)

@@ -1,7 +1,11 @@
 """Fixed-length sliding-window chunking with overlap, in characters or tokens.
 
-Windows prefer to end at a sentence boundary (then at whitespace) inside their last half, so
-chunks rarely cut words or sentences. Chunk ids are ``chunk-`` + a content hash of (document
+Windows prefer to end at a sentence boundary (then, in CJK text, at a clause boundary; then at
+whitespace) inside their last half, so chunks rarely cut words or sentences; CJK ``。！？`` end
+a sentence without a following space. The overlap starts at a word start, or in CJK text (no
+spaces) at a near sentence or clause start, else at the exact character. A token of the
+``"token"`` unit is one CJK ideograph, kana or Hangul syllable, or a run of other
+non-whitespace characters (:data:`TOKEN_RE`). Chunk ids are ``chunk-`` + a content hash of (document
 id, chunk text), so re-chunking unchanged text gives the same ids. Each chunk carries the
 document's title and metadata; an untitled long document, the title its opening states
 (:mod:`.titles`).
@@ -25,16 +29,71 @@ from .titles import with_inferred_title
 
 __all__ = ["TOKEN_RE", "chunk_document", "chunk_documents", "chunk_id"]
 
-#: Tokens of the ``"token"`` unit: runs of non-whitespace.
-TOKEN_RE = re.compile(r"\S+")
-_SENT_END = re.compile(r"""[.!?;。！？][)"'\]»”’]*$""")
-_SENT_BREAK = re.compile(r"""[.!?;。！？][)"'\]»”’]*(?=\s)|\n\s*\n|\n""")
+#: Characters written without spaces between words: CJK ideographs, kana and Hangul syllables.
+#: Each is one token of the ``"token"`` unit, and a window may start or end between two of them.
+_CJK = ("\u1100-\u11ff\u3005-\u3007\u3040-\u309f\u30a0-\u30ff\u3130-\u318f\u31f0-\u31ff"
+        "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff\uff66-\uff9f"
+        "\U00020000-\U0003134f")
+#: Tokens of the ``"token"`` unit: one CJK ideograph, kana or Hangul syllable, or a run of
+#: other non-whitespace characters (for text without CJK characters: the runs of non-whitespace).
+TOKEN_RE = re.compile(rf"[{_CJK}]|[^\s{_CJK}]+")
+_CLOSE = r""")"'\]»”’」』）】〕〉》］｝"""
+_SENT_END = re.compile(rf"[.!?;。！？][{_CLOSE}]*$")
+#: CJK sentence ends: full stops, marks, semicolons, and ellipses after a CJK character.
+_CJK_END = rf"(?:[。！？；｡]+|(?<=[{_CJK}])[…‥]+)[{_CLOSE}]*"
+_SENT_BREAK = re.compile(rf"[.!?;。！？][{_CLOSE}]*(?=\s)|\n\s*\n|\n|{_CJK_END}")
+#: Clause ends of CJK text (commas, enumeration commas, colons): second-best window ends.
+_CLAUSE = rf"[，、：︰][{_CLOSE}]*"
+_CLAUSE_BREAK = re.compile(rf"{_CJK_END}|{_CLAUSE}")
+_CJK_CHAR = re.compile(rf"[{_CJK}]")
+_CJK_END_TOKEN = re.compile(_CJK_END)
+_CLAUSE_TOKEN = re.compile(_CLAUSE)
 
 
 def chunk_id(doc_id: str, text: str, dup: int = 0) -> str:
     """``chunk-<hash>`` of (document id, text); ``dup`` > 0 for repeated text in a document."""
     salt = f"\x1f{dup}" if dup else ""
     return "chunk-" + content_hash(f"{doc_id}\x1f{text}{salt}")
+
+
+def _window_end(text: str, start: int, size: int) -> int:
+    """End of the window from ``start``: its last sentence break in its second half, else its
+    last CJK clause break there, else its last whitespace there, else ``size`` characters."""
+    end = min(start + size, len(text))
+    if end >= len(text):
+        return end
+    window = text[start:end]
+    floor = size // 2
+    cut = -1
+    for m in _SENT_BREAK.finditer(window):
+        if m.end() >= floor:
+            cut = m.end()
+    if cut < 0:
+        for m in _CLAUSE_BREAK.finditer(window, floor):
+            cut = m.end()
+    if cut < 0:
+        ws = max(window.rfind(" "), window.rfind("\n"), window.rfind("\t"))
+        if ws >= floor:
+            cut = ws
+    return start + cut if cut > 0 else end
+
+
+def _overlap_start(text: str, start: int, end: int, overlap: int) -> int:
+    """Start of the window after ``text[start:end]``: ``overlap`` characters back, moved forward
+    to the next word start (text with spaces) or, in CJK text, to a sentence or clause start
+    within the overlap's first half, else kept at the exact character."""
+    nxt = max(end - overlap, start + 1)
+    if overlap <= 0 or nxt >= end:
+        return nxt
+    ws = nxt
+    while ws < end and not text[ws - 1].isspace():
+        ws += 1
+    cjk = _CLAUSE_BREAK.search(text, nxt, min(end, nxt + overlap // 2))
+    if cjk is not None and cjk.end() < end and (ws >= end or cjk.end() < ws):
+        return cjk.end()
+    if ws < end:
+        return ws
+    return nxt if _CJK_CHAR.match(text, nxt - 1) or _CJK_CHAR.match(text, nxt) else end
 
 
 def _char_windows(text: str, size: int, overlap: int) -> list[tuple[int, int]]:
@@ -46,32 +105,30 @@ def _char_windows(text: str, size: int, overlap: int) -> list[tuple[int, int]]:
             start += 1
         if start >= n:
             break
-        end = min(start + size, n)
-        if end < n:
-            window = text[start:end]
-            floor = size // 2
-            cut = -1
-            for m in _SENT_BREAK.finditer(window):
-                if m.end() >= floor:
-                    cut = m.end()
-            if cut < 0:
-                ws = max(window.rfind(" "), window.rfind("\n"), window.rfind("\t"))
-                if ws >= floor:
-                    cut = ws
-            if cut > 0:
-                end = start + cut
+        end = _window_end(text, start, size)
         spans.append((start, end))
         if end >= n:
             break
-        nxt = max(end - overlap, start + 1)
-        if overlap > 0 and nxt < end:
-            # start the overlap at a word boundary
-            while nxt < end and not text[nxt - 1].isspace():
-                nxt += 1
-            if nxt >= end:
-                nxt = end
-        start = nxt
+        start = _overlap_start(text, start, end, overlap)
     return spans
+
+
+def _token_end(text: str, toks: list[tuple[int, int]], i: int, size: int) -> int:
+    """Exclusive end token of the window from token ``i``: after its last sentence-ending token
+    in its second half, else (CJK text) after its last clause-ending token there, else ``size``
+    tokens."""
+    j = min(i + size, len(toks))
+    if j >= len(toks):
+        return j
+    floor = i + max(1, size // 2)
+    for t in range(j - 1, floor - 1, -1):
+        a, b = toks[t]
+        if _SENT_END.search(text[a:b]) or _CJK_END_TOKEN.fullmatch(text, a, b):
+            return t + 1
+    for t in range(j - 1, floor - 1, -1):
+        if _CLAUSE_TOKEN.fullmatch(text, *toks[t]):
+            return t + 1
+    return j
 
 
 def _token_windows(text: str, size: int, overlap: int) -> list[tuple[int, int]]:
@@ -79,13 +136,7 @@ def _token_windows(text: str, size: int, overlap: int) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     i = 0
     while i < len(toks):
-        j = min(i + size, len(toks))  # exclusive
-        if j < len(toks):
-            floor = i + max(1, size // 2)
-            for t in range(j - 1, floor - 1, -1):
-                if _SENT_END.search(text[toks[t][0] : toks[t][1]]):
-                    j = t + 1
-                    break
+        j = _token_end(text, toks, i, size)
         spans.append((toks[i][0], toks[j - 1][1]))
         if j >= len(toks):
             break

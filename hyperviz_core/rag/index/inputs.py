@@ -15,7 +15,7 @@ import os
 import warnings
 from collections.abc import Iterable, Mapping
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from ..types import Document
 
@@ -36,7 +36,20 @@ def as_documents(docs: Iterable[Document | str] | Document | str) -> Iterable[Do
     elif isinstance(docs, (bytes, bytearray, os.PathLike)) or not isinstance(docs, Iterable) \
             or hasattr(docs, "columns"):
         raise TypeError(_WHAT + f", not {_kind(docs)}")
-    return [_document(d) for d in docs]
+    return [_numbered(i, d) for i, d in enumerate(docs, 1)]
+
+
+def _numbered(n: int, value: object) -> Document:
+    """:func:`_document` of the ``n``-th item; a document that cannot be made (a lone
+    surrogate in a text without an id) is a ``ValueError`` naming the item, so the call
+    fails before anything is written, saying which item to fix."""
+    try:
+        return _document(value)
+    except ValidationError as exc:
+        said = "; ".join(str(e.get("msg", "")).removeprefix("Value error, ")
+                         for e in exc.errors())
+        raise ValueError(f"insert(): item {n} is no valid Document: {said} (nothing was "
+                         "indexed)") from None
 
 
 _WHAT = ("insert() takes Document objects, strings (a document's text) or dicts of Document "

@@ -23,11 +23,11 @@ Example:
 from __future__ import annotations
 
 import codecs
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
 from ..types import Document
+from .encoding_hint import convert_hint, looks_like_text
 from .guards import printable
 from .titles import FRONT_MATTER_CHARS, TITLE_LINES, front_matter, read_title
 
@@ -56,29 +56,6 @@ def not_utf8(path: Path, data: bytes, exc: UnicodeDecodeError, *, line: int = 1,
     return TextDecodeError(f"{printable(str(path))}: not UTF-8 text at line "
                            f"{line - 1 + _line_of(data, exc.start)}, byte {offset + exc.start} "
                            f"({exc.reason}); {convert_hint(data)}")
-
-
-_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
-
-
-def looks_like_text(text: str) -> bool:
-    """Whether ``text`` holds no control character but tab, line breaks and form feed (text
-    decoded in a wrong encoding from binary data almost always does)."""
-    return _CONTROLS.search(text) is None
-
-
-def convert_hint(data: bytes) -> str:
-    """What to do about ``data`` that is not UTF-8: convert it, naming Windows-1252 (a
-    superset of Latin-1's printable characters) when ``data`` reads as such text without
-    control characters, the usual case of such a file (a guess said as one)."""
-    try:
-        text = data[:1 << 20].decode("cp1252")
-    except UnicodeDecodeError:
-        return "convert it to UTF-8"
-    if not looks_like_text(text):
-        return "convert it to UTF-8"
-    return ("it reads as Windows-1252 (Latin-1) text: convert it to UTF-8, e.g. "
-            "iconv -f WINDOWS-1252 -t UTF-8")
 
 
 #: the most bytes of one line read at a time: a longer line comes in pieces cut after a

@@ -3,7 +3,10 @@
  * Reads the export embedded in <script type="application/json" id="hv-data"> and adds
  * interaction to the SVG that the Python side drew from the same export. Every piece of
  * text from the data is inserted with textContent / createTextNode and every attribute with
- * setAttribute: never innerHTML, so entity names and chunk texts stay inert.
+ * setAttribute: never innerHTML, so entity names and chunk texts stay inert. Text from the
+ * data set next to the viewer's own words is wrapped in <bdi> (its own direction, isolated),
+ * so a right-to-left name cannot reorder "E1 · ", " — " or a count around it; blocks of such
+ * text alone (descriptions, evidence) take dir="auto".
  *
  * Entity clicks expand one hop per click: the first click highlights the entity's hyperedges
  * and neighbours (1 hop), each further click on the same entity adds a hop up to the maximum
@@ -43,7 +46,32 @@
 
   function asArray(v) { return Array.isArray(v) ? v : []; }
   function str(v) { return (v === null || v === undefined) ? '' : String(v); }
-  function clip(s, n) { s = str(s); return s.length > n ? s.slice(0, n - 1) + '\u2026' : s; }
+  /* Whole user-perceived characters (grapheme clusters) of s: an accent, vowel sign or
+   * joiner stays with its letter and an emoji is never split into half surrogate pairs. */
+  var segmenter = (typeof Intl !== 'undefined' && Intl.Segmenter) ?
+    new Intl.Segmenter(undefined, { granularity: 'grapheme' }) : null;
+  function clusters(s) {
+    if (segmenter) { return Array.from(segmenter.segment(s), function (g) { return g.segment; }); }
+    return Array.from(s);  /* code points at least */
+  }
+  function clip(s, n) {
+    s = str(s);
+    if (s.length <= n) { return s; }
+    var parts = clusters(s);
+    var out = '';
+    for (var i = 0; i < parts.length && out.length + parts[i].length <= n - 1; i++) {
+      out += parts[i];
+    }
+    if (i === parts.length) { return s; }
+    return (out || parts[0]) + '\u2026';
+  }
+  /* Search folding: the compatibility forms (full-width ＡＢＣ, half-width ｶﾀｶﾅ, ligatures)
+   * as their plain letters (NFKC, as entity keys), case and runs of white space ignored. */
+  function fold(s) {
+    s = str(s);
+    try { s = s.normalize('NFKC'); } catch (err) { /* a lone surrogate: keep s */ }
+    return s.toLowerCase().replace(/\s+/g, ' ').trim();
+  }
   function chunkText(id) {
     return Object.prototype.hasOwnProperty.call(chunks, id) ? str(chunks[id]) : null;
   }
@@ -117,10 +145,14 @@
     return node;
   }
   function clear(node) { while (node.firstChild) { node.removeChild(node.firstChild); } }
+  /* Text from the data beside the viewer's own: isolated in its own direction. */
+  function bdi(text) { return el('bdi', null, [text]); }
+  /* "E1 — name" / "H1 — description" (the name isolated), or the bare ID. */
+  function named(id, text) { return text ? [id + ' \u2014 ', bdi(text)] : [id]; }
   function chip(id) {
-    var label = id + (entityName(id) ? ' \u2014 ' + clip(entityName(id), 60) : '');
-    if (hyperedges.has(id)) { label = id + ' \u2014 ' + clip(hyperedges.get(id).description, 60); }
-    return el('button', { type: 'button', 'class': 'hv-chip', 'data-goto': id }, [label]);
+    var label = named(id, clip(entityName(id), 60));
+    if (hyperedges.has(id)) { label = [id + ' \u2014 ', bdi(clip(hyperedges.get(id).description, 60))]; }
+    return el('button', { type: 'button', 'class': 'hv-chip', 'data-goto': id }, label);
   }
 
   var tooltip = document.getElementById('hv-tooltip');
@@ -133,30 +165,34 @@
 
   /* ---------- tooltip ---------- */
   function ttRow(key, value) {
-    return el('div', { 'class': 'hv-tt-row' }, [el('span', { 'class': 'hv-tt-key' }, [key + ': ']), value]);
+    return el('div', { 'class': 'hv-tt-row' },
+      [el('span', { 'class': 'hv-tt-key' }, [key + ': '])].concat(value));
   }
+  /* "E1 name, E2 name, +3 more" as nodes (each name isolated). */
   function memberSummary(h) {
     var m = asArray(h.members);
-    var parts = m.slice(0, MAX_LIST).map(function (id) {
-      return id + (entityName(id) ? ' ' + clip(entityName(id), 40) : '');
+    var parts = [];
+    m.slice(0, MAX_LIST).forEach(function (id, i) {
+      parts.push((i ? ', ' : '') + id);
+      if (entityName(id)) { parts.push(' ', bdi(clip(entityName(id), 40))); }
     });
-    if (m.length > MAX_LIST) { parts.push('+' + (m.length - MAX_LIST) + ' more'); }
-    return parts.join(', ');
+    if (m.length > MAX_LIST) { parts.push(', +' + (m.length - MAX_LIST) + ' more'); }
+    return parts;
   }
   function showTooltip(id, evt) {
     if (!tooltip) { return; }
     clear(tooltip);
     if (entities.has(id)) {
       var e = entities.get(id);
-      tooltip.appendChild(el('div', { 'class': 'hv-tt-title' }, [id + ' \u00b7 ' + str(e.name)]));
-      tooltip.appendChild(ttRow('type', str(e.type)));
+      tooltip.appendChild(el('div', { 'class': 'hv-tt-title' }, [id + ' \u00b7 ', bdi(str(e.name))]));
+      tooltip.appendChild(ttRow('type', bdi(str(e.type))));
       tooltip.appendChild(ttRow('degree', String(degreeOf(id))));
-      if (str(e.description)) { tooltip.appendChild(ttRow('description', clip(e.description, MAX_DESC))); }
+      if (str(e.description)) { tooltip.appendChild(ttRow('description', bdi(clip(e.description, MAX_DESC)))); }
     } else if (hyperedges.has(id)) {
       var h = hyperedges.get(id);
-      tooltip.appendChild(el('div', { 'class': 'hv-tt-title' }, [id + ' \u00b7 ' + str(h.kind || 'hyperedge')]));
+      tooltip.appendChild(el('div', { 'class': 'hv-tt-title' }, [id + ' \u00b7 ', bdi(str(h.kind || 'hyperedge'))]));
       tooltip.appendChild(ttRow('members', memberSummary(h)));
-      if (str(h.description)) { tooltip.appendChild(ttRow('description', clip(h.description, MAX_DESC))); }
+      if (str(h.description)) { tooltip.appendChild(ttRow('description', bdi(clip(h.description, MAX_DESC)))); }
     } else {
       hideTooltip();
       return;
@@ -300,13 +336,13 @@
     ids.forEach(function (cid) {
       cid = str(cid);
       var text = chunkText(cid);
-      wrap.appendChild(el('h3', { 'class': 'hv-chunk-id' }, ['Chunk ' + cid]));
+      wrap.appendChild(el('h3', { 'class': 'hv-chunk-id' }, ['Chunk ', bdi(cid)]));
       if (!withText) { return; }
       if (text === null) {
         wrap.appendChild(el('p', { 'class': 'hv-muted hv-evidence-missing' },
           ['(chunk text not included in this export)']));
       } else {
-        wrap.appendChild(el('div', { 'class': 'hv-evidence', 'data-chunk': cid }, [text]));
+        wrap.appendChild(el('div', { 'class': 'hv-evidence', 'data-chunk': cid, dir: 'auto' }, [text]));
       }
     });
     return wrap;
@@ -317,12 +353,12 @@
     var h = hyperedges.get(hid);
     clear(details);
     details.setAttribute('data-selected', hid);
-    details.appendChild(el('h2', { 'class': 'hv-sel-title' }, [hid + ' \u00b7 ' + str(h.kind || 'hyperedge')]));
+    details.appendChild(el('h2', { 'class': 'hv-sel-title' }, [hid + ' \u00b7 ', bdi(str(h.kind || 'hyperedge'))]));
     var members = asArray(h.members);
     details.appendChild(el('h3', null, ['Members (' + members.length + ')']));
     details.appendChild(el('div', { 'class': 'hv-members' }, members.map(chip)));
     details.appendChild(el('h3', null, ['Description']));
-    details.appendChild(el('p', { 'class': 'hv-text hv-description' },
+    details.appendChild(el('p', { 'class': 'hv-text hv-description', dir: 'auto' },
       [str(h.description) || '(none)']));
     details.appendChild(el('h3', null, ['Source chunks and evidence']));
     details.appendChild(sourceList(h.source_ids, true));
@@ -333,10 +369,10 @@
     var e = entities.get(id) || {};
     clear(details);
     details.setAttribute('data-selected', id);
-    details.appendChild(el('h2', { 'class': 'hv-sel-title' }, [id + ' \u00b7 ' + str(e.name)]));
-    details.appendChild(el('p', null, ['type: ' + str(e.type) + ' \u00b7 degree: ' + degreeOf(id)]));
+    details.appendChild(el('h2', { 'class': 'hv-sel-title' }, [id + ' \u00b7 ', bdi(str(e.name))]));
+    details.appendChild(el('p', null, ['type: ', bdi(str(e.type)), ' \u00b7 degree: ' + degreeOf(id)]));
     if (str(e.description)) {
-      details.appendChild(el('p', { 'class': 'hv-text hv-description' }, [str(e.description)]));
+      details.appendChild(el('p', { 'class': 'hv-text hv-description', dir: 'auto' }, [str(e.description)]));
     }
     details.appendChild(el('h3', { 'class': 'hv-hop-title' }, ['Neighbourhood within ' + plural(hops) +
       ' (of ' + max + '): ' + counted(nb.dist.size - 1, 'entity', 'entities') + ', ' +
@@ -541,18 +577,24 @@
   function cssId(id) { return str(id).replace(/[^A-Za-z0-9_-]/g, ''); }
 
   /* ---------- search ---------- */
+  /* [id, folded id, folded name, folded key] of every entity, folded once. */
+  var searchIndex = null;
   function findMatches(q) {
-    q = q.trim().toLowerCase();
+    q = fold(q);
     if (!q) { return []; }
+    if (!searchIndex) {
+      searchIndex = [];
+      entities.forEach(function (e, id) {
+        searchIndex.push([id, fold(id), fold(e.name), fold(e.key)]);
+      });
+    }
     var exact = [];
     var partial = [];
-    entities.forEach(function (e, id) {
-      var name = str(e.name).toLowerCase();
-      var key = str(e.key).toLowerCase();
-      if (id.toLowerCase() === q || name === q || key === q) { exact.push(id); } else if (
-        name.indexOf(q) >= 0 || key.indexOf(q) >= 0) { partial.push(id); }
+    searchIndex.forEach(function (row) {
+      if (row[1] === q || row[2] === q || row[3] === q) { exact.push(row[0]); } else if (
+        row[2].indexOf(q) >= 0 || row[3].indexOf(q) >= 0) { partial.push(row[0]); }
     });
-    hyperedges.forEach(function (h, id) { if (id.toLowerCase() === q) { exact.push(id); } });
+    hyperedges.forEach(function (h, id) { if (fold(id) === q) { exact.push(id); } });
     return exact.concat(partial.sort(idOrder)).slice(0, 50);
   }
   function showResults() {
@@ -564,10 +606,10 @@
       results.appendChild(el('li', { 'class': 'hv-empty' }, ['No entity matches']));
     }
     matches.forEach(function (id) {
-      var label = hyperedges.has(id) ? id + ' \u2014 ' + clip(hyperedges.get(id).description, 60) :
-        id + ' \u2014 ' + clip(entityName(id), 80);
+      var label = hyperedges.has(id) ? [id + ' \u2014 ', bdi(clip(hyperedges.get(id).description, 60))] :
+        [id + ' \u2014 ', bdi(clip(entityName(id), 80))];
       results.appendChild(el('li', null, [
-        el('button', { type: 'button', 'class': 'hv-result', 'data-goto': id }, [label])]));
+        el('button', { type: 'button', 'class': 'hv-result', 'data-goto': id }, label)]));
     });
     results.hidden = false;
   }

@@ -127,9 +127,10 @@ def strength_weight(value: Any) -> float:
 
 
 def keyword_list(value: Any) -> list[str]:
-    """Keywords from a list or a ``,``/``;``/``|``-separated string; cleaned, no duplicates."""
+    """Keywords from a list or a string separated by ``,``/``;``/``|`` or their full-width
+    forms ``，``/``；``/``｜`` or the ideographic ``、``; cleaned, no duplicates."""
     if isinstance(value, str):
-        items: Iterable[Any] = re.split(r"[,;|]", value)
+        items: Iterable[Any] = re.split(r"[,;|，、；｜]", value)
     elif isinstance(value, (list, tuple)):
         items = value
     else:

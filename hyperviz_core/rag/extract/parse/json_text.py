@@ -105,8 +105,8 @@ def _is_relation(obj: dict[str, Any]) -> bool:
 
 def _add_relation(b: ExtractionBuilder, obj: dict[str, Any]) -> None:
     members = first_value(obj, _MEMBER_KEYS)
-    if isinstance(members, str):  # "Marie Curie, Paris": one string of names
-        members = re.split(r"[|;,]", members)
+    if isinstance(members, str):  # "Marie Curie, Paris": one string of names (or "甲，乙")
+        members = re.split(r"[|;,，、；｜]", members)
     if not isinstance(members, list):
         pairs = [("source", "target"), ("head", "tail"), ("src_id", "tgt_id")]
         members = next(([obj[a], obj[c]] for a, c in pairs if a in obj and c in obj), [])

@@ -1,0 +1,183 @@
+"""What to tell a user whose text file is not UTF-8: the encoding it most likely is.
+
+:func:`convert_hint` reads a sample of the bytes in the legacy encodings people still meet
+(GBK/GB18030, Big5, Shift_JIS, EUC-JP, EUC-KR, Windows-1251/1253/1255/1256) and in
+Windows-1252, and names the one whose reading looks like text of its script (common
+characters, words of one script and case, final letters at word ends); it names none when
+nothing fits, rather than a wrong guess whose ``iconv`` would make mojibake. A short sample
+can fool any such guess: it is said as a guess.
+
+Example:
+    >>> convert_hint("清华大学位于北京市海淀区。".encode("gbk"))
+    'it reads as GBK/GB18030 text: convert it to UTF-8, e.g. iconv -f GB18030 -t UTF-8'
+    >>> convert_hint("Größe und Straße".encode("cp1252"))[:40]
+    'it reads as Windows-1252 (Latin-1) text:'
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["convert_hint", "looks_like_text"]
+
+_CONTROLS = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+
+
+def looks_like_text(text: str) -> bool:
+    """Whether ``text`` holds no control character but tab, line breaks and form feed (text
+    decoded in a wrong encoding from binary data almost always does)."""
+    return _CONTROLS.search(text) is None
+
+
+#: Legacy encodings :func:`convert_hint` can name: (Python codec, name said, iconv name).
+_LEGACY = (("euc_kr", "EUC-KR", "CP949"), ("euc_jp", "EUC-JP", "EUC-JP"),
+           ("cp932", "Shift_JIS", "CP932"), ("big5", "Big5", "BIG5"),
+           ("gb18030", "GBK/GB18030", "GB18030"), ("cp1251", "Windows-1251 (Cyrillic)",
+           "WINDOWS-1251"), ("cp1253", "Windows-1253 (Greek)", "WINDOWS-1253"),
+           ("cp1255", "Windows-1255 (Hebrew)", "WINDOWS-1255"),
+           ("cp1256", "Windows-1256 (Arabic)", "WINDOWS-1256"))
+_KANA = re.compile(r"[\u3041-\u30fa\u30fc-\u30fe]")
+_IDEOGRAPH = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_HANGUL = re.compile(r"[\uac00-\ud7a3]")
+_SCRIPT = {"cp1251": re.compile(r"[\u0400-\u04ff]"), "cp1253": re.compile(r"[\u0370-\u03ff]"),
+           "cp1255": re.compile(r"[\u05b0-\u05f4]"), "cp1256": re.compile(r"[\u0600-\u06ff]")}
+_WORD = re.compile(r"[^\W\d_]+")
+_RUN = re.compile(r"[^\W\d_\x00-\x7f]+")  # non-ASCII letters
+_LOOSE_POINT = re.compile(r"(?<![\u05b0-\u05c7\u05d0-\u05ea])[\u05b0-\u05c7]")
+
+
+def _lead(ch: str, codec: str) -> int:
+    try:
+        return ch.encode(codec)[0]
+    except UnicodeEncodeError:
+        return 0
+
+
+def _cjk_good(ch: str, codec: str) -> bool:
+    """Whether ``ch`` (a letter) is common in text written in the CJK ``codec``."""
+    if codec == "euc_kr":
+        return bool(_HANGUL.match(ch))
+    if codec in ("euc_jp", "cp932"):
+        return bool(_KANA.match(ch)) or (bool(_IDEOGRAPH.match(ch))
+                                         and 0xB0 <= _lead(ch, "euc_jp") <= 0xCF)
+    if not _IDEOGRAPH.match(ch):
+        return False
+    if codec == "big5":
+        return 0xA4 <= _lead(ch, "big5") <= 0xC6  # the 5,401 frequent characters
+    return _lead(ch, "gb2312") >= 0xB0  # GB2312's hanzi
+
+
+def _cjk_score(text: str, codec: str) -> tuple[int, int]:
+    """(common letters, uncommon letters) of ``text`` read as ``codec``: the non-ASCII letters
+    in runs of two or more (a lone one is as likely an accented Latin letter misread)."""
+    good = bad = 0
+    for run in _RUN.findall(text):
+        if len(run) < 2:
+            continue
+        for ch in run:
+            if _cjk_good(ch, codec):
+                good += 1
+            else:
+                bad += 1
+    if codec in ("euc_jp", "cp932") and len(_KANA.findall(text)) * 10 < good:
+        return 0, good + bad  # Japanese text without kana: rather Chinese or not text
+    return good, bad
+
+
+def _one_case(word: str) -> bool:
+    """Whether ``word`` is all lower case, all upper case, capitalised or caseless."""
+    return word.islower() or word.isupper() or word.istitle() or word.lower() == word.upper()
+
+
+def _misplaced_final(word: str, codec: str) -> bool:
+    """Whether ``word`` has a final letter form inside it (Greek ς, Hebrew ך ם ן ף ץ) or,
+    Greek, ends in a non-final σ."""
+    if codec == "cp1253":
+        return "ς" in word[:-1] or word.endswith("σ")
+    return codec == "cp1255" and any(c in "ךםןףץ" for c in word[:-1])
+
+
+def _script_score(text: str, codec: str) -> tuple[int, int]:
+    """(letters, odd letters) of the single-byte ``codec``'s script in ``text``: a letter is
+    odd in a word mixing scripts or cases or with a misplaced final letter."""
+    script = _SCRIPT[codec]
+    good = bad = caps = 0
+    for word in _WORD.findall(text):
+        if word.isascii() or len(word) < 2:
+            continue
+        ours = len(script.findall(word))
+        if ours == len(word) and _one_case(word) and not _misplaced_final(word, codec):
+            good += ours
+            caps += len(word) > 1 and word.isupper()
+        else:
+            bad += len(word) - sum(c.isascii() for c in word)
+    if codec == "cp1255":  # vowel points belong after letters (Cyrillic capitals read so)
+        bad += len(_LOOSE_POINT.findall(text))
+    if codec == "cp1251" and (text.count("й") + text.count("ъ")) * 12 > good:
+        return 0, good + bad  # Hebrew read as Cyrillic: й and ъ everywhere
+    if caps * 20 > good:  # capitals everywhere: the other case of another encoding
+        return 0, good + bad
+    return good, bad
+
+
+def _decoded(data: bytes, codec: str) -> str | None:
+    """``data`` decoded strictly, but for a character cut at its end (a sample); None when
+    it is not ``codec`` text."""
+    try:
+        return data.decode(codec)
+    except UnicodeDecodeError as exc:
+        if exc.start < len(data) - 3:
+            return None
+        try:
+            return data[:exc.start].decode(codec)
+        except UnicodeDecodeError:
+            return None
+
+
+def _legacy_guesses(data: bytes) -> list[tuple[str, str]]:
+    """(name, iconv name) of the legacy encodings ``data`` reads as plausible text in,
+    the likeliest first: a Korean or Japanese reading before a Chinese one."""
+    found: list[tuple[float, int, str, str]] = []
+    for rank, (codec, name, iconv) in enumerate(_LEGACY):
+        text = _decoded(data, codec)
+        if text is None or not looks_like_text(text):
+            continue
+        good, bad = (_script_score if codec in _SCRIPT else _cjk_score)(text, codec)
+        if good >= 2 and good >= 9 * bad:
+            found.append((bad / good, rank, name, iconv))
+    if any(r < 3 for _, r, _, _ in found):  # kana or hangul: not Chinese
+        found = [f for f in found if f[1] < 3]
+    return [(name, iconv) for _, _, name, iconv in sorted(found)]
+
+
+def _western(data: bytes) -> bool:
+    """Whether ``data`` reads as Windows-1252 text whose accented letters sit in words
+    with plain letters (or alone: French à), as in Western European text."""
+    try:
+        text = data.decode("cp1252")
+    except UnicodeDecodeError:
+        return False
+    if not looks_like_text(text):
+        return False
+    odd = sum(1 for w in _WORD.findall(text)
+              if len(w) > 1 and not any(c.isascii() for c in w))
+    return odd * 4 <= len(_WORD.findall(text))
+
+
+def convert_hint(data: bytes) -> str:
+    """What to do about ``data`` that is not UTF-8: convert it to UTF-8, naming the encoding
+    it reads as plausible text in (a guess said as one): Windows-1252 (a superset of
+    Latin-1's printable characters) for Western European text, a CJK, Cyrillic, Greek,
+    Hebrew or Arabic legacy encoding (GBK, Big5, Shift_JIS, EUC-JP, EUC-KR, Windows-125x)
+    when its letters read as that script's common ones; none when nothing fits."""
+    sample = data[:1 << 16]
+    guesses = _legacy_guesses(sample)
+    if guesses:
+        names = " or ".join(name for name, _ in guesses[:2])
+        return (f"it reads as {names} text: convert it to UTF-8, e.g. "
+                f"iconv -f {guesses[0][1]} -t UTF-8")
+    if _western(sample):
+        return ("it reads as Windows-1252 (Latin-1) text: convert it to UTF-8, e.g. "
+                "iconv -f WINDOWS-1252 -t UTF-8")
+    return ("convert it to UTF-8 from the encoding it was written in, e.g. "
+            "iconv -f ENCODING -t UTF-8 (iconv -l lists the encodings)")
