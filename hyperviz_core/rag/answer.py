@@ -1,8 +1,10 @@
 """Answer generation (paper §4.2 step 6) and the listings shared with the locate prompt.
 
 ``A = MLLM(P_answer(q, V_rel, E_dif, sources), I_bot)``: the prompt lists the retrieved
-entities and hyperedges by the visual IDs of the bottom rendering (``E#``/``H#``) and the top
-source passages; the image I_bot goes along unless the mode is text-only. Sync, async and
+entities and hyperedges by the visual IDs of the bottom rendering (``E#``/``H#``; every one
+drawn is named, descriptions within :data:`LISTING_CHARS`) and every retrieved passage
+(:class:`Answerer` ``max_sources`` caps them); the image I_bot goes along unless the mode is
+text-only. Sync, async and
 streaming variants; a model without a ``stream``/``astream`` method yields its whole answer
 as one piece.
 
@@ -13,25 +15,24 @@ sentences of the top passages and labels them as such (``answer_kind="extractive
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any
 
-from ..idmap import IdMap
-from ..model import Hypergraph
+from ..unitext import truncate
 from .extract.parse.fields import answer_text
-from .prompts import Prompts, defuse, fence
+from .prompts import DESCRIPTION_CHARS, Prompts, defuse, fence, id_number, theme_contexts
 from .providers.offline import content_words
 from .providers.protocols import ChatModel, reply_text
-from .reasoning import reasoning_end
-from .result import RetrievalResult, RetrievedEntity, RetrievedHyperedge, SentPrompt, image_sha256
+from .reasoning import ReasoningCut
+from .result import RetrievalResult, SentPrompt, image_sha256
 
 __all__ = [
     "EXTRACTIVE_LABEL",
+    "LISTING_CHARS",
     "Answerer",
     "answer_prompt",
-    "entity_listing",
     "extractive_summary",
-    "hyperedge_listing",
+    "knowledge_listings",
     "theme_contexts",
 ]
 
@@ -39,7 +40,9 @@ EXTRACTIVE_LABEL = (
     "Extractive summary (no language model configured; sentences quoted from the top "
     "passages):"
 )
-_SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+#: a sentence end: ``.!?`` and white space (a sentence starts after it if
+#: :func:`_opens_sentence`), or CJK ``。！？`` and their closing brackets (white space or not)
+_BREAK = re.compile(r"(?<=[.!?])\s+|(?P<cjk>[。！？｡]+[」』”’）)\"']*)\s*")
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
 
 
@@ -49,91 +52,141 @@ def _sentences(text: str) -> list[str]:
 
     >>> _sentences("# Hello Love (song)\\n\\nHello Love is a 1974 single. It charted.")
     ['Hello Love is a 1974 single.', 'It charted.']
+    >>> _sentences("清华大学位于北京。张伟在清华任教！ Лев Толстой — писатель. Он жил в Ясной.")
+    ['清华大学位于北京。', '张伟在清华任教！', 'Лев Толстой — писатель.', 'Он жил в Ясной.']
     """
     body = " ".join(line for line in text.splitlines() if not _HEADING.match(line))
-    return _SENT.split(" ".join(body.split()))
-_DESC = 240
-
-
-def _cut(text: str, n: int = _DESC) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= n else text[: n - 1].rstrip() + "…"
-
-
-def entity_listing(entities: Iterable[RetrievedEntity], limit: int = 40) -> str:
-    """``E3 name (type): description`` per entity that has a visual ID (others by name)."""
-    lines = []
-    for e in list(entities)[:limit]:
-        head = f"{e.visual_id} {e.name}" if e.visual_id else e.name
-        desc = _cut(e.description)
-        lines.append(f"{head} ({e.type})" + (f": {desc}" if desc else ""))
-    return "\n".join(lines) or "(none)"
-
-
-def hyperedge_listing(
-    hyperedges: Iterable[RetrievedHyperedge], entity_ids: dict[str, str], limit: int = 30
-) -> str:
-    """``H2 [E1, E3]: description`` per hyperedge; members without an ID by key."""
-    lines = []
-    for h in list(hyperedges)[:limit]:
-        members = ", ".join(entity_ids.get(m, m) for m in h.members)
-        head = f"{h.visual_id} " if h.visual_id else ""
-        lines.append(f"{head}[{members}]: {_cut(h.description)}")
-    return "\n".join(lines) or "(none)"
-
-
-def theme_contexts(
-    hg: Hypergraph, theme_ids: Sequence[str], id_map: IdMap, limit: int = 12
-) -> str:
-    """Locate-prompt listing of the retrieved themes (``H#``) and their entities (``E#``).
-
-    Themes or entities the rendering pruned keep their name but get no ID.
-    """
-    lines: list[str] = []
-    shown: list[str] = []
-    for hid in theme_ids[:limit]:
-        if hid not in hg.hyperedges:
+    body = " ".join(body.split())
+    out: list[str] = []
+    start = 0
+    for m in _BREAK.finditer(body):
+        if m.group("cjk"):
+            out.append(body[start:m.end("cjk")])
+        elif _opens_sentence(body[m.end():m.end() + 1]):
+            out.append(body[start:m.start()])
+        else:
             continue
-        edge = hg.hyperedges[hid]
-        members = []
-        for key in edge.members:
-            ent = hg.entities.get(key)
-            name = ent.name if ent else key
-            vid = id_map.entities.get(key)
-            members.append(f"{vid} {name}" if vid else name)
-            if vid and key not in shown:
-                shown.append(key)
-        head = id_map.hyperedges.get(hid, "theme")
-        lines.append(f"{head}: {_cut(edge.description, 160)} — entities: {', '.join(members)}")
-    extra = [k for k in sorted(id_map.entities, key=lambda k: _num(id_map.entities[k]))
-             if k not in shown and k in hg.entities]
-    if extra:
-        lines.append("Other entities in the drawing: " + ", ".join(
-            f"{id_map.entities[k]} {hg.entities[k].name}" for k in extra[:40]))
-    return fence("THEMES", "\n".join(lines) or "(none)")
+        start = m.end()
+    out.append(body[start:])
+    return [s for s in out if s]
 
 
-def _num(visual_id: str) -> int:
-    return int(visual_id[1:]) if visual_id[1:].isdigit() else 0
+def _opens_sentence(ch: str) -> bool:
+    """Whether ``ch``, after ``.!?`` and white space, starts a sentence: a digit, a quote or
+    parenthesis, an upper-case letter (``A``, ``É``, ``Л``, ``Σ``) or a letter of a script
+    without case (CJK, Arabic, Hebrew, ...)."""
+    return bool(ch) and (ch in "0123456789\"'(" or ch.isupper()
+                         or (ch.isalpha() and ch.lower() == ch.upper()))
+
+
+#: default character budget of the answer prompt's entity and hyperedge listings together
+#: (:func:`knowledge_listings`): the source passages stay the main content
+LISTING_CHARS = 3000
+
+
+def _fold(text: str) -> str:
+    return " ".join(text.casefold().split()).rstrip(".")
+
+
+def _described(text: str, given: dict[str, str], name: str = "") -> tuple[str, list[str]]:
+    """``text`` without the sentences already ``given`` (sentence → the ID that gave it,
+    which the description names instead: ``see E3``) or the line's own ``name``, cut to
+    :data:`~.prompts.DESCRIPTION_CHARS`; and the sentences it holds (to record once it is
+    written)."""
+    keep: list[str] = []
+    refs: list[str] = []
+    held: list[str] = []
+    for sent in _sentences(str(text)):
+        key, used = _fold(sent), sum(len(k) + 1 for k in keep)
+        if key in given or key == _fold(name):
+            refs += [given[key]] if key in given and given[key] not in refs else []
+        elif used + min(len(sent), 40) <= DESCRIPTION_CHARS:  # whole, or cut to 40 or more
+            keep.append(truncate(sent, DESCRIPTION_CHARS - used))
+            held.append(key)
+    see = f"see {', '.join(refs[:4])}" if refs else ""
+    return " ".join(keep) + (f" ({see})" if keep and see else see), held
+
+
+def _listing(items: Iterable[tuple[str | None, str, str, str]], given: dict[str, str],
+             budget: int) -> tuple[list[str], int]:
+    """Lines ``head: description`` of ``items`` (visual ID or None, head, description,
+    name) within ``budget`` characters, and the budget left: an item with an ID is always
+    named (without its description once the budget is spent), one without is left out
+    then (counted on a last line). Descriptions already given refer to their ID."""
+    out: list[str] = []
+    dropped = 0
+    for vid, head, text, name in items:
+        desc, held = _described(text, given, name)
+        line = f"{head}: {desc}" if desc else head
+        if len(line) >= budget:
+            if vid is None:
+                dropped += 1
+                continue
+            line = head
+        elif vid:
+            given.update(dict.fromkeys(held, vid))
+        out.append(line)
+        budget -= len(line) + 1
+    return out + ([f"(+{dropped} more, not listed)"] if dropped else []), budget
+
+
+def knowledge_listings(result: RetrievalResult, budget: int = LISTING_CHARS
+                       ) -> tuple[str, str]:
+    """The answer prompt's entity listing (``E3 name (type): description``) and hyperedge
+    listing (``H2 [E1, Ada Lovelace]: description``, members without an ID by name) of the
+    bottom layer, drawn items (by ID) first. Every item with a visual ID is named; the
+    descriptions and the items without an ID share ``budget`` characters (the hyperedges
+    up to 2/3 of it first, the entities the rest); a description (sentence) given once is
+    not repeated but referred to (``see H2``)."""
+    names: dict[str, str] = {}
+    for e in result.entities:
+        names.setdefault(e.key, e.name)
+    bottom = [e for e in result.entities if e.layer == "bottom"]
+    bottom.sort(key=lambda e: (e.visual_id is None, id_number(e.visual_id or "E0"), -e.score,
+                               e.key))
+    ids = {e.key: e.visual_id for e in bottom if e.visual_id}
+    edges = [h for h in result.hyperedges if h.kind == "relation"]
+    edges.sort(key=lambda h: (h.visual_id is None, id_number(h.visual_id or "H0"), -h.score, h.id))
+    given: dict[str, str] = {}
+    heads = (" ".join(filter(None, (h.visual_id, "[" + ", ".join(
+        ids.get(m) or names.get(m, m) for m in h.members) + "]"))) for h in edges)
+    h_lines, left = _listing(((h.visual_id, head, h.description, "")
+                              for h, head in zip(edges, heads, strict=True)), given,
+                             budget * 2 // 3)
+    e_lines, _ = _listing(((e.visual_id, f"{e.visual_id or ''} {e.name} ({e.type})".strip(),
+                            e.description, e.name) for e in bottom), given,
+                          budget - budget * 2 // 3 + left)
+    return "\n".join(e_lines) or "(none)", "\n".join(h_lines) or "(none)"
+
+
+def check_answer_options(max_sources: int | None, listing_chars: int) -> None:
+    """Raise ValueError for an answer setting out of range."""
+    if max_sources is not None and (type(max_sources) is not int or max_sources < 1):
+        raise ValueError(f"max_sources must be None (every retrieved passage) or an int >= 1, "
+                         f"not {max_sources!r}")
+    if type(listing_chars) is not int or listing_chars < 0:
+        raise ValueError(f"listing_chars must be an int >= 0, not {listing_chars!r}")
 
 
 def answer_prompt(result: RetrievalResult, prompts: Prompts, *, image: bool,
-                  max_sources: int = 5) -> str:
-    """P_answer filled from a retrieval result (IDs as in its bottom rendering)."""
-    ids = {e.key: e.visual_id for e in result.entities if e.visual_id and e.layer == "bottom"}
-    bottom = [e for e in result.entities if e.layer == "bottom"]
-    bottom.sort(key=lambda e: (e.visual_id is None, _num(e.visual_id or "E0"), -e.score, e.key))
-    edges = [h for h in result.hyperedges if h.kind == "relation"]
-    edges.sort(key=lambda h: (h.visual_id is None, _num(h.visual_id or "H0"), -h.score, h.id))
+                  max_sources: int | None = None, listing_chars: int = LISTING_CHARS) -> str:
+    """P_answer filled from a retrieval result (IDs as in its bottom rendering): every
+    retrieved passage (at most ``max_sources``; None: all, ``top_k``) and the listings of
+    :func:`knowledge_listings` within ``listing_chars``. In ``naive`` mode (no entities nor
+    hyperedges) the ``answer_passages`` template (passages only) is used, unless only
+    ``answer`` was overridden."""
+    check_answer_options(max_sources, listing_chars)
     sources = "\n\n".join(
         f"[{c.rank}] {defuse(c.title, one_line=True)}\n{fence(f'SOURCE {c.rank}', c.text)}"
         for c in result.chunks[:max_sources]
     ) or "(none)"
+    entities, hyperedges = knowledge_listings(result, listing_chars)
+    custom = prompts.model_fields_set
+    bare = result.mode == "naive" and ("answer_passages" in custom or "answer" not in custom)
     return prompts.format(
-        "answer", image=image, query=result.query,
-        entities=fence("ENTITIES", entity_listing(bottom)),
-        hyperedges=fence("HYPEREDGES", hyperedge_listing(edges, ids)), sources=sources,
-    )
+        "answer_passages" if bare else "answer", image=image, query=result.query,
+        entities=fence("ENTITIES", entities), hyperedges=fence("HYPEREDGES", hyperedges),
+        sources=sources)
 
 
 #: a passage is quoted when it scores at least this share of the top passage's score
@@ -169,7 +222,7 @@ def extractive_summary(result: RetrievalResult, *, max_sentences: int = 3) -> st
                 best = (score, si, sent)
         if best is not None and best[0] > 0:  # shares a word with the question or its names
             quoted.add(best[2].casefold())
-            lines.append(f"- {_cut(best[2], 300)} [{chunk.rank}]")
+            lines.append(f"- {truncate(best[2], 300)} [{chunk.rank}]")
     if not lines:
         return f"{EXTRACTIVE_LABEL}\n" + ("(no passages retrieved)" if not result.chunks else
                                          "(no retrieved passage shares a word with the question)")
@@ -205,30 +258,13 @@ class ThinkFilter:
     def __init__(self, hold: int | None = None) -> None:
         self.held, self.inside = "", False
         self.hold = self.HOLD if hold is None else max(0, hold)
-        self.leading = self.hold > 0  # no tag seen yet: the start is held back
-
-    def _lead(self, text: str) -> str | None:
-        """While the start is held: the text to go on with once a tag shows (``None``: keep
-        holding ``text``)."""
-        end = reasoning_end(text)  # reasoning, then an unpaired </think> ending its line
-        if end >= 0:
-            self.leading = False
-            return text[end:]
-        if self.OPEN in text.lower() or len(text) >= self.hold:
-            self.leading = False
-            return text
-        return None
+        # the start held back until a tag shows (reasoning before an unpaired </think> dropped)
+        self.lead = ReasoningCut(active=self.hold > 0, limit=self.hold)
 
     def feed(self, piece: str) -> str:
         """What of ``piece`` (with what was held back) can be shown now."""
-        text, out = self.held + piece, []
+        text, out = self.held + self.lead.feed(piece), []
         self.held = ""
-        if self.leading:
-            rest = self._lead(text)
-            if rest is None:
-                self.held = text
-                return ""
-            text = rest
         while text:
             tag = self.CLOSE if self.inside else self.OPEN
             at = text.lower().find(tag)
@@ -246,11 +282,10 @@ class ThinkFilter:
     def flush(self) -> str:
         """The end of the stream: text held back that turned out to be no tag (or no
         reasoning: a start held back that no ``</think>`` ended)."""
+        tail = self.lead.flush()  # a start held back that no </think> ended: shown as it is
+        shown = self.feed(tail) if tail else ""
         held, self.held = self.held, ""
-        if self.leading:
-            self.leading = False
-            return self.feed(held) + self.flush() if held else ""
-        return "" if self.inside else held
+        return shown + ("" if self.inside else held)
 
 
 def _partial_tag(text: str, tag: str) -> int:
@@ -264,17 +299,21 @@ class Answerer:
     """Generates answers from a :class:`RetrievalResult` with a chat/vision model."""
 
     def __init__(self, chat: ChatModel, prompts: Prompts | None = None,
-                 max_sources: int = 5) -> None:
+                 max_sources: int | None = None, listing_chars: int = LISTING_CHARS) -> None:
+        """``max_sources``: the most passages the prompt carries (None: every retrieved
+        one, ``top_k``); ``listing_chars``: the character budget of the entity and hyperedge
+        listings (:func:`knowledge_listings`)."""
+        check_answer_options(max_sources, listing_chars)
         self.chat = chat
         self.prompts = prompts or Prompts()
-        self.max_sources = max_sources
+        self.max_sources, self.listing_chars = max_sources, listing_chars
 
     def request(self, result: RetrievalResult) -> tuple[str, list[bytes]]:
         """The answer prompt and the images sent with it (I_bot unless text-only)."""
         visual = bool(result.settings.get("images", True))
         images = [result.bottom_view.png] if visual and result.bottom_view else []
         prompt = answer_prompt(result, self.prompts, image=bool(images),
-                               max_sources=self.max_sources)
+                               max_sources=self.max_sources, listing_chars=self.listing_chars)
         return prompt, images
 
     def _record(self, result: RetrievalResult, prompt: str, images: list[bytes],

@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..view_settings import saved_view_settings
-from .answer import Answerer, extractive_summary
-from .engine_args import check_models, composed, store_of
+from .answer import LISTING_CHARS, Answerer, extractive_summary
+from .engine_args import check_models, check_settings, composed, store_of
 from .engine_many import ManyQueries
 from .hooks import Hook, HookEvent, HookList, afire, elapsed_ms, error_text, fire
 from .index.inputs import as_documents
@@ -44,7 +44,6 @@ from .providers.retry import with_retries
 from .providers.spec import store_embedder
 from .result import RetrievalResult
 from .retrieve import RetrievalConfig, Retriever
-from .retrieve.config import check_mode
 from .store import StoreProtocol, StoreStats, redact_url
 from .types import Document
 
@@ -84,6 +83,12 @@ class VizRAG(ManyQueries):
             path or URL, not a store object it was given).
     """
 
+    #: the most retrieved passages the answer prompt carries (None: every one, ``top_k``)
+    max_sources: int | None = None
+    #: the answer prompt's entity and hyperedge listings' character budget (every E#/H#
+    #: drawn is named whatever it is: :func:`~.answer.knowledge_listings`)
+    listing_chars: int = LISTING_CHARS
+
     def __init__(
         self,
         store_dir: str | Path | StoreProtocol,
@@ -107,9 +112,10 @@ class VizRAG(ManyQueries):
         hooks: Iterable[Hook] = (),
         lazy: bool | None = None, must_exist: bool = False, close_store: bool | None = None,
     ) -> None:
-        check_mode(mode)
-        check_models(chat, embedder, config)  # before the store opens; sync-only models:
-        chat, embedder = with_async(chat), with_async(embedder)  # async twins in a thread
+        check_models(chat, embedder, config)  # before the store opens (top_k=0: no store)
+        check_settings(config, mode=mode, top_k=top_k, hops=hops, chunk_size=chunk_size,
+                       chunk_overlap=chunk_overlap, concurrency=concurrency)
+        chat, embedder = with_async(chat), with_async(embedder)  # sync-only: twins in a thread
         self.hooks = HookList(hooks)
         owned = isinstance(store_dir, (str, Path)) if close_store is None else close_store
         self.store: StoreProtocol = store_of(store_dir, must_exist)
@@ -251,7 +257,8 @@ class VizRAG(ManyQueries):
         return self.retriever.prepare()
 
     def _answerer(self) -> Answerer | None:
-        return Answerer(self._query_chat, self.prompts) if self._query_chat else None
+        return Answerer(self._query_chat, self.prompts, max_sources=self.max_sources,
+                        listing_chars=self.listing_chars) if self._query_chat else None
 
     @staticmethod
     def _offline(result: RetrievalResult) -> RetrievalResult:

@@ -3,7 +3,8 @@
 A model name where a model object goes (``chat="openai:gpt-4o"``), a dict where a
 :class:`~.retrieve.RetrievalConfig` goes, or another kind of store is a ``TypeError`` that
 says what to pass; before, such a value was accepted and failed later, deep inside a query
-("'str' object has no attribute 'complete'").
+("'str' object has no attribute 'complete'"). The retrieval and chunking options are checked
+before the store opens too (:func:`check_settings`): ``top_k=0`` creates no store.
 
 Example:
     >>> check_models(None, None, None)
@@ -21,12 +22,16 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from ..unitext import plain_text
 from .retrieve import RetrievalConfig
+from .retrieve.config import check_mode
 from .store import StoreProtocol, open_store
 from .store.protocol import not_a_store
 
-__all__ = ["check_models", "composed", "refuse_unknown_options", "store_of"]
+__all__ = ["check_models", "check_settings", "composed", "refuse_unknown_options",
+           "store_of"]
 
 
 def check_models(chat: Any, embedder: Any, config: Any) -> None:
@@ -48,6 +53,41 @@ def check_models(chat: Any, embedder: Any, config: Any) -> None:
         raise TypeError(f"config must be a RetrievalConfig, not {type(config).__name__} "
                         "(RetrievalConfig(**your_dict) makes one; or pass mode=, top_k=, "
                         "hops= directly)")
+
+
+def check_settings(config: RetrievalConfig | None, *, mode: str, top_k: int, hops: int,
+                   chunk_size: int, chunk_overlap: int, concurrency: int) -> None:
+    """A ``ValueError`` naming the option (``top_k``, ``hops``, ``chunk_size`` ...) the
+    engine could not run with, raised before any store is opened or created: the
+    retrieval options as :class:`RetrievalConfig` validates them, the chunk window as the
+    indexer needs it (``chunk_size`` a positive integer, ``chunk_overlap`` from 0 to below
+    it) and ``concurrency`` at least 1 (a ``TypeError`` for a value that is no integer).
+
+    >>> try:
+    ...     check_settings(None, mode="vizrag", top_k=0, hops=1, chunk_size=1200,
+    ...                    chunk_overlap=100, concurrency=8)
+    ... except ValueError as exc:
+    ...     print(exc)
+    VizRAG top_k: Input should be greater than or equal to 1 (got 0)
+    """
+    check_mode(mode)
+    base = (config or RetrievalConfig()).model_dump()
+    try:
+        RetrievalConfig.model_validate({**base, "mode": mode, "top_k": top_k, "hops": hops})
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        name = ".".join(str(part) for part in err["loc"]) or "config"
+        raise ValueError(f"VizRAG {name}: {err['msg']} (got {err.get('input')!r})") from None
+    for name, value, low in (("chunk_size", chunk_size, 1), ("chunk_overlap", chunk_overlap, 0),
+                             ("concurrency", concurrency, 1)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"VizRAG {name} must be an integer, got "
+                            f"{type(value).__name__} {value!r}")
+        if value < low:
+            raise ValueError(f"VizRAG {name} must be at least {low}, got {value}")
+    if chunk_overlap >= chunk_size:
+        raise ValueError(f"VizRAG chunk_overlap must be smaller than chunk_size ({chunk_size}), "
+                         f"got {chunk_overlap}")
 
 
 def _framework(model: Any) -> str | None:

@@ -44,10 +44,12 @@ class _Engine(Protocol):
 class ManyQueries:
     """``query_many`` / ``aquery_many`` over the engine's ``query`` / ``aquery``."""
 
-    def query_many(self: _Engine, queries: Iterable[str], **kwargs: Any) -> list[RetrievalResult]:
+    def query_many(self: _Engine, queries: Iterable[str], *, show_progress: bool | None = None,
+                   **kwargs: Any) -> list[RetrievalResult]:
         """:meth:`query` for several questions (store loaded once), with a progress bar
-        (``show_progress``)."""
-        items, bar = _questions(queries, "query_many", self.show_progress)
+        (``show_progress``: this call's, else the engine's)."""
+        shown = self.show_progress if show_progress is None else show_progress
+        items, bar = _questions(queries, "query_many", shown)
         out: list[RetrievalResult] = []
         with bar:
             for q in items:
@@ -55,10 +57,13 @@ class ManyQueries:
                 bar.update(1)
         return out
 
-    async def aquery_many(self: _Engine, queries: Iterable[str], **kwargs: Any
+    async def aquery_many(self: _Engine, queries: Iterable[str], *,
+                          show_progress: bool | None = None, **kwargs: Any
                           ) -> list[RetrievalResult]:
-        """Concurrent :meth:`aquery`, with a progress bar (``show_progress``)."""
-        items, bar = _questions(queries, "aquery_many", self.show_progress)
+        """Concurrent :meth:`aquery`, with a progress bar (``show_progress``: this call's,
+        else the engine's)."""
+        shown = self.show_progress if show_progress is None else show_progress
+        items, bar = _questions(queries, "aquery_many", shown)
 
         async def one(q: str) -> RetrievalResult:
             result = await self.aquery(q, **kwargs)

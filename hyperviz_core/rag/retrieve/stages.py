@@ -9,7 +9,6 @@ its hook events and timing. A stage returns the payload of its ``end`` event (ID
 from __future__ import annotations
 
 import logging
-import re
 import time
 from collections.abc import Callable, Generator, Iterable
 from typing import Any
@@ -19,7 +18,7 @@ from ...model import Hypergraph
 from ..answer import theme_contexts
 from ..extract.heuristic import heuristic_keywords
 from ..extract.parse.fields import answer_text
-from ..extract.parse.lists import parse_id_list, parse_json_list
+from ..extract.parse.lists import parse_json_list, read_ids
 from ..hooks import HookEvent, elapsed_ms, error_text
 from ..providers.protocols import embed_query
 from ..result import (
@@ -120,7 +119,8 @@ def _embed(st: RetrievalState, texts: list[str], vectors: Any = None) -> Any:
 
 
 def _warn(res: RetrievalResult, text: str) -> None:
-    """Record a model problem on the result and log it as a warning (this module's logger)."""
+    """Record a problem (a model's, or passages nothing matched) on the result and log it as a
+    warning (this module's logger; ``vizrag query`` says the result's warnings itself)."""
     res.warnings.append(text)
     log.warning("retrieval of %r: %s", res.query[:80], text)
 
@@ -212,13 +212,14 @@ def _drawable(st: RetrievalState, view: str, sub: Hypergraph, limit: int,
                             keep=[k for k in anchors if k in sub.entities])
 
 
-def _parse_located(res: RetrievalResult, answer: str, ids: IdMap) -> list[str]:
+def _parse_located(res: RetrievalResult, answer: str, ids: IdMap, hg: Hypergraph) -> list[str]:
+    """The entity keys a locate answer names: by ID (ranges expanded), or by the exact name
+    of an entity with an ID (case and width folded: its key)."""
     answer = answer_text(answer)  # ids a reasoning model names while it thinks do not count
-    named = [f"E{int(n)}" for n in re.findall(r"\b[Ee]\s?-?(\d{1,6})\b", str(answer))]
-    unknown = sorted(set(named) - set(ids.entities.values()), key=lambda v: int(v[1:]))
+    names = {key: vid for key, vid in ids.entities.items() if key in hg.entities}
+    found, unknown = read_ids(answer, ids, kind="E", names=names)
     if unknown:
         _warn(res, f"locate answer named unknown entity IDs {unknown} (ignored)")
-    found = parse_id_list(answer, ids, kind="E")
     if not found:
         _warn(res, f"{NO_KNOWN_ID}; offline locator used: {str(answer)[:120]!r}")
     return [ids.entity_key(v) for v in found]
@@ -237,7 +238,7 @@ def _model_locate(st: RetrievalState) -> Generator[LLMRequest, str, list[str] | 
         req = LLMRequest("locate", prompt, images, st.prompts.system_prompt())
         answer = yield req
         _record(st.res, req, answer)
-        return _parse_located(st.res, answer, st.top_ids)[: st.cfg.locate_k] or None
+        return _parse_located(st.res, answer, st.top_ids, st.sub_top)[: st.cfg.locate_k] or None
     except Exception as exc:
         _warn(st.res, f"locate model failed ({exc}); offline locator used")
         return None
@@ -358,8 +359,8 @@ def rank(st: RetrievalState) -> dict[str, Any]:
         res.matched = bool(st.linked) or any(
             c.evidence.get("bm25", 0.0) > 0 or (w.vector and c.evidence.get("vector", 0.0) > 0)
             for c in res.chunks)
-    if res.unmatched:
-        res.warnings.append(UNMATCHED_WARNING)
+    if res.unmatched:  # recorded on the result and logged once per query
+        _warn(res, UNMATCHED_WARNING)
     texts = {c.chunk_id: c.text for c in res.chunks}
     if res.bottom_view is not None and texts:
         res.bottom_view.export["chunks"] = {c: texts[c] for c in sorted(texts)}

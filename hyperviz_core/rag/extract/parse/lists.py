@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable
+import unicodedata
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ....idmap import IdMap
+from ....items import EmptyNameError, normalize_key
 from .fields import MAX_NAME, NAME_KEYS, answer_text, clean, first_value
 from .json_text import json_candidates, salvage_objects
 
-__all__ = ["parse_id_list", "parse_json_list", "parse_json_object"]
+__all__ = ["parse_id_list", "parse_json_list", "parse_json_object", "read_ids"]
 
 log = logging.getLogger("hyperviz_core.rag.extract.parse.extraction")
 
@@ -76,33 +78,75 @@ def parse_json_list(text: Any) -> list[str]:
     return []
 
 
-def parse_id_list(text: Any, id_map: IdMap, *, kind: str = "E") -> list[str]:
+#: a visual ID: ``E3``, ``e 3``, ``E-3``
+_ID = re.compile(r"\b([EH])\s?-?(\d{1,6})\b", re.I)
+#: a range of visual IDs: ``E1-E3``, ``E1–3``, ``E2 to E5``, ``H1..H4``
+_RANGE = re.compile(r"\b([EH])\s?-?(\d{1,6})\s*(?:[-–—]\s*(?:\1\s?-?)?|(?:\.\.|to)\s*\1\s?-?)"
+                    r"(\d{1,6})\b", re.I)
+
+
+def _key_of(text: str) -> str | None:
+    """The entity key ``text`` names (:func:`~hyperviz_core.items.normalize_key`: NFKC,
+    case-folded, white space collapsed), None for an empty name."""
+    try:
+        return normalize_key(text)
+    except EmptyNameError:
+        return None
+
+
+def _expand(text: str, known: set[str]) -> str:
+    """``text`` with each range of IDs written as the IDs of it that ``known`` holds (a range
+    none of whose IDs is known is left as written)."""
+    def ids(m: re.Match[str]) -> str:
+        kind, lo, hi = m.group(1).upper(), int(m.group(2)), int(m.group(3))
+        inside = sorted((v for v in known if v[0] == kind and lo <= int(v[1:]) <= hi),
+                        key=lambda v: int(v[1:]))
+        return ", ".join(inside) if lo < hi and inside else m.group()
+    return _RANGE.sub(ids, text)
+
+
+def read_ids(text: Any, id_map: IdMap, *, kind: str = "E",
+             names: Mapping[str, str] | None = None) -> tuple[list[str], list[str]]:
+    """The known and the unknown visual IDs of ``kind`` a model answer names (see
+    :func:`parse_id_list`), each in order of first mention, no duplicates."""
+    raw = unicodedata.normalize("NFKC", answer_text(text))  # full-width Ｅ２ is E2
+    known = set(id_map.entities.values()) | set(id_map.hyperedges.values())
+    found: list[str] = []
+    for item in (parse_json_list(raw) if "[" in raw else []):
+        ids = [f"{m.group(1).upper()}{int(m.group(2))}"
+               for m in _ID.finditer(_expand(item, known))]
+        key = _key_of(item)
+        named = (names or {}).get(key) if key else None
+        found += ids or ([named] if named else [])
+    if not found:  # no list, or one naming nothing: the IDs anywhere in the text
+        found = [f"{m.group(1).upper()}{int(m.group(2))}"
+                 for m in _ID.finditer(_expand(raw, known))]
+    wanted = [v for v in dict.fromkeys(found) if not kind or v.startswith(kind)]
+    return [v for v in wanted if v in known], [v for v in wanted if v not in known]
+
+
+def parse_id_list(text: Any, id_map: IdMap, *, kind: str = "E",
+                  names: Mapping[str, str] | None = None) -> list[str]:
     """Visual IDs (``E3``) of ``kind`` named in a model answer and known to ``id_map``.
 
     Reads a JSON list (or ``{"entities": [...]}``) when present and it names IDs, else
     scans the whole text for ``E#`` tokens (so a citation such as ``[1]`` beside the IDs
-    does not hide them). Unknown IDs and other kinds are dropped and logged. ``kind="H"``
+    does not hide them). The answer is NFKC-folded first (full-width ``Ｅ２`` is ``E2``); a
+    range (``E1-E3``, ``E2 to E5``) stands for the IDs of it that ``id_map`` knows; a list
+    item that names no ID but the key of an entity in ``names`` (entity key → its ID; case,
+    width and spacing aside)
+    stands for that ID. Unknown IDs and other kinds are dropped and logged. ``kind="H"``
     reads hyperedge IDs; ``kind=""`` keeps both. Order of first mention, no duplicates.
 
     >>> from hyperviz_core import Entity, Hypergraph
     >>> ids = IdMap.build(Hypergraph(entities=[Entity(name=n) for n in ("Ada", "Bo", "Cy")]))
     >>> parse_id_list('["E3", "E1"]', ids), parse_id_list("E1 and E3 [1]", ids)
     (['E3', 'E1'], ['E1', 'E3'])
+    >>> parse_id_list("E1-E3", ids), parse_id_list('["bo"]', ids, names={"bo": "E2"})
+    (['E1', 'E2', 'E3'], ['E2'])
     """
     try:
-        raw = answer_text(text)
-        rx = re.compile(r"\b([EH])\s?-?(\d{1,6})\b", re.I)
-        items = parse_json_list(raw) if "[" in raw else []
-        listed = list(rx.finditer(" ".join(items)))
-        found = [f"{m.group(1).upper()}{int(m.group(2))}"
-                 for m in (listed or rx.finditer(raw))]
-        known = set(id_map.entities.values()) | set(id_map.hyperedges.values())
-        out: list[str] = []
-        unknown: list[str] = []
-        for vid in dict.fromkeys(found):
-            if kind and not vid.startswith(kind):
-                continue
-            (out if vid in known else unknown).append(vid)
+        out, unknown = read_ids(text, id_map, kind=kind, names=names)
         if unknown:
             log.warning("model named unknown visual ids %s (ignored)", unknown[:20])
         if not out:
