@@ -42,7 +42,7 @@ def test_index_stats_delete_roundtrip(tmp_path: Path, data_dir: Path,
     with HypergraphStore(store) as s:
         doc_id = s.documents()[0].id
     assert main(["delete", doc_id, "--store", str(store)]) == 0
-    assert "deleted 1 documents" in capsys.readouterr().out
+    assert "deleted 1 document: " in capsys.readouterr().out
     assert main(["delete", "no-such-doc", "--store", str(store)]) == 1
     assert "no document 'no-such-doc'" in capsys.readouterr().err
     assert main(["stats", "--store", str(store), "--json"]) == 0

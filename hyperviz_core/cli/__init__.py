@@ -23,8 +23,10 @@ import os
 import signal
 import sys
 import threading
+import warnings
 from collections.abc import Iterator, Sequence
 from types import FrameType
+from typing import Any
 
 from .. import __version__
 from .terminal import terminal_safe, tolerant_streams
@@ -63,9 +65,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
-    with sigterm_as_interrupt() as terminated:
+    with sigterm_as_interrupt() as terminated, own_warnings(args.command):
         code = _run(args)
     return 128 + signal.SIGTERM if terminated and code == 130 else code
+
+
+@contextlib.contextmanager
+def own_warnings(command: str) -> Iterator[None]:
+    """While the block runs, a warning of VizRAG's own (a category defined in
+    ``hyperviz_core``, e.g. a ``MissingGlyphWarning`` of the renderer) is printed as one line
+    ``vizrag COMMAND: warning: ...`` rather than with Python's file name and source line;
+    other warnings as Python prints them."""
+    shown = warnings.showwarning
+
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+             file: Any = None, line: str | None = None) -> None:
+        if not category.__module__.startswith("hyperviz_core."):
+            shown(message, category, filename, lineno, file, line)
+            return
+        text = terminal_safe(" ".join(str(message).split()))
+        print(f"vizrag {command}: warning: {text}", file=sys.stderr)
+
+    warnings.showwarning = show
+    try:
+        yield
+    finally:
+        warnings.showwarning = shown
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..wording import counted
 from .argtypes import non_negative_int, positive_int
 from .index_output import (
     interrupted,
@@ -285,8 +286,9 @@ def _run_delete(args: argparse.Namespace) -> int:
             store.close()
     if args.doc_ids:
         print(
-            f"deleted {counts.get('documents', 0)} documents: {counts.get('chunks', 0)} "
-            f"chunks, {counts.get('entities', 0)} entities, "
+            f"deleted {counted(counts.get('documents', 0), 'document')}: "
+            f"{counted(counts.get('chunks', 0), 'chunk')}, "
+            f"{counted(counts.get('entities', 0), 'entity')}, "
             f"{counts.get('relation_hyperedges', 0)} relation and "
             f"{counts.get('theme_hyperedges', 0)} theme hyperedges "
             f"({counts.get('updated_entities', 0)} shared entities updated)"
@@ -317,12 +319,26 @@ def _delete_all(args: argparse.Namespace, store: Any) -> dict[str, int]:
     # old vectors stay
     embedder = (make_embedder(args.embed) if args.embed is not None
                 else store_embedder(store.embedder_info()))
-    for doc_id in dict.fromkeys(args.doc_ids):
+    # ids are stored composed (NFC): a decomposed id pasted from a macOS file name finds its
+    # document; one stored decomposed (indexed before) is still found as given
+    args.doc_ids = list(dict.fromkeys(_stored_id(store, d) for d in args.doc_ids))
+    for doc_id in args.doc_ids:
         if not store.has_document(doc_id):
             print(f"vizrag delete: no document {doc_id!r} in {store.path}", file=sys.stderr)
     # all the ids in one transaction: every document goes, or (on an error) none
     counts: dict[str, int] = store.delete_documents(args.doc_ids, embedder=embedder)
     return counts
+
+
+def _stored_id(store: Any, doc_id: str) -> str:
+    """``doc_id`` as the store holds it: as given when stored so, else its NFC form (the form
+    indexing gives ids, :func:`~hyperviz_core.unitext.nfc`)."""
+    from ..unitext import nfc
+
+    composed = nfc(doc_id)
+    if composed == doc_id or store.has_document(doc_id):
+        return doc_id
+    return composed
 
 
 def register(sub: Any) -> None:

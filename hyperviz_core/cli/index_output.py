@@ -22,7 +22,7 @@ from .ready import ready_json, ready_line
 from .terminal import terminal_safe
 
 __all__ = ["headline", "interrupted", "outcome", "print_index", "quiet_document_failures",
-           "stats_line"]
+           "said_later", "stats_line"]
 
 #: the indexer's warnings the run's report says itself, once: (logger, start of the message)
 _SAID_BY_THE_REPORT = (
@@ -33,14 +33,33 @@ _SAID_BY_THE_REPORT = (
 
 
 class _DropSaid(logging.Filter):
-    """Drops a warning whose message starts with ``start``: the report says it."""
+    """Drops a warning whose message starts with ``start``: the report says it (``kept``:
+    the messages dropped, for a caller that says them when no report comes)."""
 
-    def __init__(self, start: str) -> None:
+    def __init__(self, start: str, kept: list[str] | None = None) -> None:
         super().__init__()
-        self.start = start
+        self.start, self.kept = start, kept
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return not str(record.msg).startswith(self.start)
+        if not str(record.msg).startswith(self.start):
+            return True
+        if self.kept is not None:
+            self.kept.append(record.getMessage())
+        return False
+
+
+@contextlib.contextmanager
+def said_later(logger: str, start: str) -> Iterator[list[str]]:
+    """While the block runs, ``logger``'s warnings starting with ``start`` are not logged
+    but kept in the list yielded (the caller prints them with its result, or alone when
+    the result never comes)."""
+    kept: list[str] = []
+    drop, log = _DropSaid(start, kept), logging.getLogger(logger)
+    log.addFilter(drop)
+    try:
+        yield kept
+    finally:
+        log.removeFilter(drop)
 
 
 @contextlib.contextmanager

@@ -33,10 +33,12 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-from ..surrogates import not_unicode, surrogate_at
+from ..surrogates import locale_hint, not_unicode, surrogate_at
+from ..unitext import truncate
 from ..viewer.files import write_views
 from .argtypes import blocking_file, check_top_k_hops
 from .index import add_provider_options, make_chat, make_embedder
+from .index_output import said_later
 from .terminal import one_line, stdout_is_unicode, terminal_safe
 
 __all__ = [
@@ -139,8 +141,7 @@ def _print_human(result: Any, images: dict[str, str]) -> None:
         print(f"\n{safe(result.answer)}\n")
     print("Top passages:")
     for c in result.chunks:
-        text = " ".join(c.text.split())
-        text = text if len(text) <= 220 else text[:219] + "…"
+        text = truncate(c.text, 220)
         name = f"{one_line(c.title)}  ({one_line(c.doc_id)})" if c.title else one_line(c.doc_id)
         print(f"  [{c.rank}] {c.score:.3f}  {name}\n      {safe(text)}")
     if images:
@@ -148,6 +149,10 @@ def _print_human(result: Any, images: dict[str, str]) -> None:
     for w in result.warnings:
         print(f"warning: {safe(w)}", file=sys.stderr)
 
+
+#: the retrieval's warnings (a model that failed, passages nothing matched), logged as they
+#: happen and kept on the result: the result says them, once
+_RETRIEVAL_WARNINGS = ("hyperviz_core.rag.retrieve.stages", "retrieval of ")
 
 _RESERVED = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)),
                        *(f"lpt{i}" for i in range(1, 10))})
@@ -291,7 +296,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.question and args.questions:
         raise ValueError("give either a question or --questions, not both")
     if args.question:
-        _check_text(args.question)  # bad bytes on the command line: one line, exit 2
+        _check_text(args.question, argv=True)  # bad bytes on the command line: exit 2
     batch = _load_questions(args.questions) if args.questions else [(None, args.question)]
     folders = folders_for([str(q) for q, _ in batch])
     out = Path(args.out) if args.out else None
@@ -329,10 +334,12 @@ def _answer_all(args: argparse.Namespace, batch: list[tuple[Any, str]], folders:
         engine = _open_engine(args)
         try:
             for (qid, question), folder in zip(batch, folders, strict=True):
+                held: list[str] = []
                 try:
                     _check_text(question)
-                    result = engine.query(question, render=render_setting(args, out),
-                                          hooks=[verbose_hook] if args.verbose else None)
+                    with said_later(*_RETRIEVAL_WARNINGS) as held:  # said with the result
+                        result = engine.query(question, render=render_setting(args, out),
+                                              hooks=[verbose_hook] if args.verbose else None)
                     images: dict[str, str] = {}
                     if out is not None:
                         images = _write_or_stop(result, out / folder if qid is not None
@@ -346,6 +353,8 @@ def _answer_all(args: argparse.Namespace, batch: list[tuple[Any, str]], folders:
                         raise  # the store is unusable, nobody reads the output, no `dot`,
                         # or --out cannot be written (every question would fail the same)
                     done[1] += 1
+                    for said in held:  # no result will say them
+                        print(f"warning: {terminal_safe(said)}", file=sys.stderr)
                     _report_failure(args, qid, exc)
                 finally:
                     bar.update(1)
@@ -387,11 +396,13 @@ def _no_views_note(result: Any, qid: str | None) -> None:
           f"view in {result.mode} mode ({why or 'this mode draws no views'})", file=sys.stderr)
 
 
-def _check_text(question: str) -> None:
+def _check_text(question: str, *, argv: bool = False) -> None:
     """Refuse a question that is not Unicode text (a lone surrogate: undecodable bytes on
-    the command line, or ``\\ud800`` in a JSONL file) before it reaches the engine."""
+    the command line, or ``\\ud800`` in a JSONL file) before it reaches the engine; one from
+    the command line (``argv``) whose bytes are UTF-8 says the locale is not
+    (:func:`~hyperviz_core.surrogates.locale_hint`)."""
     if why := not_unicode(question, "the question"):
-        raise ValueError(why)
+        raise ValueError(why + (locale_hint(question) if argv else ""))
 
 
 def render_setting(args: argparse.Namespace, out: Path | None) -> bool | None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -65,20 +64,11 @@ def _output_problem(args: argparse.Namespace) -> str | None:
 
 
 def _load_hif(path: str) -> Any:
-    """The hypergraph, with HIF alias merges reported as one warning line each."""
-    from ..hif import HIFAliasWarning
+    """The hypergraph; a HIF alias merge is a warning of VizRAG's own, printed by the CLI as
+    one line each (``vizrag render: warning: ...``, :func:`~hyperviz_core.cli.own_warnings`)."""
     from ..model import Hypergraph
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", HIFAliasWarning)
-        hg = Hypergraph.from_hif(Path(path))
-    for w in caught:
-        if issubclass(w.category, HIFAliasWarning):
-            message = terminal_safe(" ".join(str(w.message).split()))
-            print(f"vizrag render: warning: {message}", file=sys.stderr)
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    return hg
+    return Hypergraph.from_hif(Path(path))
 
 
 def _load_style(path: str | None) -> Any:
