@@ -162,13 +162,13 @@ def test_a_query_nothing_matched_flags_its_nodes_and_logs_once(
     index = VizRAGIndex.from_documents([Document(text=CURIE, id_="curie"),
                                         Document(text=EINSTEIN, id_="einstein")])
     retriever = index.as_retriever(top_k=2, include_image=False)
-    with caplog.at_level(logging.WARNING, logger="vizrag_llamaindex"):
+    with caplog.at_level(logging.WARNING, logger="hyperviz_core"):
         nodes = retriever.retrieve("xylophone quokka zebra")
     assert nodes and all(vizrag_value(n.node.metadata, "unmatched") is True for n in nodes)
     said = [r for r in caplog.records if "arbitrary" in r.getMessage()]
     assert len(said) == 1 and "xylophone" in said[0].getMessage()
     caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="vizrag_llamaindex"):
+    with caplog.at_level(logging.WARNING, logger="hyperviz_core"):
         nodes = retriever.retrieve("Who worked with Marie Curie?")
     assert all(vizrag_value(n.node.metadata, "unmatched") is None for n in nodes)
     assert not [r for r in caplog.records if "arbitrary" in r.getMessage()]

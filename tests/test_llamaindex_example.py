@@ -17,7 +17,7 @@ def test_quickstart_offline(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert "indexed: 20 documents" in out
     assert (tmp_path / "hypergraph.png").read_bytes().startswith(b"\x89PNG")
     assert "image: " in out and "PNG bytes, detail=high" in out
-    assert "text: HyperViz rendering" in out
+    assert "text: <<<CAPTION" in out
     assert "reloaded VizRAGIndex" in out and "20 documents" in out.splitlines()[-1]
 
 

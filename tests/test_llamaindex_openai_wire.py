@@ -61,7 +61,7 @@ def check_body(body: dict[str, Any], response: Any) -> None:
     assert part["url"] == f"data:image/png;base64,{image.image}"
     assert base64.b64decode(part["url"].split(",", 1)[1]).startswith(PNG_MAGIC)
     assert parts[i + 1]["type"] == "text"
-    assert parts[i + 1]["text"].startswith("HyperViz rendering")
+    assert parts[i + 1]["text"].startswith("<<<CAPTION\nHyperViz rendering")
     assert "Marie Curie" in parts[0]["text"]
     assert str(response) == "Pierre Curie."
 

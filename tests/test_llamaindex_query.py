@@ -54,7 +54,8 @@ def check_blocks(blocks: list[Any], node: VizRAGImageNode) -> None:
     assert block.detail == "high"
     assert isinstance(blocks[0], TextBlock) and "Marie Curie" in blocks[0].text
     after = blocks[images[0] + 1]
-    assert isinstance(after, TextBlock) and after.text.startswith(node.text[:40])
+    assert isinstance(after, TextBlock)
+    assert after.text.startswith(f"<<<CAPTION\n{node.text[:40]}")  # the caption, fenced
 
 
 def test_as_query_engine_sends_the_image_to_a_chat_llm(index: VizRAGIndex) -> None:

@@ -21,15 +21,25 @@ Example:
 
 from __future__ import annotations
 
+from typing import Any
+
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 from .nodes import is_image_node
 
-__all__ = ["CAPTION_SUFFIX", "ImageCaptionPostprocessor"]
+__all__ = ["CAPTION_SUFFIX", "ImageCaptionPostprocessor", "is_caption_node"]
 
 CAPTION_SUFFIX = "-caption"
 """Appended to an image node's id to name the text node of its caption."""
+
+
+def is_caption_node(node: Any) -> bool:
+    """True for a caption node :class:`ImageCaptionPostprocessor` added (its metadata
+    ``type`` is ``"caption"`` and it names the image it belongs to)."""
+    meta = getattr(node, "metadata", None) or {}
+    return (meta.get("type") == "caption" and "image_id" in meta
+            and str(getattr(node, "node_id", "")).endswith(CAPTION_SUFFIX))
 
 
 class ImageCaptionPostprocessor(BaseNodePostprocessor):
@@ -44,7 +54,7 @@ class ImageCaptionPostprocessor(BaseNodePostprocessor):
         present = {n.node.node_id for n in nodes}
         captions: list[NodeWithScore] = []
         for n in nodes:
-            text = n.node.text if is_image_node(n.node) else ""
+            text = n.node.get_content() if is_image_node(n.node) else ""
             node_id = n.node.node_id + CAPTION_SUFFIX
             if not text or node_id in present:  # no caption, or added before
                 continue

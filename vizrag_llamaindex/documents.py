@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from hashlib import sha256
+from pathlib import Path
 from typing import Any
 
 from llama_index.core.ingestion import arun_transformations, run_transformations
@@ -36,13 +37,25 @@ from hyperviz_core.rag import Document as VizDocument
 from hyperviz_core.rag import json_safe_metadata
 from hyperviz_core.rag.index.guards import check_fields
 from hyperviz_core.rag.index.stream import dedupe_last
+from hyperviz_core.rag.index.textfiles import TEXT_SUFFIXES
+from hyperviz_core.rag.index.titles import FRONT_MATTER_CHARS, front_matter, read_title
 
-from .nodes import EXCLUDED_KEY, REF_DOC_KEY, REF_HASH_KEY, REF_RUN_KEY, stored_ref
+from .nodes import (
+    EXCLUDED_KEY,
+    LAYOUT_KEY,
+    REF_DOC_KEY,
+    REF_HASH_KEY,
+    REF_RUN_KEY,
+    node_layout,
+    stored_ref,
+)
 
 __all__ = [
     "asplit_documents",
     "carried_media",
     "check_nodes",
+    "file_body",
+    "file_title",
     "latest_documents",
     "ref_doc_of",
     "replaced",
@@ -54,8 +67,47 @@ __all__ = [
 ]
 
 
+def file_title(node: BaseNode, text: str) -> str:
+    """The title ``vizrag index`` gives the file a reader's document came from (metadata
+    ``file_name``, as ``SimpleDirectoryReader`` sets it), by the core's rule
+    (:func:`hyperviz_core.rag.index.titles.read_title`): for a whole ``Document`` of a text
+    file (``.txt``, ``.md`` ...) its front matter's ``title``, else its first Markdown heading,
+    else the file stem; for another file or a node (a part of a file), the stem. ``""``
+    without a ``file_name``.
+
+    >>> file_title(Document(text="Nashville.", metadata={"file_name": "00_Tennessee.txt"}),
+    ...            "Nashville.")
+    '00_Tennessee'
+    """
+    name = (node.metadata or {}).get("file_name")
+    if not isinstance(name, str) or not name:
+        return ""
+    path = Path(name)
+    if isinstance(node, Document) and path.suffix.lower() in TEXT_SUFFIXES:
+        return read_title(path, text[:FRONT_MATTER_CHARS])
+    return path.stem
+
+
+def file_body(node: BaseNode, text: str) -> str:
+    """``text`` without the front matter a reader's text file opens with (a ``Document``
+    with a ``.md``/``.txt``... ``file_name``), as ``vizrag index`` reads the file: the front
+    matter titles the document and is never chunked, retrieved or quoted.
+
+    >>> file_body(Document(text="", metadata={"file_name": "a.md"}),
+    ...           "---\\ntitle: Atlas\\n---\\nBody.")
+    'Body.'
+    """
+    name = (node.metadata or {}).get("file_name")
+    if not (isinstance(node, Document) and isinstance(name, str) and name):
+        return text
+    suffix = Path(name).suffix
+    if suffix.lower() not in TEXT_SUFFIXES:
+        return text
+    return text[front_matter(text[:FRONT_MATTER_CHARS], suffix).length:]
+
+
 def to_engine_document(node: BaseNode, ref_hash: str | None = None,
-                       run: str | None = None) -> VizDocument:
+                       run: str | None = None, doc_title: str = "") -> VizDocument:
     """A LlamaIndex document/node as an engine document with the same id (``id_``); a
     node (not a ``Document``) is indexed as one chunk whose id is the node's (never
     windowed again by the engine's ``chunk_size``).
@@ -66,10 +118,17 @@ def to_engine_document(node: BaseNode, ref_hash: str | None = None,
     :func:`unchanged`); the keys the node excludes from the LLM and the embedder are stored
     with it and excluded again on the retrieved nodes; ``run``: :func:`run_marker` of the
     nodes made of that document with this one.
+
+    The title is ``metadata["title"]``, else ``doc_title`` (the title of the document a
+    transformed node came from), else :func:`file_title`. The node's templates, character
+    span and links to other nodes are stored under :data:`~.nodes.LAYOUT_KEY`
+    (:func:`~.nodes.node_layout`) and given back to the retrieved node.
     """
     meta = dict(node.metadata or {})
-    title = str(meta.get("title") or meta.get("file_name") or "")
-    ref = None if isinstance(node, Document) else node.ref_doc_id
+    text = node.get_content(MetadataMode.NONE)
+    title = str(meta.get("title") or "") or doc_title or file_title(node, text)
+    whole = isinstance(node, Document)
+    ref = None if whole else node.ref_doc_id
     if ref and ref != node.node_id:
         meta[REF_DOC_KEY] = ref
     if ref_hash is not None:
@@ -81,9 +140,13 @@ def to_engine_document(node: BaseNode, ref_hash: str | None = None,
         if keys}
     if excluded:
         meta[EXCLUDED_KEY] = excluded
-    return VizDocument(id=node.node_id, text=node.get_content(MetadataMode.NONE), title=title,
-                       metadata=json_safe_metadata(meta),
-                       one_chunk=not isinstance(node, Document))  # a node is a chunk
+    if whole:
+        text = file_body(node, text)
+    layout = node_layout(node, whole=whole)
+    if layout:
+        meta[LAYOUT_KEY] = layout
+    return VizDocument(id=node.node_id, text=text, title=title,
+                       metadata=json_safe_metadata(meta), one_chunk=not whole)  # a node: a chunk
 
 
 def ref_doc_of(doc: VizDocument) -> str:
@@ -155,6 +218,8 @@ def run_marker(node_ids: Iterable[str]) -> str:
 
 def _as_engine(documents: Sequence[Document], nodes: Sequence[BaseNode]) -> list[VizDocument]:
     hashes = {d.doc_id: d.hash for d in documents}
+    titles = {d.doc_id: str((d.metadata or {}).get("title") or "")
+              or file_title(d, d.get_content(MetadataMode.NONE)) for d in documents}
     refs: list[str] = []
     for node in nodes:
         # a document passed through whole (no splitter in the pipeline) is its own source
@@ -169,7 +234,7 @@ def _as_engine(documents: Sequence[Document], nodes: Sequence[BaseNode]) -> list
     for ref, node in zip(refs, nodes, strict=True):
         made.setdefault(ref, []).append(node.node_id)
     runs = {ref: run_marker(ids) for ref, ids in made.items()}
-    return [to_engine_document(node, hashes[ref], runs[ref])
+    return [to_engine_document(node, hashes[ref], runs[ref], titles[ref])
             for ref, node in zip(refs, nodes, strict=True)]
 
 
@@ -179,7 +244,7 @@ def split_documents(documents: Sequence[Document], transformations: Sequence[Tra
     of two documents with one id the last counts). The caller's documents are not changed
     (transformations run on deep copies; the stored hash is of the document as given)."""
     documents = latest_documents(documents)
-    copies = [d.model_copy(deep=True) for d in documents]
+    copies = [_body_copy(d) for d in documents]
     nodes = run_transformations(copies, transformations, show_progress=show_progress)
     return _as_engine(documents, nodes)
 
@@ -189,9 +254,19 @@ async def asplit_documents(documents: Sequence[Document],
                            show_progress: bool = False) -> list[VizDocument]:
     """Async :func:`split_documents` (``arun_transformations``)."""
     documents = latest_documents(documents)
-    copies = [d.model_copy(deep=True) for d in documents]
+    copies = [_body_copy(d) for d in documents]
     nodes = await arun_transformations(copies, transformations, show_progress=show_progress)
     return _as_engine(documents, nodes)
+
+
+def _body_copy(document: Document) -> Document:
+    """A deep copy of ``document`` to transform, without its file's front matter."""
+    copy = document.model_copy(deep=True)
+    text = copy.get_content(MetadataMode.NONE)
+    body = file_body(copy, text)
+    if body != text:
+        copy.set_content(body)
+    return copy
 
 
 def stored_nodes(store: Any, refs: Iterable[str]) -> dict[str, list[VizDocument]]:

@@ -33,7 +33,7 @@ import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from llama_index.core import Settings
 from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -68,14 +68,20 @@ from .documents import (
 from .nodes import user_metadata
 from .options import (
     check_documents,
+    check_engine_options,
     check_models,
     engine_option_names,
     recorded_options,
     warn_skipped,
 )
 from .query import build_query_engine, multimodal_chat_engine
-from .retriever import RETRIEVER_OPTIONS, VizRAGRetriever, check_options
-from .storage import VizRAGStorageContext, backup_store
+from .retriever import RETRIEVER_OPTIONS, VizRAGRetriever, check_options, not_picklable
+from .storage import (
+    VizRAGStorageContext,
+    backup_store,
+    loaded_store_path,
+    persist_dir_of,
+)
 
 __all__ = ["INDEX_TYPE", "IndexVizRAG", "VizRAGIndex", "ref_doc_of", "to_engine_document"]
 
@@ -89,6 +95,10 @@ class IndexVizRAG(IndexStruct):
     """The index struct: where the VizRAG store is (absolute path; set on persist)."""
 
     store_path: str | None = None
+    persist_file: str | None = None
+    """The store's file name in the persist directory, set on persist: loaded from a persist
+    directory, the index opens that file there (a copied or moved directory opens its own
+    copy; :func:`~.storage.loaded_store_path`), ``store_path`` only otherwise."""
     transformed: bool = False
     """Documents were indexed through transformations (as nodes): later writes of a
     document replace its nodes even without transformations."""
@@ -148,8 +158,10 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         **engine_options: Any,
     ) -> None:
         check_models(llm, embed_model)  # before any store is created
+        check_engine_options(engine_options)
         if nodes is not None:
             check_documents(nodes, "VizRAGIndex(nodes)")
+            check_nodes(list(nodes))
         self._llm = llm
         #: only transformations passed here apply (not ``Settings.transformations``)
         self._splitters: list[TransformComponent] = list(transformations or [])
@@ -162,11 +174,13 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
             engine_options = {**struct.engine_options, **engine_options}  # explicit win
             struct.engine_options, self._unrecorded = recorded_options(engine_options)
             engine = self._open(struct, llm, embed_model, store_dir, show_progress,
-                                engine_options, loading=index_struct is not None)
+                                engine_options, loading=index_struct is not None,
+                                persist_dir=persist_dir_of(storage_context))
         elif store_dir is not None or engine_options:
             raise ValueError("pass either engine= or store_dir/engine options, not both")
         if store_dir is not None or index_struct is None:
             struct.store_path = None if self._tmp else str(Path(engine.store.path).resolve())
+            struct.persist_file = None
         self._engine = engine
         # close only what the index opened (a caller's engine stays open)
         self._finalizer = weakref.finalize(self, _close, engine if owned else None, self._tmp)
@@ -180,21 +194,19 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
 
     def _open(self, struct: IndexVizRAG, llm: LLM | None, embed_model: BaseEmbedding | None,
               store_dir: str | Path | None, show_progress: bool,
-              options: dict[str, Any], *, loading: bool) -> VizRAG:
-        if store_dir is None and loading:
-            if not struct.store_path:
+              options: dict[str, Any], *, loading: bool, persist_dir: Path | None) -> VizRAG:
+        recorded = store_dir is None and loading
+        if recorded:
+            store_dir = loaded_store_path(struct.store_path, struct.persist_file, persist_dir)
+            if not store_dir:
                 raise ValueError(
                     "this VizRAGIndex was persisted without its store: persist it with "
                     "index.storage_context.persist(persist_dir=...) (the index's own storage "
                     "context), or pass store_dir= to load_index_from_storage")
-            store_dir = struct.store_path
+        warn_settings(llm, embed_model)
         if store_dir is None:
             self._tmp = tempfile.TemporaryDirectory(prefix="vizrag-llamaindex-")
             store_dir = self._tmp.name
-        if embed_model is None and getattr(Settings, "_embed_model", None) is not None:
-            warnings.warn("VizRAGIndex does not read Settings.embed_model: pass "
-                          "embed_model=Settings.embed_model to use it (otherwise the store's "
-                          "recorded offline embedder, or the hashed embeddings)", stacklevel=4)
         chat = LlamaIndexChatModel(llm) if llm is not None else None
         embedder = LlamaIndexEmbedder(embed_model) if embed_model is not None else None
         if loading:  # a loaded index reads the store it recorded; never a new empty one
@@ -202,13 +214,13 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         try:
             return VizRAG(store_dir, chat=chat, embedder=embedder,
                           show_progress=show_progress, **options)
-        except StoreNotFoundError:
-            if not loading or store_dir != struct.store_path:
-                raise
-            raise FileNotFoundError(
-                f"the VizRAG store {redact_url(str(store_dir))} recorded in the index "
-                "struct is missing; pass store_dir= to load_index_from_storage if the "
-                "directory moved") from None
+        except BaseException as exc:
+            if self._tmp is not None:  # nothing of a failed index is left behind
+                self._tmp.cleanup()
+                self._tmp = None
+            if recorded and isinstance(exc, StoreNotFoundError):
+                raise _missing_store(str(store_dir), struct, persist_dir) from None
+            raise
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -227,6 +239,7 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         """Index ``documents`` (a list): each handed to the engine whole (by ``doc.id_``), or,
         with ``transformations``, the nodes they make, grouped under the document's id."""
         check_documents(documents, "from_documents()")  # before a store is made
+        check_nodes(list(documents))  # (a lone surrogate, an image, not a node: no store)
         index = cls(llm=llm, embed_model=embed_model, store_dir=store_dir,
                     show_progress=show_progress, storage_context=storage_context,
                     callback_manager=callback_manager, transformations=transformations,
@@ -481,11 +494,18 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
             self._unrecorded = []
         backup_store(self._engine.store, target)
         self._index_struct.store_path = str(Path(target).resolve())
+        self._index_struct.persist_file = Path(target).name  # resolved against the dir on load
         self._storage_context.index_store.add_index_struct(self._index_struct)
 
     def close(self) -> None:
         """Close the store (and remove the temporary directory, if the index owns one)."""
         self._finalizer()
+
+    def __reduce_ex__(self, protocol: Any) -> NoReturn:
+        not_picklable(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> NoReturn:
+        not_picklable(self)
 
     # ------------------------------------------------------------------ query side
     def as_retriever(self, **kwargs: Any) -> VizRAGRetriever:
@@ -524,6 +544,35 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         manager = kwargs.pop("callback_manager", None) or self._callback_manager
         return build_query_engine(self.as_retriever(callback_manager=manager, **kwargs),
                                   llm or self._llm, callback_manager=manager, **kwargs)
+
+
+def warn_settings(llm: LLM | None, embed_model: BaseEmbedding | None) -> None:
+    """One ``UserWarning`` per model the user set in LlamaIndex's ``Settings`` (its private
+    ``_llm`` / ``_embed_model``: set, not the lazy default, which is resolved only when
+    something reads ``Settings.llm``) and did not pass: VizRAG never reads ``Settings``."""
+    if llm is None and getattr(Settings, "_llm", None) is not None:
+        warnings.warn("VizRAGIndex does not read Settings.llm: pass llm=Settings.llm to use it "
+                      "for extraction, query keywords and the locate step (otherwise "
+                      "indexing uses the offline heuristic extraction); as_query_engine / "
+                      "as_chat_engine need llm= too", UserWarning, stacklevel=5)
+    if embed_model is None and getattr(Settings, "_embed_model", None) is not None:
+        warnings.warn("VizRAGIndex does not read Settings.embed_model: pass "
+                      "embed_model=Settings.embed_model to use it (otherwise the store's "
+                      "recorded offline embedder, or the hashed embeddings)", UserWarning,
+                      stacklevel=5)
+
+
+def _missing_store(path: str, struct: IndexVizRAG, persist_dir: Path | None
+                   ) -> FileNotFoundError:
+    """The error of a loaded index whose recorded store is not there."""
+    if struct.persist_file and persist_dir is not None:
+        return FileNotFoundError(
+            f"the persist dir {str(persist_dir)!r} has no {struct.persist_file}, the VizRAG "
+            f"store this index was persisted with: copy it along with the JSON files, or "
+            "pass store_dir= to load_index_from_storage")
+    return FileNotFoundError(
+        f"the VizRAG store {redact_url(path)} recorded in the index struct is missing; pass "
+        "store_dir= to load_index_from_storage if the directory moved")
 
 
 def _check_delete_kwargs(given: dict[str, Any], where: str) -> None:

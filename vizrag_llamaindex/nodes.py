@@ -2,14 +2,17 @@
 
 * :func:`chunk_nodes` — ``RetrievalResult.chunks`` → ``NodeWithScore(VizRAGTextNode)``; the
   node id is the chunk id, the source relationship the LlamaIndex document
-  (``node.ref_doc_id``: the document id, or the ``ref_doc_id`` of an inserted node), the
+  (``node.ref_doc_id``: the document id, or the ``ref_doc_id`` of an inserted node; metadata
+  ``doc_id`` is the same document id, ``chunk_id`` the node id), the
   metadata the document's own (as inserted) plus VizRAG's keys (:func:`merge_metadata`: on a
   clash VizRAG's value goes under a ``vizrag_``-prefixed key, never over the document's), and
   the large VizRAG keys (score parts, entity keys, visual IDs) are excluded from what the LLM
   and the embedder read, as are the keys the document itself excluded
   (``excluded_llm_metadata_keys`` / ``excluded_embed_metadata_keys``).
   Passages returned although nothing of the query matched (``RetrievalResult.unmatched``)
-  carry ``unmatched: True``.
+  carry ``unmatched: True``. What :func:`node_layout` stored of an inserted node comes back
+  (its templates; a node's character span and its ``PREVIOUS``/``NEXT``/``PARENT``/``CHILD``
+  links, node ids of the same store).
 * :class:`VizRAGTextNode` — a ``TextNode`` whose ``hash`` leaves out the per-query metadata
   (rank, scores, entity links), so one chunk has one hash whatever the query or mode
   (``QueryFusionRetriever`` de-duplicates and fuses nodes by hash).
@@ -21,7 +24,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from hashlib import sha256
 from typing import Any
 
@@ -48,6 +51,7 @@ __all__ = [
     "image_node",
     "is_image_node",
     "merge_metadata",
+    "node_layout",
     "stored_ref",
     "user_metadata",
     "vizrag_value",
@@ -79,6 +83,18 @@ REF_RUN_KEY = "_llamaindex_ref_doc_nodes"
 it (``<count>:<hash of their sorted ids>``), so that a set left incomplete or doubled (a run
 that failed or was interrupted between writing the new nodes and deleting the old ones)
 counts as changed and is written again whole (:func:`~.documents.unchanged`)."""
+
+LAYOUT_KEY = "_llamaindex_node"
+"""Stored metadata key: what of an inserted node's own form a retrieved node gets back
+(:func:`node_layout`), absent when there is nothing to keep."""
+
+TEMPLATE_FIELDS: tuple[str, ...] = ("metadata_template", "metadata_separator", "text_template")
+"""A node's templates: kept when they are not LlamaIndex's defaults."""
+
+LINKS: dict[str, NodeRelationship] = {
+    "previous": NodeRelationship.PREVIOUS, "next": NodeRelationship.NEXT,
+    "parent": NodeRelationship.PARENT, "child": NodeRelationship.CHILD}
+"""A node's links to other nodes, kept for a node (not a document the engine chunks)."""
 
 IMAGE_ID_PREFIX = "vizrag-image-"
 
@@ -183,9 +199,68 @@ def stored_ref(meta: dict[str, Any]) -> str | None:
     return str(ref) if ref else None
 
 
+def node_layout(node: Any, *, whole: bool) -> dict[str, Any]:
+    """What of ``node``'s own form is stored with it (under :data:`LAYOUT_KEY`): its
+    templates that are not LlamaIndex's defaults and, for a node indexed as one chunk (not
+    ``whole``: a document the engine chunks), its character span in its document
+    (``start_char_idx``/``end_char_idx``) and its links to other nodes (ids only).
+
+    >>> node = TextNode(id_="n1", text="t", text_template="[{content}]", start_char_idx=0,
+    ...                 end_char_idx=1)
+    >>> node.relationships[NodeRelationship.NEXT] = RelatedNodeInfo(node_id="n2")
+    >>> node_layout(node, whole=False)
+    {'templates': {'text_template': '[{content}]'}, 'span': [0, 1], 'links': {'next': 'n2'}}
+    """
+    out: dict[str, Any] = {}
+    templates = {name: getattr(node, name) for name in TEMPLATE_FIELDS
+                 if isinstance(getattr(node, name, None), str)
+                 and getattr(node, name) != TextNode.model_fields[name].default}
+    if templates:
+        out["templates"] = templates
+    if whole:
+        return out
+    span = (getattr(node, "start_char_idx", None), getattr(node, "end_char_idx", None))
+    if all(isinstance(v, int) for v in span):
+        out["span"] = list(span)
+    links: dict[str, Any] = {}
+    for name, rel in LINKS.items():
+        got = node.relationships.get(rel)
+        if isinstance(got, RelatedNodeInfo):
+            links[name] = got.node_id
+        elif isinstance(got, list) and got:
+            links[name] = [info.node_id for info in got]
+    if links:
+        out["links"] = links
+    return out
+
+
+def _layout_fields(stored: Any) -> dict[str, Any]:
+    """The ``TextNode`` fields of a stored :func:`node_layout` (anything malformed left out)."""
+    if not isinstance(stored, Mapping):
+        return {}
+    fields: dict[str, Any] = {}
+    templates = stored.get("templates")
+    if isinstance(templates, Mapping):
+        fields |= {k: v for k, v in templates.items() if k in TEMPLATE_FIELDS
+                   and isinstance(v, str)}
+    span = stored.get("span")
+    if isinstance(span, list) and len(span) == 2 and all(isinstance(v, int) for v in span):
+        fields["start_char_idx"], fields["end_char_idx"] = span
+    links = stored.get("links")
+    relations: dict[NodeRelationship, Any] = {}
+    for name, ids in (links.items() if isinstance(links, Mapping) else ()):
+        if name in LINKS and isinstance(ids, str):
+            relations[LINKS[name]] = RelatedNodeInfo(node_id=ids)
+        elif name in LINKS and isinstance(ids, list):
+            relations[LINKS[name]] = [RelatedNodeInfo(node_id=str(i)) for i in ids]
+    if relations:
+        fields["relationships"] = relations
+    return fields
+
+
 def user_metadata(meta: dict[str, Any]) -> dict[str, Any]:
     """A stored document's metadata without the keys this package stores beside it."""
-    ours = {EXCLUDED_KEY, REF_DOC_KEY, REF_HASH_KEY, REF_RUN_KEY}
+    ours = {EXCLUDED_KEY, REF_DOC_KEY, REF_HASH_KEY, REF_RUN_KEY, LAYOUT_KEY}
     if REF_DOC_KEY not in meta and REF_HASH_KEY in meta:
         ours.add(LEGACY_REF_DOC_KEY)  # an earlier version's link
     return {k: v for k, v in meta.items() if k not in ours}
@@ -197,11 +272,12 @@ def _excluded(stored: Any, kind: str) -> list[str]:
 
 
 def _vizrag_meta(chunk: RankedChunk, result: RetrievalResult,
-                 shown: dict[str, Any] | None) -> dict[str, Any]:
-    """VizRAG's own keys of a chunk node (title, ids, rank, score parts, evidence)."""
+                 shown: dict[str, Any] | None, source: str) -> dict[str, Any]:
+    """VizRAG's own keys of a chunk node (title, ids, rank, score parts, evidence);
+    ``doc_id``: the LlamaIndex document (``source``, the node's ``ref_doc_id``)."""
     meta: dict[str, Any] = {"title": chunk.title} if chunk.title else {}
     meta |= {
-        "doc_id": chunk.doc_id,
+        "doc_id": source,
         "chunk_id": chunk.chunk_id,
         "rank": chunk.rank,
         "vizrag_score": chunk.score,
@@ -225,20 +301,23 @@ def chunk_nodes(result: RetrievalResult, shown: dict[str, Any] | None = None
     out: list[NodeWithScore] = []
     for chunk in result.chunks:
         own = user_metadata(chunk.metadata)
-        meta, where = merge_metadata(own, _vizrag_meta(chunk, result, shown))
+        source = stored_ref(chunk.metadata) or chunk.doc_id
+        meta, where = merge_metadata(own, _vizrag_meta(chunk, result, shown, source))
         added = {name for name in where.values() if name not in own}  # VizRAG's alone
         stored = chunk.metadata.get(EXCLUDED_KEY)
         hidden = ({where[k] for k in where if k not in CHUNK_LLM_METADATA}
                   | ((set(_excluded(stored, "llm")) | set(ENGINE_BOOKKEEPING)) & set(own)))
         unembedded = set(where.values()) | (set(_excluded(stored, "embed")) & set(own))
-        source = stored_ref(chunk.metadata) or chunk.doc_id
+        layout = _layout_fields(chunk.metadata.get(LAYOUT_KEY))
+        links = layout.pop("relationships", {})
         node = VizRAGTextNode(
             id_=chunk.chunk_id, text=chunk.text, metadata=meta,
             excluded_llm_metadata_keys=sorted(hidden),
             excluded_embed_metadata_keys=sorted(unembedded),
             query_metadata_keys=sorted(
                 {where[k] for k in where if k not in CHUNK_STABLE_METADATA} & added),
-            relationships={NodeRelationship.SOURCE: RelatedNodeInfo(node_id=source)})
+            relationships={**links, NodeRelationship.SOURCE: RelatedNodeInfo(node_id=source)},
+            **layout)
         out.append(NodeWithScore(node=node, score=chunk.score))
     return out
 

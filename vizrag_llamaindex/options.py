@@ -3,6 +3,10 @@
 * :func:`check_documents` — a list of documents, not one document.
 * :func:`check_models` — ``llm`` / ``embed_model`` must be LlamaIndex model instances (a
   model name such as ``"gpt-4o-mini"`` or ``"default"`` is refused: VizRAG resolves nothing).
+* :func:`check_engine_options` — the engine options given to ``VizRAGIndex`` are ``VizRAG``'s
+  (a misspelt ``topk=3`` is a ``TypeError`` naming it), and ``top_k`` / ``hops`` are checked
+  as ``as_retriever`` checks them (``top_k="3"`` is an ``OptionTypeError``); the engine
+  checks the rest (``top_k=0``, ``chunk_size=-5`` ...) before it opens a store.
 * :func:`recorded_options` — the engine options a persisted index records in its struct
   (JSON values) and those it cannot (objects: extractors, renderers, prompts ...).
 * :func:`engine_option_names` — the keyword arguments of LlamaIndex's query and chat engine
@@ -31,10 +35,13 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.llms import LLM
 from llama_index.core.schema import BaseNode
 
-from hyperviz_core.rag import IndexReport
+from hyperviz_core.rag import IndexReport, VizRAG, check_hops
+from hyperviz_core.rag.engine_args import refuse_unknown_options
 
-__all__ = ["NOT_RECORDED", "IndexingWarning", "check_documents", "check_models",
-           "engine_option_names", "recorded_options", "warn_skipped"]
+from .retriever import check_top_k
+
+__all__ = ["NOT_RECORDED", "IndexingWarning", "check_documents", "check_engine_options",
+           "check_models", "engine_option_names", "recorded_options", "warn_skipped"]
 
 NOT_RECORDED: tuple[str, ...] = ("must_exist",)
 """Engine options that belong to one opening of the store, never recorded (a loaded index
@@ -57,6 +64,26 @@ def check_models(llm: Any, embed_model: Any) -> None:
                 f"VizRAGIndex {name}= must be a LlamaIndex {kind.__name__} instance (e.g. "
                 f"{example}), got {type(value).__name__} {value!r:.60}: model names are not "
                 "resolved (leave it out for the offline default)")
+
+
+@functools.cache
+def vizrag_option_names() -> tuple[str, ...]:
+    """The ``VizRAG`` keyword arguments ``VizRAGIndex`` passes on as engine options (all
+    but the store and the models, which the index makes itself, and ``show_progress``)."""
+    own = {"self", "store_dir", "chat", "embedder", "show_progress"}
+    return tuple(p.name for p in inspect.signature(VizRAG.__init__).parameters.values()
+                 if p.name not in own and p.kind is not p.VAR_KEYWORD)
+
+
+def check_engine_options(options: Mapping[str, Any]) -> None:
+    """Before any store is made: a ``TypeError`` naming an option ``VizRAG`` does not take
+    (with the closest name), an ``OptionTypeError`` for a ``top_k`` that is no integer and
+    a ``ValueError`` for a ``top_k`` below 1 or ``hops`` out of range, as ``as_retriever``."""
+    refuse_unknown_options(options, vizrag_option_names(), "VizRAGIndex")
+    if "top_k" in options:
+        check_top_k(options["top_k"], "top_k")
+    if "hops" in options:
+        check_hops(options["hops"])
 
 
 def check_documents(documents: Any, who: str) -> None:

@@ -1,9 +1,13 @@
 """A ``RetrieverQueryEngine`` that hands the hypergraph image to a chat LLM.
 
-A chat LLM answers from ``[TextBlock(chunk)..., ImageBlock(png), TextBlock(caption)]``
-(``multimodal=True``). A completion-only LLM cannot receive images: it reads the chunks and
-the caption, and one ``UserWarning`` says so. ``Settings.llm`` is never read — with no LLM a
-clear ``ValueError`` is raised instead of silently resolving to OpenAI.
+A chat LLM answers from ``[TextBlock(passages), ImageBlock(png), TextBlock(caption)]``
+(``multimodal=True``): each passage numbered ``[n]`` (the n-th passage node, as in
+``response.source_nodes``), its metadata lines, then its text fenced between
+``<<<PASSAGE n`` / ``PASSAGE n>>>``; the caption fenced as ``CAPTION`` (the core's
+:func:`~hyperviz_core.rag.fence`, as the LangChain chain does), and the prompt says that fenced
+text is data, not instructions. A completion-only LLM cannot receive images: it reads the
+chunks and the caption, and one ``UserWarning`` says so. ``Settings.llm`` is never read — with
+no LLM a clear ``ValueError`` is raised instead of silently resolving to OpenAI.
 """
 
 from __future__ import annotations
@@ -12,29 +16,60 @@ import warnings
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
+import llama_index.core.instrumentation as instrument
 from llama_index.core.base.llms.base import BaseLLM
 from llama_index.core.base.llms.types import ChatResponse
 from llama_index.core.callbacks.base import CallbackManager
-from llama_index.core.llms import LLM, ChatMessage, ImageBlock
-from llama_index.core.prompts import RichPromptTemplate
-from llama_index.core.prompts.chat_prompts import (
-    CHAT_CONTENT_QA_PROMPT,
-    CHAT_CONTENT_REFINE_PROMPT,
-    CHAT_CONTENT_TREE_SUMMARIZE_PROMPT,
+from llama_index.core.callbacks.schema import CBEventType, EventPayload
+from llama_index.core.chat_engine import (
+    MultiModalCondensePlusContextChatEngine,
+    MultiModalContextChatEngine,
 )
+from llama_index.core.llms import LLM, ChatMessage, ImageBlock
+from llama_index.core.prompts import PromptTemplate, RichPromptTemplate
 from llama_index.core.query_engine import RetrieverQueryEngine
+from llama_index.core.response_synthesizers.context_only import ContextOnly
+from llama_index.core.response_synthesizers.no_text import NoText
 from llama_index.core.retrievers import BaseRetriever
+from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from hyperviz_core.rag import CaptionOnlyWarning
 
 from .captions import ImageCaptionPostprocessor
+from .nodes import is_image_node
+from .prompt_views import (
+    CHAT_CONTEXT_PROMPT,
+    IMAGE_DETAIL,
+    QA_TEMPLATE,
+    REFINE_TEMPLATE,
+    SUMMARY_TEMPLATE,
+    SYSTEM_PROMPT,
+    PassageBlock,
+    format_passage,
+    prompt_views,
+)
 from .retriever import RETRIEVER_OPTIONS
 
-__all__ = ["CaptionOnlyWarning", "DetailedImageLLM", "DetailedImagePrompt",
-           "build_query_engine", "multimodal_chat_engine"]
+__all__ = [
+    "CHAT_CONTEXT_PROMPT",
+    "QA_TEMPLATE",
+    "REFINE_TEMPLATE",
+    "SUMMARY_TEMPLATE",
+    "SYSTEM_PROMPT",
+    "CaptionOnlyWarning",
+    "DetailedImageLLM",
+    "DetailedImagePrompt",
+    "PassageBlock",
+    "VizRAGCondensePlusContextChatEngine",
+    "VizRAGContextChatEngine",
+    "VizRAGQueryEngine",
+    "build_query_engine",
+    "format_passage",
+    "multimodal_chat_engine",
+    "prompt_views",
+]
 
-IMAGE_DETAIL = "high"
-
+dispatcher = instrument.get_dispatcher(__name__)
 
 class DetailedImagePrompt(RichPromptTemplate):  # type: ignore[no-redef]  # mypy: field "kwargs"
     """A rich chat prompt that keeps ``detail="high"`` on the images it formats.
@@ -106,9 +141,74 @@ class DetailedImageLLM:
 def _templates() -> dict[str, RichPromptTemplate]:
     # RichPromptTemplate's own __init__ takes template_str positionally (mypy's pydantic
     # plugin does not see it)
-    qa = DetailedImagePrompt(CHAT_CONTENT_QA_PROMPT.template_str)  # type: ignore[call-arg]
-    refine = DetailedImagePrompt(CHAT_CONTENT_REFINE_PROMPT.template_str)  # type: ignore[call-arg]
+    qa = DetailedImagePrompt(QA_TEMPLATE)  # type: ignore[call-arg]
+    refine = DetailedImagePrompt(REFINE_TEMPLATE)  # type: ignore[call-arg]
     return {"chat_content_qa_template": qa, "chat_content_refine_template": refine}
+
+
+def _with_sources(response: Any, nodes: Sequence[NodeWithScore],
+                  additional: Sequence[NodeWithScore] | None = None) -> Any:
+    """``response`` with its source nodes (and a chat engine's ``text_nodes`` /
+    ``image_nodes`` metadata) the original ``nodes``, not the prompt views."""
+    if hasattr(response, "source_nodes"):
+        response.source_nodes = [*nodes, *(additional or [])]
+    meta = getattr(response, "metadata", None)
+    if isinstance(meta, dict) and "text_nodes" in meta:
+        meta["image_nodes"] = [n for n in nodes if is_image_node(n.node)]
+        meta["text_nodes"] = [n for n in nodes if not is_image_node(n.node)]
+    return response
+
+
+class VizRAGQueryEngine(RetrieverQueryEngine):
+    """The ``RetrieverQueryEngine`` :func:`build_query_engine` builds for a chat LLM: its
+    synthesizer reads the nodes through :func:`prompt_views` (numbered, fenced passages; the
+    image, then its fenced caption), in every response mode, streaming included;
+    ``response.source_nodes`` are the retrieved nodes themselves. The text-free modes
+    (``no_text``, ``context_only``) read the nodes as they are."""
+
+    def _views(self, nodes: list[NodeWithScore]) -> list[NodeWithScore]:
+        if isinstance(self._response_synthesizer, NoText | ContextOnly):
+            return nodes
+        return prompt_views(nodes)
+
+    def with_retriever(self, retriever: BaseRetriever) -> VizRAGQueryEngine:
+        return VizRAGQueryEngine(
+            retriever=retriever, response_synthesizer=self._response_synthesizer,
+            callback_manager=self.callback_manager, node_postprocessors=self._node_postprocessors)
+
+    def synthesize(self, query_bundle: QueryBundle, nodes: list[NodeWithScore],
+                   additional_source_nodes: Sequence[NodeWithScore] | None = None) -> Any:
+        response = self._response_synthesizer.synthesize(
+            query=query_bundle, nodes=self._views(nodes),
+            additional_source_nodes=additional_source_nodes)
+        return _with_sources(response, nodes, additional_source_nodes)
+
+    async def asynthesize(self, query_bundle: QueryBundle, nodes: list[NodeWithScore],
+                          additional_source_nodes: Sequence[NodeWithScore] | None = None
+                          ) -> Any:
+        response = await self._response_synthesizer.asynthesize(
+            query=query_bundle, nodes=self._views(nodes),
+            additional_source_nodes=additional_source_nodes)
+        return _with_sources(response, nodes, additional_source_nodes)
+
+    @dispatcher.span
+    def _query(self, query_bundle: QueryBundle) -> Any:
+        with self.callback_manager.event(
+                CBEventType.QUERY, payload={EventPayload.QUERY_STR: query_bundle.query_str}
+        ) as query_event:
+            response = self.synthesize(query_bundle, self.retrieve(query_bundle))
+            query_event.on_end(payload={EventPayload.RESPONSE: response})
+        return response
+
+    @dispatcher.span
+    async def _aquery(self, query_bundle: QueryBundle) -> Any:
+        with self.callback_manager.event(
+                CBEventType.QUERY, payload={EventPayload.QUERY_STR: query_bundle.query_str}
+        ) as query_event:
+            nodes = await self.aretrieve(query_bundle)
+            response = await self.asynthesize(query_bundle, nodes)
+            query_event.on_end(payload={EventPayload.RESPONSE: response})
+        return response
 
 
 SUMMARY_PROMPT_KEY = "response_synthesizer:chat_summary_template"
@@ -123,8 +223,10 @@ def build_query_engine(retriever: BaseRetriever, llm: Any, *,
 
     ``kwargs`` are query-engine arguments (``streaming``, ``response_mode``,
     ``node_postprocessors``, ``chat_summary_template`` ...); retriever options among them are
-    dropped. With ``multimodal`` every chat prompt of the synthesizer VizRAG builds (QA,
-    refine, tree summary) keeps ``detail="high"`` on the image, unless given here.
+    dropped. With ``multimodal`` the engine is a :class:`VizRAGQueryEngine` (numbered,
+    fenced passages, then the image, then the fenced caption) and every chat prompt of the
+    synthesizer VizRAG builds (QA, refine, tree summary: :data:`QA_TEMPLATE` ...) keeps
+    ``detail="high"`` on the image, unless given here.
     """
     if llm is None:
         raise ValueError("a VizRAG query engine needs an LLM: pass llm=... (Settings.llm is "
@@ -146,11 +248,11 @@ def build_query_engine(retriever: BaseRetriever, llm: Any, *,
         for key, template in _templates().items():
             engine_args.setdefault(key, template)
     _textless_synthesizer(engine_args, llm, multimodal, callback_manager)
-    engine = RetrieverQueryEngine.from_args(retriever, llm=llm, multimodal=multimodal,
-                                            callback_manager=callback_manager, **engine_args)
+    kind = VizRAGQueryEngine if multimodal else RetrieverQueryEngine
+    engine = kind.from_args(retriever, llm=llm, multimodal=multimodal,
+                            callback_manager=callback_manager, **engine_args)
     if summary is None and multimodal and not own_synthesizer:
-        summary = DetailedImagePrompt(  # type: ignore[call-arg]  # see _templates
-            CHAT_CONTENT_TREE_SUMMARIZE_PROMPT.template_str)
+        summary = DetailedImagePrompt(SUMMARY_TEMPLATE)  # type: ignore[call-arg]
     if summary is not None and SUMMARY_PROMPT_KEY in engine.get_prompts():
         engine.update_prompts({SUMMARY_PROMPT_KEY: summary})
     return engine
@@ -177,6 +279,36 @@ def _textless_synthesizer(engine_args: dict[str, Any], llm: LLM, multimodal: boo
         streaming=bool(engine_args.pop("streaming", False)), multimodal=multimodal)
 
 
+class _ChatViews:
+    """Mixin of the multimodal chat engines :func:`multimodal_chat_engine` builds: the LLM
+    reads the nodes through :func:`prompt_views` (``keep_images``: these engines send the
+    image node's image, before the context text); the response keeps the original nodes."""
+
+    def synthesize(self, query: Any, nodes: list[NodeWithScore],
+                   additional_source_nodes: Sequence[NodeWithScore] | None = None,
+                   streaming: bool = False) -> Any:
+        response = super().synthesize(  # type: ignore[misc]
+            query, prompt_views(nodes, keep_images=True), additional_source_nodes, streaming)
+        return _with_sources(response, nodes)
+
+    async def asynthesize(self, query: Any, nodes: list[NodeWithScore],
+                          additional_source_nodes: Sequence[NodeWithScore] | None = None,
+                          streaming: bool = False) -> Any:
+        response = await super().asynthesize(  # type: ignore[misc]
+            query, prompt_views(nodes, keep_images=True), additional_source_nodes, streaming)
+        return _with_sources(response, nodes)
+
+
+class VizRAGContextChatEngine(_ChatViews, MultiModalContextChatEngine):
+    """``MultiModalContextChatEngine`` reading numbered, fenced passages
+    (``chat_mode="context"``)."""
+
+
+class VizRAGCondensePlusContextChatEngine(_ChatViews, MultiModalCondensePlusContextChatEngine):
+    """``MultiModalCondensePlusContextChatEngine`` reading numbered, fenced passages
+    (``chat_mode="condense_plus_context"`` and ``"best"``)."""
+
+
 def multimodal_chat_engine(retriever: BaseRetriever, chat_mode: Any, llm: Any,
                            **kwargs: Any) -> Any:
     """The retrieving chat engine of ``chat_mode`` (``best``, ``condense_plus_context``,
@@ -186,16 +318,17 @@ def multimodal_chat_engine(retriever: BaseRetriever, chat_mode: Any, llm: Any,
     otherwise: the other modes, and any mode with a completion LLM, go through the base
     ``as_chat_engine``, whose query engine (:func:`build_query_engine`) sends the image or
     warns that only the caption is sent. The engine's LLM is ``llm`` seen through
-    :class:`DetailedImageLLM`, so the image goes with ``detail="high"``."""
-    from llama_index.core.chat_engine import (
-        MultiModalCondensePlusContextChatEngine,
-        MultiModalContextChatEngine,
-    )
+    :class:`DetailedImageLLM`, so the image goes with ``detail="high"``. The passages are
+    numbered and fenced, the caption fenced (:func:`prompt_views`); ``system_prompt``
+    defaults to :data:`SYSTEM_PROMPT` (LlamaIndex sends an empty or null system message,
+    which some OpenAI-compatible servers reject) and the context prompt to
+    :data:`CHAT_CONTEXT_PROMPT` (``context_template=`` / ``context_prompt=`` override it)."""
     from llama_index.core.chat_engine.types import ChatMode
 
-    engines = {ChatMode.BEST: MultiModalCondensePlusContextChatEngine,
-               ChatMode.CONDENSE_PLUS_CONTEXT: MultiModalCondensePlusContextChatEngine,
-               ChatMode.CONTEXT: MultiModalContextChatEngine}
+    engines: dict[ChatMode, Any] = {  # (the engine classes' from_defaults, not the base's)
+        ChatMode.BEST: VizRAGCondensePlusContextChatEngine,
+        ChatMode.CONDENSE_PLUS_CONTEXT: VizRAGCondensePlusContextChatEngine,
+        ChatMode.CONTEXT: VizRAGContextChatEngine}
     engine = engines.get(ChatMode(chat_mode)) if isinstance(chat_mode, str) else None
     if (engine is None or not getattr(retriever, "include_image", False)
             or not (isinstance(llm, LLM) and llm.metadata.is_chat_model)):
@@ -204,5 +337,10 @@ def multimodal_chat_engine(retriever: BaseRetriever, chat_mode: Any, llm: Any,
     # these engines drop an image node's text: its caption (the E#/H# legend) goes as text
     engine_args["node_postprocessors"] = [*(engine_args.get("node_postprocessors") or []),
                                           ImageCaptionPostprocessor()]
+    if not engine_args.get("system_prompt"):
+        engine_args["system_prompt"] = SYSTEM_PROMPT
+    context_key = ("context_template" if engine is VizRAGContextChatEngine
+                   else "context_prompt")
+    engine_args.setdefault(context_key, PromptTemplate(CHAT_CONTEXT_PROMPT))
     return engine.from_defaults(retriever=retriever, multi_modal_llm=DetailedImageLLM(llm),
                                 **engine_args)

@@ -20,8 +20,8 @@ Example:
 from __future__ import annotations
 
 import inspect
-import logging
-from typing import Any, Literal, get_args
+import warnings
+from typing import Any, Literal, NoReturn, get_args
 
 from llama_index.core.callbacks.base import CallbackManager
 from llama_index.core.retrievers import BaseRetriever
@@ -37,7 +37,6 @@ from hyperviz_core.rag import (
     render_passages,
 )
 from hyperviz_core.rag.engine_args import refuse_unknown_options
-from hyperviz_core.rag.result import UNMATCHED_WARNING
 
 from .instrumentation import StageSpans, dispatcher
 from .nodes import chunk_nodes, image_node, low_score
@@ -45,7 +44,6 @@ from .nodes import chunk_nodes, image_node, low_score
 __all__ = ["RETRIEVER_OPTIONS", "ImageView", "OptionTypeError", "VizRAGRetriever",
            "check_options", "check_top_k"]
 
-log = logging.getLogger(__name__)
 
 
 ImageView = Literal["bottom", "top", "both"]
@@ -94,6 +92,17 @@ def check_top_k(value: Any, name: str) -> int:
     if value < 1:
         raise ValueError(f"{name} must be at least 1, got {value}")
     return value
+
+
+def not_picklable(obj: object) -> NoReturn:
+    """The ``TypeError`` of pickling or deep-copying an object that holds an open store."""
+    name = type(obj).__name__
+    raise TypeError(
+        f"a {name} cannot be pickled or deep-copied: it holds an open VizRAG store (a "
+        "database connection). Persist the index (index.storage_context.persist("
+        "persist_dir=D)) and, in the other process, load it "
+        "(load_index_from_storage(StorageContext.from_defaults(persist_dir=D))) and make "
+        f"the {name} there")
 
 
 def _engine_of(source: Any) -> VizRAG:
@@ -151,7 +160,19 @@ class VizRAGRetriever(BaseRetriever):
         self.include_image = include_image
         self.image_view: ImageView = image_view
         self._hooks = "hooks" in inspect.signature(self.engine.retrieve).parameters
+        self._warned_embedding = False
         super().__init__(callback_manager=callback_manager, verbose=verbose, objects=objects)
+
+    def __reduce_ex__(self, protocol: Any) -> NoReturn:
+        not_picklable(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> NoReturn:
+        not_picklable(self)
+
+    def __copy__(self) -> VizRAGRetriever:
+        copied = type(self).__new__(type(self))
+        copied.__dict__.update(self.__dict__)
+        return copied
 
     @property
     def similarity_top_k(self) -> int | None:
@@ -176,7 +197,24 @@ class VizRAGRetriever(BaseRetriever):
             kwargs["hooks"] = [spans]
         return kwargs, spans
 
+    def _check_bundle(self, bundle: QueryBundle) -> None:
+        """Warn once per retriever when ``bundle`` asks for other embedding text than its
+        question (``custom_embedding_strs``: HyDE's ``TransformQueryEngine``): the engine
+        embeds ``query_str`` itself, with the store's embedder (a precomputed
+        ``embedding``, e.g. set by a vector retriever on a shared bundle, is not used
+        either: it would come from another embedder)."""
+        custom = bundle.custom_embedding_strs
+        if self._warned_embedding or not custom or list(custom) == [bundle.query_str]:
+            return
+        self._warned_embedding = True
+        warnings.warn(
+            "VizRAGRetriever ignores QueryBundle.custom_embedding_strs (e.g. HyDE's "
+            "hypothetical answer): VizRAG embeds and matches query_str only, with the "
+            "store's embedder; put the text to retrieve with into query_str (said once per "
+            "retriever)", UserWarning, stacklevel=6)
+
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        self._check_bundle(query_bundle)
         kwargs, _ = self._kwargs()
         result = self.engine.retrieve(query_bundle.query_str, **kwargs)
         fallback = None
@@ -187,6 +225,7 @@ class VizRAGRetriever(BaseRetriever):
 
     @dispatcher.span
     async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        self._check_bundle(query_bundle)
         kwargs, _ = self._kwargs()
         result = await self.engine.aretrieve(query_bundle.query_str, **kwargs)
         fallback = None
@@ -200,9 +239,6 @@ class VizRAGRetriever(BaseRetriever):
                ) -> list[NodeWithScore]:
         """The chunk nodes, then the image nodes; when the passage rendering is the only
         image, the chunks carry its E#/H# (not the listings' of a view never drawn)."""
-        if result.unmatched:  # the nodes carry ``unmatched``; said once per query
-            said = next((w for w in result.warnings if "arbitrary" in w), UNMATCHED_WARNING)
-            log.warning("retrieval of %r: %s", result.query[:80], said)
         only = fallback is not None and all(v is None for _, v in self._views(result))
         nodes = chunk_nodes(result, fallback.export if only and fallback else None)
         if self.include_image and nodes:

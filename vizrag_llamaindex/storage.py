@@ -5,21 +5,128 @@
 directory as ``vizrag.sqlite`` — an SQLite *online backup* (consistent while the store is
 open, never a file copy of a live WAL database) — records its location in the index struct,
 then writes the JSON files as usual.
+
+The struct records the store both as an absolute path (``store_path``) and, since it lies in
+the persist directory, relative to it (``persist_file``). LlamaIndex's ``StorageContext``
+does not keep the directory it was loaded from, so importing this module wraps
+``SimpleIndexStore.from_persist_dir`` (what ``StorageContext.from_defaults(persist_dir=D)``
+calls) to note ``D`` on the index store it returns (:data:`PERSIST_DIR_ATTR`; nothing else
+changes); a loaded index then opens ``D/vizrag.sqlite``, so a copied or moved persist
+directory is self-contained (:func:`loaded_store_path`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import inspect
 import os
 import sqlite3
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from llama_index.core.storage.index_store.simple_index_store import SimpleIndexStore
 from llama_index.core.storage.storage_context import DEFAULT_PERSIST_DIR, StorageContext
 
-__all__ = ["STORE_FILE", "VizRAGStorageContext", "backup_store"]
+from hyperviz_core.rag.store import redact_url
+
+__all__ = ["PERSIST_DIR_ATTR", "STORE_FILE", "VizRAGStorageContext", "backup_store",
+           "loaded_store_path", "persist_dir_of"]
 
 STORE_FILE = "vizrag.sqlite"
+
+PERSIST_DIR_ATTR = "_vizrag_persist_dir"
+"""Attribute of an index store: the (absolute) persist directory it was read from or last
+persisted to, when it is a local one."""
+
+
+def persist_dir_of(context: StorageContext | None) -> Path | None:
+    """The local persist directory ``context``'s index store was read from (or last
+    persisted to), if known."""
+    found = getattr(getattr(context, "index_store", None), PERSIST_DIR_ATTR, None)
+    return Path(found) if isinstance(found, str) else None
+
+
+def _note_persist_dir(index_store: Any, persist_dir: str | os.PathLike[str]) -> None:
+    with contextlib.suppress(AttributeError, TypeError):  # a store that takes none
+        setattr(index_store, PERSIST_DIR_ATTR, str(Path(persist_dir).resolve()))
+
+
+def _remember_persist_dir() -> None:
+    """Wrap ``SimpleIndexStore.from_persist_dir`` (once) to note a local ``persist_dir`` on
+    the store it returns; what it returns is otherwise unchanged. A LlamaIndex whose
+    ``from_persist_dir`` is no longer a classmethod is left as it is (a loaded index then
+    opens the store path it recorded, as before)."""
+    found = SimpleIndexStore.__dict__.get("from_persist_dir")
+    if not isinstance(found, classmethod) or getattr(found.__func__, "_vizrag_notes_dir", False):
+        return
+    original = found.__func__
+
+    @functools.wraps(original)
+    def from_persist_dir(cls: type[SimpleIndexStore], *args: Any, **kwargs: Any
+                         ) -> SimpleIndexStore:
+        store = original(cls, *args, **kwargs)
+        try:
+            bound = _PERSIST_DIR_SIGNATURE.bind_partial(*args, **kwargs).arguments
+        except TypeError:  # arguments of a newer LlamaIndex: the directory is not noted
+            return store
+        if bound.get("fs") is None:  # a local directory (an fsspec file system may be remote)
+            _note_persist_dir(store, bound.get("persist_dir", DEFAULT_PERSIST_DIR))
+        return store
+
+    from_persist_dir._vizrag_notes_dir = True  # type: ignore[attr-defined]
+    SimpleIndexStore.from_persist_dir = classmethod(from_persist_dir)  # type: ignore[assignment,method-assign]
+
+
+def _persist_dir_signature() -> inspect.Signature:
+    """``from_persist_dir``'s parameters after ``cls``."""
+    found = SimpleIndexStore.__dict__.get("from_persist_dir")
+    func = getattr(found, "__func__", None)
+    if func is None:
+        return inspect.Signature()
+    params = list(inspect.signature(getattr(func, "__wrapped__", func)).parameters.values())
+    return inspect.Signature(params[1:])
+
+
+_PERSIST_DIR_SIGNATURE = _persist_dir_signature()
+_remember_persist_dir()
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return a.resolve() == b.resolve()
+
+
+def loaded_store_path(store_path: str | None, persist_file: str | None,
+                      persist_dir: Path | None) -> str | None:
+    """Where a loaded index's store is.
+
+    Loaded from a known persist directory, a struct that recorded its store there
+    (``persist_file``) opens it in that directory (a copy opens the copy; a missing file is
+    an error, never the original). A struct an earlier version persisted (the absolute
+    ``store_path`` only) whose persist directory holds a ``vizrag.sqlite`` of its own
+    that is another file (the directory was copied or moved) opens the directory's own,
+    which was written with the JSON files beside it, and warns once; otherwise, and when
+    the directory is unknown, ``store_path`` as recorded.
+    """
+    if persist_dir is None:
+        return store_path
+    if persist_file:
+        return str(persist_dir / persist_file)
+    own = persist_dir / STORE_FILE
+    if not store_path or not own.is_file() or _same_file(own, Path(store_path)):
+        return store_path
+    warnings.warn(
+        f"this VizRAGIndex was persisted by an earlier version, which recorded its store as "
+        f"{redact_url(store_path)}; the persist dir {str(persist_dir)!r} holds its own "
+        f"{STORE_FILE}, written with the index's JSON files, and that one is opened (pass "
+        "store_dir= to load_index_from_storage to open the other; persist the index again "
+        "to record its store relative to the persist dir)", UserWarning, stacklevel=6)
+    return str(own)
 
 
 def backup_store(store: Any, target: Path) -> Path:
@@ -90,3 +197,5 @@ class VizRAGStorageContext(StorageContext):
         for index in indexes:
             index.persist_store(Path(persist_dir) / STORE_FILE)
         super().persist(persist_dir, *args, **kwargs)
+        if kwargs.get("fs") is None:  # the index store now holds what persist_dir holds
+            _note_persist_dir(self.index_store, persist_dir)
