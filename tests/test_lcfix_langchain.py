@@ -144,12 +144,12 @@ def test_label_is_the_same_in_every_process() -> None:
 # ---------------------------------------------------------------- 3. unmatched
 def test_unmatched_query_is_flagged_and_logged_once(curie: VizRAGRetriever,
                                                     caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.WARNING, logger="vizrag_langchain"):
+    with caplog.at_level(logging.WARNING, logger="hyperviz_core"):
         docs = curie.invoke("zzqx blorf quuxification", include_image=True)
     assert docs and all(d.metadata["unmatched"] is True for d in docs)
     assert len([r for r in caplog.records if "arbitrary" in r.getMessage()]) == 1
     caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="vizrag_langchain"):
+    with caplog.at_level(logging.WARNING, logger="hyperviz_core"):
         hit = curie.invoke("Marie Curie Paris")
         asyncio.run(curie.ainvoke("zzqx blorf"))
     assert all(d.metadata["unmatched"] is False for d in hit)
@@ -298,3 +298,26 @@ def test_documents_stored_under_the_earlier_id_rule_are_not_doubled(tmp_path: Pa
         other = Document(page_content=docs[0].page_content, metadata={"source": "c.txt"})
         assert r.add_documents([other]) != [earlier[0].id]
         assert r.engine.store.stats().documents == 3
+
+
+def test_earlier_ids_read_the_store_once_per_call(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Id-less documents with metadata: the earlier-id rule costs one store read per call,
+    not one or more per document (a 2,000-chunk PDF added page by page)."""
+    from hyperviz_core.rag import Document as VizDocument
+    from vizrag_langchain.documents import derived_id
+
+    first = [Document(page_content="Ada wrote notes.", metadata={"p": 0})]
+    with VizRAGRetriever.from_documents(first, store=tmp_path / "s") as r:
+        store = r.engine.store
+        reads: list[str] = []
+        for name in ("has_document", "documents", "get_document"):
+            real = getattr(store, name)
+            monkeypatch.setattr(store, name,
+                                lambda *a, _n=name, _f=real, **k: reads.append(_n) or _f(*a, **k))
+        docs = [VizDocument(text=f"Page {i} of the manual.", metadata={"p": i})
+                for i in range(40)]
+        for d in docs:  # as add_documents names an id-less document
+            d.id = derived_id(d)
+        assert [d.id for d in r._earlier_ids(docs)] == [d.id for d in docs]
+        assert reads == ["documents"]

@@ -1,4 +1,5 @@
-"""VizRAG for LangChain: a retriever, a rendering runnable, an LCEL chain and model adapters.
+"""VizRAG for LangChain: a retriever, a vector store, a rendering runnable, an LCEL chain and
+model adapters.
 
 Requires the ``langchain`` extra (``pip install 'vizrag[langchain]'``).
 
@@ -31,6 +32,7 @@ from .documents import (
 from .hyperrag import HyperRAGVisualRetriever
 from .retriever import VizRAGRetriever
 from .runnable import HyperVizRunnable, image_block, split_documents
+from .vectorstore import VizRAGVectorStore
 
 __all__ = [
     "DEFAULT_PROMPT",
@@ -40,6 +42,7 @@ __all__ = [
     "LangChainChatModel",
     "LangChainEmbedder",
     "VizRAGRetriever",
+    "VizRAGVectorStore",
     "__version__",
     "create_vizrag_chain",
     "format_passages",

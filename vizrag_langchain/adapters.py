@@ -118,7 +118,7 @@ def chat_model_of(model: Any) -> BaseChatModel | None:
     >>> chat_model_of(chat.bind(stop=["x"]).with_retry()) is chat
     True
     """
-    return unwrapped(model, BaseChatModel)
+    return unwrapped(model, BaseChatModel)  # type: ignore[type-abstract]
 
 
 #: LangSmith parameters that only restate the class

@@ -34,6 +34,7 @@ from hyperviz_core.rag import (
     json_safe_metadata,
     visual_ids,
 )
+from hyperviz_core.rag.index.guards import check_fields
 from hyperviz_core.rag.result_metadata import (
     VIZRAG_PREFIX,
     merge_metadata,
@@ -150,6 +151,8 @@ def to_engine_document(doc: Document, doc_id: str | None = None, *,
     {'page': 3, 'title': 'Ada'}
     """
     meta = dict(doc.metadata or {})
+    # a lone surrogate named (field and place) before the id hashes it (a bare codec error)
+    check_fields(doc_id or doc.id or "", str(meta.get("title") or ""), doc.page_content, meta)
     out = VizDocument(id=doc_id or doc.id or "", text=doc.page_content,
                       title=str(meta.get("title") or ""), metadata=json_safe_metadata(meta),
                       one_chunk=one_chunk)

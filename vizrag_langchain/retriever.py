@@ -19,7 +19,6 @@ chat/vision model, which then reads the renderings itself.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -56,7 +55,6 @@ from .options import CALL_OPTIONS, check_flag, check_k, refuse_unknown, unpack_s
 
 __all__ = ["VizRAGRetriever"]
 
-log = logging.getLogger(__name__)
 
 
 class VizRAGRetriever(SharedEngine, BaseRetriever):
@@ -148,8 +146,8 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
         blank = cls.model_construct(store=None)  # each option checked as __init__ will
         for name, value in kwargs.items():
             cls.__pydantic_validator__.validate_assignment(blank, name, value)
-        docs = _engine_documents(documents, ids, {}, one_chunk=blank.one_chunk,
-                                 where="from_documents")
+        docs = _distinct(_engine_documents(documents, ids, {}, one_chunk=blank.one_chunk,
+                                           where="from_documents"))  # before a store exists
         engine = resolve_engine(store, chat=chat, embedder=embedder,
                                 engine_kwargs=engine_kwargs)
         owned = isinstance(store, (str, Path))  # close() closes what we opened
@@ -184,15 +182,17 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
         ids without metadata in them (``doc-<hash of title + text>``, before 2026-12-05) name
         a stored document with the same title, text and metadata, so re-adding it stays a
         no-op instead of a second copy under the new id."""
+        derived = [d for d in docs if d.metadata and d.id == derived_id(d)]
+        if not derived:  # ids given, or no metadata: each id is what it always was
+            return docs
         store = self._engine.store
-        for doc in docs:
-            if not doc.metadata or doc.id != derived_id(doc):
-                continue  # an id given, or no metadata: the id is what it always was
-            old = VizDocument(text=doc.text, title=doc.title).id
-            if store.has_document(old) and not store.has_document(doc.id):
-                stored = store.documents([old])
-                if stored and stored[0].metadata == doc.metadata:
-                    doc.id = old
+        olds = {d.id: VizDocument(text=d.text, title=d.title).id for d in derived}
+        stored = {s.id: s for s in store.documents(sorted(set(olds.values())))}  # one read
+        for doc in derived:
+            old = stored.get(olds[doc.id])
+            if (old is not None and old.metadata == doc.metadata
+                    and not store.has_document(doc.id)):
+                doc.id = old.id
         return docs
 
     def _insert(self, docs: list[VizDocument]) -> None:
@@ -294,10 +294,6 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
             docs.append(image_document(view, view_name=name, query=result.query,
                                        mode=result.mode, score=min(scores, default=0.0),
                                        rank=len(docs) + 1, unmatched=result.unmatched))
-        if result.unmatched:  # once per query, not per document
-            log.warning("VizRAGRetriever: nothing of the query %r matched the %d passage(s) "
-                        "returned: they are arbitrary (metadata['unmatched'] is True)",
-                        result.query[:200], len(result.chunks[:n]))
         return docs
 
     # ------------------------------------------------------------------ retrieval

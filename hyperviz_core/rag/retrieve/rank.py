@@ -167,6 +167,21 @@ class RankWeights(BaseModel):
                     else not str(getattr(embedder, "name", "")).startswith("hashing"))
         return self.model_copy(update={"vector": SEMANTIC_VECTOR_WEIGHT if semantic else 0.0})
 
+    def score_ceiling(self, mode: str) -> float:
+        """The highest score a chunk can get in ``mode`` with these weights (``vector``
+        resolved: :meth:`for_embedder`): ``bm25 + vector + graph·(home·seed + mention_cap +
+        ppr)``, each part at most 1 (an entity's seed at most the largest seed weight), and 1
+        in ``naive`` (the cosine relative to the best hit's).
+
+        >>> RankWeights(vector=0.0).score_ceiling("vizrag"), RankWeights().score_ceiling("naive")
+        (2.5, 1.0)
+        """
+        if mode == "naive":
+            return 1.0
+        seed = max(1.0, self.spelling, self.feedback, self.retrieved)
+        return (self.bm25 + (self.vector or 0.0)
+                + self.graph * (self.home * seed + self.mention_cap + self.ppr))
+
 
 @dataclass
 class ScoredChunk:
