@@ -33,15 +33,17 @@ _SAID_BY_THE_REPORT = (
 
 
 class _DropSaid(logging.Filter):
-    """Drops a warning whose message starts with ``start``: the report says it (``kept``:
-    the messages dropped, for a caller that says them when no report comes)."""
+    """Drops a warning whose message — its format string (``"indexing %s failed"``) or the
+    text made of it — starts with ``start``: the report says it (``kept``: the messages
+    dropped, for a caller that says them when no report comes)."""
 
     def __init__(self, start: str, kept: list[str] | None = None) -> None:
         super().__init__()
         self.start, self.kept = start, kept
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if not str(record.msg).startswith(self.start):
+        if not (str(record.msg).startswith(self.start)
+                or record.getMessage().startswith(self.start)):
             return True
         if self.kept is not None:
             self.kept.append(record.getMessage())
@@ -49,17 +51,19 @@ class _DropSaid(logging.Filter):
 
 
 @contextlib.contextmanager
-def said_later(logger: str, start: str) -> Iterator[list[str]]:
-    """While the block runs, ``logger``'s warnings starting with ``start`` are not logged
-    but kept in the list yielded (the caller prints them with its result, or alone when
-    the result never comes)."""
+def said_later(*said: tuple[str, str]) -> Iterator[list[str]]:
+    """While the block runs, the warnings of each ``(logger, start)`` of ``said`` (logger
+    name, what the message starts with) are not logged but kept in the list yielded (the
+    caller prints them with its result, or alone when the result never comes)."""
     kept: list[str] = []
-    drop, log = _DropSaid(start, kept), logging.getLogger(logger)
-    log.addFilter(drop)
+    drops = [(logging.getLogger(name), _DropSaid(start, kept)) for name, start in said]
+    for log, drop in drops:
+        log.addFilter(drop)
     try:
         yield kept
     finally:
-        log.removeFilter(drop)
+        for log, drop in drops:
+            log.removeFilter(drop)
 
 
 @contextlib.contextmanager

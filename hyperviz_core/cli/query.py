@@ -6,8 +6,8 @@ answer. ``--out DIR`` writes ``top.png``/``top.html`` and ``bottom.png``/``botto
 subfolder per question in batch mode). ``--questions FILE.jsonl`` (lines ``{"id",
 "question"}``; ``-``: standard input) answers every question with the store loaded once (the
 question ``-`` is read from standard input too); with ``--json`` each result is one JSON line
-``{"id", "question", "answer", "answer_kind", "chunks": [{"doc_id", "chunk_id", "score",
-"text"}], "locator": {"kind", "description"}, ...}``.
+``{"id", "question", "answer", "answer_kind", "citations", "chunks": [{"doc_id", "chunk_id",
+"score", "text"}], "locator": {"kind", "description"}, ...}``.
 
 A question that fails (a model error, a rendering error ...) does not stop a batch: it gets
 the record ``{"id", "error"}`` (text mode: ``== id`` then ``error: ...``) and the batch goes
@@ -64,6 +64,7 @@ def compact(result: Any, qid: str | None = None, images: dict[str, str] | None =
         "mode": result.mode,
         "answer": result.answer,
         "answer_kind": result.answer_kind,
+        "citations": result.citations.model_dump() if result.citations else None,
         "keywords": result.keywords,
         "chunks": [{"doc_id": c.doc_id, "chunk_id": c.chunk_id, "score": c.score,
                     "title": c.title, "text": c.text} for c in result.chunks],
@@ -130,6 +131,8 @@ def locator_note(result: Any) -> dict[str, str]:
 
 
 def _print_human(result: Any, images: dict[str, str]) -> None:
+    from ..rag.citations import cited_legend
+
     # the question, stored texts and the model's answer are untrusted: no raw control codes
     safe = terminal_safe
     print(f"Q: {safe(result.query)}")
@@ -137,6 +140,8 @@ def _print_human(result: Any, images: dict[str, str]) -> None:
     print(f"Locator: {locator_note(result)['description']}")
     if result.answer_kind == "llm":
         print(f"\nAnswer:\n{safe(result.answer)}\n")
+        if legend := cited_legend(result):  # what the E#/H# it cites are ([n]: below)
+            print("Cited:\n" + "\n".join(f"  {safe(line)}" for line in legend) + "\n")
     elif result.answer:
         print(f"\n{safe(result.answer)}\n")
     print("Top passages:")
@@ -150,9 +155,10 @@ def _print_human(result: Any, images: dict[str, str]) -> None:
         print(f"warning: {safe(w)}", file=sys.stderr)
 
 
-#: the retrieval's warnings (a model that failed, passages nothing matched), logged as they
-#: happen and kept on the result: the result says them, once
-_RETRIEVAL_WARNINGS = ("hyperviz_core.rag.retrieve.stages", "retrieval of ")
+#: the retrieval's and the answer's warnings (a model that failed, passages nothing matched,
+#: made-up citations), logged as they happen and kept on the result: the result says them, once
+_SAID_WITH_THE_RESULT = (("hyperviz_core.rag.retrieve.stages", "retrieval of "),
+                         ("hyperviz_core.rag.answer", "the answer cites "))
 
 _RESERVED = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)),
                        *(f"lpt{i}" for i in range(1, 10))})
@@ -337,7 +343,7 @@ def _answer_all(args: argparse.Namespace, batch: list[tuple[Any, str]], folders:
                 held: list[str] = []
                 try:
                     _check_text(question)
-                    with said_later(*_RETRIEVAL_WARNINGS) as held:  # said with the result
+                    with said_later(*_SAID_WITH_THE_RESULT) as held:  # said with the result
                         result = engine.query(question, render=render_setting(args, out),
                                               hooks=[verbose_hook] if args.verbose else None)
                     images: dict[str, str] = {}

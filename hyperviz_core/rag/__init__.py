@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from ..lazy import lazy_exports
 from .ann import AnnVectorIndex
 from .answer import Answerer, extractive_summary
+from .citations import Citations, cited_legend, read_citations
 from .engine import VizRAG
 from .extract import (
     Extractor,
@@ -142,6 +143,7 @@ __all__ = [
     "Chunk",
     "ChunkExtraction",
     "ChunkTheme",
+    "Citations",
     "DictCache",
     "Document",
     "DocumentStream",
@@ -204,6 +206,7 @@ __all__ = [
     "check_mode",
     "chunk_document",
     "chunk_documents",
+    "cited_legend",
     "content_hash",
     "extractive_summary",
     "fence",
@@ -220,6 +223,7 @@ __all__ = [
     "parse_json_list",
     "parse_json_object",
     "passages_hypergraph",
+    "read_citations",
     "render_hypergraph",
     "render_passages",
     "report_usage",

@@ -14,17 +14,21 @@ sentences of the top passages and labels them as such (``answer_kind="extractive
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any
 
 from ..unitext import truncate
+from .citations import read_citations
 from .extract.parse.fields import answer_text
 from .prompts import DESCRIPTION_CHARS, Prompts, defuse, fence, id_number, theme_contexts
 from .providers.offline import content_words
 from .providers.protocols import ChatModel, reply_text
 from .reasoning import ReasoningCut
 from .result import RetrievalResult, SentPrompt, image_sha256
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "EXTRACTIVE_LABEL",
@@ -324,6 +328,11 @@ class Answerer:
             images=[image_sha256(p) for p in images], response=answer))
         result.answer = answer_text(answer).strip()  # a reasoning model's <think> left out
         result.answer_kind = "llm"
+        result.citations = read_citations(result.answer, result, ids=result.mode != "naive",
+                                          carried=len(result.chunks[:self.max_sources]))
+        if said := result.citations.warning():
+            log.warning("%s", said)
+            result.warnings.append(said)
 
     def answer(self, result: RetrievalResult,
                request: tuple[str, list[bytes]] | None = None) -> str:

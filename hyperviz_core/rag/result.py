@@ -19,6 +19,7 @@ __all__ = [
     "UNMATCHED_WARNING",
     "AnswerKind",
     "CaptionOnlyWarning",
+    "Citations",
     "RankedChunk",
     "RenderedView",
     "RetrievalResult",
@@ -199,6 +200,28 @@ class SentPrompt(BaseModel):
     response: str | None = None
 
 
+class Citations(BaseModel):
+    """The citations of an answer (in order of first mention, no duplicates).
+
+    ``passages``: the ranks (``[n]``) of the passages it cites that its prompt carried;
+    ``ids``: the ``E#``/``H#`` it cites that its prompt named; ``unknown``: what it cites
+    that its prompt did not give (``"[7]"``, ``"H9"``); ``carried``: how many passages the
+    prompt carried."""
+
+    passages: list[int] = Field(default_factory=list)
+    ids: list[str] = Field(default_factory=list)
+    unknown: list[str] = Field(default_factory=list)
+    carried: int = 0
+
+    def warning(self) -> str | None:
+        """One line naming the made-up citations (None when there are none)."""
+        if not self.unknown:
+            return None
+        given = f"passages [1]-[{self.carried}]" if self.carried else "no passages"
+        shown = ", ".join(self.unknown[:10]) + (" ..." if len(self.unknown) > 10 else "")
+        return f"the answer cites {shown}, which its prompt did not give ({given})"
+
+
 class RetrievalResult(BaseModel):
     """The outcome of one query, from keywords to (optionally) the answer."""
 
@@ -217,6 +240,9 @@ class RetrievalResult(BaseModel):
     prompts: list[SentPrompt] = Field(default_factory=list)
     answer: str | None = None
     answer_kind: AnswerKind = "none"
+    citations: Citations | None = None
+    """What a model's answer cites (``answer_kind="llm"``), checked against its prompt:
+    :func:`~hyperviz_core.rag.citations.read_citations`."""
     settings: dict[str, Any] = Field(default_factory=dict)
     warnings: list[str] = Field(default_factory=list)
     skipped_views: dict[str, str] = Field(default_factory=dict)

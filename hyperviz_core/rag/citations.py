@@ -1,0 +1,96 @@
+"""What a model's answer cites, checked against what its prompt gave it.
+
+The answer prompt numbers the retrieved passages ``[1]`` … ``[n]`` and names the drawn
+entities and relation hyperedges ``E#``/``H#``, and asks the model to cite them, e.g.
+``(H2, [1])``. :func:`read_citations` reads those citations back from the answer: the
+passages and IDs it cites that the prompt carried, and the ones it carried not (a model that
+cites ``[7]`` of five passages, or an ``H9`` nothing drew, made the citation up).
+:meth:`Citations.warning` says the latter as one line; the engine records it on the result.
+
+>>> from hyperviz_core.rag.result import RankedChunk, RetrievalResult
+>>> res = RetrievalResult(query="q", mode="naive", chunks=[
+...     RankedChunk(chunk_id=f"c{i}", doc_id=f"d{i}", score=1.0, rank=i, text="t")
+...     for i in (1, 2)])
+>>> c = read_citations("Paris [2], see also [1-2] and [7].", res, carried=2, ids=False)
+>>> c.passages, c.unknown
+([2, 1], ['[7]'])
+>>> c.warning()
+'the answer cites [7], which its prompt did not give (passages [1]-[2])'
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from ..idmap import IdMap
+from ..unitext import truncate
+from .extract.parse.lists import read_ids
+from .result import Citations, RetrievalResult
+
+__all__ = ["Citations", "cited_legend", "read_citations"]
+
+#: a bracket of passage numbers: ``[1]``, ``[1, 3]``, ``[2-4]``, ``[1; 2 and 5]``
+_BRACKET = re.compile(r"\[\s*(\d{1,4}(?:\s*(?:[,;]|[-–—]|and|&)\s*\d{1,4})*)\s*\]")
+_RANGE = re.compile(r"(\d{1,4})\s*[-–—]\s*(\d{1,4})")
+#: the widest range read as its numbers (a wider one is read as its two ends)
+_MAX_RANGE = 50
+
+
+def _numbers(group: str) -> list[int]:
+    """The passage numbers of one bracket's inside (ranges expanded up to 50 wide)."""
+    out: list[int] = []
+    for part in re.split(r"[,;&]|\band\b", group):
+        span = _RANGE.fullmatch(part.strip())
+        if span and 0 <= int(span[2]) - int(span[1]) <= _MAX_RANGE:
+            out += range(int(span[1]), int(span[2]) + 1)
+        else:
+            out += [int(n) for n in re.findall(r"\d+", part)]
+    return out
+
+
+def read_citations(answer: str, result: RetrievalResult, *, carried: int,
+                   ids: bool = True) -> Citations:
+    """The :class:`Citations` of ``answer``, a reply to a prompt that carried the first
+    ``carried`` passages of ``result`` and (``ids``) named the drawn bottom-layer entities
+    and relation hyperedges by their visual IDs. Full-width forms (``［１］``, ``Ｈ２``) read
+    as their ASCII ones."""
+    text = unicodedata.normalize("NFKC", answer)
+    cited = list(dict.fromkeys(n for m in _BRACKET.finditer(text) for n in _numbers(m[1])))
+    found = [n for n in cited if 1 <= n <= carried]
+    unknown = [f"[{n}]" for n in cited if not 1 <= n <= carried]
+    named: list[str] = []
+    if ids:
+        id_map = IdMap(
+            entities={e.key: e.visual_id for e in result.entities
+                      if e.layer == "bottom" and e.visual_id},
+            hyperedges={h.id: h.visual_id for h in result.hyperedges
+                        if h.kind == "relation" and h.visual_id})
+        named, stray = read_ids(_BRACKET.sub(" ", text), id_map, kind="")
+        unknown += stray
+    return Citations(passages=found, ids=named, unknown=unknown, carried=carried)
+
+
+def cited_legend(result: RetrievalResult, width: int = 160) -> list[str]:
+    """One line per ``E#``/``H#`` the answer of ``result`` cites, saying what it is (an
+    entity's name and type; a hyperedge's members by name and its description, cut to
+    ``width`` characters): the key to IDs that only the drawing shows otherwise. The texts
+    are stored data (untrusted): a terminal caller still makes them safe to print."""
+    if result.citations is None:
+        return []
+    names = {e.key: e.name for e in result.entities}
+    lines: list[str] = []
+    for vid in result.citations.ids:
+        ent = next((e for e in result.entities
+                    if e.layer == "bottom" and e.visual_id == vid), None)
+        edge = next((h for h in result.hyperedges
+                     if h.kind == "relation" and h.visual_id == vid), None)
+        if ent is not None:
+            text = f"{ent.name} ({ent.type})" if ent.type else ent.name
+        elif edge is not None:
+            members = ", ".join(names.get(m, m) for m in edge.members)
+            text = f"[{members}]" + (f": {edge.description}" if edge.description else "")
+        else:
+            continue
+        lines.append(truncate(f"{vid} = {' '.join(text.split())}", width))
+    return lines
