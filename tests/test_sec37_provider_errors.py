@@ -164,3 +164,18 @@ def test_line_separators_are_escapes_on_a_terminal() -> None:
     from hyperviz_core.textsafe import terminal_safe
 
     assert terminal_safe("a\u2028b\u2029c") == "a\\u2028b\\u2029c"
+
+
+def test_one_rule_names_secrets_for_fingerprints_and_masking() -> None:
+    """The fingerprint (parameters left out) and the error masking (headers whose tokens are
+    masked) read names by one rule, camelCase parts included: ``accessToken`` is no model
+    setting, an ``Authentication`` or ``X-Access-Token`` header's value is masked."""
+    from hyperviz_core.rag.providers.fingerprint import canonical
+
+    kept = canonical({"model": "m", "accessToken": "tok-123", "stop_keywords": ["x"],
+                      "query": "http://h/v1?apiKey=k1&q=2"})
+    assert kept == {"model": "m", "stop_keywords": ["x"], "query": "http://h/v1?q=2"}
+    exc = _status_error("denied", {"Authentication": "Token auth-9876543210",
+                                   "X-Access-Token": "xat-0123456789", "Keep-Alive": "5"})
+    assert {"auth-9876543210", "xat-0123456789"} <= request_secrets(exc)
+    assert "5" not in request_secrets(exc)

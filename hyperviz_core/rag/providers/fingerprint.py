@@ -18,36 +18,19 @@ from __future__ import annotations
 import enum
 import hashlib
 import json
-import re
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from .openai_wire import strip_userinfo
+from .openai_wire import is_secret_name, strip_userinfo
 
 __all__ = ["OPERATIONAL", "canonical", "is_secret_name", "params_hash"]
 
-#: name parts of parameters left out: credentials (a rotated key is the same model) and the
-#: headers that may carry them
-_SECRET_PARTS = frozenset({"key", "keys", "apikey", "apikeys", "secret", "secrets", "token",
-                           "tokens", "password", "passwords", "passwd", "authorization",
-                           "auth", "credential", "credentials", "cookie", "cookies",
-                           "header", "headers"})
 #: settings that do not change what a model answers (left out too)
 OPERATIONAL = frozenset({"callback_manager", "callbacks", "max_retries", "timeout",
                          "request_timeout", "reuse_client", "http_client",
                          "async_http_client", "num_workers", "output_parser",
                          "query_wrapper_prompt", "messages_to_prompt", "completion_to_prompt"})
-
-
-def is_secret_name(name: str) -> bool:
-    """Whether a parameter named ``name`` may hold a credential (``api_key``,
-    ``x-api-key``, ``Authorization``, ``default_headers``; not ``keywords``).
-
-    >>> [is_secret_name(n) for n in ("openai_api_key", "default_headers", "stop_keywords")]
-    [True, True, False]
-    """
-    return any(part in _SECRET_PARTS for part in re.split(r"[^a-z0-9]+", name.lower()))
 
 
 def _without_credentials(text: str) -> str:

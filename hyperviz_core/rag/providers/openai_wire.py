@@ -47,6 +47,7 @@ __all__ = [
     "chat_answer",
     "client_kwargs",
     "embedding_rows",
+    "is_secret_name",
     "map_openai_error",
     "openai_sdk",
     "parse_retry_after",
@@ -74,7 +75,25 @@ def strip_userinfo(url: str) -> str:
     return _USERINFO.sub(r"\1", url.strip())
 
 
-_SECRET_HEADER = re.compile(r"auth|key|token|secret|cookie", re.IGNORECASE)
+#: name parts that say a parameter or a header may hold a credential (the headers that may
+#: carry them too)
+_SECRET_PARTS = frozenset({"key", "keys", "apikey", "apikeys", "secret", "secrets", "token",
+                           "tokens", "password", "passwords", "passwd", "authorization",
+                           "authentication", "auth", "credential", "credentials", "cookie",
+                           "cookies", "header", "headers"})
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether a parameter or header named ``name`` may hold a credential (``api_key``,
+    ``x-api-key``, ``Authorization``, ``accessToken``, ``default_headers``; not
+    ``keywords``): one rule for what a fingerprint leaves out and what an error masks.
+
+    >>> [is_secret_name(n) for n in ("openai_api_key", "default_headers", "stop_keywords",
+    ...                              "accessToken", "X-Amz-Security-Token", "Keep-Alive")]
+    [True, True, False, True, True, False]
+    """
+    words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()  # camelCase parts too
+    return any(part in _SECRET_PARTS for part in re.split(r"[^a-z0-9]+", words))
 
 
 def request_secrets(exc: BaseException) -> set[str]:
@@ -87,7 +106,7 @@ def request_secrets(exc: BaseException) -> set[str]:
     except Exception:  # no request (httpx raises RuntimeError), or not an httpx one
         return set()
     out: set[str] = set()
-    for value in (v for k, v in headers if _SECRET_HEADER.search(k)):
+    for value in (v for k, v in headers if is_secret_name(k)):
         parts = value.split()
         tokens = parts[1:] if len(parts) > 1 and parts[0].isalpha() else parts  # no scheme
         for token in tokens:
