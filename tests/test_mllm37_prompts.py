@@ -77,6 +77,20 @@ def test_the_answer_prompt_carries_every_retrieved_passage_and_can_be_capped(
         Answerer(chat, listing_chars=-1)
 
 
+def test_the_answer_settings_are_engine_arguments(store: Path, tmp_path: Path) -> None:
+    """``VizRAG(max_sources=, listing_chars=)``, checked before a store is made."""
+    chat = Rec()
+    with VizRAG(store, chat=chat, show_progress=False, max_sources=2, listing_chars=0) as rag:
+        rag.query(Q, top_k=8)
+    prompt = chat.stage("answer")[-1]["prompt"]
+    assert len(re.findall(r"<<<SOURCE \d+", prompt)) == 2
+    assert ": " not in _fenced(prompt, "HYPEREDGES")  # IDs and members, no descriptions
+    for bad in ({"max_sources": 0}, {"listing_chars": -5}, {"max_sources": "3"}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            VizRAG(tmp_path / "never", chat=chat, **bad)  # type: ignore[arg-type]
+    assert not (tmp_path / "never").exists()
+
+
 # ------------------------------------------------------------------ 2. no repeats, bounded
 def _result(n_ents: int, desc: str = "Shared sentence about a TV series.", *,
             drawn: int | None = None) -> RetrievalResult:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..view_settings import saved_view_settings
-from .answer import LISTING_CHARS, Answerer, extractive_summary
+from .answer import LISTING_CHARS, Answerer, check_answer_options, extractive_summary
 from .engine_args import check_models, check_settings, composed, store_of
 from .engine_many import ManyQueries
 from .hooks import Hook, HookEvent, HookList, afire, elapsed_ms, error_text, fire
@@ -81,13 +81,9 @@ class VizRAG(ManyQueries):
         must_exist: never create a store at a path or URL (:class:`StoreNotFoundError`).
         close_store: whether :meth:`close` closes the store (default: one it opened from a
             path or URL, not a store object it was given).
+        max_sources: the most retrieved passages the answer prompt carries (None: all,
+            ``top_k``); listing_chars: its E#/H# listings' budget (:class:`Answerer`).
     """
-
-    #: the most retrieved passages the answer prompt carries (None: every one, ``top_k``)
-    max_sources: int | None = None
-    #: the answer prompt's entity and hyperedge listings' character budget (every E#/H#
-    #: drawn is named whatever it is: :func:`~.answer.knowledge_listings`)
-    listing_chars: int = LISTING_CHARS
 
     def __init__(
         self,
@@ -99,9 +95,7 @@ class VizRAG(ManyQueries):
         *,
         renderer: Any = None, keyword_extractor: Any = None,
         prompts: Prompts | None = None,
-        mode: str = "vizrag",
-        top_k: int = 5,
-        hops: int = 1,
+        mode: str = "vizrag", top_k: int = 5, hops: int = 1,
         config: RetrievalConfig | None = None,
         index_visualization: bool = True,
         chunk_size: int = 1200,
@@ -111,10 +105,12 @@ class VizRAG(ManyQueries):
         show_progress: bool = True,
         hooks: Iterable[Hook] = (),
         lazy: bool | None = None, must_exist: bool = False, close_store: bool | None = None,
+        max_sources: int | None = None, listing_chars: int = LISTING_CHARS,
     ) -> None:
         check_models(chat, embedder, config)  # before the store opens (top_k=0: no store)
         check_settings(config, mode=mode, top_k=top_k, hops=hops, chunk_size=chunk_size,
                        chunk_overlap=chunk_overlap, concurrency=concurrency)
+        check_answer_options(max_sources, listing_chars)
         chat, embedder = with_async(chat), with_async(embedder)  # sync-only: twins in a thread
         self.hooks = HookList(hooks)
         owned = isinstance(store_dir, (str, Path)) if close_store is None else close_store
@@ -137,12 +133,11 @@ class VizRAG(ManyQueries):
         self.config = RetrievalConfig.model_validate(  # validated: top_k=0 fails here
             {**base.model_dump(), "mode": mode, "top_k": top_k, "hops": hops})
         self.extractor, self.theme_extractor = with_async(extractor), with_async(theme_extractor)
-        self.renderer = renderer
-        self.index_visualization = index_visualization
+        self.renderer, self.index_visualization = renderer, index_visualization
         self.chunk_size, self.chunk_overlap = chunk_size, chunk_overlap
-        self.infer_titles = infer_titles
-        self.concurrency = concurrency
+        self.infer_titles, self.concurrency = infer_titles, concurrency
         self.show_progress = show_progress
+        self.max_sources, self.listing_chars = max_sources, listing_chars
         self._owns_store, self._query_chat = owned, query_chat(chat)  # queries: retried
         self.retriever = Retriever(self.store, embedder=self.embedder, chat=self._query_chat,
                                    renderer=renderer, prompts=self.prompts, config=self.config,
