@@ -163,3 +163,12 @@ def test_the_cli_json_line_has_the_citations(store: Path) -> None:
     line = json.loads(done.stdout.splitlines()[-1])
     assert line["citations"]["passages"] == [1] and line["citations"]["unknown"] == ["[9]"]
     assert len(line["citations"]["ids"]) == 2
+
+
+def test_reading_citations_logs_nothing(caplog: pytest.LogCaptureFixture) -> None:
+    """An answer is prose, not a JSON list: a bracket of names is no parse failure."""
+    with caplog.at_level("DEBUG"):
+        got = read_citations("Ada and Bo [the pair: Ada, Bo] worked (H1) [1].", _result(),
+                             carried=3)
+    assert (got.ids, got.passages) == (["H1"], [1])
+    assert caplog.records == []

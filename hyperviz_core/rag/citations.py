@@ -23,9 +23,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from ..idmap import IdMap
 from ..unitext import truncate
-from .extract.parse.lists import read_ids
+from .extract.parse.lists import scan_ids
 from .result import Citations, RetrievalResult
 
 __all__ = ["Citations", "cited_legend", "read_citations"]
@@ -61,13 +60,11 @@ def read_citations(answer: str, result: RetrievalResult, *, carried: int,
     unknown = [f"[{n}]" for n in cited if not 1 <= n <= carried]
     named: list[str] = []
     if ids:
-        id_map = IdMap(
-            entities={e.key: e.visual_id for e in result.entities
-                      if e.layer == "bottom" and e.visual_id},
-            hyperedges={h.id: h.visual_id for h in result.hyperedges
-                        if h.kind == "relation" and h.visual_id})
-        named, stray = read_ids(_BRACKET.sub(" ", text), id_map, kind="")
-        unknown += stray
+        given = {e.visual_id for e in result.entities if e.layer == "bottom" and e.visual_id}
+        given |= {h.visual_id for h in result.hyperedges if h.kind == "relation" and h.visual_id}
+        written = scan_ids(_BRACKET.sub(" ", text), given)
+        named = [v for v in written if v in given]
+        unknown += [v for v in written if v not in given]
     return Citations(passages=found, ids=named, unknown=unknown, carried=carried)
 
 

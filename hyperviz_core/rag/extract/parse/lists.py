@@ -17,7 +17,7 @@ from ....items import EmptyNameError, normalize_key
 from .fields import MAX_NAME, NAME_KEYS, answer_text, clean, first_value
 from .json_text import json_candidates, salvage_objects
 
-__all__ = ["parse_id_list", "parse_json_list", "parse_json_object", "read_ids"]
+__all__ = ["parse_id_list", "parse_json_list", "parse_json_object", "read_ids", "scan_ids"]
 
 log = logging.getLogger("hyperviz_core.rag.extract.parse.extraction")
 
@@ -105,6 +105,17 @@ def _expand(text: str, known: set[str]) -> str:
     return _RANGE.sub(ids, text)
 
 
+def scan_ids(text: str, known: set[str]) -> list[str]:
+    """Every ``E#``/``H#`` written in ``text`` (a range of IDs read as those of it that
+    ``known`` holds), in order of first mention, no duplicates; nothing is parsed as JSON.
+
+    >>> scan_ids("E2 and H1-H3, then e2 again", {"H1", "H2", "H3"})
+    ['E2', 'H1', 'H2', 'H3']
+    """
+    return list(dict.fromkeys(f"{m.group(1).upper()}{int(m.group(2))}"
+                              for m in _ID.finditer(_expand(text, known))))
+
+
 def read_ids(text: Any, id_map: IdMap, *, kind: str = "E",
              names: Mapping[str, str] | None = None) -> tuple[list[str], list[str]]:
     """The known and the unknown visual IDs of ``kind`` a model answer names (see
@@ -119,8 +130,7 @@ def read_ids(text: Any, id_map: IdMap, *, kind: str = "E",
         named = (names or {}).get(key) if key else None
         found += ids or ([named] if named else [])
     if not found:  # no list, or one naming nothing: the IDs anywhere in the text
-        found = [f"{m.group(1).upper()}{int(m.group(2))}"
-                 for m in _ID.finditer(_expand(raw, known))]
+        found = scan_ids(raw, known)
     wanted = [v for v in dict.fromkeys(found) if not kind or v.startswith(kind)]
     return [v for v in wanted if v in known], [v for v in wanted if v not in known]
 
