@@ -84,11 +84,16 @@ def system_name(path: str | Path) -> str:
 def _jsonl(path: str | Path) -> Iterable[tuple[int, dict[str, Any]]]:
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8-sig")  # a byte-order mark (Windows) is skipped
+        data = p.read_bytes()
     except OSError as exc:
         raise ValueError(f"cannot read {p}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"{p}: not UTF-8 text") from None
+    try:
+        text = data.decode("utf-8-sig")  # a byte-order mark (Windows) is skipped
+    except UnicodeDecodeError as exc:
+        row = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise ValueError(f"{p}:{row}: not UTF-8 text (byte 0x{data[exc.start]:02x} at "
+                         f"column {column}; save the file as UTF-8)") from None
     for n, line in enumerate(jsonl_lines(text), 1):
         if not line.strip():
             continue
@@ -181,6 +186,10 @@ def load_answers(path: str | Path) -> list[AnswerRecord]:
     out: list[AnswerRecord] = []
     seen: set[str] = set()
     for n, obj in _jsonl(path):
+        if "answer" not in obj:  # a misspelt key must not score as an empty answer
+            keys = ", ".join(f'"{k}"' for k in list(obj)[:6]) or "none"
+            raise ValueError(f'{path}:{n}: no "answer" (null for an empty answer); its keys: '
+                             f"{keys}")
         rec = AnswerRecord(id=_id(path, n, obj, None), question=str(obj.get("question") or ""),
                            answer=_answer_text(path, n, obj.get("answer")))
         if rec.id in seen:
@@ -191,7 +200,7 @@ def load_answers(path: str | Path) -> list[AnswerRecord]:
 
 
 def _answer_text(path: str | Path, n: int, value: Any) -> str:
-    """An answer as text: a string, a finite number, or ``null``/absent (empty)."""
+    """An answer as text: a string, a finite number, or ``null`` (empty)."""
     if value is None:
         return ""
     if isinstance(value, str):

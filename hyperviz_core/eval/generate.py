@@ -101,9 +101,10 @@ async def agenerate_answers(
     *,
     overrides: Mapping[str, Any] | None = None,
     concurrency: int = 4,
-    show_progress: bool = True,
+    show_progress: bool | None = None,
 ) -> list[GeneratedAnswer]:
-    """Answer every question with ``engine.aquery(question, mode=mode, **overrides)``.
+    """Answer every question with ``engine.aquery(question, mode=mode, **overrides)``, with a
+    progress bar (``show_progress``; None: as the engine's ``show_progress``).
 
     ``overrides`` are :class:`~hyperviz_core.rag.RetrievalConfig` fields (the Table 2
     switches ``retrieval_visualization``, ``congestion_control``, ``dual_view``, or
@@ -113,7 +114,7 @@ async def agenerate_answers(
     opts.setdefault("render", engine.chat is not None)
     sem = asyncio.Semaphore(max(1, concurrency))
     bar = tqdm(total=len(questions), desc=f"answers ({mode})", unit="q",
-               disable=not show_progress)
+               disable=not (engine.show_progress if show_progress is None else show_progress))
 
     async def one(q: Question) -> GeneratedAnswer:
         async with sem:
