@@ -49,7 +49,9 @@ from .replace import SourceLedger, clean_up, stored_unchanged
 from .report import (
     IndexReport,
     busy,
+    cancel_all,
     finish_report,
+    first_done,
     inflight,
     known_size,
     nothing_extracted,
@@ -287,11 +289,10 @@ class Indexer:
                             fatal=lambda exc: store_wide_error(exc, path) is not None)
         slots = max(2, 2 * self.concurrency)
         running: dict[asyncio.Task[None], tuple[str, int]] = {}
-        # with extraction processes, each may hold documents beside the one being written
+        # extraction processes may each hold documents beside the one being written
         limit = self.max_inflight_bytes * (1 + (pool.workers if pool else 0))
-        # a failed document must not stop the others, unless the store (a full disk, a
-        # lock) or the provider (every document from the start) fails them all
-        failures = RunFailures(report, ledger, path)
+        failures = RunFailures(report, ledger, path)  # one failed document stops no other,
+        # unless the store (a full disk, a lock) or the provider (every one) fails them all
 
         async def one(doc: Document) -> None:
             try:
@@ -306,27 +307,28 @@ class Indexer:
             report.input_bytes += size
             tick(bar, size, report, t0)
 
-        for doc in docs:
-            if failures.reason is not None:
-                break
-            if not self._embedder_checked:  # fail fast on a dimension mismatch
-                self.store.check_embedder(self.embedder.name, self.embedder.dim)
-                self._embedder_checked = True
-            size = text_bytes(doc)
-            ledger.note(doc)
-            while running and (len(running) >= slots or busy(running, doc.id)
-                               or inflight(running) + size > limit):
-                finished, _ = await asyncio.wait(list(running),
-                                                 return_when=asyncio.FIRST_COMPLETED)
-                for task in finished:
+        try:
+            for doc in docs:
+                if failures.reason is not None:
+                    break
+                if not self._embedder_checked:  # fail fast on a dimension mismatch
+                    self.store.check_embedder(self.embedder.name, self.embedder.dim)
+                    self._embedder_checked = True
+                size = text_bytes(doc)
+                ledger.note(doc)
+                while running and (len(running) >= slots or busy(running, doc.id)
+                                   or inflight(running) + size > limit):
+                    for task in await first_done(running):
+                        done(task)
+                task = asyncio.create_task(one(doc))
+                running[task] = (doc.id, size)
+                del doc
+            while running:
+                for task in await first_done(running):
                     done(task)
-            task = asyncio.create_task(one(doc))
-            running[task] = (doc.id, size)
-            del doc
-        while running:
-            finished, _ = await asyncio.wait(list(running), return_when=asyncio.FIRST_COMPLETED)
-            for task in finished:
-                done(task)
+        except BaseException:  # cancelled (a timeout) or failed: the documents in flight too
+            await cancel_all(running)
+            raise
         report.stopped = failures.reason
         if failures.breaker.reason is not None:
             log.warning("indexing stopped: %s", failures.breaker.reason)

@@ -259,6 +259,21 @@ def inflight(running: dict[Any, tuple[str, int]]) -> int:
     return sum(b for _, b in running.values())
 
 
+async def first_done(running: dict[asyncio.Task[None], Any]) -> set[asyncio.Task[None]]:
+    """The tasks of ``running`` done once the first of them is."""
+    finished, _ = await asyncio.wait(list(running), return_when=asyncio.FIRST_COMPLETED)
+    return finished
+
+
+async def cancel_all(running: dict[asyncio.Task[None], Any]) -> None:
+    """Cancel the tasks of ``running`` and wait until each has ended (a document being
+    committed in a worker thread ends with its transaction, whole): a cancelled run starts
+    no model call and no commit after it returns."""
+    for task in running:
+        task.cancel()
+    await asyncio.gather(*running, return_exceptions=True)
+
+
 def known_size(documents: object, total_bytes: int | None) -> int | None:
     """``total_bytes``, else the UTF-8 size of ``documents`` when it is a list or tuple (a
     stream's is not known ahead): the progress bar then has a total and an ETA."""
