@@ -57,3 +57,108 @@ def test_a_cancelled_ainsert_leaves_nothing_running(tmp_path: Path) -> None:
     started, stored, started_later, stored_later, others = asyncio.run(run())
     assert started > 0 and (started_later, stored_later) == (started, stored)
     assert others == []
+
+
+class SlowChat:
+    """An async chat model that takes 0.5 s to answer."""
+
+    model_name = "slow"
+
+    def complete(self, prompt: str, images: Any = (), system: str | None = None,
+                 json_mode: bool = False) -> str:
+        return '{"keywords": ["Quuxland"]}' if json_mode else "Blorp1 [1]."
+
+    async def acomplete(self, prompt: str, images: Any = (), system: str | None = None,
+                        json_mode: bool = False) -> str:
+        await asyncio.sleep(0.5)
+        return self.complete(prompt, images, system, json_mode)
+
+    async def astream(self, prompt: str, images: Any = (), system: str | None = None
+                      ) -> Any:
+        for piece in ("Blorp1 ", "is ", "the ", "capital [1]."):
+            await asyncio.sleep(0.01)
+            yield piece
+
+
+def _unended(events: list[tuple[str, str]]) -> list[str]:
+    begun: list[str] = []
+    for name, phase in events:
+        if phase == "start":
+            begun.append(name)
+        else:
+            assert name in begun, (name, phase, events)
+            begun.remove(name)
+    return begun
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("cancel") / "s"
+    with VizRAG(path, show_progress=False) as rag:
+        rag.insert(_docs(6))
+    return path
+
+
+@pytest.mark.parametrize("timeout", [0.05, 0.3, 0.7, 1.2])
+def test_a_cancelled_query_ends_every_stage_it_began(store: Path, timeout: float) -> None:
+    events: list[tuple[str, str]] = []
+
+    def hook(name: str, phase: str, payload: dict[str, Any]) -> None:
+        events.append((name, phase))
+
+    async def run() -> None:
+        with (VizRAG(store, chat=SlowChat(), show_progress=False) as rag,
+              pytest.raises(TimeoutError)):
+            await asyncio.wait_for(rag.aquery("What is the capital of Quuxland 1?",
+                                              hooks=[hook], render=False), timeout)
+
+    asyncio.run(run())
+    assert events and _unended(events) == []
+    assert events[-1][1] == "error"
+
+
+def test_an_abandoned_stream_ends_its_answer_stage(store: Path) -> None:
+    events: list[tuple[str, str, str]] = []
+
+    def hook(name: str, phase: str, payload: dict[str, Any]) -> None:
+        events.append((name, phase, str(payload.get("error", ""))))
+
+    async def run() -> str:
+        with VizRAG(store, chat=SlowChat(), show_progress=False) as rag:
+            res = await rag.aretrieve("capital of Quuxland 1", render=False)
+            stream = rag.astream("capital of Quuxland 1", result=res, hooks=[hook])
+            first = await anext(stream)
+            await stream.aclose()  # the client went away
+            return first
+
+    assert asyncio.run(run()) == "Blorp1 "
+    assert events[-2:] == [("model_call", "error", "GeneratorExit"),
+                           ("answer", "error", "GeneratorExit")]
+
+
+def test_llamaindex_spans_close_when_a_retrieval_times_out(store: Path) -> None:
+    from llama_index.core.instrumentation import get_dispatcher
+    from llama_index.core.instrumentation.span_handlers import SimpleSpanHandler
+
+    from vizrag_llamaindex import VizRAGIndex
+
+    handler = SimpleSpanHandler()
+    root = get_dispatcher()
+    root.add_span_handler(handler)
+    try:
+        retriever = VizRAGIndex.from_store(store).as_retriever(top_k=3)
+
+        async def run() -> int:
+            timed_out = 0
+            for i in range(24):
+                try:
+                    await asyncio.wait_for(retriever.aretrieve(f"capital of Quuxland {i}?"),
+                                           0.001 + (i % 8) * 0.004)
+                except TimeoutError:
+                    timed_out += 1
+            return timed_out
+
+        assert asyncio.run(run()) > 0
+        assert [s for s in handler.open_spans if "VizRAG." in s] == []
+    finally:
+        root.span_handlers.remove(handler)

@@ -290,7 +290,7 @@ class VizRAG(ManyQueries):
             t1 = time.perf_counter()
             try:
                 answerer.answer(result, request)
-            except Exception as exc:
+            except BaseException as exc:  # cancelled too
                 err = {"error": error_text(exc), "elapsed_ms": elapsed_ms(t1)}
                 fire(hk, HookEvent("model_call", "error", {**call, **err}))
                 fire(hk, HookEvent("answer", "error", {**err, "elapsed_ms": elapsed_ms(t0)}))
@@ -316,7 +316,7 @@ class VizRAG(ManyQueries):
             t1 = time.perf_counter()
             try:
                 await answerer.aanswer(result, request)
-            except Exception as exc:
+            except BaseException as exc:  # cancelled too
                 err = {"error": error_text(exc), "elapsed_ms": elapsed_ms(t1)}
                 await afire(hk, HookEvent("model_call", "error", {**call, **err}))
                 await afire(hk, HookEvent("answer", "error", {**err,
@@ -348,12 +348,12 @@ class VizRAG(ManyQueries):
                 fire(hk, HookEvent("model_call", "start", dict(call)))
                 try:
                     yield from answerer.stream(res, request)
-                except Exception as exc:
+                except BaseException as exc:  # a stream closed early too
                     fire(hk, HookEvent("model_call", "error", {
                         **call, "error": error_text(exc), "elapsed_ms": elapsed_ms(t1)}))
                     raise
                 fire(hk, HookEvent("model_call", "end", {**call, "elapsed_ms": elapsed_ms(t1)}))
-        except Exception as exc:
+        except BaseException as exc:
             fire(hk, HookEvent("answer", "error", {"error": error_text(exc),
                                                    "elapsed_ms": elapsed_ms(t0)}))
             raise
@@ -380,13 +380,13 @@ class VizRAG(ManyQueries):
                 try:
                     async for piece in answerer.astream(res, request):
                         yield piece
-                except Exception as exc:
+                except BaseException as exc:  # a stream closed early too
                     await afire(hk, HookEvent("model_call", "error", {
                         **call, "error": error_text(exc), "elapsed_ms": elapsed_ms(t1)}))
                     raise
                 await afire(hk, HookEvent("model_call", "end", {
                     **call, "elapsed_ms": elapsed_ms(t1)}))
-        except Exception as exc:
+        except BaseException as exc:
             await afire(hk, HookEvent("answer", "error", {"error": error_text(exc),
                                                           "elapsed_ms": elapsed_ms(t0)}))
             raise

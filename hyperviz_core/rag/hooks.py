@@ -94,8 +94,43 @@ def _call(hook: Hook, event: HookEvent) -> Any:
         return None
 
 
+class CallHooks(list[Hook]):
+    """The hooks of one call (:meth:`HookList.with_extra`), remembering the events that
+    began (``start``) and have not ended: when the call is cancelled (an ``asyncio``
+    timeout, a task cancelled), :func:`abandoned` ends each with an ``error`` event,
+    innermost first, so that a tracer's spans close.
+
+    >>> hooks = CallHooks([lambda *a: None])
+    >>> fire(hooks, HookEvent("rank", "start")); fire(hooks, HookEvent("model_call", "start"))
+    >>> [(e.name, e.payload["error"]) for e in abandoned(hooks, TimeoutError())]
+    [('model_call', 'TimeoutError'), ('rank', 'TimeoutError')]
+    """
+
+    def __init__(self, hooks: Iterable[Hook] = ()) -> None:
+        super().__init__(hooks)
+        self.begun: list[str] = []
+
+    def note(self, event: HookEvent) -> None:
+        """Record that ``event`` was fired."""
+        if event.phase == "start":
+            self.begun.append(event.name)
+        elif event.name in self.begun:
+            del self.begun[len(self.begun) - 1 - self.begun[::-1].index(event.name)]
+
+
+def abandoned(hooks: Iterable[Hook], exc: BaseException) -> list[HookEvent]:
+    """The ``error`` events that end what ``hooks`` (a :class:`CallHooks`) saw begin and not
+    end, innermost first (none for other hooks); they count as ended."""
+    begun = getattr(hooks, "begun", [])
+    events = [HookEvent(name, "error", {"error": error_text(exc)}) for name in begun[::-1]]
+    begun.clear()
+    return events
+
+
 def fire(hooks: Iterable[Hook], event: HookEvent) -> None:
     """Call ``hooks`` in order (sync path): an awaitable result is a :class:`TypeError`."""
+    if isinstance(hooks, CallHooks):
+        hooks.note(event)
     for hook in hooks:
         out = _call(hook, event)
         if inspect.isawaitable(out):
@@ -107,6 +142,8 @@ def fire(hooks: Iterable[Hook], event: HookEvent) -> None:
 
 async def afire(hooks: Iterable[Hook], event: HookEvent) -> None:
     """Call ``hooks`` in order (async path), awaiting awaitable results."""
+    if isinstance(hooks, CallHooks):
+        hooks.note(event)
     for hook in hooks:
         out = _call(hook, event)
         if inspect.isawaitable(out):
@@ -122,9 +159,21 @@ def elapsed_ms(t0: float) -> float:
     return round((time.perf_counter() - t0) * 1000, 3)
 
 
+def call_event(req: Any, phase: Phase, t0: float | None = None, **extra: Any) -> HookEvent:
+    """The ``model_call`` event of a request ``req`` (its ``stage``, ``images`` and
+    ``prompt``; ``elapsed_ms`` since ``t0`` when given, and ``extra`` fields)."""
+    payload: dict[str, Any] = {"stage": req.stage, "images": len(req.images),
+                               "prompt_chars": len(req.prompt), **extra}
+    if t0 is not None:
+        payload["elapsed_ms"] = elapsed_ms(t0)
+    return HookEvent("model_call", phase, payload)
+
+
 def error_text(exc: BaseException) -> str:
-    """``"Type: message"`` of an exception (the ``error`` payload field)."""
-    return f"{type(exc).__name__}: {exc}"[:500]
+    """``"Type: message"`` of an exception (the ``error`` payload field; ``"Type"`` when
+    it has no message, as a ``CancelledError``)."""
+    text = str(exc)
+    return (f"{type(exc).__name__}: {text}" if text else type(exc).__name__)[:500]
 
 
 class HookList:
@@ -148,9 +197,9 @@ class HookList:
         except ValueError:
             raise ValueError(f"stage hook {hook_name(hook)} is not registered") from None
 
-    def with_extra(self, extra: Iterable[Hook] | None) -> list[Hook]:
+    def with_extra(self, extra: Iterable[Hook] | None) -> CallHooks:
         """The registered hooks followed by per-call ``extra`` hooks."""
-        out = list(self._hooks)
+        out = CallHooks(self._hooks)
         for h in extra or ():
             if not callable(h):
                 raise TypeError(f"a stage hook must be callable, got {type(h).__name__}")

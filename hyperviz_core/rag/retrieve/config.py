@@ -26,6 +26,7 @@ __all__ = [
     "UnknownModeError",
     "check_hops",
     "check_mode",
+    "drawn_views",
     "render_decision",
 ]
 
@@ -149,6 +150,15 @@ class RetrievalConfig(BaseModel):
 
                 get_layout(name)  # a registered one, else a ValueError naming the known
         return value
+
+
+def drawn_views(cfg: RetrievalConfig, render: bool, reader: bool) -> tuple[str, ...]:
+    """The views of ``cfg.mode`` to draw: none without rendering, all of them for a model
+    that reads them, else those in ``cfg.render_views``."""
+    if not render:
+        return ()
+    views = MODE_VIEWS[cfg.mode]
+    return views if reader else tuple(v for v in views if v in cfg.render_views)
 
 
 def render_decision(cfg: RetrievalConfig, has_chat: bool) -> tuple[bool, str]:

@@ -36,7 +36,17 @@ from collections.abc import Generator, Iterable
 from typing import Any
 
 from ...view_settings import saved_view_settings
-from ..hooks import Hook, HookEvent, HookList, afire, elapsed_ms, error_text, fire
+from ..hooks import (
+    Hook,
+    HookEvent,
+    HookList,
+    abandoned,
+    afire,
+    call_event,
+    elapsed_ms,
+    error_text,
+    fire,
+)
 from ..prompts import Prompts
 from ..providers.protocols import ChatModel, Embedder, reply_text
 from ..result import RetrievalResult
@@ -44,7 +54,7 @@ from ..store.protocol import StoreProtocol
 from . import loaded as ld
 from .chunk_index import ChunkIndex
 from .collect import collect
-from .config import MODE_VIEWS, RetrievalConfig, check_mode, render_decision
+from .config import MODE_VIEWS, RetrievalConfig, check_mode, drawn_views, render_decision
 from .lazy import LazyCorpus, lazy_corpus_for, prepare_lazy
 from .search import replaced_index, unit_vectors
 from .stages import MODE_STAGES, run_stage
@@ -63,16 +73,6 @@ LAZY_ATTEMPTS = 3
 #: corpus grows with the store (5 MB, 4,989 chunks: 444 vs 195 MiB at the same latency, as
 #: measured before the query footprint work; 50 MB: 3.2 GiB).
 LAZY_MIN_CHUNKS = 4_000
-
-
-def _call_event(req: LLMRequest, phase: str, t0: float | None = None,
-                **extra: Any) -> HookEvent:
-    payload: dict[str, Any] = {"stage": req.stage, "images": len(req.images),
-                               "prompt_chars": len(req.prompt), **extra}
-    if t0 is not None:
-        payload["elapsed_ms"] = elapsed_ms(t0)
-    return HookEvent("model_call", "start" if phase == "start" else
-                     "end" if phase == "end" else "error", payload)
 
 
 #: how many stage steps the current thread is inside (a stage that retrieves again)
@@ -120,15 +120,6 @@ async def _astep(lock: threading.RLock, gen: Pipeline, value: Any = None,
 #: (up to seconds) and the three that call the embedder (a provider's network round trip, or
 #: a local model's CPU time, must not block the event loop; ``rank`` embeds the question)
 SLOW_STAGES = frozenset({"render", "keywords", "bottom_entities", "rank"})
-
-
-def _drawn_views(cfg: RetrievalConfig, render: bool, reader: bool) -> tuple[str, ...]:
-    """The views of ``cfg.mode`` to draw: none without rendering, all of them for a model
-    that reads them, else those in ``cfg.render_views``."""
-    if not render:
-        return ()
-    views = MODE_VIEWS[cfg.mode]
-    return views if reader else tuple(v for v in views if v in cfg.render_views)
 
 
 #: the search copies of vector spaces in the loaded corpus (:func:`.search.search`'s own)
@@ -278,17 +269,17 @@ class Retriever:
                 done, item = _advance(self._stages_lock, gen)
                 continue
             assert self.chat is not None
-            fire(hk, _call_event(item, "start"))
+            fire(hk, call_event(item, "start"))
             t0 = time.perf_counter()
             try:
                 answer = reply_text(self.chat.complete(
                     item.prompt, images=item.images, system=item.system,
                     json_mode=item.json_mode))
             except Exception as exc:  # provider failure: the stage falls back
-                fire(hk, _call_event(item, "error", t0, error=error_text(exc)))
+                fire(hk, call_event(item, "error", t0, error=error_text(exc)))
                 done, item = _advance(self._stages_lock, gen, throw=exc)
                 continue
-            fire(hk, _call_event(item, "end", t0, response_chars=len(answer)))
+            fire(hk, call_event(item, "end", t0, response_chars=len(answer)))
             done, item = _advance(self._stages_lock, gen, answer)
         result: RetrievalResult = item
         return result
@@ -304,7 +295,15 @@ class Retriever:
         milliseconds and run on the loop. Steps of concurrent retrievals on one engine run
         one at a time (a lock)."""
         hk = self.hooks.with_extra(hooks)
-        gen = self.pipeline(query, **overrides)
+        try:
+            result: RetrievalResult = await self._adrive(hk, self.pipeline(query, **overrides))
+        except BaseException as exc:  # cancelled (a timeout): what began ends with an error
+            for event in abandoned(hk, exc):
+                await afire(hk, event)
+            raise
+        return result
+
+    async def _adrive(self, hk: list[Hook], gen: Pipeline) -> RetrievalResult:
         lock = self._stages_lock
         done, item = await _astep(lock, gen, slow=True)
         while not done:
@@ -314,17 +313,17 @@ class Retriever:
                 done, item = await _astep(lock, gen, slow=slow)
                 continue
             assert self.chat is not None
-            await afire(hk, _call_event(item, "start"))
+            await afire(hk, call_event(item, "start"))
             t0 = time.perf_counter()
             try:
                 answer = reply_text(await self.chat.acomplete(
                     item.prompt, images=item.images, system=item.system,
                     json_mode=item.json_mode))
             except Exception as exc:
-                await afire(hk, _call_event(item, "error", t0, error=error_text(exc)))
+                await afire(hk, call_event(item, "error", t0, error=error_text(exc)))
                 done, item = await _astep(lock, gen, throw=exc)
                 continue
-            await afire(hk, _call_event(item, "end", t0, response_chars=len(answer)))
+            await afire(hk, call_event(item, "end", t0, response_chars=len(answer)))
             done, item = await _astep(lock, gen, answer)
         result: RetrievalResult = item
         return result
@@ -343,7 +342,7 @@ class Retriever:
         cfg = RetrievalConfig.model_validate({**self.config.model_dump(), **given})
         visual = cfg.mode in ("vizrag", "hyper-lite") and cfg.retrieval_visualization
         render, why = render_decision(cfg, self.chat is not None)
-        views = _drawn_views(cfg, render, reader=self.chat is not None)
+        views = drawn_views(cfg, render, reader=self.chat is not None)
         res = RetrievalResult(query=query, mode=cfg.mode, top_k=cfg.top_k, settings={
             "hops": cfg.hops, "theme_k": cfg.theme_k, "entity_k": cfg.entity_k,
             "retrieval_visualization": cfg.retrieval_visualization,
