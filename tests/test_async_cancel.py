@@ -162,3 +162,62 @@ def test_llamaindex_spans_close_when_a_retrieval_times_out(store: Path) -> None:
         assert [s for s in handler.open_spans if "VizRAG." in s] == []
     finally:
         root.span_handlers.remove(handler)
+
+
+class Exploding(SlowChat):
+    """Answers every question but one that names ``Quuxland 3``."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def acomplete(self, prompt: str, images: Any = (), system: str | None = None,
+                        json_mode: bool = False) -> str:
+        self.calls += 1
+        if "Quuxland 3" in prompt and not json_mode and "Answer" in prompt:
+            raise RuntimeError("provider exploded")
+        await asyncio.sleep(0.05)
+        return self.complete(prompt, images, system, json_mode)
+
+    def complete(self, prompt: str, images: Any = (), system: str | None = None,
+                 json_mode: bool = False) -> str:
+        if "Quuxland 3" in prompt and not json_mode and "Answer" in prompt:
+            raise RuntimeError("provider exploded")
+        return super().complete(prompt, images, system, json_mode)
+
+
+QUESTIONS = [f"What is the capital of Quuxland {i}?" for i in range(6)]
+
+
+def test_aquery_many_names_the_failing_question_and_stops_the_others(store: Path) -> None:
+    async def run() -> tuple[int, int]:
+        chat = Exploding()
+        with VizRAG(store, chat=chat, show_progress=False) as rag:
+            with pytest.raises(RuntimeError, match="provider exploded") as info:
+                await rag.aquery_many(QUESTIONS, render=False, max_concurrency=2)
+            at_raise = chat.calls
+            await asyncio.sleep(0.5)
+            assert "(question 4 of 6: 'What is the capital of Quuxland 3?')" in \
+                info.value.__notes__
+            return at_raise, chat.calls
+
+    at_raise, later = asyncio.run(run())
+    assert later == at_raise  # nothing went on running once the call had raised
+
+
+def test_return_exceptions_keeps_every_other_answer(store: Path) -> None:
+    async def run() -> list[Any]:
+        with VizRAG(store, chat=Exploding(), show_progress=False) as rag:
+            return await rag.aquery_many(QUESTIONS, render=False, return_exceptions=True)
+
+    got = asyncio.run(run())
+    assert [type(r).__name__ for r in got] == ["RetrievalResult"] * 3 + ["RuntimeError"] + \
+        ["RetrievalResult"] * 2
+    with VizRAG(store, chat=Exploding(), show_progress=False) as rag:
+        sync = rag.query_many(QUESTIONS, render=False, return_exceptions=True)
+        assert [r.answer if not isinstance(r, Exception) else "x" for r in sync] == \
+            [r.answer if not isinstance(r, Exception) else "x" for r in got]
+        with pytest.raises(RuntimeError) as info:
+            rag.query_many(QUESTIONS, render=False)
+        assert info.value.__notes__ == ["(question 4 of 6: 'What is the capital of Quuxland 3?')"]
+        with pytest.raises(ValueError, match="max_concurrency"):
+            asyncio.run(rag.aquery_many(QUESTIONS, max_concurrency=0))
