@@ -221,3 +221,30 @@ def test_return_exceptions_keeps_every_other_answer(store: Path) -> None:
         assert info.value.__notes__ == ["(question 4 of 6: 'What is the capital of Quuxland 3?')"]
         with pytest.raises(ValueError, match="max_concurrency"):
             asyncio.run(rag.aquery_many(QUESTIONS, max_concurrency=0))
+
+
+def test_closing_the_engine_during_ainsert_stops_the_run_once(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A closed store is a condition of the whole store: the run stops at the first document
+    it fails, with one line, and returns its report (it used to log one failure per
+    remaining document, then raise)."""
+    from hyperviz_core.rag import StoreClosedError
+
+    async def run() -> Any:
+        rag = VizRAG(tmp_path / "s", extractor=SlowExtractor(), show_progress=False,
+                     concurrency=2)
+        task = asyncio.create_task(rag.ainsert(_docs(30)))
+        await asyncio.sleep(0.7)
+        rag.close()
+        report = await asyncio.wait_for(task, 20)
+        with pytest.raises(StoreClosedError, match="is closed"):
+            rag.store.stats()
+        return report
+
+    with caplog.at_level("WARNING"):
+        report = asyncio.run(run())
+    assert report.stopped is not None and "is closed" in report.stopped
+    said = [r.getMessage() for r in caplog.records if "is closed" in r.getMessage()]
+    assert len(said) == 1 and said[0].startswith("indexing stopped: ")
+    with VizRAG(tmp_path / "s", show_progress=False) as again:
+        assert 0 < again.stats().documents < 30

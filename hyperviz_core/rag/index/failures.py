@@ -26,7 +26,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from ..store import StoreError, StoreReplacedError
+from ..store import StoreClosedError, StoreError, StoreReplacedError
 from ..store.sqlite.check import is_store_failure
 from ..store.sqlite.conditions import file_condition
 from ..store.sqlite.schema import classify_error
@@ -54,7 +54,8 @@ _PG_STORE_WIDE_STATES = ("25006", "55P03")
 def store_wide_error(exc: BaseException, path: str | Path) -> StoreError | None:
     """The one-line :class:`StoreError` when ``exc`` is a condition of the whole store at
     ``path`` (see the module doc), else None (the document's own failure)."""
-    if isinstance(exc, StoreReplacedError):  # every later write would fail the same way
+    if isinstance(exc, StoreReplacedError | StoreClosedError):  # every later write would
+        # fail the same way
         return exc
     cause = exc.__cause__ if isinstance(exc, StoreError) and exc.__cause__ else exc
     if is_store_failure(cause) and not isinstance(cause, StoreError):  # an SQLite error

@@ -21,6 +21,7 @@ __all__ = [
     "BatchWrite",
     "DocumentInput",
     "DocumentWrite",
+    "StoreClosedError",
     "StoreError",
     "StoreNotFoundError",
     "StoreReplacedError",
@@ -49,6 +50,14 @@ class StoreReplacedError(StoreError):
     def __init__(self, path: object) -> None:
         super().__init__(f"the store file {path} was deleted or replaced by another process "
                          "since it was opened; open it again")
+
+
+class StoreClosedError(StoreError):
+    """The store object was closed (``close()``; an engine closes the store it opened):
+    every later use fails the same way, so an indexing run stops at once."""
+
+    def __init__(self, path: object) -> None:
+        super().__init__(f"the store {path} is closed (open it again to use it)")
 
 
 class StoreNotFoundError(StoreError, FileNotFoundError):

@@ -46,7 +46,7 @@ from types import TracebackType
 
 from ....model import Hypergraph
 from ...vectors import ExactVectorIndex, VectorIndex
-from ..base import DocumentWrite, StoreError, StoreReplacedError, StoreStats
+from ..base import DocumentWrite, StoreClosedError, StoreError, StoreReplacedError, StoreStats
 from .ann_files import DEFAULT_ANN_THRESHOLD, AnnFiles
 from .cache import LLMCacheMixin
 from .deletes import DocumentDeletesMixin
@@ -71,7 +71,7 @@ class _ClosedConnection:
         self._path = path
 
     def __getattr__(self, name: str) -> object:
-        raise StoreError(f"the store {self._path} is closed (open it again to use it)")
+        raise StoreClosedError(self._path)
 
 
 class _ForkedConnection:
