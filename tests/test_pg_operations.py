@@ -101,3 +101,17 @@ def test_a_store_opens_with_many_files_open(pg_url: str) -> None:
         for fd in held:
             os.close(fd)
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_a_closed_store_says_so(pg_url: str) -> None:
+    """A PostgreSQL store used after ``close()`` raises ``StoreClosedError``, as the SQLite
+    store does (an indexing run into it stops at once)."""
+    from hyperviz_core.rag import StoreClosedError
+
+    rag = VizRAG(pg_url, show_progress=False)
+    rag.insert([Document(id="closed-1", text="Ada Lovelace wrote the first program.")])
+    rag.close()
+    with pytest.raises(StoreClosedError, match="is closed"):
+        rag.store.stats()
+    with pytest.raises(StoreClosedError):
+        rag.retrieve("Ada")

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 from urllib.parse import unquote
 
-from ..base import StoreError
+from ..base import StoreClosedError, StoreError
 from .schema import FORMAT, mask_url
 
 __all__ = ["Pool", "QmarkConnection", "holds_store", "pg_sql"]
@@ -140,10 +140,17 @@ class Pool:
         """Close every connection."""
         self._pool.close()
 
+    def _take(self) -> Any:
+        """A connection of the pool (a context manager); :class:`StoreClosedError` once the
+        pool is closed."""
+        if self._pool.closed:
+            raise StoreClosedError(self.where)
+        return self._pool.connection()
+
     @contextmanager
     def connection(self) -> Iterator[Any]:
         """A raw autocommit connection from the pool."""
-        with self._pool.connection() as conn:
+        with self._take() as conn:
             yield conn
 
     def _pinned(self) -> Any:
@@ -161,7 +168,7 @@ class Pool:
                 with pinned.transaction():
                     yield QmarkConnection(pinned)
                 return
-            with self._pool.connection() as conn, conn.transaction():
+            with self._take() as conn, conn.transaction():
                 conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 yield QmarkConnection(conn)
         except self._errors as exc:
@@ -184,7 +191,7 @@ class Pool:
             yield
             return
         try:
-            with self._pool.connection() as conn, conn.transaction():
+            with self._take() as conn, conn.transaction():
                 conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 conn.execute("SET LOCAL idle_in_transaction_session_timeout = 0")
                 conn.execute("SELECT 1")  # the snapshot is taken by the first statement: now
@@ -205,7 +212,7 @@ class Pool:
             with self.read() as c:
                 return list(c.execute(sql, params, binary=binary).fetchall())
         try:
-            with self._pool.connection() as conn:
+            with self._take() as conn:
                 return list(QmarkConnection(conn).execute(sql, params, binary=binary)
                             .fetchall())
         except self._errors as exc:
@@ -220,7 +227,7 @@ class Pool:
         delay = 0.02
         for attempt in range(1, self.retries + 1):
             try:
-                with self._pool.connection() as conn, conn.transaction():
+                with self._take() as conn, conn.transaction():
                     return fn(QmarkConnection(conn))
             except self._errors as exc:
                 code = getattr(exc, "sqlstate", None)
