@@ -30,12 +30,13 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import EmptyNameError, Entity, Hyperedge, hyperedge_id, normalize_key
 from ..rag import Chunk, ChunkExtraction, Document
+from .casing import CaseIndex, restore_case
 from .hyperrag_pickle import shown
 from .hyperrag_read import ChunkRow, HyperRAGWorkdir
 
@@ -79,45 +80,6 @@ def split_keywords(value: str) -> list[str]:
     full-width ``，``, the ideographic ``、``; or a full-width ``；``/``｜``)."""
     out = (k.strip() for part in split_sep(value) for k in _KEYWORD_SEP.split(part))
     return list(dict.fromkeys(k for k in out if k))
-
-
-class CaseIndex:
-    """Texts prepared for :meth:`restore`: give upper-cased names their written casing back.
-
-    >>> CaseIndex(["Works by J. Strauss II."]).restore("J. STRAUSS II")
-    'J. Strauss II'
-    """
-
-    def __init__(self, texts: Iterable[str]) -> None:
-        kept = [t for t in texts if len(t.lower()) == len(t)]
-        self._text = "\x00".join(kept)
-        self._lower = self._text.lower()
-
-    def restore(self, name: str) -> str:
-        """The spelling of ``name`` at its first case-insensitive occurrence as a whole word
-        (not inside another: ``EU`` is not taken from "Europe"), else ``name``.
-
-        >>> CaseIndex(["Europe and the EU; a senator."]).restore("EU")
-        'EU'
-        >>> CaseIndex(["the senator"]).restore("NATO")
-        'NATO'
-        """
-        low, text = name.lower(), self._text
-        n = len(name)
-        i = self._lower.find(low)
-        while i >= 0:
-            found = text[i : i + n]
-            inside = ((i > 0 and text[i - 1].isalnum() and name[:1].isalnum())
-                      or (i + n < len(text) and text[i + n].isalnum() and name[-1:].isalnum()))
-            if not inside and found.upper() == name:
-                return found
-            i = self._lower.find(low, i + 1)
-        return name
-
-
-def restore_case(name: str, texts: Iterable[str]) -> str:
-    """The spelling of upper-cased ``name`` in the first text containing it, else ``name``."""
-    return CaseIndex(texts).restore(name)
 
 
 @dataclass
