@@ -27,3 +27,21 @@ def test_whole_words_only_across_texts() -> None:
     cases = CaseIndex(["Straßburg is not it.", "Europe", "Hans Strauß"])
     assert cases.restore("STRAUSS") == "Strauß"  # not the start of "Straßburg"
     assert cases.restore("EU") == "EU"
+
+
+def test_the_live_path_reads_casing_from_hyperedge_descriptions_too() -> None:
+    """A live result's passages may not hold a name; the descriptions it returned may."""
+    from hyperviz_core.interop.hyperrag_live import from_hyperrag_result
+
+    res = {"entities": [{"id": 0, "entity_name": "BERLIN WALL", "entity_type": "GEO",
+                         "description": "A wall.", "rank": 1},
+                        {"id": 1, "entity_name": "LEIPZIG", "entity_type": "GEO",
+                         "description": "A city.", "rank": 1}],
+           "hyperedges": [{"entity_set": ["BERLIN WALL", "LEIPZIG"],
+                           "description": "Protests in Leipzig preceded the fall of the "
+                                          "Berlin Wall.", "keywords": "protest", "weight": 1.0}],
+           "text_units": [{"id": 0, "content": "Chess players of the time."}],
+           "response": "-"}
+    live = from_hyperrag_result(res, query="q")
+    assert sorted(e.name for e in live.hypergraph.entities.values()) == ["Berlin Wall",
+                                                                          "Leipzig"]

@@ -216,8 +216,9 @@ class LiveResult(BaseModel):
 
     def _build(self) -> Hypergraph:
         if self._hg is None:
-            cases = CaseIndex([t for _, t in self.passages]
-                              + [e.description for e in self.result.entities])
+            cases = CaseIndex([t for _, t in self.passages]  # then what else it returned
+                              + [e.description for e in self.result.entities]
+                              + [h.description for h in self.result.hyperedges])
             b = _Builder(cases)
             for e in self.result.entities:
                 b.add_entity(e)
