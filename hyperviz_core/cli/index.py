@@ -179,6 +179,15 @@ def _workers(value: str) -> int | str:
     return n
 
 
+def _text_file(path: str) -> bool:
+    """Whether ``path`` is a text file (``.md``, ``.txt`` ...: one document, its path its
+    ``source``)."""
+    from ..rag.index.textfiles import TEXT_SUFFIXES
+
+    p = Path(path).expanduser()
+    return p.suffix.lower() in TEXT_SUFFIXES and p.is_file()
+
+
 def _run_index(args: argparse.Namespace) -> int:
     from ..rag.providers.retry import with_retries
     from ..rag.store import is_store_url
@@ -187,14 +196,16 @@ def _run_index(args: argparse.Namespace) -> int:
     if args.chunk_overlap >= args.chunk_size:
         raise ValueError(f"--chunk-overlap ({args.chunk_overlap}) must be smaller than "
                          f"--chunk-size ({args.chunk_size})")
-    # folders are read by their absolute path (normalised: `../x/notes` is `/.../x/notes`),
-    # so their documents record one source whatever the flags and the spelling (see prune)
+    # folders and text files are read by their absolute path (normalised: `../x/notes` is
+    # `/.../x/notes`), so their documents record one source whatever the flags, the spelling
+    # and the directory the run starts in (see prune; a file of another folder with the
+    # same name is then known as another file, never replacing it)
     folders = {p for p in args.paths if Path(p).expanduser().is_dir()}
     if args.prune_missing and not folders:
         raise ValueError("--prune-missing removes the documents of files gone from a "
                          "folder: give a folder among the paths")
-    args.paths = [os.path.abspath(Path(p).expanduser()) if p in folders else p
-                  for p in args.paths]
+    args.paths = [os.path.abspath(Path(p).expanduser())
+                  if p in folders or _text_file(p) else p for p in args.paths]
     docs, dup = _load_inputs(args)
     chat = make_chat(args.llm, timeout=args.timeout)
     # retried by the Indexer (which counts the retries); a bad spec, or a provider that
