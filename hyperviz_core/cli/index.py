@@ -360,6 +360,10 @@ def register(sub: Any) -> None:
         description="Index documents into a VizRAG store (offline unless --llm is given). "
         "JSON: a list of objects with a text field ([{\"title\", \"text\"}] works as is), "
         "or a dict title -> list of sentences (HotpotQA). JSONL: one object per line.",
+        epilog="Exit codes: 0 every document indexed (or unchanged); 1 some documents failed "
+        "(each named; the others are stored); 2 nothing could run, or the store itself "
+        "failed (a usage or input error, a full disk: one line on stderr); 130 Ctrl-C, 143 "
+        "SIGTERM (the committed documents are kept: run the same command again).",
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or directories")
     p.add_argument("--store", required=True, metavar="STORE",

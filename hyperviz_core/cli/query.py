@@ -27,18 +27,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
-import unicodedata
 from pathlib import Path
 from typing import Any
 
-from ..surrogates import locale_hint, not_unicode, surrogate_at
+from ..surrogates import locale_hint, not_unicode
 from ..unitext import truncate
 from ..viewer.files import write_views
 from .argtypes import blocking_file, check_top_k_hops
 from .index import add_provider_options, make_chat, make_embedder
 from .index_output import said_later
+from .questions import folders_for, load_questions, stdin_text
 from .terminal import one_line, stdout_is_unicode, terminal_safe
 
 __all__ = [
@@ -160,93 +159,6 @@ def _print_human(result: Any, images: dict[str, str]) -> None:
 _SAID_WITH_THE_RESULT = (("hyperviz_core.rag.retrieve.stages", "retrieval of "),
                          ("hyperviz_core.rag.answer", "the answer cites "))
 
-_RESERVED = frozenset({"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)),
-                       *(f"lpt{i}" for i in range(1, 10))})
-
-
-def _safe(name: str) -> str:
-    """A folder name from a question id: never ``.``/``..``, a separator or a device name;
-    letters of any script are kept (composed, NFC), so ids that differ only in them
-    (``Größe``, ``Grüße``) keep names that say which is which.
-
-    >>> [_safe(x) for x in ("Größe", "fr-E\u0301lodie", "a/b:c", "..", "CON.txt", "हिन्दी")]
-    ['Größe', 'fr-Élodie', 'a_b_c', 'q', 'q_CON.txt', 'हिन्दी']
-    >>> len(_safe("\U00020000" * 100).encode())  # at most 160 bytes: a name the file system takes
-    160
-    """
-    kept = "".join(c if c.isalnum() or c in "._-" or unicodedata.category(c).startswith("M")
-                   else " " for c in unicodedata.normalize("NFC", name))
-    out = re.sub(r" +", "_", kept)
-    out = out.encode("utf-8")[:160].decode("utf-8", "ignore").strip(".")  # + "-N" < 255
-    if not out or out.split(".")[0].lower() in _RESERVED:
-        out = f"q_{out}" if out else "q"
-    return out
-
-
-def folders_for(ids: list[str]) -> list[str]:
-    """One distinct, safe folder name per question id (``-2``, ``-3`` ... on collisions,
-    compared case-insensitively since some file systems are).
-
-    >>> folders_for(["..", "a/b", "a_b", "A_B", ""])
-    ['q', 'a_b', 'a_b-2', 'A_B-3', 'q-2']
-    """
-    taken: set[str] = set()
-    out = []
-    for qid in ids:
-        base = _safe(qid)
-        name, n = base, 1
-        while name.casefold() in taken:
-            n += 1
-            name = f"{base}-{n}"
-        taken.add(name.casefold())
-        out.append(name)
-    return out
-
-
-def _stdin_text(what: str) -> str:
-    """Standard input read whole as UTF-8 text (``-`` for ``what``), else a one-line error."""
-    stream = getattr(sys.stdin, "buffer", None)
-    raw = stream.read() if stream is not None else sys.stdin.read()
-    if isinstance(raw, str):
-        return raw
-    try:
-        return bytes(raw).decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"{what} (standard input): not UTF-8 text at byte {exc.start} "
-                         f"({exc.reason})") from None
-
-
-def _load_questions(path: str) -> list[tuple[str, str]]:
-    """``--questions FILE.jsonl`` (``-``: standard input) as ``(id, question)`` pairs."""
-    items: list[tuple[str, str]] = []
-    if path == "-":
-        text, path = _stdin_text("--questions -"), "<stdin>"
-    else:
-        text = Path(path).read_text(encoding="utf-8")
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}:{n}: not JSON ({exc.msg})") from None
-        except RecursionError:
-            raise ValueError(f"{path}:{n}: JSON nested too deeply to read") from None
-        if not isinstance(obj, dict) or "question" not in obj:
-            raise ValueError(f"{path}:{n}: expected an object with a \"question\"")
-        if not str(obj["question"]).strip():  # the file is refused before any is answered
-            raise ValueError(f"{path}:{n}: the question is empty (only whitespace)")
-        raw = obj.get("id", n)
-        if isinstance(raw, bool) or not isinstance(raw, str | int) or str(raw).strip() == "":
-            raise ValueError(f"{path}:{n}: the id must be a string or an integer, not "
-                             f"{json.dumps(raw)} (leave it out to number the line)")
-        qid = str(raw)
-        if surrogate_at(qid) is not None:
-            raise ValueError(f"{path}:{n}: the id is not valid Unicode text")
-        items.append((qid, str(obj["question"])))
-    return items
-
-
 #: exit codes above this mean "killed by a signal" to shells; more failures still exit 125
 MAX_EXIT = 125
 
@@ -292,7 +204,7 @@ def _run(args: argparse.Namespace) -> int:
             raise ValueError("the question '-' and --questions - both read standard input: "
                              "give one of them")
         if not args.questions:
-            args.question = _stdin_text("the question -").strip()
+            args.question = stdin_text("the question -").strip()
             if not args.question:
                 raise ValueError("the question read from standard input ('-') is empty")
     if args.question is not None and not args.question.strip() and not args.questions:
@@ -303,7 +215,7 @@ def _run(args: argparse.Namespace) -> int:
         raise ValueError("give either a question or --questions, not both")
     if args.question:
         _check_text(args.question, argv=True)  # bad bytes on the command line: exit 2
-    batch = _load_questions(args.questions) if args.questions else [(None, args.question)]
+    batch = load_questions(args.questions) if args.questions else [(None, args.question)]
     folders = folders_for([str(q) for q, _ in batch])
     out = Path(args.out) if args.out else None
     blocked = blocking_file(out) if out else None  # --out, or a folder above it, a file
@@ -448,7 +360,13 @@ def _print_result(args: argparse.Namespace, result: Any, qid: str | None,
 def register(sub: Any) -> None:
     """Add ``vizrag query`` to the subcommand parser."""
     p = sub.add_parser("query", help="ask a store a question (offline: ranked evidence)",
-                       description=__doc__.split("\n\n")[0])
+                       description=__doc__.split("\n\n")[0],
+                       epilog="Exit codes: 0 answered; with --questions, the number of "
+                       "questions that failed (1-125; each has its error record, {\"id\", "
+                       "\"error\"} with --json); 2 also when nothing could run (a usage "
+                       "error, no store, a bad questions file: one line on stderr, no "
+                       "record), so a script tells the two apart by the records; 130 "
+                       "Ctrl-C, 143 SIGTERM.")
     p.add_argument("question", nargs="?",
                    help="the question ('-': read it from standard input; or use --questions)")
     p.add_argument("--store", required=True, metavar="STORE",
