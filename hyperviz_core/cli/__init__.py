@@ -34,8 +34,8 @@ from .terminal import terminal_safe, tolerant_streams
 __all__ = ["build_parser", "main", "sigterm_as_interrupt"]
 
 # Subcommand modules, in --help order.
-_COMMANDS = ("info", "demo", "render", "index", "query", "check", "interop", "probes", "eval",
-             "migrate")
+_COMMANDS = ("info", "demo", "render", "index", "documents", "query", "check", "interop",
+             "probes", "eval", "migrate")
 
 
 def build_parser() -> argparse.ArgumentParser:
