@@ -103,3 +103,21 @@ def test_the_clis_own_warnings_are_one_line(capsys: pytest.CaptureFixture[str]) 
     err = capsys.readouterr().err
     assert "vizrag render: warning: 3 characters are drawn as boxes\n" in err
     assert "someone else's" not in err  # Python's own printing (pytest records it here)
+
+
+def test_a_warning_of_vizrags_own_is_printed_once_per_command(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A batch drawing the same missing glyphs in every view says so once."""
+    import warnings
+
+    from hyperviz_core.cli import own_warnings
+    from hyperviz_core.draw.fonts import MissingGlyphWarning
+
+    with warnings.catch_warnings(), own_warnings("query"):
+        warnings.simplefilter("always")
+        for _ in range(6):
+            warnings.warn(MissingGlyphWarning("2 characters are drawn as boxes"), stacklevel=1)
+        warnings.warn(MissingGlyphWarning("3 other characters"), stacklevel=1)
+    err = capsys.readouterr().err
+    assert err.count("vizrag query: warning: 2 characters are drawn as boxes") == 1
+    assert err.count("vizrag query: warning: 3 other characters") == 1

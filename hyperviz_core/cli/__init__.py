@@ -75,8 +75,10 @@ def own_warnings(command: str) -> Iterator[None]:
     """While the block runs, a warning of VizRAG's own (a category defined in
     ``hyperviz_core``, e.g. a ``MissingGlyphWarning`` of the renderer) is printed as one line
     ``vizrag COMMAND: warning: ...`` rather than with Python's file name and source line;
-    other warnings as Python prints them."""
+    other warnings as Python prints them. Each such line is printed once per command (a
+    batch of questions drawing the same missing glyphs says so once, not once a view)."""
     shown = warnings.showwarning
+    said: set[str] = set()
 
     def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
              file: Any = None, line: str | None = None) -> None:
@@ -84,7 +86,9 @@ def own_warnings(command: str) -> Iterator[None]:
             shown(message, category, filename, lineno, file, line)
             return
         text = terminal_safe(" ".join(str(message).split()))
-        print(f"vizrag {command}: warning: {text}", file=sys.stderr)
+        if text not in said:
+            said.add(text)
+            print(f"vizrag {command}: warning: {text}", file=sys.stderr)
 
     warnings.showwarning = show
     try:
