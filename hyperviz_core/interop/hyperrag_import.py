@@ -136,8 +136,8 @@ class ImportReport(BaseModel):
             f"{self.hyperedges} hyperedges ({self.singleton_hyperedges} with one member)",
             f"imported into {self.store}: {self.documents_added} added, "
             f"{self.documents_replaced} replaced, {self.documents_skipped} unchanged; "
-            f"{self.themes} themes built; {self.seconds:.2f} s ({self.write_seconds:.2f} s in "
-            "the store's document writes, embedding included)",
+            f"{self.themes} chunk themes built; {self.seconds:.2f} s "
+            f"({self.write_seconds:.2f} s in the store's document writes, embedding included)",
             f"embeddings: {self.embedding_note}",
         ]
         if self.llm_cache_entries is not None:

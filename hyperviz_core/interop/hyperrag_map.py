@@ -188,13 +188,13 @@ def _map_vertices(wd: HyperRAGWorkdir, plan: ImportPlan) -> None:
     orphans: dict[str, set[str]] = {}
     for name in sorted(plan.keys):
         attrs = wd.graph.vertices.get(name, {})
+        plan.unknown_vertices += attrs.get("entity_type") == _UNKNOWN  # kept or dropped
         chunks = _sources(attrs.get("source_id"), wd.chunks, plan.bogus_sources)
         if not chunks:
             orphans[name] = set()
             continue
         for c in chunks:
             plan.chunk_vertices.setdefault(c, []).append(name)
-        plan.unknown_vertices += attrs.get("entity_type") == _UNKNOWN
     if orphans:  # no known source chunk: fall back to the chunks of its hyperedges
         for c in sorted(plan.chunk_edges):
             for raw_key in plan.chunk_edges[c]:
@@ -211,7 +211,6 @@ def _map_vertices(wd: HyperRAGWorkdir, plan: ImportPlan) -> None:
         plan.fallback_chunks[name] = sorted(found)
         for c in plan.fallback_chunks[name]:
             plan.chunk_vertices.setdefault(c, []).append(name)
-        plan.unknown_vertices += wd.graph.vertices.get(name, {}).get("entity_type") == _UNKNOWN
 
 
 def _plan_warnings(plan: ImportPlan) -> list[str]:
@@ -236,6 +235,19 @@ def _plan_warnings(plan: ImportPlan) -> list[str]:
     return out
 
 
+def _bare_chunks(wd: HyperRAGWorkdir, plan: ImportPlan) -> list[str]:
+    """A warning when chunks have no vertex and no hyperedge: Hyper-RAG extracted nothing
+    from them, or an insert stopped between saving its chunks and its graph (it saves the
+    key-value stores first), which running that insert again completes."""
+    bare = sorted(c for c in wd.chunks if c not in plan.chunk_vertices
+                  and c not in plan.chunk_edges)
+    if not bare:
+        return []
+    return [f"{len(bare)} chunks have no vertex and no hyperedge (Hyper-RAG extracted "
+            "nothing from them, or an insert stopped before its graph was saved: run it "
+            f"again, then import again), e.g. {shown(bare[0])}"]
+
+
 def build_plan(wd: HyperRAGWorkdir) -> ImportPlan:
     """Keys, hyperedge ids and per-chunk name lists for the whole working dir."""
     warnings = list(wd.warnings)
@@ -244,7 +256,7 @@ def build_plan(wd: HyperRAGWorkdir) -> ImportPlan:
                       merged_names=merged)
     _map_edges(wd, plan)
     _map_vertices(wd, plan)
-    plan.warnings.extend(_plan_warnings(plan))
+    plan.warnings.extend(_plan_warnings(plan) + _bare_chunks(wd, plan))
     return plan
 
 
