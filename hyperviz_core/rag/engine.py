@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..view_settings import saved_view_settings
 from .answer import LISTING_CHARS, Answerer, check_answer_options, extractive_summary
-from .engine_args import check_models, check_settings, composed, store_of
+from .engine_args import check_models, check_settings, composed, given_settings, store_of
 from .engine_many import ManyQueries
 from .hooks import Hook, HookEvent, HookList, afire, elapsed_ms, error_text, fire
 from .index.inputs import as_documents
@@ -69,7 +69,8 @@ class VizRAG(ManyQueries):
             (a :class:`~hyperviz_core.rag.KeywordExtractor`; default: ``chat``, else heuristic).
         mode: default retrieval mode (``vizrag``, ``text``, ``hyper-lite``, ``naive``).
         top_k: default number of ranked chunks; hops: sub-hypergraph radius.
-        config: full :class:`RetrievalConfig` (``mode``/``top_k``/``hops`` override it).
+        config: full :class:`RetrievalConfig`; ``mode``/``top_k``/``hops`` given override
+            it, left out they are the config's (without one: ``vizrag``, 5, 1).
         index_visualization: per-chunk renderings for the theme step (paper §4.1.2).
         hooks: stage hooks ``hook(name, phase, payload)`` (:mod:`hyperviz_core.rag.hooks`).
         lazy: True: queries read only what they need from a store with indexed lookups
@@ -95,7 +96,7 @@ class VizRAG(ManyQueries):
         *,
         renderer: Any = None, keyword_extractor: Any = None,
         prompts: Prompts | None = None,
-        mode: str = "vizrag", top_k: int = 5, hops: int = 1,
+        mode: str | None = None, top_k: int | None = None, hops: int | None = None,
         config: RetrievalConfig | None = None,
         index_visualization: bool = True,
         chunk_size: int = 1200,
@@ -131,7 +132,7 @@ class VizRAG(ManyQueries):
         saved = saved_view_settings(self.store) if config is None else None
         base = config or RetrievalConfig(**({"layouts": saved.layouts} if saved else {}))
         self.config = RetrievalConfig.model_validate(  # validated: top_k=0 fails here
-            {**base.model_dump(), "mode": mode, "top_k": top_k, "hops": hops})
+            {**base.model_dump(), **given_settings(mode, top_k, hops)})
         self.extractor, self.theme_extractor = with_async(extractor), with_async(theme_extractor)
         self.renderer, self.index_visualization = renderer, index_visualization
         self.chunk_size, self.chunk_overlap = chunk_size, chunk_overlap

@@ -30,8 +30,8 @@ from .retrieve.config import check_mode
 from .store import StoreProtocol, open_store
 from .store.protocol import not_a_store
 
-__all__ = ["check_models", "check_settings", "composed", "refuse_unknown_options",
-           "store_of"]
+__all__ = ["check_models", "check_settings", "composed", "given_settings",
+           "refuse_unknown_options", "store_of"]
 
 
 def check_models(chat: Any, embedder: Any, config: Any) -> None:
@@ -55,8 +55,19 @@ def check_models(chat: Any, embedder: Any, config: Any) -> None:
                         "hops= directly)")
 
 
-def check_settings(config: RetrievalConfig | None, *, mode: str, top_k: int, hops: int,
-                   chunk_size: int, chunk_overlap: int, concurrency: int) -> None:
+def given_settings(mode: str | None, top_k: int | None, hops: int | None) -> dict[str, Any]:
+    """The engine's ``mode``/``top_k``/``hops`` that were given (None: the config's, else
+    its defaults ``vizrag``/5/1), as :class:`RetrievalConfig` fields.
+
+    >>> given_settings(None, 8, None)
+    {'top_k': 8}
+    """
+    return {k: v for k, v in (("mode", mode), ("top_k", top_k), ("hops", hops)) if v is not None}
+
+
+def check_settings(config: RetrievalConfig | None, *, mode: str | None, top_k: int | None,
+                   hops: int | None, chunk_size: int, chunk_overlap: int,
+                   concurrency: int) -> None:
     """A ``ValueError`` naming the option (``top_k``, ``hops``, ``chunk_size`` ...) the
     engine could not run with, raised before any store is opened or created: the
     retrieval options as :class:`RetrievalConfig` validates them, the chunk window as the
@@ -70,10 +81,11 @@ def check_settings(config: RetrievalConfig | None, *, mode: str, top_k: int, hop
     ...     print(exc)
     VizRAG top_k: Input should be greater than or equal to 1 (got 0)
     """
-    check_mode(mode)
+    if mode is not None:
+        check_mode(mode)
     base = (config or RetrievalConfig()).model_dump()
     try:
-        RetrievalConfig.model_validate({**base, "mode": mode, "top_k": top_k, "hops": hops})
+        RetrievalConfig.model_validate({**base, **given_settings(mode, top_k, hops)})
     except ValidationError as exc:
         err = exc.errors()[0]
         name = ".".join(str(part) for part in err["loc"]) or "config"
