@@ -39,3 +39,39 @@ def test_engine_methods_return_their_documented_types() -> None:
              for name in ("insert", "ainsert", "delete", "delete_many")}
     assert hints == {"insert": IndexReport, "ainsert": IndexReport,
                      "delete": dict[str, int], "delete_many": dict[str, int]}
+
+
+CLIENT = '''
+from hyperviz_core.rag import RetrievalResult, VizRAG
+
+
+def run(rag: VizRAG, flag: bool) -> list[RetrievalResult]:
+    mixed = rag.query_many(["a"], return_exceptions=flag)
+    print(mixed)
+    return rag.query_many(["a"])
+'''
+WRONG = '''
+import hyperviz_core
+from hyperviz_core.rag import VizRAGG
+
+x: int = hyperviz_core.Stlye
+'''
+
+
+def test_a_strict_client_type_checks_and_misspelt_names_do_not(tmp_path: Path) -> None:
+    """The packages' lazy ``__getattr__`` is hidden from type checkers (it made any name
+    ``Any``: ``from hyperviz_core.rag import VizRAGG`` passed ``mypy --strict``), and
+    ``query_many(return_exceptions=flag)`` takes a plain ``bool``."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "client.py").write_text(CLIENT, encoding="utf-8")
+    (tmp_path / "wrong.py").write_text(WRONG, encoding="utf-8")
+    env = {**os.environ, "MYPYPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent",
+                           "--cache-dir", str(tmp_path / "cache"), "client.py", "wrong.py"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    errors = [line for line in done.stdout.splitlines() if ": error:" in line]
+    assert [e.split(":")[0] for e in errors] == ["wrong.py", "wrong.py"], done.stdout
+    assert 'has no attribute "VizRAGG"' in errors[0] and '"Stlye"' in errors[1]

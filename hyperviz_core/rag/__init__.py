@@ -127,7 +127,9 @@ _LAZY: dict[str, str] = {
 }
 
 
-__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())
+if not TYPE_CHECKING:  # a type checker reads the imports above: a misspelt name is an
+    # error there, not Any
+    __getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())
 
 
 __all__ = [

@@ -59,6 +59,11 @@ class ManyQueries:
                    return_exceptions: Literal[True], **kwargs: Any
                    ) -> list[RetrievalResult | Exception]: ...
 
+    @overload
+    def query_many(self: _Engine, queries: Iterable[str], *, show_progress: bool | None = None,
+                   return_exceptions: bool = False, **kwargs: Any
+                   ) -> list[RetrievalResult] | list[RetrievalResult | Exception]: ...
+
     def query_many(self: _Engine, queries: Iterable[str], *, show_progress: bool | None = None,
                    return_exceptions: bool = False, **kwargs: Any
                    ) -> list[RetrievalResult] | list[RetrievalResult | Exception]:
@@ -94,6 +99,12 @@ class ManyQueries:
                           show_progress: bool | None = None, return_exceptions: Literal[True],
                           max_concurrency: int | None = None, **kwargs: Any
                           ) -> list[RetrievalResult | Exception]: ...
+
+    @overload
+    async def aquery_many(self: _Engine, queries: Iterable[str], *,
+                          show_progress: bool | None = None, return_exceptions: bool = False,
+                          max_concurrency: int | None = None, **kwargs: Any
+                          ) -> list[RetrievalResult] | list[RetrievalResult | Exception]: ...
 
     async def aquery_many(self: _Engine, queries: Iterable[str], *,
                           show_progress: bool | None = None, return_exceptions: bool = False,
