@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from ..model import Entity, Hyperedge
 from ..surrogates import surrogate_at
@@ -114,8 +114,11 @@ class Document(BaseModel):
 
     ``one_chunk=True``: the text is already a chunk (a framework splitter's node): it is
     indexed as one chunk whose id is the document's, whatever its length, never windowed
-    again.
+    again. An unknown field (``source=``, a misspelt ``titel=``) is an error: put what is
+    not a field in ``metadata``.
     """
+
+    model_config = ConfigDict(extra="forbid")
 
     id: str = ""
     text: str
