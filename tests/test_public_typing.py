@@ -42,12 +42,30 @@ def test_engine_methods_return_their_documented_types() -> None:
 
 
 CLIENT = '''
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
 from hyperviz_core.rag import RetrievalResult, VizRAG
+
+
+class Upper:  # sync-only models, as README's "Real models" writes them
+    def complete(self, prompt: str, **kw: object) -> str:
+        return prompt.upper()
+
+
+class Ones:
+    name = "ones"
+    dim = 4
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        return np.full((len(texts), 4), 0.5, dtype=np.float32)
 
 
 def run(rag: VizRAG, flag: bool) -> list[RetrievalResult]:
     mixed = rag.query_many(["a"], return_exceptions=flag)
-    print(mixed)
+    print(mixed, VizRAG("s", chat=Upper(), embedder=Ones()))
     return rag.query_many(["a"])
 '''
 WRONG = '''

@@ -70,6 +70,7 @@ from .providers.protocols import (
     as_provider_error,
     report_usage,
 )
+from .providers.sync_models import SyncChatModel, SyncEmbedder
 from .result import (
     CaptionOnlyWarning,
     RankedChunk,
@@ -193,6 +194,8 @@ __all__ = [
     "StoreProtocol",
     "StoreReplacedError",
     "StoreStats",
+    "SyncChatModel",
+    "SyncEmbedder",
     "ThemeExtractor",
     "TrackingChatModel",
     "UnknownModeError",

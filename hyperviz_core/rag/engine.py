@@ -42,6 +42,7 @@ from .providers.offline import HashingEmbedder
 from .providers.protocols import ChatModel, Embedder, with_async
 from .providers.retry import with_retries
 from .providers.spec import store_embedder
+from .providers.sync_models import SyncChatModel, SyncEmbedder
 from .result import RetrievalResult
 from .retrieve import RetrievalConfig, Retriever
 from .store import StoreProtocol, StoreStats, redact_url
@@ -89,8 +90,8 @@ class VizRAG(ManyQueries):
     def __init__(
         self,
         store_dir: str | Path | StoreProtocol,
-        chat: ChatModel | None = None,
-        embedder: Embedder | None = None,
+        chat: SyncChatModel | None = None,
+        embedder: SyncEmbedder | None = None,
         extractor: Any = None,
         theme_extractor: Any = None,
         *,
@@ -112,15 +113,15 @@ class VizRAG(ManyQueries):
         check_settings(config, mode=mode, top_k=top_k, hops=hops, chunk_size=chunk_size,
                        chunk_overlap=chunk_overlap, concurrency=concurrency)
         check_answer_options(max_sources, listing_chars)
-        chat, embedder = with_async(chat), with_async(embedder)  # sync-only: twins in a thread
+        chat_model, embed_model = with_async(chat), with_async(embedder)  # async twins
         self.hooks = HookList(hooks)
         owned = isinstance(store_dir, (str, Path)) if close_store is None else close_store
         self.store: StoreProtocol = store_of(store_dir, must_exist)
-        self.chat = chat
+        self.chat: ChatModel | None = chat_model
         try:
             # default: the store's embedder when it can be made offline, else hashed;
             # a provider's embedder is retried (429/5xx/timeouts), its dim probe included
-            given = embedder or store_embedder(self.store.embedder_info()) or HashingEmbedder()
+            given = embed_model or store_embedder(self.store.embedder_info()) or HashingEmbedder()
             self.embedder: Embedder = with_retries(given)
             self._given_embedder = given  # the indexer retries it itself, its usage counted
             self.store.check_embedder(self.embedder.name, self.embedder.dim)  # fail early
@@ -139,7 +140,7 @@ class VizRAG(ManyQueries):
         self.infer_titles, self.concurrency = infer_titles, concurrency
         self.show_progress = show_progress
         self.max_sources, self.listing_chars = max_sources, listing_chars
-        self._owns_store, self._query_chat = owned, query_chat(chat)  # queries: retried
+        self._owns_store, self._query_chat = owned, query_chat(chat_model)  # queries: retried
         self.retriever = Retriever(self.store, embedder=self.embedder, chat=self._query_chat,
                                    renderer=renderer, prompts=self.prompts, config=self.config,
                                    hooks=self.hooks, lazy=lazy,
