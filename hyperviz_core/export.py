@@ -191,7 +191,8 @@ def pruned_export(report: PruneReport, original: Hypergraph | None = None) -> di
     """The ``"pruned"`` part of the export: C after pruning (``cost``), ``c_max``, the
     weights, every removal with its reason (``"budget"``/``"cap"``) and the steps; given
     the ``original`` input, also ``descriptions`` (removed hyperedge id → its description,
-    see :func:`edge_text`) when hyperedges were removed."""
+    see :func:`edge_text`) when hyperedges were removed, and ``names`` (removed entity key →
+    its name) when entities were."""
     out: dict[str, Any] = {
         "entities": list(report.entities), "hyperedges": list(report.hyperedges),
         "reasons": dict(report.reasons), "cost": report.cost, "c_max": report.c_max,
@@ -203,6 +204,9 @@ def pruned_export(report: PruneReport, original: Hypergraph | None = None) -> di
     if original is not None and report.hyperedges:
         out["descriptions"] = {h: edge_text(original, h, 200) for h in report.hyperedges
                                if h in original.hyperedges}
+    if original is not None and report.entities:  # key → the name as drawn elsewhere
+        out["names"] = {k: original.entities[k].name for k in report.entities
+                        if k in original.entities}
     return out
 
 

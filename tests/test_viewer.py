@@ -441,7 +441,9 @@ def test_real_collage_pruned_and_empty() -> None:
     assert pruned
     text = "".join(doc.text)
     assert f"Omitted entities ({len(pruned)})" in text
-    assert f"{pruned[0]} \u2014 {export['pruned']['reasons'][pruned[0]]}" in text
+    name = export["pruned"]["names"][pruned[0]]  # the name, not the lower-cased key
+    assert name != pruned[0]
+    assert f"{name} \u2014 {export['pruned']['reasons'][pruned[0]]}" in text
     rings = [a for t, a in doc.tags if a.get("class") == "hv-ring"]
     assert len(rings) == len(export["panels"][4].get("rings", []))
     empty = HyperViz().render(random_hypergraph(0, 0, seed=1))

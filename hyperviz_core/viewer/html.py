@@ -149,6 +149,8 @@ def _pruning_html(pruned: object) -> str:
     reasons = reasons if isinstance(reasons, Mapping) else {}
     descriptions = pruned.get("descriptions")
     descriptions = descriptions if isinstance(descriptions, Mapping) else {}
+    names = pruned.get("names")  # entity key → name (an export without them: the keys)
+    names = names if isinstance(names, Mapping) else {}
     used: set[str] = set()
     out: list[str] = []
     total = 0
@@ -160,6 +162,8 @@ def _pruning_html(pruned: object) -> str:
         out.append(f'<h3>{label} ({len(items)})</h3><ul class="hv-pruned-{field}">')
         for item in items:
             key, vid, shown = _item_name(item)
+            if field == "entities" and isinstance(names.get(key), str) and shown == key:
+                shown = names[key]
             tip = ""
             desc = descriptions.get(key) if field == "hyperedges" else None
             if isinstance(desc, str) and desc:
