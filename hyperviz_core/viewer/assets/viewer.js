@@ -66,10 +66,13 @@
     return (out || parts[0]) + '\u2026';
   }
   /* Search folding: the compatibility forms (full-width ＡＢＣ, half-width ｶﾀｶﾅ, ligatures)
-   * as their plain letters (NFKC, as entity keys), case and runs of white space ignored. */
+   * as their plain letters (NFKC, as entity keys), accents of Latin, Greek and Cyrillic
+   * letters (zurich finds Zürich, Ελλαδα Ελλάδα), case and runs of white space ignored. */
   function fold(s) {
     s = str(s);
-    try { s = s.normalize('NFKC'); } catch (err) { /* a lone surrogate: keep s */ }
+    try {
+      s = s.normalize('NFKC').normalize('NFD').replace(/[\u0300-\u036f]/g, '').normalize('NFC');
+    } catch (err) { /* a lone surrogate: keep s */ }
     return s.toLowerCase().replace(/\s+/g, ' ').trim();
   }
   function chunkText(id) {
@@ -595,11 +598,13 @@
         row[2].indexOf(q) >= 0 || row[3].indexOf(q) >= 0) { partial.push(row[0]); }
     });
     hyperedges.forEach(function (h, id) { if (fold(id) === q) { exact.push(id); } });
-    return exact.concat(partial.sort(idOrder)).slice(0, 50);
+    return exact.concat(partial.sort(idOrder));
   }
+  var MAX_RESULTS = 50;
   function showResults() {
     if (!searchInput || !results) { return; }
-    var matches = findMatches(searchInput.value);
+    var all = findMatches(searchInput.value);
+    var matches = all.slice(0, MAX_RESULTS);
     clear(results);
     if (!searchInput.value.trim()) { results.hidden = true; return; }
     if (!matches.length) {
@@ -611,6 +616,10 @@
       results.appendChild(el('li', null, [
         el('button', { type: 'button', 'class': 'hv-result', 'data-goto': id }, label)]));
     });
+    if (all.length > matches.length) {
+      results.appendChild(el('li', { 'class': 'hv-empty' },
+        ['+' + (all.length - matches.length) + ' more: type more of the name']));
+    }
     results.hidden = false;
   }
   /* ArrowDown from the search box into its results, then Up/Down between them (Up from the
