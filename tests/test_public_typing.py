@@ -93,3 +93,18 @@ def test_a_strict_client_type_checks_and_misspelt_names_do_not(tmp_path: Path) -
     errors = [line for line in done.stdout.splitlines() if ": error:" in line]
     assert [e.split(":")[0] for e in errors] == ["wrong.py", "wrong.py"], done.stdout
     assert 'has no attribute "VizRAGG"' in errors[0] and '"Stlye"' in errors[1]
+
+
+def test_llamaindex_index_methods_are_typed_as_llamaindex_types_them() -> None:
+    """``as_query_engine`` / ``as_chat_engine`` / ``store`` returned ``Any``: a client's
+    ``engine.query(...)`` went unchecked."""
+    from llama_index.core.base.base_query_engine import BaseQueryEngine
+    from llama_index.core.chat_engine.types import BaseChatEngine
+
+    from hyperviz_core.rag import StoreProtocol
+    from vizrag_llamaindex import VizRAGIndex
+
+    hint = typing.get_type_hints
+    assert hint(VizRAGIndex.as_query_engine)["return"] is BaseQueryEngine
+    assert hint(VizRAGIndex.as_chat_engine)["return"] is BaseChatEngine
+    assert hint(VizRAGIndex.store.fget)["return"] is StoreProtocol

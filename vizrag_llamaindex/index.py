@@ -36,9 +36,10 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from llama_index.core import Settings
+from llama_index.core.base.base_query_engine import BaseQueryEngine
 from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.callbacks.base import CallbackManager
-from llama_index.core.chat_engine.types import ChatMode
+from llama_index.core.chat_engine.types import BaseChatEngine, ChatMode
 from llama_index.core.data_structs.data_structs import IndexStruct
 from llama_index.core.data_structs.registry import INDEX_STRUCT_TYPE_TO_INDEX_STRUCT_CLASS
 from llama_index.core.indices.base import BaseIndex
@@ -51,7 +52,7 @@ from llama_index.core.storage.storage_context import StorageContext
 from hyperviz_core.rag import Document as VizDocument
 from hyperviz_core.rag import IndexReport, VizRAG
 from hyperviz_core.rag.engine_args import refuse_unknown_options
-from hyperviz_core.rag.store import StoreNotFoundError, redact_url
+from hyperviz_core.rag.store import StoreNotFoundError, StoreProtocol, redact_url
 
 from .adapters import LlamaIndexChatModel, LlamaIndexEmbedder
 from .documents import (
@@ -262,7 +263,7 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         return self._engine
 
     @property
-    def store(self) -> Any:
+    def store(self) -> StoreProtocol:
         """The engine's store."""
         return self._engine.store
 
@@ -520,7 +521,7 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         return VizRAGRetriever(self, **options)
 
     def as_chat_engine(self, chat_mode: Any = ChatMode.BEST, llm: Any = None,
-                       **kwargs: Any) -> Any:
+                       **kwargs: Any) -> BaseChatEngine:
         """LlamaIndex chat engines over this index; ``llm`` defaults to the index's own
         (``Settings.llm`` is never read). With a chat LLM the retrieving modes (``best``,
         ``condense_plus_context``, ``context``) are LlamaIndex's multimodal chat engines, so
@@ -535,7 +536,7 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
             return engine
         return super().as_chat_engine(chat_mode=chat_mode, llm=llm, **kwargs)
 
-    def as_query_engine(self, llm: Any = None, **kwargs: Any) -> Any:
+    def as_query_engine(self, llm: Any = None, **kwargs: Any) -> BaseQueryEngine:
         """A ``RetrieverQueryEngine`` whose chat LLM receives the hypergraph image.
 
         ``llm`` defaults to the index's own LLM; ``Settings.llm`` is never read. A chat LLM
