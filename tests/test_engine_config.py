@@ -27,3 +27,18 @@ def test_bad_settings_are_still_refused_before_a_store_is_made(tmp_path: Path) -
     with pytest.raises(ValueError, match="mode"):
         VizRAG(tmp_path / "n", mode="vizrg")
     assert not (tmp_path / "n").exists()
+
+
+@pytest.mark.parametrize(("option", "message"), [
+    ({"extractor": "llm"}, "extractor must be an Extractor (extract(chunk)), not the string"),
+    ({"theme_extractor": 3}, "theme_extractor must be a ThemeExtractor"),
+    ({"keyword_extractor": 42}, "keyword_extractor must be a KeywordExtractor"),
+    ({"renderer": "set-force"}, "renderer must be a HyperViz (render(hypergraph, ...))"),
+])
+def test_model_arguments_are_checked_when_the_engine_is_built(
+        tmp_path: Path, option: dict[str, object], message: str) -> None:
+    """They failed later, one way each: every document's extraction, a warning per query, a
+    bare AttributeError at query time."""
+    with pytest.raises(TypeError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        VizRAG(tmp_path / "n", **option)  # type: ignore[arg-type]
+    assert not (tmp_path / "n").exists()

@@ -109,7 +109,8 @@ class VizRAG(ManyQueries):
         lazy: bool | None = None, must_exist: bool = False, close_store: bool | None = None,
         max_sources: int | None = None, listing_chars: int = LISTING_CHARS,
     ) -> None:
-        check_models(chat, embedder, config)  # before the store opens (top_k=0: no store)
+        check_models(chat, embedder, config,  # before the store opens (top_k=0: no store)
+                     (extractor, theme_extractor, keyword_extractor, renderer))
         check_settings(config, mode=mode, top_k=top_k, hops=hops, chunk_size=chunk_size,
                        chunk_overlap=chunk_overlap, concurrency=concurrency)
         check_answer_options(max_sources, listing_chars)

@@ -34,8 +34,26 @@ __all__ = ["check_models", "check_settings", "composed", "given_settings",
            "refuse_unknown_options", "store_of"]
 
 
-def check_models(chat: Any, embedder: Any, config: Any) -> None:
-    """A ``TypeError`` naming the argument that is not what it must be."""
+#: the engine's other model arguments: (name, the methods one of which it must have, what)
+_PARTS = (("extractor", ("extract", "aextract"), "an Extractor (extract(chunk))"),
+          ("theme_extractor", ("theme", "atheme"), "a ThemeExtractor (theme(chunk, ...))"),
+          ("keyword_extractor", ("keywords", "akeywords"), "a KeywordExtractor (keywords(q))"),
+          ("renderer", ("render",), "a HyperViz (render(hypergraph, ...))"))
+
+
+def check_models(chat: Any, embedder: Any, config: Any, parts: tuple[Any, ...] = ()) -> None:
+    """A ``TypeError`` naming the argument that is not what it must be; ``parts``: the
+    extractor, theme extractor, keyword extractor and renderer (None: the default).
+
+    >>> try:
+    ...     check_models(None, None, None, ("llm", None, None, None))
+    ... except TypeError as exc:
+    ...     print(exc)
+    extractor must be an Extractor (extract(chunk)), not the string 'llm'
+    """
+    for (name, methods, what), part in zip(_PARTS, parts, strict=False):
+        if part is not None and not any(callable(getattr(part, m, None)) for m in methods):
+            raise TypeError(f"{name} must be {what}, not {_shown(part)}")
     framework = _framework(chat)
     if chat is not None and (framework or not callable(getattr(chat, "complete", None))):
         spec = f"({chat!r})" if isinstance(chat, str) else "('provider:model')"
