@@ -58,8 +58,9 @@ class VizRAG(ManyQueries):
     """Two-layer hypergraph RAG with rendered sub-hypergraphs (paper §4).
 
     Args:
-        store_dir: store directory (``vizrag.sqlite`` inside) or ``.sqlite`` file, or an open
-            store (:class:`HypergraphStore` or any :class:`~hyperviz_core.rag.StoreProtocol`).
+        store_dir: store directory (``vizrag.sqlite`` inside), ``.sqlite`` file,
+            ``postgresql://`` URL, or an open store (:class:`HypergraphStore` or any
+            :class:`~hyperviz_core.rag.StoreProtocol`).
         chat: chat/vision model; ``None`` = offline (heuristic extraction and keywords, the
             offline locator, an extractive summary instead of an answer).
         embedder: must match the one used to index; default: the store's recorded one when
@@ -73,6 +74,9 @@ class VizRAG(ManyQueries):
         config: full :class:`RetrievalConfig`; ``mode``/``top_k``/``hops`` given override
             it, left out they are the config's (without one: ``vizrag``, 5, 1).
         index_visualization: per-chunk renderings for the theme step (paper §4.1.2).
+        renderer: a :class:`~hyperviz_core.HyperViz` for I_top/I_bot; prompts: a
+            :class:`Prompts`; chunk_size, chunk_overlap: the chunk window (characters);
+            concurrency: documents indexed at once; show_progress: tqdm bars.
         hooks: stage hooks ``hook(name, phase, payload)`` (:mod:`hyperviz_core.rag.hooks`).
         lazy: True: queries read only what they need from a store with indexed lookups
             (the SQLite store; :mod:`hyperviz_core.rag.retrieve.lazy`); False: both layers
