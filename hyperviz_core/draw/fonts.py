@@ -31,8 +31,8 @@ from functools import lru_cache
 
 from matplotlib.font_manager import get_font
 
-__all__ = ["PREFERRED", "MissingGlyphWarning", "fallback_font", "fallback_off", "system_fonts",
-           "warn_missing"]
+__all__ = ["PREFERRED", "MissingGlyphWarning", "RightToLeftWarning", "fallback_font",
+           "fallback_off", "system_fonts", "warn_missing", "warn_right_to_left"]
 
 _LOG = logging.getLogger(__name__)
 
@@ -91,6 +91,34 @@ def fallback_font(ch: str) -> str | None:
 
 class MissingGlyphWarning(UserWarning):
     """Characters of a rendering that no available font has: the PNG draws them as boxes."""
+
+
+class RightToLeftWarning(UserWarning):
+    """Right-to-left text (Arabic, Hebrew ...) in a rendering: the PNG draws its letters
+    left to right and unjoined (the renderer does not shape text); the HTML viewer shows it
+    as written."""
+
+
+def warn_right_to_left(chars: Iterable[str], stacklevel: int = 2) -> None:
+    """One :class:`RightToLeftWarning` when ``chars`` hold right-to-left letters (bidi
+    classes R and AL), naming their scripts; nothing otherwise.
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as seen:
+    ...     warnings.simplefilter("always")
+    ...     warn_right_to_left("Cairo القاهرة")
+    >>> str(seen[0].message)[:60]
+    '6 right-to-left characters (Arabic) are drawn left to right '
+    """
+    rtl = sorted({ch for ch in chars if unicodedata.bidirectional(ch) in ("R", "AL")})
+    if not rtl:
+        return
+    scripts = sorted({script_of(ch)[0] for ch in rtl})
+    warnings.warn(
+        f"{len(rtl)} right-to-left character{'' if len(rtl) == 1 else 's'} "
+        f"({', '.join(scripts)}) {'is' if len(rtl) == 1 else 'are'} drawn left to right and "
+        "unjoined in this PNG (the renderer does not shape text); the HTML viewer shows them "
+        "as written", RightToLeftWarning, stacklevel=stacklevel + 1)
 
 
 _CJK_FONTS = "fonts-wqy-microhei or fonts-noto-cjk"

@@ -30,7 +30,7 @@ from ..contrast import LABEL_BOX_ALPHA, on_fill, readable, region_label_color
 from ..idmap import IdMap
 from ..luminance import is_dark
 from ..style import Style
-from .fonts import warn_missing
+from .fonts import warn_missing, warn_right_to_left
 from .legend import SWATCH_PX, CanvasPlan, fit_title, footer_pitch, legend_text_x
 from .scene import PanelScene
 from .text import drawable, text_path
@@ -263,6 +263,7 @@ def rasterize(
         _footer(layer, plan.footer_box, footer.split("\n"), style)
     layer.flush_text()
     warn_missing((ch for ch, bold in layer.chars if not drawable(ch, bold)), stacklevel=2)
+    warn_right_to_left((ch for ch, _ in layer.chars), stacklevel=2)
     canvas.draw()
     width, height = canvas.get_width_height()
     return encode_png(canvas.buffer_rgba(), width, height)
