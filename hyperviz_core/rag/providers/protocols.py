@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ...textsafe import one_line, server_text
+from .sync_models import SyncChatModel, SyncEmbedder
 
 __all__ = [
     "ChatModel",
@@ -170,22 +171,14 @@ class Usage:
 
 
 @runtime_checkable
-class ChatModel(Protocol):
-    """A chat / vision model. ``images`` are PNG bytes sent with the prompt."""
+class ChatModel(SyncChatModel, Protocol):
+    """A chat / vision model (``complete``, its async twin and a name). ``images`` are PNG
+    bytes sent with the prompt."""
 
     @property
     def model_name(self) -> str:
         """Identifies the model in cache keys and usage reports (a plain attribute is fine)."""
         ...
-
-    def complete(
-        self,
-        prompt: str,
-        *,
-        images: Sequence[bytes] = (),
-        system: str | None = None,
-        json_mode: bool = False,
-    ) -> str: ...
 
     async def acomplete(
         self,
@@ -198,7 +191,7 @@ class ChatModel(Protocol):
 
 
 @runtime_checkable
-class Embedder(Protocol):
+class Embedder(SyncEmbedder, Protocol):
     """Text embedder returning an L2-normalised float32 matrix of shape (n, dim).
 
     An embedder may also have ``embed_query(text) -> (dim,) vector`` for models that embed
@@ -206,18 +199,6 @@ class Embedder(Protocol):
     question's chunk-vector search uses it (:func:`embed_query`); everything else, including
     keywords matched against entity names, goes through ``embed``.
     """
-
-    @property
-    def name(self) -> str:
-        """Identifies the embedding space (store it with the vectors)."""
-        ...
-
-    @property
-    def dim(self) -> int:
-        """Vector length."""
-        ...
-
-    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]: ...
 
     async def aembed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]: ...
 
