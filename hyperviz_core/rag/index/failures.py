@@ -118,6 +118,9 @@ class RunFailures:
         self.breaker = StartBreaker()
         #: the store's failure (one line), once a document failed with one
         self.store_error: str | None = None
+        #: the run was cancelled (Ctrl-C, SIGTERM, a timeout): what its documents in flight
+        #: raise then (a killed worker's BrokenProcessPool) is no failure of theirs
+        self.halted = False
 
     @property
     def reason(self) -> str | None:
@@ -129,7 +132,10 @@ class RunFailures:
         self.breaker.success()
 
     def failure(self, doc: Document, exc: Exception) -> None:
-        """``doc`` failed with ``exc``: a per-document error, or the store's stop."""
+        """``doc`` failed with ``exc``: a per-document error, or the store's stop (nothing
+        once the run was :attr:`halted`: the document was cut off, not failed)."""
+        if self.halted:
+            return
         self.ledger.failed(doc)
         self.report.documents_failed += 1
         wide = store_wide_error(exc, self.store_path)

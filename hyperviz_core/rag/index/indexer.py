@@ -289,8 +289,7 @@ class Indexer:
                             fatal=lambda exc: store_wide_error(exc, path) is not None)
         slots = max(2, 2 * self.concurrency)
         running: dict[asyncio.Task[None], tuple[str, int]] = {}
-        # extraction processes may each hold documents beside the one being written
-        limit = self.max_inflight_bytes * (1 + (pool.workers if pool else 0))
+        limit = self.max_inflight_bytes * (1 + (pool.workers if pool else 0))  # + workers'
         failures = RunFailures(report, ledger, path)  # one failed document stops no other,
         # unless the store (a full disk, a lock) or the provider (every one) fails them all
 
@@ -327,6 +326,7 @@ class Indexer:
                 for task in await first_done(running):
                     done(task)
         except BaseException:  # cancelled (a timeout) or failed: the documents in flight too
+            failures.halted = True
             await cancel_all(running)
             raise
         report.stopped = failures.reason
