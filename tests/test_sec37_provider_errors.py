@@ -179,3 +179,10 @@ def test_one_rule_names_secrets_for_fingerprints_and_masking() -> None:
                                    "X-Access-Token": "xat-0123456789", "Keep-Alive": "5"})
     assert {"auth-9876543210", "xat-0123456789"} <= request_secrets(exc)
     assert "5" not in request_secrets(exc)
+
+
+def test_headers_holding_a_secret_word_anywhere_stay_masked() -> None:
+    """Masking reads header names more eagerly than the fingerprint reads parameters: a
+    compound such as ``X-Accesskey`` (one part, not a known one) is still a credential."""
+    exc = _status_error("denied", {"X-Accesskey": "ak-0123456789", "X-Secrettoken": "st-42"})
+    assert {"ak-0123456789", "st-42"} <= request_secrets(exc)

@@ -96,6 +96,22 @@ def is_secret_name(name: str) -> bool:
     return any(part in _SECRET_PARTS for part in re.split(r"[^a-z0-9]+", words))
 
 
+#: what a request header's name holds anywhere when its value may be a credential
+_SECRET_IN_HEADER = re.compile(r"auth|key|token|secret|cookie", re.IGNORECASE)
+
+
+def is_secret_header(name: str) -> bool:
+    """Whether a request header named ``name`` may carry a credential, for masking: the
+    names :func:`is_secret_name` reads, and any name holding ``auth``, ``key``, ``token``,
+    ``secret`` or ``cookie`` (``X-Accesskey``: masking one value too many costs nothing,
+    unlike a fingerprint that leaves a setting out).
+
+    >>> [is_secret_header(n) for n in ("X-Accesskey", "Authentication", "Keep-Alive")]
+    [True, True, False]
+    """
+    return is_secret_name(name) or _SECRET_IN_HEADER.search(name) is not None
+
+
 def request_secrets(exc: BaseException) -> set[str]:
     """The credentials the failed request of ``exc`` (an SDK or httpx error) sent, for
     :func:`server_text` to mask: its credential headers' (``Authorization``,
@@ -106,7 +122,7 @@ def request_secrets(exc: BaseException) -> set[str]:
     except Exception:  # no request (httpx raises RuntimeError), or not an httpx one
         return set()
     out: set[str] = set()
-    for value in (v for k, v in headers if is_secret_name(k)):
+    for value in (v for k, v in headers if is_secret_header(k)):
         parts = value.split()
         tokens = parts[1:] if len(parts) > 1 and parts[0].isalpha() else parts  # no scheme
         for token in tokens:
