@@ -25,7 +25,7 @@ import unicodedata
 
 from ..unitext import truncate
 from .extract.parse.lists import scan_ids
-from .result import Citations, RetrievalResult
+from .result import Citations, RetrievalResult, RetrievedEntity, RetrievedHyperedge
 
 __all__ = ["Citations", "cited_legend", "read_citations"]
 
@@ -48,6 +48,16 @@ def _numbers(group: str) -> list[int]:
     return out
 
 
+def _drawn(result: RetrievalResult) -> dict[str, RetrievedEntity | RetrievedHyperedge]:
+    """The items the answer prompt names by visual ID: the drawn bottom-layer entities and
+    relation hyperedges (:func:`~.answer.knowledge_listings`), by ``E#``/``H#``."""
+    out: dict[str, RetrievedEntity | RetrievedHyperedge] = {
+        e.visual_id: e for e in result.entities if e.layer == "bottom" and e.visual_id}
+    out.update((h.visual_id, h) for h in result.hyperedges
+               if h.kind == "relation" and h.visual_id)
+    return out
+
+
 def read_citations(answer: str, result: RetrievalResult, *, carried: int,
                    ids: bool = True) -> Citations:
     """The :class:`Citations` of ``answer``, a reply to a prompt that carried the first
@@ -60,8 +70,7 @@ def read_citations(answer: str, result: RetrievalResult, *, carried: int,
     unknown = [f"[{n}]" for n in cited if not 1 <= n <= carried]
     named: list[str] = []
     if ids:
-        given = {e.visual_id for e in result.entities if e.layer == "bottom" and e.visual_id}
-        given |= {h.visual_id for h in result.hyperedges if h.kind == "relation" and h.visual_id}
+        given = set(_drawn(result))
         written = scan_ids(_BRACKET.sub(" ", text), given)
         named = [v for v in written if v in given]
         unknown += [v for v in written if v not in given]
@@ -76,17 +85,15 @@ def cited_legend(result: RetrievalResult, width: int = 160) -> list[str]:
     if result.citations is None:
         return []
     names = {e.key: e.name for e in result.entities}
+    drawn = _drawn(result)
     lines: list[str] = []
     for vid in result.citations.ids:
-        ent = next((e for e in result.entities
-                    if e.layer == "bottom" and e.visual_id == vid), None)
-        edge = next((h for h in result.hyperedges
-                     if h.kind == "relation" and h.visual_id == vid), None)
-        if ent is not None:
-            text = f"{ent.name} ({ent.type})" if ent.type else ent.name
-        elif edge is not None:
-            members = ", ".join(names.get(m, m) for m in edge.members)
-            text = f"[{members}]" + (f": {edge.description}" if edge.description else "")
+        item = drawn.get(vid)
+        if isinstance(item, RetrievedEntity):
+            text = f"{item.name} ({item.type})" if item.type else item.name
+        elif isinstance(item, RetrievedHyperedge):
+            members = ", ".join(names.get(m, m) for m in item.members)
+            text = f"[{members}]" + (f": {item.description}" if item.description else "")
         else:
             continue
         lines.append(truncate(f"{vid} = {' '.join(text.split())}", width))
