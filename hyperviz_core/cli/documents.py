@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections import Counter
 from typing import Any
 
 from .terminal import one_line, stdout_is_unicode
@@ -26,9 +27,7 @@ def _run(args: argparse.Namespace) -> int:
         store = open_existing(args.store, read_only=True)
         try:
             docs = store.documents()
-            chunks: dict[str, int] = {}
-            for doc_id in store.chunk_doc_ids().values():
-                chunks[doc_id] = chunks.get(doc_id, 0) + 1
+            chunks = Counter(store.chunk_doc_ids().values())
         finally:
             store.close()
     for doc in sorted(docs, key=lambda d: d.id):
