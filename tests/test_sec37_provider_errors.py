@@ -186,3 +186,14 @@ def test_headers_holding_a_secret_word_anywhere_stay_masked() -> None:
     compound such as ``X-Accesskey`` (one part, not a known one) is still a credential."""
     exc = _status_error("denied", {"X-Accesskey": "ak-0123456789", "X-Secrettoken": "st-42"})
     assert {"ak-0123456789", "st-42"} <= request_secrets(exc)
+
+
+def test_token_counts_stay_in_the_fingerprint() -> None:
+    """``max_tokens`` (and its camelCase and ``num_`` kin) is a model setting that changes
+    the answers, not a credential: two models that differ only there fingerprint apart."""
+    from hyperviz_core.rag.providers.fingerprint import canonical, params_hash
+
+    for name in ("max_tokens", "maxNewTokens", "max_completion_tokens", "num_tokens"):
+        assert canonical({"model": "m", name: 64}) == {"model": "m", name: 64}, name
+        assert params_hash({"model": "m", name: 64}) != params_hash({"model": "m", name: 65})
+    assert canonical({"model": "m", "access_token": "t", "tokens": ["t"]}) == {"model": "m"}

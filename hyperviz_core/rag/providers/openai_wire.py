@@ -81,19 +81,28 @@ _SECRET_PARTS = frozenset({"key", "keys", "apikey", "apikeys", "secret", "secret
                            "tokens", "password", "passwords", "passwd", "authorization",
                            "authentication", "auth", "credential", "credentials", "cookie",
                            "cookies", "header", "headers"})
+_TOKEN_PARTS = frozenset({"token", "tokens"})
+#: name parts that make ``token(s)`` a count of tokens (``max_tokens``, ``num_tokens``),
+#: a model setting, not a credential
+_COUNT_PARTS = frozenset({"max", "min", "num", "n", "total", "count"})
 
 
 def is_secret_name(name: str) -> bool:
     """Whether a parameter or header named ``name`` may hold a credential (``api_key``,
     ``x-api-key``, ``Authorization``, ``accessToken``, ``default_headers``; not
-    ``keywords``): one rule for what a fingerprint leaves out and what an error masks.
+    ``keywords``, nor a count of tokens such as ``max_tokens``): one rule for what a
+    fingerprint leaves out and what an error masks.
 
     >>> [is_secret_name(n) for n in ("openai_api_key", "default_headers", "stop_keywords",
-    ...                              "accessToken", "X-Amz-Security-Token", "Keep-Alive")]
-    [True, True, False, True, True, False]
+    ...                              "accessToken", "X-Amz-Security-Token", "Keep-Alive",
+    ...                              "max_tokens", "maxNewTokens")]
+    [True, True, False, True, True, False, False, False]
     """
     words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()  # camelCase parts too
-    return any(part in _SECRET_PARTS for part in re.split(r"[^a-z0-9]+", words))
+    parts = re.split(r"[^a-z0-9]+", words)
+    counted = any(part in _COUNT_PARTS for part in parts)  # max_tokens is a setting
+    return any(part in _SECRET_PARTS and not (counted and part in _TOKEN_PARTS)
+               for part in parts)
 
 
 #: what a request header's name holds anywhere when its value may be a credential
