@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import Iterable
 from typing import Any, Literal, Protocol, overload
 
+from .index.report import cancel_all
 from .result import RetrievalResult
 
 __all__ = ["ManyQueries"]
@@ -140,7 +141,5 @@ class ManyQueries:
             try:
                 return list(await asyncio.gather(*tasks))
             except BaseException:  # one failed, or the call was cancelled: stop the others
-                for task in tasks:
-                    task.cancel()
-                await asyncio.gather(*tasks, return_exceptions=True)
+                await cancel_all(tasks)
                 raise

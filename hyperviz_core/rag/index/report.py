@@ -13,7 +13,7 @@ import math
 import signal
 import threading
 import time
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterable, Iterator
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field, PrivateAttr
@@ -265,13 +265,14 @@ async def first_done(running: dict[asyncio.Task[None], Any]) -> set[asyncio.Task
     return finished
 
 
-async def cancel_all(running: dict[asyncio.Task[None], Any]) -> None:
+async def cancel_all(running: Iterable[asyncio.Future[Any]]) -> None:
     """Cancel the tasks of ``running`` and wait until each has ended (a document being
     committed in a worker thread ends with its transaction, whole): a cancelled run starts
     no model call and no commit after it returns."""
-    for task in running:
+    tasks = list(running)
+    for task in tasks:
         task.cancel()
-    await asyncio.gather(*running, return_exceptions=True)
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def known_size(documents: object, total_bytes: int | None) -> int | None:
