@@ -263,3 +263,32 @@ def test_a_splitters_nodes_are_the_chunks(tmp_path: Path) -> None:
     index.insert_nodes([TextNode(text=text, id_="long-node")])  # as it is, one chunk
     assert "long-node" in index.ref_doc_info and index.ref_doc_info["long-node"].node_ids == [
         "long-node"]
+
+
+@pytest.mark.parametrize("how", ["build", "insert_nodes", "ainsert_nodes"])
+def test_a_document_written_over_its_inserted_nodes_replaces_them(how: str,
+                                                                  tmp_path: Path) -> None:
+    """An index built from (or given) a pipeline's nodes, without transformations of its
+    own: ``update_ref_doc`` and ``refresh_ref_docs`` of their document replace the nodes (as
+    a vector index does) instead of writing the document beside them — and the persisted
+    index remembers it."""
+    from llama_index.core import StorageContext, load_index_from_storage
+
+    nodes = splitter().get_nodes_from_documents([docs()[0]])
+    assert len(nodes) > 1
+    if how == "build":
+        index = VizRAGIndex(nodes, store_dir=tmp_path / "store")
+    else:
+        index = VizRAGIndex([], store_dir=tmp_path / "store")
+        if how == "insert_nodes":
+            index.insert_nodes(nodes)
+        else:
+            asyncio.run(index.ainsert_nodes(nodes))
+    index.storage_context.persist(persist_dir=str(tmp_path / "persist"))  # nodes stored
+    index.update_ref_doc(Document(text="Marie Curie discovered polonium.", id_="curie"))
+    assert engine_docs(index, "curie") == ["curie"]  # the nodes went
+    loaded = load_index_from_storage(
+        StorageContext.from_defaults(persist_dir=str(tmp_path / "persist")))
+    assert len(engine_docs(loaded, "curie")) == len(nodes)
+    assert loaded.refresh_ref_docs([Document(text="Marie Curie.", id_="curie")]) == [True]
+    assert engine_docs(loaded, "curie") == ["curie"]

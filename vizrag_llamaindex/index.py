@@ -101,8 +101,8 @@ class IndexVizRAG(IndexStruct):
     directory, the index opens that file there (a copied or moved directory opens its own
     copy; :func:`~.storage.loaded_store_path`), ``store_path`` only otherwise."""
     transformed: bool = False
-    """Documents were indexed through transformations (as nodes): later writes of a
-    document replace its nodes even without transformations."""
+    """Documents were indexed through transformations, or nodes of a document were
+    inserted: later writes of a document replace its nodes even without transformations."""
     engine_options: dict[str, Any] = field(default_factory=dict)
     """The JSON-valued ``VizRAG`` options the index was opened with (``top_k``, ``mode``,
     ``chunk_size`` ...), given to the engine again when it is loaded."""
@@ -298,6 +298,7 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
                      if self._splitters else [to_engine_document(d) for d in whole])
             self._replace(whole, parts, stored)
         if nodes:
+            self._mark_nodes(nodes)
             self._report(self._engine.insert([to_engine_document(d) for d in nodes]))
 
     async def _aadd(self, docs: Sequence[BaseNode], stored: Stored | None = None) -> None:
@@ -308,7 +309,18 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
                      if self._splitters else [to_engine_document(d) for d in whole])
             await asyncio.to_thread(self._replace, whole, parts, stored)
         if nodes:
+            self._mark_nodes(nodes)
             self._report(await self._engine.ainsert([to_engine_document(d) for d in nodes]))
+
+    def _mark_nodes(self, nodes: Sequence[BaseNode]) -> None:
+        """Nodes of a document (its SOURCE, not themselves) make the index one that stores
+        documents as nodes: a later ``update_ref_doc``/``refresh_ref_docs`` of that document
+        replaces its nodes instead of writing it beside them."""
+        if self._index_struct.transformed or all(
+                n.ref_doc_id in (None, n.node_id) for n in nodes):
+            return
+        self._index_struct.transformed = True  # recorded with the index when persisted
+        self._storage_context.index_store.add_index_struct(self._index_struct)
 
     def _replace(self, documents: Sequence[Document], parts: Sequence[VizDocument],
                  stored: Stored | None = None) -> None:
