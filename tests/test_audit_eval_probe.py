@@ -198,6 +198,8 @@ def test_the_betweenness_question_asks_for_betweenness() -> None:
     ("well\u2010known", "wellknown"), ("well-known", "wellknown"), ("\u22125", "5"),
     ("1990–1995", "1990 1995"), ("Tom — Jerry", "tom jerry"), ("x\u2012y", "x y"),
     ("The Beatles' album!", "beatles album"),
+    ("1990-1995", "1990 1995"), ("1990\u20111995", "1990 1995"), ("5\u22123", "5 3"),
+    ("pages 10–12, 14", "pages 10 12 14"), ("B-52", "b52"), ("well‐known", "wellknown"),
 ])
 def test_normalize_answer_drops_unicode_punctuation(text: str, want: str) -> None:
     assert normalize_answer(text) == want
@@ -205,6 +207,7 @@ def test_normalize_answer_drops_unicode_punctuation(text: str, want: str) -> Non
 
 def test_unicode_quotes_do_not_cost_a_match() -> None:
     assert exact_match("„Faust“", ["Faust"]) == 1.0
+    assert exact_match("1990-1995", ["1990–1995"]) == 1.0  # a range, hyphen or en dash
     assert token_f1("¡Hola! amigo", "hola amigo") == 1.0
 
 

@@ -100,16 +100,29 @@ def _punctuation_table() -> dict[int, str | None]:
     return table
 
 
+@cache
+def _range_dash() -> re.Pattern[str]:
+    """A dash, hyphen or minus sign between two digits (``1990-1995``, ``1990–1995``)."""
+    dashes = "".join(sorted({"-", _MINUS} | {chr(c) for c in _punctuation_table()
+                                               if unicodedata.category(chr(c)) == "Pd"}))
+    return re.compile(rf"(?<=\d)[{re.escape(dashes)}](?=\d)")
+
+
 def normalize_answer(text: str) -> str:
-    """SQuAD normalisation (NFKC, lower case, no punctuation, no articles, single spaces).
+    """SQuAD normalisation (NFKC, lower case, no punctuation, no articles, single spaces),
+    except that any dash or hyphen between two digits parts them, so a range reads the same
+    whichever character joins it (``1990-1995`` = ``1990–1995`` = ``1990 1995``).
 
     Example:
         >>> normalize_answer("  The  Beatles' album!")
         'beatles album'
         >>> normalize_answer("„Faust“ — ¡Hola! 東京。 −5")
         'faust hola 東京 5'
+        >>> normalize_answer("1990-1995") == normalize_answer("1990–1995") == "1990 1995"
+        True
     """
-    text = unicodedata.normalize("NFKC", str(text)).lower().translate(_punctuation_table())
+    text = unicodedata.normalize("NFKC", str(text)).lower()
+    text = _range_dash().sub(" ", text).translate(_punctuation_table())
     return " ".join(_ARTICLES.sub(" ", text).split())
 
 
