@@ -239,8 +239,14 @@ def test_settings_llm_is_never_read(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_persisting_a_foreign_storage_context_fails_clearly_on_load(tmp_path: Path) -> None:
-    context = StorageContext.from_defaults()
-    VizRAGIndex.from_documents(docs(), storage_context=context)
+    class Foreign(StorageContext):  # a subclass is wrapped, not made the index's own
+        pass
+
+    plain = StorageContext.from_defaults()
+    context = Foreign(docstore=plain.docstore, index_store=plain.index_store,
+                      vector_stores=plain.vector_stores, graph_store=plain.graph_store)
+    with pytest.warns(UserWarning, match="shares its stores but not its persist"):
+        VizRAGIndex.from_documents(docs(), storage_context=context)
     context.persist(persist_dir=str(tmp_path / "p"))  # the caller's object, not the index's
     with pytest.raises(ValueError, match="persisted without its store"):
         load_index_from_storage(StorageContext.from_defaults(persist_dir=str(tmp_path / "p")))

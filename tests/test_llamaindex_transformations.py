@@ -292,3 +292,4 @@ def test_a_document_written_over_its_inserted_nodes_replaces_them(how: str,
     assert len(engine_docs(loaded, "curie")) == len(nodes)
     assert loaded.refresh_ref_docs([Document(text="Marie Curie.", id_="curie")]) == [True]
     assert engine_docs(loaded, "curie") == ["curie"]
+

@@ -25,7 +25,7 @@ import sqlite3
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from llama_index.core.storage.index_store.simple_index_store import SimpleIndexStore
 from llama_index.core.storage.storage_context import DEFAULT_PERSIST_DIR, StorageContext
@@ -174,9 +174,22 @@ class VizRAGStorageContext(StorageContext):
 
     @classmethod
     def wrap(cls, context: StorageContext) -> VizRAGStorageContext:
-        """``context`` itself if already one, else a wrapper sharing its stores."""
+        """``context`` itself if already one; a plain ``StorageContext`` made one in place
+        (so the caller's ``storage_context.persist(...)`` saves the VizRAG store too, and
+        ``index.storage_context is storage_context``); else (another subclass) a wrapper
+        sharing its stores, with a ``UserWarning`` that only the index's
+        ``storage_context.persist`` saves the VizRAG store."""
         if isinstance(context, cls):
             return context
+        if type(context) is StorageContext:
+            context.__class__ = cls
+            upgraded = cast("VizRAGStorageContext", context)
+            upgraded.vizrag_indexes = {}
+            return upgraded
+        warnings.warn(f"VizRAGIndex(storage_context=<{type(context).__name__}>) shares its "
+                      "stores but not its persist(): save with index.storage_context."
+                      "persist(...), which also writes the VizRAG store", UserWarning,
+                      stacklevel=4)
         return cls(docstore=context.docstore, index_store=context.index_store,
                    vector_stores=context.vector_stores, graph_store=context.graph_store,
                    property_graph_store=context.property_graph_store)
