@@ -80,6 +80,17 @@ def test_options_that_are_objects_are_named_once_on_persist(tmp_path: Path) -> N
     assert reload(tmp_path).engine.config.top_k == 2
 
 
+def test_transformations_are_named_on_persist(tmp_path: Path) -> None:
+    """Transformations are objects a persist cannot record: the first persist says to pass
+    them to ``load_index_from_storage`` again (a reloaded index chunked new documents with
+    the engine's default instead, silently)."""
+    from llama_index.core.node_parser import SentenceSplitter
+
+    index = VizRAGIndex.from_documents(DOCS[:1], transformations=[SentenceSplitter()])
+    with pytest.warns(UserWarning, match=r"transformations \(objects\) will not be restored"):
+        index.storage_context.persist(persist_dir=str(tmp_path))
+
+
 # ---------------------------------------------------------------- 2. images refused
 def test_image_documents_and_nodes_are_refused(tmp_path: Path) -> None:
     index = VizRAGIndex.from_documents(DOCS[:1], store_dir=tmp_path / "store")

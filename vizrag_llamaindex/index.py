@@ -179,6 +179,8 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
                                 persist_dir=persist_dir_of(storage_context))
         elif store_dir is not None or engine_options:
             raise ValueError("pass either engine= or store_dir/engine options, not both")
+        if self._splitters:  # objects too: a reloaded index chunks new documents otherwise
+            self._unrecorded.append("transformations")
         if store_dir is not None or index_struct is None:
             struct.store_path = None if self._tmp else str(Path(engine.store.path).resolve())
             struct.persist_file = None
@@ -500,7 +502,7 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
     def persist_store(self, target: Path) -> None:
         """Back the store up to ``target`` and record it in the index struct."""
         if self._unrecorded:  # said once per index
-            warnings.warn(f"VizRAGIndex persists its JSON engine options only: "
+            warnings.warn(f"VizRAGIndex persists its JSON options only: "
                           f"{', '.join(self._unrecorded)} (objects) will not be restored by "
                           "load_index_from_storage; pass them to it again",
                           UserWarning, stacklevel=3)
