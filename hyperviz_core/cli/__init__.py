@@ -25,6 +25,7 @@ import sys
 import threading
 import warnings
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
@@ -101,6 +102,9 @@ def _run(args: argparse.Namespace) -> int:
     """Run the parsed command: its exit code, with the errors no command handles itself
     turned into one line (see the module's docstring)."""
     try:
+        clash = _store_clash(args)
+        if clash:
+            raise ValueError(clash)
         code: int = args.func(args)
     except BrokenPipeError:  # the reader went away (`| head`): stop quietly, as shell tools do
         _silence_stdout()
@@ -180,6 +184,30 @@ _WRITE_ERRNOS = frozenset(getattr(errno, n) for n in ("ENOSPC", "EDQUOT", "EFBIG
 
 #: the options naming what a command writes, as ``(flag, attribute)``
 _OUTPUTS = (("--out", "out"), ("--html", "html"), ("--hif", "hif"))
+
+
+def _store_clash(args: argparse.Namespace) -> str | None:
+    """Why an output option (``--hif``, ``--out``, ``--html``) names the SQLite store the
+    command reads, or its journal (directly or through a link): writing it would destroy
+    the store. ``None`` when none does."""
+    store = getattr(args, "store", None)
+    given = [(flag, value) for flag, attr in _OUTPUTS
+             if isinstance(value := getattr(args, attr, None), str) and value != "-"]
+    if not isinstance(store, str) or not given or "://" in store:
+        return None
+    from ..rag.store.base import StoreError
+    from ..rag.store.sqlite.schema import resolve_path
+
+    try:
+        db = resolve_path(store).resolve()
+    except (StoreError, OSError):
+        return None
+    guarded = {db, *(db.with_name(db.name + end) for end in ("-wal", "-shm", "-journal"))}
+    for flag, value in given:
+        if Path(value).resolve() in guarded:
+            file = "" if Path(store).resolve() == db else f" (its file {db.name})"
+            return f"{flag} {value} would overwrite the store {store}{file}; choose another path"
+    return None
 
 
 def _error_text(args: argparse.Namespace, exc: BaseException) -> str:
