@@ -3,7 +3,8 @@
 :class:`~hyperviz_core.rag.providers.middleware.TextReplyChatModel`).
 
 * :func:`check_document`: a document holding a lone surrogate (``"\\ud800"`` from a JSON
-  escape, a file name that is not UTF-8) cannot be hashed or stored; the error names the field
+  escape, a file name that is not UTF-8) cannot be hashed or stored; nor is an id holding a
+  NUL character taken (no command line can name it to delete it); the error names the field
   and the position, and the indexer fails that document alone (the others go on).
 * :class:`FiniteEmbedder`: vectors holding NaN or an infinity (a broken custom or framework
   embedder) fail the document with an error naming the embedder; nothing is stored for it.
@@ -61,6 +62,9 @@ def check_fields(doc_id: str, title: str, text: str, metadata: dict[str, Any]) -
             name = f"document {doc_id!r}: " if doc_id else ""
             raise ValueError(f"{name}field {field!r} holds a lone surrogate {value[at]!a} at "
                              f"character {at + 1} (not valid Unicode; fix the input's encoding)")
+    if "\x00" in doc_id:  # no command line can hold it: `vizrag delete` could not name it
+        raise ValueError(f"document {printable(doc_id)!r}: its id holds a NUL character at "
+                         f"character {doc_id.index(chr(0)) + 1}; give an id without it")
 
 
 class FiniteEmbedder(PassThrough):
