@@ -62,6 +62,17 @@ def test_ids_are_the_bottom_drawing_relations_and_entities() -> None:
     assert got.passages == [1]
 
 
+def test_ranges_reaching_past_what_was_given_are_made_up() -> None:
+    """``E1-E500`` of two drawn entities, or ``[1-99999999999]`` of three passages, were
+    read as the known part alone (or, past four digits, not at all): no warning."""
+    got = read_citations("See E1-E500 and H1–H9, [1-99999999999], [12345].", _result(),
+                         carried=3)
+    assert got.ids == ["E1", "E2", "H1"]
+    assert got.unknown == ["[99999999999]", "[12345]", "E500", "H9"]
+    assert got.passages == [1]
+    assert read_citations("E1-E2 (H1) [1-3]", _result(), carried=3).unknown == []
+
+
 def test_passages_only_prompts_read_no_ids() -> None:
     got = read_citations("The E1 visa [1].", _result(), carried=3, ids=False)
     assert (got.ids, got.unknown, got.warning()) == ([], [], None)

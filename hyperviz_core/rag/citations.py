@@ -30,14 +30,15 @@ from .result import Citations, RetrievalResult, RetrievedEntity, RetrievedHypere
 __all__ = ["Citations", "cited_legend", "read_citations"]
 
 #: a bracket of passage numbers: ``[1]``, ``[1, 3]``, ``[2-4]``, ``[1; 2 and 5]``
-_BRACKET = re.compile(r"\[\s*(\d{1,4}(?:\s*(?:[,;]|[-–—]|and|&)\s*\d{1,4})*)\s*\]")
-_RANGE = re.compile(r"(\d{1,4})\s*[-–—]\s*(\d{1,4})")
+_BRACKET = re.compile(r"\[\s*(\d{1,18}(?:\s*(?:[,;]|[-–—]|and|&)\s*\d{1,18})*)\s*\]")
+_RANGE = re.compile(r"(\d{1,18})\s*[-–—]\s*(\d{1,18})")
 #: the widest range read as its numbers (a wider one is read as its two ends)
 _MAX_RANGE = 50
 
 
 def _numbers(group: str) -> list[int]:
-    """The passage numbers of one bracket's inside (ranges expanded up to 50 wide)."""
+    """The passage numbers of one bracket's inside (ranges expanded up to 50 wide; a wider
+    one read as its two ends, so ``[1-99999]`` of five passages cites an unknown one)."""
     out: list[int] = []
     for part in re.split(r"[,;&]|\band\b", group):
         span = _RANGE.fullmatch(part.strip())
@@ -71,7 +72,7 @@ def read_citations(answer: str, result: RetrievalResult, *, carried: int,
     named: list[str] = []
     if ids:
         given = set(_drawn(result))
-        written = scan_ids(_BRACKET.sub(" ", text), given)
+        written = scan_ids(_BRACKET.sub(" ", text), given, ends=True)
         named = [v for v in written if v in given]
         unknown += [v for v in written if v not in given]
     return Citations(passages=found, ids=named, unknown=unknown, carried=carried)

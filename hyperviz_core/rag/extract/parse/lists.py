@@ -94,26 +94,32 @@ def _key_of(text: str) -> str | None:
         return None
 
 
-def _expand(text: str, known: set[str]) -> str:
+def _expand(text: str, known: set[str], *, ends: bool = False) -> str:
     """``text`` with each range of IDs written as the IDs of it that ``known`` holds (a range
-    none of whose IDs is known is left as written)."""
+    none of whose IDs is known is left as written); ``ends``: with the range's ends that
+    ``known`` does not hold after them (``E1-E500`` of twelve drawn names ``E500`` too)."""
     def ids(m: re.Match[str]) -> str:
         kind, lo, hi = m.group(1).upper(), int(m.group(2)), int(m.group(3))
         inside = sorted((v for v in known if v[0] == kind and lo <= int(v[1:]) <= hi),
                         key=lambda v: int(v[1:]))
+        if ends:
+            inside += [v for v in (f"{kind}{lo}", f"{kind}{hi}") if v not in known]
         return ", ".join(inside) if lo < hi and inside else m.group()
     return _RANGE.sub(ids, text)
 
 
-def scan_ids(text: str, known: set[str]) -> list[str]:
+def scan_ids(text: str, known: set[str], *, ends: bool = False) -> list[str]:
     """Every ``E#``/``H#`` written in ``text`` (a range of IDs read as those of it that
-    ``known`` holds), in order of first mention, no duplicates; nothing is parsed as JSON.
+    ``known`` holds, and with ``ends`` its ends that ``known`` does not hold), in order of
+    first mention, no duplicates; nothing is parsed as JSON.
 
     >>> scan_ids("E2 and H1-H3, then e2 again", {"H1", "H2", "H3"})
     ['E2', 'H1', 'H2', 'H3']
+    >>> scan_ids("H1-H9", {"H1", "H2"}, ends=True)
+    ['H1', 'H2', 'H9']
     """
     return list(dict.fromkeys(f"{m.group(1).upper()}{int(m.group(2))}"
-                              for m in _ID.finditer(_expand(text, known))))
+                              for m in _ID.finditer(_expand(text, known, ends=ends))))
 
 
 def read_ids(text: Any, id_map: IdMap, *, kind: str = "E",
