@@ -83,8 +83,10 @@ class VizRAGVectorStore(VectorStore):
             is; strings pass through to ``VizRAG``), an open store or a ``VizRAG`` engine.
         embedding: a LangChain ``Embeddings`` (wrapped with
             :class:`~vizrag_langchain.LangChainEmbedder`; questions go through
-            ``embed_query``), a VizRAG embedder, or ``None``: the store's recorded one, else
-            the offline hashed embedder. It must match the one the store was indexed with.
+            ``embed_query``), a VizRAG embedder, or ``None``: the store's recorded one when
+            it can be made offline (hashed, ``local-minilm``), else the offline hashed
+            embedder. It must match the one the store was indexed with: a store indexed with
+            a LangChain ``Embeddings`` needs it passed again (the error says so).
         mode: retrieval mode (``None``: the engine's default, ``vizrag``); hops:
             sub-hypergraph radius (``None``: the engine's, 1).
         one_chunk: each added document is indexed whole as one chunk (default: one added

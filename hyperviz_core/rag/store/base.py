@@ -75,6 +75,11 @@ def check_space(space: str) -> None:
         raise StoreError(f"unknown vector space {space!r}; expected one of {list(SPACES)}")
 
 
+#: embedder-name prefixes of the framework adapters: (framework, how an embedder is passed)
+_FRAMEWORKS = {"langchain": ("LangChain", "embedding=... / embedder=<your Embeddings>"),
+               "llamaindex": ("LlamaIndex", "embed_model=...")}
+
+
 def check_embedder(store: object, info: tuple[str, int] | None, name: str, dim: int) -> None:
     """Raise :class:`StoreError` when ``store`` (named in the message) holds vectors of
     another dimension than ``dim`` (``info``: its ``embedder_info()``); log a warning when
@@ -90,10 +95,14 @@ new store
     if info is None:
         return
     if info[1] != dim:
+        framework = _FRAMEWORKS.get(info[0].split(":", 1)[0]) if info[0] else None
+        hint = (f" (a {framework[0]} embedder cannot be made again from the name the store "
+                f"keeps: pass it when opening the store, {framework[1]})"
+                if framework and not name.startswith(info[0].split(":", 1)[0] + ":") else "")
         raise StoreError(
             f"store {store} holds {info[1]}-dimensional vectors from embedder {info[0]!r}; "
             f"embedder {name!r} makes {dim}-dimensional ones. Use the same embedder or a new "
-            "store")
+            f"store{hint}")
     if info[0] and name and info[0] != name:
         logging.getLogger("hyperviz_core.rag.store").warning(
             "store %s was embedded with %r, now using %r (same dim %d)", store, info[0], name,
