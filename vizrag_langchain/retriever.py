@@ -45,6 +45,7 @@ from hyperviz_core.rag import (
     render_passages,
 )
 from hyperviz_core.rag import Document as VizDocument
+from hyperviz_core.rag.index.report import warn_empty
 from hyperviz_core.rag.index.stream import dedupe_last
 
 from .documents import derived_id, image_document, result_documents, to_engine_document
@@ -197,7 +198,9 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
 
     def _insert(self, docs: list[VizDocument]) -> None:
         if docs:
-            self._engine.insert(docs).raise_for_failures()
+            report = self._engine.insert(docs)
+            report.raise_for_failures()
+            warn_empty(report, stacklevel=3)
 
     async def aadd_documents(self, documents: Sequence[Document], *,
                              ids: Sequence[str | None] | None = None,
@@ -207,7 +210,9 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
                                                    one_chunk=self.one_chunk,
                                                    where="aadd_documents"))
         if docs:
-            (await self._engine.ainsert(_distinct(docs))).raise_for_failures()
+            report = await self._engine.ainsert(_distinct(docs))
+            report.raise_for_failures()
+            warn_empty(report)
         return [d.id for d in docs]
 
     def delete(self, ids: Sequence[str]) -> None:

@@ -52,6 +52,7 @@ from llama_index.core.storage.storage_context import StorageContext
 from hyperviz_core.rag import Document as VizDocument
 from hyperviz_core.rag import IndexReport, VizRAG
 from hyperviz_core.rag.engine_args import refuse_unknown_options
+from hyperviz_core.rag.index.report import warn_empty
 from hyperviz_core.rag.store import StoreNotFoundError, StoreProtocol, redact_url
 
 from .adapters import LlamaIndexChatModel, LlamaIndexEmbedder
@@ -350,6 +351,7 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         """Raise for failed documents; warn when extraction records were skipped."""
         report.raise_for_failures()
         warn_skipped(report, stacklevel=4)
+        warn_empty(report, stacklevel=4)
 
     def _build_index_from_nodes(self, nodes: Sequence[BaseNode],
                                 **build_kwargs: Any) -> IndexVizRAG:

@@ -13,6 +13,7 @@ import math
 import signal
 import threading
 import time
+import warnings
 from collections.abc import Callable, Coroutine, Iterable, Iterator
 from typing import Any, TypeVar
 
@@ -22,7 +23,7 @@ from ..store.base import StoreStats
 from .errors import IndexingError
 
 __all__ = ["IndexReport", "busy", "finish_report", "inflight", "nothing_extracted", "progress",
-           "run_sync", "tick", "usage_numbers"]
+           "run_sync", "tick", "usage_numbers", "warn_empty"]
 
 _T = TypeVar("_T")
 
@@ -104,6 +105,20 @@ class IndexReport(BaseModel):
         stop = f"; {self.stopped}" if self.stopped else ""
         raise IndexingError(f"{n} document{'s' if n != 1 else ''} failed to index{shown}"
                             f"{stop}", self) from self._first_error  # its traceback
+
+    def empty_warning(self) -> str | None:
+        """One line naming the documents written without text (``empty_documents``: no
+        search returns them), or None.
+
+        >>> IndexReport(empty_documents=["a", "b"]).empty_warning()
+        "2 document(s) hold no text ('a', 'b'): stored without chunks, so no search returns them"
+        """
+        if not self.empty_documents:
+            return None
+        n = len(self.empty_documents)
+        ids = ", ".join(repr(i) for i in self.empty_documents[:5]) + (", ..." if n > 5 else "")
+        return (f"{n} document(s) hold no text ({ids}): stored without chunks, so no search "
+                "returns them")
 
     def summary(self) -> str:
         """One human-readable line."""
@@ -314,3 +329,12 @@ def tick(bar: Any, size: int, report: IndexReport, t0: float) -> None:
     secs = max(time.perf_counter() - t0, 1e-9)
     bar.set_postfix_str(f"{report.chunks} chunks, {report.chunks / secs:.0f} chunks/s",
                         refresh=False)
+
+
+def warn_empty(report: IndexReport, stacklevel: int = 2) -> IndexReport:
+    """A ``UserWarning`` (:meth:`IndexReport.empty_warning`) when ``report`` wrote documents
+    without text, for the framework wrappers, whose callers see no report; ``report``."""
+    said = report.empty_warning()
+    if said:
+        warnings.warn(said, UserWarning, stacklevel=stacklevel + 1)
+    return report
