@@ -50,3 +50,20 @@ def test_llamaindex_insert_warns(tmp_path: Path) -> None:
                                        store_dir=tmp_path / "s")
     with pytest.warns(UserWarning, match=r"1 document\(s\) hold no text \('e'\)"):
         index.insert(Document(text="", id_="e"))
+
+
+def test_llamaindex_says_node_embeddings_go_unused(tmp_path: Path) -> None:
+    """Nodes an ``IngestionPipeline`` embedded: their vectors were dropped silently."""
+    pytest.importorskip("llama_index.core")
+    from llama_index.core.schema import TextNode
+
+    from vizrag_llamaindex import VizRAGIndex
+
+    nodes = [TextNode(text="Marie Curie.", id_="n0", embedding=[0.1, 0.2]),
+             TextNode(text="Pierre Curie.", id_="n1")]
+    with pytest.warns(UserWarning, match=r"1 node\(s\) carry an embedding \('n0', \.\.\.\): "
+                                         r"VizRAGIndex does not use it"):
+        index = VizRAGIndex(nodes, store_dir=tmp_path / "s")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        index.insert_nodes([TextNode(text="Irène Curie.", id_="n2")])

@@ -74,6 +74,7 @@ from .options import (
     check_models,
     engine_option_names,
     recorded_options,
+    warn_embedded,
     warn_skipped,
 )
 from .query import build_query_engine, multimodal_chat_engine
@@ -295,6 +296,7 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         """Index documents (through the transformations, if any) and nodes (as they are);
         ``stored``: what :func:`stored_nodes` read of these documents already, if any."""
         check_nodes(docs)
+        warn_embedded(docs, stacklevel=4)
         whole, nodes = self._split(docs)
         if whole:
             parts = (split_documents(whole, self._splitters, self._show_progress)
@@ -306,6 +308,7 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
 
     async def _aadd(self, docs: Sequence[BaseNode], stored: Stored | None = None) -> None:
         check_nodes(docs)
+        warn_embedded(docs, stacklevel=4)
         whole, nodes = self._split(docs)
         if whole:
             parts = (await asplit_documents(whole, self._splitters, self._show_progress)

@@ -15,6 +15,8 @@
 * :func:`warn_skipped` — one :class:`IndexingWarning` when the engine's ``IndexReport``
   says extraction records were skipped (answers the extraction LLM gave that could not be
   parsed): without it an index with no entities would look like a good one.
+* :func:`warn_embedded` — nodes that carry embeddings (an ``IngestionPipeline`` with an
+  embed model made them): VizRAG embeds with its own embedder, so they go unused.
 
 Example:
     >>> from hyperviz_core.rag import Prompts
@@ -28,7 +30,7 @@ import functools
 import inspect
 import math
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -41,7 +43,8 @@ from hyperviz_core.rag.engine_args import refuse_unknown_options
 from .retriever import check_top_k
 
 __all__ = ["NOT_RECORDED", "IndexingWarning", "check_documents", "check_engine_options",
-           "check_models", "engine_option_names", "recorded_options", "warn_skipped"]
+           "check_models", "engine_option_names", "recorded_options", "warn_embedded",
+           "warn_skipped"]
 
 NOT_RECORDED: tuple[str, ...] = ("must_exist",)
 """Engine options that belong to one opening of the store, never recorded (a loaded index
@@ -153,3 +156,17 @@ def warn_skipped(report: IndexReport, stacklevel: int = 2) -> IndexReport:
             "follow VizRAG's extraction prompt, so the hypergraph misses what they held",
             IndexingWarning, stacklevel=stacklevel + 1)
     return report
+
+
+def warn_embedded(nodes: Sequence[BaseNode], stacklevel: int = 2) -> None:
+    """A ``UserWarning`` when a node of ``nodes`` carries an embedding: the store embeds
+    chunks, entities and hyperedges with the index's own embedder (``embed_model=``, else
+    the offline hashed one), one vector space for all of them, so a vector made elsewhere
+    is not used."""
+    given = [n.node_id for n in nodes if n.embedding is not None]
+    if given:
+        warnings.warn(
+            f"{len(given)} node(s) carry an embedding ({given[0]!r}, ...): VizRAGIndex does "
+            "not use it; it embeds every chunk, entity and hyperedge with its own embedder "
+            "(pass embed_model= to choose it), so the pipeline's embedding step can be "
+            "dropped", UserWarning, stacklevel=stacklevel + 1)
