@@ -248,3 +248,35 @@ def test_closing_the_engine_during_ainsert_stops_the_run_once(
     assert len(said) == 1 and said[0].startswith("indexing stopped: ")
     with VizRAG(tmp_path / "s", show_progress=False) as again:
         assert 0 < again.stats().documents < 30
+
+
+class InterruptedChat(SlowChat):
+    """A chat model whose ``n``-th call is interrupted (Ctrl-C while it waits)."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def complete(self, prompt: str, images: Any = (), system: str | None = None,
+                 json_mode: bool = False) -> str:
+        self.n -= 1
+        if self.n == 0:
+            raise KeyboardInterrupt
+        return super().complete(prompt, images, system, json_mode)
+
+
+@pytest.mark.parametrize(("how", "call"), [("retrieve", 1), ("retrieve", 2), ("query", 1),
+                                         ("query", 2), ("query", 3)])
+def test_an_interrupted_sync_call_ends_every_stage_it_began(store: Path, call: int,
+                                                            how: str) -> None:
+    """Ctrl-C on the sync path: what began ends with an ``error`` event, as on a cancelled
+    async call (a tracer's spans stayed open)."""
+    events: list[tuple[str, str]] = []
+
+    def hook(name: str, phase: str, payload: dict[str, Any]) -> None:
+        events.append((name, phase))
+
+    with (VizRAG(store, chat=InterruptedChat(call), show_progress=False) as rag,
+          pytest.raises(KeyboardInterrupt)):
+        getattr(rag, how)("What is the capital of Quuxland 1?", hooks=[hook], render=False)
+    assert events and _unended(events) == []
+    assert events[-1][1] == "error"

@@ -12,12 +12,10 @@ Given a query ``q`` (mode ``vizrag``), the stages of :mod:`.stages` run in this 
 6. ``bottom_view`` — the score-bounded h-hop G_bot sub-hypergraph, rendered: I_bot;
 7. ``rank`` — chunks by :func:`~.rank.rank_chunks`.
 
-What the chunk score is made of (defaults, :class:`~.rank.RankWeights`): BM25 over
-``title + text`` and the hypergraph evidence (home/mention/hyperedge sources of the retrieved
-entities and hyperedges, plus one feedback pass). Chunk-vector similarity contributes only
-when ``RankWeights.vector > 0`` and is *computed* only then (the default weight is 0, so the
-query is not embedded for it; ``naive`` mode ranks by chunk vectors alone). The answer
-(step 8, ``answer``) is :mod:`hyperviz_core.rag.answer`, run by ``VizRAG.query``.
+The chunk score (:class:`~.rank.RankWeights`): BM25 over ``title + text`` and the hypergraph
+evidence (home/mention/hyperedge sources of the retrieved entities and hyperedges, plus one
+feedback pass); chunk-vector similarity only when ``RankWeights.vector > 0`` (``naive`` mode:
+chunk vectors alone). The answer (step 8) is :mod:`hyperviz_core.rag.answer` (``VizRAG.query``).
 
 Other modes: ``text`` (same stages, no image anywhere: the model reads E#/H# listings),
 ``hyper-lite`` (keywords → bottom_entities → bottom_view → rank), ``naive`` (rank only).
@@ -33,7 +31,7 @@ import asyncio
 import threading
 import time
 from collections.abc import Generator, Iterable
-from typing import Any
+from typing import Any, cast
 
 from ...view_settings import saved_view_settings
 from ..hooks import (
@@ -261,7 +259,14 @@ class Retriever:
         """Run the stages synchronously (``overrides`` = :class:`RetrievalConfig` fields;
         ``hooks`` = extra stage hooks for this call)."""
         hk = self.hooks.with_extra(hooks)
-        gen = self.pipeline(query, **overrides)
+        try:
+            return self._drive(hk, self.pipeline(query, **overrides))
+        except BaseException as exc:  # Ctrl-C, a failure: what began ends with an error
+            for event in abandoned(hk, exc):
+                fire(hk, event)
+            raise
+
+    def _drive(self, hk: list[Hook], gen: Pipeline) -> RetrievalResult:
         done, item = _advance(self._stages_lock, gen)
         while not done:
             if isinstance(item, HookEvent):
@@ -281,23 +286,20 @@ class Retriever:
                 continue
             fire(hk, call_event(item, "end", t0, response_chars=len(answer)))
             done, item = _advance(self._stages_lock, gen, answer)
-        result: RetrievalResult = item
-        return result
+        return cast(RetrievalResult, item)
 
     async def aretrieve(self, query: str, *, hooks: Iterable[Hook] | None = None,
                         **overrides: Any) -> RetrievalResult:
         """Async :meth:`retrieve` (model calls via ``acomplete``, async hooks awaited).
 
-        The slow steps — the first (it opens the store's current state: a load of the
-        layers, seconds on a large store), every rendering (up to seconds) and the stages
-        that call the embedder (:data:`SLOW_STAGES`) — run in a worker thread, so the event
-        loop serves other tasks meanwhile; the other steps take
-        milliseconds and run on the loop. Steps of concurrent retrievals on one engine run
-        one at a time (a lock)."""
+        The slow steps — the first (it opens the store's current state: seconds on a large
+        store), every rendering and the stages that call the embedder (:data:`SLOW_STAGES`)
+        — run in a worker thread, so the event loop serves other tasks meanwhile; the others
+        take milliseconds. Steps of concurrent retrievals on one engine run one at a time."""
         hk = self.hooks.with_extra(hooks)
         try:
             result: RetrievalResult = await self._adrive(hk, self.pipeline(query, **overrides))
-        except BaseException as exc:  # cancelled (a timeout): what began ends with an error
+        except BaseException as exc:  # cancelled (a timeout): as retrieve
             for event in abandoned(hk, exc):
                 await afire(hk, event)
             raise
@@ -325,8 +327,7 @@ class Retriever:
                 continue
             await afire(hk, call_event(item, "end", t0, response_chars=len(answer)))
             done, item = await _astep(lock, gen, answer)
-        result: RetrievalResult = item
-        return result
+        return cast(RetrievalResult, item)
 
     # ------------------------------------------------------------------ pipeline
     def _start(self, query: str, overrides: dict[str, Any], lazy: bool = True
