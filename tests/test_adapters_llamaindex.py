@@ -152,3 +152,7 @@ def test_embedder() -> None:
     assert np.allclose(np.linalg.norm(m, axis=1), 1.0)
     assert np.array_equal(asyncio.run(emb.aembed(["a", "b", "c"])), m)
     assert emb.embed([]).shape == (0, 8) and emb.name.startswith("llamaindex:")
+    # BaseEmbedding's default model_name "unknown" names no model: the class does, so two
+    # unnamed kinds of embed model are told apart (a store logs the change of embedder)
+    assert emb.name == "llamaindex:MockEmbedding"
+    assert LlamaIndexEmbedder(MockEmbedding(embed_dim=8, model_name="m")).name == "llamaindex:m"

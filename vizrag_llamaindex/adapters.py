@@ -173,7 +173,9 @@ class LlamaIndexEmbedder:
     ) -> None:
         self.embed_model = embed_model
         self._dim = dim
-        label = getattr(embed_model, "model_name", None) or type(embed_model).__name__
+        label = getattr(embed_model, "model_name", None)
+        if not label or label == "unknown":  # BaseEmbedding's default names no model
+            label = type(embed_model).__name__
         self.name = name or f"llamaindex:{label}"
 
     @property
