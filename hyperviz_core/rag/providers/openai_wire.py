@@ -35,6 +35,7 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 import numpy.typing as npt
 
+from ...extras import install_hint
 from ...textsafe import ERROR_TEXT_LIMIT, b64_text, server_text
 from .protocols import ProviderError
 from .retry import parse_retry_after  # (public here too)
@@ -164,8 +165,7 @@ def _openai() -> Any:
         import openai
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
         raise ImportError(
-            "the OpenAI-compatible adapter needs the 'openai' package: "
-            "pip install 'vizrag[openai]'"
+            f"the OpenAI-compatible adapter needs the 'openai' package: {install_hint('openai')}"
         ) from exc
     return openai
 

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, field_serializer
 
+from ...extras import install_hint
 from .offline import HashingEmbedder
 from .openai_compat import OpenAIChatModel, OpenAIEmbedder
 from .openai_wire import strip_userinfo
@@ -240,6 +241,6 @@ def store_embedder(recorded: tuple[str, int] | None) -> Embedder | None:
             return LocalMiniLMEmbedder(show_progress=False)
         except ImportError as exc:
             hint = str(exc) if "vizrag[local]" in str(exc) else (
-                f"it needs the optional extra: pip install 'vizrag[local]' ({exc})")
+                f"it needs the optional extra: {install_hint('local')}; {exc}")
             raise ValueError(f"this store was indexed with {name}: {hint}") from None
     return None
