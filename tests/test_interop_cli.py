@@ -114,7 +114,7 @@ def test_errors_are_one_line_and_write_nothing(tmp_path: Path,
     assert "refusing to load it" in err
     assert not marker.exists() and not store.exists()
     assert main(["import-hyperrag", str(tmp_path / "nowhere"), "--store", str(store)]) == 2
-    assert "not a directory" in capsys.readouterr().err
+    assert "nowhere: no such file or directory" in capsys.readouterr().err
     assert main(["import-hyperrag", str(HYPERRAG_DIR), "--store", str(store),
                  "--llm", "nonsense"]) == 2
     assert "\n" not in capsys.readouterr().err.strip()

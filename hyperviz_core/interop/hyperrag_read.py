@@ -265,7 +265,8 @@ def read_workdir(path: str | Path, *, vectors: bool = True, llm_cache: bool = Tr
     """
     p = Path(path)
     if not p.is_dir():
-        raise HyperRAGFormatError(f"{p}: not a directory (expected a Hyper-RAG working dir)")
+        what = "not a directory" if p.exists() else "no such file or directory"
+        raise HyperRAGFormatError(f"{p}: {what} (expected a Hyper-RAG working dir)")
     # the large JSON files first: their parse is transient, so the peak stays lower than
     # parsing them on top of the (retained) unpickled hypergraph
     if vectors and lazy_vectors:
