@@ -167,7 +167,9 @@ def test_unknown_mode_is_a_clear_error(store_dir: Path) -> None:
 def test_empty_store_and_empty_query(tmp_path: Path) -> None:
     with VizRAG(tmp_path / "empty", show_progress=False) as rag:
         res = rag.retrieve(Q)
-        assert res.chunks == [] and res.warnings == ["the store is empty"]
+        assert res.chunks == [] and res.warnings == [
+            "the store is empty (nothing indexed; VizRAG(path) creates a store where none is: "
+            "pass must_exist=True to refuse a path without one)"]
         assert rag.query(Q).answer_kind == "extractive"
     with VizRAG(tmp_path / "empty", chat=ParrotChat(), show_progress=False) as rag:
         assert rag.retrieve("   ").warnings == ["empty query"]

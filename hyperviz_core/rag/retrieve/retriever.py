@@ -56,7 +56,7 @@ from .config import MODE_VIEWS, RetrievalConfig, check_mode, drawn_views, render
 from .lazy import LazyCorpus, lazy_corpus_for, prepare_lazy
 from .search import replaced_index, unit_vectors
 from .stages import MODE_STAGES, run_stage
-from .state import Corpus, LLMRequest, RetrievalState
+from .state import EMPTY_STORE, Corpus, LLMRequest, RetrievalState
 
 __all__ = ["Pipeline", "Retriever"]
 
@@ -392,7 +392,7 @@ class Retriever:
             LLMRequest | HookEvent, Any, None]:
         res = st.res
         if not query.strip() or not len(st.corpus):
-            res.warnings.append("empty query" if not query.strip() else "the store is empty")
+            res.warnings.append("empty query" if not query.strip() else EMPTY_STORE)
             return
         for name, stage in MODE_STAGES[st.cfg.mode]:
             yield from run_stage(name, stage, st)

@@ -31,7 +31,12 @@ from .subgraph import FullLayer
 if TYPE_CHECKING:
     from .lazy import LazyCorpus
 
-__all__ = ["Corpus", "LLMRequest", "RetrievalState", "Step"]
+__all__ = ["EMPTY_STORE", "Corpus", "LLMRequest", "RetrievalState", "Step"]
+
+#: the warning of a retrieval from a store that holds nothing (a mistyped path opened by
+#: ``VizRAG(path)`` creates such a store)
+EMPTY_STORE = ("the store is empty (nothing indexed; VizRAG(path) creates a store where none "
+               "is: pass must_exist=True to refuse a path without one)")
 
 
 @dataclass
