@@ -299,7 +299,7 @@ class AnnFiles:
         with tqdm(total=count, desc=f"ANN index of {space!r}", unit="vec", leave=False,
                   disable=disable) as bar:
             for rows in blocks(cur, BLOCK):
-                add_rows(index, keys, hashes, rows, dim)
+                add_rows(index, keys, hashes, rows, dim, space)
                 bar.update(len(rows))
         self.stats["built"] += 1
         return PersistedIndex(index, keys, hashes, generation=gen, view=False)
@@ -343,7 +343,7 @@ class AnnFiles:
             rows = conn.execute(
                 f"SELECT id, text_hash, vector FROM embeddings WHERE space = ? AND id IN "
                 f"({marks}) ORDER BY id", [space, *part]).fetchall()
-            add_rows(index, keys, hashes, rows, dim)
+            add_rows(index, keys, hashes, rows, dim, space)
         self.stats["updated"] += 1
         log.info("ANN index of space %r updated: %d added or changed, %d removed", space,
                  len(new), len(dead))

@@ -27,6 +27,7 @@ import numpy.typing as npt
 
 from ...vectors import normalize_rows
 from ..compact import decode
+from .damage import check_blobs
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -118,8 +119,9 @@ class PersistedIndex:
 
 
 def add_rows(index: Any, keys: list[bytes], hashes: list[bytes],
-              rows: Sequence[tuple[str, str, bytes]], dim: int) -> None:
-    """Append ``rows`` (id, text hash, vector blob) under the next keys.
+             rows: Sequence[tuple[str, str, bytes]], dim: int, space: str = "") -> None:
+    """Append ``rows`` (id, text hash, vector blob) of ``space`` under the next keys (a
+    blob of the wrong length: :class:`~.damage.DamagedRowError` naming it).
 
     The first ``SEED`` vectors of a graph, and any small addition, are inserted by one
     thread: concurrent insertion into a small graph leaves nodes that no search reaches
@@ -128,7 +130,9 @@ def add_rows(index: Any, keys: list[bytes], hashes: list[bytes],
     """
     if not rows:
         return
-    mat = normalize_rows(decode([r[2] for r in rows], dim))
+    blobs = [r[2] for r in rows]
+    check_blobs(space, [r[0] for r in rows], blobs, dim)
+    mat = normalize_rows(decode(blobs, dim))
     start = len(keys)
     ids = np.arange(start, start + len(rows), dtype=np.uint64)
     alone = max(0, min(len(rows), SEED - start)) if len(rows) >= SEED else len(rows)

@@ -2,8 +2,9 @@
 
 :func:`check_store` opens the file read-only (it never writes, even a ``-wal`` file) and runs
 SQLite's ``integrity_check`` and ``foreign_key_check``, the opening checks (format, schema
-version, tables) and the store's own invariants (:func:`invariant_problems`). It works on
-files that :class:`~.store.HypergraphStore` refuses to open.
+version, tables), the store's own invariants (:func:`invariant_problems`) and the values
+its readers would stop on (:mod:`.check_rows`). It works on files that
+:class:`~.store.HypergraphStore` refuses to open.
 
 Example:
     >>> import tempfile
@@ -26,6 +27,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ..base import StoreError
+from .check_rows import name_problems, value_problems
+from .damage import DamagedRowError
 from .schema import classify_error, connect_read_only, resolve_path, validate
 
 __all__ = ["INVARIANTS", "PG_VECTOR_OK", "SQLITE_VECTOR_OK", "CheckReport", "check_store",
@@ -43,6 +46,7 @@ SQLITE_VECTOR_OK = "length(vector) IN (2 * d, 4 * d)"
 PG_VECTOR_OK = "vector_dims(vector) = d"
 
 _NO_CHUNKS = "document {!r} has no chunks"
+_WRONG_LENGTH = "vector {!r} has the wrong length"
 
 #: per vector space: the rows it holds a vector of (their id column)
 _SPACE_ROWS: dict[str, str] = {
@@ -79,7 +83,7 @@ INVARIANTS: tuple[tuple[str, str], ...] = (
     (_NO_CHUNKS,  # with its text: one of whitespace only (not just spaces) has no chunk
      "SELECT id, text FROM documents d WHERE trim(d.text) != '' AND NOT EXISTS (SELECT 1 "
      "FROM chunks c WHERE c.doc_id = d.id) ORDER BY 1"),
-    ("vector {!r} has the wrong length",
+    (_WRONG_LENGTH,
      "SELECT space || '/' || id FROM embeddings, (SELECT CAST(value AS INTEGER) AS d FROM "
      "meta WHERE key = 'embedder_dim') AS dim WHERE NOT ({vector_ok}) ORDER BY 1"),
 )
@@ -123,6 +127,8 @@ def invariant_problems(q: Callable[[str], list[Any]], *,
         rows = _rows(q, sql.format(vector_ok=vector_ok), problems)
         if text == _NO_CHUNKS:  # chunking drops a text of whitespace only (str.isspace)
             rows = [r for r in rows if str(r[1]).strip()]
+        if sqlite and text == _WRONG_LENGTH:  # name the table and column, as value checks do
+            text += " (table embeddings column vector)"
         problems.extend(text.format(r[0]) for r in rows[:_MAX_PER_KIND])
         if len(rows) > _MAX_PER_KIND:
             problems.append(f"... and {len(rows) - _MAX_PER_KIND} more: " + text.format("…"))
@@ -299,6 +305,8 @@ def _check_open(conn: sqlite3.Connection, file: Path, report: CheckReport) -> No
         return
     problems.extend(invariant_problems(q))
     problems.extend(_nonfinite(conn, problems))
+    problems.extend(value_problems(conn))  # what the readers would stop on, row by row
+    problems.extend(name_problems(conn))
     report.notes.extend(vectorless_rows(q, problems))
     for name in ("documents", "chunks", "entities", "hyperedges"):
         with suppress(sqlite3.DatabaseError):
@@ -335,16 +343,21 @@ def store_errors(path: str | Path) -> Iterator[None]:
 
     The message names the store file and says what to do: a damaged store points to
     ``vizrag check``, a read-only one says write access is needed, a locked one is busy, a
-    full disk asks for space. The file named is that of the store whose method raised the
+    full disk asks for space; a :class:`~.damage.DamagedRowError` gets the file's name. The
+    file named is that of the store whose method raised the
     error (a copy reads one store and writes another), else ``path``'s.
     """
     try:
         yield
-    except sqlite3.DatabaseError as exc:
+    except (sqlite3.DatabaseError, DamagedRowError) as exc:
+        if isinstance(exc, DamagedRowError) and exc.path is not None:
+            raise
         try:
             file = resolve_path(path)
         except StoreError:
             file = Path(str(path))
+        if isinstance(exc, DamagedRowError):  # a damaged row: name the file
+            raise exc.at(_raised_by(exc, file)) from exc.__cause__
         raise classify_error(_raised_by(exc, file), exc) from exc
 
 

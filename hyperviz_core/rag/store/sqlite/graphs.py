@@ -15,11 +15,12 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, Literal
 
-from ....model import Entity, Hyperedge, Hypergraph
+from ....model import Entity, Hyperedge, Hypergraph, HypergraphError
+from .damage import DamagedRowError, real, shown
 from .schema import damaged, loads
 from .sources import entity_sources, hyperedge_sources
 
-__all__ = ["GraphLayersMixin", "read_layer", "snapshot"]
+__all__ = ["GraphLayersMixin", "read_layer", "snapshot", "stored_graph"]
 
 Query = Callable[..., list[Any]]
 
@@ -33,7 +34,8 @@ def snapshot(conn: sqlite3.Connection) -> Iterator[None]:
     read. Inside an already open transaction this adds nothing.
 
     A damaged page met inside (SQLite's "database disk image is malformed") raises the
-    one-line :class:`StoreError` of a damaged store, the SQLite error as its ``__cause__``;
+    one-line :class:`StoreError` of a damaged store, the SQLite error as its ``__cause__``
+    (a damaged row's :class:`DamagedRowError` gets the file's name);
     ending the transaction after any error never replaces that error with its own.
     """
     if conn.in_transaction:
@@ -48,6 +50,8 @@ def snapshot(conn: sqlite3.Connection) -> Iterator[None]:
                 conn.execute("ROLLBACK")  # a read transaction: nothing to lose
         if isinstance(exc, sqlite3.DatabaseError) and _corrupt(exc):
             raise damaged(_file(conn), exc) from exc
+        if isinstance(exc, DamagedRowError) and exc.path is None:  # name the file
+            raise exc.at(_file(conn)) from exc.__cause__
         raise
     if conn.in_transaction:
         conn.execute("COMMIT")
@@ -110,7 +114,7 @@ def read_layer(q: Query, kind: Literal["relation", "theme"], keys: set[str] | No
         if keys is None or key in keys:
             entities[key] = Entity.model_construct(
                 name=name, type=typ, description=desc, source_ids=sources.get(key, []),
-                metadata=loads(meta))
+                metadata=loads(meta, "entities", "metadata", key))
     del sources
     members: dict[str, list[str]] = {}
     for hid, key in q(
@@ -126,9 +130,33 @@ def read_layer(q: Query, kind: Literal["relation", "theme"], keys: set[str] | No
     ):
         mem = members.get(hid, [])
         edges[hid] = Hyperedge.model_construct(
-            id=hid, members=mem, description=desc, keywords=loads(kw), weight=weight,
-            order="low" if len(mem) <= 2 else "high", kind=kind,
-            source_ids=edge_sources.get(hid, []),
-            member_attrs=loads(attrs), metadata=loads(meta))
-    return Hypergraph(entities=entities, hyperedges=edges,
-                      metadata={"layer": "bottom" if kind == "relation" else "top"})
+            id=hid, members=mem, description=desc,
+            keywords=loads(kw, "hyperedges", "keywords", hid),
+            weight=real(weight, "hyperedges", hid), order="low" if len(mem) <= 2 else "high",
+            kind=kind, source_ids=edge_sources.get(hid, []),
+            member_attrs=loads(attrs, "hyperedges", "member_attrs", hid),
+            metadata=loads(meta, "hyperedges", "metadata", hid))
+    return stored_graph(entities, edges, {"layer": "bottom" if kind == "relation" else "top"})
+
+
+def stored_graph(entities: dict[str, Entity], edges: dict[str, Hyperedge],
+                 metadata: dict[str, Any]) -> Hypergraph:
+    """The :class:`Hypergraph` of rows read from a store; an entity whose stored name
+    no longer gives its key (an edited row) is a :class:`DamagedRowError` naming it."""
+    try:
+        return Hypergraph(entities=entities, hyperedges=edges, metadata=metadata)
+    except HypergraphError as exc:
+        bad = next(((k, got) for k, e in entities.items() if (got := _key(e)) != k), None)
+        if bad is None:
+            raise
+        gives = "no key" if bad[1] is None else f"the key {bad[1]!r}"
+        raise DamagedRowError("entities", "name", bad[0], f"the name "
+                              f"{shown(entities[bad[0]].name)} gives {gives}, not the row's "
+                              "key") from exc
+
+
+def _key(entity: Entity) -> str | None:
+    try:
+        return entity.key
+    except HypergraphError:  # a name empty after normalisation
+        return None

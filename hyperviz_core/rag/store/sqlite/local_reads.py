@@ -32,6 +32,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Literal
 
 from ....model import Entity, Hyperedge, Hypergraph
+from .damage import real
+from .graphs import stored_graph
 from .schema import loads
 from .sources import entity_sources, hyperedge_sources
 
@@ -112,8 +114,7 @@ class LocalReadsMixin:
             wanted = seen | {m for ms in members.values() for m in ms}
             entities = self._entity_rows(wanted)
             edges = self._edge_rows(members, kind)
-        return Hypergraph(entities=entities, hyperedges=edges,
-                          metadata={"layer": layer, "neighbourhood_hops": hops})
+        return stored_graph(entities, edges, {"layer": layer, "neighbourhood_hops": hops})
 
     # ------------------------------------------------------------------ objects by key
     def entity_objects(self, keys: Iterable[str],
@@ -172,8 +173,9 @@ class LocalReadsMixin:
                 "SELECT key, name, type, description, metadata FROM entities "
                 f"WHERE key IN ({marks})", part))
         src = entity_sources(self._q, keys) if sources is None else sources
-        return {key: Entity.model_construct(name=name, type=typ, description=desc,
-                                            source_ids=src.get(key, []), metadata=loads(meta))
+        return {key: Entity.model_construct(
+                    name=name, type=typ, description=desc, source_ids=src.get(key, []),
+                    metadata=loads(meta, "entities", "metadata", key))
                 for key, name, typ, desc, meta in sorted(rows)}
 
     def _edge_rows(self, members: dict[str, list[str]],
@@ -189,8 +191,11 @@ class LocalReadsMixin:
         for hid, desc, kw, weight, attrs, meta in sorted(rows):
             mem = members.get(hid, [])
             edges[hid] = Hyperedge.model_construct(
-                id=hid, members=mem, description=desc, keywords=loads(kw), weight=weight,
+                id=hid, members=mem, description=desc,
+                keywords=loads(kw, "hyperedges", "keywords", hid),
+                weight=real(weight, "hyperedges", hid),
                 order="low" if len(mem) <= 2 else "high", kind=kind,
                 source_ids=src.get(hid, []),
-                member_attrs=loads(attrs), metadata=loads(meta))
+                member_attrs=loads(attrs, "hyperedges", "member_attrs", hid),
+                metadata=loads(meta, "hyperedges", "metadata", hid))
         return edges

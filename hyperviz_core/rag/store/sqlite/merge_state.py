@@ -31,6 +31,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from ....model import merge_descriptions
+from .damage import real
 from .schema import dumps, loads
 
 __all__ = ["EntityMerge", "appended_hyperedge", "merge_entities", "merged_hyperedge"]
@@ -137,11 +138,11 @@ def merged_hyperedge(hid: str, ms: Sequence[Any]) -> tuple[tuple[Any, ...], list
     if len(ms) == 1:  # one mention: its JSON fields are canonical already (``dumps``)
         m = ms[0]
         kws_s = m[4] if m[4] == "[]" else dumps(list(dict.fromkeys(loads(m[4]))))
-        return (hid, m[1], merge_descriptions(m[3]), kws_s, float(m[5]), m[6], m[7],
+        return (hid, m[1], merge_descriptions(m[3]), kws_s, _weight(m), m[6], m[7],
                 m[9], m[10]), members
     desc = merge_descriptions(*(m[3] for m in ms))
     kws: list[str] = list(dict.fromkeys(k for m in ms for k in loads(m[4])))
-    weight = max(float(m[5]) for m in ms)
+    weight = max(_weight(m) for m in ms)
     attrs: dict[str, Any] = {}
     meta: dict[str, Any] = {}
     for m in reversed(ms):
@@ -159,7 +160,7 @@ def appended_hyperedge(row: Sequence[Any], ms: Sequence[Any]) -> tuple[Any, ...]
     hid, kind, desc, kws, weight, attrs_s, meta_s = row[:7]
     desc = merge_descriptions(desc, *(m[3] for m in ms))
     words = list(dict.fromkeys([*loads(kws), *(k for m in ms for k in loads(m[4]))]))
-    weight = max([float(weight), *(float(m[5]) for m in ms)])
+    weight = max([float(real(weight, "hyperedges", hid)), *(_weight(m) for m in ms)])
     attrs: dict[str, Any] = {}
     meta: dict[str, Any] = {}
     for m in reversed(ms):
@@ -169,3 +170,9 @@ def appended_hyperedge(row: Sequence[Any], ms: Sequence[Any]) -> tuple[Any, ...]
     meta.update(loads(meta_s))
     return (hid, kind, desc, dumps(words), weight, dumps(attrs), dumps(meta),
             ms[-1][9], ms[-1][10])
+
+
+def _weight(m: Sequence[Any]) -> float:
+    """The weight of a hyperedge mention row as a float (text such as ``'abc'`` or
+    ``'NaN'``, which an edit may store: :class:`~.damage.DamagedRowError`)."""
+    return float(real(m[5], "hyperedge_mentions", (m[0], m[8])))

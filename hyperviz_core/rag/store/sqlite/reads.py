@@ -14,6 +14,7 @@ from typing import Any
 
 from ....model import Entity, Hyperedge
 from ...types import Chunk, ChunkExtraction, ChunkTheme, Document
+from .damage import real
 from .local_reads import LocalReadsMixin
 from .merge import chunked
 from .schema import loads
@@ -70,7 +71,8 @@ class StoreReadsMixin(LocalReadsMixin):
         with self._lock:
             rows = (self._q(sql + " ORDER BY id") if wanted is None
                     else self._by_ids(sql + " WHERE id IN ({marks})", wanted))
-        docs = {r[0]: Document(id=r[0], text=r[1], title=r[2], metadata=loads(r[3]),
+        docs = {r[0]: Document(id=r[0], text=r[1], title=r[2],
+                               metadata=loads(r[3], "documents", "metadata", r[0]),
                                one_chunk=bool(r[4])) for r in rows}
         if wanted is None:
             return list(docs.values())
@@ -105,7 +107,7 @@ class StoreReadsMixin(LocalReadsMixin):
                 rows.sort(key=lambda r: order[r[0]])
         return [
             Chunk(id=r[0], doc_id=r[1], text=r[2], index=r[3], start=r[4], end=r[5],
-                  metadata=loads(r[6]))
+                  metadata=loads(r[6], "chunks", "metadata", r[0]))
             for r in rows
         ]
 
@@ -141,7 +143,7 @@ class StoreReadsMixin(LocalReadsMixin):
                 keys.setdefault(cid, []).append(key)
         out = {
             r[0]: ChunkTheme(chunk_id=r[0], theme=r[1], key_entities=keys.get(r[0], []),
-                             keywords=loads(r[2]))
+                             keywords=loads(r[2], "themes", "keywords", r[0]))
             for r in rows
         }
         if wanted is None:
@@ -178,14 +180,18 @@ class StoreReadsMixin(LocalReadsMixin):
                 "ORDER BY m.chunk_id, m.hid", (doc_id,))
         out = {cid: ChunkExtraction(chunk_id=cid) for cid in self.chunk_ids(doc_id)}
         for cid, key, name, typ, desc, meta in ents:
-            ent = Entity(name=name, type=typ, description=desc, metadata=loads(meta))
+            meta_value = loads(meta, "entity_mentions", "metadata", (key, cid))
+            ent = Entity(name=name, type=typ, description=desc, metadata=meta_value)
             if ent.key == key:  # mentions made only for hyperedge members come back by
                 out[cid].entities.append(ent)  # themselves (the writer re-adds them)
             else:
                 out[cid].entities.append(Entity(name=key, type=typ, description=desc,
-                                                metadata=loads(meta)))
+                                                metadata=meta_value))
         for cid, hid, members, desc, kws, weight, attrs, meta in edges:
+            row, table = (hid, cid), "hyperedge_mentions"
             out[cid].hyperedges.append(Hyperedge(
-                id=hid, members=loads(members), description=desc, keywords=loads(kws),
-                weight=weight, member_attrs=loads(attrs), metadata=loads(meta)))
+                id=hid, members=loads(members, table, "members", row), description=desc,
+                keywords=loads(kws, table, "keywords", row), weight=real(weight, table, row),
+                member_attrs=loads(attrs, table, "member_attrs", row),
+                metadata=loads(meta, table, "metadata", row)))
         return list(out.values())

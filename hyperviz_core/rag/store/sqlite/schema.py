@@ -21,6 +21,7 @@ from typing import Any
 from ..base import STORE_URL, StoreError, redact_url
 from ..compact import COMPACT_META
 from .conditions import file_condition
+from .damage import loads  # a damaged value: DamagedRowError naming its row
 
 __all__ = [
     "FORMAT", "OLDEST_SCHEMA", "SCHEMA_VERSION", "STORE_FILENAME", "classify_error",
@@ -108,7 +109,6 @@ CREATE INDEX IF NOT EXISTS incidences_entity ON incidences(entity_key);
 SCHEMA = _COMMON + _MENTIONS + _MERGED
 
 _ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-_DECODER = json.JSONDecoder()
 
 
 def dumps(value: Any) -> str:
@@ -131,15 +131,6 @@ _SCALARS = (str, int, float, bool)
 @functools.lru_cache(maxsize=4096)
 def _small_dict(items: tuple[tuple[str, Any], ...]) -> str:
     return _ENCODER.encode(dict(items))
-
-
-def loads(text: str) -> Any:
-    """Inverse of :func:`dumps`."""
-    if text == "{}":
-        return {}
-    if text == "[]":
-        return []
-    return _DECODER.decode(text)
 
 
 def resolve_path(path: str | Path) -> Path:

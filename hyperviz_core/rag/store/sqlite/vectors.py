@@ -39,6 +39,7 @@ from ..base import VectorsArg, check_embedder, check_space
 from ..compact import decode, encode, parse_spaces
 from ..vector_plan import SpacePlan, plan_space, plan_space_blocks
 from .ann_files import AnnFiles, PersistedIndex, bump_generation
+from .damage import check_blobs
 from .merge import chunked
 
 __all__ = ["VectorStoreMixin", "check_space", "with_stored_vectors"]
@@ -302,7 +303,9 @@ class VectorStoreMixin:
 
     def _stored(self, space: str, ids: Iterable[str] | None
                 ) -> tuple[list[str], list[bytes], int]:
-        """(ids, stored blobs, the embedder's dimension or 0) of :meth:`vectors`."""
+        """(ids, stored blobs, the embedder's dimension or 0) of :meth:`vectors`; a blob
+        of another length than a vector of that dimension: :class:`~.damage.DamagedRowError`
+        naming it."""
         check_space(space)
         info = self.embedder_info()
         dim = info[1] if info else 0
@@ -318,7 +321,9 @@ class VectorStoreMixin:
                         "SELECT id, vector FROM embeddings WHERE space = ? AND id IN "
                         f"({','.join('?' * len(part))})", [space, *part]))
                 rows = [found[i] for i in wanted if i in found]
-        return [r[0] for r in rows], [r[1] for r in rows], dim
+        ids_out, blobs = [r[0] for r in rows], [r[1] for r in rows]
+        check_blobs(space, ids_out, blobs, dim)
+        return ids_out, blobs, dim
 
     def search(self, space: str, query_vec: npt.ArrayLike, k: int) -> list[tuple[str, float]]:
         """Shorthand for ``vector_index(space).search(query_vec, k)``."""
