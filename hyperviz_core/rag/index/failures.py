@@ -47,8 +47,9 @@ _SQLITE_DAMAGED = ("malformed", "not a database", "closed database")
 #: PostgreSQL error classes of the whole database (SQLSTATE): connection, insufficient
 #: resources (disk full), operator intervention, system (I/O) and internal errors
 _PG_STORE_WIDE_CLASSES = ("08", "53", "57", "58", "XX")
-#: ... and single conditions: a read-only transaction, a lock not obtained in time
-_PG_STORE_WIDE_STATES = ("25006", "55P03")
+#: ... and single conditions: a read-only transaction, a lock not obtained in time, a role
+#: without the privilege to write (every document would fail alike, after its extraction)
+_PG_STORE_WIDE_STATES = ("25006", "55P03", "42501")
 
 
 def store_wide_error(exc: BaseException, path: str | Path) -> StoreError | None:

@@ -249,7 +249,8 @@ def holds_store(url: str) -> bool:
     psycopg = _psycopg()
     try:
         with psycopg.connect(url, **connect_kwargs(url)) as conn:
-            if conn.execute("SELECT to_regclass('meta') IS NOT NULL").fetchone() != (True,):
+            if conn.execute("SELECT to_regclass(quote_ident(current_schema()) || '.meta') "
+                            "IS NOT NULL").fetchone() != (True,):  # this schema's, not behind
                 return False
             row = conn.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
             return row is not None and row[0] == FORMAT

@@ -83,9 +83,12 @@ def term_key(term: str) -> str:
     return "#" + hashlib.sha256(term.encode("utf-8")).hexdigest()
 
 
-_EXIST = ("SELECT CASE WHEN to_regclass(?) IS NULL OR to_regclass(?) IS NULL THEN false "
-          "WHEN ? THEN has_table_privilege(?, 'INSERT') AND has_table_privilege(?, 'INSERT') "
-          "ELSE true END")
+#: a table of the store's own schema (the first of the search path), never one of a schema
+#: behind it (``search_path=tenant_b,public`` where ``public`` holds another store)
+_HERE = "quote_ident(current_schema()) || '.' || ?"
+_EXIST = (f"SELECT CASE WHEN to_regclass({_HERE}) IS NULL OR to_regclass({_HERE}) IS NULL "
+          f"THEN false WHEN ? THEN has_table_privilege({_HERE}, 'INSERT') AND "
+          f"has_table_privilege({_HERE}, 'INSERT') ELSE true END")
 
 _MISSING = (f"SELECT c.id, c.text, c.metadata, d.title FROM chunks c JOIN documents d ON "
             f"d.id = c.doc_id WHERE NOT EXISTS (SELECT 1 FROM {LEX} l WHERE l.chunk_id = c.id)"

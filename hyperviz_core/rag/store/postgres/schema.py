@@ -287,6 +287,23 @@ def migrate(conn: Any, version: str, where: str, *, create: bool = True) -> int:
     return current
 
 
+#: what a first-use error of the database's setup says, and the step that mends it
+_SETUP_HINTS = (
+    ('type "vector" does not exist', "the pgvector extension is installed in a schema that "
+     "is not on this connection's search path: add that schema after the store's, e.g. "
+     "?options=-csearch_path%3Dtenant_a%2Cpublic"),
+    ('permission denied to create extension "vector"', "ask a database owner or superuser "
+     "to run CREATE EXTENSION vector in this database once"),
+    ("permission denied for schema", "grant this role CREATE and USAGE on the store's "
+     "schema, or give a schema it owns first on the search path"),
+)
+
+
+def _setup_hint(said: str) -> str:
+    """``"; <the step that mends it>"`` for a known setup error's text, else ``""``."""
+    return next((f"; {hint}" for words, hint in _SETUP_HINTS if words in said), "")
+
+
 def open_schema(conn: Any, version: str, where: str, *, create: bool, upgrade: bool) -> int:
     """The schema version of the store on ``conn`` once opened: a new store is created
     (``create``), an older one upgraded (``upgrade``) when this role and session may change
@@ -335,8 +352,9 @@ class PgSchemaMixin:
             raise
         except Exception as exc:
             self._pool.close()
-            raise StoreError(f"cannot prepare PostgreSQL store {self.path}: "
-                             f"{str(exc).splitlines()[0] if str(exc) else exc!r}") from exc
+            said = str(exc).splitlines()[0] if str(exc) else repr(exc)
+            raise StoreError(f"cannot prepare PostgreSQL store {self.path}: {said}"
+                             f"{_setup_hint(said)}") from exc
 
     def schema_version(self) -> int:
         """The store's schema version (:data:`SCHEMA_VERSION` once upgraded; an older one
