@@ -118,6 +118,8 @@ def test_a_chmod_000_sub_folder_is_an_error(tmp_path: Path) -> None:
 
 
 FOLDER_LINK = "a symbolic link to a folder (not followed: give the folder itself to read it)"
+OUT_LINK = ("a symbolic link leading out of the folder (not followed: --follow-links / "
+            "follow_links=True reads it)")
 
 
 def _walk_corpus(tmp_path: Path) -> Path:
@@ -146,10 +148,11 @@ def test_a_walk_names_what_it_leaves_out_and_why(tmp_path: Path) -> None:
     corp = _walk_corpus(tmp_path)
     found = walk(corp)
     main = corp / "main"
-    assert found.files == [main / "lone.md", main / "note.txt"]
+    assert found.files == [main / "note.txt"]
     why = {p.relative_to(corp).as_posix(): reason for p, reason in found.skipped}
     assert why == {
         ".git": "hidden (a name starting with '.')",
+        "main/lone.md": OUT_LINK,
         "main/shared": FOLDER_LINK,
         "main/README": "not a kind of file the walk reads (no suffix)",
         "main/again.txt": f"the same file as {main / 'note.txt'}, read already",
@@ -165,12 +168,18 @@ def test_a_walk_names_what_it_leaves_out_and_why(tmp_path: Path) -> None:
 
 
 def test_a_walk_follows_links_to_files_not_to_folders(tmp_path: Path) -> None:
-    """A file link is read (also out of the folder: the file under the link's path); a
-    folder link is not followed (it may lead to ``/`` or up the tree), as before."""
+    """A file link inside the folder is read; one leading out of it only with
+    ``follow_links`` (the file under the link's path: an uploaded archive's link would
+    read any file the indexer can); a folder link is never followed (it may lead to ``/``
+    or up the tree)."""
     corp = _walk_corpus(tmp_path)
-    docs = load_documents(corp)
+    assert [d.id for d in load_documents(corp)] == ["main/note"]
+    docs = load_documents(corp, follow_links=True)
     assert [d.id for d in docs] == ["main/lone", "main/note"]
     assert docs[0].metadata == {"source": str(corp / "main" / "lone.md")}
+    assert walk(corp, follow_links=True).files == [corp / "main" / "lone.md",
+                                                   corp / "main" / "note.txt"]
+    assert not any("lone.md" in s for s in skipped_files([corp], follow_links=True))
 
 
 def test_a_folder_link_is_listed_not_followed(tmp_path: Path) -> None:

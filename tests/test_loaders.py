@@ -119,8 +119,10 @@ def test_a_folder_walk_skips_hidden_files_and_symlinks_to_files_it_reads(
     (root / "sub" / "india.md").write_text("India Index by Lise Meitner.")
     outside = tmp_path / "outside.txt"
     outside.write_text("Echo Base is run by Emmy Noether.")
-    (root / "echo.txt").symlink_to(outside)  # a link out of the folder is read
-    assert [d.id for d in load_documents([root])] == ["bravo", "echo", "sub/india"]
+    (root / "echo.txt").symlink_to(outside)  # a link out of the folder: asked for
+    assert [d.id for d in load_documents([root])] == ["bravo", "sub/india"]
+    assert [d.id for d in load_documents([root], follow_links=True)] == [
+        "bravo", "echo", "sub/india"]
     assert [d.id for d in load_documents([root / ".secret.md"])] == [".secret"]  # named: read
 
 

@@ -154,6 +154,7 @@ def _load_inputs(args: argparse.Namespace) -> tuple[Any, Any]:
     docs = DocumentStream(
         args.paths, on_duplicate=args.on_duplicate, limit=args.limit,
         on_unreadable="skip" if args.skip_unreadable else "error",
+        follow_links=args.follow_links,
         part_bytes=int(args.part_kb * 1024) if args.part_kb else None,
         text_field=args.text_field, id_field=args.id_field, title_field=args.title_field,
     )
@@ -405,6 +406,9 @@ def register(sub: Any) -> None:
     p.add_argument("--on-duplicate", choices=("error", "skip", "replace"), default="error",
                    help="two inputs with the same document id but different content: stop "
                    "naming both (error, default), keep the first (skip) or the last (replace)")
+    p.add_argument("--follow-links", action="store_true",
+                   help="also read the files that symbolic links in a folder lead to "
+                   "outside it (left out by default, and listed)")
     p.add_argument("--skip-unreadable", action="store_true",
                    help="leave out a file that cannot be read (binary, not UTF-8, invalid "
                    "JSON, no permission) and name it, instead of stopping before anything "

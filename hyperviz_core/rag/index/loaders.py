@@ -245,14 +245,14 @@ def _jsonl_documents(path: Path, **kw: Any) -> Iterator[tuple[Document, str]]:
 
 
 def input_files(paths: Iterable[str | Path], *, skipped: list[str] | None = None,
-                ) -> list[tuple[Path, Path | None]]:
+                follow_links: bool = False) -> list[tuple[Path, Path | None]]:
     """(file, the directory it was found under or None for a file given directly), in order;
     a path that does not exist is a :class:`LoaderError`. ``skipped``, when given, gets
-    ``"path: why"`` for each thing a folder walk left out (:func:`walk`)."""
+    ``"path: why"`` for each thing a folder walk left out (:func:`walk`, ``follow_links``)."""
     out: list[tuple[Path, Path | None]] = []
     for p in map(Path, paths):
         if p.is_dir():
-            found = walk(p)
+            found = walk(p, follow_links=follow_links)
             out.extend((f, p) for f in found.files)
             if skipped is not None:
                 skipped.extend(f"{f}: {why}" for f, why in found.skipped)
@@ -263,11 +263,11 @@ def input_files(paths: Iterable[str | Path], *, skipped: list[str] | None = None
     return out
 
 
-def skipped_files(paths: Iterable[str | Path]) -> list[str]:
+def skipped_files(paths: Iterable[str | Path], *, follow_links: bool = False) -> list[str]:
     """``"path: why"`` for each thing the folder walks of ``paths`` leave out (what
     ``vizrag index`` lists; :func:`walk`)."""
     out: list[str] = []
-    input_files(paths, skipped=out)
+    input_files(paths, skipped=out, follow_links=follow_links)
     return out
 
 
@@ -343,13 +343,14 @@ def _file_documents(path: Path, root: Path | None, id_from_path: bool,
 
 
 def iter_sourced_documents(
-    paths: Iterable[str | Path], *, on_unreadable: UnreadablePolicy = "error", **fields: Any,
+    paths: Iterable[str | Path], *, on_unreadable: UnreadablePolicy = "error",
+    follow_links: bool = False, **fields: Any,
 ) -> Iterator[tuple[Document, str]]:
-    """(document, where it came from) of every file of ``paths`` (:func:`file_documents`'s
-    ``fields``). ``on_unreadable="skip"`` reads each file whole before yielding its
-    documents and leaves out one that fails, with a :class:`UserWarning` naming it."""
+    """(document, where it came from) of every file of ``paths`` (``fields``: as
+    :func:`file_documents`'s; ``follow_links``: :func:`input_files`'s). ``on_unreadable=
+    "skip"`` reads each file whole first and leaves out one that fails, with a warning."""
     check_unreadable_policy(on_unreadable)
-    for path, root in input_files(paths):
+    for path, root in input_files(paths, follow_links=follow_links):
         if on_unreadable == "error":
             yield from file_documents(path, root, **fields)
             continue
@@ -362,11 +363,12 @@ def iter_sourced_documents(
 
 
 def iter_documents(
-    paths: Iterable[str | Path], *, on_unreadable: UnreadablePolicy = "error", **fields: Any,
+    paths: Iterable[str | Path], *, on_unreadable: UnreadablePolicy = "error",
+    follow_links: bool = False, **fields: Any,
 ) -> Iterator[Document]:
-    """Documents of every file (directories walked in sorted order); ``fields`` as
-    :func:`file_documents`'s."""
-    for doc, _ in iter_sourced_documents(paths, on_unreadable=on_unreadable, **fields):
+    """Documents of every file (folders walked in sorted order): :func:`iter_sourced_documents`."""
+    for doc, _ in iter_sourced_documents(paths, on_unreadable=on_unreadable,
+                                         follow_links=follow_links, **fields):
         yield doc
 
 
@@ -378,17 +380,19 @@ def load_documents(
     title_field: str = "title",
     id_from_path: bool = True,
     on_unreadable: UnreadablePolicy = "error",
+    follow_links: bool = False,
 ) -> list[Document]:
     """All documents of the given files/directories (see the module docstring).
 
     ``on_unreadable="skip"`` leaves out a file that cannot be read (binary, not UTF-8,
     invalid JSON, unreadable) with a :class:`UserWarning` naming it, instead of raising.
+    ``follow_links=True`` also reads files that links in a folder lead to outside it.
     """
     if isinstance(paths, str | Path):
         paths = [paths]
     return list(iter_documents(paths, on_unreadable=on_unreadable, text_field=text_field,
                                id_field=id_field, title_field=title_field,
-                               id_from_path=id_from_path))
+                               id_from_path=id_from_path, follow_links=follow_links))
 
 
 def _json_problem(exc: json.JSONDecodeError) -> str:

@@ -55,6 +55,8 @@ class DocumentStream:
         part_bytes: text files larger than this are indexed as parts (None: never split).
         limit: keep only the first ``limit`` documents (the others are counted in
             ``report.limited``).
+        follow_links: also read the files that symbolic links in a folder lead to outside
+            it (by default they are left out, in ``report.left_out``).
         **fields: ``text_field``, ``id_field``, ``title_field``, ``id_from_path``.
 
     The constructor runs the planning pass (so errors surface before any indexing);
@@ -70,6 +72,7 @@ class DocumentStream:
         on_unreadable: UnreadablePolicy = "error",
         part_bytes: int | None = PART_BYTES,
         limit: int | None = None,
+        follow_links: bool = False,
         **fields: str | bool,
     ) -> None:
         check_duplicate_policy(on_duplicate)
@@ -78,7 +81,8 @@ class DocumentStream:
         self.report_left_out = self.report.left_out
         self.paths = [Path(p) for p in paths]
         self.on_unreadable = on_unreadable
-        self._files = input_files(self.paths, skipped=self.report_left_out)
+        self._files = input_files(self.paths, skipped=self.report_left_out,
+                                  follow_links=follow_links)
         self._skipped: set[int] = set()  # ordinals in _files of the unreadable files
         self.part_bytes = part_bytes
         self.fields = fields

@@ -198,7 +198,9 @@ class _Walker:
     """The state of one :func:`walk`: real folders are listed first, then the symbolic
     links found, in order (so a file reached both ways is read by its own path)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, follow_links: bool) -> None:
+        self.follow_links = follow_links
+        self.root = os.path.realpath(root)
         self.files: dict[str, Path] = {}  # real path -> the path it is read as
         self.skipped: list[tuple[Path, str]] = []
         self.folders: dict[str, Path] = {}  # real path -> the path it is listed as
@@ -257,6 +259,10 @@ class _Walker:
         if stat.S_ISDIR(target.st_mode):  # a folder link may lead anywhere (/, a loop ...)
             self.skipped.append((link, "a symbolic link to a folder (not followed: give the "
                                        "folder itself to read it)"))
+        elif not self.follow_links and os.path.commonpath([self.root, real]) != self.root:
+            self.skipped.append((link, "a symbolic link leading out of the folder (not "
+                                       "followed: --follow-links / follow_links=True reads "
+                                       "it)"))
         else:
             self.add(link, real, stat.S_ISREG(target.st_mode))
 
@@ -269,14 +275,15 @@ class _Walker:
         return Walk(sorted([*self.files.values(), *self.unlisted]), sorted(self.skipped))
 
 
-def walk(root: str | Path) -> Walk:
+def walk(root: str | Path, *, follow_links: bool = False) -> Walk:
     """The files a folder walk reads (:data:`READ_SUFFIXES`), sorted, and those it leaves
     out with why: hidden files and folders (a name starting with ``.``: ``.git``, ``.env``
     and whatever is below them, not listed), files of other suffixes, files that are not
     regular (a FIFO, a device), broken links, and a second path to a file or folder read
-    already (a link to it). Symbolic links to files are followed, also out of the folder (the
-    file read under the link's path: its id), unless the file is read already by its own
-    path; links to folders are not followed (listed: a link may lead to ``/`` or up the
-    tree). A sub-folder that cannot
-    be listed (no permission) is among the files: reading it is the error naming it."""
-    return _Walker(Path(root)).run()
+    already (a link to it). Symbolic links to files inside the folder are followed (the file
+    read under the link's path: its id), unless the file is read already by its own path;
+    a link leading out of the folder is not (listed: an uploaded archive's link would read
+    any file the indexer can, ``/etc/passwd``), unless ``follow_links``; links to folders
+    are never followed (listed: a link may lead to ``/`` or up the tree). A sub-folder that
+    cannot be listed (no permission) is among the files: reading it is the error naming it."""
+    return _Walker(Path(root), follow_links).run()
