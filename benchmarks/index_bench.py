@@ -55,7 +55,7 @@ class SlowFakeChat:
 
     def _answer(self, prompt: str) -> str:
         self.calls += 1
-        text = prompt.rsplit("Text:", 1)[-1]
+        text = prompt.rsplit("<<<TEXT", 1)[-1]
         names = list(dict.fromkeys(m.group(0) for m in _CAPS.finditer(text)))[:6]
         if '"key_entities"' in prompt:
             return json.dumps({"theme": f"About {names[0] if names else 'it'}",

@@ -137,7 +137,7 @@ class FakeOpenAI(LocalServer):
                          "usage": {"prompt_tokens": 1, "total_tokens": 1}}, {}
         prompt = str(req["messages"][-1]["content"])
         if "extract" in prompt.lower():
-            content = _extraction(prompt.split("Text:")[-1])
+            content = _extraction(prompt.split("<<<TEXT")[-1])
         elif "answer" in prompt.lower() or "question" in prompt.lower():
             content = "The answer is 42."
         else:

@@ -275,7 +275,8 @@ def test_llm_extractor_with_gleaning_sync_and_async() -> None:
         assert ada.type == "person" and ada.description == "mathematician"
         first, second = chat.calls[0], chat.calls[1]
         assert ADA in str(first["prompt"]) and first["json_mode"] is True
-        assert "Charles" not in str(second["prompt"]).split("Text:")[0]  # previous answer shown
+        assert "Charles" not in str(second["prompt"]).split("<<<TEXT")[0]  # previous answer
+        assert f"<<<TEXT\n{ADA}\nTEXT>>>" in str(first["prompt"])  # the text fenced as data
         assert "Ada Lovelace" in str(second["prompt"])
         assert first["system"] and first["images"] == []
 

@@ -36,7 +36,7 @@ class FakeVisionChat:
         self.calls.append({"prompt": prompt, "images": list(images)})
         if prompt.startswith("Merge these descriptions"):
             return "SUMMARY of " + prompt.split('"')[1]
-        text = prompt.rsplit("Text:", 1)[-1]
+        text = prompt.rsplit("<<<TEXT", 1)[-1]
         if self.fail_on and self.fail_on in text:
             raise ProviderError("bad request", retryable=False, status=400)
         names = list(dict.fromkeys(m.group(0) for m in _CAPS.finditer(text)))[:6]

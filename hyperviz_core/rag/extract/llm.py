@@ -19,7 +19,7 @@ from collections.abc import Generator, Iterable, Sequence
 from typing import Any, Literal, TypeVar
 
 from ...model import Entity, normalize_key
-from ..prompts import Prompts
+from ..prompts import Prompts, fence
 from ..providers.protocols import ChatModel
 from ..types import Chunk, ChunkExtraction, ChunkTheme
 from .base import Extractor, ThemeExtractor, merge_extractions
@@ -172,15 +172,15 @@ class LLMExtractor:
 
     def _first_prompt(self, chunk: Chunk) -> str:
         field = "extract" if self.mode == "combined" else "extract_entities"
-        return self.prompts.format(field, text=chunk.text)
+        return self.prompts.format(field, text=fence("TEXT", chunk.text))
 
     def _relations_prompt(self, chunk: Chunk, ext: ChunkExtraction) -> str:
-        return self.prompts.format(
-            "extract_relations", text=chunk.text, entities=entity_listing(ext.entities)
-        )
+        return self.prompts.format("extract_relations", text=fence("TEXT", chunk.text),
+                                   entities=entity_listing(ext.entities))
 
     def _glean_prompt(self, chunk: Chunk, ext: ChunkExtraction) -> str:
-        return self.prompts.format("gleaning", text=chunk.text, previous=_extraction_json(ext))
+        return self.prompts.format("gleaning", text=fence("TEXT", chunk.text),
+                                   previous=_extraction_json(ext))
 
     def _finish(self, chunk: Chunk, ext: ChunkExtraction) -> ChunkExtraction | None:
         if ext.entities or self.fallback is None:
@@ -252,7 +252,7 @@ class LLMThemeExtractor:
 
     def _theme_prompt(self, chunk: Chunk, ext: ChunkExtraction, image: bytes | None) -> str:
         return self.prompts.format(
-            "theme", image=image is not None, text=chunk.text,
+            "theme", image=image is not None, text=fence("TEXT", chunk.text),
             entities=entity_listing(ext.entities),
         )
 
@@ -260,7 +260,7 @@ class LLMThemeExtractor:
         self, chunk: Chunk, ext: ChunkExtraction, theme: str, image: bytes | None
     ) -> str:
         return self.prompts.format(
-            "key_entities", image=image is not None, text=chunk.text, theme=theme,
+            "key_entities", image=image is not None, text=fence("TEXT", chunk.text), theme=theme,
             entities=entity_listing(ext.entities),
         )
 
@@ -379,10 +379,8 @@ class LLMDescriptionSummarizer:
         self.max_words = max_words
 
     def _prompt(self, name: str, descriptions: Sequence[str]) -> str:
-        return self.prompts.format(
-            "summarize_description", name=name, descriptions="\n".join(descriptions),
-            max_words=self.max_words,
-        )
+        return self.prompts.format("summarize_description", name=name, max_words=self.max_words,
+                                   descriptions=fence("DESCRIPTIONS", "\n".join(descriptions)))
 
     def summarize(self, name: str, descriptions: Sequence[str]) -> str:
         """One description; the joined input if the model returns nothing (``None``, an
