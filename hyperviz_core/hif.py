@@ -65,6 +65,8 @@ _ENTITY_FIELDS = ("type", "description", "source_ids")
 _EDGE_FIELDS = ("description", "keywords", "kind", "order", "source_ids")
 _INCIDENCE_FIELDS = ("weight", "direction", "attrs")
 _RESERVED = ("hif_id", "hif_weight", "hif_aliases", "hif_incidences")
+#: the smallest integer ``float()`` overflows on (it rounds up to 2 ** 1024)
+_FLOAT_OVERFLOW = 2**1024 - 2**970
 
 
 class HIFError(HypergraphError):
@@ -323,6 +325,7 @@ def read_hif(source: Any) -> HIFParts:
         raise HIFError("HIF document nested too deeply to validate") from None
     _refuse_surrogates(doc)
     _refuse_nonfinite(doc, "HIF")
+    _refuse_huge_weights(doc)
     return _Reader().read(doc)
 
 
@@ -377,6 +380,18 @@ def _refuse_nonfinite(doc: Any, what: str) -> None:
     if found is not None:
         raise HIFError(f"{what} number at {found} is not finite (NaN or infinity): JSON and "
                        "HIF have no such number")
+
+
+def _refuse_huge_weights(doc: dict[str, Any]) -> None:
+    """:class:`HIFError` naming a node, edge or incidence ``weight`` that is an integer too
+    large for a float (JSON has no limit; ``float()`` of it overflowed, uncaught)."""
+    for section in ("nodes", "edges", "incidences"):
+        for i, rec in enumerate(doc.get(section) or []):
+            w = rec.get("weight") if isinstance(rec, dict) else None
+            if isinstance(w, int) and abs(w) >= _FLOAT_OVERFLOW:
+                raise HIFError(f"HIF number at {section}/{i}/weight is too large (an integer "
+                               f"of {len(str(abs(w)))} digits): a weight must fit a float "
+                               "(at most about 1.8e308)")
 
 
 def _refuse_surrogates(doc: Any) -> None:

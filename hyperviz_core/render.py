@@ -13,27 +13,12 @@ Example:
 from __future__ import annotations
 
 import asyncio
-import copy
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from functools import partial
 from typing import Any, TypeVar
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    ModelWrapValidatorHandler,
-    PrivateAttr,
-    SerializationInfo,
-    SerializerFunctionWrapHandler,
-    model_serializer,
-    model_validator,
-)
-
-from .atomic import atomic_write_bytes, atomic_write_pair
 from .draw import (
     CanvasPlan,
     PanelScene,
@@ -47,6 +32,7 @@ from .draw import (
 )
 from .draw.cost import panel_area, scene_cost
 from .draw.legend import distinct_looks, footer_lines
+from .draw.raster import draw_figure
 from .draw.scene import node_radius
 from .draw.text import measure, truncate
 from .export import build_caption, build_export
@@ -54,6 +40,7 @@ from .idmap import IdMap
 from .layouts import LayoutOrder, get_layout, layout_kind
 from .model import Hypergraph
 from .prune import ROUNDING_GUARD, Budget, PruneReport, entity_importance, prune
+from .rendering import Redraw, Rendering
 from .style import Style
 from .wording import counted
 
@@ -63,82 +50,6 @@ DEFAULT_LAYOUTS: tuple[str, str] = ("set-force", "bi-inc")
 MAX_PANELS = 12
 #: the drawn title is cut to this many characters (a long one cost seconds to shape)
 TITLE_CHARS = 200
-
-
-class Rendering(BaseModel):
-    """A rendered image plus everything needed to read it (IDs, caption, geometry)."""
-
-    model_config = ConfigDict(arbitrary_types_allowed=True, ser_json_bytes="base64",
-                              val_json_bytes="base64")  # model_dump_json: PNG as base64
-
-    png: bytes
-    width: int
-    height: int
-    id_map: IdMap
-    caption: str
-    title: str = ""
-    layouts: list[str] = Field(default_factory=list)
-    pruning: PruneReport = Field(default_factory=PruneReport)
-    metrics: dict[str, float | int] = Field(default_factory=dict)
-    _export: dict[str, Any] = PrivateAttr(default_factory=dict)
-
-    @model_serializer(mode="wrap")
-    def _with_export(self, handler: SerializerFunctionWrapHandler,
-                     info: SerializationInfo) -> dict[str, Any]:
-        """The dumps carry the export under ``"export"`` (whole, unless ``include``/``exclude``
-        leave it out), so a rendering read back can still be saved and viewed."""
-        data: dict[str, Any] = handler(self)
-        include, exclude = info.include, info.exclude
-        if (include is None or "export" in include) and not (exclude and "export" in exclude):
-            data["export"] = copy.deepcopy(self._export)
-        return data
-
-    @model_validator(mode="wrap")
-    @classmethod
-    def _export_back(cls, data: Any, handler: ModelWrapValidatorHandler[Rendering]) -> Rendering:
-        export = data.get("export") if isinstance(data, dict) else None
-        out = handler(data)
-        if isinstance(export, dict):
-            out._export = export
-        return out
-
-    def export(self) -> dict[str, Any]:
-        """The JSON-serialisable export (a copy; schema in ``docs/contracts.md``)."""
-        return copy.deepcopy(self._export)
-
-    def save(self, path: str | Path) -> Path:
-        """Write the PNG to ``path`` and the export JSON beside it (same stem, ``.json``).
-
-        Both files are written before either is replaced
-        (:func:`~hyperviz_core.atomic.atomic_write_pair`): an export that cannot be made or
-        written leaves an earlier pair at that path as it was. ``path`` must end in ``.png``."""
-        p = Path(path)
-        if p.suffix.lower() != ".png":
-            raise ValueError(f"save() writes a PNG: give a path ending in .png, got {str(p)!r}")
-        data = json.dumps(self._export, ensure_ascii=False, indent=1, sort_keys=True,
-                          allow_nan=False).encode("utf-8")
-        atomic_write_pair((p, self.png), (p.with_suffix(".json"), data))
-        return p
-
-    def to_html(self) -> str:
-        """A self-contained HTML viewer of this rendering."""
-        from .viewer import render_html
-
-        return str(render_html(self.export(), png=self.png))
-
-    def save_html(self, path: str | Path) -> Path:
-        """Write :meth:`to_html` to ``path`` (replaced whole)."""
-        return atomic_write_bytes(path, self.to_html().encode("utf-8"))
-
-    def _repr_png_(self) -> bytes:  # Jupyter
-        return self.png
-
-    def __repr__(self) -> str:
-        return (f"Rendering({self.width}x{self.height}, layouts={self.layouts}, "
-                f"{len(self.id_map.entities)} entities, {len(self.id_map.hyperedges)} "
-                f"hyperedges, {len(self.png)} PNG bytes)")
-
-    __str__ = __repr__
 
 
 def _norm_layouts(layouts: str | Sequence[str] | None) -> list[str]:
@@ -331,8 +242,8 @@ class HyperViz:
             # short key (the legend and caption say the rest) before anything is cut
             text = self._footer(report, d.scenes, by, short=True)
         foot = footer_lines(text, d.plan.width, style, d.plan.footer_lines)
-        png = rasterize(d.plan, d.scenes, d.ids, d.colors, d.dashes, style, head,
-                        "\n".join(foot))
+        drawing = (d.plan, d.scenes, d.ids, d.colors, d.dashes, style, head, "\n".join(foot))
+        png = rasterize(*drawing)
         caption = build_caption(small, d.ids, d.order, names, report, hg, query,
                                 unnamed=_unnamed(d.scenes, d.ids), looks=distinct_looks(style))
         export = build_export(hg=small, ids=d.ids, order=d.order, scenes=d.scenes, plan=d.plan,
@@ -347,6 +258,8 @@ class HyperViz:
                         caption=caption, title=head, layouts=names, pruning=report,
                         metrics=metrics)
         out._export = export
+        # the SVG: the same figure drawn again (in points, without the warnings) on request
+        out._redraw = Redraw(partial(draw_figure, *drawing, warn=False, vector=True))
         return out
 
     @staticmethod

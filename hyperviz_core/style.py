@@ -19,9 +19,9 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from matplotlib import colors as mcolors
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
-__all__ = ["PALETTES", "Color", "Style", "to_hex"]
+__all__ = ["HYPEREDGE", "PALETTES", "Color", "Style", "to_hex"]
 
 # Okabe-Ito + high-contrast hues (no pale tints) and a lighter pastel set. In "vivid" every
 # two colours stay apart for normal vision and under simulated deuteranopia, protanopia and
@@ -40,6 +40,9 @@ PALETTES: dict[str, list[str]] = {
 }
 
 Color = str | tuple[float, float, float] | tuple[int, int, int]
+
+#: ``Style.hyperedge_node_color`` that frames each hyperedge's square in its own colour
+HYPEREDGE = "hyperedge"
 
 
 def _opaque(value: Any) -> None:
@@ -91,7 +94,10 @@ class Style(BaseModel):
       the lines from the panels (the canvas keeps its size; a collage grows instead).
 
     ``node_outline`` strokes the entity nodes; left unset (``None``) it is
-    ``entity_color``, the outline of earlier versions.
+    ``entity_color``, the outline of earlier versions. ``hyperedge_node_color`` frames the
+    hyperedge squares of induced views: ``"hyperedge"`` (the default) frames each in its
+    own hyperedge colour; a colour frames them all in it (``"#e07b00"``, orange, was the
+    default of earlier versions).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -105,7 +111,7 @@ class Style(BaseModel):
     node_fill: Color = "white"
     node_outline: Color | None = None
     entity_color: Color = "#1f5fbf"
-    hyperedge_node_color: Color = "#e07b00"
+    hyperedge_node_color: Color = HYPEREDGE
     edge_width: Annotated[float, Field(ge=0.1, le=10)] = 1.8
     outline_style: LineStyle = "solid"
     incidence_style: LineStyle = "dashed"
@@ -126,8 +132,12 @@ class Style(BaseModel):
     @field_validator("background", "node_fill", "node_outline", "entity_color",
                      "hyperedge_node_color")
     @classmethod
-    def _valid_color(cls, value: Any) -> Any:
-        if value is not None:  # None passes only node_outline's type check (= entity_color)
+    def _valid_color(cls, value: Any, info: ValidationInfo) -> Any:
+        # None passes only node_outline's type check (= entity_color); "hyperedge" is
+        # hyperedge_node_color's own colour of each hyperedge
+        if value == HYPEREDGE and info.field_name == "hyperedge_node_color":
+            return value
+        if value is not None:
             to_hex(value)
             _opaque(value)
         return value
@@ -161,8 +171,12 @@ class Style(BaseModel):
         return [to_hex(c) for c in self.palette]
 
     def hex(self, name: str) -> str:
-        """One of the colour fields as ``#rrggbb`` (``style.hex("node_fill")``)."""
-        return to_hex(getattr(self, name))
+        """One of the colour fields as ``#rrggbb`` (``style.hex("node_fill")``);
+        ``hyperedge_node_color`` left at ``"hyperedge"`` (each square framed in its
+        hyperedge's colour) is returned as it is."""
+        value = getattr(self, name)
+        return HYPEREDGE if value == HYPEREDGE and name == "hyperedge_node_color" \
+            else to_hex(value)
 
     @classmethod
     def from_json_file(cls, path: str) -> Style:

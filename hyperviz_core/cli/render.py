@@ -1,9 +1,10 @@
-"""``vizrag render``: draw a HIF hypergraph as a PNG plus its JSON export.
+"""``vizrag render``: draw a HIF hypergraph as a PNG (or SVG) plus its JSON export.
 
 Example::
 
     vizrag render graph.hif.json --layout set-force --layout bi-inc --query "radium" \
         --max-entities 30 --style style.json --out view.png      # writes view.png + view.json
+    vizrag render graph.hif.json --out view.svg                  # the same drawing as SVG
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..surrogates import not_unicode
+from ..wording import counted
 from .argtypes import blocking_file, positive_int
 from .terminal import terminal_safe
 
@@ -48,18 +50,18 @@ def _output_problem(args: argparse.Namespace) -> str | None:
         blocked = blocking_file(path.parent)
         if blocked is not None:
             return f"{flag} {path}: {blocked} is not a folder"
-    if out.suffix.lower() != ".png":
-        return (f"--out {out} must end in .png (the rendering is a PNG; --html writes the "
-                "interactive viewer)")
+    if out.suffix.lower() not in (".png", ".svg"):
+        return (f"--out {out} must end in .png or .svg (the rendering as a PNG or an SVG; "
+                "--html writes the interactive viewer)")
     source = Path(args.input).resolve()
     for flag, path in targets:
         if path.resolve() == source:
-            why = " (the JSON export goes beside the PNG, same stem)" if "--out" in flag else ""
+            why = " (the JSON export goes beside the image, same stem)" if "--out" in flag else ""
             return (f"{flag} {path} would overwrite the input {args.input}; choose another "
                     f"{flag.split()[0]} name{why}")
     if args.html and Path(args.html).resolve() in (out.resolve(), out.with_suffix(".json")
                                                    .resolve()):
-        return f"--html {args.html} would overwrite the PNG or its JSON export"
+        return f"--html {args.html} would overwrite the image or its JSON export"
     return None
 
 
@@ -147,6 +149,9 @@ def _run(args: argparse.Namespace) -> int:
         rendering = viz.render_collage(hg, layouts, cols=args.cols or 3, query=args.query)
     else:
         rendering = viz.render(hg, layouts=layouts, query=args.query)
+    omitted = omitted_line(rendering.pruning, len(hg.entities), len(hg.hyperedges))
+    if omitted:
+        print(f"vizrag render: warning: {omitted}", file=sys.stderr)
     out = rendering.save(args.out)
     print(f"wrote {out} ({rendering.width}x{rendering.height}) and {out.with_suffix('.json')}",
           file=sys.stderr)  # stdout: the caption only (--caption), e.g. --html /dev/stdout
@@ -158,9 +163,25 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def omitted_line(report: Any, entities: int, hyperedges: int) -> str:
+    """What pruning left out of the drawing, said in one line (empty when nothing was):
+    ``congestion control omitted 178 of 200 entities and 106 of 150 hyperedges …``.
+    ``report``: the rendering's :class:`~hyperviz_core.prune.PruneReport`; ``entities``,
+    ``hyperedges``: how many the input has."""
+    n_ents, n_edges = len(report.entities), len(report.hyperedges)
+    if not n_ents and not n_edges:
+        return ""
+    why = {"budget": "congestion control", "cap": "the --max-entities/--max-hyperedges caps"}
+    by = " and ".join(why[r] for r in sorted(set(report.reasons.values())) if r in why)
+    parts = [f"{n} of {counted(total, noun)}" for n, total, noun in
+             ((n_ents, entities, "entity"), (n_edges, hyperedges, "hyperedge")) if n]
+    return (f"{by or 'congestion control'} omitted {' and '.join(parts)} (not drawn; listed "
+            "in the caption and in the JSON export's \"pruned\")")
+
+
 def register(sub: Any) -> None:
     """Add the ``render`` subcommand."""
-    p = sub.add_parser("render", help="render a HIF hypergraph to PNG + JSON export",
+    p = sub.add_parser("render", help="render a HIF hypergraph to PNG (or SVG) + JSON export",
                        description="Render a HIF hypergraph (dual view by default).")
     p.add_argument("input", help="hypergraph in HIF JSON")
     p.add_argument("--layout", action="append", metavar="NAME",
@@ -183,5 +204,6 @@ def register(sub: Any) -> None:
     p.add_argument("--caption", action="store_true", help="print the caption")
     p.add_argument("--no-progress", action="store_true",
                    help="no progress bar (shown on a terminal: the drawings laid out)")
-    p.add_argument("--out", required=True, help="output PNG path (JSON written beside it)")
+    p.add_argument("--out", required=True,
+                   help="output image: .png or .svg (JSON export written beside it)")
     p.set_defaults(func=_run)

@@ -29,13 +29,13 @@ from shapely.geometry.polygon import orient
 from ..contrast import LABEL_BOX_ALPHA, on_fill, readable, region_label_color
 from ..idmap import IdMap
 from ..luminance import is_dark
-from ..style import Style
+from ..style import HYPEREDGE, Style
 from .fonts import warn_missing, warn_right_to_left
 from .legend import SWATCH_PX, CanvasPlan, fit_title, footer_pitch, legend_text_x
 from .scene import PanelScene
 from .text import drawable, text_path
 
-__all__ = ["encode_png", "rasterize"]
+__all__ = ["draw_figure", "encode_png", "figure_png", "rasterize"]
 
 _LS: dict[str, Any] = {
     "solid": "solid", "dashed": (0, (4, 2.5)), "dotted": (0, (1, 2)),
@@ -57,6 +57,17 @@ def text_grey(grey: str, background: str) -> str:
     ('#222222', '#eeeeee')
     """
     return _ON_DARK.get(grey, grey) if is_dark(background) else grey
+
+
+def square_frame(color: str, style: Style) -> str:
+    """The frame of a hyperedge's square in induced views: ``style.hyperedge_node_color``,
+    whose default ``"hyperedge"`` is the hyperedge's own ``color`` (the one orange frame of
+    every square, before, made a blue H1 read as orange).
+
+    >>> square_frame("#0072b2", Style()), square_frame("#0072b2", Style(hyperedge_node_color="red"))
+    ('#0072b2', '#ff0000')
+    """
+    return style.hex("hyperedge_node_color") if style.hyperedge_node_color != HYPEREDGE else color
 
 
 def _poly_path(poly: Polygon) -> Path:
@@ -99,10 +110,12 @@ class _Layer:
     (y down) to display pixels (y up).
     """
 
-    def __init__(self, fig: Figure, height: int, dpi: int) -> None:
+    def __init__(self, fig: Figure, height: int, dpi: int, points: bool = False) -> None:
         self.fig, self.dpi = fig, dpi
         self.k = 72.0 / dpi
         self.tr = Affine2D().scale(1.0, -1.0).translate(0.0, float(height))
+        if points:  # a vector backend draws at 72 dpi: display units are points
+            self.tr = self.tr.scale(self.k)
         self.text: list[tuple[Path, str]] = []
         self.chars: set[tuple[str, bool]] = set()  # every (character, bold) drawn
 
@@ -185,7 +198,7 @@ def _panel(layer: _Layer, scene: PanelScene, ids: IdMap, colors: dict[str, str],
     q = scene.hnode_half
     hn = list(scene.hnodes.items())
     layer.paths([_rect(hx - q, hy - q, hx + q, hy + q) for _, (hx, hy) in hn], 5,
-                facecolors="white", edgecolors=style.hex("hyperedge_node_color"),
+                facecolors="white", edgecolors=[square_frame(colors[h], style) for h, _ in hn],
                 linewidths=layer.lw(2.0))
     layer.paths([_rect(hx - q + 2, hy - q + 2, hx + q - 2, hy - q + 6) for _, (hx, hy) in hn],
                 5.5, facecolors=[colors[h] for h, _ in hn], edgecolors="none")
@@ -225,16 +238,31 @@ def rasterize(
     plan: CanvasPlan, scenes: list[PanelScene], ids: IdMap, colors: dict[str, str],
     dashes: dict[str, str], style: Style, title: str, footer: str,
 ) -> bytes:
-    """Draw the canvas and return PNG bytes (deterministic, no timestamp metadata).
+    """Draw the canvas and return PNG bytes (deterministic, no timestamp metadata): the
+    PNG of :func:`draw_figure`."""
+    return figure_png(draw_figure(plan, scenes, ids, colors, dashes, style, title, footer,
+                                  stacklevel=3))
+
+
+def draw_figure(
+    plan: CanvasPlan, scenes: list[PanelScene], ids: IdMap, colors: dict[str, str],
+    dashes: dict[str, str], style: Style, title: str, footer: str, *, warn: bool = True,
+    vector: bool = False, stacklevel: int = 2,
+) -> Figure:
+    """The canvas as a matplotlib :class:`~matplotlib.figure.Figure` (no pyplot), one
+    pixel per canvas unit at ``style.dpi``: what the PNG (:func:`figure_png`) and the SVG
+    (:func:`~.vector.figure_svg`) are made of.
 
     ``footer`` is drawn one line per ``\n`` (:func:`~.legend.footer_lines` wraps it to the
-    lines ``plan`` holds); the title is fitted to the width (:func:`~.legend.fit_title`)."""
+    lines ``plan`` holds); the title is fitted to the width (:func:`~.legend.fit_title`).
+    ``warn``: say which characters no font draws (and right-to-left text) — off when the
+    same canvas is drawn again. ``vector``: for a vector backend (SVG), which draws at 72
+    dpi: the same drawing with its coordinates in points (for Agg they are pixels)."""
     dpi = style.dpi
     fig = Figure(figsize=(plan.width / dpi, plan.height / dpi), dpi=dpi)
-    canvas = FigureCanvasAgg(fig)
     bg = style.background_hex
     fig.patch.set_facecolor(bg)
-    layer = _Layer(fig, plan.height, dpi)
+    layer = _Layer(fig, plan.height, dpi, points=vector)
     for scene in scenes:
         _panel(layer, scene, ids, colors, dashes, style)
     fs = style.label_font_size
@@ -262,8 +290,16 @@ def rasterize(
     if plan.footer_box and footer:
         _footer(layer, plan.footer_box, footer.split("\n"), style)
     layer.flush_text()
-    warn_missing((ch for ch, bold in layer.chars if not drawable(ch, bold)), stacklevel=2)
-    warn_right_to_left((ch for ch, _ in layer.chars), stacklevel=2)
+    if warn:
+        warn_missing((ch for ch, bold in layer.chars if not drawable(ch, bold)),
+                     stacklevel=stacklevel)
+        warn_right_to_left((ch for ch, _ in layer.chars), stacklevel=stacklevel)
+    return fig
+
+
+def figure_png(fig: Figure) -> bytes:
+    """PNG bytes of ``fig`` drawn by Agg (:func:`encode_png`)."""
+    canvas = FigureCanvasAgg(fig)
     canvas.draw()
     width, height = canvas.get_width_height()
     return encode_png(canvas.buffer_rgba(), width, height)

@@ -5,7 +5,8 @@ colour and outline dash, dotted connectors of split regions, clique and incidenc
 hyperedge squares with a colour stripe, entity nodes, and the renderer's labels in their boxes.
 Optional ``export["style"]`` keys (``region_alpha``, ``edge_width``, ``node_fill``,
 ``entity_color``, ``node_outline`` (the node stroke; ``entity_color`` when absent),
-``hyperedge_node_color``, ``incidence_style``, ``node_shape``, ``background``) and a
+``hyperedge_node_color`` (the frame of every hyperedge square; absent or ``"hyperedge"``:
+each square in its hyperedge's colour), ``incidence_style``, ``node_shape``, ``background``) and a
 hyperedge's ``dash`` refine the look; defaults match ``Style()``. Node shapes are the PNG's:
 a circle, an ellipse ``r`` × ``0.78·r``, a square inscribed in the disk, a hexagon.
 
@@ -32,7 +33,7 @@ _FALLBACK = ("#0072b2", "#e69f00", "#009e73", "#d55e00", "#cc79a7", "#56b4e9", "
 _DASH = {"dashed": (4.0, 2.5), "dotted": (1.0, 2.0), "dashdot": (4.0, 2.0, 1.0, 2.0)}
 _DEFAULTS: dict[str, Any] = {
     "region_alpha": 0.13, "edge_width": 1.8, "node_fill": "#ffffff", "entity_color": "#1f5fbf",
-    "hyperedge_node_color": "#e07b00", "incidence_style": "dashed", "node_shape": "circle",
+    "hyperedge_node_color": "hyperedge", "incidence_style": "dashed", "node_shape": "circle",
     "background": "#ffffff",
 }  # fmt: skip
 _TEXT_H = 1.17  # label box height / font size (DejaVu Sans, as measured by the renderer)
@@ -376,6 +377,7 @@ def build_svg(export: Mapping[str, Any], *, png_data_uri: str | None = None,
             )
 
     inc_w, inc_dash = max(0.6, ew * 0.7), _dasharray(style["incidence_style"], max(0.6, ew * 0.7))
+    frame = str(style["hyperedge_node_color"])  # "hyperedge": each square in its own colour
     for h in hyperedges:
         hid = str(h.get("id", ""))
         color = colors[hid]
@@ -404,7 +406,7 @@ def build_svg(export: Mapping[str, Any], *, png_data_uri: str | None = None,
             target.hnodes.append(
                 f'<rect class="hv-hnode" data-id="{esc(hid)}" x="{fmt(hx - q)}" y="{fmt(hy - q)}" '
                 f'width="{fmt(2 * q)}" height="{fmt(2 * q)}" fill="#ffffff" '
-                f'stroke="{style["hyperedge_node_color"]}" stroke-width="2"/>'
+                f'stroke="{frame if frame != "hyperedge" else color}" stroke-width="2"/>'
                 f'<rect class="hv-hstripe" data-hid="{esc(hid)}" x="{fmt(hx - q + 2)}" '
                 f'y="{fmt(hy - q + 2)}" '
                 f'width="{fmt(max(0.0, 2 * q - 4))}" height="4" fill="{color}"/>'
