@@ -356,11 +356,11 @@ class Indexer:
             results = list(await asyncio.gather(*(self._index_chunk(c, sem) for c in chunks)))
         extractions = [r[0] for r in results]
         themes = [r[1] for r in results]
-        chunk_vecs = await FiniteEmbedder(self.embedder).aembed(
-            [chunk_text(c) for c in chunks]) if chunks else None
-        vectors: VectorsArg | None = None
-        if chunk_vecs is not None:
-            vectors = {"chunk": ([c.id for c in chunks], chunk_vecs)}
+        async with sem:  # a model call as the extraction's are: `concurrency` bounds both
+            chunk_vecs = await FiniteEmbedder(self.embedder).aembed(
+                [chunk_text(c) for c in chunks]) if chunks else None
+        vectors: VectorsArg | None = (None if chunk_vecs is None
+                                      else {"chunk": ([c.id for c in chunks], chunk_vecs)})
         written = await group.write(DocumentInput(
             doc=doc, chunks=chunks, extractions=extractions, themes=themes, vectors=vectors))
         if written.status == "skipped":

@@ -22,7 +22,8 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from .openai_wire import is_secret_name, strip_userinfo
+from .openai_wire import strip_userinfo
+from .secrets import is_secret_name
 
 __all__ = ["OPERATIONAL", "canonical", "is_secret_name", "params_hash"]
 

@@ -24,7 +24,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
-from .protocols import ChatModel, PassThrough, current_call_info, reply_text
+from .protocols import ChatModel, CutOffReply, PassThrough, current_call_info, reply_text
 from .retry import (
     RateLimitedChatModel,
     RetryingChatModel,
@@ -143,7 +143,8 @@ class TextReplyChatModel(PassThrough):
 
 
 class CachingChatModel:
-    """Answers repeated requests from ``cache``; only non-empty answers are stored."""
+    """Answers repeated requests from ``cache``; only non-empty answers are stored, and
+    none the model cut off at its token limit (:class:`~.protocols.CutOffReply`)."""
 
     def __init__(
         self, inner: ChatModel, cache: CacheBackend | Any, *, tracker: UsageTracker | None = None
@@ -175,6 +176,8 @@ class CachingChatModel:
 
     def _store(self, key: str, value: str) -> None:
         if not reply_text(value).strip():  # a reply that is not text: a ProviderError
+            return
+        if isinstance(value, CutOffReply):  # cut at the token limit: ask again next time
             return
         try:
             self.cache.put(key, value, self.model_name)

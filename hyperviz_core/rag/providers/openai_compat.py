@@ -45,6 +45,7 @@ import numpy.typing as npt
 
 from ..reasoning import reasoning_end
 from ..vectors import normalize_rows
+from .fingerprint import params_hash
 from .openai_stream import StreamText
 from .openai_wire import (
     Clients,
@@ -128,8 +129,12 @@ class OpenAIChatModel:
         self.model = model
         self.timeout = float(timeout)
         self.where = server_label(base_url)
-        # no credentials of the URL in cache keys, usage reports or retry warnings
-        self.model_name = model if not base_url else f"{model}@{self.where}"
+        # no credentials of the URL in cache keys, usage reports or retry warnings; settings
+        # that change the answers (not the defaults) in the name too: it keys the cache
+        tuned = {k: v for k, v in (("temperature", temperature), ("max_tokens", max_tokens))
+                 if v != {"temperature": 0.0, "max_tokens": None}[k]}
+        name = model if not base_url else f"{model}@{self.where}"
+        self.model_name = f"{name}#{params_hash(tuned, 8)}" if tuned else name
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.image_detail = image_detail

@@ -4,12 +4,15 @@ template opens ``<think>`` in its prompt held back and dropped, an empty stream 
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from ..reasoning import ReasoningCut
 from .protocols import ProviderError, report_usage
 
 __all__ = ["StreamText", "stream_piece"]
+
+log = logging.getLogger(__name__)
 
 
 class StreamText:
@@ -20,19 +23,30 @@ class StreamText:
 
     def __init__(self, where: str, think_in_prompt: bool) -> None:
         self.where, self.got, self.cut = where, False, ReasoningCut(think_in_prompt)
+        self.finish: str | None = None  # the finish_reason the stream ended with, if any
 
     def piece(self, chunk: Any) -> str:
         """The text of ``chunk`` that can be shown now."""
+        choices = getattr(chunk, "choices", None) or []
+        if choices and getattr(choices[0], "finish_reason", None):
+            self.finish = str(choices[0].finish_reason)
         text = self.cut.feed(stream_piece(chunk))
         self.got = self.got or bool(text)
         return text
 
     def end(self) -> str:
-        """What the cut held back, once the stream is over."""
+        """What the cut held back, once the stream is over; a stream that ended without a
+        ``finish_reason`` (the connection closed early) or at the token limit is logged
+        (its pieces were shown already)."""
         tail = self.cut.flush()
         if not (self.got or tail):
             raise ProviderError(f"empty answer from {self.where} (an empty stream)",
                                 retryable=True)
+        if self.finish in (None, "length"):
+            why = ("ended without a finish_reason (the connection may have closed early)"
+                   if self.finish is None else "was cut off at the token limit")
+            log.warning("the streamed answer from %s %s: it may be incomplete", self.where,
+                        why)
         return tail
 
 

@@ -24,6 +24,7 @@ import asyncio
 import base64
 import contextvars
 import json
+import logging
 import os
 import re
 import threading
@@ -36,9 +37,10 @@ import numpy as np
 import numpy.typing as npt
 
 from ...extras import install_hint
-from ...textsafe import ERROR_TEXT_LIMIT, b64_text, server_text
-from .protocols import ProviderError
+from ...textsafe import ERROR_TEXT_LIMIT, server_text
+from .protocols import CutOffReply, ProviderError
 from .retry import parse_retry_after  # (public here too)
+from .secrets import is_secret_name, request_secrets  # (public here too)
 
 __all__ = [
     "ERROR_TEXT_LIMIT",
@@ -58,6 +60,8 @@ __all__ = [
     "strip_userinfo",
 ]
 
+log = logging.getLogger(__name__)
+
 T = TypeVar("T")
 _RETRYABLE_STATUS = {408, 409, 429}
 _USERINFO = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*://)[^/?#]*@")  # to the last @, as urlsplit
@@ -75,69 +79,6 @@ def strip_userinfo(url: str) -> str:
     """
     return _USERINFO.sub(r"\1", url.strip())
 
-
-#: name parts that say a parameter or a header may hold a credential (the headers that may
-#: carry them too)
-_SECRET_PARTS = frozenset({"key", "keys", "apikey", "apikeys", "secret", "secrets", "token",
-                           "tokens", "password", "passwords", "passwd", "authorization",
-                           "authentication", "auth", "credential", "credentials", "cookie",
-                           "cookies", "header", "headers"})
-_TOKEN_PARTS = frozenset({"token", "tokens"})
-#: name parts that make ``token(s)`` a count of tokens (``max_tokens``, ``num_tokens``),
-#: a model setting, not a credential
-_COUNT_PARTS = frozenset({"max", "min", "num", "n", "total", "count"})
-
-
-def is_secret_name(name: str) -> bool:
-    """Whether a parameter or header named ``name`` may hold a credential (``api_key``,
-    ``x-api-key``, ``Authorization``, ``accessToken``, ``default_headers``; not
-    ``keywords``, nor a count of tokens such as ``max_tokens``): one rule for what a
-    fingerprint leaves out and what an error masks.
-
-    >>> [is_secret_name(n) for n in ("openai_api_key", "default_headers", "stop_keywords",
-    ...                              "accessToken", "X-Amz-Security-Token", "Keep-Alive",
-    ...                              "max_tokens", "maxNewTokens")]
-    [True, True, False, True, True, False, False, False]
-    """
-    words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()  # camelCase parts too
-    parts = re.split(r"[^a-z0-9]+", words)
-    counted = any(part in _COUNT_PARTS for part in parts)  # max_tokens is a setting
-    return any(part in _SECRET_PARTS and not (counted and part in _TOKEN_PARTS)
-               for part in parts)
-
-
-#: what a request header's name holds anywhere when its value may be a credential
-_SECRET_IN_HEADER = re.compile(r"auth|key|token|secret|cookie", re.IGNORECASE)
-
-
-def is_secret_header(name: str) -> bool:
-    """Whether a request header named ``name`` may carry a credential, for masking: the
-    names :func:`is_secret_name` reads, and any name holding ``auth``, ``key``, ``token``,
-    ``secret`` or ``cookie`` (``X-Accesskey``: masking one value too many costs nothing,
-    unlike a fingerprint that leaves a setting out).
-
-    >>> [is_secret_header(n) for n in ("X-Accesskey", "Authentication", "Keep-Alive")]
-    [True, True, False]
-    """
-    return is_secret_name(name) or _SECRET_IN_HEADER.search(name) is not None
-
-
-def request_secrets(exc: BaseException) -> set[str]:
-    """The credentials the failed request of ``exc`` (an SDK or httpx error) sent, for
-    :func:`server_text` to mask: its credential headers' (``Authorization``,
-    ``Proxy-Authorization``, ``api-key``...) tokens, and a ``Basic`` pair's parts."""
-    try:
-        items = exc.request.headers.items()  # type: ignore[attr-defined]
-        headers = [(str(k), str(v)) for k, v in items]
-    except Exception:  # no request (httpx raises RuntimeError), or not an httpx one
-        return set()
-    out: set[str] = set()
-    for value in (v for k, v in headers if is_secret_header(k)):
-        parts = value.split()
-        tokens = parts[1:] if len(parts) > 1 and parts[0].isalpha() else parts  # no scheme
-        for token in tokens:
-            out.update((token, *b64_text(token).split(":", 1)))
-    return out
 
 
 def server_label(base_url: str | None) -> str:
@@ -241,7 +182,7 @@ def map_openai_error(exc: BaseException, where: str | None = None) -> ProviderEr
     if isinstance(exc, openai.APIStatusError):
         status = int(exc.status_code)
         retryable = status in _RETRYABLE_STATUS or status >= 500
-        return ProviderError(f"HTTP {status}: {said}", retryable=retryable, status=status,
+        return ProviderError(f"HTTP {status}{at}: {said}", retryable=retryable, status=status,
                              retry_after=_retry_after(exc) if retryable else None)
     return ProviderError(f"{type(exc).__name__}: {said}", retryable=False)
 
@@ -275,6 +216,10 @@ def map_call_error(exc: BaseException, where: str) -> ProviderError | None:
     if isinstance(exc, ValueError):  # the SDK's own checks of a parsed body
         return ProviderError(f"invalid response from {where}: {server_text(exc)}",
                              retryable=False)
+    import httpx
+
+    if isinstance(exc, httpx.TransportError):  # raised reading a stream: the peer went away
+        return ProviderError(f"connection error ({where}): {server_text(exc)}", retryable=True)
     return None
 
 
@@ -327,7 +272,8 @@ async def await_with_deadline(call: Awaitable[T], seconds: float, where: str) ->
 
 def chat_answer(resp: Any, where: str) -> str:
     """The text of a chat completion; no choices or an empty answer is a ProviderError
-    (retryable unless the model stopped for length or a content filter)."""
+    (retryable unless the model stopped for length or a content filter); one cut off at the
+    token limit is a :class:`~.protocols.CutOffReply` (used, never cached), with a warning."""
     if isinstance(resp, (str, bytes)) or not hasattr(resp, "choices"):
         raise ProviderError(f"invalid response from {where}: not a chat completion",
                             retryable=True)
@@ -337,9 +283,13 @@ def chat_answer(resp: Any, where: str) -> str:
                             retryable=True)
     message = getattr(choices[0], "message", None)
     content = getattr(message, "content", None)
-    if isinstance(content, str) and content.strip():
-        return content
     reason = getattr(choices[0], "finish_reason", None)
+    if isinstance(content, str) and content.strip():
+        if reason != "length":
+            return content
+        log.warning("the answer from %s was cut off at the token limit (finish_reason "
+                    "length): used, not cached; raise max_tokens", where)
+        return CutOffReply(content)
     said = server_text(reason, limit=40)
     raise ProviderError(f"empty answer from {where} (finish_reason {said})",
                         retryable=reason in (None, "stop"))

@@ -25,6 +25,7 @@ from .sync_models import SyncChatModel, SyncEmbedder
 
 __all__ = [
     "ChatModel",
+    "CutOffReply",
     "Embedder",
     "PassThrough",
     "ProviderError",
@@ -218,6 +219,18 @@ def embed_query(embedder: Embedder, text: str) -> npt.NDArray[np.float32]:
     vec = np.asarray(method(text), dtype=np.float32).reshape(-1)
     norm = float(np.linalg.norm(vec))
     return vec / norm if norm > 0 else vec
+
+
+class CutOffReply(str):
+    """A reply the model stopped before its end (its token limit: OpenAI's ``finish_reason
+    "length"``): text the caller may use, never cached (a larger ``max_tokens`` must ask
+    again, not read the cut answer back).
+
+    >>> CutOffReply("the answ") == "the answ", isinstance(CutOffReply("x"), str)
+    (True, True)
+    """
+
+    __slots__ = ()
 
 
 def reply_text(answer: object) -> str:
