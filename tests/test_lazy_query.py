@@ -424,3 +424,28 @@ def test_lazy_results_do_not_depend_on_the_mentions_read_order(
     got = {q: _key(VizRAG(store_dir, show_progress=False).retrieve(q, render=False))
            for q in QUESTIONS}
     assert got == want
+
+
+def test_a_non_ascii_query_word_reads_only_its_own_chunks(tmp_path: Path) -> None:
+    """A token the postings cannot count (``aschenbrödel``) is counted from the text of the
+    chunks holding it, not of every chunk holding any query word (a large store's query
+    re-read thousands of passages); the scores stay the full path's."""
+    rag = VizRAG(tmp_path / "s", show_progress=False)
+    rag.insert([Document(id=f"p{i}", text=t, title="") for i, t in enumerate(BOOK)])
+    q = "Which composer staged the opera Aschenbrödel in Vienna, a citizen of the country?"
+    assert _compare(tmp_path / "s", [q], ["vizrag", "hyper-lite", "naive"]) == 3
+    lazy = VizRAG(tmp_path / "s", show_progress=False)
+    store = lazy.retriever.store
+    read: list[int] = []
+    real = store.lexical_passages
+
+    def counting(rowids: Any) -> Any:
+        rowids = list(rowids)
+        read.extend(rowids)
+        return real(rowids)
+
+    store.lexical_passages = counting  # type: ignore[method-assign]
+    index = lazy.retriever.query_corpus().rank_index()
+    index.require(lexical_query=q)
+    index.bm25(q)
+    assert len(set(read)) == 1  # the Aschenbrödel passage (2 hold a query word: both read)
