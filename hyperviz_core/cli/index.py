@@ -291,25 +291,35 @@ def _run_delete(args: argparse.Namespace) -> int:
             store.stats()  # a damaged store fails here (one line), before any change,
             refuse_damaged(store)  # or here: damaged table pages a count never reads
             counts = _delete_all(args, store) if args.doc_ids else {}
-            ready = make_query_ready(store, "delete") if counts.get("documents") else None
+            if args.doc_ids:  # committed: said before the compaction (Ctrl-C may stop it)
+                _say_deleted(counts)
             if args.compact:
-                _compact_after_delete(store, freed)
+                try:
+                    _compact_after_delete(store, freed)
+                except KeyboardInterrupt:  # VACUUM is one transaction: undone whole
+                    print("vizrag delete: interrupted while compacting; the store is as it "
+                          "was before the compaction (any deletion above is committed)",
+                          file=sys.stderr)
+                    return 130
+            # after the compaction, which renumbers what queries keep
+            ready = (make_query_ready(store, "delete")
+                     if counts.get("documents") or args.compact else None)
         finally:
             store.close()
-    if args.doc_ids:
-        print(
-            f"deleted {counted(counts.get('documents', 0), 'document')}: "
-            f"{counted(counts.get('chunks', 0), 'chunk')}, "
-            f"{counted(counts.get('entities', 0), 'entity')}, "
-            f"{counts.get('relation_hyperedges', 0)} relation and "
-            f"{counts.get('theme_hyperedges', 0)} theme hyperedges "
-            f"({counts.get('updated_entities', 0)} shared entities updated)"
-        )
     if line := ready_line(ready):
         print(line)
     if args.compact and hasattr(store, "compact"):
         print(f"compacted {store.path}: {freed.compacted_bytes / 2**20:.1f} MiB freed")
     return 0 if counts.get("documents", 0) == len(set(args.doc_ids)) else 1
+
+
+def _say_deleted(counts: dict[str, int]) -> None:
+    print(f"deleted {counted(counts.get('documents', 0), 'document')}: "
+          f"{counted(counts.get('chunks', 0), 'chunk')}, "
+          f"{counted(counts.get('entities', 0), 'entity')}, "
+          f"{counts.get('relation_hyperedges', 0)} relation and "
+          f"{counts.get('theme_hyperedges', 0)} theme hyperedges "
+          f"({counts.get('updated_entities', 0)} shared entities updated)", flush=True)
 
 
 def _compact_after_delete(store: Any, freed: argparse.Namespace) -> None:
@@ -336,7 +346,13 @@ def _delete_all(args: argparse.Namespace, store: Any) -> dict[str, int]:
     args.doc_ids = list(dict.fromkeys(_stored_id(store, d) for d in args.doc_ids))
     for doc_id in args.doc_ids:
         if not store.has_document(doc_id):
-            print(f"vizrag delete: no document {doc_id!r} in {store.path}", file=sys.stderr)
+            n = 0  # a text file over --part-kb is stored as its parts
+            while store.has_document(f"{doc_id}#part{n + 1:05d}"):
+                n += 1
+            hint = (f"; its file is stored as {n} parts: give their ids, {doc_id}#part00001"
+                    f"{f' ... {doc_id}#part{n:05d}' if n > 1 else ''}" if n else "")
+            print(f"vizrag delete: no document {doc_id!r} in {store.path}{hint}",
+                  file=sys.stderr)
     # all the ids in one transaction: every document goes, or (on an error) none
     counts: dict[str, int] = store.delete_documents(args.doc_ids, embedder=embedder)
     return counts
