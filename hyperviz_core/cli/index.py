@@ -431,7 +431,8 @@ def register(sub: Any) -> None:
                    "is written")
     p.add_argument("--part-kb", type=float, default=256, metavar="KB",
                    help="index a text file larger than this as consecutive parts "
-                   "(ID#part00001 ...), read and committed one at a time (default 256)")
+                   "(ID#part00001 ...), read and committed one at a time (default 256); a "
+                   "part ends at a blank line past it, else at about twice it")
     p.add_argument("--compact", action=argparse.BooleanOptionalAction, default=None,
                    help="rewrite the SQLite store without free space afterwards (VACUUM: "
                    "about 10%% smaller, seconds per GB), also after a run that changed "
