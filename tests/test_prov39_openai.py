@@ -146,3 +146,57 @@ def test_concurrency_bounds_embedding_calls_too(tmp_path: Any) -> None:
                        for i in range(12)])
     assert report.documents_added == 12
     assert emb.most <= 2
+
+
+class FlakyStreamer:
+    """A chat model whose stream fails ``fails`` times before its first piece (a 429), and,
+    when ``late``, once more after it."""
+
+    model_name = "flaky"
+
+    def __init__(self, fails: int, late: bool = False) -> None:
+        self.fails, self.late, self.calls = fails, late, 0
+
+    def complete(self, prompt: str, **kw: Any) -> str:
+        return "Ada wrote notes."
+
+    def stream(self, prompt: str, **kw: Any) -> Any:
+        self.calls += 1
+        if self.calls <= self.fails:
+            raise ProviderError("HTTP 429: slow down", retryable=True, status=429)
+        yield "Ada "
+        if self.late:
+            raise ProviderError("connection error: gone", retryable=True)
+        yield "wrote notes."
+
+    async def astream(self, prompt: str, **kw: Any) -> Any:
+        for piece in self.stream(prompt, **kw):
+            yield piece
+
+
+def test_a_stream_is_retried_until_its_first_piece() -> None:
+    import asyncio
+
+    from hyperviz_core.rag.providers.middleware import query_chat
+    from hyperviz_core.rag.providers.retry import RetryingChatModel
+
+    chat = query_chat(FlakyStreamer(fails=2))
+    chat.sleep = lambda s: None  # type: ignore[union-attr]
+    assert "".join(chat.stream("q")) == "Ada wrote notes."  # type: ignore[union-attr]
+    late = RetryingChatModel(FlakyStreamer(fails=0, late=True), sleep=lambda s: None)
+    got: list[str] = []
+    with pytest.raises(ProviderError, match="gone"):
+        got.extend(late.stream("q"))
+    assert got == ["Ada "] and late.inner.calls == 1  # shown text is never asked again
+
+    async def run() -> str:
+        flaky = RetryingChatModel(FlakyStreamer(fails=1), sleep=lambda s: None)
+
+        async def no_wait(s: float) -> None:
+            return None
+
+        flaky.async_sleep = no_wait
+        return "".join([p async for p in flaky.astream("q")])
+
+    assert asyncio.run(run()) == "Ada wrote notes."
+    assert not hasattr(RetryingChatModel(object()), "stream")  # type: ignore[arg-type]

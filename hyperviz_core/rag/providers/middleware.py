@@ -256,5 +256,5 @@ def query_chat(chat: ChatModel | None, max_retries: int = 5) -> ChatModel | None
 
 
 class _QueryChatModel(RetryingChatModel, PassThrough):
-    """Retried calls; every other attribute (``stream``/``astream``, which an answer streams
-    through unretried, ``model_name``) is the model's own (:class:`PassThrough`)."""
+    """Retried calls (a stream until its first piece); every other attribute
+    (``model_name`` ...) is the model's own (:class:`PassThrough`)."""

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import itertools
 import logging
 import random
 import threading
 import time
 import weakref
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from typing import Generic, TypeVar
 
 import numpy as np
@@ -212,6 +213,51 @@ class RetryingChatModel(_Retrying[ChatModel]):
                         system: str | None = None, json_mode: bool = False) -> str:
         return await self._aretried(lambda: self.inner.acomplete(
             prompt, images=images, system=system, json_mode=json_mode))
+
+    @property
+    def stream(self) -> Callable[..., Iterator[str]]:
+        """The inner model's ``stream``, retried as :meth:`complete` until its first piece
+        (nothing was shown yet: a 429 before the answer starts); a failure after it
+        propagates. No ``stream`` when the inner model has none."""
+        inner = getattr(self.inner, "stream", None)
+        if not callable(inner):
+            raise AttributeError("stream")
+
+        def stream(prompt: str, *, images: Sequence[bytes] = (),
+                   system: str | None = None) -> Iterator[str]:
+            def first() -> tuple[Iterator[str], list[str]]:
+                pieces = iter(inner(prompt, images=images, system=system))
+                return pieces, list(itertools.islice(pieces, 1))
+
+            pieces, head = self._retried(first)
+            yield from head
+            yield from pieces
+
+        return stream
+
+    @property
+    def astream(self) -> Callable[..., AsyncIterator[str]]:
+        """Async :attr:`stream`."""
+        inner = getattr(self.inner, "astream", None)
+        if not callable(inner):
+            raise AttributeError("astream")
+
+        async def astream(prompt: str, *, images: Sequence[bytes] = (),
+                          system: str | None = None) -> AsyncIterator[str]:
+            async def first() -> tuple[AsyncIterator[str], list[str]]:
+                pieces = aiter(inner(prompt, images=images, system=system))
+                try:
+                    return pieces, [await anext(pieces)]
+                except StopAsyncIteration:
+                    return pieces, []
+
+            pieces, head = await self._aretried(first)
+            for piece in head:
+                yield piece
+            async for piece in pieces:
+                yield piece
+
+        return astream
 
 
 class RetryingEmbedder(_Retrying[Embedder]):
