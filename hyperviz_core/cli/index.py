@@ -334,6 +334,7 @@ def _compact_after_delete(store: Any, freed: argparse.Namespace) -> None:
 
 
 def _delete_all(args: argparse.Namespace, store: Any) -> dict[str, int]:
+    from ..rag.index.parts import part_id
     from ..rag.providers.spec import store_embedder
 
     # shared entities are re-embedded with the store's embedder (its recorded offline one:
@@ -347,10 +348,10 @@ def _delete_all(args: argparse.Namespace, store: Any) -> dict[str, int]:
     for doc_id in args.doc_ids:
         if not store.has_document(doc_id):
             n = 0  # a text file over --part-kb is stored as its parts
-            while store.has_document(f"{doc_id}#part{n + 1:05d}"):
+            while store.has_document(part_id(doc_id, n + 1)):
                 n += 1
-            hint = (f"; its file is stored as {n} parts: give their ids, {doc_id}#part00001"
-                    f"{f' ... {doc_id}#part{n:05d}' if n > 1 else ''}" if n else "")
+            hint = (f"; its file is stored as {n} parts: give their ids, {part_id(doc_id, 1)}"
+                    f"{f' ... {part_id(doc_id, n)}' if n > 1 else ''}" if n else "")
             print(f"vizrag delete: no document {doc_id!r} in {store.path}{hint}",
                   file=sys.stderr)
     # all the ids in one transaction: every document goes, or (on an error) none

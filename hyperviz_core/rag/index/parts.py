@@ -32,7 +32,8 @@ from .guards import printable
 from .titles import FRONT_MATTER_CHARS, TITLE_LINES, front_matter, read_title
 
 __all__ = ["PART_BYTES", "PIECE_BYTES", "TITLE_LINES", "TextDecodeError", "convert_hint",
-           "iter_text_parts", "looks_like_text", "not_utf8", "read_title", "utf8_lines"]
+           "iter_text_parts", "looks_like_text", "not_utf8", "part_id", "read_title",
+           "utf8_lines"]
 
 #: default size of one part of a large text file (bytes of UTF-8)
 PART_BYTES = 256 * 1024
@@ -127,6 +128,15 @@ def _head(path: Path, limit: int = FRONT_MATTER_CHARS) -> str:
         return fh.read(limit)
 
 
+def part_id(doc_id: str, n: int) -> str:
+    """The id of part ``n`` (from 1) of the text file indexed as ``doc_id``.
+
+    >>> part_id("novel", 3)
+    'novel#part00003'
+    """
+    return f"{doc_id}#part{n:05d}"
+
+
 def iter_text_parts(
     path: Path, doc_id: str, part_bytes: int = PART_BYTES, *, title: str | None = None
 ) -> Iterator[Document]:
@@ -155,7 +165,7 @@ def iter_text_parts(
         nonlocal buf, size, offset, n
         n += 1
         text = "".join(buf)
-        doc = Document(id=f"{doc_id}#part{n:05d}" if doc_id else "", text=text, title=name,
+        doc = Document(id=part_id(doc_id, n) if doc_id else "", text=text, title=name,
                        metadata={"source": str(path), "part": n, "offset": offset})
         offset += len(text)
         buf, size = [], 0

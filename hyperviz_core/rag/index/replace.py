@@ -40,6 +40,7 @@ from typing import Any
 
 from ..store.protocol import stored_document_ids
 from ..types import Document
+from .parts import part_id
 
 __all__ = ["PART_ID", "SourceConflictError", "SourceLedger", "clean_up",
            "missing_file_documents", "remove_stale", "stored_unchanged", "text_file_source"]
@@ -158,7 +159,7 @@ class SourceLedger:
             if len(bases) != 1 or None in bases or want is None:
                 continue
             base = str(bases.pop())
-            if ids == {f"{base}#part{n:05d}" for n in range(1, want + 1)}:
+            if ids == {part_id(base, n) for n in range(1, want + 1)}:
                 out.append((src, base, ids))
         return out
 
