@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 from urllib.parse import unquote
 
 from ..base import StoreClosedError, StoreError
-from .schema import FORMAT, mask_url
+from .schema import FORMAT, OWN_SCHEMA, mask_url
 
 __all__ = ["Pool", "QmarkConnection", "holds_store", "pg_sql"]
 
@@ -249,8 +249,8 @@ def holds_store(url: str) -> bool:
     psycopg = _psycopg()
     try:
         with psycopg.connect(url, **connect_kwargs(url)) as conn:
-            if conn.execute("SELECT to_regclass(quote_ident(current_schema()) || '.meta') "
-                            "IS NOT NULL").fetchone() != (True,):  # this schema's, not behind
+            if conn.execute(f"SELECT to_regclass({OWN_SCHEMA} || 'meta') IS NOT NULL"
+                            ).fetchone() != (True,):
                 return False
             row = conn.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
             return row is not None and row[0] == FORMAT

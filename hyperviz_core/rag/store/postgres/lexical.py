@@ -41,6 +41,7 @@ from ...types import passage_text
 from ..base import StoreError
 from ..lookups import passage_title
 from .connection import Pool, QmarkConnection
+from .schema import OWN_SCHEMA
 
 __all__ = [
     "LEX", "MAX_TERM", "PAGE", "TERMS", "create_tables", "ensure_lexical", "tables_exist",
@@ -83,9 +84,7 @@ def term_key(term: str) -> str:
     return "#" + hashlib.sha256(term.encode("utf-8")).hexdigest()
 
 
-#: a table of the store's own schema (the first of the search path), never one of a schema
-#: behind it (``search_path=tenant_b,public`` where ``public`` holds another store)
-_HERE = "quote_ident(current_schema()) || '.' || ?"
+_HERE = f"{OWN_SCHEMA} || ?"  # a table of the store's own schema
 _EXIST = (f"SELECT CASE WHEN to_regclass({_HERE}) IS NULL OR to_regclass({_HERE}) IS NULL "
           f"THEN false WHEN ? THEN has_table_privilege({_HERE}, 'INSERT') AND "
           f"has_table_privilege({_HERE}, 'INSERT') ELSE true END")

@@ -37,6 +37,7 @@ __all__ = [
     "CANNOT_WRITE",
     "FORMAT",
     "MIGRATIONS",
+    "OWN_SCHEMA",
     "SCHEMA_VERSION",
     "PgSchemaMixin",
     "hnsw_index_sql",
@@ -59,6 +60,10 @@ _DSN_KEY = re.compile(r"(?:^|\s)(?:host|hostaddr|port|dbname|user|password|servi
 #: SQLSTATEs of a role or session that may not change the schema: insufficient_privilege
 #: (not the tables' owner), read_only_sql_transaction (a standby, a read-only session)
 CANNOT_WRITE = ("42501", "25006")
+#: SQL: the store's own schema (the first of the search path), quoted, then ``.``: a table
+#: name after it is looked up there only, never in a schema behind it (``search_path=
+#: tenant_b,public`` where ``public`` holds another store)
+OWN_SCHEMA = "quote_ident(current_schema()) || '.'"
 
 # Version 1: the SQLite backend's tables (same columns, so the merge SQL runs unchanged).
 _V1 = """
