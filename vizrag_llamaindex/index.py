@@ -322,11 +322,16 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         """Nodes of a document (its SOURCE, not themselves) make the index one that stores
         documents as nodes: a later ``update_ref_doc``/``refresh_ref_docs`` of that document
         replaces its nodes instead of writing it beside them."""
-        if self._index_struct.transformed or all(
+        if not self._index_struct.transformed and not all(
                 n.ref_doc_id in (None, n.node_id) for n in nodes):
-            return
-        self._index_struct.transformed = True  # recorded with the index when persisted
-        self._storage_context.index_store.add_index_struct(self._index_struct)
+            self._mark_transformed()
+
+    def _mark_transformed(self) -> None:
+        """Record (once, with the index when persisted) that documents are stored as
+        nodes: later writes of a document replace its nodes."""
+        if not self._index_struct.transformed:
+            self._index_struct.transformed = True
+            self._storage_context.index_store.add_index_struct(self._index_struct)
 
     def _replace(self, documents: Sequence[Document], parts: Sequence[VizDocument],
                  stored: Stored | None = None) -> None:
@@ -341,9 +346,8 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         if stored is None:
             stored = stored_nodes(self._engine.store, refs)
         stale = replaced(stored, refs, [p.id for p in parts])
-        if self._splitters and not self._index_struct.transformed:
-            self._index_struct.transformed = True  # recorded with the index when persisted
-            self._storage_context.index_store.add_index_struct(self._index_struct)
+        if self._splitters:
+            self._mark_transformed()
         if parts:  # a failed part raises here, before anything of the old version goes
             self._report(self._engine.insert(list(parts)))
         if stale:  # one transaction: the old version goes whole or stays whole
