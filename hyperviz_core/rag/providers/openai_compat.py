@@ -85,6 +85,11 @@ def png_data_url(png: bytes, mime: str = "image/png") -> str:
     return f"data:{mime};base64," + base64.b64encode(bytes(png)).decode("ascii")
 
 
+#: the answer-changing settings whose values leave the cache-key name the plain model name
+#: (the constructor's defaults)
+_PLAIN_SETTINGS: dict[str, float | None] = {"temperature": 0.0, "max_tokens": None}
+
+
 class OpenAIChatModel:
     """A :class:`ChatModel` over the OpenAI Chat Completions API (any ``base_url``).
 
@@ -131,8 +136,8 @@ class OpenAIChatModel:
         self.where = server_label(base_url)
         # no credentials of the URL in cache keys, usage reports or retry warnings; settings
         # that change the answers (not the defaults) in the name too: it keys the cache
-        tuned = {k: v for k, v in (("temperature", temperature), ("max_tokens", max_tokens))
-                 if v != {"temperature": 0.0, "max_tokens": None}[k]}
+        settings = {"temperature": temperature, "max_tokens": max_tokens}
+        tuned = {k: v for k, v in settings.items() if v != _PLAIN_SETTINGS[k]}
         name = model if not base_url else f"{model}@{self.where}"
         self.model_name = f"{name}#{params_hash(tuned, 8)}" if tuned else name
         self.temperature = temperature
