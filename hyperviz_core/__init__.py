@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from .convert import HyperNetXAliasWarning
 from .hif import HIFAliasWarning, HIFError, NodeAliasWarning, hypergraph_to_hif, validate_hif
+from .hif_fields import AttributeKeptWarning
 from .idmap import IdMap, UnknownVisualIdError
 from .lazy import lazy_exports
 from .model import (
@@ -82,6 +83,7 @@ if not TYPE_CHECKING:  # a type checker reads the imports above: a misspelt name
 
 
 __all__ = [
+    "AttributeKeptWarning",
     "Budget",
     "DuplicateIdError",
     "EmptyNameError",

@@ -2,8 +2,10 @@
 
 * :func:`to_hypernetx` / :func:`hypernetx_parts` — a ``hypernetx.Hypergraph`` whose edge, node
   and incidence property tables carry our fields in a ``vizrag`` column (plain dicts, so any
-  HyperNetX user can read them). ``from_hypernetx`` also accepts HyperNetX objects built
-  elsewhere: their ``weight`` and other properties land in ``weight`` and ``metadata``.
+  HyperNetX user can read them); node ids are entity names. ``from_hypernetx`` also accepts
+  HyperNetX objects built elsewhere: an edge's ``weight`` lands in ``weight``, ``type``,
+  ``description`` ... properties fill those fields as HIF attributes do, the others land in
+  ``metadata``.
 * :func:`incidence_graph` — the bipartite (König) graph: entity nodes ``("E", key)`` and
   hyperedge nodes ``("H", id)`` with attribute ``bipartite`` 0/1.
 * :func:`clique_expansion` — entity–entity graph; edge attribute ``hyperedges`` lists the
@@ -35,10 +37,12 @@ Example:
 from __future__ import annotations
 
 import math
+from functools import partial
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
 from .hif import NodeAliases, NodeAliasWarning, keep_raw_id
+from .hif_fields import EDGE_FIELDS, ENTITY_FIELDS, FieldFitter
 from .items import Entity, Hyperedge, HypergraphError, HypergraphView, normalize_key
 
 if TYPE_CHECKING:  # networkx is imported by the functions that build graphs
@@ -69,8 +73,8 @@ def incidence_graph(hg: HypergraphView) -> nx.Graph:
     for hid in sorted(hg.hyperedges):
         edge = hg.hyperedges[hid]
         g.add_node(("H", hid), bipartite=1, kind=edge.kind, weight=edge.weight)
-        for m in edge.members:
-            g.add_edge(("E", m), ("H", hid))
+        for m in edge.members:  # the membership's attributes (weight, direction ...)
+            g.add_edge(("E", m), ("H", hid), **dict(edge.member_attrs.get(m, {})))
     return g
 
 
@@ -95,9 +99,10 @@ def to_hypernetx(hg: HypergraphView) -> Any:
     import hypernetx as hnx
     import pandas as pd
 
-    node_id = {key: _node_id(key, ent) for key, ent in hg.entities.items()}
+    node_id = {key: _node_id(ent) for key, ent in hg.entities.items()}
     rows = [
-        {"edges": hid, "nodes": node, "weight": float(e.member_attrs.get(m, {}).get("weight", 1.0)),
+        {"edges": _edge_id(hid, e), "nodes": node,
+         "weight": float(e.member_attrs.get(m, {}).get("weight", 1.0)),
          _COL: {"member_attrs": e.member_attrs.get(m, {}), "position": i}}
         for hid, e in sorted(hg.hyperedges.items())
         for i, m in enumerate(e.members)
@@ -105,14 +110,14 @@ def to_hypernetx(hg: HypergraphView) -> Any:
     ]
     inc = pd.DataFrame(rows, columns=["edges", "nodes", "weight", _COL])
     edge_props = pd.DataFrame(
-        [{"id": hid, "weight": e.weight,
+        [{"id": _edge_id(hid, e), "weight": e.weight,
           _COL: e.model_dump(exclude={"id", "weight", "members", "member_attrs"})}
          for hid, e in sorted(hg.hyperedges.items())]
         + [{"id": "__vizrag_graph__", "weight": 1.0, _COL: {"graph_metadata": hg.metadata}}],
         columns=["id", "weight", _COL],
     )
     node_props = pd.DataFrame(
-        [{"id": node_id[key], "weight": 1.0, _COL: ent.model_dump()}
+        [{"id": node_id[key], "weight": _node_weight(ent), _COL: ent.model_dump()}
          for key, ent in sorted(hg.entities.items())]
         + [{"id": alias, "weight": 1.0, _COL: {"alias_of": key}}
            for key, ent in sorted(hg.entities.items()) for alias in _alias_ids(ent)],
@@ -132,10 +137,21 @@ def _alias_ids(ent: Entity) -> list[Any]:
     return [r["node"] for r in recs if isinstance(r, dict) and "node" in r]
 
 
-def _node_id(key: str, ent: Entity) -> Any:
-    """The HyperNetX node id of an entity: its key, or with aliases (which normalise to the
-    key, one may even be it) the id it was read under."""
-    return ent.metadata.get("hif_id", ent.name) if _alias_ids(ent) else key
+def _node_id(ent: Entity) -> Any:
+    """The HyperNetX node id of an entity: the id it was read under (an integer, say), else
+    its name (``"Marie Curie"``, not the key ``"marie curie"``)."""
+    return ent.metadata.get("hif_id", ent.name)
+
+
+def _edge_id(hid: str, edge: Hyperedge) -> Any:
+    """The HyperNetX edge id of a hyperedge: the id it was read under, else its own."""
+    return edge.metadata.get("hif_id", hid)
+
+
+def _node_weight(ent: Entity) -> float:
+    """The weight a node was read with (``metadata["hif_weight"]``), else 1."""
+    w = ent.metadata.get("hif_weight", 1.0)
+    return float(w) if isinstance(w, int | float) and not isinstance(w, bool) else 1.0
 
 
 def _incidence_nodes(edge: Hyperedge, key: str, own: Any, ent: Entity) -> list[Any]:
@@ -184,7 +200,8 @@ def hypernetx_parts(H: Any) -> HNXParts:
         incidence = H.incidence_dict
     except AttributeError as exc:
         raise HypergraphError(f"not a hypernetx.Hypergraph: {exc}") from None
-    entities, key_of, names = _entities(node_tab, incidence)
+    fit = FieldFitter("HyperNetX")
+    entities, key_of, names = _entities(node_tab, incidence, fit)
     hyperedges: list[Hyperedge] = []
     graph_meta: dict[str, Any] = {}
     empty: list[str] = []
@@ -207,17 +224,24 @@ def hypernetx_parts(H: Any) -> HNXParts:
                      for m, c in cells.items()
                      if any(k != "weight" or v != 1 for k, v in c.items())}
         weight = float(edge_tab.get(uid, {}).get("weight", 1.0))
-        fields = ours if ours else {"metadata": _foreign_edge_meta(uid, extra, members, key_of,
-                                                                   names)}
-        hyperedges.append(Hyperedge(id=str(uid), members=[key_of[m] for m in members],
-                                    weight=weight, member_attrs=attrs, **fields))
+        keys = [key_of[m] for m in members]
+        if ours:
+            hyperedges.append(Hyperedge(id=str(uid), members=keys, weight=weight,
+                                        member_attrs=attrs, **ours))
+            continue
+        meta = _foreign_edge_meta(uid, extra, members, key_of, names)
+        make = partial(Hyperedge, id=str(uid), members=keys, weight=weight,
+                       member_attrs=attrs, metadata=meta)
+        hyperedges.append(fit.build(make, {f: meta.pop(f) for f in EDGE_FIELDS if f in meta},
+                                    meta, f"edge {uid!r}"))
+    fit.warn(stacklevel=3)
     if empty:
         graph_meta = {**graph_meta, "hnx_empty_edges": empty}
     return entities, hyperedges, graph_meta
 
 
-def _entities(node_tab: dict[Any, dict[str, Any]], incidence: dict[Any, Any]
-              ) -> tuple[list[Entity], dict[Any, str], NodeAliases]:
+def _entities(node_tab: dict[Any, dict[str, Any]], incidence: dict[Any, Any],
+              fit: FieldFitter) -> tuple[list[Entity], dict[Any, str], NodeAliases]:
     """The entities of a HyperNetX object, the entity key of each node id, and the aliases
     (node ids merged into an entity of another id, as the HIF import does): our own rows
     first (an alias row written by :func:`to_hypernetx` names its entity), then the others,
@@ -243,13 +267,22 @@ def _entities(node_tab: dict[Any, dict[str, Any]], incidence: dict[Any, Any]
             key_of[uid] = key
             if names.seen(key, uid, extra or None):
                 continue
-            meta = dict(extra)
-            keep_raw_id(meta, uid, str(uid).strip())
-            ent = Entity(name=str(uid).strip(), metadata=meta)
+            ent = _foreign_entity(uid, extra, node_tab.get(uid, {}).get("weight"), fit)
         ents.setdefault(ent.key, ent)
         key_of[uid] = ent.key
     names.finish(ents, HyperNetXAliasWarning, stacklevel=4)
     return list(ents.values()), key_of, names
+
+
+def _foreign_entity(uid: Any, extra: dict[str, Any], weight: Any, fit: FieldFitter) -> Entity:
+    """The entity of a node of a HyperNetX object built elsewhere: ``type``,
+    ``description`` and ``source_ids`` properties fill those fields (as HIF attributes do),
+    the others, its id if not a string and a weight other than 1 go to metadata."""
+    name = str(uid).strip()
+    meta = dict(extra)
+    keep_raw_id(meta, uid, name, None if weight in (None, 1) else weight)
+    fields = {f: meta.pop(f) for f in ENTITY_FIELDS if f in meta}
+    return fit.build(partial(Entity, name=name, metadata=meta), fields, meta, f"node {uid!r}")
 
 
 def _foreign_edge_meta(uid: Any, extra: dict[str, Any], members: list[Any],

@@ -31,11 +31,12 @@ from __future__ import annotations
 import json
 import math
 import warnings
-from functools import lru_cache
+from functools import lru_cache, partial
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .hif_fields import EDGE_FIELDS, ENTITY_FIELDS, FieldFitter
 from .items import (
     Entity,
     Hyperedge,
@@ -61,8 +62,8 @@ __all__ = [
 #: what :func:`read_hif` returns: entities by key, hyperedges by id, graph metadata
 HIFParts = tuple[dict[str, Entity], dict[str, Hyperedge], dict[str, Any]]
 
-_ENTITY_FIELDS = ("type", "description", "source_ids")
-_EDGE_FIELDS = ("description", "keywords", "kind", "order", "source_ids")
+_ENTITY_FIELDS = ENTITY_FIELDS
+_EDGE_FIELDS = EDGE_FIELDS
 _INCIDENCE_FIELDS = ("weight", "direction", "attrs")
 _RESERVED = ("hif_id", "hif_weight", "hif_aliases", "hif_incidences")
 #: the smallest integer ``float()`` overflows on (it rounds up to 2 ** 1024)
@@ -197,6 +198,7 @@ class _Reader:
         self.edges: dict[str, dict[str, Any]] = {}
         self.members: dict[str, dict[str, dict[str, Any]]] = {}
         self.incidences: dict[str, dict[str, list[dict[str, Any]]]] = {}
+        self.fit = FieldFitter("HIF")
 
     def entity_for(self, raw: Any, attrs: dict[str, Any] | None = None,
                    weight: Any = None) -> str:
@@ -212,7 +214,8 @@ class _Reader:
         meta: dict[str, Any] = attrs
         keep_raw_id(meta, raw, name, weight)
         try:
-            ent = Entity(name=name, metadata=meta, **fields)
+            ent = self.fit.build(partial(Entity, name=name, metadata=meta), fields, meta,
+                                 f"node {raw!r}")
         except ValueError as exc:
             raise HIFError(f"HIF node {raw!r} has bad attributes: {exc}") from None
         self.entities[key] = self.entities[key].merged(ent) if key in self.entities else ent
@@ -222,6 +225,8 @@ class _Reader:
         """The hyperedge id of HIF edge ``raw``; two edges whose ids differ only in type
         (``1`` and ``"1"``) are refused rather than merged."""
         hid = str(raw)
+        if not hid:  # the model would derive an id, and the edge lose its own
+            raise HIFError("HIF edge id '' is empty: give each edge a non-empty id")
         slot = self.edges.get(hid)
         if slot is not None and type(slot["raw"]) is not type(raw):
             raise HIFError(f"HIF edges {slot['raw']!r} and {raw!r} have the same id as text; "
@@ -244,11 +249,9 @@ class _Reader:
             extra = {f: inc[f] for f in _INCIDENCE_FIELDS if f in inc}
             self.members.setdefault(hid, {}).setdefault(key, {}).update(_membership(extra))
             recs = self.incidences.setdefault(hid, {}).setdefault(key, [])
-            same = next((r for r in recs if r["node"] == inc["node"]), None)
-            if same is None:  # an exact duplicate incidence is merged, as before
-                recs.append({"node": inc["node"], **extra})
-            else:
-                same.update(extra)
+            rec = {"node": inc["node"], **extra}
+            if rec not in recs:  # an exact duplicate is merged; a node that is both head
+                recs.append(rec)  # and tail keeps both incidences (export writes both)
         self.names.finish(self.entities, HIFAliasWarning, stacklevel=4)
         network_type = doc.get("network-type")
         metadata = dict(doc.get("metadata") or {})
@@ -261,6 +264,7 @@ class _Reader:
                 hyperedges[hid] = edge
             else:  # no incidence: no hyperedge (it joins nothing); kept for export
                 metadata.setdefault("hif_empty_edges", []).append(_edge_record(slot))
+        self.fit.warn(stacklevel=4)
         return self.entities, hyperedges, metadata
 
     def _hyperedge(self, hid: str, slot: dict[str, Any]) -> Hyperedge:
@@ -280,14 +284,10 @@ class _Reader:
         if special:
             meta["hif_incidences"] = special
         try:
-            return Hyperedge(
-                id=hid,
-                members=list(mem),
-                weight=float(weight),
-                member_attrs={k: v for k, v in mem.items() if v},
-                metadata=meta,
-                **fields,
-            )
+            return self.fit.build(partial(
+                Hyperedge, id=hid, members=list(mem), weight=float(weight),
+                member_attrs={k: v for k, v in mem.items() if v}, metadata=meta,
+            ), fields, meta, f"edge {slot['raw']!r}")
         except ValueError as exc:
             raise HIFError(f"HIF edge {slot['raw']!r} has bad attributes: {exc}") from None
 

@@ -95,7 +95,9 @@ def test_malformed_inputs_name_the_problem(tmp_path: Path) -> None:
     with pytest.warns(HIFAliasWarning, match=r"'A' and 'a'"):  # merged, not refused (issue 10)
         merged = Hypergraph.from_hif({"incidences": [], "nodes": [{"node": "A"}, {"node": "a"}]})
     assert [n["node"] for n in merged.to_hif()["nodes"]] == ["A", "a"]
-    with pytest.raises(HIFError, match="bad attributes"):
+    from hyperviz_core.hif_fields import AttributeKeptWarning
+
+    with pytest.warns(AttributeKeptWarning, match="edge 'e' kind='x'"):  # kept, not refused
         Hypergraph.from_hif({"incidences": [], "edges": [{"edge": "e", "attrs": {"kind": "x"}}]})
     assert issubclass(HIFError, HypergraphError)
 
@@ -156,3 +158,46 @@ def test_edge_ids_that_differ_only_in_type_are_refused() -> None:
                           {"edge": "1", "node": "b"}, {"edge": "1", "node": "c"}]}
     with pytest.raises(HIFError, match="HIF edges 1 and '1' have the same id"):
         Hypergraph.from_hif(json.dumps(doc))
+
+
+def test_values_a_field_refuses_are_kept_not_refused() -> None:
+    """HyperNetX writes ``"type": null``; other tools use their own edge kinds. Such a value
+    stays in metadata (one warning names it) and HIF → model → HIF gives it back."""
+    from hyperviz_core.hif_fields import AttributeKeptWarning
+
+    doc = {"network-type": "undirected", "metadata": {},
+           "nodes": [{"node": "carol", "attrs": {"type": None, "description": ["x"]}},
+                     {"node": "dave", "attrs": {"type": "person"}}],
+           "edges": [{"edge": "e1", "attrs": {"kind": "reaction", "order": 2,
+                                               "description": "made"}}],
+           "incidences": [{"edge": "e1", "node": "carol"}, {"edge": "e1", "node": "dave"}]}
+    with pytest.warns(AttributeKeptWarning) as caught:
+        hg = Hypergraph.from_hif(doc)
+    assert len(caught) == 1
+    assert "node 'carol' description=['x']; node 'carol' type=None" in str(caught[0].message)
+    assert hg.entities["carol"].type == "entity"
+    assert hg.entities["carol"].metadata == {"type": None, "description": ["x"]}
+    assert hg.entities["dave"].type == "person"
+    edge = hg.hyperedges["e1"]
+    assert (edge.kind, edge.description, edge.metadata) == (
+        "relation", "made", {"kind": "reaction", "order": 2})
+    assert hg.to_hif() == doc
+
+
+def test_a_node_both_head_and_tail_keeps_both_incidences() -> None:
+    doc = {"network-type": "directed", "metadata": {}, "nodes": [{"node": "atp"},
+                                                                 {"node": "enzyme"}],
+           "edges": [{"edge": "cat"}],
+           "incidences": [{"edge": "cat", "node": "enzyme", "direction": "tail"},
+                          {"edge": "cat", "node": "enzyme", "direction": "head"},
+                          {"edge": "cat", "node": "atp", "direction": "tail"}]}
+    out = Hypergraph.from_hif(doc).to_hif()
+    assert sorted((i["node"], i["direction"]) for i in out["incidences"]) == [
+        ("atp", "tail"), ("enzyme", "head"), ("enzyme", "tail")]
+    dup = {**doc, "incidences": doc["incidences"] + [doc["incidences"][0]]}
+    assert Hypergraph.from_hif(dup).to_hif()["incidences"] == out["incidences"]
+
+
+def test_an_empty_edge_id_is_refused() -> None:
+    with pytest.raises(HIFError, match="edge id '' is empty"):
+        Hypergraph.from_hif({"incidences": [{"edge": "", "node": "a"}]})
