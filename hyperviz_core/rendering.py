@@ -36,6 +36,8 @@ from .prune import PruneReport
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    from .viewer import InlineViewer
+
 __all__ = ["IMAGE_SUFFIXES", "Redraw", "Rendering"]
 
 #: the image formats :meth:`Rendering.save` writes, by the path's suffix
@@ -151,6 +153,13 @@ class Rendering(BaseModel):
     def save_html(self, path: str | Path) -> Path:
         """Write :meth:`to_html` to ``path`` (replaced whole)."""
         return atomic_write_bytes(path, self.to_html().encode("utf-8"))
+
+    def viewer(self, height: int = 640) -> InlineViewer:
+        """The viewer for a notebook: :meth:`to_html` inside a sandboxed ``<iframe>``
+        (``r.viewer()`` as a cell's last line shows it; a bare rendering shows the PNG)."""
+        from .viewer import InlineViewer
+
+        return InlineViewer(self.to_html(), height=height)
 
     def _repr_png_(self) -> bytes:  # Jupyter
         return self.png

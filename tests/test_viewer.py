@@ -425,6 +425,29 @@ def test_real_rendering_html_matches_its_export(real: Any) -> None:
     assert real.to_html() == page  # deterministic
 
 
+def test_notebook_viewer_of_a_rendering_and_a_retrieval_view(real: Any) -> None:
+    """``viewer()`` (a rendering, or a retrieval's ``RenderedView``) is the page, escaped
+    whole, inside one sandboxed iframe; the view's page equals the rendering's."""
+    import html as htmllib
+
+    from hyperviz_core.rag.result import RenderedView
+    from hyperviz_core.viewer import InlineViewer
+
+    frame = real.viewer(height=500)
+    assert isinstance(frame, InlineViewer)
+    markup = frame._repr_html_()
+    assert markup.startswith('<iframe srcdoc="') and markup.endswith("></iframe>")
+    assert markup.count("<") == 2  # the page's own markup is all escaped
+    srcdoc = re.search(r'srcdoc="([^"]*)"', markup)
+    assert srcdoc and htmllib.unescape(srcdoc.group(1)) == real.to_html()
+    assert 'sandbox="allow-scripts"' in markup and "height:500px" in markup
+    view = RenderedView.from_rendering(real)
+    assert view.to_html() == real.to_html()
+    assert str(view.viewer()) == str(real.viewer())
+    with pytest.raises(ValueError, match="height"):
+        real.viewer(height=0)
+
+
 def test_real_collage_pruned_and_empty() -> None:
     from hyperviz_core.prune import Budget
     from hyperviz_core.render import HyperViz

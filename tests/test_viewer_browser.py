@@ -570,3 +570,47 @@ def test_real_rendering_of_hostile_text(viewer: Viewer, tmp_path: Path) -> None:
     assert page.evaluate("typeof window.__pwned") == "undefined"
     assert page.evaluate("document.querySelectorAll('img, iframe, object, embed').length") == 0
     assert viewer.dialogs == [] and viewer.errors == [] and viewer.csp_messages() == []
+
+
+def test_two_inline_viewers_on_one_page_both_work(viewer: Viewer, sample: Any,
+                                                  tmp_path: Path) -> None:
+    """``InlineViewer`` (what ``Rendering.viewer()`` returns for a notebook) keeps each
+    viewer in its own sandboxed iframe: two on one page both zoom, the host page's own
+    style is untouched."""
+    from hyperviz_core.viewer import InlineViewer
+
+    _, _, html = sample
+    host = ("<!DOCTYPE html><html><head><style>body{background:rgb(1, 2, 3)}</style></head>"
+            f"<body><p id='cell'>notebook</p>{InlineViewer(html)}{InlineViewer(html)}"
+            "</body></html>")
+    (tmp_path / "host.html").write_text(host, encoding="utf-8")
+    viewer.page.goto((tmp_path / "host.html").resolve().as_uri())
+    frames = [viewer.page.frame_locator("iframe").nth(i) for i in (0, 1)]
+    for frame in frames:
+        frame.locator("html[data-hv-ready]").wait_for(state="attached")
+        frame.locator("#hv-zoom-in").click()
+        assert "scale(1.40000)" in str(frame.locator("#hv-viewport").get_attribute("transform"))
+    assert viewer.page.evaluate("getComputedStyle(document.body).backgroundColor") == \
+        "rgb(1, 2, 3)"
+    assert viewer.page.evaluate("getComputedStyle(document.body).display") == "block"
+    assert viewer.errors == []
+
+
+def test_arrow_keys_in_an_editor_do_not_pan(viewer: Viewer, sample: Any, tmp_path: Path) -> None:
+    """A contenteditable editor (a notebook's code cell) keeps its arrow keys and ``0``."""
+    _, _, html = sample
+    viewer.open(html, tmp_path / "view.html")
+    reset = viewer.transform()
+    viewer.page.evaluate("""() => { const d = document.createElement('div');
+        d.id = 'editor'; d.contentEditable = 'true'; d.textContent = 'abcdef';
+        document.body.prepend(d); }""")
+    viewer.page.click("#editor")
+    viewer.page.keyboard.press("End")
+    for key in ("ArrowLeft", "ArrowLeft", "X", "0"):
+        viewer.page.keyboard.press(key)
+    assert viewer.page.inner_text("#editor") == "abcdX0ef"
+    assert viewer.transform() == reset
+    viewer.page.click("#hv-zoom-in")
+    viewer.page.locator("#hv-svg").focus()
+    viewer.page.keyboard.press("0")  # outside the editor the shortcut still works
+    assert viewer.transform() == reset

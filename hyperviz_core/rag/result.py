@@ -11,9 +11,12 @@ from __future__ import annotations
 import base64
 import hashlib
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from ..viewer import InlineViewer
 
 __all__ = [
     "UNMATCHED_WARNING",
@@ -180,8 +183,23 @@ class RenderedView(BaseModel):
 
     __str__ = __repr__
 
+    def to_html(self) -> str:
+        """A self-contained HTML viewer of this view (as ``Rendering.to_html``)."""
+        from ..viewer import render_html
+
+        return str(render_html(self.export, png=self.png))
+
+    def viewer(self, height: int = 640) -> InlineViewer:
+        """The viewer for a notebook: :meth:`to_html` in a sandboxed ``<iframe>``
+        (``result.bottom_view.viewer()`` as a cell's last line shows it)."""
+        from ..viewer import InlineViewer
+
+        return InlineViewer(self.to_html(), height=height)
+
     def id_map(self) -> dict[str, str]:
-        """Visual ID → key (entities and hyperedges) as recorded in the export."""
+        """Visual ID → key (entities and hyperedges) as recorded in the export. (Unlike
+        ``Rendering``, whose ``id_map`` is an :class:`~hyperviz_core.IdMap` field and whose
+        ``export()`` is a method, a view read back from JSON holds ``export`` as a field.)"""
         out: dict[str, str] = {}
         for item in self.export.get("entities", []):
             out[str(item.get("id"))] = str(item.get("key"))

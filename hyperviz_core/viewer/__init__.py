@@ -4,14 +4,17 @@
 panels, positions, colours and ``E#``/``H#`` IDs as the PNG, drawn as SVG, with zoom/pan,
 tooltips, neighbourhood highlighting (one hop per click on an entity, up to a chosen maximum or
 everything reachable; one more click or Escape resets), hyperedge evidence, search, legend and
-the pruning report. ``Rendering.to_html()`` calls it.
+the pruning report. ``Rendering.to_html()`` calls it; ``Rendering.viewer()`` (an
+:class:`InlineViewer`) shows it inside a notebook.
 """
 
 from __future__ import annotations
 
 from .files import write_views
 from .html import content_security_policy, hop_depth, json_for_script, render_html
+from .inline import InlineViewer
 
 __all__ = [
-    "content_security_policy", "hop_depth", "json_for_script", "render_html", "write_views",
+    "InlineViewer", "content_security_policy", "hop_depth", "json_for_script", "render_html",
+    "write_views",
 ]

@@ -660,6 +660,8 @@
   }
 
   document.addEventListener('keydown', function (evt) {
+    var focused = document.activeElement;
+    if (focused && focused.isContentEditable) { return; }  /* typing in an editor */
     if (evt.key === 'Escape') {
       hideTooltip();
       if (results) { results.hidden = true; }
