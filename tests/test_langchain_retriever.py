@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -112,6 +113,17 @@ def test_include_image_draws_only_the_bottom_view(store_dir: Path) -> None:
     docs = retriever.invoke(QUERY)
     assert is_image_document(docs[-1]) and docs[-1].metadata["view"] == "bottom"
     assert views == ["bottom"]  # I_top is not drawn for an image nobody reads
+    # a notebook showing the documents prints a short line, not the 200 kB PNG
+    shown = repr(docs[-1])
+    assert len(shown) < 10_000 and "base64 chars>" in shown and "<export: " in shown
+    assert len(docs[-1].metadata["image_base64"]) > 1_000  # the metadata holds it whole
+    from langchain_core.documents import Document
+    from langchain_core.load import dumpd, load
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # load() is a LangChain beta
+        again = load(dumpd(docs[-1]), allowed_objects="all")
+    assert type(again) is Document and again.metadata == docs[-1].metadata
     views.clear()
     assert len(retriever.invoke(QUERY, include_image=False)) == 2 and views == []
 

@@ -54,6 +54,8 @@ def test_vizrag_documents_use_the_store(store_dir: Path) -> None:
         {"documents": docs, "question": QUERY})
     url = out["image"]["image_url"]
     assert url["detail"] == "high" and url["url"].startswith("data:image/png;base64,")
+    assert isinstance(out, dict) and len(repr(out)) < len(url["url"]) // 4  # a short repr
+    assert "<image_url block>" in repr(out) and "<export: " in repr(out)
     keys = {str(e["key"]) for e in out["export"]["entities"]}
     bottom = retriever.engine.store.bottom()
     ids = {d.id for d in docs}

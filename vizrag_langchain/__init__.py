@@ -23,6 +23,7 @@ from .adapters import (
 from .chain import DEFAULT_PROMPT, create_vizrag_chain, format_passages, vizrag_message
 from .documents import (
     IMAGE_DOC_TYPE,
+    VizRAGImageDocument,
     image_document,
     is_image_document,
     merge_metadata,
@@ -41,6 +42,7 @@ __all__ = [
     "HyperVizRunnable",
     "LangChainChatModel",
     "LangChainEmbedder",
+    "VizRAGImageDocument",
     "VizRAGRetriever",
     "VizRAGVectorStore",
     "__version__",

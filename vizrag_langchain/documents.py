@@ -45,6 +45,7 @@ from hyperviz_core.rag.result_metadata import (
 __all__ = [
     "IMAGE_DOC_TYPE",
     "VIZRAG_PREFIX",
+    "VizRAGImageDocument",
     "derived_id",
     "image_document",
     "is_image_document",
@@ -88,19 +89,46 @@ def result_documents(result: RetrievalResult, k: int | None = None,
             for c in chunks]
 
 
+class VizRAGImageDocument(Document):
+    """The rendered-image ``Document``: a plain ``Document`` in every respect but its
+    ``repr``, which shortens the PNG (``image_base64``, ~200 kB) and the ``export`` (~80 kB)
+    so that a notebook cell or a log line showing it stays readable (``metadata`` holds
+    them whole). It serialises as a ``Document`` (``dumpd``/``loads`` give a plain one)."""
+
+    @classmethod
+    def lc_id(cls) -> list[str]:
+        return Document.lc_id()
+
+    def __repr__(self) -> str:
+        meta = dict(self.metadata)
+        if isinstance(meta.get("image_base64"), str):
+            meta["image_base64"] = _Elided(f"<{len(meta['image_base64'])} base64 chars>")
+        if isinstance(meta.get("export"), dict):
+            meta["export"] = _Elided(f"<export: {len(meta['export'])} keys>")
+        return (f"VizRAGImageDocument(id={self.id!r}, page_content={self.page_content[:80]!r}, "
+                f"metadata={meta!r})")
+
+
+class _Elided(str):
+    """A placeholder shown as it is (no quotes) in a ``repr``."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
 def image_document(view: RenderedView | VisualContext, *, view_name: str, query: str,
                    mode: str = "", score: float = 0.0, rank: int = 1,
-                   unmatched: bool = False) -> Document:
-    """One rendering as a document: caption as text, PNG base64 and mime type in metadata,
-    and the keys of a text document (``doc_id`` = ``chunk_id`` = its id, ``title``,
-    ``rank``, ``score``, ``score_parts`` = {}, ``mode``, ``unmatched``, the ``entities`` /
-    ``hyperedges``
-    it shows with their ``E#`` / ``H#``). The retriever gives it the rank after the text
-    documents and the weakest one's score: it sorts after the passages it shows, and a
-    score filter that keeps them all keeps it."""
+                   unmatched: bool = False) -> VizRAGImageDocument:
+    """One rendering as a document (a :class:`VizRAGImageDocument`): caption as text, PNG
+    base64 and mime type in metadata, and the keys of a text document (``doc_id`` =
+    ``chunk_id`` = its id, ``title``, ``rank``, ``score``, ``score_parts`` = {}, ``mode``,
+    ``unmatched``, the ``entities`` / ``hyperedges`` it shows with their ``E#`` / ``H#``).
+    The retriever gives it the rank after the text documents and the weakest one's score:
+    it sorts after the passages it shows, and a score filter that keeps them all keeps
+    it."""
     doc_id = f"hyperviz-{view.sha256[:16]}"
     ents, edges = visual_ids(view.export)
-    return Document(
+    return VizRAGImageDocument(
         id=doc_id,
         page_content=view.caption,
         metadata={

@@ -42,7 +42,8 @@ from .documents import is_image_document, vizrag_key, vizrag_value
 from .engine import SharedEngine
 from .events import async_event_hook, event_hook
 
-__all__ = ["HyperVizInput", "HyperVizRunnable", "image_block", "split_documents"]
+__all__ = ["HyperVizInput", "HyperVizOutput", "HyperVizRunnable", "image_block",
+           "split_documents"]
 
 ImageFormat = Literal["image", "image_url"]
 HyperVizInput = Sequence[Document] | Mapping[str, Any]
@@ -64,6 +65,25 @@ def image_block(ctx: VisualContext, image_format: ImageFormat = "image",
     if image_format != "image":
         raise ValueError(f"unknown image_format {image_format!r}; use 'image' or 'image_url'")
     return {"type": "image", "base64": ctx.png_base64, "mime_type": ctx.mime_type}
+
+
+class HyperVizOutput(dict[str, Any]):
+    """The runnable's output: a plain ``dict`` (``image``, ``caption``, ``export``,
+    ``documents``) whose ``repr`` shortens the image and the export, so that a notebook
+    cell showing it stays readable."""
+
+    def __repr__(self) -> str:
+        image = self.get("image")
+        shown = {**self,
+                 "image": _Short(f"<{image.get('type')} block>") if isinstance(image, dict)
+                 else image,
+                 "export": _Short(f"<export: {len(self.get('export') or {})} keys>")}
+        return f"HyperVizOutput({shown!r})"
+
+
+class _Short(str):
+    def __repr__(self) -> str:
+        return str(self)
 
 
 def split_documents(docs: Sequence[Document]) -> tuple[list[Document], Document | None]:
@@ -176,11 +196,11 @@ class HyperVizRunnable(SharedEngine, RunnableSerializable[HyperVizInput, dict[st
 
     def _output(self, docs: list[Document], ctx: VisualContext | None) -> dict[str, Any]:
         show = ctx is not None and not ctx.is_empty
-        return {"image": image_block(ctx, self.image_format, self.detail) if show and ctx
-                else None,
-                "caption": ctx.caption if ctx is not None else "",
-                "export": dict(ctx.export) if ctx is not None else {},
-                "documents": docs}
+        image = image_block(ctx, self.image_format, self.detail) if show and ctx else None
+        return HyperVizOutput({"image": image,
+                               "caption": ctx.caption if ctx is not None else "",
+                               "export": dict(ctx.export) if ctx is not None else {},
+                               "documents": docs})
 
     def _render(self, value: HyperVizInput, run_manager: CallbackManagerForChainRun
                 ) -> dict[str, Any]:
