@@ -17,10 +17,12 @@ exit status 2, not a traceback.
 from __future__ import annotations
 
 import importlib
+import re
 import sys
+from importlib import metadata
 from types import ModuleType
 
-__all__ = ["exit_without_extra", "install_hint", "require_extra"]
+__all__ = ["exit_without_extra", "install_hint", "require_extra", "require_version"]
 
 
 def install_hint(extra: str) -> str:
@@ -55,3 +57,31 @@ def exit_without_extra(module: str, *, extra: str, who: str) -> None:
     except ModuleNotFoundError as exc:
         print(str(exc), file=sys.stderr)
         raise SystemExit(2) from None
+
+
+def _release(version: str) -> tuple[int, ...]:
+    """The leading release numbers of a version string (``"0.14.24.post1"`` → (0, 14, 24))."""
+    m = re.match(r"\d+(?:\.\d+)*", version)
+    return tuple(int(p) for p in m.group(0).split(".")) if m else ()
+
+
+def require_version(dist: str, minimum: str, *, extra: str, who: str, why: str,
+                    installed: str | None = None) -> None:
+    """Raise :class:`ImportError` when the installed ``dist`` is older than ``minimum``
+    (pip keeps an older one where it was pinned, or installed with ``--no-deps``); ``why``
+    says what would go wrong with it. ``installed`` overrides the installed version.
+
+    >>> require_version("demo-dist", "1.2", extra="demo", who="this example",
+    ...                 why="it lacks X", installed="1.1.9")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ImportError: this example needs demo-dist >= 1.2, and 1.1.9 is installed (it lacks X): ...
+    """
+    if installed is None:
+        try:
+            installed = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            return  # not installed as a distribution (a source tree): nothing to check
+    if _release(installed) < _release(minimum):
+        raise ImportError(f"{who} needs {dist} >= {minimum}, and {installed} is installed "
+                          f"({why}): {install_hint(extra)} --upgrade")

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..extras import install_hint
 from .vectors import ExactVectorIndex, as_matrix, normalize_rows
 
 __all__ = ["AnnVectorIndex", "usearch_available", "usearch_module"]
@@ -53,8 +54,8 @@ def _usearch() -> Any:
     try:
         return importlib.import_module("usearch.index")
     except ImportError as exc:
-        raise ImportError("approximate vector search needs the optional 'usearch' package "
-                          "(pip install usearch)") from exc
+        raise ImportError("approximate vector search needs the 'ann' extra (the usearch "
+                          f"package): {install_hint('ann')}") from exc
 
 
 def _usearch_index(dim: int, connectivity: int, expansion_search: int) -> Any:

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 from urllib.parse import unquote
 
+from ....extras import install_hint
 from ..base import StoreClosedError, StoreError
 from .schema import FORMAT, OWN_SCHEMA, mask_url
 
@@ -268,8 +269,8 @@ def _psycopg() -> Any:
 
 
 def _no_extra(exc: ImportError) -> StoreError:
-    return StoreError("a postgresql:// store needs the postgres extra: pip install "
-                      f"'vizrag[postgres]' ({exc})")
+    return StoreError(f"a postgresql:// store needs the postgres extra: "
+                      f"{install_hint('postgres')} ({exc})")
 
 
 def _cannot_connect(url: str, exc: BaseException) -> StoreError:
