@@ -280,3 +280,28 @@ def test_cli_index_ann_threshold(tmp_path: Path) -> None:
     built = sorted(p.stem for p in (tmp_path / "on" / "vizrag.ann").glob("*.json"))
     assert built and set(built) <= {"chunk", "entity", "theme"}
     assert not (tmp_path / "off" / "vizrag.ann").exists()
+
+
+def test_cli_ann_threshold_without_the_extra_says_so(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """Asked for, approximate search without usearch is a notice, not silence; 0 (never)
+    asks for nothing."""
+    import json as _json
+
+    from rag_fakes import demo_documents
+
+    from hyperviz_core.cli import main
+    from hyperviz_core.rag import ann
+
+    monkeypatch.setattr(ann, "usearch_available", lambda: False)
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text("".join(_json.dumps({"id": d.id, "text": d.text}) + "\n"
+                              for d in demo_documents(0, 3)), encoding="utf-8")
+    for name, threshold in (("on", "20"), ("off", "0")):
+        assert main(["index", str(corpus), "--store", str(tmp_path / name), "--no-progress",
+                     "--ann-threshold", threshold]) == 0
+        err = capsys.readouterr().err
+        said = "--ann-threshold needs the 'ann' extra" in err
+        assert said == (threshold != "0"), err
+        assert not said or "pip install 'vizrag[ann]'" in err

@@ -45,3 +45,19 @@ def test_info_exits_1_without_graphviz_with_or_without_json(
     assert main(["info", *json_flag]) == 1
     out = capsys.readouterr().out
     assert ("MISSING" in out) if not json_flag else json.loads(out)["graphviz_binaries"] is None
+
+
+def test_info_names_every_extras_distribution(capsys: pytest.CaptureFixture[str]) -> None:
+    """A wheel user checks an extra (postgres, ann, local ...) with ``vizrag info``."""
+    import re
+    import tomllib
+    from pathlib import Path
+
+    project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    extras = project["project"]["optional-dependencies"]
+    wanted = {re.match(r"[A-Za-z0-9_.-]+", spec).group(0).lower()  # type: ignore[union-attr]
+              for name, specs in extras.items() if name not in ("dev", "all", "test")
+              for spec in specs if not spec.startswith("vizrag")}
+    assert main(["info", "--json"]) == 0
+    listed = set(json.loads(capsys.readouterr().out)["libraries"])
+    assert wanted - listed == set()

@@ -40,6 +40,16 @@ __all__ = ["add_provider_options", "make_chat", "make_embedder", "open_existing"
            "recorded_embedder", "register", "seconds"]
 
 
+def _note_without_ann() -> None:
+    """``--ann-threshold`` asked for, and the ``ann`` extra missing: said, not ignored."""
+    from ..extras import install_hint
+    from ..rag.ann import usearch_available
+
+    if not usearch_available():
+        print("vizrag index: --ann-threshold needs the 'ann' extra (usearch), which is not "
+              f"installed: vector search stays exact; {install_hint('ann')}", file=sys.stderr)
+
+
 def _parsed(flag: str, spec: str) -> Any:
     """The parsed ``provider:model`` spec of ``flag``; a provider without its API key in
     the environment is a one-line error before anything is written (not one failure per
@@ -216,6 +226,8 @@ def _run_index(args: argparse.Namespace) -> int:
                               show_progress=progress) if args.embed
                 else recorded_embedder(args.store) or make_embedder("offline"))
     with_retries(embedder, args.max_retries).dim  # noqa: B018 - the (retried) probe
+    if args.ann_threshold and not is_store_url(args.store):
+        _note_without_ann()
     with store_errors(args.store):
         options = ({} if args.ann_threshold is None or is_store_url(args.store)
                    else {"ann_threshold": args.ann_threshold})
