@@ -45,6 +45,15 @@ def test_passage_numbers_ranges_and_fullwidth_are_read() -> None:
     assert got.unknown == ["[9]", "[7]", "[8]"]
 
 
+def test_chinese_and_japanese_citation_forms_are_read() -> None:
+    """``【n】`` (how Chinese models cite), ``〔n〕``, the ideographic comma and ``至``/``～``
+    ranges; a made-up one in such brackets is flagged as in square ones."""
+    got = read_citations("答案【1】。见【2】【3】、[1、3]、〔2〕、[1至2]、[2～3]、【9】",
+                         _result(), carried=3)
+    assert got.passages == [1, 2, 3]
+    assert got.unknown == ["[9]"]
+
+
 def test_only_carried_passages_count() -> None:
     """``max_sources`` cut the prompt to two passages: a third is not one it was given."""
     got = read_citations("It is in [3].", _result(), carried=2)

@@ -29,9 +29,12 @@ from .result import Citations, RetrievalResult, RetrievedEntity, RetrievedHypere
 
 __all__ = ["Citations", "cited_legend", "read_citations"]
 
-#: a bracket of passage numbers: ``[1]``, ``[1, 3]``, ``[2-4]``, ``[1; 2 and 5]``
-_BRACKET = re.compile(r"\[\s*(\d{1,18}(?:\s*(?:[,;]|[-–—]|and|&)\s*\d{1,18})*)\s*\]")
-_RANGE = re.compile(r"(\d{1,18})\s*[-–—]\s*(\d{1,18})")
+#: a bracket of passage numbers: ``[1]``, ``[1, 3]``, ``[2-4]``, ``[1; 2 and 5]``, ``[1、3]``,
+#: ``[1至3]`` (lenticular and tortoise-shell brackets read as square ones)
+_BRACKET = re.compile(r"\[\s*(\d{1,18}(?:\s*(?:[,;、]|[-–—~〜至]|and|&)\s*\d{1,18})*)\s*\]")
+_RANGE = re.compile(r"(\d{1,18})\s*[-–—~〜至]\s*(\d{1,18})")
+#: the CJK brackets models write citations in (``【1】``, ``〔2〕``), as square ones
+_SQUARE = str.maketrans("【〔〖〘】〕〗〙", "[[[[]]]]")
 #: the widest range read as its numbers (a wider one is read as its two ends)
 _MAX_RANGE = 50
 
@@ -40,7 +43,7 @@ def _numbers(group: str) -> list[int]:
     """The passage numbers of one bracket's inside (ranges expanded up to 50 wide; a wider
     one read as its two ends, so ``[1-99999]`` of five passages cites an unknown one)."""
     out: list[int] = []
-    for part in re.split(r"[,;&]|\band\b", group):
+    for part in re.split(r"[,;&、]|\band\b", group):
         span = _RANGE.fullmatch(part.strip())
         if span and 0 <= int(span[2]) - int(span[1]) <= _MAX_RANGE:
             out += range(int(span[1]), int(span[2]) + 1)
@@ -64,8 +67,9 @@ def read_citations(answer: str, result: RetrievalResult, *, carried: int,
     """The :class:`Citations` of ``answer``, a reply to a prompt that carried the first
     ``carried`` passages of ``result`` and (``ids``) named the drawn bottom-layer entities
     and relation hyperedges by their visual IDs. Full-width forms (``［１］``, ``Ｈ２``) read
-    as their ASCII ones."""
-    text = unicodedata.normalize("NFKC", answer)
+    as their ASCII ones, ``【1】`` and ``〔1〕`` as ``[1]``, ``、`` as a comma and ``至`` as a
+    range's dash."""
+    text = unicodedata.normalize("NFKC", answer).translate(_SQUARE)
     cited = list(dict.fromkeys(n for m in _BRACKET.finditer(text) for n in _numbers(m[1])))
     found = [n for n in cited if 1 <= n <= carried]
     unknown = [f"[{n}]" for n in cited if not 1 <= n <= carried]
