@@ -49,6 +49,18 @@ def test_char_windows_prefer_sentence_then_whitespace_boundaries() -> None:
     assert "".join(p.text for p in parts) == blob
 
 
+@pytest.mark.parametrize("stop", ["؟", "۔", "।", "።"])
+def test_windows_end_at_the_sentence_stops_of_other_scripts(stop: str) -> None:
+    """Arabic ``؟``, Urdu ``۔``, Devanagari ``।``, Ethiopic ``።`` end sentences as ``.``
+    does: windows end there (before, mid-sentence at the last space)."""
+    sentence = f"هل هذا مركز النيل للأبحاث في القاهرة{stop} "
+    text = sentence * 30
+    for unit, size in (("char", 200), ("token", 30)):
+        chunks = chunk_document(Document(id="a", text=text), size=size, overlap=0, unit=unit)
+        assert len(chunks) > 3
+        assert all(c.text.endswith(stop) for c in chunks), [c.text[-5:] for c in chunks]
+
+
 def test_token_windows() -> None:
     doc = Document(id="d", text=TEXT)
     chunks = chunk_document(doc, size=30, overlap=5, unit="token")

@@ -44,9 +44,10 @@ EXTRACTIVE_LABEL = (
     "Extractive summary (no language model configured; sentences quoted from the top "
     "passages):"
 )
-#: a sentence end: ``.!?`` and white space (a sentence starts after it if
-#: :func:`_opens_sentence`), or CJK ``。！？`` and their closing brackets (white space or not)
-_BREAK = re.compile(r"(?<=[.!?])\s+|(?P<cjk>[。！？｡]+[」』”’）)\"']*)\s*")
+#: a sentence end: ``.!?`` (Arabic ``؟``, Urdu ``۔``, Devanagari ``।`` ...) and white space (a
+#: sentence starts after it if :func:`_opens_sentence`), or CJK ``。！？`` and their closing
+#: brackets (white space or not)
+_BREAK = re.compile(r"(?<=[.!?؟۔।॥։።])\s+|(?P<cjk>[。！？｡]+[」』”’）)\"']*)\s*")
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
 
 

@@ -38,10 +38,13 @@ _CJK = ("\u1100-\u11ff\u3005-\u3007\u3040-\u309f\u30a0-\u30ff\u3130-\u318f\u31f0
 #: other non-whitespace characters (for text without CJK characters: the runs of non-whitespace).
 TOKEN_RE = re.compile(rf"[{_CJK}]|[^\s{_CJK}]+")
 _CLOSE = r""")"'\]»”’」』）】〕〉》］｝"""
-_SENT_END = re.compile(rf"[.!?;。！？][{_CLOSE}]*$")
+#: sentence ends of scripts that space their words: Latin, Arabic (``؟``, ``؛``), Urdu (``۔``),
+#: Devanagari (``।``, ``॥``), Armenian (``։``), Ethiopic (``።``)
+_STOPS = ".!?;؟؛۔।॥։።"
+_SENT_END = re.compile(rf"[{_STOPS}。！？][{_CLOSE}]*$")
 #: CJK sentence ends: full stops, marks, semicolons, and ellipses after a CJK character.
 _CJK_END = rf"(?:[。！？；｡]+|(?<=[{_CJK}])[…‥]+)[{_CLOSE}]*"
-_SENT_BREAK = re.compile(rf"[.!?;。！？][{_CLOSE}]*(?=\s)|\n\s*\n|\n|{_CJK_END}")
+_SENT_BREAK = re.compile(rf"[{_STOPS}。！？][{_CLOSE}]*(?=\s)|\n\s*\n|\n|{_CJK_END}")
 #: Clause ends of CJK text (commas, enumeration commas, colons): second-best window ends.
 _CLAUSE = rf"[，、：︰][{_CLOSE}]*"
 _CLAUSE_BREAK = re.compile(rf"{_CJK_END}|{_CLAUSE}")
