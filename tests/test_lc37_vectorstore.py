@@ -222,3 +222,17 @@ def test_one_chunk_default_indexes_a_long_document_whole(vs: VizRAGVectorStore) 
     vs.add_documents([Document(LONG, id="long")])
     assert vs.engine.stats().chunks == 1
     assert isinstance(vs.vizrag_retriever, VizRAGRetriever)
+
+
+
+def test_a_query_that_matches_nothing_scores_zero(tmp_path: Path) -> None:
+    """Nothing of the query matched (``unmatched``): no chance evidence either (central
+    entities used to score such hits 0.35-0.55), so a relevance threshold drops them all."""
+    with VizRAGVectorStore(tmp_path / "e") as vs:  # the offline default embedder
+        vs.add_documents(BAND)
+        query = "quantum chromodynamics lattice gauge theory"
+        assert vs.vizrag_retriever.invoke(query, k=1)[0].metadata["unmatched"] is True
+        assert [s for _, s in vs.similarity_search_with_score(query, k=3)] == [0.0] * 3
+        assert vs.similarity_search_with_relevance_scores(query, k=3,
+                                                          score_threshold=0.3) == []
+        assert vs.similarity_search_with_score("Who founded Iron Maiden?", k=1)[0][1] > 0

@@ -24,7 +24,7 @@ import re
 from ...model import Hypergraph
 from .lexical import STOPWORDS, bm25_scores
 
-__all__ = ["entity_importance"]
+__all__ = ["entity_importance", "names_query"]
 
 #: ``bm25s.tokenize``'s default token pattern (on the lower-cased text; ``_`` is a letter)
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")
@@ -73,3 +73,19 @@ def entity_importance(hg: Hypergraph, query: str | None = None, alpha: float = 0
     bm = (_bm25(hg, keys, query, description_chars) if query and query.strip() and beta > 0
           else [0.0] * len(keys))
     return {k: round(alpha * c + beta * b, 9) for k, c, b in zip(keys, cent, bm, strict=True)}
+
+
+def names_query(hg: Hypergraph, query: str | None, *,
+                description_chars: int | None = None) -> bool:
+    """True when some entity's ``name type description[:description_chars]`` shares a
+    BM25 token with ``query`` (its importance holds a query match, not centrality alone).
+
+    >>> from hyperviz_core import Entity
+    >>> hg = Hypergraph(entities=[Entity(name="a", description="radium")])
+    >>> names_query(hg, "radium?"), names_query(hg, "polonium")
+    (True, False)
+    """
+    wanted = set(_tokens(query or ""))
+    return bool(wanted) and any(
+        wanted.intersection(_tokens(f"{e.name} {e.type} {e.description[:description_chars]}"))
+        for e in hg.entities.values())

@@ -30,7 +30,7 @@ from ..result import (
 )
 from ..vectors import query_vectors
 from .collect import ranked_chunks
-from .importance import entity_importance
+from .importance import entity_importance, names_query
 from .rank import RankWeights, rank_chunks
 from .search import linked_entities, search
 from .state import LLMRequest, RetrievalState, Step
@@ -252,15 +252,20 @@ def locate(st: RetrievalState) -> Step:
     located: list[str] | None = None  # None: the offline locator decides
     if st.chat is not None:
         located = (yield from _model_locate(st)) if st.top_ids.entities else []
+    # offline, a view none of whose entities shares a word with the query was reached by
+    # chance (themes by a faint vector likeness): its central entities and its themes'
+    # members anchor nothing, or their evidence, scaled to the best, outranks BM25
+    by_chance = located is None and not names_query(st.sub_top, st.query,
+                                                    description_chars=DESCRIPTION_CHARS)
     if located is None:  # structural: G_top's entities, drawn or not (a rendering's
         # congestion control must not change what is retrieved)
-        located = sorted(st.sub_top.entities,
-                         key=lambda k: (-st.top_imp.get(k, 0.0), k))[: cfg.locate_k]
+        located = [] if by_chance else sorted(
+            st.sub_top.entities, key=lambda k: (-st.top_imp.get(k, 0.0), k))[: cfg.locate_k]
     res.located = located = located or []
     anchors: dict[str, float] = {}
     for r, key in enumerate(located):
         anchors[key] = max(anchors.get(key, 0.0), 1.0 - 0.5 * r / max(len(located), 1))
-    for h in st.themes:  # V_dif = members of E_rel
+    for h in [] if by_chance else st.themes:  # V_dif = members of E_rel
         for m in st.theme_members[h]:
             anchors[m] = max(anchors.get(m, 0.0), 0.8 * st.e_rel[h])
     for key in sorted(st.corpus.known_entities(st.linked)):  # entities the query names
