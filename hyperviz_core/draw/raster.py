@@ -32,6 +32,7 @@ from ..luminance import is_dark
 from ..style import HYPEREDGE, Style
 from .fonts import warn_missing, warn_right_to_left
 from .legend import SWATCH_PX, CanvasPlan, fit_title, footer_pitch, legend_text_x
+from .rc import default_rc
 from .scene import PanelScene
 from .text import drawable, text_path
 
@@ -240,8 +241,9 @@ def rasterize(
 ) -> bytes:
     """Draw the canvas and return PNG bytes (deterministic, no timestamp metadata): the
     PNG of :func:`draw_figure`."""
-    return figure_png(draw_figure(plan, scenes, ids, colors, dashes, style, title, footer,
-                                  stacklevel=3))
+    with default_rc():
+        return figure_png(draw_figure(plan, scenes, ids, colors, dashes, style, title,
+                                      footer, stacklevel=3))
 
 
 def draw_figure(
@@ -258,6 +260,16 @@ def draw_figure(
     ``warn``: say which characters no font draws (and right-to-left text) — off when the
     same canvas is drawn again. ``vector``: for a vector backend (SVG), which draws at 72
     dpi: the same drawing with its coordinates in points (for Agg they are pixels)."""
+    with default_rc():  # artists read the settings when made (the host's are not ours)
+        return _draw_figure(plan, scenes, ids, colors, dashes, style, title, footer,
+                            warn=warn, vector=vector, stacklevel=stacklevel + 1)
+
+
+def _draw_figure(
+    plan: CanvasPlan, scenes: list[PanelScene], ids: IdMap, colors: dict[str, str],
+    dashes: dict[str, str], style: Style, title: str, footer: str, *, warn: bool,
+    vector: bool, stacklevel: int,
+) -> Figure:
     dpi = style.dpi
     fig = Figure(figsize=(plan.width / dpi, plan.height / dpi), dpi=dpi)
     bg = style.background_hex
@@ -300,7 +312,8 @@ def draw_figure(
 def figure_png(fig: Figure) -> bytes:
     """PNG bytes of ``fig`` drawn by Agg (:func:`encode_png`)."""
     canvas = FigureCanvasAgg(fig)
-    canvas.draw()
+    with default_rc():
+        canvas.draw()
     width, height = canvas.get_width_height()
     return encode_png(canvas.buffer_rgba(), width, height)
 

@@ -18,9 +18,10 @@ from __future__ import annotations
 import io
 import re
 
-import matplotlib
 from matplotlib.backends.backend_svg import FigureCanvasSVG
 from matplotlib.figure import Figure
+
+from .rc import default_rc
 
 __all__ = ["SVG_HASHSALT", "figure_svg"]
 
@@ -37,8 +38,8 @@ def figure_svg(fig: Figure) -> bytes:
     buf = io.BytesIO()
     dpi = fig.dpi  # (print_svg leaves the figure at 72 dpi)
     w, h = (round(v * dpi) for v in fig.get_size_inches())
-    with matplotlib.rc_context({"svg.hashsalt": SVG_HASHSALT, "svg.id": None,
-                                "svg.fonttype": "path", "svg.image_inline": True}):
+    with default_rc({"svg.hashsalt": SVG_HASHSALT, "svg.id": None, "svg.fonttype": "path",
+                     "svg.image_inline": True}):
         FigureCanvasSVG(fig).print_svg(buf, metadata={"Date": None})
     fig.set_dpi(dpi)
     # sized in pixels as the PNG is (matplotlib says points: 1536 px at 100 dpi = 1105.92pt)
