@@ -52,3 +52,21 @@ def test_a_run_the_store_stops_is_logged(tmp_path: Path,
     assert report.stopped is not None and report.documents_added == 0
     said = [r for r in caplog.records if r.getMessage().startswith("indexing stopped: ")]
     assert len(said) == 1 and "deleted or replaced" in said[0].getMessage()
+
+
+def test_documents_without_capitals_are_named_once(tmp_path: Path,
+                                                   caplog: pytest.LogCaptureFixture) -> None:
+    """The offline extractor finds names by their capitals: a Chinese or Arabic document
+    gives no entity, and the run says which ones, once, naming what to do."""
+    docs = [Document(id="zh1", title="星辰", text="星辰科技公司的总部在北京。张伟是公司的创始人。"),
+            Document(id="ar1", text="أحمد حسن يعمل في مركز النيل للأبحاث في القاهرة."),
+            Document(id="en1", text="Marie Curie worked in Paris."),
+            Document(id="lower", text="nothing here at all, in lower case.")]
+    with caplog.at_level(logging.WARNING), VizRAG(tmp_path / "s", show_progress=False) as rag:
+        report = rag.insert(docs)
+        again = rag.insert(docs)  # unchanged: nothing written, nothing said
+    assert report.caseless_documents == ["zh1", "ar1"] and again.caseless_documents == []
+    said = [r.getMessage() for r in caplog.records if "without capital letters" in
+            r.getMessage()]
+    assert said == [report.caseless_warning()]
+    assert "('zh1', 'ar1')" in said[0] and "--llm" in said[0]

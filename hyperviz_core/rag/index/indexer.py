@@ -275,6 +275,8 @@ class Indexer:
             log.warning("indexing stopped: %s", report.stopped)
         if self.chat is not None and (warning := nothing_extracted(report)) is not None:
             log.warning(warning)
+        if (caseless := report.caseless_warning()) is not None:
+            log.warning(caseless)
         return report
 
     async def _pump(self, docs: Iterator[Document], report: IndexReport, bar: Any,
@@ -366,16 +368,9 @@ class Indexer:
         if written.status == "skipped":
             report.documents_skipped += 1
             return
-        report.documents_replaced += written.status == "replaced"
-        report.documents_added += written.status != "replaced"
-        report.empty_documents += [] if chunks else [doc.id]
-        report.chunks += len(chunks)
-        report.entities += sum(len(e.entities) for e in extractions)
-        report.hyperedges += sum(len(e.hyperedges) for e in extractions)
-        report.skipped_records += sum(e.skipped for e in extractions)
-        report.themes += sum(1 for t in themes if t.theme)
-        report.images += sum(1 for r in results if r[2])
-        report.embedded += written.embedded
+        report.count_written(doc, written.status == "replaced", chunks, extractions,
+                             themes, sum(1 for r in results if r[2]), written.embedded,
+                             offline=self.chat is None)
 
     async def _index_chunk(
         self, chunk: Chunk, sem: asyncio.Semaphore

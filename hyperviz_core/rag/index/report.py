@@ -14,13 +14,17 @@ import signal
 import threading
 import time
 import warnings
-from collections.abc import Callable, Coroutine, Iterable, Iterator
-from typing import Any, TypeVar
+from collections.abc import Callable, Coroutine, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, Field, PrivateAttr
 
 from ..store.base import StoreStats
+from .caseless import written_without_case
 from .errors import IndexingError
+
+if TYPE_CHECKING:
+    from ..types import Chunk, ChunkExtraction, ChunkTheme, Document
 
 __all__ = ["IndexReport", "busy", "finish_report", "inflight", "nothing_extracted", "progress",
            "run_sync", "tick", "usage_numbers", "warn_empty"]
@@ -49,6 +53,10 @@ class IndexReport(BaseModel):
     empty_documents: list[str] = Field(default_factory=list)
     """Ids of the documents added or replaced that hold no text (stored without chunks, so
     nothing retrieves them; a replaced one loses its old chunks), in the order written."""
+    caseless_documents: list[str] = Field(default_factory=list)
+    """Ids of the documents the offline extractor read no entity in, written in a script
+    without capital letters (Chinese, Arabic, Hebrew ...; :mod:`~.caseless`), in the order
+    written: BM25 finds them, the hypergraph holds nothing of them."""
     errors: list[str] = Field(default_factory=list)
     stopped: str | None = None
     """Why the run stopped before its last document (:mod:`~.breaker`: the provider failed
@@ -119,6 +127,45 @@ class IndexReport(BaseModel):
         ids = ", ".join(repr(i) for i in self.empty_documents[:5]) + (", ..." if n > 5 else "")
         return (f"{n} document(s) hold no text ({ids}): stored without chunks, so no search "
                 "returns them")
+
+    def count_written(self, doc: Document, replaced: bool, chunks: Sequence[Chunk],
+                      extractions: Sequence[ChunkExtraction], themes: Sequence[ChunkTheme],
+                      images: int, embedded: int, *, offline: bool) -> None:
+        """Count one document written (added or ``replaced``): its chunks, mentions,
+        themes, images and vectors; ``offline``: extracted without a model, so a document
+        in a script without capitals that gave no entity but its title (a file's name) is
+        named in :attr:`caseless_documents`."""
+        self.documents_replaced += replaced
+        self.documents_added += not replaced
+        self.empty_documents += [] if chunks else [doc.id]
+        self.chunks += len(chunks)
+        self.entities += sum(len(e.entities) for e in extractions)
+        if offline and chunks and written_without_case(doc.text):
+            titles = {doc.title, *(str(c.metadata.get("title", "")) for c in chunks)}
+            if all(e.name in titles for x in extractions for e in x.entities):
+                self.caseless_documents.append(doc.id)
+        self.hyperedges += sum(len(e.hyperedges) for e in extractions)
+        self.skipped_records += sum(e.skipped for e in extractions)
+        self.themes += sum(1 for t in themes if t.theme)
+        self.images += images
+        self.embedded += embedded
+
+    def caseless_warning(self) -> str | None:
+        """One line naming :attr:`caseless_documents`, or None.
+
+        >>> print(IndexReport(caseless_documents=["zh1", "ar1"]).caseless_warning())
+        2 document(s) written without capital letters gave no entity ('zh1', 'ar1'): the
+        offline extractor finds names by their capitals; index them with a model (--llm,
+        chat=...) for their hypergraph (BM25 finds them either way)
+        """
+        if not self.caseless_documents:
+            return None
+        n = len(self.caseless_documents)
+        ids = (", ".join(repr(i) for i in self.caseless_documents[:5])
+               + (", ..." if n > 5 else ""))
+        return (f"{n} document(s) written without capital letters gave no entity ({ids}): the "
+                "offline extractor finds names by their capitals; index them with a model "
+                "(--llm, chat=...) for their hypergraph (BM25 finds them either way)")
 
     def summary(self) -> str:
         """One human-readable line."""
