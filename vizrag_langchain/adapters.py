@@ -26,6 +26,7 @@ from langchain_core.runnables.config import ensure_config
 from langchain_core.runnables.configurable import DynamicRunnable
 from langchain_core.runnables.fallbacks import RunnableWithFallbacks
 
+from hyperviz_core.rag.providers.dim_probe import probe_dim
 from hyperviz_core.rag.providers.fingerprint import canonical, params_hash
 from hyperviz_core.rag.providers.protocols import as_provider_error, report_usage
 from hyperviz_core.rag.vectors import normalize_rows
@@ -311,7 +312,7 @@ class LangChainEmbedder:
     @property
     def dim(self) -> int:
         if self._dim is None:
-            self._dim = int(self.embed(["dimension probe"]).shape[1])
+            self._dim = probe_dim(self.name, lambda: self.embed(["dimension probe"]))
         return self._dim
 
     def _matrix(self, rows: Sequence[Sequence[float]]) -> npt.NDArray[np.float32]:

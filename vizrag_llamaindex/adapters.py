@@ -19,6 +19,7 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from llama_index.core.base.llms.types import ChatResponse
 from llama_index.core.llms import LLM, ChatMessage, ImageBlock, MessageRole, TextBlock
 
+from hyperviz_core.rag.providers.dim_probe import probe_dim
 from hyperviz_core.rag.providers.fingerprint import params_hash
 from hyperviz_core.rag.providers.protocols import as_provider_error, report_usage
 from hyperviz_core.rag.vectors import normalize_rows
@@ -181,7 +182,7 @@ class LlamaIndexEmbedder:
     @property
     def dim(self) -> int:
         if self._dim is None:
-            self._dim = int(self.embed(["dimension probe"]).shape[1])
+            self._dim = probe_dim(self.name, lambda: self.embed(["dimension probe"]))
         return self._dim
 
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
