@@ -144,7 +144,11 @@ class LocalMiniLMEmbedder:
                 self._model = model
         return self._model
 
-    def _encode(self, texts: list[str]) -> npt.NDArray[np.float32]:
+    def _encode(self, texts: list[str], stop: threading.Event | None = None
+                ) -> npt.NDArray[np.float32]:
+        """``stop`` set (the awaiting task was cancelled: Ctrl-C) ends the work after the
+        text being embedded, instead of after the whole call (a large document's hundreds
+        of chunks kept a stopped run alive for half a minute)."""
         from tqdm.auto import tqdm
 
         model = self._load()
@@ -154,6 +158,8 @@ class LocalMiniLMEmbedder:
                    disable=not self.show_progress or len(texts) <= self.batch_size)
         with self._encode_lock, torch.inference_mode():  # torch threads itself: one at a time
             for row, text in enumerate(bar):
+                if stop is not None and stop.is_set():
+                    raise asyncio.CancelledError  # nobody awaits the rest
                 out[row] = _forward(model, torch, text)
         return out
 
@@ -163,6 +169,10 @@ class LocalMiniLMEmbedder:
 
         Empty or whitespace-only texts get an all-zero row (no similarity to anything).
         """
+        return self._embed(texts)
+
+    def _embed(self, texts: Sequence[str], stop: threading.Event | None = None
+               ) -> npt.NDArray[np.float32]:
         if isinstance(texts, str):
             raise TypeError("embed() takes a sequence of strings, not a single string")
         items = [str(t) for t in texts]
@@ -178,7 +188,7 @@ class LocalMiniLMEmbedder:
                 todo.setdefault(text, []).append(row)
         if todo:
             unique = sorted(todo, key=lambda t: (len(t), t))  # similar lengths batch tighter
-            vecs = self._encode(unique)
+            vecs = self._encode(unique, stop)
             for text, vec in zip(unique, vecs, strict=True):
                 out[todo[text]] = vec
                 self._remember(text, vec)
@@ -193,8 +203,14 @@ class LocalMiniLMEmbedder:
                 self._cache.popitem(last=False)
 
     async def aembed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        """Async :meth:`embed` (runs in a worker thread; the event loop stays free)."""
-        return await asyncio.to_thread(self.embed, list(texts))
+        """Async :meth:`embed` (runs in a worker thread; the event loop stays free). When
+        the awaiting task is cancelled, the thread stops after the text it is embedding."""
+        stop = threading.Event()
+        try:
+            return await asyncio.to_thread(self._embed, list(texts), stop)
+        except asyncio.CancelledError:
+            stop.set()
+            raise
 
     def __repr__(self) -> str:
         return f"LocalMiniLMEmbedder(batch_size={self.batch_size}, device={self.device!r})"
