@@ -4,7 +4,10 @@ Matplotlib ``Text`` artists cost milliseconds each to lay out and rasterise; a r
 ~200 labels. Instead every glyph of the bundled DejaVu Sans is turned into a path once
 (matplotlib's ``text_to_path``, cached) and a label is the glyph paths placed at
 their advance widths, so measuring is a sum and drawing is one ``PathCollection``. Boxes from
-:func:`measure` are exactly what :func:`text_path` draws.
+:func:`measure` are exactly what :func:`text_path` draws. A letter with combining marks that
+have no precomposed form ("Москва́", "q̃", Hebrew points, Arabic harakat) is shaped as one
+unit in the letter's font (cached per cluster), so each mark sits on its letter rather than
+on a dotted circle after it; text without combining marks is drawn exactly as before.
 
 A character DejaVu lacks (Chinese, Japanese, Korean) is drawn from an installed fallback
 font (:mod:`.fonts`). Hostile text never fails a rendering: format and control characters
@@ -23,7 +26,7 @@ from functools import lru_cache
 
 import numpy as np
 from matplotlib.font_manager import FontProperties, findfont, get_font
-from matplotlib.ft2font import LoadFlags
+from matplotlib.ft2font import FT2Font, LoadFlags
 from matplotlib.path import Path
 from matplotlib.textpath import text_to_path
 
@@ -128,7 +131,9 @@ def drawable(ch: str, bold: bool = False) -> bool:
         return fallback_font(ch) is not None
 
 
-def _load_glyph(ch: str, bold: bool) -> _Glyph:
+def _font_for(ch: str, bold: bool) -> tuple[FontProperties, FT2Font]:
+    """The font ``ch`` is drawn in: DejaVu Sans, or the fallback font (:mod:`.fonts`) that
+    has a glyph DejaVu lacks (DejaVu when none has: its missing-glyph box)."""
     prop = font(_EM, bold)
     ft = get_font(findfont(prop))
     if not ch.isspace() and not ft.get_char_index(ord(ch)):
@@ -136,6 +141,22 @@ def _load_glyph(ch: str, bold: bool) -> _Glyph:
         if path is not None:
             prop = FontProperties(fname=path, size=_EM)
             ft = get_font(path)
+    return prop, ft
+
+
+def _outline(prop: FontProperties, text: str, adv: float) -> _Glyph:
+    """The outline of ``text`` (one character or one cluster) shaped by matplotlib."""
+    # ``get_text_path`` rather than ``TextPath``: the latter crashes on an empty outline.
+    verts, codes = text_to_path.get_text_path(prop, text)
+    v = np.asarray(verts, dtype=float).reshape(-1, 2)
+    c = np.asarray(codes, dtype=np.uint8).reshape(-1)
+    if len(v) != len(c):
+        raise ValueError(f"{len(v)} vertices but {len(c)} path codes")
+    return v * (_EM / text_to_path.FONT_SCALE), c, float(adv)
+
+
+def _load_glyph(ch: str, bold: bool) -> _Glyph:
+    prop, ft = _font_for(ch, bold)
     ft.set_size(_EM, 72)
     with warnings.catch_warnings():  # a missing glyph is drawn as the font's box
         warnings.simplefilter("ignore", UserWarning)
@@ -145,13 +166,96 @@ def _load_glyph(ch: str, bold: bool) -> _Glyph:
             adv = _EM * 0.6
         if ch.isspace():
             return _empty(adv)
-        # ``get_text_path`` rather than ``TextPath``: the latter crashes on an empty outline.
-        verts, codes = text_to_path.get_text_path(prop, ch)
-    v = np.asarray(verts, dtype=float).reshape(-1, 2)
-    c = np.asarray(codes, dtype=np.uint8).reshape(-1)
-    if len(v) != len(c):
-        raise ValueError(f"{len(v)} vertices but {len(c)} path codes")
-    return v * (_EM / text_to_path.FONT_SCALE), c, float(adv)
+        return _outline(prop, ch, adv)
+
+
+_JOINERS = frozenset("\u200c\u200d")  # kept in a shaped cluster: they steer its shaping
+_NON_SPACING = ("Mn", "Me", "Cf")  # no advance of their own once shaped onto a letter
+
+
+def _mark(ch: str) -> bool:
+    """Whether ``ch`` is a visible combining mark (an accent, a vowel sign, a virama ...)."""
+    return unicodedata.category(ch)[0] == "M" and not invisible(ch)
+
+
+@lru_cache(maxsize=4096)
+def _cluster_glyph(cluster: str, bold: bool) -> _Glyph | None:
+    """Outline and advance of a letter with its combining marks, shaped as one unit in the
+    letter's font, so that each mark sits on the letter (shaped alone, a mark is drawn on a
+    dotted circle U+25CC); None when that font lacks one of its characters (the cluster
+    is then drawn character by character). The advance is that of the letters and spacing
+    marks. Never raises.
+
+    >>> g = _cluster_glyph("a\u0301", False)
+    >>> g[2] == _glyph("a", False)[2], len(g[0]) < len(_glyph("\u0301", False)[0])
+    (True, True)
+    """
+    try:
+        with _LOCK:
+            prop, ft = _font_for(cluster[0], bold)
+            if not all(ft.get_char_index(ord(ch)) for ch in cluster if ch not in _JOINERS):
+                return None
+            ft.set_size(_EM, 72)
+            adv = 0.0
+            for ch in cluster:
+                if unicodedata.category(ch) not in _NON_SPACING:
+                    adv += ft.load_char(ord(ch), flags=LoadFlags.NO_HINTING).linearHoriAdvance
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                return _outline(prop, cluster, adv / 65536.0)
+    except Exception as exc:  # a font-level failure must never fail a rendering
+        _LOG.warning("cluster %s cannot be drawn (%s); drawing a box",
+                     " ".join(f"U+{ord(ch):04X}" for ch in cluster), exc)
+        return _placeholder()
+
+
+def _cluster_pieces(cluster: str) -> list[str]:
+    """One user-perceived character (:func:`boundary`) as drawn: a letter with visible
+    combining marks is one piece, shaped as a unit (without its invisible characters but
+    for joiners); anything else is one piece per character, drawn as before."""
+    shaped = "".join(ch for ch in cluster if ch in _JOINERS or not invisible(ch))
+    shaped = shaped.lstrip("\u200c\u200d")
+    seen = [ch for ch in shaped if ch not in _JOINERS]
+    if len(seen) > 1 and not _mark(seen[0]) and any(map(_mark, seen[1:])):
+        return [shaped]
+    return list(cluster)
+
+
+@lru_cache(maxsize=4096)
+def _pieces(text: str) -> tuple[str, ...]:
+    """``text`` cut into what is drawn as one glyph (:func:`_cluster_pieces`)."""
+    pieces: list[str] = []
+    start = 0
+    for i in range(1, len(text) + 1):
+        if i == len(text) or boundary(text, i):
+            pieces += _cluster_pieces(text[start:i])
+            start = i
+    return tuple(pieces)
+
+
+@lru_cache(maxsize=1)
+def _marks() -> frozenset[str]:
+    """Every visible combining mark (:func:`_mark`), built once (10 ms): all are below
+    U+20000 (above are only variation selectors, drawn as nothing)."""
+    return frozenset(chr(cp) for cp in range(0x300, 0x20000) if _mark(chr(cp)))
+
+
+def _plain(text: str) -> bool:
+    """Whether ``text`` has no visible combining mark: drawn one character after another."""
+    return text.isascii() or _marks().isdisjoint(text)
+
+
+def _units(text: str, bold: bool) -> list[_Glyph]:
+    """The glyphs of ``text`` in drawing order: one per character (so text without combining
+    marks is drawn byte for byte as before they were shaped), but one per letter with
+    combining marks (:func:`_cluster_glyph`) where its font has them all."""
+    if _plain(text):
+        return [_glyph(ch, bold) for ch in text]
+    units: list[_Glyph] = []
+    for piece in _pieces(text):
+        glyph = _cluster_glyph(piece, bold) if len(piece) > 1 else _glyph(piece, bold)
+        units += [glyph] if glyph is not None else [_glyph(ch, bold) for ch in piece]
+    return units
 
 
 def _px(size_pt: float, dpi: int) -> float:
@@ -163,7 +267,10 @@ def measure(text: str, size: float, bold: bool = False, dpi: int = 100) -> tuple
     if not text:
         return 0.0, 0.0
     em = _px(size, dpi)
-    adv = sum(_glyph(ch, bold)[2] for ch in text)
+    if _plain(text):
+        adv = sum(_glyph(ch, bold)[2] for ch in text)
+    else:
+        adv = sum(g[2] for g in _units(text, bold))
     return adv * em / _EM, (ASCENT + DESCENT) * em
 
 
@@ -193,8 +300,7 @@ def _shape(
     base = CAP * em / 2.0
     verts: list[np.ndarray] = []
     codes: list[np.ndarray] = []
-    for ch in text:
-        v, c, adv = _glyph(ch, bold)
+    for v, c, adv in _units(text, bold):
         if len(v):
             out = np.empty_like(v)
             out[:, 0] = pen + v[:, 0] * scale
