@@ -265,18 +265,8 @@ def test_retrieval_goes_through_the_persisted_index(tmp_path: Path) -> None:
 def test_cli_index_ann_threshold(tmp_path: Path) -> None:
     """``vizrag index --ann-threshold N``: the run builds the persisted index of every space
     of N vectors or more at its end; 0 builds none."""
-    import json as _json
-
-    from rag_fakes import demo_documents
-
-    from hyperviz_core.cli import main
-
-    corpus = tmp_path / "corpus.jsonl"
-    corpus.write_text("".join(_json.dumps({"id": d.id, "text": d.text}) + "\n"
-                              for d in demo_documents(0, 12)), encoding="utf-8")
     for name, threshold in (("on", "20"), ("off", "0")):
-        assert main(["index", str(corpus), "--store", str(tmp_path / name), "--no-progress",
-                     "--ann-threshold", threshold]) == 0
+        assert _index_with_threshold(tmp_path, 12, name, threshold) == 0
     built = sorted(p.stem for p in (tmp_path / "on" / "vizrag.ann").glob("*.json"))
     assert built and set(built) <= {"chunk", "entity", "theme"}
     assert not (tmp_path / "off" / "vizrag.ann").exists()
@@ -287,21 +277,28 @@ def test_cli_ann_threshold_without_the_extra_says_so(tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     """Asked for, approximate search without usearch is a notice, not silence; 0 (never)
     asks for nothing."""
+    from hyperviz_core.rag import ann
+
+    monkeypatch.setattr(ann, "usearch_available", lambda: False)
+    for name, threshold in (("on", "20"), ("off", "0")):
+        assert _index_with_threshold(tmp_path, 3, name, threshold) == 0
+        err = capsys.readouterr().err
+        said = "--ann-threshold needs the 'ann' extra" in err
+        assert said == (threshold != "0"), err
+        assert not said or "pip install 'vizrag[ann]'" in err
+
+
+def _index_with_threshold(tmp_path: Path, n: int, name: str, threshold: str) -> int:
+    """``vizrag index`` of the first ``n`` demo passages into ``tmp_path/name`` with
+    ``--ann-threshold threshold``; its exit code."""
     import json as _json
 
     from rag_fakes import demo_documents
 
     from hyperviz_core.cli import main
-    from hyperviz_core.rag import ann
 
-    monkeypatch.setattr(ann, "usearch_available", lambda: False)
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text("".join(_json.dumps({"id": d.id, "text": d.text}) + "\n"
-                              for d in demo_documents(0, 3)), encoding="utf-8")
-    for name, threshold in (("on", "20"), ("off", "0")):
-        assert main(["index", str(corpus), "--store", str(tmp_path / name), "--no-progress",
-                     "--ann-threshold", threshold]) == 0
-        err = capsys.readouterr().err
-        said = "--ann-threshold needs the 'ann' extra" in err
-        assert said == (threshold != "0"), err
-        assert not said or "pip install 'vizrag[ann]'" in err
+                              for d in demo_documents(0, n)), encoding="utf-8")
+    return main(["index", str(corpus), "--store", str(tmp_path / name), "--no-progress",
+                 "--ann-threshold", threshold])
