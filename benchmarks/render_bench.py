@@ -115,8 +115,8 @@ def hnx_draw(H: Any, hg: Hypergraph, ids: IdMap) -> tuple[bytes, dict[str, Any]]
     pos = nx.spring_layout(H.bipartite(), seed=42)
     fig = plt.figure(figsize=(PANEL_PX / DPI, PANEL_PX / DPI), dpi=DPI)
     ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
-    hnx.draw(H, pos=pos, ax=ax,
-             node_labels={k: ids.entity_id(k) for k in hg.entities},
+    hnx.draw(H, pos=pos, ax=ax,  # H's node ids are entity names (IdMap takes either)
+             node_labels={n: ids.entity_id(str(n)) for n in H.nodes},
              edge_labels={h: ids.hyperedge_id(h) for h in hg.hyperedges})
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=DPI, metadata={"Software": None})
