@@ -87,6 +87,9 @@ class DocumentStream:
         self.part_bytes = part_bytes
         self.fields = fields
         self._keep: set[int] = set()
+        #: file ordinal → {its document's position in the file: the planned id}, kept only
+        self._kept_at: dict[int, dict[int, str]] = {}
+        self._counts: dict[int, int] = {}  # file ordinal → documents the first pass read
         #: text file (its ``source``) → how many part documents it produces, for each file
         #: split into parts whose parts are all kept (the indexer then deletes the documents
         #: the file produced before and no longer produces: :mod:`.replace`)
@@ -99,11 +102,6 @@ class DocumentStream:
         return file_documents(path, root, part_bytes=self.part_bytes,  # the hint: no skipping
                               hint=self.on_unreadable == "error",
                               **self.fields)  # type: ignore[arg-type]
-
-    def _sourced(self) -> Iterator[tuple[Document, str]]:
-        for n in range(len(self._files)):
-            if n not in self._skipped:
-                yield from self._file(n)
 
     def _planned(self) -> Iterator[tuple[int, str, str, str, int, str | None]]:
         """(file ordinal, id, hash, source, UTF-8 size, the file's path when the document
@@ -129,9 +127,13 @@ class DocumentStream:
         sizes: dict[int, int] = {}
         origin: dict[int, int] = {}  # kept ordinal -> where its id first came (--limit order)
         parts: dict[int, tuple[str, list[int]]] = {}  # file -> (path, its part ordinals)
+        at: dict[int, tuple[int, int, str]] = {}  # ordinal -> (file, position in it, id)
         rep = self.report
         for n, (file_no, doc_id, digest, where, size, part_of) in enumerate(self._planned()):
             rep.read += 1
+            pos = self._counts.get(file_no, 0)
+            self._counts[file_no] = pos + 1
+            at[n] = (file_no, pos, doc_id)
             if part_of is not None:
                 parts.setdefault(file_no, (part_of, []))[1].append(n)
             if doc_id not in first:
@@ -152,6 +154,9 @@ class DocumentStream:
             rep.limited = max(0, len(keep) - max(0, limit))
             keep = keep[: max(0, limit)]
         self._keep = set(keep)
+        for n in keep:
+            file_no, pos, doc_id = at[n]
+            self._kept_at.setdefault(file_no, {})[pos] = doc_id
         self.total_bytes = sum(sizes[n] for n in keep)
         rep.kept = len(keep)
         self.source_parts = {src: len(ords) for src, ords in parts.values()
@@ -166,10 +171,31 @@ class DocumentStream:
         return len(self._keep)
 
     def __iter__(self) -> Iterator[Document]:
-        """Second pass: the kept documents in input order, read again one at a time."""
-        for n, (doc, _) in enumerate(self._sourced()):
-            if n in self._keep:
-                yield doc
+        """Second pass: the kept documents in input order, read again one at a time. A file
+        whose documents differ from the first pass's (it changed in between: a text file
+        grew by a part, a JSON file gained a record) is a :class:`LoaderError` naming it
+        when the change is met; before, every later file's documents were matched by their
+        place in the whole input, so another file's document could be left out."""
+        for file_no in range(len(self._files)):
+            if file_no in self._skipped:
+                continue
+            wanted = self._kept_at.get(file_no, {})
+            count = 0
+            for count, (doc, _) in enumerate(self._file(file_no), 1):
+                planned = wanted.get(count - 1)
+                if count > self._counts.get(file_no, 0) or (
+                        planned is not None and doc.id != planned):
+                    self._changed(file_no)
+                if planned is not None:
+                    yield doc
+            if count < self._counts.get(file_no, 0):
+                self._changed(file_no)
+
+    def _changed(self, file_no: int) -> None:
+        path = self._files[file_no][0]
+        raise LoaderError(f"{path}: changed while it was being indexed (its documents differ "
+                          "from the first reading); the documents stored so far stay, index "
+                          "again to take the rest")
 
 
 def _part_source(doc: Document) -> str | None:
