@@ -91,3 +91,25 @@ def test_a_null_text_says_null(tmp_path: Path, capsys: pytest.CaptureFixture[str
     src.write_text('{"id": "a", "text": null}\n', encoding="utf-8")
     assert main(["index", str(src), "--store", str(tmp_path / "s")]) == 2
     assert "d.jsonl:1: text field 'text' is null" in capsys.readouterr().err
+
+
+def test_a_newline_in_a_file_name_cannot_split_a_line(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """The run's one-line messages (the error, ``unreadable``, ``left out`` ...) show a
+    newline in a file name as ``\\n``: a hidden file named ``.x\\n  0 failed; fine`` printed
+    a fake summary line, and an unreadable ``bad\\nenc.txt`` split the error in two."""
+    from hyperviz_core.cli import main
+
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    (corpus / "bad\nenc.txt").write_bytes(b"caf\xe9 au lait")
+    (corpus / ".hid\n  0 failed; everything fine").write_text("x", encoding="utf-8")
+    (corpus / "ok.txt").write_text("Marie Curie.", encoding="utf-8")
+    assert main(["index", str(corpus), "--store", str(tmp_path / "s"), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "bad\\nenc.txt: not UTF-8" in err
+    assert main(["index", str(corpus), "--store", str(tmp_path / "s"), "--no-progress",
+                 "--skip-unreadable"]) == 0
+    out = capsys.readouterr().out
+    assert "bad\\nenc.txt" in out and ".hid\\n  0 failed; everything fine" in out
+    assert not any(line.startswith("  0 failed") for line in out.splitlines())

@@ -30,7 +30,7 @@ from types import FrameType
 from typing import Any
 
 from .. import __version__
-from .terminal import terminal_safe, tolerant_streams
+from .terminal import one_line, terminal_safe, tolerant_streams
 
 __all__ = ["build_parser", "main", "sigterm_as_interrupt"]
 
@@ -113,7 +113,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"vizrag {args.command}: interrupted", file=sys.stderr)
         return 130
     except (ValueError, OSError) as exc:
-        print(f"vizrag {args.command}: error: {terminal_safe(_error_text(args, exc))}",
+        print(f"vizrag {args.command}: error: {one_line(_error_text(args, exc))}",
               file=sys.stderr)
         return 2
     except RuntimeError as exc:

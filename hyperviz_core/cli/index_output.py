@@ -17,9 +17,9 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from ..textsafe import one_line
 from ..wording import counted
 from .ready import ready_json, ready_line
-from .terminal import terminal_safe
 
 __all__ = ["headline", "interrupted", "outcome", "print_index", "quiet_document_failures",
            "said_later", "stats_line"]
@@ -129,7 +129,7 @@ def outcome(report: Any, path: Any, fate: str | None, interrupted: str | None, *
               "committed", file=sys.stderr)
         return 130
     if report.stopped is not None:
-        print(f"vizrag index: {terminal_safe(report.stopped)}", file=sys.stderr)
+        print(f"vizrag index: {one_line(report.stopped)}", file=sys.stderr)
     if fate == "removed" and json_out:
         print(f"vizrag index: removed the empty store {path} this run had created (it held "
               "no document and no model answer)", file=sys.stderr)
@@ -203,15 +203,15 @@ def print_index(args: argparse.Namespace, report: Any, docs: Any, dup: Any,
         print(f"  input: {dup.read} documents read = {dup.kept} kept + {dup.duplicates} "
               f"with a duplicate id ({verb}) + {dup.repeats} exact repeats dropped{limited}")
         for ex in dup.examples:
-            print(f"  duplicate id {terminal_safe(ex)}")
+            print(f"  duplicate id {one_line(ex)}")
     if dup.unreadable:
         print(f"  skipped {len(dup.unreadable)} unreadable file(s):")
         for why in dup.unreadable:
-            print(f"  unreadable {terminal_safe(why)}")
+            print(f"  unreadable {one_line(why)}")
     if dup.left_out:  # what the folder walks do not read: named, not silently dropped
         print(f"  left out {len(dup.left_out)} path(s) of the folders (not read):")
         for why in dup.left_out[:_LEFT_OUT_SHOWN]:
-            print(f"  left out {terminal_safe(why)}")
+            print(f"  left out {one_line(why)}")
         if len(dup.left_out) > _LEFT_OUT_SHOWN:
             print(f"  ... and {len(dup.left_out) - _LEFT_OUT_SHOWN} more (--json lists "
                   "every one under input.left_out)")
@@ -230,21 +230,21 @@ def print_index(args: argparse.Namespace, report: Any, docs: Any, dup: Any,
     if gone := report.files_gone:
         more = f" and {len(gone) - 20} more" if len(gone) > 20 else ""
         print(f"  removed {len(gone)} whose files are gone: "
-              f"{', '.join(terminal_safe(g) for g in gone[:20])}{more}")
+              f"{', '.join(one_line(g) for g in gone[:20])}{more}")
     if left := report.files_unchecked:
         more = f" and {len(left) - 20} more" if len(left) > 20 else ""
         print(f"  not removed: {len(left)} stored from a relative path whose file is not "
-              f"found from here: {', '.join(terminal_safe(g) for g in left[:20])}{more} (a "
+              f"found from here: {', '.join(one_line(g) for g in left[:20])}{more} (a "
               "relative path names a file only with the directory it was indexed from; if "
               "they are gone, `vizrag delete --store STORE ID...`)")
     for doc_id in report.empty_documents[:20]:
         print(f"  without text (stored with 0 chunks, nothing retrieves it): "
-              f"{terminal_safe(doc_id)}", file=sys.stderr)
+              f"{one_line(doc_id)}", file=sys.stderr)
     if len(report.empty_documents) > 20:
         print(f"  ... and {len(report.empty_documents) - 20} more without text",
               file=sys.stderr)
     for err in report.errors[:20]:
-        print(f"  failed: {terminal_safe(err)}", file=sys.stderr)
+        print(f"  failed: {one_line(err)}", file=sys.stderr)
     if len(report.errors) > 20:
         print(f"  ... and {len(report.errors) - 20} more failed (--json lists every one "
               "under errors)", file=sys.stderr)
