@@ -14,13 +14,15 @@ from pathlib import Path
 
 import matplotlib
 import matplotlib.style
+import pytest
 
 from hyperviz_core import HyperViz
 from hyperviz_core.testing import random_hypergraph
 
 HOSTILE = {"path.sketch": (1.0, 100.0, 2.0), "patch.antialiased": False,
            "lines.antialiased": False, "lines.scale_dashes": False, "font.stretch": "condensed",
-           "lines.linewidth": 7.0, "patch.linewidth": 5.0, "text.antialiased": False}
+           "lines.linewidth": 7.0, "patch.linewidth": 5.0, "text.antialiased": False,
+           "font.style": "italic", "font.weight": "bold", "font.variant": "small-caps"}
 
 
 def _pictures() -> tuple[bytes, bytes]:
@@ -29,7 +31,14 @@ def _pictures() -> tuple[bytes, bytes]:
 
 
 def test_host_settings_change_no_byte_and_are_restored() -> None:
+    import hyperviz_core.draw.text as text
+
     png, svg = _pictures()
+    text.font.cache_clear()  # fonts and glyphs first made under the host's italic were
+    text._glyph.cache_clear()  # italic, and cached so for the rest of the process
+    with matplotlib.rc_context({"font.style": "italic"}):
+        assert _pictures() == (png, svg)
+    assert _pictures() == (png, svg)
     for settings in (HOSTILE, "classic"):
         with (matplotlib.rc_context(settings) if isinstance(settings, dict)
               else matplotlib.style.context(settings)):
@@ -51,3 +60,21 @@ def test_a_matplotlibrc_in_the_working_directory_changes_nothing(tmp_path: Path)
     outs = [subprocess.run([sys.executable, "-c", code], cwd=d, capture_output=True,
                            check=True, env=env, timeout=120).stdout for d in (plain, rc)]
     assert outs[0][:8] == b"\x89PNG\r\n\x1a\n" and outs[0] == outs[1]
+
+
+def test_default_settings_are_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With matplotlib's defaults (the common case) a drawing touches no global setting and
+    takes no lock, so a host thread plotting meanwhile is never disturbed."""
+    import hyperviz_core.draw.rc as rc
+
+    swaps: list[object] = []
+    real = matplotlib.rc_context
+    with matplotlib.style.context("default"):  # (another test may have left a setting)
+        monkeypatch.setattr(rc.matplotlib, "rc_context",
+                            lambda settings=None: swaps.append(settings) or real(settings))
+        _pictures()
+    assert [s for s in swaps if s and set(s) - {"svg.hashsalt", "svg.id", "svg.fonttype",
+                                                  "svg.image_inline"}] == []
+    with matplotlib.rc_context({"lines.linewidth": 3.0}):
+        _pictures()
+    assert {"lines.linewidth": 1.5} in swaps  # only what differs is set, for the drawing

@@ -47,8 +47,11 @@ CAP = 0.729
 
 @lru_cache(maxsize=4)
 def font(size: float = _EM, bold: bool = False) -> FontProperties:
-    """The (bundled) DejaVu Sans font at ``size`` points."""
-    return FontProperties(family=FONT_FAMILY, size=size, weight="bold" if bold else "normal")
+    """The (bundled) DejaVu Sans font at ``size`` points, upright: every property given, so
+    none is read from the host's settings (``font.style: italic`` in a ``matplotlibrc``
+    made every label italic, and the glyph caches kept it for the process)."""
+    return FontProperties(family=FONT_FAMILY, size=size, weight="bold" if bold else "normal",
+                          style="normal", variant="normal", stretch="normal")
 
 
 _LOCK = threading.Lock()  # FreeType font objects are shared and not thread-safe
@@ -139,7 +142,8 @@ def _font_for(ch: str, bold: bool) -> tuple[FontProperties, FT2Font]:
     if not ch.isspace() and not ft.get_char_index(ord(ch)):
         path = fallback_font(ch)  # DejaVu has no glyph: an installed font that has one
         if path is not None:
-            prop = FontProperties(fname=path, size=_EM)
+            prop = FontProperties(fname=path, size=_EM, style="normal", variant="normal",
+                                  stretch="normal")
             ft = get_font(path)
     return prop, ft
 
