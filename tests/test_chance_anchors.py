@@ -10,9 +10,11 @@ used to outrank the only passage BM25 matches.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+from hyperviz_core import Entity, Hyperedge
 from hyperviz_core.rag import VizRAG
-from hyperviz_core.rag.types import Document
+from hyperviz_core.rag.types import ChunkExtraction, Document
 
 DOCS = [
     Document(id="de1", text="Die Müller Großhandel GmbH hat ihren Sitz in Köln. "
@@ -38,3 +40,45 @@ def test_a_query_naming_no_entity_ranks_its_bm25_passage_first(tmp_path: Path) -
         res = rag.retrieve("Where did Ada Lovelace work?", top_k=3, render=False)
         assert res.chunks[0].doc_id == "en1"
         assert res.located and res.chunks[0].evidence["graph"] > 0
+
+
+def test_misspelt_or_inflected_names_keep_their_anchors(tmp_path: Path) -> None:
+    """The chance test reads the query as ranking does: a spelling repair (``Lovelase``)
+    or a word form (``Turings``) names the entity, and the view anchors it."""
+    with VizRAG(tmp_path / "s", show_progress=False) as rag:
+        rag.insert([*DOCS, Document(id="tu", text="Alan Turing broke the Enigma code at "
+                                                  "Bletchley Park.")])
+        for query, key, doc in (("Where did Lovelase work?", "ada lovelace", "en1"),
+                                ("Where was Turings codebreaking?", "alan turing", "tu")):
+            res = rag.retrieve(query, top_k=2, render=False)
+            assert key in res.anchors, (query, res.anchors)
+            assert res.chunks[0].doc_id == doc
+
+
+class _DictExtractor:
+    """Finds the listed Chinese names in a chunk (what a model would extract)."""
+
+    name = "dict-extractor-v1"
+    names = ("居里夫人", "巴黎", "图灵", "恩尼格玛", "布莱切利园", "达尔文", "加拉帕戈斯群岛")
+
+    def extract(self, chunk: Any) -> ChunkExtraction:
+        found = [Entity(name=n, description=chunk.text, source_ids=[chunk.id])
+                 for n in self.names if n in chunk.text]
+        edges = ([Hyperedge(members=[e.name for e in found], source_ids=[chunk.id])]
+                 if len(found) > 1 else [])
+        return ChunkExtraction(chunk_id=chunk.id, entities=found, hyperedges=edges)
+
+    async def aextract(self, chunk: Any) -> ChunkExtraction:
+        return self.extract(chunk)
+
+
+def test_a_name_in_a_script_without_spaces_is_found_inside_the_query(tmp_path: Path) -> None:
+    """A Chinese query is one run of characters (one BM25 "word"): the entity named inside
+    it still anchors the view and ranks its passage first."""
+    docs = [Document(id="curie", text="居里夫人在巴黎发现了镭。"),
+            Document(id="turing", text="图灵在布莱切利园破解了恩尼格玛。"),
+            Document(id="darwin", text="达尔文乘船到达加拉帕戈斯群岛。")]
+    with VizRAG(tmp_path / "s", extractor=_DictExtractor(), show_progress=False) as rag:
+        rag.insert(docs)
+        res = rag.retrieve("图灵在哪里工作？", top_k=3, render=False)
+    assert "图灵" in res.anchors and res.chunks[0].doc_id == "turing"

@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import re
 
+from ...items import normalize_key
 from ...model import Hypergraph
+from ..index.caseless import written_without_case
 from .lexical import STOPWORDS, bm25_scores
 
 __all__ = ["entity_importance", "names_query"]
@@ -78,14 +80,22 @@ def entity_importance(hg: Hypergraph, query: str | None = None, alpha: float = 0
 def names_query(hg: Hypergraph, query: str | None, *,
                 description_chars: int | None = None) -> bool:
     """True when some entity's ``name type description[:description_chars]`` shares a
-    BM25 token with ``query`` (its importance holds a query match, not centrality alone).
+    BM25 token with ``query`` (its importance holds a query match, not centrality alone),
+    or the name of one written without capitals (Chinese, Japanese ...) is inside the query
+    (their words are not spaced, so the query's "token" is a whole run of characters).
 
     >>> from hyperviz_core import Entity
     >>> hg = Hypergraph(entities=[Entity(name="a", description="radium")])
     >>> names_query(hg, "radium?"), names_query(hg, "polonium")
     (True, False)
+    >>> names_query(Hypergraph(entities=[Entity(name="图灵")]), "图灵在哪里工作？")
+    True
     """
     wanted = set(_tokens(query or ""))
-    return bool(wanted) and any(
-        wanted.intersection(_tokens(f"{e.name} {e.type} {e.description[:description_chars]}"))
-        for e in hg.entities.values())
+    if wanted and any(
+            wanted.intersection(_tokens(f"{e.name} {e.type} {e.description[:description_chars]}"))
+            for e in hg.entities.values()):
+        return True
+    folded = normalize_key(query) if query and query.strip() else ""
+    return any(len(key) > 1 and key in folded and written_without_case(key)
+               for key in hg.entities)  # a name in a script without spaces: "图灵在哪里"

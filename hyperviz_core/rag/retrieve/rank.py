@@ -162,9 +162,7 @@ class RankWeights(BaseModel):
         """
         if self.vector is not None:
             return self
-        flag = getattr(embedder, "semantic", None)
-        semantic = (bool(flag) if flag is not None
-                    else not str(getattr(embedder, "name", "")).startswith("hashing"))
+        semantic = semantic_embedder(embedder)
         return self.model_copy(update={"vector": SEMANTIC_VECTOR_WEIGHT if semantic else 0.0})
 
     def score_ceiling(self, mode: str) -> float:
@@ -307,6 +305,14 @@ def _feedback(index: RankIndex, ents: dict[str, float], final: FloatArray, w: Ra
             if share > fed.get(key, 0.0):
                 fed[key] = share
     return fed
+
+
+def semantic_embedder(embedder: object) -> bool:
+    """Whether ``embedder`` is semantic: its ``semantic`` attribute, else a ``name`` that
+    does not start with ``"hashing"`` (the offline lexical embedder)."""
+    flag = getattr(embedder, "semantic", None)
+    return (bool(flag) if flag is not None
+            else not str(getattr(embedder, "name", "")).startswith("hashing"))
 
 
 def rank_chunks(

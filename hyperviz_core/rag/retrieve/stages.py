@@ -29,8 +29,9 @@ from ..result import (
     image_sha256,
 )
 from ..vectors import query_vectors
+from .chance import reached_by_chance
 from .collect import ranked_chunks
-from .importance import entity_importance, names_query
+from .importance import entity_importance
 from .rank import RankWeights, rank_chunks
 from .search import linked_entities, search
 from .state import LLMRequest, RetrievalState, Step
@@ -252,11 +253,9 @@ def locate(st: RetrievalState) -> Step:
     located: list[str] | None = None  # None: the offline locator decides
     if st.chat is not None:
         located = (yield from _model_locate(st)) if st.top_ids.entities else []
-    # offline, a view none of whose entities shares a word with the query was reached by
-    # chance (themes by a faint vector likeness): its central entities and its themes'
-    # members anchor nothing, or their evidence, scaled to the best, outranks BM25
-    by_chance = located is None and not names_query(st.sub_top, st.query,
-                                                    description_chars=DESCRIPTION_CHARS)
+    # offline, a view reached by chance (:mod:`.chance`) anchors nothing: its central
+    # entities' evidence, scaled to the best, would outrank the passage BM25 matches
+    by_chance = located is None and reached_by_chance(st)
     if located is None:  # structural: G_top's entities, drawn or not (a rendering's
         # congestion control must not change what is retrieved)
         located = [] if by_chance else sorted(

@@ -1,0 +1,44 @@
+"""Whether the offline locate step reached its top view by chance.
+
+Offline, the locate step anchors the top view's most important entities (centrality + BM25)
+and its themes' members. The themes come from a vector search of the query's keywords; with
+the offline hashed (lexical) embedder a query that shares nothing with the store still gets
+themes by a faint likeness of character n-grams (similarities 0.04-0.09, where a real match
+is about 0.5). Their central entities' evidence, scaled to the best, then outranked the only
+passage BM25 matched: a Hebrew name asked of a store whose extractor found entities only in
+German and English texts ranked a German document first.
+
+The view was reached by chance when the embedder is lexical and no entity of the view names
+or describes anything of the query, read as ranking reads it: its words, the spellings and
+word forms the query repair finds (``Lovelase`` → Lovelace, ``Curies`` → Curie), and, for a
+name in a script without spaces (Chinese, Japanese), the name inside the query's text. A
+semantic embedder's themes are kept (a paraphrase shares no word with its answer), and so is
+a chat model's locate answer.
+"""
+
+from __future__ import annotations
+
+from .importance import names_query
+from .rank import semantic_embedder
+from .state import RetrievalState
+from .subgraph import DESCRIPTION_CHARS
+
+__all__ = ["reached_by_chance"]
+
+
+def reached_by_chance(st: RetrievalState) -> bool:
+    """Whether ``st``'s top view anchors nothing (see the module docstring)."""
+    sub = st.sub_top
+    if sub is None or semantic_embedder(st.embedder):
+        return False
+    if names_query(sub, st.query, description_chars=DESCRIPTION_CHARS):
+        return False
+    w = st.cfg.weights
+    if not (w.spelling > 0 or w.word_forms):
+        return True
+    repair = st.corpus.rank_index().lexicon().repair(
+        st.query, w.spelling_similarity, spelling=w.spelling > 0, forms=w.word_forms)
+    if repair.entities:  # the query names an entity, misspelt
+        return False
+    extra = " ".join([*repair.names, *repair.forms])
+    return not (extra and names_query(sub, extra, description_chars=DESCRIPTION_CHARS))
