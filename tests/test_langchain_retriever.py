@@ -124,6 +124,8 @@ def test_include_image_draws_only_the_bottom_view(store_dir: Path) -> None:
         warnings.simplefilter("ignore")  # load() is a LangChain beta
         again = load(dumpd(docs[-1]), allowed_objects="all")
     assert type(again) is Document and again.metadata == docs[-1].metadata
+    assert again == docs[-1] and docs[-1] == again  # equal to its plain form, both ways
+    assert len(str(docs[-1])) < 10_000 and "base64 chars>" in str(docs[-1])
     views.clear()
     assert len(retriever.invoke(QUERY, include_image=False)) == 2 and views == []
 

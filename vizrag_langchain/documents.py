@@ -90,23 +90,39 @@ def result_documents(result: RetrievalResult, k: int | None = None,
 
 
 class VizRAGImageDocument(Document):
-    """The rendered-image ``Document``: a plain ``Document`` in every respect but its
-    ``repr``, which shortens the PNG (``image_base64``, ~200 kB) and the ``export`` (~80 kB)
-    so that a notebook cell or a log line showing it stays readable (``metadata`` holds
-    them whole). It serialises as a ``Document`` (``dumpd``/``loads`` give a plain one)."""
+    """The rendered-image ``Document``: a plain ``Document`` in every respect (it equals a
+    ``Document`` with the same fields and serialises as one: ``dumpd``/``loads`` give a
+    plain one) but its ``repr`` and ``str``, which shorten the PNG (``image_base64``,
+    ~200 kB) and the ``export`` (~80 kB) so that a notebook cell, a log line or a prompt
+    showing it stays readable (``metadata`` holds them whole)."""
 
     @classmethod
     def lc_id(cls) -> list[str]:
         return Document.lc_id()
 
-    def __repr__(self) -> str:
+    def __eq__(self, other: object) -> bool:
+        """Equal to a plain ``Document`` with the same fields (what ``loads`` gives back)."""
+        if not isinstance(other, Document):
+            return NotImplemented
+        return (self.id, self.page_content, self.metadata, self.type) == (
+            other.id, other.page_content, other.metadata, other.type)
+
+    __hash__ = None  # type: ignore[assignment]  # (mutable, as Document)
+
+    def _short_metadata(self) -> dict[str, Any]:
         meta = dict(self.metadata)
         if isinstance(meta.get("image_base64"), str):
             meta["image_base64"] = _Elided(f"<{len(meta['image_base64'])} base64 chars>")
         if isinstance(meta.get("export"), dict):
             meta["export"] = _Elided(f"<export: {len(meta['export'])} keys>")
+        return meta
+
+    def __repr__(self) -> str:
         return (f"VizRAGImageDocument(id={self.id!r}, page_content={self.page_content[:80]!r}, "
-                f"metadata={meta!r})")
+                f"metadata={self._short_metadata()!r})")
+
+    def __str__(self) -> str:  # Document's form, the PNG and the export shortened
+        return f"page_content='{self.page_content}' metadata={self._short_metadata()}"
 
 
 class _Elided(str):
