@@ -10,6 +10,11 @@ same entity adds one hop, up to the "max hops" control (1 .. :func:`hop_depth`, 
 default: N(v, G), everything reachable from it); a click at the maximum, or Escape, resets.
 The toolbar shows the depth ("E3: 2 hops (of 4)"); "+1 hop" expands like a click.
 
+Keyboard and screen readers: a "Skip to details" button first, the search box a combobox
+over a listbox of results (a status line says "No entity matches" / "+N more"), named zoom
+buttons; the arrow keys and + - 0 pan and zoom only while the drawing (or nothing) has the
+focus. Below 600 px of width the page is one scrolling column (see ``viewer.css``).
+
 Untrusted text (entity names, descriptions, chunk texts) is escaped for its context: HTML text
 and attributes with :func:`html.escape`, the JSON block with ``<``, ``>``, ``&``, U+2028 and
 U+2029 as ``\\uXXXX`` escapes so that ``</script>`` cannot end it. The script builds DOM only
@@ -302,6 +307,25 @@ _KEY_HTML = (
 )
 
 
+# a combobox: the results are a listbox of buttons with role "option" (the arrow keys move
+# between them); what the list says besides the options goes to the status line, read aloud
+_SEARCH_HTML = (
+    '<div class="hv-group" id="hv-search-wrap"><input type="search" id="hv-search" '
+    'placeholder="Find entity (name or E#)" aria-label="Find entity by name or ID" '
+    'autocomplete="off" role="combobox" aria-autocomplete="list" aria-expanded="false" '
+    'aria-controls="hv-search-results"><ul id="hv-search-results" role="listbox" '
+    'aria-label="Matching entities" hidden></ul>'
+    '<span id="hv-search-status" class="hv-sr-only" role="status"></span></div>'
+)
+_ZOOM_HTML = (
+    '<div class="hv-group" id="hv-zoom" role="group" aria-label="Zoom">'
+    '<button type="button" id="hv-zoom-in" title="Zoom in" aria-label="Zoom in">+</button>'
+    '<button type="button" id="hv-zoom-out" title="Zoom out" aria-label="Zoom out">\u2212'
+    '</button><button type="button" id="hv-zoom-reset" title="Reset view" '
+    'aria-label="Reset zoom">Reset</button></div>'
+)
+
+
 def _png_title_html(png_title: object, page_title: str) -> str:
     """The PNG's own heading under the page's when the page has another title (a retrieval
     view's "VizRAG I_bot: ..."), so both name the same drawing; ``""`` otherwise."""
@@ -356,16 +380,13 @@ def render_html(
         f"<title>{esc(page_title)}</title>",
         f"<style>{style}</style>",
         "</head><body>",
+        '<button type="button" class="hv-skip" id="hv-skip">Skip to details</button>',
         '<header id="hv-header">',
         f'<h1 id="hv-title" dir="auto">{esc(page_title)}</h1>',
         _png_title_html(data.get("title"), page_title),
-        '<div class="hv-group" id="hv-search-wrap"><input type="search" id="hv-search" '
-        'placeholder="Find entity (name or E#)" aria-label="Find entity by name or ID" '
-        'autocomplete="off"><ul id="hv-search-results" hidden></ul></div>',
+        _SEARCH_HTML,
         _hops_html(hop_depth(entities, hyperedges)),
-        '<div class="hv-group"><button type="button" id="hv-zoom-in" title="Zoom in">+</button>'
-        '<button type="button" id="hv-zoom-out" title="Zoom out">\u2212</button>'
-        '<button type="button" id="hv-zoom-reset" title="Reset view">Reset</button></div>',
+        _ZOOM_HTML,
         png_toggle,
         f'<div class="hv-group hv-muted" id="hv-panels">'
         f"{esc(' | '.join(f'{i + 1}: {name}' for i, name in enumerate(layouts)))}</div>",
@@ -374,7 +395,7 @@ def render_html(
         build_svg(data, png_data_uri=png_uri,
                   described_by="hv-caption-text" if isinstance(caption, str) and caption
                   else None),
-        '</div><aside id="hv-sidebar">',
+        '</div><aside id="hv-sidebar" tabindex="-1" aria-label="Details">',
         '<section id="hv-details" aria-live="polite"><h2>Selection</h2><noscript><p>'
         "JavaScript is off: the drawing and the lists below are static.</p></noscript>"
         "</section>",

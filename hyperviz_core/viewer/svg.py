@@ -259,9 +259,10 @@ def _leader(lab: Mapping[str, Any], color: str) -> str:
 
 
 def _label(lab: Mapping[str, Any], box: tuple[float, float, float, float], color: str,
-           aria: str = "") -> str:
+           aria: str = "", first: bool = True) -> str:
     """A label's text (and its white box when the PNG drew one: ``labels[].boxed``, else a
-    name label). ``aria``: the accessible name of a focusable ``H#`` label."""
+    name label). ``aria``: the accessible name of a focusable ``H#`` label, a Tab stop when
+    ``first`` (its copies in later panels are focusable only by script or pointer)."""
     lid = str(lab.get("id", ""))
     text = lab.get("text")
     text = text if isinstance(text, str) and text else lid
@@ -281,7 +282,9 @@ def _label(lab: Mapping[str, Any], box: tuple[float, float, float, float], color
             f'width="{fmt(x1 - x0)}" height="{fmt(y1 - y0)}" fill="#ffffff" '
             f'fill-opacity="{fmt(LABEL_BOX_ALPHA)}"/>'
         )
-    focus = f' tabindex="0" role="button" aria-label="{esc(aria)}"' if aria else ""
+    tab = "0" if first else "-1"  # one Tab stop per H#: its first panel's label
+    focus = f' tabindex="{tab}" role="button" aria-pressed="false" aria-label="{esc(aria)}"'
+    focus = focus if aria else ""
     return (
         f'{back}<text class="hv-label hv-label-{kind}" data-id="{esc(lid)}" '
         f'x="{fmt((x0 + x1) / 2)}" y="{fmt((y0 + y1) / 2)}" font-size="{fmt(size)}" '
@@ -312,7 +315,8 @@ def build_svg(export: Mapping[str, Any], *, png_data_uri: str | None = None,
 
     For keyboards and screen readers the SVG is a labelled group (``aria-describedby`` the
     element id ``described_by``, say the caption), and entity nodes and ``H#`` labels are
-    focusable buttons named ``E1: name`` / ``H1: description``."""
+    focusable toggle buttons (``aria-pressed``) named ``E1: name`` / ``H1: description``; each
+    item is one Tab stop, its copy in the first panel (the others ``tabindex="-1"``)."""
     width = as_float(export.get("width")) or 800.0
     height = as_float(export.get("height")) or 600.0
     style = _style(export)
@@ -365,14 +369,18 @@ def build_svg(export: Mapping[str, Any], *, png_data_uri: str | None = None,
     for e in _dicts(export.get("entities")):
         eid = str(e.get("id", ""))
         aria = esc(f"{eid}: {e.get('name', '')}")
-        attrs = f'{paint} tabindex="0" role="button" aria-label="{aria}"'
+        spots: list[tuple[int, tuple[float, float], float | None]] = []
         for pos in _dicts(e.get("panel_positions")):
-            target, xy, r = panel(_panel_of(pos)), _xy(pos), as_float(pos.get("r"))
-            if target is None or xy is None:
-                continue
+            idx, xy = _panel_of(pos), _xy(pos)
+            if idx is not None and panel(idx) is not None and xy is not None:
+                spots.append((idx, xy, as_float(pos.get("r"))))
+        stop = min((idx for idx, *_ in spots), default=None)
+        for idx, xy, r in spots:  # one Tab stop per entity: its node in the first panel
+            attrs = (f'{paint} tabindex="{0 if idx == stop else -1}" role="button" '
+                     f'aria-pressed="false" aria-label="{aria}"')
             r = r if r is not None and r > 0 else 11.0
-            target.entity_pos[eid] = (xy[0], xy[1], r)
-            target.entities.append(
+            panels[idx].entity_pos[eid] = (xy[0], xy[1], r)
+            panels[idx].entities.append(
                 _node_shape(eid, xy[0], xy[1], r, str(style["node_shape"]), attrs)
             )
 
@@ -415,28 +423,33 @@ def build_svg(export: Mapping[str, Any], *, png_data_uri: str | None = None,
     on_node = on_fill(str(style["node_fill"]))
     names = {hid: f"{hid}: {_hyperedge_name(h)}" for h in hyperedges
              if (hid := str(h.get("id", "")))}
-    labelled: set[tuple[int, str]] = set()
+    todo: list[tuple[int, Mapping[str, Any], tuple[float, float, float, float], str]] = []
     for lab in _dicts(export.get("labels")):
         idx = _panel_of(lab)
         target, box, lid = panel(idx), _bbox(lab.get("bbox")), str(lab.get("id", ""))
         if target is None or idx is None or box is None or not lid:
             continue
-        labelled.add((idx, lid))
         color, kind = "#222222", lab.get("kind")
         if kind == "entity" or (kind is None and lid in target.entity_pos):
             color = on_node
         elif lid in colors and target.kind == "set":  # as the PNG: readable, same hue
             color = region_label_color(colors[lid], style["background"], style["region_alpha"])
             target.leaders.append(_leader(lab, colors[lid]))
-        target.labels.append(_label(lab, box, color, names.get(lid, "")))
+        todo.append((idx, lab, box, color))
+    labelled = {(idx, str(lab["id"])) for idx, lab, *_ in todo}
     for idx, target in enumerate(panels):  # IDs the renderer did not place: centred on the node
         for eid, (x, y, r) in target.entity_pos.items():
             if (idx, eid) not in labelled:
-                target.labels.append(_label({"id": eid}, (x - r, y - 6, x + r, y + 6), on_node))
+                todo.append((idx, {"id": eid}, (x - r, y - 6, x + r, y + 6), on_node))
         for hid, (x, y, _) in target.hnode_pos.items():
             if (idx, hid) not in labelled:
-                target.labels.append(_label({"id": hid}, (x - 9, y - 6, x + 9, y + 6), "#222222",
-                                            names.get(hid, "")))
+                todo.append((idx, {"id": hid}, (x - 9, y - 6, x + 9, y + 6), "#222222"))
+    stops: dict[str, int] = {}  # the panel of each H#'s Tab stop (the first in page order)
+    for idx, lab, *_ in todo:
+        stops[str(lab["id"])] = min(idx, stops.get(str(lab["id"]), idx))
+    for idx, lab, box, color in todo:
+        lid = str(lab["id"])
+        panels[idx].labels.append(_label(lab, box, color, names.get(lid, ""), stops[lid] == idx))
 
     # light panel titles and notes on a dark background (a class: the page's CSP forbids
     # inline styles)
@@ -471,7 +484,7 @@ def build_svg(export: Mapping[str, Any], *, png_data_uri: str | None = None,
     if png_data_uri:
         out.append(
             f'<image id="hv-png" class="hv-png hv-off" x="0" y="0" width="{fmt(width)}" '
-            f'height="{fmt(height)}" href="{esc(png_data_uri)}"/>'
+            f'height="{fmt(height)}" href="{esc(png_data_uri)}" aria-hidden="true"/>'
         )
     out.append("</g></svg>")
     return "\n".join(out)

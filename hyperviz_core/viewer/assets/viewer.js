@@ -238,12 +238,14 @@
       node.classList.toggle('hv-dim', !on);
       node.classList.toggle('hv-sel', id !== null && id === selected &&
         !node.classList.contains('hv-label') && !node.classList.contains('hv-label-box'));
+      if (node.hasAttribute('aria-pressed')) { node.setAttribute('aria-pressed', String(id === selected)); }
     });
   }
   function unpaint() {
     svg.classList.remove('hv-focus');
     svgItems().forEach(function (node) {
       node.classList.remove('hv-hl', 'hv-dim', 'hv-sel');
+      if (node.hasAttribute('aria-pressed')) { node.setAttribute('aria-pressed', 'false'); }
     });
   }
 
@@ -323,10 +325,13 @@
     details.removeAttribute('data-selected');
     details.appendChild(el('h2', null, ['Selection']));
     details.appendChild(el('p', { 'class': 'hv-muted' }, [
-      'Hover a node for details. Click an entity to highlight its hyperedges and ' +
+      'Hover or focus a node for details. Click an entity to highlight its hyperedges and ' +
       'neighbours (1 hop); each further click on it adds one hop, up to the toolbar\'s ' +
       '"max hops" (all: everything reachable), and one more click resets. Click a hyperedge ' +
       'region, square or legend entry for its members and evidence. Escape resets.']));
+    details.appendChild(el('p', { 'class': 'hv-muted' }, [
+      'Keyboard: Tab reaches each entity and H# label once; Enter or Space acts as a click. ' +
+      'With the drawing focused, the arrow keys pan and + / - / 0 zoom in, out and reset.']));
   }
 
   function sourceList(ids, withText) {
@@ -440,9 +445,9 @@
     return { x: vb.x + vb.width / 2, y: vb.y + vb.height / 2 };
   }
   function resetView() { view = { k: 1, x: 0, y: 0 }; applyView(); }
-  function centreOn(x, y) {
+  function centreOn(x, y, zoom) {
     var c = viewCentre();
-    if (view.k < 2) { view.k = 2; }
+    if (zoom && view.k < 2) { view.k = 2; }
     view.x = c.x - x * view.k;
     view.y = c.y - y * view.k;
     applyView();
@@ -501,6 +506,20 @@
     if (id && !drag) { showTooltip(id, evt); } else if (!id) { hideTooltip(); }
   });
   svg.addEventListener('mouseleave', hideTooltip);
+  /* Keyboard focus on an item (not a pointer press) shows its tooltip, beside it, and pans a
+   * zoomed drawing so that the item is in view; leaving it hides the tooltip. (Listeners on
+   * the document: Chromium makes an SVG element with focus listeners a Tab stop.) */
+  document.addEventListener('focusin', function (evt) {
+    var t = evt.target;
+    var id = t && t.hasAttribute && t.hasAttribute('tabindex') ? t.getAttribute('data-id') : null;
+    if (!id || drag || !svg.contains(t)) { return; }
+    reveal(t, false);
+    var r = t.getBoundingClientRect();
+    showTooltip(id, { clientX: r.right, clientY: r.bottom });
+  });
+  document.addEventListener('focusout', function (evt) {
+    if (svg.contains(evt.target)) { hideTooltip(); }
+  });
   /* Keyboard: entity nodes and H# labels are focusable buttons; Enter or Space acts as a
    * click on them. */
   svg.addEventListener('keydown', function (evt) {
@@ -558,14 +577,28 @@
     });
   }
 
+  /* "Skip to details" (a button: the page has no links): focus the side panel. */
+  var skip = document.getElementById('hv-skip');
+  var sidebar = document.getElementById('hv-sidebar');
+  if (skip && sidebar) {
+    skip.addEventListener('click', function (evt) {
+      evt.preventDefault();
+      sidebar.focus();
+      sidebar.scrollIntoView({ block: 'nearest' });
+    });
+  }
+
   /* Chips and legend entries jump to the item they name. */
   document.addEventListener('click', function (evt) {
     var t = evt.target && evt.target.closest ? evt.target.closest('[data-goto]') : null;
     var wrap = document.getElementById('hv-search-wrap');
-    if (results && wrap && !wrap.contains(evt.target)) { results.hidden = true; }
+    if (results && wrap && !wrap.contains(evt.target)) { closeResults(); }
     if (!t) { return; }
     var id = t.getAttribute('data-goto');
-    if (results && results.contains(t)) { results.hidden = true; }
+    if (results && results.contains(t)) {
+      closeResults();
+      if (searchInput) { searchInput.focus(); }  /* not left on a hidden option */
+    }
     activate(id, false);
     focusItem(id);
   });
@@ -573,9 +606,18 @@
   function focusItem(id) {
     var node = svg.querySelector('.hv-ent[data-id="' + cssId(id) + '"], .hv-hnode[data-id="' +
       cssId(id) + '"], .hv-label[data-id="' + cssId(id) + '"]');
-    if (!node) { return; }
+    if (node) { reveal(node, true); }
+  }
+  /* Centre the view on `node` (zooming in to at least 2x when `zoom`); without `zoom` only
+   * when some of it is outside the visible drawing, and at the current scale. */
+  function reveal(node, zoom) {
+    if (!zoom) {
+      var r = node.getBoundingClientRect();
+      var s = svg.getBoundingClientRect();
+      if (r.left >= s.left && r.right <= s.right && r.top >= s.top && r.bottom <= s.bottom) { return; }
+    }
     var b = node.getBBox();
-    centreOn(b.x + b.width / 2, b.y + b.height / 2);
+    centreOn(b.x + b.width / 2, b.y + b.height / 2, zoom);
   }
   function cssId(id) { return str(id).replace(/[^A-Za-z0-9_-]/g, ''); }
 
@@ -601,32 +643,62 @@
     return exact.concat(partial.sort(idOrder));
   }
   var MAX_RESULTS = 50;
+  var searchStatus = document.getElementById('hv-search-status');
+  /* The search box is a combobox: its list's state in aria-expanded, what the list says
+   * besides its options ("No entity matches", "+N more") in the status line too. */
+  function setResultsOpen(open) {
+    if (results) { results.hidden = !open; }
+    if (searchInput) { searchInput.setAttribute('aria-expanded', String(open)); }
+  }
+  function closeResults() { setResultsOpen(false); }
   function showResults() {
     if (!searchInput || !results) { return; }
     var all = findMatches(searchInput.value);
     var matches = all.slice(0, MAX_RESULTS);
+    var notes = [];
     clear(results);
-    if (!searchInput.value.trim()) { results.hidden = true; return; }
-    if (!matches.length) {
-      results.appendChild(el('li', { 'class': 'hv-empty' }, ['No entity matches']));
+    if (!searchInput.value.trim()) {
+      closeResults();
+      if (searchStatus) { searchStatus.textContent = ''; }
+      return;
     }
-    matches.forEach(function (id) {
+    if (!matches.length) { notes.push('No entity matches'); }
+    matches.forEach(function (id, i) {
       var label = hyperedges.has(id) ? [id + ' \u2014 ', bdi(clip(hyperedges.get(id).description, 60))] :
         [id + ' \u2014 ', bdi(clip(entityName(id), 80))];
-      results.appendChild(el('li', null, [
-        el('button', { type: 'button', 'class': 'hv-result', 'data-goto': id }, label)]));
+      results.appendChild(el('li', { role: 'presentation' }, [
+        el('button', { type: 'button', 'class': 'hv-result', 'data-goto': id, role: 'option',
+          id: 'hv-result-' + i, tabindex: '-1', 'aria-selected': 'false' }, label)]));
     });
     if (all.length > matches.length) {
-      results.appendChild(el('li', { 'class': 'hv-empty' },
-        ['+' + (all.length - matches.length) + ' more: type more of the name']));
+      notes.push('+' + (all.length - matches.length) + ' more: type more of the name');
     }
-    results.hidden = false;
+    notes.forEach(function (note) {
+      results.appendChild(el('li', { 'class': 'hv-empty', 'aria-hidden': 'true' }, [note]));
+    });
+    if (searchStatus) {
+      searchStatus.textContent = matches.length ? counted(all.length, 'match', 'matches') +
+        (notes.length ? '; ' + notes.join('; ') : '') : notes.join('; ');
+    }
+    setResultsOpen(true);
   }
   /* ArrowDown from the search box into its results, then Up/Down between them (Up from the
    * first goes back to the box). */
   function resultButtons() { return results ? Array.from(results.querySelectorAll('button')) : []; }
   if (results) {
+    results.addEventListener('focusin', function (evt) {
+      resultButtons().forEach(function (b) {
+        b.setAttribute('aria-selected', String(b === evt.target));
+      });
+    });
     results.addEventListener('keydown', function (evt) {
+      if (evt.key === 'Escape' && searchInput) {  /* close the list, back to the box */
+        evt.preventDefault();
+        evt.stopPropagation();
+        closeResults();
+        searchInput.focus();
+        return;
+      }
       if (evt.key !== 'ArrowDown' && evt.key !== 'ArrowUp') { return; }
       var list = resultButtons();
       var i = list.indexOf(document.activeElement);
@@ -649,7 +721,7 @@
         evt.preventDefault();
         var matches = findMatches(searchInput.value);
         if (matches.length) {
-          if (results) { results.hidden = true; }
+          closeResults();
           activate(matches[0], false);
           focusItem(matches[0]);
         } else {
@@ -659,21 +731,31 @@
     });
   }
 
+  /* The arrow keys and + - 0 pan and zoom only while the drawing has the focus: the SVG or
+   * one of its items, the zoom buttons, or nothing (the page itself). Elsewhere they keep
+   * their own meaning (scroll the side panel or an evidence box, move in a list). */
+  var zoomGroup = document.getElementById('hv-zoom');
+  function drawingKeys(focused) {
+    if (!focused || focused === document.body || focused === document.documentElement) { return true; }
+    return svg.contains(focused) || !!(zoomGroup && zoomGroup.contains(focused));
+  }
   document.addEventListener('keydown', function (evt) {
     var focused = document.activeElement;
     if (focused && focused.isContentEditable) { return; }  /* typing in an editor */
     if (evt.key === 'Escape') {
       hideTooltip();
-      if (results) { results.hidden = true; }
-      if (searchInput && document.activeElement === searchInput) { searchInput.value = ''; }
+      closeResults();
+      if (searchInput && document.activeElement === searchInput) {
+        searchInput.value = '';
+        if (searchStatus) { searchStatus.textContent = ''; }
+      }
       resetSelection();
       return;
     }
-    var tag = document.activeElement ? document.activeElement.tagName : '';
-    if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT') { return; }
-    if (results && results.contains(document.activeElement)) { return; }
+    if (!drawingKeys(focused)) { return; }
+    if (evt.altKey || evt.ctrlKey || evt.metaKey) { return; }  /* the browser's own keys */
     var PAN = { ArrowLeft: [1, 0], ArrowRight: [-1, 0], ArrowUp: [0, 1], ArrowDown: [0, -1] };
-    if (PAN[evt.key] && !evt.altKey && !evt.ctrlKey && !evt.metaKey) {
+    if (PAN[evt.key]) {
       evt.preventDefault();  /* pan the drawing, not the page */
       var step = (evt.shiftKey ? 200 : 50);
       view.x += PAN[evt.key][0] * step;
