@@ -113,3 +113,32 @@ def test_a_newline_in_a_file_name_cannot_split_a_line(tmp_path: Path,
     out = capsys.readouterr().out
     assert "bad\\nenc.txt" in out and ".hid\\n  0 failed; everything fine" in out
     assert not any(line.startswith("  0 failed") for line in out.splitlines())
+
+
+def test_a_path_the_system_refuses_is_unreadable_not_fatal(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A file deeper than PATH_MAX (4,096 bytes) is an unreadable file: named in one line,
+    left out with ``--skip-unreadable`` (before, its raw ``OSError`` stopped every run)."""
+    import os
+
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    (corpus / "ok.txt").write_text("Alice lives in Paris.", encoding="utf-8")
+    fd = os.open(corpus, os.O_RDONLY)
+    for i in range(36):  # 36 folders of 121 characters: past PATH_MAX
+        name = "e" * 120 + str(i % 10)
+        os.mkdir(name, dir_fd=fd)
+        inner = os.open(name, os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    deep = os.open("deep.txt", os.O_WRONLY | os.O_CREAT, dir_fd=fd)
+    os.write(deep, b"Bob lives in Rome.\n")
+    os.close(deep)
+    os.close(fd)
+    assert main(["index", str(corpus), "--store", str(tmp_path / "s"), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "File name too long" in err and "--skip-unreadable" in err
+    assert main(["index", str(corpus), "--store", str(tmp_path / "s"), "--no-progress",
+                 "--skip-unreadable"]) == 0
+    out = capsys.readouterr().out
+    assert "1 added" in out and "unreadable " in out and "File name too long" in out

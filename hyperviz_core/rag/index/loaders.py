@@ -27,14 +27,12 @@ line); so does JSON nested too deeply to parse, UTF-16/UTF-32 text, a binary fil
 byte among its first 8,000 bytes, as git tells binary files, e.g. a PDF given by name:
 convert it to text first), a byte that is not UTF-8 (its line and its offset in the file are
 named), a string holding a lone surrogate (a ``"\\ud800"`` escape: no store can keep it), a
-file whose name is not valid UTF-8 (named by its ``repr``) and a sub-folder that cannot be
-listed.
-
-Two documents of one load with the same id are never silently merged (see
-:mod:`.duplicates`). A file that cannot be read stops the load, naming it, unless
-``on_unreadable="skip"``: then it is left out whole with a warning naming it and why
-(:func:`input_files` and :func:`file_documents` let a caller do the same per file); the
-error ends in :data:`SKIP_HINT`, which says so.
+file whose name is not valid UTF-8 (named by its ``repr``), a path the system refuses (too
+long) and a sub-folder that cannot be listed. Two documents of one load with the same id are
+never silently merged (:mod:`.duplicates`). A file that cannot be read stops the load,
+naming it, unless ``on_unreadable="skip"``: then it is left out whole with a warning naming
+it and why (:func:`input_files`, :func:`file_documents`: the same per file); the error ends
+in :data:`SKIP_HINT`, which says so.
 
 Example:
     >>> import json, tempfile, pathlib
@@ -311,6 +309,8 @@ def file_documents(
         raise
     except LoaderError as exc:
         raise UnreadableFileError(str(exc), hint) from exc
+    except OSError as exc:  # a path the system refuses (too long: ENAMETOOLONG) ...
+        raise UnreadableFileError(f"{printable(str(path))}: {exc.strerror or exc}", hint) from exc
 
 
 def _file_documents(path: Path, root: Path | None, id_from_path: bool,
