@@ -142,3 +142,30 @@ def test_a_path_the_system_refuses_is_unreadable_not_fatal(
                  "--skip-unreadable"]) == 0
     out = capsys.readouterr().out
     assert "1 added" in out and "unreadable " in out and "File name too long" in out
+
+
+def test_a_folders_json_of_another_kind_is_left_out(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """vizrag's own HIF export or a Docusaurus ``_category_.json`` in the corpus folder is
+    left out and listed (it stopped every re-index); named directly it is still an error."""
+    corpus = tmp_path / "c"
+    (corpus / "docs").mkdir(parents=True)
+    (corpus / "a.txt").write_text("Alice met Bob in Paris.", encoding="utf-8")
+    (corpus / "docs" / "_category_.json").write_text('{"label": "Tutorial", "position": 2}',
+                                                     encoding="utf-8")
+    (corpus / "docs" / "notes.json").write_text('[{"id": "n1", "text": "Carol in Rome."}]',
+                                                encoding="utf-8")
+    store = str(tmp_path / "s")
+    assert main(["index", str(corpus), "--store", store, "--no-progress"]) == 0
+    assert main(["export", "--store", store, "--hif", str(corpus / "graph.hif.json")]) == 0
+    capsys.readouterr()
+    assert main(["index", str(corpus), "--store", store, "--no-progress", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    left = report["input"]["left_out"]
+    assert [x.split(": ")[0] for x in left] == [str(corpus / "docs" / "_category_.json"),
+                                                 str(corpus / "graph.hif.json")]
+    assert all("a JSON file of another kind" in x for x in left)
+    assert report["documents_skipped"] == 2  # a and n1, unchanged
+    assert main(["index", str(corpus / "graph.hif.json"), "--store", store,
+                 "--no-progress"]) == 2
+    assert "neither a document" in capsys.readouterr().err

@@ -5,11 +5,35 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["IndexingError", "LoaderError"]
+__all__ = ["SKIP_HINT", "IndexingError", "LoaderError", "NotDocumentsError",
+           "NotDocumentsFileError", "UnreadableFileError"]
+
+#: how an unreadable file's error ends (unless the caller skips such files already)
+SKIP_HINT = "--skip-unreadable leaves such a file out (on_unreadable='skip' in Python)"
 
 
 class LoaderError(ValueError):
     """An input file cannot be read as documents (the message names file and line)."""
+
+
+class NotDocumentsError(LoaderError):
+    """A JSON file whose shape is not a document collection (a ``package.json``, a HIF
+    export): named directly it is an error; a folder walk of ``vizrag index``
+    (:class:`~.stream.DocumentStream`) leaves it out and lists it."""
+
+
+class UnreadableFileError(LoaderError):
+    """A file (or a folder) that cannot be read: the message, then ``; ``:data:`SKIP_HINT`
+    unless ``hint=False``; :attr:`reason` is the message alone."""
+
+    def __init__(self, reason: str, hint: bool = True) -> None:
+        super().__init__(f"{reason}; {SKIP_HINT}" if hint else reason)
+        self.reason = reason
+
+
+class NotDocumentsFileError(UnreadableFileError, NotDocumentsError):
+    """A :class:`NotDocumentsError` as :func:`~.loaders.file_documents` raises it (with the
+    hint to skip such files)."""
 
 
 class IndexingError(RuntimeError):

@@ -52,7 +52,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..types import Document
-from .errors import LoaderError
+from .errors import (
+    SKIP_HINT,
+    LoaderError,
+    NotDocumentsError,
+    NotDocumentsFileError,
+    UnreadableFileError,
+)
 from .guards import check_fields, printable
 from .textfiles import (
     JSON_SUFFIXES,
@@ -196,7 +202,7 @@ def records_to_documents(
             # HotpotQA corpus: title -> list of sentences
             return [_record_to_doc({title_field: t, field: sents}, f"{path} ({t!r})", **kw)
                     for t, sents in data.items()]
-        raise LoaderError(
+        raise NotDocumentsError(
             f"{path}: a JSON object that is neither a document with a {field!r} field, "
             f"a wrapper of a list ({', '.join(_WRAPPERS[:4])}...), nor title -> sentences")
     if isinstance(data, list):
@@ -207,7 +213,7 @@ def records_to_documents(
             else:
                 out.append(_record_to_doc(rec, _where(path, item=i), **kw))
         return out
-    raise LoaderError(f"{path}: expected a JSON list or object, got {type(data).__name__}")
+    raise NotDocumentsError(f"{path}: expected a JSON list or object, not {type(data).__name__}")
 
 
 def no_documents(paths: Sequence[str | Path]) -> LoaderError:
@@ -270,16 +276,6 @@ def skipped_files(paths: Iterable[str | Path], *, follow_links: bool = False) ->
 
 
 #: what the error of a file that cannot be read adds (the default, ``on_unreadable="error"``)
-SKIP_HINT = "--skip-unreadable leaves such a file out (on_unreadable='skip' in Python)"
-
-
-class UnreadableFileError(LoaderError):
-    """A file (or a folder) that cannot be read: the message, then ``; ``:data:`SKIP_HINT`
-    unless ``hint=False``; :attr:`reason` is the message alone."""
-
-    def __init__(self, reason: str, hint: bool = True) -> None:
-        super().__init__(f"{reason}; {SKIP_HINT}" if hint else reason)
-        self.reason = reason
 
 
 def file_documents(
@@ -307,8 +303,9 @@ def file_documents(
         yield from _file_documents(path, root, id_from_path, part_bytes, kw)
     except UnreadableFileError:
         raise
-    except LoaderError as exc:
-        raise UnreadableFileError(str(exc), hint) from exc
+    except LoaderError as exc:  # (the kind kept: a folder walk leaves NotDocuments out)
+        kind = NotDocumentsFileError if isinstance(exc, NotDocumentsError) else UnreadableFileError
+        raise kind(str(exc), hint) from exc
     except OSError as exc:  # a path the system refuses (too long: ENAMETOOLONG) ...
         raise UnreadableFileError(f"{printable(str(path))}: {exc.strerror or exc}", hint) from exc
 

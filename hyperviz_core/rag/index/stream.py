@@ -30,6 +30,7 @@ from types import FrameType
 
 from ..types import Document
 from .duplicates import DuplicatePolicy, DuplicateReport, check_duplicate_policy
+from .errors import NotDocumentsError
 from .loaders import (
     LoaderError,
     UnreadablePolicy,
@@ -39,6 +40,7 @@ from .loaders import (
 )
 from .parts import PART_BYTES
 from .replace import PART_ID, text_file_source
+from .textfiles import JSON_SUFFIXES
 
 __all__ = ["DocumentStream", "dedupe_last", "warn_repeated_ids"]
 
@@ -110,12 +112,23 @@ class DocumentStream:
         for n in range(len(self._files)):
             rows = ((n, d.id, d.hash, where, len(d.text.encode("utf-8")), _part_source(d))
                     for d, where in self._file(n))
-            if self.on_unreadable == "error":
+            path, root = self._files[n]
+            if self.on_unreadable == "error" and (
+                    root is None or path.suffix.lower() not in JSON_SUFFIXES):
                 yield from rows
                 continue
             try:
                 held = list(rows)  # no text held: a big file's parts are read one at a time
+            except NotDocumentsError:  # a folder's package.json, a HIF export ...
+                if root is None:  # named: the user meant it as documents
+                    raise
+                self._skipped.add(n)
+                self.report_left_out.append(f"{path}: a JSON file of another kind (not "
+                                            "documents: no text field, list or wrapper)")
+                continue
             except LoaderError as exc:
+                if self.on_unreadable == "error":
+                    raise
                 self._skipped.add(n)
                 self.report.unreadable.append(str(exc))
                 continue
