@@ -169,3 +169,18 @@ def test_a_folders_json_of_another_kind_is_left_out(tmp_path: Path,
     assert main(["index", str(corpus / "graph.hif.json"), "--store", store,
                  "--no-progress"]) == 2
     assert "neither a document" in capsys.readouterr().err
+
+
+def test_names_that_differ_in_unicode_form_are_told_apart(tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]
+                                                          ) -> None:
+    """``Müller.md`` composed and decomposed (as macOS writes it) get one id: the error
+    showed two identical paths; now it escapes them and says how they differ."""
+    corpus = tmp_path / "n"
+    corpus.mkdir()
+    (corpus / "M\u00fcller.md").write_text("Anna M\u00fcller lives in Bonn.", encoding="utf-8")
+    (corpus / "Mu\u0308ller.md").write_text("Jan Mu\u0308ller lives in Ulm.", encoding="utf-8")
+    assert main(["index", str(corpus), "--store", str(tmp_path / "s"), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "M\\xfcller.md'" in err and "Mu\\u0308ller.md'" in err
+    assert "differ only in Unicode form" in err

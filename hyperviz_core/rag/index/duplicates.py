@@ -9,6 +9,7 @@ both sources (``"error"``, the default), keeps the first (``"skip"``) or the las
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Sequence
 from typing import Literal
 
@@ -48,12 +49,20 @@ class DuplicateReport(BaseModel):
     def record_duplicate(self, doc_id: str, first: str, later: str) -> None:
         """Count a later document with ``doc_id`` and other content (``first``/``later``:
         where each came from); under ``"error"`` a :class:`LoaderError` naming both."""
+        if first != later and (unicodedata.normalize("NFC", first)
+                               == unicodedata.normalize("NFC", later)):
+            # the same name in two Unicode forms (as macOS writes decomposed names): they
+            # print alike, so say which is which
+            first, later = f"{first!a}", f"{later!a}"
+            note = " (the two names differ only in Unicode form: composed and decomposed)"
+        else:
+            note = ""
         if self.policy == "error":
-            raise LoaderError(f"duplicate document id {doc_id!r}: {first} and {later} "
+            raise LoaderError(f"duplicate document id {doc_id!r}: {first} and {later}{note} "
                               "(use --on-duplicate replace|skip)")
         self.duplicates += 1
         if len(self.examples) < 5:
-            self.examples.append(f"{doc_id!r}: {first} and {later}")
+            self.examples.append(f"{doc_id!r}: {first} and {later}{note}")
 
 
 def resolve_duplicates(
