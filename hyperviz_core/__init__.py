@@ -44,6 +44,7 @@ from .prune import Budget, PruneReport, entity_importance, prune
 
 if TYPE_CHECKING:
     from .convert import clique_expansion, incidence_graph, to_hypernetx
+    from .incidence_import import from_incidence_graph
     from .layouts import (
         LayoutOrder,
         LayoutResult,
@@ -62,6 +63,7 @@ __version__ = "0.1.0"
 _LAZY: dict[str, str] = {
     "clique_expansion": ".convert",
     "incidence_graph": ".convert",
+    "from_incidence_graph": ".incidence_import",
     "to_hypernetx": ".convert",
     "LayoutOrder": ".layouts",
     "LayoutResult": ".layouts",
@@ -112,6 +114,7 @@ __all__ = [
     "compute_metrics",
     "entity_importance",
     "from_hypernetx",
+    "from_incidence_graph",
     "get_layout",
     "hypergraph_from_hif",
     "hypergraph_to_hif",

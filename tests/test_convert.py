@@ -6,6 +6,7 @@ import warnings
 
 import hypernetx as hnx
 import pandas as pd
+import pytest
 
 from hyperviz_core import Entity, Hyperedge, Hypergraph, from_hypernetx, to_hypernetx
 
@@ -114,3 +115,32 @@ def test_incidence_graph_edges_carry_membership_attributes() -> None:
     g = incidence_graph(hg)
     assert g.edges[("E", "a"), ("H", "r")] == {"direction": "tail", "weight": 2}
     assert g.edges[("E", "b"), ("H", "r")] == {"direction": "head"}
+
+
+def test_incidence_graph_round_trip_and_a_foreign_bipartite_graph() -> None:
+    import networkx as nx
+
+    from hyperviz_core import from_incidence_graph
+    from hyperviz_core.items import HypergraphError
+
+    hg = rich()
+    back = from_incidence_graph(hg.to_incidence_graph())
+    assert sorted(back.entities) == sorted(hg.entities)
+    assert {k: (e.name, e.type) for k, e in back.entities.items()} == {
+        k: (e.name, e.type) for k, e in hg.entities.items()}
+    for hid, edge in hg.hyperedges.items():
+        got = back.hyperedges[hid]
+        assert (got.members, got.kind, got.weight, got.member_attrs) == (
+            edge.members, edge.kind, edge.weight, edge.member_attrs)
+    g = nx.Graph()
+    g.add_nodes_from(["Ada", "Bob"], bipartite=0)
+    g.add_nodes_from(["meet", "alone"], bipartite=1)
+    g.add_edge("meet", "Ada", role="host")
+    g.add_edge("meet", "Bob")
+    foreign = from_incidence_graph(g)
+    assert foreign.members("meet") == ["ada", "bob"]
+    assert foreign.hyperedges["meet"].member_attrs == {"ada": {"role": "host"}}
+    assert foreign.metadata["nx_empty_edges"] == ["alone"]
+    g.add_node("stray")
+    with pytest.raises(HypergraphError, match="'stray' has no 'bipartite'"):
+        from_incidence_graph(g)
