@@ -184,3 +184,19 @@ def test_names_that_differ_in_unicode_form_are_told_apart(tmp_path: Path,
     err = capsys.readouterr().err
     assert "M\\xfcller.md'" in err and "Mu\\u0308ller.md'" in err
     assert "differ only in Unicode form" in err
+
+
+def test_a_value_starting_with_a_dash_gets_the_double_dash_hint(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A file ``-rf.txt`` is stored as id ``-rf``; ``vizrag delete -rf`` is argparse's
+    "unrecognized arguments" alone: the error now says to put ``--`` before it."""
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    (corpus / "-rf.txt").write_text("Alice lives in Paris.", encoding="utf-8")
+    store = str(tmp_path / "s")
+    assert main(["index", str(corpus), "--store", store, "--no-progress"]) == 0
+    with pytest.raises(SystemExit) as stop:
+        main(["delete", "-rf", "--store", store])
+    assert stop.value.code == 2
+    assert "goes after -- (vizrag delete --store ST -- -rf)" in capsys.readouterr().err
+    assert main(["delete", "--store", store, "--", "-rf"]) == 0

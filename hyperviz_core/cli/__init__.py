@@ -27,7 +27,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, NoReturn
 
 from .. import __version__
 from .terminal import one_line, terminal_safe, tolerant_streams
@@ -39,9 +39,20 @@ _COMMANDS = ("info", "demo", "render", "index", "documents", "query", "check", "
              "probes", "eval", "migrate")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser; an unknown option that may be a value starting with ``-`` (a
+    document id ``-rf``, a file ``-notes.txt``) gets a hint to put ``--`` before it."""
+
+    def error(self, message: str) -> NoReturn:
+        if message.startswith("unrecognized arguments: -"):
+            message += ("; a value starting with '-' (a document id, a file name) goes after "
+                        "-- (vizrag delete --store ST -- -rf)")
+        super().error(message)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser with every subcommand registered."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="vizrag",
         description="Hypergraph visualization for retrieval-augmented generation.",
     )
