@@ -236,3 +236,34 @@ def test_a_query_that_matches_nothing_scores_zero(tmp_path: Path) -> None:
         assert vs.similarity_search_with_relevance_scores(query, k=3,
                                                           score_threshold=0.3) == []
         assert vs.similarity_search_with_score("Who founded Iron Maiden?", k=1)[0][1] > 0
+
+
+def test_langchain_indexing_api_keeps_the_store_in_sync(tmp_path: Path) -> None:
+    """``langchain_core.indexing.index`` (a record manager) passes ``batch_size`` to
+    ``add_documents``; it used to be refused, so nothing could be indexed that way."""
+    from langchain_core.indexing import InMemoryRecordManager, aindex, index
+
+    band = [Document("Iron Maiden formed in Leyton.", metadata={"source": "a.txt"}),
+            Document("Steve Harris founded the band.", metadata={"source": "a.txt"}),
+            Document("Maiden Japan is a live EP.", metadata={"source": "b.txt"})]
+    with VizRAGVectorStore(tmp_path / "vs") as vs:
+        records = InMemoryRecordManager(namespace="viz")
+        records.create_schema()
+        first = index(band, records, vs, cleanup="incremental", source_id_key="source",
+                      key_encoder="sha256")
+        assert (first["num_added"], first["num_deleted"]) == (3, 0)
+        again = index(band, records, vs, cleanup="incremental", source_id_key="source",
+                      key_encoder="sha256")
+        assert (again["num_added"], again["num_skipped"]) == (0, 3)
+        changed = [Document("Iron Maiden formed in Leyton, East London, in 1975.",
+                            metadata={"source": "a.txt"}), band[2]]
+        step = index(changed, records, vs, cleanup="incremental", source_id_key="source",
+                     key_encoder="sha256")
+        assert (step["num_added"], step["num_deleted"]) == (1, 2)
+        assert vs.engine.stats().documents == 2
+        assert vs.similarity_search("Where did Iron Maiden form?", k=1)[0].page_content == \
+            changed[0].page_content
+        full = asyncio.run(aindex([band[2]], records, vs, cleanup="full", key_encoder="sha256"))
+        assert (full["num_deleted"], vs.engine.stats().documents) == (1, 1)
+        with pytest.raises(ValueError, match="batch_size must be a positive integer"):
+            vs.add_documents(band, batch_size=0)

@@ -70,6 +70,15 @@ def relevance_score(score: float, mode: str, weights: RankWeights) -> float:
     return round(min(max(score / ceiling, 0.0), 1.0), 6)
 
 
+def _without_batch_size(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``kwargs`` without a valid ``batch_size`` (a positive int; anything else is a
+    ``ValueError``): LangChain's ``index()`` always passes one."""
+    size = kwargs.pop("batch_size", 1)
+    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+        raise ValueError(f"batch_size must be a positive integer, got {size!r}")
+    return kwargs
+
+
 def _as_langchain(doc: VizDocument) -> Document:
     """A stored document as the LangChain document it was added as."""
     return Document(id=doc.id, page_content=doc.text, metadata=dict(doc.metadata))
@@ -164,12 +173,14 @@ class VizRAGVectorStore(VectorStore):
     def add_documents(self, documents: list[Document], **kwargs: Any) -> list[str]:
         """Index ``documents`` and return their ids (``ids=[...]`` when given, else
         ``doc.id``, else ``doc-<hash of title, text and metadata>``); an id added again with
-        other content replaces the document (:meth:`VizRAGRetriever.add_documents`)."""
-        return self._retriever.add_documents(documents, **kwargs)
+        other content replaces the document (:meth:`VizRAGRetriever.add_documents`).
+        ``batch_size`` (what ``langchain_core.indexing.index`` passes) is taken and unused:
+        the engine commits in its own batches."""
+        return self._retriever.add_documents(documents, **_without_batch_size(kwargs))
 
     async def aadd_documents(self, documents: list[Document], **kwargs: Any) -> list[str]:
         """Async :meth:`add_documents` (the engine's async indexing)."""
-        return await self._retriever.aadd_documents(documents, **kwargs)
+        return await self._retriever.aadd_documents(documents, **_without_batch_size(kwargs))
 
     def delete(self, ids: list[str] | None = None, **kwargs: Any) -> bool | None:
         """Delete documents by the ids :meth:`add_documents` returned (a chunk id of
