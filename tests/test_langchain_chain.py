@@ -122,3 +122,37 @@ async def test_events_in_astream_events(retriever: VizRAGRetriever) -> None:
     assert "vizrag.render.end" in names
     assert all(n.startswith("vizrag.") for n in names)
     assert "iVBOR" not in repr(payloads)
+
+
+def test_a_wrapped_chat_model_is_no_caption_only_model(retriever: VizRAGRetriever) -> None:
+    """``llm.with_retry()``/``bind``/``with_fallbacks`` are chat models: no
+    ``CaptionOnlyWarning`` (it said the image could not be sent, and sent it)."""
+    import warnings
+
+    spy = SpyChat()
+    for wrapped in (spy.with_retry(), spy.bind(stop=["\n\n"]), spy.with_fallbacks([spy])):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            out = create_vizrag_chain(retriever, wrapped).invoke(QUERY)  # type: ignore[arg-type]
+        assert out.startswith("1 image(s)")
+
+
+def test_a_vizrag_vector_store_retriever_draws_from_its_store(tmp_path: Any) -> None:
+    """``create_vizrag_chain(vs.as_retriever(), ...)`` renders from the store's hypergraph
+    (it re-extracted the passages' text before: other entities, other types)."""
+    from langchain_core.documents import Document
+
+    from vizrag_langchain import VizRAGVectorStore
+    from vizrag_langchain.chain import _vizrag_retriever
+
+    with VizRAGVectorStore(tmp_path / "vs") as vs:
+        vs.add_documents([Document("Iron Maiden formed in Leyton in 1975.")])
+        assert _vizrag_retriever(vs.as_retriever(search_kwargs={"k": 1})) is vs.vizrag_retriever
+        spy = SpyChat()
+        out = create_vizrag_chain(vs.as_retriever(), spy).invoke("Where did Iron Maiden form?")  # type: ignore[arg-type]
+        assert out.startswith("1 image(s)")
+
+
+def test_the_retrievers_filter_error_says_why(retriever: VizRAGRetriever) -> None:
+    with pytest.raises(TypeError, match="no metadata filter"):
+        retriever.invoke(QUERY, filter={"source": "a.txt"})

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.documents import Document
-from langchain_core.language_models import BaseChatModel, BaseLanguageModel
+from langchain_core.language_models import BaseLanguageModel
 from langchain_core.messages import HumanMessage
 from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import PromptTemplate
@@ -29,13 +29,15 @@ from langchain_core.runnables import (
     RunnableParallel,
     RunnablePassthrough,
 )
+from langchain_core.vectorstores import VectorStoreRetriever
 
 from hyperviz_core.rag import CaptionOnlyWarning, fence
 from hyperviz_core.rag.prompts import defuse
 
-from .adapters import unwrapped
+from .adapters import chat_model_of, unwrapped
 from .retriever import VizRAGRetriever
 from .runnable import HyperVizRunnable, ImageFormat
+from .vectorstore import VizRAGVectorStore
 
 __all__ = ["DEFAULT_PROMPT", "create_vizrag_chain", "format_passages", "vizrag_message"]
 
@@ -96,8 +98,13 @@ def vizrag_message(inputs: dict[str, Any], prompt: str | PromptTemplate = DEFAUL
 
 
 def _vizrag_retriever(retriever: Runnable[Any, Any]) -> VizRAGRetriever | None:
-    """The ``VizRAGRetriever`` behind wrappers (:func:`~.adapters.unwrapped`), else None."""
-    return unwrapped(retriever, VizRAGRetriever)
+    """The ``VizRAGRetriever`` behind wrappers (:func:`~.adapters.unwrapped`), or that of a
+    ``VizRAGVectorStore``'s ``as_retriever()``, else None."""
+    ours = unwrapped(retriever, VizRAGRetriever)
+    if ours is not None:
+        return ours
+    store = getattr(unwrapped(retriever, VectorStoreRetriever), "vectorstore", None)
+    return store.vizrag_retriever if isinstance(store, VizRAGVectorStore) else None
 
 
 def create_vizrag_chain(
@@ -125,7 +132,7 @@ def create_vizrag_chain(
         ``Runnable[str, str]`` supporting ``invoke/ainvoke/batch/abatch/stream/astream``.
     """
     template = _check_prompt(prompt if prompt is not None else DEFAULT_PROMPT)
-    if not isinstance(llm, BaseChatModel):
+    if chat_model_of(llm) is None:  # a chat model, or one wrapped (with_retry, bind ...)
         warnings.warn(f"{type(llm).__name__} is not a chat model: the hypergraph image "
                       "cannot be sent, only its caption", CaptionOnlyWarning, stacklevel=2)
     if renderer is None:

@@ -52,6 +52,11 @@ def refuse_unknown(given: Iterable[str], known: Iterable[str], where: str) -> No
     ...     print(exc)  # doctest: +ELLIPSIS
     invoke() got an unknown option 'top_k' (did you mean 'k'?); its options: k, mode, ...
     """
+    given = list(given)
+    if "filter" in given and "filter" not in set(known):
+        raise TypeError(f"{where} got 'filter': VizRAG ranks the whole store and has no "
+                        "metadata filter (filter the documents it returns, or keep one store "
+                        "per collection)")
     refuse_unknown_options(given, known, where, aliases=_K_ALIASES)
 
 
