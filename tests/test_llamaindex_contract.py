@@ -81,6 +81,29 @@ def test_vector_store_options_are_refused_not_dropped(option: dict) -> None:
         index.as_query_engine(llm=MockLLM(), **option)
 
 
+def test_options_that_ask_for_nothing_are_accepted_and_two_ks_must_agree() -> None:
+    """Code that always builds a filter object passes an empty one; LlamaIndex's own
+    default query mode changes nothing: both were refused. ``top_k`` and
+    ``similarity_top_k`` that disagree were resolved silently (top_k won)."""
+    from llama_index.core.vector_stores import FilterOperator, MetadataFilter, MetadataFilters
+    from llama_index.core.vector_stores.types import VectorStoreQueryMode
+
+    index = VizRAGIndex.from_documents([Document(text=CURIE, id_="curie")])
+    for option in ({"filters": MetadataFilters(filters=[])}, {"doc_ids": []},
+                   {"vector_store_query_mode": "default"},
+                   {"vector_store_query_mode": VectorStoreQueryMode.DEFAULT}):
+        assert index.as_retriever(include_image=False, **option).retrieve("Curie")
+    real = MetadataFilters(filters=[MetadataFilter(key="year", value=1903,
+                                                   operator=FilterOperator.EQ)])
+    with pytest.raises(ValueError, match="does not support filters"):
+        index.as_retriever(filters=real)
+    with pytest.raises(ValueError, match="does not support vector_store_query_mode"):
+        index.as_retriever(vector_store_query_mode="hybrid")
+    with pytest.raises(ValueError, match="top_k=4 and similarity_top_k=2 disagree"):
+        index.as_retriever(top_k=4, similarity_top_k=2)
+    assert index.as_retriever(top_k=2, similarity_top_k=2).top_k == 2
+
+
 def test_similarity_top_k_is_a_live_alias_and_bad_values_fail_at_construction() -> None:
     index = VizRAGIndex.from_documents([Document(text=CURIE, id_="a"),
                                         Document(text=EINSTEIN, id_="b")])

@@ -59,11 +59,23 @@ UNSUPPORTED_OPTIONS: tuple[str, ...] = ("filters", "doc_ids", "node_ids",
 
 def check_unsupported(options: dict[str, Any]) -> None:
     """Refuse vector-store options (``filters``, ``doc_ids`` ...) that VizRAG would ignore."""
-    given = sorted(k for k in UNSUPPORTED_OPTIONS if options.get(k) is not None)
+    given = sorted(k for k in UNSUPPORTED_OPTIONS if not _no_op(k, options.get(k)))
     if given:
         raise ValueError(f"VizRAGRetriever does not support {', '.join(given)}: it ranks every "
                          "chunk of the store; filter the returned nodes (e.g. with a node "
                          "postprocessor) or index the subset in a store of its own")
+
+
+def _no_op(name: str, value: Any) -> bool:
+    """Whether a vector-store option's value asks for nothing (None, an empty
+    ``MetadataFilters``/list, the ``"default"`` query mode): accepted, as code that always
+    builds a filter object passes one."""
+    if value is None or (name == "vector_store_query_mode" and str(getattr(
+            value, "value", value)) == "default"):
+        return True
+    if name == "filters" and hasattr(value, "filters"):
+        return not value.filters
+    return name in ("doc_ids", "node_ids") and isinstance(value, list | tuple) and not value
 
 
 def check_options(options: dict[str, Any], engine_options: frozenset[str] = frozenset()
@@ -142,6 +154,9 @@ class VizRAGRetriever(BaseRetriever):
         self.engine = _engine_of(index)
         # a VizRAGIndex closes its store when collected: keep it alive while we are
         self._index = index if index is not self.engine else None
+        if top_k is not None and similarity_top_k is not None and top_k != similarity_top_k:
+            raise ValueError(f"top_k={top_k} and similarity_top_k={similarity_top_k} disagree: "
+                             "give one (similarity_top_k is LlamaIndex's name for top_k)")
         k = top_k if top_k is not None else similarity_top_k
         if k is not None:
             check_top_k(k, "top_k")
