@@ -97,3 +97,17 @@ def test_word_tokens_fast_path_matches_the_general_one() -> None:
     for text in [*TEXTS, "Don't STOP me now", "O’Brien's", "x_y z9 3.14"]:
         slow = [m.group(0).casefold().replace("’", "'") for m in _WORD.finditer(text)]
         assert word_tokens(text) == slow
+
+
+def test_the_word_cache_is_bounded_by_cache_words() -> None:
+    """A service's query words fill the per-embedder cache (up to ~145 MB at 200,000):
+    ``cache_words`` bounds it, 0 turns it off, and the vectors never change."""
+    texts = [f"word{i} other{i} Marie Curie" for i in range(50)]
+    full = HashingEmbedder().embed(texts)
+    for limit in (0, 7):
+        small = HashingEmbedder(cache_words=limit)
+        assert np.array_equal(small.embed(texts), full)
+        assert len(small._word_cache) == limit
+    assert HashingEmbedder().name == HashingEmbedder(cache_words=3).name  # stores still match
+    with pytest.raises(ValueError, match="cache_words"):
+        HashingEmbedder(cache_words=-1)

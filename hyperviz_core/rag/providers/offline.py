@@ -79,6 +79,9 @@ class HashingEmbedder:
         char_ngrams: inclusive (min, max) character n-gram sizes; ``(0, 0)`` disables them.
         char_weight: weight of character n-gram features relative to whole words.
         bigram_weight: weight of word-bigram features.
+        cache_words: how many distinct words keep their hashed features (computed once,
+            then read; a long-lived service's query words fill it: at the default 200,000
+            it holds about 145 MB at most; 0: no cache).
 
     Example:
         >>> e = HashingEmbedder(dim=256)
@@ -94,6 +97,7 @@ class HashingEmbedder:
         char_ngrams: tuple[int, int] = (3, 4),
         char_weight: float = 0.35,
         bigram_weight: float = 0.5,
+        cache_words: int = 200_000,
     ) -> None:
         if dim < 16:
             raise ValueError(f"dim must be >= 16, got {dim}")
@@ -105,6 +109,9 @@ class HashingEmbedder:
         self.char_weight = float(char_weight)
         self.bigram_weight = float(bigram_weight)
         self.name = f"hashing-v1-d{self.dim}-c{lo}{hi}"
+        if isinstance(cache_words, bool) or not isinstance(cache_words, int) or cache_words < 0:
+            raise ValueError(f"cache_words must be a whole number >= 0, got {cache_words!r}")
+        self.cache_words = cache_words
         self._word_cache: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]] = {}
 
     # ------------------------------------------------------------------ features
@@ -133,7 +140,7 @@ class HashingEmbedder:
         scale[0] = 1.0  # the word itself; its n-grams share ``weight``
         sign = np.where((h >> 31) & 1, 1.0, -1.0)  # bucket h % dim, sign: the top CRC bit
         out = (h % self.dim, (sign * scale).astype(np.float32))
-        if len(self._word_cache) < 200_000:
+        if len(self._word_cache) < self.cache_words:
             self._word_cache[word] = out
         return out
 
