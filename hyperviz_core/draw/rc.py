@@ -37,7 +37,8 @@ _LOCK = threading.RLock()
 #: settings that do not change a drawing (the backend, interactive mode, other formats ...):
 #: never touched
 _NOT_DRAWING = ("backend", "interactive", "toolbar", "timezone", "tk.", "webagg.",
-                "figure.raise_window", "figure.hooks", "docstring.", "savefig.directory",
+                "figure.raise_window", "figure.hooks", "figure.max_open_warning",
+                "docstring.", "savefig.directory",
                 "date.", "keymap.", "macosx.", "pgf.", "ps.", "pdf.", "animation.")
 _DEFAULTS = {k: v for k, v in matplotlib.rcParamsDefault.items()
              if not k.startswith(_NOT_DRAWING)}
