@@ -3,21 +3,19 @@ Chromium: reflow at 320 px, visible focus distinct from the selection, pan/zoom 
 the drawing, Tab that follows the view and visits each item once, the skip button, the search
 combobox, tooltips on focus and the names and states of the controls.
 
-The browser fixture and its skip/CI rules are those of ``test_viewer_browser`` (copied, not
-imported): Debian's ``/usr/bin/chromium`` or ``$VIZRAG_CHROMIUM``, never a download.
+The browser fixture and its skip/CI rules are ``test_viewer_browser``'s: Debian's
+``/usr/bin/chromium`` or ``$VIZRAG_CHROMIUM``, never a download.
 """
 
 from __future__ import annotations
 
-import importlib
-import os
 import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import pytest
+from test_viewer_browser import browser  # noqa: F401  (the fixture)
 from viewer_fixtures import SAMPLE_CHUNKS, make_export, sample_hypergraph
 
 from hyperviz_core import Entity, Hyperedge, Hypergraph
@@ -25,48 +23,7 @@ from hyperviz_core.viewer import render_html
 
 pytestmark = pytest.mark.browser
 
-LAUNCH_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]  # fmt: skip
 DARK_BACKGROUND = (0x1E, 0x1E, 0x1E)  # the dark style's canvas
-
-
-def _unavailable(reason: str) -> NoReturn:
-    if os.environ.get("CI", "").strip().lower() in {"1", "true", "yes", "on"}:
-        pytest.fail(f"{reason} -- CI is set, so the browser tests must run, not skip",
-                    pytrace=False)
-    pytest.skip(reason)
-
-
-def _chromium() -> str | None:
-    explicit = os.environ.get("VIZRAG_CHROMIUM")
-    if explicit:
-        return explicit if Path(explicit).exists() else None
-    if Path("/usr/bin/chromium").exists():
-        return "/usr/bin/chromium"
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        if found := shutil.which(name):
-            return found
-    return None
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    try:
-        sync_api = importlib.import_module("playwright.sync_api")
-    except ImportError:
-        _unavailable("playwright is not installed")
-    exe = _chromium()
-    if exe is None:
-        _unavailable("Chromium not found (install Debian's chromium or set VIZRAG_CHROMIUM)")
-    with sync_api.sync_playwright() as pw:
-        try:
-            b = pw.chromium.launch(executable_path=exe, args=LAUNCH_ARGS)
-        except Exception as exc:  # pragma: no cover - depends on the machine
-            _unavailable(f"Chromium at {exe} cannot be launched: {exc}")
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +36,8 @@ def sample_html() -> str:
 class Page:
     """A viewer page in its own context, with its errors and CSP reports."""
 
-    def __init__(self, browser: Any, html: str, path: Path, width: int, height: int) -> None:
+    def __init__(self, browser: Any, html: str, path: Path,  # noqa: F811
+                 width: int, height: int) -> None:
         self.context = browser.new_context(viewport={"width": width, "height": height})
         self.page = self.context.new_page()
         self.page.set_default_timeout(10_000)
@@ -107,7 +65,7 @@ class Page:
 
 
 @pytest.fixture
-def open_page(browser: Any, tmp_path: Path) -> Iterator[Any]:
+def open_page(browser: Any, tmp_path: Path) -> Iterator[Any]:  # noqa: F811
     pages: list[Page] = []
 
     def _open(html: str, width: int = 1280, height: int = 800) -> Page:
