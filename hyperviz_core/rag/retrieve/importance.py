@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from ...items import normalize_key
+from ...items import HypergraphError, normalize_key
 from ...model import Hypergraph
 from ..index.caseless import written_without_case
 from .lexical import STOPWORDS, bm25_scores
@@ -90,12 +90,17 @@ def names_query(hg: Hypergraph, query: str | None, *,
     (True, False)
     >>> names_query(Hypergraph(entities=[Entity(name="图灵")]), "图灵在哪里工作？")
     True
+    >>> names_query(hg, "\u200b")
+    False
     """
     wanted = set(_tokens(query or ""))
     if wanted and any(
             wanted.intersection(_tokens(f"{e.name} {e.type} {e.description[:description_chars]}"))
             for e in hg.entities.values()):
         return True
-    folded = normalize_key(query) if query and query.strip() else ""
+    try:
+        folded = normalize_key(query) if query and query.strip() else ""
+    except HypergraphError:  # nothing left after normalising (zero-width characters only)
+        return False
     return any(len(key) > 1 and key in folded and written_without_case(key)
                for key in hg.entities)  # a name in a script without spaces: "图灵在哪里"
