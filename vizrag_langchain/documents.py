@@ -45,6 +45,7 @@ from hyperviz_core.rag.result_metadata import (
 __all__ = [
     "IMAGE_DOC_TYPE",
     "VIZRAG_PREFIX",
+    "Elided",
     "VizRAGImageDocument",
     "derived_id",
     "image_document",
@@ -112,9 +113,9 @@ class VizRAGImageDocument(Document):
     def _short_metadata(self) -> dict[str, Any]:
         meta = dict(self.metadata)
         if isinstance(meta.get("image_base64"), str):
-            meta["image_base64"] = _Elided(f"<{len(meta['image_base64'])} base64 chars>")
+            meta["image_base64"] = Elided(f"<{len(meta['image_base64'])} base64 chars>")
         if isinstance(meta.get("export"), dict):
-            meta["export"] = _Elided(f"<export: {len(meta['export'])} keys>")
+            meta["export"] = Elided(f"<export: {len(meta['export'])} keys>")
         return meta
 
     def __repr__(self) -> str:
@@ -125,7 +126,7 @@ class VizRAGImageDocument(Document):
         return f"page_content='{self.page_content}' metadata={self._short_metadata()}"
 
 
-class _Elided(str):
+class Elided(str):
     """A placeholder shown as it is (no quotes) in a ``repr``."""
 
     def __repr__(self) -> str:

@@ -38,7 +38,7 @@ from hyperviz_core.rag import (
 )
 from hyperviz_core.rag.result import rendered_links
 
-from .documents import is_image_document, vizrag_key, vizrag_value
+from .documents import Elided, is_image_document, vizrag_key, vizrag_value
 from .engine import SharedEngine
 from .events import async_event_hook, event_hook
 
@@ -75,15 +75,10 @@ class HyperVizOutput(dict[str, Any]):
     def __repr__(self) -> str:
         image = self.get("image")
         shown = {**self,
-                 "image": _Short(f"<{image.get('type')} block>") if isinstance(image, dict)
+                 "image": Elided(f"<{image.get('type')} block>") if isinstance(image, dict)
                  else image,
-                 "export": _Short(f"<export: {len(self.get('export') or {})} keys>")}
+                 "export": Elided(f"<export: {len(self.get('export') or {})} keys>")}
         return f"HyperVizOutput({shown!r})"
-
-
-class _Short(str):
-    def __repr__(self) -> str:
-        return str(self)
 
 
 def split_documents(docs: Sequence[Document]) -> tuple[list[Document], Document | None]:
