@@ -19,7 +19,8 @@ from typing import Any
 
 from hyperviz_core.rag.engine_args import refuse_unknown_options
 
-__all__ = ["CALL_OPTIONS", "check_flag", "check_k", "refuse_unknown", "unpack_search_kwargs"]
+__all__ = ["CALL_OPTIONS", "NO_FILTER", "check_flag", "check_k", "refuse_unknown",
+           "unpack_search_kwargs"]
 
 #: what ``invoke(query, ...)`` takes per call
 CALL_OPTIONS: tuple[str, ...] = ("k", "mode", "hops", "include_image")
@@ -42,6 +43,11 @@ def check_flag(name: str, value: object) -> bool:
     return value
 
 
+#: why ``filter=`` is refused (a retriever's or a vector store's search)
+NO_FILTER = ("VizRAG ranks the whole store and has no metadata filter (filter the documents "
+             "it returns, or keep one store per collection)")
+
+
 def refuse_unknown(given: Iterable[str], known: Iterable[str], where: str) -> None:
     """A ``TypeError`` naming the options of ``given`` that are not ``known`` (with the
     closest known one: ``top_k`` → ``k``, the name LangChain retrievers use).
@@ -54,9 +60,7 @@ def refuse_unknown(given: Iterable[str], known: Iterable[str], where: str) -> No
     """
     given = list(given)
     if "filter" in given and "filter" not in set(known):
-        raise TypeError(f"{where} got 'filter': VizRAG ranks the whole store and has no "
-                        "metadata filter (filter the documents it returns, or keep one store "
-                        "per collection)")
+        raise TypeError(f"{where} got filter=: {NO_FILTER}")
     refuse_unknown_options(given, known, where, aliases=_K_ALIASES)
 
 

@@ -44,8 +44,7 @@ __all__ = ["SEARCH_OPTIONS", "VizRAGVectorStore", "relevance_score"]
 #: what a search takes besides ``query`` and ``k``
 SEARCH_OPTIONS: tuple[str, ...] = ("mode", "hops")
 
-_REFUSED = {
-    "filter": "VizRAG ranks the whole store and has no metadata filter",
+_REFUSED = {  # (filter=: refuse_unknown says why)
     "include_image": "a vector store returns the documents as added; the rendered "
                      "sub-hypergraph comes from .vizrag_retriever.invoke(q, include_image=True)",
 }
