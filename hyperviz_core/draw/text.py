@@ -271,10 +271,7 @@ def measure(text: str, size: float, bold: bool = False, dpi: int = 100) -> tuple
     if not text:
         return 0.0, 0.0
     em = _px(size, dpi)
-    if _plain(text):
-        adv = sum(_glyph(ch, bold)[2] for ch in text)
-    else:
-        adv = sum(g[2] for g in _units(text, bold))
+    adv = sum(g[2] for g in _units(text, bold))
     return adv * em / _EM, (ASCENT + DESCENT) * em
 
 
