@@ -62,8 +62,6 @@ __all__ = [
 #: what :func:`read_hif` returns: entities by key, hyperedges by id, graph metadata
 HIFParts = tuple[dict[str, Entity], dict[str, Hyperedge], dict[str, Any]]
 
-_ENTITY_FIELDS = ENTITY_FIELDS
-_EDGE_FIELDS = EDGE_FIELDS
 _INCIDENCE_FIELDS = ("weight", "direction", "attrs")
 _RESERVED = ("hif_id", "hif_weight", "hif_aliases", "hif_incidences")
 #: the smallest integer ``float()`` overflows on (it rounds up to 2 ** 1024)
@@ -211,7 +209,7 @@ class _Reader:
         if self.names.seen(key, raw, attrs, weight):
             return key
         attrs = dict(attrs or {})
-        fields = {f: attrs.pop(f) for f in _ENTITY_FIELDS if f in attrs}
+        fields = {f: attrs.pop(f) for f in ENTITY_FIELDS if f in attrs}
         meta: dict[str, Any] = attrs
         keep_raw_id(meta, raw, name, weight)
         try:
@@ -272,7 +270,7 @@ class _Reader:
 
     def _hyperedge(self, hid: str, slot: dict[str, Any]) -> Hyperedge:
         attrs = dict(slot["attrs"])
-        fields = {f: attrs.pop(f) for f in _EDGE_FIELDS if f in attrs}
+        fields = {f: attrs.pop(f) for f in EDGE_FIELDS if f in attrs}
         meta: dict[str, Any] = attrs
         raw_w = slot["weight"]
         # ``weight`` is a model field; remember the raw value only where export could not
@@ -495,7 +493,7 @@ def _node_records(hg: HypergraphView) -> tuple[list[dict[str, Any]], dict[str, A
         ident, top, attrs = _restore(ent.name, ent.metadata)
         node_ids[key] = ident
         defaults = Entity(name=ent.name)
-        for f in _ENTITY_FIELDS:
+        for f in ENTITY_FIELDS:
             if getattr(ent, f) != getattr(defaults, f):
                 attrs[f] = getattr(ent, f)
         node: dict[str, Any] = {"node": ident, **top}
