@@ -123,9 +123,8 @@ class IndexReport(BaseModel):
         """
         if not self.empty_documents:
             return None
-        n = len(self.empty_documents)
-        ids = ", ".join(repr(i) for i in self.empty_documents[:5]) + (", ..." if n > 5 else "")
-        return (f"{n} document(s) hold no text ({ids}): stored without chunks, so no search "
+        return (f"{len(self.empty_documents)} document(s) hold no text "
+                f"({_first_ids(self.empty_documents)}): stored without chunks, so no search "
                 "returns them")
 
     def count_written(self, doc: Document, replaced: bool, chunks: Sequence[Chunk],
@@ -160,12 +159,10 @@ class IndexReport(BaseModel):
         """
         if not self.caseless_documents:
             return None
-        n = len(self.caseless_documents)
-        ids = (", ".join(repr(i) for i in self.caseless_documents[:5])
-               + (", ..." if n > 5 else ""))
-        return (f"{n} document(s) written without capital letters gave no entity ({ids}): the "
-                "offline extractor finds names by their capitals; index them with a model "
-                "(--llm, chat=...) for their hypergraph (BM25 finds them either way)")
+        return (f"{len(self.caseless_documents)} document(s) written without capital "
+                f"letters gave no entity ({_first_ids(self.caseless_documents)}): the offline "
+                "extractor finds names by their capitals; index them with a model (--llm, "
+                "chat=...) for their hypergraph (BM25 finds them either way)")
 
     def summary(self) -> str:
         """One human-readable line."""
@@ -182,6 +179,11 @@ class IndexReport(BaseModel):
             f"in {self.seconds:.1f} s "
             f"({self.mb_per_s:.2f} MB/s, {self.chunks_per_s:.0f} chunks/s)"
         )
+
+
+def _first_ids(ids: list[str]) -> str:
+    """The first five ``ids`` as ``repr``s, ``, ...`` after them when there are more."""
+    return ", ".join(repr(i) for i in ids[:5]) + (", ..." if len(ids) > 5 else "")
 
 
 def nothing_extracted(report: IndexReport) -> str | None:
