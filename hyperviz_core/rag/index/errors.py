@@ -8,7 +8,7 @@ from typing import Any
 __all__ = ["SKIP_HINT", "IndexingError", "LoaderError", "NotDocumentsError",
            "NotDocumentsFileError", "UnreadableFileError"]
 
-#: how an unreadable file's error ends (unless the caller skips such files already)
+#: what the error of a file that cannot be read adds (the default, ``on_unreadable="error"``)
 SKIP_HINT = "--skip-unreadable leaves such a file out (on_unreadable='skip' in Python)"
 
 

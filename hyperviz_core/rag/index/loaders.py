@@ -275,9 +275,6 @@ def skipped_files(paths: Iterable[str | Path], *, follow_links: bool = False) ->
     return out
 
 
-#: what the error of a file that cannot be read adds (the default, ``on_unreadable="error"``)
-
-
 def file_documents(
     path: Path,
     root: Path | None = None,
