@@ -88,7 +88,6 @@ class DocumentStream:
         self._skipped: set[int] = set()  # ordinals in _files of the unreadable files
         self.part_bytes = part_bytes
         self.fields = fields
-        self._keep: set[int] = set()
         #: file ordinal → {its document's position in the file: the planned id}, kept only
         self._kept_at: dict[int, dict[int, str]] = {}
         self._counts: dict[int, int] = {}  # file ordinal → documents the first pass read
@@ -166,22 +165,22 @@ class DocumentStream:
         if limit is not None:
             rep.limited = max(0, len(keep) - max(0, limit))
             keep = keep[: max(0, limit)]
-        self._keep = set(keep)
+        kept = set(keep)
         for n in keep:
             file_no, pos, doc_id = at[n]
             self._kept_at.setdefault(file_no, {})[pos] = doc_id
         self.total_bytes = sum(sizes[n] for n in keep)
         rep.kept = len(keep)
         self.source_parts = {src: len(ords) for src, ords in parts.values()
-                             if all(o in self._keep for o in ords)}
+                             if all(o in kept for o in ords)}
 
     @property
     def kept(self) -> int:
         """How many documents iterating yields."""
-        return len(self._keep)
+        return self.report.kept
 
     def __len__(self) -> int:
-        return len(self._keep)
+        return self.report.kept
 
     def __iter__(self) -> Iterator[Document]:
         """Second pass: the kept documents in input order, read again one at a time. A file
