@@ -226,11 +226,11 @@ def _run_index(args: argparse.Namespace) -> int:
                               show_progress=progress) if args.embed
                 else recorded_embedder(args.store) or make_embedder("offline"))
     with_retries(embedder, args.max_retries).dim  # noqa: B018 - the (retried) probe
-    if args.ann_threshold and not is_store_url(args.store):
+    ann_threshold = None if is_store_url(args.store) else args.ann_threshold  # SQLite only
+    if ann_threshold:
         _note_without_ann()
     with store_errors(args.store):
-        options = ({} if args.ann_threshold is None or is_store_url(args.store)
-                   else {"ann_threshold": args.ann_threshold})
+        options = {} if ann_threshold is None else {"ann_threshold": ann_threshold}
         created = created_paths(args.store)
         store, before = open_for_index(args.store, options, created)
         if getattr(store, "ann_files", None) is not None:  # its build's progress bar
