@@ -241,9 +241,8 @@ def rasterize(
 ) -> bytes:
     """Draw the canvas and return PNG bytes (deterministic, no timestamp metadata): the
     PNG of :func:`draw_figure`."""
-    with default_rc():
-        return figure_png(draw_figure(plan, scenes, ids, colors, dashes, style, title,
-                                      footer, stacklevel=3))
+    return figure_png(draw_figure(plan, scenes, ids, colors, dashes, style, title, footer,
+                                  stacklevel=3))  # (each runs under default_rc)
 
 
 def draw_figure(
