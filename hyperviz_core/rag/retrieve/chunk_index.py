@@ -19,7 +19,8 @@ import numpy.typing as npt
 from ...model import Hypergraph, normalize_key
 from ..providers.offline import word_tokens
 from ..types import Chunk, passage_text
-from .lexicon import QueryLexicon, lexical_text, lexicon_for
+from .lexical import query_tokens, tokens
+from .lexicon import QueryLexicon, lexicon_for
 from .names import NameLinker
 from .walk import EntityWalk
 
@@ -99,13 +100,16 @@ class ChunkIndex:
             self._link_names()
         self._bm25: Any = None  # a bm25s.BM25
         self._vocab: dict[str, int] = {}
-        if self.chunks:
-            corpus = [lexical_text(self.passage_text(i)) for i in range(len(self.chunks))]
-            tokens = bm25s.tokenize(corpus, stopwords="en", show_progress=False)
-            if tokens.vocab:
-                self._bm25 = bm25s.BM25()
-                self._bm25.index(tokens, show_progress=False)
-                self._vocab = dict(tokens.vocab)
+        # the tokens of .lexical.tokens, numbered in order of first use as bm25s.tokenize
+        # numbers them (the same index, bit for bit, where those are bm25s's own tokens)
+        vocab: dict[str, int] = {}
+        ids = [[vocab.setdefault(t, len(vocab)) for t in tokens(self.passage_text(i))]
+               for i in range(len(self.chunks))]
+        if vocab:
+            self._bm25 = bm25s.BM25()
+            self._bm25.index(bm25s.tokenization.Tokenized(ids=ids, vocab=vocab),
+                             show_progress=False)
+            self._vocab = vocab
 
     def __len__(self) -> int:
         return len(self.chunks)
@@ -216,15 +220,10 @@ class ChunkIndex:
 
     def bm25(self, query: str) -> FloatArray:
         """BM25 score of every chunk for ``query`` (0 when no query term is indexed)."""
-        from ...bm25_import import bm25s as _bm25s
-        bm25s = _bm25s()
-
         out = np.zeros(len(self.chunks), dtype=np.float64)
         if self._bm25 is None:
             return out
-        q = bm25s.tokenize([lexical_text(query)], stopwords="en", show_progress=False,
-                           return_ids=False)
-        known = [t for t in (q[0] if q else []) if t in self._vocab]
+        known = [t for t in query_tokens(query) if t in self._vocab]
         if not known:
             return out
         return np.asarray(self._bm25.get_scores(known), dtype=np.float64)

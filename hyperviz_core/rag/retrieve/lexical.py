@@ -1,8 +1,7 @@
 """BM25 of candidate passages with the corpus statistics — equal to ``bm25s`` over all.
 
 :class:`~.chunk_index.ChunkIndex` indexes every chunk with ``bm25s`` (Lucene variant,
-``k1 = 1.5``, ``b = 0.75``, English stop words, tokens ``\\b\\w\\w+\\b`` of the lower-cased
-text after :func:`~.lexicon.lexical_text`, which turns underscores into spaces) and scores
+``k1 = 1.5``, ``b = 0.75``, English stop words, the tokens of :func:`tokens`) and scores
 all of them. A chunk without a query token scores 0, so scoring only the
 chunks that hold one gives the same numbers, provided the statistics are the corpus's:
 ``N`` (chunks), the average passage length (tokens over all chunks) and each query token's
@@ -28,11 +27,11 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from .lexicon import lexical_text
+from .lexicon import lexical_text, undot
 
 __all__ = [
-    "STOPWORDS", "bm25_from_counts", "bm25_scores", "bm25_values", "passage_tokens",
-    "query_tokens", "tokens",
+    "STOPWORDS", "bm25_from_counts", "bm25_scores", "bm25_values", "cjk_grams",
+    "passage_tokens", "query_tokens", "segmented", "tokens",
 ]
 
 K1 = 1.5
@@ -54,15 +53,68 @@ STOPWORDS: frozenset[str] = _stopwords()
 #: ``bm25s.tokenize``'s default token pattern (applied to the lower-cased text)
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")
 
+#: the characters written without spaces between words, read as character bigrams: kana
+#: (Hiragana, Katakana and its extensions, half-width Katakana), Han ideographs (CJK Unified
+#: and its extensions A to H, compatibility ideographs) and the ideographic marks (々, 〆, 〇,
+#: Hangzhou numerals, kana repeat marks). Hangul is written with spaces: read as words.
+_CJK = ("\u3005-\u3007\u3021-\u3029\u3031-\u3035\u303b\u303c\u3040-\u30ff\u31f0-\u31ff"
+        "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f")
+_CJK_ANY = re.compile(f"[{_CJK}]")
+# a run of word characters of those scripts, or a run of other word characters
+_PIECE = re.compile(f"((?:(?=\\w)[{_CJK}])+)|([^\\W{_CJK}]+)")
+
+
+def cjk_grams(run: str) -> list[str]:
+    """The tokens of a run of kana / Han characters: its overlapping character bigrams (as
+    Lucene's ``CJKAnalyzer``), a lone character by itself.
+
+    >>> cjk_grams("北京市"), cjk_grams("京")
+    (['北京', '京市'], ['京'])
+    """
+    if len(run) < 2:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
 
 def tokens(text: str) -> list[str]:
-    """BM25 tokens of ``text`` in order, repeats kept — ``bm25s.tokenize(lexical_text(text),
-    stopwords="en")`` without the vocabulary (underscores separate words).
+    """BM25 tokens of ``text`` in order, repeats kept: ``bm25s.tokenize(lexical_text(text),
+    stopwords="en")`` without the vocabulary (underscores separate words), with two
+    changes for text no space separates or ``str.lower`` misreads. Runs of kana and Han
+    characters give their overlapping character bigrams (:func:`cjk_grams`; these
+    characters also end the word before them and start a new one after them), and the
+    dotted capital ``İ`` (which lower-cases to ``i`` + combining dot) reads as ``i``. Text
+    without these characters gives exactly ``bm25s``'s tokens.
 
     >>> tokens("the _erica vagans_ and snake_case")
     ['erica', 'vagans', 'snake', 'case']
+    >>> tokens("北京是中国的首都 (Beijing)")
+    ['北京', '京是', '是中', '中国', '国的', '的首', '首都', 'beijing']
+    >>> tokens("İSTANBUL İstanbul Istanbul"), tokens("東京タワー")
+    (['istanbul', 'istanbul', 'istanbul'], ['東京', '京タ', 'タワ', 'ワー'])
     """
-    return [t for t in _TOKEN.findall(lexical_text(text).lower()) if t not in STOPWORDS]
+    low = undot(lexical_text(text).lower())
+    if low.isascii() or not _CJK_ANY.search(low):
+        return [t for t in _TOKEN.findall(low) if t not in STOPWORDS]
+    out: list[str] = []
+    for run, word in _PIECE.findall(low):
+        if run:
+            out.extend(cjk_grams(run))
+        elif len(word) > 1 and word not in STOPWORDS:
+            out.append(word)
+    return out
+
+
+def segmented(text: str) -> bool:
+    """Whether :func:`tokens` reads ``text`` otherwise than as its maximal runs of word
+    characters, lower-cased (what a plain full-text index such as SQLite's ``unicode61``
+    holds): it has kana or Han characters, or a dotted capital ``İ``.
+
+    >>> segmented("Hank Snow"), segmented("Zürich"), segmented("東京"), segmented("İzmir")
+    (False, False, True, True)
+    """
+    if text.isascii():
+        return False
+    return "\u0130" in text or "\u0307" in text or _CJK_ANY.search(text) is not None
 
 
 def query_tokens(query: str) -> list[str]:

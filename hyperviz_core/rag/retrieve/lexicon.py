@@ -51,7 +51,7 @@ from ..types import Chunk
 
 __all__ = [
     "QueryLexicon", "QueryRepair", "alpha_words", "lexical_text", "lexicon_for", "light_stem",
-    "unaccented", "vocabulary_of",
+    "unaccented", "undot", "vocabulary_of",
 ]
 
 _ALPHA = re.compile(r"[^\W\d_]+")
@@ -71,7 +71,7 @@ def alpha_words(text: str) -> list[str]:
     """
     if text.isascii():
         return text.encode("ascii").translate(_ASCII_LETTERS).lower().decode("ascii").split()
-    return _ALPHA.findall(text.casefold())
+    return _ALPHA.findall(undot(text.casefold()))
 
 
 def vocabulary_of(texts: Iterable[str]) -> set[str]:
@@ -87,11 +87,22 @@ def vocabulary_of(texts: Iterable[str]) -> set[str]:
         if text.isascii():
             words.update(alpha_words(text))
             continue
-        fold = text.casefold()  # alpha_words' own, folded once here
+        fold = undot(text.casefold())  # alpha_words' own, folded once here
         words.update(_ALPHA.findall(fold))
-        if (low := text.lower()) != fold:
+        if (low := undot(text.lower())) != fold:
             words.update(w for w in _ALPHA.findall(low) if w.casefold() != w)
     return words
+
+
+def undot(text: str) -> str:
+    """Lower-cased ``text`` with ``i`` + combining dot above read as ``i``: what ``lower()``
+    and ``casefold()`` make of Turkish ``İ`` (so ``İstanbul`` is ``istanbul``, not ``i`` and
+    ``stanbul``).
+
+    >>> undot("İstanbul".lower()) == "istanbul" == undot("ISTANBUL".casefold())
+    True
+    """
+    return text.replace("i\u0307", "i") if "\u0307" in text else text
 
 
 def lexical_text(text: str) -> str:
@@ -278,7 +289,7 @@ class QueryLexicon:
         out = QueryRepair()
         for m in _ALPHA.finditer(query):
             token = m.group(0)
-            word = token.casefold()
+            word = undot(token.casefold())
             if forms:
                 self._case_repair(token, word, out)
             if not self.unknown(word):
@@ -315,12 +326,12 @@ class QueryLexicon:
         """BM25 lower-cases, so ``Straße`` and ``Strasse`` are two words to it: the other
         spelling joins the query when the corpus uses it (``ß`` ↔ ``ss``, and whatever
         else case folding rewrites)."""
-        low = token.lower()
+        low = undot(token.lower())
         if low != word and low.replace("ς", "σ") != word:  # ``ß``, a ligature: the folded
             others = [word] if word in self.vocabulary else []  # spelling too (not σ for ς)
         else:
             others = self._case_forms.get(word, []) if len(word) >= 3 else []
-        for w in (w for w in others if w != token.lower()):  # not the query's own word
+        for w in (w for w in others if w != low):  # not the query's own word
             if w not in out.forms:
                 out.forms.append(w)
 

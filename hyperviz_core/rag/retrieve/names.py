@@ -2,7 +2,8 @@
 
 Ranking links text to entities in three places (the document-title entities a chunk names,
 on the loaded and on the lazy path, and the entities a query names for the personalised
-PageRank); each tokenizes its own way and hands the words here.
+PageRank); each tokenizes its own way and hands the words here. A word lower-cased from
+Turkish ``İ`` (``i`` + combining dot) is read as ``i``: ``İstanbul`` names ``Istanbul``.
 
 Example:
     >>> names = NameLinker()
@@ -10,11 +11,16 @@ Example:
     >>> names.add(("hank", "snow"), "hank snow")
     >>> names.find(["who", "sang", "hello", "love", "hank", "snow"])
     ['hank snow', 'hello love']
+    >>> names.add(("i\u0307stanbul",), "i\u0307stanbul")  # "İstanbul".casefold()
+    >>> names.find(["istanbul"]) == ["i\u0307stanbul"]
+    True
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+
+from .lexicon import undot
 
 __all__ = ["NameLinker"]
 
@@ -35,6 +41,7 @@ class NameLinker:
 
     def add(self, words: tuple[str, ...], key: str) -> None:
         """Name ``key`` by ``words`` (a sequence already added keeps its first key)."""
+        words = tuple(undot(w) for w in words)
         if not words or words in self._names:
             return
         self._names[words] = key
@@ -46,6 +53,8 @@ class NameLinker:
         """The keys whose words occur as a contiguous run of ``words``, sorted."""
         found: set[str] = set()
         names = self._names
+        if any("\u0307" in w for w in words):
+            words = [undot(w) for w in words]
         for j, word in enumerate(words):
             for n in self._lengths.get(word, ()):
                 key = names.get(tuple(words[j : j + n]))

@@ -7,17 +7,24 @@ It is *derived*: created on first use when missing and filled from ``chunks`` in
 statement, then kept in sync by triggers on ``chunks`` and ``documents`` (so every writer
 process, of any version, keeps it current). Nothing else depends on it: dropping it loses
 nothing, the next query rebuilds it. No schema version change is involved: the derived
-objects carry their own version in their names (``_v3``); a store whose objects are of an
-older version (e.g. v2, whose tokens kept underscores) gets them dropped and rebuilt by the
-next query that can write (a read-only one falls back to the full in-memory path).
+objects carry their own version in their names (``_v4``); a store whose objects are of an
+older version (v2, whose tokens kept underscores; v3, without the CJK postings) gets them
+dropped and rebuilt by the next query that can write (a read-only one falls back to the
+full in-memory path).
 
 Tokens: ``unicode61`` without diacritic folding, i.e. maximal runs of letters and digits,
 case-folded (an underscore separates tokens) — the tokens of the ranking's BM25
-(``bm25s``: ``\\b\\w\\w+\\b`` on the lower-cased text with underscores turned into spaces,
-:func:`~hyperviz_core.rag.retrieve.lexicon.lexical_text`; English stop words removed) are
-those of at least two characters that are not stop words. The index only *selects* the
-candidates (chunks holding a query token) and gives the corpus token total; the scores are
-computed from the candidates' own text (:mod:`hyperviz_core.rag.retrieve.lexical`).
+(:func:`~hyperviz_core.rag.retrieve.lexical.tokens`: ``\\b\\w\\w+\\b`` on the lower-cased
+text with underscores turned into spaces; English stop words removed) are those of at
+least two characters that are not stop words, in a passage without kana, Han characters or
+a dotted ``İ``. A passage with them (:func:`~hyperviz_core.rag.retrieve.lexical.segmented`:
+BM25 reads a run of Han characters as its bigrams, ``unicode61`` as one token) has its BM25
+postings in the table ``vizrag_chunk_terms_v4(term, chunk, tf)`` as well, written by the
+reader that measures its BM25 length (:func:`store_lengths`, one transaction with the
+length row; the triggers delete both). The index only *selects* the candidates (chunks
+holding a query token: FTS5 tokens or these postings) and gives the corpus token total;
+the scores are computed from the candidates' own text
+(:mod:`hyperviz_core.rag.retrieve.lexical`).
 
 Example:
     >>> import sqlite3
@@ -39,6 +46,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -51,13 +59,13 @@ from .state_arrays import brief_wait
 IntArray = npt.NDArray[np.int64]
 
 __all__ = [
-    "FTS_TABLE", "LENGTHS", "ensure_chunk_fts", "fts_ready", "lengths", "match_chunks",
-    "missing_lengths", "postings", "store_lengths",
+    "FTS_TABLE", "LENGTHS", "TERMS", "ensure_chunk_fts", "fts_ready", "lengths",
+    "match_chunks", "missing_lengths", "postings", "store_lengths", "term_postings",
 ]
 
 #: version of the derived objects: a new version has new names (so processes of another
 #: version never write into its tables) and drops those of the older ones
-_VERSION = 3
+_VERSION = 4
 FTS_TABLE = f"vizrag_chunk_fts_v{_VERSION}"
 
 # the title a chunk's passage starts with (as ChunkIndex: document title, else metadata title)
@@ -75,12 +83,21 @@ def _body(c: str) -> str:
 
 _INST = f"{FTS_TABLE}_inst"
 LENGTHS = f"vizrag_chunk_bm25_v{_VERSION}"
+#: the BM25 postings of the passages unicode61 tokenizes otherwise (see the module text)
+TERMS = f"vizrag_chunk_terms_v{_VERSION}"
 _T = FTS_TABLE  # trigger name prefix
+_OLD = range(3, _VERSION)  # the versions with a number in their names
 # objects of older versions (triggers, then tables: fts5vocab tables before their FTS table)
 _OLD_TRIGGERS = (*(f"vizrag_chunk_fts_{s}" for s in ("ai", "ad", "au", "du")),  # v1
-                 *(f"vizrag_chunk_fts_v2_{s}" for s in ("ai", "ad", "au", "du")))  # v2
+                 *(f"vizrag_chunk_fts_v{v}_{s}" for v in (2, *_OLD)
+                   for s in ("ai", "ad", "au", "du")))
 _OLD_TABLES = ("vizrag_chunk_fts_vocab", "vizrag_chunk_fts_inst", "vizrag_chunk_fts",
-               "vizrag_chunk_bm25")  # v1, v2 (v2: tokens kept underscores)
+               "vizrag_chunk_bm25",  # v1, v2 (v2: tokens kept underscores)
+               *(n for v in _OLD for n in (f"vizrag_chunk_fts_v{v}_inst",
+                                           f"vizrag_chunk_fts_v{v}", f"vizrag_chunk_bm25_v{v}")))
+_GONE = (f"DELETE FROM {LENGTHS} WHERE rowid = old.rowid; "
+         f"DELETE FROM {TERMS} WHERE chunk = old.rowid; ")
+_DOC = "IN (SELECT rowid FROM chunks WHERE doc_id = new.id)"
 
 _CREATE = (
     f"CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5("
@@ -90,22 +107,24 @@ _CREATE = (
     # the indexed body (then the FTS tokens are exactly the BM25 tokens); filled by readers
     f"CREATE TABLE {LENGTHS} (rowid INTEGER PRIMARY KEY, dl INTEGER NOT NULL, "
     "exact INTEGER NOT NULL)",
+    f"CREATE TABLE {TERMS} (term TEXT NOT NULL, chunk INTEGER NOT NULL, tf INTEGER NOT NULL, "
+    "PRIMARY KEY (term, chunk)) WITHOUT ROWID",
+    f"CREATE INDEX {TERMS}_chunk ON {TERMS}(chunk)",
     f"CREATE TRIGGER {_T}_ai AFTER INSERT ON chunks BEGIN "
     f"INSERT INTO {FTS_TABLE}(rowid, body) VALUES (new.rowid, {_body('new')}); END",
     f"CREATE TRIGGER {_T}_ad AFTER DELETE ON chunks BEGIN "
-    f"DELETE FROM {FTS_TABLE} WHERE rowid = old.rowid; "
-    f"DELETE FROM {LENGTHS} WHERE rowid = old.rowid; END",
+    f"DELETE FROM {FTS_TABLE} WHERE rowid = old.rowid; {_GONE}END",
     f"CREATE TRIGGER {_T}_au AFTER UPDATE ON chunks BEGIN "
-    f"DELETE FROM {FTS_TABLE} WHERE rowid = old.rowid; "
-    f"DELETE FROM {LENGTHS} WHERE rowid = old.rowid; "
+    f"DELETE FROM {FTS_TABLE} WHERE rowid = old.rowid; {_GONE}"
     f"INSERT INTO {FTS_TABLE}(rowid, body) VALUES (new.rowid, {_body('new')}); END",
     f"CREATE TRIGGER {_T}_du AFTER UPDATE OF title ON documents BEGIN "
-    f"DELETE FROM {FTS_TABLE} WHERE rowid IN (SELECT rowid FROM chunks WHERE doc_id = new.id); "
-    f"DELETE FROM {LENGTHS} WHERE rowid IN (SELECT rowid FROM chunks WHERE doc_id = new.id); "
+    f"DELETE FROM {FTS_TABLE} WHERE rowid {_DOC}; DELETE FROM {LENGTHS} WHERE rowid {_DOC}; "
+    f"DELETE FROM {TERMS} WHERE chunk {_DOC}; "
     f"INSERT INTO {FTS_TABLE}(rowid, body) SELECT c.rowid, {_body('c')} FROM chunks c "
     "WHERE c.doc_id = new.id; END",
 )
-_NAMES = (FTS_TABLE, _INST, LENGTHS, f"{_T}_ai", f"{_T}_ad", f"{_T}_au", f"{_T}_du")
+_NAMES = (FTS_TABLE, _INST, LENGTHS, TERMS, f"{TERMS}_chunk",
+          f"{_T}_ai", f"{_T}_ad", f"{_T}_au", f"{_T}_du")
 
 
 def fts_ready(conn: sqlite3.Connection) -> bool:
@@ -130,9 +149,9 @@ def ensure_chunk_fts(conn: sqlite3.Connection, *, brief: bool = False) -> bool:
         return False
     try:
         if not fts_ready(conn):  # another process may have made it meanwhile
-            for name in (*_OLD_TRIGGERS, *_NAMES[3:]):
+            for name in (*_OLD_TRIGGERS, *_NAMES[5:]):
                 conn.execute(f"DROP TRIGGER IF EXISTS {name}")
-            for name in (*_OLD_TABLES, _INST, FTS_TABLE, LENGTHS):
+            for name in (*_OLD_TABLES, _INST, FTS_TABLE, LENGTHS, TERMS):
                 conn.execute(f"DROP TABLE IF EXISTS {name}")
             for statement in _CREATE:
                 conn.execute(statement)
@@ -175,12 +194,15 @@ def missing_lengths(conn: sqlite3.Connection) -> list[Any]:
         f"WHERE c.rowid NOT IN (SELECT rowid FROM {LENGTHS})").fetchall()
 
 
-def store_lengths(conn: sqlite3.Connection, rows: Sequence[tuple[int, int, int]]) -> None:
-    """Write (rowid, length, exact) rows (ignored when the store is read-only or busy:
-    a writer's lock is waited for briefly, :func:`~.state_arrays.brief_wait`; and inside a
-    transaction the caller holds, e.g. a read snapshot, which this must not end)."""
+def store_lengths(conn: sqlite3.Connection, rows: Sequence[tuple[int, int, int]],
+                  terms: Sequence[tuple[str, int, int]] = ()) -> bool:
+    """Write (rowid, length, exact) rows and, in the same transaction, (term, rowid, count)
+    postings of these chunks (:data:`TERMS`); whether written (not when the store is
+    read-only or busy: a writer's lock is waited for briefly,
+    :func:`~.state_arrays.brief_wait`; nor inside a transaction the caller holds, e.g. a
+    read snapshot, which this must not end)."""
     if not rows or conn.in_transaction:
-        return
+        return False
     try:
         with brief_wait(conn):
             conn.execute("BEGIN IMMEDIATE")
@@ -188,10 +210,29 @@ def store_lengths(conn: sqlite3.Connection, rows: Sequence[tuple[int, int, int]]
                 f"INSERT OR REPLACE INTO {LENGTHS}(rowid, dl, exact) "
                 "SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM chunks WHERE rowid = ?)",
                 [(r, d, e, r) for r, d, e in rows])
+            conn.executemany(f"DELETE FROM {TERMS} WHERE chunk = ?", [(r,) for r, _, _ in rows])
+            conn.executemany(
+                f"INSERT OR REPLACE INTO {TERMS}(term, chunk, tf) "
+                "SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM chunks WHERE rowid = ?)",
+                [(t, r, n, r) for t, r, n in terms])
             conn.execute("COMMIT")
     except sqlite3.Error:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
+        return False
+    return True
+
+
+def term_postings(conn: sqlite3.Connection, terms: Sequence[str]
+                  ) -> dict[str, dict[int, int]]:
+    """Term → {chunk rowid: count} of the :data:`TERMS` postings of ``terms``."""
+    out: dict[str, dict[int, int]] = {}
+    for term in sorted(set(terms)):
+        rows = conn.execute(f"SELECT chunk, tf FROM {TERMS} WHERE term = ?", (term,))
+        found = {int(r): int(n) for r, n in rows}
+        if found:
+            out[term] = found
+    return out
 
 
 def lengths(conn: sqlite3.Connection) -> list[tuple[int, int, int]]:
@@ -205,12 +246,16 @@ def _match_expr(tokens: Iterable[str]) -> str:
 
 
 def match_chunks(conn: sqlite3.Connection, tokens: Sequence[str], columns: str,
-                 ) -> list[Any]:
-    """Rows (``columns`` of ``chunks c`` joined with ``documents d``) of every chunk whose
-    passage holds one of ``tokens``."""
+                 extra: Iterable[int] = ()) -> list[Any]:
+    """Rows (``columns`` of ``chunks c``), by rowid, of every chunk whose passage holds one
+    of ``tokens`` (an FTS5 token, or a :data:`TERMS` posting), and of the chunks ``extra``."""
     expr = _match_expr(tokens)
     if not expr:
         return []
+    terms = sorted({t for t in tokens if t})
+    marks = ",".join("?" * len(terms))
     return conn.execute(
-        f"SELECT {columns} FROM {FTS_TABLE} f JOIN chunks c ON c.rowid = f.rowid "
-        f"WHERE {FTS_TABLE} MATCH ?", (expr,)).fetchall()
+        f"SELECT {columns} FROM chunks c WHERE c.rowid IN (SELECT rowid FROM {FTS_TABLE} "
+        f"WHERE {FTS_TABLE} MATCH ?) OR c.rowid IN (SELECT chunk FROM {TERMS} "
+        f"WHERE term IN ({marks})) OR c.rowid IN (SELECT value FROM json_each(?)) "
+        "ORDER BY c.rowid", (expr, *terms, json.dumps(sorted(set(extra))))).fetchall()

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import sqlite3
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterable
 
 import numpy as np
@@ -51,6 +52,7 @@ from .fts import (
     missing_lengths,
     postings,
     store_lengths,
+    term_postings,
 )
 from .state_arrays import kept_arrays
 from .writes import WRITES_KEY
@@ -97,6 +99,12 @@ class QueryLookupsMixin(ChunkLookupsMixin):
     _conn: sqlite3.Connection
     read_only: bool
     _check_file: Callable[[], None]
+    #: term → {rowid: count} of the passages the last :meth:`lexical_lengths` measured but
+    #: could not store (a read-only or busy store): their :data:`~.fts.TERMS` postings
+    _unstored_terms: dict[str, dict[int, int]]
+
+    def _unstored(self) -> dict[str, dict[int, int]]:
+        return getattr(self, "_unstored_terms", {})
 
     # ------------------------------------------------------------------ state
     def query_generation(self) -> tuple[int, int, int]:
@@ -129,16 +137,34 @@ class QueryLookupsMixin(ChunkLookupsMixin):
             return ensure_chunk_fts(self._conn, brief=not prepare)
 
     def lexical_candidates(self, tokens: Iterable[str]) -> list[tuple[int, Chunk, str]]:
-        """(rowid, chunk, document title) of every chunk whose passage holds a token."""
+        """(rowid, chunk, document title) of every chunk whose passage holds a token (an
+        FTS token, or a BM25 token of a passage FTS tokenizes otherwise: kana, Han)."""
+        toks = sorted(set(tokens))
         with self._lock:
-            rows = match_chunks(self._conn, sorted(set(tokens)), self._cols().replace(
-                "d.title", "(SELECT d.title FROM documents d WHERE d.id = c.doc_id)"))
+            unstored = self._unstored()
+            extra = sorted({r for t in toks for r in unstored.get(t, {})})
+            rows = match_chunks(self._conn, toks, self._cols().replace(
+                "d.title", "(SELECT d.title FROM documents d WHERE d.id = c.doc_id)"), extra)
         return [chunk_row(r) for r in rows]
 
     def lexical_postings(self, terms: Iterable[str]) -> dict[str, tuple[IntArray, IntArray]]:
-        """Token → (chunk rowids, occurrences) of the passages holding it (FTS tokens)."""
+        """Token → (chunk rowids, occurrences) of the passages holding it: FTS tokens, and
+        the BM25 tokens of the passages FTS tokenizes otherwise (their counts)."""
+        wanted = sorted(set(terms))
         with self._lock:
-            return {t: postings(self._conn, t) for t in sorted(set(terms))}
+            out = {t: postings(self._conn, t) for t in wanted}
+            side = term_postings(self._conn, wanted)
+            for term, found in self._unstored().items():
+                if term in out:
+                    side.setdefault(term, {}).update(found)
+        for term, found in side.items():
+            rowids, tfs = out[term]
+            merged = dict(zip(rowids.tolist(), tfs.tolist(), strict=True))
+            merged.update(found)
+            order = sorted(merged)
+            out[term] = (np.asarray(order, dtype=np.int64),
+                         np.asarray([merged[r] for r in order], dtype=np.int64))
+        return out
 
     def lexical_lengths(self, measure: Callable[[str], int]) -> tuple[IntArray, IntArray,
                                                                       IntArray]:
@@ -146,15 +172,28 @@ class QueryLookupsMixin(ChunkLookupsMixin):
         the length of the passages not measured yet (stored for the next reader when the
         store is writable); *exact* means the passage equals its indexed body and its
         FTS tokens made of ASCII characters are its BM25 tokens made of ASCII characters
-        (:func:`_same_ascii_tokens`), so ASCII query tokens may be counted by FTS."""
+        (:func:`_same_ascii_tokens`), so ASCII query tokens may be counted by FTS. A
+        passage FTS tokenizes otherwise (:func:`~...retrieve.lexical.segmented`: kana, Han,
+        ``İ``) is not exact, and its BM25 postings are stored with its length (kept in
+        memory when they cannot be stored)."""
+        from ...retrieve.lexical import segmented, tokens  # the ranking's own tokens
+
         with self._lock:
-            fresh = []
+            fresh: list[tuple[int, int, int]] = []
+            terms: list[tuple[str, int, int]] = []
             for rowid, text, meta, title, body in missing_lengths(self._conn):
                 text = passage_text(passage_title(title, meta), text)
+                special = segmented(text)
                 fresh.append((int(rowid), measure(text),
-                              int(body == text and _same_ascii_tokens(text))))
-            if fresh and not self.read_only:
-                store_lengths(self._conn, fresh)
+                              int(body == text and not special and _same_ascii_tokens(text))))
+                if special:
+                    terms.extend((t, int(rowid), n) for t, n in Counter(tokens(text)).items())
+            stored = bool(fresh) and not self.read_only and store_lengths(
+                self._conn, fresh, terms)
+            unstored: dict[str, dict[int, int]] = {}
+            for term, rowid, n in [] if stored else terms:
+                unstored.setdefault(term, {})[rowid] = n
+            self._unstored_terms = unstored
             rows = {r: (d, e) for r, d, e in lengths(self._conn)}
             rows.update((r, (d, e)) for r, d, e in fresh)
         order = sorted(rows)
