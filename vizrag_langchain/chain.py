@@ -1,4 +1,5 @@
-"""``create_vizrag_chain``: retriever → HyperViz image → multimodal message → chat model → text.
+"""``create_vizrag_chain``: retriever → HyperViz image → multimodal message → chat model → text
+(or, with ``return_sources=True``, a dict with the documents and what the answer cites).
 
 Example (offline, with a fake chat model; swap in ``ChatOpenAI(model="gpt-4o-mini")``)::
 
@@ -9,6 +10,15 @@ Example (offline, with a fake chat model; swap in ``ChatOpenAI(model="gpt-4o-min
     >>> llm = GenericFakeChatModel(messages=iter([AIMessage("Steve Harris [1]")]))
     >>> create_vizrag_chain(retriever, llm).invoke("Who founded Iron Maiden?")  # doctest: +SKIP
     'Steve Harris [1]'
+
+With chat history (``{"question": ..., "chat_history": [...]}``) and the sources::
+
+    >>> chain = create_vizrag_chain(retriever, llm, return_sources=True)     # doctest: +SKIP
+    >>> out = chain.invoke({"question": "When?", "chat_history": [("human", "Who founded "
+    ...     "Iron Maiden?"), ("ai", "Steve Harris [1]")]})                    # doctest: +SKIP
+    >>> out["answer"], out["citations"].passages, out["cited"][0].metadata["title"]
+    ...                                                                       # doctest: +SKIP
+    ('In 1975 [1]', [1], 'Iron Maiden')
 """
 
 from __future__ import annotations
@@ -16,11 +26,12 @@ from __future__ import annotations
 import string
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from operator import itemgetter
+from typing import Any, Literal, overload
 
 from langchain_core.documents import Document
 from langchain_core.language_models import BaseLanguageModel
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import BaseMessage, HumanMessage
 from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import PromptTemplate
 from langchain_core.runnables import (
@@ -35,6 +46,7 @@ from hyperviz_core.rag import CaptionOnlyWarning, fence
 from hyperviz_core.rag.prompts import defuse
 
 from .adapters import chat_model_of, unwrapped
+from .chain_output import ChainInput, chain_input, chat_history, sources_step
 from .retriever import VizRAGRetriever
 from .runnable import HyperVizRunnable, ImageFormat
 from .vectorstore import VizRAGVectorStore
@@ -61,6 +73,12 @@ def format_passages(docs: Sequence[Document]) -> str:
     return "\n\n".join(parts) or "(no passages)"
 
 
+def _fields(prompt: str | PromptTemplate) -> set[str]:
+    """The fields of a checked prompt's template (:func:`_check_prompt`)."""
+    text = prompt.template if isinstance(prompt, PromptTemplate) else prompt
+    return {f for _, f, _, _ in string.Formatter().parse(text) if f is not None}
+
+
 def _check_prompt(prompt: Any) -> str | PromptTemplate:
     """``prompt`` checked: a string, or an f-string ``PromptTemplate`` (returned as is, so
     its partial variables are filled when it is formatted)."""
@@ -83,9 +101,10 @@ def _check_prompt(prompt: Any) -> str | PromptTemplate:
 
 
 def vizrag_message(inputs: dict[str, Any], prompt: str | PromptTemplate = DEFAULT_PROMPT
-                   ) -> list[HumanMessage]:
-    """The multimodal message: prompt text (question, passages, caption; a
-    ``PromptTemplate``'s partial variables too) + the image block."""
+                   ) -> list[BaseMessage]:
+    """The messages: the ``chat_history`` of ``inputs`` if any (``BaseMessage`` or
+    ``(role, text)`` tuples), then the multimodal message: prompt text (question, passages,
+    caption; a ``PromptTemplate``'s partial variables too) + the image block."""
     visual = inputs["visual"]
     text = prompt.format(question=inputs["question"],
                          passages=format_passages(visual["documents"]),
@@ -94,7 +113,7 @@ def vizrag_message(inputs: dict[str, Any], prompt: str | PromptTemplate = DEFAUL
     content: list[str | dict[str, Any]] = [{"type": "text", "text": text}]
     if visual["image"] is not None:
         content.append(visual["image"])
-    return [HumanMessage(content=content)]
+    return [*chat_history(inputs.get("chat_history")), HumanMessage(content=content)]
 
 
 def _vizrag_retriever(retriever: Runnable[Any, Any]) -> VizRAGRetriever | None:
@@ -107,6 +126,30 @@ def _vizrag_retriever(retriever: Runnable[Any, Any]) -> VizRAGRetriever | None:
     return store.vizrag_retriever if isinstance(store, VizRAGVectorStore) else None
 
 
+@overload
+def create_vizrag_chain(
+    retriever: Runnable[str, list[Document]], llm: BaseLanguageModel[Any],
+    prompt: str | PromptTemplate | None = None, image_format: ImageFormat = "image", *,
+    renderer: HyperVizRunnable | None = None, return_sources: Literal[False] = False,
+) -> Runnable[Any, str]: ...
+
+
+@overload
+def create_vizrag_chain(
+    retriever: Runnable[str, list[Document]], llm: BaseLanguageModel[Any],
+    prompt: str | PromptTemplate | None = None, image_format: ImageFormat = "image", *,
+    renderer: HyperVizRunnable | None = None, return_sources: Literal[True],
+) -> Runnable[Any, dict[str, Any]]: ...
+
+
+@overload
+def create_vizrag_chain(
+    retriever: Runnable[str, list[Document]], llm: BaseLanguageModel[Any],
+    prompt: str | PromptTemplate | None = None, image_format: ImageFormat = "image", *,
+    renderer: HyperVizRunnable | None = None, return_sources: bool,
+) -> Runnable[Any, str] | Runnable[Any, dict[str, Any]]: ...
+
+
 def create_vizrag_chain(
     retriever: Runnable[str, list[Document]],
     llm: BaseLanguageModel[Any],
@@ -114,12 +157,18 @@ def create_vizrag_chain(
     image_format: ImageFormat = "image",
     *,
     renderer: HyperVizRunnable | None = None,
-) -> Runnable[str, str]:
+    return_sources: bool = False,
+) -> Runnable[Any, str] | Runnable[Any, dict[str, Any]]:
     """An LCEL chain answering a question from retrieved passages plus their rendering.
 
     Args:
         retriever: any retriever (``VizRAGRetriever`` — its store is then used for the
             rendering — or e.g. an ``InMemoryVectorStore`` retriever; ``.bind(k=2)`` works).
+            It is given the question string alone, never the chat history: to rewrite a
+            follow-up into a standalone question, put the rewrite before the chain,
+            ``RunnablePassthrough.assign(question=rewrite) | chain`` (the job LangChain's
+            ``create_history_aware_retriever`` does; it cannot be this ``retriever``, as
+            it takes a dict).
         llm: a (multimodal) chat model; any other language model gets the prompt as text,
             so only the image's caption reaches it (``CaptionOnlyWarning``).
         prompt: a template with ``{question}`` and optionally ``{passages}``, ``{caption}``
@@ -127,9 +176,24 @@ def create_vizrag_chain(
             are filled, callables at each call).
         image_format: ``"image"`` (v1 block) or ``"image_url"`` (legacy, keeps ``detail``).
         renderer: a configured :class:`HyperVizRunnable` (overrides ``image_format``).
+        return_sources: return a dict instead of the answer text (below).
+
+    Input: the question, or ``{"question": str, "chat_history": [...]}`` (``"input"``
+    for ``"question"``; the history is ``BaseMessage`` objects or ``(role, text)`` tuples
+    and goes before the multimodal message; another key is a ``ValueError``).
 
     Returns:
-        ``Runnable[str, str]`` supporting ``invoke/ainvoke/batch/abatch/stream/astream``.
+        ``Runnable[Any, str]`` (its input a question string or the dict above; typed
+        ``Any``, so that ``batch(list_of_str)`` still type-checks) supporting
+        ``invoke/ainvoke/batch/abatch/stream/astream``;
+        with ``return_sources``, its output is ``{"question", "chat_history", "answer",
+        "documents"`` (the passages the prompt numbered ``[1]`` … ``[n]``, in that order),
+        ``"cited"`` (the documents the answer cites, in order of first mention),
+        ``"citations"`` (the core :class:`~hyperviz_core.rag.result.Citations`) and
+        ``"warning"`` (the made-up citations, e.g. ``[7]`` of five passages, as one line,
+        also logged; None when there are none)``}``; ``stream`` then yields dict chunks
+        (as ``create_retrieval_chain``): ``question``, ``chat_history``, ``documents``,
+        the ``answer`` in pieces, and last ``cited``/``citations``/``warning``.
     """
     template = _check_prompt(prompt if prompt is not None else DEFAULT_PROMPT)
     if chat_model_of(llm) is None:  # a chat model, or one wrapped (with_retry, bind ...)
@@ -139,8 +203,19 @@ def create_vizrag_chain(
         ours = _vizrag_retriever(retriever)
         renderer = HyperVizRunnable(store=ours.engine if ours else None,
                                     image_format=image_format)
-    gather = RunnableParallel(documents=retriever, question=RunnablePassthrough())
-    message: RunnableLambda[dict[str, Any], list[HumanMessage]] = RunnableLambda(
+    question = itemgetter("question")
+    gather = RunnableLambda(chain_input, name="vizrag_input") | RunnableParallel(
+        documents=question | retriever, question=question,
+        chat_history=itemgetter("chat_history"))
+    message: RunnableLambda[dict[str, Any], list[BaseMessage]] = RunnableLambda(
         lambda x: vizrag_message(x, template), name="vizrag_message")
-    return (gather | RunnablePassthrough.assign(visual=renderer) | message | llm
-            | StrOutputParser()).with_config(run_name="vizrag_chain")
+    answer = message | llm | StrOutputParser()
+    visual = gather | RunnablePassthrough.assign(visual=renderer)
+    if return_sources:
+        numbered = "passages" in _fields(template)
+        chain: Runnable[Any, Any] = (visual | RunnablePassthrough.assign(answer=answer)
+                                     | sources_step(numbered))
+    else:
+        chain = visual | answer
+    schema: Any = ChainInput  # the input schema: a string or an object (a union, not a type)
+    return chain.with_types(input_type=schema).with_config(run_name="vizrag_chain")

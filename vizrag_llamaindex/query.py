@@ -8,17 +8,29 @@ A chat LLM answers from ``[TextBlock(passages), ImageBlock(png), TextBlock(capti
 text is data, not instructions. A completion-only LLM cannot receive images: it reads the
 chunks and the caption, and one ``UserWarning`` says so. ``Settings.llm`` is never read — with
 no LLM a clear ``ValueError`` is raised instead of silently resolving to OpenAI.
+
+The :class:`VizRAGQueryEngine` reads the ``[n]`` citations of its answers back (the core's
+:func:`~hyperviz_core.rag.citations.answer_citations`, against the passages it numbered) into
+``response.metadata``: ``"citations"`` (a :class:`~hyperviz_core.rag.result.Citations`),
+``"cited_nodes"`` (the source nodes cited, in order of first mention) and
+``"citation_warning"`` (the made-up citations as one line, also logged; None when none).
 """
 
 from __future__ import annotations
 
+import logging
 import warnings
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Generator, Iterator, Sequence
 from typing import Any
 
 import llama_index.core.instrumentation as instrument
 from llama_index.core.base.llms.base import BaseLLM
 from llama_index.core.base.llms.types import ChatResponse
+from llama_index.core.base.response.schema import (
+    AsyncStreamingResponse,
+    Response,
+    StreamingResponse,
+)
 from llama_index.core.callbacks.base import CallbackManager
 from llama_index.core.callbacks.schema import CBEventType, EventPayload
 from llama_index.core.chat_engine import (
@@ -34,8 +46,9 @@ from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from hyperviz_core.rag import CaptionOnlyWarning
+from hyperviz_core.rag.citations import answer_citations
 
-from .captions import ImageCaptionPostprocessor
+from .captions import ImageCaptionPostprocessor, is_caption_node
 from .nodes import is_image_node
 from .prompt_views import (
     CHAT_CONTEXT_PROMPT,
@@ -70,6 +83,7 @@ __all__ = [
 ]
 
 dispatcher = instrument.get_dispatcher(__name__)
+log = logging.getLogger(__name__)
 
 class DetailedImagePrompt(RichPromptTemplate):  # type: ignore[no-redef]  # mypy: field "kwargs"
     """A rich chat prompt that keeps ``detail="high"`` on the images it formats.
@@ -159,17 +173,81 @@ def _with_sources(response: Any, nodes: Sequence[NodeWithScore],
     return response
 
 
+def numbered_passages(nodes: Sequence[NodeWithScore]) -> list[NodeWithScore]:
+    """The nodes :func:`prompt_views` numbers ``[1]`` … ``[n]``, in that order: neither an
+    image nor a caption node."""
+    return [n for n in nodes if not is_image_node(n.node) and not is_caption_node(n.node)]
+
+
+def _record_citations(meta: dict[str, Any], answer: str,
+                      passages: Sequence[NodeWithScore]) -> None:
+    """Put what ``answer`` cites of ``passages`` (numbered from 1) in ``meta``."""
+    citations = answer_citations(answer, carried=len(passages))
+    meta["citations"] = citations
+    meta["cited_nodes"] = [passages[n - 1] for n in citations.passages]
+    meta["citation_warning"] = warning = citations.warning()
+    if warning:
+        log.warning("%s", warning)
+
+
+def _read_on_completion(tokens: Iterator[str], meta: dict[str, Any],
+                        passages: list[NodeWithScore]) -> Generator[str, None, None]:
+    pieces: list[str] = []
+    for token in tokens:
+        pieces.append(token)
+        yield token
+    _record_citations(meta, "".join(pieces), passages)
+
+
+async def _aread_on_completion(tokens: AsyncIterator[str], meta: dict[str, Any],
+                               passages: list[NodeWithScore]) -> AsyncGenerator[str, None]:
+    pieces: list[str] = []
+    async for token in tokens:
+        pieces.append(token)
+        yield token
+    _record_citations(meta, "".join(pieces), passages)
+
+
+def _with_citations(response: Any, nodes: Sequence[NodeWithScore]) -> Any:
+    """``response`` with the citations of its answer in its ``metadata``
+    (:func:`_record_citations`); a streaming response's once its tokens are all read. A
+    structured (pydantic) response has no text to read."""
+    if not isinstance(response, Response | StreamingResponse | AsyncStreamingResponse):
+        return response
+    if response.metadata is None:
+        response.metadata = {}
+    passages = numbered_passages(nodes)
+    if isinstance(response, Response):
+        _record_citations(response.metadata, response.response or "", passages)
+    elif isinstance(response, StreamingResponse) and response.response_gen is not None:
+        response.response_gen = _read_on_completion(response.response_gen,
+                                                    response.metadata, passages)
+    elif isinstance(response, AsyncStreamingResponse) and response.response_gen is not None:
+        response.response_gen = _aread_on_completion(response.response_gen,
+                                                     response.metadata, passages)
+    return response
+
+
 class VizRAGQueryEngine(RetrieverQueryEngine):
     """The ``RetrieverQueryEngine`` :func:`build_query_engine` builds for a chat LLM: its
     synthesizer reads the nodes through :func:`prompt_views` (numbered, fenced passages; the
     image, then its fenced caption), in every response mode, streaming included;
-    ``response.source_nodes`` are the retrieved nodes themselves. The text-free modes
-    (``no_text``, ``context_only``) read the nodes as they are."""
+    ``response.source_nodes`` are the retrieved nodes themselves, and ``response.metadata``
+    has the answer's citations (``"citations"``, ``"cited_nodes"``, ``"citation_warning"``:
+    :func:`_record_citations`; a streaming response's once its tokens are all read). The
+    text-free modes (``no_text``, ``context_only``) read the nodes as they are, and no
+    citations."""
+
+    def _textless(self) -> bool:
+        return isinstance(self._response_synthesizer, NoText | ContextOnly)
 
     def _views(self, nodes: list[NodeWithScore]) -> list[NodeWithScore]:
-        if isinstance(self._response_synthesizer, NoText | ContextOnly):
-            return nodes
-        return prompt_views(nodes)
+        return nodes if self._textless() else prompt_views(nodes)
+
+    def _answered(self, response: Any, nodes: list[NodeWithScore],
+                  additional: Sequence[NodeWithScore] | None) -> Any:
+        response = _with_sources(response, nodes, additional)
+        return response if self._textless() else _with_citations(response, nodes)
 
     def with_retriever(self, retriever: BaseRetriever) -> VizRAGQueryEngine:
         return VizRAGQueryEngine(
@@ -181,7 +259,7 @@ class VizRAGQueryEngine(RetrieverQueryEngine):
         response = self._response_synthesizer.synthesize(
             query=query_bundle, nodes=self._views(nodes),
             additional_source_nodes=additional_source_nodes)
-        return _with_sources(response, nodes, additional_source_nodes)
+        return self._answered(response, nodes, additional_source_nodes)
 
     async def asynthesize(self, query_bundle: QueryBundle, nodes: list[NodeWithScore],
                           additional_source_nodes: Sequence[NodeWithScore] | None = None
@@ -189,7 +267,7 @@ class VizRAGQueryEngine(RetrieverQueryEngine):
         response = await self._response_synthesizer.asynthesize(
             query=query_bundle, nodes=self._views(nodes),
             additional_source_nodes=additional_source_nodes)
-        return _with_sources(response, nodes, additional_source_nodes)
+        return self._answered(response, nodes, additional_source_nodes)
 
     @dispatcher.span
     def _query(self, query_bundle: QueryBundle) -> Any:

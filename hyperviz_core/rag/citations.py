@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Collection
 
 from ..unitext import truncate
 from .extract.parse.lists import scan_ids
 from .result import Citations, RetrievalResult, RetrievedEntity, RetrievedHyperedge
 
-__all__ = ["Citations", "cited_legend", "read_citations"]
+__all__ = ["Citations", "answer_citations", "cited_legend", "read_citations"]
 
 #: a bracket of passage numbers: ``[1]``, ``[1, 3]``, ``[2-4]``, ``[1; 2 and 5]``, ``[1、3]``,
 #: ``[1至3]`` (lenticular and tortoise-shell brackets read as square ones)
@@ -66,16 +67,30 @@ def read_citations(answer: str, result: RetrievalResult, *, carried: int,
                    ids: bool = True) -> Citations:
     """The :class:`Citations` of ``answer``, a reply to a prompt that carried the first
     ``carried`` passages of ``result`` and (``ids``) named the drawn bottom-layer entities
-    and relation hyperedges by their visual IDs. Full-width forms (``［１］``, ``Ｈ２``) read
-    as their ASCII ones, ``【1】`` and ``〔1〕`` as ``[1]``, ``、`` as a comma and ``至`` as a
-    range's dash."""
+    and relation hyperedges by their visual IDs (:func:`answer_citations`)."""
+    return answer_citations(answer, carried=carried, ids=set(_drawn(result)) if ids else None)
+
+
+def answer_citations(answer: str, *, carried: int,
+                     ids: Collection[str] | None = None) -> Citations:
+    """The :class:`Citations` of ``answer``, a reply to a prompt that numbered ``carried``
+    passages ``[1]`` … ``[carried]`` and (unless ``ids`` is None) named the visual IDs
+    ``ids`` (``E#``/``H#``; None: IDs are not read). Needs no :class:`RetrievalResult`: the
+    LangChain chain and the LlamaIndex query engine read their answers with it. Full-width
+    forms (``［１］``, ``Ｈ２``) read as their ASCII ones, ``【1】`` and ``〔1〕`` as ``[1]``,
+    ``、`` as a comma and ``至`` as a range's dash.
+
+    >>> c = answer_citations("Ada [2] (H1, H4); [1-3].", carried=2, ids={"E1", "H1"})
+    >>> c.passages, c.ids, c.unknown
+    ([2, 1], ['H1'], ['[3]', 'H4'])
+    """
     text = unicodedata.normalize("NFKC", answer).translate(_SQUARE)
     cited = list(dict.fromkeys(n for m in _BRACKET.finditer(text) for n in _numbers(m[1])))
     found = [n for n in cited if 1 <= n <= carried]
     unknown = [f"[{n}]" for n in cited if not 1 <= n <= carried]
     named: list[str] = []
-    if ids:
-        given = set(_drawn(result))
+    if ids is not None:
+        given = set(ids)
         written = scan_ids(_BRACKET.sub(" ", text), given, ends=True)
         named = [v for v in written if v in given]
         unknown += [v for v in written if v not in given]
