@@ -21,6 +21,9 @@ made distinct (``-2``).
 The store is opened read-only: querying works on a read-only file or folder.
 ``--verbose`` prints every stage-hook event (stage start/end, model calls, renderings; see
 :mod:`hyperviz_core.rag.hooks`) to stderr as ``vizrag: NAME PHASE [ms] {payload JSON}``.
+With a model, each question's usage (``RetrievalResult.usage``: calls, tokens, retries ...)
+is one ``vizrag query: usage: ...`` line on stderr (``--json``: the record's ``"usage"``) and
+a batch ends with ``vizrag query: total usage: ...``; offline output has neither.
 """
 
 from __future__ import annotations
@@ -78,6 +81,8 @@ def compact(result: Any, qid: str | None = None, images: dict[str, str] | None =
         "timings_ms": result.timings,
         "warnings": result.warnings,
     })
+    if result.usage is not None:  # a model was called (offline records stay as they were)
+        out["usage"] = result.usage.model_dump()
     if images:
         out["images"] = images
     return out
@@ -131,6 +136,7 @@ def locator_note(result: Any) -> dict[str, str]:
 
 def _print_human(result: Any, images: dict[str, str]) -> None:
     from ..rag.citations import cited_legend
+    from ..rag.query_usage import usage_summary
 
     # the question, stored texts and the model's answer are untrusted: no raw control codes
     safe = terminal_safe
@@ -152,6 +158,8 @@ def _print_human(result: Any, images: dict[str, str]) -> None:
         print("Images: " + ", ".join(images[k] for k in sorted(images)))
     for w in result.warnings:
         print(f"warning: {safe(w)}", file=sys.stderr)
+    if result.usage is not None:  # what the model calls of this question cost
+        print(f"vizrag query: usage: {usage_summary(result.usage)}", file=sys.stderr)
 
 
 #: the retrieval's and the answer's warnings (a model that failed, passages nothing matched,
@@ -226,8 +234,9 @@ def _run(args: argparse.Namespace) -> int:
     bar = tqdm(total=len(batch), desc="questions", unit="q", leave=False,
                disable=len(batch) < 2 or args.no_progress or not sys.stderr.isatty())
     done = [0, 0]  # questions printed (answered or failed), failed
+    total: list[Any] = [None]  # the batch's model usage (None: no model call)
     try:
-        _answer_all(args, batch, folders, out, bar, done)
+        _answer_all(args, batch, folders, out, bar, done, total)
     except KeyboardInterrupt:
         if len(batch) < 2:
             raise  # one question: `vizrag query: interrupted` (main)
@@ -235,16 +244,21 @@ def _run(args: argparse.Namespace) -> int:
               "records are above)", file=sys.stderr)
         return 130
     failed = done[1]
+    if total[0] is not None and len(batch) > 1:
+        from ..rag.query_usage import usage_summary
+
+        print(f"vizrag query: total usage: {usage_summary(total[0])}", file=sys.stderr)
     if failed and len(batch) > 1:
         print(f"vizrag query: {failed} of {len(batch)} questions failed", file=sys.stderr)
     return min(failed, MAX_EXIT)
 
 
 def _answer_all(args: argparse.Namespace, batch: list[tuple[Any, str]], folders: list[str],
-                out: Path | None, bar: Any, done: list[int]) -> None:
+                out: Path | None, bar: Any, done: list[int], total: list[Any]) -> None:
     """Answer and print every question of ``batch``, counting in ``done`` the questions
     printed (answered or failed) and the failed ones, so that Ctrl-C can say how far it
-    got."""
+    got; ``total[0]``: the answered questions' model usage summed."""
+    from ..rag.query_usage import add_reports
     from ..rag.store.sqlite.check import is_store_failure, store_errors
     from . import is_missing_graphviz
 
@@ -265,6 +279,7 @@ def _answer_all(args: argparse.Namespace, batch: list[tuple[Any, str]], folders:
                         if not images:
                             _no_views_note(result, qid)
                     _print_result(args, result, qid, images, len(batch))
+                    total[0] = add_reports(total[0], result.usage)
                 except Exception as exc:  # one failing question must not lose the batch
                     if (is_store_failure(exc) or isinstance(exc, (BrokenPipeError, OutError))
                             or is_missing_graphviz(exc)):
@@ -344,7 +359,8 @@ def _report_failure(args: argparse.Namespace, qid: str | None, exc: BaseExceptio
 def _print_result(args: argparse.Namespace, result: Any, qid: str | None,
                   images: dict[str, str], n: int) -> None:
     if args.full:
-        full = json.loads(result.model_dump_json())
+        full = json.loads(result.model_dump_json(  # offline: no "usage" (as it was)
+            exclude={"usage"} if result.usage is None else None))
         full["locator"] = locator_note(result)
         print(json.dumps(full, ensure_ascii=not stdout_is_unicode()))
     elif args.json:

@@ -43,6 +43,7 @@ from .providers.protocols import ChatModel, Embedder, with_async
 from .providers.retry import with_retries
 from .providers.spec import store_embedder
 from .providers.sync_models import SyncChatModel, SyncEmbedder
+from .query_usage import counted
 from .result import RetrievalResult
 from .retrieve import RetrievalConfig, Retriever
 from .store import StoreProtocol, StoreStats, redact_url
@@ -258,8 +259,8 @@ class VizRAG(ManyQueries):
         queries load the store instead. ``vizrag index`` and ``vizrag delete`` run it."""
         return self.retriever.prepare()
 
-    def _answerer(self) -> Answerer | None:
-        return Answerer(self._query_chat, self.prompts, max_sources=self.max_sources,
+    def _answerer(self, res: RetrievalResult) -> Answerer | None:  # its calls: res.usage
+        return Answerer(counted(self._query_chat, res), self.prompts, max_sources=self.max_sources,
                         listing_chars=self.listing_chars) if self._query_chat else None
 
     @staticmethod
@@ -268,8 +269,7 @@ class VizRAG(ManyQueries):
         return result
 
     @staticmethod
-    def _call(request: tuple[str, list[bytes]]) -> dict[str, Any]:
-        """The ``model_call`` payload of the answer's request."""
+    def _call(request: tuple[str, list[bytes]]) -> dict[str, Any]:  # answer's model_call
         return {"stage": "answer", "images": len(request[1]), "prompt_chars": len(request[0])}
 
     @staticmethod
@@ -287,7 +287,7 @@ class VizRAG(ManyQueries):
         hk = self.hooks.with_extra(hooks)
         fire(hk, HookEvent("answer", "start", {"mode": result.mode}))
         t0 = time.perf_counter()
-        answerer = self._answerer()
+        answerer = self._answerer(result)
         if answerer is None:
             self._offline(result)
         else:
@@ -313,7 +313,7 @@ class VizRAG(ManyQueries):
         hk = self.hooks.with_extra(hooks)
         await afire(hk, HookEvent("answer", "start", {"mode": result.mode}))
         t0 = time.perf_counter()
-        answerer = self._answerer()
+        answerer = self._answerer(result)
         if answerer is None:
             self._offline(result)
         else:
@@ -345,7 +345,7 @@ class VizRAG(ManyQueries):
         hk = self.hooks.with_extra(hooks)
         fire(hk, HookEvent("answer", "start", {"mode": res.mode}))
         t0 = time.perf_counter()
-        answerer = self._answerer()
+        answerer = self._answerer(res)
         try:
             if answerer is None:
                 yield self._offline(res).answer or ""
@@ -376,7 +376,7 @@ class VizRAG(ManyQueries):
         hk = self.hooks.with_extra(hooks)
         await afire(hk, HookEvent("answer", "start", {"mode": res.mode}))
         t0 = time.perf_counter()
-        answerer = self._answerer()
+        answerer = self._answerer(res)
         try:
             if answerer is None:
                 yield self._offline(res).answer or ""

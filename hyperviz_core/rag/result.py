@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
+from .providers.usage import UsageReport
+
 if TYPE_CHECKING:
     from ..viewer import InlineViewer
 
@@ -271,6 +273,12 @@ class RetrievalResult(BaseModel):
     """Whether anything of the query reached the passages returned — a word of it (BM25), an
     entity it names, or a semantic embedder's chunk vectors; set by the ranking of the
     graph modes (None: decided by the scores alone)."""
+
+    usage: UsageReport | None = None
+    """The chat-model calls this query made (keywords, locate, the answer, streamed too):
+    calls, tokens (provider-reported, else estimated ``len/4``), retries, failures, images,
+    seconds (:mod:`~hyperviz_core.rag.query_usage`); None when no model was called
+    (offline)."""
 
     def __repr__(self) -> str:  # a summary: the whole result is model_dump_json()'s
         try:

@@ -11,17 +11,22 @@ import logging
 import threading
 import time
 from collections.abc import Sequence
-from contextvars import Token
+from contextvars import ContextVar, Token
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from .protocols import _CALL_INFO, ChatModel, token_count
 
-__all__ = ["TrackingChatModel", "UsageReport", "UsageTracker", "estimate_tokens"]
+__all__ = ["MIRROR", "TrackingChatModel", "UsageReport", "UsageTracker", "estimate_tokens"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+
+
+#: the tracker that also receives what every other tracker counts in this thread / asyncio
+#: task (a query's own counters: :mod:`hyperviz_core.rag.query_usage`), or None
+MIRROR: ContextVar[UsageTracker | None] = ContextVar("vizrag_usage_mirror", default=None)
 
 
 def estimate_tokens(text: str) -> int:
@@ -79,6 +84,15 @@ class UsageTracker:
         self._lock = threading.Lock()
 
     # -------------------------------------------------------------- counters
+    def _add(self, forward: bool = True, **delta: float) -> None:
+        """Add ``delta`` to the counters (and to the :data:`MIRROR` tracker, if any)."""
+        with self._lock:
+            for name, value in delta.items():
+                setattr(self._r, name, getattr(self._r, name) + value)
+        mirror = MIRROR.get()
+        if forward and mirror is not None and mirror is not self:
+            mirror._add(False, **delta)
+
     def record_call(
         self,
         prompt: str,
@@ -91,31 +105,26 @@ class UsageTracker:
         """Count one successful provider call (tokens estimated when ``usage`` is None; a
         number in it that is not a token count, :func:`~.protocols.token_count`, counts 0,
         and with neither one the tokens are estimated)."""
+        self._call(prompt, answer, images, usage, seconds)
+
+    def _call(self, prompt: str, answer: str, images: int, usage: tuple[int, int] | None,
+              seconds: float, forward: bool = True) -> None:
         counts = (None, None) if usage is None else (token_count(usage[0]),
                                                      token_count(usage[1]))
         estimated = counts == (None, None)
         p, c = ((estimate_tokens(prompt), estimate_tokens(answer)) if estimated
                 else (counts[0] or 0, counts[1] or 0))
-        with self._lock:
-            self._r.calls += 1
-            self._r.prompt_tokens += p
-            self._r.completion_tokens += c
-            self._r.estimated_calls += estimated
-            self._r.images += images
-            self._r.seconds += seconds
+        self._add(forward, calls=1, prompt_tokens=p, completion_tokens=c,
+                  estimated_calls=int(estimated), images=images, seconds=seconds)
 
     def record_failure(self, *, seconds: float = 0.0) -> None:
-        with self._lock:
-            self._r.failures += 1
-            self._r.seconds += seconds
+        self._add(failures=1, seconds=seconds)
 
     def record_cache_hit(self) -> None:
-        with self._lock:
-            self._r.cache_hits += 1
+        self._add(cache_hits=1)
 
     def record_retry(self) -> None:
-        with self._lock:
-            self._r.retries += 1
+        self._add(retries=1)
 
     def report(self) -> UsageReport:
         """A copy of the counters, with ``cost`` when prices were given."""
@@ -139,16 +148,23 @@ class UsageTracker:
 
     def _end(self, info: dict[str, Any], t0: float, prompt: str, out: str | None,
              images: int) -> None:
+        """Count the call of :meth:`_begin` (``info``'s context already reset). Inside
+        another tracked call (an outer tracker: a user's one around a query's, or
+        ``UsageTracker(UsageTracker(chat))``) what this call learnt — reported tokens,
+        retries, a cache hit — goes up to it too, and the outer one forwards it to the
+        :data:`MIRROR` (not this one, so it counts once)."""
         dt = time.perf_counter() - t0
-        with self._lock:
-            self._r.retries += info["retries"]
-            self._r.failures += info["retries"]
+        parent = _CALL_INFO.get()
+        if parent is not None:
+            _pass_up(info, parent)
+        forward = parent is None
+        self._add(forward, retries=info["retries"], failures=info["retries"])
         if out is None:
-            self.record_failure(seconds=dt)
+            self._add(forward, failures=1, seconds=dt)
         elif info["cache_hit"]:
-            self.record_cache_hit()
+            self._add(forward, cache_hits=1)
         else:
-            self.record_call(prompt, out, images=images, usage=info["usage"], seconds=dt)
+            self._call(prompt, out, images, info["usage"], dt, forward)
 
     def tracked_complete(self, inner: ChatModel, prompt: str, *, images: Sequence[bytes] = (),
                          system: str | None = None, json_mode: bool = False) -> str:
@@ -195,6 +211,15 @@ class UsageTracker:
                         system: str | None = None, json_mode: bool = False) -> str:
         return await self.tracked_acomplete(self._need_inner(), prompt, images=images,
                                             system=system, json_mode=json_mode)
+
+
+def _pass_up(info: dict[str, Any], parent: dict[str, Any]) -> None:
+    """What a nested tracked call learnt, added to the enclosing call's record."""
+    if info["usage"] is not None:
+        p, c = parent.get("usage") or (0, 0)
+        parent["usage"] = (p + info["usage"][0], c + info["usage"][1])
+    parent["retries"] = parent.get("retries", 0) + info["retries"]
+    parent["cache_hit"] = bool(parent.get("cache_hit")) or info["cache_hit"]
 
 
 class TrackingChatModel:

@@ -47,6 +47,7 @@ from ..hooks import (
 )
 from ..prompts import Prompts
 from ..providers.protocols import ChatModel, Embedder, reply_text
+from ..query_usage import counted
 from ..result import RetrievalResult
 from ..store.protocol import StoreProtocol
 from . import loaded as ld
@@ -268,16 +269,16 @@ class Retriever:
 
     def _drive(self, hk: list[Hook], gen: Pipeline) -> RetrievalResult:
         done, item = _advance(self._stages_lock, gen)
+        chat = counted(self.chat)  # this query's model calls: result.usage
         while not done:
             if isinstance(item, HookEvent):
                 fire(hk, item)
                 done, item = _advance(self._stages_lock, gen)
                 continue
-            assert self.chat is not None
             fire(hk, call_event(item, "start"))
             t0 = time.perf_counter()
             try:
-                answer = reply_text(self.chat.complete(
+                answer = reply_text(chat.complete(
                     item.prompt, images=item.images, system=item.system,
                     json_mode=item.json_mode))
             except Exception as exc:  # provider failure: the stage falls back
@@ -286,7 +287,7 @@ class Retriever:
                 continue
             fire(hk, call_event(item, "end", t0, response_chars=len(answer)))
             done, item = _advance(self._stages_lock, gen, answer)
-        return cast(RetrievalResult, item)
+        return chat.add_to(cast(RetrievalResult, item))
 
     async def aretrieve(self, query: str, *, hooks: Iterable[Hook] | None = None,
                         **overrides: Any) -> RetrievalResult:
@@ -308,17 +309,17 @@ class Retriever:
     async def _adrive(self, hk: list[Hook], gen: Pipeline) -> RetrievalResult:
         lock = self._stages_lock
         done, item = await _astep(lock, gen, slow=True)
+        chat = counted(self.chat)  # this query's model calls: result.usage
         while not done:
             if isinstance(item, HookEvent):
                 await afire(hk, item)
                 slow = item.phase == "start" and item.name in SLOW_STAGES
                 done, item = await _astep(lock, gen, slow=slow)
                 continue
-            assert self.chat is not None
             await afire(hk, call_event(item, "start"))
             t0 = time.perf_counter()
             try:
-                answer = reply_text(await self.chat.acomplete(
+                answer = reply_text(await chat.acomplete(
                     item.prompt, images=item.images, system=item.system,
                     json_mode=item.json_mode))
             except Exception as exc:
@@ -327,7 +328,7 @@ class Retriever:
                 continue
             await afire(hk, call_event(item, "end", t0, response_chars=len(answer)))
             done, item = await _astep(lock, gen, answer)
-        return cast(RetrievalResult, item)
+        return chat.add_to(cast(RetrievalResult, item))
 
     # ------------------------------------------------------------------ pipeline
     def _start(self, query: str, overrides: dict[str, Any], lazy: bool = True

@@ -1,0 +1,246 @@
+"""Per-query usage: the chat-model calls of one query, counted into ``RetrievalResult.usage``.
+
+Every call a query makes — keywords, locate (:class:`~.retrieve.Retriever`'s drivers) and
+the answer, streamed or not (:class:`~.answer.Answerer`, given a :func:`counted` model by
+:class:`~.engine.VizRAG`) — goes through a :class:`CountedChat` of its own, so concurrent
+queries on one engine (threads or asyncio tasks) never mix their counts. The counts are a
+:class:`~.providers.usage.UsageReport`: tokens as the adapter reported them
+(:func:`~.providers.protocols.report_usage`; a streamed answer's from its final chunk when
+the provider sends one), else estimated (``len/4``, counted in ``estimated_calls``).
+
+A model that carries a :class:`~.providers.usage.UsageTracker` of its own (one built with
+``build_chat_stack(tracker=...)``, ``UsageTracker(chat)``, a ``TrackingChatModel``) keeps
+counting exactly as before; the query's report then mirrors what that tracker counts during
+the query's calls (:data:`~.providers.usage.MIRROR`).
+
+>>> class Echo:
+...     model_name = "echo"
+...     def complete(self, prompt: str, **kw: object) -> str:
+...         return prompt
+>>> chat = counted(Echo())
+>>> chat.complete("12345678"), chat.report().calls, chat.report().prompt_tokens
+('12345678', 1, 2)
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from contextvars import Token
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from .providers.protocols import _CALL_INFO
+from .providers.usage import MIRROR, UsageReport, UsageTracker
+
+if TYPE_CHECKING:
+    from .result import RetrievalResult
+
+__all__ = ["CountedChat", "add_reports", "carries_tracker", "counted", "usage_summary"]
+
+R = TypeVar("R", bound="RetrievalResult")
+T = TypeVar("T")
+_FIELDS = ("calls", "cache_hits", "retries", "failures", "prompt_tokens", "completion_tokens",
+           "estimated_calls", "images", "seconds")
+
+
+def carries_tracker(chat: Any) -> bool:
+    """Whether ``chat`` or a model it wraps (``.inner``, any depth) counts its own usage:
+    a :class:`UsageTracker` or a layer holding one (``.tracker``)."""
+    from .providers.usage import TrackingChatModel
+
+    model, depth = chat, 0
+    while model is not None and depth < 64:
+        if isinstance(model, (UsageTracker, TrackingChatModel)):
+            return True
+        if isinstance(getattr(model, "tracker", None), UsageTracker):
+            return True
+        model, depth = getattr(model, "inner", None), depth + 1
+    return False
+
+
+def add_reports(a: UsageReport | None, b: UsageReport | None) -> UsageReport | None:
+    """The sum of two reports (None: no model call; ``cost`` is left out).
+
+    >>> add_reports(UsageReport(calls=1, prompt_tokens=5), UsageReport(calls=2)).calls
+    3
+    >>> add_reports(None, None) is None
+    True
+    """
+    if a is None or b is None:
+        return a or b
+    return UsageReport(**{f: getattr(a, f) + getattr(b, f) for f in _FIELDS})
+
+
+def usage_summary(r: UsageReport) -> str:
+    """One line of ``r`` (what ``vizrag query`` prints).
+
+    >>> usage_summary(UsageReport(calls=3, prompt_tokens=1200, completion_tokens=80,
+    ...                           estimated_calls=1, images=1, seconds=2.345))
+    '3 model calls, 0 failed, 0 retries, 1200+80 tokens (1 call estimated), 1 image, 2.3 s'
+    """
+    est = (f" ({r.estimated_calls} call{'s' * (r.estimated_calls != 1)} estimated)"
+           if r.estimated_calls else "")
+    hits = f", {r.cache_hits} cache hits" if r.cache_hits else ""
+    return (f"{r.calls} model calls{hits}, {r.failures} failed, {r.retries} retries, "
+            f"{r.prompt_tokens}+{r.completion_tokens} tokens{est}, {r.images} "
+            f"image{'s' * (r.images != 1)}, {r.seconds:.1f} s")
+
+
+class CountedChat:
+    """``chat`` with each call counted for one query (:func:`counted`); calls through it
+    add up until :meth:`add_to` moves them into a result's ``usage``. ``result`` given, each
+    call's counts go into ``result.usage`` as soon as it ends (a stream: when it ends)."""
+
+    def __init__(self, chat: Any, result: RetrievalResult | None = None) -> None:
+        self.inner = chat
+        self.result = result
+        self._tracker = UsageTracker()
+        self._mirror = carries_tracker(chat)
+
+    @property
+    def model_name(self) -> str:
+        return str(self._model().model_name)
+
+    def _model(self) -> Any:
+        if self.inner is None:
+            raise TypeError("no chat model to call (an offline query makes no model call)")
+        return self.inner
+
+    def report(self) -> UsageReport | None:
+        """The counts so far, or None when no call reached the model's layers."""
+        r = self._tracker.report()
+        return r if (r.calls or r.failures or r.cache_hits or r.retries) else None
+
+    def add_to(self, result: R) -> R:
+        """Add the counts so far to ``result.usage`` (and start again from zero)."""
+        result.usage = add_reports(result.usage, self.report())
+        self._tracker.reset()
+        return result
+
+    def _done(self) -> None:
+        if self.result is not None:
+            self.add_to(self.result)
+
+    def complete(self, prompt: str, *, images: Sequence[bytes] = (), system: str | None = None,
+                 json_mode: bool = False) -> str:
+        model = self._model()
+        try:
+            if not self._mirror:
+                return self._tracker.tracked_complete(model, prompt, images=images,
+                                                      system=system, json_mode=json_mode)
+            token = MIRROR.set(self._tracker)
+            try:
+                out: str = model.complete(prompt, images=images, system=system,
+                                          json_mode=json_mode)
+                return out  # as it is (a CutOffReply stays one)
+            finally:
+                MIRROR.reset(token)
+        finally:
+            self._done()
+
+    async def acomplete(self, prompt: str, *, images: Sequence[bytes] = (),
+                        system: str | None = None, json_mode: bool = False) -> str:
+        model = self._model()
+        try:
+            if not self._mirror:
+                return await self._tracker.tracked_acomplete(
+                    model, prompt, images=images, system=system, json_mode=json_mode)
+            token = MIRROR.set(self._tracker)
+            try:
+                out: str = await model.acomplete(prompt, images=images, system=system,
+                                                 json_mode=json_mode)
+                return out
+            finally:
+                MIRROR.reset(token)
+        finally:
+            self._done()
+
+    def _enter(self, info: dict[str, Any]) -> Token[Any]:
+        """Open a stream's call record for one step of it: set only while the model's code
+        runs, never while the consumer holds a piece."""
+        return MIRROR.set(self._tracker) if self._mirror else _CALL_INFO.set(info)
+
+    def _leave(self, token: Token[Any]) -> None:
+        (MIRROR if self._mirror else _CALL_INFO).reset(token)
+
+    def _step(self, info: dict[str, Any], step: Callable[[], T]) -> T:
+        token = self._enter(info)
+        try:
+            return step()
+        finally:
+            self._leave(token)
+
+    def _finish(self, info: dict[str, Any], t0: float, prompt: str, answer: str | None,
+                images: int) -> None:
+        """Count a stream (a failure when it did not end: ``answer`` None)."""
+        if not self._mirror:
+            self._tracker._end(info, t0, prompt, answer, images)
+        self._done()
+
+    @property
+    def stream(self) -> Callable[..., Iterator[str]]:
+        """The model's ``stream``, counted as one call (AttributeError: it has none)."""
+        inner = getattr(self._model(), "stream", None)
+        if not callable(inner):
+            raise AttributeError("stream")
+
+        def stream(prompt: str, *, images: Sequence[bytes] = (),
+                   system: str | None = None) -> Iterator[str]:
+            info, t0 = _new_info(), time.perf_counter()
+            out: list[str] = []
+            answer: str | None = None
+            try:
+                it = self._step(info, lambda: iter(inner(prompt, images=images, system=system)))
+                while True:
+                    try:
+                        piece = self._step(info, lambda: next(it))
+                    except StopIteration:
+                        break
+                    out.append(str(piece))
+                    yield piece
+                answer = "".join(out)
+            finally:
+                self._finish(info, t0, (system or "") + prompt, answer, len(images))
+
+        return stream
+
+    @property
+    def astream(self) -> Callable[..., AsyncIterator[str]]:
+        """Async :attr:`stream`."""
+        inner = getattr(self._model(), "astream", None)
+        if not callable(inner):
+            raise AttributeError("astream")
+
+        async def astream(prompt: str, *, images: Sequence[bytes] = (),
+                          system: str | None = None) -> AsyncIterator[str]:
+            info, t0 = _new_info(), time.perf_counter()
+            out: list[str] = []
+            answer: str | None = None
+            try:
+                it = self._step(info, lambda: aiter(inner(prompt, images=images, system=system)))
+                while True:
+                    token = self._enter(info)
+                    try:
+                        piece = await anext(it)
+                    except StopAsyncIteration:
+                        break
+                    finally:
+                        self._leave(token)
+                    out.append(str(piece))
+                    yield piece
+                answer = "".join(out)
+            finally:
+                self._finish(info, t0, (system or "") + prompt, answer, len(images))
+
+        return astream
+
+
+def _new_info() -> dict[str, Any]:
+    """A call record as :class:`UsageTracker` keeps one (what adapters report into)."""
+    return {"usage": None, "cache_hit": False, "retries": 0}
+
+
+def counted(chat: Any, result: RetrievalResult | None = None) -> CountedChat:
+    """``chat`` counted for one query (:class:`CountedChat`; ``result``: where each call's
+    counts go as it ends)."""
+    return CountedChat(chat, result)
