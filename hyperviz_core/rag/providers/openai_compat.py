@@ -8,10 +8,10 @@ The ``openai`` SDK is imported lazily, so the core runs without it.
 * Images go with ``detail: "high"`` by default (``image_detail``: the 1536x768 dual view is
   unreadable at ``"low"``).
 * ``json_mode=True`` sends ``response_format={"type": "json_object"}`` (unless
-  ``json_mode_supported=False``); a server that refuses it with HTTP 400 naming
-  ``response_format`` is asked again without it, and JSON mode stays off for the model.
-  Likewise ``temperature``: a model that refuses it (OpenAI's reasoning models o1, o3,
-  o4-mini, gpt-5: HTTP 400 naming ``temperature``) is asked without it from then on.
+  ``json_mode_supported=False``); streams ask for their token counts (``stream_options:
+  {"include_usage": true}``, the last chunk). A server that refuses ``response_format``,
+  ``temperature`` (OpenAI's reasoning models o1, o3, o4-mini, gpt-5) or ``stream_options``
+  with HTTP 400 naming it is asked again without it, and from then on.
 * :meth:`OpenAIChatModel.stream` / ``astream`` stream the answer (server-sent events);
   :class:`~hyperviz_core.rag.VizRAG` ``stream()`` shows the pieces as they come; a model
   whose template opens ``<think>`` in the prompt (``think_in_prompt``) streams no reasoning.
@@ -56,6 +56,7 @@ from .openai_wire import (
     map_call_error,
     map_openai_error,
     openai_sdk,
+    refused_parameter,
     server_label,
 )
 from .openai_wire import (
@@ -145,6 +146,7 @@ class OpenAIChatModel:
         self.image_detail = image_detail
         self.json_mode_supported = json_mode_supported
         self.think_in_prompt = think_in_prompt
+        self.stream_usage = True  # streams ask for token counts, until a server refuses
         self._clients = Clients(
             sdk_kwargs(base_url, api_key, timeout, sdk_max_retries, client_kwargs or {}),
             client, async_client,
@@ -185,23 +187,20 @@ class OpenAIChatModel:
         return text
 
     def _drop_refused(self, exc: ProviderError, req: dict[str, Any]) -> bool:
-        """True when ``exc`` is the server's HTTP 400 refusing a parameter ``req`` sent that
-        the model can do without: ``response_format`` (LM Studio: "'response_format.type'
-        must be 'json_schema' or 'text'"; the prompts still ask for JSON) or ``temperature``
-        (OpenAI's reasoning models: "Unsupported value: 'temperature' ..."). It is then left
-        out of this model's requests from now on."""
-        said = " ".join(str(exc).split())
-        low = said.lower()
-        if exc.status != 400:
-            return False
-        if "response_format" in req and ("response_format" in low or "json_object" in low):
-            self.json_mode_supported, what = False, "response_format json_object"
-        elif "temperature" in req and "temperature" in low:
-            self.temperature, what = None, "temperature"
+        """True when ``exc`` is the server's HTTP 400 refusing an optional parameter of
+        ``req`` (:func:`~.openai_wire.refused_parameter`), left out of this model's requests
+        from now on."""
+        what = refused_parameter(exc, req)
+        if what == "response_format":
+            self.json_mode_supported = False
+        elif what == "temperature":
+            self.temperature = None
+        elif what == "stream_options":
+            self.stream_usage = False
         else:
             return False
         log.warning("%s refuses %s (%s); asking without it from now on", self.model_name,
-                    what, said[:200])
+                    what, " ".join(str(exc).split())[:200])
         return True
 
     def _create(self, req: dict[str, Any]) -> Any:
@@ -218,28 +217,36 @@ class OpenAIChatModel:
         except Exception as exc:
             raise (map_call_error(exc, self.where) or exc) from exc
 
+    def _sent(self, req: dict[str, Any], stream: bool) -> dict[str, Any]:
+        """``req`` as sent: a stream's with ``"stream": true`` and ``include_usage`` (unless
+        refused: OpenAI sends the token counts, in the last chunk, only when asked)."""
+        if not stream:
+            return req
+        usage = {"stream_options": {"include_usage": True}} if self.stream_usage else {}
+        return {**req, "stream": True, **usage}
+
     def _asked(self, prompt: str, images: Sequence[bytes], system: str | None,
                json_mode: bool, stream: bool = False) -> Any:
         """The SDK's answer to the request, asked again without a parameter the server
         refuses (:meth:`_drop_refused`; at most once per parameter)."""
         _openai()
-        for _ in range(3):
-            req = self._request(prompt, images, system, json_mode)
+        for _ in range(4):  # each refusal turns one of 3 parameters off
+            req = self._sent(self._request(prompt, images, system, json_mode), stream)
             try:
-                return self._create({**req, "stream": True} if stream else req)
+                return self._create(req)
             except ProviderError as exc:
                 if not self._drop_refused(exc, req):
                     raise
-        raise AssertionError("unreachable: each refusal turns one parameter off")
+        raise AssertionError("unreachable: each refusal turns one of 3 parameters off")
 
     async def _aasked(self, prompt: str, images: Sequence[bytes], system: str | None,
                       json_mode: bool, stream: bool = False) -> Any:
         """Async :meth:`_asked`."""
         _openai()
-        for _ in range(3):
-            req = self._request(prompt, images, system, json_mode)
+        for _ in range(4):
+            req = self._sent(self._request(prompt, images, system, json_mode), stream)
             try:
-                return await self._acreate({**req, "stream": True} if stream else req)
+                return await self._acreate(req)
             except ProviderError as exc:
                 if not self._drop_refused(exc, req):
                     raise

@@ -54,6 +54,7 @@ __all__ = [
     "map_openai_error",
     "openai_sdk",
     "parse_retry_after",
+    "refused_parameter",
     "request_secrets",
     "server_label",
     "server_text",
@@ -342,3 +343,29 @@ def embedding_rows(resp: Any, n: int, where: str) -> npt.NDArray[np.float32]:
     if not np.isfinite(m).all():
         raise ProviderError(f"embeddings from {where} hold NaN or infinite values")
     return m
+
+
+#: the optional request parameters a server may refuse with HTTP 400, with the words of its
+#: message that name each (LM Studio: "'response_format.type' must be 'json_schema' or
+#: 'text'"; OpenAI's reasoning models: "Unsupported value: 'temperature' ..."; servers that
+#: predate ``stream_options``)
+_REFUSABLE = (("response_format", ("response_format", "json_object")),
+              ("temperature", ("temperature",)), ("stream_options",
+                                                  ("stream_options", "include_usage")))
+
+
+def refused_parameter(exc: ProviderError, req: dict[str, Any]) -> str | None:
+    """The optional parameter of ``req`` that ``exc``, a server's HTTP 400, refuses
+    (``response_format``, ``temperature`` or ``stream_options``), else None.
+
+    >>> err = ProviderError("HTTP 400: Unsupported value: 'temperature'", status=400)
+    >>> refused_parameter(err, {"temperature": 0.0}), refused_parameter(err, {})
+    ('temperature', None)
+    """
+    if exc.status != 400:
+        return None
+    low = " ".join(str(exc).split()).lower()
+    for name, words in _REFUSABLE:
+        if name in req and any(w in low for w in words):
+            return name
+    return None
