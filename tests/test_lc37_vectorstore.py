@@ -104,8 +104,10 @@ def test_per_call_mode_and_unknown_options(vs: VizRAGVectorStore) -> None:
     assert len(vs.similarity_search("Ada Lovelace", k=2, mode="naive", hops=2)) == 2
     with pytest.raises(ValueError, match="unknown retrieval mode"):
         vs.similarity_search("Ada", mode="global")
-    with pytest.raises(TypeError, match="no metadata filter"):
-        vs.similarity_search("Ada", filter={"source": "ada.txt"})
+    hits = vs.similarity_search("Ada Lovelace Iron Maiden", k=3, filter={"source": "ada.txt"})
+    assert [d.metadata["source"] for d in hits] == ["ada.txt"]
+    with pytest.raises(TypeError, match="callable"):
+        vs.similarity_search("Ada", filter=lambda d: True)
     with pytest.raises(TypeError, match="did you mean 'k'"):
         vs.similarity_search("Ada", top_k=2)
     with pytest.raises(TypeError, match="include_image"):

@@ -71,8 +71,8 @@ def test_nodes_from_a_node_parser_stay_under_their_document() -> None:
     assert {n.node.ref_doc_id for n in left} <= {"bern"}
 
 
-@pytest.mark.parametrize("option", [{"filters": object()}, {"doc_ids": ["curie"]},
-                                    {"node_ids": ["x"]}])
+@pytest.mark.parametrize("option", [{"vector_store_query_mode": "hybrid"},
+                                    {"sparse_top_k": 2}])
 def test_vector_store_options_are_refused_not_dropped(option: dict) -> None:
     index = VizRAGIndex.from_documents([Document(text=CURIE, id_="curie")])
     with pytest.raises(ValueError, match="does not support"):
@@ -83,7 +83,8 @@ def test_vector_store_options_are_refused_not_dropped(option: dict) -> None:
 
 def test_options_that_ask_for_nothing_are_accepted_and_two_ks_must_agree() -> None:
     """Code that always builds a filter object passes an empty one; LlamaIndex's own
-    default query mode changes nothing: both were refused. ``top_k`` and
+    default query mode changes nothing: both were refused. A real filter applies (the
+    document has no ``year``: nothing passes), a filter of another type is refused. ``top_k`` and
     ``similarity_top_k`` that disagree were resolved silently (top_k won)."""
     from llama_index.core.vector_stores import FilterOperator, MetadataFilter, MetadataFilters
     from llama_index.core.vector_stores.types import VectorStoreQueryMode
@@ -95,8 +96,9 @@ def test_options_that_ask_for_nothing_are_accepted_and_two_ks_must_agree() -> No
         assert index.as_retriever(include_image=False, **option).retrieve("Curie")
     real = MetadataFilters(filters=[MetadataFilter(key="year", value=1903,
                                                    operator=FilterOperator.EQ)])
-    with pytest.raises(ValueError, match="does not support filters"):
-        index.as_retriever(filters=real)
+    assert index.as_retriever(filters=real, include_image=False).retrieve("Curie") == []
+    with pytest.raises(TypeError, match="filters must be a llama_index MetadataFilters"):
+        index.as_retriever(filters=object())
     with pytest.raises(ValueError, match="does not support vector_store_query_mode"):
         index.as_retriever(vector_store_query_mode="hybrid")
     with pytest.raises(ValueError, match="top_k=4 and similarity_top_k=2 disagree"):

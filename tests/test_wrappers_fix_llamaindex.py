@@ -168,8 +168,8 @@ def test_a_misspelt_option_is_an_error(index: VizRAGIndex) -> None:
         index.as_query_engine(llm=MockLLM(), topk=3)
     with pytest.raises(TypeError, match="'imageview'"):
         index.as_chat_engine(llm=ChatLLM(), imageview="top")
-    with pytest.raises(ValueError, match="filters"):  # still a ValueError, as documented
-        index.as_retriever(filters=object())
+    with pytest.raises(ValueError, match="sparse_top_k"):  # still a ValueError, as documented
+        index.as_retriever(sparse_top_k=2)
 
 
 def test_llamaindex_own_engine_arguments_still_pass(index: VizRAGIndex) -> None:

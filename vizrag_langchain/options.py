@@ -43,9 +43,10 @@ def check_flag(name: str, value: object) -> bool:
     return value
 
 
-#: why ``filter=`` is refused (a retriever's or a vector store's search)
-NO_FILTER = ("VizRAG ranks the whole store and has no metadata filter (filter the documents "
-             "it returns, or keep one store per collection)")
+#: why ``filter=`` is refused where it is no option (e.g. ``HyperRAGVisualRetriever``:
+#: ``VizRAGRetriever`` and ``VizRAGVectorStore`` take one)
+NO_FILTER = ("this retriever has no metadata filter (VizRAGRetriever and VizRAGVectorStore "
+             "take filter={...}; or filter the documents it returns)")
 
 
 def refuse_unknown(given: Iterable[str], known: Iterable[str], where: str) -> None:

@@ -19,7 +19,7 @@ chat/vision model, which then reads the renderings itself.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +47,7 @@ from hyperviz_core.rag import (
 from hyperviz_core.rag import Document as VizDocument
 from hyperviz_core.rag.index.report import warn_empty
 from hyperviz_core.rag.index.stream import dedupe_last
+from hyperviz_core.rag.retrieve.filters import ChunkFilter, MetadataCondition
 
 from .documents import derived_id, image_document, result_documents, to_engine_document
 from .engine import SharedEngine, resolve_engine
@@ -54,7 +55,36 @@ from .engine import _unpickle as _unpickle  # pickles made when it lived here st
 from .events import async_event_hook, event_hook
 from .options import CALL_OPTIONS, check_flag, check_k, refuse_unknown, unpack_search_kwargs
 
-__all__ = ["VizRAGRetriever"]
+__all__ = ["VizRAGRetriever", "core_filter"]
+
+#: what ``invoke(query, ...)`` takes per call (the shared options and ``filter``)
+_CALL_OPTIONS = (*CALL_OPTIONS, "filter")
+
+
+def core_filter(value: Any) -> ChunkFilter | None:
+    """The engine's :class:`~hyperviz_core.rag.retrieve.filters.ChunkFilter` of a LangChain
+    ``filter``: a dict in the vector-store style of PGVector and Chroma (``{"key": value}``
+    equality; ``$eq $ne $gt $gte $lt $lte $in $nin`` per key; ``$and``/``$or`` lists:
+    :meth:`~hyperviz_core.rag.retrieve.filters.ChunkFilter.from_mongo`), the engine's own
+    filter, or ``None``/``{}`` (no filter). A callable (``InMemoryVectorStore``'s
+    ``Callable[[Document], bool]``) is a ``TypeError``: the engine filters the chunks it
+    ranks, before any LangChain document exists.
+
+    >>> core_filter({"year": {"$gte": 2021}}).filters[0].op
+    '>='
+    """
+    if value is None or isinstance(value, ChunkFilter):
+        return value
+    if isinstance(value, MetadataCondition):
+        return ChunkFilter(filters=[value])
+    if isinstance(value, Mapping):
+        return ChunkFilter.from_mongo(value) if value else None
+    if callable(value):
+        raise TypeError("filter= takes a dict such as {'year': {'$gte': 2021}} (the "
+                        "operators $eq $ne $gt $gte $lt $lte $in $nin $and $or), not a "
+                        "callable: VizRAG filters the chunks it ranks by their metadata")
+    raise TypeError(f"filter= takes a dict such as {{'year': {{'$gte': 2021}}}}, got "
+                    f"{type(value).__name__}")
 
 
 
@@ -74,8 +104,12 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
         one_chunk: each document added is one chunk, indexed whole under its id (what a
             LangChain text splitter made; default: the engine windows long documents by its
             ``chunk_size``).
+        filter: return only chunks whose metadata passes it (:func:`core_filter`: a dict
+            such as ``{"year": {"$gte": 2021}}``; ``doc_id`` names the document id); the
+            ranking is masked, not changed.
 
-    ``invoke(q, k=..., mode=..., hops=..., include_image=...)`` overrides per call (also
+    ``invoke(q, k=..., mode=..., hops=..., include_image=..., filter=...)`` overrides per
+    call (a call's ``filter`` replaces the retriever's; also
     through ``batch``/``ainvoke``/``abatch``). Stage hooks of the engine are reported to
     callback handlers as custom events ``vizrag.<stage>.<phase>``.
     """
@@ -89,6 +123,7 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
     chat: Any = Field(default=None, exclude=True)
     embedder: Any = Field(default=None, exclude=True)
     engine_kwargs: dict[str, Any] = Field(default_factory=dict)
+    filter: ChunkFilter | None = None
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
@@ -99,6 +134,12 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
         pydantic's "Extra inputs are not permitted"; ``search_kwargs={"k": 2}`` (a vector
         store retriever's spelling) sets ``k`` (:func:`~.options.unpack_search_kwargs`)."""
         if isinstance(data, dict):
+            search = data.get("search_kwargs")
+            if isinstance(search, Mapping) and "filter" in search:  # a vector store's
+                search = dict(search)
+                if "filter" in data and data["filter"] != search["filter"]:
+                    raise TypeError("VizRAGRetriever got 'filter' twice: give it once")
+                data = {**data, "filter": search.pop("filter"), "search_kwargs": search}
             data = unpack_search_kwargs(data, "VizRAGRetriever")
             refuse_unknown(data, cls.model_fields, "VizRAGRetriever")
         return data
@@ -109,6 +150,11 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
         if mode not in MODES:
             raise ValueError(f"unknown retrieval mode {mode!r}; valid modes: {', '.join(MODES)}")
         return mode
+
+    @field_validator("filter", mode="before")
+    @classmethod
+    def _filter(cls, value: Any) -> ChunkFilter | None:
+        return core_filter(value)
 
     @field_validator("k", "hops", "include_image", "one_chunk", mode="before")
     @classmethod
@@ -250,8 +296,10 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
 
     # ------------------------------------------------------------------ helpers
     def _options(self, k: int | None, mode: str | None, hops: int | None,
-                 include_image: bool | None) -> tuple[int, dict[str, Any], bool]:
+                 include_image: bool | None, flt: Any = None
+                 ) -> tuple[int, dict[str, Any], bool]:
         n = self.k if k is None else check_k(k)
+        chosen = self.filter if flt is None else core_filter(flt)
         if mode is not None:
             self._check_mode(mode)
         if hops is not None:
@@ -266,6 +314,8 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
                 "hops": self.hops if hops is None else hops, "render": render}
         if image:  # the image document is I_bot's: I_top is not drawn for it
             opts["render_views"] = ("bottom",)
+        if chosen is not None:
+            opts["filters"] = chosen
         return n, opts, image
 
     @staticmethod
@@ -305,11 +355,11 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun,
         k: int | None = None, mode: str | None = None, hops: int | None = None,
-        include_image: bool | None = None, **other: Any,
+        include_image: bool | None = None, filter: Any = None, **other: Any,
     ) -> list[Document]:
-        refuse_unknown(other, CALL_OPTIONS, "VizRAGRetriever.invoke()")
+        refuse_unknown(other, _CALL_OPTIONS, "VizRAGRetriever.invoke()")
         self._check_query(query)
-        n, opts, image = self._options(k, mode, hops, include_image)
+        n, opts, image = self._options(k, mode, hops, include_image, filter)
         hook = event_hook(run_manager)
         if self._engine.chat is None or not run_manager.handlers:
             result = self._engine.retrieve(query, hooks=[hook] if hook else None, **opts)
@@ -325,11 +375,11 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun,
         k: int | None = None, mode: str | None = None, hops: int | None = None,
-        include_image: bool | None = None, **other: Any,
+        include_image: bool | None = None, filter: Any = None, **other: Any,
     ) -> list[Document]:
-        refuse_unknown(other, CALL_OPTIONS, "VizRAGRetriever.ainvoke()")
+        refuse_unknown(other, _CALL_OPTIONS, "VizRAGRetriever.ainvoke()")
         self._check_query(query)
-        n, opts, image = self._options(k, mode, hops, include_image)
+        n, opts, image = self._options(k, mode, hops, include_image, filter)
         hook = async_event_hook(run_manager)
         call = self._engine.aretrieve(query, hooks=[hook] if hook else None, **opts)
         if self._engine.chat is None or not run_manager.handlers:

@@ -37,14 +37,14 @@ from hyperviz_core.rag import Document as VizDocument
 from .documents import vizrag_value
 from .engine import resolve_engine
 from .options import check_flag, check_k, refuse_unknown
-from .retriever import VizRAGRetriever, _engine_documents
+from .retriever import VizRAGRetriever, _engine_documents, core_filter
 
 __all__ = ["SEARCH_OPTIONS", "VizRAGVectorStore", "relevance_score"]
 
 #: what a search takes besides ``query`` and ``k``
-SEARCH_OPTIONS: tuple[str, ...] = ("mode", "hops")
+SEARCH_OPTIONS: tuple[str, ...] = ("mode", "hops", "filter")
 
-_REFUSED = {  # (filter=: refuse_unknown says why)
+_REFUSED = {
     "include_image": "a vector store returns the documents as added; the rendered "
                      "sub-hypergraph comes from .vizrag_retriever.invoke(q, include_image=True)",
 }
@@ -104,8 +104,11 @@ class VizRAGVectorStore(VectorStore):
         chat, engine_kwargs: a chat/vision model and further ``VizRAG(...)`` arguments for
             an engine created here.
 
-    Searches take ``k`` and the options ``mode=``, ``hops=``; anything else (a metadata
-    ``filter=``) is a ``TypeError`` naming it. Returned documents carry the text, metadata
+    Searches take ``k`` and the options ``mode=``, ``hops=`` and ``filter=`` (a dict in
+    PGVector/Chroma style over the metadata as added, ``{"year": {"$gte": 2021}}``:
+    :func:`~vizrag_langchain.retriever.core_filter`; ``as_retriever(search_kwargs=
+    {"filter": ...})`` passes it on); anything else is a ``TypeError`` naming it. Returned
+    documents carry the text, metadata
     and id stored by ``add_documents`` (text in Unicode NFC and metadata JSON-safe, as the
     engine stores them); ``similarity_search_with_score`` adds VizRAG's ranking score
     (higher is better), ``similarity_search_with_relevance_scores`` maps it into ``[0, 1]``
@@ -218,8 +221,10 @@ class VizRAGVectorStore(VectorStore):
                 raise TypeError(f"{where} got {name}=: {why}")
         refuse_unknown(kwargs, ("k", *SEARCH_OPTIONS), where)  # top_k=: "did you mean 'k'"
         mode, hops = kwargs.get("mode"), kwargs.get("hops")
+        flt = core_filter(kwargs.get("filter"))
         return {"mode": self._retriever.mode if mode is None else mode,
-                "hops": self._retriever.hops if hops is None else hops}
+                "hops": self._retriever.hops if hops is None else hops,
+                **({"filter": flt} if flt is not None else {})}
 
     @staticmethod
     def _best(chunks: list[Document]) -> dict[str, float]:

@@ -534,8 +534,9 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
     # ------------------------------------------------------------------ query side
     def as_retriever(self, **kwargs: Any) -> VizRAGRetriever:
         """A :class:`VizRAGRetriever` (options: ``top_k``, ``mode``, ``hops``,
-        ``include_image``, ``image_view``); vector-store options VizRAG cannot honour
-        (``filters``, ``doc_ids``, ...) raise ``ValueError``, unknown names (``topk=3``)
+        ``include_image``, ``image_view``, ``filters``, ``doc_ids``, ``node_ids``);
+        vector-store options VizRAG cannot honour (``vector_store_query_mode``,
+        ``sparse_top_k``) raise ``ValueError``, unknown names (``topk=3``)
         ``TypeError``; the arguments of LlamaIndex's query and chat engines (which
         ``as_query_engine`` / ``as_chat_engine`` pass on here) are ignored here."""
         check_options(kwargs, engine_option_names())

@@ -26,6 +26,7 @@ from typing import Any, Literal, NoReturn, get_args
 from llama_index.core.callbacks.base import CallbackManager
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import IndexNode, NodeWithScore, QueryBundle
+from llama_index.core.vector_stores.types import MetadataFilter, MetadataFilters
 
 from hyperviz_core.rag import (
     RetrievalResult,
@@ -37,45 +38,96 @@ from hyperviz_core.rag import (
     render_passages,
 )
 from hyperviz_core.rag.engine_args import refuse_unknown_options
+from hyperviz_core.rag.retrieve.filters import ChunkFilter, MetadataCondition
 
 from .instrumentation import StageSpans, dispatcher
-from .nodes import chunk_nodes, image_node, low_score
+from .nodes import REF_DOC_KEY, chunk_nodes, image_node, low_score
 
 __all__ = ["RETRIEVER_OPTIONS", "ImageView", "OptionTypeError", "VizRAGRetriever",
-           "check_options", "check_top_k"]
+           "check_options", "check_top_k", "core_filter"]
 
 
 
 ImageView = Literal["bottom", "top", "both"]
 RETRIEVER_OPTIONS: tuple[str, ...] = ("top_k", "mode", "hops", "include_image", "image_view",
                                       "similarity_top_k", "callback_manager", "verbose",
-                                      "objects")
+                                      "objects", "filters", "doc_ids", "node_ids")
 """Keyword arguments ``as_retriever`` passes on (others belong to the query engine)."""
 
-UNSUPPORTED_OPTIONS: tuple[str, ...] = ("filters", "doc_ids", "node_ids",
-                                        "vector_store_query_mode", "sparse_top_k")
+UNSUPPORTED_OPTIONS: tuple[str, ...] = ("vector_store_query_mode", "sparse_top_k")
 """Vector-store retriever options VizRAG cannot honour: refused, never silently dropped."""
 
 
 def check_unsupported(options: dict[str, Any]) -> None:
-    """Refuse vector-store options (``filters``, ``doc_ids`` ...) that VizRAG would ignore."""
+    """Refuse vector-store options (``vector_store_query_mode``, ``sparse_top_k``) that
+    VizRAG would ignore."""
     given = sorted(k for k in UNSUPPORTED_OPTIONS if not _no_op(k, options.get(k)))
     if given:
         raise ValueError(f"VizRAGRetriever does not support {', '.join(given)}: it ranks every "
-                         "chunk of the store; filter the returned nodes (e.g. with a node "
-                         "postprocessor) or index the subset in a store of its own")
+                         "chunk of the store with its own fusion of BM25, vectors and the "
+                         "hypergraph (pass mode='naive' for vector similarity alone)")
 
 
 def _no_op(name: str, value: Any) -> bool:
-    """Whether a vector-store option's value asks for nothing (None, an empty
-    ``MetadataFilters``/list, the ``"default"`` query mode): accepted, as code that always
-    builds a filter object passes one."""
-    if value is None or (name == "vector_store_query_mode" and str(getattr(
-            value, "value", value)) == "default"):
-        return True
-    if name == "filters" and hasattr(value, "filters"):
-        return not value.filters
-    return name in ("doc_ids", "node_ids") and isinstance(value, list | tuple) and not value
+    """Whether a vector-store option's value asks for nothing (None, the ``"default"``
+    query mode): accepted, as code that always builds one passes it."""
+    return value is None or (name == "vector_store_query_mode" and str(getattr(
+        value, "value", value)) == "default")
+
+
+def _ids(name: str, ids: Any) -> list[str]:
+    if isinstance(ids, str) or not isinstance(ids, list | tuple | set | frozenset):
+        raise TypeError(f"{name} must be a list of ids, got {ids!r:.80}")
+    bad = next((i for i in ids if not isinstance(i, str)), None)
+    if bad is not None:
+        raise TypeError(f"{name} must hold string ids, got {bad!r:.80}")
+    return sorted(ids)
+
+
+def _converted(filters: MetadataFilters) -> ChunkFilter:
+    parts: list[MetadataCondition | ChunkFilter] = []
+    for item in filters.filters:
+        if isinstance(item, MetadataFilters):
+            parts.append(_converted(item))
+        elif isinstance(item, MetadataFilter):
+            parts.append(MetadataCondition(key=item.key, op=item.operator, value=item.value))
+        else:
+            raise TypeError(f"filters hold MetadataFilter or MetadataFilters objects, got "
+                            f"{type(item).__name__}")
+    return ChunkFilter(filters=parts, condition=filters.condition or "and")
+
+
+def core_filter(filters: MetadataFilters | None = None, doc_ids: Any = None,
+                node_ids: Any = None) -> ChunkFilter | None:
+    """The engine's :class:`~hyperviz_core.rag.retrieve.filters.ChunkFilter` of LlamaIndex's
+    retriever options (all of them hold; ``None`` when none is given, an empty
+    ``MetadataFilters`` or list included): ``filters`` operator for operator (every
+    ``FilterOperator``, nested ``MetadataFilters``, ``and``/``or``/``not``), ``doc_ids``: the
+    nodes' ``ref_doc_id`` is one of them, ``node_ids``: the node id is one of them.
+
+    >>> from llama_index.core.vector_stores import MetadataFilters, MetadataFilter
+    >>> core_filter(MetadataFilters(filters=[MetadataFilter(key="year", value=2020,
+    ...                                                     operator=">")])).filters[0].op
+    '>'
+    """
+    parts: list[MetadataCondition | ChunkFilter] = []
+    if filters is not None:
+        if not isinstance(filters, MetadataFilters):
+            raise TypeError(f"filters must be a llama_index MetadataFilters, got "
+                            f"{type(filters).__name__}")
+        if filters.filters:
+            parts.append(_converted(filters))
+    if doc_ids is not None and (refs := _ids("doc_ids", doc_ids)):
+        parts.append(ChunkFilter(condition="or", filters=[  # a node's ref doc, else its doc
+            MetadataCondition(key=REF_DOC_KEY, op="in", value=refs),
+            ChunkFilter(filters=[MetadataCondition(key=REF_DOC_KEY, op="is_empty"),
+                                 MetadataCondition(key="doc_id", op="in", value=refs)])]))
+    if node_ids is not None and (nodes := _ids("node_ids", node_ids)):
+        parts.append(MetadataCondition(key="chunk_id", op="in", value=nodes))
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 and isinstance(parts[0], ChunkFilter) \
+        else ChunkFilter(filters=parts)
 
 
 def check_options(options: dict[str, Any], engine_options: frozenset[str] = frozenset()
@@ -135,6 +187,10 @@ class VizRAGRetriever(BaseRetriever):
         hops: sub-hypergraph radius (default: the engine's).
         include_image: append one image node per view (default True).
         image_view: ``"bottom"`` (I_bot), ``"top"`` (I_top) or ``"both"``.
+        filters, doc_ids, node_ids: return only the nodes that pass LlamaIndex
+            ``MetadataFilters`` (every operator, nested), whose ``ref_doc_id`` is in
+            ``doc_ids``, whose id is in ``node_ids`` (:func:`core_filter`: the engine's
+            ``filters=``; the ranking is masked, not changed).
     """
 
     def __init__(
@@ -150,8 +206,13 @@ class VizRAGRetriever(BaseRetriever):
         callback_manager: CallbackManager | None = None,
         verbose: bool = False,
         objects: list[IndexNode] | None = None,
+        filters: MetadataFilters | None = None,
+        doc_ids: list[str] | None = None,
+        node_ids: list[str] | None = None,
     ) -> None:
         self.engine = _engine_of(index)
+        self._filter = core_filter(filters, doc_ids, node_ids)  # checked before anything
+        self.filters, self.doc_ids, self.node_ids = filters, doc_ids, node_ids
         # a VizRAGIndex closes its store when collected: keep it alive while we are
         self._index = index if index is not self.engine else None
         if top_k is not None and similarity_top_k is not None and top_k != similarity_top_k:
@@ -204,6 +265,8 @@ class VizRAGRetriever(BaseRetriever):
         kwargs: dict[str, Any] = {"mode": self.mode, "top_k": self.top_k}
         if self.hops is not None:
             kwargs["hops"] = self.hops
+        if self._filter is not None:
+            kwargs["filters"] = self._filter
         if self.include_image:
             kwargs["render"] = True  # else the engine renders only for a model that reads it
             kwargs["render_views"] = (("top", "bottom") if self.image_view == "both"

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from .config import MAX_HOPS, MODES, RetrievalConfig, UnknownModeError, check_hops, check_mode
+from .filters import ChunkFilter, MetadataCondition
 from .rank import RankWeights
 from .retriever import Retriever
 
-__all__ = ["MAX_HOPS", "MODES", "RankWeights", "RetrievalConfig", "Retriever",
-           "UnknownModeError", "check_hops", "check_mode"]
+__all__ = ["MAX_HOPS", "MODES", "ChunkFilter", "MetadataCondition", "RankWeights",
+           "RetrievalConfig", "Retriever", "UnknownModeError", "check_hops", "check_mode"]

@@ -28,6 +28,7 @@ from .topk import best_first
 from .walk import EntityWalk
 
 if TYPE_CHECKING:
+    from .filters import ChunkFilter
     from .view import CorpusView, QueryLookups
 
 __all__ = ["CandidateIndex"]
@@ -76,6 +77,7 @@ class CandidateIndex:
         self._bm25: tuple[str, FloatArray] | None = None
         self._cache: dict[tuple[str, int], list[str]] = {}
         self._top_k = 0
+        self._filter: ChunkFilter | None = None
         self.chunk_entities = _PerChunk(self, "entities")
         self.home_of = _PerChunk(self, "homes")
 
@@ -85,6 +87,15 @@ class CandidateIndex:
     @property
     def total(self) -> int:
         return self.view.n
+
+    def restrict(self, flt: ChunkFilter) -> None:
+        """Rank under ``flt``: the chunks PageRank alone could bring into the top ``k``
+        are then the best ``k`` *matching* ones outside the candidates."""
+        self._filter = flt
+
+    def prefetch(self, positions: Iterable[int]) -> None:
+        """Read the chunks at ``positions`` in one store lookup (a filter reads them)."""
+        self._fetch(positions)
 
     def lexicon(self) -> QueryLexicon:
         """The query-repair lexicon of the store state (the same as ``ChunkIndex``'s)."""
@@ -160,9 +171,28 @@ class CandidateIndex:
         mask = np.ones(every.size, dtype=bool)
         mask[self.ords_array()] = False
         outside = np.flatnonzero(mask & (every > 0))
-        if outside.size:
+        if outside.size and self._filter is not None:
+            self._add_top_matching(every, outside)
+        elif outside.size:
             order = best_first(every[outside], outside, self._top_k)
             self._add(outside[order].tolist())
+
+    def _add_top_matching(self, every: FloatArray, outside: IntArray) -> None:
+        """Add the ``top_k`` best chunks by ``every`` among ``outside`` that pass the
+        filter (read from the store in batches, best first)."""
+        assert self._filter is not None
+        order = outside[np.lexsort((outside, -every[outside]))]
+        found = 0
+        for start in range(0, int(order.size), 64):
+            batch = order[start:start + 64]
+            rows = self.store.chunks_by_rowid(int(r) for r in self.view.rowid_of[batch])
+            keep = [(r, c, t) for r, (c, t) in rows.items() if self._filter.accepts(c)]
+            keep.sort(key=lambda row: int(self.view.ord_of[row[0]]))
+            best = sorted(keep, key=lambda row: -float(every[self.view.ord_of[row[0]]]))
+            self._add_rows(best[: self._top_k - found])
+            found += min(len(best), self._top_k - found)
+            if found >= self._top_k:
+                return
 
     def _score_lexical(self, query: str) -> None:
         """BM25 of the chunks holding a query token: counts from the FTS postings for the

@@ -15,6 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .filters import ChunkFilter, as_filter
 from .rank import RankWeights
 
 __all__ = [
@@ -128,6 +129,15 @@ class RetrievalConfig(BaseModel):
     are drawn, since the model reads them. A view not drawn is named in
     :attr:`RetrievalResult.skipped_views`."""
     weights: RankWeights = Field(default_factory=RankWeights)
+    filters: ChunkFilter | None = None
+    """Return only chunks whose metadata passes this filter (:mod:`.filters`; a
+    :class:`~.filters.MetadataCondition` or a dict of either is taken too): the ranking is
+    masked, not changed, and the views, entities and hyperedges are not filtered."""
+
+    @field_validator("filters", mode="before")
+    @classmethod
+    def _filter(cls, value: object) -> object:
+        return as_filter(value)
 
     @field_validator("render_views")
     @classmethod

@@ -53,6 +53,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..types import Chunk
 from .chunk_index import FloatArray
+from .filters import ChunkFilter, matching_best
 from .lexicon import QueryLexicon
 from .topk import best_first
 
@@ -326,6 +327,7 @@ def rank_chunks(
     weights: RankWeights | None = None,
     top_k: int = 5,
     lexical_query: str | None = None,
+    filters: ChunkFilter | None = None,
 ) -> list[ScoredChunk]:
     """Rank the chunks of ``index`` for ``query`` and return the ``top_k`` best.
 
@@ -336,6 +338,8 @@ def rank_chunks(
         hyperedge_scores: hyperedge id → retrieval score.
         vector_scores: chunk id → cosine similarity of the chunk vector to the query.
         lexical_query: text for BM25 (defaults to ``query``).
+        filters: only chunks passing it (and scoring above 0) are returned, in the order
+            of the unfiltered scores (:func:`~.filters.matching_best`).
     Ties are broken by chunk id, so the ranking is deterministic.
     """
     w = weights or RankWeights()
@@ -350,6 +354,9 @@ def rank_chunks(
     for key in spelled:
         ents[key] = max(ents.get(key, 0.0), w.spelling)
     edges = {h: float(s) for h, s in (hyperedge_scores or {}).items() if float(s) > 0}
+    restrict = getattr(index, "restrict", None) if filters is not None else None
+    if restrict is not None:  # a lazy index adds the chunks PPR ranks among the matching
+        restrict(filters)
     index.require(lexical_query=lexical, entities=ents, hyperedges=edges,
                   chunk_ids=sorted(vector_scores or {}), top_k=top_k)
     bm, vec, direct = _direct(index, lexical, vector_scores, w)
@@ -368,22 +375,12 @@ def rank_chunks(
     n = len(index)
     bm, vec, graph, final, ppr = (_fit(a, n) for a in (bm, vec, graph, final, ppr))
     final = final + w.graph * w.ppr * ppr
-    order = best_first(final, index.tiebreak(), min(top_k, n))
-    out: list[ScoredChunk] = []
-    for pos in order.tolist():
-        out.append(
-            ScoredChunk(
-                index=pos,
-                score=round(float(final[pos]), 6),
-                parts={
-                    "bm25": round(float(bm[pos]), 6),
-                    "vector": round(float(vec[pos]), 6),
-                    "graph": round(float(graph[pos]), 6),
-                    "ppr": round(float(ppr[pos]), 6),
-                },
-                entities=_support(index, pos, ents, w),
-            )
-        )
-    return out
+    order = (best_first(final, index.tiebreak(), min(top_k, n)) if filters is None
+             else matching_best(index, final, index.tiebreak(), top_k, filters))
+    parts = {"bm25": bm, "vector": vec, "graph": graph, "ppr": ppr}
+    return [ScoredChunk(index=pos, score=round(float(final[pos]), 6),
+                        parts={name: round(float(a[pos]), 6) for name, a in parts.items()},
+                        entities=_support(index, pos, ents, w))
+            for pos in order.tolist()]
 
 

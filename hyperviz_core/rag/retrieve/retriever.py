@@ -66,11 +66,10 @@ Pipeline = Generator[LLMRequest | HookEvent, Any, RetrievalResult]
 #: lazy attempts of one query while other writers commit under it; then the loaded corpus
 LAZY_ATTEMPTS = 3
 
-#: ``lazy=None`` (auto) reads lazily from this many chunks on. Below it the loaded corpus
-#: is faster per query and small (MuSiQue, 1,939 chunks: ~9 vs ~15 ms p50, 247 vs 168 MiB
-#: peak RSS of the query process, ``scale_bench.py --lazy off/on``); above it the loaded
-#: corpus grows with the store (5 MB, 4,989 chunks: 444 vs 195 MiB at the same latency, as
-#: measured before the query footprint work; 50 MB: 3.2 GiB).
+#: ``lazy=None`` (auto) reads lazily from this many chunks on. Below it the loaded corpus is
+#: faster per query and small (MuSiQue, 1,939 chunks: ~9 vs ~15 ms p50, 247 vs 168 MiB peak
+#: RSS, ``scale_bench.py --lazy off/on``); above it, it grows with the store (5 MB, 4,989
+#: chunks: 444 vs 195 MiB, before the query footprint work; 50 MB: 3.2 GiB).
 LAZY_MIN_CHUNKS = 4_000
 
 
@@ -337,10 +336,10 @@ class Retriever:
             raise TypeError(f"the query must be a string, got {type(query).__name__}")
         given = {k: v for k, v in overrides.items() if v is not None}
         check_mode(given.get("mode", self.config.mode))
-        unknown = sorted(set(given) - set(RetrievalConfig.model_fields))
+        valid = sorted(RetrievalConfig.model_fields)
+        unknown = sorted(set(given) - set(valid))
         if unknown:  # a misspelt option must not run with the defaults
-            raise TypeError(f"unknown retrieval option(s) {unknown}; valid: "
-                            f"{sorted(RetrievalConfig.model_fields)}")
+            raise TypeError(f"unknown retrieval option(s) {unknown}; valid: {valid}")
         cfg = RetrievalConfig.model_validate({**self.config.model_dump(), **given})
         visual = cfg.mode in ("vizrag", "hyper-lite") and cfg.retrieval_visualization
         render, why = render_decision(cfg, self.chat is not None)
@@ -350,7 +349,8 @@ class Retriever:
             "retrieval_visualization": cfg.retrieval_visualization,
             "congestion_control": cfg.congestion_control, "dual_view": cfg.dual_view,
             "images": visual and self.chat is not None, "rendered": bool(views),
-            "chat": getattr(self.chat, "model_name", None), "embedder": self.embedder.name})
+            "chat": getattr(self.chat, "model_name", None), "embedder": self.embedder.name,
+            **({"filters": cfg.filters.model_dump(mode="json")} if cfg.filters else {})})
         res.skipped_views = {v: why or "not in render_views (no model reads it)"
                              for v in MODE_VIEWS[cfg.mode] if v not in views}
         t0 = time.perf_counter()

@@ -31,6 +31,7 @@ from ..result import (
 from ..vectors import query_vectors
 from .chance import reached_by_chance
 from .collect import ranked_chunks
+from .filters import widened_vector_scores
 from .importance import entity_importance
 from .rank import RankWeights, rank_chunks
 from .search import linked_entities, search
@@ -335,12 +336,19 @@ def bottom_view(st: RetrievalState) -> Step:
             "render_hyperedges_limited": drawn is not sub}
 
 
-def _vector_scores(st: RetrievalState, weights: RankWeights) -> dict[str, float]:
-    """Chunk-vector cosine of the query, computed only when its weight counts."""
-    if not weights.vector or not st.cfg.chunk_vector_k:
+def _vector_scores(st: RetrievalState, weights: RankWeights, index: Any = None
+                   ) -> dict[str, float]:
+    """Chunk-vector cosine of the query, computed only when its weight counts; with an
+    ``index`` (``naive`` mode) and a filter, widened until ``top_k`` hits pass it."""
+    cfg = st.cfg
+    if not weights.vector or not cfg.chunk_vector_k:
         return {}
     qvec = _embed(st, [st.query], [embed_query(st.embedder, st.query)])[0]
-    return dict(search(st.store, st.corpus, "chunk", qvec, st.cfg.chunk_vector_k)[0])
+    if index is not None and cfg.filters is not None:
+        return widened_vector_scores(
+            index, cfg.filters, lambda k: dict(search(st.store, st.corpus, "chunk", qvec, k)[0]),
+            cfg.chunk_vector_k, cfg.top_k)
+    return dict(search(st.store, st.corpus, "chunk", qvec, cfg.chunk_vector_k)[0])
 
 
 def rank(st: RetrievalState) -> dict[str, Any]:
@@ -350,14 +358,15 @@ def rank(st: RetrievalState) -> dict[str, Any]:
     index = st.corpus.rank_index()
     if cfg.mode == "naive":
         w = RankWeights(bm25=0.0, vector=1.0, graph=0.0, feedback=0.0)
-        ranked = rank_chunks(index, st.query, vector_scores=_vector_scores(st, w),
-                             weights=w, top_k=cfg.top_k)
+        ranked = rank_chunks(index, st.query, vector_scores=_vector_scores(st, w, index),
+                             weights=w, top_k=cfg.top_k, filters=cfg.filters)
     else:
         w = cfg.weights.for_embedder(st.embedder)  # vector weight by embedder when unset
         ranked = rank_chunks(index, st.query, entity_scores=st.b_ents,
                              query_entities=st.linked, hyperedge_scores=st.b_edges,
                              vector_scores=_vector_scores(st, w), weights=w,
-                             top_k=cfg.top_k, lexical_query=st.query)
+                             top_k=cfg.top_k, lexical_query=st.query,
+                             filters=cfg.filters)
     res.chunks = ranked_chunks(index, ranked)
     if cfg.mode != "naive":  # graph evidence alone (anchors located by chance) is no match
         res.matched = bool(st.linked) or any(

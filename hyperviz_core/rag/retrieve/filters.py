@@ -1,0 +1,308 @@
+"""Metadata filters of retrieval: which chunks a query may return (``filters=``).
+
+A :class:`ChunkFilter` combines :class:`MetadataCondition` s (and nested filters) with
+``"and"``, ``"or"`` or ``"not"`` (none of them holds, as LlamaIndex's ``FilterCondition.NOT``).
+A condition reads one field of a chunk (:func:`chunk_fields`): a key of its metadata (its
+document's metadata plus ``"title"``), ``"doc_id"`` (its document's id) or ``"chunk_id"``.
+
+The filter *masks* the final ranking (:func:`matching_best`): chunks are scored exactly as
+without it, the ones that fail it are skipped, and the ``top_k`` best matching chunks that
+score above 0 come back in their unfiltered order. Values are compared, never evaluated.
+
+Operators (LlamaIndex's ``FilterOperator`` values; a missing key or ``None`` fails every
+operator except ``!=``, ``nin`` and ``is_empty``):
+
+* ``==``, ``!=``: same type and value (numbers by value: ``1 == 1.0``; a bool only equals a
+  bool); ``>``, ``>=``, ``<``, ``<=``: two numbers or two strings, else false;
+* ``in``, ``nin``: the value is (not) one of a list;
+* ``contains``: a list value holds the item, or a string value holds the substring;
+  ``any``/``all``: it contains any/all of a list;
+* ``text_match``, ``text_match_insensitive``: substring of a string (the latter caseless);
+* ``is_empty``: missing, ``None``, ``""`` or ``[]`` (give no value).
+
+Example:
+    >>> f = ChunkFilter.model_validate({"condition": "or", "filters": [
+    ...     {"key": "year", "op": ">=", "value": 2021},
+    ...     {"key": "lang", "value": "fr"}]})
+    >>> f.matches({"year": 2020, "lang": "fr"}), f.matches({"year": 2019, "lang": "en"})
+    (True, False)
+    >>> ChunkFilter.from_mongo({"team": "a", "year": {"$in": [2020, 2021]}}).matches(
+    ...     {"team": "a", "year": 2021})
+    True
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal, Protocol, get_args
+
+import numpy as np
+import numpy.typing as npt
+from pydantic import BaseModel, ConfigDict, field_validator, model_validator
+
+from ..types import Chunk
+
+__all__ = ["OPERATORS", "ChunkFilter", "MetadataCondition", "Operator", "as_filter",
+           "chunk_fields", "matching_best", "widened_vector_scores"]
+
+Operator = Literal["==", "!=", ">", ">=", "<", "<=", "in", "nin", "contains", "any", "all",
+                   "text_match", "text_match_insensitive", "is_empty"]
+OPERATORS: tuple[str, ...] = get_args(Operator)
+
+Scalar = str | int | float | bool
+_LISTS = ("in", "nin", "any", "all")
+_ORDERED = (">", ">=", "<", "<=")
+_MONGO = {"$eq": "==", "$ne": "!=", "$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<=",
+          "$in": "in", "$nin": "nin"}
+
+
+def _scalar(value: Any, where: str) -> Scalar:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{where}: a filter value must be finite, got {value!r}")
+    if not isinstance(value, str | int | float | bool):
+        raise ValueError(f"{where}: a filter value must be a string, number or bool, got "
+                         f"{type(value).__name__} {value!r:.60}")
+    return value
+
+
+class MetadataCondition(BaseModel):
+    """``key op value`` on one chunk field (see the module docstring)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    key: str
+    op: Operator = "=="
+    value: Scalar | list[Scalar] | None = None
+
+    @field_validator("op", mode="before")
+    @classmethod
+    def _known_op(cls, op: Any) -> Any:
+        op = getattr(op, "value", op)  # an enum member (LlamaIndex's FilterOperator)
+        if op not in OPERATORS:
+            raise ValueError(f"unknown filter operator {op!r}; valid: {', '.join(OPERATORS)}")
+        return op
+
+    @field_validator("value", mode="before")
+    @classmethod
+    def _plain(cls, value: Any) -> Any:
+        """No coercion: ``"3"`` stays a string, a tuple becomes a list."""
+        return list(value) if isinstance(value, tuple) else value
+
+    @model_validator(mode="after")
+    def _value_fits(self) -> MetadataCondition:
+        where = f"filter on {self.key!r} ({self.op})"
+        if not self.key:
+            raise ValueError("a filter condition needs a non-empty key")
+        if self.op == "is_empty":
+            if self.value is not None:
+                raise ValueError(f"{where} takes no value, got {self.value!r:.60}")
+        elif self.op in _LISTS:
+            if not isinstance(self.value, list):
+                raise ValueError(f"{where} needs a list of values, got {self.value!r:.60}")
+            for item in self.value:
+                _scalar(item, where)
+        elif self.value is None or isinstance(self.value, list):
+            raise ValueError(f"{where} needs one string, number or bool, got "
+                             f"{self.value!r:.60}")
+        else:
+            _scalar(self.value, where)
+            if self.op in _ORDERED and isinstance(self.value, bool):
+                raise ValueError(f"{where} needs a number or a string, got {self.value!r}")
+            if self.op.startswith("text_match") and not isinstance(self.value, str):
+                raise ValueError(f"{where} needs a string, got {self.value!r:.60}")
+        return self
+
+    def matches(self, fields: Mapping[str, Any]) -> bool:
+        """Whether ``fields`` (:func:`chunk_fields`) satisfy the condition."""
+        have = fields.get(self.key)
+        if self.op == "is_empty":
+            return have is None or have == "" or have == []
+        if have is None:
+            return self.op in ("!=", "nin")
+        return _holds(self.op, have, self.value)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal with their types: a bool equals only a bool, numbers by value, else ``==`` of
+    the same type."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a is b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return a == b
+    return type(a) is type(b) and bool(a == b)
+
+
+def _contains(have: Any, item: Any) -> bool:
+    if isinstance(have, list):
+        return any(_same(x, item) for x in have)
+    return isinstance(have, str) and isinstance(item, str) and item in have
+
+
+def _ordered(have: Any, value: Any) -> tuple[Any, Any] | None:
+    numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (have, value))
+    return (have, value) if numbers or (isinstance(have, str) and isinstance(value, str)) \
+        else None
+
+
+def _holds(op: str, have: Any, value: Any) -> bool:
+    if op in _ORDERED:
+        pair = _ordered(have, value)
+        if pair is None:
+            return False
+        a, b = pair
+        return bool(a > b if op == ">" else a >= b if op == ">=" else a < b if op == "<"
+                    else a <= b)
+    if op in ("==", "!="):
+        return _same(have, value) == (op == "==")
+    if op in ("in", "nin"):
+        return any(_same(have, v) for v in value) == (op == "in")
+    if op == "contains":
+        return _contains(have, value)
+    if op in ("any", "all"):
+        found = (_contains(have, v) for v in value)
+        return any(found) if op == "any" else all(found)
+    if not isinstance(have, str):  # text_match, text_match_insensitive
+        return False
+    return value in have if op == "text_match" else value.casefold() in have.casefold()
+
+
+class ChunkFilter(BaseModel):
+    """Conditions and nested filters combined by ``condition`` (``"not"``: none holds)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    filters: list[MetadataCondition | ChunkFilter]
+    condition: Literal["and", "or", "not"] = "and"
+
+    @field_validator("condition", mode="before")
+    @classmethod
+    def _known_condition(cls, value: Any) -> Any:
+        value = getattr(value, "value", value)
+        if value not in ("and", "or", "not"):
+            raise ValueError(f"unknown filter condition {value!r}; valid: and, or, not")
+        return value
+
+    def matches(self, fields: Mapping[str, Any]) -> bool:
+        """Whether ``fields`` (:func:`chunk_fields`) pass the filter (an empty ``"and"``
+        passes everything, an empty ``"or"`` nothing)."""
+        found = (f.matches(fields) for f in self.filters)
+        if self.condition == "and":
+            return all(found)
+        return any(found) if self.condition == "or" else not any(found)
+
+    def accepts(self, chunk: Chunk) -> bool:
+        """Whether ``chunk`` passes the filter."""
+        return self.matches(chunk_fields(chunk))
+
+    @classmethod
+    def from_mongo(cls, spec: Mapping[str, Any]) -> ChunkFilter:
+        """The filter of a vector-store style dict (PGVector, Chroma): ``{"key": value}``
+        equality, ``{"key": {"$gt": 1}}`` with ``$eq $ne $gt $gte $lt $lte $in $nin``, and
+        ``{"$and": [...]}``, ``{"$or": [...]}``; several entries of one dict all hold.
+
+        >>> ChunkFilter.from_mongo({"$or": [{"lang": "en"}, {"year": {"$lt": 2000}}]}
+        ...                        ).condition
+        'or'
+        """
+        if not isinstance(spec, Mapping):
+            raise TypeError(f"a filter must be a dict, got {type(spec).__name__}")
+        parts: list[MetadataCondition | ChunkFilter] = []
+        for key, value in spec.items():
+            if key in ("$and", "$or"):
+                if not isinstance(value, list | tuple) or not value:
+                    raise ValueError(f"filter {key} needs a non-empty list of dicts, got "
+                                     f"{value!r:.60}")
+                parts.append(cls(condition=key[1:],
+                                 filters=[cls.from_mongo(v) for v in value]))
+            elif not isinstance(key, str) or key.startswith("$"):
+                raise ValueError(f"unknown filter operator {key!r}; valid: $and, $or, "
+                                 f"{', '.join(_MONGO)}")
+            elif isinstance(value, Mapping):
+                parts.extend(_mongo_ops(key, value))
+            else:
+                parts.append(MetadataCondition(key=key, op="==", value=value))
+        return parts[0] if len(parts) == 1 and isinstance(parts[0], ChunkFilter) \
+            else cls(filters=parts)
+
+
+def _mongo_ops(key: str, ops: Mapping[str, Any]) -> list[MetadataCondition]:
+    if not ops:
+        raise ValueError(f"filter on {key!r}: an empty operator dict")
+    bad = sorted(str(op) for op in ops if op not in _MONGO)
+    if bad:
+        raise ValueError(f"filter on {key!r}: unknown operator(s) {bad}; valid: "
+                         f"{', '.join(_MONGO)}")
+    return [MetadataCondition(key=key, op=_MONGO[op], value=v) for op, v in ops.items()]
+
+
+def as_filter(value: Any) -> ChunkFilter | None:
+    """``value`` as a :class:`ChunkFilter`: one already, a :class:`MetadataCondition`
+    (wrapped), a dict of one (validated), or ``None``."""
+    if value is None or isinstance(value, ChunkFilter):
+        return value
+    if isinstance(value, MetadataCondition):
+        return ChunkFilter(filters=[value])
+    if isinstance(value, Mapping) and "key" in value:
+        return ChunkFilter(filters=[MetadataCondition.model_validate(value)])
+    return ChunkFilter.model_validate(value)
+
+
+def chunk_fields(chunk: Chunk) -> dict[str, Any]:
+    """What a filter reads of ``chunk``: its metadata, ``doc_id`` and ``chunk_id``."""
+    return {**chunk.metadata, "doc_id": chunk.doc_id, "chunk_id": chunk.id}
+
+
+class _Index(Protocol):
+    def chunk_at(self, pos: int) -> Chunk: ...
+
+
+#: positions whose chunks are read (and, on a lazy index, fetched) at once
+_BATCH = 64
+
+
+def matching_best(index: _Index, final: npt.NDArray[np.float64],
+                  tiebreak: npt.NDArray[np.int64], k: int, flt: ChunkFilter
+                  ) -> npt.NDArray[np.intp]:
+    """Positions of the ``k`` best chunks scoring above 0 that pass ``flt``, in the order of
+    :func:`~.topk.best_first` (score, then ``tiebreak``): the filter masks, it never rescores.
+    A lazy index's chunks are fetched in batches (its ``prefetch``)."""
+    positive = np.flatnonzero(final > 0)
+    order = positive[np.lexsort((tiebreak[positive], -final[positive]))]
+    prefetch: Callable[[Sequence[int]], None] | None = getattr(index, "prefetch", None)
+    out: list[int] = []
+    for start in range(0, int(order.size), _BATCH):
+        batch = order[start:start + _BATCH].tolist()
+        if prefetch is not None:
+            prefetch(batch)
+        for pos in batch:
+            if flt.accepts(index.chunk_at(pos)):
+                out.append(pos)
+                if len(out) >= k:
+                    return np.asarray(out, dtype=np.intp)
+    return np.asarray(out, dtype=np.intp)
+
+
+class _Hits(Protocol):
+    @property
+    def position(self) -> Mapping[str, int]: ...
+    @property
+    def total(self) -> int: ...
+    def require(self, *, chunk_ids: Sequence[str] = ...) -> None: ...
+    def chunk_at(self, pos: int) -> Chunk: ...
+
+
+def widened_vector_scores(index: _Hits, flt: ChunkFilter, search: Callable[[int], dict[str, float]],
+                          k: int, top_k: int) -> dict[str, float]:
+    """The vector hits of ``naive`` mode under a filter: ``search(k)``, asked again for
+    four times as many while fewer than ``top_k`` of its positive hits pass ``flt`` and the
+    store has more chunks. Each hit's cosine is what a narrower search gives it."""
+    k = max(k, top_k)
+    while True:
+        hits = search(k)
+        index.require(chunk_ids=sorted(hits))
+        passing = sum(1 for cid, s in hits.items() if s > 0 and cid in index.position
+                      and flt.accepts(index.chunk_at(index.position[cid])))
+        if passing >= top_k or len(hits) < k or k >= index.total:
+            return hits
+        k *= 4
