@@ -2,10 +2,13 @@
 
 A run of Han characters or kana has no spaces between its words: BM25 reads it as its
 overlapping character bigrams (a lone character as itself), so a query ``北京`` finds the
-passage ``北京是中国的首都``. ``İ`` lower-cases to ``i`` + a combining dot: BM25 reads it as
-``i``, so ``İstanbul``, ``ISTANBUL``, ``Istanbul`` and ``istanbul`` are one token. Both hold
-on the loaded path (``ChunkIndex``) and on the lazy one (SQLite FTS5 candidates and the
-postings stored beside it), also on a store whose derived index an older version made.
+passage ``北京是中国的首都``; Hangul too (``서울`` finds ``서울에서``), and full-width ASCII and
+half-width katakana read as their usual forms (``2021`` finds ``２０２１年``). ``İ`` lower-cases
+to ``i`` + a combining dot: BM25 reads it as ``i``, so ``İstanbul``, ``ISTANBUL``,
+``Istanbul`` and ``istanbul`` are one token. All hold on the loaded path (``ChunkIndex``) and
+on the lazy one (SQLite FTS5 candidates, substrings of the passages for the pieces of a Han
+run, the few tokens neither finds stored beside them), also on a store whose derived index
+an older version made.
 """
 
 from __future__ import annotations
@@ -33,11 +36,14 @@ DOCS = [  # untitled (a title would name the document); the first by id matches 
     ("d3", "", "私は毎日コンピューターで仕事をします。"),
     ("e4", "", "İSTANBUL Boğazı iki kıtayı ayırır."),
     ("f5", "", "ANKARA is the capital of Turkey; Izmir lies on the coast."),
+    ("g6", "", "서울에서 한강을 따라 걸었다."),
+    ("h7", "", "２０２１年にＡＢＣ社がｶﾀｶﾅの看板を出した。"),
 ]
 QUERIES = {  # query → the document it names (the only one holding its tokens)
     "北京": "c2", "首都": "c2", "上海的港口": "b1", "コンピューター": "d3",
     "Istanbul": "e4", "istanbul": "e4", "ISTANBUL": "e4", "İstanbul": "e4",
     "İzmir": "f5", "İZMİR coast": "f5",
+    "서울": "g6", "한강": "g6", "2021": "h7", "ABC": "h7", "カタカナ": "h7", "２０２１年": "h7",
 }
 ENGLISH = [
     "The _erica vagans_ -- the lovely Cornish heath, and snake_case names!",
@@ -92,7 +98,8 @@ def test_cjk_runs_give_character_bigrams() -> None:
     assert tokens("コンピューター") == ["コン", "ンピ", "ピュ", "ュー", "ータ", "ター"]
     assert tokens("iPhone手机, 水 and Beijing北京") == ["iphone", "手机", "水", "beijing", "北京"]
     assert tokens("東京・大阪") == ["東京", "大阪"]  # punctuation ends a run
-    assert tokens("서울은 한국의 수도") == ["서울은", "한국의", "수도"]  # Hangul: words
+    assert tokens("서울은 한국의 수도") == ["서울", "울은", "한국", "국의", "수도"]  # Hangul too
+    assert tokens("２０２１年 ＡＢＣ ｶﾀｶﾅ") == ["2021", "年", "abc", "カタ", "タカ", "カナ"]
 
 
 def test_dotted_capital_i_folds_to_i() -> None:
@@ -128,11 +135,16 @@ def test_engine_finds_cjk_and_turkish_loaded_and_lazy(tmp_path: Path) -> None:
     _check(path, lazy=False)
     _check(path, lazy=True)
     conn = sqlite3.connect(path / "vizrag.sqlite")
-    n_terms = conn.execute(f"SELECT COUNT(DISTINCT chunk) FROM {TERMS}").fetchone()[0]
+    terms = conn.execute(f"SELECT t.term, c.doc_id FROM {TERMS} t JOIN chunks c "
+                         "ON c.rowid = t.chunk ORDER BY t.term").fetchall()
     exact = dict(conn.execute(f"SELECT rowid, exact FROM {LENGTHS}").fetchall())
     conn.close()
-    assert n_terms == 4  # the Chinese, Japanese and İ passages have their BM25 postings
-    assert sorted(exact.values()) == [0, 0, 0, 0, 1, 1]
+    # only the tokens neither FTS5 nor a substring finds are kept: İstanbul's istanbul and
+    # the full-width passage's 2021, abc and the pieces with half-width katakana (no Han
+    # or Hangul bigram: those are found as substrings)
+    assert terms == [("2021", "h7"), ("abc", "h7"), ("istanbul", "e4"), ("がカ", "h7"),
+                     ("カタ", "h7"), ("カナ", "h7"), ("タカ", "h7"), ("ナの", "h7")]
+    assert sorted(exact.values()) == [0, 0, 0, 0, 0, 0, 1, 1]
 
 
 def test_lazy_reads_postings_a_read_only_store_could_not_keep(tmp_path: Path) -> None:

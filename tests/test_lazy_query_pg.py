@@ -254,10 +254,10 @@ def test_pg_reader_process_sees_consistent_snapshots(pg_url: str) -> None:
 
 
 def test_pg_token_longer_than_an_index_entry(pg_url: str, tmp_path: Path) -> None:
-    """A run of word characters is one BM25 token — a Chinese paragraph without spaces is
-    one; 1,100 CJK characters are 3,300 bytes, more than a PostgreSQL B-tree entry holds
-    (about 2.7 kB), so the postings keep such a token by digest: the document indexes, and
-    a query holding that token finds it, as on SQLite and on the loaded path."""
+    """A long query token is kept by digest (a B-tree entry holds about 2.7 kB): the
+    document indexes, and a query holding it finds it, as on SQLite and on the loaded path.
+    (A run of Han characters is read as its bigrams since 2026-12-05; the query's 1,100
+    characters also make SQLite look for 1,099 substrings at once.)"""
     rng = random.Random(7)  # characters that do not compress
     blob = "".join(chr(rng.randrange(0x4E00, 0x9FA5)) for _ in range(1100))
     docs = [Document(id="seq", title="Sequence", text=f"The note {blob} maps to chromosome 7."),

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
@@ -30,8 +31,8 @@ import numpy.typing as npt
 from .lexicon import lexical_text, undot
 
 __all__ = [
-    "STOPWORDS", "bm25_from_counts", "bm25_scores", "bm25_values", "cjk_grams",
-    "passage_tokens", "query_tokens", "segmented", "tokens",
+    "STOPWORDS", "bm25_from_counts", "bm25_scores", "bm25_values", "cjk_grams", "cjk_token",
+    "passage_tokens", "plain_missed", "query_tokens", "segmented", "tokens",
 ]
 
 K1 = 1.5
@@ -53,15 +54,22 @@ STOPWORDS: frozenset[str] = _stopwords()
 #: ``bm25s.tokenize``'s default token pattern (applied to the lower-cased text)
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")
 
-#: the characters written without spaces between words, read as character bigrams: kana
-#: (Hiragana, Katakana and its extensions, half-width Katakana), Han ideographs (CJK Unified
-#: and its extensions A to H, compatibility ideographs) and the ideographic marks (々, 〆, 〇,
-#: Hangzhou numerals, kana repeat marks). Hangul is written with spaces: read as words.
-_CJK = ("\u3005-\u3007\u3021-\u3029\u3031-\u3035\u303b\u303c\u3040-\u30ff\u31f0-\u31ff"
-        "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f")
+#: the characters read as character bigrams, as Lucene's ``CJKAnalyzer`` reads them: kana
+#: (Hiragana, Katakana and its extensions), Han ideographs (CJK Unified and its extensions A
+#: to H, compatibility ideographs), the ideographic marks (々, 〆, 〇, Hangzhou numerals, kana
+#: repeat marks) and Hangul (syllables and jamo: a Korean word takes its particles, 서울에서)
+_CJK = ("\u1100-\u11ff\u3005-\u3007\u3021-\u3029\u3031-\u3035\u303b\u303c\u3040-\u30ff"
+        "\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff"
+        "\U00020000-\U0003134f")
 _CJK_ANY = re.compile(f"[{_CJK}]")
 # a run of word characters of those scripts, or a run of other word characters
 _PIECE = re.compile(f"((?:(?=\\w)[{_CJK}])+)|([^\\W{_CJK}]+)")
+#: full-width ASCII and half-width katakana, read as their usual forms (NFKC): ２０２１ is 2021
+_WIDTH = re.compile("[\uff01-\uff5e\uff65-\uff9f]+")
+
+
+def _usual_width(text: str) -> str:
+    return _WIDTH.sub(lambda m: unicodedata.normalize("NFKC", m.group(0)), text)
 
 
 def cjk_grams(run: str) -> list[str]:
@@ -78,12 +86,13 @@ def cjk_grams(run: str) -> list[str]:
 
 def tokens(text: str) -> list[str]:
     """BM25 tokens of ``text`` in order, repeats kept: ``bm25s.tokenize(lexical_text(text),
-    stopwords="en")`` without the vocabulary (underscores separate words), with two
-    changes for text no space separates or ``str.lower`` misreads. Runs of kana and Han
-    characters give their overlapping character bigrams (:func:`cjk_grams`; these
-    characters also end the word before them and start a new one after them), and the
-    dotted capital ``İ`` (which lower-cases to ``i`` + combining dot) reads as ``i``. Text
-    without these characters gives exactly ``bm25s``'s tokens.
+    stopwords="en")`` without the vocabulary (underscores separate words), with three
+    changes for text no space separates or ``str.lower`` misreads. Runs of kana, Han and
+    Hangul characters give their overlapping character bigrams (:func:`cjk_grams`; these
+    characters also end the word before them and start a new one after them); full-width
+    ASCII and half-width katakana read as their usual forms; and the dotted capital ``İ``
+    (which lower-cases to ``i`` + combining dot) reads as ``i``. Text without these
+    characters gives exactly ``bm25s``'s tokens.
 
     >>> tokens("the _erica vagans_ and snake_case")
     ['erica', 'vagans', 'snake', 'case']
@@ -91,9 +100,15 @@ def tokens(text: str) -> list[str]:
     ['北京', '京是', '是中', '中国', '国的', '的首', '首都', 'beijing']
     >>> tokens("İSTANBUL İstanbul Istanbul"), tokens("東京タワー")
     (['istanbul', 'istanbul', 'istanbul'], ['東京', '京タ', 'タワ', 'ワー'])
+    >>> tokens("２０２１年 ＡＢＣ社 ｶﾀｶﾅ"), tokens("서울에서")
+    (['2021', '年', 'abc', '社', 'カタ', 'タカ', 'カナ'], ['서울', '울에', '에서'])
     """
     low = undot(lexical_text(text).lower())
-    if low.isascii() or not _CJK_ANY.search(low):
+    if low.isascii():
+        return [t for t in _TOKEN.findall(low) if t not in STOPWORDS]
+    if _WIDTH.search(low):
+        low = _usual_width(low)
+    if not _CJK_ANY.search(low):
         return [t for t in _TOKEN.findall(low) if t not in STOPWORDS]
     out: list[str] = []
     for run, word in _PIECE.findall(low):
@@ -107,14 +122,43 @@ def tokens(text: str) -> list[str]:
 def segmented(text: str) -> bool:
     """Whether :func:`tokens` reads ``text`` otherwise than as its maximal runs of word
     characters, lower-cased (what a plain full-text index such as SQLite's ``unicode61``
-    holds): it has kana or Han characters, or a dotted capital ``İ``.
+    holds): it has kana, Han or Hangul characters, full-width ASCII or half-width katakana,
+    or a dotted capital ``İ``.
 
     >>> segmented("Hank Snow"), segmented("Zürich"), segmented("東京"), segmented("İzmir")
     (False, False, True, True)
     """
     if text.isascii():
         return False
-    return "\u0130" in text or "\u0307" in text or _CJK_ANY.search(text) is not None
+    return ("\u0130" in text or "\u0307" in text or _CJK_ANY.search(text) is not None
+            or _WIDTH.search(text) is not None)
+
+
+def cjk_token(token: str) -> bool:
+    """Whether ``token`` is a piece of a kana / Han / Hangul run (:func:`cjk_grams`), which a
+    plain full-text index cannot find (it holds the whole run as one word): its passages
+    are found by the substring instead."""
+    return _CJK_ANY.search(token) is not None
+
+
+def plain_missed(text: str, body: str) -> Counter[str]:
+    """The BM25 tokens of passage ``text`` (with their counts) that a plain full-text index
+    of its ``body`` cannot select it by: not one of its plain words (maximal runs of word
+    characters, lower-cased), nor a kana/Han/Hangul piece found in ``body`` as it is (by
+    substring, :func:`cjk_token`). Only text :func:`segmented` reads otherwise has them:
+    ``İstanbul`` (``istanbul``), ``２０２１`` (``2021``), half-width katakana.
+
+    >>> plain_missed("İstanbul 北京 ２０２１", "İstanbul 北京 ２０２１")
+    Counter({'istanbul': 1, '2021': 1})
+    >>> plain_missed("北京是中国的首都", "北京是中国的首都")
+    Counter()
+    """
+    if body == text and "\u0130" not in text and "\u0307" not in text and not _WIDTH.search(
+            text):  # every piece of a run is in the passage, every other token a plain word
+        return Counter()
+    plain = set(_TOKEN.findall(lexical_text(text).lower()))
+    return Counter(t for t in tokens(text)
+                   if t not in plain and not (cjk_token(t) and t in body))
 
 
 def query_tokens(query: str) -> list[str]:

@@ -16,14 +16,17 @@ Tokens: ``unicode61`` without diacritic folding, i.e. maximal runs of letters an
 case-folded (an underscore separates tokens) — the tokens of the ranking's BM25
 (:func:`~hyperviz_core.rag.retrieve.lexical.tokens`: ``\\b\\w\\w+\\b`` on the lower-cased
 text with underscores turned into spaces; English stop words removed) are those of at
-least two characters that are not stop words, in a passage without kana, Han characters or
-a dotted ``İ``. A passage with them (:func:`~hyperviz_core.rag.retrieve.lexical.segmented`:
-BM25 reads a run of Han characters as its bigrams, ``unicode61`` as one token) has its BM25
-postings in the table ``vizrag_chunk_terms_v4(term, chunk, tf)`` as well, written by the
-reader that measures its BM25 length (:func:`store_lengths`, one transaction with the
-length row; the triggers delete both). The index only *selects* the candidates (chunks
-holding a query token: FTS5 tokens or these postings) and gives the corpus token total;
-the scores are computed from the candidates' own text
+least two characters that are not stop words, in a passage without kana, Han or Hangul
+characters, full-width forms or a dotted ``İ``. A passage with them
+(:func:`~hyperviz_core.rag.retrieve.lexical.segmented`) is not exact: BM25 reads a run of
+Han characters as its bigrams, ``unicode61`` as one token, so such a piece selects its
+passages by substring (``instr``, a scan of the passages, only for a query that has one);
+and its few BM25 tokens that neither finds (``istanbul`` of ``İstanbul``, ``2021`` of
+``２０２１``: :func:`~hyperviz_core.rag.retrieve.lexical.plain_missed`) are kept in the table
+``vizrag_chunk_terms_v4(term, chunk, tf)``, written by the reader that measures its BM25
+length (:func:`store_lengths`, one transaction with the length row; the triggers delete
+both). The index only *selects* the candidates (chunks holding a query token) and gives
+the corpus token total; the scores are computed from the candidates' own text
 (:mod:`hyperviz_core.rag.retrieve.lexical`).
 
 Example:
@@ -83,7 +86,7 @@ def _body(c: str) -> str:
 
 _INST = f"{FTS_TABLE}_inst"
 LENGTHS = f"vizrag_chunk_bm25_v{_VERSION}"
-#: the BM25 postings of the passages unicode61 tokenizes otherwise (see the module text)
+#: the BM25 tokens unicode61 and substrings cannot find a passage by (see the module text)
 TERMS = f"vizrag_chunk_terms_v{_VERSION}"
 _T = FTS_TABLE  # trigger name prefix
 _OLD = range(3, _VERSION)  # the versions with a number in their names
@@ -246,16 +249,22 @@ def _match_expr(tokens: Iterable[str]) -> str:
 
 
 def match_chunks(conn: sqlite3.Connection, tokens: Sequence[str], columns: str,
-                 extra: Iterable[int] = ()) -> list[Any]:
+                 extra: Iterable[int] = (), *, substrings: Sequence[str] = ()) -> list[Any]:
     """Rows (``columns`` of ``chunks c``), by rowid, of every chunk whose passage holds one
-    of ``tokens`` (an FTS5 token, or a :data:`TERMS` posting), and of the chunks ``extra``."""
+    of ``tokens`` (an FTS5 token, or a :data:`TERMS` posting) or one of ``substrings`` (the
+    pieces of a Han run, which FTS5 holds whole: a scan of the passages), and of the chunks
+    ``extra``."""
     expr = _match_expr(tokens)
     if not expr:
         return []
     terms = sorted({t for t in tokens if t})
     marks = ",".join("?" * len(terms))
+    pieces = sorted({t for t in substrings if t})
+    scan = (f" OR EXISTS (SELECT 1 FROM (SELECT {_body('c')} AS b), json_each(?) "
+            "WHERE instr(b, value) > 0)") if pieces else ""
     return conn.execute(
         f"SELECT {columns} FROM chunks c WHERE c.rowid IN (SELECT rowid FROM {FTS_TABLE} "
         f"WHERE {FTS_TABLE} MATCH ?) OR c.rowid IN (SELECT chunk FROM {TERMS} "
-        f"WHERE term IN ({marks})) OR c.rowid IN (SELECT value FROM json_each(?)) "
-        "ORDER BY c.rowid", (expr, *terms, json.dumps(sorted(set(extra))))).fetchall()
+        f"WHERE term IN ({marks})) OR c.rowid IN (SELECT value FROM json_each(?)){scan} "
+        "ORDER BY c.rowid", (expr, *terms, json.dumps(sorted(set(extra))),
+                             *([json.dumps(pieces)] if pieces else []))).fetchall()

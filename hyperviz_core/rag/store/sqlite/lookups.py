@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import sqlite3
 import unicodedata
-from collections import Counter
 from collections.abc import Callable, Iterable
 
 import numpy as np
@@ -138,13 +137,17 @@ class QueryLookupsMixin(ChunkLookupsMixin):
 
     def lexical_candidates(self, tokens: Iterable[str]) -> list[tuple[int, Chunk, str]]:
         """(rowid, chunk, document title) of every chunk whose passage holds a token (an
-        FTS token, or a BM25 token of a passage FTS tokenizes otherwise: kana, Han)."""
+        FTS token, a stored BM25 token FTS cannot find, or a piece of a kana/Han/Hangul run
+        found as a substring of the passage: a scan of the chunks)."""
+        from ...retrieve.lexical import cjk_token
+
         toks = sorted(set(tokens))
         with self._lock:
             unstored = self._unstored()
             extra = sorted({r for t in toks for r in unstored.get(t, {})})
             rows = match_chunks(self._conn, toks, self._cols().replace(
-                "d.title", "(SELECT d.title FROM documents d WHERE d.id = c.doc_id)"), extra)
+                "d.title", "(SELECT d.title FROM documents d WHERE d.id = c.doc_id)"), extra,
+                substrings=[t for t in toks if cjk_token(t)])
         return [chunk_row(r) for r in rows]
 
     def lexical_postings(self, terms: Iterable[str]) -> dict[str, tuple[IntArray, IntArray]]:
@@ -174,9 +177,11 @@ class QueryLookupsMixin(ChunkLookupsMixin):
         FTS tokens made of ASCII characters are its BM25 tokens made of ASCII characters
         (:func:`_same_ascii_tokens`), so ASCII query tokens may be counted by FTS. A
         passage FTS tokenizes otherwise (:func:`~...retrieve.lexical.segmented`: kana, Han,
-        ``İ``) is not exact, and its BM25 postings are stored with its length (kept in
+        Hangul, full-width forms, ``İ``) is not exact, and its BM25 tokens FTS cannot find
+        it by (:func:`~...retrieve.lexical.plain_missed`: ``istanbul`` of ``İstanbul``, not
+        the pieces of a Han run, found by substring) are stored with its length (kept in
         memory when they cannot be stored)."""
-        from ...retrieve.lexical import segmented, tokens  # the ranking's own tokens
+        from ...retrieve.lexical import plain_missed, segmented  # the ranking's own tokens
 
         with self._lock:
             fresh: list[tuple[int, int, int]] = []
@@ -187,7 +192,7 @@ class QueryLookupsMixin(ChunkLookupsMixin):
                 fresh.append((int(rowid), measure(text),
                               int(body == text and not special and _same_ascii_tokens(text))))
                 if special:
-                    terms.extend((t, int(rowid), n) for t, n in Counter(tokens(text)).items())
+                    terms.extend((t, int(rowid), n) for t, n in plain_missed(text, body).items())
             stored = bool(fresh) and not self.read_only and store_lengths(
                 self._conn, fresh, terms)
             unstored: dict[str, dict[int, int]] = {}
