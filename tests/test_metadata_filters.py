@@ -241,3 +241,42 @@ def test_lazy_equals_loaded_on_a_larger_store(tmp_path: Path, data_dir: Path,
         assert all(c.metadata["part"] == part for c in want.chunks) and want.chunks
         got = lazy.retrieve(q, mode=mode, top_k=k, render=False, filters=flt)
         assert _key(got) == _key(want), (q, mode, part, k)
+
+
+LEAK_DOCS = [
+    Document(id="alpha-secret", title="Alpha finance", text="Project Zephyr has a "
+             "confidential budget of 4.2 million euros approved by Alice Jones in Paris.",
+             metadata={"team": "alpha"}),
+    Document(id="beta-notes", title="Beta notes", text="Bob Smith from team beta attended "
+             "the Project Zephyr kickoff in Berlin.", metadata={"team": "beta"}),
+    Document(id="beta-2", title="Beta roadmap", text="The Orion roadmap of team beta lists "
+             "three milestones.", metadata={"team": "beta"}),
+]
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_a_filtered_query_shows_no_fact_of_an_excluded_document(tmp_path: Path,
+                                                                 lazy: bool) -> None:
+    """The views, the result's entities and hyperedges and so the answer prompt hold only
+    what the passing chunks say (an entity named in both teams' documents is left out: its
+    description merges both); the passages are the unfiltered ranking, masked."""
+    from hyperviz_core.rag.answer import answer_prompt
+    from hyperviz_core.rag.prompts import Prompts
+
+    rag = VizRAG(tmp_path / "s", show_progress=False)
+    rag.insert(LEAK_DOCS)
+    rag.retriever.lazy = lazy
+    query = "What is the budget of Project Zephyr and who approved it?"
+    beta = {"key": "team", "value": "beta"}
+    secret = ("4.2 million", "Alice Jones")
+    plain = rag.retrieve(query, mode="text", render=False)
+    assert any(s in answer_prompt(plain, Prompts(), image=False) for s in secret)  # else leaks
+    for mode in ("vizrag", "hyper-lite", "text"):
+        res = rag.retrieve(query, mode=mode, filters=beta, render=mode != "text")
+        assert {c.doc_id for c in res.chunks} <= {"beta-notes", "beta-2"} and res.chunks
+        shown = [answer_prompt(res, Prompts(), image=False), res.model_dump_json(
+            include={"entities", "hyperedges", "top_view", "bottom_view"})]
+        assert not any(s in text for s in secret for text in shown), mode
+        assert "project zephyr" not in {e.key for e in res.entities}
+        assert {e.key for e in res.entities} >= {"bob smith", "berlin"}
+    rag.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -209,3 +210,31 @@ def test_langchain_bad_filters_are_named(vs: VizRAGVectorStore) -> None:
         vs.similarity_search(QUERY, filter={"lang": {"$in": "en"}})
     with pytest.raises(TypeError, match="takes a dict"):
         LCRetriever(store=vs.engine, filter="lang == 'en'")
+
+
+def test_langchain_filter_dict_forms_and_a_retrievers_dump(vs: VizRAGVectorStore) -> None:
+    """The engine's own dict forms read as such (not as metadata keys ``key``/``value``),
+    so a retriever rebuilt from its dump keeps its filter."""
+    want = {"d5", "d6"}
+    for flt in ({"team": "c"}, {"key": "team", "value": "c"},
+                {"key": "team", "operator": "==", "value": "c"},
+                {"condition": "or", "filters": [{"key": "team", "value": "c"}]}):
+        assert {d.id for d in vs.similarity_search(QUERY, k=3, filter=flt)} == want, flt
+    own = LCRetriever(store=vs.engine, k=3, filter={"team": "c"})
+    again = LCRetriever(store=vs.engine, **{k: v for k, v in own.model_dump().items()
+                                            if k in ("k", "filter")})
+    assert again.filter == own.filter
+    assert [d.id for d in again.invoke(QUERY)] == [d.id for d in own.invoke(QUERY)]
+
+
+def test_user_metadata_doc_id_is_filtered_as_shown(tmp_path: Path) -> None:
+    """Child chunks that name their parent in ``doc_id`` metadata (LangChain's
+    MultiVectorRetriever / ParentDocumentRetriever ``id_key``) filter on that value."""
+    docs = [LCDocument(page_content=f"Child {n} of parent {p}: Ada Lovelace wrote notes.",
+                       id=f"c{n}", metadata={"doc_id": f"parent-{p}"})
+            for n, p in ((1, 0), (2, 0), (3, 1))]
+    store = VizRAGVectorStore.from_documents(docs, store=tmp_path / "s")
+    got = store.similarity_search("Ada Lovelace notes", k=3, filter={"doc_id": "parent-0"})
+    assert sorted(d.id for d in got) == ["c1", "c2"]
+    assert {d.metadata["doc_id"] for d in got} == {"parent-0"}
+    store.close()

@@ -47,7 +47,7 @@ from hyperviz_core.rag import (
 from hyperviz_core.rag import Document as VizDocument
 from hyperviz_core.rag.index.report import warn_empty
 from hyperviz_core.rag.index.stream import dedupe_last
-from hyperviz_core.rag.retrieve.filters import ChunkFilter, MetadataCondition
+from hyperviz_core.rag.retrieve.filters import ChunkFilter, MetadataCondition, as_filter
 
 from .documents import derived_id, image_document, result_documents, to_engine_document
 from .engine import SharedEngine, resolve_engine
@@ -73,12 +73,8 @@ def core_filter(value: Any) -> ChunkFilter | None:
     >>> core_filter({"year": {"$gte": 2021}}).filters[0].op
     '>='
     """
-    if value is None or isinstance(value, ChunkFilter):
-        return value
-    if isinstance(value, MetadataCondition):
-        return ChunkFilter(filters=[value])
-    if isinstance(value, Mapping):
-        return ChunkFilter.from_mongo(value) if value else None
+    if value is None or isinstance(value, ChunkFilter | MetadataCondition | Mapping):
+        return as_filter(value)  # the engine's own dict forms too (a retriever's dump)
     if callable(value):
         raise TypeError("filter= takes a dict such as {'year': {'$gte': 2021}} (the "
                         "operators $eq $ne $gt $gte $lt $lte $in $nin $and $or), not a "

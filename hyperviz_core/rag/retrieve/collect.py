@@ -31,7 +31,7 @@ def ranked_chunks(index: RankIndex, ranked: Sequence[ScoredChunk]) -> list[Ranke
 
 
 def _collect_top(st: RetrievalState) -> None:
-    sub_top, top_ids, res, anchors = st.sub_top, st.top_ids, st.res, st.anchors
+    sub_top, top_ids, res, anchors = st.top_shown or st.sub_top, st.top_ids, st.res, st.anchors
     assert sub_top is not None and top_ids is not None and st.sub_bot is not None
     seen = set(st.sub_bot.entities)
     for key in sorted(sub_top.entities, key=lambda k: (-anchors.get(k, 0.0), k)):

@@ -132,7 +132,8 @@ class RetrievalConfig(BaseModel):
     filters: ChunkFilter | None = None
     """Return only chunks whose metadata passes this filter (:mod:`.filters`; a
     :class:`~.filters.MetadataCondition` or a dict of either is taken too): the ranking is
-    masked, not changed, and the views, entities and hyperedges are not filtered."""
+    masked, not changed; the views, entities and hyperedges show only facts of passing
+    chunks (:mod:`.shown`)."""
 
     @field_validator("filters", mode="before")
     @classmethod

@@ -238,19 +238,33 @@ def _mongo_ops(key: str, ops: Mapping[str, Any]) -> list[MetadataCondition]:
 
 def as_filter(value: Any) -> ChunkFilter | None:
     """``value`` as a :class:`ChunkFilter`: one already, a :class:`MetadataCondition`
-    (wrapped), a dict of one (validated), or ``None``."""
+    (wrapped), a dict of either (``{"key", "op", "value"}``, LlamaIndex's ``"operator"``
+    read as ``"op"``; ``{"filters", "condition"}``), any other dict in the vector-store
+    style (:meth:`ChunkFilter.from_mongo`: ``{"team": "beta"}``), or ``None``/``{}``.
+
+    >>> as_filter({"team": "beta"}) == as_filter({"key": "team", "value": "beta"})
+    True
+    """
     if value is None or isinstance(value, ChunkFilter):
         return value
     if isinstance(value, MetadataCondition):
         return ChunkFilter(filters=[value])
-    if isinstance(value, Mapping) and "key" in value:
-        return ChunkFilter(filters=[MetadataCondition.model_validate(value)])
+    if isinstance(value, Mapping):
+        keys = set(value)
+        if "key" in keys and keys <= {"key", "op", "operator", "value"}:
+            cond = {("op" if k == "operator" else k): v for k, v in value.items()}
+            return ChunkFilter(filters=[MetadataCondition.model_validate(cond)])
+        if "filters" in keys and keys <= {"filters", "condition"}:
+            return ChunkFilter.model_validate(value)
+        return ChunkFilter.from_mongo(value) if value else None
     return ChunkFilter.model_validate(value)
 
 
 def chunk_fields(chunk: Chunk) -> dict[str, Any]:
-    """What a filter reads of ``chunk``: its metadata, ``doc_id`` and ``chunk_id``."""
-    return {**chunk.metadata, "doc_id": chunk.doc_id, "chunk_id": chunk.id}
+    """What a filter reads of ``chunk``: its metadata, and ``doc_id`` and ``chunk_id`` (the
+    engine's ids, unless the metadata has such a key: then its value, as the wrappers'
+    documents show it)."""
+    return {"doc_id": chunk.doc_id, "chunk_id": chunk.id, **chunk.metadata}
 
 
 class _Index(Protocol):

@@ -35,6 +35,7 @@ from .filters import widened_vector_scores
 from .importance import entity_importance
 from .rank import RankWeights, rank_chunks
 from .search import linked_entities, search
+from .shown import shown_graph
 from .state import LLMRequest, RetrievalState, Step
 from .subgraph import DESCRIPTION_CHARS, expand, induced, limit_hyperedges
 
@@ -194,7 +195,8 @@ def top_view(st: RetrievalState) -> Step:
                              {h: st.e_rel[h] for h in st.themes})
     st.sub_top = sub = induced(top, t_ents)
     st.top_imp = entity_importance(sub, st.query, description_chars=DESCRIPTION_CHARS)
-    drawn = _drawable(st, "top", sub, cfg.render_max_themes, t_edges, t_ents, ())
+    st.top_shown = shown = shown_graph(st, sub)  # under filters=, what passing chunks say
+    drawn = _drawable(st, "top", shown, cfg.render_max_themes, t_edges, t_ents, ())
     st.top_ids, st.res.top_view = yield from render_view(st, drawn, "top", st.top_imp)
     return {"entities": len(sub.entities), "hyperedges": len(sub.hyperedges),
             "rendered": st.res.top_view is not None,
@@ -233,7 +235,7 @@ def _model_locate(st: RetrievalState) -> Generator[LLMRequest, str, list[str] | 
     assert st.top_ids is not None and st.sub_top is not None
     view = st.res.top_view
     images = [view.png] if (st.visual and view) else []
-    contexts = theme_contexts(st.sub_top, st.themes, st.top_ids)
+    contexts = theme_contexts(st.top_shown or st.sub_top, st.themes, st.top_ids)
     prompt = st.prompts.format("locate", image=bool(images), query=st.query,
                                contexts=contexts, max_ids=st.cfg.locate_k)
     try:
@@ -326,6 +328,7 @@ def bottom_view(st: RetrievalState) -> Step:
                                          cfg.hop_decay)
         limited = len(ent_scores) >= cfg.render_max_entities
         st.sub_bot = sub = induced(bottom, ent_scores)
+    st.sub_bot = sub = shown_graph(st, sub)  # under filters=, what passing chunks say
     drawn = _drawable(st, "bottom", sub, cfg.render_max_hyperedges, edge_scores, ent_scores,
                       st.v_rel)
     st.bot_ids, st.res.bottom_view = yield from render_view(st, drawn, "bottom", st.b_ents)

@@ -141,6 +141,7 @@ class RetrievalState:
     themes: list[str] = field(default_factory=list)
     theme_members: dict[str, list[str]] = field(default_factory=dict)
     sub_top: Hypergraph | None = None
+    top_shown: Hypergraph | None = None  # sub_top as shown (``filters=``: :mod:`.shown`)
     top_imp: dict[str, float] = field(default_factory=dict)
     top_ids: IdMap | None = None
     anchors: dict[str, float] = field(default_factory=dict)

@@ -1,0 +1,69 @@
+"""What a filtered query shows: the facts of the chunks that pass its ``filters=``.
+
+A metadata filter (:mod:`.filters`) masks the ranked passages. The drawings, the result's
+entities and hyperedges, and so the answer prompt's listings and the locate prompt, show
+only what the passing chunks say: an entity or hyperedge is shown when it has source chunks
+and every one of them passes the filter (its merged description then holds no text of an
+excluded document); a hyperedge keeps its shown members (:meth:`Hypergraph.restrict`: one
+left with fewer than two is dropped). The ranking itself still reads the whole store's
+graph evidence, so it is the unfiltered ranking, masked.
+
+Example:
+    >>> from hyperviz_core import Entity, Hyperedge, Hypergraph
+    >>> from hyperviz_core.rag.types import Chunk
+    >>> from hyperviz_core.rag.retrieve.filters import ChunkFilter
+    >>> hg = Hypergraph(entities=[Entity(name="Ada", source_ids=["a1"]),
+    ...                           Entity(name="Zephyr", source_ids=["b1"]),
+    ...                           Entity(name="Paris", source_ids=["a1", "b1"])],
+    ...                 hyperedges=[Hyperedge(id="h1", members=["ada", "paris"],
+    ...                                       source_ids=["a1"])])
+    >>> chunks = {"a1": Chunk(id="a1", doc_id="a", text="t", metadata={"team": "a"}),
+    ...           "b1": Chunk(id="b1", doc_id="b", text="t", metadata={"team": "b"})}
+    >>> flt = ChunkFilter.model_validate({"filters": [{"key": "team", "value": "a"}]})
+    >>> shown = passing_graph(hg, flt, lambda ids: {i: chunks[i] for i in ids})
+    >>> sorted(shown.entities), sorted(shown.hyperedges)
+    (['ada'], [])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+from ...model import Hypergraph
+from ..types import Chunk
+from .filters import ChunkFilter
+from .state import Corpus, RetrievalState
+
+__all__ = ["passing_graph", "shown_graph"]
+
+ChunkLookup = Callable[[Sequence[str]], Mapping[str, Chunk]]
+
+
+def passing_graph(hg: Hypergraph, flt: ChunkFilter, chunks: ChunkLookup) -> Hypergraph:
+    """``hg`` with only the entities and hyperedges whose source chunks (looked up by
+    ``chunks``: id → chunk) all pass ``flt``."""
+    ids = sorted({s for e in hg.entities.values() for s in e.source_ids}
+                 | {s for h in hg.hyperedges.values() for s in h.source_ids})
+    passing = {cid for cid, chunk in chunks(ids).items() if flt.accepts(chunk)}
+
+    def clean(sources: Sequence[str]) -> bool:
+        return bool(sources) and all(s in passing for s in sources)
+
+    out = hg.restrict([k for k, e in hg.entities.items() if clean(e.source_ids)])
+    for hid in sorted(out.hyperedges):
+        if not clean(hg.hyperedges[hid].source_ids):
+            out.remove_hyperedge(hid)
+    return out
+
+
+def shown_graph(st: RetrievalState, hg: Hypergraph) -> Hypergraph:
+    """``hg`` as a query with ``filters=`` may show it (:func:`passing_graph`); ``hg``
+    itself without a filter. The chunks come from the loaded corpus, else the store."""
+    flt = st.cfg.filters
+    if flt is None:
+        return hg
+    if isinstance(st.corpus, Corpus):
+        index = st.corpus.chunks
+        return passing_graph(hg, flt, lambda ids: {
+            i: index.chunk_at(index.position[i]) for i in ids if i in index.position})
+    return passing_graph(hg, flt, lambda ids: {c.id: c for c in st.store.chunks(ids)})
