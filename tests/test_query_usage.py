@@ -144,6 +144,17 @@ def test_user_tracker_keeps_counting_and_query_mirrors_it(store: Path) -> None:
     assert u.model_dump(exclude={"seconds"}) == mine.model_dump(exclude={"seconds"})
 
 
+def test_retries_of_the_query_above_a_users_tracker_are_counted(store: Path) -> None:
+    """``UsageTracker(chat)`` given as it is: the engine's own retries sit above the user's
+    tracker, and the query's report counts them as the failures it mirrors."""
+    tracker = UsageTracker(Reporting(fail_once="keywords"))
+    with VizRAG(store, chat=tracker, show_progress=False) as rag:
+        u = rag.query(Q).usage
+    mine = tracker.report()
+    assert u is not None and (mine.failures, mine.retries) == (1, 0)  # the user's: below
+    assert (u.failures, u.retries, u.calls) == (1, 1, mine.calls)
+
+
 def test_nested_trackers_outer_receives_reported_tokens() -> None:
     inner = UsageTracker(Reporting())
     outer = UsageTracker(inner)

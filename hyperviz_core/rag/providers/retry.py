@@ -27,7 +27,7 @@ from .protocols import (
     current_call_info,
     embed_query,
 )
-from .usage import UsageTracker
+from .usage import MIRROR, UsageTracker
 
 __all__ = [
     "RateLimitedChatModel",
@@ -201,6 +201,8 @@ class RetryingChatModel(_Retrying[ChatModel]):
         info = current_call_info()
         if info is not None:  # a tracker outside the retries counts them
             info["retries"] += 1
+        elif self.tracker is None and (mirror := MIRROR.get()) is not None:
+            mirror.record_retry()  # a query's own counts (a user's tracker sits below)
         else:
             super()._count_retry()
 
