@@ -66,6 +66,9 @@ _CJK_ANY = re.compile(f"[{_CJK}]")
 _PIECE = re.compile(f"((?:(?=\\w)[{_CJK}])+)|([^\\W{_CJK}]+)")
 #: full-width ASCII and half-width katakana, read as their usual forms (NFKC): ２０２１ is 2021
 _WIDTH = re.compile("[\uff01-\uff5e\uff65-\uff9f]+")
+#: a letter or digit against a kana/Han/Hangul character: one word to a plain full-text index
+#: (``python入門``, ``2021年``), two BM25 tokens (``python``, ``入門``)
+_JOINED = re.compile(f"[^\\W{_CJK}][{_CJK}]|[{_CJK}][^\\W{_CJK}]")
 
 
 def _usual_width(text: str) -> str:
@@ -102,13 +105,13 @@ def tokens(text: str) -> list[str]:
     (['istanbul', 'istanbul', 'istanbul'], ['東京', '京タ', 'タワ', 'ワー'])
     >>> tokens("２０２１年 ＡＢＣ社 ｶﾀｶﾅ"), tokens("서울에서")
     (['2021', '年', 'abc', '社', 'カタ', 'タカ', 'カナ'], ['서울', '울에', '에서'])
+    >>> tokens("ｓｎａｋｅ＿ｃａｓｅ")
+    ['snake', 'case']
     """
+    if not text.isascii() and _WIDTH.search(text):  # before underscores split: ＿ is one
+        text = _usual_width(text)
     low = undot(lexical_text(text).lower())
-    if low.isascii():
-        return [t for t in _TOKEN.findall(low) if t not in STOPWORDS]
-    if _WIDTH.search(low):
-        low = _usual_width(low)
-    if not _CJK_ANY.search(low):
+    if low.isascii() or not _CJK_ANY.search(low):
         return [t for t in _TOKEN.findall(low) if t not in STOPWORDS]
     out: list[str] = []
     for run, word in _PIECE.findall(low):
@@ -146,16 +149,19 @@ def plain_missed(text: str, body: str) -> Counter[str]:
     of its ``body`` cannot select it by: not one of its plain words (maximal runs of word
     characters, lower-cased), nor a kana/Han/Hangul piece found in ``body`` as it is (by
     substring, :func:`cjk_token`). Only text :func:`segmented` reads otherwise has them:
-    ``İstanbul`` (``istanbul``), ``２０２１`` (``2021``), half-width katakana.
+    ``İstanbul`` (``istanbul``), ``２０２１`` (``2021``), half-width katakana, and a word
+    written against such characters (``python`` of ``python入門``, ``2021`` of ``2021年``).
 
     >>> plain_missed("İstanbul 北京 ２０２１", "İstanbul 北京 ２０２１")
     Counter({'istanbul': 1, '2021': 1})
+    >>> plain_missed("Python入門は2021年", "Python入門は2021年")
+    Counter({'python': 1, '2021': 1})
     >>> plain_missed("北京是中国的首都", "北京是中国的首都")
     Counter()
     """
-    if body == text and "\u0130" not in text and "\u0307" not in text and not _WIDTH.search(
-            text):  # every piece of a run is in the passage, every other token a plain word
-        return Counter()
+    if (body == text and "\u0130" not in text and "\u0307" not in text
+            and not _WIDTH.search(text) and not _JOINED.search(text)):
+        return Counter()  # every piece of a run is in the passage, every other token a word
     plain = set(_TOKEN.findall(lexical_text(text).lower()))
     return Counter(t for t in tokens(text)
                    if t not in plain and not (cjk_token(t) and t in body))
