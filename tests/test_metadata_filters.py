@@ -278,5 +278,21 @@ def test_a_filtered_query_shows_no_fact_of_an_excluded_document(tmp_path: Path,
             include={"entities", "hyperedges", "top_view", "bottom_view"})]
         assert not any(s in text for s in secret for text in shown), mode
         assert "project zephyr" not in {e.key for e in res.entities}
+        assert not {"project zephyr", "alice jones"} & {*res.anchors, *res.located}
         assert {e.key for e in res.entities} >= {"bob smith", "berlin"}
     rag.close()
+
+
+def test_dict_forms_are_read_strictly() -> None:
+    """A dict with ``key`` is a condition (``operator`` read as ``op``) and one with
+    ``filters`` a filter: a misspelt key is an error naming it, not metadata names."""
+    from hyperviz_core.rag.retrieve.filters import as_filter
+
+    assert as_filter({"key": "team", "operator": "==", "value": "c"}) == as_filter(
+        {"team": "c"})
+    with pytest.raises(ValidationError, match="operater"):
+        as_filter({"key": "team", "value": "beta", "operater": "=="})
+    with pytest.raises(ValidationError, match="conditon"):
+        as_filter({"filters": [{"key": "team", "value": "beta"}], "conditon": "or"})
+    with pytest.raises(ValueError, match="both 'op' and 'operator'"):
+        as_filter({"key": "team", "op": "==", "operator": "!=", "value": "c"})

@@ -201,6 +201,13 @@ def test_langchain_retriever_filter(vs: VizRAGVectorStore) -> None:
     assert {d.metadata["doc_id"] for d in docs} == {"d2", "d5"}
 
 
+def test_langchain_no_image_document_when_nothing_passes(vs: VizRAGVectorStore) -> None:
+    retriever = LCRetriever(store=vs.engine, k=3, include_image=True)
+    assert retriever.invoke(QUERY, filter={"team": "none"}) == []
+    docs = retriever.invoke(QUERY, filter={"team": "c"})
+    assert [d.metadata["type"] for d in docs] == ["chunk", "chunk", "hyperviz_image"]
+
+
 def test_langchain_bad_filters_are_named(vs: VizRAGVectorStore) -> None:
     with pytest.raises(TypeError, match="not a callable"):
         vs.similarity_search(QUERY, filter=lambda doc: True)
@@ -212,14 +219,22 @@ def test_langchain_bad_filters_are_named(vs: VizRAGVectorStore) -> None:
         LCRetriever(store=vs.engine, filter="lang == 'en'")
 
 
-def test_langchain_filter_dict_forms_and_a_retrievers_dump(vs: VizRAGVectorStore) -> None:
-    """The engine's own dict forms read as such (not as metadata keys ``key``/``value``),
-    so a retriever rebuilt from its dump keeps its filter."""
+def test_langchain_filter_dict_forms_and_a_retrievers_dump(vs: VizRAGVectorStore,
+                                                           tmp_path: Path) -> None:
+    """A dict names metadata keys (``key`` and ``value`` too), except exactly a retriever's
+    dump of its filter, so a retriever rebuilt from its dump keeps its filter."""
     want = {"d5", "d6"}
-    for flt in ({"team": "c"}, {"key": "team", "value": "c"},
-                {"key": "team", "operator": "==", "value": "c"},
-                {"condition": "or", "filters": [{"key": "team", "value": "c"}]}):
+    for flt in ({"team": "c"}, {"condition": "or", "filters": [{"key": "team", "value": "c"}]}):
         assert {d.id for d in vs.similarity_search(QUERY, k=3, filter=flt)} == want, flt
+    docs = [LCDocument(page_content="Ada Lovelace wrote notes.", id="a",
+                       metadata={"key": "blue", "value": 2}),
+            LCDocument(page_content="Ada Lovelace met Babbage.", id="b",
+                       metadata={"key": "red", "value": 2})]
+    other = VizRAGVectorStore.from_documents(docs, store=tmp_path / "kv")
+    assert [d.id for d in other.similarity_search("Ada", filter={"key": "blue"})] == ["a"]
+    assert [d.id for d in other.similarity_search(
+        "Ada", filter={"key": "red", "value": 2})] == ["b"]
+    other.close()
     own = LCRetriever(store=vs.engine, k=3, filter={"team": "c"})
     again = LCRetriever(store=vs.engine, **{k: v for k, v in own.model_dump().items()
                                             if k in ("k", "filter")})
@@ -238,3 +253,26 @@ def test_user_metadata_doc_id_is_filtered_as_shown(tmp_path: Path) -> None:
     assert sorted(d.id for d in got) == ["c1", "c2"]
     assert {d.metadata["doc_id"] for d in got} == {"parent-0"}
     store.close()
+
+
+def test_llamaindex_ids_when_nodes_carry_their_own_id_metadata() -> None:
+    """``node_ids``/``doc_ids`` name the engine's ids even when the nodes' metadata holds
+    ``chunk_id``/``doc_id`` keys of their own (which a metadata filter reads)."""
+    nodes = [TextNode(text="Marie Curie discovered radium with Pierre Curie.", id_="n1",
+                      metadata={"chunk_id": 0, "doc_id": "paper-1"}),
+             TextNode(text="Radium was discovered by Marie Curie in 1898.", id_="n2",
+                      metadata={"chunk_id": 1, "doc_id": "paper-1"})]
+    index = VizRAGIndex(nodes=nodes)
+    index.insert(LIDocument(text="Marie Curie discovered radium in Paris.", id_="docA",
+                            metadata={"doc_id": "external-7"}))
+
+    def ids(**kw: Any) -> list[str]:
+        return [n.node.node_id for n in index.as_retriever(
+            similarity_top_k=3, include_image=False, **kw).retrieve(QUERY)]
+
+    assert ids(node_ids=["n1"]) == ["n1"]
+    assert [n.node.ref_doc_id for n in index.as_retriever(
+        include_image=False, doc_ids=["docA"]).retrieve(QUERY)] == ["docA"]
+    same = MetadataFilters(filters=[MetadataFilter(key="doc_id", value="paper-1")])
+    assert sorted(ids(filters=same)) == ["n1", "n2"]
+    index.close()

@@ -73,8 +73,12 @@ def core_filter(value: Any) -> ChunkFilter | None:
     >>> core_filter({"year": {"$gte": 2021}}).filters[0].op
     '>='
     """
-    if value is None or isinstance(value, ChunkFilter | MetadataCondition | Mapping):
-        return as_filter(value)  # the engine's own dict forms too (a retriever's dump)
+    if value is None or isinstance(value, ChunkFilter | MetadataCondition):
+        return as_filter(value)
+    if isinstance(value, Mapping):  # metadata keys, or exactly a retriever's dump of one
+        dumped = set(value) == {"filters", "condition"} and isinstance(value["filters"], list)
+        return as_filter(value) if dumped else (ChunkFilter.from_mongo(value) if value
+                                                else None)
     if callable(value):
         raise TypeError("filter= takes a dict such as {'year': {'$gte': 2021}} (the "
                         "operators $eq $ne $gt $gte $lt $lte $in $nin $and $or), not a "
@@ -340,7 +344,8 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
             view, name = passages, "passages"
         elif not image:
             view = None
-        if view is not None:  # after the passages it shows, scored like the weakest one
+        if view is not None and docs:  # after the passages it shows, scored like the
+            # weakest one (no passage, e.g. a filter nothing passes: no drawing of nothing)
             scores = [c.score for c in result.chunks[:n]]
             docs.append(image_document(view, view_name=name, query=result.query,
                                        mode=result.mode, score=min(scores, default=0.0),

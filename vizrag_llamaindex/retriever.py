@@ -38,7 +38,12 @@ from hyperviz_core.rag import (
     render_passages,
 )
 from hyperviz_core.rag.engine_args import refuse_unknown_options
-from hyperviz_core.rag.retrieve.filters import ChunkFilter, MetadataCondition
+from hyperviz_core.rag.retrieve.filters import (
+    ENGINE_CHUNK_ID,
+    ENGINE_DOC_ID,
+    ChunkFilter,
+    MetadataCondition,
+)
 
 from .instrumentation import StageSpans, dispatcher
 from .nodes import REF_DOC_KEY, chunk_nodes, image_node, low_score
@@ -121,9 +126,9 @@ def core_filter(filters: MetadataFilters | None = None, doc_ids: Any = None,
         parts.append(ChunkFilter(condition="or", filters=[  # a node's ref doc, else its doc
             MetadataCondition(key=REF_DOC_KEY, op="in", value=refs),
             ChunkFilter(filters=[MetadataCondition(key=REF_DOC_KEY, op="is_empty"),
-                                 MetadataCondition(key="doc_id", op="in", value=refs)])]))
+                                 MetadataCondition(key=ENGINE_DOC_ID, op="in", value=refs)])]))
     if node_ids is not None and (nodes := _ids("node_ids", node_ids)):
-        parts.append(MetadataCondition(key="chunk_id", op="in", value=nodes))
+        parts.append(MetadataCondition(key=ENGINE_CHUNK_ID, op="in", value=nodes))
     if not parts:
         return None
     return parts[0] if len(parts) == 1 and isinstance(parts[0], ChunkFilter) \

@@ -73,3 +73,7 @@ def collect(st: RetrievalState) -> None:
             id=hid, kind=edge.kind, members=list(edge.members), description=edge.description,
             score=round(b_edges.get(hid, 0.0), 6), source_ids=list(edge.source_ids),
             visual_id=bot_ids.hyperedges.get(hid)))
+    if st.cfg.filters is not None:  # under filters=, name only the entities shown (.shown)
+        shown = {e.key for e in res.entities}
+        res.anchors = [k for k in res.anchors if k in shown]
+        res.located = [k for k in res.located if k in shown]

@@ -43,8 +43,8 @@ from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
 from ..types import Chunk
 
-__all__ = ["OPERATORS", "ChunkFilter", "MetadataCondition", "Operator", "as_filter",
-           "chunk_fields", "matching_best", "widened_vector_scores"]
+__all__ = ["ENGINE_CHUNK_ID", "ENGINE_DOC_ID", "OPERATORS", "ChunkFilter", "MetadataCondition",
+           "Operator", "as_filter", "chunk_fields", "matching_best", "widened_vector_scores"]
 
 Operator = Literal["==", "!=", ">", ">=", "<", "<=", "in", "nin", "contains", "any", "all",
                    "text_match", "text_match_insensitive", "is_empty"]
@@ -238,9 +238,10 @@ def _mongo_ops(key: str, ops: Mapping[str, Any]) -> list[MetadataCondition]:
 
 def as_filter(value: Any) -> ChunkFilter | None:
     """``value`` as a :class:`ChunkFilter`: one already, a :class:`MetadataCondition`
-    (wrapped), a dict of either (``{"key", "op", "value"}``, LlamaIndex's ``"operator"``
-    read as ``"op"``; ``{"filters", "condition"}``), any other dict in the vector-store
-    style (:meth:`ChunkFilter.from_mongo`: ``{"team": "beta"}``), or ``None``/``{}``.
+    (wrapped), a dict of either (one with ``"key"`` is a condition, LlamaIndex's
+    ``"operator"`` read as ``"op"``; one with ``"filters"`` a filter: another key of them is
+    an error naming it), any other dict in the vector-store style
+    (:meth:`ChunkFilter.from_mongo`: ``{"team": "beta"}``), or ``None``/``{}``.
 
     >>> as_filter({"team": "beta"}) == as_filter({"key": "team", "value": "beta"})
     True
@@ -250,21 +251,28 @@ def as_filter(value: Any) -> ChunkFilter | None:
     if isinstance(value, MetadataCondition):
         return ChunkFilter(filters=[value])
     if isinstance(value, Mapping):
-        keys = set(value)
-        if "key" in keys and keys <= {"key", "op", "operator", "value"}:
+        if "key" in value:
+            if "op" in value and "operator" in value:
+                raise ValueError("a filter condition has both 'op' and 'operator': give one")
             cond = {("op" if k == "operator" else k): v for k, v in value.items()}
             return ChunkFilter(filters=[MetadataCondition.model_validate(cond)])
-        if "filters" in keys and keys <= {"filters", "condition"}:
+        if "filters" in value:
             return ChunkFilter.model_validate(value)
         return ChunkFilter.from_mongo(value) if value else None
     return ChunkFilter.model_validate(value)
 
 
+#: the fields that always hold the engine's document and chunk ids (``doc_id`` and
+#: ``chunk_id`` do unless the metadata has such a key)
+ENGINE_DOC_ID, ENGINE_CHUNK_ID = "vizrag_doc_id", "vizrag_chunk_id"
+
+
 def chunk_fields(chunk: Chunk) -> dict[str, Any]:
     """What a filter reads of ``chunk``: its metadata, and ``doc_id`` and ``chunk_id`` (the
     engine's ids, unless the metadata has such a key: then its value, as the wrappers'
-    documents show it)."""
-    return {"doc_id": chunk.doc_id, "chunk_id": chunk.id, **chunk.metadata}
+    documents show it; the engine's are :data:`ENGINE_DOC_ID`, :data:`ENGINE_CHUNK_ID`)."""
+    return {"doc_id": chunk.doc_id, "chunk_id": chunk.id, **chunk.metadata,
+            ENGINE_DOC_ID: chunk.doc_id, ENGINE_CHUNK_ID: chunk.id}
 
 
 class _Index(Protocol):
