@@ -296,3 +296,19 @@ def test_dict_forms_are_read_strictly() -> None:
         as_filter({"filters": [{"key": "team", "value": "beta"}], "conditon": "or"})
     with pytest.raises(ValueError, match="both 'op' and 'operator'"):
         as_filter({"key": "team", "op": "==", "operator": "!=", "value": "c"})
+
+
+def test_cli_query_filter(store_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``vizrag query --filter JSON``: either dict form; a bad one is a usage error."""
+    from hyperviz_core.cli import main
+
+    for flt in ('{"team": "c"}', '{"key": "team", "op": "in", "value": ["c"]}'):
+        assert main(["query", QUERY, "--store", str(store_dir), "--json", "--no-render",
+                     "--filter", flt]) == 0
+        obj = json.loads(capsys.readouterr().out)
+        assert obj["chunks"] and {c["doc_id"] for c in obj["chunks"]} <= {"d5", "d6"}
+    for bad, said in (('{"team": ', "not a metadata filter"),
+                      ('{"key": "year", "op": "like", "value": 1}', "like")):
+        with pytest.raises(SystemExit) as info:
+            main(["query", QUERY, "--store", str(store_dir), "--filter", bad])
+        assert info.value.code == 2 and said in capsys.readouterr().err

@@ -194,6 +194,20 @@ def _open_engine(args: argparse.Namespace) -> Any:
         raise
 
 
+def _filter(text: str) -> Any:
+    """``--filter``'s JSON as the engine's filter (argparse names the option on an error)."""
+    from pydantic import ValidationError
+
+    from ..rag.retrieve.filters import as_filter
+
+    try:
+        return as_filter(json.loads(text))
+    except (ValueError, TypeError) as exc:  # JSON, pydantic and filter errors
+        said = (str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
+                if isinstance(exc, ValidationError) and exc.errors() else str(exc))
+        raise argparse.ArgumentTypeError(f"not a metadata filter: {said}") from None
+
+
 def _chat(args: argparse.Namespace) -> Any:
     """``--llm`` in the retry middleware ``index`` and ``eval`` use (429/5xx/timeouts,
     ``--max-retries``; :func:`~hyperviz_core.rag.build_chat_stack`); no cache: the store
@@ -271,7 +285,8 @@ def _answer_all(args: argparse.Namespace, batch: list[tuple[Any, str]], folders:
                     _check_text(question)
                     with said_later(*_SAID_WITH_THE_RESULT) as held:  # said with the result
                         result = engine.query(question, render=render_setting(args, out),
-                                              hooks=[verbose_hook] if args.verbose else None)
+                                              hooks=[verbose_hook] if args.verbose else None,
+                                              filters=args.filter)
                     images: dict[str, str] = {}
                     if out is not None:
                         images = _write_or_stop(result, out / folder if qid is not None
@@ -393,6 +408,9 @@ def register(sub: Any) -> None:
     p.add_argument("--llm", default=None,
                    help="chat/vision model, e.g. openai:gpt-4o-mini (default: offline)")
     p.add_argument("--embed", default=None, help="embedder (must match the index)")
+    p.add_argument("--filter", default=None, type=_filter, metavar="JSON",
+                   help='only passages whose metadata passes it, e.g. \'{"team": "beta", '
+                        '"year": {"$gte": 2021}}\' (or the engine\'s {"key", "op", "value"})')
     add_provider_options(p)
     p.add_argument("--out", default=None, help="write I_top/I_bot PNG + HTML here")
     p.add_argument("--questions", default=None,
