@@ -22,13 +22,13 @@ import numpy.typing as npt
 
 from ..types import Chunk
 from .distinct import sorted_distinct
+from .filters import FILTER_BATCH, ChunkFilter
 from .lexical import bm25_values, query_tokens, tokens
 from .lexicon import QueryLexicon
 from .topk import best_first
 from .walk import EntityWalk
 
 if TYPE_CHECKING:
-    from .filters import ChunkFilter
     from .view import CorpusView, QueryLookups
 
 __all__ = ["CandidateIndex"]
@@ -180,18 +180,17 @@ class CandidateIndex:
     def _add_top_matching(self, every: FloatArray, outside: IntArray) -> None:
         """Add the ``top_k`` best chunks by ``every`` among ``outside`` that pass the
         filter (read from the store in batches, best first)."""
-        assert self._filter is not None
-        order = outside[np.lexsort((outside, -every[outside]))]
-        found = 0
-        for start in range(0, int(order.size), 64):
-            batch = order[start:start + 64]
-            rows = self.store.chunks_by_rowid(int(r) for r in self.view.rowid_of[batch])
-            keep = [(r, c, t) for r, (c, t) in rows.items() if self._filter.accepts(c)]
-            keep.sort(key=lambda row: int(self.view.ord_of[row[0]]))
-            best = sorted(keep, key=lambda row: -float(every[self.view.ord_of[row[0]]]))
-            self._add_rows(best[: self._top_k - found])
-            found += min(len(best), self._top_k - found)
-            if found >= self._top_k:
+        flt = self._filter
+        assert flt is not None
+        order = outside[np.lexsort((outside, -every[outside]))]  # best first, ties by ordinal
+        left = self._top_k
+        for start in range(0, int(order.size), FILTER_BATCH):
+            rowids = [int(r) for r in self.view.rowid_of[order[start:start + FILTER_BATCH]]]
+            rows = self.store.chunks_by_rowid(rowids)
+            keep = [(r, *rows[r]) for r in rowids if r in rows and flt.accepts(rows[r][0])]
+            self._add_rows(keep[:left])
+            left -= min(len(keep), left)
+            if left == 0:
                 return
 
     def _score_lexical(self, query: str) -> None:

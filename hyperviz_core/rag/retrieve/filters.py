@@ -43,8 +43,9 @@ from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
 from ..types import Chunk
 
-__all__ = ["ENGINE_CHUNK_ID", "ENGINE_DOC_ID", "OPERATORS", "ChunkFilter", "MetadataCondition",
-           "Operator", "as_filter", "chunk_fields", "matching_best", "widened_vector_scores"]
+__all__ = ["ENGINE_CHUNK_ID", "ENGINE_DOC_ID", "FILTER_BATCH", "OPERATORS", "ChunkFilter",
+           "MetadataCondition", "Operator", "as_filter", "chunk_fields", "matching_best",
+           "widened_vector_scores"]
 
 Operator = Literal["==", "!=", ">", ">=", "<", "<=", "in", "nin", "contains", "any", "all",
                    "text_match", "text_match_insensitive", "is_empty"]
@@ -279,8 +280,8 @@ class _Index(Protocol):
     def chunk_at(self, pos: int) -> Chunk: ...
 
 
-#: positions whose chunks are read (and, on a lazy index, fetched) at once
-_BATCH = 64
+#: chunks read (on a lazy index, fetched from the store) at once to test a filter
+FILTER_BATCH = 64
 
 
 def matching_best(index: _Index, final: npt.NDArray[np.float64],
@@ -293,8 +294,8 @@ def matching_best(index: _Index, final: npt.NDArray[np.float64],
     order = positive[np.lexsort((tiebreak[positive], -final[positive]))]
     prefetch: Callable[[Sequence[int]], None] | None = getattr(index, "prefetch", None)
     out: list[int] = []
-    for start in range(0, int(order.size), _BATCH):
-        batch = order[start:start + _BATCH].tolist()
+    for start in range(0, int(order.size), FILTER_BATCH):
+        batch = order[start:start + FILTER_BATCH].tolist()
         if prefetch is not None:
             prefetch(batch)
         for pos in batch:
