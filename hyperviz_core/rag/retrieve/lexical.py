@@ -71,6 +71,13 @@ _WIDTH = re.compile("[\uff01-\uff5e\uff65-\uff9f]+")
 _JOINED = re.compile(f"[^\\W{_CJK}][{_CJK}]|[{_CJK}][^\\W{_CJK}]")
 
 
+def _folded_apart(text: str) -> bool:
+    """Whether ``text`` has letters :func:`tokens` folds otherwise than ``str.lower``: a
+    dotted ``İ`` (or the combining dot its lower case leaves), full-width ASCII, half-width
+    katakana."""
+    return "\u0130" in text or "\u0307" in text or _WIDTH.search(text) is not None
+
+
 def _usual_width(text: str) -> str:
     return _WIDTH.sub(lambda m: unicodedata.normalize("NFKC", m.group(0)), text)
 
@@ -133,8 +140,7 @@ def segmented(text: str) -> bool:
     """
     if text.isascii():
         return False
-    return ("\u0130" in text or "\u0307" in text or _CJK_ANY.search(text) is not None
-            or _WIDTH.search(text) is not None)
+    return _CJK_ANY.search(text) is not None or _folded_apart(text)
 
 
 def cjk_token(token: str) -> bool:
@@ -159,8 +165,7 @@ def plain_missed(text: str, body: str) -> Counter[str]:
     >>> plain_missed("北京是中国的首都", "北京是中国的首都")
     Counter()
     """
-    if (body == text and "\u0130" not in text and "\u0307" not in text
-            and not _WIDTH.search(text) and not _JOINED.search(text)):
+    if body == text and not _folded_apart(text) and not _JOINED.search(text):
         return Counter()  # every piece of a run is in the passage, every other token a word
     plain = set(_TOKEN.findall(lexical_text(text).lower()))
     return Counter(t for t in tokens(text)
