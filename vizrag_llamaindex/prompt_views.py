@@ -28,7 +28,8 @@ from .nodes import is_image_node
 
 __all__ = ["CHAT_CONTEXT_PROMPT", "DATA_NOTE", "IMAGE_DETAIL", "PASSAGE_SEPARATOR",
            "QA_TEMPLATE", "REFINE_TEMPLATE", "SUMMARY_TEMPLATE", "SYSTEM_PROMPT",
-           "PassageBlock", "fenced_caption", "format_passage", "prompt_views"]
+           "PassageBlock", "fenced_caption", "format_passage", "is_passage",
+           "numbered_passages", "prompt_views"]
 
 IMAGE_DETAIL = "high"
 """The ``detail`` of the images VizRAG's engines send (OpenAI's ``high``: the labels read)."""
@@ -203,12 +204,23 @@ def prompt_views(nodes: Sequence[NodeWithScore], *, keep_images: bool = False
     number = 0
     for item in nodes:
         node: Any = item.node
-        if is_image_node(node):
-            view: Any = node if keep_images else _image_view(node)
-        elif is_caption_node(node):
-            view = TextNode(id_=node.node_id, text=fenced_caption(node))
-        else:
+        if is_passage(node):
             number += 1
-            view = _PassageView(id_=node.node_id, text=format_passage(number, node))
+            view: Any = _PassageView(id_=node.node_id, text=format_passage(number, node))
+        elif is_image_node(node):
+            view = node if keep_images else _image_view(node)
+        else:
+            view = TextNode(id_=node.node_id, text=fenced_caption(node))
         out.append(NodeWithScore(node=view, score=item.score))
     return out
+
+
+def is_passage(node: Any) -> bool:
+    """Whether the prompt numbers ``node`` as a passage ``[n]``: neither an image nor a
+    caption node (:func:`prompt_views`)."""
+    return not is_image_node(node) and not is_caption_node(node)
+
+
+def numbered_passages(nodes: Sequence[NodeWithScore]) -> list[NodeWithScore]:
+    """The nodes :func:`prompt_views` numbers ``[1]`` … ``[n]``, in that order."""
+    return [n for n in nodes if is_passage(n.node)]

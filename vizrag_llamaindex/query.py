@@ -48,7 +48,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 from hyperviz_core.rag import CaptionOnlyWarning
 from hyperviz_core.rag.citations import answer_citations
 
-from .captions import ImageCaptionPostprocessor, is_caption_node
+from .captions import ImageCaptionPostprocessor
 from .nodes import is_image_node
 from .prompt_views import (
     CHAT_CONTEXT_PROMPT,
@@ -59,6 +59,7 @@ from .prompt_views import (
     SYSTEM_PROMPT,
     PassageBlock,
     format_passage,
+    numbered_passages,
     prompt_views,
 )
 from .retriever import RETRIEVER_OPTIONS
@@ -171,12 +172,6 @@ def _with_sources(response: Any, nodes: Sequence[NodeWithScore],
         meta["image_nodes"] = [n for n in nodes if is_image_node(n.node)]
         meta["text_nodes"] = [n for n in nodes if not is_image_node(n.node)]
     return response
-
-
-def numbered_passages(nodes: Sequence[NodeWithScore]) -> list[NodeWithScore]:
-    """The nodes :func:`prompt_views` numbers ``[1]`` … ``[n]``, in that order: neither an
-    image nor a caption node."""
-    return [n for n in nodes if not is_image_node(n.node) and not is_caption_node(n.node)]
 
 
 def _record_citations(meta: dict[str, Any], answer: str,
