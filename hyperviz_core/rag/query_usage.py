@@ -30,7 +30,7 @@ from contextvars import Token
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .providers.protocols import _CALL_INFO
-from .providers.usage import MIRROR, UsageReport, UsageTracker
+from .providers.usage import MIRROR, UsageReport, UsageTracker, new_call_info
 
 if TYPE_CHECKING:
     from .result import RetrievalResult
@@ -186,7 +186,7 @@ class CountedChat:
 
         def stream(prompt: str, *, images: Sequence[bytes] = (),
                    system: str | None = None) -> Iterator[str]:
-            info, t0 = _new_info(), time.perf_counter()
+            info, t0 = new_call_info(), time.perf_counter()
             out: list[str] = []
             answer: str | None = None
             try:
@@ -213,7 +213,7 @@ class CountedChat:
 
         async def astream(prompt: str, *, images: Sequence[bytes] = (),
                           system: str | None = None) -> AsyncIterator[str]:
-            info, t0 = _new_info(), time.perf_counter()
+            info, t0 = new_call_info(), time.perf_counter()
             out: list[str] = []
             answer: str | None = None
             try:
@@ -233,11 +233,6 @@ class CountedChat:
                 self._finish(info, t0, (system or "") + prompt, answer, len(images))
 
         return astream
-
-
-def _new_info() -> dict[str, Any]:
-    """A call record as :class:`UsageTracker` keeps one (what adapters report into)."""
-    return {"usage": None, "cache_hit": False, "retries": 0}
 
 
 def counted(chat: Any, result: RetrievalResult | None = None) -> CountedChat:

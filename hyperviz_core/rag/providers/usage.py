@@ -18,7 +18,8 @@ from pydantic import BaseModel
 
 from .protocols import _CALL_INFO, ChatModel, token_count
 
-__all__ = ["MIRROR", "TrackingChatModel", "UsageReport", "UsageTracker", "estimate_tokens"]
+__all__ = ["MIRROR", "TrackingChatModel", "UsageReport", "UsageTracker", "estimate_tokens",
+           "new_call_info"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -143,7 +144,7 @@ class UsageTracker:
 
     # -------------------------------------------------------------- tracked calls
     def _begin(self) -> tuple[dict[str, Any], Token[dict[str, Any] | None], float]:
-        info: dict[str, Any] = {"usage": None, "cache_hit": False, "retries": 0}
+        info = new_call_info()
         return info, _CALL_INFO.set(info), time.perf_counter()
 
     def _end(self, info: dict[str, Any], t0: float, prompt: str, out: str | None,
@@ -211,6 +212,12 @@ class UsageTracker:
                         system: str | None = None, json_mode: bool = False) -> str:
         return await self.tracked_acomplete(self._need_inner(), prompt, images=images,
                                             system=system, json_mode=json_mode)
+
+
+def new_call_info() -> dict[str, Any]:
+    """A fresh record of one tracked call, what adapters report into
+    (:func:`~.protocols.report_usage`) and layers below note retries and a cache hit in."""
+    return {"usage": None, "cache_hit": False, "retries": 0}
 
 
 def _pass_up(info: dict[str, Any], parent: dict[str, Any]) -> None:
