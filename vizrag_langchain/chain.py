@@ -74,7 +74,7 @@ def format_passages(docs: Sequence[Document]) -> str:
 
 
 def _fields(prompt: str | PromptTemplate) -> set[str]:
-    """The fields of a checked prompt's template (:func:`_check_prompt`)."""
+    """The fields of a prompt's template (its text, or a ``PromptTemplate``'s)."""
     text = prompt.template if isinstance(prompt, PromptTemplate) else prompt
     return {f for _, f, _, _ in string.Formatter().parse(text) if f is not None}
 
@@ -90,7 +90,7 @@ def _check_prompt(prompt: Any) -> str | PromptTemplate:
         raise TypeError(f"prompt must be a template string (or an f-string PromptTemplate) "
                         f"with {{question}}, not {type(prompt).__name__}; for a chat prompt, "
                         "compose HyperVizRunnable into a chain of your own")
-    names = {f for _, f, _, _ in string.Formatter().parse(text) if f is not None}
+    names = _fields(text)
     unknown = sorted(names - _FIELDS - partials)
     if unknown:
         raise ValueError(f"prompt has unknown field {{{unknown[0]}}}; allowed: "
