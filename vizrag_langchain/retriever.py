@@ -63,8 +63,10 @@ _CALL_OPTIONS = (*CALL_OPTIONS, "filter")
 
 def core_filter(value: Any) -> ChunkFilter | None:
     """The engine's :class:`~hyperviz_core.rag.retrieve.filters.ChunkFilter` of a LangChain
-    ``filter``: a dict in the vector-store style of PGVector and Chroma (``{"key": value}``
-    equality; ``$eq $ne $gt $gte $lt $lte $in $nin`` per key; ``$and``/``$or`` lists:
+    ``filter``: a dict in the vector-store style of PGVector, Chroma and MongoDB
+    (``{"key": value}`` equality; ``$eq $ne $gt $gte $lt $lte $in $nin $between $exists
+    $like $ilike $contains $not_contains $all $not`` per key; ``$and``/``$or``/``$nor`` lists
+    and ``$not`` at the top level:
     :meth:`~hyperviz_core.rag.retrieve.filters.ChunkFilter.from_mongo`), the engine's own
     filter, or ``None``/``{}`` (no filter). A callable (``InMemoryVectorStore``'s
     ``Callable[[Document], bool]``) is a ``TypeError``: the engine filters the chunks it
@@ -72,6 +74,8 @@ def core_filter(value: Any) -> ChunkFilter | None:
 
     >>> core_filter({"year": {"$gte": 2021}}).filters[0].op
     '>='
+    >>> core_filter({"name": {"$like": "Ada%"}}).filters[0].op
+    'like'
     """
     if value is None or isinstance(value, ChunkFilter | MetadataCondition):
         return as_filter(value)
@@ -81,7 +85,8 @@ def core_filter(value: Any) -> ChunkFilter | None:
                                                 else None)
     if callable(value):
         raise TypeError("filter= takes a dict such as {'year': {'$gte': 2021}} (the "
-                        "operators $eq $ne $gt $gte $lt $lte $in $nin $and $or), not a "
+                        "operators $eq $ne $gt $gte $lt $lte $in $nin $between $exists $like "
+                        "$ilike $contains $not_contains $all $not $and $or $nor), not a "
                         "callable: VizRAG filters the chunks it ranks by their metadata")
     raise TypeError(f"filter= takes a dict such as {{'year': {{'$gte': 2021}}}}, got "
                     f"{type(value).__name__}")

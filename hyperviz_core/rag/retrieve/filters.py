@@ -9,8 +9,9 @@ The filter *masks* the final ranking (:func:`matching_best`): chunks are scored 
 without it, the ones that fail it are skipped, and the ``top_k`` best matching chunks that
 score above 0 come back in their unfiltered order. Values are compared, never evaluated.
 
-Operators (LlamaIndex's ``FilterOperator`` values; a missing key or ``None`` fails every
-operator except ``!=``, ``nin`` and ``is_empty``):
+Operators (LlamaIndex's ``FilterOperator`` values, and ``exists``, ``like``, ``ilike``; a
+missing key or ``None`` fails every operator except ``!=``, ``nin``, ``is_empty`` and
+``exists`` ``False``):
 
 * ``==``, ``!=``: same type and value (numbers by value: ``1 == 1.0``; a bool only equals a
   bool); ``>``, ``>=``, ``<``, ``<=``: two numbers or two strings, else false;
@@ -18,7 +19,15 @@ operator except ``!=``, ``nin`` and ``is_empty``):
 * ``contains``: a list value holds the item, or a string value holds the substring;
   ``any``/``all``: it contains any/all of a list;
 * ``text_match``, ``text_match_insensitive``: substring of a string (the latter caseless);
-* ``is_empty``: missing, ``None``, ``""`` or ``[]`` (give no value).
+* ``is_empty``: missing, ``None``, ``""`` or ``[]`` (give no value);
+* ``exists``: with ``True``, present and not ``None`` (``""`` and ``[]`` exist, as SQL's
+  ``IS NOT NULL``); with ``False``, missing or ``None``;
+* ``like``, ``ilike``: a string value matches a SQL ``LIKE`` pattern as a whole: ``%`` any run
+  of characters, ``_`` one character, a backslash makes the next one literal (``\\%``);
+  ``ilike`` compares casefolded.
+
+The vector-store dict dialect (``{"year": {"$between": [2020, 2023]}}``, PGVector, Chroma,
+MongoDB style) is :meth:`ChunkFilter.from_mongo` (:mod:`.filter_dialect`).
 
 Example:
     >>> f = ChunkFilter.model_validate({"condition": "or", "filters": [
@@ -34,6 +43,7 @@ Example:
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, Protocol, get_args
 
@@ -42,20 +52,21 @@ import numpy.typing as npt
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
 from ..types import Chunk
+from .filter_dialect import engine_form
 
 __all__ = ["ENGINE_CHUNK_ID", "ENGINE_DOC_ID", "FILTER_BATCH", "OPERATORS", "ChunkFilter",
            "MetadataCondition", "Operator", "as_filter", "chunk_fields", "matching_best",
            "widened_vector_scores"]
 
 Operator = Literal["==", "!=", ">", ">=", "<", "<=", "in", "nin", "contains", "any", "all",
-                   "text_match", "text_match_insensitive", "is_empty"]
+                   "text_match", "text_match_insensitive", "is_empty", "exists", "like",
+                   "ilike"]
 OPERATORS: tuple[str, ...] = get_args(Operator)
 
 Scalar = str | int | float | bool
 _LISTS = ("in", "nin", "any", "all")
 _ORDERED = (">", ">=", "<", "<=")
-_MONGO = {"$eq": "==", "$ne": "!=", "$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<=",
-          "$in": "in", "$nin": "nin"}
+_STRINGS = ("text_match", "text_match_insensitive", "like", "ilike")
 
 
 def _scalar(value: Any, where: str) -> Scalar:
@@ -98,6 +109,9 @@ class MetadataCondition(BaseModel):
         if self.op == "is_empty":
             if self.value is not None:
                 raise ValueError(f"{where} takes no value, got {self.value!r:.60}")
+        elif self.op == "exists":
+            if not isinstance(self.value, bool):
+                raise ValueError(f"{where} needs true or false, got {self.value!r:.60}")
         elif self.op in _LISTS:
             if not isinstance(self.value, list):
                 raise ValueError(f"{where} needs a list of values, got {self.value!r:.60}")
@@ -110,8 +124,10 @@ class MetadataCondition(BaseModel):
             _scalar(self.value, where)
             if self.op in _ORDERED and isinstance(self.value, bool):
                 raise ValueError(f"{where} needs a number or a string, got {self.value!r}")
-            if self.op.startswith("text_match") and not isinstance(self.value, str):
+            if self.op in _STRINGS and not isinstance(self.value, str):
                 raise ValueError(f"{where} needs a string, got {self.value!r:.60}")
+            if self.op in ("like", "ilike"):
+                _like_regex(str(self.value), where)
         return self
 
     def matches(self, fields: Mapping[str, Any]) -> bool:
@@ -119,6 +135,8 @@ class MetadataCondition(BaseModel):
         have = fields.get(self.key)
         if self.op == "is_empty":
             return have is None or have == "" or have == []
+        if self.op == "exists":
+            return (have is not None) is self.value
         if have is None:
             return self.op in ("!=", "nin")
         return _holds(self.op, have, self.value)
@@ -163,9 +181,39 @@ def _holds(op: str, have: Any, value: Any) -> bool:
     if op in ("any", "all"):
         found = (_contains(have, v) for v in value)
         return any(found) if op == "any" else all(found)
-    if not isinstance(have, str):  # text_match, text_match_insensitive
+    if not isinstance(have, str):  # text_match, text_match_insensitive, like, ilike
         return False
+    if op in ("like", "ilike"):
+        caseless = op == "ilike"
+        regex = _like_regex(value.casefold() if caseless else value, op)
+        return regex.fullmatch(have.casefold() if caseless else have) is not None
     return value in have if op == "text_match" else value.casefold() in have.casefold()
+
+
+_LIKE_CACHE: dict[str, re.Pattern[str]] = {}
+
+
+def _like_regex(pattern: str, where: str) -> re.Pattern[str]:
+    """The regex of a SQL ``LIKE`` pattern (cached): ``%`` is ``.*``, ``_`` is ``.``, a
+    backslash makes the next character literal, the rest is literal (``re.escape``)."""
+    regex = _LIKE_CACHE.get(pattern)
+    if regex is not None:
+        return regex
+    out: list[str] = []
+    chars = iter(pattern)
+    for char in chars:
+        if char == "\\":
+            char = next(chars, "")
+            if not char:
+                raise ValueError(f"{where}: a LIKE pattern must not end with a backslash "
+                                 f"(escape it as \\\\), got {pattern!r:.60}")
+            out.append(re.escape(char))
+        else:
+            out.append(".*" if char == "%" else "." if char == "_" else re.escape(char))
+    regex = re.compile("".join(out), re.DOTALL)
+    if len(_LIKE_CACHE) < 1024:
+        _LIKE_CACHE[pattern] = regex
+    return regex
 
 
 class ChunkFilter(BaseModel):
@@ -198,43 +246,29 @@ class ChunkFilter(BaseModel):
 
     @classmethod
     def from_mongo(cls, spec: Mapping[str, Any]) -> ChunkFilter:
-        """The filter of a vector-store style dict (PGVector, Chroma): ``{"key": value}``
-        equality, ``{"key": {"$gt": 1}}`` with ``$eq $ne $gt $gte $lt $lte $in $nin``, and
-        ``{"$and": [...]}``, ``{"$or": [...]}``; several entries of one dict all hold.
+        """The filter of a vector-store style dict (PGVector, Chroma, MongoDB):
+        ``{"key": value}`` equality, ``{"key": {"$gt": 1}}`` with the operators of
+        :data:`.filter_dialect.FIELD_OPERATORS` (``$eq $ne $gt $gte $lt $lte $in $nin
+        $between $exists $like $ilike $contains $not_contains $all $not``), and ``$and``,
+        ``$or``, ``$nor`` lists and ``$not`` at the top level; several entries of one dict all
+        hold (see :mod:`.filter_dialect`).
 
         >>> ChunkFilter.from_mongo({"$or": [{"lang": "en"}, {"year": {"$lt": 2000}}]}
         ...                        ).condition
         'or'
+        >>> ChunkFilter.from_mongo({"name": {"$ilike": "ada%"}}).matches({"name": "ADA L."})
+        True
         """
-        if not isinstance(spec, Mapping):
-            raise TypeError(f"a filter must be a dict, got {type(spec).__name__}")
-        parts: list[MetadataCondition | ChunkFilter] = []
-        for key, value in spec.items():
-            if key in ("$and", "$or"):
-                if not isinstance(value, list | tuple) or not value:
-                    raise ValueError(f"filter {key} needs a non-empty list of dicts, got "
-                                     f"{value!r:.60}")
-                parts.append(cls(condition=key[1:],
-                                 filters=[cls.from_mongo(v) for v in value]))
-            elif not isinstance(key, str) or key.startswith("$"):
-                raise ValueError(f"unknown filter operator {key!r}; valid: $and, $or, "
-                                 f"{', '.join(_MONGO)}")
-            elif isinstance(value, Mapping):
-                parts.extend(_mongo_ops(key, value))
-            else:
-                parts.append(MetadataCondition(key=key, op="==", value=value))
-        return parts[0] if len(parts) == 1 and isinstance(parts[0], ChunkFilter) \
-            else cls(filters=parts)
+        form = engine_form(spec)
+        return cls(condition=form["condition"], filters=[_build(f) for f in form["filters"]])
 
 
-def _mongo_ops(key: str, ops: Mapping[str, Any]) -> list[MetadataCondition]:
-    if not ops:
-        raise ValueError(f"filter on {key!r}: an empty operator dict")
-    bad = sorted(str(op) for op in ops if op not in _MONGO)
-    if bad:
-        raise ValueError(f"filter on {key!r}: unknown operator(s) {bad}; valid: "
-                         f"{', '.join(_MONGO)}")
-    return [MetadataCondition(key=key, op=_MONGO[op], value=v) for op, v in ops.items()]
+def _build(form: Mapping[str, Any]) -> MetadataCondition | ChunkFilter:
+    """The filter of :func:`.filter_dialect.engine_form`'s dict (each condition validated on
+    its own, so that an error names it alone)."""
+    if "key" in form:
+        return MetadataCondition(**form)
+    return ChunkFilter(condition=form["condition"], filters=[_build(f) for f in form["filters"]])
 
 
 def as_filter(value: Any) -> ChunkFilter | None:
