@@ -74,7 +74,7 @@ def test_return_sources_reads_the_citations(retriever: VizRAGRetriever,
     with caplog.at_level(logging.WARNING, logger="vizrag_langchain.chain_output"):
         out = chain.invoke({"question": QUERY, "chat_history": [("human", "hi")]})
     assert set(out) == {"question", "chat_history", "documents", "answer", "cited",
-                        "citations", "warning"}
+                        "cited_items", "citations", "warning"}
     assert out["question"] == QUERY and out["answer"] == ANSWER
     assert [m.content for m in out["chat_history"]] == ["hi"]
     docs = out["documents"]
@@ -112,7 +112,7 @@ def test_stream_with_sources_yields_dict_chunks(retriever: VizRAGRetriever) -> N
     first_answer = next(i for i, c in enumerate(chunks) if "answer" in c)
     before = {k for c in chunks[:first_answer] for k in c}
     assert before == {"question", "chat_history", "documents"}
-    assert set(chunks[-1]) == {"cited", "citations", "warning"}
+    assert set(chunks[-1]) == {"cited", "cited_items", "citations", "warning"}
     total: Any = chunks[0]
     for chunk in chunks[1:]:
         total = total + chunk  # AddableDict chunks add up to the invoked output

@@ -73,7 +73,7 @@ def test_image_document_is_reused_without_rendering(store_dir: Path) -> None:
 
 def test_empty_input_gives_no_image() -> None:
     assert HyperVizRunnable().invoke([]) == {"image": None, "caption": "", "export": {},
-                                              "documents": []}
+                                              "view": "", "documents": []}
 
 
 def test_bad_input_and_format() -> None:

@@ -189,11 +189,13 @@ def create_vizrag_chain(
         with ``return_sources``, its output is ``{"question", "chat_history", "answer",
         "documents"`` (the passages the prompt numbered ``[1]`` … ``[n]``, in that order),
         ``"cited"`` (the documents the answer cites, in order of first mention),
+        ``"cited_items"`` (the ``E#``/``H#`` it names that the image labels, as
+        :class:`~hyperviz_core.rag.citations.LabelledItem` s: entity key or hyperedge id),
         ``"citations"`` (the core :class:`~hyperviz_core.rag.result.Citations`) and
         ``"warning"`` (the made-up citations, e.g. ``[7]`` of five passages, as one line,
         also logged; None when there are none)``}``; ``stream`` then yields dict chunks
         (as ``create_retrieval_chain``): ``question``, ``chat_history``, ``documents``,
-        the ``answer`` in pieces, and last ``cited``/``citations``/``warning``.
+        the ``answer`` in pieces, and last ``cited``/``cited_items``/``citations``/``warning``.
     """
     template = _check_prompt(prompt if prompt is not None else DEFAULT_PROMPT)
     if chat_model_of(llm) is None:  # a chat model, or one wrapped (with_retry, bind ...)

@@ -16,8 +16,9 @@ Traceback (most recent call last):
 ValueError: create_vizrag_chain input has unknown key 'query'; it takes 'question' ...
 
 The answer's ``[n]`` citations are read by the core
-(:func:`hyperviz_core.rag.citations.answer_citations`), against the passages the prompt
-numbered.
+(:func:`hyperviz_core.rag.citations.visual_citations`), against the passages the prompt
+numbered, and so are the ``E#``/``H#`` it names, against what the rendering it was sent
+labels (``cited_items``; without a rendering they are not read).
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ from langchain_core.messages import BaseMessage, convert_to_messages
 from langchain_core.runnables import RunnableGenerator
 from langchain_core.runnables.utils import AddableDict
 
-from hyperviz_core.rag.citations import answer_citations
+from hyperviz_core.rag import visual_ids
+from hyperviz_core.rag.citations import LabelledItem, labelled_items, visual_citations
 
 __all__ = ["ChainInput", "chain_input", "chat_history", "sources_step"]
 
@@ -94,6 +96,7 @@ class _Sources:
     def __init__(self, numbered: bool) -> None:
         self.numbered = numbered
         self.documents: list[Document] = []
+        self.drawn: list[LabelledItem] = []
         self.answer: list[str] = []
 
     def take(self, chunk: Mapping[str, Any]) -> AddableDict | None:
@@ -104,27 +107,31 @@ class _Sources:
         if isinstance(visual, Mapping) and "documents" in visual:
             self.documents = list(visual["documents"])
             out["documents"] = self.documents
+            if visual.get("image") is not None:
+                self.drawn = labelled_items(str(visual.get("view") or ""),
+                                            *visual_ids(visual.get("export") or {}))
         if isinstance(out.get("answer"), str):
             self.answer.append(out["answer"])
         return out or None
 
     def cited(self) -> AddableDict:
         docs = self.documents
-        citations = answer_citations("".join(self.answer),
-                                     carried=len(docs) if self.numbered else 0)
+        citations, items = visual_citations("".join(self.answer),
+                                            carried=len(docs) if self.numbered else 0,
+                                            drawn=self.drawn)
         warning = citations.warning()
         if warning:
             log.warning("%s", warning)
         return AddableDict(cited=[docs[n - 1] for n in citations.passages],
-                           citations=citations, warning=warning)
+                           cited_items=items, citations=citations, warning=warning)
 
 
 def sources_step(numbered: bool) -> RunnableGenerator:
     """The last step of a ``return_sources=True`` chain: streams ``question``,
     ``chat_history``, ``documents`` and the ``answer`` pieces as they come, then one chunk
-    with ``cited``, ``citations`` and ``warning`` (``numbered``: the prompt numbered the
-    documents ``[1]`` … ``[n]``; without ``{passages}`` it carried none, and every ``[n]``
-    is made up)."""
+    with ``cited``, ``cited_items``, ``citations`` and ``warning`` (``numbered``: the prompt
+    numbered the documents ``[1]`` … ``[n]``; without ``{passages}`` it carried none, and
+    every ``[n]`` is made up)."""
 
     def transform(chunks: Iterator[Mapping[str, Any]]) -> Iterator[AddableDict]:
         state = _Sources(numbered)

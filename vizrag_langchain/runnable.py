@@ -156,10 +156,11 @@ class HyperVizRunnable(SharedEngine, RunnableSerializable[HyperVizInput, dict[st
 
     Input: a list of Documents, or ``{"documents": [...], "question": str}`` (the question
     guides what survives pruning). Output: ``{"image": block or None, "caption": str,
-    "export": dict, "documents": [text documents]}``; ``image`` is None when there is
-    nothing to show. VizRAG documents come back with ``entity_ids`` / ``hyperedge_ids``
-    renumbered to the E#/H# of the image rendered here, and ``entities`` / ``hyperedges``
-    holding what it draws from each of them (``naive`` documents too). Emits
+    "export": dict, "view": str, "documents": [text documents]}``; ``image`` is None when
+    there is nothing to show, ``view`` is ``"passages"`` (rendered here) or the ``view`` of
+    the image document used as is. VizRAG documents come back with ``entity_ids`` /
+    ``hyperedge_ids`` renumbered to the E#/H# of the image rendered here, and ``entities`` /
+    ``hyperedges`` holding what it draws from each of them (``naive`` documents too). Emits
     ``vizrag.render.start``/``end`` custom events (no image bytes).
 
     Like ``VizRAGRetriever``: ``copy.deepcopy`` and ``configurable_fields`` copies share the
@@ -189,19 +190,23 @@ class HyperVizRunnable(SharedEngine, RunnableSerializable[HyperVizInput, dict[st
         else:
             self._store = self._open_engine(self.store).store
 
-    def _output(self, docs: list[Document], ctx: VisualContext | None) -> dict[str, Any]:
+    def _output(self, docs: list[Document], ctx: VisualContext | None,
+                image_doc: Document | None = None) -> dict[str, Any]:
         show = ctx is not None and not ctx.is_empty
         image = image_block(ctx, self.image_format, self.detail) if show and ctx else None
+        view = str(vizrag_value(image_doc.metadata, "view") or "") if image_doc else "passages"
         return HyperVizOutput({"image": image,
                                "caption": ctx.caption if ctx is not None else "",
                                "export": dict(ctx.export) if ctx is not None else {},
+                               "view": view if ctx is not None else "",
                                "documents": docs})
 
     def _render(self, value: HyperVizInput, run_manager: CallbackManagerForChainRun
                 ) -> dict[str, Any]:
         docs, image_doc, query = self._prepare(value)
         if image_doc is not None or not docs:
-            return self._output(docs, _from_image_doc(image_doc) if image_doc else None)
+            return self._output(docs, _from_image_doc(image_doc) if image_doc else None,
+                                image_doc)
         hook = event_hook(run_manager)
         ctx = render_passages(_passages(docs), store=self._store, extractor=self.extractor,
                               renderer=self.renderer, query=query,
@@ -212,7 +217,8 @@ class HyperVizRunnable(SharedEngine, RunnableSerializable[HyperVizInput, dict[st
                        ) -> dict[str, Any]:
         docs, image_doc, query = self._prepare(value)
         if image_doc is not None or not docs:
-            return self._output(docs, _from_image_doc(image_doc) if image_doc else None)
+            return self._output(docs, _from_image_doc(image_doc) if image_doc else None,
+                                image_doc)
         hook = async_event_hook(run_manager)
         ctx = await arender_passages(_passages(docs), store=self._store,
                                      extractor=self.extractor, renderer=self.renderer,

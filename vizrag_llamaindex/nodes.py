@@ -20,6 +20,8 @@
   rendering and whose text is its caption. Its content blocks put the caption as a
   ``TextBlock`` right after the ``ImageBlock`` (the stock ``ImageNode`` drops the text on the
   multimodal path), its id is a content hash, and its ``repr`` never prints the base64.
+  Its metadata names what the image labels (``entity_ids``: entity key → ``E#``,
+  ``hyperedge_ids``: hyperedge id → ``H#``; :func:`drawn_items` reads them back).
 """
 
 from __future__ import annotations
@@ -39,7 +41,8 @@ from llama_index.core.schema import (
 )
 from pydantic import Field
 
-from hyperviz_core.rag import RankedChunk, RetrievalResult, VisualContext
+from hyperviz_core.rag import RankedChunk, RetrievalResult, VisualContext, visual_ids
+from hyperviz_core.rag.citations import LabelledItem, labelled_items
 from hyperviz_core.rag.result_metadata import VIZRAG_PREFIX, merge_metadata, vizrag_value
 
 __all__ = [
@@ -48,6 +51,7 @@ __all__ = [
     "VizRAGImageNode",
     "VizRAGTextNode",
     "chunk_nodes",
+    "drawn_items",
     "image_node",
     "is_image_node",
     "merge_metadata",
@@ -180,13 +184,28 @@ def is_image_node(node: Any) -> bool:
 
 def image_node(ctx: VisualContext, *, view: str, score: float | None) -> NodeWithScore:
     """The scored image node of one rendering (id = ``vizrag-image-<sha256 prefix>``)."""
+    ents, edges = visual_ids(ctx.export)
     meta = {"view": view, "sha256": ctx.sha256, "width": ctx.width, "height": ctx.height,
-            "entities": ctx.entities, "hyperedges": ctx.hyperedges}
+            "entities": ctx.entities, "hyperedges": ctx.hyperedges, "entity_ids": ents,
+            "hyperedge_ids": edges}
     node = VizRAGImageNode(
         id_=IMAGE_ID_PREFIX + ctx.sha256[:32], image=ctx.png_base64,
         image_mimetype=ctx.mime_type, text=ctx.caption, metadata=meta,
         excluded_llm_metadata_keys=sorted(meta), excluded_embed_metadata_keys=sorted(meta))
     return NodeWithScore(node=node, score=score)
+
+
+def drawn_items(nodes: Sequence[NodeWithScore]) -> list[LabelledItem]:
+    """The items the image nodes among ``nodes`` label (their ``entity_ids`` /
+    ``hyperedge_ids``, each under the node's ``view``), in the nodes' order: what an answer
+    may cite as ``E#``/``H#``. An image node of another kind labels nothing."""
+    out: list[LabelledItem] = []
+    for item in nodes:
+        meta = item.node.metadata if is_image_node(item.node) else {}
+        ents, edges = meta.get("entity_ids"), meta.get("hyperedge_ids")
+        if isinstance(ents, Mapping) and isinstance(edges, Mapping):
+            out += labelled_items(str(meta.get("view") or ""), ents, edges)
+    return out
 
 
 def stored_ref(meta: dict[str, Any]) -> str | None:

@@ -14,6 +14,10 @@ The :class:`VizRAGQueryEngine` reads the ``[n]`` citations of its answers back (
 ``response.metadata``: ``"citations"`` (a :class:`~hyperviz_core.rag.result.Citations`),
 ``"cited_nodes"`` (the source nodes cited, in order of first mention) and
 ``"citation_warning"`` (the made-up citations as one line, also logged; None when none).
+When the prompt carried a VizRAG image, the ``E#``/``H#`` the answer names are read too
+(:func:`~hyperviz_core.rag.citations.visual_citations`): ``citations.ids`` holds those the
+image labels, ``"cited_items"`` the :class:`~hyperviz_core.rag.citations.LabelledItem` s they
+name (entity key or hyperedge id, and the view), and an ID no image labels is made up.
 """
 
 from __future__ import annotations
@@ -46,10 +50,10 @@ from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from hyperviz_core.rag import CaptionOnlyWarning
-from hyperviz_core.rag.citations import answer_citations
+from hyperviz_core.rag.citations import LabelledItem, visual_citations
 
 from .captions import ImageCaptionPostprocessor
-from .nodes import is_image_node
+from .nodes import drawn_items, is_image_node
 from .prompt_views import (
     CHAT_CONTEXT_PROMPT,
     IMAGE_DETAIL,
@@ -174,33 +178,37 @@ def _with_sources(response: Any, nodes: Sequence[NodeWithScore],
     return response
 
 
-def _record_citations(meta: dict[str, Any], answer: str,
-                      passages: Sequence[NodeWithScore]) -> None:
-    """Put what ``answer`` cites of ``passages`` (numbered from 1) in ``meta``."""
-    citations = answer_citations(answer, carried=len(passages))
+def _record_citations(meta: dict[str, Any], answer: str, passages: Sequence[NodeWithScore],
+                      drawn: Sequence[LabelledItem]) -> None:
+    """Put what ``answer`` cites of ``passages`` (numbered from 1) and of the ``drawn``
+    items in ``meta``."""
+    citations, items = visual_citations(answer, carried=len(passages), drawn=drawn)
     meta["citations"] = citations
     meta["cited_nodes"] = [passages[n - 1] for n in citations.passages]
+    meta["cited_items"] = items
     meta["citation_warning"] = warning = citations.warning()
     if warning:
         log.warning("%s", warning)
 
 
 def _read_on_completion(tokens: Iterator[str], meta: dict[str, Any],
-                        passages: list[NodeWithScore]) -> Generator[str, None, None]:
+                        passages: list[NodeWithScore], drawn: list[LabelledItem]
+                        ) -> Generator[str, None, None]:
     pieces: list[str] = []
     for token in tokens:
         pieces.append(token)
         yield token
-    _record_citations(meta, "".join(pieces), passages)
+    _record_citations(meta, "".join(pieces), passages, drawn)
 
 
 async def _aread_on_completion(tokens: AsyncIterator[str], meta: dict[str, Any],
-                               passages: list[NodeWithScore]) -> AsyncGenerator[str, None]:
+                               passages: list[NodeWithScore], drawn: list[LabelledItem]
+                               ) -> AsyncGenerator[str, None]:
     pieces: list[str] = []
     async for token in tokens:
         pieces.append(token)
         yield token
-    _record_citations(meta, "".join(pieces), passages)
+    _record_citations(meta, "".join(pieces), passages, drawn)
 
 
 def _with_citations(response: Any, nodes: Sequence[NodeWithScore]) -> Any:
@@ -211,15 +219,15 @@ def _with_citations(response: Any, nodes: Sequence[NodeWithScore]) -> Any:
         return response
     if response.metadata is None:
         response.metadata = {}
-    passages = numbered_passages(nodes)
+    passages, drawn = numbered_passages(nodes), drawn_items(nodes)
     if isinstance(response, Response):
-        _record_citations(response.metadata, response.response or "", passages)
+        _record_citations(response.metadata, response.response or "", passages, drawn)
     elif isinstance(response, StreamingResponse) and response.response_gen is not None:
         response.response_gen = _read_on_completion(response.response_gen,
-                                                    response.metadata, passages)
+                                                    response.metadata, passages, drawn)
     elif isinstance(response, AsyncStreamingResponse) and response.response_gen is not None:
         response.response_gen = _aread_on_completion(response.response_gen,
-                                                     response.metadata, passages)
+                                                     response.metadata, passages, drawn)
     return response
 
 
@@ -228,7 +236,8 @@ class VizRAGQueryEngine(RetrieverQueryEngine):
     synthesizer reads the nodes through :func:`prompt_views` (numbered, fenced passages; the
     image, then its fenced caption), in every response mode, streaming included;
     ``response.source_nodes`` are the retrieved nodes themselves, and ``response.metadata``
-    has the answer's citations (``"citations"``, ``"cited_nodes"``, ``"citation_warning"``:
+    has the answer's citations (``"citations"``, ``"cited_nodes"``, ``"cited_items"``,
+    ``"citation_warning"``:
     :func:`_record_citations`; a streaming response's once its tokens are all read). The
     text-free modes (``no_text``, ``context_only``) read the nodes as they are, and no
     citations."""

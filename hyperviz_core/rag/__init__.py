@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING
 from ..lazy import lazy_exports
 from .ann import AnnVectorIndex
 from .answer import Answerer, extractive_summary
-from .citations import Citations, cited_legend, read_citations
+from .citations import (
+    Citations,
+    LabelledItem,
+    cited_legend,
+    labelled_items,
+    read_citations,
+    visual_citations,
+)
 from .engine import VizRAG
 from .extract import (
     Extractor,
@@ -173,6 +180,7 @@ __all__ = [
     "LLMExtractor",
     "LLMKeywordExtractor",
     "LLMThemeExtractor",
+    "LabelledItem",
     "LoaderError",
     "LocalMiniLMEmbedder",
     "LocalReads",
@@ -224,6 +232,7 @@ __all__ = [
     "heuristic_keywords",
     "infer_title",
     "json_safe_metadata",
+    "labelled_items",
     "load_documents",
     "local_minilm_available",
     "merge_extractions",
@@ -239,6 +248,7 @@ __all__ = [
     "render_passages",
     "report_usage",
     "store_exists",
+    "visual_citations",
     "visual_ids",
     "vizrag_key",
     "vizrag_value",

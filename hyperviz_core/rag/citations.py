@@ -22,13 +22,17 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Collection
+from collections.abc import Collection, Mapping, Sequence
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
 
 from ..unitext import truncate
 from .extract.parse.lists import scan_ids
 from .result import Citations, RetrievalResult, RetrievedEntity, RetrievedHyperedge
 
-__all__ = ["Citations", "answer_citations", "cited_legend", "read_citations"]
+__all__ = ["Citations", "LabelledItem", "answer_citations", "cited_legend", "labelled_items",
+           "read_citations", "visual_citations"]
 
 #: a bracket of passage numbers: ``[1]``, ``[1, 3]``, ``[2-4]``, ``[1; 2 and 5]``, ``[1、3]``,
 #: ``[1至3]`` (lenticular and tortoise-shell brackets read as square ones)
@@ -95,6 +99,51 @@ def answer_citations(answer: str, *, carried: int,
         named = [v for v in written if v in given]
         unknown += [v for v in written if v not in given]
     return Citations(passages=found, ids=named, unknown=unknown, carried=carried)
+
+
+class LabelledItem(BaseModel):
+    """An item a rendering labels: its visual ``id`` (``E#``/``H#``), ``kind``, ``key``
+    (the entity key or the hyperedge id) and the ``view`` that draws it (two renderings number
+    their items apart: ``E1`` of ``"top"`` is not ``E1`` of ``"bottom"``)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    kind: Literal["entity", "hyperedge"]
+    key: str
+    view: str
+
+
+def labelled_items(view: str, entity_ids: Mapping[str, str],
+                   hyperedge_ids: Mapping[str, str]) -> list[LabelledItem]:
+    """The items of one rendering, from its key → ``E#`` and id → ``H#`` maps (what
+    :func:`~.result.visual_ids` reads from its export, and what the wrappers' image nodes and
+    documents carry as ``entity_ids``/``hyperedge_ids``), in key order.
+
+    >>> [(i.id, i.key) for i in labelled_items("top", {"ada": "E1"}, {"h-1": "H1"})]
+    [('E1', 'ada'), ('H1', 'h-1')]
+    """
+    return ([LabelledItem(id=str(v), kind="entity", key=str(k), view=view)
+             for k, v in sorted(entity_ids.items())]
+            + [LabelledItem(id=str(v), kind="hyperedge", key=str(k), view=view)
+               for k, v in sorted(hyperedge_ids.items())])
+
+
+def visual_citations(answer: str, *, carried: int, drawn: Sequence[LabelledItem]
+                     ) -> tuple[Citations, list[LabelledItem]]:
+    """The :class:`Citations` of ``answer`` (:func:`answer_citations`), a reply to a prompt
+    that numbered ``carried`` passages and showed the renderings whose items are ``drawn``
+    (none: ``E#``/``H#`` are not read, as no prompt named them), and the drawn items it
+    cites, in order of first mention (an ID two renderings both label gives both items).
+
+    >>> drawn = labelled_items("top", {"ada": "E1", "babbage": "E2"}, {"h-1": "H1"})
+    >>> c, items = visual_citations("Ada (E1, H1) [1]; see H7.", carried=1, drawn=drawn)
+    >>> c.passages, [(i.id, i.key) for i in items], c.unknown
+    ([1], [('E1', 'ada'), ('H1', 'h-1')], ['H7'])
+    """
+    citations = answer_citations(answer, carried=carried,
+                                 ids={d.id for d in drawn} if drawn else None)
+    return citations, [d for vid in citations.ids for d in drawn if d.id == vid]
 
 
 def cited_legend(result: RetrievalResult, width: int = 160) -> list[str]:
