@@ -32,7 +32,7 @@ from .lexicon import lexical_text, undot
 
 __all__ = [
     "STOPWORDS", "bm25_from_counts", "bm25_scores", "bm25_values", "cjk_grams", "cjk_token",
-    "passage_tokens", "plain_missed", "query_tokens", "segmented", "tokens",
+    "passage_tokens", "plain_missed", "query_tokens", "sea_grams", "segmented", "tokens",
 ]
 
 K1 = 1.5
@@ -61,14 +61,25 @@ _TOKEN = re.compile(r"(?u)\b\w\w+\b")
 _CJK = ("\u1100-\u11ff\u3005-\u3007\u3021-\u3029\u3031-\u3035\u303b\u303c\u3040-\u30ff"
         "\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff"
         "\U00020000-\U0003134f")
-_CJK_ANY = re.compile(f"[{_CJK}]")
-# a run of word characters of those scripts, or a run of other word characters
-_PIECE = re.compile(f"((?:(?=\\w)[{_CJK}])+)|([^\\W{_CJK}]+)")
+#: the letters, combining marks and digits of the scripts of South-East Asia written without
+#: spaces between words (Thai, Lao, Myanmar, Khmer; their punctuation and currency signs left
+#: out), read as bigrams of their clusters (:func:`sea_grams`)
+_SEA = ("\u0e01-\u0e3a\u0e40-\u0e4e\u0e50-\u0e59\u0e81-\u0ecd\u0ed0-\u0ed9\u0edc-\u0edf"
+        "\u1000-\u1049\u1050-\u109f\u1780-\u17d3\u17d7\u17dc\u17dd\u17e0-\u17e9"
+        "\uaa60-\uaa7f")
+#: every character of a script written without spaces between words
+_SEG = _CJK + _SEA
+_CJK_ANY = re.compile(f"[{_SEG}]")
+# a run of word characters of the CJK scripts, a run of a South-East Asian script (its marks
+# included: they are no word characters to ``re``), or a run of other word characters
+_PIECE = re.compile(f"((?:(?=\\w)[{_CJK}])+)|([{_SEA}]+)|([^\\W{_SEG}]+)")
 #: full-width ASCII and half-width katakana, read as their usual forms (NFKC): ２０２１ is 2021
 _WIDTH = re.compile("[\uff01-\uff5e\uff65-\uff9f]+")
-#: a letter or digit against a kana/Han/Hangul character: one word to a plain full-text index
-#: (``python入門``, ``2021年``), two BM25 tokens (``python``, ``入門``)
-_JOINED = re.compile(f"[^\\W{_CJK}][{_CJK}]|[{_CJK}][^\\W{_CJK}]")
+#: a letter or digit against a character of those scripts: one word to a plain full-text
+#: index (``python入門``, ``2021年``), two BM25 tokens (``python``, ``入門``)
+_JOINED = re.compile(f"[^\\W{_SEG}][{_SEG}]|[{_SEG}][^\\W{_SEG}]")
+#: the signs that join the next consonant to a cluster (Khmer coeng, Myanmar virama)
+_JOINERS = "\u17d2\u1039"
 
 
 def _folded_apart(text: str) -> bool:
@@ -94,11 +105,32 @@ def cjk_grams(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
+def sea_grams(run: str) -> list[str]:
+    """The tokens of a run of Thai, Lao, Myanmar or Khmer: the overlapping bigrams of its
+    clusters (a letter or digit with the combining marks after it, and a consonant a Khmer
+    coeng or Myanmar virama joins to it), a lone cluster by itself.
+
+    >>> sea_grams("กรุงเทพ"), sea_grams("ភ្នំពេញ"), sea_grams("ไม้")
+    (['กรุ', 'รุง', 'งเ', 'เท', 'ทพ'], ['ភ្នំពេ', 'ពេញ'], ['ไม้'])
+    """
+    clusters: list[str] = []
+    for char in run:
+        base = unicodedata.category(char)[0] in "LN"
+        if clusters and (not base or clusters[-1][-1] in _JOINERS):
+            clusters[-1] += char
+        else:
+            clusters.append(char)
+    if len(clusters) < 2:
+        return clusters
+    return [clusters[i] + clusters[i + 1] for i in range(len(clusters) - 1)]
+
+
 def tokens(text: str) -> list[str]:
     """BM25 tokens of ``text`` in order, repeats kept: ``bm25s.tokenize(lexical_text(text),
     stopwords="en")`` without the vocabulary (underscores separate words), with three
     changes for text no space separates or ``str.lower`` misreads. Runs of kana, Han and
-    Hangul characters give their overlapping character bigrams (:func:`cjk_grams`; these
+    Hangul characters give their overlapping character bigrams (:func:`cjk_grams`), runs of
+    Thai, Lao, Myanmar and Khmer the bigrams of their clusters (:func:`sea_grams`; these
     characters also end the word before them and start a new one after them); full-width
     ASCII and half-width katakana read as their usual forms; and the dotted capital ``İ``
     (which lower-cases to ``i`` + combining dot) reads as ``i``. Text without these
@@ -121,9 +153,11 @@ def tokens(text: str) -> list[str]:
     if low.isascii() or not _CJK_ANY.search(low):
         return [t for t in _TOKEN.findall(low) if t not in STOPWORDS]
     out: list[str] = []
-    for run, word in _PIECE.findall(low):
+    for run, sea, word in _PIECE.findall(low):
         if run:
             out.extend(cjk_grams(run))
+        elif sea:
+            out.extend(sea_grams(sea))
         elif len(word) > 1 and word not in STOPWORDS:
             out.append(word)
     return out
@@ -132,11 +166,13 @@ def tokens(text: str) -> list[str]:
 def segmented(text: str) -> bool:
     """Whether :func:`tokens` reads ``text`` otherwise than as its maximal runs of word
     characters, lower-cased (what a plain full-text index such as SQLite's ``unicode61``
-    holds): it has kana, Han or Hangul characters, full-width ASCII or half-width katakana,
-    or a dotted capital ``İ``.
+    holds): it has kana, Han, Hangul, Thai, Lao, Myanmar or Khmer characters, full-width ASCII
+    or half-width katakana, or a dotted capital ``İ``.
 
     >>> segmented("Hank Snow"), segmented("Zürich"), segmented("東京"), segmented("İzmir")
     (False, False, True, True)
+    >>> segmented("กรุงเทพ")
+    True
     """
     if text.isascii():
         return False
@@ -144,7 +180,8 @@ def segmented(text: str) -> bool:
 
 
 def cjk_token(token: str) -> bool:
-    """Whether ``token`` is a piece of a kana / Han / Hangul run (:func:`cjk_grams`), which a
+    """Whether ``token`` is a piece of a run of a script written without spaces (kana, Han,
+    Hangul: :func:`cjk_grams`; Thai, Lao, Myanmar, Khmer: :func:`sea_grams`), which a
     plain full-text index cannot find (it holds the whole run as one word): its passages
     are found by the substring instead."""
     return _CJK_ANY.search(token) is not None
@@ -153,8 +190,8 @@ def cjk_token(token: str) -> bool:
 def plain_missed(text: str, body: str) -> Counter[str]:
     """The BM25 tokens of passage ``text`` (with their counts) that a plain full-text index
     of its ``body`` cannot select it by: not one of its plain words (maximal runs of word
-    characters, lower-cased), nor a kana/Han/Hangul piece found in ``body`` as it is (by
-    substring, :func:`cjk_token`). Only text :func:`segmented` reads otherwise has them:
+    characters, lower-cased), nor a piece of a run without spaces found in ``body`` as it is
+    (by substring, :func:`cjk_token`). Only text :func:`segmented` reads otherwise has them:
     ``İstanbul`` (``istanbul``), ``２０２１`` (``2021``), half-width katakana, and a word
     written against such characters (``python`` of ``python入門``, ``2021`` of ``2021年``).
 

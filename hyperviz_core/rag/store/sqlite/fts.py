@@ -7,9 +7,10 @@ It is *derived*: created on first use when missing and filled from ``chunks`` in
 statement, then kept in sync by triggers on ``chunks`` and ``documents`` (so every writer
 process, of any version, keeps it current). Nothing else depends on it: dropping it loses
 nothing, the next query rebuilds it. No schema version change is involved: the derived
-objects carry their own version in their names (``_v5``); a store whose objects are of an
+objects carry their own version in their names (``_v6``); a store whose objects are of an
 older version (v2, whose tokens kept underscores; v3, a Han run one token; v4, an earlier
-tokenizer of 2026-12-05) gets them
+tokenizer of 2026-12-05; v5, a Thai, Lao, Myanmar or Khmer run cut at its combining marks)
+gets them
 dropped and rebuilt by the next query that can write (a read-only one falls back to the
 full in-memory path).
 
@@ -17,14 +18,14 @@ Tokens: ``unicode61`` without diacritic folding, i.e. maximal runs of letters an
 case-folded (an underscore separates tokens) — the tokens of the ranking's BM25
 (:func:`~hyperviz_core.rag.retrieve.lexical.tokens`: ``\\b\\w\\w+\\b`` on the lower-cased
 text with underscores turned into spaces; English stop words removed) are those of at
-least two characters that are not stop words, in a passage without kana, Han or Hangul
-characters, full-width forms or a dotted ``İ``. A passage with them
+least two characters that are not stop words, in a passage without kana, Han, Hangul, Thai,
+Lao, Myanmar or Khmer characters, full-width forms or a dotted ``İ``. A passage with them
 (:func:`~hyperviz_core.rag.retrieve.lexical.segmented`) is not exact: BM25 reads a run of
 Han characters as its bigrams, ``unicode61`` as one token, so such a piece selects its
 passages by substring (``instr``, a scan of the passages, only for a query that has one);
 and its few BM25 tokens that neither finds (``istanbul`` of ``İstanbul``, ``2021`` of
 ``２０２１``: :func:`~hyperviz_core.rag.retrieve.lexical.plain_missed`) are kept in the table
-``vizrag_chunk_terms_v5(term, chunk, tf)``, written by the reader that measures its BM25
+``vizrag_chunk_terms_v6(term, chunk, tf)``, written by the reader that measures its BM25
 length (:func:`store_lengths`, one transaction with the length row; the triggers delete
 both). The index only *selects* the candidates (chunks holding a query token) and gives
 the corpus token total; the scores are computed from the candidates' own text
@@ -69,7 +70,7 @@ __all__ = [
 
 #: version of the derived objects: a new version has new names (so processes of another
 #: version never write into its tables) and drops those of the older ones
-_VERSION = 5
+_VERSION = 6
 FTS_TABLE = f"vizrag_chunk_fts_v{_VERSION}"
 
 # the title a chunk's passage starts with (as ChunkIndex: document title, else metadata title)

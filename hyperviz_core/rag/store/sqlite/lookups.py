@@ -137,7 +137,7 @@ class QueryLookupsMixin(ChunkLookupsMixin):
 
     def lexical_candidates(self, tokens: Iterable[str]) -> list[tuple[int, Chunk, str]]:
         """(rowid, chunk, document title) of every chunk whose passage holds a token (an
-        FTS token, a stored BM25 token FTS cannot find, or a piece of a kana/Han/Hangul run
+        FTS token, a stored BM25 token FTS cannot find, or a piece of a run without spaces
         found as a substring of the passage: a scan of the chunks)."""
         from ...retrieve.lexical import cjk_token
 
@@ -177,9 +177,10 @@ class QueryLookupsMixin(ChunkLookupsMixin):
         FTS tokens made of ASCII characters are its BM25 tokens made of ASCII characters
         (:func:`_same_ascii_tokens`), so ASCII query tokens may be counted by FTS. A
         passage FTS tokenizes otherwise (:func:`~...retrieve.lexical.segmented`: kana, Han,
-        Hangul, full-width forms, ``İ``) is not exact, and its BM25 tokens FTS cannot find
-        it by (:func:`~...retrieve.lexical.plain_missed`: ``istanbul`` of ``İstanbul``, not
-        the pieces of a Han run, found by substring) are stored with its length (kept in
+        Hangul, Thai, Lao, Myanmar, Khmer, full-width forms, ``İ``) is not exact, and its
+        BM25 tokens FTS cannot find it by (:func:`~...retrieve.lexical.plain_missed`:
+        ``istanbul`` of ``İstanbul``, not the pieces of a Han run, found by substring) are
+        stored with its length (kept in
         memory when they cannot be stored)."""
         from ...retrieve.lexical import plain_missed, segmented  # the ranking's own tokens
 

@@ -1,0 +1,135 @@
+"""Offline BM25 of Thai, Lao, Khmer and Myanmar text: bigrams of clusters.
+
+These scripts write no spaces between words, and their vowel and tone marks are no word
+characters to ``re``: ``bm25s``'s ``\\w\\w+`` cut ``กรุงเทพ`` (Bangkok) at its marks into
+``กร`` + ``งเทพ...``, so the query ``กรุงเทพ`` missed the passage ``กรุงเทพมหานคร...``, and Khmer
+gave no token at all. BM25 now reads such a run as the overlapping bigrams of its clusters
+(a letter with its marks, a consonant a Khmer coeng or Myanmar virama joins), on the loaded
+path, on the lazy one (SQLite FTS5 holds a run as one word: the pieces select passages by
+substring) and in PostgreSQL's postings, also in a store whose derived index the previous
+version (v5) made.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from hyperviz_core.rag import Document, VizRAG
+from hyperviz_core.rag.retrieve.lazy import LazyCorpus
+from hyperviz_core.rag.retrieve.lexical import sea_grams, tokens
+from hyperviz_core.rag.retrieve.state import Corpus
+from hyperviz_core.rag.store.sqlite import fts
+
+DOCS = [  # untitled; the first by id matches no query
+    ("a0", "The weather was mild and the harbour was quiet that spring."),
+    ("b1", "กรุงเทพมหานครเป็นเมืองหลวงของประเทศไทย"),  # Bangkok is the capital of Thailand
+    ("c2", "เชียงใหม่มีวัดเก่าแก่มากมาย"),  # Chiang Mai has many old temples
+    ("d3", "ວຽງຈັນແມ່ນນະຄອນຫຼວງຂອງລາວ"),  # Vientiane is the capital of Laos
+    ("e4", "ភ្នំពេញជារាជធានីនៃប្រទេសកម្ពុជា"),  # Phnom Penh is the capital of Cambodia
+    ("f5", "ရန်ကုန်မြို့သည် မြန်မာနိုင်ငံ၏ အကြီးဆုံးမြို့ ဖြစ်သည်"),  # Yangon, Myanmar's largest city
+    ("g6", "iPhoneรุ่นใหม่วางขายที่สยาม"),  # the new iPhone is sold at Siam
+]
+QUERIES = {  # query → the document it names (the only one holding its tokens)
+    "กรุงเทพ": "b1", "ประเทศไทย": "b1", "เชียงใหม่": "c2", "วัดเก่า": "c2",
+    "ວຽງຈັນ": "d3", "ភ្នំពេញ": "e4", "កម្ពុជា": "e4", "ရန်ကုန်": "f5", "မြန်မာ": "f5",
+    "iPhone": "g6", "สยาม": "g6",
+}
+
+
+@pytest.fixture(autouse=True)
+def _always_lazy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These stores are small: make the default (auto) read lazily from the first chunk."""
+    from hyperviz_core.rag.retrieve import retriever as retriever_module
+
+    monkeypatch.setattr(retriever_module, "LAZY_MIN_CHUNKS", 0)
+
+
+def _insert(rag: VizRAG) -> None:
+    rag.insert([Document(id=i, text=text) for i, text in DOCS])
+
+
+def _check(store: str | Path, *, lazy: bool) -> None:
+    rag = VizRAG(store, show_progress=False)
+    rag.retriever.lazy = lazy
+    for query, doc in QUERIES.items():
+        res = rag.retrieve(query, mode="vizrag", render=False)
+        assert res.chunks and res.chunks[0].doc_id == doc, (query, lazy)
+    assert isinstance(rag.retriever.query_corpus(), LazyCorpus if lazy else Corpus)
+    rag.close()
+
+
+def test_runs_give_bigrams_of_clusters() -> None:
+    assert tokens("กรุงเทพ") == ["กรุ", "รุง", "งเ", "เท", "ทพ"]  # marks stay in their cluster
+    assert set(tokens("กรุงเทพ")) <= set(tokens(DOCS[1][1]))
+    assert tokens("ភ្នំពេញ") == ["ភ្នំពេ", "ពេញ"]  # the coeng joins ន to ភ
+    assert tokens("ရန်ကုန်") == ["ရန်", "န်ကု", "ကုန်"]
+    assert tokens("ไม้") == ["ไม้"] and sea_grams("ก") == ["ก"]
+
+
+def test_latin_against_thai_and_punctuation() -> None:
+    """A Latin word written against Thai is its own token; Thai punctuation (๚) and the baht
+    sign end a run, Thai digits are read as the letters are."""
+    got = tokens("iPhoneรุ่นใหม่ ฿100 ๑๒๓ ก๚ข")
+    assert got == ["iphone", "รุ่น", "นใ", "ให", "หม่", "100", "๑๒", "๒๓", "ก", "ข"]
+
+
+def test_engine_finds_them_loaded_and_lazy(tmp_path: Path) -> None:
+    path = tmp_path / "s"
+    with VizRAG(path, show_progress=False) as rag:
+        _insert(rag)
+    _check(path, lazy=False)
+    _check(path, lazy=True)
+
+
+def test_lazy_equals_loaded(tmp_path: Path) -> None:
+    path = tmp_path / "s"
+    with VizRAG(path, show_progress=False) as rag:
+        _insert(rag)
+    full = VizRAG(path, show_progress=False)
+    full.retriever.lazy = False
+    lazy = VizRAG(path, show_progress=False)
+    for query in [*QUERIES, "เมืองหลวง", "ຫຼວງ"]:
+        want = full.retrieve(query, mode="vizrag", render=False)
+        got = lazy.retrieve(query, mode="vizrag", render=False)
+        assert [(c.chunk_id, c.score) for c in got.chunks] == [
+            (c.chunk_id, c.score) for c in want.chunks], query
+    assert isinstance(lazy.retriever.query_corpus(), LazyCorpus)
+    full.close()
+    lazy.close()
+
+
+def test_index_of_the_previous_version_is_rebuilt(tmp_path: Path) -> None:
+    """A store whose derived objects are v5 (the lengths of the old tokens) gets them
+    dropped and v6 made by the first query; nothing is re-indexed."""
+    path = tmp_path / "s"
+    with VizRAG(path, show_progress=False) as rag:
+        _insert(rag)
+    conn = sqlite3.connect(path / "vizrag.sqlite")
+    for name in fts._NAMES[5:]:
+        conn.execute(f"DROP TRIGGER IF EXISTS {name}")
+    for name in (fts._INST, fts.FTS_TABLE, fts.LENGTHS, fts.TERMS):
+        conn.execute(f"DROP TABLE IF EXISTS {name}")
+    for statement in fts._CREATE:  # the same objects under v5's names
+        conn.execute(statement.replace("_v6", "_v5"))
+    conn.execute("INSERT INTO vizrag_chunk_fts_v5(rowid, body) SELECT rowid, text FROM chunks")
+    conn.execute("INSERT INTO vizrag_chunk_bm25_v5 SELECT rowid, 1, 0 FROM chunks")
+    before = conn.execute("SELECT id, text FROM chunks ORDER BY id").fetchall()
+    conn.commit()
+    conn.close()
+    _check(path, lazy=True)
+    conn = sqlite3.connect(path / "vizrag.sqlite")
+    names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master")]
+    after = conn.execute("SELECT id, text FROM chunks ORDER BY id").fetchall()
+    conn.close()
+    assert not [n for n in names if "_v5" in n] and fts.FTS_TABLE in names
+    assert after == before
+
+
+def test_postgres_postings_read_them(pg_url: str) -> None:
+    with VizRAG(pg_url, show_progress=False) as rag:
+        _insert(rag)
+    _check(pg_url, lazy=True)
+    _check(pg_url, lazy=False)
