@@ -21,7 +21,13 @@ from llama_index.core.llms.mock import MockLLM
 from test_langchain_retriever import QUERY as LC_QUERY
 from test_langchain_retriever import build_store
 
-from hyperviz_core.rag import LabelledItem, labelled_items, visual_citations, visual_ids
+from hyperviz_core.rag import (
+    LabelledItem,
+    export_legend,
+    labelled_items,
+    visual_citations,
+    visual_ids,
+)
 from vizrag_langchain import HyperVizRunnable, VizRAGRetriever, create_vizrag_chain
 from vizrag_llamaindex import VizRAGImageNode, VizRAGIndex
 
@@ -90,6 +96,26 @@ def test_core_reads_only_what_was_drawn() -> None:
     assert (c.ids, c.unknown, items) == ([], [], [])
 
 
+def test_core_reads_mixed_brackets_and_merges_repeats() -> None:
+    """``[1, H1]`` cites passage 1 and H1; the same item drawn by two images comes once."""
+    drawn = [*labelled_items("top", {"ada": "E1"}, {"h-1": "H1"}, image="a"),
+             *labelled_items("top", {"ada": "E1"}, {}, image="a")]
+    for answer in ("Ada [1, H1] and E1.", "Ada [H1; 1] and [E1].", "Ada [1、H1] E1"):
+        c, items = visual_citations(answer, carried=1, drawn=drawn)
+        assert c.passages == [1] and sorted(c.ids) == ["E1", "H1"], answer
+        assert sorted(i.id for i in items) == ["E1", "H1"], answer
+
+
+@pytest.mark.parametrize("text", [
+    "vitamin E 400 IU", "the E-2 Hawkeye", "<h1>Title</h1>", "a ratio of E1.5",
+    "sales in H1-2024", "the chess move e4", "Table H 1"])
+def test_running_text_is_no_citation(text: str) -> None:
+    drawn = labelled_items("top", {f"k{i}": f"E{i}" for i in range(1, 6)},
+                           {f"h{i}": f"H{i}" for i in range(1, 8)})
+    c, items = visual_citations(text, carried=0, drawn=drawn)
+    assert (c.ids, c.unknown, items) == ([], [], []), text
+
+
 def test_image_nodes_name_what_they_label(index: VizRAGIndex) -> None:
     nodes = index.as_retriever(top_k=2).retrieve(QUERY)
     image = next(n.node for n in nodes if isinstance(n.node, VizRAGImageNode))
@@ -98,7 +124,11 @@ def test_image_nodes_name_what_they_label(index: VizRAGIndex) -> None:
     for key, vid in ents.items():  # the caption's legend names the same E#
         assert any(line.startswith(f"{vid} ") and key in line.lower()
                    for line in image.text.splitlines())
-    assert {"entity_ids", "hyperedge_ids"} <= set(image.excluded_llm_metadata_keys)
+    assert {"entity_ids", "hyperedge_ids", "legend"} <= set(image.excluded_llm_metadata_keys)
+    legend = image.metadata["legend"]
+    assert set(legend) == set(ents.values()) | set(edges.values())
+    assert all(legend[vid].split(" (")[0].lower() in image.text.lower()
+               for vid in ents.values())
 
 
 def check(response: Any) -> None:
@@ -112,6 +142,10 @@ def check(response: Any) -> None:
             for view in ("top", "bottom") if (view, vid) in drawn]
     assert got == want and got
     assert meta["cited_items"][0].kind == "entity"
+    images = {n.node.node_id: n.node for n in response.source_nodes
+              if isinstance(n.node, VizRAGImageNode)}
+    for item in meta["cited_items"]:  # each names its image, and what it labels there
+        assert item.text == images[item.image].metadata["legend"][item.id]
 
 
 def test_query_engine_reads_the_ids(index: VizRAGIndex) -> None:
@@ -159,10 +193,14 @@ def test_langchain_chain_reads_the_ids(retriever: VizRAGRetriever) -> None:
     rendering = HyperVizRunnable(store=retriever.engine).invoke(
         {"documents": out["documents"], "question": LC_QUERY})  # what the chain rendered
     key_of = {v: k for m in visual_ids(rendering["export"]) for k, v in m.items()}
+    legend = export_legend(rendering["export"])
     assert out["citations"].ids == ["E2", "H1"] and out["citations"].unknown == ["E77"]
     assert out["cited_items"] == [
-        LabelledItem(id="E2", kind="entity", key=key_of["E2"], view="passages"),
-        LabelledItem(id="H1", kind="hyperedge", key=key_of["H1"], view="passages")]
+        LabelledItem(id="E2", kind="entity", key=key_of["E2"], view="passages",
+                     text=legend["E2"]),
+        LabelledItem(id="H1", kind="hyperedge", key=key_of["H1"], view="passages",
+                     text=legend["H1"])]
+    assert legend["H1"].startswith("[") and all(out["cited_items"][i].text for i in (0, 1))
     assert "E77" in out["warning"]
 
 
@@ -175,3 +213,13 @@ def test_langchain_image_document_keeps_its_view(retriever: VizRAGRetriever) -> 
     assert [(i.id, i.view) for i in out["cited_items"]] == [("E1", image.metadata["view"])]
     assert out["cited_items"][0].key == {v: k for k, v in
                                          image.metadata["entity_ids"].items()}["E1"]
+
+
+def test_prompts_ask_for_the_ids(index: VizRAGIndex, retriever: VizRAGRetriever) -> None:
+    """The wrappers' prompts ask for the E#/H# they read back."""
+    from vizrag_langchain.chain import DEFAULT_PROMPT
+    from vizrag_llamaindex.prompt_views import REFINE_TEMPLATE, SYSTEM_PROMPT
+
+    for prompt in (SYSTEM_PROMPT, DEFAULT_PROMPT):
+        assert "(H2, [1])" in prompt and "E#" in prompt
+    assert "E#/H#" in REFINE_TEMPLATE

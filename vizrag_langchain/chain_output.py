@@ -33,7 +33,12 @@ from langchain_core.runnables import RunnableGenerator
 from langchain_core.runnables.utils import AddableDict
 
 from hyperviz_core.rag import visual_ids
-from hyperviz_core.rag.citations import LabelledItem, labelled_items, visual_citations
+from hyperviz_core.rag.citations import (
+    LabelledItem,
+    export_legend,
+    labelled_items,
+    visual_citations,
+)
 
 __all__ = ["ChainInput", "chain_input", "chat_history", "sources_step"]
 
@@ -108,8 +113,9 @@ class _Sources:
             self.documents = list(visual["documents"])
             out["documents"] = self.documents
             if visual.get("image") is not None:
-                self.drawn = labelled_items(str(visual.get("view") or ""),
-                                            *visual_ids(visual.get("export") or {}))
+                export = visual.get("export") or {}
+                self.drawn = labelled_items(str(visual.get("view") or ""), *visual_ids(export),
+                                            legend=export_legend(export))
         if isinstance(out.get("answer"), str):
             self.answer.append(out["answer"])
         return out or None

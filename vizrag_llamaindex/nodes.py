@@ -21,7 +21,8 @@
   ``TextBlock`` right after the ``ImageBlock`` (the stock ``ImageNode`` drops the text on the
   multimodal path), its id is a content hash, and its ``repr`` never prints the base64.
   Its metadata names what the image labels (``entity_ids``: entity key → ``E#``,
-  ``hyperedge_ids``: hyperedge id → ``H#``; :func:`drawn_items` reads them back).
+  ``hyperedge_ids``: hyperedge id → ``H#``, ``legend``: ``E#``/``H#`` → what it is;
+  :func:`drawn_items` reads them back).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from llama_index.core.schema import (
 from pydantic import Field
 
 from hyperviz_core.rag import RankedChunk, RetrievalResult, VisualContext, visual_ids
-from hyperviz_core.rag.citations import LabelledItem, labelled_items
+from hyperviz_core.rag.citations import LabelledItem, export_legend, labelled_items
 from hyperviz_core.rag.result_metadata import VIZRAG_PREFIX, merge_metadata, vizrag_value
 
 __all__ = [
@@ -187,7 +188,7 @@ def image_node(ctx: VisualContext, *, view: str, score: float | None) -> NodeWit
     ents, edges = visual_ids(ctx.export)
     meta = {"view": view, "sha256": ctx.sha256, "width": ctx.width, "height": ctx.height,
             "entities": ctx.entities, "hyperedges": ctx.hyperedges, "entity_ids": ents,
-            "hyperedge_ids": edges}
+            "hyperedge_ids": edges, "legend": export_legend(ctx.export)}
     node = VizRAGImageNode(
         id_=IMAGE_ID_PREFIX + ctx.sha256[:32], image=ctx.png_base64,
         image_mimetype=ctx.mime_type, text=ctx.caption, metadata=meta,
@@ -197,14 +198,18 @@ def image_node(ctx: VisualContext, *, view: str, score: float | None) -> NodeWit
 
 def drawn_items(nodes: Sequence[NodeWithScore]) -> list[LabelledItem]:
     """The items the image nodes among ``nodes`` label (their ``entity_ids`` /
-    ``hyperedge_ids``, each under the node's ``view``), in the nodes' order: what an answer
-    may cite as ``E#``/``H#``. An image node of another kind labels nothing."""
+    ``hyperedge_ids`` and ``legend``, each under the node's ``view`` and id), in the nodes'
+    order: what an answer may cite as ``E#``/``H#``. An image node of another kind labels
+    nothing."""
     out: list[LabelledItem] = []
     for item in nodes:
         meta = item.node.metadata if is_image_node(item.node) else {}
         ents, edges = meta.get("entity_ids"), meta.get("hyperedge_ids")
         if isinstance(ents, Mapping) and isinstance(edges, Mapping):
-            out += labelled_items(str(meta.get("view") or ""), ents, edges)
+            legend = meta.get("legend")
+            out += labelled_items(str(meta.get("view") or ""), ents, edges,
+                                  legend=legend if isinstance(legend, Mapping) else None,
+                                  image=item.node.node_id)
     return out
 
 

@@ -41,7 +41,8 @@ SYSTEM_PROMPT = (
     "You are an expert Q&A system. Answer the query from the numbered passages and the "
     "attached hypergraph drawing (entities are labelled E#, hyperedges H#; its caption lists "
     "them), not from prior knowledge; if they do not contain the answer, say so briefly. "
-    "Cite the passages you use as [n]. " + DATA_NOTE)
+    "Cite the passages you use as [n] and the drawn entities and hyperedges you use by their "
+    "labels (E#, H#), e.g. (H2, [1]). " + DATA_NOTE)
 """The system prompt of VizRAG's multimodal QA and tree-summary prompts, and the default
 ``system_prompt`` of the chat engines :func:`multimodal_chat_engine` builds."""
 
@@ -95,7 +96,8 @@ You are an expert Q&A system that strictly operates in two modes when refining e
 1. **Rewrite** an original answer using the new context.
 2. **Repeat** the original answer if the new context isn't useful.
 Never reference the original answer or context directly in your answer, except to cite \
-passages as [n] (keep the citations of the original answer).
+passages as [n] and drawn entities and hyperedges as E#/H# (keep the citations of the \
+original answer).
 When in doubt, just repeat the original answer.
 """ + DATA_NOTE + """
 {% endchat %}

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Collection, Mapping, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -31,12 +31,14 @@ from ..unitext import truncate
 from .extract.parse.lists import scan_ids
 from .result import Citations, RetrievalResult, RetrievedEntity, RetrievedHyperedge
 
-__all__ = ["Citations", "LabelledItem", "answer_citations", "cited_legend", "labelled_items",
-           "read_citations", "visual_citations"]
+__all__ = ["Citations", "LabelledItem", "answer_citations", "cited_legend", "export_legend",
+           "labelled_items", "read_citations", "visual_citations"]
 
 #: a bracket of passage numbers: ``[1]``, ``[1, 3]``, ``[2-4]``, ``[1; 2 and 5]``, ``[1、3]``,
-#: ``[1至3]`` (lenticular and tortoise-shell brackets read as square ones)
-_BRACKET = re.compile(r"\[\s*(\d{1,18}(?:\s*(?:[,;、]|[-–—~〜至]|and|&)\s*\d{1,18})*)\s*\]")
+#: ``[1至3]``, also with visual IDs among them (``[1, H2]``; lenticular and tortoise-shell
+#: brackets read as square ones)
+_ITEM = r"(?:\d{1,18}|[EH]\d{1,6})"
+_BRACKET = re.compile(rf"\[\s*({_ITEM}(?:\s*(?:[,;、]|[-–—~〜至]|and|&)\s*{_ITEM})*)\s*\]")
 _RANGE = re.compile(r"(\d{1,18})\s*[-–—~〜至]\s*(\d{1,18})")
 #: the CJK brackets models write citations in (``【1】``, ``〔2〕``), as square ones
 _SQUARE = str.maketrans("【〔〖〘】〕〗〙", "[[[[]]]]")
@@ -49,6 +51,8 @@ def _numbers(group: str) -> list[int]:
     one read as its two ends, so ``[1-99999]`` of five passages cites an unknown one)."""
     out: list[int] = []
     for part in re.split(r"[,;&、]|\band\b", group):
+        if "E" in part or "H" in part:  # a visual ID (or a range of them), read apart
+            continue
         span = _RANGE.fullmatch(part.strip())
         if span and 0 <= int(span[2]) - int(span[1]) <= _MAX_RANGE:
             out += range(int(span[1]), int(span[2]) + 1)
@@ -95,7 +99,8 @@ def answer_citations(answer: str, *, carried: int,
     named: list[str] = []
     if ids is not None:
         given = set(ids)
-        written = scan_ids(_BRACKET.sub(" ", text), given, ends=True)
+        written = scan_ids(_BRACKET.sub(lambda m: f" {m[1]} ", text), given, ends=True,
+                           strict=True)
         named = [v for v in written if v in given]
         unknown += [v for v in written if v not in given]
     return Citations(passages=found, ids=named, unknown=unknown, carried=carried)
@@ -103,8 +108,10 @@ def answer_citations(answer: str, *, carried: int,
 
 class LabelledItem(BaseModel):
     """An item a rendering labels: its visual ``id`` (``E#``/``H#``), ``kind``, ``key``
-    (the entity key or the hyperedge id) and the ``view`` that draws it (two renderings number
-    their items apart: ``E1`` of ``"top"`` is not ``E1`` of ``"bottom"``)."""
+    (the entity key or the hyperedge id), the ``view`` that draws it (two renderings number
+    their items apart: ``E1`` of ``"top"`` is not ``E1`` of ``"bottom"``), ``text`` (what it
+    is, :func:`export_legend`: stored data, untrusted) and ``image`` (the id of the image
+    node that draws it, when there is one)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -112,20 +119,54 @@ class LabelledItem(BaseModel):
     kind: Literal["entity", "hyperedge"]
     key: str
     view: str
+    text: str = ""
+    image: str = ""
 
 
-def labelled_items(view: str, entity_ids: Mapping[str, str],
-                   hyperedge_ids: Mapping[str, str]) -> list[LabelledItem]:
+def export_legend(export: Mapping[str, Any], width: int = 200) -> dict[str, str]:
+    """``E#``/``H#`` → what it labels, from a rendering's export: an entity's name (and
+    type), a hyperedge's members by name and its description (as :func:`cited_legend`
+    says them), each cut to ``width`` characters.
+
+    >>> export_legend({"entities": [{"id": "E1", "name": "Ada", "type": "person"},
+    ...                             {"id": "E2", "name": "Babbage"}],
+    ...                "hyperedges": [{"id": "H1", "members": ["E1", "E2"],
+    ...                                "description": "Ada wrote to Babbage."}]})
+    {'E1': 'Ada (person)', 'E2': 'Babbage', 'H1': '[Ada, Babbage]: Ada wrote to Babbage.'}
+    """
+    out: dict[str, str] = {}
+    names: dict[str, str] = {}
+    for e in export.get("entities", []):
+        if isinstance(e, Mapping) and e.get("id"):
+            name = " ".join(str(e.get("name") or e.get("key") or "").split())
+            names[str(e["id"])] = name
+            out[str(e["id"])] = truncate(f"{name} ({e['type']})" if e.get("type") else name,
+                                         width)
+    for h in export.get("hyperedges", []):
+        if isinstance(h, Mapping) and h.get("id"):
+            members = ", ".join(names.get(str(m), str(m)) for m in h.get("members") or ())
+            desc = " ".join(str(h.get("description") or "").split())
+            out[str(h["id"])] = truncate(f"[{members}]" + (f": {desc}" if desc else ""), width)
+    return out
+
+
+def labelled_items(view: str, entity_ids: Mapping[str, str], hyperedge_ids: Mapping[str, str],
+                   *, legend: Mapping[str, str] | None = None, image: str = ""
+                   ) -> list[LabelledItem]:
     """The items of one rendering, from its key → ``E#`` and id → ``H#`` maps (what
     :func:`~.result.visual_ids` reads from its export, and what the wrappers' image nodes and
-    documents carry as ``entity_ids``/``hyperedge_ids``), in key order.
+    documents carry as ``entity_ids``/``hyperedge_ids``), in key order, with their
+    ``legend`` text (:func:`export_legend`) and the ``image`` they are drawn in.
 
     >>> [(i.id, i.key) for i in labelled_items("top", {"ada": "E1"}, {"h-1": "H1"})]
     [('E1', 'ada'), ('H1', 'h-1')]
     """
-    return ([LabelledItem(id=str(v), kind="entity", key=str(k), view=view)
+    text = legend or {}
+    return ([LabelledItem(id=str(v), kind="entity", key=str(k), view=view,
+                          text=text.get(str(v), ""), image=image)
              for k, v in sorted(entity_ids.items())]
-            + [LabelledItem(id=str(v), kind="hyperedge", key=str(k), view=view)
+            + [LabelledItem(id=str(v), kind="hyperedge", key=str(k), view=view,
+                            text=text.get(str(v), ""), image=image)
                for k, v in sorted(hyperedge_ids.items())])
 
 
@@ -134,16 +175,18 @@ def visual_citations(answer: str, *, carried: int, drawn: Sequence[LabelledItem]
     """The :class:`Citations` of ``answer`` (:func:`answer_citations`), a reply to a prompt
     that numbered ``carried`` passages and showed the renderings whose items are ``drawn``
     (none: ``E#``/``H#`` are not read, as no prompt named them), and the drawn items it
-    cites, in order of first mention (an ID two renderings both label gives both items).
+    cites, in order of first mention (an ID two renderings both label gives both items;
+    the same item drawn twice, once).
 
     >>> drawn = labelled_items("top", {"ada": "E1", "babbage": "E2"}, {"h-1": "H1"})
-    >>> c, items = visual_citations("Ada (E1, H1) [1]; see H7.", carried=1, drawn=drawn)
+    >>> c, items = visual_citations("Ada [1, E1] (H1); see H7.", carried=1, drawn=drawn)
     >>> c.passages, [(i.id, i.key) for i in items], c.unknown
     ([1], [('E1', 'ada'), ('H1', 'h-1')], ['H7'])
     """
     citations = answer_citations(answer, carried=carried,
                                  ids={d.id for d in drawn} if drawn else None)
-    return citations, [d for vid in citations.ids for d in drawn if d.id == vid]
+    return citations, list(dict.fromkeys(d for vid in citations.ids for d in drawn
+                                         if d.id == vid))
 
 
 def cited_legend(result: RetrievalResult, width: int = 160) -> list[str]:

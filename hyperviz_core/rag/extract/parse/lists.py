@@ -83,6 +83,11 @@ _ID = re.compile(r"\b([EH])\s?-?(\d{1,6})\b", re.I)
 #: a range of visual IDs: ``E1-E3``, ``E1–3``, ``E2 to E5``, ``H1..H4``
 _RANGE = re.compile(r"\b([EH])\s?-?(\d{1,6})\s*(?:[-–—]\s*(?:\1\s?-?)?|(?:\.\.|to)\s*\1\s?-?)"
                     r"(\d{1,6})\b", re.I)
+#: a visual ID as an answer's citation: ``E3`` written as the prompt wrote it (a capital, no
+#: space or hyphen), not inside a word, a tag (``<h1>``) or a number (``E1.5``)
+_CITED_ID = re.compile(r"(?<![\w</.\-])([EH])(\d{1,6})(?![\w>]|[.\-–]\d)")
+_CITED_RANGE = re.compile(r"(?<![\w</.\-])([EH])(\d{1,6})\s*(?:[-–—]\s*\1?|(?:\.\.|to)\s*\1)"
+                          r"(\d{1,6})(?![\w>]|\.\d)")
 
 
 def _key_of(text: str) -> str | None:
@@ -94,32 +99,48 @@ def _key_of(text: str) -> str | None:
         return None
 
 
-def _expand(text: str, known: set[str], *, ends: bool = False) -> str:
+def _expand(text: str, known: set[str], *, ends: bool = False,
+            ranges: re.Pattern[str] = _RANGE, widest: int | None = None) -> str:
     """``text`` with each range of IDs written as the IDs of it that ``known`` holds (a range
     none of whose IDs is known is left as written); ``ends``: with the range's ends that
-    ``known`` does not hold after them (``E1-E500`` of twelve drawn names ``E500`` too)."""
+    ``known`` does not hold after them (``E1-E500`` of twelve drawn names ``E500`` too);
+    ``widest``: a range whose end is a bare number (``H1-2024``) reaching further than this
+    is no range."""
     def ids(m: re.Match[str]) -> str:
         kind, lo, hi = m.group(1).upper(), int(m.group(2)), int(m.group(3))
+        if widest is not None and hi - lo > widest and m.group().upper().count(kind) < 2:
+            return m.group()
         inside = sorted((v for v in known if v[0] == kind and lo <= int(v[1:]) <= hi),
                         key=lambda v: int(v[1:]))
         if ends:
             inside += [v for v in (f"{kind}{lo}", f"{kind}{hi}") if v not in known]
         return ", ".join(inside) if lo < hi and inside else m.group()
-    return _RANGE.sub(ids, text)
+    return ranges.sub(ids, text)
 
 
-def scan_ids(text: str, known: set[str], *, ends: bool = False) -> list[str]:
+def scan_ids(text: str, known: set[str], *, ends: bool = False,
+             strict: bool = False) -> list[str]:
     """Every ``E#``/``H#`` written in ``text`` (a range of IDs read as those of it that
     ``known`` holds, and with ``ends`` its ends that ``known`` does not hold), in order of
-    first mention, no duplicates; nothing is parsed as JSON.
+    first mention, no duplicates; nothing is parsed as JSON. ``strict`` (an answer's
+    citations, in running text): only IDs written as the prompt wrote them, a capital
+    letter against the number, not inside a word, a tag or a decimal (so ``E 400``,
+    ``E-2 Hawkeye``, ``<h1>``, ``E1.5`` and ``H1-2024`` are no IDs; ``E1 visa`` and the
+    ``H2`` of ``H2 2023`` still are).
 
     >>> scan_ids("E2 and H1-H3, then e2 again", {"H1", "H2", "H3"})
     ['E2', 'H1', 'H2', 'H3']
     >>> scan_ids("H1-H9", {"H1", "H2"}, ends=True)
     ['H1', 'H2', 'H9']
+    >>> scan_ids("(E2, H1-H2) e3, E 4, E-5, <h1>, E1.5, H1-2024", {"H1", "H2"}, strict=True)
+    ['E2', 'H1', 'H2']
+    >>> scan_ids("E1-E500 and H1-3", {"E1", "E2", "H1", "H2", "H3"}, ends=True, strict=True)
+    ['E1', 'E2', 'E500', 'H1', 'H2', 'H3']
     """
+    ids, ranges = (_CITED_ID, _CITED_RANGE) if strict else (_ID, _RANGE)
+    text = _expand(text, known, ends=ends, ranges=ranges, widest=50 if strict else None)
     return list(dict.fromkeys(f"{m.group(1).upper()}{int(m.group(2))}"
-                              for m in _ID.finditer(_expand(text, known, ends=ends))))
+                              for m in ids.finditer(text)))
 
 
 def read_ids(text: Any, id_map: IdMap, *, kind: str = "E",
