@@ -24,7 +24,8 @@ missing key or ``None`` fails every operator except ``!=``, ``nin``, ``is_empty`
   ``IS NOT NULL``); with ``False``, missing or ``None``;
 * ``like``, ``ilike``: a string value matches a SQL ``LIKE`` pattern as a whole: ``%`` any run
   of characters, ``_`` one character, a backslash makes the next one literal (``\\%``);
-  ``ilike`` compares casefolded.
+  ``ilike`` compares lower-cased, as PostgreSQL's ``ILIKE`` (:mod:`.like`: linear time, no
+  pattern backtracks); a number is no string (``18%`` matches no number).
 
 The vector-store dict dialect (``{"year": {"$between": [2020, 2023]}}``, PGVector, Chroma,
 MongoDB style) is :meth:`ChunkFilter.from_mongo` (:mod:`.filter_dialect`).
@@ -43,16 +44,16 @@ Example:
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, Protocol, get_args
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel, ConfigDict, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator, model_validator
 
 from ..types import Chunk
 from .filter_dialect import engine_form
+from .like import like, like_pattern
 
 __all__ = ["ENGINE_CHUNK_ID", "ENGINE_DOC_ID", "FILTER_BATCH", "OPERATORS", "ChunkFilter",
            "MetadataCondition", "Operator", "as_filter", "chunk_fields", "matching_best",
@@ -97,9 +98,19 @@ class MetadataCondition(BaseModel):
 
     @field_validator("value", mode="before")
     @classmethod
-    def _plain(cls, value: Any) -> Any:
-        """No coercion: ``"3"`` stays a string, a tuple becomes a list."""
-        return list(value) if isinstance(value, tuple) else value
+    def _plain(cls, value: Any, info: ValidationInfo) -> Any:
+        """No coercion: ``"3"`` stays a string, a tuple becomes a list; a value of another
+        type is named with its key and operator (not pydantic's every-member report)."""
+        value = list(value) if isinstance(value, tuple) else value
+        where = f"filter on {info.data.get('key')!r} ({info.data.get('op', '==')})"
+        for item in value if isinstance(value, list) else [value]:
+            if item is not None and not isinstance(item, str | int | float):
+                raise ValueError(f"{where}: a filter value must be a string, number or bool "
+                                 f"(or a list of them), got {type(item).__name__} "
+                                 f"{item!r:.60}")
+            if item is None and isinstance(value, list):
+                raise ValueError(f"{where}: a list of filter values cannot hold None")
+        return value
 
     @model_validator(mode="after")
     def _value_fits(self) -> MetadataCondition:
@@ -127,7 +138,10 @@ class MetadataCondition(BaseModel):
             if self.op in _STRINGS and not isinstance(self.value, str):
                 raise ValueError(f"{where} needs a string, got {self.value!r:.60}")
             if self.op in ("like", "ilike"):
-                _like_regex(str(self.value), where)
+                try:
+                    like_pattern(str(self.value))
+                except ValueError as exc:
+                    raise ValueError(f"{where}: {exc}") from None
         return self
 
     def matches(self, fields: Mapping[str, Any]) -> bool:
@@ -184,36 +198,8 @@ def _holds(op: str, have: Any, value: Any) -> bool:
     if not isinstance(have, str):  # text_match, text_match_insensitive, like, ilike
         return False
     if op in ("like", "ilike"):
-        caseless = op == "ilike"
-        regex = _like_regex(value.casefold() if caseless else value, op)
-        return regex.fullmatch(have.casefold() if caseless else have) is not None
+        return like(have, value, caseless=op == "ilike")
     return value in have if op == "text_match" else value.casefold() in have.casefold()
-
-
-_LIKE_CACHE: dict[str, re.Pattern[str]] = {}
-
-
-def _like_regex(pattern: str, where: str) -> re.Pattern[str]:
-    """The regex of a SQL ``LIKE`` pattern (cached): ``%`` is ``.*``, ``_`` is ``.``, a
-    backslash makes the next character literal, the rest is literal (``re.escape``)."""
-    regex = _LIKE_CACHE.get(pattern)
-    if regex is not None:
-        return regex
-    out: list[str] = []
-    chars = iter(pattern)
-    for char in chars:
-        if char == "\\":
-            char = next(chars, "")
-            if not char:
-                raise ValueError(f"{where}: a LIKE pattern must not end with a backslash "
-                                 f"(escape it as \\\\), got {pattern!r:.60}")
-            out.append(re.escape(char))
-        else:
-            out.append(".*" if char == "%" else "." if char == "_" else re.escape(char))
-    regex = re.compile("".join(out), re.DOTALL)
-    if len(_LIKE_CACHE) < 1024:
-        _LIKE_CACHE[pattern] = regex
-    return regex
 
 
 class ChunkFilter(BaseModel):
@@ -323,7 +309,9 @@ def matching_best(index: _Index, final: npt.NDArray[np.float64],
                   ) -> npt.NDArray[np.intp]:
     """Positions of the ``k`` best chunks scoring above 0 that pass ``flt``, in the order of
     :func:`~.topk.best_first` (score, then ``tiebreak``): the filter masks, it never rescores.
-    A lazy index's chunks are fetched in batches (its ``prefetch``)."""
+    A lazy index's chunks are fetched in batches (its ``prefetch``). Unlike an unfiltered
+    ranking, no chunk scoring 0 fills up the ``k``: those are arbitrary, and finding the
+    first ones that pass could read every chunk of a lazily read store."""
     positive = np.flatnonzero(final > 0)
     order = positive[np.lexsort((tiebreak[positive], -final[positive]))]
     prefetch: Callable[[Sequence[int]], None] | None = getattr(index, "prefetch", None)
