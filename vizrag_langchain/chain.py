@@ -40,12 +40,13 @@ from langchain_core.runnables import (
     RunnableParallel,
     RunnablePassthrough,
 )
+from langchain_core.runnables.base import RunnableBindingBase
 from langchain_core.vectorstores import VectorStoreRetriever
 
 from hyperviz_core.rag import CaptionOnlyWarning, fence
 from hyperviz_core.rag.prompts import defuse
 
-from .adapters import chat_model_of, unwrapped
+from .adapters import _layers, chat_model_of, unwrapped
 from .chain_output import ChainInput, chain_input, chat_history, sources_step
 from .retriever import VizRAGRetriever
 from .runnable import HyperVizRunnable, ImageFormat
@@ -127,6 +128,22 @@ def _vizrag_retriever(retriever: Runnable[Any, Any]) -> VizRAGRetriever | None:
     return store.vizrag_retriever if isinstance(store, VizRAGVectorStore) else None
 
 
+def _filter_of(retriever: Runnable[Any, Any]) -> Any:
+    """The metadata filter ``retriever`` retrieves under: a binding's ``filter``
+    (``.bind(filter=...)``), a ``VizRAGRetriever``'s, or the ``search_kwargs`` one of a
+    ``VizRAGVectorStore``'s ``as_retriever()``; None for another retriever."""
+    for layer in _layers(retriever):
+        kwargs = getattr(layer, "kwargs", None) if isinstance(layer, RunnableBindingBase) else None
+        if kwargs and kwargs.get("filter") is not None:
+            return kwargs["filter"]
+        if isinstance(layer, VizRAGRetriever):
+            return layer.filter
+        if isinstance(layer, VectorStoreRetriever) and isinstance(layer.vectorstore,
+                                                                  VizRAGVectorStore):
+            return layer.search_kwargs.get("filter")
+    return None
+
+
 @overload
 def create_vizrag_chain(
     retriever: Runnable[str, list[Document]], llm: BaseLanguageModel[Any],
@@ -176,7 +193,8 @@ def create_vizrag_chain(
             (a string or an f-string ``PromptTemplate``, whose ``.partial(...)`` variables
             are filled, callables at each call).
         image_format: ``"image"`` (v1 block) or ``"image_url"`` (legacy, keeps ``detail``).
-        renderer: a configured :class:`HyperVizRunnable` (overrides ``image_format``).
+        renderer: a configured :class:`HyperVizRunnable` (overrides ``image_format``; by
+            default one over the retriever's store that draws under its ``filter``).
         return_sources: return a dict instead of the answer text (below).
 
     Input: the question, or ``{"question": str, "chat_history": [...]}`` (``"input"``
@@ -205,7 +223,7 @@ def create_vizrag_chain(
     if renderer is None:
         ours = _vizrag_retriever(retriever)
         renderer = HyperVizRunnable(store=ours.engine if ours else None,
-                                    image_format=image_format)
+                                    image_format=image_format, filter=_filter_of(retriever))
     question = itemgetter("question")
     gather = RunnableLambda(chain_input, name="vizrag_input") | RunnableParallel(
         documents=question | retriever, question=question,

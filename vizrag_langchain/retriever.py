@@ -375,7 +375,8 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
                                  **opts)
         passages = self._passages(result, n, image)
         drawn = (render_passages(passages, store=self._engine.store, query=query,
-                                 hooks=[hook] if hook else ()) if passages else None)
+                                 hooks=[hook] if hook else (), filters=opts.get("filters"))
+                 if passages else None)
         return self._documents(result, n, image, drawn)
 
     async def _aget_relevant_documents(
@@ -395,7 +396,8 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
                 result = await coro_with_context(call, ctx)
         passages = self._passages(result, n, image)
         drawn = (await arender_passages(passages, store=self._engine.store, query=query,
-                                        hooks=[hook] if hook else ()) if passages else None)
+                                        hooks=[hook] if hook else (),
+                                        filters=opts.get("filters")) if passages else None)
         return self._documents(result, n, image, drawn)
 
 

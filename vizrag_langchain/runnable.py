@@ -27,7 +27,7 @@ from langchain_core.callbacks import (
 )
 from langchain_core.documents import Document
 from langchain_core.runnables import RunnableConfig, RunnableSerializable
-from pydantic import ConfigDict, Field, PrivateAttr
+from pydantic import ConfigDict, Field, PrivateAttr, field_validator
 
 from hyperviz_core.rag import (
     RenderedView,
@@ -37,10 +37,12 @@ from hyperviz_core.rag import (
     render_passages,
 )
 from hyperviz_core.rag.result import rendered_links
+from hyperviz_core.rag.retrieve.filters import ChunkFilter
 
 from .documents import Elided, is_image_document, vizrag_key, vizrag_value
 from .engine import SharedEngine
 from .events import async_event_hook, event_hook
+from .retriever import core_filter
 
 __all__ = ["HyperVizInput", "HyperVizOutput", "HyperVizRunnable", "image_block",
            "split_documents"]
@@ -153,6 +155,10 @@ class HyperVizRunnable(SharedEngine, RunnableSerializable[HyperVizInput, dict[st
         renderer: a ``HyperViz`` (default: dual view, congestion control).
         image_format: ``"image"`` (v1 block) or ``"image_url"`` (legacy, keeps ``detail``).
         detail: the ``detail`` of ``image_url`` blocks (a 1536×768 dual view needs ``high``).
+        filter: the metadata filter the documents were retrieved under (a ``filter=`` dict
+            as the retriever takes it): the store's facts drawn are only those all of whose
+            source chunks pass it, so no other tenant's text reaches the image or caption
+            (:func:`~.chain.create_vizrag_chain` passes its retriever's).
 
     Input: a list of Documents, or ``{"documents": [...], "question": str}`` (the question
     guides what survives pruning). Output: ``{"image": block or None, "caption": str,
@@ -175,8 +181,14 @@ class HyperVizRunnable(SharedEngine, RunnableSerializable[HyperVizInput, dict[st
     renderer: Any = Field(default=None, exclude=True)
     image_format: ImageFormat = "image"
     detail: Literal["auto", "low", "high"] = "high"
+    filter: ChunkFilter | None = None
 
     _store: StoreProtocol | None = PrivateAttr(None)
+
+    @field_validator("filter", mode="before")
+    @classmethod
+    def _filter(cls, value: Any) -> ChunkFilter | None:
+        return core_filter(value)
 
     def __init__(self, **data: Any) -> None:
         super().__init__(**data)
@@ -209,7 +221,7 @@ class HyperVizRunnable(SharedEngine, RunnableSerializable[HyperVizInput, dict[st
                                 image_doc)
         hook = event_hook(run_manager)
         ctx = render_passages(_passages(docs), store=self._store, extractor=self.extractor,
-                              renderer=self.renderer, query=query,
+                              filters=self.filter, renderer=self.renderer, query=query,
                               hooks=[hook] if hook else ())
         return self._output(_renumbered(docs, ctx), ctx)
 
@@ -220,7 +232,7 @@ class HyperVizRunnable(SharedEngine, RunnableSerializable[HyperVizInput, dict[st
             return self._output(docs, _from_image_doc(image_doc) if image_doc else None,
                                 image_doc)
         hook = async_event_hook(run_manager)
-        ctx = await arender_passages(_passages(docs), store=self._store,
+        ctx = await arender_passages(_passages(docs), store=self._store, filters=self.filter,
                                      extractor=self.extractor, renderer=self.renderer,
                                      query=query, hooks=[hook] if hook else ())
         return self._output(_renumbered(docs, ctx), ctx)

@@ -6,7 +6,9 @@ store) nodes that are chunks of that store bring the store's entities; the other
 extracted from their text with ``extractor`` (offline heuristic by default). The rendering is
 appended (or prepended) as a :class:`~vizrag_llamaindex.nodes.VizRAGImageNode` scored like the
 best input node (1.0 when no node is scored, so score filters keep it). Nodes in which no
-entity is found get no image.
+entity is found get no image. ``filters=`` (the ``MetadataFilters`` the nodes were retrieved
+under, or the engine's filter) draws only the store's facts all of whose source chunks pass
+them, so no excluded document's text reaches the image or its caption.
 
 Example:
     >>> from llama_index.core.schema import NodeWithScore, TextNode
@@ -24,10 +26,13 @@ from typing import Any, Literal
 from llama_index.core.bridge.pydantic import Field
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
+from llama_index.core.vector_stores import MetadataFilters
 
 from hyperviz_core.rag import VisualContext, VizRAG, arender_passages, render_passages
+from hyperviz_core.rag.retrieve.filters import ChunkFilter, as_filter
 
 from .nodes import image_node, is_image_node, top_score
+from .retriever import core_filter
 
 __all__ = ["HyperVizPostprocessor"]
 
@@ -42,6 +47,13 @@ class HyperVizPostprocessor(BaseNodePostprocessor):
     renderer: Any = Field(default=None, exclude=True,
                           description="HyperViz renderer (default dual view).")
     position: Literal["first", "last"] = Field(default="last")
+    filters: Any = Field(default=None, description="MetadataFilters (or the engine's "
+                         "filter) the nodes were retrieved under.")
+
+    def _filters(self) -> ChunkFilter | None:
+        if self.filters is None or isinstance(self.filters, MetadataFilters):
+            return core_filter(self.filters)
+        return as_filter(self.filters)
 
     @classmethod
     def class_name(cls) -> str:
@@ -71,7 +83,7 @@ class HyperVizPostprocessor(BaseNodePostprocessor):
         if not passages:
             return nodes
         ctx = render_passages(passages, store=self._store(), extractor=self.extractor,
-                              renderer=self.renderer,
+                              renderer=self.renderer, filters=self._filters(),
                               query=query_bundle.query_str if query_bundle else None)
         return self._place(nodes, ctx)
 
@@ -82,6 +94,6 @@ class HyperVizPostprocessor(BaseNodePostprocessor):
         if not passages:
             return nodes
         ctx = await arender_passages(passages, store=self._store(), extractor=self.extractor,
-                                     renderer=self.renderer,
+                                     renderer=self.renderer, filters=self._filters(),
                                      query=query_bundle.query_str if query_bundle else None)
         return self._place(nodes, ctx)

@@ -303,7 +303,8 @@ class VizRAGRetriever(BaseRetriever):
         fallback = None
         if self.include_image and result.chunks and self._needs_fallback(result):
             fallback = render_passages(result.passages(), store=self.engine.store,
-                                       query=result.query, hooks=kwargs.get("hooks", ()))
+                                       query=result.query, hooks=kwargs.get("hooks", ()),
+                                       filters=kwargs.get("filters"))
         return self._nodes(result, fallback)
 
     @dispatcher.span
@@ -315,7 +316,8 @@ class VizRAGRetriever(BaseRetriever):
         if self.include_image and result.chunks and self._needs_fallback(result):
             fallback = await arender_passages(result.passages(), store=self.engine.store,
                                               query=result.query,
-                                              hooks=kwargs.get("hooks", ()))
+                                              hooks=kwargs.get("hooks", ()),
+                                              filters=kwargs.get("filters"))
         return self._nodes(result, fallback)
 
     def _nodes(self, result: RetrievalResult, fallback: VisualContext | None

@@ -9,6 +9,9 @@ multimodal model reads, without doing retrieval themselves:
   whose sources include that chunk; the other passages are extracted from their text with
   the indexer's extractor (offline :class:`~hyperviz_core.rag.HeuristicExtractor` by default)
   and merged in. The sub-hypergraph keeps every hyperedge whose members all lie in it.
+  With ``filters`` (the query's metadata filter), the store's entities and hyperedges are
+  those a filtered query shows (:func:`~.retrieve.shown.passing_graph`: all their source
+  chunks pass), so no text of an excluded document reaches the picture or its caption.
 * :func:`render_hypergraph` — a ready sub-hypergraph → :class:`VisualContext`.
 * :meth:`VisualContext.from_view` — wrap an engine rendering
   (:class:`~hyperviz_core.rag.RenderedView`, e.g. ``RetrievalResult.bottom_view``).
@@ -30,7 +33,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import time
-from collections.abc import Iterable, Sequence, Sized
+from collections.abc import Iterable, Mapping, Sequence, Sized
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
@@ -38,6 +41,8 @@ from pydantic import BaseModel, Field
 from ..model import Hypergraph
 from ..prune import Budget
 from .hooks import Hook, HookEvent, afire, elapsed_ms, error_text, fire
+from .retrieve.filters import ChunkFilter, as_filter
+from .retrieve.shown import passing_graph
 
 if TYPE_CHECKING:
     from ..render import HyperViz
@@ -131,15 +136,20 @@ def _split(pairs: list[tuple[str, str]], store: StoreProtocol | None
             [(pid, text) for pid, text in pairs if pid not in known])
 
 
-def _from_store(store: StoreProtocol, chunk_ids: list[str]) -> Hypergraph:
-    """G_bot entities whose sources include ``chunk_ids``, with the hyperedges among them."""
+def _from_store(store: StoreProtocol, chunk_ids: list[str], flt: Any = None) -> Hypergraph:
+    """G_bot entities whose sources include ``chunk_ids``, with the hyperedges among them;
+    under the filter ``flt``, only those whose source chunks all pass it."""
     if not chunk_ids:
         return Hypergraph()
     wanted = set(chunk_ids)
     bottom = store.bottom()
     keys = [k for k in sorted(bottom.entities) if wanted.intersection(
         bottom.entities[k].source_ids)]
-    return bottom.subgraph(seed_entities=keys, hops=0)
+    hg = bottom.subgraph(seed_entities=keys, hops=0)
+    flt = as_filter(flt)
+    if flt is None:
+        return hg
+    return passing_graph(hg, flt, lambda ids: {c.id: c for c in store.chunks(ids)})
 
 
 def _chunk(pid: str, text: str) -> Any:
@@ -172,6 +182,7 @@ def passages_hypergraph(
     *,
     store: StoreProtocol | None = None,
     extractor: Extractor | None = None,
+    filters: ChunkFilter | Mapping[str, Any] | None = None,
 ) -> Hypergraph:
     """The sub-hypergraph :func:`render_passages` renders (see the module docstring).
 
@@ -181,7 +192,7 @@ def passages_hypergraph(
     """
     pairs = _checked(passages)
     from_store, to_extract = _split(pairs, store)
-    base = _from_store(store, from_store) if store is not None else Hypergraph()
+    base = _from_store(store, from_store, filters) if store is not None else Hypergraph()
     ex = _extractor(extractor)
     extractions = [ex.extract(_chunk(pid, text)) for pid, text in to_extract if text.strip()]
     return _merged(base, extractions)
@@ -192,13 +203,14 @@ async def apassages_hypergraph(
     *,
     store: StoreProtocol | None = None,
     extractor: Extractor | None = None,
+    filters: ChunkFilter | Mapping[str, Any] | None = None,
 ) -> Hypergraph:
     """Async :func:`passages_hypergraph` (extractions run concurrently)."""
     pairs = _checked(passages)
     from_store, to_extract = await asyncio.to_thread(_split, pairs, store)
     base = Hypergraph()
     if store is not None:
-        base = await asyncio.to_thread(_from_store, store, from_store)
+        base = await asyncio.to_thread(_from_store, store, from_store, filters)
     ex = _extractor(extractor)
     extractions = await asyncio.gather(
         *(ex.aextract(_chunk(pid, text)) for pid, text in to_extract if text.strip()))
@@ -252,6 +264,7 @@ def render_passages(
     renderer: HyperViz | None = None,
     query: str | None = None,
     hooks: Iterable[Hook] = (),
+    filters: ChunkFilter | Mapping[str, Any] | None = None,
 ) -> VisualContext:
     """Render the sub-hypergraph of retrieved ``(id, text)`` passages.
 
@@ -265,6 +278,8 @@ def render_passages(
         query: the question; feeds the renderer's importance (what survives pruning).
         hooks: stage hooks that get the ``render`` events (``start``, then ``end`` or
             ``error``; ``view`` = ``"passages"``), as a retrieval's renderings do.
+        filters: the metadata filter the passages were retrieved under (a ``ChunkFilter``
+            or its dict): the store's facts drawn are only those of chunks that pass it.
 
     Raises:
         ValueError: ``passages`` is empty.
@@ -273,7 +288,7 @@ def render_passages(
     hooks, base, t0 = list(hooks), _base(passages), time.perf_counter()
     fire(hooks, HookEvent("render", "start", dict(base)))
     try:
-        hg = passages_hypergraph(passages, store=store, extractor=extractor)
+        hg = passages_hypergraph(passages, store=store, extractor=extractor, filters=filters)
         ctx = render_hypergraph(hg, renderer=renderer, query=query,
                                 chunk_texts=_texts(passages))
     except Exception as exc:
@@ -291,13 +306,15 @@ async def arender_passages(
     renderer: HyperViz | None = None,
     query: str | None = None,
     hooks: Iterable[Hook] = (),
+    filters: ChunkFilter | Mapping[str, Any] | None = None,
 ) -> VisualContext:
     """Async :func:`render_passages` (extraction awaited, rendering in a worker thread;
     awaitable hook results awaited)."""
     hooks, base, t0 = list(hooks), _base(passages), time.perf_counter()
     await afire(hooks, HookEvent("render", "start", dict(base)))
     try:
-        hg = await apassages_hypergraph(passages, store=store, extractor=extractor)
+        hg = await apassages_hypergraph(passages, store=store, extractor=extractor,
+                                        filters=filters)
         rendering = await _renderer(renderer).arender(hg, query=query,
                                                       chunk_texts=_texts(passages))
         ctx = _context(rendering)
