@@ -223,3 +223,24 @@ def test_prompts_ask_for_the_ids(index: VizRAGIndex, retriever: VizRAGRetriever)
     for prompt in (SYSTEM_PROMPT, DEFAULT_PROMPT):
         assert "(H2, [1])" in prompt and "E#" in prompt
     assert "E#/H#" in REFINE_TEMPLATE
+
+
+@pytest.mark.parametrize("view", ["bottom", "top", "both"])
+def test_chunks_carry_the_ids_of_the_first_image(index: VizRAGIndex, view: str) -> None:
+    """A chunk node's ``entity_ids``/``hyperedge_ids`` are the E#/H# of the first image node
+    sent (I_top for ``"top"`` and ``"both"``), so a cited ID leads back to its passages."""
+    nodes = index.as_retriever(top_k=2, image_view=view).retrieve(QUERY)
+    images = [n.node for n in nodes if isinstance(n.node, VizRAGImageNode)]
+    assert images[0].metadata["view"] == ("bottom" if view == "bottom" else "top")
+    first = images[0].metadata
+    linked = 0
+    for n in nodes:
+        if isinstance(n.node, VizRAGImageNode):
+            continue
+        meta = n.node.metadata
+        for key, vid in meta["entity_ids"].items():
+            assert first["entity_ids"][key] == vid, (view, key)
+            linked += 1
+        for hid, vid in meta["hyperedge_ids"].items():
+            assert first["hyperedge_ids"][hid] == vid, (view, hid)
+    assert linked

@@ -322,12 +322,14 @@ class VizRAGRetriever(BaseRetriever):
 
     def _nodes(self, result: RetrievalResult, fallback: VisualContext | None
                ) -> list[NodeWithScore]:
-        """The chunk nodes, then the image nodes; when the passage rendering is the only
-        image, the chunks carry its E#/H# (not the listings' of a view never drawn)."""
-        only = fallback is not None and all(v is None for _, v in self._views(result))
-        nodes = chunk_nodes(result, fallback.export if only and fallback else None)
-        if self.include_image and nodes:
-            nodes += self._images(result, nodes, fallback)
+        """The chunk nodes, then the image nodes; the chunks carry the E#/H# of the first
+        image sent (of I_top with ``image_view="top"`` or ``"both"``, of the passage
+        rendering when it is the only one), not the listings' of a view never drawn."""
+        sent = self._sent(result, fallback) if self.include_image else []
+        nodes = chunk_nodes(result, sent[0][1].export if sent else None)
+        if sent and nodes:
+            score = low_score(nodes)
+            nodes += [image_node(ctx, view=label, score=score) for label, ctx in sent]
         return nodes
 
     # ------------------------------------------------------------------ images
@@ -338,12 +340,12 @@ class VizRAGRetriever(BaseRetriever):
     def _needs_fallback(self, result: RetrievalResult) -> bool:
         return any(view is None for _, view in self._views(result))
 
-    def _images(self, result: RetrievalResult, nodes: list[NodeWithScore],
-                fallback: VisualContext | None) -> list[NodeWithScore]:
-        """One image node per wanted view (rendered views, else the passage rendering),
-        scored like the weakest chunk: it sorts (and fuses) after the chunks it shows."""
-        score = low_score(nodes)
-        out: list[NodeWithScore] = []
+    def _sent(self, result: RetrievalResult, fallback: VisualContext | None
+              ) -> list[tuple[str, VisualContext]]:
+        """(view, rendering) of each image node: one per wanted view (rendered views, else
+        the passage rendering), not empty, each once; scored like the weakest chunk, they
+        sort (and fuse) after the chunks they show."""
+        out: list[tuple[str, VisualContext]] = []
         seen: set[str] = set()
         for name, view in self._views(result):
             if view is not None:
@@ -355,5 +357,5 @@ class VizRAGRetriever(BaseRetriever):
             if ctx.is_empty or ctx.sha256 in seen:
                 continue
             seen.add(ctx.sha256)
-            out.append(image_node(ctx, view=label, score=score))
+            out.append((label, ctx))
         return out
