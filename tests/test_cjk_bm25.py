@@ -203,18 +203,22 @@ def test_index_of_the_previous_version_is_rebuilt(tmp_path: Path) -> None:
     assert after == before and n_fts == len(DOCS)
 
 
+def assert_lazy_equals_loaded(path: Path, queries: list[str]) -> None:
+    """The lazy path ranks the store at ``path`` as the loaded one: the same chunks and
+    scores for each query."""
+    with VizRAG(path, show_progress=False) as full, VizRAG(path, show_progress=False) as lazy:
+        full.retriever.lazy = False
+        for query in queries:
+            want = full.retrieve(query, mode="vizrag", render=False)
+            got = lazy.retrieve(query, mode="vizrag", render=False)
+            assert [(c.chunk_id, c.score) for c in got.chunks] == [
+                (c.chunk_id, c.score) for c in want.chunks], query
+        assert isinstance(lazy.retriever.query_corpus(), LazyCorpus)
+
+
 def test_lazy_equals_loaded_on_cjk(tmp_path: Path) -> None:
     """The lazy path ranks the CJK corpus as the loaded one: the same chunks and scores."""
-    path = _store(tmp_path / "s")
-    full = VizRAG(path, show_progress=False)
-    full.retriever.lazy = False
-    lazy = VizRAG(path, show_progress=False)
-    for query in [*QUERIES, "中国的城市", "名胜"]:
-        want = full.retrieve(query, mode="vizrag", render=False)
-        got = lazy.retrieve(query, mode="vizrag", render=False)
-        assert [(c.chunk_id, c.score) for c in got.chunks] == [
-            (c.chunk_id, c.score) for c in want.chunks], query
-    assert isinstance(lazy.retriever.query_corpus(), LazyCorpus)
+    assert_lazy_equals_loaded(_store(tmp_path / "s"), [*QUERIES, "中国的城市", "名胜"])
 
 
 def test_postgres_postings_read_cjk_and_turkish(pg_url: str,

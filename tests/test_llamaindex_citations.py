@@ -55,14 +55,19 @@ def answering() -> Answering:
     return Answering(is_chat_model=True)  # type: ignore[call-arg]  # (pydantic plugin)
 
 
-@pytest.fixture(scope="module")
-def index() -> VizRAGIndex:
+def curie_index() -> VizRAGIndex:
+    """Two short documents about Marie Curie (offline)."""
     return VizRAGIndex.from_documents([
         Document(text="Marie Curie worked with Pierre Curie in Paris. Marie Curie won the "
                       "Nobel Prize.", id_="curie", metadata={"title": "Curie"}),
         Document(text="Albert Einstein lived in Bern and worked with Marie Curie at the "
                       "Solvay council.", id_="einstein", metadata={"title": "Einstein"}),
     ])
+
+
+@pytest.fixture(scope="module")
+def index() -> VizRAGIndex:
+    return curie_index()
 
 
 def user_text(messages: Sequence[ChatMessage] | None) -> str:

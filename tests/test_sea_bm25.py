@@ -16,6 +16,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from test_cjk_bm25 import assert_lazy_equals_loaded
 
 from hyperviz_core.rag import Document, VizRAG
 from hyperviz_core.rag.retrieve.lazy import LazyCorpus
@@ -88,17 +89,7 @@ def test_lazy_equals_loaded(tmp_path: Path) -> None:
     path = tmp_path / "s"
     with VizRAG(path, show_progress=False) as rag:
         _insert(rag)
-    full = VizRAG(path, show_progress=False)
-    full.retriever.lazy = False
-    lazy = VizRAG(path, show_progress=False)
-    for query in [*QUERIES, "เมืองหลวง", "ຫຼວງ"]:
-        want = full.retrieve(query, mode="vizrag", render=False)
-        got = lazy.retrieve(query, mode="vizrag", render=False)
-        assert [(c.chunk_id, c.score) for c in got.chunks] == [
-            (c.chunk_id, c.score) for c in want.chunks], query
-    assert isinstance(lazy.retriever.query_corpus(), LazyCorpus)
-    full.close()
-    lazy.close()
+    assert_lazy_equals_loaded(path, [*QUERIES, "เมืองหลวง", "ຫຼວງ"])
 
 
 def test_index_of_the_previous_version_is_rebuilt(tmp_path: Path) -> None:

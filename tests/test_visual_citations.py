@@ -14,12 +14,12 @@ pytest.importorskip("llama_index.core")
 
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
-from llama_index.core import Document
 from llama_index.core.base.llms.types import CompletionResponse, CompletionResponseGen
 from llama_index.core.llms.callbacks import llm_completion_callback
 from llama_index.core.llms.mock import MockLLM
 from test_langchain_retriever import QUERY as LC_QUERY
 from test_langchain_retriever import build_store
+from test_llamaindex_citations import curie_index
 
 from hyperviz_core.rag import (
     LabelledItem,
@@ -62,12 +62,7 @@ def saying(text: str = ANSWER) -> Saying:
 
 @pytest.fixture(scope="module")
 def index() -> VizRAGIndex:
-    return VizRAGIndex.from_documents([
-        Document(text="Marie Curie worked with Pierre Curie in Paris. Marie Curie won the "
-                      "Nobel Prize.", id_="curie", metadata={"title": "Curie"}),
-        Document(text="Albert Einstein lived in Bern and worked with Marie Curie at the "
-                      "Solvay council.", id_="einstein", metadata={"title": "Einstein"}),
-    ])
+    return curie_index()
 
 
 def labels(response: Any) -> dict[tuple[str, str], str]:
