@@ -403,3 +403,13 @@ def test_a_bad_value_is_named_in_one_error(spec: dict[str, Any], needle: str) ->
         ChunkFilter.from_mongo(spec)
     text = str(info.value)
     assert needle in text and text.startswith("1 validation error")
+
+
+def test_numpy_values_are_their_python_values() -> None:
+    import numpy as np
+
+    flt = ChunkFilter.from_mongo({"year": {"$gte": np.int64(2020)}, "ok": np.bool_(True),
+                                  "n": {"$in": [np.int32(1), np.float64(2.5)]}})
+    assert flt.matches({"year": 2021, "ok": True, "n": 2.5})
+    assert not flt.matches({"year": 2019, "ok": True, "n": 1})
+    assert json.loads(flt.model_dump_json())["filters"][0]["value"] == 2020

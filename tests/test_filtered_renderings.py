@@ -103,3 +103,43 @@ def test_llamaindex_postprocessor_takes_the_filters(store: Path) -> None:
     for given in (filters, BETA):
         out = HyperVizPostprocessor(index=index, filters=given).postprocess_nodes(nodes)
         assert not leaked(out[-1].node.get_content()) and "Leyton" in out[-1].node.get_content()
+
+
+def test_the_shared_subject_is_still_drawn(store: Path) -> None:
+    """An entity the excluded document names too (Iron Maiden, Steve Harris) is drawn from
+    the passing passage's own text, not dropped."""
+    with VizRAG(store, show_progress=False) as rag:
+        ctx = render_passages(beta_passages(store), store=rag.store, query=QUERY,
+                              filters=BETA)
+    names = {str(e.get("name")) for e in ctx.export["entities"]}
+    assert {"Iron Maiden", "Steve Harris", "Leyton"} <= names and not leaked(ctx.caption)
+
+
+def test_a_filter_given_per_run_draws_under_it(store: Path) -> None:
+    """A ``configurable_fields`` filter set per run (``configurable``, ``with_config``) is the
+    one the chain's image is drawn under; and a filter changed after the chain was built."""
+    from langchain_core.runnables import ConfigurableField
+
+    base = VizRAGRetriever(store=str(store), k=3)
+    configurable = base.configurable_fields(filter=ConfigurableField(id="filter"))
+    spy = SpyChat()
+    chain = create_vizrag_chain(configurable, spy)
+    chain.invoke(QUERY, config={"configurable": {"filter": BETA}})
+    text = str(spy.seen[-1][-1].content[0]["text"])  # type: ignore[index]
+    assert "Leyton" in text and not leaked(text)
+    assert leaked(chain_prompt(configurable))  # no filter in this run: the whole store
+    text = chain_prompt(configurable.with_config(configurable={"filter": BETA}))
+    assert "Leyton" in text and not leaked(text)
+    later = VizRAGRetriever(store=str(store), k=3)
+    chain = create_vizrag_chain(later, spy)
+    later.filter = VizRAGRetriever(store=str(store), filter=BETA).filter
+    chain.invoke(QUERY)
+    assert not leaked(str(spy.seen[-1][-1].content[0]["text"]))  # type: ignore[index]
+
+
+def test_a_bad_postprocessor_filter_fails_when_made() -> None:
+    with pytest.raises(ValueError, match=r"unknown operator\(s\) \['\$regex'\]"):
+        HyperVizPostprocessor(filters={"year": {"$regex": "x"}})
+    for bad in ("tenant=beta", 42):
+        with pytest.raises(TypeError, match="filters= takes MetadataFilters"):
+            HyperVizPostprocessor(filters=bad)

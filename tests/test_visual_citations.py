@@ -95,7 +95,8 @@ def test_core_reads_mixed_brackets_and_merges_repeats() -> None:
     """``[1, H1]`` cites passage 1 and H1; the same item drawn by two images comes once."""
     drawn = [*labelled_items("top", {"ada": "E1"}, {"h-1": "H1"}, image="a"),
              *labelled_items("top", {"ada": "E1"}, {}, image="a")]
-    for answer in ("Ada [1, H1] and E1.", "Ada [H1; 1] and [E1].", "Ada [1、H1] E1"):
+    for answer in ("Ada [1, H1] and E1.", "Ada [H1; 1] and [E1].", "Ada [1、H1] E1",
+                   "Ada [1-H1] (E1/H1)", "エイダ[1]はE1とH1です"):
         c, items = visual_citations(answer, carried=1, drawn=drawn)
         assert c.passages == [1] and sorted(c.ids) == ["E1", "H1"], answer
         assert sorted(i.id for i in items) == ["E1", "H1"], answer

@@ -41,12 +41,15 @@ from langchain_core.runnables import (
     RunnablePassthrough,
 )
 from langchain_core.runnables.base import RunnableBindingBase
+from langchain_core.runnables.config import RunnableConfig, ensure_config, merge_configs
+from langchain_core.runnables.configurable import DynamicRunnable
+from langchain_core.runnables.fallbacks import RunnableWithFallbacks
 from langchain_core.vectorstores import VectorStoreRetriever
 
 from hyperviz_core.rag import CaptionOnlyWarning, fence
 from hyperviz_core.rag.prompts import defuse
 
-from .adapters import _layers, chat_model_of, unwrapped
+from .adapters import chat_model_of, unwrapped
 from .chain_output import ChainInput, chain_input, chat_history, sources_step
 from .retriever import VizRAGRetriever
 from .runnable import HyperVizRunnable, ImageFormat
@@ -128,20 +131,40 @@ def _vizrag_retriever(retriever: Runnable[Any, Any]) -> VizRAGRetriever | None:
     return store.vizrag_retriever if isinstance(store, VizRAGVectorStore) else None
 
 
-def _filter_of(retriever: Runnable[Any, Any]) -> Any:
-    """The metadata filter ``retriever`` retrieves under: a binding's ``filter``
-    (``.bind(filter=...)``), a ``VizRAGRetriever``'s, or the ``search_kwargs`` one of a
-    ``VizRAGVectorStore``'s ``as_retriever()``; None for another retriever."""
-    for layer in _layers(retriever):
-        kwargs = getattr(layer, "kwargs", None) if isinstance(layer, RunnableBindingBase) else None
-        if kwargs and kwargs.get("filter") is not None:
-            return kwargs["filter"]
-        if isinstance(layer, VizRAGRetriever):
+def _filter_of(retriever: Runnable[Any, Any], config: RunnableConfig | None = None) -> Any:
+    """The metadata filter ``retriever`` retrieves under in a run of ``config``: a binding's
+    ``filter`` (``.bind(filter=...)``), a ``VizRAGRetriever``'s (as ``configurable_fields``
+    make it for this run), or the ``search_kwargs`` one of a ``VizRAGVectorStore``'s
+    ``as_retriever()``; None for another retriever."""
+    layer: Any = retriever
+    config = ensure_config(config)
+    while True:
+        if isinstance(layer, RunnableBindingBase):
+            if layer.kwargs.get("filter") is not None:
+                return layer.kwargs["filter"]
+            config, layer = merge_configs(layer.config, config), layer.bound
+        elif isinstance(layer, DynamicRunnable):
+            layer, config = layer.prepare(config)
+        elif isinstance(layer, RunnableWithFallbacks):
+            layer = layer.runnable
+        elif isinstance(layer, VizRAGRetriever):
             return layer.filter
-        if isinstance(layer, VectorStoreRetriever) and isinstance(layer.vectorstore,
-                                                                  VizRAGVectorStore):
+        elif isinstance(layer, VectorStoreRetriever) and isinstance(layer.vectorstore,
+                                                                    VizRAGVectorStore):
             return layer.search_kwargs.get("filter")
-    return None
+        else:
+            return None
+
+
+class _RunFilter:
+    """``_filter_of(retriever, config)`` as a picklable callable (the chain's renderer keeps
+    it)."""
+
+    def __init__(self, retriever: Runnable[Any, Any]) -> None:
+        self.retriever = retriever
+
+    def __call__(self, config: RunnableConfig) -> Any:
+        return _filter_of(self.retriever, config)
 
 
 @overload
@@ -223,7 +246,8 @@ def create_vizrag_chain(
     if renderer is None:
         ours = _vizrag_retriever(retriever)
         renderer = HyperVizRunnable(store=ours.engine if ours else None,
-                                    image_format=image_format, filter=_filter_of(retriever))
+                                    image_format=image_format)
+        renderer.draw_under(_RunFilter(retriever))
     question = itemgetter("question")
     gather = RunnableLambda(chain_input, name="vizrag_input") | RunnableParallel(
         documents=question | retriever, question=question,

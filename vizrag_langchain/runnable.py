@@ -18,7 +18,7 @@ Example::
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from langchain_core.callbacks import (
@@ -184,11 +184,23 @@ class HyperVizRunnable(SharedEngine, RunnableSerializable[HyperVizInput, dict[st
     filter: ChunkFilter | None = None
 
     _store: StoreProtocol | None = PrivateAttr(None)
+    _filter_from: Callable[[RunnableConfig], Any] | None = PrivateAttr(None)
 
     @field_validator("filter", mode="before")
     @classmethod
     def _filter(cls, value: Any) -> ChunkFilter | None:
         return core_filter(value)
+
+    def draw_under(self, source: Callable[[RunnableConfig], Any] | None) -> None:
+        """Take each run's filter from ``source(config)`` (a ``filter=`` dict, or None)
+        instead of ``filter``: what :func:`~.chain.create_vizrag_chain` sets, so that the
+        image is drawn under the filter its retriever has in that run (a per-run
+        ``configurable`` one included)."""
+        self._filter_from = source
+
+    def _run_filter(self, config: RunnableConfig) -> ChunkFilter | None:
+        return self.filter if self._filter_from is None else core_filter(
+            self._filter_from(config))
 
     def __init__(self, **data: Any) -> None:
         super().__init__(**data)
@@ -213,26 +225,28 @@ class HyperVizRunnable(SharedEngine, RunnableSerializable[HyperVizInput, dict[st
                                "view": view if ctx is not None else "",
                                "documents": docs})
 
-    def _render(self, value: HyperVizInput, run_manager: CallbackManagerForChainRun
-                ) -> dict[str, Any]:
+    def _render(self, value: HyperVizInput, run_manager: CallbackManagerForChainRun,
+                config: RunnableConfig) -> dict[str, Any]:
         docs, image_doc, query = self._prepare(value)
         if image_doc is not None or not docs:
             return self._output(docs, _from_image_doc(image_doc) if image_doc else None,
                                 image_doc)
         hook = event_hook(run_manager)
         ctx = render_passages(_passages(docs), store=self._store, extractor=self.extractor,
-                              filters=self.filter, renderer=self.renderer, query=query,
+                              filters=self._run_filter(config), renderer=self.renderer,
+                              query=query,
                               hooks=[hook] if hook else ())
         return self._output(_renumbered(docs, ctx), ctx)
 
-    async def _arender(self, value: HyperVizInput, run_manager: AsyncCallbackManagerForChainRun
-                       ) -> dict[str, Any]:
+    async def _arender(self, value: HyperVizInput, run_manager: AsyncCallbackManagerForChainRun,
+                       config: RunnableConfig) -> dict[str, Any]:
         docs, image_doc, query = self._prepare(value)
         if image_doc is not None or not docs:
             return self._output(docs, _from_image_doc(image_doc) if image_doc else None,
                                 image_doc)
         hook = async_event_hook(run_manager)
-        ctx = await arender_passages(_passages(docs), store=self._store, filters=self.filter,
+        ctx = await arender_passages(_passages(docs), store=self._store,
+                                     filters=self._run_filter(config),
                                      extractor=self.extractor, renderer=self.renderer,
                                      query=query, hooks=[hook] if hook else ())
         return self._output(_renumbered(docs, ctx), ctx)

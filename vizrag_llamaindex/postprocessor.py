@@ -21,9 +21,10 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
-from llama_index.core.bridge.pydantic import Field
+from llama_index.core.bridge.pydantic import Field, field_validator
 from llama_index.core.postprocessor.types import BaseNodePostprocessor
 from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
 from llama_index.core.vector_stores import MetadataFilters
@@ -50,10 +51,19 @@ class HyperVizPostprocessor(BaseNodePostprocessor):
     filters: Any = Field(default=None, description="MetadataFilters (or the engine's "
                          "filter) the nodes were retrieved under.")
 
+    @field_validator("filters", mode="before")
+    @classmethod
+    def _core_filters(cls, value: Any) -> ChunkFilter | None:
+        """The engine's filter, made (and so checked) when the postprocessor is."""
+        if value is None or isinstance(value, MetadataFilters):
+            return core_filter(value)
+        if not isinstance(value, ChunkFilter | Mapping):
+            raise TypeError(f"filters= takes MetadataFilters or the engine's filter, got "
+                            f"{type(value).__name__}")
+        return as_filter(value)
+
     def _filters(self) -> ChunkFilter | None:
-        if self.filters is None or isinstance(self.filters, MetadataFilters):
-            return core_filter(self.filters)
-        return as_filter(self.filters)
+        return self.filters if isinstance(self.filters, ChunkFilter) else None
 
     @classmethod
     def class_name(cls) -> str:

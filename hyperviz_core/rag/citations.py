@@ -51,7 +51,8 @@ def _numbers(group: str) -> list[int]:
     one read as its two ends, so ``[1-99999]`` of five passages cites an unknown one)."""
     out: list[int] = []
     for part in re.split(r"[,;&、]|\band\b", group):
-        if "E" in part or "H" in part:  # a visual ID (or a range of them), read apart
+        if "E" in part or "H" in part:  # visual IDs are read apart; keep the bare numbers
+            out += [int(n) for n in re.findall(r"(?<![EH\d])\d+", part)]
             continue
         span = _RANGE.fullmatch(part.strip())
         if span and 0 <= int(span[2]) - int(span[1]) <= _MAX_RANGE:

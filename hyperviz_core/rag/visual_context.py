@@ -11,7 +11,9 @@ multimodal model reads, without doing retrieval themselves:
   and merged in. The sub-hypergraph keeps every hyperedge whose members all lie in it.
   With ``filters`` (the query's metadata filter), the store's entities and hyperedges are
   those a filtered query shows (:func:`~.retrieve.shown.passing_graph`: all their source
-  chunks pass), so no text of an excluded document reaches the picture or its caption.
+  chunks pass), so no text of an excluded document reaches the picture or its caption; the
+  store's passages are also extracted from their own text, so an entity an excluded
+  document names too (the subject of a shared topic) is still drawn, as they say it.
 * :func:`render_hypergraph` — a ready sub-hypergraph → :class:`VisualContext`.
 * :meth:`VisualContext.from_view` — wrap an engine rendering
   (:class:`~hyperviz_core.rag.RenderedView`, e.g. ``RetrievalResult.bottom_view``).
@@ -152,6 +154,13 @@ def _from_store(store: StoreProtocol, chunk_ids: list[str], flt: Any = None) -> 
     return passing_graph(hg, flt, lambda ids: {c.id: c for c in store.chunks(ids)})
 
 
+def _with_own_text(pairs: list[tuple[str, str]], from_store: list[str],
+                   to_extract: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The passages to extract under a filter: the store's ones too, in the given order."""
+    stored = set(from_store)
+    return [p for p in pairs if p[0] in stored or p in to_extract]
+
+
 def _chunk(pid: str, text: str) -> Any:
     from .types import Chunk
 
@@ -192,6 +201,8 @@ def passages_hypergraph(
     """
     pairs = _checked(passages)
     from_store, to_extract = _split(pairs, store)
+    if filters is not None:
+        to_extract = _with_own_text(pairs, from_store, to_extract)
     base = _from_store(store, from_store, filters) if store is not None else Hypergraph()
     ex = _extractor(extractor)
     extractions = [ex.extract(_chunk(pid, text)) for pid, text in to_extract if text.strip()]
@@ -208,6 +219,8 @@ async def apassages_hypergraph(
     """Async :func:`passages_hypergraph` (extractions run concurrently)."""
     pairs = _checked(passages)
     from_store, to_extract = await asyncio.to_thread(_split, pairs, store)
+    if filters is not None:
+        to_extract = _with_own_text(pairs, from_store, to_extract)
     base = Hypergraph()
     if store is not None:
         base = await asyncio.to_thread(_from_store, store, from_store, filters)

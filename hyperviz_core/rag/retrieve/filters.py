@@ -101,7 +101,8 @@ class MetadataCondition(BaseModel):
     def _plain(cls, value: Any, info: ValidationInfo) -> Any:
         """No coercion: ``"3"`` stays a string, a tuple becomes a list; a value of another
         type is named with its key and operator (not pydantic's every-member report)."""
-        value = list(value) if isinstance(value, tuple) else value
+        value = [_plain_number(v) for v in value] if isinstance(value, list | tuple) \
+            else _plain_number(value)
         where = f"filter on {info.data.get('key')!r} ({info.data.get('op', '==')})"
         for item in value if isinstance(value, list) else [value]:
             if item is not None and not isinstance(item, str | int | float):
@@ -154,6 +155,11 @@ class MetadataCondition(BaseModel):
         if have is None:
             return self.op in ("!=", "nin")
         return _holds(self.op, have, self.value)
+
+
+def _plain_number(value: Any) -> Any:
+    """A numpy scalar (``np.int64(2020)``, ``np.True_``) as the Python value it holds."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -113,13 +113,14 @@ def sea_grams(run: str) -> list[str]:
     >>> sea_grams("กรุงเทพ"), sea_grams("ភ្នំពេញ"), sea_grams("ไม้")
     (['กรุ', 'รุง', 'งเ', 'เท', 'ทพ'], ['ភ្នំពេ', 'ពេញ'], ['ไม้'])
     """
-    clusters: list[str] = []
+    parts: list[list[str]] = []
     for char in run:
         base = unicodedata.category(char)[0] in "LN"
-        if clusters and (not base or clusters[-1][-1] in _JOINERS):
-            clusters[-1] += char
+        if parts and (not base or parts[-1][-1] in _JOINERS):
+            parts[-1].append(char)
         else:
-            clusters.append(char)
+            parts.append([char])
+    clusters = ["".join(p) for p in parts]
     if len(clusters) < 2:
         return clusters
     return [clusters[i] + clusters[i + 1] for i in range(len(clusters) - 1)]

@@ -85,9 +85,9 @@ _RANGE = re.compile(r"\b([EH])\s?-?(\d{1,6})\s*(?:[-–—]\s*(?:\1\s?-?)?|(?:\.
                     r"(\d{1,6})\b", re.I)
 #: a visual ID as an answer's citation: ``E3`` written as the prompt wrote it (a capital, no
 #: space or hyphen), not inside a word, a tag (``<h1>``) or a number (``E1.5``)
-_CITED_ID = re.compile(r"(?<![\w</.\-])([EH])(\d{1,6})(?![\w>]|[.\-–]\d)")
-_CITED_RANGE = re.compile(r"(?<![\w</.\-])([EH])(\d{1,6})\s*(?:[-–—]\s*\1?|(?:\.\.|to)\s*\1)"
-                          r"(\d{1,6})(?![\w>]|\.\d)")
+_CITED_ID = re.compile(r"(?<![A-Za-z0-9_.])(?<!</)([EH])(\d{1,6})(?![A-Za-z0-9_>]|[.\-–]\d)")
+_CITED_RANGE = re.compile(r"(?<![A-Za-z0-9_.])(?<!</)([EH])(\d{1,6})\s*(?:[-–—]\s*\1?|(?:\.\.|to)"
+                          r"\s*\1)(\d{1,6})(?![A-Za-z0-9_>]|\.\d)")
 
 
 def _key_of(text: str) -> str | None:
@@ -124,7 +124,7 @@ def scan_ids(text: str, known: set[str], *, ends: bool = False,
     ``known`` holds, and with ``ends`` its ends that ``known`` does not hold), in order of
     first mention, no duplicates; nothing is parsed as JSON. ``strict`` (an answer's
     citations, in running text): only IDs written as the prompt wrote them, a capital
-    letter against the number, not inside a word, a tag or a decimal (so ``E 400``,
+    letter against the number, not inside a Latin word, a tag or a decimal (so ``E 400``,
     ``E-2 Hawkeye``, ``<h1>``, ``E1.5`` and ``H1-2024`` are no IDs; ``E1 visa`` and the
     ``H2`` of ``H2 2023`` still are).
 
@@ -136,6 +136,8 @@ def scan_ids(text: str, known: set[str], *, ends: bool = False,
     ['E2', 'H1', 'H2']
     >>> scan_ids("E1-E500 and H1-3", {"E1", "E2", "H1", "H2", "H3"}, ends=True, strict=True)
     ['E1', 'E2', 'E500', 'H1', 'H2', 'H3']
+    >>> scan_ids("E1/E2 (H1/H3); エイダはE4とE5", set(), strict=True)
+    ['E1', 'E2', 'H1', 'H3', 'E4', 'E5']
     """
     ids, ranges = (_CITED_ID, _CITED_RANGE) if strict else (_ID, _RANGE)
     text = _expand(text, known, ends=ends, ranges=ranges, widest=50 if strict else None)
