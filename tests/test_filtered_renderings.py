@@ -143,3 +143,31 @@ def test_a_bad_postprocessor_filter_fails_when_made() -> None:
     for bad in ("tenant=beta", 42):
         with pytest.raises(TypeError, match="filters= takes MetadataFilters"):
             HyperVizPostprocessor(filters=bad)
+
+
+def test_stage_hooks_name_only_shown_entities(store: Path) -> None:
+    """Under a filter the stage hook payloads (``linked``, ``located``, ``anchors``, the
+    related stage's ``entities``) name only entities all of whose sources pass: what a
+    LangChain ``astream_events`` consumer of another tenant could otherwise read."""
+    from hyperviz_core.rag.retrieve.shown import NAMED
+
+    def named(filters: Any) -> set[str]:
+        ends: list[dict[str, Any]] = []
+
+        def hook(stage: str, phase: str, payload: dict[str, Any]) -> None:
+            if phase == "end":
+                ends.append(payload)
+
+        with VizRAG(store, show_progress=False) as rag:
+            rag.retrieve(QUERY, filters=filters, render=False, hooks=[hook])
+            sources = rag.store.entity_chunks(
+                {k for p in ends for f in NAMED
+                 for k in (p.get(f) if isinstance(p.get(f), list) else [])})
+            tenants = {c.id: c.metadata["tenant"] for c in rag.store.chunks(
+                [c for ids in sources.values() for c in ids])}
+        return {f"{k}:{','.join(sorted({tenants[c] for c in ids}))}"
+                for k, ids in sources.items()}
+
+    assert any("alpha" in k for k in named(None))  # the unfiltered payloads name them
+    shown = named(BETA)
+    assert shown and all(k.endswith(":beta") for k in shown), shown

@@ -28,13 +28,19 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from ...model import Hypergraph
 from ..types import Chunk
 from .filters import ChunkFilter
 from .state import Corpus, RetrievalState
+from .subgraph import induced
 
-__all__ = ["passing_graph", "shown_graph"]
+__all__ = ["passing_graph", "shown_graph", "shown_payload"]
+
+#: the stage hook payload fields that name entity keys (``linked``, ``located``,
+#: ``anchors``; the ``related`` stage's ``entities``)
+NAMED = ("linked", "located", "anchors", "entities")
 
 ChunkLookup = Callable[[Sequence[str]], Mapping[str, Chunk]]
 
@@ -67,3 +73,21 @@ def shown_graph(st: RetrievalState, hg: Hypergraph) -> Hypergraph:
         return passing_graph(hg, flt, lambda ids: {
             i: index.chunk_at(index.position[i]) for i in ids if i in index.position})
     return passing_graph(hg, flt, lambda ids: {c.id: c for c in st.store.chunks(ids)})
+
+
+def shown_payload(st: RetrievalState, payload: dict[str, Any]) -> dict[str, Any]:
+    """A stage's hook payload as a query with ``filters=`` may show it: its lists of entity
+    keys (:data:`NAMED`) keep only the entities all of whose source chunks pass (those the
+    views and the result show), so a hook (a LangChain ``astream_events`` consumer, a
+    tenant's progress display) learns no excluded document's entity. ``payload`` itself
+    without a filter."""
+    lists = {k: v for k, v in payload.items() if k in NAMED and isinstance(v, list) and v}
+    if st.cfg.filters is None or not lists:
+        return payload
+    known = st.shown_keys  # each entity's sources read once per query
+    keys = sorted({str(k) for v in lists.values() for k in v} - set(known))
+    if keys:
+        bottom = st.corpus.layer("bottom", keys, 0)
+        shown = set(shown_graph(st, induced(bottom, bottom.known(keys))).entities)
+        known.update((k, k in shown) for k in keys)
+    return {**payload, **{k: [x for x in v if known.get(x)] for k, v in lists.items()}}

@@ -35,7 +35,7 @@ from .filters import widened_vector_scores
 from .importance import entity_importance
 from .rank import RankWeights, rank_chunks
 from .search import linked_entities, search
-from .shown import shown_graph
+from .shown import shown_graph, shown_payload
 from .state import LLMRequest, RetrievalState, Step
 from .subgraph import DESCRIPTION_CHARS, expand, induced, limit_hyperedges
 
@@ -76,7 +76,7 @@ def run_stage(name: str, stage: Stage, st: RetrievalState) -> Step:
         raise
     ms = elapsed_ms(t0)
     st.res.timings[name] = ms
-    yield HookEvent(name, "end", {**payload, "elapsed_ms": ms})
+    yield HookEvent(name, "end", {**shown_payload(st, payload), "elapsed_ms": ms})
     return payload
 
 

@@ -142,6 +142,7 @@ class RetrievalState:
     theme_members: dict[str, list[str]] = field(default_factory=dict)
     sub_top: Hypergraph | None = None
     top_shown: Hypergraph | None = None  # sub_top as shown (``filters=``: :mod:`.shown`)
+    shown_keys: dict[str, bool] = field(default_factory=dict)  # entity → shown (``filters=``)
     top_imp: dict[str, float] = field(default_factory=dict)
     top_ids: IdMap | None = None
     anchors: dict[str, float] = field(default_factory=dict)
