@@ -187,11 +187,16 @@ def test_contains_and_not_contains(value: Any, has: bool) -> None:
     assert _holds({"k": {"$not_contains": item}}, value) is (not has)
 
 
-def test_not_contains_passes_a_missing_key_as_nin_does() -> None:
+def test_a_missing_key_fails_the_negative_operators_as_sql_null() -> None:
+    """As in PGVector (SQL ``NULL``) and Chroma: ``{"tenant": {"$ne": "a"}}`` keeps no
+    untagged passage. The engine's own ``!=``/``nin`` (LlamaIndex's) still pass it."""
     for value in (MISSING, None):
-        assert _holds({"k": {"$not_contains": "a"}}, value)
-        assert _holds({"k": {"$nin": ["a"]}}, value)
-        assert not _holds({"k": {"$contains": "a"}}, value)
+        for op, operand in (("$not_contains", "a"), ("$nin", ["a"]), ("$ne", "a"),
+                            ("$contains", "a")):
+            assert not _holds({"k": {op: operand}}, value), (op, value)
+    assert _holds({"k": {"$ne": "a"}}, "b") and _holds({"k": {"$nin": ["a"]}}, "b")
+    assert _holds({"k": {"$not_contains": "a"}}, ["b"])
+    assert MetadataCondition(key="k", op="!=", value="a").matches({})
 
 
 def test_contains_numbers_by_value() -> None:
@@ -315,7 +320,8 @@ def vs(store_path: Path) -> Iterator[VizRAGVectorStore]:
     ({"year": {"$not": {"$gt": 1840}}}, {"a2"}),
     ({"$nor": [{"author": {"$like": "A%"}}, {"lang": "fr"}]}, {"a2"}),
     ({"tags": {"$contains": "notes"}}, {"a1"}),
-    ({"tags": {"$not_contains": "notes"}}, {"a2", "a3", "a4"}),
+    ({"tags": {"$not_contains": "notes"}}, {"a2"}),  # a3, a4 have no tags: SQL's NULL
+    ({"lang": {"$ne": "fr"}}, set()),  # a4's lang is None, the others have none
     ({"tags": {"$all": ["engine", "notes"]}}, {"a1"}),
 ])
 def test_langchain_similarity_search_filters(vs: VizRAGVectorStore, flt: dict[str, Any],

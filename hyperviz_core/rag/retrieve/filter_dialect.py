@@ -8,12 +8,14 @@ and validates it. Nothing here is evaluated: values are only copied.
 Per key, ``{"key": value}`` is equality and ``{"key": {op: value, ...}}`` holds when all its
 operators hold:
 
-* ``$eq $ne $gt $gte $lt $lte $in $nin``: the core ``== != > >= < <= in nin``;
+* ``$eq $ne $gt $gte $lt $lte $in $nin``: the core ``== != > >= < <= in nin``, except that
+  a missing key (or ``None``) fails ``$ne`` and ``$nin`` too, as SQL's ``NULL`` does in
+  PGVector (``{"tenant": {"$ne": "a"}}`` keeps no untagged passage);
 * ``$between: [lo, hi]``: ``>= lo`` and ``<= hi`` (two numbers or two strings);
 * ``$exists: true|false``: the key is present with a non-``None`` value (or not);
 * ``$like``, ``$ilike``: SQL ``LIKE`` (``%``, ``_``, ``\\`` escapes), ``$ilike`` caseless;
 * ``$contains``: a list value holds the item, a string value the substring;
-  ``$not_contains``: its negation (a missing key passes, as with ``$ne``/``$nin``);
+  ``$not_contains``: its negation (a missing key fails, as with ``$ne``/``$nin``);
 * ``$all``: a list value holds every item of a list;
 * ``$not: {op: value, ...}``: the key's operators do not all hold.
 
@@ -40,6 +42,8 @@ __all__ = ["FIELD_OPERATORS", "LOGICAL_OPERATORS", "engine_form"]
 _SIMPLE = {"$eq": "==", "$ne": "!=", "$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<=",
            "$in": "in", "$nin": "nin", "$like": "like", "$ilike": "ilike",
            "$contains": "contains", "$all": "all"}
+#: the negative operators a missing key (or ``None``) fails, as SQL's NULL does (PGVector)
+_PRESENT = ("$ne", "$nin")
 #: every operator of a key's dict
 FIELD_OPERATORS: tuple[str, ...] = (*_SIMPLE, "$between", "$exists", "$not_contains", "$not")
 #: the operators of a filter's top level
@@ -101,7 +105,9 @@ def _field(key: str, ops: Mapping[str, Any]) -> list[Form]:
                          f"{', '.join(FIELD_OPERATORS)}")
     out: list[Form] = []
     for op, value in ops.items():
-        if op in _SIMPLE:
+        if op in _PRESENT:  # as in SQL and Chroma: a missing key (NULL) fails them too
+            out += [_cond(key, "exists", True), _cond(key, _SIMPLE[op], value)]
+        elif op in _SIMPLE:
             out.append(_cond(key, _SIMPLE[op], value))
         elif op == "$between":
             lo, hi = _bounds(key, value)
@@ -109,7 +115,7 @@ def _field(key: str, ops: Mapping[str, Any]) -> list[Form]:
         elif op == "$exists":
             out.append(_cond(key, "exists", value))
         elif op == "$not_contains":
-            out.append(_group("not", [_cond(key, "contains", value)]))
+            out += [_cond(key, "exists", True), _group("not", [_cond(key, "contains", value)])]
         elif not isinstance(value, Mapping) or not value:  # $not
             raise ValueError(f"filter on {key!r}: $not needs a non-empty operator dict such "
                              f"as {{'$gt': 1}}, got {value!r:.60}")
