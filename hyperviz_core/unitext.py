@@ -39,15 +39,36 @@ def plain_text(text: str) -> str:
     """:func:`nfc` of ``text`` without soft hyphens (``U+00AD``, an invisible hint where a
     word may break) and with the Latin ligatures ``ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ`` spelt out: what a reader
     sees, so that words match whichever form they were written in. Other compatibility
-    characters (``²``, ``½``, full-width letters) are kept as they are.
+    characters (``²``, ``½``, full-width letters) are kept as they are. Thai and Lao are
+    written as typed: a vowel ``sara am`` that PDF extractors give as nikhahit + sara aa
+    (``U+0E4D U+0E32``; Lao ``U+0ECD U+0EB2``) is the one character (``ำ``, ``ຳ``), and a tone
+    mark written before an upper vowel (``ท่ี``) goes after it (``ที่``), as NFC leaves them.
 
     >>> plain_text("e\\u0301tude o\\ufb00re\\u00ad²")
     'étude offre²'
+    >>> plain_text("\\u0e19\\u0e49\\u0e4d\\u0e32 \\u0e17\\u0e48\\u0e35") == "น้ำ ที่"
+    True
     """
     if text.isascii():
         return text
     text = nfc(text)
-    return text.translate(_PLAIN) if _HINTS.search(text) else text
+    if _HINTS.search(text):
+        text = text.translate(_PLAIN)
+    return _typed_thai_lao(text) if _THAI_LAO.search(text) else text
+
+
+#: Thai or Lao letters (the only ones :func:`_typed_thai_lao` changes)
+_THAI_LAO = re.compile("[\u0e4d\u0ecd\u0e48-\u0e4b\u0ec8-\u0ecb]")
+#: nikhahit, maybe a tone mark, then sara aa: the decomposed sara am
+_SARA_AM = re.compile("([\u0e4d\u0ecd])([\u0e48-\u0e4b\u0ec8-\u0ecb]?)([\u0e32\u0eb2])")
+#: a tone mark before an upper vowel (or mai han-akat)
+_TONE_FIRST = re.compile("([\u0e48-\u0e4b\u0ec8-\u0ecb])([\u0e31\u0e34-\u0e37\u0e47\u0eb1"
+                         "\u0eb4-\u0eb7])")
+
+
+def _typed_thai_lao(text: str) -> str:
+    text = _SARA_AM.sub(lambda m: m[2] + ("\u0e33" if m[1] == "\u0e4d" else "\u0eb3"), text)
+    return _TONE_FIRST.sub(r"\2\1", text)
 
 
 _ZWJ = "\u200d"

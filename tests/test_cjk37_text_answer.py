@@ -8,8 +8,8 @@ import re
 from pathlib import Path
 
 from hyperviz_core.rag import Document, extractive_summary
-from hyperviz_core.rag.answer import _sentences
 from hyperviz_core.rag.engine import VizRAG
+from hyperviz_core.rag.sentences import sentences as _sentences
 
 
 def test_cjk_cyrillic_greek_and_arabic_sentences() -> None:

@@ -23,6 +23,7 @@ from hyperviz_core.rag.retrieve.lazy import LazyCorpus
 from hyperviz_core.rag.retrieve.lexical import sea_grams, tokens
 from hyperviz_core.rag.retrieve.state import Corpus
 from hyperviz_core.rag.store.sqlite import fts
+from hyperviz_core.unitext import plain_text
 
 DOCS = [  # untitled; the first by id matches no query
     ("a0", "The weather was mild and the harbour was quiet that spring."),
@@ -124,3 +125,45 @@ def test_postgres_postings_read_them(pg_url: str) -> None:
         _insert(rag)
     _check(pg_url, lazy=True)
     _check(pg_url, lazy=False)
+
+
+def test_offline_answer_quotes_the_passage_found(tmp_path: Path) -> None:
+    """The extractive answer quotes the top passage's sentence holding the query's pieces:
+    it had said that no passage shared a word with a Khmer or Myanmar question."""
+    with VizRAG(tmp_path / "s", show_progress=False) as rag:
+        _insert(rag)
+        for query, doc in (("ភ្នំពេញ", "e4"), ("ရန်ကုန်", "f5"), ("ວຽງຈັນ", "d3"),
+                           ("กรุงเทพ", "b1")):
+            res = rag.query(query)
+            text = dict(DOCS)[doc]
+            first = res.answer.splitlines()[1] if res.answer else ""
+            assert first.startswith("- ") and first.endswith("[1]"), (query, res.answer)
+            assert first[2:12] in text, (query, first)
+
+
+def test_chunks_of_text_without_spaces_keep_clusters_and_overlap() -> None:
+    import itertools
+    import unicodedata
+
+    from hyperviz_core.rag.index.chunking import chunk_document
+
+    thai = "ชัชชาติสิทธิพันธุ์เป็นผู้ว่าราชการกรุงเทพมหานคร" * 60
+    chunks = chunk_document(Document(id="t", text=thai))
+    assert len(chunks) > 1
+    for a, b in itertools.pairwise(chunks):
+        assert unicodedata.category(b.text[0])[0] != "M"  # never a loose vowel or tone mark
+        assert b.text[:30] in a.text  # the overlap is kept
+    khmer = "ភ្នំពេញជារាជធានីនៃប្រទេសកម្ពុជា។" * 60
+    assert all(c.text.endswith("។") for c in chunk_document(Document(id="k", text=khmer))[:-1])
+
+
+def test_pdf_forms_of_thai_and_lao_match_typed_text(tmp_path: Path) -> None:
+    """``น้ำ`` as typed (sara am) finds the PDF form nikhahit + sara aa, and ``ที่`` finds
+    the tone mark written before its vowel."""
+    pdf = ("\u0e19\u0e49\u0e4d\u0e32\u0e17\u0e48\u0e27\u0e21"
+           "\u0e17\u0e48\u0e35\u0e2d\u0e38\u0e1a\u0e25")
+    with VizRAG(tmp_path / "s", show_progress=False) as rag:
+        rag.insert([Document(id="pdf", text=pdf), Document(id="x", text=DOCS[0][1])])
+        res = rag.retrieve("น้ำ", render=False)
+        assert not res.unmatched and res.chunks[0].doc_id == "pdf"
+    assert tokens(plain_text("\u0e17\u0e48\u0e35\u0e2d\u0e38\u0e1a\u0e25")) == tokens("ที่อุบล")

@@ -15,7 +15,6 @@ sentences of the top passages and labels them as such (``answer_kind="extractive
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any
 
@@ -27,6 +26,8 @@ from .providers.offline import content_words
 from .providers.protocols import ChatModel, reply_text
 from .reasoning import ReasoningCut
 from .result import RetrievalResult, SentPrompt, image_sha256
+from .retrieve.lexical import cjk_token, segmented, tokens
+from .sentences import sentences
 
 log = logging.getLogger(__name__)
 
@@ -44,45 +45,6 @@ EXTRACTIVE_LABEL = (
     "Extractive summary (no language model configured; sentences quoted from the top "
     "passages):"
 )
-#: a sentence end: ``.!?`` (Arabic ``؟``, Urdu ``۔``, Devanagari ``।`` ...) and white space (a
-#: sentence starts after it if :func:`_opens_sentence`), or CJK ``。！？`` and their closing
-#: brackets (white space or not)
-_BREAK = re.compile(r"(?<=[.!?؟۔।॥։።])\s+|(?P<cjk>[。！？｡]+[」』”’）)\"']*)\s*")
-_HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
-
-
-def _sentences(text: str) -> list[str]:
-    """The sentences of a passage, white space collapsed; Markdown heading lines (``# ...``)
-    are titles, not sentences, and are left out rather than glued to the next sentence.
-
-    >>> _sentences("# Hello Love (song)\\n\\nHello Love is a 1974 single. It charted.")
-    ['Hello Love is a 1974 single.', 'It charted.']
-    >>> _sentences("清华大学位于北京。张伟在清华任教！ Лев Толстой — писатель. Он жил в Ясной.")
-    ['清华大学位于北京。', '张伟在清华任教！', 'Лев Толстой — писатель.', 'Он жил в Ясной.']
-    """
-    body = " ".join(line for line in text.splitlines() if not _HEADING.match(line))
-    body = " ".join(body.split())
-    out: list[str] = []
-    start = 0
-    for m in _BREAK.finditer(body):
-        if m.group("cjk"):
-            out.append(body[start:m.end("cjk")])
-        elif _opens_sentence(body[m.end():m.end() + 1]):
-            out.append(body[start:m.start()])
-        else:
-            continue
-        start = m.end()
-    out.append(body[start:])
-    return [s for s in out if s]
-
-
-def _opens_sentence(ch: str) -> bool:
-    """Whether ``ch``, after ``.!?`` and white space, starts a sentence: a digit, a quote or
-    parenthesis, an upper-case letter (``A``, ``É``, ``Л``, ``Σ``) or a letter of a script
-    without case (CJK, Arabic, Hebrew, ...)."""
-    return bool(ch) and (ch in "0123456789\"'(" or ch.isupper()
-                         or (ch.isalpha() and ch.lower() == ch.upper()))
-
 
 #: default character budget of the answer prompt's entity and hyperedge listings together
 #: (:func:`knowledge_listings`): the source passages stay the main content
@@ -101,7 +63,7 @@ def _described(text: str, given: dict[str, str], name: str = "") -> tuple[str, l
     keep: list[str] = []
     refs: list[str] = []
     held: list[str] = []
-    for sent in _sentences(str(text)):
+    for sent in sentences(str(text)):
         key, used = _fold(sent), sum(len(k) + 1 for k in keep)
         if key in given or key == _fold(name):
             refs += [given[key]] if key in given and given[key] not in refs else []
@@ -198,6 +160,16 @@ def answer_prompt(result: RetrievalResult, prompts: Prompts, *, image: bool,
 _NEAR_TOP = 0.25
 
 
+def _words(text: str) -> set[str]:
+    """The words of ``text`` the extractive summary matches: its content words, and the
+    BM25 pieces of its runs of a script written without spaces (Chinese, Thai, Khmer ...:
+    :func:`~.retrieve.lexical.cjk_token`), which have no words to split."""
+    words = set(content_words(text))
+    if segmented(text):
+        words.update(t for t in tokens(text) if cjk_token(t))
+    return words
+
+
 def extractive_summary(result: RetrievalResult, *, max_sentences: int = 3) -> str:
     """The best sentence of each of the top passages (query-term overlap, then the
     passage's supporting entities), labelled as an extractive summary — one sentence per
@@ -208,7 +180,7 @@ def extractive_summary(result: RetrievalResult, *, max_sentences: int = 3) -> st
     supporting entities."""
     if result.unmatched:
         return f"{EXTRACTIVE_LABEL}\n(no passage matched the question)"
-    terms = set(content_words(result.query))
+    terms = _words(result.query)
     lines: list[str] = []
     quoted: set[str] = set()
     top = max((c.score for c in result.chunks), default=0.0)
@@ -216,10 +188,10 @@ def extractive_summary(result: RetrievalResult, *, max_sentences: int = 3) -> st
     for chunk in near:
         if len(lines) == max_sentences:
             break
-        names = {w for key in chunk.entities[:3] for w in content_words(key)}
+        names = {w for key in chunk.entities[:3] for w in _words(key)}
         best: tuple[float, int, str] | None = None
-        for si, sent in enumerate(_sentences(chunk.text)):
-            words = set(content_words(sent))
+        for si, sent in enumerate(sentences(chunk.text)):
+            words = _words(sent)
             if not words or sent.casefold() in quoted:
                 continue
             score = len(words & terms) + 0.5 * len(words & names) - 0.001 * si

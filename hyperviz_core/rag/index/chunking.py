@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from ...unitext import cut_back
 from ..types import Chunk, Document, content_hash
 from .titles import with_inferred_title
 
@@ -42,13 +43,17 @@ _CLOSE = r""")"'\]»”’」』）】〕〉》］｝"""
 #: Devanagari (``।``, ``॥``), Armenian (``։``), Ethiopic (``።``)
 _STOPS = ".!?;؟؛۔।॥։።"
 _SENT_END = re.compile(rf"[{_STOPS}。！？][{_CLOSE}]*$")
-#: CJK sentence ends: full stops, marks, semicolons, and ellipses after a CJK character.
-_CJK_END = rf"(?:[。！？；｡]+|(?<=[{_CJK}])[…‥]+)[{_CLOSE}]*"
+#: CJK sentence ends: full stops, marks, semicolons, and ellipses after a CJK character; the
+#: Khmer (``។ ៕``) and Myanmar (``။``) full stops, also written without a space after them.
+_CJK_END = rf"(?:[。！？；｡។៕။]+|(?<=[{_CJK}])[…‥]+)[{_CLOSE}]*"
 _SENT_BREAK = re.compile(rf"[{_STOPS}。！？][{_CLOSE}]*(?=\s)|\n\s*\n|\n|{_CJK_END}")
 #: Clause ends of CJK text (commas, enumeration commas, colons): second-best window ends.
 _CLAUSE = rf"[，、：︰][{_CLOSE}]*"
 _CLAUSE_BREAK = re.compile(rf"{_CJK_END}|{_CLAUSE}")
 _CJK_CHAR = re.compile(rf"[{_CJK}]")
+#: letters of the scripts of South-East Asia written without spaces between words (Thai,
+#: Lao, Myanmar, Khmer): a window may start or end between two of their clusters
+_SEA_CHAR = re.compile("[\u0e01-\u0e5b\u0e81-\u0edf\u1000-\u109f\u1780-\u17f9]")
 _CJK_END_TOKEN = re.compile(_CJK_END)
 _CLAUSE_TOKEN = re.compile(_CLAUSE)
 
@@ -78,7 +83,9 @@ def _window_end(text: str, start: int, size: int) -> int:
         ws = max(window.rfind(" "), window.rfind("\n"), window.rfind("\t"))
         if ws >= floor:
             cut = ws
-    return start + cut if cut > 0 else end
+    if cut > 0:
+        return start + cut
+    return max(cut_back(text, end), start + 1) if end < len(text) else end
 
 
 def _overlap_start(text: str, start: int, end: int, overlap: int) -> int:
@@ -96,6 +103,9 @@ def _overlap_start(text: str, start: int, end: int, overlap: int) -> int:
         return cjk.end()
     if ws < end:
         return ws
+    if _SEA_CHAR.match(text, nxt - 1) or _SEA_CHAR.match(text, nxt):
+        back = cut_back(text, nxt)  # the start of the cluster ``nxt`` is in
+        return back if back > start else nxt
     return nxt if _CJK_CHAR.match(text, nxt - 1) or _CJK_CHAR.match(text, nxt) else end
 
 
