@@ -73,9 +73,9 @@ def test_runs_give_bigrams_of_clusters() -> None:
 
 def test_latin_against_thai_and_punctuation() -> None:
     """A Latin word written against Thai is its own token; Thai punctuation (๚) and the baht
-    sign end a run, Thai digits are read as the letters are."""
+    sign end a run, Thai digits are read as ASCII ones."""
     got = tokens("iPhoneรุ่นใหม่ ฿100 ๑๒๓ ก๚ข")
-    assert got == ["iphone", "รุ่น", "นใ", "ให", "หม่", "100", "๑๒", "๒๓", "ก", "ข"]
+    assert got == ["iphone", "รุ่น", "นใ", "ให", "หม่", "100", "123", "ก", "ข"]
 
 
 def test_engine_finds_them_loaded_and_lazy(tmp_path: Path) -> None:
@@ -105,7 +105,7 @@ def test_index_of_the_previous_version_is_rebuilt(tmp_path: Path) -> None:
     for name in (fts._INST, fts.FTS_TABLE, fts.LENGTHS, fts.TERMS):
         conn.execute(f"DROP TABLE IF EXISTS {name}")
     for statement in fts._CREATE:  # the same objects under v5's names
-        conn.execute(statement.replace("_v6", "_v5"))
+        conn.execute(statement.replace(f"_v{fts._VERSION}", "_v5"))
     conn.execute("INSERT INTO vizrag_chunk_fts_v5(rowid, body) SELECT rowid, text FROM chunks")
     conn.execute("INSERT INTO vizrag_chunk_bm25_v5 SELECT rowid, 1, 0 FROM chunks")
     before = conn.execute("SELECT id, text FROM chunks ORDER BY id").fetchall()
@@ -167,3 +167,27 @@ def test_pdf_forms_of_thai_and_lao_match_typed_text(tmp_path: Path) -> None:
         res = rag.retrieve("น้ำ", render=False)
         assert not res.unmatched and res.chunks[0].doc_id == "pdf"
     assert tokens(plain_text("\u0e17\u0e48\u0e35\u0e2d\u0e38\u0e1a\u0e25")) == tokens("ที่อุบล")
+
+
+DIGITS = [("n1", "The festival of 2565 drew crowds to the river."),
+          ("n2", "งานสงกรานต์ปี๒๕๖๕จัดที่เชียงใหม่"),
+          ("n3", "यह मेला सन् २०२१ में हुआ था।"),
+          ("n4", "أقيم المهرجان عام ٢٠١٩ في القاهرة.")]
+
+
+def test_digits_of_other_scripts_read_as_ascii(tmp_path: Path) -> None:
+    """``2021`` finds ``२०२१``, ``๒๕๖๕`` finds ``2565`` and its Thai form; loaded and lazy
+    rank alike."""
+    assert tokens("๒๕๖๕ ٢٠١٩ २०२१") == ["2565", "2019", "2021"]
+    path = tmp_path / "s"
+    with VizRAG(path, show_progress=False) as rag:
+        rag.insert([Document(id=i, text=t) for i, t in DIGITS])
+    for lazy in (False, True):
+        with VizRAG(path, show_progress=False) as rag:
+            rag.retrieve("x", render=False)
+            rag.retriever.lazy = lazy
+            for query, docs in (("2021", {"n3"}), ("๒๕๖๕", {"n1", "n2"}), ("2019", {"n4"}),
+                                ("2565", {"n1", "n2"})):
+                res = rag.retrieve(query, render=False)
+                assert {c.doc_id for c in res.chunks if c.score > 0} == docs, (query, lazy)
+    assert_lazy_equals_loaded(path, ["2021", "๒๕๖๕", "٢٠١٩ القاهرة", "2565 river"])

@@ -82,15 +82,24 @@ _JOINED = re.compile(f"[^\\W{_SEG}][{_SEG}]|[{_SEG}][^\\W{_SEG}]")
 _JOINERS = "\u17d2\u1039"
 
 
+#: a decimal digit of another script (Arabic-Indic ٢, Devanagari २, Thai ๒ ...): read as ASCII
+_NATIVE_DIGIT = re.compile(r"(?![0-9])\d")
+
+
 def _folded_apart(text: str) -> bool:
-    """Whether ``text`` has letters :func:`tokens` folds otherwise than ``str.lower``: a
+    """Whether ``text`` has characters :func:`tokens` folds otherwise than ``str.lower``: a
     dotted ``İ`` (or the combining dot its lower case leaves), full-width ASCII, half-width
-    katakana."""
-    return "\u0130" in text or "\u0307" in text or _WIDTH.search(text) is not None
+    katakana, a digit of another script."""
+    return ("\u0130" in text or "\u0307" in text or _WIDTH.search(text) is not None
+            or _NATIVE_DIGIT.search(text) is not None)
 
 
 def _usual_width(text: str) -> str:
     return _WIDTH.sub(lambda m: unicodedata.normalize("NFKC", m.group(0)), text)
+
+
+def _ascii_digits(text: str) -> str:
+    return _NATIVE_DIGIT.sub(lambda m: str(unicodedata.decimal(m.group(0))), text)
 
 
 def cjk_grams(run: str) -> list[str]:
@@ -133,8 +142,9 @@ def tokens(text: str) -> list[str]:
     Hangul characters give their overlapping character bigrams (:func:`cjk_grams`), runs of
     Thai, Lao, Myanmar and Khmer the bigrams of their clusters (:func:`sea_grams`; these
     characters also end the word before them and start a new one after them); full-width
-    ASCII and half-width katakana read as their usual forms; and the dotted capital ``İ``
-    (which lower-cases to ``i`` + combining dot) reads as ``i``. Text without these
+    ASCII and half-width katakana read as their usual forms, the digits of other scripts as
+    ASCII ones (``๒๕๖๕`` and ``٢٠٢١`` are ``2565`` and ``2021``); and the dotted capital
+    ``İ`` (which lower-cases to ``i`` + combining dot) reads as ``i``. Text without these
     characters gives exactly ``bm25s``'s tokens.
 
     >>> tokens("the _erica vagans_ and snake_case")
@@ -145,11 +155,14 @@ def tokens(text: str) -> list[str]:
     (['istanbul', 'istanbul', 'istanbul'], ['東京', '京タ', 'タワ', 'ワー'])
     >>> tokens("２０２１年 ＡＢＣ社 ｶﾀｶﾅ"), tokens("서울에서")
     (['2021', '年', 'abc', '社', 'カタ', 'タカ', 'カナ'], ['서울', '울에', '에서'])
-    >>> tokens("ｓｎａｋｅ＿ｃａｓｅ")
-    ['snake', 'case']
+    >>> tokens("ｓｎａｋｅ＿ｃａｓｅ"), tokens("ปี๒๕๖๕ सन् २०२१")
+    (['snake', 'case'], ['ปี', '2565', 'सन', '2021'])
     """
-    if not text.isascii() and _WIDTH.search(text):  # before underscores split: ＿ is one
-        text = _usual_width(text)
+    if not text.isascii():
+        if _WIDTH.search(text):  # before underscores split: ＿ is one
+            text = _usual_width(text)
+        if _NATIVE_DIGIT.search(text):
+            text = _ascii_digits(text)
     low = undot(lexical_text(text).lower())
     if low.isascii() or not _CJK_ANY.search(low):
         return [t for t in _TOKEN.findall(low) if t not in STOPWORDS]
