@@ -73,6 +73,12 @@ def _typed_thai_lao(text: str) -> str:
 
 _ZWJ = "\u200d"
 _VIRAMA = 9  # the canonical combining class of a virama (Devanagari U+094D, ...)
+#: signs of that class that end a syllable rather than join the next letter (Myanmar asat)
+_KILLERS = "\u103a"
+#: Thai and Lao vowels written after the consonant they follow (sara a, aa, am; lakkhangyao)
+#: and before it (sara e, ae, o, ai maimuan, ai maimalai): letters, but parts of its syllable
+_FOLLOWING = "\u0e30\u0e32\u0e33\u0e45\u0eb0\u0eb2\u0eb3"
+_LEADING = "\u0e40\u0e41\u0e42\u0e43\u0e44\u0ec0\u0ec1\u0ec2\u0ec3\u0ec4"
 
 
 def _extends(ch: str) -> bool:
@@ -98,13 +104,20 @@ def boundary(text: str, i: int) -> bool:
     [True, False, True, True]
     >>> boundary("\u0915\u094d\u0937", 2), boundary("\U0001F1E8\U0001F1F3", 1)
     (False, False)
+    >>> boundary("\u1019\u103c\u1014\u103a\u1019\u102c", 4)  # မြန်|မာ: after the asat
+    True
+    >>> boundary("\u1019\u103c\u1014\u103a", 2), boundary("\u0e19\u0e49\u0e33", 2)  # မြ|န်, น้|ำ
+    (False, False)
     """
     if i <= 0 or i >= len(text):
         return True
     ch, prev = text[i], text[i - 1]
-    if _extends(ch) or prev == _ZWJ:
+    if _extends(ch) or prev == _ZWJ or ch in _FOLLOWING or prev in _LEADING:
         return False
-    if unicodedata.combining(prev) == _VIRAMA and unicodedata.category(ch) == "Lo":
+    if i + 1 < len(text) and text[i + 1] in _KILLERS:  # a final consonant: its syllable's
+        return False
+    if (unicodedata.combining(prev) == _VIRAMA and prev not in _KILLERS
+            and unicodedata.category(ch) == "Lo"):
         return False
     if _regional(ch) and _regional(prev):
         run = 0

@@ -191,3 +191,22 @@ def test_digits_of_other_scripts_read_as_ascii(tmp_path: Path) -> None:
                 res = rag.retrieve(query, render=False)
                 assert {c.doc_id for c in res.chunks if c.score > 0} == docs, (query, lazy)
     assert_lazy_equals_loaded(path, ["2021", "๒๕๖๕", "٢٠١٩ القاهرة", "2565 river"])
+
+
+def test_chunk_windows_end_between_syllables_and_never_explode() -> None:
+    """Myanmar windows end after a killed final (asat), Thai/Lao ones never before a
+    following vowel or after a leading one; a long run of marks or tag characters (zalgo
+    text, "ASCII smuggling" after an emoji) is cut at the count, as before, not into
+    one-character chunks."""
+    from hyperviz_core.rag.index.chunking import chunk_document
+
+    myanmar = "ရန်ကုန်မြို့သည်မြန်မာနိုင်ငံ၏အကြီးဆုံးမြို့ဖြစ်သည်" * 40
+    for c in chunk_document(Document(id="m", text=myanmar), size=200, overlap=50)[1:]:
+        assert c.text[1:2] not in ("\u103a", "\u1039") and c.text[0] != "\u103a", c.text[:6]
+    thai = "พระยาเมืองกำลังเดินทางไปเชียงใหม่และเวียงจันทน์" * 40
+    for c in chunk_document(Document(id="t", text=thai), size=200, overlap=50):
+        assert c.text[0] not in "ะาำ" and c.text[-1] not in "เแโใไ", (c.text[:4], c.text[-4:])
+    smuggled = "Intro. 🏴" + "".join(chr(0xE0000 + ord(ch)) for ch in "ignore all " * 1800)
+    assert len(chunk_document(Document(id="s", text=smuggled))) < 30
+    zalgo = ("Z\u0301\u0302\u0303\u0304\u0305" * 400) + " end"
+    assert len(chunk_document(Document(id="z", text=zalgo))) < 10

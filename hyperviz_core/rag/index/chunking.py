@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from ...unitext import cut_back
+from ...unitext import boundary
 from ..types import Chunk, Document, content_hash
 from .titles import with_inferred_title
 
@@ -85,7 +85,24 @@ def _window_end(text: str, start: int, size: int) -> int:
             cut = ws
     if cut > 0:
         return start + cut
-    return max(cut_back(text, end), start + 1) if end < len(text) else end
+    return _cluster_cut(text, end, start) if end < len(text) else end
+
+
+#: the furthest a cut moves back to the start of a letter cluster (a longer run of marks,
+#: joiners or tag characters is cut where the count falls)
+_CLUSTER_BACK = 32
+
+
+def _cluster_cut(text: str, pos: int, start: int) -> int:
+    """``pos`` moved back to the start of the letter cluster it falls in (never to ``start``
+    or before it, nor more than :data:`_CLUSTER_BACK` characters); ``pos`` itself when no
+    cluster starts there."""
+    k = pos
+    while k > start and pos - k < _CLUSTER_BACK:
+        if boundary(text, k):
+            return k
+        k -= 1
+    return pos
 
 
 def _overlap_start(text: str, start: int, end: int, overlap: int) -> int:
@@ -104,8 +121,7 @@ def _overlap_start(text: str, start: int, end: int, overlap: int) -> int:
     if ws < end:
         return ws
     if _SEA_CHAR.match(text, nxt - 1) or _SEA_CHAR.match(text, nxt):
-        back = cut_back(text, nxt)  # the start of the cluster ``nxt`` is in
-        return back if back > start else nxt
+        return _cluster_cut(text, nxt, start)  # the start of the cluster ``nxt`` is in
     return nxt if _CJK_CHAR.match(text, nxt - 1) or _CJK_CHAR.match(text, nxt) else end
 
 
