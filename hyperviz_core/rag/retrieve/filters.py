@@ -74,8 +74,8 @@ def _scalar(value: Any, where: str) -> Scalar:
     if isinstance(value, float) and not math.isfinite(value):
         raise ValueError(f"{where}: a filter value must be finite, got {value!r}")
     if not isinstance(value, str | int | float | bool):
-        raise ValueError(f"{where}: a filter value must be a string, number or bool, got "
-                         f"{type(value).__name__} {value!r:.60}")
+        raise ValueError(f"{where}: a filter value must be a string, number or bool (or a "
+                         f"list of them), got {type(value).__name__} {value!r:.60}")
     return value
 
 
@@ -100,18 +100,14 @@ class MetadataCondition(BaseModel):
     @classmethod
     def _plain(cls, value: Any, info: ValidationInfo) -> Any:
         """No coercion: ``"3"`` stays a string, a tuple becomes a list; a value of another
-        type is named with its key and operator (not pydantic's every-member report)."""
-        value = [_plain_number(v) for v in value] if isinstance(value, list | tuple) \
-            else _plain_number(value)
+        type, or not finite, is named with its key and operator (:func:`_scalar`; not
+        pydantic's every-member report)."""
         where = f"filter on {info.data.get('key')!r} ({info.data.get('op', '==')})"
-        for item in value if isinstance(value, list) else [value]:
-            if item is not None and not isinstance(item, str | int | float):
-                raise ValueError(f"{where}: a filter value must be a string, number or bool "
-                                 f"(or a list of them), got {type(item).__name__} "
-                                 f"{item!r:.60}")
-            if item is None and isinstance(value, list):
+        if isinstance(value, list | tuple):
+            if any(item is None for item in value):
                 raise ValueError(f"{where}: a list of filter values cannot hold None")
-        return value
+            return [_scalar(_plain_number(item), where) for item in value]
+        return None if value is None else _scalar(_plain_number(value), where)
 
     @model_validator(mode="after")
     def _value_fits(self) -> MetadataCondition:
@@ -127,13 +123,10 @@ class MetadataCondition(BaseModel):
         elif self.op in _LISTS:
             if not isinstance(self.value, list):
                 raise ValueError(f"{where} needs a list of values, got {self.value!r:.60}")
-            for item in self.value:
-                _scalar(item, where)
         elif self.value is None or isinstance(self.value, list):
             raise ValueError(f"{where} needs one string, number or bool, got "
                              f"{self.value!r:.60}")
-        else:
-            _scalar(self.value, where)
+        else:  # a string, number or bool (``_plain``)
             if self.op in _ORDERED and isinstance(self.value, bool):
                 raise ValueError(f"{where} needs a number or a string, got {self.value!r}")
             if self.op in _STRINGS and not isinstance(self.value, str):
