@@ -141,14 +141,23 @@ def export_legend(export: Mapping[str, Any], width: int = 200) -> dict[str, str]
         if isinstance(e, Mapping) and e.get("id"):
             name = " ".join(str(e.get("name") or e.get("key") or "").split())
             names[str(e["id"])] = name
-            out[str(e["id"])] = truncate(f"{name} ({e['type']})" if e.get("type") else name,
-                                         width)
+            out[str(e["id"])] = truncate(_entity_text(name, str(e.get("type") or "")), width)
     for h in export.get("hyperedges", []):
         if isinstance(h, Mapping) and h.get("id"):
-            members = ", ".join(names.get(str(m), str(m)) for m in h.get("members") or ())
+            members = [names.get(str(m), str(m)) for m in h.get("members") or ()]
             desc = " ".join(str(h.get("description") or "").split())
-            out[str(h["id"])] = truncate(f"[{members}]" + (f": {desc}" if desc else ""), width)
+            out[str(h["id"])] = truncate(_edge_text(members, desc), width)
     return out
+
+
+def _entity_text(name: str, typ: str) -> str:
+    """How a legend says an entity: ``Ada Lovelace (person)``."""
+    return f"{name} ({typ})" if typ else name
+
+
+def _edge_text(members: Sequence[str], description: str) -> str:
+    """How a legend says a hyperedge: ``[Ada, Babbage]: description``."""
+    return f"[{', '.join(members)}]" + (f": {description}" if description else "")
 
 
 def labelled_items(view: str, entity_ids: Mapping[str, str], hyperedge_ids: Mapping[str, str],
@@ -203,10 +212,9 @@ def cited_legend(result: RetrievalResult, width: int = 160) -> list[str]:
     for vid in result.citations.ids:
         item = drawn.get(vid)
         if isinstance(item, RetrievedEntity):
-            text = f"{item.name} ({item.type})" if item.type else item.name
+            text = _entity_text(item.name, item.type)
         elif isinstance(item, RetrievedHyperedge):
-            members = ", ".join(names.get(m, m) for m in item.members)
-            text = f"[{members}]" + (f": {item.description}" if item.description else "")
+            text = _edge_text([names.get(m, m) for m in item.members], item.description)
         else:
             continue
         lines.append(truncate(f"{vid} = {' '.join(text.split())}", width))
