@@ -22,7 +22,7 @@ from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.base import RunnableBindingBase
-from langchain_core.runnables.config import ensure_config
+from langchain_core.runnables.config import ensure_config, merge_configs
 from langchain_core.runnables.configurable import DynamicRunnable
 from langchain_core.runnables.fallbacks import RunnableWithFallbacks
 
@@ -95,16 +95,22 @@ def unwrapped(runnable: Any, kind: type[_T]) -> _T | None:
     return next((r for r in _layers(runnable) if isinstance(r, kind)), None)
 
 
-def _layers(runnable: Any) -> Iterator[Any]:
+def _layers(runnable: Any, config: RunnableConfig | None = None) -> Iterator[Any]:
     """``runnable``, then what it wraps, layer by layer: a binding's ``bound``, a
-    configurable's ``default``, a fallback's first runnable; up to the first that is none of
-    these."""
+    configurable's ``default`` (with a run's ``config``: the runnable it makes for that run,
+    the bindings' configs merged in as they would be), a fallback's first runnable; up to
+    the first that is none of these."""
     while True:
         yield runnable
         if isinstance(runnable, RunnableBindingBase):
+            if config is not None:
+                config = merge_configs(runnable.config, config)
             runnable = runnable.bound
         elif isinstance(runnable, DynamicRunnable):
-            runnable = runnable.default
+            if config is None:
+                runnable = runnable.default
+            else:
+                runnable, config = runnable.prepare(config)
         elif isinstance(runnable, RunnableWithFallbacks):
             runnable = runnable.runnable
         else:

@@ -41,15 +41,13 @@ from langchain_core.runnables import (
     RunnablePassthrough,
 )
 from langchain_core.runnables.base import RunnableBindingBase
-from langchain_core.runnables.config import RunnableConfig, ensure_config, merge_configs
-from langchain_core.runnables.configurable import DynamicRunnable
-from langchain_core.runnables.fallbacks import RunnableWithFallbacks
+from langchain_core.runnables.config import RunnableConfig, ensure_config
 from langchain_core.vectorstores import VectorStoreRetriever
 
 from hyperviz_core.rag import CaptionOnlyWarning, fence
 from hyperviz_core.rag.prompts import defuse
 
-from .adapters import chat_model_of, unwrapped
+from .adapters import _layers, chat_model_of, unwrapped
 from .chain_output import ChainInput, chain_input, chat_history, sources_step
 from .retriever import VizRAGRetriever
 from .runnable import HyperVizRunnable, ImageFormat
@@ -136,24 +134,15 @@ def _filter_of(retriever: Runnable[Any, Any], config: RunnableConfig | None = No
     ``filter`` (``.bind(filter=...)``), a ``VizRAGRetriever``'s (as ``configurable_fields``
     make it for this run), or the ``search_kwargs`` one of a ``VizRAGVectorStore``'s
     ``as_retriever()``; None for another retriever."""
-    layer: Any = retriever
-    config = ensure_config(config)
-    while True:
-        if isinstance(layer, RunnableBindingBase):
-            if layer.kwargs.get("filter") is not None:
-                return layer.kwargs["filter"]
-            config, layer = merge_configs(layer.config, config), layer.bound
-        elif isinstance(layer, DynamicRunnable):
-            layer, config = layer.prepare(config)
-        elif isinstance(layer, RunnableWithFallbacks):
-            layer = layer.runnable
-        elif isinstance(layer, VizRAGRetriever):
+    for layer in _layers(retriever, ensure_config(config)):
+        if isinstance(layer, RunnableBindingBase) and layer.kwargs.get("filter") is not None:
+            return layer.kwargs["filter"]
+        if isinstance(layer, VizRAGRetriever):
             return layer.filter
-        elif isinstance(layer, VectorStoreRetriever) and isinstance(layer.vectorstore,
-                                                                    VizRAGVectorStore):
+        if isinstance(layer, VectorStoreRetriever) and isinstance(layer.vectorstore,
+                                                                  VizRAGVectorStore):
             return layer.search_kwargs.get("filter")
-        else:
-            return None
+    return None
 
 
 class _RunFilter:
