@@ -62,9 +62,6 @@ class HyperVizPostprocessor(BaseNodePostprocessor):
                             f"{type(value).__name__}")
         return as_filter(value)
 
-    def _filters(self) -> ChunkFilter | None:
-        return self.filters if isinstance(self.filters, ChunkFilter) else None
-
     @classmethod
     def class_name(cls) -> str:
         return "HyperVizPostprocessor"
@@ -93,7 +90,7 @@ class HyperVizPostprocessor(BaseNodePostprocessor):
         if not passages:
             return nodes
         ctx = render_passages(passages, store=self._store(), extractor=self.extractor,
-                              renderer=self.renderer, filters=self._filters(),
+                              renderer=self.renderer, filters=self.filters,
                               query=query_bundle.query_str if query_bundle else None)
         return self._place(nodes, ctx)
 
@@ -104,6 +101,6 @@ class HyperVizPostprocessor(BaseNodePostprocessor):
         if not passages:
             return nodes
         ctx = await arender_passages(passages, store=self._store(), extractor=self.extractor,
-                                     renderer=self.renderer, filters=self._filters(),
+                                     renderer=self.renderer, filters=self.filters,
                                      query=query_bundle.query_str if query_bundle else None)
         return self._place(nodes, ctx)

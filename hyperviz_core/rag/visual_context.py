@@ -154,13 +154,6 @@ def _from_store(store: StoreProtocol, chunk_ids: list[str], flt: Any = None) -> 
     return passing_graph(hg, flt, lambda ids: {c.id: c for c in store.chunks(ids)})
 
 
-def _with_own_text(pairs: list[tuple[str, str]], from_store: list[str],
-                   to_extract: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """The passages to extract under a filter: the store's ones too, in the given order."""
-    stored = set(from_store)
-    return [p for p in pairs if p[0] in stored or p in to_extract]
-
-
 def _chunk(pid: str, text: str) -> Any:
     from .types import Chunk
 
@@ -201,8 +194,8 @@ def passages_hypergraph(
     """
     pairs = _checked(passages)
     from_store, to_extract = _split(pairs, store)
-    if filters is not None:
-        to_extract = _with_own_text(pairs, from_store, to_extract)
+    if filters is not None:  # the store's passages are read from their own text too
+        to_extract = pairs
     base = _from_store(store, from_store, filters) if store is not None else Hypergraph()
     ex = _extractor(extractor)
     extractions = [ex.extract(_chunk(pid, text)) for pid, text in to_extract if text.strip()]
@@ -219,8 +212,8 @@ async def apassages_hypergraph(
     """Async :func:`passages_hypergraph` (extractions run concurrently)."""
     pairs = _checked(passages)
     from_store, to_extract = await asyncio.to_thread(_split, pairs, store)
-    if filters is not None:
-        to_extract = _with_own_text(pairs, from_store, to_extract)
+    if filters is not None:  # the store's passages are read from their own text too
+        to_extract = pairs
     base = Hypergraph()
     if store is not None:
         base = await asyncio.to_thread(_from_store, store, from_store, filters)
