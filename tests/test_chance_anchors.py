@@ -82,3 +82,29 @@ def test_a_name_in_a_script_without_spaces_is_found_inside_the_query(tmp_path: P
         rag.insert(docs)
         res = rag.retrieve("图灵在哪里工作？", top_k=3, render=False)
     assert "图灵" in res.anchors and res.chunks[0].doc_id == "turing"
+
+
+def test_the_chance_check_and_ranking_repair_the_query_once(
+        tmp_path: Path, monkeypatch: Any) -> None:
+    """On the chance path the check reads the query repaired, and ranking repairs it too:
+    the second asks for the same answer, so the unknown words are looked up once."""
+    from hyperviz_core.rag.retrieve import lexicon
+
+    asked: list[str] = []
+    unknown = lexicon.QueryLexicon.unknown
+
+    def counted(self: lexicon.QueryLexicon, word: str) -> bool:
+        asked.append(word)
+        return unknown(self, word)
+
+    monkeypatch.setattr(lexicon.QueryLexicon, "unknown", counted)
+    with VizRAG(tmp_path / "s", show_progress=False) as rag:
+        rag.insert(DOCS)
+        res = rag.retrieve("Where did Zorblax Quenting work?", top_k=2, render=False)
+        assert res.anchors == []  # the chance path: the view anchored nothing
+        assert asked.count("zorblax") == 1, asked
+        asked.clear()
+        rag.retrieve("Where did Zorblax Quenting work?", top_k=2, render=False)
+        assert asked.count("zorblax") == 0  # the same query again: the same repair
+        res = rag.retrieve("Where did Lovelase work?", top_k=2, render=False)
+        assert res.anchors and res.chunks[0].doc_id == "en1"  # a new query is repaired

@@ -201,6 +201,7 @@ class QueryLexicon:
             else vocabulary_of(texts if texts is not None else (c.text for c in chunks)))
         self.max_forms = max_forms
         self._keys = sorted(entity_names)
+        self._last_repair: tuple[tuple[str, float, bool, bool], QueryRepair] | None = None
         # the stems, accent forms and name index are read only for a query word no chunk
         # holds, the case forms for any query word: each built on first need, over the
         # non-ASCII words only where it can (most corpora have few)
@@ -285,7 +286,18 @@ class QueryLexicon:
 
     def repair(self, query: str, threshold: float = 0.5, *, spelling: bool = True,
                forms: bool = True) -> QueryRepair:
-        """Spelling variants and word forms of the unknown words of ``query``."""
+        """Spelling variants and word forms of the unknown words of ``query`` (a copy of the
+        last answer when asked the same again: the chance check and ranking both ask)."""
+        key = (query, threshold, spelling, forms)
+        last = self._last_repair
+        if last is None or last[0] != key:
+            last = (key, self._repair(query, threshold, spelling=spelling, forms=forms))
+            self._last_repair = last
+        found = last[1]
+        return QueryRepair(list(found.names), list(found.entities), list(found.forms))
+
+    def _repair(self, query: str, threshold: float, *, spelling: bool,
+                forms: bool) -> QueryRepair:
         out = QueryRepair()
         for m in _ALPHA.finditer(query):
             token = m.group(0)
