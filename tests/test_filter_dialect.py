@@ -104,10 +104,38 @@ def test_like_is_sql_like(pattern: str, value: str, want: bool) -> None:
     assert cond.matches({"k": value}) is want
 
 
-@pytest.mark.parametrize("value", [1, 2.5, True, ["Ada"], None, MISSING])
-def test_like_fails_on_anything_but_a_string(value: Any) -> None:
+@pytest.mark.parametrize("value", [["Ada"], {"a": 1}, None, MISSING, float("nan")])
+def test_like_fails_on_a_list_none_or_missing(value: Any) -> None:
     assert not _holds({"k": {"$like": "%"}}, value)
     assert not _holds({"k": {"$ilike": "%"}}, value)
+
+
+@pytest.mark.parametrize(("pattern", "value", "want"), [
+    ("202%", 2021, True), ("202%", 1999, False), ("2.0", 2.0, True), ("2", 2.0, False),
+    ("%.5", 2.5, True), ("0.0000001", 1e-07, True), ("1000%", 1e20, True), ("0.0", -0.0, True),
+    ("t%", True, True), ("TRUE", True, False), ("fal_e", False, True), ("1", True, False),
+])
+def test_like_reads_numbers_and_bools_as_their_json_text(
+        pattern: str, value: Any, want: bool) -> None:
+    """As PGVector's ``cmetadata->>'k' LIKE ...``: the JSON text of the value."""
+    assert _holds({"k": {"$like": pattern}}, value) is want
+    assert _holds({"k": {"$ilike": pattern.lower()}}, value) is (want or pattern == "TRUE")
+
+
+def test_like_text_is_postgresqls_text_of_a_json_value(pg_url: str) -> None:
+    """The text is what a real PostgreSQL's ``->>`` gives the value stored as JSON."""
+    import json
+
+    import psycopg
+
+    from hyperviz_core.rag.retrieve.like import like_text
+
+    values = [0, 2021, -7, 10**20, 2.5, 2.0, -0.0, 0.1, 1e20, 1e-07, 1.5e300, 123456789.123,
+              3.141592653589793, -2.5e-12, True, False, "Ada"]
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        for value in values:
+            row = conn.execute("SELECT (%s::jsonb)->>'k'", (json.dumps({"k": value}),)).fetchone()
+            assert row is not None and like_text(value) == row[0], value
 
 
 @pytest.mark.parametrize(("pattern", "value", "want"), [

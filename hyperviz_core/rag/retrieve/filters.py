@@ -22,10 +22,11 @@ missing key or ``None`` fails every operator except ``!=``, ``nin``, ``is_empty`
 * ``is_empty``: missing, ``None``, ``""`` or ``[]`` (give no value);
 * ``exists``: with ``True``, present and not ``None`` (``""`` and ``[]`` exist, as SQL's
   ``IS NOT NULL``); with ``False``, missing or ``None``;
-* ``like``, ``ilike``: a string value matches a SQL ``LIKE`` pattern as a whole: ``%`` any run
+* ``like``, ``ilike``: a value matches a SQL ``LIKE`` pattern as a whole: ``%`` any run
   of characters, ``_`` one character, a backslash makes the next one literal (``\\%``);
   ``ilike`` compares lower-cased, as PostgreSQL's ``ILIKE`` (:mod:`.like`: linear time, no
-  pattern backtracks); a number is no string (``18%`` matches no number).
+  pattern backtracks); a number or bool is read as its JSON text, as PGVector reads it
+  (``202%`` matches 2021, ``t%`` matches true), a list or ``None`` matches nothing.
 
 The vector-store dict dialect (``{"year": {"$between": [2020, 2023]}}``, PGVector, Chroma,
 MongoDB style) is :meth:`ChunkFilter.from_mongo` (:mod:`.filter_dialect`).
@@ -53,7 +54,7 @@ from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator, mod
 
 from ..types import Chunk
 from .filter_dialect import engine_form
-from .like import like, like_pattern
+from .like import like, like_pattern, like_text
 
 __all__ = ["ENGINE_CHUNK_ID", "ENGINE_DOC_ID", "FILTER_BATCH", "OPERATORS", "ChunkFilter",
            "MetadataCondition", "Operator", "as_filter", "chunk_fields", "matching_best",
@@ -194,10 +195,11 @@ def _holds(op: str, have: Any, value: Any) -> bool:
     if op in ("any", "all"):
         found = (_contains(have, v) for v in value)
         return any(found) if op == "any" else all(found)
-    if not isinstance(have, str):  # text_match, text_match_insensitive, like, ilike
-        return False
     if op in ("like", "ilike"):
-        return like(have, value, caseless=op == "ilike")
+        text = like_text(have)
+        return text is not None and like(text, value, caseless=op == "ilike")
+    if not isinstance(have, str):  # text_match, text_match_insensitive
+        return False
     return value in have if op == "text_match" else value.casefold() in have.casefold()
 
 

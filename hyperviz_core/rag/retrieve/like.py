@@ -12,6 +12,9 @@ whole search a pattern of fixed pieces and ``%`` needs, so no pattern backtracks
 translation to a regular expression (``%`` → ``.*``) takes exponential time on
 ``%a%a%a%a%a%b`` against ``"a" * 300``, this a few microseconds.
 
+A metadata value is matched as the text PostgreSQL's ``->>`` gives it (:func:`like_text`), so
+``202%`` matches the number 2021 as it does in PGVector.
+
 Example:
     >>> like("Ada Lovelace", "Ada%"), like("Ada", "A_a"), like("100%", "100\\\\%")
     (True, True, True)
@@ -23,10 +26,34 @@ Example:
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
 
-__all__ = ["LikePattern", "like", "like_pattern"]
+__all__ = ["LikePattern", "like", "like_pattern", "like_text"]
+
+
+def like_text(value: Any) -> str | None:
+    """The text ``LIKE`` reads of a metadata value: a string itself, a bool ``true`` or
+    ``false``, a number as PostgreSQL writes a JSON number (``->>``: plain digits, no
+    exponent, ``2.0`` kept); None for anything else (a list, ``None``, NaN), which no
+    pattern matches.
+
+    Example:
+        >>> like_text(2021), like_text(2.0), like_text(1e-07), like_text(True), like_text([1])
+        ('2021', '2.0', '0.0000001', 'true', None)
+    """
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float) and math.isfinite(value):
+        return format(Decimal(repr(abs(value) if value == 0 else value)), "f")
+    return None
 
 
 @dataclass(frozen=True)
