@@ -77,12 +77,20 @@ def test_exists_differs_from_is_empty() -> None:
     assert empty.matches({"k": ""}) and _holds({"k": {"$exists": True}}, "")
 
 
-@pytest.mark.parametrize("value", [1, 0, "true", None, [True]])
+@pytest.mark.parametrize("value", [2, -1, 1.0, "true", None, [True]])
 def test_exists_needs_a_bool(value: Any) -> None:
     with pytest.raises(ValueError, match=r"filter on 'k' \(exists\) needs true or false"):
         ChunkFilter.from_mongo({"k": {"$exists": value}})
     with pytest.raises(ValueError, match="needs true or false"):
         MetadataCondition(key="k", op="exists", value=value)
+
+
+@pytest.mark.parametrize(("spelt", "meant"), [(1, True), (0, False)])
+def test_exists_takes_mongodbs_one_and_zero(spelt: int, meant: bool) -> None:
+    for value in ("x", None, MISSING):
+        assert _holds({"k": {"$exists": spelt}}, value) is _holds({"k": {"$exists": meant}}, value)
+    with pytest.raises(ValueError, match="needs true or false"):
+        MetadataCondition(key="k", op="exists", value=spelt)  # the core takes a bool only
 
 
 # ---------------------------------------------------------------------------- $like, $ilike
@@ -238,6 +246,13 @@ def test_contains_numbers_by_value() -> None:
 ])
 def test_all(value: Any, want: bool) -> None:
     assert _holds({"k": {"$all": ["a", "b"]}}, value) is want
+
+
+@pytest.mark.parametrize("value", [["a"], [], "a", MISSING])
+def test_all_of_nothing_matches_nothing(value: Any) -> None:
+    """MongoDB's ``{"$all": []}`` matches no document; its ``$not`` every one."""
+    assert not _holds({"k": {"$all": []}}, value)
+    assert _holds({"k": {"$not": {"$all": []}}}, value)
 
 
 def test_plain_equality_is_not_array_membership() -> None:

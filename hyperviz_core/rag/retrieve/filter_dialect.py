@@ -12,11 +12,13 @@ operators hold:
   a missing key (or ``None``) fails ``$ne`` and ``$nin`` too, as SQL's ``NULL`` does in
   PGVector (``{"tenant": {"$ne": "a"}}`` keeps no untagged passage);
 * ``$between: [lo, hi]``: ``>= lo`` and ``<= hi`` (two numbers or two strings);
-* ``$exists: true|false``: the key is present with a non-``None`` value (or not);
+* ``$exists: true|false`` (or ``1``/``0``): the key is present with a non-``None`` value (or
+  not);
 * ``$like``, ``$ilike``: SQL ``LIKE`` (``%``, ``_``, ``\\`` escapes), ``$ilike`` caseless;
 * ``$contains``: a list value holds the item, a string value the substring;
   ``$not_contains``: its negation (a missing key fails, as with ``$ne``/``$nin``);
-* ``$all``: a list value holds every item of a list;
+* ``$all``: a list value holds every item of a list; ``$all: []`` matches nothing, as in
+  MongoDB (the core ``all`` with ``[]`` holds for any list: LlamaIndex's reading);
 * ``$not: {op: value, ...}``: the key's operators do not all hold.
 
 At the top level ``$and``/``$or``/``$nor`` take a non-empty list of dicts (all, any, none
@@ -107,13 +109,16 @@ def _field(key: str, ops: Mapping[str, Any]) -> list[Form]:
     for op, value in ops.items():
         if op in _PRESENT:  # as in SQL and Chroma: a missing key (NULL) fails them too
             out += [_cond(key, "exists", True), _cond(key, _SIMPLE[op], value)]
+        elif op == "$all" and isinstance(value, list | tuple) and not value:
+            out.append(_cond(key, "in", []))  # MongoDB: ``$all: []`` matches nothing
         elif op in _SIMPLE:
             out.append(_cond(key, _SIMPLE[op], value))
         elif op == "$between":
             lo, hi = _bounds(key, value)
             out += [_cond(key, ">=", lo), _cond(key, "<=", hi)]
-        elif op == "$exists":
-            out.append(_cond(key, "exists", value))
+        elif op == "$exists":  # MongoDB's shell spelling ``$exists: 1`` / ``0`` too
+            plain = type(value) is int and value in (0, 1)
+            out.append(_cond(key, "exists", bool(value) if plain else value))
         elif op == "$not_contains":
             out += [_cond(key, "exists", True), _group("not", [_cond(key, "contains", value)])]
         elif not isinstance(value, Mapping) or not value:  # $not
