@@ -9,8 +9,10 @@ from an export):
 with ``A_v`` the drawn area of entity ``v``'s node disk (px²) and ``L_e`` the drawn length of
 hyperedge ``e`` (px): the boundary length of its region plus connectors in set panels, the
 incidence segments plus the square's perimeter in induced panels — summed over every panel of
-the image. While ``C > C_max = γ·A`` (``A`` the summed panel area) the least important
-entities are pruned and the image is laid out again (bounded iterations), where
+the image. While ``C > C_max = γ·A`` (``A`` the summed panel area), first the hyperedges
+the drawing repeats go (one-member ones, and a member set drawn twice: the strongest one
+stays), then the least important entities are pruned and the image is laid out again
+(bounded iterations; a hyperedge that peeling leaves repeating another goes too), where
 
     Importance(v) = α·degree_centrality(v) + β·BM25(description(v), query)
 
@@ -35,7 +37,7 @@ Example:
     (['a', 'b', 'c'], ['d'], 'cap')
     >>> small, report = prune(hg, Budget(gamma=0.02))  # C_max = 0.02 · 768·620 px²
     >>> sorted(small.entities), report.cost <= report.c_max, report.reasons
-    (['a', 'b'], True, {'d': 'budget', 'c': 'budget'})
+    (['a', 'b'], True, {'d': 'budget', 'c': 'budget', 'h1': 'budget'})
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from .model import Hypergraph
-from .prune_peel import _dropped, _kept, _Peeler
+from .prune_peel import _dropped, _kept, _Peeler, _repeated, _without
 
 __all__ = [
     "UNDRAWN_FACTOR",
@@ -270,12 +272,21 @@ class _Search:
 
     def __init__(self, hg: Hypergraph, order: list[str], budget: Budget,
                  measure: Callable[[Hypergraph], tuple[float, float]],
-                 report: PruneReport, bound: CostFn | None = None) -> None:
+                 report: PruneReport, bound: CostFn | None = None,
+                 sizes: dict[str, int] | None = None) -> None:
         self.hg, self.order, self.budget, self.report = hg, order, budget, report
         self.measure, self.bound = measure, bound
+        self.sizes = sizes  # set: each count's drawing drops the hyperedges it repeats
         self.seen: dict[int, tuple[float, float]] = {}  # drawn
         self.bounded: dict[int, tuple[float, float]] = {}  # over budget by the bounds alone
         self.last = len(order)
+
+    def kept(self, k: int) -> Hypergraph:
+        """The drawing of count ``k``: the ``k`` last entities of the order, without the
+        hyperedges peeling left repeated (when :attr:`sizes` is set)."""
+        out = _kept(self.hg, self.order, k)
+        gone = _repeated(out, self.sizes) if self.sizes is not None else []
+        return _without(out, gone) if gone else out
 
     def known(self, k: int) -> tuple[float, float]:
         """(C, C_max) of count ``k``: as drawn, else its bounds (then it is over budget)."""
@@ -297,7 +308,7 @@ class _Search:
         return cost <= cmax * (1 - ROUNDING_GUARD)
 
     def visit(self, k: int, graph: Hypergraph | None = None) -> None:
-        self.seen[k] = self.measure(graph if graph is not None else _kept(self.hg, self.order, k))
+        self.seen[k] = self.measure(graph if graph is not None else self.kept(k))
         n = len(self.order)
         prev, self.last = self.last, k
         step = PruneStep(step=len(self.report.steps) + 1, reason="budget", drawn=k,
@@ -331,7 +342,7 @@ class _Search:
             k = min(max(guess, lo + 1, 1), hi - 1)
             if k < 1:
                 break
-            graph = _kept(self.hg, self.order, k)  # bounded, then drawn: made once
+            graph = self.kept(k)  # bounded, then drawn: made once
             if k > 1 and self.hopeless(k, graph):
                 hi = k
                 continue
@@ -373,18 +384,45 @@ class _Caps:
         return out, ents, edges
 
 
+def _unrepeated(hg: Hypergraph, first: tuple[float, float], report: PruneReport,
+                measure: CostFn, bound: CostFn | None) -> tuple[Hypergraph, float, float]:
+    """``hg`` without the hyperedges its drawing repeats (one-member ones, a member set
+    drawn twice: :func:`~.prune_peel._repeated`), and its (C, C_max), as drawn or, when the
+    bounds put it :data:`UNDRAWN_FACTOR` times over budget, its bounds; ``hg`` itself and its
+    first measurement ``first`` when it repeats none. The removal is a step of ``report``."""
+    gone = _repeated(hg)
+    if not gone:
+        return hg, *first
+    base = _without(hg, gone)
+    low, high = bound(base) if bound is not None and len(base.entities) > 1 else (0.0, 1.0)
+    cost, cmax = (low, high) if low >= UNDRAWN_FACTOR * high else measure(base)
+    report.steps.append(PruneStep(step=len(report.steps) + 1, reason="budget",
+                                  drawn=len(base.entities), cost=round(cost, 3),
+                                  c_max=round(cmax, 3), hyperedges=gone))
+    return base, cost, cmax
+
+
 def _cut(
     hg: Hypergraph, budget: Budget, query: str | None, imp: dict[str, float],
     report: PruneReport, measure: CostFn, first: tuple[float, float],
     bound: CostFn | None = None,
 ) -> tuple[Hypergraph, float, float]:
     """The budget's search (congestion control on), then the caps: the kept copy of ``hg``
-    and its (C, C_max); every removal, its reason and the steps go into ``report``."""
+    and its (C, C_max); every removal, its reason and the steps go into ``report``. Over
+    budget, the hyperedges the drawing repeats go first (:func:`_unrepeated`), and then
+    those each count's peeling leaves repeated."""
     cost, cmax = first
-    order = peel_order(hg, budget, query, imp)
-    search = _Search(hg, order, budget, measure, report, bound)
+    base, sizes = hg, None
+    if budget.enabled and cost > cmax * (1 - ROUNDING_GUARD):
+        base, cost, cmax = _unrepeated(hg, (cost, cmax), report, measure, bound)
+        if base is not hg:
+            imp = report.importance = entity_importance(base, query, budget.alpha,
+                                                        budget.beta)
+        sizes = {hid: len(edge.members) for hid, edge in base.hyperedges.items()}
+    order = peel_order(base, budget, query, imp)
+    search = _Search(base, order, budget, measure, report, bound, sizes)
     k = search.run(cost, cmax) if budget.enabled else len(order)
-    out = _kept(hg, order, k)
+    out = search.kept(k)
     removed = order[: len(order) - k]
     out, cap_ents, cap_edges = _Caps.apply(out, budget, order, imp)
     report.entities = removed + cap_ents

@@ -1,5 +1,6 @@
 """Peeling for congestion control (:mod:`hyperviz_core.prune`): the removal order of
-entities, least important first, and the hypergraph left after a prefix of it.
+entities, least important first, the hypergraph left after a prefix of it, and the
+hyperedges a drawing over budget loses first (:func:`_repeated`).
 
 Both are near-linear in the incidences: the peeler keeps its own live member counts and
 charges a hyperedge once, when it goes (not once per co-member of every peeled entity), and
@@ -121,3 +122,48 @@ def _dropped(hg: Hypergraph, cut: list[str]) -> list[str]:
         if len(steps) >= need:
             out.append((steps[need - 1], hid))
     return [hid for _, hid in sorted(out)]
+
+
+def _repeated(hg: Hypergraph, sizes: dict[str, int] | None = None) -> list[str]:
+    """Ids of the hyperedges a drawing over budget drops before any entity (sorted): those
+    with fewer than two members (a region around one disk shows no relation) and those
+    whose member set another hyperedge of ``hg`` already draws (a second outline around
+    the same disks). Of one member set the strongest stays: one still whole (as many
+    members as in ``sizes``, the sizes before any entity was peeled), then the heaviest,
+    then the first id.
+
+    >>> from hyperviz_core import Entity, Hyperedge, Hypergraph
+    >>> hg = Hypergraph(entities=[Entity(name=n) for n in "abc"], hyperedges=[
+    ...     Hyperedge(id="h1", members=["a", "b"]), Hyperedge(id="h2", members=["b", "a"],
+    ...     weight=2.0), Hyperedge(id="h3", members=["c"]), Hyperedge(id="h4",
+    ...     members=["a", "c"])])
+    >>> _repeated(hg)
+    ['h1', 'h3']
+    """
+    best: dict[frozenset[str], tuple[bool, float, str]] = {}
+    out: list[str] = []
+    for hid, edge in sorted(hg.hyperedges.items()):
+        members = frozenset(edge.members)
+        if len(members) < 2:
+            out.append(hid)
+            continue
+        whole = sizes is None or sizes.get(hid, len(edge.members)) == len(edge.members)
+        rank = (not whole, -edge.weight, hid)
+        held = best.get(members)
+        if held is None or rank < held:
+            if held is not None:
+                out.append(held[2])
+            best[members] = rank
+        else:
+            out.append(hid)
+    return sorted(out)
+
+
+def _without(hg: Hypergraph, hids: list[str]) -> Hypergraph:
+    """A copy of ``hg`` without the hyperedges ``hids`` (its entities all kept)."""
+    gone = set(hids)
+    return Hypergraph(
+        entities={key: ent.model_copy(deep=True) for key, ent in sorted(hg.entities.items())},
+        hyperedges={hid: edge.model_copy(deep=True)
+                    for hid, edge in sorted(hg.hyperedges.items()) if hid not in gone},
+        metadata=dict(hg.metadata))
