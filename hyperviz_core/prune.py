@@ -12,7 +12,8 @@ incidence segments plus the square's perimeter in induced panels — summed over
 the image. While ``C > C_max = γ·A`` (``A`` the summed panel area), first the hyperedges
 the drawing repeats go (one-member ones, and a member set drawn twice: the strongest one
 stays), then the least important entities are pruned and the image is laid out again
-(bounded iterations; a hyperedge that peeling leaves repeating another goes too), where
+(bounded iterations; a hyperedge that peeling leaves repeating another goes too, unless the
+chosen drawing fits with all of them), where
 
     Importance(v) = α·degree_centrality(v) + β·BM25(description(v), query)
 
@@ -37,7 +38,7 @@ Example:
     (['a', 'b', 'c'], ['d'], 'cap')
     >>> small, report = prune(hg, Budget(gamma=0.02))  # C_max = 0.02 · 768·620 px²
     >>> sorted(small.entities), report.cost <= report.c_max, report.reasons
-    (['a', 'b'], True, {'d': 'budget', 'c': 'budget', 'h1': 'budget'})
+    (['a', 'b'], True, {'d': 'budget', 'c': 'budget'})
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from .model import Hypergraph
+from .prune_importance import entity_importance
 from .prune_peel import _dropped, _kept, _Peeler, _repeated, _without
 
 __all__ = [
@@ -174,52 +176,6 @@ class PruneReport(BaseModel):
         return out
 
 
-def _bm25_scores(hg: Hypergraph, keys: list[str], query: str) -> list[float]:
-    from .bm25_import import bm25s as _bm25s
-    bm25s = _bm25s()
-
-    corpus = []
-    for k in keys:
-        ent = hg.entities[k]
-        corpus.append(f"{ent.name} {ent.type} {ent.description}")
-    q_tokens = bm25s.tokenize([query], stopwords="en", show_progress=False, return_ids=False)
-    if not q_tokens or not q_tokens[0]:
-        return [0.0] * len(keys)
-    tokens = bm25s.tokenize(corpus, stopwords="en", show_progress=False)
-    retriever = bm25s.BM25()
-    retriever.index(tokens, show_progress=False)
-    known = [t for t in q_tokens[0] if t in tokens.vocab]
-    if not known:
-        return [0.0] * len(keys)
-    scores = retriever.get_scores(known)
-    best = float(max(scores)) if len(scores) else 0.0
-    if best <= 0:
-        return [0.0] * len(keys)
-    return [round(float(s) / best, 9) for s in scores]
-
-
-def entity_importance(
-    hg: Hypergraph, query: str | None = None, alpha: float = 0.6, beta: float = 0.4
-) -> dict[str, float]:
-    """α·degree centrality + β·normalised BM25(name + type + description, query) per entity.
-
-    >>> from hyperviz_core import Entity, Hyperedge, Hypergraph
-    >>> hg = Hypergraph(entities=[Entity(name="a", description="radium"), Entity(name="b")],
-    ...                 hyperedges=[Hyperedge(id="h", members=["a", "b"])])
-    >>> entity_importance(hg, "radium")
-    {'a': 1.0, 'b': 0.6}
-    """
-    keys = sorted(hg.entities)
-    if not keys:
-        return {}
-    m = max(len(hg.hyperedges), 1)
-    cent = [hg.degree(k) / m for k in keys]
-    bm = _bm25_scores(hg, keys, query) if query and query.strip() and beta > 0 else [0.0] * len(
-        keys
-    )
-    return {k: round(alpha * c + beta * b, 9) for k, c, b in zip(keys, cent, bm, strict=True)}
-
-
 def estimate_cost(
     hg: Hypergraph, budget: Budget, radius: float = 11.0, spacing: float = 10.0
 ) -> float:
@@ -287,6 +243,23 @@ class _Search:
         out = _kept(self.hg, self.order, k)
         gone = _repeated(out, self.sizes) if self.sizes is not None else []
         return _without(out, gone) if gone else out
+
+    def final(self, k: int) -> tuple[Hypergraph, tuple[float, float] | None]:
+        """The drawing of count ``k`` to keep, with its (C, C_max) when measured: with the
+        hyperedges peeling left repeated when it fits with them too (they are other facts:
+        "A sued B" beside "A married B in C" without C), else without them."""
+        out = self.kept(k)
+        if self.sizes is None or k not in self.seen or not self.fits(k):
+            return out, self.seen.get(k)
+        full = _kept(self.hg, self.order, k)
+        if len(full.hyperedges) == len(out.hyperedges):
+            return out, self.seen[k]
+        cost, cmax = self.measure(full)
+        self.report.steps.append(PruneStep(step=len(self.report.steps) + 1, reason="budget",
+                                           drawn=k, cost=round(cost, 3), c_max=round(cmax, 3)))
+        if cost <= cmax * (1 - ROUNDING_GUARD):
+            return full, (cost, cmax)
+        return out, self.seen[k]
 
     def known(self, k: int) -> tuple[float, float]:
         """(C, C_max) of count ``k``: as drawn, else its bounds (then it is over budget)."""
@@ -409,8 +382,9 @@ def _cut(
 ) -> tuple[Hypergraph, float, float]:
     """The budget's search (congestion control on), then the caps: the kept copy of ``hg``
     and its (C, C_max); every removal, its reason and the steps go into ``report``. Over
-    budget, the hyperedges the drawing repeats go first (:func:`_unrepeated`), and then
-    those each count's peeling leaves repeated."""
+    budget, the hyperedges the drawing repeats go first (:func:`_unrepeated`), and each
+    count's peeling drops those it leaves repeated, kept after all when the chosen count
+    fits with them (:meth:`_Search.final`)."""
     cost, cmax = first
     base, sizes = hg, None
     if budget.enabled and cost > cmax * (1 - ROUNDING_GUARD):
@@ -422,7 +396,7 @@ def _cut(
     order = peel_order(base, budget, query, imp)
     search = _Search(base, order, budget, measure, report, bound, sizes)
     k = search.run(cost, cmax) if budget.enabled else len(order)
-    out = search.kept(k)
+    out, known = search.final(k)
     removed = order[: len(order) - k]
     out, cap_ents, cap_edges = _Caps.apply(out, budget, order, imp)
     report.entities = removed + cap_ents
@@ -436,9 +410,9 @@ def _cut(
                                       drawn=len(out.entities), cost=round(cost, 3),
                                       c_max=round(cmax, 3), entities=cap_ents,
                                       hyperedges=cap_edges))
-    if cap_ents or cap_edges or k not in search.seen:
+    if cap_ents or cap_edges or known is None:
         return out, *measure(out)
-    return out, *search.seen[k]  # the caller's drawing of ``out`` is already made
+    return out, *known  # the caller's drawing of ``out`` is already made
 
 
 def prune(
@@ -492,7 +466,7 @@ def prune(
         cost, cmax = measure(out)
     report.cost_before = round(cost, 3)
     over = budget.enabled and cost > cmax * (1 - ROUNDING_GUARD)
-    if len(out.entities) > 1 and (over or capped):
+    if (len(out.entities) > 1 or out.hyperedges) and (over or capped):
         out, cost, cmax = _cut(hg, budget, query, imp, report, measure, (cost, cmax),
                                bound_fn)
     report.cost, report.c_max = round(cost, 3), round(cmax, 3)

@@ -236,6 +236,7 @@ class HyperViz:
             d.label(small, style)
             report.cost = round(d.cost(budget), 3)
         head = truncate(style.title or title or self._title(small, names, query), TITLE_CHARS)
+        by = _omitted_by(report, by)
         text = self._footer(report, d.scenes, by)
         if len(footer_lines(text, d.plan.width, style)) > d.plan.footer_lines:
             # the ID-only note is known only once labels are placed: make room with the
@@ -274,6 +275,15 @@ class HyperViz:
                 by: str = "congestion control", short: bool = False) -> str:
         return footer_text(len(report.entities), len(report.hyperedges),
                            any(s.unnamed for s in scenes), by, short=short, style=self.style)
+
+
+def _omitted_by(report: PruneReport, by: str) -> str:
+    """Who omitted what ``report`` lists: the caps alone, congestion control and the caps, or
+    ``by`` (congestion control, or the caps when it is off)."""
+    reasons = set(report.reasons.values())
+    if reasons == {"cap"}:
+        return "the caps"
+    return "congestion control and the caps" if reasons >= {"budget", "cap"} else by
 
 
 def footer_text(entities: int, hyperedges: int, unnamed: bool,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from hyperviz_core import Entity, Hyperedge, Hypergraph, hypergraph_from_hif
 from hyperviz_core.prune import Budget, prune
@@ -91,3 +92,52 @@ def test_les_miserables_is_drawn_with_its_relations() -> None:
     sets = [frozenset(m & kept) for m in drawn.values()]
     assert len(sets) == len(set(sets))
     assert report.cost <= report.c_max
+
+
+def test_a_fact_peeling_left_repeated_is_drawn_when_the_drawing_fits_with_it() -> None:
+    """Without C, "A married B in C" repeats {A, B} of "A sued B": the count is searched
+    without it, then drawn with it when that fits too (it is another fact)."""
+    hg = _graph(("h1", ["a", "b"], 1.0), ("h2", ["a", "b", "c"], 1.0), ("h3", ["c", "d"], 1.0))
+
+    def cost(h: Hypergraph) -> tuple[float, float]:
+        return 10.0 * len(h.hyperedges) + 10.0 * len(h.entities), 45.0
+
+    small, report = prune(hg, Budget(beta=0.0), cost_fn=cost)
+    assert sorted(small.entities) == ["a", "b"]
+    assert sorted(small.hyperedges) == ["h1", "h2"] and report.hyperedges == ["h3"]
+    assert report.cost == 40.0  # the drawing with h2, measured
+    tight = prune(hg, Budget(beta=0.0), cost_fn=lambda h: (cost(h)[0], 35.0))[0]
+    assert sorted(tight.hyperedges) == ["h1"]  # with h2 it would not fit: h2 goes
+
+
+def test_one_entity_over_budget_loses_its_one_member_hyperedges() -> None:
+    hg = _graph(("h1", ["a"], 1.0), ("h2", ["a", "a"], 1.0))
+    small, report = prune(hg, Budget(), cost_fn=lambda h: (10.0 * len(h.hyperedges) + 1, 5.0))
+    assert list(small.entities) == ["a"] and not small.hyperedges
+    assert report.hyperedges == ["h1", "h2"]
+
+
+def test_the_footer_names_the_caps_beside_congestion_control(monkeypatch: Any) -> None:
+    """A drawing pruned by the budget and then the caps says so under the image, as the
+    caption does (the footer used to blame congestion control for both)."""
+    from hyperviz_core import render
+    from hyperviz_core.testing import random_hypergraph
+
+    said: list[str] = []
+    footer = render.footer_text
+
+    def spy(*args: Any, **kwargs: Any) -> str:
+        text = footer(*args, **kwargs)
+        said.append(text)
+        return text
+
+    monkeypatch.setattr(render, "footer_text", spy)
+    hg = random_hypergraph(60, 30, seed=1)
+    r = render.HyperViz(budget=Budget(max_entities=8)).render(hg)
+    assert set(r.pruning.reasons.values()) == {"budget", "cap"}
+    assert "congestion control and the caps omitted" in said[-1]
+    said.clear()
+    r = render.HyperViz(budget=Budget(max_entities=3)).render(_graph(
+        ("h1", ["a", "b"], 1.0), ("h2", ["c", "d"], 1.0)))
+    assert set(r.pruning.reasons.values()) == {"cap"}
+    assert " the caps omitted" in said[-1] and "congestion" not in said[-1]

@@ -40,7 +40,7 @@ def _tokens(text: str) -> list[str]:
 
 def _bm25(hg: Hypergraph, keys: list[str], query: str, chars: int | None) -> list[float]:
     """BM25 of each entity's ``name type description[:chars]`` for ``query``, scaled by the
-    best (rounded to 9 decimals, zeros when nothing matches) — ``prune._bm25_scores``."""
+    best (rounded to 9 decimals, zeros when nothing matches) — ``prune_importance._bm25_scores``."""
     zeros = [0.0] * len(keys)
     q_tokens = _tokens(query)
     if not q_tokens:
