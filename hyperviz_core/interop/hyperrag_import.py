@@ -397,6 +397,13 @@ class _Uses:
         return True
 
 
+def _chunk_metadata_kept(store: StoreProtocol, dp: DocPlan) -> bool:
+    """Whether the store's chunks of an unchanged document hold the metadata an import gives
+    them now (imports before 2026-12-05 gave them Hyper-RAG's ``tokens`` only)."""
+    stored = {c.id: c.metadata for c in store.chunks([c.id for c in dp.chunks])}
+    return all(stored.get(c.id) == c.metadata for c in dp.chunks)
+
+
 def _import_documents(wd: HyperRAGWorkdir, store: StoreProtocol, plan: ImportPlan,
                       rep: ImportReport, embedder: Embedder, themes: Any,
                       vecs: VectorMap | None, show_progress: bool,
@@ -415,7 +422,8 @@ def _import_documents(wd: HyperRAGWorkdir, store: StoreProtocol, plan: ImportPla
             unchanged = store.document_hash(doc.id) == doc.hash
             if unchanged:
                 dp = plan_document(wd, plan, doc, rows)
-                if not rewritten(store.extractions(doc.id), dp.extractions):
+                if (not rewritten(store.extractions(doc.id), dp.extractions)
+                        and _chunk_metadata_kept(store, dp)):
                     rep.documents_skipped += 1
                     bar.update()
                     continue  # keeps its rows: a later document's names may take their spelling

@@ -12,6 +12,10 @@ Pure functions, no store access. The rules (Hyper-RAG quirks included):
 * **Hyperedges → relation hyperedges** over the members' keys (one member is allowed: Hyper-RAG
   collapses a pair of names that differ only by case into a 1-member hyperedge), with the
   ``<SEP>``/comma-split keywords, the description lines and Hyper-RAG's summed weight.
+* **Documents and chunks.** A document is titled as it states it (:func:`document_title`:
+  a Markdown heading, or a first line that reads as one), and its chunks carry its metadata
+  and title as indexed chunks do (``source``, ``title``; plus Hyper-RAG's ``tokens``), so
+  metadata filters and title evidence work on imported passages too.
 * **Sources.** Each vertex/hyperedge is a *mention* in every chunk its ``source_id`` lists
   (``<SEP>``-split; an unknown id beside known ones is ignored with a warning); a vertex
   whose sources are all unknown falls back to the chunks of its hyperedges (with a
@@ -36,6 +40,7 @@ from typing import Any
 
 from ..model import EmptyNameError, Entity, Hyperedge, hyperedge_id, normalize_key
 from ..rag import Chunk, ChunkExtraction, Document
+from ..rag.index.titles import heading_title
 from .casing import CaseIndex, restore_case
 from .hyperrag_pickle import shown
 from .hyperrag_read import ChunkRow, HyperRAGWorkdir
@@ -49,6 +54,7 @@ __all__ = [
     "build_plan",
     "chunk_extraction",
     "doc_plans",
+    "document_title",
     "iter_documents",
     "plan_document",
     "restore_case",
@@ -327,16 +333,44 @@ class DocPlan:
     extractions: list[ChunkExtraction]
 
 
-def _chunks(doc_id: str, content: str, rows: Sequence[ChunkRow]) -> list[Chunk]:
+#: a first line longer than this (characters, words) is text, not a title
+TITLE_LINE_CHARS, TITLE_LINE_WORDS = 100, 12
+
+
+def document_title(text: str) -> str:
+    """The title an imported document states: its Markdown heading, else its first line when
+    that reads as a heading (more text follows; at most :data:`TITLE_LINE_CHARS` characters
+    and :data:`TITLE_LINE_WORDS` words, a letter, no closing ``.``, ``,``, ``;`` or ``:``);
+    else ``""`` (untitled).
+
+    >>> document_title("Vienna Walzer Orchestra\\nThe Vienna Walzer Orchestra is a ...")
+    'Vienna Walzer Orchestra'
+    >>> document_title("It rained all day.\\nThen it snowed."), document_title("One line only")
+    ('', '')
+    """
+    heading = heading_title(text)
+    if heading:
+        return heading
+    first, _, rest = text.lstrip().partition("\n")
+    line = " ".join(first.split())
+    if (not rest.strip() or len(line) > TITLE_LINE_CHARS
+            or len(line.split()) > TITLE_LINE_WORDS or not any(c.isalpha() for c in line)
+            or line.endswith((".", ",", ";", ":"))):
+        return ""
+    return line
+
+
+def _chunks(doc: Document, rows: Sequence[ChunkRow]) -> list[Chunk]:
+    meta = {**doc.metadata, "title": doc.title} if doc.title else dict(doc.metadata)
     out: list[Chunk] = []
     pos = 0
     for row in rows:
-        start = content.find(row.content, pos)
+        start = doc.text.find(row.content, pos)
         if start < 0:
-            start = content.find(row.content)
+            start = doc.text.find(row.content)
         end = start + len(row.content) if start >= 0 else 0
-        out.append(Chunk(id=row.id, doc_id=doc_id, text=row.content, index=row.order,
-                         start=max(start, 0), end=end, metadata={"tokens": row.tokens}))
+        out.append(Chunk(id=row.id, doc_id=doc.id, text=row.content, index=row.order,
+                         start=max(start, 0), end=end, metadata={**meta, "tokens": row.tokens}))
         pos = max(start, pos)
     return out
 
@@ -344,14 +378,15 @@ def _chunks(doc_id: str, content: str, rows: Sequence[ChunkRow]) -> list[Chunk]:
 def iter_documents(wd: HyperRAGWorkdir) -> Iterator[tuple[Document, list[ChunkRow]]]:
     """Documents in id order with their chunk rows (cheap: no extraction built)."""
     for doc_id, rows in wd.doc_chunks().items():
-        yield Document(id=doc_id, text=wd.docs[doc_id], metadata={"source": HYPERRAG_SOURCE}
-                       ), rows
+        text = wd.docs[doc_id]
+        yield Document(id=doc_id, title=document_title(text), text=text,
+                       metadata={"source": HYPERRAG_SOURCE}), rows
 
 
 def plan_document(wd: HyperRAGWorkdir, plan: ImportPlan, doc: Document,
                   rows: Sequence[ChunkRow]) -> DocPlan:
     """A document's chunks and per-chunk extractions."""
-    chunks = _chunks(doc.id, doc.text, rows)
+    chunks = _chunks(doc, rows)
     plan.cases.clear()  # the previous document's texts
     out = DocPlan(doc, chunks, [chunk_extraction(wd, plan, c.id) for c in chunks])
     plan.cases.clear()
