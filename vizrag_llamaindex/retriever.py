@@ -38,6 +38,7 @@ from hyperviz_core.rag import (
     render_passages,
 )
 from hyperviz_core.rag.engine_args import refuse_unknown_options
+from hyperviz_core.rag.retrieve.filter_python import python_bools
 from hyperviz_core.rag.retrieve.filters import (
     ENGINE_CHUNK_ID,
     ENGINE_DOC_ID,
@@ -95,7 +96,8 @@ def _converted(filters: MetadataFilters) -> ChunkFilter:
         if isinstance(item, MetadataFilters):
             parts.append(_converted(item))
         elif isinstance(item, MetadataFilter):
-            parts.append(MetadataCondition(key=item.key, op=item.operator, value=item.value))
+            parts.append(python_bools(  # ``published == 1`` holds for True, as in LlamaIndex
+                MetadataCondition(key=item.key, op=item.operator, value=item.value)))
         else:
             raise TypeError(f"filters hold MetadataFilter or MetadataFilters objects, got "
                             f"{type(item).__name__}")
