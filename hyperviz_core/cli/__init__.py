@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import difflib
 import errno
 import importlib
 import os
@@ -32,7 +33,7 @@ from typing import Any, NoReturn
 from .. import __version__
 from .terminal import one_line, terminal_safe, tolerant_streams
 
-__all__ = ["build_parser", "main", "sigterm_as_interrupt"]
+__all__ = ["build_parser", "command_parser", "main", "sigterm_as_interrupt", "unrecognized"]
 
 # Subcommand modules, in --help order.
 _COMMANDS = ("info", "demo", "render", "index", "documents", "query", "check", "interop",
@@ -40,14 +41,69 @@ _COMMANDS = ("info", "demo", "render", "index", "documents", "query", "check", "
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse's parser; an unknown option that may be a value starting with ``-`` (a
-    document id ``-rf``, a file ``-notes.txt``) gets a hint to put ``--`` before it."""
+    """argparse's parser; unknown arguments are reported by the (sub)command they were given
+    to, with its usage line: a misspelt option gets ``did you mean --top-k?`` (its close
+    match among that command's options), an unknown option that may be a value starting
+    with ``-`` (a document id ``-rf``, a file ``-notes.txt``) a hint to put ``--`` before it.
+    """
+
+    def parse_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
+                   namespace: Any = None) -> Any:
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            owner = command_parser(self, parsed)
+            owner.error(unrecognized(owner, extras))
+        return parsed
 
     def error(self, message: str) -> NoReturn:
-        if message.startswith("unrecognized arguments: -"):
-            message += ("; a value starting with '-' (a document id, a file name) goes after "
-                        "-- (vizrag delete --store ST -- -rf)")
+        if message.startswith("unrecognized arguments: -") and "did you mean" not in message:
+            message += _DASH_HINT
         super().error(message)
+
+
+_DASH_HINT = ("; a value starting with '-' (a document id, a file name) goes after -- "
+              "(vizrag delete --store ST -- -rf)")
+
+
+def command_parser(parser: argparse.ArgumentParser, parsed: argparse.Namespace
+                   ) -> argparse.ArgumentParser:
+    """The parser of the (sub)command ``parsed`` holds (``vizrag eval judge``: that of
+    ``judge``), following each level's chosen subcommand; ``parser`` when none was given."""
+    while True:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        chosen = getattr(parsed, subs[0].dest, None) if subs else None
+        if not subs or chosen not in subs[0].choices:
+            return parser
+        parser = subs[0].choices[chosen]
+
+
+def unrecognized(parser: argparse.ArgumentParser, extras: Sequence[str]) -> str:
+    """argparse's ``unrecognized arguments: ...`` for ``parser``, with ``did you mean
+    --top-k?`` for each unknown option with a close match among its option strings, and
+    the ``--`` hint when an unknown one starting with ``-`` has none.
+
+    >>> p = argparse.ArgumentParser()
+    >>> _ = p.add_argument("--top-k")
+    >>> unrecognized(p, ["--topk", "3"])
+    'unrecognized arguments: --topk 3; did you mean --top-k?'
+    """
+    known = [s for a in parser._actions for s in a.option_strings]
+    message = f"unrecognized arguments: {' '.join(extras)}"
+    hints: list[tuple[str, str]] = []
+    unmatched = False
+    for token in extras:
+        if not token.startswith("-") or token in ("-", "--"):
+            continue
+        near = difflib.get_close_matches(token.split("=", 1)[0], known, n=1, cutoff=0.6)
+        if near:
+            hints.append((token.split("=", 1)[0], near[0]))
+        else:
+            unmatched = True
+    if len(hints) == 1:
+        message += f"; did you mean {hints[0][1]}?"
+    elif hints:
+        message += "; did you mean " + ", ".join(f"{n} (for {t})" for t, n in hints) + "?"
+    return message + (_DASH_HINT if unmatched and hints else "")
 
 
 def build_parser() -> argparse.ArgumentParser:

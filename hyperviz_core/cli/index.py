@@ -17,6 +17,7 @@ from typing import Any
 
 from ..wording import counted
 from .argtypes import non_negative_int, positive_int
+from .index_missing import files_missing, missing_note
 from .index_output import (
     interrupted,
     outcome,
@@ -242,6 +243,7 @@ def _run_index(args: argparse.Namespace) -> int:
                 with quiet_document_failures():  # the report lists them, once
                     report = indexer.index(docs, total_bytes=docs.total_bytes)
                 prune_missing(args, store, indexer, report)
+                missing = files_missing(args, store, report)  # what --prune-missing removes
             except KeyboardInterrupt:  # Ctrl-C or SIGTERM: stopped at the next commit
                 return interrupted(args, store, before, t0, dup)
             ready, stopped_step = after_run(args, store, report, before == 0)
@@ -249,7 +251,9 @@ def _run_index(args: argparse.Namespace) -> int:
             store.close()
     fate = settle_created(args.store, report, created)
     where = terminal_safe(args.store) if fate else store.path  # removed or kept: as given
-    print_index(args, report, docs, dup, where, ready, fate)
+    print_index(args, report, docs, dup, where, ready, fate, missing)
+    if missing:
+        print(missing_note(missing, len(folders)), file=sys.stderr)
     return outcome(report, where, fate, stopped_step, model=chat is not None,
                    json_out=args.json)
 

@@ -187,15 +187,24 @@ def stats_line(stats: Any) -> str:
 _LEFT_OUT_SHOWN = 10
 
 
+def _print_json(report: Any, dup: Any, ready: float | None, missing: list[str]) -> None:
+    """The ``--json`` report: the run's, its input, the query-ready seconds and
+    ``files_missing`` (the stored documents of files gone from the run's folders, left
+    in place: ``--prune-missing`` removes them)."""
+    out = report.model_dump(mode="json")
+    out["input"] = dup.model_dump(mode="json", exclude=None if dup.limited else {"limited"})
+    out["query_ready_seconds"] = ready_json(ready)
+    out["files_missing"] = missing
+    print(json.dumps(out, indent=2, sort_keys=True))
+
+
 def print_index(args: argparse.Namespace, report: Any, docs: Any, dup: Any,
-                path: Any, ready: float | None, fate: str | None = None) -> None:
-    """The run's report: ``--json`` on stdout, else text (its failures on stderr)."""
+                path: Any, ready: float | None, fate: str | None = None,
+                missing: list[str] | None = None) -> None:
+    """The run's report: ``--json`` on stdout, else text (its failures on stderr);
+    ``missing``: the ids of :func:`~.index_missing.files_missing`."""
     if args.json:
-        out = report.model_dump(mode="json")
-        out["input"] = dup.model_dump(mode="json", exclude=None if dup.limited else {"limited"})
-        out["query_ready_seconds"] = ready_json(ready)
-        print(json.dumps(out, indent=2, sort_keys=True))
-        return
+        return _print_json(report, dup, ready, missing or [])
     print(headline(report, len(docs), path, fate))
     if dup.duplicates or dup.repeats or dup.limited:
         verb = "replaced by a later one" if dup.policy == "replace" else "skipped"

@@ -2,12 +2,14 @@
 
 Offline by default: prints the ranked evidence and a clearly labelled extractive summary.
 ``--llm openai:MODEL`` sends the renderings I_top/I_bot to a vision model and prints its
-answer. ``--out DIR`` writes ``top.png``/``top.html`` and ``bottom.png``/``bottom.html`` (one
-subfolder per question in batch mode). ``--questions FILE.jsonl`` (lines ``{"id",
-"question"}``; ``-``: standard input) answers every question with the store loaded once (the
-question ``-`` is read from standard input too); with ``--json`` each result is one JSON line
-``{"id", "question", "answer", "answer_kind", "citations", "chunks": [{"doc_id", "chunk_id",
-"score", "text"}], "locator": {"kind", "description"}, ...}``.
+answer. ``--out DIR`` writes ``top.png``/``top.html`` and ``bottom.png``/``bottom.html``
+(one subfolder per question in batch mode; ``--render`` without ``--out`` or ``--full``,
+which alone output the images, says so in one ``note:`` line on stderr). ``--questions
+FILE.jsonl`` (lines ``{"id", "question"}``; ``-``: standard input) answers every question
+with the store loaded once (the question ``-`` is read from standard input too); with
+``--json`` each result is one JSON line ``{"id", "question", "answer", "answer_kind",
+"citations", "chunks": [{"doc_id", "chunk_id", "score", "text"}], "locator": {"kind",
+"description"}, ...}``.
 
 A question that fails (a model error, a rendering error ...) does not stop a batch: it gets
 the record ``{"id", "error"}`` (text mode: ``== id`` then ``error: ...``) and the batch goes
@@ -106,6 +108,8 @@ def verbose_hook(name: str, phase: str, payload: dict[str, Any]) -> None:
 
 
 OFFLINE_LOCATOR = "offline structural locator — no vision model read the image"
+#: the same in ``text`` mode, which draws no image at all
+TEXT_MODE_LOCATOR = "offline structural locator — text mode draws no image"
 
 
 def locator_note(result: Any) -> dict[str, str]:
@@ -113,19 +117,21 @@ def locator_note(result: Any) -> dict[str, str]:
 
     ``kind`` is ``vision-model`` (a model was sent I_top), ``text-model`` (a model read the
     theme listing only), ``offline-structural`` (no model: the best-connected shown
-    entities) or ``none`` (the mode has no locate step).
+    entities; in ``text`` mode, which draws no image, the description says so rather than
+    that no model read the image) or ``none`` (the mode has no locate step).
     """
     if "locate" not in result.timings:
         return {"kind": "none", "description": f"no locate step in mode {result.mode}"}
     from ..rag.retrieve.stages import NO_KNOWN_ID
 
+    offline = TEXT_MODE_LOCATOR if result.mode == "text" else OFFLINE_LOCATOR
     for start, why in (("locate model failed", "the locate model failed"),
                        (NO_KNOWN_ID, "the locate model named no entity ID of I_top")):
         if any(w.startswith(start) for w in result.warnings):
-            return {"kind": "offline-structural", "description": f"{OFFLINE_LOCATOR} ({why})"}
+            return {"kind": "offline-structural", "description": f"{offline} ({why})"}
     calls = [p for p in result.prompts if p.stage == "locate"]
     if not calls:
-        return {"kind": "offline-structural", "description": OFFLINE_LOCATOR}
+        return {"kind": "offline-structural", "description": offline}
     if calls[-1].images:
         return {"kind": "vision-model",
                 "description": "vision model read the image I_top to locate entities"}
@@ -220,6 +226,12 @@ def _chat(args: argparse.Namespace) -> Any:
     return build_chat_stack(chat, max_retries=args.max_retries)
 
 
+#: ``--render`` without ``--out`` or ``--full``: the images are drawn, and no output has them
+RENDER_NOTE = ("vizrag query: note: --render without --out or --full shows no image: "
+               "--out DIR writes the views (PNG + HTML), --full prints them (base64 in the "
+               "JSON); --json has their captions only")
+
+
 def _run(args: argparse.Namespace) -> int:
     if args.question == "-":  # the question is standard input's text
         if args.questions == "-":
@@ -243,6 +255,8 @@ def _run(args: argparse.Namespace) -> int:
     blocked = blocking_file(out) if out else None  # --out, or a folder above it, a file
     if blocked is not None:
         raise ValueError(f"--out {out}: {blocked} exists and is not a folder")
+    if getattr(args, "render", False) and out is None and not args.full:
+        print(RENDER_NOTE, file=sys.stderr)  # drawn, but nothing would show the images
     from tqdm.auto import tqdm
 
     bar = tqdm(total=len(batch), desc="questions", unit="q", leave=False,
