@@ -29,10 +29,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from hashlib import sha256
+from pathlib import Path
 from typing import Any
 
 from llama_index.core.base.llms.types import BaseContentBlock, ImageBlock, TextBlock
 from llama_index.core.schema import (
+    Document,
     ImageNode,
     MetadataMode,
     NodeRelationship,
@@ -44,7 +46,10 @@ from pydantic import Field
 
 from hyperviz_core.rag import RankedChunk, RetrievalResult, VisualContext, visual_ids
 from hyperviz_core.rag.citations import LabelledItem, export_legend, labelled_items
+from hyperviz_core.rag.index.textfiles import TEXT_SUFFIXES
+from hyperviz_core.rag.index.titles import FRONT_MATTER_CHARS, front_matter
 from hyperviz_core.rag.result_metadata import VIZRAG_PREFIX, merge_metadata, vizrag_value
+from hyperviz_core.unitext import plain_text
 
 __all__ = [
     "CHUNK_LLM_METADATA",
@@ -223,11 +228,47 @@ def stored_ref(meta: dict[str, Any]) -> str | None:
     return str(ref) if ref else None
 
 
+def body_start(node: Any, text: str) -> int:
+    """Where the indexed text of ``node`` (text ``text``) starts: after the front matter a
+    reader's text file opens with (a ``Document`` with a ``.md``/``.txt``... ``file_name``,
+    which ``vizrag index`` leaves out too), else 0.
+
+    >>> body_start(Document(text="", metadata={"file_name": "a.md"}),
+    ...            "---\\ntitle: Atlas\\n---\\nBody.")
+    21
+    """
+    name = (getattr(node, "metadata", None) or {}).get("file_name")
+    if not (isinstance(node, Document) and isinstance(name, str) and name):
+        return 0
+    suffix = Path(name).suffix
+    if suffix.lower() not in TEXT_SUFFIXES:
+        return 0
+    return front_matter(text[:FRONT_MATTER_CHARS], suffix).length
+
+
+def text_base(node: Any) -> int | None:
+    """Where the text the engine chunks starts in the document's own text (``node.text``),
+    so that a chunk's ``start``/``end`` plus it are the document's offsets: 0, the length of
+    the front matter left out (:func:`body_start`), or None when the engine's text is not a
+    slice of the document's (Unicode normalisation, :func:`~hyperviz_core.unitext.plain_text`,
+    changed it: decomposed accents, soft hyphens, ligatures).
+
+    >>> text_base(Document(text="Marie Curie.")), text_base(Document(text="Zu\\u0308rich"))
+    (0, None)
+    """
+    text = node.get_content(MetadataMode.NONE)
+    start = body_start(node, text)
+    body = text[start:]
+    return start if plain_text(body) == body else None
+
+
 def node_layout(node: Any, *, whole: bool) -> dict[str, Any]:
     """What of ``node``'s own form is stored with it (under :data:`LAYOUT_KEY`): its
     templates that are not LlamaIndex's defaults and, for a node indexed as one chunk (not
     ``whole``: a document the engine chunks), its character span in its document
-    (``start_char_idx``/``end_char_idx``) and its links to other nodes (ids only).
+    (``start_char_idx``/``end_char_idx``) and its links to other nodes (ids only); for a
+    whole document whose chunks' offsets are not offsets into its text from 0, its
+    :func:`text_base` (``base``: an int, or None when they are none of its text's).
 
     >>> node = TextNode(id_="n1", text="t", text_template="[{content}]", start_char_idx=0,
     ...                 end_char_idx=1)
@@ -242,6 +283,9 @@ def node_layout(node: Any, *, whole: bool) -> dict[str, Any]:
     if templates:
         out["templates"] = templates
     if whole:
+        base = text_base(node)
+        if base != 0:  # (0, the rule, is not stored: a document's hash stays as it was)
+            out["base"] = base
         return out
     span = (getattr(node, "start_char_idx", None), getattr(node, "end_char_idx", None))
     if all(isinstance(v, int) for v in span):
@@ -280,6 +324,20 @@ def _layout_fields(stored: Any) -> dict[str, Any]:
     if relations:
         fields["relationships"] = relations
     return fields
+
+
+def _chunk_span(chunk: RankedChunk) -> dict[str, Any]:
+    """``start_char_idx``/``end_char_idx`` of a chunk the engine cut from a whole document:
+    its ``start``/``end`` in the engine's text plus the document's stored ``base``
+    (:func:`text_base`; none when that is None, or for a chunk that is a node)."""
+    start, end = getattr(chunk, "start", None), getattr(chunk, "end", None)
+    if chunk.chunk_id == chunk.doc_id or not (isinstance(start, int) and isinstance(end, int)):
+        return {}
+    stored = chunk.metadata.get(LAYOUT_KEY)
+    base = stored.get("base", 0) if isinstance(stored, Mapping) else 0
+    if not isinstance(base, int) or isinstance(base, bool):
+        return {}
+    return {"start_char_idx": base + start, "end_char_idx": base + end}
 
 
 def user_metadata(meta: dict[str, Any]) -> dict[str, Any]:
@@ -333,6 +391,8 @@ def chunk_nodes(result: RetrievalResult, shown: dict[str, Any] | None = None
                   | ((set(_excluded(stored, "llm")) | set(ENGINE_BOOKKEEPING)) & set(own)))
         unembedded = set(where.values()) | (set(_excluded(stored, "embed")) & set(own))
         layout = _layout_fields(chunk.metadata.get(LAYOUT_KEY))
+        if "start_char_idx" not in layout:  # a node's own span, else the engine chunk's
+            layout |= _chunk_span(chunk)
         links = layout.pop("relationships", {})
         node = VizRAGTextNode(
             id_=chunk.chunk_id, text=chunk.text, metadata=meta,

@@ -6,9 +6,13 @@ store) nodes that are chunks of that store bring the store's entities; the other
 extracted from their text with ``extractor`` (offline heuristic by default). The rendering is
 appended (or prepended) as a :class:`~vizrag_llamaindex.nodes.VizRAGImageNode` scored like the
 best input node (1.0 when no node is scored, so score filters keep it). Nodes in which no
-entity is found get no image. ``filters=`` (the ``MetadataFilters`` the nodes were retrieved
-under, or the engine's filter) draws only the store's facts all of whose source chunks pass
-them, so no excluded document's text reaches the image or its caption.
+entity is found get no image; nodes a VizRAG retriever returned with its image (a
+``VizRAGImageNode`` beside only VizRAG chunk nodes) are returned as they are, so a VizRAG
+query engine's postprocessor adds no second image. ``filters=`` (the ``MetadataFilters``
+the nodes were retrieved under, or the engine's filter) draws only the store's facts all of
+whose source chunks pass them, so no excluded document's text reaches the image or its
+caption. The model sees the image only through a multimodal synthesizer and a chat LLM
+(``multimodal=True``); LlamaIndex's text synthesizer reads its caption alone.
 
 Example:
     >>> from llama_index.core.schema import NodeWithScore, TextNode
@@ -32,7 +36,7 @@ from llama_index.core.vector_stores import MetadataFilters
 from hyperviz_core.rag import VisualContext, VizRAG, arender_passages, render_passages
 from hyperviz_core.rag.retrieve.filters import ChunkFilter, as_filter
 
-from .nodes import image_node, is_image_node, top_score
+from .nodes import VizRAGImageNode, VizRAGTextNode, image_node, is_image_node, top_score
 from .retriever import core_filter
 
 __all__ = ["HyperVizPostprocessor"]
@@ -75,6 +79,14 @@ class HyperVizPostprocessor(BaseNodePostprocessor):
         return [(n.node.node_id, n.node.get_content(MetadataMode.NONE))
                 for n in nodes if not is_image_node(n.node)]
 
+    @staticmethod
+    def _drawn(nodes: list[NodeWithScore]) -> bool:
+        """The nodes are a VizRAG retriever's with its image: a ``VizRAGImageNode`` and, beside
+        it, VizRAG chunk nodes only (a node of another retriever gets a new image)."""
+        return (any(isinstance(n.node, VizRAGImageNode) for n in nodes)
+                and all(isinstance(n.node, VizRAGTextNode) for n in nodes
+                        if not is_image_node(n.node)))
+
     def _place(self, nodes: list[NodeWithScore], ctx: VisualContext) -> list[NodeWithScore]:
         if ctx.is_empty:
             return nodes
@@ -87,7 +99,7 @@ class HyperVizPostprocessor(BaseNodePostprocessor):
     def _postprocess_nodes(self, nodes: list[NodeWithScore],
                            query_bundle: QueryBundle | None = None) -> list[NodeWithScore]:
         passages = self._passages(nodes)
-        if not passages:
+        if not passages or self._drawn(nodes):
             return nodes
         ctx = render_passages(passages, store=self._store(), extractor=self.extractor,
                               renderer=self.renderer, filters=self.filters,
@@ -98,7 +110,7 @@ class HyperVizPostprocessor(BaseNodePostprocessor):
                                   query_bundle: QueryBundle | None = None
                                   ) -> list[NodeWithScore]:
         passages = self._passages(nodes)
-        if not passages:
+        if not passages or self._drawn(nodes):
             return nodes
         ctx = await arender_passages(passages, store=self._store(), extractor=self.extractor,
                                      renderer=self.renderer, filters=self.filters,

@@ -1,10 +1,11 @@
 """Persistence of a VizRAG store next to LlamaIndex's own JSON files.
 
 ``StorageContext.persist`` knows nothing of an external store, so :class:`VizRAGStorageContext`
-(a ``StorageContext`` subclass) first copies each attached index's store into the persist
+(a ``StorageContext`` subclass) first copies the attached index's store into the persist
 directory as ``vizrag.sqlite`` — an SQLite *online backup* (consistent while the store is
 open, never a file copy of a live WAL database) — records its location in the index struct,
-then writes the JSON files as usual.
+then writes the JSON files as usual. A context holds one VizRAG index: a second one is
+refused when it is made (:meth:`VizRAGStorageContext.attach`).
 
 The struct records the store both as an absolute path (``store_path``) and, since it lies in
 the persist directory, relative to it (``persist_file``). LlamaIndex's ``StorageContext``
@@ -195,19 +196,38 @@ class VizRAGStorageContext(StorageContext):
                    property_graph_store=context.property_graph_store)
 
     def attach(self, index: Any) -> None:
-        """Save ``index``'s store on every :meth:`persist`."""
-        self.vizrag_indexes[index.index_id] = index
+        """Save ``index``'s store on every :meth:`persist`.
+
+        A context holds one VizRAG index (its store is saved as the persist directory's one
+        ``vizrag.sqlite``): another one it still holds (open, its struct in the index store)
+        is refused with a ``ValueError``, and the refused index's struct removed from the
+        index store. The same index loaded again (the same ``index_id``) replaces it.
+        """
+        others = [o for o in self.vizrag_indexes.values()
+                  if o is not index and o.index_id != index.index_id and self._holds(o)]
+        if others:
+            with contextlib.suppress(KeyError, ValueError):
+                self.index_store.delete_index_struct(index.index_id)
+            raise ValueError(
+                f"this StorageContext already holds VizRAGIndex {others[0].index_id!r}, and "
+                "a StorageContext persists one VizRAG store: give each VizRAGIndex its own "
+                "StorageContext (StorageContext.from_defaults()) and persist_dir; other "
+                "LlamaIndex indexes (a VectorStoreIndex ...) may share either one")
+        self.vizrag_indexes = {index.index_id: index}
+
+    def _holds(self, index: Any) -> bool:
+        """``index`` is still this context's: not closed, its struct in the index store."""
+        finalizer = getattr(index, "_finalizer", None)
+        if finalizer is not None and not getattr(finalizer, "alive", True):
+            return False
+        return self.index_store.get_index_struct(index.index_id) is not None
 
     def persist(self, persist_dir: str | os.PathLike[str] = DEFAULT_PERSIST_DIR,
                 *args: Any, **kwargs: Any) -> None:
-        """Write the VizRAG store(s) (``vizrag.sqlite``), then LlamaIndex's JSON files."""
+        """Write the VizRAG store (``vizrag.sqlite``), then LlamaIndex's JSON files."""
         if self.vizrag_indexes and kwargs.get("fs") is not None:
             raise ValueError("a VizRAG store persists to a local directory only (fs=None)")
-        indexes = list(self.vizrag_indexes.values())
-        if len(indexes) > 1:
-            raise ValueError("one VizRAGIndex per persisted StorageContext is supported, "
-                             f"got {len(indexes)}")
-        for index in indexes:
+        for index in self.vizrag_indexes.values():  # one at most (attach)
             index.persist_store(Path(persist_dir) / STORE_FILE)
         super().persist(persist_dir, *args, **kwargs)
         if kwargs.get("fs") is None:  # the index store now holds what persist_dir holds

@@ -102,7 +102,10 @@ class RankedChunk(BaseModel):
     capped mention evidence);
     ``entities`` the keys of retrieved entities whose sources include this chunk;
     ``metadata`` the chunk's stored metadata (its document's metadata and title: what the
-    document was inserted with, e.g. ``{"source": "notes/a.md"}`` from a file loader).
+    document was inserted with, e.g. ``{"source": "notes/a.md"}`` from a file loader);
+    ``start``/``end`` its character span in its document's text as the engine stored it
+    (NFC-composed, :func:`~hyperviz_core.unitext.plain_text`) and ``index`` its place among
+    the document's chunks.
     """
 
     chunk_id: str
@@ -114,6 +117,9 @@ class RankedChunk(BaseModel):
     evidence: dict[str, float] = Field(default_factory=dict)
     entities: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    start: int = 0
+    end: int = 0
+    index: int = 0
 
 
 class RetrievedEntity(BaseModel):

@@ -26,7 +26,8 @@ def ranked_chunks(index: RankIndex, ranked: Sequence[ScoredChunk]) -> list[Ranke
         out.append(RankedChunk(chunk_id=chunk.id, doc_id=chunk.doc_id, score=sc.score, rank=r,
                                text=chunk.text, title=index.title_at(sc.index),
                                evidence=sc.parts, entities=sc.entities,
-                               metadata=dict(chunk.metadata)))
+                               metadata=dict(chunk.metadata), start=chunk.start,
+                               end=chunk.end, index=chunk.index))
     return out
 
 
