@@ -164,6 +164,14 @@ class CandidateIndex:
             limit = min(self.view.n, top_k + len(self.ords))
             self._add(np.flatnonzero(self.pos[:limit] < 0)[:top_k])
 
+    def include_first(self, n: int) -> bool:
+        """Index the first ``n`` chunks by id (their rows are read when used): the chunks a
+        filtered ranking fills up from (:func:`~.filters.matching_best`); whether any
+        joined."""
+        before = len(self.ords)
+        self._add(np.arange(min(n, self.view.n), dtype=np.int64))
+        return len(self.ords) > before
+
     def _add_top(self, every: FloatArray) -> None:
         """Add the ``top_k`` best chunks by ``every`` (ties: smaller id) not yet indexed."""
         if not self._top_k or not every.size:

@@ -6,8 +6,9 @@ A condition reads one field of a chunk (:func:`chunk_fields`): a key of its meta
 document's metadata plus ``"title"``), ``"doc_id"`` (its document's id) or ``"chunk_id"``.
 
 The filter *masks* the final ranking (:func:`matching_best`): chunks are scored exactly as
-without it, the ones that fail it are skipped, and the ``top_k`` best matching chunks that
-score above 0 come back in their unfiltered order. Values are compared, never evaluated.
+without it, the ones that fail it are skipped, and the ``top_k`` best passing chunks come
+back in their unfiltered order (chunks scoring 0 fill up, as without a filter). Values are
+compared, never evaluated.
 
 Operators (LlamaIndex's ``FilterOperator`` values, and ``exists``, ``like``, ``ilike``; a
 missing key or ``None`` fails every operator except ``!=``, ``nin``, ``is_empty`` and
@@ -56,9 +57,9 @@ from ..types import Chunk
 from .filter_dialect import engine_form
 from .like import like, like_pattern, like_text
 
-__all__ = ["ENGINE_CHUNK_ID", "ENGINE_DOC_ID", "FILTER_BATCH", "OPERATORS", "ChunkFilter",
-           "MetadataCondition", "Operator", "as_filter", "chunk_fields", "matching_best",
-           "widened_vector_scores"]
+__all__ = ["ENGINE_CHUNK_ID", "ENGINE_DOC_ID", "FILL_LIMIT", "FILTER_BATCH", "OPERATORS",
+           "ChunkFilter", "MetadataCondition", "Operator", "as_filter", "chunk_fields",
+           "matching_best", "widened_vector_scores"]
 
 Operator = Literal["==", "!=", ">", ">=", "<", "<=", "in", "nin", "contains", "any", "all",
                    "text_match", "text_match_insensitive", "is_empty", "exists", "like",
@@ -305,16 +306,24 @@ class _Index(Protocol):
 FILTER_BATCH = 64
 
 
+#: a filtered ranking is filled up with chunks scoring 0 from the first this many chunks by
+#: id (they are arbitrary; a lazily read store reads no further for them)
+FILL_LIMIT = 16 * FILTER_BATCH
+
+
 def matching_best(index: _Index, final: npt.NDArray[np.float64],
                   tiebreak: npt.NDArray[np.int64], k: int, flt: ChunkFilter
                   ) -> npt.NDArray[np.intp]:
-    """Positions of the ``k`` best chunks scoring above 0 that pass ``flt``, in the order of
+    """Positions of the ``k`` best chunks that pass ``flt``, in the order of
     :func:`~.topk.best_first` (score, then ``tiebreak``): the filter masks, it never rescores.
-    A lazy index's chunks are fetched in batches (its ``prefetch``). Unlike an unfiltered
-    ranking, no chunk scoring 0 fills up the ``k``: those are arbitrary, and finding the
-    first ones that pass could read every chunk of a lazily read store."""
+    As without a filter, chunks scoring 0 fill up the ``k`` (arbitrary ones: the result says
+    so when nothing matched), in id order from the first :data:`FILL_LIMIT` chunks by id
+    (``tiebreak``; a lazy index holds them once asked, ``include_first``). A lazy index's
+    chunks are fetched in batches (its ``prefetch``)."""
     positive = np.flatnonzero(final > 0)
-    order = positive[np.lexsort((tiebreak[positive], -final[positive]))]
+    zero = np.flatnonzero((final <= 0) & (tiebreak < FILL_LIMIT))
+    order = np.concatenate([positive[np.lexsort((tiebreak[positive], -final[positive]))],
+                            zero[np.argsort(tiebreak[zero], kind="stable")]])
     prefetch: Callable[[Sequence[int]], None] | None = getattr(index, "prefetch", None)
     out: list[int] = []
     for start in range(0, int(order.size), FILTER_BATCH):

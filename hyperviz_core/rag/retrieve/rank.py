@@ -53,7 +53,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..types import Chunk
 from .chunk_index import FloatArray
-from .filters import ChunkFilter, matching_best
+from .filters import FILL_LIMIT, ChunkFilter, matching_best
 from .lexicon import QueryLexicon
 from .topk import best_first
 
@@ -338,8 +338,8 @@ def rank_chunks(
         hyperedge_scores: hyperedge id → retrieval score.
         vector_scores: chunk id → cosine similarity of the chunk vector to the query.
         lexical_query: text for BM25 (defaults to ``query``).
-        filters: only chunks passing it (and scoring above 0) are returned, in the order
-            of the unfiltered scores (:func:`~.filters.matching_best`).
+        filters: only chunks passing it are returned, in the order of the unfiltered
+            scores (:func:`~.filters.matching_best`).
     Ties are broken by chunk id, so the ranking is deterministic.
     """
     w = weights or RankWeights()
@@ -375,8 +375,15 @@ def rank_chunks(
     n = len(index)
     bm, vec, graph, final, ppr = (_fit(a, n) for a in (bm, vec, graph, final, ppr))
     final = final + w.graph * w.ppr * ppr
-    order = (best_first(final, index.tiebreak(), min(top_k, n)) if filters is None
-             else matching_best(index, final, index.tiebreak(), top_k, filters))
+    if filters is None:
+        order = best_first(final, index.tiebreak(), min(top_k, n))
+    else:
+        order = matching_best(index, final, index.tiebreak(), top_k, filters)
+        include = getattr(index, "include_first", None)  # a lazy index: the chunks that fill
+        if order.size < top_k and include is not None and include(FILL_LIMIT):  # up (score 0)
+            n = len(index)
+            bm, vec, graph, final, ppr = (_fit(a, n) for a in (bm, vec, graph, final, ppr))
+            order = matching_best(index, final, index.tiebreak(), top_k, filters)
     parts = {"bm25": bm, "vector": vec, "graph": graph, "ppr": ppr}
     return [ScoredChunk(index=pos, score=round(float(final[pos]), 6),
                         parts={name: round(float(a[pos]), 6) for name, a in parts.items()},
