@@ -332,8 +332,9 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
     @staticmethod
     def _passages(result: RetrievalResult, n: int, image: bool) -> list[tuple[str, str]]:
         """The passages to render when an image is asked for and the mode drew no view
-        (``text``, ``naive``): the sub-hypergraph of the ranked chunks is drawn instead."""
-        if not image or result.bottom_view is not None or result.top_view is not None:
+        (``text``, ``naive``) or its views show nothing (a filter none of them passes): the
+        sub-hypergraph of the ranked chunks is drawn instead."""
+        if not image or _view(result) is not None:
             return []
         return result.passages(n)
 
@@ -342,9 +343,8 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
                    passages: VisualContext | None = None) -> list[Document]:
         shown = passages is not None and not passages.is_empty
         docs = result_documents(result, n, passages.export if shown and passages else None)
-        view: RenderedView | VisualContext | None = (
-            result.bottom_view if result.bottom_view is not None else result.top_view)
-        name = "bottom" if result.bottom_view is not None else "top"
+        view: RenderedView | VisualContext | None = _view(result)
+        name = "bottom" if view is not None and view is result.bottom_view else "top"
         if shown:  # the rendering of the ranked chunks: its E#/H# label them
             view, name = passages, "passages"
         elif not image:
@@ -399,6 +399,12 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
                                         hooks=[hook] if hook else (),
                                         filters=opts.get("filters")) if passages else None)
         return self._documents(result, n, image, drawn)
+
+
+def _view(result: RetrievalResult) -> RenderedView | None:
+    """The view an image document shows: I_bot, else I_top, one that shows something."""
+    return next((v for v in (result.bottom_view, result.top_view)
+                 if v is not None and not v.is_empty), None)
 
 
 def _engine_documents(documents: Sequence[Document], ids: Sequence[str | None] | None,

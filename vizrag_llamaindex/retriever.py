@@ -3,8 +3,9 @@
 The retriever is thin: it calls ``VizRAG.retrieve``/``aretrieve`` and maps the result to
 nodes (:mod:`vizrag_llamaindex.nodes`). With ``include_image`` it appends the engine's
 rendering (``image_view``: ``"bottom"`` = I_bot, ``"top"`` = I_top, ``"both"``); when the mode
-renders nothing (``naive``, ``text``) the sub-hypergraph of the ranked chunks is rendered
-instead (:func:`hyperviz_core.rag.render_passages` over the store). The engine renders only
+renders nothing (``naive``, ``text``), or its view shows nothing (a filter none of it passes),
+the sub-hypergraph of the ranked chunks is rendered instead
+(:func:`hyperviz_core.rag.render_passages` over the store). The engine renders only
 when an image is asked for (``render=True``) or its chat model reads the renderings.
 
 Example:
@@ -340,7 +341,8 @@ class VizRAGRetriever(BaseRetriever):
         return [(v, result.top_view if v == "top" else result.bottom_view) for v in wanted]
 
     def _needs_fallback(self, result: RetrievalResult) -> bool:
-        return any(view is None for _, view in self._views(result))
+        """A wanted view was not drawn, or shows nothing (a filter none of it passes)."""
+        return any(view is None or view.is_empty for _, view in self._views(result))
 
     def _sent(self, result: RetrievalResult, fallback: VisualContext | None
               ) -> list[tuple[str, VisualContext]]:
@@ -350,7 +352,7 @@ class VizRAGRetriever(BaseRetriever):
         out: list[tuple[str, VisualContext]] = []
         seen: set[str] = set()
         for name, view in self._views(result):
-            if view is not None:
+            if view is not None and not view.is_empty:
                 ctx, label = VisualContext.from_view(view), name
             elif fallback is not None:
                 ctx, label = fallback, "passages"

@@ -179,6 +179,11 @@ class RenderedView(BaseModel):
         """The PNG bytes."""
         return base64.b64decode(self.png_base64)
 
+    @property
+    def is_empty(self) -> bool:
+        """True when the rendering shows no entity (a filter nothing of the view passes)."""
+        return not self.export.get("entities")
+
     def _repr_png_(self) -> bytes:  # a notebook shows the image itself
         return self.png
 
