@@ -84,3 +84,11 @@ def test_an_older_import_gets_the_metadata_on_reimport(tmp_path: Path,
 ])
 def test_document_title(text: str, title: str) -> None:
     assert document_title(text) == title
+
+
+def test_a_reimport_that_writes_nothing_says_it_embedded_nothing(tmp_path: Path) -> None:
+    first = import_hyperrag(HYPERRAG_DIR, tmp_path / "s", show_progress=False)
+    assert first.embeddings == "embedded" and first.themes == 29
+    again = import_hyperrag(HYPERRAG_DIR, tmp_path / "s", show_progress=False)
+    assert again.embeddings == "none" and again.themes == 0
+    assert again.store_stats is not None and again.store_stats.theme_hyperedges == 29

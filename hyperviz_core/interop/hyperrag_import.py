@@ -118,7 +118,11 @@ class ImportReport(BaseModel):
     stale_documents: list[str] = Field(default_factory=list)
     documents_pruned: int = 0
     themes: int = 0
-    embeddings: Literal["reused", "embedded"] = "embedded"
+    """Chunk themes this import built (0 when no document was written; the store's own count
+    is in :attr:`store_stats`)."""
+    embeddings: Literal["reused", "embedded", "none"] = "embedded"
+    """How this import's vectors were made: Hyper-RAG's reused, embedded, or ``"none"`` when
+    no document was written (a re-import of an unchanged working dir)."""
     embedding_note: str = ""
     reused_vectors: dict[str, int] = Field(default_factory=dict)
     embedded: int = 0
@@ -352,6 +356,8 @@ def import_workdir(
     if prune and stale:
         rep.documents_pruned = store.delete_documents(stale, embedder=embedder)["documents"]
     written = rep.documents_added + rep.documents_replaced
+    if not written:
+        rep.embeddings = "none"
     rep.embedding_note = (note if written else "nothing embedded or reused: no document "
                           f"changed (the store's vectors are {embedder.name}'s)") + (
         f"; {rep.embedded} vectors embedded with {embedder.name}" if rep.embedded else "")
