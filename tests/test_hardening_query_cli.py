@@ -26,6 +26,7 @@ from hyperviz_core.rag import VizRAG
 
 Q = "Who is the wife of Kim Jong-chul?"
 OFFLINE = "offline structural locator — no vision model read the image"
+UNDRAWN = "offline structural locator — no image was drawn (--render draws one)"
 
 
 def _cli(argv: list[str]) -> tuple[int, str, str]:
@@ -146,12 +147,15 @@ def test_question_ids_stay_inside_out_and_do_not_collide(store_dir: Path,
 
 # ---------------------------------------------------------------- item 10: which locator
 def test_offline_locator_is_named(store_dir: Path) -> None:
+    """It says no image was drawn when none was, and no vision model read the one drawn."""
     code, out, _ = _cli(["query", Q, "--store", str(store_dir), "--json", "--no-render"])
     obj = json.loads(out)
     assert code == 0
-    assert obj["locator"] == {"kind": "offline-structural", "description": OFFLINE}
+    assert obj["locator"] == {"kind": "offline-structural", "description": UNDRAWN}
     code, out, _ = _cli(["query", Q, "--store", str(store_dir), "--no-render"])
-    assert code == 0 and f"Locator: {OFFLINE}" in out
+    assert code == 0 and f"Locator: {UNDRAWN}" in out
+    code, out, _ = _cli(["query", Q, "--store", str(store_dir), "--json", "--render"])
+    assert code == 0 and json.loads(out)["locator"]["description"] == OFFLINE
 
 
 def test_locator_without_a_locate_step(store_dir: Path) -> None:

@@ -110,6 +110,8 @@ def verbose_hook(name: str, phase: str, payload: dict[str, Any]) -> None:
 OFFLINE_LOCATOR = "offline structural locator — no vision model read the image"
 #: the same in ``text`` mode, which draws no image at all
 TEXT_MODE_LOCATOR = "offline structural locator — text mode draws no image"
+#: the same when I_top was not drawn (no ``--render``, no model to read it)
+UNDRAWN_LOCATOR = "offline structural locator — no image was drawn (--render draws one)"
 
 
 def locator_note(result: Any) -> dict[str, str]:
@@ -117,14 +119,16 @@ def locator_note(result: Any) -> dict[str, str]:
 
     ``kind`` is ``vision-model`` (a model was sent I_top), ``text-model`` (a model read the
     theme listing only), ``offline-structural`` (no model: the best-connected shown
-    entities; in ``text`` mode, which draws no image, the description says so rather than
-    that no model read the image) or ``none`` (the mode has no locate step).
+    entities; in ``text`` mode, which draws no image, and when I_top was not drawn, the
+    description says so rather than that no model read the image) or ``none`` (the mode has
+    no locate step).
     """
     if "locate" not in result.timings:
         return {"kind": "none", "description": f"no locate step in mode {result.mode}"}
     from ..rag.retrieve.stages import NO_KNOWN_ID
 
-    offline = TEXT_MODE_LOCATOR if result.mode == "text" else OFFLINE_LOCATOR
+    offline = (TEXT_MODE_LOCATOR if result.mode == "text" else
+               OFFLINE_LOCATOR if result.top_view is not None else UNDRAWN_LOCATOR)
     for start, why in (("locate model failed", "the locate model failed"),
                        (NO_KNOWN_ID, "the locate model named no entity ID of I_top")):
         if any(w.startswith(start) for w in result.warnings):
