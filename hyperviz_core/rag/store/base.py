@@ -82,8 +82,10 @@ _FRAMEWORKS = {"langchain": ("LangChain", "embedding=... / embedder=<your Embedd
 
 def check_embedder(store: object, info: tuple[str, int] | None, name: str, dim: int) -> None:
     """Raise :class:`StoreError` when ``store`` (named in the message) holds vectors of
-    another dimension than ``dim`` (``info``: its ``embedder_info()``); log a warning when
-    only the embedder's name differs.
+    another dimension than ``dim`` (``info``: its ``embedder_info()``), or vectors of a
+    framework's embedder (``langchain:...``, ``llamaindex:...``) and ``name`` is none of that
+    framework's (opened without it: the offline one would query them); log a warning when
+    only the embedder's name differs otherwise.
 
     >>> check_embedder("s", ("hashing", 512), "minilm", 384)
     Traceback (most recent call last):
@@ -94,15 +96,18 @@ new store
     """
     if info is None:
         return
-    if info[1] != dim:
-        framework = _FRAMEWORKS.get(info[0].split(":", 1)[0]) if info[0] else None
+    prefix = info[0].split(":", 1)[0] if info[0] else ""
+    framework = _FRAMEWORKS.get(prefix)
+    foreign = framework is not None and not name.startswith(prefix + ":")
+    if info[1] != dim or foreign:  # a framework's vectors queried by another model: never
         hint = (f" (a {framework[0]} embedder cannot be made again from the name the store "
                 f"keeps: pass it when opening the store, {framework[1]})"
-                if framework and not name.startswith(info[0].split(":", 1)[0] + ":") else "")
+                if framework and foreign else "")
+        makes = (f"makes {dim}-dimensional ones" if info[1] != dim else
+                 f"is another model (of the same dimension, {dim})")
         raise StoreError(
             f"store {store} holds {info[1]}-dimensional vectors from embedder {info[0]!r}; "
-            f"embedder {name!r} makes {dim}-dimensional ones. Use the same embedder or a new "
-            f"store{hint}")
+            f"embedder {name!r} {makes}. Use the same embedder or a new store{hint}")
     if info[0] and name and info[0] != name:
         logging.getLogger("hyperviz_core.rag.store").warning(
             "store %s was embedded with %r, now using %r (same dim %d)", store, info[0], name,
