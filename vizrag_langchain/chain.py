@@ -42,9 +42,10 @@ from langchain_core.runnables import (
 )
 from langchain_core.runnables.base import RunnableBindingBase
 from langchain_core.runnables.config import RunnableConfig, ensure_config
+from langchain_core.runnables.fallbacks import RunnableWithFallbacks
 from langchain_core.vectorstores import VectorStoreRetriever
 
-from hyperviz_core.rag import CaptionOnlyWarning, fence
+from hyperviz_core.rag import CaptionOnlyWarning, StoreProtocol, fence
 from hyperviz_core.rag.prompts import defuse
 
 from .adapters import _layers, chat_model_of, unwrapped
@@ -129,31 +130,52 @@ def _vizrag_retriever(retriever: Runnable[Any, Any]) -> VizRAGRetriever | None:
     return store.vizrag_retriever if isinstance(store, VizRAGVectorStore) else None
 
 
-def _filter_of(retriever: Runnable[Any, Any], config: RunnableConfig | None = None) -> Any:
-    """The metadata filter ``retriever`` retrieves under in a run of ``config``: a binding's
-    ``filter`` (``.bind(filter=...)``), a ``VizRAGRetriever``'s (as ``configurable_fields``
-    make it for this run), or the ``search_kwargs`` one of a ``VizRAGVectorStore``'s
-    ``as_retriever()``; None for another retriever."""
-    for layer in _layers(retriever, ensure_config(config)):
-        if isinstance(layer, RunnableBindingBase) and layer.kwargs.get("filter") is not None:
-            return layer.kwargs["filter"]
-        if isinstance(layer, VizRAGRetriever):
-            return layer.filter
-        if isinstance(layer, VectorStoreRetriever) and isinstance(layer.vectorstore,
-                                                                  VizRAGVectorStore):
-            return layer.search_kwargs.get("filter")
+def _own(layer: Any) -> tuple[VizRAGRetriever, Any] | None:
+    """``layer`` as a VizRAG retriever and its own filter: a ``VizRAGRetriever`` (its
+    ``filter``), or a ``VizRAGVectorStore``'s ``as_retriever()`` (its ``search_kwargs``
+    one); None for anything else."""
+    if isinstance(layer, VizRAGRetriever):
+        return layer, layer.filter
+    if isinstance(layer, VectorStoreRetriever) and isinstance(layer.vectorstore,
+                                                              VizRAGVectorStore):
+        return layer.vectorstore.vizrag_retriever, layer.search_kwargs.get("filter")
     return None
 
 
-class _RunFilter:
-    """``_filter_of(retriever, config)`` as a picklable callable (the chain's renderer keeps
+def _source_of(retriever: Runnable[Any, Any], config: RunnableConfig | None = None
+               ) -> tuple[StoreProtocol | None, Any]:
+    """The store and the metadata filter ``retriever`` retrieves with in a run of
+    ``config``: the VizRAG retriever it runs (the alternative ``configurable_alternatives``
+    picks for the run, ``configurable_fields`` as set for it) and its filter, unless a
+    binding's ``filter`` (``.bind(filter=...)``) above it overrides it. Behind
+    ``with_fallbacks``, what its runnables share, else ``(None, None)``: which one ran is
+    not known, so the image is drawn from the passages' text alone, never by looking their
+    ids up in another retriever's store. ``(None, None)`` for another retriever."""
+    config = ensure_config(config)
+    bound = None
+    for layer in _layers(retriever, config):
+        if isinstance(layer, RunnableBindingBase) and bound is None:
+            bound = layer.kwargs.get("filter")
+        if isinstance(layer, RunnableWithFallbacks):
+            found = [_source_of(r, config) for r in layer.runnables]
+            if not all(f[0] is found[0][0] and f[1] == found[0][1] for f in found):
+                return None, None
+            return found[0][0], bound if bound is not None else found[0][1]
+        ours = _own(layer)
+        if ours is not None:
+            return ours[0].engine.store, bound if bound is not None else ours[1]
+    return None, None
+
+
+class _RunSource:
+    """``_source_of(retriever, config)`` as a picklable callable (the chain's renderer keeps
     it)."""
 
     def __init__(self, retriever: Runnable[Any, Any]) -> None:
         self.retriever = retriever
 
-    def __call__(self, config: RunnableConfig) -> Any:
-        return _filter_of(self.retriever, config)
+    def __call__(self, config: RunnableConfig) -> tuple[StoreProtocol | None, Any]:
+        return _source_of(self.retriever, config)
 
 
 @overload
@@ -236,7 +258,7 @@ def create_vizrag_chain(
         ours = _vizrag_retriever(retriever)
         renderer = HyperVizRunnable(store=ours.engine if ours else None,
                                     image_format=image_format)
-        renderer.draw_under(_RunFilter(retriever))
+        renderer.draw_under(_RunSource(retriever))
     question = itemgetter("question")
     gather = RunnableLambda(chain_input, name="vizrag_input") | RunnableParallel(
         documents=question | retriever, question=question,

@@ -42,6 +42,7 @@ from hyperviz_core.rag.retrieve.filters import ChunkFilter
 from .documents import Elided, is_image_document, vizrag_key, vizrag_value
 from .engine import SharedEngine
 from .events import async_event_hook, event_hook
+from .options import refuse_unknown
 from .retriever import core_filter
 
 __all__ = ["HyperVizInput", "HyperVizOutput", "HyperVizRunnable", "image_block",
@@ -49,6 +50,25 @@ __all__ = ["HyperVizInput", "HyperVizOutput", "HyperVizRunnable", "image_block",
 
 ImageFormat = Literal["image", "image_url"]
 HyperVizInput = Sequence[Document] | Mapping[str, Any]
+
+
+#: what a call (or ``.bind``) may give ``HyperVizRunnable``: the constructor's options of
+#: the same names, for that call
+CALL_OPTIONS = ("filter", "image_format", "detail")
+
+
+def _call_options(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """A call's options, checked as the constructor checks them (a ``TypeError`` naming a
+    misspelt one, a ``ValueError`` a bad value)."""
+    refuse_unknown(kwargs, CALL_OPTIONS, "HyperVizRunnable.invoke()")
+    if kwargs.get("image_format", "image") not in ("image", "image_url"):
+        raise ValueError(f"image_format must be 'image' or 'image_url', got "
+                         f"{kwargs['image_format']!r}")
+    if kwargs.get("detail", "high") not in ("auto", "low", "high"):
+        raise ValueError(f"detail must be 'auto', 'low' or 'high', got {kwargs['detail']!r}")
+    if "filter" in kwargs:
+        core_filter(kwargs["filter"])  # a bad filter fails before anything is drawn
+    return kwargs
 
 
 def image_block(ctx: VisualContext, image_format: ImageFormat = "image",
@@ -184,23 +204,33 @@ class HyperVizRunnable(SharedEngine, RunnableSerializable[HyperVizInput, dict[st
     filter: ChunkFilter | None = None
 
     _store: StoreProtocol | None = PrivateAttr(None)
-    _filter_from: Callable[[RunnableConfig], Any] | None = PrivateAttr(None)
+    _source: Callable[[RunnableConfig], tuple[StoreProtocol | None, Any]] | None = \
+        PrivateAttr(None)
 
     @field_validator("filter", mode="before")
     @classmethod
     def _filter(cls, value: Any) -> ChunkFilter | None:
         return core_filter(value)
 
-    def draw_under(self, source: Callable[[RunnableConfig], Any] | None) -> None:
-        """Take each run's filter from ``source(config)`` (a ``filter=`` dict, or None)
-        instead of ``filter``: what :func:`~.chain.create_vizrag_chain` sets, so that the
-        image is drawn under the filter its retriever has in that run (a per-run
-        ``configurable`` one included)."""
-        self._filter_from = source
+    def draw_under(self, source: Callable[[RunnableConfig], tuple[StoreProtocol | None, Any]]
+                   | None) -> None:
+        """Take each run's store and filter from ``source(config)`` (an open store or None,
+        a ``filter=`` dict or None) instead of ``store`` and ``filter``: what
+        :func:`~.chain.create_vizrag_chain` sets, so that the image is drawn from the store
+        and under the filter of the retriever that runs (a ``configurable`` alternative or
+        field of that run included)."""
+        self._source = source
 
-    def _run_filter(self, config: RunnableConfig) -> ChunkFilter | None:
-        return self.filter if self._filter_from is None else core_filter(
-            self._filter_from(config))
+    def _run(self, config: RunnableConfig, options: Mapping[str, Any]
+             ) -> tuple[StoreProtocol | None, ChunkFilter | None]:
+        """The store and filter of a run: a call's ``filter=`` (``.bind(filter=...)``) over
+        the run's source (:meth:`draw_under`) over the constructor's."""
+        if self._source is None:
+            store, flt = self._store, self.filter
+        else:
+            store, given = self._source(config)
+            flt = core_filter(given)
+        return store, core_filter(options["filter"]) if "filter" in options else flt
 
     def __init__(self, **data: Any) -> None:
         super().__init__(**data)
@@ -215,9 +245,11 @@ class HyperVizRunnable(SharedEngine, RunnableSerializable[HyperVizInput, dict[st
             self._store = self._open_engine(self.store).store
 
     def _output(self, docs: list[Document], ctx: VisualContext | None,
-                image_doc: Document | None = None) -> dict[str, Any]:
+                image_doc: Document | None = None, options: Mapping[str, Any] = {}
+                ) -> dict[str, Any]:
         show = ctx is not None and not ctx.is_empty
-        image = image_block(ctx, self.image_format, self.detail) if show and ctx else None
+        image = image_block(ctx, options.get("image_format", self.image_format),
+                            options.get("detail", self.detail)) if show and ctx else None
         view = str(vizrag_value(image_doc.metadata, "view") or "") if image_doc else "passages"
         return HyperVizOutput({"image": image,
                                "caption": ctx.caption if ctx is not None else "",
@@ -226,30 +258,30 @@ class HyperVizRunnable(SharedEngine, RunnableSerializable[HyperVizInput, dict[st
                                "documents": docs})
 
     def _render(self, value: HyperVizInput, run_manager: CallbackManagerForChainRun,
-                config: RunnableConfig) -> dict[str, Any]:
+                config: RunnableConfig, **options: Any) -> dict[str, Any]:
         docs, image_doc, query = self._prepare(value)
         if image_doc is not None or not docs:
             return self._output(docs, _from_image_doc(image_doc) if image_doc else None,
-                                image_doc)
+                                image_doc, options)
         hook = event_hook(run_manager)
-        ctx = render_passages(_passages(docs), store=self._store, extractor=self.extractor,
-                              filters=self._run_filter(config), renderer=self.renderer,
-                              query=query,
+        store, flt = self._run(config, options)
+        ctx = render_passages(_passages(docs), store=store, extractor=self.extractor,
+                              filters=flt, renderer=self.renderer, query=query,
                               hooks=[hook] if hook else ())
-        return self._output(_renumbered(docs, ctx), ctx)
+        return self._output(_renumbered(docs, ctx), ctx, None, options)
 
     async def _arender(self, value: HyperVizInput, run_manager: AsyncCallbackManagerForChainRun,
-                       config: RunnableConfig) -> dict[str, Any]:
+                       config: RunnableConfig, **options: Any) -> dict[str, Any]:
         docs, image_doc, query = self._prepare(value)
         if image_doc is not None or not docs:
             return self._output(docs, _from_image_doc(image_doc) if image_doc else None,
-                                image_doc)
+                                image_doc, options)
         hook = async_event_hook(run_manager)
-        ctx = await arender_passages(_passages(docs), store=self._store,
-                                     filters=self._run_filter(config),
+        store, flt = self._run(config, options)
+        ctx = await arender_passages(_passages(docs), store=store, filters=flt,
                                      extractor=self.extractor, renderer=self.renderer,
                                      query=query, hooks=[hook] if hook else ())
-        return self._output(_renumbered(docs, ctx), ctx)
+        return self._output(_renumbered(docs, ctx), ctx, None, options)
 
     @staticmethod
     def _prepare(value: HyperVizInput) -> tuple[list[Document], Document | None, str | None]:
@@ -259,10 +291,12 @@ class HyperVizRunnable(SharedEngine, RunnableSerializable[HyperVizInput, dict[st
 
     def invoke(self, input: HyperVizInput, config: RunnableConfig | None = None,
                **kwargs: Any) -> dict[str, Any]:
-        """Render synchronously (see the class docstring)."""
-        return self._call_with_config(self._render, input, config)
+        """Render synchronously (see the class docstring); ``kwargs``: this call's
+        ``filter``, ``image_format`` or ``detail`` (``.bind(...)`` gives them)."""
+        return self._call_with_config(self._render, input, config, **_call_options(kwargs))
 
     async def ainvoke(self, input: HyperVizInput, config: RunnableConfig | None = None,
                       **kwargs: Any) -> dict[str, Any]:
         """Render asynchronously (extraction awaited, drawing in a worker thread)."""
-        return await self._acall_with_config(self._arender, input, config)
+        return await self._acall_with_config(self._arender, input, config,
+                                             **_call_options(kwargs))
