@@ -99,3 +99,24 @@ def test_hypervizrunnable_takes_call_options_and_refuses_misspelt_ones(tmp_path:
         hv.invoke(found, imge_format="image_url")
     with pytest.raises(ValueError, match="image_format must be"):
         hv.invoke(found, image_format="png")
+
+
+def test_objects_built_from_a_path_pickle(tmp_path: Path) -> None:
+    """README: pickling keeps the options and reopens the store path. Built from a path
+    through ``from_documents`` or ``VizRAGVectorStore(path)``, they were refused as built
+    over an open engine."""
+    import pickle
+
+    path = str(tmp_path / "s")
+    r = VizRAGRetriever.from_documents(DOCS, path, k=1)
+    assert pickle.loads(pickle.dumps(r)).invoke("Iron Maiden")[0].page_content.startswith(
+        "Iron Maiden")
+    emb = DeterministicFakeEmbedding(size=64)
+    vs = VizRAGVectorStore.from_documents(DOCS, emb, store=str(tmp_path / "v"))
+    for obj in (vs, vs.as_retriever(search_kwargs={"k": 1}), vs.vizrag_retriever):
+        back = pickle.loads(pickle.dumps(obj))
+        hits = (back.similarity_search("Iron Maiden", k=1) if isinstance(back, VizRAGVectorStore)
+                else back.invoke("Iron Maiden"))
+        assert "Iron Maiden" in hits[0].page_content
+    with pytest.raises(TypeError, match="cannot be pickled"):  # over an open engine: refused
+        pickle.dumps(VizRAGRetriever(store=vs.vizrag_retriever.engine))

@@ -203,8 +203,10 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
         engine = resolve_engine(store, chat=chat, embedder=embedder,
                                 engine_kwargs=engine_kwargs)
         owned = isinstance(store, (str, Path))  # close() closes what we opened
-        try:
-            retriever = cls(store=engine, **kwargs)
+        try:  # over a path: it keeps the path (and pickles), sharing the engine opened here
+            retriever = (cls(store=str(store), shared_engine=engine, chat=chat,
+                             embedder=embedder, engine_kwargs=engine_kwargs or {}, **kwargs)
+                         if owned else cls(store=engine, **kwargs))
             retriever._owned = owned
             retriever._insert(_distinct(retriever._earlier_ids(docs)))  # checked above
         except BaseException:
