@@ -51,7 +51,14 @@ from typing import Any, Literal, Protocol, get_args
 
 import numpy as np
 import numpy.typing as npt
-from pydantic import BaseModel, ConfigDict, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from ..types import Chunk
 from .filter_dialect import engine_form
@@ -255,8 +262,24 @@ def _build(form: Mapping[str, Any]) -> MetadataCondition | ChunkFilter:
     """The filter of :func:`.filter_dialect.engine_form`'s dict (each condition validated on
     its own, so that an error names it alone)."""
     if "key" in form:
-        return MetadataCondition(**form)
+        try:
+            return MetadataCondition(**form)
+        except ValidationError as exc:  # one line naming the key, not pydantic's report
+            raise ValueError(_said(exc, form)) from None
     return ChunkFilter(condition=form["condition"], filters=[_build(f) for f in form["filters"]])
+
+
+def _said(exc: ValidationError, form: Mapping[str, Any]) -> str:
+    """The first problem of ``exc`` as one line, with what to write instead of a ``None``
+    value or a list compared for equality."""
+    text = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
+    value = form.get("value")
+    if value is None or (isinstance(value, list) and None in value):
+        text += " (a missing key or None is matched with {'$exists': False})"
+    elif isinstance(value, list) and form.get("op") == "==":
+        text += (" (a list value is matched with {'$contains': item} or {'$all': [...]}; "
+                 "one of several values with {'$in': [...]})")
+    return text
 
 
 def as_filter(value: Any) -> ChunkFilter | None:
