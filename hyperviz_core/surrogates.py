@@ -17,7 +17,7 @@ import os
 import sys
 from typing import Any
 
-__all__ = ["first_surrogate", "locale_hint", "not_unicode", "surrogate_at"]
+__all__ = ["check_text", "first_surrogate", "locale_hint", "not_unicode", "surrogate_at"]
 
 
 def surrogate_at(value: str) -> int | None:
@@ -40,6 +40,19 @@ def not_unicode(value: str, what: str, hint: str = "") -> str | None:
     if at is None:
         return None
     return f"{what} is not valid Unicode text (character {at + 1}: {value[at]!r}{hint})"
+
+
+def check_text(value: object, what: str) -> None:
+    """A ``TypeError`` when ``value`` is no string, a ``ValueError`` (:func:`not_unicode`)
+    when it holds a lone surrogate (``"\\ud800"`` in a JSON request: nothing made of it
+    could be serialised or stored).
+
+    >>> check_text("Who owns Quasar?", "the query")
+    """
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be a string, got {type(value).__name__}")
+    if why := not_unicode(value, what):
+        raise ValueError(why)
 
 
 def locale_hint(value: str) -> str:

@@ -33,6 +33,7 @@ import time
 from collections.abc import Generator, Iterable
 from typing import Any, cast
 
+from ...surrogates import check_text
 from ...view_settings import saved_view_settings
 from ..hooks import (
     Hook,
@@ -332,8 +333,7 @@ class Retriever:
     # ------------------------------------------------------------------ pipeline
     def _start(self, query: str, overrides: dict[str, Any], lazy: bool = True
                ) -> RetrievalState:
-        if not isinstance(query, str):
-            raise TypeError(f"the query must be a string, got {type(query).__name__}")
+        check_text(query, "the query")  # no string: TypeError; a lone surrogate: ValueError
         given = {k: v for k, v in overrides.items() if v is not None}
         check_mode(given.get("mode", self.config.mode))
         valid = sorted(RetrievalConfig.model_fields)
