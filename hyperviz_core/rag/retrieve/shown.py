@@ -62,25 +62,43 @@ def passing_graph(hg: Hypergraph, flt: ChunkFilter, chunks: ChunkLookup) -> Hype
     return out
 
 
-def shown_graph(st: RetrievalState, hg: Hypergraph) -> Hypergraph:
-    """``hg`` as a query with ``filters=`` may show it (:func:`passing_graph`); ``hg``
-    itself without a filter. The chunks come from the loaded corpus, else the store."""
-    flt = st.cfg.filters
-    if flt is None:
-        return hg
+def _chunks(st: RetrievalState) -> ChunkLookup:
+    """Chunk id → chunk, from the loaded corpus, else the store."""
     if isinstance(st.corpus, Corpus):
         index = st.corpus.chunks
-        return passing_graph(hg, flt, lambda ids: {
-            i: index.chunk_at(index.position[i]) for i in ids if i in index.position})
-    return passing_graph(hg, flt, lambda ids: {c.id: c for c in st.store.chunks(ids)})
+        return lambda ids: {i: index.chunk_at(index.position[i]) for i in ids
+                            if i in index.position}
+    return lambda ids: {c.id: c for c in st.store.chunks(ids)}
+
+
+def shown_graph(st: RetrievalState, hg: Hypergraph) -> Hypergraph:
+    """``hg`` as a query with ``filters=`` may show it (:func:`passing_graph`); ``hg``
+    itself without a filter."""
+    flt = st.cfg.filters
+    return hg if flt is None else passing_graph(hg, flt, _chunks(st))
+
+
+def _shown_themes(st: RetrievalState, hids: list[str]) -> list[str]:
+    """The theme hyperedges of ``hids`` all of whose source chunks pass the filter."""
+    flt = st.cfg.filters
+    assert flt is not None
+    members = sorted({m for h in hids for m in st.theme_members.get(h, [])})
+    top = st.corpus.layer("top", members, 0)
+    edges = induced(top, top.known(members)).hyperedges
+    sources = {h: edges[h].source_ids for h in hids if h in edges}
+    found = _chunks(st)(sorted({s for ids in sources.values() for s in ids}))
+    passing = {cid for cid, chunk in found.items() if flt.accepts(chunk)}
+    return [h for h in hids if sources.get(h) and all(s in passing for s in sources[h])]
 
 
 def shown_payload(st: RetrievalState, payload: dict[str, Any]) -> dict[str, Any]:
     """A stage's hook payload as a query with ``filters=`` may show it: its lists of entity
     keys (:data:`NAMED`) keep only the entities all of whose source chunks pass (those the
-    views and the result show), so a hook (a LangChain ``astream_events`` consumer, a
-    tenant's progress display) learns no excluded document's entity. ``payload`` itself
-    without a filter."""
+    views and the result show), and its ``themes`` the themes all of whose chunks pass, so
+    a hook (a LangChain ``astream_events`` consumer, a tenant's progress display) learns no
+    excluded document's entity or theme. ``payload`` itself without a filter."""
+    if st.cfg.filters is not None and isinstance(payload.get("themes"), list):
+        payload = {**payload, "themes": _shown_themes(st, payload["themes"])}
     lists = {k: v for k, v in payload.items() if k in NAMED and isinstance(v, list) and v}
     if st.cfg.filters is None or not lists:
         return payload

@@ -198,7 +198,7 @@ def top_view(st: RetrievalState) -> Step:
     st.top_shown = shown = shown_graph(st, sub)  # under filters=, what passing chunks say
     drawn = _drawable(st, "top", shown, cfg.render_max_themes, t_edges, t_ents, ())
     st.top_ids, st.res.top_view = yield from render_view(st, drawn, "top", st.top_imp)
-    return {"entities": len(sub.entities), "hyperedges": len(sub.hyperedges),
+    return {"entities": len(shown.entities), "hyperedges": len(shown.hyperedges),
             "rendered": st.res.top_view is not None,
             "render_hyperedge_limit": cfg.render_max_themes,
             "render_hyperedges_limited": drawn is not sub}
