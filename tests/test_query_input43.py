@@ -43,3 +43,33 @@ def test_a_query_with_a_lone_surrogate_is_refused(tmp_path: Path, call: str) -> 
             getattr(rag, call)("Who \ud800 owns Quasar?")
         with pytest.raises(TypeError, match="the query must be a string, got int"):
             getattr(rag, call)(42)
+
+
+def test_async_deletes_run_off_the_event_loop(tmp_path: Path) -> None:
+    """``adelete``/``adelete_many``: the sync deletes in a worker thread (the engine had
+    ``ainsert`` but no async delete; ``delete_many`` of 100 documents blocked the loop)."""
+    import asyncio
+    import threading
+
+    seen: list[str] = []
+    with VizRAG(tmp_path / "s", show_progress=False) as rag:
+        rag.insert([Document(id=f"d{i}", text=f"Note {i} about Quasar Corp.") for i in range(4)])
+        delete_many = rag.indexer.delete_many
+
+        def spy(ids: Any) -> Any:
+            seen.append(threading.current_thread().name)
+            return delete_many(ids)
+
+        rag.indexer.delete_many = spy  # type: ignore[method-assign]
+
+        async def main() -> tuple[dict[str, int], dict[str, int]]:
+            one = await rag.adelete("d0")
+            many = await rag.adelete_many(d for d in ("d1", "d2", "nope"))
+            return one, many
+
+        one, many = asyncio.run(main())
+        assert one["documents"] == 1 and many["documents"] == 2
+        assert seen and seen[0] != threading.main_thread().name
+        assert [d.id for d in rag.store.documents()] == ["d3"]
+        with pytest.raises(TypeError, match="takes a list of document ids"):
+            asyncio.run(rag.adelete_many("d3"))

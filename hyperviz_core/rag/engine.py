@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from ..view_settings import saved_view_settings
 from .answer import LISTING_CHARS, Answerer, check_answer_options, extractive_summary
 from .engine_args import check_models, check_settings, composed, given_settings, store_of
+from .engine_deletes import AsyncDeletes
 from .engine_many import ManyQueries
 from .hooks import Hook, HookEvent, HookList, afire, elapsed_ms, error_text, fire
 from .index.inputs import as_documents
@@ -55,7 +56,7 @@ if TYPE_CHECKING:
 __all__ = ["VizRAG"]
 
 
-class VizRAG(ManyQueries):
+class VizRAG(ManyQueries, AsyncDeletes):
     """Two-layer hypergraph RAG with rendered sub-hypergraphs (paper §4).
 
     Args:
@@ -71,9 +72,8 @@ class VizRAG(ManyQueries):
             given, else the heuristic ones); keyword_extractor: the query's keywords
             (a :class:`~hyperviz_core.rag.KeywordExtractor`; default: ``chat``, else heuristic).
         mode: default retrieval mode (``vizrag``, ``text``, ``hyper-lite``, ``naive``).
-        top_k: default number of ranked chunks; hops: sub-hypergraph radius.
-        config: full :class:`RetrievalConfig`; ``mode``/``top_k``/``hops`` given override
-            it, left out they are the config's (without one: ``vizrag``, 5, 1).
+        top_k: default number of ranked chunks; hops: sub-hypergraph radius. config: full
+            :class:`RetrievalConfig` (``mode``/``top_k``/``hops`` given override it).
         index_visualization: per-chunk renderings for the theme step (paper §4.1.2).
         renderer: a :class:`~hyperviz_core.HyperViz` for I_top/I_bot; prompts: a
             :class:`Prompts`; chunk_size, chunk_overlap: the chunk window (characters);
