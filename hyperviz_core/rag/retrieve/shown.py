@@ -36,7 +36,7 @@ from .filters import ChunkFilter
 from .state import Corpus, RetrievalState
 from .subgraph import induced
 
-__all__ = ["passing_graph", "shown_graph", "shown_payload"]
+__all__ = ["chunk_lookup", "passing_graph", "shown_graph", "shown_payload"]
 
 #: the stage hook payload fields that name entity keys (``linked``, ``located``,
 #: ``anchors``; the ``related`` stage's ``entities``)
@@ -62,7 +62,7 @@ def passing_graph(hg: Hypergraph, flt: ChunkFilter, chunks: ChunkLookup) -> Hype
     return out
 
 
-def _chunks(st: RetrievalState) -> ChunkLookup:
+def chunk_lookup(st: RetrievalState) -> ChunkLookup:
     """Chunk id → chunk, from the loaded corpus, else the store."""
     if isinstance(st.corpus, Corpus):
         index = st.corpus.chunks
@@ -75,7 +75,7 @@ def shown_graph(st: RetrievalState, hg: Hypergraph) -> Hypergraph:
     """``hg`` as a query with ``filters=`` may show it (:func:`passing_graph`); ``hg``
     itself without a filter."""
     flt = st.cfg.filters
-    return hg if flt is None else passing_graph(hg, flt, _chunks(st))
+    return hg if flt is None else passing_graph(hg, flt, chunk_lookup(st))
 
 
 def _shown_themes(st: RetrievalState, hids: list[str]) -> list[str]:
@@ -86,7 +86,7 @@ def _shown_themes(st: RetrievalState, hids: list[str]) -> list[str]:
     top = st.corpus.layer("top", members, 0)
     edges = induced(top, top.known(members)).hyperedges
     sources = {h: edges[h].source_ids for h in hids if h in edges}
-    found = _chunks(st)(sorted({s for ids in sources.values() for s in ids}))
+    found = chunk_lookup(st)(sorted({s for ids in sources.values() for s in ids}))
     passing = {cid for cid, chunk in found.items() if flt.accepts(chunk)}
     return [h for h in hids if sources.get(h) and all(s in passing for s in sources[h])]
 

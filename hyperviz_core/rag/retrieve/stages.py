@@ -31,6 +31,7 @@ from ..result import (
 from ..vectors import query_vectors
 from .chance import reached_by_chance
 from .collect import ranked_chunks
+from .evidence import attach_evidence
 from .filters import widened_vector_scores
 from .importance import entity_importance
 from .rank import RankWeights, rank_chunks
@@ -377,9 +378,7 @@ def rank(st: RetrievalState) -> dict[str, Any]:
             for c in res.chunks)
     if res.unmatched:  # recorded on the result and logged once per query
         _warn(res, UNMATCHED_WARNING)
-    texts = {c.chunk_id: c.text for c in res.chunks}
-    if res.bottom_view is not None and texts:
-        res.bottom_view.export["chunks"] = {c: texts[c] for c in sorted(texts)}
+    attach_evidence(st)  # the views' exports: their hyperedges' source chunk texts
     return {"chunks": [c.chunk_id for c in res.chunks]}
 
 
