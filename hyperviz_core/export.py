@@ -103,12 +103,14 @@ def omitted_members(original: Hypergraph, hg: Hypergraph, hid: str) -> list[str]
 
 def edge_text(hg: Hypergraph, hid: str, n: int) -> str:
     """What names hyperedge ``hid`` in text: its description, else its keywords, else its
-    members' names in braces."""
+    key and its members' names in braces (``id 1.2.10 {JV, MA}``, as the legend names an
+    undescribed one: two of one member set stay apart)."""
     edge = hg.hyperedges[hid]
     text = edge.description.strip() or ", ".join(edge.keywords)
     if text.strip():
         return _short(text, n)
-    return "{" + ", ".join(_entity_name(hg, m) for m in edge.members) + "}"
+    return (f"id {_short(hid, n)} {{"
+            + ", ".join(_entity_name(hg, m) for m in edge.members) + "}")
 
 
 def _hyperedge_lines(hg: Hypergraph, ids: IdMap, order: LayoutOrder, original: Hypergraph,

@@ -147,7 +147,7 @@ def _kv_table(rows: Mapping[str, Any], css: str = "hv-kv") -> str:
 def _pruning_html(pruned: object) -> str:
     """The pruning report: omitted entities, omitted hyperedges by description
     (``pruned.descriptions``; the id, often a hash, in the item's tooltip), the reasons and
-    the rest of ``pruned`` as a table."""
+    the scalar fields of ``pruned`` (cost, C_max, layouts run ...) as a table."""
     if not isinstance(pruned, Mapping):
         return '<p class="hv-muted">No pruning report.</p>'
     reasons = pruned.get("reasons")
@@ -186,11 +186,11 @@ def _pruning_html(pruned: object) -> str:
     rest = {str(k): v for k, v in reasons.items() if str(k) not in used}
     if rest:
         out.append("<h3>Reasons</h3>" + _kv_table(rest))
-    other = {
-        str(k): v
+    other = {  # the scalars (cost, c_max, layouts_run ...): names, removals and steps repeat
+        str(k): v  # the lists above, in raw JSON (tens of thousands of characters)
         for k, v in pruned.items()
         if k not in ("entities", "hyperedges", "reasons", "descriptions")
-        and v not in (None, [], {})
+        and isinstance(v, str | int | float | bool) and v not in (None, "")
     }
     if other:
         out.append(_kv_table(other))
