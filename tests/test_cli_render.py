@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -121,3 +122,20 @@ def test_cols_without_collage_is_refused(hif: Path, tmp_path: Path,
     assert main(["render", str(hif), "--cols", "2", "--out", str(out)]) == 2
     assert "--cols sets the columns of a --collage" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_an_output_in_a_folder_no_file_can_be_made_in_fails_before_drawing(
+        tmp_path: Path, capsys: Any) -> None:
+    """/proc takes no new file even from root: the check tries one, before anything is
+    drawn or written (before, the PNG and JSON were written, then a bare errno)."""
+    from hyperviz_core.cli import main
+
+    hif = Path(__file__).parent / "data" / "lesmis.hif.json"
+    out = tmp_path / "pp.png"
+    assert main(["render", str(hif), "--out", str(out), "--html", "/proc/x.html"]) == 2
+    err = capsys.readouterr().err
+    assert "--html /proc/x.html: cannot write in /proc" in err
+    assert not out.exists() and not out.with_suffix(".json").exists()
+    assert main(["render", str(hif), "--out", "/proc/x.png"]) == 2
+    assert "--out /proc/x.png: cannot write in /proc" in capsys.readouterr().err
+    assert not list(tmp_path.glob(".vizrag-probe-*"))
