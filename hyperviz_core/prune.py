@@ -229,37 +229,41 @@ class _Search:
     def __init__(self, hg: Hypergraph, order: list[str], budget: Budget,
                  measure: Callable[[Hypergraph], tuple[float, float]],
                  report: PruneReport, bound: CostFn | None = None,
-                 sizes: dict[str, int] | None = None) -> None:
+                 unrepeat: bool = False) -> None:
         self.hg, self.order, self.budget, self.report = hg, order, budget, report
         self.measure, self.bound = measure, bound
-        self.sizes = sizes  # set: each count's drawing drops the hyperedges it repeats
+        self.unrepeat = unrepeat  # each count's drawing drops the hyperedges it repeats
         self.seen: dict[int, tuple[float, float]] = {}  # drawn
         self.bounded: dict[int, tuple[float, float]] = {}  # over budget by the bounds alone
         self.last = len(order)
 
+    def _parts(self, k: int) -> tuple[Hypergraph, list[str]]:
+        """The ``k`` last entities of the order with their hyperedges, and the ids of those
+        peeling left repeated (none unless :attr:`unrepeat`)."""
+        full = _kept(self.hg, self.order, k)
+        return full, _repeated(full, self.hg) if self.unrepeat else []
+
     def kept(self, k: int) -> Hypergraph:
         """The drawing of count ``k``: the ``k`` last entities of the order, without the
-        hyperedges peeling left repeated (when :attr:`sizes` is set)."""
-        out = _kept(self.hg, self.order, k)
-        gone = _repeated(out, self.sizes) if self.sizes is not None else []
-        return _without(out, gone) if gone else out
+        hyperedges peeling left repeated (when :attr:`unrepeat`)."""
+        full, gone = self._parts(k)
+        return _without(full, gone) if gone else full
 
     def final(self, k: int) -> tuple[Hypergraph, tuple[float, float] | None]:
         """The drawing of count ``k`` to keep, with its (C, C_max) when measured: with the
         hyperedges peeling left repeated when it fits with them too (they are other facts:
         "A sued B" beside "A married B in C" without C), else without them."""
-        out = self.kept(k)
-        if self.sizes is None or k not in self.seen or not self.fits(k):
-            return out, self.seen.get(k)
-        full = _kept(self.hg, self.order, k)
-        if len(full.hyperedges) == len(out.hyperedges):
-            return out, self.seen[k]
+        if not self.unrepeat or k not in self.seen or not self.fits(k):
+            return self.kept(k), self.seen.get(k)
+        full, gone = self._parts(k)
+        if not gone:
+            return full, self.seen[k]
         cost, cmax = self.measure(full)
         self.report.steps.append(PruneStep(step=len(self.report.steps) + 1, reason="budget",
                                            drawn=k, cost=round(cost, 3), c_max=round(cmax, 3)))
         if cost <= cmax * (1 - ROUNDING_GUARD):
             return full, (cost, cmax)
-        return out, self.seen[k]
+        return _without(full, gone), self.seen[k]
 
     def known(self, k: int) -> tuple[float, float]:
         """(C, C_max) of count ``k``: as drawn, else its bounds (then it is over budget)."""
@@ -386,15 +390,14 @@ def _cut(
     count's peeling drops those it leaves repeated, kept after all when the chosen count
     fits with them (:meth:`_Search.final`)."""
     cost, cmax = first
-    base, sizes = hg, None
-    if budget.enabled and cost > cmax * (1 - ROUNDING_GUARD):
+    base, over = hg, budget.enabled and cost > cmax * (1 - ROUNDING_GUARD)
+    if over:
         base, cost, cmax = _unrepeated(hg, (cost, cmax), report, measure, bound)
         if base is not hg:
             imp = report.importance = entity_importance(base, query, budget.alpha,
                                                         budget.beta)
-        sizes = {hid: len(edge.members) for hid, edge in base.hyperedges.items()}
     order = peel_order(base, budget, query, imp)
-    search = _Search(base, order, budget, measure, report, bound, sizes)
+    search = _Search(base, order, budget, measure, report, bound, unrepeat=over)
     k = search.run(cost, cmax) if budget.enabled else len(order)
     out, known = search.final(k)
     removed = order[: len(order) - k]

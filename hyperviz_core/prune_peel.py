@@ -124,13 +124,13 @@ def _dropped(hg: Hypergraph, cut: list[str]) -> list[str]:
     return [hid for _, hid in sorted(out)]
 
 
-def _repeated(hg: Hypergraph, sizes: dict[str, int] | None = None) -> list[str]:
+def _repeated(hg: Hypergraph, before: Hypergraph | None = None) -> list[str]:
     """Ids of the hyperedges a drawing over budget drops before any entity (sorted): those
     with fewer than two members (a region around one disk shows no relation) and those
     whose member set another hyperedge of ``hg`` already draws (a second outline around
     the same disks). Of one member set the strongest stays: one still whole (as many
-    members as in ``sizes``, the sizes before any entity was peeled), then the heaviest,
-    then the first id.
+    members as in ``before``, the hypergraph before any entity was peeled), then the
+    heaviest, then the first id.
 
     >>> from hyperviz_core import Entity, Hyperedge, Hypergraph
     >>> hg = Hypergraph(entities=[Entity(name=n) for n in "abc"], hyperedges=[
@@ -147,7 +147,7 @@ def _repeated(hg: Hypergraph, sizes: dict[str, int] | None = None) -> list[str]:
         if len(members) < 2:
             out.append(hid)
             continue
-        whole = sizes is None or sizes.get(hid, len(edge.members)) == len(edge.members)
+        whole = before is None or len(before.hyperedges[hid].members) == len(edge.members)
         rank = (not whole, -edge.weight, hid)
         held = best.get(members)
         if held is None or rank < held:
