@@ -40,6 +40,7 @@ from typing import Any
 
 from ..model import EmptyNameError, Entity, Hyperedge, hyperedge_id, normalize_key
 from ..rag import Chunk, ChunkExtraction, Document
+from ..rag.index.chunking import chunk_metadata
 from ..rag.index.titles import heading_title
 from .casing import CaseIndex, restore_case
 from .hyperrag_pickle import shown
@@ -361,7 +362,7 @@ def document_title(text: str) -> str:
 
 
 def _chunks(doc: Document, rows: Sequence[ChunkRow]) -> list[Chunk]:
-    meta = {**doc.metadata, "title": doc.title} if doc.title else dict(doc.metadata)
+    meta = chunk_metadata(doc)  # as indexed chunks carry it
     out: list[Chunk] = []
     pos = 0
     for row in rows:

@@ -22,13 +22,13 @@ Example:
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Any, Literal
 
 from ...unitext import boundary
 from ..types import Chunk, Document, content_hash
 from .titles import with_inferred_title
 
-__all__ = ["TOKEN_RE", "chunk_document", "chunk_documents", "chunk_id"]
+__all__ = ["TOKEN_RE", "chunk_document", "chunk_documents", "chunk_id", "chunk_metadata"]
 
 #: Characters written without spaces between words: CJK ideographs, kana and Hangul syllables.
 #: Each is one token of the ``"token"`` unit, and a window may start or end between two of them.
@@ -173,6 +173,11 @@ def _token_windows(text: str, size: int, overlap: int) -> list[tuple[int, int]]:
     return spans
 
 
+def chunk_metadata(doc: Document) -> dict[str, Any]:
+    """The metadata each chunk of ``doc`` carries: the document's, and its title if any."""
+    return {**doc.metadata, "title": doc.title} if doc.title else dict(doc.metadata)
+
+
 def chunk_document(
     doc: Document,
     size: int = 1200,
@@ -197,7 +202,7 @@ def chunk_document(
     if unit not in ("char", "token"):
         raise ValueError(f"chunk unit must be 'char' or 'token', got {unit!r}")
     text = doc.text
-    meta = {**doc.metadata, "title": doc.title} if doc.title else dict(doc.metadata)
+    meta = chunk_metadata(doc)
     if doc.one_chunk:  # already a chunk: the whole text under the document's own id
         piece = text.rstrip()
         return [Chunk(id=doc.id, doc_id=doc.id, text=piece, start=0, end=len(piece),
