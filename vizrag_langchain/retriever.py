@@ -179,6 +179,19 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
                           engine_kwargs=self.engine_kwargs)
 
     @classmethod
+    def _over(cls, engine: VizRAG, store: Any, *, chat: Any = None, embedder: Any = None,
+             engine_kwargs: dict[str, Any] | None = None, **options: Any) -> VizRAGRetriever:
+        """A retriever over ``engine``, just opened for ``store`` with these models: over a
+        path it keeps the path and the models (so it pickles, reopening the store) and
+        closes the engine on :meth:`close`; over a store object or engine, ``store=engine``."""
+        if not isinstance(store, (str, Path)):
+            return cls(store=engine, **options)
+        out = cls(store=str(store), shared_engine=engine, chat=chat, embedder=embedder,
+                  engine_kwargs=engine_kwargs or {}, **options)
+        out._owned = True
+        return out
+
+    @classmethod
     def from_documents(cls, documents: Sequence[Document], store: Any, *, chat: Any = None,
                        embedder: Any = None, engine_kwargs: dict[str, Any] | None = None,
                        ids: Sequence[str | None] | None = None,
@@ -203,11 +216,9 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
         engine = resolve_engine(store, chat=chat, embedder=embedder,
                                 engine_kwargs=engine_kwargs)
         owned = isinstance(store, (str, Path))  # close() closes what we opened
-        try:  # over a path: it keeps the path (and pickles), sharing the engine opened here
-            retriever = (cls(store=str(store), shared_engine=engine, chat=chat,
-                             embedder=embedder, engine_kwargs=engine_kwargs or {}, **kwargs)
-                         if owned else cls(store=engine, **kwargs))
-            retriever._owned = owned
+        try:
+            retriever = cls._over(engine, store, chat=chat, embedder=embedder,
+                                 engine_kwargs=engine_kwargs, **kwargs)
             retriever._insert(_distinct(retriever._earlier_ids(docs)))  # checked above
         except BaseException:
             if owned:  # nobody else can close the engine opened for this path

@@ -19,7 +19,7 @@ Example::
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from langchain_core.callbacks import (
     AsyncCallbackManagerForChainRun,
@@ -49,6 +49,7 @@ __all__ = ["HyperVizInput", "HyperVizOutput", "HyperVizRunnable", "image_block",
            "split_documents"]
 
 ImageFormat = Literal["image", "image_url"]
+Detail = Literal["auto", "low", "high"]
 HyperVizInput = Sequence[Document] | Mapping[str, Any]
 
 
@@ -58,16 +59,17 @@ CALL_OPTIONS = ("filter", "image_format", "detail")
 
 
 def _call_options(kwargs: dict[str, Any]) -> dict[str, Any]:
-    """A call's options, checked as the constructor checks them (a ``TypeError`` naming a
-    misspelt one, a ``ValueError`` a bad value)."""
+    """A call's options, checked against the constructor's types (a ``TypeError`` naming a
+    misspelt one, a ``ValueError`` a bad value), its ``filter`` made the engine's (a bad
+    one fails before anything is drawn)."""
     refuse_unknown(kwargs, CALL_OPTIONS, "HyperVizRunnable.invoke()")
-    if kwargs.get("image_format", "image") not in ("image", "image_url"):
-        raise ValueError(f"image_format must be 'image' or 'image_url', got "
-                         f"{kwargs['image_format']!r}")
-    if kwargs.get("detail", "high") not in ("auto", "low", "high"):
-        raise ValueError(f"detail must be 'auto', 'low' or 'high', got {kwargs['detail']!r}")
+    for name, kind in (("image_format", ImageFormat), ("detail", Detail)):
+        values = [repr(v) for v in get_args(kind)]
+        if name in kwargs and kwargs[name] not in get_args(kind):
+            allowed = ", ".join(values[:-1]) + " or " + values[-1]
+            raise ValueError(f"{name} must be {allowed}, got {kwargs[name]!r}")
     if "filter" in kwargs:
-        core_filter(kwargs["filter"])  # a bad filter fails before anything is drawn
+        kwargs = {**kwargs, "filter": core_filter(kwargs["filter"])}
     return kwargs
 
 
@@ -200,7 +202,7 @@ class HyperVizRunnable(SharedEngine, RunnableSerializable[HyperVizInput, dict[st
     extractor: Any = Field(default=None, exclude=True)
     renderer: Any = Field(default=None, exclude=True)
     image_format: ImageFormat = "image"
-    detail: Literal["auto", "low", "high"] = "high"
+    detail: Detail = "high"
     filter: ChunkFilter | None = None
 
     _store: StoreProtocol | None = PrivateAttr(None)
@@ -230,7 +232,7 @@ class HyperVizRunnable(SharedEngine, RunnableSerializable[HyperVizInput, dict[st
         else:
             store, given = self._source(config)
             flt = core_filter(given)
-        return store, core_filter(options["filter"]) if "filter" in options else flt
+        return store, options.get("filter", flt)
 
     def __init__(self, **data: Any) -> None:
         super().__init__(**data)

@@ -127,21 +127,15 @@ class VizRAGVectorStore(VectorStore):
                                 engine_kwargs=engine_kwargs)
         self._embedding = embedding if isinstance(embedding, Embeddings) else None
         self._mode, self._hops = mode, hops
-        # over a path, the retriever keeps the path and the models (it pickles, reopening
-        # the store), sharing the engine opened here
-        given = (dict(store=str(store), shared_engine=engine, chat=chat, embedder=embedding,
-                      engine_kwargs=engine_kwargs or {})
-                 if isinstance(store, (str, Path)) else dict(store=engine))
-        try:
-            self._retriever = VizRAGRetriever(**given, mode=mode or engine.config.mode,
-                                              hops=engine.config.hops if hops is None else hops,
-                                              one_chunk=one_chunk)
+        try:  # over a path, it keeps the path and models and closes the engine opened here
+            self._retriever = VizRAGRetriever._over(
+                engine, store, chat=chat, embedder=embedding, engine_kwargs=engine_kwargs,
+                mode=mode or engine.config.mode,
+                hops=engine.config.hops if hops is None else hops, one_chunk=one_chunk)
         except BaseException:
             if isinstance(store, (str, Path)):
                 engine.close()
             raise
-        # close() closes the engine opened here for a path (never one it was given)
-        self._retriever._owned = isinstance(store, (str, Path))
 
     # ------------------------------------------------------------------ properties
     @property
