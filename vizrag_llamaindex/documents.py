@@ -38,7 +38,7 @@ from hyperviz_core.rag import json_safe_metadata
 from hyperviz_core.rag.index.guards import check_fields
 from hyperviz_core.rag.index.stream import dedupe_last
 from hyperviz_core.rag.index.textfiles import TEXT_SUFFIXES
-from hyperviz_core.rag.index.titles import FRONT_MATTER_CHARS, front_matter, read_title
+from hyperviz_core.rag.index.titles import FRONT_MATTER_CHARS, read_title
 
 from .nodes import (
     EXCLUDED_KEY,
@@ -46,6 +46,7 @@ from .nodes import (
     REF_DOC_KEY,
     REF_HASH_KEY,
     REF_RUN_KEY,
+    body_start,
     node_layout,
     stored_ref,
 )
@@ -97,13 +98,7 @@ def file_body(node: BaseNode, text: str) -> str:
     ...           "---\\ntitle: Atlas\\n---\\nBody.")
     'Body.'
     """
-    name = (node.metadata or {}).get("file_name")
-    if not (isinstance(node, Document) and isinstance(name, str) and name):
-        return text
-    suffix = Path(name).suffix
-    if suffix.lower() not in TEXT_SUFFIXES:
-        return text
-    return text[front_matter(text[:FRONT_MATTER_CHARS], suffix).length:]
+    return text[body_start(node, text):]
 
 
 def to_engine_document(node: BaseNode, ref_hash: str | None = None,
