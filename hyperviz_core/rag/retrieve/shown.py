@@ -27,7 +27,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ...model import Hypergraph
@@ -45,16 +45,20 @@ NAMED = ("linked", "located", "anchors", "entities")
 ChunkLookup = Callable[[Sequence[str]], Mapping[str, Chunk]]
 
 
+def _all_pass(flt: ChunkFilter, chunks: ChunkLookup, sources: Iterable[Sequence[str]]
+              ) -> Callable[[Sequence[str]], bool]:
+    """Whether one of the ``sources`` lists names chunks and only chunks that pass ``flt``
+    (every chunk they name looked up by ``chunks`` once, up front)."""
+    ids = sorted({s for some in sources for s in some})
+    passing = {cid for cid, chunk in chunks(ids).items() if flt.accepts(chunk)}
+    return lambda some: bool(some) and all(s in passing for s in some)
+
+
 def passing_graph(hg: Hypergraph, flt: ChunkFilter, chunks: ChunkLookup) -> Hypergraph:
     """``hg`` with only the entities and hyperedges whose source chunks (looked up by
     ``chunks``: id → chunk) all pass ``flt``."""
-    ids = sorted({s for e in hg.entities.values() for s in e.source_ids}
-                 | {s for h in hg.hyperedges.values() for s in h.source_ids})
-    passing = {cid for cid, chunk in chunks(ids).items() if flt.accepts(chunk)}
-
-    def clean(sources: Sequence[str]) -> bool:
-        return bool(sources) and all(s in passing for s in sources)
-
+    clean = _all_pass(flt, chunks, [*(e.source_ids for e in hg.entities.values()),
+                                    *(h.source_ids for h in hg.hyperedges.values())])
     out = hg.restrict([k for k, e in hg.entities.items() if clean(e.source_ids)])
     for hid in sorted(out.hyperedges):
         if not clean(hg.hyperedges[hid].source_ids):
@@ -86,9 +90,8 @@ def _shown_themes(st: RetrievalState, hids: list[str]) -> list[str]:
     top = st.corpus.layer("top", members, 0)
     edges = induced(top, top.known(members)).hyperedges
     sources = {h: edges[h].source_ids for h in hids if h in edges}
-    found = chunk_lookup(st)(sorted({s for ids in sources.values() for s in ids}))
-    passing = {cid for cid, chunk in found.items() if flt.accepts(chunk)}
-    return [h for h in hids if sources.get(h) and all(s in passing for s in sources[h])]
+    clean = _all_pass(flt, chunk_lookup(st), sources.values())
+    return [h for h in hids if clean(sources.get(h, []))]
 
 
 def shown_payload(st: RetrievalState, payload: dict[str, Any]) -> dict[str, Any]:
