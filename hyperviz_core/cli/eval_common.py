@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .argtypes import blocking_file
+from .argtypes import blocking_file, unwritable
 from .index import make_chat
 
 __all__ = ["FAKE_SPECS", "check_out", "default_cache", "fake_vision", "load_chat",
@@ -88,9 +88,8 @@ def check_out(out: str | Path, files: Iterable[str], flag: str = "--out") -> Non
                          key=lambda d: len(d.parts)):
         if (blocked := blocking_file(parent)) is not None:
             raise ValueError(f"{flag} {out}: {blocked} is a file, where a folder goes")
-    existing = next((d for d in [folder, *folder.parents] if d.exists()), Path("."))
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise ValueError(f"{flag} {out}: cannot write in {existing} (permission denied)")
+    if (why := unwritable(folder)) is not None:
+        raise ValueError(f"{flag} {out}: cannot write in {why}")
 
 
 def default_cache() -> Path:

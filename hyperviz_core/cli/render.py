@@ -10,15 +10,13 @@ Example::
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from ..surrogates import not_unicode
 from ..wording import counted
-from .argtypes import blocking_file, positive_int
+from .argtypes import blocking_file, positive_int, unwritable
 from .terminal import terminal_safe
 
 __all__ = ["register"]
@@ -52,7 +50,7 @@ def _output_problem(args: argparse.Namespace) -> str | None:
         blocked = blocking_file(path.parent)
         if blocked is not None:
             return f"{flag} {path}: {blocked} is not a folder"
-        if (why := _unwritable(path.parent)) is not None:
+        if (why := unwritable(path.parent)) is not None:
             return f"{flag} {path}: cannot write in {why}"
     if out.suffix.lower() not in (".png", ".svg"):
         return (f"--out {out} must end in .png or .svg (the rendering as a PNG or an SVG; "
@@ -66,23 +64,6 @@ def _output_problem(args: argparse.Namespace) -> str | None:
     if args.html and Path(args.html).resolve() in (out.resolve(), out.with_suffix(".json")
                                                    .resolve()):
         return f"--html {args.html} would overwrite the image or its JSON export"
-    return None
-
-
-def _unwritable(folder: Path) -> str | None:
-    """Where a file cannot be made in ``folder`` (or the nearest folder above it that
-    exists: the missing ones are created) and why, tried with a temporary file (root passes
-    any permission check, not a read-only or virtual file system such as /proc); None when
-    one can."""
-    at = folder
-    while not at.exists() and at.parent != at:
-        at = at.parent
-    try:
-        fd, name = tempfile.mkstemp(dir=at, prefix=".vizrag-probe-")
-    except OSError as exc:
-        return f"{at} ({exc.strerror or exc})"
-    os.close(fd)
-    os.unlink(name)
     return None
 
 
