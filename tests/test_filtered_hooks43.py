@@ -47,3 +47,4 @@ def test_theme_and_view_events_show_only_the_passing_tenant(tmp_path: Path) -> N
     assert res.top_view is not None
     assert top["entities"] == len(res.top_view.export["entities"])
     assert top["hyperedges"] == len(res.top_view.export["hyperedges"])
+    assert top["render_hyperedges_limited"] is False  # 4 themes: no limit reached

@@ -202,7 +202,7 @@ def top_view(st: RetrievalState) -> Step:
     return {"entities": len(shown.entities), "hyperedges": len(shown.hyperedges),
             "rendered": st.res.top_view is not None,
             "render_hyperedge_limit": cfg.render_max_themes,
-            "render_hyperedges_limited": drawn is not sub}
+            "render_hyperedges_limited": drawn is not shown}
 
 
 def _drawable(st: RetrievalState, view: str, sub: Hypergraph, limit: int,
