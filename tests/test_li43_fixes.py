@@ -48,6 +48,15 @@ def test_a_second_vizrag_index_in_one_context_is_refused_when_made(tmp_path: Pat
     assert sorted(loaded.ref_doc_info) == ["curie"]
 
 
+def test_a_refused_second_index_makes_no_store(tmp_path: Path) -> None:
+    """It was refused after its ``store_dir`` was made, which stayed behind (empty store)."""
+    sc = StorageContext.from_defaults()
+    VizRAGIndex.from_documents(docs()[:1], storage_context=sc, store_dir=tmp_path / "a")
+    with pytest.raises(ValueError, match="its own StorageContext"):
+        VizRAGIndex.from_documents(docs()[1:], storage_context=sc, store_dir=tmp_path / "b")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a"]
+
+
 def test_other_indexes_share_the_context_and_load_with_it(tmp_path: Path) -> None:
     sc = StorageContext.from_defaults()
     emb = MockEmbedding(embed_dim=8)

@@ -173,6 +173,8 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         owned = engine is None
         #: engine options a persist cannot record (objects), named once when persisting
         self._unrecorded: list[str] = []
+        context = VizRAGStorageContext.wrap(storage_context or StorageContext.from_defaults())
+        context.refuse_second(struct.index_id)  # before a store_dir is made
         if engine is None:
             engine_options = {**struct.engine_options, **engine_options}  # explicit win
             struct.engine_options, self._unrecorded = recorded_options(engine_options)
@@ -189,7 +191,6 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         self._engine = engine
         # close only what the index opened (a caller's engine stays open)
         self._finalizer = weakref.finalize(self, _close, engine if owned else None, self._tmp)
-        context = VizRAGStorageContext.wrap(storage_context or StorageContext.from_defaults())
         super().__init__(index_struct=struct, storage_context=context,
                          callback_manager=callback_manager, show_progress=show_progress,
                          transformations=transformations or [])

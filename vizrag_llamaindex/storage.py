@@ -5,7 +5,7 @@
 directory as ``vizrag.sqlite`` — an SQLite *online backup* (consistent while the store is
 open, never a file copy of a live WAL database) — records its location in the index struct,
 then writes the JSON files as usual. A context holds one VizRAG index: a second one is
-refused when it is made (:meth:`VizRAGStorageContext.attach`).
+refused before its store is opened (:meth:`VizRAGStorageContext.refuse_second`).
 
 The struct records the store both as an absolute path (``store_path``) and, since it lies in
 the persist directory, relative to it (``persist_file``). LlamaIndex's ``StorageContext``
@@ -195,24 +195,29 @@ class VizRAGStorageContext(StorageContext):
                    vector_stores=context.vector_stores, graph_store=context.graph_store,
                    property_graph_store=context.property_graph_store)
 
-    def attach(self, index: Any) -> None:
-        """Save ``index``'s store on every :meth:`persist`.
+    def refuse_second(self, index_id: str) -> None:
+        """Refuse a VizRAG index ``index_id`` before its store is opened or made.
 
         A context holds one VizRAG index (its store is saved as the persist directory's one
-        ``vizrag.sqlite``): another one it still holds (open, its struct in the index store)
-        is refused with a ``ValueError``, and the refused index's struct removed from the
-        index store. The same index loaded again (the same ``index_id``) replaces it.
+        ``vizrag.sqlite``): while it still holds another one (open, its struct in the index
+        store), this is a ``ValueError``, and a struct ``index_id`` removed from the index
+        store. The same index loaded again (the same ``index_id``) replaces it.
         """
         others = [o for o in self.vizrag_indexes.values()
-                  if o is not index and o.index_id != index.index_id and self._holds(o)]
+                  if o.index_id != index_id and self._holds(o)]
         if others:
             with contextlib.suppress(KeyError, ValueError):
-                self.index_store.delete_index_struct(index.index_id)
+                self.index_store.delete_index_struct(index_id)
             raise ValueError(
                 f"this StorageContext already holds VizRAGIndex {others[0].index_id!r}, and "
                 "a StorageContext persists one VizRAG store: give each VizRAGIndex its own "
                 "StorageContext (StorageContext.from_defaults()) and persist_dir; other "
                 "LlamaIndex indexes (a VectorStoreIndex ...) may share either one")
+
+    def attach(self, index: Any) -> None:
+        """Save ``index``'s store on every :meth:`persist` (checked by
+        :meth:`refuse_second` first)."""
+        self.refuse_second(index.index_id)
         self.vizrag_indexes = {index.index_id: index}
 
     def _holds(self, index: Any) -> bool:
