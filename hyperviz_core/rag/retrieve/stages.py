@@ -32,6 +32,7 @@ from ..vectors import query_vectors
 from .chance import reached_by_chance
 from .collect import ranked_chunks
 from .evidence import attach_evidence
+from .filter_miss import filter_miss
 from .filters import widened_vector_scores
 from .importance import entity_importance
 from .rank import RankWeights, rank_chunks
@@ -378,6 +379,8 @@ def rank(st: RetrievalState) -> dict[str, Any]:
             for c in res.chunks)
     if res.unmatched:  # recorded on the result and logged once per query
         _warn(res, UNMATCHED_WARNING)
+    if cfg.filters is not None and not res.chunks and index.total:
+        _warn(res, filter_miss(index, cfg.filters))
     attach_evidence(st)  # the views' exports: their hyperedges' source chunk texts
     return {"chunks": [c.chunk_id for c in res.chunks]}
 
