@@ -6,6 +6,9 @@
   entity, angles from ``networkx.shell_layout`` ordered by the parents' mean angle.
 * ``cli-exp`` — ``networkx.spring_layout(seed=42, k=0.95)`` on the incidence graph plus the clique
   expansion (clique edges are drawn solid, incidence edges dashed).
+
+A disconnected hypergraph is laid out component by component and packed in rows
+(:mod:`.pack`); ``ra-cen`` draws the hub's component in shells, the others packed beside.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import importlib
 import math
 from collections import deque
+from collections.abc import Hashable
 from itertools import combinations
 
 import networkx as nx
@@ -21,6 +25,7 @@ import numpy as np
 from ..model import Hypergraph
 from .base import LayoutOrder, LayoutResult
 from .gv import hub_entity
+from .pack import ordered_subgraph, packed
 
 __all__ = ["bi_inc", "cli_exp", "count_crossings", "ra_cen", "spectral_order"]
 
@@ -178,11 +183,7 @@ def ra_cen(hg: Hypergraph, order: LayoutOrder) -> LayoutResult:
             if nb not in dist:
                 dist[nb] = dist[cur] + 1
                 queue.append(nb)
-    all_nodes: list[Node] = list(g.nodes)
-    far = max(dist.values()) + 1
-    unreached = [n for n in all_nodes if n not in dist]
-    for n in unreached:
-        dist[n] = far
+    all_nodes: list[Node] = [n for n in g.nodes if n in dist]
     depth = max(dist.values())
     shells: list[list[Node]] = [[root]]
     angle: dict[Node, float] = {root: 0.0}
@@ -202,8 +203,7 @@ def ra_cen(hg: Hypergraph, order: LayoutOrder) -> LayoutResult:
         offset = _shell_offset([targets[n] for n in layer] if targets else [])
         for i, n in enumerate(layer):
             angle[n] = 2 * math.pi * i / len(layer) + offset
-    ents: dict[str, tuple[float, float]] = {}
-    edges: dict[str, tuple[float, float]] = {}
+    pos: dict[Hashable, tuple[float, float]] = {}
     rings: list[float] = []
     radius = 0.0
     for i, layer in enumerate(shells):
@@ -212,13 +212,21 @@ def ra_cen(hg: Hypergraph, order: LayoutOrder) -> LayoutResult:
             rings.append(radius)
         for n in layer:
             a = angle[n] if i else 0.0
-            p = (radius * math.cos(a), radius * math.sin(a))
-            (ents if n[0] == "E" else edges)[n[1]] = p
+            pos[n] = (radius * math.cos(a), radius * math.sin(a))
+    if len(pos) < g.number_of_nodes():  # other components: packed beside the shells
+        rest = ordered_subgraph(g, [n for n in g.nodes if n not in pos])
+        pos = packed(rest, _spring, first=(pos, (-radius, -radius, radius, radius)))
+    ents = {n[1]: p for n, p in pos.items() if n[0] == "E"}  # type: ignore[index]
+    edges = {n[1]: p for n, p in pos.items() if n[0] == "H"}  # type: ignore[index]
     names = [f"d={i}" for i in range(1, len(rings) + 1)]
-    if unreached and names:
-        names[-1] = "other components"
     return LayoutResult(kind="induced", entities=ents, hyperedges=edges, rings=rings,
                         center=(0.0, 0.0), ring_names=names, engine="shell")
+
+
+def _spring(g: nx.Graph) -> dict[Hashable, tuple[float, float]]:
+    """``networkx.spring_layout`` (seed 42, k 0.95) as float pairs."""
+    return {n: (float(p[0]), float(p[1]))
+            for n, p in nx.spring_layout(g, seed=42, k=0.95).items()}
 
 
 def cli_exp(hg: Hypergraph, order: LayoutOrder, engine: str = "spring") -> LayoutResult:
@@ -234,11 +242,8 @@ def cli_exp(hg: Hypergraph, order: LayoutOrder, engine: str = "spring") -> Layou
                 seen.add((a, b))
                 clique.append((a, b))
                 g.add_edge(("E", a), ("E", b))
-    if g.number_of_nodes() == 1:
-        pos = {n: np.zeros(2) for n in g.nodes}
-    else:
-        pos = nx.spring_layout(g, seed=42, k=0.95)
-    ents = {n[1]: (float(p[0]), float(p[1])) for n, p in pos.items() if n[0] == "E"}
-    edges = {n[1]: (float(p[0]), float(p[1])) for n, p in pos.items() if n[0] == "H"}
+    pos = {n: (0.0, 0.0) for n in g.nodes} if g.number_of_nodes() == 1 else packed(g, _spring)
+    ents = {n[1]: p for n, p in pos.items() if n[0] == "E"}  # type: ignore[index]
+    edges = {n[1]: p for n, p in pos.items() if n[0] == "H"}  # type: ignore[index]
     return LayoutResult(kind="induced", entities=ents, hyperedges=edges, clique_edges=clique,
                         engine=engine)
