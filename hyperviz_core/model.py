@@ -40,6 +40,7 @@ from .items import (
     merge_descriptions,
     normalize_key,
 )
+from .wording import counted
 
 __all__ = [
     "DuplicateIdError",
@@ -87,6 +88,17 @@ def _one_or_many(seeds: Iterable[str] | str) -> Iterable[str]:
     return [seeds] if isinstance(seeds, str) else seeds
 
 
+def _duplicate_edge(first: Hyperedge, second: Hyperedge) -> str:
+    """Why two hyperedges of one constructor call clash: their id, and, for an id derived
+    from the members, that they are two over one member set (``add_hyperedge`` merges
+    them)."""
+    said = f"duplicate hyperedge id {second.id!r}"
+    if set(first.members) == set(second.members):
+        said += (f": two hyperedges over the members {sorted(second.members)}; give each "
+                 "its own id= to keep both, or add them with add_hyperedge to merge them")
+    return said
+
+
 class Hypergraph(BaseModel):
     """Entities plus hyperedges, with the incidence index kept consistent.
 
@@ -116,8 +128,8 @@ class Hypergraph(BaseModel):
             raise
 
     def __repr__(self) -> str:  # counts, not every entity (a store's layer: 280 kB)
-        return (f"Hypergraph({len(self.entities)} entities, {len(self.hyperedges)} "
-                f"hyperedges, metadata={self.metadata!r})")
+        return (f"Hypergraph({counted(len(self.entities), 'entity')}, "
+                f"{counted(len(self.hyperedges), 'hyperedge')}, metadata={self.metadata!r})")
 
     __str__ = __repr__
 
@@ -142,7 +154,7 @@ class Hypergraph(BaseModel):
             for h in edges:
                 he = h if isinstance(h, Hyperedge) else Hyperedge.model_validate(h)
                 if he.id in hout:
-                    raise DuplicateIdError(f"duplicate hyperedge id {he.id!r}")
+                    raise DuplicateIdError(_duplicate_edge(hout[he.id], he))
                 hout[he.id] = he
             data["hyperedges"] = hout
         return data
@@ -199,7 +211,10 @@ class Hypergraph(BaseModel):
         return self.entities[key]
 
     def add_hyperedge(self, edge: Hyperedge) -> Hyperedge:
-        """Add a hyperedge whose members are all known; merges with an equal id."""
+        """Add a hyperedge whose members are all known; one with an id already present is
+        merged into that one (:meth:`Hyperedge.merged`: members of both in order,
+        descriptions joined line by line), so two id-less hyperedges over one member set
+        become one. (``Hypergraph(hyperedges=[...])`` refuses a repeated id instead.)"""
         if not isinstance(edge, Hyperedge):
             raise TypeError(f"add_hyperedge takes a Hyperedge (e.g. Hyperedge(members=[...])), "
                             f"not {type(edge).__name__}")

@@ -69,6 +69,9 @@ def _norm_layouts(layouts: str | Sequence[str] | None) -> list[str]:
         raise ValueError(f"at most {MAX_PANELS} layouts per image, got {len(names)}")
     for name in names:
         get_layout(name)  # raises ValueError for unknown names
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:  # a layout is deterministic: a second panel would repeat the first
+        raise ValueError(f"layout {twice[0]!r} is given twice: each layout draws one panel")
     return names
 
 

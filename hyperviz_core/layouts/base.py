@@ -17,6 +17,7 @@ Example:
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
@@ -82,6 +83,16 @@ def register_layout(name: str, fn: LayoutFn, *, replace: bool = False) -> None:
         raise ValueError(f"layout {name!r} is already registered (pass replace=True)")
     if not callable(fn):
         raise TypeError(f"layout {name!r} is not callable")
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):  # a builtin without one: called as it is
+        signature = None
+    if signature is not None:
+        try:
+            signature.bind(None, None)
+        except TypeError:
+            raise TypeError(f"layout {name!r} must take two arguments, fn(hg, order) "
+                            f"(a Hypergraph and a LayoutOrder); it takes {signature}") from None
     _REGISTRY[name] = fn
 
 

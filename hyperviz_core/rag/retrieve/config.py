@@ -155,6 +155,9 @@ class RetrievalConfig(BaseModel):
         layout registry, which loads the drawing stack, only for a name not built in)."""
         if not 1 <= len(value) <= 12:
             raise ValueError(f"1 to 12 layouts are needed, got {len(value)}")
+        twice = sorted({n for n in value if value.count(n) > 1})
+        if twice:
+            raise ValueError(f"layout {twice[0]!r} is given twice: each layout draws one panel")
         for name in value:
             if name not in BUILTIN_LAYOUTS:
                 from ...layouts.base import get_layout
