@@ -79,11 +79,15 @@ def incidence_graph(hg: HypergraphView) -> nx.Graph:
 
 
 def clique_expansion(hg: HypergraphView) -> nx.Graph:
-    """Entity graph with an edge between every pair of entities sharing a hyperedge."""
+    """Entity graph with an edge between every pair of entities sharing a hyperedge: nodes
+    are entity keys carrying ``name`` and ``type``, an edge carries ``hyperedges`` (the ids,
+    a list: join it before ``nx.write_graphml``, which takes no lists) and ``weight`` (how
+    many)."""
     import networkx as nx
 
     g = nx.Graph()
-    g.add_nodes_from(sorted(hg.entities))
+    for key in sorted(hg.entities):
+        g.add_node(key, name=hg.entities[key].name, type=hg.entities[key].type)
     for hid in sorted(hg.hyperedges):
         for a, b in combinations(sorted(hg.hyperedges[hid].members), 2):
             if g.has_edge(a, b):

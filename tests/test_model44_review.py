@@ -4,6 +4,8 @@ signature is refused when registered, and a layout named twice is refused."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from hyperviz_core import Entity, Hyperedge, Hypergraph, HyperViz, register_layout
@@ -55,3 +57,20 @@ def test_a_layout_named_twice_is_refused(make: object) -> None:
     """It drew the same panel twice."""
     with pytest.raises(ValueError, match="is given twice"):
         make()  # type: ignore[operator]
+
+
+def test_the_clique_expansion_keeps_names_and_writes_to_graphml(tmp_path: Path) -> None:
+    """Its nodes had no attributes, so a GraphML file lost the entities' names."""
+    import networkx as nx
+
+    hg = Hypergraph(entities=[Entity(name="Marie Curie"), Entity(name="Pierre Curie")],
+                    hyperedges=[Hyperedge(id="wed", members=["marie curie", "pierre curie"])])
+    clique = hg.to_clique_expansion()
+    assert clique.nodes["marie curie"] == {"name": "Marie Curie", "type": "entity"}
+    for _, _, d in clique.edges(data=True):  # README's recipe
+        d["hyperedges"] = " ".join(d["hyperedges"])
+    path = f"{tmp_path}/c.graphml"
+    nx.write_graphml(clique, path)
+    back = nx.read_graphml(path)
+    assert back.nodes["marie curie"]["name"] == "Marie Curie"
+    assert back.edges["marie curie", "pierre curie"]["hyperedges"] == "wed"
