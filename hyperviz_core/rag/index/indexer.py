@@ -88,7 +88,7 @@ class Indexer:
         render_images: force (True) or forbid (False) chunk renders; default renders only
             when ``index_visualization`` and the theme extractor consumes images.
         summarize_descriptions: let the LLM shorten merged entity descriptions longer than
-            ``summary_threshold`` characters (needs ``chat``).
+            ``summary_threshold`` characters (needs ``chat``; None: the store's own).
         cache: cache LLM answers in the store (re-runs and resumed runs cost 0 calls).
         max_retries: retries of retryable provider errors (429, 5xx, timeouts) of the chat
             model and of a provider's embedder (not the offline hashed one).
@@ -127,7 +127,7 @@ class Indexer:
         infer_titles: bool = True,
         render_images: bool | None = None,
         summarize_descriptions: bool = False,
-        summary_threshold: int = 4000,
+        summary_threshold: int | None = None,
         cache: bool = True,
         max_retries: int = 5,
         prompt_price: float | None = None,
@@ -142,7 +142,8 @@ class Indexer:
         if workers < 0:
             raise ValueError(f"workers must be >= 0, got {workers}")
         self.store: StoreProtocol = open_store(store)  # a path, a URL or an open store
-        self.store.summary_threshold = summary_threshold
+        if summary_threshold is not None:  # else the store's own (default 4,000)
+            self.store.summary_threshold = summary_threshold
         self.usage: Any = None
         self.chat: ChatModel | None = None
         if chat is not None:
@@ -152,8 +153,7 @@ class Indexer:
                              prompts)
         self.embedder: Embedder = with_retries(  # dim probe included
             with_async(embedder) or HashingEmbedder(), max_retries, tracker=self.usage)
-        self._embedder_checked = False
-        self._renderer = renderer
+        self._embedder_checked, self._renderer = False, renderer
         self.concurrency = concurrency
         #: streaming bound: text of the documents being indexed at once (one is always let in)
         self.max_inflight_bytes = max_inflight_bytes
