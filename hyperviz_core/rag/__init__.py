@@ -24,6 +24,7 @@ from .citations import (
     read_citations,
     visual_citations,
 )
+from .conformance import store_differences
 from .engine import VizRAG
 from .extract import (
     Extractor,
@@ -249,6 +250,7 @@ __all__ = [
     "render_hypergraph",
     "render_passages",
     "report_usage",
+    "store_differences",
     "store_exists",
     "visual_citations",
     "visual_ids",

@@ -213,5 +213,7 @@ def not_a_store(obj: object) -> str:
     names = sorted({n for n in vars(StoreProtocol) if not n.startswith("_")}
                    | set(getattr(StoreProtocol, "__annotations__", {})))
     lacking = [n for n in names if not hasattr(obj, n)]
+    if not lacking:  # every member, yet not a store: so far only a wrong-typed one
+        return f"{type(obj).__name__} has every member of StoreProtocol"
     shown = ", ".join(lacking[:8]) + (f" and {len(lacking) - 8} more" if len(lacking) > 8 else "")
     return f"{type(obj).__name__} lacks {shown} of StoreProtocol"
