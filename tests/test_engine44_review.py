@@ -1,12 +1,18 @@
 """Review 44 (extending the engine): the indexer keeps a store's own ``summary_threshold``
-(it set every store it indexed into to 4,000)."""
+(it set every store it indexed into to 4,000), and a query stops calling a provider that
+failed with a retryable error once its retries are spent."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
+
+import pytest
 
 from hyperviz_core.rag import Document, VizRAG
 from hyperviz_core.rag.index.indexer import Indexer
+from hyperviz_core.rag.providers.protocols import ProviderError
+from hyperviz_core.rag.providers.retry import RetryingChatModel
 from hyperviz_core.rag.store import HypergraphStore
 
 DOC = Document(id="a", text="Marie Curie discovered radium in Paris.")
@@ -35,3 +41,54 @@ def test_a_store_with_a_read_only_threshold_indexes(tmp_path: Path) -> None:
     with Fixed(tmp_path / "s", summary_threshold=77) as store:
         report = VizRAG(store, show_progress=False).insert([DOC])
         assert report.documents_added == 1 and store.summary_threshold == 77
+
+
+class _Down:
+    """A provider that fails every call (HTTP 500 when ``retryable``, else 400)."""
+
+    model_name = "down"
+
+    def __init__(self, retryable: bool) -> None:
+        self.calls, self.retryable = 0, retryable
+
+    def complete(self, prompt: str, **kw: object) -> str:
+        self.calls += 1
+        raise ProviderError("HTTP 500 from the server" if self.retryable else "HTTP 400",
+                            retryable=self.retryable)
+
+    async def acomplete(self, prompt: str, **kw: object) -> str:
+        return self.complete(prompt)
+
+
+def _down_engine(tmp_path: Path, retryable: bool) -> tuple[VizRAG, _Down]:
+    VizRAG(tmp_path / "s", show_progress=False).insert([DOC])
+    model = _Down(retryable)
+    chat = RetryingChatModel(model, max_retries=1, base_delay=0.0)
+    return VizRAG(tmp_path / "s", chat=chat, show_progress=False), model
+
+
+@pytest.mark.parametrize("run", ["sync", "async"])
+def test_a_dead_provider_is_called_once_per_query(tmp_path: Path, run: str) -> None:
+    """Keywords, locate and the answer each spent a full round of retries (38 s, 17 retry
+    warnings for one question against a server answering 500)."""
+    rag, model = _down_engine(tmp_path, retryable=True)
+    query = rag.query if run == "sync" else (lambda q: asyncio.run(rag.aquery(q)))
+    with pytest.raises(ProviderError, match=r"not called: the chat model failed earlier in "
+                                            r"this query \(ProviderError: HTTP 500"):
+        query("Who discovered radium?")
+    assert model.calls == 2  # the keywords call and its one retry
+
+
+def test_a_failure_that_is_not_retryable_does_not_stop_the_other_calls(tmp_path: Path) -> None:
+    """A guard: a refused prompt (400) says nothing of the next one."""
+    rag, model = _down_engine(tmp_path, retryable=False)
+    with pytest.raises(ProviderError, match="HTTP 400"):
+        rag.query("Who discovered radium?")
+    assert model.calls == 3  # keywords, locate, answer
+
+
+def test_a_retrieval_reports_the_skipped_calls_as_warnings(tmp_path: Path) -> None:
+    rag, model = _down_engine(tmp_path, retryable=True)
+    res = rag.retrieve("Who discovered radium?")
+    assert model.calls == 2 and res.chunks
+    assert any("not called: the chat model failed earlier" in w for w in res.warnings)

@@ -8,6 +8,12 @@ queries on one engine (threads or asyncio tasks) never mix their counts. The cou
 (:func:`~.providers.protocols.report_usage`; a streamed answer's from its final chunk when
 the provider sends one), else estimated (``len/4``, counted in ``estimated_calls``).
 
+Once a call of the query fails with a retryable error (429, 5xx, a timeout: the model's
+retries, if any, spent), the query's later calls — keywords, locate, the answer — are not
+made: each raises at once a :class:`~.providers.protocols.ProviderError` naming that failure,
+and the stages fall back as they do on a failure. A dead provider cost a query a full round
+of retries per stage (38 s, 17 retry warnings, then the answer's error).
+
 A model that carries a :class:`~.providers.usage.UsageTracker` of its own (one built with
 ``build_chat_stack(tracker=...)``, ``UsageTracker(chat)``, a ``TrackingChatModel``) keeps
 counting exactly as before; the query's report then mirrors what that tracker counts during
@@ -29,7 +35,9 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextvars import Token
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from .providers.protocols import _CALL_INFO
+from .hooks import error_text
+from .providers.protocols import _CALL_INFO, ProviderError
+from .providers.retry import is_retryable
 from .providers.usage import MIRROR, UsageReport, UsageTracker, new_call_info
 
 if TYPE_CHECKING:
@@ -96,6 +104,9 @@ class CountedChat:
         self.result = result
         self._tracker = UsageTracker()
         self._mirror = carries_tracker(chat)
+        #: why the model is not called again (see the module doc); the retrieval's, when
+        #: ``result`` is the retrieval the answer follows
+        self.down: str | None = result._chat_down if result is not None else None
 
     @property
     def model_name(self) -> str:
@@ -112,8 +123,10 @@ class CountedChat:
         return r if (r.calls or r.failures or r.cache_hits or r.retries) else None
 
     def add_to(self, result: R) -> R:
-        """Add the counts so far to ``result.usage`` (and start again from zero)."""
+        """Add the counts so far to ``result.usage`` (and start again from zero); a failure
+        that stops the query's calls goes with them."""
         result.usage = add_reports(result.usage, self.report())
+        result._chat_down = result._chat_down or self.down
         self._tracker.reset()
         return result
 
@@ -121,9 +134,20 @@ class CountedChat:
         if self.result is not None:
             self.add_to(self.result)
 
+    def _gate(self) -> None:
+        """Refuse a call after a retryable failure of the query (see the module doc)."""
+        if self.down is not None:
+            raise ProviderError(f"not called: the chat model failed earlier in this query "
+                                f"({self.down})")
+
+    def _failed(self, exc: BaseException) -> None:
+        if is_retryable(exc) and self.down is None:
+            self.down = error_text(exc)
+
     def complete(self, prompt: str, *, images: Sequence[bytes] = (), system: str | None = None,
                  json_mode: bool = False) -> str:
         model = self._model()
+        self._gate()
         try:
             if not self._mirror:
                 return self._tracker.tracked_complete(model, prompt, images=images,
@@ -135,12 +159,16 @@ class CountedChat:
                 return out  # as it is (a CutOffReply stays one)
             finally:
                 MIRROR.reset(token)
+        except Exception as exc:
+            self._failed(exc)
+            raise
         finally:
             self._done()
 
     async def acomplete(self, prompt: str, *, images: Sequence[bytes] = (),
                         system: str | None = None, json_mode: bool = False) -> str:
         model = self._model()
+        self._gate()
         try:
             if not self._mirror:
                 return await self._tracker.tracked_acomplete(
@@ -152,6 +180,9 @@ class CountedChat:
                 return out
             finally:
                 MIRROR.reset(token)
+        except Exception as exc:
+            self._failed(exc)
+            raise
         finally:
             self._done()
 
@@ -186,6 +217,7 @@ class CountedChat:
 
         def stream(prompt: str, *, images: Sequence[bytes] = (),
                    system: str | None = None) -> Iterator[str]:
+            self._gate()
             info, t0 = new_call_info(), time.perf_counter()
             out: list[str] = []
             answer: str | None = None
@@ -213,6 +245,7 @@ class CountedChat:
 
         async def astream(prompt: str, *, images: Sequence[bytes] = (),
                           system: str | None = None) -> AsyncIterator[str]:
+            self._gate()
             info, t0 = new_call_info(), time.perf_counter()
             out: list[str] = []
             answer: str | None = None

@@ -13,7 +13,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 from .providers.usage import UsageReport
 
@@ -290,6 +290,10 @@ class RetrievalResult(BaseModel):
     calls, tokens (provider-reported, else estimated ``len/4``), retries, failures, images,
     seconds (:mod:`~hyperviz_core.rag.query_usage`); None when no model was called
     (offline)."""
+
+    #: why the chat model is not called again in this query (a call failed with a
+    #: retryable error, its retries spent: :class:`~.query_usage.CountedChat`)
+    _chat_down: str | None = PrivateAttr(default=None)
 
     def __repr__(self) -> str:  # a summary: the whole result is model_dump_json()'s
         try:
