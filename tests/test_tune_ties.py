@@ -1,4 +1,5 @@
-"""``tune`` ties (closest to the Budget defaults; a whole-grid tie saves nothing) and where
+"""``tune`` ties (closest to the Budget defaults; a whole-grid tie keeps the default budget
+and saves the selected layouts) and where
 ``vizrag tune --save`` writes (all offline, readability-scored)."""
 
 from __future__ import annotations
@@ -54,15 +55,19 @@ def store(tmp_path: Path) -> Path:
     return path
 
 
-def test_cli_tune_saves_nothing_when_the_grid_ties(
+def test_cli_tune_keeps_the_default_budget_when_the_grid_ties(
         hif: Path, store: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A tied grid tunes no budget (the defaults stay); the selected layouts are saved (a
+    tie saved nothing, and the dual-view choice was lost: review 44)."""
     code = main(["tune", "--from", str(hif), "--k", "1", "--grid", "w_v=1,10", "--grid",
                  "w_e=1", "--grid", "gamma=0.3,0.44", "--save", str(store), "--no-progress"])
     assert code == 0
     out = capsys.readouterr().out
-    assert "the grid did not separate the settings" in out and "nothing saved" in out
+    assert "the grid did not separate the settings" in out and "the defaults stay" in out
     assert "best:" not in out
-    assert not list(store.glob("*.hyperviz.json"))
+    saved = json.loads((store / "vizrag.hyperviz.json").read_text(encoding="utf-8"))
+    assert saved["budget"] == {} and saved["tuning"]["tie"] is True
+    assert saved["layouts"] == saved["selection"]["pair"]
     assert not list(store.parent.glob("*.hyperviz.json"))
 
 

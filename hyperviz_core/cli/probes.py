@@ -93,6 +93,7 @@ def _provider_options(p: argparse.ArgumentParser) -> None:
 
 def _make(args: argparse.Namespace) -> int:
     from ..probe import DEFAULT_TASKS, make_probes
+    from ..probe.make import STALE_LIMIT
 
     tasks = args.task or DEFAULT_TASKS
     counts: dict[str, int] = {}
@@ -114,30 +115,57 @@ def _make(args: argparse.Namespace) -> int:
             hg.entities) <= 30 else ""
         print(f"{len(probes)} distinct probes from {counts['samples']} samples: "
               f"{counts['duplicates']} repeated an earlier probe (same image, question and "
-              f"answer{whole}), {counts['no_instance']} had no instance of their task")
+              f"answer{whole}), {counts['no_instance']} had no instance of their task"
+              + (f"; sampling stopped after {STALE_LIMIT} samples in a row gave no new probe"
+                 if counts.get("stopped") else ""))
     return 0
 
 
 def _grade(args: argparse.Namespace) -> int:
-    from ..probe import ProbeAnswer, grade, read_jsonl
+    from ..probe import Probe, ProbeAnswer, grade, read_jsonl
 
     try:
         probes = _read_probes(args.probes)
         answers = read_jsonl(args.answers, ProbeAnswer)
+        if answers and _parses(args.answers, Probe):  # a probe also reads as an answer
+            raise ValueError(f"{args.answers}: this looks like a probes file (task, image, "
+                             "export on every line), not answers; usage: vizrag probes grade "
+                             "PROBES ANSWERS")
+        report = grade(probes, answers)
     except ValueError as exc:
         return _fail("probes grade", str(exc))
     models = sorted({a.model for a in answers if a.model})
     if models:
         print(f"answers from: {', '.join(models)}")
-    print(grade(probes, answers).table())
+    print(report.chance_note())
+    print(report.table())
     return 0
 
 
-def _read_probes(path: str) -> list[Any]:
-    """The probes of ``path``; an empty file is refused (nothing to ask or grade)."""
-    from ..probe import Probe, read_jsonl
+def _parses(path: str, model: Any) -> bool:
+    """Whether every line of ``path`` reads as ``model``."""
+    from ..probe import read_jsonl
 
-    probes = read_jsonl(path, Probe)
+    try:
+        read_jsonl(path, model)
+    except ValueError:
+        return False
+    return True
+
+
+def _read_probes(path: str) -> list[Any]:
+    """The probes of ``path``; an empty file is refused (nothing to ask or grade), and an
+    answers file given in its place is named as such."""
+    from ..probe import Probe, ProbeAnswer, read_jsonl
+
+    try:
+        probes = read_jsonl(path, Probe)
+    except ValueError as exc:
+        if _parses(path, ProbeAnswer):
+            raise ValueError(f"{path}: this looks like an answers file (id and answer, no "
+                             "task or image), not probes; give the probes.jsonl of "
+                             "`vizrag probes make`") from None
+        raise exc
     if not probes:
         raise ValueError(f"{path}: no probe (needs at least one probe; make them with "
                          "`vizrag probes make`)")
@@ -148,6 +176,9 @@ def _answers_path(args: argparse.Namespace) -> Path:
     """``--out`` (default ``answers.jsonl`` beside the probes), checked before any model is
     asked: not a folder, and no file where its folder goes."""
     out = Path(args.out) if args.out else Path(args.probes).parent / "answers.jsonl"
+    if out.resolve() == Path(args.probes).resolve():
+        raise ValueError(f"--out {out}: is the probes file itself (the answers would replace "
+                         "the probes); give another path, e.g. answers.jsonl")
     if out.is_dir():
         raise ValueError(f"--out {out}: is a folder; give the answers file's path")
     above = next((d for d in out.parents if d.exists()), None)
@@ -185,6 +216,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"model: {getattr(model, 'model_name', args.llm)}")
     print(f"wrote {out}", file=sys.stderr)
     report = grade(probes, answers)
+    print(report.chance_note())
     print(report.table())
     failed = report.overall.errors
     if probes and failed == len(probes):
@@ -248,21 +280,54 @@ def _tune(args: argparse.Namespace) -> int:
              else "no vision model: scored by readability metrics")
     print(f"dual-view selection ({label}; {args.k} probes, seed {args.seed}):")
     print(choice.table_text())
+    _few_probes(args.k, max(r.probes for r in choice.table))
     print(f"\nparameter search on {choice.pair[0]} + {choice.pair[1]} (best first, "
           f"score = {'exact accuracy' if model is not None else 'readability'} x coverage):")
     print(result.table_text(limit=args.show))
     errors = _tune_errors(choice, result)
     if errors:
         return _fail("tune", errors)
+    where = target or ((store_file, False) if store_file else None)
     if result.tie:
+        budget = _kept_budget(where)
         print(f"\nthe grid did not separate the settings (all {len(result.table)} points "
-              "scored the same on these probes); nothing saved")
-        return 0
-    print(f"\nbest: {', '.join(f'{k}={v:g}' for k, v in result.best.items())}")
-    settings = ViewSettings(layouts=choice.pair, budget=dict(result.best),
+              "scored the same on these probes): the budget is not tuned, "
+              f"{'the saved one is kept' if budget else 'the defaults stay'}, with the "
+              f"selected layouts {choice.pair[0]} + {choice.pair[1]}")
+    else:
+        budget = dict(result.best)
+        print(f"\nbest: {', '.join(f'{k}={v:g}' for k, v in result.best.items())}")
+    settings = ViewSettings(layouts=choice.pair, budget=budget,
                             selection=choice.model_dump(mode="json"),
                             tuning=result.model_dump(mode="json", exclude={"table"}))
-    return _save_settings(settings, target or ((store_file, False) if store_file else None))
+    return _save_settings(settings, where)
+
+
+def _kept_budget(target: tuple[Path, bool] | None) -> dict[str, float]:
+    """The budget already saved at ``target`` (a store's settings or an earlier
+    ``--save FILE.json``; ``{}``: none or unreadable, the defaults): what a tie keeps."""
+    from ..probe import ViewSettings, load_view_settings
+
+    if target is None:
+        return {}
+    path, is_json = target
+    try:
+        if not is_json:
+            previous = load_view_settings(path)
+            return dict(previous.budget) if previous is not None else {}
+        return dict(ViewSettings.model_validate_json(path.read_bytes()).budget)
+    except (OSError, ValueError):
+        return {}
+
+
+def _few_probes(k: int, made: int) -> None:
+    """Say so when the source gave fewer distinct probes than ``--k``."""
+    from ..probe.make import STALE_LIMIT
+
+    if made < k:
+        print(f"only {made} distinct probes per candidate from --k {k} (a sample that repeats "
+              f"an earlier probe or has no instance is left out; sampling stops after "
+              f"{STALE_LIMIT} such samples in a row)")
 
 
 def _save_settings(settings: Any, target: tuple[Path, bool] | None) -> int:

@@ -34,7 +34,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ..probe.textio import atomic_write_text, check_unicode, jsonl_lines
+from ..probe.textio import atomic_write_text, check_unicode, decode_utf8, jsonl_lines
 
 __all__ = [
     "AnswerRecord",
@@ -87,13 +87,7 @@ def _jsonl(path: str | Path) -> Iterable[tuple[int, dict[str, Any]]]:
         data = p.read_bytes()
     except OSError as exc:
         raise ValueError(f"cannot read {p}: {exc.strerror or exc}") from None
-    try:
-        text = data.decode("utf-8-sig")  # a byte-order mark (Windows) is skipped
-    except UnicodeDecodeError as exc:
-        row = data.count(b"\n", 0, exc.start) + 1
-        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise ValueError(f"{p}:{row}: not UTF-8 text (byte 0x{data[exc.start]:02x} at "
-                         f"column {column}; save the file as UTF-8)") from None
+    text = decode_utf8(data, p)  # a byte-order mark (Windows) is skipped
     for n, line in enumerate(jsonl_lines(text), 1):
         if not line.strip():
             continue
@@ -127,10 +121,18 @@ def _golds(path: str | Path, n: int, obj: dict[str, Any]) -> list[str]:
     return [g for g in (_gold(path, n, v) for v in golds) if g]
 
 
+_OTHER_ID_KEYS = ("qid", "_id", "question_id", "qa_id", "uid", "ID", "Id")
+"""Keys other datasets use for a question id: a line with one and no ``"id"`` is refused."""
+
+
 def _id(path: str | Path, n: int, obj: dict[str, Any], default: str | None) -> str:
     """The ``"id"`` of a line as text (``default`` when absent); ``ValueError`` naming the
     line unless a non-empty string or a whole number."""
     if "id" not in obj:
+        other = next((k for k in _OTHER_ID_KEYS if k in obj), None)
+        if other is not None:  # its line number would silently match no answer
+            raise ValueError(f"{path}:{n}: no \"id\" but {other!r}: the id key is \"id\" "
+                             f"(rename {other!r} to \"id\")")
         if default is None:
             raise ValueError(f"{path}:{n}: answer line without an \"id\"")
         return default

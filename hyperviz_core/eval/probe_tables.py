@@ -43,7 +43,7 @@ from ..probe import (
 from .markdown import pct
 from .tables import PaperTable
 
-__all__ = ["ModelFactory", "fake_row", "layout_bias", "probe_rows", "table5"]
+__all__ = ["ModelFactory", "chance_note", "fake_row", "layout_bias", "probe_rows", "table5"]
 
 ModelFactory = Callable[[Sequence[Probe], Path], Any]
 """``(probes, folder) -> ChatModel``: the vision model that answers one set of probes."""
@@ -72,6 +72,16 @@ def fake_row(name: str, answers: Sequence[ProbeAnswer]) -> tuple[str, str]:
             "the harness and measure no model")
 
 
+def chance_note(report: GradeReport) -> str:
+    """The chance baseline of a probe set: the accuracy of the best constant answer per task
+    (each task's most frequent expected answer), per task and overall."""
+    per = ", ".join(f"{t.task} {pct(t.chance)} ({' '.join(report.chance_answers[t.task])})"
+                    for t in report.tasks)
+    return (f"chance baseline (best constant answer per task, from the probes alone): {per}; "
+            f"overall {pct(report.overall.chance)}. IDs are numbered by importance, so a "
+            "model's accuracy means something only above this")
+
+
 def table5(probes: Sequence[Probe], answers: Mapping[str, Sequence[ProbeAnswer]]
            ) -> PaperTable:
     """Probe accuracy of every model in ``answers`` (``{model: answers}``)."""
@@ -82,12 +92,15 @@ def table5(probes: Sequence[Probe], answers: Mapping[str, Sequence[ProbeAnswer]]
     reports: dict[tuple[str, ...], GradeReport] = {
         (name,): grade(probes, got) for name, got in answers.items()}
     cols, rows = probe_rows(reports)
-    notes = ["accuracy = exact set match of the expected IDs over the answered probes; "
-             "partial credit = mean F1; '-' = no probe graded (every model call failed)"]
+    notes = ["accuracy = exact set match of the expected IDs over the probes graded: a probe "
+             "without an answer counts as wrong, a failed model call is not graded; partial "
+             "credit = mean F1; '-' = no probe graded (every model call failed)",
+             chance_note(next(iter(reports.values())))]
     for row, (name, got) in zip(rows, answers.items(), strict=True):
         row[0], note = fake_row(name, got)
         notes += [note] if note else []
-    notes += [f"{n}: {r.overall.missing} probes without an answer (scored 0)"
+    notes += [f"{n}: {r.overall.n - r.overall.missing} of {r.overall.n} probes answered, "
+              f"{r.overall.missing} without an answer (counted wrong)"
               for (n,), r in reports.items() if r.overall.missing]
     notes += [f"{n}: {r.overall.errors} failed model calls (not scored; first: "
               f"{r.first_error[:120]})" for (n,), r in reports.items() if r.overall.errors]

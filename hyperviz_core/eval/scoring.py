@@ -108,6 +108,10 @@ def _group(items: Sequence[QuestionScore]) -> GroupScore:
     )
 
 
+GOLD_KEYS = ('gold answers are read from a question\'s "answers" (a list) or "answer" key; '
+             'other keys (e.g. "gold") are not read')
+
+
 def score_answers(
     questions: Sequence[Question],
     answers: Mapping[str, str],
@@ -141,7 +145,8 @@ def score_answers(
     if not scored:
         raise ValueError("no question has gold answers to score against"
                          + (f" ({len(unscorable)} have gold answers with nothing to match once "
-                            "normalised)" if unscorable else ""))
+                            "normalised)" if unscorable else "")
+                         + f"; {GOLD_KEYS}")
     groups: dict[str, list[QuestionScore]] = {}
     for s in scored:
         groups.setdefault(str(s.hops) if s.hops is not None else "?", []).append(s)

@@ -30,7 +30,7 @@ from .data import Question
 from .judge import Judge, JudgeReport
 from .judge_prompts import DIMENSIONS
 from .markdown import markdown_table, num, pct
-from .scoring import AnswerScores, hop_order, refuse_unmatched, score_answers
+from .scoring import GOLD_KEYS, AnswerScores, hop_order, refuse_unmatched, score_answers
 
 __all__ = ["ABLATIONS", "PaperTable", "answer_quality_rows", "table1", "table2", "table4"]
 
@@ -102,7 +102,7 @@ def table1(judge: Judge, questions: Sequence[Question], ours: str,
 def answer_quality_rows(scores: Mapping[str, AnswerScores], hops: Sequence[str]
                         ) -> tuple[list[str], list[list[str]]]:
     """Headers and rows: per system EM / F1 per hop group and overall (percentages)."""
-    with_ctx = all(s.overall.in_context is not None for s in scores.values())
+    with_ctx = any(s.overall.in_context is not None for s in scores.values())
     headers = ["system"]
     for h in (*hops, "all"):
         label = {"all": "all", "?": "unknown-hop"}.get(h, f"{h}-hop")
@@ -117,15 +117,20 @@ def answer_quality_rows(scores: Mapping[str, AnswerScores], hops: Sequence[str]
             g = s.overall if h == "all" else s.by_hops.get(h)
             row += [num(100 * g.em), num(100 * g.f1)] if g else ["-", "-"]
         row.append(num(100 * s.overall.contains))
-        if with_ctx:
-            row.append(num(100 * (s.overall.in_context or 0.0)))
+        if with_ctx:  # "-": no contexts given for this system
+            ctx = s.overall.in_context
+            row.append("-" if ctx is None else num(100 * ctx))
         rows.append(row)
     return headers, rows
 
 
 def table4(questions: Sequence[Question], answers: Mapping[str, Mapping[str, str]],
            contexts: Mapping[str, Mapping[str, Sequence[str]]] | None = None) -> PaperTable:
-    """Exact match / token F1 (percent) by hop count for every system in ``answers``."""
+    """Exact match / token F1 (percent) by hop count for every system in ``answers``.
+
+    ``contexts`` (``{system: {id: passages}}``) adds an "answer in context" column; a
+    system without contexts shows ``-`` there. Questions without gold answers are left out,
+    and a note counts them."""
     if not answers:
         raise ValueError("Table 4 needs at least one answers file")
     refuse_unmatched(questions, answers)
@@ -140,6 +145,13 @@ def table4(questions: Sequence[Question], answers: Mapping[str, Mapping[str, str
                        for h, g in first.by_hops.items())
     notes = [f"{first.overall.n} questions with gold answers ({counts}); EM and F1 use "
              "SQuAD normalisation, best over the gold aliases.", *_missing_notes(scores)]
+    dropped = sum(1 for q in questions if not q.answers)
+    if dropped:
+        notes.append(f"{dropped} of {len(questions)} questions left out: no gold answers "
+                     f"({GOLD_KEYS})")
+    if contexts is not None and len(contexts) < len(answers):
+        notes.append("answer in context: '-' for " + ", ".join(
+            n for n in answers if n not in contexts) + " (no retrieved contexts given)")
     data = {n: {"overall": s.overall.model_dump(),
                 "by_hops": {h: g.model_dump() for h, g in s.by_hops.items()}}
             for n, s in scores.items()}

@@ -25,8 +25,8 @@ from .disambiguation import (
     solve_disambiguation,
 )
 from .fake import FAKE_LABEL, ExportOracleVisionModel, fake_model
-from .grade import f1, grade, parse_ids
-from .make import DEFAULT_PAIR, make_probes, probe_specs, render_probe
+from .grade import best_constant_answers, f1, grade, parse_ids
+from .make import DEFAULT_PAIR, STALE_LIMIT, make_probes, probe_specs, render_probe
 from .sample import sample_subgraph, sample_subgraphs
 from .score import readability_score
 from .search import DEFAULT_GRID, TuneResult, TuneRow, parse_grid, tune
@@ -48,6 +48,7 @@ __all__ = [
     "DEFAULT_TASKS",
     "FAKE_LABEL",
     "SIMILARITY_MIN",
+    "STALE_LIMIT",
     "SYSTEM",
     "TASKS",
     "DualViewChoice",
@@ -62,6 +63,7 @@ __all__ = [
     "TuneRow",
     "ViewSettings",
     "ask_probes",
+    "best_constant_answers",
     "bridges",
     "disambiguation_question",
     "disambiguation_triples",

@@ -24,7 +24,7 @@ from ..rag import parse_json_object
 from .tasks import vid_key
 from .types import GradeReport, Probe, ProbeAnswer, TaskScore
 
-__all__ = ["f1", "grade", "parse_ids"]
+__all__ = ["best_constant_answers", "f1", "grade", "parse_ids"]
 
 _ID = re.compile(r"\b([EeHh])\s?-?(\d{1,6})\b")
 
@@ -63,12 +63,49 @@ def _kind(probe: Probe) -> str | None:
     return kinds.pop() if len(kinds) == 1 else None
 
 
+def best_constant_answers(probes: Sequence[Probe]) -> dict[str, list[str]]:
+    """The best constant answer of every task: its most frequent expected answer (ties: the
+    first in ID order). Always giving it scores the chance baseline of
+    :attr:`~hyperviz_core.probe.types.TaskScore.chance`: visual IDs are numbered by
+    importance (``E1``/``H1`` first), so a model could score well without reading the image.
+
+    >>> from hyperviz_core.probe.types import Probe
+    >>> ps = [Probe(id=str(i), task="bridge-hyperedge", image="", export="", question="?",
+    ...             answer=a) for i, a in enumerate([["H1"], ["H2"], ["H1"]])]
+    >>> best_constant_answers(ps)
+    {'bridge-hyperedge': ['H1']}
+    """
+    counts: dict[str, dict[tuple[str, ...], int]] = {}
+    for p in probes:
+        key = tuple(sorted(p.answer, key=vid_key))
+        per = counts.setdefault(p.task, {})
+        per[key] = per.get(key, 0) + 1
+    return {task: list(min(per.items(), key=lambda kv: (-kv[1], [vid_key(v) for v in kv[0]],
+                                                        len(kv[0])))[0])
+            for task, per in sorted(counts.items())}
+
+
+def _chance(probes: Sequence[Probe], per: dict[str, TaskScore], overall: TaskScore
+            ) -> dict[str, list[str]]:
+    """Set ``chance`` (exact accuracy of the best constant answer) of every score."""
+    best = best_constant_answers(probes)
+    hits: dict[str, int] = {}
+    for p in probes:
+        hits[p.task] = hits.get(p.task, 0) + (sorted(p.answer, key=vid_key) == best[p.task])
+    for task, score in per.items():
+        score.chance = round(hits[task] / score.n, 4)
+    overall.chance = round(sum(hits.values()) / overall.n, 4) if overall.n else None
+    return best
+
+
 def grade(probes: Sequence[Probe], answers: Sequence[ProbeAnswer]) -> GradeReport:
     """Score ``answers`` against ``probes`` per task and overall (:class:`ValueError` when
     no answer is to any of them). A missing answer scores 0;
     an answer whose model call failed (``error``) is counted in ``errors`` and not graded:
     accuracy and partial credit are over the other probes (``None`` when no probe was
-    graded: every call failed, which is no 0 % result)."""
+    graded: every call failed, which is no 0 % result). ``chance`` is the exact accuracy of
+    the best constant answer per task (:func:`best_constant_answers`), from the probes
+    alone: read a model's accuracy against it."""
     by_id = {a.id: a for a in answers}
     if probes and not any(p.id in by_id for p in probes):
         raise ValueError(f"none of the {len(by_id)} answers is to one of the {len(probes)} "
@@ -100,5 +137,6 @@ def grade(probes: Sequence[Probe], answers: Sequence[ProbeAnswer]) -> GradeRepor
         graded = s.n - s.errors
         s.accuracy = round(s.correct / graded, 4) if graded else None  # nothing to grade
         s.partial = round((s.partial or 0.0) / graded, 4) if graded else None
+    best = _chance(probes, per, overall)
     return GradeReport(tasks=[per[t] for t in sorted(per)], overall=overall,
-                       first_error=first_error)
+                       first_error=first_error, chance_answers=best)

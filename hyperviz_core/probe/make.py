@@ -13,20 +13,21 @@ Example:
 from __future__ import annotations
 
 import hashlib
+import json
 import random
-from collections.abc import MutableMapping, Sequence
+from collections.abc import Iterable, Iterator, MutableMapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..layouts.base import get_layout
 from ..model import Hypergraph
 from ..render import HyperViz, Rendering
-from .sample import sample_subgraphs
+from .sample import sample_at
 from .tasks import DEFAULT_TASKS, TASKS, make_question
 from .types import Probe, write_jsonl
 
-__all__ = ["DEFAULT_PAIR", "ProbeSpec", "make_probes", "probe_key", "probe_specs",
-           "render_probe"]
+__all__ = ["DEFAULT_PAIR", "STALE_LIMIT", "ProbeSpec", "SpecStream", "distinct_probes",
+           "iter_probe_specs", "make_probes", "probe_key", "probe_specs", "render_probe"]
 
 DEFAULT_PAIR: tuple[str, str] = ("set-force", "bi-inc")
 
@@ -34,12 +35,20 @@ ProbeSpec = tuple[str, Hypergraph, str, int]
 """(probe id, sub-hypergraph, task, question seed)."""
 
 
-def probe_specs(
+_KEPT_RENDERINGS = 16  # recent drawings kept by render_probe's cache
+
+STALE_LIMIT = 50
+"""Sampling stops once this many samples in a row gave no new probe (each repeated an
+earlier probe or had no instance of its task): a small source yields only a few distinct
+probes however many are asked for, and drawing the rest would only repeat them."""
+
+
+def iter_probe_specs(
     source: Hypergraph | Sequence[Hypergraph], n: int, seed: int = 0,
     tasks: Sequence[str] = DEFAULT_TASKS, size: tuple[int, int] = (12, 30),
-) -> list[ProbeSpec]:
-    """``n`` probe specs, tasks taken in turn, each on its own sample of ``source`` (one
-    hypergraph to sample from, or a list of hypergraphs used in turn, whole)."""
+) -> Iterator[ProbeSpec]:
+    """:func:`probe_specs`, drawn lazily one sample at a time (the arguments are checked at
+    once)."""
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ValueError(f"the number of probes must be a whole number >= 1, got {n!r}")
     if not tasks:
@@ -54,20 +63,75 @@ def probe_specs(
     graphs = [source] if isinstance(source, Hypergraph) else list(source)
     if not graphs or not any(g.entities for g in graphs):
         raise ValueError("no hypergraph with an entity to make probes from")
-    if isinstance(source, Hypergraph):
-        subs = sample_subgraphs(source, n, seed, (size[0], size[1]))
-    else:
-        subs = [source[i % len(source)] for i in range(n)]
-    return [(f"p{i:04d}-{tasks[i % len(tasks)]}", subs[i], tasks[i % len(tasks)],
-             seed * 7919 + i) for i in range(n)]
+    return _specs(source if isinstance(source, Hypergraph) else graphs, n, seed, tasks,
+                  (size[0], size[1]))
+
+
+def _specs(source: Hypergraph | list[Hypergraph], n: int, seed: int, tasks: Sequence[str],
+           size: tuple[int, int]) -> Iterator[ProbeSpec]:
+    for i in range(n):
+        sub = (sample_at(source, i, seed, size) if isinstance(source, Hypergraph)
+               else source[i % len(source)])
+        yield (f"p{i:04d}-{tasks[i % len(tasks)]}", sub, tasks[i % len(tasks)],
+               seed * 7919 + i)
+
+
+def probe_specs(
+    source: Hypergraph | Sequence[Hypergraph], n: int, seed: int = 0,
+    tasks: Sequence[str] = DEFAULT_TASKS, size: tuple[int, int] = (12, 30),
+) -> list[ProbeSpec]:
+    """``n`` probe specs, tasks taken in turn, each on its own sample of ``source`` (one
+    hypergraph to sample from, or a list of hypergraphs used in turn, whole)."""
+    return list(iter_probe_specs(source, n, seed, tasks, size))
+
+
+class SpecStream:
+    """Lazily drawn probe specs, kept once drawn: every pass (one per layout pair or grid
+    point) sees the same specs, and none is drawn before a pass needs it.
+
+    >>> from hyperviz_core.testing import random_hypergraph
+    >>> s = SpecStream(random_hypergraph(40, 20, seed=1), 3)
+    >>> [x[0] for x in s] == [x[0] for x in s], len(s.drawn)
+    (True, 3)
+    """
+
+    def __init__(self, source: Hypergraph | Sequence[Hypergraph], n: int, seed: int = 0,
+                 tasks: Sequence[str] = DEFAULT_TASKS) -> None:
+        self._it = iter_probe_specs(source, n, seed, tasks)
+        self.drawn: list[ProbeSpec] = []
+
+    def __iter__(self) -> Iterator[ProbeSpec]:
+        i = 0
+        while True:
+            if i == len(self.drawn):
+                nxt = next(self._it, None)
+                if nxt is None:
+                    return
+                self.drawn.append(nxt)
+            yield self.drawn[i]
+            i += 1
 
 
 def render_probe(
     spec: ProbeSpec, layouts: Sequence[str], viz: HyperViz | None = None,
+    renderings: dict[str, Rendering] | None = None,
 ) -> tuple[Rendering, Probe] | None:
-    """Render a spec and ask its question about what is drawn (None: no instance)."""
+    """Render a spec and ask its question about what is drawn (None: no instance).
+    ``renderings``, when given, keeps the drawings of recent samples by content (one
+    :class:`HyperViz`): a sample drawn again (a small source is drawn whole every time) is
+    not rendered again."""
     pid, sub, task, qseed = spec
-    rendering = (viz or HyperViz()).render(sub, layouts=list(layouts))
+    key = ""
+    if renderings is not None:
+        key = hashlib.sha256(json.dumps(sub.to_hif(), sort_keys=True, default=str)
+                             .encode()).hexdigest()
+    rendering = renderings.get(key) if renderings is not None else None
+    if rendering is None:
+        rendering = (viz or HyperViz()).render(sub, layouts=list(layouts))
+        if renderings is not None:
+            if len(renderings) >= _KEPT_RENDERINGS:
+                del renderings[next(iter(renderings))]
+            renderings[key] = rendering
     q = make_question(rendering.export(), task, random.Random(qseed))
     if q is None:
         return None
@@ -86,12 +150,43 @@ def probe_key(rendering: Rendering, probe: Probe) -> tuple[str, str, str, tuple[
             tuple(probe.answer))
 
 
-def _bar(items: Sequence[Any], on: bool, desc: str) -> Any:
+def distinct_probes(
+    specs: Iterable[ProbeSpec], layouts: Sequence[str], viz: HyperViz | None = None,
+    tally: MutableMapping[str, int] | None = None,
+) -> Iterator[tuple[ProbeSpec, Rendering, Probe]]:
+    """Render ``specs`` in turn and yield each new probe, leaving out a sample with no
+    instance of its task and a repeat of an earlier probe (:func:`probe_key`); stops after
+    :data:`STALE_LIMIT` such samples in a row. ``tally`` counts ``samples``,
+    ``no_instance`` and ``duplicates``, and gets ``stopped`` = 1 when the limit stopped it."""
+    count = tally if tally is not None else {}
+    for name in ("samples", "no_instance", "duplicates"):
+        count.setdefault(name, 0)
+    seen: set[tuple[str, str, str, tuple[str, ...]]] = set()
+    renderings: dict[str, Rendering] = {}
+    stale = 0
+    for spec in specs:
+        if stale >= STALE_LIMIT:
+            count["stopped"] = 1
+            return
+        count["samples"] += 1
+        made = render_probe(spec, layouts, viz, renderings)
+        key = probe_key(*made) if made is not None else None
+        if made is None or key in seen:
+            count["no_instance" if made is None else "duplicates"] += 1
+            stale += 1
+            continue
+        assert key is not None
+        seen.add(key)
+        stale = 0
+        yield spec, made[0], made[1]
+
+
+def _bar(items: Iterable[Any], on: bool, desc: str, total: int) -> Any:
     if not on:
         return items
     from tqdm import tqdm
 
-    return tqdm(items, desc=desc, unit="probe")
+    return tqdm(items, desc=desc, unit="probe", total=total)
 
 
 def make_probes(
@@ -107,11 +202,13 @@ def make_probes(
     lexically similar unconnected distractor) is skipped, and so is a probe identical to an
     earlier one (:func:`probe_key`: same task, image, question and answer — a source of at
     most ``size[1]`` entities is drawn whole for every sample), so fewer than ``n`` probes
-    can come back. ``counts``, when given, receives ``samples``, ``no_instance`` and
-    ``duplicates``. ``tasks`` are taken in turn (default: overlap-core, bridge-hyperedge;
-    see :data:`~hyperviz_core.probe.tasks.TASKS` for all, e.g. ``["disambiguation"]``).
+    can come back; sampling stops after :data:`STALE_LIMIT` such samples in a row.
+    ``counts``, when given, receives ``samples``, ``no_instance`` and ``duplicates``, and
+    ``stopped`` = 1 when that limit stopped the sampling before ``n`` samples. ``tasks``
+    are taken in turn (default: overlap-core, bridge-hyperedge; see
+    :data:`~hyperviz_core.probe.tasks.TASKS` for all, e.g. ``["disambiguation"]``).
     """
-    specs = probe_specs(source, n, seed, tasks, size=size)  # checked before out_dir is made
+    specs = iter_probe_specs(source, n, seed, tasks, size=size)  # checked before out_dir
     for name in layouts:
         get_layout(name)  # an unknown layout: ValueError naming the available ones
     out = Path(out_dir)
@@ -119,20 +216,9 @@ def make_probes(
         raise ValueError(f"{out_dir} exists and is not a folder (probes go into a folder)")
     out.mkdir(parents=True, exist_ok=True)
     probes: list[Probe] = []
-    seen: set[tuple[str, str, str, tuple[str, ...]]] = set()
-    tally = {"samples": 0, "no_instance": 0, "duplicates": 0}
-    for spec in _bar(specs, progress, "probes"):
-        tally["samples"] += 1
-        made = render_probe(spec, layouts, viz)
-        if made is None:
-            tally["no_instance"] += 1
-            continue
-        rendering, probe = made
-        key = probe_key(rendering, probe)
-        if key in seen:
-            tally["duplicates"] += 1
-            continue
-        seen.add(key)
+    tally: dict[str, int] = {}
+    for _, rendering, probe in distinct_probes(_bar(specs, progress, "probes", n), layouts,
+                                               viz, tally):
         rendering.save(out / probe.image)
         probes.append(probe)
     write_jsonl(out / "probes.jsonl", probes)

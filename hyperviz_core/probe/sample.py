@@ -13,7 +13,7 @@ import random
 
 from ..model import Hypergraph
 
-__all__ = ["sample_subgraph", "sample_subgraphs"]
+__all__ = ["sample_at", "sample_subgraph", "sample_subgraphs"]
 
 
 def sample_subgraph(hg: Hypergraph, rng: random.Random, target: int) -> Hypergraph:
@@ -53,10 +53,13 @@ def sample_subgraphs(
     a hypergraph no larger than ``size[1]`` is used whole (``n`` copies of it: the probes
     made from them repeat, and :func:`~hyperviz_core.probe.make.make_probes` keeps one of
     each)."""
+    return [sample_at(hg, i, seed, size) for i in range(n)]
+
+
+def sample_at(hg: Hypergraph, i: int, seed: int = 0, size: tuple[int, int] = (12, 30)
+              ) -> Hypergraph:
+    """Sample ``i`` of :func:`sample_subgraphs` alone (drawn lazily, one at a time)."""
     if len(hg.entities) <= size[1]:
-        return [hg.copy() for _ in range(n)]
-    out = []
-    for i in range(n):
-        rng = random.Random(seed * 1_000_003 + i)
-        out.append(sample_subgraph(hg, rng, rng.randint(size[0], size[1])))
-    return out
+        return hg.copy()
+    rng = random.Random(seed * 1_000_003 + i)
+    return sample_subgraph(hg, rng, rng.randint(size[0], size[1]))

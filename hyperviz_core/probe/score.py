@@ -16,13 +16,13 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..render import HyperViz
 from .ask import ask_probes_inline
 from .grade import grade
-from .make import ProbeSpec, probe_key, render_probe
+from .make import ProbeSpec, distinct_probes
 from .types import GradeReport, Probe
 
 __all__ = ["HARD_ERRORS", "readability_score", "run_specs"]
@@ -46,26 +46,18 @@ def readability_score(m: Mapping[str, float | int]) -> float:
 
 
 def run_specs(
-    specs: Sequence[ProbeSpec], layouts: Sequence[str], viz: HyperViz, vlm: Any | None,
+    specs: Iterable[ProbeSpec], layouts: Sequence[str], viz: HyperViz, vlm: Any | None,
 ) -> dict[str, Any]:
     """Render every spec with ``layouts``; grade ``vlm``'s answers (if given) and average
     readability and coverage (drawn ÷ given entities) over the renderings. A probe identical
-    to an earlier one (:func:`~hyperviz_core.probe.make.probe_key`) is left out: ``probes``
-    counts distinct probes. ``errors`` counts failed model calls (not graded), ``error`` is
-    the first one's message."""
+    to an earlier one (:func:`~hyperviz_core.probe.make.probe_key`) is left out, and the
+    specs stop being drawn after :data:`~hyperviz_core.probe.make.STALE_LIMIT` samples in a
+    row without a new probe: ``probes`` counts distinct probes. ``errors`` counts failed
+    model calls (not graded), ``error`` is the first one's message."""
     probes: list[Probe] = []
     images: dict[str, tuple[bytes, dict[str, Any]]] = {}
     read, cover = [], []
-    seen: set[tuple[str, str, str, tuple[str, ...]]] = set()
-    for spec in specs:
-        made = render_probe(spec, layouts, viz)
-        if made is None:
-            continue
-        rendering, probe = made
-        key = probe_key(rendering, probe)
-        if key in seen:
-            continue
-        seen.add(key)
+    for spec, rendering, probe in distinct_probes(specs, layouts, viz):
         probes.append(probe)
         images[probe.id] = (rendering.png, rendering.export())
         read.append(readability_score(rendering.metrics))

@@ -37,7 +37,7 @@ from pydantic import BaseModel, Field
 from ..model import Hypergraph
 from ..prune import Budget
 from ..render import HyperViz
-from .make import DEFAULT_PAIR, probe_specs
+from .make import DEFAULT_PAIR, SpecStream
 from .score import run_specs
 
 __all__ = ["DEFAULT_GRID", "TuneResult", "TuneRow", "parse_grid", "tune"]
@@ -166,7 +166,7 @@ def tune(
     empty = [p for p in PARAMS if not full[p]]
     if empty:
         raise ValueError(f"grid parameter {empty[0]!r} has no value to try")
-    specs = probe_specs(hypergraphs, k, seed)
+    specs = SpecStream(hypergraphs, k, seed)
     points = [dict(zip(PARAMS, vals, strict=True))
               for vals in itertools.product(*(full[p] for p in PARAMS))]
     items: Any = points

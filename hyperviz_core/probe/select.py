@@ -38,7 +38,7 @@ from ..view_settings import (
     saved_view_settings,
     settings_path,
 )
-from .make import probe_specs
+from .make import SpecStream
 from .score import run_specs
 
 __all__ = ["DualViewChoice", "PairScore", "ViewSettings", "load_view_settings",
@@ -103,7 +103,7 @@ def select_dual_view(
     """Score all 9 set × induced pairs on ``k`` probes; best pair + full table."""
     if k < 1:
         raise ValueError(f"k must be >= 1, got {k}")
-    specs = probe_specs(hypergraphs, k, seed)
+    specs = SpecStream(hypergraphs, k, seed)
     viz = HyperViz(budget=budget)
     items: Any = PAIRS
     if progress:

@@ -26,7 +26,26 @@ from typing import Any
 from ..atomic import atomic_write_bytes
 from ..surrogates import first_surrogate
 
-__all__ = ["atomic_write_text", "check_unicode", "jsonl_lines"]
+__all__ = ["atomic_write_text", "check_unicode", "decode_utf8", "jsonl_lines"]
+
+
+def decode_utf8(data: bytes, path: str | Path) -> str:
+    """``data`` as UTF-8 text (a byte-order mark skipped); ``ValueError`` naming the line and
+    column of the first byte that is no UTF-8.
+
+    >>> decode_utf8(b'{"a": 1}\\n{"b": "\\xff"}', "x.jsonl")
+    Traceback (most recent call last):
+    ...
+    ValueError: x.jsonl:2: not UTF-8 text (byte 0xff at column 8; save the file as UTF-8)
+    """
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        row = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise ValueError(f"{path}:{row}: not UTF-8 text (byte 0x{data[exc.start]:02x} at "
+                         f"column {column}; save the file as UTF-8)") from None
+
 
 def jsonl_lines(text: str) -> list[str]:
     """The lines of a JSON-lines text, split on ``\\n`` only (a trailing ``\\r`` dropped,

@@ -9,7 +9,7 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .textio import atomic_write_text, check_unicode, jsonl_lines
+from .textio import atomic_write_text, check_unicode, decode_utf8, jsonl_lines
 
 __all__ = ["GradeReport", "Probe", "ProbeAnswer", "TaskScore", "read_jsonl", "write_jsonl"]
 
@@ -68,6 +68,11 @@ class TaskScore(BaseModel):
     """Probes without an answer in the file (graded 0)."""
     errors: int = 0
     """Probes whose model call failed (not graded)."""
+    chance: float | None = None
+    """Chance baseline: the exact accuracy of always giving the task's most frequent
+    expected answer (overall: each task's), over all ``n`` probes; ``None`` without probes.
+    IDs are numbered by importance, so ``H1``/``E1`` is often right: a model's accuracy
+    means something only above this."""
 
 
 class GradeReport(BaseModel):
@@ -77,17 +82,27 @@ class GradeReport(BaseModel):
     overall: TaskScore = Field(default_factory=lambda: TaskScore(task="overall"))
     first_error: str = ""
     """The first failed model call's error (empty when none failed)."""
+    chance_answers: dict[str, list[str]] = Field(default_factory=dict)
+    """The best constant answer of every task (the chance baseline's answer)."""
 
     def table(self) -> str:
-        """A plain-text table (one row per task, then overall)."""
-        rows = [f"{'task':<18} {'n':>4} {'exact':>7} {'partial':>8} {'missing':>8} "
-                f"{'errors':>7}"]
+        """A plain-text table (one row per task, then overall); ``chance`` is the exact
+        accuracy of the best constant answer (:meth:`chance_note`)."""
+        rows = [f"{'task':<18} {'n':>4} {'exact':>7} {'partial':>8} {'chance':>7} "
+                f"{'missing':>8} {'errors':>7}"]
         for t in [*self.tasks, self.overall]:
             acc = "-" if t.accuracy is None else f"{t.accuracy:.3f}"
             part = "-" if t.partial is None else f"{t.partial:.3f}"
-            rows.append(f"{t.task:<18} {t.n:>4} {acc:>7} {part:>8} {t.missing:>8} "
-                        f"{t.errors:>7}")
+            chance = "-" if t.chance is None else f"{t.chance:.3f}"
+            rows.append(f"{t.task:<18} {t.n:>4} {acc:>7} {part:>8} {chance:>7} "
+                        f"{t.missing:>8} {t.errors:>7}")
         return "\n".join(rows)
+
+    def chance_note(self) -> str:
+        """One line naming the chance baseline and the constant answers behind it."""
+        best = "; ".join(f"{t}: {' '.join(a) or 'none'}" for t, a in self.chance_answers.items())
+        return ("chance = exact accuracy of always giving each task's most frequent expected "
+                f"answer ({best}); read 'exact' against it")
 
 
 M = TypeVar("M", bound=BaseModel)
@@ -97,11 +112,10 @@ def read_jsonl(path: str | Path, model: type[M]) -> list[M]:
     """Read JSON lines into ``model`` objects; a bad line raises ``ValueError`` naming it."""
     p = Path(path)
     try:
-        lines = jsonl_lines(p.read_text(encoding="utf-8"))
+        data = p.read_bytes()
     except OSError as exc:
         raise ValueError(f"cannot read {p}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"{p}: not UTF-8 text") from None
+    lines = jsonl_lines(decode_utf8(data, p))
     out: list[M] = []
     for no, line in enumerate(lines, 1):
         if not line.strip():
@@ -111,9 +125,20 @@ def read_jsonl(path: str | Path, model: type[M]) -> list[M]:
             check_unicode(obj, p, no)
             out.append(model.model_validate(obj))
         except (json.JSONDecodeError, ValidationError) as exc:
-            msg = exc.msg if isinstance(exc, json.JSONDecodeError) else exc.errors()[0]["msg"]
+            msg = exc.msg if isinstance(exc, json.JSONDecodeError) else _field_error(exc)
             raise ValueError(f"{p}:{no}: not a valid {model.__name__}: {msg}") from None
     return out
+
+
+def _field_error(exc: ValidationError) -> str:
+    """The first error of ``exc``, naming its field: ``field 'answer' required``."""
+    err = exc.errors()[0]
+    loc = ".".join(str(x) for x in err.get("loc", ()))
+    if not loc:
+        return str(err["msg"])
+    if err.get("type") == "missing":
+        return f"field {loc!r} required"
+    return f"field {loc!r}: {err['msg']}"
 
 
 def write_jsonl(path: str | Path, items: Iterable[BaseModel]) -> Path:
