@@ -145,6 +145,8 @@ def keywords(st: RetrievalState) -> Step:
             answer = yield req
             found = parse_json_list(answer)
             _record(res, req, answer)
+            if not found:
+                _warn(res, "keyword answer held no list of strings; heuristic keywords used")
         except Exception as exc:
             _warn(res, f"keyword model failed ({exc}); heuristic keywords used")
     if not found:

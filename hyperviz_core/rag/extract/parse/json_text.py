@@ -16,7 +16,7 @@ from typing import Any
 from .builder import ExtractionBuilder
 from .fields import MAX_ITEMS, NAME_KEYS, REL_TAGS, first_value, norm_tag
 
-__all__ = ["JSON_START", "from_json", "json_candidates", "salvage_objects"]
+__all__ = ["JSON_START", "fenced_blocks", "from_json", "json_candidates", "salvage_objects"]
 
 #: Where a JSON object or list may start.
 JSON_START = re.compile(r"[{\[]")
@@ -35,11 +35,20 @@ _EDGE_LIST_KEYS = ("hyperedges", "hyper_relations", "relations", "relationships"
 _ENTITY_LIST_KEYS = ("entities", "nodes", "entity_list")
 
 
+def fenced_blocks(text: str) -> list[str]:
+    r"""The bodies of the code fences in ``text`` (an unclosed one runs to the end).
+
+    >>> fenced_blocks('Sure:\n```json\n["a"]\n```\nand ```\n[1, 2')
+    ['["a"]\n', '[1, 2']
+    """
+    return [m.group(1) for m in _FENCE.finditer(text)]
+
+
 def json_candidates(text: str) -> list[Any]:
     """Decoded JSON values found in text: fences first, then the whole, then the first value."""
     found: list[Any] = []
     dec = json.JSONDecoder()
-    sources = [m.group(1) for m in _FENCE.finditer(text)] + [text]
+    sources = [*fenced_blocks(text), text]
     for src in sources:
         src = src.strip()
         for attempt in (src, _TRAILING_COMMA.sub(r"\1", src)):

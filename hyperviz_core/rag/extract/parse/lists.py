@@ -14,6 +14,7 @@ from typing import Any
 
 from ....idmap import IdMap
 from ....items import EmptyNameError, normalize_key
+from .answer_list import answer_items
 from .fields import MAX_NAME, NAME_KEYS, answer_text, clean, first_value
 from .json_text import json_candidates, salvage_objects
 
@@ -50,32 +51,40 @@ def _strings(items: Iterable[Any]) -> list[str]:
 def parse_json_list(text: Any) -> list[str]:
     """A JSON list of strings from a model answer; ``[]`` (logged) on garbage.
 
-    Accepts a bare list, a fenced list, or an object whose list values are concatenated
-    (``{"keywords": [...]}``, ``{"high_level_keywords": [...], "low_level_keywords": [...]}``).
-    Items may be strings, numbers or objects with a ``name``; duplicates are dropped.
+    Accepts a bare list, a fenced list, a list after a short lead-in (``Keywords: [...]``,
+    ``Sure! [...]``), or an object whose list values are concatenated (``{"keywords":
+    [...]}``, ``{"high_level_keywords": [...], "low_level_keywords": [...]}``); a list cut
+    short gives its complete strings. Items may be strings, numbers or objects with a
+    ``name``; duplicates are dropped. A bracket inside prose is no list (a citation ``[1]``,
+    ``[radium]``): the answer gives ``[]`` and the caller falls back (see
+    :mod:`~hyperviz_core.rag.extract.parse.answer_list`).
+
+    >>> parse_json_list('Keywords: ["radium", "Marie Curie"]')
+    ['radium', 'Marie Curie']
+    >>> parse_json_list('The keywords are "radium" and "Marie Curie" [1]')
+    []
     """
     try:
         if isinstance(text, list):
             return _strings(text)
-        raw = answer_text(text)
-        for value in json_candidates(raw):
-            if isinstance(value, list):
-                return _strings(value)
-            if isinstance(value, dict):
-                lists = [v for v in value.values() if isinstance(v, list)]
-                if lists:
-                    return _strings(x for lst in lists for x in lst)
-        # a truncated list: take the complete quoted strings
-        i = raw.find("[")
-        if i >= 0:
-            items = re.findall(r'"((?:[^"\\]|\\.)*)"', raw[i:])
-            if items:
-                return _strings(items)
+        items = answer_items(answer_text(text))
+        if items is not None:
+            return _strings(items)
     except Exception:
         log.exception("parse_json_list failed")
         return []
     log.warning("no JSON list in model answer: %.200r", text)
     return []
+
+
+def _answer_strings(raw: str) -> list[str]:
+    """The strings of the list ``raw`` answers with (:func:`parse_json_list` without its
+    warning: a locate answer without a list is read for IDs instead)."""
+    try:
+        return _strings(answer_items(raw) or [])
+    except Exception:
+        log.exception("reading the list of a model answer failed")
+        return []
 
 
 #: a visual ID: ``E3``, ``e 3``, ``E-3``
@@ -152,7 +161,7 @@ def read_ids(text: Any, id_map: IdMap, *, kind: str = "E",
     raw = unicodedata.normalize("NFKC", answer_text(text))  # full-width Ｅ２ is E2
     known = set(id_map.entities.values()) | set(id_map.hyperedges.values())
     found: list[str] = []
-    for item in (parse_json_list(raw) if "[" in raw else []):
+    for item in _answer_strings(raw) if "[" in raw else []:
         ids = [f"{m.group(1).upper()}{int(m.group(2))}"
                for m in _ID.finditer(_expand(item, known))]
         key = _key_of(item)
