@@ -21,7 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ...textsafe import one_line, server_text
-from .sync_models import SyncChatModel, SyncEmbedder
+from .sync_models import SyncChatModel, SyncEmbedder, class_name
 
 __all__ = [
     "ChatModel",
@@ -356,7 +356,7 @@ def with_async(model: Any) -> Any:
     ``aquery`` call the async ones), one call at a time unless the model has
     ``thread_safe = True`` (then up to the indexer's ``concurrency`` at once); any other
     ``model`` (``None`` too) as it is. A chat model without ``model_name`` is named by its
-    class (cache keys, usage).
+    class (cache keys, usage; :func:`~.sync_models.class_name` warns once per class).
 
     >>> import asyncio
     >>> class Upper:
@@ -375,5 +375,5 @@ def with_async(model: Any) -> Any:
         return model
     out = _SyncOnly(model, twins)
     if not named:
-        out.__dict__["model_name"] = type(model).__name__
+        out.__dict__["model_name"] = class_name(model)
     return out

@@ -14,13 +14,45 @@ True
 
 from __future__ import annotations
 
+import logging
+import threading
+import weakref
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["SyncChatModel", "SyncEmbedder"]
+__all__ = ["SyncChatModel", "SyncEmbedder", "class_name"]
+
+log = logging.getLogger(__name__)
+_WARNED: weakref.WeakSet[type] = weakref.WeakSet()  # the classes named so far
+_WARNED_LOCK = threading.Lock()
+
+
+def class_name(model: object) -> str:
+    """The name of a chat model without ``model_name``: its class's. The first time a class
+    is named so, a warning says that its instances share one name in the answer cache (two
+    wrapping different backends read each other's cached answers) and how to name them.
+
+    >>> class Echo:
+    ...     def complete(self, prompt: str, **kw: object) -> str:
+    ...         return prompt
+    >>> class_name(Echo())
+    'Echo'
+    """
+    cls = type(model)
+    with _WARNED_LOCK:
+        first = cls not in _WARNED
+        _WARNED.add(cls)
+    if first:
+        log.warning(
+            "chat model %s.%s has no model_name: it is named %r in cache keys and usage, so "
+            "every %s shares the answers cached under that name (one wrapping another backend "
+            "too); set model_name (a str attribute, e.g. self.model_name = 'provider:model') "
+            "to keep their cached answers apart", cls.__module__, cls.__qualname__,
+            cls.__name__, cls.__name__)
+    return cls.__name__
 
 
 @runtime_checkable
