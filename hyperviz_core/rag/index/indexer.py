@@ -377,7 +377,7 @@ class Indexer:
     ) -> tuple[ChunkExtraction, ChunkTheme, bool]:
         async with sem:
             extraction = await self.extractor.aextract(chunk)
-        extraction = clean_extraction(extraction, chunk.id)
+        extraction = clean_extraction(extraction, chunk.id, self.extractor)
         image: bytes | None = None
         if self.render_images:
             async with sem:

@@ -41,6 +41,7 @@ from concurrent.futures import ProcessPoolExecutor
 from multiprocessing.context import SpawnContext, SpawnProcess
 from typing import Any
 
+from ..providers.protocols import PassThrough
 from ..types import Chunk, ChunkExtraction, ChunkTheme
 
 __all__ = ["ExtractionPool", "auto_workers", "clean_extraction", "clean_theme",
@@ -49,8 +50,16 @@ __all__ = ["ExtractionPool", "auto_workers", "clean_extraction", "clean_theme",
 _EXTRACTORS: tuple[Any, Any] | None = None  # set in each worker by _start
 
 
-def clean_extraction(ex: ChunkExtraction, chunk_id: str) -> ChunkExtraction:
-    """Force the extraction onto its chunk's id."""
+def clean_extraction(ex: ChunkExtraction, chunk_id: str,
+                     extractor: object = None) -> ChunkExtraction:
+    """Force the extraction onto its chunk's id; anything but a :class:`ChunkExtraction`
+    (a custom ``extractor``'s ``dict`` or ``None``) is a ``TypeError`` naming its class."""
+    if not isinstance(ex, ChunkExtraction):
+        inner = extractor.inner if isinstance(extractor, PassThrough) else extractor
+        name = type(inner).__name__  # not the engine's sync-only wrapper's
+        raise TypeError(f"extractor {name} returned {type(ex).__name__}, not a ChunkExtraction:"
+                        " return hyperviz_core.rag.ChunkExtraction(chunk_id=chunk.id, "
+                        "entities=[...], hyperedges=[...])")
     if ex.chunk_id != chunk_id:
         ex = ex.model_copy(update={"chunk_id": chunk_id})
     return ex
@@ -68,7 +77,7 @@ def extract_chunks(extractor: Any, themes: Any, chunks: Sequence[Chunk]
     """Extraction and theme of each chunk, in order (what the indexer does per chunk)."""
     out = []
     for chunk in chunks:
-        ex = clean_extraction(extractor.extract(chunk), chunk.id)
+        ex = clean_extraction(extractor.extract(chunk), chunk.id, extractor)
         out.append((ex, clean_theme(themes.theme(chunk, ex), chunk.id)))
     return out
 
