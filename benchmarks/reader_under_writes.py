@@ -39,11 +39,11 @@ rag.delete_many([f"tick{i}" for i in range(n)])
 """
 
 
-def _loop(rag: VizRAG, seconds: float) -> list[float]:
+def _loop(rag: VizRAG, seconds: float, question: str) -> list[float]:
     t0, out = time.time(), []
     while time.time() - t0 < seconds:
         t = time.perf_counter()
-        rag.retrieve(QUESTION, top_k=3, render=False)
+        rag.retrieve(question, top_k=3, render=False)
         out.append((time.perf_counter() - t) * 1000)
     return out
 
@@ -58,16 +58,17 @@ def main() -> None:
     ap.add_argument("--lazy", choices=("auto", "on", "off"), default="auto")
     ap.add_argument("--idle", type=float, default=8.0)
     ap.add_argument("--writes", type=int, default=20)
+    ap.add_argument("--question", default=QUESTION, help="what the reader asks")
     args = ap.parse_args()
     lazy = {"auto": None, "on": True, "off": False}[args.lazy]
     rag = VizRAG(args.store, show_progress=False, lazy=lazy)
-    rag.retrieve(QUESTION, render=False)  # warm
-    idle = _loop(rag, args.idle)
+    rag.retrieve(args.question, render=False)  # warm
+    idle = _loop(rag, args.idle, args.question)
     writer = subprocess.Popen([sys.executable, "-c", WRITER, args.store, str(args.writes)],
                               env={**os.environ,
                                    "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
     time.sleep(1.0)
-    busy = _loop(rag, args.writes - 2.0)
+    busy = _loop(rag, args.writes - 2.0, args.question)
     writer.wait()
     print(f"lazy={args.lazy} | idle: {_show(idle)} | one small write a second by another "
           f"process: {_show(busy)}")

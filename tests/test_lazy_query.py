@@ -8,6 +8,7 @@ whole layer, every chunk or every document.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 from pathlib import Path
@@ -325,8 +326,9 @@ def test_index_of_an_older_version_is_rebuilt(tmp_path: Path) -> None:
 
 def test_store_changing_under_a_query_reruns_it(store_dir: Path, monkeypatch: Any) -> None:
     """When the store's generation moves during a lazy query (another process committed),
-    the query runs again on the new state, and after LAZY_ATTEMPTS lazy tries once on the
-    loaded corpus: the result always comes from one store state."""
+    the query runs again on the new state: ``retrieve`` once, in the store's read snapshot;
+    ``aretrieve`` after LAZY_ATTEMPTS lazy tries once on the loaded corpus. The result
+    always comes from one store state."""
     from hyperviz_core.rag.retrieve import retriever as retriever_module
 
     full = VizRAG(store_dir, show_progress=False)
@@ -347,6 +349,9 @@ def test_store_changing_under_a_query_reruns_it(store_dir: Path, monkeypatch: An
 
     monkeypatch.setattr(retriever_module.Retriever, "_start", counting_start)
     assert _key(rag.retrieve(QUESTIONS[0], render=False)) == want
+    assert starts == ["LazyCorpus"] * 2  # the second in one read snapshot
+    starts.clear()
+    assert _key(asyncio.run(rag.aretrieve(QUESTIONS[0], render=False))) == want
     lazy_tries = retriever_module.LAZY_ATTEMPTS
     assert starts == ["LazyCorpus"] * lazy_tries + ["Corpus"]
     assert rag.retriever._corpus is not None and store._bottom is not None  # the fallback

@@ -35,11 +35,12 @@ __all__ = ["LoadedState", "SpaceCopies", "fill_spaces", "fork_safe", "generation
 Generation = tuple[int, int, int]
 
 
-def one_state(store: StoreProtocol) -> contextlib.AbstractContextManager[None]:
+def one_state(store: StoreProtocol, hold: bool = True
+              ) -> contextlib.AbstractContextManager[None]:
     """The store's ``read_snapshot()`` (every read inside sees one committed state), or
-    nothing for a store without one."""
-    hold = getattr(store, "read_snapshot", None)
-    return hold() if callable(hold) else contextlib.nullcontext()
+    nothing for a store without one (or when not ``hold``)."""
+    snapshot = getattr(store, "read_snapshot", None)
+    return snapshot() if hold and callable(snapshot) else contextlib.nullcontext()
 
 
 def generation_of(store: StoreProtocol) -> Generation | None:

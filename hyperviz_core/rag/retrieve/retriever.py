@@ -12,10 +12,8 @@ Given a query ``q`` (mode ``vizrag``), the stages of :mod:`.stages` run in this 
 6. ``bottom_view`` — the score-bounded h-hop G_bot sub-hypergraph, rendered: I_bot;
 7. ``rank`` — chunks by :func:`~.rank.rank_chunks`.
 
-The chunk score (:class:`~.rank.RankWeights`): BM25 over ``title + text`` and the hypergraph
-evidence (home/mention/hyperedge sources of the retrieved entities and hyperedges, plus one
-feedback pass); chunk-vector similarity only when ``RankWeights.vector > 0`` (``naive`` mode:
-chunk vectors alone). The answer (step 8) is :mod:`hyperviz_core.rag.answer` (``VizRAG.query``).
+The chunk score: :class:`~.rank.RankWeights` (BM25, hypergraph evidence, feedback; chunk
+vectors when weighted). The answer (step 8) is :mod:`hyperviz_core.rag.answer`.
 
 Other modes: ``text`` (same stages, no image anywhere: the model reads E#/H# listings),
 ``hyper-lite`` (keywords → bottom_entities → bottom_view → rank), ``naive`` (rank only).
@@ -115,9 +113,8 @@ async def _astep(lock: threading.RLock, gen: Pipeline, value: Any = None,
     return await asyncio.to_thread(_advance, lock, gen, value, throw)
 
 
-#: stages whose body runs in a worker thread under :meth:`Retriever.aretrieve`: rendering
-#: (up to seconds) and the three that call the embedder (a provider's network round trip, or
-#: a local model's CPU time, must not block the event loop; ``rank`` embeds the question)
+#: stages run in a worker thread under :meth:`Retriever.aretrieve`: rendering (seconds) and
+#: the three that call the embedder (``rank`` embeds the question), not to block the loop
 SLOW_STAGES = frozenset({"render", "keywords", "bottom_entities", "rank"})
 
 
@@ -261,7 +258,7 @@ class Retriever:
         ``hooks`` = extra stage hooks for this call)."""
         hk = self.hooks.with_extra(hooks)
         try:
-            return self._drive(hk, self.pipeline(query, **overrides))
+            return self._drive(hk, self.pipeline(query, pin=True, **overrides))
         except BaseException as exc:  # Ctrl-C, a failure: what began ends with an error
             for event in abandoned(hk, exc):
                 fire(hk, event)
@@ -362,24 +359,27 @@ class Retriever:
                               renderer=self.renderer, visual=visual, views=views,
                               keyword_extractor=self.keyword_extractor)
 
-    def pipeline(self, query: str, **overrides: Any) -> Pipeline:
+    def pipeline(self, query: str, *, pin: bool = False, **overrides: Any) -> Pipeline:
         """The stages of the mode as one generator of :class:`LLMRequest` and hook events.
 
-        A lazy query reads the store in several steps; when another process commits
-        between them (the store's generation moved), the reads may mix two store states, so
-        the query runs again on the new state (up to :data:`LAZY_ATTEMPTS` times, then once
-        on the loaded corpus). A result thus always comes from one store state."""
+        A lazy query the store changed under (another process committed) runs again: with
+        ``pin`` (all steps in one thread: the sync driver) once, in the store's
+        ``read_snapshot()``, else up to :data:`LAZY_ATTEMPTS` times, then loaded. A result
+        thus always comes from one store state."""
         t_all = time.perf_counter()
+        pin = pin and callable(getattr(self.store, "read_snapshot", None))
         for attempt in range(LAZY_ATTEMPTS + 1):
-            st = self._start(query, overrides, lazy=attempt < LAZY_ATTEMPTS)
-            seen = self._generation if isinstance(st.corpus, LazyCorpus) else None
-            try:
-                yield from self._stages(query, st)
-            except Exception:
-                if seen is None or not self._moved(seen):
-                    raise  # not a store that changed under the query: a real error
-                continue
-            if seen is None or not self._moved(seen):
+            pinned = pin and attempt > 0
+            with ld.one_state(self.store, pinned):
+                st = self._start(query, overrides, lazy=pinned or attempt < LAZY_ATTEMPTS)
+                seen = self._generation if isinstance(st.corpus, LazyCorpus) else None
+                try:
+                    yield from self._stages(query, st)
+                except Exception:
+                    if pinned or seen is None or not self._moved(seen):
+                        raise  # not a store that changed under the query: a real error
+                    continue
+            if pinned or seen is None or not self._moved(seen):
                 break
         st.res.timings["total"] = elapsed_ms(t_all)
         return st.res

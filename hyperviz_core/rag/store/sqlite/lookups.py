@@ -97,6 +97,7 @@ class QueryLookupsMixin(ChunkLookupsMixin):
 
     _conn: sqlite3.Connection
     read_only: bool
+    keeps_derived: Callable[[], bool]
     _check_file: Callable[[], None]
     #: term → {rowid: count} of the passages the last :meth:`lexical_lengths` measured but
     #: could not store (a read-only or busy store): their :data:`~.fts.TERMS` postings
@@ -131,7 +132,7 @@ class QueryLookupsMixin(ChunkLookupsMixin):
         ``tokenize`` (the ranking's tokenizer, which the PostgreSQL store's postings need)
         is not used: FTS5 tokenizes."""
         with self._lock:
-            if self.read_only:
+            if not self.keeps_derived():
                 return fts_ready(self._conn)
             return ensure_chunk_fts(self._conn, brief=not prepare)
 
@@ -194,7 +195,7 @@ class QueryLookupsMixin(ChunkLookupsMixin):
                               int(body == text and not special and _same_ascii_tokens(text))))
                 if special:
                     terms.extend((t, int(rowid), n) for t, n in plain_missed(text, body).items())
-            stored = bool(fresh) and not self.read_only and store_lengths(
+            stored = bool(fresh) and self.keeps_derived() and store_lengths(
                 self._conn, fresh, terms)
             unstored: dict[str, dict[int, int]] = {}
             for term, rowid, n in [] if stored else terms:
@@ -213,7 +214,7 @@ class QueryLookupsMixin(ChunkLookupsMixin):
         """``compute()`` kept in the store file per state (:mod:`.state_arrays`); a
         read-only store computes what it lacks and keeps nothing. The store's lock is held
         while the table is read and written, not while ``compute`` runs."""
-        return kept_arrays(self._conn, name, compute, writable=not self.read_only,
+        return kept_arrays(self._conn, name, compute, writable=self.keeps_derived(),
                            lock=self._lock, valid=valid)
 
     def entity_catalogue(self) -> tuple[list[str], IntArray]:

@@ -193,6 +193,13 @@ class HypergraphStore(
             finally:
                 self._snapshot_thread = outer  # a nested block leaves the outer one held
 
+    def keeps_derived(self) -> bool:
+        """Whether a query may keep what it derives in the database file (the full-text
+        index, BM25 lengths, state arrays; ANN indexes are files beside it): not on a
+        read-only store, nor inside a read snapshot (a write there would hold the write lock
+        until the snapshot ends, and every other process's write would wait for it)."""
+        return not self.read_only and self._snapshot_thread is None
+
     def snapshot_held_here(self) -> bool:
         """Whether this thread is inside :meth:`read_snapshot` (its writes are refused)."""
         return self._snapshot_thread == threading.get_ident()
