@@ -3,6 +3,9 @@ misspelt tenant read and wrote ``public``'s store, silently)."""
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 import psycopg
 import pytest
 
@@ -53,3 +56,47 @@ def test_an_existing_tenant_and_the_users_own_schema_are_the_stores(pg_url: str)
 
 def test_search_path_entries_read_quoted_names_as_postgresql_does() -> None:
     assert path_entries('"Tenant ""A""" , b,"$user"') == ['Tenant "A"', "b", "$user"]
+
+
+def _slow_pool(pool: Any) -> list[float]:
+    """Make ``pool``'s first wait time out (a pool whose connections are all gone or busy);
+    the waits asked for are recorded."""
+    from psycopg_pool import PoolTimeout
+
+    real, waits = pool._pool.connection, []
+
+    def connection(timeout: float | None = None) -> Any:
+        waits.append(timeout)
+        if len(waits) == 1:
+            raise PoolTimeout("couldn't get a connection after 3.00 sec")
+        return real(timeout=timeout)
+
+    pool._pool.connection = connection
+    return waits
+
+
+def test_a_server_gone_fails_a_query_in_one_connect_timeout(pg_url: str) -> None:
+    """A long-lived engine waited 30 s per call for the pool of a server that was down, and
+    said only "couldn't get a connection"."""
+    from hyperviz_core.rag.store.postgres.connection import Pool
+
+    pool = Pool(pg_url + "&connect_timeout=3")
+    waits = _slow_pool(pool)
+    url, kwargs = pool._probe_args
+    pool._probe_args = (re.sub(r"host=[^&]*", "host=/nonexistent-socket-dir", url), kwargs)
+    with pytest.raises(StoreError, match=r"cannot connect to PostgreSQL store .*"
+                                         r"nonexistent-socket-dir"):
+        pool.query("SELECT 1")
+    assert waits == [3.0]
+    pool.close()
+
+
+def test_a_busy_pool_waits_on_when_the_server_answers(pg_url: str) -> None:
+    """A guard: a pool that is only busy is waited for, up to 30 s in all."""
+    from hyperviz_core.rag.store.postgres.connection import Pool
+
+    pool = Pool(pg_url)
+    waits = _slow_pool(pool)
+    assert pool.query("SELECT 1") == [(1,)]
+    assert waits == [10.0, 20.0]
+    pool.close()

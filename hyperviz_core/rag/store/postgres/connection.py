@@ -16,7 +16,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import Any, TypeVar
 from urllib.parse import unquote
 
@@ -59,6 +59,23 @@ class QmarkConnection:
 #: ``PGCONNECT_TIMEOUT`` says (libpq's own default is to wait forever: a host that accepts
 #: TCP and never answers hung every command)
 CONNECT_TIMEOUT_S = 10
+
+
+#: seconds a query waits for a connection of the pool in all (behind busy ones)
+POOL_WAIT_S = 30.0
+
+
+def connect_wait(url: str) -> float:
+    """How long one connection attempt to ``url`` may take: the URL's ``connect_timeout``,
+    else ``PGCONNECT_TIMEOUT``, else :data:`CONNECT_TIMEOUT_S` (libpq: 0 means forever).
+
+    >>> connect_wait("postgresql://h/db?connect_timeout=3"), connect_wait("postgresql://h/db")
+    (3.0, 10.0)
+    """
+    m = re.search(r"[?&\s]connect_timeout\s*=\s*(\d+)", url)
+    said = m.group(1) if m else os.environ.get("PGCONNECT_TIMEOUT", "")
+    return float(said) if said.strip().isdigit() and int(said) > 0 else float(
+        POOL_WAIT_S if said.strip() == "0" else CONNECT_TIMEOUT_S)
 
 
 def connect_kwargs(url: str) -> dict[str, Any]:
@@ -127,6 +144,9 @@ class Pool:
         self._pin = threading.local()  # .conn: this thread's pinned connection
         self._errors = psycopg.Error
         kwargs = connect_kwargs(url)
+        self._probe_args = (url, kwargs)
+        #: how long a query waits for a pool connection before it asks the server directly
+        self._wait = min(connect_wait(url), POOL_WAIT_S)
         try:  # one direct connection first: a wrong URL fails at once, not after a timeout
             psycopg.connect(url, **kwargs).close()
             # each connection is checked as it is taken: one the server closed (a restart,
@@ -141,12 +161,31 @@ class Pool:
         """Close every connection."""
         self._pool.close()
 
-    def _take(self) -> Any:
-        """A connection of the pool (a context manager); :class:`StoreClosedError` once the
-        pool is closed."""
+    @contextmanager
+    def _take(self) -> Iterator[Any]:
+        """A connection of the pool; :class:`StoreClosedError` once the pool is closed.
+
+        Waiting longer than one connection attempt may take (the URL's ``connect_timeout``,
+        10 s by default), it asks the server with a direct connection: one that fails is
+        the :class:`StoreError` naming why (a server that went down failed every query
+        after 30 s with "couldn't get a connection"); else the pool was only busy, and the
+        wait goes on, :data:`POOL_WAIT_S` in all."""
         if self._pool.closed:
             raise StoreClosedError(self.where)
-        return self._pool.connection()
+        from psycopg_pool import PoolTimeout
+
+        with ExitStack() as stack:
+            try:
+                conn = stack.enter_context(self._pool.connection(timeout=self._wait))
+            except PoolTimeout:
+                url, kwargs = self._probe_args
+                try:
+                    _psycopg().connect(url, **kwargs).close()
+                except Exception as exc:
+                    raise _cannot_connect(url, exc) from None
+                conn = stack.enter_context(self._pool.connection(
+                    timeout=max(POOL_WAIT_S - self._wait, 1.0)))
+            yield conn
 
     @contextmanager
     def connection(self) -> Iterator[Any]:
