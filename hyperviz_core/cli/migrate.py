@@ -143,6 +143,10 @@ def _print_report(args: argparse.Namespace, report: Any, ready: float | None) ->
         s = report.destination
         print(f"copied {report.documents_copied} documents ({report.documents_skipped} already "
               f"there) and {report.cache_entries} cached model calls into {s.path}")
+        if gone := report.documents_replaced:
+            shown = ", ".join(repr(i) for i in gone[:3]) + (" ..." if len(gone) > 3 else "")
+            print(f"  replaced {len(gone)} document(s) the destination held with other "
+                  f"content: {shown} (the source's version is kept)")
         print(f"  destination: documents {s.documents}, chunks {s.chunks}, entities "
               f"{s.entities}, relation hyperedges {s.relation_hyperedges}, theme hyperedges "
               f"{s.theme_hyperedges}, vectors {sum(s.vectors.values())}")

@@ -58,6 +58,9 @@ class TransferReport(BaseModel):
     mismatches: list[str]
     #: vector spaces the source keeps and the destination does not (not copied, not compared)
     spaces_not_copied: list[str] = []
+    #: ids of documents the destination held with other content, replaced by the source's
+    #: (a source changed since an interrupted copy, or another corpus's ids: see the CLI)
+    documents_replaced: list[str] = []
 
 
 class _SourceEmbedder:
@@ -116,7 +119,8 @@ def copy_store(src: StoreProtocol, dst: StoreProtocol, *,
     """Copy every document (and the model-call cache) of ``src`` into ``dst``.
 
     Documents already in ``dst`` with the same content are skipped, so an interrupted copy
-    can be resumed. The source is read in one snapshot (its ``read_snapshot()``: one read
+    can be resumed; one there with other content is replaced, and named in the report's
+    ``documents_replaced``. The source is read in one snapshot (its ``read_snapshot()``: one read
     transaction held open for the copy, on SQLite and on PostgreSQL): documents another
     process adds, replaces or deletes while the copy runs are copied as they were when it
     began.
@@ -154,13 +158,18 @@ def _copy(src: StoreProtocol, dst: StoreProtocol, show_progress: bool) -> Transf
     bar = tqdm(total=len(docs), desc="copying documents", unit="doc",
                disable=not show_progress)
 
+    replaced: list[str] = []
+
     def missing() -> Iterator[DocumentInput]:
         nonlocal skipped
         for doc in docs:
-            if dst.document_hash(doc.id) == doc.hash:
+            held = dst.document_hash(doc.id)
+            if held == doc.hash:
                 skipped += 1
                 bar.update()
             else:
+                if held is not None:
+                    replaced.append(doc.id)
                 yield _document_input(src, doc, themes_of, spaces)
 
     for batch in batched(missing(), BATCH_DOCUMENTS, BATCH_ITEMS):
@@ -183,4 +192,5 @@ def _copy(src: StoreProtocol, dst: StoreProtocol, show_progress: bool) -> Transf
     return TransferReport(documents_copied=copied, documents_skipped=skipped,
                           cache_entries=len(items), source=a, destination=b,
                           verified=not mismatches, mismatches=mismatches,
-                          spaces_not_copied=[s for s in _spaces(src) if s not in spaces])
+                          spaces_not_copied=[s for s in _spaces(src) if s not in spaces],
+                          documents_replaced=replaced)
