@@ -4,6 +4,7 @@ misspelt tenant read and wrote ``public``'s store, silently)."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -100,3 +101,14 @@ def test_a_busy_pool_waits_on_when_the_server_answers(pg_url: str) -> None:
     assert pool.query("SELECT 1") == [(1,)]
     assert waits == [10.0, 20.0]
     pool.close()
+
+
+def test_ann_threshold_on_postgresql_is_said_not_ignored(pg_url: str, tmp_path: Path) -> None:
+    """It was accepted and did nothing, silently."""
+    from cli_helpers import run_cli
+
+    (tmp_path / "a.txt").write_text("Marie Curie discovered radium.", encoding="utf-8")
+    code, _out, err = run_cli(["index", str(tmp_path), "--store", pg_url, "--ann-threshold",
+                               "100", "--no-progress"])
+    assert code == 0, err
+    assert "--ann-threshold applies to a SQLite store" in err

@@ -221,7 +221,7 @@ def test_cli_index_and_delete_leave_the_store_query_ready(
 ) -> None:
     store = tmp_path / "store"
     assert main(["index", str(_corpus(tmp_path)), "--store", str(store), "--no-progress"]) == 0
-    assert "query-ready: full-text index, BM25 lengths and query arrays" in capsys.readouterr().out
+    assert "query-ready: text index, BM25 lengths and query arrays" in capsys.readouterr().out
     assert {FTS_TABLE, STATE_TABLE} <= _objects(store) and len(_kept(store)) == 5
     counting = _Counting(monkeypatch)
     assert main(["query", "Who is the wife of Kim Jong-chul?", "--store", str(store),
@@ -284,7 +284,7 @@ def test_cli_migrate_leaves_the_destination_query_ready(
     dst = tmp_path / "dst"
     assert main(["migrate", "--from", str(src), "--to", str(dst), "--no-progress"]) == 0
     out = capsys.readouterr().out
-    assert "counts verified" in out and "query-ready: full-text index" in out
+    assert "counts verified" in out and "query-ready: text index" in out
     assert {FTS_TABLE, STATE_TABLE} <= _objects(dst) and len(_kept(dst)) == 5
     counting = _Counting(monkeypatch)
     assert _answers(HypergraphStore(dst, read_only=True)) == _answers(

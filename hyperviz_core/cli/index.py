@@ -230,6 +230,10 @@ def _run_index(args: argparse.Namespace) -> int:
     ann_threshold = None if is_store_url(args.store) else args.ann_threshold  # SQLite only
     if ann_threshold:
         _note_without_ann()
+    elif args.ann_threshold is not None and is_store_url(args.store):
+        print("vizrag index: note: --ann-threshold applies to a SQLite store; a PostgreSQL "
+              "store searches exactly up to 50,000 vectors a space and with its HNSW index "
+              "beyond (docs/postgres.md)", file=sys.stderr)
     with store_errors(args.store):
         options = {} if ann_threshold is None else {"ann_threshold": ann_threshold}
         created = created_paths(args.store)

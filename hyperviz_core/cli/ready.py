@@ -46,7 +46,7 @@ def ready_line(seconds: float | None) -> str | None:
     """The line a command prints after :func:`make_query_ready` (None: nothing to say)."""
     if seconds is None:
         return None
-    return (f"  query-ready: full-text index, BM25 lengths and query arrays kept in the store "
+    return (f"  query-ready: text index, BM25 lengths and query arrays kept in the store "
             f"({seconds:.1f} s)")
 
 
