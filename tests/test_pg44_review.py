@@ -112,3 +112,19 @@ def test_ann_threshold_on_postgresql_is_said_not_ignored(pg_url: str, tmp_path: 
                                "100", "--no-progress"])
     assert code == 0, err
     assert "--ann-threshold applies to a SQLite store" in err
+
+
+def test_a_database_owner_without_pgvector_is_told_to_ask_a_superuser(pg_url: str) -> None:
+    """The hint said "a database owner or superuser", but the owner was the role that
+    failed: pgvector is not a trusted extension."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    name = conninfo_to_dict(pg_url)["dbname"]
+    role = f"owner_{name}"[:60]  # roles are the server's: one per database
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute(f'CREATE ROLE "{role}" LOGIN')
+        conn.execute(f'ALTER DATABASE "{name}" OWNER TO "{role}"')
+        conn.execute(f'ALTER SCHEMA public OWNER TO "{role}"')
+    owner = re.sub(r"//[^@/]*@", f"//{role}@", pg_url)
+    with pytest.raises(StoreError, match=r"ask a superuser to run CREATE EXTENSION vector"):
+        VizRAG(owner, show_progress=False)

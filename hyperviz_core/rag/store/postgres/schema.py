@@ -298,8 +298,8 @@ _SETUP_HINTS = (
     ('type "vector" does not exist', "the pgvector extension is installed in a schema that "
      "is not on this connection's search path: add that schema after the store's, e.g. "
      "?options=-csearch_path%3Dtenant_a%2Cpublic"),
-    ('permission denied to create extension "vector"', "ask a database owner or superuser "
-     "to run CREATE EXTENSION vector in this database once"),
+    ('permission denied to create extension "vector"', "ask a superuser to run CREATE "
+     "EXTENSION vector in this database once (pgvector is not a trusted extension here)"),
     ("permission denied for schema", "grant this role CREATE and USAGE on the store's "
      "schema, or give a schema it owns first on the search path"),
 )
