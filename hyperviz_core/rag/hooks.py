@@ -108,21 +108,32 @@ class CallHooks(list[Hook]):
 
     def __init__(self, hooks: Iterable[Hook] = ()) -> None:
         super().__init__(hooks)
-        self.begun: list[str] = []
+        #: what began and has not ended: the event name, and what its error event repeats
+        #: of the start payload (:data:`KEPT_FIELDS`)
+        self.begun: list[tuple[str, dict[str, Any]]] = []
 
     def note(self, event: HookEvent) -> None:
         """Record that ``event`` was fired."""
         if event.phase == "start":
-            self.begun.append(event.name)
-        elif event.name in self.begun:
-            del self.begun[len(self.begun) - 1 - self.begun[::-1].index(event.name)]
+            kept = {k: event.payload[k] for k in KEPT_FIELDS if k in event.payload}
+            self.begun.append((event.name, kept))
+            return
+        names = [name for name, _ in self.begun]
+        if event.name in names:
+            del self.begun[len(names) - 1 - names[::-1].index(event.name)]
+
+
+#: what an ``error`` event that ends an abandoned one repeats of its ``start`` payload (a
+#: ``model_call`` keeps the stage that called the model)
+KEPT_FIELDS = ("stage", "images", "view")
 
 
 def abandoned(hooks: Iterable[Hook], exc: BaseException) -> list[HookEvent]:
     """The ``error`` events that end what ``hooks`` (a :class:`CallHooks`) saw begin and not
     end, innermost first (none for other hooks); they count as ended."""
     begun = getattr(hooks, "begun", [])
-    events = [HookEvent(name, "error", {"error": error_text(exc)}) for name in begun[::-1]]
+    events = [HookEvent(name, "error", {**kept, "error": error_text(exc)})
+              for name, kept in begun[::-1]]
     begun.clear()
     return events
 

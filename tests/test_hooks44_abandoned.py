@@ -1,0 +1,45 @@
+"""A cancelled query's ``model_call`` error event keeps the ``stage`` and ``images`` of its
+start (a tracer sees which stage's call was cut); it had ``error`` alone."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hyperviz_core.rag import Document, VizRAG
+
+
+class SlowChat:
+    """A chat model that takes 5 s to answer."""
+
+    model_name = "slow"
+
+    def complete(self, prompt: str, **kw: Any) -> str:
+        return "[]"
+
+    async def acomplete(self, prompt: str, **kw: Any) -> str:
+        await asyncio.sleep(5)
+        return "[]"
+
+
+def test_a_cancelled_model_call_keeps_its_stage(tmp_path: Path) -> None:
+    VizRAG(tmp_path / "s", show_progress=False).insert(
+        [Document(id="a", text="Marie Curie discovered radium in Paris.")])
+    events: list[tuple[str, str, dict[str, Any]]] = []
+
+    def hook(name: str, phase: str, payload: dict[str, Any]) -> None:
+        events.append((name, phase, dict(payload)))
+
+    async def run() -> None:
+        rag = VizRAG(tmp_path / "s", chat=SlowChat(), show_progress=False)
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(rag.aquery("Who discovered radium?", hooks=[hook]), 0.5)
+
+    asyncio.run(run())
+    errors = [(n, p) for n, ph, p in events if ph == "error"]
+    assert errors[0] == ("model_call", {"stage": "keywords", "images": 0,
+                                        "error": "CancelledError"})
+    assert errors[1] == ("keywords", {"error": "CancelledError"})
