@@ -65,11 +65,13 @@ def refuse_unknown(given: Iterable[str], known: Iterable[str], where: str) -> No
     refuse_unknown_options(given, known, where, aliases=_K_ALIASES)
 
 
-def unpack_search_kwargs(options: Mapping[str, Any], where: str) -> dict[str, Any]:
+def unpack_search_kwargs(options: Mapping[str, Any], where: str, *,
+                         filter_ok: bool = False) -> dict[str, Any]:
     """``options`` with ``search_kwargs`` (a vector-store retriever's name for the search
     options, ``as_retriever(search_kwargs={"k": 2})``) spread into the retriever's own: only
-    :data:`CALL_OPTIONS` are taken (others are a ``TypeError`` naming them), and one given
-    both ways with two values is refused.
+    :data:`CALL_OPTIONS` are taken, and ``filter`` where the retriever has one
+    (``filter_ok``; others are a ``TypeError`` naming them), and one given both ways with
+    two values is refused.
 
     >>> unpack_search_kwargs({"store": "s", "search_kwargs": {"k": 2}}, "VizRAGRetriever")
     {'store': 's', 'k': 2}
@@ -85,10 +87,11 @@ def unpack_search_kwargs(options: Mapping[str, Any], where: str) -> dict[str, An
     search = options["search_kwargs"]
     if search is None:
         return out
+    known = (*CALL_OPTIONS, "filter") if filter_ok else CALL_OPTIONS
     if not isinstance(search, Mapping):
         raise TypeError(f"{where} search_kwargs must be a dict of options "
-                        f"({', '.join(CALL_OPTIONS)}), got {type(search).__name__}")
-    refuse_unknown(search, CALL_OPTIONS, f"{where} search_kwargs")
+                        f"({', '.join(known)}), got {type(search).__name__}")
+    refuse_unknown(search, known, f"{where} search_kwargs")
     for name, value in search.items():
         if name in out and out[name] != value:
             raise TypeError(f"{where} got {name!r} twice: {out[name]!r} and search_kwargs "

@@ -139,13 +139,7 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
         pydantic's "Extra inputs are not permitted"; ``search_kwargs={"k": 2}`` (a vector
         store retriever's spelling) sets ``k`` (:func:`~.options.unpack_search_kwargs`)."""
         if isinstance(data, dict):
-            search = data.get("search_kwargs")
-            if isinstance(search, Mapping) and "filter" in search:  # a vector store's
-                search = dict(search)
-                if "filter" in data and data["filter"] != search["filter"]:
-                    raise TypeError("VizRAGRetriever got 'filter' twice: give it once")
-                data = {**data, "filter": search.pop("filter"), "search_kwargs": search}
-            data = unpack_search_kwargs(data, "VizRAGRetriever")
+            data = unpack_search_kwargs(data, "VizRAGRetriever", filter_ok=True)
             refuse_unknown(data, cls.model_fields, "VizRAGRetriever")
         return data
 
@@ -205,7 +199,7 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
         :meth:`add_documents` takes them. The retriever's options and the documents are
         checked before a store is created.
         """
-        kwargs = unpack_search_kwargs(kwargs, "from_documents()")
+        kwargs = unpack_search_kwargs(kwargs, "from_documents()", filter_ok=True)
         refuse_unknown(kwargs, [n for n in cls.model_fields if n not in _NOT_OPTIONS],
                        "from_documents()")
         blank = cls.model_construct(store=None)  # each option checked as __init__ will
