@@ -139,6 +139,19 @@ class Document(BaseModel):
                 data = {**data, "id": "doc-" + content_hash(title + "\x1f" + data["text"])}
         return data
 
+    @field_validator("metadata")
+    @classmethod
+    def _json_safe(cls, value: dict[str, Any]) -> dict[str, Any]:
+        """Metadata JSON cannot hold made JSON-safe as the store would keep it
+        (:func:`json_safe_metadata`: a set as a sorted list, a date or another object as its
+        ``str()``); a set failed the document at insert with json's "Object of type set is
+        not JSON serializable". Metadata ``json.dumps`` takes (NaN included) stays as it is."""
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError, RecursionError):
+            return json_safe_metadata(value)
+        return value
+
     @field_validator("text", "title")
     @classmethod
     def _composed(cls, value: str) -> str:
