@@ -43,3 +43,20 @@ def test_a_cancelled_model_call_keeps_its_stage(tmp_path: Path) -> None:
     assert errors[0] == ("model_call", {"stage": "keywords", "images": 0,
                                         "error": "CancelledError"})
     assert errors[1] == ("keywords", {"error": "CancelledError"})
+
+
+def test_a_broken_hook_logs_one_traceback_per_call(tmp_path: Path,
+                                                   caplog: pytest.LogCaptureFixture) -> None:
+    """It logged a full traceback for every event (16 for one offline query)."""
+    def broken(name: str, phase: str, payload: dict[str, Any]) -> None:
+        raise RuntimeError("tracer down")
+
+    with VizRAG(tmp_path / "s", show_progress=False) as rag:
+        rag.insert([Document(id="a", text="Marie Curie discovered radium in Paris.")])
+        with caplog.at_level("WARNING", logger="hyperviz_core.rag.hooks"):
+            for _ in range(2):
+                rag.query("Who discovered radium?", hooks=[broken])
+    failures = [r for r in caplog.records if "stage hook" in r.getMessage()]
+    # one per call: the retrieval's and the answer's (before: one per event, 16 a query)
+    assert len(failures) == 4 and all(r.exc_info for r in failures)
+    assert "later failures in this call are logged at debug level" in failures[0].getMessage()

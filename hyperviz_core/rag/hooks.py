@@ -84,14 +84,27 @@ def hook_name(hook: Any) -> str:
     return str(getattr(hook, "__qualname__", None) or type(hook).__qualname__)
 
 
-def _call(hook: Hook, event: HookEvent) -> Any:
-    """Call one hook with a copy of the payload; log (do not raise) what it raises."""
+def _call(hook: Hook, event: HookEvent, failed: set[int] | None = None) -> Any:
+    """Call one hook with a copy of the payload; log (do not raise) what it raises: with
+    its traceback the first time in a call (``failed``: the ids of the call's hooks that
+    failed), later at debug level (a broken hook logged a traceback for every event)."""
     try:
         return hook(event.name, event.phase, copy.deepcopy(event.payload))
     except Exception:
-        log.exception("stage hook %s failed on %s/%s (ignored)", hook_name(hook), event.name,
-                      event.phase)
+        _log_failure(hook, event, failed)
         return None
+
+
+def _log_failure(hook: Hook, event: HookEvent, failed: set[int] | None) -> None:
+    """Log the exception being handled, raised by ``hook`` on ``event`` (see :func:`_call`)."""
+    if failed is not None and id(hook) in failed:
+        log.debug("stage hook %s failed again on %s/%s", hook_name(hook), event.name,
+                  event.phase, exc_info=True)
+        return
+    if failed is not None:
+        failed.add(id(hook))
+    log.exception("stage hook %s failed on %s/%s (ignored; its later failures in this call "
+                  "are logged at debug level)", hook_name(hook), event.name, event.phase)
 
 
 class CallHooks(list[Hook]):
@@ -108,6 +121,7 @@ class CallHooks(list[Hook]):
 
     def __init__(self, hooks: Iterable[Hook] = ()) -> None:
         super().__init__(hooks)
+        self.failed: set[int] = set()  # ids of the hooks that raised in this call
         #: what began and has not ended: the event name, and what its error event repeats
         #: of the start payload (:data:`KEPT_FIELDS`)
         self.begun: list[tuple[str, dict[str, Any]]] = []
@@ -140,10 +154,12 @@ def abandoned(hooks: Iterable[Hook], exc: BaseException) -> list[HookEvent]:
 
 def fire(hooks: Iterable[Hook], event: HookEvent) -> None:
     """Call ``hooks`` in order (sync path): an awaitable result is a :class:`TypeError`."""
+    failed = None
     if isinstance(hooks, CallHooks):
         hooks.note(event)
+        failed = hooks.failed
     for hook in hooks:
-        out = _call(hook, event)
+        out = _call(hook, event, failed)
         if inspect.isawaitable(out):
             if inspect.iscoroutine(out):
                 out.close()  # never awaited: close it to avoid a RuntimeWarning
@@ -153,16 +169,17 @@ def fire(hooks: Iterable[Hook], event: HookEvent) -> None:
 
 async def afire(hooks: Iterable[Hook], event: HookEvent) -> None:
     """Call ``hooks`` in order (async path), awaiting awaitable results."""
+    failed = None
     if isinstance(hooks, CallHooks):
         hooks.note(event)
+        failed = hooks.failed
     for hook in hooks:
-        out = _call(hook, event)
+        out = _call(hook, event, failed)
         if inspect.isawaitable(out):
             try:
                 await out
             except Exception:
-                log.exception("stage hook %s failed on %s/%s (ignored)", hook_name(hook),
-                              event.name, event.phase)
+                _log_failure(hook, event, failed)
 
 
 def elapsed_ms(t0: float) -> float:
