@@ -72,8 +72,9 @@ def compact(result: Any, qid: str | None = None, images: dict[str, str] | None =
         "keywords": result.keywords,
         "chunks": [{"doc_id": c.doc_id, "chunk_id": c.chunk_id, "score": c.score,
                     "title": c.title, "text": c.text} for c in result.chunks],
-        "entities": [{"key": e.key, "name": e.name, "id": e.visual_id, "layer": e.layer,
-                      "role": e.role, "score": e.score} for e in result.entities],
+        "entities": [{"key": e.key, "name": e.name, "id": e.visual_id,
+                      "visual_id": e.visual_id, "layer": e.layer, "role": e.role,
+                      "score": e.score} for e in result.entities],
         "hyperedges": [{"id": h.id, "visual_id": h.visual_id, "kind": h.kind,
                         "members": h.members, "description": h.description}
                        for h in result.hyperedges],
