@@ -46,11 +46,18 @@ def test_a_query_no_passing_passage_matches_returns_arbitrary_ones_and_says_so(
 
 
 def test_matching_passages_come_first_then_zero_scores_fill_up(tmp_path: Path) -> None:
+    """The best match first, then the other passing chunks by score (ties, and chunks
+    scoring 0, by chunk id: see the test above); a Carol chunk nothing of the query reaches
+    comes last."""
+    lone = Document(id="zz", text="Qwerty zxcvb plonk.", metadata={"author": "Carol"})
     with VizRAG(tmp_path / "s", show_progress=False) as rag:
-        rag.insert(DOCS)
-        res = rag.retrieve("Where did Alan Turing break codes?", top_k=3, render=False,
+        rag.insert([*DOCS, lone])
+        res = rag.retrieve("Where did Alan Turing break codes?", top_k=4, render=False,
                            filters=CAROL)
-        assert [c.doc_id for c in res.chunks] == ["turing", "darwin", "newton"]
+        got = [(c.doc_id, c.score, c.chunk_id) for c in res.chunks]
+        assert got[0][0] == "turing" and got[-1][0] == "zz"
+        assert [g[0] for g in got] == [g[0] for g in sorted(got, key=lambda g: (-g[1], g[2]))]
+        assert sorted(g[0] for g in got) == ["darwin", "newton", "turing", "zz"]
         assert res.chunks[0].score > 0 and not res.unmatched
         assert UNMATCHED_WARNING not in res.warnings
 

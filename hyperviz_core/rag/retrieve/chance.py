@@ -18,12 +18,12 @@ a chat model's locate answer.
 
 from __future__ import annotations
 
-from .importance import names_query
+from .importance import entity_importance, names_query
 from .rank import semantic_embedder
 from .state import RetrievalState
 from .subgraph import DESCRIPTION_CHARS
 
-__all__ = ["reached_by_chance"]
+__all__ = ["offline_located", "reached_by_chance"]
 
 
 def reached_by_chance(st: RetrievalState) -> bool:
@@ -42,3 +42,18 @@ def reached_by_chance(st: RetrievalState) -> bool:
         return False
     extra = " ".join([*repair.names, *repair.forms])
     return not (extra and names_query(sub, extra, description_chars=DESCRIPTION_CHARS))
+
+
+def offline_located(st: RetrievalState) -> list[str]:
+    """The offline locator's entities: the top view's most important (``top_imp``) among
+    those that name or describe a word of the query, at most ``locate_k``. An entity whose
+    importance is centrality alone anchors nothing: where several tied, the cut picked them
+    alphabetically (review 44: "Alliance 90, American, Amphi ..." for a question about a
+    bomb on Akinoshu Kenji's birthplace)."""
+    sub = st.sub_top
+    if sub is None:
+        return []
+    named = entity_importance(sub, st.query, alpha=0.0, beta=1.0,
+                              description_chars=DESCRIPTION_CHARS)
+    order = sorted(sub.entities, key=lambda k: (-st.top_imp.get(k, 0.0), k))
+    return [k for k in order if named.get(k, 0.0) > 0][: st.cfg.locate_k]

@@ -29,7 +29,7 @@ from ..result import (
     image_sha256,
 )
 from ..vectors import query_vectors
-from .chance import reached_by_chance
+from .chance import offline_located, reached_by_chance
 from .collect import ranked_chunks
 from .evidence import attach_evidence
 from .filter_miss import filter_miss
@@ -265,8 +265,7 @@ def locate(st: RetrievalState) -> Step:
     by_chance = located is None and reached_by_chance(st)
     if located is None:  # structural: G_top's entities, drawn or not (a rendering's
         # congestion control must not change what is retrieved)
-        located = [] if by_chance else sorted(
-            st.sub_top.entities, key=lambda k: (-st.top_imp.get(k, 0.0), k))[: cfg.locate_k]
+        located = [] if by_chance else offline_located(st)
     res.located = located = located or []
     anchors: dict[str, float] = {}
     for r, key in enumerate(located):
