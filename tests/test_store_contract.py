@@ -19,10 +19,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
 from hyperviz_core.rag import Chunk, Document, HashingEmbedder, Indexer, VizRAG
+from hyperviz_core.rag.conformance import store_contents
 from hyperviz_core.rag.store import StoreError, StoreProtocol, open_store
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,19 +40,8 @@ def _index(store: StoreProtocol, docs: list[Document]) -> Any:
                    chunk_overlap=40).index(docs)
 
 
-def _snapshot(store: StoreProtocol) -> dict[str, Any]:
-    """Everything observable of a store's contents (no timings, no paths)."""
-    ids, mat = store.vectors("entity")
-    return {
-        "stats": store.stats().model_dump(exclude={"path"}),
-        "bottom": store.bottom().model_dump(),
-        "top": store.top().model_dump(),
-        "documents": [d.model_dump() for d in store.documents()],
-        "chunks": [c.model_dump() for c in store.chunks()],
-        "themes": [t.model_dump() for t in store.themes()],
-        "entity_vectors": (ids, np.round(mat, 6).tolist()),
-        "theme_chunks": store.theme_hyperedge_chunks(),
-    }
+#: everything observable of a store's contents (no timings, no paths)
+_snapshot = store_contents
 
 
 @pytest.fixture(params=BACKENDS)

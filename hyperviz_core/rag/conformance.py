@@ -32,7 +32,7 @@ from .store import HypergraphStore, StoreProtocol
 from .store.protocol import not_a_store
 from .types import Document
 
-__all__ = ["CORPUS", "QUERIES", "store_differences"]
+__all__ = ["CORPUS", "QUERIES", "store_contents", "store_differences"]
 
 #: what the check indexes: titled documents with metadata, entities shared across them
 CORPUS: tuple[Document, ...] = (
@@ -102,14 +102,11 @@ def _delete(store: StoreProtocol) -> None:
     VizRAG(store, show_progress=False).delete("radium")
 
 
-def _observed(store: StoreProtocol) -> dict[str, Any]:
-    """Everything observable of ``store``'s contents and answers (no paths, no timings)."""
+def store_contents(store: StoreProtocol) -> dict[str, Any]:
+    """Everything observable of ``store``'s contents, as plain data (no paths, no timings):
+    stats, both layers, documents, chunks, themes, entity vectors to 6 places and the theme
+    hyperedges' chunks. Two stores holding the same corpus give equal dicts."""
     ids, mat = store.vectors("entity")
-    rag = VizRAG(store, show_progress=False)
-    answers = {}
-    for query in QUERIES:
-        res = rag.retrieve(query, render=False)
-        answers[query] = [(c.chunk_id, round(c.score, 6)) for c in res.chunks]
     return {
         "stats": store.stats().model_dump(exclude={"path"}),
         "bottom": store.bottom().model_dump(),
@@ -119,9 +116,18 @@ def _observed(store: StoreProtocol) -> dict[str, Any]:
         "themes": [t.model_dump() for t in store.themes()],
         "entity_vectors": {i: np.round(v, 6).tolist() for i, v in zip(ids, mat, strict=True)},
         "theme_chunks": store.theme_hyperedge_chunks(),
-        "retrieve": answers,
-        "check": store.check(),
     }
+
+
+def _observed(store: StoreProtocol) -> dict[str, Any]:
+    """:func:`store_contents`, the passages and scores of :data:`QUERIES`, and
+    ``check()``."""
+    rag = VizRAG(store, show_progress=False)
+    answers = {}
+    for query in QUERIES:
+        res = rag.retrieve(query, render=False)
+        answers[query] = [(c.chunk_id, round(c.score, 6)) for c in res.chunks]
+    return {**store_contents(store), "retrieve": answers, "check": store.check()}
 
 
 def _short(value: Any) -> str:
