@@ -128,3 +128,14 @@ def test_a_database_owner_without_pgvector_is_told_to_ask_a_superuser(pg_url: st
     owner = re.sub(r"//[^@/]*@", f"//{role}@", pg_url)
     with pytest.raises(StoreError, match=r"ask a superuser to run CREATE EXTENSION vector"):
         VizRAG(owner, show_progress=False)
+
+
+def test_the_pgvector_hint_names_the_schema_the_extension_is_in(pg_url: str) -> None:
+    """The hint said ``...%2Cpublic`` whatever schema pgvector was in."""
+    with psycopg.connect(pg_url, autocommit=True) as conn:
+        conn.execute("CREATE SCHEMA ext")
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector SCHEMA ext")
+        conn.execute("CREATE SCHEMA shop")
+    with pytest.raises(StoreError, match=r'type "vector" does not exist; .* e\.g\. '
+                                         r"\?options=-csearch_path%3Dshop%2Cext$"):
+        open_store(pg_url + "&options=-csearch_path%3Dshop")

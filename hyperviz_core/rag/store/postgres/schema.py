@@ -33,6 +33,7 @@ from urllib.parse import quote
 from ..base import StoreError, StoreNotFoundError
 from ..compact import COMPACT_META
 from .search_path import check_search_path
+from .setup_hints import setup_hint
 
 __all__ = [
     "CANNOT_WRITE",
@@ -293,23 +294,6 @@ def migrate(conn: Any, version: str, where: str, *, create: bool = True) -> int:
     return current
 
 
-#: what a first-use error of the database's setup says, and the step that mends it
-_SETUP_HINTS = (
-    ('type "vector" does not exist', "the pgvector extension is installed in a schema that "
-     "is not on this connection's search path: add that schema after the store's, e.g. "
-     "?options=-csearch_path%3Dtenant_a%2Cpublic"),
-    ('permission denied to create extension "vector"', "ask a superuser to run CREATE "
-     "EXTENSION vector in this database once (pgvector is not a trusted extension here)"),
-    ("permission denied for schema", "grant this role CREATE and USAGE on the store's "
-     "schema, or give a schema it owns first on the search path"),
-)
-
-
-def _setup_hint(said: str) -> str:
-    """``"; <the step that mends it>"`` for a known setup error's text, else ``""``."""
-    return next((f"; {hint}" for words, hint in _SETUP_HINTS if words in said), "")
-
-
 def open_schema(conn: Any, version: str, where: str, *, create: bool, upgrade: bool) -> int:
     """The schema version of the store on ``conn`` once opened: a new store is created
     (``create``), an older one upgraded (``upgrade``) when this role and session may change
@@ -358,10 +342,11 @@ class PgSchemaMixin:
             self._pool.close()
             raise
         except Exception as exc:
-            self._pool.close()
             said = str(exc).splitlines()[0] if str(exc) else repr(exc)
+            hint = setup_hint(said, self._pool)  # asked of the database before closing
+            self._pool.close()
             raise StoreError(f"cannot prepare PostgreSQL store {self.path}: {said}"
-                             f"{_setup_hint(said)}") from exc
+                             f"{hint}") from exc
 
     def schema_version(self) -> int:
         """The store's schema version (:data:`SCHEMA_VERSION` once upgraded; an older one
