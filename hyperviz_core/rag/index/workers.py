@@ -37,7 +37,7 @@ import os
 import signal
 import threading
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import InvalidStateError, ProcessPoolExecutor
 from multiprocessing.context import SpawnContext, SpawnProcess
 from typing import Any
 
@@ -155,12 +155,29 @@ def auto_workers(total_bytes: int | None, *, min_bytes: int = 1 << 20) -> int:
     return min(cores - 1, 8)
 
 
+def _quiet_broken_pool(args: threading.ExceptHookArgs) -> None:
+    """``threading.excepthook`` that drops one traceback: the ``InvalidStateError`` a
+    process pool's manager thread raises when the pool breaks (its workers killed with the
+    whole process group, SIGTERM to a service) while a future is cancelled already — a race
+    in ``concurrent.futures``, harmless, whose 10-line traceback buried the one line that
+    says what the run kept. Anything else goes to the hook installed before."""
+    if (isinstance(args.exc_value, InvalidStateError)
+            and type(args.thread).__name__ == "_ExecutorManagerThread"):
+        return
+    _EXCEPTHOOK(args)
+
+
+_EXCEPTHOOK = threading.excepthook
+
+
 class ExtractionPool:
     """``workers`` processes running :func:`extract_chunks` with the given extractors."""
 
     def __init__(self, extractor: Any, themes: Any, workers: int) -> None:
         if workers < 1:
             raise ValueError(f"workers must be >= 1, got {workers}")
+        if threading.excepthook is _EXCEPTHOOK:
+            threading.excepthook = _quiet_broken_pool
         self.workers = workers
         self._pool = ProcessPoolExecutor(
             max_workers=workers, mp_context=_QuietSpawn(),
