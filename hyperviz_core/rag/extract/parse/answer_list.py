@@ -34,7 +34,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .fields import NAME_KEYS, first_value
-from .json_text import JSON_START, fenced_blocks
+from .json_text import JSON_START, fenced_blocks, without_trailing_commas
 
 __all__ = ["LEAD_IN", "answer_items"]
 
@@ -42,7 +42,6 @@ __all__ = ["LEAD_IN", "answer_items"]
 LEAD_IN = 80
 #: the most values decoded (or lists cut short read) per text
 _MAX_DECODES = 64
-_TRAILING_COMMA = re.compile(r",\s*([}\]])")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
 
 
@@ -162,7 +161,7 @@ def answer_items(text: str) -> list[Any] | None:
     answer holds no credible list (see the module's docstring); never raises."""
     sources = [*fenced_blocks(text), text]
     for src in sources:
-        for variant in dict.fromkeys((src, _TRAILING_COMMA.sub(r"\1", src))):
+        for variant in dict.fromkeys((src, without_trailing_commas(src))):
             items = _scan(variant)
             if items is not None:
                 return items

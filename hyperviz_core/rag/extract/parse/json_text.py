@@ -16,7 +16,8 @@ from typing import Any
 from .builder import ExtractionBuilder
 from .fields import MAX_ITEMS, NAME_KEYS, REL_TAGS, first_value, norm_tag
 
-__all__ = ["JSON_START", "fenced_blocks", "from_json", "json_candidates", "salvage_objects"]
+__all__ = ["JSON_START", "fenced_blocks", "from_json", "json_candidates", "salvage_objects",
+           "without_trailing_commas"]
 
 #: Where a JSON object or list may start.
 JSON_START = re.compile(r"[{\[]")
@@ -44,6 +45,16 @@ def fenced_blocks(text: str) -> list[str]:
     return [m.group(1) for m in _FENCE.finditer(text)]
 
 
+def without_trailing_commas(text: str) -> str:
+    """``text`` with the commas before a closing ``}`` or ``]`` dropped (a model's
+    JavaScript habit, which JSON refuses).
+
+    >>> without_trailing_commas('{"a": [1, 2,], }')
+    '{"a": [1, 2]}'
+    """
+    return _TRAILING_COMMA.sub(r"\1", text)
+
+
 def json_candidates(text: str) -> list[Any]:
     """Decoded JSON values found in text: fences first, then the whole, then the first value."""
     found: list[Any] = []
@@ -51,7 +62,7 @@ def json_candidates(text: str) -> list[Any]:
     sources = [*fenced_blocks(text), text]
     for src in sources:
         src = src.strip()
-        for attempt in (src, _TRAILING_COMMA.sub(r"\1", src)):
+        for attempt in (src, without_trailing_commas(src)):
             try:
                 found.append(json.loads(attempt))
                 break
