@@ -31,10 +31,10 @@ from .filters import (
     ENGINE_CHUNK_ID,
     ENGINE_DOC_ID,
     FILL_LIMIT,
-    FILTER_BATCH,
     ChunkFilter,
     MetadataCondition,
     chunk_fields,
+    chunks_at,
 )
 
 __all__ = ["FILTER_MISS", "filter_miss", "miss_hints"]
@@ -65,15 +65,10 @@ def filter_miss(index: _Index, flt: ChunkFilter) -> str:
     passed, nor any of the first ones by id: the others were not read), then
     :func:`miss_hints` from those first passages (the ranking read them: a lazy index holds
     them; ``prefetch`` reads them in batches)."""
-    first = np.flatnonzero(index.tiebreak() < FILL_LIMIT)
-    first = first[np.argsort(index.tiebreak()[first], kind="stable")].tolist()
-    prefetch = getattr(index, "prefetch", None)
-    fields: list[dict[str, Any]] = []
-    for start in range(0, len(first), FILTER_BATCH):
-        batch = first[start:start + FILTER_BATCH]
-        if prefetch is not None:
-            prefetch(batch)
-        fields.extend(chunk_fields(index.chunk_at(pos)) for pos in batch)
+    tiebreak = index.tiebreak()
+    first = np.flatnonzero(tiebreak < FILL_LIMIT)
+    first = first[np.argsort(tiebreak[first], kind="stable")]
+    fields = [chunk_fields(chunk) for _, chunk in chunks_at(index, first.tolist())]
     hints = "; ".join(miss_hints(flt, fields))
     if index.total <= FILL_LIMIT:  # every passage was read
         return f"{FILTER_MISS}: {hints}" if hints else FILTER_MISS

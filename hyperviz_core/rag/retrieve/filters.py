@@ -46,7 +46,7 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Literal, Protocol, get_args
 
 import numpy as np
@@ -65,7 +65,7 @@ from .filter_dialect import engine_form
 from .like import like, like_pattern, like_text
 
 __all__ = ["ENGINE_CHUNK_ID", "ENGINE_DOC_ID", "FILL_LIMIT", "FILTER_BATCH", "OPERATORS",
-           "ChunkFilter", "MetadataCondition", "Operator", "as_filter", "chunk_fields",
+           "ChunkFilter", "MetadataCondition", "Operator", "as_filter", "chunk_fields", "chunks_at",
            "matching_best", "widened_vector_scores"]
 
 Operator = Literal["==", "!=", ">", ">=", "<", "<=", "in", "nin", "contains", "any", "all",
@@ -347,18 +347,25 @@ def matching_best(index: _Index, final: npt.NDArray[np.float64],
     zero = np.flatnonzero((final <= 0) & (tiebreak < FILL_LIMIT))
     order = np.concatenate([positive[np.lexsort((tiebreak[positive], -final[positive]))],
                             zero[np.argsort(tiebreak[zero], kind="stable")]])
-    prefetch: Callable[[Sequence[int]], None] | None = getattr(index, "prefetch", None)
     out: list[int] = []
-    for start in range(0, int(order.size), FILTER_BATCH):
-        batch = order[start:start + FILTER_BATCH].tolist()
+    for pos, chunk in chunks_at(index, order.tolist()):
+        if flt.accepts(chunk):
+            out.append(pos)
+            if len(out) >= k:
+                break
+    return np.asarray(out, dtype=np.intp)
+
+
+def chunks_at(index: _Index, positions: Sequence[int]) -> Iterator[tuple[int, Chunk]]:
+    """``(position, chunk)`` of ``positions`` in order, read :data:`FILTER_BATCH` at a time
+    (a lazy index's ``prefetch``: one store lookup a batch)."""
+    prefetch: Callable[[Sequence[int]], None] | None = getattr(index, "prefetch", None)
+    for start in range(0, len(positions), FILTER_BATCH):
+        batch = positions[start:start + FILTER_BATCH]
         if prefetch is not None:
             prefetch(batch)
         for pos in batch:
-            if flt.accepts(index.chunk_at(pos)):
-                out.append(pos)
-                if len(out) >= k:
-                    return np.asarray(out, dtype=np.intp)
-    return np.asarray(out, dtype=np.intp)
+            yield pos, index.chunk_at(pos)
 
 
 class _Hits(Protocol):
