@@ -5,6 +5,7 @@ These pydantic models are shared by chunking, extraction, the store, indexing an
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 import math
@@ -38,8 +39,9 @@ def content_hash(text: str, *, length: int = 16) -> str:
 def json_safe_metadata(meta: Mapping[Any, Any]) -> dict[str, Any]:
     """``meta`` with string keys, sorted, made JSON-safe value by value (what a framework
     document's metadata becomes in the store): mappings, lists and tuples are converted
-    item by item, sets become sorted lists, anything else JSON cannot hold (a NaN or an
-    infinity included) becomes its ``str()``, with a default ``repr``'s memory address left
+    item by item, sets become sorted lists, a date, time or datetime its ISO 8601
+    ``isoformat()`` (as a filter's date value is compared), anything else JSON cannot hold (a
+    NaN or an infinity included) its ``str()``, with a default ``repr``'s memory address left
     out, so the same metadata gives the same stored value (and document hash) in every
     process.
 
@@ -48,6 +50,8 @@ def json_safe_metadata(meta: Mapping[Any, Any]) -> dict[str, Any]:
     {'when': '1903-12-10', 'year': 1903}
     >>> json_safe_metadata({"tags": {"b", "a"}, "seen": [datetime.date(1903, 1, 2)]})
     {'seen': ['1903-01-02'], 'tags': ['a', 'b']}
+    >>> json_safe_metadata({"at": datetime.datetime(2024, 1, 2, 3, 4, 5)})
+    {'at': '2024-01-02T03:04:05'}
     >>> json_safe_metadata({"owner": object()})
     {'owner': '<object object>'}
     >>> json_safe_metadata({"score": float("nan"), "best": float("inf")})
@@ -85,6 +89,8 @@ def _json_safe(value: Any, depth: int) -> Any:
     if isinstance(value, set | frozenset):
         items = [_json_safe(v, depth + 1) for v in value]
         return sorted(items, key=lambda v: json.dumps(v, sort_keys=True))
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()  # what a filter's date is compared as (its str() has a space)
     return _ADDRESS.sub(">", str(value))
 
 

@@ -15,7 +15,8 @@ missing key or ``None`` fails every operator except ``!=``, ``nin``, ``is_empty`
 ``exists`` ``False``):
 
 * ``==``, ``!=``: same type and value (numbers by value: ``1 == 1.0``; a bool only equals a
-  bool); ``>``, ``>=``, ``<``, ``<=``: two numbers or two strings, else false;
+  bool); ``>``, ``>=``, ``<``, ``<=``: two numbers or two strings, else false (a date or
+  datetime value is its ISO 8601 string, as date metadata is stored);
 * ``in``, ``nin``: the value is (not) one of a list;
 * ``contains``: a list value holds the item, or a string value holds the substring;
   ``any``/``all``: it contains any/all of a list;
@@ -45,6 +46,7 @@ Example:
 
 from __future__ import annotations
 
+import datetime
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Literal, Protocol, get_args
@@ -82,6 +84,8 @@ _STRINGS = ("text_match", "text_match_insensitive", "like", "ilike")
 def _scalar(value: Any, where: str) -> Scalar:
     if isinstance(value, float) and not math.isfinite(value):
         raise ValueError(f"{where}: a filter value must be finite, got {value!r}")
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()  # as a document's date metadata is stored
     if not isinstance(value, str | int | float | bool):
         raise ValueError(f"{where}: a filter value must be a string, number or bool (or a "
                          f"list of them), got {type(value).__name__} {value!r:.60}")
