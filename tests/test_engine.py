@@ -134,7 +134,9 @@ def test_ranked_chunks_carry_their_documents_metadata(tmp_path: Path) -> None:
     chunk = rag.retrieve("Where did Marie Curie work?", mode="naive", render=False).chunks[0]
     assert chunk.metadata == {"source": "notes/curie.md", "year": 1903, "title": "Marie Curie"}
     rag.close()
-    with pytest.raises(StoreError, match="is closed"):
+    # the message says how to go on (it said "open it again": a closed object cannot be)
+    with pytest.raises(StoreError, match="is closed: a closed object is not reopened; make a "
+                                         "new one over the same path"):
         rag.retrieve("Where did Marie Curie work?")
     rag.close()  # a second close is a no-op
 

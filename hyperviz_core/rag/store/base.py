@@ -57,7 +57,9 @@ class StoreClosedError(StoreError):
     every later use fails the same way, so an indexing run stops at once."""
 
     def __init__(self, path: object) -> None:
-        super().__init__(f"the store {path} is closed (open it again to use it)")
+        super().__init__(f"the store {path} is closed: a closed object is not reopened; "
+                         "make a new one over the same path (a new VizRAG, retriever or "
+                         "index)")
 
 
 class StoreNotFoundError(StoreError, FileNotFoundError):
