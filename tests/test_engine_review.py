@@ -182,7 +182,7 @@ def test_max_retries_zero_is_not_retried_by_the_engine(store: Path, tmp_path: Pa
         result = rag.retrieve("Which band recorded Maiden Japan?", mode="text")
     failed = [w for w in result.warnings if "model failed" in w]
     assert len(failed) == 2 and chat.calls == 1  # not repeated; the next stage's not made
-    assert "not called: the chat model failed earlier" in failed[1]
+    assert "in an earlier call of this query" in failed[1]
 
 
 def test_eval_engines_close_the_store_they_opened(store: Path, tmp_path: Path) -> None:

@@ -137,12 +137,13 @@ class CountedChat:
     def _gate(self) -> None:
         """Refuse a call after a retryable failure of the query (see the module doc)."""
         if self.down is not None:
-            raise ProviderError(f"not called: the chat model failed earlier in this query "
-                                f"({self.down})")
+            raise ProviderError(f"{self.down} (in an earlier call of this query: the chat "
+                                "model is not called again in it)")
 
     def _failed(self, exc: BaseException) -> None:
         if is_retryable(exc) and self.down is None:
-            self.down = error_text(exc)
+            # the cause first, as the caller prints it: no "ProviderError: ProviderError:"
+            self.down = str(exc) if isinstance(exc, ProviderError) else error_text(exc)
 
     def complete(self, prompt: str, *, images: Sequence[bytes] = (), system: str | None = None,
                  json_mode: bool = False) -> str:
