@@ -1,5 +1,5 @@
-"""VizRAG for LangChain: a retriever, a vector store, a rendering runnable, an LCEL chain and
-model adapters.
+"""VizRAG for LangChain: a retriever, a vector store, a rendering runnable, an LCEL chain, a
+retriever tool that sends the picture, and model adapters.
 
 Requires the ``langchain`` extra (``pip install 'vizrag[langchain]'``).
 
@@ -20,7 +20,13 @@ from .adapters import (
     message_text,
     to_langchain_messages,
 )
-from .chain import DEFAULT_PROMPT, create_vizrag_chain, format_passages, vizrag_message
+from .chain import (
+    DEFAULT_PROMPT,
+    DEFAULT_TEXT_PROMPT,
+    create_vizrag_chain,
+    format_passages,
+    vizrag_message,
+)
 from .documents import (
     IMAGE_DOC_TYPE,
     VizRAGImageDocument,
@@ -33,10 +39,12 @@ from .documents import (
 from .hyperrag import HyperRAGVisualRetriever
 from .retriever import VizRAGRetriever
 from .runnable import HyperVizRunnable, image_block, split_documents
+from .tool import create_vizrag_tool, tool_content
 from .vectorstore import VizRAGVectorStore
 
 __all__ = [
     "DEFAULT_PROMPT",
+    "DEFAULT_TEXT_PROMPT",
     "IMAGE_DOC_TYPE",
     "HyperRAGVisualRetriever",
     "HyperVizRunnable",
@@ -47,6 +55,7 @@ __all__ = [
     "VizRAGVectorStore",
     "__version__",
     "create_vizrag_chain",
+    "create_vizrag_tool",
     "format_passages",
     "image_block",
     "image_document",
@@ -56,6 +65,7 @@ __all__ = [
     "result_documents",
     "split_documents",
     "to_langchain_messages",
+    "tool_content",
     "vizrag_message",
     "vizrag_value",
 ]

@@ -21,7 +21,7 @@ from langchain_core.embeddings import Embeddings
 from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import Runnable, RunnableConfig
-from langchain_core.runnables.base import RunnableBindingBase
+from langchain_core.runnables.base import RunnableBindingBase, RunnableSequence
 from langchain_core.runnables.config import ensure_config, merge_configs
 from langchain_core.runnables.configurable import DynamicRunnable
 from langchain_core.runnables.fallbacks import RunnableWithFallbacks
@@ -95,10 +95,12 @@ def unwrapped(runnable: Any, kind: type[_T]) -> _T | None:
     return next((r for r in _layers(runnable) if isinstance(r, kind)), None)
 
 
-def _layers(runnable: Any, config: RunnableConfig | None = None) -> Iterator[Any]:
+def _layers(runnable: Any, config: RunnableConfig | None = None, *,
+            sequences: bool = False) -> Iterator[Any]:
     """``runnable``, then what it wraps, layer by layer: a binding's ``bound``, a
     configurable's ``default`` (with a run's ``config``: the runnable it makes for that run,
-    the bindings' configs merged in as they would be), a fallback's first runnable; up to
+    the bindings' configs merged in as they would be), a fallback's first runnable, with
+    ``sequences`` a ``RunnableSequence``'s last step (what answers: ``prep | chat``); up to
     the first that is none of these."""
     while True:
         yield runnable
@@ -113,19 +115,27 @@ def _layers(runnable: Any, config: RunnableConfig | None = None) -> Iterator[Any
                 runnable, config = runnable.prepare(config)
         elif isinstance(runnable, RunnableWithFallbacks):
             runnable = runnable.runnable
+        elif sequences and isinstance(runnable, RunnableSequence):
+            runnable = runnable.last
         else:
             return
 
 
 def chat_model_of(model: Any) -> BaseChatModel | None:
-    """The LangChain chat model ``model`` is or wraps (:func:`unwrapped`), else None.
+    """The LangChain chat model ``model`` is or wraps (:func:`unwrapped`), or that a
+    ``RunnableSequence`` ends in (``trim_messages(...) | chat``, ``RunnableLambda(f) | chat``:
+    the messages reach it), else None.
 
     >>> from langchain_core.language_models.fake_chat_models import FakeListChatModel
+    >>> from langchain_core.runnables import RunnableLambda
     >>> chat = FakeListChatModel(responses=["ok"])
     >>> chat_model_of(chat.bind(stop=["x"]).with_retry()) is chat
     True
+    >>> chat_model_of(RunnableLambda(lambda m: m) | chat.with_retry()) is chat
+    True
     """
-    return unwrapped(model, BaseChatModel)  # type: ignore[type-abstract]
+    return next((r for r in _layers(model, sequences=True) if isinstance(r, BaseChatModel)),
+                None)
 
 
 #: LangSmith parameters that only restate the class
@@ -145,7 +155,7 @@ def model_fingerprint(model: Any, extra: Mapping[str, Any] | None = None) -> dic
     {'format': 'json'}
     """
     bound: dict[str, Any] = {}
-    for layer in _layers(model):  # the path unwrapped() takes
+    for layer in _layers(model, sequences=True):  # the path chat_model_of() takes
         if isinstance(layer, BaseChatModel):
             break
         if isinstance(layer, RunnableBindingBase):

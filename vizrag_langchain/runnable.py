@@ -18,6 +18,7 @@ Example::
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, get_args
 
@@ -112,13 +113,27 @@ def split_documents(docs: Sequence[Document]) -> tuple[list[Document], Document 
     return text, image
 
 
+#: the keys of a mapping input: ``chat_history`` (what ``create_vizrag_chain`` passes on
+#: beside them) is ignored
+INPUT_KEYS = ("documents", "question", "chat_history")
+
+
 def _input(value: HyperVizInput) -> tuple[list[Document], str | None]:
+    """(documents, question) of an input; a mapping's unknown key (a misspelt
+    ``"qestion"``, ``"docs"``) is a ``ValueError`` naming it, never dropped."""
     if isinstance(value, Mapping):
-        docs = value.get("documents", value.get("docs"))
-        query = value.get("question", value.get("query"))
-        if docs is None:
+        unknown = sorted(str(k) for k in value if k not in INPUT_KEYS)
+        if unknown:
+            hints = [f"{k!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
+                     for k in unknown
+                     for close in [difflib.get_close_matches(k, INPUT_KEYS, n=1)]]
+            raise ValueError(f"HyperVizRunnable input has unknown key{'s' * (len(hints) > 1)} "
+                             f"{', '.join(hints)}; it takes 'documents', 'question' and "
+                             "'chat_history' (ignored)")
+        if "documents" not in value:
             raise TypeError("HyperVizRunnable input mapping needs a 'documents' key")
-        return _input_docs(docs), None if query is None else str(query)
+        query = value.get("question")
+        return _input_docs(value["documents"]), None if query is None else str(query)
     return _input_docs(value), None
 
 
@@ -183,7 +198,8 @@ class HyperVizRunnable(SharedEngine, RunnableSerializable[HyperVizInput, dict[st
             (:func:`~.chain.create_vizrag_chain` passes its retriever's).
 
     Input: a list of Documents, or ``{"documents": [...], "question": str}`` (the question
-    guides what survives pruning). Output: ``{"image": block or None, "caption": str,
+    guides what survives pruning; ``"chat_history"`` may be there and is ignored; any other
+    key is a ``ValueError`` naming it). Output: ``{"image": block or None, "caption": str,
     "export": dict, "view": str, "documents": [text documents]}``; ``image`` is None when
     there is nothing to show, ``view`` is ``"passages"`` (rendered here) or the ``view`` of
     the image document used as is. VizRAG documents come back with ``entity_ids`` /
