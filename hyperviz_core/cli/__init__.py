@@ -28,7 +28,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import FrameType
-from typing import Any, NoReturn
+from typing import Any
 
 from .. import __version__
 from .terminal import one_line, terminal_safe, tolerant_streams
@@ -36,8 +36,8 @@ from .terminal import one_line, terminal_safe, tolerant_streams
 __all__ = ["build_parser", "command_parser", "main", "sigterm_as_interrupt", "unrecognized"]
 
 # Subcommand modules, in --help order.
-_COMMANDS = ("info", "demo", "render", "index", "documents", "query", "check", "interop",
-             "probes", "eval", "migrate")
+_COMMANDS = ("info", "demo", "render", "index", "delete", "documents", "query", "check",
+             "interop", "probes", "eval", "migrate")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -52,13 +52,9 @@ class _Parser(argparse.ArgumentParser):
         parsed, extras = self.parse_known_args(args, namespace)
         if extras:
             owner = command_parser(self, parsed)
-            owner.error(unrecognized(owner, extras))
+            given = sys.argv[1:] if args is None else list(args)
+            owner.error(unrecognized(owner, extras, given=given))
         return parsed
-
-    def error(self, message: str) -> NoReturn:
-        if message.startswith("unrecognized arguments: -") and "did you mean" not in message:
-            message += _DASH_HINT
-        super().error(message)
 
 
 _DASH_HINT = ("; a value starting with '-' (a document id, a file name) goes after -- "
@@ -77,33 +73,42 @@ def command_parser(parser: argparse.ArgumentParser, parsed: argparse.Namespace
         parser = subs[0].choices[chosen]
 
 
-def unrecognized(parser: argparse.ArgumentParser, extras: Sequence[str]) -> str:
+def unrecognized(parser: argparse.ArgumentParser, extras: Sequence[str], *,
+                 given: Sequence[str] = ()) -> str:
     """argparse's ``unrecognized arguments: ...`` for ``parser``, with ``did you mean
     --top-k?`` for each unknown option with a close match among its option strings, and
-    the ``--`` hint when an unknown one starting with ``-`` has none.
+    the ``--`` hint when an unknown one starting with a single ``-`` (``-rf``) has none.
+    Names are compared without their leading dashes (``--json`` is not close to ``--store``
+    for sharing ``--``), and an option among the ``given`` arguments is never suggested.
 
     >>> p = argparse.ArgumentParser()
     >>> _ = p.add_argument("--top-k")
+    >>> _ = p.add_argument("--store")
     >>> unrecognized(p, ["--topk", "3"])
     'unrecognized arguments: --topk 3; did you mean --top-k?'
+    >>> unrecognized(p, ["--json"], given=["--store", "s", "--json"])
+    'unrecognized arguments: --json'
     """
-    known = [s for a in parser._actions for s in a.option_strings]
+    used = {token.split("=", 1)[0] for token in given}
+    known = {s.lstrip("-"): s for a in parser._actions for s in a.option_strings
+             if s not in used}
     message = f"unrecognized arguments: {' '.join(extras)}"
     hints: list[tuple[str, str]] = []
     unmatched = False
     for token in extras:
         if not token.startswith("-") or token in ("-", "--"):
             continue
-        near = difflib.get_close_matches(token.split("=", 1)[0], known, n=1, cutoff=0.6)
+        name = token.split("=", 1)[0]
+        near = difflib.get_close_matches(name.lstrip("-"), list(known), n=1, cutoff=0.6)
         if near:
-            hints.append((token.split("=", 1)[0], near[0]))
-        else:
+            hints.append((name, known[near[0]]))
+        elif not token.startswith("--"):  # -rf: maybe a value (a document id, a file name)
             unmatched = True
     if len(hints) == 1:
         message += f"; did you mean {hints[0][1]}?"
     elif hints:
         message += "; did you mean " + ", ".join(f"{n} (for {t})" for t, n in hints) + "?"
-    return message + (_DASH_HINT if unmatched and hints else "")
+    return message + (_DASH_HINT if unmatched else "")
 
 
 def build_parser() -> argparse.ArgumentParser:

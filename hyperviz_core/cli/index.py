@@ -1,4 +1,5 @@
-"""``vizrag index``, ``vizrag stats`` and ``vizrag delete``: build and inspect a store.
+"""``vizrag index`` and ``vizrag stats``: build and inspect a store (``vizrag delete``:
+:mod:`hyperviz_core.cli.delete`).
 
 Offline by default (heuristic extraction, hashed embeddings). ``--llm openai:MODEL`` (any
 OpenAI-compatible endpoint, see ``vizrag index --help``) switches extraction and themes to an
@@ -15,7 +16,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..wording import counted
 from .argtypes import non_negative_int, positive_int
 from .index_missing import files_missing, missing_note
 from .index_output import (
@@ -27,14 +27,12 @@ from .index_output import (
 )
 from .index_store import (
     after_run,
-    compact_store,
     created_paths,
     open_for_index,
     prune_missing,
     recorded_embedder,
     settle_created,
 )
-from .ready import make_query_ready, ready_line
 from .terminal import terminal_safe
 
 __all__ = ["add_provider_options", "make_chat", "make_embedder", "open_existing",
@@ -298,100 +296,8 @@ def _run_stats(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_delete(args: argparse.Namespace) -> int:
-    from ..rag.store.sqlite.check import refuse_damaged, store_errors
-
-    if not args.doc_ids and not args.compact:
-        raise ValueError("give the ids of the documents to delete (or --compact alone to "
-                         "compact the store)")
-    freed = argparse.Namespace(compacted_bytes=0)
-    with store_errors(args.store):
-        store = open_existing(args.store, read_only=False)
-        try:
-            store.stats()  # a damaged store fails here (one line), before any change,
-            refuse_damaged(store)  # or here: damaged table pages a count never reads
-            counts = _delete_all(args, store) if args.doc_ids else {}
-            if args.doc_ids:  # committed: said before the compaction (Ctrl-C may stop it)
-                _say_deleted(counts)
-            if args.compact:
-                try:
-                    _compact_after_delete(store, freed)
-                except KeyboardInterrupt:  # VACUUM is one transaction: undone whole
-                    print("vizrag delete: interrupted while compacting; the store is as it "
-                          "was before the compaction (any deletion above is committed)",
-                          file=sys.stderr)
-                    return 130
-            # after the compaction, which renumbers what queries keep
-            ready = (make_query_ready(store, "delete")
-                     if counts.get("documents") or args.compact else None)
-        finally:
-            store.close()
-    if line := ready_line(ready):
-        print(line)
-    if args.compact and hasattr(store, "compact"):
-        print(f"compacted {store.path}: {freed.compacted_bytes / 2**20:.1f} MiB freed")
-    return 0 if counts.get("documents", 0) == len(set(args.doc_ids)) else 1
-
-
-def _say_deleted(counts: dict[str, int]) -> None:
-    print(f"deleted {counted(counts.get('documents', 0), 'document')}: "
-          f"{counted(counts.get('chunks', 0), 'chunk')}, "
-          f"{counted(counts.get('entities', 0), 'entity')}, "
-          f"{counts.get('relation_hyperedges', 0)} relation and "
-          f"{counts.get('theme_hyperedges', 0)} theme hyperedges "
-          f"({counts.get('updated_entities', 0)} shared entities updated)", flush=True)
-
-
-def _compact_after_delete(store: Any, freed: argparse.Namespace) -> None:
-    """``vizrag delete --compact``: VACUUM the SQLite store (the space deletes left is
-    reused by later writes, never given back to the disk otherwise); a PostgreSQL store
-    reclaims space by itself (autovacuum): nothing to do."""
-    if not hasattr(store, "compact"):
-        print(f"vizrag delete: note: {store.path} is not a SQLite store: PostgreSQL reclaims "
-              "the space itself (autovacuum); nothing compacted", file=sys.stderr)
-        return
-    compact_store(store, freed, command="delete")
-
-
-def _delete_all(args: argparse.Namespace, store: Any) -> dict[str, int]:
-    from ..rag.index.parts import part_id
-    from ..rag.providers.spec import store_embedder
-
-    # shared entities are re-embedded with the store's embedder (its recorded offline one:
-    # hashed of any configuration, local MiniLM); with a provider's and no --embed, their
-    # old vectors stay
-    embedder = (make_embedder(args.embed) if args.embed is not None
-                else store_embedder(store.embedder_info()))
-    # ids are stored composed (NFC): a decomposed id pasted from a macOS file name finds its
-    # document; one stored decomposed (indexed before) is still found as given
-    args.doc_ids = list(dict.fromkeys(_stored_id(store, d) for d in args.doc_ids))
-    for doc_id in args.doc_ids:
-        if not store.has_document(doc_id):
-            n = 0  # a text file over --part-kb is stored as its parts
-            while store.has_document(part_id(doc_id, n + 1)):
-                n += 1
-            hint = (f"; its file is stored as {n} parts: give their ids, {part_id(doc_id, 1)}"
-                    f"{f' ... {part_id(doc_id, n)}' if n > 1 else ''}" if n else "")
-            print(f"vizrag delete: no document {doc_id!r} in {store.path}{hint}",
-                  file=sys.stderr)
-    # all the ids in one transaction: every document goes, or (on an error) none
-    counts: dict[str, int] = store.delete_documents(args.doc_ids, embedder=embedder)
-    return counts
-
-
-def _stored_id(store: Any, doc_id: str) -> str:
-    """``doc_id`` as the store holds it: as given when stored so, else its NFC form (the form
-    indexing gives ids, :func:`~hyperviz_core.unitext.nfc`)."""
-    from ..unitext import nfc
-
-    composed = nfc(doc_id)
-    if composed == doc_id or store.has_document(doc_id):
-        return doc_id
-    return composed
-
-
 def register(sub: Any) -> None:
-    """Add the ``index``, ``stats`` and ``delete`` subcommands."""
+    """Add the ``index`` and ``stats`` subcommands (``delete``: :mod:`.delete`)."""
     p = sub.add_parser(
         "index",
         help="index text/markdown/JSON/JSONL documents into a store",
@@ -476,16 +382,3 @@ def register(sub: Any) -> None:
                    help="store directory, .sqlite file or postgresql:// URL")
     s.add_argument("--json", action="store_true", help="print JSON")
     s.set_defaults(func=_run_stats)
-
-    d = sub.add_parser("delete", help="delete documents (and what only they support)")
-    d.add_argument("doc_ids", nargs="*", metavar="DOC_ID",
-                   help="ids of the documents to delete (none with --compact: compact only)")
-    d.add_argument("--store", required=True, metavar="STORE",
-                   help="store directory, .sqlite file or postgresql:// URL")
-    d.add_argument("--embed", default=None, metavar="SPEC",
-                   help="embedder used to re-embed shared entities (default: the store's)")
-    d.add_argument("--compact", action="store_true",
-                   help="then rewrite the SQLite store without free space (VACUUM: gives "
-                   "the space of deleted documents back to the disk; needs free space of "
-                   "about the store's size; seconds per GB); without ids: compact only")
-    d.set_defaults(func=_run_delete)

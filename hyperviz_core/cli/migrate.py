@@ -16,6 +16,12 @@ the first query of a new process reads them back instead of building them (``--n
 skips this; a store under 4,000 chunks, which queries load, needs nothing). Ctrl-C during
 that step leaves every copied document committed (exit 130).
 
+``--json`` prints the report as one JSON object, ``stopped`` ``null`` when the command ran to
+its end. Stopped by Ctrl-C or SIGTERM (exit 130 / 143), it still prints it, ``stopped`` the
+line said on stderr: during the copy, ``source``/``destination`` hold both stores' counts,
+``verified`` is false and the copy's own counters are ``null`` (not known), as an interrupted
+``vizrag index --json`` reports.
+
 ``vizrag migrate --upgrade out/store`` upgrades a SQLite store of an older schema in place
 (schema 1 → 2: merged rows without stored source lists, see ``rag/store/sqlite/schema.py``);
 what every read returns stays the same (``--json``: the outcome as one JSON object); a
@@ -96,27 +102,66 @@ def _run(args: argparse.Namespace) -> int:
                     report = copy_store(src, dst, show_progress=not args.no_progress
                                         and sys.stderr.isatty())
                 except KeyboardInterrupt:
-                    print(f"vizrag migrate: interrupted; {dst.path} keeps the "
-                          f"{dst.stats().documents} documents committed so far (run the same "
-                          "command again to resume)", file=sys.stderr)
-                    return 130
+                    return _interrupted_copy(args, src, dst)
                 ready, interrupted = _prepare(args, dst, report)
     except StoreError as exc:
         raise ValueError(str(exc)) from None
     except KeyboardInterrupt:
-        if report is None:  # before the copy started: nothing was written
-            print("vizrag migrate: interrupted; re-run to resume", file=sys.stderr)
-        else:  # while a store was closing, after the copy: every document is committed
-            print("vizrag migrate: interrupted while closing the stores; every document is "
-                  "copied (re-run to check the counts)", file=sys.stderr)
+        line = ("interrupted; re-run to resume" if report is None  # nothing was written
+                else "interrupted while closing the stores; every document is copied (re-run "
+                "to check the counts)")  # after the copy: every document is committed
+        print(f"vizrag migrate: {line}", file=sys.stderr)
+        if args.json:
+            _print_json(_stopped_json(line) if report is None else
+                        _report_json(report, None, line))
         return 130
-    _print_report(args, report, ready)
-    if interrupted:  # the report above stands: every document is copied and committed
-        print("vizrag migrate: interrupted while making the destination query-ready "
-              "(skipped: queries build what they need themselves); every document is copied",
-              file=sys.stderr)
+    stopped = _PREPARE_STOPPED if interrupted else None
+    _print_report(args, report, ready, stopped)
+    if stopped is not None:  # the report above stands: every document is copied and committed
+        print(f"vizrag migrate: {stopped}", file=sys.stderr)
         return 130
     return 0 if report.verified else 1
+
+
+#: Ctrl-C or SIGTERM while the verified copy was being made query-ready
+_PREPARE_STOPPED = ("interrupted while making the destination query-ready (skipped: queries "
+                    "build what they need themselves); every document is copied")
+
+
+def _interrupted_copy(args: argparse.Namespace, src: Any, dst: Any) -> int:
+    """Ctrl-C (or SIGTERM) stopped the copy: the one line saying what the destination keeps,
+    and with ``--json`` the report on stdout, ``stopped`` saying so (as ``vizrag index``
+    does): ``source`` and ``destination`` hold both stores' counts, ``verified`` is false and
+    the copy's own counters are ``null`` (not known). Exit code 130."""
+    line = (f"interrupted; {dst.path} keeps the {dst.stats().documents} documents committed "
+            "so far (run the same command again to resume)")
+    print(f"vizrag migrate: {line}", file=sys.stderr)
+    if args.json:
+        out = _stopped_json(line)
+        out.update(source=src.stats().model_dump(mode="json"),
+                   destination=dst.stats().model_dump(mode="json"), verified=False)
+        _print_json(out)
+    return 130
+
+
+def _stopped_json(line: str) -> dict[str, Any]:
+    """The ``--json`` report of a copy stopped by ``line``: every field ``null`` but
+    ``stopped`` (the copy's own counters are lost with it)."""
+    from ..rag.store.transfer import TransferReport
+
+    out: dict[str, Any] = dict.fromkeys(TransferReport.model_fields)
+    out.update(stopped=line, query_ready_seconds=None)
+    return out
+
+
+def _report_json(report: Any, ready: float | None, stopped: str | None) -> dict[str, Any]:
+    """The ``--json`` report of a copy: ``report``'s fields, ``query_ready_seconds`` and
+    ``stopped`` (``null``: the command ran to its end; else the line saying what stopped)."""
+    from .ready import ready_json
+
+    out: dict[str, Any] = report.model_dump(mode="json")
+    out.update(query_ready_seconds=ready_json(ready), stopped=stopped)
+    return out
 
 
 def _prepare(args: argparse.Namespace, dst: Any, report: Any) -> tuple[float | None, bool]:
@@ -132,13 +177,12 @@ def _prepare(args: argparse.Namespace, dst: Any, report: Any) -> tuple[float | N
         return None, True
 
 
-def _print_report(args: argparse.Namespace, report: Any, ready: float | None) -> None:
-    from .ready import ready_json, ready_line
+def _print_report(args: argparse.Namespace, report: Any, ready: float | None,
+                  stopped: str | None = None) -> None:
+    from .ready import ready_line
 
     if args.json:
-        out = report.model_dump(mode="json")
-        out["query_ready_seconds"] = ready_json(ready)
-        print(json.dumps(out, indent=2, sort_keys=True))
+        _print_json(_report_json(report, ready, stopped))
     else:
         s = report.destination
         print(f"copied {report.documents_copied} documents ({report.documents_skipped} already "

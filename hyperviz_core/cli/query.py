@@ -13,7 +13,9 @@ with the store loaded once (the question ``-`` is read from standard input too);
 
 A question that fails (a model error, a rendering error ...) does not stop a batch: it gets
 the record ``{"id", "error"}`` (text mode: ``== id`` then ``error: ...``) and the batch goes
-on; the exit code is the number of failed questions, capped at 125 (0 = all answered). A
+on (a single question that fails says ``vizrag query: error: ...`` on stderr and, with
+``--json``, prints the record ``{"error"}`` too: no ``"id"``, as its answer has none); the
+exit code is the number of failed questions, capped at 125 (0 = all answered). A
 damaged or missing store, or an ``--out`` that cannot be written (a full disk, a read-only
 folder: one line naming the folder; the folders the command created and left empty are
 removed), stops at once with exit code 2; Ctrl-C stops a batch with one line
@@ -381,12 +383,17 @@ def render_setting(args: argparse.Namespace, out: Path | None) -> bool | None:
 
 
 def _report_failure(args: argparse.Namespace, qid: str | None, exc: BaseException) -> None:
+    """Say a question's failure: the record ``{"id", "error"}`` of a batch (text: ``== id``
+    then ``error: ...``); a single question's one line on stderr, and with ``--json`` or
+    ``--full`` its record on stdout too, ``{"error"}`` (no ``"id"``, as its answer has none).
+    """
     error = " ".join(f"{type(exc).__name__}: {exc}".split())
     if qid is None:
         print(f"vizrag query: error: {error}", file=sys.stderr)
-    elif args.json or args.full:
-        print(json.dumps({"id": qid, "error": error}, ensure_ascii=not stdout_is_unicode()))
-    else:
+    if args.json or args.full:
+        record = {"error": error} if qid is None else {"id": qid, "error": error}
+        print(json.dumps(record, ensure_ascii=not stdout_is_unicode()))
+    elif qid is not None:
         print(f"== {terminal_safe(qid)}\nerror: {terminal_safe(error)}\n")
 
 
@@ -411,7 +418,8 @@ def register(sub: Any) -> None:
     """Add ``vizrag query`` to the subcommand parser."""
     p = sub.add_parser("query", help="ask a store a question (offline: ranked evidence)",
                        description=__doc__.split("\n\n")[0],
-                       epilog="Exit codes: 0 answered; with --questions, the number of "
+                       epilog="Exit codes: 0 answered; 1 the question failed (its error "
+                       "record {\"error\"} with --json); with --questions, the number of "
                        "questions that failed (1-125; each has its error record, {\"id\", "
                        "\"error\"} with --json); 2 also when nothing could run (a usage "
                        "error, no store, a bad questions file: one line on stderr, no "
