@@ -58,6 +58,7 @@ __all__ = [
     "file_body",
     "file_title",
     "latest_documents",
+    "node_documents",
     "ref_doc_of",
     "replaced",
     "run_marker",
@@ -142,6 +143,27 @@ def to_engine_document(node: BaseNode, ref_hash: str | None = None,
         meta[LAYOUT_KEY] = layout
     return VizDocument(id=node.node_id, text=text, title=title,
                        metadata=json_safe_metadata(meta), one_chunk=not whole)  # a node: a chunk
+
+
+def node_documents(nodes: Sequence[BaseNode]) -> list[VizDocument]:
+    """Pre-parsed nodes (``insert_nodes``, ``VizRAGIndex(nodes)``) as engine documents, one
+    per node, each with the hash its ``SOURCE`` relationship records of the document it came
+    from (``relationships[SOURCE].hash``, which a node parser sets to ``doc.hash``): so
+    ``refresh_ref_docs`` of that unchanged document finds its nodes and keeps them.
+
+    >>> from llama_index.core.node_parser import SentenceSplitter
+    >>> doc = Document(text="Marie Curie worked in Paris.", id_="curie")
+    >>> [n.metadata[REF_HASH_KEY] == doc.hash for n in node_documents(
+    ...     SentenceSplitter().get_nodes_from_documents([doc]))]
+    [True]
+    """
+    out = []
+    for node in nodes:
+        source, ref_hash = node.source_node, None
+        if source is not None and source.node_id != node.node_id:  # not its own source
+            ref_hash = source.hash or None
+        out.append(to_engine_document(node, ref_hash))
+    return out
 
 
 def ref_doc_of(doc: VizDocument) -> str:

@@ -53,6 +53,7 @@ from hyperviz_core.rag import Document as VizDocument
 from hyperviz_core.rag import IndexReport, VizRAG
 from hyperviz_core.rag.engine_args import refuse_unknown_options
 from hyperviz_core.rag.index.report import warn_empty
+from hyperviz_core.rag.index.stream import caller_level
 from hyperviz_core.rag.store import StoreNotFoundError, StoreProtocol, redact_url
 
 from .adapters import LlamaIndexChatModel, LlamaIndexEmbedder
@@ -60,6 +61,7 @@ from .documents import (
     asplit_documents,
     check_nodes,
     latest_documents,
+    node_documents,
     ref_doc_of,
     replaced,
     split_documents,
@@ -82,6 +84,7 @@ from .retriever import RETRIEVER_OPTIONS, VizRAGRetriever, check_options, not_pi
 from .storage import (
     VizRAGStorageContext,
     backup_store,
+    loaded_embedder_error,
     loaded_store_path,
     persist_dir_of,
 )
@@ -180,7 +183,7 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
             struct.engine_options, self._unrecorded = recorded_options(engine_options)
             engine = self._open(struct, llm, embed_model, store_dir, show_progress,
                                 engine_options, loading=index_struct is not None,
-                                persist_dir=persist_dir_of(storage_context))
+                                context=storage_context)
         elif store_dir is not None or engine_options:
             raise ValueError("pass either engine= or store_dir/engine options, not both")
         if self._splitters:  # objects too: a reloaded index chunks new documents otherwise
@@ -200,7 +203,9 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
 
     def _open(self, struct: IndexVizRAG, llm: LLM | None, embed_model: BaseEmbedding | None,
               store_dir: str | Path | None, show_progress: bool,
-              options: dict[str, Any], *, loading: bool, persist_dir: Path | None) -> VizRAG:
+              options: dict[str, Any], *, loading: bool,
+              context: StorageContext | None) -> VizRAG:
+        persist_dir = persist_dir_of(context)
         recorded = store_dir is None and loading
         if recorded:
             store_dir = loaded_store_path(struct.store_path, struct.persist_file, persist_dir)
@@ -226,6 +231,10 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
                 self._tmp = None
             if recorded and isinstance(exc, StoreNotFoundError):
                 raise _missing_store(str(store_dir), struct, persist_dir) from None
+            mismatch = (loaded_embedder_error(exc, struct.index_id, embed_model, context)
+                        if loading and embed_model is not None else None)
+            if mismatch is not None:
+                raise mismatch from exc
             raise
 
     # ------------------------------------------------------------------ construction
@@ -297,7 +306,7 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         """Index documents (through the transformations, if any) and nodes (as they are);
         ``stored``: what :func:`stored_nodes` read of these documents already, if any."""
         check_nodes(docs)
-        warn_embedded(docs, stacklevel=4)
+        warn_embedded(docs)
         whole, nodes = self._split(docs)
         if whole:
             parts = (split_documents(whole, self._splitters, self._show_progress)
@@ -305,11 +314,11 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
             self._replace(whole, parts, stored)
         if nodes:
             self._mark_nodes(nodes)
-            self._report(self._engine.insert([to_engine_document(d) for d in nodes]))
+            self._report(self._engine.insert(node_documents(nodes)))
 
     async def _aadd(self, docs: Sequence[BaseNode], stored: Stored | None = None) -> None:
         check_nodes(docs)
-        warn_embedded(docs, stacklevel=4)
+        warn_embedded(docs)
         whole, nodes = self._split(docs)
         if whole:
             parts = (await asplit_documents(whole, self._splitters, self._show_progress)
@@ -317,7 +326,7 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
             await asyncio.to_thread(self._replace, whole, parts, stored)
         if nodes:
             self._mark_nodes(nodes)
-            self._report(await self._engine.ainsert([to_engine_document(d) for d in nodes]))
+            self._report(await self._engine.ainsert(node_documents(nodes)))
 
     def _mark_nodes(self, nodes: Sequence[BaseNode]) -> None:
         """Nodes of a document (its SOURCE, not themselves) make the index one that stores
@@ -358,8 +367,9 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
     def _report(report: IndexReport) -> None:
         """Raise for failed documents; warn when extraction records were skipped."""
         report.raise_for_failures()
-        warn_skipped(report, stacklevel=4)
-        warn_empty(report, stacklevel=4)
+        level = caller_level()  # the caller's line (``insert``, ``VizRAGIndex(nodes)`` ...)
+        warn_skipped(report, stacklevel=level)
+        warn_empty(report, stacklevel=level)
 
     def _build_index_from_nodes(self, nodes: Sequence[BaseNode],
                                 **build_kwargs: Any) -> IndexVizRAG:

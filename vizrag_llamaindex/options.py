@@ -39,6 +39,7 @@ from llama_index.core.schema import BaseNode
 
 from hyperviz_core.rag import IndexReport, VizRAG, check_hops
 from hyperviz_core.rag.engine_args import refuse_unknown_options
+from hyperviz_core.rag.index.stream import caller_level
 
 from .retriever import check_top_k
 
@@ -158,15 +159,17 @@ def warn_skipped(report: IndexReport, stacklevel: int = 2) -> IndexReport:
     return report
 
 
-def warn_embedded(nodes: Sequence[BaseNode], stacklevel: int = 2) -> None:
+def warn_embedded(nodes: Sequence[BaseNode], stacklevel: int | None = None) -> None:
     """A ``UserWarning`` when a node of ``nodes`` carries an embedding: the store embeds
     chunks, entities and hyperedges with the index's own embedder (``embed_model=``, else
     the offline hashed one), one vector space for all of them, so a vector made elsewhere
-    is not used."""
+    is not used. It names the caller's line: the first frame outside this package (and
+    the core and event-loop machinery), unless ``stacklevel`` is given."""
     given = [n.node_id for n in nodes if n.embedding is not None]
     if given:
         warnings.warn(
             f"{len(given)} node(s) carry an embedding ({given[0]!r}, ...): VizRAGIndex does "
             "not use it; it embeds every chunk, entity and hyperedge with its own embedder "
             "(pass embed_model= to choose it), so the pipeline's embedding step can be "
-            "dropped", UserWarning, stacklevel=stacklevel + 1)
+            "dropped", UserWarning,
+            stacklevel=caller_level() if stacklevel is None else stacklevel + 1)

@@ -31,10 +31,10 @@ from typing import Any, cast
 from llama_index.core.storage.index_store.simple_index_store import SimpleIndexStore
 from llama_index.core.storage.storage_context import DEFAULT_PERSIST_DIR, StorageContext
 
-from hyperviz_core.rag.store import redact_url
+from hyperviz_core.rag.store import StoreError, redact_url
 
 __all__ = ["PERSIST_DIR_ATTR", "STORE_FILE", "VizRAGStorageContext", "backup_store",
-           "loaded_store_path", "persist_dir_of"]
+           "loaded_embedder_error", "loaded_store_path", "persist_dir_of"]
 
 STORE_FILE = "vizrag.sqlite"
 
@@ -48,6 +48,32 @@ def persist_dir_of(context: StorageContext | None) -> Path | None:
     persisted to), if known."""
     found = getattr(getattr(context, "index_store", None), PERSIST_DIR_ATTR, None)
     return Path(found) if isinstance(found, str) else None
+
+
+def loaded_embedder_error(exc: BaseException, index_id: str, embed_model: object,
+                          context: StorageContext | None) -> StoreError | None:
+    """The error of a VizRAG index loaded with an ``embed_model`` its store was not built
+    with (None when ``exc`` is another error): ``load_index_from_storage`` and
+    ``load_indices_from_storage`` give their keyword arguments to every index they load, so
+    one ``embed_model=`` meant for a ``VectorStoreIndex`` sharing the storage context
+    reaches this index too; the message says so and how to load each index on its own."""
+    if type(exc) is not StoreError or "-dimensional vectors from embedder" not in str(exc):
+        return None
+    structs = getattr(getattr(context, "index_store", None), "index_structs", None)
+    others = sorted(s.index_id for s in structs() if s.index_id != index_id) if structs else []
+    shared = (f"; this storage context also holds {', '.join(map(repr, others))}, so "
+              "load each index on its own: load_index_from_storage(storage_context, "
+              f"index_id={index_id!r}) for this one (embed_model= only the model its store "
+              "was built with; none for VizRAG's offline default) and "
+              "load_index_from_storage(storage_context, index_id=..., embed_model=...) for "
+              "each other index") if others else (
+        ": pass the model its store was built with, or no embed_model= for a store built "
+        "with VizRAG's offline default")
+    return StoreError(
+        f"embed_model={type(embed_model).__name__}(...) given when loading VizRAGIndex "
+        f"{index_id!r} is not the embedder its store was built with "
+        "(load_index_from_storage / load_indices_from_storage pass their keyword arguments "
+        f"to every index they load){shared}. {exc}")
 
 
 def _note_persist_dir(index_store: Any, persist_dir: str | os.PathLike[str]) -> None:

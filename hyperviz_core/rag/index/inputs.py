@@ -90,13 +90,13 @@ def _document(value: object) -> Document:
 
 
 def _text_document(text: str) -> Document:
-    from .stream import _caller_level
+    from .stream import caller_level
 
     if _names_a_path(text):
         warnings.warn(f"insert() got the string {text[:200]!r}, which names an existing "
                       "file or folder: it is indexed as that text, not the file's content; "
                       "use hyperviz_core.rag.load_documents([path]) or `vizrag index PATH`",
-                      UserWarning, stacklevel=_caller_level())
+                      UserWarning, stacklevel=caller_level())
     return Document(text=text)
 
 

@@ -42,7 +42,7 @@ from .parts import PART_BYTES
 from .replace import PART_ID, text_file_source
 from .textfiles import JSON_SUFFIXES
 
-__all__ = ["DocumentStream", "dedupe_last", "warn_repeated_ids"]
+__all__ = ["DocumentStream", "caller_level", "dedupe_last", "warn_repeated_ids"]
 
 
 class DocumentStream:
@@ -232,7 +232,7 @@ def warn_repeated_ids(docs: Sequence[Document]) -> list[str]:
         shown = ", ".join(repr(i) for i in ids[:5]) + (" ..." if len(ids) > 5 else "")
         warnings.warn(f"{len(ids)} document id(s) given more than once with different "
                       f"content; the last version of each is indexed: {shown}",
-                      UserWarning, stacklevel=_caller_level())
+                      UserWarning, stacklevel=caller_level())
     return ids
 
 
@@ -243,7 +243,7 @@ _SKIP = ("hyperviz_core", "vizrag_langchain", "vizrag_llamaindex", "asyncio",
          "concurrent", "threading")
 
 
-def _caller_level() -> int:
+def caller_level() -> int:
     """The ``stacklevel`` of the first frame outside :data:`_SKIP` (the user's
     ``insert`` line; 2 when this thread's stack holds none: a worker thread's)."""
     frame: FrameType | None = sys._getframe(1)
