@@ -120,10 +120,13 @@ def test_an_empty_llm_cache_is_skipped_with_a_warning(tmp_path: Path, content: b
     assert any(LLM_CACHE_FILE in w and "empty" in w for w in rep.warnings), rep.warnings
 
 
-def test_a_malformed_llm_cache_is_still_refused(tmp_path: Path) -> None:
+def test_a_malformed_llm_cache_is_skipped_with_a_warning(tmp_path: Path) -> None:
+    """The cache is never imported (only counted): a truncated one is skipped, named in
+    one warning (it used to refuse the whole working dir)."""
     wd = tmp_path / "wd"
     write_workdir(build_workdir(DOCS, {"VIENNA": _v("chunk-1")}, {("VIENNA",): _e("chunk-1")},
                                 dim=8), wd)
     (wd / LLM_CACHE_FILE).write_text('{"x": ')
-    with pytest.raises(HyperRAGFormatError, match="malformed JSON"):
-        read_workdir(wd)
+    got = read_workdir(wd)
+    assert got.llm_cache_entries is None
+    assert any(LLM_CACHE_FILE in w and "malformed JSON" in w for w in got.warnings)

@@ -221,8 +221,9 @@ def test_malformed_files_give_one_line_errors_and_write_nothing(
 def test_missing_file_and_orphan_chunk(tmp_path: Path) -> None:
     wd = fixture_copy(tmp_path)
     (wd / "vdb_entities.json").unlink()
+    # needed only to reuse Hyper-RAG's vectors (tests/test_interop_s45.py: without)
     with pytest.raises(HyperRAGFormatError, match=r"vdb_entities.json: missing"):
-        import_hyperrag(wd, tmp_path / "s", show_progress=False)
+        import_hyperrag(wd, tmp_path / "s", show_progress=False, reuse_embeddings=True)
     wd = fixture_copy(tmp_path / "b")
     chunks = json.loads((wd / "kv_store_text_chunks.json").read_text("utf-8"))
     next(iter(chunks.values()))["full_doc_id"] = "doc-gone"

@@ -97,11 +97,40 @@ def open_regular(path: str | Path, limit: int, kind: str) -> tuple[IO[bytes], in
         raise
 
 
+#: what a file that grew after its size check is read in, at a time (until the limit)
+_GROWTH_STEP = 1 << 20
+
+
+def _read_sized(fh: IO[bytes], size: int, limit: int) -> bytes:
+    """At most ``limit + 1`` bytes of ``fh``, allocating for its checked ``size``: a read
+    of ``n`` bytes allocates ``n`` up front, so reading ``limit + 1`` at once would cost
+    the whole limit (1 GiB) for every small file. A file that grew past ``size`` is read
+    on in steps, never past ``limit + 1``."""
+    data = fh.read(size + 1)  # + 1: a byte more means the file grew
+    if len(data) <= size:
+        return data
+    parts = [data]
+    total = len(data)
+    while total <= limit:
+        more = fh.read(min(_GROWTH_STEP, limit + 1 - total))
+        if not more:
+            break
+        parts.append(more)
+        total += len(more)
+    return b"".join(parts)
+
+
 def read_regular(path: str | Path, limit: int, kind: str) -> bytes:
-    """The bytes of a regular file of at most ``limit`` bytes (see :func:`open_regular`)."""
-    fh, _ = open_regular(path, limit, kind)
-    with fh:
-        data = fh.read(limit + 1)
+    """The bytes of a regular file of at most ``limit`` bytes (see :func:`open_regular`);
+    running out of memory while reading it is a one-line error naming the file too."""
+    fh, size = open_regular(path, limit, kind)
+    try:
+        with fh:
+            data = _read_sized(fh, size, limit)
+    except MemoryError:
+        raise HyperRAGFormatError(
+            f"{path}: out of memory reading its {size:,} bytes (a Hyper-RAG {kind} is "
+            "read whole; free memory or raise the process's memory limit)") from None
     if len(data) > limit:  # it grew after the check
         raise HyperRAGFormatError(_too_large(Path(path), "growing", limit, kind))
     return data

@@ -238,11 +238,11 @@ def _doc_vectors(dp: DocPlan, vecs: VectorMap
 
 def _embedding_choice(wd: HyperRAGWorkdir, embedder: Embedder, reuse: bool
                       ) -> tuple[bool, str]:
-    dim = wd.vdb["entity"].dim
-    name = getattr(embedder, "name", type(embedder).__name__)
+    vdb = wd.vdb.get("entity") or next(iter(wd.vdb.values()), None)  # none: all missing
+    dim, name = vdb.dim if vdb else 0, getattr(embedder, "name", type(embedder).__name__)
     if not reuse:
-        return False, f"embedded with {name} ({embedder.dim}-d); Hyper-RAG's {dim}-d " \
-            "vectors not reused (pass --reuse-embeddings to reuse them)"
+        return False, f"embedded with {name} ({embedder.dim}-d); Hyper-RAG's " \
+            f"{f'{dim}-d ' * bool(vdb)}vectors not reused (pass --reuse-embeddings to reuse them)"
     if embedder.dim != dim:
         return False, f"Hyper-RAG's vectors are {dim}-d but {name} makes {embedder.dim}-d " \
             f"ones: re-embedded everything with {name}"

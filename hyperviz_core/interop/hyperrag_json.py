@@ -59,6 +59,9 @@ def json_errors(p: Path) -> Iterator[None]:
         ) from None
     except UnicodeDecodeError as exc:
         raise HyperRAGFormatError(f"{p}: not UTF-8 JSON ({exc.reason})") from None
+    except MemoryError:
+        raise HyperRAGFormatError(f"{p}: out of memory parsing it (free memory or raise the "
+                                  "process's memory limit)") from None
     except RecursionError:
         raise HyperRAGFormatError(f"{p}: malformed JSON (nested too deeply to read)") from None
     except ValueError as exc:  # e.g. an integer of more than 4300 digits

@@ -42,7 +42,8 @@ from pathlib import Path
 from typing import Any
 
 from ..surrogates import surrogate_at
-from .hyperrag_json import read_json
+from .hyperrag_files import read_json_bytes
+from .hyperrag_json import json_errors, parse_json, read_json
 from .hyperrag_pickle import HgdbData, HyperRAGFormatError, load_hgdb, shown
 from .hyperrag_stream import read_hgdb_rows
 from .hyperrag_vdb import VdbFile, decode_matrix, read_vdb, read_vdb_lazy
@@ -126,25 +127,72 @@ def read_text_chunks(path: str | Path) -> dict[str, ChunkRow]:
     return out
 
 
-def read_llm_cache(path: str | Path) -> dict[str, dict[str, Any]]:
-    """``kv_store_llm_response_cache.json`` → ``{key: {"return": str, "model": str}}``."""
-    p = Path(path)
-    raw = _object_of_objects(p, read_json(p))
+def _cache_entries(raw: dict[str, Any]) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """``(entries with a string "return", keys of the others)`` of a parsed cache: Hyper-RAG's
+    flat ``{hash: entry}`` or LightRAG's newer cache nested by mode (``{mode: {hash:
+    entry}}``, whose entries are keyed ``mode/hash`` here)."""
+    good: dict[str, dict[str, Any]] = {}
+    bad: list[str] = []
     for key, v in raw.items():
-        if not isinstance(v.get("return"), str):
-            raise HyperRAGFormatError(f"{p}: cache entry {shown(key)} has no string 'return'")
-    return raw
+        if isinstance(v, dict) and v and "return" not in v and \
+                all(isinstance(e, dict) for e in v.values()):  # a mode of nested entries
+            items = [(f"{key}/{k}", e) for k, e in v.items()]
+        else:
+            items = [(key, v)]
+        for k, e in items:
+            if isinstance(e, dict) and isinstance(e.get("return"), str):
+                good[k] = e
+            else:
+                bad.append(k)
+    return good, bad
+
+
+def read_llm_cache(path: str | Path) -> dict[str, dict[str, Any]]:
+    """``kv_store_llm_response_cache.json`` → ``{key: {"return": str, "model": str ...}}``:
+    its entries with a string ``"return"`` (see :func:`_cache_entries` for the layouts; the
+    others, such as a ``null`` reply, are left out). A file that is not a JSON object is a
+    :class:`HyperRAGFormatError`.
+
+    Example:
+        >>> import json, tempfile, pathlib
+        >>> p = pathlib.Path(tempfile.mkdtemp()) / "cache.json"
+        >>> _ = p.write_text(json.dumps({"a": {"return": "x"}, "b": {"return": None},
+        ...                              "default": {"c": {"return": "y"}}}))
+        >>> sorted(read_llm_cache(p))
+        ['a', 'default/c']
+    """
+    p = Path(path)
+    raw = read_json(p)
+    if not isinstance(raw, dict):
+        raise HyperRAGFormatError(f"{p}: expected a JSON object, got {type(raw).__name__}")
+    return _cache_entries(raw)[0]
 
 
 def _llm_cache_entries(path: Path) -> tuple[int | None, str]:
-    """The entries of the optional LLM cache (None: no such file) and a warning: an empty
-    file (Hyper-RAG can leave one; nothing of it is imported) is noted, not refused."""
+    """The usable entries of the optional LLM cache (None: no such file, or none read) and a
+    warning. Nothing of the cache is imported (its entries are only counted), so an empty or
+    malformed file is skipped and irregular entries are left out, each with one warning; a
+    file that is not a regular file, or too large, is refused like any other."""
     if not path.exists():
         return None, ""
-    if path.is_file() and path.stat().st_size < 64 and not path.read_bytes().strip():
-        return None, (f"{path.name} is empty (not valid JSON); skipped: the LLM cache is "
-                      "never imported")
-    return len(read_llm_cache(path)), ""
+    data = read_json_bytes(path)  # a regular file of bounded size, or a one-line error
+    skipped = "skipped: the LLM cache is never imported"
+    if not data.strip():
+        return None, f"{path.name} is empty (not valid JSON); {skipped}"
+    try:
+        with json_errors(path):
+            raw = parse_json(data)
+        if not isinstance(raw, dict):
+            raise HyperRAGFormatError(f"{path}: expected a JSON object, got "
+                                      f"{type(raw).__name__}")
+    except HyperRAGFormatError as exc:
+        why = str(exc).removeprefix(f"{path}: ")
+        return None, f"{path.name} is unreadable ({why}); {skipped}"
+    good, bad = _cache_entries(raw)
+    if not bad:
+        return len(good), ""
+    return len(good), (f"{path.name}: {len(bad)} of {len(good) + len(bad)} entries have no "
+                       f"string 'return' (e.g. {shown(bad[0])}) and were {skipped}")
 
 
 @dataclass
@@ -243,13 +291,33 @@ def _check_unicode(wd: HyperRAGWorkdir) -> None:
                 *((f"member {n}", m) for n, m in enumerate(members)), *_fields(attrs)))
 
 
+def _check_present(p: Path, vectors: bool) -> list[str]:
+    """Refuse a working dir that lacks required files, naming all of them (the vdb files
+    are required only with ``vectors``); notes for the vdb files missing without."""
+    vdb_files = list(VDB_FILES.values())
+    required = [DOCS_FILE, CHUNKS_FILE, HGDB_FILE, *(vdb_files if vectors else [])]
+    missing = [name for name in required if not (p / name).exists()]
+    why = "needed to reuse Hyper-RAG's vectors" if set(missing) <= set(vdb_files) else \
+        "not a Hyper-RAG working dir?"
+    if len(missing) == 1:
+        raise HyperRAGFormatError(f"{p / missing[0]}: missing ({why})")
+    if missing:
+        raise HyperRAGFormatError(f"{p}: missing {len(missing)} required files: "
+                                  f"{', '.join(missing)} ({why})")
+    absent = [name for name in vdb_files if not (p / name).exists()]
+    return [f"{', '.join(absent)} missing: not needed (Hyper-RAG's vectors are read only to "
+            "reuse them: reuse_embeddings / --reuse-embeddings)"] if absent else []
+
+
 def read_workdir(path: str | Path, *, vectors: bool = True, llm_cache: bool = True,
                  incidence: bool = True, lazy_vectors: bool = False) -> HyperRAGWorkdir:
     """Read and validate a Hyper-RAG working directory; nothing is written anywhere.
 
     Args:
         path: the directory given to ``HyperRAG(working_dir=...)``.
-        vectors: decode the nano-vectordb matrices (else only their sizes are checked).
+        vectors: decode the nano-vectordb matrices (else only their sizes are checked,
+            and a missing vdb file is noted in ``warnings``, not refused: ``vdb`` lacks
+            its space).
         llm_cache: validate the optional LLM cache file when present.
         incidence: keep the pickle's incidence index (``graph.incidence``) and one
             attribute dict per record. An import needs neither and reads with
@@ -267,14 +335,16 @@ def read_workdir(path: str | Path, *, vectors: bool = True, llm_cache: bool = Tr
     if not p.is_dir():
         what = "not a directory" if p.exists() else "no such file or directory"
         raise HyperRAGFormatError(f"{p}: {what} (expected a Hyper-RAG working dir)")
+    notes = _check_present(p, vectors)
     # the large JSON files first: their parse is transient, so the peak stays lower than
     # parsing them on top of the (retained) unpickled hypergraph
     if vectors and lazy_vectors:
         fields = {"entity": "entity_name", "chunk": "__id__"}
         vdb = {space: read_vdb_lazy(p / name, fields[space]) if space in fields else
                read_vdb(p / name, vectors=False) for space, name in VDB_FILES.items()}
-    else:
-        vdb = {space: read_vdb(p / name, vectors=vectors) for space, name in VDB_FILES.items()}
+    else:  # without vectors, the vdb files present are only checked
+        vdb = {space: read_vdb(p / name, vectors=vectors) for space, name in VDB_FILES.items()
+               if vectors or (p / name).exists()}
     cache_n, cache_note = _llm_cache_entries(p / LLM_CACHE_FILE) if llm_cache else (None, "")
     docs = read_full_docs(p / DOCS_FILE)
     chunks = read_text_chunks(p / CHUNKS_FILE)
@@ -282,8 +352,7 @@ def read_workdir(path: str | Path, *, vectors: bool = True, llm_cache: bool = Tr
     graph = load_hgdb(p / HGDB_FILE) if incidence else read_hgdb_rows(p / HGDB_FILE)
     wd = HyperRAGWorkdir(path=p, docs=docs, chunks=chunks, graph=graph, vdb=vdb,
                          llm_cache_entries=cache_n)
-    if cache_note:
-        wd.warnings.append(cache_note)
+    wd.warnings.extend(notes + [cache_note] * bool(cache_note))
     _check_unicode(wd)
     _cross_check(wd)
     return wd
