@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import signal
-import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -25,6 +24,7 @@ from typing import Any
 
 import pytest
 from cli_helpers import run_cli
+from test_ops_fix_cli import _stored
 
 from hyperviz_core.cli import build_parser, command_parser, main, unrecognized
 from hyperviz_core.rag import VizRAG
@@ -93,18 +93,6 @@ def test_a_failing_question_without_json_prints_nothing_on_stdout(store: Path,
 
 
 # ---------------------------------------------------------------- 2. migrate --json stopped
-def _stored(store: Path) -> int:
-    """Documents committed in ``store`` so far (0 while it is being created)."""
-    try:
-        conn = sqlite3.connect(f"file:{store / 'vizrag.sqlite'}?mode=ro", uri=True, timeout=1)
-        try:
-            return int(conn.execute("SELECT count(*) FROM documents").fetchone()[0])
-        finally:
-            conn.close()
-    except sqlite3.Error:
-        return 0
-
-
 #: ``vizrag migrate`` copying 5 documents a transaction and, after the first, waiting (for
 #: the test's SIGTERM) before it reads the next: a stop during the copy, deterministically
 _SLOW_MIGRATE = textwrap.dedent("""
