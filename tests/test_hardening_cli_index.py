@@ -20,7 +20,7 @@ DOCS = [{"id": "a", "title": "Marie Curie", "text": "Marie Curie worked in Paris
 
 def test_delete_re_embeds_with_the_store_embedder(tmp_path: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    from hyperviz_core.rag.store.sqlite.rebuild import ENTITY_TEXT_LIMIT
+    from hyperviz_core.rag.store.sqlite.merge import entity_text
 
     emb = HashingEmbedder(char_ngrams=(2, 5))
     ix = Indexer(tmp_path / "s", embedder=emb, show_progress=False)
@@ -31,8 +31,7 @@ def test_delete_re_embeds_with_the_store_embedder(tmp_path: Path,
     with HypergraphStore(tmp_path / "s") as store:
         ent = store.bottom().entities["marie curie"]
         ids, mat = store.vectors("entity", ["marie curie"])
-    text = (f"{ent.name}: {ent.description}" if ent.description else ent.name)
-    want = emb.embed([text[:ENTITY_TEXT_LIMIT]])[0]
+    want = emb.embed([entity_text(ent.name, ent.description)])[0]
     assert ids == ["marie curie"]
     assert float(np.dot(mat[0], want)) == pytest.approx(1.0, abs=2e-3)
 

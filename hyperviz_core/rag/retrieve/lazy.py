@@ -53,6 +53,10 @@ class LazyCorpus:
         """Entity key → display name."""
         return {k: v[0] for k, v in self.store.entity_info(keys).items()}
 
+    def entity_texts(self, keys: Iterable[str]) -> dict[str, str]:
+        """Entity key → the text its vector is made of."""
+        return self.store.entity_texts(keys)
+
     def known_themes(self, hids: Iterable[str]) -> set[str]:
         """The ids of ``hids`` that are theme hyperedges."""
         return {h for h, kind in self.store.hyperedge_kinds(hids).items() if kind == "theme"}

@@ -31,6 +31,7 @@ from ..result import (
 from ..vectors import query_vectors
 from .chance import offline_located, reached_by_chance
 from .collect import ranked_chunks
+from .collisions import entity_search
 from .evidence import attach_evidence
 from .filter_miss import filter_miss
 from .filters import widened_vector_scores
@@ -287,7 +288,7 @@ def bottom_entities(st: RetrievalState) -> dict[str, Any]:
     corpus, cfg, v_rel = st.corpus, st.cfg, st.v_rel
     if cfg.mode == "hyper-lite":
         assert st.kw_vecs is not None
-        found = search(st.store, corpus, "entity", st.kw_vecs, cfg.entity_k)
+        found = entity_search(st, st.res.keywords, st.kw_vecs, cfg.entity_k)
         known = corpus.known_entities({k for hits in found for k, _ in hits} | set(st.linked))
         for hits in found:
             for key, sim in hits:
@@ -300,8 +301,7 @@ def bottom_entities(st: RetrievalState) -> dict[str, Any]:
         names_of = corpus.entity_names(st.anchors)
         best = [k for k in st.anchors if k in names_of]
         names = [names_of[k] for k in best]
-        found = search(st.store, corpus, "entity", _embed(st, names), cfg.entity_k
-                       ) if names else []
+        found = entity_search(st, names, _embed(st, names), cfg.entity_k) if names else []
         known = corpus.known_entities({h for hits in found for h, _ in hits} | set(best))
         for key, hits in zip(best, found, strict=True):
             for hit, sim in hits:

@@ -24,6 +24,7 @@ from ..prompts import Prompts
 from ..providers.protocols import ChatModel, Embedder
 from ..result import RetrievalResult
 from ..store.protocol import StoreProtocol
+from ..store.sqlite.merge import entity_text
 from .chunk_index import ChunkIndex
 from .config import RetrievalConfig
 from .subgraph import FullLayer
@@ -92,6 +93,11 @@ class Corpus:
             if ent is not None:
                 out[k] = ent.name
         return out
+
+    def entity_texts(self, keys: Iterable[str]) -> dict[str, str]:
+        """Entity key → the text its vector is made of (name: description)."""
+        ents = self.bottom.entities
+        return {k: entity_text(ents[k].name, ents[k].description) for k in keys if k in ents}
 
     def known_themes(self, hids: Iterable[str]) -> set[str]:
         """The ids of ``hids`` that are theme hyperedges."""

@@ -26,6 +26,7 @@ import numpy.typing as npt
 from ..types import Chunk, passage_text
 from .kept import Arrays, Strings
 from .sqlite.local_reads import _BATCH, _batches
+from .sqlite.merge import entity_text
 from .sqlite.schema import loads
 
 __all__ = ["ChunkLookupsMixin", "KeptSet", "chunk_row", "pairs", "passage_title"]
@@ -204,6 +205,13 @@ class ChunkLookupsMixin:
         with self._lock:
             return {r[0]: (r[1], r[2]) for r in self._rows_in(
                 "SELECT key, name, type FROM entities WHERE key IN ({marks})", keys)}
+
+    def entity_texts(self, keys: Iterable[str]) -> dict[str, str]:
+        """Entity key → the text its vector is made of (:func:`~.sqlite.merge.entity_text`)
+        for the keys that exist."""
+        with self._lock:
+            return {r[0]: entity_text(r[1], r[2] or "") for r in self._rows_in(
+                "SELECT key, name, description FROM entities WHERE key IN ({marks})", keys)}
 
     def hyperedge_kinds(self, hids: Iterable[str]) -> dict[str, str]:
         """Hyperedge id → kind (``relation``/``theme``) for the ids that exist."""

@@ -26,6 +26,7 @@ __all__ = [
     "ENTITY_TEXT_LIMIT",
     "MentionWriter",
     "chunked",
+    "entity_text",
 ]
 
 #: Embedding texts are cut to this many characters (entities: name + start of description).
@@ -35,6 +36,16 @@ EMBED_TEXT_LIMIT = 1000
 DESCRIPTION_LIMIT = 4000
 ENTITY_TEXT_LIMIT = 300
 _T = TypeVar("_T")
+
+
+def entity_text(name: str, description: str) -> str:
+    """The text an entity's vector is made of: ``name: description``, cut to
+    :data:`ENTITY_TEXT_LIMIT` characters.
+
+    >>> entity_text("Marie Curie", "Physicist.")
+    'Marie Curie: Physicist.'
+    """
+    return (f"{name}: {description}" if description else name)[:ENTITY_TEXT_LIMIT]
 
 
 def chunked(items: Sequence[_T], size: int = 500) -> Iterator[list[_T]]:

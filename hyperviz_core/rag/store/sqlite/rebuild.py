@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .merge import DESCRIPTION_LIMIT, EMBED_TEXT_LIMIT, ENTITY_TEXT_LIMIT, MentionWriter, chunked
+from .merge import DESCRIPTION_LIMIT, EMBED_TEXT_LIMIT, MentionWriter, chunked, entity_text
 from .merge_state import EntityMerge, appended_hyperedge, merge_entities, merged_hyperedge
 from .schema import loads
 from .spans import DESCRIPTION_SQL
@@ -134,7 +134,7 @@ class Rebuilder:
             names[key] = name
             if key in old and old[key] != name:
                 renamed.add(key)
-            out.texts["entity"][key] = (f"{name}: {desc}" if desc else name)[:ENTITY_TEXT_LIMIT]
+            out.texts["entity"][key] = entity_text(name, desc)
         self.conn.executemany(_UPSERT_ENTITY, rows)
 
     def _summ(self, name: str, desc: str) -> str:
