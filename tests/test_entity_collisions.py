@@ -1,4 +1,5 @@
-"""Entity hits of the hashed offline embedder are scored without its hash collisions.
+"""Entity and theme hits of the hashed offline embedder are scored without its hash
+collisions.
 
 Guards: "w:ada" and "w:iron" share bucket 381 (same sign) at dim 512, so the entity Ada
 scored 0.61 for the keyword "Iron Maiden" and was drawn in the view, linked to nothing.
@@ -13,7 +14,7 @@ import pytest
 
 from hyperviz_core.rag import Document, VizRAG
 from hyperviz_core.rag.providers.offline import HashingEmbedder, exact_cosine
-from hyperviz_core.rag.retrieve.collisions import entity_search
+from hyperviz_core.rag.retrieve.collisions import checked_search
 from hyperviz_core.rag.store.sqlite.merge import entity_text
 
 DOCS = [
@@ -47,12 +48,13 @@ def test_the_colliding_words_really_collide() -> None:
 @pytest.mark.parametrize("mode", ["hyper-lite", "vizrag"])
 def test_an_entity_sharing_nothing_with_the_query_is_not_retrieved(rag: VizRAG,
                                                                    mode: str) -> None:
-    """(In ``vizrag`` mode Ada still comes into the top view as a member of the store's
-    third theme: with ``theme_k`` 3 a three-theme store shows all of them.)"""
+    """Nor a theme: in ``vizrag`` mode Ada came into the top view as a member of the Ada
+    Lovelace theme, which a hash collision brought in."""
     res = rag.retrieve("Iron Maiden", mode=mode, top_k=2, hops=0, render=False)
-    keys = [e.key for e in res.entities if e.layer == "bottom"]
+    keys = [e.key for e in res.entities]
     assert "iron maiden" in keys
     assert "ada" not in keys  # hyper-lite: it came in at 0.585, above 'japan'
+    assert not [h for h in res.hyperedges if "ada" in h.members]
 
 
 def test_hits_are_rescored_and_filtered(rag: VizRAG) -> None:
@@ -60,7 +62,7 @@ def test_hits_are_rescored_and_filtered(rag: VizRAG) -> None:
     vectors = rag.embedder.embed(["Iron Maiden"])
     hashed = [key for key, _ in state.store.search("entity", vectors[0], 5)]
     assert "ada" in hashed  # the hashed search finds it ...
-    (hits,) = entity_search(state, ["Iron Maiden"], vectors, 5)
+    (hits,) = checked_search(state, "entity", ["Iron Maiden"], vectors, 5)
     assert "ada" not in dict(hits)  # ... the check leaves it out
     texts = state.corpus.entity_texts(dict(hits))
     e = HashingEmbedder()
@@ -81,6 +83,20 @@ def test_entity_texts_are_what_the_store_embeds(rag: VizRAG) -> None:
     for key in keys:  # the stored vector (kept at lower precision) embeds that text
         vec = stored[key] / np.linalg.norm(stored[key])
         assert float(e.embed([texts[key]])[0] @ vec) > 0.9999
+
+
+def test_theme_texts_are_what_the_store_embeds(rag: VizRAG) -> None:
+    top = rag.store.top()
+    hids = sorted(top.hyperedges)
+    lazy = rag.store.theme_texts(hids)  # the lookup lazy retrieval reads
+    state = rag.retriever._start("Iron Maiden", {}, lazy=False)  # the loaded corpus
+    assert state.corpus.theme_texts(hids) == lazy and sorted(lazy) == hids
+    e = HashingEmbedder()
+    ids, mat = rag.store.vectors("theme")
+    stored = dict(zip(ids, mat, strict=True))
+    for hid in hids:
+        vec = stored[hid] / np.linalg.norm(stored[hid])
+        assert float(e.embed([lazy[hid]])[0] @ vec) > 0.9999
 
 
 def test_another_embedder_keeps_the_vector_search_hits(tmp_path: Path) -> None:

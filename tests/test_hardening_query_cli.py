@@ -165,12 +165,15 @@ def test_locator_without_a_locate_step(store_dir: Path) -> None:
 
 
 def test_locator_with_a_vision_model(store_dir: Path) -> None:
+    """A question about the corpus (``Q`` names nothing in it: since the hash-collision
+    check no theme of it is retrieved, so no top view is drawn for a model to read)."""
     from hyperviz_core.cli.query import locator_note
 
+    question = "Where was the Iron Maiden EP Maiden Japan recorded?"
     with VizRAG(store_dir, chat=ParrotChat(), show_progress=False) as rag:
-        res = rag.query(Q)
+        res = rag.query(question)
         failed = VizRAG(rag.store, chat=ParrotChat(fail_stage="locate"),
-                        show_progress=False).query(Q)
+                        show_progress=False).query(question)
     note = locator_note(res)
     assert note["kind"] == "vision-model"
     assert "read the image" in note["description"]

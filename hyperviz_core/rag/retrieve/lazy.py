@@ -57,6 +57,10 @@ class LazyCorpus:
         """Entity key → the text its vector is made of."""
         return self.store.entity_texts(keys)
 
+    def theme_texts(self, hids: Iterable[str]) -> dict[str, str]:
+        """Theme hyperedge id → the text its vector is made of."""
+        return self.store.theme_texts(hids)
+
     def known_themes(self, hids: Iterable[str]) -> set[str]:
         """The ids of ``hids`` that are theme hyperedges."""
         return {h for h, kind in self.store.hyperedge_kinds(hids).items() if kind == "theme"}

@@ -31,7 +31,7 @@ from ..result import (
 from ..vectors import query_vectors
 from .chance import offline_located, reached_by_chance
 from .collect import ranked_chunks
-from .collisions import entity_search
+from .collisions import checked_search
 from .evidence import attach_evidence
 from .filter_miss import filter_miss
 from .filters import widened_vector_scores
@@ -180,7 +180,7 @@ def _extracted_keywords(st: RetrievalState) -> list[str]:
 def themes(st: RetrievalState) -> dict[str, Any]:
     """Top retrieval: the ``theme_k`` most similar G_top themes per keyword → E_rel."""
     assert st.kw_vecs is not None
-    found = search(st.store, st.corpus, "theme", st.kw_vecs, st.cfg.theme_k)
+    found = checked_search(st, "theme", st.res.keywords, st.kw_vecs, st.cfg.theme_k)
     known = st.corpus.known_themes({hid for hits in found for hid, _ in hits})
     for hits in found:
         for hid, sim in hits:
@@ -288,7 +288,7 @@ def bottom_entities(st: RetrievalState) -> dict[str, Any]:
     corpus, cfg, v_rel = st.corpus, st.cfg, st.v_rel
     if cfg.mode == "hyper-lite":
         assert st.kw_vecs is not None
-        found = entity_search(st, st.res.keywords, st.kw_vecs, cfg.entity_k)
+        found = checked_search(st, "entity", st.res.keywords, st.kw_vecs, cfg.entity_k)
         known = corpus.known_entities({k for hits in found for k, _ in hits} | set(st.linked))
         for hits in found:
             for key, sim in hits:
@@ -301,7 +301,8 @@ def bottom_entities(st: RetrievalState) -> dict[str, Any]:
         names_of = corpus.entity_names(st.anchors)
         best = [k for k in st.anchors if k in names_of]
         names = [names_of[k] for k in best]
-        found = entity_search(st, names, _embed(st, names), cfg.entity_k) if names else []
+        found = (checked_search(st, "entity", names, _embed(st, names), cfg.entity_k)
+                 if names else [])
         known = corpus.known_entities({h for hits in found for h, _ in hits} | set(best))
         for key, hits in zip(best, found, strict=True):
             for hit, sim in hits:

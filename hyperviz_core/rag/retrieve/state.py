@@ -24,7 +24,7 @@ from ..prompts import Prompts
 from ..providers.protocols import ChatModel, Embedder
 from ..result import RetrievalResult
 from ..store.protocol import StoreProtocol
-from ..store.sqlite.merge import entity_text
+from ..store.sqlite.merge import entity_text, hyperedge_text
 from .chunk_index import ChunkIndex
 from .config import RetrievalConfig
 from .subgraph import FullLayer
@@ -98,6 +98,19 @@ class Corpus:
         """Entity key → the text its vector is made of (name: description)."""
         ents = self.bottom.entities
         return {k: entity_text(ents[k].name, ents[k].description) for k in keys if k in ents}
+
+    def theme_texts(self, hids: Iterable[str]) -> dict[str, str]:
+        """Theme hyperedge id → the text its vector is made of (description, member names,
+        keywords)."""
+        out: dict[str, str] = {}
+        for hid in hids:
+            edge = self.top.hyperedges.get(hid)
+            if edge is not None:
+                names = self.entity_names(edge.members)
+                out[hid] = hyperedge_text("theme", edge.description,
+                                          [names.get(k, k) for k in edge.members],
+                                          edge.keywords)
+        return out
 
     def known_themes(self, hids: Iterable[str]) -> set[str]:
         """The ids of ``hids`` that are theme hyperedges."""

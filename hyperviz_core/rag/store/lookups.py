@@ -26,7 +26,7 @@ import numpy.typing as npt
 from ..types import Chunk, passage_text
 from .kept import Arrays, Strings
 from .sqlite.local_reads import _BATCH, _batches
-from .sqlite.merge import entity_text
+from .sqlite.merge import entity_text, hyperedge_text
 from .sqlite.schema import loads
 
 __all__ = ["ChunkLookupsMixin", "KeptSet", "chunk_row", "pairs", "passage_title"]
@@ -212,6 +212,19 @@ class ChunkLookupsMixin:
         with self._lock:
             return {r[0]: entity_text(r[1], r[2] or "") for r in self._rows_in(
                 "SELECT key, name, description FROM entities WHERE key IN ({marks})", keys)}
+
+    def theme_texts(self, hids: Iterable[str]) -> dict[str, str]:
+        """Theme hyperedge id → the text its vector is made of
+        (:func:`~.sqlite.merge.hyperedge_text`) for the themes that exist."""
+        with self._lock:
+            rows = list(self._rows_in("SELECT id, description, keywords FROM hyperedges "
+                                      "WHERE kind = 'theme' AND id IN ({marks})", hids))
+            members = self._members({r[0] for r in rows})
+            names = dict(self._rows_in("SELECT key, name FROM entities WHERE key IN ({marks})",
+                                       {k for ms in members.values() for k in ms}))
+        return {hid: hyperedge_text("theme", desc or "", [names.get(k) or k for k in
+                                                         members.get(hid, [])], loads(kws))
+                for hid, desc, kws in rows}
 
     def hyperedge_kinds(self, hids: Iterable[str]) -> dict[str, str]:
         """Hyperedge id → kind (``relation``/``theme``) for the ids that exist."""

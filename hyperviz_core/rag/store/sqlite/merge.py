@@ -27,6 +27,7 @@ __all__ = [
     "MentionWriter",
     "chunked",
     "entity_text",
+    "hyperedge_text",
 ]
 
 #: Embedding texts are cut to this many characters (entities: name + start of description).
@@ -46,6 +47,26 @@ def entity_text(name: str, description: str) -> str:
     'Marie Curie: Physicist.'
     """
     return (f"{name}: {description}" if description else name)[:ENTITY_TEXT_LIMIT]
+
+
+def hyperedge_text(kind: str, description: str, member_names: Sequence[str],
+                   keywords: Sequence[str]) -> str:
+    """The text a hyperedge's vector is made of: a theme's description, member names and
+    keywords, a line each; a relation's description (else its member names), then its
+    keywords; cut to :data:`EMBED_TEXT_LIMIT` characters.
+
+    >>> hyperedge_text("theme", "Radium research", ["Marie Curie", "Paris"], ["radium"])
+    'Radium research\\nMarie Curie, Paris\\nradium'
+    >>> hyperedge_text("relation", "", ["Marie Curie", "Paris"], [])
+    'Marie Curie Paris'
+    """
+    if kind == "theme":
+        text = f"{description}\n{', '.join(member_names)}\n{', '.join(keywords)}".strip()
+    else:
+        text = description or " ".join(member_names)
+        if keywords:
+            text = f"{text}\n{', '.join(keywords)}"
+    return text[:EMBED_TEXT_LIMIT]
 
 
 def chunked(items: Sequence[_T], size: int = 500) -> Iterator[list[_T]]:

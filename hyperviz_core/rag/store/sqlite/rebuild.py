@@ -25,7 +25,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .merge import DESCRIPTION_LIMIT, EMBED_TEXT_LIMIT, MentionWriter, chunked, entity_text
+from .merge import (
+    DESCRIPTION_LIMIT,
+    MentionWriter,
+    chunked,
+    entity_text,
+    hyperedge_text,
+)
 from .merge_state import EntityMerge, appended_hyperedge, merge_entities, merged_hyperedge
 from .schema import loads
 from .spans import DESCRIPTION_SQL
@@ -316,14 +322,8 @@ class Rebuilder:
         for hid in sorted(wanted):
             _, kind, desc, kws_s = wanted[hid][:4]
             member_names = [names.get(k) or k for k in members.get(hid, ())]
-            kws = loads(kws_s)
-            if kind == "theme":
-                text = f"{desc}\n{', '.join(member_names)}\n{', '.join(kws)}".strip()
-            else:
-                text = desc or " ".join(member_names)
-                if kws:
-                    text = f"{text}\n{', '.join(kws)}"
-            out.texts["theme" if kind == "theme" else "hyperedge"][hid] = text[:EMBED_TEXT_LIMIT]
+            out.texts["theme" if kind == "theme" else "hyperedge"][hid] = hyperedge_text(
+                kind, desc, member_names, loads(kws_s))
 
     # ------------------------------------------------------------------ deaths
     def _delete_dead(self, keys: set[str], hids: set[str], out: Rebuilt) -> None:
