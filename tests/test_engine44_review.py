@@ -54,7 +54,8 @@ class _Down:
     def complete(self, prompt: str, **kw: object) -> str:
         self.calls += 1
         raise ProviderError("HTTP 500 from the server" if self.retryable else "HTTP 400",
-                            retryable=self.retryable)
+                            retryable=self.retryable, status=500 if self.retryable else 400,
+                            retry_after=0.01 if self.retryable else None)
 
     async def acomplete(self, prompt: str, **kw: object) -> str:
         return self.complete(prompt)
@@ -75,9 +76,15 @@ def test_a_dead_provider_is_called_once_per_query(tmp_path: Path, run: str) -> N
     query = rag.query if run == "sync" else (lambda q: asyncio.run(rag.aquery(q)))
     # the cause first (it led with "not called: the chat model failed earlier ...")
     with pytest.raises(ProviderError, match=r"^HTTP 500.* \(in an earlier call of this query: "
-                                            r"the chat model is not called again in it\)$"):
+                                            r"the chat model is not called again in it\)$"
+                       ) as raised:
         query("Who discovered radium?")
     assert model.calls == 2  # the keywords call and its one retry
+    # still a rate limit / server error to the caller (it came back retryable=False, no
+    # status, no Retry-After, no cause: a service answered 4xx instead of 503)
+    err = raised.value
+    assert (err.retryable, err.status, err.retry_after) == (True, 500, 0.01)
+    assert isinstance(err.__cause__, ProviderError) and err.__cause__.status == 500
 
 
 def test_a_failure_that_is_not_retryable_does_not_stop_the_other_calls(tmp_path: Path) -> None:

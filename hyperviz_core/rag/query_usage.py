@@ -10,8 +10,9 @@ the provider sends one), else estimated (``len/4``, counted in ``estimated_calls
 
 Once a call of the query fails with a retryable error (429, 5xx, a timeout: the model's
 retries, if any, spent), the query's later calls — keywords, locate, the answer — are not
-made: each raises at once a :class:`~.providers.protocols.ProviderError` naming that failure,
-and the stages fall back as they do on a failure. A dead provider cost a query a full round
+made: each raises at once a :class:`~.providers.protocols.ProviderError` led by that
+failure's message, retryable, with its status and ``Retry-After`` hint, raised from it; the
+stages fall back as they do on a failure. A dead provider cost a query a full round
 of retries per stage (38 s, 17 retry warnings, then the answer's error).
 
 A model that carries a :class:`~.providers.usage.UsageTracker` of its own (one built with
@@ -36,7 +37,7 @@ from contextvars import Token
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .hooks import error_text
-from .providers.protocols import _CALL_INFO, ProviderError
+from .providers.protocols import _CALL_INFO, ProviderError, as_provider_error
 from .providers.retry import is_retryable
 from .providers.usage import MIRROR, UsageReport, UsageTracker, new_call_info
 
@@ -106,7 +107,7 @@ class CountedChat:
         self._mirror = carries_tracker(chat)
         #: why the model is not called again (see the module doc); the retrieval's, when
         #: ``result`` is the retrieval the answer follows
-        self.down: str | None = result._chat_down if result is not None else None
+        self.down: BaseException | None = result._chat_down if result is not None else None
 
     @property
     def model_name(self) -> str:
@@ -135,15 +136,22 @@ class CountedChat:
             self.add_to(self.result)
 
     def _gate(self) -> None:
-        """Refuse a call after a retryable failure of the query (see the module doc)."""
-        if self.down is not None:
-            raise ProviderError(f"{self.down} (in an earlier call of this query: the chat "
-                                "model is not called again in it)")
+        """Refuse a call after a retryable failure of the query (see the module doc): a
+        :class:`ProviderError` led by that failure's message (no "ProviderError:
+        ProviderError:"), retryable, with its status and ``Retry-After`` hint, caused by it."""
+        down = self.down
+        if down is None:
+            return
+        first = as_provider_error(down)
+        text = str(down) if isinstance(down, ProviderError) else error_text(down)
+        raise ProviderError(
+            f"{text} (in an earlier call of this query: the chat model is not called again "
+            "in it)", retryable=True, status=getattr(first, "status", None),
+            retry_after=getattr(first, "retry_after", None)) from down
 
     def _failed(self, exc: BaseException) -> None:
         if is_retryable(exc) and self.down is None:
-            # the cause first, as the caller prints it: no "ProviderError: ProviderError:"
-            self.down = str(exc) if isinstance(exc, ProviderError) else error_text(exc)
+            self.down = exc
 
     def complete(self, prompt: str, *, images: Sequence[bytes] = (), system: str | None = None,
                  json_mode: bool = False) -> str:

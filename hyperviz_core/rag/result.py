@@ -293,7 +293,7 @@ class RetrievalResult(BaseModel):
 
     #: why the chat model is not called again in this query (a call failed with a
     #: retryable error, its retries spent: :class:`~.query_usage.CountedChat`)
-    _chat_down: str | None = PrivateAttr(default=None)
+    _chat_down: BaseException | None = PrivateAttr(default=None)
 
     def __repr__(self) -> str:  # a summary: the whole result is model_dump_json()'s
         try:
