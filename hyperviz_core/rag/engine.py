@@ -33,6 +33,7 @@ from ..view_settings import saved_view_settings
 from .answer import LISTING_CHARS, Answerer, check_answer_options, extractive_summary
 from .engine_args import check_models, check_settings, composed, given_settings, store_of
 from .engine_deletes import AsyncDeletes
+from .engine_lifecycle import Lifecycle
 from .engine_many import ManyQueries
 from .hooks import Hook, HookEvent, HookList, afire, elapsed_ms, error_text, fire
 from .index.inputs import as_documents
@@ -56,7 +57,7 @@ if TYPE_CHECKING:
 __all__ = ["VizRAG"]
 
 
-class VizRAG(ManyQueries, AsyncDeletes):
+class VizRAG(ManyQueries, AsyncDeletes, Lifecycle):
     """Two-layer hypergraph RAG with rendered sub-hypergraphs (paper §4).
 
     Args:
@@ -213,17 +214,6 @@ class VizRAG(ManyQueries, AsyncDeletes):
                     f"embedder={self.embedder.name!r})")
         except AttributeError:  # __init__ failed half-way (a traceback's locals)
             return "VizRAG(...)"
-
-    def close(self) -> None:
-        """Close the store if this engine opened it (one it was given stays open)."""
-        if self._owns_store:
-            self.store.close()
-
-    def __enter__(self) -> VizRAG:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     # ------------------------------------------------------------------ hooks
     def add_hook(self, hook: Hook) -> None:
