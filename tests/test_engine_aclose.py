@@ -52,3 +52,30 @@ def test_aclose_runs_in_a_worker_thread_and_leaves_a_given_store_open(
     assert len(closed_in) == 1 and closed_in[0] != loop_thread
     assert store.stats().documents == 0  # still usable
     store.close()
+
+
+def test_a_cached_model_on_a_closed_store_is_not_called(tmp_path: Path,
+                                                       caplog: pytest.LogCaptureFixture
+                                                       ) -> None:
+    """A query still running when its engine closes made paid calls behind a cache on the
+    closed store, each logging a ``StoreClosedError`` traceback ("cache get failed; calling
+    the model")."""
+    from hyperviz_core.rag import build_chat_stack
+    from hyperviz_core.rag.store import StoreClosedError
+
+    calls: list[str] = []
+
+    class Model:
+        model_name = "m"
+
+        def complete(self, prompt: str, **kw: object) -> str:
+            calls.append(prompt)
+            return "ok"
+
+    store = HypergraphStore(tmp_path / "s")
+    chat = build_chat_stack(Model(), cache=store, max_retries=0)
+    assert chat.complete("one") == "ok" and chat.complete("one") == "ok"  # cached
+    store.close()
+    with pytest.raises(StoreClosedError):
+        chat.complete("two")
+    assert calls == ["one"] and "cache get failed" not in caplog.text

@@ -24,6 +24,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
+from ..store.base import StoreClosedError
 from .protocols import ChatModel, CutOffReply, PassThrough, current_call_info, reply_text
 from .retry import (
     RateLimitedChatModel,
@@ -144,7 +145,10 @@ class TextReplyChatModel(PassThrough):
 
 class CachingChatModel:
     """Answers repeated requests from ``cache``; only non-empty answers are stored, and
-    none the model cut off at its token limit (:class:`~.protocols.CutOffReply`)."""
+    none the model cut off at its token limit (:class:`~.protocols.CutOffReply`). A cache
+    that fails is logged and bypassed, except a closed store
+    (:class:`~..store.StoreClosedError`: its engine was closed), which stops the call before
+    the model is asked: a query still running on a closed engine makes no more paid calls."""
 
     def __init__(
         self, inner: ChatModel, cache: CacheBackend | Any, *, tracker: UsageTracker | None = None
@@ -163,6 +167,8 @@ class CachingChatModel:
     def _lookup(self, key: str) -> str | None:
         try:
             hit = self.cache.get(key)
+        except StoreClosedError:
+            raise
         except Exception:  # a broken cache must not stop the run
             log.exception("cache get failed; calling the model")
             return None
@@ -181,6 +187,8 @@ class CachingChatModel:
             return
         try:
             self.cache.put(key, value, self.model_name)
+        except StoreClosedError:
+            return  # closed after the call: the answer still goes back, uncached
         except Exception:
             log.exception("cache put failed; answer not cached")
 
