@@ -292,3 +292,19 @@ def test_store_bench_deletes_its_temporary_directory_when_interrupted(
     with pytest.raises(KeyboardInterrupt):
         bench.main(args)
     assert list((tmp_path / "tmp").iterdir()) == []
+
+
+def test_view_facts_bench_counts_the_gold_facts_drawn(tmp_path: Path) -> None:
+    """``view_facts_bench.measure``: a gold passage counts when a fact sourced from it is
+    drawn in I_bot; a question whose gold passage is another one counts none."""
+    bench = bench_module("view_facts_bench")
+    with VizRAG(tmp_path / "s", show_progress=False) as engine:
+        engine.insert([Document(id=f"p{i:05d}", title=p["title"], text=p["text"])
+                       for i, p in enumerate(PASSAGES)])
+        got = bench.measure(engine, QUESTIONS[0])
+        res = engine.retrieve(QUESTIONS[0]["question"], mode="vizrag", render=True)
+        elsewhere = bench.measure(engine, {**QUESTIONS[0], "gold_corpus_idx": [3]})
+    drawn = [h for h in res.hyperedges if h.kind != "theme" and h.visual_id]
+    assert got["facts"] == len(drawn) > 0
+    assert got["gold"] == 1.0 and 0.0 < got["top5"] <= 1.0
+    assert elsewhere["gold"] == 0.0

@@ -1,0 +1,72 @@
+"""How much of a question's evidence the bottom view I_bot draws (offline, rendered).
+
+For each dev question of a passage dataset (MuSiQue, HotpotQA) it retrieves in ``vizrag``
+mode with both views rendered and prints, averaged over the questions:
+
+* ``gold drawn``: the share of the question's gold passages with at least one fact (a
+  relation hyperedge) drawn in I_bot, by the fact's source chunk;
+* ``facts from top-5``: the share of the facts drawn in I_bot that come from the five
+  passages ranked first;
+* ``drawn``: facts and entities drawn in I_bot.
+
+The stores are the ones ``retrieval_bench.py`` caches. Printed on 2026-12-05: MuSiQue gold
+drawn 0.550, facts from top-5 0.379; HotpotQA 0.689, 0.454 (docs/retrieval-log.md, stop 45,
+has a variant tried against these figures).
+
+Usage::
+
+    .venv/bin/python benchmarks/view_facts_bench.py --data ../shared/data/musique
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench_corpus import load_corpus
+from retrieval_bench import corpus_arguments, make_embedder, open_engine
+
+
+def measure(engine: Any, question: dict[str, Any]) -> dict[str, float]:
+    """The three figures of one question (see the module docstring)."""
+    res = engine.retrieve(question["question"], mode="vizrag", render=True)
+    gold = [f"p{int(i):05d}" for i in question.get("gold_corpus_idx", [])]
+    gold_chunks = {d: set(engine.store.chunk_ids(d)) for d in gold}
+    drawn = [h for h in res.hyperedges if h.kind != "theme" and h.visual_id]
+    sources = [set(h.source_ids) for h in drawn]
+    top5 = {c.chunk_id for c in res.chunks[:5]}
+    return {
+        "gold": (sum(1 for d in gold if any(s & gold_chunks[d] for s in sources))
+                 / len(gold)) if gold else 0.0,
+        "top5": (sum(1 for s in sources if s & top5) / len(sources)) if sources else 0.0,
+        "facts": float(len(drawn)),
+        "entities": float(sum(1 for e in res.entities if e.layer == "bottom" and e.visual_id)),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    corpus_arguments(parser)
+    args = parser.parse_args()
+    embedder = make_embedder(args.embed)
+    for data in args.data:
+        corpus = load_corpus(data, args.untitled)
+        engine, how = open_engine(corpus, embedder, args.cache, False, False,
+                                  vectors_from=args.vectors_from)
+        questions = corpus.questions[: args.limit]
+        rows = [measure(engine, q) for q in questions]
+        mean = {k: statistics.fmean(r[k] for r in rows) for k in rows[0]}
+        print(f"{corpus.name}: {len(rows)} questions ({how}): gold drawn {mean['gold']:.3f}, "
+              f"facts from top-5 {mean['top5']:.3f}, drawn {mean['facts']:.1f} facts / "
+              f"{mean['entities']:.1f} entities")
+        engine.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
