@@ -193,6 +193,16 @@ class _RunSource:
         return _source_of(self.retriever, config)
 
 
+def _default_renderer(retriever: Runnable[str, list[Document]], image_format: ImageFormat
+                      ) -> HyperVizRunnable:
+    """The renderer of a chain or tool given none: a ``VizRAGRetriever``'s own engine (else
+    none: the passages are drawn as they come), drawn under each run's store and filter."""
+    ours = _vizrag_retriever(retriever)
+    renderer = HyperVizRunnable(store=ours.engine if ours else None, image_format=image_format)
+    renderer.draw_under(_RunSource(retriever))
+    return renderer
+
+
 @overload
 def create_vizrag_chain(
     retriever: Runnable[str, list[Document]], llm: BaseLanguageModel[Any] | Runnable[Any, Any],
@@ -274,10 +284,7 @@ def create_vizrag_chain(
         warnings.warn(f"{type(llm).__name__} is not a chat model: the hypergraph image "
                       "cannot be sent, only its caption", CaptionOnlyWarning, stacklevel=2)
     if renderer is None:
-        ours = _vizrag_retriever(retriever)
-        renderer = HyperVizRunnable(store=ours.engine if ours else None,
-                                    image_format=image_format)
-        renderer.draw_under(_RunSource(retriever))
+        renderer = _default_renderer(retriever, image_format)
     question = itemgetter("question")
     gather = RunnableLambda(chain_input, name="vizrag_input") | RunnableParallel(
         documents=question | retriever, question=question,

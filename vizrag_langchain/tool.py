@@ -33,7 +33,7 @@ from langchain_core.tools.retriever import RetrieverInput
 
 from hyperviz_core.rag import fence
 
-from .chain import _RunSource, _vizrag_retriever, format_passages
+from .chain import _default_renderer, format_passages
 from .runnable import HyperVizRunnable, ImageFormat
 
 __all__ = ["create_vizrag_tool", "tool_content"]
@@ -85,12 +85,7 @@ def create_vizrag_tool(
         whose ``content`` is :func:`tool_content` (text block, image block) and whose
         ``artifact`` is the text documents, carrying the E#/H# of the image.
     """
-    if renderer is None:
-        ours = _vizrag_retriever(retriever)
-        renderer = HyperVizRunnable(store=ours.engine if ours else None,
-                                    image_format=image_format)
-        renderer.draw_under(_RunSource(retriever))
-    drawer = renderer
+    drawer = renderer if renderer is not None else _default_renderer(retriever, image_format)
 
     def run(query: str, config: RunnableConfig, callbacks: BaseCallbackManager | None = None
             ) -> tuple[list[dict[str, Any]], list[Document]]:
