@@ -220,10 +220,10 @@ class ChunkLookupsMixin:
             rows = list(self._rows_in("SELECT id, description, keywords FROM hyperedges "
                                       "WHERE kind = 'theme' AND id IN ({marks})", hids))
             members = self._members({r[0] for r in rows})
-            names = dict(self._rows_in("SELECT key, name FROM entities WHERE key IN ({marks})",
-                                       {k for ms in members.values() for k in ms}))
-        return {hid: hyperedge_text("theme", desc or "", [names.get(k) or k for k in
-                                                         members.get(hid, [])], loads(kws))
+            info = self.entity_info({k for ms in members.values() for k in ms})
+        return {hid: hyperedge_text("theme", desc or "", [info.get(k, ("", ""))[0] or k
+                                                         for k in members.get(hid, [])],
+                                    loads(kws))
                 for hid, desc, kws in rows}
 
     def hyperedge_kinds(self, hids: Iterable[str]) -> dict[str, str]:
