@@ -75,9 +75,15 @@ VDB_FILES = {"entity": "vdb_entities.json", "hyperedge": "vdb_relationships.json
              "chunk": "vdb_chunks.json"}
 
 
-def _object_of_objects(path: Path, raw: Any) -> dict[str, dict[str, Any]]:
+def _json_object(path: Path, raw: Any) -> dict[str, Any]:
+    """``raw`` if it is a JSON object, else a :class:`HyperRAGFormatError` naming ``path``."""
     if not isinstance(raw, dict):
         raise HyperRAGFormatError(f"{path}: expected a JSON object, got {type(raw).__name__}")
+    return raw
+
+
+def _object_of_objects(path: Path, raw: Any) -> dict[str, dict[str, Any]]:
+    raw = _json_object(path, raw)
     for key, value in raw.items():
         if not isinstance(value, dict):
             raise HyperRAGFormatError(f"{path}: entry {shown(key)} is not an object")
@@ -162,10 +168,7 @@ def read_llm_cache(path: str | Path) -> dict[str, dict[str, Any]]:
         ['a', 'default/c']
     """
     p = Path(path)
-    raw = read_json(p)
-    if not isinstance(raw, dict):
-        raise HyperRAGFormatError(f"{p}: expected a JSON object, got {type(raw).__name__}")
-    return _cache_entries(raw)[0]
+    return _cache_entries(_json_object(p, read_json(p)))[0]
 
 
 def _llm_cache_entries(path: Path) -> tuple[int | None, str]:
@@ -181,10 +184,7 @@ def _llm_cache_entries(path: Path) -> tuple[int | None, str]:
         return None, f"{path.name} is empty (not valid JSON); {skipped}"
     try:
         with json_errors(path):
-            raw = parse_json(data)
-        if not isinstance(raw, dict):
-            raise HyperRAGFormatError(f"{path}: expected a JSON object, got "
-                                      f"{type(raw).__name__}")
+            raw = _json_object(path, parse_json(data))
     except HyperRAGFormatError as exc:
         why = str(exc).removeprefix(f"{path}: ")
         return None, f"{path.name} is unreadable ({why}); {skipped}"
