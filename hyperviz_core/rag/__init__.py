@@ -26,6 +26,7 @@ from .citations import (
 )
 from .conformance import store_differences
 from .engine import VizRAG
+from .engine_lifecycle import EngineClosedError
 from .extract import (
     Extractor,
     HeuristicExtractor,
@@ -80,6 +81,7 @@ from .providers.protocols import (
     report_usage,
 )
 from .providers.sync_models import SyncChatModel, SyncEmbedder
+from .query_usage import usage_of
 from .result import (
     CaptionOnlyWarning,
     RankedChunk,
@@ -165,6 +167,7 @@ __all__ = [
     "DocumentStream",
     "DocumentWrite",
     "Embedder",
+    "EngineClosedError",
     "ExactVectorIndex",
     "Extractor",
     "HashingEmbedder",
@@ -252,6 +255,7 @@ __all__ = [
     "report_usage",
     "store_differences",
     "store_exists",
+    "usage_of",
     "visual_citations",
     "visual_ids",
     "vizrag_key",

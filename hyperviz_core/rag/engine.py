@@ -33,7 +33,7 @@ from ..view_settings import saved_view_settings
 from .answer import LISTING_CHARS, Answerer, check_answer_options, extractive_summary
 from .engine_args import check_models, check_settings, composed, given_settings, store_of
 from .engine_deletes import AsyncDeletes
-from .engine_lifecycle import Lifecycle
+from .engine_lifecycle import Lifecycle, in_flight
 from .engine_many import ManyQueries
 from .hooks import Hook, HookEvent, HookList, afire, elapsed_ms, error_text, fire
 from .index.inputs import as_documents
@@ -225,6 +225,7 @@ class VizRAG(ManyQueries, AsyncDeletes, Lifecycle):
         self.hooks.remove(hook)
 
     # ------------------------------------------------------------------ retrieval
+    @in_flight
     def retrieve(self, query: str, mode: str | None = None, top_k: int | None = None, *,
                  hooks: Iterable[Hook] | None = None, **overrides: Any) -> RetrievalResult:
         """Retrieve without answering (what framework retrievers call).
@@ -235,6 +236,7 @@ class VizRAG(ManyQueries, AsyncDeletes, Lifecycle):
         return self.retriever.retrieve(composed(query), mode=mode, top_k=top_k, hooks=hooks,
                                        **overrides)
 
+    @in_flight
     async def aretrieve(self, query: str, mode: str | None = None, top_k: int | None = None, *,
                         hooks: Iterable[Hook] | None = None,
                         **overrides: Any) -> RetrievalResult:
@@ -269,6 +271,7 @@ class VizRAG(ManyQueries, AsyncDeletes, Lifecycle):
         return HookEvent("answer", "end", {"answer_kind": result.answer_kind,
                                            "chars": len(result.answer or ""), "elapsed_ms": ms})
 
+    @in_flight
     def query(self, query: str, mode: str | None = None, top_k: int | None = None, *,
               hooks: Iterable[Hook] | None = None, **overrides: Any) -> RetrievalResult:
         """Retrieve and answer (the ``answer`` stage). Offline the answer is a labelled
@@ -296,6 +299,7 @@ class VizRAG(ManyQueries, AsyncDeletes, Lifecycle):
         fire(hk, self._answered(result, t0))
         return result
 
+    @in_flight
     async def aquery(self, query: str, mode: str | None = None, top_k: int | None = None, *,
                      hooks: Iterable[Hook] | None = None, **overrides: Any) -> RetrievalResult:
         """Async :meth:`query`."""
@@ -324,6 +328,7 @@ class VizRAG(ManyQueries, AsyncDeletes, Lifecycle):
         await afire(hk, self._answered(result, t0))
         return result
 
+    @in_flight
     def stream(self, query: str, mode: str | None = None, top_k: int | None = None,
                result: RetrievalResult | None = None, *, hooks: Iterable[Hook] | None = None,
                **overrides: Any) -> Iterator[str]:
@@ -356,6 +361,7 @@ class VizRAG(ManyQueries, AsyncDeletes, Lifecycle):
             raise
         fire(hk, self._answered(res, t0))
 
+    @in_flight
     async def astream(self, query: str, mode: str | None = None, top_k: int | None = None,
                       result: RetrievalResult | None = None, *,
                       hooks: Iterable[Hook] | None = None,

@@ -1,12 +1,23 @@
 """Opening and closing an engine: ``with VizRAG(...)`` and ``async with VizRAG(...)``
-(a mixin of the engine).
+(a mixin of the engine), and the queries in flight that closing waits for.
 
-``close()`` closes the store if the engine opened it (one it was given stays open: its
-owner closes it). ``aclose()`` does the same in a worker thread — closing a SQLite store
-writes its ANN index files and folds its write-ahead log back, which should not hold up an
-event loop — for an async service's shutdown (a FastAPI lifespan, an ``AsyncExitStack``).
-Neither waits for nor cancels queries still running on the engine: end them first (a
-query that reaches the closed store raises :class:`~.store.StoreClosedError`).
+``close()`` stops new queries at once (``query``, ``aquery``, ``retrieve``, ``aretrieve``,
+``stream``, ``astream`` raise :class:`EngineClosedError`, a
+:class:`~.store.StoreClosedError`), waits for the queries still running on the engine to
+end — a stream counts until it is exhausted or closed — then closes the store if the engine
+opened it (one it was given stays open: its owner closes it). ``close(timeout=...)`` waits
+at most that many seconds, then warns (:class:`RuntimeWarning`, naming how many were still
+running) and closes anyway: a query still running then fails with ``StoreClosedError`` when
+it next reads a closed store. ``aclose()`` does the same in a worker thread — the wait, and
+closing a SQLite store, which writes its ANN index files and folds its write-ahead log back,
+should not hold up an event loop — for an async service's shutdown (a FastAPI lifespan, an
+``AsyncExitStack``): the ``aquery`` tasks on the loop go on meanwhile.
+
+Closing never waits for itself: a ``close()`` called from a hook of a running query (or any
+code on the thread that runs it) does not wait for the queries of its own thread, which
+cannot go on until it returns, nor an ``aclose()`` awaited in a query's async hook for that
+query (its task); the other queries are waited for. Queries are not cancelled: cancel the
+tasks first for a quick shutdown.
 
 Example::
 
@@ -17,11 +28,185 @@ Example::
 from __future__ import annotations
 
 import asyncio
-from typing import Any, TypeVar
+import functools
+import inspect
+import math
+import threading
+import warnings
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator
+from typing import Any, TypeVar, cast
 
-__all__ = ["Lifecycle"]
+from .query_usage import QuerySpend, spending
+from .store.base import StoreClosedError, StoreError, redact_url
+
+__all__ = ["EngineClosedError", "Lifecycle", "in_flight"]
 
 _E = TypeVar("_E", bound="Lifecycle")
+_F = TypeVar("_F", bound=Callable[..., Any])
+#: who runs a query: (thread id, asyncio task or None)
+_Who = tuple[int, object]
+_MADE = threading.Lock()  # guards the lazy creation of an engine's _Flight
+
+
+class EngineClosedError(StoreClosedError):
+    """A query was started on an engine after ``close()``/``aclose()`` (or the end of its
+    ``with`` block) began: a :class:`~.store.StoreClosedError`, whichever owns the store.
+
+    >>> str(EngineClosedError("out/store"))[:60]
+    'the VizRAG engine over out/store is closed: a closed object '
+    """
+
+    def __init__(self, path: object) -> None:
+        StoreError.__init__(
+            self, f"the VizRAG engine over {redact_url(str(path))} is closed: a closed object "
+            "is not reopened; make a new one over the same path (a new VizRAG, retriever or "
+            "index)")
+
+
+def _who() -> _Who:
+    try:
+        task: object = asyncio.current_task()
+    except RuntimeError:  # no event loop running in this thread
+        task = None
+    return threading.get_ident(), task
+
+
+class _Flight:
+    """The queries running on one engine: how many each thread or task runs (a query's own
+    ``retrieve`` counts again under the same key), and whether the engine is closing."""
+
+    def __init__(self) -> None:
+        self.cond = threading.Condition()
+        self.running: dict[_Who, int] = {}
+        self.closing = False
+
+    def enter(self, who: _Who, engine: Any) -> None:
+        with self.cond:
+            if self.closing and who not in self.running:  # nested calls of a query go on
+                raise EngineClosedError(getattr(engine.store, "path", "?"))
+            self.running[who] = self.running.get(who, 0) + 1
+
+    def leave(self, who: _Who) -> None:
+        with self.cond:
+            left = self.running[who] - 1
+            if left:
+                self.running[who] = left
+            else:
+                del self.running[who]
+                self.cond.notify_all()
+
+    def drain(self, timeout: float | None, skip: _Who | None) -> int:
+        """Refuse new queries, wait for the running ones (not this thread's, nor ``skip``'s)
+        at most ``timeout`` seconds; how many threads or tasks still run one."""
+        me = threading.get_ident()
+
+        def others() -> int:
+            return sum(1 for who in self.running if who[0] != me and who != skip)
+
+        with self.cond:
+            self.closing = True
+            self.cond.wait_for(lambda: not others(), timeout)
+            return others()
+
+
+def _flight(engine: object) -> _Flight:
+    got = vars(engine).get("_flight")
+    if got is None:
+        with _MADE:
+            got = vars(engine).setdefault("_flight", _Flight())
+    return cast(_Flight, got)
+
+
+def _check_timeout(timeout: object) -> float | None:
+    if timeout is None:
+        return None
+    if (isinstance(timeout, bool) or not isinstance(timeout, int | float)
+            or math.isnan(timeout) or timeout < 0):
+        raise ValueError(f"close(timeout=...) takes None (wait as long as it takes) or a "
+                         f"number of seconds >= 0, not {timeout!r}")
+    return float(timeout)
+
+
+def in_flight(method: _F) -> _F:
+    """Run an engine method (sync, async, a generator or an async generator) as a query in
+    flight: refused once the engine is closing, waited for by ``close()``, its exception
+    carrying the query's usage (:func:`~.query_usage.spending`)."""
+    if inspect.isasyncgenfunction(method):
+        return cast(_F, _async_stream(method))
+    if inspect.isgeneratorfunction(method):
+        return cast(_F, _stream(method))
+    if inspect.iscoroutinefunction(method):
+        @functools.wraps(method)
+        async def arun(self: Any, *args: Any, **kwargs: Any) -> Any:
+            flight, who = _flight(self), _who()
+            flight.enter(who, self)
+            try:
+                with spending():
+                    return await method(self, *args, **kwargs)
+            finally:
+                flight.leave(who)
+        return cast(_F, arun)
+
+    @functools.wraps(method)
+    def run(self: Any, *args: Any, **kwargs: Any) -> Any:
+        flight, who = _flight(self), _who()
+        flight.enter(who, self)
+        try:
+            with spending():
+                return method(self, *args, **kwargs)
+        finally:
+            flight.leave(who)
+    return cast(_F, run)
+
+
+def _stream(method: Callable[..., Generator[Any, None, None]]) -> Callable[..., Iterator[Any]]:
+    """:func:`in_flight` of a generator: in flight from its first step until it is
+    exhausted, fails or is closed; its usage counted only while a step runs."""
+    @functools.wraps(method)
+    def run(self: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
+        flight, who = _flight(self), _who()
+        flight.enter(who, self)
+        spend = QuerySpend()
+        try:
+            gen = method(self, *args, **kwargs)
+            try:
+                while True:
+                    with spending(spend):
+                        try:
+                            piece = next(gen)
+                        except StopIteration:
+                            return
+                    yield piece
+            finally:
+                gen.close()
+        finally:
+            flight.leave(who)
+    return run
+
+
+def _async_stream(method: Callable[..., AsyncGenerator[Any, None]]
+                  ) -> Callable[..., AsyncIterator[Any]]:
+    """:func:`_stream` of an async generator."""
+    @functools.wraps(method)
+    async def run(self: Any, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
+        flight, who = _flight(self), _who()
+        flight.enter(who, self)
+        spend = QuerySpend()
+        try:
+            gen = method(self, *args, **kwargs)
+            try:
+                while True:
+                    with spending(spend):
+                        try:
+                            piece = await anext(gen)
+                        except StopAsyncIteration:
+                            return
+                    yield piece
+            finally:
+                await gen.aclose()
+        finally:
+            flight.leave(who)
+    return run
 
 
 class Lifecycle:
@@ -30,14 +215,26 @@ class Lifecycle:
     _owns_store: bool
     store: Any
 
-    def close(self) -> None:
-        """Close the store if this engine opened it (one it was given stays open)."""
+    def close(self, timeout: float | None = None) -> None:
+        """Stop new queries, wait for the running ones (at most ``timeout`` seconds; None:
+        as long as they take), then close the store if this engine opened it (see the
+        module docstring)."""
+        self._close(_check_timeout(timeout), None)
+
+    async def aclose(self, timeout: float | None = None) -> None:
+        """:meth:`close` in a worker thread (see the module docstring)."""
+        await asyncio.to_thread(self._close, _check_timeout(timeout), _who())
+
+    def _close(self, timeout: float | None, skip: _Who | None) -> None:
+        left = _flight(self).drain(timeout, skip)
+        if left:
+            warnings.warn(
+                f"VizRAG.close(timeout={timeout}): queries were still running in {left} "
+                f"thread{'s' * (left != 1)} or task{'s' * (left != 1)}; closing anyway (one "
+                "that reads the closed store next raises StoreClosedError)",
+                RuntimeWarning, stacklevel=3)
         if self._owns_store:
             self.store.close()
-
-    async def aclose(self) -> None:
-        """:meth:`close` in a worker thread (see the module docstring)."""
-        await asyncio.to_thread(self.close)
 
     def __enter__(self: _E) -> _E:
         return self

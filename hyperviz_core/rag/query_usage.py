@@ -20,6 +20,12 @@ A model that carries a :class:`~.providers.usage.UsageTracker` of its own (one b
 counting exactly as before; the query's report then mirrors what that tracker counts during
 the query's calls (:data:`~.providers.usage.MIRROR`).
 
+A query that raises still says what it cost: :class:`~.engine.VizRAG`'s ``query``,
+``aquery``, ``retrieve``, ``aretrieve``, ``stream`` and ``astream`` run inside
+:func:`spending`, and the exception they raise (a model's error, a cancellation, a closed
+store ...) carries the report of the query's calls made until then as its ``usage``
+attribute (:func:`usage_of`; None: no model call), its type and message unchanged.
+
 >>> class Echo:
 ...     model_name = "echo"
 ...     def complete(self, prompt: str, **kw: object) -> str:
@@ -31,9 +37,10 @@ the query's calls (:data:`~.providers.usage.MIRROR`).
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from contextvars import Token
+from contextvars import ContextVar, Token
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .hooks import error_text
@@ -44,7 +51,8 @@ from .providers.usage import MIRROR, UsageReport, UsageTracker, new_call_info
 if TYPE_CHECKING:
     from .result import RetrievalResult
 
-__all__ = ["CountedChat", "add_reports", "carries_tracker", "counted", "usage_summary"]
+__all__ = ["CountedChat", "QuerySpend", "add_reports", "carries_tracker", "counted", "spending",
+           "usage_of", "usage_summary"]
 
 R = TypeVar("R", bound="RetrievalResult")
 T = TypeVar("T")
@@ -95,6 +103,75 @@ def usage_summary(r: UsageReport) -> str:
             f"image{'s' * (r.images != 1)}, {r.seconds:.1f} s")
 
 
+class QuerySpend:
+    """What one query's :class:`CountedChat` objects counted, wherever it went (still in a
+    counter, or moved into a result's ``usage``): the report its exception carries."""
+
+    def __init__(self) -> None:
+        self.chats: list[CountedChat] = []
+        self.results: dict[int, RetrievalResult] = {}
+
+    def report(self) -> UsageReport | None:
+        total: UsageReport | None = None
+        for result in self.results.values():
+            total = add_reports(total, result.usage)
+        for chat in self.chats:
+            total = add_reports(total, chat.report())
+        return total
+
+
+#: the spend of the query running in this context (:func:`spending`)
+_SPEND: ContextVar[QuerySpend | None] = ContextVar("vizrag_query_spend", default=None)
+
+
+@contextlib.contextmanager
+def spending(spend: QuerySpend | None = None) -> Iterator[QuerySpend]:
+    """Count the :class:`CountedChat` objects made in the block into ``spend`` (a new one
+    when None; the running query's, inside one, so a query's own ``retrieve`` joins it),
+    and give an exception raised out of it the usage of those calls (:func:`usage_of`).
+
+    >>> class Echo:
+    ...     model_name = "echo"
+    ...     def complete(self, prompt: str, **kw: object) -> str:
+    ...         return prompt
+    >>> try:
+    ...     with spending():
+    ...         _ = counted(Echo()).complete("12345678")
+    ...         raise KeyError("k")
+    ... except KeyError as exc:
+    ...     print(repr(exc), usage_of(exc).calls, usage_of(exc).prompt_tokens)
+    KeyError('k') 1 2
+    """
+    outer = _SPEND.get()
+    if outer is not None and spend is None:  # a query's nested call: the query's spend
+        yield outer
+        return
+    spend = spend if spend is not None else QuerySpend()
+    token = _SPEND.set(spend)
+    try:
+        yield spend
+    except BaseException as exc:
+        _attach(exc, spend.report())
+        raise
+    finally:
+        _SPEND.reset(token)
+
+
+def _attach(exc: BaseException, report: UsageReport | None) -> None:
+    """Set ``exc.usage`` (left alone when it holds something else than a usage report)."""
+    if not isinstance(getattr(exc, "usage", None), UsageReport | None):
+        return
+    with contextlib.suppress(AttributeError, TypeError):  # (an exception with __slots__)
+        exc.usage = report  # type: ignore[attr-defined]
+
+
+def usage_of(exc: BaseException) -> UsageReport | None:
+    """The usage report a failed query's exception carries (its ``usage`` attribute; None
+    when it has none or the query made no model call)."""
+    got = getattr(exc, "usage", None)
+    return got if isinstance(got, UsageReport) else None
+
+
 class CountedChat:
     """``chat`` with each call counted for one query (:func:`counted`); calls through it
     add up until :meth:`add_to` moves them into a result's ``usage``. ``result`` given, each
@@ -108,6 +185,9 @@ class CountedChat:
         #: why the model is not called again (see the module doc); the retrieval's, when
         #: ``result`` is the retrieval the answer follows
         self.down: BaseException | None = result._chat_down if result is not None else None
+        self._spend = _SPEND.get()  # the running query's (:func:`spending`)
+        if self._spend is not None:
+            self._spend.chats.append(self)
 
     @property
     def model_name(self) -> str:
@@ -127,6 +207,8 @@ class CountedChat:
         """Add the counts so far to ``result.usage`` (and start again from zero); a failure
         that stops the query's calls goes with them."""
         result.usage = add_reports(result.usage, self.report())
+        if self._spend is not None:
+            self._spend.results[id(result)] = result
         result._chat_down = result._chat_down or self.down
         self._tracker.reset()
         return result
