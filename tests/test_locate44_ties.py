@@ -23,7 +23,7 @@ def _state(locate_k: int = 3) -> SimpleNamespace:
         hyperedges=[Hyperedge(id=f"t{i}", members=[names[i], names[(i + 1) % 5]],
                               kind="theme") for i in range(5)])  # every degree 2: a tie
     imp = entity_importance(hg, QUERY, alpha=0.6, beta=0.0)  # centrality alone: all tied
-    return SimpleNamespace(sub_top=hg, query=QUERY, top_imp=imp,
+    return SimpleNamespace(sub_top=hg, query=QUERY, view_query=QUERY, top_imp=imp,
                            cfg=SimpleNamespace(locate_k=locate_k))
 
 

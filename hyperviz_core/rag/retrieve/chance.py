@@ -29,19 +29,9 @@ __all__ = ["offline_located", "reached_by_chance"]
 def reached_by_chance(st: RetrievalState) -> bool:
     """Whether ``st``'s top view anchors nothing (see the module docstring)."""
     sub = st.sub_top
-    if sub is None or semantic_embedder(st.embedder):
-        return False
-    if names_query(sub, st.query, description_chars=DESCRIPTION_CHARS):
-        return False
-    w = st.cfg.weights
-    if not (w.spelling > 0 or w.word_forms):
-        return True
-    repair = st.corpus.rank_index().lexicon().repair(
-        st.query, w.spelling_similarity, spelling=w.spelling > 0, forms=w.word_forms)
-    if repair.entities:  # the query names an entity, misspelt
-        return False
-    extra = " ".join([*repair.names, *repair.forms])
-    return not (extra and names_query(sub, extra, description_chars=DESCRIPTION_CHARS))
+    if sub is None or semantic_embedder(st.embedder) or st.spelled:
+        return False  # st.spelled: the query names an entity, misspelt (:mod:`.repair`)
+    return not names_query(sub, st.view_query, description_chars=DESCRIPTION_CHARS)
 
 
 def offline_located(st: RetrievalState) -> list[str]:
@@ -53,7 +43,7 @@ def offline_located(st: RetrievalState) -> list[str]:
     sub = st.sub_top
     if sub is None:
         return []
-    named = entity_importance(sub, st.query, alpha=0.0, beta=1.0,
+    named = entity_importance(sub, st.view_query, alpha=0.0, beta=1.0,
                               description_chars=DESCRIPTION_CHARS)
     order = sorted(sub.entities, key=lambda k: (-st.top_imp.get(k, 0.0), k))
     return [k for k in order if named.get(k, 0.0) > 0][: st.cfg.locate_k]

@@ -37,24 +37,14 @@ from .filter_miss import filter_miss
 from .filters import widened_vector_scores
 from .importance import entity_importance
 from .rank import RankWeights, rank_chunks
+from .repair import repair_for_views
 from .search import linked_entities, search
 from .shown import shown_graph, shown_payload
 from .state import LLMRequest, RetrievalState, Step
 from .subgraph import DESCRIPTION_CHARS, expand, induced, limit_hyperedges
 
-__all__ = [
-    "MODE_STAGES",
-    "NO_KNOWN_ID",
-    "bottom_entities",
-    "bottom_view",
-    "keywords",
-    "locate",
-    "rank",
-    "render_view",
-    "run_stage",
-    "themes",
-    "top_view",
-]
+__all__ = ["MODE_STAGES", "NO_KNOWN_ID", "bottom_entities", "bottom_view", "keywords", "locate",
+           "rank", "render_view", "run_stage", "themes", "top_view"]
 
 log = logging.getLogger(__name__)
 
@@ -156,7 +146,9 @@ def keywords(st: RetrievalState) -> Step:
     res.keywords = found[: cfg.max_keywords] or [st.query.strip()]
     st.kw_vecs = _embed(st, res.keywords)
     st.linked = linked_entities(st.corpus, st.query, res.keywords)
-    return {"keywords": list(res.keywords), "linked": list(st.linked)}
+    repair_for_views(st)  # misspelt names and word forms, for the views too
+    return {"keywords": list(res.keywords), "linked": list(st.linked),
+            "spelled": list(st.spelled)}
 
 
 def _extracted_keywords(st: RetrievalState) -> list[str]:
@@ -199,7 +191,7 @@ def top_view(st: RetrievalState) -> Step:
     t_ents, t_edges = expand(top, seed, cfg.hops, cfg.max_entities, cfg.hop_decay,
                              {h: st.e_rel[h] for h in st.themes})
     st.sub_top = sub = induced(top, t_ents)
-    st.top_imp = entity_importance(sub, st.query, description_chars=DESCRIPTION_CHARS)
+    st.top_imp = entity_importance(sub, st.view_query, description_chars=DESCRIPTION_CHARS)
     st.top_shown = shown = shown_graph(st, sub)  # under filters=, what passing chunks say
     drawn = _drawable(st, "top", shown, cfg.render_max_themes, t_edges, t_ents, ())
     st.top_ids, st.res.top_view = yield from render_view(st, drawn, "top", st.top_imp)
@@ -274,8 +266,9 @@ def locate(st: RetrievalState) -> Step:
     for h in [] if by_chance else st.themes:  # V_dif = members of E_rel
         for m in st.theme_members[h]:
             anchors[m] = max(anchors.get(m, 0.0), 0.8 * st.e_rel[h])
-    for key in sorted(st.corpus.known_entities(st.linked)):  # entities the query names
-        anchors[key] = 1.0
+    named = st.named()  # entities the query names (misspelt: :mod:`.repair`)
+    for key in sorted(st.corpus.known_entities(named)):
+        anchors[key] = max(anchors.get(key, 0.0), named[key])
     best = sorted(anchors, key=lambda k: (-anchors[k], k))[: cfg.max_anchors]
     st.anchors = {k: anchors[k] for k in best}
     res.anchors = best
@@ -289,14 +282,15 @@ def bottom_entities(st: RetrievalState) -> dict[str, Any]:
     if cfg.mode == "hyper-lite":
         assert st.kw_vecs is not None
         found = checked_search(st, "entity", st.res.keywords, st.kw_vecs, cfg.entity_k)
-        known = corpus.known_entities({k for hits in found for k, _ in hits} | set(st.linked))
+        named = st.named()
+        known = corpus.known_entities({k for hits in found for k, _ in hits} | set(named))
         for hits in found:
             for key, sim in hits:
                 if key in known and sim > v_rel.get(key, 0.0):
                     v_rel[key] = sim
-        for key in st.linked:
+        for key, s in named.items():
             if key in known:
-                v_rel[key] = 1.0
+                v_rel[key] = max(v_rel.get(key, 0.0), s)
     else:
         names_of = corpus.entity_names(st.anchors)
         best = [k for k in st.anchors if k in names_of]

@@ -155,6 +155,11 @@ class RetrievalState:
     # keywords
     kw_vecs: npt.NDArray[np.float32] | None = None
     linked: list[str] = field(default_factory=list)
+    spelled: dict[str, float] = field(default_factory=dict)
+    """Entities a misspelt query word names → their weight (:mod:`.repair`)."""
+    view_query: str = ""
+    """The query with its repaired words appended, which the views' importance reads
+    (:mod:`.repair`; the query itself where nothing was repaired)."""
     # themes / top_view / locate
     e_rel: dict[str, float] = field(default_factory=dict)
     themes: list[str] = field(default_factory=list)
@@ -171,3 +176,11 @@ class RetrievalState:
     b_edges: dict[str, float] = field(default_factory=dict)
     sub_bot: Hypergraph | None = None
     bot_ids: IdMap | None = None
+
+    def __post_init__(self) -> None:
+        self.view_query = self.view_query or self.query
+
+    def named(self) -> dict[str, float]:
+        """Entities the query names → weight: linked by name (1) or by a repaired
+        spelling (:attr:`spelled`)."""
+        return {**self.spelled, **dict.fromkeys(self.linked, 1.0)}
