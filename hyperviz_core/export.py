@@ -14,7 +14,7 @@ import platform
 import re
 import shutil
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from importlib import metadata
 from typing import Any
 
@@ -148,14 +148,37 @@ def _omitted_lines(report: PruneReport, original: Hypergraph) -> list[str]:
     return lines
 
 
+def _unnamed_lines(
+    hg: Hypergraph, ids: IdMap, layouts: list[str], unnamed: list[str] | None,
+    unnamed_panels: Sequence[Sequence[str]] | None,
+) -> list[str]:
+    """The caption's "Shown by ID only" lines: one for ``unnamed``, or, given
+    ``unnamed_panels``, one per panel that shows any entity by ID only, naming the panel."""
+    def listing(keys: Sequence[str]) -> str:
+        return ", ".join(f"{ids.entities[k]} {_name(hg.entities[k].name, 40)}"
+                         for k in keys) + "."
+
+    if unnamed_panels is None:
+        return (["Shown by ID only (no unambiguous room for the name): " + listing(unnamed)]
+                if unnamed else [])
+    return [f"Shown by ID only in {_short(layout, 40)} (no unambiguous room for the name): "
+            + listing(keys)
+            for layout, keys in zip(layouts, unnamed_panels, strict=False) if keys]
+
+
 def build_caption(
     hg: Hypergraph, ids: IdMap, order: LayoutOrder, layouts: list[str], report: PruneReport,
     original: Hypergraph, query: str | None = None, max_desc: int = 160,
     unnamed: list[str] | None = None, looks: int = 0,
+    unnamed_panels: Sequence[Sequence[str]] | None = None,
 ) -> str:
     """Plain-text listing of the rendering by visual ID.
 
     ``unnamed``: entity keys drawn by ID only (no unambiguous spot for the name label).
+    ``unnamed_panels``: the same per panel, one list per layout of ``layouts`` (an entity
+    named in one panel may be shown by ID only in the other): when given, one line per
+    panel that has any names the panel (``Shown by ID only in bi-inc (…): E4 Prague``)
+    and ``unnamed`` is not used.
     ``looks``: how many hyperedges get a distinct colour and outline
     (:func:`~.draw.legend.distinct_looks`); more than that adds a note.
     """
@@ -180,10 +203,7 @@ def build_caption(
         lines.append(f"Note: {n_edges} hyperedges but {looks} distinct colour and outline "
                      f"pairs: from H{looks + 1} on, colours and outlines repeat those from "
                      "H1 on (tell them apart by their H# labels).")
-    if unnamed:
-        lines.append("Shown by ID only (no unambiguous room for the name): "
-                     + ", ".join(f"{ids.entities[k]} {_name(hg.entities[k].name, 40)}"
-                                 for k in unnamed) + ".")
+    lines += _unnamed_lines(hg, ids, layouts, unnamed, unnamed_panels)
     if report.pruned:
         lines += _omitted_lines(report, original)
     return "\n".join(lines)
@@ -283,7 +303,7 @@ def build_export(
         "width": plan.width, "height": plan.height, "title": title,
         "layouts": [s.layout for s in scenes], "panels": panels,
         "entities": entities, "hyperedges": hyperedges, "labels": labels,
-        "legend": [{"id": e.vid, "text": e.text, "color": e.color} for e in plan.legend if e.vid],
+        "legend": plan.items(),
         "pruned": pruned_export(report, original),
         "caption": caption,
         "query": query,

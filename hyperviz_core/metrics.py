@@ -6,7 +6,7 @@ ours, HyperNetX's, XGI's — can be measured the same way once it is written in 
 Only these keys are read: ``width``, ``height``, ``panels[i].bbox``,
 ``entities[].id/panel_positions[{panel, x, y, r}]``,
 ``hyperedges[].id/members/regions[{panel, polygons}]/node[{panel, x, y, r?}]`` and
-``labels[{id, panel, bbox}]``. A panel is the index into ``panels``.
+``labels[{id, panel, bbox, text?}]``. A panel is the index into ``panels``.
 
 Geometry conventions
     * A **node** is an entity disk (centre ``x, y``, radius ``r``) or a hyperedge node of an
@@ -48,6 +48,8 @@ Metrics (totals; per panel ``i`` the same names prefixed ``panel{i}.``)
     segments sharing an endpoint never cross);
     ``ambiguous_labels`` (labels of a node — an entity ID or name, a hyperedge node's ID —
     whose box is strictly closer to another node's shape than to its own node's);
+    ``duplicate_labels`` (labels whose ``text`` is also the text of a label of another node
+    in the same panel: two names cut to the same "Jiménez Municip…" count 2);
     ``unnamed_entities`` (entities a panel shows by ID only, from ``panels[i].unnamed``);
     ``cost`` (the visual occupation cost C = Σ_v π·r_v²·w_v + Σ_e L_e·w_e of
     :func:`visual_cost`, weights from ``pruned.w_v``/``pruned.w_e``, default 1);
@@ -85,7 +87,7 @@ from typing import Any
 
 from pydantic import Field
 
-from .metrics_cost import ambiguous_labels, cost_weights, drawn_cost
+from .metrics_cost import ambiguous_labels, cost_weights, drawn_cost, duplicate_labels
 from .metrics_panel import (
     _EPS,  # noqa: F401 (re-exported)
     AREA_TOL,
@@ -130,7 +132,7 @@ _SUMMED = (
     "intruder_pairs", "disk_intruder_pairs", "uncovered_members", "disjoint_pairs",
     "spurious_overlaps", "split_regions", "fragmentation", "unbridged_splits",
     "edge_labels_outside", "incidence_edges", "incidence_crossings", "ambiguous_labels",
-    "unnamed_entities", "cost", "used_area", "panel_area",
+    "duplicate_labels", "unnamed_entities", "cost", "used_area", "panel_area",
 )
 _PER_PANEL_HIDDEN = ("panel", "used_area", "panel_area", "pure_regions_disk")
 
@@ -160,6 +162,31 @@ def _num(value: Any) -> float | int:
         return value
     f = float(value)
     return round(f, 6) if math.isfinite(f) else -1.0
+
+
+_Box = tuple[float, float, float, float]
+
+
+def _labels(
+    export: Mapping[str, Any], width: float, height: float,
+) -> tuple[dict[int | None, list[tuple[str, _Box]]], dict[int | None, list[tuple[str, str]]],
+           dict[int | None, int]]:
+    """The export's labels by panel: ``(id, bbox)``, ``(id, text)`` and how many are not
+    wholly inside the canvas (``CLIP_TOL``)."""
+    labels: dict[int | None, list[tuple[str, _Box]]] = defaultdict(list)
+    texts: dict[int | None, list[tuple[str, str]]] = defaultdict(list)
+    clipped: dict[int | None, int] = defaultdict(int)
+    for lab in export.get("labels") or []:
+        b = _bbox(lab.get("bbox"))
+        if b is None:
+            continue
+        p = _panel_of(lab.get("panel"))
+        labels[p].append((str(lab.get("id", "")), b))
+        texts[p].append((str(lab.get("id", "")), str(lab.get("text") or "")))
+        if (b[0] < -CLIP_TOL or b[1] < -CLIP_TOL
+                or b[2] > width + CLIP_TOL or b[3] > height + CLIP_TOL):
+            clipped[p] += 1
+    return labels, texts, clipped
 
 
 # ------------------------------------------------------------------ entry points
@@ -200,18 +227,7 @@ def readability_metrics(export: Mapping[str, Any]) -> ReadabilityMetrics:
             for m in sorted(members):
                 if (p, m) in pos:
                     segments[p].append((pos[(p, m)], (node.x, node.y)))
-    labels: dict[int | None, list[tuple[str, tuple[float, float, float, float]]]]
-    labels = defaultdict(list)
-    clipped: dict[int | None, int] = defaultdict(int)
-    for lab in export.get("labels") or []:
-        b = _bbox(lab.get("bbox"))
-        if b is None:
-            continue
-        p = _panel_of(lab.get("panel"))
-        labels[p].append((str(lab.get("id", "")), b))
-        if (b[0] < -CLIP_TOL or b[1] < -CLIP_TOL
-                or b[2] > width + CLIP_TOL or b[3] > height + CLIP_TOL):
-            clipped[p] += 1
+    labels, texts, clipped = _labels(export, width, height)
     keys = sorted({*frames, *(k for k in (*ents, *hnodes, *regions, *labels) if k is not None)})
     panels: list[PanelMetrics] = []
     all_bounds: list[tuple[float, float, float, float]] = []
@@ -223,6 +239,7 @@ def readability_metrics(export: Mapping[str, Any]) -> ReadabilityMetrics:
         _label_metrics(pm, labels.get(p, []), nodes, shapes)
         pm.labels_clipped = clipped.get(p, 0)
         pm.ambiguous_labels = ambiguous_labels(labels.get(p, []), _arrays(nodes))
+        pm.duplicate_labels = duplicate_labels(texts.get(p, []))
         if p in frames:
             fx0, fy0, fx1, fy1 = frames[p]
             pm.labels_outside_panel = sum(
@@ -249,6 +266,7 @@ def readability_metrics(export: Mapping[str, Any]) -> ReadabilityMetrics:
     loose = PanelMetrics(panel=None)
     _label_metrics(loose, labels.get(None, []), [], _shapes([]))
     loose.labels_clipped = clipped.get(None, 0)
+    loose.duplicate_labels = duplicate_labels(texts.get(None, []))
     total = ReadabilityMetrics(panels=panels)
     for name in _SUMMED:
         setattr(total, name, sum(getattr(pm, name) for pm in [*panels, loose]))

@@ -1,5 +1,6 @@
-"""Helpers of :mod:`hyperviz_core.metrics`: the visual occupation cost C and label
-ownership (ambiguous labels), both computed from export geometry (no renderer imports).
+"""Helpers of :mod:`hyperviz_core.metrics`: the visual occupation cost C, label
+ownership (ambiguous labels) and label texts that read alike (duplicate labels), all
+computed from the export (no renderer imports).
 
 Example:
     >>> import numpy as np
@@ -23,7 +24,7 @@ import numpy as np
 from shapely.geometry.base import BaseGeometry
 
 __all__ = ["NodeArrays", "ambiguous_labels", "box_shape_distance", "cost_weights",
-           "drawn_cost"]
+           "drawn_cost", "duplicate_labels"]
 
 _EPS = 1e-9
 Pt = tuple[float, float]
@@ -65,6 +66,22 @@ def ambiguous_labels(labels: Sequence[tuple[str, Box]], nodes: NodeArrays) -> in
     mine_d = dist[rows, own].copy()
     dist[rows, own] = np.inf
     return int(np.count_nonzero(dist.min(axis=1) < mine_d - _EPS))
+
+
+def duplicate_labels(labels: Sequence[tuple[str, str]]) -> int:
+    """Labels (``(id, text)``) whose text is also the text of a label of another node: two
+    entities both named "Jiménez Municip…" count 2 (an image reader cannot tell them apart).
+    Empty texts do not count.
+
+    >>> duplicate_labels([("E1", "Jiménez Municip…"), ("E2", "Jiménez Municip…"),
+    ...                   ("E3", "Paris"), ("E3", "Paris")])
+    2
+    """
+    owners: dict[str, set[str]] = {}
+    for lid, text in labels:
+        if text:
+            owners.setdefault(text, set()).add(lid)
+    return sum(1 for _, text in labels if text and len(owners[text]) > 1)
 
 
 def cost_weights(export: Mapping[str, Any]) -> tuple[float, float]:

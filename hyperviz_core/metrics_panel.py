@@ -74,6 +74,7 @@ class PanelMetrics(BaseModel):
     incidence_edges: int = 0
     incidence_crossings: int = 0
     ambiguous_labels: int = 0
+    duplicate_labels: int = 0
     unnamed_entities: int = 0
     cost: float = 0.0
     used_area: float = 0.0

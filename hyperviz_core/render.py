@@ -249,7 +249,8 @@ class HyperViz:
         drawing = (d.plan, d.scenes, d.ids, d.colors, d.dashes, style, head, "\n".join(foot))
         png = rasterize(*drawing)
         caption = build_caption(small, d.ids, d.order, names, report, hg, query,
-                                unnamed=_unnamed(d.scenes, d.ids), looks=distinct_looks(style))
+                                looks=distinct_looks(style),
+                                unnamed_panels=[_unnamed([s], d.ids) for s in d.scenes])
         export = build_export(hg=small, ids=d.ids, order=d.order, scenes=d.scenes, plan=d.plan,
                               colors=d.colors, report=report, caption=caption, title=head,
                               chunk_texts=chunk_texts, query=query, dashes=d.dashes,

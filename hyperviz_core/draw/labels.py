@@ -2,6 +2,10 @@
 their nodes). A label is only placed where it touches no node, no other label and stays in the
 panel, so label collisions are zero by construction; a name that finds no free slot is left
 out (the ID on the node and the caption still identify the entity).
+
+Name texts: :func:`distinct_names` cuts entity names to ``name_max_chars`` so that two
+different names in one panel never read the same (a longer cut, or a cut in the middle that
+keeps the distinguishing end, :func:`middle_cut`).
 """
 
 from __future__ import annotations
@@ -14,7 +18,10 @@ import shapely
 from shapely.geometry import Point
 from shapely.geometry.base import BaseGeometry
 
-__all__ = ["Label", "Occupancy", "box_disk_distance", "near_spots", "place_near"]
+from ..unitext import boundary, cut_back, truncate
+
+__all__ = ["NAME_SPREAD", "Label", "Occupancy", "box_disk_distance", "distinct_names",
+           "middle_cut", "near_spots", "place_near"]
 
 Box = tuple[float, float, float, float]
 
@@ -309,3 +316,79 @@ def near_spots(
 def make_box(x: float, y: float, w: float, h: float) -> Box:
     """Box of size w×h centred at (x, y)."""
     return _box(x, y, w, h)
+
+
+NAME_SPREAD = 2
+"""A name cut that reads like another entity's in the same panel may grow up to this many
+times ``name_max_chars`` characters (32 by default) to tell them apart."""
+
+
+def _tail_start(line: str, most: int) -> int:
+    """Where the end of ``line`` kept by :func:`middle_cut` starts: its longest run of whole
+    last words of at most ``most`` characters, else its last ``most`` characters (whole
+    characters: the start moves right to a boundary)."""
+    for i in range(max(1, len(line) - most), len(line)):
+        if line[i - 1] == " " and line[i] != " ":
+            return i
+    i = max(1, len(line) - most)
+    while i < len(line) and not boundary(line, i):
+        i += 1
+    return i
+
+
+def middle_cut(text: str, max_chars: int) -> str:
+    """``text`` on one line in at most ``max_chars`` characters, cut in the middle: its
+    start, an ellipsis and its last words (at most two thirds of the room), as the end of a
+    name often tells it apart (a state, a year, "(film)"). Unchanged when it fits; under 5
+    characters it is cut at the end (:func:`~hyperviz_core.unitext.truncate`).
+
+    >>> middle_cut("Jiménez Municipality, Coahuila", 16)
+    'Jiménez…Coahuila'
+    >>> middle_cut("Jiménez Municipality, Chihuahua", 16)
+    'Jiméne…Chihuahua'
+    """
+    line = " ".join(str(text).split())
+    if len(line) <= max_chars or max_chars < 5:
+        return truncate(line, max_chars)
+    room = max_chars - 1  # the ellipsis takes one
+    start = _tail_start(line, room - max(1, room // 3))
+    head = line[: cut_back(line, room - (len(line) - start))].rstrip(" ,;:")
+    return f"{head}…{line[start:]}"
+
+
+def distinct_names(names: list[str], max_chars: int) -> list[str]:
+    """``names`` cut to ``max_chars`` (:func:`~hyperviz_core.unitext.truncate`), except
+    that different names whose cuts read the same are cut again, alike within each such
+    group, to the first of: the middle cut (:func:`middle_cut`) at ``max_chars``, then the
+    end cut and the middle cut at one more character, and so on up to ``NAME_SPREAD`` ×
+    ``max_chars``; the first that tells every name of the group apart (and reads like no
+    other name's text) is kept. Deterministic; identical names keep identical texts, and a
+    group nothing tells apart within the bound keeps its first cut.
+
+    >>> distinct_names(["Jiménez Municipality, Coahuila", "Jiménez Municipality, Chihuahua",
+    ...                 "Paris"], 16)
+    ['Jiménez…Coahuila', 'Jiméne…Chihuahua', 'Paris']
+    """
+    full = [" ".join(str(n).split()) for n in names]
+    texts = [truncate(f, max_chars) for f in full]
+    groups: dict[str, list[int]] = {}
+    for i, t in enumerate(texts):
+        groups.setdefault(t, []).append(i)
+    for group in groups.values():
+        kinds = {full[i] for i in group}
+        if len(kinds) < 2:
+            continue  # one name (maybe on several entities): nothing to tell apart
+        members = set(group)
+        taken = {t for i, t in enumerate(texts) if i not in members}
+        for m in range(max_chars, NAME_SPREAD * max_chars + 1):
+            found = False
+            for cut in (truncate, middle_cut):
+                cand = {f: cut(f, m) for f in sorted(kinds)}
+                if len(set(cand.values())) == len(kinds) and not taken & set(cand.values()):
+                    for i in group:
+                        texts[i] = cand[full[i]]
+                    found = True
+                    break
+            if found:
+                break
+    return texts

@@ -2,7 +2,9 @@
 
 Text that must fit a width is cut (:func:`fit_width`, with an ellipsis) or wrapped
 (:func:`wrap_width`) by its measured width: the measurer the rasteriser draws with
-(:func:`~.text.measure`), so what the plan allows is exactly what is drawn.
+(:func:`~.text.measure`), so what the plan allows is exactly what is drawn. A long legend
+entry takes two lines of its column (:func:`_entry_lines`): its continuation is a
+:class:`LegendEntry` without ``vid`` under the first line's text.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from unicodedata import east_asian_width
 
 from ..idmap import IdMap
 from ..layouts import LayoutOrder
@@ -40,6 +43,8 @@ class LegendEntry:
     text: str
     x: float = 0.0
     y: float = 0.0
+    continued: bool = False
+    """The second line of the entry before it (no ``vid``; drawn under that entry's text)."""
 
 
 @dataclass
@@ -57,6 +62,20 @@ class CanvasPlan:
     line_height: float = 14.0
     footer_lines: int = 1
     """Lines the footer box holds (:func:`footer_lines` fills at most this many)."""
+
+    def items(self) -> list[dict[str, str]]:
+        """The legend's hyperedges as the export lists them: ``id``, ``text`` (an entry's
+        two lines joined: by a space, none between two wide characters such as CJK, where a
+        line breaks inside the text) and ``color``; the note of how many more is left out."""
+        out: list[dict[str, str]] = []
+        for e in self.legend:
+            if e.vid:
+                out.append({"id": e.vid, "text": e.text, "color": e.color})
+            elif e.continued and out and e.text:
+                head = out[-1]["text"]
+                wide = head and all(east_asian_width(c) in "WF" for c in (head[-1], e.text[0]))
+                out[-1]["text"] = head + ("" if wide else " ") + e.text
+        return out
 
 
 def _palette(style: Style) -> list[str]:
@@ -229,28 +248,133 @@ def _entry_text(desc: str, style: Style, max_w: float, omitted: int) -> str:
     return fit_width(text, max_w, fs, False, dpi)
 
 
+LEGEND_LINES = 2
+"""Lines of its column's width a long legend entry may take; it shows at most this many
+times ``legend_max_chars`` characters (cut with an ellipsis past that)."""
+
+
+def _first_line(text: str, max_w: float, size: float, dpi: int) -> int:
+    """Where the first line of ``text`` ends: at its last space (not one before a ``·``
+    separator) with at most ``max_w`` px before it; inside the first word when there is
+    none (:func:`_prefix_fitting`)."""
+    end = 0
+    for i in (*(i for i, ch in enumerate(text) if ch == " "), len(text)):
+        if measure(text[:i], size, False, dpi)[0] > max_w:
+            break
+        if text[i + 1:i + 2] != "·":
+            end = i
+    return end or len(_prefix_fitting(text, max_w, size, False, dpi))
+
+
+def _entry_lines(desc: str, style: Style, max_w: float, omitted: int) -> list[str]:
+    """A description on one line of ``max_w`` px, else on ``LEGEND_LINES`` (two), broken at
+    a space, the second cut with an ellipsis (:func:`fit_width`); cut first to
+    ``LEGEND_LINES`` × ``legend_max_chars`` characters. A hyperedge that lost members to
+    pruning ends its last line in ``(+N omitted)`` when that leaves half the room.
+
+    >>> st = Style()
+    >>> _entry_lines("Ada met Babbage", st, 500.0, 0)
+    ['Ada met Babbage']
+    >>> _entry_lines("Ada met Babbage in London in 1833 and again in 1834", st, 180.0, 2)
+    ['Ada met Babbage in London in', '1833 and again… (+2 omitted)']
+    """
+    fs, dpi = style.label_font_size, style.dpi
+    text = truncate(desc, LEGEND_LINES * style.legend_max_chars)
+    mark = f" (+{omitted} omitted)" if omitted > 0 else ""
+    mark_w = measure(mark, fs, False, dpi)[0] if mark else 0.0
+    if mark_w > max_w / 2:
+        mark, mark_w = "", 0.0
+    if measure(text + mark, fs, False, dpi)[0] <= max_w:
+        return [text + mark]
+    end = _first_line(text, max_w, fs, dpi)
+    rest = text[end:].lstrip()
+    last = fit_width(rest, max_w - mark_w, fs, False, dpi) if rest else ""
+    return [text[:end], (last + mark).lstrip()]
+
+
+def _column_fill(sizes: list[int], rows: int) -> list[tuple[int, int]]:
+    """(column, line) of each entry of ``sizes`` lines when columns of ``rows`` lines are
+    filled in order, an entry never split between two columns.
+
+    >>> _column_fill([1, 2, 2, 1], 3)
+    [(0, 0), (0, 1), (1, 0), (1, 2)]
+    """
+    out: list[tuple[int, int]] = []
+    col = used = 0
+    for n in sizes:
+        if used and used + n > rows:
+            col, used = col + 1, 0
+        out.append((col, used))
+        used += n
+    return out
+
+
+def _columns_needed(sizes: list[int], rows: int) -> int:
+    place = _column_fill(sizes, rows)
+    return place[-1][0] + 1 if place else 0
+
+
+def _fitted_lines(
+    descs: list[str], marks: list[int], style: Style, text_w: float, max_rows: int, ncol: int,
+) -> list[list[str]]:
+    """The lines of each entry the legend shows. One line each (:func:`_entry_text`, cut as
+    ever) when they do not all fit ``ncol`` columns of ``max_rows`` lines: then as many as
+    fit, less one place for the note of how many more. When they all fit, each in order
+    takes its two lines (:func:`_entry_lines`) while all still fit, so wrapping never
+    pushes an entry out of the legend."""
+    slots = max_rows * ncol
+    if len(descs) > slots:
+        return [[_entry_text(descs[i], style, text_w, marks[i])] for i in range(slots - 1)]
+    lines = [[_entry_text(d, style, text_w, m)] for d, m in zip(descs, marks, strict=True)]
+    if max_rows < LEGEND_LINES:
+        return lines
+    sizes = [1] * len(descs)
+    for i, (desc, mark) in enumerate(zip(descs, marks, strict=True)):
+        two = _entry_lines(desc, style, text_w, mark)
+        sizes[i] = len(two)
+        if _columns_needed(sizes, max_rows) <= ncol:
+            lines[i] = two
+        else:
+            sizes[i] = 1
+    return lines
+
+
 def _legend_entries(
-    hg: Hypergraph, ids: IdMap, order: LayoutOrder, style: Style, slots: int, col_px: float,
-    omitted: Mapping[str, int],
-) -> tuple[list[LegendEntry], int]:
-    """The legend lines for ``slots`` places (the last says how many more when they do
-    not all fit) and how many hyperedges that leaves out."""
+    hg: Hypergraph, ids: IdMap, order: LayoutOrder, style: Style, max_rows: int, ncol: int,
+    col_px: float, omitted: Mapping[str, int],
+) -> tuple[list[tuple[LegendEntry, int]], int, int]:
+    """The legend lines in ``ncol`` columns of at most ``max_rows`` lines
+    (:func:`_fitted_lines`), each with its line in its column (``x`` is set; ``y`` is the
+    caller's), the rows used and how many hyperedges are left out (the last line then says
+    how many more). Columns are filled in order; an entry's second line is drawn under its
+    text, never in the next column."""
     colors = edge_colors(ids, style)
     hids = list(order.hyperedges)
-    more = len(hids) - (slots - 1) if len(hids) > slots else 0
-    if more:
-        hids = hids[: slots - 1]
     text_w = max(0.0, col_px - legend_text_x(style) - LEGEND_GAP)
-    entries = [
-        LegendEntry(ids.hyperedges[h], colors[h], edge_dash(ids.hyperedges[h], style),
-                    _entry_text(_legend_text(hg, h, ids), style, text_w, omitted.get(h, 0)))
-        for h in hids
-    ]
-    if more:
-        note = fit_width(f"+{more} more hyperedges: see the caption",
-                         max(0.0, col_px - LEGEND_GAP), style.label_font_size, False, style.dpi)
-        entries.append(LegendEntry("", "#666666", "solid", note))
-    return entries, more
+    lines = _fitted_lines([_legend_text(hg, h, ids) for h in hids],
+                          [omitted.get(h, 0) for h in hids], style, text_w, max_rows, ncol)
+    keep = len(lines)
+    more = len(hids) - keep
+    sizes = [len(x) for x in lines] + [1] * (more > 0)
+    rows = max(1, math.ceil(sum(sizes) / ncol), max(sizes))
+    while rows < max_rows and _columns_needed(sizes, rows) > ncol:
+        rows += 1
+    out: list[tuple[LegendEntry, int]] = []
+    text_x = legend_text_x(style)
+    for i, (col, line) in enumerate(_column_fill(sizes, rows)):
+        x = style.margin + col * col_px
+        if i == keep:  # the note of how many more
+            note = fit_width(f"+{more} more hyperedges: see the caption",
+                             max(0.0, col_px - LEGEND_GAP), style.label_font_size, False,
+                             style.dpi)
+            out.append((LegendEntry("", "#666666", "solid", note, x), line))
+            continue
+        vid = ids.hyperedges[hids[i]]
+        out.append((LegendEntry(vid, colors[hids[i]], edge_dash(vid, style), lines[i][0], x),
+                    line))
+        out += [(LegendEntry("", "#666666", "solid", extra, x + text_x, continued=True),
+                 line + k) for k, extra in enumerate(lines[i][1:], 1)]
+    return out, rows, more
 
 
 MIN_PANEL_PX = 80
@@ -272,7 +396,9 @@ def plan_canvas(
     """Split the canvas; the legend gets at most 30 % of the height (overflow is counted).
 
     ``omitted``: hyperedge id → how many of its members pruning removed (marked in the
-    legend). Legend descriptions are cut to their column's measured width. ``footer``: the
+    legend). Legend descriptions take one or two lines of their column's measured width
+    (:func:`_legend_entries`; the legend strip is as high as its fullest column, at most
+    30 % of ``height``). ``footer``: the
     footer text the strip must hold whole (as many lines as it wraps to)."""
     fs, dpi = style.label_font_size, style.dpi
     line_h = math.ceil(measure("Hg", fs, False, dpi)[1] * 1.45)
@@ -286,10 +412,10 @@ def plan_canvas(
     col_w = max(260.0, measure("M" * 12, fs, False, dpi)[0] + style.legend_max_chars * 5.2)
     ncol = max(1, int((width - 2 * style.margin) // col_w))
     col_px = (width - 2 * style.margin) / ncol
-    rows = math.ceil(n_entries / ncol) if n_entries else 0
-    rows = min(rows, max(1, int(height * 0.3 // line_h) - 1)) if rows else 0
-    entries, more = _legend_entries(hg, ids, order, style, rows * ncol, col_px,
-                                    omitted or {}) if n_entries else ([], 0)
+    max_rows = max(1, int(height * 0.3 // line_h) - 1)
+    placed, rows, more = _legend_entries(hg, ids, order, style, max_rows, ncol, col_px,
+                                         omitted or {}) if n_entries else ([], 0, 0)
+    entries = [e for e, _ in placed]
     legend_h = rows * line_h + 8.0 if entries else 0.0
     if panel_h is not None:
         nrows = math.ceil(n_panels / cols)
@@ -306,9 +432,8 @@ def plan_canvas(
          round((i % cols + 1) * pw, 2), round(top + (i // cols + 1) * ph, 2))
         for i in range(n_panels)
     ]
-    for i, e in enumerate(entries):
-        e.x = style.margin + (i // rows) * col_px if rows else style.margin
-        e.y = bottom + 4.0 + (i % rows) * line_h + line_h / 2.0 if rows else bottom
+    for e, line in placed:
+        e.y = bottom + 4.0 + line * line_h + line_h / 2.0
     return CanvasPlan(
         width=width,
         height=height,

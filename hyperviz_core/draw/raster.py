@@ -291,8 +291,9 @@ def _draw_figure(
             layer.add_text(f"{e.vid}:", e.x + SWATCH_PX, e.y, fs, readable(e.color, bg), True,
                            ha="left")  # the swatch keeps the palette colour
             layer.add_text(e.text, e.x + text_x, e.y, fs, text_grey("#222222", bg), ha="left")
-        else:
-            layer.add_text(e.text, e.x, e.y, fs, text_grey("#666666", bg), ha="left")
+        else:  # an entry's second line reads as its first; a note is grey
+            grey = "#222222" if e.continued else "#666666"
+            layer.add_text(e.text, e.x, e.y, fs, text_grey(grey, bg), ha="left")
     layer.lines(swatches, 4, colors=sw_cols, linestyles=sw_styles, linewidths=layer.lw(3.0))
     if plan.legend_box:
         y = plan.legend_box[1] + 1

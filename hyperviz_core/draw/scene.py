@@ -34,6 +34,7 @@ from .fit import (
 from .labels import (
     Label,
     Occupancy,
+    distinct_names,
     make_box,
     near_spots,
     place_in_region,
@@ -44,7 +45,7 @@ from .spots import pocket_spot, spiral_free
 from .text import measure, truncate
 
 __all__ = ["HEADER_PX", "PanelScene", "build_geometry", "build_panel", "display_name",
-           "looks_like_id", "place_labels", "visual_order"]
+           "display_names", "looks_like_id", "place_labels", "visual_order"]
 
 Pt = tuple[float, float]
 Box = tuple[float, float, float, float]
@@ -72,6 +73,19 @@ def display_name(name: str, max_chars: int) -> str:
     """
     text = truncate(name, max_chars)
     return f"“{text}”" if text and looks_like_id(name) else text
+
+
+def display_names(names: list[str], max_chars: int) -> list[str]:
+    """The name labels of one panel's entities: :func:`display_name`, except that two
+    different names never get the same text (:func:`~.labels.distinct_names`: a longer cut,
+    or one in the middle, up to twice ``max_chars``).
+
+    >>> display_names(["Jiménez Municipality, Coahuila", "Jiménez Municipality, Chihuahua",
+    ...                "H1"], 16)
+    ['Jiménez…Coahuila', 'Jiméne…Chihuahua', '“H1”']
+    """
+    return [f"“{text}”" if text and looks_like_id(name) else text
+            for name, text in zip(names, distinct_names(names, max_chars), strict=True)]
 
 
 @dataclass
@@ -237,8 +251,8 @@ def _name_room(hg: Hypergraph, order: LayoutOrder, style: Style, frame: Box) -> 
     beside a staggered column would sit next to a neighbour's node); ≤ 25 % of the width."""
     if not (style.show_entity_names and style.name_max_chars > 0) or not order.entities:
         return 0.0
-    widest = max(measure(display_name(hg.entities[k].name, style.name_max_chars),
-                         style.font_size, False, style.dpi)[0] for k in order.entities)
+    names = display_names([hg.entities[k].name for k in order.entities], style.name_max_chars)
+    widest = max(measure(text, style.font_size, False, style.dpi)[0] for text in names)
     return float(min(widest + 8.0, 0.25 * (frame[2] - frame[0])))
 
 
@@ -321,15 +335,17 @@ def _name_labels(
     scene: PanelScene, hg: Hypergraph, ids: IdMap, order: LayoutOrder, style: Style,
     occ: Occupancy,
 ) -> None:
-    """Entity names beside their nodes, only where the box is unambiguously theirs."""
+    """Entity names beside their nodes, only where the box is unambiguously theirs; two
+    different names never read the same (:func:`display_names`)."""
     r, fs, dpi = scene.radius, style.font_size, style.dpi
     keys = list(scene.nodes)
     hr = scene.hnode_half * math.sqrt(2.0)
     all_xy = np.array([scene.nodes[k] for k in keys] + list(scene.hnodes.values()),
                       dtype=float).reshape(-1, 2)
     all_r = np.array([r] * len(keys) + [hr] * len(scene.hnodes), dtype=float)
+    texts = display_names([hg.entities[k].name for k in keys], style.name_max_chars)
     for i, k in enumerate(keys):
-        text = display_name(hg.entities[k].name, style.name_max_chars)
+        text = texts[i]
         w, h = measure(text, fs, False, dpi)
         w, h = w + 4.0, h + 2.0
         x, y = scene.nodes[k]
