@@ -108,7 +108,7 @@ def _keys(out: Path, probes: list[Probe]) -> list[tuple[str, str, str, tuple[str
 def test_make_probes_on_a_small_source_writes_each_probe_once(tmp_path: Path) -> None:
     counts: dict[str, int] = {}
     probes = make_probes(random_hypergraph(20, 8, seed=1), 8, tmp_path, seed=0,
-                         progress=False, counts=counts)
+                         progress=False, counts=counts, balance=False)  # n samples exactly
     keys = _keys(tmp_path, probes)
     assert len(set(keys)) == len(keys) < 8
     assert counts == {"samples": 8, "no_instance": 0, "duplicates": 8 - len(probes)}
@@ -131,7 +131,7 @@ def test_cli_probes_make_says_how_many_distinct_probes(
     hif = tmp_path / "small.json"
     hif.write_text(json.dumps(random_hypergraph(20, 8, seed=1).to_hif()))
     assert main(["probes", "make", "--from", str(hif), "--n", "8", "--out",
-                 str(tmp_path / "p"), "--no-progress"]) == 0
+                 str(tmp_path / "p"), "--no-progress", "--no-balance"]) == 0
     out, err = capsys.readouterr()
     probes = read_jsonl(tmp_path / "p" / "probes.jsonl", Probe)
     assert f"wrote {len(probes)} probes" in err

@@ -93,7 +93,6 @@ def _provider_options(p: argparse.ArgumentParser) -> None:
 
 def _make(args: argparse.Namespace) -> int:
     from ..probe import DEFAULT_TASKS, make_probes
-    from ..probe.make import STALE_LIMIT
 
     tasks = args.task or DEFAULT_TASKS
     counts: dict[str, int] = {}
@@ -101,24 +100,46 @@ def _make(args: argparse.Namespace) -> int:
         hg, _ = _source(args.source, args.layer)
         probes = make_probes(hg, args.n, args.out, layouts=args.layout or ["set-force", "bi-inc"],
                              seed=args.seed, progress=_progress(args), tasks=tasks,
-                             counts=counts)
+                             counts=counts, balance=not args.no_balance)
     except (ValueError, OSError) as exc:
         return _fail("probes make", " ".join(str(exc).split())[:300])
     if not probes:
         return _fail("probes make", f"no probe of task(s) {', '.join(tasks)} could be made "
-                     f"from {args.n} sample(s) of {args.source}")
+                     f"from {counts.get('samples', args.n)} sample(s) of {args.source}")
     made = sorted({p.task for p in probes})
     print(f"wrote {len(probes)} probes ({', '.join(made)}) to "
           f"{Path(args.out) / 'probes.jsonl'}", file=sys.stderr)
+    if "balance" in counts:
+        _balance_note(args.n, tasks, counts["balance"])
     if len(probes) < args.n:
-        whole = "; a source of at most 30 entities is drawn whole every time" if len(
-            hg.entities) <= 30 else ""
-        print(f"{len(probes)} distinct probes from {counts['samples']} samples: "
-              f"{counts['duplicates']} repeated an earlier probe (same image, question and "
-              f"answer{whole}), {counts['no_instance']} had no instance of their task"
-              + (f"; sampling stopped after {STALE_LIMIT} samples in a row gave no new probe"
-                 if counts.get("stopped") else ""))
+        _shortfall_note(len(probes), counts, len(hg.entities) <= 30)
     return 0
+
+
+def _balance_note(n: int, tasks: Any, skipped: int) -> None:
+    """How the expected answers were balanced (``make_probes(balance=True)``)."""
+    from ..probe.balance import AnswerBalance
+
+    caps = AnswerBalance(n, tasks).cap
+    per = (str(next(iter(caps.values()))) if len(set(caps.values())) == 1
+           else " / ".join(f"{c} ({t})" for t, c in caps.items()))
+    print(f"balanced answers: no expected answer is shared by more than {per} of a task's "
+          f"probes (a quarter of the probes asked of the task, rounded up; --no-balance: "
+          f"off); {skipped} sampled probe(s) skipped for balance (their answer was at that "
+          "cap)")
+
+
+def _shortfall_note(made: int, counts: dict[str, int], whole: bool) -> None:
+    """Why fewer distinct probes than ``--n`` were made."""
+    from ..probe.make import STALE_LIMIT
+
+    drawn = "; a source of at most 30 entities is drawn whole every time" if whole else ""
+    print(f"{made} distinct probes from {counts['samples']} samples: "
+          f"{counts['duplicates']} repeated an earlier probe (same image, question and "
+          f"answer{drawn}), {counts['no_instance']} had no instance of their task"
+          + (f", {counts['balance']} were skipped for balance" if "balance" in counts else "")
+          + (f"; sampling stopped after {STALE_LIMIT} samples in a row gave no new probe"
+             if counts.get("stopped") else ""))
 
 
 def _grade(args: argparse.Namespace) -> int:
@@ -373,6 +394,11 @@ def register(sub: Any) -> None:
     mk.add_argument("--task", action="append", metavar="TASK",
                     help="task (repeatable, taken in turn): overlap-core, bridge-hyperedge, "
                     "disambiguation (Table 3); default: overlap-core + bridge-hyperedge")
+    mk.add_argument("--no-balance", action="store_true",
+                    help="do not balance the expected answers (default: at most a quarter of "
+                    "a task's probes, rounded up, share one answer; sampling goes on past --n "
+                    "samples, up to 10 n); --no-balance makes the probes of before, from --n "
+                    "samples")
     mk.set_defaults(func=_make)
     gr = ps.add_parser("grade", help="accuracy per task and overall")
     gr.add_argument("probes", help="probes.jsonl")

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from difflib import SequenceMatcher
 from typing import Any
 
@@ -138,16 +138,26 @@ def solve_disambiguation(edges: Mapping[str, Sequence[str]], text: str) -> list[
 
 def disambiguation_question(
     export: Mapping[str, Any], rng: random.Random,
+    prefer: Callable[[tuple[str, list[str], list[str]]], Any] | None = None,
 ) -> tuple[str, list[str], list[str]] | None:
     """``(question, [], [positive])`` about the drawing in ``export``, or None when no anchor
-    has a lexically similar, unconnected distractor. The candidates' order is random."""
+    has a lexically similar, unconnected distractor. The candidates' order is random.
+    ``prefer``, when given, ranks the questions of every triple (taken in a seeded random
+    order, each with its candidates shuffled) and the lowest-ranked one is asked (ties: the
+    first); without it one triple is drawn."""
     edges = {str(e["id"]): [str(m) for m in e.get("members") or []]
              for e in export.get("hyperedges") or []}
     names = {str(e["id"]): str(e.get("name") or "") for e in export.get("entities") or []}
     triples = disambiguation_triples(edges, names)
     if not triples:
         return None
-    t = triples[rng.randrange(len(triples))]
+    if prefer is not None:
+        rng.shuffle(triples)
+        return min((_ask(t, rng) for t in triples), key=prefer)
+    return _ask(triples[rng.randrange(len(triples))], rng)
+
+
+def _ask(t: Triple, rng: random.Random) -> tuple[str, list[str], list[str]]:
     cands = [t.positive, t.distractor]
     rng.shuffle(cands)
     return question_text(t.anchor, cands), [], [t.positive]

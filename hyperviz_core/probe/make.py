@@ -22,8 +22,9 @@ from typing import Any
 from ..layouts.base import get_layout
 from ..model import Hypergraph
 from ..render import HyperViz, Rendering
+from .balance import BALANCE_DRAWS, AnswerBalance
 from .sample import sample_at
-from .tasks import DEFAULT_TASKS, TASKS, make_question
+from .tasks import DEFAULT_TASKS, TASKS, Preference, make_question
 from .types import Probe, write_jsonl
 
 __all__ = ["DEFAULT_PAIR", "STALE_LIMIT", "ProbeSpec", "SpecStream", "distinct_probes",
@@ -114,12 +115,13 @@ class SpecStream:
 
 def render_probe(
     spec: ProbeSpec, layouts: Sequence[str], viz: HyperViz | None = None,
-    renderings: dict[str, Rendering] | None = None,
+    renderings: dict[str, Rendering] | None = None, prefer: Preference | None = None,
 ) -> tuple[Rendering, Probe] | None:
     """Render a spec and ask its question about what is drawn (None: no instance).
     ``renderings``, when given, keeps the drawings of recent samples by content (one
     :class:`HyperViz`): a sample drawn again (a small source is drawn whole every time) is
-    not rendered again."""
+    not rendered again. ``prefer`` picks among the drawing's candidate questions
+    (:func:`~hyperviz_core.probe.tasks.make_question`)."""
     pid, sub, task, qseed = spec
     key = ""
     if renderings is not None:
@@ -132,7 +134,7 @@ def render_probe(
             if len(renderings) >= _KEPT_RENDERINGS:
                 del renderings[next(iter(renderings))]
             renderings[key] = rendering
-    q = make_question(rendering.export(), task, random.Random(qseed))
+    q = make_question(rendering.export(), task, random.Random(qseed), prefer)
     if q is None:
         return None
     text, named, answer = q
@@ -152,31 +154,47 @@ def probe_key(rendering: Rendering, probe: Probe) -> tuple[str, str, str, tuple[
 
 def distinct_probes(
     specs: Iterable[ProbeSpec], layouts: Sequence[str], viz: HyperViz | None = None,
-    tally: MutableMapping[str, int] | None = None,
+    tally: MutableMapping[str, int] | None = None, balance: AnswerBalance | None = None,
 ) -> Iterator[tuple[ProbeSpec, Rendering, Probe]]:
     """Render ``specs`` in turn and yield each new probe, leaving out a sample with no
     instance of its task and a repeat of an earlier probe (:func:`probe_key`); stops after
     :data:`STALE_LIMIT` such samples in a row. ``tally`` counts ``samples``,
-    ``no_instance`` and ``duplicates``, and gets ``stopped`` = 1 when the limit stopped it."""
+    ``no_instance`` and ``duplicates``, and gets ``stopped`` = 1 when the limit stopped it.
+
+    ``balance``, when given, also leaves out a probe whose expected answer is at its cap
+    (counted as ``balance``, a sample without a new probe), picks each drawing's question
+    by :meth:`~hyperviz_core.probe.balance.AnswerBalance.preference`, passes over (renders
+    nothing for, counts nothing for) a spec whose task has its quota, and stops once every
+    task has."""
     count = tally if tally is not None else {}
-    for name in ("samples", "no_instance", "duplicates"):
+    for name in ("samples", "no_instance", "duplicates", *(("balance",) if balance else ())):
         count.setdefault(name, 0)
     seen: set[tuple[str, str, str, tuple[str, ...]]] = set()
     renderings: dict[str, Rendering] = {}
     stale = 0
     for spec in specs:
+        if balance is not None and balance.done():
+            return
         if stale >= STALE_LIMIT:
             count["stopped"] = 1
             return
+        if balance is not None and balance.full(spec[2]):
+            continue
         count["samples"] += 1
-        made = render_probe(spec, layouts, viz, renderings)
+        made = render_probe(spec, layouts, viz, renderings,
+                            balance.preference(spec[2]) if balance is not None else None)
         key = probe_key(*made) if made is not None else None
-        if made is None or key in seen:
-            count["no_instance" if made is None else "duplicates"] += 1
+        why = ("no_instance" if made is None else "duplicates" if key in seen
+               else "balance" if balance is not None and not balance.allows(
+                   spec[2], made[1].answer) else "")
+        if why:
+            count[why] += 1
             stale += 1
             continue
-        assert key is not None
+        assert made is not None and key is not None
         seen.add(key)
+        if balance is not None:
+            balance.add(spec[2], made[1].question, made[1].answer)
         stale = 0
         yield spec, made[0], made[1]
 
@@ -194,21 +212,29 @@ def make_probes(
     layouts: Sequence[str] = DEFAULT_PAIR, seed: int = 0, viz: HyperViz | None = None,
     size: tuple[int, int] = (12, 30), progress: bool = True,
     tasks: Sequence[str] = DEFAULT_TASKS, counts: MutableMapping[str, int] | None = None,
+    balance: bool = True,
 ) -> list[Probe]:
     """Write up to ``n`` distinct probes (PNG + export JSON each, and ``probes.jsonl``) into
-    ``out_dir``, from ``n`` samples.
+    ``out_dir``, with balanced expected answers (:mod:`~hyperviz_core.probe.balance`: at
+    most ``ceil(quota / 4)`` probes of a task share one expected answer; sampling goes on
+    past ``n`` samples, up to ``10 n``, for the tasks still short of probes). ``balance``
+    False: from ``n`` samples, each asking the question its seed draws (the probes made
+    before balancing, exactly).
 
     A sample without an instance of its task (no overlapping pair, no hyperedge, no
     lexically similar unconnected distractor) is skipped, and so is a probe identical to an
     earlier one (:func:`probe_key`: same task, image, question and answer — a source of at
     most ``size[1]`` entities is drawn whole for every sample), so fewer than ``n`` probes
     can come back; sampling stops after :data:`STALE_LIMIT` such samples in a row.
-    ``counts``, when given, receives ``samples``, ``no_instance`` and ``duplicates``, and
-    ``stopped`` = 1 when that limit stopped the sampling before ``n`` samples. ``tasks``
-    are taken in turn (default: overlap-core, bridge-hyperedge; see
-    :data:`~hyperviz_core.probe.tasks.TASKS` for all, e.g. ``["disambiguation"]``).
+    ``counts``, when given, receives ``samples``, ``no_instance`` and ``duplicates``
+    (balanced: and ``balance``, the samples whose answer was at its cap), and ``stopped`` = 1
+    when that limit stopped the sampling. ``tasks`` are taken in turn (default:
+    overlap-core, bridge-hyperedge; see :data:`~hyperviz_core.probe.tasks.TASKS` for all,
+    e.g. ``["disambiguation"]``).
     """
     specs = iter_probe_specs(source, n, seed, tasks, size=size)  # checked before out_dir
+    if balance:  # the first n specs are the ones drawn without balancing
+        specs = iter_probe_specs(source, n * BALANCE_DRAWS, seed, tasks, size=size)
     for name in layouts:
         get_layout(name)  # an unknown layout: ValueError naming the available ones
     out = Path(out_dir)
@@ -217,8 +243,9 @@ def make_probes(
     out.mkdir(parents=True, exist_ok=True)
     probes: list[Probe] = []
     tally: dict[str, int] = {}
-    for _, rendering, probe in distinct_probes(_bar(specs, progress, "probes", n), layouts,
-                                               viz, tally):
+    made = distinct_probes(specs, layouts, viz, tally,
+                           AnswerBalance(n, tasks) if balance else None)
+    for _, rendering, probe in _bar(made, progress, "probes", n):
         rendering.save(out / probe.image)
         probes.append(probe)
     write_jsonl(out / "probes.jsonl", probes)

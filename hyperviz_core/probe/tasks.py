@@ -24,13 +24,13 @@ Example:
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 import networkx as nx
 
-__all__ = ["DEFAULT_TASKS", "TASKS", "Question", "bridges", "edges_of", "make_question",
-           "overlap_core", "top_betweenness", "vid_key"]
+__all__ = ["DEFAULT_TASKS", "OVERLAP_DRAWS", "TASKS", "Preference", "Question", "bridges",
+           "edges_of", "make_question", "overlap_core", "top_betweenness", "vid_key"]
 
 DEFAULT_TASKS: tuple[str, ...] = ("overlap-core", "bridge-hyperedge")
 """The tasks made by default (Table 5, dual-view selection, parameter search)."""
@@ -39,6 +39,10 @@ TASKS: tuple[str, ...] = (*DEFAULT_TASKS, "disambiguation")
 Edges = Mapping[str, Sequence[str]]
 Question = tuple[str, list[str], list[str]]
 """(question text, hyperedges named in it, expected IDs)."""
+Preference = Callable[[Question], Any]
+"""Ranks candidate questions of one drawing (lowest first; ties: the first candidate)."""
+OVERLAP_DRAWS = 16
+"""Overlap questions drawn from one drawing (one seeded stream) when a preference picks."""
 
 
 def vid_key(vid: str) -> tuple[str, int]:
@@ -165,15 +169,38 @@ def _bridge_question(edges: Edges) -> Question | None:
     return text, [], top
 
 
-def make_question(export: Mapping[str, Any], task: str, rng: random.Random) -> Question | None:
-    """A question of ``task`` about the drawing in ``export``, or None if it has no instance."""
+def _preferred_overlap(edges: Edges, rng: random.Random, prefer: Preference
+                       ) -> Question | None:
+    """The best-ranked of :data:`OVERLAP_DRAWS` overlap questions drawn from ``rng`` (the
+    first is the one drawn without a preference; repeats count once)."""
+    first = _overlap_question(edges, rng)
+    if first is None:
+        return None
+    drawn = {first[0]: first}
+    for _ in range(OVERLAP_DRAWS - 1):
+        q = _overlap_question(edges, rng)
+        assert q is not None  # the same drawing: an instance once, an instance always
+        drawn.setdefault(q[0], q)
+    return min(drawn.values(), key=prefer)  # min keeps the first of equal ranks
+
+
+def make_question(export: Mapping[str, Any], task: str, rng: random.Random,
+                  prefer: Preference | None = None) -> Question | None:
+    """A question of ``task`` about the drawing in ``export``, or None if it has no instance.
+
+    ``prefer``, when given, ranks the drawing's candidate questions and the lowest-ranked
+    one is asked (ties: the first drawn): :data:`OVERLAP_DRAWS` seeded overlap questions,
+    every disambiguation triple; a bridge question has no alternative. Without it the
+    question is the one ``rng`` draws (as before balancing,
+    :class:`~hyperviz_core.probe.balance.AnswerBalance`)."""
     edges = edges_of(export)
     if task == "overlap-core":
-        return _overlap_question(edges, rng)
+        return (_overlap_question(edges, rng) if prefer is None
+                else _preferred_overlap(edges, rng, prefer))
     if task == "bridge-hyperedge":
         return _bridge_question(edges)
     if task == "disambiguation":
         from .disambiguation import disambiguation_question
 
-        return disambiguation_question(export, rng)
+        return disambiguation_question(export, rng, prefer)
     raise ValueError(f"unknown probe task {task!r}; choose from {', '.join(TASKS)}")
