@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from hyperviz_core.rag import Document, StoreClosedError, VizRAG
+from hyperviz_core.rag import Document, HeuristicExtractor, StoreClosedError, VizRAG
 from hyperviz_core.rag.providers.usage import UsageReport
 
 Q = "Who discovered radium?"
@@ -303,3 +303,58 @@ def test_a_cancelled_aquery_carries_what_its_retrieval_spent(store: Path) -> Non
     usage = usage_of(exc)
     assert usage is not None and usage.calls >= 2 and usage.prompt_tokens > 0
 
+
+
+class SlowExtractor(HeuristicExtractor):
+    """The heuristic extractor, whose first chunk waits on an Event."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    def extract(self, chunk: Any) -> Any:
+        if not self.entered.is_set():
+            self.entered.set()
+            assert self.release.wait(WAIT), "the test never released the extractor"
+        return super().extract(chunk)
+
+
+def test_close_waits_for_an_insert_in_flight_and_refuses_new_writes(store: Path) -> None:
+    """A review: close() returned while a 400-document insert ran; the insert then failed
+    part-way ('17 documents failed to index; the store is closed'), ~345 never tried."""
+    ex = SlowExtractor()
+    rag = VizRAG(store, extractor=ex, show_progress=False)
+    docs = [Document(id=f"d{i}", text=f"Ada Lovelace met Charles Babbage in {i}.")
+            for i in range(5)]
+    out: dict[str, Any] = {}
+    writer = threading.Thread(target=lambda: out.setdefault("report", rag.insert(docs)))
+    writer.start()
+    assert ex.entered.wait(WAIT)
+    closer = threading.Thread(target=rag.close)
+    closer.start()
+    closer.join(STILL)
+    assert closer.is_alive()  # waiting for the insert
+    with pytest.raises(StoreClosedError, match=CLOSED):  # closing: new writes are refused
+        rag.delete("curie")
+    ex.release.set()
+    writer.join(WAIT)
+    closer.join(WAIT)
+    assert not closer.is_alive() and out["report"].documents_added == 5
+    with VizRAG(store, show_progress=False) as again:
+        assert {f"d{i}" for i in range(5)} | {"curie"} <= {d.id for d in again.store.documents()}
+
+
+def test_a_sync_close_on_the_loop_thread_warns_of_the_tasks_it_cannot_wait_for(
+        store: Path) -> None:
+    async def main() -> None:
+        gate = AsyncGate()
+        rag = VizRAG(store, chat=gate, show_progress=False)
+        task = asyncio.create_task(rag.aquery(Q, mode="naive", render=False))
+        await asyncio.wait_for(gate.entered.wait(), WAIT)
+        with pytest.warns(RuntimeWarning, match=r"thread of a running event loop: 1 query"):
+            rag.close()  # returns at once: the task cannot go on until it does
+        gate.release.set()
+        assert (await asyncio.wait_for(task, WAIT)).answer == "Marie Curie."  # read before
+
+    asyncio.run(main())

@@ -170,6 +170,7 @@ class VizRAG(ManyQueries, AsyncDeletes, Lifecycle):
                 prompts=self.prompts)
         return self._indexer
 
+    @in_flight
     def insert(self, docs: Iterable[Document | str] | Document | str) -> IndexReport:
         """Index documents (or plain strings); identical re-inserts are no-ops. Returns
         the indexer's report."""
@@ -177,12 +178,14 @@ class VizRAG(ManyQueries, AsyncDeletes, Lifecycle):
         self.retriever.refresh()
         return report
 
+    @in_flight
     async def ainsert(self, docs: Iterable[Document | str] | Document | str) -> IndexReport:
         """Async :meth:`insert`."""
         report = await self.indexer.aindex(as_documents(docs))
         self.retriever.refresh()
         return report
 
+    @in_flight
     def delete(self, doc_id: str) -> dict[str, int]:
         """Remove a document and whatever only it supported."""
         if not isinstance(doc_id, str):
@@ -192,6 +195,7 @@ class VizRAG(ManyQueries, AsyncDeletes, Lifecycle):
         self.retriever.refresh()
         return out
 
+    @in_flight
     def delete_many(self, doc_ids: Iterable[str]) -> dict[str, int]:
         """Remove several documents (and what only they supported) in one transaction:
         all, or none when anything fails. Unknown ids are skipped; counts as :meth:`delete`'s."""

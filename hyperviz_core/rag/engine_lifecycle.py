@@ -1,10 +1,12 @@
 """Opening and closing an engine: ``with VizRAG(...)`` and ``async with VizRAG(...)``
 (a mixin of the engine), and the queries in flight that closing waits for.
 
-``close()`` stops new queries at once (``query``, ``aquery``, ``retrieve``, ``aretrieve``,
-``stream``, ``astream`` raise :class:`EngineClosedError`, a
-:class:`~.store.StoreClosedError`), waits for the queries still running on the engine to
-end — a stream counts until it is exhausted or closed — then closes the store if the engine
+``close()`` stops new queries and writes at once (``query``, ``aquery``, ``retrieve``,
+``aretrieve``, ``stream``, ``astream``, ``insert``, ``ainsert``, ``delete``,
+``delete_many``, and ``adelete``/``adelete_many`` through them, raise
+:class:`EngineClosedError`, a :class:`~.store.StoreClosedError`), waits for the ones still
+running on the engine to end — a stream counts until it is exhausted or closed, an insert
+until its last document is stored — then closes the store if the engine
 opened it (one it was given stays open: its owner closes it). ``close(timeout=...)`` waits
 at most that many seconds, then warns (:class:`RuntimeWarning`, naming how many were still
 running) and closes anyway: a query still running then fails with ``StoreClosedError`` when
@@ -17,7 +19,10 @@ Closing never waits for itself: a ``close()`` called from a hook of a running qu
 code on the thread that runs it) does not wait for the queries of its own thread, which
 cannot go on until it returns, nor an ``aclose()`` awaited in a query's async hook for that
 query (its task); the other queries are waited for. Queries are not cancelled: cancel the
-tasks first for a quick shutdown.
+tasks first for a quick shutdown. A sync ``close()`` called on the thread of a running
+event loop cannot wait for that loop's tasks (they cannot go on until it returns): it warns
+(:class:`RuntimeWarning`, naming how many) that ``await aclose()`` is what async code
+calls.
 
 Example::
 
@@ -95,10 +100,12 @@ class _Flight:
                 del self.running[who]
                 self.cond.notify_all()
 
-    def drain(self, timeout: float | None, skip: _Who | None) -> int:
+    def drain(self, timeout: float | None, skip: _Who | None) -> tuple[int, int]:
         """Refuse new queries, wait for the running ones (not this thread's, nor ``skip``'s)
-        at most ``timeout`` seconds; how many threads or tasks still run one."""
-        me = threading.get_ident()
+        at most ``timeout`` seconds; how many threads or tasks still run one, and how many
+        tasks of this thread's event loop (other than the caller's own) were not waited for
+        (a sync ``close()`` on the loop's thread: they cannot go on until it returns)."""
+        me, caller = threading.get_ident(), _who()
 
         def others() -> int:
             return sum(1 for who in self.running if who[0] != me and who != skip)
@@ -106,7 +113,9 @@ class _Flight:
         with self.cond:
             self.closing = True
             self.cond.wait_for(lambda: not others(), timeout)
-            return others()
+            stranded = sum(1 for who in self.running
+                           if who[0] == me and who[1] is not None and who != caller)
+            return others(), stranded
 
 
 def _flight(engine: object) -> _Flight:
@@ -226,7 +235,13 @@ class Lifecycle:
         await asyncio.to_thread(self._close, _check_timeout(timeout), _who())
 
     def _close(self, timeout: float | None, skip: _Who | None) -> None:
-        left = _flight(self).drain(timeout, skip)
+        left, stranded = _flight(self).drain(timeout, skip)
+        if stranded:
+            warnings.warn(
+                f"VizRAG.close() was called on the thread of a running event loop: {stranded} "
+                f"quer{'ies' if stranded != 1 else 'y'} or write{'s' * (stranded != 1)} "
+                "running as its tasks were not waited for (they cannot go on until close() "
+                "returns); use `await aclose()` in async code", RuntimeWarning, stacklevel=3)
         if left:
             warnings.warn(
                 f"VizRAG.close(timeout={timeout}): queries were still running in {left} "
