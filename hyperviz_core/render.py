@@ -37,7 +37,7 @@ from .draw.scene import node_radius
 from .draw.text import measure, truncate
 from .export import build_caption, build_export
 from .idmap import IdMap
-from .layouts import LayoutOrder, get_layout, layout_kind
+from .layouts import INDUCED_LAYOUTS, SET_LAYOUTS, LayoutOrder, get_layout, layout_kind
 from .model import Hypergraph
 from .prune import ROUNDING_GUARD, Budget, PruneReport, entity_importance, prune
 from .rendering import Redraw, Rendering
@@ -181,8 +181,7 @@ class HyperViz:
         canvas is ``cols`` cells wide and as high as its rows plus the title, legend and
         footer strips (``style.height`` only bounds the legend, to 30 % of it)."""
         names = _norm_layouts(layouts if layouts is not None else
-                              ["set-hier", "set-radial", "set-force", "bi-inc", "ra-cen",
-                               "cli-exp"])
+                              [*SET_LAYOUTS, *INDUCED_LAYOUTS])  # the six built-in ones
         _check_input(hypergraph, query, chunk_texts, title)
         if isinstance(cols, bool) or not isinstance(cols, int):
             raise TypeError(f"cols must be a whole number from 1 to 4, got {cols!r}")

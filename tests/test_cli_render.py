@@ -93,6 +93,22 @@ def test_collage_html_and_caption(hif: Path, tmp_path: Path,
     assert "E1 " in printed and "H1 {" in printed
 
 
+def test_a_collage_without_layouts_draws_the_six_as_python_does(hif: Path,
+                                                                  tmp_path: Path) -> None:
+    """A review: ``--collage --cols 3`` drew only set-force | bi-inc (the dual view's
+    default), where ``render_collage(hg)`` draws all six layouts."""
+    from hyperviz_core import Hypergraph, HyperViz
+
+    out = tmp_path / "grid.png"
+    assert main(["render", str(hif), "--collage", "--cols", "3", "--no-progress",
+                 "--out", str(out)]) == 0
+    exp = json.loads(out.with_suffix(".json").read_text())
+    python = HyperViz().render_collage(Hypergraph.from_hif(json.loads(hif.read_text())))
+    assert exp["layouts"] == python.layouts == ["set-hier", "set-radial", "set-force",
+                                                "bi-inc", "ra-cen", "cli-exp"]
+    assert exp["width"] == 3 * 768
+
+
 def test_an_out_path_that_is_not_a_png_is_refused(hif: Path, tmp_path: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["render", str(hif), "--out", str(tmp_path / "view.gif")]) == 2

@@ -96,12 +96,14 @@ def _load_style(path: str | None) -> Any:
 def _run(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
-    from ..layouts import available_layouts
+    from ..layouts import INDUCED_LAYOUTS, SET_LAYOUTS, available_layouts
     from ..prune import Budget
     from ..render import HyperViz
 
     fail = _fail
-    layouts = args.layout or ["set-force", "bi-inc"]
+    # a collage without --layout: the six built-in ones, as render_collage() draws them
+    six = [*SET_LAYOUTS, *INDUCED_LAYOUTS]
+    layouts = args.layout or (six if args.collage else ["set-force", "bi-inc"])
     unknown = [name for name in layouts if name not in available_layouts()]
     if unknown:
         return fail(f"unknown layout {unknown[0]!r}; choose from {', '.join(available_layouts())}")
@@ -187,7 +189,8 @@ def register(sub: Any) -> None:
                        description="Render a HIF hypergraph (dual view by default).")
     p.add_argument("input", help="hypergraph in HIF JSON")
     p.add_argument("--layout", action="append", metavar="NAME",
-                   help="layout (repeatable; default: set-force + bi-inc)")
+                   help="layout (repeatable; default: set-force + bi-inc, with --collage all "
+                   "six)")
     p.add_argument("--query", default=None, help="query text for query-aware pruning")
     p.add_argument("--max-entities", type=positive_int, default=None,
                    help="cap on drawn entities (after the budget; also with --no-prune)")
