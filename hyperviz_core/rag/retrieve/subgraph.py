@@ -17,9 +17,17 @@ from typing import Protocol
 from ...model import Entity, Hyperedge, Hypergraph
 
 __all__ = [
-    "DESCRIPTION_CHARS", "FullLayer", "Layer", "as_layer", "expand", "induced",
-    "limit_hyperedges", "trim_descriptions",
+    "DESCRIPTION_CHARS", "NO_RELAY_TYPES", "FullLayer", "Layer", "as_layer", "expand",
+    "induced", "limit_hyperedges", "trim_descriptions",
 ]
+
+#: entity types (case-folded) an expansion hop does not go on from, seed or not: a date or an
+#: amount names a time or a number, not a thing, so two facts that share only "1986" or
+#: "70 m" are not connected through it (the hop from a date, a hub, drew the facts of
+#: unrelated passages into I_bot, even when the question names the date: "founded in 1986");
+#: the heuristic extractor's ``date``/``quantity`` and the usual spellings of LLM extractors
+NO_RELAY_TYPES = frozenset({"date", "time", "year", "duration", "quantity", "number",
+                            "percent", "percentage", "money", "cardinal", "ordinal"})
 
 
 class Layer(Protocol):
@@ -209,6 +217,15 @@ def _hop(layer: Layer, frontier: dict[str, float], max_entities: int, decay: flo
     return new
 
 
+def _relays(layer: Layer, frontier: dict[str, float]) -> dict[str, float]:
+    """``frontier`` without the entities of :data:`NO_RELAY_TYPES` — all of it when that
+    leaves nothing (a question anchored on a date alone still gets that date's facts)."""
+    objects = layer.entity_objects(frontier)
+    kept = {k: s for k, s in frontier.items()
+            if k not in objects or objects[k].type.casefold() not in NO_RELAY_TYPES}
+    return kept or frontier
+
+
 def expand(
     hg: Hypergraph | Layer,
     seeds: dict[str, float],
@@ -222,7 +239,10 @@ def expand(
     Seed entities (and members of ``seed_edges``) keep their scores; each hop gives every
     hyperedge touching a scored entity ``decay × its best member score`` and its new members
     ``decay × the hyperedge score`` (at most ``max_entities`` entities per hop and, for a
-    hub, its ``max_entities`` smallest hyperedges, so hubs cannot blow it up). The result
+    hub, its ``max_entities`` smallest hyperedges, so hubs cannot blow it up; a hop does not
+    go on from an entity whose type is in :data:`NO_RELAY_TYPES`, a date or an amount, seed
+    or not, unless nothing else is left to go on from: it is kept, and its hyperedges come
+    in through their other members). The result
     keeps whole hyperedges, best first, while their members fit in ``max_entities``, plus the
     best seeds left without a hyperedge (at most a quarter of the budget); every hyperedge
     inside the kept entities is returned.
@@ -246,11 +266,12 @@ def expand(
     frontier = dict(ents)
     members: dict[str, list[str]] = dict(seed_members)
     for _ in range(hops):
+        frontier = _relays(layer, frontier)  # a date is a member, not a bridge
+        if not frontier:
+            break
         new = _hop(layer, frontier, max_entities, decay, ents, edges, members)
         frontier = {k: new[k] for k in best(new, wide)}
         ents.update(frontier)
-        if not frontier:
-            break
     kept: dict[str, None] = {}
     inside = {h: v for h, v in edges.items() if all(m in ents for m in members[h])}
     for hid in best(inside, len(inside)):
