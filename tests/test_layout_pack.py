@@ -60,6 +60,16 @@ def test_cli_exp_packs_the_components_apart() -> None:
     assert all(_apart(a, b, side / 4) for i, a in enumerate(boxes) for b in boxes[i + 1:])
 
 
+@pytest.mark.parametrize("name", ["set-force", "set-radial"])
+def test_graphviz_set_layouts_pack_the_components_apart(name: str) -> None:
+    """A review: ``fdp`` and ``twopi`` drew isolated entities inside another component's
+    loop (read as its members); Graphviz ``pack`` with ``packmode=graph`` boxes them."""
+    hg = split_graph()
+    res = get_layout(name)(hg, _order(hg))
+    boxes = _boxes(res, hg)
+    assert all(_apart(a, b, 0.0) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+
+
 def test_ra_cen_puts_other_components_outside_its_shells() -> None:
     hg = split_graph()
     res = get_layout("ra-cen")(hg, _order(hg))

@@ -20,6 +20,10 @@ __all__ = ["hub_entity", "set_force", "set_hier", "set_radial"]
 
 _NODE = {"shape": "circle", "width": "0.32", "height": "0.32", "fixedsize": "true", "label": ""}
 _ANCHOR = {"shape": "point", "width": "0.08", "label": ""}
+#: a disconnected hypergraph's components laid out apart and packed, each in its own box
+#: (``fdp`` and ``twopi`` let isolated entities settle inside another component's loop,
+#: read as its members); a connected one is laid out exactly as without it
+_PACK = {"pack": "24", "packmode": "graph"}
 
 
 def _attr_text(attrs: dict[str, str]) -> str:
@@ -155,11 +159,11 @@ def set_hier(hg: Hypergraph, order: LayoutOrder) -> LayoutResult:
 
 
 def set_radial(hg: Hypergraph, order: LayoutOrder) -> LayoutResult:
-    """``twopi`` rooted at the hub entity."""
+    """``twopi`` rooted at the hub entity (components packed apart: :data:`_PACK`)."""
     en, hn = _names(order)
     hub = hub_entity(hg, order)
     g = graphviz.Graph(engine="twopi")
-    g.attr(ranksep="1.1", overlap="false", splines="false")
+    g.attr(ranksep="1.1", overlap="false", splines="false", **_PACK)
     if hub:
         g.attr(root=en[hub])
     _add_incidence(g, hg, order, en, hn)
@@ -170,11 +174,12 @@ def set_radial(hg: Hypergraph, order: LayoutOrder) -> LayoutResult:
 
 
 def set_force(hg: Hypergraph, order: LayoutOrder) -> LayoutResult:
-    """``fdp`` (``sfdp`` above 150 nodes) with explicit seed and overlap removal."""
+    """``fdp`` (``sfdp`` above 150 nodes) with explicit seed and overlap removal, components
+    packed apart (:data:`_PACK`)."""
     en, hn = _names(order)
     n = len(order.entities) + len(order.hyperedges)
     engine = "fdp" if n <= 150 else "sfdp"
     g = graphviz.Graph(engine=engine)
-    g.attr(start="42", K="0.9", overlap="voronoi", sep="+6", splines="false")
+    g.attr(start="42", K="0.9", overlap="voronoi", sep="+6", splines="false", **_PACK)
     _add_incidence(g, hg, order, en, hn)
     return _result(hg, order, _run(g), engine)
