@@ -358,3 +358,17 @@ def test_a_sync_close_on_the_loop_thread_warns_of_the_tasks_it_cannot_wait_for(
         assert (await asyncio.wait_for(task, WAIT)).answer == "Marie Curie."  # read before
 
     asyncio.run(main())
+
+
+def test_queries_running_counts_what_close_waits_for(store: Path) -> None:
+    gate = Gate()
+    rag = VizRAG(store, chat=gate, show_progress=False)
+    assert rag.queries_running() == 0
+    worker = threading.Thread(target=lambda: rag.query(Q, mode="naive", render=False))
+    worker.start()
+    assert gate.entered.wait(WAIT)
+    assert rag.queries_running() == 1  # its nested retrieve counts once
+    gate.release.set()
+    worker.join(WAIT)
+    assert rag.queries_running() == 0
+    rag.close()

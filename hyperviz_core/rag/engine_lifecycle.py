@@ -224,6 +224,16 @@ class Lifecycle:
     _owns_store: bool
     store: Any
 
+    def queries_running(self) -> int:
+        """How many threads or asyncio tasks run a query or a write on this engine now (a
+        query's own nested calls count once): what ``close()`` waits for (see the module
+        docstring); 0 when none."""
+        flight = vars(self).get("_flight")
+        if flight is None:
+            return 0
+        with flight.cond:
+            return len(flight.running)
+
     def close(self, timeout: float | None = None) -> None:
         """Stop new queries, wait for the running ones (at most ``timeout`` seconds; None:
         as long as they take), then close the store if this engine opened it (see the
