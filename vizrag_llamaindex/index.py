@@ -69,6 +69,7 @@ from .documents import (
     to_engine_document,
     unchanged,
 )
+from .lifecycle import IndexLifecycle, close_owned
 from .nodes import user_metadata
 from .options import (
     check_documents,
@@ -121,16 +122,7 @@ Stored = dict[str, list[VizDocument]]
 """What :func:`~.documents.stored_nodes` read: document id → its stored engine documents."""
 
 
-def _close(engine: VizRAG | None, tmp: tempfile.TemporaryDirectory[str] | None) -> None:
-    try:
-        if engine is not None:
-            engine.close()
-    finally:
-        if tmp is not None:
-            tmp.cleanup()
-
-
-class VizRAGIndex(BaseIndex[IndexVizRAG]):
+class VizRAGIndex(IndexLifecycle, BaseIndex[IndexVizRAG]):
     """A LlamaIndex index over a VizRAG store (see the module docstring).
 
     Args:
@@ -144,6 +136,10 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
             ``chunk_size``, ``extractor`` ...); those with JSON values are recorded in the
             index struct and used again by ``load_index_from_storage`` (its own keyword
             arguments win), the others (objects) are named in a warning on persist.
+
+    ``close(timeout=None)``, ``await aclose(timeout=None)``, ``with`` and ``async with``
+    close what the index opened (:mod:`~vizrag_llamaindex.lifecycle`): queries in flight
+    are waited for, and a temporary store directory is removed only after them.
     """
 
     index_struct_cls = IndexVizRAG
@@ -192,8 +188,10 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
             struct.store_path = None if self._tmp else str(Path(engine.store.path).resolve())
             struct.persist_file = None
         self._engine = engine
+        self._owns_engine = owned
         # close only what the index opened (a caller's engine stays open)
-        self._finalizer = weakref.finalize(self, _close, engine if owned else None, self._tmp)
+        self._finalizer = weakref.finalize(self, close_owned, engine if owned else None,
+                                           self._tmp)
         super().__init__(index_struct=struct, storage_context=context,
                          callback_manager=callback_manager, show_progress=show_progress,
                          transformations=transformations or [])
@@ -531,10 +529,6 @@ class VizRAGIndex(BaseIndex[IndexVizRAG]):
         self._index_struct.store_path = str(Path(target).resolve())
         self._index_struct.persist_file = Path(target).name  # resolved against the dir on load
         self._storage_context.index_store.add_index_struct(self._index_struct)
-
-    def close(self) -> None:
-        """Close the store (and remove the temporary directory, if the index owns one)."""
-        self._finalizer()
 
     def __reduce_ex__(self, protocol: Any) -> NoReturn:
         not_picklable(self)

@@ -10,7 +10,10 @@
   and the embedder read, as are the keys the document itself excluded
   (``excluded_llm_metadata_keys`` / ``excluded_embed_metadata_keys``).
   Passages returned although nothing of the query matched (``RetrievalResult.unmatched``)
-  carry ``unmatched: True``. What :func:`node_layout` stored of an inserted node comes back
+  carry ``unmatched: True``. Every chunk node carries the retrieval's model usage under
+  ``vizrag_usage`` (:data:`USAGE_KEY`: the ``UsageReport`` as a JSON-safe dict, the same for
+  every node of one retrieval, or None when no model was called; :func:`retrieval_usage`).
+  What :func:`node_layout` stored of an inserted node comes back
   (its templates; a node's character span and its ``PREVIOUS``/``NEXT``/``PARENT``/``CHILD``
   links, node ids of the same store).
 * :class:`VizRAGTextNode` — a ``TextNode`` whose ``hash`` leaves out the per-query metadata
@@ -48,11 +51,17 @@ from hyperviz_core.rag import RankedChunk, RetrievalResult, VisualContext, visua
 from hyperviz_core.rag.citations import LabelledItem, export_legend, labelled_items
 from hyperviz_core.rag.index.textfiles import TEXT_SUFFIXES
 from hyperviz_core.rag.index.titles import FRONT_MATTER_CHARS, front_matter
-from hyperviz_core.rag.result_metadata import VIZRAG_PREFIX, merge_metadata, vizrag_value
+from hyperviz_core.rag.result_metadata import (
+    VIZRAG_PREFIX,
+    merge_metadata,
+    vizrag_key,
+    vizrag_value,
+)
 from hyperviz_core.unitext import plain_text
 
 __all__ = [
     "CHUNK_LLM_METADATA",
+    "USAGE_KEY",
     "VIZRAG_PREFIX",
     "VizRAGImageNode",
     "VizRAGTextNode",
@@ -62,6 +71,7 @@ __all__ = [
     "is_image_node",
     "merge_metadata",
     "node_layout",
+    "retrieval_usage",
     "stored_ref",
     "user_metadata",
     "vizrag_value",
@@ -107,6 +117,11 @@ LINKS: dict[str, NodeRelationship] = {
 """A node's links to other nodes, kept for a node (not a document the engine chunks)."""
 
 IMAGE_ID_PREFIX = "vizrag-image-"
+
+USAGE_KEY = "vizrag_usage"
+"""Chunk metadata key: the model usage of the retrieval that returned the chunk
+(``RetrievalResult.usage`` as a JSON-safe dict; None: no model call), hidden from the LLM
+and the embedder and left out of the node's hash."""
 
 CHUNK_STABLE_METADATA: tuple[str, ...] = ("title", "doc_id", "chunk_id")
 """VizRAG's chunk metadata keys that do not depend on the query (all others do: rank,
@@ -364,6 +379,7 @@ def _vizrag_meta(chunk: RankedChunk, result: RetrievalResult,
         "rank": chunk.rank,
         "vizrag_score": chunk.score,
         **result.chunk_links(chunk, shown),
+        USAGE_KEY: None if result.usage is None else result.usage.model_dump(mode="json"),
     }
     for part, value in sorted(chunk.evidence.items()):
         meta[f"score_{part}"] = value
@@ -404,6 +420,23 @@ def chunk_nodes(result: RetrievalResult, shown: dict[str, Any] | None = None
             **layout)
         out.append(NodeWithScore(node=node, score=chunk.score))
     return out
+
+
+def retrieval_usage(nodes: Sequence[NodeWithScore]) -> dict[str, Any] | None:
+    """The model usage of the VizRAG retrieval that returned ``nodes`` (:data:`USAGE_KEY` of
+    the first VizRAG chunk node among them: one retrieval's nodes all carry the same); None
+    when no model was called, or no VizRAG chunk node is there.
+
+    >>> node = VizRAGTextNode(text="t", metadata={USAGE_KEY: {"calls": 1}})
+    >>> retrieval_usage([NodeWithScore(node=node)]), retrieval_usage([])
+    ({'calls': 1}, None)
+    """
+    for item in nodes:
+        meta = item.node.metadata
+        if isinstance(item.node, VizRAGTextNode) and vizrag_key(meta, USAGE_KEY) is not None:
+            usage = vizrag_value(meta, USAGE_KEY)
+            return dict(usage) if isinstance(usage, Mapping) else None
+    return None
 
 
 def top_score(nodes: Sequence[NodeWithScore]) -> float | None:

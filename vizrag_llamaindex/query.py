@@ -18,6 +18,14 @@ When the prompt carried a VizRAG image, the ``E#``/``H#`` the answer names are r
 (:func:`~hyperviz_core.rag.citations.visual_citations`): ``citations.ids`` holds those the
 image labels, ``"cited_items"`` the :class:`~hyperviz_core.rag.citations.LabelledItem` s they
 name (entity key or hyperedge id, and the view), and an ID no image labels is made up.
+
+Every query engine :func:`build_query_engine` builds (:class:`UsageQueryEngine`, for a chat
+LLM its subclass :class:`VizRAGQueryEngine`) puts the model usage of its VizRAG retrieval in
+``response.metadata["usage"]``: the core ``UsageReport`` as a JSON-safe dict (``calls``,
+``prompt_tokens``, ``completion_tokens`` ...), read from the retrieved nodes before the
+postprocessors run (:func:`~.nodes.retrieval_usage`), or None when no model was called. It
+counts VizRAG's own calls (query keywords, locate); the answer's LLM call, made by
+LlamaIndex's synthesizer, is not in it (LlamaIndex's ``TokenCountingHandler`` counts both).
 """
 
 from __future__ import annotations
@@ -53,7 +61,7 @@ from hyperviz_core.rag import CaptionOnlyWarning
 from hyperviz_core.rag.citations import LabelledItem, visual_citations
 
 from .captions import ImageCaptionPostprocessor
-from .nodes import drawn_items, is_image_node
+from .nodes import drawn_items, is_image_node, retrieval_usage
 from .prompt_views import (
     CHAT_CONTEXT_PROMPT,
     IMAGE_DETAIL,
@@ -72,12 +80,14 @@ __all__ = [
     "CHAT_CONTEXT_PROMPT",
     "QA_TEMPLATE",
     "REFINE_TEMPLATE",
+    "RESPONSE_USAGE_KEY",
     "SUMMARY_TEMPLATE",
     "SYSTEM_PROMPT",
     "CaptionOnlyWarning",
     "DetailedImageLLM",
     "DetailedImagePrompt",
     "PassageBlock",
+    "UsageQueryEngine",
     "VizRAGCondensePlusContextChatEngine",
     "VizRAGContextChatEngine",
     "VizRAGQueryEngine",
@@ -231,16 +241,67 @@ def _with_citations(response: Any, nodes: Sequence[NodeWithScore]) -> Any:
     return response
 
 
-class VizRAGQueryEngine(RetrieverQueryEngine):
+RESPONSE_USAGE_KEY = "usage"
+"""The ``response.metadata`` key of the retrieval's model usage (:class:`UsageQueryEngine`)."""
+
+
+def _with_usage(response: Any, usage: dict[str, Any] | None) -> Any:
+    """``response`` with ``usage`` in its metadata (a structured response has none)."""
+    if isinstance(response, Response | StreamingResponse | AsyncStreamingResponse):
+        if response.metadata is None:
+            response.metadata = {}
+        response.metadata[RESPONSE_USAGE_KEY] = usage
+    return response
+
+
+class UsageQueryEngine(RetrieverQueryEngine):
+    """A ``RetrieverQueryEngine`` whose responses carry the model usage of the retrieval in
+    ``response.metadata["usage"]`` (the module docstring): read from the retriever's nodes
+    before the postprocessors, so a postprocessor that drops every VizRAG node (a
+    ``SimilarityPostprocessor``) does not lose it. Per query: nothing is kept on the
+    engine, so concurrent ``aquery`` calls each get their own."""
+
+    def with_retriever(self, retriever: BaseRetriever) -> UsageQueryEngine:
+        return type(self)(retriever=retriever, response_synthesizer=self._response_synthesizer,
+                          callback_manager=self.callback_manager,
+                          node_postprocessors=self._node_postprocessors)
+
+    @dispatcher.span
+    def _query(self, query_bundle: QueryBundle) -> Any:
+        with self.callback_manager.event(
+                CBEventType.QUERY, payload={EventPayload.QUERY_STR: query_bundle.query_str}
+        ) as query_event:
+            nodes = self._retriever.retrieve(query_bundle)
+            usage = retrieval_usage(nodes)
+            nodes = self._apply_node_postprocessors(nodes, query_bundle=query_bundle)
+            response = _with_usage(self.synthesize(query_bundle, nodes), usage)
+            query_event.on_end(payload={EventPayload.RESPONSE: response})
+        return response
+
+    @dispatcher.span
+    async def _aquery(self, query_bundle: QueryBundle) -> Any:
+        with self.callback_manager.event(
+                CBEventType.QUERY, payload={EventPayload.QUERY_STR: query_bundle.query_str}
+        ) as query_event:
+            nodes = await self._retriever.aretrieve(query_bundle)
+            usage = retrieval_usage(nodes)
+            nodes = await self._async_apply_node_postprocessors(nodes,
+                                                                query_bundle=query_bundle)
+            response = _with_usage(await self.asynthesize(query_bundle, nodes), usage)
+            query_event.on_end(payload={EventPayload.RESPONSE: response})
+        return response
+
+
+class VizRAGQueryEngine(UsageQueryEngine):
     """The ``RetrieverQueryEngine`` :func:`build_query_engine` builds for a chat LLM: its
     synthesizer reads the nodes through :func:`prompt_views` (numbered, fenced passages; the
     image, then its fenced caption), in every response mode, streaming included;
     ``response.source_nodes`` are the retrieved nodes themselves, and ``response.metadata``
     has the answer's citations (``"citations"``, ``"cited_nodes"``, ``"cited_items"``,
     ``"citation_warning"``:
-    :func:`_record_citations`; a streaming response's once its tokens are all read). The
-    text-free modes (``no_text``, ``context_only``) read the nodes as they are, and no
-    citations."""
+    :func:`_record_citations`; a streaming response's once its tokens are all read) and the
+    retrieval's ``"usage"`` (:class:`UsageQueryEngine`). The text-free modes (``no_text``,
+    ``context_only``) read the nodes as they are, and no citations."""
 
     def _textless(self) -> bool:
         return isinstance(self._response_synthesizer, NoText | ContextOnly)
@@ -252,11 +313,6 @@ class VizRAGQueryEngine(RetrieverQueryEngine):
                   additional: Sequence[NodeWithScore] | None) -> Any:
         response = _with_sources(response, nodes, additional)
         return response if self._textless() else _with_citations(response, nodes)
-
-    def with_retriever(self, retriever: BaseRetriever) -> VizRAGQueryEngine:
-        return VizRAGQueryEngine(
-            retriever=retriever, response_synthesizer=self._response_synthesizer,
-            callback_manager=self.callback_manager, node_postprocessors=self._node_postprocessors)
 
     def synthesize(self, query_bundle: QueryBundle, nodes: list[NodeWithScore],
                    additional_source_nodes: Sequence[NodeWithScore] | None = None) -> Any:
@@ -272,25 +328,6 @@ class VizRAGQueryEngine(RetrieverQueryEngine):
             query=query_bundle, nodes=self._views(nodes),
             additional_source_nodes=additional_source_nodes)
         return self._answered(response, nodes, additional_source_nodes)
-
-    @dispatcher.span
-    def _query(self, query_bundle: QueryBundle) -> Any:
-        with self.callback_manager.event(
-                CBEventType.QUERY, payload={EventPayload.QUERY_STR: query_bundle.query_str}
-        ) as query_event:
-            response = self.synthesize(query_bundle, self.retrieve(query_bundle))
-            query_event.on_end(payload={EventPayload.RESPONSE: response})
-        return response
-
-    @dispatcher.span
-    async def _aquery(self, query_bundle: QueryBundle) -> Any:
-        with self.callback_manager.event(
-                CBEventType.QUERY, payload={EventPayload.QUERY_STR: query_bundle.query_str}
-        ) as query_event:
-            nodes = await self.aretrieve(query_bundle)
-            response = await self.asynthesize(query_bundle, nodes)
-            query_event.on_end(payload={EventPayload.RESPONSE: response})
-        return response
 
 
 SUMMARY_PROMPT_KEY = "response_synthesizer:chat_summary_template"
@@ -330,7 +367,7 @@ def build_query_engine(retriever: BaseRetriever, llm: Any, *,
         for key, template in _templates().items():
             engine_args.setdefault(key, template)
     _textless_synthesizer(engine_args, llm, multimodal, callback_manager)
-    kind = VizRAGQueryEngine if multimodal else RetrieverQueryEngine
+    kind = VizRAGQueryEngine if multimodal else UsageQueryEngine
     engine = kind.from_args(retriever, llm=llm, multimodal=multimodal,
                             callback_manager=callback_manager, **engine_args)
     if summary is None and multimodal and not own_synthesizer:
