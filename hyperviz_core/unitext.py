@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["boundary", "cluster_cut", "cut_back", "nfc", "plain_text", "truncate"]
+__all__ = ["boundary", "cluster_cut", "cut_back", "nfc", "plain_text", "search_fold", "truncate",
+           "unaccented"]
 
 #: the soft hyphen and the Latin ligatures U+FB00–U+FB06, and what they are read as
 _HINTS = re.compile("[\u00ad\ufb00-\ufb06]")
@@ -33,6 +34,20 @@ def nfc(text: str) -> str:
     True
     """
     return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
+
+
+def unaccented(text: str) -> str:
+    """``text`` without its combining marks and in compatibility form (NFKD, marks dropped,
+    NFC): ``"Société"`` → ``"Societe"``, full-width ``"Ｔｏｋｙｏ"`` → ``"Tokyo"``; letters that
+    are no base letter plus a mark stay (``Ł``, ``ø``, ``ß``).
+
+    >>> unaccented("Société"), unaccented("Ñúñez"), unaccented("Ｔｏｋｙｏ"), unaccented("Łódź")
+    ('Societe', 'Nunez', 'Tokyo', 'Łodz')
+    """
+    if text.isascii():
+        return text
+    bare = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return unicodedata.normalize("NFC", bare)
 
 
 def plain_text(text: str) -> str:
@@ -167,3 +182,27 @@ def truncate(text: str, max_chars: int) -> str:
     if len(line) <= max_chars:
         return line
     return line[: cluster_cut(line, max(1, max_chars - 1))].rstrip() + "…"
+
+
+#: the combining diacritical marks the viewer's search drops (``/[\u0300-\u036f]/``)
+_MARKS = re.compile("[\u0300-\u036f]+")
+
+
+def search_fold(text: str) -> str:
+    """``text`` as the viewer's search compares it — ``fold`` of ``viewer/assets/viewer.js``:
+    NFKC, decomposed, the marks U+0300–U+036F dropped (a Devanagari virama, which changes
+    the letter, is kept; :func:`unaccented` drops every mark), recomposed, lower case, white
+    space collapsed and trimmed. Two texts equal after it read alike to a reader: the name
+    labels (:func:`~hyperviz_core.draw.labels.distinct_names`) and the ``duplicate_labels``
+    metric compare it.
+
+    >>> search_fold("Ｔｏｋｙｏ  Université") == search_fold("tokyo universite")
+    True
+
+    >>> search_fold("  Muller\\tInstitut "), search_fold("Mu\\u0308ller Institut")
+    ('muller institut', 'muller institut')
+    """
+    if not text.isascii():
+        text = unicodedata.normalize("NFKD", text)
+        text = unicodedata.normalize("NFC", _MARKS.sub("", text))
+    return " ".join(text.lower().split())

@@ -40,12 +40,12 @@ from __future__ import annotations
 
 import functools
 import re
-import unicodedata
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from ...unitext import unaccented
 from ..providers.offline import STOPWORDS, word_tokens
 from ..types import Chunk
 
@@ -138,17 +138,6 @@ def light_stem(word: str) -> str:
         w = w[:-1]
     return w
 
-
-def unaccented(word: str) -> str:
-    """``word`` without its combining marks (``"société"`` → ``"societe"``).
-
-    >>> unaccented("Société"), unaccented("Ñúñez")
-    ('Societe', 'Nunez')
-    """
-    if word.isascii():
-        return word
-    bare = "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
-    return unicodedata.normalize("NFC", bare)
 
 
 def _trigrams(word: str) -> frozenset[str]:
