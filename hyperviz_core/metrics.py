@@ -47,9 +47,12 @@ Metrics (totals; per panel ``i`` the same names prefixed ``panel{i}.``)
     segments member entity → hyperedge node, in panels where hyperedges have a ``node``;
     segments sharing an endpoint never cross);
     ``ambiguous_labels`` (labels of a node — an entity ID or name, a hyperedge node's ID —
-    whose box is strictly closer to another node's shape than to its own node's);
-    ``duplicate_labels`` (labels whose ``text`` is also the text of a label of another node
-    in the same panel: two names cut to the same "Jiménez Municip…" count 2);
+    whose box, or whose box centre, is strictly closer to another node's shape than to its
+    own node's: a long name whose middle lies by another node counts);
+    ``duplicate_labels`` (labels whose ``text`` reads like the text of a label of another
+    node in the same panel, equal after the viewer's search folding of case, accents and
+    full-width letters: two names cut to the same "Jiménez Municip…" count 2, and so do
+    "Müller Institut…" and "Muller Institut…");
     ``unnamed_entities`` (entities a panel shows by ID only, from ``panels[i].unnamed``);
     ``cost`` (the visual occupation cost C = Σ_v π·r_v²·w_v + Σ_e L_e·w_e of
     :func:`visual_cost`, weights from ``pruned.w_v``/``pruned.w_e``, default 1);

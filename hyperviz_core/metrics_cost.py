@@ -23,6 +23,8 @@ from typing import Any
 import numpy as np
 from shapely.geometry.base import BaseGeometry
 
+from .unitext import search_fold
+
 __all__ = ["NodeArrays", "ambiguous_labels", "box_shape_distance", "cost_weights",
            "drawn_cost", "duplicate_labels"]
 
@@ -54,34 +56,55 @@ def box_shape_distance(boxes: np.ndarray, nodes: NodeArrays) -> np.ndarray:
 
 
 def ambiguous_labels(labels: Sequence[tuple[str, Box]], nodes: NodeArrays) -> int:
-    """Labels of a node (same id, r > 0) whose box is strictly closer to another node's
-    shape than to their own node's."""
+    """Labels of a node (same id, r > 0) that sit nearer another node than their own: the
+    box's nearest point *or* its centre (where the text is read; for a long name the far end
+    may lie beside another node) is strictly closer to another node's shape than to their
+    own node's.
+
+    >>> nodes = NodeArrays(ids=["E1", "E2"], x=np.array([50.0, 110.0]),
+    ...                    y=np.array([50.0, 28.0]), r=np.array([10.0, 10.0]),
+    ...                    disk=np.array([True, True]))
+    >>> ambiguous_labels([("E1", (62, 45, 162, 55))], nodes)  # its middle is under E2
+    1
+    >>> ambiguous_labels([("E1", (62, 45, 102, 55))], nodes)  # a shorter one is E1's
+    0
+    """
     index = {i: k for k, i in enumerate(nodes.ids) if nodes.r[k] > 0}
     mine = [(k, b) for lid, b in labels if (k := index.get(lid)) is not None]
     if not mine or len(nodes.ids) < 2:
         return 0
-    dist = box_shape_distance(np.array([b for _, b in mine], dtype=float), nodes)
+    boxes = np.array([b for _, b in mine], dtype=float)
+    cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2.0, (boxes[:, 1] + boxes[:, 3]) / 2.0
     rows = np.arange(len(mine))
     own = np.array([k for k, _ in mine])
-    mine_d = dist[rows, own].copy()
-    dist[rows, own] = np.inf
-    return int(np.count_nonzero(dist.min(axis=1) < mine_d - _EPS))
+    bad = np.zeros(len(mine), dtype=bool)
+    for probe in (boxes, np.column_stack([cx, cy, cx, cy])):  # the box, then its centre
+        dist = box_shape_distance(probe, nodes)
+        mine_d = dist[rows, own].copy()
+        dist[rows, own] = np.inf
+        bad |= dist.min(axis=1) < mine_d - _EPS
+    return int(np.count_nonzero(bad))
 
 
 def duplicate_labels(labels: Sequence[tuple[str, str]]) -> int:
-    """Labels (``(id, text)``) whose text is also the text of a label of another node: two
-    entities both named "Jiménez Municip…" count 2 (an image reader cannot tell them apart).
-    Empty texts do not count.
+    """Labels (``(id, text)``) whose text reads like the text of a label of another node
+    (equal after the viewer's search folding, :func:`~hyperviz_core.unitext.search_fold`:
+    case, accents, full-width letters): two entities both named "Jiménez Municip…" count 2,
+    and so do "Müller Institut…" and "Muller Institut…" (an image reader cannot tell them
+    apart). Empty texts do not count.
 
     >>> duplicate_labels([("E1", "Jiménez Municip…"), ("E2", "Jiménez Municip…"),
     ...                   ("E3", "Paris"), ("E3", "Paris")])
     2
+    >>> duplicate_labels([("E1", "Müller Institut…"), ("E2", "Muller Institut…"),
+    ...                   ("E3", "Ｔｏｋｙｏ"), ("E4", "Tokyo")])
+    4
     """
     owners: dict[str, set[str]] = {}
     for lid, text in labels:
         if text:
-            owners.setdefault(text, set()).add(lid)
-    return sum(1 for _, text in labels if text and len(owners[text]) > 1)
+            owners.setdefault(search_fold(text), set()).add(lid)
+    return sum(1 for _, text in labels if text and len(owners[search_fold(text)]) > 1)
 
 
 def cost_weights(export: Mapping[str, Any]) -> tuple[float, float]:

@@ -18,7 +18,7 @@ import shapely
 from shapely.geometry import Point
 from shapely.geometry.base import BaseGeometry
 
-from ..unitext import boundary, cut_back, truncate
+from ..unitext import boundary, cut_back, search_fold, truncate
 
 __all__ = ["NAME_SPREAD", "Label", "Occupancy", "box_disk_distance", "distinct_names",
            "middle_cut", "near_spots", "place_near"]
@@ -358,37 +358,56 @@ def middle_cut(text: str, max_chars: int) -> str:
 
 def distinct_names(names: list[str], max_chars: int) -> list[str]:
     """``names`` cut to ``max_chars`` (:func:`~hyperviz_core.unitext.truncate`), except
-    that different names whose cuts read the same are cut again, alike within each such
-    group, to the first of: the middle cut (:func:`middle_cut`) at ``max_chars``, then the
-    end cut and the middle cut at one more character, and so on up to ``NAME_SPREAD`` ×
-    ``max_chars``; the first that tells every name of the group apart (and reads like no
-    other name's text) is kept. Deterministic; identical names keep identical texts, and a
-    group nothing tells apart within the bound keeps its first cut.
+    that different names whose cuts read alike (equal after the viewer's search folding,
+    :func:`~hyperviz_core.unitext.search_fold`: case, accents, full-width letters) are cut
+    again, alike within each such group, to the first of: the middle cut (:func:`middle_cut`)
+    at ``max_chars``, then the end cut and the middle cut at one more character, and so on
+    up to ``NAME_SPREAD`` × ``max_chars``; the first that tells every name of the group apart
+    (and reads like no other name's text) is kept. Names that read alike in full
+    ("Müller …", "Muller …") cannot be told apart and may keep texts that read alike.
+    Deterministic; identical names keep identical texts, and a group nothing tells apart
+    within the bound keeps its first cut.
 
     >>> distinct_names(["Jiménez Municipality, Coahuila", "Jiménez Municipality, Chihuahua",
     ...                 "Paris"], 16)
     ['Jiménez…Coahuila', 'Jiméne…Chihuahua', 'Paris']
+    >>> distinct_names(["Université Paris-Saclay", "Universite Paris-Saclay Campus"], 16)
+    ['Unive…ris-Saclay', 'Universit…Campus']
     """
     full = [" ".join(str(n).split()) for n in names]
     texts = [truncate(f, max_chars) for f in full]
     groups: dict[str, list[int]] = {}
     for i, t in enumerate(texts):
-        groups.setdefault(t, []).append(i)
+        groups.setdefault(search_fold(t), []).append(i)
     for group in groups.values():
         kinds = {full[i] for i in group}
-        if len(kinds) < 2:
-            continue  # one name (maybe on several entities): nothing to tell apart
+        if len({search_fold(f) for f in kinds}) < 2:
+            continue  # one name (maybe on several entities, maybe in look-alike spellings)
         members = set(group)
-        taken = {t for i, t in enumerate(texts) if i not in members}
-        for m in range(max_chars, NAME_SPREAD * max_chars + 1):
-            found = False
-            for cut in (truncate, middle_cut):
-                cand = {f: cut(f, m) for f in sorted(kinds)}
-                if len(set(cand.values())) == len(kinds) and not taken & set(cand.values()):
-                    for i in group:
-                        texts[i] = cand[full[i]]
-                    found = True
-                    break
-            if found:
-                break
+        taken = {search_fold(t) for i, t in enumerate(texts) if i not in members}
+        found = _first_apart(sorted(kinds), max_chars, taken)
+        if found is not None:
+            for i in group:
+                texts[i] = found[full[i]]
     return texts
+
+
+def _first_apart(kinds: list[str], max_chars: int, taken: set[str]) -> dict[str, str] | None:
+    """The first cuts of :func:`distinct_names` (name → text) that tell ``kinds`` apart."""
+    for m in range(max_chars, NAME_SPREAD * max_chars + 1):
+        for cut in (truncate, middle_cut):
+            cand = {f: cut(f, m) for f in kinds}
+            if _tells_apart(cand, taken):
+                return cand
+    return None
+
+
+def _tells_apart(cuts: dict[str, str], taken: set[str]) -> bool:
+    """Whether the ``cuts`` (name → text) of names that read differently read differently
+    too, and none reads like a text in ``taken`` (folded)."""
+    seen: dict[str, str] = {}
+    for name, text in cuts.items():
+        folded = search_fold(text)
+        if folded in taken or seen.setdefault(folded, search_fold(name)) != search_fold(name):
+            return False
+    return True

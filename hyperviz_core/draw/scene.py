@@ -41,7 +41,7 @@ from .labels import (
 )
 from .regions import Region, build_regions, nesting_ranks, ring_radius
 from .spacing import overlapping_nodes
-from .spots import pocket_spot, spiral_free
+from .spots import centre_owned, pocket_spot, spiral_free
 from .text import measure, truncate
 
 __all__ = ["HEADER_PX", "PanelScene", "build_geometry", "build_panel", "display_name",
@@ -301,8 +301,8 @@ def place_labels(
     scene: PanelScene, hg: Hypergraph, ids: IdMap, order: LayoutOrder, style: Style
 ) -> None:
     """IDs on nodes, hyperedge IDs in their regions, ring names, then entity names where a
-    spot is free *and* unambiguous (nearer its own node than any other); an entity whose
-    name finds no such spot is listed in ``scene.unnamed`` (shown by ID only)."""
+    spot is free *and* unambiguous (box and centre nearer its own node than any other); an
+    entity whose name finds no such spot is listed in ``scene.unnamed`` (shown by ID only)."""
     if scene.message:
         return
     r, fs, dpi = scene.radius, style.font_size, style.dpi
@@ -328,15 +328,18 @@ def place_labels(
 
 
 OWN_MARGIN = 2.0
-"""px: a name must be this much nearer its own node than any other node."""
+"""px: a name's box, and its centre, must be this much nearer its own node than any other
+node."""
 
 
 def _name_labels(
     scene: PanelScene, hg: Hypergraph, ids: IdMap, order: LayoutOrder, style: Style,
     occ: Occupancy,
 ) -> None:
-    """Entity names beside their nodes, only where the box is unambiguously theirs; two
-    different names never read the same (:func:`display_names`)."""
+    """Entity names beside their nodes, only where the box is unambiguously theirs (its
+    nearest point and its centre both ``OWN_MARGIN`` px nearer their node than any other:
+    :func:`~.spots.centre_owned`, :func:`_owned_spot`); two different names never read
+    alike (:func:`display_names`)."""
     r, fs, dpi = scene.radius, style.font_size, style.dpi
     keys = list(scene.nodes)
     hr = scene.hnode_half * math.sqrt(2.0)
@@ -349,7 +352,9 @@ def _name_labels(
         w, h = measure(text, fs, False, dpi)
         w, h = w + 4.0, h + 2.0
         x, y = scene.nodes[k]
-        spot = _owned_spot(near_spots(occ, x, y, r, w, h, rings=3), i, w, h, all_xy, all_r)
+        spots = centre_owned(near_spots(occ, x, y, r, w, h, rings=3), i, all_xy, all_r,
+                             OWN_MARGIN)
+        spot = _owned_spot(spots, i, w, h, all_xy, all_r)
         if spot is None:
             scene.label_failures += 1
             scene.unnamed.append(k)

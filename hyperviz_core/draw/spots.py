@@ -1,5 +1,6 @@
 """Searches for a free label spot around a point, ring by ring: the spiral of last resort
-(:func:`spiral_free`) and the pocket beside a crowded region (:func:`pocket_spot`). Each ring
+(:func:`spiral_free`) and the pocket beside a crowded region (:func:`pocket_spot`); and the
+spots whose centre is a node's own (:func:`centre_owned`). Each ring
 is tested in one vectorised call; its points are those the point-by-point loops visited
 (``math``'s sine and cosine), so the first free one is the same."""
 
@@ -15,7 +16,7 @@ from shapely.geometry.base import BaseGeometry
 
 from .labels import Occupancy, make_box
 
-__all__ = ["pocket_spot", "spiral_free"]
+__all__ = ["centre_owned", "pocket_spot", "spiral_free"]
 
 
 def spiral_free(
@@ -33,6 +34,30 @@ def spiral_free(
             return float(xs[k]), float(ys[k])
         rad += step
     return None
+
+
+def centre_owned(
+    spots: list[tuple[float, float]], i: int, all_xy: np.ndarray, all_r: np.ndarray,
+    margin: float,
+) -> list[tuple[float, float]]:
+    """The ``spots`` (label box centres) at least ``margin`` px nearer the disk of node ``i``
+    (of ``all_xy``/``all_r``) than any other node's disk, in order: the centre of a label is
+    where it is read, so a long name beside its node whose middle lies by another node is
+    not its node's.
+
+    >>> xy, r = np.array([[50.0, 50.0], [110.0, 28.0]]), np.array([10.0, 10.0])
+    >>> centre_owned([(112.0, 50.0), (82.0, 50.0)], 0, xy, r, 2.0)
+    [(82.0, 50.0)]
+    """
+    if not spots or len(all_xy) < 2:
+        return list(spots)
+    c = np.asarray(spots, dtype=float)
+    d = np.hypot(c[:, 0:1] - all_xy[None, :, 0], c[:, 1:2] - all_xy[None, :, 1])
+    d = np.maximum(d - all_r[None, :], 0.0)  # centre to disk, spots × nodes
+    own = d[:, i].copy()
+    d[:, i] = np.inf
+    ok = own + margin <= d.min(axis=1)
+    return [s for s, keep in zip(spots, ok, strict=True) if keep]
 
 
 def _ring_xy(x: float, y: float, rad: float, n: int) -> tuple[np.ndarray, np.ndarray]:
