@@ -3,13 +3,15 @@ of a drawing matters, to peel the least important first.
 
     Importance(v) = α·degree_centrality(v) + β·BM25(name + type + description, query)
 
-(degree centrality = degree / number of hyperedges; BM25 from ``bm25s``, normalised to
-[0, 1] by the best score).
+(degree centrality = degree / number of hyperedges; BM25 from ``bm25s`` over the texts
+without their accents — a query's "Reykjavik" names *Reykjavík* — normalised to [0, 1] by
+the best score).
 """
 
 from __future__ import annotations
 
 from .model import Hypergraph
+from .unitext import unaccented
 
 __all__ = ["entity_importance"]
 
@@ -21,8 +23,9 @@ def _bm25_scores(hg: Hypergraph, keys: list[str], query: str) -> list[float]:
     corpus = []
     for k in keys:
         ent = hg.entities[k]
-        corpus.append(f"{ent.name} {ent.type} {ent.description}")
-    q_tokens = bm25s.tokenize([query], stopwords="en", show_progress=False, return_ids=False)
+        corpus.append(unaccented(f"{ent.name} {ent.type} {ent.description}"))
+    q_tokens = bm25s.tokenize([unaccented(query)], stopwords="en", show_progress=False,
+                              return_ids=False)
     if not q_tokens or not q_tokens[0]:
         return [0.0] * len(keys)
     tokens = bm25s.tokenize(corpus, stopwords="en", show_progress=False)

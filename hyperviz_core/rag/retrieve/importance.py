@@ -23,6 +23,7 @@ import re
 
 from ...items import HypergraphError, normalize_key
 from ...model import Hypergraph
+from ...unitext import unaccented
 from ..index.caseless import written_without_case
 from .lexical import STOPWORDS, bm25_scores
 
@@ -33,9 +34,10 @@ _TOKEN = re.compile(r"(?u)\b\w\w+\b")
 
 
 def _tokens(text: str) -> list[str]:
-    """``bm25s.tokenize([text], stopwords="en")``'s tokens of ``text`` (no
-    :func:`~.lexicon.lexical_text`: the original indexes the text as it is)."""
-    return [t for t in _TOKEN.findall(text.lower()) if t not in STOPWORDS]
+    """``bm25s.tokenize([text], stopwords="en")``'s tokens of ``text`` without its accents
+    (:func:`~hyperviz_core.unitext.unaccented`, as ``prune_importance`` reads it: a query's
+    "Reykjavik" names *Reykjavík*); no :func:`~.lexicon.lexical_text`."""
+    return [t for t in _TOKEN.findall(unaccented(text).lower()) if t not in STOPWORDS]
 
 
 def _bm25(hg: Hypergraph, keys: list[str], query: str, chars: int | None) -> list[float]:
