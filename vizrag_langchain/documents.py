@@ -4,7 +4,10 @@ Text documents carry the chunk text with ``id`` = chunk id and JSON-serialisable
 the indexed document's own metadata as inserted, plus VizRAG's keys (document and chunk ids,
 score and its parts, ``unmatched`` — True when nothing of the query matched the passages
 returned, so they are arbitrary: :attr:`~hyperviz_core.rag.RetrievalResult.unmatched` —,
-entity keys with their ``E#`` ids, hyperedge ids with their ``H#`` ids);
+entity keys with their ``E#`` ids, hyperedge ids with their ``H#`` ids, and ``vizrag_usage``:
+the retrieval's model usage — ``RetrievalResult.usage`` as a JSON-safe dict, the same on
+every document of one retrieval, None when no model was called — as the LlamaIndex nodes
+carry it);
 where the document's metadata holds one of VizRAG's keys with another value, VizRAG's value
 goes under ``vizrag_<key>`` (:func:`merge_metadata`, read back with :func:`vizrag_value`).
 The optional image document carries the rendering: its caption as ``page_content``, the PNG
@@ -73,6 +76,7 @@ def _chunk_metadata(result: RetrievalResult, chunk: RankedChunk,
         "mode": result.mode,
         "unmatched": result.unmatched,
         **result.chunk_links(chunk, shown),
+        "vizrag_usage": None if result.usage is None else result.usage.model_dump(mode="json"),
     }
     # LangChain's "source" names where a document came from: the indexed one's is kept,
     # "vizrag" is only the default (never a second key beside the document's)

@@ -1,0 +1,37 @@
+"""LangChain documents carry the retrieval's model usage, as the LlamaIndex nodes do
+(``vizrag_usage``; a review found LlamaIndex users could not reach it, and LangChain had no
+key to match)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from langchain_core.documents import Document
+
+from hyperviz_core.rag import RankedChunk, RetrievalResult
+from hyperviz_core.rag.providers.usage import UsageReport
+from vizrag_langchain import VizRAGRetriever
+from vizrag_langchain.documents import result_documents
+
+
+def _result(usage: UsageReport | None) -> RetrievalResult:
+    res = RetrievalResult(query="q", mode="vizrag")
+    res.chunks = [RankedChunk(chunk_id=f"c{i}", doc_id="d", score=1.0 - i, rank=i + 1,
+                              text=f"text {i}") for i in range(2)]
+    res.usage = usage
+    return res
+
+
+def test_every_chunk_document_carries_the_same_usage() -> None:
+    usage = UsageReport(calls=2, prompt_tokens=40, completion_tokens=6)
+    docs = result_documents(_result(usage))
+    assert [d.metadata["vizrag_usage"] for d in docs] == [usage.model_dump(mode="json")] * 2
+    assert docs[0].metadata["vizrag_usage"]["calls"] == 2
+
+
+def test_offline_usage_is_none(tmp_path: Path) -> None:
+    retriever = VizRAGRetriever.from_documents(
+        [Document(page_content="Marie Curie discovered radium in Paris.")],
+        tmp_path / "store", k=1)
+    (doc,) = retriever.invoke("Who discovered radium?")
+    assert doc.metadata["vizrag_usage"] is None
