@@ -27,6 +27,8 @@ DOCS = [
     ("Irrigation: canals", ["population"], False),  # a shared suffix only
     ("Journal of Engineering Education", ["location"], False),  # another first letter
     ("", ["population"], False),
+    ("图灵: 图灵在布莱切利园破解了恩尼格玛", ["图灵在哪里工作"], True),  # no spaces: inside
+    ("图: 布莱切利园", ["图灵在哪里工作"], False),  # one character is no name
 ])
 def test_names_word(text: str, words: list[str], want: bool) -> None:
     assert names_word(text, words) is want

@@ -16,9 +16,10 @@ without hash collisions (:meth:`~..providers.offline.HashingEmbedder.cosine_to`)
 those that name a word of the query, best first (ties by id): the word itself, or a word
 spelt like it — the same first letter and a character-trigram Dice of at least
 ``RankWeights.spelling_similarity`` (0.5), the query repair's test (:func:`names_word`:
-"Germany" names *german*, "location" not *education*). A hit sharing character n-grams only
-is left out: on the MuSiQue bench store, of the hits a cosine above 0 kept, 167 of 627
-theme hits and 48 of 749 entity hits shared no word with their keyword (cosines
+"Germany" names *german*, "location" not *education*; in a script without spaces, a word
+of two characters or more inside the other: "图灵" in "图灵在哪里工作"). A hit sharing
+character n-grams only is left out: on the MuSiQue bench store, of the hits a cosine above 0
+kept, 167 of 627 theme hits and 48 of 749 entity hits shared no word with their keyword (cosines
 0.003-0.029, against 0.10-1 for those that did: "Population" → the theme of *Irrigation in
 India*, "Kim Jong-chul" → *Salzböde*); 2 themes pass the word test among those 167.
 Another embedder's hits are returned as searched.
@@ -31,6 +32,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy.typing as npt
 
+from ..index.caseless import written_without_case
 from ..providers.offline import HashingEmbedder, word_tokens
 from .lexicon import unaccented
 from .search import search
@@ -72,6 +74,12 @@ def _trigrams(word: str) -> set[str]:
     return {padded[i : i + 3] for i in range(len(padded) - 2)}
 
 
+def _inside(part: str, whole: str) -> bool:
+    """``part`` (two characters or more, of a script without capitals, whose words are not
+    spaced) inside ``whole``."""
+    return len(part) > 1 and part in whole and written_without_case(part)
+
+
 def names_word(text: str, words: Sequence[str], dice: float = 0.5) -> bool:
     """Whether ``text`` holds one of ``words`` (lower-cased tokens), or a word with the same
     first letter whose character trigrams (accents aside) have a Dice similarity of at least
@@ -83,10 +91,14 @@ def names_word(text: str, words: Sequence[str], dice: float = 0.5) -> bool:
     False
     >>> names_word("Journal of Engineering Education: education", ["location"])
     False
+    >>> names_word("图灵: 图灵在布莱切利园破解了恩尼格玛", ["图灵在哪里工作"])
+    True
     """
     found = set(word_tokens(text))
     if not found.isdisjoint(words):
         return True
+    if any(_inside(a, b) or _inside(b, a) for a in found for b in words):
+        return True  # a script without spaces: "图灵" in the query's "图灵在哪里工作"
     grams = [(unaccented(w)[:1], _trigrams(w)) for w in words]
     for token in found:
         first, mine = unaccented(token)[:1], _trigrams(token)
