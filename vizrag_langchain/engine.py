@@ -138,17 +138,31 @@ class SharedEngine(BaseModel):
                   if name != "shared_engine"}
         return (_unpickle, (type(self), fields))
 
-    def close(self) -> None:
+    def close(self, timeout: float | None = None) -> None:
         """Close the engine's store (only when this wrapper opened it from a path; its
-        copies share the engine and stop working too)."""
+        copies share the engine and stop working too): ``VizRAG.close`` — new queries and
+        writes raise ``EngineClosedError``, the ones in flight are waited for (at most
+        ``timeout`` seconds)."""
         if self._owned:
-            self._engine.close()
+            self._engine.close(timeout)
+
+    async def aclose(self, timeout: float | None = None) -> None:
+        """:meth:`close` without blocking the event loop (``VizRAG.aclose``): the ``ainvoke``
+        tasks in flight on the loop end first."""
+        if self._owned:
+            await self._engine.aclose(timeout)
 
     def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
 
 
 def _unpickle(cls: type[SharedEngine], fields: dict[str, Any]) -> SharedEngine:

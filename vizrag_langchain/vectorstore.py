@@ -156,15 +156,26 @@ class VizRAGVectorStore(VectorStore):
         ``score_parts``, ``entities``, ``entity_ids`` ...) and ``include_image=True``."""
         return self._retriever
 
-    def close(self) -> None:
-        """Close the engine's store if this vector store opened it from a path."""
-        self._retriever.close()
+    def close(self, timeout: float | None = None) -> None:
+        """Close the engine's store if this vector store opened it from a path (queries and
+        writes in flight are waited for, at most ``timeout`` seconds: ``VizRAG.close``)."""
+        self._retriever.close(timeout)
+
+    async def aclose(self, timeout: float | None = None) -> None:
+        """:meth:`close` without blocking the event loop (``VizRAG.aclose``)."""
+        await self._retriever.aclose(timeout)
 
     def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
 
     def __repr__(self) -> str:
         return (f"VizRAGVectorStore({self.engine!r}, mode={self._retriever.mode!r}, "

@@ -1,14 +1,16 @@
-"""LangChain documents carry the retrieval's model usage, as the LlamaIndex nodes do
-(``vizrag_usage``; a review found LlamaIndex users could not reach it, and LangChain had no
-key to match)."""
+"""LangChain parity with the LlamaIndex changes of a service review: documents carry the
+retrieval's model usage (``vizrag_usage``), and ``aclose()`` / ``async with`` close a store
+the wrapper opened."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
+import pytest
 from langchain_core.documents import Document
 
-from hyperviz_core.rag import RankedChunk, RetrievalResult
+from hyperviz_core.rag import EngineClosedError, RankedChunk, RetrievalResult
 from hyperviz_core.rag.providers.usage import UsageReport
 from vizrag_langchain import VizRAGRetriever
 from vizrag_langchain.documents import result_documents
@@ -35,3 +37,18 @@ def test_offline_usage_is_none(tmp_path: Path) -> None:
         tmp_path / "store", k=1)
     (doc,) = retriever.invoke("Who discovered radium?")
     assert doc.metadata["vizrag_usage"] is None
+
+
+def test_async_with_closes_the_store_after_the_queries_in_flight(tmp_path: Path) -> None:
+    """As the LlamaIndex index: ``async with`` / ``await aclose()`` close a store the
+    retriever opened, off the event loop; later calls raise ``EngineClosedError``."""
+    async def main() -> None:
+        async with VizRAGRetriever.from_documents(
+                [Document(page_content="Marie Curie discovered radium in Paris.")],
+                tmp_path / "store", k=1) as retriever:
+            docs = await asyncio.gather(*(retriever.ainvoke("radium") for _ in range(4)))
+            assert all(len(d) == 1 for d in docs)
+        with pytest.raises(EngineClosedError):
+            await retriever.ainvoke("radium")
+
+    asyncio.run(main())
