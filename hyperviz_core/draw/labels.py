@@ -20,8 +20,8 @@ from shapely.geometry.base import BaseGeometry
 
 from ..unitext import boundary, cut_back, search_fold, truncate
 
-__all__ = ["NAME_SPREAD", "Label", "Occupancy", "box_disk_distance", "distinct_names",
-           "middle_cut", "near_spots", "place_near"]
+__all__ = ["MIN_CUT", "NAME_SPREAD", "Label", "Occupancy", "box_disk_distance", "cut_lengths",
+           "distinct_names", "middle_cut", "near_spots", "place_near"]
 
 Box = tuple[float, float, float, float]
 
@@ -321,6 +321,27 @@ def make_box(x: float, y: float, w: float, h: float) -> Box:
 NAME_SPREAD = 2
 """A name cut that reads like another entity's in the same panel may grow up to this many
 times ``name_max_chars`` characters (32 by default) to tell them apart."""
+
+
+MIN_CUT = 7
+"""The shortest cut a name is tried at when its label finds no owned spot: 6 characters
+and the ellipsis (:func:`cut_lengths`)."""
+
+
+def cut_lengths(max_chars: int) -> list[int]:
+    """The shorter cuts (longest first) a name is tried at when its cut at ``max_chars``
+    finds no spot that is its node's: three quarters, five eighths, half of ``max_chars``,
+    then ``MIN_CUT`` (never under it).
+
+    >>> cut_lengths(16), cut_lengths(10), cut_lengths(7)
+    ([12, 10, 8, 7], [7], [])
+    """
+    out: list[int] = []
+    for m in (max_chars * 3 // 4, max_chars * 5 // 8, max_chars // 2, MIN_CUT):
+        m = max(m, MIN_CUT)
+        if m < max_chars and m not in out:
+            out.append(m)
+    return out
 
 
 def _tail_start(line: str, most: int) -> int:

@@ -8,6 +8,7 @@ geometry always agree.
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import re
@@ -23,6 +24,7 @@ from ..idmap import IdMap
 from ..layouts import LayoutOrder, LayoutResult, get_layout
 from ..model import Hypergraph
 from ..style import Style
+from ..unitext import search_fold
 from .fit import (
     columns_width,
     ensure_spacing,
@@ -34,6 +36,7 @@ from .fit import (
 from .labels import (
     Label,
     Occupancy,
+    cut_lengths,
     distinct_names,
     make_box,
     near_spots,
@@ -338,31 +341,61 @@ def _name_labels(
 ) -> None:
     """Entity names beside their nodes, only where the box is unambiguously theirs (its
     nearest point and its centre both ``OWN_MARGIN`` px nearer their node than any other:
-    :func:`~.spots.centre_owned`, :func:`_owned_spot`); two different names never read
-    alike (:func:`display_names`)."""
-    r, fs, dpi = scene.radius, style.font_size, style.dpi
+    :func:`_place_name`); two different names never read alike (:func:`display_names`).
+    The names that find no such spot are tried again, once all the others are placed, cut
+    shorter (:func:`~.labels.cut_lengths`, down to ``MIN_CUT`` characters): the longest cut
+    that finds an owned spot, and reads like no other name placed, is shown."""
     keys = list(scene.nodes)
     hr = scene.hnode_half * math.sqrt(2.0)
-    all_xy = np.array([scene.nodes[k] for k in keys] + list(scene.hnodes.values()),
-                      dtype=float).reshape(-1, 2)
-    all_r = np.array([r] * len(keys) + [hr] * len(scene.hnodes), dtype=float)
-    texts = display_names([hg.entities[k].name for k in keys], style.name_max_chars)
+    nodes = (np.array(list(scene.nodes.values()) + list(scene.hnodes.values()),
+                      dtype=float).reshape(-1, 2),
+             np.array([scene.radius] * len(keys) + [hr] * len(scene.hnodes), dtype=float))
+    names = [hg.entities[k].name for k in keys]
+    texts = display_names(names, style.name_max_chars)
+    placed: dict[int, str] = {}
     for i, k in enumerate(keys):
-        text = texts[i]
-        w, h = measure(text, fs, False, dpi)
-        w, h = w + 4.0, h + 2.0
-        x, y = scene.nodes[k]
-        spots = centre_owned(near_spots(occ, x, y, r, w, h, rings=3), i, all_xy, all_r,
-                             OWN_MARGIN)
-        spot = _owned_spot(spots, i, w, h, all_xy, all_r)
-        if spot is None:
-            scene.label_failures += 1
-            scene.unnamed.append(k)
-            continue
-        b = make_box(spot[0], spot[1], w, h)
-        occ.add(b)
-        scene.labels.append(Label(ids.entities[k], "name", text, spot[0], spot[1], b, fs,
-                                  boxed=True, color="#333333"))
+        if _place_name(scene, occ, style, nodes, i, ids.entities[k], texts[i]):
+            placed[i] = texts[i]
+    cut = functools.cache(lambda m: display_names(names, m))  # told apart as the full cuts
+    folded = [search_fold(n) for n in names]
+    shown = {j: search_fold(t) for j, t in placed.items()}
+    for i in [i for i in range(len(keys)) if i not in placed]:
+        width = measure(texts[i], style.font_size, False, style.dpi)[0]
+        for text in (cut(m)[i] for m in cut_lengths(style.name_max_chars)):
+            cut_width, fold = measure(text, style.font_size, False, style.dpi)[0], search_fold(text)
+            if cut_width >= width or any(f == fold and folded[j] != folded[i]
+                                         for j, f in shown.items()):
+                continue  # no smaller, or it reads like another name shown
+            if _place_name(scene, occ, style, nodes, i, ids.entities[keys[i]], text):
+                placed[i], shown[i] = text, fold
+                break
+            width = cut_width
+    scene.unnamed += [k for i, k in enumerate(keys) if i not in placed]
+    scene.label_failures += len(keys) - len(placed)
+
+
+def _place_name(
+    scene: PanelScene, occ: Occupancy, style: Style, nodes: tuple[np.ndarray, np.ndarray],
+    i: int, vid: str, text: str,
+) -> bool:
+    """Place ``text``, the name of ``vid`` (the ``i``-th entity of ``scene.nodes``), at the
+    first free spot beside its node whose centre (:func:`~.spots.centre_owned`) and box
+    (:func:`_owned_spot`) are ``OWN_MARGIN`` px nearer it than any other node of ``nodes``
+    (centres, radii; hyperedge nodes after the entities); False when there is none."""
+    fs = style.font_size
+    w, h = measure(text, fs, False, style.dpi)
+    w, h = w + 4.0, h + 2.0
+    all_xy, all_r = nodes
+    spots = near_spots(occ, float(all_xy[i, 0]), float(all_xy[i, 1]), scene.radius, w, h, 3)
+    spots = centre_owned(spots, i, all_xy, all_r, OWN_MARGIN)
+    spot = _owned_spot(spots, i, w, h, all_xy, all_r)
+    if spot is None:
+        return False
+    b = make_box(spot[0], spot[1], w, h)
+    occ.add(b)
+    scene.labels.append(Label(vid, "name", text, spot[0], spot[1], b, fs, boxed=True,
+                              color="#333333"))
+    return True
 
 
 def _owned_spot(
