@@ -9,9 +9,10 @@ mode with both views rendered and prints, averaged over the questions:
   passages ranked first;
 * ``drawn``: facts and entities drawn in I_bot.
 
-The stores are the ones ``retrieval_bench.py`` caches. Printed on 2026-12-05: MuSiQue gold
-drawn 0.550, facts from top-5 0.379; HotpotQA 0.689, 0.454 (docs/retrieval-log.md, stop 45,
-has a variant tried against these figures).
+The stores are the ones ``retrieval_bench.py`` caches. Printed on 2026-12-05 (stop 45):
+MuSiQue gold drawn 0.550, facts from top-5 0.379; HotpotQA 0.689, 0.454; after stop 46's
+changes (the views see the query repair, dates are no bridges, importance without accents):
+0.585, 0.403; 0.717, 0.486 (docs/retrieval-log.md has the variants tried).
 
 Usage::
 
