@@ -1,5 +1,5 @@
 """LangChain parity with the LlamaIndex changes of a service review: documents carry the
-retrieval's model usage (``vizrag_usage``), and ``aclose()`` / ``async with`` close a store
+retrieval's model usage (``usage``), and ``aclose()`` / ``async with`` close a store
 the wrapper opened."""
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ def _result(usage: UsageReport | None) -> RetrievalResult:
 def test_every_chunk_document_carries_the_same_usage() -> None:
     usage = UsageReport(calls=2, prompt_tokens=40, completion_tokens=6)
     docs = result_documents(_result(usage))
-    assert [d.metadata["vizrag_usage"] for d in docs] == [usage.model_dump(mode="json")] * 2
-    assert docs[0].metadata["vizrag_usage"]["calls"] == 2
+    assert [d.metadata["usage"] for d in docs] == [usage.model_dump(mode="json")] * 2
+    assert docs[0].metadata["usage"]["calls"] == 2
 
 
 def test_offline_usage_is_none(tmp_path: Path) -> None:
@@ -36,7 +36,7 @@ def test_offline_usage_is_none(tmp_path: Path) -> None:
         [Document(page_content="Marie Curie discovered radium in Paris.")],
         tmp_path / "store", k=1)
     (doc,) = retriever.invoke("Who discovered radium?")
-    assert doc.metadata["vizrag_usage"] is None
+    assert doc.metadata["usage"] is None
 
 
 def test_async_with_closes_the_store_after_the_queries_in_flight(tmp_path: Path) -> None:

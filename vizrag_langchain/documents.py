@@ -4,10 +4,10 @@ Text documents carry the chunk text with ``id`` = chunk id and JSON-serialisable
 the indexed document's own metadata as inserted, plus VizRAG's keys (document and chunk ids,
 score and its parts, ``unmatched`` — True when nothing of the query matched the passages
 returned, so they are arbitrary: :attr:`~hyperviz_core.rag.RetrievalResult.unmatched` —,
-entity keys with their ``E#`` ids, hyperedge ids with their ``H#`` ids, and ``vizrag_usage``:
+entity keys with their ``E#`` ids, hyperedge ids with their ``H#`` ids, and ``usage``:
 the retrieval's model usage — ``RetrievalResult.usage`` as a JSON-safe dict, the same on
-every document of one retrieval, None when no model was called — as the LlamaIndex nodes
-carry it);
+every document of one retrieval and on its image document, None when no model was called;
+the LlamaIndex nodes' ``vizrag_usage``, as their ``vizrag_score`` is ``score`` here);
 where the document's metadata holds one of VizRAG's keys with another value, VizRAG's value
 goes under ``vizrag_<key>`` (:func:`merge_metadata`, read back with :func:`vizrag_value`).
 The optional image document carries the rendering: its caption as ``page_content``, the PNG
@@ -76,7 +76,7 @@ def _chunk_metadata(result: RetrievalResult, chunk: RankedChunk,
         "mode": result.mode,
         "unmatched": result.unmatched,
         **result.chunk_links(chunk, shown),
-        "vizrag_usage": None if result.usage is None else result.usage.model_dump(mode="json"),
+        "usage": usage_dict(result),
     }
     # LangChain's "source" names where a document came from: the indexed one's is kept,
     # "vizrag" is only the default (never a second key beside the document's)
@@ -137,13 +137,20 @@ class Elided(str):
         return str(self)
 
 
+def usage_dict(result: RetrievalResult) -> dict[str, Any] | None:
+    """``result.usage`` as a JSON-safe dict (None: no model was called)."""
+    return None if result.usage is None else result.usage.model_dump(mode="json")
+
+
 def image_document(view: RenderedView | VisualContext, *, view_name: str, query: str,
                    mode: str = "", score: float = 0.0, rank: int = 1,
-                   unmatched: bool = False) -> VizRAGImageDocument:
+                   unmatched: bool = False,
+                   usage: dict[str, Any] | None = None) -> VizRAGImageDocument:
     """One rendering as a document (a :class:`VizRAGImageDocument`): caption as text, PNG
     base64 and mime type in metadata, and the keys of a text document (``doc_id`` =
     ``chunk_id`` = its id, ``title``, ``rank``, ``score``, ``score_parts`` = {}, ``mode``,
-    ``unmatched``, the ``entities`` / ``hyperedges`` it shows with their ``E#`` / ``H#``).
+    ``unmatched``, ``usage``, the ``entities`` / ``hyperedges`` it shows with their ``E#`` /
+    ``H#``).
     The retriever gives it the rank after the text documents and the weakest one's score:
     it sorts after the passages it shows, and a score filter that keeps them all keeps
     it."""
@@ -163,6 +170,7 @@ def image_document(view: RenderedView | VisualContext, *, view_name: str, query:
             "score_parts": {},
             "mode": mode,
             "unmatched": unmatched,
+            "usage": usage,
             "entities": list(ents),
             "entity_ids": ents,
             "hyperedges": list(edges),

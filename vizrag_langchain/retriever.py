@@ -49,7 +49,13 @@ from hyperviz_core.rag.index.report import warn_empty
 from hyperviz_core.rag.index.stream import dedupe_last
 from hyperviz_core.rag.retrieve.filters import ChunkFilter, MetadataCondition, as_filter
 
-from .documents import derived_id, image_document, result_documents, to_engine_document
+from .documents import (
+    derived_id,
+    image_document,
+    result_documents,
+    to_engine_document,
+    usage_dict,
+)
 from .engine import SharedEngine, resolve_engine
 from .engine import _unpickle as _unpickle  # pickles made when it lived here still load
 from .events import async_event_hook, event_hook
@@ -361,7 +367,8 @@ class VizRAGRetriever(SharedEngine, BaseRetriever):
             scores = [c.score for c in result.chunks[:n]]
             docs.append(image_document(view, view_name=name, query=result.query,
                                        mode=result.mode, score=min(scores, default=0.0),
-                                       rank=len(docs) + 1, unmatched=result.unmatched))
+                                       rank=len(docs) + 1, unmatched=result.unmatched,
+                                       usage=usage_dict(result)))
         return docs
 
     # ------------------------------------------------------------------ retrieval
