@@ -34,7 +34,7 @@ import numpy.typing as npt
 
 from ..index.caseless import written_without_case
 from ..providers.offline import HashingEmbedder, word_tokens
-from .lexicon import unaccented
+from .lexicon import trigrams, unaccented
 from .search import search
 
 if TYPE_CHECKING:
@@ -69,11 +69,6 @@ def checked_search(st: RetrievalState, space: Literal["entity", "theme"],
     return out
 
 
-def _trigrams(word: str) -> set[str]:
-    padded = f"<{unaccented(word)}>"
-    return {padded[i : i + 3] for i in range(len(padded) - 2)}
-
-
 def _inside(part: str, whole: str) -> bool:
     """``part`` (two characters or more, of a script without capitals, whose words are not
     spaced) inside ``whole``."""
@@ -99,9 +94,9 @@ def names_word(text: str, words: Sequence[str], dice: float = 0.5) -> bool:
         return True
     if any(_inside(a, b) or _inside(b, a) for a in found for b in words):
         return True  # a script without spaces: "图灵" in the query's "图灵在哪里工作"
-    grams = [(unaccented(w)[:1], _trigrams(w)) for w in words]
+    grams = [(unaccented(w)[:1], trigrams(unaccented(w))) for w in words]
     for token in found:
-        first, mine = unaccented(token)[:1], _trigrams(token)
+        first, mine = unaccented(token)[:1], trigrams(unaccented(token))
         for initial, theirs in grams:
             if initial == first and 2 * len(mine & theirs) >= dice * (len(mine) + len(theirs)):
                 return True

@@ -51,7 +51,7 @@ from ..types import Chunk
 
 __all__ = [
     "QueryLexicon", "QueryRepair", "alpha_words", "lexical_text", "lexicon_for", "light_stem",
-    "unaccented", "undot", "vocabulary_of",
+    "trigrams", "unaccented", "undot", "vocabulary_of",
 ]
 
 _ALPHA = re.compile(r"[^\W\d_]+")
@@ -139,8 +139,13 @@ def light_stem(word: str) -> str:
     return w
 
 
+def trigrams(word: str) -> frozenset[str]:
+    """The character trigrams of ``word`` padded with ``^``/``$`` (what the spelling repair
+    and :func:`~.collisions.names_word` compare by Dice similarity).
 
-def _trigrams(word: str) -> frozenset[str]:
+    >>> sorted(trigrams("ada"))
+    ['^ad', 'ada', 'da$']
+    """
     padded = f"^{word}$"
     return frozenset(padded[i : i + 3] for i in range(len(padded) - 2))
 
@@ -237,7 +242,7 @@ class QueryLexicon:
     @functools.cached_property
     def _grams(self) -> dict[str, frozenset[str]]:
         """Entity-name word → its character trigrams."""
-        return {w: _trigrams(w) for w in self._entities}
+        return {w: trigrams(w) for w in self._entities}
 
     @functools.cached_property
     def _by_gram(self) -> dict[str, list[str]]:
@@ -257,7 +262,7 @@ class QueryLexicon:
         (same first letter, accents ignored, lengths within ``max(2, len(word) // 4)``
         letters — a short word inside a long one is no variant: "Rewrite" is not *rite*;
         ties: the alphabetically first), or None."""
-        grams = _trigrams(word)
+        grams = trigrams(word)
         shared: dict[str, int] = {}
         for g in sorted(grams):
             for cand in self._by_gram.get(g, ()):
