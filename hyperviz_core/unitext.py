@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 
 __all__ = ["boundary", "cluster_cut", "cut_back", "nfc", "plain_text", "search_fold", "truncate",
            "unaccented"]
@@ -44,9 +45,13 @@ def unaccented(text: str) -> str:
     >>> unaccented("Société"), unaccented("Ñúñez"), unaccented("Ｔｏｋｙｏ"), unaccented("Łódź")
     ('Societe', 'Nunez', 'Tokyo', 'Łodz')
     """
-    if text.isascii():
-        return text
-    bare = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return text if text.isascii() else _without_marks(text, unicodedata.combining)
+
+
+def _without_marks(text: str, is_mark: Callable[[str], object]) -> str:
+    """``text`` in compatibility form (NFKD) without the characters ``is_mark`` holds true,
+    composed again (NFC): what :func:`unaccented` and :func:`search_fold` share."""
+    bare = "".join(c for c in unicodedata.normalize("NFKD", text) if not is_mark(c))
     return unicodedata.normalize("NFC", bare)
 
 
@@ -184,10 +189,6 @@ def truncate(text: str, max_chars: int) -> str:
     return line[: cluster_cut(line, max(1, max_chars - 1))].rstrip() + "…"
 
 
-#: the combining diacritical marks the viewer's search drops (``/[\u0300-\u036f]/``)
-_MARKS = re.compile("[\u0300-\u036f]+")
-
-
 def search_fold(text: str) -> str:
     """``text`` as the viewer's search compares it — ``fold`` of ``viewer/assets/viewer.js``:
     NFKC, decomposed, the marks U+0300–U+036F dropped (a Devanagari virama, which changes
@@ -202,7 +203,6 @@ def search_fold(text: str) -> str:
     >>> search_fold("  Muller\\tInstitut "), search_fold("Mu\\u0308ller Institut")
     ('muller institut', 'muller institut')
     """
-    if not text.isascii():
-        text = unicodedata.normalize("NFKD", text)
-        text = unicodedata.normalize("NFC", _MARKS.sub("", text))
+    if not text.isascii():  # the combining diacritical marks ``/[\u0300-\u036f]/``
+        text = _without_marks(text, lambda c: "\u0300" <= c <= "\u036f")
     return " ".join(text.lower().split())
