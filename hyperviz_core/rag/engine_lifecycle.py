@@ -33,6 +33,7 @@ Example::
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import inspect
 import math
@@ -136,6 +137,17 @@ def _check_timeout(timeout: object) -> float | None:
     return float(timeout)
 
 
+@contextlib.contextmanager
+def _flying(engine: Any) -> Iterator[None]:
+    """The block runs as a query in flight on ``engine`` (refused once it is closing)."""
+    flight, who = _flight(engine), _who()
+    flight.enter(who, engine)
+    try:
+        yield
+    finally:
+        flight.leave(who)
+
+
 def in_flight(method: _F) -> _F:
     """Run an engine method (sync, async, a generator or an async generator) as a query in
     flight: refused once the engine is closing, waited for by ``close()``, its exception
@@ -147,24 +159,14 @@ def in_flight(method: _F) -> _F:
     if inspect.iscoroutinefunction(method):
         @functools.wraps(method)
         async def arun(self: Any, *args: Any, **kwargs: Any) -> Any:
-            flight, who = _flight(self), _who()
-            flight.enter(who, self)
-            try:
-                with spending():
-                    return await method(self, *args, **kwargs)
-            finally:
-                flight.leave(who)
+            with _flying(self), spending():
+                return await method(self, *args, **kwargs)
         return cast(_F, arun)
 
     @functools.wraps(method)
     def run(self: Any, *args: Any, **kwargs: Any) -> Any:
-        flight, who = _flight(self), _who()
-        flight.enter(who, self)
-        try:
-            with spending():
-                return method(self, *args, **kwargs)
-        finally:
-            flight.leave(who)
+        with _flying(self), spending():
+            return method(self, *args, **kwargs)
     return cast(_F, run)
 
 
@@ -173,23 +175,15 @@ def _stream(method: Callable[..., Generator[Any, None, None]]) -> Callable[..., 
     exhausted, fails or is closed; its usage counted only while a step runs."""
     @functools.wraps(method)
     def run(self: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
-        flight, who = _flight(self), _who()
-        flight.enter(who, self)
         spend = QuerySpend()
-        try:
-            gen = method(self, *args, **kwargs)
-            try:
-                while True:
-                    with spending(spend):
-                        try:
-                            piece = next(gen)
-                        except StopIteration:
-                            return
-                    yield piece
-            finally:
-                gen.close()
-        finally:
-            flight.leave(who)
+        with _flying(self), contextlib.closing(method(self, *args, **kwargs)) as gen:
+            while True:
+                with spending(spend):
+                    try:
+                        piece = next(gen)
+                    except StopIteration:
+                        return
+                yield piece
     return run
 
 
@@ -198,12 +192,9 @@ def _async_stream(method: Callable[..., AsyncGenerator[Any, None]]
     """:func:`_stream` of an async generator."""
     @functools.wraps(method)
     async def run(self: Any, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
-        flight, who = _flight(self), _who()
-        flight.enter(who, self)
         spend = QuerySpend()
-        try:
-            gen = method(self, *args, **kwargs)
-            try:
+        with _flying(self):
+            async with contextlib.aclosing(method(self, *args, **kwargs)) as gen:
                 while True:
                     with spending(spend):
                         try:
@@ -211,10 +202,6 @@ def _async_stream(method: Callable[..., AsyncGenerator[Any, None]]
                         except StopAsyncIteration:
                             return
                     yield piece
-            finally:
-                await gen.aclose()
-        finally:
-            flight.leave(who)
     return run
 
 
