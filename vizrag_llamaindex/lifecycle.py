@@ -37,18 +37,12 @@ from typing import Any, TypeVar
 
 from hyperviz_core.rag import VizRAG
 
-__all__ = ["IndexLifecycle", "close_owned", "queries_running"]
+__all__ = ["IndexLifecycle", "close_owned"]
 
 log = logging.getLogger(__name__)
 
 _I = TypeVar("_I", bound="IndexLifecycle")
 Tmp = tempfile.TemporaryDirectory[str]
-
-
-def queries_running(engine: VizRAG) -> int:
-    """How many threads or tasks run a query or a write on ``engine`` now (0: none):
-    ``VizRAG.queries_running()``."""
-    return engine.queries_running()
 
 
 def _remove_when_idle(engine: VizRAG, tmp: Tmp) -> None:
@@ -125,7 +119,7 @@ class IndexLifecycle:
         if self._finalizer.detach() is None:
             return
         tmp = self._tmp
-        if tmp is not None and not queries_running(self._engine):
+        if tmp is not None and not self._engine.queries_running():
             await asyncio.to_thread(tmp.cleanup)
         elif tmp is not None:
             self._release_tmp("aclose()", timeout)
@@ -134,7 +128,7 @@ class IndexLifecycle:
         tmp = self._tmp
         if tmp is None:
             return
-        left = queries_running(self._engine)
+        left = self._engine.queries_running()
         if left:
             _leave_to_queries(self._engine, tmp, left, where, timeout)
         else:
