@@ -9,8 +9,11 @@ running on the engine to end — a stream counts until it is exhausted or closed
 until its last document is stored — then closes the store if the engine
 opened it (one it was given stays open: its owner closes it). ``close(timeout=...)`` waits
 at most that many seconds, then warns (:class:`RuntimeWarning`, naming how many were still
-running) and closes anyway: a query still running then fails with ``StoreClosedError`` when
-it next reads a closed store. ``aclose()`` does the same in a worker thread — the wait, and
+running) and closes anyway. A query still running then makes no further chat-model call:
+its next one raises :class:`EngineClosedError` before the model is asked (a call under way
+is not cut off; a retrieval stage falls back as on a model failure, the answer fails with
+it, carrying the query's usage), and a read of a closed store raises ``StoreClosedError``.
+``aclose()`` does the same in a worker thread — the wait, and
 closing a SQLite store, which writes its ANN index files and folds its write-ahead log back,
 should not hold up an event loop — for an async service's shutdown (a FastAPI lifespan, an
 ``AsyncExitStack``): the ``aquery`` tasks on the loop go on meanwhile.
@@ -56,17 +59,22 @@ _MADE = threading.Lock()  # guards the lazy creation of an engine's _Flight
 
 class EngineClosedError(StoreClosedError):
     """A query was started on an engine after ``close()``/``aclose()`` (or the end of its
-    ``with`` block) began: a :class:`~.store.StoreClosedError`, whichever owns the store.
+    ``with`` block) began, or (``running``) a query still running when a close gave up
+    waiting for it called the model again: a :class:`~.store.StoreClosedError`, whichever
+    owns the store.
 
     >>> str(EngineClosedError("out/store"))[:60]
     'the VizRAG engine over out/store is closed: a closed object '
+    >>> str(EngineClosedError("out/store", running=True))[42:]
+    ' (its close() gave up waiting for this query): the chat model is not called again in it'
     """
 
-    def __init__(self, path: object) -> None:
+    def __init__(self, path: object, *, running: bool = False) -> None:
+        why = (" (its close() gave up waiting for this query): the chat model is not called "
+               "again in it" if running else ": a closed object is not reopened; make a new "
+               "one over the same path (a new VizRAG, retriever or index)")
         StoreError.__init__(
-            self, f"the VizRAG engine over {redact_url(str(path))} is closed: a closed object "
-            "is not reopened; make a new one over the same path (a new VizRAG, retriever or "
-            "index)")
+            self, f"the VizRAG engine over {redact_url(str(path))} is closed{why}")
 
 
 def _who() -> _Who:
@@ -79,21 +87,25 @@ def _who() -> _Who:
 
 class _Flight:
     """The queries running on one engine: how many each thread or task runs (a query's own
-    ``retrieve`` counts again under the same key), and whether the engine is closing."""
+    ``retrieve`` counts again under the same key), what each spends (``spends``, one entry
+    per call in flight), and whether the engine is closing."""
 
     def __init__(self) -> None:
         self.cond = threading.Condition()
         self.running: dict[_Who, int] = {}
+        self.spends: list[tuple[_Who, QuerySpend]] = []
         self.closing = False
 
-    def enter(self, who: _Who, engine: Any) -> None:
+    def enter(self, who: _Who, engine: Any, spend: QuerySpend) -> None:
         with self.cond:
             if self.closing and who not in self.running:  # nested calls of a query go on
-                raise EngineClosedError(getattr(engine.store, "path", "?"))
+                raise EngineClosedError(_path(engine))
             self.running[who] = self.running.get(who, 0) + 1
+            self.spends.append((who, spend))
 
-    def leave(self, who: _Who) -> None:
+    def leave(self, who: _Who, spend: QuerySpend) -> None:
         with self.cond:
+            self.spends.remove((who, spend))
             left = self.running[who] - 1
             if left:
                 self.running[who] = left
@@ -101,9 +113,11 @@ class _Flight:
                 del self.running[who]
                 self.cond.notify_all()
 
-    def drain(self, timeout: float | None, skip: _Who | None) -> tuple[int, int]:
+    def drain(self, timeout: float | None, skip: _Who | None,
+              halt: Callable[[], BaseException]) -> tuple[int, int]:
         """Refuse new queries, wait for the running ones (not this thread's, nor ``skip``'s)
-        at most ``timeout`` seconds; how many threads or tasks still run one, and how many
+        at most ``timeout`` seconds, then halt those still running (their later model calls
+        raise ``halt()``); how many threads or tasks still run one, and how many
         tasks of this thread's event loop (other than the caller's own) were not waited for
         (a sync ``close()`` on the loop's thread: they cannot go on until it returns)."""
         me, caller = threading.get_ident(), _who()
@@ -114,9 +128,16 @@ class _Flight:
         with self.cond:
             self.closing = True
             self.cond.wait_for(lambda: not others(), timeout)
+            for who, spend in self.spends:
+                if who[0] != me and who != skip:  # given up on
+                    spend.halt = halt
             stranded = sum(1 for who in self.running
                            if who[0] == me and who[1] is not None and who != caller)
             return others(), stranded
+
+
+def _path(engine: Any) -> object:
+    return getattr(engine.store, "path", "?")
 
 
 def _flight(engine: object) -> _Flight:
@@ -138,14 +159,15 @@ def _check_timeout(timeout: object) -> float | None:
 
 
 @contextlib.contextmanager
-def _flying(engine: Any) -> Iterator[None]:
-    """The block runs as a query in flight on ``engine`` (refused once it is closing)."""
+def _flying(engine: Any, spend: QuerySpend) -> Iterator[None]:
+    """The block runs as a query in flight on ``engine`` (refused once it is closing), its
+    model calls counted into ``spend`` (halted when a close gives up waiting for it)."""
     flight, who = _flight(engine), _who()
-    flight.enter(who, engine)
+    flight.enter(who, engine, spend)
     try:
         yield
     finally:
-        flight.leave(who)
+        flight.leave(who, spend)
 
 
 def in_flight(method: _F) -> _F:
@@ -159,13 +181,13 @@ def in_flight(method: _F) -> _F:
     if inspect.iscoroutinefunction(method):
         @functools.wraps(method)
         async def arun(self: Any, *args: Any, **kwargs: Any) -> Any:
-            with _flying(self), spending():
+            with spending() as spend, _flying(self, spend):
                 return await method(self, *args, **kwargs)
         return cast(_F, arun)
 
     @functools.wraps(method)
     def run(self: Any, *args: Any, **kwargs: Any) -> Any:
-        with _flying(self), spending():
+        with spending() as spend, _flying(self, spend):
             return method(self, *args, **kwargs)
     return cast(_F, run)
 
@@ -176,7 +198,7 @@ def _stream(method: Callable[..., Generator[Any, None, None]]) -> Callable[..., 
     @functools.wraps(method)
     def run(self: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
         spend = QuerySpend()
-        with _flying(self), contextlib.closing(method(self, *args, **kwargs)) as gen:
+        with _flying(self, spend), contextlib.closing(method(self, *args, **kwargs)) as gen:
             while True:
                 with spending(spend):
                     try:
@@ -193,7 +215,7 @@ def _async_stream(method: Callable[..., AsyncGenerator[Any, None]]
     @functools.wraps(method)
     async def run(self: Any, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:
         spend = QuerySpend()
-        with _flying(self):
+        with _flying(self, spend):
             async with contextlib.aclosing(method(self, *args, **kwargs)) as gen:
                 while True:
                     with spending(spend):
@@ -232,7 +254,8 @@ class Lifecycle:
         await asyncio.to_thread(self._close, _check_timeout(timeout), _who())
 
     def _close(self, timeout: float | None, skip: _Who | None) -> None:
-        left, stranded = _flight(self).drain(timeout, skip)
+        halt = functools.partial(EngineClosedError, _path(self), running=True)
+        left, stranded = _flight(self).drain(timeout, skip, halt)
         if stranded:
             warnings.warn(
                 f"VizRAG.close() was called on the thread of a running event loop: {stranded} "
@@ -242,8 +265,9 @@ class Lifecycle:
         if left:
             warnings.warn(
                 f"VizRAG.close(timeout={timeout}): queries were still running in {left} "
-                f"thread{'s' * (left != 1)} or task{'s' * (left != 1)}; closing anyway (one "
-                "that reads the closed store next raises StoreClosedError)",
+                f"thread{'s' * (left != 1)} or task{'s' * (left != 1)}; closing anyway (their "
+                "next model call raises EngineClosedError, a read of the closed store "
+                "StoreClosedError)",
                 RuntimeWarning, stacklevel=3)
         if self._owns_store:
             self.store.close()

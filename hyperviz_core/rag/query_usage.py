@@ -13,7 +13,10 @@ retries, if any, spent), the query's later calls — keywords, locate, the answe
 made: each raises at once a :class:`~.providers.protocols.ProviderError` led by that
 failure's message, retryable, with its status and ``Retry-After`` hint, raised from it; the
 stages fall back as they do on a failure. A dead provider cost a query a full round
-of retries per stage (38 s, 17 retry warnings, then the answer's error).
+of retries per stage (38 s, 17 retry warnings, then the answer's error). Likewise once a
+``close(timeout=...)`` of the query's engine gave up waiting for it
+(:attr:`QuerySpend.halt`): each later call raises ``EngineClosedError`` before the model is
+asked.
 
 A model that carries a :class:`~.providers.usage.UsageTracker` of its own (one built with
 ``build_chat_stack(tracker=...)``, ``UsageTracker(chat)``, a ``TrackingChatModel``) keeps
@@ -110,6 +113,9 @@ class QuerySpend:
     def __init__(self) -> None:
         self.chats: list[CountedChat] = []
         self.results: dict[int, RetrievalResult] = {}
+        #: set when the query's engine closed without waiting for it any longer: makes the
+        #: error each later model call of the query raises instead of calling the model
+        self.halt: Callable[[], BaseException] | None = None
 
     def report(self) -> UsageReport | None:
         total: UsageReport | None = None
@@ -218,9 +224,14 @@ class CountedChat:
             self.add_to(self.result)
 
     def _gate(self) -> None:
-        """Refuse a call after a retryable failure of the query (see the module doc): a
-        :class:`ProviderError` led by that failure's message (no "ProviderError:
-        ProviderError:"), retryable, with its status and ``Retry-After`` hint, caused by it."""
+        """Refuse a call once the query's engine closed without waiting for it (its
+        :attr:`QuerySpend.halt` error), or after a retryable failure of the query (see the
+        module doc): a :class:`ProviderError` led by that failure's message (no
+        "ProviderError: ProviderError:"), retryable, with its status and ``Retry-After``
+        hint, caused by it."""
+        halt = self._spend.halt if self._spend is not None else None
+        if halt is not None:
+            raise halt()
         down = self.down
         if down is None:
             return
