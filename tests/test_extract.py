@@ -107,6 +107,35 @@ def test_sentence_initial_common_word_is_not_a_name() -> None:
     assert {e.name for e in ext.entities} == {"Paris"}
 
 
+@pytest.mark.parametrize(
+    ("sentence", "names"),
+    [
+        ("Originally, the band played in Leeds.", ["Leeds"]),
+        ("Additionally Ada wrote notes.", ["Ada"]),
+        ("Founded in 1990 by Ada Lovelace, the firm grew.", ["1990", "Ada Lovelace"]),
+        ("Directed by Ridley Scott, Alien was a hit.", ["Ridley Scott", "Alien"]),
+        ("Following World War II, France rebuilt.", ["World War II", "France"]),
+        ("Officially the Blue Mountains lie in Australia.", ["Blue Mountains", "Australia"]),
+        ("Born in Vienna, Max Born studied.", ["Vienna", "Max Born"]),
+        ("Using the data, Bob won.", ["Bob"]),
+        # names that end like adverbs or participles stay names
+        ("Italy is a country.", ["Italy"]),
+        ("Beverly, Massachusetts is a city.", ["Beverly", "Massachusetts"]),
+        ("Alfred was king of Wessex.", ["Alfred", "Wessex"]),
+        ("Beijing is large.", ["Beijing"]),
+        ("Reading lies on the Thames.", ["Reading", "Thames"]),
+        ("McNally, Ireland lost.", ["McNally", "Ireland"]),
+    ],
+)
+def test_opening_adverbs_and_participles_are_not_names(sentence: str,
+                                                       names: list[str]) -> None:
+    """A sentence's capitalised opening word is no name when it is a sentence adverb
+    ("Originally"), an opening participle ("Following", "Born"), a past participle before a
+    preposition ("Founded in") or an "-ing" word before a determiner ("Using the"); they
+    were entities of the MuSiQue index ("Originally" in 11 passages, "Founded" in 6)."""
+    assert [sp.name for sp in find_spans(sentence)] == names
+
+
 def test_prose_words_and_quoted_speech_are_not_names() -> None:
     """Fiction: sentence adverbs, interjections and number words are not names, quoted
     speech is not a title; quoted titles and names still are."""

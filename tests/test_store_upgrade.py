@@ -3,7 +3,9 @@
 ``tests/data/store_v1`` was written by the schema-1 code (6 documents of
 ``musique_sample.json``, ``Indexer(chunk_size=300, chunk_overlap=40)``, offline defaults).
 Reads must return the same before and after the upgrade, and indexing more documents into
-the upgraded store must give what a new store indexing them all gives.
+the upgraded store must give what a new store gives that holds the same 6 documents (copied
+as stored: their extraction is the schema-1 code's, which later extractor changes do not
+redo) and indexes the rest.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import pytest
 from hyperviz_core.cli import main
 from hyperviz_core.rag import Document, Indexer
 from hyperviz_core.rag.store import HypergraphStore, StoreError, StoreProtocol, open_store
+from hyperviz_core.rag.store.transfer import copy_store
 
 DATA = Path(__file__).parent / "data"
 OLD = DATA / "store_v1" / "vizrag.sqlite"
@@ -92,7 +95,11 @@ def test_first_write_upgrades_and_continues_like_a_new_store(old_store: Path,
         _index(store, docs)       # the first 6 are already there (skipped)
         upgraded = _reads(store)
     assert _version(old_store / "vizrag.sqlite") == 3
+    (tmp_path / "v1").mkdir()
+    shutil.copy(OLD, tmp_path / "v1" / "vizrag.sqlite")
     with open_store(tmp_path / "new") as fresh:
+        with HypergraphStore(tmp_path / "v1", read_only=True) as v1:
+            copy_store(v1, fresh, show_progress=False)  # the 6 as the schema-1 code stored them
         _index(fresh, docs)
         assert _reads(fresh) == upgraded
 

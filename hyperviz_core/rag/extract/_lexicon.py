@@ -166,6 +166,28 @@ _NOT_NAMES = _words(
     "thousand second third fourth fifth sixth seventh eighth ninth tenth see look come let "
     "pray"
 )
+#: endings of English sentence adverbs ("Originally", "Additionally", "Reportedly"): a
+#: sentence's capitalised opening word of 7 letters or more ending in one is no name (the
+#: names the words "ly" close, "Italy", "Sicily", "Kelly", "Beverly", end otherwise)
+_ADVERB_ENDS = (
+    "ally", "ably", "ibly", "arly", "ctly", "edly", "ently", "antly", "ately", "fully",
+    "ingly", "ively", "ously", "ually", "ially",
+)
+#: participles that open a sentence's clause and are no name there ("Following the war",
+#: "Born in Vienna", "Known as"); a name's "Born" (Max Born) rarely opens a sentence alone
+_OPENING_PARTICIPLES = _words(
+    "following including regarding concerning excluding considering born known written "
+    "located situated named nicknamed dubbed"
+)
+#: words after a sentence-initial past participle that make it one ("Founded in",
+#: "Directed by"), not a name ending in "-ed" ("Alfred", "Mildred")
+_AFTER_PARTICIPLE = _words(
+    "in on at by as near from for with under after into between along during off to "
+    "alongside within outside throughout across"
+)
+#: words after a sentence-initial "-ing" word that make it a participle ("Using the",
+#: "Featuring a"), not a name ending in "-ing" ("Beijing", "Wyoming", "Reading")
+_AFTER_GERUND = _words("the a an his her its their this these those that some several")
 #: words a title leaves lower-case (English, and the articles and particles of German,
 #: French, Latin, Spanish and Italian titles)
 _TITLE_LOWER = _words(

@@ -19,6 +19,9 @@ from ...model import normalize_key
 from ..providers.offline import STOPWORDS, word_tokens
 from ._lexicon import (
     _ABBREV,
+    _ADVERB_ENDS,
+    _AFTER_GERUND,
+    _AFTER_PARTICIPLE,
     _CALENDAR,
     _CONNECTORS,
     _DATE_RES,
@@ -31,6 +34,7 @@ from ._lexicon import (
     _LOC_WORDS,
     _NAME_CONNECTORS,
     _NOT_NAMES,
+    _OPENING_PARTICIPLES,
     _ORG_WORDS,
     _PLACES,
     _QUANTITY_RES,
@@ -202,6 +206,25 @@ def _not_a_name(run: list[str], sentence_start: bool, lower_vocab: frozenset[str
             or (sentence_start and (lowered in lower_vocab or lowered in _IMPERATIVES)))
 
 
+def _opens_no_name(word: str, nxt: str) -> bool:
+    """``word``, capitalised because it opens a sentence, is no name: a sentence adverb (7
+    letters or more ending in one of :data:`_ADVERB_ENDS`), an opening participle
+    ("Following", "Born"), a past participle before a preposition ("Founded in") or an
+    "-ing" word before a determiner ("Using the"); ``nxt`` is the word after it.
+
+    >>> [_opens_no_name(w, n) for w, n in [("Originally", "the"), ("Italy", "is"),
+    ...  ("Founded", "in"), ("Alfred", "was"), ("Following", "World"), ("Beijing", "is")]]
+    [True, False, True, False, True, False]
+    """
+    if not (word.isalpha() and word.istitle()):
+        return False
+    low, after = word.casefold(), nxt.casefold()
+    return (low in _OPENING_PARTICIPLES
+            or (len(low) >= 7 and low.endswith(_ADVERB_ENDS))
+            or (len(low) >= 5 and low.endswith("ed") and after in _AFTER_PARTICIPLE)
+            or (len(low) >= 5 and low.endswith("ing") and after in _AFTER_GERUND))
+
+
 def _name_runs(sentence: str, lower_vocab: frozenset[str]) -> list[Span]:
     toks = list(_TOKEN.finditer(sentence))
     spans: list[Span] = []
@@ -232,6 +255,9 @@ def _name_runs(sentence: str, lower_vocab: frozenset[str]) -> list[Span]:
             else:
                 break
         ms = toks[i : j + 1]
+        if (not sentence[: ms[0].start()].strip(" \"'“‘(`") and i + 1 < len(toks)
+                and _opens_no_name(ms[0].group(0), toks[i + 1].group(0))):
+            ms = ms[1:]  # "Originally", "Founded in", "Following World War II"
         # trim leading/trailing function words ("The", "In", "His", "of")
         while ms and (
             ms[0].group(0).casefold().rstrip(".") in STOPWORDS or ms[0].group(0) in _CALENDAR
