@@ -10,11 +10,11 @@ import pytest
 pytest.importorskip("llama_index.core")
 
 MODULES = ["vizrag_llamaindex.captions", "vizrag_llamaindex.documents",
-           "vizrag_llamaindex.index",
+           "vizrag_llamaindex.index", "vizrag_llamaindex.index_struct",
            "vizrag_llamaindex.instrumentation",
            "vizrag_llamaindex.nodes", "vizrag_llamaindex.options",
-           "vizrag_llamaindex.postprocessor",
-           "vizrag_llamaindex.retriever"]
+           "vizrag_llamaindex.postprocessor", "vizrag_llamaindex.response_usage",
+           "vizrag_llamaindex.retriever", "vizrag_llamaindex.writes"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -133,28 +133,29 @@ def test_every_sync_method_works_inside_a_running_loop(tmp_path: Path) -> None:
     assert asyncio.run(main()) == ["ada", "curie", "einstein"]
 
 
-def test_from_store_opens_a_store_built_by_the_engine(tmp_path: Path) -> None:
-    with VizRAG(tmp_path / "built", show_progress=False) as rag:
+@pytest.mark.parametrize("where", ["directory", "url"])
+def test_from_store_opens_a_store_built_by_the_engine(where: str, tmp_path: Path,
+                                                      request: pytest.FixtureRequest) -> None:
+    """A store directory, or a PostgreSQL URL (given to the engine as is: it was checked as
+    a file path)."""
+    location = tmp_path / "built" if where == "directory" else request.getfixturevalue("pg_url")
+    with VizRAG(location, show_progress=False) as rag:
         rag.insert([VizDocument(id="curie", text=CURIE)])
-    index = VizRAGIndex.from_store(tmp_path / "built")
+    index = VizRAGIndex.from_store(location)
     assert sorted(index.ref_doc_info) == ["curie"]
-    assert index.index_struct.store_path == str((tmp_path / "built" / "vizrag.sqlite").resolve())
+    assert index.as_retriever(top_k=1, include_image=False).retrieve("Marie Curie")
+    if where == "directory":
+        assert index.index_struct.store_path == str((location / "vizrag.sqlite").resolve())
+    index.close()
+
+
+def test_from_store_names_a_missing_store_and_creates_nothing(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="no VizRAG store"):
         VizRAGIndex.from_store(tmp_path / "missing")
     (tmp_path / "empty" / "store").mkdir(parents=True)  # a folder that holds no store
     with pytest.raises(FileNotFoundError, match="no VizRAG store"):
         VizRAGIndex.from_store(tmp_path / "empty")
     assert [p.name for p in (tmp_path / "empty").iterdir()] == ["store"]  # nothing created
-
-
-def test_from_store_takes_a_store_url(pg_url: str) -> None:
-    """A PostgreSQL URL goes to the engine as is (it was checked as a file path)."""
-    with VizRAG(pg_url, show_progress=False) as rag:
-        rag.insert([VizDocument(id="curie", text=CURIE)])
-    index = VizRAGIndex.from_store(pg_url)
-    assert sorted(index.ref_doc_info) == ["curie"]
-    assert index.as_retriever(top_k=1, include_image=False).retrieve("Marie Curie")
-    index.engine.close()
 
 
 def test_store_dir_is_used_and_temp_store_is_owned(tmp_path: Path) -> None:

@@ -9,11 +9,13 @@ store directory (an index made without ``store_dir``), removed only once no quer
 the engine any more. When queries still run after the engine's close returned — ``timeout``
 ran out, or a sync ``close()`` was called on an event loop's thread, which cannot wait for
 that loop's ``aquery`` tasks (they need the thread it would block; use ``await
-index.aclose()`` there) — the directory is left to them: a ``RuntimeWarning`` names it, and
-a worker thread removes it as soon as the last of them has ended (they fail with
-``StoreClosedError`` when they next read the closed store; never with a store "deleted or
-replaced" under them). ``aclose`` removes the directory in a worker thread too, so the event
-loop is never held up. Closing again is a no-op.
+index.aclose()`` there) — the directory is left to them: one ``RuntimeWarning`` says so and
+names it (the engine's close is asked not to warn about them too: ``warn=False``), and a
+worker thread removes it as soon as the last of them has ended (they fail with
+``StoreClosedError`` when they next read the closed store, and past a ``timeout`` with
+``EngineClosedError`` at their next model call; never with a store "deleted or replaced"
+under them). ``aclose`` removes the directory in a worker thread too, so the event loop is
+never held up. Closing again is a no-op.
 
 Example:
     >>> from llama_index.core import Document
@@ -61,7 +63,8 @@ def _remove_when_idle(engine: VizRAG, tmp: Tmp) -> None:
 def _leave_to_queries(engine: VizRAG, tmp: Tmp, left: int, where: str,
                       timeout: float | None) -> None:
     """Warn that ``left`` queries still run, and remove ``tmp`` once they have ended."""
-    reason = (f"past timeout={timeout}" if timeout is not None else
+    reason = (f"past timeout={timeout}; their next model call raises EngineClosedError"
+              if timeout is not None else
               "not waited for: they run on the thread that closed it, e.g. as tasks of its "
               "event loop, where `await index.aclose()` waits for them")
     warnings.warn(
@@ -103,7 +106,7 @@ class IndexLifecycle:
         if not self._finalizer.alive:
             return
         if self._owns_engine:  # a bad timeout raises here, before anything is closed
-            self._engine.close(timeout)
+            self._engine.close(timeout, warn=self._tmp is None)  # one warning: the index's
         if self._finalizer.detach() is None:  # closed meanwhile by another thread
             return
         self._release_tmp("close()", timeout)
@@ -115,7 +118,7 @@ class IndexLifecycle:
         if not self._finalizer.alive:
             return
         if self._owns_engine:
-            await self._engine.aclose(timeout)
+            await self._engine.aclose(timeout, warn=self._tmp is None)
         if self._finalizer.detach() is None:
             return
         tmp = self._tmp

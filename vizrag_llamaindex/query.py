@@ -26,6 +26,9 @@ LLM its subclass :class:`VizRAGQueryEngine`) puts the model usage of its VizRAG 
 postprocessors run (:func:`~.nodes.retrieval_usage`), or None when no model was called. It
 counts VizRAG's own calls (query keywords, locate); the answer's LLM call, made by
 LlamaIndex's synthesizer, is not in it (LlamaIndex's ``TokenCountingHandler`` counts both).
+When a step after the retrieval fails (a postprocessor, the synthesizer's LLM call, a
+streaming response's tokens), the exception carries that usage as ``exc.usage``
+(:func:`hyperviz_core.rag.usage_of`; :mod:`~.response_usage`), its type and message unchanged.
 """
 
 from __future__ import annotations
@@ -74,6 +77,7 @@ from .prompt_views import (
     numbered_passages,
     prompt_views,
 )
+from .response_usage import RESPONSE_USAGE_KEY, charging, with_usage
 from .retriever import RETRIEVER_OPTIONS
 
 __all__ = [
@@ -241,19 +245,6 @@ def _with_citations(response: Any, nodes: Sequence[NodeWithScore]) -> Any:
     return response
 
 
-RESPONSE_USAGE_KEY = "usage"
-"""The ``response.metadata`` key of the retrieval's model usage (:class:`UsageQueryEngine`)."""
-
-
-def _with_usage(response: Any, usage: dict[str, Any] | None) -> Any:
-    """``response`` with ``usage`` in its metadata (a structured response has none)."""
-    if isinstance(response, Response | StreamingResponse | AsyncStreamingResponse):
-        if response.metadata is None:
-            response.metadata = {}
-        response.metadata[RESPONSE_USAGE_KEY] = usage
-    return response
-
-
 class UsageQueryEngine(RetrieverQueryEngine):
     """A ``RetrieverQueryEngine`` whose responses carry the model usage of the retrieval in
     ``response.metadata["usage"]`` (the module docstring): read from the retriever's nodes
@@ -273,8 +264,9 @@ class UsageQueryEngine(RetrieverQueryEngine):
         ) as query_event:
             nodes = self._retriever.retrieve(query_bundle)
             usage = retrieval_usage(nodes)
-            nodes = self._apply_node_postprocessors(nodes, query_bundle=query_bundle)
-            response = _with_usage(self.synthesize(query_bundle, nodes), usage)
+            with charging(usage):  # a failure past the retrieval carries its usage
+                nodes = self._apply_node_postprocessors(nodes, query_bundle=query_bundle)
+                response = with_usage(self.synthesize(query_bundle, nodes), usage)
             query_event.on_end(payload={EventPayload.RESPONSE: response})
         return response
 
@@ -285,9 +277,10 @@ class UsageQueryEngine(RetrieverQueryEngine):
         ) as query_event:
             nodes = await self._retriever.aretrieve(query_bundle)
             usage = retrieval_usage(nodes)
-            nodes = await self._async_apply_node_postprocessors(nodes,
-                                                                query_bundle=query_bundle)
-            response = _with_usage(await self.asynthesize(query_bundle, nodes), usage)
+            with charging(usage):
+                nodes = await self._async_apply_node_postprocessors(
+                    nodes, query_bundle=query_bundle)
+                response = with_usage(await self.asynthesize(query_bundle, nodes), usage)
             query_event.on_end(payload={EventPayload.RESPONSE: response})
         return response
 

@@ -243,26 +243,27 @@ class Lifecycle:
         with flight.cond:
             return len(flight.running)
 
-    def close(self, timeout: float | None = None) -> None:
+    def close(self, timeout: float | None = None, *, warn: bool = True) -> None:
         """Stop new queries, wait for the running ones (at most ``timeout`` seconds; None:
         as long as they take), then close the store if this engine opened it (see the
-        module docstring)."""
-        self._close(_check_timeout(timeout), None)
+        module docstring). ``warn=False``: no ``RuntimeWarning`` about queries left running
+        — for a wrapper that says so in its own warning (:meth:`queries_running` tells)."""
+        self._close(_check_timeout(timeout), None, warn)
 
-    async def aclose(self, timeout: float | None = None) -> None:
+    async def aclose(self, timeout: float | None = None, *, warn: bool = True) -> None:
         """:meth:`close` in a worker thread (see the module docstring)."""
-        await asyncio.to_thread(self._close, _check_timeout(timeout), _who())
+        await asyncio.to_thread(self._close, _check_timeout(timeout), _who(), warn)
 
-    def _close(self, timeout: float | None, skip: _Who | None) -> None:
+    def _close(self, timeout: float | None, skip: _Who | None, warn: bool = True) -> None:
         halt = functools.partial(EngineClosedError, _path(self), running=True)
         left, stranded = _flight(self).drain(timeout, skip, halt)
-        if stranded:
+        if stranded and warn:
             warnings.warn(
                 f"VizRAG.close() was called on the thread of a running event loop: {stranded} "
                 f"quer{'ies' if stranded != 1 else 'y'} or write{'s' * (stranded != 1)} "
                 "running as its tasks were not waited for (they cannot go on until close() "
                 "returns); use `await aclose()` in async code", RuntimeWarning, stacklevel=3)
-        if left:
+        if left and warn:
             warnings.warn(
                 f"VizRAG.close(timeout={timeout}): queries were still running in {left} "
                 f"thread{'s' * (left != 1)} or task{'s' * (left != 1)}; closing anyway (their "
