@@ -118,6 +118,9 @@ def test_sentence_initial_common_word_is_not_a_name() -> None:
         ("Officially the Blue Mountains lie in Australia.", ["Blue Mountains", "Australia"]),
         ("Born in Vienna, Max Born studied.", ["Vienna", "Max Born"]),
         ("Using the data, Bob won.", ["Bob"]),
+        ("Built in 1888 for Queen Victoria, it stood.", ["1888", "Queen Victoria"]),
+        ("Led Zeppelin toured Japan.", ["Led Zeppelin", "Japan"]),
+        ("Frozen is a film by Disney.", ["Frozen", "Disney"]),
         # names that end like adverbs or participles stay names
         ("Italy is a country.", ["Italy"]),
         ("Beverly, Massachusetts is a city.", ["Beverly", "Massachusetts"]),

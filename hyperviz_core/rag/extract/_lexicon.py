@@ -179,6 +179,13 @@ _OPENING_PARTICIPLES = _words(
     "following including regarding concerning excluding considering born known written "
     "located situated named nicknamed dubbed"
 )
+#: irregular past participles, taken for one before a preposition like those in "-ed"
+#: ("Built in 1888", "Held at", "Set in"; "Led Zeppelin" and the film "Frozen" stay names)
+_IRREGULAR_PARTICIPLES = _words(
+    "built made held sold won led set given taken seen found brought bought caught taught "
+    "told left kept sent spent lost paid put shown drawn grown thrown chosen spoken broken "
+    "hidden driven begun struck hung fought laid bred fed cast shot"
+)
 #: words after a sentence-initial past participle that make it one ("Founded in",
 #: "Directed by"), not a name ending in "-ed" ("Alfred", "Mildred")
 _AFTER_PARTICIPLE = _words(

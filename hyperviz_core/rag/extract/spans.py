@@ -30,6 +30,7 @@ from ._lexicon import (
     _FIRST_NAMES,
     _HONORIFICS,
     _IMPERATIVES,
+    _IRREGULAR_PARTICIPLES,
     _LOC_PREPS,
     _LOC_WORDS,
     _NAME_CONNECTORS,
@@ -209,8 +210,8 @@ def _not_a_name(run: list[str], sentence_start: bool, lower_vocab: frozenset[str
 def _opens_no_name(word: str, nxt: str) -> bool:
     """``word``, capitalised because it opens a sentence, is no name: a sentence adverb (7
     letters or more ending in one of :data:`_ADVERB_ENDS`), an opening participle
-    ("Following", "Born"), a past participle before a preposition ("Founded in") or an
-    "-ing" word before a determiner ("Using the"); ``nxt`` is the word after it.
+    ("Following", "Born"), a past participle before a preposition ("Founded in", "Built
+    in") or an "-ing" word before a determiner ("Using the"); ``nxt`` is the word after it.
 
     >>> [_opens_no_name(w, n) for w, n in [("Originally", "the"), ("Italy", "is"),
     ...  ("Founded", "in"), ("Alfred", "was"), ("Following", "World"), ("Beijing", "is")]]
@@ -221,7 +222,8 @@ def _opens_no_name(word: str, nxt: str) -> bool:
     low, after = word.casefold(), nxt.casefold()
     return (low in _OPENING_PARTICIPLES
             or (len(low) >= 7 and low.endswith(_ADVERB_ENDS))
-            or (len(low) >= 5 and low.endswith("ed") and after in _AFTER_PARTICIPLE)
+            or (((len(low) >= 5 and low.endswith("ed")) or low in _IRREGULAR_PARTICIPLES)
+                and after in _AFTER_PARTICIPLE)
             or (len(low) >= 5 and low.endswith("ing") and after in _AFTER_GERUND))
 
 
