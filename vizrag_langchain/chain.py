@@ -50,6 +50,7 @@ from hyperviz_core.rag.prompts import defuse
 
 from .adapters import _layers, chat_model_of, unwrapped
 from .chain_output import ChainInput, chain_input, chat_history, sources_step
+from .chain_usage import after_retrieval
 from .retriever import VizRAGRetriever
 from .runnable import HyperVizRunnable, ImageFormat
 from .vectorstore import VizRAGVectorStore
@@ -276,6 +277,11 @@ def create_vizrag_chain(
         also logged; None when there are none)``}``; ``stream`` then yields dict chunks
         (as ``create_retrieval_chain``): ``question``, ``chat_history``, ``documents``,
         the ``answer`` in pieces, and last ``cited``/``cited_items``/``citations``/``warning``.
+
+    An exception raised after the retrieval (the rendering, the chat model's call or its
+    streamed tokens, the parser) carries the retrieval's model usage, the documents'
+    ``metadata["usage"]``, as ``exc.usage`` (:func:`hyperviz_core.rag.usage_of`; added to
+    any it carried; none offline), its type and message unchanged (:mod:`~.chain_usage`).
     """
     chat = chat_model_of(llm) is not None  # wrapped too (with_retry, bind, prep | chat ...)
     default = DEFAULT_PROMPT if chat else DEFAULT_TEXT_PROMPT  # text alone: no image named
@@ -292,12 +298,14 @@ def create_vizrag_chain(
     message: RunnableLambda[dict[str, Any], list[BaseMessage]] = RunnableLambda(
         lambda x: vizrag_message(x, template), name="vizrag_message")
     answer = message | llm | StrOutputParser()
-    visual = gather | RunnablePassthrough.assign(visual=renderer)
+    visual = RunnablePassthrough.assign(visual=renderer)
     if return_sources:
         numbered = "passages" in _fields(template)
-        chain: Runnable[Any, Any] = (visual | RunnablePassthrough.assign(answer=answer)
+        after: Runnable[Any, Any] = (visual | RunnablePassthrough.assign(answer=answer)
                                      | sources_step(numbered))
     else:
-        chain = visual | answer
+        after = visual | answer
+    # a failure past the retrieval carries its usage; those steps run as one child run
+    chain = gather | after_retrieval(after.with_config(run_name="vizrag_answer"))
     schema: Any = ChainInput  # the input schema: a string or an object (a union, not a type)
     return chain.with_types(input_type=schema).with_config(run_name="vizrag_chain")

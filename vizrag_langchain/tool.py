@@ -34,6 +34,7 @@ from langchain_core.tools.retriever import RetrieverInput
 from hyperviz_core.rag import fence
 
 from .chain import _default_renderer, format_passages
+from .chain_usage import after_retrieval
 from .runnable import HyperVizRunnable, ImageFormat
 
 __all__ = ["create_vizrag_tool", "tool_content"]
@@ -83,9 +84,13 @@ def create_vizrag_tool(
         a ``StructuredTool`` with sync and async runs (``response_format=
         "content_and_artifact"``): called with a ``ToolCall`` it returns a ``ToolMessage``
         whose ``content`` is :func:`tool_content` (text block, image block) and whose
-        ``artifact`` is the text documents, carrying the E#/H# of the image.
+        ``artifact`` is the text documents, carrying the E#/H# of the image. An exception
+        of the rendering (after the retrieval) carries the retrieval's model usage
+        (:mod:`~.chain_usage`; :func:`hyperviz_core.rag.usage_of`).
     """
-    drawer = renderer if renderer is not None else _default_renderer(retriever, image_format)
+    # a failure of the rendering carries the retrieval's model usage (:mod:`.chain_usage`)
+    drawer = after_retrieval(renderer if renderer is not None
+                             else _default_renderer(retriever, image_format))
 
     def run(query: str, config: RunnableConfig, callbacks: BaseCallbackManager | None = None
             ) -> tuple[list[dict[str, Any]], list[Document]]:

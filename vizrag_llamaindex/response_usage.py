@@ -30,37 +30,29 @@ from llama_index.core.base.response.schema import (
 )
 
 from hyperviz_core.rag import UsageReport
-from hyperviz_core.rag.query_usage import add_reports
+from hyperviz_core.rag.query_usage import charge
 
-__all__ = ["RESPONSE_USAGE_KEY", "charge", "charging", "with_usage"]
+__all__ = ["RESPONSE_USAGE_KEY", "charging", "with_usage"]
 
 RESPONSE_USAGE_KEY = "usage"
 """The ``response.metadata`` key of the retrieval's model usage
 (:class:`~.query.UsageQueryEngine`)."""
 
 
-def charge(exc: BaseException, usage: Mapping[str, Any] | None) -> None:
-    """Add ``usage`` (a ``UsageReport`` as a dict; None: no model call) to the usage report
-    ``exc`` carries (``exc.usage``; left alone when it holds something else than one)."""
-    if usage is None:
-        return
-    got = getattr(exc, "usage", None)
-    if not isinstance(got, UsageReport | None):
-        return
-    report = add_reports(got, UsageReport.model_validate(dict(usage)))
-    with contextlib.suppress(AttributeError, TypeError):  # (an exception with __slots__)
-        exc.usage = report  # type: ignore[attr-defined]
+def _report(usage: Mapping[str, Any] | None) -> UsageReport | None:
+    return None if usage is None else UsageReport.model_validate(dict(usage))
 
 
 @contextlib.contextmanager
 def charging(usage: Mapping[str, Any] | None) -> Iterator[None]:
-    """An exception raised in the block carries ``usage`` (:func:`charge`)."""
+    """An exception raised in the block carries ``usage``
+    (:func:`hyperviz_core.rag.query_usage.charge`)."""
     try:
         yield
     except GeneratorExit:  # a stream closed early: nothing failed
         raise
     except BaseException as exc:
-        charge(exc, usage)
+        charge(exc, _report(usage))
         raise
 
 

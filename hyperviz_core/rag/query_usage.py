@@ -54,8 +54,8 @@ from .providers.usage import MIRROR, UsageReport, UsageTracker, new_call_info
 if TYPE_CHECKING:
     from .result import RetrievalResult
 
-__all__ = ["CountedChat", "QuerySpend", "add_reports", "carries_tracker", "counted", "spending",
-           "usage_of", "usage_summary"]
+__all__ = ["CountedChat", "QuerySpend", "add_reports", "carries_tracker", "charge", "counted",
+           "spending", "usage_of", "usage_summary"]
 
 R = TypeVar("R", bound="RetrievalResult")
 T = TypeVar("T")
@@ -176,6 +176,22 @@ def usage_of(exc: BaseException) -> UsageReport | None:
     when it has none or the query made no model call)."""
     got = getattr(exc, "usage", None)
     return got if isinstance(got, UsageReport) else None
+
+
+def charge(exc: BaseException, usage: UsageReport | None) -> None:
+    """Add ``usage`` to the report ``exc`` carries (:func:`usage_of`): what a framework
+    wrapper does when a step after the retrieval fails. Left alone when ``usage`` is None
+    or ``exc.usage`` holds something else than a report.
+
+    >>> err = RuntimeError("the answer's model is down")
+    >>> charge(err, UsageReport(calls=2)); charge(err, UsageReport(calls=1))
+    >>> usage_of(err).calls
+    3
+    """
+    if usage is None or not isinstance(getattr(exc, "usage", None), UsageReport | None):
+        return
+    with contextlib.suppress(AttributeError, TypeError):  # (an exception with __slots__)
+        exc.usage = add_reports(usage_of(exc), usage)  # type: ignore[attr-defined]
 
 
 class CountedChat:
