@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from held_queries import run_in_thread
 
 from hyperviz_core.rag import Document, EngineClosedError, VizRAG
 from hyperviz_core.rag.query_usage import usage_of
@@ -100,20 +101,6 @@ def store(tmp_path: Path) -> Iterator[HypergraphStore]:
     given.close()
 
 
-def _thread(target: Any) -> tuple[threading.Thread, list[Any]]:
-    out: list[Any] = []
-
-    def run() -> None:
-        try:
-            out.append(target())
-        except BaseException as exc:  # handed to the test
-            out.append(exc)
-
-    t = threading.Thread(target=run, daemon=True)
-    t.start()
-    return t, out
-
-
 def _stopped(exc: object) -> None:
     """``exc`` is the query's EngineClosedError, carrying its one (keyword) call."""
     assert isinstance(exc, EngineClosedError), exc
@@ -126,9 +113,9 @@ def test_a_timed_out_close_stops_the_model_calls_of_queries_still_running(
         store: HypergraphStore) -> None:
     chat = Held()
     rag = VizRAG(store, chat=chat, show_progress=False)
-    runs = [_thread(lambda: rag.query(Q, render=False)),
-            _thread(lambda: list(rag.stream(Q, render=False))),
-            _thread(lambda: rag.retrieve(Q, render=False))]
+    runs = [run_in_thread(lambda: rag.query(Q, render=False)),
+            run_in_thread(lambda: list(rag.stream(Q, render=False))),
+            run_in_thread(lambda: rag.retrieve(Q, render=False))]
     chat.wait_for(3)  # each in its keyword call
     with pytest.warns(RuntimeWarning, match=r"still running in 3 threads or tasks"):
         rag.close(timeout=0.05)
@@ -175,9 +162,9 @@ def test_a_close_that_waits_lets_the_queries_make_their_model_calls(
         store: HypergraphStore) -> None:
     chat = Held()
     rag = VizRAG(store, chat=chat, show_progress=False)
-    query, got = _thread(lambda: rag.query(Q, render=False))
+    query, got = run_in_thread(lambda: rag.query(Q, render=False))
     chat.wait_for(1)
-    closer, closed = _thread(rag.close)
+    closer, closed = run_in_thread(rag.close)
     chat.release()
     query.join(WAIT)
     closer.join(WAIT)

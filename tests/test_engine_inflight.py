@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from held_queries import run_in_thread
 
 from hyperviz_core.rag import Document, HeuristicExtractor, StoreClosedError, VizRAG
 from hyperviz_core.rag.providers.usage import UsageReport
@@ -79,27 +80,13 @@ def store(tmp_path: Path) -> Path:
     return path
 
 
-def _thread(target: Any) -> tuple[threading.Thread, list[Any]]:
-    out: list[Any] = []
-
-    def run() -> None:
-        try:
-            out.append(target())
-        except BaseException as exc:  # handed to the test
-            out.append(exc)
-
-    t = threading.Thread(target=run, daemon=True)
-    t.start()
-    return t, out
-
-
 # ---------------------------------------------------------------- close() and threads
 def test_close_waits_for_a_query_in_flight_and_refuses_new_ones(store: Path) -> None:
     chat = Gate()
     rag = VizRAG(store, chat=chat, show_progress=False)
-    query, got = _thread(lambda: rag.query(Q, mode="naive", render=False))
+    query, got = run_in_thread(lambda: rag.query(Q, mode="naive", render=False))
     assert chat.entered.wait(WAIT)
-    closer, closed = _thread(rag.close)
+    closer, closed = run_in_thread(rag.close)
     closer.join(STILL)
     assert closer.is_alive(), "close() returned while a query was in flight"
     with pytest.raises(StoreClosedError, match=CLOSED + r": .*make a new one over the same"):
@@ -119,7 +106,7 @@ def test_close_waits_for_a_query_in_flight_and_refuses_new_ones(store: Path) -> 
 def test_close_timeout_closes_anyway_with_a_warning(store: Path) -> None:
     chat = Gate()
     rag = VizRAG(store, chat=chat, show_progress=False)
-    query, _ = _thread(lambda: rag.query(Q, mode="naive", render=False))
+    query, _ = run_in_thread(lambda: rag.query(Q, mode="naive", render=False))
     assert chat.entered.wait(WAIT)
     try:
         with pytest.warns(RuntimeWarning, match=r"still running in 1 thread or task"):
@@ -138,7 +125,7 @@ def test_close_from_a_hook_of_a_running_query_waits_only_for_the_others(store: P
     never return), but waits for query A, running in another thread."""
     chat = Gate()
     rag = VizRAG(store, chat=chat, show_progress=False)
-    first, _ = _thread(lambda: rag.query(Q, mode="naive", render=False))
+    first, _ = run_in_thread(lambda: rag.query(Q, mode="naive", render=False))
     assert chat.entered.wait(WAIT)
     in_hook = threading.Event()
 
@@ -147,7 +134,7 @@ def test_close_from_a_hook_of_a_running_query_waits_only_for_the_others(store: P
             in_hook.set()
             rag.close()
 
-    second, got = _thread(lambda: rag.retrieve(Q, mode="naive", render=False,
+    second, got = run_in_thread(lambda: rag.retrieve(Q, mode="naive", render=False,
                                                hooks=[closing_hook]))
     assert in_hook.wait(WAIT)
     second.join(STILL)
@@ -162,7 +149,7 @@ def test_a_stream_is_in_flight_until_it_is_closed(store: Path) -> None:
     rag = VizRAG(store, show_progress=False)  # offline: the summary, whole, in one piece
     stream = rag.stream(Q, mode="naive", render=False)
     assert next(stream)
-    closer, closed = _thread(rag.close)
+    closer, closed = run_in_thread(rag.close)
     closer.join(STILL)
     assert closer.is_alive(), "close() returned while a stream was open"
     stream.close()

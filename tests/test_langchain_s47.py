@@ -7,14 +7,13 @@ the wrappers own no temporary directory and add none). Offline: LangChain's fake
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import threading
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from held_queries import held_in_thread, runtime_warnings
 from langchain_core.documents import Document
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
@@ -253,10 +252,6 @@ def test_a_working_chain_is_unchanged(retriever: VizRAGRetriever) -> None:
 
 
 # ---------------------------------------------------------------------- one close warning
-def _runtime(caught: list[warnings.WarningMessage]) -> list[str]:
-    return [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
-
-
 DOCS = [Document(page_content="Ada Lovelace worked with Charles Babbage in London.", id="ada"),
         Document(page_content="Marie Curie worked with Pierre Curie in Paris.", id="curie")]
 ADA = "Who worked with Charles Babbage?"
@@ -272,37 +267,16 @@ def _closable(kind: str, root: Path) -> tuple[Any, VizRAGRetriever]:
     return vs, vs.vizrag_retriever
 
 
-def _held_query(retriever: VizRAGRetriever) -> tuple[threading.Thread, threading.Event]:
-    """A retrieval in a thread, held at its keywords stage until the event is set."""
-    entered, gate = threading.Event(), threading.Event()
-
-    def hook(name: str, phase: str, payload: dict[str, Any]) -> None:
-        if name == "keywords" and phase == "start":
-            entered.set()
-            gate.wait(20)
-
-    retriever.engine.add_hook(hook)
-
-    def query() -> None:
-        with contextlib.suppress(Exception):  # (a read of the closed store)
-            retriever.invoke(ADA)
-
-    thread = threading.Thread(target=query)
-    thread.start()
-    assert entered.wait(20)
-    return thread, gate
-
-
 @pytest.mark.parametrize("kind", ["retriever", "vectorstore"])
 def test_close_timeout_warns_once(kind: str, tmp_path: Path) -> None:
     closable, retriever = _closable(kind, tmp_path)
-    thread, gate = _held_query(retriever)
+    thread, gate = held_in_thread(retriever.engine.add_hook, lambda: retriever.invoke(ADA))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         closable.close(timeout=0.01)
     gate.set()
     thread.join(20)
-    said = _runtime(caught)
+    said = runtime_warnings(caught)
     assert len(said) == 1 and said[0].startswith("VizRAG.close(timeout=0.01): queries were "
                                                  "still running in 1 thread"), said
 
@@ -310,7 +284,7 @@ def test_close_timeout_warns_once(kind: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("kind", ["retriever", "vectorstore"])
 def test_aclose_timeout_warns_once(kind: str, tmp_path: Path) -> None:
     closable, retriever = _closable(kind, tmp_path)
-    thread, gate = _held_query(retriever)
+    thread, gate = held_in_thread(retriever.engine.add_hook, lambda: retriever.invoke(ADA))
 
     async def main() -> list[warnings.WarningMessage]:
         with warnings.catch_warnings(record=True) as caught:
@@ -321,7 +295,7 @@ def test_aclose_timeout_warns_once(kind: str, tmp_path: Path) -> None:
     caught = asyncio.run(main())
     gate.set()
     thread.join(20)
-    said = _runtime(caught)
+    said = runtime_warnings(caught)
     assert len(said) == 1 and said[0].startswith("VizRAG.close(timeout=0.01)"), said
 
 
@@ -348,6 +322,6 @@ def test_sync_close_on_the_loop_thread_warns_once(kind: str, tmp_path: Path) -> 
         await asyncio.gather(task, return_exceptions=True)
         return caught
 
-    said = _runtime(asyncio.run(main()))
+    said = runtime_warnings(asyncio.run(main()))
     assert len(said) == 1 and said[0].startswith("VizRAG.close() was called on the thread "
                                                  "of a running event loop"), said

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 import warnings
-from collections.abc import Awaitable, Callable
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -18,6 +16,7 @@ import pytest
 
 pytest.importorskip("llama_index.core")
 
+from held_queries import async_gate, gone
 from llama_index.core import Document
 from llama_index.core.callbacks import CallbackManager, TokenCountingHandler
 from llama_index.core.llms import MockLLM
@@ -44,28 +43,6 @@ def _tmp_dir(index: VizRAGIndex) -> Path:
     return path
 
 
-def _gone(path: Path, within: float = 20.0) -> bool:
-    """Whether ``path`` is removed within ``within`` seconds (a worker thread removes it)."""
-    end = time.monotonic() + within
-    while path.exists() and time.monotonic() < end:
-        time.sleep(0.05)
-    return not path.exists()
-
-
-def _async_gate() -> tuple[asyncio.Event, asyncio.Event,
-                           Callable[[str, str, dict[str, Any]], Awaitable[None] | None]]:
-    """(entered, gate, hook): the hook holds an async retrieval at its keywords stage until
-    ``gate`` is set (``entered`` says it got there)."""
-    entered, gate = asyncio.Event(), asyncio.Event()
-
-    def hook(name: str, phase: str, payload: dict[str, Any]) -> Awaitable[None] | None:
-        if name == "keywords" and phase == "start":
-            entered.set()
-            return gate.wait()
-        return None
-    return entered, gate, hook
-
-
 # ---------------------------------------------------------------------- lifecycle
 def test_sync_close_on_the_loop_thread_leaves_the_temp_store_to_its_tasks() -> None:
     """A sync ``close()`` in an async service (a sync shutdown hook on the loop's thread)
@@ -76,7 +53,7 @@ def test_sync_close_on_the_loop_thread_leaves_the_temp_store_to_its_tasks() -> N
     tmp = _tmp_dir(index)
 
     async def main() -> object:
-        entered, gate, hook = _async_gate()
+        entered, gate, hook = async_gate()
         index.engine.add_hook(hook)
         task = asyncio.create_task(index.as_retriever(top_k=1).aretrieve(QUESTION))
         await asyncio.wait_for(entered.wait(), 20)
@@ -93,7 +70,7 @@ def test_sync_close_on_the_loop_thread_leaves_the_temp_store_to_its_tasks() -> N
     # "deleted or replaced by another process"
     assert isinstance(outcome, list | StoreClosedError), outcome
     assert not isinstance(outcome, StoreReplacedError)
-    assert _gone(tmp)
+    assert gone(tmp)
     index.close()  # closing again: a no-op
 
 
@@ -104,7 +81,7 @@ def test_aclose_waits_for_the_loop_tasks_then_removes_the_temp_store() -> None:
     async def main() -> None:
         async with VizRAGIndex.from_documents(DOCS) as index:
             tmp = _tmp_dir(index)
-            entered, gate, hook = _async_gate()
+            entered, gate, hook = async_gate()
             index.engine.add_hook(hook)
             retriever = index.as_retriever(top_k=1)
             task = asyncio.create_task(retriever.aretrieve(QUESTION))
@@ -155,7 +132,7 @@ def test_close_timeout_leaves_the_temp_store_until_the_query_ends() -> None:
     thread.join(20)
     assert isinstance(outcome[0], list | StoreClosedError), outcome
     assert not isinstance(outcome[0], StoreReplacedError)
-    assert _gone(tmp)
+    assert gone(tmp)
 
     with VizRAGIndex.from_documents(DOCS) as other:
         other_tmp = _tmp_dir(other)

@@ -6,11 +6,9 @@ split out of ``vizrag_llamaindex.index`` keep its names. Offline: LlamaIndex's `
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import threading
-import time
 import warnings
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -19,59 +17,22 @@ import pytest
 
 pytest.importorskip("llama_index.core")
 
-from llama_index.core import Document
+from held_queries import async_gate, gone, held_in_thread, runtime_warnings
 from llama_index.core.base.llms.types import CompletionResponse, CompletionResponseGen
 from llama_index.core.base.response.schema import AsyncStreamingResponse, StreamingResponse
 from llama_index.core.llms import MockLLM
 from llama_index.core.llms.callbacks import llm_completion_callback
+from test_llamaindex_lifecycle46 import DOCS, QUESTION, _tmp_dir
 
 from hyperviz_core.rag import usage_of
 from vizrag_llamaindex import VizRAGIndex
-
-DOCS = [
-    Document(text="Ada Lovelace worked with Charles Babbage in London on the Analytical "
-                  "Engine.", id_="ada"),
-    Document(text="Marie Curie worked with Pierre Curie in Paris on radium.", id_="curie"),
-]
-QUESTION = "Who worked with Charles Babbage?"
-
-
-def _tmp_dir(index: VizRAGIndex) -> Path:
-    path = Path(index.store.path).parent
-    assert path.name.startswith("vizrag-llamaindex-") and path.exists()
-    return path
-
-
-def _gone(path: Path, within: float = 20.0) -> bool:
-    end = time.monotonic() + within
-    while path.exists() and time.monotonic() < end:
-        time.sleep(0.05)
-    return not path.exists()
-
-
-def _runtime(caught: list[warnings.WarningMessage]) -> list[str]:
-    return [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
-
-
-def _async_gate() -> tuple[asyncio.Event, asyncio.Event,
-                           Callable[[str, str, dict[str, Any]], Awaitable[None] | None]]:
-    """(entered, gate, hook): the hook holds an async retrieval at its keywords stage until
-    ``gate`` is set."""
-    entered, gate = asyncio.Event(), asyncio.Event()
-
-    def hook(name: str, phase: str, payload: dict[str, Any]) -> Awaitable[None] | None:
-        if name == "keywords" and phase == "start":
-            entered.set()
-            return gate.wait()
-        return None
-    return entered, gate, hook
 
 
 def _loop_close(index: VizRAGIndex) -> list[warnings.WarningMessage]:
     """A sync ``index.close()`` on the loop's thread while an ``aretrieve`` task runs: the
     warnings it gave."""
     async def main() -> list[warnings.WarningMessage]:
-        entered, gate, hook = _async_gate()
+        entered, gate, hook = async_gate()
         index.engine.add_hook(hook)
         task = asyncio.create_task(index.as_retriever(top_k=1).aretrieve(QUESTION))
         await asyncio.wait_for(entered.wait(), 20)
@@ -89,67 +50,52 @@ def test_sync_close_on_the_loop_thread_warns_once_naming_the_directory_and_aclos
     """It warned twice: the core's VizRAG.close() warning, then the index's."""
     index = VizRAGIndex.from_documents(DOCS)
     tmp = _tmp_dir(index)
-    said = _runtime(_loop_close(index))
+    said = runtime_warnings(_loop_close(index))
     assert len(said) == 1, said
     assert said[0].startswith("VizRAGIndex.close(): queries or writes still run in 1 thread "
                               "or task (not waited for"), said
     assert str(tmp) in said[0] and "`await index.aclose()`" in said[0], said
     assert "left to them" in said[0]
-    assert _gone(tmp)
+    assert gone(tmp)
 
 
 def test_loop_thread_close_of_an_index_over_a_store_dir_warns_once(tmp_path: Path) -> None:
     """No temporary directory: the core's warning alone."""
     index = VizRAGIndex.from_documents(DOCS, store_dir=tmp_path / "s")
-    said = _runtime(_loop_close(index))
+    said = runtime_warnings(_loop_close(index))
     assert len(said) == 1 and said[0].startswith("VizRAG.close() was called"), said
     assert (tmp_path / "s").exists()
 
 
-def _held_query(index: VizRAGIndex) -> tuple[threading.Thread, threading.Event]:
-    """A retrieval in a thread, held at its keywords stage until the event is set."""
-    entered, gate = threading.Event(), threading.Event()
-
-    def hook(name: str, phase: str, payload: dict[str, Any]) -> None:
-        if name == "keywords" and phase == "start":
-            entered.set()
-            gate.wait(20)
-
-    index.engine.add_hook(hook)
-
-    def query() -> None:
-        with contextlib.suppress(Exception):  # (a read of the closed store)
-            index.as_retriever(top_k=1).retrieve(QUESTION)
-
-    thread = threading.Thread(target=query)
-    thread.start()
-    assert entered.wait(20)
-    return thread, gate
+def _held(index: VizRAGIndex) -> tuple[threading.Thread, threading.Event]:
+    """A retrieval of ``index`` in a thread, held at its keywords stage."""
+    return held_in_thread(index.engine.add_hook,
+                          lambda: index.as_retriever(top_k=1).retrieve(QUESTION))
 
 
 def test_close_timeout_warns_once_naming_the_directory() -> None:
     index = VizRAGIndex.from_documents(DOCS)
     tmp = _tmp_dir(index)
-    thread, gate = _held_query(index)
+    thread, gate = _held(index)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         index.close(timeout=0.01)
     gate.set()
     thread.join(20)
-    said = _runtime(caught)
+    said = runtime_warnings(caught)
     assert len(said) == 1, said
     assert said[0].startswith("VizRAGIndex.close(): queries or writes still run in 1 thread "
                               "or task (past timeout=0.01; their next model call raises "
                               "EngineClosedError)"), said
     assert str(tmp) in said[0] and "left to them" in said[0]
     assert [w.filename for w in caught if w.category is RuntimeWarning] == [__file__]  # ours
-    assert _gone(tmp)
+    assert gone(tmp)
 
 
 def test_aclose_timeout_warns_once_naming_the_directory() -> None:
     index = VizRAGIndex.from_documents(DOCS)
     tmp = _tmp_dir(index)
-    thread, gate = _held_query(index)
+    thread, gate = _held(index)
 
     async def main() -> list[warnings.WarningMessage]:
         with warnings.catch_warnings(record=True) as caught:
@@ -160,25 +106,25 @@ def test_aclose_timeout_warns_once_naming_the_directory() -> None:
     caught = asyncio.run(main())
     gate.set()
     thread.join(20)
-    said = _runtime(caught)
+    said = runtime_warnings(caught)
     assert len(said) == 1, said
     assert said[0].startswith("VizRAGIndex.aclose(): queries or writes still run"), said
     assert str(tmp) in said[0]
-    assert _gone(tmp)
+    assert gone(tmp)
 
 
 def test_engine_close_warn_false_says_nothing_of_the_queries_left(tmp_path: Path) -> None:
     """``VizRAG.close(timeout, warn=False)``: what a wrapper that warns itself calls; the
     queries left are still halted, and ``queries_running()`` still counts them."""
     index = VizRAGIndex.from_documents(DOCS, store_dir=tmp_path / "s")
-    thread, gate = _held_query(index)
+    thread, gate = _held(index)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         index.engine.close(timeout=0.01, warn=False)
     assert index.engine.queries_running() == 1
     gate.set()
     thread.join(20)
-    assert _runtime(caught) == []
+    assert runtime_warnings(caught) == []
     with pytest.raises(ValueError, match="timeout"):
         index.engine.close(timeout=-1, warn=False)
 
