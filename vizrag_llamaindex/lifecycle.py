@@ -38,6 +38,7 @@ import weakref
 from typing import Any, TypeVar
 
 from hyperviz_core.rag import VizRAG
+from hyperviz_core.rag.callsite import caller_level
 
 __all__ = ["IndexLifecycle", "close_owned"]
 
@@ -72,7 +73,7 @@ def _leave_to_queries(engine: VizRAG, tmp: Tmp, left: int, where: str,
         f"{'s' * (left != 1)} or task{'s' * (left != 1)} ({reason}); the temporary store "
         f"directory {tmp.name} is left to them and removed once the last of them has ended "
         "(they fail with StoreClosedError when they next read the closed store)",
-        RuntimeWarning, stacklevel=4)
+        RuntimeWarning, stacklevel=caller_level())
     threading.Thread(target=_remove_when_idle, args=(engine, tmp), daemon=True,
                      name="vizrag-llamaindex-tmp-cleanup").start()
 

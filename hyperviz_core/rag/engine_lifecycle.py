@@ -45,6 +45,7 @@ import warnings
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator
 from typing import Any, TypeVar, cast
 
+from .callsite import caller_level
 from .query_usage import QuerySpend, spending
 from .store.base import StoreClosedError, StoreError, redact_url
 
@@ -262,14 +263,15 @@ class Lifecycle:
                 f"VizRAG.close() was called on the thread of a running event loop: {stranded} "
                 f"quer{'ies' if stranded != 1 else 'y'} or write{'s' * (stranded != 1)} "
                 "running as its tasks were not waited for (they cannot go on until close() "
-                "returns); use `await aclose()` in async code", RuntimeWarning, stacklevel=3)
+                "returns); use `await aclose()` in async code", RuntimeWarning,
+                stacklevel=caller_level())
         if left and warn:
             warnings.warn(
                 f"VizRAG.close(timeout={timeout}): queries were still running in {left} "
                 f"thread{'s' * (left != 1)} or task{'s' * (left != 1)}; closing anyway (their "
                 "next model call raises EngineClosedError, a read of the closed store "
                 "StoreClosedError)",
-                RuntimeWarning, stacklevel=3)
+                RuntimeWarning, stacklevel=caller_level())
         if self._owns_store:
             self.store.close()
 

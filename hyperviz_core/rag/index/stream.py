@@ -21,13 +21,12 @@ Example:
 
 from __future__ import annotations
 
-import sys
 import warnings
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from types import FrameType
 
+from ..callsite import caller_level
 from ..types import Document
 from .duplicates import DuplicatePolicy, DuplicateReport, check_duplicate_policy
 from .errors import NotDocumentsError
@@ -234,25 +233,6 @@ def warn_repeated_ids(docs: Sequence[Document]) -> list[str]:
                       f"content; the last version of each is indexed: {shown}",
                       UserWarning, stacklevel=caller_level())
     return ids
-
-
-#: modules whose frames a warning skips to name the caller's line: this package, the
-#: framework wrappers beside it, and the event-loop machinery an insert runs its coroutine
-#: through (by module name: a path may reach them through a symbolic link)
-_SKIP = ("hyperviz_core", "vizrag_langchain", "vizrag_llamaindex", "asyncio",
-         "concurrent", "threading")
-
-
-def caller_level() -> int:
-    """The ``stacklevel`` of the first frame outside :data:`_SKIP` (the user's
-    ``insert`` line; 2 when this thread's stack holds none: a worker thread's)."""
-    frame: FrameType | None = sys._getframe(1)
-    level = 1
-    while frame is not None:
-        if str(frame.f_globals.get("__name__", "")).split(".")[0] not in _SKIP:
-            return level
-        frame, level = frame.f_back, level + 1
-    return 2
 
 
 def dedupe_last(docs: Sequence[Document]) -> list[Document]:
