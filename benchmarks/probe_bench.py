@@ -15,7 +15,9 @@ sampled from the MuSiQue index, plus the render targets.
    ≤ 0.15 s median and ≤ 1.2 × HyperNetX; purity 1.0; 0 label collisions and 0 ambiguous
    labels ≤ 50 entities. The comparison is by the issue's definition: our dual view
    (1536×768, two panels, legend, readability metrics and export included) against one
-   HyperNetX panel (768×768); both include layout and PNG encoding.
+   HyperNetX panel (768×768); both include layout and PNG encoding: our timed runs forget
+   the layouts a process remembers (``forget_layouts``), so each one runs Graphviz as a
+   first drawing does; the same graph drawn again (layout remembered) is printed beside.
 
 The store is built offline (``vizrag index``, heuristic extraction, hashed embeddings) from
 ``../shared/data/musique/corpus.json`` into ``--store`` (default
@@ -167,13 +169,19 @@ def bench_targets(bottom: Hypergraph, repeats: int) -> None:
     from render_bench import run_hnx
 
     from hyperviz_core import IdMap
+    from hyperviz_core.layouts.gv import forget_layouts
 
     sub = thirty(bottom)
     viz = HyperViz()
     ids = IdMap.build(sub)
     H = sub.to_hypernetx()  # converted once, not timed (ours is given the Hypergraph)
-    (ours, ours_cpu), (hnx_s, hnx_cpu) = median_times(
-        [lambda: viz.render(sub), lambda: run_hnx(H, sub, ids)], repeats)
+
+    def first() -> Any:  # a first drawing of the graph: Graphviz runs (layout included)
+        forget_layouts()
+        return viz.render(sub)
+
+    (ours, ours_cpu), (again, _again_cpu), (hnx_s, hnx_cpu) = median_times(
+        [first, lambda: viz.render(sub), lambda: run_hnx(H, sub, ids)], repeats)
     r = viz.render(sub)
     m = r.metrics
     print(f"\nrender targets: {len(sub.entities)} entities / {len(sub.hyperedges)} hyperedges "
@@ -182,6 +190,7 @@ def bench_targets(bottom: Hypergraph, repeats: int) -> None:
     rows = [
         ("dual view wall s (set-force+bi-inc)", ours, 0.15, ours <= 0.15),
         ("dual view CPU s", ours_cpu, 0.15, ours_cpu <= 0.15),
+        ("dual view again, layout remembered", again, None, None),
         ("HyperNetX draw + PNG wall s", hnx_s, None, None),
         ("HyperNetX draw + PNG CPU s", hnx_cpu, None, None),
         ("ours / HyperNetX (wall)", ours / hnx_s, 1.2, ours / hnx_s <= 1.2),

@@ -14,3 +14,13 @@ DATA = Path(__file__).parent / "data"
 def data_dir() -> Path:
     """The directory of bundled test data (with attribution in data/README.md)."""
     return DATA
+
+
+@pytest.fixture(autouse=True)
+def _fresh_layouts() -> None:
+    """Each test starts with no Graphviz layout remembered (``layouts.gv`` keeps the last 64
+    per process): a test that hides or fakes Graphviz must see it run, whatever an earlier
+    test drew."""
+    from hyperviz_core.layouts.gv import forget_layouts
+
+    forget_layouts()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import io
 import math
 import zlib
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -58,6 +59,20 @@ def text_grey(grey: str, background: str) -> str:
     ('#222222', '#eeeeee')
     """
     return _ON_DARK.get(grey, grey) if is_dark(background) else grey
+
+
+@lru_cache(maxsize=1024)
+def _readable(color: str, background: str) -> str:
+    """:func:`~..contrast.readable` of ``color`` on ``background``, remembered: the search
+    for a readable lightness (up to 400 contrast ratios) cost ~0.3 ms per colour, paid again
+    by every rendering for the same palette colours."""
+    return readable(color, background)
+
+
+@lru_cache(maxsize=1024)
+def _region_label_color(color: str, background: str, region_alpha: float) -> str:
+    """:func:`~..contrast.region_label_color`, remembered (as :func:`_readable`)."""
+    return region_label_color(color, background, region_alpha)
 
 
 def square_frame(color: str, style: Style) -> str:
@@ -219,8 +234,8 @@ def _panel(layer: _Layer, scene: PanelScene, ids: IdMap, colors: dict[str, str],
         if lab.kind == "entity":
             color = on_node
         elif lab.kind == "hyperedge" and scene.kind == "set":  # the outline keeps the hue
-            color = region_label_color(colors[ids.hyperedge_key(lab.id)], bg,
-                                       style.region_alpha)
+            color = _region_label_color(colors[ids.hyperedge_key(lab.id)], bg,
+                                        style.region_alpha)
         layer.add_text(lab.text, lab.x, lab.y, lab.size, color, lab.bold)
 
 
@@ -288,7 +303,7 @@ def _draw_figure(
             swatches.append([(e.x, e.y), (e.x + 18, e.y)])
             sw_cols.append(e.color)
             sw_styles.append(_LS[e.dash])
-            layer.add_text(f"{e.vid}:", e.x + SWATCH_PX, e.y, fs, readable(e.color, bg), True,
+            layer.add_text(f"{e.vid}:", e.x + SWATCH_PX, e.y, fs, _readable(e.color, bg), True,
                            ha="left")  # the swatch keeps the palette colour
             layer.add_text(e.text, e.x + text_x, e.y, fs, text_grey("#222222", bg), ha="left")
         else:  # an entry's second line reads as its first; a note is grey

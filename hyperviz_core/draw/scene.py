@@ -39,12 +39,11 @@ from .labels import (
     cut_lengths,
     distinct_names,
     make_box,
-    near_spots,
     place_in_region,
 )
 from .regions import Region, build_regions, nesting_ranks, ring_radius
 from .spacing import overlapping_nodes
-from .spots import centre_owned, pocket_spot, spiral_free
+from .spots import box_owned_mask, owned_near_spot, pocket_spot, spiral_free
 from .text import measure, truncate
 
 __all__ = ["HEADER_PX", "PanelScene", "build_geometry", "build_panel", "display_name",
@@ -87,8 +86,17 @@ def display_names(names: list[str], max_chars: int) -> list[str]:
     ...                "H1"], 16)
     ['Jiménez…Coahuila', 'Jiméne…Chihuahua', '“H1”']
     """
-    return [f"“{text}”" if text and looks_like_id(name) else text
-            for name, text in zip(names, distinct_names(names, max_chars), strict=True)]
+    return list(_display_names(tuple(names), max_chars))
+
+
+@functools.lru_cache(maxsize=256)
+def _display_names(names: tuple[str, ...], max_chars: int) -> tuple[str, ...]:
+    """:func:`display_names`, remembered: both panels of a view, the room of a two-column
+    layout and every shorter cut tried for the name labels ask for the same names again (and
+    :func:`~.labels.distinct_names` folds every name against every other)."""
+    return tuple(f"“{text}”" if text and looks_like_id(name) else text
+                 for name, text in zip(names, distinct_names(list(names), max_chars),
+                                       strict=True))
 
 
 @dataclass
@@ -380,15 +388,14 @@ def _place_name(
 ) -> bool:
     """Place ``text``, the name of ``vid`` (the ``i``-th entity of ``scene.nodes``), at the
     first free spot beside its node whose centre (:func:`~.spots.centre_owned`) and box
-    (:func:`_owned_spot`) are ``OWN_MARGIN`` px nearer it than any other node of ``nodes``
-    (centres, radii; hyperedge nodes after the entities); False when there is none."""
+    (:func:`~.spots.box_owned_mask`) are ``OWN_MARGIN`` px nearer it than any other node
+    of ``nodes`` (centres, radii; hyperedge nodes after the entities); False when there is
+    none (:func:`~.spots.owned_near_spot`)."""
     fs = style.font_size
     w, h = measure(text, fs, False, style.dpi)
     w, h = w + 4.0, h + 2.0
     all_xy, all_r = nodes
-    spots = near_spots(occ, float(all_xy[i, 0]), float(all_xy[i, 1]), scene.radius, w, h, 3)
-    spots = centre_owned(spots, i, all_xy, all_r, OWN_MARGIN)
-    spot = _owned_spot(spots, i, w, h, all_xy, all_r)
+    spot = owned_near_spot(occ, i, all_xy, all_r, scene.radius, w, h, OWN_MARGIN)
     if spot is None:
         return False
     b = make_box(spot[0], spot[1], w, h)
@@ -402,19 +409,12 @@ def _owned_spot(
     spots: list[Pt], i: int, w: float, h: float, all_xy: np.ndarray, all_r: np.ndarray
 ) -> Pt | None:
     """The first of ``spots`` (w×h box centres beside node ``i`` of ``all_xy``/``all_r``)
-    whose box is at least ``OWN_MARGIN`` px nearer node ``i`` than any other node."""
+    whose box is at least ``OWN_MARGIN`` px nearer node ``i`` than any other node
+    (:func:`~.spots.box_owned_mask`)."""
     if not spots:
         return None
     c = np.asarray(spots, dtype=float)
-    x0, y0 = c[:, 0] - w / 2.0, c[:, 1] - h / 2.0  # the boxes of make_box, vectorised
-    x1, y1 = c[:, 0] + w / 2.0, c[:, 1] + h / 2.0
-    x, y = all_xy[:, 0], all_xy[:, 1]
-    dx = np.maximum(np.maximum(x0[:, None] - x, x - x1[:, None]), 0.0)
-    dy = np.maximum(np.maximum(y0[:, None] - y, y - y1[:, None]), 0.0)
-    d = np.maximum(np.hypot(dx, dy) - all_r, 0.0)  # box_disk_distance, spots × nodes
-    own = d[:, i].copy()
-    d[:, i] = np.inf
-    ok = np.flatnonzero(own + OWN_MARGIN <= d.min(axis=1))
+    ok = np.flatnonzero(box_owned_mask(c, i, w, h, all_xy, all_r, OWN_MARGIN))
     return spots[int(ok[0])] if len(ok) else None
 
 

@@ -14,9 +14,10 @@ import shapely
 from shapely.geometry import box
 from shapely.geometry.base import BaseGeometry
 
-from .labels import Occupancy, make_box
+from .labels import Occupancy, make_box, near_candidates
 
-__all__ = ["centre_owned", "pocket_spot", "spiral_free"]
+__all__ = ["box_owned_mask", "centre_owned", "centre_owned_mask", "owned_near_spot",
+           "pocket_spot", "spiral_free"]
 
 
 def spiral_free(
@@ -51,13 +52,53 @@ def centre_owned(
     """
     if not spots or len(all_xy) < 2:
         return list(spots)
-    c = np.asarray(spots, dtype=float)
+    ok = centre_owned_mask(np.asarray(spots, dtype=float), i, all_xy, all_r, margin)
+    return [s for s, keep in zip(spots, ok, strict=True) if keep]
+
+
+def centre_owned_mask(
+    c: np.ndarray, i: int, all_xy: np.ndarray, all_r: np.ndarray, margin: float
+) -> np.ndarray:
+    """Which rows of ``c`` (label box centres, n × 2) :func:`centre_owned` keeps."""
     d = np.hypot(c[:, 0:1] - all_xy[None, :, 0], c[:, 1:2] - all_xy[None, :, 1])
     d = np.maximum(d - all_r[None, :], 0.0)  # centre to disk, spots × nodes
     own = d[:, i].copy()
     d[:, i] = np.inf
-    ok = own + margin <= d.min(axis=1)
-    return [s for s, keep in zip(spots, ok, strict=True) if keep]
+    return own + margin <= d.min(axis=1)
+
+
+def box_owned_mask(
+    c: np.ndarray, i: int, w: float, h: float, all_xy: np.ndarray, all_r: np.ndarray,
+    margin: float,
+) -> np.ndarray:
+    """Which w×h boxes centred at the rows of ``c`` are at least ``margin`` px nearer the
+    disk of node ``i`` (of ``all_xy``/``all_r``) than any other node's disk."""
+    x0, y0 = c[:, 0] - w / 2.0, c[:, 1] - h / 2.0  # the boxes of make_box, vectorised
+    x1, y1 = c[:, 0] + w / 2.0, c[:, 1] + h / 2.0
+    x, y = all_xy[:, 0], all_xy[:, 1]
+    dx = np.maximum(np.maximum(x0[:, None] - x, x - x1[:, None]), 0.0)
+    dy = np.maximum(np.maximum(y0[:, None] - y, y - y1[:, None]), 0.0)
+    d = np.maximum(np.hypot(dx, dy) - all_r, 0.0)  # box_disk_distance, spots × nodes
+    own = d[:, i].copy()
+    d[:, i] = np.inf
+    return own + margin <= d.min(axis=1)
+
+
+def owned_near_spot(
+    occ: Occupancy, i: int, all_xy: np.ndarray, all_r: np.ndarray, r: float, w: float,
+    h: float, margin: float, rings: int = 3,
+) -> tuple[float, float] | None:
+    """The first free centre beside node ``i`` (:func:`~.labels.near_spots`) whose centre
+    (:func:`centre_owned`) and box (:func:`box_owned_mask`) are its node's, or None: the
+    three tests one after the other, on one array of the candidates."""
+    cands = near_candidates(float(all_xy[i, 0]), float(all_xy[i, 1]), r, w, h, rings)
+    c = np.asarray(cands)
+    idx = np.flatnonzero(occ.free_many(c[:, 0], c[:, 1], w, h))
+    if len(idx) and len(all_xy) >= 2:
+        idx = idx[centre_owned_mask(c[idx], i, all_xy, all_r, margin)]
+    if len(idx):
+        idx = idx[box_owned_mask(c[idx], i, w, h, all_xy, all_r, margin)]
+    return cands[int(idx[0])] if len(idx) else None
 
 
 def _ring_xy(x: float, y: float, rad: float, n: int) -> tuple[np.ndarray, np.ndarray]:

@@ -266,12 +266,37 @@ def _px(size_pt: float, dpi: int) -> float:
     return size_pt * dpi / 72.0
 
 
+#: advances (font units) of measured texts by (text, bold), summed from the glyphs of the
+#: glyph caches as they were since their miss counts were ``_ADVANCE_STAMP`` (or more)
+_ADVANCES: dict[tuple[str, bool], float] = {}
+_ADVANCE_STAMP: list[tuple[int, int]] = [(0, 0)]
+_ADVANCES_MAX = 16384
+
+
+def _advance(text: str, bold: bool) -> float:
+    """The advance of ``text`` in font units, remembered per (text, bold): a rendering
+    measures the same IDs, names and legend words many times (and every rendering the same
+    IDs again). The memory is dropped when a glyph cache was cleared (say, for other
+    fallback fonts: its miss count went down since the last measurement), so it never
+    outlives the glyphs it was summed from."""
+    stamp = _glyph.cache_info().misses, _cluster_glyph.cache_info().misses
+    last = _ADVANCE_STAMP[0]
+    if stamp[0] < last[0] or stamp[1] < last[1] or len(_ADVANCES) >= _ADVANCES_MAX:
+        _ADVANCES.clear()
+    _ADVANCE_STAMP[0] = stamp
+    key = (text, bold)
+    adv = _ADVANCES.get(key)
+    if adv is None:
+        adv = _ADVANCES[key] = sum(g[2] for g in _units(text, bold))
+    return adv
+
+
 def measure(text: str, size: float, bold: bool = False, dpi: int = 100) -> tuple[float, float]:
     """(width, height) in pixels of one line of ``text`` at ``size`` points."""
     if not text:
         return 0.0, 0.0
     em = _px(size, dpi)
-    adv = sum(g[2] for g in _units(text, bold))
+    adv = _advance(text, bold)
     return adv * em / _EM, (ASCENT + DESCENT) * em
 
 
