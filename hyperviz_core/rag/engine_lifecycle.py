@@ -87,30 +87,26 @@ def _who() -> _Who:
 
 
 class _Flight:
-    """The queries running on one engine: how many each thread or task runs (a query's own
-    ``retrieve`` counts again under the same key), what each spends (``spends``, one entry
-    per call in flight), and whether the engine is closing."""
+    """The queries running on one engine: what each thread or task spends, one entry per
+    call in flight (a query's own ``retrieve`` counts again under the same key), and
+    whether the engine is closing."""
 
     def __init__(self) -> None:
         self.cond = threading.Condition()
-        self.running: dict[_Who, int] = {}
-        self.spends: list[tuple[_Who, QuerySpend]] = []
+        self.running: dict[_Who, list[QuerySpend]] = {}
         self.closing = False
 
     def enter(self, who: _Who, engine: Any, spend: QuerySpend) -> None:
         with self.cond:
             if self.closing and who not in self.running:  # nested calls of a query go on
                 raise EngineClosedError(_path(engine))
-            self.running[who] = self.running.get(who, 0) + 1
-            self.spends.append((who, spend))
+            self.running.setdefault(who, []).append(spend)
 
     def leave(self, who: _Who, spend: QuerySpend) -> None:
         with self.cond:
-            self.spends.remove((who, spend))
-            left = self.running[who] - 1
-            if left:
-                self.running[who] = left
-            else:
+            spends = self.running[who]
+            spends.remove(spend)
+            if not spends:
                 del self.running[who]
                 self.cond.notify_all()
 
@@ -123,18 +119,19 @@ class _Flight:
         (a sync ``close()`` on the loop's thread: they cannot go on until it returns)."""
         me, caller = threading.get_ident(), _who()
 
-        def others() -> int:
-            return sum(1 for who in self.running if who[0] != me and who != skip)
+        def others() -> list[_Who]:
+            return [who for who in self.running if who[0] != me and who != skip]
 
         with self.cond:
             self.closing = True
             self.cond.wait_for(lambda: not others(), timeout)
-            for who, spend in self.spends:
-                if who[0] != me and who != skip:  # given up on
+            given_up = others()
+            for who in given_up:
+                for spend in self.running[who]:
                     spend.halt = halt
             stranded = sum(1 for who in self.running
                            if who[0] == me and who[1] is not None and who != caller)
-            return others(), stranded
+            return len(given_up), stranded
 
 
 def _path(engine: Any) -> object:
