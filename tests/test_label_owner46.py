@@ -19,7 +19,7 @@ import numpy as np
 
 from hyperviz_core import Entity, Hyperedge, Hypergraph, HyperViz
 from hyperviz_core.draw.labels import distinct_names
-from hyperviz_core.draw.spots import centre_owned
+from hyperviz_core.draw.spots import centre_owned_mask
 from hyperviz_core.metrics import compute_metrics
 from hyperviz_core.unitext import search_fold
 
@@ -110,6 +110,13 @@ def test_two_panel_star_has_no_ambiguous_label() -> None:
     ex = r.export()
     for panel in range(2):
         assert all(own + 1.9 <= other for _, own, other in _centre_distances(ex, panel))
+
+
+def centre_owned(spots: list[tuple[float, float]], i: int, xy: np.ndarray, r: np.ndarray,
+                 margin: float) -> list[tuple[float, float]]:
+    """The ``spots`` :func:`centre_owned_mask` keeps, in order."""
+    keep = centre_owned_mask(np.asarray(spots, dtype=float), i, xy, r, margin)
+    return [s for s, k in zip(spots, keep, strict=True) if k]
 
 
 def test_centre_owned_keeps_the_spots_whose_centre_is_the_nodes() -> None:

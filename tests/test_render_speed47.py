@@ -11,8 +11,8 @@ from hyperviz_core.draw import raster
 from hyperviz_core.draw import scene as scene_mod
 from hyperviz_core.draw import text as text_mod
 from hyperviz_core.draw.labels import Occupancy, make_box, near_spots
-from hyperviz_core.draw.scene import OWN_MARGIN, _owned_spot, display_names
-from hyperviz_core.draw.spots import centre_owned
+from hyperviz_core.draw.scene import OWN_MARGIN, display_names
+from hyperviz_core.draw.spots import box_owned_mask, centre_owned_mask
 from hyperviz_core.layouts import gv
 from hyperviz_core.render import HyperViz
 from hyperviz_core.testing import random_hypergraph
@@ -146,8 +146,11 @@ def test_owned_near_spot_is_the_three_tests_in_turn() -> None:
             occ.add(make_box(float(rng.random() * 400), float(rng.random() * 300), 30.0, 12.0))
         i, w, h = int(rng.integers(0, n)), float(rng.random() * 70 + 10), 13.0
         spots = near_spots(occ, float(all_xy[i, 0]), float(all_xy[i, 1]), 11.0, w, h, 3)
-        want = _owned_spot(centre_owned(spots, i, all_xy, all_r, OWN_MARGIN), i, w, h,
-                           all_xy, all_r)
+        spots = [s for s in spots if centre_owned_mask(
+            np.asarray([s]), i, all_xy, all_r, OWN_MARGIN)[0]]
+        spots = [s for s in spots if box_owned_mask(
+            np.asarray([s]), i, w, h, all_xy, all_r, OWN_MARGIN)[0]]
+        want = spots[0] if spots else None  # the three tests one spot at a time
         got = owned_near_spot(occ, i, all_xy, all_r, 11.0, w, h, OWN_MARGIN)
         assert got == want, trial
         found += want is not None

@@ -23,7 +23,8 @@ from hyperviz_core.draw import scene as scene_mod
 from hyperviz_core.draw.labels import Occupancy, box_disk_distance, make_box
 from hyperviz_core.draw.raster import _poly_path, encode_png
 from hyperviz_core.draw.regions import _disks, _Grid
-from hyperviz_core.draw.scene import OWN_MARGIN, _owned_spot, visual_order
+from hyperviz_core.draw.scene import OWN_MARGIN, visual_order
+from hyperviz_core.draw.spots import box_owned_mask
 from hyperviz_core.layouts import gv, gvrun
 from hyperviz_core.render import HyperViz
 from hyperviz_core.testing import random_hypergraph
@@ -151,6 +152,16 @@ def _reference_owned_spot(spots: list[tuple[float, float]], i: int, w: float, h:
         if not len(d) or own + OWN_MARGIN <= float(d.min()):
             return cand
     return None
+
+
+def _owned_spot(spots: list[tuple[float, float]], i: int, w: float, h: float,
+                all_xy: np.ndarray, all_r: np.ndarray) -> tuple[float, float] | None:
+    """The first of ``spots`` :func:`box_owned_mask` keeps (what the name search takes)."""
+    if not spots:
+        return None
+    ok = np.flatnonzero(box_owned_mask(np.asarray(spots, dtype=float), i, w, h, all_xy,
+                                       all_r, OWN_MARGIN))
+    return spots[int(ok[0])] if len(ok) else None
 
 
 def test_owned_spot_is_the_first_unambiguous_candidate() -> None:

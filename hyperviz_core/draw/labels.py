@@ -114,10 +114,7 @@ class Occupancy:
             near = np.flatnonzero(
                 (self._x + self._r >= x0i.min() - 1.0) & (self._x - self._r <= x1i.max() + 1.0)
                 & (self._y + self._r >= y0i.min() - 1.0) & (self._y - self._r <= y1i.max() + 1.0))
-            cx, cy, r = self._x[near], self._y[near], self._r[near]
-            dx = np.maximum(np.maximum(x0i[:, None] - cx, cx - x1i[:, None]), 0.0)
-            dy = np.maximum(np.maximum(y0i[:, None] - cy, cy - y1i[:, None]), 0.0)
-            hit = np.any(dx * dx + dy * dy < r * r, axis=1)
+            hit = _disk_hits(x0i, y0i, x1i, y1i, self._x[near], self._y[near], self._r[near])
             ok[idx[hit]] = False
             idx = idx[~hit]
         if self.boxes and len(idx):
@@ -125,9 +122,7 @@ class Occupancy:
             x0i, y0i, x1i, y1i = x0[idx], y0[idx], x1[idx], y1[idx]
             arr = arr[(arr[:, 2] >= x0i.min() - 2.0) & (arr[:, 0] <= x1i.max() + 2.0)
                       & (arr[:, 3] >= y0i.min() - 2.0) & (arr[:, 1] <= y1i.max() + 2.0)]
-            bw = np.minimum(arr[:, 2], x1i[:, None]) - np.maximum(arr[:, 0], x0i[:, None])
-            bh = np.minimum(arr[:, 3], y1i[:, None]) - np.maximum(arr[:, 1], y0i[:, None])
-            ok[idx[np.any((bw > -1.0) & (bh > -1.0), axis=1)]] = False
+            ok[idx[_box_hits(x0i, y0i, x1i, y1i, arr)]] = False
         return ok
 
     def _free_all(self, ok: np.ndarray, x0: np.ndarray, y0: np.ndarray, x1: np.ndarray,
@@ -136,15 +131,9 @@ class Occupancy:
         against every disk and label at once: for a few boxes, fewer array operations than
         narrowing them down first (the same comparisons, so the same answers)."""
         if len(self._x):
-            cx, cy, r = self._x, self._y, self._r
-            dx = np.maximum(np.maximum(x0[:, None] - cx, cx - x1[:, None]), 0.0)
-            dy = np.maximum(np.maximum(y0[:, None] - cy, cy - y1[:, None]), 0.0)
-            ok &= ~np.any(dx * dx + dy * dy < r * r, axis=1)
+            ok &= ~_disk_hits(x0, y0, x1, y1, self._x, self._y, self._r)
         if self.boxes:
-            arr = self._box_array()
-            bw = np.minimum(arr[:, 2], x1[:, None]) - np.maximum(arr[:, 0], x0[:, None])
-            bh = np.minimum(arr[:, 3], y1[:, None]) - np.maximum(arr[:, 1], y0[:, None])
-            ok &= ~np.any((bw > -1.0) & (bh > -1.0), axis=1)
+            ok &= ~_box_hits(x0, y0, x1, y1, self._box_array())
         return ok
 
     def add(self, b: Box) -> None:
@@ -163,6 +152,25 @@ class Occupancy:
 
 def _box(x: float, y: float, w: float, h: float) -> Box:
     return (x - w / 2.0, y - h / 2.0, x + w / 2.0, y + h / 2.0)
+
+
+def _disk_hits(x0: np.ndarray, y0: np.ndarray, x1: np.ndarray, y1: np.ndarray,
+               cx: np.ndarray, cy: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """Which boxes (x0, y0)–(x1, y1) overlap one of the disks (cx, cy, r)."""
+    dx = np.maximum(np.maximum(x0[:, None] - cx, cx - x1[:, None]), 0.0)
+    dy = np.maximum(np.maximum(y0[:, None] - cy, cy - y1[:, None]), 0.0)
+    hits: np.ndarray = np.any(dx * dx + dy * dy < r * r, axis=1)
+    return hits
+
+
+def _box_hits(x0: np.ndarray, y0: np.ndarray, x1: np.ndarray, y1: np.ndarray,
+              arr: np.ndarray) -> np.ndarray:
+    """Which boxes (x0, y0)–(x1, y1) touch one of the label boxes ``arr`` (rows x0, y0, x1,
+    y1; within a pixel counts)."""
+    bw = np.minimum(arr[:, 2], x1[:, None]) - np.maximum(arr[:, 0], x0[:, None])
+    bh = np.minimum(arr[:, 3], y1[:, None]) - np.maximum(arr[:, 1], y0[:, None])
+    hits: np.ndarray = np.any((bw > -1.0) & (bh > -1.0), axis=1)
+    return hits
 
 
 def place_in_region(

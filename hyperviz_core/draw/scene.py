@@ -43,7 +43,7 @@ from .labels import (
 )
 from .regions import Region, build_regions, nesting_ranks, ring_radius
 from .spacing import overlapping_nodes
-from .spots import box_owned_mask, owned_near_spot, pocket_spot, spiral_free
+from .spots import owned_near_spot, pocket_spot, spiral_free
 from .text import measure, truncate
 
 __all__ = ["HEADER_PX", "PanelScene", "build_geometry", "build_panel", "display_name",
@@ -387,7 +387,7 @@ def _place_name(
     i: int, vid: str, text: str,
 ) -> bool:
     """Place ``text``, the name of ``vid`` (the ``i``-th entity of ``scene.nodes``), at the
-    first free spot beside its node whose centre (:func:`~.spots.centre_owned`) and box
+    first free spot beside its node whose centre (:func:`~.spots.centre_owned_mask`) and box
     (:func:`~.spots.box_owned_mask`) are ``OWN_MARGIN`` px nearer it than any other node
     of ``nodes`` (centres, radii; hyperedge nodes after the entities); False when there is
     none (:func:`~.spots.owned_near_spot`)."""
@@ -403,19 +403,6 @@ def _place_name(
     scene.labels.append(Label(vid, "name", text, spot[0], spot[1], b, fs, boxed=True,
                               color="#333333"))
     return True
-
-
-def _owned_spot(
-    spots: list[Pt], i: int, w: float, h: float, all_xy: np.ndarray, all_r: np.ndarray
-) -> Pt | None:
-    """The first of ``spots`` (w×h box centres beside node ``i`` of ``all_xy``/``all_r``)
-    whose box is at least ``OWN_MARGIN`` px nearer node ``i`` than any other node
-    (:func:`~.spots.box_owned_mask`)."""
-    if not spots:
-        return None
-    c = np.asarray(spots, dtype=float)
-    ok = np.flatnonzero(box_owned_mask(c, i, w, h, all_xy, all_r, OWN_MARGIN))
-    return spots[int(ok[0])] if len(ok) else None
 
 
 def _ring_labels(scene: PanelScene, style: Style, occ: Occupancy) -> None:

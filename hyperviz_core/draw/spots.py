@@ -1,6 +1,6 @@
 """Searches for a free label spot around a point, ring by ring: the spiral of last resort
 (:func:`spiral_free`) and the pocket beside a crowded region (:func:`pocket_spot`); and the
-spots whose centre is a node's own (:func:`centre_owned`). Each ring
+spot beside a node that is its own (:func:`owned_near_spot`). Each ring
 is tested in one vectorised call; its points are those the point-by-point loops visited
 (``math``'s sine and cosine), so the first free one is the same."""
 
@@ -16,8 +16,8 @@ from shapely.geometry.base import BaseGeometry
 
 from .labels import Occupancy, make_box, near_candidates
 
-__all__ = ["box_owned_mask", "centre_owned", "centre_owned_mask", "owned_near_spot",
-           "pocket_spot", "spiral_free"]
+__all__ = ["box_owned_mask", "centre_owned_mask", "owned_near_spot", "pocket_spot",
+           "spiral_free"]
 
 
 def spiral_free(
@@ -37,34 +37,20 @@ def spiral_free(
     return None
 
 
-def centre_owned(
-    spots: list[tuple[float, float]], i: int, all_xy: np.ndarray, all_r: np.ndarray,
-    margin: float,
-) -> list[tuple[float, float]]:
-    """The ``spots`` (label box centres) at least ``margin`` px nearer the disk of node ``i``
-    (of ``all_xy``/``all_r``) than any other node's disk, in order: the centre of a label is
-    where it is read, so a long name beside its node whose middle lies by another node is
-    not its node's.
-
-    >>> xy, r = np.array([[50.0, 50.0], [110.0, 28.0]]), np.array([10.0, 10.0])
-    >>> centre_owned([(112.0, 50.0), (82.0, 50.0)], 0, xy, r, 2.0)
-    [(82.0, 50.0)]
-    """
-    if not spots or len(all_xy) < 2:
-        return list(spots)
-    ok = centre_owned_mask(np.asarray(spots, dtype=float), i, all_xy, all_r, margin)
-    return [s for s, keep in zip(spots, ok, strict=True) if keep]
-
-
 def centre_owned_mask(
     c: np.ndarray, i: int, all_xy: np.ndarray, all_r: np.ndarray, margin: float
 ) -> np.ndarray:
-    """Which rows of ``c`` (label box centres, n × 2) :func:`centre_owned` keeps."""
+    """Which rows of ``c`` (label box centres, n × 2) are at least ``margin`` px nearer the
+    disk of node ``i`` (of ``all_xy``/``all_r``) than any other node's disk: the centre of a
+    label is where it is read, so a long name beside its node whose middle lies by another
+    node is not its node's (a lone node owns every centre).
+
+    >>> xy, r = np.array([[50.0, 50.0], [110.0, 28.0]]), np.array([10.0, 10.0])
+    >>> centre_owned_mask(np.array([[112.0, 50.0], [82.0, 50.0]]), 0, xy, r, 2.0).tolist()
+    [False, True]
+    """
     d = np.hypot(c[:, 0:1] - all_xy[None, :, 0], c[:, 1:2] - all_xy[None, :, 1])
-    d = np.maximum(d - all_r[None, :], 0.0)  # centre to disk, spots × nodes
-    own = d[:, i].copy()
-    d[:, i] = np.inf
-    return own + margin <= d.min(axis=1)
+    return _owns(np.maximum(d - all_r[None, :], 0.0), i, margin)  # centre to disk
 
 
 def box_owned_mask(
@@ -78,10 +64,16 @@ def box_owned_mask(
     x, y = all_xy[:, 0], all_xy[:, 1]
     dx = np.maximum(np.maximum(x0[:, None] - x, x - x1[:, None]), 0.0)
     dy = np.maximum(np.maximum(y0[:, None] - y, y - y1[:, None]), 0.0)
-    d = np.maximum(np.hypot(dx, dy) - all_r, 0.0)  # box_disk_distance, spots × nodes
+    return _owns(np.maximum(np.hypot(dx, dy) - all_r, 0.0), i, margin)  # box_disk_distance
+
+
+def _owns(d: np.ndarray, i: int, margin: float) -> np.ndarray:
+    """Which rows of ``d`` (distances, spots × nodes) are at least ``margin`` nearer node
+    ``i`` than any other node (``d`` is changed)."""
     own = d[:, i].copy()
     d[:, i] = np.inf
-    return own + margin <= d.min(axis=1)
+    owned: np.ndarray = own + margin <= d.min(axis=1)
+    return owned
 
 
 def owned_near_spot(
@@ -89,7 +81,7 @@ def owned_near_spot(
     h: float, margin: float, rings: int = 3,
 ) -> tuple[float, float] | None:
     """The first free centre beside node ``i`` (:func:`~.labels.near_spots`) whose centre
-    (:func:`centre_owned`) and box (:func:`box_owned_mask`) are its node's, or None: the
+    (:func:`centre_owned_mask`) and box (:func:`box_owned_mask`) are its node's, or None: the
     three tests one after the other, on one array of the candidates."""
     cands = near_candidates(float(all_xy[i, 0]), float(all_xy[i, 1]), r, w, h, rings)
     c = np.asarray(cands)
