@@ -188,10 +188,8 @@ def charge(exc: BaseException, usage: UsageReport | None) -> None:
     >>> usage_of(err).calls
     3
     """
-    if usage is None or not isinstance(getattr(exc, "usage", None), UsageReport | None):
-        return
-    with contextlib.suppress(AttributeError, TypeError):  # (an exception with __slots__)
-        exc.usage = add_reports(usage_of(exc), usage)  # type: ignore[attr-defined]
+    if usage is not None:
+        _attach(exc, add_reports(usage_of(exc), usage))
 
 
 class CountedChat:
