@@ -128,9 +128,32 @@ def test_a_timed_out_close_stops_the_model_calls_of_queries_still_running(
         raise queried[0]
     _stopped(queried[0])
     _stopped(streamed[0])
-    result = retrieved[0]  # a retrieval's stage falls back, as on a model failure
-    assert result.chunks and result.usage.calls == 1
-    assert any("locate model failed" in w and "gave up waiting" in w for w in result.warnings)
+    _stopped(retrieved[0])  # at its keywords' embedding, which has no fallback (stop 48)
+
+
+def test_a_retrieval_held_before_locate_makes_no_locate_call(store: HypergraphStore) -> None:
+    """Held at its locate stage (by a hook: no call under way) when the close gives up, a
+    retrieval's locate call is refused (the stage falls back, as on a model failure) and
+    its next embedder call ends it (stop 48: embedder calls are halted too)."""
+    chat = Held()
+    chat.release()  # the keyword call goes through
+    rag = VizRAG(store, chat=chat, show_progress=False)
+    entered, gate = threading.Event(), threading.Event()
+
+    def hook(name: str, phase: str, payload: dict[str, object]) -> None:
+        if name == "locate" and phase == "start":
+            entered.set()
+            assert gate.wait(WAIT)
+
+    rag.add_hook(hook)
+    thread, out = run_in_thread(lambda: rag.retrieve(Q, render=False))
+    assert entered.wait(WAIT)
+    with pytest.warns(RuntimeWarning, match=r"still running in 1 thread"):
+        rag.close(timeout=0.05)
+    gate.set()
+    thread.join(WAIT)
+    assert len(chat.calls) == 1  # the keyword call only
+    _stopped(out[0])
 
 
 def test_a_timed_out_aclose_stops_the_model_calls_of_tasks_still_running(

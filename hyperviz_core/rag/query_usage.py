@@ -16,7 +16,8 @@ stages fall back as they do on a failure. A dead provider cost a query a full ro
 of retries per stage (38 s, 17 retry warnings, then the answer's error). Likewise once a
 ``close(timeout=...)`` of the query's engine gave up waiting for it
 (:attr:`QuerySpend.halt`): each later call raises ``EngineClosedError`` before the model is
-asked.
+asked, and so does each later call of the query's embedder or keyword extractor
+(:func:`check_halt`).
 
 A model that carries a :class:`~.providers.usage.UsageTracker` of its own (one built with
 ``build_chat_stack(tracker=...)``, ``UsageTracker(chat)``, a ``TrackingChatModel``) keeps
@@ -54,8 +55,8 @@ from .providers.usage import MIRROR, UsageReport, UsageTracker, new_call_info
 if TYPE_CHECKING:
     from .result import RetrievalResult
 
-__all__ = ["CountedChat", "QuerySpend", "add_reports", "carries_tracker", "charge", "counted",
-           "spending", "usage_of", "usage_summary"]
+__all__ = ["CountedChat", "QuerySpend", "add_reports", "carries_tracker", "charge", "check_halt",
+           "counted", "spending", "usage_of", "usage_summary"]
 
 R = TypeVar("R", bound="RetrievalResult")
 T = TypeVar("T")
@@ -163,6 +164,15 @@ def spending(spend: QuerySpend | None = None) -> Iterator[QuerySpend]:
         _SPEND.reset(token)
 
 
+def check_halt() -> None:
+    """Raise the running query's :attr:`QuerySpend.halt` error, if its engine's close gave up
+    waiting for it: the gate of the query's model calls that do not go through a
+    :class:`CountedChat` (the embedder's, a keyword extractor's)."""
+    spend = _SPEND.get()
+    if spend is not None and spend.halt is not None:
+        raise spend.halt()
+
+
 def _attach(exc: BaseException, report: UsageReport | None) -> None:
     """Set ``exc.usage`` (left alone when it holds something else than a usage report)."""
     if not isinstance(getattr(exc, "usage", None), UsageReport | None):
@@ -243,9 +253,8 @@ class CountedChat:
         module doc): a :class:`ProviderError` led by that failure's message (no
         "ProviderError: ProviderError:"), retryable, with its status and ``Retry-After``
         hint, caused by it."""
-        halt = self._spend.halt if self._spend is not None else None
-        if halt is not None:
-            raise halt()
+        if self._spend is not None and self._spend.halt is not None:
+            raise self._spend.halt()
         down = self.down
         if down is None:
             return

@@ -21,6 +21,7 @@ from ..extract.parse.fields import answer_text
 from ..extract.parse.lists import parse_json_list, read_ids
 from ..hooks import HookEvent, elapsed_ms, error_text
 from ..providers.protocols import embed_query
+from ..query_usage import check_halt
 from ..result import (
     UNMATCHED_WARNING,
     RenderedView,
@@ -105,11 +106,14 @@ def render_view(st: RetrievalState, hg: Hypergraph, view: str, importance: dict[
     return rendering.id_map, out
 
 
-def _embed(st: RetrievalState, texts: list[str], vectors: Any = None) -> Any:
-    """The embedder's vectors of ``texts`` (or the ``vectors`` it gave for them), checked:
-    finite, one per text, of its ``dim`` (:func:`~..vectors.query_vectors`)."""
+def _embed(st: RetrievalState, texts: list[str], *, query: bool = False) -> Any:
+    """The embedder's vectors of ``texts`` (``query``: of the one search query, through
+    :func:`embed_query`), checked: finite, one per text, of its ``dim``
+    (:func:`~..vectors.query_vectors`). Not asked once the engine's close gave up waiting
+    for the query (:func:`~..query_usage.check_halt`)."""
+    check_halt()
     emb = st.embedder
-    got = emb.embed(texts) if vectors is None else vectors
+    got = [embed_query(emb, texts[0])] if query else emb.embed(texts)
     return query_vectors(got, len(texts), int(getattr(emb, "dim", 0) or 0),
                          str(getattr(emb, "name", type(emb).__name__)))
 
@@ -156,6 +160,7 @@ def _extracted_keywords(st: RetrievalState) -> list[str]:
     is a warning naming its class, and the heuristic keywords are used."""
     name = type(st.keyword_extractor).__name__
     try:
+        check_halt()
         reply = st.keyword_extractor.keywords(st.query)
         found = [] if isinstance(reply, str | bytes) else list(reply)  # one str: refused
     except Exception as exc:
@@ -344,7 +349,7 @@ def _vector_scores(st: RetrievalState, weights: RankWeights, index: Any = None
     cfg = st.cfg
     if not weights.vector or not cfg.chunk_vector_k:
         return {}
-    qvec = _embed(st, [st.query], [embed_query(st.embedder, st.query)])[0]
+    qvec = _embed(st, [st.query], query=True)[0]
     if index is not None and cfg.filters is not None:
         return widened_vector_scores(
             index, cfg.filters, lambda k: dict(search(st.store, st.corpus, "chunk", qvec, k)[0]),
