@@ -202,10 +202,7 @@ def _reference_place_in_region(
         if core.is_empty:
             continue
         for piece in sorted(getattr(core, "geoms", [core]), key=lambda g: -g.area)[:3]:
-            try:  # as in place_in_region
-                p = shapely.polylabel(piece, tolerance=1.0)  # type: ignore[attr-defined]
-            except Exception:
-                p = piece.representative_point()
+            p = piece.representative_point()  # as in place_in_region
             if occ.free(make_box(p.x, p.y, w, h)) and region.contains(Point(p.x, p.y)):
                 return p.x, p.y
     return labels_mod._grid_search(occ, region, w, h)
