@@ -90,7 +90,7 @@ def test_query_verbose_prints_stage_events_to_stderr(
     events = [line.split()[1:3] for line in captured.err.splitlines()
               if line.startswith("vizrag: ")]
     stages = [name for name, phase in events if phase == "start" and name != "render"]
-    assert stages == ["keywords", "themes", "top_view", "locate", "bottom_entities",
+    assert stages == ["load", "keywords", "themes", "top_view", "locate", "bottom_entities",
                       "bottom_view", "rank", "answer"]
     assert ["render", "end"] in events and "elapsed_ms" not in captured.err
     assert main(["query", Q, "--store", str(store_dir), "--json"]) == 0

@@ -14,6 +14,7 @@ import pytest
 
 from hyperviz_core.rag import Document, VizRAG
 from hyperviz_core.rag.providers.offline import HashingEmbedder, exact_cosine
+from hyperviz_core.rag.retrieve.begin import state_of
 from hyperviz_core.rag.retrieve.collisions import checked_search
 from hyperviz_core.rag.store.sqlite.merge import entity_text
 
@@ -58,7 +59,7 @@ def test_an_entity_sharing_nothing_with_the_query_is_not_retrieved(rag: VizRAG,
 
 
 def test_hits_are_rescored_and_filtered(rag: VizRAG) -> None:
-    state = rag.retriever._start("Iron Maiden", {"mode": "hyper-lite"}, lazy=True)
+    state = state_of(rag.retriever, "Iron Maiden", {"mode": "hyper-lite"}, lazy=True)
     vectors = rag.embedder.embed(["Iron Maiden"])
     hashed = [key for key, _ in state.store.search("entity", vectors[0], 5)]
     assert "ada" in hashed  # the hashed search finds it ...
@@ -89,7 +90,7 @@ def test_theme_texts_are_what_the_store_embeds(rag: VizRAG) -> None:
     top = rag.store.top()
     hids = sorted(top.hyperedges)
     lazy = rag.store.theme_texts(hids)  # the lookup lazy retrieval reads
-    state = rag.retriever._start("Iron Maiden", {}, lazy=False)  # the loaded corpus
+    state = state_of(rag.retriever, "Iron Maiden", {}, lazy=False)  # the loaded corpus
     assert state.corpus.theme_texts(hids) == lazy and sorted(lazy) == hids
     e = HashingEmbedder()
     ids, mat = rag.store.vectors("theme")

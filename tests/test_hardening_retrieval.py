@@ -120,8 +120,8 @@ def test_a_reply_that_is_not_text_falls_back_like_a_failed_call(store: Path) -> 
             assert any("keyword model failed" in w and "NoneType, not text" in w
                        for w in res.warnings)
             assert res.keywords and res.chunks
-    assert seen[:4] == [("keywords", "start"), ("model_call", "start"),
-                        ("model_call", "error"), ("keywords", "end")]
+    assert seen[:6] == [("load", "start"), ("load", "end"), ("keywords", "start"),
+                        ("model_call", "start"), ("model_call", "error"), ("keywords", "end")]
 
 
 def test_recorded_prompts_keep_their_system_prompt(store: Path) -> None:

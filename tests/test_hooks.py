@@ -32,29 +32,30 @@ def _stage(name: str, *inner: tuple[str, str]) -> list[tuple[str, str]]:
 
 RENDER = (("render", S), ("render", E))
 CALL = (("model_call", S), ("model_call", E))
+LOAD = (("load", S), ("load", E))  # the store's state read (since stop 48)
 
 # offline (no chat model): no model_call events; renderings in vizrag/hyper-lite only
 OFFLINE = {
-    "vizrag": [*_stage("keywords"), *_stage("themes"), *_stage("top_view", *RENDER),
+    "vizrag": [*LOAD, *_stage("keywords"), *_stage("themes"), *_stage("top_view", *RENDER),
                *_stage("locate"), *_stage("bottom_entities"),
                *_stage("bottom_view", *RENDER), *_stage("rank")],
-    "text": [*_stage("keywords"), *_stage("themes"), *_stage("top_view"), *_stage("locate"),
+    "text": [*LOAD, *_stage("keywords"), *_stage("themes"), *_stage("top_view"), *_stage("locate"),
              *_stage("bottom_entities"), *_stage("bottom_view"), *_stage("rank")],
-    "hyper-lite": [*_stage("keywords"), *_stage("bottom_entities"),
+    "hyper-lite": [*LOAD, *_stage("keywords"), *_stage("bottom_entities"),
                    *_stage("bottom_view", *RENDER), *_stage("rank")],
-    "naive": [*_stage("rank")],
+    "naive": [*LOAD, *_stage("rank")],
 }
 # with a chat model: keywords, locate and answer call it
 CHAT = {
-    "vizrag": [*_stage("keywords", *CALL), *_stage("themes"), *_stage("top_view", *RENDER),
+    "vizrag": [*LOAD, *_stage("keywords", *CALL), *_stage("themes"), *_stage("top_view", *RENDER),
                *_stage("locate", *CALL), *_stage("bottom_entities"),
                *_stage("bottom_view", *RENDER), *_stage("rank"), *_stage("answer", *CALL)],
-    "text": [*_stage("keywords", *CALL), *_stage("themes"), *_stage("top_view"),
+    "text": [*LOAD, *_stage("keywords", *CALL), *_stage("themes"), *_stage("top_view"),
              *_stage("locate", *CALL), *_stage("bottom_entities"), *_stage("bottom_view"),
              *_stage("rank"), *_stage("answer", *CALL)],
-    "hyper-lite": [*_stage("keywords", *CALL), *_stage("bottom_entities"),
+    "hyper-lite": [*LOAD, *_stage("keywords", *CALL), *_stage("bottom_entities"),
                    *_stage("bottom_view", *RENDER), *_stage("rank"), *_stage("answer", *CALL)],
-    "naive": [*_stage("rank"), *_stage("answer", *CALL)],
+    "naive": [*LOAD, *_stage("rank"), *_stage("answer", *CALL)],
 }
 
 
@@ -182,14 +183,14 @@ def test_registration_order_add_and_remove(store_dir: Path) -> None:
 
     with VizRAG(store_dir, show_progress=False, hooks=[first]) as rag:
         rag.retrieve(Q, mode="naive", hooks=[per_call])
-        assert seen == ["engine", "call", "engine", "call"]  # rank start, rank end
+        assert seen == ["engine", "call"] * 4  # load start, load end, rank start, rank end
         seen.clear()
         rag.remove_hook(first)
         rag.retrieve(Q, mode="naive")
         assert seen == []
         rag.add_hook(first)
         rag.retriever.retrieve(Q, mode="naive")
-        assert seen == ["engine", "engine"]
+        assert seen == ["engine"] * 4
         with pytest.raises(ValueError, match="per_call"):
             rag.remove_hook(per_call)
         with pytest.raises(TypeError, match="callable"):
@@ -227,9 +228,9 @@ def test_model_failure_fires_model_call_error_and_the_stage_falls_back(store_dir
     rec = Recorder()
     with VizRAG(store_dir, chat=ParrotChat(fail_stage="keywords"), show_progress=False) as rag:
         res = rag.retrieve(Q, hooks=[rec])
-    assert rec.order[:4] == [("keywords", S), ("model_call", S), ("model_call", "error"),
-                             ("keywords", E)]
-    err = rec.events[2][2]
+    assert rec.order[:6] == [*LOAD, ("keywords", S), ("model_call", S),
+                             ("model_call", "error"), ("keywords", E)]
+    err = rec.events[4][2]
     assert err["stage"] == "keywords" and "provider down" in err["error"]
     assert res.keywords and any("heuristic keywords used" in w for w in res.warnings)
 
@@ -250,7 +251,7 @@ def test_a_failing_stage_fires_error_then_raises(store_dir: Path) -> None:
         rag.retriever.embedder = BadEmbedder()  # type: ignore[assignment]
         with pytest.raises(RuntimeError, match="embedder down"):
             rag.retrieve(Q, hooks=[rec])
-    assert rec.order == [("keywords", S), ("keywords", "error")]
+    assert rec.order == [*LOAD, ("keywords", S), ("keywords", "error")]
     assert "embedder down" in rec.events[-1][2]["error"]
 
 

@@ -41,7 +41,8 @@ def test_stage_events_on_invoke(retriever: VizRAGRetriever) -> None:
     seen = Collect()
     retriever.invoke(QUERY, config={"callbacks": [seen]})
     names = [n for n, _, _ in seen.events]
-    for stage in ("keywords", "themes", "locate", "bottom_entities", "rank"):
+    assert names[:2] == ["vizrag.load.start", "vizrag.load.end"]  # the store read first
+    for stage in ("load", "keywords", "themes", "locate", "bottom_entities", "rank"):
         start, end = f"vizrag.{stage}.start", f"vizrag.{stage}.end"
         assert start in names and end in names and names.index(start) < names.index(end)
     assert not any(n.startswith("vizrag.render.") for n in names)  # nothing rendered

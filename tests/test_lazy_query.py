@@ -340,14 +340,14 @@ def test_store_changing_under_a_query_reruns_it(store_dir: Path, monkeypatch: An
     ticks = iter(range(1, 10_000))
     monkeypatch.setattr(store, "query_generation", lambda: (*real(), next(ticks)))
     starts: list[str] = []
-    real_start = retriever_module.Retriever._start
+    real_begin = retriever_module.begin
 
-    def counting_start(self: Any, query: str, overrides: Any, lazy: bool = True) -> Any:
-        st = real_start(self, query, overrides, lazy)
+    def counting_begin(r: Any, query: str, overrides: Any, lazy: bool = True) -> Any:
+        st = yield from real_begin(r, query, overrides, lazy)
         starts.append(type(st.corpus).__name__)
         return st
 
-    monkeypatch.setattr(retriever_module.Retriever, "_start", counting_start)
+    monkeypatch.setattr(retriever_module, "begin", counting_begin)
     assert _key(rag.retrieve(QUESTIONS[0], render=False)) == want
     assert starts == ["LazyCorpus"] * 2  # the second in one read snapshot
     starts.clear()

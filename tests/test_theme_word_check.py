@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from hyperviz_core.rag import Document, VizRAG
+from hyperviz_core.rag.retrieve.begin import state_of
 from hyperviz_core.rag.retrieve.collisions import checked_search, names_word
 
 DOCS = [
@@ -43,7 +44,7 @@ def rag(tmp_path_factory: pytest.TempPathFactory) -> VizRAG:
 
 @pytest.mark.parametrize("space", ["entity", "theme"])
 def test_a_hit_sharing_ngrams_only_is_dropped(rag: VizRAG, space: str) -> None:
-    state = rag.retriever._start("Population", {"mode": "vizrag"}, lazy=True)
+    state = state_of(rag.retriever, "Population", {"mode": "vizrag"}, lazy=True)
     vectors = rag.embedder.embed(["Population"])
     searched = dict(state.store.search(space, vectors[0], 10))
     texts = (state.corpus.entity_texts(searched) if space == "entity"

@@ -5,11 +5,13 @@ the async paths). The engine calls it
 
 * for each retrieval stage it runs, in this order (stages a mode skips are not fired)::
 
-      keywords → themes → top_view → locate → bottom_entities → bottom_view → rank → answer
+      load → keywords → themes → top_view → locate → bottom_entities → bottom_view → rank
+      → answer
 
-  (``hyper-lite`` skips themes/top_view/locate; ``naive`` runs only rank and answer; answer
-  is fired by ``query``/``aquery`` and ``stream``/``astream`` — its ``end`` once the stream is
-  consumed — not by ``retrieve``);
+  (``load`` reads the store's current state: its ``end`` payload has ``lazy`` and ``chunks``,
+  its ``error`` a store that failed to load; ``hyper-lite`` skips themes/top_view/locate;
+  ``naive`` runs only load, rank and answer; answer is fired by ``query``/``aquery`` and
+  ``stream``/``astream`` — its ``end`` once the stream is consumed — not by ``retrieve``);
 * ``model_call`` around each chat/vision model call (payload: ``stage``, ``images`` count);
 * ``render`` around each rendering (payload: ``view`` ``"top"``/``"bottom"``, ``entities``,
   ``hyperedges``; at the end also ``width``, ``height``, ``sha256``).
@@ -60,7 +62,7 @@ log = logging.getLogger(__name__)
 
 #: the retrieval stages, in the order they run
 STAGES: tuple[str, ...] = (
-    "keywords", "themes", "top_view", "locate", "bottom_entities", "bottom_view", "rank",
+    "load", "keywords", "themes", "top_view", "locate", "bottom_entities", "bottom_view", "rank",
     "answer",
 )
 #: every event name a hook can receive

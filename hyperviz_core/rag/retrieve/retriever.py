@@ -1,6 +1,7 @@
 """Vision-enhanced top-down retrieval (paper §4.2) over a store, as named stages.
 
-Given a query ``q`` (mode ``vizrag``), the stages of :mod:`.stages` run in this order:
+Given a query ``q`` (mode ``vizrag``), the stages of :mod:`.stages` run in this order, after
+``load`` (:mod:`.begin`: the options checked, the store's state read):
 
 1. ``keywords`` — X = LLM(P_keyword(q)); offline :func:`heuristic_keywords`; never empty;
 2. ``themes`` — for each keyword the ``theme_k`` most similar G_top themes → E_rel;
@@ -31,7 +32,6 @@ import time
 from collections.abc import Generator, Iterable
 from typing import Any, cast
 
-from ...surrogates import check_text
 from ...view_settings import saved_view_settings
 from ..hooks import (
     Hook,
@@ -50,9 +50,10 @@ from ..query_usage import counted
 from ..result import RetrievalResult
 from ..store.protocol import StoreProtocol
 from . import loaded as ld
+from .begin import begin
 from .chunk_index import ChunkIndex
 from .collect import collect
-from .config import MODE_VIEWS, RetrievalConfig, check_mode, drawn_views, render_decision
+from .config import RetrievalConfig
 from .lazy import LazyCorpus, lazy_corpus_for, prepare_lazy
 from .search import replaced_index, unit_vectors
 from .stages import MODE_STAGES, run_stage
@@ -113,9 +114,10 @@ async def _astep(lock: threading.RLock, gen: Pipeline, value: Any = None,
     return await asyncio.to_thread(_advance, lock, gen, value, throw)
 
 
-#: stages run in a worker thread under :meth:`Retriever.aretrieve`: rendering (seconds) and
-#: the three that call the embedder (``rank`` embeds the question), not to block the loop
-SLOW_STAGES = frozenset({"render", "keywords", "bottom_entities", "rank"})
+#: stages run in a worker thread under :meth:`Retriever.aretrieve`: the store's load and
+#: rendering (seconds) and the three that call the embedder (``rank`` embeds the question),
+#: not to block the loop
+SLOW_STAGES = frozenset({"load", "render", "keywords", "bottom_entities", "rank"})
 
 
 #: the search copies of vector spaces in the loaded corpus (:func:`.search.search`'s own)
@@ -328,37 +330,6 @@ class Retriever:
         return chat.add_to(cast(RetrievalResult, item))
 
     # ------------------------------------------------------------------ pipeline
-    def _start(self, query: str, overrides: dict[str, Any], lazy: bool = True
-               ) -> RetrievalState:
-        check_text(query, "the query")  # no string: TypeError; a lone surrogate: ValueError
-        given = {k: v for k, v in overrides.items() if v is not None}
-        check_mode(given.get("mode", self.config.mode))
-        valid = sorted(RetrievalConfig.model_fields)
-        unknown = sorted(set(given) - set(valid))
-        if unknown:  # a misspelt option must not run with the defaults
-            raise TypeError(f"unknown retrieval option(s) {unknown}; valid: {valid}")
-        cfg = RetrievalConfig.model_validate({**self.config.model_dump(), **given})
-        visual = cfg.mode in ("vizrag", "hyper-lite") and cfg.retrieval_visualization
-        render, why = render_decision(cfg, self.chat is not None)
-        views = drawn_views(cfg, render, reader=self.chat is not None)
-        res = RetrievalResult(query=query, mode=cfg.mode, top_k=cfg.top_k, settings={
-            "hops": cfg.hops, "theme_k": cfg.theme_k, "entity_k": cfg.entity_k,
-            "retrieval_visualization": cfg.retrieval_visualization,
-            "congestion_control": cfg.congestion_control, "dual_view": cfg.dual_view,
-            "images": visual and self.chat is not None, "rendered": bool(views),
-            "chat": getattr(self.chat, "model_name", None), "embedder": self.embedder.name,
-            **({"filters": cfg.filters.model_dump(mode="json")} if cfg.filters else {})})
-        res.skipped_views = {v: why or "not in render_views (no model reads it)"
-                             for v in MODE_VIEWS[cfg.mode] if v not in views}
-        t0 = time.perf_counter()
-        corpus = self.query_corpus(lazy, ld.query_spaces(cfg, MODE_STAGES[cfg.mode],
-                                                          self.embedder))
-        res.timings["load"] = elapsed_ms(t0)
-        return RetrievalState(query=query, cfg=cfg, res=res, corpus=corpus, store=self.store,
-                              embedder=self.embedder, chat=self.chat, prompts=self.prompts,
-                              renderer=self.renderer, visual=visual, views=views,
-                              keyword_extractor=self.keyword_extractor)
-
     def pipeline(self, query: str, *, pin: bool = False, **overrides: Any) -> Pipeline:
         """The stages of the mode as one generator of :class:`LLMRequest` and hook events.
 
@@ -371,7 +342,8 @@ class Retriever:
         for attempt in range(LAZY_ATTEMPTS + 1):
             pinned = pin and attempt > 0
             with ld.one_state(self.store, pinned):
-                st = self._start(query, overrides, lazy=pinned or attempt < LAZY_ATTEMPTS)
+                st = yield from begin(self, query, overrides,
+                                      lazy=pinned or attempt < LAZY_ATTEMPTS)
                 seen = self._generation if isinstance(st.corpus, LazyCorpus) else None
                 try:
                     yield from self._stages(query, st)
