@@ -2,7 +2,8 @@
 
 A retrieval is held at its ``keywords`` stage by a stage hook until the test releases it: in
 a thread (:func:`held_in_thread`) or as an asyncio task (:func:`async_gate`); or a call in a thread
-whose outcome the test reads (:func:`run_in_thread`). Plus the
+whose outcome the test reads (:func:`run_in_thread`), held at a stage while its engine's
+close gives up waiting for it (:func:`closed_while_held`). Plus the
 RuntimeWarnings a close gave (:func:`runtime_warnings`) and a wait for a directory a worker
 thread removes (:func:`gone`).
 """
@@ -43,6 +44,30 @@ def held_in_thread(add_hook: Callable[[Hook], None], run: Callable[[], object]
     thread.start()
     assert entered.wait(20)
     return thread, gate
+
+
+def closed_while_held(rag: Any, stage: str, run: Callable[[], Any], wait: float = 5.0
+                      ) -> Any:
+    """``run()`` (a retrieval or query on engine ``rag``) in a thread, held at the start of
+    ``stage`` by a hook (no model call under way) while ``rag.close(timeout=0.05)`` gives up
+    waiting for it (its RuntimeWarning checked), then released: what it returned or raised."""
+    import pytest
+
+    entered, gate = threading.Event(), threading.Event()
+
+    def hook(name: str, phase: str, payload: dict[str, Any]) -> None:
+        if name == stage and phase == "start":
+            entered.set()
+            assert gate.wait(wait)
+
+    rag.add_hook(hook)
+    thread, out = run_in_thread(run)
+    assert entered.wait(wait)
+    with pytest.warns(RuntimeWarning, match=r"still running in 1 thread"):
+        rag.close(timeout=0.05)
+    gate.set()
+    thread.join(wait)
+    return out[0]
 
 
 def run_in_thread(target: Callable[[], Any]) -> tuple[threading.Thread, list[Any]]:

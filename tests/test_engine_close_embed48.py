@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 import pytest
-from held_queries import async_gate, run_in_thread
+from held_queries import async_gate, closed_while_held, run_in_thread
 
 from hyperviz_core.rag import Document, EngineClosedError, VizRAG
 from hyperviz_core.rag.providers.offline import HashingEmbedder
@@ -109,23 +109,10 @@ def test_a_query_held_before_its_keywords_asks_neither_extractor_nor_embedder(
         store: HypergraphStore) -> None:
     emb, kw = CountingEmbedder(), Keywords()
     rag = VizRAG(store, embedder=emb, keyword_extractor=kw, show_progress=False)
-    entered, gate = threading.Event(), threading.Event()
-
-    def hook(name: str, phase: str, payload: dict[str, object]) -> None:
-        if name == "keywords" and phase == "start":
-            entered.set()
-            assert gate.wait(WAIT)
-
-    rag.add_hook(hook)
-    thread, out = run_in_thread(lambda: rag.retrieve(Q, render=False))
-    assert entered.wait(WAIT)
-    with pytest.warns(RuntimeWarning, match=r"still running in 1 thread"):
-        rag.close(timeout=0.05)
-    gate.set()
-    thread.join(WAIT)
+    outcome = closed_while_held(rag, "keywords", lambda: rag.retrieve(Q, render=False))
     assert kw.calls == [] and emb.calls == []
     with pytest.raises(EngineClosedError, match=GAVE_UP):
-        raise out[0]
+        raise outcome
 
 
 def test_a_task_left_by_aclose_makes_no_embedder_call(store: HypergraphStore) -> None:

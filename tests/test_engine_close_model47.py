@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from held_queries import run_in_thread
+from held_queries import closed_while_held, run_in_thread
 
 from hyperviz_core.rag import Document, EngineClosedError, VizRAG
 from hyperviz_core.rag.query_usage import usage_of
@@ -138,22 +138,9 @@ def test_a_retrieval_held_before_locate_makes_no_locate_call(store: HypergraphSt
     chat = Held()
     chat.release()  # the keyword call goes through
     rag = VizRAG(store, chat=chat, show_progress=False)
-    entered, gate = threading.Event(), threading.Event()
-
-    def hook(name: str, phase: str, payload: dict[str, object]) -> None:
-        if name == "locate" and phase == "start":
-            entered.set()
-            assert gate.wait(WAIT)
-
-    rag.add_hook(hook)
-    thread, out = run_in_thread(lambda: rag.retrieve(Q, render=False))
-    assert entered.wait(WAIT)
-    with pytest.warns(RuntimeWarning, match=r"still running in 1 thread"):
-        rag.close(timeout=0.05)
-    gate.set()
-    thread.join(WAIT)
+    outcome = closed_while_held(rag, "locate", lambda: rag.retrieve(Q, render=False))
     assert len(chat.calls) == 1  # the keyword call only
-    _stopped(out[0])
+    _stopped(outcome)
 
 
 def test_a_timed_out_aclose_stops_the_model_calls_of_tasks_still_running(
