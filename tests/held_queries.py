@@ -3,7 +3,8 @@
 A retrieval is held at its ``keywords`` stage by a stage hook until the test releases it: in
 a thread (:func:`held_in_thread`) or as an asyncio task (:func:`async_gate`); or a call in a thread
 whose outcome the test reads (:func:`run_in_thread`), held at a stage while its engine's
-close gives up waiting for it (:func:`closed_while_held`). Plus the
+close gives up waiting for it (:func:`closed_while_held`), or while a close that is
+expected to warn runs (:func:`close_past_held`). Plus the
 RuntimeWarnings a close gave (:func:`runtime_warnings`) and a wait for a directory a worker
 thread removes (:func:`gone`).
 """
@@ -44,6 +45,23 @@ def held_in_thread(add_hook: Callable[[Hook], None], run: Callable[[], object]
     thread.start()
     assert entered.wait(20)
     return thread, gate
+
+
+def close_past_held(add_hook: Callable[[Hook], None], run: Callable[[], object],
+                    close: Callable[[], object]) -> list[warnings.WarningMessage]:
+    """``run()`` held in a thread (:func:`held_in_thread`) while ``close()`` runs (a
+    coroutine it returns is run by ``asyncio.run``), every warning recorded; then the query
+    is released and its thread joined: the warnings. Give ``close`` as a lambda written in the
+    test, so a warning names the test's line."""
+    thread, gate = held_in_thread(add_hook, run)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = close()
+        if asyncio.iscoroutine(out):
+            asyncio.run(out)
+    gate.set()
+    thread.join(20)
+    return caught
 
 
 def closed_while_held(rag: Any, stage: str, run: Callable[[], Any], wait: float = 5.0

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from held_queries import held_in_thread, runtime_warnings
+from held_queries import close_past_held, runtime_warnings
 from langchain_core.documents import Document
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
@@ -270,12 +270,8 @@ def _closable(kind: str, root: Path) -> tuple[Any, VizRAGRetriever]:
 @pytest.mark.parametrize("kind", ["retriever", "vectorstore"])
 def test_close_timeout_warns_once(kind: str, tmp_path: Path) -> None:
     closable, retriever = _closable(kind, tmp_path)
-    thread, gate = held_in_thread(retriever.engine.add_hook, lambda: retriever.invoke(ADA))
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        closable.close(timeout=0.01)
-    gate.set()
-    thread.join(20)
+    caught = close_past_held(retriever.engine.add_hook, lambda: retriever.invoke(ADA),
+                             lambda: closable.close(timeout=0.01))
     said = runtime_warnings(caught)
     assert len(said) == 1 and said[0].startswith("VizRAG.close(timeout=0.01): queries were "
                                                  "still running in 1 thread"), said
@@ -286,18 +282,9 @@ def test_close_timeout_warns_once(kind: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("kind", ["retriever", "vectorstore"])
 def test_aclose_timeout_warns_once(kind: str, tmp_path: Path) -> None:
     closable, retriever = _closable(kind, tmp_path)
-    thread, gate = held_in_thread(retriever.engine.add_hook, lambda: retriever.invoke(ADA))
-
-    async def main() -> list[warnings.WarningMessage]:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            await closable.aclose(timeout=0.01)
-        return caught
-
-    caught = asyncio.run(main())
-    gate.set()
-    thread.join(20)
-    said = runtime_warnings(caught)
+    said = runtime_warnings(close_past_held(retriever.engine.add_hook,
+                                            lambda: retriever.invoke(ADA),
+                                            lambda: closable.aclose(timeout=0.01)))
     assert len(said) == 1 and said[0].startswith("VizRAG.close(timeout=0.01)"), said
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -17,7 +17,7 @@ import pytest
 
 pytest.importorskip("llama_index.core")
 
-from held_queries import async_gate, gone, held_in_thread, runtime_warnings
+from held_queries import async_gate, close_past_held, gone, held_in_thread, runtime_warnings
 from llama_index.core.base.llms.types import CompletionResponse, CompletionResponseGen
 from llama_index.core.base.response.schema import AsyncStreamingResponse, StreamingResponse
 from llama_index.core.llms import MockLLM
@@ -69,19 +69,23 @@ def test_loop_thread_close_of_an_index_over_a_store_dir_warns_once(tmp_path: Pat
 
 def _held(index: VizRAGIndex) -> tuple[threading.Thread, threading.Event]:
     """A retrieval of ``index`` in a thread, held at its keywords stage."""
-    return held_in_thread(index.engine.add_hook,
-                          lambda: index.as_retriever(top_k=1).retrieve(QUESTION))
+    return held_in_thread(index.engine.add_hook, _retrieval(index))
+
+
+def _retrieval(index: VizRAGIndex) -> Callable[[], object]:
+    return lambda: index.as_retriever(top_k=1).retrieve(QUESTION)
+
+
+def _close_past_held(index: VizRAGIndex, close: Callable[[], object]
+                     ) -> list[warnings.WarningMessage]:
+    """The warnings of ``close()`` while a retrieval of ``index`` is held."""
+    return close_past_held(index.engine.add_hook, _retrieval(index), close)
 
 
 def test_close_timeout_warns_once_naming_the_directory() -> None:
     index = VizRAGIndex.from_documents(DOCS)
     tmp = _tmp_dir(index)
-    thread, gate = _held(index)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        index.close(timeout=0.01)
-    gate.set()
-    thread.join(20)
+    caught = _close_past_held(index, lambda: index.close(timeout=0.01))
     said = runtime_warnings(caught)
     assert len(said) == 1, said
     assert said[0].startswith("VizRAGIndex.close(): queries or writes still run in 1 thread "
@@ -95,18 +99,7 @@ def test_close_timeout_warns_once_naming_the_directory() -> None:
 def test_aclose_timeout_warns_once_naming_the_directory() -> None:
     index = VizRAGIndex.from_documents(DOCS)
     tmp = _tmp_dir(index)
-    thread, gate = _held(index)
-
-    async def main() -> list[warnings.WarningMessage]:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            await index.aclose(timeout=0.01)
-        return caught
-
-    caught = asyncio.run(main())
-    gate.set()
-    thread.join(20)
-    said = runtime_warnings(caught)
+    said = runtime_warnings(_close_past_held(index, lambda: index.aclose(timeout=0.01)))
     assert len(said) == 1, said
     assert said[0].startswith("VizRAGIndex.aclose(): queries or writes still run"), said
     assert str(tmp) in said[0]
