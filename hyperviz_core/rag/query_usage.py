@@ -164,11 +164,11 @@ def spending(spend: QuerySpend | None = None) -> Iterator[QuerySpend]:
         _SPEND.reset(token)
 
 
-def check_halt() -> None:
-    """Raise the running query's :attr:`QuerySpend.halt` error, if its engine's close gave up
-    waiting for it: the gate of the query's model calls that do not go through a
-    :class:`CountedChat` (the embedder's, a keyword extractor's)."""
-    spend = _SPEND.get()
+def check_halt(spend: QuerySpend | None = None) -> None:
+    """Raise the :attr:`QuerySpend.halt` error of ``spend`` (default: the running query's), if
+    its engine's close gave up waiting for the query: the gate of each of its model calls —
+    a :class:`CountedChat`'s, the embedder's, a keyword extractor's."""
+    spend = spend if spend is not None else _SPEND.get()
     if spend is not None and spend.halt is not None:
         raise spend.halt()
 
@@ -253,8 +253,8 @@ class CountedChat:
         module doc): a :class:`ProviderError` led by that failure's message (no
         "ProviderError: ProviderError:"), retryable, with its status and ``Retry-After``
         hint, caused by it."""
-        if self._spend is not None and self._spend.halt is not None:
-            raise self._spend.halt()
+        if self._spend is not None:
+            check_halt(self._spend)
         down = self.down
         if down is None:
             return
