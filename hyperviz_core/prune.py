@@ -44,7 +44,7 @@ Example:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -382,7 +382,7 @@ def _unrepeated(hg: Hypergraph, first: tuple[float, float], report: PruneReport,
 def _cut(
     hg: Hypergraph, budget: Budget, query: str | None, imp: dict[str, float],
     report: PruneReport, measure: CostFn, first: tuple[float, float],
-    bound: CostFn | None = None,
+    bound: CostFn | None = None, priority: Mapping[str, float] | None = None,
 ) -> tuple[Hypergraph, float, float]:
     """The budget's search (congestion control on), then the caps: the kept copy of ``hg``
     and its (C, C_max); every removal, its reason and the steps go into ``report``. Over
@@ -395,7 +395,7 @@ def _cut(
         base, cost, cmax = _unrepeated(hg, (cost, cmax), report, measure, bound)
         if base is not hg:
             imp = report.importance = entity_importance(base, query, budget.alpha,
-                                                        budget.beta)
+                                                        budget.beta, priority)
     order = peel_order(base, budget, query, imp)
     search = _Search(base, order, budget, measure, report, bound, unrepeat=over)
     k = search.run(cost, cmax) if budget.enabled else len(order)
@@ -427,6 +427,7 @@ def prune(
     panel_area: float = 768.0 * 620.0,
     radius: float = 11.0,
     bound_fn: CostFn | None = None,
+    priority: Mapping[str, float] | None = None,
 ) -> tuple[Hypergraph, PruneReport]:
     """Prune ``hg`` to the budget; returns (pruned copy, report). The input is not modified
     (when nothing is pruned, the input itself is returned: treat it as read-only).
@@ -445,9 +446,13 @@ def prune(
     whole, the search starts from the bounds (``report.cost_before_bound``); nor is an input
     the caps cut with congestion control off; nor any count of the search the bounds put
     over budget (it is taken as an overshoot at its bound, without a layout).
+
+    ``priority`` adds the caller's bonus to the importance of the entities it names
+    (:func:`~.prune_importance.entity_importance`): with a bonus above 1 they outlast every
+    entity without one.
     """
     budget = budget or Budget()
-    imp = entity_importance(hg, query, budget.alpha, budget.beta)
+    imp = entity_importance(hg, query, budget.alpha, budget.beta, priority)
     report = PruneReport(importance=imp, w_v=budget.w_v, w_e=budget.w_e)
 
     def measure(h: Hypergraph) -> tuple[float, float]:
@@ -471,6 +476,6 @@ def prune(
     over = budget.enabled and cost > cmax * (1 - ROUNDING_GUARD)
     if (len(out.entities) > 1 or out.hyperedges) and (over or capped):
         out, cost, cmax = _cut(hg, budget, query, imp, report, measure, (cost, cmax),
-                               bound_fn)
+                               bound_fn, priority)
     report.cost, report.c_max = round(cost, 3), round(cmax, 3)
     return out, report

@@ -2,18 +2,23 @@
 of a drawing matters, to peel the least important first.
 
     Importance(v) = α·degree_centrality(v) + β·BM25(name + type + description, query)
+                    + priority(v)
 
 (degree centrality = degree / number of hyperedges; BM25 from ``bm25s`` over the texts
 without their accents — a query's "Reykjavik" names *Reykjavík* — normalised to [0, 1] by
-the best score).
+the best score). ``priority`` is the caller's own bonus per entity (say, the retrieval's: the
+entities of its best-ranked passages' facts), 0 for the entities it does not name.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
+
 from .model import Hypergraph
 from .unitext import unaccented
 
-__all__ = ["entity_importance"]
+__all__ = ["checked_priority", "entity_importance"]
 
 
 def _bm25_scores(hg: Hypergraph, keys: list[str], query: str) -> list[float]:
@@ -41,16 +46,48 @@ def _bm25_scores(hg: Hypergraph, keys: list[str], query: str) -> list[float]:
     return [round(float(s) / best, 9) for s in scores]
 
 
+def checked_priority(priority: object) -> dict[str, float]:
+    """``priority`` as a dict of finite numbers by entity key (None: empty); a clear error
+    naming the bad entry otherwise.
+
+    >>> checked_priority({"a": 1})
+    {'a': 1.0}
+    >>> checked_priority({"a": float("nan")})
+    Traceback (most recent call last):
+    ...
+    ValueError: priority of 'a' must be a finite number, got nan
+    """
+    if priority is None:
+        return {}
+    if not isinstance(priority, Mapping):
+        raise TypeError(f"priority must map entity keys to numbers, got "
+                        f"{type(priority).__name__}")
+    out: dict[str, float] = {}
+    for key, value in priority.items():
+        if not isinstance(key, str):
+            raise TypeError(f"priority keys must be entity keys (str), got {key!r:.60}")
+        if isinstance(value, bool) or not isinstance(value, int | float) \
+                or not math.isfinite(value):
+            raise ValueError(f"priority of {key!r:.60} must be a finite number, got "
+                             f"{value!r:.60}")
+        out[key] = float(value)
+    return out
+
+
 def entity_importance(
-    hg: Hypergraph, query: str | None = None, alpha: float = 0.6, beta: float = 0.4
+    hg: Hypergraph, query: str | None = None, alpha: float = 0.6, beta: float = 0.4,
+    priority: Mapping[str, float] | None = None,
 ) -> dict[str, float]:
-    """α·degree centrality + β·normalised BM25(name + type + description, query) per entity.
+    """α·degree centrality + β·normalised BM25(name + type + description, query) per entity,
+    plus its ``priority`` (see the module docstring).
 
     >>> from hyperviz_core import Entity, Hyperedge, Hypergraph
     >>> hg = Hypergraph(entities=[Entity(name="a", description="radium"), Entity(name="b")],
     ...                 hyperedges=[Hyperedge(id="h", members=["a", "b"])])
     >>> entity_importance(hg, "radium")
     {'a': 1.0, 'b': 0.6}
+    >>> entity_importance(hg, "radium", priority={"b": 1.0})
+    {'a': 1.0, 'b': 1.6}
     """
     keys = sorted(hg.entities)
     if not keys:
@@ -60,4 +97,6 @@ def entity_importance(
     bm = _bm25_scores(hg, keys, query) if query and query.strip() and beta > 0 else [0.0] * len(
         keys
     )
-    return {k: round(alpha * c + beta * b, 9) for k, c, b in zip(keys, cent, bm, strict=True)}
+    bonus = checked_priority(priority)
+    return {k: round(alpha * c + beta * b + bonus.get(k, 0.0), 9)
+            for k, c, b in zip(keys, cent, bm, strict=True)}

@@ -40,6 +40,7 @@ from .idmap import IdMap
 from .layouts import INDUCED_LAYOUTS, SET_LAYOUTS, LayoutOrder, get_layout, layout_kind
 from .model import Hypergraph
 from .prune import ROUNDING_GUARD, Budget, PruneReport, entity_importance, prune
+from .prune_importance import checked_priority
 from .rendering import Redraw, Rendering
 from .style import Style
 from .wording import counted
@@ -136,6 +137,8 @@ class HyperViz:
         query: str | None = None,
         chunk_texts: Mapping[str, str] | None = None,
         title: str | None = None,
+        *,
+        priority: Mapping[str, float] | None = None,
     ) -> Rendering:
         """Render one image: one panel per layout (two = the dual view, side by side).
 
@@ -143,16 +146,23 @@ class HyperViz:
         dual-view panel wide (``max(200, style.width // 2)``) and ``style.height`` high;
         three or more go to :meth:`render_collage` (3 columns). A footer that needs more
         than one line (say, a one-layout image's pruning note) wraps; its strip takes the
-        lines from the panels, the canvas keeps its size."""
+        lines from the panels, the canvas keeps its size.
+
+        ``priority`` (entity key → bonus) is added to congestion control's importance of
+        the entities it names: they are peeled last, and numbered first (E1, E2, ...).
+        :meth:`VizRAG.retrieve <hyperviz_core.rag.VizRAG.retrieve>` gives the entities of
+        its best-ranked passages' facts one."""
         _check_input(hypergraph, query, chunk_texts, title)
+        bonus = checked_priority(priority)
         names = _norm_layouts(layouts if layouts is not None else self.layouts)
         k = len(names)
         if k <= 2:
             width = self.style.width if k == 2 else max(200, self.style.width // 2)
             return self._render(hypergraph, names, query, chunk_texts, title, cols=k,
-                                width=width, height=self.style.height, panel_h=None)
+                                width=width, height=self.style.height, panel_h=None,
+                                priority=bonus)
         return self.render_collage(hypergraph, names, cols=3, query=query,
-                                   chunk_texts=chunk_texts, title=title)
+                                   chunk_texts=chunk_texts, title=title, priority=bonus)
 
     async def arender(
         self,
@@ -161,10 +171,12 @@ class HyperViz:
         query: str | None = None,
         chunk_texts: Mapping[str, str] | None = None,
         title: str | None = None,
+        *,
+        priority: Mapping[str, float] | None = None,
     ) -> Rendering:
         """:meth:`render` in a worker thread (the event loop keeps running)."""
         return await asyncio.to_thread(self.render, hypergraph, layouts, query, chunk_texts,
-                                       title)
+                                       title, priority=priority)
 
     def render_collage(
         self,
@@ -174,15 +186,19 @@ class HyperViz:
         query: str | None = None,
         chunk_texts: Mapping[str, str] | None = None,
         title: str | None = None,
+        *,
+        priority: Mapping[str, float] | None = None,
     ) -> Rendering:
         """A bounded grid of panels (``cols`` 1–4, at most 12 layouts), one per layout.
 
         Each cell is ``max(200, style.width // 2)`` px wide and 0.85 times that high: the
         canvas is ``cols`` cells wide and as high as its rows plus the title, legend and
-        footer strips (``style.height`` only bounds the legend, to 30 % of it)."""
+        footer strips (``style.height`` only bounds the legend, to 30 % of it);
+        ``priority`` as in :meth:`render`."""
         names = _norm_layouts(layouts if layouts is not None else
                               [*SET_LAYOUTS, *INDUCED_LAYOUTS])  # the six built-in ones
         _check_input(hypergraph, query, chunk_texts, title)
+        bonus = checked_priority(priority)
         if isinstance(cols, bool) or not isinstance(cols, int):
             raise TypeError(f"cols must be a whole number from 1 to 4, got {cols!r}")
         if not 1 <= cols <= 4:
@@ -191,13 +207,13 @@ class HyperViz:
         side = max(200, self.style.width // 2)
         return self._render(hypergraph, names, query, chunk_texts, title, cols=cols,
                             width=side * cols, height=self.style.height,
-                            panel_h=round(side * 0.85))
+                            panel_h=round(side * 0.85), priority=bonus)
 
     # ------------------------------------------------------------------ work
     def _render(
         self, hg: Hypergraph, names: list[str], query: str | None,
         chunk_texts: Mapping[str, str] | None, title: str | None, *, cols: int, width: int,
-        height: int, panel_h: float | None,
+        height: int, panel_h: float | None, priority: dict[str, float],
     ) -> Rendering:
         style = self.style
         drawn: dict[tuple[frozenset[str], frozenset[str]], _Drawing] = {}
@@ -228,9 +244,10 @@ class HyperViz:
             return _cost_bounds(h, names, style, budget, cols=cols, width=width,
                                 height=height, panel_h=panel_h)
 
-        importance = entity_importance(hg, query, budget.alpha, budget.beta)
+        importance = entity_importance(hg, query, budget.alpha, budget.beta, priority)
         try:
-            small, report = prune(hg, budget, query, cost_fn, bound_fn=bound_fn)
+            small, report = prune(hg, budget, query, cost_fn, bound_fn=bound_fn,
+                                  priority=priority)
         finally:
             bar.close()
         d = drawn[_key(small)]  # prune's last measurement of this graph: no re-layout
