@@ -12,7 +12,11 @@ mode with both views rendered and prints, averaged over the questions:
 The stores are the ones ``retrieval_bench.py`` caches. Printed on 2026-12-05 (stop 45):
 MuSiQue gold drawn 0.550, facts from top-5 0.379; HotpotQA 0.689, 0.454; after stop 46's
 changes (the views see the query repair, dates are no bridges, importance without accents):
-0.585, 0.403; 0.717, 0.486 (docs/retrieval-log.md has the variants tried).
+0.585, 0.403; 0.717, 0.486 (docs/retrieval-log.md has the variants tried). On
+2026-12-06 (stop 49), before and after I_bot was drawn after ranking with the ranked
+passages' facts first: MuSiQue 0.585 / 0.413 → 0.603 / 0.533, HotpotQA 0.736 / 0.492 →
+0.755 / 0.629; ``--untitled`` MuSiQue 0.507 / 0.422 → 0.521 / 0.516, HotpotQA 0.736 / 0.504
+→ 0.726 / 0.648.
 
 Usage::
 

@@ -91,7 +91,7 @@ def test_query_verbose_prints_stage_events_to_stderr(
               if line.startswith("vizrag: ")]
     stages = [name for name, phase in events if phase == "start" and name != "render"]
     assert stages == ["load", "keywords", "themes", "top_view", "locate", "bottom_entities",
-                      "bottom_view", "rank", "answer"]
+                      "rank", "bottom_view", "answer"]
     assert ["render", "end"] in events and "elapsed_ms" not in captured.err
     assert main(["query", Q, "--store", str(store_dir), "--json"]) == 0
     assert "vizrag: " not in capsys.readouterr().err

@@ -37,24 +37,24 @@ LOAD = (("load", S), ("load", E))  # the store's state read (since stop 48)
 # offline (no chat model): no model_call events; renderings in vizrag/hyper-lite only
 OFFLINE = {
     "vizrag": [*LOAD, *_stage("keywords"), *_stage("themes"), *_stage("top_view", *RENDER),
-               *_stage("locate"), *_stage("bottom_entities"),
-               *_stage("bottom_view", *RENDER), *_stage("rank")],
+               *_stage("locate"), *_stage("bottom_entities"), *_stage("rank"),
+               *_stage("bottom_view", *RENDER)],  # I_bot drawn after ranking (stop 49)
     "text": [*LOAD, *_stage("keywords"), *_stage("themes"), *_stage("top_view"), *_stage("locate"),
-             *_stage("bottom_entities"), *_stage("bottom_view"), *_stage("rank")],
-    "hyper-lite": [*LOAD, *_stage("keywords"), *_stage("bottom_entities"),
-                   *_stage("bottom_view", *RENDER), *_stage("rank")],
+             *_stage("bottom_entities"), *_stage("rank"), *_stage("bottom_view")],
+    "hyper-lite": [*LOAD, *_stage("keywords"), *_stage("bottom_entities"), *_stage("rank"),
+                   *_stage("bottom_view", *RENDER)],
     "naive": [*LOAD, *_stage("rank")],
 }
 # with a chat model: keywords, locate and answer call it
 CHAT = {
     "vizrag": [*LOAD, *_stage("keywords", *CALL), *_stage("themes"), *_stage("top_view", *RENDER),
-               *_stage("locate", *CALL), *_stage("bottom_entities"),
-               *_stage("bottom_view", *RENDER), *_stage("rank"), *_stage("answer", *CALL)],
+               *_stage("locate", *CALL), *_stage("bottom_entities"), *_stage("rank"),
+               *_stage("bottom_view", *RENDER), *_stage("answer", *CALL)],
     "text": [*LOAD, *_stage("keywords", *CALL), *_stage("themes"), *_stage("top_view"),
-             *_stage("locate", *CALL), *_stage("bottom_entities"), *_stage("bottom_view"),
-             *_stage("rank"), *_stage("answer", *CALL)],
+             *_stage("locate", *CALL), *_stage("bottom_entities"), *_stage("rank"),
+             *_stage("bottom_view"), *_stage("answer", *CALL)],
     "hyper-lite": [*LOAD, *_stage("keywords", *CALL), *_stage("bottom_entities"),
-                   *_stage("bottom_view", *RENDER), *_stage("rank"), *_stage("answer", *CALL)],
+                   *_stage("rank"), *_stage("bottom_view", *RENDER), *_stage("answer", *CALL)],
     "naive": [*LOAD, *_stage("rank"), *_stage("answer", *CALL)],
 }
 

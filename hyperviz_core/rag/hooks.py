@@ -5,7 +5,7 @@ the async paths). The engine calls it
 
 * for each retrieval stage it runs, in this order (stages a mode skips are not fired)::
 
-      load → keywords → themes → top_view → locate → bottom_entities → bottom_view → rank
+      load → keywords → themes → top_view → locate → bottom_entities → rank → bottom_view
       → answer
 
   (``load`` reads the store's current state: its ``end`` payload has ``lazy`` and ``chunks``,
@@ -62,7 +62,7 @@ log = logging.getLogger(__name__)
 
 #: the retrieval stages, in the order they run
 STAGES: tuple[str, ...] = (
-    "load", "keywords", "themes", "top_view", "locate", "bottom_entities", "bottom_view", "rank",
+    "load", "keywords", "themes", "top_view", "locate", "bottom_entities", "rank", "bottom_view",
     "answer",
 )
 #: every event name a hook can receive

@@ -9,15 +9,17 @@ Given a query ``q`` (mode ``vizrag``), the stages of :mod:`.stages` run in this 
 4. ``locate`` — the MLLM names the entity IDs (``E#``) it sees in I_top, mapped back through
    the rendering's :class:`~hyperviz_core.idmap.IdMap` (unknown IDs are ignored and logged);
    offline (or if it names none) G_top's best by importance. Anchors V̂ = located ∪ E_rel's;
-5. ``bottom_entities`` — for each anchor the ``entity_k`` most similar G_bot entities → V_rel;
-6. ``bottom_view`` — the score-bounded h-hop G_bot sub-hypergraph, rendered: I_bot;
-7. ``rank`` — chunks by :func:`~.rank.rank_chunks`.
+5. ``bottom_entities`` — for each anchor the ``entity_k`` most similar G_bot entities → V_rel,
+   and the score-bounded h-hop G_bot sub-hypergraph around it;
+6. ``rank`` — chunks by :func:`~.rank.rank_chunks`;
+7. ``bottom_view`` — that sub-hypergraph rendered: I_bot, whose congestion control keeps the
+   ranked passages' facts first (:mod:`.drawing`).
 
 The chunk score: :class:`~.rank.RankWeights` (BM25, hypergraph evidence, feedback; chunk
 vectors when weighted). The answer (step 8) is :mod:`hyperviz_core.rag.answer`.
 
 Other modes: ``text`` (same stages, no image anywhere: the model reads E#/H# listings),
-``hyper-lite`` (keywords → bottom_entities → bottom_view → rank), ``naive`` (rank only).
+``hyper-lite`` (keywords → bottom_entities → rank → bottom_view), ``naive`` (rank only).
 
 The stages are generators that *yield* model requests and hook events, so the sync
 (:meth:`Retriever.retrieve`) and async (:meth:`Retriever.aretrieve`) drivers share every line

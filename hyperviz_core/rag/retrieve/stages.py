@@ -1,7 +1,7 @@
 """The retrieval stages (paper §4.2), one generator function each over a :class:`RetrievalState`.
 
-``keywords`` → ``themes`` → ``top_view`` → ``locate`` → ``bottom_entities`` → ``bottom_view``
-→ ``rank`` (the ``answer`` stage is :mod:`hyperviz_core.rag.answer`, run by the engine).
+``keywords`` → ``themes`` → ``top_view`` → ``locate`` → ``bottom_entities`` → ``rank`` →
+``bottom_view`` (the ``answer`` stage is :mod:`hyperviz_core.rag.answer`, run by the engine).
 :data:`MODE_STAGES` says which stages each mode runs; :func:`run_stage` wraps one stage in
 its hook events and timing. A stage returns the payload of its ``end`` event (IDs and sizes).
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Generator, Iterable
+from collections.abc import Callable, Generator
 from typing import Any
 
 from ...idmap import IdMap
@@ -24,7 +24,6 @@ from ..providers.protocols import embed_query
 from ..query_usage import check_halt
 from ..result import (
     UNMATCHED_WARNING,
-    RenderedView,
     RetrievalResult,
     SentPrompt,
     image_sha256,
@@ -33,6 +32,7 @@ from ..vectors import query_vectors
 from .chance import offline_located, reached_by_chance
 from .collect import ranked_chunks
 from .collisions import checked_search
+from .drawing import drawable, ranked_facts, ranked_priority, render_view
 from .evidence import attach_evidence
 from .filter_miss import filter_miss
 from .filters import widened_vector_scores
@@ -42,10 +42,10 @@ from .repair import repair_for_views
 from .search import linked_entities, search
 from .shown import shown_graph, shown_payload
 from .state import LLMRequest, RetrievalState, Step
-from .subgraph import DESCRIPTION_CHARS, expand, induced, limit_hyperedges
+from .subgraph import DESCRIPTION_CHARS, expand, induced
 
 __all__ = ["MODE_STAGES", "NO_KNOWN_ID", "bottom_entities", "bottom_view", "keywords", "locate",
-           "rank", "render_view", "run_stage", "themes", "top_view"]
+           "rank", "run_stage", "themes", "top_view"]
 
 log = logging.getLogger(__name__)
 
@@ -78,32 +78,6 @@ def _record(res: RetrievalResult, req: LLMRequest, answer: str) -> None:
     res.prompts.append(SentPrompt(stage=req.stage, prompt=req.prompt, system=req.system,
                                   images=[image_sha256(p) for p in req.images],
                                   response=answer))
-
-
-def render_view(st: RetrievalState, hg: Hypergraph, view: str, importance: dict[str, float]
-                ) -> Generator[LLMRequest | HookEvent, Any, tuple[IdMap, RenderedView | None]]:
-    """Render ``hg`` (IDs from the rendering, ``render`` hook events) or, without rendering,
-    number its entities by ``importance`` (the IDs a text-only model reads)."""
-    if view not in st.views:
-        return IdMap.build(hg, importance), None
-    cfg = st.cfg
-    layouts = tuple(cfg.layouts) if cfg.dual_view else tuple(cfg.layouts[:1])
-    base = {"view": view, "entities": len(hg.entities), "hyperedges": len(hg.hyperedges)}
-    yield HookEvent("render", "start", dict(base))
-    t0 = time.perf_counter()
-    try:
-        rendering = st.renderer(cfg.congestion_control).render(hg, layouts=layouts,
-                                                               query=st.query)
-    except Exception as exc:
-        yield HookEvent("render", "error", {**base, "error": error_text(exc),
-                                            "elapsed_ms": elapsed_ms(t0)})
-        raise
-    out = RenderedView.from_rendering(rendering)
-    yield HookEvent("render", "end", {
-        **base, "shown_entities": len(rendering.id_map.entities),
-        "shown_hyperedges": len(rendering.id_map.hyperedges), "width": out.width,
-        "height": out.height, "sha256": out.sha256, "elapsed_ms": elapsed_ms(t0)})
-    return rendering.id_map, out
 
 
 def _embed(st: RetrievalState, texts: list[str], *, query: bool = False) -> Any:
@@ -198,24 +172,12 @@ def top_view(st: RetrievalState) -> Step:
     st.sub_top = sub = induced(top, t_ents)
     st.top_imp = entity_importance(sub, st.view_query, description_chars=DESCRIPTION_CHARS)
     st.top_shown = shown = shown_graph(st, sub)  # under filters=, what passing chunks say
-    drawn = _drawable(st, "top", shown, cfg.render_max_themes, t_edges, t_ents, ())
+    drawn = drawable(st, "top", shown, cfg.render_max_themes, t_edges, t_ents, ())
     st.top_ids, st.res.top_view = yield from render_view(st, drawn, "top", st.top_imp)
     return {"entities": len(shown.entities), "hyperedges": len(shown.hyperedges),
             "rendered": st.res.top_view is not None,
             "render_hyperedge_limit": cfg.render_max_themes,
             "render_hyperedges_limited": drawn is not shown}
-
-
-def _drawable(st: RetrievalState, view: str, sub: Hypergraph, limit: int,
-              edge_scores: dict[str, float], entity_scores: dict[str, float],
-              anchors: Iterable[str]) -> Hypergraph:
-    """What a rendered view is given: ``sub`` with at most ``limit`` of its best hyperedges
-    (a safety limit: a dense neighbourhood, hundreds of facts around a few hubs, would take
-    most of a minute to lay out); ``sub`` itself when not rendering or within it."""
-    if view not in st.views:
-        return sub
-    return limit_hyperedges(sub, limit, edge_scores, entity_scores,
-                            keep=[k for k in anchors if k in sub.entities])
 
 
 def _parse_located(res: RetrievalResult, answer: str, ids: IdMap, hg: Hypergraph) -> list[str]:
@@ -282,7 +244,8 @@ def locate(st: RetrievalState) -> Step:
 
 def bottom_entities(st: RetrievalState) -> dict[str, Any]:
     """Bottom retrieval: the ``entity_k`` most similar G_bot entities per anchor (per
-    keyword in ``hyper-lite``) → V_rel."""
+    keyword in ``hyper-lite``) → V_rel, and the score-bounded h-hop G_bot sub-hypergraph
+    around it that ranking reads."""
     corpus, cfg, v_rel = st.corpus, st.cfg, st.v_rel
     if cfg.mode == "hyper-lite":
         assert st.kw_vecs is not None
@@ -312,29 +275,36 @@ def bottom_entities(st: RetrievalState) -> dict[str, Any]:
             if key in known and st.anchors[key] > v_rel.get(key, 0.0):
                 v_rel[key] = st.anchors[key]
     related = sorted(v_rel, key=lambda k: (-v_rel[k], k))
+    bottom = st.corpus.layer("bottom", st.v_rel, cfg.hops)
+    st.b_ents, st.b_edges = expand(bottom, st.v_rel, cfg.hops, cfg.max_entities,
+                                   cfg.hop_decay)
+    st.sub_bot = induced(bottom, st.b_ents)
     return {"entities": related}
 
 
 def bottom_view(st: RetrievalState) -> Step:
-    """The score-bounded h-hop G_bot sub-hypergraph around V_rel, rendered as I_bot."""
-    cfg = st.cfg
-    bottom = st.corpus.layer("bottom", st.v_rel, cfg.hops)
-    st.b_ents, st.b_edges = expand(bottom, st.v_rel, cfg.hops, cfg.max_entities,
-                                   cfg.hop_decay)
-    st.sub_bot = sub = induced(bottom, st.b_ents)
+    """The score-bounded h-hop G_bot sub-hypergraph around V_rel, rendered as I_bot after
+    ranking: congestion control keeps the facts of the ranked passages first
+    (:func:`~.drawing.ranked_priority`)."""
+    cfg, sub = st.cfg, st.sub_bot
+    assert sub is not None
     limited = False
     ent_scores, edge_scores = st.b_ents, st.b_edges
     if "bottom" in st.views and cfg.render_max_entities > cfg.max_entities:
         # ranking keeps the capped set above; the drawing is bounded by the congestion
         # budget, the wider neighbourhood only by the safety limits
+        bottom = st.corpus.layer("bottom", st.v_rel, cfg.hops)
         ent_scores, edge_scores = expand(bottom, st.v_rel, cfg.hops, cfg.render_max_entities,
                                          cfg.hop_decay)
         limited = len(ent_scores) >= cfg.render_max_entities
         st.sub_bot = sub = induced(bottom, ent_scores)
     st.sub_bot = sub = shown_graph(st, sub)  # under filters=, what passing chunks say
-    drawn = _drawable(st, "bottom", sub, cfg.render_max_hyperedges, edge_scores, ent_scores,
-                      st.v_rel)
-    st.bot_ids, st.res.bottom_view = yield from render_view(st, drawn, "bottom", st.b_ents)
+    facts = ranked_facts(sub, st.res.chunks) if "bottom" in st.views else {}
+    drawn = drawable(st, "bottom", sub, cfg.render_max_hyperedges, edge_scores, ent_scores,
+                     st.v_rel, facts)
+    st.bot_ids, st.res.bottom_view = yield from render_view(
+        st, drawn, "bottom", st.b_ents, ranked_priority(drawn, facts))
+    attach_evidence(st)  # the views' exports: their hyperedges' source chunk texts
     return {"entities": len(sub.entities), "hyperedges": len(sub.hyperedges),
             "rendered": st.res.bottom_view is not None,
             "render_limit": cfg.render_max_entities, "render_limited": limited,
@@ -382,7 +352,6 @@ def rank(st: RetrievalState) -> dict[str, Any]:
         _warn(res, UNMATCHED_WARNING)
     if cfg.filters is not None and not res.chunks and index.total:
         _warn(res, filter_miss(index, cfg.filters))
-    attach_evidence(st)  # the views' exports: their hyperedges' source chunk texts
     return {"chunks": [c.chunk_id for c in res.chunks]}
 
 
@@ -390,9 +359,9 @@ def rank(st: RetrievalState) -> dict[str, Any]:
 MODE_STAGES: dict[str, tuple[tuple[str, Stage], ...]] = {
     "vizrag": (("keywords", keywords), ("themes", themes), ("top_view", top_view),
                ("locate", locate), ("bottom_entities", bottom_entities),
-               ("bottom_view", bottom_view), ("rank", rank)),
+               ("rank", rank), ("bottom_view", bottom_view)),
     "hyper-lite": (("keywords", keywords), ("bottom_entities", bottom_entities),
-                   ("bottom_view", bottom_view), ("rank", rank)),
+                   ("rank", rank), ("bottom_view", bottom_view)),
     "naive": (("rank", rank),),
 }
 MODE_STAGES["text"] = MODE_STAGES["vizrag"]

@@ -148,13 +148,15 @@ def induced(hg: Hypergraph | Layer, keys: Iterable[str]) -> Hypergraph:
 def limit_hyperedges(
     hg: Hypergraph, n: int, edge_scores: Mapping[str, float],
     entity_scores: Mapping[str, float], keep: Iterable[str] = (),
+    first: Mapping[str, float] | None = None,
 ) -> Hypergraph:
     """``hg`` with at most ``n`` hyperedges (``hg`` itself when it has no more).
 
-    The kept hyperedges are the best by score, then by the summed scores of their members
-    (a fact joining two relevant entities before one touching a single hub), then by id;
-    an entity left in no kept hyperedge goes, unless it is in ``keep``. Shares entities and
-    hyperedges with ``hg``, like :func:`induced`.
+    The kept hyperedges are those ``first`` ranks higher (hyperedge id → priority, 0 when
+    not named; the retrieval's: the ranked passages' facts), then the best by score, then by
+    the summed scores of their members (a fact joining two relevant entities before one
+    touching a single hub), then by id; an entity left in no kept hyperedge goes, unless it
+    is in ``keep``. Shares entities and hyperedges with ``hg``, like :func:`induced`.
 
     Example:
         >>> from hyperviz_core import Entity, Hyperedge, Hypergraph
@@ -169,9 +171,11 @@ def limit_hyperedges(
     if len(hg.hyperedges) <= n:
         return hg
 
-    def rank(hid: str) -> tuple[float, float, str]:
+    before = first or {}
+
+    def rank(hid: str) -> tuple[float, float, float, str]:
         members = hg.hyperedges[hid].members
-        return (-edge_scores.get(hid, 0.0),
+        return (-before.get(hid, 0.0), -edge_scores.get(hid, 0.0),
                 -sum(entity_scores.get(m, 0.0) for m in dict.fromkeys(members)), hid)
 
     kept = sorted(sorted(hg.hyperedges, key=rank)[:n])
