@@ -36,7 +36,7 @@ from langchain_core.runnables.base import RunnableBindingBase
 from pydantic import ValidationError
 
 from hyperviz_core.rag import UsageReport
-from hyperviz_core.rag.query_usage import charge
+from hyperviz_core.rag.charged import charged
 
 from .documents import vizrag_value
 
@@ -71,17 +71,10 @@ class _Seen:
         self.usage = self.usage or _input_usage(chunk)
         return chunk
 
-    @contextlib.contextmanager
-    def charging(self) -> Iterator[None]:
-        """An exception raised in the block carries :attr:`usage` (a stream closed early,
-        ``GeneratorExit``, is no failure)."""
-        try:
-            yield
-        except GeneratorExit:
-            raise
-        except BaseException as exc:
-            charge(exc, self.usage)
-            raise
+    def charging(self) -> contextlib.AbstractContextManager[None]:
+        """An exception raised in the block carries :attr:`usage` as it is then
+        (:func:`hyperviz_core.rag.charged.charged`)."""
+        return charged(lambda: self.usage)
 
 
 async def _one(value: Any) -> AsyncIterator[Any]:

@@ -20,7 +20,7 @@ Example:
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncGenerator, Generator, Iterator, Mapping
+from collections.abc import AsyncGenerator, Generator, Mapping
 from typing import Any
 
 from llama_index.core.base.response.schema import (
@@ -30,7 +30,7 @@ from llama_index.core.base.response.schema import (
 )
 
 from hyperviz_core.rag import UsageReport
-from hyperviz_core.rag.query_usage import charge
+from hyperviz_core.rag.charged import charged
 
 __all__ = ["RESPONSE_USAGE_KEY", "charging", "with_usage"]
 
@@ -43,17 +43,10 @@ def _report(usage: Mapping[str, Any] | None) -> UsageReport | None:
     return None if usage is None else UsageReport.model_validate(dict(usage))
 
 
-@contextlib.contextmanager
-def charging(usage: Mapping[str, Any] | None) -> Iterator[None]:
-    """An exception raised in the block carries ``usage``
-    (:func:`hyperviz_core.rag.query_usage.charge`)."""
-    try:
-        yield
-    except GeneratorExit:  # a stream closed early: nothing failed
-        raise
-    except BaseException as exc:
-        charge(exc, _report(usage))
-        raise
+def charging(usage: Mapping[str, Any] | None) -> contextlib.AbstractContextManager[None]:
+    """An exception raised in the block carries ``usage`` (a usage report as a dict;
+    :func:`hyperviz_core.rag.charged.charged`)."""
+    return charged(lambda: _report(usage))
 
 
 def _charged(tokens: Generator[str, None, None], usage: Mapping[str, Any] | None

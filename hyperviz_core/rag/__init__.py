@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from ..lazy import lazy_exports
 from .ann import AnnVectorIndex
 from .answer import Answerer, extractive_summary
+from .charged import charged
 from .citations import (
     Citations,
     LabelledItem,
@@ -226,6 +227,7 @@ __all__ = [
     "as_provider_error",
     "build_chat_stack",
     "cache_key",
+    "charged",
     "check_hops",
     "check_mode",
     "chunk_document",
