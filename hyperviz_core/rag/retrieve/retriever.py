@@ -29,6 +29,7 @@ of them; the drivers call the model and the stage hooks (:mod:`hyperviz_core.rag
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 from collections.abc import Generator, Iterable
@@ -338,12 +339,17 @@ class Retriever:
         A lazy query the store changed under (another process committed) runs again: with
         ``pin`` (all steps in one thread: the sync driver) once, in the store's
         ``read_snapshot()``, else up to :data:`LAZY_ATTEMPTS` times, then loaded. A result
-        thus always comes from one store state."""
+        thus always comes from one store state. A snapshot that makes other threads' reads
+        wait (``exclusive_snapshot``: SQLite's one connection) is held together with the
+        stages' lock, so another thread's query waits before its next step, not inside it
+        (where it held the lock the pinned query needs: both waited forever)."""
         t_all = time.perf_counter()
         pin = pin and callable(getattr(self.store, "read_snapshot", None))
         for attempt in range(LAZY_ATTEMPTS + 1):
             pinned = pin and attempt > 0
-            with ld.one_state(self.store, pinned):
+            held = pinned and getattr(self.store, "exclusive_snapshot", False) is True
+            with (self._stages_lock if held else contextlib.nullcontext()), \
+                    ld.one_state(self.store, pinned):
                 st = yield from begin(self, query, overrides,
                                       lazy=pinned or attempt < LAZY_ATTEMPTS)
                 seen = self._generation if isinstance(st.corpus, LazyCorpus) else None
