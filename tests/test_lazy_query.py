@@ -326,9 +326,9 @@ def test_index_of_an_older_version_is_rebuilt(tmp_path: Path) -> None:
 
 def test_store_changing_under_a_query_reruns_it(store_dir: Path, monkeypatch: Any) -> None:
     """When the store's generation moves during a lazy query (another process committed),
-    the query runs again on the new state: ``retrieve`` once, in the store's read snapshot;
-    ``aretrieve`` after LAZY_ATTEMPTS lazy tries once on the loaded corpus. The result
-    always comes from one store state."""
+    the query runs again on the new state: ``retrieve`` and (since stop 49) ``aretrieve``
+    once, in the store's read snapshot; on a store without one, after LAZY_ATTEMPTS lazy
+    tries once on the loaded corpus. The result always comes from one store state."""
     from hyperviz_core.rag.retrieve import retriever as retriever_module
 
     full = VizRAG(store_dir, show_progress=False)
@@ -351,6 +351,10 @@ def test_store_changing_under_a_query_reruns_it(store_dir: Path, monkeypatch: An
     assert _key(rag.retrieve(QUESTIONS[0], render=False)) == want
     assert starts == ["LazyCorpus"] * 2  # the second in one read snapshot
     starts.clear()
+    assert _key(asyncio.run(rag.aretrieve(QUESTIONS[0], render=False))) == want
+    assert starts == ["LazyCorpus"] * 2  # async too: the second in one read snapshot
+    starts.clear()
+    monkeypatch.setattr(store, "read_snapshot", None)  # a store without snapshots
     assert _key(asyncio.run(rag.aretrieve(QUESTIONS[0], render=False))) == want
     lazy_tries = retriever_module.LAZY_ATTEMPTS
     assert starts == ["LazyCorpus"] * lazy_tries + ["Corpus"]

@@ -64,11 +64,15 @@ def test_a_query_the_store_changed_under_runs_once_more_pinned(spec: str) -> Non
     assert res.chunks and {c.doc_id for c in res.chunks} <= {d.id for d in DOCS} | {"new1"}
 
 
-def test_the_async_driver_still_restarts_then_loads(spec: str) -> None:
-    """A guard: async steps run in several threads, where no snapshot can be held."""
+def test_the_async_driver_runs_once_more_pinned_too(spec: str) -> None:
+    """Since stop 49 the async driver runs the pinned attempt's steps in one thread of
+    their own (tests/test_async_pinned49.py); before, it restarted three times and then
+    loaded the store (4 ranks)."""
     (hook, other), ranks = _writer(spec)
     with VizRAG(spec, show_progress=False) as rag:
         res = asyncio.run(rag.aretrieve("Where did Marie Curie meet person 3?",
                                         render=False, hooks=[hook]))
+    written = other.has_document("new2")
     other.close()
-    assert len(ranks) == 4 and res.chunks
+    assert len(ranks) == 2 and res.chunks
+    assert written  # the pinned attempt held no write lock

@@ -28,7 +28,6 @@ of them; the drivers call the model and the stage hooks (:mod:`hyperviz_core.rag
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import threading
 import time
@@ -61,10 +60,10 @@ from .lazy import LazyCorpus, lazy_corpus_for, prepare_lazy
 from .search import replaced_index, unit_vectors
 from .stages import MODE_STAGES, run_stage
 from .state import EMPTY_STORE, Corpus, LLMRequest, RetrievalState
+from .steps import PIN, AsyncSteps, Pin, Pipeline
+from .steps import advance as _advance
 
 __all__ = ["Pipeline", "Retriever"]
-
-Pipeline = Generator[LLMRequest | HookEvent, Any, RetrievalResult]
 
 #: lazy attempts of one query while other writers commit under it; then the loaded corpus
 LAZY_ATTEMPTS = 3
@@ -74,47 +73,6 @@ LAZY_ATTEMPTS = 3
 #: RSS, ``scale_bench.py --lazy off/on``); above it, it grows with the store (5 MB, 4,989
 #: chunks: 444 vs 195 MiB, before the query footprint work; 50 MB: 3.2 GiB).
 LAZY_MIN_CHUNKS = 4_000
-
-
-#: how many stage steps the current thread is inside (a stage that retrieves again)
-_INSIDE = threading.local()
-
-
-def _advance(lock: threading.RLock, gen: Pipeline, value: Any = None,
-             throw: BaseException | None = None) -> tuple[bool, Any]:
-    """One step of a pipeline under ``lock``: ``(False, next item)`` or, when it is over,
-    ``(True, result)`` (a ``StopIteration`` cannot cross ``asyncio.to_thread``)."""
-    with lock:
-        _INSIDE.depth = getattr(_INSIDE, "depth", 0) + 1
-        try:
-            return _step(gen, value, throw)
-        finally:
-            _INSIDE.depth -= 1
-
-
-def _step(gen: Pipeline, value: Any, throw: BaseException | None) -> tuple[bool, Any]:
-    try:
-        return False, gen.throw(throw) if throw is not None else gen.send(value)
-    except StopIteration as stop:
-        return True, stop.value
-
-
-async def _astep(lock: threading.RLock, gen: Pipeline, value: Any = None,
-                 throw: BaseException | None = None, *, slow: bool = False
-                 ) -> tuple[bool, Any]:
-    """:func:`_advance` for the async driver: a quick step runs on the event loop when the
-    lock is free; a slow one, or one that would wait for another retrieval's step, runs in
-    a worker thread (the loop never blocks on the lock). Inside a stage step of this thread
-    (a stage that retrieves again, e.g. ``asyncio.run(rag.aretrieve(...))`` in a renderer)
-    every step runs here: that thread holds the lock, a worker would wait for it forever."""
-    if getattr(_INSIDE, "depth", 0):
-        return _advance(lock, gen, value, throw)
-    if not slow and lock.acquire(blocking=False):
-        try:
-            return _advance(lock, gen, value, throw)
-        finally:
-            lock.release()
-    return await asyncio.to_thread(_advance, lock, gen, value, throw)
 
 
 #: stages run in a worker thread under :meth:`Retriever.aretrieve`: the store's load and
@@ -273,8 +231,9 @@ class Retriever:
         done, item = _advance(self._stages_lock, gen)
         chat = counted(self.chat)  # this query's model calls: result.usage
         while not done:
-            if isinstance(item, HookEvent):
-                fire(hk, item)
+            if isinstance(item, HookEvent | Pin):  # (every step runs in this thread)
+                if isinstance(item, HookEvent):
+                    fire(hk, item)
                 done, item = _advance(self._stages_lock, gen)
                 continue
             fire(hk, call_event(item, "start"))
@@ -301,7 +260,8 @@ class Retriever:
         take milliseconds. Steps of concurrent retrievals on one engine run one at a time."""
         hk = self.hooks.with_extra(hooks)
         try:
-            result: RetrievalResult = await self._adrive(hk, self.pipeline(query, **overrides))
+            result: RetrievalResult = await self._adrive(
+                hk, self.pipeline(query, pin=True, **overrides))
         except BaseException as exc:  # cancelled (a timeout): as retrieve
             for event in abandoned(hk, exc):
                 await afire(hk, event)
@@ -309,27 +269,34 @@ class Retriever:
         return result
 
     async def _adrive(self, hk: list[Hook], gen: Pipeline) -> RetrievalResult:
-        lock = self._stages_lock
-        done, item = await _astep(lock, gen, slow=True)
-        chat = counted(self.chat)  # this query's model calls: result.usage
-        while not done:
-            if isinstance(item, HookEvent):
-                await afire(hk, item)
-                slow = item.phase == "start" and item.name in SLOW_STAGES
-                done, item = await _astep(lock, gen, slow=slow)
-                continue
-            await afire(hk, call_event(item, "start"))
-            t0 = time.perf_counter()
-            try:
-                answer = reply_text(await chat.acomplete(
-                    item.prompt, images=item.images, system=item.system,
-                    json_mode=item.json_mode))
-            except Exception as exc:
-                await afire(hk, call_event(item, "error", t0, error=error_text(exc)))
-                done, item = await _astep(lock, gen, throw=exc)
-                continue
-            await afire(hk, call_event(item, "end", t0, response_chars=len(answer)))
-            done, item = await _astep(lock, gen, answer)
+        steps = AsyncSteps(self._stages_lock, gen)
+        try:
+            done, item = await steps.step(slow=True)
+            chat = counted(self.chat)  # this query's model calls: result.usage
+            while not done:
+                if isinstance(item, Pin):  # the attempt's steps: one thread of their own
+                    steps.pin()
+                    done, item = await steps.step()
+                    continue
+                if isinstance(item, HookEvent):
+                    await afire(hk, item)
+                    slow = item.phase == "start" and item.name in SLOW_STAGES
+                    done, item = await steps.step(slow=slow)
+                    continue
+                await afire(hk, call_event(item, "start"))
+                t0 = time.perf_counter()
+                try:
+                    answer = reply_text(await chat.acomplete(
+                        item.prompt, images=item.images, system=item.system,
+                        json_mode=item.json_mode))
+                except Exception as exc:
+                    await afire(hk, call_event(item, "error", t0, error=error_text(exc)))
+                    done, item = await steps.step(throw=exc)
+                    continue
+                await afire(hk, call_event(item, "end", t0, response_chars=len(answer)))
+                done, item = await steps.step(answer)
+        finally:
+            steps.close()
         return chat.add_to(cast(RetrievalResult, item))
 
     # ------------------------------------------------------------------ pipeline
@@ -337,18 +304,21 @@ class Retriever:
         """The stages of the mode as one generator of :class:`LLMRequest` and hook events.
 
         A lazy query the store changed under (another process committed) runs again: with
-        ``pin`` (all steps in one thread: the sync driver) once, in the store's
-        ``read_snapshot()``, else up to :data:`LAZY_ATTEMPTS` times, then loaded. A result
-        thus always comes from one store state. A snapshot that makes other threads' reads
-        wait (``exclusive_snapshot``: SQLite's one connection) is held together with the
-        stages' lock, so another thread's query waits before its next step, not inside it
-        (where it held the lock the pinned query needs: both waited forever)."""
+        ``pin`` once, in the store's ``read_snapshot()`` (announced by a :data:`~.steps.PIN`:
+        the attempt's steps must run in one thread), else up to :data:`LAZY_ATTEMPTS`
+        times, then loaded. A result
+        thus always comes from one store state. The snapshot is held together with the
+        stages' lock, so another query waits before its next step, not inside it for what
+        the snapshot holds (SQLite's one connection; one of PostgreSQL's few pooled ones,
+        each pinned attempt its own) while holding the lock the pinned query needs: both
+        waited forever."""
         t_all = time.perf_counter()
         pin = pin and callable(getattr(self.store, "read_snapshot", None))
         for attempt in range(LAZY_ATTEMPTS + 1):
             pinned = pin and attempt > 0
-            held = pinned and getattr(self.store, "exclusive_snapshot", False) is True
-            with (self._stages_lock if held else contextlib.nullcontext()), \
+            if pinned:
+                yield PIN
+            with (self._stages_lock if pinned else contextlib.nullcontext()), \
                     ld.one_state(self.store, pinned):
                 st = yield from begin(self, query, overrides,
                                       lazy=pinned or attempt < LAZY_ATTEMPTS)

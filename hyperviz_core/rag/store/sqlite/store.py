@@ -110,11 +110,6 @@ class HypergraphStore(
     always exact; see :mod:`.ann_files`).
     """
 
-    #: :meth:`read_snapshot` makes the other threads' reads through this object wait (one
-    #: connection): a query holding one keeps other queries' stages out meanwhile
-    #: (:meth:`~hyperviz_core.rag.retrieve.retriever.Retriever.pipeline`)
-    exclusive_snapshot = True
-
     def __init__(
         self, path: str | Path, *, summary_threshold: int = 4000, read_only: bool | None = None,
         ann_threshold: int | None = DEFAULT_ANN_THRESHOLD,
