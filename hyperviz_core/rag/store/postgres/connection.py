@@ -197,6 +197,10 @@ class Pool:
         """The connection of this thread's :meth:`pinned` block, if any."""
         return getattr(self._pin, "conn", None)
 
+    def pinned_here(self) -> bool:
+        """Whether this thread is inside a :meth:`pinned` block (its writes are refused)."""
+        return self._pinned() is not None
+
     @contextmanager
     def read(self) -> Iterator[QmarkConnection]:
         """One consistent, read-only snapshot for the statements inside the block (in this

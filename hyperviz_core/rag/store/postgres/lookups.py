@@ -57,6 +57,7 @@ class PgQueryLookupsMixin(ChunkLookupsMixin):
     EXACT_POSTINGS = True
     _pool: Pool
     _lexical_refused: float | None = None
+    _lexical_made = False  # the postings were made (and filled) through this object
     _NUM = "l.num"
     _NUM_JOIN = f" JOIN {LEX} l ON l.chunk_id = c.id"
 
@@ -85,16 +86,21 @@ class PgQueryLookupsMixin(ChunkLookupsMixin):
         ``tokenize``, the tables are made when missing and the chunks without postings
         (written by a version that wrote none) get theirs (False without ``tokenize`` or
         when the database refuses). ``prepare`` changes nothing here: PostgreSQL has no
-        lock over the whole store that another process's indexing holds."""
+        lock over the whole store that another process's indexing holds. In this thread's
+        read snapshot (a pinned query) nothing can be written: the postings count when they
+        were made before, and nothing is taken for a refusal (before, the refused write
+        turned lazy retrieval off for :data:`RETRY_REFUSED_S`)."""
         if tokenize is None:
             return False
+        if self._pool.pinned_here():
+            return self._lexical_made
         with self._lock:
             refused = self._lexical_refused
             if refused is not None and time.monotonic() - refused < RETRY_REFUSED_S:
                 return False  # asked again in a while, not on every query
             reason = ensure_lexical(self._pool, tokenize)
             if reason is None:
-                self._lexical_refused = None
+                self._lexical_refused, self._lexical_made = None, True
                 return True
             log.log(logging.WARNING if refused is None else logging.INFO,
                     "lazy retrieval unavailable on %s (%s): queries load the whole store "
