@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from pg_server import pg_server, pg_url  # noqa: F401  (PostgreSQL fixtures, see pg_server.py)
+from pinned_stores import changing_store  # noqa: F401  (a store changed under a query)
 
 DATA = Path(__file__).parent / "data"
 

@@ -13,14 +13,12 @@ import asyncio
 import contextvars
 import threading
 from collections.abc import Generator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from test_pinned_retry44 import DOCS, _writer
+from pinned_stores import committing_writer
 
 from hyperviz_core.rag import Document, VizRAG
-from hyperviz_core.rag.retrieve import retriever as retriever_module
 from hyperviz_core.rag.retrieve.steps import PIN, AsyncSteps
 
 Q = "Where did Marie Curie meet person 3?"
@@ -87,22 +85,11 @@ def test_a_cancelled_pinned_pipeline_is_closed_in_its_thread() -> None:
     assert len(closed) == 1 and closed[0] != loop_thread
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def spec(request: pytest.FixtureRequest, tmp_path: Path,
-         monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setattr(retriever_module, "LAZY_MIN_CHUNKS", 0)  # read lazily
-    where = (str(request.getfixturevalue("pg_url")) if request.param == "postgres"
-             else str(tmp_path / "s"))
-    with VizRAG(where, show_progress=False) as rag:
-        rag.insert(DOCS)
-    return where
-
-
-def test_concurrent_async_queries_while_one_is_pinned(spec: str) -> None:
-    (writer, other), ranks = _writer(spec)
+def test_concurrent_async_queries_while_one_is_pinned(changing_store: str) -> None:
+    (writer, other), ranks = committing_writer(changing_store)
 
     async def run() -> list[Any]:
-        with VizRAG(spec, show_progress=False) as rag:
+        with VizRAG(changing_store, show_progress=False) as rag:
             first = asyncio.create_task(rag.aretrieve(Q, render=False, hooks=[writer]))
             others = [asyncio.create_task(rag.aretrieve(f"Where did Marie Curie meet "
                                                         f"person {i}?", render=False))
@@ -115,9 +102,9 @@ def test_concurrent_async_queries_while_one_is_pinned(spec: str) -> None:
     assert all(r.chunks for r in results)
 
 
-def test_a_query_cancelled_while_pinned_lets_the_store_go(spec: str) -> None:
-    (writer, other), ranks = _writer(spec)
-    rag = VizRAG(spec, show_progress=False)
+def test_a_query_cancelled_while_pinned_lets_the_store_go(changing_store: str) -> None:
+    (writer, other), ranks = committing_writer(changing_store)
+    rag = VizRAG(changing_store, show_progress=False)
 
     async def stall(name: str, phase: str, payload: dict[str, Any]) -> None:
         if (name, phase) == ("bottom_entities", "end") and ranks:  # the pinned attempt

@@ -14,7 +14,7 @@ import asyncio
 import logging
 
 import pytest
-from test_pinned_retry44 import DOCS, _writer
+from pinned_stores import DOCS, committing_writer
 
 from hyperviz_core.rag import VizRAG
 from hyperviz_core.rag.retrieve import retriever as retriever_module
@@ -33,7 +33,7 @@ def url(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> str:
 @pytest.mark.parametrize("driver", ["sync", "async"])
 def test_a_pinned_retry_leaves_lazy_retrieval_on(url: str, driver: str,
                                                  caplog: pytest.LogCaptureFixture) -> None:
-    (writer, other), ranks = _writer(url)
+    (writer, other), ranks = committing_writer(url)
     lazy: list[bool] = []
 
     def load(name: str, phase: str, payload: dict[str, object]) -> None:

@@ -13,31 +13,18 @@ from __future__ import annotations
 
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
-from test_pinned_retry44 import DOCS, _writer
+from pinned_stores import DOCS, committing_writer
 
 from hyperviz_core.rag import VizRAG
-from hyperviz_core.rag.retrieve import retriever as retriever_module
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def spec(request: pytest.FixtureRequest, tmp_path: Path,
-         monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setattr(retriever_module, "LAZY_MIN_CHUNKS", 0)  # read lazily
-    where = (str(request.getfixturevalue("pg_url")) if request.param == "postgres"
-             else str(tmp_path / "s"))
-    with VizRAG(where, show_progress=False) as rag:
-        rag.insert(DOCS)
-    return where
-
-
-def test_another_thread_queries_while_a_query_is_pinned(spec: str) -> None:
-    (writer, other), ranks = _writer(spec)
+def test_another_thread_queries_while_a_query_is_pinned(changing_store: str) -> None:
+    (writer, other), ranks = committing_writer(changing_store)
     out: dict[str, Any] = {}
-    rag = VizRAG(spec, show_progress=False)
+    rag = VizRAG(changing_store, show_progress=False)
     rag.retrieve("warm up", render=False)
 
     def second() -> None:
