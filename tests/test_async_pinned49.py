@@ -131,3 +131,29 @@ def test_a_query_cancelled_while_pinned_lets_the_store_go(changing_store: str) -
     rag.close()
     other.close()
     assert out["res"].chunks and out["written"]
+
+
+def test_a_sync_retrieve_on_the_loop_of_a_pinned_query_is_refused(changing_store: str) -> None:
+    """It would wait for the pinned query's stages lock, and the pinned query for the loop
+    it blocks: refused with a clear error instead of waiting forever."""
+    (writer, other), ranks = committing_writer(changing_store)
+    rag = VizRAG(changing_store, show_progress=False)
+    errors: list[str] = []
+
+    async def sync_call_meanwhile(name: str, phase: str, payload: dict[str, Any]) -> None:
+        if (name, phase) == ("bottom_entities", "end") and ranks and not errors:
+            try:
+                rag.retrieve("Marie Curie", render=False)  # on the loop's own thread
+            except RuntimeError as exc:
+                errors.append(str(exc))
+
+    async def run() -> Any:
+        return await asyncio.wait_for(
+            rag.aretrieve(Q, render=False, hooks=[writer, sync_call_meanwhile]), 30)
+
+    res = asyncio.run(run())
+    after = rag.retrieve("Marie Curie", render=False)  # no loop here: allowed
+    rag.close()
+    other.close()
+    assert len(ranks) == 2 and res.chunks and after.chunks
+    assert len(errors) == 1 and "use `await aretrieve()` in async code" in errors[0]

@@ -28,6 +28,7 @@ of them; the drivers call the model and the stage hooks (:mod:`hyperviz_core.rag
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import threading
 import time
@@ -127,6 +128,7 @@ class Retriever:
         #: one retrieval's stage step at a time (async steps run in worker threads);
         #: reentrant, so a stage that itself retrieves (a custom renderer) cannot deadlock
         self._stages_lock = threading.RLock()
+        self._pinned_loops: list[asyncio.AbstractEventLoop] = []  # (:meth:`_check_loop`)
         ld.fork_safe(self)  # a forked child's queries do not wait for the parent's threads
 
     def add_hook(self, hook: Hook) -> None:
@@ -219,6 +221,7 @@ class Retriever:
                  **overrides: Any) -> RetrievalResult:
         """Run the stages synchronously (``overrides`` = :class:`RetrievalConfig` fields;
         ``hooks`` = extra stage hooks for this call)."""
+        self._check_loop()
         hk = self.hooks.with_extra(hooks)
         try:
             return self._drive(hk, self.pipeline(query, pin=True, **overrides))
@@ -226,6 +229,21 @@ class Retriever:
             for event in abandoned(hk, exc):
                 fire(hk, event)
             raise
+
+    def _check_loop(self) -> None:
+        """Refuse a sync retrieval on the thread of an event loop on which an
+        :meth:`aretrieve` of this engine holds the store's read snapshot (with the stages
+        lock): it would wait for that query, which cannot go on while the loop waits."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        if loop in self._pinned_loops:
+            raise RuntimeError(
+                "retrieve() was called on the thread of a running event loop while an "
+                "aretrieve() of this engine on that loop holds the store's read snapshot: it "
+                "would wait for that query, which cannot go on until retrieve() returns; use "
+                "`await aretrieve()` in async code")
 
     def _drive(self, hk: list[Hook], gen: Pipeline) -> RetrievalResult:
         done, item = _advance(self._stages_lock, gen)
@@ -269,7 +287,7 @@ class Retriever:
         return result
 
     async def _adrive(self, hk: list[Hook], gen: Pipeline) -> RetrievalResult:
-        steps = AsyncSteps(self._stages_lock, gen)
+        steps = AsyncSteps(self._stages_lock, gen, self._pinned_loops)
         try:
             done, item = await steps.step(slow=True)
             chat = counted(self.chat)  # this query's model calls: result.usage

@@ -87,14 +87,19 @@ class AsyncSteps:
     gives it. :meth:`close` ends a pipeline left in that thread (a cancelled query) there,
     so the lock and the snapshot are let go by their owner."""
 
-    def __init__(self, lock: threading.RLock, gen: Pipeline) -> None:
+    def __init__(self, lock: threading.RLock, gen: Pipeline,
+                 pinned_loops: list[asyncio.AbstractEventLoop] | None = None) -> None:
         self.lock, self.gen = lock, gen
         self.home: ThreadPoolExecutor | None = None
         self.done = False
+        #: the event loops of the engine's pinned attempts: this one's while it is pinned
+        #: (a sync ``retrieve`` on that loop's thread would wait for it forever)
+        self.pinned_loops = pinned_loops if pinned_loops is not None else []
 
     def pin(self) -> None:
         if self.home is None:
             self.home = ThreadPoolExecutor(1, thread_name_prefix="vizrag-snapshot")
+            self.pinned_loops.append(asyncio.get_running_loop())
 
     async def step(self, value: Any = None, throw: BaseException | None = None, *,
                    slow: bool = False) -> tuple[bool, Any]:
@@ -115,3 +120,4 @@ class AsyncSteps:
         if not self.done:
             self.home.submit(self.gen.close)
         self.home.shutdown(wait=False)
+        self.pinned_loops.remove(asyncio.get_running_loop())
