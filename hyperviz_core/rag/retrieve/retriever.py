@@ -224,7 +224,7 @@ class Retriever:
         self._check_loop()
         hk = self.hooks.with_extra(hooks)
         try:
-            return self._drive(hk, self.pipeline(query, pin=True, **overrides))
+            return self._drive(hk, self.pipeline(query, **overrides))
         except BaseException as exc:  # Ctrl-C, a failure: what began ends with an error
             for event in abandoned(hk, exc):
                 fire(hk, event)
@@ -278,8 +278,7 @@ class Retriever:
         take milliseconds. Steps of concurrent retrievals on one engine run one at a time."""
         hk = self.hooks.with_extra(hooks)
         try:
-            result: RetrievalResult = await self._adrive(
-                hk, self.pipeline(query, pin=True, **overrides))
+            result: RetrievalResult = await self._adrive(hk, self.pipeline(query, **overrides))
         except BaseException as exc:  # cancelled (a timeout): as retrieve
             for event in abandoned(hk, exc):
                 await afire(hk, event)
@@ -318,20 +317,19 @@ class Retriever:
         return chat.add_to(cast(RetrievalResult, item))
 
     # ------------------------------------------------------------------ pipeline
-    def pipeline(self, query: str, *, pin: bool = False, **overrides: Any) -> Pipeline:
+    def pipeline(self, query: str, **overrides: Any) -> Pipeline:
         """The stages of the mode as one generator of :class:`LLMRequest` and hook events.
 
-        A lazy query the store changed under (another process committed) runs again: with
-        ``pin`` once, in the store's ``read_snapshot()`` (announced by a :data:`~.steps.PIN`:
-        the attempt's steps must run in one thread), else up to :data:`LAZY_ATTEMPTS`
-        times, then loaded. A result
-        thus always comes from one store state. The snapshot is held together with the
-        stages' lock, so another query waits before its next step, not inside it for what
-        the snapshot holds (SQLite's one connection; one of PostgreSQL's few pooled ones,
-        each pinned attempt its own) while holding the lock the pinned query needs: both
-        waited forever."""
+        A lazy query the store changed under (another process committed) runs again: once,
+        in the store's ``read_snapshot()`` (announced by a :data:`~.steps.PIN`: the
+        attempt's steps must run in one thread); on a store without one up to
+        :data:`LAZY_ATTEMPTS` times, then loaded. A result thus always comes from one store
+        state. The snapshot is held together with the stages' lock, so another query waits
+        before its next step, not inside it for what the snapshot holds (SQLite's one
+        connection; one of PostgreSQL's few pooled ones, each pinned attempt its own) while
+        holding the lock the pinned query needs: both waited forever."""
         t_all = time.perf_counter()
-        pin = pin and callable(getattr(self.store, "read_snapshot", None))
+        pin = callable(getattr(self.store, "read_snapshot", None))
         for attempt in range(LAZY_ATTEMPTS + 1):
             pinned = pin and attempt > 0
             if pinned:
