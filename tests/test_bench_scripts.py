@@ -308,3 +308,22 @@ def test_view_facts_bench_counts_the_gold_facts_drawn(tmp_path: Path) -> None:
     assert got["facts"] == len(drawn) > 0
     assert got["gold"] == 1.0 and 0.0 < got["top5"] <= 1.0
     assert elsewhere["gold"] == 0.0
+
+
+def test_view_facts_bench_text_counts_the_described_facts(tmp_path: Path) -> None:
+    """``view_facts_bench --text``: without rendering, a fact counts when the answer
+    prompt's listing gives its own description (not only its ID and members)."""
+    bench = bench_module("view_facts_bench")
+    with VizRAG(tmp_path / "s", show_progress=False) as engine:
+        engine.insert([Document(id=f"p{i:05d}", title=p["title"], text=p["text"])
+                       for i, p in enumerate(PASSAGES)])
+        got = bench.measure(engine, QUESTIONS[0], text=True)
+        res = engine.retrieve(QUESTIONS[0]["question"], mode="vizrag", render=False)
+    assert res.bottom_view is None
+    facts = [h for h in res.hyperedges if h.kind != "theme"]
+    given = bench.described(res)
+    assert given and given <= {h.visual_id for h in facts}
+    assert got["facts"] == len(given) and got["gold"] == 1.0
+    short = res.model_copy(update={"hyperedges": [
+        h.model_copy(update={"description": ""}) for h in res.hyperedges]})
+    assert bench.described(short) == set()  # IDs and members alone are not described
