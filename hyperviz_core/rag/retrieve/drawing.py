@@ -23,7 +23,8 @@ from ..result import RankedChunk, RenderedView
 from .state import LLMRequest, RetrievalState
 from .subgraph import limit_hyperedges
 
-__all__ = ["RANKED_FACT_PRIORITY", "drawable", "ranked_facts", "ranked_priority", "render_view"]
+__all__ = ["RANKED_FACT_PRIORITY", "drawable", "ranked_facts", "ranked_priority", "render_view",
+           "text_ids"]
 
 #: the priority of a ranked passage's fact and its members: above any importance of the
 #: renderer's own (α·degree centrality + β·BM25 ≤ α + β ≤ 2)
@@ -79,14 +80,38 @@ def drawable(st: RetrievalState, view: str, sub: Hypergraph, limit: int,
                             keep=[k for k in anchors if k in sub.entities], first=first)
 
 
+def text_ids(hg: Hypergraph, entity_scores: dict[str, float], edge_scores: dict[str, float],
+             facts: dict[str, float] | None = None) -> IdMap:
+    """The IDs a text-only model reads (no rendering): the members of ``facts``
+    (:func:`ranked_facts`) first, then entities by ``entity_scores``; ``facts`` first, then
+    hyperedges by ``edge_scores``; ties by key. The answer prompt lists (and describes,
+    within its budget) items by ID, so the ranked passages' facts are described first.
+
+    >>> from hyperviz_core import Entity, Hyperedge, Hypergraph
+    >>> hg = Hypergraph(entities=[Entity(name=n) for n in "abc"], hyperedges=[
+    ...     Hyperedge(id="h1", members=["a", "b"]), Hyperedge(id="h2", members=["b", "c"])])
+    >>> ids = text_ids(hg, {"a": 0.9, "c": 0.1}, {"h1": 0.8, "h2": 0.2}, {"h2": 2.0})
+    >>> ids.entities, ids.hyperedges
+    ({'c': 'E1', 'b': 'E2', 'a': 'E3'}, {'h2': 'H1', 'h1': 'H2'})
+    """
+    first = facts or {}
+    bonus = ranked_priority(hg, first)
+    ents = sorted(hg.entities, key=lambda k: (-bonus.get(k, 0.0),
+                                              -entity_scores.get(k, 0.0), k))
+    edges = sorted(hg.hyperedges, key=lambda h: (-first.get(h, 0.0), -edge_scores.get(h, 0.0), h))
+    return IdMap(entities={k: f"E{i}" for i, k in enumerate(ents, 1)},
+                 hyperedges={h: f"H{i}" for i, h in enumerate(edges, 1)})
+
+
 def render_view(st: RetrievalState, hg: Hypergraph, view: str, importance: dict[str, float],
-                priority: dict[str, float] | None = None,
+                edge_scores: dict[str, float], facts: dict[str, float] | None = None,
                 ) -> Generator[LLMRequest | HookEvent, Any, tuple[IdMap, RenderedView | None]]:
-    """Render ``hg`` (IDs from the rendering, ``render`` hook events; ``priority`` as in
-    :meth:`HyperViz.render <hyperviz_core.HyperViz.render>`) or, without rendering, number
-    its entities by ``importance`` (the IDs a text-only model reads)."""
+    """Render ``hg`` (IDs from the rendering, ``render`` hook events; the members of
+    ``facts`` get their priority as in :meth:`HyperViz.render
+    <hyperviz_core.HyperViz.render>`) or, without rendering, number it by :func:`text_ids`
+    (the IDs a text-only model reads)."""
     if view not in st.views:
-        return IdMap.build(hg, importance), None
+        return text_ids(hg, importance, edge_scores, facts), None
     cfg = st.cfg
     layouts = tuple(cfg.layouts) if cfg.dual_view else tuple(cfg.layouts[:1])
     base = {"view": view, "entities": len(hg.entities), "hyperedges": len(hg.hyperedges)}
@@ -94,7 +119,8 @@ def render_view(st: RetrievalState, hg: Hypergraph, view: str, importance: dict[
     t0 = time.perf_counter()
     try:
         rendering = st.renderer(cfg.congestion_control).render(
-            hg, layouts=layouts, query=st.query, priority=priority)
+            hg, layouts=layouts, query=st.query,
+            priority=ranked_priority(hg, facts) if facts else None)
     except Exception as exc:
         yield HookEvent("render", "error", {**base, "error": error_text(exc),
                                             "elapsed_ms": elapsed_ms(t0)})

@@ -32,7 +32,7 @@ from ..vectors import query_vectors
 from .chance import offline_located, reached_by_chance
 from .collect import ranked_chunks
 from .collisions import checked_search
-from .drawing import drawable, ranked_facts, ranked_priority, render_view
+from .drawing import drawable, ranked_facts, render_view
 from .evidence import attach_evidence
 from .filter_miss import filter_miss
 from .filters import widened_vector_scores
@@ -173,7 +173,8 @@ def top_view(st: RetrievalState) -> Step:
     st.top_imp = entity_importance(sub, st.view_query, description_chars=DESCRIPTION_CHARS)
     st.top_shown = shown = shown_graph(st, sub)  # under filters=, what passing chunks say
     drawn = drawable(st, "top", shown, cfg.render_max_themes, t_edges, t_ents, ())
-    st.top_ids, st.res.top_view = yield from render_view(st, drawn, "top", st.top_imp)
+    st.top_ids, st.res.top_view = yield from render_view(st, drawn, "top", st.top_imp,
+                                                            t_edges)
     return {"entities": len(shown.entities), "hyperedges": len(shown.hyperedges),
             "rendered": st.res.top_view is not None,
             "render_hyperedge_limit": cfg.render_max_themes,
@@ -299,11 +300,11 @@ def bottom_view(st: RetrievalState) -> Step:
         limited = len(ent_scores) >= cfg.render_max_entities
         st.sub_bot = sub = induced(bottom, ent_scores)
     st.sub_bot = sub = shown_graph(st, sub)  # under filters=, what passing chunks say
-    facts = ranked_facts(sub, st.res.chunks) if "bottom" in st.views else {}
+    facts = ranked_facts(sub, st.res.chunks)
     drawn = drawable(st, "bottom", sub, cfg.render_max_hyperedges, edge_scores, ent_scores,
                      st.v_rel, facts)
     st.bot_ids, st.res.bottom_view = yield from render_view(
-        st, drawn, "bottom", st.b_ents, ranked_priority(drawn, facts))
+        st, drawn, "bottom", st.b_ents, edge_scores, facts)
     attach_evidence(st)  # the views' exports: their hyperedges' source chunk texts
     return {"entities": len(sub.entities), "hyperedges": len(sub.hyperedges),
             "rendered": st.res.bottom_view is not None,
