@@ -102,8 +102,19 @@ _DEMONYMS = _words(
     "Roman Christian Muslim Jewish Catholic Protestant Hindu Buddhist Latin Arab Arabic "
     "Persian Soviet Nigerian Kenyan Cuban Chilean Peruvian Colombian"
 )
-_CONNECTORS = _words("of the de da del della di du des la le von van der den al bin y and for on")
-_NAME_CONNECTORS = _words("of the de da del della di du des la le von van der den al bin y for")
+#: French and Italian elided articles and particles: before a word, a token of their own
+#: (:data:`_TOKEN`), so "l'École", "d'Alembert", "qu'Einstein" and "dell'Arte" give the name
+#: after the apostrophe (before, a lower-case start hid the name); capitalised only the
+#: article "L'" ("L'Oréal" gives "Oréal" as "The Hague" gives "Hague") and the conjunctions
+#: ("Qu'Einstein"): "D'Angelo" keeps its "D'"
+_ELIDED = "l d j m n s t c qu jusqu lorsqu puisqu dell dall nell sull all"
+_ELISION = (rf"(?<![\w'’])(?:{'|'.join(_ELIDED.split())}|L|Qu|Jusqu|Lorsqu|Puisqu)['’]"
+            r"(?=[^\W\d_])")
+_ELISIONS = frozenset(f"{w}{a}" for w in _ELIDED.split() for a in "'’")
+_CONNECTORS = _words("of the de da del della di du des la le von van der den al bin y and for "
+                     "on") | _ELISIONS
+_NAME_CONNECTORS = _words("of the de da del della di du des la le von van der den al bin y "
+                          "for") | _ELISIONS
 _CALENDAR = _words(
     "January February March April May June July August September October November December "
     "Monday Tuesday Wednesday Thursday Friday Saturday Sunday"
@@ -138,7 +149,7 @@ _QUOTE_RES = [
     re.compile(r'"([^"\n]{2,150})"'),
     re.compile(r"``\s*([^`'\n]{2,150}?)\s*''"),
 ]
-_TOKEN = re.compile(r"[^\W_](?:[\w'’.\-]*[^\W_])?\.?|&")
+_TOKEN = re.compile(rf"{_ELISION}|[^\W_](?:[\w'’.\-]*[^\W_])?\.?|&")
 #: a sentence's end: its first stop (a match from a later stop of the same run would fail as
 #: the first did: trying each made a long run of dots quadratic), or a line break
 _SENT_END = re.compile(r"(?<![.!?])[.!?]+[\"'”’)\]]*\s+|\n+")

@@ -11,7 +11,8 @@ What it does
       (``12 March 1990``, ``January 1960``, years, decades, centuries), numbers with units
       or currency (``3.5 km``, ``$2 million``, ``45%``), and runs of capitalised words
       joined by connectors (``University of Copenhagen``, ``George T. Solomon``,
-      ``Procter & Gamble``).
+      ``Procter & Gamble``). French and Italian elisions are read apart: "l'École" gives
+      ``École``, "Cortina d'Ampezzo" stays one name, a leading "L'" goes as "The" does.
     * Types from simple cues: honorifics, initials, common first names and a preceding role
       noun ("psychologist Carl Rogers") → ``person``; suffixes such as Inc/University/Party →
       ``organization``; River/Mount/County/… or a preceding "in/at/near/from" → ``location``;

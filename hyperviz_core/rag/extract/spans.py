@@ -26,6 +26,7 @@ from ._lexicon import (
     _CONNECTORS,
     _DATE_RES,
     _DEMONYMS,
+    _ELISIONS,
     _EVENT_WORDS,
     _FIRST_NAMES,
     _HONORIFICS,
@@ -260,9 +261,10 @@ def _name_runs(sentence: str, lower_vocab: frozenset[str]) -> list[Span]:
         if (not sentence[: ms[0].start()].strip(" \"'“‘(`") and i + 1 < len(toks)
                 and _opens_no_name(ms[0].group(0), toks[i + 1].group(0))):
             ms = ms[1:]  # "Originally", "Founded in", "Following World War II"
-        # trim leading/trailing function words ("The", "In", "His", "of")
+        # trim leading/trailing function words ("The", "In", "His", "of", "L'")
         while ms and (
             ms[0].group(0).casefold().rstrip(".") in STOPWORDS or ms[0].group(0) in _CALENDAR
+            or ms[0].group(0).casefold() in _ELISIONS
         ):
             ms = ms[1:]
         while ms and ms[-1].group(0).casefold() in _CONNECTORS:
