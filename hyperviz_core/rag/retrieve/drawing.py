@@ -1,6 +1,7 @@
 """Drawing a retrieval's views: what a view is given (:func:`drawable`), which of its
 entities congestion control keeps first (:func:`ranked_priority`), and the rendering with
-its ``render`` hook events (:func:`render_view`).
+its ``render`` hook events (:func:`render_view`) or, without one, the IDs a text-only model
+reads (:func:`text_ids`, the same facts first).
 
 I_bot is drawn after ranking: the facts that come from the ranked passages (those the answer
 prompt lists) are kept first by the safety limit of hyperedges, and their members get a
