@@ -17,7 +17,7 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from pydantic import BaseModel, Field
 
@@ -53,10 +53,18 @@ class IdMap(BaseModel):
         hi = hyperedge_importance or {}
         ents = sorted(hypergraph.entities, key=lambda k: (-float(ei.get(k, 0.0)), k))
         edges = sorted(hypergraph.hyperedges, key=lambda h: (-float(hi.get(h, 0.0)), h))
-        return cls(
-            entities={k: f"E{i}" for i, k in enumerate(ents, 1)},
-            hyperedges={h: f"H{i}" for i, h in enumerate(edges, 1)},
-        )
+        return cls.numbered(ents, edges)
+
+    @classmethod
+    def numbered(cls, entities: Iterable[str], hyperedges: Iterable[str]) -> IdMap:
+        """Number entity keys ``E1, E2, ...`` and hyperedge ids ``H1, H2, ...`` in the order
+        given (a caller's own order; :meth:`build` orders by importance).
+
+        >>> IdMap.numbered(["b", "a"], ["r1"]).entities
+        {'b': 'E1', 'a': 'E2'}
+        """
+        return cls(entities={k: f"E{i}" for i, k in enumerate(entities, 1)},
+                   hyperedges={h: f"H{i}" for i, h in enumerate(hyperedges, 1)})
 
     def _rev(self) -> dict[str, str]:
         rev = {v: k for k, v in self.entities.items()}

@@ -100,8 +100,7 @@ def text_ids(hg: Hypergraph, entity_scores: dict[str, float], edge_scores: dict[
     ents = sorted(hg.entities, key=lambda k: (-bonus.get(k, 0.0),
                                               -entity_scores.get(k, 0.0), k))
     edges = sorted(hg.hyperedges, key=lambda h: (-first.get(h, 0.0), -edge_scores.get(h, 0.0), h))
-    return IdMap(entities={k: f"E{i}" for i, k in enumerate(ents, 1)},
-                 hyperedges={h: f"H{i}" for i, h in enumerate(edges, 1)})
+    return IdMap.numbered(ents, edges)
 
 
 def render_view(st: RetrievalState, hg: Hypergraph, view: str, importance: dict[str, float],
