@@ -7,7 +7,9 @@ mode with both views rendered and prints, averaged over the questions:
   relation hyperedge) drawn in I_bot, by the fact's source chunk;
 * ``facts from top-5``: the share of the facts drawn in I_bot that come from the five
   passages ranked first;
-* ``drawn``: facts and entities drawn in I_bot.
+* ``drawn``: facts and entities drawn in I_bot;
+* ``ID only``: per layout of I_bot, the entities whose name found no room (shown by ID
+  only, ``export()["panels"][i]["unnamed"]``).
 
 ``--text`` measures the text mode instead (no rendering; what a text-only model reads): a
 fact counts when the answer prompt's hyperedge listing
@@ -24,7 +26,10 @@ passages' facts first: MuSiQue 0.585 / 0.413 → 0.603 / 0.533, HotpotQA 0.736 /
 → 0.726 / 0.648. ``--text``, before and after the text mode numbered the ranked passages'
 facts first (stop 50, 2026-12-06): MuSiQue 0.422 / 0.507 → 0.422 / 0.519, HotpotQA 0.660 /
 0.520 → 0.679 / 0.542; ``--untitled`` MuSiQue 0.385 / 0.527 → 0.395 / 0.546, HotpotQA 0.679 /
-0.506 → 0.698 / 0.538.
+0.506 → 0.698 / 0.538. ``ID only`` in ``bi-inc``, before and after its sub-columns were spaced
+a name's width apart (stop 51, 2026-12-06): MuSiQue 6.32 → 0.00, HotpotQA 5.92 → 0.00,
+``--untitled`` 6.62 → 0.00 and 6.43 → 0.00 (``set-force`` 0.21 → 0.30, 0.47 → 0.45, 0.36 →
+0.36, 0.68 → 0.58).
 
 Usage::
 
@@ -64,7 +69,9 @@ def measure(engine: Any, question: dict[str, Any], text: bool = False) -> dict[s
              and (given is None or h.visual_id in given)]
     sources = [set(h.source_ids) for h in drawn]
     top5 = {c.chunk_id for c in res.chunks[:5]}
+    panels = res.bottom_view.export.get("panels", []) if res.bottom_view is not None else []
     return {
+        **{f"ID only {p['layout']}": float(len(p.get("unnamed") or [])) for p in panels},
         "gold": (sum(1 for d in gold if any(s & gold_chunks[d] for s in sources))
                  / len(gold)) if gold else 0.0,
         "top5": (sum(1 for s in sources if s & top5) / len(sources)) if sources else 0.0,
@@ -86,11 +93,13 @@ def main() -> int:
                                   vectors_from=args.vectors_from)
         questions = corpus.questions[: args.limit]
         rows = [measure(engine, q, args.text) for q in questions]
-        mean = {k: statistics.fmean(r[k] for r in rows) for k in rows[0]}
+        keys = sorted({k for r in rows for k in r})  # ID only: over the views drawn
+        mean = {k: statistics.fmean(r[k] for r in rows if k in r) for k in keys}
         what = "described" if args.text else "drawn"
         print(f"{corpus.name}: {len(rows)} questions ({how}): gold {what} {mean['gold']:.3f}, "
               f"facts from top-5 {mean['top5']:.3f}, {what} {mean['facts']:.1f} facts / "
-              f"{mean['entities']:.1f} entities")
+              f"{mean['entities']:.1f} entities"
+              + "".join(f", {k} {v:.2f}" for k, v in mean.items() if k.startswith("ID only")))
         engine.close()
     return 0
 

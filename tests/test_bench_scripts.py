@@ -306,6 +306,10 @@ def test_view_facts_bench_counts_the_gold_facts_drawn(tmp_path: Path) -> None:
         elsewhere = bench.measure(engine, {**QUESTIONS[0], "gold_corpus_idx": [3]})
     drawn = [h for h in res.hyperedges if h.kind != "theme" and h.visual_id]
     assert got["facts"] == len(drawn) > 0
+    assert res.bottom_view is not None
+    panels = res.bottom_view.export["panels"]
+    assert {k: v for k, v in got.items() if k.startswith("ID only")} == {
+        f"ID only {p['layout']}": len(p["unnamed"]) for p in panels}
     assert got["gold"] == 1.0 and 0.0 < got["top5"] <= 1.0
     assert elsewhere["gold"] == 0.0
 
@@ -327,3 +331,4 @@ def test_view_facts_bench_text_counts_the_described_facts(tmp_path: Path) -> Non
     short = res.model_copy(update={"hyperedges": [
         h.model_copy(update={"description": ""}) for h in res.hyperedges]})
     assert bench.described(short) == set()  # IDs and members alone are not described
+

@@ -135,46 +135,63 @@ def _row_major(ii: np.ndarray, jj: np.ndarray, n: int) -> np.ndarray:
     return by_j[np.argsort(ii.astype(np.int16)[by_j], kind="stable")]
 
 
-def _blocks(columns: list[list[float]], box: Box, sep: float
-            ) -> list[tuple[int, float, float]]:
-    """(sub-columns, pitch, radius) of each column of :func:`stack_columns`."""
+def _blocks(columns: list[list[float]], box: Box, sep: float, extra: list[float]
+            ) -> list[tuple[int, float, float, float]]:
+    """(sub-columns, pitch, radius, sub-column pitch) of each column of
+    :func:`stack_columns`: ``pitch`` (``2·r + sep``) along the column, ``extra[c]`` more
+    across it."""
     h = max(box[3] - box[1], 1.0)
-    blocks: list[tuple[int, float, float]] = []
-    for radii in columns:
+    blocks: list[tuple[int, float, float, float]] = []
+    for radii, more in zip(columns, extra, strict=True):
         n = len(radii)
         r = max(radii, default=0.0)
         pitch = 2.0 * r + sep
         k = max(1, math.ceil(pitch * (n - 1) / h - 1e-9)) if n > 1 else 1
-        blocks.append((min(k, max(n, 1)), pitch, r))
+        blocks.append((min(k, max(n, 1)), pitch, r, pitch + more))
     return blocks
 
 
-def columns_width(columns: list[list[float]], box: Box, sep: float) -> float:
+def _extra(columns: list[list[float]], extra: list[float] | None) -> list[float]:
+    return list(extra) if extra is not None else [0.0] * len(columns)
+
+
+def columns_width(columns: list[list[float]], box: Box, sep: float,
+                  extra: list[float] | None = None) -> float:
     """The width :func:`stack_columns` needs for ``columns`` at gap ``sep`` (sub-columns and
     the gaps between neighbouring columns); more than the box's width: it returns None."""
-    blocks = _blocks(columns, box, sep)
-    return (sum((k - 1) * p for k, p, _ in blocks)
-            + sum(a[2] + b[2] + sep for a, b in pairwise(blocks)))
+    more = _extra(columns, extra)
+    blocks = _blocks(columns, box, sep, more)
+    return (sum((k - 1) * q for k, _, _, q in blocks)
+            + sum(a[2] + b[2] + sep + m for (a, b), m in zip(pairwise(blocks), more,
+                                                              strict=False)))
 
 
 def stack_columns(
-    columns: list[list[float]], box: Box, sep: float
+    columns: list[list[float]], box: Box, sep: float, extra: list[float] | None = None
 ) -> list[np.ndarray] | None:
     """Pixel centres for two-layer layouts: column ``c`` holds disks of radii ``columns[c]``.
 
     Each column runs top to bottom over the box's height; when its items do not fit one
-    above the other (pitch ``2·r + sep``) it is dealt round-robin over as many sub-columns,
-    ``pitch`` apart, as the height requires (the column capacity rule), so item ``i`` and
-    ``i + 1`` sit side by side and item ``i + k`` (same sub-column) at least one pitch below
-    item ``i``. The first column is flush left, the last flush right, any others evenly
-    between. ``None`` when the box is too narrow for the sub-columns plus a gap of
-    ``r_a + r_b + sep`` between neighbouring columns (the caller then lowers ``sep``).
+    above the other (pitch ``2·r + sep``) it is dealt round-robin over as many sub-columns
+    as the height requires (the column capacity rule), so item ``i`` and ``i + 1`` sit side
+    by side and item ``i + k`` (same sub-column) at least one pitch below item ``i``.
+    Sub-columns are ``pitch + extra[c]`` apart (``extra``: room beside each node, for its
+    name; none by default). The first column is flush left, the last flush right, any
+    others evenly between. ``None`` when the box is too narrow for the sub-columns plus a
+    gap of ``r_a + r_b + sep + extra[a]`` between neighbouring columns ``a`` and ``b`` (the
+    caller then lowers ``extra`` or ``sep``).
+
+    >>> left, right = stack_columns([[10.0] * 4, [10.0] * 2], (0.0, 0.0, 400.0, 60.0),
+    ...                             10.0, [50.0, 0.0])
+    >>> left[:, 0].tolist(), right[:, 0].tolist()  # two sub-columns, 80 px apart
+    ([0.0, 80.0, 0.0, 80.0], [400.0, 400.0])
     """
     x0, y0, x1, y1 = box
-    blocks = _blocks(columns, box, sep)
-    widths = [(k - 1) * p for k, p, _ in blocks]
+    more = _extra(columns, extra)
+    blocks = _blocks(columns, box, sep, more)
+    widths = [(k - 1) * q for k, _, _, q in blocks]
     free = (x1 - x0) - sum(widths)
-    gaps = [a[2] + b[2] + sep for a, b in pairwise(blocks)]
+    gaps = [a[2] + b[2] + sep + m for (a, b), m in zip(pairwise(blocks), more, strict=False)]
     if free < sum(gaps) - 1e-6:
         return None
     h = max(y1 - y0, 1.0)
@@ -188,11 +205,11 @@ def stack_columns(
             lefts.append(x)
             x += w + gap
     out: list[np.ndarray] = []
-    for radii, (k, pitch, _), left in zip(columns, blocks, lefts, strict=True):
+    for radii, (k, _, _, across), left in zip(columns, blocks, lefts, strict=True):
         n = len(radii)
         pts = np.empty((n, 2), dtype=float)
         for i in range(n):
-            pts[i, 0] = left + (i % k) * pitch
+            pts[i, 0] = left + (i % k) * across
             pts[i, 1] = y0 + (h * i / (n - 1) if n > 1 else h / 2.0)
         out.append(pts)
     return out

@@ -236,9 +236,8 @@ def build_geometry(
         sep, capacity = SEP_PX, 1.0
         if result.columns is not None:
             room = _name_room(hg, order, style, frame)
-            cframe = (frame[0] + room, frame[1], frame[2], frame[3])
             xy, sep, unit, capacity = _columns(result.columns, order.entities, hkeys, r, hr,
-                                               cframe)
+                                               frame, room)
             scene.scale = (unit, unit)
         moved = ensure_spacing(separate(xy, radii, frame, sep), radii, frame, sep)
         clashing = overlapping_nodes(moved[:n], r, moved[n:], scene.hnode_half)  # full
@@ -269,16 +268,21 @@ def _name_room(hg: Hypergraph, order: LayoutOrder, style: Style, frame: Box) -> 
 
 def _columns(
     columns: tuple[list[str], list[str]], ents: list[str], hkeys: list[str], r: float,
-    hr: float, frame: Box,
+    hr: float, frame: Box, names: float = 0.0,
 ) -> tuple[np.ndarray, float, float, float]:
     """Pixel positions (entities, then ``hkeys``) of a two-column layout, the gap used, the
     scale (pixels per row of the longer column, the layout unit along both axes) and the
     overflow (needed width over the panel's at the smallest gap; above 1 nodes overlap).
 
     Capacity rule (:func:`stack_columns`): each column gets as many sub-columns as the panel
-    height needs; when they do not all fit the width, the gap between nodes shrinks from
-    ``SEP_PX`` towards ``MIN_SEP_PX`` (nodes never overlap, they just pack closer); past
-    that the panel is overfull.
+    height needs. The entity sub-columns, and the entity column and the hyperedge column,
+    are ``names`` px (the widest name's room) farther apart, so each name fits right of its
+    node: without it a name beside an inner sub-column's node lay nearer a neighbour's node
+    and was left out (shown by ID only). When that does not fit the width, ``names`` px are
+    kept left of the columns for the first sub-column's names and the room between
+    sub-columns shrinks by quarters (names are then cut shorter); then the gap between
+    nodes shrinks from ``SEP_PX`` towards ``MIN_SEP_PX`` (nodes never overlap, they just
+    pack closer); past that the panel is overfull.
     """
     def complete(col: list[str], keys: list[str]) -> list[str]:
         known = set(keys)
@@ -289,7 +293,11 @@ def _columns(
     ecol, hcol = complete(columns[0], ents), complete(columns[1], hkeys)
     radii = [[r] * len(ecol), [hr] * len(hcol)]
     sep = SEP_PX
-    stacked = stack_columns(radii, frame, sep)
+    stacked = stack_columns(radii, frame, sep, [names, 0.0])
+    if stacked is None:
+        frame = (frame[0] + names, frame[1], frame[2], frame[3])
+    for share in (0.75, 0.5, 0.25, 0.0):
+        stacked = stacked or stack_columns(radii, frame, sep, [names * share, 0.0])
     while stacked is None and sep > MIN_SEP_PX:
         sep = max(MIN_SEP_PX, sep - 1.0)
         stacked = stack_columns(radii, frame, sep)
