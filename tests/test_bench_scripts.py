@@ -332,3 +332,19 @@ def test_view_facts_bench_text_counts_the_described_facts(tmp_path: Path) -> Non
         h.model_copy(update={"description": ""}) for h in res.hyperedges]})
     assert bench.described(short) == set()  # IDs and members alone are not described
 
+
+def test_reindex_bench_counts_the_chunk_texts_sent(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """``reindex_bench.py``: a moved folder sends no chunk text; an edited file sends its
+    changed chunk only."""
+    bench = bench_module("reindex_bench")
+    data = tmp_path / "corpus.json"
+    data.write_text(json.dumps([{"title": p["title"], "text": p["text"]} for p in PASSAGES]),
+                    encoding="utf-8")
+    assert bench.main(["--data", str(data)]) == 0
+    lines = {ln.split()[0]: ln for ln in capsys.readouterr().out.splitlines()[1:]}
+    assert list(lines) == ["first", "unchanged", "moved", "edited"]
+    n = len(PASSAGES)
+    assert f"{n} added" in lines["first"] and f"{n} unchanged" in lines["unchanged"]
+    assert f"{n} replaced" in lines["moved"] and " 0 chunk texts sent" in lines["moved"]
+    assert f" {n} chunk texts sent" in lines["edited"]  # one chunk per passage: all edited

@@ -38,14 +38,13 @@ from ..extract.base import extraction_hypergraph
 from ..providers.offline import HashingEmbedder
 from ..providers.protocols import ChatModel, Embedder, with_async
 from ..providers.retry import with_retries
-from ..store import DocumentInput, StoreProtocol, VectorsArg, open_store
-from ..store.base import chunk_text
+from ..store import DocumentInput, StoreProtocol, open_store
 from ..types import Chunk, ChunkExtraction, ChunkTheme, Document
 from .chunking import chunk_document
 from .commit import GroupCommit
 from .failures import RunFailures, refuse_read_only, store_wide_error
 from .guards import FiniteEmbedder, check_document
-from .replace import SourceLedger, clean_up, stored_unchanged
+from .replace import SourceLedger, clean_up, stored_state
 from .report import (
     IndexReport,
     busy,
@@ -61,6 +60,7 @@ from .report import (
     tick,
     usage_numbers,
 )
+from .reuse import chunk_vectors
 from .stream import dedupe_last
 from .workers import ExtractionPool, clean_extraction, clean_theme, process_safe
 
@@ -345,7 +345,8 @@ class Indexer:
         pool: ExtractionPool | None = None,
     ) -> None:
         check_document(doc)  # a lone surrogate cannot be hashed nor stored: this one fails
-        if stored_unchanged(self.store, doc):  # or a SourceConflictError: another file's id
+        state = stored_state(self.store, doc)  # or a SourceConflictError: another file's id
+        if state == "unchanged":
             report.documents_skipped += 1
             return
         chunks = chunk_document(doc, self.chunk_size, self.chunk_overlap, self.chunk_unit,
@@ -359,10 +360,8 @@ class Indexer:
         extractions = [r[0] for r in results]
         themes = [r[1] for r in results]
         async with sem:  # a model call as the extraction's are: `concurrency` bounds both
-            chunk_vecs = await FiniteEmbedder(self.embedder).aembed(
-                [chunk_text(c) for c in chunks]) if chunks else None
-        vectors: VectorsArg | None = (None if chunk_vecs is None
-                                      else {"chunk": ([c.id for c in chunks], chunk_vecs)})
+            vectors, reused = await chunk_vectors(
+                self.store if state == "changed" else None, self.embedder, chunks)
         written = await group.write(DocumentInput(
             doc=doc, chunks=chunks, extractions=extractions, themes=themes, vectors=vectors))
         if written.status == "skipped":
@@ -371,6 +370,7 @@ class Indexer:
         report.count_written(doc, written.status == "replaced", chunks, extractions,
                              themes, sum(1 for r in results if r[2]), written.embedded,
                              offline=self.chat is None)
+        report.chunk_vectors_reused += reused
 
     async def _index_chunk(
         self, chunk: Chunk, sem: asyncio.Semaphore

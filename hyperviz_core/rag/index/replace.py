@@ -36,14 +36,14 @@ import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..store.protocol import stored_document_ids
 from ..types import Document
 from .parts import part_id
 
 __all__ = ["PART_ID", "SourceConflictError", "SourceLedger", "clean_up",
-           "missing_file_documents", "remove_stale", "stored_unchanged", "text_file_source"]
+           "missing_file_documents", "remove_stale", "stored_state", "text_file_source"]
 
 #: the id of a part document: ``<base>#part<number, 5 digits or more>``
 PART_ID = re.compile(r"^(?P<base>.+)#part(?P<n>\d{5,})$")
@@ -70,8 +70,9 @@ class SourceConflictError(ValueError):
     (two folders with the same layout indexed into one store)."""
 
 
-def stored_unchanged(store: Any, doc: Document) -> bool:
-    """Whether ``store`` holds ``doc`` unchanged (nothing to do). A changed text file's
+def stored_state(store: Any, doc: Document) -> Literal["new", "unchanged", "changed"]:
+    """Whether ``store`` holds no document of ``doc``'s id (``new``), holds ``doc``
+    unchanged (nothing to do) or another version of it (``changed``). A changed text file's
     document (see :func:`text_file_source`) may replace the stored one only when that came
     from the same file, or from a file that no longer exists (a moved folder): else a
     :class:`SourceConflictError`, before any model call, so the other file's document is
@@ -85,16 +86,18 @@ def stored_unchanged(store: Any, doc: Document) -> bool:
     run's, read from the current directory.
     """
     stored_hash = store.document_hash(doc.id)
+    if stored_hash is None:
+        return "new"
     if stored_hash == doc.hash:
-        return True
+        return "unchanged"
     new_src = text_file_source(doc)
-    if stored_hash is None or new_src is None:
-        return False
+    if new_src is None:
+        return "changed"
     old = store.documents([doc.id])
     old_src = text_file_source(old[0]) if old else None
     if (old_src is None or not Path(old_src).is_absolute()  # relative: from where? unknown
             or _same_file(old_src, os.path.abspath(new_src)) or not _is_file(old_src)):
-        return False
+        return "changed"
     raise SourceConflictError(
         f"document {doc.id!r} is stored from {old_src}, which still exists; {new_src} has the "
         "same id. Index the folders' common parent (ids then differ by their folder), use "

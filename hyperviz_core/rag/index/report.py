@@ -70,6 +70,9 @@ class IndexReport(BaseModel):
     skipped_records: int = 0
     images: int = 0
     embedded: int = 0
+    chunk_vectors_reused: int = 0
+    """Chunks of replaced documents whose stored vector was kept (same text, same embedder:
+    :mod:`~.reuse`) instead of embedded again; included in :attr:`chunks`."""
     llm_calls: int = 0
     """Model requests the provider answered (cache hits not included)."""
     llm_failures: int = 0
@@ -170,10 +173,12 @@ class IndexReport(BaseModel):
                    else "")
         if self.empty_documents:
             removed += f", {len(self.empty_documents)} without text (0 chunks)"
+        reused = (f" ({self.chunk_vectors_reused} kept their vectors)"
+                  if self.chunk_vectors_reused else "")
         return (
             f"{self.documents_added} added, {self.documents_replaced} replaced, "
             f"{self.documents_skipped} unchanged, {self.documents_failed} failed{removed}; "
-            f"{self.chunks} chunks, {self.entities} entity mentions, {self.hyperedges} "
+            f"{self.chunks} chunks{reused}, {self.entities} entity mentions, {self.hyperedges} "
             f"hyperedges, {self.themes} themes; {self.llm_calls} LLM calls answered "
             f"({self.llm_failures} failed, {self.cache_hits} cached, {self.tokens} tokens) "
             f"in {self.seconds:.1f} s "

@@ -19,7 +19,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +30,7 @@ from ..types import content_hash
 from ..vectors import as_matrix
 from .base import StoreError, VectorsArg
 
-__all__ = ["SpacePlan", "plan_space", "plan_space_blocks"]
+__all__ = ["SpacePlan", "plan_space", "plan_space_blocks", "unchanged_ids"]
 
 #: items embedded at a time by :func:`plan_space_blocks`
 BLOCK = 128
@@ -45,6 +45,16 @@ class SpacePlan:
         default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
     hashes: dict[str, str] = field(default_factory=dict)
     embedded: int = 0
+
+
+def unchanged_ids(texts: Mapping[str, str], stored: Mapping[str, str]) -> list[str]:
+    """The ids of ``texts`` (id → the text its vector embeds), in order, whose ``stored``
+    text hash (id → hash) is their text's: a stored vector of the same text.
+
+    >>> unchanged_ids({"a": "alpha", "b": "beta"}, {"a": content_hash("alpha"), "b": "x"})
+    ['a']
+    """
+    return [i for i, t in texts.items() if i in stored and stored[i] == content_hash(t)]
 
 
 def _stale(live: dict[str, str], hashes: dict[str, str], given: dict[str, Any],

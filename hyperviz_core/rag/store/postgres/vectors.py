@@ -29,7 +29,7 @@ from ...vectors import (
 from ..base import StoreError, VectorsArg, check_embedder, check_space
 from ..compact import parse_spaces, storable_row
 from ..sqlite.vectors import with_stored_vectors
-from ..vector_plan import plan_space
+from ..vector_plan import plan_space, unchanged_ids
 from .connection import Pool, QmarkConnection
 from .schema import hnsw_index_sql
 
@@ -271,6 +271,25 @@ class PgVectorMixin:
             return [], np.zeros((0, dim), dtype=np.float32)
         dtype = self._vector_format()[1]
         return found, as_matrix(_unpack(blobs, dtype))
+
+    def unchanged_vectors(self, space: str, texts: Mapping[str, str]
+                          ) -> tuple[list[str], npt.NDArray[np.float32]]:
+        """The stored vectors of the ids of ``texts`` (id → the text its vector embeds) whose
+        stored text hash is that text's, in the order of ``texts`` (one read: hashes and
+        vectors of one state); what a document indexed again reuses."""
+        check_space(space)
+        info = self.embedder_info()
+        dim = info[1] if info else 0
+        with self._pool.read() as c:
+            cur = c.conn.cursor(binary=True)
+            rows = {str(r[0]): r for r in cur.execute(
+                "SELECT id, text_hash, vector FROM embeddings WHERE space = %s AND "
+                "id = ANY(%s)", (space, list(texts))).fetchall()}
+        keep = unchanged_ids(texts, {i: str(r[1]) for i, r in rows.items()})
+        if not keep:
+            return [], np.zeros((0, dim), dtype=np.float32)
+        blobs = [rows[i][2] for i in keep]
+        return keep, as_matrix(_unpack(blobs, self._vector_format()[1]))
 
     def _stored(self, space: str, ids: Iterable[str] | None
                 ) -> tuple[list[str], list[bytes], int]:

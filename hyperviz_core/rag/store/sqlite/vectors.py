@@ -37,7 +37,7 @@ from ...vectors import (
 )
 from ..base import VectorsArg, check_embedder, check_space
 from ..compact import decode, encode, parse_spaces
-from ..vector_plan import SpacePlan, plan_space, plan_space_blocks
+from ..vector_plan import SpacePlan, plan_space, plan_space_blocks, unchanged_ids
 from .ann_files import AnnFiles, PersistedIndex, bump_generation
 from .damage import check_blobs
 from .merge import chunked
@@ -300,6 +300,21 @@ class VectorStoreMixin:
         if not blobs:
             return [], np.zeros((0, dim), dtype=np.float32)
         return found, decode(blobs, dim)
+
+    def unchanged_vectors(self, space: str, texts: Mapping[str, str]
+                          ) -> tuple[list[str], npt.NDArray[np.float32]]:
+        """The stored vectors of the ids of ``texts`` (id → the text its vector embeds) whose
+        stored text hash is that text's, in the order of ``texts``: what a document indexed
+        again reuses instead of embedding its unchanged chunks again."""
+        check_space(space)
+        wanted = list(texts)
+        with self._lock:  # the hashes and the vectors of one state
+            stored: dict[str, str] = {}
+            for part in chunked(wanted, _IN_LIMIT):
+                stored.update(self._q(
+                    "SELECT id, text_hash FROM embeddings WHERE space = ? AND id IN "
+                    f"({','.join('?' * len(part))})", [space, *part]))
+            return self.vectors(space, unchanged_ids(texts, stored))
 
     def _stored(self, space: str, ids: Iterable[str] | None
                 ) -> tuple[list[str], list[bytes], int]:
