@@ -136,18 +136,18 @@ def _row_major(ii: np.ndarray, jj: np.ndarray, n: int) -> np.ndarray:
 
 
 def _blocks(columns: list[list[float]], box: Box, sep: float, extra: list[float]
-            ) -> list[tuple[int, float, float, float]]:
-    """(sub-columns, pitch, radius, sub-column pitch) of each column of
-    :func:`stack_columns`: ``pitch`` (``2·r + sep``) along the column, ``extra[c]`` more
+            ) -> list[tuple[int, float, float]]:
+    """(sub-columns, radius, sub-column pitch) of each column of :func:`stack_columns`: the
+    pitch ``2·r + sep`` along the column (it sets the sub-columns), ``extra[c]`` more
     across it."""
     h = max(box[3] - box[1], 1.0)
-    blocks: list[tuple[int, float, float, float]] = []
+    blocks: list[tuple[int, float, float]] = []
     for radii, more in zip(columns, extra, strict=True):
         n = len(radii)
         r = max(radii, default=0.0)
         pitch = 2.0 * r + sep
         k = max(1, math.ceil(pitch * (n - 1) / h - 1e-9)) if n > 1 else 1
-        blocks.append((min(k, max(n, 1)), pitch, r, pitch + more))
+        blocks.append((min(k, max(n, 1)), r, pitch + more))
     return blocks
 
 
@@ -161,8 +161,8 @@ def columns_width(columns: list[list[float]], box: Box, sep: float,
     the gaps between neighbouring columns); more than the box's width: it returns None."""
     more = _extra(columns, extra)
     blocks = _blocks(columns, box, sep, more)
-    return (sum((k - 1) * q for k, _, _, q in blocks)
-            + sum(a[2] + b[2] + sep + m for (a, b), m in zip(pairwise(blocks), more,
+    return (sum((k - 1) * q for k, _, q in blocks)
+            + sum(a[1] + b[1] + sep + m for (a, b), m in zip(pairwise(blocks), more,
                                                               strict=False)))
 
 
@@ -189,9 +189,9 @@ def stack_columns(
     x0, y0, x1, y1 = box
     more = _extra(columns, extra)
     blocks = _blocks(columns, box, sep, more)
-    widths = [(k - 1) * q for k, _, _, q in blocks]
+    widths = [(k - 1) * q for k, _, q in blocks]
     free = (x1 - x0) - sum(widths)
-    gaps = [a[2] + b[2] + sep + m for (a, b), m in zip(pairwise(blocks), more, strict=False)]
+    gaps = [a[1] + b[1] + sep + m for (a, b), m in zip(pairwise(blocks), more, strict=False)]
     if free < sum(gaps) - 1e-6:
         return None
     h = max(y1 - y0, 1.0)
@@ -205,7 +205,7 @@ def stack_columns(
             lefts.append(x)
             x += w + gap
     out: list[np.ndarray] = []
-    for radii, (k, _, _, across), left in zip(columns, blocks, lefts, strict=True):
+    for radii, (k, _, across), left in zip(columns, blocks, lefts, strict=True):
         n = len(radii)
         pts = np.empty((n, 2), dtype=float)
         for i in range(n):

@@ -294,10 +294,10 @@ def _columns(
     radii = [[r] * len(ecol), [hr] * len(hcol)]
     sep = SEP_PX
     stacked = stack_columns(radii, frame, sep, [names, 0.0])
-    if stacked is None:
+    if stacked is None and names > 0:
         frame = (frame[0] + names, frame[1], frame[2], frame[3])
-    for share in (0.75, 0.5, 0.25, 0.0):
-        stacked = stacked or stack_columns(radii, frame, sep, [names * share, 0.0])
+        for share in (0.75, 0.5, 0.25, 0.0):
+            stacked = stacked or stack_columns(radii, frame, sep, [names * share, 0.0])
     while stacked is None and sep > MIN_SEP_PX:
         sep = max(MIN_SEP_PX, sep - 1.0)
         stacked = stack_columns(radii, frame, sep)

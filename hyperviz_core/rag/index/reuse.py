@@ -48,6 +48,7 @@ async def chunk_vectors(store: Any, embedder: Any, chunks: Sequence[Chunk]
         return None, 0
     texts = {c.id: chunk_text(c) for c in chunks}
     ids: list[str] = []
+    stored = np.zeros((0, 0), dtype=np.float32)
     reuse = getattr(store, "unchanged_vectors", None) if store is not None else None
     info = store.embedder_info() if reuse is not None else None
     if reuse is not None and info is not None and info[0] == str(embedder.name):
