@@ -82,3 +82,30 @@ def test_langchain_add_documents_with_new_metadata_embeds_no_chunk_again(
         vs.add_documents([LCDocument(page_content=TEXT, metadata={"v": 2})], ids=["sci"])
         assert not before & set(emb.texts)
         assert vs.get_by_ids(["sci"])[0].metadata["v"] == 2
+
+
+def test_llamaindex_transformations_reuse_with_an_id_func(tmp_path: Path) -> None:
+    """A splitter's nodes get new UUIDs each run (every chunk embedded again, as LlamaIndex's
+    own index does); with an ``id_func`` of the document and position they keep their ids,
+    and a metadata change embeds no chunk again (README's advice)."""
+    from llama_index.core.node_parser import SentenceSplitter
+
+    def run(id_func: Any) -> tuple[set[str], set[str]]:
+        model = CountingEmbedding(embed_dim=16)
+        kw = {} if id_func is None else {"id_func": id_func}
+        splitter = SentenceSplitter(chunk_size=64, chunk_overlap=0, **kw)
+        index = VizRAGIndex.from_documents(
+            [Document(text=TEXT, id_="sci", metadata={"v": 1})], embed_model=model,
+            transformations=[splitter], store_dir=tmp_path / str(id_func is None),
+            show_progress=False)
+        before = _chunk_texts(index.engine.store)
+        model.texts.clear()
+        index.refresh_ref_docs([Document(text=TEXT, id_="sci", metadata={"v": 2})])
+        sent = set(model.texts) & _chunk_texts(index.engine.store)
+        index.close()
+        return before, sent
+
+    before, sent = run(None)
+    assert len(before) >= 3 and sent == before  # new node ids: every chunk again
+    before, sent = run(lambda i, doc: f"{doc.id_}-{i}")
+    assert len(before) >= 3 and sent == set()
