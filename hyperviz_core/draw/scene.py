@@ -54,6 +54,9 @@ Box = tuple[float, float, float, float]
 HEADER_PX = 18.0
 SEP_PX = 10.0
 MIN_SEP_PX = 3.0
+NAME_GAP = 0.6
+"""A free induced layout (``cli-exp``) keeps this share of the widest name's room (at most
+a quarter of the panel) between nodes, so names find a spot that is their node's."""
 _ID_LIKE = re.compile(r"[EH]\d+", re.IGNORECASE)
 
 
@@ -234,6 +237,8 @@ def build_geometry(
         hr = scene.hnode_half * math.sqrt(2.0)
         radii = np.concatenate([np.full(n, r), np.full(len(hkeys), hr)])
         sep, capacity = SEP_PX, 1.0
+        if result.columns is None and not result.rings:  # names' room between nodes
+            sep = max(SEP_PX, NAME_GAP * _name_room(hg, order, style, frame))
         if result.columns is not None:
             room = _name_room(hg, order, style, frame)
             xy, sep, unit, capacity = _columns(result.columns, order.entities, hkeys, r, hr,
