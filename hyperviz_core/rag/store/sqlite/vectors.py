@@ -154,13 +154,7 @@ class VectorStoreMixin:
                 continue
 
             def known(ids: list[str], space: str = space) -> dict[str, str]:
-                found: dict[str, str] = {}
-                for part in chunked(ids):
-                    marks = ",".join("?" * len(part))
-                    found.update(self._q(
-                        f"SELECT id, text_hash FROM embeddings WHERE space = ? AND id IN "
-                        f"({marks})", [space, *part]))
-                return found
+                return self._text_hashes(space, ids)
 
             def dims(dim: int, name: str) -> None:
                 self._record_dim(dim, name)
@@ -307,14 +301,18 @@ class VectorStoreMixin:
         stored text hash is that text's, in the order of ``texts``: what a document indexed
         again reuses instead of embedding its unchanged chunks again."""
         check_space(space)
-        wanted = list(texts)
         with self._lock:  # the hashes and the vectors of one state
-            stored: dict[str, str] = {}
-            for part in chunked(wanted, _IN_LIMIT):
-                stored.update(self._q(
-                    "SELECT id, text_hash FROM embeddings WHERE space = ? AND id IN "
-                    f"({','.join('?' * len(part))})", [space, *part]))
-            return self.vectors(space, unchanged_ids(texts, stored))
+            return self.vectors(space, unchanged_ids(texts, self._text_hashes(space, list(texts))))
+
+    def _text_hashes(self, space: str, ids: Sequence[str]) -> dict[str, str]:
+        """The stored text hashes of those of ``ids`` with a vector in ``space`` (the
+        caller holds the lock, or is inside the write transaction)."""
+        found: dict[str, str] = {}
+        for part in chunked(ids, _IN_LIMIT):
+            found.update(self._q(
+                "SELECT id, text_hash FROM embeddings WHERE space = ? AND id IN "
+                f"({','.join('?' * len(part))})", [space, *part]))
+        return found
 
     def _stored(self, space: str, ids: Iterable[str] | None
                 ) -> tuple[list[str], list[bytes], int]:
