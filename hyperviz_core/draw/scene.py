@@ -237,13 +237,13 @@ def build_geometry(
         hr = scene.hnode_half * math.sqrt(2.0)
         radii = np.concatenate([np.full(n, r), np.full(len(hkeys), hr)])
         sep, capacity = SEP_PX, 1.0
-        if result.columns is None and not result.rings:  # names' room between nodes
-            sep = max(SEP_PX, NAME_GAP * _name_room(hg, order, style, frame))
         if result.columns is not None:
             room = _name_room(hg, order, style, frame)
             xy, sep, unit, capacity = _columns(result.columns, order.entities, hkeys, r, hr,
                                                frame, room)
             scene.scale = (unit, unit)
+        elif not result.rings:  # a free layout (cli-exp): names' room between nodes
+            sep = max(SEP_PX, NAME_GAP * _name_room(hg, order, style, frame))
         moved = ensure_spacing(separate(xy, radii, frame, sep), radii, frame, sep)
         clashing = overlapping_nodes(moved[:n], r, moved[n:], scene.hnode_half)  # full
         if clashing:
