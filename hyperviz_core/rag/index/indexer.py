@@ -55,13 +55,13 @@ from .report import (
     known_size,
     nothing_extracted,
     progress,
-    run_sync,
     text_bytes,
     tick,
     usage_numbers,
 )
 from .reuse import chunk_vectors
 from .stream import dedupe_last
+from .sync import run_sync
 from .workers import ExtractionPool, clean_extraction, clean_theme, process_safe
 
 __all__ = ["IndexReport", "Indexer", "extraction_hypergraph", "run_sync"]

@@ -1,4 +1,4 @@
-"""What an indexing run reports (:class:`IndexReport`), its progress bar, and ``run_sync``.
+"""What an indexing run reports (:class:`IndexReport`) and its progress bar.
 
 The progress bar counts input MB and shows chunks per second; :class:`IndexReport` carries
 the same throughput (``mb_per_s``, ``chunks_per_s``) next to the counts and model usage.
@@ -7,15 +7,11 @@ the same throughput (``mb_per_s``, ``chunks_per_s``) next to the counts and mode
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
-import contextlib
 import math
-import signal
-import threading
 import time
 import warnings
-from collections.abc import Callable, Coroutine, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field, PrivateAttr
 
@@ -27,9 +23,7 @@ if TYPE_CHECKING:
     from ..types import Chunk, ChunkExtraction, ChunkTheme, Document
 
 __all__ = ["IndexReport", "busy", "finish_report", "inflight", "nothing_extracted", "progress",
-           "run_sync", "tick", "usage_numbers", "warn_empty"]
-
-_T = TypeVar("_T")
+           "tick", "usage_numbers", "warn_empty"]
 
 
 class IndexReport(BaseModel):
@@ -234,67 +228,6 @@ def finish_report(report: IndexReport, tracker: Any, before: dict[str, float], t
         if report.stopped is None:
             raise
         report.store = None  # the store that stopped the run (damaged?) cannot count
-
-
-def run_sync(coro_factory: Callable[[], Coroutine[Any, Any, _T]]) -> _T:
-    """Run a coroutine to completion from sync code, even inside a running event loop.
-
-    With no running loop this is ``asyncio.run``; inside one (Jupyter, LlamaIndex
-    callbacks) the coroutine runs on a fresh loop in a worker thread, and Ctrl-C ("interrupt
-    the kernel") cancels it there as ``asyncio.run`` would, then waits for it to stop (an
-    indexing run stops at its next commit) before raising ``KeyboardInterrupt``: nothing
-    goes on writing in the background.
-    """
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro_factory())
-    started: dict[str, Any] = {}
-    ready = threading.Event()
-
-    async def main() -> _T:
-        started["task"], started["loop"] = asyncio.current_task(), asyncio.get_running_loop()
-        ready.set()
-        return await coro_factory()
-
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool, _ctrl_c_raises():
-        future = pool.submit(asyncio.run, main())
-        try:
-            return future.result()
-        except KeyboardInterrupt:
-            _cancel_and_wait(future, started, ready)
-            raise
-
-
-@contextlib.contextmanager
-def _ctrl_c_raises() -> Iterator[None]:
-    """Ctrl-C raises ``KeyboardInterrupt`` here while :func:`run_sync` waits, also under
-    ``asyncio.run``, whose own handler would only cancel the task that waits (blocked, so
-    the run went on to its end)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    old = signal.getsignal(signal.SIGINT)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, old)
-
-
-def _cancel_and_wait(future: concurrent.futures.Future[Any], started: dict[str, Any],
-                     ready: threading.Event) -> None:
-    """Cancel the coroutine :func:`run_sync` runs in its worker thread and wait until it has
-    stopped; a further Ctrl-C while it stops cancels again and goes on waiting."""
-    while True:
-        try:
-            if ready.wait(10) and not future.done():
-                with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: done
-                    started["loop"].call_soon_threadsafe(started["task"].cancel)
-            concurrent.futures.wait([future])
-            return
-        except KeyboardInterrupt:
-            continue
 
 
 def usage_numbers(tracker: Any) -> dict[str, float]:
