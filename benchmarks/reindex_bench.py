@@ -89,7 +89,8 @@ def step(rag: VizRAG, emb: CountingEmbedder, folder: Path, name: str) -> None:
     chunks = {chunk_text(c) for c in rag.store.chunks()}
     sent = sum(1 for t in emb.texts if t in chunks)
     print(f"{name:<10} {report.documents_added:>6} added {report.documents_replaced:>6} "
-          f"replaced {report.documents_skipped:>6} unchanged; {report.chunks:>6} chunks "
+          f"replaced ({getattr(report, 'metadata_updated', '-')} only their metadata) "
+          f"{report.documents_skipped:>6} unchanged; {report.chunks:>6} chunks "
           f"written, {sent:>6} chunk texts sent to the embedder "
           f"({len(emb.texts) - sent} other texts), "
           f"{getattr(report, 'chunk_vectors_reused', '-')} kept their vectors; {wall:6.1f} s")

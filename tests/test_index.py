@@ -167,7 +167,9 @@ def test_cache_makes_rerun_free(tmp_path: Path, passages: list[Document]) -> Non
     tagged = [d.model_copy(update={"metadata": {**d.metadata, "reviewed": True}}) for d in docs]
     third = Indexer(store, chat=chat, index_visualization=False, show_progress=False).index(tagged)
     assert third.documents_replaced == len(docs) and third.llm_calls == 0  # metadata alone
-    assert third.cache_hits == n and store.get_document(docs[0].id).metadata["reviewed"] is True
+    # its text unchanged: updated in place, no model call at all (stop 52)
+    assert third.metadata_updated == len(docs) and third.cache_hits == 0
+    assert store.get_document(docs[0].id).metadata["reviewed"] is True
 
 
 def test_long_merged_descriptions_are_summarised(tmp_path: Path) -> None:

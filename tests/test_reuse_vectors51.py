@@ -2,7 +2,9 @@
 
 Before, a replaced document's chunks were all embedded again: a metadata change, a moved
 corpus folder (the ``source`` changes) or one edited paragraph paid the provider for every
-chunk of the document.
+chunk of the document. Since stop 52 a document whose text is unchanged is updated in
+place when its extractors say which metadata they read (``tests/test_metadata_inplace52.py``);
+the metadata changes here go through an extractor that does not say, so they are replaced.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from bench_import import bench_module
 
 from hyperviz_core.cli import main as cli_main
 from hyperviz_core.rag import Document, VizRAG
+from hyperviz_core.rag.extract import HeuristicExtractor
+from hyperviz_core.rag.store import HypergraphStore
 from hyperviz_core.rag.store.base import chunk_text
 
 SENTENCES = [f"{name} studied in {city} and wrote about {topic}."
@@ -35,9 +39,16 @@ def counting(name: str = "counting-hash") -> Any:
     return bench_module("reindex_bench").CountingEmbedder(dim=64, name=name)
 
 
+class AnyMetadata(HeuristicExtractor):
+    """The offline extractor, not saying which chunk metadata it reads (it may read any):
+    a metadata change replaces the document whole."""
+
+    metadata_keys = None
+
+
 def _engine(store: str | Path, emb: Any) -> VizRAG:
-    return VizRAG(store, embedder=emb, chunk_size=300, chunk_overlap=0,
-                  index_visualization=False, show_progress=False)
+    return VizRAG(store, embedder=emb, extractor=AnyMetadata(), chunk_size=300,
+                  chunk_overlap=0, index_visualization=False, show_progress=False)
 
 
 def _chunk_texts(rag: VizRAG) -> dict[str, str]:
@@ -95,7 +106,7 @@ def test_another_embedder_of_the_same_dimension_embeds_every_chunk(tmp_path: Pat
     assert set(texts.values()) <= set(other.texts)
 
 
-def test_a_moved_folder_is_replaced_without_embedding_again(
+def test_a_moved_folder_is_updated_in_place(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     first = tmp_path / "notes"
     first.mkdir()
@@ -109,8 +120,12 @@ def test_a_moved_folder_is_replaced_without_embedding_again(
     shutil.move(first, moved)
     assert cli_main(["index", str(moved), "--store", store, "--json", "--no-progress"]) == 0
     again = json.loads(capsys.readouterr().out)
-    assert again["documents_replaced"] == 4 and again["chunks"] == added["chunks"]
-    assert again["chunk_vectors_reused"] == added["chunks"] > 0
+    assert again["documents_replaced"] == again["metadata_updated"] == 4 and added["chunks"]
+    assert again["chunks"] == again["chunk_vectors_reused"] == again["embedded"] == 0
+    with HypergraphStore(store) as opened:
+        sources = {str(d.metadata["source"]) for d in opened.documents()}
+        chunk_sources = {str(c.metadata["source"]) for c in opened.chunks()}
+    assert sources == chunk_sources == {str(moved / f"n{i}.txt") for i in range(4)}
 
 
 def test_a_new_document_or_a_store_without_the_method_embeds_every_chunk(

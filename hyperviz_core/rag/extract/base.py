@@ -23,7 +23,13 @@ __all__ = ["Extractor", "KeywordExtractor", "ThemeExtractor", "extraction_hyperg
 
 @runtime_checkable
 class Extractor(Protocol):
-    """Bottom-layer extraction of one chunk."""
+    """Bottom-layer extraction of one chunk.
+
+    Optional: ``metadata_keys``, the keys of ``chunk.metadata`` it reads (the built-in
+    extractors: ``("title",)`` or none). With it, a document indexed again with only other
+    metadata is updated in place instead of extracted again
+    (:mod:`hyperviz_core.rag.index.extractors`); the same holds for a theme extractor.
+    """
 
     def extract(self, chunk: Chunk) -> ChunkExtraction: ...
 

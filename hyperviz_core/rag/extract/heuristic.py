@@ -117,6 +117,7 @@ class HeuristicExtractor:
     process_safe = True
 
     name = "heuristic-v1"
+    metadata_keys = ("title",)  # the chunk metadata it reads (rag.index.extractors)
 
     def __init__(
         self,
@@ -271,6 +272,7 @@ class HeuristicThemeExtractor:
     process_safe = True
 
     name = "heuristic-theme-v1"
+    metadata_keys = ("title",)  # the chunk metadata it reads (rag.index.extractors)
     #: no vision offline: the indexer need not render chunk images for this extractor
     wants_image = False
 

@@ -145,6 +145,8 @@ class LLMExtractor:
             a small local model that ignored the format); ``None`` keeps the empty result.
     """
 
+    metadata_keys = ()  # its prompts read the chunk text (its fallback: its own keys)
+
     def __init__(
         self,
         chat: ChatModel,
@@ -155,10 +157,8 @@ class LLMExtractor:
         json_mode: bool = True,
         fallback: Extractor | None = None,
     ) -> None:
-        if gleaning < 0:
-            raise ValueError("gleaning must be >= 0")
-        if mode not in ("combined", "two_step"):
-            raise ValueError(f"unknown mode {mode!r}")
+        if gleaning < 0 or mode not in ("combined", "two_step"):
+            raise ValueError("gleaning must be >= 0" if gleaning < 0 else f"unknown mode {mode!r}")
         self.chat = chat
         self.prompts = prompts or Prompts()
         self.gleaning = gleaning
@@ -234,6 +234,7 @@ class LLMThemeExtractor:
 
     #: the indexer renders the chunk image only for theme extractors that want it
     wants_image = True
+    metadata_keys = ()  # its prompts read the chunk text (its fallback: its own keys)
 
     def __init__(
         self,

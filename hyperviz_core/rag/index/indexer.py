@@ -42,6 +42,7 @@ from ..store import DocumentInput, StoreProtocol, open_store
 from ..types import Chunk, ChunkExtraction, ChunkTheme, Document
 from .chunking import chunk_document
 from .commit import GroupCommit
+from .extractors import choose_extractors
 from .failures import RunFailures, refuse_read_only, store_wide_error
 from .guards import FiniteEmbedder, check_document
 from .replace import SourceLedger, clean_up, stored_state
@@ -59,7 +60,7 @@ from .report import (
     tick,
     usage_numbers,
 )
-from .reuse import chunk_vectors
+from .reuse import chunk_vectors, update_in_place
 from .stream import dedupe_last
 from .sync import run_sync
 from .workers import ExtractionPool, clean_extraction, clean_theme, process_safe
@@ -172,29 +173,14 @@ class Indexer:
 
     # ------------------------------------------------------------------ setup
     def _set_extractors(self, extractor: Any, theme_extractor: Any, index_visualization: bool,
-                        render_images: bool | None, prompts: Any = None) -> None:
-        """The extractors (LLM ones with a chat model, else heuristic) and whether chunks are
-        rendered for the theme extractor."""
-        from ..extract import (
-            HeuristicExtractor,
-            HeuristicThemeExtractor,
-            LLMExtractor,
-            LLMThemeExtractor,
-        )
-
-        if extractor is None:
-            extractor = (LLMExtractor(self.chat, prompts=prompts) if self.chat
-                         else HeuristicExtractor())
-        if theme_extractor is None:
-            theme_extractor = (LLMThemeExtractor(self.chat, prompts=prompts) if self.chat
-                               else HeuristicThemeExtractor())
-        self.extractor, self.theme_extractor = with_async(extractor), with_async(theme_extractor)
+                        render_images: bool | None, prompts: Any) -> None:
+        """The extractors, whether chunks are rendered for them, and the chunk metadata they
+        read (None: any), :func:`~.extractors.choose_extractors`."""
         self.index_visualization = index_visualization
-        wants = getattr(theme_extractor, "wants_image", None)
-        if wants is None:
-            wants = isinstance(theme_extractor, LLMThemeExtractor)
-        self.render_images = (bool(wants) and index_visualization) if render_images is None \
-            else render_images
+        self.extractor, self.theme_extractor, self.render_images, self.metadata_keys = (
+            choose_extractors(self.chat, extractor, theme_extractor, prompts=prompts,
+                              index_visualization=index_visualization,
+                              render_images=render_images))
 
     def _wrap_chat(self, chat: ChatModel, *, cache: bool, max_retries: int,
                    prices: tuple[float | None, float | None]) -> ChatModel:
@@ -351,6 +337,10 @@ class Indexer:
             return
         chunks = chunk_document(doc, self.chunk_size, self.chunk_overlap, self.chunk_unit,
                                 infer_titles=self.infer_titles)
+        if state == "changed" and await update_in_place(self.store, doc, chunks,
+                                                        self.metadata_keys):
+            report.count_metadata_update()  # only its metadata changed: nothing to extract
+            return
         if pool is not None and chunks:  # offline extraction in a worker process
             pairs = await pool.arun(chunks)
             results: list[tuple[ChunkExtraction, ChunkTheme, bool]] = [

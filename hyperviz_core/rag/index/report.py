@@ -31,6 +31,10 @@ class IndexReport(BaseModel):
 
     documents_added: int = 0
     documents_replaced: int = 0
+    metadata_updated: int = 0
+    """Of :attr:`documents_replaced`, those whose text was unchanged: only their metadata
+    (and their chunks') was rewritten, in place, with no model call and no embedding
+    (:func:`~.reuse.update_in_place`; e.g. a moved folder changes every ``source``)."""
     documents_skipped: int = 0
     documents_failed: int = 0
     documents_removed: int = 0
@@ -146,6 +150,11 @@ class IndexReport(BaseModel):
         self.images += images
         self.embedded += embedded
 
+    def count_metadata_update(self) -> None:
+        """Count one document replaced by an update of its metadata in place."""
+        self.documents_replaced += 1
+        self.metadata_updated += 1
+
     def caseless_warning(self) -> str | None:
         """One line naming :attr:`caseless_documents`, or None.
 
@@ -167,10 +176,12 @@ class IndexReport(BaseModel):
                    else "")
         if self.empty_documents:
             removed += f", {len(self.empty_documents)} without text (0 chunks)"
+        metadata = (f" ({self.metadata_updated} only their metadata)" if self.metadata_updated
+                    else "")
         reused = (f" ({self.chunk_vectors_reused} kept their vectors)"
                   if self.chunk_vectors_reused else "")
         return (
-            f"{self.documents_added} added, {self.documents_replaced} replaced, "
+            f"{self.documents_added} added, {self.documents_replaced} replaced{metadata}, "
             f"{self.documents_skipped} unchanged, {self.documents_failed} failed{removed}; "
             f"{self.chunks} chunks{reused}, {self.entities} entity mentions, {self.hyperedges} "
             f"hyperedges, {self.themes} themes; {self.llm_calls} LLM calls answered "

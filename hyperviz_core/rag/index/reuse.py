@@ -1,15 +1,23 @@
-"""A document indexed again embeds only its chunks whose text changed.
+"""A document indexed again reuses what the store holds of it: one whose text is unchanged
+is updated in place, another embeds only its chunks whose text changed.
 
-A changed document is replaced whole: chunked, extracted (model answers come from the
-store's cache) and written again. Its chunks' vectors were all embedded again too, so
-editing one paragraph of a long file, changing only its metadata, or moving the folder a
-corpus was indexed from (the ``source`` changes) paid the embedding provider for every
-chunk. :func:`chunk_vectors` asks the store for the vectors it holds for the same chunk ids
-and texts (:meth:`unchanged_vectors`, keyed by the hash of the text embedded) and embeds
-only the others. Stored vectors are reused only when the store's embedder is the one
-indexing (same name): a store opened with another model of the same dimension embeds every
-chunk of a changed document, as before. A store without ``unchanged_vectors`` (another
-backend) embeds every chunk, as before.
+**Only the metadata changed.** Moving the folder a corpus was indexed from changes every
+document's ``source``; a tag or a date changes only metadata too. When the extractors say
+which metadata they read (:func:`~.extractors.metadata_keys`) and the document's chunks
+keep their texts and those keys, :func:`update_in_place` has the store rewrite the
+metadata of the document and its chunks (its ``update_metadata``:
+:mod:`~hyperviz_core.rag.store.inplace`): no extraction, no model call, no embedding, and
+the entities, hyperedges, themes and vectors stay as stored.
+
+**Replaced.** Any other changed document is replaced whole: chunked, extracted (model
+answers come from the store's cache) and written again. Its chunks' vectors were all
+embedded again too, so editing one paragraph of a long file paid the embedding provider
+for every chunk. :func:`chunk_vectors` asks the store for the vectors it holds for the
+same chunk ids and texts (:meth:`unchanged_vectors`, keyed by the hash of the text
+embedded) and embeds only the others. Stored vectors are reused only when the store's
+embedder is the one indexing (same name): a store opened with another model of the same
+dimension embeds every chunk of a changed document, as before. A store without
+``unchanged_vectors`` (another backend) embeds every chunk, as before.
 
 Example:
     >>> import asyncio, tempfile
@@ -26,16 +34,17 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from ..store.base import VectorsArg, chunk_text
-from ..types import Chunk
+from ..types import Chunk, Document
 from .guards import FiniteEmbedder
 
-__all__ = ["chunk_vectors"]
+__all__ = ["chunk_vectors", "update_in_place"]
 
 
 async def chunk_vectors(store: Any, embedder: Any, chunks: Sequence[Chunk]
@@ -62,3 +71,16 @@ async def chunk_vectors(store: Any, embedder: Any, chunks: Sequence[Chunk]
         return {"chunk": (todo, fresh)}, 0
     order = [*ids, *todo]
     return {"chunk": (order, np.concatenate([stored, fresh]))}, len(ids)
+
+
+async def update_in_place(store: Any, doc: Document, chunks: Sequence[Chunk],
+                          keys: Sequence[str] | None) -> bool:
+    """Whether ``store`` took the changed ``doc`` (chunked into ``chunks``) as a metadata
+    update in place (see the module docstring; in a thread: it is one write transaction).
+    False, with nothing written, when it differs in more than metadata, when ``keys`` is
+    None (an extractor may read any metadata) or when the store has no
+    ``update_metadata`` (another backend): the caller replaces it whole."""
+    update = getattr(store, "update_metadata", None)
+    if keys is None or update is None:
+        return False
+    return bool(await asyncio.to_thread(update, doc, chunks, keys))

@@ -134,6 +134,13 @@ CHANGE_TOKEN = (
     f"SELECT (SELECT COUNT(*) FROM data_changes WHERE id > m.last - {CHANGE_WINDOW}), m.last "
     "FROM (SELECT COALESCE(MAX(id), 0) AS last FROM data_changes) m")
 
+LOCK_KEYS = (
+    "SELECT pg_advisory_xact_lock(h) FROM (SELECT DISTINCT hashtextextended(k, 0) AS h "
+    "FROM unnest(?::text[]) AS k) AS s ORDER BY h"
+)
+"""Take the transaction's advisory locks of the keys in the one parameter (a text array:
+``doc:<id>``, ``e:<entity key>``, ``h:<hyperedge id>``), in one order (no deadlock)."""
+
 #: what every write transaction runs: its row, and the trimming of rows far behind it
 NOTE_CHANGE = ("WITH n AS (INSERT INTO data_changes DEFAULT VALUES RETURNING id) "
                f"DELETE FROM data_changes WHERE id < (SELECT id FROM n) - {10 * CHANGE_WINDOW}")

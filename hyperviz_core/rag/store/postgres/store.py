@@ -61,17 +61,13 @@ from .connection import Pool, QmarkConnection
 from .inspect import PgInspectMixin
 from .lexical import create_tables, tables_exist, write_postings
 from .lookups import PgQueryLookupsMixin
-from .schema import CHANGE_TOKEN, NOTE_CHANGE, PgSchemaMixin, mask_url
+from .metadata_updates import PgMetadataUpdatesMixin
+from .schema import CHANGE_TOKEN, LOCK_KEYS, NOTE_CHANGE, PgSchemaMixin, mask_url
 from .vectors import PgVectorMixin
 
 __all__ = ["PostgresStore"]
 
 log = logging.getLogger(__name__)
-
-_LOCK_KEYS = (
-    "SELECT pg_advisory_xact_lock(h) FROM (SELECT DISTINCT hashtextextended(k, 0) AS h "
-    "FROM unnest(?::text[]) AS k) AS s ORDER BY h"
-)
 
 
 class _ReadConnection:
@@ -96,7 +92,7 @@ class _Rows:
 
 
 class PostgresStore(PgSchemaMixin, StoreReadsMixin, PgInspectMixin, PgVectorMixin,
-                    PgQueryLookupsMixin):
+                    PgQueryLookupsMixin, PgMetadataUpdatesMixin):
     """A VizRAG store in a PostgreSQL database (with the pgvector extension).
 
     Args:
@@ -239,7 +235,7 @@ class PostgresStore(PgSchemaMixin, StoreReadsMixin, PgInspectMixin, PgVectorMixi
     def _write_batch(self, c: QmarkConnection, items: list[DocumentInput], embedder: Any,
                      summarize: SummarizeFn | None) -> tuple[list[DocumentWrite], int]:
         """The transaction of one batch (documents with distinct ids)."""
-        c.execute(_LOCK_KEYS, (["doc:" + it.doc.id for it in items],))
+        c.execute(LOCK_KEYS, (["doc:" + it.doc.id for it in items],))
         writer = MentionWriter(c)  # type: ignore[arg-type]
         writes: list[DocumentWrite] = []
         written: list[DocumentInput] = []
@@ -316,7 +312,7 @@ class PostgresStore(PgSchemaMixin, StoreReadsMixin, PgInspectMixin, PgVectorMixi
         self.upgrade()
 
         def txn(c: QmarkConnection) -> dict[str, int]:
-            c.execute(_LOCK_KEYS, (["doc:" + i for i in ids],))
+            c.execute(LOCK_KEYS, (["doc:" + i for i in ids],))
             stored = [r[0] for r in c.execute(
                 "SELECT id FROM documents WHERE id = ANY(?) ORDER BY id", (ids,)).fetchall()]
             if not stored:
@@ -337,11 +333,11 @@ class PostgresStore(PgSchemaMixin, StoreReadsMixin, PgInspectMixin, PgVectorMixi
     def _rebuild(self, c: QmarkConnection, keys: set[str], hids: set[str],
                  summarize: SummarizeFn | None, fresh: MentionWriter | None = None) -> Any:
         """Lock every touched key (one statement, global hash order), then rebuild them."""
-        c.execute(_LOCK_KEYS, ([f"e:{k}" for k in sorted(keys)]
-                               + [f"h:{h}" for h in sorted(hids)],))
+        c.execute(LOCK_KEYS, ([f"e:{k}" for k in sorted(keys)]
+                              + [f"h:{h}" for h in sorted(hids)],))
 
         def lock(more: list[str]) -> None:  # untouched hyperedges of a renamed member
-            c.execute(_LOCK_KEYS, ([f"h:{h}" for h in more],))
+            c.execute(LOCK_KEYS, ([f"h:{h}" for h in more],))
 
         return Rebuilder(c, summarize, self.summary_threshold,  # type: ignore[arg-type]
                          spaces=self._vector_format()[0], lock=lock).rebuild(keys, hids, fresh)

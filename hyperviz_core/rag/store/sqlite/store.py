@@ -53,6 +53,7 @@ from .deletes import DocumentDeletesMixin
 from .files import log_files
 from .graphs import GraphLayersMixin, snapshot
 from .lookups import QueryLookupsMixin
+from .metadata_updates import MetadataUpdatesMixin
 from .reads import StoreReadsMixin
 from .schema import open_connection, resolve_path
 from .stats import StoreStatsMixin
@@ -99,7 +100,7 @@ SNAPSHOT_WAIT_S = 30.0
 
 class HypergraphStore(
     DocumentWritesMixin, DocumentDeletesMixin, StoreReadsMixin, GraphLayersMixin,
-    LLMCacheMixin, StoreStatsMixin, VectorStoreMixin, QueryLookupsMixin,
+    LLMCacheMixin, StoreStatsMixin, VectorStoreMixin, QueryLookupsMixin, MetadataUpdatesMixin,
 ):
     """A VizRAG store in a directory (``vizrag.sqlite`` inside) or a ``.sqlite`` file.
 
