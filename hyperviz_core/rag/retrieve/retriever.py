@@ -330,6 +330,7 @@ class Retriever:
         holding the lock the pinned query needs: both waited forever."""
         t_all = time.perf_counter()
         pin = callable(getattr(self.store, "read_snapshot", None))
+        asked: dict[tuple[Any, ...], Any] = {}  # the providers' answers, across the attempts
         for attempt in range(LAZY_ATTEMPTS + 1):
             pinned = pin and attempt > 0
             if pinned:
@@ -338,6 +339,7 @@ class Retriever:
                     ld.one_state(self.store, pinned):
                 st = yield from begin(self, query, overrides,
                                       lazy=pinned or attempt < LAZY_ATTEMPTS)
+                st.asked = asked
                 seen = self._generation if isinstance(st.corpus, LazyCorpus) else None
                 try:
                     yield from self._stages(query, st)

@@ -83,13 +83,16 @@ def _record(res: RetrievalResult, req: LLMRequest, answer: str) -> None:
 def _embed(st: RetrievalState, texts: list[str], *, query: bool = False) -> Any:
     """The embedder's vectors of ``texts`` (``query``: of the one search query, through
     :func:`embed_query`), checked: finite, one per text, of its ``dim``
-    (:func:`~..vectors.query_vectors`). Not asked once the engine's close gave up waiting
-    for the query (:func:`~..query_usage.check_halt`)."""
-    check_halt()
-    emb = st.embedder
-    got = [embed_query(emb, texts[0])] if query else emb.embed(texts)
-    return query_vectors(got, len(texts), int(getattr(emb, "dim", 0) or 0),
-                         str(getattr(emb, "name", type(emb).__name__)))
+    (:func:`~..vectors.query_vectors`), asked once per query (:func:`ask`). Not asked once
+    the engine's close gave up waiting for the query (:func:`~..query_usage.check_halt`)."""
+    key = ("embed", query, *texts)
+    if key not in st.asked:  # an attempt run again: the vectors the first one got
+        check_halt()
+        emb = st.embedder
+        got = [embed_query(emb, texts[0])] if query else emb.embed(texts)
+        st.asked[key] = query_vectors(got, len(texts), int(getattr(emb, "dim", 0) or 0),
+                                      str(getattr(emb, "name", type(emb).__name__)))
+    return st.asked[key].copy()
 
 
 def _warn(res: RetrievalResult, text: str) -> None:
@@ -97,6 +100,19 @@ def _warn(res: RetrievalResult, text: str) -> None:
     warning (this module's logger; ``vizrag query`` says the result's warnings itself)."""
     res.warnings.append(text)
     log.warning("retrieval of %r: %s", res.query[:80], text)
+
+
+def ask(st: RetrievalState, req: LLMRequest) -> Generator[LLMRequest, Any, str]:
+    """The model's answer to ``req``, asked once per query: an attempt that runs again
+    (the store changed under the first) gets the answer an identical request of an earlier
+    attempt received (:attr:`~.state.RetrievalState.answers`) instead of a second call,
+    paid for and waited on while the pinned attempt holds the engine's stages lock (the
+    embedder's vectors likewise: :func:`_embed`). A failed request is asked again."""
+    key = req.key()
+    if key not in st.asked:
+        st.asked[key] = yield req
+    answer: str = st.asked[key]
+    return answer
 
 
 # ---------------------------------------------------------------------------- stages
@@ -111,7 +127,7 @@ def keywords(st: RetrievalState) -> Step:
         prompt = st.prompts.format("keyword", query=st.query, max_keywords=cfg.max_keywords)
         try:
             req = LLMRequest("keywords", prompt, [], st.prompts.system_prompt())
-            answer = yield req
+            answer = yield from ask(st, req)
             found = parse_json_list(answer)
             _record(res, req, answer)
             if not found:
@@ -205,7 +221,7 @@ def _model_locate(st: RetrievalState) -> Generator[LLMRequest, str, list[str] | 
                                contexts=contexts, max_ids=st.cfg.locate_k)
     try:
         req = LLMRequest("locate", prompt, images, st.prompts.system_prompt())
-        answer = yield req
+        answer = yield from ask(st, req)
         _record(st.res, req, answer)
         return _parse_located(st.res, answer, st.top_ids, st.sub_top)[: st.cfg.locate_k] or None
     except Exception as exc:

@@ -50,6 +50,10 @@ class LLMRequest:
     system: str | None = None
     json_mode: bool = True
 
+    def key(self) -> tuple[str, str, str, tuple[bytes, ...], str | None, bool]:
+        """What makes two requests the same (:attr:`RetrievalState.asked`)."""
+        return "llm", self.stage, self.prompt, tuple(self.images), self.system, self.json_mode
+
 
 #: what stages yield / receive / return (the end-event payload)
 Step = Generator[LLMRequest | HookEvent, Any, dict[str, Any]]
@@ -152,6 +156,11 @@ class RetrievalState:
     keyword_extractor: Any = None
     """A :class:`~..extract.base.KeywordExtractor` the keywords come from (else the chat
     model's keyword prompt, else the heuristic)."""
+    asked: dict[tuple[Any, ...], Any] = field(default_factory=dict)
+    """What this query's providers answered, kept across its attempts: the model's answers
+    (by :meth:`LLMRequest.key`) and the embedder's vectors (by the texts). An attempt run
+    again (the store changed under the first) asks only what it had not
+    (:func:`~.stages.ask`)."""
     # keywords
     kw_vecs: npt.NDArray[np.float32] | None = None
     linked: list[str] = field(default_factory=list)
