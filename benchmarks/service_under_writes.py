@@ -108,7 +108,7 @@ async def _phase(rag: VizRAG, tasks: int, seconds: float, rate: float) -> dict[s
             "max": max(ms, default=0.0), "loaded": len(loaded), "blocked": max(late)}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("store", help="a store directory (it is written: use a copy)")
     ap.add_argument("--tasks", type=int, default=20)
@@ -117,7 +117,7 @@ def main() -> None:
     ap.add_argument("--lazy", choices=("auto", "on"), default="on")
     ap.add_argument("--model-ms", type=float, default=None,
                     help="a chat model stand-in taking this long a call (default: none)")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     lazy = {"auto": None, "on": True}[args.lazy]
     model = SlowModel(args.model_ms) if args.model_ms is not None else None
     with VizRAG(args.store, show_progress=False, lazy=lazy, chat=model,  # queries only:

@@ -346,5 +346,28 @@ def test_reindex_bench_counts_the_chunk_texts_sent(tmp_path: Path,
     assert list(lines) == ["first", "unchanged", "moved", "edited"]
     n = len(PASSAGES)
     assert f"{n} added" in lines["first"] and f"{n} unchanged" in lines["unchanged"]
-    assert f"{n} replaced" in lines["moved"] and " 0 chunk texts sent" in lines["moved"]
+    assert f"{n} replaced ({n} only their metadata)" in lines["moved"]  # in place (stop 52)
+    assert " 0 chunk texts sent" in lines["moved"] and "0 chunks written" in lines["moved"]
     assert f" {n} chunk texts sent" in lines["edited"]  # one chunk per passage: all edited
+    assert f"{n} replaced (0 only their metadata)" in lines["edited"]
+
+
+def test_service_bench_counts_the_model_calls_of_a_query(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``service_under_writes.py --model-ms``: both phases run, and each query asks the
+    stand-in model at least its keyword prompt."""
+    import re
+
+    from hyperviz_core.rag import Document, VizRAG
+
+    with VizRAG(tmp_path / "s", show_progress=False) as rag:
+        rag.insert([Document(id=p["title"], title=p["title"], text=p["text"])
+                    for p in PASSAGES])
+    bench_module("service_under_writes").main(
+        [str(tmp_path / "s"), "--tasks", "2", "--seconds", "0.5", "--rate", "4",
+         "--model-ms", "1"])
+    lines = capsys.readouterr().out.splitlines()
+    assert [ln.split(":")[0].strip() for ln in lines] == ["idle", "writes"]
+    calls = [float(m.group(1)) for ln in lines
+             if (m := re.search(r"([\d.]+) model calls a query", ln))]
+    assert len(calls) == 2 and min(calls) >= 1.0
