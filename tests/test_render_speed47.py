@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from hyperviz_core.draw import labels as labels_mod
+from hyperviz_core.draw import names as names_mod
 from hyperviz_core.draw import raster
-from hyperviz_core.draw import scene as scene_mod
 from hyperviz_core.draw import text as text_mod
 from hyperviz_core.draw.labels import Occupancy, make_box, near_spots
 from hyperviz_core.draw.scene import OWN_MARGIN, display_names
@@ -63,7 +63,7 @@ def test_palette_text_colours_are_searched_once(monkeypatch: pytest.MonkeyPatch)
 def test_display_names_are_told_apart_once(monkeypatch: pytest.MonkeyPatch) -> None:
     names = ["Jiménez Municipality, Coahuila", "Jiménez Municipality, Chihuahua", "H1"]
     want = display_names(names, 16)
-    told = _counting(monkeypatch, scene_mod, "distinct_names")
+    told = _counting(monkeypatch, names_mod, "distinct_names")
     assert display_names(names, 16) == want == ["Jiménez…Coahuila", "Jiméne…Chihuahua", "“H1”"]
     assert display_names(list(names), 16) is not display_names(names, 16)  # a fresh list
     assert told[0] == 0

@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import math
 import numbers
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,14 +36,14 @@ from .labels import (
     Label,
     Occupancy,
     cut_lengths,
-    distinct_names,
     make_box,
     place_in_region,
 )
+from .names import display_name, display_names, looks_like_id
 from .regions import Region, build_regions, nesting_ranks, ring_radius
 from .spacing import overlapping_nodes
 from .spots import owned_near_spot, pocket_spot, spiral_free
-from .text import measure, truncate
+from .text import measure
 
 __all__ = ["HEADER_PX", "PanelScene", "build_geometry", "build_panel", "display_name",
            "display_names", "looks_like_id", "place_labels", "visual_order"]
@@ -57,50 +56,6 @@ MIN_SEP_PX = 3.0
 NAME_GAP = 0.6
 """A free induced layout (``cli-exp``) keeps this share of the widest name's room (at most
 a quarter of the panel) between nodes, so names find a spot that is their node's."""
-_ID_LIKE = re.compile(r"[EH]\d+", re.IGNORECASE)
-
-
-def looks_like_id(name: str) -> bool:
-    """Whether an entity name reads like a visual ID (``E2``, ``h10``), spaces aside.
-
-    >>> looks_like_id(" e2 "), looks_like_id("H10"), looks_like_id("E2 Street")
-    (True, True, False)
-    """
-    return _ID_LIKE.fullmatch(" ".join(str(name).split())) is not None
-
-
-def display_name(name: str, max_chars: int) -> str:
-    """An entity's name label: cut to ``max_chars``; a name that reads like a visual ID is
-    quoted (“E2”), so it is not taken for the ID of a node beside it.
-
-    >>> display_name("H1", 16), display_name("Paris", 16)
-    ('“H1”', 'Paris')
-    """
-    text = truncate(name, max_chars)
-    return f"“{text}”" if text and looks_like_id(name) else text
-
-
-def display_names(names: list[str], max_chars: int) -> list[str]:
-    """The name labels of one panel's entities: :func:`display_name`, except that two
-    different names never get the same text (:func:`~.labels.distinct_names`: a longer cut,
-    or one in the middle, up to twice ``max_chars``).
-
-    >>> display_names(["Jiménez Municipality, Coahuila", "Jiménez Municipality, Chihuahua",
-    ...                "H1"], 16)
-    ['Jiménez…Coahuila', 'Jiméne…Chihuahua', '“H1”']
-    """
-    return list(_display_names(tuple(names), max_chars))
-
-
-@functools.lru_cache(maxsize=256)
-def _display_names(names: tuple[str, ...], max_chars: int) -> tuple[str, ...]:
-    """:func:`display_names`, remembered: both panels of a view, the room of a two-column
-    layout and every shorter cut tried for the name labels ask for the same names again (and
-    :func:`~.labels.distinct_names` folds every name against every other)."""
-    return tuple(f"“{text}”" if text and looks_like_id(name) else text
-                 for name, text in zip(names, distinct_names(list(names), max_chars),
-                                       strict=True))
-
 
 @dataclass
 class PanelScene:
