@@ -130,10 +130,14 @@ def test_refresh_repairs_a_replace_interrupted_before_the_delete(
     doc = Document(text=CURIE * 3, id_="curie")
     index = VizRAGIndex.from_documents([doc], transformations=[splitter()])
     first = _node_ids(index, "curie")
-    again = Document(text=CURIE * 3 + ("Pierre Curie died in 1906." if changed else ""),
+    # every passage changed (since stop 52 an unchanged passage keeps its node: no delete)
+    text = CURIE.replace("Paris", "Warsaw") * 3
+    again = Document(text=text + ("Pierre Curie died in 1906." if changed else ""),
                      id_="curie")
     with monkeypatch.context() as patch:
         _interrupt_the_delete(index, patch)
+        index.insert(doc)  # the same passages: nothing to delete, nothing written
+        assert _node_ids(index, "curie") == first
         with pytest.raises(KeyboardInterrupt):
             index.insert(again)
     doubled = _node_ids(index, "curie")

@@ -40,6 +40,7 @@ from hyperviz_core.rag.index.stream import dedupe_last
 from hyperviz_core.rag.index.textfiles import TEXT_SUFFIXES
 from hyperviz_core.rag.index.titles import FRONT_MATTER_CHARS, read_title
 
+from .node_ids import stable_node_ids
 from .nodes import (
     EXCLUDED_KEY,
     LAYOUT_KEY,
@@ -247,6 +248,7 @@ def _as_engine(documents: Sequence[Document], nodes: Sequence[BaseNode]) -> list
                 f"came from (ref_doc_id {ref!r}): VizRAGIndex groups, refreshes and deletes "
                 "nodes by their document")
         refs.append(ref)
+    stable_node_ids(nodes, refs)  # random UUIDs → ids of the document and text
     made: dict[str, list[str]] = {}
     for ref, node in zip(refs, nodes, strict=True):
         made.setdefault(ref, []).append(node.node_id)
