@@ -35,7 +35,7 @@ from typing import Any
 from ..batch import NO_DELETE, delete_counts, delete_ids
 from ..protocol import SummarizeFn
 from .rebuild import Rebuilder
-from .writes import Upserts, bump_writes, delete_all_rows
+from .writes import Upserts, delete_all_rows, write_transaction
 
 __all__ = ["DocumentDeletesMixin"]
 
@@ -97,8 +97,7 @@ class DocumentDeletesMixin:
                       summarize: SummarizeFn | None) -> dict[str, int]:
         """The transaction of :meth:`delete_documents` (under the lock)."""
         conn = self._conn
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with write_transaction(conn):
             self._sync_external()  # others' commits up to our lock reach our caches now
             # re-read under the write lock: another process may have deleted some meanwhile
             stored = [i for i in ids if self.has_document(i)]
@@ -110,12 +109,6 @@ class DocumentDeletesMixin:
                                 spaces=self._vector_format()[0]).rebuild(touched_e, touched_h)
             dead, counts = delete_counts(len(stored), removed, rebuilt)
             upserts, _ = self._write_vectors(rebuilt.texts, dead, None, embedder)
-            bump_writes(conn)
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
         self._invalidate()
         self._apply_vectors(upserts, dead)
         return counts

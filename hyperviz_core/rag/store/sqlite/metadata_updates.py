@@ -35,7 +35,7 @@ from ...types import Chunk, Document
 from ..base import validate_write
 from ..inplace import CHUNK_ROWS, same_content
 from .schema import dumps
-from .writes import bump_writes
+from .writes import write_transaction
 
 __all__ = ["MetadataUpdatesMixin"]
 
@@ -62,8 +62,7 @@ class MetadataUpdatesMixin:
         conn = self._conn
         with self._lock:
             self._upgrade_if_old()
-            conn.execute("BEGIN IMMEDIATE")
-            try:
+            with write_transaction(conn):
                 self._sync_external()  # others' commits up to our lock
                 stored = conn.execute("SELECT title, text FROM documents WHERE id = ?",
                                       (doc.id,)).fetchone()
@@ -75,11 +74,5 @@ class MetadataUpdatesMixin:
                              (doc.hash, dumps(doc.metadata), doc.id))
                 conn.executemany("UPDATE chunks SET metadata = ? WHERE id = ?",
                                  [(dumps(c.metadata), c.id) for c in chunks])
-                bump_writes(conn)
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
             self._invalidate()
         return True

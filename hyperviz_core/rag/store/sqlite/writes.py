@@ -32,7 +32,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +57,7 @@ from .schema import CACHE_KIB, SCHEMA_VERSION, WRITE_CACHE_KIB, dumps
 from .upgrade import schema_version, upgrade
 
 __all__ = ["WRITES_KEY", "DocumentWritesMixin", "bump_writes", "chunk_collision",
-           "chunk_owners", "delete_all_rows", "delete_rows"]
+           "chunk_owners", "delete_all_rows", "delete_rows", "write_transaction"]
 
 #: the meta row counting the store's writes (document writes, deletes, upgrades, compaction)
 WRITES_KEY = "writes"
@@ -213,8 +213,7 @@ class DocumentWritesMixin:
                      summarize: SummarizeFn | None) -> tuple[list[DocumentWrite], int]:
         """One transaction: the documents of ``items`` (distinct ids), one rebuild."""
         conn = self._conn
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with write_transaction(conn):
             # others' commits up to our lock (BEGIN may have waited for them): their changes
             # reach our caches now, and our own commit does not move data_version for us
             self._sync_external()
@@ -231,12 +230,6 @@ class DocumentWritesMixin:
             texts, dead = vector_changes(rebuilt, chunks, removed)
             upserts, embedded = self._write_vectors(texts, dead, merge_vectors(written),
                                                     embedder)
-            bump_writes(conn)
-            conn.execute("COMMIT")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
         self._invalidate()
         self._apply_vectors(upserts, dead)
         last = max(i for i, w in enumerate(writes) if w.status != "skipped")
@@ -348,6 +341,23 @@ def chunk_collision(doc_id: str, chunk_id: str, holder: str) -> StoreError:
     return StoreError(f"document {doc_id!r}: chunk id {chunk_id!r} is already used by "
                       f"document {holder!r}; nothing of {doc_id!r} was stored (give one of "
                       "the documents another id)")
+
+
+@contextlib.contextmanager
+def write_transaction(conn: sqlite3.Connection) -> Iterator[None]:
+    """One write transaction of the store: ``BEGIN IMMEDIATE``; when the block ends, one
+    more write counted (:func:`bump_writes`) and ``COMMIT``, unless the block rolled back
+    itself (it had nothing to write); any exception rolls back and goes on."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        if conn.in_transaction:
+            bump_writes(conn)
+            conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
 
 
 def bump_writes(conn: sqlite3.Connection) -> None:
