@@ -97,11 +97,14 @@ def _add_incidence(
     en: dict[str, str],
     hn: dict[str, str],
     depth: dict[str, int] | None = None,
+    stagger: int = 1,
 ) -> None:
     """Add the incidence graph (entity and hyperedge-anchor nodes, membership edges) to ``g``.
 
     With ``depth`` (BFS depth per "e:key"/"h:id"), each edge points away from the hub so
-    ``dot`` builds a real multi-rank hierarchy.
+    ``dot`` builds a real multi-rank hierarchy; ``stagger`` > 1 deals the leaf entities
+    below each hyperedge (members of no other) over that many ranks, as Graphviz's
+    ``unflatten -l`` does, so a wide rank of leaves becomes several narrower ones.
     """
     # the DOT lines ``g.node``/``g.edge`` would write (same text, so the same layout),
     # appended directly: quoting every generated id and attribute costs ms per drawing
@@ -109,9 +112,13 @@ def _add_incidence(
     lines = [f"\t{en[k]} {_NODE_ATTRS}\n" for k in order.entities]
     lines += [f"\t{hn[h]} {_ANCHOR_ATTRS}\n" for h in order.hyperedges]
     for h in order.hyperedges:
+        leaves = 0
         for m in hg.members(h):
             if depth is None or depth.get(f"e:{m}", 0) <= depth.get(f"h:{h}", 0):
                 lines.append(f"\t{en[m]} {op} {hn[h]}\n")
+            elif stagger > 1 and hg.degree(m) == 1:
+                lines.append(f"\t{hn[h]} {op} {en[m]} [minlen={1 + leaves % stagger}]\n")
+                leaves += 1
             else:
                 lines.append(f"\t{hn[h]} {op} {en[m]}\n")
     g.body.extend(lines)
@@ -155,22 +162,30 @@ def _aspect(pos: dict[str, tuple[float, float]]) -> float:
     return max(w, 1.0) / max(h, 1.0)
 
 
+_HIER_TRIES = (("TB", 1), ("TB", 2), ("TB", 3), ("LR", 1))
+"""The ``set-hier`` drawings tried in turn while the last came out wider than twice its
+height: top-to-bottom ranks, then with leaf entities dealt over 2 and 3 ranks, then
+left-to-right ranks."""
+
+
 def set_hier(hg: Hypergraph, order: LayoutOrder) -> LayoutResult:
     """``dot`` on the incidence graph oriented by BFS depth from the hub (real hierarchy).
 
     Drawn with one uniform scale, so when top-to-bottom ranks come out much wider than a
-    panel (aspect > 2), left-to-right ranks are tried too and the aspect nearer to the
-    panel's wins.
+    panel (aspect > 2), the leaf entities under each hyperedge are dealt over 2, then 3
+    ranks (Graphviz's ``unflatten -l``: a wide rank of leaves, whose names had no room
+    between them, becomes several narrower ones), then left-to-right ranks are tried, and
+    the drawing whose aspect is nearest the panel's wins.
     """
     en, hn = _names(order)
     hub = hub_entity(hg, order)
     depth = _bfs_depth(hg, order, hub) if hub else {}
     best: tuple[float, dict[str, tuple[float, float]], str] | None = None
-    for rankdir in ("TB", "LR"):
+    for rankdir, stagger in _HIER_TRIES:
         g = graphviz.Digraph(engine="dot")
         g.attr(ranksep="0.6", nodesep="0.25", splines="false", ordering="out",
                rankdir=rankdir)
-        _add_incidence(g, hg, order, en, hn, depth)
+        _add_incidence(g, hg, order, en, hn, depth, stagger)
         pos = _run(g)
         miss = abs(math.log(_aspect(pos) / PANEL_ASPECT))
         if best is None or miss < best[0]:
