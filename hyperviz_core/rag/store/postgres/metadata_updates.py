@@ -3,8 +3,8 @@
 The same contract as the SQLite store's
 :meth:`~hyperviz_core.rag.store.sqlite.metadata_updates.MetadataUpdatesMixin.update_metadata`:
 one transaction holding the document id's advisory lock compares the stored rows with the
-new version (:func:`~hyperviz_core.rag.store.inplace.same_content`) and rewrites only the
-metadata and hash of the document and the metadata of its chunks.
+new version and rewrites only the metadata and hash of the document and the metadata of its
+chunks (:func:`~hyperviz_core.rag.store.inplace.rewrite_metadata`).
 """
 
 from __future__ import annotations
@@ -14,8 +14,7 @@ from collections.abc import Callable, Sequence
 
 from ...types import Chunk, Document
 from ..base import validate_write
-from ..inplace import CHUNK_ROWS, same_content
-from ..sqlite.schema import dumps
+from ..inplace import rewrite_metadata
 from .connection import Pool, QmarkConnection
 from .schema import LOCK_KEYS, NOTE_CHANGE
 
@@ -41,15 +40,8 @@ class PgMetadataUpdatesMixin:
 
         def txn(c: QmarkConnection) -> bool:
             c.execute(LOCK_KEYS, (["doc:" + doc.id],))
-            stored = c.execute("SELECT title, text FROM documents WHERE id = ?",
-                               (doc.id,)).fetchone()
-            if not same_content(stored, c.execute(CHUNK_ROWS, (doc.id,)).fetchall(), doc,
-                                chunks, keys):
+            if not rewrite_metadata(c, doc, chunks, keys):
                 return False
-            c.execute("UPDATE documents SET hash = ?, metadata = ? WHERE id = ?",
-                      (doc.hash, dumps(doc.metadata), doc.id))
-            c.executemany("UPDATE chunks SET metadata = ? WHERE id = ?",
-                          [(dumps(ch.metadata), ch.id) for ch in chunks])
             c.execute(NOTE_CHANGE)
             return True
 

@@ -2,7 +2,7 @@
 
 :meth:`~MetadataUpdatesMixin.update_metadata` rewrites a stored document's metadata (and
 hash) and its chunks' metadata in one transaction, when the new version differs from the
-stored one only there (:func:`~hyperviz_core.rag.store.inplace.same_content`): what the
+stored one only there (:func:`~hyperviz_core.rag.store.inplace.rewrite_metadata`): what the
 indexer does for a moved folder instead of replacing every document whole.
 
 Example:
@@ -33,8 +33,7 @@ from collections.abc import Callable, Sequence
 
 from ...types import Chunk, Document
 from ..base import validate_write
-from ..inplace import CHUNK_ROWS, same_content
-from .schema import dumps
+from ..inplace import rewrite_metadata
 from .writes import write_transaction
 
 __all__ = ["MetadataUpdatesMixin"]
@@ -64,15 +63,8 @@ class MetadataUpdatesMixin:
             self._upgrade_if_old()
             with write_transaction(conn):
                 self._sync_external()  # others' commits up to our lock
-                stored = conn.execute("SELECT title, text FROM documents WHERE id = ?",
-                                      (doc.id,)).fetchone()
-                rows = conn.execute(CHUNK_ROWS, (doc.id,)).fetchall()
-                if not same_content(stored, rows, doc, chunks, keys):
+                if not rewrite_metadata(conn, doc, chunks, keys):
                     conn.execute("ROLLBACK")
                     return False
-                conn.execute("UPDATE documents SET hash = ?, metadata = ? WHERE id = ?",
-                             (doc.hash, dumps(doc.metadata), doc.id))
-                conn.executemany("UPDATE chunks SET metadata = ? WHERE id = ?",
-                                 [(dumps(c.metadata), c.id) for c in chunks])
             self._invalidate()
         return True
