@@ -27,14 +27,8 @@ from .heuristic import HeuristicThemeExtractor, heuristic_keywords
 from .parse.extraction import parse_extraction, parse_json_list, parse_json_object
 from .parse.fields import answer_text, clean
 
-__all__ = [
-    "LLMDescriptionSummarizer",
-    "LLMExtractor",
-    "LLMKeywordExtractor",
-    "LLMThemeExtractor",
-    "entity_listing",
-    "resolve_entity_names",
-]
+__all__ = ["LLMDescriptionSummarizer", "LLMExtractor", "LLMKeywordExtractor",
+           "LLMThemeExtractor", "entity_listing", "resolve_entity_names"]
 
 log = logging.getLogger(__name__)
 
@@ -157,8 +151,10 @@ class LLMExtractor:
         json_mode: bool = True,
         fallback: Extractor | None = None,
     ) -> None:
-        if gleaning < 0 or mode not in ("combined", "two_step"):
-            raise ValueError("gleaning must be >= 0" if gleaning < 0 else f"unknown mode {mode!r}")
+        if gleaning < 0:
+            raise ValueError("gleaning must be >= 0")
+        if mode not in ("combined", "two_step"):
+            raise ValueError(f"unknown mode {mode!r}")
         self.chat = chat
         self.prompts = prompts or Prompts()
         self.gleaning = gleaning
