@@ -64,5 +64,5 @@ def _random(node_id: str) -> bool:
     """Whether ``node_id`` is a random (version 4) UUID, as LlamaIndex's default ids are."""
     try:
         return uuid.UUID(node_id).version == 4
-    except (ValueError, AttributeError, TypeError):
+    except ValueError:  # not a UUID
         return False

@@ -11,7 +11,7 @@ reads (a ``metadata_keys`` attribute; the built-in ones read ``title`` at most; 
 extractor's ``fallback`` reads its own keys). When both
 extractors say so, a document indexed again whose text is unchanged and whose chunks keep
 those keys (a moved folder changes only ``source``) is updated in place
-(:func:`~.replace.update_in_place`): nothing is extracted or embedded again. An extractor
+(:func:`~.reuse.update_in_place`): nothing is extracted or embedded again. An extractor
 that does not say may read any key, so such a document is extracted again.
 
 Example:
