@@ -190,12 +190,12 @@ def _workers(value: str) -> int | str:
 
 
 def _text_file(path: str) -> bool:
-    """Whether ``path`` is a text file (``.md``, ``.txt`` ...: one document, its path its
-    ``source``)."""
-    from ..rag.index.textfiles import TEXT_SUFFIXES
+    """Whether ``path`` is a text file or a page (``.md``, ``.txt``, ``.html`` ...: one
+    document, its path its ``source``)."""
+    from ..rag.index.textfiles import HTML_SUFFIXES, TEXT_SUFFIXES
 
     p = Path(path).expanduser()
-    return p.suffix.lower() in TEXT_SUFFIXES and p.is_file()
+    return p.suffix.lower() in (*TEXT_SUFFIXES, *HTML_SUFFIXES) and p.is_file()
 
 
 def _run_index(args: argparse.Namespace) -> int:

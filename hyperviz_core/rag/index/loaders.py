@@ -1,4 +1,4 @@
-"""Read documents from text/markdown files and JSON / JSONL collections.
+"""Read documents from text/markdown files, HTML pages and JSON / JSONL collections.
 
 Supported inputs (by extension; directories are walked, sorted, following symbolic links,
 see :func:`~.textfiles.walk`, which also says what a walk leaves out and why):
@@ -11,6 +11,7 @@ see :func:`~.textfiles.walk`, which also says what a walk leaves out and why):
   first Markdown heading (ATX ``# Title`` or setext ``Title`` over ``===``) among its first
   10 non-empty lines as plain text, else the file stem (:mod:`.titles`); metadata
   ``{"source": path}``.
+- ``.html``, ``.htm``, ``.xhtml``: as a text file, read as the page shows it (:mod:`.htmlpages`).
 - ``.jsonl``/``.ndjson``: one JSON object per line (of any length) with a text field.
 - ``.json``: a list of objects with a text field (e.g. ``[{"title", "text"}]`` works as is),
   a single such object, an object wrapping such a list under ``"data"``/``"documents"``/
@@ -60,7 +61,9 @@ from .errors import (
     UnreadableFileError,
 )
 from .guards import check_fields, printable
+from .htmlpages import html_document
 from .textfiles import (
+    HTML_SUFFIXES,
     JSON_SUFFIXES,
     JSONL_SUFFIXES,
     READ_SUFFIXES,
@@ -324,6 +327,9 @@ def _file_documents(path: Path, root: Path | None, id_from_path: bool,
         raise LoaderError(f"{path}: not a regular file (a pipe, FIFO or device): save what "
                           "it gives to a file and index that (`cat > corpus.jsonl`)")
     suffix = path.suffix.lower()
+    if suffix in HTML_SUFFIXES:  # a page is read whole, never in parts
+        yield html_document(path, id_from_path, root), str(path)
+        return
     if suffix not in (*JSONL_SUFFIXES, *JSON_SUFFIXES):
         yield from text_documents(path, id_from_path, root, part_bytes)
         return

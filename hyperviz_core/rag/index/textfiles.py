@@ -36,14 +36,16 @@ from .parts import (
 )
 from .titles import FRONT_MATTER_CHARS, front_matter, read_title
 
-__all__ = ["READ_SUFFIXES", "SNIFF_BYTES", "Walk", "check_not_binary", "lines", "read_text",
-           "text_documents", "unreadable", "walk"]
+__all__ = ["HTML_SUFFIXES", "READ_SUFFIXES", "SNIFF_BYTES", "Walk", "check_not_binary", "lines",
+           "path_id", "read_text", "text_documents", "unreadable", "walk"]
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text")
 JSON_SUFFIXES = (".json",)
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
+#: web pages, read as the text they show (:mod:`.htmlpages`)
+HTML_SUFFIXES = (".html", ".htm", ".xhtml")
 #: every suffix a folder walk reads
-READ_SUFFIXES = (*TEXT_SUFFIXES, *JSON_SUFFIXES, *JSONL_SUFFIXES)
+READ_SUFFIXES = (*TEXT_SUFFIXES, *HTML_SUFFIXES, *JSON_SUFFIXES, *JSONL_SUFFIXES)
 
 
 def unreadable(path: Path, exc: OSError) -> LoaderError:
@@ -136,7 +138,7 @@ def check_not_binary(path: Path) -> None:
                           "reads UTF-8 text, Markdown, JSON and JSONL: convert it to text first")
 
 
-def _path_id(path: Path, id_from_path: bool, root: Path | None) -> str:
+def path_id(path: Path, id_from_path: bool, root: Path | None) -> str:
     """The id of a file's document(s): its path relative to ``root`` (its name without
     ``root``) without the suffix, NFC; ``""`` (a content-hash id) unless ``id_from_path``."""
     if not id_from_path:
@@ -149,7 +151,7 @@ def _text_document(path: Path, id_from_path: bool, root: Path | None = None) -> 
     text = read_text(path)
     head = text[:FRONT_MATTER_CHARS]
     body = text[front_matter(head, path.suffix).length:]
-    return Document(id=_path_id(path, id_from_path, root), title=read_title(path, head),
+    return Document(id=path_id(path, id_from_path, root), title=read_title(path, head),
                     text=body, metadata={"source": str(path)})
 
 
@@ -166,7 +168,7 @@ def text_documents(path: Path, id_from_path: bool, root: Path | None,
         return
     assert part_bytes is not None
     try:
-        for doc in iter_text_parts(path, _path_id(path, id_from_path, root), part_bytes):
+        for doc in iter_text_parts(path, path_id(path, id_from_path, root), part_bytes):
             yield doc, f"{path} (part {doc.metadata['part']})"
     except TextDecodeError as exc:
         raise LoaderError(str(exc)) from None
