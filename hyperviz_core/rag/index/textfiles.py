@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import codecs
 import heapq
+import importlib.util
 import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
+from ...extras import install_hint
 from ..types import Document, nfc
 from .errors import LoaderError
 from .guards import printable
@@ -36,16 +38,27 @@ from .parts import (
 )
 from .titles import FRONT_MATTER_CHARS, front_matter, read_title
 
-__all__ = ["HTML_SUFFIXES", "READ_SUFFIXES", "SNIFF_BYTES", "Walk", "check_not_binary", "lines",
-           "path_id", "read_text", "text_documents", "unreadable", "walk"]
+__all__ = ["HTML_SUFFIXES", "PDF_SUFFIXES", "READ_SUFFIXES", "SNIFF_BYTES", "Walk",
+           "check_not_binary", "lines", "path_id", "pdf_reader_missing", "read_text",
+           "text_documents", "unreadable", "walk"]
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text")
 JSON_SUFFIXES = (".json",)
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 #: web pages, read as the text they show (:mod:`.htmlpages`)
 HTML_SUFFIXES = (".html", ".htm", ".xhtml")
+#: PDF files, read as their pages' text with the ``pdf`` extra (:mod:`.pdfs`)
+PDF_SUFFIXES = (".pdf",)
 #: every suffix a folder walk reads
-READ_SUFFIXES = (*TEXT_SUFFIXES, *HTML_SUFFIXES, *JSON_SUFFIXES, *JSONL_SUFFIXES)
+READ_SUFFIXES = (*TEXT_SUFFIXES, *HTML_SUFFIXES, *PDF_SUFFIXES, *JSON_SUFFIXES,
+                 *JSONL_SUFFIXES)
+
+
+def pdf_reader_missing() -> str | None:
+    """Why PDFs cannot be read here (the ``pdf`` extra, pypdf, is not installed), or None."""
+    if importlib.util.find_spec("pypdf") is None:
+        return f"reading PDFs needs the 'pdf' extra: {install_hint('pdf')}"
+    return None
 
 
 def unreadable(path: Path, exc: OSError) -> LoaderError:
@@ -135,7 +148,8 @@ def check_not_binary(path: Path) -> None:
     nul = head.find(b"\x00")
     if nul >= 0:
         raise LoaderError(f"{path}: a binary file, not text (NUL byte at byte {nul}); vizrag "
-                          "reads UTF-8 text, Markdown, JSON and JSONL: convert it to text first")
+                          "reads UTF-8 text, Markdown, HTML, PDF, JSON and JSONL: convert it "
+                          "to text first")
 
 
 def path_id(path: Path, id_from_path: bool, root: Path | None) -> str:
@@ -223,6 +237,8 @@ class _Walker:
         if path.suffix.lower() not in READ_SUFFIXES:
             why = f"suffix {path.suffix}" if path.suffix else "no suffix"
             self.skipped.append((path, f"not a kind of file the walk reads ({why})"))
+        elif path.suffix.lower() in PDF_SUFFIXES and (missing := pdf_reader_missing()):
+            self.skipped.append((path, missing))
         elif not regular:
             self.skipped.append((path, "not a regular file"))
         elif real in self.files:

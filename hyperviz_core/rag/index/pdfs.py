@@ -1,0 +1,107 @@
+"""Reading PDF files (``.pdf``) as documents: the text of their pages, with the ``pdf``
+extra (`pypdf <https://pypi.org/project/pypdf/>`_, pure Python).
+
+One document per file, its id and ``source`` as a text file's (:mod:`.textfiles`), titled
+by the PDF's own title (the ``/Title`` of its document information) when it has one, else
+the file's stem. Its text is its pages' text in order, as pypdf extracts it, a blank line
+between two pages. ``metadata["pages"]`` is the page count and ``metadata["page_starts"]``
+where each page's text starts in the document's text, so each chunk is told the pages it
+spans (``metadata["page"]`` and ``metadata["page_end"]``, counted from 1:
+:func:`~.chunking.chunk_document`).
+
+A page without a text layer (a scan) gives no text: run OCR first (``ocrmypdf``). An
+encrypted PDF that needs a password, a file pypdf cannot read and a PDF read without the
+extra are each a :class:`~.errors.LoaderError` naming the file; a folder walk without the
+extra leaves PDFs out, listed with the command that installs it (:mod:`.textfiles`).
+The file is only read: nothing in it is run, and nothing is fetched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ...extras import require_extra
+from ...unitext import plain_text
+from ..types import Document
+from .errors import LoaderError
+from .guards import printable
+from .textfiles import path_id, pdf_reader_missing, unreadable
+from .titles import TITLE_MAX
+
+__all__ = ["pdf_document"]
+
+#: between two pages' text
+PAGE_BREAK = "\n\n"
+
+
+def _pages(path: Path) -> tuple[str, list[str]]:
+    """(the PDF's own title or ``""``, its pages' text) of the PDF at ``path``."""
+    try:
+        pypdf = require_extra("pypdf", extra="pdf", who="reading a PDF")
+    except ModuleNotFoundError:
+        raise LoaderError(f"{printable(str(path))}: {pdf_reader_missing()}") from None
+    try:
+        with _quiet(logging.getLogger("pypdf")):
+            return _read(pypdf, path)
+    except LoaderError:
+        raise
+    except OSError as exc:
+        raise unreadable(path, exc) from exc
+    except Exception as exc:  # the file is untrusted: any failure names it
+        raise LoaderError(f"{printable(str(path))}: not a PDF pypdf can read "
+                          f"({type(exc).__name__}: {printable(str(exc))[:200]})") from None
+
+
+@contextlib.contextmanager
+def _quiet(logger: logging.Logger) -> Iterator[None]:
+    """``logger`` says only errors in the block: pypdf's warnings about a file's internals
+    (a wrong object offset it repaired) tell a user of the text nothing to do."""
+    level = logger.level
+    logger.setLevel(max(level, logging.ERROR))
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+def _read(pypdf: Any, path: Path) -> tuple[str, list[str]]:
+    """:func:`_pages` with pypdf, whose errors it lets through."""
+    reader = pypdf.PdfReader(path)
+    if reader.is_encrypted and not reader.decrypt(""):  # a permissions-only lock opens
+        raise LoaderError(f"{printable(str(path))}: an encrypted PDF that needs a password; "
+                          "save a decrypted copy (qpdf --decrypt) and index it")
+    info = reader.metadata
+    title = info.title if info is not None and isinstance(info.title, str) else ""
+    return title, [page.extract_text() or "" for page in reader.pages]
+
+
+def pdf_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
+    """The document of the PDF file ``path`` (see the module's docs)."""
+    title, pages = _pages(path)
+    texts = [plain_text(p).strip() for p in pages]
+    starts: list[int] = []
+    parts: list[str] = []
+    at = 0
+    for text in texts:
+        if not text:  # a page without text: where the next page's text would start
+            starts.append(at + len(PAGE_BREAK) if parts else at)
+            continue
+        if parts:
+            parts.append(PAGE_BREAK)
+            at += len(PAGE_BREAK)
+        starts.append(at)
+        parts.append(text)
+        at += len(text)
+    body = "".join(parts)
+    meta: dict[str, Any] = {"source": str(path), "pages": len(pages)}
+    if plain_text(body) == body:  # offsets into the text the document keeps
+        meta["page_starts"] = starts
+    title = " ".join(title.split()) or path.stem
+    if len(title) > TITLE_MAX:
+        title = title[:TITLE_MAX - 1].rstrip() + "…"
+    return Document(id=path_id(path, id_from_path, root), title=title, text=body,
+                    metadata=meta)

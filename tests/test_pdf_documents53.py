@@ -1,0 +1,139 @@
+"""PDF files as documents (stop 53, the ``pdf`` extra): a ``.pdf`` is read as its pages'
+text, titled by its own ``/Title``, and each chunk knows the pages it spans. Before, a PDF
+named directly was refused as a binary file and a folder walk left it out.
+
+The PDFs are written here byte by byte (Helvetica text, no embedded font), so the tests need
+no PDF writer."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from hyperviz_core.cli import main
+from hyperviz_core.rag.index.chunking import chunk_document
+from hyperviz_core.rag.index.errors import LoaderError
+from hyperviz_core.rag.index.loaders import load_documents
+from hyperviz_core.rag.index.pdfs import pdf_document
+from hyperviz_core.rag.index.textfiles import walk
+
+pypdf = pytest.importorskip("pypdf")
+
+
+def make_pdf(pages: list[list[str]], title: str | None = None) -> bytes:
+    """A PDF whose pages show ``pages``' lines (a page without lines: no text layer)."""
+    objects = ["<< /Type /Catalog /Pages 2 0 R >>", "",
+               "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica "
+               "/Encoding /WinAnsiEncoding >>"]
+    kids = []
+    for lines in pages:
+        shown = "".join("(" + ln.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+                        + ") Tj T* " for ln in lines)
+        stream = f"BT /F1 12 Tf 14 TL 72 720 Td {shown}ET"
+        objects.append(f"<< /Length {len(stream)} >>\nstream\n{stream}\nendstream")
+        objects.append(f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents "
+                       f"{len(objects)} 0 R /Resources << /Font << /F1 3 0 R >> >> >>")
+        kids.append(f"{len(objects)} 0 R")
+    objects[1] = f"<< /Type /Pages /Kids [{' '.join(kids)}] /Count {len(kids)} >>"
+    info = ""
+    if title is not None:
+        objects.append(f"<< /Title ({title}) >>")
+        info = f" /Info {len(objects)} 0 R"
+    out = io.BytesIO()
+    out.write(b"%PDF-1.4\n")
+    offsets = []
+    for n, body in enumerate(objects, 1):
+        offsets.append(out.tell())
+        out.write(f"{n} 0 obj\n{body}\nendobj\n".encode("latin-1"))
+    xref = out.tell()
+    out.write(f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode())
+    for off in offsets:
+        out.write(f"{off:010d} 00000 n \n".encode())
+    out.write(f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R{info} >>\nstartxref\n"
+              f"{xref}\n%%EOF\n".encode())
+    return out.getvalue()
+
+
+def test_a_pdf_reads_as_its_pages_and_chunks_know_their_pages(tmp_path: Path) -> None:
+    pdf = tmp_path / "reports" / "curie.pdf"
+    pdf.parent.mkdir()
+    pdf.write_bytes(make_pdf([["Marie Curie was born in Warsaw in 1867.",
+                               "She studied in Paris (Sorbonne)."],
+                              [],  # a scanned page: no text
+                              ["Pierre Curie died in 1906."]], title="Curie  Notes"))
+    doc = pdf_document(pdf, True, tmp_path)
+    assert (doc.id, doc.title) == ("reports/curie", "Curie Notes")
+    assert doc.text == ("Marie Curie was born in Warsaw in 1867.\nShe studied in Paris "
+                        "(Sorbonne).\n\nPierre Curie died in 1906.")
+    starts = doc.metadata["page_starts"]
+    assert doc.metadata["pages"] == 3 and doc.metadata["source"] == str(pdf)
+    assert doc.text[starts[2]:].startswith("Pierre") and starts[1] == starts[2]
+    chunks = chunk_document(doc, size=40, overlap=10)
+    pages = [(c.metadata["page"], c.metadata["page_end"]) for c in chunks]
+    assert pages[0] == (1, 1) and pages[-1] == (3, 3) and len(pages) > 2
+    whole = chunk_document(doc, size=400, overlap=10)
+    assert [(c.metadata["page"], c.metadata["page_end"]) for c in whole] == [(1, 3)]
+    assert all("page_starts" not in c.metadata for c in chunks)
+    assert all(c.metadata["title"] == "Curie Notes" for c in chunks)
+
+
+def test_a_pdf_without_a_title_is_titled_by_its_stem(tmp_path: Path) -> None:
+    pdf = tmp_path / "annual-report.pdf"
+    pdf.write_bytes(make_pdf([["Revenue grew."]]))
+    doc = load_documents(pdf)[0]
+    assert (doc.id, doc.title, doc.text) == ("annual-report", "annual-report", "Revenue grew.")
+
+
+def test_encrypted_and_broken_pdfs_are_errors_naming_the_file(tmp_path: Path) -> None:
+    plain = make_pdf([["Secret plans."]])
+    for password, name in (("", "open.pdf"), ("hunter2", "locked.pdf")):
+        writer = pypdf.PdfWriter(clone_from=pypdf.PdfReader(io.BytesIO(plain)))
+        writer.encrypt(user_password=password, owner_password="owner", algorithm="RC4-128")
+        with (tmp_path / name).open("wb") as fh:
+            writer.write(fh)
+    assert load_documents(tmp_path / "open.pdf")[0].text == "Secret plans."  # no password
+    with pytest.raises(LoaderError, match=r"locked\.pdf: an encrypted PDF that needs a "
+                                          r"password"):
+        load_documents(tmp_path / "locked.pdf")
+    (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.4\nnot really a PDF\n")
+    with pytest.raises(LoaderError, match=r"broken\.pdf: not a PDF pypdf can read \("):
+        load_documents(tmp_path / "broken.pdf")
+
+
+def test_without_the_extra_a_walk_lists_pdfs_and_a_named_one_says_what_to_install(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "a.pdf").write_bytes(make_pdf([["Alpha."]]))
+    (tmp_path / "b.md").write_text("Beta.", encoding="utf-8")
+    assert walk(tmp_path).files == [tmp_path / "a.pdf", tmp_path / "b.md"]
+    monkeypatch.setitem(sys.modules, "pypdf", None)  # as if not installed
+    found = walk(tmp_path)
+    assert found.files == [tmp_path / "b.md"]
+    assert found.skipped == [(tmp_path / "a.pdf", "reading PDFs needs the 'pdf' extra: pip "
+                              "install 'vizrag[pdf]' (from a checkout: pip install -e "
+                              "'.[pdf]')")]
+    assert [d.id for d in load_documents(tmp_path)] == ["b"]
+    with pytest.raises(LoaderError, match=r"a\.pdf: reading PDFs needs the 'pdf' extra"):
+        load_documents(tmp_path / "a.pdf")
+
+
+def test_vizrag_index_and_query_name_the_pages(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    corp, store = tmp_path / "papers", tmp_path / "store"
+    corp.mkdir()
+    (corp / "radium.pdf").write_bytes(make_pdf(
+        [["Radium was discovered in 1898."],
+         ["Marie Curie isolated polonium and radium with Pierre Curie in Paris."]],
+        title="Radium"))
+    assert main(["index", str(corp), "--store", str(store), "--no-progress", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["documents_added"] == 1
+    assert main(["query", "Who isolated polonium?", "--store", str(store), "--json",
+                 "--top-k", "1", "--mode", "naive"]) == 0
+    chunk = json.loads(capsys.readouterr().out)["chunks"][0]
+    assert (chunk["doc_id"], chunk["page"], chunk["page_end"]) == ("radium", 1, 2)
+    assert main(["query", "Who isolated polonium?", "--store", str(store), "--top-k", "1",
+                 "--mode", "naive"]) == 0
+    assert "Radium  (radium, pp. 1-2)" in capsys.readouterr().out
