@@ -11,7 +11,8 @@ see :func:`~.textfiles.walk`, which also says what a walk leaves out and why):
   first Markdown heading (ATX ``# Title`` or setext ``Title`` over ``===``) among its first
   10 non-empty lines as plain text, else the file stem (:mod:`.titles`); metadata
   ``{"source": path}``.
-- ``.html``/``.htm``/``.xhtml``, ``.pdf``: as text files (:mod:`.htmlpages`, :mod:`.pdfs`).
+- ``.html``/``.htm``/``.xhtml``, ``.pdf``, ``.docx``: as text files (:mod:`.htmlpages`,
+  :mod:`.pdfs`, :mod:`.wordfiles`).
 - ``.jsonl``/``.ndjson``: one JSON object per line (of any length) with a text field.
 - ``.json``: a list of objects with a text field (e.g. ``[{"title", "text"}]`` works as is),
   a single such object, an object wrapping such a list under ``"data"``/``"documents"``/
@@ -70,6 +71,7 @@ from .textfiles import (
     PDF_SUFFIXES,
     READ_SUFFIXES,
     TEXT_SUFFIXES,
+    WORD_SUFFIXES,
     Walk,
     check_not_binary,
     lines,
@@ -77,6 +79,7 @@ from .textfiles import (
     text_documents,
     walk,
 )
+from .wordfiles import word_document
 
 __all__ = ["READ_SUFFIXES", "SKIP_HINT", "TEXT_SUFFIXES", "LoaderError", "UnreadableFileError",
            "UnreadablePolicy", "Walk", "check_unreadable_policy", "file_documents", "input_files",
@@ -84,6 +87,10 @@ __all__ = ["READ_SUFFIXES", "SKIP_HINT", "TEXT_SUFFIXES", "LoaderError", "Unread
            "records_to_documents", "skipped_files", "walk"]
 
 UnreadablePolicy = Literal["error", "skip"]
+#: the readers of files read whole, by suffix
+_WHOLE_FILES = {**dict.fromkeys(HTML_SUFFIXES, html_document),
+                **dict.fromkeys(PDF_SUFFIXES, pdf_document),
+                **dict.fromkeys(WORD_SUFFIXES, word_document)}
 
 
 def check_unreadable_policy(policy: object) -> None:
@@ -213,7 +220,7 @@ def no_documents(paths: Sequence[str | Path]) -> LoaderError:
     more = f" and {len(paths) - 3} more" if len(paths) > 3 else ""
     return LoaderError(f"no documents in {names}{more}: vizrag index reads "
                        f"{', '.join(READ_SUFFIXES)} files (a folder is walked for these; "
-                       "convert Office documents to text first); nothing was written")
+                       "convert other documents to text first); nothing was written")
 
 
 def _parse_json(text: str, where: str) -> Any:
@@ -314,8 +321,8 @@ def _file_documents(path: Path, root: Path | None, id_from_path: bool,
         raise LoaderError(f"{path}: not a regular file (a pipe, FIFO or device): save what "
                           "it gives to a file and index that (`cat > corpus.jsonl`)")
     suffix = path.suffix.lower()
-    if suffix in (*HTML_SUFFIXES, *PDF_SUFFIXES):  # read whole, never in parts
-        read = html_document if suffix in HTML_SUFFIXES else pdf_document
+    read = _WHOLE_FILES.get(suffix)
+    if read is not None:  # a page, a PDF, a Word document: read whole, never in parts
         yield read(path, id_from_path, root), str(path)
         return
     if suffix not in (*JSONL_SUFFIXES, *JSON_SUFFIXES):

@@ -24,12 +24,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ...extras import require_extra
 from ...unitext import plain_text
 from ..types import Document
 from .errors import LoaderError
 from .guards import printable
-from .textfiles import path_id, pdf_reader_missing, unreadable
+from .textfiles import path_id, reader_module, unreadable
 from .titles import TITLE_MAX
 
 __all__ = ["pdf_document"]
@@ -40,10 +39,7 @@ PAGE_BREAK = "\n\n"
 
 def _pages(path: Path) -> tuple[str, list[str]]:
     """(the PDF's own title or ``""``, its pages' text) of the PDF at ``path``."""
-    try:
-        pypdf = require_extra("pypdf", extra="pdf", who="reading a PDF")
-    except ModuleNotFoundError:
-        raise LoaderError(f"{printable(str(path))}: {pdf_reader_missing()}") from None
+    pypdf = reader_module(path)
     try:
         with _quiet(logging.getLogger("pypdf")):
             return _read(pypdf, path)

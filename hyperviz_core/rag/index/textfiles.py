@@ -23,6 +23,7 @@ import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import NamedTuple
 
 from ...extras import install_hint
@@ -38,9 +39,9 @@ from .parts import (
 )
 from .titles import FRONT_MATTER_CHARS, front_matter, read_title
 
-__all__ = ["HTML_SUFFIXES", "PDF_SUFFIXES", "READ_SUFFIXES", "SNIFF_BYTES", "Walk",
-           "check_not_binary", "lines", "path_id", "pdf_reader_missing", "read_text",
-           "text_documents", "unreadable", "walk"]
+__all__ = ["HTML_SUFFIXES", "PDF_SUFFIXES", "READ_SUFFIXES", "SNIFF_BYTES", "WORD_SUFFIXES",
+           "Walk", "check_not_binary", "lines", "path_id", "read_text", "reader_missing",
+           "reader_module", "text_documents", "unreadable", "walk"]
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text")
 JSON_SUFFIXES = (".json",)
@@ -49,16 +50,36 @@ JSONL_SUFFIXES = (".jsonl", ".ndjson")
 HTML_SUFFIXES = (".html", ".htm", ".xhtml")
 #: PDF files, read as their pages' text with the ``pdf`` extra (:mod:`.pdfs`)
 PDF_SUFFIXES = (".pdf",)
+#: Word documents, read as their paragraphs and tables with the ``docx`` extra
+#: (:mod:`.wordfiles`)
+WORD_SUFFIXES = (".docx",)
 #: every suffix a folder walk reads
-READ_SUFFIXES = (*TEXT_SUFFIXES, *HTML_SUFFIXES, *PDF_SUFFIXES, *JSON_SUFFIXES,
-                 *JSONL_SUFFIXES)
+READ_SUFFIXES = (*TEXT_SUFFIXES, *HTML_SUFFIXES, *PDF_SUFFIXES, *WORD_SUFFIXES,
+                 *JSON_SUFFIXES, *JSONL_SUFFIXES)
+#: the files read with an optional extra: suffix -> (the module, the extra, what they are)
+_EXTRAS = {".pdf": ("pypdf", "pdf", "PDFs"), ".docx": ("docx", "docx", "Word documents")}
 
 
-def pdf_reader_missing() -> str | None:
-    """Why PDFs cannot be read here (the ``pdf`` extra, pypdf, is not installed), or None."""
-    if importlib.util.find_spec("pypdf") is None:
-        return f"reading PDFs needs the 'pdf' extra: {install_hint('pdf')}"
-    return None
+def reader_missing(suffix: str) -> str | None:
+    """Why files of ``suffix`` cannot be read here (the extra that reads them is not
+    installed), or None.
+
+    >>> reader_missing(".md") is None
+    True
+    """
+    need = _EXTRAS.get(suffix.lower())
+    if need is None or importlib.util.find_spec(need[0]) is not None:
+        return None
+    return f"reading {need[2]} needs the {need[1]!r} extra: {install_hint(need[1])}"
+
+
+def reader_module(path: Path) -> ModuleType:
+    """The module that reads files such as ``path`` (pypdf, python-docx), imported; a
+    :class:`LoaderError` naming the file and the extra to install when it is missing."""
+    missing = reader_missing(path.suffix)
+    if missing is not None:
+        raise LoaderError(f"{printable(str(path))}: {missing}")
+    return importlib.import_module(_EXTRAS[path.suffix.lower()][0])
 
 
 def unreadable(path: Path, exc: OSError) -> LoaderError:
@@ -148,7 +169,7 @@ def check_not_binary(path: Path) -> None:
     nul = head.find(b"\x00")
     if nul >= 0:
         raise LoaderError(f"{path}: a binary file, not text (NUL byte at byte {nul}); vizrag "
-                          "reads UTF-8 text, Markdown, HTML, PDF, JSON and JSONL: convert it "
+                          "reads UTF-8 text, Markdown, HTML, PDF, Word, JSON and JSONL: convert it "
                           "to text first")
 
 
@@ -237,7 +258,7 @@ class _Walker:
         if path.suffix.lower() not in READ_SUFFIXES:
             why = f"suffix {path.suffix}" if path.suffix else "no suffix"
             self.skipped.append((path, f"not a kind of file the walk reads ({why})"))
-        elif path.suffix.lower() in PDF_SUFFIXES and (missing := pdf_reader_missing()):
+        elif missing := reader_missing(path.suffix):
             self.skipped.append((path, missing))
         elif not regular:
             self.skipped.append((path, "not a regular file"))

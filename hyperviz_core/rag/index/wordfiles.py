@@ -1,0 +1,96 @@
+"""Reading Word documents (``.docx``) as documents: their paragraphs and tables, with the
+``docx`` extra (`python-docx <https://pypi.org/project/python-docx/>`_).
+
+One document per file, its id and ``source`` as a text file's (:mod:`.textfiles`), titled
+by the file's own title (its core properties' ``title``), else its first paragraph styled
+``Title`` or ``Heading 1``, else the file's stem. Its text is the body's paragraphs and
+tables in order: a blank line between two paragraphs (empty ones dropped), a table's rows a
+line each with their cells joined by `` | `` (a cell's own paragraphs by spaces), as in
+:mod:`.htmlpages`. Headers, footers, footnotes, comments and text boxes are not read
+(python-docx reads the body).
+
+A file python-docx cannot read (an old ``.doc`` renamed, a password-protected document,
+which Word stores encrypted in another container) and a ``.docx`` whose parts would unpack
+to more than :data:`MAX_UNPACKED` bytes (a zip bomb) are each a
+:class:`~.errors.LoaderError` naming the file; so is one read without the extra, and a
+folder walk without it leaves ``.docx`` files out, listed with the command that installs
+it. Nothing in the file is run (macros are in ``.docm`` files, which are not read) and
+nothing is fetched.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from ..types import Document
+from .errors import LoaderError
+from .guards import printable
+from .textfiles import path_id, reader_module, unreadable
+from .titles import TITLE_MAX
+
+__all__ = ["MAX_UNPACKED", "word_document"]
+
+#: the most bytes a ``.docx`` may unpack to (its parts' sizes, as its zip directory states)
+MAX_UNPACKED = 512 * 1024 * 1024
+#: the paragraph styles whose first paragraph titles a file without a title of its own
+_TITLE_STYLES = ("Title", "Heading 1")
+
+
+def _unpacked_size(path: Path) -> int:
+    """The bytes the parts of the zip file ``path`` unpack to; a :class:`LoaderError` for a
+    file that is no zip file."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            return sum(info.file_size for info in zf.infolist())
+    except zipfile.BadZipFile:
+        raise LoaderError(f"{printable(str(path))}: not a Word document python-docx can read "
+                          "(not a .docx zip file: an old .doc renamed, or a document saved "
+                          "with a password; save it as .docx without one)") from None
+
+
+def _cells(row: Any) -> str:
+    return " | ".join(" ".join(cell.text.split()) for cell in row.cells)
+
+
+def _blocks(document: Any) -> list[tuple[str, str]]:
+    """(style name, text) of the body's paragraphs and tables in order (a table's style
+    ``""``, its rows a line each)."""
+    out: list[tuple[str, str]] = []
+    for item in document.iter_inner_content():
+        if hasattr(item, "rows"):  # a table
+            text = "\n".join(line for line in (_cells(r) for r in item.rows)
+                             if line.strip(" |"))
+            out.append(("", text))
+        else:
+            style = item.style.name if item.style is not None else ""
+            out.append((style or "", item.text.strip()))
+    return [(style, text) for style, text in out if text]
+
+
+def word_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
+    """The document of the Word file ``path`` (see the module's docs)."""
+    docx = reader_module(path)
+    try:
+        if _unpacked_size(path) > MAX_UNPACKED:
+            raise LoaderError(f"{printable(str(path))}: unpacks to more than "
+                              f"{MAX_UNPACKED // 2**20} MiB; not read")
+        document = docx.Document(str(path))
+        blocks = _blocks(document)
+        title = document.core_properties.title or ""
+    except LoaderError:
+        raise
+    except OSError as exc:
+        raise unreadable(path, exc) from exc
+    except Exception as exc:  # the file is untrusted: any failure names it
+        raise LoaderError(f"{printable(str(path))}: not a Word document python-docx can read "
+                          f"({type(exc).__name__}: {printable(str(exc))[:200]})") from None
+    title = " ".join(title.split()) or next(
+        (" ".join(text.split()) for style, text in blocks if style in _TITLE_STYLES),
+        path.stem)
+    if len(title) > TITLE_MAX:
+        title = title[:TITLE_MAX - 1].rstrip() + "…"
+    return Document(id=path_id(path, id_from_path, root), title=title,
+                    text="\n\n".join(text for _, text in blocks),
+                    metadata={"source": str(path)})
