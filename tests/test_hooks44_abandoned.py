@@ -13,14 +13,18 @@ from hyperviz_core.rag import Document, VizRAG
 
 
 class SlowChat:
-    """A chat model that takes 5 s to answer."""
+    """A chat model that takes 5 s to answer (``asked`` is set once a call began)."""
 
     model_name = "slow"
+
+    def __init__(self) -> None:
+        self.asked = asyncio.Event()
 
     def complete(self, prompt: str, **kw: Any) -> str:
         return "[]"
 
     async def acomplete(self, prompt: str, **kw: Any) -> str:
+        self.asked.set()
         await asyncio.sleep(5)
         return "[]"
 
@@ -34,9 +38,15 @@ def test_a_cancelled_model_call_keeps_its_stage(tmp_path: Path) -> None:
         events.append((name, phase, dict(payload)))
 
     async def run() -> None:
-        rag = VizRAG(tmp_path / "s", chat=SlowChat(), show_progress=False)
-        with pytest.raises(TimeoutError):
-            await asyncio.wait_for(rag.aquery("Who discovered radium?", hooks=[hook]), 0.5)
+        chat = SlowChat()
+        rag = VizRAG(tmp_path / "s", chat=chat, show_progress=False)
+        task = asyncio.ensure_future(rag.aquery("Who discovered radium?", hooks=[hook]))
+        # cancelled once the model call began (a fixed 0.5 s timeout cut the store's
+        # opening instead on a loaded machine)
+        await asyncio.wait_for(chat.asked.wait(), 60)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
 
     asyncio.run(run())
     errors = [(n, p) for n, ph, p in events if ph == "error"]
