@@ -79,6 +79,10 @@ def test_markup_that_is_not_well_formed_reads_as_a_browser_reads_it() -> None:
     # nested elements of the hidden one's kind close in order
     assert page_text("<div hidden><div>in</div>still hidden</div><p>after")[1] == "after"
     assert page_text("<p>a <b> b</b>\n\n c</p>")[1] == "a b c"
+    # an inline style that hides; aria-hidden hides nothing from a reader
+    assert page_text('<div style="color:red; display: none !important">x</div>'
+                     '<span style="visibility:hidden">y</span><p style="display:block">z'
+                     '<p aria-hidden="true">w')[1] == "z\n\nw"
 
 
 def test_random_markup_never_fails_and_hides_what_it_should() -> None:

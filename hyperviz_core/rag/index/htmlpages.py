@@ -10,7 +10,8 @@ other block elements are paragraphs (a blank line between them), list items, tab
 other runs of white space read as one space. Left out: what a browser does not show as
 text (``<script>``, ``<style>``, ``<template>``, ``<noscript>``, ``<svg>``, ``<math>``,
 ``<canvas>``, ``<iframe>``, ``<object>``, ``<select>``, ``<textarea>``, elements with the
-``hidden`` attribute), the ``<head>`` but its title, and ``<nav>`` (a site's menus: on
+``hidden`` attribute or an inline ``display: none`` / ``visibility: hidden``), the
+``<head>`` but its title, and ``<nav>`` (a site's menus: on
 every page, about none of them).
 
 Bytes are decoded as UTF-8 (a byte-order mark dropped) unless the first 1,024 bytes declare
@@ -106,7 +107,7 @@ class _PageReader(HTMLParser):
             self.title = []
         elif tag == "h1" and "h1" not in self.titles and not self.hidden:
             self.h1 = []
-        hides = tag in _HIDDEN or any(name == "hidden" for name, _ in attrs)
+        hides = tag in _HIDDEN or any(_hides(name, value) for name, value in attrs)
         self.open.append((tag, hides))
         self.hidden += hides
         self.pre += tag == "pre"
@@ -178,6 +179,22 @@ class _PageReader(HTMLParser):
 
 
 _SPACES = re.compile(r"[ \t\n\r\f]+")
+#: an inline style that hides the element
+_HIDING_STYLE = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*"
+                           r"(?:!important\s*)?(?:;|$)", re.I)
+
+
+def _hides(name: str, value: str | None) -> bool:
+    """Whether the attribute ``name="value"`` hides its element: ``hidden``, or an inline
+    style ``display: none`` / ``visibility: hidden`` (``aria-hidden`` does not: a screen
+    reader skips such an element, a reader of the page sees it).
+
+    >>> _hides("hidden", None), _hides("style", "color: red; display:none"), _hides("id", "x")
+    (True, True, False)
+    """
+    if name == "hidden":
+        return True
+    return name == "style" and value is not None and _HIDING_STYLE.search(value) is not None
 
 
 def _one_line(text: str) -> str:
