@@ -137,3 +137,19 @@ def test_vizrag_index_and_query_name_the_pages(tmp_path: Path,
     assert main(["query", "Who isolated polonium?", "--store", str(store), "--top-k", "1",
                  "--mode", "naive"]) == 0
     assert "Radium  (radium, pp. 1-2)" in capsys.readouterr().out
+
+
+def test_only_a_whole_file_is_told_its_pages(tmp_path: Path) -> None:
+    """``page_starts`` are offsets into the whole file's text: a chunk a framework made
+    (``one_chunk``) or a piece cut shorter carries them on, and is told no pages."""
+    from hyperviz_core.rag import Document
+
+    pdf = tmp_path / "a.pdf"
+    pdf.write_bytes(make_pdf([["First page text."], ["Second page text."]]))
+    doc = load_documents(pdf)[0]
+    assert chunk_document(doc, size=400, overlap=10)[0].metadata["page_end"] == 2
+    piece = Document(id="a#2", text=doc.text[18:], metadata=doc.metadata)
+    one = piece.model_copy(update={"one_chunk": True})
+    for other in (piece, one):
+        meta = chunk_document(other, size=400, overlap=10)[0].metadata
+        assert "page" not in meta and meta["page_starts"] == [0, 18]

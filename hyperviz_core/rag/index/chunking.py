@@ -180,10 +180,13 @@ def chunk_metadata(doc: Document) -> dict[str, Any]:
     return {**doc.metadata, "title": doc.title} if doc.title else dict(doc.metadata)
 
 
-def _page_starts(value: Any) -> bool:
-    """Whether ``value`` is a ``page_starts`` list (:mod:`.pdfs`): offsets, in order."""
-    return (isinstance(value, list) and all(type(v) is int for v in value)
-            and value == sorted(value))
+def _page_starts(doc: Document) -> bool:
+    """Whether ``doc`` is a whole file with ``page_starts`` (:mod:`.pdfs`): offsets into its
+    text, in order, from 0 (a piece of it, a framework's chunk or split, is not)."""
+    value = doc.metadata.get("page_starts")
+    return (not doc.one_chunk and isinstance(value, list) and bool(value)
+            and all(type(v) is int for v in value) and value == sorted(value)
+            and value[0] == 0 and value[-1] <= len(doc.text))
 
 
 def page_span(page_starts: list[int], start: int, end: int) -> tuple[int, int]:
@@ -233,7 +236,7 @@ def chunk_document(
         raise ValueError(f"chunk unit must be 'char' or 'token', got {unit!r}")
     text = doc.text
     meta = chunk_metadata(doc)
-    starts = meta.pop("page_starts") if _page_starts(meta.get("page_starts")) else None
+    starts = meta.pop("page_starts") if _page_starts(doc) else None
     if doc.one_chunk:  # already a chunk: the whole text under the document's own id
         piece = text.rstrip()
         return [Chunk(id=doc.id, doc_id=doc.id, text=piece, start=0, end=len(piece),
