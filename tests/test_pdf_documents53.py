@@ -2,8 +2,7 @@
 text, titled by its own ``/Title``, and each chunk knows the pages it spans. Before, a PDF
 named directly was refused as a binary file and a folder walk left it out.
 
-The PDFs are written here byte by byte (Helvetica text, no embedded font), so the tests need
-no PDF writer."""
+The PDFs are written byte by byte (:mod:`office_files`), so the tests need no PDF writer."""
 
 from __future__ import annotations
 
@@ -13,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from office_files import make_pdf, write_docx
 
 from hyperviz_core.cli import main
 from hyperviz_core.rag.index.chunking import chunk_document
@@ -22,40 +22,7 @@ from hyperviz_core.rag.index.pdfs import pdf_document
 from hyperviz_core.rag.index.textfiles import walk
 
 pypdf = pytest.importorskip("pypdf")
-
-
-def make_pdf(pages: list[list[str]], title: str | None = None) -> bytes:
-    """A PDF whose pages show ``pages``' lines (a page without lines: no text layer)."""
-    objects = ["<< /Type /Catalog /Pages 2 0 R >>", "",
-               "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica "
-               "/Encoding /WinAnsiEncoding >>"]
-    kids = []
-    for lines in pages:
-        shown = "".join("(" + ln.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
-                        + ") Tj T* " for ln in lines)
-        stream = f"BT /F1 12 Tf 14 TL 72 720 Td {shown}ET"
-        objects.append(f"<< /Length {len(stream)} >>\nstream\n{stream}\nendstream")
-        objects.append(f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents "
-                       f"{len(objects)} 0 R /Resources << /Font << /F1 3 0 R >> >> >>")
-        kids.append(f"{len(objects)} 0 R")
-    objects[1] = f"<< /Type /Pages /Kids [{' '.join(kids)}] /Count {len(kids)} >>"
-    info = ""
-    if title is not None:
-        objects.append(f"<< /Title ({title}) >>")
-        info = f" /Info {len(objects)} 0 R"
-    out = io.BytesIO()
-    out.write(b"%PDF-1.4\n")
-    offsets = []
-    for n, body in enumerate(objects, 1):
-        offsets.append(out.tell())
-        out.write(f"{n} 0 obj\n{body}\nendobj\n".encode("latin-1"))
-    xref = out.tell()
-    out.write(f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode())
-    for off in offsets:
-        out.write(f"{off:010d} 00000 n \n".encode())
-    out.write(f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R{info} >>\nstartxref\n"
-              f"{xref}\n%%EOF\n".encode())
-    return out.getvalue()
+pytest.importorskip("docx")
 
 
 def test_a_pdf_reads_as_its_pages_and_chunks_know_their_pages(tmp_path: Path) -> None:
@@ -104,20 +71,26 @@ def test_encrypted_and_broken_pdfs_are_errors_naming_the_file(tmp_path: Path) ->
         load_documents(tmp_path / "broken.pdf")
 
 
-def test_without_the_extra_a_walk_lists_pdfs_and_a_named_one_says_what_to_install(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    (tmp_path / "a.pdf").write_bytes(make_pdf([["Alpha."]]))
+@pytest.mark.parametrize(("name", "module", "extra", "kind"), [
+    ("a.pdf", "pypdf", "pdf", "PDFs"), ("a.docx", "docx", "docx", "Word documents")])
+def test_without_the_extra_a_walk_lists_the_files_and_a_named_one_says_what_to_install(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, module: str, extra: str,
+        kind: str) -> None:
+    if name.endswith(".pdf"):
+        (tmp_path / name).write_bytes(make_pdf([["Alpha."]]))
+    else:
+        write_docx(tmp_path / name)
     (tmp_path / "b.md").write_text("Beta.", encoding="utf-8")
-    assert walk(tmp_path).files == [tmp_path / "a.pdf", tmp_path / "b.md"]
-    monkeypatch.setitem(sys.modules, "pypdf", None)  # as if not installed
+    assert walk(tmp_path).files == [tmp_path / name, tmp_path / "b.md"]
+    monkeypatch.setitem(sys.modules, module, None)  # as if not installed
     found = walk(tmp_path)
     assert found.files == [tmp_path / "b.md"]
-    assert found.skipped == [(tmp_path / "a.pdf", "reading PDFs needs the 'pdf' extra: pip "
-                              "install 'vizrag[pdf]' (from a checkout: pip install -e "
-                              "'.[pdf]')")]
+    assert found.skipped == [(tmp_path / name, f"reading {kind} needs the {extra!r} extra: "
+                              f"pip install 'vizrag[{extra}]' (from a checkout: pip install "
+                              f"-e '.[{extra}]')")]
     assert [d.id for d in load_documents(tmp_path)] == ["b"]
-    with pytest.raises(LoaderError, match=r"a\.pdf: reading PDFs needs the 'pdf' extra"):
-        load_documents(tmp_path / "a.pdf")
+    with pytest.raises(LoaderError, match=rf"a\.{extra}: reading {kind} needs the '{extra}'"):
+        load_documents(tmp_path / name)
 
 
 def test_vizrag_index_and_query_name_the_pages(tmp_path: Path,

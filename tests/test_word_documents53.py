@@ -6,39 +6,19 @@ folder walk left it out."""
 from __future__ import annotations
 
 import json
-import sys
 import zipfile
 from pathlib import Path
 
 import pytest
+from office_files import write_docx
 
 from hyperviz_core.cli import main
 from hyperviz_core.rag.index import wordfiles
 from hyperviz_core.rag.index.errors import LoaderError
 from hyperviz_core.rag.index.loaders import load_documents
-from hyperviz_core.rag.index.textfiles import walk
 from hyperviz_core.rag.index.wordfiles import word_document
 
 docx = pytest.importorskip("docx")
-
-
-def write_docx(path: Path, *, title: str | None = None) -> Path:
-    document = docx.Document()
-    if title is not None:
-        document.core_properties.title = title
-    document.add_heading("Discovery of radium", level=1)
-    document.add_paragraph("Marie Curie and Pierre Curie announced it in 1898.")
-    document.add_paragraph("")  # an empty paragraph: dropped
-    table = document.add_table(rows=3, cols=2)
-    for row, cells in zip(table.rows, (("Year", "Event"), ("1898", "Announced"),
-                                       ("1910", "Isolated")), strict=True):
-        for cell, text in zip(row.cells, cells, strict=True):
-            cell.text = text
-    para = document.add_paragraph("Polonium ")
-    para.add_run("was named after Poland.").bold = True
-    document.sections[0].header.paragraphs[0].text = "Running header"
-    document.save(str(path))
-    return path
 
 
 def test_a_word_document_reads_as_its_paragraphs_and_tables(tmp_path: Path) -> None:
@@ -78,20 +58,6 @@ def test_files_that_are_no_word_documents_are_errors_naming_them(
     monkeypatch.setattr(wordfiles, "MAX_UNPACKED", 1000)  # a zip bomb, in miniature
     with pytest.raises(LoaderError, match=r"radium\.docx: unpacks to more than 0 MiB"):
         load_documents(write_docx(tmp_path / "radium.docx"))
-
-
-def test_without_the_extra_a_walk_lists_word_files(tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    write_docx(tmp_path / "a.docx")
-    (tmp_path / "b.md").write_text("Beta.", encoding="utf-8")
-    assert walk(tmp_path).files == [tmp_path / "a.docx", tmp_path / "b.md"]
-    monkeypatch.setitem(sys.modules, "docx", None)  # as if not installed
-    found = walk(tmp_path)
-    assert found.skipped == [(tmp_path / "a.docx", "reading Word documents needs the 'docx' "
-                              "extra: pip install 'vizrag[docx]' (from a checkout: pip "
-                              "install -e '.[docx]')")]
-    with pytest.raises(LoaderError, match=r"a\.docx: reading Word documents needs the 'docx'"):
-        load_documents(tmp_path / "a.docx")
 
 
 def test_vizrag_index_and_query_a_word_document(tmp_path: Path,

@@ -50,7 +50,7 @@ from ..types import Document
 from .errors import LoaderError
 from .guards import printable
 from .textfiles import check_not_binary, path_id, read_text
-from .titles import TITLE_MAX
+from .titles import cut_title
 
 __all__ = ["html_document", "page_charset", "page_text"]
 
@@ -264,8 +264,5 @@ def html_document(path: Path, id_from_path: bool, root: Path | None = None) -> D
     UTF-16/UTF-32 text, is a :class:`~.errors.LoaderError` as for a text file."""
     check_not_binary(path)
     title, text = page_text(_decoded(path))
-    title = title or path.stem
-    if len(title) > TITLE_MAX:
-        title = title[:TITLE_MAX - 1].rstrip() + "…"
-    return Document(id=path_id(path, id_from_path, root), title=title, text=text,
-                    metadata={"source": str(path)})
+    return Document(id=path_id(path, id_from_path, root), title=cut_title(title or path.stem),
+                    text=text, metadata={"source": str(path)})

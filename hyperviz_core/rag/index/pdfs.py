@@ -28,8 +28,8 @@ from ...unitext import plain_text
 from ..types import Document
 from .errors import LoaderError
 from .guards import printable
-from .textfiles import path_id, reader_module, unreadable
-from .titles import TITLE_MAX
+from .textfiles import foreign_file, path_id, reader_module
+from .titles import cut_title
 
 __all__ = ["pdf_document"]
 
@@ -40,16 +40,8 @@ PAGE_BREAK = "\n\n"
 def _pages(path: Path) -> tuple[str, list[str]]:
     """(the PDF's own title or ``""``, its pages' text) of the PDF at ``path``."""
     pypdf = reader_module(path)
-    try:
-        with _quiet(logging.getLogger("pypdf")):
-            return _read(pypdf, path)
-    except LoaderError:
-        raise
-    except OSError as exc:
-        raise unreadable(path, exc) from exc
-    except Exception as exc:  # the file is untrusted: any failure names it
-        raise LoaderError(f"{printable(str(path))}: not a PDF pypdf can read "
-                          f"({type(exc).__name__}: {printable(str(exc))[:200]})") from None
+    with foreign_file(path, "a PDF pypdf can read"), _quiet(logging.getLogger("pypdf")):
+        return _read(pypdf, path)
 
 
 @contextlib.contextmanager
@@ -96,8 +88,6 @@ def pdf_document(path: Path, id_from_path: bool, root: Path | None = None) -> Do
     meta: dict[str, Any] = {"source": str(path), "pages": len(pages)}
     if plain_text(body) == body:  # offsets into the text the document keeps
         meta["page_starts"] = starts
-    title = " ".join(title.split()) or path.stem
-    if len(title) > TITLE_MAX:
-        title = title[:TITLE_MAX - 1].rstrip() + "…"
-    return Document(id=path_id(path, id_from_path, root), title=title, text=body,
+    return Document(id=path_id(path, id_from_path, root),
+                    title=cut_title(" ".join(title.split()) or path.stem), text=body,
                     metadata=meta)

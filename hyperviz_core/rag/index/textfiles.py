@@ -17,6 +17,7 @@ hint to convert them).
 from __future__ import annotations
 
 import codecs
+import contextlib
 import heapq
 import importlib.util
 import os
@@ -40,8 +41,8 @@ from .parts import (
 from .titles import FRONT_MATTER_CHARS, front_matter, read_title
 
 __all__ = ["HTML_SUFFIXES", "PDF_SUFFIXES", "READ_SUFFIXES", "SNIFF_BYTES", "WORD_SUFFIXES",
-           "Walk", "check_not_binary", "lines", "path_id", "read_text", "reader_missing",
-           "reader_module", "text_documents", "unreadable", "walk"]
+           "Walk", "check_not_binary", "foreign_file", "lines", "path_id", "read_text",
+           "reader_missing", "reader_module", "text_documents", "unreadable", "walk"]
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text")
 JSON_SUFFIXES = (".json",)
@@ -80,6 +81,22 @@ def reader_module(path: Path) -> ModuleType:
     if missing is not None:
         raise LoaderError(f"{printable(str(path))}: {missing}")
     return importlib.import_module(_EXTRAS[path.suffix.lower()][0])
+
+
+@contextlib.contextmanager
+def foreign_file(path: Path, kind: str) -> Iterator[None]:
+    """Any failure of a library reading the (untrusted) file ``path`` in the block as a
+    :class:`LoaderError` naming it: ``PATH: not KIND (its error)``; a LoaderError passes,
+    an OSError is :func:`unreadable`."""
+    try:
+        yield
+    except LoaderError:
+        raise
+    except OSError as exc:
+        raise unreadable(path, exc) from exc
+    except Exception as exc:  # the file is untrusted: any failure names it
+        raise LoaderError(f"{printable(str(path))}: not {kind} ({type(exc).__name__}: "
+                          f"{printable(str(exc))[:200]})") from None
 
 
 def unreadable(path: Path, exc: OSError) -> LoaderError:

@@ -136,6 +136,15 @@ def read_title(path: Path, text_head: str) -> str:
     # a fenced block that is not front matter (a YAML typo) gives no setext title
     after = matter.length or _fenced_block_end(text_head)
     title = matter.title or heading_title(text_head[after:]) or path.stem
+    return cut_title(title)
+
+
+def cut_title(title: str) -> str:
+    """``title`` cut to :data:`TITLE_MAX` characters (the last one ``…``) when longer.
+
+    >>> len(cut_title("x" * 400)), cut_title("Short")
+    (300, 'Short')
+    """
     return title if len(title) <= TITLE_MAX else title[:TITLE_MAX - 1].rstrip() + "…"
 
 

@@ -27,8 +27,8 @@ from typing import Any
 from ..types import Document
 from .errors import LoaderError
 from .guards import printable
-from .textfiles import path_id, reader_module, unreadable
-from .titles import TITLE_MAX
+from .textfiles import foreign_file, path_id, reader_module
+from .titles import cut_title
 
 __all__ = ["MAX_UNPACKED", "word_document"]
 
@@ -72,25 +72,16 @@ def _blocks(document: Any) -> list[tuple[str, str]]:
 def word_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
     """The document of the Word file ``path`` (see the module's docs)."""
     docx = reader_module(path)
-    try:
+    with foreign_file(path, "a Word document python-docx can read"):
         if _unpacked_size(path) > MAX_UNPACKED:
             raise LoaderError(f"{printable(str(path))}: unpacks to more than "
                               f"{MAX_UNPACKED // 2**20} MiB; not read")
         document = docx.Document(str(path))
         blocks = _blocks(document)
         title = document.core_properties.title or ""
-    except LoaderError:
-        raise
-    except OSError as exc:
-        raise unreadable(path, exc) from exc
-    except Exception as exc:  # the file is untrusted: any failure names it
-        raise LoaderError(f"{printable(str(path))}: not a Word document python-docx can read "
-                          f"({type(exc).__name__}: {printable(str(exc))[:200]})") from None
     title = " ".join(title.split()) or next(
         (" ".join(text.split()) for style, text in blocks if style in _TITLE_STYLES),
         path.stem)
-    if len(title) > TITLE_MAX:
-        title = title[:TITLE_MAX - 1].rstrip() + "…"
-    return Document(id=path_id(path, id_from_path, root), title=title,
+    return Document(id=path_id(path, id_from_path, root), title=cut_title(title),
                     text="\n\n".join(text for _, text in blocks),
                     metadata={"source": str(path)})

@@ -1,0 +1,62 @@
+"""Office files for the loader tests: PDFs written byte by byte (Helvetica text, no
+embedded font: no PDF writer needed) and Word documents written with python-docx."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+
+def make_pdf(pages: list[list[str]], title: str | None = None) -> bytes:
+    """A PDF whose pages show ``pages``' lines (a page without lines: no text layer)."""
+    objects = ["<< /Type /Catalog /Pages 2 0 R >>", "",
+               "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica "
+               "/Encoding /WinAnsiEncoding >>"]
+    kids = []
+    for lines in pages:
+        shown = "".join("(" + ln.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+                        + ") Tj T* " for ln in lines)
+        stream = f"BT /F1 12 Tf 14 TL 72 720 Td {shown}ET"
+        objects.append(f"<< /Length {len(stream)} >>\nstream\n{stream}\nendstream")
+        objects.append(f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents "
+                       f"{len(objects)} 0 R /Resources << /Font << /F1 3 0 R >> >> >>")
+        kids.append(f"{len(objects)} 0 R")
+    objects[1] = f"<< /Type /Pages /Kids [{' '.join(kids)}] /Count {len(kids)} >>"
+    info = ""
+    if title is not None:
+        objects.append(f"<< /Title ({title}) >>")
+        info = f" /Info {len(objects)} 0 R"
+    out = io.BytesIO()
+    out.write(b"%PDF-1.4\n")
+    offsets = []
+    for n, body in enumerate(objects, 1):
+        offsets.append(out.tell())
+        out.write(f"{n} 0 obj\n{body}\nendobj\n".encode("latin-1"))
+    xref = out.tell()
+    out.write(f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode())
+    for off in offsets:
+        out.write(f"{off:010d} 00000 n \n".encode())
+    out.write(f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R{info} >>\nstartxref\n"
+              f"{xref}\n%%EOF\n".encode())
+    return out.getvalue()
+
+
+def write_docx(path: Path, *, title: str | None = None) -> Path:
+    import docx
+
+    document = docx.Document()
+    if title is not None:
+        document.core_properties.title = title
+    document.add_heading("Discovery of radium", level=1)
+    document.add_paragraph("Marie Curie and Pierre Curie announced it in 1898.")
+    document.add_paragraph("")  # an empty paragraph: dropped
+    table = document.add_table(rows=3, cols=2)
+    for row, cells in zip(table.rows, (("Year", "Event"), ("1898", "Announced"),
+                                       ("1910", "Isolated")), strict=True):
+        for cell, text in zip(row.cells, cells, strict=True):
+            cell.text = text
+    para = document.add_paragraph("Polonium ")
+    para.add_run("was named after Poland.").bold = True
+    document.sections[0].header.paragraphs[0].text = "Running header"
+    document.save(str(path))
+    return path
