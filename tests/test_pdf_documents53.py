@@ -10,6 +10,7 @@ import io
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from office_files import make_pdf, write_docx
@@ -126,3 +127,43 @@ def test_only_a_whole_file_is_told_its_pages(tmp_path: Path) -> None:
     for other in (piece, one):
         meta = chunk_document(other, size=400, overlap=10)[0].metadata
         assert "page" not in meta and meta["page_starts"] == [0, 18]
+
+
+def test_vizrag_index_parses_each_pdf_and_word_file_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The stream reads its inputs twice (a plan, then the documents): a PDF or Word file's
+    documents are kept on disk between the two, so the library parses each file once (it
+    parsed each twice)."""
+    from hyperviz_core.rag.index import pdfs, stream, wordfiles
+
+    parsed: list[str] = []
+    read_pdf, read_word = pdfs._read, wordfiles._blocks
+    monkeypatch.setattr(pdfs, "_read", lambda m, p: parsed.append(p.name) or read_pdf(m, p))
+    monkeypatch.setattr(wordfiles, "_blocks",
+                        lambda d: parsed.append("docx") or read_word(d))
+    corp = tmp_path / "mixed"
+    corp.mkdir()
+    (corp / "a.pdf").write_bytes(make_pdf([["Marie Curie was born in Warsaw."]]))
+    (corp / "b.pdf").write_bytes(make_pdf([["Pierre Curie taught in Paris."], ["More."]]))
+    write_docx(corp / "c.docx", title="Radium")
+    (corp / "d.md").write_text("# Notes\n\nPolonium.", encoding="utf-8")
+    kept: list[stream.ParsedFiles] = []
+    real = stream.ParsedFiles.read
+
+    def spy(self: stream.ParsedFiles, n: int, parse: Any) -> Any:
+        kept.append(self)
+        return real(self, n, parse)
+
+    monkeypatch.setattr(stream.ParsedFiles, "read", spy)
+    assert main(["index", str(corp), "--store", str(tmp_path / "s"), "--no-progress",
+                 "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["documents_added"] == 4
+    assert sorted(parsed) == ["a.pdf", "b.pdf", "docx"]
+    assert kept and all(k._folder is None for k in kept)  # what was kept is deleted
+    docs = {d.id: d for d in load_documents(corp)}
+    from hyperviz_core.rag.store import HypergraphStore
+
+    with HypergraphStore(tmp_path / "s") as store:  # what was stored is what was parsed
+        assert {d.id: d.hash for d in store.documents()} == {i: d.hash for i, d in docs.items()}

@@ -4,8 +4,9 @@
 :func:`~.duplicates.resolve_duplicates` without holding the documents: a first pass reads
 every input and keeps only (id, content hash, source) per document to decide which one each
 id keeps; iterating the stream then reads the inputs again and yields the kept documents one
-at a time (large text files as consecutive parts, see :mod:`.parts`). Memory is bounded by
-the largest single JSON file or text part, never by the corpus. With
+at a time (large text files as consecutive parts, see :mod:`.parts`). A PDF or Word file is
+parsed once: the first pass keeps its documents on disk for the second (:class:`ParsedFiles`).
+Memory is bounded by the largest single JSON file or text part, never by the corpus. With
 ``on_unreadable="skip"`` a file the first pass cannot read is left out whole (listed in
 ``report.unreadable``), so no part of it is ever indexed.
 
@@ -21,9 +22,11 @@ Example:
 
 from __future__ import annotations
 
+import json
+import tempfile
 import warnings
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from ..callsite import caller_level
@@ -39,9 +42,10 @@ from .loaders import (
 )
 from .parts import PART_BYTES
 from .replace import PART_ID, text_file_source
-from .textfiles import JSON_SUFFIXES
+from .textfiles import JSON_SUFFIXES, PDF_SUFFIXES, WORD_SUFFIXES
 
-__all__ = ["DocumentStream", "caller_level", "dedupe_last", "warn_repeated_ids"]
+__all__ = ["PARSED_ONCE", "DocumentStream", "ParsedFiles", "caller_level", "dedupe_last",
+           "warn_repeated_ids"]
 
 
 class DocumentStream:
@@ -95,10 +99,16 @@ class DocumentStream:
         #: the file produced before and no longer produces: :mod:`.replace`)
         self.source_parts: dict[str, int] = {}
         self.total_bytes = 0
+        self._parsed = ParsedFiles()
         self._plan(on_duplicate, limit)
 
     def _file(self, n: int) -> Iterator[tuple[Document, str]]:
         path, root = self._files[n]
+        if path.suffix.lower() in PARSED_ONCE:
+            return self._parsed.read(n, lambda: self._read(path, root))
+        return self._read(path, root)
+
+    def _read(self, path: Path, root: Path | None) -> Iterator[tuple[Document, str]]:
         return file_documents(path, root, part_bytes=self.part_bytes,  # the hint: no skipping
                               hint=self.on_unreadable == "error",
                               **self.fields)  # type: ignore[arg-type]
@@ -201,12 +211,51 @@ class DocumentStream:
                     yield doc
             if count < self._counts.get(file_no, 0):
                 self._changed(file_no)
+        self._parsed.close()
 
     def _changed(self, file_no: int) -> None:
         path = self._files[file_no][0]
         raise LoaderError(f"{path}: changed while it was being indexed (its documents differ "
                           "from the first reading); the documents stored so far stay, index "
                           "again to take the rest")
+
+
+#: the files a library parses (slowly: a PDF, a Word document): the first pass keeps their
+#: documents on disk (:class:`ParsedFiles`) and the second reads them from there
+PARSED_ONCE = (*PDF_SUFFIXES, *WORD_SUFFIXES)
+
+
+class ParsedFiles:
+    """Documents of parsed files, kept on disk (a temporary folder, one JSON line per
+    document) from the first pass to the second: each such file is parsed once, and memory
+    stays bounded by one file's documents."""
+
+    def __init__(self) -> None:
+        self._folder: tempfile.TemporaryDirectory[str] | None = None
+
+    def read(self, n: int, parse: Callable[[], Iterator[tuple[Document, str]]]
+             ) -> Iterator[tuple[Document, str]]:
+        """The documents (and where each came from) of file ``n``: as kept, else
+        ``parse()``'s, kept once they were all read."""
+        if self._folder is None:
+            self._folder = tempfile.TemporaryDirectory(prefix="vizrag-parsed-")
+        kept = Path(self._folder.name) / f"{n}.jsonl"
+        if kept.exists():
+            for line in kept.read_text(encoding="utf-8").splitlines():
+                row = json.loads(line)
+                yield Document.model_validate(row["doc"]), row["where"]
+            return
+        docs = list(parse())
+        kept.write_text("".join(json.dumps({"where": where, "doc": d.model_dump(mode="json")},
+                                           ensure_ascii=False) + "\n" for d, where in docs),
+                        encoding="utf-8")
+        yield from docs
+
+    def close(self) -> None:
+        """Delete what is kept (a later pass parses the files again)."""
+        if self._folder is not None:
+            self._folder.cleanup()
+            self._folder = None
 
 
 def _part_source(doc: Document) -> str | None:
