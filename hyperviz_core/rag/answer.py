@@ -26,7 +26,7 @@ from .providers.offline import content_words
 from .providers.protocols import ChatModel, reply_text
 from .reasoning import ReasoningCut
 from .result import RetrievalResult, SentPrompt, image_sha256
-from .retrieve.lexical import cjk_token, segmented, tokens
+from .retrieve.lexical import cjk_token, marked, segmented, tokens
 from .sentences import sentences
 
 log = logging.getLogger(__name__)
@@ -165,8 +165,8 @@ def _words(text: str) -> set[str]:
     BM25 pieces of its runs of a script written without spaces (Chinese, Thai, Khmer ...:
     :func:`~.retrieve.lexical.cjk_token`), which have no words to split."""
     words = set(content_words(text))
-    if segmented(text):
-        words.update(t for t in tokens(text) if cjk_token(t))
+    if segmented(text) or marked(text):  # (a word with combining marks: its BM25 token)
+        words.update(t for t in tokens(text) if cjk_token(t) or marked(t))
     return words
 
 

@@ -32,7 +32,7 @@ from .lexicon import lexical_text, undot
 
 __all__ = [
     "STOPWORDS", "bm25_from_counts", "bm25_scores", "bm25_values", "cjk_grams", "cjk_token",
-    "passage_tokens", "plain_missed", "query_tokens", "sea_grams", "segmented", "tokens",
+    "marked", "passage_tokens", "plain_missed", "query_tokens", "sea_grams", "segmented", "tokens",
 ]
 
 K1 = 1.5
@@ -70,9 +70,6 @@ _SEA = ("\u0e01-\u0e3a\u0e40-\u0e4e\u0e50-\u0e59\u0e81-\u0ecd\u0ed0-\u0ed9\u0edc
 #: every character of a script written without spaces between words
 _SEG = _CJK + _SEA
 _CJK_ANY = re.compile(f"[{_SEG}]")
-# a run of word characters of the CJK scripts, a run of a South-East Asian script (its marks
-# included: they are no word characters to ``re``), or a run of other word characters
-_PIECE = re.compile(f"((?:(?=\\w)[{_CJK}])+)|([{_SEA}]+)|([^\\W{_SEG}]+)")
 #: full-width ASCII and half-width katakana, read as their usual forms (NFKC): ２０２１ is 2021
 _WIDTH = re.compile("[\uff01-\uff5e\uff65-\uff9f]+")
 #: a letter or digit against a character of those scripts: one word to a plain full-text
@@ -80,6 +77,34 @@ _WIDTH = re.compile("[\uff01-\uff5e\uff65-\uff9f]+")
 _JOINED = re.compile(f"[^\\W{_SEG}][{_SEG}]|[{_SEG}][^\\W{_SEG}]")
 #: the signs that join the next consonant to a cluster (Khmer coeng, Myanmar virama)
 _JOINERS = "\u17d2\u1039"
+
+
+def _marks() -> str:
+    """The combining marks (Unicode categories Mn, Mc, Me) of the scripts written with
+    spaces, as the body of a character class: the vowel signs, viramas and nuktas of
+    Devanagari, Bengali, Tamil ... (दि, ல்), Hebrew points, Arabic harakat."""
+    seg = re.compile(f"[{_SEG}]")
+    spans: list[tuple[int, int]] = []
+    for cp in (*range(0x300, 0x20000), *range(0xE0100, 0xE01F0)):
+        ch = chr(cp)
+        if unicodedata.category(ch)[0] == "M" and not seg.match(ch):
+            if spans and spans[-1][1] == cp - 1:
+                spans[-1] = (spans[-1][0], cp)
+            else:
+                spans.append((cp, cp))
+    return "".join(chr(a) if a == b else f"{chr(a)}-{chr(b)}" for a, b in spans)
+
+
+_MARKS = _marks()
+_MARK_ANY = re.compile(f"[{_MARKS}]")
+#: a word with the combining marks within and after it (``दिल्ली``, ``சென்னை``): what
+#: ``\w\w+`` reads of text without marks, and SQLite's ``unicode61`` with marks as token
+#: characters (:mod:`~hyperviz_core.rag.store.sqlite.fts`)
+_MARKED = re.compile(f"[\\w{_MARKS}]{{2,}}")
+# a run of word characters of the CJK scripts, a run of a South-East Asian script (its marks
+# included: they are no word characters to ``re``), or a run of other word characters and
+# combining marks
+_PIECE = re.compile(f"((?:(?=\\w)[{_CJK}])+)|([{_SEA}]+)|((?:[^\\W{_SEG}]|[{_MARKS}])+)")
 
 
 #: a decimal digit of another script (Arabic-Indic ٢, Devanagari २, Thai ๒ ...): read as ASCII
@@ -137,8 +162,10 @@ def sea_grams(run: str) -> list[str]:
 
 def tokens(text: str) -> list[str]:
     """BM25 tokens of ``text`` in order, repeats kept: ``bm25s.tokenize(lexical_text(text),
-    stopwords="en")`` without the vocabulary (underscores separate words), with three
-    changes for text no space separates or ``str.lower`` misreads. Runs of kana, Han and
+    stopwords="en")`` without the vocabulary (underscores separate words), with four
+    changes for text no space separates, ``\\w`` cuts or ``str.lower`` misreads. A word keeps
+    its combining marks (``दिल्ली``, ``சென்னை``: :func:`marked`; ``\\w`` alone cut it into
+    pieces of one letter, which BM25 drops). Runs of kana, Han and
     Hangul characters give their overlapping character bigrams (:func:`cjk_grams`), runs of
     Thai, Lao, Myanmar and Khmer the bigrams of their clusters (:func:`sea_grams`; these
     characters also end the word before them and start a new one after them); full-width
@@ -156,7 +183,7 @@ def tokens(text: str) -> list[str]:
     >>> tokens("２０２１年 ＡＢＣ社 ｶﾀｶﾅ"), tokens("서울에서")
     (['2021', '年', 'abc', '社', 'カタ', 'タカ', 'カナ'], ['서울', '울에', '에서'])
     >>> tokens("ｓｎａｋｅ＿ｃａｓｅ"), tokens("ปี๒๕๖๕ सन् २०२१")
-    (['snake', 'case'], ['ปี', '2565', 'सन', '2021'])
+    (['snake', 'case'], ['ปี', '2565', 'सन्', '2021'])
     """
     if not text.isascii():
         if _WIDTH.search(text):  # before underscores split: ＿ is one
@@ -165,7 +192,7 @@ def tokens(text: str) -> list[str]:
             text = _ascii_digits(text)
     low = undot(lexical_text(text).lower())
     if low.isascii() or not _CJK_ANY.search(low):
-        return [t for t in _TOKEN.findall(low) if t not in STOPWORDS]
+        return [t for t in _plain_words(low) if t not in STOPWORDS]
     out: list[str] = []
     for run, sea, word in _PIECE.findall(low):
         if run:
@@ -175,6 +202,23 @@ def tokens(text: str) -> list[str]:
         elif len(word) > 1 and word not in STOPWORDS:
             out.append(word)
     return out
+
+
+def _plain_words(low: str) -> list[str]:
+    """The words of lower-cased ``low`` (no kana, Han, Thai ...): ``bm25s``'s ``\\w\\w+``,
+    with the combining marks of a word kept in it (``दिल्ली``: ``\\w`` alone cut it into
+    one-letter pieces, and BM25 had no token of it)."""
+    return _MARKED.findall(low) if marked(low) else _TOKEN.findall(low)
+
+
+def marked(text: str) -> bool:
+    """Whether ``text`` has a combining mark of a script written with spaces (Devanagari,
+    Tamil, Hebrew points ...), which a word splitter on ``\\w`` alone cuts words at.
+
+    >>> marked("दिल्ली"), marked("Delhi"), marked("กรุงเทพ")
+    (True, False, False)
+    """
+    return not text.isascii() and _MARK_ANY.search(text) is not None
 
 
 def segmented(text: str) -> bool:
@@ -218,7 +262,7 @@ def plain_missed(text: str, body: str) -> Counter[str]:
     """
     if body == text and not _folded_apart(text) and not _JOINED.search(text):
         return Counter()  # every piece of a run is in the passage, every other token a word
-    plain = set(_TOKEN.findall(lexical_text(text).lower()))
+    plain = set(_plain_words(lexical_text(text).lower()))
     return Counter(t for t in tokens(text)
                    if t not in plain and not (cjk_token(t) and t in body))
 

@@ -7,17 +7,20 @@ It is *derived*: created on first use when missing and filled from ``chunks`` in
 statement, then kept in sync by triggers on ``chunks`` and ``documents`` (so every writer
 process, of any version, keeps it current). Nothing else depends on it: dropping it loses
 nothing, the next query rebuilds it. No schema version change is involved: the derived
-objects carry their own version in their names (``_v7``); a store whose objects are of an
+objects carry their own version in their names (``_v8``); a store whose objects are of an
 older version (v2, whose tokens kept underscores; v3, a Han run one token; v4, an earlier
 tokenizer of 2026-12-05; v5, a Thai, Lao, Myanmar or Khmer run cut at its combining marks;
-v6, digits of other scripts not read as ASCII) gets them
+v6, digits of other scripts not read as ASCII; v7, words cut at their combining marks:
+Devanagari ``दिल्ली`` gave no token) gets them
 dropped and rebuilt by the next query that can write (a read-only one falls back to the
 full in-memory path).
 
-Tokens: ``unicode61`` without diacritic folding, i.e. maximal runs of letters and digits,
+Tokens: ``unicode61`` without diacritic folding and with combining marks as token
+characters (``categories 'L* N* Co M*'``), i.e. maximal runs of letters, digits and marks,
 case-folded (an underscore separates tokens) — the tokens of the ranking's BM25
 (:func:`~hyperviz_core.rag.retrieve.lexical.tokens`: ``\\b\\w\\w+\\b`` on the lower-cased
-text with underscores turned into spaces; English stop words removed) are those of at
+text with underscores turned into spaces, a word's combining marks kept in it; English stop
+words removed) are those of at
 least two characters that are not stop words, in a passage without kana, Han, Hangul, Thai,
 Lao, Myanmar or Khmer characters, full-width forms or a dotted ``İ``. A passage with them
 (:func:`~hyperviz_core.rag.retrieve.lexical.segmented`) is not exact: BM25 reads a run of
@@ -25,7 +28,7 @@ Han characters as its bigrams, ``unicode61`` as one token, so such a piece selec
 passages by substring (``instr``, a scan of the passages, only for a query that has one);
 and its few BM25 tokens that neither finds (``istanbul`` of ``İstanbul``, ``2021`` of
 ``２０２１``: :func:`~hyperviz_core.rag.retrieve.lexical.plain_missed`) are kept in the table
-``vizrag_chunk_terms_v7(term, chunk, tf)``, written by the reader that measures its BM25
+``vizrag_chunk_terms_v8(term, chunk, tf)``, written by the reader that measures its BM25
 length (:func:`store_lengths`, one transaction with the length row; the triggers delete
 both). The index only *selects* the candidates (chunks holding a query token) and gives
 the corpus token total; the scores are computed from the candidates' own text
@@ -70,7 +73,7 @@ __all__ = [
 
 #: version of the derived objects: a new version has new names (so processes of another
 #: version never write into its tables) and drops those of the older ones
-_VERSION = 7
+_VERSION = 8
 FTS_TABLE = f"vizrag_chunk_fts_v{_VERSION}"
 
 # the title a chunk's passage starts with (as ChunkIndex: document title, else metadata title)
@@ -106,7 +109,7 @@ _DOC = "IN (SELECT rowid FROM chunks WHERE doc_id = new.id)"
 
 _CREATE = (
     f"CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5("
-    "body, tokenize = \"unicode61 remove_diacritics 0\")",
+    "body, tokenize = \"unicode61 remove_diacritics 0 categories 'L* N* Co M*'\")",
     f"CREATE VIRTUAL TABLE {_INST} USING fts5vocab({FTS_TABLE}, 'instance')",
     # per chunk: BM25 length of its passage, and whether the passage is ASCII and equal to
     # the indexed body (then the FTS tokens are exactly the BM25 tokens); filled by readers
