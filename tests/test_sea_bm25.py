@@ -12,17 +12,18 @@ version (v5) made.
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
-import pytest
+from lexical_stores import (  # always_lazy: an autouse fixture
+    always_lazy,  # noqa: F401
+    assert_older_index_rebuilt,
+    check_queries,
+    insert_docs,
+)
 from test_cjk_bm25 import assert_lazy_equals_loaded
 
 from hyperviz_core.rag import Document, VizRAG
-from hyperviz_core.rag.retrieve.lazy import LazyCorpus
 from hyperviz_core.rag.retrieve.lexical import sea_grams, tokens
-from hyperviz_core.rag.retrieve.state import Corpus
-from hyperviz_core.rag.store.sqlite import fts
 from hyperviz_core.unitext import plain_text
 
 DOCS = [  # untitled; the first by id matches no query
@@ -41,26 +42,12 @@ QUERIES = {  # query → the document it names (the only one holding its tokens)
 }
 
 
-@pytest.fixture(autouse=True)
-def _always_lazy(monkeypatch: pytest.MonkeyPatch) -> None:
-    """These stores are small: make the default (auto) read lazily from the first chunk."""
-    from hyperviz_core.rag.retrieve import retriever as retriever_module
-
-    monkeypatch.setattr(retriever_module, "LAZY_MIN_CHUNKS", 0)
-
-
 def _insert(rag: VizRAG) -> None:
-    rag.insert([Document(id=i, text=text) for i, text in DOCS])
+    insert_docs(rag, DOCS)
 
 
 def _check(store: str | Path, *, lazy: bool) -> None:
-    rag = VizRAG(store, show_progress=False)
-    rag.retriever.lazy = lazy
-    for query, doc in QUERIES.items():
-        res = rag.retrieve(query, mode="vizrag", render=False)
-        assert res.chunks and res.chunks[0].doc_id == doc, (query, lazy)
-    assert isinstance(rag.retriever.query_corpus(), LazyCorpus if lazy else Corpus)
-    rag.close()
+    check_queries(store, QUERIES, lazy=lazy)
 
 
 def test_runs_give_bigrams_of_clusters() -> None:
@@ -99,25 +86,7 @@ def test_index_of_the_previous_version_is_rebuilt(tmp_path: Path) -> None:
     path = tmp_path / "s"
     with VizRAG(path, show_progress=False) as rag:
         _insert(rag)
-    conn = sqlite3.connect(path / "vizrag.sqlite")
-    for name in fts._NAMES[5:]:
-        conn.execute(f"DROP TRIGGER IF EXISTS {name}")
-    for name in (fts._INST, fts.FTS_TABLE, fts.LENGTHS, fts.TERMS):
-        conn.execute(f"DROP TABLE IF EXISTS {name}")
-    for statement in fts._CREATE:  # the same objects under v5's names
-        conn.execute(statement.replace(f"_v{fts._VERSION}", "_v5"))
-    conn.execute("INSERT INTO vizrag_chunk_fts_v5(rowid, body) SELECT rowid, text FROM chunks")
-    conn.execute("INSERT INTO vizrag_chunk_bm25_v5 SELECT rowid, 1, 0 FROM chunks")
-    before = conn.execute("SELECT id, text FROM chunks ORDER BY id").fetchall()
-    conn.commit()
-    conn.close()
-    _check(path, lazy=True)
-    conn = sqlite3.connect(path / "vizrag.sqlite")
-    names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master")]
-    after = conn.execute("SELECT id, text FROM chunks ORDER BY id").fetchall()
-    conn.close()
-    assert not [n for n in names if "_v5" in n] and fts.FTS_TABLE in names
-    assert after == before
+    assert_older_index_rebuilt(path, 5, QUERIES)
 
 
 def test_postgres_postings_read_them(pg_url: str) -> None:

@@ -1,0 +1,69 @@
+"""Helpers of the offline-BM25 script tests (Thai/Lao/Khmer/Myanmar, combining marks): a
+store's derived FTS5 objects put back to an older version, and the queries a store must
+answer with the document they name."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from hyperviz_core.rag import Document, VizRAG
+from hyperviz_core.rag.retrieve.lazy import LazyCorpus
+from hyperviz_core.rag.retrieve.state import Corpus
+from hyperviz_core.rag.store.sqlite import fts
+
+
+@pytest.fixture(autouse=True)
+def always_lazy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These stores are small: make the default (auto) read lazily from the first chunk
+    (autouse in every module that imports it)."""
+    from hyperviz_core.rag.retrieve import retriever as retriever_module
+
+    monkeypatch.setattr(retriever_module, "LAZY_MIN_CHUNKS", 0)
+
+
+def insert_docs(rag: VizRAG, docs: list[tuple[str, str]]) -> None:
+    """Insert untitled documents given as (id, text)."""
+    rag.insert([Document(id=i, text=text) for i, text in docs])
+
+
+def check_queries(store: str | Path, queries: dict[str, str], *, lazy: bool) -> None:
+    """Each query's top chunk is from the document it names, on the lazy or loaded path."""
+    rag = VizRAG(store, show_progress=False)
+    rag.retriever.lazy = lazy
+    for query, doc in queries.items():
+        res = rag.retrieve(query, mode="vizrag", render=False)
+        assert res.chunks and res.chunks[0].doc_id == doc, (query, lazy)
+    assert isinstance(rag.retriever.query_corpus(), LazyCorpus if lazy else Corpus)
+    rag.close()
+
+
+def assert_older_index_rebuilt(path: Path, version: int, queries: dict[str, str],
+                               tokenizer: str = "") -> None:
+    """Give the SQLite store at ``path`` the derived objects of ``version`` (the current
+    ones renamed, ``tokenizer`` left out of the FTS5 table's options, bodies without titles,
+    every BM25 length 1), then check that the next lazy query drops them, makes the current
+    ones and answers ``queries``, and that nothing stored changed."""
+    old = f"_v{version}"
+    conn = sqlite3.connect(path / "vizrag.sqlite")
+    for name in fts._NAMES[5:]:
+        conn.execute(f"DROP TRIGGER IF EXISTS {name}")
+    for name in (fts._INST, fts.FTS_TABLE, fts.LENGTHS, fts.TERMS):
+        conn.execute(f"DROP TABLE IF EXISTS {name}")
+    for statement in fts._CREATE:
+        current = statement.replace(f"_v{fts._VERSION}", old)
+        conn.execute(current.replace(tokenizer, "") if tokenizer else current)
+    conn.execute(f"INSERT INTO vizrag_chunk_fts{old}(rowid, body) SELECT rowid, text FROM chunks")
+    conn.execute(f"INSERT INTO vizrag_chunk_bm25{old} SELECT rowid, 1, 0 FROM chunks")
+    before = conn.execute("SELECT id, text FROM chunks ORDER BY id").fetchall()
+    conn.commit()
+    conn.close()
+    check_queries(path, queries, lazy=True)
+    conn = sqlite3.connect(path / "vizrag.sqlite")
+    names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master")]
+    after = conn.execute("SELECT id, text FROM chunks ORDER BY id").fetchall()
+    conn.close()
+    assert not [n for n in names if old in n] and fts.FTS_TABLE in names
+    assert after == before
