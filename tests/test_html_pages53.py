@@ -159,3 +159,18 @@ def test_vizrag_index_and_query_a_folder_of_pages(tmp_path: Path,
     assert main(["documents", "--store", str(store), "--json"]) == 0
     assert [json.loads(line)["id"] for line in capsys.readouterr().out.splitlines()
             if line.startswith("{")] == ["warsaw"]
+
+
+def test_a_utf8_page_is_read_once_as_a_text_file_is(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page without a declared charset is decoded from the bytes read for the charset
+    check (it was read a second time, as text), as ``read_text`` reads a file: the BOM
+    dropped, CRLF and CR line ends read as LF."""
+    page = tmp_path / "crlf.html"
+    page.write_bytes(b"\xef\xbb\xbf<title>T</title><pre>one\r\ntwo\rthree</pre>")
+    reads: list[Path] = []
+    read_bytes = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda p: reads.append(p) or read_bytes(p))
+    monkeypatch.setattr(Path, "read_text", lambda p, **kw: pytest.fail("read as text"))
+    doc = html_document(page, True)
+    assert (doc.title, doc.text) == ("T", "one\ntwo\nthree") and reads == [page]

@@ -49,7 +49,7 @@ from pathlib import Path
 from ..types import Document
 from .errors import LoaderError
 from .guards import printable
-from .textfiles import check_not_binary, path_id, read_text
+from .textfiles import check_not_binary, path_id, unreadable, utf8_text
 from .titles import cut_title
 
 __all__ = ["html_document", "page_charset", "page_text"]
@@ -247,11 +247,11 @@ def _decoded(path: Path) -> str:
     """The text of the page at ``path``, decoded by its declared charset, else UTF-8."""
     try:
         data = path.read_bytes()
-    except OSError:
-        return read_text(path)  # the error naming the file
+    except OSError as exc:
+        raise unreadable(path, exc) from exc
     charset = page_charset(data)
     if charset is None:
-        return read_text(path)
+        return utf8_text(path, data)  # (the file was read a second time, as text)
     try:
         return data.decode(charset)
     except UnicodeDecodeError as exc:

@@ -42,7 +42,8 @@ from .titles import FRONT_MATTER_CHARS, front_matter, read_title
 
 __all__ = ["HTML_SUFFIXES", "PDF_SUFFIXES", "READ_SUFFIXES", "SNIFF_BYTES", "WORD_SUFFIXES",
            "Walk", "check_not_binary", "foreign_file", "lines", "path_id", "read_text",
-           "reader_missing", "reader_module", "text_documents", "unreadable", "walk"]
+           "reader_missing", "reader_module", "text_documents", "unreadable", "utf8_text",
+           "walk"]
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text")
 JSON_SUFFIXES = (".json",)
@@ -115,16 +116,33 @@ def read_text(path: Path) -> str:
         raise unreadable(path, exc) from exc
 
 
-def _decode_failure(path: Path) -> str:
-    """``f.txt: not UTF-8 text at line L, byte N (why)`` for a file that failed to decode
-    (N: the offset of the first bad byte in the file)."""
+def utf8_text(path: Path, data: bytes) -> str:
+    """``data``, the bytes read from ``path``, as :func:`read_text` reads the file: UTF-8, a
+    leading BOM dropped, ``\\r\\n`` and ``\\r`` read as ``\\n``; its :class:`LoaderError`
+    otherwise.
+
+    >>> utf8_text(Path("a.html"), b"\\xef\\xbb\\xbfone\\r\\ntwo\\rthree")
+    'one\\ntwo\\nthree'
+    """
     try:
-        data = path.read_bytes()
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise LoaderError(_decode_failure(path, data)) from None
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+def _decode_failure(path: Path, data: bytes | None = None) -> str:
+    """``f.txt: not UTF-8 text at line L, byte N (why)`` for a file that failed to decode
+    (N: the offset of the first bad byte in the file), given its bytes or reading them."""
+    if data is None:
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            return str(unreadable(path, exc))
+    try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
         return str(not_utf8(path, data, exc))
-    except OSError as exc:
-        return str(unreadable(path, exc))
     return f"{printable(str(path))}: not UTF-8 text"
 
 
