@@ -19,11 +19,13 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -83,11 +85,10 @@ def _marks() -> str:
     """The combining marks (Unicode categories Mn, Mc, Me) of the scripts written with
     spaces, as the body of a character class: the vowel signs, viramas and nuktas of
     Devanagari, Bengali, Tamil ... (दि, ல்), Hebrew points, Arabic harakat."""
-    seg = re.compile(f"[{_SEG}]")
     spans: list[tuple[int, int]] = []
     for cp in (*range(0x300, 0x20000), *range(0xE0100, 0xE01F0)):
         ch = chr(cp)
-        if unicodedata.category(ch)[0] == "M" and not seg.match(ch):
+        if unicodedata.category(ch)[0] == "M" and not _CJK_ANY.match(ch):
             if spans and spans[-1][1] == cp - 1:
                 spans[-1] = (spans[-1][0], cp)
             else:
@@ -95,16 +96,30 @@ def _marks() -> str:
     return "".join(chr(a) if a == b else f"{chr(a)}-{chr(b)}" for a, b in spans)
 
 
-_MARKS = _marks()
-_MARK_ANY = re.compile(f"[{_MARKS}]")
-#: a word with the combining marks within and after it (``दिल्ली``, ``சென்னை``): what
-#: ``\w\w+`` reads of text without marks, and SQLite's ``unicode61`` with marks as token
-#: characters (:mod:`~hyperviz_core.rag.store.sqlite.fts`)
-_MARKED = re.compile(f"[\\w{_MARKS}]{{2,}}")
-# a run of word characters of the CJK scripts, a run of a South-East Asian script (its marks
-# included: they are no word characters to ``re``), or a run of other word characters and
-# combining marks
-_PIECE = re.compile(f"((?:(?=\\w)[{_CJK}])+)|([{_SEA}]+)|((?:[^\\W{_SEG}]|[{_MARKS}])+)")
+class _MarkPatterns(NamedTuple):
+    """The patterns of :func:`tokens` that read combining marks (:func:`_mark_patterns`)."""
+
+    #: any combining mark (:func:`_marks`)
+    any: re.Pattern[str]
+    #: a word with the combining marks within and after it (``दिल्ली``, ``சென்னை``): what
+    #: ``\w\w+`` reads of text without marks, and SQLite's ``unicode61`` with marks as token
+    #: characters (:mod:`~hyperviz_core.rag.store.sqlite.fts`)
+    word: re.Pattern[str]
+    #: a run of word characters of the CJK scripts, a run of a South-East Asian script (its
+    #: marks included: they are no word characters to ``re``), or a run of other word
+    #: characters and combining marks
+    piece: re.Pattern[str]
+
+
+@functools.cache
+def _mark_patterns() -> _MarkPatterns:
+    """The patterns that read combining marks, made on first use: finding the marks scans
+    the code points, which a process that reads only ASCII text never needs (it was done
+    at every import)."""
+    marks = _marks()
+    return _MarkPatterns(
+        re.compile(f"[{marks}]"), re.compile(f"[\\w{marks}]{{2,}}"),
+        re.compile(f"((?:(?=\\w)[{_CJK}])+)|([{_SEA}]+)|((?:[^\\W{_SEG}]|[{marks}])+)"))
 
 
 #: a decimal digit of another script (Arabic-Indic ٢, Devanagari २, Thai ๒ ...): read as ASCII
@@ -194,7 +209,7 @@ def tokens(text: str) -> list[str]:
     if low.isascii() or not _CJK_ANY.search(low):
         return [t for t in _plain_words(low) if t not in STOPWORDS]
     out: list[str] = []
-    for run, sea, word in _PIECE.findall(low):
+    for run, sea, word in _mark_patterns().piece.findall(low):
         if run:
             out.extend(cjk_grams(run))
         elif sea:
@@ -208,7 +223,7 @@ def _plain_words(low: str) -> list[str]:
     """The words of lower-cased ``low`` (no kana, Han, Thai ...): ``bm25s``'s ``\\w\\w+``,
     with the combining marks of a word kept in it (``दिल्ली``: ``\\w`` alone cut it into
     one-letter pieces, and BM25 had no token of it)."""
-    return _MARKED.findall(low) if marked(low) else _TOKEN.findall(low)
+    return _mark_patterns().word.findall(low) if marked(low) else _TOKEN.findall(low)
 
 
 def marked(text: str) -> bool:
@@ -218,7 +233,7 @@ def marked(text: str) -> bool:
     >>> marked("दिल्ली"), marked("Delhi"), marked("กรุงเทพ")
     (True, False, False)
     """
-    return not text.isascii() and _MARK_ANY.search(text) is not None
+    return not text.isascii() and _mark_patterns().any.search(text) is not None
 
 
 def segmented(text: str) -> bool:
