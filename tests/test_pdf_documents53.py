@@ -167,3 +167,31 @@ def test_vizrag_index_parses_each_pdf_and_word_file_once(
 
     with HypergraphStore(tmp_path / "s") as store:  # what was stored is what was parsed
         assert {d.id: d.hash for d in store.documents()} == {i: d.hash for i, d in docs.items()}
+
+
+@pytest.mark.parametrize("name", ["report.pdf", "report.docx"])
+def test_a_pdf_or_word_file_named_directly_is_read_by_its_absolute_path(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        name: str) -> None:
+    """As a text file named directly (tests/test_cli_direct_files.py): the stored source
+    is the absolute path, so the same file indexed from its own folder is unchanged (it was
+    stored as given, ``teamA/report.pdf``, and then replaced as another file's)."""
+    (tmp_path / "teamA").mkdir()
+    path = tmp_path / "teamA" / name
+    if name.endswith(".pdf"):
+        path.write_bytes(make_pdf([["Team A reports from Oslo."]]))
+    else:
+        write_docx(path)
+    monkeypatch.chdir(tmp_path)
+    assert main(["index", f"teamA/{name}", "--store", "S", "--no-progress"]) == 0
+    monkeypatch.chdir(tmp_path / "teamA")
+    capsys.readouterr()
+    assert main(["index", name, "--store", "../S", "--no-progress", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["documents_added"], report["documents_replaced"],
+            report["documents_skipped"]) == (0, 0, 1)
+    from hyperviz_core.rag import VizRAG
+
+    with VizRAG(tmp_path / "S", show_progress=False) as rag:
+        doc = rag.store.get_document("report")
+        assert doc is not None and doc.metadata["source"] == str(path)

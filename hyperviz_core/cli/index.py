@@ -190,12 +190,12 @@ def _workers(value: str) -> int | str:
 
 
 def _text_file(path: str) -> bool:
-    """Whether ``path`` is a text file or a page (``.md``, ``.txt``, ``.html`` ...: one
-    document, its path its ``source``)."""
-    from ..rag.index.textfiles import HTML_SUFFIXES, TEXT_SUFFIXES
+    """Whether ``path`` is a file read as one document, its path its ``source`` (``.md``,
+    ``.txt``, ``.html``, ``.pdf``, ``.docx`` ...: :data:`~..rag.index.textfiles.FILE_SUFFIXES`)."""
+    from ..rag.index.textfiles import FILE_SUFFIXES
 
     p = Path(path).expanduser()
-    return p.suffix.lower() in (*TEXT_SUFFIXES, *HTML_SUFFIXES) and p.is_file()
+    return p.suffix.lower() in FILE_SUFFIXES and p.is_file()
 
 
 def _run_index(args: argparse.Namespace) -> int:

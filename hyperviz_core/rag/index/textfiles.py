@@ -40,10 +40,10 @@ from .parts import (
 )
 from .titles import FRONT_MATTER_CHARS, front_matter, read_title
 
-__all__ = ["HTML_SUFFIXES", "PDF_SUFFIXES", "READ_SUFFIXES", "SNIFF_BYTES", "WORD_SUFFIXES",
-           "Walk", "check_not_binary", "foreign_file", "lines", "path_id", "read_text",
-           "reader_missing", "reader_module", "text_documents", "unreadable", "utf8_text",
-           "walk"]
+__all__ = ["FILE_SUFFIXES", "HTML_SUFFIXES", "PDF_SUFFIXES", "READ_SUFFIXES", "SNIFF_BYTES",
+           "WORD_SUFFIXES", "Walk", "check_not_binary", "foreign_file", "lines", "path_id",
+           "read_text", "reader_missing", "reader_module", "text_documents", "unreadable",
+           "utf8_text", "walk"]
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text")
 JSON_SUFFIXES = (".json",)
@@ -55,9 +55,10 @@ PDF_SUFFIXES = (".pdf",)
 #: Word documents, read as their paragraphs and tables with the ``docx`` extra
 #: (:mod:`.wordfiles`)
 WORD_SUFFIXES = (".docx",)
+#: the files read as one document each (a large text file as parts), their path its source
+FILE_SUFFIXES = (*TEXT_SUFFIXES, *HTML_SUFFIXES, *PDF_SUFFIXES, *WORD_SUFFIXES)
 #: every suffix a folder walk reads
-READ_SUFFIXES = (*TEXT_SUFFIXES, *HTML_SUFFIXES, *PDF_SUFFIXES, *WORD_SUFFIXES,
-                 *JSON_SUFFIXES, *JSONL_SUFFIXES)
+READ_SUFFIXES = (*FILE_SUFFIXES, *JSON_SUFFIXES, *JSONL_SUFFIXES)
 #: the files read with an optional extra: suffix -> (the module, the extra, what they are)
 _EXTRAS = {".pdf": ("pypdf", "pdf", "PDFs"), ".docx": ("docx", "docx", "Word documents")}
 
