@@ -195,3 +195,27 @@ def test_a_pdf_or_word_file_named_directly_is_read_by_its_absolute_path(
     with VizRAG(tmp_path / "S", show_progress=False) as rag:
         doc = rag.store.get_document("report")
         assert doc is not None and doc.metadata["source"] == str(path)
+
+
+def test_a_pdf_is_kept_apart_and_pruned_as_a_text_file_is(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A PDF's document (metadata ``source``, ``pages``, ``page_starts``) is a file's
+    document as a text file's is: gone from its folder, ``--prune-missing`` removes it (it
+    was kept, as a document of no file), and another folder's PDF of the same name does not
+    replace it while it exists (it replaced it)."""
+    teams = {t: tmp_path / t for t in ("teamA", "teamB")}
+    for team, folder in teams.items():
+        folder.mkdir()
+        (folder / "report.pdf").write_bytes(make_pdf([[f"{team} reports from Oslo."]]))
+        (folder / "notes.md").write_text(f"{team} notes.\n", encoding="utf-8")
+    store = str(tmp_path / "S")
+    assert main(["index", str(teams["teamA"]), "--store", store, "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["index", str(teams["teamB"]), "--store", store, "--no-progress"]) == 1
+    said = capsys.readouterr()
+    assert (f"document 'report' is stored from {teams['teamA'] / 'report.pdf'}, which still "
+            "exists") in said.out + said.err
+    (teams["teamA"] / "report.pdf").unlink()
+    assert main(["index", str(teams["teamA"]), "--store", store, "--no-progress", "--json",
+                 "--prune-missing"]) == 0
+    assert json.loads(capsys.readouterr().out)["files_gone"] == ["report"]

@@ -10,7 +10,8 @@ the run, so the store never holds its text twice, nor text it no longer has. Saf
   run or unchanged; none failed), after the run's writes are committed: a run that fails or
   is interrupted deletes nothing;
 * only documents with the shape the loader gives a text file's documents (metadata
-  ``source`` alone, or ``source``/``part``/``offset`` with the part number of the id) whose
+  ``source`` alone, or ``source``/``part``/``offset`` with the part number of the id; a
+  PDF's also ``pages`` and ``page_starts``, an HTML page's or Word file's ``source``) whose
   ``source`` names the same file (the same string, or the same file once resolved) are
   deleted: documents of other inputs are never touched. Besides the ids the file produces
   now, the ids it got in other runs are looked at (the file given directly gets its stem,
@@ -47,6 +48,8 @@ __all__ = ["PART_ID", "SourceConflictError", "SourceLedger", "clean_up",
 
 #: the id of a part document: ``<base>#part<number, 5 digits or more>``
 PART_ID = re.compile(r"^(?P<base>.+)#part(?P<n>\d{5,})$")
+#: what a PDF's document has besides ``source`` (:mod:`.pdfs`): its page count and offsets
+_PDF_KEYS = frozenset({"pages", "page_starts"})
 
 
 def text_file_source(doc: Document) -> str | None:
@@ -58,7 +61,8 @@ def text_file_source(doc: Document) -> str | None:
         return None
     m = PART_ID.match(doc.id)
     if m is None:
-        return src if set(meta) == {"source"} else None
+        keys = set(meta) - _PDF_KEYS if isinstance(meta.get("pages"), int) else set(meta)
+        return src if keys == {"source"} else None
     part = meta.get("part")
     ok = (set(meta) == {"source", "part", "offset"} and isinstance(part, int)
           and part == int(m.group("n")))
