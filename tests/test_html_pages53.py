@@ -60,7 +60,7 @@ def test_titles_fall_back_to_the_first_h1_then_the_file_stem(tmp_path: Path) -> 
     page.parent.mkdir()
     page.write_text("<p>Marie Curie was born in Warsaw.</p>", encoding="utf-8")
     doc = html_document(page, True, tmp_path)
-    assert (doc.id, doc.title, doc.text) == ("notes/curie-bio", "curie-bio",
+    assert (doc.id, doc.title, doc.text) == ("notes/curie-bio.htm", "curie-bio",
                                              "Marie Curie was born in Warsaw.")
     assert doc.metadata == {"source": str(page)}
     page.write_text(f"<title>{'Long title ' * 60}</title><p>x", encoding="utf-8")
@@ -129,7 +129,7 @@ def test_a_folder_walk_reads_pages_beside_text_files(tmp_path: Path) -> None:
     (corp / "logo.html").unlink()
     docs = load_documents(corp)
     assert [(d.id, d.title) for d in docs] == [
-        ("about", "About us"), ("guide/index", "Radium history"), ("notes", "Notes")]
+        ("about.htm", "About us"), ("guide/index.html", "Radium history"), ("notes", "Notes")]
     assert "Sorbonne archive" in docs[1].text and "<" not in docs[1].text
     assert ".html, .htm, .xhtml" in str(no_documents([corp]))
 
@@ -148,17 +148,17 @@ def test_vizrag_index_and_query_a_folder_of_pages(tmp_path: Path,
     assert main(["query", "Where was Marie Curie born?", "--store", str(store),
                  "--json", "--top-k", "2"]) == 0
     chunks = json.loads(capsys.readouterr().out)["chunks"]
-    assert chunks[0]["doc_id"] == "warsaw"
+    assert chunks[0]["doc_id"] == "warsaw.xhtml"
     assert all("<" not in c["text"] and "Scripted" not in c["text"] for c in chunks)
     assert main(["index", str(corp), "--store", str(store), "--no-progress", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["documents_skipped"] == 2  # read the same
     (corp / "radium.html").unlink()  # a page gone from the folder is pruned as a text file
     assert main(["index", str(corp), "--store", str(store), "--no-progress", "--json",
                  "--prune-missing"]) == 0
-    assert json.loads(capsys.readouterr().out)["files_gone"] == ["radium"]
+    assert json.loads(capsys.readouterr().out)["files_gone"] == ["radium.html"]
     assert main(["documents", "--store", str(store), "--json"]) == 0
     assert [json.loads(line)["id"] for line in capsys.readouterr().out.splitlines()
-            if line.startswith("{")] == ["warsaw"]
+            if line.startswith("{")] == ["warsaw.xhtml"]
 
 
 def test_a_utf8_page_is_read_once_as_a_text_file_is(tmp_path: Path,

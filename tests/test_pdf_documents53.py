@@ -34,7 +34,7 @@ def test_a_pdf_reads_as_its_pages_and_chunks_know_their_pages(tmp_path: Path) ->
                               [],  # a scanned page: no text
                               ["Pierre Curie died in 1906."]], title="Curie  Notes"))
     doc = pdf_document(pdf, True, tmp_path)
-    assert (doc.id, doc.title) == ("reports/curie", "Curie Notes")
+    assert (doc.id, doc.title) == ("reports/curie.pdf", "Curie Notes")
     assert doc.text == ("Marie Curie was born in Warsaw in 1867.\nShe studied in Paris "
                         "(Sorbonne).\n\nPierre Curie died in 1906.")
     starts = doc.metadata["page_starts"]
@@ -53,7 +53,8 @@ def test_a_pdf_without_a_title_is_titled_by_its_stem(tmp_path: Path) -> None:
     pdf = tmp_path / "annual-report.pdf"
     pdf.write_bytes(make_pdf([["Revenue grew."]]))
     doc = load_documents(pdf)[0]
-    assert (doc.id, doc.title, doc.text) == ("annual-report", "annual-report", "Revenue grew.")
+    assert (doc.id, doc.title, doc.text) == ("annual-report.pdf", "annual-report",
+                                         "Revenue grew.")
 
 
 def test_encrypted_and_broken_pdfs_are_errors_naming_the_file(tmp_path: Path) -> None:
@@ -107,10 +108,10 @@ def test_vizrag_index_and_query_name_the_pages(tmp_path: Path,
     assert main(["query", "Who isolated polonium?", "--store", str(store), "--json",
                  "--top-k", "1", "--mode", "naive"]) == 0
     chunk = json.loads(capsys.readouterr().out)["chunks"][0]
-    assert (chunk["doc_id"], chunk["page"], chunk["page_end"]) == ("radium", 1, 2)
+    assert (chunk["doc_id"], chunk["page"], chunk["page_end"]) == ("radium.pdf", 1, 2)
     assert main(["query", "Who isolated polonium?", "--store", str(store), "--top-k", "1",
                  "--mode", "naive"]) == 0
-    assert "Radium  (radium, pp. 1-2)" in capsys.readouterr().out
+    assert "Radium  (radium.pdf, pp. 1-2)" in capsys.readouterr().out
 
 
 def test_only_a_whole_file_is_told_its_pages(tmp_path: Path) -> None:
@@ -193,7 +194,7 @@ def test_a_pdf_or_word_file_named_directly_is_read_by_its_absolute_path(
     from hyperviz_core.rag import VizRAG
 
     with VizRAG(tmp_path / "S", show_progress=False) as rag:
-        doc = rag.store.get_document("report")
+        doc = rag.store.get_document(name)
         assert doc is not None and doc.metadata["source"] == str(path)
 
 
@@ -213,9 +214,9 @@ def test_a_pdf_is_kept_apart_and_pruned_as_a_text_file_is(
     capsys.readouterr()
     assert main(["index", str(teams["teamB"]), "--store", store, "--no-progress"]) == 1
     said = capsys.readouterr()
-    assert (f"document 'report' is stored from {teams['teamA'] / 'report.pdf'}, which still "
+    assert (f"document 'report.pdf' is stored from {teams['teamA'] / 'report.pdf'}, which still "
             "exists") in said.out + said.err
     (teams["teamA"] / "report.pdf").unlink()
     assert main(["index", str(teams["teamA"]), "--store", store, "--no-progress", "--json",
                  "--prune-missing"]) == 0
-    assert json.loads(capsys.readouterr().out)["files_gone"] == ["report"]
+    assert json.loads(capsys.readouterr().out)["files_gone"] == ["report.pdf"]

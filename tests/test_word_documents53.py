@@ -25,7 +25,7 @@ def test_a_word_document_reads_as_its_paragraphs_and_tables(tmp_path: Path) -> N
     (tmp_path / "notes").mkdir()
     path = write_docx(tmp_path / "notes" / "radium.docx", title="Radium  history")
     doc = word_document(path, True, tmp_path)
-    assert (doc.id, doc.title) == ("notes/radium", "Radium history")
+    assert (doc.id, doc.title) == ("notes/radium.docx", "Radium history")
     assert doc.text.split("\n\n") == [
         "Discovery of radium",
         "Marie Curie and Pierre Curie announced it in 1898.",
@@ -70,4 +70,4 @@ def test_vizrag_index_and_query_a_word_document(tmp_path: Path,
     assert main(["query", "What was named after Poland?", "--store", str(store), "--json",
                  "--top-k", "1"]) == 0
     chunk = json.loads(capsys.readouterr().out)["chunks"][0]
-    assert chunk["doc_id"] == "radium" and "Polonium was named after Poland." in chunk["text"]
+    assert chunk["doc_id"] == "radium.docx" and "Polonium was named after Poland." in chunk["text"]

@@ -2,16 +2,17 @@
 the page sees, without its markup.
 
 One document per file, as a text file (:mod:`.textfiles`): its id is its path relative to
-the folder given without the suffix, its metadata ``{"source": path}``. It is titled by the
-page's ``<title>``, else its first ``<h1>``, else the file's stem. Its text is the page's
-text with character references decoded (``&amp;`` is ``&``); headings, paragraphs and the
-other block elements are paragraphs (a blank line between them), list items, table rows and
-``<br>`` start a line, table cells are joined by `` | ``, ``<pre>`` keeps its spacing and
-other runs of white space read as one space. Left out: what a browser does not show as
-text (``<script>``, ``<style>``, ``<template>``, ``<noscript>``, ``<svg>``, ``<math>``,
-``<canvas>``, ``<iframe>``, ``<object>``, ``<select>``, ``<textarea>``, elements with the
-``hidden`` attribute or an inline ``display: none`` / ``visibility: hidden``), the
-``<head>`` but its title, and ``<nav>`` (a site's menus: on
+the folder given, with the suffix (``guide/index.html``, where ``guide/index.md`` is
+``guide/index``: :func:`~.textfiles.keeps_suffix`), its metadata ``{"source": path}``. It
+is titled by the page's ``<title>``, else its first ``<h1>``, else the file's stem. Its
+text is the page's text with character references decoded (``&amp;`` is ``&``); headings,
+paragraphs and the other block elements are paragraphs (a blank line between them), list
+items, table rows and ``<br>`` start a line, table cells are joined by `` | ``, ``<pre>``
+keeps its spacing and other runs of white space read as one space. Left out: what a browser
+does not show as text (``<script>``, ``<style>``, ``<template>``, ``<noscript>``,
+``<svg>``, ``<math>``, ``<canvas>``, ``<iframe>``, ``<object>``, ``<select>``,
+``<textarea>``, elements with the ``hidden`` attribute or an inline ``display: none`` /
+``visibility: hidden``), the ``<head>`` but its title, and ``<nav>`` (a site's menus: on
 every page, about none of them).
 
 Bytes are decoded as UTF-8 (a byte-order mark dropped) unless the first 1,024 bytes declare

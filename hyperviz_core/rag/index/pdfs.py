@@ -1,7 +1,8 @@
 """Reading PDF files (``.pdf``) as documents: the text of their pages, with the ``pdf``
 extra (`pypdf <https://pypi.org/project/pypdf/>`_, pure Python).
 
-One document per file, its id and ``source`` as a text file's (:mod:`.textfiles`), titled
+One document per file, its id and ``source`` as a text file's (:mod:`.textfiles`) but for
+the id keeping the suffix (``report.pdf`` beside ``report.md``'s ``report``), titled
 by the PDF's own title (the ``/Title`` of its document information) when it has one, else
 the file's stem. Its text is its pages' text in order, as pypdf extracts it, a blank line
 between two pages. ``metadata["pages"]`` is the page count and ``metadata["page_starts"]``

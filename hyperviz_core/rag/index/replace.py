@@ -42,6 +42,7 @@ from typing import Any, Literal
 from ..store.protocol import stored_document_ids
 from ..types import Document
 from .parts import part_id
+from .textfiles import id_path, keeps_suffix
 
 __all__ = ["PART_ID", "SourceConflictError", "SourceLedger", "clean_up",
            "missing_file_documents", "remove_stale", "stored_state", "text_file_source"]
@@ -175,7 +176,8 @@ def _path_ids(src: str) -> list[str]:
     """The ids the loader may have given the file ``src`` in other runs: its path without
     the suffix, from each folder above it (``a/b/c.txt`` → ``c``, ``b/c``, ``a/b/c``; given
     directly a file gets its stem, inside a folder its path relative to the folder), for the
-    given and the resolved path.
+    given and the resolved path; a page's, PDF's or Word file's with its suffix first
+    (``c.pdf`` ..., then ``c`` ..., its ids before stop 54).
 
     >>> _path_ids("corpus/sub/note.txt")[:3]
     ['note', 'sub/note', 'corpus/sub/note']
@@ -185,13 +187,14 @@ def _path_ids(src: str) -> list[str]:
     with contextlib.suppress(OSError, RuntimeError, ValueError):
         paths.append(Path(src).resolve())
     for path in paths:
-        parts = [p for p in path.with_suffix("").parts if p != path.anchor]
-        for n in range(1, len(parts) + 1):
-            if parts[-n] in ("..", "."):
-                break
-            candidate = "/".join(parts[-n:])
-            if candidate not in out:
-                out.append(candidate)
+        for spelt in dict.fromkeys((id_path(path), path.with_suffix(""))):
+            parts = [p for p in spelt.parts if p != path.anchor]
+            for n in range(1, len(parts) + 1):
+                if parts[-n] in ("..", "."):
+                    break
+                candidate = "/".join(parts[-n:])
+                if candidate not in out:
+                    out.append(candidate)
     return out
 
 
@@ -241,14 +244,17 @@ def _gone_from(src: str, root: Path, base: str) -> bool:
     is the file ``root/<base><suffix>`` (the same string or the same file once resolved),
     or lies in ``root`` at a relative path whose composed form (NFC) is ``base`` (the loader
     makes ids NFC: a file macOS named decomposed, ``Mu\u0308ller.md``, has the id
-    ``M\u00fcller``), and it no longer exists."""
-    name = base + Path(src).suffix
-    if _same_file(src, str(root / name)):
-        return not (root / name).exists()
+    ``M\u00fcller``), and it no longer exists. A page's, PDF's or Word file's id keeps its
+    suffix (``FOLDER/guide.html`` is ``guide.html``; before stop 54 it was ``guide``, which
+    still names it)."""
+    for name in (base + Path(src).suffix, *([base] if keeps_suffix(src) else [])):
+        if _same_file(src, str(root / name)):
+            return not (root / name).exists()
     for folder in (Path(os.path.abspath(root)), root.resolve()):
         with contextlib.suppress(ValueError):
-            rel = Path(os.path.abspath(src)).relative_to(folder).with_suffix("").as_posix()
-            if unicodedata.normalize("NFC", rel) == base:
+            rel = Path(os.path.abspath(src)).relative_to(folder)
+            if base in {unicodedata.normalize("NFC", p.as_posix())
+                        for p in (rel.with_suffix(""), id_path(rel))}:
                 return not Path(src).exists()
     return False
 

@@ -41,9 +41,9 @@ from .parts import (
 from .titles import FRONT_MATTER_CHARS, front_matter, read_title
 
 __all__ = ["FILE_SUFFIXES", "HTML_SUFFIXES", "PDF_SUFFIXES", "READ_SUFFIXES", "SNIFF_BYTES",
-           "WORD_SUFFIXES", "Walk", "check_not_binary", "foreign_file", "lines", "path_id",
-           "read_text", "reader_missing", "reader_module", "text_documents", "unreadable",
-           "utf8_text", "walk"]
+           "WORD_SUFFIXES", "Walk", "check_not_binary", "foreign_file", "id_path",
+           "keeps_suffix", "lines", "path_id", "read_text", "reader_missing", "reader_module",
+           "text_documents", "unreadable", "utf8_text", "walk"]
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text")
 JSON_SUFFIXES = (".json",)
@@ -57,6 +57,8 @@ PDF_SUFFIXES = (".pdf",)
 WORD_SUFFIXES = (".docx",)
 #: the files read as one document each (a large text file as parts), their path its source
 FILE_SUFFIXES = (*TEXT_SUFFIXES, *HTML_SUFFIXES, *PDF_SUFFIXES, *WORD_SUFFIXES)
+#: the files whose ids keep their suffix (:func:`keeps_suffix`)
+SUFFIXED = frozenset((*HTML_SUFFIXES, *PDF_SUFFIXES, *WORD_SUFFIXES))
 #: every suffix a folder walk reads
 READ_SUFFIXES = (*FILE_SUFFIXES, *JSON_SUFFIXES, *JSONL_SUFFIXES)
 #: the files read with an optional extra: suffix -> (the module, the extra, what they are)
@@ -209,13 +211,31 @@ def check_not_binary(path: Path) -> None:
                           "to text first")
 
 
+def keeps_suffix(path: str | Path) -> bool:
+    """Whether a file's id keeps its suffix: an HTML page's, a PDF's or a Word file's
+    (``report.pdf``), often a rendering of the text file beside it (``report.md`` is
+    ``report``), so the two get two ids."""
+    return Path(path).suffix.lower() in SUFFIXED
+
+
+def id_path(path: Path) -> Path:
+    """``path`` as its id spells it: without the suffix, unless :func:`keeps_suffix`."""
+    return path if keeps_suffix(path) else path.with_suffix("")
+
+
 def path_id(path: Path, id_from_path: bool, root: Path | None) -> str:
     """The id of a file's document(s): its path relative to ``root`` (its name without
-    ``root``) without the suffix, NFC; ``""`` (a content-hash id) unless ``id_from_path``."""
+    ``root``), without the suffix unless :func:`keeps_suffix`, NFC; ``""`` (a content-hash
+    id) unless ``id_from_path``.
+
+    >>> path_id(Path("docs/a/report.md"), True, Path("docs")), path_id(
+    ...     Path("docs/a/report.pdf"), True, Path("docs"))
+    ('a/report', 'a/report.pdf')
+    """
     if not id_from_path:
         return ""
     rel = path.relative_to(root) if root is not None else Path(path.name)
-    return nfc(rel.with_suffix("").as_posix())
+    return nfc(id_path(rel).as_posix())
 
 
 def _text_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:

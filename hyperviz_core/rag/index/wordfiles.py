@@ -1,7 +1,8 @@
 """Reading Word documents (``.docx``) as documents: their paragraphs and tables, with the
 ``docx`` extra (`python-docx <https://pypi.org/project/python-docx/>`_).
 
-One document per file, its id and ``source`` as a text file's (:mod:`.textfiles`), titled
+One document per file, its id and ``source`` as a text file's (:mod:`.textfiles`) but for
+the id keeping the suffix (``report.docx`` beside ``report.md``'s ``report``), titled
 by the file's own title (its core properties' ``title``), else its first paragraph styled
 ``Title`` or ``Heading 1``, else the file's stem. Its text is the body's paragraphs and
 tables in order: a blank line between two paragraphs (empty ones dropped), a table's rows a
