@@ -115,6 +115,15 @@ def test_a_declared_charset_is_honoured_and_bad_bytes_are_named(tmp_path: Path) 
         html_document(page, True)
 
 
+def test_a_declared_charset_page_reads_its_line_ends_as_a_utf8_one(tmp_path: Path) -> None:
+    """``\r\n`` and ``\r`` are ``\n`` whatever the charset, as in a browser (HTML's input
+    stream preprocessing) and a UTF-8 page: a windows-1252 page's ``<pre>`` kept ``\r``."""
+    page = tmp_path / "old.html"
+    for charset in (b"windows-1252", b"utf-8"):
+        page.write_bytes(b'<meta charset="' + charset + b'"><pre>a = 1\r\nb = 2\rc</pre>')
+        assert html_document(page, True).text == "a = 1\nb = 2\nc"
+
+
 def test_a_folder_walk_reads_pages_beside_text_files(tmp_path: Path) -> None:
     corp = tmp_path / "site"
     (corp / "guide").mkdir(parents=True)

@@ -50,6 +50,7 @@ from pathlib import Path
 from ..types import Document
 from .errors import LoaderError
 from .guards import printable
+from .parts import line_ends
 from .textfiles import check_not_binary, path_id, unreadable, utf8_text
 from .titles import cut_title
 
@@ -245,7 +246,8 @@ def page_charset(head: bytes) -> str | None:
 
 
 def _decoded(path: Path) -> str:
-    """The text of the page at ``path``, decoded by its declared charset, else UTF-8."""
+    """The text of the page at ``path``, decoded by its declared charset, else UTF-8, its
+    line ends ``\\n`` either way (as HTML's input stream preprocessing reads them)."""
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -254,7 +256,7 @@ def _decoded(path: Path) -> str:
     if charset is None:
         return utf8_text(path, data)  # (the file was read a second time, as text)
     try:
-        return data.decode(charset)
+        return line_ends(data.decode(charset))
     except UnicodeDecodeError as exc:
         raise LoaderError(f"{printable(str(path))}: not {charset} text at byte {exc.start} "
                           f"({exc.reason}), the charset its <meta> declares") from None

@@ -32,8 +32,8 @@ from .guards import printable
 from .titles import FRONT_MATTER_CHARS, TITLE_LINES, front_matter, read_title
 
 __all__ = ["PART_BYTES", "PIECE_BYTES", "TITLE_LINES", "TextDecodeError", "convert_hint",
-           "iter_text_parts", "looks_like_text", "not_utf8", "part_id", "read_title",
-           "utf8_lines"]
+           "iter_text_parts", "line_ends", "looks_like_text", "not_utf8", "part_id",
+           "read_title", "utf8_lines"]
 
 #: default size of one part of a large text file (bytes of UTF-8)
 PART_BYTES = 256 * 1024
@@ -42,6 +42,15 @@ PART_BYTES = 256 * 1024
 class TextDecodeError(ValueError):
     """A text file holds bytes that are not UTF-8 (the message names the file, the line
     and the byte's offset in the file: ``f.txt: not UTF-8 text at line 3, byte 41 (...)``)."""
+
+
+def line_ends(text: str) -> str:
+    """``text`` with ``\\r\\n`` and ``\\r`` read as ``\\n``, as every file is read.
+
+    >>> line_ends("one\\r\\ntwo\\rthree")
+    'one\\ntwo\\nthree'
+    """
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 def _line_of(data: bytes, end: int) -> int:
@@ -115,7 +124,7 @@ def utf8_lines(path: Path, *, whole_lines: bool = False) -> Iterator[str]:
                 line += text.endswith("\n")
                 yield text
                 continue
-            text = text.replace("\r\n", "\n").replace("\r", "\n")
+            text = line_ends(text)
             for piece in text.split("\n")[:-1]:
                 line += 1
                 yield piece + "\n"

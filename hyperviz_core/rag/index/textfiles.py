@@ -34,6 +34,7 @@ from .guards import printable
 from .parts import (
     TextDecodeError,
     iter_text_parts,
+    line_ends,
     looks_like_text,
     not_utf8,
     utf8_lines,
@@ -131,7 +132,7 @@ def utf8_text(path: Path, data: bytes) -> str:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise LoaderError(_decode_failure(path, data)) from None
-    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+    return line_ends(text)
 
 
 def _decode_failure(path: Path, data: bytes | None = None) -> str:
