@@ -13,7 +13,7 @@ import pytest
 from office_files import write_docx
 
 from hyperviz_core.cli import main
-from hyperviz_core.rag.index import wordfiles
+from hyperviz_core.rag.index import zipped
 from hyperviz_core.rag.index.errors import LoaderError
 from hyperviz_core.rag.index.loaders import load_documents
 from hyperviz_core.rag.index.wordfiles import word_document
@@ -55,7 +55,7 @@ def test_files_that_are_no_word_documents_are_errors_naming_them(
     with pytest.raises(LoaderError, match=r"other\.docx: not a Word document python-docx "
                                           r"can read \(\w+"):
         load_documents(other)
-    monkeypatch.setattr(wordfiles, "MAX_UNPACKED", 1000)  # a zip bomb, in miniature
+    monkeypatch.setattr(zipped, "MAX_UNPACKED", 1000)  # a zip bomb, in miniature
     with pytest.raises(LoaderError, match=r"radium\.docx: unpacks to more than 0 MiB"):
         load_documents(write_docx(tmp_path / "radium.docx"))
 

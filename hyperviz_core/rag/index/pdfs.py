@@ -25,18 +25,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ...unitext import plain_text
 from ..types import Document
 from .errors import LoaderError
 from .guards import printable
+from .pages import paged_document
 from .textfiles import foreign_file, path_id, reader_module
 from .titles import cut_title
 
 __all__ = ["pdf_document"]
-
-#: between two pages' text
-PAGE_BREAK = "\n\n"
-
 
 def _pages(path: Path) -> tuple[str, list[str]]:
     """(the PDF's own title or ``""``, its pages' text) of the PDF at ``path``."""
@@ -71,24 +67,5 @@ def _read(pypdf: Any, path: Path) -> tuple[str, list[str]]:
 def pdf_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
     """The document of the PDF file ``path`` (see the module's docs)."""
     title, pages = _pages(path)
-    texts = [plain_text(p).strip() for p in pages]
-    starts: list[int] = []
-    parts: list[str] = []
-    at = 0
-    for text in texts:
-        if not text:  # a page without text: where the next page's text would start
-            starts.append(at + len(PAGE_BREAK) if parts else at)
-            continue
-        if parts:
-            parts.append(PAGE_BREAK)
-            at += len(PAGE_BREAK)
-        starts.append(at)
-        parts.append(text)
-        at += len(text)
-    body = "".join(parts)
-    meta: dict[str, Any] = {"source": str(path), "pages": len(pages)}
-    if plain_text(body) == body:  # offsets into the text the document keeps
-        meta["page_starts"] = starts
-    return Document(id=path_id(path, id_from_path, root),
-                    title=cut_title(" ".join(title.split()) or path.stem), text=body,
-                    metadata=meta)
+    return paged_document(path, path_id(path, id_from_path, root),
+                          cut_title(" ".join(title.split()) or path.stem), pages)

@@ -12,7 +12,7 @@ line each with their cells joined by `` | `` (a cell's own paragraphs by spaces)
 
 A file python-docx cannot read (an old ``.doc`` renamed, a password-protected document,
 which Word stores encrypted in another container) and a ``.docx`` whose parts would unpack
-to more than :data:`MAX_UNPACKED` bytes (a zip bomb) are each a
+to more than :data:`~.zipped.MAX_UNPACKED` bytes (a zip bomb) are each a
 :class:`~.errors.LoaderError` naming the file; so is one read without the extra, and a
 folder walk without it leaves ``.docx`` files out, listed with the command that installs
 it. Nothing in the file is run (macros are in ``.docm`` files, which are not read) and
@@ -21,34 +21,18 @@ nothing is fetched.
 
 from __future__ import annotations
 
-import zipfile
 from pathlib import Path
 from typing import Any
 
 from ..types import Document
-from .errors import LoaderError
-from .guards import printable
 from .textfiles import foreign_file, path_id, reader_module
 from .titles import cut_title
+from .zipped import check_package
 
-__all__ = ["MAX_UNPACKED", "word_document"]
+__all__ = ["word_document"]
 
-#: the most bytes a ``.docx`` may unpack to (its parts' sizes, as its zip directory states)
-MAX_UNPACKED = 512 * 1024 * 1024
 #: the paragraph styles whose first paragraph titles a file without a title of its own
 _TITLE_STYLES = ("Title", "Heading 1")
-
-
-def _unpacked_size(path: Path) -> int:
-    """The bytes the parts of the zip file ``path`` unpack to; a :class:`LoaderError` for a
-    file that is no zip file."""
-    try:
-        with zipfile.ZipFile(path) as zf:
-            return sum(info.file_size for info in zf.infolist())
-    except zipfile.BadZipFile:
-        raise LoaderError(f"{printable(str(path))}: not a Word document python-docx can read "
-                          "(not a .docx zip file: an old .doc renamed, or a document saved "
-                          "with a password; save it as .docx without one)") from None
 
 
 def _cells(row: Any) -> str:
@@ -74,9 +58,7 @@ def word_document(path: Path, id_from_path: bool, root: Path | None = None) -> D
     """The document of the Word file ``path`` (see the module's docs)."""
     docx = reader_module(path)
     with foreign_file(path, "a Word document python-docx can read"):
-        if _unpacked_size(path) > MAX_UNPACKED:
-            raise LoaderError(f"{printable(str(path))}: unpacks to more than "
-                              f"{MAX_UNPACKED // 2**20} MiB; not read")
+        check_package(path, "a Word document python-docx can read")
         document = docx.Document(str(path))
         blocks = _blocks(document)
         title = document.core_properties.title or ""
