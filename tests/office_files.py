@@ -1,5 +1,6 @@
 """Office files for the loader tests: PDFs written byte by byte (Helvetica text, no
-embedded font: no PDF writer needed) and Word documents written with python-docx."""
+embedded font: no PDF writer needed), Word documents written with python-docx and
+PowerPoint decks written with python-pptx."""
 
 from __future__ import annotations
 
@@ -59,4 +60,37 @@ def write_docx(path: Path, *, title: str | None = None) -> Path:
     para.add_run("was named after Poland.").bold = True
     document.sections[0].header.paragraphs[0].text = "Running header"
     document.save(str(path))
+    return path
+
+
+def write_pptx(path: Path, *, title: str | None = None) -> Path:
+    """A deck of four slides: a title slide; bullets with speaker notes; a hidden slide;
+    a table and a group of text boxes (slide 4)."""
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    deck = Presentation()
+    if title is not None:
+        deck.core_properties.title = title
+    first = deck.slides.add_slide(deck.slide_layouts[0])
+    first.shapes.title.text = "Discovery  of radium"
+    first.placeholders[1].text = "Marie Curie and Pierre Curie, 1898"
+    second = deck.slides.add_slide(deck.slide_layouts[1])
+    second.shapes.title.text = "Isolation"
+    body = second.placeholders[1].text_frame
+    body.text = "Radium was isolated in 1910."
+    body.add_paragraph().text = "André-Louis Debierne helped."
+    second.notes_slide.notes_text_frame.text = "Polonium was named after Poland."
+    hidden = deck.slides.add_slide(deck.slide_layouts[1])
+    hidden.shapes.title.text = "Backup slide"
+    hidden._element.set("show", "0")
+    fourth = deck.slides.add_slide(deck.slide_layouts[5])  # title only
+    fourth.shapes.title.text = "Timeline"
+    table = fourth.shapes.add_table(3, 2, Inches(1), Inches(2), Inches(6), Inches(2)).table
+    for r, cells in enumerate((("Year", "Event"), ("1898", "Announced"), ("1910", "Isolated"))):
+        for c, text in enumerate(cells):
+            table.cell(r, c).text = text
+    group = fourth.shapes.add_group_shape()
+    group.shapes.add_textbox(Inches(1), Inches(5), Inches(3), Inches(1)).text = "Nobel Prize 1911"
+    deck.save(str(path))
     return path

@@ -191,7 +191,8 @@ def _workers(value: str) -> int | str:
 
 def _text_file(path: str) -> bool:
     """Whether ``path`` is a file read as one document, its path its ``source`` (``.md``,
-    ``.txt``, ``.html``, ``.pdf``, ``.docx`` ...: :data:`~..rag.index.textfiles.FILE_SUFFIXES`)."""
+    ``.txt``, ``.html``, ``.pdf``, ``.docx``, ``.pptx`` ...:
+    :data:`~..rag.index.textfiles.FILE_SUFFIXES`)."""
     from ..rag.index.textfiles import FILE_SUFFIXES
 
     p = Path(path).expanduser()

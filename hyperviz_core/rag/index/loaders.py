@@ -11,8 +11,8 @@ see :func:`~.textfiles.walk`, which also says what a walk leaves out and why):
   first Markdown heading (ATX ``# Title`` or setext ``Title`` over ``===``) among its first
   10 non-empty lines as plain text, else the file stem (:mod:`.titles`); metadata
   ``{"source": path}``.
-- ``.html``/``.htm``/``.xhtml``, ``.pdf``, ``.docx``: as text files (:mod:`.htmlpages`,
-  :mod:`.pdfs`, :mod:`.wordfiles`).
+- ``.html``/``.htm``/``.xhtml``, ``.pdf``, ``.docx``, ``.pptx``: as text files, but for
+  the id keeping its suffix (:mod:`.wholefiles`).
 - ``.jsonl``/``.ndjson``: one JSON object per line (of any length) with a text field.
 - ``.json``: a list of objects with a text field (e.g. ``[{"title", "text"}]`` works as is),
   a single such object, an object wrapping such a list under ``"data"``/``"documents"``/
@@ -62,16 +62,11 @@ from .errors import (
     UnreadableFileError,
 )
 from .guards import check_fields, printable
-from .htmlpages import html_document
-from .pdfs import pdf_document
 from .textfiles import (
-    HTML_SUFFIXES,
     JSON_SUFFIXES,
     JSONL_SUFFIXES,
-    PDF_SUFFIXES,
     READ_SUFFIXES,
     TEXT_SUFFIXES,
-    WORD_SUFFIXES,
     Walk,
     check_not_binary,
     lines,
@@ -79,7 +74,7 @@ from .textfiles import (
     text_documents,
     walk,
 )
-from .wordfiles import word_document
+from .wholefiles import WHOLE_FILES
 
 __all__ = ["READ_SUFFIXES", "SKIP_HINT", "TEXT_SUFFIXES", "LoaderError", "UnreadableFileError",
            "UnreadablePolicy", "Walk", "check_unreadable_policy", "file_documents", "input_files",
@@ -87,10 +82,6 @@ __all__ = ["READ_SUFFIXES", "SKIP_HINT", "TEXT_SUFFIXES", "LoaderError", "Unread
            "records_to_documents", "skipped_files", "walk"]
 
 UnreadablePolicy = Literal["error", "skip"]
-#: the readers of files read whole, by suffix
-_WHOLE_FILES = {**dict.fromkeys(HTML_SUFFIXES, html_document),
-                **dict.fromkeys(PDF_SUFFIXES, pdf_document),
-                **dict.fromkeys(WORD_SUFFIXES, word_document)}
 
 
 def check_unreadable_policy(policy: object) -> None:
@@ -321,8 +312,8 @@ def _file_documents(path: Path, root: Path | None, id_from_path: bool,
         raise LoaderError(f"{path}: not a regular file (a pipe, FIFO or device): save what "
                           "it gives to a file and index that (`cat > corpus.jsonl`)")
     suffix = path.suffix.lower()
-    read = _WHOLE_FILES.get(suffix)
-    if read is not None:  # a page, a PDF, a Word document: read whole, never in parts
+    read = WHOLE_FILES.get(suffix)
+    if read is not None:  # a page, a PDF, a Word document, a deck: read whole, never in parts
         yield read(path, id_from_path, root), str(path)
         return
     if suffix not in (*JSONL_SUFFIXES, *JSON_SUFFIXES):

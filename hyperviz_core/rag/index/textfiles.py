@@ -41,7 +41,8 @@ from .parts import (
 )
 from .titles import FRONT_MATTER_CHARS, front_matter, read_title
 
-__all__ = ["FILE_SUFFIXES", "HTML_SUFFIXES", "PDF_SUFFIXES", "READ_SUFFIXES", "SNIFF_BYTES",
+__all__ = ["FILE_SUFFIXES", "HTML_SUFFIXES", "PDF_SUFFIXES", "PPTX_SUFFIXES", "READ_SUFFIXES",
+           "SNIFF_BYTES",
            "WORD_SUFFIXES", "Walk", "check_not_binary", "foreign_file", "id_path",
            "keeps_suffix", "lines", "path_id", "read_text", "reader_missing", "reader_module",
            "text_documents", "unreadable", "utf8_text", "walk"]
@@ -56,14 +57,18 @@ PDF_SUFFIXES = (".pdf",)
 #: Word documents, read as their paragraphs and tables with the ``docx`` extra
 #: (:mod:`.wordfiles`)
 WORD_SUFFIXES = (".docx",)
+#: PowerPoint decks, read as their slides' text with the ``pptx`` extra (:mod:`.slides`)
+PPTX_SUFFIXES = (".pptx",)
 #: the files read as one document each (a large text file as parts), their path its source
-FILE_SUFFIXES = (*TEXT_SUFFIXES, *HTML_SUFFIXES, *PDF_SUFFIXES, *WORD_SUFFIXES)
+FILE_SUFFIXES = (*TEXT_SUFFIXES, *HTML_SUFFIXES, *PDF_SUFFIXES, *WORD_SUFFIXES,
+                 *PPTX_SUFFIXES)
 #: the files whose ids keep their suffix (:func:`keeps_suffix`)
-SUFFIXED = frozenset((*HTML_SUFFIXES, *PDF_SUFFIXES, *WORD_SUFFIXES))
+SUFFIXED = frozenset((*HTML_SUFFIXES, *PDF_SUFFIXES, *WORD_SUFFIXES, *PPTX_SUFFIXES))
 #: every suffix a folder walk reads
 READ_SUFFIXES = (*FILE_SUFFIXES, *JSON_SUFFIXES, *JSONL_SUFFIXES)
 #: the files read with an optional extra: suffix -> (the module, the extra, what they are)
-_EXTRAS = {".pdf": ("pypdf", "pdf", "PDFs"), ".docx": ("docx", "docx", "Word documents")}
+_EXTRAS = {".pdf": ("pypdf", "pdf", "PDFs"), ".docx": ("docx", "docx", "Word documents"),
+           ".pptx": ("pptx", "pptx", "PowerPoint decks")}
 
 
 def reader_missing(suffix: str) -> str | None:
@@ -80,7 +85,7 @@ def reader_missing(suffix: str) -> str | None:
 
 
 def reader_module(path: Path) -> ModuleType:
-    """The module that reads files such as ``path`` (pypdf, python-docx), imported; a
+    """The module that reads files such as ``path`` (pypdf, python-docx, python-pptx), imported; a
     :class:`LoaderError` naming the file and the extra to install when it is missing."""
     missing = reader_missing(path.suffix)
     if missing is not None:

@@ -1,0 +1,84 @@
+"""Reading PowerPoint decks (``.pptx``) as documents: their slides' text, with the ``pptx``
+extra (`python-pptx <https://pypi.org/project/python-pptx/>`_).
+
+One document per file, its id and ``source`` as a PDF's (:mod:`.pdfs`): the id keeps the
+suffix (``deck.pptx``), and each slide is a page (:mod:`.pages`), so each chunk is told the
+slides it spans (``metadata["page"]``, ``metadata["page_end"]``, counted from 1). A slide's
+text is its title, then its other shapes' text in the deck's order (text boxes and
+placeholders a paragraph each, its lines kept; a table's rows a line each with their cells
+joined by `` | ``, as in :mod:`.htmlpages`; grouped shapes in their group's order), then its
+speaker notes. Pictures, charts and media give no text. A hidden slide (not shown in the
+slide show) gives none either, and keeps its number, so page numbers are slide numbers. The
+title is the file's own (its core properties' ``title``), else the first slide title, else
+the file's stem.
+
+A file python-pptx cannot read (an old ``.ppt`` renamed, a deck saved with a password) and a
+``.pptx`` whose parts would unpack to more than :data:`~.zipped.MAX_UNPACKED` bytes are each
+a :class:`~.errors.LoaderError` naming the file; so is one read without the extra, and a
+folder walk without it leaves ``.pptx`` files out, listed with the command that installs it.
+Nothing in the file is run (macro-enabled ``.pptm`` files are not read) and nothing is
+fetched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from ..types import Document
+from .pages import paged_document
+from .textfiles import foreign_file, path_id, reader_module
+from .titles import cut_title
+from .zipped import check_package
+
+__all__ = ["slides_document"]
+
+
+def _table(table: Any) -> str:
+    rows = (" | ".join(" ".join(cell.text.split()) for cell in row.cells)
+            for row in table.rows)
+    return "\n".join(row for row in rows if row.strip(" |"))
+
+
+def _frame(frame: Any) -> str:
+    lines = (" ".join(p.text.split()) for p in frame.paragraphs)
+    return "\n".join(line for line in lines if line)
+
+
+def _texts(shapes: Iterable[Any]) -> Iterator[str]:
+    """The text of each of ``shapes`` in order, a group's members in its place."""
+    for shape in shapes:
+        if hasattr(shape, "shapes"):  # a group
+            yield from _texts(shape.shapes)
+        elif getattr(shape, "has_table", False):
+            yield _table(shape.table)
+        elif getattr(shape, "has_text_frame", False):
+            yield _frame(shape.text_frame)
+
+
+def _slide_text(slide: Any) -> tuple[str, str]:
+    """(the slide's title, its whole text: see the module's docs); ``("", "")`` when it is
+    hidden."""
+    if slide._element.get("show") in ("0", "false"):
+        return "", ""
+    title = slide.shapes.title
+    heading = _frame(title.text_frame) if title is not None else ""
+    others = [s for s in slide.shapes if title is None or s.shape_id != title.shape_id]
+    parts = [heading, *_texts(others)]
+    if slide.has_notes_slide and slide.notes_slide.notes_text_frame is not None:
+        parts.append(_frame(slide.notes_slide.notes_text_frame))
+    return " ".join(heading.split()), "\n\n".join(p for p in parts if p)
+
+
+def slides_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
+    """The document of the PowerPoint deck ``path`` (see the module's docs)."""
+    pptx = reader_module(path)
+    with foreign_file(path, "a PowerPoint deck python-pptx can read"):
+        check_package(path, "a PowerPoint deck python-pptx can read")
+        deck = pptx.Presentation(str(path))
+        slides = [_slide_text(slide) for slide in deck.slides]
+        title = deck.core_properties.title or ""
+    title = " ".join(title.split()) or next((t for t, _ in slides if t), path.stem)
+    return paged_document(path, path_id(path, id_from_path, root), cut_title(title),
+                          [text for _, text in slides])

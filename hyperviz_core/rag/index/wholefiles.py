@@ -1,0 +1,29 @@
+"""The files read whole, each by its own reader, by suffix: HTML pages (:mod:`.htmlpages`),
+PDFs (:mod:`.pdfs`), Word documents (:mod:`.wordfiles`) and PowerPoint decks
+(:mod:`.slides`). Each reader takes ``(path, id_from_path, root)`` and returns the file's
+one document; a large file is never read in parts.
+
+Example:
+    >>> sorted(WHOLE_FILES)
+    ['.docx', '.htm', '.html', '.pdf', '.pptx', '.xhtml']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from ..types import Document
+from .htmlpages import html_document
+from .pdfs import pdf_document
+from .slides import slides_document
+from .textfiles import HTML_SUFFIXES, PDF_SUFFIXES, PPTX_SUFFIXES, WORD_SUFFIXES
+from .wordfiles import word_document
+
+__all__ = ["WHOLE_FILES"]
+
+#: suffix -> the reader of such files
+WHOLE_FILES: dict[str, Callable[[Path, bool, Path | None], Document]] = {
+    **dict.fromkeys(HTML_SUFFIXES, html_document), **dict.fromkeys(PDF_SUFFIXES, pdf_document),
+    **dict.fromkeys(WORD_SUFFIXES, word_document),
+    **dict.fromkeys(PPTX_SUFFIXES, slides_document)}
