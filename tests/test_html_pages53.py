@@ -46,10 +46,9 @@ def test_a_page_reads_as_the_text_it_shows() -> None:
         "Year | Event\n1898 | Announced\n1910 | Isolated",
         "x  =  1\n    indented",
         "Polonium\nRadium too",
-        "Sorbonne archive",
-    ]
-    for hidden in ("Home", "About", "Scripted", "color", "Concealed", "Template", "Enable",
-                   "Icon", "Drawn", "example.org", "picture", "<"):
+    ]  # only the <main> content: the footer is the site's, outside it
+    for hidden in ("Sorbonne", "Home", "About", "Scripted", "color", "Concealed", "Template",
+                   "Enable", "Icon", "Drawn", "example.org", "picture", "<"):
         assert hidden not in text
 
 
@@ -116,7 +115,7 @@ def test_a_declared_charset_is_honoured_and_bad_bytes_are_named(tmp_path: Path) 
 
 
 def test_a_declared_charset_page_reads_its_line_ends_as_a_utf8_one(tmp_path: Path) -> None:
-    """``\r\n`` and ``\r`` are ``\n`` whatever the charset, as in a browser (HTML's input
+    r"""``\r\n`` and ``\r`` are ``\n`` whatever the charset, as in a browser (HTML's input
     stream preprocessing) and a UTF-8 page: a windows-1252 page's ``<pre>`` kept ``\r``."""
     page = tmp_path / "old.html"
     for charset in (b"windows-1252", b"utf-8"):
@@ -139,7 +138,7 @@ def test_a_folder_walk_reads_pages_beside_text_files(tmp_path: Path) -> None:
     docs = load_documents(corp)
     assert [(d.id, d.title) for d in docs] == [
         ("about.htm", "About us"), ("guide/index.html", "Radium history"), ("notes", "Notes")]
-    assert "Sorbonne archive" in docs[1].text and "<" not in docs[1].text
+    assert "Polonium" in docs[1].text and "<" not in docs[1].text
     assert ".html, .htm, .xhtml" in str(no_documents([corp]))
 
 
@@ -183,3 +182,22 @@ def test_a_utf8_page_is_read_once_as_a_text_file_is(tmp_path: Path,
     monkeypatch.setattr(Path, "read_text", lambda p, **kw: pytest.fail("read as text"))
     doc = html_document(page, True)
     assert (doc.title, doc.text) == ("T", "one\ntwo\nthree") and reads == [page]
+
+
+@pytest.mark.parametrize("main", ["<main>", '<div role="main">'])
+def test_a_page_with_main_content_reads_as_it_alone(main: str) -> None:
+    """A page whose ``<main>`` (or ``role="main"``) element has text reads as that text:
+    the site's header, footer and sidebars around it (on every page of the site, about none
+    of them) are left out; a page without one is read whole but for its ``<nav>``."""
+    end = "</main>" if main == "<main>" else "</div>"
+    chrome = ("<body><header><p>Acme Docs</p><p>Search</p></header>{}"
+              "<aside>Related: Polonium</aside><footer>\u00a9 2026 Acme</footer></body>")
+    _, text = page_text(chrome.format(f"{main}<h1>Radium</h1><p>Discovered in 1898.</p>{end}"))
+    assert text == "Radium\n\nDiscovered in 1898."
+    _, text = page_text(chrome.format("<h1>Radium</h1><p>Discovered in 1898.</p>"))
+    assert text.split("\n\n") == ["Acme Docs", "Search", "Radium", "Discovered in 1898.",
+                                   "Related: Polonium", "\u00a9 2026 Acme"]
+    _, text = page_text(chrome.format(f"{main}{end}<p>Body text.</p>"))  # an empty main
+    assert "Body text." in text and "Acme Docs" in text
+    _, text = page_text(chrome.format("<main hidden>Old</main><p>Body text.</p>"))
+    assert "Old" not in text and "Body text." in text

@@ -13,7 +13,9 @@ does not show as text (``<script>``, ``<style>``, ``<template>``, ``<noscript>``
 ``<svg>``, ``<math>``, ``<canvas>``, ``<iframe>``, ``<object>``, ``<select>``,
 ``<textarea>``, elements with the ``hidden`` attribute or an inline ``display: none`` /
 ``visibility: hidden``), the ``<head>`` but its title, and ``<nav>`` (a site's menus: on
-every page, about none of them).
+every page, about none of them). A page with main content (a ``<main>`` element, or
+``role="main"``, that has text) is read as that alone: the site's header, footer and
+sidebars around it are left out; a page without one is read whole.
 
 Bytes are decoded as UTF-8 (a byte-order mark dropped) unless the first 1,024 bytes declare
 another charset (``<meta charset="windows-1252">`` or the ``http-equiv`` form), as
@@ -84,7 +86,9 @@ class _PageReader(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.out: list[str | int] = []  # text, and breaks (_LINE, _PARAGRAPH)
-        self.open: list[tuple[str, bool]] = []  # open elements: (tag, hides its content)
+        self.main_out: list[str | int] = []  # the same, within the page's main content
+        self.main = 0  # open <main> (or role=main) elements
+        self.open: list[tuple[str, bool, bool]] = []  # open: (tag, hides, is main content)
         self.hidden = 0  # open elements that hide their content
         self.pre = 0  # open <pre> elements: their spacing is kept
         self.title: list[str] | None = None  # the <title> being read
@@ -99,7 +103,7 @@ class _PageReader(HTMLParser):
         self._break(tag)
         if tag in ("td", "th"):
             if self.cell and not self.hidden:
-                self.out.append(" | ")
+                self._add(" | ")
             self.cell = True
         elif tag == "tr":
             self.cell = False
@@ -110,8 +114,10 @@ class _PageReader(HTMLParser):
         elif tag == "h1" and "h1" not in self.titles and not self.hidden:
             self.h1 = []
         hides = tag in _HIDDEN or any(_hides(name, value) for name, value in attrs)
-        self.open.append((tag, hides))
+        main = tag == "main" or ("role", "main") in attrs
+        self.open.append((tag, hides, main))
         self.hidden += hides
+        self.main += main
         self.pre += tag == "pre"
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -121,8 +127,9 @@ class _PageReader(HTMLParser):
         depth = len(self.open)
         for i in range(depth - 1, max(depth - _REACH, 0) - 1, -1):
             if self.open[i][0] == tag:
-                for name, hides in reversed(self.open[i:]):
+                for name, hides, main in reversed(self.open[i:]):
                     self._close(name, hides)
+                    self.main -= main
                 del self.open[i:]
                 break
 
@@ -139,9 +146,14 @@ class _PageReader(HTMLParser):
 
     def _break(self, tag: str) -> None:
         if tag in _BLOCKS:
-            self.out.append(_PARAGRAPH)
+            self._add(_PARAGRAPH)
         elif tag in _LINES:
-            self.out.append(_LINE)
+            self._add(_LINE)
+
+    def _add(self, part: str | int) -> None:
+        self.out.append(part)
+        if self.main:
+            self.main_out.append(part)
 
     def handle_data(self, data: str) -> None:
         if self.title is not None:
@@ -156,15 +168,17 @@ class _PageReader(HTMLParser):
             last = self.out[-1] if self.out else ""
             if data.startswith(" ") and isinstance(last, str) and last.endswith(" "):
                 data = data[1:]  # "a <b> b</b>": one space
-        self.out.append(data)
+        self._add(data)
 
     def text(self) -> str:
-        """The text read, its breaks as newlines: spaces at either side of a break dropped,
-        the widest of adjacent breaks kept, none at the start or the end."""
+        """The text read (only the main content's when it has any), its breaks as newlines:
+        spaces at either side of a break dropped, the widest of adjacent breaks kept, none
+        at the start or the end."""
+        main = any(isinstance(p, str) and p.strip() for p in self.main_out)
         lines: list[str] = []
         gap = 0
         line: list[str] = []
-        for part in [*self.out, _PARAGRAPH]:
+        for part in [*(self.main_out if main else self.out), _PARAGRAPH]:
             if isinstance(part, str):
                 line.append(part)
                 continue
