@@ -220,3 +220,19 @@ def test_a_pdf_is_kept_apart_and_pruned_as_a_text_file_is(
     assert main(["index", str(teams["teamA"]), "--store", store, "--no-progress", "--json",
                  "--prune-missing"]) == 0
     assert json.loads(capsys.readouterr().out)["files_gone"] == ["report.pdf"]
+
+
+def test_a_word_hyphenated_at_a_line_end_is_joined(tmp_path: Path) -> None:
+    """A word a PDF hyphenates at a line end (``retrie-`` / ``val``) is read whole when the
+    document spells it whole elsewhere (BM25 found neither half); a compound with no such
+    evidence (``well-`` / ``known``) keeps its hyphen; the lines join either way."""
+    pdf = tmp_path / "r.pdf"
+    pdf.write_bytes(make_pdf([["Dense retrieval finds passages. Sparse retrie-",
+                               "val counts words, a well-", "known method since 1970-",
+                               "1980. Co-", "Operation"],
+                              ["Retrieval is cheap; Retrie-", "val again."]]))
+    doc = pdf_document(pdf, True)
+    assert doc.text == ("Dense retrieval finds passages. Sparse retrieval counts words, a "
+                        "well-known method since 1970-\n1980. Co-\nOperation\n\n"
+                        "Retrieval is cheap; Retrieval again.")
+    assert doc.text[doc.metadata["page_starts"][1]:].startswith("Retrieval is")

@@ -2,12 +2,13 @@
 extra (`pypdf <https://pypi.org/project/pypdf/>`_, pure Python).
 
 One document per file, its id and ``source`` as a text file's (:mod:`.textfiles`) but for
-the id keeping the suffix (``report.pdf`` beside ``report.md``'s ``report``), titled
-by the PDF's own title (the ``/Title`` of its document information) when it has one, else
-the file's stem. Its text is its pages' text in order, as pypdf extracts it, a blank line
-between two pages. ``metadata["pages"]`` is the page count and ``metadata["page_starts"]``
-where each page's text starts in the document's text, so each chunk is told the pages it
-spans (``metadata["page"]`` and ``metadata["page_end"]``, counted from 1:
+the id keeping the suffix (``report.pdf`` beside ``report.md``'s ``report``), titled by the
+PDF's own title (the ``/Title`` of its document information) when it has one, else the
+file's stem. Its text is its pages' text in order, as pypdf extracts it, a blank line
+between two pages; a word hyphenated at a line end is joined (:func:`dehyphenate`).
+``metadata["pages"]`` is the page count and ``metadata["page_starts"]`` where each page's
+text starts in the document's text, so each chunk is told the pages it spans
+(``metadata["page"]`` and ``metadata["page_end"]``, counted from 1:
 :func:`~.chunking.chunk_document`).
 
 A page without a text layer (a scan) gives no text: run OCR first (``ocrmypdf``). An
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -32,7 +34,7 @@ from .pages import paged_document
 from .textfiles import foreign_file, path_id, reader_module
 from .titles import cut_title
 
-__all__ = ["pdf_document"]
+__all__ = ["dehyphenate", "pdf_document"]
 
 def _pages(path: Path) -> tuple[str, list[str]]:
     """(the PDF's own title or ``""``, its pages' text) of the PDF at ``path``."""
@@ -64,8 +66,33 @@ def _read(pypdf: Any, path: Path) -> tuple[str, list[str]]:
     return title, [page.extract_text() or "" for page in reader.pages]
 
 
+#: a word hyphenated at a line end: its two halves
+_BROKEN = re.compile(r"([^\W\d_]+)-[ \t]*\n[ \t]*([^\W\d_]+)")
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def dehyphenate(pages: list[str]) -> list[str]:
+    """``pages`` with each word hyphenated at a line end (a lower-case letter, ``-``, the
+    line end, a lower-case letter) on one line: whole when the document spells it whole
+    elsewhere, else with its hyphen (a compound: ``well-known``). Evidence from the
+    document itself, not a dictionary: any language, and no word is made up.
+
+    >>> dehyphenate(["Sparse retrie-\\nval and a well-\\nknown retrieval.", "Co-\\nOp"])
+    ['Sparse retrieval and a well-known retrieval.', 'Co-\\nOp']
+    """
+    words = {w.casefold() for page in pages for w in _LETTERS.findall(_BROKEN.sub(" ", page))}
+
+    def join(m: re.Match[str]) -> str:
+        left, right = m.group(1), m.group(2)
+        if not (left[-1].islower() and right[0].islower()):
+            return m.group(0)
+        return left + right if (left + right).casefold() in words else f"{left}-{right}"
+
+    return [_BROKEN.sub(join, page) if "-" in page else page for page in pages]
+
+
 def pdf_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
     """The document of the PDF file ``path`` (see the module's docs)."""
     title, pages = _pages(path)
     return paged_document(path, path_id(path, id_from_path, root),
-                          cut_title(" ".join(title.split()) or path.stem), pages)
+                          cut_title(" ".join(title.split()) or path.stem), dehyphenate(pages))
