@@ -94,3 +94,44 @@ def write_pptx(path: Path, *, title: str | None = None) -> Path:
     group.shapes.add_textbox(Inches(1), Inches(5), Inches(3), Inches(1)).text = "Nobel Prize 1911"
     deck.save(str(path))
     return path
+
+
+#: the namespaces of an OpenDocument file's XML
+ODF_NS = (
+    'xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+    'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
+    'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
+    'xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0" '
+    'xmlns:presentation="urn:oasis:names:tc:opendocument:xmlns:presentation:1.0" '
+    'xmlns:style="urn:oasis:names:tc:opendocument:xmlns:style:1.0" '
+    'xmlns:dc="http://purl.org/dc/elements/1.1/" '
+    'xmlns:meta="urn:oasis:names:tc:opendocument:xmlns:meta:1.0"')
+
+
+def write_odf(path: Path, body: str, *, kind: str = "text", title: str | None = None,
+              styles: str = "", manifest: str = "") -> Path:
+    """An OpenDocument package as LibreOffice lays it out (``mimetype`` first and stored,
+    ``content.xml``, ``meta.xml``, ``META-INF/manifest.xml``), its body ``body`` (the XML
+    inside ``office:text`` or ``office:presentation``)."""
+    import zipfile
+
+    mime = {"text": "application/vnd.oasis.opendocument.text",
+            "presentation": "application/vnd.oasis.opendocument.presentation"}[kind]
+    content = (f'<?xml version="1.0" encoding="UTF-8"?><office:document-content {ODF_NS} '
+               f'office:version="1.3"><office:automatic-styles>{styles}'
+               f"</office:automatic-styles><office:body><office:{kind}>{body}"
+               f"</office:{kind}></office:body></office:document-content>")
+    meta = (f'<?xml version="1.0" encoding="UTF-8"?><office:document-meta {ODF_NS}>'
+            f"<office:meta>{f'<dc:title>{title}</dc:title>' if title else ''}"
+            "<meta:generator>hand-written</meta:generator></office:meta>"
+            "</office:document-meta>")
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(zipfile.ZipInfo("mimetype"), mime, compress_type=zipfile.ZIP_STORED)
+        zf.writestr("content.xml", content)
+        zf.writestr("meta.xml", meta)
+        zf.writestr("META-INF/manifest.xml",
+                    '<?xml version="1.0" encoding="UTF-8"?><manifest:manifest xmlns:manifest='
+                    '"urn:oasis:names:tc:opendocument:xmlns:manifest:1.0">'
+                    f'<manifest:file-entry manifest:full-path="/" manifest:media-type="{mime}"/>'
+                    f"{manifest}</manifest:manifest>")
+    return path

@@ -130,7 +130,7 @@ def _walk_corpus(tmp_path: Path) -> Path:
     (corp / ".git" / "notes.md").write_text("Git notes.")
     (main / "note.txt").write_text("Main note about Oslo.")
     (main / "staff.csv").write_text("id,name,city\n")
-    (main / "slides.odp").write_text("PK")
+    (main / "slides.key").write_text("PK")
     (main / "README").write_text("no suffix")
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -157,7 +157,7 @@ def test_a_walk_names_what_it_leaves_out_and_why(tmp_path: Path) -> None:
         "main/README": "not a kind of file the walk reads (no suffix)",
         "main/again.txt": f"the same file as {main / 'note.txt'}, read already",
         "main/dangling.txt": "a broken symbolic link (No such file or directory)",
-        "main/slides.odp": "not a kind of file the walk reads (suffix .odp)",
+        "main/slides.key": "not a kind of file the walk reads (suffix .key)",
         "main/staff.csv": "not a kind of file the walk reads (suffix .csv)",
         "main/up": FOLDER_LINK,
     }

@@ -42,7 +42,13 @@ from .loaders import (
 )
 from .parts import PART_BYTES
 from .replace import PART_ID, text_file_source
-from .textfiles import JSON_SUFFIXES, PDF_SUFFIXES, PPTX_SUFFIXES, WORD_SUFFIXES
+from .textfiles import (
+    JSON_SUFFIXES,
+    ODF_SUFFIXES,
+    PDF_SUFFIXES,
+    PPTX_SUFFIXES,
+    WORD_SUFFIXES,
+)
 
 __all__ = ["PARSED_ONCE", "DocumentStream", "ParsedFiles", "caller_level", "dedupe_last",
            "warn_repeated_ids"]
@@ -222,7 +228,7 @@ class DocumentStream:
 
 #: the files a library parses (slowly: a PDF, a Word document, a deck): the first pass keeps their
 #: documents on disk (:class:`ParsedFiles`) and the second reads them from there
-PARSED_ONCE = (*PDF_SUFFIXES, *WORD_SUFFIXES, *PPTX_SUFFIXES)
+PARSED_ONCE = (*PDF_SUFFIXES, *WORD_SUFFIXES, *PPTX_SUFFIXES, *ODF_SUFFIXES)
 
 
 class ParsedFiles:

@@ -41,11 +41,10 @@ from .parts import (
 )
 from .titles import FRONT_MATTER_CHARS, front_matter, read_title
 
-__all__ = ["FILE_SUFFIXES", "HTML_SUFFIXES", "PDF_SUFFIXES", "PPTX_SUFFIXES", "READ_SUFFIXES",
-           "SNIFF_BYTES",
-           "WORD_SUFFIXES", "Walk", "check_not_binary", "foreign_file", "id_path",
-           "keeps_suffix", "lines", "path_id", "read_text", "reader_missing", "reader_module",
-           "text_documents", "unreadable", "utf8_text", "walk"]
+__all__ = ["FILE_SUFFIXES", "HTML_SUFFIXES", "ODF_SUFFIXES", "PDF_SUFFIXES", "PPTX_SUFFIXES",
+           "READ_SUFFIXES", "SNIFF_BYTES", "WORD_SUFFIXES", "Walk", "check_not_binary",
+           "foreign_file", "id_path", "keeps_suffix", "lines", "path_id", "read_text",
+           "reader_missing", "reader_module", "text_documents", "unreadable", "utf8_text", "walk"]
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text")
 JSON_SUFFIXES = (".json",)
@@ -59,11 +58,14 @@ PDF_SUFFIXES = (".pdf",)
 WORD_SUFFIXES = (".docx",)
 #: PowerPoint decks, read as their slides' text with the ``pptx`` extra (:mod:`.slides`)
 PPTX_SUFFIXES = (".pptx",)
+#: OpenDocument text and presentations, read with the standard library (:mod:`.opendocs`)
+ODF_SUFFIXES = (".odt", ".odp")
 #: the files read as one document each (a large text file as parts), their path its source
 FILE_SUFFIXES = (*TEXT_SUFFIXES, *HTML_SUFFIXES, *PDF_SUFFIXES, *WORD_SUFFIXES,
-                 *PPTX_SUFFIXES)
+                 *PPTX_SUFFIXES, *ODF_SUFFIXES)
 #: the files whose ids keep their suffix (:func:`keeps_suffix`)
-SUFFIXED = frozenset((*HTML_SUFFIXES, *PDF_SUFFIXES, *WORD_SUFFIXES, *PPTX_SUFFIXES))
+SUFFIXED = frozenset((*HTML_SUFFIXES, *PDF_SUFFIXES, *WORD_SUFFIXES, *PPTX_SUFFIXES,
+                      *ODF_SUFFIXES))
 #: every suffix a folder walk reads
 READ_SUFFIXES = (*FILE_SUFFIXES, *JSON_SUFFIXES, *JSONL_SUFFIXES)
 #: the files read with an optional extra: suffix -> (the module, the extra, what they are)

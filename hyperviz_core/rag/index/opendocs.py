@@ -1,0 +1,197 @@
+"""Reading OpenDocument files (LibreOffice's ``.odt`` text and ``.odp`` presentations) as
+documents, with Python's own ``zipfile`` and ``xml.etree`` (no extra).
+
+One document per file, its id and ``source`` as a Word file's or a deck's (the id keeps the
+suffix: ``report.odt``). A text document (:func:`odt_document`) reads as its body's headings,
+paragraphs, lists and tables in order (:mod:`.wordfiles`' layout: a blank line between two
+paragraphs, a table's rows a line each with their cells joined by `` | ``); a presentation
+(:func:`odp_document`) as its slides, each a page (:mod:`.pages`, :mod:`.slides`' layout:
+the title, the other frames' text, the speaker notes; a hidden slide gives no text and keeps
+its number). Left out, as the Word reader leaves them: footnotes and endnotes, comments,
+tracked deletions, images, text boxes anchored in a paragraph, and generated indexes (a
+table of contents repeats the headings). The title is the file's own (``dc:title`` in its
+``meta.xml``), else the first level-1 heading (the first slide title), else the stem.
+
+A file that is no OpenDocument package, one saved with a password (its parts are
+encrypted), one whose parts would unpack to more than :data:`~.zipped.MAX_UNPACKED` bytes,
+and one whose XML declares a document type (entities: never expanded) are each a
+:class:`~.errors.LoaderError` naming the file. Nothing in the file is run (macros are not
+read) and nothing is fetched.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..types import Document
+from .errors import LoaderError
+from .guards import printable
+from .pages import paged_document
+from .textfiles import foreign_file, path_id
+from .titles import cut_title
+from .zipped import check_package
+
+__all__ = ["odp_document", "odt_document"]
+
+_NS = {"office": "urn:oasis:names:tc:opendocument:xmlns:office:1.0",
+       "text": "urn:oasis:names:tc:opendocument:xmlns:text:1.0",
+       "table": "urn:oasis:names:tc:opendocument:xmlns:table:1.0",
+       "draw": "urn:oasis:names:tc:opendocument:xmlns:drawing:1.0",
+       "presentation": "urn:oasis:names:tc:opendocument:xmlns:presentation:1.0",
+       "style": "urn:oasis:names:tc:opendocument:xmlns:style:1.0",
+       "dc": "http://purl.org/dc/elements/1.1/"}
+
+
+def _q(name: str) -> str:
+    """``text:p`` as ElementTree spells it: ``{urn:...:text:1.0}p``."""
+    prefix, local = name.split(":")
+    return f"{{{_NS[prefix]}}}{local}"
+
+
+_P, _H, _TABLE, _ROW, _CELL = _q("text:p"), _q("text:h"), _q("table:table"), \
+    _q("table:table-row"), _q("table:table-cell")
+#: elements whose text is not the body's (notes, comments, deletions, frames, indexes)
+_SKIP = frozenset(map(_q, (
+    "text:note", "office:annotation", "text:tracked-changes", "draw:frame", "draw:a",
+    "text:table-of-content", "text:alphabetical-index", "text:illustration-index",
+    "text:table-index", "text:object-index", "text:user-index", "text:bibliography",
+    "text:sequence-decls", "text:variable-decls", "office:forms")))
+_BREAKS = {_q("text:line-break"): "\n", _q("text:tab"): " "}
+
+
+def _inline(el: ET.Element) -> str:
+    """The text of a paragraph or heading: spans, links and the like read through, runs of
+    spaces (``text:s``) as their count of spaces."""
+    out = [el.text or ""]
+    for child in el:
+        if child.tag == _q("text:s"):
+            out.append(" " * max(1, min(int(child.get(_q("text:c")) or 1), 1000)))
+        elif child.tag in _BREAKS:
+            out.append(_BREAKS[child.tag])
+        elif child.tag not in _SKIP:
+            out.append(_inline(child))
+        out.append(child.tail or "")
+    return "".join(out)
+
+
+def _line(text: str) -> str:
+    return "\n".join(" ".join(part.split()) for part in text.split("\n")).strip()
+
+
+def _row(row: ET.Element) -> str:
+    cells = (" ".join(_line(_inline(p)) for p in cell.iter() if p.tag in (_P, _H))
+             for cell in row if cell.tag == _CELL)
+    return " | ".join(" ".join(c.split()) for c in cells)
+
+
+def _blocks(el: ET.Element) -> Iterator[tuple[str, str]]:
+    """(the kind, text) of each paragraph (``p``), heading (``h1``, ``h2`` ...) and table
+    (``table``) under ``el``, in order."""
+    for child in el:
+        if child.tag in _SKIP:
+            continue
+        if child.tag == _P:
+            yield "p", _line(_inline(child))
+        elif child.tag == _H:
+            yield f"h{child.get(_q('text:outline-level')) or '1'}", _line(_inline(child))
+        elif child.tag == _TABLE:
+            rows = (_row(r) for r in child.iter(_ROW))
+            yield "table", "\n".join(r for r in rows if r.strip(" |"))
+        else:  # lists, list items, sections, a table's row groups ...
+            yield from _blocks(child)
+
+
+def _xml(zf: zipfile.ZipFile, name: str, path: Path) -> ET.Element:
+    """The root of the part ``name``, which OpenDocument stores as UTF-8: a part in another
+    encoding (UTF-16 would hide a ``<!DOCTYPE`` from the check) or with a document type
+    (entities, never expanded) is refused before it is parsed."""
+    data = zf.read(name)
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise LoaderError(f"{printable(str(path))}: its {name} is not UTF-8; not read") from None
+    if b"\0" in data or b"<!DOCTYPE" in data or b"<!ENTITY" in data:
+        raise LoaderError(f"{printable(str(path))}: its {name} declares a document type "
+                          "(entities) or holds NUL bytes, which OpenDocument files never do; "
+                          "not read")
+    return ET.fromstring(data)
+
+
+def _parts(path: Path) -> tuple[ET.Element, str]:
+    """(the root of ``content.xml``, the ``dc:title`` of ``meta.xml`` or ``""``)."""
+    check_package(path, "an OpenDocument file")
+    with zipfile.ZipFile(path) as zf:
+        names = set(zf.namelist())
+        if "META-INF/manifest.xml" in names and b"encryption-data" in zf.read(
+                "META-INF/manifest.xml"):
+            raise LoaderError(f"{printable(str(path))}: an OpenDocument file saved with a "
+                              "password; save a copy without one and index it")
+        if "content.xml" not in names:
+            raise LoaderError(f"{printable(str(path))}: not an OpenDocument file (no "
+                              "content.xml)")
+        content = _xml(zf, "content.xml", path)
+        title = ""
+        if "meta.xml" in names:
+            found = _xml(zf, "meta.xml", path).find(".//dc:title", _NS)
+            title = " ".join((found.text or "").split()) if found is not None else ""
+    return content, title
+
+
+def odt_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
+    """The document of the OpenDocument text file ``path`` (see the module's docs)."""
+    with foreign_file(path, "an OpenDocument text file"):
+        content, title = _parts(path)
+        body = content.find("office:body/office:text", _NS)
+        blocks = [(k, t) for k, t in _blocks(body if body is not None else content) if t]
+    title = title or next((" ".join(t.split()) for k, t in blocks if k == "h1"), path.stem)
+    return Document(id=path_id(path, id_from_path, root), title=cut_title(title),
+                    text="\n\n".join(text for _, text in blocks),
+                    metadata={"source": str(path)})
+
+
+def _hidden_styles(content: ET.Element) -> set[str]:
+    """The names of the automatic styles that hide a slide."""
+    return {s.get(_q("style:name"), "") for s in content.iter(_q("style:style"))
+            if any(p.get(_q("presentation:visibility")) == "hidden"
+                   for p in s.iter(_q("style:drawing-page-properties")))}
+
+
+def _frames(el: ET.Element) -> Iterator[ET.Element]:
+    """The frames of a slide in order, in groups too, not its notes' or a frame's own."""
+    for child in el:
+        if child.tag == _q("draw:frame"):
+            yield child
+        elif child.tag != _q("presentation:notes"):
+            yield from _frames(child)
+
+
+def _slide(page: ET.Element, hidden: set[str]) -> tuple[str, str]:
+    """(the slide's title, its text: title, other frames, notes); empty when hidden."""
+    if page.get(_q("draw:style-name")) in hidden:
+        return "", ""
+    title: list[str] = []
+    parts: list[str] = []
+    for frame in _frames(page):
+        text = "\n\n".join(t for _, t in _blocks(frame) if t)
+        if frame.get(_q("presentation:class")) == "title" and not title:
+            title.append(text)
+        else:
+            parts.append(text)
+    for note in page.iter(_q("presentation:notes")):
+        parts += ["\n\n".join(t for _, t in _blocks(frame) if t) for frame in _frames(note)]
+    heading = " ".join(title[0].split()) if title else ""
+    return heading, "\n\n".join(p for p in (*title, *parts) if p)
+
+
+def odp_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
+    """The document of the OpenDocument presentation ``path`` (see the module's docs)."""
+    with foreign_file(path, "an OpenDocument presentation"):
+        content, title = _parts(path)
+        hidden = _hidden_styles(content)
+        slides = [_slide(page, hidden) for page in content.iter(_q("draw:page"))]
+    title = title or next((t for t, _ in slides if t), path.stem)
+    return paged_document(path, path_id(path, id_from_path, root), cut_title(title),
+                          [text for _, text in slides])

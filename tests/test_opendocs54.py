@@ -1,0 +1,151 @@
+"""OpenDocument text (``.odt``) and presentations (``.odp``) as documents (stop 54), read with
+the standard library: no extra. Before, a folder walk left them out and one named directly
+was refused as a binary file."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+from office_files import write_odf
+
+from hyperviz_core.cli import main
+from hyperviz_core.rag.index.errors import LoaderError
+from hyperviz_core.rag.index.loaders import load_documents
+from hyperviz_core.rag.index.opendocs import odp_document, odt_document
+
+#: a text document's body as LibreOffice writes it: a table of contents (generated: left
+#: out), headings, spans, runs of spaces, a tab, a line break, a footnote and a comment
+#: (left out), a tracked deletion (left out), a list, a table with header rows, a section
+TEXT_BODY = (
+    '<text:sequence-decls><text:sequence-decl text:display-outline-level="0" '
+    'text:name="Table"/></text:sequence-decls>'
+    '<text:tracked-changes><text:changed-region text:id="c1"><text:deletion>'
+    "<text:p>Deleted words</text:p></text:deletion></text:changed-region>"
+    "</text:tracked-changes>"
+    '<text:table-of-content text:name="TOC"><text:index-body><text:p>Discovery of radium 1'
+    "</text:p></text:index-body></text:table-of-content>"
+    '<text:h text:outline-level="1">Discovery of <text:span>radium</text:span></text:h>'
+    "<text:p>Marie Curie<text:s text:c=\"3\"/>and Pierre Curie<text:tab/>announced it"
+    '<text:note text:note-class="footnote"><text:note-citation>1</text:note-citation>'
+    "<text:note-body><text:p>A footnote.</text:p></text:note-body></text:note> in 1898."
+    "<office:annotation><text:p>A comment.</text:p></office:annotation></text:p>"
+    "<text:p>First line<text:line-break/>second line</text:p>"
+    "<text:p/>"
+    '<text:list><text:list-item><text:p>Polonium</text:p></text:list-item>'
+    "<text:list-item><text:p>Radium</text:p></text:list-item></text:list>"
+    '<table:table table:name="T"><table:table-header-rows><table:table-row>'
+    "<table:table-cell><text:p>Year</text:p></table:table-cell><table:table-cell>"
+    "<text:p>Event</text:p></table:table-cell></table:table-row></table:table-header-rows>"
+    "<table:table-row><table:table-cell><text:p>1898</text:p></table:table-cell>"
+    "<table:table-cell><text:p>Announced</text:p></table:table-cell></table:table-row>"
+    "</table:table>"
+    '<text:section text:name="S"><text:h text:outline-level="2">Later</text:h>'
+    '<text:p>Isolated in 1910.<draw:frame><draw:text-box><text:p>A caption box</text:p>'
+    "</draw:text-box></draw:frame></text:p></text:section>")
+
+
+def test_a_text_document_reads_as_its_body(tmp_path: Path) -> None:
+    (tmp_path / "notes").mkdir()
+    doc = odt_document(write_odf(tmp_path / "notes" / "radium.odt", TEXT_BODY), True, tmp_path)
+    assert (doc.id, doc.title) == ("notes/radium.odt", "Discovery of radium")
+    assert doc.text.split("\n\n") == [
+        "Discovery of radium",
+        "Marie Curie and Pierre Curie announced it in 1898.",
+        "First line\nsecond line",
+        "Polonium", "Radium",
+        "Year | Event\n1898 | Announced",
+        "Later", "Isolated in 1910."]
+    assert doc.metadata == {"source": str(tmp_path / "notes" / "radium.odt")}
+    titled = write_odf(tmp_path / "t.odt", TEXT_BODY, title="Radium  &amp; polonium")
+    assert load_documents(titled)[0].title == "Radium & polonium"
+    bare = write_odf(tmp_path / "bare.odt", "<text:p>Only text.</text:p>")
+    assert (load_documents(bare)[0].id, load_documents(bare)[0].title) == ("bare.odt", "bare")
+
+
+SLIDES = (
+    '<draw:page draw:name="p1" draw:style-name="dp1">'
+    '<draw:frame presentation:class="title"><draw:text-box><text:p>Discovery of radium'
+    "</text:p></draw:text-box></draw:frame>"
+    '<draw:frame presentation:class="subtitle"><draw:text-box><text:p>Marie and Pierre '
+    "Curie</text:p></draw:text-box></draw:frame>"
+    "<presentation:notes><draw:page-thumbnail/>"
+    '<draw:frame presentation:class="notes"><draw:text-box><text:p>Polonium was named after'
+    " Poland.</text:p></draw:text-box></draw:frame></presentation:notes></draw:page>"
+    '<draw:page draw:name="p2" draw:style-name="dp2">'
+    '<draw:frame presentation:class="title"><draw:text-box><text:p>Backup</text:p>'
+    "</draw:text-box></draw:frame></draw:page>"
+    '<draw:page draw:name="p3" draw:style-name="dp1"><draw:g>'
+    '<draw:frame><draw:text-box><text:p>Nobel Prize 1911</text:p></draw:text-box></draw:frame>'
+    "</draw:g><draw:frame><table:table><table:table-row><table:table-cell><text:p>1898"
+    "</text:p></table:table-cell><table:table-cell><text:p>Announced</text:p>"
+    "</table:table-cell></table:table-row></table:table></draw:frame></draw:page>")
+HIDDEN_STYLE = ('<style:style style:name="dp2" style:family="drawing-page">'
+                '<style:drawing-page-properties presentation:visibility="hidden"/>'
+                "</style:style>")
+
+
+def test_a_presentation_reads_as_its_slides(tmp_path: Path) -> None:
+    path = write_odf(tmp_path / "talk.odp", SLIDES, kind="presentation", styles=HIDDEN_STYLE)
+    doc = odp_document(path, True)
+    assert (doc.id, doc.title) == ("talk.odp", "Discovery of radium")
+    assert doc.text == ("Discovery of radium\n\nMarie and Pierre Curie\n\nPolonium was named "
+                        "after Poland.\n\nNobel Prize 1911\n\n1898 | Announced")
+    assert doc.metadata["pages"] == 3  # the hidden slide: no text, its number kept
+    starts = doc.metadata["page_starts"]
+    assert doc.text[starts[2]:].startswith("Nobel") and starts[1] == starts[2]
+
+
+def test_files_that_are_no_opendocuments_are_errors_naming_them(tmp_path: Path) -> None:
+    old = tmp_path / "old.odt"
+    old.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 504)
+    with pytest.raises(LoaderError, match=r"old\.odt: not an OpenDocument file \(not a \.odt "
+                                          r"zip file"):
+        load_documents(old)
+    empty = tmp_path / "empty.odt"
+    with zipfile.ZipFile(empty, "w") as zf:
+        zf.writestr("hello.txt", "hi")
+    with pytest.raises(LoaderError, match=r"empty\.odt: not an OpenDocument file \(no "
+                                          r"content\.xml\)"):
+        load_documents(empty)
+    locked = write_odf(tmp_path / "locked.odt", "<text:p>x</text:p>", manifest=(
+        '<manifest:file-entry manifest:full-path="content.xml"><manifest:encryption-data/>'
+        "</manifest:file-entry>"))
+    with pytest.raises(LoaderError, match=r"locked\.odt: an OpenDocument file saved with a "
+                                          r"password"):
+        load_documents(locked)
+    laughs = tmp_path / "laughs.odt"  # entities are refused before any parsing
+    with zipfile.ZipFile(laughs, "w") as zf:
+        zf.writestr("content.xml", '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaa">'
+                    '<!ENTITY b "&a;&a;&a;&a;">]><x>&b;</x>')
+    with pytest.raises(LoaderError, match=r"laughs\.odt: its content\.xml declares a "
+                                          r"document type"):
+        load_documents(laughs)
+    wide = tmp_path / "wide.odt"  # UTF-16 would hide a <!DOCTYPE from the check
+    with zipfile.ZipFile(wide, "w") as zf:
+        zf.writestr("content.xml", '<?xml version="1.0" encoding="UTF-16"?><x/>'
+                    .encode("utf-16"))
+    with pytest.raises(LoaderError, match=r"wide\.odt: its content\.xml is not UTF-8"):
+        load_documents(wide)
+    broken = tmp_path / "broken.odp"
+    with zipfile.ZipFile(broken, "w") as zf:
+        zf.writestr("content.xml", "<office:document-content>")
+    with pytest.raises(LoaderError, match=r"broken\.odp: not an OpenDocument presentation "
+                                          r"\(ParseError"):
+        load_documents(broken)
+
+
+def test_vizrag_index_and_query_opendocuments(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    corp, store = tmp_path / "docs", tmp_path / "store"
+    corp.mkdir()
+    write_odf(corp / "radium.odt", TEXT_BODY)
+    write_odf(corp / "talk.odp", SLIDES, kind="presentation", styles=HIDDEN_STYLE)
+    assert main(["index", str(corp), "--store", str(store), "--no-progress", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["documents_added"] == 2
+    assert main(["query", "When was the Nobel Prize?", "--store", str(store), "--json",
+                 "--top-k", "1", "--mode", "naive"]) == 0
+    chunk = json.loads(capsys.readouterr().out)["chunks"][0]
+    assert (chunk["doc_id"], chunk["page"], chunk["page_end"]) == ("talk.odp", 1, 3)
