@@ -40,8 +40,8 @@ TEXT_BODY = (
     "<table:table-cell><text:p>Year</text:p></table:table-cell><table:table-cell>"
     "<text:p>Event</text:p></table:table-cell></table:table-row></table:table-header-rows>"
     "<table:table-row><table:table-cell><text:p>1898</text:p></table:table-cell>"
-    "<table:table-cell><text:p>Announced</text:p></table:table-cell></table:table-row>"
-    "</table:table>"
+    "<table:table-cell><text:p>Announced</text:p></table:table-cell><table:table-cell/>"
+    "</table:table-row></table:table>"
     '<text:section text:name="S"><text:h text:outline-level="2">Later</text:h>'
     '<text:p>Isolated in 1910.<draw:frame><draw:text-box><text:p>A caption box</text:p>'
     "</draw:text-box></draw:frame></text:p></text:section>")

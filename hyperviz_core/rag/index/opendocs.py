@@ -82,9 +82,12 @@ def _line(text: str) -> str:
 
 
 def _row(row: ET.Element) -> str:
-    cells = (" ".join(_line(_inline(p)) for p in cell.iter() if p.tag in (_P, _H))
-             for cell in row if cell.tag == _CELL)
-    return " | ".join(" ".join(c.split()) for c in cells)
+    """A table row's cells joined by `` | ``, empty cells at its end dropped."""
+    cells = [" ".join(" ".join(_line(_inline(p)) for p in cell.iter() if p.tag in (_P, _H))
+                      .split()) for cell in row if cell.tag == _CELL]
+    while cells and not cells[-1]:
+        cells.pop()
+    return " | ".join(cells)
 
 
 def _blocks(el: ET.Element) -> Iterator[tuple[str, str]]:
