@@ -71,3 +71,16 @@ def test_vizrag_index_and_query_a_word_document(tmp_path: Path,
                  "--top-k", "1"]) == 0
     chunk = json.loads(capsys.readouterr().out)["chunks"][0]
     assert chunk["doc_id"] == "radium.docx" and "Polonium was named after Poland." in chunk["text"]
+
+
+def test_a_tables_empty_cells_at_a_row_end_are_dropped(tmp_path: Path) -> None:
+    """As in decks and OpenDocument files (:mod:`~hyperviz_core.rag.index.tables`): a
+    row's unused columns printed `` | `` runs (``1898 | Announced |  | ``)."""
+    document = docx.Document()
+    table = document.add_table(rows=3, cols=4)
+    for row, cells in zip(table.rows, (("Year", "Event", "", ""), ("", "", "", ""),
+                                       ("1898", "", "Announced", "")), strict=True):
+        for cell, text in zip(row.cells, cells, strict=True):
+            cell.text = text
+    document.save(str(tmp_path / "t.docx"))
+    assert load_documents(tmp_path / "t.docx")[0].text == "Year | Event\n1898 |  | Announced"

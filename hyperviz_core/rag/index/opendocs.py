@@ -30,6 +30,7 @@ from ..types import Document
 from .errors import LoaderError
 from .guards import printable
 from .pages import paged_document
+from .tables import table_text
 from .textfiles import foreign_file, path_id
 from .titles import cut_title
 from .zipped import check_package
@@ -81,13 +82,9 @@ def _line(text: str) -> str:
     return "\n".join(" ".join(part.split()) for part in text.split("\n")).strip()
 
 
-def _row(row: ET.Element) -> str:
-    """A table row's cells joined by `` | ``, empty cells at its end dropped."""
-    cells = [" ".join(" ".join(_line(_inline(p)) for p in cell.iter() if p.tag in (_P, _H))
-                      .split()) for cell in row if cell.tag == _CELL]
-    while cells and not cells[-1]:
-        cells.pop()
-    return " | ".join(cells)
+def _cells(row: ET.Element) -> list[str]:
+    return [" ".join(_line(_inline(p)) for p in cell.iter() if p.tag in (_P, _H))
+            for cell in row if cell.tag == _CELL]
 
 
 def _blocks(el: ET.Element) -> Iterator[tuple[str, str]]:
@@ -101,8 +98,7 @@ def _blocks(el: ET.Element) -> Iterator[tuple[str, str]]:
         elif child.tag == _H:
             yield f"h{child.get(_q('text:outline-level')) or '1'}", _line(_inline(child))
         elif child.tag == _TABLE:
-            rows = (_row(r) for r in child.iter(_ROW))
-            yield "table", "\n".join(r for r in rows if r.strip(" |"))
+            yield "table", table_text(_cells(r) for r in child.iter(_ROW))
         else:  # lists, list items, sections, a table's row groups ...
             yield from _blocks(child)
 

@@ -28,17 +28,12 @@ from typing import Any
 
 from ..types import Document
 from .pages import paged_document
+from .tables import table_text
 from .textfiles import foreign_file, path_id, reader_module
 from .titles import cut_title
 from .zipped import check_package
 
 __all__ = ["slides_document"]
-
-
-def _table(table: Any) -> str:
-    rows = (" | ".join(" ".join(cell.text.split()) for cell in row.cells)
-            for row in table.rows)
-    return "\n".join(row for row in rows if row.strip(" |"))
 
 
 def _frame(frame: Any) -> str:
@@ -52,7 +47,7 @@ def _texts(shapes: Iterable[Any]) -> Iterator[str]:
         if hasattr(shape, "shapes"):  # a group
             yield from _texts(shape.shapes)
         elif getattr(shape, "has_table", False):
-            yield _table(shape.table)
+            yield table_text((cell.text for cell in row.cells) for row in shape.table.rows)
         elif getattr(shape, "has_text_frame", False):
             yield _frame(shape.text_frame)
 

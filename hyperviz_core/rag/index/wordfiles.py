@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..types import Document
+from .tables import table_text
 from .textfiles import foreign_file, path_id, reader_module
 from .titles import cut_title
 from .zipped import check_package
@@ -35,19 +36,13 @@ __all__ = ["word_document"]
 _TITLE_STYLES = ("Title", "Heading 1")
 
 
-def _cells(row: Any) -> str:
-    return " | ".join(" ".join(cell.text.split()) for cell in row.cells)
-
-
 def _blocks(document: Any) -> list[tuple[str, str]]:
     """(style name, text) of the body's paragraphs and tables in order (a table's style
     ``""``, its rows a line each)."""
     out: list[tuple[str, str]] = []
     for item in document.iter_inner_content():
         if hasattr(item, "rows"):  # a table
-            text = "\n".join(line for line in (_cells(r) for r in item.rows)
-                             if line.strip(" |"))
-            out.append(("", text))
+            out.append(("", table_text((c.text for c in r.cells) for r in item.rows)))
         else:
             style = item.style.name if item.style is not None else ""
             out.append((style or "", item.text.strip()))
