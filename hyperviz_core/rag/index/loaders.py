@@ -61,7 +61,8 @@ from .errors import (
     NotDocumentsFileError,
     UnreadableFileError,
 )
-from .guards import check_fields, printable
+from .guards import printable
+from .records import TEXT_FALLBACKS, record_document, record_where, valid_document
 from .textfiles import (
     JSON_SUFFIXES,
     JSONL_SUFFIXES,
@@ -89,81 +90,7 @@ def check_unreadable_policy(policy: object) -> None:
     if policy not in ("error", "skip"):
         raise ValueError(f"unknown unreadable-file policy {policy!r}; use error or skip")
 
-_TEXT_FALLBACKS = ("content", "contents", "body", "passage", "paragraph_text")
 _WRAPPERS = ("data", "documents", "docs", "passages", "corpus", "items", "records")
-
-
-def _where(path: Path, line: int | None = None, item: int | None = None) -> str:
-    if line is not None:
-        return f"{path}:{line}"
-    if item is not None:
-        return f"{path} (item {item})"
-    return str(path)
-
-
-def _record_to_doc(
-    rec: Any,
-    where: str,
-    *,
-    text_field: str | None,
-    id_field: str,
-    title_field: str,
-) -> Document:
-    if not isinstance(rec, Mapping):
-        raise LoaderError(f"{where}: expected a JSON object with a {text_field or 'text'!r} "
-                          f"field, got {type(rec).__name__}")
-    used_text = text_field or "text"
-    text = rec.get(used_text)
-    if text is None and text_field is None:  # the default: "text" or a usual alternative
-        for alt in _TEXT_FALLBACKS:
-            if alt in rec:
-                text, used_text = rec[alt], alt
-                break
-    if text is None:
-        what = "is null" if used_text in rec else "is missing"
-        raise LoaderError(f"{where}: text field {used_text!r} {what} "
-                          f"(fields: {sorted(map(str, rec))[:10]}; use --text-field)")
-    if isinstance(text, list) and all(isinstance(s, str) for s in text):
-        text = "".join(text) if any(s[:1].isspace() for s in text[1:]) else " ".join(text)
-    if not isinstance(text, str):
-        raise LoaderError(f"{where}: field {used_text!r} must be a string, "
-                          f"got {type(text).__name__}")
-    for field, flag in ((id_field, "id"), (title_field, "title")):
-        if field != flag and field not in rec:  # a field the user named: a typo?
-            raise LoaderError(f"{where}: missing {flag} field {field!r} (fields: "
-                              f"{sorted(map(str, rec))[:10]}; check --{flag}-field)")
-    raw_id = rec.get(id_field)
-    title = rec.get(title_field, "")
-    if title is None:
-        title = ""
-    if not isinstance(title, str | int | float):
-        raise LoaderError(f"{where}: field {title_field!r} must be a string")
-    meta = {str(k): v for k, v in rec.items() if k not in (used_text, id_field, title_field)}
-    return _valid(where, _doc_id(raw_id, where), text, str(title), meta)
-
-
-def _doc_id(raw: Any, where: str) -> str:
-    """A record's id: a string, or an integer as its decimal text ("" for none: a hash id);
-    anything else (a float, a boolean, an object) is a :class:`LoaderError`."""
-    if raw is None or isinstance(raw, str):
-        return raw or ""
-    if isinstance(raw, int) and not isinstance(raw, bool):
-        return str(raw)
-    shown = json.dumps(raw, ensure_ascii=False, default=str)
-    shown = shown if len(shown) <= 40 else shown[:37] + "..."
-    raise LoaderError(f"{where}: id must be a string or an integer, got "
-                      f"{type(raw).__name__} {shown}")
-
-
-def _valid(where: str, doc_id: str, text: str, title: str = "",
-           meta: dict[str, Any] | None = None) -> Document:
-    """The document, or a :class:`LoaderError` at ``where`` when a field holds a lone
-    surrogate (a ``"\\ud800"`` escape in JSON), which no store can keep."""
-    try:
-        check_fields(doc_id, title, text, meta or {})
-    except ValueError as exc:
-        raise LoaderError(f"{where}: {exc}") from None
-    return Document(id=doc_id, text=text, title=title, metadata=meta or {})
 
 
 def records_to_documents(
@@ -180,15 +107,15 @@ def records_to_documents(
                           "title_field": title_field}
     field = text_field or "text"
     if isinstance(data, Mapping):
-        if field in data or (text_field is None and any(f in data for f in _TEXT_FALLBACKS)):
-            return [_record_to_doc(data, str(path), **kw)]
+        if field in data or (text_field is None and any(f in data for f in TEXT_FALLBACKS)):
+            return [record_document(data, str(path), **kw)]
         for key in _WRAPPERS:
             if isinstance(data.get(key), list):
                 return records_to_documents(data[key], path, **kw)
         if data and all(isinstance(v, list) and all(isinstance(s, str) for s in v)
                         for v in data.values()):
             # HotpotQA corpus: title -> list of sentences
-            return [_record_to_doc({title_field: t, field: sents}, f"{path} ({t!r})", **kw)
+            return [record_document({title_field: t, field: sents}, f"{path} ({t!r})", **kw)
                     for t, sents in data.items()]
         raise NotDocumentsError(
             f"{path}: a JSON object that is neither a document with a {field!r} field, "
@@ -197,9 +124,9 @@ def records_to_documents(
         out = []
         for i, rec in enumerate(data):
             if isinstance(rec, str):
-                out.append(_valid(_where(path, item=i), "", rec))
+                out.append(valid_document(record_where(path, item=i), "", rec))
             else:
-                out.append(_record_to_doc(rec, _where(path, item=i), **kw))
+                out.append(record_document(rec, record_where(path, item=i), **kw))
         return out
     raise NotDocumentsError(f"{path}: expected a JSON list or object, not {type(data).__name__}")
 
@@ -233,7 +160,7 @@ def _jsonl_documents(path: Path, **kw: Any) -> Iterator[tuple[Document, str]]:
             raise LoaderError(f"{path}:{n}: invalid JSON ({_json_problem(exc)})") from exc
         except RecursionError:
             raise LoaderError(f"{path}:{n}: JSON nested too deeply to read") from None
-        yield _record_to_doc(rec, _where(path, line=n), **kw), _where(path, line=n)
+        yield record_document(rec, record_where(path, line=n), **kw), record_where(path, line=n)
 
 
 def input_files(paths: Iterable[str | Path], *, skipped: list[str] | None = None,
@@ -325,7 +252,7 @@ def _file_documents(path: Path, root: Path | None, id_from_path: bool,
         return
     docs = records_to_documents(_parse_json(read_text(path), str(path)), path, **kw)
     for n, doc in enumerate(docs):
-        yield doc, _where(path, item=n) if len(docs) > 1 else str(path)
+        yield doc, record_where(path, item=n) if len(docs) > 1 else str(path)
 
 
 def iter_sourced_documents(
