@@ -1,4 +1,5 @@
-"""Read documents from text/markdown files, HTML pages and JSON / JSONL collections.
+"""Read documents from text/markdown files, HTML pages, office files and JSON / JSONL / CSV
+collections.
 
 Supported inputs (by extension; directories are walked, sorted, following symbolic links,
 see :func:`~.textfiles.walk`, which also says what a walk leaves out and why):
@@ -11,9 +12,11 @@ see :func:`~.textfiles.walk`, which also says what a walk leaves out and why):
   first Markdown heading (ATX ``# Title`` or setext ``Title`` over ``===``) among its first
   10 non-empty lines as plain text, else the file stem (:mod:`.titles`); metadata
   ``{"source": path}``.
-- ``.html``/``.htm``/``.xhtml``, ``.pdf``, ``.docx``, ``.pptx``: as text files, but for
-  the id keeping its suffix (:mod:`.wholefiles`).
+- ``.html``/``.htm``/``.xhtml``, ``.pdf``, ``.docx``, ``.pptx``, ``.odt``, ``.odp``: as
+  text files, but for the id keeping its suffix (:mod:`.wholefiles`).
 - ``.jsonl``/``.ndjson``: one JSON object per line (of any length) with a text field.
+- ``.csv``/``.tsv``: one document per row when the header has a text field, else one for
+  the file, a row a line (:mod:`.csvfiles`).
 - ``.json``: a list of objects with a text field (e.g. ``[{"title", "text"}]`` works as is),
   a single such object, an object wrapping such a list under ``"data"``/``"documents"``/
   ``"passages"``/``"corpus"``, or a dict *title → list of sentences* (HotpotQA corpus
@@ -54,6 +57,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ..types import Document
+from .csvfiles import csv_documents
 from .errors import (
     SKIP_HINT,
     LoaderError,
@@ -64,6 +68,7 @@ from .errors import (
 from .guards import printable
 from .records import TEXT_FALLBACKS, record_document, record_where, valid_document
 from .textfiles import (
+    CSV_SUFFIXES,
     JSON_SUFFIXES,
     JSONL_SUFFIXES,
     READ_SUFFIXES,
@@ -242,6 +247,9 @@ def _file_documents(path: Path, root: Path | None, id_from_path: bool,
     read = WHOLE_FILES.get(suffix)
     if read is not None:  # a page, a PDF, a Word document, a deck: read whole, never in parts
         yield read(path, id_from_path, root), str(path)
+        return
+    if suffix in CSV_SUFFIXES:
+        yield from csv_documents(path, id_from_path, root, **kw)
         return
     if suffix not in (*JSONL_SUFFIXES, *JSON_SUFFIXES):
         yield from text_documents(path, id_from_path, root, part_bytes)

@@ -41,10 +41,11 @@ from .parts import (
 )
 from .titles import FRONT_MATTER_CHARS, front_matter, read_title
 
-__all__ = ["FILE_SUFFIXES", "HTML_SUFFIXES", "ODF_SUFFIXES", "PDF_SUFFIXES", "PPTX_SUFFIXES",
-           "READ_SUFFIXES", "SNIFF_BYTES", "WORD_SUFFIXES", "Walk", "check_not_binary",
-           "foreign_file", "id_path", "keeps_suffix", "lines", "path_id", "read_text",
-           "reader_missing", "reader_module", "text_documents", "unreadable", "utf8_text", "walk"]
+__all__ = ["CSV_SUFFIXES", "FILE_SUFFIXES", "HTML_SUFFIXES", "ODF_SUFFIXES", "PDF_SUFFIXES",
+           "PPTX_SUFFIXES", "READ_SUFFIXES", "SNIFF_BYTES", "WORD_SUFFIXES", "Walk",
+           "check_not_binary", "foreign_file", "id_path", "keeps_suffix", "lines", "path_id",
+           "read_text", "reader_missing", "reader_module", "text_documents", "unreadable",
+           "utf8_text", "walk"]
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text")
 JSON_SUFFIXES = (".json",)
@@ -60,12 +61,15 @@ WORD_SUFFIXES = (".docx",)
 PPTX_SUFFIXES = (".pptx",)
 #: OpenDocument text and presentations, read with the standard library (:mod:`.opendocs`)
 ODF_SUFFIXES = (".odt", ".odp")
-#: the files read as one document each (a large text file as parts), their path its source
+#: CSV and TSV files: records, or a table (:mod:`.csvfiles`)
+CSV_SUFFIXES = (".csv", ".tsv")
+#: the files whose documents may be the file's own, their path its source: one document
+#: each (a large text file as parts; a CSV file without a text column)
 FILE_SUFFIXES = (*TEXT_SUFFIXES, *HTML_SUFFIXES, *PDF_SUFFIXES, *WORD_SUFFIXES,
-                 *PPTX_SUFFIXES, *ODF_SUFFIXES)
+                 *PPTX_SUFFIXES, *ODF_SUFFIXES, *CSV_SUFFIXES)
 #: the files whose ids keep their suffix (:func:`keeps_suffix`)
 SUFFIXED = frozenset((*HTML_SUFFIXES, *PDF_SUFFIXES, *WORD_SUFFIXES, *PPTX_SUFFIXES,
-                      *ODF_SUFFIXES))
+                      *ODF_SUFFIXES, *CSV_SUFFIXES))
 #: every suffix a folder walk reads
 READ_SUFFIXES = (*FILE_SUFFIXES, *JSON_SUFFIXES, *JSONL_SUFFIXES)
 #: the files read with an optional extra: suffix -> (the module, the extra, what they are)

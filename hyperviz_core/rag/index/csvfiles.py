@@ -1,0 +1,114 @@
+"""Reading CSV and TSV files (``.csv``, ``.tsv``) as documents, with Python's own ``csv``.
+
+The first row is the header. The delimiter of a ``.tsv`` is the tab; of a ``.csv`` the one
+of ``,`` ``;`` tab ``|`` its header line uses most (``,`` when it uses none: one column).
+Text is UTF-8 as in any text file (:func:`~.textfiles.read_text`); fields may be quoted and
+hold line breaks.
+
+* **A collection of records** when the header has the text field (the one named, else
+  ``text``, ``content``, ``contents``, ``body``, ``passage`` or ``paragraph_text``): each
+  row is a document as a JSONL line is (:mod:`.records`: its ``id`` and ``title``
+  columns, the other columns its metadata), named ``FILE:LINE`` in errors. A row with more
+  cells than the header is an error; one with fewer lacks the last columns.
+* **A table** otherwise (a spreadsheet saved as CSV): one document for the file, its id
+  and ``source`` as a page's or PDF's (the id keeps the suffix: ``staff.csv``), titled by
+  the file's stem, each row a line naming its columns, ``Name: Ada; City: Oslo``, so a
+  passage cut from it still says what each value is (empty cells left out, a column
+  without a name called ``column N``).
+
+Example:
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "staff.csv"
+    >>> _ = path.write_text("Name;City;Age\\nAda;Oslo;36\\nBo;;41\\n", encoding="utf-8")
+    >>> [(d.id, d.text) for d, _ in csv_documents(path, True, None)]
+    [('staff.csv', 'Name: Ada; City: Oslo; Age: 36\\nName: Bo; Age: 41')]
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..types import Document
+from .errors import LoaderError
+from .guards import printable
+from .records import TEXT_FALLBACKS, record_document, record_where
+from .textfiles import check_not_binary, path_id, read_text
+
+__all__ = ["csv_documents"]
+
+_DELIMITERS = (",", ";", "\t", "|")
+
+
+def _delimiter(path: Path, text: str) -> str:
+    if path.suffix.lower() == ".tsv":
+        return "\t"
+    header = text.split("\n", 1)[0]
+    counts = [(header.count(d), -i, d) for i, d in enumerate(_DELIMITERS)]
+    best = max(counts)
+    return best[2] if best[0] else ","
+
+
+def _rows(path: Path, text: str) -> Iterator[tuple[int, list[str]]]:
+    """(the line each row starts on, its cells) of the non-empty rows; a malformed row (a
+    field past :func:`csv.field_size_limit`, a NUL) is a :class:`LoaderError` naming it."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=_delimiter(path, text),
+                        strict=False)
+    line = 1
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise LoaderError(f"{printable(str(path))}:{line}: not a CSV row ({exc})") from None
+        if any(cell.strip() for cell in row):
+            yield line, row
+        line = reader.line_num + 1
+
+
+def _text_column(header: list[str], text_field: str | None) -> str | None:
+    names = [h.strip() for h in header]
+    if text_field is not None:
+        return text_field if text_field in names else None
+    return next((f for f in ("text", *TEXT_FALLBACKS) if f in names), None)
+
+
+def csv_documents(path: Path, id_from_path: bool, root: Path | None = None, *,
+                  text_field: str | None = None, id_field: str = "id",
+                  title_field: str = "title") -> Iterator[tuple[Document, str]]:
+    """The documents of the CSV or TSV file ``path`` (see the module's docs), each with
+    where it came from."""
+    check_not_binary(path)
+    rows = _rows(path, read_text(path))
+    first = next(rows, None)
+    if first is None:
+        return
+    header = [h.strip() for h in first[1]]
+    if _text_column(header, text_field) is None:
+        if text_field is not None:
+            raise LoaderError(f"{printable(str(path))}: no column {text_field!r} (columns: "
+                              f"{header[:10]}; check --text-field)")
+        yield _table(path, header, rows, id_from_path, root), str(path)
+        return
+    for line, row in rows:
+        where = record_where(path, line=line)
+        if len(row) > len(header):
+            raise LoaderError(f"{where}: {len(row)} cells, the header has {len(header)}")
+        rec = dict(zip(header, row, strict=False))
+        yield record_document(rec, where, text_field=text_field, id_field=id_field,
+                              title_field=title_field), where
+
+
+def _table(path: Path, header: list[str], rows: Iterator[tuple[int, list[str]]],
+           id_from_path: bool, root: Path | None) -> Document:
+    """The document of a CSV file without a text column: a row a line (module's docs)."""
+    lines = []
+    for _, row in rows:
+        cells = (f"{header[i] if i < len(header) and header[i] else f'column {i + 1}'}: "
+                 f"{' '.join(cell.split())}" for i, cell in enumerate(row) if cell.strip())
+        lines.append("; ".join(cells))
+    return Document(id=path_id(path, id_from_path, root), title=path.stem,
+                    text="\n".join(lines), metadata={"source": str(path)})
