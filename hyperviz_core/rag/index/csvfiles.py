@@ -12,9 +12,8 @@ hold line breaks.
   cells than the header is an error; one with fewer lacks the last columns.
 * **A table** otherwise (a spreadsheet saved as CSV): one document for the file, its id
   and ``source`` as a page's or PDF's (the id keeps the suffix: ``staff.csv``), titled by
-  the file's stem, each row a line naming its columns, ``Name: Ada; City: Oslo``, so a
-  passage cut from it still says what each value is (empty cells left out, a column
-  without a name called ``column N``).
+  the file's stem, each row a line naming its columns, ``Name: Ada; City: Oslo``
+  (:func:`~.tables.named_rows`).
 
 Example:
     >>> import tempfile
@@ -35,6 +34,7 @@ from ..types import Document
 from .errors import LoaderError
 from .guards import printable
 from .records import TEXT_FALLBACKS, record_document, record_where
+from .tables import named_rows
 from .textfiles import check_not_binary, path_id, read_text
 
 __all__ = ["csv_documents"]
@@ -105,10 +105,6 @@ def csv_documents(path: Path, id_from_path: bool, root: Path | None = None, *,
 def _table(path: Path, header: list[str], rows: Iterator[tuple[int, list[str]]],
            id_from_path: bool, root: Path | None) -> Document:
     """The document of a CSV file without a text column: a row a line (module's docs)."""
-    lines = []
-    for _, row in rows:
-        cells = (f"{header[i] if i < len(header) and header[i] else f'column {i + 1}'}: "
-                 f"{' '.join(cell.split())}" for i, cell in enumerate(row) if cell.strip())
-        lines.append("; ".join(cells))
     return Document(id=path_id(path, id_from_path, root), title=path.stem,
-                    text="\n".join(lines), metadata={"source": str(path)})
+                    text=named_rows(header, (row for _, row in rows)),
+                    metadata={"source": str(path)})
