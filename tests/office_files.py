@@ -135,3 +135,32 @@ def write_odf(path: Path, body: str, *, kind: str = "text", title: str | None = 
                     f'<manifest:file-entry manifest:full-path="/" manifest:media-type="{mime}"/>'
                     f"{manifest}</manifest:manifest>")
     return path
+
+
+def write_xlsx(path: Path, *, title: str | None = None) -> Path:
+    """A workbook of three sheets: staff (a header, numbers, a date, a formula, an empty
+    row and a column without a name), a hidden sheet, and a sheet with a blank first row."""
+    import datetime as dt
+
+    from openpyxl import Workbook
+
+    book = Workbook()
+    if title is not None:
+        book.properties.title = title
+    staff = book.active
+    staff.title = "Staff"
+    staff.append(["Name", "City", None, "Age", "Joined"])
+    staff.append(["Ada  Lovelace", "London", "x", 36, dt.datetime(2026, 12, 6)])
+    staff.append([])
+    staff.append(["Bo", None, None, 41.5, None])
+    staff.append(["Total", None, None, "=D2+D4", None])
+    hidden = book.create_sheet("Secret")
+    hidden.append(["Code"])
+    hidden.append(["hunter2"])
+    hidden.sheet_state = "hidden"
+    later = book.create_sheet("Cities")
+    later.append([])
+    later.append(["City", "Country"])
+    later.append(["Oslo", "Norway"])
+    book.save(str(path))
+    return path

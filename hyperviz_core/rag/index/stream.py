@@ -48,6 +48,7 @@ from .textfiles import (
     PDF_SUFFIXES,
     PPTX_SUFFIXES,
     WORD_SUFFIXES,
+    XLSX_SUFFIXES,
 )
 
 __all__ = ["PARSED_ONCE", "DocumentStream", "ParsedFiles", "caller_level", "dedupe_last",
@@ -228,7 +229,7 @@ class DocumentStream:
 
 #: the files a library parses (slowly: a PDF, a Word document, a deck): the first pass keeps their
 #: documents on disk (:class:`ParsedFiles`) and the second reads them from there
-PARSED_ONCE = (*PDF_SUFFIXES, *WORD_SUFFIXES, *PPTX_SUFFIXES, *ODF_SUFFIXES)
+PARSED_ONCE = (*PDF_SUFFIXES, *WORD_SUFFIXES, *PPTX_SUFFIXES, *ODF_SUFFIXES, *XLSX_SUFFIXES)
 
 
 class ParsedFiles:

@@ -42,10 +42,10 @@ from .parts import (
 from .titles import FRONT_MATTER_CHARS, front_matter, read_title
 
 __all__ = ["CSV_SUFFIXES", "FILE_SUFFIXES", "HTML_SUFFIXES", "ODF_SUFFIXES", "PDF_SUFFIXES",
-           "PPTX_SUFFIXES", "READ_SUFFIXES", "SNIFF_BYTES", "WORD_SUFFIXES", "Walk",
-           "check_not_binary", "foreign_file", "id_path", "keeps_suffix", "lines", "path_id",
-           "read_text", "reader_missing", "reader_module", "text_documents", "unreadable",
-           "utf8_text", "walk"]
+           "PPTX_SUFFIXES", "READ_SUFFIXES", "SNIFF_BYTES", "WORD_SUFFIXES", "XLSX_SUFFIXES",
+           "Walk", "check_not_binary", "foreign_file", "id_path", "keeps_suffix", "lines",
+           "path_id", "read_text", "reader_missing", "reader_module", "text_documents",
+           "unreadable", "utf8_text", "walk"]
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text")
 JSON_SUFFIXES = (".json",)
@@ -63,18 +63,21 @@ PPTX_SUFFIXES = (".pptx",)
 ODF_SUFFIXES = (".odt", ".odp")
 #: CSV and TSV files: records, or a table (:mod:`.csvfiles`)
 CSV_SUFFIXES = (".csv", ".tsv")
+#: Excel workbooks, read as their sheets' rows with the ``xlsx`` extra (:mod:`.sheets`)
+XLSX_SUFFIXES = (".xlsx",)
 #: the files whose documents may be the file's own, their path its source: one document
 #: each (a large text file as parts; a CSV file without a text column)
 FILE_SUFFIXES = (*TEXT_SUFFIXES, *HTML_SUFFIXES, *PDF_SUFFIXES, *WORD_SUFFIXES,
-                 *PPTX_SUFFIXES, *ODF_SUFFIXES, *CSV_SUFFIXES)
+                 *PPTX_SUFFIXES, *ODF_SUFFIXES, *CSV_SUFFIXES, *XLSX_SUFFIXES)
 #: the files whose ids keep their suffix (:func:`keeps_suffix`)
 SUFFIXED = frozenset((*HTML_SUFFIXES, *PDF_SUFFIXES, *WORD_SUFFIXES, *PPTX_SUFFIXES,
-                      *ODF_SUFFIXES, *CSV_SUFFIXES))
+                      *ODF_SUFFIXES, *CSV_SUFFIXES, *XLSX_SUFFIXES))
 #: every suffix a folder walk reads
 READ_SUFFIXES = (*FILE_SUFFIXES, *JSON_SUFFIXES, *JSONL_SUFFIXES)
 #: the files read with an optional extra: suffix -> (the module, the extra, what they are)
 _EXTRAS = {".pdf": ("pypdf", "pdf", "PDFs"), ".docx": ("docx", "docx", "Word documents"),
-           ".pptx": ("pptx", "pptx", "PowerPoint decks")}
+           ".pptx": ("pptx", "pptx", "PowerPoint decks"),
+           ".xlsx": ("openpyxl", "xlsx", "Excel workbooks")}
 
 
 def reader_missing(suffix: str) -> str | None:
@@ -91,7 +94,7 @@ def reader_missing(suffix: str) -> str | None:
 
 
 def reader_module(path: Path) -> ModuleType:
-    """The module that reads files such as ``path`` (pypdf, python-docx, python-pptx), imported; a
+    """The module that reads files such as ``path`` (pypdf, python-docx ...), imported; a
     :class:`LoaderError` naming the file and the extra to install when it is missing."""
     missing = reader_missing(path.suffix)
     if missing is not None:

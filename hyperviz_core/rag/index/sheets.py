@@ -1,0 +1,79 @@
+"""Reading Excel workbooks (``.xlsx``) as documents: their sheets' rows, with the ``xlsx``
+extra (`openpyxl <https://pypi.org/project/openpyxl/>`_).
+
+One document per file, its id and ``source`` as a deck's (the id keeps the suffix:
+``budget.xlsx``), each worksheet a page (:mod:`.pages`), so each passage is told the sheets
+it spans (``page``, ``page_end``, counted from 1). A sheet reads as a CSV file without a
+text column does: its first non-empty row names the columns, every other row is a line
+naming them, ``Name: Ada; City: Oslo`` (:func:`~.tables.named_rows`). A cell shows the
+value Excel last computed (a formula's result, as saved; ``data_only``: a file written by a
+program that computes no formulas shows none), a whole number
+without ``.0``, a date as ``2026-12-06``, a time of day with it, ``TRUE``/``FALSE``. A
+hidden sheet gives no text and keeps its number; charts and images give none. The title is
+the file's own (its properties' ``title``), else the file's stem.
+
+A file openpyxl cannot read (an old ``.xls`` renamed, a workbook saved with a password) and
+an ``.xlsx`` whose parts would unpack to more than :data:`~.zipped.MAX_UNPACKED` bytes are
+each a :class:`~.errors.LoaderError` naming the file; so is one read without the extra, and
+a folder walk without it leaves ``.xlsx`` files out, listed with the command that installs
+it. Nothing in the file is run (macro-enabled ``.xlsm`` files are not read) and nothing is
+fetched.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any
+
+from ..types import Document
+from .pages import paged_document
+from .tables import named_rows
+from .textfiles import foreign_file, path_id, reader_module
+from .titles import cut_title
+from .zipped import check_package
+
+__all__ = ["cell_text", "xlsx_document"]
+
+
+def cell_text(value: Any) -> str:
+    """A cell's value as the sheet shows it (see the module's docs).
+
+    >>> [cell_text(v) for v in (36.0, 2.5, None, True, dt.datetime(2026, 12, 6))]
+    ['36', '2.5', '', 'TRUE', '2026-12-06']
+    """
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, dt.datetime):
+        return value.date().isoformat() if value.time() == dt.time() else value.isoformat(" ")
+    if isinstance(value, dt.date | dt.time):
+        return value.isoformat()
+    return str(value)
+
+
+def _sheet(ws: Any) -> str:
+    """The text of one worksheet; ``""`` when it is hidden."""
+    if ws.sheet_state != "visible":
+        return ""
+    rows = ([cell_text(v) for v in row] for row in ws.iter_rows(values_only=True))
+    header = next((r for r in rows if any(c.strip() for c in r)), None)
+    return "" if header is None else named_rows(header, rows)
+
+
+def xlsx_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
+    """The document of the Excel workbook ``path`` (see the module's docs)."""
+    openpyxl = reader_module(path)
+    with foreign_file(path, "an Excel workbook openpyxl can read"):
+        check_package(path, "an Excel workbook openpyxl can read")
+        book = openpyxl.load_workbook(str(path), read_only=True, data_only=True)
+        try:
+            pages = [_sheet(ws) for ws in book.worksheets]
+            title = book.properties.title or ""
+        finally:
+            book.close()
+    return paged_document(path, path_id(path, id_from_path, root),
+                          cut_title(" ".join(title.split()) or path.stem), pages)
