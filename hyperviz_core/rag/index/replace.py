@@ -11,7 +11,7 @@ the run, so the store never holds its text twice, nor text it no longer has. Saf
   is interrupted deletes nothing;
 * only documents with the shape the loader gives a text file's documents (metadata
   ``source`` alone, or ``source``/``part``/``offset`` with the part number of the id; a
-  PDF's also ``pages`` and ``page_starts``, an HTML page's or Word file's ``source``) whose
+  PDF's, deck's or workbook's also ``pages`` and ``page_starts``) whose
   ``source`` names the same file (the same string, or the same file once resolved) are
   deleted: documents of other inputs are never touched. Besides the ids the file produces
   now, the ids it got in other runs are looked at (the file given directly gets its stem,
@@ -49,8 +49,9 @@ __all__ = ["PART_ID", "SourceConflictError", "SourceLedger", "clean_up",
 
 #: the id of a part document: ``<base>#part<number, 5 digits or more>``
 PART_ID = re.compile(r"^(?P<base>.+)#part(?P<n>\d{5,})$")
-#: what a PDF's document has besides ``source`` (:mod:`.pdfs`): its page count and offsets
-_PDF_KEYS = frozenset({"pages", "page_starts"})
+#: what a document of pages has besides ``source`` (a PDF, a deck, a workbook:
+#: :mod:`.pages`): its page count and where each page starts
+_PAGE_KEYS = frozenset({"pages", "page_starts"})
 
 
 def text_file_source(doc: Document) -> str | None:
@@ -62,7 +63,7 @@ def text_file_source(doc: Document) -> str | None:
         return None
     m = PART_ID.match(doc.id)
     if m is None:
-        keys = set(meta) - _PDF_KEYS if isinstance(meta.get("pages"), int) else set(meta)
+        keys = set(meta) - _PAGE_KEYS if isinstance(meta.get("pages"), int) else set(meta)
         return src if keys == {"source"} else None
     part = meta.get("part")
     ok = (set(meta) == {"source", "part", "offset"} and isinstance(part, int)
@@ -176,8 +177,9 @@ def _path_ids(src: str) -> list[str]:
     """The ids the loader may have given the file ``src`` in other runs: its path without
     the suffix, from each folder above it (``a/b/c.txt`` → ``c``, ``b/c``, ``a/b/c``; given
     directly a file gets its stem, inside a folder its path relative to the folder), for the
-    given and the resolved path; a page's, PDF's or Word file's with its suffix first
-    (``c.pdf`` ..., then ``c`` ..., its ids before stop 54).
+    given and the resolved path; a file whose id keeps its suffix (a page, a PDF ...:
+    :func:`~.textfiles.keeps_suffix`) with it first (``c.pdf`` ..., then ``c`` ..., its ids
+    before stop 54).
 
     >>> _path_ids("corpus/sub/note.txt")[:3]
     ['note', 'sub/note', 'corpus/sub/note']
@@ -244,7 +246,7 @@ def _gone_from(src: str, root: Path, base: str) -> bool:
     is the file ``root/<base><suffix>`` (the same string or the same file once resolved),
     or lies in ``root`` at a relative path whose composed form (NFC) is ``base`` (the loader
     makes ids NFC: a file macOS named decomposed, ``Mu\u0308ller.md``, has the id
-    ``M\u00fcller``), and it no longer exists. A page's, PDF's or Word file's id keeps its
+    ``M\u00fcller``), and it no longer exists. A page's, PDF's ... id keeps its
     suffix (``FOLDER/guide.html`` is ``guide.html``; before stop 54 it was ``guide``, which
     still names it)."""
     for name in (base + Path(src).suffix, *([base] if keeps_suffix(src) else [])):
