@@ -69,3 +69,15 @@ def test_vizrag_index_and_query_a_workbook(tmp_path: Path,
                  "--top-k", "1", "--mode", "naive"]) == 0
     chunk = json.loads(capsys.readouterr().out)["chunks"][0]
     assert (chunk["doc_id"], chunk["page_end"]) == ("staff.xlsx", 3)
+
+
+def test_vizrag_query_names_a_workbooks_sheets(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    corp, store = tmp_path / "data", tmp_path / "store"
+    corp.mkdir()
+    write_xlsx(corp / "staff.xlsx")
+    assert main(["index", str(corp), "--store", str(store), "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["query", "Which country is Oslo in?", "--store", str(store), "--top-k", "1",
+                 "--mode", "naive"]) == 0
+    assert "(staff.xlsx, sheets 1-3)" in capsys.readouterr().out

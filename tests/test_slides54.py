@@ -105,3 +105,16 @@ def test_vizrag_index_and_query_name_the_slides(tmp_path: Path,
     assert main(["index", str(corp), "--store", str(store), "--no-progress", "--json",
                  "--prune-missing"]) == 0
     assert json.loads(capsys.readouterr().out)["files_gone"] == ["radium.pptx"]
+
+
+def test_vizrag_query_names_a_decks_slides(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """The text output names a deck's pages slides (``slides 1-4``), as a PDF's pages."""
+    corp, store = tmp_path / "talks", tmp_path / "store"
+    corp.mkdir()
+    write_pptx(corp / "radium.pptx")
+    assert main(["index", str(corp), "--store", str(store), "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["query", "When was the Nobel Prize?", "--store", str(store), "--top-k", "1",
+                 "--mode", "naive"]) == 0
+    assert "(radium.pptx, slides 1-4)" in capsys.readouterr().out

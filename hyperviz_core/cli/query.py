@@ -35,7 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 from ..surrogates import locale_hint, not_unicode
@@ -166,7 +166,7 @@ def _print_human(result: Any, images: dict[str, str]) -> None:
     print("Top passages:")
     for c in result.chunks:
         text = truncate(c.text, 220)
-        where = one_line(c.doc_id) + _page_label(_pages(c.metadata))
+        where = one_line(c.doc_id) + _page_label(c.metadata)
         name = f"{one_line(c.title)}  ({where})" if c.title else where
         print(f"  [{c.rank}] {c.score:.3f}  {name}\n      {safe(text)}")
     if images:
@@ -178,17 +178,31 @@ def _print_human(result: Any, images: dict[str, str]) -> None:
 
 
 def _pages(meta: dict[str, Any]) -> dict[str, int]:
-    """The pages a passage of a PDF spans (``page``, ``page_end``: :mod:`~..rag.index.pdfs`),
-    else nothing."""
+    """The pages a passage of a PDF, a deck or a workbook spans (``page``, ``page_end``:
+    :mod:`~..rag.index.pages`), else nothing."""
     return {k: meta[k] for k in ("page", "page_end") if type(meta.get(k)) is int}
 
 
-def _page_label(pages: dict[str, int]) -> str:
-    """``, p. 3`` or ``, pp. 3-4`` for a passage of a PDF, else ``""``."""
+#: what a page of a file is, by its suffix (a PDF's: a page)
+_PAGE_UNITS = {".pptx": ("slide", "slides"), ".odp": ("slide", "slides"),
+               ".xlsx": ("sheet", "sheets")}
+
+
+def _page_label(meta: dict[str, Any]) -> str:
+    """``, p. 3`` or ``, pp. 3-4`` for a passage of a PDF, ``, slide 3`` / ``, slides 3-4``
+    of a deck, ``, sheet 2`` of a workbook, else ``""``.
+
+    >>> _page_label({"page": 3, "page_end": 4}), _page_label({"source": "a.PPTX", "page": 2})
+    (', pp. 3-4', ', slide 2')
+    """
+    pages = _pages(meta)
     if "page" not in pages:
         return ""
+    source = meta.get("source")
+    suffix = PurePath(source).suffix.lower() if isinstance(source, str) else ""
+    one, many = _PAGE_UNITS.get(suffix, ("p.", "pp."))
     first, last = pages["page"], pages.get("page_end", pages["page"])
-    return f", p. {first}" if last == first else f", pp. {first}-{last}"
+    return f", {one} {first}" if last == first else f", {many} {first}-{last}"
 
 
 #: the retrieval's and the answer's warnings (a model that failed, passages nothing matched,
