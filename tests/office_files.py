@@ -116,7 +116,8 @@ def write_odf(path: Path, body: str, *, kind: str = "text", title: str | None = 
     import zipfile
 
     mime = {"text": "application/vnd.oasis.opendocument.text",
-            "presentation": "application/vnd.oasis.opendocument.presentation"}[kind]
+            "presentation": "application/vnd.oasis.opendocument.presentation",
+            "spreadsheet": "application/vnd.oasis.opendocument.spreadsheet"}[kind]
     content = (f'<?xml version="1.0" encoding="UTF-8"?><office:document-content {ODF_NS} '
                f'office:version="1.3"><office:automatic-styles>{styles}'
                f"</office:automatic-styles><office:body><office:{kind}>{body}"

@@ -1,6 +1,6 @@
-"""OpenDocument text (``.odt``) and presentations (``.odp``) as documents (stop 54), read with
-the standard library: no extra. Before, a folder walk left them out and one named directly
-was refused as a binary file."""
+"""OpenDocument text (``.odt``), presentations (``.odp``) and spreadsheets (``.ods``) as
+documents (stop 54), read with the standard library: no extra. Before, a folder walk left
+them out and one named directly was refused as a binary file."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from office_files import write_odf
 from hyperviz_core.cli import main
 from hyperviz_core.rag.index.errors import LoaderError
 from hyperviz_core.rag.index.loaders import load_documents
-from hyperviz_core.rag.index.opendocs import odp_document, odt_document
+from hyperviz_core.rag.index.opendocs import odp_document, ods_document, odt_document
 
 #: a text document's body as LibreOffice writes it: a table of contents (generated: left
 #: out), headings, spans, runs of spaces, a tab, a line break, a footnote and a comment
@@ -149,3 +149,50 @@ def test_vizrag_index_and_query_opendocuments(tmp_path: Path,
                  "--top-k", "1", "--mode", "naive"]) == 0
     chunk = json.loads(capsys.readouterr().out)["chunks"][0]
     assert (chunk["doc_id"], chunk["page"], chunk["page_end"]) == ("talk.odp", 1, 3)
+
+
+def _cell(text: str = "", repeat: int = 1) -> str:
+    rep = f' table:number-columns-repeated="{repeat}"' if repeat > 1 else ""
+    body = f"<text:p>{text}</text:p>" if text else ""
+    return f"<table:table-cell{rep}>{body}</table:table-cell>"
+
+
+#: a spreadsheet as LibreOffice writes it: a header with a gap, repeated cells, a million
+#: unused rows (one element), a covered (merged) cell, a hidden sheet, a comment
+SHEETS = (
+    '<table:table table:name="Staff" table:style-name="ta1">'
+    '<table:table-column table:number-columns-repeated="5"/>'
+    f"<table:table-row>{_cell('Name')}{_cell('City')}{_cell()}{_cell('Age')}"
+    f"{_cell(repeat=1020)}</table:table-row>"
+    f"<table:table-row>{_cell('Ada Lovelace')}<table:covered-table-cell/>{_cell('x')}"
+    f"{_cell('36')}{_cell(repeat=1020)}</table:table-row>"
+    '<table:table-row table:number-rows-repeated="2">'
+    f"{_cell('Bo')}{_cell(repeat=2)}{_cell('41')}</table:table-row>"
+    '<table:table-row table:number-rows-repeated="1048570">'
+    f"{_cell(repeat=1024)}</table:table-row>"
+    f"<table:table-row><table:table-cell><office:annotation><text:p>A note</text:p>"
+    "</office:annotation></table:table-cell></table:table-row></table:table>"
+    '<table:table table:name="Secret" table:style-name="ta2"><table:table-row>'
+    f"{_cell('hunter2')}</table:table-row></table:table>"
+    '<table:table table:name="Cities" table:style-name="ta1"><table:table-row>'
+    f"{_cell('City')}{_cell('Country')}</table:table-row><table:table-row>"
+    f"{_cell('Oslo')}{_cell('Norway')}</table:table-row></table:table>")
+SHEET_STYLES = ('<style:style style:name="ta2" style:family="table"><style:table-properties '
+                'table:display="false"/></style:style>')
+
+
+def test_a_spreadsheet_reads_as_its_sheets(tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_odf(tmp_path / "staff.ods", SHEETS, kind="spreadsheet", styles=SHEET_STYLES)
+    doc = ods_document(path, True)
+    assert (doc.id, doc.title) == ("staff.ods", "staff")
+    assert doc.text == ("Name: Ada Lovelace; column 3: x; Age: 36\nName: Bo; Age: 41\n"
+                        "Name: Bo; Age: 41\n\nCity: Oslo; Country: Norway")
+    assert "hunter2" not in doc.text and "note" not in doc.text
+    assert doc.metadata["pages"] == 3
+    store = str(tmp_path / "S")
+    assert main(["index", str(path), "--store", store, "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["query", "Which country is Oslo in?", "--store", store, "--top-k", "1",
+                 "--mode", "naive"]) == 0
+    assert "(staff.ods, sheets 1-3)" in capsys.readouterr().out

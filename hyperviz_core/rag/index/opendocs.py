@@ -1,16 +1,21 @@
-"""Reading OpenDocument files (LibreOffice's ``.odt`` text and ``.odp`` presentations) as
-documents, with Python's own ``zipfile`` and ``xml.etree`` (no extra).
+"""Reading OpenDocument files (LibreOffice's ``.odt`` text, ``.odp`` presentations and
+``.ods`` spreadsheets) as documents, with Python's own ``zipfile`` and ``xml.etree`` (no
+extra).
 
 One document per file, its id and ``source`` as a Word file's or a deck's (the id keeps the
-suffix: ``report.odt``). A text document (:func:`odt_document`) reads as its body's headings,
-paragraphs, lists and tables in order (:mod:`.wordfiles`' layout: a blank line between two
-paragraphs, a table's rows a line each with their cells joined by `` | ``); a presentation
-(:func:`odp_document`) as its slides, each a page (:mod:`.pages`, :mod:`.slides`' layout:
-the title, the other frames' text, the speaker notes; a hidden slide gives no text and keeps
-its number). Left out, as the Word reader leaves them: footnotes and endnotes, comments,
-tracked deletions, images, text boxes anchored in a paragraph, and generated indexes (a
-table of contents repeats the headings). The title is the file's own (``dc:title`` in its
-``meta.xml``), else the first level-1 heading (the first slide title), else the stem.
+suffix: ``report.odt``). A text document (:func:`odt_document`) reads as its body's
+headings, paragraphs, lists and tables in order (:mod:`.wordfiles`' layout: a blank line
+between two paragraphs, a table's rows a line each with their cells joined by `` | ``); a
+presentation (:func:`odp_document`) as its slides, each a page (:mod:`.pages`,
+:mod:`.slides`' layout: the title, the other frames' text, the speaker notes; a hidden
+slide gives no text and keeps its number); a spreadsheet (:func:`ods_document`) as an Excel
+workbook (:mod:`.sheets`: each sheet a page, its first row naming the columns of the lines
+of the others, a cell its text as shown; a hidden sheet gives no text; a repeated row or
+cell is read up to 1,024 times). Left out, as the Word reader leaves them:
+footnotes and endnotes, comments, tracked deletions, images, text boxes anchored in a
+paragraph, and generated indexes (a table of contents repeats the headings). The title is
+the file's own (``dc:title`` in its ``meta.xml``), else the first level-1 heading (the
+first slide title), else the stem.
 
 A file that is no OpenDocument package, one saved with a password (its parts are
 encrypted), one whose parts would unpack to more than :data:`~.zipped.MAX_UNPACKED` bytes,
@@ -30,12 +35,12 @@ from ..types import Document
 from .errors import LoaderError
 from .guards import printable
 from .pages import paged_document
-from .tables import table_text
+from .tables import named_rows, table_text
 from .textfiles import foreign_file, path_id
 from .titles import cut_title
 from .zipped import check_package
 
-__all__ = ["odp_document", "odt_document"]
+__all__ = ["odp_document", "ods_document", "odt_document"]
 
 _NS = {"office": "urn:oasis:names:tc:opendocument:xmlns:office:1.0",
        "text": "urn:oasis:names:tc:opendocument:xmlns:text:1.0",
@@ -194,3 +199,66 @@ def odp_document(path: Path, id_from_path: bool, root: Path | None = None) -> Do
     title = title or next((t for t, _ in slides if t), path.stem)
     return paged_document(path, path_id(path, id_from_path, root), cut_title(title),
                           [text for _, text in slides])
+
+
+_COVERED = _q("table:covered-table-cell")
+#: the most times a repeated row or a non-empty repeated cell is read (a sheet's unused
+#: rows and columns are one element repeated a million times)
+_MAX_REPEAT = 1024
+#: the most columns a spreadsheet has (LibreOffice's limit)
+_MAX_COLUMNS = 16384
+
+
+def _repeat(el: ET.Element, attr: str, cap: int) -> int:
+    try:
+        return max(1, min(int(el.get(_q(attr)) or 1), cap))
+    except ValueError:
+        return 1
+
+
+def _sheet_row(row: ET.Element) -> list[str]:
+    """A row's cells' text, repeated cells expanded, empty ones at its end dropped."""
+    out: list[str] = []
+    empty = 0
+    for cell in row:
+        if cell.tag not in (_CELL, _COVERED):
+            continue
+        text = " ".join(_line(_inline(p)) for p in cell if p.tag in (_P, _H))
+        if not text.strip():
+            empty = min(empty + _repeat(cell, "table:number-columns-repeated", _MAX_COLUMNS),
+                        _MAX_COLUMNS)
+            continue
+        out += [""] * empty
+        empty = 0
+        out += [text] * _repeat(cell, "table:number-columns-repeated", _MAX_REPEAT)
+    return out
+
+
+def _hidden_tables(content: ET.Element) -> set[str]:
+    """The names of the automatic styles that hide a sheet."""
+    return {s.get(_q("style:name"), "") for s in content.iter(_q("style:style"))
+            if any(p.get(_q("table:display")) == "false"
+                   for p in s.iter(_q("style:table-properties")))}
+
+
+def _sheet(table: ET.Element, hidden: set[str]) -> str:
+    """A sheet as a CSV table reads (:func:`~.tables.named_rows`); hidden: ``""``."""
+    if table.get(_q("table:style-name")) in hidden:
+        return ""
+    rows: list[list[str]] = []
+    for row in table.iter(_ROW):
+        cells = _sheet_row(row)
+        if cells:
+            rows += [cells] * _repeat(row, "table:number-rows-repeated", _MAX_REPEAT)
+    return named_rows(rows[0], rows[1:]) if rows else ""
+
+
+def ods_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
+    """The document of the OpenDocument spreadsheet ``path`` (see the module's docs)."""
+    with foreign_file(path, "an OpenDocument spreadsheet"):
+        content, title = _parts(path)
+        book = content.find("office:body/office:spreadsheet", _NS)
+        hidden = _hidden_tables(content)
+        sheets = [_sheet(t, hidden) for t in (book if book is not None else []) if t.tag == _TABLE]
+    return paged_document(path, path_id(path, id_from_path, root),
+                          cut_title(title or path.stem), sheets)

@@ -1,12 +1,12 @@
 """The files read whole, each by its own reader, by suffix: HTML pages (:mod:`.htmlpages`),
 PDFs (:mod:`.pdfs`), Word documents (:mod:`.wordfiles`), PowerPoint decks (:mod:`.slides`),
-OpenDocument text and presentations (:mod:`.opendocs`) and Excel workbooks
+OpenDocument text, presentations and spreadsheets (:mod:`.opendocs`) and Excel workbooks
 (:mod:`.sheets`). Each reader takes ``(path, id_from_path, root)`` and returns the file's
 one document; a large file is never read in parts.
 
 Example:
     >>> sorted(WHOLE_FILES)
-    ['.docx', '.htm', '.html', '.odp', '.odt', '.pdf', '.pptx', '.xhtml', '.xlsx']
+    ['.docx', '.htm', '.html', '.odp', '.ods', '.odt', '.pdf', '.pptx', '.xhtml', '.xlsx']
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..types import Document
 from .htmlpages import html_document
-from .opendocs import odp_document, odt_document
+from .opendocs import odp_document, ods_document, odt_document
 from .pdfs import pdf_document
 from .sheets import xlsx_document
 from .slides import slides_document
@@ -30,4 +30,4 @@ WHOLE_FILES: dict[str, Callable[[Path, bool, Path | None], Document]] = {
     **dict.fromkeys(HTML_SUFFIXES, html_document), **dict.fromkeys(PDF_SUFFIXES, pdf_document),
     **dict.fromkeys(WORD_SUFFIXES, word_document),
     **dict.fromkeys(PPTX_SUFFIXES, slides_document), ".odt": odt_document,
-    ".odp": odp_document, **dict.fromkeys(XLSX_SUFFIXES, xlsx_document)}
+    ".odp": odp_document, ".ods": ods_document, **dict.fromkeys(XLSX_SUFFIXES, xlsx_document)}
