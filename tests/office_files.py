@@ -5,7 +5,11 @@ PowerPoint decks written with python-pptx."""
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 
 def make_pdf(pages: list[list[str]], title: str | None = None) -> bytes:
@@ -165,3 +169,26 @@ def write_xlsx(path: Path, *, title: str | None = None) -> Path:
     later.append(["Oslo", "Norway"])
     book.save(str(path))
     return path
+
+
+def index_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
+    """The report of ``vizrag index ARGS --no-progress --json``, which must exit 0."""
+    from hyperviz_core.cli import main
+
+    capsys.readouterr()
+    assert main(["index", *args, "--no-progress", "--json"]) == 0
+    return dict(json.loads(capsys.readouterr().out))
+
+
+def top_passage(capsys: pytest.CaptureFixture[str], store: Path,
+                question: str) -> tuple[dict[str, Any], str]:
+    """The top passage ``vizrag query QUESTION --mode naive`` gives: its ``--json`` form and
+    the text output."""
+    from hyperviz_core.cli import main
+
+    common = ["query", question, "--store", str(store), "--top-k", "1", "--mode", "naive"]
+    capsys.readouterr()
+    assert main([*common, "--json"]) == 0
+    chunk = json.loads(capsys.readouterr().out)["chunks"][0]
+    assert main(common) == 0
+    return chunk, capsys.readouterr().out

@@ -4,14 +4,12 @@ them out and one named directly was refused as a binary file."""
 
 from __future__ import annotations
 
-import json
 import zipfile
 from pathlib import Path
 
 import pytest
-from office_files import write_odf
+from office_files import index_json, top_passage, write_odf
 
-from hyperviz_core.cli import main
 from hyperviz_core.rag.index.errors import LoaderError
 from hyperviz_core.rag.index.loaders import load_documents
 from hyperviz_core.rag.index.opendocs import odp_document, ods_document, odt_document
@@ -143,12 +141,10 @@ def test_vizrag_index_and_query_opendocuments(tmp_path: Path,
     corp.mkdir()
     write_odf(corp / "radium.odt", TEXT_BODY)
     write_odf(corp / "talk.odp", SLIDES, kind="presentation", styles=HIDDEN_STYLE)
-    assert main(["index", str(corp), "--store", str(store), "--no-progress", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["documents_added"] == 2
-    assert main(["query", "When was the Nobel Prize?", "--store", str(store), "--json",
-                 "--top-k", "1", "--mode", "naive"]) == 0
-    chunk = json.loads(capsys.readouterr().out)["chunks"][0]
+    assert index_json(capsys, str(corp), "--store", str(store))["documents_added"] == 2
+    chunk, said = top_passage(capsys, store, "When was the Nobel Prize?")
     assert (chunk["doc_id"], chunk["page"], chunk["page_end"]) == ("talk.odp", 1, 3)
+    assert "(talk.odp, slides 1-3)" in said
 
 
 def _cell(text: str = "", repeat: int = 1) -> str:
@@ -190,9 +186,6 @@ def test_a_spreadsheet_reads_as_its_sheets(tmp_path: Path,
                         "Name: Bo; Age: 41\n\nCity: Oslo; Country: Norway")
     assert "hunter2" not in doc.text and "note" not in doc.text
     assert doc.metadata["pages"] == 3
-    store = str(tmp_path / "S")
-    assert main(["index", str(path), "--store", store, "--no-progress"]) == 0
-    capsys.readouterr()
-    assert main(["query", "Which country is Oslo in?", "--store", store, "--top-k", "1",
-                 "--mode", "naive"]) == 0
-    assert "(staff.ods, sheets 1-3)" in capsys.readouterr().out
+    store = tmp_path / "S"
+    assert index_json(capsys, str(path), "--store", str(store))["documents_added"] == 1
+    assert "(staff.ods, sheets 1-3)" in top_passage(capsys, store, "Which country is Oslo in?")[1]

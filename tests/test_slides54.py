@@ -5,15 +5,13 @@ out."""
 
 from __future__ import annotations
 
-import json
 import sys
 import zipfile
 from pathlib import Path
 
 import pytest
-from office_files import write_pptx
+from office_files import index_json, top_passage, write_pptx
 
-from hyperviz_core.cli import main
 from hyperviz_core.rag.index import zipped
 from hyperviz_core.rag.index.chunking import chunk_document
 from hyperviz_core.rag.index.errors import LoaderError
@@ -95,26 +93,10 @@ def test_vizrag_index_and_query_name_the_slides(tmp_path: Path,
     corp.mkdir()
     write_pptx(corp / "radium.pptx")
     (corp / "radium.md").write_text("# Radium\n\nNotes on radium.\n", encoding="utf-8")
-    assert main(["index", str(corp), "--store", str(store), "--no-progress", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["documents_added"] == 2
-    assert main(["query", "When was the Nobel Prize?", "--store", str(store), "--json",
-                 "--top-k", "1", "--mode", "naive"]) == 0
-    chunk = json.loads(capsys.readouterr().out)["chunks"][0]
+    assert index_json(capsys, str(corp), "--store", str(store))["documents_added"] == 2
+    chunk, said = top_passage(capsys, store, "When was the Nobel Prize?")
     assert (chunk["doc_id"], chunk["page"], chunk["page_end"]) == ("radium.pptx", 1, 4)
+    assert "(radium.pptx, slides 1-4)" in said  # a deck's pages are its slides
     (corp / "radium.pptx").unlink()
-    assert main(["index", str(corp), "--store", str(store), "--no-progress", "--json",
-                 "--prune-missing"]) == 0
-    assert json.loads(capsys.readouterr().out)["files_gone"] == ["radium.pptx"]
-
-
-def test_vizrag_query_names_a_decks_slides(tmp_path: Path,
-                                           capsys: pytest.CaptureFixture[str]) -> None:
-    """The text output names a deck's pages slides (``slides 1-4``), as a PDF's pages."""
-    corp, store = tmp_path / "talks", tmp_path / "store"
-    corp.mkdir()
-    write_pptx(corp / "radium.pptx")
-    assert main(["index", str(corp), "--store", str(store), "--no-progress"]) == 0
-    capsys.readouterr()
-    assert main(["query", "When was the Nobel Prize?", "--store", str(store), "--top-k", "1",
-                 "--mode", "naive"]) == 0
-    assert "(radium.pptx, slides 1-4)" in capsys.readouterr().out
+    report = index_json(capsys, str(corp), "--store", str(store), "--prune-missing")
+    assert report["files_gone"] == ["radium.pptx"]
