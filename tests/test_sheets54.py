@@ -4,7 +4,6 @@ as a CSV file without a text column is, a row a line naming its columns. Before,
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,6 @@ from hyperviz_core.rag.index import zipped
 from hyperviz_core.rag.index.errors import LoaderError
 from hyperviz_core.rag.index.loaders import load_documents
 from hyperviz_core.rag.index.sheets import xlsx_document
-from hyperviz_core.rag.index.textfiles import walk
 
 pytest.importorskip("openpyxl")
 
@@ -43,17 +41,6 @@ def test_files_that_are_no_workbooks_are_errors_naming_them(
     monkeypatch.setattr(zipped, "MAX_UNPACKED", 1000)
     with pytest.raises(LoaderError, match=r"big\.xlsx: unpacks to more than 0 MiB"):
         load_documents(write_xlsx(tmp_path / "big.xlsx"))
-
-
-def test_without_the_extra_a_walk_lists_workbooks(tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    write_xlsx(tmp_path / "a.xlsx")
-    monkeypatch.setitem(sys.modules, "openpyxl", None)  # as if not installed
-    assert walk(tmp_path).skipped == [(tmp_path / "a.xlsx", (
-        "reading Excel workbooks needs the 'xlsx' extra: pip install 'vizrag[xlsx]' (from a "
-        "checkout: pip install -e '.[xlsx]')"))]
-    with pytest.raises(LoaderError, match=r"a\.xlsx: reading Excel workbooks needs"):
-        load_documents(tmp_path / "a.xlsx")
 
 
 def test_vizrag_index_and_query_a_workbook(tmp_path: Path,

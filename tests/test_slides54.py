@@ -5,7 +5,6 @@ out."""
 
 from __future__ import annotations
 
-import sys
 import zipfile
 from pathlib import Path
 
@@ -17,7 +16,6 @@ from hyperviz_core.rag.index.chunking import chunk_document
 from hyperviz_core.rag.index.errors import LoaderError
 from hyperviz_core.rag.index.loaders import load_documents
 from hyperviz_core.rag.index.slides import slides_document
-from hyperviz_core.rag.index.textfiles import walk
 
 pptx = pytest.importorskip("pptx")
 
@@ -70,21 +68,6 @@ def test_files_that_are_no_decks_are_errors_naming_them(
     monkeypatch.setattr(zipped, "MAX_UNPACKED", 1000)  # a zip bomb, in miniature
     with pytest.raises(LoaderError, match=r"radium\.pptx: unpacks to more than 0 MiB"):
         load_documents(write_pptx(tmp_path / "radium.pptx"))
-
-
-def test_without_the_extra_a_walk_lists_decks_and_a_named_one_says_what_to_install(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    write_pptx(tmp_path / "a.pptx")
-    (tmp_path / "b.md").write_text("Beta.", encoding="utf-8")
-    assert walk(tmp_path).files == [tmp_path / "a.pptx", tmp_path / "b.md"]
-    monkeypatch.setitem(sys.modules, "pptx", None)  # as if not installed
-    found = walk(tmp_path)
-    assert found.files == [tmp_path / "b.md"]
-    assert found.skipped == [(tmp_path / "a.pptx", "reading PowerPoint decks needs the "
-                              "'pptx' extra: pip install 'vizrag[pptx]' (from a checkout: "
-                              "pip install -e '.[pptx]')")]
-    with pytest.raises(LoaderError, match=r"a\.pptx: reading PowerPoint decks needs"):
-        load_documents(tmp_path / "a.pptx")
 
 
 def test_vizrag_index_and_query_name_the_slides(tmp_path: Path,
