@@ -38,7 +38,7 @@ from .pages import paged_document
 from .tables import named_rows, table_text
 from .textfiles import foreign_file, path_id
 from .titles import cut_title
-from .zipped import check_package
+from .zipped import check_package, package_xml
 
 __all__ = ["odp_document", "ods_document", "odt_document"]
 
@@ -108,22 +108,6 @@ def _blocks(el: ET.Element) -> Iterator[tuple[str, str]]:
             yield from _blocks(child)
 
 
-def _xml(zf: zipfile.ZipFile, name: str, path: Path) -> ET.Element:
-    """The root of the part ``name``, which OpenDocument stores as UTF-8: a part in another
-    encoding (UTF-16 would hide a ``<!DOCTYPE`` from the check) or with a document type
-    (entities, never expanded) is refused before it is parsed."""
-    data = zf.read(name)
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise LoaderError(f"{printable(str(path))}: its {name} is not UTF-8; not read") from None
-    if b"\0" in data or b"<!DOCTYPE" in data or b"<!ENTITY" in data:
-        raise LoaderError(f"{printable(str(path))}: its {name} declares a document type "
-                          "(entities) or holds NUL bytes, which OpenDocument files never do; "
-                          "not read")
-    return ET.fromstring(data)
-
-
 def _parts(path: Path) -> tuple[ET.Element, str]:
     """(the root of ``content.xml``, the ``dc:title`` of ``meta.xml`` or ``""``)."""
     check_package(path, "an OpenDocument file")
@@ -136,10 +120,10 @@ def _parts(path: Path) -> tuple[ET.Element, str]:
         if "content.xml" not in names:
             raise LoaderError(f"{printable(str(path))}: not an OpenDocument file (no "
                               "content.xml)")
-        content = _xml(zf, "content.xml", path)
+        content = package_xml(zf, "content.xml", path)
         title = ""
         if "meta.xml" in names:
-            found = _xml(zf, "meta.xml", path).find(".//dc:title", _NS)
+            found = package_xml(zf, "meta.xml", path).find(".//dc:title", _NS)
             title = " ".join((found.text or "").split()) if found is not None else ""
     return content, title
 

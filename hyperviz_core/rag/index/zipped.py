@@ -1,5 +1,7 @@
-"""Office files are zip packages (``.docx``, ``.pptx``): one whose parts would unpack to more
-than :data:`MAX_UNPACKED` bytes (a zip bomb) is refused before a library opens it.
+"""Office files and e-books are zip packages (``.docx``, ``.pptx``, ``.odt``, ``.epub`` ...):
+one whose parts would unpack to more than :data:`MAX_UNPACKED` bytes (a zip bomb) is refused
+before a library opens it (:func:`check_package`), and an XML part is parsed only when it is
+UTF-8 without a document type (:func:`package_xml`: no entity is ever expanded).
 
 Example:
     >>> import tempfile, zipfile
@@ -15,13 +17,14 @@ Example:
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
 
 from .errors import LoaderError
 from .guards import printable
 
-__all__ = ["MAX_UNPACKED", "check_package"]
+__all__ = ["MAX_UNPACKED", "check_package", "package_xml"]
 
 #: the most bytes an Office file may unpack to (its parts' sizes, as its zip directory states)
 MAX_UNPACKED = 512 * 1024 * 1024
@@ -42,3 +45,19 @@ def check_package(path: Path, kind: str) -> None:
     if size > MAX_UNPACKED:
         raise LoaderError(f"{printable(str(path))}: unpacks to more than "
                           f"{MAX_UNPACKED // 2**20} MiB; not read")
+
+
+def package_xml(zf: zipfile.ZipFile, name: str, path: Path) -> ET.Element:
+    """The root of the XML part ``name`` of the package ``path``, which these formats store
+    as UTF-8: a part in another encoding (UTF-16 would hide a ``<!DOCTYPE`` from the check)
+    or with a document type (entities: a "billion laughs") is refused before it is parsed,
+    a :class:`LoaderError` naming the file and the part."""
+    data = zf.read(name)
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise LoaderError(f"{printable(str(path))}: its {name} is not UTF-8; not read") from None
+    if b"\0" in data or b"<!DOCTYPE" in data or b"<!ENTITY" in data:
+        raise LoaderError(f"{printable(str(path))}: its {name} declares a document type "
+                          "(entities) or holds NUL bytes, which its format never does; not read")
+    return ET.fromstring(data)
