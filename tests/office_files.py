@@ -192,3 +192,53 @@ def top_passage(capsys: pytest.CaptureFixture[str], store: Path,
     chunk = json.loads(capsys.readouterr().out)["chunks"][0]
     assert main(common) == 0
     return chunk, capsys.readouterr().out
+
+
+def write_epub(path: Path, *, title: str | None = "Curie  stories",
+               parts: dict[str, bytes] | None = None) -> Path:
+    """An EPUB 3 book laid out as e-book tools write it: a container naming the package
+    in a sub-folder, a cover and two chapters in the spine (one file name with a space,
+    URL-encoded in the manifest), a pop-up note marked ``linear="no"``, and a navigation
+    document outside the spine; ``parts`` replace or add parts by name."""
+    import zipfile
+
+    def page(head: str, body: str) -> str:
+        return ('<?xml version="1.0" encoding="UTF-8"?><!DOCTYPE html><html xmlns='
+                f'"http://www.w3.org/1999/xhtml"><head><title>{head}</title></head><body>'
+                f"{body}</body></html>")
+
+    meta = f"<dc:title>{title}</dc:title>" if title else ""
+    opf = ('<?xml version="1.0" encoding="UTF-8"?><package xmlns="http://www.idpf.org/2007/opf"'
+           ' version="3.0" unique-identifier="id"><metadata xmlns:dc="http://purl.org/dc/'
+           f'elements/1.1/"><dc:identifier id="id">x</dc:identifier>{meta}</metadata>'
+           '<manifest><item id="cover" href="cover.xhtml" media-type="application/xhtml+xml"/>'
+           '<item id="c1" href="text/chapter%201.xhtml" media-type="application/xhtml+xml"/>'
+           '<item id="c2" href="text/c2.xhtml" media-type="application/xhtml+xml"/>'
+           '<item id="note" href="text/note.xhtml" media-type="application/xhtml+xml"/>'
+           '<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" '
+           'properties="nav"/></manifest><spine><itemref idref="cover"/><itemref idref="c1"/>'
+           '<itemref idref="note" linear="no"/><itemref idref="c2"/></spine></package>')
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr(zipfile.ZipInfo("mimetype"), "application/epub+zip",
+                    compress_type=zipfile.ZIP_STORED)
+        zf.writestr("META-INF/container.xml",
+                    '<?xml version="1.0"?><container version="1.0" xmlns="urn:oasis:names:tc:'
+                    'opendocument:xmlns:container"><rootfiles><rootfile full-path="OEBPS/'
+                    'content.opf" media-type="application/oebps-package+xml"/></rootfiles>'
+                    "</container>")
+        zf.writestr("OEBPS/content.opf", opf)
+        zf.writestr("OEBPS/cover.xhtml", page("Cover", "<h1>Curie stories</h1>"))
+        zf.writestr("OEBPS/text/chapter 1.xhtml", page("One", (
+            "<h1>Warsaw</h1><p>Marie Curie was born in Warsaw in 1867.</p>"
+            "<script>alert(1)</script>")))
+        zf.writestr("OEBPS/text/c2.xhtml", page("Two", (
+            "<h1>Paris</h1><p>She isolated radium in Paris in 1910.</p>")))
+        zf.writestr("OEBPS/text/note.xhtml", page("Note", "<p>A pop-up note.</p>"))
+        zf.writestr("OEBPS/nav.xhtml", page("Contents", "<nav><ol><li>Warsaw</li></ol></nav>"))
+    if parts:
+        with zipfile.ZipFile(path) as zf:
+            kept = {n: zf.read(n) for n in zf.namelist()}
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+            for name, data in {**kept, **parts}.items():
+                zf.writestr(name, data)
+    return path

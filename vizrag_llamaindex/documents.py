@@ -37,7 +37,7 @@ from hyperviz_core.rag import Document as VizDocument
 from hyperviz_core.rag import json_safe_metadata
 from hyperviz_core.rag.index.guards import check_fields
 from hyperviz_core.rag.index.stream import dedupe_last
-from hyperviz_core.rag.index.textfiles import TEXT_SUFFIXES
+from hyperviz_core.rag.index.suffixes import TEXT_SUFFIXES
 from hyperviz_core.rag.index.titles import FRONT_MATTER_CHARS, read_title
 
 from .node_ids import stable_node_ids

@@ -49,7 +49,7 @@ from pydantic import Field
 
 from hyperviz_core.rag import RankedChunk, RetrievalResult, VisualContext, visual_ids
 from hyperviz_core.rag.citations import LabelledItem, export_legend, labelled_items
-from hyperviz_core.rag.index.textfiles import TEXT_SUFFIXES
+from hyperviz_core.rag.index.suffixes import TEXT_SUFFIXES
 from hyperviz_core.rag.index.titles import FRONT_MATTER_CHARS, front_matter
 from hyperviz_core.rag.result_metadata import (
     VIZRAG_PREFIX,

@@ -192,8 +192,8 @@ def _workers(value: str) -> int | str:
 def _text_file(path: str) -> bool:
     """Whether ``path`` is a file read as one document, its path its ``source`` (``.md``,
     ``.txt``, ``.html``, ``.pdf``, ``.docx``, ``.pptx`` ...:
-    :data:`~..rag.index.textfiles.FILE_SUFFIXES`)."""
-    from ..rag.index.textfiles import FILE_SUFFIXES
+    :data:`~..rag.index.suffixes.FILE_SUFFIXES`)."""
+    from ..rag.index.suffixes import FILE_SUFFIXES
 
     p = Path(path).expanduser()
     return p.suffix.lower() in FILE_SUFFIXES and p.is_file()
@@ -304,7 +304,7 @@ def register(sub: Any) -> None:
         help="index text, Markdown, HTML, PDF, Office, JSON, JSONL and CSV files into a store",
         description="Index documents into a VizRAG store (offline unless --llm is given). "
         "Text and Markdown files, HTML pages, PDFs (vizrag[pdf]), .docx (vizrag[docx]), "
-        ".pptx (vizrag[pptx]), .xlsx (vizrag[xlsx]), .odt/.odp/.ods: one document each. "
+        ".pptx (vizrag[pptx]), .xlsx (vizrag[xlsx]), .odt/.odp/.ods, .epub: one document each. "
         "JSON: a list of objects with a text field ([{\"title\", \"text\"}] works as is), "
         "or a dict title -> list of sentences (HotpotQA). JSONL: one object per line. CSV/TSV: "
         "a row per document when the header has the text field, else one table document.",

@@ -3,7 +3,7 @@ the page sees, without its markup.
 
 One document per file, as a text file (:mod:`.textfiles`): its id is its path relative to
 the folder given, with the suffix (``guide/index.html``, where ``guide/index.md`` is
-``guide/index``: :func:`~.textfiles.keeps_suffix`), its metadata ``{"source": path}``. It
+``guide/index``: :func:`~.suffixes.keeps_suffix`), its metadata ``{"source": path}``. It
 is titled by the page's ``<title>``, else its first ``<h1>``, else the file's stem. Its
 text is the page's text with character references decoded (``&amp;`` is ``&``); headings,
 paragraphs and the other block elements are paragraphs (a blank line between them), list

@@ -12,8 +12,9 @@ see :func:`~.textfiles.walk`, which also says what a walk leaves out and why):
   first Markdown heading (ATX ``# Title`` or setext ``Title`` over ``===``) among its first
   10 non-empty lines as plain text, else the file stem (:mod:`.titles`); metadata
   ``{"source": path}``.
-- ``.html``/``.htm``/``.xhtml``, ``.pdf``, ``.docx``, ``.pptx``, ``.odt``, ``.odp``: as
-  text files, but for the id keeping its suffix (:mod:`.wholefiles`).
+- ``.html``/``.htm``/``.xhtml``, ``.pdf``, ``.docx``, ``.pptx``, ``.xlsx``, ``.odt``,
+  ``.odp``, ``.ods``, ``.epub``: as text files, but for the id keeping its suffix
+  (:mod:`.wholefiles`).
 - ``.jsonl``/``.ndjson``: one JSON object per line (of any length) with a text field.
 - ``.csv``/``.tsv``: one document per row when the header has a text field, else one for
   the file, a row a line (:mod:`.csvfiles`).
@@ -67,12 +68,8 @@ from .errors import (
 )
 from .guards import printable
 from .records import TEXT_FALLBACKS, record_document, record_where, valid_document
+from .suffixes import CSV_SUFFIXES, JSON_SUFFIXES, JSONL_SUFFIXES, READ_SUFFIXES, TEXT_SUFFIXES
 from .textfiles import (
-    CSV_SUFFIXES,
-    JSON_SUFFIXES,
-    JSONL_SUFFIXES,
-    READ_SUFFIXES,
-    TEXT_SUFFIXES,
     Walk,
     check_not_binary,
     lines,

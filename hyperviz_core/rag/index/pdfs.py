@@ -14,7 +14,7 @@ text starts in the document's text, so each chunk is told the pages it spans
 A page without a text layer (a scan) gives no text: run OCR first (``ocrmypdf``). An
 encrypted PDF that needs a password, a file pypdf cannot read and a PDF read without the
 extra are each a :class:`~.errors.LoaderError` naming the file; a folder walk without the
-extra leaves PDFs out, listed with the command that installs it (:mod:`.textfiles`).
+extra leaves PDFs out, listed with the command that installs it (:mod:`.suffixes`).
 The file is only read: nothing in it is run, and nothing is fetched.
 """
 
@@ -31,7 +31,8 @@ from ..types import Document
 from .errors import LoaderError
 from .guards import printable
 from .pages import paged_document
-from .textfiles import foreign_file, path_id, reader_module
+from .suffixes import reader_module
+from .textfiles import foreign_file, path_id
 from .titles import cut_title
 
 __all__ = ["dehyphenate", "pdf_document"]

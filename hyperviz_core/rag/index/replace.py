@@ -42,7 +42,7 @@ from typing import Any, Literal
 from ..store.protocol import stored_document_ids
 from ..types import Document
 from .parts import part_id
-from .textfiles import id_path, keeps_suffix
+from .suffixes import id_path, keeps_suffix
 
 __all__ = ["PART_ID", "SourceConflictError", "SourceLedger", "clean_up",
            "missing_file_documents", "remove_stale", "stored_state", "text_file_source"]
@@ -178,7 +178,7 @@ def _path_ids(src: str) -> list[str]:
     the suffix, from each folder above it (``a/b/c.txt`` → ``c``, ``b/c``, ``a/b/c``; given
     directly a file gets its stem, inside a folder its path relative to the folder), for the
     given and the resolved path; a file whose id keeps its suffix (a page, a PDF ...:
-    :func:`~.textfiles.keeps_suffix`) with it first (``c.pdf`` ..., then ``c`` ..., its ids
+    :func:`~.suffixes.keeps_suffix`) with it first (``c.pdf`` ..., then ``c`` ..., its ids
     before stop 54).
 
     >>> _path_ids("corpus/sub/note.txt")[:3]

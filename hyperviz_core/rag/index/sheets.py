@@ -28,8 +28,9 @@ from typing import Any
 
 from ..types import Document
 from .pages import paged_document
+from .suffixes import reader_module
 from .tables import named_rows
-from .textfiles import foreign_file, path_id, reader_module
+from .textfiles import foreign_file, path_id
 from .titles import cut_title
 from .zipped import check_package
 

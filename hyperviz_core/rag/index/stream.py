@@ -42,7 +42,8 @@ from .loaders import (
 )
 from .parts import PART_BYTES
 from .replace import PART_ID, text_file_source
-from .textfiles import (
+from .suffixes import (
+    EPUB_SUFFIXES,
     JSON_SUFFIXES,
     ODF_SUFFIXES,
     PDF_SUFFIXES,
@@ -229,7 +230,8 @@ class DocumentStream:
 
 #: the files a library parses (slowly: a PDF, a Word document, a deck): the first pass keeps their
 #: documents on disk (:class:`ParsedFiles`) and the second reads them from there
-PARSED_ONCE = (*PDF_SUFFIXES, *WORD_SUFFIXES, *PPTX_SUFFIXES, *ODF_SUFFIXES, *XLSX_SUFFIXES)
+PARSED_ONCE = (*PDF_SUFFIXES, *WORD_SUFFIXES, *PPTX_SUFFIXES, *ODF_SUFFIXES, *XLSX_SUFFIXES,
+               *EPUB_SUFFIXES)
 
 
 class ParsedFiles:

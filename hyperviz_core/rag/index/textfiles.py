@@ -19,15 +19,12 @@ from __future__ import annotations
 import codecs
 import contextlib
 import heapq
-import importlib.util
 import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import NamedTuple
 
-from ...extras import install_hint
 from ..types import Document, nfc
 from .errors import LoaderError
 from .guards import printable
@@ -39,69 +36,11 @@ from .parts import (
     not_utf8,
     utf8_lines,
 )
+from .suffixes import READ_SUFFIXES, id_path, reader_missing
 from .titles import FRONT_MATTER_CHARS, front_matter, read_title
 
-__all__ = ["CSV_SUFFIXES", "FILE_SUFFIXES", "HTML_SUFFIXES", "ODF_SUFFIXES", "PDF_SUFFIXES",
-           "PPTX_SUFFIXES", "READ_SUFFIXES", "SNIFF_BYTES", "WORD_SUFFIXES", "XLSX_SUFFIXES",
-           "Walk", "check_not_binary", "foreign_file", "id_path", "keeps_suffix", "lines",
-           "path_id", "read_text", "reader_missing", "reader_module", "text_documents",
-           "unreadable", "utf8_text", "walk"]
-
-TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text")
-JSON_SUFFIXES = (".json",)
-JSONL_SUFFIXES = (".jsonl", ".ndjson")
-#: web pages, read as the text they show (:mod:`.htmlpages`)
-HTML_SUFFIXES = (".html", ".htm", ".xhtml")
-#: PDF files, read as their pages' text with the ``pdf`` extra (:mod:`.pdfs`)
-PDF_SUFFIXES = (".pdf",)
-#: Word documents, read as their paragraphs and tables with the ``docx`` extra
-#: (:mod:`.wordfiles`)
-WORD_SUFFIXES = (".docx",)
-#: PowerPoint decks, read as their slides' text with the ``pptx`` extra (:mod:`.slides`)
-PPTX_SUFFIXES = (".pptx",)
-#: OpenDocument text, presentations and spreadsheets, read with the standard library
-#: (:mod:`.opendocs`)
-ODF_SUFFIXES = (".odt", ".odp", ".ods")
-#: CSV and TSV files: records, or a table (:mod:`.csvfiles`)
-CSV_SUFFIXES = (".csv", ".tsv")
-#: Excel workbooks, read as their sheets' rows with the ``xlsx`` extra (:mod:`.sheets`)
-XLSX_SUFFIXES = (".xlsx",)
-#: the files whose documents may be the file's own, their path its source: one document
-#: each (a large text file as parts; a CSV file without a text column)
-FILE_SUFFIXES = (*TEXT_SUFFIXES, *HTML_SUFFIXES, *PDF_SUFFIXES, *WORD_SUFFIXES,
-                 *PPTX_SUFFIXES, *ODF_SUFFIXES, *CSV_SUFFIXES, *XLSX_SUFFIXES)
-#: the files whose ids keep their suffix (:func:`keeps_suffix`)
-SUFFIXED = frozenset((*HTML_SUFFIXES, *PDF_SUFFIXES, *WORD_SUFFIXES, *PPTX_SUFFIXES,
-                      *ODF_SUFFIXES, *CSV_SUFFIXES, *XLSX_SUFFIXES))
-#: every suffix a folder walk reads
-READ_SUFFIXES = (*FILE_SUFFIXES, *JSON_SUFFIXES, *JSONL_SUFFIXES)
-#: the files read with an optional extra: suffix -> (the module, the extra, what they are)
-_EXTRAS = {".pdf": ("pypdf", "pdf", "PDFs"), ".docx": ("docx", "docx", "Word documents"),
-           ".pptx": ("pptx", "pptx", "PowerPoint decks"),
-           ".xlsx": ("openpyxl", "xlsx", "Excel workbooks")}
-
-
-def reader_missing(suffix: str) -> str | None:
-    """Why files of ``suffix`` cannot be read here (the extra that reads them is not
-    installed), or None.
-
-    >>> reader_missing(".md") is None
-    True
-    """
-    need = _EXTRAS.get(suffix.lower())
-    if need is None or importlib.util.find_spec(need[0]) is not None:
-        return None
-    return f"reading {need[2]} needs the {need[1]!r} extra: {install_hint(need[1])}"
-
-
-def reader_module(path: Path) -> ModuleType:
-    """The module that reads files such as ``path`` (pypdf, python-docx ...), imported; a
-    :class:`LoaderError` naming the file and the extra to install when it is missing."""
-    missing = reader_missing(path.suffix)
-    if missing is not None:
-        raise LoaderError(f"{printable(str(path))}: {missing}")
-    return importlib.import_module(_EXTRAS[path.suffix.lower()][0])
-
+__all__ = ["SNIFF_BYTES", "Walk", "check_not_binary", "foreign_file", "lines", "path_id",
+           "read_text", "text_documents", "unreadable", "utf8_text", "walk"]
 
 @contextlib.contextmanager
 def foreign_file(path: Path, kind: str) -> Iterator[None]:
@@ -225,18 +164,6 @@ def check_not_binary(path: Path) -> None:
         raise LoaderError(f"{path}: a binary file, not text (NUL byte at byte {nul}); vizrag "
                           "reads UTF-8 text, Markdown, HTML, PDF, Word, JSON and JSONL: convert it "
                           "to text first")
-
-
-def keeps_suffix(path: str | Path) -> bool:
-    """Whether a file's id keeps its suffix: an HTML page's, a PDF's or a Word file's
-    (``report.pdf``), often a rendering of the text file beside it (``report.md`` is
-    ``report``), so the two get two ids."""
-    return Path(path).suffix.lower() in SUFFIXED
-
-
-def id_path(path: Path) -> Path:
-    """``path`` as its id spells it: without the suffix, unless :func:`keeps_suffix`."""
-    return path if keeps_suffix(path) else path.with_suffix("")
 
 
 def path_id(path: Path, id_from_path: bool, root: Path | None) -> str:

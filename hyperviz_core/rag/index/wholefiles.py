@@ -1,12 +1,14 @@
 """The files read whole, each by its own reader, by suffix: HTML pages (:mod:`.htmlpages`),
 PDFs (:mod:`.pdfs`), Word documents (:mod:`.wordfiles`), PowerPoint decks (:mod:`.slides`),
-OpenDocument text, presentations and spreadsheets (:mod:`.opendocs`) and Excel workbooks
-(:mod:`.sheets`). Each reader takes ``(path, id_from_path, root)`` and returns the file's
-one document; a large file is never read in parts.
+OpenDocument text, presentations and spreadsheets (:mod:`.opendocs`), Excel workbooks
+(:mod:`.sheets`) and EPUB e-books (:mod:`.ebooks`). Each reader takes ``(path,
+id_from_path, root)`` and returns the file's one document; a large file is never read in
+parts.
 
 Example:
     >>> sorted(WHOLE_FILES)
-    ['.docx', '.htm', '.html', '.odp', '.ods', '.odt', '.pdf', '.pptx', '.xhtml', '.xlsx']
+    ['.docx', '.epub', '.htm', '.html', '.odp', '.ods', '.odt', '.pdf', '.pptx', '.xhtml',
+     '.xlsx']
 """
 
 from __future__ import annotations
@@ -15,12 +17,20 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..types import Document
+from .ebooks import epub_document
 from .htmlpages import html_document
 from .opendocs import odp_document, ods_document, odt_document
 from .pdfs import pdf_document
 from .sheets import xlsx_document
 from .slides import slides_document
-from .textfiles import HTML_SUFFIXES, PDF_SUFFIXES, PPTX_SUFFIXES, WORD_SUFFIXES, XLSX_SUFFIXES
+from .suffixes import (
+    EPUB_SUFFIXES,
+    HTML_SUFFIXES,
+    PDF_SUFFIXES,
+    PPTX_SUFFIXES,
+    WORD_SUFFIXES,
+    XLSX_SUFFIXES,
+)
 from .wordfiles import word_document
 
 __all__ = ["WHOLE_FILES"]
@@ -30,4 +40,5 @@ WHOLE_FILES: dict[str, Callable[[Path, bool, Path | None], Document]] = {
     **dict.fromkeys(HTML_SUFFIXES, html_document), **dict.fromkeys(PDF_SUFFIXES, pdf_document),
     **dict.fromkeys(WORD_SUFFIXES, word_document),
     **dict.fromkeys(PPTX_SUFFIXES, slides_document), ".odt": odt_document,
-    ".odp": odp_document, ".ods": ods_document, **dict.fromkeys(XLSX_SUFFIXES, xlsx_document)}
+    ".odp": odp_document, ".ods": ods_document, **dict.fromkeys(XLSX_SUFFIXES, xlsx_document),
+    **dict.fromkeys(EPUB_SUFFIXES, epub_document)}

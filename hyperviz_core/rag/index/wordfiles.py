@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from ..types import Document
+from .suffixes import reader_module
 from .tables import table_text
-from .textfiles import foreign_file, path_id, reader_module
+from .textfiles import foreign_file, path_id
 from .titles import cut_title
 from .zipped import check_package
 

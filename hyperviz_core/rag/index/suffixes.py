@@ -1,0 +1,96 @@
+"""Which files are read, by suffix, and which optional extra reads them.
+
+A folder walk reads :data:`READ_SUFFIXES`; the files of :data:`FILE_SUFFIXES` may give a
+document of their own (their path its ``source``); a file of :data:`SUFFIXED` keeps its
+suffix in its id (:func:`keeps_suffix`); a PDF, a Word file, a deck or a workbook needs an
+extra (:func:`reader_missing`, :func:`reader_module`).
+
+Example:
+    >>> keeps_suffix("docs/report.PDF"), keeps_suffix("notes.md"), id_path(Path("a/b.md"))
+    (True, False, PosixPath('a/b'))
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+from ...extras import install_hint
+from .errors import LoaderError
+from .guards import printable
+
+__all__ = ["CSV_SUFFIXES", "EPUB_SUFFIXES", "FILE_SUFFIXES", "HTML_SUFFIXES", "JSONL_SUFFIXES",
+           "JSON_SUFFIXES", "ODF_SUFFIXES", "PDF_SUFFIXES", "PPTX_SUFFIXES", "READ_SUFFIXES",
+           "SUFFIXED", "TEXT_SUFFIXES", "WORD_SUFFIXES", "XLSX_SUFFIXES", "id_path",
+           "keeps_suffix", "reader_missing", "reader_module"]
+
+TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text")
+JSON_SUFFIXES = (".json",)
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+#: web pages, read as the text they show (:mod:`.htmlpages`)
+HTML_SUFFIXES = (".html", ".htm", ".xhtml")
+#: PDF files, read as their pages' text with the ``pdf`` extra (:mod:`.pdfs`)
+PDF_SUFFIXES = (".pdf",)
+#: Word documents, read as their paragraphs and tables with the ``docx`` extra
+#: (:mod:`.wordfiles`)
+WORD_SUFFIXES = (".docx",)
+#: PowerPoint decks, read as their slides' text with the ``pptx`` extra (:mod:`.slides`)
+PPTX_SUFFIXES = (".pptx",)
+#: OpenDocument text, presentations and spreadsheets, read with the standard library
+#: (:mod:`.opendocs`)
+ODF_SUFFIXES = (".odt", ".odp", ".ods")
+#: EPUB e-books, read as their reading order's pages (:mod:`.ebooks`)
+EPUB_SUFFIXES = (".epub",)
+#: CSV and TSV files: records, or a table (:mod:`.csvfiles`)
+CSV_SUFFIXES = (".csv", ".tsv")
+#: Excel workbooks, read as their sheets' rows with the ``xlsx`` extra (:mod:`.sheets`)
+XLSX_SUFFIXES = (".xlsx",)
+#: the files whose documents may be the file's own, their path its source: one document
+#: each (a large text file as parts; a CSV file without a text column)
+FILE_SUFFIXES = (*TEXT_SUFFIXES, *HTML_SUFFIXES, *PDF_SUFFIXES, *WORD_SUFFIXES,
+                 *PPTX_SUFFIXES, *ODF_SUFFIXES, *CSV_SUFFIXES, *XLSX_SUFFIXES, *EPUB_SUFFIXES)
+#: the files whose ids keep their suffix (:func:`keeps_suffix`)
+SUFFIXED = frozenset((*HTML_SUFFIXES, *PDF_SUFFIXES, *WORD_SUFFIXES, *PPTX_SUFFIXES,
+                      *ODF_SUFFIXES, *CSV_SUFFIXES, *XLSX_SUFFIXES, *EPUB_SUFFIXES))
+#: every suffix a folder walk reads
+READ_SUFFIXES = (*FILE_SUFFIXES, *JSON_SUFFIXES, *JSONL_SUFFIXES)
+#: the files read with an optional extra: suffix -> (the module, the extra, what they are)
+_EXTRAS = {".pdf": ("pypdf", "pdf", "PDFs"), ".docx": ("docx", "docx", "Word documents"),
+           ".pptx": ("pptx", "pptx", "PowerPoint decks"),
+           ".xlsx": ("openpyxl", "xlsx", "Excel workbooks")}
+
+
+def reader_missing(suffix: str) -> str | None:
+    """Why files of ``suffix`` cannot be read here (the extra that reads them is not
+    installed), or None.
+
+    >>> reader_missing(".md") is None
+    True
+    """
+    need = _EXTRAS.get(suffix.lower())
+    if need is None or importlib.util.find_spec(need[0]) is not None:
+        return None
+    return f"reading {need[2]} needs the {need[1]!r} extra: {install_hint(need[1])}"
+
+
+def reader_module(path: Path) -> ModuleType:
+    """The module that reads files such as ``path`` (pypdf, python-docx ...), imported; a
+    :class:`LoaderError` naming the file and the extra to install when it is missing."""
+    missing = reader_missing(path.suffix)
+    if missing is not None:
+        raise LoaderError(f"{printable(str(path))}: {missing}")
+    return importlib.import_module(_EXTRAS[path.suffix.lower()][0])
+
+
+def keeps_suffix(path: str | Path) -> bool:
+    """Whether a file's id keeps its suffix: an HTML page's, a PDF's or a Word file's
+    (``report.pdf``), often a rendering of the text file beside it (``report.md`` is
+    ``report``), so the two get two ids."""
+    return Path(path).suffix.lower() in SUFFIXED
+
+
+def id_path(path: Path) -> Path:
+    """``path`` as its id spells it: without the suffix, unless :func:`keeps_suffix`."""
+    return path if keeps_suffix(path) else path.with_suffix("")
