@@ -64,6 +64,9 @@ def test_a_csv_without_a_text_column_is_one_table_document(tmp_path: Path) -> No
                                                  {"source": str(path)})
     assert doc.text == ("Name: Ada Lovelace; City: London; column 3: x; Age: 36\n"
                         "Name: Bo; Age: 41; column 5: extra")
+    empty = tmp_path / "empty.csv"  # a document without text, reported as an empty file is
+    empty.write_text("", encoding="utf-8")
+    assert [(d.id, d.text) for d in load_documents(empty)] == [("empty.csv", "")]
     one = tmp_path / "one.csv"  # one column: no delimiter in the header
     one.write_text("Cities\nOslo, Norway\n", encoding="utf-8")
     assert load_documents(one)[0].text == "Cities: Oslo; column 2: Norway"

@@ -83,10 +83,8 @@ def csv_documents(path: Path, id_from_path: bool, root: Path | None = None, *,
     where it came from."""
     check_not_binary(path)
     rows = _rows(path, read_text(path))
-    first = next(rows, None)
-    if first is None:
-        return
-    header = [h.strip() for h in first[1]]
+    first = next(rows, None)  # None: an empty file, one table document without text
+    header = [h.strip() for h in first[1]] if first is not None else []
     if _text_column(header, text_field) is None:
         if text_field is not None:
             raise LoaderError(f"{printable(str(path))}: no column {text_field!r} (columns: "
