@@ -34,9 +34,18 @@ def test_files_that_are_no_books_are_errors_naming_them(tmp_path: Path) -> None:
         zf.writestr("hello.txt", "hi")
     with pytest.raises(LoaderError, match=r"plain\.epub: not an EPUB \(no META-INF/container"):
         load_documents(plain)
-    drm = write_epub(tmp_path / "drm.epub", parts={"META-INF/encryption.xml": b"<e/>"})
+    def encryption(uri: str) -> dict[str, bytes]:
+        return {"META-INF/encryption.xml": (
+            '<encryption xmlns="urn:oasis:names:tc:opendocument:xmlns:container" xmlns:enc='
+            '"http://www.w3.org/2001/04/xmlenc#"><enc:EncryptedData><enc:CipherData>'
+            f'<enc:CipherReference URI="{uri}"/></enc:CipherData></enc:EncryptedData>'
+            "</encryption>").encode()}
+
+    drm = write_epub(tmp_path / "drm.epub", parts=encryption("OEBPS/text/chapter%201.xhtml"))
     with pytest.raises(LoaderError, match=r"drm\.epub: an EPUB with DRM"):
         load_documents(drm)
+    fonts = write_epub(tmp_path / "fonts.epub", parts=encryption("OEBPS/fonts/serif.otf"))
+    assert "Warsaw" in load_documents(fonts)[0].text  # obfuscated fonts: no DRM
     lost = tmp_path / "lost.epub"
     with zipfile.ZipFile(lost, "w") as zf:
         zf.writestr("META-INF/container.xml", '<container xmlns="urn:oasis:names:tc:'

@@ -9,7 +9,8 @@ passage is told the sections it spans (``page``, ``page_end``, counted from 1). 
 the book's ``dc:title``, else the file's stem.
 
 A file that is no EPUB (no ``META-INF/container.xml`` naming a package), a book with DRM
-(``META-INF/encryption.xml``: its items are encrypted), one whose parts would unpack to more
+(``META-INF/encryption.xml`` lists items of its reading order; obfuscated fonts alone are
+no obstacle), one whose parts would unpack to more
 than :data:`~.zipped.MAX_UNPACKED` bytes, and one whose package XML is not UTF-8 or declares
 a document type are each a :class:`~.errors.LoaderError` naming the file; an item that is
 not UTF-8 names the item too. Nothing in the book is run (scripts are dropped as from any
@@ -45,9 +46,6 @@ _DC = "{http://purl.org/dc/elements/1.1/}"
 def _package(zf: zipfile.ZipFile, path: Path) -> tuple[str, Element]:
     """(the package document's name, its root) as ``META-INF/container.xml`` names it."""
     names = set(zf.namelist())
-    if "META-INF/encryption.xml" in names:
-        raise LoaderError(f"{printable(str(path))}: an EPUB with DRM (its items are "
-                          "encrypted); only books without DRM can be read")
     if "META-INF/container.xml" not in names:
         raise LoaderError(f"{printable(str(path))}: not an EPUB (no META-INF/container.xml)")
     found = package_xml(zf, "META-INF/container.xml", path).find(f".//{_CONTAINER}rootfile")
@@ -69,6 +67,15 @@ def _reading_order(opf: str, package: Element) -> list[str]:
         if href and ref.get("linear", "yes") != "no":
             out.append(posixpath.normpath(posixpath.join(folder, unquote(href.split("#")[0]))))
     return out
+
+
+def _encrypted(zf: zipfile.ZipFile, path: Path) -> set[str]:
+    """The names of the book's encrypted parts (``META-INF/encryption.xml``): fonts
+    obfuscated as the EPUB standard allows, or, in a book with DRM, its text."""
+    if "META-INF/encryption.xml" not in zf.namelist():
+        return set()
+    found = package_xml(zf, "META-INF/encryption.xml", path).iter()
+    return {unquote(el.get("URI", "")) for el in found if el.tag.endswith("CipherReference")}
 
 
 def _item_text(zf: zipfile.ZipFile, name: str, path: Path) -> str:
@@ -95,6 +102,10 @@ def epub_document(path: Path, id_from_path: bool, root: Path | None = None) -> D
             opf, package = _package(zf, path)
             found = package.find(f".//{_DC}title")
             title = " ".join((found.text or "").split()) if found is not None else ""
-            sections = [_item_text(zf, name, path) for name in _reading_order(opf, package)]
+            order = _reading_order(opf, package)
+            if _encrypted(zf, path).intersection(order):
+                raise LoaderError(f"{printable(str(path))}: an EPUB with DRM (its text is "
+                                  "encrypted); only books without DRM can be read")
+            sections = [_item_text(zf, name, path) for name in order]
     return paged_document(path, path_id(path, id_from_path, root),
                           cut_title(title or path.stem), sections)
