@@ -33,7 +33,7 @@ from pathlib import Path
 from ..types import Document
 from .errors import LoaderError
 from .guards import printable
-from .records import TEXT_FALLBACKS, record_document, record_where
+from .records import record_document, record_where, text_key
 from .tables import named_rows
 from .textfiles import check_not_binary, path_id, read_text
 
@@ -69,13 +69,6 @@ def _rows(path: Path, text: str) -> Iterator[tuple[int, list[str]]]:
         line = reader.line_num + 1
 
 
-def _text_column(header: list[str], text_field: str | None) -> str | None:
-    names = [h.strip() for h in header]
-    if text_field is not None:
-        return text_field if text_field in names else None
-    return next((f for f in ("text", *TEXT_FALLBACKS) if f in names), None)
-
-
 def csv_documents(path: Path, id_from_path: bool, root: Path | None = None, *,
                   text_field: str | None = None, id_field: str = "id",
                   title_field: str = "title") -> Iterator[tuple[Document, str]]:
@@ -85,7 +78,7 @@ def csv_documents(path: Path, id_from_path: bool, root: Path | None = None, *,
     rows = _rows(path, read_text(path))
     first = next(rows, None)  # None: an empty file, one table document without text
     header = [h.strip() for h in first[1]] if first is not None else []
-    if _text_column(header, text_field) is None:
+    if text_key(header, text_field) is None:
         if text_field is not None:
             raise LoaderError(f"{printable(str(path))}: no column {text_field!r} (columns: "
                               f"{header[:10]}; check --text-field)")

@@ -67,7 +67,7 @@ from .errors import (
     UnreadableFileError,
 )
 from .guards import printable
-from .records import TEXT_FALLBACKS, record_document, record_where, valid_document
+from .records import record_document, record_where, text_key, valid_document
 from .suffixes import CSV_SUFFIXES, JSON_SUFFIXES, JSONL_SUFFIXES, READ_SUFFIXES, TEXT_SUFFIXES
 from .textfiles import (
     Walk,
@@ -109,7 +109,7 @@ def records_to_documents(
                           "title_field": title_field}
     field = text_field or "text"
     if isinstance(data, Mapping):
-        if field in data or (text_field is None and any(f in data for f in TEXT_FALLBACKS)):
+        if text_key(data, text_field) is not None:
             return [record_document(data, str(path), **kw)]
         for key in _WRAPPERS:
             if isinstance(data.get(key), list):

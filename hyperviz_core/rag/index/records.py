@@ -13,7 +13,7 @@ Example:
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +21,24 @@ from ..types import Document
 from .errors import LoaderError
 from .guards import check_fields
 
-__all__ = ["TEXT_FALLBACKS", "record_document", "record_id", "record_where", "valid_document"]
+__all__ = ["TEXT_FALLBACKS", "record_document", "record_id", "record_where", "text_key",
+           "valid_document"]
 
 #: the text fields tried after ``text`` when none is named
 TEXT_FALLBACKS = ("content", "contents", "body", "passage", "paragraph_text")
+
+
+def text_key(fields: Container[str], text_field: str | None) -> str | None:
+    """The field a record with ``fields`` (its keys, a CSV header) takes its text from:
+    ``text_field`` when one is named, else ``text`` or the first of :data:`TEXT_FALLBACKS`
+    it has; None when it has none.
+
+    >>> text_key({"id", "body"}, None), text_key({"text"}, "summary")
+    ('body', None)
+    """
+    if text_field is not None:
+        return text_field if text_field in fields else None
+    return next((f for f in ("text", *TEXT_FALLBACKS) if f in fields), None)
 
 
 def record_where(path: Path, line: int | None = None, item: int | None = None) -> str:
