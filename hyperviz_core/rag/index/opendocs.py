@@ -140,11 +140,12 @@ def odt_document(path: Path, id_from_path: bool, root: Path | None = None) -> Do
                     metadata={"source": str(path)})
 
 
-def _hidden_styles(content: ET.Element) -> set[str]:
-    """The names of the automatic styles that hide a slide."""
+def _hiding_styles(content: ET.Element, properties: str, attr: str, value: str) -> set[str]:
+    """The names of the automatic styles whose ``properties`` set ``attr`` to ``value``:
+    those that hide a slide (``presentation:visibility="hidden"``) or a sheet
+    (``table:display="false"``)."""
     return {s.get(_q("style:name"), "") for s in content.iter(_q("style:style"))
-            if any(p.get(_q("presentation:visibility")) == "hidden"
-                   for p in s.iter(_q("style:drawing-page-properties")))}
+            if any(p.get(_q(attr)) == value for p in s.iter(_q(properties)))}
 
 
 def _frames(el: ET.Element) -> Iterator[ET.Element]:
@@ -178,7 +179,8 @@ def odp_document(path: Path, id_from_path: bool, root: Path | None = None) -> Do
     """The document of the OpenDocument presentation ``path`` (see the module's docs)."""
     with foreign_file(path, "an OpenDocument presentation"):
         content, title = _parts(path)
-        hidden = _hidden_styles(content)
+        hidden = _hiding_styles(content, "style:drawing-page-properties",
+                                "presentation:visibility", "hidden")
         slides = [_slide(page, hidden) for page in content.iter(_q("draw:page"))]
     title = title or next((t for t, _ in slides if t), path.stem)
     return paged_document(path, path_id(path, id_from_path, root), cut_title(title),
@@ -218,13 +220,6 @@ def _sheet_row(row: ET.Element) -> list[str]:
     return out
 
 
-def _hidden_tables(content: ET.Element) -> set[str]:
-    """The names of the automatic styles that hide a sheet."""
-    return {s.get(_q("style:name"), "") for s in content.iter(_q("style:style"))
-            if any(p.get(_q("table:display")) == "false"
-                   for p in s.iter(_q("style:table-properties")))}
-
-
 def _sheet(table: ET.Element, hidden: set[str]) -> str:
     """A sheet as a CSV table reads (:func:`~.tables.named_rows`); hidden: ``""``."""
     if table.get(_q("table:style-name")) in hidden:
@@ -242,7 +237,7 @@ def ods_document(path: Path, id_from_path: bool, root: Path | None = None) -> Do
     with foreign_file(path, "an OpenDocument spreadsheet"):
         content, title = _parts(path)
         book = content.find("office:body/office:spreadsheet", _NS)
-        hidden = _hidden_tables(content)
+        hidden = _hiding_styles(content, "style:table-properties", "table:display", "false")
         sheets = [_sheet(t, hidden) for t in (book if book is not None else []) if t.tag == _TABLE]
     return paged_document(path, path_id(path, id_from_path, root),
                           cut_title(title or path.stem), sheets)
