@@ -32,9 +32,9 @@ from .guards import printable
 from .htmlpages import page_text
 from .pages import paged_document
 from .parts import line_ends
-from .textfiles import foreign_file, path_id
+from .textfiles import path_id
 from .titles import cut_title
-from .zipped import check_package, package_xml
+from .zipped import package_xml, reading_package
 
 __all__ = ["epub_document"]
 
@@ -96,16 +96,14 @@ def _item_text(zf: zipfile.ZipFile, name: str, path: Path) -> str:
 
 def epub_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
     """The document of the EPUB book ``path`` (see the module's docs)."""
-    with foreign_file(path, "an EPUB book"):
-        check_package(path, "an EPUB book")
-        with zipfile.ZipFile(path) as zf:
-            opf, package = _package(zf, path)
-            found = package.find(f".//{_DC}title")
-            title = " ".join((found.text or "").split()) if found is not None else ""
-            order = _reading_order(opf, package)
-            if _encrypted(zf, path).intersection(order):
-                raise LoaderError(f"{printable(str(path))}: an EPUB with DRM (its text is "
-                                  "encrypted); only books without DRM can be read")
-            sections = [_item_text(zf, name, path) for name in order]
+    with reading_package(path, "an EPUB book"), zipfile.ZipFile(path) as zf:
+        opf, package = _package(zf, path)
+        found = package.find(f".//{_DC}title")
+        title = " ".join((found.text or "").split()) if found is not None else ""
+        order = _reading_order(opf, package)
+        if _encrypted(zf, path).intersection(order):
+            raise LoaderError(f"{printable(str(path))}: an EPUB with DRM (its text is "
+                              "encrypted); only books without DRM can be read")
+        sections = [_item_text(zf, name, path) for name in order]
     return paged_document(path, path_id(path, id_from_path, root),
                           cut_title(title or path.stem), sections)

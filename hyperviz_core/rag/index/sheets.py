@@ -30,9 +30,9 @@ from ..types import Document
 from .pages import paged_document
 from .suffixes import reader_module
 from .tables import named_rows
-from .textfiles import foreign_file, path_id
+from .textfiles import path_id
 from .titles import cut_title
-from .zipped import check_package
+from .zipped import reading_package
 
 __all__ = ["cell_text", "xlsx_document"]
 
@@ -68,8 +68,7 @@ def _sheet(ws: Any) -> str:
 def xlsx_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
     """The document of the Excel workbook ``path`` (see the module's docs)."""
     openpyxl = reader_module(path)
-    with foreign_file(path, "an Excel workbook openpyxl can read"):
-        check_package(path, "an Excel workbook openpyxl can read")
+    with reading_package(path, "an Excel workbook openpyxl can read"):
         book = openpyxl.load_workbook(str(path), read_only=True, data_only=True)
         try:
             pages = [_sheet(ws) for ws in book.worksheets]

@@ -30,9 +30,9 @@ from ..types import Document
 from .pages import paged_document
 from .suffixes import reader_module
 from .tables import table_text
-from .textfiles import foreign_file, path_id
+from .textfiles import path_id
 from .titles import cut_title
-from .zipped import check_package
+from .zipped import reading_package
 
 __all__ = ["slides_document"]
 
@@ -70,8 +70,7 @@ def _slide_text(slide: Any) -> tuple[str, str]:
 def slides_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
     """The document of the PowerPoint deck ``path`` (see the module's docs)."""
     pptx = reader_module(path)
-    with foreign_file(path, "a PowerPoint deck python-pptx can read"):
-        check_package(path, "a PowerPoint deck python-pptx can read")
+    with reading_package(path, "a PowerPoint deck python-pptx can read"):
         deck = pptx.Presentation(str(path))
         slides = [_slide_text(slide) for slide in deck.slides]
         title = deck.core_properties.title or ""

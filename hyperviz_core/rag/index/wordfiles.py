@@ -27,9 +27,9 @@ from typing import Any
 from ..types import Document
 from .suffixes import reader_module
 from .tables import table_text
-from .textfiles import foreign_file, path_id
+from .textfiles import path_id
 from .titles import cut_title
-from .zipped import check_package
+from .zipped import reading_package
 
 __all__ = ["word_document"]
 
@@ -53,8 +53,7 @@ def _blocks(document: Any) -> list[tuple[str, str]]:
 def word_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
     """The document of the Word file ``path`` (see the module's docs)."""
     docx = reader_module(path)
-    with foreign_file(path, "a Word document python-docx can read"):
-        check_package(path, "a Word document python-docx can read")
+    with reading_package(path, "a Word document python-docx can read"):
         document = docx.Document(str(path))
         blocks = _blocks(document)
         title = document.core_properties.title or ""

@@ -17,14 +17,17 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import xml.etree.ElementTree as ET
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from .errors import LoaderError
 from .guards import printable
+from .textfiles import foreign_file
 
-__all__ = ["MAX_UNPACKED", "check_package", "package_xml"]
+__all__ = ["MAX_UNPACKED", "check_package", "package_xml", "reading_package"]
 
 #: the most bytes an Office file may unpack to (its parts' sizes, as its zip directory states)
 MAX_UNPACKED = 512 * 1024 * 1024
@@ -45,6 +48,16 @@ def check_package(path: Path, kind: str) -> None:
     if size > MAX_UNPACKED:
         raise LoaderError(f"{printable(str(path))}: unpacks to more than "
                           f"{MAX_UNPACKED // 2**20} MiB; not read")
+
+
+@contextlib.contextmanager
+def reading_package(path: Path, kind: str) -> Iterator[None]:
+    """The block that reads the package ``path`` with a library, once it passed
+    :func:`check_package`; any failure in it a :class:`LoaderError` naming the file and
+    ``kind`` (:func:`~.textfiles.foreign_file`)."""
+    with foreign_file(path, kind):
+        check_package(path, kind)
+        yield
 
 
 def package_xml(zf: zipfile.ZipFile, name: str, path: Path) -> ET.Element:
