@@ -42,15 +42,8 @@ from .loaders import (
 )
 from .parts import PART_BYTES
 from .replace import PART_ID, text_file_source
-from .suffixes import (
-    EPUB_SUFFIXES,
-    JSON_SUFFIXES,
-    ODF_SUFFIXES,
-    PDF_SUFFIXES,
-    PPTX_SUFFIXES,
-    WORD_SUFFIXES,
-    XLSX_SUFFIXES,
-)
+from .suffixes import HTML_SUFFIXES, JSON_SUFFIXES
+from .wholefiles import WHOLE_FILES
 
 __all__ = ["PARSED_ONCE", "DocumentStream", "ParsedFiles", "caller_level", "dedupe_last",
            "warn_repeated_ids"]
@@ -228,10 +221,10 @@ class DocumentStream:
                           "again to take the rest")
 
 
-#: the files a library parses (slowly: a PDF, a Word document, a deck): the first pass keeps their
-#: documents on disk (:class:`ParsedFiles`) and the second reads them from there
-PARSED_ONCE = (*PDF_SUFFIXES, *WORD_SUFFIXES, *PPTX_SUFFIXES, *ODF_SUFFIXES, *XLSX_SUFFIXES,
-               *EPUB_SUFFIXES)
+#: the files a reader parses as a package (a PDF, an Office file, a book: every file read
+#: whole but a page, :mod:`.wholefiles`): the first pass keeps their documents on disk
+#: (:class:`ParsedFiles`) and the second reads them from there
+PARSED_ONCE = tuple(sorted(s for s in WHOLE_FILES if s not in HTML_SUFFIXES))
 
 
 class ParsedFiles:
