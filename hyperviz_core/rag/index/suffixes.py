@@ -51,9 +51,8 @@ XLSX_SUFFIXES = (".xlsx",)
 #: each (a large text file as parts; a CSV file without a text column)
 FILE_SUFFIXES = (*TEXT_SUFFIXES, *HTML_SUFFIXES, *PDF_SUFFIXES, *WORD_SUFFIXES,
                  *PPTX_SUFFIXES, *ODF_SUFFIXES, *CSV_SUFFIXES, *XLSX_SUFFIXES, *EPUB_SUFFIXES)
-#: the files whose ids keep their suffix (:func:`keeps_suffix`)
-SUFFIXED = frozenset((*HTML_SUFFIXES, *PDF_SUFFIXES, *WORD_SUFFIXES, *PPTX_SUFFIXES,
-                      *ODF_SUFFIXES, *CSV_SUFFIXES, *XLSX_SUFFIXES, *EPUB_SUFFIXES))
+#: the files whose ids keep their suffix (:func:`keeps_suffix`): all but text files
+SUFFIXED = frozenset(FILE_SUFFIXES) - frozenset(TEXT_SUFFIXES)
 #: every suffix a folder walk reads
 READ_SUFFIXES = (*FILE_SUFFIXES, *JSON_SUFFIXES, *JSONL_SUFFIXES)
 #: the files read with an optional extra: suffix -> (the module, the extra, what they are)
