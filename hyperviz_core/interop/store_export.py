@@ -44,14 +44,17 @@ def _layer(store: HypergraphStore, layer: Layer) -> Hypergraph:
 
 
 def store_embedder(store: HypergraphStore) -> Any:
-    """An embedder matching the store's vectors when it was the offline hashing one, else None."""
+    """An embedder matching the store's vectors when it was the offline hashing one (its
+    size, n-grams and version: :func:`~hyperviz_core.rag.providers.spec.store_embedder`),
+    else None."""
     from ..rag import HashingEmbedder
+    from ..rag.providers.spec import store_embedder as recorded_embedder
 
     info = store.embedder_info()
     if info is None:
         return HashingEmbedder()
     if info[0].startswith("hashing"):
-        return HashingEmbedder(dim=info[1])
+        return recorded_embedder(info)
     return None
 
 

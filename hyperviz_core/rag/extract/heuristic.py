@@ -51,7 +51,7 @@ from collections.abc import Mapping
 
 from ...model import Entity, Hyperedge, normalize_key
 from ...unitext import plain_text
-from ..providers.offline import STOPWORDS, content_words, word_tokens
+from ..providers.offline import STOPWORDS, content_words, word_pattern, word_tokens
 from ..types import Chunk, ChunkExtraction, ChunkTheme
 from ._lexicon import _IMPERATIVES
 from .spans import Span, find_spans, split_clauses, split_sentences
@@ -64,8 +64,6 @@ _ANAPHOR_START = re.compile(
     r"^[\"'“‘(]*(?:(?:He|She|It|They)\b|(?:The|This|These|That|Its|His|Her|Their)\s+[a-z])"
 )
 _DESC_CHARS = 300
-#: the words of :func:`~hyperviz_core.rag.providers.offline.word_tokens`, as written
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 
 
 def _shown(text: str, keys: list[str]) -> list[str]:
@@ -76,7 +74,7 @@ def _shown(text: str, keys: list[str]) -> list[str]:
     if text.isascii():  # lower-casing is case-folding
         return keys
     forms: dict[str, str] = {}
-    for w in _WORD.findall(text):
+    for w in word_pattern(text).findall(text):
         forms.setdefault(w.casefold().replace("’", "'"),
                          plain_text(w).lower().replace("’", "'"))  # ligatures spelt out
     return [forms.get(k, k) for k in keys]

@@ -23,7 +23,11 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["STOPWORDS", "HashingEmbedder", "content_words", "exact_cosine", "word_tokens"]
+from ..scripts import marked, marked_word
+
+__all__ = [
+    "STOPWORDS", "HashingEmbedder", "content_words", "exact_cosine", "word_pattern", "word_tokens",
+]
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 
@@ -45,11 +49,24 @@ _STOP_TEXT = """a about above after again against all also am an and any are are
 STOPWORDS: frozenset[str] = frozenset(_STOP_TEXT.split())
 
 
-def word_tokens(text: str) -> list[str]:
-    """Lower-cased word tokens (letters/digits, inner apostrophes kept)."""
+def word_tokens(text: str, *, marks: bool = True) -> list[str]:
+    """Lower-cased word tokens (letters/digits, inner apostrophes kept). A word keeps its
+    combining marks (``दिल्ली``, ``சென்னை``: :func:`~hyperviz_core.rag.scripts.marked_word`);
+    ``marks=False`` cuts it at them, as :class:`HashingEmbedder` ``hashing-v1`` did.
+
+    >>> word_tokens("Ada's dog, O’Brien"), word_tokens("दिल्ली भारत")
+    (["ada's", 'dog', "o'brien"], ['दिल्ली', 'भारत'])
+    >>> word_tokens("दिल्ली", marks=False)
+    ['द', 'ल', 'ल']
+    """
     if text.isascii():  # same tokens, one C call: casefold is lower() on ASCII, no '’'
         return _WORD.findall(text.lower())
-    return [w.casefold().replace("’", "'") for w in _WORD.findall(text)]
+    return [w.casefold().replace("’", "'") for w in word_pattern(text, marks=marks).findall(text)]
+
+
+def word_pattern(text: str, *, marks: bool = True) -> re.Pattern[str]:
+    """The pattern :func:`word_tokens` reads the words of ``text`` with, as written."""
+    return marked_word() if marks and marked(text) else _WORD
 
 
 def content_words(text: str, *, min_len: int = 3) -> list[str]:
@@ -79,6 +96,9 @@ class HashingEmbedder:
         char_ngrams: inclusive (min, max) character n-gram sizes; ``(0, 0)`` disables them.
         char_weight: weight of character n-gram features relative to whole words.
         bigram_weight: weight of word-bigram features.
+        marks: whether a word keeps its combining marks (:func:`word_tokens`; the name
+            says ``hashing-v2``); ``False`` cuts words at them as ``hashing-v1`` did (the
+            embedder a store embedded with it is made again with: :func:`~.spec.store_embedder`).
         cache_words: how many distinct words keep their hashed features (computed once,
             then read; a long-lived service's query words fill it: at the default 200,000
             it holds about 145 MB at most; 0: no cache); a tenth as many keep their
@@ -98,6 +118,7 @@ class HashingEmbedder:
         char_ngrams: tuple[int, int] = (3, 4),
         char_weight: float = 0.35,
         bigram_weight: float = 0.5,
+        marks: bool = True,
         cache_words: int = 200_000,
     ) -> None:
         if dim < 16:
@@ -109,7 +130,8 @@ class HashingEmbedder:
         self.char_ngrams = (int(lo), int(hi))
         self.char_weight = float(char_weight)
         self.bigram_weight = float(bigram_weight)
-        self.name = f"hashing-v1-d{self.dim}-c{lo}{hi}"
+        self.marks = bool(marks)
+        self.name = f"hashing-v{2 if self.marks else 1}-d{self.dim}-c{lo}{hi}"
         if isinstance(cache_words, bool) or not isinstance(cache_words, int) or cache_words < 0:
             raise ValueError(f"cache_words must be a whole number >= 0, got {cache_words!r}")
         self.cache_words = cache_words
@@ -168,7 +190,7 @@ class HashingEmbedder:
         return found
 
     def _exact_words(self, text: str) -> tuple[Counter[str], Counter[tuple[str, str]]]:
-        tokens = word_tokens(text)
+        tokens = word_tokens(text, marks=self.marks)
         words = [t for t in tokens if t not in STOPWORDS] or tokens
         pairs = Counter(itertools.pairwise(words)) if self.bigram_weight > 0 else Counter()
         return Counter(words), pairs
@@ -228,7 +250,7 @@ class HashingEmbedder:
     ) -> tuple[list[npt.NDArray[np.int64]], list[npt.NDArray[np.float32]]]:
         """The hashed word features of one text (buckets, signed weights) in summation
         order; its word bigrams' CRC-32s and weights are appended to the two lists."""
-        tokens = word_tokens(text)
+        tokens = word_tokens(text, marks=self.marks)
         words = [t for t in tokens if t not in STOPWORDS] or tokens
         idx_parts: list[npt.NDArray[np.int64]] = []
         val_parts: list[npt.NDArray[np.float32]] = []
@@ -304,7 +326,8 @@ class HashingEmbedder:
         return self.embed(texts)
 
     def __repr__(self) -> str:
-        return f"HashingEmbedder(dim={self.dim}, char_ngrams={self.char_ngrams})"
+        marks = "" if self.marks else ", marks=False"
+        return f"HashingEmbedder(dim={self.dim}, char_ngrams={self.char_ngrams}{marks})"
 
 
 def exact_cosine(a: dict[str, float], b: dict[str, float]) -> float:

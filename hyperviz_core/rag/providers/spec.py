@@ -215,7 +215,7 @@ def embedder_from_spec(spec: str | ModelSpec | None, **kwargs: Any) -> Embedder:
     return OpenAIEmbedder(s.model, **kw)
 
 
-_HASHING_NAME = re.compile(r"^hashing-v1-d(\d+)-c(\d)(\d)$")
+_HASHING_NAME = re.compile(r"^hashing-v([12])-d(\d+)-c(\d)(\d)$")
 
 
 def store_embedder(recorded: tuple[str, int] | None) -> Embedder | None:
@@ -223,8 +223,10 @@ def store_embedder(recorded: tuple[str, int] | None) -> Embedder | None:
     hashed embedder of that size, or the local MiniLM (``vizrag[local]``); ``None`` for
     none recorded or a provider's model (pass that one yourself: it needs a key).
 
-    >>> store_embedder(("hashing-v1-d256-c34", 256)).name
-    'hashing-v1-d256-c34'
+    >>> store_embedder(("hashing-v2-d256-c34", 256)).name
+    'hashing-v2-d256-c34'
+    >>> store_embedder(("hashing-v1-d256-c34", 256))  # words cut at combining marks
+    HashingEmbedder(dim=256, char_ngrams=(3, 4), marks=False)
     >>> store_embedder(("openai:text-embedding-3-small", 1536)) is None
     True
     """
@@ -232,8 +234,9 @@ def store_embedder(recorded: tuple[str, int] | None) -> Embedder | None:
         return None
     name, dim = recorded
     hashed = _HASHING_NAME.match(name)
-    if hashed and int(hashed.group(1)) == dim:
-        return HashingEmbedder(dim=dim, char_ngrams=(int(hashed.group(2)), int(hashed.group(3))))
+    if hashed and int(hashed.group(2)) == dim:
+        return HashingEmbedder(dim=dim, char_ngrams=(int(hashed.group(3)), int(hashed.group(4))),
+                               marks=hashed.group(1) == "2")
     if name == "local-minilm-l6-v2":
         try:
             from ..local_embed import LocalMiniLMEmbedder

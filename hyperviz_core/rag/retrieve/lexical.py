@@ -30,6 +30,11 @@ from typing import NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from ..scripts import CJK as _CJK
+from ..scripts import CJK_ANY as _CJK_ANY
+from ..scripts import SEA as _SEA
+from ..scripts import SEG as _SEG
+from ..scripts import mark_class, marked
 from .lexicon import lexical_text, undot
 
 __all__ = [
@@ -56,22 +61,6 @@ STOPWORDS: frozenset[str] = _stopwords()
 #: ``bm25s.tokenize``'s default token pattern (applied to the lower-cased text)
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")
 
-#: the characters read as character bigrams, as Lucene's ``CJKAnalyzer`` reads them: kana
-#: (Hiragana, Katakana and its extensions), Han ideographs (CJK Unified and its extensions A
-#: to H, compatibility ideographs), the ideographic marks (々, 〆, 〇, Hangzhou numerals, kana
-#: repeat marks) and Hangul (syllables and jamo: a Korean word takes its particles, 서울에서)
-_CJK = ("\u1100-\u11ff\u3005-\u3007\u3021-\u3029\u3031-\u3035\u303b\u303c\u3040-\u30ff"
-        "\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uf900-\ufaff"
-        "\U00020000-\U0003134f")
-#: the letters, combining marks and digits of the scripts of South-East Asia written without
-#: spaces between words (Thai, Lao, Myanmar, Khmer; their punctuation and currency signs left
-#: out), read as bigrams of their clusters (:func:`sea_grams`)
-_SEA = ("\u0e01-\u0e3a\u0e40-\u0e4e\u0e50-\u0e59\u0e81-\u0ecd\u0ed0-\u0ed9\u0edc-\u0edf"
-        "\u1000-\u1049\u1050-\u109f\u1780-\u17d3\u17d7\u17dc\u17dd\u17e0-\u17e9"
-        "\uaa60-\uaa7f")
-#: every character of a script written without spaces between words
-_SEG = _CJK + _SEA
-_CJK_ANY = re.compile(f"[{_SEG}]")
 #: full-width ASCII and half-width katakana, read as their usual forms (NFKC): ２０２１ is 2021
 _WIDTH = re.compile("[\uff01-\uff5e\uff65-\uff9f]+")
 #: a letter or digit against a character of those scripts: one word to a plain full-text
@@ -81,26 +70,9 @@ _JOINED = re.compile(f"[^\\W{_SEG}][{_SEG}]|[{_SEG}][^\\W{_SEG}]")
 _JOINERS = "\u17d2\u1039"
 
 
-def _marks() -> str:
-    """The combining marks (Unicode categories Mn, Mc, Me) of the scripts written with
-    spaces, as the body of a character class: the vowel signs, viramas and nuktas of
-    Devanagari, Bengali, Tamil ... (दि, ல்), Hebrew points, Arabic harakat."""
-    spans: list[tuple[int, int]] = []
-    for cp in (*range(0x300, 0x20000), *range(0xE0100, 0xE01F0)):
-        ch = chr(cp)
-        if unicodedata.category(ch)[0] == "M" and not _CJK_ANY.match(ch):
-            if spans and spans[-1][1] == cp - 1:
-                spans[-1] = (spans[-1][0], cp)
-            else:
-                spans.append((cp, cp))
-    return "".join(chr(a) if a == b else f"{chr(a)}-{chr(b)}" for a, b in spans)
-
-
 class _MarkPatterns(NamedTuple):
     """The patterns of :func:`tokens` that read combining marks (:func:`_mark_patterns`)."""
 
-    #: any combining mark (:func:`_marks`)
-    any: re.Pattern[str]
     #: a word with the combining marks within and after it (``दिल्ली``, ``சென்னை``): what
     #: ``\w\w+`` reads of text without marks, and SQLite's ``unicode61`` with marks as token
     #: characters (:mod:`~hyperviz_core.rag.store.sqlite.fts`)
@@ -113,12 +85,11 @@ class _MarkPatterns(NamedTuple):
 
 @functools.cache
 def _mark_patterns() -> _MarkPatterns:
-    """The patterns that read combining marks, made on first use: finding the marks scans
-    the code points, which a process that reads only ASCII text never needs (it was done
-    at every import)."""
-    marks = _marks()
+    """The patterns that read combining marks (:func:`~hyperviz_core.rag.scripts.mark_class`),
+    made on first use."""
+    marks = mark_class()
     return _MarkPatterns(
-        re.compile(f"[{marks}]"), re.compile(f"[\\w{marks}]{{2,}}"),
+        re.compile(f"[\\w{marks}]{{2,}}"),
         re.compile(f"((?:(?=\\w)[{_CJK}])+)|([{_SEA}]+)|((?:[^\\W{_SEG}]|[{marks}])+)"))
 
 
@@ -224,16 +195,6 @@ def _plain_words(low: str) -> list[str]:
     with the combining marks of a word kept in it (``दिल्ली``: ``\\w`` alone cut it into
     one-letter pieces, and BM25 had no token of it)."""
     return _mark_patterns().word.findall(low) if marked(low) else _TOKEN.findall(low)
-
-
-def marked(text: str) -> bool:
-    """Whether ``text`` has a combining mark of a script written with spaces (Devanagari,
-    Tamil, Hebrew points ...), which a word splitter on ``\\w`` alone cuts words at.
-
-    >>> marked("दिल्ली"), marked("Delhi"), marked("กรุงเทพ")
-    (True, False, False)
-    """
-    return not text.isascii() and _mark_patterns().any.search(text) is not None
 
 
 def segmented(text: str) -> bool:
