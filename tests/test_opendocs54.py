@@ -12,7 +12,7 @@ from office_files import index_json, top_passage, write_odf
 
 from hyperviz_core.rag.index.errors import LoaderError
 from hyperviz_core.rag.index.loaders import load_documents
-from hyperviz_core.rag.index.opendocs import odp_document, ods_document, odt_document
+from hyperviz_core.rag.index.opendocs import odp_document, ods_documents, odt_document
 
 #: a text document's body as LibreOffice writes it: a table of contents (generated: left
 #: out), headings, spans, runs of spaces, a tab, a line break, a footnote and a comment
@@ -180,7 +180,7 @@ SHEET_STYLES = ('<style:style style:name="ta2" style:family="table"><style:table
 def test_a_spreadsheet_reads_as_its_sheets(tmp_path: Path,
                                            capsys: pytest.CaptureFixture[str]) -> None:
     path = write_odf(tmp_path / "staff.ods", SHEETS, kind="spreadsheet", styles=SHEET_STYLES)
-    doc = ods_document(path, True)
+    [(doc, _)] = ods_documents(path, True)
     assert (doc.id, doc.title) == ("staff.ods", "staff")
     assert doc.text == ("Name: Ada Lovelace; column 3: x; Age: 36\nName: Bo; Age: 41\n"
                         "Name: Bo; Age: 41\n\nCity: Oslo; Country: Norway")

@@ -12,14 +12,14 @@ from office_files import index_json, top_passage, write_xlsx
 from hyperviz_core.rag.index import zipped
 from hyperviz_core.rag.index.errors import LoaderError
 from hyperviz_core.rag.index.loaders import load_documents
-from hyperviz_core.rag.index.sheets import xlsx_document
+from hyperviz_core.rag.index.sheets import xlsx_documents
 
 pytest.importorskip("openpyxl")
 
 
 def test_a_workbook_reads_as_its_sheets(tmp_path: Path) -> None:
     (tmp_path / "hr").mkdir()
-    doc = xlsx_document(write_xlsx(tmp_path / "hr" / "staff.xlsx"), True, tmp_path)
+    [(doc, _)] = xlsx_documents(write_xlsx(tmp_path / "hr" / "staff.xlsx"), True, tmp_path)
     assert (doc.id, doc.title) == ("hr/staff.xlsx", "staff")
     assert doc.text == ("Name: Ada Lovelace; City: London; column 3: x; Age: 36; "
                         "Joined: 2026-12-06\nName: Bo; Age: 41.5\nName: Total"  # the formula: no

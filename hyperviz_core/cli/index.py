@@ -306,8 +306,9 @@ def register(sub: Any) -> None:
         "Text and Markdown files, HTML pages, PDFs (vizrag[pdf]), .docx (vizrag[docx]), "
         ".pptx (vizrag[pptx]), .xlsx (vizrag[xlsx]), .odt/.odp/.ods, .epub: one document each. "
         "JSON: a list of objects with a text field ([{\"title\", \"text\"}] works as is), "
-        "or a dict title -> list of sentences (HotpotQA). JSONL: one object per line. CSV/TSV: "
-        "a row per document when the header has the text field, else one table document.",
+        "or a dict title -> list of sentences (HotpotQA). JSONL: one object per line. CSV/TSV "
+        "(and each .xlsx/.ods sheet): a row per document when the header has the text field, "
+        "else one table document.",
         epilog="Exit codes: 0 every document indexed (or unchanged); 1 some documents failed "
         "(each named; the others are stored); 2 nothing could run, or the store itself "
         "failed (a usage or input error, a full disk: one line on stderr); 130 Ctrl-C, 143 "

@@ -17,7 +17,8 @@ see :func:`~.textfiles.walk`, which also says what a walk leaves out and why):
   (:mod:`.wholefiles`).
 - ``.jsonl``/``.ndjson``: one JSON object per line (of any length) with a text field.
 - ``.csv``/``.tsv``: one document per row when the header has a text field, else one for
-  the file, a row a line (:mod:`.csvfiles`).
+  the file, a row a line (:mod:`.csvfiles`); ``.xlsx``/``.ods`` sheets likewise, a sheet
+  with the text field in its first row a document per row (:mod:`.workbooks`).
 - ``.json``: a list of objects with a text field (e.g. ``[{"title", "text"}]`` works as is),
   a single such object, an object wrapping such a list under ``"data"``/``"documents"``/
   ``"passages"``/``"corpus"``, or a dict *title → list of sentences* (HotpotQA corpus
@@ -77,7 +78,7 @@ from .textfiles import (
     text_documents,
     walk,
 )
-from .wholefiles import WHOLE_FILES
+from .wholefiles import WHOLE_FILES, WORKBOOKS
 
 __all__ = ["READ_SUFFIXES", "SKIP_HINT", "TEXT_SUFFIXES", "LoaderError", "UnreadableFileError",
            "UnreadablePolicy", "Walk", "check_unreadable_policy", "file_documents", "input_files",
@@ -247,6 +248,9 @@ def _file_documents(path: Path, root: Path | None, id_from_path: bool,
         return
     if suffix in CSV_SUFFIXES:
         yield from csv_documents(path, id_from_path, root, **kw)
+        return
+    if suffix in WORKBOOKS:  # a spreadsheet: records, a sheet's document
+        yield from WORKBOOKS[suffix](path, id_from_path, root, **kw)
         return
     if suffix not in (*JSONL_SUFFIXES, *JSON_SUFFIXES):
         yield from text_documents(path, id_from_path, root, part_bytes)

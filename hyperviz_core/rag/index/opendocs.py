@@ -2,20 +2,21 @@
 ``.ods`` spreadsheets) as documents, with Python's own ``zipfile`` and ``xml.etree`` (no
 extra).
 
-One document per file, its id and ``source`` as a Word file's or a deck's (the id keeps the
-suffix: ``report.odt``). A text document (:func:`odt_document`) reads as its body's
-headings, paragraphs, lists and tables in order (:mod:`.wordfiles`' layout: a blank line
-between two paragraphs, a table's rows a line each with their cells joined by `` | ``); a
-presentation (:func:`odp_document`) as its slides, each a page (:mod:`.pages`,
-:mod:`.slides`' layout: the title, the other frames' text, the speaker notes; a hidden
-slide gives no text and keeps its number); a spreadsheet (:func:`ods_document`) as an Excel
-workbook (:mod:`.sheets`: each sheet a page, its first row naming the columns of the lines
-of the others, a cell its text as shown; a hidden sheet gives no text; a repeated row or
-cell is read up to 1,024 times). Left out, as the Word reader leaves them:
-footnotes and endnotes, comments, tracked deletions, images, text boxes anchored in a
-paragraph, and generated indexes (a table of contents repeats the headings). The title is
-the file's own (``dc:title`` in its ``meta.xml``), else the first level-1 heading (the
-first slide title), else the stem.
+One document per file (and one per row of a spreadsheet's sheets of records), its id and
+``source`` as a Word file's or a deck's (the id keeps the suffix: ``report.odt``). A text
+document (:func:`odt_document`) reads as its body's headings, paragraphs, lists and tables
+in order (:mod:`.wordfiles`' layout: a blank line between two paragraphs, a table's rows a
+line each with their cells joined by `` | ``); a presentation (:func:`odp_document`) as its
+slides, each a page (:mod:`.pages`, :mod:`.slides`' layout: the title, the other frames'
+text, the speaker notes; a hidden slide gives no text and keeps its number); a spreadsheet
+(:func:`ods_documents`) as an Excel workbook (:mod:`.workbooks`: a sheet whose header has
+the text column holds a record a row, the others make the file's document, each sheet a
+page, its first row naming the columns of the lines of the others, a cell its text as shown;
+a hidden sheet gives no text; a repeated row or cell is read up to 1,024 times). Left out,
+as the Word reader leaves them: footnotes and endnotes, comments, tracked deletions, images,
+text boxes anchored in a paragraph, and generated indexes (a table of contents repeats the
+headings). The title is the file's own (``dc:title`` in its ``meta.xml``), else the first
+level-1 heading (the first slide title), else the stem.
 
 A file that is no OpenDocument package, one saved with a password (its parts are
 encrypted), one whose parts would unpack to more than :data:`~.zipped.MAX_UNPACKED` bytes,
@@ -35,12 +36,13 @@ from ..types import Document
 from .errors import LoaderError
 from .guards import printable
 from .pages import paged_document
-from .tables import named_rows, table_text
+from .tables import table_text
 from .textfiles import foreign_file, path_id
 from .titles import cut_title
+from .workbooks import Sheet, workbook_documents
 from .zipped import check_package, package_xml
 
-__all__ = ["odp_document", "ods_document", "odt_document"]
+__all__ = ["odp_document", "ods_documents", "odt_document"]
 
 _NS = {"office": "urn:oasis:names:tc:opendocument:xmlns:office:1.0",
        "text": "urn:oasis:names:tc:opendocument:xmlns:text:1.0",
@@ -220,24 +222,33 @@ def _sheet_row(row: ET.Element) -> list[str]:
     return out
 
 
-def _sheet(table: ET.Element, hidden: set[str]) -> str:
-    """A sheet as a CSV table reads (:func:`~.tables.named_rows`); hidden: ``""``."""
+def _sheet(table: ET.Element, hidden: set[str]) -> Sheet:
+    """One sheet's non-empty rows with their numbers (hidden: none)."""
+    name = table.get(_q("table:name")) or ""
     if table.get(_q("table:style-name")) in hidden:
-        return ""
-    rows: list[list[str]] = []
+        return Sheet(name, None)
+    rows: list[tuple[int, list[str]]] = []
+    number = 1
     for row in table.iter(_ROW):
         cells = _sheet_row(row)
+        times = _repeat(row, "table:number-rows-repeated", _MAX_REPEAT)
         if cells:
-            rows += [cells] * _repeat(row, "table:number-rows-repeated", _MAX_REPEAT)
-    return named_rows(rows[0], rows[1:]) if rows else ""
+            rows += [(number + i, cells) for i in range(times)]
+        number += times
+    return Sheet(name, rows)
 
 
-def ods_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
-    """The document of the OpenDocument spreadsheet ``path`` (see the module's docs)."""
+def ods_documents(path: Path, id_from_path: bool, root: Path | None = None, *,
+                  text_field: str | None = None, id_field: str = "id",
+                  title_field: str = "title") -> Iterator[tuple[Document, str]]:
+    """The documents of the OpenDocument spreadsheet ``path`` (see the module's docs),
+    each with where it came from."""
     with foreign_file(path, "an OpenDocument spreadsheet"):
         content, title = _parts(path)
         book = content.find("office:body/office:spreadsheet", _NS)
         hidden = _hiding_styles(content, "style:table-properties", "table:display", "false")
         sheets = [_sheet(t, hidden) for t in (book if book is not None else []) if t.tag == _TABLE]
-    return paged_document(path, path_id(path, id_from_path, root),
-                          cut_title(title or path.stem), sheets)
+    yield from workbook_documents(path, path_id(path, id_from_path, root),
+                                  cut_title(title or path.stem), sheets,
+                                  text_field=text_field, id_field=id_field,
+                                  title_field=title_field)

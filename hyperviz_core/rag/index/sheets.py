@@ -1,11 +1,14 @@
 """Reading Excel workbooks (``.xlsx``) as documents: their sheets' rows, with the ``xlsx``
 extra (`openpyxl <https://pypi.org/project/openpyxl/>`_).
 
-One document per file, its id and ``source`` as a deck's (the id keeps the suffix:
-``budget.xlsx``), each worksheet a page (:mod:`.pages`), so each passage is told the sheets
-it spans (``page``, ``page_end``, counted from 1). A sheet reads as a CSV file without a
-text column does: its first non-empty row names the columns, every other row is a line
-naming them, ``Name: Ada; City: Oslo`` (:func:`~.tables.named_rows`). A cell shows the
+The sheets read as :mod:`.workbooks` reads them, as a CSV file's rows are read. A sheet
+whose first non-empty row has the text column (``text``, ``content`` ..., or the one named)
+holds records: each other row is a document. The other sheets make one document for the
+file, its id and ``source`` as a deck's (the id keeps the suffix: ``budget.xlsx``), each
+worksheet a page (:mod:`.pages`), so each passage is told the sheets it spans (``page``,
+``page_end``, counted from 1): a sheet's first non-empty row names the columns, every
+other row is a line naming them, ``Name: Ada; City: Oslo`` (:func:`~.tables.named_rows`).
+A cell shows the
 value Excel last computed (a formula's result, as saved; ``data_only``: a file written by a
 program that computes no formulas shows none), a whole number
 without ``.0``, a date as ``2026-12-06``, a time of day with it, ``TRUE``/``FALSE``. A
@@ -23,18 +26,18 @@ fetched.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ..types import Document
-from .pages import paged_document
 from .suffixes import reader_module
-from .tables import named_rows
 from .textfiles import path_id
 from .titles import cut_title
+from .workbooks import Sheet, workbook_documents
 from .zipped import reading_package
 
-__all__ = ["cell_text", "xlsx_document"]
+__all__ = ["cell_text", "xlsx_documents"]
 
 
 def cell_text(value: Any) -> str:
@@ -56,24 +59,29 @@ def cell_text(value: Any) -> str:
     return str(value)
 
 
-def _sheet(ws: Any) -> str:
-    """The text of one worksheet; ``""`` when it is hidden."""
+def _sheet(ws: Any) -> Sheet:
+    """One worksheet's non-empty rows with their numbers (hidden: none)."""
     if ws.sheet_state != "visible":
-        return ""
+        return Sheet(str(ws.title), None)
     rows = ([cell_text(v) for v in row] for row in ws.iter_rows(values_only=True))
-    header = next((r for r in rows if any(c.strip() for c in r)), None)
-    return "" if header is None else named_rows(header, rows)
+    return Sheet(str(ws.title), [(n, r) for n, r in enumerate(rows, 1)
+                                 if any(c.strip() for c in r)])
 
 
-def xlsx_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
-    """The document of the Excel workbook ``path`` (see the module's docs)."""
+def xlsx_documents(path: Path, id_from_path: bool, root: Path | None = None, *,
+                   text_field: str | None = None, id_field: str = "id",
+                   title_field: str = "title") -> Iterator[tuple[Document, str]]:
+    """The documents of the Excel workbook ``path`` (see the module's docs), each with
+    where it came from."""
     openpyxl = reader_module(path)
     with reading_package(path, "an Excel workbook openpyxl can read"):
         book = openpyxl.load_workbook(str(path), read_only=True, data_only=True)
         try:
-            pages = [_sheet(ws) for ws in book.worksheets]
+            sheets = [_sheet(ws) for ws in book.worksheets]
             title = book.properties.title or ""
         finally:
             book.close()
-    return paged_document(path, path_id(path, id_from_path, root),
-                          cut_title(" ".join(title.split()) or path.stem), pages)
+    yield from workbook_documents(path, path_id(path, id_from_path, root),
+                                  cut_title(" ".join(title.split()) or path.stem), sheets,
+                                  text_field=text_field, id_field=id_field,
+                                  title_field=title_field)

@@ -43,7 +43,7 @@ from .loaders import (
 from .parts import PART_BYTES
 from .replace import PART_ID, text_file_source
 from .suffixes import HTML_SUFFIXES, JSON_SUFFIXES
-from .wholefiles import WHOLE_FILES
+from .wholefiles import WHOLE_FILES, WORKBOOKS
 
 __all__ = ["PARSED_ONCE", "DocumentStream", "ParsedFiles", "caller_level", "dedupe_last",
            "warn_repeated_ids"]
@@ -224,7 +224,7 @@ class DocumentStream:
 #: the files a reader parses as a package (a PDF, an Office file, a book: every file read
 #: whole but a page, :mod:`.wholefiles`): the first pass keeps their documents on disk
 #: (:class:`ParsedFiles`) and the second reads them from there
-PARSED_ONCE = tuple(sorted(s for s in WHOLE_FILES if s not in HTML_SUFFIXES))
+PARSED_ONCE = tuple(sorted(s for s in (*WHOLE_FILES, *WORKBOOKS) if s not in HTML_SUFFIXES))
 
 
 class ParsedFiles:

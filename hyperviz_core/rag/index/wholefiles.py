@@ -1,27 +1,30 @@
 """The files read whole, each by its own reader, by suffix: HTML pages (:mod:`.htmlpages`),
 PDFs (:mod:`.pdfs`), Word documents (:mod:`.wordfiles`), PowerPoint decks (:mod:`.slides`),
 OpenDocument text, presentations and spreadsheets (:mod:`.opendocs`), Excel workbooks
-(:mod:`.sheets`) and EPUB e-books (:mod:`.ebooks`). Each reader takes ``(path,
-id_from_path, root)`` and returns the file's one document; a large file is never read in
-parts.
+(:mod:`.sheets`) and EPUB e-books (:mod:`.ebooks`). Each reader of :data:`WHOLE_FILES`
+takes ``(path, id_from_path, root)`` and returns the file's one document; each of
+:data:`WORKBOOKS` (spreadsheets: a sheet of records gives a document a row,
+:mod:`.workbooks`) also takes the record fields (``text_field=``, ``id_field=``,
+``title_field=``) and yields its documents, each with where it came from. A large file is
+never read in parts.
 
 Example:
-    >>> sorted(WHOLE_FILES)
-    ['.docx', '.epub', '.htm', '.html', '.odp', '.ods', '.odt', '.pdf', '.pptx', '.xhtml',
-     '.xlsx']
+    >>> sorted(WHOLE_FILES), sorted(WORKBOOKS)
+    (['.docx', '.epub', '.htm', '.html', '.odp', '.odt', '.pdf', '.pptx', '.xhtml'],
+     ['.ods', '.xlsx'])
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ..types import Document
 from .ebooks import epub_document
 from .htmlpages import html_document
-from .opendocs import odp_document, ods_document, odt_document
+from .opendocs import odp_document, ods_documents, odt_document
 from .pdfs import pdf_document
-from .sheets import xlsx_document
+from .sheets import xlsx_documents
 from .slides import slides_document
 from .suffixes import (
     EPUB_SUFFIXES,
@@ -33,12 +36,15 @@ from .suffixes import (
 )
 from .wordfiles import word_document
 
-__all__ = ["WHOLE_FILES"]
+__all__ = ["WHOLE_FILES", "WORKBOOKS"]
 
 #: suffix -> the reader of such files
 WHOLE_FILES: dict[str, Callable[[Path, bool, Path | None], Document]] = {
     **dict.fromkeys(HTML_SUFFIXES, html_document), **dict.fromkeys(PDF_SUFFIXES, pdf_document),
     **dict.fromkeys(WORD_SUFFIXES, word_document),
     **dict.fromkeys(PPTX_SUFFIXES, slides_document), ".odt": odt_document,
-    ".odp": odp_document, ".ods": ods_document, **dict.fromkeys(XLSX_SUFFIXES, xlsx_document),
-    **dict.fromkeys(EPUB_SUFFIXES, epub_document)}
+    ".odp": odp_document, **dict.fromkeys(EPUB_SUFFIXES, epub_document)}
+
+#: suffix -> the reader of such spreadsheets
+WORKBOOKS: dict[str, Callable[..., Iterator[tuple[Document, str]]]] = {
+    ".ods": ods_documents, **dict.fromkeys(XLSX_SUFFIXES, xlsx_documents)}

@@ -1,0 +1,97 @@
+"""A spreadsheet's sheets as documents (an Excel workbook: :mod:`.sheets`; an OpenDocument
+spreadsheet: :mod:`.opendocs`), as a CSV file's rows are (:mod:`.csvfiles`).
+
+A sheet's first non-empty row is its header.
+
+* **A sheet of records** has the text column in its header (the one named, else ``text``,
+  ``content``, ``contents``, ``body``, ``passage`` or ``paragraph_text``:
+  :func:`~.records.text_key`): each of its other non-empty rows is a document as a CSV
+  row is (:mod:`.records`: its ``id`` and ``title`` columns, the other columns its
+  metadata, a column without a name ``column N``), named ``FILE (sheet NAME, row N)`` in errors.
+* **The other sheets** make one document for the file, each sheet a page
+  (:mod:`.pages`: ``page``/``page_end`` of a passage are sheet numbers), each row a line
+  naming its columns (``Name: Ada; City: Oslo``: :func:`~.tables.named_rows`). A hidden
+  sheet and a sheet of records give that document no text and keep their numbers; a file
+  whose every non-empty sheet holds records gives no such document.
+
+With a text column named (``--text-field``) that no sheet has, the file is a
+:class:`~.errors.LoaderError` naming the columns it has, as a CSV file is.
+
+Example:
+    >>> from pathlib import Path
+    >>> sheets = [Sheet("Notes", [(1, ["Name", "City"]), (2, ["Ada", "Oslo"])]),
+    ...           Sheet("Docs", [(1, ["id", "text"]), (3, ["7", "Oslo is a city."])])]
+    >>> [(d.id, d.text) for d, _ in workbook_documents(Path("a.xlsx"), "a.xlsx", "A", sheets)]
+    [('7', 'Oslo is a city.'), ('a.xlsx', 'Name: Ada; City: Oslo')]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+from ..types import Document
+from .errors import LoaderError
+from .guards import printable
+from .pages import paged_document
+from .records import record_document, text_key
+from .tables import named_rows
+
+__all__ = ["Sheet", "workbook_documents"]
+
+
+class Sheet(NamedTuple):
+    """One sheet: its name and its non-empty rows, each with its row number (counted from
+    1); ``rows`` is None for a hidden sheet."""
+
+    name: str
+    rows: list[tuple[int, list[str]]] | None
+
+
+def _name(header: list[str], i: int) -> str:
+    """Column ``i``'s name: its header cell's text, white space runs one space; ``column N``
+    for one without text."""
+    return " ".join(header[i].split()) if i < len(header) and header[i].strip() \
+        else f"column {i + 1}"
+
+
+def _columns(header: list[str]) -> list[str]:
+    """The names of the columns ``header`` names."""
+    return [" ".join(h.split()) for h in header if h.strip()]
+
+
+def _record(header: list[str], row: list[str]) -> dict[str, str]:
+    """A row as a record: a named column's cell (empty or not, as a CSV row's), and the
+    non-empty cells of columns without a name."""
+    return {_name(header, i): cell for i, cell in enumerate(row)
+            if cell.strip() or (i < len(header) and header[i].strip())}
+
+
+def workbook_documents(path: Path, doc_id: str, title: str, sheets: Sequence[Sheet], *,
+                       text_field: str | None = None, id_field: str = "id",
+                       title_field: str = "title") -> Iterator[tuple[Document, str]]:
+    """The documents of the spreadsheet ``path`` whose sheets are ``sheets`` (see the
+    module's docs), each with where it came from: the records first, in sheet and row
+    order, then the document of the other sheets (id ``doc_id``, title ``title``)."""
+    pages: list[str] = []
+    records = 0
+    for sheet in sheets:
+        header = sheet.rows[0][1] if sheet.rows else []
+        if not sheet.rows or text_key(_columns(header), text_field) is None:
+            pages.append(named_rows(header, (r for _, r in sheet.rows[1:]))
+                         if sheet.rows else "")
+            continue
+        pages.append("")
+        for number, row in sheet.rows[1:]:
+            where = f"{path} (sheet {printable(sheet.name)!r}, row {number})"
+            rec = _record(header, row)
+            records += 1
+            yield record_document(rec, where, text_field=text_field, id_field=id_field,
+                                  title_field=title_field), where
+    if text_field is not None and not records:
+        columns = sorted({c for s in sheets if s.rows for c in _columns(s.rows[0][1])})
+        raise LoaderError(f"{printable(str(path))}: no sheet has a column {text_field!r} "
+                          f"(columns: {columns[:10]}; check --text-field)")
+    if not records or any(p.strip() for p in pages):
+        yield paged_document(path, doc_id, title, pages), str(path)

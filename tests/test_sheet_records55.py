@@ -1,0 +1,100 @@
+"""Spreadsheets whose sheets hold records (stop 55): an ``.xlsx`` or ``.ods`` sheet whose
+first row has the text column gives a document a row, as a CSV file with that header does.
+
+Before, every sheet read as a table: a workbook of passages (``id``, ``title``, ``text``)
+became one document of lines ``id: 7; title: Oslo; text: ...``, so a question found the
+whole workbook, not the passage, and the ``id`` and ``title`` columns were text.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from office_files import index_json, top_passage, write_odf
+
+from hyperviz_core.rag.index.errors import LoaderError
+from hyperviz_core.rag.index.loaders import iter_sourced_documents, load_documents
+
+
+def _workbook(path: Path, sheets: dict[str, list[list[object]]], hidden: str = "") -> Path:
+    from openpyxl import Workbook
+
+    book = Workbook()
+    book.remove(book.active)
+    for name, rows in sheets.items():
+        sheet = book.create_sheet(name)
+        for row in rows:
+            sheet.append(row)
+        if name == hidden:
+            sheet.sheet_state = "hidden"
+    book.save(str(path))
+    return path
+
+
+DOCS = [["id", "title", "text", "lang", None],
+        [7, "Oslo", "Oslo is the capital of Norway.", "en", None],
+        [],
+        ["b2", "Bergen", "Bergen lies on the west coast.", None, "rainy"]]
+NOTES = [["Name", "City"], ["Ada", "London"]]
+
+
+def test_a_sheet_with_a_text_column_gives_a_document_a_row(tmp_path: Path) -> None:
+    pytest.importorskip("openpyxl")
+    path = _workbook(tmp_path / "book.xlsx",
+                     {"Notes": NOTES, "Secret": [["text"], ["hunter2"]], "Docs": DOCS},
+                     hidden="Secret")
+    got = list(iter_sourced_documents([path]))
+    assert [(d.id, d.title, d.text) for d, _ in got] == [
+        ("7", "Oslo", "Oslo is the capital of Norway."),
+        ("b2", "Bergen", "Bergen lies on the west coast."),
+        ("book.xlsx", "book", "Name: Ada; City: London")]  # the sheet that is a table
+    assert got[0][0].metadata == {"lang": "en"}
+    # an empty cell of a named column is "", as a CSV row's; a column without a name: column N
+    assert got[1][0].metadata == {"lang": "", "column 5": "rainy"}
+    assert [w for _, w in got] == [f"{path} (sheet 'Docs', row 2)",
+                                   f"{path} (sheet 'Docs', row 4)", str(path)]
+    table = got[2][0]
+    assert table.metadata["pages"] == 3 and table.metadata["page_starts"] == [0, 25, 25]
+
+
+def test_a_workbook_of_records_only_gives_no_file_document(tmp_path: Path) -> None:
+    pytest.importorskip("openpyxl")
+    path = _workbook(tmp_path / "only.xlsx", {"Docs": DOCS, "Empty": []})
+    assert [d.id for d in load_documents(path)] == ["7", "b2"]
+    with pytest.raises(LoaderError, match=r"only\.xlsx \(sheet 'Docs', row 2\): missing "
+                                          r"title field 'headline'"):
+        load_documents(path, title_field="headline")
+    with pytest.raises(LoaderError, match=r"only\.xlsx: no sheet has a column 'summary' "
+                                          r"\(columns: \['id', 'lang', 'text', 'title'\]"):
+        load_documents(path, text_field="summary")
+    assert [d.id for d in load_documents(path, text_field="lang")] == ["7", "b2"]
+
+
+def _ods_cell(text: str = "") -> str:
+    return f"<table:table-cell><text:p>{text}</text:p></table:table-cell>" if text else \
+        "<table:table-cell/>"
+
+
+def test_an_ods_sheet_of_records_counts_repeated_rows(tmp_path: Path) -> None:
+    rows = (f"<table:table-row>{_ods_cell('title')}{_ods_cell('content')}</table:table-row>"
+            '<table:table-row table:number-rows-repeated="3"><table:table-cell/>'
+            "</table:table-row>"
+            f"<table:table-row>{_ods_cell('Oslo')}{_ods_cell('A city in Norway.')}"
+            "</table:table-row>")
+    body = f'<table:table table:name="Passages">{rows}</table:table>'
+    path = write_odf(tmp_path / "p.ods", body, kind="spreadsheet")
+    [(doc, where)] = list(iter_sourced_documents([path]))
+    assert (doc.title, doc.text, where) == ("Oslo", "A city in Norway.",
+                                            f"{path} (sheet 'Passages', row 5)")
+    assert doc.id.startswith("doc-")  # no id column: a content-hash id, as a CSV row's
+
+
+def test_the_cli_finds_the_passage_not_the_workbook(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("openpyxl")
+    path = _workbook(tmp_path / "book.xlsx", {"Notes": NOTES, "Docs": DOCS})
+    store = tmp_path / "S"
+    assert index_json(capsys, str(path), "--store", str(store))["documents_added"] == 3
+    top, line = top_passage(capsys, store, "Which coast does Bergen lie on?")
+    assert top["doc_id"] == "b2" and "Bergen lies on the west coast." in line
