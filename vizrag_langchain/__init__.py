@@ -37,6 +37,7 @@ from .documents import (
     vizrag_value,
 )
 from .hyperrag import HyperRAGVisualRetriever
+from .loader import VizRAGLoader
 from .retriever import VizRAGRetriever
 from .runnable import HyperVizRunnable, image_block, split_documents
 from .tool import create_vizrag_tool, tool_content
@@ -51,6 +52,7 @@ __all__ = [
     "LangChainChatModel",
     "LangChainEmbedder",
     "VizRAGImageDocument",
+    "VizRAGLoader",
     "VizRAGRetriever",
     "VizRAGVectorStore",
     "__version__",

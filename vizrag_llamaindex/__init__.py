@@ -32,6 +32,7 @@ from .nodes import (
 from .options import IndexingWarning
 from .postprocessor import HyperVizPostprocessor
 from .query import CaptionOnlyWarning, build_query_engine
+from .reader import VizRAGReader
 from .retriever import VizRAGRetriever
 from .storage import VizRAGStorageContext, backup_store
 
@@ -48,6 +49,7 @@ __all__ = [
     "VizRAGImageNode",
     "VizRAGIndex",
     "VizRAGLocateEvent",
+    "VizRAGReader",
     "VizRAGRenderEvent",
     "VizRAGRetriever",
     "VizRAGStorageContext",

@@ -56,6 +56,7 @@ from .index import (
     load_documents,
     with_inferred_title,
 )
+from .index.handoff import FileOptions, handed_documents
 from .local_embed import LocalMiniLMEmbedder, local_minilm_available
 from .prompts import Prompts, fence
 from .providers.middleware import (
@@ -171,6 +172,7 @@ __all__ = [
     "EngineClosedError",
     "ExactVectorIndex",
     "Extractor",
+    "FileOptions",
     "HashingEmbedder",
     "HeuristicExtractor",
     "HeuristicKeywordExtractor",
@@ -237,6 +239,7 @@ __all__ = [
     "export_legend",
     "extractive_summary",
     "fence",
+    "handed_documents",
     "heuristic_keywords",
     "infer_title",
     "json_safe_metadata",

@@ -1,0 +1,74 @@
+"""A LlamaIndex reader that reads files as ``vizrag index`` does.
+
+:class:`VizRAGReader` reads text and Markdown files, HTML pages, PDFs, Word files, decks,
+workbooks, OpenDocument files, e-books, JSON, JSONL, CSV and spreadsheets of records — one
+reader for every format, the core's (:mod:`hyperviz_core.rag.index.handoff`) — as LlamaIndex
+``Document`` objects: the document's id as ``id_``, its text, and its metadata with
+``title`` and ``source``. The bookkeeping keys (``source``, ``pages``, ``page_starts``,
+``part``, ``offset``, ``title_inferred``: ``BOOKKEEPING_KEYS``) are kept out of the text the
+embedder and the LLM read, as ``SimpleDirectoryReader`` keeps its file keys out; a record's
+own fields stay in. Handed to :meth:`~vizrag_llamaindex.VizRAGIndex.from_documents`, they
+index as ``vizrag index`` would index the files (the same ids, titles and page numbers).
+
+Example::
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "ada.md").write_text("# Ada\\n\\nAda wrote notes.", encoding="utf-8")
+    >>> [(d.id_, d.text, d.metadata["title"]) for d in VizRAGReader().load_data(folder)]
+    [('ada', '# Ada\\n\\nAda wrote notes.', 'Ada')]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from llama_index.core.readers.base import BaseReader
+from llama_index.core.schema import Document
+
+from hyperviz_core.rag.index.handoff import BOOKKEEPING_KEYS, FileOptions, handed_documents
+from hyperviz_core.rag.index.loaders import UnreadablePolicy
+
+__all__ = ["VizRAGReader"]
+
+
+class VizRAGReader(BaseReader):
+    """Read files and folders as LlamaIndex documents, as ``vizrag index`` reads them.
+
+    Args:
+        text_field, id_field, title_field: a record's fields (JSON, JSONL) or columns
+            (CSV, a sheet): ``vizrag index --text-field`` ...
+        id_from_path: a file's id is its path under the folder given (``a/README``);
+            False: a content-hash id.
+        on_unreadable: ``"skip"`` leaves out a file that cannot be read, with a
+            ``UserWarning`` naming it; ``"error"`` (the default) raises the core's
+            ``LoaderError`` naming it.
+        follow_links: also read the files that links in a folder lead to outside it.
+
+    ``load_data(paths)`` reads a file or folder, or several; ``lazy_load_data`` one file
+    at a time.
+    """
+
+    def __init__(self, *, text_field: str | None = None, id_field: str = "id",
+                 title_field: str = "title", id_from_path: bool = True,
+                 on_unreadable: UnreadablePolicy = "error", follow_links: bool = False
+                 ) -> None:
+        self.options = FileOptions(text_field=text_field, id_field=id_field,
+                                   title_field=title_field, id_from_path=id_from_path,
+                                   on_unreadable=on_unreadable, follow_links=follow_links)
+
+    def lazy_load_data(self, paths: str | Path | Iterable[str | Path],  # type: ignore[override]
+                       *args: Any, **load_kwargs: Any) -> Iterator[Document]:
+        """The documents of ``paths``, one file read at a time."""
+        if args or load_kwargs:
+            given = [*map(repr, args), *load_kwargs]
+            raise TypeError(f"VizRAGReader.load_data takes the paths only, got {given}: "
+                            "pass the reading options to VizRAGReader(...)")
+        for doc, meta in handed_documents(paths, self.options):
+            hidden = [k for k in BOOKKEEPING_KEYS if k in meta]
+            yield Document(id_=doc.id, text=doc.text, metadata=meta,
+                           excluded_embed_metadata_keys=hidden,
+                           excluded_llm_metadata_keys=list(hidden))
