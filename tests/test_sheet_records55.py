@@ -98,3 +98,19 @@ def test_the_cli_finds_the_passage_not_the_workbook(
     assert index_json(capsys, str(path), "--store", str(store))["documents_added"] == 3
     top, line = top_passage(capsys, store, "Which coast does Bergen lie on?")
     assert top["doc_id"] == "b2" and "Bergen lies on the west coast." in line
+
+
+def test_a_csv_of_records_is_read_a_line_at_a_time(tmp_path: Path) -> None:
+    """A large CSV of passages is never held whole (stop 55): its first record comes before
+    the file's end is read, so a bad byte on its last line is an error once reached, naming
+    that line (before, the whole file was decoded first: no record came out)."""
+    from hyperviz_core.rag.index.csvfiles import csv_documents
+
+    path = tmp_path / "big.csv"
+    path.write_bytes(b'id,text\np1,"Oslo is\r\na city."\np2,Bergen\np3,caf\xe9\n')
+    docs = csv_documents(path, True)
+    first, where = next(docs)
+    assert (first.id, first.text, where) == ("p1", "Oslo is\na city.", f"{path}:2")
+    assert next(docs)[1] == f"{path}:4"  # a quoted line break: the row after starts on 4
+    with pytest.raises(LoaderError, match=r"big\.csv: not UTF-8 text at line 5"):
+        next(docs)

@@ -2,8 +2,8 @@
 
 The first row is the header. The delimiter of a ``.tsv`` is the tab; of a ``.csv`` the one
 of ``,`` ``;`` tab ``|`` its header line uses most (``,`` when it uses none: one column).
-Text is UTF-8 as in any text file (:func:`~.textfiles.read_text`); fields may be quoted and
-hold line breaks.
+Text is UTF-8 as in any text file, read a line at a time (:func:`~.textfiles.lines`: a large
+file of records is never held whole); fields may be quoted and hold line breaks.
 
 * **A collection of records** when the header has the text field (the one named, else
   ``text``, ``content``, ``contents``, ``body``, ``passage`` or ``paragraph_text``): each
@@ -26,7 +26,7 @@ Example:
 from __future__ import annotations
 
 import csv
-import io
+import itertools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -35,26 +35,30 @@ from .errors import LoaderError
 from .guards import printable
 from .records import record_document, record_where, text_key
 from .tables import named_rows
-from .textfiles import check_not_binary, path_id, read_text
+from .textfiles import check_not_binary, lines, path_id
 
 __all__ = ["csv_documents"]
 
 _DELIMITERS = (",", ";", "\t", "|")
 
 
-def _delimiter(path: Path, text: str) -> str:
+def _delimiter(path: Path, header: str) -> str:
     if path.suffix.lower() == ".tsv":
         return "\t"
-    header = text.split("\n", 1)[0]
     counts = [(header.count(d), -i, d) for i, d in enumerate(_DELIMITERS)]
     best = max(counts)
     return best[2] if best[0] else ","
 
 
-def _rows(path: Path, text: str) -> Iterator[tuple[int, list[str]]]:
-    """(the line each row starts on, its cells) of the non-empty rows; a malformed row (a
-    field past :func:`csv.field_size_limit`, a NUL) is a :class:`LoaderError` naming it."""
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=_delimiter(path, text),
+def _rows(path: Path) -> Iterator[tuple[int, list[str]]]:
+    """(the line each row starts on, its cells) of the non-empty rows, read a line at a
+    time; a malformed row (a field past :func:`csv.field_size_limit`, a NUL) is a
+    :class:`LoaderError` naming it, and so is a byte that is not UTF-8 (its line)."""
+    text = lines(path)
+    first = next(text, None)
+    if first is None:
+        return
+    reader = csv.reader(itertools.chain([first], text), delimiter=_delimiter(path, first),
                         strict=False)
     line = 1
     while True:
@@ -75,7 +79,7 @@ def csv_documents(path: Path, id_from_path: bool, root: Path | None = None, *,
     """The documents of the CSV or TSV file ``path`` (see the module's docs), each with
     where it came from."""
     check_not_binary(path)
-    rows = _rows(path, read_text(path))
+    rows = _rows(path)
     first = next(rows, None)  # None: an empty file, one table document without text
     header = [h.strip() for h in first[1]] if first is not None else []
     if text_key(header, text_field) is None:
