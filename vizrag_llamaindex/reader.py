@@ -39,14 +39,9 @@ class VizRAGReader(BaseReader):
     """Read files and folders as LlamaIndex documents, as ``vizrag index`` reads them.
 
     Args:
-        text_field, id_field, title_field: a record's fields (JSON, JSONL) or columns
-            (CSV, a sheet): ``vizrag index --text-field`` ...
-        id_from_path: a file's id is its path under the folder given (``a/README``);
-            False: a content-hash id.
-        on_unreadable: ``"skip"`` leaves out a file that cannot be read, with a
-            ``UserWarning`` naming it; ``"error"`` (the default) raises the core's
-            ``LoaderError`` naming it.
-        follow_links: also read the files that links in a folder lead to outside it.
+        text_field, id_field, title_field, id_from_path, on_unreadable, follow_links:
+            how files are read, as ``vizrag index``'s options of the same names
+            (:class:`~hyperviz_core.rag.FileOptions`, which says what each does).
 
     ``load_data(paths)`` reads a file or folder, or several; ``lazy_load_data`` one file
     at a time.

@@ -54,7 +54,8 @@ class FileOptions(BaseModel):
     #: a file's document id is its path under the folder given (``a/README``); False: a
     #: content-hash id
     id_from_path: bool = True
-    #: ``"skip"``: leave out a file that cannot be read, with a warning naming it
+    #: ``"skip"``: leave out a file that cannot be read, with a ``UserWarning`` naming it;
+    #: ``"error"``: raise the :class:`~.errors.LoaderError` naming it
     on_unreadable: Literal["error", "skip"] = "error"
     #: also read the files that links in a folder lead to outside it
     follow_links: bool = False
