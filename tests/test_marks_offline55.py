@@ -39,6 +39,20 @@ def test_a_word_keeps_its_marks() -> None:
         assert word_tokens(text) == word_tokens(text, marks=False), text
 
 
+def test_marks_are_found_in_and_beyond_the_basic_plane() -> None:
+    """``marked`` searches two classes (the plane's marks, the others): together they are
+    every mark of :func:`~hyperviz_core.rag.scripts.mark_class`, and nothing else."""
+    import re
+
+    from hyperviz_core.rag.scripts import mark_class, marked
+
+    one = re.compile(f"[{mark_class()}]")
+    for cp in (*range(0x2F0, 0x3100), *range(0x1D100, 0x1D250), *range(0xE00F0, 0xE0200)):
+        ch = chr(cp)
+        assert marked("a" + ch) == (one.search(ch) is not None), hex(cp)
+    assert marked("x\U0001D167") and marked("x\U000E0100") and not marked("x\U0001F600")
+
+
 def test_hashed_vectors_no_longer_match_letters_of_other_words() -> None:
     new, old = HashingEmbedder(), HashingEmbedder(marks=False)
     assert (new.name, old.name) == ("hashing-v2-d512-c34", "hashing-v1-d512-c34")
