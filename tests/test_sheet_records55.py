@@ -114,3 +114,26 @@ def test_a_csv_of_records_is_read_a_line_at_a_time(tmp_path: Path) -> None:
     assert next(docs)[1] == f"{path}:4"  # a quoted line break: the row after starts on 4
     with pytest.raises(LoaderError, match=r"big\.csv: not UTF-8 text at line 5"):
         next(docs)
+
+
+def test_headers_written_by_people_name_the_fields_in_any_case(tmp_path: Path) -> None:
+    """``ID``, ``Title``, ``Text``, ``Body`` in a CSV or sheet header are the record's id,
+    title and text fields (stop 55; before, only ``id``/``title``/``text`` as written, and a
+    file headed ``Title,Text`` read as one table document)."""
+    pytest.importorskip("openpyxl")
+    csv_path = tmp_path / "a.csv"
+    csv_path.write_text("ID,Title,Text,Lang\n7,Oslo,A city.,en\n", encoding="utf-8")
+    [doc] = load_documents(csv_path)
+    assert (doc.id, doc.title, doc.text, doc.metadata) == ("7", "Oslo", "A city.", {"Lang": "en"})
+    both = tmp_path / "b.csv"  # the field as written wins; the other is metadata
+    both.write_text("Text,text\nshout,quiet\n", encoding="utf-8")
+    assert [(d.text, d.metadata) for d in load_documents(both)] == [("quiet", {"Text": "shout"})]
+    with pytest.raises(LoaderError, match=r"no column 'summary' \(columns: \['Summary'\]"):
+        load_documents(_write(tmp_path / "c.csv", "Summary\nx\n"), text_field="summary")
+    book = _workbook(tmp_path / "d.xlsx", {"S": [["Title", " Body "], ["Oslo", "A city."]]})
+    assert [(d.title, d.text) for d in load_documents(book)] == [("Oslo", "A city.")]
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path

@@ -6,7 +6,8 @@ Text is UTF-8 as in any text file, read a line at a time (:func:`~.textfiles.lin
 file of records is never held whole); fields may be quoted and hold line breaks.
 
 * **A collection of records** when the header has the text field (the one named, else
-  ``text``, ``content``, ``contents``, ``body``, ``passage`` or ``paragraph_text``): each
+  ``text``, ``content``, ``contents``, ``body``, ``passage`` or ``paragraph_text``, in any
+  letter case: ``Text``, and ``ID`` and ``Title`` too: :func:`~.records.header_fields`): each
   row is a document as a JSONL line is (:mod:`.records`: its ``id`` and ``title``
   columns, the other columns its metadata), named ``FILE:LINE`` in errors. A row with more
   cells than the header is an error; one with fewer lacks the last columns.
@@ -33,7 +34,7 @@ from pathlib import Path
 from ..types import Document
 from .errors import LoaderError
 from .guards import printable
-from .records import record_document, record_where, text_key
+from .records import header_fields, record_document, record_where, text_key
 from .tables import named_rows
 from .textfiles import check_not_binary, lines, path_id
 
@@ -82,7 +83,9 @@ def csv_documents(path: Path, id_from_path: bool, root: Path | None = None, *,
     rows = _rows(path)
     first = next(rows, None)  # None: an empty file, one table document without text
     header = [h.strip() for h in first[1]] if first is not None else []
-    if text_key(header, text_field) is None:
+    fields = header_fields(header, text_field=text_field, id_field=id_field,
+                           title_field=title_field)
+    if text_key(fields, text_field) is None:
         if text_field is not None:
             raise LoaderError(f"{printable(str(path))}: no column {text_field!r} (columns: "
                               f"{header[:10]}; check --text-field)")
@@ -92,7 +95,7 @@ def csv_documents(path: Path, id_from_path: bool, root: Path | None = None, *,
         where = record_where(path, line=line)
         if len(row) > len(header):
             raise LoaderError(f"{where}: {len(row)} cells, the header has {len(header)}")
-        rec = dict(zip(header, row, strict=False))
+        rec = dict(zip(fields, row, strict=False))
         yield record_document(rec, where, text_field=text_field, id_field=id_field,
                               title_field=title_field), where
 

@@ -13,7 +13,7 @@ Example:
 from __future__ import annotations
 
 import json
-from collections.abc import Container, Mapping
+from collections.abc import Container, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +21,8 @@ from ..types import Document
 from .errors import LoaderError
 from .guards import check_fields
 
-__all__ = ["TEXT_FALLBACKS", "record_document", "record_id", "record_where", "text_key",
-           "valid_document"]
+__all__ = ["TEXT_FALLBACKS", "header_fields", "record_document", "record_id", "record_where",
+           "text_key", "valid_document"]
 
 #: the text fields tried after ``text`` when none is named
 TEXT_FALLBACKS = ("content", "contents", "body", "passage", "paragraph_text")
@@ -39,6 +39,31 @@ def text_key(fields: Container[str], text_field: str | None) -> str | None:
     if text_field is not None:
         return text_field if text_field in fields else None
     return next((f for f in ("text", *TEXT_FALLBACKS) if f in fields), None)
+
+
+def header_fields(header: Sequence[str], *, text_field: str | None, id_field: str,
+                  title_field: str) -> list[str]:
+    """The fields of the records under a CSV or sheet header, people's column names: a
+    column named in other letter case than a field looked for by default (``Text``,
+    ``Body``, ``Title``, ``ID``) is that field, unless the header also has the field as
+    written; a field you name (``--text-field Summary``) is matched as written.
+
+    >>> header_fields(["ID", "Title", "Text", "Lang"], text_field=None, id_field="id",
+    ...               title_field="title")
+    ['id', 'title', 'text', 'Lang']
+    >>> header_fields(["Text", "text"], text_field=None, id_field="id", title_field="title")
+    ['Text', 'text']
+    """
+    wanted = [f for f, default in ((id_field, "id"), (title_field, "title")) if f == default]
+    if text_field is None:
+        wanted += ["text", *TEXT_FALLBACKS]
+    free = {w for w in wanted if w not in header}
+    out: list[str] = []
+    for name in header:
+        folded = name.casefold()
+        out.append(folded if folded in free and name not in wanted else name)
+        free.discard(folded)
+    return out
 
 
 def record_where(path: Path, line: int | None = None, item: int | None = None) -> str:

@@ -4,8 +4,8 @@ spreadsheet: :mod:`.opendocs`), as a CSV file's rows are (:mod:`.csvfiles`).
 A sheet's first non-empty row is its header.
 
 * **A sheet of records** has the text column in its header (the one named, else ``text``,
-  ``content``, ``contents``, ``body``, ``passage`` or ``paragraph_text``:
-  :func:`~.records.text_key`): each of its other non-empty rows is a document as a CSV
+  ``content``, ``contents``, ``body``, ``passage`` or ``paragraph_text``, in any letter
+  case: :func:`~.records.header_fields`): each of its other non-empty rows is a document as a CSV
   row is (:mod:`.records`: its ``id`` and ``title`` columns, the other columns its
   metadata, a column without a name ``column N``), named ``FILE (sheet NAME, row N)`` in errors.
 * **The other sheets** make one document for the file, each sheet a page
@@ -35,7 +35,7 @@ from ..types import Document
 from .errors import LoaderError
 from .guards import printable
 from .pages import paged_document
-from .records import record_document, text_key
+from .records import header_fields, record_document, text_key
 from .tables import named_rows
 
 __all__ = ["Sheet", "workbook_documents"]
@@ -77,9 +77,11 @@ def workbook_documents(path: Path, doc_id: str, title: str, sheets: Sequence[She
     pages: list[str] = []
     records = 0
     for sheet in sheets:
-        header = sheet.rows[0][1] if sheet.rows else []
-        if not sheet.rows or text_key(_columns(header), text_field) is None:
-            pages.append(named_rows(header, (r for _, r in sheet.rows[1:]))
+        written = sheet.rows[0][1] if sheet.rows else []
+        header = header_fields([" ".join(h.split()) for h in written], text_field=text_field,
+                               id_field=id_field, title_field=title_field)
+        if not sheet.rows or text_key(header, text_field) is None:
+            pages.append(named_rows(written, (r for _, r in sheet.rows[1:]))
                          if sheet.rows else "")
             continue
         pages.append("")
