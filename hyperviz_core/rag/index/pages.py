@@ -2,7 +2,8 @@
 
 The pages' text is joined in order with a blank line between two pages (a page without
 text adds nothing). ``metadata["pages"]`` is the page count and ``metadata["page_starts"]``
-where each page's text starts in the document's text, so each chunk is told the pages it
+where each page's text starts in the document's text (a page without text: where the next
+page's text starts, or the text's end), so each chunk is told the pages it
 spans (``page`` and ``page_end``, counted from 1: :func:`~.chunking.chunk_document`).
 
 Example:
@@ -10,6 +11,8 @@ Example:
     >>> doc = paged_document(Path("a.pdf"), "a.pdf", "A", ["One.", "", "Three."])
     >>> doc.text, doc.metadata["pages"], doc.metadata["page_starts"]
     ('One.\\n\\nThree.', 3, [0, 6, 6])
+    >>> paged_document(Path("b.pdf"), "b.pdf", "B", ["One.", "", ""]).metadata["page_starts"]
+    [0, 4, 4]
 """
 
 from __future__ import annotations
@@ -46,5 +49,6 @@ def paged_document(path: Path, doc_id: str, title: str, pages: list[str]) -> Doc
     body = "".join(parts)
     meta: dict[str, Any] = {"source": str(path), "pages": len(pages)}
     if plain_text(body) == body:  # offsets into the text the document keeps
-        meta["page_starts"] = starts
+        # pages without text at the end start where the text ends (no text follows them)
+        meta["page_starts"] = [min(s, len(body)) for s in starts]
     return Document(id=doc_id, title=title, text=body, metadata=meta)
