@@ -11,6 +11,12 @@ from typing import Any
 
 import pytest
 
+#: an Excel 97-2003 workbook written once with xlwt 1.3.0 (not a test dependency): a sheet
+#: "Staff" (a header with a gap, a number, a date, booleans, an empty row), a hidden sheet
+#: "Secret" and a sheet of records "Docs" (ID, Title, Text, Lang; an empty row); see
+#: tests/data/xls/README.md
+XLS = Path(__file__).parent / "data" / "xls" / "staff.xls"
+
 
 def make_pdf(pages: list[list[str]], title: str | None = None) -> bytes:
     """A PDF whose pages show ``pages``' lines (a page without lines: no text layer)."""

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from office_files import make_pdf, write_docx, write_pptx, write_xlsx
+from office_files import XLS, make_pdf, write_docx, write_pptx, write_xlsx
 
 from hyperviz_core.cli import main
 from hyperviz_core.rag.index.chunking import chunk_document
@@ -76,17 +77,19 @@ def test_encrypted_and_broken_pdfs_are_errors_naming_the_file(tmp_path: Path) ->
 @pytest.mark.parametrize(("name", "module", "extra", "kind"), [
     ("a.pdf", "pypdf", "pdf", "PDFs"), ("a.docx", "docx", "docx", "Word documents"),
     ("a.pptx", "pptx", "pptx", "PowerPoint decks"),
-    ("a.xlsx", "openpyxl", "xlsx", "Excel workbooks")])
+    ("a.xlsx", "openpyxl", "xlsx", "Excel workbooks"),
+    ("a.xls", "xlrd", "xls", "Excel 97-2003 workbooks")])
 def test_without_the_extra_a_walk_lists_the_files_and_a_named_one_says_what_to_install(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, module: str, extra: str,
         kind: str) -> None:
-    """Each format read with an extra (stop 53: PDF and Word; stop 54: decks, workbooks)."""
+    """Each format read with an extra (stop 53: PDF and Word; stop 54: decks, workbooks;
+    stop 55: Excel 97-2003 workbooks)."""
     if name.endswith(".pdf"):
         (tmp_path / name).write_bytes(make_pdf([["Alpha."]]))
     else:
         pytest.importorskip(module)
-        {"a.docx": write_docx, "a.pptx": write_pptx, "a.xlsx": write_xlsx}[name](
-            tmp_path / name)
+        {"a.docx": write_docx, "a.pptx": write_pptx, "a.xlsx": write_xlsx,
+         "a.xls": lambda p: shutil.copy(XLS, p)}[name](tmp_path / name)
     (tmp_path / "b.md").write_text("Beta.", encoding="utf-8")
     assert walk(tmp_path).files == [tmp_path / name, tmp_path / "b.md"]
     monkeypatch.setitem(sys.modules, module, None)  # as if not installed

@@ -23,8 +23,8 @@ from .guards import printable
 
 __all__ = ["CSV_SUFFIXES", "EPUB_SUFFIXES", "FILE_SUFFIXES", "HTML_SUFFIXES", "JSONL_SUFFIXES",
            "JSON_SUFFIXES", "ODF_SUFFIXES", "PDF_SUFFIXES", "PPTX_SUFFIXES", "READ_SUFFIXES",
-           "SUFFIXED", "TEXT_SUFFIXES", "WORD_SUFFIXES", "XLSX_SUFFIXES", "id_path",
-           "keeps_suffix", "reader_missing", "reader_module"]
+           "SUFFIXED", "TEXT_SUFFIXES", "WORD_SUFFIXES", "XLSX_SUFFIXES", "XLS_SUFFIXES",
+           "id_path", "keeps_suffix", "reader_missing", "reader_module"]
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text")
 JSON_SUFFIXES = (".json",)
@@ -47,10 +47,13 @@ EPUB_SUFFIXES = (".epub",)
 CSV_SUFFIXES = (".csv", ".tsv")
 #: Excel workbooks, read as their sheets' rows with the ``xlsx`` extra (:mod:`.sheets`)
 XLSX_SUFFIXES = (".xlsx",)
+#: Excel 97-2003 workbooks, read alike with the ``xls`` extra (:mod:`.xlsfiles`)
+XLS_SUFFIXES = (".xls",)
 #: the files whose documents may be the file's own, their path its source: one document
 #: each (a large text file as parts; a CSV file without a text column)
 FILE_SUFFIXES = (*TEXT_SUFFIXES, *HTML_SUFFIXES, *PDF_SUFFIXES, *WORD_SUFFIXES,
-                 *PPTX_SUFFIXES, *ODF_SUFFIXES, *CSV_SUFFIXES, *XLSX_SUFFIXES, *EPUB_SUFFIXES)
+                 *PPTX_SUFFIXES, *ODF_SUFFIXES, *CSV_SUFFIXES, *XLSX_SUFFIXES, *XLS_SUFFIXES,
+                 *EPUB_SUFFIXES)
 #: the files whose ids keep their suffix (:func:`keeps_suffix`): all but text files
 SUFFIXED = frozenset(FILE_SUFFIXES) - frozenset(TEXT_SUFFIXES)
 #: every suffix a folder walk reads
@@ -58,7 +61,8 @@ READ_SUFFIXES = (*FILE_SUFFIXES, *JSON_SUFFIXES, *JSONL_SUFFIXES)
 #: the files read with an optional extra: suffix -> (the module, the extra, what they are)
 _EXTRAS = {".pdf": ("pypdf", "pdf", "PDFs"), ".docx": ("docx", "docx", "Word documents"),
            ".pptx": ("pptx", "pptx", "PowerPoint decks"),
-           ".xlsx": ("openpyxl", "xlsx", "Excel workbooks")}
+           ".xlsx": ("openpyxl", "xlsx", "Excel workbooks"),
+           ".xls": ("xlrd", "xls", "Excel 97-2003 workbooks")}
 
 
 def reader_missing(suffix: str) -> str | None:

@@ -1,17 +1,17 @@
 """The files read whole, each by its own reader, by suffix: HTML pages (:mod:`.htmlpages`),
 PDFs (:mod:`.pdfs`), Word documents (:mod:`.wordfiles`), PowerPoint decks (:mod:`.slides`),
 OpenDocument text, presentations and spreadsheets (:mod:`.opendocs`), Excel workbooks
-(:mod:`.sheets`) and EPUB e-books (:mod:`.ebooks`). Each reader of :data:`WHOLE_FILES`
-takes ``(path, id_from_path, root)`` and returns the file's one document; each of
-:data:`WORKBOOKS` (spreadsheets: a sheet of records gives a document a row,
-:mod:`.workbooks`) also takes the record fields (``text_field=``, ``id_field=``,
+(:mod:`.sheets`; 97-2003 ones: :mod:`.xlsfiles`) and EPUB e-books (:mod:`.ebooks`). Each
+reader of :data:`WHOLE_FILES` takes ``(path, id_from_path, root)`` and returns the file's
+one document; each of :data:`WORKBOOKS` (spreadsheets: a sheet of records gives a document a
+row, :mod:`.workbooks`) also takes the record fields (``text_field=``, ``id_field=``,
 ``title_field=``) and yields its documents, each with where it came from. A large file is
 never read in parts.
 
 Example:
     >>> sorted(WHOLE_FILES), sorted(WORKBOOKS)
     (['.docx', '.epub', '.htm', '.html', '.odp', '.odt', '.pdf', '.pptx', '.xhtml'],
-     ['.ods', '.xlsx'])
+     ['.ods', '.xls', '.xlsx'])
 """
 
 from __future__ import annotations
@@ -32,9 +32,11 @@ from .suffixes import (
     PDF_SUFFIXES,
     PPTX_SUFFIXES,
     WORD_SUFFIXES,
+    XLS_SUFFIXES,
     XLSX_SUFFIXES,
 )
 from .wordfiles import word_document
+from .xlsfiles import xls_documents
 
 __all__ = ["WHOLE_FILES", "WORKBOOKS"]
 
@@ -47,4 +49,5 @@ WHOLE_FILES: dict[str, Callable[[Path, bool, Path | None], Document]] = {
 
 #: suffix -> the reader of such spreadsheets
 WORKBOOKS: dict[str, Callable[..., Iterator[tuple[Document, str]]]] = {
-    ".ods": ods_documents, **dict.fromkeys(XLSX_SUFFIXES, xlsx_documents)}
+    ".ods": ods_documents, **dict.fromkeys(XLSX_SUFFIXES, xlsx_documents),
+    **dict.fromkeys(XLS_SUFFIXES, xls_documents)}

@@ -1,0 +1,77 @@
+"""Reading Excel 97-2003 workbooks (``.xls``) as documents, with the ``xls`` extra
+(`xlrd <https://pypi.org/project/xlrd/>`_, which reads this format only).
+
+The sheets read as an ``.xlsx`` workbook's do (:mod:`.sheets`, :mod:`.workbooks`): a sheet
+whose first non-empty row has the text column holds a record a row; the other sheets make
+one document for the file (its id keeps the suffix: ``budget.xls``), each sheet a page, each
+row a line naming its columns. A cell shows the value Excel saved (a formula's last
+result), a whole number without ``.0``, a date as ``2026-12-06`` (by the workbook's own 1900
+or 1904 date system), ``TRUE``/``FALSE``; an error cell (``#DIV/0!``) shows nothing. A
+hidden sheet gives no text and keeps its number. The title is the file's stem (xlrd reads
+no document properties).
+
+A file xlrd cannot read (an ``.xlsx`` or a web page renamed ``.xls``, a workbook saved with a
+password) is a :class:`~.errors.LoaderError` naming the file; so is one read without the
+extra, and a folder walk without it leaves ``.xls`` files out, listed with the command that
+installs it. Nothing in the file is run (macros are not read) and nothing is fetched; the
+file is read whole into memory. xlrd's own warnings about a file go nowhere (it printed them
+to standard output, where ``vizrag index --json`` writes its report).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ..types import Document
+from .sheets import cell_text
+from .suffixes import reader_module
+from .textfiles import foreign_file, path_id
+from .titles import cut_title
+from .workbooks import Sheet, workbook_documents
+
+__all__ = ["xls_documents"]
+
+
+def _cell(xlrd: Any, cell: Any, datemode: int) -> str:
+    """A cell's value as the sheet shows it (see the module's docs)."""
+    kind, value = cell.ctype, cell.value
+    if kind == xlrd.XL_CELL_DATE:
+        try:
+            return cell_text(xlrd.xldate_as_datetime(value, datemode))
+        except (ValueError, OverflowError, xlrd.xldate.XLDateError):
+            return cell_text(value)  # a date Excel cannot show: its serial number
+    if kind == xlrd.XL_CELL_BOOLEAN:
+        return cell_text(bool(value))
+    if kind in (xlrd.XL_CELL_ERROR, xlrd.XL_CELL_EMPTY, xlrd.XL_CELL_BLANK):
+        return ""
+    return cell_text(value)
+
+
+def _sheet(xlrd: Any, book: Any, index: int) -> Sheet:
+    """One sheet's non-empty rows with their numbers (hidden: none)."""
+    sheet = book.sheet_by_index(index)
+    if sheet.visibility != 0:
+        return Sheet(str(sheet.name), None)
+    rows = ([_cell(xlrd, c, book.datemode) for c in sheet.row(n)] for n in range(sheet.nrows))
+    return Sheet(str(sheet.name), [(n, r) for n, r in enumerate(rows, 1)
+                                   if any(c.strip() for c in r)])
+
+
+def xls_documents(path: Path, id_from_path: bool, root: Path | None = None, *,
+                  text_field: str | None = None, id_field: str = "id",
+                  title_field: str = "title") -> Iterator[tuple[Document, str]]:
+    """The documents of the Excel 97-2003 workbook ``path`` (see the module's docs), each
+    with where it came from."""
+    xlrd = reader_module(path)
+    with foreign_file(path, "an Excel 97-2003 workbook xlrd can read"):
+        book = xlrd.open_workbook(str(path), on_demand=True, logfile=io.StringIO())
+        try:
+            sheets = [_sheet(xlrd, book, i) for i in range(book.nsheets)]
+        finally:
+            book.release_resources()
+    yield from workbook_documents(path, path_id(path, id_from_path, root),
+                                  cut_title(path.stem), sheets, text_field=text_field,
+                                  id_field=id_field, title_field=title_field)
