@@ -103,5 +103,30 @@ def test_llamaindex_reader_reads_the_folder_as_vizrag_index(
         "Which country is Oslo in?")[0]
     assert (node.metadata["doc_id"], node.metadata["page"], node.metadata["page_end"]) == (
         "staff.xlsx", 1, 3)
-    with pytest.raises(TypeError, match="takes the paths only"):
+    with pytest.raises(TypeError, match=r"takes the paths \(and extra_info\) only"):
         VizRAGReader().load_data(folder, text_field="title")
+
+
+def test_llamaindex_reader_as_a_simple_directory_reader_file_extractor(folder: Path) -> None:
+    """``SimpleDirectoryReader(file_extractor={".xlsx": VizRAGReader()})`` calls
+    ``load_data(file, extra_info=<its file metadata>)``: the reader takes it (before, a
+    ``TypeError``, which ``SimpleDirectoryReader`` printed as a skipped file)."""
+    pytest.importorskip("llama_index.core")
+    from llama_index.core import SimpleDirectoryReader
+    from llama_index.core.schema import MetadataMode
+
+    from vizrag_llamaindex import VizRAGReader
+
+    reader = VizRAGReader()
+    docs = SimpleDirectoryReader(input_dir=str(folder), recursive=True, file_extractor={
+        ".xlsx": reader, ".csv": reader}).load_data()
+    ours = {d.id_: d for d in docs if d.id_ in ("p1", "p2", "staff.xlsx")}
+    assert sorted(ours) == ["p1", "p2", "staff.xlsx"]
+    staff = ours["staff.xlsx"]
+    assert (staff.metadata["file_name"], staff.metadata["title"]) == ("staff.xlsx", "staff")
+    assert staff.metadata["page_starts"] == [0, 108, 108]
+    shown = staff.get_content(MetadataMode.EMBED)
+    assert "page_starts" not in shown and "file_size" not in shown
+    assert ours["p1"].metadata["title"] == "Oslo"
+    with pytest.raises(ValueError, match="local files only"):
+        reader.load_data(folder, fs=object())

@@ -44,7 +44,12 @@ class VizRAGReader(BaseReader):
             (:class:`~hyperviz_core.rag.FileOptions`, which says what each does).
 
     ``load_data(paths)`` reads a file or folder, or several; ``lazy_load_data`` one file
-    at a time.
+    at a time. As a ``SimpleDirectoryReader`` file extractor
+    (``file_extractor={".xlsx": VizRAGReader()}``) it reads the files of those suffixes,
+    ``extra_info`` (the reader's file metadata: ``file_name``, ``file_path`` ...) added to
+    each document's metadata, a key of both taking ``extra_info``'s value, as LlamaIndex's
+    readers do. Files are read from the local disk: a ``fs`` other than the local one is a
+    ``ValueError``.
     """
 
     def __init__(self, *, text_field: str | None = None, id_field: str = "id",
@@ -56,13 +61,17 @@ class VizRAGReader(BaseReader):
                                    on_unreadable=on_unreadable, follow_links=follow_links)
 
     def lazy_load_data(self, paths: str | Path | Iterable[str | Path],  # type: ignore[override]
-                       *args: Any, **load_kwargs: Any) -> Iterator[Document]:
+                       *args: Any, extra_info: dict[str, Any] | None = None, fs: Any = None,
+                       **load_kwargs: Any) -> Iterator[Document]:
         """The documents of ``paths``, one file read at a time."""
         if args or load_kwargs:
             given = [*map(repr, args), *load_kwargs]
-            raise TypeError(f"VizRAGReader.load_data takes the paths only, got {given}: "
-                            "pass the reading options to VizRAGReader(...)")
+            raise TypeError(f"VizRAGReader.load_data takes the paths (and extra_info) only, "
+                            f"got {given}: pass the reading options to VizRAGReader(...)")
+        if fs is not None and "file" not in (getattr(fs, "protocol", None) or ()):
+            raise ValueError(f"VizRAGReader reads local files only, got the file system {fs!r}")
         for doc, meta in handed_documents(paths, self.options):
+            meta.update(extra_info or {})
             hidden = [k for k in BOOKKEEPING_KEYS if k in meta]
             yield Document(id_=doc.id, text=doc.text, metadata=meta,
                            excluded_embed_metadata_keys=hidden,
