@@ -137,3 +137,20 @@ def test_headers_written_by_people_name_the_fields_in_any_case(tmp_path: Path) -
 def _write(path: Path, text: str) -> Path:
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def test_a_macro_enabled_workbook_reads_as_its_sheets(tmp_path: Path) -> None:
+    """``.xlsm`` (stop 55; before, a walk left it out): read as an ``.xlsx``, its VBA part
+    never read."""
+    pytest.importorskip("openpyxl")
+    import zipfile
+
+    from office_files import write_xlsx
+
+    path = tmp_path / "macros.xlsm"
+    write_xlsx(path)
+    with zipfile.ZipFile(path, "a") as package:  # the part a macro-enabled workbook adds
+        package.writestr("xl/vbaProject.bin", b"\xd0\xcf\x11\xe0" + b"\x00" * 100)
+    [doc] = load_documents(tmp_path)
+    assert (doc.id, doc.metadata["pages"]) == ("macros.xlsm", 3)
+    assert doc.text.endswith("City: Oslo; Country: Norway")

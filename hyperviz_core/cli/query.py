@@ -185,7 +185,8 @@ def _pages(meta: dict[str, Any]) -> dict[str, int]:
 
 #: what a page of a file is, by its suffix (a PDF's: a page)
 _PAGE_UNITS = {".pptx": ("slide", "slides"), ".odp": ("slide", "slides"),
-               ".xlsx": ("sheet", "sheets"), ".xls": ("sheet", "sheets"),
+               ".xlsx": ("sheet", "sheets"), ".xlsm": ("sheet", "sheets"),
+               ".xls": ("sheet", "sheets"),
                ".ods": ("sheet", "sheets"),
                ".epub": ("section", "sections")}
 

@@ -45,8 +45,9 @@ ODF_SUFFIXES = (".odt", ".odp", ".ods")
 EPUB_SUFFIXES = (".epub",)
 #: CSV and TSV files: records, or a table (:mod:`.csvfiles`)
 CSV_SUFFIXES = (".csv", ".tsv")
-#: Excel workbooks, read as their sheets' rows with the ``xlsx`` extra (:mod:`.sheets`)
-XLSX_SUFFIXES = (".xlsx",)
+#: Excel workbooks (macro-enabled ones too: their macros are never read), read as their
+#: sheets' rows with the ``xlsx`` extra (:mod:`.sheets`)
+XLSX_SUFFIXES = (".xlsx", ".xlsm")
 #: Excel 97-2003 workbooks, read alike with the ``xls`` extra (:mod:`.xlsfiles`)
 XLS_SUFFIXES = (".xls",)
 #: the files whose documents may be the file's own, their path its source: one document
@@ -61,7 +62,7 @@ READ_SUFFIXES = (*FILE_SUFFIXES, *JSON_SUFFIXES, *JSONL_SUFFIXES)
 #: the files read with an optional extra: suffix -> (the module, the extra, what they are)
 _EXTRAS = {".pdf": ("pypdf", "pdf", "PDFs"), ".docx": ("docx", "docx", "Word documents"),
            ".pptx": ("pptx", "pptx", "PowerPoint decks"),
-           ".xlsx": ("openpyxl", "xlsx", "Excel workbooks"),
+           **dict.fromkeys(XLSX_SUFFIXES, ("openpyxl", "xlsx", "Excel workbooks")),
            ".xls": ("xlrd", "xls", "Excel 97-2003 workbooks")}
 
 

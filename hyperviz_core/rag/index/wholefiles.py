@@ -11,7 +11,7 @@ never read in parts.
 Example:
     >>> sorted(WHOLE_FILES), sorted(WORKBOOKS)
     (['.docx', '.epub', '.htm', '.html', '.odp', '.odt', '.pdf', '.pptx', '.xhtml'],
-     ['.ods', '.xls', '.xlsx'])
+     ['.ods', '.xls', '.xlsm', '.xlsx'])
 """
 
 from __future__ import annotations
