@@ -304,11 +304,11 @@ def register(sub: Any) -> None:
         help="index text, Markdown, HTML, PDF, Office, JSON, JSONL and CSV files into a store",
         description="Index documents into a VizRAG store (offline unless --llm is given). "
         "Text and Markdown files, HTML pages, PDFs (vizrag[pdf]), .docx (vizrag[docx]), "
-        ".pptx (vizrag[pptx]), .xlsx (vizrag[xlsx]), .xls (vizrag[xls]), .odt/.odp/.ods, .epub: "
-        "one document each. "
+        ".pptx (vizrag[pptx]), .xlsx/.xlsm (vizrag[xlsx]), .xls (vizrag[xls]), "
+        ".odt/.odp/.ods, .epub: one document each. "
         "JSON: a list of objects with a text field ([{\"title\", \"text\"}] works as is), "
         "or a dict title -> list of sentences (HotpotQA). JSONL: one object per line. CSV/TSV "
-        "(and each .xlsx/.ods sheet): a row per document when the header has the text field, "
+        "(and each .xlsx/.xls/.ods sheet): a row per document when the header has the text field, "
         "else one table document.",
         epilog="Exit codes: 0 every document indexed (or unchanged); 1 some documents failed "
         "(each named; the others are stored); 2 nothing could run, or the store itself "
