@@ -154,3 +154,19 @@ def test_a_macro_enabled_workbook_reads_as_its_sheets(tmp_path: Path) -> None:
     [doc] = load_documents(tmp_path)
     assert (doc.id, doc.metadata["pages"]) == ("macros.xlsm", 3)
     assert doc.text.endswith("City: Oslo; Country: Norway")
+
+
+def test_a_workbook_of_records_is_read_as_its_records_are_asked_for(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first record of an ``.xlsx`` comes before its later sheets are read, so a sheet
+    of a million records is never held whole (each row is read as it is asked for)."""
+    pytest.importorskip("openpyxl")
+    from hyperviz_core.rag.index import sheets
+
+    path = _workbook(tmp_path / "big.xlsx", {"Docs": DOCS, "Notes": NOTES})
+    read: list[str] = []
+    real = sheets._sheet
+    monkeypatch.setattr(sheets, "_sheet", lambda ws: read.append(ws.title) or real(ws))
+    docs = sheets.xlsx_documents(path, True)
+    assert next(docs)[0].id == "7" and read == ["Docs"]
+    assert [d.id for d, _ in docs] == ["b2", "big.xlsx"] and read == ["Docs", "Notes"]

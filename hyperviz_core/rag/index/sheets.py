@@ -61,12 +61,13 @@ def cell_text(value: Any) -> str:
 
 
 def _sheet(ws: Any) -> Sheet:
-    """One worksheet's non-empty rows with their numbers (hidden: none)."""
+    """One worksheet's non-empty rows with their numbers, read as they are asked for
+    (hidden: none)."""
     if ws.sheet_state != "visible":
         return Sheet(str(ws.title), None)
     rows = ([cell_text(v) for v in row] for row in ws.iter_rows(values_only=True))
-    return Sheet(str(ws.title), [(n, r) for n, r in enumerate(rows, 1)
-                                 if any(c.strip() for c in r)])
+    return Sheet(str(ws.title), ((n, r) for n, r in enumerate(rows, 1)
+                                 if any(c.strip() for c in r)))
 
 
 def xlsx_documents(path: Path, id_from_path: bool, root: Path | None = None, *,
@@ -77,12 +78,10 @@ def xlsx_documents(path: Path, id_from_path: bool, root: Path | None = None, *,
     openpyxl = reader_module(path)
     with reading_package(path, "an Excel workbook openpyxl can read"):
         book = openpyxl.load_workbook(str(path), read_only=True, data_only=True)
-        try:
-            sheets = [_sheet(ws) for ws in book.worksheets]
-            title = book.properties.title or ""
+        try:  # the rows are read as the documents are asked for (the file stays open)
+            title = cut_title(" ".join((book.properties.title or "").split()) or path.stem)
+            yield from workbook_documents(path, path_id(path, id_from_path, root), title,
+                                          map(_sheet, book.worksheets), text_field=text_field,
+                                          id_field=id_field, title_field=title_field)
         finally:
             book.close()
-    yield from workbook_documents(path, path_id(path, id_from_path, root),
-                                  cut_title(" ".join(title.split()) or path.stem), sheets,
-                                  text_field=text_field, id_field=id_field,
-                                  title_field=title_field)

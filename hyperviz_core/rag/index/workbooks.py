@@ -27,7 +27,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -43,10 +43,11 @@ __all__ = ["Sheet", "workbook_documents"]
 
 class Sheet(NamedTuple):
     """One sheet: its name and its non-empty rows, each with its row number (counted from
-    1); ``rows`` is None for a hidden sheet."""
+    1), read once, in order (a reader may read them as they are asked for); ``rows`` is
+    None for a hidden sheet."""
 
     name: str
-    rows: list[tuple[int, list[str]]] | None
+    rows: Iterable[tuple[int, list[str]]] | None
 
 
 def _name(header: list[str], i: int) -> str:
@@ -68,32 +69,35 @@ def _record(header: list[str], row: list[str]) -> dict[str, str]:
             if cell.strip() or (i < len(header) and header[i].strip())}
 
 
-def workbook_documents(path: Path, doc_id: str, title: str, sheets: Sequence[Sheet], *,
+def workbook_documents(path: Path, doc_id: str, title: str, sheets: Iterable[Sheet], *,
                        text_field: str | None = None, id_field: str = "id",
                        title_field: str = "title") -> Iterator[tuple[Document, str]]:
     """The documents of the spreadsheet ``path`` whose sheets are ``sheets`` (see the
-    module's docs), each with where it came from: the records first, in sheet and row
-    order, then the document of the other sheets (id ``doc_id``, title ``title``)."""
+    module's docs), each with where it came from: the records as their rows are read, in
+    sheet and row order, then the document of the other sheets (id ``doc_id``, title
+    ``title``). Each sheet is read once, in order, so a reader can hand its rows over as
+    it reads them: a sheet of a million records is never held whole."""
     pages: list[str] = []
+    columns: set[str] = set()
     records = 0
     for sheet in sheets:
-        written = sheet.rows[0][1] if sheet.rows else []
+        rows = iter(sheet.rows or ())
+        first = next(rows, None)
+        written = first[1] if first is not None else []
+        columns.update(_columns(written))
         header = header_fields([" ".join(h.split()) for h in written], text_field=text_field,
                                id_field=id_field, title_field=title_field)
-        if not sheet.rows or text_key(header, text_field) is None:
-            pages.append(named_rows(written, (r for _, r in sheet.rows[1:]))
-                         if sheet.rows else "")
+        if first is None or text_key(header, text_field) is None:
+            pages.append(named_rows(written, (r for _, r in rows)))
             continue
         pages.append("")
-        for number, row in sheet.rows[1:]:
+        for number, row in rows:
             where = f"{path} (sheet {printable(sheet.name)!r}, row {number})"
-            rec = _record(header, row)
             records += 1
-            yield record_document(rec, where, text_field=text_field, id_field=id_field,
-                                  title_field=title_field), where
+            yield record_document(_record(header, row), where, text_field=text_field,
+                                  id_field=id_field, title_field=title_field), where
     if text_field is not None and not records:
-        columns = sorted({c for s in sheets if s.rows for c in _columns(s.rows[0][1])})
         raise LoaderError(f"{printable(str(path))}: no sheet has a column {text_field!r} "
-                          f"(columns: {columns[:10]}; check --text-field)")
+                          f"(columns: {sorted(columns)[:10]}; check --text-field)")
     if not records or any(p.strip() for p in pages):
         yield paged_document(path, doc_id, title, pages), str(path)
