@@ -130,3 +130,18 @@ def test_llamaindex_reader_as_a_simple_directory_reader_file_extractor(folder: P
     assert ours["p1"].metadata["title"] == "Oslo"
     with pytest.raises(ValueError, match="local files only"):
         reader.load_data(folder, fs=object())
+
+
+def test_both_show_a_progress_bar_over_the_files_when_asked(
+        folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("langchain_core")
+    pytest.importorskip("llama_index.core")
+    from vizrag_langchain import VizRAGLoader
+    from vizrag_llamaindex import VizRAGReader
+
+    capsys.readouterr()
+    assert len(VizRAGLoader(folder).load()) == 4 and capsys.readouterr().err == ""
+    assert len(VizRAGLoader(folder, show_progress=True).load()) == 4
+    assert "reading: 100%" in capsys.readouterr().err  # 3 files
+    assert len(VizRAGReader(show_progress=True).load_data(folder)) == 4
+    assert "3/3" in capsys.readouterr().err

@@ -42,6 +42,7 @@ class VizRAGLoader(BaseLoader):
         text_field, id_field, title_field, id_from_path, on_unreadable, follow_links:
             how files are read, as ``vizrag index``'s options of the same names
             (:class:`~hyperviz_core.rag.FileOptions`, which says what each does).
+        show_progress: a progress bar over the files read (tqdm, on stderr).
 
     Documents are read one file at a time (:meth:`lazy_load`).
     """
@@ -49,17 +50,19 @@ class VizRAGLoader(BaseLoader):
     def __init__(self, paths: str | Path | Iterable[str | Path], *,
                  text_field: str | None = None, id_field: str = "id",
                  title_field: str = "title", id_from_path: bool = True,
-                 on_unreadable: UnreadablePolicy = "error", follow_links: bool = False
-                 ) -> None:
+                 on_unreadable: UnreadablePolicy = "error", follow_links: bool = False,
+                 show_progress: bool = False) -> None:
         self.paths = [paths] if isinstance(paths, str | Path) else list(paths)
         self.options = FileOptions(text_field=text_field, id_field=id_field,
                                    title_field=title_field, id_from_path=id_from_path,
                                    on_unreadable=on_unreadable,
                                    follow_links=follow_links)
+        self.show_progress = show_progress
 
     def lazy_load(self) -> Iterator[Document]:
         """The documents, one file read at a time."""
-        for doc, meta in handed_documents(self.paths, self.options):
+        for doc, meta in handed_documents(self.paths, self.options,
+                                          show_progress=self.show_progress):
             yield Document(id=doc.id, page_content=doc.text, metadata=meta)
 
     def __repr__(self) -> str:

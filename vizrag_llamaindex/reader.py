@@ -42,6 +42,7 @@ class VizRAGReader(BaseReader):
         text_field, id_field, title_field, id_from_path, on_unreadable, follow_links:
             how files are read, as ``vizrag index``'s options of the same names
             (:class:`~hyperviz_core.rag.FileOptions`, which says what each does).
+        show_progress: a progress bar over the files read (tqdm, on stderr).
 
     ``load_data(paths)`` reads a file or folder, or several; ``lazy_load_data`` one file
     at a time. As a ``SimpleDirectoryReader`` file extractor
@@ -54,11 +55,12 @@ class VizRAGReader(BaseReader):
 
     def __init__(self, *, text_field: str | None = None, id_field: str = "id",
                  title_field: str = "title", id_from_path: bool = True,
-                 on_unreadable: UnreadablePolicy = "error", follow_links: bool = False
-                 ) -> None:
+                 on_unreadable: UnreadablePolicy = "error", follow_links: bool = False,
+                 show_progress: bool = False) -> None:
         self.options = FileOptions(text_field=text_field, id_field=id_field,
                                    title_field=title_field, id_from_path=id_from_path,
                                    on_unreadable=on_unreadable, follow_links=follow_links)
+        self.show_progress = show_progress
 
     def lazy_load_data(self, paths: str | Path | Iterable[str | Path],  # type: ignore[override]
                        *args: Any, extra_info: dict[str, Any] | None = None, fs: Any = None,
@@ -70,7 +72,7 @@ class VizRAGReader(BaseReader):
                             f"got {given}: pass the reading options to VizRAGReader(...)")
         if fs is not None and "file" not in (getattr(fs, "protocol", None) or ()):
             raise ValueError(f"VizRAGReader reads local files only, got the file system {fs!r}")
-        for doc, meta in handed_documents(paths, self.options):
+        for doc, meta in handed_documents(paths, self.options, show_progress=self.show_progress):
             meta.update(extra_info or {})
             hidden = [k for k in BOOKKEEPING_KEYS if k in meta]
             yield Document(id_=doc.id, text=doc.text, metadata=meta,

@@ -80,10 +80,12 @@ def handed_metadata(doc: Document, where: str) -> dict[str, Any]:
     return meta
 
 
-def handed_documents(paths: str | Path | Iterable[str | Path], options: FileOptions
-                     ) -> Iterator[tuple[Document, dict[str, Any]]]:
+def handed_documents(paths: str | Path | Iterable[str | Path], options: FileOptions, *,
+                     show_progress: bool = False) -> Iterator[tuple[Document, dict[str, Any]]]:
     """Each document of the files and folders ``paths`` (folders walked in sorted order),
-    read as ``vizrag index`` reads them, with the metadata its framework document carries."""
+    read as ``vizrag index`` reads them, with the metadata its framework document carries;
+    ``show_progress``: a bar over the files (tqdm, on stderr)."""
     given = [paths] if isinstance(paths, str | Path) else list(paths)
-    for doc, where in iter_sourced_documents(given, **options.model_dump()):
+    for doc, where in iter_sourced_documents(given, show_progress=show_progress,
+                                             **options.model_dump()):
         yield doc, handed_metadata(doc, where)

@@ -266,13 +266,19 @@ def _file_documents(path: Path, root: Path | None, id_from_path: bool,
 
 def iter_sourced_documents(
     paths: Iterable[str | Path], *, on_unreadable: UnreadablePolicy = "error",
-    follow_links: bool = False, **fields: Any,
+    follow_links: bool = False, show_progress: bool = False, **fields: Any,
 ) -> Iterator[tuple[Document, str]]:
     """(document, where it came from) of every file of ``paths`` (``fields``: as
     :func:`file_documents`'s; ``follow_links``: :func:`input_files`'s). ``on_unreadable=
-    "skip"`` reads each file whole first and leaves out one that fails, with a warning."""
+    "skip"`` reads each file whole first and leaves out one that fails, with a warning;
+    ``show_progress``: a bar over the files (tqdm, on stderr)."""
     check_unreadable_policy(on_unreadable)
-    for path, root in input_files(paths, follow_links=follow_links):
+    files: Iterable[tuple[Path, Path | None]] = input_files(paths, follow_links=follow_links)
+    if show_progress:
+        from tqdm.auto import tqdm
+
+        files = tqdm(files, desc="reading", unit="file")
+    for path, root in files:
         if on_unreadable == "error":
             yield from file_documents(path, root, **fields)
             continue
