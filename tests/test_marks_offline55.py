@@ -102,3 +102,31 @@ def test_a_v1_store_is_queried_with_v1(tmp_path: Path) -> None:
     fresh = VizRAG(tmp_path / "new", show_progress=False)
     assert fresh.embedder.name == "hashing-v2-d512-c34"
     fresh.close()
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_a_hashed_embedder_given_for_a_v1_store_is_v1(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        caplog: pytest.LogCaptureFixture) -> None:
+    """``VizRAG(v1_store, embedder=HashingEmbedder())`` and ``vizrag index --embed hashing``
+    on a v1 store keep to v1: new documents embedded with v2 beside v1 vectors would be
+    searched with v2 and miss (before, a warning said the names differ, and they did)."""
+    from hyperviz_core.cli import main
+
+    _store(tmp_path / "old", HashingEmbedder(marks=False)).close()
+    rag = VizRAG(tmp_path / "old", embedder=HashingEmbedder(), show_progress=False)
+    assert rag.embedder.name == "hashing-v1-d512-c34"
+    rag.close()
+    other = VizRAG(tmp_path / "old2", embedder=HashingEmbedder(dim=64), show_progress=False)
+    assert other.embedder.name == "hashing-v2-d64-c34"  # a new store: as given
+    other.close()
+    more = tmp_path / "more.txt"
+    more.write_text("कोलकाता पश्चिम बंगाल की राजधानी है।", encoding="utf-8")  # Kolkata
+    caplog.clear()
+    assert main(["index", str(more), "--store", str(tmp_path / "old"), "--embed", "hashing",
+                 "--no-progress"]) == 0
+    assert "was embedded with" not in caplog.text
+    with VizRAG(tmp_path / "old", show_progress=False) as again:
+        assert again.store.embedder_info() == ("hashing-v1-d512-c34", 512)
+        res = again.retrieve("कोलकाता", mode="naive", render=False)
+        assert res.chunks[0].doc_id == "more"

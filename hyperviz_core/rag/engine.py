@@ -43,7 +43,7 @@ from .providers.middleware import query_chat
 from .providers.offline import HashingEmbedder
 from .providers.protocols import ChatModel, Embedder, with_async
 from .providers.retry import with_retries
-from .providers.spec import store_embedder
+from .providers.spec import matched_embedder
 from .providers.sync_models import SyncChatModel, SyncEmbedder
 from .query_usage import counted
 from .result import RetrievalResult
@@ -67,8 +67,8 @@ class VizRAG(ManyQueries, AsyncDeletes, Lifecycle):
         chat: chat/vision model; ``None`` = offline (heuristic extraction and keywords, the
             offline locator, an extractive summary instead of an answer).
         embedder: must match the one used to index; default: the store's recorded one when
-            it can be made offline (:func:`~.providers.spec.store_embedder`: the hashed
-            embedder or the local MiniLM), else :class:`HashingEmbedder`.
+            it can be made offline (the hashed embedder, of the store's version, or the local
+            MiniLM: :func:`~.providers.spec.matched_embedder`), else :class:`HashingEmbedder`.
         extractor, theme_extractor: indexing models (default: the LLM ones when ``chat`` is
             given, else the heuristic ones); keyword_extractor: the query's keywords
             (a :class:`~hyperviz_core.rag.KeywordExtractor`; default: ``chat``, else heuristic).
@@ -128,7 +128,7 @@ class VizRAG(ManyQueries, AsyncDeletes, Lifecycle):
         try:
             # default: the store's embedder when it can be made offline, else hashed;
             # a provider's embedder is retried (429/5xx/timeouts), its dim probe included
-            given = embed_model or store_embedder(self.store.embedder_info()) or HashingEmbedder()
+            given = matched_embedder(embed_model, self.store.embedder_info()) or HashingEmbedder()
             self.embedder: Embedder = with_retries(given)
             self._given_embedder = given  # the indexer retries it itself, its usage counted
             self.store.check_embedder(self.embedder.name, self.embedder.dim)  # fail early

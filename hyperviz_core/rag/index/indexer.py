@@ -38,6 +38,7 @@ from ..extract.base import extraction_hypergraph
 from ..providers.offline import HashingEmbedder
 from ..providers.protocols import ChatModel, Embedder, with_async
 from ..providers.retry import with_retries
+from ..providers.spec import matched_embedder
 from ..store import DocumentInput, StoreProtocol, open_store
 from ..types import Chunk, ChunkExtraction, ChunkTheme, Document
 from .chunking import chunk_document
@@ -68,6 +69,14 @@ from .workers import ExtractionPool, clean_extraction, clean_theme, process_safe
 __all__ = ["IndexReport", "Indexer", "extraction_hypergraph", "run_sync"]
 
 log = logging.getLogger(__name__)
+
+
+def _embedder(given: Embedder | None, store: StoreProtocol, max_retries: int,
+              usage: Any) -> Embedder:
+    """The run's embedder, retried (its dim probe too): ``given``, of the store's version
+    when it is the hashed one (:func:`~..providers.spec.matched_embedder`), else hashed."""
+    made = matched_embedder(with_async(given), store.embedder_info()) or HashingEmbedder()
+    return with_retries(made, max_retries, tracker=usage)
 
 
 class Indexer:
@@ -152,8 +161,7 @@ class Indexer:
                                         prices=(prompt_price, completion_price))
         self._set_extractors(extractor, theme_extractor, index_visualization, render_images,
                              prompts)
-        self.embedder: Embedder = with_retries(  # dim probe included
-            with_async(embedder) or HashingEmbedder(), max_retries, tracker=self.usage)
+        self.embedder: Embedder = _embedder(embedder, self.store, max_retries, self.usage)
         self._embedder_checked, self._renderer = False, renderer
         self.concurrency = concurrency
         #: streaming bound: text of the documents being indexed at once (one is always let in)

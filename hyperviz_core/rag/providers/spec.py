@@ -31,6 +31,7 @@ __all__ = [
     "ModelSpec",
     "chat_model_from_spec",
     "embedder_from_spec",
+    "matched_embedder",
     "parse_model_spec",
     "store_embedder",
 ]
@@ -247,3 +248,26 @@ def store_embedder(recorded: tuple[str, int] | None) -> Embedder | None:
                 f"it needs the optional extra: {install_hint('local')}; {exc}")
             raise ValueError(f"this store was indexed with {name}: {hint}") from None
     return None
+
+
+def matched_embedder(given: Embedder | None, recorded: tuple[str, int] | None
+                     ) -> Embedder | None:
+    """The embedder a store is opened with: ``given``, but the store's own hashed embedder
+    when ``given`` is the hashed one of the size and n-grams the store recorded (its
+    ``embedder_info()``) in another version, whose vectors the store holds (a store
+    embedded with ``hashing-v1`` is queried and extended with v1); without ``given``, the
+    one the store recorded (:func:`store_embedder`).
+
+    >>> matched_embedder(HashingEmbedder(), ("hashing-v1-d512-c34", 512)).name
+    'hashing-v1-d512-c34'
+    >>> matched_embedder(HashingEmbedder(dim=64), ("hashing-v1-d512-c34", 512)).name
+    'hashing-v2-d64-c34'
+    """
+    if given is None or (isinstance(given, HashingEmbedder) and recorded is not None
+                         and recorded[0].startswith("hashing-")):
+        made = store_embedder(recorded)
+        if given is None or (isinstance(made, HashingEmbedder) and (made.dim, made.char_ngrams)
+                             == (given.dim, given.char_ngrams)):
+            return made or given
+    return given
+
