@@ -62,7 +62,7 @@ class VizRAGReader(BaseReader):
                                    on_unreadable=on_unreadable, follow_links=follow_links)
         self.show_progress = show_progress
 
-    def lazy_load_data(self, paths: str | Path | Iterable[str | Path],  # type: ignore[override]
+    def lazy_load_data(self, paths: str | Path | Iterable[str | Path],
                        *args: Any, extra_info: dict[str, Any] | None = None, fs: Any = None,
                        **load_kwargs: Any) -> Iterator[Document]:
         """The documents of ``paths``, one file read at a time."""
