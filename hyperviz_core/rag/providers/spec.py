@@ -256,18 +256,21 @@ def matched_embedder(given: Embedder | None, recorded: tuple[str, int] | None
     when ``given`` is the hashed one of the size and n-grams the store recorded (its
     ``embedder_info()``) in another version, whose vectors the store holds (a store
     embedded with ``hashing-v1`` is queried and extended with v1); without ``given``, the
-    one the store recorded (:func:`store_embedder`).
+    one the store recorded (:func:`store_embedder`). A ``given`` of the store's own name is
+    kept as it is (a subclass that counts its calls, say).
 
     >>> matched_embedder(HashingEmbedder(), ("hashing-v1-d512-c34", 512)).name
     'hashing-v1-d512-c34'
     >>> matched_embedder(HashingEmbedder(dim=64), ("hashing-v1-d512-c34", 512)).name
     'hashing-v2-d64-c34'
     """
-    if given is None or (isinstance(given, HashingEmbedder) and recorded is not None
-                         and recorded[0].startswith("hashing-")):
+    if given is None:
+        return store_embedder(recorded)
+    if (isinstance(given, HashingEmbedder) and recorded is not None
+            and recorded[0].startswith("hashing-") and recorded[0] != given.name):
         made = store_embedder(recorded)
-        if given is None or (isinstance(made, HashingEmbedder) and (made.dim, made.char_ngrams)
-                             == (given.dim, given.char_ngrams)):
-            return made or given
+        if isinstance(made, HashingEmbedder) and (made.dim, made.char_ngrams) == (
+                given.dim, given.char_ngrams):
+            return made
     return given
 
