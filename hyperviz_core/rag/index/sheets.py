@@ -35,7 +35,7 @@ from ..types import Document
 from .suffixes import reader_module
 from .textfiles import path_id
 from .titles import cut_title
-from .workbooks import Sheet, workbook_documents
+from .workbooks import Sheet, numbered_rows, workbook_documents
 from .zipped import reading_package
 
 __all__ = ["cell_text", "xlsx_documents"]
@@ -66,8 +66,7 @@ def _sheet(ws: Any) -> Sheet:
     if ws.sheet_state != "visible":
         return Sheet(str(ws.title), None)
     rows = ([cell_text(v) for v in row] for row in ws.iter_rows(values_only=True))
-    return Sheet(str(ws.title), ((n, r) for n, r in enumerate(rows, 1)
-                                 if any(c.strip() for c in r)))
+    return Sheet(str(ws.title), numbered_rows(rows))
 
 
 def xlsx_documents(path: Path, id_from_path: bool, root: Path | None = None, *,

@@ -38,7 +38,7 @@ from .pages import paged_document
 from .records import header_fields, record_document, text_key
 from .tables import named_rows
 
-__all__ = ["Sheet", "workbook_documents"]
+__all__ = ["Sheet", "numbered_rows", "workbook_documents"]
 
 
 class Sheet(NamedTuple):
@@ -50,23 +50,27 @@ class Sheet(NamedTuple):
     rows: Iterable[tuple[int, list[str]]] | None
 
 
+def numbered_rows(rows: Iterable[list[str]]) -> Iterator[tuple[int, list[str]]]:
+    """The non-empty rows of a sheet's ``rows`` (all of them, from its first), each with
+    its row number (counted from 1), as :class:`Sheet` holds them.
+
+    >>> list(numbered_rows([["a"], ["", " "], ["b", ""]]))
+    [(1, ['a']), (3, ['b', ''])]
+    """
+    return ((n, r) for n, r in enumerate(rows, 1) if any(c.strip() for c in r))
+
+
 def _name(header: list[str], i: int) -> str:
-    """Column ``i``'s name: its header cell's text, white space runs one space; ``column N``
-    for one without text."""
-    return " ".join(header[i].split()) if i < len(header) and header[i].strip() \
-        else f"column {i + 1}"
-
-
-def _columns(header: list[str]) -> list[str]:
-    """The names of the columns ``header`` names."""
-    return [" ".join(h.split()) for h in header if h.strip()]
+    """Column ``i``'s name (``header``: the header's names, white space runs one space):
+    ``column N`` for one without a name."""
+    return header[i] if i < len(header) and header[i] else f"column {i + 1}"
 
 
 def _record(header: list[str], row: list[str]) -> dict[str, str]:
     """A row as a record: a named column's cell (empty or not, as a CSV row's), and the
     non-empty cells of columns without a name."""
     return {_name(header, i): cell for i, cell in enumerate(row)
-            if cell.strip() or (i < len(header) and header[i].strip())}
+            if cell.strip() or (i < len(header) and header[i])}
 
 
 def workbook_documents(path: Path, doc_id: str, title: str, sheets: Iterable[Sheet], *,
@@ -84,9 +88,10 @@ def workbook_documents(path: Path, doc_id: str, title: str, sheets: Iterable[She
         rows = iter(sheet.rows or ())
         first = next(rows, None)
         written = first[1] if first is not None else []
-        columns.update(_columns(written))
-        header = header_fields([" ".join(h.split()) for h in written], text_field=text_field,
-                               id_field=id_field, title_field=title_field)
+        names = [" ".join(h.split()) for h in written]
+        columns.update(n for n in names if n)
+        header = header_fields(names, text_field=text_field, id_field=id_field,
+                               title_field=title_field)
         if first is None or text_key(header, text_field) is None:
             pages.append(named_rows(written, (r for _, r in rows)))
             continue

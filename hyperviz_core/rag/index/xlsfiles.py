@@ -30,7 +30,7 @@ from .sheets import cell_text
 from .suffixes import reader_module
 from .textfiles import foreign_file, path_id
 from .titles import cut_title
-from .workbooks import Sheet, workbook_documents
+from .workbooks import Sheet, numbered_rows, workbook_documents
 
 __all__ = ["xls_documents"]
 
@@ -56,8 +56,7 @@ def _sheet(xlrd: Any, book: Any, index: int) -> Sheet:
     if sheet.visibility != 0:
         return Sheet(str(sheet.name), None)
     rows = ([_cell(xlrd, c, book.datemode) for c in sheet.row(n)] for n in range(sheet.nrows))
-    return Sheet(str(sheet.name), [(n, r) for n, r in enumerate(rows, 1)
-                                   if any(c.strip() for c in r)])
+    return Sheet(str(sheet.name), list(numbered_rows(rows)))
 
 
 def xls_documents(path: Path, id_from_path: bool, root: Path | None = None, *,
