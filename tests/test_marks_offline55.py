@@ -54,7 +54,7 @@ def test_marks_are_found_in_and_beyond_the_basic_plane() -> None:
 
 
 def test_hashed_vectors_no_longer_match_letters_of_other_words() -> None:
-    new, old = HashingEmbedder(), HashingEmbedder(marks=False)
+    new, old = HashingEmbedder(pairs=False), HashingEmbedder(marks=False)
     assert (new.name, old.name) == ("hashing-v2-d512-c34", "hashing-v1-d512-c34")
     texts = ["दिल्ली", "लाल किला", "दिल्ली में लाल किला है"]
     v, w = new.embed(texts), old.embed(texts)
@@ -88,7 +88,7 @@ def test_dense_retrieval_finds_the_word_not_its_letters(tmp_path: Path) -> None:
 def test_a_v1_store_is_queried_with_v1(tmp_path: Path) -> None:
     assert store_embedder(("hashing-v1-d256-c23", 256)).name == "hashing-v1-d256-c23"
     assert store_embedder(("hashing-v2-d256-c34", 256)).marks is True
-    assert store_embedder(("hashing-v3-d256-c34", 256)) is None  # unknown: not guessed
+    assert store_embedder(("hashing-v9-d256-c34", 256)) is None  # unknown: not guessed
     _store(tmp_path / "old", HashingEmbedder(marks=False)).close()
     rag = VizRAG(tmp_path / "old", show_progress=False)
     assert rag.embedder.name == "hashing-v1-d512-c34"
@@ -100,7 +100,7 @@ def test_a_v1_store_is_queried_with_v1(tmp_path: Path) -> None:
     with open_store(tmp_path / "old") as store:  # the export's seeds: v1 too (was v2)
         assert export_embedder(store).name == "hashing-v1-d512-c34"
     fresh = VizRAG(tmp_path / "new", show_progress=False)
-    assert fresh.embedder.name == "hashing-v2-d512-c34"
+    assert fresh.embedder.name == "hashing-v3-d512-c34"  # since stop 56
     fresh.close()
 
 
@@ -118,7 +118,7 @@ def test_a_hashed_embedder_given_for_a_v1_store_is_v1(
     assert rag.embedder.name == "hashing-v1-d512-c34"
     rag.close()
     other = VizRAG(tmp_path / "old2", embedder=HashingEmbedder(dim=64), show_progress=False)
-    assert other.embedder.name == "hashing-v2-d64-c34"  # a new store: as given
+    assert other.embedder.name == "hashing-v3-d64-c34"  # a new store: as given
     other.close()
     more = tmp_path / "more.txt"
     more.write_text("कोलकाता पश्चिम बंगाल की राजधानी है।", encoding="utf-8")  # Kolkata

@@ -21,7 +21,10 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-__all__ = ["CJK", "CJK_ANY", "SEA", "SEG", "mark_class", "marked", "marked_word"]
+__all__ = [
+    "CJK", "CJK_ANY", "HIRAGANA", "SEA", "SEG", "cjk_grams", "mark_class", "marked", "marked_word",
+    "paired_words", "sea_grams",
+]
 
 #: the characters read as character bigrams, as Lucene's ``CJKAnalyzer`` reads them: kana
 #: (Hiragana, Katakana and its extensions), Han ideographs (CJK Unified and its extensions A
@@ -40,6 +43,10 @@ SEA = ("\u0e01-\u0e3a\u0e40-\u0e4e\u0e50-\u0e59\u0e81-\u0ecd\u0ed0-\u0ed9\u0edc-
 SEG = CJK + SEA
 #: one character of a script written without spaces between words
 CJK_ANY = re.compile(f"[{SEG}]")
+#: a hiragana letter: Japanese writes its particles and word endings in it (``は``, ``です``)
+HIRAGANA = re.compile("[\u3041-\u309f]")
+#: the signs that join the next consonant to a cluster (Khmer coeng, Myanmar virama)
+_JOINERS = "\u17d2\u1039"
 
 
 @functools.cache
@@ -102,3 +109,67 @@ def marked(text: str) -> bool:
     plane, beyond = _any_mark()
     return plane.search(text) is not None or (
         max(text) > "\uffff" and beyond.search(text) is not None)
+
+
+def cjk_grams(run: str) -> list[str]:
+    """The tokens of a run of kana / Han characters: its overlapping character bigrams (as
+    Lucene's ``CJKAnalyzer``), a lone character by itself.
+
+    >>> cjk_grams("北京市"), cjk_grams("京")
+    (['北京', '京市'], ['京'])
+    """
+    if len(run) < 2:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def sea_grams(run: str) -> list[str]:
+    """The tokens of a run of Thai, Lao, Myanmar or Khmer: the overlapping bigrams of its
+    clusters (a letter or digit with the combining marks after it, and a consonant a Khmer
+    coeng or Myanmar virama joins to it), a lone cluster by itself.
+
+    >>> sea_grams("กรุงเทพ"), sea_grams("ភ្នំពេញ"), sea_grams("ไม้")
+    (['กรุ', 'รุง', 'งเ', 'เท', 'ทพ'], ['ភ្នំពេ', 'ពេញ'], ['ไม้'])
+    """
+    parts: list[list[str]] = []
+    for char in run:
+        base = unicodedata.category(char)[0] in "LN"
+        if parts and (not base or parts[-1][-1] in _JOINERS):
+            parts[-1].append(char)
+        else:
+            parts.append([char])
+    clusters = ["".join(p) for p in parts]
+    if len(clusters) < 2:
+        return clusters
+    return [clusters[i] + clusters[i + 1] for i in range(len(clusters) - 1)]
+
+
+@functools.cache
+def _paired_word() -> re.Pattern[str]:
+    """A run of kana, Han or Hangul; a run of Thai, Lao, Myanmar or Khmer (their marks
+    included); or a word of other letters and digits with its combining marks and inner
+    apostrophes (:func:`marked_word`, ended by a character of the first two)."""
+    letter = f"(?:[^\\W_{SEG}]|[{mark_class()}])"
+    return re.compile(f"((?:(?=\\w)[{CJK}])+)|([{SEA}]+)|({letter}+(?:['’]{letter}+)*)")
+
+
+def paired_words(text: str) -> list[str]:
+    """The words of ``text`` as written, a run of a script without spaces between words read
+    as BM25 reads it (:mod:`.retrieve.lexical`): kana, Han and Hangul as overlapping
+    character pairs (:func:`cjk_grams`), Thai, Lao, Myanmar and Khmer as overlapping pairs
+    of clusters (:func:`sea_grams`); other words keep their marks (:func:`marked_word`).
+
+    >>> paired_words("東京は日本の首都 (Tokyo)")
+    ['東京', '京は', 'は日', '日本', '本の', 'の首', '首都', 'Tokyo']
+    >>> paired_words("ไม้ python入門 दिल्ली")
+    ['ไม้', 'python', '入門', 'दिल्ली']
+    """
+    out: list[str] = []
+    for run, sea, word in _paired_word().findall(text):
+        if run:
+            out.extend(cjk_grams(run))
+        elif sea:
+            out.extend(sea_grams(sea))
+        else:
+            out.append(word)
+    return out

@@ -52,6 +52,7 @@ from collections.abc import Mapping
 from ...model import Entity, Hyperedge, normalize_key
 from ...unitext import plain_text
 from ..providers.offline import STOPWORDS, content_words, word_pattern, word_tokens
+from ..scripts import HIRAGANA
 from ..types import Chunk, ChunkExtraction, ChunkTheme
 from ._lexicon import _IMPERATIVES
 from .spans import Span, find_spans, split_clauses, split_sentences
@@ -78,6 +79,13 @@ def _shown(text: str, keys: list[str]) -> list[str]:
         forms.setdefault(w.casefold().replace("’", "'"),
                          plain_text(w).lower().replace("’", "'"))  # ligatures spelt out
     return [forms.get(k, k) for k in keys]
+
+
+def _keyword_order(item: tuple[str, int]) -> tuple[int, bool, str]:
+    """Theme keywords by count, then a pair holding hiragana (Japanese particles and endings:
+    ``です``, ``は日``) after other words, then alphabetically."""
+    word, count = item
+    return -count, HIRAGANA.search(word) is not None, word
 
 
 def _surname_persons(entities: dict[str, Entity]) -> None:
@@ -296,7 +304,7 @@ class HeuristicThemeExtractor:
         named = [e for e in ranked if e.type not in ("date", "quantity")]
         keys = [e.key for e in (named or ranked)][: self.max_key_entities]
         counts = Counter(content_words(chunk.text))
-        keywords = [w for w, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+        keywords = [w for w, _ in sorted(counts.items(), key=_keyword_order)]
         keywords = _shown(chunk.text, keywords[: self.max_keywords])
         title = str(chunk.metadata.get("title") or "").strip()
         head = title or (named[0].name if named else "")

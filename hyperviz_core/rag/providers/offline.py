@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from ..scripts import marked, marked_word
+from ..scripts import CJK_ANY, marked, marked_word, paired_words
 
 __all__ = [
     "STOPWORDS", "HashingEmbedder", "content_words", "exact_cosine", "word_pattern", "word_tokens",
@@ -49,32 +49,48 @@ _STOP_TEXT = """a about above after again against all also am an and any are are
 STOPWORDS: frozenset[str] = frozenset(_STOP_TEXT.split())
 
 
-def word_tokens(text: str, *, marks: bool = True) -> list[str]:
+def word_tokens(text: str, *, marks: bool = True, pairs: bool = True) -> list[str]:
     """Lower-cased word tokens (letters/digits, inner apostrophes kept). A word keeps its
-    combining marks (``दिल्ली``, ``சென்னை``: :func:`~hyperviz_core.rag.scripts.marked_word`);
-    ``marks=False`` cuts it at them, as :class:`HashingEmbedder` ``hashing-v1`` did.
+    combining marks (``दिल्ली``, ``சென்னை``: :func:`~hyperviz_core.rag.scripts.marked_word`),
+    and a run of a script written without spaces between words gives its overlapping pairs
+    of characters (kana, Han, Hangul) or clusters (Thai, Lao, Myanmar, Khmer), the tokens
+    BM25 reads (:func:`~hyperviz_core.rag.scripts.paired_words`). ``pairs=False`` reads such
+    a run as :class:`HashingEmbedder` ``hashing-v2`` did (a run of Han as one word, Thai cut
+    at its marks); ``marks=False`` also cuts words at their marks, as ``hashing-v1`` did.
 
     >>> word_tokens("Ada's dog, O’Brien"), word_tokens("दिल्ली भारत")
     (["ada's", 'dog', "o'brien"], ['दिल्ली', 'भारत'])
+    >>> word_tokens("東京の首都"), word_tokens("東京の首都", pairs=False)
+    (['東京', '京の', 'の首', '首都'], ['東京の首都'])
     >>> word_tokens("दिल्ली", marks=False)
     ['द', 'ल', 'ल']
     """
     if text.isascii():  # same tokens, one C call: casefold is lower() on ASCII, no '’'
         return _WORD.findall(text.lower())
-    return [w.casefold().replace("’", "'") for w in word_pattern(text, marks=marks).findall(text)]
+    if pairs and marks and CJK_ANY.search(text):
+        words = paired_words(text)
+    else:
+        words = word_pattern(text, marks=marks).findall(text)
+    return [w.casefold().replace("’", "'") for w in words]
 
 
 def word_pattern(text: str, *, marks: bool = True) -> re.Pattern[str]:
-    """The pattern :func:`word_tokens` reads the words of ``text`` with, as written."""
+    """The pattern :func:`word_tokens` reads the words of ``text`` with, as written, when it
+    has no run of a script written without spaces (or ``pairs=False``)."""
     return marked_word() if marks and marked(text) else _WORD
 
 
 def content_words(text: str, *, min_len: int = 3) -> list[str]:
-    """Word tokens that are not stop words, not pure numbers and at least ``min_len`` long."""
+    """Word tokens that are not stop words, not pure numbers and at least ``min_len`` long;
+    a pair of a run without spaces (``首都``, :func:`word_tokens`) counts whatever its length.
+
+    >>> content_words("The capital of Japan: 東京は首都")
+    ['capital', 'japan', '東京', '京は', 'は首', '首都']
+    """
     return [
         w
         for w in word_tokens(text)
-        if len(w) >= min_len and w not in STOPWORDS and not w.isdigit()
+        if (len(w) >= min_len or CJK_ANY.match(w)) and w not in STOPWORDS and not w.isdigit()
     ]
 
 
@@ -96,9 +112,14 @@ class HashingEmbedder:
         char_ngrams: inclusive (min, max) character n-gram sizes; ``(0, 0)`` disables them.
         char_weight: weight of character n-gram features relative to whole words.
         bigram_weight: weight of word-bigram features.
-        marks: whether a word keeps its combining marks (:func:`word_tokens`; the name
-            says ``hashing-v2``); ``False`` cuts words at them as ``hashing-v1`` did (the
-            embedder a store embedded with it is made again with: :func:`~.spec.store_embedder`).
+        marks: whether a word keeps its combining marks (:func:`word_tokens`); ``False``
+            cuts words at them as ``hashing-v1`` did, and reads runs without spaces as
+            ``pairs=False`` does.
+        pairs: whether a run of kana, Han, Hangul, Thai, Lao, Myanmar or Khmer gives its
+            overlapping pairs of characters or clusters (:func:`word_tokens`; the name says
+            ``hashing-v3``); ``False`` reads such a run as ``hashing-v2`` did (a run of Han
+            one word, Thai cut at its marks). A store embedded with v1 or v2 is queried and
+            extended with the embedder it recorded (:func:`~.spec.store_embedder`).
         cache_words: how many distinct words keep their hashed features (computed once,
             then read; a long-lived service's query words fill it: at the default 200,000
             it holds about 145 MB at most; 0: no cache); a tenth as many keep their
@@ -119,6 +140,7 @@ class HashingEmbedder:
         char_weight: float = 0.35,
         bigram_weight: float = 0.5,
         marks: bool = True,
+        pairs: bool = True,
         cache_words: int = 200_000,
     ) -> None:
         if dim < 16:
@@ -131,7 +153,9 @@ class HashingEmbedder:
         self.char_weight = float(char_weight)
         self.bigram_weight = float(bigram_weight)
         self.marks = bool(marks)
-        self.name = f"hashing-v{2 if self.marks else 1}-d{self.dim}-c{lo}{hi}"
+        self.pairs = self.marks and bool(pairs)
+        self.version = 3 if self.pairs else 2 if self.marks else 1
+        self.name = f"hashing-v{self.version}-d{self.dim}-c{lo}{hi}"
         if isinstance(cache_words, bool) or not isinstance(cache_words, int) or cache_words < 0:
             raise ValueError(f"cache_words must be a whole number >= 0, got {cache_words!r}")
         self.cache_words = cache_words
@@ -190,7 +214,7 @@ class HashingEmbedder:
         return found
 
     def _exact_words(self, text: str) -> tuple[Counter[str], Counter[tuple[str, str]]]:
-        tokens = word_tokens(text, marks=self.marks)
+        tokens = word_tokens(text, marks=self.marks, pairs=self.pairs)
         words = [t for t in tokens if t not in STOPWORDS] or tokens
         pairs = Counter(itertools.pairwise(words)) if self.bigram_weight > 0 else Counter()
         return Counter(words), pairs
@@ -250,7 +274,7 @@ class HashingEmbedder:
     ) -> tuple[list[npt.NDArray[np.int64]], list[npt.NDArray[np.float32]]]:
         """The hashed word features of one text (buckets, signed weights) in summation
         order; its word bigrams' CRC-32s and weights are appended to the two lists."""
-        tokens = word_tokens(text, marks=self.marks)
+        tokens = word_tokens(text, marks=self.marks, pairs=self.pairs)
         words = [t for t in tokens if t not in STOPWORDS] or tokens
         idx_parts: list[npt.NDArray[np.int64]] = []
         val_parts: list[npt.NDArray[np.float32]] = []
@@ -326,8 +350,8 @@ class HashingEmbedder:
         return self.embed(texts)
 
     def __repr__(self) -> str:
-        marks = "" if self.marks else ", marks=False"
-        return f"HashingEmbedder(dim={self.dim}, char_ngrams={self.char_ngrams}{marks})"
+        flags = {3: "", 2: ", pairs=False", 1: ", marks=False"}[self.version]
+        return f"HashingEmbedder(dim={self.dim}, char_ngrams={self.char_ngrams}{flags})"
 
 
 def exact_cosine(a: dict[str, float], b: dict[str, float]) -> float:

@@ -34,7 +34,7 @@ from ..scripts import CJK as _CJK
 from ..scripts import CJK_ANY as _CJK_ANY
 from ..scripts import SEA as _SEA
 from ..scripts import SEG as _SEG
-from ..scripts import mark_class, marked
+from ..scripts import cjk_grams, mark_class, marked, sea_grams
 from .lexicon import lexical_text, undot
 
 __all__ = [
@@ -66,8 +66,6 @@ _WIDTH = re.compile("[\uff01-\uff5e\uff65-\uff9f]+")
 #: a letter or digit against a character of those scripts: one word to a plain full-text
 #: index (``python入門``, ``2021年``), two BM25 tokens (``python``, ``入門``)
 _JOINED = re.compile(f"[^\\W{_SEG}][{_SEG}]|[{_SEG}][^\\W{_SEG}]")
-#: the signs that join the next consonant to a cluster (Khmer coeng, Myanmar virama)
-_JOINERS = "\u17d2\u1039"
 
 
 class _MarkPatterns(NamedTuple):
@@ -111,39 +109,6 @@ def _usual_width(text: str) -> str:
 
 def _ascii_digits(text: str) -> str:
     return _NATIVE_DIGIT.sub(lambda m: str(unicodedata.decimal(m.group(0))), text)
-
-
-def cjk_grams(run: str) -> list[str]:
-    """The tokens of a run of kana / Han characters: its overlapping character bigrams (as
-    Lucene's ``CJKAnalyzer``), a lone character by itself.
-
-    >>> cjk_grams("北京市"), cjk_grams("京")
-    (['北京', '京市'], ['京'])
-    """
-    if len(run) < 2:
-        return [run]
-    return [run[i : i + 2] for i in range(len(run) - 1)]
-
-
-def sea_grams(run: str) -> list[str]:
-    """The tokens of a run of Thai, Lao, Myanmar or Khmer: the overlapping bigrams of its
-    clusters (a letter or digit with the combining marks after it, and a consonant a Khmer
-    coeng or Myanmar virama joins to it), a lone cluster by itself.
-
-    >>> sea_grams("กรุงเทพ"), sea_grams("ភ្នំពេញ"), sea_grams("ไม้")
-    (['กรุ', 'รุง', 'งเ', 'เท', 'ทพ'], ['ភ្នំពេ', 'ពេញ'], ['ไม้'])
-    """
-    parts: list[list[str]] = []
-    for char in run:
-        base = unicodedata.category(char)[0] in "LN"
-        if parts and (not base or parts[-1][-1] in _JOINERS):
-            parts[-1].append(char)
-        else:
-            parts.append([char])
-    clusters = ["".join(p) for p in parts]
-    if len(clusters) < 2:
-        return clusters
-    return [clusters[i] + clusters[i + 1] for i in range(len(clusters) - 1)]
 
 
 def tokens(text: str) -> list[str]:
