@@ -9,14 +9,12 @@ in order (:mod:`.wordfiles`' layout: a blank line between two paragraphs, a tabl
 line each with their cells joined by `` | ``); a presentation (:func:`odp_document`) as its
 slides, each a page (:mod:`.pages`, :mod:`.slides`' layout: the title, the other frames'
 text, the speaker notes; a hidden slide gives no text and keeps its number); a spreadsheet
-(:func:`ods_documents`) as an Excel workbook (:mod:`.workbooks`: a sheet whose header has
-the text column holds a record a row, the others make the file's document, each sheet a
-page, its first row naming the columns of the lines of the others, a cell its text as shown;
-a hidden sheet gives no text; a repeated row or cell is read up to 1,024 times). Left out,
-as the Word reader leaves them: footnotes and endnotes, comments, tracked deletions, images,
-text boxes anchored in a paragraph, and generated indexes (a table of contents repeats the
-headings). The title is the file's own (``dc:title`` in its ``meta.xml``), else the first
-level-1 heading (the first slide title), else the stem.
+(:func:`~.odsfiles.ods_documents`, read as it is parsed) as an Excel workbook
+(:mod:`.workbooks`). Left out, as the Word reader leaves them: footnotes and endnotes,
+comments, tracked deletions, images, text boxes anchored in a paragraph, and generated
+indexes (a table of contents repeats the headings). The title is the file's own
+(``dc:title`` in its ``meta.xml``), else the first level-1 heading (the first slide title),
+else the stem.
 
 A file that is no OpenDocument package, one saved with a password (its parts are
 encrypted), one whose parts would unpack to more than :data:`~.zipped.MAX_UNPACKED` bytes,
@@ -39,10 +37,9 @@ from .pages import paged_document
 from .tables import table_text
 from .textfiles import foreign_file, path_id
 from .titles import cut_title
-from .workbooks import Sheet, workbook_documents
 from .zipped import check_package, package_xml
 
-__all__ = ["odp_document", "ods_documents", "odt_document"]
+__all__ = ["odf_tag", "odp_document", "odt_document", "opened", "paragraph"]
 
 _NS = {"office": "urn:oasis:names:tc:opendocument:xmlns:office:1.0",
        "text": "urn:oasis:names:tc:opendocument:xmlns:text:1.0",
@@ -53,10 +50,13 @@ _NS = {"office": "urn:oasis:names:tc:opendocument:xmlns:office:1.0",
        "dc": "http://purl.org/dc/elements/1.1/"}
 
 
-def _q(name: str) -> str:
+def odf_tag(name: str) -> str:
     """``text:p`` as ElementTree spells it: ``{urn:...:text:1.0}p``."""
     prefix, local = name.split(":")
     return f"{{{_NS[prefix]}}}{local}"
+
+
+_q = odf_tag
 
 
 _P, _H, _TABLE, _ROW, _CELL = _q("text:p"), _q("text:h"), _q("table:table"), \
@@ -89,6 +89,12 @@ def _line(text: str) -> str:
     return "\n".join(" ".join(part.split()) for part in text.split("\n")).strip()
 
 
+def paragraph(el: ET.Element) -> str:
+    """The text of the paragraph or heading ``el``, runs of white space one space (line
+    breaks kept)."""
+    return _line(_inline(el))
+
+
 def _cells(row: ET.Element) -> list[str]:
     return [" ".join(_line(_inline(p)) for p in cell.iter() if p.tag in (_P, _H))
             for cell in row if cell.tag == _CELL]
@@ -110,23 +116,30 @@ def _blocks(el: ET.Element) -> Iterator[tuple[str, str]]:
             yield from _blocks(child)
 
 
+def opened(zf: zipfile.ZipFile, path: Path) -> str:
+    """The ``dc:title`` of the OpenDocument package ``zf`` (``path``) or ``""``, once it is
+    known to be one that can be read: a :class:`LoaderError` for one saved with a password or
+    without ``content.xml``."""
+    names = set(zf.namelist())
+    if "META-INF/manifest.xml" in names and b"encryption-data" in zf.read(
+            "META-INF/manifest.xml"):
+        raise LoaderError(f"{printable(str(path))}: an OpenDocument file saved with a "
+                          "password; save a copy without one and index it")
+    if "content.xml" not in names:
+        raise LoaderError(f"{printable(str(path))}: not an OpenDocument file (no "
+                          "content.xml)")
+    if "meta.xml" not in names:
+        return ""
+    found = package_xml(zf, "meta.xml", path).find(".//dc:title", _NS)
+    return " ".join((found.text or "").split()) if found is not None else ""
+
+
 def _parts(path: Path) -> tuple[ET.Element, str]:
     """(the root of ``content.xml``, the ``dc:title`` of ``meta.xml`` or ``""``)."""
     check_package(path, "an OpenDocument file")
     with zipfile.ZipFile(path) as zf:
-        names = set(zf.namelist())
-        if "META-INF/manifest.xml" in names and b"encryption-data" in zf.read(
-                "META-INF/manifest.xml"):
-            raise LoaderError(f"{printable(str(path))}: an OpenDocument file saved with a "
-                              "password; save a copy without one and index it")
-        if "content.xml" not in names:
-            raise LoaderError(f"{printable(str(path))}: not an OpenDocument file (no "
-                              "content.xml)")
+        title = opened(zf, path)
         content = package_xml(zf, "content.xml", path)
-        title = ""
-        if "meta.xml" in names:
-            found = package_xml(zf, "meta.xml", path).find(".//dc:title", _NS)
-            title = " ".join((found.text or "").split()) if found is not None else ""
     return content, title
 
 
@@ -187,68 +200,3 @@ def odp_document(path: Path, id_from_path: bool, root: Path | None = None) -> Do
     title = title or next((t for t, _ in slides if t), path.stem)
     return paged_document(path, path_id(path, id_from_path, root), cut_title(title),
                           [text for _, text in slides])
-
-
-_COVERED = _q("table:covered-table-cell")
-#: the most times a repeated row or a non-empty repeated cell is read (a sheet's unused
-#: rows and columns are one element repeated a million times)
-_MAX_REPEAT = 1024
-#: the most columns a spreadsheet has (LibreOffice's limit)
-_MAX_COLUMNS = 16384
-
-
-def _repeat(el: ET.Element, attr: str, cap: int) -> int:
-    try:
-        return max(1, min(int(el.get(_q(attr)) or 1), cap))
-    except ValueError:
-        return 1
-
-
-def _sheet_row(row: ET.Element) -> list[str]:
-    """A row's cells' text, repeated cells expanded, empty ones at its end dropped."""
-    out: list[str] = []
-    empty = 0
-    for cell in row:
-        if cell.tag not in (_CELL, _COVERED):
-            continue
-        text = " ".join(_line(_inline(p)) for p in cell if p.tag in (_P, _H))
-        if not text.strip():
-            empty = min(empty + _repeat(cell, "table:number-columns-repeated", _MAX_COLUMNS),
-                        _MAX_COLUMNS)
-            continue
-        out += [""] * empty
-        empty = 0
-        out += [text] * _repeat(cell, "table:number-columns-repeated", _MAX_REPEAT)
-    return out
-
-
-def _sheet(table: ET.Element, hidden: set[str]) -> Sheet:
-    """One sheet's non-empty rows with their numbers (hidden: none)."""
-    name = table.get(_q("table:name")) or ""
-    if table.get(_q("table:style-name")) in hidden:
-        return Sheet(name, None)
-    rows: list[tuple[int, list[str]]] = []
-    number = 1
-    for row in table.iter(_ROW):
-        cells = _sheet_row(row)
-        times = _repeat(row, "table:number-rows-repeated", _MAX_REPEAT)
-        if cells:
-            rows += [(number + i, cells) for i in range(times)]
-        number += times
-    return Sheet(name, rows)
-
-
-def ods_documents(path: Path, id_from_path: bool, root: Path | None = None, *,
-                  text_field: str | None = None, id_field: str = "id",
-                  title_field: str = "title") -> Iterator[tuple[Document, str]]:
-    """The documents of the OpenDocument spreadsheet ``path`` (see the module's docs),
-    each with where it came from."""
-    with foreign_file(path, "an OpenDocument spreadsheet"):
-        content, title = _parts(path)
-        book = content.find("office:body/office:spreadsheet", _NS)
-        hidden = _hiding_styles(content, "style:table-properties", "table:display", "false")
-        sheets = [_sheet(t, hidden) for t in (book if book is not None else []) if t.tag == _TABLE]
-    yield from workbook_documents(path, path_id(path, id_from_path, root),
-                                  cut_title(title or path.stem), sheets,
-                                  text_field=text_field, id_field=id_field,
-                                  title_field=title_field)

@@ -22,7 +22,8 @@ from pathlib import Path
 from ..types import Document
 from .ebooks import epub_document
 from .htmlpages import html_document
-from .opendocs import odp_document, ods_documents, odt_document
+from .odsfiles import ods_documents
+from .opendocs import odp_document, odt_document
 from .pdfs import pdf_document
 from .sheets import xlsx_documents
 from .slides import slides_document

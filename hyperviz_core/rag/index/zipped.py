@@ -17,6 +17,7 @@ Example:
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import xml.etree.ElementTree as ET
 import zipfile
@@ -27,7 +28,9 @@ from .errors import LoaderError
 from .guards import printable
 from .textfiles import foreign_file
 
-__all__ = ["MAX_UNPACKED", "check_package", "package_xml", "reading_package"]
+__all__ = [
+    "MAX_UNPACKED", "CheckedPart", "check_package", "package_xml", "reading_package",
+]
 
 #: the most bytes an Office file may unpack to (its parts' sizes, as its zip directory states)
 MAX_UNPACKED = 512 * 1024 * 1024
@@ -60,17 +63,44 @@ def reading_package(path: Path, kind: str) -> Iterator[None]:
         yield
 
 
+class CheckedPart:
+    """The XML part ``name`` of the package ``path``, read (``read``) as :func:`package_xml`
+    reads it: each piece is checked as it is read, so a part can be parsed a piece at a time
+    (``ET.iterparse``) with the same guarantees (UTF-8, no document type, no NUL byte)."""
+
+    def __init__(self, zf: zipfile.ZipFile, name: str, path: Path) -> None:
+        self._raw = zf.open(name)
+        self._name, self._path = name, path
+        self._utf8 = codecs.getincrementaldecoder("utf-8")()
+        self._tail = b""  # the last bytes read: a ``<!DOCTYPE`` may straddle two pieces
+
+    def read(self, size: int = -1) -> bytes:
+        """Up to ``size`` more bytes (all of them for ``-1``), checked; a
+        :class:`LoaderError` naming the file and the part for a piece that fails."""
+        data = self._raw.read(size)
+        where = f"{printable(str(self._path))}: its {self._name}"
+        try:
+            self._utf8.decode(data, final=not data)
+        except UnicodeDecodeError:
+            raise LoaderError(f"{where} is not UTF-8; not read") from None
+        seen = self._tail + data
+        if b"\0" in data or b"<!DOCTYPE" in seen or b"<!ENTITY" in seen:
+            raise LoaderError(f"{where} declares a document type (entities) or holds NUL "
+                              "bytes, which its format never does; not read")
+        self._tail = seen[-8:]
+        return data
+
+    def close(self) -> None:
+        self._raw.close()
+
+
 def package_xml(zf: zipfile.ZipFile, name: str, path: Path) -> ET.Element:
     """The root of the XML part ``name`` of the package ``path``, which these formats store
     as UTF-8: a part in another encoding (UTF-16 would hide a ``<!DOCTYPE`` from the check)
     or with a document type (entities: a "billion laughs") is refused before it is parsed,
-    a :class:`LoaderError` naming the file and the part."""
-    data = zf.read(name)
+    a :class:`LoaderError` naming the file and the part (:class:`CheckedPart`)."""
+    part = CheckedPart(zf, name, path)
     try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise LoaderError(f"{printable(str(path))}: its {name} is not UTF-8; not read") from None
-    if b"\0" in data or b"<!DOCTYPE" in data or b"<!ENTITY" in data:
-        raise LoaderError(f"{printable(str(path))}: its {name} declares a document type "
-                          "(entities) or holds NUL bytes, which its format never does; not read")
-    return ET.fromstring(data)
+        return ET.fromstring(part.read())
+    finally:
+        part.close()
