@@ -349,6 +349,7 @@ def heuristic_keywords(query: str, *, max_terms: int = 12) -> list[str]:
     first = word_tokens(q[:20])
     if words and first and first[0] == words[0] and first[0] in _IMPERATIVES:
         words = words[1:]  # "Name the ...", "List all ..."
+    words.sort(key=lambda w: HIRAGANA.search(w) is not None)  # Japanese particles last
     for w in words:
         if len(out) >= max_terms:
             break
