@@ -87,3 +87,23 @@ def write_fixture(path: Path = XLS) -> None:  # pragma: no cover - needs xlwt
         for c, v in enumerate(row):
             docs.write(r, c, v)
     book.save(str(path))
+
+
+def test_sheets_are_parsed_one_at_a_time(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stop 56: each sheet is parsed when it is reached and unloaded before the next is
+    (before, every sheet's rows were read into lists first)."""
+    xlrd = pytest.importorskip("xlrd")
+    from hyperviz_core.rag.index.xlsfiles import xls_documents
+
+    calls: list[tuple[str, int]] = []
+    load, unload = xlrd.book.Book.sheet_by_index, xlrd.book.Book.unload_sheet
+    monkeypatch.setattr(xlrd.book.Book, "sheet_by_index",
+                        lambda self, i: calls.append(("load", i)) or load(self, i))
+    monkeypatch.setattr(xlrd.book.Book, "unload_sheet",
+                        lambda self, i: calls.append(("unload", i)) or unload(self, i))
+    docs = xls_documents(XLS, True)
+    assert next(docs)[0].id == "7"  # the first record, on the third sheet
+    assert calls == [("load", 0), ("unload", 0), ("load", 1), ("unload", 1), ("load", 2)]
+    assert [d.id for d, _ in docs][-1] == "staff.xls"
+    assert calls[-1] == ("unload", 2)

@@ -14,8 +14,10 @@ A file xlrd cannot read (an ``.xlsx`` or a web page renamed ``.xls``, a workbook
 password) is a :class:`~.errors.LoaderError` naming the file; so is one read without the
 extra, and a folder walk without it leaves ``.xls`` files out, listed with the command that
 installs it. Nothing in the file is run (macros are not read) and nothing is fetched; the
-file is read whole into memory. xlrd's own warnings about a file go nowhere (it printed them
-to standard output, where ``vizrag index --json`` writes its report).
+file's bytes are read into memory, and its sheets parsed one at a time as their documents
+are asked for (an ``.xls`` sheet has at most 65,536 rows). xlrd's own warnings about a file
+go nowhere (it printed them to standard output, where ``vizrag index --json`` writes its
+report).
 """
 
 from __future__ import annotations
@@ -50,27 +52,29 @@ def _cell(xlrd: Any, cell: Any, datemode: int) -> str:
     return cell_text(value)
 
 
-def _sheet(xlrd: Any, book: Any, index: int) -> Sheet:
-    """One sheet's non-empty rows with their numbers (hidden: none)."""
-    sheet = book.sheet_by_index(index)
-    if sheet.visibility != 0:
-        return Sheet(str(sheet.name), None)
-    rows = ([_cell(xlrd, c, book.datemode) for c in sheet.row(n)] for n in range(sheet.nrows))
-    return Sheet(str(sheet.name), list(numbered_rows(rows)))
+def _sheets(xlrd: Any, book: Any) -> Iterator[Sheet]:
+    """The workbook's sheets in order, each parsed when it is reached and unloaded once the
+    next is asked for (a hidden sheet: no rows)."""
+    for index in range(book.nsheets):
+        sheet = book.sheet_by_index(index)
+        rows = numbered_rows([_cell(xlrd, c, book.datemode) for c in sheet.row(n)]
+                             for n in range(sheet.nrows))
+        yield Sheet(str(sheet.name), rows if sheet.visibility == 0 else None)
+        book.unload_sheet(index)
 
 
 def xls_documents(path: Path, id_from_path: bool, root: Path | None = None, *,
                   text_field: str | None = None, id_field: str = "id",
                   title_field: str = "title") -> Iterator[tuple[Document, str]]:
     """The documents of the Excel 97-2003 workbook ``path`` (see the module's docs), each
-    with where it came from."""
+    with where it came from, read a sheet at a time as they are asked for."""
     xlrd = reader_module(path)
     with foreign_file(path, "an Excel 97-2003 workbook xlrd can read"):
         book = xlrd.open_workbook(str(path), on_demand=True, logfile=io.StringIO())
         try:
-            sheets = [_sheet(xlrd, book, i) for i in range(book.nsheets)]
+            yield from workbook_documents(path, path_id(path, id_from_path, root),
+                                          cut_title(path.stem), _sheets(xlrd, book),
+                                          text_field=text_field, id_field=id_field,
+                                          title_field=title_field)
         finally:
             book.release_resources()
-    yield from workbook_documents(path, path_id(path, id_from_path, root),
-                                  cut_title(path.stem), sheets, text_field=text_field,
-                                  id_field=id_field, title_field=title_field)
