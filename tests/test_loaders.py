@@ -93,7 +93,8 @@ def test_errors_name_file_and_line(tmp_path: Path) -> None:
     pdf = tmp_path / "report.doc"  # valid UTF-8 but binary: refused by name, not indexed
     pdf.write_bytes(b"PK\x03\x04" + b"x" * 25 + b"\x00\x01word/document.xml")
     with pytest.raises(LoaderError, match=r"report\.doc: a binary file, not text \(NUL byte "
-                       r"at byte 29\); vizrag reads .*Office \(.docx, .pptx, .xlsx, .xls\).*"
+                       r"at byte 29\); vizrag reads .*Office \(.docx, .pptx, .xlsx, .xls and their "
+                       r"macro-enabled and template kinds\).*"
                        r"convert it to one of them first"):
         load_documents(pdf)
     with pytest.raises(LoaderError, match=r"report\.doc: a binary file"):

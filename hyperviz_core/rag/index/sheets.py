@@ -19,7 +19,8 @@ A file openpyxl cannot read (an old ``.xls`` renamed, a workbook saved with a pa
 an ``.xlsx`` whose parts would unpack to more than :data:`~.zipped.MAX_UNPACKED` bytes are
 each a :class:`~.errors.LoaderError` naming the file; so is one read without the extra, and
 a folder walk without it leaves ``.xlsx`` files out, listed with the command that installs
-it. A macro-enabled ``.xlsm`` workbook reads as an ``.xlsx`` one: its macros are never read,
+it. A macro-enabled ``.xlsm`` workbook and a template (``.xltx``, ``.xltm``) read as an
+``.xlsx`` one: its macros are never read,
 let alone run (openpyxl leaves the VBA part alone). Nothing in the file is run and nothing is
 fetched.
 """

@@ -16,8 +16,9 @@ A file python-pptx cannot read (an old ``.ppt`` renamed, a deck saved with a pas
 ``.pptx`` whose parts would unpack to more than :data:`~.zipped.MAX_UNPACKED` bytes are each
 a :class:`~.errors.LoaderError` naming the file; so is one read without the extra, and a
 folder walk without it leaves ``.pptx`` files out, listed with the command that installs it.
-Nothing in the file is run (macro-enabled ``.pptm`` files are not read) and nothing is
-fetched.
+A macro-enabled deck (``.pptm``), a template (``.potx``, ``.potm``) or a slide show
+(``.ppsx``, ``.ppsm``) reads as a ``.pptx`` (:func:`~.zipped.plain_package`): its macros are
+never read. Nothing in the file is run and nothing is fetched.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from .suffixes import reader_module
 from .tables import table_text
 from .textfiles import path_id
 from .titles import cut_title
-from .zipped import reading_package
+from .zipped import plain_package, reading_package
 
 __all__ = ["slides_document"]
 
@@ -71,7 +72,7 @@ def slides_document(path: Path, id_from_path: bool, root: Path | None = None) ->
     """The document of the PowerPoint deck ``path`` (see the module's docs)."""
     pptx = reader_module(path)
     with reading_package(path, "a PowerPoint deck python-pptx can read"):
-        deck = pptx.Presentation(str(path))
+        deck = pptx.Presentation(plain_package(path))
         slides = [_slide_text(slide) for slide in deck.slides]
         title = deck.core_properties.title or ""
     title = " ".join(title.split()) or next((t for t, _ in slides if t), path.stem)

@@ -33,11 +33,12 @@ JSONL_SUFFIXES = (".jsonl", ".ndjson")
 HTML_SUFFIXES = (".html", ".htm", ".xhtml")
 #: PDF files, read as their pages' text with the ``pdf`` extra (:mod:`.pdfs`)
 PDF_SUFFIXES = (".pdf",)
-#: Word documents, read as their paragraphs and tables with the ``docx`` extra
-#: (:mod:`.wordfiles`)
-WORD_SUFFIXES = (".docx",)
-#: PowerPoint decks, read as their slides' text with the ``pptx`` extra (:mod:`.slides`)
-PPTX_SUFFIXES = (".pptx",)
+#: Word documents (macro-enabled ones and templates too: macros are never read), read as
+#: their paragraphs and tables with the ``docx`` extra (:mod:`.wordfiles`)
+WORD_SUFFIXES = (".docx", ".docm", ".dotx", ".dotm")
+#: PowerPoint decks (macro-enabled ones, templates and slide shows too), read as their
+#: slides' text with the ``pptx`` extra (:mod:`.slides`)
+PPTX_SUFFIXES = (".pptx", ".pptm", ".potx", ".potm", ".ppsx", ".ppsm")
 #: OpenDocument text, presentations and spreadsheets, read with the standard library
 #: (:mod:`.opendocs`)
 ODF_SUFFIXES = (".odt", ".odp", ".ods")
@@ -45,9 +46,9 @@ ODF_SUFFIXES = (".odt", ".odp", ".ods")
 EPUB_SUFFIXES = (".epub",)
 #: CSV and TSV files: records, or a table (:mod:`.csvfiles`)
 CSV_SUFFIXES = (".csv", ".tsv")
-#: Excel workbooks (macro-enabled ones too: their macros are never read), read as their
-#: sheets' rows with the ``xlsx`` extra (:mod:`.sheets`)
-XLSX_SUFFIXES = (".xlsx", ".xlsm")
+#: Excel workbooks (macro-enabled ones and templates too: their macros are never read),
+#: read as their sheets' rows with the ``xlsx`` extra (:mod:`.sheets`)
+XLSX_SUFFIXES = (".xlsx", ".xlsm", ".xltx", ".xltm")
 #: Excel 97-2003 workbooks, read alike with the ``xls`` extra (:mod:`.xlsfiles`)
 XLS_SUFFIXES = (".xls",)
 #: the files whose documents may be the file's own, their path its source: one document
@@ -60,8 +61,9 @@ SUFFIXED = frozenset(FILE_SUFFIXES) - frozenset(TEXT_SUFFIXES)
 #: every suffix a folder walk reads
 READ_SUFFIXES = (*FILE_SUFFIXES, *JSON_SUFFIXES, *JSONL_SUFFIXES)
 #: the files read with an optional extra: suffix -> (the module, the extra, what they are)
-_EXTRAS = {".pdf": ("pypdf", "pdf", "PDFs"), ".docx": ("docx", "docx", "Word documents"),
-           ".pptx": ("pptx", "pptx", "PowerPoint decks"),
+_EXTRAS = {".pdf": ("pypdf", "pdf", "PDFs"),
+           **dict.fromkeys(WORD_SUFFIXES, ("docx", "docx", "Word documents")),
+           **dict.fromkeys(PPTX_SUFFIXES, ("pptx", "pptx", "PowerPoint decks")),
            **dict.fromkeys(XLSX_SUFFIXES, ("openpyxl", "xlsx", "Excel workbooks")),
            ".xls": ("xlrd", "xls", "Excel 97-2003 workbooks")}
 

@@ -1,7 +1,8 @@
 """The files read whole, each by its own reader, by suffix: HTML pages (:mod:`.htmlpages`),
 PDFs (:mod:`.pdfs`), Word documents (:mod:`.wordfiles`), PowerPoint decks (:mod:`.slides`),
-OpenDocument text, presentations and spreadsheets (:mod:`.opendocs`), Excel workbooks
-(:mod:`.sheets`; 97-2003 ones: :mod:`.xlsfiles`) and EPUB e-books (:mod:`.ebooks`). Each
+OpenDocument text, presentations and spreadsheets (:mod:`.opendocs`, :mod:`.odsfiles`),
+Excel workbooks (:mod:`.sheets`; 97-2003 ones: :mod:`.xlsfiles`) and EPUB e-books
+(:mod:`.ebooks`). Each
 reader of :data:`WHOLE_FILES` takes ``(path, id_from_path, root)`` and returns the file's
 one document; each of :data:`WORKBOOKS` (spreadsheets: a sheet of records gives a document a
 row, :mod:`.workbooks`) also takes the record fields (``text_field=``, ``id_field=``,
@@ -9,9 +10,11 @@ row, :mod:`.workbooks`) also takes the record fields (``text_field=``, ``id_fiel
 never read in parts.
 
 Example:
-    >>> sorted(WHOLE_FILES), sorted(WORKBOOKS)
-    (['.docx', '.epub', '.htm', '.html', '.odp', '.odt', '.pdf', '.pptx', '.xhtml'],
-     ['.ods', '.xls', '.xlsm', '.xlsx'])
+    >>> sorted(WHOLE_FILES)  # doctest: +NORMALIZE_WHITESPACE
+    ['.docm', '.docx', '.dotm', '.dotx', '.epub', '.htm', '.html', '.odp', '.odt', '.pdf',
+     '.potm', '.potx', '.ppsm', '.ppsx', '.pptm', '.pptx', '.xhtml']
+    >>> sorted(WORKBOOKS)
+    ['.ods', '.xls', '.xlsm', '.xlsx', '.xltm', '.xltx']
 """
 
 from __future__ import annotations

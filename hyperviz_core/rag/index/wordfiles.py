@@ -15,8 +15,9 @@ which Word stores encrypted in another container) and a ``.docx`` whose parts wo
 to more than :data:`~.zipped.MAX_UNPACKED` bytes (a zip bomb) are each a
 :class:`~.errors.LoaderError` naming the file; so is one read without the extra, and a
 folder walk without it leaves ``.docx`` files out, listed with the command that installs
-it. Nothing in the file is run (macros are in ``.docm`` files, which are not read) and
-nothing is fetched.
+it. A macro-enabled document (``.docm``) or a template (``.dotx``, ``.dotm``) reads as a
+``.docx`` (:func:`~.zipped.plain_package`): its macros are never read, let alone run.
+Nothing in the file is run and nothing is fetched.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from .suffixes import reader_module
 from .tables import table_text
 from .textfiles import path_id
 from .titles import cut_title
-from .zipped import reading_package
+from .zipped import plain_package, reading_package
 
 __all__ = ["word_document"]
 
@@ -54,7 +55,7 @@ def word_document(path: Path, id_from_path: bool, root: Path | None = None) -> D
     """The document of the Word file ``path`` (see the module's docs)."""
     docx = reader_module(path)
     with reading_package(path, "a Word document python-docx can read"):
-        document = docx.Document(str(path))
+        document = docx.Document(plain_package(path))
         blocks = _blocks(document)
         title = document.core_properties.title or ""
     title = " ".join(title.split()) or next(

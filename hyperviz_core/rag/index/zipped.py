@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import io
 import xml.etree.ElementTree as ET
 import zipfile
 from collections.abc import Iterator
@@ -29,7 +30,8 @@ from .guards import printable
 from .textfiles import foreign_file
 
 __all__ = [
-    "MAX_UNPACKED", "CheckedPart", "check_package", "package_xml", "reading_package",
+    "MAIN_TYPES", "MAX_UNPACKED", "CheckedPart", "check_package", "package_xml", "plain_package",
+    "reading_package",
 ]
 
 #: the most bytes an Office file may unpack to (its parts' sizes, as its zip directory states)
@@ -61,6 +63,50 @@ def reading_package(path: Path, kind: str) -> Iterator[None]:
     with foreign_file(path, kind):
         check_package(path, kind)
         yield
+
+
+#: the main part's content type of each kind of Word and PowerPoint package python-docx and
+#: python-pptx do not open (macro-enabled files, templates, slide shows), with the one of the
+#: plain document they read the same parts as
+_WORD_MAIN = "application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"
+_DECK_MAIN = "application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml"
+MAIN_TYPES: dict[str, str] = {
+    "application/vnd.ms-word.document.macroEnabled.main+xml": _WORD_MAIN,
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.template.main+xml":
+        _WORD_MAIN,
+    "application/vnd.ms-word.template.macroEnabledTemplate.main+xml": _WORD_MAIN,
+    "application/vnd.ms-powerpoint.presentation.macroEnabled.main+xml": _DECK_MAIN,
+    "application/vnd.openxmlformats-officedocument.presentationml.template.main+xml":
+        _DECK_MAIN,
+    "application/vnd.ms-powerpoint.template.macroEnabled.main+xml": _DECK_MAIN,
+    "application/vnd.openxmlformats-officedocument.presentationml.slideshow.main+xml":
+        _DECK_MAIN,
+    "application/vnd.ms-powerpoint.slideshow.macroEnabled.main+xml": _DECK_MAIN,
+}
+
+
+def plain_package(path: Path) -> str | io.BytesIO:
+    """``path`` as a Word document or PowerPoint deck python-docx and python-pptx open: its
+    name when its main part is a plain document's, else a copy in memory whose
+    ``[Content_Types].xml`` gives the main part the plain document's type
+    (:data:`MAIN_TYPES`: a macro-enabled ``.docm``/``.pptm``, a template ``.dotx``/``.potx``,
+    a slide show ``.ppsx``). The parts themselves are the same; macros (``vbaProject.bin``)
+    are never read."""
+    with zipfile.ZipFile(path) as zf:
+        types = zf.read("[Content_Types].xml") if "[Content_Types].xml" in zf.namelist() \
+            else b""
+        found = [t for t in MAIN_TYPES if f'"{t}"'.encode() in types]
+        if not found:
+            return str(path)
+        for name in found:
+            types = types.replace(f'"{name}"'.encode(), f'"{MAIN_TYPES[name]}"'.encode())
+        copy = io.BytesIO()
+        with zipfile.ZipFile(copy, "w", zipfile.ZIP_DEFLATED) as out:
+            for info in zf.infolist():
+                data = types if info.filename == "[Content_Types].xml" else zf.read(info)
+                out.writestr(info.filename, data)
+    copy.seek(0)
+    return copy
 
 
 class CheckedPart:
