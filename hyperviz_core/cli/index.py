@@ -303,8 +303,9 @@ def register(sub: Any) -> None:
         "index",
         help="index text, Markdown, HTML, PDF, Office, JSON, JSONL and CSV files into a store",
         description="Index documents into a VizRAG store (offline unless --llm is given). "
-        "Text and Markdown files, HTML pages, PDFs (vizrag[pdf]), .docx (vizrag[docx]), "
-        ".pptx (vizrag[pptx]), .xlsx/.xlsm (vizrag[xlsx]), .xls (vizrag[xls]), "
+        "Text and Markdown files, HTML pages, PDFs (vizrag[pdf]), .docx/.docm/.dotx "
+        "(vizrag[docx]), .pptx/.pptm/.potx/.ppsx (vizrag[pptx]), .xlsx/.xlsm/.xltx "
+        "(vizrag[xlsx]), .xls (vizrag[xls]), "
         ".odt/.odp/.ods, .epub: one document each. "
         "JSON: a list of objects with a text field ([{\"title\", \"text\"}] works as is), "
         "or a dict title -> list of sentences (HotpotQA). JSONL: one object per line. CSV/TSV "

@@ -33,6 +33,7 @@ a batch ends with ``vizrag query: total usage: ...``; offline output has neither
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from pathlib import Path, PurePath
@@ -183,12 +184,14 @@ def _pages(meta: dict[str, Any]) -> dict[str, int]:
     return {k: meta[k] for k in ("page", "page_end") if type(meta.get(k)) is int}
 
 
-#: what a page of a file is, by its suffix (a PDF's: a page)
-_PAGE_UNITS = {".pptx": ("slide", "slides"), ".odp": ("slide", "slides"),
-               ".xlsx": ("sheet", "sheets"), ".xlsm": ("sheet", "sheets"),
-               ".xls": ("sheet", "sheets"),
-               ".ods": ("sheet", "sheets"),
-               ".epub": ("section", "sections")}
+@functools.cache
+def _page_units() -> dict[str, tuple[str, str]]:
+    """What a page of a file is, by its suffix (a PDF's: a page)."""
+    from ..rag.index.suffixes import PPTX_SUFFIXES, XLS_SUFFIXES, XLSX_SUFFIXES
+
+    return {**dict.fromkeys((*PPTX_SUFFIXES, ".odp"), ("slide", "slides")),
+            **dict.fromkeys((*XLSX_SUFFIXES, *XLS_SUFFIXES, ".ods"), ("sheet", "sheets")),
+            ".epub": ("section", "sections")}
 
 
 def _page_label(meta: dict[str, Any]) -> str:
@@ -197,13 +200,15 @@ def _page_label(meta: dict[str, Any]) -> str:
 
     >>> _page_label({"page": 3, "page_end": 4}), _page_label({"source": "a.PPTX", "page": 2})
     (', pp. 3-4', ', slide 2')
+    >>> _page_label({"source": "a.ppsm", "page": 2}), _page_label({"source": "b.xltx", "page": 1})
+    (', slide 2', ', sheet 1')
     """
     pages = _pages(meta)
     if "page" not in pages:
         return ""
     source = meta.get("source")
     suffix = PurePath(source).suffix.lower() if isinstance(source, str) else ""
-    one, many = _PAGE_UNITS.get(suffix, ("p.", "pp."))
+    one, many = _page_units().get(suffix, ("p.", "pp."))
     first, last = pages["page"], pages.get("page_end", pages["page"])
     return f", {one} {first}" if last == first else f", {many} {first}-{last}"
 
