@@ -94,3 +94,20 @@ def test_a_v2_store_is_queried_with_v2(tmp_path: Path) -> None:
     rag = VizRAG(tmp_path / "old", embedder=HashingEmbedder(), show_progress=False)
     assert rag.embedder.name == "hashing-v2-d512-c34"
     rag.close()
+
+
+def test_names_written_without_spaces_are_linked_in_a_run() -> None:
+    """A document-title or entity name of kana or Han is found inside a longer run of a
+    query or a passage (its pairs are a stretch of the run's); before, the run was one word
+    and only the whole run could name it."""
+    from hyperviz_core.model import Entity, Hypergraph
+    from hyperviz_core.rag.retrieve.chunk_index import ChunkIndex
+    from hyperviz_core.rag.types import Chunk
+
+    chunks = [Chunk(id="c1", doc_id="d1", text="東京タワーは高さ333メートルの電波塔です。"),
+              Chunk(id="c2", doc_id="d2", text="観光客は東京タワーの展望台に上る。")]
+    bottom = Hypergraph(entities=[Entity(name="東京タワー", type="entity", source_ids=["c1"])])
+    index = ChunkIndex(chunks, {"d1": "東京タワー"}, bottom)
+    assert index.link("東京タワーの高さは？") == ["東京タワー"]
+    assert index.walk is not None and index.walk.link("東京タワーの高さは？") == ["東京タワー"]
+    assert "東京タワー" in index.chunk_entities[1]  # the other passage names it too
