@@ -22,8 +22,8 @@ import unicodedata
 from collections.abc import Iterable
 
 __all__ = [
-    "CJK", "CJK_ANY", "HIRAGANA", "SEA", "SEG", "cjk_grams", "mark_class", "marked", "marked_word",
-    "paired_words", "sea_grams",
+    "CJK", "CJK_ANY", "HIRAGANA", "SEA", "SEG", "cjk_grams", "clusters", "lone_piece",
+    "mark_class", "marked", "marked_word", "paired_words", "sea_grams",
 ]
 
 #: the characters read as character bigrams, as Lucene's ``CJKAnalyzer`` reads them: kana
@@ -123,13 +123,12 @@ def cjk_grams(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
-def sea_grams(run: str) -> list[str]:
-    """The tokens of a run of Thai, Lao, Myanmar or Khmer: the overlapping bigrams of its
-    clusters (a letter or digit with the combining marks after it, and a consonant a Khmer
-    coeng or Myanmar virama joins to it), a lone cluster by itself.
+def clusters(run: str) -> list[str]:
+    """The clusters of a run: each letter or digit with the combining marks after it, and a
+    consonant a Khmer coeng or Myanmar virama joins to the one before.
 
-    >>> sea_grams("กรุงเทพ"), sea_grams("ភ្នំពេញ"), sea_grams("ไม้")
-    (['กรุ', 'รุง', 'งเ', 'เท', 'ทพ'], ['ភ្នំពេ', 'ពេញ'], ['ไม้'])
+    >>> clusters("ที่นี่"), clusters("北京")
+    (['ที่', 'นี่'], ['北', '京'])
     """
     parts: list[list[str]] = []
     for char in run:
@@ -138,10 +137,30 @@ def sea_grams(run: str) -> list[str]:
             parts[-1].append(char)
         else:
             parts.append([char])
-    clusters = ["".join(p) for p in parts]
-    if len(clusters) < 2:
-        return clusters
-    return [clusters[i] + clusters[i + 1] for i in range(len(clusters) - 1)]
+    return ["".join(p) for p in parts]
+
+
+def sea_grams(run: str) -> list[str]:
+    """The tokens of a run of Thai, Lao, Myanmar or Khmer: the overlapping bigrams of its
+    clusters (:func:`clusters`), a lone cluster by itself.
+
+    >>> sea_grams("กรุงเทพ"), sea_grams("ភ្នំពេញ"), sea_grams("ไม้")
+    (['กรุ', 'รุง', 'งเ', 'เท', 'ทพ'], ['ភ្នំពេ', 'ពេញ'], ['ไม้'])
+    """
+    found = clusters(run)
+    if len(found) < 2:
+        return found
+    return [found[i] + found[i + 1] for i in range(len(found) - 1)]
+
+
+def lone_piece(token: str) -> bool:
+    """Whether ``token`` is a run of one character or cluster of a script written without
+    spaces (``猫``, ``집``, ``ที่``): a token the pairs of a longer run never equal.
+
+    >>> lone_piece("猫"), lone_piece("小猫"), lone_piece("ที่"), lone_piece("cat")
+    (True, False, True, False)
+    """
+    return CJK_ANY.match(token) is not None and len(clusters(token)) == 1
 
 
 @functools.cache

@@ -23,7 +23,7 @@ import numpy.typing as npt
 from ..types import Chunk
 from .distinct import sorted_distinct
 from .filters import FILTER_BATCH, ChunkFilter
-from .lexical import bm25_values, query_tokens, tokens
+from .lexical import bm25_values, lone_pieces, query_tokens, tokens, with_pieces
 from .lexicon import QueryLexicon
 from .topk import best_first
 from .walk import EntityWalk
@@ -208,6 +208,8 @@ class CandidateIndex:
         text of the chunks the FTS index finds for it alone — not of every chunk holding
         any query word (``köln`` made a 8,000-chunk query 20 times slower)."""
         toks = query_tokens(query)
+        if lone := lone_pieces(toks):  # ``猫``: the stored pairs holding it
+            toks = with_pieces(toks, self.store.lexical_terms(lone))
         view = self.view
         avg = view.avg_len()
         post: dict[str, tuple[IntArray, IntArray]] = {}

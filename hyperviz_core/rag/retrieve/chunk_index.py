@@ -18,8 +18,9 @@ import numpy.typing as npt
 
 from ...model import Hypergraph, normalize_key
 from ..providers.offline import word_tokens
+from ..scripts import clusters
 from ..types import Chunk, passage_text
-from .lexical import query_tokens, tokens
+from .lexical import cjk_token, holds_piece, lone_pieces, query_tokens, tokens, with_pieces
 from .lexicon import QueryLexicon, lexicon_for
 from .names import NameLinker
 from .walk import EntityWalk
@@ -100,6 +101,7 @@ class ChunkIndex:
             self._link_names()
         self._bm25: Any = None  # a bm25s.BM25
         self._vocab: dict[str, int] = {}
+        self._pieces: dict[str, list[str]] | None = None
         # the tokens of .lexical.tokens, numbered in order of first use as bm25s.tokenize
         # numbers them (the same index, bit for bit, where those are bm25s's own tokens)
         vocab: dict[str, int] = {}
@@ -218,12 +220,30 @@ class ChunkIndex:
         """``title + newline + text`` of chunk ``i`` (title once, even if the text repeats it)."""
         return passage_text(self.titles[i], self.chunks[i].text)
 
+    def _piece_terms(self) -> dict[str, list[str]]:
+        """Each character or cluster of the indexed pairs of runs without spaces → those
+        pairs, sorted (:func:`~.lexical.holds_piece`); made on the first query of a lone
+        piece."""
+        if self._pieces is None:
+            found: dict[str, set[str]] = {}
+            for term in self._vocab:
+                if not term.isascii() and cjk_token(term):
+                    for piece in clusters(term):
+                        if holds_piece(term, piece):
+                            found.setdefault(piece, set()).add(term)
+            self._pieces = {p: sorted(ts) for p, ts in found.items()}
+        return self._pieces
+
     def bm25(self, query: str) -> FloatArray:
         """BM25 score of every chunk for ``query`` (0 when no query term is indexed)."""
         out = np.zeros(len(self.chunks), dtype=np.float64)
         if self._bm25 is None:
             return out
-        known = [t for t in query_tokens(query) if t in self._vocab]
+        toks = query_tokens(query)
+        lone = lone_pieces(toks)
+        if lone:  # ``猫``: the pairs holding it (the lazy path asks the store for them)
+            toks = with_pieces(toks, {p: self._piece_terms().get(p, []) for p in lone})
+        known = [t for t in toks if t in self._vocab]
         if not known:
             return out
         return np.asarray(self._bm25.get_scores(known), dtype=np.float64)

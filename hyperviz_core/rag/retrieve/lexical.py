@@ -34,12 +34,13 @@ from ..scripts import CJK as _CJK
 from ..scripts import CJK_ANY as _CJK_ANY
 from ..scripts import SEA as _SEA
 from ..scripts import SEG as _SEG
-from ..scripts import cjk_grams, mark_class, marked, sea_grams
+from ..scripts import cjk_grams, clusters, lone_piece, mark_class, marked, sea_grams
 from .lexicon import lexical_text, undot
 
 __all__ = [
     "STOPWORDS", "bm25_from_counts", "bm25_scores", "bm25_values", "cjk_grams", "cjk_token",
-    "marked", "passage_tokens", "plain_missed", "query_tokens", "sea_grams", "segmented", "tokens",
+    "holds_piece", "lone_pieces", "marked", "passage_tokens", "plain_missed", "query_tokens",
+    "sea_grams", "segmented", "tokens", "with_pieces",
 ]
 
 K1 = 1.5
@@ -211,6 +212,35 @@ def plain_missed(text: str, body: str) -> Counter[str]:
 def query_tokens(query: str) -> list[str]:
     """The query's BM25 tokens, in order, repeats kept (as ``ChunkIndex.bm25`` reads them)."""
     return tokens(query)
+
+
+def lone_pieces(toks: Sequence[str]) -> list[str]:
+    """The distinct tokens of ``toks`` that are a lone character or cluster of a script
+    written without spaces (:func:`~hyperviz_core.rag.scripts.lone_piece`), sorted."""
+    return sorted({t for t in toks if not t.isascii() and lone_piece(t)})
+
+
+def holds_piece(term: str, piece: str) -> bool:
+    """Whether the BM25 token ``term`` (a pair of a run) has ``piece`` as one of its
+    characters or clusters (``小猫`` holds ``猫``; ``ที่นี่`` holds ``ที่``, not ``ท``)."""
+    return term != piece and piece in term and piece in clusters(term)
+
+
+def with_pieces(toks: Sequence[str], terms: Mapping[str, Sequence[str]]) -> list[str]:
+    """``toks`` with each lone piece (``猫``, ``집``: :func:`lone_pieces`) followed by the
+    stored tokens holding it (``terms[piece]``, sorted: :func:`holds_piece`). A passage
+    holds such a piece only inside the pairs of a longer run, so the query ``猫`` (cat)
+    matched no passage; now it scores the passages by those pairs, as an index of single
+    characters would (``熊猫``, panda, holds it too: a single character is no word).
+
+    >>> with_pieces(["猫", "food"], {"猫": ["小猫", "猫是"]})
+    ['猫', '小猫', '猫是', 'food']
+    """
+    out: list[str] = []
+    for t in toks:
+        out.append(t)
+        out.extend(terms.get(t, ()))
+    return out
 
 
 def passage_tokens(texts: Sequence[str]) -> list[list[str]]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -115,6 +115,20 @@ class PgQueryLookupsMixin(ChunkLookupsMixin):
             nums = [r[0] for r in self._q(f"SELECT DISTINCT num FROM {TERMS} WHERE "
                                           "term = ANY(?)", (keys,))]
             return sorted(chunk_row(r) for r in self._by_number(self._cols(), nums))
+
+    def lexical_terms(self, pieces: Sequence[str]) -> dict[str, list[str]]:
+        """Each lone piece of a run without spaces (``猫``) → the BM25 tokens holding it
+        (:func:`~...retrieve.lexical.holds_piece`), sorted: the postings' terms that hold it
+        as a substring (a scan of the distinct terms)."""
+        from ...retrieve.lexical import holds_piece
+
+        out: dict[str, list[str]] = {}
+        with self._lock:
+            for piece in pieces:
+                terms = self._q(f"SELECT DISTINCT term FROM {TERMS} WHERE strpos(term, ?) > 0",
+                                (piece,))
+                out[piece] = sorted(t for (t,) in terms if holds_piece(t, piece))
+        return out
 
     def lexical_postings(self, terms: Iterable[str]) -> dict[str, tuple[IntArray, IntArray]]:
         """Token → (chunk numbers, occurrences) of the passages holding it (each token's

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import sqlite3
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -150,6 +150,21 @@ class QueryLookupsMixin(ChunkLookupsMixin):
                 "d.title", "(SELECT d.title FROM documents d WHERE d.id = c.doc_id)"), extra,
                 substrings=[t for t in toks if cjk_token(t)])
         return [chunk_row(r) for r in rows]
+
+    def lexical_terms(self, pieces: Sequence[str]) -> dict[str, list[str]]:
+        """Each lone piece of a run without spaces (``猫``) → the BM25 tokens holding it
+        (:func:`~...retrieve.lexical.holds_piece`), sorted: the tokens of the passages that
+        hold it as a substring (a scan of the chunks)."""
+        from ...retrieve.lexical import holds_piece, tokens
+
+        found: dict[str, set[str]] = {p: set() for p in pieces}
+        rows = self.lexical_candidates(pieces)
+        for text in self.lexical_passages(r[0] for r in rows).values():
+            for term in set(tokens(text)):
+                for piece in pieces:
+                    if holds_piece(term, piece):
+                        found[piece].add(term)
+        return {p: sorted(ts) for p, ts in found.items()}
 
     def lexical_postings(self, terms: Iterable[str]) -> dict[str, tuple[IntArray, IntArray]]:
         """Token → (chunk rowids, occurrences) of the passages holding it: FTS tokens, and
