@@ -1,18 +1,18 @@
 """The files read whole, each by its own reader, by suffix: HTML pages (:mod:`.htmlpages`),
 PDFs (:mod:`.pdfs`), Word documents (:mod:`.wordfiles`), PowerPoint decks (:mod:`.slides`),
 OpenDocument text, presentations and spreadsheets (:mod:`.opendocs`, :mod:`.odsfiles`),
-Excel workbooks (:mod:`.sheets`; 97-2003 ones: :mod:`.xlsfiles`) and EPUB e-books
-(:mod:`.ebooks`). Each
-reader of :data:`WHOLE_FILES` takes ``(path, id_from_path, root)`` and returns the file's
-one document; each of :data:`WORKBOOKS` (spreadsheets: a sheet of records gives a document a
-row, :mod:`.workbooks`) also takes the record fields (``text_field=``, ``id_field=``,
+Excel workbooks (:mod:`.sheets`; 97-2003 ones: :mod:`.xlsfiles`), EPUB e-books
+(:mod:`.ebooks`) and e-mail messages (:mod:`.mails`). Each reader of :data:`WHOLE_FILES`
+takes ``(path, id_from_path, root)`` and returns the file's one document; each of
+:data:`WORKBOOKS` (spreadsheets: a sheet of records gives a document a row,
+:mod:`.workbooks`) also takes the record fields (``text_field=``, ``id_field=``,
 ``title_field=``) and yields its documents, each with where it came from. A large file is
 never read in parts.
 
 Example:
     >>> sorted(WHOLE_FILES)  # doctest: +NORMALIZE_WHITESPACE
-    ['.docm', '.docx', '.dotm', '.dotx', '.epub', '.htm', '.html', '.odp', '.odt', '.pdf',
-     '.potm', '.potx', '.ppsm', '.ppsx', '.pptm', '.pptx', '.xhtml']
+    ['.docm', '.docx', '.dotm', '.dotx', '.eml', '.epub', '.htm', '.html', '.odp', '.odt',
+     '.pdf', '.potm', '.potx', '.ppsm', '.ppsx', '.pptm', '.pptx', '.xhtml']
     >>> sorted(WORKBOOKS)
     ['.ods', '.xls', '.xlsm', '.xlsx', '.xltm', '.xltx']
 """
@@ -25,12 +25,14 @@ from pathlib import Path
 from ..types import Document
 from .ebooks import epub_document
 from .htmlpages import html_document
+from .mails import eml_document
 from .odsfiles import ods_documents
 from .opendocs import odp_document, odt_document
 from .pdfs import pdf_document
 from .sheets import xlsx_documents
 from .slides import slides_document
 from .suffixes import (
+    EMAIL_SUFFIXES,
     EPUB_SUFFIXES,
     HTML_SUFFIXES,
     PDF_SUFFIXES,
@@ -49,7 +51,8 @@ WHOLE_FILES: dict[str, Callable[[Path, bool, Path | None], Document]] = {
     **dict.fromkeys(HTML_SUFFIXES, html_document), **dict.fromkeys(PDF_SUFFIXES, pdf_document),
     **dict.fromkeys(WORD_SUFFIXES, word_document),
     **dict.fromkeys(PPTX_SUFFIXES, slides_document), ".odt": odt_document,
-    ".odp": odp_document, **dict.fromkeys(EPUB_SUFFIXES, epub_document)}
+    ".odp": odp_document, **dict.fromkeys(EPUB_SUFFIXES, epub_document),
+    **dict.fromkeys(EMAIL_SUFFIXES, eml_document)}
 
 #: suffix -> the reader of such spreadsheets
 WORKBOOKS: dict[str, Callable[..., Iterator[tuple[Document, str]]]] = {

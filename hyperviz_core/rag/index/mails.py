@@ -1,0 +1,110 @@
+"""Reading e-mail messages (``.eml``: one message as a mail client saves it, RFC 5322 with
+MIME) as documents, with Python's own ``email`` package (no extra).
+
+One document per file, its id and ``source`` as a PDF's (the id keeps the suffix:
+``offer.eml``). The title is the message's subject (encoded words decoded), else the
+file's stem. The text is what a mail client shows: the ``From``, ``To``, ``Cc`` and
+``Date`` lines, a blank line, then the body: its plain-text part, else its HTML part read as
+a page is (:mod:`.htmlpages`: scripts, styles and hidden text dropped). The metadata keeps
+the headers (``from``, ``to``, ``cc``, ``date`` as ISO 8601 where it parses,
+``message_id``) and the file names of the attachments (``attachments``), which are not
+read, nor is a forwarded message attached whole.
+
+A body in a charset Python does not know reads as UTF-8 with the bytes that are not shown
+as U+FFFD; a binary file (a NUL byte among its first bytes) is a
+:class:`~.errors.LoaderError` naming it. Nothing in the message is run and nothing is
+fetched (an HTML body's remote images are never loaded).
+
+Example:
+    >>> import tempfile
+    >>> from email.message import EmailMessage
+    >>> msg = EmailMessage()
+    >>> msg["Subject"], msg["From"], msg["To"] = "Offer", "Ada <ada@example.org>", "bo@example.org"
+    >>> msg.set_content("The offer stands until Friday.")
+    >>> path = Path(tempfile.mkdtemp()) / "offer.eml"
+    >>> _ = path.write_bytes(bytes(msg))
+    >>> doc = eml_document(path, True)
+    >>> doc.id, doc.title
+    ('offer.eml', 'Offer')
+    >>> doc.text.splitlines()  # doctest: +NORMALIZE_WHITESPACE
+    ['From: Ada <ada@example.org>', 'To: bo@example.org', '',
+     'The offer stands until Friday.']
+"""
+
+from __future__ import annotations
+
+import email.policy
+import email.utils
+from email.message import EmailMessage, Message
+from email.parser import BytesParser
+from pathlib import Path
+
+from ..types import Document
+from .guards import printable
+from .htmlpages import page_text
+from .textfiles import check_not_binary, foreign_file, path_id
+from .titles import cut_title
+
+__all__ = ["eml_document"]
+
+#: the headers shown above the body, as a mail client shows them
+_SHOWN = ("From", "To", "Cc", "Date")
+
+
+def _header(msg: Message, name: str) -> str:
+    """A header's value, decoded, on one line (``""`` when absent)."""
+    value = msg.get(name)
+    return " ".join(str(value).split()) if value is not None else ""
+
+
+def _iso_date(value: str) -> str:
+    """An RFC 5322 date as ISO 8601, else as written."""
+    try:
+        return email.utils.parsedate_to_datetime(value).isoformat()
+    except (TypeError, ValueError, IndexError):
+        return value
+
+
+def _content(part: Message) -> str:
+    """A text part's content, decoded by its charset (one Python does not know: UTF-8,
+    what is not UTF-8 as U+FFFD)."""
+    try:
+        return str(part.get_content())  # type: ignore[attr-defined]
+    except (LookupError, UnicodeError):
+        raw = part.get_payload(decode=True)
+        return raw.decode("utf-8", "replace") if isinstance(raw, bytes) else ""
+
+
+def _body(msg: EmailMessage) -> str:
+    """The body a mail client shows: the plain-text part, else the HTML part's text."""
+    part = msg.get_body(preferencelist=("plain", "html"))
+    if part is None:
+        return ""
+    text = _content(part)
+    if part.get_content_subtype() == "html":
+        text = page_text(text)[1]
+    return "\n".join(line.rstrip() for line in text.strip().splitlines())
+
+
+def eml_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
+    """The document of the e-mail message ``path`` (see the module's docs)."""
+    check_not_binary(path)
+    with foreign_file(path, "an e-mail message"), path.open("rb") as fh:
+        msg = BytesParser(policy=email.policy.default).parse(fh)
+        assert isinstance(msg, EmailMessage)  # the default policy's message class
+        shown = [(name, _header(msg, name)) for name in _SHOWN]
+        body = _body(msg)
+        files = [printable(f) for p in msg.iter_attachments() if (f := p.get_filename())]
+        subject = _header(msg, "Subject")
+        message_id = _header(msg, "Message-ID")
+    head = "\n".join(f"{name}: {value}" for name, value in shown if value)
+    meta: dict[str, object] = {"source": str(path)}
+    for name, value in shown:
+        if value:
+            meta[name.lower()] = _iso_date(value) if name == "Date" else value
+    if message_id:
+        meta["message_id"] = message_id
+    if files:
+        meta["attachments"] = files
+    return Document(id=path_id(path, id_from_path, root), title=cut_title(subject or path.stem),
+                    text=f"{head}\n\n{body}".strip(), metadata=meta)
