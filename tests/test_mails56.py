@@ -22,7 +22,7 @@ def _message(subject: str, body: str, **headers: str) -> EmailMessage:
     msg["From"] = headers.get("sender", "Ada Lovelace <ada@example.org>")
     msg["To"] = "Charles Babbage <cb@example.org>"
     msg["Date"] = "Tue, 01 Dec 2026 09:30:00 +0100"
-    msg["Message-ID"] = "<engine-1@example.org>"
+    msg["Message-ID"] = headers.get("message_id", "<engine-1@example.org>")
     msg.set_content(body)
     return msg
 
@@ -92,3 +92,42 @@ def test_vizrag_index_and_query_find_a_message(
     assert index_json(capsys, str(mails), "--store", str(store))["documents_added"] == 2
     top, line = top_passage(capsys, store, "Where does Mary Somerville want to meet?")
     assert top["doc_id"] == "b.eml" and "Crown" in line
+
+
+def _mbox(path: Path, messages: list[EmailMessage]) -> Path:
+    import mailbox
+
+    box = mailbox.mbox(str(path))
+    for msg in messages:
+        box.add(msg)
+    box.close()
+    return path
+
+
+def test_a_mailbox_gives_a_document_a_message(tmp_path: Path) -> None:
+    first = _message("Engine notes", "The engine weaves algebra.")
+    second = _message("From the mill", "From now on, the looms run at night.\nFrom Ada.")
+    del second["Message-ID"]  # no id of its own: a content-hash id
+    path = _mbox(tmp_path / "inbox.mbox", [first, second])
+    from hyperviz_core.rag.index.loaders import iter_sourced_documents
+
+    found = list(iter_sourced_documents([path]))
+    assert [(d.id, where) for d, where in found] == [
+        ("engine-1@example.org", f"{path} (message 1)"),
+        (found[1][0].id, f"{path} (message 2)")]
+    assert found[1][0].id.startswith("doc-") and found[1][0].metadata["source"] == str(path)
+    # body lines starting "From " are stored escaped (">From "), and read as written
+    assert found[1][0].text.endswith("\n\nFrom now on, the looms run at night.\nFrom Ada.")
+    assert [p.name for p in walk(tmp_path).files] == ["inbox.mbox"]
+
+
+def test_vizrag_index_reads_a_mailbox(tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    path = _mbox(tmp_path / "inbox.mbox", [
+        _message("Engine notes", "The engine weaves algebra."),
+        _message("Lunch", "Shall we meet at the Crown on Friday?",
+                 sender="Mary Somerville <ms@x.org>", message_id="<lunch-2@x.org>")])
+    store = tmp_path / "S"
+    assert index_json(capsys, str(path), "--store", str(store))["documents_added"] == 2
+    top, line = top_passage(capsys, store, "Where does Mary Somerville want to meet?")
+    assert top["title"] == "Lunch" and "Crown" in line

@@ -306,7 +306,7 @@ def register(sub: Any) -> None:
         "Text and Markdown files, HTML pages, PDFs (vizrag[pdf]), .docx/.docm/.dotx "
         "(vizrag[docx]), .pptx/.pptm/.potx/.ppsx (vizrag[pptx]), .xlsx/.xlsm/.xltx "
         "(vizrag[xlsx]), .xls (vizrag[xls]), "
-        ".odt/.odp/.ods, .epub, .eml: one document each. "
+        ".odt/.odp/.ods, .epub, .eml: one document each; .mbox: a document per message. "
         "JSON: a list of objects with a text field ([{\"title\", \"text\"}] works as is), "
         "or a dict title -> list of sentences (HotpotQA). JSONL: one object per line. CSV/TSV "
         "(and each .xlsx/.xls/.ods sheet): a row per document when the header has the text field, "

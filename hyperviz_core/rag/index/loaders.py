@@ -78,7 +78,7 @@ from .textfiles import (
     text_documents,
     walk,
 )
-from .wholefiles import WHOLE_FILES, WORKBOOKS
+from .wholefiles import MAILBOXES, WHOLE_FILES, WORKBOOKS
 
 __all__ = ["READ_SUFFIXES", "SKIP_HINT", "TEXT_SUFFIXES", "LoaderError", "UnreadableFileError",
            "UnreadablePolicy", "Walk", "check_unreadable_policy", "file_documents", "input_files",
@@ -248,6 +248,9 @@ def _file_documents(path: Path, root: Path | None, id_from_path: bool,
         return
     if suffix in CSV_SUFFIXES:
         yield from csv_documents(path, id_from_path, root, **kw)
+        return
+    if suffix in MAILBOXES:  # a mailbox: a document a message
+        yield from MAILBOXES[suffix](path, id_from_path, root)
         return
     if suffix in WORKBOOKS:  # a spreadsheet: records, a sheet's document
         yield from WORKBOOKS[suffix](path, id_from_path, root, **kw)

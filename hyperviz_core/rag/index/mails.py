@@ -1,7 +1,8 @@
 """Reading e-mail messages (``.eml``: one message as a mail client saves it, RFC 5322 with
-MIME) as documents, with Python's own ``email`` package (no extra).
+MIME) and mailboxes (``.mbox``: :func:`mbox_documents`, a document a message) as documents,
+with Python's own ``email`` and ``mailbox`` packages (no extra).
 
-One document per file, its id and ``source`` as a PDF's (the id keeps the suffix:
+One document per ``.eml`` file, its id and ``source`` as a PDF's (the id keeps the suffix:
 ``offer.eml``). The title is the message's subject (encoded words decoded), else the
 file's stem. The text is what a mail client shows: the ``From``, ``To``, ``Cc`` and
 ``Date`` lines, a blank line, then the body: its plain-text part, else its HTML part read as
@@ -35,6 +36,9 @@ from __future__ import annotations
 
 import email.policy
 import email.utils
+import mailbox
+import re
+from collections.abc import Iterator
 from email.message import EmailMessage, Message
 from email.parser import BytesParser
 from pathlib import Path
@@ -45,8 +49,11 @@ from .htmlpages import page_text
 from .textfiles import check_not_binary, foreign_file, path_id
 from .titles import cut_title
 
-__all__ = ["eml_document"]
+__all__ = ["eml_document", "mbox_documents", "message_document"]
 
+#: a body line a mailbox writer escaped (``>From ``: a line starting ``From `` would start
+#: a message), unescaped as mboxrd readers do
+_FROM_ESCAPE = re.compile(rb"(?m)^>(>*From )")
 #: the headers shown above the body, as a mail client shows them
 _SHOWN = ("From", "To", "Cc", "Date")
 
@@ -86,25 +93,53 @@ def _body(msg: EmailMessage) -> str:
     return "\n".join(line.rstrip() for line in text.strip().splitlines())
 
 
-def eml_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
-    """The document of the e-mail message ``path`` (see the module's docs)."""
-    check_not_binary(path)
-    with foreign_file(path, "an e-mail message"), path.open("rb") as fh:
-        msg = BytesParser(policy=email.policy.default).parse(fh)
-        assert isinstance(msg, EmailMessage)  # the default policy's message class
-        shown = [(name, _header(msg, name)) for name in _SHOWN]
-        body = _body(msg)
-        files = [printable(f) for p in msg.iter_attachments() if (f := p.get_filename())]
-        subject = _header(msg, "Subject")
-        message_id = _header(msg, "Message-ID")
+def message_document(msg: EmailMessage, doc_id: str, stem: str, source: str) -> Document:
+    """The document of one message (see the module's docs): id ``doc_id`` (``""``: a
+    content-hash id), titled by its subject, else ``stem``."""
+    shown = [(name, _header(msg, name)) for name in _SHOWN]
     head = "\n".join(f"{name}: {value}" for name, value in shown if value)
-    meta: dict[str, object] = {"source": str(path)}
+    meta: dict[str, object] = {"source": source}
     for name, value in shown:
         if value:
             meta[name.lower()] = _iso_date(value) if name == "Date" else value
-    if message_id:
+    if message_id := _header(msg, "Message-ID"):
         meta["message_id"] = message_id
-    if files:
+    if files := [printable(f) for p in msg.iter_attachments() if (f := p.get_filename())]:
         meta["attachments"] = files
-    return Document(id=path_id(path, id_from_path, root), title=cut_title(subject or path.stem),
-                    text=f"{head}\n\n{body}".strip(), metadata=meta)
+    return Document(id=doc_id, title=cut_title(_header(msg, "Subject") or stem),
+                    text=f"{head}\n\n{_body(msg)}".strip(), metadata=meta)
+
+
+def _parse(data: bytes) -> EmailMessage:
+    msg = BytesParser(policy=email.policy.default).parsebytes(data)
+    assert isinstance(msg, EmailMessage)  # the default policy's message class
+    return msg
+
+
+def eml_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
+    """The document of the e-mail message ``path`` (see the module's docs)."""
+    check_not_binary(path)
+    with foreign_file(path, "an e-mail message"):
+        return message_document(_parse(path.read_bytes()), path_id(path, id_from_path, root),
+                                path.stem, str(path))
+
+
+def mbox_documents(path: Path, id_from_path: bool = True, root: Path | None = None
+                   ) -> Iterator[tuple[Document, str]]:
+    """The documents of the mailbox ``path`` (the ``mbox`` format: messages one after the
+    other, each starting with a ``From`` line), a message each, read one at a time, each
+    with where it came from (``inbox.mbox (message 3)``). A message's id is its
+    ``Message-ID`` without the angle brackets (stable when the mailbox grows), else a
+    content-hash id; its ``source`` is the mailbox. A body line the writer escaped
+    (``>From ``) reads as written (``From ``)."""
+    check_not_binary(path)
+    with foreign_file(path, "a mailbox (mbox)"):
+        box = mailbox.mbox(str(path), factory=None, create=False)
+        try:
+            for number, key in enumerate(box.iterkeys(), 1):
+                msg = _parse(_FROM_ESCAPE.sub(rb"\1", box.get_bytes(key)))
+                given = _header(msg, "Message-ID").strip("<>")
+                yield (message_document(msg, given, f"{path.stem} {number}", str(path)),
+                       f"{path} (message {number})")
+        finally:
+            box.close()

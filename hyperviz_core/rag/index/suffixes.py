@@ -21,10 +21,12 @@ from ...extras import install_hint
 from .errors import LoaderError
 from .guards import printable
 
-__all__ = ["CSV_SUFFIXES", "EMAIL_SUFFIXES", "EPUB_SUFFIXES", "FILE_SUFFIXES", "HTML_SUFFIXES",
-           "JSONL_SUFFIXES", "JSON_SUFFIXES", "ODF_SUFFIXES", "PDF_SUFFIXES", "PPTX_SUFFIXES",
-           "READ_SUFFIXES", "SUFFIXED", "TEXT_SUFFIXES", "WORD_SUFFIXES", "XLSX_SUFFIXES",
-           "XLS_SUFFIXES", "id_path", "keeps_suffix", "reader_missing", "reader_module"]
+__all__ = [
+    "CSV_SUFFIXES", "EMAIL_SUFFIXES", "EPUB_SUFFIXES", "FILE_SUFFIXES", "HTML_SUFFIXES",
+    "JSONL_SUFFIXES", "JSON_SUFFIXES", "MAILBOX_SUFFIXES", "ODF_SUFFIXES", "PDF_SUFFIXES",
+    "PPTX_SUFFIXES", "READ_SUFFIXES", "SUFFIXED", "TEXT_SUFFIXES", "WORD_SUFFIXES",
+    "XLSX_SUFFIXES", "XLS_SUFFIXES", "id_path", "keeps_suffix", "reader_missing", "reader_module",
+]
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text")
 JSON_SUFFIXES = (".json",)
@@ -46,6 +48,8 @@ ODF_SUFFIXES = (".odt", ".odp", ".ods")
 EPUB_SUFFIXES = (".epub",)
 #: e-mail messages, read as their headers and body (:mod:`.mails`)
 EMAIL_SUFFIXES = (".eml",)
+#: mailboxes (mbox), a document a message (:mod:`.mails`)
+MAILBOX_SUFFIXES = (".mbox",)
 #: CSV and TSV files: records, or a table (:mod:`.csvfiles`)
 CSV_SUFFIXES = (".csv", ".tsv")
 #: Excel workbooks (macro-enabled ones and templates too: their macros are never read),
@@ -57,7 +61,7 @@ XLS_SUFFIXES = (".xls",)
 #: each (a large text file as parts; a CSV file without a text column)
 FILE_SUFFIXES = (*TEXT_SUFFIXES, *HTML_SUFFIXES, *PDF_SUFFIXES, *WORD_SUFFIXES,
                  *PPTX_SUFFIXES, *ODF_SUFFIXES, *CSV_SUFFIXES, *XLSX_SUFFIXES, *XLS_SUFFIXES,
-                 *EPUB_SUFFIXES, *EMAIL_SUFFIXES)
+                 *EPUB_SUFFIXES, *EMAIL_SUFFIXES, *MAILBOX_SUFFIXES)
 #: the files whose ids keep their suffix (:func:`keeps_suffix`): all but text files
 SUFFIXED = frozenset(FILE_SUFFIXES) - frozenset(TEXT_SUFFIXES)
 #: every suffix a folder walk reads

@@ -25,7 +25,7 @@ from pathlib import Path
 from ..types import Document
 from .ebooks import epub_document
 from .htmlpages import html_document
-from .mails import eml_document
+from .mails import eml_document, mbox_documents
 from .odsfiles import ods_documents
 from .opendocs import odp_document, odt_document
 from .pdfs import pdf_document
@@ -35,6 +35,7 @@ from .suffixes import (
     EMAIL_SUFFIXES,
     EPUB_SUFFIXES,
     HTML_SUFFIXES,
+    MAILBOX_SUFFIXES,
     PDF_SUFFIXES,
     PPTX_SUFFIXES,
     WORD_SUFFIXES,
@@ -44,7 +45,7 @@ from .suffixes import (
 from .wordfiles import word_document
 from .xlsfiles import xls_documents
 
-__all__ = ["WHOLE_FILES", "WORKBOOKS"]
+__all__ = ["MAILBOXES", "WHOLE_FILES", "WORKBOOKS"]
 
 #: suffix -> the reader of such files
 WHOLE_FILES: dict[str, Callable[[Path, bool, Path | None], Document]] = {
@@ -53,6 +54,10 @@ WHOLE_FILES: dict[str, Callable[[Path, bool, Path | None], Document]] = {
     **dict.fromkeys(PPTX_SUFFIXES, slides_document), ".odt": odt_document,
     ".odp": odp_document, **dict.fromkeys(EPUB_SUFFIXES, epub_document),
     **dict.fromkeys(EMAIL_SUFFIXES, eml_document)}
+
+#: suffix -> the reader of such files of many documents, each with where it came from
+MAILBOXES: dict[str, Callable[[Path, bool, Path | None], Iterator[tuple[Document, str]]]] = \
+    dict.fromkeys(MAILBOX_SUFFIXES, mbox_documents)
 
 #: suffix -> the reader of such spreadsheets
 WORKBOOKS: dict[str, Callable[..., Iterator[tuple[Document, str]]]] = {
