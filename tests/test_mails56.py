@@ -119,6 +119,12 @@ def test_a_mailbox_gives_a_document_a_message(tmp_path: Path) -> None:
     # body lines starting "From " are stored escaped (">From "), and read as written
     assert found[1][0].text.endswith("\n\nFrom now on, the looms run at night.\nFrom Ada.")
     assert [p.name for p in walk(tmp_path).files] == ["inbox.mbox"]
+    single = tmp_path / "one.mbox"  # a message saved without the mbox "From " line
+    single.write_bytes(bytes(first))
+    with pytest.raises(LoaderError, match=r"one\.mbox: no message in this mailbox"):
+        load_documents(single)
+    (tmp_path / "empty.mbox").write_bytes(b"")
+    assert load_documents(tmp_path / "empty.mbox") == []
 
 
 def test_vizrag_index_reads_a_mailbox(tmp_path: Path,

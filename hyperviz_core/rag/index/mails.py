@@ -44,6 +44,7 @@ from email.parser import BytesParser
 from pathlib import Path
 
 from ..types import Document
+from .errors import LoaderError
 from .guards import printable
 from .htmlpages import page_text
 from .textfiles import check_not_binary, foreign_file, path_id
@@ -136,6 +137,10 @@ def mbox_documents(path: Path, id_from_path: bool = True, root: Path | None = No
     with foreign_file(path, "a mailbox (mbox)"):
         box = mailbox.mbox(str(path), factory=None, create=False)
         try:
+            if not len(box) and path.stat().st_size:
+                raise LoaderError(f"{printable(str(path))}: no message in this mailbox (an "
+                                  "mbox message starts with a line 'From ...'); a single "
+                                  "message is an .eml file")
             for number, key in enumerate(box.iterkeys(), 1):
                 msg = _parse(_FROM_ESCAPE.sub(rb"\1", box.get_bytes(key)))
                 given = _header(msg, "Message-ID").strip("<>")
