@@ -68,6 +68,7 @@ from .errors import (
     UnreadableFileError,
 )
 from .guards import printable
+from .jsontext import json_problem, parse_json
 from .records import record_document, record_where, text_key, valid_document
 from .suffixes import CSV_SUFFIXES, JSON_SUFFIXES, JSONL_SUFFIXES, READ_SUFFIXES, TEXT_SUFFIXES
 from .textfiles import (
@@ -144,15 +145,6 @@ def no_documents(paths: Sequence[str | Path]) -> LoaderError:
                        "convert other documents to text first); nothing was written")
 
 
-def _parse_json(text: str, where: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise LoaderError(f"{where}:{exc.lineno}: invalid JSON ({_json_problem(exc)})") from exc
-    except RecursionError:
-        raise LoaderError(f"{where}: JSON nested too deeply to read") from None
-
-
 def _jsonl_documents(path: Path, **kw: Any) -> Iterator[tuple[Document, str]]:
     for n, line in enumerate(lines(path), 1):
         if not line.strip():
@@ -160,7 +152,7 @@ def _jsonl_documents(path: Path, **kw: Any) -> Iterator[tuple[Document, str]]:
         try:
             rec = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise LoaderError(f"{path}:{n}: invalid JSON ({_json_problem(exc)})") from exc
+            raise LoaderError(f"{path}:{n}: invalid JSON ({json_problem(exc)})") from exc
         except RecursionError:
             raise LoaderError(f"{path}:{n}: JSON nested too deeply to read") from None
         yield record_document(rec, record_where(path, line=n), **kw), record_where(path, line=n)
@@ -262,7 +254,7 @@ def _file_documents(path: Path, root: Path | None, id_from_path: bool,
     if suffix in JSONL_SUFFIXES:
         yield from _jsonl_documents(path, **kw)
         return
-    docs = records_to_documents(_parse_json(read_text(path), str(path)), path, **kw)
+    docs = records_to_documents(parse_json(read_text(path), str(path)), path, **kw)
     for n, doc in enumerate(docs):
         yield doc, record_where(path, item=n) if len(docs) > 1 else str(path)
 
@@ -324,8 +316,3 @@ def load_documents(
     return list(iter_documents(paths, on_unreadable=on_unreadable, text_field=text_field,
                                id_field=id_field, title_field=title_field,
                                id_from_path=id_from_path, follow_links=follow_links))
-
-
-def _json_problem(exc: json.JSONDecodeError) -> str:
-    """``"Expecting value at column 3"`` (the decoder's message ends in "at" for some)."""
-    return f"{exc.msg.removesuffix(' at')} at column {exc.colno}"
