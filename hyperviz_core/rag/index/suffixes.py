@@ -23,9 +23,10 @@ from .guards import printable
 
 __all__ = [
     "CSV_SUFFIXES", "EMAIL_SUFFIXES", "EPUB_SUFFIXES", "FILE_SUFFIXES", "HTML_SUFFIXES",
-    "JSONL_SUFFIXES", "JSON_SUFFIXES", "MAILBOX_SUFFIXES", "ODF_SUFFIXES", "PDF_SUFFIXES",
-    "PPTX_SUFFIXES", "READ_SUFFIXES", "SUFFIXED", "TEXT_SUFFIXES", "WORD_SUFFIXES",
-    "XLSX_SUFFIXES", "XLS_SUFFIXES", "id_path", "keeps_suffix", "reader_missing", "reader_module",
+    "JSONL_SUFFIXES", "JSON_SUFFIXES", "MAILBOX_SUFFIXES", "NOTEBOOK_SUFFIXES", "ODF_SUFFIXES",
+    "PDF_SUFFIXES", "PPTX_SUFFIXES", "READ_SUFFIXES", "SUFFIXED", "TEXT_SUFFIXES",
+    "WORD_SUFFIXES", "XLSX_SUFFIXES", "XLS_SUFFIXES", "id_path", "keeps_suffix", "reader_missing",
+    "reader_module",
 ]
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text")
@@ -50,6 +51,8 @@ EPUB_SUFFIXES = (".epub",)
 EMAIL_SUFFIXES = (".eml",)
 #: mailboxes (mbox), a document a message (:mod:`.mails`)
 MAILBOX_SUFFIXES = (".mbox",)
+#: Jupyter notebooks, read as their Markdown and code cells (:mod:`.notebooks`)
+NOTEBOOK_SUFFIXES = (".ipynb",)
 #: CSV and TSV files: records, or a table (:mod:`.csvfiles`)
 CSV_SUFFIXES = (".csv", ".tsv")
 #: Excel workbooks (macro-enabled ones and templates too: their macros are never read),
@@ -61,7 +64,8 @@ XLS_SUFFIXES = (".xls",)
 #: each (a large text file as parts; a CSV file without a text column)
 FILE_SUFFIXES = (*TEXT_SUFFIXES, *HTML_SUFFIXES, *PDF_SUFFIXES, *WORD_SUFFIXES,
                  *PPTX_SUFFIXES, *ODF_SUFFIXES, *CSV_SUFFIXES, *XLSX_SUFFIXES, *XLS_SUFFIXES,
-                 *EPUB_SUFFIXES, *EMAIL_SUFFIXES, *MAILBOX_SUFFIXES)
+                 *EPUB_SUFFIXES, *EMAIL_SUFFIXES, *MAILBOX_SUFFIXES,
+                 *NOTEBOOK_SUFFIXES)
 #: the files whose ids keep their suffix (:func:`keeps_suffix`): all but text files
 SUFFIXED = frozenset(FILE_SUFFIXES) - frozenset(TEXT_SUFFIXES)
 #: every suffix a folder walk reads
