@@ -24,7 +24,7 @@ from .guards import printable
 __all__ = [
     "CSV_SUFFIXES", "EMAIL_SUFFIXES", "EPUB_SUFFIXES", "FILE_SUFFIXES", "HTML_SUFFIXES",
     "JSONL_SUFFIXES", "JSON_SUFFIXES", "MAILBOX_SUFFIXES", "NOTEBOOK_SUFFIXES", "ODF_SUFFIXES",
-    "PDF_SUFFIXES", "PPTX_SUFFIXES", "READ_SUFFIXES", "SUFFIXED", "TEXT_SUFFIXES",
+    "PDF_SUFFIXES", "PPTX_SUFFIXES", "READ_SUFFIXES", "RTF_SUFFIXES", "SUFFIXED", "TEXT_SUFFIXES",
     "WORD_SUFFIXES", "XLSX_SUFFIXES", "XLS_SUFFIXES", "id_path", "keeps_suffix", "reader_missing",
     "reader_module",
 ]
@@ -53,6 +53,8 @@ EMAIL_SUFFIXES = (".eml",)
 MAILBOX_SUFFIXES = (".mbox",)
 #: Jupyter notebooks, read as their Markdown and code cells (:mod:`.notebooks`)
 NOTEBOOK_SUFFIXES = (".ipynb",)
+#: Rich Text Format files, read as the text they show with the ``rtf`` extra (:mod:`.rtffiles`)
+RTF_SUFFIXES = (".rtf",)
 #: CSV and TSV files: records, or a table (:mod:`.csvfiles`)
 CSV_SUFFIXES = (".csv", ".tsv")
 #: Excel workbooks (macro-enabled ones and templates too: their macros are never read),
@@ -65,7 +67,7 @@ XLS_SUFFIXES = (".xls",)
 FILE_SUFFIXES = (*TEXT_SUFFIXES, *HTML_SUFFIXES, *PDF_SUFFIXES, *WORD_SUFFIXES,
                  *PPTX_SUFFIXES, *ODF_SUFFIXES, *CSV_SUFFIXES, *XLSX_SUFFIXES, *XLS_SUFFIXES,
                  *EPUB_SUFFIXES, *EMAIL_SUFFIXES, *MAILBOX_SUFFIXES,
-                 *NOTEBOOK_SUFFIXES)
+                 *NOTEBOOK_SUFFIXES, *RTF_SUFFIXES)
 #: the files whose ids keep their suffix (:func:`keeps_suffix`): all but text files
 SUFFIXED = frozenset(FILE_SUFFIXES) - frozenset(TEXT_SUFFIXES)
 #: every suffix a folder walk reads
@@ -75,7 +77,8 @@ _EXTRAS = {".pdf": ("pypdf", "pdf", "PDFs"),
            **dict.fromkeys(WORD_SUFFIXES, ("docx", "docx", "Word documents")),
            **dict.fromkeys(PPTX_SUFFIXES, ("pptx", "pptx", "PowerPoint decks")),
            **dict.fromkeys(XLSX_SUFFIXES, ("openpyxl", "xlsx", "Excel workbooks")),
-           ".xls": ("xlrd", "xls", "Excel 97-2003 workbooks")}
+           ".xls": ("xlrd", "xls", "Excel 97-2003 workbooks"),
+           ".rtf": ("striprtf.striprtf", "rtf", "RTF files")}
 
 
 def reader_missing(suffix: str) -> str | None:

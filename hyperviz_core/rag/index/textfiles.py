@@ -164,7 +164,7 @@ def check_not_binary(path: Path) -> None:
         raise LoaderError(f"{path}: a binary file, not text (NUL byte at byte {nul}); vizrag "
                           "reads UTF-8 text, Markdown, HTML, PDF, Office (.docx, .pptx, .xlsx, "
                           ".xls and their macro-enabled and template kinds), OpenDocument, EPUB, "
-                          "e-mail (.eml, .mbox), Jupyter notebooks, CSV, JSON and JSONL: "
+                          "e-mail (.eml, .mbox), RTF, Jupyter notebooks, CSV, JSON and JSONL: "
                           "convert it to one of them first")
 
 

@@ -1,0 +1,68 @@
+"""Reading Rich Text Format files (``.rtf``: WordPad, TextEdit, many legal and office
+exports) as documents, with the ``rtf`` extra (`striprtf
+<https://pypi.org/project/striprtf/>`_, the reader LlamaIndex's RTF reader uses).
+
+One document per file, its id and ``source`` as a Word file's (the id keeps the suffix:
+``contract.rtf``). Its text is the text the file shows: formatting, fonts, pictures and
+other hidden groups dropped, ``\\'e9`` and ``\\u8364?`` escapes decoded (8-bit ones by the
+code page the file declares, ``\\ansicpg1252``), a paragraph a line. The title is the file's
+own (``{\\info{\\title ...}}``), else the file's stem.
+
+A file that does not start as RTF (``{\\rtf``), a binary file, and any file striprtf cannot
+read are each a :class:`~.errors.LoaderError` naming the file; so is one read without the
+extra, and a folder walk without it leaves ``.rtf`` files out, listed with the command that
+installs it. Nothing in the file is run (RTF holds no macros; embedded objects are not
+read) and nothing is fetched.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from pathlib import Path
+
+from ..types import Document
+from .errors import LoaderError
+from .guards import printable
+from .suffixes import reader_module
+from .textfiles import check_not_binary, foreign_file, path_id
+from .titles import cut_title
+
+__all__ = ["rtf_document"]
+
+#: the code page of the 8-bit escapes (``\'e9``), as the header declares it
+_CODE_PAGE = re.compile(rb"\\ansicpg(\d{3,5})")
+#: the title of the file's information group: ``{\title Text}`` (its escapes still in it)
+_TITLE = re.compile(r"\{\\title\s+((?:[^{}\\]|\\.|\\[a-z]+-?\d* ?)*)\}")
+
+
+def _encoding(head: bytes) -> str:
+    """The code page the file declares (``cp1252`` when it declares none Python knows)."""
+    found = _CODE_PAGE.search(head)
+    name = f"cp{int(found.group(1))}" if found else "cp1252"
+    try:
+        codecs.lookup(name)
+    except LookupError:
+        return "cp1252"
+    return name
+
+
+def rtf_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
+    """The document of the RTF file ``path`` (see the module's docs)."""
+    module = reader_module(path)
+    check_not_binary(path)
+    with foreign_file(path, "an RTF file striprtf can read"):
+        data = path.read_bytes()
+        if not data.lstrip().startswith(b"{\\rtf"):
+            raise LoaderError(f"{printable(str(path))}: not an RTF file (it does not start "
+                              "with {\\rtf)")
+        encoding = _encoding(data[:4096])
+        markup = data.decode(encoding, "replace")  # RTF is 7-bit; raw 8-bit text: the page's
+        text = module.rtf_to_text(markup, encoding=encoding, errors="replace")
+        found = _TITLE.search(markup)
+        title = module.rtf_to_text("{\\rtf1 " + found.group(1) + "}", encoding=encoding,
+                                   errors="replace") if found else ""
+    lines = [" ".join(line.split()) for line in text.splitlines()]
+    return Document(id=path_id(path, id_from_path, root),
+                    title=cut_title(" ".join(title.split()) or path.stem),
+                    text="\n".join(lines).strip(), metadata={"source": str(path)})
