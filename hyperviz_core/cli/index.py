@@ -301,14 +301,14 @@ def register(sub: Any) -> None:
     """Add the ``index`` and ``stats`` subcommands (``delete``: :mod:`.delete`)."""
     p = sub.add_parser(
         "index",
-        help="index text, Markdown, HTML, PDF, Office, JSON, JSONL and CSV files into a store",
+        help="index text, Markdown, HTML, PDF, Office, e-mail, JSON, JSONL, CSV ... files into a "
+        "store",
         description="Index documents into a VizRAG store (offline unless --llm is given). "
         "Text and Markdown files, HTML pages, PDFs (vizrag[pdf]), .docx/.docm/.dotx "
         "(vizrag[docx]), .pptx/.pptm/.potx/.ppsx (vizrag[pptx]), .xlsx/.xlsm/.xltx "
         "(vizrag[xlsx]), .xls (vizrag[xls]), "
-        ".odt/.odp/.ods, .epub, .eml, .rtf (vizrag[rtf]), .ipynb: one document each; .mbox: "
-        "a document per "
-        "message. "
+        ".odt/.odp/.ods, .epub, .eml, .rtf (vizrag[rtf]), .srt/.vtt, .ipynb: one document "
+        "each; .mbox: a document per message. "
         "JSON: a list of objects with a text field ([{\"title\", \"text\"}] works as is), "
         "or a dict title -> list of sentences (HotpotQA). JSONL: one object per line. CSV/TSV "
         "(and each .xlsx/.xls/.ods sheet): a row per document when the header has the text field, "

@@ -24,9 +24,9 @@ from .guards import printable
 __all__ = [
     "CSV_SUFFIXES", "EMAIL_SUFFIXES", "EPUB_SUFFIXES", "FILE_SUFFIXES", "HTML_SUFFIXES",
     "JSONL_SUFFIXES", "JSON_SUFFIXES", "MAILBOX_SUFFIXES", "NOTEBOOK_SUFFIXES", "ODF_SUFFIXES",
-    "PDF_SUFFIXES", "PPTX_SUFFIXES", "READ_SUFFIXES", "RTF_SUFFIXES", "SUFFIXED", "TEXT_SUFFIXES",
-    "WORD_SUFFIXES", "XLSX_SUFFIXES", "XLS_SUFFIXES", "id_path", "keeps_suffix", "reader_missing",
-    "reader_module",
+    "PDF_SUFFIXES", "PPTX_SUFFIXES", "READ_SUFFIXES", "RTF_SUFFIXES", "SUBTITLE_SUFFIXES",
+    "SUFFIXED", "TEXT_SUFFIXES", "WORD_SUFFIXES", "XLSX_SUFFIXES", "XLS_SUFFIXES", "id_path",
+    "keeps_suffix", "reader_missing", "reader_module",
 ]
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text")
@@ -53,6 +53,8 @@ EMAIL_SUFFIXES = (".eml",)
 MAILBOX_SUFFIXES = (".mbox",)
 #: Jupyter notebooks, read as their Markdown and code cells (:mod:`.notebooks`)
 NOTEBOOK_SUFFIXES = (".ipynb",)
+#: subtitle and caption files, read as what the captions say (:mod:`.subtitles`)
+SUBTITLE_SUFFIXES = (".srt", ".vtt")
 #: Rich Text Format files, read as the text they show with the ``rtf`` extra (:mod:`.rtffiles`)
 RTF_SUFFIXES = (".rtf",)
 #: CSV and TSV files: records, or a table (:mod:`.csvfiles`)
@@ -67,7 +69,7 @@ XLS_SUFFIXES = (".xls",)
 FILE_SUFFIXES = (*TEXT_SUFFIXES, *HTML_SUFFIXES, *PDF_SUFFIXES, *WORD_SUFFIXES,
                  *PPTX_SUFFIXES, *ODF_SUFFIXES, *CSV_SUFFIXES, *XLSX_SUFFIXES, *XLS_SUFFIXES,
                  *EPUB_SUFFIXES, *EMAIL_SUFFIXES, *MAILBOX_SUFFIXES,
-                 *NOTEBOOK_SUFFIXES, *RTF_SUFFIXES)
+                 *NOTEBOOK_SUFFIXES, *RTF_SUFFIXES, *SUBTITLE_SUFFIXES)
 #: the files whose ids keep their suffix (:func:`keeps_suffix`): all but text files
 SUFFIXED = frozenset(FILE_SUFFIXES) - frozenset(TEXT_SUFFIXES)
 #: every suffix a folder walk reads

@@ -2,17 +2,19 @@
 PDFs (:mod:`.pdfs`), Word documents (:mod:`.wordfiles`), PowerPoint decks (:mod:`.slides`),
 OpenDocument text, presentations and spreadsheets (:mod:`.opendocs`, :mod:`.odsfiles`),
 Excel workbooks (:mod:`.sheets`; 97-2003 ones: :mod:`.xlsfiles`), EPUB e-books
-(:mod:`.ebooks`), e-mail messages (:mod:`.mails`), RTF files (:mod:`.rtffiles`) and Jupyter
-notebooks (:mod:`.notebooks`). Each reader of :data:`WHOLE_FILES` takes ``(path,
-id_from_path, root)`` and returns the file's one document; each of :data:`WORKBOOKS`
-(spreadsheets: a sheet of records gives a document a row, :mod:`.workbooks`) also takes the
-record fields (``text_field=``, ``id_field=``, ``title_field=``) and yields its documents,
-each with where it came from. A large file is never read in parts.
+(:mod:`.ebooks`), e-mail messages (:mod:`.mails`), RTF files (:mod:`.rtffiles`), subtitles
+(:mod:`.subtitles`) and Jupyter notebooks (:mod:`.notebooks`). Each reader of
+:data:`WHOLE_FILES` takes ``(path, id_from_path, root)`` and returns the file's one
+document; each of :data:`WORKBOOKS` (spreadsheets: a sheet of records gives a document a
+row, :mod:`.workbooks`) also takes the record fields (``text_field=``, ``id_field=``,
+``title_field=``) and yields its documents, each with where it came from. A large file is
+never read in parts.
 
 Example:
     >>> sorted(WHOLE_FILES)  # doctest: +NORMALIZE_WHITESPACE
     ['.docm', '.docx', '.dotm', '.dotx', '.eml', '.epub', '.htm', '.html', '.ipynb', '.odp',
-     '.odt', '.pdf', '.potm', '.potx', '.ppsm', '.ppsx', '.pptm', '.pptx', '.rtf', '.xhtml']
+     '.odt', '.pdf', '.potm', '.potx', '.ppsm', '.ppsx', '.pptm', '.pptx', '.rtf', '.srt', '.vtt',
+     '.xhtml']
     >>> sorted(WORKBOOKS)
     ['.ods', '.xls', '.xlsm', '.xlsx', '.xltm', '.xltx']
 """
@@ -33,6 +35,7 @@ from .pdfs import pdf_document
 from .rtffiles import rtf_document
 from .sheets import xlsx_documents
 from .slides import slides_document
+from .subtitles import subtitle_document
 from .suffixes import (
     EMAIL_SUFFIXES,
     EPUB_SUFFIXES,
@@ -42,6 +45,7 @@ from .suffixes import (
     PDF_SUFFIXES,
     PPTX_SUFFIXES,
     RTF_SUFFIXES,
+    SUBTITLE_SUFFIXES,
     WORD_SUFFIXES,
     XLS_SUFFIXES,
     XLSX_SUFFIXES,
@@ -59,7 +63,8 @@ WHOLE_FILES: dict[str, Callable[[Path, bool, Path | None], Document]] = {
     ".odp": odp_document, **dict.fromkeys(EPUB_SUFFIXES, epub_document),
     **dict.fromkeys(EMAIL_SUFFIXES, eml_document),
     **dict.fromkeys(NOTEBOOK_SUFFIXES, notebook_document),
-    **dict.fromkeys(RTF_SUFFIXES, rtf_document)}
+    **dict.fromkeys(RTF_SUFFIXES, rtf_document),
+    **dict.fromkeys(SUBTITLE_SUFFIXES, subtitle_document)}
 
 #: suffix -> the reader of such files of many documents, each with where it came from
 MAILBOXES: dict[str, Callable[[Path, bool, Path | None], Iterator[tuple[Document, str]]]] = \
