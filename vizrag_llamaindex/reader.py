@@ -31,6 +31,7 @@ from llama_index.core.schema import Document
 
 from hyperviz_core.rag.index.handoff import BOOKKEEPING_KEYS, FileOptions, handed_documents
 from hyperviz_core.rag.index.loaders import UnreadablePolicy
+from hyperviz_core.rag.index.suffixes import readable_suffixes
 
 __all__ = ["VizRAGReader"]
 
@@ -46,7 +47,8 @@ class VizRAGReader(BaseReader):
 
     ``load_data(paths)`` reads a file or folder, or several; ``lazy_load_data`` one file
     at a time. As a ``SimpleDirectoryReader`` file extractor
-    (``file_extractor={".xlsx": VizRAGReader()}``) it reads the files of those suffixes,
+    (``file_extractor={".xlsx": VizRAGReader()}``, or every suffix vizrag reads:
+    :meth:`file_extractor`) it reads the files of those suffixes,
     ``extra_info`` (the reader's file metadata: ``file_name``, ``file_path`` ...) added to
     each document's metadata, a key of both taking ``extra_info``'s value, as LlamaIndex's
     readers do. Files are read from the local disk: a ``fs`` other than the local one is a
@@ -61,6 +63,19 @@ class VizRAGReader(BaseReader):
                                    title_field=title_field, id_from_path=id_from_path,
                                    on_unreadable=on_unreadable, follow_links=follow_links)
         self.show_progress = show_progress
+
+    @classmethod
+    def file_extractor(cls, **options: Any) -> dict[str, VizRAGReader]:
+        """A ``SimpleDirectoryReader`` ``file_extractor`` that reads every suffix vizrag reads
+        here (one reader, made with ``options``; a suffix whose extra is not installed is
+        left to LlamaIndex's own reader):
+        ``SimpleDirectoryReader("docs/", file_extractor=VizRAGReader.file_extractor())``.
+
+        >>> sorted(VizRAGReader.file_extractor())[:3]
+        ['.csv', '.docm', '.docx']
+        """
+        reader = cls(**options)
+        return dict.fromkeys(readable_suffixes(), reader)
 
     def lazy_load_data(self, paths: str | Path | Iterable[str | Path],
                        *args: Any, extra_info: dict[str, Any] | None = None, fs: Any = None,

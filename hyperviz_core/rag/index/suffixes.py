@@ -26,7 +26,7 @@ __all__ = [
     "JSONL_SUFFIXES", "JSON_SUFFIXES", "MAILBOX_SUFFIXES", "NOTEBOOK_SUFFIXES", "ODF_SUFFIXES",
     "PDF_SUFFIXES", "PPTX_SUFFIXES", "READ_SUFFIXES", "RTF_SUFFIXES", "SUBTITLE_SUFFIXES",
     "SUFFIXED", "TEXT_SUFFIXES", "WORD_SUFFIXES", "XLSX_SUFFIXES", "XLS_SUFFIXES", "id_path",
-    "keeps_suffix", "reader_missing", "reader_module",
+    "keeps_suffix", "readable_suffixes", "reader_missing", "reader_module",
 ]
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".rst", ".text")
@@ -94,6 +94,16 @@ def reader_missing(suffix: str) -> str | None:
     if need is None or importlib.util.find_spec(need[0]) is not None:
         return None
     return f"reading {need[2]} needs the {need[1]!r} extra: {install_hint(need[1])}"
+
+
+def readable_suffixes() -> tuple[str, ...]:
+    """The suffixes of the files read here: :data:`READ_SUFFIXES` but those whose extra is
+    not installed (:func:`reader_missing`).
+
+    >>> ".md" in readable_suffixes() and ".eml" in readable_suffixes()
+    True
+    """
+    return tuple(s for s in READ_SUFFIXES if reader_missing(s) is None)
 
 
 def reader_module(path: Path) -> ModuleType:
