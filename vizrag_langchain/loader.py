@@ -1,7 +1,8 @@
 """A LangChain document loader that reads files as ``vizrag index`` does.
 
 :class:`VizRAGLoader` reads text and Markdown files, HTML pages, PDFs, Word files, decks,
-workbooks, OpenDocument files, e-books, JSON, JSONL, CSV and spreadsheets of records — one
+workbooks, OpenDocument files, e-books, e-mail, RTF, subtitles, notebooks, JSON, JSONL, CSV
+and spreadsheets of records — one
 reader for every format, the core's (:mod:`hyperviz_core.rag.index.handoff`) — as LangChain
 ``Document`` objects: the document's id as ``id``, its text as ``page_content``, and its
 metadata with ``title`` and ``source``. Handed to :class:`~vizrag_langchain.VizRAGVectorStore`

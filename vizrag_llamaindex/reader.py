@@ -1,7 +1,8 @@
 """A LlamaIndex reader that reads files as ``vizrag index`` does.
 
 :class:`VizRAGReader` reads text and Markdown files, HTML pages, PDFs, Word files, decks,
-workbooks, OpenDocument files, e-books, JSON, JSONL, CSV and spreadsheets of records — one
+workbooks, OpenDocument files, e-books, e-mail, RTF, subtitles, notebooks, JSON, JSONL, CSV
+and spreadsheets of records — one
 reader for every format, the core's (:mod:`hyperviz_core.rag.index.handoff`) — as LlamaIndex
 ``Document`` objects: the document's id as ``id_``, its text, and its metadata with
 ``title`` and ``source``. The bookkeeping keys (``source``, ``pages``, ``page_starts``,

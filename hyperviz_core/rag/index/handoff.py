@@ -2,14 +2,15 @@
 (``vizrag_langchain.VizRAGLoader``, ``vizrag_llamaindex.VizRAGReader``).
 
 Every input ``vizrag index`` takes is read by the same code (:mod:`.loaders`): text and
-Markdown files, HTML pages, PDFs, Office files, OpenDocument files, e-books, JSON, JSONL,
-CSV and spreadsheets of records. A framework's document carries the document's text, its
-id, and as metadata the document's own metadata (a file's ``source``, ``pages`` and
-``page_starts``; a record's other fields) plus two keys the frameworks read: ``title`` (the
-document's title; none when it has none) and ``source`` (its own, else where it came from:
-``corpus.jsonl:3``, ``book.xlsx (sheet 'Docs', row 4)``). Where the metadata already holds
-another ``title`` (a record whose title is another field), that one stays and the
-document's title goes under ``vizrag_title``, as VizRAG's keys do on retrieved documents.
+Markdown files, HTML pages, PDFs, Office files, OpenDocument files, e-books, e-mail, RTF,
+subtitles, notebooks, JSON, JSONL, CSV and spreadsheets of records. A framework's document
+carries the document's text, its id, and as metadata the document's own metadata (a file's
+``source``, ``pages`` and ``page_starts``; a record's other fields) plus two keys the
+frameworks read: ``title`` (the document's title; none when it has none) and ``source`` (its
+own, else where it came from: ``corpus.jsonl:3``, ``book.xlsx (sheet 'Docs', row 4)``).
+Where the metadata already holds another ``title`` (a record whose title is another field),
+that one stays and the document's title goes under ``vizrag_title``, as VizRAG's keys do on
+retrieved documents.
 
 Example:
     >>> import tempfile
