@@ -68,3 +68,20 @@ def test_postgres_terms_hold_the_piece(pg_url: str) -> None:
     rag.close()
     check_queries(pg_url, QUERIES, lazy=True)
     check_queries(pg_url, QUERIES, lazy=False)
+
+
+def test_a_piece_held_by_too_many_pairs_is_left_as_it_is(tmp_path: Path) -> None:
+    """A common character (``的``) held by more than ``MAX_PIECE_TERMS`` stored pairs is not
+    read as them: the query would be thousands of tokens; loaded and lazy agree."""
+    from hyperviz_core.rag.retrieve.lexical import MAX_PIECE_TERMS
+
+    many = "，".join(chr(0x4E00 + 2 * i) + "的" for i in range(MAX_PIECE_TERMS))
+    docs = [*DOCS, ("f5", many), ("g6", "我的猫很可爱。")]  # my cat is cute
+    index = ChunkIndex([Chunk(id=i, doc_id=i, text=t) for i, t in docs], {}, None)
+    assert len(index._piece_terms()["的"]) > MAX_PIECE_TERMS
+    assert not index.bm25("的").any()  # not expanded: no passage holds the lone token
+    assert index.bm25("猫")[-1] > 0  # a rare piece still is
+    rag = VizRAG(tmp_path / "s", show_progress=False)
+    insert_docs(rag, docs)
+    rag.close()
+    assert_lazy_equals_loaded(tmp_path / "s", ["的", "猫", "的 猫"])

@@ -38,9 +38,9 @@ from ..scripts import cjk_grams, clusters, lone_piece, mark_class, marked, sea_g
 from .lexicon import lexical_text, undot
 
 __all__ = [
-    "STOPWORDS", "bm25_from_counts", "bm25_scores", "bm25_values", "cjk_grams", "cjk_token",
-    "holds_piece", "lone_pieces", "marked", "passage_tokens", "plain_missed", "query_tokens",
-    "sea_grams", "segmented", "tokens", "with_pieces",
+    "MAX_PIECE_TERMS", "STOPWORDS", "bm25_from_counts", "bm25_scores", "bm25_values", "cjk_grams",
+    "cjk_token", "holds_piece", "lone_pieces", "marked", "passage_tokens", "plain_missed",
+    "query_tokens", "sea_grams", "segmented", "tokens", "with_pieces",
 ]
 
 K1 = 1.5
@@ -226,12 +226,18 @@ def holds_piece(term: str, piece: str) -> bool:
     return term != piece and piece in term and piece in clusters(term)
 
 
+#: the most stored pairs a lone piece is read as: a piece more pairs hold (a common
+#: character: ``的``, ``の``) tells little, and would make the query thousands of tokens
+MAX_PIECE_TERMS = 64
+
+
 def with_pieces(toks: Sequence[str], terms: Mapping[str, Sequence[str]]) -> list[str]:
     """``toks`` with each lone piece (``猫``, ``집``: :func:`lone_pieces`) followed by the
-    stored tokens holding it (``terms[piece]``, sorted: :func:`holds_piece`). A passage
-    holds such a piece only inside the pairs of a longer run, so the query ``猫`` (cat)
-    matched no passage; now it scores the passages by those pairs, as an index of single
-    characters would (``熊猫``, panda, holds it too: a single character is no word).
+    stored tokens holding it (``terms[piece]``, sorted: :func:`holds_piece`), unless more
+    than :data:`MAX_PIECE_TERMS` do. A passage holds such a piece only inside the pairs of
+    a longer run, so the query ``猫`` (cat) matched no passage; now it scores the passages
+    by those pairs, as an index of single characters would (``熊猫``, panda, holds it too:
+    a single character is no word).
 
     >>> with_pieces(["猫", "food"], {"猫": ["小猫", "猫是"]})
     ['猫', '小猫', '猫是', 'food']
@@ -239,7 +245,8 @@ def with_pieces(toks: Sequence[str], terms: Mapping[str, Sequence[str]]) -> list
     out: list[str] = []
     for t in toks:
         out.append(t)
-        out.extend(terms.get(t, ()))
+        if len(held := terms.get(t, ())) <= MAX_PIECE_TERMS:
+            out.extend(held)
     return out
 
 
