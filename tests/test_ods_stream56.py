@@ -109,3 +109,15 @@ def test_a_bad_byte_late_in_a_spreadsheet_names_the_file(tmp_path: Path) -> None
     assert next(docs)[0].id == "r0"  # read before the bad byte is reached
     with pytest.raises(LoaderError, match=r"bad\.ods: its content\.xml is not UTF-8"):
         list(docs)
+
+
+def test_rows_after_a_block_of_empty_rows_keep_their_numbers(tmp_path: Path) -> None:
+    """LibreOffice stores a sheet's unused rows as one row repeated: a block of 200,000
+    empty rows counts whole in the row numbers (before, at most 1,024 of it, so an error
+    named a record after it by a row number that was too small)."""
+    rows = (_row("id", "title") + '<table:table-row table:number-rows-repeated="200000">'
+            "<table:table-cell/></table:table-row>" + _row("r1", "no text column"))
+    path = write_odf(tmp_path / "gap.ods", f'<table:table table:name="Docs">{rows}'
+                     "</table:table>", kind="spreadsheet")
+    with pytest.raises(LoaderError, match=r"gap\.ods \(sheet 'Docs', row 200002\)"):
+        load_documents(path, text_field="title", title_field="headline")

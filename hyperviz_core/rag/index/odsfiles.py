@@ -5,7 +5,8 @@ is never held whole: each row is read as its documents are asked for, then dropp
 The sheets read as an Excel workbook's (:mod:`.workbooks`): a sheet whose header has the
 text column holds a record a row, the others make the file's document, each sheet a page; a
 hidden sheet gives no text; a cell reads as its paragraphs' text as shown; a repeated row or
-non-empty cell is read up to 1,024 times. The package is checked as the other OpenDocument
+non-empty cell is read up to 1,024 times, and a repeated block of rows counts whole in the
+row numbers that name a record in errors. The package is checked as the other OpenDocument
 files are (:mod:`.opendocs`: no password, no document type, at most
 :data:`~.zipped.MAX_UNPACKED` bytes unpacked), ``content.xml`` piece by piece as it is read
 (:class:`~.zipped.CheckedPart`).
@@ -35,6 +36,9 @@ _PROPERTIES, _SHOWN = odf_tag("style:table-properties"), odf_tag("table:display"
 #: the most times a repeated row or a non-empty repeated cell is read (a sheet's unused
 #: rows and columns are one element repeated a million times)
 _MAX_REPEAT = 1024
+#: the most rows a sheet has (LibreOffice's limit): the row numbers after a block of empty
+#: rows count it whole
+_MAX_ROWS = 1 << 20
 #: the most columns a spreadsheet has (LibreOffice's limit)
 _MAX_COLUMNS = 16384
 
@@ -84,9 +88,9 @@ def _rows(events: Events, stack: list[ET.Element]) -> Iterator[tuple[int, list[s
             rows_open -= 1
             if not rows_open:  # a sheet's row (not one of a table inside a cell)
                 cells = _sheet_row(el)
-                times = _repeat(el, "table:number-rows-repeated", _MAX_REPEAT)
-                if cells:
-                    yield from ((number + i, cells) for i in range(times))
+                times = _repeat(el, "table:number-rows-repeated", _MAX_ROWS)
+                if cells:  # a filled row read at most _MAX_REPEAT times
+                    yield from ((number + i, cells) for i in range(min(times, _MAX_REPEAT)))
                 number += times
         if not rows_open:
             stack[-1].remove(el)
