@@ -101,9 +101,10 @@ _BLOCK = 64
 class HashingEmbedder:
     """Deterministic hashed bag-of-features embedder (no weights, no network).
 
-    Features per text: words (stop words dropped unless the text has nothing else), word
-    bigrams, and character n-grams (``char_ngrams``, default 3–4) of each word padded with
-    ``<``/``>``. Each feature is hashed with CRC-32 into ``dim`` signed buckets; counts get
+    Features per text: words (stop words dropped unless the text has nothing else; a run of
+    kana, Han, Hangul, Thai ... gives its overlapping pairs as words: :func:`word_tokens`),
+    word bigrams, and character n-grams (``char_ngrams``, default 3–4) of each word padded
+    with ``<``/``>``. Each feature is hashed with CRC-32 into ``dim`` signed buckets; counts get
     sublinear TF weighting ``1 + log(tf)`` and the row is L2-normalised. A text with no
     features (empty, or only punctuation) yields an all-zero row.
 
