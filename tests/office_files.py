@@ -200,6 +200,20 @@ def top_passage(capsys: pytest.CaptureFixture[str], store: Path,
     return chunk, capsys.readouterr().out
 
 
+def folder_top(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+               files: dict[str, str | bytes], question: str) -> tuple[dict[str, Any], str]:
+    """Write ``files`` (name: content) into a folder, index it with ``vizrag index`` (each
+    file one document) and ask ``question``: :func:`top_passage`'s answer."""
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    for name, data in files.items():
+        (folder / name).write_bytes(data if isinstance(data, bytes) else data.encode())
+    store = tmp_path / "S"
+    assert index_json(capsys, str(folder), "--store", str(store))["documents_added"] == \
+        len(files)
+    return top_passage(capsys, store, question)
+
+
 def write_epub(path: Path, *, title: str | None = "Curie  stories",
                parts: dict[str, bytes] | None = None) -> Path:
     """An EPUB 3 book laid out as e-book tools write it: a container naming the package

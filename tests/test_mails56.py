@@ -9,7 +9,7 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
-from office_files import index_json, top_passage
+from office_files import folder_top, index_json, top_passage
 
 from hyperviz_core.rag.index.errors import LoaderError
 from hyperviz_core.rag.index.loaders import load_documents
@@ -83,14 +83,11 @@ def test_a_binary_file_named_eml_is_an_error(tmp_path: Path) -> None:
 
 def test_vizrag_index_and_query_find_a_message(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    mails = tmp_path / "mail"
-    mails.mkdir()
-    (mails / "a.eml").write_bytes(bytes(_message("Engine notes", "The engine weaves algebra.")))
-    (mails / "b.eml").write_bytes(bytes(_message(
-        "Lunch", "Shall we meet at the Crown on Friday?", sender="Mary Somerville <ms@x.org>")))
-    store = tmp_path / "S"
-    assert index_json(capsys, str(mails), "--store", str(store))["documents_added"] == 2
-    top, line = top_passage(capsys, store, "Where does Mary Somerville want to meet?")
+    top, line = folder_top(capsys, tmp_path, {
+        "a.eml": bytes(_message("Engine notes", "The engine weaves algebra.")),
+        "b.eml": bytes(_message("Lunch", "Shall we meet at the Crown on Friday?",
+                                sender="Mary Somerville <ms@x.org>"))},
+        "Where does Mary Somerville want to meet?")
     assert top["doc_id"] == "b.eml" and "Crown" in line
 
 

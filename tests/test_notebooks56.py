@@ -10,16 +10,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from office_files import index_json, top_passage
+from office_files import folder_top
 
 from hyperviz_core.rag.index.errors import LoaderError
 from hyperviz_core.rag.index.loaders import load_documents
 from hyperviz_core.rag.index.textfiles import walk
 
 
-def _notebook(path: Path, cells: list[dict[str, Any]], **metadata: Any) -> Path:
+def _notebook_json(cells: list[dict[str, Any]], **metadata: Any) -> str:
     nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": metadata, "cells": cells}
-    path.write_text(json.dumps(nb, indent=1), encoding="utf-8")
+    return json.dumps(nb, indent=1)
+
+
+def _notebook(path: Path, cells: list[dict[str, Any]], **metadata: Any) -> Path:
+    path.write_text(_notebook_json(cells, **metadata), encoding="utf-8")
     return path
 
 
@@ -68,12 +72,9 @@ def test_files_that_are_no_notebook_are_errors(tmp_path: Path) -> None:
 
 def test_vizrag_index_and_query_find_a_cell(tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
-    folder = tmp_path / "nb"
-    folder.mkdir()
-    _notebook(folder / "sales.ipynb", CELLS)
-    _notebook(folder / "ops.ipynb", [{"cell_type": "markdown",
-                                      "source": "# Servers\nThe cluster runs in Bergen."}])
-    store = tmp_path / "S"
-    assert index_json(capsys, str(folder), "--store", str(store))["documents_added"] == 2
-    top, line = top_passage(capsys, store, "When do the Oslo shop's totals peak?")
+    top, line = folder_top(capsys, tmp_path, {
+        "sales.ipynb": _notebook_json(CELLS),
+        "ops.ipynb": _notebook_json([{"cell_type": "markdown",
+                                      "source": "# Servers\nThe cluster runs in Bergen."}])},
+        "When do the Oslo shop's totals peak?")
     assert top["doc_id"] == "sales.ipynb" and "May" in line

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from office_files import index_json, top_passage
+from office_files import folder_top
 
 from hyperviz_core.rag.index.errors import LoaderError
 from hyperviz_core.rag.index.loaders import load_documents
@@ -51,13 +51,9 @@ def test_files_that_are_no_rtf_are_errors(tmp_path: Path) -> None:
 
 def test_vizrag_index_and_query_find_an_rtf_file(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    (folder / "contract.rtf").write_bytes(RTF.encode("ascii"))
-    (folder / "other.md").write_text("# Bergen\n\nBergen lies on the west coast.\n")
-    store = tmp_path / "S"
-    assert index_json(capsys, str(folder), "--store", str(store))["documents_added"] == 2
-    top, line = top_passage(capsys, store, "How much rent does the café in Oslo pay?")
+    top, line = folder_top(capsys, tmp_path, {
+        "contract.rtf": RTF, "other.md": "# Bergen\n\nBergen lies on the west coast.\n"},
+        "How much rent does the café in Oslo pay?")
     assert top["doc_id"] == "contract.rtf" and "500" in line
 
 

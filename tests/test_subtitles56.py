@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from office_files import index_json, top_passage
+from office_files import folder_top
 
 from hyperviz_core.rag.index.errors import LoaderError
 from hyperviz_core.rag.index.loaders import load_documents
@@ -65,11 +65,7 @@ def test_a_file_with_no_cue_is_an_error(tmp_path: Path) -> None:
 
 def test_vizrag_index_and_query_find_a_caption(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    folder = tmp_path / "talks"
-    folder.mkdir()
-    (folder / "standup.vtt").write_text(VTT, encoding="utf-8")
-    (folder / "other.md").write_text("# Bergen\n\nBergen lies on the west coast.\n")
-    store = tmp_path / "S"
-    assert index_json(capsys, str(folder), "--store", str(store))["documents_added"] == 2
-    top, line = top_passage(capsys, store, "When will the engine build be ready?")
+    top, line = folder_top(capsys, tmp_path, {
+        "standup.vtt": VTT, "other.md": "# Bergen\n\nBergen lies on the west coast.\n"},
+        "When will the engine build be ready?")
     assert top["doc_id"] == "standup.vtt" and "March" in line
