@@ -18,9 +18,8 @@ import numpy.typing as npt
 
 from ...model import Hypergraph, normalize_key
 from ..providers.offline import word_tokens
-from ..scripts import clusters
 from ..types import Chunk, passage_text
-from .lexical import cjk_token, holds_piece, lone_pieces, query_tokens, tokens, with_pieces
+from .lexical import lone_pieces, piece_terms, query_tokens, tokens, with_pieces
 from .lexicon import QueryLexicon, lexicon_for
 from .names import NameLinker
 from .walk import EntityWalk
@@ -225,13 +224,7 @@ class ChunkIndex:
         pairs, sorted (:func:`~.lexical.holds_piece`); made on the first query of a lone
         piece."""
         if self._pieces is None:
-            found: dict[str, set[str]] = {}
-            for term in self._vocab:
-                if not term.isascii() and cjk_token(term):
-                    for piece in clusters(term):
-                        if holds_piece(term, piece):
-                            found.setdefault(piece, set()).add(term)
-            self._pieces = {p: sorted(ts) for p, ts in found.items()}
+            self._pieces = piece_terms(self._vocab)
         return self._pieces
 
     def bm25(self, query: str) -> FloatArray:

@@ -24,7 +24,7 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -39,8 +39,8 @@ from .lexicon import lexical_text, undot
 
 __all__ = [
     "MAX_PIECE_TERMS", "STOPWORDS", "bm25_from_counts", "bm25_scores", "bm25_values", "cjk_grams",
-    "cjk_token", "holds_piece", "lone_pieces", "marked", "passage_tokens", "plain_missed",
-    "query_tokens", "sea_grams", "segmented", "tokens", "with_pieces",
+    "cjk_token", "holds_piece", "lone_pieces", "marked", "passage_tokens", "piece_terms",
+    "plain_missed", "query_tokens", "sea_grams", "segmented", "tokens", "with_pieces",
 ]
 
 K1 = 1.5
@@ -224,6 +224,26 @@ def holds_piece(term: str, piece: str) -> bool:
     """Whether the BM25 token ``term`` (a pair of a run) has ``piece`` as one of its
     characters or clusters (``小猫`` holds ``猫``; ``ที่นี่`` holds ``ที่``, not ``ท``)."""
     return term != piece and piece in term and piece in clusters(term)
+
+
+def piece_terms(terms: Iterable[str], pieces: Collection[str] | None = None
+                ) -> dict[str, list[str]]:
+    """Each lone piece (of ``pieces``, else each one ``terms`` hold) → the distinct ``terms``
+    holding it (:func:`holds_piece`), sorted: what :func:`with_pieces` reads a piece as, from
+    a vocabulary, a set of passages' tokens or a store's postings.
+
+    >>> piece_terms(["小猫", "猫是", "food", "猫"], ["猫", "狗"])
+    {'猫': ['小猫', '猫是'], '狗': []}
+    """
+    found: dict[str, set[str]] = {}
+    for term in set(terms):
+        if term.isascii() or not cjk_token(term):
+            continue
+        for piece in clusters(term):
+            if (pieces is None or piece in pieces) and holds_piece(term, piece):
+                found.setdefault(piece, set()).add(term)
+    keys = sorted(found) if pieces is None else pieces
+    return {p: sorted(found.get(p, ())) for p in keys}
 
 
 #: the most stored pairs a lone piece is read as: a piece more pairs hold (a common

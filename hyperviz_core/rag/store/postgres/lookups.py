@@ -120,15 +120,12 @@ class PgQueryLookupsMixin(ChunkLookupsMixin):
         """Each lone piece of a run without spaces (``猫``) → the BM25 tokens holding it
         (:func:`~...retrieve.lexical.holds_piece`), sorted: the postings' terms that hold it
         as a substring (a scan of the distinct terms)."""
-        from ...retrieve.lexical import holds_piece
+        from ...retrieve.lexical import piece_terms
 
-        out: dict[str, list[str]] = {}
         with self._lock:
-            for piece in pieces:
-                terms = self._q(f"SELECT DISTINCT term FROM {TERMS} WHERE strpos(term, ?) > 0",
-                                (piece,))
-                out[piece] = sorted(t for (t,) in terms if holds_piece(t, piece))
-        return out
+            terms = [t for piece in pieces for (t,) in self._q(
+                f"SELECT DISTINCT term FROM {TERMS} WHERE strpos(term, ?) > 0", (piece,))]
+        return piece_terms(terms, pieces)
 
     def lexical_postings(self, terms: Iterable[str]) -> dict[str, tuple[IntArray, IntArray]]:
         """Token → (chunk numbers, occurrences) of the passages holding it (each token's

@@ -155,16 +155,11 @@ class QueryLookupsMixin(ChunkLookupsMixin):
         """Each lone piece of a run without spaces (``猫``) → the BM25 tokens holding it
         (:func:`~...retrieve.lexical.holds_piece`), sorted: the tokens of the passages that
         hold it as a substring (a scan of the chunks)."""
-        from ...retrieve.lexical import holds_piece, tokens
+        from ...retrieve.lexical import piece_terms, tokens
 
-        found: dict[str, set[str]] = {p: set() for p in pieces}
         rows = self.lexical_candidates(pieces)
-        for text in self.lexical_passages(r[0] for r in rows).values():
-            for term in set(tokens(text)):
-                for piece in pieces:
-                    if holds_piece(term, piece):
-                        found[piece].add(term)
-        return {p: sorted(ts) for p, ts in found.items()}
+        texts = self.lexical_passages(r[0] for r in rows).values()
+        return piece_terms((t for text in texts for t in tokens(text)), pieces)
 
     def lexical_postings(self, terms: Iterable[str]) -> dict[str, tuple[IntArray, IntArray]]:
         """Token → (chunk rowids, occurrences) of the passages holding it: FTS tokens, and
