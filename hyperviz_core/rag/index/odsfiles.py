@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..types import Document
-from .opendocs import odf_tag, opened, paragraph
+from .opendocs import hiding_style, odf_tag, opened, paragraph
 from .textfiles import foreign_file, path_id
 from .titles import cut_title
 from .workbooks import Sheet, workbook_documents
@@ -32,7 +32,6 @@ _P, _H = odf_tag("text:p"), odf_tag("text:h")
 _TABLE, _ROW = odf_tag("table:table"), odf_tag("table:table-row")
 _CELLS = frozenset((odf_tag("table:table-cell"), odf_tag("table:covered-table-cell")))
 _BOOK, _STYLE = odf_tag("office:spreadsheet"), odf_tag("style:style")
-_PROPERTIES, _SHOWN = odf_tag("style:table-properties"), odf_tag("table:display")
 #: the most times a repeated row or a non-empty repeated cell is read (a sheet's unused
 #: rows and columns are one element repeated a million times)
 _MAX_REPEAT = 1024
@@ -113,8 +112,9 @@ def _sheets(events: Events) -> Iterator[Sheet]:
                     pass
             continue
         stack.pop()
-        if el.tag == _STYLE and any(p.get(_SHOWN) == "false" for p in el.iter(_PROPERTIES)):
-            hidden.add(el.get(odf_tag("style:name")) or "")
+        if el.tag == _STYLE and (name := hiding_style(
+                el, "style:table-properties", "table:display", "false")) is not None:
+            hidden.add(name)
         if stack:
             stack[-1].remove(el)
 

@@ -39,7 +39,9 @@ from .textfiles import foreign_file, path_id
 from .titles import cut_title
 from .zipped import check_package, package_xml
 
-__all__ = ["odf_tag", "odp_document", "odt_document", "opened", "paragraph"]
+__all__ = [
+    "hiding_style", "odf_tag", "odp_document", "odt_document", "opened", "paragraph",
+]
 
 _NS = {"office": "urn:oasis:names:tc:opendocument:xmlns:office:1.0",
        "text": "urn:oasis:names:tc:opendocument:xmlns:text:1.0",
@@ -155,12 +157,19 @@ def odt_document(path: Path, id_from_path: bool, root: Path | None = None) -> Do
                     metadata={"source": str(path)})
 
 
+def hiding_style(style: ET.Element, properties: str, attr: str, value: str) -> str | None:
+    """The name of the automatic style ``style`` (a ``style:style``) when its ``properties``
+    set ``attr`` to ``value`` — a style that hides a slide (``presentation:visibility=
+    "hidden"``) or a sheet (``table:display="false"``) — else None."""
+    if any(p.get(_q(attr)) == value for p in style.iter(_q(properties))):
+        return style.get(_q("style:name"), "")
+    return None
+
+
 def _hiding_styles(content: ET.Element, properties: str, attr: str, value: str) -> set[str]:
-    """The names of the automatic styles whose ``properties`` set ``attr`` to ``value``:
-    those that hide a slide (``presentation:visibility="hidden"``) or a sheet
-    (``table:display="false"``)."""
-    return {s.get(_q("style:name"), "") for s in content.iter(_q("style:style"))
-            if any(p.get(_q(attr)) == value for p in s.iter(_q(properties)))}
+    """The names of the automatic styles of ``content`` that hide (:func:`hiding_style`)."""
+    return {name for s in content.iter(_q("style:style"))
+            if (name := hiding_style(s, properties, attr, value)) is not None}
 
 
 def _frames(el: ET.Element) -> Iterator[ET.Element]:
