@@ -81,11 +81,17 @@ def _shown(text: str, keys: list[str]) -> list[str]:
     return [forms.get(k, k) for k in keys]
 
 
+def _grammar(word: str) -> bool:
+    """Whether ``word`` holds hiragana: a Japanese pair of particles and endings (``です``,
+    ``は日``), ranked after other keywords."""
+    return HIRAGANA.search(word) is not None
+
+
 def _keyword_order(item: tuple[str, int]) -> tuple[int, bool, str]:
-    """Theme keywords by count, then a pair holding hiragana (Japanese particles and endings:
-    ``です``, ``は日``) after other words, then alphabetically."""
+    """Theme keywords by count, then :func:`_grammar` pairs after other words, then
+    alphabetically."""
     word, count = item
-    return -count, HIRAGANA.search(word) is not None, word
+    return -count, _grammar(word), word
 
 
 def _surname_persons(entities: dict[str, Entity]) -> None:
@@ -349,7 +355,7 @@ def heuristic_keywords(query: str, *, max_terms: int = 12) -> list[str]:
     first = word_tokens(q[:20])
     if words and first and first[0] == words[0] and first[0] in _IMPERATIVES:
         words = words[1:]  # "Name the ...", "List all ..."
-    words.sort(key=lambda w: HIRAGANA.search(w) is not None)  # Japanese particles last
+    words.sort(key=_grammar)  # Japanese particles last
     for w in words:
         if len(out) >= max_terms:
             break
