@@ -3,9 +3,9 @@ hashed embedder, the theme keywords and the query keywords read a run of kana, H
 Thai, Lao, Myanmar or Khmer as the overlapping pairs BM25 reads (stop 42).
 
 Before, a run of Han or kana was one word (``東京は日本の首都です``), so the query "首都"
-(capital) shared no word with it and its vector lay at -0.07 from the passage's; Thai was
-cut at its marks into fragments. The embedder that reads pairs is ``hashing-v3``; a store
-embedded with ``hashing-v2`` is still queried with v2.
+(capital) shared no word with it; Thai was cut at its marks into fragments. The embedder
+that reads pairs is ``hashing-v3``; a store embedded with ``hashing-v2`` is still queried
+with v2.
 """
 
 from __future__ import annotations
