@@ -90,14 +90,14 @@ def test_errors_name_file_and_line(tmp_path: Path) -> None:
     latin.write_bytes("caf\xe9".encode("latin-1"))
     with pytest.raises(LoaderError, match=r"l\.txt: not UTF-8"):
         load_documents(latin)
-    pdf = tmp_path / "report.doc"  # valid UTF-8 but binary: refused by name, not indexed
-    pdf.write_bytes(b"PK\x03\x04" + b"x" * 25 + b"\x00\x01word/document.xml")
-    with pytest.raises(LoaderError, match=r"report\.doc: a binary file, not text \(NUL byte "
-                       r"at byte 29\); vizrag reads .*Office \(.docx, .pptx, .xlsx, .xls and their "
-                       r"macro-enabled and template kinds\).*"
+    pdf = tmp_path / "report.pages"  # valid UTF-8 but binary: refused by name, not indexed
+    pdf.write_bytes(b"PK\x03\x04" + b"x" * 25 + b"\x00\x01Index/Document.iwa")
+    with pytest.raises(LoaderError, match=r"report\.pages: a binary file, not text \(NUL byte "
+                       r"at byte 29\); vizrag reads .*Office \(.docx, .pptx, .xlsx, their "
+                       r"macro-enabled and template kinds, and .doc, .ppt, .xls\).*"
                        r"convert it to one of them first"):
         load_documents(pdf)
-    with pytest.raises(LoaderError, match=r"report\.doc: a binary file"):
+    with pytest.raises(LoaderError, match=r"report\.pages: a binary file"):
         list(iter_sourced_documents([pdf], part_bytes=4))  # the incremental path too
     utf16 = tmp_path / "u.txt"  # NUL bytes, but not UTF-8 at all: the UTF-8 error
     utf16.write_bytes("hello".encode("utf-16"))

@@ -305,7 +305,8 @@ def register(sub: Any) -> None:
         "store",
         description="Index documents into a VizRAG store (offline unless --llm is given). "
         "Text and Markdown files, HTML pages, PDFs (vizrag[pdf]), .docx/.docm/.dotx "
-        "(vizrag[docx]), .pptx/.pptm/.potx/.ppsx (vizrag[pptx]), .xlsx/.xlsm/.xltx "
+        "(vizrag[docx]), .doc/.dot (vizrag[doc]), .pptx/.pptm/.potx/.ppsx (vizrag[pptx]), "
+        ".ppt/.pps/.pot (vizrag[ppt]), .xlsx/.xlsm/.xltx "
         "(vizrag[xlsx]), .xls (vizrag[xls]), "
         ".odt/.odp/.ods, .epub, .eml, .rtf (vizrag[rtf]), .srt/.vtt, .ipynb: one document "
         "each; .mbox: a document per message. "

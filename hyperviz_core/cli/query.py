@@ -187,9 +187,9 @@ def _pages(meta: dict[str, Any]) -> dict[str, int]:
 @functools.cache
 def _page_units() -> dict[str, tuple[str, str]]:
     """What a page of a file is, by its suffix (a PDF's: a page)."""
-    from ..rag.index.suffixes import PPTX_SUFFIXES, XLS_SUFFIXES, XLSX_SUFFIXES
+    from ..rag.index.suffixes import PPT_SUFFIXES, PPTX_SUFFIXES, XLS_SUFFIXES, XLSX_SUFFIXES
 
-    return {**dict.fromkeys((*PPTX_SUFFIXES, ".odp"), ("slide", "slides")),
+    return {**dict.fromkeys((*PPTX_SUFFIXES, *PPT_SUFFIXES, ".odp"), ("slide", "slides")),
             **dict.fromkeys((*XLSX_SUFFIXES, *XLS_SUFFIXES, ".ods"), ("sheet", "sheets")),
             ".epub": ("section", "sections")}
 

@@ -12,7 +12,8 @@ see :func:`~.textfiles.walk`, which also says what a walk leaves out and why):
   first Markdown heading (ATX ``# Title`` or setext ``Title`` over ``===``) among its first
   10 non-empty lines as plain text, else the file stem (:mod:`.titles`); metadata
   ``{"source": path}``.
-- ``.html``/``.htm``/``.xhtml``, ``.pdf``, ``.docx``, ``.pptx``, ``.xlsx``, ``.odt``,
+- ``.html``/``.htm``/``.xhtml``, ``.pdf``, ``.docx``, ``.doc``, ``.pptx``, ``.ppt``,
+  ``.xlsx``, ``.odt``,
   ``.odp``, ``.ods``, ``.epub``: as text files, but for the id keeping its suffix
   (:mod:`.wholefiles`).
 - ``.jsonl``/``.ndjson``: one JSON object per line (of any length) with a text field.

@@ -49,7 +49,7 @@ def _encoding(head: bytes) -> str:
 
 def rtf_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
     """The document of the RTF file ``path`` (see the module's docs)."""
-    module = reader_module(path)
+    module = reader_module(path, ".rtf")
     check_not_binary(path)
     with foreign_file(path, "an RTF file striprtf can read"):
         data = path.read_bytes()

@@ -70,7 +70,7 @@ def _slide_text(slide: Any) -> tuple[str, str]:
 
 def slides_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
     """The document of the PowerPoint deck ``path`` (see the module's docs)."""
-    pptx = reader_module(path)
+    pptx = reader_module(path, ".pptx")
     with reading_package(path, "a PowerPoint deck python-pptx can read"):
         deck = pptx.Presentation(plain_package(path))
         slides = [_slide_text(slide) for slide in deck.slides]

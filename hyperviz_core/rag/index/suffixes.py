@@ -22,10 +22,11 @@ from .errors import LoaderError
 from .guards import printable
 
 __all__ = [
-    "CSV_SUFFIXES", "EMAIL_SUFFIXES", "EPUB_SUFFIXES", "FILE_SUFFIXES", "HTML_SUFFIXES",
-    "JSONL_SUFFIXES", "JSON_SUFFIXES", "MAILBOX_SUFFIXES", "NOTEBOOK_SUFFIXES", "ODF_SUFFIXES",
-    "PDF_SUFFIXES", "PPTX_SUFFIXES", "READ_SUFFIXES", "RTF_SUFFIXES", "SUBTITLE_SUFFIXES",
-    "SUFFIXED", "TEXT_SUFFIXES", "WORD_SUFFIXES", "XLSX_SUFFIXES", "XLS_SUFFIXES", "id_path",
+    "CSV_SUFFIXES", "DOC_SUFFIXES", "EMAIL_SUFFIXES", "EPUB_SUFFIXES", "FILE_SUFFIXES",
+    "HTML_SUFFIXES", "JSONL_SUFFIXES", "JSON_SUFFIXES", "MAILBOX_SUFFIXES", "NOTEBOOK_SUFFIXES",
+    "ODF_SUFFIXES", "PDF_SUFFIXES", "PPTX_SUFFIXES", "PPT_SUFFIXES", "READ_SUFFIXES",
+    "RTF_SUFFIXES", "SUBTITLE_SUFFIXES", "SUFFIXED", "TEXT_SUFFIXES", "WORD_SUFFIXES",
+    "XLSX_SUFFIXES", "XLS_SUFFIXES", "id_path",
     "keeps_suffix", "readable_suffixes", "reader_missing", "reader_module",
 ]
 
@@ -39,9 +40,15 @@ PDF_SUFFIXES = (".pdf",)
 #: Word documents (macro-enabled ones and templates too: macros are never read), read as
 #: their paragraphs and tables with the ``docx`` extra (:mod:`.wordfiles`)
 WORD_SUFFIXES = (".docx", ".docm", ".dotx", ".dotm")
+#: Word 97-2003 documents, read as their paragraphs and tables with the ``doc`` extra
+#: (:mod:`.docfiles`)
+DOC_SUFFIXES = (".doc", ".dot")
 #: PowerPoint decks (macro-enabled ones, templates and slide shows too), read as their
 #: slides' text with the ``pptx`` extra (:mod:`.slides`)
 PPTX_SUFFIXES = (".pptx", ".pptm", ".potx", ".potm", ".ppsx", ".ppsm")
+#: PowerPoint 97-2003 decks (slide shows and templates too), read as their slides' text with
+#: the ``ppt`` extra (:mod:`.pptfiles`)
+PPT_SUFFIXES = (".ppt", ".pps", ".pot")
 #: OpenDocument text, presentations and spreadsheets, read with the standard library
 #: (:mod:`.opendocs`)
 ODF_SUFFIXES = (".odt", ".odp", ".ods")
@@ -66,9 +73,9 @@ XLSX_SUFFIXES = (".xlsx", ".xlsm", ".xltx", ".xltm")
 XLS_SUFFIXES = (".xls",)
 #: the files whose documents may be the file's own, their path its source: one document
 #: each (a large text file as parts; a CSV file without a text column)
-FILE_SUFFIXES = (*TEXT_SUFFIXES, *HTML_SUFFIXES, *PDF_SUFFIXES, *WORD_SUFFIXES,
-                 *PPTX_SUFFIXES, *ODF_SUFFIXES, *CSV_SUFFIXES, *XLSX_SUFFIXES, *XLS_SUFFIXES,
-                 *EPUB_SUFFIXES, *EMAIL_SUFFIXES, *MAILBOX_SUFFIXES,
+FILE_SUFFIXES = (*TEXT_SUFFIXES, *HTML_SUFFIXES, *PDF_SUFFIXES, *WORD_SUFFIXES, *DOC_SUFFIXES,
+                 *PPTX_SUFFIXES, *PPT_SUFFIXES, *ODF_SUFFIXES, *CSV_SUFFIXES, *XLSX_SUFFIXES,
+                 *XLS_SUFFIXES, *EPUB_SUFFIXES, *EMAIL_SUFFIXES, *MAILBOX_SUFFIXES,
                  *NOTEBOOK_SUFFIXES, *RTF_SUFFIXES, *SUBTITLE_SUFFIXES)
 #: the files whose ids keep their suffix (:func:`keeps_suffix`): all but text files
 SUFFIXED = frozenset(FILE_SUFFIXES) - frozenset(TEXT_SUFFIXES)
@@ -77,7 +84,9 @@ READ_SUFFIXES = (*FILE_SUFFIXES, *JSON_SUFFIXES, *JSONL_SUFFIXES)
 #: the files read with an optional extra: suffix -> (the module, the extra, what they are)
 _EXTRAS = {".pdf": ("pypdf", "pdf", "PDFs"),
            **dict.fromkeys(WORD_SUFFIXES, ("docx", "docx", "Word documents")),
+           **dict.fromkeys(DOC_SUFFIXES, ("olefile", "doc", "Word 97-2003 documents")),
            **dict.fromkeys(PPTX_SUFFIXES, ("pptx", "pptx", "PowerPoint decks")),
+           **dict.fromkeys(PPT_SUFFIXES, ("olefile", "ppt", "PowerPoint 97-2003 decks")),
            **dict.fromkeys(XLSX_SUFFIXES, ("openpyxl", "xlsx", "Excel workbooks")),
            ".xls": ("xlrd", "xls", "Excel 97-2003 workbooks"),
            ".rtf": ("striprtf.striprtf", "rtf", "RTF files")}
@@ -106,13 +115,15 @@ def readable_suffixes() -> tuple[str, ...]:
     return tuple(s for s in READ_SUFFIXES if reader_missing(s) is None)
 
 
-def reader_module(path: Path) -> ModuleType:
-    """The module that reads files such as ``path`` (pypdf, python-docx ...), imported; a
-    :class:`LoaderError` naming the file and the extra to install when it is missing."""
-    missing = reader_missing(path.suffix)
+def reader_module(path: Path, suffix: str | None = None) -> ModuleType:
+    """The module that reads files such as ``path`` (pypdf, python-docx ...), or such as
+    ``suffix`` names (a ``.docx`` file named ``.doc``), imported; a :class:`LoaderError`
+    naming the file and the extra to install when it is missing."""
+    suffix = (suffix or path.suffix).lower()
+    missing = reader_missing(suffix)
     if missing is not None:
         raise LoaderError(f"{printable(str(path))}: {missing}")
-    return importlib.import_module(_EXTRAS[path.suffix.lower()][0])
+    return importlib.import_module(_EXTRAS[suffix][0])
 
 
 def keeps_suffix(path: str | Path) -> bool:

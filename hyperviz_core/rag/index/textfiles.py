@@ -163,7 +163,8 @@ def check_not_binary(path: Path) -> None:
     if nul >= 0:
         raise LoaderError(f"{path}: a binary file, not text (NUL byte at byte {nul}); vizrag "
                           "reads UTF-8 text, Markdown, HTML, PDF, Office (.docx, .pptx, .xlsx, "
-                          ".xls and their macro-enabled and template kinds), OpenDocument, EPUB, "
+                          "their macro-enabled and template kinds, and .doc, .ppt, .xls), "
+                          "OpenDocument, EPUB, "
                           "e-mail (.eml, .mbox), RTF, subtitles, Jupyter notebooks, CSV, JSON "
                           "and JSONL: convert it to one of them first")
 

@@ -1,6 +1,7 @@
 """The files read whole, each by its own reader, by suffix: HTML pages (:mod:`.htmlpages`),
-PDFs (:mod:`.pdfs`), Word documents (:mod:`.wordfiles`), PowerPoint decks (:mod:`.slides`),
-OpenDocument text, presentations and spreadsheets (:mod:`.opendocs`, :mod:`.odsfiles`),
+PDFs (:mod:`.pdfs`), Word documents (:mod:`.wordfiles`; 97-2003 ones: :mod:`.docfiles`),
+PowerPoint decks (:mod:`.slides`; 97-2003 ones: :mod:`.pptfiles`), OpenDocument text,
+presentations and spreadsheets (:mod:`.opendocs`, :mod:`.odsfiles`),
 Excel workbooks (:mod:`.sheets`; 97-2003 ones: :mod:`.xlsfiles`), EPUB e-books
 (:mod:`.ebooks`), e-mail messages (:mod:`.mails`), RTF files (:mod:`.rtffiles`), subtitles
 (:mod:`.subtitles`) and Jupyter notebooks (:mod:`.notebooks`). Each reader of
@@ -12,9 +13,9 @@ never read in parts.
 
 Example:
     >>> sorted(WHOLE_FILES)  # doctest: +NORMALIZE_WHITESPACE
-    ['.docm', '.docx', '.dotm', '.dotx', '.eml', '.epub', '.htm', '.html', '.ipynb', '.odp',
-     '.odt', '.pdf', '.potm', '.potx', '.ppsm', '.ppsx', '.pptm', '.pptx', '.rtf', '.srt', '.vtt',
-     '.xhtml']
+    ['.doc', '.docm', '.docx', '.dot', '.dotm', '.dotx', '.eml', '.epub', '.htm', '.html',
+     '.ipynb', '.odp', '.odt', '.pdf', '.pot', '.potm', '.potx', '.pps', '.ppsm', '.ppsx', '.ppt',
+     '.pptm', '.pptx', '.rtf', '.srt', '.vtt', '.xhtml']
     >>> sorted(WORKBOOKS)
     ['.ods', '.xls', '.xlsm', '.xlsx', '.xltm', '.xltx']
 """
@@ -25,6 +26,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ..types import Document
+from .docfiles import doc_document
 from .ebooks import epub_document
 from .htmlpages import html_document
 from .mails import eml_document, mbox_documents
@@ -32,17 +34,20 @@ from .notebooks import notebook_document
 from .odsfiles import ods_documents
 from .opendocs import odp_document, odt_document
 from .pdfs import pdf_document
+from .pptfiles import ppt_document
 from .rtffiles import rtf_document
 from .sheets import xlsx_documents
 from .slides import slides_document
 from .subtitles import subtitle_document
 from .suffixes import (
+    DOC_SUFFIXES,
     EMAIL_SUFFIXES,
     EPUB_SUFFIXES,
     HTML_SUFFIXES,
     MAILBOX_SUFFIXES,
     NOTEBOOK_SUFFIXES,
     PDF_SUFFIXES,
+    PPT_SUFFIXES,
     PPTX_SUFFIXES,
     RTF_SUFFIXES,
     SUBTITLE_SUFFIXES,
@@ -58,9 +63,9 @@ __all__ = ["MAILBOXES", "WHOLE_FILES", "WORKBOOKS"]
 #: suffix -> the reader of such files
 WHOLE_FILES: dict[str, Callable[[Path, bool, Path | None], Document]] = {
     **dict.fromkeys(HTML_SUFFIXES, html_document), **dict.fromkeys(PDF_SUFFIXES, pdf_document),
-    **dict.fromkeys(WORD_SUFFIXES, word_document),
-    **dict.fromkeys(PPTX_SUFFIXES, slides_document), ".odt": odt_document,
-    ".odp": odp_document, **dict.fromkeys(EPUB_SUFFIXES, epub_document),
+    **dict.fromkeys(WORD_SUFFIXES, word_document), **dict.fromkeys(DOC_SUFFIXES, doc_document),
+    **dict.fromkeys(PPTX_SUFFIXES, slides_document), **dict.fromkeys(PPT_SUFFIXES, ppt_document),
+    ".odt": odt_document,    ".odp": odp_document, **dict.fromkeys(EPUB_SUFFIXES, epub_document),
     **dict.fromkeys(EMAIL_SUFFIXES, eml_document),
     **dict.fromkeys(NOTEBOOK_SUFFIXES, notebook_document),
     **dict.fromkeys(RTF_SUFFIXES, rtf_document),

@@ -53,7 +53,7 @@ def _blocks(document: Any) -> list[tuple[str, str]]:
 
 def word_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
     """The document of the Word file ``path`` (see the module's docs)."""
-    docx = reader_module(path)
+    docx = reader_module(path, ".docx")
     with reading_package(path, "a Word document python-docx can read"):
         document = docx.Document(plain_package(path))
         blocks = _blocks(document)

@@ -1,0 +1,241 @@
+"""Reading Word 97-2003 documents (``.doc``) as documents, with the ``doc`` extra (`olefile
+<https://pypi.org/project/olefile/>`_ opens the compound file; the text is read as MS-DOC
+lays it out: the piece table names where each run of characters is stored, 8-bit or UTF-16).
+
+One document per file, its id and ``source`` as a ``.docx`` file's (:mod:`.wordfiles`): the
+id keeps the suffix (``report.doc``). Its text is the main body's as a ``.docx`` file's
+is read: a blank line between two paragraphs (empty ones dropped), a table's rows a line
+each with their cells joined by `` | `` (a cell's own paragraphs by spaces). A field shows
+its result (a hyperlink its text, not its address), a line break, page break or column
+break ends a line, a non-breaking hyphen is ``-`` and an optional one is dropped;
+pictures, drawings and footnote marks give no text. Headers, footers, footnotes, comments
+and text boxes are not read. The title is the file's own (its summary information's), else
+the file's stem.
+
+A ``.docx`` file or an RTF file named ``.doc`` (which Word opens all the same) is read as
+one (:mod:`.wordfiles`, :mod:`.rtffiles`, with their extras). A Word 6.0/95 document, one
+saved with a password and a file that is neither is each a :class:`~.errors.LoaderError`
+naming the file; so is a damaged one and one read without the extra, and a folder walk
+without it leaves ``.doc`` files out, listed with the command that installs it. Nothing in
+the file is run (macros are not read) and nothing is fetched; its streams are read into
+memory.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import struct
+from pathlib import Path
+from typing import Any
+
+from ..types import Document
+from .docparas import ParagraphFlags
+from .errors import LoaderError
+from .guards import printable
+from .olefiles import ole_title, opened_ole, stream
+from .rtffiles import rtf_document
+from .tables import table_text
+from .textfiles import foreign_file, path_id
+from .titles import cut_title
+from .wordfiles import word_document
+
+__all__ = ["doc_document"]
+
+_KIND = "a Word 97-2003 document"
+_IDENT = 0xA5EC  # the FIB's first two bytes
+_WORD97 = 0x00C1  # the oldest nFib of Word 97's format
+_ENCRYPTED, _TABLE1 = 0x0100, 0x0200  # FIB flags: saved with a password, text in "1Table"
+_COMPRESSED = 0x40000000  # a piece stored 8-bit (Windows-1252)
+_CLX, _PAPX = 33, 13  # the FibRgFcLcb97 pairs naming the piece table and paragraph pages
+#: what the characters Word uses as marks show (None: nothing); the ends of paragraphs
+#: (``\r``) and cells (``\x07``) are read by :func:`_blocks`
+_MARKS: dict[int, str | None] = {**dict.fromkeys(range(0x20), None), 0x09: " ", 0x0B: "\n",
+                                 0x0C: "\n", 0x0E: "\n", 0x1E: "-", 0xA0: " "}
+#: the files Word opens as a .doc file all the same: (their first bytes, their reader)
+_RENAMED = ((b"PK\x03\x04", word_document), (b"{\\rtf", rtf_document))
+_FIELD = re.compile("[\x13\x14\x15]")
+_ENDS = re.compile("[\r\x07]")
+
+
+def _fib(word: bytes, path: Path) -> tuple[int, int, list[tuple[int, int]]]:
+    """(flags, main text's length, the FibRgFcLcb's (offset, size) pairs) of the FIB."""
+    ident, nfib = struct.unpack_from("<HH", word, 0)
+    if ident != _IDENT:
+        raise LoaderError(f"{printable(str(path))}: not {_KIND} (its WordDocument stream does "
+                          "not start as one)")
+    if nfib < _WORD97:
+        raise LoaderError(f"{printable(str(path))}: a Word 6.0/95 document, which is not read; "
+                          "save it as .docx")
+    flags = struct.unpack_from("<H", word, 10)[0]
+    if flags & _ENCRYPTED:
+        raise LoaderError(f"{printable(str(path))}: saved with a password, which vizrag does "
+                          "not read; save it without one")
+    csw = struct.unpack_from("<H", word, 32)[0]
+    longs = 34 + 2 * csw + 2  # FibRgLw97: ccpText is its fourth value
+    cslw = struct.unpack_from("<H", word, longs - 2)[0]
+    ccp_text = struct.unpack_from("<i", word, longs + 12)[0]
+    pairs_at = longs + 4 * cslw + 2
+    count = struct.unpack_from("<H", word, pairs_at - 2)[0]
+    pairs = [struct.unpack_from("<II", word, pairs_at + 8 * i) for i in range(count)]
+    return flags, ccp_text, pairs
+
+
+def _pieces(word: bytes, clx: bytes) -> list[tuple[int, int, int, bool]]:
+    """(first character, end, stream offset, 8-bit) of each piece the piece table names."""
+    at = 0
+    while clx[at] == 0x01:  # property lists first
+        at += 3 + struct.unpack_from("<H", clx, at + 1)[0]
+    if clx[at] != 0x02:
+        raise ValueError("no piece table")
+    size = struct.unpack_from("<I", clx, at + 1)[0]
+    plc = clx[at + 5:at + 5 + size]
+    count = (len(plc) - 4) // 12
+    cps = struct.unpack_from(f"<{count + 1}I", plc, 0)
+    out = []
+    for i in range(count):
+        fc = struct.unpack_from("<I", plc, 4 * (count + 1) + 8 * i + 2)[0]
+        compressed = bool(fc & _COMPRESSED)
+        out.append((cps[i], cps[i + 1], (fc & ~_COMPRESSED) // 2 if compressed else fc,
+                    compressed))
+    return out
+
+
+class _Offsets:
+    """Where each character of a text is stored in the stream, kept a run at a time (a run:
+    its first character's position, its stream offset, its bytes a character), so a text of
+    millions of characters costs a few tuples, not a number a character."""
+
+    def __init__(self, runs: list[tuple[int, int, int]]) -> None:
+        self._starts = [start for start, _, _ in runs]
+        self._runs = runs
+
+    def at(self, pos: int) -> int:
+        """The stream offset of the character at ``pos``."""
+        start, fc, width = self._runs[bisect.bisect_right(self._starts, pos) - 1]
+        return fc + (pos - start) * width
+
+    def kept(self, ranges: list[tuple[int, int]]) -> _Offsets:
+        """The offsets of the text made of the characters in ``ranges`` (in order)."""
+        runs: list[tuple[int, int, int]] = []
+        at = 0
+        for a, b in ranges:
+            i = max(bisect.bisect_right(self._starts, a) - 1, 0)
+            while a < b and i < len(self._runs) and self._starts[i] < b:
+                first = max(a, self._starts[i])
+                runs.append((at + first - a, self.at(first), self._runs[i][2]))
+                i += 1
+            at += b - a
+        return _Offsets(runs)
+
+
+def _characters(word: bytes, pieces: list[tuple[int, int, int, bool]],
+                length: int) -> tuple[str, _Offsets]:
+    """The first ``length`` characters of the text, and where each is stored."""
+    text: list[str] = []
+    runs: list[tuple[int, int, int]] = []
+    at = 0
+    for start, end, fc, compressed in pieces:
+        if start >= length:
+            break
+        n = min(end, length) - start
+        width = 1 if compressed else 2
+        raw = word[fc:fc + n * width]
+        if len(raw) < n * width:
+            raise ValueError("a piece past the stream's end")
+        text.append(raw.decode("cp1252", "replace") if compressed
+                    else raw.decode("utf-16-le", "replace"))
+        runs.append((at, fc, width))
+        at += n
+    return "".join(text), _Offsets(runs)
+
+
+def _without_codes(text: str, offsets: _Offsets) -> tuple[str, _Offsets]:
+    """``text`` (and where its characters are stored) without its fields' codes: a field
+    is ``\\x13 code \\x14 result \\x15``, its result kept; fields nest."""
+    kept: list[tuple[int, int]] = []
+    stack: list[bool] = []  # per open field: whether its code is still being read
+    codes = 0  # how many of ``stack`` are True
+    at = 0
+    for m in _FIELD.finditer(text):
+        if not codes:
+            kept.append((at, m.start()))
+        at = m.end()
+        if m.group() == "\x13":
+            stack.append(True)
+            codes += 1
+        elif stack and m.group() == "\x14" and stack[-1]:
+            stack[-1] = False
+            codes -= 1
+        elif stack and m.group() == "\x15":
+            codes -= stack.pop()
+    if not codes:
+        kept.append((at, len(text)))
+    return "".join(text[a:b] for a, b in kept), offsets.kept(kept)
+
+
+def _tidy(part: str) -> str:
+    """A paragraph's characters as shown (:data:`_MARKS`), each line's spaces collapsed."""
+    lines = (" ".join(line.split()) for line in part.translate(_MARKS).split("\n"))
+    return "\n".join(line for line in lines if line)
+
+
+def _blocks(text: str, offsets: _Offsets, flags: ParagraphFlags) -> list[str]:
+    """The paragraphs and tables of ``text`` (its marks' stream ``offsets`` tell a row's end
+    from a cell's): see the module's docs."""
+    blocks: list[str] = []
+    cell: list[str] = []
+    cells: list[str] = []
+    rows: list[list[str]] = []
+    at = 0
+    for m in _ENDS.finditer(text):
+        part = _tidy(text[at:m.start()])
+        at = m.end()
+        in_table, row_end = flags.at(offsets.at(m.start()))
+        if m.group() == "\x07" and row_end:
+            rows.append(cells)
+            cells = []
+        elif m.group() == "\x07":
+            cells.append(" ".join(" ".join([*cell, part]).split()))
+            cell = []
+        elif in_table:  # a paragraph of a cell
+            cell.append(part)
+        else:
+            if cells:  # a table whose rows could not be told apart
+                rows.append(cells)
+                cells = []
+            if rows:
+                blocks.append(table_text(rows))
+                rows = []
+            blocks.append(part)
+    if cells:
+        rows.append(cells)
+    if rows:
+        blocks.append(table_text(rows))
+    blocks.append(_tidy(text[at:]))
+    return [b for b in blocks if b.strip(" |\n")]
+
+
+def _word_text(ole: Any, path: Path) -> list[str]:
+    """The paragraphs and tables of the main body of the compound file ``ole``."""
+    word = stream(ole, "WordDocument", path, _KIND)
+    flags, length, pairs = _fib(word, path)
+    table = stream(ole, "1Table" if flags & _TABLE1 else "0Table", path, _KIND)
+    clx_at, clx_size = pairs[_CLX]
+    pieces = _pieces(word, table[clx_at:clx_at + clx_size])
+    text, offsets = _without_codes(*_characters(word, pieces, length))
+    return _blocks(text, offsets, ParagraphFlags(word, table, *pairs[_PAPX]))
+
+
+def doc_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
+    """The document of the Word 97-2003 file ``path`` (see the module's docs)."""
+    with foreign_file(path, _KIND), path.open("rb") as fh:
+        head = fh.read(8)
+    for magic, read in _RENAMED:
+        if head.startswith(magic):
+            return read(path, id_from_path, root)
+    with opened_ole(path, _KIND) as ole:
+        blocks = _word_text(ole, path)
+        title = ole_title(ole)
+    return Document(id=path_id(path, id_from_path, root), title=cut_title(title or path.stem),
+                    text="\n\n".join(blocks), metadata={"source": str(path)})

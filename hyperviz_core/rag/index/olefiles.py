@@ -1,0 +1,69 @@
+"""Office 97-2003 files (``.doc``, ``.ppt``): the compound file (OLE) they are stored in,
+opened with the ``doc`` or ``ppt`` extra (`olefile <https://pypi.org/project/olefile/>`_).
+
+:func:`opened_ole` opens one for :mod:`.docfiles` and :mod:`.pptfiles`: a file that is no
+compound file is a :class:`~.errors.LoaderError` naming the file, and so is any failure of
+olefile or of the reader on its (untrusted) bytes. :func:`ole_title` reads the title the
+file's summary information holds, :func:`stream` a stream whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from .errors import LoaderError
+from .guards import printable
+from .suffixes import reader_module
+from .textfiles import foreign_file
+
+__all__ = ["OLE_MAGIC", "ole_title", "opened_ole", "stream"]
+
+#: the first bytes of every compound file
+OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+
+@contextmanager
+def opened_ole(path: Path, kind: str) -> Iterator[Any]:
+    """The compound file ``path`` (an ``olefile.OleFileIO``), closed after the block; a
+    :class:`LoaderError` naming the file when it is not one, or when reading it fails
+    (``kind``: what it should be, e.g. ``"a Word 97-2003 document"``)."""
+    olefile = reader_module(path)
+    with foreign_file(path, kind):
+        with path.open("rb") as fh:
+            head = fh.read(len(OLE_MAGIC))
+        if head != OLE_MAGIC:
+            raise LoaderError(f"{printable(str(path))}: not {kind} (no compound file: it does "
+                              f"not start with the bytes every {path.suffix.lower()} file "
+                              "starts with)")
+        ole = olefile.OleFileIO(str(path))
+        try:
+            yield ole
+        finally:
+            ole.close()
+
+
+def stream(ole: Any, name: str, path: Path, kind: str) -> bytes:
+    """The whole stream ``name`` of ``ole``; a :class:`LoaderError` naming the file when it
+    has none (``kind``: what the file should be)."""
+    if not ole.exists(name):
+        raise LoaderError(f"{printable(str(path))}: not {kind} (it has no {name!r} stream)")
+    data: bytes = ole.openstream(name).read()
+    return data
+
+
+def ole_title(ole: Any) -> str:
+    """The title the file's summary information holds (decoded by the code page it
+    declares), or ``""``."""
+    if not ole.exists("\x05SummaryInformation"):
+        return ""
+    meta = ole.get_metadata()
+    title = meta.title
+    if isinstance(title, bytes):
+        codepage = (meta.codepage or 1252) & 0xFFFF  # 65001 is stored as -535
+        try:
+            title = title.decode("utf-8" if codepage == 65001 else f"cp{codepage}")
+        except (LookupError, UnicodeDecodeError):
+            title = title.decode("cp1252", "replace")
+    return " ".join(str(title or "").replace("\x00", " ").split())

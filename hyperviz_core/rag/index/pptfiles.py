@@ -1,0 +1,150 @@
+"""Reading PowerPoint 97-2003 decks (``.ppt``, ``.pps``, ``.pot``) as documents, with the
+``ppt`` extra (`olefile <https://pypi.org/project/olefile/>`_ opens the compound file; the
+slides are read as MS-PPT lays them out: :mod:`.pptrecords`).
+
+One document per file, as a ``.pptx`` deck's (:mod:`.slides`): the id keeps the suffix
+(``deck.ppt``) and each slide is a page, in the deck's order, so each chunk is told the
+slides it spans. A slide's text is its title, then its other text in the slide's order
+(placeholders, text boxes, and a table's cells, a paragraph each, their lines kept), then
+its speaker notes. Masters, pictures and charts give no text, nor do the slide-number and
+date fields. A hidden slide gives none either, and keeps its number. The title is the
+file's own (its summary information's), else the first slide title, else the file's stem.
+
+A ``.pptx`` file named ``.ppt`` (which PowerPoint opens all the same) is read as one
+(:mod:`.slides`, with the ``pptx`` extra). A deck saved with a password, a PowerPoint 95
+deck and a file that is neither is each a :class:`~.errors.LoaderError` naming the file; so
+is a damaged one and one read without the extra, and a folder walk without it leaves these
+files out, listed with the command that installs it. Nothing in the file is run and nothing
+is fetched; its streams are read into memory.
+"""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+from typing import Any
+
+from ..types import Document
+from .errors import LoaderError
+from .guards import printable
+from .olefiles import ole_title, opened_ole, stream
+from .pages import paged_document
+from .pptrecords import (
+    ENCRYPTED_TOKEN,
+    TEXT_TYPES,
+    Record,
+    SlideEntry,
+    atoms,
+    persist_offsets,
+    record_at,
+    slide_lists,
+    text_of,
+)
+from .slides import slides_document
+from .textfiles import foreign_file, path_id
+from .titles import cut_title
+
+__all__ = ["ppt_document"]
+
+_KIND = "a PowerPoint 97-2003 deck"
+_SLIDE_ATOM, _SHOW_INFO, _TEXT_HEADER, _OUTLINE_REF = 0x03EF, 0x03F9, 0x0F9F, 0x0F9E
+_HIDDEN = 0x0004  # SlideShowSlideInfoAtom: the slide is left out of the show
+_TITLES = (0, 6)  # the text types of a title and a centred title
+_LINES = str.maketrans({"\r": "\n", "\x0b": "\n"})
+
+
+def _paragraphs(text: str) -> str:
+    """A text's lines, spaces collapsed; ``""`` for a slide-number or date field (``*``)."""
+    lines = (" ".join(line.split()) for line in text.translate(_LINES).split("\n"))
+    shown = "\n".join(line for line in lines if line)
+    return "" if shown == "*" else shown
+
+
+def _page_texts(data: bytes, page: Record,
+                held: list[tuple[int, str]]) -> tuple[list[tuple[int, str]], int | None, bool]:
+    """(the texts of a slide or notes page, its notes page's id, whether it is hidden); a
+    placeholder's text is ``held`` by the list, and is read in its place."""
+    texts: list[tuple[int, str]] = []
+    used: set[int] = set()
+    notes: int | None = None
+    hidden = False
+    kind = -1
+    for rec in atoms(data, page):
+        if rec.type == _SLIDE_ATOM and rec.end - rec.start >= 20:
+            notes = struct.unpack_from("<I", data, rec.start + 16)[0] or None
+        elif rec.type == _SHOW_INFO and rec.end - rec.start >= 12:
+            hidden = bool(struct.unpack_from("<H", data, rec.start + 10)[0] & _HIDDEN)
+        elif rec.type == _TEXT_HEADER:
+            kind = struct.unpack_from("<I", data, rec.start)[0]
+        elif rec.type in TEXT_TYPES:
+            texts.append((kind, text_of(data, rec)))
+        elif rec.type == _OUTLINE_REF:
+            index = struct.unpack_from("<I", data, rec.start)[0]
+            if index < len(held) and index not in used:
+                used.add(index)
+                texts.append(held[index])
+    texts += [t for i, t in enumerate(held) if i not in used]  # placeholders not referenced
+    return texts, notes, hidden
+
+
+def _slide(data: bytes, offsets: dict[int, int], entry: SlideEntry,
+           notes: dict[int, SlideEntry], read: set[int]) -> tuple[str, str]:
+    """(a slide's title, its whole text: see the module's docs); ``("", "")`` when hidden.
+    A notes page is read once: ``read`` holds the persist ids read so far."""
+    if entry.persist not in offsets:
+        raise ValueError(f"slide {entry.slide_id} is stored nowhere")
+    texts, notes_id, hidden = _page_texts(data, record_at(data, offsets[entry.persist]),
+                                          entry.texts)
+    if hidden:
+        return "", ""
+    shown = [(kind, _paragraphs(text)) for kind, text in texts]
+    titles = [text for kind, text in shown if kind in _TITLES and text]
+    parts = [*titles[:1], *(text for kind, text in shown if text and text not in titles[:1])]
+    page = notes.get(notes_id) if notes_id is not None else None
+    if page is not None and page.persist in offsets and page.persist not in read:
+        read.add(page.persist)
+        said, _, _ = _page_texts(data, record_at(data, offsets[page.persist]), page.texts)
+        parts += [text for text in (_paragraphs(t) for _, t in said) if text]
+    heading = " ".join(titles[0].split()) if titles else ""
+    return heading, "\n\n".join(parts)
+
+
+def _deck(ole: Any, path: Path) -> list[tuple[str, str]]:
+    """(title, text) of each slide of the compound file ``ole``, in the deck's order."""
+    user = stream(ole, "Current User", path, _KIND)
+    if len(user) < 20:
+        raise ValueError("a Current User stream too short")
+    token, current = struct.unpack_from("<II", user, 12)
+    if token == ENCRYPTED_TOKEN:
+        raise LoaderError(f"{printable(str(path))}: saved with a password, which vizrag does "
+                          "not read; save it without one")
+    data = stream(ole, "PowerPoint Document", path, _KIND)
+    offsets, document = persist_offsets(data, current)
+    if document not in offsets:
+        raise ValueError("the document is stored nowhere")
+    lists = slide_lists(data, record_at(data, offsets[document]))
+    notes = {entry.slide_id: entry for entry in lists.get(2, [])}
+    read: set[int] = set()  # a slide listed twice (no deck does) is read once
+    slides = []
+    for entry in lists.get(0, []):
+        if entry.persist not in read:
+            read.add(entry.persist)
+            slides.append(_slide(data, offsets, entry, notes, read))
+    return slides
+
+
+def ppt_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
+    """The document of the PowerPoint 97-2003 deck ``path`` (see the module's docs)."""
+    with foreign_file(path, _KIND), path.open("rb") as fh:
+        head = fh.read(4)
+    if head == b"PK\x03\x04":
+        return slides_document(path, id_from_path, root)
+    with opened_ole(path, _KIND) as ole:
+        if not ole.exists("PowerPoint Document"):
+            raise LoaderError(f"{printable(str(path))}: not {_KIND} (a PowerPoint 95 deck, "
+                              "or no deck: it has no 'PowerPoint Document' stream)")
+        slides = _deck(ole, path)
+        title = ole_title(ole)
+    title = title or next((t for t, _ in slides if t), path.stem)
+    return paged_document(path, path_id(path, id_from_path, root), cut_title(title),
+                          [text for _, text in slides])

@@ -1,0 +1,110 @@
+"""Write this folder's Office 97-2003 files again (not run by the tests, which read them).
+
+Needs LibreOffice (``apt-get install libreoffice-writer-nogui libreoffice-impress-nogui``),
+python-docx, python-pptx and olefile. Run from anywhere: ``python tests/data/office97/make.py``.
+It writes ``report.html``, ``notes.docx`` and ``deck.pptx`` in a temporary folder, converts
+them with ``soffice --convert-to`` ("MS Word 97", "MS PowerPoint 97") and blanks the
+deck's thumbnail (its summary information's ``PIDSI_THUMBNAIL``: 575 KiB of picture the tests
+never read) so the file compresses to a few KiB.
+"""
+
+from __future__ import annotations
+
+import shutil
+import struct
+import subprocess
+import tempfile
+from pathlib import Path
+
+import docx
+import olefile
+import pptx
+from docx.enum.text import WD_BREAK
+from pptx.util import Inches
+
+HERE = Path(__file__).parent
+REPORT = """<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>Quarterly Report Café</title></head>
+<body>
+<h1>Northwind Traders</h1>
+<p>Northwind Traders opened an office in Zürich in 1999. The café sells coffee for €3.</p>
+<p>See <a href="https://example.com/northwind">the Northwind site</a> for more.</p>
+<table border="1"><tr><td>City</td><td>Staff</td></tr><tr><td>Oslo</td><td>12</td></tr>
+<tr><td>東京</td><td></td></tr></table>
+<p>Ada Lovelace wrote the first program.</p>
+</body></html>
+"""
+
+
+def notes_docx(path: Path) -> None:
+    d = docx.Document()
+    d.sections[0].header.paragraphs[0].text = "HEADER TEXT"
+    d.sections[0].footer.paragraphs[0].text = "FOOTER TEXT"
+    d.add_heading("Plain Notes", 1)
+    p = d.add_paragraph("First line")
+    p.add_run().add_break()
+    p.add_run("second line of the same paragraph.")
+    d.add_paragraph("")
+    t = d.add_table(rows=2, cols=3)
+    t.cell(0, 0).text, t.cell(0, 1).text = "Name", "Role"
+    t.cell(1, 0).text, t.cell(1, 1).text, t.cell(1, 2).text = "Grace", "Admiral", "1906"
+    t.cell(1, 1).add_paragraph("and programmer")
+    p = d.add_paragraph("After the table.")
+    p.add_run().add_break(WD_BREAK.PAGE)
+    p.add_run("On page two.")
+    d.save(str(path))
+
+
+def deck_pptx(path: Path) -> None:
+    prs = pptx.Presentation()
+    prs.core_properties.title = "Harbour Plans"
+    s = prs.slides.add_slide(prs.slide_layouts[1])
+    s.shapes.title.text = "Northwind Harbour"
+    s.placeholders[1].text_frame.text = "Ships dock in Bergen.\nCranes lift containers."
+    s = prs.slides.add_slide(prs.slide_layouts[5])
+    s.shapes.title.text = "Budget"
+    box = s.shapes.add_textbox(Inches(1), Inches(2), Inches(4), Inches(1))
+    box.text_frame.text = "A text box: café costs €3 in 東京."
+    table = s.shapes.add_table(2, 2, Inches(1), Inches(4), Inches(4), Inches(1)).table
+    for (r, c), text in {(0, 0): "Item", (0, 1): "Cost", (1, 0): "Crane", (1, 1): "900"}.items():
+        table.cell(r, c).text = text
+    s.notes_slide.notes_text_frame.text = "Speaker note: mention Oslo."
+    s = prs.slides.add_slide(prs.slide_layouts[5])
+    s.shapes.title.text = "Secret slide"
+    s._element.set("show", "0")  # hidden
+    s = prs.slides.add_slide(prs.slide_layouts[5])
+    s.shapes.title.text = "Closing"
+    prs.save(str(path))
+
+
+def blank_thumbnail(path: Path) -> None:
+    ole = olefile.OleFileIO(str(path), write_mode=True)
+    info = bytearray(ole.openstream("\x05SummaryInformation").read())
+    section = struct.unpack_from("<I", info, 44)[0]
+    count = struct.unpack_from("<I", info, section + 4)[0]
+    for i in range(count):
+        pid, offset = struct.unpack_from("<II", info, section + 8 + 8 * i)
+        if pid == 0x11:
+            size = struct.unpack_from("<I", info, section + offset + 4)[0]
+            info[section + offset + 12:section + offset + 8 + size] = bytes(size - 4)
+    ole.write_stream("\x05SummaryInformation", bytes(info))
+    ole.close()
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        (work / "report.html").write_text(REPORT, encoding="utf-8")
+        notes_docx(work / "notes.docx")
+        deck_pptx(work / "deck.pptx")
+        for name, kind in (("report.html", "doc:MS Word 97"), ("notes.docx", "doc:MS Word 97"),
+                           ("deck.pptx", "ppt:MS PowerPoint 97")):
+            subprocess.run(["soffice", "--headless", "--convert-to", kind, "--outdir", tmp,
+                            str(work / name)], check=True, capture_output=True)
+        blank_thumbnail(work / "deck.ppt")
+        for name in ("report.doc", "notes.doc", "deck.ppt"):
+            shutil.copy(work / name, HERE / name)
+
+
+if __name__ == "__main__":
+    main()
