@@ -50,7 +50,8 @@ from .htmlpages import page_text
 from .textfiles import check_not_binary, foreign_file, path_id
 from .titles import cut_title
 
-__all__ = ["eml_document", "mbox_documents", "message_document"]
+__all__ = ["eml_document", "mail_document", "mbox_documents", "message_document",
+           "shown_body"]
 
 #: a body line a mailbox writer escaped (``>From ``: a line starting ``From `` would start
 #: a message), unescaped as mboxrd readers do
@@ -83,32 +84,48 @@ def _content(part: Message) -> str:
         return raw.decode("utf-8", "replace") if isinstance(raw, bytes) else ""
 
 
+def shown_body(text: str, html: bool) -> str:
+    """A body as a mail client shows it: an HTML body's text read as a page is, each line's
+    end spaces dropped."""
+    if html:
+        text = page_text(text)[1]
+    return "\n".join(line.rstrip() for line in text.strip().splitlines())
+
+
 def _body(msg: EmailMessage) -> str:
     """The body a mail client shows: the plain-text part, else the HTML part's text."""
     part = msg.get_body(preferencelist=("plain", "html"))
     if part is None:
         return ""
-    text = _content(part)
-    if part.get_content_subtype() == "html":
-        text = page_text(text)[1]
-    return "\n".join(line.rstrip() for line in text.strip().splitlines())
+    return shown_body(_content(part), part.get_content_subtype() == "html")
 
 
-def message_document(msg: EmailMessage, doc_id: str, stem: str, source: str) -> Document:
-    """The document of one message (see the module's docs): id ``doc_id`` (``""``: a
-    content-hash id), titled by its subject, else ``stem``."""
-    shown = [(name, _header(msg, name)) for name in _SHOWN]
+def mail_document(headers: dict[str, str], body: str, attachments: list[str], doc_id: str,
+                  stem: str, source: str) -> Document:
+    """The document of one message given its ``headers`` (``Subject``, ``From``, ``To``,
+    ``Cc``, ``Date``, ``Message-ID``; each on one line, ``""`` when absent), its ``body``
+    as shown and its attachments' file names (see the module's docs): id ``doc_id`` (``""``:
+    a content-hash id), titled by its subject, else ``stem``."""
+    shown = [(name, headers.get(name, "")) for name in _SHOWN]
     head = "\n".join(f"{name}: {value}" for name, value in shown if value)
     meta: dict[str, object] = {"source": source}
     for name, value in shown:
         if value:
             meta[name.lower()] = _iso_date(value) if name == "Date" else value
-    if message_id := _header(msg, "Message-ID"):
+    if message_id := headers.get("Message-ID", ""):
         meta["message_id"] = message_id
-    if files := [printable(f) for p in msg.iter_attachments() if (f := p.get_filename())]:
+    if files := [printable(f) for f in attachments if f]:
         meta["attachments"] = files
-    return Document(id=doc_id, title=cut_title(_header(msg, "Subject") or stem),
-                    text=f"{head}\n\n{_body(msg)}".strip(), metadata=meta)
+    return Document(id=doc_id, title=cut_title(headers.get("Subject", "") or stem),
+                    text=f"{head}\n\n{body}".strip(), metadata=meta)
+
+
+def message_document(msg: EmailMessage, doc_id: str, stem: str, source: str) -> Document:
+    """The document of one message (see the module's docs): :func:`mail_document` of its
+    headers, body and attachments."""
+    headers = {name: _header(msg, name) for name in ("Subject", *_SHOWN, "Message-ID")}
+    files = [f for p in msg.iter_attachments() if (f := p.get_filename())]
+    return mail_document(headers, _body(msg), files, doc_id, stem, source)
 
 
 def _parse(data: bytes) -> EmailMessage:

@@ -23,7 +23,8 @@ from .guards import printable
 
 __all__ = [
     "CSV_SUFFIXES", "DOC_SUFFIXES", "EMAIL_SUFFIXES", "EPUB_SUFFIXES", "FILE_SUFFIXES",
-    "HTML_SUFFIXES", "JSONL_SUFFIXES", "JSON_SUFFIXES", "MAILBOX_SUFFIXES", "NOTEBOOK_SUFFIXES",
+    "HTML_SUFFIXES", "JSONL_SUFFIXES", "JSON_SUFFIXES", "MAILBOX_SUFFIXES", "MSG_SUFFIXES",
+    "NOTEBOOK_SUFFIXES",
     "ODF_SUFFIXES", "PDF_SUFFIXES", "PPTX_SUFFIXES", "PPT_SUFFIXES", "READ_SUFFIXES",
     "RTF_SUFFIXES", "SUBTITLE_SUFFIXES", "SUFFIXED", "TEXT_SUFFIXES", "WORD_SUFFIXES",
     "XLSX_SUFFIXES", "XLS_SUFFIXES", "id_path",
@@ -56,6 +57,8 @@ ODF_SUFFIXES = (".odt", ".odp", ".ods")
 EPUB_SUFFIXES = (".epub",)
 #: e-mail messages, read as their headers and body (:mod:`.mails`)
 EMAIL_SUFFIXES = (".eml",)
+#: Outlook messages, read as an e-mail message is with the ``msg`` extra (:mod:`.msgfiles`)
+MSG_SUFFIXES = (".msg",)
 #: mailboxes (mbox), a document a message (:mod:`.mails`)
 MAILBOX_SUFFIXES = (".mbox",)
 #: Jupyter notebooks, read as their Markdown and code cells (:mod:`.notebooks`)
@@ -75,7 +78,8 @@ XLS_SUFFIXES = (".xls",)
 #: each (a large text file as parts; a CSV file without a text column)
 FILE_SUFFIXES = (*TEXT_SUFFIXES, *HTML_SUFFIXES, *PDF_SUFFIXES, *WORD_SUFFIXES, *DOC_SUFFIXES,
                  *PPTX_SUFFIXES, *PPT_SUFFIXES, *ODF_SUFFIXES, *CSV_SUFFIXES, *XLSX_SUFFIXES,
-                 *XLS_SUFFIXES, *EPUB_SUFFIXES, *EMAIL_SUFFIXES, *MAILBOX_SUFFIXES,
+                 *XLS_SUFFIXES, *EPUB_SUFFIXES, *EMAIL_SUFFIXES, *MSG_SUFFIXES,
+                 *MAILBOX_SUFFIXES,
                  *NOTEBOOK_SUFFIXES, *RTF_SUFFIXES, *SUBTITLE_SUFFIXES)
 #: the files whose ids keep their suffix (:func:`keeps_suffix`): all but text files
 SUFFIXED = frozenset(FILE_SUFFIXES) - frozenset(TEXT_SUFFIXES)
@@ -89,6 +93,7 @@ _EXTRAS = {".pdf": ("pypdf", "pdf", "PDFs"),
            **dict.fromkeys(PPT_SUFFIXES, ("olefile", "ppt", "PowerPoint 97-2003 decks")),
            **dict.fromkeys(XLSX_SUFFIXES, ("openpyxl", "xlsx", "Excel workbooks")),
            ".xls": ("xlrd", "xls", "Excel 97-2003 workbooks"),
+           ".msg": ("olefile", "msg", "Outlook messages"),
            ".rtf": ("striprtf.striprtf", "rtf", "RTF files")}
 
 

@@ -164,9 +164,8 @@ def check_not_binary(path: Path) -> None:
         raise LoaderError(f"{path}: a binary file, not text (NUL byte at byte {nul}); vizrag "
                           "reads UTF-8 text, Markdown, HTML, PDF, Office (.docx, .pptx, .xlsx, "
                           "their macro-enabled and template kinds, and .doc, .ppt, .xls), "
-                          "OpenDocument, EPUB, "
-                          "e-mail (.eml, .mbox), RTF, subtitles, Jupyter notebooks, CSV, JSON "
-                          "and JSONL: convert it to one of them first")
+                          "OpenDocument, EPUB, e-mail (.eml, .mbox, .msg), RTF, subtitles, "
+                          "Jupyter notebooks, CSV, JSON and JSONL: convert it to one of them first")
 
 
 def path_id(path: Path, id_from_path: bool, root: Path | None) -> str:

@@ -1,10 +1,10 @@
 """The files read whole, each by its own reader, by suffix: HTML pages (:mod:`.htmlpages`),
 PDFs (:mod:`.pdfs`), Word documents (:mod:`.wordfiles`; 97-2003 ones: :mod:`.docfiles`),
 PowerPoint decks (:mod:`.slides`; 97-2003 ones: :mod:`.pptfiles`), OpenDocument text,
-presentations and spreadsheets (:mod:`.opendocs`, :mod:`.odsfiles`),
-Excel workbooks (:mod:`.sheets`; 97-2003 ones: :mod:`.xlsfiles`), EPUB e-books
-(:mod:`.ebooks`), e-mail messages (:mod:`.mails`), RTF files (:mod:`.rtffiles`), subtitles
-(:mod:`.subtitles`) and Jupyter notebooks (:mod:`.notebooks`). Each reader of
+presentations and spreadsheets (:mod:`.opendocs`, :mod:`.odsfiles`), Excel workbooks
+(:mod:`.sheets`; 97-2003 ones: :mod:`.xlsfiles`), EPUB e-books (:mod:`.ebooks`), e-mail
+messages (:mod:`.mails`; Outlook's: :mod:`.msgfiles`), RTF files (:mod:`.rtffiles`),
+subtitles (:mod:`.subtitles`) and Jupyter notebooks (:mod:`.notebooks`). Each reader of
 :data:`WHOLE_FILES` takes ``(path, id_from_path, root)`` and returns the file's one
 document; each of :data:`WORKBOOKS` (spreadsheets: a sheet of records gives a document a
 row, :mod:`.workbooks`) also takes the record fields (``text_field=``, ``id_field=``,
@@ -14,8 +14,8 @@ never read in parts.
 Example:
     >>> sorted(WHOLE_FILES)  # doctest: +NORMALIZE_WHITESPACE
     ['.doc', '.docm', '.docx', '.dot', '.dotm', '.dotx', '.eml', '.epub', '.htm', '.html',
-     '.ipynb', '.odp', '.odt', '.pdf', '.pot', '.potm', '.potx', '.pps', '.ppsm', '.ppsx', '.ppt',
-     '.pptm', '.pptx', '.rtf', '.srt', '.vtt', '.xhtml']
+     '.ipynb', '.msg', '.odp', '.odt', '.pdf', '.pot', '.potm', '.potx', '.pps', '.ppsm',
+     '.ppsx', '.ppt', '.pptm', '.pptx', '.rtf', '.srt', '.vtt', '.xhtml']
     >>> sorted(WORKBOOKS)
     ['.ods', '.xls', '.xlsm', '.xlsx', '.xltm', '.xltx']
 """
@@ -30,6 +30,7 @@ from .docfiles import doc_document
 from .ebooks import epub_document
 from .htmlpages import html_document
 from .mails import eml_document, mbox_documents
+from .msgfiles import msg_document
 from .notebooks import notebook_document
 from .odsfiles import ods_documents
 from .opendocs import odp_document, odt_document
@@ -45,6 +46,7 @@ from .suffixes import (
     EPUB_SUFFIXES,
     HTML_SUFFIXES,
     MAILBOX_SUFFIXES,
+    MSG_SUFFIXES,
     NOTEBOOK_SUFFIXES,
     PDF_SUFFIXES,
     PPT_SUFFIXES,
@@ -66,7 +68,7 @@ WHOLE_FILES: dict[str, Callable[[Path, bool, Path | None], Document]] = {
     **dict.fromkeys(WORD_SUFFIXES, word_document), **dict.fromkeys(DOC_SUFFIXES, doc_document),
     **dict.fromkeys(PPTX_SUFFIXES, slides_document), **dict.fromkeys(PPT_SUFFIXES, ppt_document),
     ".odt": odt_document,    ".odp": odp_document, **dict.fromkeys(EPUB_SUFFIXES, epub_document),
-    **dict.fromkeys(EMAIL_SUFFIXES, eml_document),
+    **dict.fromkeys(EMAIL_SUFFIXES, eml_document), **dict.fromkeys(MSG_SUFFIXES, msg_document),
     **dict.fromkeys(NOTEBOOK_SUFFIXES, notebook_document),
     **dict.fromkeys(RTF_SUFFIXES, rtf_document),
     **dict.fromkeys(SUBTITLE_SUFFIXES, subtitle_document)}

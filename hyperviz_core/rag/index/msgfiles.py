@@ -1,0 +1,158 @@
+"""Reading Outlook messages (``.msg``: a message Outlook saved, or dragged out of it) as
+documents, with the ``msg`` extra (`olefile <https://pypi.org/project/olefile/>`_ opens the
+compound file; its properties are read as MS-OXMSG lays them out).
+
+A message reads as an ``.eml`` message does (:func:`~.mails.mail_document`): titled by
+its subject, else the file's stem; its text the ``From``, ``To``, ``Cc`` and ``Date`` lines,
+a blank line, then the body (the plain-text body, else the HTML body read as a page is);
+its metadata the headers, ``message_id`` and the attachments' file names, which are not
+read. The id keeps the suffix (``offer.msg``). ``From`` is the sender's name and address
+(an Exchange-only address, ``/O=...``, is left out); ``To`` and ``Cc`` are read from the
+recipients (their names and addresses), else from the display lists Outlook keeps; ``Date``
+is when the message was sent, else when it arrived (UTC). Text stored 8-bit is decoded by
+the code page the message declares (Windows-1252 when it declares none Python knows).
+
+A message whose only body is Outlook's compressed RTF gives its headers and no body. A file
+that is no compound file, or no message, is a :class:`~.errors.LoaderError` naming it; so
+is one read without the extra, and a folder walk without it leaves ``.msg`` files out,
+listed with the command that installs it. Nothing in the message is run and nothing is
+fetched; its streams are read into memory.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import struct
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from ..types import Document
+from .errors import LoaderError
+from .guards import printable
+from .mails import mail_document, shown_body
+from .olefiles import opened_ole
+from .textfiles import path_id
+
+__all__ = ["msg_document"]
+
+_KIND = "an Outlook message"
+_PROPS = "__properties_version1.0"
+_SUBJECT, _BODY, _HTML, _MESSAGE_ID = 0x0037, 0x1000, 0x1013, 0x1035
+_SENDER, _SENDER_SMTP, _SENDER_ADDRESS = 0x0C1A, 0x5D01, 0x0C1F
+_SHOWN_TO, _SHOWN_CC = 0x0E04, 0x0E03
+_SENT, _ARRIVED = 0x0039, 0x0E06  # PT_SYSTIME properties
+_CODE_PAGES = (0x3FDE, 0x3FFD)  # PR_INTERNET_CPID, PR_MESSAGE_CODEPAGE
+_NAME, _SMTP, _ADDRESS, _KIND_OF_RECIPIENT = 0x3001, 0x39FE, 0x3003, 0x0C15
+_FILE_NAMES = (0x3707, 0x3704, 0x3001)  # an attachment's long name, short name, shown name
+_EPOCH = datetime(1601, 1, 1, tzinfo=UTC)  # FILETIME counts 100 ns from here
+
+
+class _Storage:
+    """The properties of one storage of a message (the message, a recipient, an
+    attachment): strings in ``__substg1.0_`` streams, fixed values in its properties
+    stream (after a header of ``head`` bytes)."""
+
+    def __init__(self, ole: Any, prefix: str, head: int, codepage: str = "cp1252") -> None:
+        self._ole, self._prefix, self.codepage = ole, prefix, codepage
+        self.fixed: dict[int, bytes] = {}
+        name = prefix + _PROPS
+        raw = ole.openstream(name).read() if ole.exists(name) else b""
+        for at in range(head, len(raw) - 15, 16):
+            tag = struct.unpack_from("<I", raw, at)[0]
+            self.fixed[tag >> 16] = raw[at + 8:at + 16]
+
+    def _stream(self, prop: int, kind: int) -> bytes | None:
+        name = f"{self._prefix}__substg1.0_{prop:04X}{kind:04X}"
+        return self._ole.openstream(name).read() if self._ole.exists(name) else None
+
+    def text(self, prop: int) -> str:
+        """A string property (UTF-16, else 8-bit in :attr:`codepage`), ``""`` when absent."""
+        wide = self._stream(prop, 0x001F)
+        if wide is not None:
+            return wide.decode("utf-16-le", "replace").rstrip("\x00")
+        narrow = self._stream(prop, 0x001E) or self._stream(prop, 0x0102)
+        return narrow.decode(self.codepage, "replace").rstrip("\x00") if narrow else ""
+
+    def line(self, prop: int) -> str:
+        """A string property on one line (a header's value)."""
+        return " ".join(self.text(prop).split())
+
+    def number(self, prop: int) -> int | None:
+        raw = self.fixed.get(prop)
+        return struct.unpack_from("<i", raw)[0] if raw else None
+
+    def time(self, prop: int) -> datetime | None:
+        raw = self.fixed.get(prop)
+        ticks = struct.unpack_from("<Q", raw)[0] if raw else 0
+        return _EPOCH + timedelta(microseconds=ticks // 10) if ticks else None
+
+
+def _codepage(top: _Storage) -> str:
+    """The code page the message declares for its 8-bit text, as Python names it."""
+    for prop in _CODE_PAGES:
+        number = top.number(prop)
+        if number:
+            name = "utf-8" if number == 65001 else f"cp{number}"
+            try:
+                "".encode(name)
+                return name
+            except LookupError:
+                continue
+    return "cp1252"
+
+
+def _address(name: str, smtp: str, address: str) -> str:
+    """``Name <address>`` (an Exchange-only address, ``/O=...``, left out)."""
+    where = smtp or ("" if address.startswith("/") else address)
+    return email.utils.formataddr((name, where)) if where else name
+
+
+def _parts(ole: Any, prefix: str) -> list[str]:
+    """The storages of the message whose names start with ``prefix``, in order."""
+    found = {entry[0] for entry in ole.listdir(streams=False, storages=True)
+             if len(entry) == 1 and entry[0].startswith(prefix)}
+    return sorted(found)
+
+
+def _recipients(ole: Any, codepage: str) -> dict[int, list[str]]:
+    """The recipients by kind (1: To, 2: Cc, 3: Bcc), each ``Name <address>``."""
+    out: dict[int, list[str]] = {}
+    for storage in _parts(ole, "__recip_version1.0_"):
+        who = _Storage(ole, storage + "/", 8, codepage)
+        shown = _address(who.line(_NAME), who.line(_SMTP), who.line(_ADDRESS))
+        if shown:
+            out.setdefault(who.number(_KIND_OF_RECIPIENT) or 1, []).append(shown)
+    return out
+
+
+def _message(ole: Any, path: Path, id_from_path: bool, root: Path | None) -> Document:
+    """The message's document: its headers, body and attachment names."""
+    top = _Storage(ole, "", 32)
+    top.codepage = _codepage(top)
+    recipients = _recipients(ole, top.codepage)
+    sent = top.time(_SENT) or top.time(_ARRIVED)
+    headers = {
+        "Subject": top.line(_SUBJECT),
+        "From": _address(top.line(_SENDER), top.line(_SENDER_SMTP), top.line(_SENDER_ADDRESS)),
+        "To": ", ".join(recipients.get(1, [])) or top.line(_SHOWN_TO),
+        "Cc": ", ".join(recipients.get(2, [])) or top.line(_SHOWN_CC),
+        "Date": email.utils.format_datetime(sent) if sent else "",
+        "Message-ID": top.line(_MESSAGE_ID)}
+    body = top.text(_BODY)
+    shown = shown_body(body, False) if body.strip() else shown_body(top.text(_HTML), True)
+    files = []
+    for storage in _parts(ole, "__attach_version1.0_"):
+        part = _Storage(ole, storage + "/", 8, top.codepage)
+        files.append(next((n for n in (part.line(p) for p in _FILE_NAMES) if n), ""))
+    return mail_document(headers, shown, files, path_id(path, id_from_path, root), path.stem,
+                         str(path))
+
+
+def msg_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
+    """The document of the Outlook message ``path`` (see the module's docs)."""
+    with opened_ole(path, _KIND) as ole:
+        if not ole.exists(_PROPS):
+            raise LoaderError(f"{printable(str(path))}: not {_KIND} (it has no "
+                              f"{_PROPS!r} stream)")
+        return _message(ole, path, id_from_path, root)
