@@ -15,6 +15,7 @@ import struct
 from pathlib import Path
 
 import pytest
+from compound_files import write_compound
 from office_files import folder_top, write_docx
 
 from hyperviz_core.rag.index.errors import LoaderError
@@ -276,12 +277,27 @@ def test_a_deck_it_cannot_read_is_named(tmp_path: Path) -> None:
         load_documents(word)
 
 
-def test_a_pptx_named_ppt_is_read_as_one(tmp_path: Path) -> None:
+def test_a_pptx_named_ppt_and_a_ppt_named_pptx_are_read_as_what_they_are(
+        tmp_path: Path) -> None:
     from office_files import write_pptx
 
     write_pptx(tmp_path / "new.ppt")
     [doc] = load_documents(tmp_path / "new.ppt")
     assert doc.id == "new.ppt" and doc.metadata["pages"] >= 1 and doc.text
+    [old] = load_documents(_copy(tmp_path, "deck.ppt", "old.pptx"))
+    assert (old.id, _pages(old)) == ("old.pptx", DECK)
+
+
+def test_a_doc_named_docx_is_read_as_one_and_a_password_is_named(tmp_path: Path) -> None:
+    """Before, a .doc named .docx was an error telling to save it as .docx; an Office 2007+
+    file saved with a password is a compound file holding the encrypted package."""
+    [doc] = load_documents(_copy(tmp_path, "report.doc", "report.docx"))
+    assert (doc.id, doc.text) == ("report.docx", REPORT)
+    locked = {"EncryptionInfo": b"\x04\x00\x04\x00", "EncryptedPackage": b"\x00" * 64}
+    for name in ("locked.docx", "locked.pptx", "locked.doc"):
+        with pytest.raises(LoaderError, match=rf"{name.replace('.', '[.]')}: saved with a "
+                                              "password, which vizrag does not read"):
+            load_documents(write_compound(tmp_path / name, locked))
 
 
 def test_a_folder_walk_reads_them_and_vizrag_query_names_the_slides(

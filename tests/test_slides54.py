@@ -54,11 +54,15 @@ def test_a_deck_is_titled_by_its_own_title_then_a_slide_title_then_its_stem(
 
 def test_files_that_are_no_decks_are_errors_naming_them(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    old = tmp_path / "old.pptx"  # a PowerPoint 97 .ppt (an OLE container) renamed
+    old = tmp_path / "old.pptx"  # a damaged compound file (as .ppt decks are) renamed
     old.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 504)
-    with pytest.raises(LoaderError, match=r"old\.pptx: not a PowerPoint deck python-pptx can "
-                                          r"read \(not a \.pptx zip file: an old \.ppt"):
-        load_documents(old)
+    with pytest.raises(LoaderError, match=r"old\.pptx: not a PowerPoint 97-2003 deck \("):
+        load_documents(old)  # since stop 57 read as what it holds (tests/test_office97_57.py)
+    text = tmp_path / "text.pptx"
+    text.write_text("plain text")
+    with pytest.raises(LoaderError, match=r"text\.pptx: not a PowerPoint deck python-pptx can "
+                                          r"read \(not a \.pptx zip file\)"):
+        load_documents(text)
     other = tmp_path / "other.pptx"  # a zip file, but no deck in it
     with zipfile.ZipFile(other, "w") as zf:
         zf.writestr("hello.txt", "hi")

@@ -44,11 +44,15 @@ def test_a_word_document_reads_as_its_paragraphs_and_tables(tmp_path: Path) -> N
 
 def test_files_that_are_no_word_documents_are_errors_naming_them(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    old = tmp_path / "old.docx"  # a Word 97 .doc (an OLE container) renamed
+    old = tmp_path / "old.docx"  # a damaged compound file (as Word 97 .doc files are) renamed
     old.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 504)
-    with pytest.raises(LoaderError, match=r"old\.docx: not a Word document python-docx can "
-                                          r"read \(not a \.docx zip file"):
-        load_documents(old)
+    with pytest.raises(LoaderError, match=r"old\.docx: not a Word 97-2003 document \("):
+        load_documents(old)  # since stop 57 read as what it holds (tests/test_office97_57.py)
+    text = tmp_path / "text.docx"
+    text.write_text("plain text")
+    with pytest.raises(LoaderError, match=r"text\.docx: not a Word document python-docx can "
+                                          r"read \(not a \.docx zip file\)"):
+        load_documents(text)
     other = tmp_path / "other.docx"  # a zip file, but no Word document in it
     with zipfile.ZipFile(other, "w") as zf:
         zf.writestr("hello.txt", "hi")

@@ -12,9 +12,9 @@ pictures, drawings and footnote marks give no text. Headers, footers, footnotes,
 and text boxes are not read. The title is the file's own (its summary information's), else
 the file's stem.
 
-A ``.docx`` file or an RTF file named ``.doc`` (which Word opens all the same) is read as
-one (:mod:`.wordfiles`, :mod:`.rtffiles`, with their extras). A Word 6.0/95 document, one
-saved with a password and a file that is neither is each a :class:`~.errors.LoaderError`
+A ``.docx`` file or an RTF file named ``.doc``, and a ``.doc`` file named ``.docx``, are
+read as what they are (:mod:`.officekinds`). A Word 6.0/95 document, one saved with a
+password and a file that is neither is each a :class:`~.errors.LoaderError`
 naming the file; so is a damaged one and one read without the extra, and a folder walk
 without it leaves ``.doc`` files out, listed with the command that installs it. Nothing in
 the file is run (macros are not read) and nothing is fetched; its streams are read into
@@ -34,11 +34,9 @@ from .docparas import ParagraphFlags
 from .errors import LoaderError
 from .guards import printable
 from .olefiles import ole_title, opened_ole, stream
-from .rtffiles import rtf_document
 from .tables import table_text
-from .textfiles import foreign_file, path_id
+from .textfiles import path_id
 from .titles import cut_title
-from .wordfiles import word_document
 
 __all__ = ["doc_document"]
 
@@ -52,8 +50,6 @@ _CLX, _PAPX = 33, 13  # the FibRgFcLcb97 pairs naming the piece table and paragr
 #: (``\r``) and cells (``\x07``) are read by :func:`_blocks`
 _MARKS: dict[int, str | None] = {**dict.fromkeys(range(0x20), None), 0x09: " ", 0x0B: "\n",
                                  0x0C: "\n", 0x0E: "\n", 0x1E: "-", 0xA0: " "}
-#: the files Word opens as a .doc file all the same: (their first bytes, their reader)
-_RENAMED = ((b"PK\x03\x04", word_document), (b"{\\rtf", rtf_document))
 _FIELD = re.compile("[\x13\x14\x15]")
 _ENDS = re.compile("[\r\x07]")
 
@@ -229,12 +225,7 @@ def _word_text(ole: Any, path: Path) -> list[str]:
 
 def doc_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
     """The document of the Word 97-2003 file ``path`` (see the module's docs)."""
-    with foreign_file(path, _KIND), path.open("rb") as fh:
-        head = fh.read(8)
-    for magic, read in _RENAMED:
-        if head.startswith(magic):
-            return read(path, id_from_path, root)
-    with opened_ole(path, _KIND) as ole:
+    with opened_ole(path, _KIND, ".doc") as ole:
         blocks = _word_text(ole, path)
         title = ole_title(ole)
     return Document(id=path_id(path, id_from_path, root), title=cut_title(title or path.stem),

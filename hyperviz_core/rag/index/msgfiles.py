@@ -151,7 +151,7 @@ def _message(ole: Any, path: Path, id_from_path: bool, root: Path | None) -> Doc
 
 def msg_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
     """The document of the Outlook message ``path`` (see the module's docs)."""
-    with opened_ole(path, _KIND) as ole:
+    with opened_ole(path, _KIND, ".msg") as ole:
         if not ole.exists(_PROPS):
             raise LoaderError(f"{printable(str(path))}: not {_KIND} (it has no "
                               f"{_PROPS!r} stream)")

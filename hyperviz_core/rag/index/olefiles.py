@@ -25,11 +25,12 @@ __all__ = ["OLE_MAGIC", "ole_title", "opened_ole", "stream"]
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 
 @contextmanager
-def opened_ole(path: Path, kind: str) -> Iterator[Any]:
+def opened_ole(path: Path, kind: str, suffix: str) -> Iterator[Any]:
     """The compound file ``path`` (an ``olefile.OleFileIO``), closed after the block; a
     :class:`LoaderError` naming the file when it is not one, or when reading it fails
-    (``kind``: what it should be, e.g. ``"a Word 97-2003 document"``)."""
-    olefile = reader_module(path)
+    (``kind``: what it should be, e.g. ``"a Word 97-2003 document"``; ``suffix``: the one of
+    such files, whose extra reads it, as the file may be named otherwise)."""
+    olefile = reader_module(path, suffix)
     with foreign_file(path, kind):
         with path.open("rb") as fh:
             head = fh.read(len(OLE_MAGIC))
@@ -37,8 +38,15 @@ def opened_ole(path: Path, kind: str) -> Iterator[Any]:
             raise LoaderError(f"{printable(str(path))}: not {kind} (no compound file: it does "
                               f"not start with the bytes every {path.suffix.lower()} file "
                               "starts with)")
-        ole = olefile.OleFileIO(str(path))
         try:
+            ole = olefile.OleFileIO(str(path))
+        except OSError as exc:  # olefile's own errors are OSErrors: the file is damaged
+            raise LoaderError(f"{printable(str(path))}: not {kind} (a damaged compound file: "
+                              f"{printable(str(exc))[:200]})") from None
+        try:
+            if ole.exists("EncryptedPackage"):  # an Office 2007+ file saved with a password
+                raise LoaderError(f"{printable(str(path))}: saved with a password, which "
+                                  "vizrag does not read; save it without one")
             yield ole
         finally:
             ole.close()

@@ -10,8 +10,8 @@ its speaker notes. Masters, pictures and charts give no text, nor do the slide-n
 date fields. A hidden slide gives none either, and keeps its number. The title is the
 file's own (its summary information's), else the first slide title, else the file's stem.
 
-A ``.pptx`` file named ``.ppt`` (which PowerPoint opens all the same) is read as one
-(:mod:`.slides`, with the ``pptx`` extra). A deck saved with a password, a PowerPoint 95
+A ``.pptx`` file named ``.ppt``, and a ``.ppt`` file named ``.pptx``, are read as what they
+are (:mod:`.officekinds`). A deck saved with a password, a PowerPoint 95
 deck and a file that is neither is each a :class:`~.errors.LoaderError` naming the file; so
 is a damaged one and one read without the extra, and a folder walk without it leaves these
 files out, listed with the command that installs it. Nothing in the file is run and nothing
@@ -40,8 +40,7 @@ from .pptrecords import (
     slide_lists,
     text_of,
 )
-from .slides import slides_document
-from .textfiles import foreign_file, path_id
+from .textfiles import path_id
 from .titles import cut_title
 
 __all__ = ["ppt_document"]
@@ -135,11 +134,7 @@ def _deck(ole: Any, path: Path) -> list[tuple[str, str]]:
 
 def ppt_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
     """The document of the PowerPoint 97-2003 deck ``path`` (see the module's docs)."""
-    with foreign_file(path, _KIND), path.open("rb") as fh:
-        head = fh.read(4)
-    if head == b"PK\x03\x04":
-        return slides_document(path, id_from_path, root)
-    with opened_ole(path, _KIND) as ole:
+    with opened_ole(path, _KIND, ".ppt") as ole:
         if not ole.exists("PowerPoint Document"):
             raise LoaderError(f"{printable(str(path))}: not {_KIND} (a PowerPoint 95 deck, "
                               "or no deck: it has no 'PowerPoint Document' stream)")

@@ -12,9 +12,10 @@ slide show) gives none either, and keeps its number, so page numbers are slide n
 title is the file's own (its core properties' ``title``), else the first slide title, else
 the file's stem.
 
-A file python-pptx cannot read (an old ``.ppt`` renamed, a deck saved with a password) and a
-``.pptx`` whose parts would unpack to more than :data:`~.zipped.MAX_UNPACKED` bytes are each
-a :class:`~.errors.LoaderError` naming the file; so is one read without the extra, and a
+A file python-pptx cannot read (a ``.ppt`` deck or one saved with a password never reaches
+this reader: :mod:`.officekinds` hands it to :mod:`.pptfiles`) and a ``.pptx`` whose parts
+would unpack to more than :data:`~.zipped.MAX_UNPACKED` bytes are each a
+:class:`~.errors.LoaderError` naming the file; so is one read without the extra, and a
 folder walk without it leaves ``.pptx`` files out, listed with the command that installs it.
 A macro-enabled deck (``.pptm``), a template (``.potx``, ``.potm``) or a slide show
 (``.ppsx``, ``.ppsm``) reads as a ``.pptx`` (:func:`~.zipped.plain_package`): its macros are

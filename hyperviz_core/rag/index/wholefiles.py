@@ -26,19 +26,17 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ..types import Document
-from .docfiles import doc_document
 from .ebooks import epub_document
 from .htmlpages import html_document
 from .mails import eml_document, mbox_documents
 from .msgfiles import msg_document
 from .notebooks import notebook_document
 from .odsfiles import ods_documents
+from .officekinds import deck_file, word_file
 from .opendocs import odp_document, odt_document
 from .pdfs import pdf_document
-from .pptfiles import ppt_document
 from .rtffiles import rtf_document
 from .sheets import xlsx_documents
-from .slides import slides_document
 from .subtitles import subtitle_document
 from .suffixes import (
     DOC_SUFFIXES,
@@ -57,7 +55,6 @@ from .suffixes import (
     XLS_SUFFIXES,
     XLSX_SUFFIXES,
 )
-from .wordfiles import word_document
 from .xlsfiles import xls_documents
 
 __all__ = ["MAILBOXES", "WHOLE_FILES", "WORKBOOKS"]
@@ -65,8 +62,8 @@ __all__ = ["MAILBOXES", "WHOLE_FILES", "WORKBOOKS"]
 #: suffix -> the reader of such files
 WHOLE_FILES: dict[str, Callable[[Path, bool, Path | None], Document]] = {
     **dict.fromkeys(HTML_SUFFIXES, html_document), **dict.fromkeys(PDF_SUFFIXES, pdf_document),
-    **dict.fromkeys(WORD_SUFFIXES, word_document), **dict.fromkeys(DOC_SUFFIXES, doc_document),
-    **dict.fromkeys(PPTX_SUFFIXES, slides_document), **dict.fromkeys(PPT_SUFFIXES, ppt_document),
+    **dict.fromkeys((*WORD_SUFFIXES, *DOC_SUFFIXES), word_file),
+    **dict.fromkeys((*PPTX_SUFFIXES, *PPT_SUFFIXES), deck_file),
     ".odt": odt_document,    ".odp": odp_document, **dict.fromkeys(EPUB_SUFFIXES, epub_document),
     **dict.fromkeys(EMAIL_SUFFIXES, eml_document), **dict.fromkeys(MSG_SUFFIXES, msg_document),
     **dict.fromkeys(NOTEBOOK_SUFFIXES, notebook_document),

@@ -10,14 +10,15 @@ line each with their cells joined by `` | `` (a cell's own paragraphs by spaces)
 :mod:`.htmlpages`. Headers, footers, footnotes, comments and text boxes are not read
 (python-docx reads the body).
 
-A file python-docx cannot read (an old ``.doc`` renamed, a password-protected document,
-which Word stores encrypted in another container) and a ``.docx`` whose parts would unpack
-to more than :data:`~.zipped.MAX_UNPACKED` bytes (a zip bomb) are each a
-:class:`~.errors.LoaderError` naming the file; so is one read without the extra, and a
-folder walk without it leaves ``.docx`` files out, listed with the command that installs
-it. A macro-enabled document (``.docm``) or a template (``.dotx``, ``.dotm``) reads as a
-``.docx`` (:func:`~.zipped.plain_package`): its macros are never read, let alone run.
-Nothing in the file is run and nothing is fetched.
+A file python-docx cannot read and a ``.docx`` whose parts would unpack to more than
+:data:`~.zipped.MAX_UNPACKED` bytes (a zip bomb) are each a :class:`~.errors.LoaderError`
+naming the file; so is one read without the extra, and a folder walk without it leaves
+``.docx`` files out, listed with the command that installs it. A macro-enabled document
+(``.docm``) or a template (``.dotx``, ``.dotm``) reads as a ``.docx``
+(:func:`~.zipped.plain_package`): its macros are never read, let alone run. Nothing in the
+file is run and nothing is fetched. A Word 97-2003 file named ``.docx`` and a
+password-protected document (stored encrypted in a compound file) never reach this reader:
+:mod:`.officekinds` hands them to :mod:`.docfiles`.
 """
 
 from __future__ import annotations
