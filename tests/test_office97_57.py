@@ -329,3 +329,18 @@ def test_without_the_extra_the_file_is_named_with_the_install_command(
         load_documents(path)
     found = walk(tmp_path)
     assert found.files == [] and f"'{extra}' extra" in found.skipped[0][1]
+
+
+def test_a_workbook_of_either_kind_under_the_others_suffix_is_read_as_what_it_is(
+        tmp_path: Path) -> None:
+    """Before, an .xls named .xlsx was an error telling to save it as .xlsx, and an .xlsx
+    named .xls one telling xlrd could not read it."""
+    from office_files import XLS, write_xlsx
+
+    old = tmp_path / "old.xlsx"
+    shutil.copy(XLS, old)
+    assert [d.id for d in load_documents(old)] == ["7", "b2", "old.xlsx"]
+    as_xlsx = load_documents(write_xlsx(tmp_path / "a.xlsx", title="Team"))
+    as_xls = load_documents(write_xlsx(tmp_path / "new.xls", title="Team"))
+    assert [(d.title, d.text) for d in as_xls] == [(d.title, d.text) for d in as_xlsx]
+    assert as_xls[-1].id == "new.xls"

@@ -33,11 +33,16 @@ def test_a_workbook_reads_as_its_sheets(tmp_path: Path) -> None:
 
 def test_files_that_are_no_workbooks_are_errors_naming_them(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    old = tmp_path / "old.xlsx"  # an Excel 97 .xls (an OLE container) renamed
+    old = tmp_path / "old.xlsx"  # a damaged compound file (as .xls workbooks are) renamed
     old.write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 504)
-    with pytest.raises(LoaderError, match=r"old\.xlsx: not an Excel workbook openpyxl can "
-                                          r"read \(not a \.xlsx zip file: an old \.xls"):
-        load_documents(old)
+    with pytest.raises(LoaderError, match=r"old\.xlsx: not an Excel 97-2003 workbook xlrd "
+                                          r"can read \("):
+        load_documents(old)  # since stop 57 read as what it holds (officekinds)
+    text = tmp_path / "text.xlsx"
+    text.write_text("plain text")
+    with pytest.raises(LoaderError, match=r"text\.xlsx: not an Excel workbook openpyxl can "
+                                          r"read \(not a zip package\)"):
+        load_documents(text)
     monkeypatch.setattr(zipped, "MAX_UNPACKED", 1000)
     with pytest.raises(LoaderError, match=r"big\.xlsx: unpacks to more than 0 MiB"):
         load_documents(write_xlsx(tmp_path / "big.xlsx"))

@@ -61,7 +61,7 @@ def test_files_that_are_no_decks_are_errors_naming_them(
     text = tmp_path / "text.pptx"
     text.write_text("plain text")
     with pytest.raises(LoaderError, match=r"text\.pptx: not a PowerPoint deck python-pptx can "
-                                          r"read \(not a \.pptx zip file\)"):
+                                          r"read \(not a zip package\)"):
         load_documents(text)
     other = tmp_path / "other.pptx"  # a zip file, but no deck in it
     with zipfile.ZipFile(other, "w") as zf:

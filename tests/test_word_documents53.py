@@ -51,7 +51,7 @@ def test_files_that_are_no_word_documents_are_errors_naming_them(
     text = tmp_path / "text.docx"
     text.write_text("plain text")
     with pytest.raises(LoaderError, match=r"text\.docx: not a Word document python-docx can "
-                                          r"read \(not a \.docx zip file\)"):
+                                          r"read \(not a zip package\)"):
         load_documents(text)
     other = tmp_path / "other.docx"  # a zip file, but no Word document in it
     with zipfile.ZipFile(other, "w") as zf:

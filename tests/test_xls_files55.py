@@ -36,11 +36,16 @@ def test_a_workbook_reads_as_its_sheets_and_records(tmp_path: Path) -> None:
 
 def test_files_xlrd_cannot_read_are_errors_naming_them(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    renamed = tmp_path / "new.xls"  # an .xlsx (a zip) renamed
+    renamed = tmp_path / "new.xls"  # a damaged .xlsx (a zip) renamed: read as one since stop 57
     renamed.write_bytes(b"PK\x03\x04" + b"\x00" * 200)
-    with pytest.raises(LoaderError, match=r"new\.xls: not an Excel 97-2003 workbook xlrd can "
-                                          r"read \("):
+    with pytest.raises(LoaderError, match=r"new\.xls: not an Excel workbook openpyxl can "
+                                          r"read \(not a zip package\)"):
         load_documents(renamed)
+    text = tmp_path / "text.xls"
+    text.write_text("plain text")
+    with pytest.raises(LoaderError, match=r"text\.xls: not an Excel 97-2003 workbook xlrd can "
+                                          r"read \("):
+        load_documents(text)
     padded = tmp_path / "padded.xls"  # xlrd warns of its size: on stdout, before
     padded.write_bytes(XLS.read_bytes() + b"\x00" * 100)
     capsys.readouterr()

@@ -75,9 +75,9 @@ def xlsx_documents(path: Path, id_from_path: bool, root: Path | None = None, *,
                    title_field: str = "title") -> Iterator[tuple[Document, str]]:
     """The documents of the Excel workbook ``path`` (see the module's docs), each with
     where it came from."""
-    openpyxl = reader_module(path)
-    with reading_package(path, "an Excel workbook openpyxl can read"):
-        book = openpyxl.load_workbook(str(path), read_only=True, data_only=True)
+    openpyxl = reader_module(path, ".xlsx")
+    with reading_package(path, "an Excel workbook openpyxl can read"), path.open("rb") as fh:
+        book = openpyxl.load_workbook(fh, read_only=True, data_only=True)  # whatever suffix
         try:  # the rows are read as the documents are asked for (the file stays open)
             title = cut_title(" ".join((book.properties.title or "").split()) or path.stem)
             yield from workbook_documents(path, path_id(path, id_from_path, root), title,

@@ -32,11 +32,10 @@ from .mails import eml_document, mbox_documents
 from .msgfiles import msg_document
 from .notebooks import notebook_document
 from .odsfiles import ods_documents
-from .officekinds import deck_file, word_file
+from .officekinds import deck_file, word_file, workbook_file
 from .opendocs import odp_document, odt_document
 from .pdfs import pdf_document
 from .rtffiles import rtf_document
-from .sheets import xlsx_documents
 from .subtitles import subtitle_document
 from .suffixes import (
     DOC_SUFFIXES,
@@ -55,7 +54,6 @@ from .suffixes import (
     XLS_SUFFIXES,
     XLSX_SUFFIXES,
 )
-from .xlsfiles import xls_documents
 
 __all__ = ["MAILBOXES", "WHOLE_FILES", "WORKBOOKS"]
 
@@ -76,5 +74,4 @@ MAILBOXES: dict[str, Callable[[Path, bool, Path | None], Iterator[tuple[Document
 
 #: suffix -> the reader of such spreadsheets
 WORKBOOKS: dict[str, Callable[..., Iterator[tuple[Document, str]]]] = {
-    ".ods": ods_documents, **dict.fromkeys(XLSX_SUFFIXES, xlsx_documents),
-    **dict.fromkeys(XLS_SUFFIXES, xls_documents)}
+    ".ods": ods_documents, **dict.fromkeys((*XLSX_SUFFIXES, *XLS_SUFFIXES), workbook_file)}

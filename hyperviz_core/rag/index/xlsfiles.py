@@ -68,7 +68,7 @@ def xls_documents(path: Path, id_from_path: bool, root: Path | None = None, *,
                   title_field: str = "title") -> Iterator[tuple[Document, str]]:
     """The documents of the Excel 97-2003 workbook ``path`` (see the module's docs), each
     with where it came from, read a sheet at a time as they are asked for."""
-    xlrd = reader_module(path)
+    xlrd = reader_module(path, ".xls")
     with foreign_file(path, "an Excel 97-2003 workbook xlrd can read"):
         book = xlrd.open_workbook(str(path), on_demand=True, logfile=io.StringIO())
         try:

@@ -49,10 +49,10 @@ def check_package(path: Path, kind: str) -> None:
     except zipfile.BadZipFile:
         with path.open("rb") as fh:
             compound = fh.read(8) == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
-        why = (f": an old {suffix[:-1]} renamed, or a file saved with a password; save it as "
-               f"{suffix} without one") if compound else ""
-        raise LoaderError(f"{printable(str(path))}: not {kind} (not a {suffix} zip "
-                          f"file{why})") from None
+        why = (": a compound file, as an older format's or one saved with a password; save "
+               f"it as {suffix} without one") if compound else ""
+        raise LoaderError(f"{printable(str(path))}: not {kind} (not a zip package"
+                          f"{why})") from None
     if size > MAX_UNPACKED:
         raise LoaderError(f"{printable(str(path))}: unpacks to more than "
                           f"{MAX_UNPACKED // 2**20} MiB; not read")
