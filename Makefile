@@ -8,13 +8,13 @@ HASH   := $(shell cat pyproject.toml | sha1sum | cut -c1-12)
 CORE   := $(VENV)/.installed-core-$(HASH)
 STAMP  := $(VENV)/.installed-$(HASH)
 
-.PHONY: demo test setup setup-core system-deps browser-deps lint typecheck pytest clean
+.PHONY: demo test setup setup-core system-deps browser-deps ocr-deps lint typecheck pytest clean
 
 # the demo needs the core only (no frameworks, torch, PostgreSQL or browsers)
 demo: setup-core
 	$(PY) examples/demo.py --out out/demo
 
-test: setup browser-deps lint typecheck pytest
+test: setup browser-deps ocr-deps lint typecheck pytest
 
 setup-core: system-deps $(CORE)
 
@@ -38,6 +38,9 @@ system-deps:
 
 browser-deps:
 	@bash scripts/ensure_system_deps.sh chromium
+
+ocr-deps:
+	@bash scripts/ensure_system_deps.sh tesseract
 
 lint:
 	$(VENV)/bin/ruff check .

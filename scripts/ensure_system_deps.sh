@@ -2,15 +2,17 @@
 # Install the system packages VizRAG needs when they are missing.
 #   graphviz  -> the `dot` binaries (required by the renderer)
 #   chromium  -> headless Chromium for the browser tests of the HTML viewer
+#   tesseract -> the OCR program read scanned PDF pages with (the tests of the ocr extra)
 #   cjk-font  -> a font with Chinese/Japanese/Korean glyphs for the PNG (optional: without
 #                root or apt it only prints how to install it, and succeeds)
 # As root we install with apt; otherwise we stop with a one-line instruction.
 set -euo pipefail
-want="${1:?usage: ensure_system_deps.sh graphviz|chromium|cjk-font}"
+want="${1:?usage: ensure_system_deps.sh graphviz|chromium|tesseract|cjk-font}"
 optional=0
 case "$want" in
   graphviz) probe=dot;      pkgs="graphviz fonts-dejavu-core" ;;
   chromium) probe=chromium; pkgs="chromium" ;;
+  tesseract) probe=tesseract; pkgs="tesseract-ocr" ;;
   cjk-font) probe=cjk-font; pkgs="fontconfig fonts-wqy-microhei"; optional=1 ;;
   *) echo "unknown dependency: $want" >&2; exit 2 ;;
 esac

@@ -11,10 +11,12 @@ text starts in the document's text, so each chunk is told the pages it spans
 (``metadata["page"]`` and ``metadata["page_end"]``, counted from 1:
 :func:`~.chunking.chunk_document`).
 
-A page without a text layer (a scan) gives no text: run OCR first (``ocrmypdf``). An
-encrypted PDF that needs a password, a file pypdf cannot read and a PDF read without the
-extra are each a :class:`~.errors.LoaderError` naming the file; a folder walk without the
-extra leaves PDFs out, listed with the command that installs it (:mod:`.suffixes`).
+A page without a text layer (a scan) is read by OCR (:mod:`.ocr`) when the ``ocr`` extra
+and Tesseract are installed, and not turned off: ``metadata["ocr_pages"]`` lists the pages
+read so (from 1). Without them such a page gives no text. An encrypted PDF that needs a
+password, a file pypdf cannot read and a PDF read without the extra are each a
+:class:`~.errors.LoaderError` naming the file; a folder walk without the extra leaves PDFs
+out, listed with the command that installs it (:mod:`.suffixes`).
 The file is only read: nothing in it is run, and nothing is fetched.
 """
 
@@ -30,6 +32,7 @@ from typing import Any
 from ..types import Document
 from .errors import LoaderError
 from .guards import printable
+from .ocr import ocr_languages, scanned_text
 from .pages import paged_document
 from .suffixes import reader_module
 from .textfiles import foreign_file, path_id
@@ -37,8 +40,9 @@ from .titles import cut_title
 
 __all__ = ["dehyphenate", "pdf_document"]
 
-def _pages(path: Path) -> tuple[str, list[str]]:
-    """(the PDF's own title or ``""``, its pages' text) of the PDF at ``path``."""
+def _pages(path: Path) -> tuple[str, list[str], list[int]]:
+    """(the PDF's own title or ``""``, its pages' text, the pages read by OCR) of the PDF at
+    ``path``."""
     pypdf = reader_module(path)
     with foreign_file(path, "a PDF pypdf can read"), _quiet(logging.getLogger("pypdf")):
         return _read(pypdf, path)
@@ -56,7 +60,7 @@ def _quiet(logger: logging.Logger) -> Iterator[None]:
         logger.setLevel(level)
 
 
-def _read(pypdf: Any, path: Path) -> tuple[str, list[str]]:
+def _read(pypdf: Any, path: Path) -> tuple[str, list[str], list[int]]:
     """:func:`_pages` with pypdf, whose errors it lets through."""
     reader = pypdf.PdfReader(path)
     if reader.is_encrypted and not reader.decrypt(""):  # a permissions-only lock opens
@@ -64,7 +68,15 @@ def _read(pypdf: Any, path: Path) -> tuple[str, list[str]]:
                           "save a decrypted copy (qpdf --decrypt) and index it")
     info = reader.metadata
     title = info.title if info is not None and isinstance(info.title, str) else ""
-    return title, [page.extract_text() or "" for page in reader.pages]
+    texts = [page.extract_text() or "" for page in reader.pages]
+    scanned: list[int] = []
+    languages = ocr_languages() if any(not t.strip() for t in texts) else None
+    for number, page in enumerate(reader.pages, 1):
+        if languages is not None and not texts[number - 1].strip():
+            texts[number - 1] = scanned_text(page, languages, path)
+            if texts[number - 1]:
+                scanned.append(number)
+    return title, texts, scanned
 
 
 #: a word hyphenated at a line end: its two halves
@@ -94,6 +106,9 @@ def dehyphenate(pages: list[str]) -> list[str]:
 
 def pdf_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
     """The document of the PDF file ``path`` (see the module's docs)."""
-    title, pages = _pages(path)
-    return paged_document(path, path_id(path, id_from_path, root),
-                          cut_title(" ".join(title.split()) or path.stem), dehyphenate(pages))
+    title, pages, scanned = _pages(path)
+    doc = paged_document(path, path_id(path, id_from_path, root),
+                         cut_title(" ".join(title.split()) or path.stem), dehyphenate(pages))
+    if scanned:
+        doc.metadata["ocr_pages"] = scanned
+    return doc

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field, PrivateAttr
 from ..store.base import StoreStats
 from .caseless import written_without_case
 from .errors import IndexingError
+from .ocr import ocr_missing
 
 if TYPE_CHECKING:
     from ..types import Chunk, ChunkExtraction, ChunkTheme, Document
@@ -92,6 +93,9 @@ class IndexReport(BaseModel):
     """Bytes freed by ``vizrag index --compact`` (0 without it)."""
 
     _first_error: BaseException | None = PrivateAttr(default=None)
+    #: whether an empty document is a PDF (a scan, maybe: :meth:`empty_warning` says how to
+    #: read it when OCR cannot run here)
+    _empty_pdf: bool = PrivateAttr(default=False)
     """The first document's exception (in this process), chained by
     :meth:`raise_for_failures` so its traceback shows where a custom model failed."""
 
@@ -124,9 +128,11 @@ class IndexReport(BaseModel):
         """
         if not self.empty_documents:
             return None
+        missing = ocr_missing() if self._empty_pdf else None
+        scans = f"; a scanned PDF is read by OCR with {missing}" if missing else ""
         return (f"{len(self.empty_documents)} document(s) hold no text "
                 f"({_first_ids(self.empty_documents)}): stored without chunks, so no search "
-                "returns them")
+                f"returns them{scans}")
 
     def count_written(self, doc: Document, replaced: bool, chunks: Sequence[Chunk],
                       extractions: Sequence[ChunkExtraction], themes: Sequence[ChunkTheme],
@@ -138,6 +144,8 @@ class IndexReport(BaseModel):
         self.documents_replaced += replaced
         self.documents_added += not replaced
         self.empty_documents += [] if chunks else [doc.id]
+        self._empty_pdf |= not chunks and str(doc.metadata.get("source", "")).lower() \
+            .endswith(".pdf")
         self.chunks += len(chunks)
         self.entities += sum(len(e.entities) for e in extractions)
         if offline and chunks and written_without_case(doc.text):

@@ -1,0 +1,88 @@
+"""Reading scanned pages (OCR): the text in a PDF page's images, with the ``ocr`` extra
+(`pytesseract <https://pypi.org/project/pytesseract/>`_) and the Tesseract program
+(``apt-get install tesseract-ocr``; other languages: ``tesseract-ocr-deu`` ...).
+
+:mod:`.pdfs` asks :func:`ocr_languages` once per file and, for each page without a text
+layer, :func:`scanned_text`. OCR runs by itself when both are installed; the environment
+variable ``VIZRAG_OCR`` turns it off (``0``) or names the languages to read
+(``eng+deu``: Tesseract's names, ``tesseract --list-langs``; the default is ``eng``).
+
+Example:
+    >>> import os
+    >>> os.environ["VIZRAG_OCR"] = "0"
+    >>> ocr_languages() is None
+    True
+    >>> del os.environ["VIZRAG_OCR"]
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ...extras import install_hint
+from .errors import LoaderError
+from .guards import printable
+
+__all__ = ["OCR_ENV", "ocr_languages", "ocr_missing", "scanned_text"]
+
+#: the environment variable that turns OCR off (``0``) or names its languages
+OCR_ENV = "VIZRAG_OCR"
+_OFF = frozenset({"0", "off", "no", "false"})
+_ON = frozenset({"", "1", "on", "yes", "true", "auto"})
+#: an image narrower or lower than this many pixels is no scanned page (an icon, a rule)
+MIN_SIDE = 200
+
+
+def ocr_missing() -> str | None:
+    """What OCR needs that is not installed here, with how to install it, or None."""
+    if importlib.util.find_spec("pytesseract") is None:
+        return f"the 'ocr' extra ({install_hint('ocr')}) and the tesseract program"
+    if shutil.which("tesseract") is None:
+        return "the tesseract program (apt-get install tesseract-ocr)"
+    return None
+
+
+def ocr_languages() -> str | None:
+    """The languages scanned pages are read in (``eng``, ``eng+deu``), or None when OCR
+    is turned off (``VIZRAG_OCR=0``) or cannot run here (:func:`ocr_missing`)."""
+    wanted = os.environ.get(OCR_ENV, "").strip()
+    if wanted.lower() in _OFF or ocr_missing() is not None:
+        return None
+    return "eng" if wanted.lower() in _ON else wanted
+
+
+def _images(page: Any) -> Iterator[Any]:
+    """The page's images (PIL images) large enough to be a scan, in order; an image pypdf
+    cannot decode (JBIG2 without its decoder, a damaged stream) is skipped."""
+    try:
+        found = list(page.images)
+    except Exception:  # an untrusted file: a page whose images cannot be listed
+        return
+    for item in found:
+        try:
+            image = item.image
+        except Exception:  # an untrusted file: one undecodable image is skipped
+            continue
+        if image is not None and min(image.size) >= MIN_SIDE:
+            yield image
+
+
+def scanned_text(page: Any, languages: str, path: Path) -> str:
+    """The text Tesseract reads in the images of a PDF ``page`` (pypdf's), in order, a blank
+    line between two images; a :class:`LoaderError` naming ``path`` when Tesseract fails
+    (a language it does not have)."""
+    pytesseract: Any = importlib.import_module("pytesseract")
+    texts = []
+    for image in _images(page):
+        try:
+            texts.append(pytesseract.image_to_string(image, lang=languages).strip())
+        except pytesseract.TesseractError as exc:
+            raise LoaderError(f"{printable(str(path))}: OCR in {languages!r} failed "
+                              f"({printable(str(exc.message))[:200]}); {OCR_ENV} names "
+                              "languages tesseract --list-langs lists") from None
+    return "\n\n".join(t for t in texts if t)
