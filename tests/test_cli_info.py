@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -25,6 +26,23 @@ def test_info_json_reports_graphviz_and_libraries(capsys: pytest.CaptureFixture[
     assert info["vizrag"] == __version__
     assert info["graphviz_binaries"]  # the renderer needs the dot binaries
     assert info["libraries"]["networkx"] and info["libraries"]["pydantic"].startswith("2.")
+    assert "tesseract_binary" in info  # the OCR program: a version, or None (optional)
+
+
+def test_info_names_the_ocr_program_or_how_to_install_it(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from hyperviz_core.cli import info
+
+    real = info.shutil.which
+    monkeypatch.setattr(info.shutil, "which",
+                        lambda name: None if name == "tesseract" else real(name))
+    assert main(["info"]) == 0  # optional: the exit status stays 0
+    assert ("Tesseract (OCR): not installed (optional, reads scanned PDF pages: apt-get "
+            "install tesseract-ocr)") in capsys.readouterr().out
+    if real("tesseract"):
+        monkeypatch.undo()
+        assert re.search(r"Tesseract \(OCR\): \d+\.\d+", (main(["info"]),
+                                                         capsys.readouterr().out)[1])
 
 
 def test_console_entry_point_runs_as_module() -> None:

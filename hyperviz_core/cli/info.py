@@ -31,6 +31,18 @@ def graphviz_version() -> str | None:
     return parts[1].split()[0] if len(parts) > 1 else text
 
 
+def tesseract_version() -> str | None:
+    """``tesseract --version``'s version (e.g. ``"5.3.0"``), or None when the OCR program
+    is missing (scanned PDF pages then give no text: :mod:`~..rag.index.ocr`)."""
+    program = shutil.which("tesseract")
+    if program is None:
+        return None
+    proc = subprocess.run([program, "--version"], capture_output=True, text=True,
+                          check=False, timeout=10)
+    words = (proc.stdout or proc.stderr).split()
+    return words[1] if len(words) > 1 and words[0] == "tesseract" else None
+
+
 def collect() -> dict[str, Any]:
     """Everything ``vizrag info`` reports, as a dict."""
     libs: dict[str, str | None] = {}
@@ -43,6 +55,7 @@ def collect() -> dict[str, Any]:
         "vizrag": __version__,
         "python": platform.python_version(),
         "graphviz_binaries": graphviz_version(),
+        "tesseract_binary": tesseract_version(),
         "libraries": libs,
     }
 
@@ -55,6 +68,9 @@ def _run(args: argparse.Namespace) -> int:
         return 0 if gv else 1
     print(f"vizrag {info['vizrag']} (Python {info['python']})")
     print(f"  Graphviz binaries: {gv or 'MISSING (apt-get install graphviz)'}")
+    ocr = info["tesseract_binary"] or "not installed (optional, reads scanned PDF pages: " \
+        "apt-get install tesseract-ocr)"
+    print(f"  Tesseract (OCR): {ocr}")
     for name, ver in info["libraries"].items():
         print(f"  {name}: {ver or 'not installed'}")
     return 0 if gv else 1
