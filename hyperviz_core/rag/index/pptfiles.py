@@ -31,6 +31,7 @@ from .olefiles import ole_title, opened_ole, stream
 from .pages import paged_document
 from .pptrecords import (
     ENCRYPTED_TOKEN,
+    TEXT_HEADER,
     TEXT_TYPES,
     Record,
     SlideEntry,
@@ -46,7 +47,7 @@ from .titles import cut_title
 __all__ = ["ppt_document"]
 
 _KIND = "a PowerPoint 97-2003 deck"
-_SLIDE_ATOM, _SHOW_INFO, _TEXT_HEADER, _OUTLINE_REF = 0x03EF, 0x03F9, 0x0F9F, 0x0F9E
+_SLIDE_ATOM, _SHOW_INFO, _OUTLINE_REF = 0x03EF, 0x03F9, 0x0F9E
 _HIDDEN = 0x0004  # SlideShowSlideInfoAtom: the slide is left out of the show
 _TITLES = (0, 6)  # the text types of a title and a centred title
 _LINES = str.maketrans({"\r": "\n", "\x0b": "\n"})
@@ -73,7 +74,7 @@ def _page_texts(data: bytes, page: Record,
             notes = struct.unpack_from("<I", data, rec.start + 16)[0] or None
         elif rec.type == _SHOW_INFO and rec.end - rec.start >= 12:
             hidden = bool(struct.unpack_from("<H", data, rec.start + 10)[0] & _HIDDEN)
-        elif rec.type == _TEXT_HEADER:
+        elif rec.type == TEXT_HEADER:
             kind = struct.unpack_from("<I", data, rec.start)[0]
         elif rec.type in TEXT_TYPES:
             texts.append((kind, text_of(data, rec)))

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 __all__ = [
     "ENCRYPTED_TOKEN",
+    "TEXT_HEADER",
     "TEXT_TYPES",
     "Record",
     "SlideEntry",
@@ -34,8 +35,10 @@ __all__ = [
 #: the ``Current User`` header token of a deck saved with a password
 ENCRYPTED_TOKEN = 0xF3D1C4DF
 _SLIDE_PERSIST, _SLIDE_LIST, _USER_EDIT, _PERSIST_DIR = 0x03F3, 0x0FF0, 0x0FF5, 0x1772
-_TEXT_HEADER, _TEXT_CHARS, _TEXT_BYTES = 0x0F9F, 0x0FA0, 0x0FA8
-#: the atoms that hold text, and the one that starts a text (saying its type)
+#: the atom that starts a text, saying its type (title, body, notes ...)
+TEXT_HEADER = 0x0F9F
+_TEXT_CHARS, _TEXT_BYTES = 0x0FA0, 0x0FA8
+#: the atoms that hold text (UTF-16, one byte a character)
 TEXT_TYPES = (_TEXT_CHARS, _TEXT_BYTES)
 
 
@@ -115,6 +118,8 @@ def persist_offsets(data: bytes, current_edit: int) -> tuple[dict[int, int], int
         last, directory, doc = struct.unpack_from("<III", data, rec.start + 8)
         document = doc if document is None else document
         entries = record_at(data, directory)
+        if entries.type != _PERSIST_DIR:
+            raise ValueError(f"no persist directory at byte {directory}")
         at = entries.start
         while at + 4 <= entries.end:
             head = struct.unpack_from("<I", data, at)[0]
@@ -141,7 +146,7 @@ def slide_lists(data: bytes, document: Record) -> dict[int, list[SlideEntry]]:
             if item.type == _SLIDE_PERSIST:
                 persist, _, _, slide_id = struct.unpack_from("<4I", data, item.start)
                 entries.append(SlideEntry(persist, slide_id))
-            elif item.type == _TEXT_HEADER:
+            elif item.type == TEXT_HEADER:
                 kind = struct.unpack_from("<I", data, item.start)[0]
             elif item.type in TEXT_TYPES and entries:
                 entries[-1].texts.append((kind, text_of(data, item)))
