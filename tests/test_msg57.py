@@ -92,6 +92,14 @@ def test_8_bit_text_an_html_body_and_exchange_addresses(tmp_path: Path) -> None:
     assert doc.text == "From: Ada Lovelace\nTo: Bo Li\n\nВстреча в пятницу"
 
 
+def test_names_are_shown_as_written_and_a_date_past_9999_is_none(tmp_path: Path) -> None:
+    streams = _offer(**dict([_wide(0x0C1A, "Åsa Öberg"), ("__properties_version1.0", _props(
+        32, {0x0039: (0x40, struct.pack("<Q", 2**64 - 1))}))]))
+    [doc] = load_documents(write_compound(tmp_path / "asa.msg", streams))
+    assert doc.text.startswith("From: Åsa Öberg <ada@example.org>\nTo: Bo Li")
+    assert "Date" not in doc.text and "date" not in doc.metadata
+
+
 def test_a_message_with_neither_subject_nor_body_keeps_its_headers(tmp_path: Path) -> None:
     streams = {"__substg1.0_0037001F": b"", "__substg1.0_1000001F": b"",
                "__substg1.0_10090102": b"compressed RTF, not read"}

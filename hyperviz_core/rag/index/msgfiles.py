@@ -85,7 +85,10 @@ class _Storage:
     def time(self, prop: int) -> datetime | None:
         raw = self.fixed.get(prop)
         ticks = struct.unpack_from("<Q", raw)[0] if raw else 0
-        return _EPOCH + timedelta(microseconds=ticks // 10) if ticks else None
+        try:
+            return _EPOCH + timedelta(microseconds=ticks // 10) if ticks else None
+        except OverflowError:  # past the year 9999: no date
+            return None
 
 
 def _codepage(top: _Storage) -> str:
@@ -103,9 +106,12 @@ def _codepage(top: _Storage) -> str:
 
 
 def _address(name: str, smtp: str, address: str) -> str:
-    """``Name <address>`` (an Exchange-only address, ``/O=...``, left out)."""
+    """``Name <address>`` as a mail client shows it (an Exchange-only address, ``/O=...``,
+    left out; a name is never encoded, as ``email.utils.formataddr`` encodes ``Åsa``)."""
     where = smtp or ("" if address.startswith("/") else address)
-    return email.utils.formataddr((name, where)) if where else name
+    if not where:
+        return name
+    return f"{name} <{where}>" if name and name != where else where
 
 
 def _parts(ole: Any, prefix: str) -> list[str]:
