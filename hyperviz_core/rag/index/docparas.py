@@ -68,7 +68,8 @@ class ParagraphFlags:
         pages = struct.unpack_from(f"<{count}I", plc, 4 * (count + 1)) if count > 0 else ()
         runs: list[tuple[int, int, tuple[bool, bool]]] = []
         for pn in pages:
-            page = word[(pn & 0x3FFFFF) * _PAGE:][:_PAGE]
+            start = (pn & 0x3FFFFF) * _PAGE
+            page = word[start:start + _PAGE]
             if len(page) < _PAGE:
                 raise ValueError("a page past the stream's end")
             crun = page[-1]
