@@ -1,7 +1,9 @@
 """Time of reading scanned PDF pages by OCR: a PDF of ``--pages`` image-only pages (each
 1700×2200 pixels, 20 lines of DejaVu Sans at 36 px, as ``tests/test_ocr57.py`` draws them)
-is read with ``load_documents``, with OCR off and on; the script prints the seconds a page
-and how many of the drawn words are among the words read (as many times as drawn).
+is read with ``load_documents``, with OCR off, on (Tesseract's threads bounded by the cores,
+the default), and on with ``OMP_THREAD_LIMIT`` 1 and 64 (as good as unbounded); the script
+prints the seconds a page and how many of the drawn words are among the words read (as many
+times as drawn).
 
     python benchmarks/ocr_bench.py --pages 5
 """
@@ -44,9 +46,11 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pages", type=int, default=5)
     args = ap.parse_args(argv)
+    if "OMP_THREAD_LIMIT" in os.environ:
+        sys.exit("unset OMP_THREAD_LIMIT first: the script sets it")
     sys.path.insert(0, str(ROOT))
     from hyperviz_core.rag.index.loaders import load_documents
-    from hyperviz_core.rag.index.ocr import OCR_ENV, ocr_missing
+    from hyperviz_core.rag.index.ocr import OCR_ENV, THREADS_ENV, ocr_missing
 
     if (missing := ocr_missing()) is not None:
         sys.exit(f"OCR needs {missing}")
@@ -55,14 +59,18 @@ def main(argv: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "scan.pdf"
         path.write_bytes(data)
-        for setting in ("0", "eng"):
+        for setting, threads in (("0", None), ("eng", None), ("eng", "1"), ("eng", "64")):
             os.environ[OCR_ENV] = setting
+            if threads is not None:
+                os.environ[THREADS_ENV] = threads
             start = time.perf_counter()
             [doc] = load_documents(path)
             took = time.perf_counter() - start
             read = doc.text.split()
             same = sum((Counter(words) & Counter(read)).values())
-            print(f"VIZRAG_OCR={setting}: {args.pages} pages in {took:.2f} s "
+            os.environ.pop(THREADS_ENV, None)
+            how = f" {THREADS_ENV}={threads}" if threads else ""
+            print(f"VIZRAG_OCR={setting}{how}: {args.pages} pages in {took:.2f} s "
                   f"({took / args.pages:.2f} s a page); {len(read)} words read, "
                   f"{same} of the {len(words)} drawn words among them")
     if before is None:

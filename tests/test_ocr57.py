@@ -137,3 +137,27 @@ def test_an_empty_pdf_is_reported_with_how_to_read_scans(
         "install tesseract-ocr)")
     monkeypatch.undo()
     assert (report.empty_warning() or "").endswith("returns them")  # OCR runs here
+
+
+def test_tesseract_threads_are_bounded_by_the_cores_unless_set(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Unbounded, Tesseract's nested thread pools made a page six times slower on two cores
+    (benchmarks/ocr_bench.py); a limit the user set is kept."""
+    import pytesseract
+
+    seen: list[str | None] = []
+
+    def read(image: object, lang: str) -> str:
+        seen.append(os.environ.get("OMP_THREAD_LIMIT"))
+        return "text"
+
+    monkeypatch.setattr(pytesseract, "image_to_string", read)
+    monkeypatch.delenv("OMP_THREAD_LIMIT", raising=False)
+    monkeypatch.delenv(ocr.OCR_ENV, raising=False)
+    path = tmp_path / "scan.pdf"
+    path.write_bytes(_scan(LINES))
+    assert load_documents(path)[0].text == "text"
+    assert seen == [str(len(os.sched_getaffinity(0)))] and "OMP_THREAD_LIMIT" not in os.environ
+    monkeypatch.setenv("OMP_THREAD_LIMIT", "3")
+    load_documents(path)
+    assert seen[-1] == "3" and os.environ["OMP_THREAD_LIMIT"] == "3"

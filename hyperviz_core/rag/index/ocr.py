@@ -6,6 +6,9 @@
 layer, :func:`scanned_text`. OCR runs by itself when both are installed; the environment
 variable ``VIZRAG_OCR`` turns it off (``0``) or names the languages to read
 (``eng+deu``: Tesseract's names, ``tesseract --list-langs``; the default is ``eng``).
+Tesseract's threads are bounded by the cores this process may use (``OMP_THREAD_LIMIT`` for
+its process, unless the variable is set): unbounded, its nested thread pools made a page six
+times slower on two cores (``benchmarks/ocr_bench.py``).
 
 Example:
     >>> import os
@@ -17,6 +20,7 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import shutil
@@ -32,6 +36,8 @@ __all__ = ["OCR_ENV", "ocr_languages", "ocr_missing", "scanned_text"]
 
 #: the environment variable that turns OCR off (``0``) or names its languages
 OCR_ENV = "VIZRAG_OCR"
+#: the OpenMP variable that bounds Tesseract's threads
+THREADS_ENV = "OMP_THREAD_LIMIT"
 _OFF = frozenset({"0", "off", "no", "false"})
 _ON = frozenset({"", "1", "on", "yes", "true", "auto"})
 #: an image narrower or lower than this many pixels is no scanned page (an icon, a rule)
@@ -80,9 +86,26 @@ def scanned_text(page: Any, languages: str, path: Path) -> str:
     texts = []
     for image in _images(page):
         try:
-            texts.append(pytesseract.image_to_string(image, lang=languages).strip())
+            with _bounded_threads():
+                texts.append(pytesseract.image_to_string(image, lang=languages).strip())
         except pytesseract.TesseractError as exc:
             raise LoaderError(f"{printable(str(path))}: OCR in {languages!r} failed "
                               f"({printable(str(exc.message))[:200]}); {OCR_ENV} names "
                               "languages tesseract --list-langs lists") from None
     return "\n\n".join(t for t in texts if t)
+
+
+@contextlib.contextmanager
+def _bounded_threads() -> Iterator[None]:
+    """``OMP_THREAD_LIMIT`` = the cores this process may use, in the environment
+    pytesseract starts Tesseract with, unless it is set already (given back after the
+    block)."""
+    if THREADS_ENV in os.environ:
+        yield
+        return
+    os.environ[THREADS_ENV] = str(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                                  else os.cpu_count() or 1)
+    try:
+        yield
+    finally:
+        os.environ.pop(THREADS_ENV, None)
