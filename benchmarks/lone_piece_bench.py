@@ -9,11 +9,19 @@ mixed in) and a lone character of the alphabet (held by more pairs than
 first (warm-up) query, and the first lazy query's time.
 
     python benchmarks/lone_piece_bench.py --store /tmp/lone15k --chunks 15000
+
+The same queries on PostgreSQL: ``--questions DIR`` also writes them to ``DIR/two.json``,
+``rare.json`` and ``common.json`` (each query 21 times), for ``store_bench.py``'s copy mode:
+
+    python benchmarks/lone_piece_bench.py --store /tmp/lone15k --questions /tmp/lone
+    python benchmarks/store_bench.py --copy-store /tmp/lone15k --copy-questions \
+        /tmp/lone/rare.json --copy-queries 21 --lazy on --pg-dir /tmp/pglone
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import statistics
 import time
@@ -46,6 +54,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--chunks", type=int, default=15_000)
     ap.add_argument("--alphabet", type=int, default=500)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--questions", type=Path, default=None, metavar="DIR",
+                    help="also write the queries for store_bench.py --copy-questions")
     args = ap.parse_args(argv)
     if not args.store.exists():
         start = time.perf_counter()
@@ -54,6 +64,10 @@ def main(argv: list[str] | None = None) -> None:
     common = chr(0x4E00)
     queries = {"two characters": common + chr(0x4E00 + 37), "lone rare character": RARE[0],
                f"lone common character ({common})": common}
+    if args.questions is not None:
+        args.questions.mkdir(parents=True, exist_ok=True)
+        for name, query in zip(("two", "rare", "common"), queries.values(), strict=True):
+            (args.questions / f"{name}.json").write_text(json.dumps([query] * 21))
     with VizRAG(args.store, show_progress=False) as rag:
         rag.retriever.lazy = True
         start = time.perf_counter()
