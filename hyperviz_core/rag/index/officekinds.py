@@ -34,14 +34,15 @@ _Reader = Callable[[Path, bool, Path | None], Document]
 _ZIP = b"PK\x03\x04"
 
 
-def _head(path: Path, kind: str) -> bytes:
-    with foreign_file(path, kind), path.open("rb") as fh:
+def _head(path: Path) -> bytes:
+    """The file's first bytes (enough to tell a zip package, a compound file and RTF)."""
+    with foreign_file(path, "an Office file"), path.open("rb") as fh:
         return fh.read(len(OLE_MAGIC))
 
 
 def _read(path: Path, id_from_path: bool, root: Path | None,
           kinds: tuple[tuple[bytes, _Reader], ...], by_suffix: _Reader) -> Document:
-    head = _head(path, "an Office file")
+    head = _head(path)
     read = next((reader for magic, reader in kinds if head.startswith(magic)), by_suffix)
     return read(path, id_from_path, root)
 
@@ -67,7 +68,7 @@ def workbook_file(path: Path, id_from_path: bool, root: Path | None = None, *,
                   title_field: str = "title") -> Iterator[tuple[Document, str]]:
     """The documents of the Excel workbook ``path``, read as what it holds (see the
     module's docs), with the record fields of :func:`~.sheets.xlsx_documents`."""
-    head = _head(path, "an Office file")
+    head = _head(path)
     old = head.startswith(OLE_MAGIC) or (
         not head.startswith(_ZIP) and path.suffix.lower() in XLS_SUFFIXES)
     read = xls_documents if old else xlsx_documents
