@@ -344,3 +344,18 @@ def test_a_workbook_of_either_kind_under_the_others_suffix_is_read_as_what_it_is
     as_xls = load_documents(write_xlsx(tmp_path / "new.xls", title="Team"))
     assert [(d.title, d.text) for d in as_xls] == [(d.title, d.text) for d in as_xlsx]
     assert as_xls[-1].id == "new.xls"
+
+
+def test_a_web_page_named_xls_or_doc_is_read_as_a_page(tmp_path: Path) -> None:
+    """Many web applications' "Excel export" is an HTML table named .xls (Excel opens it);
+    before, xlrd refused it and a walk failed on it."""
+    export = tmp_path / "orders.xls"
+    export.write_bytes(b"\r\n<html><head><meta charset='windows-1252'><title>Orders"
+                       b"</title></head><body><table><tr><th>Item</th><th>Price</th></tr>"
+                       b"<tr><td>Caf\xe9 beans</td><td>12</td></tr></table></body></html>")
+    [doc] = load_documents(export)
+    assert (doc.id, doc.title, doc.text) == ("orders.xls", "Orders",
+                                             "Item | Price\nCafé beans | 12")
+    page = tmp_path / "memo.doc"
+    page.write_text("<!DOCTYPE html><p>Ship the crates to Oslo.</p>")
+    assert load_documents(page)[0].text == "Ship the crates to Oslo."
