@@ -359,3 +359,19 @@ def test_a_web_page_named_xls_or_doc_is_read_as_a_page(tmp_path: Path) -> None:
     page = tmp_path / "memo.doc"
     page.write_text("<!DOCTYPE html><p>Ship the crates to Oslo.</p>")
     assert load_documents(page)[0].text == "Ship the crates to Oslo."
+
+
+def test_an_excel_template_and_a_locked_workbook(tmp_path: Path) -> None:
+    """An Excel 97-2003 template (.xlt) reads as an .xls workbook; a .xlsx saved with a
+    password (a compound file holding the encrypted package) is named as such — before, it
+    was an error guessing at 'an old .xls renamed, or a file saved with a password'."""
+    from office_files import XLS
+
+    template = tmp_path / "staff.xlt"
+    shutil.copy(XLS, template)
+    assert [d.id for d in load_documents(template)] == ["7", "b2", "staff.xlt"]
+    locked = write_compound(tmp_path / "locked.xlsx", {"EncryptionInfo": b"\x04\x00\x04\x00",
+                                                       "EncryptedPackage": b"\x00" * 64})
+    with pytest.raises(LoaderError, match=r"locked\.xlsx: saved with a password, which vizrag "
+                                          r"does not read"):
+        load_documents(locked)

@@ -25,7 +25,7 @@ from pathlib import Path
 from ..types import Document
 from .docfiles import doc_document
 from .htmlpages import html_document
-from .olefiles import OLE_MAGIC
+from .olefiles import OLE_MAGIC, locked_package
 from .pptfiles import ppt_document
 from .rtffiles import rtf_document
 from .sheets import xlsx_documents
@@ -93,6 +93,8 @@ def workbook_file(path: Path, id_from_path: bool, root: Path | None = None, *,
         return iter([(html_document(path, id_from_path, root), str(path))])
     old = head.startswith(OLE_MAGIC) or (
         not head.startswith(_ZIP) and path.suffix.lower() in XLS_SUFFIXES)
+    if head.startswith(OLE_MAGIC) and (locked := locked_package(path)) is not None:
+        raise locked
     read = xls_documents if old else xlsx_documents
     return read(path, id_from_path, root, text_field=text_field, id_field=id_field,
                 title_field=title_field)

@@ -9,6 +9,8 @@ file's summary information holds, :func:`stream` a stream whole.
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -19,7 +21,10 @@ from .guards import printable
 from .suffixes import reader_module
 from .textfiles import foreign_file
 
-__all__ = ["OLE_MAGIC", "ole_title", "opened_ole", "stream"]
+__all__ = ["OLE_MAGIC", "locked_package", "ole_title", "opened_ole", "stream"]
+
+#: the stream of an Office 2007+ file saved with a password: its package, encrypted
+_LOCKED = "EncryptedPackage"
 
 #: the first bytes of every compound file
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
@@ -44,12 +49,31 @@ def opened_ole(path: Path, kind: str, suffix: str) -> Iterator[Any]:
             raise LoaderError(f"{printable(str(path))}: not {kind} (a damaged compound file: "
                               f"{printable(str(exc))[:200]})") from None
         try:
-            if ole.exists("EncryptedPackage"):  # an Office 2007+ file saved with a password
-                raise LoaderError(f"{printable(str(path))}: saved with a password, which "
-                                  "vizrag does not read; save it without one")
+            if ole.exists(_LOCKED):
+                raise _locked(path)
             yield ole
         finally:
             ole.close()
+
+
+def locked_package(path: Path) -> LoaderError | None:
+    """The error for an Office 2007+ file saved with a password (a compound file holding
+    the encrypted package), when ``path`` is one and olefile is installed to tell; else
+    None."""
+    if importlib.util.find_spec("olefile") is None:
+        return None
+    olefile = importlib.import_module("olefile")
+    try:
+        with olefile.OleFileIO(str(path)) as ole:
+            locked = bool(ole.exists(_LOCKED))
+    except Exception:  # an untrusted file: its reader will name what is wrong with it
+        return None
+    return _locked(path) if locked else None
+
+
+def _locked(path: Path) -> LoaderError:
+    return LoaderError(f"{printable(str(path))}: saved with a password, which vizrag does not "
+                       "read; save it without one")
 
 
 def stream(ole: Any, name: str, path: Path, kind: str) -> bytes:

@@ -72,8 +72,8 @@ CSV_SUFFIXES = (".csv", ".tsv")
 #: Excel workbooks (macro-enabled ones and templates too: their macros are never read),
 #: read as their sheets' rows with the ``xlsx`` extra (:mod:`.sheets`)
 XLSX_SUFFIXES = (".xlsx", ".xlsm", ".xltx", ".xltm")
-#: Excel 97-2003 workbooks, read alike with the ``xls`` extra (:mod:`.xlsfiles`)
-XLS_SUFFIXES = (".xls",)
+#: Excel 97-2003 workbooks (and templates), read alike with the ``xls`` extra (:mod:`.xlsfiles`)
+XLS_SUFFIXES = (".xls", ".xlt")
 #: the files whose documents may be the file's own, their path its source: one document
 #: each (a large text file as parts; a CSV file without a text column)
 FILE_SUFFIXES = (*TEXT_SUFFIXES, *HTML_SUFFIXES, *PDF_SUFFIXES, *WORD_SUFFIXES, *DOC_SUFFIXES,
@@ -92,7 +92,7 @@ _EXTRAS = {".pdf": ("pypdf", "pdf", "PDFs"),
            **dict.fromkeys(PPTX_SUFFIXES, ("pptx", "pptx", "PowerPoint decks")),
            **dict.fromkeys(PPT_SUFFIXES, ("olefile", "ppt", "PowerPoint 97-2003 decks")),
            **dict.fromkeys(XLSX_SUFFIXES, ("openpyxl", "xlsx", "Excel workbooks")),
-           ".xls": ("xlrd", "xls", "Excel 97-2003 workbooks"),
+           **dict.fromkeys(XLS_SUFFIXES, ("xlrd", "xls", "Excel 97-2003 workbooks")),
            ".msg": ("olefile", "msg", "Outlook messages"),
            ".rtf": ("striprtf.striprtf", "rtf", "RTF files")}
 

@@ -17,7 +17,7 @@ Example:
      '.ipynb', '.msg', '.odp', '.odt', '.pdf', '.pot', '.potm', '.potx', '.pps', '.ppsm',
      '.ppsx', '.ppt', '.pptm', '.pptx', '.rtf', '.srt', '.vtt', '.xhtml']
     >>> sorted(WORKBOOKS)
-    ['.ods', '.xls', '.xlsm', '.xlsx', '.xltm', '.xltx']
+    ['.ods', '.xls', '.xlsm', '.xlsx', '.xlt', '.xltm', '.xltx']
 """
 
 from __future__ import annotations
