@@ -57,8 +57,10 @@ def test_a_run_the_store_stops_is_logged(tmp_path: Path,
 def test_documents_without_capitals_are_named_once(tmp_path: Path,
                                                    caplog: pytest.LogCaptureFixture) -> None:
     """The offline extractor finds names by their capitals: a Chinese or Arabic document
-    gives no entity, and the run says which ones, once, naming what to do."""
-    docs = [Document(id="zh1", title="星辰", text="星辰科技公司的总部在北京。张伟是公司的创始人。"),
+    gives no entity, and the run says which ones, once, naming what to do. Since stop 57 a
+    Chinese one with a name it has a cue for (an organisation's suffix, a date) gives it."""
+    docs = [Document(id="zh1", title="星辰", text="张伟是北京人。他喜欢读书。"),
+            Document(id="zh2", text="星辰科技公司的总部在北京。张伟在2019年加入了公司。"),
             Document(id="ar1", text="أحمد حسن يعمل في مركز النيل للأبحاث في القاهرة."),
             Document(id="en1", text="Marie Curie worked in Paris."),
             Document(id="lower", text="nothing here at all, in lower case.")]

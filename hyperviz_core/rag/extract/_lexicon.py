@@ -151,8 +151,14 @@ _QUOTE_RES = [
 ]
 _TOKEN = re.compile(rf"{_ELISION}|[^\W_](?:[\w'’.\-]*[^\W_])?\.?|&")
 #: a sentence's end: its first stop (a match from a later stop of the same run would fail as
-#: the first did: trying each made a long run of dots quadratic), or a line break
-_SENT_END = re.compile(r"(?<![.!?])[.!?]+[\"'”’)\]]*\s+|\n+")
+#: the first did: trying each made a long run of dots quadratic), a Chinese or Japanese stop
+#: (no space follows it), or a line break
+_SENT_END = re.compile(r"(?<![.!?])[.!?]+[\"'”’)\]]*\s+|[。！？]+[」』）”’]*|\n+")
+#: a name's word, in a sentence holding Chinese, Japanese or Korean: as :data:`_TOKEN`, but
+#: ending where such a script starts ("Apple" of "Apple公司")
+_CJK_STOP = "(?![\u3005\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff])"
+_TOKEN_BESIDE_CJK = re.compile(
+    rf"{_ELISION}|{_CJK_STOP}[^\W_](?:(?:{_CJK_STOP}[\w'’.\-])*{_CJK_STOP}[^\W_])?\.?|&")
 #: sentence-initial imperatives of questions ("Name the ...", "List all ...")
 _IMPERATIVES = _words(
     "name list give tell describe explain find identify compare show define summarize "

@@ -3,8 +3,9 @@
 No model, no network, no randomness: the same text always gives the same output.
 
 What it does
-    * Sentences are split on ``.!?`` (guarding common abbreviations and initials) and line
-      breaks; sentences are split into clauses on ``;``, dashes and ``, but/while/whereas``.
+    * Sentences are split on ``.!?`` (guarding common abbreviations and initials), ``。！？``
+      and line breaks; sentences are split into clauses on ``;``/``；``, dashes and ``, but/
+      while/whereas``.
     * Entity spans: quoted titles (``"…"``, ``“…”``, ````…''``; not quoted speech, i.e. a
       quote that a speech verb follows or introduces: ``"Yes," said Mary``, or one in
       sentence case that speaks: ``"Shall I read it?"``, ``"No, no"``), dates
@@ -13,6 +14,9 @@ What it does
       joined by connectors (``University of Copenhagen``, ``George T. Solomon``,
       ``Procter & Gamble``). French and Italian elisions are read apart: "l'École" gives
       ``École``, "Cortina d'Ampezzo" stays one name, a leading "L'" goes as "The" does.
+      Chinese and Japanese (which have no capitals): bracketed titles, dates, amounts,
+      katakana names and names ending in an organisation's or a place's suffix
+      (:mod:`.cjk`); a Latin name ends where such a script starts ("Apple" of "Apple公司").
     * Types from simple cues: honorifics, initials, common first names and a preceding role
       noun ("psychologist Carl Rogers") → ``person``; suffixes such as Inc/University/Party →
       ``organization``; River/Mount/County/… or a preceding "in/at/near/from" → ``location``;
@@ -27,7 +31,9 @@ What it does
 
 Limits (honest)
     * English-centric, capitalisation-driven: lower-cased names ("iPhone" works, "e. e.
-      cummings" does not), all-caps text and languages without capitalisation yield little.
+      cummings" does not), all-caps text and languages without capitalisation yield little
+      (Chinese and Japanese only the mentions :mod:`.cjk` has cues for; Arabic, Hebrew,
+      Thai, Devanagari ... none but dates and amounts in Latin digits).
     * Sentence-initial single words are only kept when they never occur lower-cased in the
       chunk, so "Paris is …" is found but a sentence-initial common noun usually is not;
       sentence adverbs, interjections, quantifiers and number words ("According", "Oh",
@@ -216,7 +222,7 @@ class HeuristicExtractor:
         for c0, c1, members in self._segments(sentence, spans, implicit, self.max_members):
             clause = sentence[c0:c1]
             names = {w for k in members for w in word_tokens(entities[k].name)}
-            kws = [w for w in content_words(clause) if w not in names]
+            kws = sorted((w for w in content_words(clause) if w not in names), key=_grammar)
             out.append(Hyperedge(
                 members=members,
                 description=_desc(clause),

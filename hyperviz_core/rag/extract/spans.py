@@ -46,15 +46,17 @@ from ._lexicon import (
     _SPEECH_WORDS,
     _TITLE_LOWER,
     _TOKEN,
+    _TOKEN_BESIDE_CJK,
     _WORK_CUES,
     _WORK_WORDS,
 )
+from .cjk import CJK_CHARS, cjk_candidates
 
 __all__ = ["Span", "find_spans", "split_clauses", "split_sentences"]
 
 
 _CLAUSE_SPLIT = re.compile(
-    r";\s*|(?<!\s)\s+(?:[—–]|--)\s+|,\s+(?=(?:but|while|whereas|although|though)\s)", re.I
+    r"[;；]\s*|(?<!\s)\s+(?:[—–]|--)\s+|,\s+(?=(?:but|while|whereas|although|though)\s)", re.I
 )
 
 
@@ -76,7 +78,7 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     start = 0
     for m in _SENT_END.finditer(text):
-        if "\n" not in m.group(0):
+        if m.group(0)[0] in ".!?":  # an English stop: not after an abbreviation ...
             before = text[start : m.start()].rsplit(None, 1)
             last = before[-1].casefold().rstrip(".") if before else ""
             nxt = text[m.end() : m.end() + 1]
@@ -229,7 +231,7 @@ def _opens_no_name(word: str, nxt: str) -> bool:
 
 
 def _name_runs(sentence: str, lower_vocab: frozenset[str]) -> list[Span]:
-    toks = list(_TOKEN.finditer(sentence))
+    toks = list((_TOKEN_BESIDE_CJK if CJK_CHARS.search(sentence) else _TOKEN).finditer(sentence))
     spans: list[Span] = []
     i = 0
     while i < len(toks):
@@ -312,6 +314,9 @@ def find_spans(sentence: str, lower_vocab: frozenset[str] = frozenset()) -> list
             cands.append((1, Span(m.start(), m.end(), m.group(0).strip(), "quantity")))
     for sp in _name_runs(sentence, lower_vocab):
         cands.append((2, sp))
+    if CJK_CHARS.search(sentence):
+        cands += [(rank, Span(a, b, name, kind)) for rank, a, b, name, kind
+                  in cjk_candidates(sentence)]
     cands.sort(key=lambda c: (c[0], c[1].start, -(c[1].end - c[1].start)))
     taken: list[Span] = []
     used = bytearray(len(sentence))  # characters already in a taken span
