@@ -33,7 +33,7 @@ from ..types import Document
 from .docparas import ParagraphFlags
 from .errors import LoaderError
 from .guards import printable
-from .olefiles import ole_title, opened_ole, stream
+from .olefiles import ole_title, opened_ole, password_error, stream
 from .tables import table_text
 from .textfiles import path_id
 from .titles import cut_title
@@ -65,8 +65,7 @@ def _fib(word: bytes, path: Path) -> tuple[int, int, list[tuple[int, int]]]:
                           "save it as .docx")
     flags = struct.unpack_from("<H", word, 10)[0]
     if flags & _ENCRYPTED:
-        raise LoaderError(f"{printable(str(path))}: saved with a password, which vizrag does "
-                          "not read; save it without one")
+        raise password_error(path)
     csw = struct.unpack_from("<H", word, 32)[0]
     longs = 34 + 2 * csw + 2  # FibRgLw97: ccpText is its fourth value
     cslw = struct.unpack_from("<H", word, longs - 2)[0]

@@ -21,7 +21,8 @@ from .guards import printable
 from .suffixes import reader_module
 from .textfiles import foreign_file
 
-__all__ = ["OLE_MAGIC", "locked_package", "ole_title", "opened_ole", "stream"]
+__all__ = ["OLE_MAGIC", "locked_package", "ole_title", "opened_ole", "password_error",
+           "stream"]
 
 #: the stream of an Office 2007+ file saved with a password: its package, encrypted
 _LOCKED = "EncryptedPackage"
@@ -50,7 +51,7 @@ def opened_ole(path: Path, kind: str, suffix: str) -> Iterator[Any]:
                               f"{printable(str(exc))[:200]})") from None
         try:
             if ole.exists(_LOCKED):
-                raise _locked(path)
+                raise password_error(path)
             yield ole
         finally:
             ole.close()
@@ -68,10 +69,11 @@ def locked_package(path: Path) -> LoaderError | None:
             locked = bool(ole.exists(_LOCKED))
     except Exception:  # an untrusted file: its reader will name what is wrong with it
         return None
-    return _locked(path) if locked else None
+    return password_error(path) if locked else None
 
 
-def _locked(path: Path) -> LoaderError:
+def password_error(path: Path) -> LoaderError:
+    """The error for a file saved with a password, naming it."""
     return LoaderError(f"{printable(str(path))}: saved with a password, which vizrag does not "
                        "read; save it without one")
 

@@ -27,7 +27,7 @@ from typing import Any
 from ..types import Document
 from .errors import LoaderError
 from .guards import printable
-from .olefiles import ole_title, opened_ole, stream
+from .olefiles import ole_title, opened_ole, password_error, stream
 from .pages import paged_document
 from .pptrecords import (
     ENCRYPTED_TOKEN,
@@ -116,8 +116,7 @@ def _deck(ole: Any, path: Path) -> list[tuple[str, str]]:
         raise ValueError("a Current User stream too short")
     token, current = struct.unpack_from("<II", user, 12)
     if token == ENCRYPTED_TOKEN:
-        raise LoaderError(f"{printable(str(path))}: saved with a password, which vizrag does "
-                          "not read; save it without one")
+        raise password_error(path)
     data = stream(ole, "PowerPoint Document", path, _KIND)
     offsets, document = persist_offsets(data, current)
     if document not in offsets:
