@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from ..scripts import CJK
+
 
 def _words(s: str) -> frozenset[str]:
     return frozenset(s.split())
@@ -156,7 +158,7 @@ _TOKEN = re.compile(rf"{_ELISION}|[^\W_](?:[\w'’.\-]*[^\W_])?\.?|&")
 _SENT_END = re.compile(r"(?<![.!?])[.!?]+[\"'”’)\]]*\s+|[。！？]+[」』）”’]*|\n+")
 #: a name's word, in a sentence holding Chinese, Japanese or Korean: as :data:`_TOKEN`, but
 #: ending where such a script starts ("Apple" of "Apple公司")
-_CJK_STOP = "(?![\u3005\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff])"
+_CJK_STOP = f"(?![{CJK}])"
 _TOKEN_BESIDE_CJK = re.compile(
     rf"{_ELISION}|{_CJK_STOP}[^\W_](?:(?:{_CJK_STOP}[\w'’.\-])*{_CJK_STOP}[^\W_])?\.?|&")
 #: sentence-initial imperatives of questions ("Name the ...", "List all ...")

@@ -34,12 +34,12 @@ from __future__ import annotations
 
 import re
 
+from ..scripts import CJK
+
 __all__ = ["CJK_CHARS", "cjk_candidates"]
 
-#: kana, kanji (Han), Hangul and the iteration and prolonged-sound marks
-_CJK = "\u3005\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-#: a character of the scripts this module reads
-CJK_CHARS = re.compile(f"[{_CJK}]")
+#: a character of the scripts this module reads (kana, kanji, Hangul: :data:`~..scripts.CJK`)
+CJK_CHARS = re.compile(f"[{CJK}]")
 _D = "0-9\uff10-\uff19"  # ASCII and full-width digits
 _HAN = "\u3005\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _KATA = "\u30a1-\u30fa"  # katakana letters (not the marks ー and ・)
