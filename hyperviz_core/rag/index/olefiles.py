@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import struct
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,10 +23,14 @@ from .suffixes import reader_module
 from .textfiles import foreign_file
 
 __all__ = ["OLE_MAGIC", "locked_package", "ole_title", "opened_ole", "password_error",
-           "stream"]
+           "stream", "summary_title"]
 
 #: the stream of an Office 2007+ file saved with a password: its package, encrypted
 _LOCKED = "EncryptedPackage"
+#: the summary information stream, its code page and title properties and their types
+_SUMMARY = "\x05SummaryInformation"
+_CODE_PAGE, _TITLE = 1, 2
+_VT_I2, _VT_LPSTR, _VT_LPWSTR = 2, 0x1E, 0x1F
 
 #: the first bytes of every compound file
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
@@ -88,16 +93,48 @@ def stream(ole: Any, name: str, path: Path, kind: str) -> bytes:
 
 
 def ole_title(ole: Any) -> str:
-    """The title the file's summary information holds (decoded by the code page it
-    declares), or ``""``."""
-    if not ole.exists("\x05SummaryInformation"):
+    """The title the file's summary information holds (:func:`summary_title`), or ``""``."""
+    if not ole.exists(_SUMMARY):
         return ""
-    meta = ole.get_metadata()
-    title = meta.title
-    if isinstance(title, bytes):
-        codepage = (meta.codepage or 1252) & 0xFFFF  # 65001 is stored as -535
-        try:
-            title = title.decode("utf-8" if codepage == 65001 else f"cp{codepage}")
-        except (LookupError, UnicodeDecodeError):
-            title = title.decode("cp1252", "replace")
-    return " ".join(str(title or "").replace("\x00", " ").split())
+    return summary_title(ole.openstream(_SUMMARY).read())
+
+
+def summary_title(data: bytes) -> str:
+    """The title property of a summary information stream (``data``; MS-OLEPS: its first
+    section's ``PIDSI_TITLE``), decoded by the code page the section declares; ``""`` when
+    it has none or the stream is damaged. Read within the stream's bounds: olefile's
+    ``get_metadata`` loops over as many properties as a damaged count says (billions).
+
+    >>> summary_title(b"")
+    ''
+    """
+    try:
+        section = struct.unpack_from("<I", data, 44)[0]
+        size, count = struct.unpack_from("<II", data, section)
+        count = min(count, max(size - 8, 0) // 8, max(len(data) - section - 8, 0) // 8)
+        where: dict[int, int] = {}
+        for i in range(count):
+            pid, offset = struct.unpack_from("<II", data, section + 8 + 8 * i)
+            if pid in (_CODE_PAGE, _TITLE):  # the first: a damaged count reads on past the list
+                where.setdefault(pid, section + offset)
+        codepage = 1252
+        if _CODE_PAGE in where:
+            kind, _, value = struct.unpack_from("<HHh", data, where[_CODE_PAGE])
+            codepage = value & 0xFFFF if kind == _VT_I2 else 1252  # 65001 is stored as -535
+        if _TITLE not in where:
+            return ""
+        kind, _, length = struct.unpack_from("<HHI", data, where[_TITLE])
+        start = where[_TITLE] + 8
+        if kind == _VT_LPWSTR:
+            title = data[start:start + 2 * length].decode("utf-16-le", "replace")
+        elif kind == _VT_LPSTR:
+            raw = data[start:start + length]
+            try:
+                title = raw.decode("utf-8" if codepage == 65001 else f"cp{codepage}")
+            except (LookupError, UnicodeDecodeError):
+                title = raw.decode("cp1252", "replace")
+        else:
+            return ""
+    except struct.error:
+        return ""
+    return " ".join(title.replace("\x00", " ").split())
