@@ -27,6 +27,7 @@ from pathlib import Path
 
 from .errors import LoaderError
 from .guards import printable
+from .olefiles import OLE_MAGIC
 from .textfiles import foreign_file
 
 __all__ = [
@@ -48,7 +49,7 @@ def check_package(path: Path, kind: str) -> None:
             size = sum(info.file_size for info in zf.infolist())
     except zipfile.BadZipFile:
         with path.open("rb") as fh:
-            compound = fh.read(8) == b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+            compound = fh.read(len(OLE_MAGIC)) == OLE_MAGIC
         why = (": a compound file, as an older format's or one saved with a password; save "
                f"it as {suffix} without one") if compound else ""
         raise LoaderError(f"{printable(str(path))}: not {kind} (not a zip package"
