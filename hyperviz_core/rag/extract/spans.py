@@ -230,8 +230,10 @@ def _opens_no_name(word: str, nxt: str) -> bool:
             or (len(low) >= 5 and low.endswith("ing") and after in _AFTER_GERUND))
 
 
-def _name_runs(sentence: str, lower_vocab: frozenset[str]) -> list[Span]:
-    toks = list((_TOKEN_BESIDE_CJK if CJK_CHARS.search(sentence) else _TOKEN).finditer(sentence))
+def _name_runs(sentence: str, lower_vocab: frozenset[str], beside_cjk: bool) -> list[Span]:
+    """Runs of capitalised words (``beside_cjk``: the sentence holds Chinese, Japanese or
+    Korean, where a word ends)."""
+    toks = list((_TOKEN_BESIDE_CJK if beside_cjk else _TOKEN).finditer(sentence))
     spans: list[Span] = []
     i = 0
     while i < len(toks):
@@ -312,9 +314,10 @@ def find_spans(sentence: str, lower_vocab: frozenset[str] = frozenset()) -> list
     for rx in _QUANTITY_RES:
         for m in rx.finditer(sentence):
             cands.append((1, Span(m.start(), m.end(), m.group(0).strip(), "quantity")))
-    for sp in _name_runs(sentence, lower_vocab):
+    beside_cjk = CJK_CHARS.search(sentence) is not None
+    for sp in _name_runs(sentence, lower_vocab, beside_cjk):
         cands.append((2, sp))
-    if CJK_CHARS.search(sentence):
+    if beside_cjk:
         cands += [(rank, Span(a, b, name, kind)) for rank, a, b, name, kind
                   in cjk_candidates(sentence)]
     cands.sort(key=lambda c: (c[0], c[1].start, -(c[1].end - c[1].start)))
