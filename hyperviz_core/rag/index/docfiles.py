@@ -33,7 +33,7 @@ from ..types import Document
 from .docparas import ParagraphFlags
 from .errors import LoaderError
 from .guards import printable
-from .olefiles import ole_title, opened_ole, password_error, stream
+from .olefiles import ole_title, opened_ole, password_error, shown_lines, stream
 from .tables import table_text
 from .textfiles import path_id
 from .titles import cut_title
@@ -169,12 +169,6 @@ def _without_codes(text: str, offsets: _Offsets) -> tuple[str, _Offsets]:
     return "".join(text[a:b] for a, b in kept), offsets.kept(kept)
 
 
-def _tidy(part: str) -> str:
-    """A paragraph's characters as shown (:data:`_MARKS`), each line's spaces collapsed."""
-    lines = (" ".join(line.split()) for line in part.translate(_MARKS).split("\n"))
-    return "\n".join(line for line in lines if line)
-
-
 def _blocks(text: str, offsets: _Offsets, flags: ParagraphFlags) -> list[str]:
     """The paragraphs and tables of ``text`` (its marks' stream ``offsets`` tell a row's end
     from a cell's): see the module's docs."""
@@ -184,7 +178,7 @@ def _blocks(text: str, offsets: _Offsets, flags: ParagraphFlags) -> list[str]:
     rows: list[list[str]] = []
     at = 0
     for m in _ENDS.finditer(text):
-        part = _tidy(text[at:m.start()])
+        part = shown_lines(text[at:m.start()], _MARKS)
         at = m.end()
         in_table, row_end = flags.at(offsets.at(m.start()))
         if m.group() == "\x07" and row_end:
@@ -207,7 +201,7 @@ def _blocks(text: str, offsets: _Offsets, flags: ParagraphFlags) -> list[str]:
         rows.append(cells)
     if rows:
         blocks.append(table_text(rows))
-    blocks.append(_tidy(text[at:]))
+    blocks.append(shown_lines(text[at:], _MARKS))
     return [b for b in blocks if b.strip(" |\n")]
 
 

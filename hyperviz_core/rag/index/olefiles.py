@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import struct
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,7 @@ from .suffixes import reader_module
 from .textfiles import foreign_file
 
 __all__ = ["OLE_MAGIC", "locked_package", "ole_title", "opened_ole", "password_error",
-           "stream", "summary_title"]
+           "shown_lines", "stream", "summary_title"]
 
 #: the stream of an Office 2007+ file saved with a password: its package, encrypted
 _LOCKED = "EncryptedPackage"
@@ -81,6 +81,17 @@ def password_error(path: Path) -> LoaderError:
     """The error for a file saved with a password, naming it."""
     return LoaderError(f"{printable(str(path))}: saved with a password, which vizrag does not "
                        "read; save it without one")
+
+
+def shown_lines(text: str, marks: Mapping[int, str | int | None]) -> str:
+    r"""``text`` with the characters an Office 97-2003 file uses as marks shown as ``marks``
+    maps them (``str.translate``), each line's spaces collapsed, empty lines dropped.
+
+    >>> shown_lines("A  line\x0bnext\r\r", {0x0B: "\n", 0x0D: "\n"})
+    'A line\nnext'
+    """
+    lines = (" ".join(line.split()) for line in text.translate(marks).split("\n"))
+    return "\n".join(line for line in lines if line)
 
 
 def stream(ole: Any, name: str, path: Path, kind: str) -> bytes:

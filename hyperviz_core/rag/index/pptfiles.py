@@ -27,7 +27,7 @@ from typing import Any
 from ..types import Document
 from .errors import LoaderError
 from .guards import printable
-from .olefiles import ole_title, opened_ole, password_error, stream
+from .olefiles import ole_title, opened_ole, password_error, shown_lines, stream
 from .pages import paged_document
 from .pptrecords import (
     ENCRYPTED_TOKEN,
@@ -54,9 +54,9 @@ _LINES = str.maketrans({"\r": "\n", "\x0b": "\n"})
 
 
 def _paragraphs(text: str) -> str:
-    """A text's lines, spaces collapsed; ``""`` for a slide-number or date field (``*``)."""
-    lines = (" ".join(line.split()) for line in text.translate(_LINES).split("\n"))
-    shown = "\n".join(line for line in lines if line)
+    """A text's lines (:func:`~.olefiles.shown_lines`); ``""`` for a slide-number or date
+    field (``*``)."""
+    shown = shown_lines(text, _LINES)
     return "" if shown == "*" else shown
 
 
