@@ -20,13 +20,22 @@ _LIBS = (
 )  # the last 16: the llamaindex ... local, pdf, docx, pptx, xlsx, xls, rtf, doc/ppt/msg, ocr
 
 
+def _said(program: str, flag: str) -> str | None:
+    """What ``program flag`` prints (standard error when it prints nothing else: ``dot -V``
+    writes there), or None when the program is not on the path."""
+    found = shutil.which(program)
+    if found is None:
+        return None
+    proc = subprocess.run([found, flag], capture_output=True, text=True, check=False,
+                          timeout=10)
+    return (proc.stdout or proc.stderr).strip()
+
+
 def graphviz_version() -> str | None:
     """``dot -V`` output (e.g. ``"2.43.0"``), or None when the binaries are missing."""
-    dot = shutil.which("dot")
-    if dot is None:
+    text = _said("dot", "-V")
+    if text is None:
         return None
-    proc = subprocess.run([dot, "-V"], capture_output=True, text=True, check=False, timeout=10)
-    text = (proc.stderr or proc.stdout).strip()
     parts = text.split("version")
     return parts[1].split()[0] if len(parts) > 1 else text
 
@@ -34,12 +43,7 @@ def graphviz_version() -> str | None:
 def tesseract_version() -> str | None:
     """``tesseract --version``'s version (e.g. ``"5.3.0"``), or None when the OCR program
     is missing (scanned PDF pages then give no text: :mod:`~..rag.index.ocr`)."""
-    program = shutil.which("tesseract")
-    if program is None:
-        return None
-    proc = subprocess.run([program, "--version"], capture_output=True, text=True,
-                          check=False, timeout=10)
-    words = (proc.stdout or proc.stderr).split()
+    words = (_said("tesseract", "--version") or "").split()
     return words[1] if len(words) > 1 and words[0] == "tesseract" else None
 
 
