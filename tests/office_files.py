@@ -262,3 +262,26 @@ def write_epub(path: Path, *, title: str | None = "Curie  stories",
             for name, data in {**kept, **parts}.items():
                 zf.writestr(name, data)
     return path
+
+
+def hide_module(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """``importlib.util.find_spec`` finds neither ``name`` nor a module under it, as when
+    the extra that installs it is missing."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda mod, *a: None if (
+        mod == name or mod.startswith(name + ".")) else real(mod, *a))
+
+
+def assert_needs_extra(path: Path, error: str, extra: str) -> None:
+    """Reading ``path`` is a ``LoaderError`` matching ``error``, and a walk of its folder
+    leaves it out, naming the ``extra`` to install."""
+    from hyperviz_core.rag.index.errors import LoaderError
+    from hyperviz_core.rag.index.loaders import load_documents
+    from hyperviz_core.rag.index.textfiles import walk
+
+    with pytest.raises(LoaderError, match=error):
+        load_documents(path)
+    found = walk(path.parent)
+    assert found.files == [] and f"'{extra}' extra" in found.skipped[0][1]

@@ -14,11 +14,10 @@ from pathlib import Path
 
 import pytest
 from compound_files import write_compound
-from office_files import folder_top
+from office_files import assert_needs_extra, folder_top, hide_module
 
 from hyperviz_core.rag.index.errors import LoaderError
 from hyperviz_core.rag.index.loaders import load_documents
-from hyperviz_core.rag.index.textfiles import walk
 
 pytest.importorskip("olefile")
 
@@ -129,14 +128,7 @@ def test_vizrag_index_and_query_find_an_outlook_message(
 
 def test_without_the_extra_the_file_is_named_with_the_install_command(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import importlib.util
-
-    real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda mod, *a: None if mod == "olefile" else real(mod, *a))
+    hide_module(monkeypatch, "olefile")
     path = write_compound(tmp_path / "offer.msg", _offer())
-    with pytest.raises(LoaderError, match=r"offer\.msg: reading Outlook messages needs the "
-                                          r"'msg' extra"):
-        load_documents(path)
-    found = walk(tmp_path)
-    assert found.files == [] and "'msg' extra" in found.skipped[0][1]
+    assert_needs_extra(path, r"offer\.msg: reading Outlook messages needs the 'msg' extra",
+                       "msg")

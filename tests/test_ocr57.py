@@ -15,7 +15,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from office_files import folder_top, make_pdf
+from office_files import folder_top, hide_module, make_pdf
 
 from hyperviz_core.rag.index import ocr
 from hyperviz_core.rag.index.errors import LoaderError
@@ -98,7 +98,6 @@ def test_a_language_tesseract_lacks_is_named(tmp_path: Path,
 
 def test_without_the_extra_or_the_program_scans_give_no_text(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import importlib.util
 
     monkeypatch.delenv(ocr.OCR_ENV, raising=False)
     path = tmp_path / "scan.pdf"
@@ -106,9 +105,7 @@ def test_without_the_extra_or_the_program_scans_give_no_text(
     monkeypatch.setattr(ocr.shutil, "which", lambda name: None)
     assert ocr.ocr_missing() == "the tesseract program (apt-get install tesseract-ocr)"
     assert load_documents(path)[0].text == ""
-    real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda mod, *a: None if mod == "pytesseract" else real(mod, *a))
+    hide_module(monkeypatch, "pytesseract")
     assert "the 'ocr' extra (pip install 'vizrag[ocr]'" in (ocr.ocr_missing() or "")
     assert ocr.ocr_languages() is None
 

@@ -16,12 +16,11 @@ from pathlib import Path
 
 import pytest
 from compound_files import write_compound
-from office_files import folder_top, write_docx
+from office_files import assert_needs_extra, folder_top, hide_module, write_docx
 
 from hyperviz_core.rag.index.errors import LoaderError
 from hyperviz_core.rag.index.loaders import load_documents
 from hyperviz_core.rag.index.suffixes import readable_suffixes
-from hyperviz_core.rag.index.textfiles import walk
 
 olefile = pytest.importorskip("olefile")
 
@@ -318,17 +317,9 @@ def test_a_folder_walk_reads_them_and_vizrag_query_names_the_slides(
 @pytest.mark.parametrize(("name", "extra"), [("report.doc", "doc"), ("deck.ppt", "ppt")])
 def test_without_the_extra_the_file_is_named_with_the_install_command(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, extra: str) -> None:
-    import importlib.util
-
-    real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda mod, *a: None if mod == "olefile" else real(mod, *a))
-    path = _copy(tmp_path, name)
-    with pytest.raises(LoaderError, match=rf"{name.replace('.', '[.]')}: reading .* needs the "
-                                          rf"'{extra}' extra"):
-        load_documents(path)
-    found = walk(tmp_path)
-    assert found.files == [] and f"'{extra}' extra" in found.skipped[0][1]
+    hide_module(monkeypatch, "olefile")
+    assert_needs_extra(_copy(tmp_path, name),
+                       rf"{name.replace('.', '[.]')}: reading .* needs the '{extra}' extra", extra)
 
 
 def test_a_workbook_of_either_kind_under_the_others_suffix_is_read_as_what_it_is(

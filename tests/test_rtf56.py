@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from office_files import folder_top
+from office_files import assert_needs_extra, folder_top, hide_module
 
 from hyperviz_core.rag.index.errors import LoaderError
 from hyperviz_core.rag.index.loaders import load_documents
@@ -59,15 +59,7 @@ def test_vizrag_index_and_query_find_an_rtf_file(
 
 def test_without_the_extra_the_file_is_named_with_the_install_command(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import importlib.util
-
-    real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name.startswith("striprtf") else real(name, *a))
+    hide_module(monkeypatch, "striprtf")
     path = tmp_path / "contract.rtf"
     path.write_bytes(RTF.encode("ascii"))
-    with pytest.raises(LoaderError, match=r"contract\.rtf: reading RTF files needs the 'rtf' "
-                                          r"extra"):
-        load_documents(path)
-    found = walk(tmp_path)
-    assert found.files == [] and "'rtf' extra" in found.skipped[0][1]
+    assert_needs_extra(path, r"contract\.rtf: reading RTF files needs the 'rtf' extra", "rtf")
