@@ -104,8 +104,9 @@ _SLOW_MIGRATE = textwrap.dedent("""
 
     def slow(*args, **kwargs):
         for i, batch in enumerate(real(*args, **kwargs)):
-            if i:
-                time.sleep(120)
+            if i:  # 120 s in short sleeps: the kernel may hand SIGTERM to another thread,
+                for _ in range(1200):  # and Python runs its handler only when the main
+                    time.sleep(0.1)    # thread next runs Python code
             yield batch
 
     transfer.batched = slow
