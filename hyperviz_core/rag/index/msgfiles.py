@@ -4,24 +4,31 @@ compound file; its properties are read as MS-OXMSG lays them out).
 
 A message reads as an ``.eml`` message does (:func:`~.mails.mail_document`): titled by
 its subject, else the file's stem; its text the ``From``, ``To``, ``Cc`` and ``Date`` lines,
-a blank line, then the body (the plain-text body, else the HTML body read as a page is);
-its metadata the headers, ``message_id`` and the attachments' file names, which are not
-read. The id keeps the suffix (``offer.msg``). ``From`` is the sender's name and address
-(an Exchange-only address, ``/O=...``, is left out); ``To`` and ``Cc`` are read from the
-recipients (their names and addresses), else from the display lists Outlook keeps; ``Date``
-is when the message was sent, else when it arrived (UTC). Text stored 8-bit is decoded by
-the code page the message declares (Windows-1252 when it declares none Python knows).
+a blank line, then the body (the plain-text body, else the HTML body read as a page is,
+else the text Outlook's compressed RTF body shows); its metadata the headers,
+``message_id`` and the attachments' file names, which are not read. The id keeps the
+suffix (``offer.msg``). ``From`` is the sender's name and address (an Exchange-only
+address, ``/O=...``, is left out); ``To`` and ``Cc`` are read from the recipients (their
+names and addresses), else from the display lists Outlook keeps; ``Date`` is when the
+message was sent, else when it arrived (UTC). Text stored 8-bit is decoded by the code page
+the message declares (Windows-1252 when it declares none Python knows).
 
-A message whose only body is Outlook's compressed RTF gives its headers and no body. A file
-that is no compound file, or no message, is a :class:`~.errors.LoaderError` naming it; so
-is one read without the extra, and a folder walk without it leaves ``.msg`` files out,
-listed with the command that installs it. Nothing in the message is run and nothing is
-fetched; its streams are read into memory.
+A compressed RTF body (MS-OXRTFCP) is unpacked by `compressed-rtf
+<https://pypi.org/project/compressed-rtf/>`_ and read as an ``.rtf`` file is
+(:func:`~.rtffiles.rtf_text`, striprtf): RTF that wraps an HTML or plain-text body
+(MS-OXRTFEX) shows that body's text, as its RTF is written to. One that is damaged (its
+checksum wrong, or no RTF once unpacked) is a :class:`~.errors.LoaderError` naming the file.
+
+A file that is no compound file, or no message, is a :class:`~.errors.LoaderError` naming
+it; so is one read without the extra (olefile, compressed-rtf and striprtf), and a folder
+walk without it leaves ``.msg`` files out, listed with the command that installs it.
+Nothing in the message is run and nothing is fetched; its streams are read into memory.
 """
 
 from __future__ import annotations
 
 import email.utils
+import importlib
 import struct
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -32,6 +39,7 @@ from .errors import LoaderError
 from .guards import printable
 from .mails import mail_document, shown_body
 from .olefiles import opened_ole
+from .rtffiles import rtf_text
 from .textfiles import path_id
 
 __all__ = ["msg_document"]
@@ -39,6 +47,7 @@ __all__ = ["msg_document"]
 _KIND = "an Outlook message"
 _PROPS = "__properties_version1.0"
 _SUBJECT, _BODY, _HTML, _MESSAGE_ID = 0x0037, 0x1000, 0x1013, 0x1035
+_RTF = 0x1009  # PR_RTF_COMPRESSED, PT_BINARY
 _SENDER, _SENDER_SMTP, _SENDER_ADDRESS = 0x0C1A, 0x5D01, 0x0C1F
 _SHOWN_TO, _SHOWN_CC = 0x0E04, 0x0E03
 _SENT, _ARRIVED = 0x0039, 0x0E06  # PT_SYSTIME properties
@@ -73,6 +82,10 @@ class _Storage:
             return wide.decode("utf-16-le", "replace").rstrip("\x00")
         narrow = self._stream(prop, 0x001E) or self._stream(prop, 0x0102)
         return narrow.decode(self.codepage, "replace").rstrip("\x00") if narrow else ""
+
+    def binary(self, prop: int) -> bytes:
+        """A binary property's bytes, ``b""`` when absent."""
+        return self._stream(prop, 0x0102) or b""
 
     def line(self, prop: int) -> str:
         """A string property on one line (a header's value)."""
@@ -132,6 +145,21 @@ def _recipients(ole: Any, codepage: str) -> dict[int, list[str]]:
     return out
 
 
+def _rtf_body(packed: bytes, path: Path) -> str:
+    """The text of a compressed RTF body (``""`` when there is none)."""
+    if not packed:
+        return ""
+    try:
+        rtf = importlib.import_module("compressed_rtf").decompress(packed)
+        if not rtf.lstrip().startswith(b"{\\rtf"):
+            raise ValueError("it does not unpack to RTF")
+        text = rtf_text(rtf, importlib.import_module("striprtf.striprtf"))[0]
+    except Exception as exc:  # the library raises bare Exceptions for damaged bodies
+        raise LoaderError(f"{printable(str(path))}: damaged (its compressed RTF body: "
+                          f"{printable(str(exc))[:200]})") from None
+    return shown_body(text, False)
+
+
 def _message(ole: Any, path: Path, id_from_path: bool, root: Path | None) -> Document:
     """The message's document: its headers, body and attachment names."""
     top = _Storage(ole, "", 32)
@@ -145,8 +173,9 @@ def _message(ole: Any, path: Path, id_from_path: bool, root: Path | None) -> Doc
         "Cc": ", ".join(recipients.get(2, [])) or top.line(_SHOWN_CC),
         "Date": email.utils.format_datetime(sent) if sent else "",
         "Message-ID": top.line(_MESSAGE_ID)}
-    body = top.text(_BODY)
-    shown = shown_body(body, False) if body.strip() else shown_body(top.text(_HTML), True)
+    body, html = top.text(_BODY), top.text(_HTML)
+    shown = (shown_body(body, False) if body.strip() else shown_body(html, True)
+             if html.strip() else _rtf_body(top.binary(_RTF), path))
     files = []
     for storage in _parts(ole, "__attach_version1.0_"):
         part = _Storage(ole, storage + "/", 8, top.codepage)

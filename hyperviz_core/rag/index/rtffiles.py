@@ -20,6 +20,7 @@ from __future__ import annotations
 import codecs
 import re
 from pathlib import Path
+from types import ModuleType
 
 from ..types import Document
 from .errors import LoaderError
@@ -28,7 +29,7 @@ from .suffixes import reader_module
 from .textfiles import check_not_binary, foreign_file, path_id
 from .titles import cut_title
 
-__all__ = ["rtf_document"]
+__all__ = ["rtf_document", "rtf_text"]
 
 #: the code page of the 8-bit escapes (``\'e9``), as the header declares it
 _CODE_PAGE = re.compile(rb"\\ansicpg(\d{3,5})")
@@ -47,6 +48,19 @@ def _encoding(head: bytes) -> str:
     return name
 
 
+def rtf_text(data: bytes, module: ModuleType) -> tuple[str, str]:
+    """The text RTF markup ``data`` shows, a paragraph a line, and its title (``""`` when it
+    has none), read with striprtf (``module``)."""
+    encoding = _encoding(data[:4096])
+    markup = data.decode(encoding, "replace")  # RTF is 7-bit; raw 8-bit text: the page's
+    text = module.rtf_to_text(markup, encoding=encoding, errors="replace")
+    found = _TITLE.search(markup)
+    title = module.rtf_to_text("{\\rtf1 " + found.group(1) + "}", encoding=encoding,
+                               errors="replace") if found else ""
+    lines = [" ".join(line.split()) for line in text.splitlines()]
+    return "\n".join(lines).strip(), " ".join(title.split())
+
+
 def rtf_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
     """The document of the RTF file ``path`` (see the module's docs)."""
     module = reader_module(path, ".rtf")
@@ -56,13 +70,6 @@ def rtf_document(path: Path, id_from_path: bool, root: Path | None = None) -> Do
         if not data.lstrip().startswith(b"{\\rtf"):
             raise LoaderError(f"{printable(str(path))}: not an RTF file (it does not start "
                               "with {\\rtf)")
-        encoding = _encoding(data[:4096])
-        markup = data.decode(encoding, "replace")  # RTF is 7-bit; raw 8-bit text: the page's
-        text = module.rtf_to_text(markup, encoding=encoding, errors="replace")
-        found = _TITLE.search(markup)
-        title = module.rtf_to_text("{\\rtf1 " + found.group(1) + "}", encoding=encoding,
-                                   errors="replace") if found else ""
-    lines = [" ".join(line.split()) for line in text.splitlines()]
-    return Document(id=path_id(path, id_from_path, root),
-                    title=cut_title(" ".join(title.split()) or path.stem),
-                    text="\n".join(lines).strip(), metadata={"source": str(path)})
+        text, title = rtf_text(data, module)
+    return Document(id=path_id(path, id_from_path, root), title=cut_title(title or path.stem),
+                    text=text, metadata={"source": str(path)})
