@@ -7,8 +7,8 @@ layer, :func:`scanned_text`. OCR runs by itself when both are installed; the env
 variable ``VIZRAG_OCR`` turns it off (``0``) or names the languages to read
 (``eng+deu``: Tesseract's names, ``tesseract --list-langs``; the default is ``eng``).
 Tesseract's threads are bounded by the cores this process may use (``OMP_THREAD_LIMIT`` for
-its process, unless the variable is set): unbounded, its nested thread pools made a page six
-times slower on two cores (``benchmarks/ocr_bench.py``).
+its process while any thread reads a page, unless the variable is set): unbounded, its
+nested thread pools made a page six times slower on two cores (``benchmarks/ocr_bench.py``).
 
 Example:
     >>> import os
@@ -24,6 +24,7 @@ import contextlib
 import importlib.util
 import os
 import shutil
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -86,7 +87,7 @@ def scanned_text(page: Any, languages: str, path: Path) -> str:
     texts = []
     for image in _images(page):
         try:
-            with _bounded_threads():
+            with _BOUND.held():
                 texts.append(pytesseract.image_to_string(image, lang=languages).strip())
         except pytesseract.TesseractError as exc:
             raise LoaderError(f"{printable(str(path))}: OCR in {languages!r} failed "
@@ -95,17 +96,39 @@ def scanned_text(page: Any, languages: str, path: Path) -> str:
     return "\n\n".join(t for t in texts if t)
 
 
-@contextlib.contextmanager
-def _bounded_threads() -> Iterator[None]:
-    """``OMP_THREAD_LIMIT`` = the cores this process may use, in the environment
-    pytesseract starts Tesseract with, unless it is set already (given back after the
-    block)."""
-    if THREADS_ENV in os.environ:
-        yield
-        return
-    os.environ[THREADS_ENV] = str(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-                                  else os.cpu_count() or 1)
-    try:
-        yield
-    finally:
-        os.environ.pop(THREADS_ENV, None)
+class _ThreadBound:
+    """``OMP_THREAD_LIMIT`` = the cores this process may use, in the environment pytesseract
+    starts Tesseract with, while any thread reads a page (:meth:`held`), unless it was set
+    already; given back when the last such read ends. Counted under a lock, so a read in one
+    thread never gives the variable back while another thread's read still needs it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._reading = 0
+        self._ours = False
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        with self._lock:
+            if self._reading == 0 and THREADS_ENV not in os.environ:
+                os.environ[THREADS_ENV] = str(_usable_cores())
+                self._ours = True
+            self._reading += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._reading -= 1
+                if self._reading == 0 and self._ours:
+                    os.environ.pop(THREADS_ENV, None)
+                    self._ours = False
+
+
+def _usable_cores() -> int:
+    """The cores this process may use."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+_BOUND = _ThreadBound()
