@@ -253,6 +253,22 @@ def _match_expr(tokens: Iterable[str]) -> str:
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in sorted(set(tokens)) if t)
 
 
+def _shortest(substrings: Iterable[str]) -> list[str]:
+    """The distinct ``substrings`` that hold none of the others, sorted: a passage holds one
+    of ``substrings`` exactly when it holds one of these (``小猫`` holds ``猫``: a query
+    ``猫`` read as its pairs scans the passages for ``猫`` alone, not once per pair).
+
+    >>> _shortest(["小猫", "猫", "猫是", "狗", ""])
+    ['狗', '猫']
+    """
+    found = sorted({t for t in substrings if t}, key=lambda t: (len(t), t))
+    kept: list[str] = []
+    for text in found:
+        if not any(short in text for short in kept):
+            kept.append(text)
+    return sorted(kept)
+
+
 def match_chunks(conn: sqlite3.Connection, tokens: Sequence[str], columns: str,
                  extra: Iterable[int] = (), *, substrings: Sequence[str] = ()) -> list[Any]:
     """Rows (``columns`` of ``chunks c``), by rowid, of every chunk whose passage holds one
@@ -264,7 +280,7 @@ def match_chunks(conn: sqlite3.Connection, tokens: Sequence[str], columns: str,
         return []
     terms = sorted({t for t in tokens if t})
     marks = ",".join("?" * len(terms))
-    pieces = sorted({t for t in substrings if t})
+    pieces = _shortest(substrings)
     scan = (f" OR EXISTS (SELECT 1 FROM (SELECT {_body('c')} AS b), json_each(?) "
             "WHERE instr(b, value) > 0)") if pieces else ""
     return conn.execute(
