@@ -53,10 +53,11 @@ def test_a_text_document_reads_as_its_body(tmp_path: Path) -> None:
     assert doc.text.split("\n\n") == [
         "Discovery of radium",
         "Marie Curie and Pierre Curie announced it in 1898.",
+        "Footnote 1: A footnote.",  # notes and text boxes follow their paragraph (stop 58)
         "First line\nsecond line",
         "Polonium", "Radium",
         "Year | Event\n1898 | Announced",
-        "Later", "Isolated in 1910."]
+        "Later", "Isolated in 1910.", "A caption box"]
     assert doc.metadata == {"source": str(tmp_path / "notes" / "radium.odt")}
     titled = write_odf(tmp_path / "t.odt", TEXT_BODY, title="Radium  &amp; polonium")
     assert load_documents(titled)[0].title == "Radium & polonium"

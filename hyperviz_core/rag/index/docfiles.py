@@ -27,9 +27,10 @@ import bisect
 import re
 import struct
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ..types import Document
+from .docnotes import ENDNOTE, FOOTNOTE, Stories, mark_references
 from .docparas import ParagraphFlags
 from .errors import LoaderError
 from .guards import printable
@@ -50,12 +51,15 @@ _CLX, _PAPX = 33, 13  # the FibRgFcLcb97 pairs naming the piece table and paragr
 #: (``\r``) and cells (``\x07``) are read by :func:`_blocks`
 _MARKS: dict[int, str | None] = {**dict.fromkeys(range(0x20), None), 0x09: " ", 0x0B: "\n",
                                  0x0C: "\n", 0x0E: "\n", 0x1E: "-", 0xA0: " "}
+#: as :data:`_MARKS`, a paragraph's or a cell's end ending a line (in a note or a text box)
+_NOTE_MARKS = {**_MARKS, 0x0D: "\n", 0x07: "\n"}
 _FIELD = re.compile("[\x13\x14\x15]")
 _ENDS = re.compile("[\r\x07]")
 
 
-def _fib(word: bytes, path: Path) -> tuple[int, int, list[tuple[int, int]]]:
-    """(flags, main text's length, the FibRgFcLcb's (offset, size) pairs) of the FIB."""
+def _fib(word: bytes, path: Path) -> tuple[int, list[int], list[tuple[int, int]]]:
+    """(flags, the stories' lengths: ``ccpText``, ``ccpFtn`` ... ``ccpTxbx``, the
+    FibRgFcLcb's (offset, size) pairs) of the FIB."""
     ident, nfib = struct.unpack_from("<HH", word, 0)
     if ident != _IDENT:
         raise LoaderError(f"{printable(str(path))}: not {_KIND} (its WordDocument stream does "
@@ -69,11 +73,13 @@ def _fib(word: bytes, path: Path) -> tuple[int, int, list[tuple[int, int]]]:
     csw = struct.unpack_from("<H", word, 32)[0]
     longs = 34 + 2 * csw + 2  # FibRgLw97: ccpText is its fourth value
     cslw = struct.unpack_from("<H", word, longs - 2)[0]
-    ccp_text = struct.unpack_from("<i", word, longs + 12)[0]
+    ccps = list(struct.unpack_from("<4i", word, longs + 12)) + [
+        struct.unpack_from("<i", word, longs + at)[0] if at < 4 * cslw else 0
+        for at in (28, 32, 36)]  # ccpText, ccpFtn, ccpHdd, ccpMcr; ccpAtn, ccpEdn, ccpTxbx
     pairs_at = longs + 4 * cslw + 2
     count = struct.unpack_from("<H", word, pairs_at - 2)[0]
     pairs = [struct.unpack_from("<II", word, pairs_at + 8 * i) for i in range(count)]
-    return flags, ccp_text, pairs
+    return flags, ccps, pairs
 
 
 def _pieces(word: bytes, clx: bytes) -> list[tuple[int, int, int, bool]]:
@@ -125,8 +131,10 @@ class _Offsets:
 
 
 def _characters(word: bytes, pieces: list[tuple[int, int, int, bool]],
-                length: int) -> tuple[str, _Offsets]:
-    """The first ``length`` characters of the text, and where each is stored."""
+                length: int, main: int) -> tuple[str, _Offsets]:
+    """The first ``length`` characters of the text, and where each is stored: a piece past
+    the stream's end is an error in the first ``main`` characters (the main text), and the
+    text's end after them (notes and text boxes are read as far as they can be)."""
     text: list[str] = []
     runs: list[tuple[int, int, int]] = []
     at = 0
@@ -136,18 +144,22 @@ def _characters(word: bytes, pieces: list[tuple[int, int, int, bool]],
         n = min(end, length) - start
         width = 1 if compressed else 2
         raw = word[fc:fc + n * width]
-        if len(raw) < n * width:
+        cut = len(raw) < n * width
+        if cut and start + len(raw) // width < min(end, main):
             raise ValueError("a piece past the stream's end")
-        text.append(raw.decode("cp1252", "replace") if compressed
-                    else raw.decode("utf-16-le", "replace"))
+        n = min(n, len(raw) // width)
+        text.append(raw[:n * width].decode("cp1252", "replace") if compressed
+                    else raw[:n * width].decode("utf-16-le", "replace"))
         runs.append((at, fc, width))
         at += n
+        if cut:
+            break
     return "".join(text), _Offsets(runs)
 
 
-def _without_codes(text: str, offsets: _Offsets) -> tuple[str, _Offsets]:
-    """``text`` (and where its characters are stored) without its fields' codes: a field
-    is ``\\x13 code \\x14 result \\x15``, its result kept; fields nest."""
+def _shown_ranges(text: str) -> list[tuple[int, int]]:
+    """The ranges of ``text`` outside its fields' codes: a field is ``\\x13 code \\x14
+    result \\x15``, its result shown; fields nest."""
     kept: list[tuple[int, int]] = []
     stack: list[bool] = []  # per open field: whether its code is still being read
     codes = 0  # how many of ``stack`` are True
@@ -166,21 +178,73 @@ def _without_codes(text: str, offsets: _Offsets) -> tuple[str, _Offsets]:
             codes -= stack.pop()
     if not codes:
         kept.append((at, len(text)))
+    return kept
+
+
+def _without_codes(text: str, offsets: _Offsets) -> tuple[str, _Offsets]:
+    """``text`` (and where its characters are stored) without its fields' codes."""
+    kept = _shown_ranges(text)
     return "".join(text[a:b] for a, b in kept), offsets.kept(kept)
 
 
-def _blocks(text: str, offsets: _Offsets, flags: ParagraphFlags) -> list[str]:
+class _Notes:
+    """The notes :func:`_blocks` shows after the block that refers to them, each numbered
+    in order (``Footnote 1: ...``), and those no block referred to."""
+
+    _NAMES: ClassVar[dict[str, str]] = {FOOTNOTE: "Footnote", ENDNOTE: "Endnote"}
+
+    def __init__(self, stories: Stories) -> None:
+        self._left = {mark: [_note_text(t) for t in texts]
+                      for mark, texts in stories.notes.items()}
+        self._shown = dict.fromkeys(self._left, 0)
+        self.pending: list[str] = []
+
+    def _next(self, mark: str) -> str | None:
+        n = self._shown[mark]
+        if n >= len(self._left[mark]):
+            return None
+        self._shown[mark] = n + 1
+        return f"{self._NAMES[mark]} {n + 1}: {self._left[mark][n]}"
+
+    def refer(self, part: str) -> None:
+        """Keep the notes ``part`` refers to (its marks, in order) for the next block."""
+        for char in part:
+            if char in self._NAMES and (note := self._next(char)) is not None:
+                self.pending.append(note)
+
+    def flush(self, blocks: list[str]) -> None:
+        blocks.extend(self.pending)
+        self.pending = []
+
+    def rest(self) -> list[str]:
+        """The notes no block referred to, in order."""
+        out = []
+        for mark in (FOOTNOTE, ENDNOTE):
+            while (note := self._next(mark)) is not None:
+                out.append(note)
+        return out
+
+
+def _note_text(raw: str) -> str:
+    """A note's or a text box's lines (its paragraphs, a table's cells a line each)."""
+    return shown_lines("".join(raw[a:b] for a, b in _shown_ranges(raw)), _NOTE_MARKS)
+
+
+def _blocks(text: str, offsets: _Offsets, flags: ParagraphFlags, notes: _Notes) -> list[str]:
     """The paragraphs and tables of ``text`` (its marks' stream ``offsets`` tell a row's end
-    from a cell's): see the module's docs."""
+    from a cell's), each followed by the ``notes`` it refers to: see the module's docs."""
     blocks: list[str] = []
     cell: list[str] = []
     cells: list[str] = []
     rows: list[list[str]] = []
     at = 0
     for m in _ENDS.finditer(text):
-        part = shown_lines(text[at:m.start()], _MARKS)
+        raw = text[at:m.start()]
+        part = shown_lines(raw, _MARKS)
         at = m.end()
         in_table, row_end = flags.at(offsets.at(m.start()))
+        if m.group() == "\x07" or in_table:
+            notes.refer(raw)  # shown after the table
         if m.group() == "\x07" and row_end:
             rows.append(cells)
             cells = []
@@ -195,25 +259,36 @@ def _blocks(text: str, offsets: _Offsets, flags: ParagraphFlags) -> list[str]:
                 cells = []
             if rows:
                 blocks.append(table_text(rows))
+                notes.flush(blocks)
                 rows = []
+            notes.refer(raw)
             blocks.append(part)
+            notes.flush(blocks)
     if cells:
         rows.append(cells)
     if rows:
         blocks.append(table_text(rows))
+        notes.flush(blocks)
+    notes.refer(text[at:])
     blocks.append(shown_lines(text[at:], _MARKS))
+    notes.flush(blocks)
     return [b for b in blocks if b.strip(" |\n")]
 
 
 def _word_text(ole: Any, path: Path) -> list[str]:
-    """The paragraphs and tables of the main body of the compound file ``ole``."""
+    """The paragraphs and tables of the main body of the compound file ``ole``, its notes
+    after the blocks that refer to them, then its text boxes."""
     word = stream(ole, "WordDocument", path, _KIND)
-    flags, length, pairs = _fib(word, path)
+    flags, ccps, pairs = _fib(word, path)
     table = stream(ole, "1Table" if flags & _TABLE1 else "0Table", path, _KIND)
     clx_at, clx_size = pairs[_CLX]
     pieces = _pieces(word, table[clx_at:clx_at + clx_size])
-    text, offsets = _without_codes(*_characters(word, pieces, length))
-    return _blocks(text, offsets, ParagraphFlags(word, table, *pairs[_PAPX]))
+    every, offsets = _characters(word, pieces, sum(max(n, 0) for n in ccps), ccps[0])
+    stories = Stories(every, ccps, table, pairs)
+    text, offsets = _without_codes(mark_references(every[:stories.main], stories), offsets)
+    notes = _Notes(stories)
+    blocks = _blocks(text, offsets, ParagraphFlags(word, table, *pairs[_PAPX]), notes)
+    return [*blocks, *notes.rest(), *(b for b in map(_note_text, stories.boxes) if b)]
 
 
 def doc_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:

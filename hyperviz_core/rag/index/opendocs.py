@@ -10,9 +10,11 @@ line each with their cells joined by `` | ``); a presentation (:func:`odp_docume
 slides, each a page (:mod:`.pages`, :mod:`.slides`' layout: the title, the other frames'
 text, the speaker notes; a hidden slide gives no text and keeps its number); a spreadsheet
 (:func:`~.odsfiles.ods_documents`, read as it is parsed) as an Excel workbook
-(:mod:`.workbooks`). Left out, as the Word reader leaves them: footnotes and endnotes,
-comments, tracked deletions, images, text boxes anchored in a paragraph, and generated
-indexes (a table of contents repeats the headings). The title is the file's own
+(:mod:`.workbooks`). A text document's text boxes follow the paragraph they are anchored
+in, and its footnotes and endnotes the paragraph or table that refers to them, numbered
+(``Footnote 1: ...``), as the Word readers show them. Left out: comments, tracked
+deletions, images, frames anchored to the page, and generated indexes (a table of contents
+repeats the headings). The title is the file's own
 (``dc:title`` in its ``meta.xml``), else the first level-1 heading (the first slide title),
 else the stem.
 
@@ -98,24 +100,57 @@ def paragraph(el: ET.Element) -> str:
 
 
 def _cells(row: ET.Element) -> list[str]:
-    return [" ".join(_line(_inline(p)) for p in cell.iter() if p.tag in (_P, _H))
+    return [" ".join(_line(_inline(p)) for p in _items(cell, (_P, _H)))
             for cell in row if cell.tag == _CELL]
 
 
-def _blocks(el: ET.Element) -> Iterator[tuple[str, str]]:
-    """(the kind, text) of each paragraph (``p``), heading (``h1``, ``h2`` ...) and table
-    (``table``) under ``el``, in order."""
+def _items(el: ET.Element, kinds: tuple[str, ...] = (_P, _H, _TABLE)) -> Iterator[ET.Element]:
+    """The elements of ``kinds`` (paragraphs, headings, tables) under ``el`` in order, none
+    inside another (nor inside a note, a frame ...: :data:`_SKIP`)."""
     for child in el:
         if child.tag in _SKIP:
             continue
-        if child.tag == _P:
-            yield "p", _line(_inline(child))
-        elif child.tag == _H:
-            yield f"h{child.get(_q('text:outline-level')) or '1'}", _line(_inline(child))
-        elif child.tag == _TABLE:
-            yield "table", table_text(_cells(r) for r in child.iter(_ROW))
-        else:  # lists, list items, sections, a table's row groups ...
-            yield from _blocks(child)
+        if child.tag in kinds:
+            yield child
+        else:  # lists, list items, sections, a table's rows, a cell ...
+            yield from _items(child, kinds)
+
+
+def _block(item: ET.Element) -> tuple[str, str]:
+    """(the kind, text) of a paragraph (``p``), heading (``h1``, ``h2`` ...) or table
+    (``table``)."""
+    if item.tag == _TABLE:
+        return "table", table_text(_cells(r) for r in item.iter(_ROW))
+    if item.tag == _H:
+        return f"h{item.get(_q('text:outline-level')) or '1'}", _line(_inline(item))
+    return "p", _line(_inline(item))
+
+
+def _blocks(el: ET.Element) -> Iterator[tuple[str, str]]:
+    """(the kind, text) of each paragraph, heading and table under ``el``, in order."""
+    return map(_block, _items(el))
+
+
+class _Notes:
+    """What follows a text document's paragraph, heading or table (:meth:`after`): the
+    text boxes anchored in it, then the footnotes and endnotes it refers to, each numbered
+    in order (``Footnote 1: ...``), as :mod:`.wordnotes` shows a ``.docx`` file's."""
+
+    _NAMES = (("footnote", "Footnote"), ("endnote", "Endnote"))
+
+    def __init__(self) -> None:
+        self._numbers = dict.fromkeys(("footnote", "endnote"), 0)
+
+    def after(self, item: ET.Element) -> list[str]:
+        out = [t for box in item.iter(_q("draw:text-box")) for _, t in _blocks(box) if t]
+        for note in item.iter(_q("text:note")):
+            kind = "endnote" if note.get(_q("text:note-class")) == "endnote" else "footnote"
+            self._numbers[kind] += 1
+            body = note.find("text:note-body", _NS)
+            text = "\n".join(t for _, t in _blocks(body)) if body is not None else ""
+            if text.strip():
+                out.append(f"{dict(self._NAMES)[kind]} {self._numbers[kind]}: {text}")
+        return out
 
 
 def opened(zf: zipfile.ZipFile, path: Path) -> str:
@@ -150,7 +185,9 @@ def odt_document(path: Path, id_from_path: bool, root: Path | None = None) -> Do
     with foreign_file(path, "an OpenDocument text file"):
         content, title = _parts(path)
         body = content.find("office:body/office:text", _NS)
-        blocks = [(k, t) for k, t in _blocks(body if body is not None else content) if t]
+        notes = _Notes()
+        blocks = [(k, t) for item in _items(body if body is not None else content)
+                  for k, t in (_block(item), *(("", n) for n in notes.after(item))) if t]
     title = title or next((" ".join(t.split()) for k, t in blocks if k == "h1"), path.stem)
     return Document(id=path_id(path, id_from_path, root), title=cut_title(title),
                     text="\n\n".join(text for _, text in blocks),

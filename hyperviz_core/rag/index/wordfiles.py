@@ -7,8 +7,9 @@ by the file's own title (its core properties' ``title``), else its first paragra
 ``Title`` or ``Heading 1``, else the file's stem. Its text is the body's paragraphs and
 tables in order: a blank line between two paragraphs (empty ones dropped), a table's rows a
 line each with their cells joined by `` | `` (a cell's own paragraphs by spaces), as in
-:mod:`.htmlpages`. Headers, footers, footnotes, comments and text boxes are not read
-(python-docx reads the body).
+:mod:`.htmlpages`. A text box's paragraphs follow the paragraph it is anchored in, and a
+footnote or endnote follows the paragraph or table that refers to it, numbered
+(``Footnote 1: ...``: :mod:`.wordnotes`). Headers, footers and comments are not read.
 
 A file python-docx cannot read and a ``.docx`` whose parts would unpack to more than
 :data:`~.zipped.MAX_UNPACKED` bytes (a zip bomb) are each a :class:`~.errors.LoaderError`
@@ -31,6 +32,7 @@ from .suffixes import reader_module
 from .tables import table_text
 from .textfiles import path_id
 from .titles import cut_title
+from .wordnotes import WordNotes
 from .zipped import plain_package, reading_package
 
 __all__ = ["word_document"]
@@ -41,14 +43,18 @@ _TITLE_STYLES = ("Title", "Heading 1")
 
 def _blocks(document: Any) -> list[tuple[str, str]]:
     """(style name, text) of the body's paragraphs and tables in order (a table's style
-    ``""``, its rows a line each)."""
+    ``""``, its rows a line each), each followed by its text boxes and the notes it refers
+    to (:class:`~.wordnotes.WordNotes`, style ``""``)."""
     out: list[tuple[str, str]] = []
+    notes = WordNotes(document)
     for item in document.iter_inner_content():
         if hasattr(item, "rows"):  # a table
             out.append(("", table_text((c.text for c in r.cells) for r in item.rows)))
         else:
             style = item.style.name if item.style is not None else ""
             out.append((style or "", item.text.strip()))
+        out.extend(("", block) for block in notes.after(item._element))
+    out.extend(("", block) for block in notes.rest())
     return [(style, text) for style, text in out if text]
 
 

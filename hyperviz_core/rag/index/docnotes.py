@@ -1,0 +1,103 @@
+"""The footnotes, endnotes and text boxes of a Word 97-2003 document (``.doc``).
+
+MS-DOC keeps them as stories of their own after the main text, in the same stream of
+characters: the footnotes' story starts at the main text's end (``ccpText``), then come the
+headers', the comments', the endnotes' and the text boxes' (their lengths in the FIB). A
+footnote's place in the main text is a character (``\\x02``, or the mark a writer chose)
+whose position ``PlcffndRef`` lists, its text a range of the footnotes' story that
+``PlcffndTxt`` lists, in the same order; endnotes alike (``PlcfendRef``, ``PlcfendTxt``).
+``PlcftxbxTxt`` lists the text boxes' ranges.
+
+:func:`mark_references` puts :data:`FOOTNOTE` or :data:`ENDNOTE` at each note's place in
+the main text, so that :mod:`.docfiles` shows each note right after the paragraph (or the
+table) that refers to it, numbered in order (``Footnote 1: ...``, ``Endnote 1: ...``); a
+note whose place is not found follows the body. A text box is shown after the body:
+the ``.doc`` format ties it to its place through the drawing layer, which is not read.
+Headers, footers and comments are not read. A list that is damaged (past the table stream,
+or naming characters past its story) gives the notes it names within bounds.
+"""
+
+from __future__ import annotations
+
+import itertools
+import struct
+from collections.abc import Sequence
+
+__all__ = ["ENDNOTE", "FOOTNOTE", "Stories", "mark_references"]
+
+#: the characters put at a footnote's and an endnote's place (Word never writes them)
+FOOTNOTE, ENDNOTE = "\x11", "\x12"
+#: the FibRgFcLcb97 pairs of the footnotes' and endnotes' places and texts, and the boxes'
+_FTN_REF, _FTN_TXT, _EDN_REF, _EDN_TXT, _TXBX_TXT = 2, 3, 46, 47, 56
+_FTXBXS = 22  # the size of a text box's entry in PlcftxbxTxt
+
+
+def _cps(table: bytes, pair: tuple[int, int], data: int) -> list[int]:
+    """The character positions of the PLC at ``pair`` (offset, size) in ``table``, each
+    entry ``data`` bytes of data after them ([] when the pair is empty or past the end)."""
+    at, size = pair
+    if size < 4 or at + size > len(table):
+        return []
+    count = (size - 4) // (4 + data)
+    return list(struct.unpack_from(f"<{count + 1}i", table, at))
+
+
+class Stories:
+    """The notes and text boxes of one ``.doc`` file, from its characters ``text`` (every
+    story, in order), the stories' lengths ``ccps`` (the FIB's ``ccpText`` ... ``ccpTxbx``),
+    its table stream and FibRgFcLcb pairs."""
+
+    def __init__(self, text: str, ccps: Sequence[int], table: bytes,
+                 pairs: Sequence[tuple[int, int]]) -> None:
+        def pair(i: int) -> tuple[int, int]:
+            return pairs[i] if i < len(pairs) else (0, 0)
+
+        main, ftn, hdd, mcr, atn, edn = (max(n, 0) for n in ccps[:6])
+        self.main = main
+        starts = {"ftn": main, "edn": main + ftn + hdd + mcr + atn}
+        self.refs = {FOOTNOTE: _cps(table, pair(_FTN_REF), 2)[:-1],
+                     ENDNOTE: _cps(table, pair(_EDN_REF), 2)[:-1]}
+        self.notes = {
+            FOOTNOTE: self._ranges(text, starts["ftn"], ftn, _cps(table, pair(_FTN_TXT), 0),
+                                   len(self.refs[FOOTNOTE])),
+            ENDNOTE: self._ranges(text, starts["edn"], edn, _cps(table, pair(_EDN_TXT), 0),
+                                  len(self.refs[ENDNOTE]))}
+        txbx = max(ccps[6], 0) if len(ccps) > 6 else 0
+        at, size = pair(_TXBX_TXT)
+        boxes = _cps(table, (at, size), _FTXBXS)
+        data = at + 4 * len(boxes)
+        used = [i for i in range(len(boxes) - 1)  # fReusable: a deleted box's entry
+                if not struct.unpack_from("<H", table, data + _FTXBXS * i + 8)[0]]
+        self.boxes = [text[a:b] for a, b in self._bounded(
+            edn + starts["edn"], txbx, [(boxes[i], boxes[i + 1]) for i in used])]
+
+    @staticmethod
+    def _bounded(start: int, length: int, ranges: list[tuple[int, int]]
+                 ) -> list[tuple[int, int]]:
+        """``ranges`` of a story (relative to its ``start``) as positions in the text,
+        each cut to the story's ``length``."""
+        return [(start + min(max(a, 0), length), start + min(max(b, 0), length))
+                for a, b in ranges]
+
+    def _ranges(self, text: str, start: int, length: int, cps: list[int],
+                count: int) -> list[str]:
+        """The texts of the first ``count`` notes of a story."""
+        pairs = list(itertools.pairwise(cps))[:count]
+        return [text[a:b] for a, b in self._bounded(start, length, pairs)]
+
+
+def mark_references(main: str, stories: Stories) -> str:
+    """``main`` (the main text) with :data:`FOOTNOTE` or :data:`ENDNOTE` at each note's
+    place (replacing the note's mark, which shows as nothing).
+
+    >>> stories = Stories.__new__(Stories)
+    >>> stories.refs = {FOOTNOTE: [2], ENDNOTE: [9]}
+    >>> mark_references("Hi\\x02 there", stories) == "Hi" + FOOTNOTE + " there"
+    True
+    """
+    chars = list(main)
+    for mark, places in sorted(stories.refs.items()):
+        for cp in places:
+            if 0 <= cp < len(chars):
+                chars[cp] = mark
+    return "".join(chars)

@@ -1,0 +1,105 @@
+"""The footnotes, endnotes and text boxes of a Word document (``.docx``), which python-docx
+does not read: :class:`WordNotes` gives, for a paragraph or table of the body, the blocks
+shown after it.
+
+A text box (``w:txbxContent``, in a drawing or a VML shape) is shown right after the
+paragraph or table it is anchored in, a block a paragraph; the copy Word writes for older
+readers (``mc:Fallback``) is left out. A footnote or endnote is shown after the paragraph
+or table that refers to it (``w:footnoteReference``), numbered in the order of those
+references (``Footnote 1: ...``, ``Endnote 1: ...``), its paragraphs a line each; the
+notes nothing refers to follow the body (:meth:`WordNotes.rest`). The notes' parts are
+parsed by python-docx's own XML parser (no entities resolved, nothing fetched). Headers,
+footers and comments are not read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+__all__ = ["WordNotes"]
+
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
+#: the reference's tag → (the note's tag, the part's relationship, the name shown)
+_KINDS = {f"{_W}footnoteReference": (f"{_W}footnote", "footnotes", "Footnote"),
+          f"{_W}endnoteReference": (f"{_W}endnote", "endnotes", "Endnote")}
+#: the notes Word writes to draw the line above the notes, not notes of the text
+_SEPARATORS = frozenset({"separator", "continuationSeparator", "continuationNotice"})
+
+
+def _paragraph_text(p: Any) -> str:
+    """A ``w:p``'s text as python-docx reads a body paragraph's."""
+    from docx.text.paragraph import Paragraph
+
+    return str(Paragraph(p, None).text).strip()  # type: ignore[arg-type]  # no part: text only
+
+
+def _lines(element: Any) -> Iterator[str]:
+    """The text of each paragraph directly in ``element`` (a note, a text box), a table's
+    rows a line each (cells joined by `` | ``)."""
+    for child in element.iterchildren(f"{_W}p", f"{_W}tbl"):
+        if child.tag == f"{_W}p":
+            yield _paragraph_text(child)
+            continue
+        for row in child.iterchildren(f"{_W}tr"):
+            cells = [" ".join(_paragraph_text(p) for p in tc.iter(f"{_W}p")).strip()
+                     for tc in row.iterchildren(f"{_W}tc")]
+            yield " | ".join(cells)
+
+
+def _shown(element: Any) -> bool:
+    """Whether ``element`` is not inside the copy Word writes for older readers."""
+    return not any(a.tag == _FALLBACK for a in element.iterancestors())
+
+
+class WordNotes:
+    """The notes and text boxes of the python-docx ``document``."""
+
+    def __init__(self, document: Any) -> None:
+        from docx.oxml.parser import parse_xml
+
+        self._notes: dict[str, dict[str, str]] = {}
+        self._numbers: dict[str, int] = {}
+        related = {rel.reltype.rsplit("/", 1)[-1]: rel.target_part
+                   for rel in document.part.rels.values() if not rel.is_external}
+        for tag, part_name, _ in _KINDS.values():
+            notes: dict[str, str] = {}
+            part = related.get(part_name)
+            if part is not None:
+                for note in parse_xml(part.blob).iterchildren(tag):
+                    if note.get(f"{_W}type") not in _SEPARATORS:
+                        notes[note.get(f"{_W}id", "")] = "\n".join(
+                            line for line in _lines(note) if line)
+            self._notes[tag] = notes
+            self._numbers[tag] = 0
+
+    def _note(self, tag: str, note_id: str) -> str | None:
+        """The note ``note_id`` as shown (numbered), once; None when there is none."""
+        text = self._notes[tag].pop(note_id, None)
+        if text is None:
+            return None
+        self._numbers[tag] += 1  # an empty note keeps its number, as Word shows it
+        name = next(n for t, _, n in _KINDS.values() if t == tag)
+        return f"{name} {self._numbers[tag]}: {text}" if text else None
+
+    def after(self, element: Any) -> list[str]:
+        """The blocks shown after the body's paragraph or table ``element``: its text
+        boxes' paragraphs, then the notes it refers to."""
+        out = [line for box in element.iter(f"{_W}txbxContent") if _shown(box)
+               for line in _lines(box) if line]
+        for ref in element.iter(*_KINDS):
+            note = self._note(_KINDS[ref.tag][0], ref.get(f"{_W}id", "")) if _shown(ref) else None
+            if note is not None:
+                out.append(note)
+        return out
+
+    def rest(self) -> list[str]:
+        """The notes no paragraph or table referred to, in their parts' order."""
+        out = []
+        for tag, _, _ in _KINDS.values():
+            for note_id in list(self._notes[tag]):
+                note = self._note(tag, note_id)
+                if note is not None:
+                    out.append(note)
+        return out
