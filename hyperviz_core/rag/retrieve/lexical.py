@@ -236,7 +236,10 @@ def piece_terms(terms: Iterable[str], pieces: Collection[str] | None = None
     {'猫': ['小猫', '猫是'], '狗': []}
     """
     found: dict[str, set[str]] = {}
+    wanted = None if pieces is None else sorted(set(pieces))
     for term in set(terms):
+        if wanted is not None and not any(piece in term for piece in wanted):
+            continue  # the cheap test first: most of a passage's pairs hold no piece asked
         if term.isascii() or not cjk_token(term):
             continue
         for piece in clusters(term):
