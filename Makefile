@@ -41,6 +41,7 @@ browser-deps:
 
 ocr-deps:
 	@bash scripts/ensure_system_deps.sh tesseract
+	@bash scripts/ensure_system_deps.sh jbig2dec
 
 lint:
 	$(VENV)/bin/ruff check .

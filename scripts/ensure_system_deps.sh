@@ -3,16 +3,18 @@
 #   graphviz  -> the `dot` binaries (required by the renderer)
 #   chromium  -> headless Chromium for the browser tests of the HTML viewer
 #   tesseract -> the OCR program read scanned PDF pages with (the tests of the ocr extra)
+#   jbig2dec  -> the decoder of JBIG2 pictures, as many scanners store a page (pypdf runs it)
 #   cjk-font  -> a font with Chinese/Japanese/Korean glyphs for the PNG (optional: without
 #                root or apt it only prints how to install it, and succeeds)
 # As root we install with apt; otherwise we stop with a one-line instruction.
 set -euo pipefail
-want="${1:?usage: ensure_system_deps.sh graphviz|chromium|tesseract|cjk-font}"
+want="${1:?usage: ensure_system_deps.sh graphviz|chromium|tesseract|jbig2dec|cjk-font}"
 optional=0
 case "$want" in
   graphviz) probe=dot;      pkgs="graphviz fonts-dejavu-core" ;;
   chromium) probe=chromium; pkgs="chromium" ;;
   tesseract) probe=tesseract; pkgs="tesseract-ocr" ;;
+  jbig2dec) probe=jbig2dec; pkgs="jbig2dec" ;;
   cjk-font) probe=cjk-font; pkgs="fontconfig fonts-wqy-microhei"; optional=1 ;;
   *) echo "unknown dependency: $want" >&2; exit 2 ;;
 esac

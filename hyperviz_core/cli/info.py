@@ -49,6 +49,13 @@ def tesseract_version() -> str | None:
     return words[1] if len(words) > 1 and words[0] == "tesseract" else None
 
 
+def jbig2dec_version() -> str | None:
+    """``jbig2dec --version``'s version (e.g. ``"0.19"``), or None when the JBIG2 decoder is
+    missing (scanned pages stored as JBIG2 then give no text: :mod:`~..rag.index.ocr`)."""
+    words = (_said("jbig2dec", "--version") or "").split()
+    return words[1] if len(words) > 1 and words[0] == "jbig2dec" else None
+
+
 def collect() -> dict[str, Any]:
     """Everything ``vizrag info`` reports, as a dict."""
     libs: dict[str, str | None] = {}
@@ -62,6 +69,7 @@ def collect() -> dict[str, Any]:
         "python": platform.python_version(),
         "graphviz_binaries": graphviz_version(),
         "tesseract_binary": tesseract_version(),
+        "jbig2dec_binary": jbig2dec_version(),
         "libraries": libs,
     }
 
@@ -77,6 +85,9 @@ def _run(args: argparse.Namespace) -> int:
     ocr = info["tesseract_binary"] or "not installed (optional, reads scanned PDF pages: " \
         "apt-get install tesseract-ocr)"
     print(f"  Tesseract (OCR): {ocr}")
+    jbig2 = info["jbig2dec_binary"] or "not installed (optional, decodes scans stored as " \
+        "JBIG2 for OCR: apt-get install jbig2dec)"
+    print(f"  jbig2dec (JBIG2 scans): {jbig2}")
     for name, ver in info["libraries"].items():
         print(f"  {name}: {ver or 'not installed'}")
     return 0 if gv else 1

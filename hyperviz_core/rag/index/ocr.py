@@ -6,6 +6,11 @@
 layer, :func:`scanned_text`. OCR runs by itself when both are installed; the environment
 variable ``VIZRAG_OCR`` turns it off (``0``) or names the languages to read
 (``eng+deu``: Tesseract's names, ``tesseract --list-langs``; the default is ``eng``).
+A picture stored as JBIG2 (as many scanners store a black-and-white page) is decoded by
+pypdf with the ``jbig2dec`` program (``apt-get install jbig2dec``; ``make ocr-deps``
+installs both); without it such a page gives no text, and the file's reading logs a warning
+saying so.
+
 Tesseract's threads are bounded by the cores this process may use (``OMP_THREAD_LIMIT`` for
 its process while any thread reads a page, unless the variable is set): unbounded, its
 nested thread pools made a page six times slower on two cores (``benchmarks/ocr_bench.py``).
@@ -33,7 +38,7 @@ from ...extras import install_hint
 from .errors import LoaderError
 from .guards import printable
 
-__all__ = ["OCR_ENV", "ocr_languages", "ocr_missing", "scanned_text"]
+__all__ = ["OCR_ENV", "jbig2_missing", "ocr_languages", "ocr_missing", "scanned_text"]
 
 #: the environment variable that turns OCR off (``0``) or names its languages
 OCR_ENV = "VIZRAG_OCR"
@@ -63,29 +68,46 @@ def ocr_languages() -> str | None:
     return "eng" if wanted.lower() in _ON else wanted
 
 
-def _images(page: Any) -> Iterator[Any]:
+def jbig2_missing() -> str | None:
+    """How to install the JBIG2 decoder pypdf runs for such pictures (many scanners store a
+    black-and-white page as one), when it is missing; else None."""
+    return None if shutil.which("jbig2dec") else "apt-get install jbig2dec"
+
+
+def _skipped(exc: Exception, skipped: set[str]) -> None:
+    """Add ``"jbig2dec"`` to ``skipped`` when ``exc`` is pypdf's missing JBIG2 decoder."""
+    if type(exc).__name__ == "DependencyError" and "jbig2dec" in str(exc):
+        skipped.add("jbig2dec")
+
+
+def _images(page: Any, skipped: set[str]) -> Iterator[Any]:
     """The page's images (PIL images) large enough to be a scan, in order; an image pypdf
-    cannot decode (JBIG2 without its decoder, a damaged stream) is skipped."""
+    cannot decode (JBIG2 without its decoder: ``"jbig2dec"`` added to ``skipped``, a
+    damaged stream) is skipped."""
     try:
         found = list(page.images)
-    except Exception:  # an untrusted file: a page whose images cannot be listed
+    except Exception as exc:  # an untrusted file: a page whose images cannot be listed
+        _skipped(exc, skipped)
         return
     for item in found:
         try:
             image = item.image
-        except Exception:  # an untrusted file: one undecodable image is skipped
+        except Exception as exc:  # an untrusted file: one undecodable image is skipped
+            _skipped(exc, skipped)
             continue
         if image is not None and min(image.size) >= MIN_SIDE:
             yield image
 
 
-def scanned_text(page: Any, languages: str, path: Path) -> str:
+def scanned_text(page: Any, languages: str, path: Path, skipped: set[str] | None = None
+                 ) -> str:
     """The text Tesseract reads in the images of a PDF ``page`` (pypdf's), in order, a blank
     line between two images; a :class:`LoaderError` naming ``path`` when Tesseract fails
-    (a language it does not have)."""
+    (a language it does not have). What kept a picture from being read is added to
+    ``skipped`` (``"jbig2dec"``: the JBIG2 decoder is missing)."""
     pytesseract: Any = importlib.import_module("pytesseract")
     texts = []
-    for image in _images(page):
+    for image in _images(page, set() if skipped is None else skipped):
         try:
             with _BOUND.held():
                 texts.append(pytesseract.image_to_string(image, lang=languages).strip())

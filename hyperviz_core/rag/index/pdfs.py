@@ -40,6 +40,9 @@ from .titles import cut_title
 
 __all__ = ["dehyphenate", "pdf_document"]
 
+log = logging.getLogger(__name__)
+
+
 def _pages(path: Path) -> tuple[str, list[str], list[int]]:
     """(the PDF's own title or ``""``, its pages' text, the pages read by OCR) of the PDF at
     ``path``."""
@@ -70,12 +73,16 @@ def _read(pypdf: Any, path: Path) -> tuple[str, list[str], list[int]]:
     title = info.title if info is not None and isinstance(info.title, str) else ""
     texts = [page.extract_text() or "" for page in reader.pages]
     scanned: list[int] = []
+    skipped: set[str] = set()
     languages = ocr_languages() if any(not t.strip() for t in texts) else None
     for number, page in enumerate(reader.pages, 1):
         if languages is not None and not texts[number - 1].strip():
-            texts[number - 1] = scanned_text(page, languages, path)
+            texts[number - 1] = scanned_text(page, languages, path, skipped)
             if texts[number - 1]:
                 scanned.append(number)
+    if "jbig2dec" in skipped:
+        log.warning("%s: pictures stored as JBIG2 were not read (OCR needs the jbig2dec "
+                    "program to decode them: apt-get install jbig2dec)", printable(str(path)))
     return title, texts, scanned
 
 

@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field, PrivateAttr
 from ..store.base import StoreStats
 from .caseless import written_without_case
 from .errors import IndexingError
-from .ocr import ocr_missing
+from .ocr import jbig2_missing, ocr_missing
 
 if TYPE_CHECKING:
     from ..types import Chunk, ChunkExtraction, ChunkTheme, Document
@@ -130,6 +130,9 @@ class IndexReport(BaseModel):
             return None
         missing = ocr_missing() if self._empty_pdf else None
         scans = f"; a scanned PDF is read by OCR with {missing}" if missing else ""
+        if self._empty_pdf and not missing and (jbig2 := jbig2_missing()):
+            scans = ("; a scanned PDF stored as JBIG2 is read by OCR with the jbig2dec "
+                     f"program ({jbig2})")
         return (f"{len(self.empty_documents)} document(s) hold no text "
                 f"({_first_ids(self.empty_documents)}): stored without chunks, so no search "
                 f"returns them{scans}")
