@@ -5,10 +5,11 @@ slides are read as MS-PPT lays them out: :mod:`.pptrecords`).
 One document per file, as a ``.pptx`` deck's (:mod:`.slides`): the id keeps the suffix
 (``deck.ppt``) and each slide is a page, in the deck's order, so each chunk is told the
 slides it spans. A slide's text is its title, then its other text in the slide's order
-(placeholders, text boxes, and a table's cells, a paragraph each, their lines kept), then
-its speaker notes. Masters, pictures and charts give no text, nor do the slide-number and
-date fields. A hidden slide gives none either, and keeps its number. The title is the
-file's own (its summary information's), else the first slide title, else the file's stem.
+(placeholders, text boxes, and tables: a row a line, cells joined by `` | ``, as a
+``.pptx`` deck's: :mod:`.ppttables`), then its speaker notes. Masters, pictures and charts
+give no text, nor do the slide-number and date fields. A hidden slide gives none either,
+and keeps its number. The title is the file's own (its summary information's), else the
+first slide title, else the file's stem.
 
 A ``.pptx`` file named ``.ppt``, and a ``.ppt`` file named ``.pptx``, are read as what they
 are (:mod:`.officekinds`). A deck saved with a password, a PowerPoint 95
@@ -41,6 +42,7 @@ from .pptrecords import (
     slide_lists,
     text_of,
 )
+from .ppttables import is_table, table_text_of
 from .textfiles import path_id
 from .titles import cut_title
 
@@ -50,6 +52,7 @@ _KIND = "a PowerPoint 97-2003 deck"
 _SLIDE_ATOM, _SHOW_INFO, _OUTLINE_REF = 0x03EF, 0x03F9, 0x0F9E
 _HIDDEN = 0x0004  # SlideShowSlideInfoAtom: the slide is left out of the show
 _TITLES = (0, 6)  # the text types of a title and a centred title
+_TABLE = -2  # the "text type" of a table's rows (:mod:`.ppttables`), shown as they are
 _LINES = str.maketrans({"\r": "\n", "\x0b": "\n"})
 
 
@@ -69,8 +72,10 @@ def _page_texts(data: bytes, page: Record,
     notes: int | None = None
     hidden = False
     kind = -1
-    for rec in atoms(data, page):
-        if rec.type == _SLIDE_ATOM and rec.end - rec.start >= 20:
+    for rec in atoms(data, page, is_table(data)):
+        if rec.container:  # a table
+            texts.append((_TABLE, table_text_of(data, rec, _paragraphs)))
+        elif rec.type == _SLIDE_ATOM and rec.end - rec.start >= 20:
             notes = struct.unpack_from("<I", data, rec.start + 16)[0] or None
         elif rec.type == _SHOW_INFO and rec.end - rec.start >= 12:
             hidden = bool(struct.unpack_from("<H", data, rec.start + 10)[0] & _HIDDEN)
@@ -97,7 +102,7 @@ def _slide(data: bytes, offsets: dict[int, int], entry: SlideEntry,
                                           entry.texts)
     if hidden:
         return "", ""
-    shown = [(kind, _paragraphs(text)) for kind, text in texts]
+    shown = [(kind, text if kind == _TABLE else _paragraphs(text)) for kind, text in texts]
     titles = [text for kind, text in shown if kind in _TITLES and text]
     parts = [*titles[:1], *(text for kind, text in shown if text and text not in titles[:1])]
     page = notes.get(notes_id) if notes_id is not None else None

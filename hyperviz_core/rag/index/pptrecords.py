@@ -15,7 +15,7 @@ Any record that runs past its container, or a chain that does not lead to a save
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 __all__ = [
@@ -81,8 +81,10 @@ def children(data: bytes, parent: Record) -> Iterator[Record]:
         at = rec.end
 
 
-def atoms(data: bytes, parent: Record) -> Iterator[Record]:
-    """The atoms (records that are no container) under ``parent``, depth first, in order."""
+def atoms(data: bytes, parent: Record,
+          whole: Callable[[Record], bool] | None = None) -> Iterator[Record]:
+    """The atoms (records that are no container) under ``parent``, depth first, in order;
+    a container ``whole`` picks (a table) is yielded itself, its records not walked."""
     stack = [(parent.start, parent.end)]
     while stack:
         at, stop = stack.pop()
@@ -90,7 +92,9 @@ def atoms(data: bytes, parent: Record) -> Iterator[Record]:
             continue
         rec = record_at(data, at, stop)
         stack.append((rec.end, stop))
-        if rec.container:
+        if rec.container and whole is not None and whole(rec):
+            yield rec
+        elif rec.container:
             stack.append((rec.start, rec.end))
         else:
             yield rec

@@ -77,6 +77,27 @@ def deck_pptx(path: Path) -> None:
     prs.save(str(path))
 
 
+def tables_pptx(path: Path) -> None:
+    """A slide with a 4×3 table (a cell of two paragraphs, an empty cell, two merged cells)
+    and a group of two text boxes, which is no table (stop 58)."""
+    prs = pptx.Presentation()
+    s = prs.slides.add_slide(prs.slide_layouts[5])
+    s.shapes.title.text = "Fleet"
+    table = s.shapes.add_table(4, 3, Inches(1), Inches(2), Inches(6), Inches(2)).table
+    for (r, c), text in {(0, 0): "Ship", (0, 1): "Port", (0, 2): "Crew", (1, 0): "Aurora",
+                         (1, 1): "Bergen", (2, 0): "Borealis", (2, 1): "Oslo",
+                         (3, 0): "Nordlys", (3, 2): "9"}.items():
+        table.cell(r, c).text = text
+    table.cell(1, 2).text_frame.text = "12 sailors"
+    table.cell(1, 2).text_frame.add_paragraph().text = "and a cook"
+    table.cell(2, 1).merge(table.cell(2, 2))
+    group = s.shapes.add_group_shape()
+    for i, text in enumerate(["Left note", "Right note"]):
+        group.shapes.add_textbox(Inches(1 + 3 * i), Inches(4), Inches(2), Inches(1)) \
+            .text_frame.text = text
+    prs.save(str(path))
+
+
 def blank_thumbnail(path: Path) -> None:
     ole = olefile.OleFileIO(str(path), write_mode=True)
     info = bytearray(ole.openstream("\x05SummaryInformation").read())
@@ -97,12 +118,15 @@ def main() -> None:
         (work / "report.html").write_text(REPORT, encoding="utf-8")
         notes_docx(work / "notes.docx")
         deck_pptx(work / "deck.pptx")
+        tables_pptx(work / "tables.pptx")
         for name, kind in (("report.html", "doc:MS Word 97"), ("notes.docx", "doc:MS Word 97"),
-                           ("deck.pptx", "ppt:MS PowerPoint 97")):
+                           ("deck.pptx", "ppt:MS PowerPoint 97"),
+                           ("tables.pptx", "ppt:MS PowerPoint 97")):
             subprocess.run(["soffice", "--headless", "--convert-to", kind, "--outdir", tmp,
                             str(work / name)], check=True, capture_output=True)
         blank_thumbnail(work / "deck.ppt")
-        for name in ("report.doc", "notes.doc", "deck.ppt"):
+        blank_thumbnail(work / "tables.ppt")
+        for name in ("report.doc", "notes.doc", "deck.ppt", "tables.ppt"):
             shutil.copy(work / name, HERE / name)
 
 
