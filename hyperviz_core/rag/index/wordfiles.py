@@ -9,7 +9,9 @@ tables in order: a blank line between two paragraphs (empty ones dropped), a tab
 line each with their cells joined by `` | `` (a cell's own paragraphs by spaces), as in
 :mod:`.htmlpages`. A text box's paragraphs follow the paragraph it is anchored in, and a
 footnote or endnote follows the paragraph or table that refers to it, numbered
-(``Footnote 1: ...``: :mod:`.wordnotes`). Headers, footers and comments are not read.
+(``Footnote 1: ...``: :mod:`.wordnotes`). A paragraph's text is what Word shows
+(:mod:`.wordtext`): content controls, tracked insertions and fields included, tracked
+deletions left out. Headers, footers and comments are not read.
 
 A file python-docx cannot read and a ``.docx`` whose parts would unpack to more than
 :data:`~.zipped.MAX_UNPACKED` bytes (a zip bomb) are each a :class:`~.errors.LoaderError`
@@ -33,6 +35,7 @@ from .tables import table_text
 from .textfiles import path_id
 from .titles import cut_title
 from .wordnotes import WordNotes
+from .wordtext import W, block_items, cell_text, paragraph_text
 from .zipped import plain_package, reading_package
 
 __all__ = ["word_document"]
@@ -45,15 +48,20 @@ def _blocks(document: Any) -> list[tuple[str, str]]:
     """(style name, text) of the body's paragraphs and tables in order (a table's style
     ``""``, its rows a line each), each followed by its text boxes and the notes it refers
     to (:class:`~.wordnotes.WordNotes`, style ``""``)."""
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
+
     out: list[tuple[str, str]] = []
     notes = WordNotes(document)
-    for item in document.iter_inner_content():
-        if hasattr(item, "rows"):  # a table
-            out.append(("", table_text((c.text for c in r.cells) for r in item.rows)))
+    body = document._body
+    for item in block_items(body._element):
+        if item.tag == f"{W}tbl":  # python-docx's grid: merged cells as Word lays them out
+            rows = Table(item, body).rows
+            out.append(("", table_text((cell_text(c._tc) for c in r.cells) for r in rows)))
         else:
-            style = item.style.name if item.style is not None else ""
-            out.append((style or "", item.text.strip()))
-        out.extend(("", block) for block in notes.after(item._element))
+            style = Paragraph(item, body).style
+            out.append((style.name or "" if style is not None else "", paragraph_text(item)))
+        out.extend(("", block) for block in notes.after(item))
     out.extend(("", block) for block in notes.rest())
     return [(style, text) for style, text in out if text]
 

@@ -17,35 +17,28 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from .tables import row_text
+from .wordtext import W, block_items, cell_text, paragraph_text
+
 __all__ = ["WordNotes"]
 
-_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
 #: the reference's tag → (the note's tag, the part's relationship, the name shown)
-_KINDS = {f"{_W}footnoteReference": (f"{_W}footnote", "footnotes", "Footnote"),
-          f"{_W}endnoteReference": (f"{_W}endnote", "endnotes", "Endnote")}
+_KINDS = {f"{W}footnoteReference": (f"{W}footnote", "footnotes", "Footnote"),
+          f"{W}endnoteReference": (f"{W}endnote", "endnotes", "Endnote")}
 #: the notes Word writes to draw the line above the notes, not notes of the text
 _SEPARATORS = frozenset({"separator", "continuationSeparator", "continuationNotice"})
 
 
-def _paragraph_text(p: Any) -> str:
-    """A ``w:p``'s text as python-docx reads a body paragraph's."""
-    from docx.text.paragraph import Paragraph
-
-    return str(Paragraph(p, None).text).strip()  # type: ignore[arg-type]  # no part: text only
-
-
 def _lines(element: Any) -> Iterator[str]:
-    """The text of each paragraph directly in ``element`` (a note, a text box), a table's
-    rows a line each (cells joined by `` | ``)."""
-    for child in element.iterchildren(f"{_W}p", f"{_W}tbl"):
-        if child.tag == f"{_W}p":
-            yield _paragraph_text(child)
+    """The text of each paragraph in ``element`` (a note, a text box), a table's rows a
+    line each (:func:`~.tables.row_text`)."""
+    for child in block_items(element):
+        if child.tag == f"{W}p":
+            yield paragraph_text(child)
             continue
-        for row in child.iterchildren(f"{_W}tr"):
-            cells = [" ".join(_paragraph_text(p) for p in tc.iter(f"{_W}p")).strip()
-                     for tc in row.iterchildren(f"{_W}tc")]
-            yield " | ".join(cells)
+        for row in child.iterchildren(f"{W}tr"):
+            yield row_text(cell_text(tc) for tc in row.iterchildren(f"{W}tc"))
 
 
 def _shown(element: Any) -> bool:
@@ -68,8 +61,8 @@ class WordNotes:
             part = related.get(part_name)
             if part is not None:
                 for note in parse_xml(part.blob).iterchildren(tag):
-                    if note.get(f"{_W}type") not in _SEPARATORS:
-                        notes[note.get(f"{_W}id", "")] = "\n".join(
+                    if note.get(f"{W}type") not in _SEPARATORS:
+                        notes[note.get(f"{W}id", "")] = "\n".join(
                             line for line in _lines(note) if line)
             self._notes[tag] = notes
             self._numbers[tag] = 0
@@ -86,10 +79,10 @@ class WordNotes:
     def after(self, element: Any) -> list[str]:
         """The blocks shown after the body's paragraph or table ``element``: its text
         boxes' paragraphs, then the notes it refers to."""
-        out = [line for box in element.iter(f"{_W}txbxContent") if _shown(box)
+        out = [line for box in element.iter(f"{W}txbxContent") if _shown(box)
                for line in _lines(box) if line]
         for ref in element.iter(*_KINDS):
-            note = self._note(_KINDS[ref.tag][0], ref.get(f"{_W}id", "")) if _shown(ref) else None
+            note = self._note(_KINDS[ref.tag][0], ref.get(f"{W}id", "")) if _shown(ref) else None
             if note is not None:
                 out.append(note)
         return out

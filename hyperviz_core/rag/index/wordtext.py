@@ -1,0 +1,96 @@
+"""The text of a Word document's (``.docx``) paragraphs and cells, read from their XML as Word
+shows it, where python-docx reads only the runs directly in a paragraph.
+
+A paragraph's text (:func:`paragraph_text`) is the text of its runs in order, the runs in
+content controls (``w:sdt``), tracked insertions (``w:ins``), moved text (``w:moveTo``),
+simple fields, hyperlinks and smart tags included; tracked deletions (``w:del``,
+``w:moveFrom``), the copy written for older readers (``mc:Fallback``) and a content
+control's placeholder prompt ("Click or tap here to enter text.") left out. The body's
+paragraphs and tables (:func:`block_items`) are those in block-level content controls too
+(a cover page, a template's fields), but for a table of contents Word generated, which
+repeats the headings. A cell's text (:func:`cell_text`) is its paragraphs and nested tables
+joined by spaces.
+
+Example:
+    >>> from docx.oxml.parser import parse_xml
+    >>> p = parse_xml('<w:p xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/'
+    ...     'main"><w:r><w:t>Name: </w:t></w:r><w:sdt><w:sdtContent><w:r><w:t>Ada</w:t>'
+    ...     '</w:r></w:sdtContent></w:sdt><w:del><w:r><w:delText>Bo</w:delText></w:r></w:del>'
+    ...     '<w:ins><w:r><w:t> Lovelace</w:t></w:r></w:ins></w:p>')
+    >>> paragraph_text(p)
+    'Name: Ada Lovelace'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+__all__ = ["W", "block_items", "cell_text", "paragraph_text"]
+
+#: the WordprocessingML namespace, as ElementTree and lxml spell a tag's
+W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
+#: what a paragraph holds that Word does not show as its text
+_NOT_SHOWN = frozenset({f"{W}del", f"{W}moveFrom", f"{W}pPr", f"{W}rPr", f"{W}sdtPr",
+                        _FALLBACK})
+_TOC = "Table of Contents"
+
+
+def _content(sdt: Any) -> Any | None:
+    """A content control's content, or None when it shows its placeholder prompt."""
+    props = sdt.find(f"{W}sdtPr")
+    if props is not None and props.find(f"{W}showingPlcHdr") is not None:
+        return None
+    return sdt.find(f"{W}sdtContent")
+
+
+def _is_toc(sdt: Any) -> bool:
+    gallery = sdt.find(f"{W}sdtPr/{W}docPartObj/{W}docPartGallery")
+    return gallery is not None and gallery.get(f"{W}val") == _TOC
+
+
+def _runs(el: Any) -> Iterator[str]:
+    """The texts of the runs Word shows under ``el``, in order."""
+    for child in el:
+        tag = child.tag
+        if tag == f"{W}r":
+            yield str(child.text)  # python-docx's run text: w:t, tabs, breaks ...
+        elif tag == f"{W}sdt":
+            content = _content(child)
+            if content is not None:
+                yield from _runs(content)
+        elif isinstance(tag, str) and tag not in _NOT_SHOWN:
+            yield from _runs(child)  # hyperlinks, insertions, fields, smart tags ...
+
+
+def paragraph_text(p: Any) -> str:
+    """The text Word shows for the paragraph ``p`` (a ``w:p``), stripped."""
+    return "".join(_runs(p)).strip()
+
+
+def block_items(el: Any) -> Iterator[Any]:
+    """The paragraphs (``w:p``) and tables (``w:tbl``) in ``el`` (the body, a cell, a
+    content control's content), in order, content controls read through."""
+    for child in el:
+        if child.tag in (f"{W}p", f"{W}tbl"):
+            yield child
+        elif child.tag == f"{W}sdt" and not _is_toc(child):
+            content = _content(child)
+            if content is not None:
+                yield from block_items(content)
+        elif child.tag == f"{W}customXml":
+            yield from block_items(child)
+
+
+def cell_text(tc: Any) -> str:
+    """The text of a table cell (``w:tc``): its paragraphs and nested tables' cells, joined
+    by spaces."""
+    parts: list[str] = []
+    for item in block_items(tc):
+        if item.tag == f"{W}p":
+            parts.append(paragraph_text(item))
+        else:
+            parts += [cell_text(inner) for row in item.iterchildren(f"{W}tr")
+                      for inner in row.iterchildren(f"{W}tc")]
+    return " ".join(" ".join(parts).split())
