@@ -13,7 +13,9 @@ text starts in the document's text, so each chunk is told the pages it spans
 
 A page without a text layer (a scan) is read by OCR (:mod:`.ocr`) when the ``ocr`` extra
 and Tesseract are installed, and not turned off: ``metadata["ocr_pages"]`` lists the pages
-read so (from 1). Without them such a page gives no text. An encrypted PDF that needs a
+read so (from 1). Without them such a page gives no text. A page's filled-in form fields
+(AcroForm: their values are drawn by annotations, not by the page) follow its text, a line
+each, ``Label: value`` (:mod:`.pdfforms`). An encrypted PDF that needs a
 password, a file pypdf cannot read and a PDF read without the extra are each a
 :class:`~.errors.LoaderError` naming the file; a folder walk without the extra leaves PDFs
 out, listed with the command that installs it (:mod:`.suffixes`).
@@ -34,6 +36,7 @@ from .errors import LoaderError
 from .guards import printable
 from .ocr import ocr_languages, scanned_text
 from .pages import paged_document
+from .pdfforms import field_lines
 from .suffixes import reader_module
 from .textfiles import foreign_file, path_id
 from .titles import cut_title
@@ -43,9 +46,9 @@ __all__ = ["dehyphenate", "pdf_document"]
 log = logging.getLogger(__name__)
 
 
-def _pages(path: Path) -> tuple[str, list[str], list[int]]:
-    """(the PDF's own title or ``""``, its pages' text, the pages read by OCR) of the PDF at
-    ``path``."""
+def _pages(path: Path) -> tuple[str, list[str], list[int], list[list[str]]]:
+    """(the PDF's own title or ``""``, its pages' text, the pages read by OCR, each page's
+    filled-in form fields) of the PDF at ``path``."""
     pypdf = reader_module(path)
     with foreign_file(path, "a PDF pypdf can read"), _quiet(logging.getLogger("pypdf")):
         return _read(pypdf, path)
@@ -63,7 +66,7 @@ def _quiet(logger: logging.Logger) -> Iterator[None]:
         logger.setLevel(level)
 
 
-def _read(pypdf: Any, path: Path) -> tuple[str, list[str], list[int]]:
+def _read(pypdf: Any, path: Path) -> tuple[str, list[str], list[int], list[list[str]]]:
     """:func:`_pages` with pypdf, whose errors it lets through."""
     reader = pypdf.PdfReader(path)
     if reader.is_encrypted and not reader.decrypt(""):  # a permissions-only lock opens
@@ -83,7 +86,16 @@ def _read(pypdf: Any, path: Path) -> tuple[str, list[str], list[int]]:
     if "jbig2dec" in skipped:
         log.warning("%s: pictures stored as JBIG2 were not read (OCR needs the jbig2dec "
                     "program to decode them: apt-get install jbig2dec)", printable(str(path)))
-    return title, texts, scanned
+    return title, texts, scanned, [_fields(page) for page in reader.pages]
+
+
+def _fields(page: Any) -> list[str]:
+    """A page's filled-in form fields, a line each (:mod:`.pdfforms`); none when the form is
+    too damaged to read (the page keeps its text)."""
+    try:
+        return field_lines(page)
+    except Exception:  # an untrusted file
+        return []
 
 
 #: a word hyphenated at a line end: its two halves
@@ -113,9 +125,11 @@ def dehyphenate(pages: list[str]) -> list[str]:
 
 def pdf_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
     """The document of the PDF file ``path`` (see the module's docs)."""
-    title, pages, scanned = _pages(path)
+    title, pages, scanned, fields = _pages(path)
+    shown = ["\n\n".join(t for t in (text.rstrip(), "\n".join(lines)) if t)
+             for text, lines in zip(dehyphenate(pages), fields, strict=True)]
     doc = paged_document(path, path_id(path, id_from_path, root),
-                         cut_title(" ".join(title.split()) or path.stem), dehyphenate(pages))
+                         cut_title(" ".join(title.split()) or path.stem), shown)
     if scanned:
         doc.metadata["ocr_pages"] = scanned
     return doc
