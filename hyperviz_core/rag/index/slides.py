@@ -7,7 +7,8 @@ slides it spans (``metadata["page"]``, ``metadata["page_end"]``, counted from 1)
 text is its title, then its other shapes' text in the deck's order (text boxes and
 placeholders a paragraph each, its lines kept; a table's rows a line each with their cells
 joined by `` | ``, as in :mod:`.htmlpages`; grouped shapes in their group's order), then its
-speaker notes. Pictures, charts and media give no text. A hidden slide (not shown in the
+speaker notes. A chart gives its title and its data as a table (:mod:`.charts`); pictures
+and media give no text. A hidden slide (not shown in the
 slide show) gives none either, and keeps its number, so page numbers are slide numbers. The
 title is the file's own (its core properties' ``title``), else the first slide title, else
 the file's stem.
@@ -29,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ..types import Document
+from .charts import chart_text
 from .pages import paged_document
 from .suffixes import reader_module
 from .tables import table_text
@@ -49,6 +51,8 @@ def _texts(shapes: Iterable[Any]) -> Iterator[str]:
     for shape in shapes:
         if hasattr(shape, "shapes"):  # a group
             yield from _texts(shape.shapes)
+        elif getattr(shape, "has_chart", False):
+            yield chart_text(shape.chart)
         elif getattr(shape, "has_table", False):
             yield table_text((cell.text for cell in row.cells) for row in shape.table.rows)
         elif getattr(shape, "has_text_frame", False):
