@@ -7,11 +7,11 @@ slides it spans (``metadata["page"]``, ``metadata["page_end"]``, counted from 1)
 text is its title, then its other shapes' text in the deck's order (text boxes and
 placeholders a paragraph each, its lines kept; a table's rows a line each with their cells
 joined by `` | ``, as in :mod:`.htmlpages`; grouped shapes in their group's order), then its
-speaker notes. A chart gives its title and its data as a table (:mod:`.charts`); pictures
-and media give no text. A hidden slide (not shown in the
-slide show) gives none either, and keeps its number, so page numbers are slide numbers. The
-title is the file's own (its core properties' ``title``), else the first slide title, else
-the file's stem.
+speaker notes. A chart gives its title and its data as a table (:mod:`.charts`), a SmartArt
+graphic its nodes' text a line each (:mod:`.diagrams`); pictures and media give no text. A
+hidden slide (not shown in the slide show) gives none either, and keeps its number, so page
+numbers are slide numbers. The title is the file's own (its core properties' ``title``),
+else the first slide title, else the file's stem.
 
 A file python-pptx cannot read (a ``.ppt`` deck or one saved with a password never reaches
 this reader: :mod:`.officekinds` hands it to :mod:`.pptfiles`) and a ``.pptx`` whose parts
@@ -31,6 +31,7 @@ from typing import Any
 
 from ..types import Document
 from .charts import chart_text
+from .diagrams import diagram_texts
 from .pages import paged_document
 from .suffixes import reader_module
 from .tables import table_text
@@ -57,6 +58,10 @@ def _texts(shapes: Iterable[Any]) -> Iterator[str]:
             yield table_text((cell.text for cell in row.cells) for row in shape.table.rows)
         elif getattr(shape, "has_text_frame", False):
             yield _frame(shape.text_frame)
+        else:  # a SmartArt graphic gives its nodes' text; a picture, nothing
+            from pptx.oxml import parse_xml
+
+            yield from diagram_texts(shape._element, shape.part.related_part, parse_xml)
 
 
 def _slide_text(slide: Any) -> tuple[str, str]:

@@ -3,7 +3,8 @@ does not read: :class:`WordNotes` gives, for a paragraph or table of the body, t
 shown after it.
 
 A text box (``w:txbxContent``, in a drawing or a VML shape) is shown right after the
-paragraph or table it is anchored in, a block a paragraph; the copy Word writes for older
+paragraph or table it is anchored in, a block a paragraph, and so is a SmartArt graphic
+(its nodes' text, a line each: :mod:`.diagrams`); the copy Word writes for older
 readers (``mc:Fallback``) is left out. A footnote or endnote is shown after the paragraph
 or table that refers to it (``w:footnoteReference``), numbered in the order of those
 references (``Footnote 1: ...``, ``Endnote 1: ...``), its paragraphs a line each; the
@@ -17,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from .diagrams import diagram_texts
 from .tables import row_text
 from .wordtext import W, block_items, cell_text, paragraph_text
 
@@ -52,6 +54,8 @@ class WordNotes:
     def __init__(self, document: Any) -> None:
         from docx.oxml.parser import parse_xml
 
+        self._related = document.part.related_parts.__getitem__
+        self._parse = parse_xml
         self._notes: dict[str, dict[str, str]] = {}
         self._numbers: dict[str, int] = {}
         related = {rel.reltype.rsplit("/", 1)[-1]: rel.target_part
@@ -81,6 +85,7 @@ class WordNotes:
         boxes' paragraphs, then the notes it refers to."""
         out = [line for box in element.iter(f"{W}txbxContent") if _shown(box)
                for line in _lines(box) if line]
+        out += diagram_texts(element, self._related, self._parse)
         for ref in element.iter(*_KINDS):
             note = self._note(_KINDS[ref.tag][0], ref.get(f"{W}id", "")) if _shown(ref) else None
             if note is not None:
