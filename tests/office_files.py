@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -37,12 +38,19 @@ def make_pdf(pages: list[list[str]], title: str | None = None) -> bytes:
     if title is not None:
         objects.append(f"<< /Title ({title}) >>")
         info = f" /Info {len(objects)} 0 R"
+    return pdf_file(objects, info, version="1.4")
+
+
+def pdf_file(objects: list[str] | list[bytes], info: str = "", version: str = "1.7") -> bytes:
+    """A PDF of ``objects`` (object 1 its catalog), with its cross-reference table and
+    trailer (``info``: more trailer entries)."""
     out = io.BytesIO()
-    out.write(b"%PDF-1.4\n")
+    out.write(f"%PDF-{version}\n".encode())
     offsets = []
     for n, body in enumerate(objects, 1):
         offsets.append(out.tell())
-        out.write(f"{n} 0 obj\n{body}\nendobj\n".encode("latin-1"))
+        raw = body if isinstance(body, bytes) else body.encode("latin-1")
+        out.write(b"%d 0 obj\n%s\nendobj\n" % (n, raw))
     xref = out.tell()
     out.write(f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode())
     for off in offsets:
@@ -50,6 +58,43 @@ def make_pdf(pages: list[list[str]], title: str | None = None) -> bytes:
     out.write(f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R{info} >>\nstartxref\n"
               f"{xref}\n%%EOF\n".encode())
     return out.getvalue()
+
+
+def _alarm(signum: int, frame: object) -> None:
+    raise TimeoutError("reading a damaged file took over 10 s")
+
+
+def assert_read_or_named(paths: Iterable[Path]) -> None:
+    """Each file of ``paths`` (damaged ones) is read within 10 s, or refused with a
+    ``LoaderError`` naming it."""
+    import signal
+
+    from hyperviz_core.rag.index.errors import LoaderError
+    from hyperviz_core.rag.index.loaders import load_documents
+
+    before = signal.signal(signal.SIGALRM, _alarm)
+    try:
+        for path in paths:
+            signal.alarm(10)
+            try:
+                load_documents(path)
+            except LoaderError as exc:
+                assert path.name in str(exc)
+            finally:
+                signal.alarm(0)
+    finally:
+        signal.signal(signal.SIGALRM, before)
+
+
+def changed_bytes(data: bytes, rng: Any, cut: float = 0.0) -> bytes:
+    """``data`` with 1, 5 or 50 bytes changed at random (by ``rng``), and with chance
+    ``cut`` cut short."""
+    out = bytearray(data)
+    for _ in range(rng.choice([1, 5, 50])):
+        out[rng.randrange(len(out))] = rng.randrange(256)
+    if rng.random() < cut:
+        out = out[:rng.randrange(len(out))]
+    return bytes(out)
 
 
 def write_docx(path: Path, *, title: str | None = None) -> Path:

@@ -19,6 +19,7 @@ import struct
 from pathlib import Path
 
 import pytest
+from office_files import pdf_file
 
 from hyperviz_core.rag.index import ocr
 from hyperviz_core.rag.index.loaders import load_documents
@@ -74,18 +75,7 @@ def jbig2_scan(lines: list[str], size: tuple[int, int] = (1700, 700)) -> bytes:
         b"/BitsPerComponent 1 /Filter /JBIG2Decode /Length %d >>\nstream\n%s\nendstream"
         % (width, height, len(stream), stream),
         b"<< /Length %d >>\nstream\n%s\nendstream" % (len(content), content)]
-    out = io.BytesIO()
-    out.write(b"%PDF-1.5\n")
-    offsets = []
-    for n, body in enumerate(objects, 1):
-        offsets.append(out.tell())
-        out.write(b"%d 0 obj\n%s\nendobj\n" % (n, body))
-    xref = out.tell()
-    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
-    out.write(b"".join(b"%010d 00000 n \n" % off for off in offsets))
-    out.write(b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n"
-              % (len(objects) + 1, xref))
-    return out.getvalue()
+    return pdf_file(objects)
 
 
 def _words(text: str) -> set[str]:

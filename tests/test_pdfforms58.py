@@ -7,11 +7,10 @@ fields out (pypdf writes no new fields); none was filled in by a PDF viewer.
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import pytest
-from office_files import folder_top
+from office_files import folder_top, pdf_file
 
 from hyperviz_core.rag.index.loaders import load_documents
 
@@ -19,18 +18,7 @@ pytest.importorskip("pypdf")
 
 
 def _pdf(objects: list[str]) -> bytes:
-    out = io.BytesIO()
-    out.write(b"%PDF-1.7\n")
-    offsets = []
-    for n, body in enumerate(objects, 1):
-        offsets.append(out.tell())
-        out.write(f"{n} 0 obj\n{body}\nendobj\n".encode("latin-1"))
-    xref = out.tell()
-    out.write(f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode())
-    out.write("".join(f"{o:010d} 00000 n \n" for o in offsets).encode())
-    out.write(f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n"
-              "%%EOF\n".encode())
-    return out.getvalue()
+    return pdf_file(objects)
 
 
 def _page(n: int, text: str, annots: str) -> str:

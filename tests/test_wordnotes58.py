@@ -12,15 +12,13 @@ from __future__ import annotations
 
 import random
 import re
-import signal
 import struct
 import zipfile
 from pathlib import Path
 
 import pytest
-from office_files import folder_top
+from office_files import assert_read_or_named, changed_bytes, folder_top
 
-from hyperviz_core.rag.index.errors import LoaderError
 from hyperviz_core.rag.index.loaders import load_documents
 
 DATA = Path(__file__).parent / "data" / "wordnotes"
@@ -119,31 +117,16 @@ def test_doc_notes_lists_past_their_bounds_leave_the_body_whole(tmp_path: Path) 
             assert not any(b.startswith("Footnote") for b in blocks), name
 
 
-def _alarm(signum: int, frame: object) -> None:
-    raise TimeoutError("reading a damaged file took over 10 s")
-
-
 def test_damaged_doc_files_with_notes_are_read_or_named(tmp_path: Path) -> None:
     pytest.importorskip("olefile")
     source = (DATA / "harbour.doc").read_bytes()
     rng = random.Random(58)
-    before = signal.signal(signal.SIGALRM, _alarm)
-    try:
-        for n in range(60):
-            data = bytearray(source)
-            for _ in range(rng.choice([1, 5, 50])):
-                data[rng.randrange(len(data))] = rng.randrange(256)
-            path = tmp_path / f"case{n}.doc"
-            path.write_bytes(bytes(data))
-            signal.alarm(10)
-            try:
-                load_documents(path)
-            except LoaderError as exc:
-                assert path.name in str(exc)
-            finally:
-                signal.alarm(0)
-    finally:
-        signal.signal(signal.SIGALRM, before)
+    paths = []
+    for n in range(60):
+        path = tmp_path / f"case{n}.doc"
+        path.write_bytes(changed_bytes(source, rng))
+        paths.append(path)
+    assert_read_or_named(paths)
 
 
 def test_vizrag_query_finds_a_footnote(tmp_path: Path,
