@@ -119,12 +119,12 @@ def test_doc_notes_lists_past_their_bounds_leave_the_body_whole(tmp_path: Path) 
 
 def test_damaged_doc_files_with_notes_are_read_or_named(tmp_path: Path) -> None:
     pytest.importorskip("olefile")
-    source = (DATA / "harbour.doc").read_bytes()
+    sources = [(DATA / name).read_bytes() for name in ("harbour.doc", "changes.doc")]
     rng = random.Random(58)
     paths = []
     for n in range(60):
         path = tmp_path / f"case{n}.doc"
-        path.write_bytes(changed_bytes(source, rng))
+        path.write_bytes(changed_bytes(sources[n % 2], rng))
         paths.append(path)
     assert_read_or_named(paths)
 

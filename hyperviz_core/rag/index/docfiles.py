@@ -8,9 +8,11 @@ is read: a blank line between two paragraphs (empty ones dropped), a table's row
 each with their cells joined by `` | `` (a cell's own paragraphs by spaces). A field shows
 its result (a hyperlink its text, not its address), a line break, page break or column
 break ends a line, a non-breaking hyphen is ``-`` and an optional one is dropped;
-pictures, drawings and footnote marks give no text. Headers, footers, footnotes, comments
-and text boxes are not read. The title is the file's own (its summary information's), else
-the file's stem.
+pictures, drawings and footnote marks give no text, and a tracked deletion is left out
+(:mod:`.docchars`: the text as it stands once the changes are accepted). Footnotes and
+endnotes follow the paragraph or table that refers to them, numbered, and text boxes follow
+the body (:mod:`.docnotes`). Headers, footers and comments are not read. The title is the
+file's own (its summary information's), else the file's stem.
 
 A ``.docx`` file or an RTF file named ``.doc``, and a ``.doc`` file named ``.docx``, are
 read as what they are (:mod:`.officekinds`). A Word 6.0/95 document, one saved with a
@@ -30,6 +32,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ..types import Document
+from .docchars import Deletions
 from .docnotes import ENDNOTE, FOOTNOTE, Stories, mark_references
 from .docparas import ParagraphFlags
 from .errors import LoaderError
@@ -46,7 +49,8 @@ _IDENT = 0xA5EC  # the FIB's first two bytes
 _WORD97 = 0x00C1  # the oldest nFib of Word 97's format
 _ENCRYPTED, _TABLE1 = 0x0100, 0x0200  # FIB flags: saved with a password, text in "1Table"
 _COMPRESSED = 0x40000000  # a piece stored 8-bit (Windows-1252)
-_CLX, _PAPX = 33, 13  # the FibRgFcLcb97 pairs naming the piece table and paragraph pages
+#: the FibRgFcLcb97 pairs naming the piece table, the character and the paragraph pages
+_CLX, _CHPX, _PAPX = 33, 12, 13
 #: what the characters Word uses as marks show (None: nothing); the ends of paragraphs
 #: (``\r``) and cells (``\x07``) are read by :func:`_blocks`
 _MARKS: dict[int, str | None] = {**dict.fromkeys(range(0x20), None), 0x09: " ", 0x0B: "\n",
@@ -285,7 +289,9 @@ def _word_text(ole: Any, path: Path) -> list[str]:
     pieces = _pieces(word, table[clx_at:clx_at + clx_size])
     every, offsets = _characters(word, pieces, sum(max(n, 0) for n in ccps), ccps[0])
     stories = Stories(every, ccps, table, pairs)
-    text, offsets = _without_codes(mark_references(every[:stories.main], stories), offsets)
+    marked = mark_references(every[:stories.main], stories)
+    kept = Deletions(word, table, *pairs[_CHPX], pieces).kept(0, len(marked))
+    text, offsets = _without_codes("".join(marked[a:b] for a, b in kept), offsets.kept(kept))
     notes = _Notes(stories)
     blocks = _blocks(text, offsets, ParagraphFlags(word, table, *pairs[_PAPX]), notes)
     return [*blocks, *notes.rest(), *(b for b in map(_note_text, stories.boxes) if b)]

@@ -1,0 +1,112 @@
+"""Which characters of a Word 97-2003 document (``.doc``) are tracked deletions.
+
+With changes tracked, Word keeps deleted text in the document, marked deleted in its
+character properties (``sprmCFRMarkDel``), and shows it struck through until the change is
+accepted; the text read is the text as it will stand, so deleted characters are left out (as
+:mod:`.wordtext` leaves ``w:del`` out of a ``.docx``). The character properties are stored
+as the paragraph properties are (:mod:`.docparas`): 512-byte pages of the ``WordDocument``
+stream (``FKP``\\ s) that the ``PlcBteChpx`` names, each a list of runs of stream offsets
+with their properties. :class:`Deletions` reads them once per file and turns the deleted
+runs into character positions through the piece table.
+
+A file whose pages cannot be read has no deletions: its text is read whole, none of it lost.
+"""
+
+from __future__ import annotations
+
+import bisect
+import struct
+from collections.abc import Sequence
+
+__all__ = ["Deletions"]
+
+_PAGE = 512
+_DELETED = 0x0800  # sprmCFRMarkDel
+#: the operand's size by the sprm's ``spra`` (its top three bits); 6: the size comes first
+_OPERAND = {0: 1, 1: 1, 2: 2, 3: 4, 4: 2, 5: 2, 7: 3}
+#: the toggle values that mean "deleted": on, and the opposite of the style's (off)
+_ON = (0x01, 0x81)
+
+
+def _deleted(grpprl: bytes) -> bool:
+    """Whether the character properties ``grpprl`` mark the run deleted."""
+    at = 0
+    while at + 2 <= len(grpprl):
+        sprm = int.from_bytes(grpprl[at:at + 2], "little")
+        at += 2
+        size = _OPERAND.get(sprm >> 13)
+        if size is None:  # variable: the size comes first
+            size = 1 + (grpprl[at] if at < len(grpprl) else 0)
+        if sprm == _DELETED and at < len(grpprl):
+            return grpprl[at] in _ON
+        at += size
+    return False
+
+
+class Deletions:
+    """The tracked deletions of a ``.doc`` file (see the module's docs).
+
+    Args:
+        word: the ``WordDocument`` stream.
+        table: the table stream; ``at``, ``size``: where its ``PlcBteChpx`` is.
+        pieces: the piece table's (first character, end, stream offset, 8-bit) pieces.
+    """
+
+    def __init__(self, word: bytes, table: bytes, at: int, size: int,
+                 pieces: Sequence[tuple[int, int, int, bool]]) -> None:
+        try:
+            runs = self._runs(word, table[at:at + size])
+        except (IndexError, ValueError, struct.error):
+            runs = []
+        spans: list[tuple[int, int]] = []
+        for start, end, fc, compressed in pieces:  # stream offsets -> character positions
+            width = 1 if compressed else 2
+            stop = fc + (end - start) * width
+            i = max(bisect.bisect_right(runs, (fc, fc)) - 1, 0)
+            while i < len(runs) and runs[i][0] < stop:
+                a, b = max(runs[i][0], fc), min(runs[i][1], stop)
+                if a < b:
+                    spans.append((start + (a - fc) // width, start + (b - fc + width - 1)
+                                  // width))
+                i += 1
+        self._spans = sorted(spans)
+
+    @staticmethod
+    def _runs(word: bytes, plc: bytes) -> list[tuple[int, int]]:
+        """The (start, end) stream offsets of the deleted runs, sorted."""
+        count = (len(plc) - 4) // 8
+        pages = struct.unpack_from(f"<{count}I", plc, 4 * (count + 1)) if count > 0 else ()
+        runs: list[tuple[int, int]] = []
+        for pn in pages:
+            start = (pn & 0x3FFFFF) * _PAGE
+            page = word[start:start + _PAGE]
+            if len(page) < _PAGE:
+                raise ValueError("a page past the stream's end")
+            crun = page[-1]
+            fcs = struct.unpack_from(f"<{crun + 1}I", page, 0)
+            for i in range(crun):
+                offset = page[4 * (crun + 1) + i] * 2
+                if offset and _deleted(page[offset + 1:offset + 1 + page[offset]]):
+                    runs.append((fcs[i], fcs[i + 1]))
+        return sorted(runs)
+
+    def kept(self, start: int, end: int) -> list[tuple[int, int]]:
+        """The ranges of character positions in ``[start, end)`` that are not deleted,
+        relative to ``start``, in order.
+
+        >>> d = Deletions(b"", b"", 0, 0, [])
+        >>> d._spans = [(2, 4), (3, 6), (9, 12)]
+        >>> d.kept(0, 10)
+        [(0, 2), (6, 9)]
+        """
+        out: list[tuple[int, int]] = []
+        at = start
+        for a, b in self._spans:
+            if b <= at or a >= end:
+                continue
+            if a > at:
+                out.append((at - start, a - start))
+            at = max(at, b)
+        if at < end:
+            out.append((at - start, end - start))
+        return out

@@ -1,0 +1,45 @@
+"""Tracked changes read as the text will stand once they are accepted (stop 58): a deletion
+is left out and an insertion kept, in ``.doc``, ``.docx`` and ``.odt`` files alike. Before,
+a ``.doc`` file showed its deleted text (``Bo LiAda Lovelace``), and a ``.docx`` file lost
+its insertions. The files are LibreOffice's (``tests/data/wordnotes/changes.*``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import struct
+from pathlib import Path
+
+import pytest
+
+from hyperviz_core.rag.index.loaders import load_documents
+
+DATA = Path(__file__).parent / "data" / "wordnotes"
+ACCEPTED = "The applicant is Ada Lovelace of Bergen.\n\nThe vessel is moored at Festningskaien."
+
+
+@pytest.mark.parametrize("suffix", [
+    pytest.param("doc", marks=pytest.mark.skipif(not importlib.util.find_spec("olefile"),
+                                                 reason="doc extra")),
+    pytest.param("docx", marks=pytest.mark.skipif(not importlib.util.find_spec("docx"),
+                                                  reason="docx extra")),
+    "odt"])
+def test_tracked_changes_read_as_accepted(suffix: str) -> None:
+    assert load_documents(DATA / f"changes.{suffix}")[0].text == ACCEPTED
+
+
+def test_doc_character_pages_that_cannot_be_read_keep_the_whole_text(tmp_path: Path) -> None:
+    """A ``PlcBteChpx`` past the table stream: no deletions are known, so the deleted text
+    shows, and nothing else is lost."""
+    olefile = pytest.importorskip("olefile")
+    path = tmp_path / "changes.doc"
+    path.write_bytes((DATA / "changes.doc").read_bytes())
+    with olefile.OleFileIO(str(path), write_mode=True) as ole:
+        word = bytearray(ole.openstream("WordDocument").read())
+        csw = struct.unpack_from("<H", word, 32)[0]
+        longs = 34 + 2 * csw + 2
+        cslw = struct.unpack_from("<H", word, longs - 2)[0]
+        struct.pack_into("<II", word, longs + 4 * cslw + 2 + 8 * 12, 0x7FFFFF00, 64)
+        ole.write_stream("WordDocument", bytes(word))
+    assert load_documents(path)[0].text == ("The applicant is Bo LiAda Lovelace of Bergen.\n\n"
+                                            "The vessel is moored in Tromsø at Festningskaien.")
