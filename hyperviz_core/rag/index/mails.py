@@ -8,8 +8,10 @@ file's stem. The text is what a mail client shows: the ``From``, ``To``, ``Cc`` 
 ``Date`` lines, a blank line, then the body: its plain-text part, else its HTML part read as
 a page is (:mod:`.htmlpages`: scripts, styles and hidden text dropped). The metadata keeps
 the headers (``from``, ``to``, ``cc``, ``date`` as ISO 8601 where it parses,
-``message_id``) and the file names of the attachments (``attachments``), which are not
-read, nor is a forwarded message attached whole.
+``message_id``) and the file names of the attachments (``attachments``). Attachments of the
+kinds read here (a PDF, a Word file, a workbook, a message attached whole ...) follow the
+body, each as ``Attachment: name`` and its text (:mod:`.attachments`); those that cannot be
+read are named, with why, in ``attachments_unread``.
 
 A body in a charset Python does not know reads as UTF-8 with the bytes that are not shown
 as U+FFFD; a binary file (a NUL byte among its first bytes) is a
@@ -38,12 +40,13 @@ import email.policy
 import email.utils
 import mailbox
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from email.message import EmailMessage, Message
 from email.parser import BytesParser
 from pathlib import Path
 
 from ..types import Document
+from .attachments import Read, attachment_blocks
 from .errors import LoaderError
 from .guards import printable
 from .htmlpages import page_text
@@ -101,11 +104,13 @@ def _body(msg: EmailMessage) -> str:
 
 
 def mail_document(headers: dict[str, str], body: str, attachments: list[str], doc_id: str,
-                  stem: str, source: str) -> Document:
+                  stem: str, source: str, attached: Sequence[tuple[str, bytes]] = (),
+                  read: Read | None = None) -> Document:
     """The document of one message given its ``headers`` (``Subject``, ``From``, ``To``,
     ``Cc``, ``Date``, ``Message-ID``; each on one line, ``""`` when absent), its ``body``
-    as shown and its attachments' file names (see the module's docs): id ``doc_id`` (``""``:
-    a content-hash id), titled by its subject, else ``stem``."""
+    as shown, its attachments' file names and their (name, bytes), read by ``read`` after
+    the body (:func:`~.attachments.attachment_blocks`; see the module's docs): id ``doc_id``
+    (``""``: a content-hash id), titled by its subject, else ``stem``."""
     shown = [(name, headers.get(name, "")) for name in _SHOWN]
     head = "\n".join(f"{name}: {value}" for name, value in shown if value)
     meta: dict[str, object] = {"source": source}
@@ -116,16 +121,39 @@ def mail_document(headers: dict[str, str], body: str, attachments: list[str], do
         meta["message_id"] = message_id
     if files := [printable(f) for f in attachments if f]:
         meta["attachments"] = files
+    blocks, unread = attachment_blocks(attached, read)
+    if unread:
+        meta["attachments_unread"] = unread
+    text = "\n\n".join(t for t in (head, body.strip(), *blocks) if t)
     return Document(id=doc_id, title=cut_title(headers.get("Subject", "") or stem),
-                    text=f"{head}\n\n{body}".strip(), metadata=meta)
+                    text=text, metadata=meta)
 
 
-def message_document(msg: EmailMessage, doc_id: str, stem: str, source: str) -> Document:
+def message_document(msg: EmailMessage, doc_id: str, stem: str, source: str,
+                     read: Read | None = None) -> Document:
     """The document of one message (see the module's docs): :func:`mail_document` of its
-    headers, body and attachments."""
+    headers, body and attachments (read by ``read``)."""
     headers = {name: _header(msg, name) for name in ("Subject", *_SHOWN, "Message-ID")}
     files = [f for p in msg.iter_attachments() if (f := p.get_filename())]
-    return mail_document(headers, _body(msg), files, doc_id, stem, source)
+    return mail_document(headers, _body(msg), files, doc_id, stem, source, _attached(msg),
+                         read)
+
+
+def _attached(msg: EmailMessage) -> list[tuple[str, bytes]]:
+    """(file name, bytes) of the message's attachments; a message attached whole
+    (``message/rfc822``) as ``.eml`` bytes, named by its file name, else ``message.eml``."""
+    out: list[tuple[str, bytes]] = []
+    for part in msg.iter_attachments():
+        name = part.get_filename() or ""
+        if part.get_content_type() == "message/rfc822":
+            inner = part.get_payload(0) if part.is_multipart() else None
+            if isinstance(inner, Message):
+                out.append((name or "message.eml", inner.as_bytes()))
+            continue
+        data = part.get_payload(decode=True)
+        if name and isinstance(data, bytes):
+            out.append((name, data))
+    return out
 
 
 def _parse(data: bytes) -> EmailMessage:
@@ -134,16 +162,18 @@ def _parse(data: bytes) -> EmailMessage:
     return msg
 
 
-def eml_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
-    """The document of the e-mail message ``path`` (see the module's docs)."""
+def eml_document(path: Path, id_from_path: bool, root: Path | None = None,
+                 read: Read | None = None) -> Document:
+    """The document of the e-mail message ``path`` (see the module's docs); its attachments
+    are read by ``read`` (None: named only)."""
     check_not_binary(path)
     with foreign_file(path, "an e-mail message"):
         return message_document(_parse(path.read_bytes()), path_id(path, id_from_path, root),
-                                path.stem, str(path))
+                                path.stem, str(path), read)
 
 
-def mbox_documents(path: Path, id_from_path: bool = True, root: Path | None = None
-                   ) -> Iterator[tuple[Document, str]]:
+def mbox_documents(path: Path, id_from_path: bool = True, root: Path | None = None,
+                   read: Read | None = None) -> Iterator[tuple[Document, str]]:
     """The documents of the mailbox ``path`` (the ``mbox`` format: messages one after the
     other, each starting with a ``From`` line), a message each, read one at a time, each
     with where it came from (``inbox.mbox (message 3)``). A message's id is its
@@ -161,7 +191,7 @@ def mbox_documents(path: Path, id_from_path: bool = True, root: Path | None = No
             for number, key in enumerate(box.iterkeys(), 1):
                 msg = _parse(_FROM_ESCAPE.sub(rb"\1", box.get_bytes(key)))
                 given = _header(msg, "Message-ID").strip("<>")
-                yield (message_document(msg, given, f"{path.stem} {number}", str(path)),
+                yield (message_document(msg, given, f"{path.stem} {number}", str(path), read),
                        f"{path} (message {number})")
         finally:
             box.close()

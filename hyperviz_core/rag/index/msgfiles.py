@@ -6,7 +6,8 @@ A message reads as an ``.eml`` message does (:func:`~.mails.mail_document`): tit
 its subject, else the file's stem; its text the ``From``, ``To``, ``Cc`` and ``Date`` lines,
 a blank line, then the body (the plain-text body, else the HTML body read as a page is,
 else the text Outlook's compressed RTF body shows); its metadata the headers,
-``message_id`` and the attachments' file names, which are not read. The id keeps the
+``message_id`` and the attachments' file names; the attachments of kinds read here follow
+the body (:mod:`.attachments`; a message attached as an Outlook item is not read). The id keeps the
 suffix (``offer.msg``). ``From`` is the sender's name and address (an Exchange-only
 address, ``/O=...``, is left out); ``To`` and ``Cc`` are read from the recipients (their
 names and addresses), else from the display lists Outlook keeps; ``Date`` is when the
@@ -35,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from ..types import Document
+from .attachments import Read
 from .errors import LoaderError
 from .guards import printable
 from .mails import mail_document, shown_body
@@ -54,6 +56,7 @@ _SENT, _ARRIVED = 0x0039, 0x0E06  # PT_SYSTIME properties
 _CODE_PAGES = (0x3FDE, 0x3FFD)  # PR_INTERNET_CPID, PR_MESSAGE_CODEPAGE
 _NAME, _SMTP, _ADDRESS, _KIND_OF_RECIPIENT = 0x3001, 0x39FE, 0x3003, 0x0C15
 _FILE_NAMES = (0x3707, 0x3704, 0x3001)  # an attachment's long name, short name, shown name
+_ATTACHED = 0x3701  # PR_ATTACH_DATA_BIN: an attachment's bytes
 _EPOCH = datetime(1601, 1, 1, tzinfo=UTC)  # FILETIME counts 100 ns from here
 
 
@@ -160,7 +163,8 @@ def _rtf_body(packed: bytes, path: Path) -> str:
     return shown_body(text, False)
 
 
-def _message(ole: Any, path: Path, id_from_path: bool, root: Path | None) -> Document:
+def _message(ole: Any, path: Path, id_from_path: bool, root: Path | None,
+             read: Read | None) -> Document:
     """The message's document: its headers, body and attachment names."""
     top = _Storage(ole, "", 32)
     top.codepage = _codepage(top)
@@ -176,18 +180,23 @@ def _message(ole: Any, path: Path, id_from_path: bool, root: Path | None) -> Doc
     body, html = top.text(_BODY), top.text(_HTML)
     shown = (shown_body(body, False) if body.strip() else shown_body(html, True)
              if html.strip() else _rtf_body(top.binary(_RTF), path))
-    files = []
+    files: list[str] = []
+    attached: list[tuple[str, bytes]] = []
     for storage in _parts(ole, "__attach_version1.0_"):
         part = _Storage(ole, storage + "/", 8, top.codepage)
         files.append(next((n for n in (part.line(p) for p in _FILE_NAMES) if n), ""))
+        if files[-1] and (data := part.binary(_ATTACHED)):  # attached by value
+            attached.append((files[-1], data))
     return mail_document(headers, shown, files, path_id(path, id_from_path, root), path.stem,
-                         str(path))
+                         str(path), attached, read)
 
 
-def msg_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
-    """The document of the Outlook message ``path`` (see the module's docs)."""
+def msg_document(path: Path, id_from_path: bool, root: Path | None = None,
+                 read: Read | None = None) -> Document:
+    """The document of the Outlook message ``path`` (see the module's docs); its attachments
+    are read by ``read`` (None: named only)."""
     with opened_ole(path, _KIND, ".msg") as ole:
         if not ole.exists(_PROPS):
             raise LoaderError(f"{printable(str(path))}: not {_KIND} (it has no "
                               f"{_PROPS!r} stream)")
-        return _message(ole, path, id_from_path, root)
+        return _message(ole, path, id_from_path, root, read)

@@ -4,7 +4,8 @@ PowerPoint decks (:mod:`.slides`; 97-2003 ones: :mod:`.pptfiles`), OpenDocument 
 presentations and spreadsheets (:mod:`.opendocs`, :mod:`.odsfiles`), Excel workbooks
 (:mod:`.sheets`; 97-2003 ones: :mod:`.xlsfiles`), EPUB e-books (:mod:`.ebooks`), e-mail
 messages (:mod:`.mails`; Outlook's: :mod:`.msgfiles`), RTF files (:mod:`.rtffiles`),
-subtitles (:mod:`.subtitles`) and Jupyter notebooks (:mod:`.notebooks`). Each reader of
+subtitles (:mod:`.subtitles`) and Jupyter notebooks (:mod:`.notebooks`); a message's
+attachments are read by these readers too (:func:`attachment_text`). Each reader of
 :data:`WHOLE_FILES` takes ``(path, id_from_path, root)`` and returns the file's one
 document; each of :data:`WORKBOOKS` (spreadsheets: a sheet of records gives a document a
 row, :mod:`.workbooks`) also takes the record fields (``text_field=``, ``id_field=``,
@@ -50,27 +51,55 @@ from .suffixes import (
     PPTX_SUFFIXES,
     RTF_SUFFIXES,
     SUBTITLE_SUFFIXES,
+    TEXT_SUFFIXES,
     WORD_SUFFIXES,
     XLS_SUFFIXES,
     XLSX_SUFFIXES,
 )
 
-__all__ = ["MAILBOXES", "WHOLE_FILES", "WORKBOOKS"]
+__all__ = ["MAILBOXES", "WHOLE_FILES", "WORKBOOKS", "attachment_text"]
 
 #: suffix -> the reader of such files
+def _eml(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
+    return eml_document(path, id_from_path, root, attachment_text)
+
+
+def _msg(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
+    return msg_document(path, id_from_path, root, attachment_text)
+
+
+def _mbox(path: Path, id_from_path: bool = True, root: Path | None = None
+          ) -> Iterator[tuple[Document, str]]:
+    return mbox_documents(path, id_from_path, root, attachment_text)
+
+
+def attachment_text(path: Path) -> str:
+    """The text of a message's attachment saved at ``path``, by the reader of its suffix: a
+    whole file's, a workbook's documents', a text file's; ``""`` for a kind not read here
+    (:mod:`.attachments`)."""
+    suffix = path.suffix.lower()
+    if suffix in TEXT_SUFFIXES:
+        return path.read_bytes().decode("utf-8", "replace").strip()
+    if suffix in WHOLE_FILES:
+        return WHOLE_FILES[suffix](path, True, None).text
+    if suffix in WORKBOOKS:
+        return "\n\n".join(doc.text for doc, _ in WORKBOOKS[suffix](path, True, None))
+    return ""
+
+
 WHOLE_FILES: dict[str, Callable[[Path, bool, Path | None], Document]] = {
     **dict.fromkeys(HTML_SUFFIXES, html_document), **dict.fromkeys(PDF_SUFFIXES, pdf_document),
     **dict.fromkeys((*WORD_SUFFIXES, *DOC_SUFFIXES), word_file),
     **dict.fromkeys((*PPTX_SUFFIXES, *PPT_SUFFIXES), deck_file),
     ".odt": odt_document,    ".odp": odp_document, **dict.fromkeys(EPUB_SUFFIXES, epub_document),
-    **dict.fromkeys(EMAIL_SUFFIXES, eml_document), **dict.fromkeys(MSG_SUFFIXES, msg_document),
+    **dict.fromkeys(EMAIL_SUFFIXES, _eml), **dict.fromkeys(MSG_SUFFIXES, _msg),
     **dict.fromkeys(NOTEBOOK_SUFFIXES, notebook_document),
     **dict.fromkeys(RTF_SUFFIXES, rtf_document),
     **dict.fromkeys(SUBTITLE_SUFFIXES, subtitle_document)}
 
 #: suffix -> the reader of such files of many documents, each with where it came from
 MAILBOXES: dict[str, Callable[[Path, bool, Path | None], Iterator[tuple[Document, str]]]] = \
-    dict.fromkeys(MAILBOX_SUFFIXES, mbox_documents)
+    dict.fromkeys(MAILBOX_SUFFIXES, _mbox)
 
 #: suffix -> the reader of such spreadsheets
 WORKBOOKS: dict[str, Callable[..., Iterator[tuple[Document, str]]]] = {
