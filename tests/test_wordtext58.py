@@ -1,6 +1,7 @@
 """A Word document's text is what Word shows (stop 58): text in content controls (a cover
 page, a template's fields), tracked insertions, moved text and simple fields is read, and
-tracked deletions, placeholder prompts and a generated table of contents are not. Before,
+tracked deletions, placeholder prompts and a generated table of contents are not; an
+equation gives its characters in order. Before,
 python-docx's reading kept only the runs directly in a paragraph and the paragraphs
 directly in the body: a filled-in template lost its fields, and a reviewed contract its
 insertions.
@@ -58,6 +59,11 @@ def _write(path: Path) -> Path:
                    "<w:moveTo>" + _run(" of Bergen") + "</w:moveTo>",
                    "<w:smartTag>" + _run(".") + "</w:smartTag>"):
         p._p.append(_xml(inline))
+    p = d.add_paragraph("Energy: ")
+    for inline in ('<m:oMath xmlns:m="http://schemas.openxmlformats.org/officeDocument/2006/'
+                   'math"><m:r><m:t>E=m</m:t></m:r><m:sSup><m:e><m:r><m:t>c</m:t></m:r>'
+                   "</m:e><m:sup><m:r><m:t>2</m:t></m:r></m:sup></m:sSup></m:oMath>",):
+        p._p.append(_xml(inline))
     table = d.add_table(rows=1, cols=2)
     table.cell(0, 0).text = "Vessel"
     cell = table.cell(0, 1)._tc
@@ -72,6 +78,7 @@ def test_word_shows_controls_insertions_and_fields_not_deletions(tmp_path: Path)
     assert doc.text.split("\n\n") == [
         "Harbour Permit",
         "Applicant: Ada Lovelace, engineer (4 December 2026) of Bergen.",
+        "Energy: E=mc2",
         "Vessel | Northwind"]
 
 

@@ -3,7 +3,8 @@ shows it, where python-docx reads only the runs directly in a paragraph.
 
 A paragraph's text (:func:`paragraph_text`) is the text of its runs in order, the runs in
 content controls (``w:sdt``), tracked insertions (``w:ins``), moved text (``w:moveTo``),
-simple fields, hyperlinks and smart tags included; tracked deletions (``w:del``,
+simple fields, hyperlinks and smart tags included, and an equation's characters in order
+(Office Math: ``E=mc2``, its layout not kept); tracked deletions (``w:del``,
 ``w:moveFrom``), the copy written for older readers (``mc:Fallback``) and a content
 control's placeholder prompt ("Click or tap here to enter text.") left out. The body's
 paragraphs and tables (:func:`block_items`) are those in block-level content controls too
@@ -35,6 +36,9 @@ _FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallba
 _NOT_SHOWN = frozenset({f"{W}del", f"{W}moveFrom", f"{W}pPr", f"{W}rPr", f"{W}sdtPr",
                         _FALLBACK})
 _TOC = "Table of Contents"
+_M = "{http://schemas.openxmlformats.org/officeDocument/2006/math}"
+#: an equation in a paragraph (Office Math), alone or in a paragraph of equations
+_MATH = frozenset({f"{_M}oMath", f"{_M}oMathPara"})
 
 
 def _content(sdt: Any) -> Any | None:
@@ -56,6 +60,8 @@ def _runs(el: Any) -> Iterator[str]:
         tag = child.tag
         if tag == f"{W}r":
             yield str(child.text)  # python-docx's run text: w:t, tabs, breaks ...
+        elif tag in _MATH:  # an equation: its characters in order (E=mc2)
+            yield "".join(t.text or "" for t in child.iter(f"{_M}t"))
         elif tag == f"{W}sdt":
             content = _content(child)
             if content is not None:
