@@ -204,16 +204,19 @@ class _Notes:
         self.pending: list[str] = []
 
     def _next(self, mark: str) -> str | None:
+        """The next note of a kind as shown (``""``: an empty one, which keeps its number),
+        None when none is left."""
         n = self._shown[mark]
         if n >= len(self._left[mark]):
             return None
         self._shown[mark] = n + 1
-        return f"{self._NAMES[mark]} {n + 1}: {self._left[mark][n]}"
+        text = self._left[mark][n]
+        return f"{self._NAMES[mark]} {n + 1}: {text}" if text else ""
 
     def refer(self, part: str) -> None:
         """Keep the notes ``part`` refers to (its marks, in order) for the next block."""
         for char in part:
-            if char in self._NAMES and (note := self._next(char)) is not None:
+            if char in self._NAMES and (note := self._next(char)):
                 self.pending.append(note)
 
     def flush(self, blocks: list[str]) -> None:
@@ -225,7 +228,8 @@ class _Notes:
         out = []
         for mark in (FOOTNOTE, ENDNOTE):
             while (note := self._next(mark)) is not None:
-                out.append(note)
+                if note:
+                    out.append(note)
         return out
 
 

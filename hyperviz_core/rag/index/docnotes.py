@@ -95,9 +95,13 @@ def mark_references(main: str, stories: Stories) -> str:
     >>> mark_references("Hi\\x02 there", stories) == "Hi" + FOOTNOTE + " there"
     True
     """
-    chars = list(main)
-    for mark, places in sorted(stories.refs.items()):
-        for cp in places:
-            if 0 <= cp < len(chars):
-                chars[cp] = mark
-    return "".join(chars)
+    places = sorted((cp, mark) for mark, cps in stories.refs.items() for cp in cps
+                    if 0 <= cp < len(main))
+    out: list[str] = []
+    at = 0
+    for cp, mark in places:
+        if cp >= at:  # a place listed twice is marked once
+            out += [main[at:cp], mark]
+            at = cp + 1
+    out.append(main[at:])
+    return "".join(out)
