@@ -76,6 +76,19 @@ def test_docx_notes_nothing_refers_to_follow_the_body(tmp_path: Path) -> None:
                            "2019."]
 
 
+def test_docx_a_deleted_reference_takes_its_note_along(tmp_path: Path) -> None:
+    """A footnote whose reference is a tracked deletion is not shown, at its place or after
+    the body; the next footnote is number 1."""
+    pytest.importorskip("docx")
+    path = _docx_with(tmp_path, "deleted.docx", {
+        "word/document.xml": (r'(<w:r><w:rPr><w:rStyle w:val="FootnoteAnchor"/></w:rPr>'
+                              r'<w:footnoteReference w:id="2"/></w:r>)',
+                              r'<w:del w:id="90" w:author="Ada" w:date="2026-12-01T10:00:00Z">'
+                              r"\1</w:del>")})
+    text = load_documents(path)[0].text
+    assert "Measured" not in text and "Footnote 1: At low tide." in text
+
+
 def test_docx_without_notes_parts_and_empty_notes(tmp_path: Path) -> None:
     pytest.importorskip("docx")
     path = _docx_with(tmp_path, "empty.docx", {

@@ -24,7 +24,8 @@ from .wordtext import W, block_items, cell_text, paragraph_text
 
 __all__ = ["WordNotes"]
 
-_FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
+_HIDDEN = frozenset({"{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback",
+                     f"{W}del", f"{W}moveFrom"})
 #: the reference's tag → (the note's tag, the part's relationship, the name shown)
 _KINDS = {f"{W}footnoteReference": (f"{W}footnote", "footnotes", "Footnote"),
           f"{W}endnoteReference": (f"{W}endnote", "endnotes", "Endnote")}
@@ -44,8 +45,9 @@ def _lines(element: Any) -> Iterator[str]:
 
 
 def _shown(element: Any) -> bool:
-    """Whether ``element`` is not inside the copy Word writes for older readers."""
-    return not any(a.tag == _FALLBACK for a in element.iterancestors())
+    """Whether Word shows ``element``: not inside the copy written for older readers, nor
+    inside a tracked deletion."""
+    return not any(a.tag in _HIDDEN for a in element.iterancestors())
 
 
 class WordNotes:
@@ -87,8 +89,10 @@ class WordNotes:
                for line in _lines(box) if line]
         out += diagram_texts(element, self._related, self._parse)
         for ref in element.iter(*_KINDS):
-            note = self._note(_KINDS[ref.tag][0], ref.get(f"{W}id", "")) if _shown(ref) else None
-            if note is not None:
+            tag, note_id = _KINDS[ref.tag][0], ref.get(f"{W}id", "")
+            if not _shown(ref):  # a deleted reference: its note goes with it
+                self._notes[tag].pop(note_id, None)
+            elif (note := self._note(tag, note_id)) is not None:
                 out.append(note)
         return out
 
