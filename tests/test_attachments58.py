@@ -43,7 +43,9 @@ def _papers(tmp_path: Path) -> EmailMessage:
     msg.add_attachment(write_docx(tmp_path / "w.docx").read_bytes(), maintype="application",
                        subtype="vnd.openxmlformats-officedocument.wordprocessingml.document",
                        filename="radium.docx")
-    msg.add_attachment("Crew: 12 sailors.\n", filename="../../crew.txt")
+    msg.add_attachment("Crew: 12 sailors from Tromsø.\n".encode("latin-1"), maintype="text",
+                       subtype="plain", filename="../../crew.txt")
+    msg.get_payload()[-1].set_param("charset", "iso-8859-1")
     msg.add_attachment(b"\x89PNG\r\n\x1a\n", maintype="image", subtype="png",
                        filename="map.png")
     msg.add_attachment(b"%PDF-1.4 cut short", maintype="application", subtype="pdf",
@@ -63,7 +65,7 @@ def test_attachments_follow_the_body(tmp_path: Path) -> None:
     assert blocks[0] == f"{HEAD}\n\nThe papers are attached."
     assert blocks[1] == "berth.pdf\n\nThe berth is reserved for the Aurora."
     assert blocks[2].startswith("radium.docx\n\nDiscovery of radium\n\nMarie Curie")
-    assert blocks[3] == "../../crew.txt\n\nCrew: 12 sailors."
+    assert blocks[3] == "../../crew.txt\n\nCrew: 12 sailors from Tromsø."  # its charset
     assert blocks[4].startswith("earlier.eml\n\nFrom: Ada Lovelace")
     assert blocks[4].endswith("The harbour master agreed.") and len(blocks) == 5
     assert doc.metadata["attachments"] == ["berth.pdf", "radium.docx", "../../crew.txt",

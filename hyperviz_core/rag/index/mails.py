@@ -151,6 +151,8 @@ def _attached(msg: EmailMessage) -> list[tuple[str, bytes]]:
                 out.append((name or "message.eml", inner.as_bytes()))
             continue
         data = part.get_payload(decode=True)
+        if part.get_content_maintype() == "text" and part.get_content_subtype() == "plain":
+            data = _content(part).encode("utf-8")  # decoded by its charset, as UTF-8
         if name and isinstance(data, bytes):
             out.append((name, data))
     return out
