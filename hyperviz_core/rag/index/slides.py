@@ -41,17 +41,53 @@ from .zipped import plain_package, reading_package
 
 __all__ = ["slides_document"]
 
+_MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
+_A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+_MATH = "{http://schemas.openxmlformats.org/officeDocument/2006/math}"
+
+
+def _paragraph(p: Any) -> str:
+    """A paragraph's text, an equation's characters in their place (python-pptx's text
+    leaves out what PowerPoint keeps in ``mc:AlternateContent``: an equation)."""
+    if p._p.find(f"{_MC}AlternateContent") is None:
+        return str(p.text)
+    parts: list[str] = []
+    for child in p._p.iterchildren():
+        if child.tag == f"{_MC}AlternateContent":
+            choice = child.find(f"{_MC}Choice")
+            if choice is not None:
+                parts += (t.text or "" for t in choice.iter(f"{_MATH}t", f"{_A}t"))
+        elif child.tag in (f"{_A}r", f"{_A}fld"):
+            parts += (t.text or "" for t in child.iter(f"{_A}t"))
+        elif child.tag == f"{_A}br":
+            parts.append("\n")
+    return "".join(parts)
+
 
 def _frame(frame: Any) -> str:
-    lines = (" ".join(p.text.split()) for p in frame.paragraphs)
+    lines = (" ".join(_paragraph(p).split()) for p in frame.paragraphs)
     return "\n".join(line for line in lines if line)
+
+
+def _members(shapes: Any) -> Iterator[Any]:
+    """The shapes of a slide or group in order, python-pptx's; and a shape PowerPoint keeps
+    in ``mc:AlternateContent`` (with an equation, say), which python-pptx skips, read from
+    its first choice (the copy for older readers, ``mc:Fallback``, left out)."""
+    tree = shapes._spTree
+    tags = tree._shape_tags
+    for elm in tree.iterchildren():
+        if elm.tag in tags:
+            yield shapes._shape_factory(elm)
+        elif elm.tag == f"{_MC}AlternateContent" and (
+                choice := elm.find(f"{_MC}Choice")) is not None:
+            yield from (shapes._shape_factory(e) for e in choice if e.tag in tags)
 
 
 def _texts(shapes: Iterable[Any]) -> Iterator[str]:
     """The text of each of ``shapes`` in order, a group's members in its place."""
     for shape in shapes:
         if hasattr(shape, "shapes"):  # a group
-            yield from _texts(shape.shapes)
+            yield from _texts(_members(shape.shapes))
         elif getattr(shape, "has_chart", False):
             yield chart_text(shape.chart)
         elif getattr(shape, "has_table", False):
@@ -71,7 +107,8 @@ def _slide_text(slide: Any) -> tuple[str, str]:
         return "", ""
     title = slide.shapes.title
     heading = _frame(title.text_frame) if title is not None else ""
-    others = [s for s in slide.shapes if title is None or s.shape_id != title.shape_id]
+    others = [s for s in _members(slide.shapes)
+              if title is None or s.shape_id != title.shape_id]
     parts = [heading, *_texts(others)]
     if slide.has_notes_slide and slide.notes_slide.notes_text_frame is not None:
         parts.append(_frame(slide.notes_slide.notes_text_frame))
