@@ -8,7 +8,9 @@ text is its title, then its other shapes' text in the deck's order (text boxes a
 placeholders a paragraph each, its lines kept; a table's rows a line each with their cells
 joined by `` | ``, as in :mod:`.htmlpages`; grouped shapes in their group's order), then its
 speaker notes. A chart gives its title and its data as a table (:mod:`.charts`), a SmartArt
-graphic its nodes' text a line each (:mod:`.diagrams`); pictures and media give no text. A
+graphic its nodes' text a line each (:mod:`.diagrams`), a shape kept in
+``mc:AlternateContent`` (an equation's text box) its first choice's text, an equation's
+characters in place; pictures and media give no text. A
 hidden slide (not shown in the slide show) gives none either, and keeps its number, so page
 numbers are slide numbers. The title is the file's own (its core properties' ``title``),
 else the first slide title, else the file's stem.
