@@ -18,29 +18,19 @@ import bisect
 import struct
 from collections.abc import Sequence
 
+from .docfkp import fkp_runs, sprms
+
 __all__ = ["Deletions"]
 
-_PAGE = 512
 _DELETED = 0x0800  # sprmCFRMarkDel
-#: the operand's size by the sprm's ``spra`` (its top three bits); 6: the size comes first
-_OPERAND = {0: 1, 1: 1, 2: 2, 3: 4, 4: 2, 5: 2, 7: 3}
 #: the toggle values that mean "deleted": on, and the opposite of the style's (off)
 _ON = (0x01, 0x81)
 
 
 def _deleted(grpprl: bytes) -> bool:
     """Whether the character properties ``grpprl`` mark the run deleted."""
-    at = 0
-    while at + 2 <= len(grpprl):
-        sprm = int.from_bytes(grpprl[at:at + 2], "little")
-        at += 2
-        size = _OPERAND.get(sprm >> 13)
-        if size is None:  # variable: the size comes first
-            size = 1 + (grpprl[at] if at < len(grpprl) else 0)
-        if sprm == _DELETED and at < len(grpprl):
-            return grpprl[at] in _ON
-        at += size
-    return False
+    return any(sprm == _DELETED and operand[:1] != b"" and operand[0] in _ON
+               for sprm, operand in sprms(grpprl))
 
 
 class Deletions:
@@ -74,21 +64,8 @@ class Deletions:
     @staticmethod
     def _runs(word: bytes, plc: bytes) -> list[tuple[int, int]]:
         """The (start, end) stream offsets of the deleted runs, sorted."""
-        count = (len(plc) - 4) // 8
-        pages = struct.unpack_from(f"<{count}I", plc, 4 * (count + 1)) if count > 0 else ()
-        runs: list[tuple[int, int]] = []
-        for pn in pages:
-            start = (pn & 0x3FFFFF) * _PAGE
-            page = word[start:start + _PAGE]
-            if len(page) < _PAGE:
-                raise ValueError("a page past the stream's end")
-            crun = page[-1]
-            fcs = struct.unpack_from(f"<{crun + 1}I", page, 0)
-            for i in range(crun):
-                offset = page[4 * (crun + 1) + i] * 2
-                if offset and _deleted(page[offset + 1:offset + 1 + page[offset]]):
-                    runs.append((fcs[i], fcs[i + 1]))
-        return sorted(runs)
+        return sorted((start, end) for start, end, page, offset in fkp_runs(word, plc, 1)
+                      if offset and _deleted(page[offset + 1:offset + 1 + page[offset]]))
 
     def kept(self, start: int, end: int) -> list[tuple[int, int]]:
         """The ranges of character positions in ``[start, end)`` that are not deleted,

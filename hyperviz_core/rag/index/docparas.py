@@ -16,33 +16,21 @@ from __future__ import annotations
 import bisect
 import struct
 
+from .docfkp import fkp_runs, sprms
+
 __all__ = ["ParagraphFlags"]
 
-_PAGE = 512
 _IN_TABLE = 0x2416  # sprmPFInTable
 _ROW_END = 0x2417  # sprmPFTtp
-_TABLE_DEF = 0xD608  # sprmTDefTable: a two-byte size
-#: the operand's size by the sprm's ``spra`` (its top three bits); 6: the size comes first
-_OPERAND = {0: 1, 1: 1, 2: 2, 3: 4, 4: 2, 5: 2, 7: 3}
 
 
 def _flags(grpprl: bytes) -> tuple[bool, bool]:
     """(in a table, ends a row) from a paragraph's properties ``grpprl``."""
     in_table = row_end = False
-    at = 0
-    while at + 2 <= len(grpprl):
-        sprm = int.from_bytes(grpprl[at:at + 2], "little")
-        at += 2
-        size = _OPERAND.get(sprm >> 13)
-        if size is None:  # variable: the size comes first
-            if sprm == _TABLE_DEF:
-                size = 2 + int.from_bytes(grpprl[at:at + 2], "little") - 1
-            else:
-                size = 1 + (grpprl[at] if at < len(grpprl) else 0)
-        if sprm in (_IN_TABLE, _ROW_END) and at < len(grpprl):
-            on = grpprl[at] != 0
+    for sprm, operand in sprms(grpprl):
+        if sprm in (_IN_TABLE, _ROW_END) and operand:
+            on = operand[0] != 0
             in_table, row_end = (on, row_end) if sprm == _IN_TABLE else (in_table, on)
-        at += size
     return in_table, row_end
 
 
@@ -64,20 +52,8 @@ class ParagraphFlags:
             self._starts, self._runs = [], []
 
     def _read(self, word: bytes, plc: bytes) -> None:
-        count = (len(plc) - 4) // 8
-        pages = struct.unpack_from(f"<{count}I", plc, 4 * (count + 1)) if count > 0 else ()
-        runs: list[tuple[int, int, tuple[bool, bool]]] = []
-        for pn in pages:
-            start = (pn & 0x3FFFFF) * _PAGE
-            page = word[start:start + _PAGE]
-            if len(page) < _PAGE:
-                raise ValueError("a page past the stream's end")
-            crun = page[-1]
-            fcs = struct.unpack_from(f"<{crun + 1}I", page, 0)
-            for i in range(crun):
-                offset = page[4 * (crun + 1) + 13 * i] * 2
-                runs.append((fcs[i], fcs[i + 1], self._papx(page, offset)))
-        runs.sort()
+        runs = sorted((start, end, self._papx(page, offset))
+                      for start, end, page, offset in fkp_runs(word, plc, 13))
         self._starts = [start for start, _, _ in runs]
         self._runs = [(end, flags) for _, end, flags in runs]
 
