@@ -44,7 +44,7 @@ def attachment_blocks(files: Sequence[tuple[str, bytes]], read: Read | None
     is read); see the module's docs."""
     blocks: list[str] = []
     unread: list[str] = []
-    if _NESTED.get() or read is None:
+    if _NESTED.get() or read is None or not files:
         return blocks, unread
     token = _NESTED.set(True)
     try:
