@@ -66,7 +66,7 @@ def test_attachments_follow_the_body(tmp_path: Path) -> None:
     assert blocks[1] == "berth.pdf\n\nThe berth is reserved for the Aurora."
     assert blocks[2].startswith("radium.docx\n\nDiscovery of radium\n\nMarie Curie")
     assert blocks[3] == "../../crew.txt\n\nCrew: 12 sailors from Tromsø."  # its charset
-    assert blocks[4].startswith("earlier.eml\n\nFrom: Ada Lovelace")
+    assert blocks[4].startswith("earlier.eml\n\nFwd earlier\n\nFrom: Ada Lovelace")
     assert blocks[4].endswith("The harbour master agreed.") and len(blocks) == 5
     assert doc.metadata["attachments"] == ["berth.pdf", "radium.docx", "../../crew.txt",
                                            "map.png", "broken.pdf", "earlier.eml"]

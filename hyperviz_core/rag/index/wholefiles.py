@@ -75,13 +75,17 @@ def _mbox(path: Path, id_from_path: bool = True, root: Path | None = None
 
 def attachment_text(path: Path) -> str:
     """The text of a message's attachment saved at ``path``, by the reader of its suffix: a
-    whole file's, a workbook's documents', a text file's; ``""`` for a kind not read here
+    whole file's (after its own title, a forwarded message's subject, unless the text starts
+    with it), a workbook's documents', a text file's; ``""`` for a kind not read here
     (:mod:`.attachments`)."""
     suffix = path.suffix.lower()
     if suffix in TEXT_SUFFIXES:
         return path.read_bytes().decode("utf-8", "replace").strip()
-    if suffix in WHOLE_FILES:
-        return WHOLE_FILES[suffix](path, True, None).text
+    if suffix in WHOLE_FILES:  # its own title first (a forwarded message's subject)
+        doc = WHOLE_FILES[suffix](path, True, None)
+        own = doc.title if doc.title != path.stem and not doc.text.startswith(doc.title) \
+            else ""
+        return "\n\n".join(t for t in (own, doc.text) if t)
     if suffix in WORKBOOKS:
         return "\n\n".join(doc.text for doc, _ in WORKBOOKS[suffix](path, True, None))
     return ""
