@@ -28,6 +28,7 @@ from __future__ import annotations
 import bisect
 import re
 import struct
+from collections import deque
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -37,6 +38,7 @@ from .docnotes import ENDNOTE, FOOTNOTE, Stories, mark_references
 from .docparas import ParagraphFlags
 from .errors import LoaderError
 from .guards import printable
+from .notes import NoteNumbers
 from .olefiles import ole_title, opened_ole, password_error, shown_lines, stream
 from .tables import table_text
 from .textfiles import path_id
@@ -193,30 +195,26 @@ def _without_codes(text: str, offsets: _Offsets) -> tuple[str, _Offsets]:
 
 class _Notes:
     """The notes :func:`_blocks` shows after the block that refers to them, each numbered
-    in order (``Footnote 1: ...``), and those no block referred to."""
+    in order (:class:`~.notes.NoteNumbers`), and those no block referred to."""
 
-    _NAMES: ClassVar[dict[str, str]] = {FOOTNOTE: "Footnote", ENDNOTE: "Endnote"}
+    _KINDS: ClassVar[dict[str, str]] = {FOOTNOTE: "footnote", ENDNOTE: "endnote"}
 
     def __init__(self, stories: Stories) -> None:
-        self._left = {mark: [_note_text(t) for t in texts]
+        self._left = {mark: deque(_note_text(t) for t in texts)
                       for mark, texts in stories.notes.items()}
-        self._shown = dict.fromkeys(self._left, 0)
+        self._numbers = NoteNumbers()
         self.pending: list[str] = []
 
     def _next(self, mark: str) -> str | None:
         """The next note of a kind as shown (``""``: an empty one, which keeps its number),
         None when none is left."""
-        n = self._shown[mark]
-        if n >= len(self._left[mark]):
-            return None
-        self._shown[mark] = n + 1
-        text = self._left[mark][n]
-        return f"{self._NAMES[mark]} {n + 1}: {text}" if text else ""
+        left = self._left[mark]
+        return self._numbers.shown(self._KINDS[mark], left.popleft()) if left else None
 
     def refer(self, part: str) -> None:
         """Keep the notes ``part`` refers to (its marks, in order) for the next block."""
         for char in part:
-            if char in self._NAMES and (note := self._next(char)):
+            if char in self._KINDS and (note := self._next(char)):
                 self.pending.append(note)
 
     def flush(self, blocks: list[str]) -> None:

@@ -35,6 +35,7 @@ from pathlib import Path
 from ..types import Document
 from .errors import LoaderError
 from .guards import printable
+from .notes import NoteNumbers
 from .pages import paged_document
 from .tables import table_text
 from .textfiles import foreign_file, path_id
@@ -134,22 +135,19 @@ def _blocks(el: ET.Element) -> Iterator[tuple[str, str]]:
 class _Notes:
     """What follows a text document's paragraph, heading or table (:meth:`after`): the
     text boxes anchored in it, then the footnotes and endnotes it refers to, each numbered
-    in order (``Footnote 1: ...``), as :mod:`.wordnotes` shows a ``.docx`` file's."""
-
-    _NAMES = (("footnote", "Footnote"), ("endnote", "Endnote"))
+    in order (:class:`~.notes.NoteNumbers`), as :mod:`.wordnotes` shows a ``.docx`` file's."""
 
     def __init__(self) -> None:
-        self._numbers = dict.fromkeys(("footnote", "endnote"), 0)
+        self._numbers = NoteNumbers()
 
     def after(self, item: ET.Element) -> list[str]:
         out = [t for box in item.iter(_q("draw:text-box")) for _, t in _blocks(box) if t]
         for note in item.iter(_q("text:note")):
             kind = "endnote" if note.get(_q("text:note-class")) == "endnote" else "footnote"
-            self._numbers[kind] += 1
             body = note.find("text:note-body", _NS)
             text = "\n".join(t for _, t in _blocks(body)) if body is not None else ""
-            if text.strip():
-                out.append(f"{dict(self._NAMES)[kind]} {self._numbers[kind]}: {text}")
+            if shown := self._numbers.shown(kind, text):
+                out.append(shown)
         return out
 
 

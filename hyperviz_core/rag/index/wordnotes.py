@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .diagrams import diagram_texts
+from .notes import NoteNumbers
 from .tables import row_text
 from .wordtext import W, block_items, cell_text, paragraph_text
 
@@ -26,9 +27,9 @@ __all__ = ["WordNotes"]
 
 _HIDDEN = frozenset({"{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback",
                      f"{W}del", f"{W}moveFrom"})
-#: the reference's tag → (the note's tag, the part's relationship, the name shown)
-_KINDS = {f"{W}footnoteReference": (f"{W}footnote", "footnotes", "Footnote"),
-          f"{W}endnoteReference": (f"{W}endnote", "endnotes", "Endnote")}
+#: the reference's tag → (the note's tag, the part's relationship, its kind)
+_KINDS = {f"{W}footnoteReference": (f"{W}footnote", "footnotes", "footnote"),
+          f"{W}endnoteReference": (f"{W}endnote", "endnotes", "endnote")}
 #: the notes Word writes to draw the line above the notes, not notes of the text
 _SEPARATORS = frozenset({"separator", "continuationSeparator", "continuationNotice"})
 
@@ -59,7 +60,7 @@ class WordNotes:
         self._related = document.part.related_parts.__getitem__
         self._parse = parse_xml
         self._notes: dict[str, dict[str, str]] = {}
-        self._numbers: dict[str, int] = {}
+        self._numbers = NoteNumbers()
         related = {rel.reltype.rsplit("/", 1)[-1]: rel.target_part
                    for rel in document.part.rels.values() if not rel.is_external}
         for tag, part_name, _ in _KINDS.values():
@@ -71,16 +72,14 @@ class WordNotes:
                         notes[note.get(f"{W}id", "")] = "\n".join(
                             line for line in _lines(note) if line)
             self._notes[tag] = notes
-            self._numbers[tag] = 0
 
     def _note(self, tag: str, note_id: str) -> str | None:
         """The note ``note_id`` as shown (numbered), once; None when there is none."""
         text = self._notes[tag].pop(note_id, None)
         if text is None:
             return None
-        self._numbers[tag] += 1  # an empty note keeps its number, as Word shows it
-        name = next(n for t, _, n in _KINDS.values() if t == tag)
-        return f"{name} {self._numbers[tag]}: {text}" if text else None
+        kind = next(k for t, _, k in _KINDS.values() if t == tag)
+        return self._numbers.shown(kind, text) or None  # an empty one keeps its number
 
     def after(self, element: Any) -> list[str]:
         """The blocks shown after the body's paragraph or table ``element``: its text
