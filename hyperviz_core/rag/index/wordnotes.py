@@ -21,12 +21,10 @@ from typing import Any
 from .diagrams import diagram_texts
 from .notes import NoteNumbers
 from .tables import row_text
-from .wordtext import W, block_items, cell_text, paragraph_text
+from .wordtext import HIDDEN, W, block_items, cell_text, paragraph_text
 
 __all__ = ["WordNotes"]
 
-_HIDDEN = frozenset({"{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback",
-                     f"{W}del", f"{W}moveFrom"})
 #: the reference's tag → (the note's tag, the part's relationship, its kind)
 _KINDS = {f"{W}footnoteReference": (f"{W}footnote", "footnotes", "footnote"),
           f"{W}endnoteReference": (f"{W}endnote", "endnotes", "endnote")}
@@ -48,7 +46,7 @@ def _lines(element: Any) -> Iterator[str]:
 def _shown(element: Any) -> bool:
     """Whether Word shows ``element``: not inside the copy written for older readers, nor
     inside a tracked deletion."""
-    return not any(a.tag in _HIDDEN for a in element.iterancestors())
+    return not any(a.tag in HIDDEN for a in element.iterancestors())
 
 
 class WordNotes:

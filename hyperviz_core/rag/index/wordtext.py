@@ -27,14 +27,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["W", "block_items", "cell_text", "paragraph_text"]
+__all__ = ["HIDDEN", "W", "block_items", "cell_text", "paragraph_text"]
 
 #: the WordprocessingML namespace, as ElementTree and lxml spell a tag's
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _FALLBACK = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
+#: what Word does not show: tracked deletions and the copy written for older readers
+HIDDEN = frozenset({f"{W}del", f"{W}moveFrom", _FALLBACK})
 #: what a paragraph holds that Word does not show as its text
-_NOT_SHOWN = frozenset({f"{W}del", f"{W}moveFrom", f"{W}pPr", f"{W}rPr", f"{W}sdtPr",
-                        _FALLBACK})
+_NOT_SHOWN = HIDDEN | {f"{W}pPr", f"{W}rPr", f"{W}sdtPr"}
 _TOC = "Table of Contents"
 _M = "{http://schemas.openxmlformats.org/officeDocument/2006/math}"
 #: an equation in a paragraph (Office Math), alone or in a paragraph of equations
