@@ -3,7 +3,7 @@ by the readers of their kinds, for the message's document.
 
 :func:`attachment_blocks` reads each attachment whose file name's suffix names a kind read
 here (a PDF, a Word file, a deck, a workbook, a page, a text file, a message ...: the reader
-given, :func:`~.wholefiles.attachment_text`) from a temporary file, and gives its text
+given, :func:`~.wholefiles.attachment_reader`) from a temporary file, and gives its text
 as a block ``Attachment: terms.pdf`` followed by the text. A message attached to a message
 is read without its own attachments (a message nested in itself ends). An attachment of
 another kind (a picture, an archive) is only named, as before; one that cannot be read (a
@@ -33,15 +33,16 @@ _SUFFIX = re.compile(r"\.[a-z0-9]{1,10}")
 _NESTED = contextvars.ContextVar("vizrag_attachment_nested", default=False)
 
 
-#: reads a file by its suffix: its text, ``""`` for a kind not read here
-Read = Callable[[Path], str]
+#: the reader of the files of a suffix (``.pdf``): a file's path → its text; None for a
+#: kind not read here (its attachments are only named, and never written out)
+Read = Callable[[str], Callable[[Path], str] | None]
 
 
 def attachment_blocks(files: Sequence[tuple[str, bytes]], read: Read | None
                       ) -> tuple[list[str], list[str]]:
     """(the blocks of the attachments read, ``name: why`` of those that could not be) of a
-    message's attachments ``files`` (file name, bytes), each read by ``read`` (None: none
-    is read); see the module's docs."""
+    message's attachments ``files`` (file name, bytes), each read by the reader ``read``
+    gives for its suffix (``read`` None: none is read); see the module's docs."""
     blocks: list[str] = []
     unread: list[str] = []
     if _NESTED.get() or read is None or not files:
@@ -55,10 +56,13 @@ def attachment_blocks(files: Sequence[tuple[str, bytes]], read: Read | None
                     unread.append(f"{shown}: larger than {MAX_ATTACHMENT:,} bytes")
                     continue
                 suffix = Path(name).suffix.lower()
-                path = Path(tmp) / f"attachment{n}{suffix if _SUFFIX.fullmatch(suffix) else ''}"
+                reader = read(suffix) if _SUFFIX.fullmatch(suffix) else None
+                if reader is None:  # a picture, an archive ...: only named
+                    continue
+                path = Path(tmp) / f"attachment{n}{suffix}"
                 path.write_bytes(data)
                 try:
-                    text = read(path)
+                    text = reader(path)
                 except LoaderError as exc:
                     unread.append(f"{shown}: {str(exc).replace(str(path) + ': ', '')}")
                     continue

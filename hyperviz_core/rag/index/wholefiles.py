@@ -5,7 +5,7 @@ presentations and spreadsheets (:mod:`.opendocs`, :mod:`.odsfiles`), Excel workb
 (:mod:`.sheets`; 97-2003 ones: :mod:`.xlsfiles`), EPUB e-books (:mod:`.ebooks`), e-mail
 messages (:mod:`.mails`; Outlook's: :mod:`.msgfiles`), RTF files (:mod:`.rtffiles`),
 subtitles (:mod:`.subtitles`) and Jupyter notebooks (:mod:`.notebooks`); a message's
-attachments are read by these readers too (:func:`attachment_text`). Each reader of
+attachments are read by these readers too (:func:`attachment_reader`). Each reader of
 :data:`WHOLE_FILES` takes ``(path, id_from_path, root)`` and returns the file's one
 document; each of :data:`WORKBOOKS` (spreadsheets: a sheet of records gives a document a
 row, :mod:`.workbooks`) also takes the record fields (``text_field=``, ``id_field=``,
@@ -57,20 +57,30 @@ from .suffixes import (
     XLSX_SUFFIXES,
 )
 
-__all__ = ["MAILBOXES", "WHOLE_FILES", "WORKBOOKS", "attachment_text"]
+__all__ = ["MAILBOXES", "WHOLE_FILES", "WORKBOOKS", "attachment_reader", "attachment_text"]
 
 #: suffix -> the reader of such files
 def _eml(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
-    return eml_document(path, id_from_path, root, attachment_text)
+    return eml_document(path, id_from_path, root, attachment_reader)
 
 
 def _msg(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
-    return msg_document(path, id_from_path, root, attachment_text)
+    return msg_document(path, id_from_path, root, attachment_reader)
 
 
 def _mbox(path: Path, id_from_path: bool = True, root: Path | None = None
           ) -> Iterator[tuple[Document, str]]:
-    return mbox_documents(path, id_from_path, root, attachment_text)
+    return mbox_documents(path, id_from_path, root, attachment_reader)
+
+
+def attachment_reader(suffix: str) -> Callable[[Path], str] | None:
+    """:func:`attachment_text` for the suffixes it reads, else None (:mod:`.attachments`).
+
+    >>> attachment_reader(".pdf") is attachment_text, attachment_reader(".png")
+    (True, None)
+    """
+    known = suffix in TEXT_SUFFIXES or suffix in WHOLE_FILES or suffix in WORKBOOKS
+    return attachment_text if known else None
 
 
 def attachment_text(path: Path) -> str:
