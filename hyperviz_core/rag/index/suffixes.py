@@ -85,17 +85,18 @@ FILE_SUFFIXES = (*TEXT_SUFFIXES, *HTML_SUFFIXES, *PDF_SUFFIXES, *WORD_SUFFIXES, 
 SUFFIXED = frozenset(FILE_SUFFIXES) - frozenset(TEXT_SUFFIXES)
 #: every suffix a folder walk reads
 READ_SUFFIXES = (*FILE_SUFFIXES, *JSON_SUFFIXES, *JSONL_SUFFIXES)
-#: the files read with an optional extra: suffix -> (the module, the extra, what they are);
-#: the module may be followed by others the extra also installs (``+``), each needed
-_EXTRAS = {".pdf": ("pypdf", "pdf", "PDFs"),
-           **dict.fromkeys(WORD_SUFFIXES, ("docx", "docx", "Word documents")),
-           **dict.fromkeys(DOC_SUFFIXES, ("olefile", "doc", "Word 97-2003 documents")),
-           **dict.fromkeys(PPTX_SUFFIXES, ("pptx", "pptx", "PowerPoint decks")),
-           **dict.fromkeys(PPT_SUFFIXES, ("olefile", "ppt", "PowerPoint 97-2003 decks")),
-           **dict.fromkeys(XLSX_SUFFIXES, ("openpyxl", "xlsx", "Excel workbooks")),
-           **dict.fromkeys(XLS_SUFFIXES, ("xlrd", "xls", "Excel 97-2003 workbooks")),
-           ".msg": ("olefile+compressed_rtf+striprtf.striprtf", "msg", "Outlook messages"),
-           ".rtf": ("striprtf.striprtf", "rtf", "RTF files")}
+#: the files read with an optional extra: suffix -> (the modules the extra installs, each
+#: needed, the first the reader; the extra; what they are)
+_EXTRAS: dict[str, tuple[tuple[str, ...], str, str]] = {
+    ".pdf": (("pypdf",), "pdf", "PDFs"),
+    **dict.fromkeys(WORD_SUFFIXES, (("docx",), "docx", "Word documents")),
+    **dict.fromkeys(DOC_SUFFIXES, (("olefile",), "doc", "Word 97-2003 documents")),
+    **dict.fromkeys(PPTX_SUFFIXES, (("pptx",), "pptx", "PowerPoint decks")),
+    **dict.fromkeys(PPT_SUFFIXES, (("olefile",), "ppt", "PowerPoint 97-2003 decks")),
+    **dict.fromkeys(XLSX_SUFFIXES, (("openpyxl",), "xlsx", "Excel workbooks")),
+    **dict.fromkeys(XLS_SUFFIXES, (("xlrd",), "xls", "Excel 97-2003 workbooks")),
+    ".msg": (("olefile", "compressed_rtf", "striprtf.striprtf"), "msg", "Outlook messages"),
+    ".rtf": (("striprtf.striprtf",), "rtf", "RTF files")}
 
 
 def reader_missing(suffix: str) -> str | None:
@@ -106,8 +107,7 @@ def reader_missing(suffix: str) -> str | None:
     True
     """
     need = _EXTRAS.get(suffix.lower())
-    if need is None or all(importlib.util.find_spec(module) is not None
-                           for module in need[0].split("+")):
+    if need is None or all(importlib.util.find_spec(module) is not None for module in need[0]):
         return None
     return f"reading {need[2]} needs the {need[1]!r} extra: {install_hint(need[1])}"
 
@@ -130,7 +130,7 @@ def reader_module(path: Path, suffix: str | None = None) -> ModuleType:
     missing = reader_missing(suffix)
     if missing is not None:
         raise LoaderError(f"{printable(str(path))}: {missing}")
-    return importlib.import_module(_EXTRAS[suffix][0].split("+")[0])
+    return importlib.import_module(_EXTRAS[suffix][0][0])
 
 
 def keeps_suffix(path: str | Path) -> bool:
