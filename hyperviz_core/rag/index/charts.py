@@ -49,12 +49,12 @@ def _index(idx: str) -> int:
 
 def _plot_text(plot: Any, axis_title: str) -> str:
     series = list(plot.series)
-    categories = [" ".join(str(c).split()) for c in plot.categories]
+    categories = [str(c) for c in plot.categories]  # each cell's spaces: table_text's
     if not categories:  # XY and bubble charts
         return "\n".join(f"{' '.join(str(s.name or '').split())}: {_points(s)}"
                          for s in series)
     values = [list(s.values) for s in series]
-    rows = [[axis_title, *(" ".join(str(s.name or "").split()) for s in series)]]
+    rows = [[axis_title, *(str(s.name or "") for s in series)]]
     rows += [[name, *(_number(v[i]) if i < len(v) else "" for v in values)]
              for i, name in enumerate(categories)]
     return table_text(rows)
@@ -71,7 +71,7 @@ def chart_text(chart: Any) -> str:
                 axis = category_axis.axis_title.text_frame.text
         except (ValueError, AttributeError):  # a pie chart has no category axis
             pass
-        plots = [_plot_text(plot, " ".join(axis.split())) for plot in chart.plots]
+        plots = [_plot_text(plot, axis) for plot in chart.plots]
     except Exception:  # an untrusted file: a chart python-pptx cannot read gives no text
         return ""
     return "\n".join(t for t in (" ".join(title.split()), *plots) if t)
