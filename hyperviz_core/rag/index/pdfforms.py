@@ -60,14 +60,14 @@ def field_lines(page: Any) -> list[str]:
     """``Label: value`` of each filled-in field with a widget on ``page`` (pypdf's)."""
     annots = _resolved(page.get("/Annots")) if hasattr(page, "get") else None
     lines: list[str] = []
-    seen: set[int] = set()
+    seen: set[object] = set()
     for ref in annots if isinstance(annots, list) else []:
         annot = _resolved(ref)
         if not hasattr(annot, "get") or annot.get("/Subtype") != "/Widget":
             continue
         field = annot if "/T" in annot else _resolved(annot.get("/Parent"))
-        ref = getattr(field, "indirect_reference", None)
-        key = hash((ref.idnum, ref.generation)) if ref is not None else id(field)
+        where = getattr(field, "indirect_reference", None)  # a field of several widgets
+        key = (where.idnum, where.generation) if where is not None else id(field)
         if not hasattr(field, "get") or key in seen:
             continue
         seen.add(key)
