@@ -37,7 +37,7 @@ def _node_text(pt: Any) -> str:
 
 def _lines(root: Any) -> list[str]:
     """The nodes' texts of a diagram's data model ``root`` in the tree's order."""
-    points = [pt for pt in root.iter(f"{_DGM}pt")]
+    points = list(root.iter(f"{_DGM}pt"))
     texts = {pt.get("modelId", ""): _node_text(pt) for pt in points
              if pt.get("type") in _NODES}
     children: dict[str, list[tuple[int, str]]] = {}

@@ -4,11 +4,11 @@ MS-PPT stores a table as a group of shapes (an ``OfficeArtSpgrContainer``) whose
 says it is one (the ``tableProperties`` property, ``0x039F``, in its tertiary property
 table); each cell is a shape of the group with its text and its place in the group (its
 child anchor: left, top, right, bottom). :func:`is_table` tells such a group, and
-:func:`table_text` reads it as :mod:`.tables` lays a table out: a row a line (the cells
-whose tops are the same, from the left), cells joined by `` | ``, a cell's paragraphs by
-spaces; an empty cell keeps its place. The borders (lines: no width or no height) are left
-out. A group whose records are damaged
-is a :class:`ValueError` (the reader names the file).
+:func:`table_text_of` reads it as :mod:`.tables` lays a table out: a row a line (the
+cells whose tops are the same, from the left), cells joined by `` | ``, a cell's paragraphs
+by spaces; an empty cell keeps its place. The borders (lines: no width or no height) are
+left out. A group whose records are damaged is a :class:`ValueError` (the reader names the
+file).
 """
 
 from __future__ import annotations
@@ -60,10 +60,10 @@ def table_text_of(data: bytes, group: Record, shown: Callable[[str], str]) -> st
                 left, top, right, bottom = struct.unpack_from("<4i", data, rec.start)
                 place = (top, left) if right > left and bottom > top else None  # no line
             elif rec.type in TEXT_TYPES:
-                texts.append(" ".join(shown(text_of(data, rec)).split()))
+                texts.append(shown(text_of(data, rec)))
         if place is not None:  # a cell, empty ones too (the columns stay in place)
-            cells.append((*place, " ".join(t for t in texts if t)))
-    rows: dict[int, list[tuple[int, str]]] = {}
-    for top, left, text in sorted(cells):
-        rows.setdefault(top, []).append((left, text))
-    return table_text([text for _, text in row] for _, row in sorted(rows.items()))
+            cells.append((*place, " ".join(texts)))  # its spaces: table_text's
+    rows: dict[int, list[str]] = {}
+    for top, _, text in sorted(cells):  # by row, then from the left
+        rows.setdefault(top, []).append(text)
+    return table_text(rows.values())
