@@ -64,7 +64,8 @@ def test_attachments_follow_the_body(tmp_path: Path) -> None:
     blocks = doc.text.split("\n\nAttachment: ")
     assert blocks[0] == f"{HEAD}\n\nThe papers are attached."
     assert blocks[1] == "berth.pdf\n\nThe berth is reserved for the Aurora."
-    assert blocks[2].startswith("radium.docx\n\nDiscovery of radium\n\nMarie Curie")
+    assert blocks[2].startswith("radium.docx\n\nDiscovery of radium\n\nHeader: Running header"
+                                "\n\nDiscovery of radium\n\nMarie Curie")
     assert blocks[3] == "../../crew.txt\n\nCrew: 12 sailors from Tromsø."  # its charset
     assert blocks[4].startswith("earlier.eml\n\nFwd earlier\n\nFrom: Ada Lovelace")
     assert blocks[4].endswith("The harbour master agreed.") and len(blocks) == 5

@@ -31,9 +31,9 @@ REPORT = ("Northwind Traders\n\n"
           "\n\nSee the Northwind site for more.\n\n"
           "City | Staff\nOslo | 12\n東京\n\n"
           "Ada Lovelace wrote the first program.")
-NOTES = ("Plain Notes\n\nFirst line\nsecond line of the same paragraph.\n\n"
+NOTES = ("Header: HEADER TEXT\n\nPlain Notes\n\nFirst line\nsecond line of the same paragraph.\n\n"
          "Name | Role\nGrace | Admiral and programmer | 1906\n\n"
-         "After the table.\n\nOn page two.")
+         "After the table.\n\nOn page two.\n\nFooter: FOOTER TEXT")
 
 
 def _copy(tmp_path: Path, name: str, as_name: str | None = None) -> Path:
@@ -69,7 +69,7 @@ def test_a_word_97_document_reads_as_its_paragraphs_and_tables() -> None:
     [doc] = load_documents(DATA / "report.doc")
     assert (doc.id, doc.title, doc.text) == ("report.doc", "Quarterly Report Café", REPORT)
     assert doc.metadata["source"] == str(DATA / "report.doc")
-    [notes] = load_documents(DATA / "notes.doc")  # no title: the stem; no header, no footer
+    [notes] = load_documents(DATA / "notes.doc")  # no title: the stem
     assert (notes.title, notes.text) == ("notes", NOTES)
 
 

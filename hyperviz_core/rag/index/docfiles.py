@@ -11,7 +11,8 @@ break ends a line, a non-breaking hyphen is ``-`` and an optional one is dropped
 pictures, drawings and footnote marks give no text, and a tracked deletion is left out
 (:mod:`.docchars`: the text as it stands once the changes are accepted). Footnotes and
 endnotes follow the paragraph or table that refers to them, numbered, and text boxes follow
-the body (:mod:`.docnotes`). Headers, footers and comments are not read. The title is the
+the body (:mod:`.docnotes`). A section's headers come before it and its footers after it
+(:mod:`.docheaders`, :mod:`.furniture`). Comments are not read. The title is the
 file's own (its summary information's), else the file's stem.
 
 A ``.docx`` file or an RTF file named ``.doc``, and a ``.doc`` file named ``.docx``, are
@@ -34,9 +35,11 @@ from typing import Any, ClassVar
 
 from ..types import Document
 from .docchars import Deletions
+from .docheaders import SECTION, Sections
 from .docnotes import ENDNOTE, FOOTNOTE, Stories, mark_references
 from .docparas import ParagraphFlags
 from .errors import LoaderError
+from .furniture import PAGE_FIELDS, Furniture
 from .guards import printable
 from .notes import NoteNumbers
 from .olefiles import ole_title, opened_ole, password_error, shown_lines, stream
@@ -163,26 +166,31 @@ def _characters(word: bytes, pieces: list[tuple[int, int, int, bool]],
     return "".join(text), _Offsets(runs)
 
 
-def _shown_ranges(text: str) -> list[tuple[int, int]]:
+def _shown_ranges(text: str, dropped: frozenset[str] = frozenset()) -> list[tuple[int, int]]:
     """The ranges of ``text`` outside its fields' codes: a field is ``\\x13 code \\x14
-    result \\x15``, its result shown; fields nest."""
+    result \\x15``, its result shown but for the fields named in ``dropped``
+    (``PAGE``); fields nest."""
     kept: list[tuple[int, int]] = []
-    stack: list[bool] = []  # per open field: whether its code is still being read
-    codes = 0  # how many of ``stack`` are True
+    # per open field: where its code starts (-1 once its result is read), and whether it
+    # hides what it holds; ``hidden`` counts those that do
+    stack: list[tuple[int, bool]] = []
+    hidden = 0
     at = 0
     for m in _FIELD.finditer(text):
-        if not codes:
+        if not hidden:
             kept.append((at, m.start()))
         at = m.end()
         if m.group() == "\x13":
-            stack.append(True)
-            codes += 1
-        elif stack and m.group() == "\x14" and stack[-1]:
-            stack[-1] = False
-            codes -= 1
+            stack.append((at, True))
+            hidden += 1
+        elif stack and m.group() == "\x14" and stack[-1][0] >= 0:
+            words = text[stack[-1][0]:m.start()].split()
+            hides = bool(words) and words[0].upper() in dropped
+            stack[-1] = (-1, hides)
+            hidden -= not hides
         elif stack and m.group() == "\x15":
-            codes -= stack.pop()
-    if not codes:
+            hidden -= stack.pop()[1]
+    if not hidden:
         kept.append((at, len(text)))
     return kept
 
@@ -199,16 +207,16 @@ class _Notes:
 
     _KINDS: ClassVar[dict[str, str]] = {FOOTNOTE: "footnote", ENDNOTE: "endnote"}
 
-    def __init__(self, stories: Stories) -> None:
+    def __init__(self, notes: dict[str, list[str]]) -> None:
         self._left = {mark: deque(_note_text(t) for t in texts)
-                      for mark, texts in stories.notes.items()}
+                      for mark, texts in notes.items()}
         self._numbers = NoteNumbers()
         self.pending: list[str] = []
 
     def _next(self, mark: str) -> str | None:
         """The next note of a kind as shown (``""``: an empty one, which keeps its number),
         None when none is left."""
-        left = self._left[mark]
+        left = self._left.get(mark)
         return self._numbers.shown(self._KINDS[mark], left.popleft()) if left else None
 
     def refer(self, part: str) -> None:
@@ -283,7 +291,8 @@ def _blocks(text: str, offsets: _Offsets, flags: ParagraphFlags, notes: _Notes) 
 
 def _word_text(ole: Any, path: Path) -> list[str]:
     """The paragraphs and tables of the main body of the compound file ``ole``, its notes
-    after the blocks that refer to them, then its text boxes."""
+    after the blocks that refer to them, each section framed by its headers and footers,
+    then its text boxes."""
     word = stream(ole, "WordDocument", path, _KIND)
     flags, ccps, pairs = _fib(word, path)
     table = stream(ole, "1Table" if flags & _TABLE1 else "0Table", path, _KIND)
@@ -291,12 +300,33 @@ def _word_text(ole: Any, path: Path) -> list[str]:
     pieces = _pieces(word, table[clx_at:clx_at + clx_size])
     every, offsets = _characters(word, pieces, sum(max(n, 0) for n in ccps), ccps[0])
     stories = Stories(every, ccps, table, pairs)
-    marked = mark_references(every[:stories.main], stories)
+    sections = Sections(word, table, ccps, pairs)
+    marked = sections.mark(mark_references(every[:stories.main], stories))
     kept = Deletions(word, table, *pairs[_CHPX], pieces).kept(0, len(marked))
-    text, offsets = _without_codes("".join(marked[a:b] for a, b in kept), offsets.kept(kept))
-    notes = _Notes(stories)
-    blocks = _blocks(text, offsets, ParagraphFlags(word, table, *pairs[_PAPX]), notes)
-    return [*blocks, *notes.rest(), *(b for b in map(_note_text, stories.boxes) if b)]
+    text, kept_offsets = _without_codes("".join(marked[a:b] for a, b in kept),
+                                        offsets.kept(kept))
+    paragraphs = ParagraphFlags(word, table, *pairs[_PAPX])
+
+    def story(a: int, b: int) -> str:
+        """A header's or footer's text: its paragraphs and tables' rows a line each."""
+        shown = [(a + x, a + y) for x, y in _shown_ranges(every[a:b], PAGE_FIELDS)]
+        return "\n".join(_blocks("".join(every[x:y] for x, y in shown),
+                                 offsets.kept(shown), paragraphs, _Notes({})))
+
+    pages = Furniture([([story(*r) for r in heads], [story(*r) for r in feet])
+                       for heads, feet in sections.stories])
+    notes = _Notes(stories.notes)
+    blocks = pages.headers(0)
+    at = 0
+    for section, end in enumerate([*(m.start() for m in re.finditer(SECTION, text)),
+                                   len(text)]):
+        if section:
+            blocks += pages.footers(section - 1) + pages.headers(section)
+        blocks += _blocks(text[at:end], kept_offsets.kept([(at, end)]), paragraphs,
+                          notes)
+        at = end + 1
+    boxes = (b for b in map(_note_text, stories.boxes) if b)
+    return [*blocks, *notes.rest(), *boxes, *pages.rest(section)]
 
 
 def doc_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:

@@ -13,8 +13,9 @@ the main text, so that :mod:`.docfiles` shows each note right after the paragrap
 table) that refers to it, numbered in order (``Footnote 1: ...``, ``Endnote 1: ...``); a
 note whose place is not found follows the body. A text box is shown after the body:
 the ``.doc`` format ties it to its place through the drawing layer, which is not read.
-Headers, footers and comments are not read. A list that is damaged (past the table stream,
-or naming characters past its story) gives the notes it names within bounds.
+Headers and footers are :mod:`.docheaders`'; comments are not read. A list that is
+damaged (past the table stream, or naming characters past its story) gives the notes it
+names within bounds.
 """
 
 from __future__ import annotations

@@ -12,7 +12,8 @@ text, the speaker notes; a hidden slide gives no text and keeps its number); a s
 (:func:`~.odsfiles.ods_documents`, read as it is parsed) as an Excel workbook
 (:mod:`.workbooks`). A text document's text boxes follow the paragraph they are anchored
 in, and its footnotes and endnotes the paragraph or table that refers to them, numbered
-(``Footnote 1: ...``), as the Word readers show them. Left out: comments, tracked
+(``Footnote 1: ...``), as the Word readers show them; its page styles' headers and footers
+frame the pages that use them (:mod:`.furniture`). Left out: comments, tracked
 deletions, images, frames anchored to the page, and generated indexes (a table of contents
 repeats the headings). The title is the file's own
 (``dc:title`` in its ``meta.xml``), else the first level-1 heading (the first slide title),
@@ -30,10 +31,12 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 import zipfile
 from collections.abc import Iterator
+from copy import deepcopy
 from pathlib import Path
 
 from ..types import Document
 from .errors import LoaderError
+from .furniture import Furniture
 from .guards import printable
 from .notes import NoteNumbers
 from .pages import paged_document
@@ -151,6 +154,76 @@ class _Notes:
         return out
 
 
+#: the fields whose text is a page's number or the count of pages
+_PAGE_NUMBERS = frozenset(map(_q, ("text:page-number", "text:page-count")))
+#: the headers and footers of a page style, in the order shown (first page, others, even)
+_FURNITURE = {kind: tuple(map(_q, (f"style:{kind}-first", f"style:{kind}",
+                                    f"style:{kind}-left"))) for kind in ("header", "footer")}
+
+
+def _without_page_numbers(el: ET.Element) -> ET.Element:
+    """A copy of ``el`` without its page numbers (their text gone, what follows kept)."""
+    copy = deepcopy(el)
+    for parent in list(copy.iter()):
+        before: ET.Element | None = None  # the child kept last
+        for child in list(parent):
+            if child.tag not in _PAGE_NUMBERS:
+                before = child
+                continue
+            if before is None:
+                parent.text = (parent.text or "") + (child.tail or "")
+            else:
+                before.tail = (before.tail or "") + (child.tail or "")
+            parent.remove(child)
+    return copy
+
+
+class _PageStyles:
+    """The page styles (``style:master-page``) of a text document and the paragraph and
+    table styles that start a page with one (``style:master-page-name``)."""
+
+    def __init__(self, content: ET.Element, styles: ET.Element | None) -> None:
+        roots = [content, *([styles] if styles is not None else [])]
+        self.pages = {p.get(_q("style:name"), ""): p for root in roots
+                      for p in root.iter(_q("style:master-page"))}
+        self.starts = {s.get(_q("style:name"), ""): name for root in roots
+                       for s in root.iter(_q("style:style"))
+                       if (name := s.get(_q("style:master-page-name")))}
+
+    def started(self, item: ET.Element) -> str | None:
+        """The page style the paragraph, heading or table ``item`` starts, if any."""
+        style = item.get(_q("text:style-name")) or item.get(_q("table:style-name"))
+        name = self.starts.get(style or "")
+        return name if name in self.pages else None
+
+    def texts(self, name: str, kind: str) -> list[str]:
+        """The ``kind`` (``header``, ``footer``) texts of the page style ``name`` and those
+        it is followed by (``style:next-style-name``: a first page's style, then the
+        others'), the hidden ones (``style:display="false"``) left out."""
+        out: list[str] = []
+        seen: set[str] = set()
+        while name in self.pages and name not in seen:
+            seen.add(name)
+            page = self.pages[name]
+            for tag in _FURNITURE[kind]:
+                found = page.find(tag)
+                if found is not None and found.get(_q("style:display")) != "false":
+                    out.append("\n".join(t for _, t in _blocks(_without_page_numbers(found))))
+            name = page.get(_q("style:next-style-name")) or ""
+        return out
+
+    def furniture(self, items: list[ET.Element]) -> tuple[Furniture, set[int]]:
+        """The headers and footers of the body's ``items`` (:class:`~.furniture.Furniture`),
+        and the items (indexes, past the first) that start a section."""
+        started = [(i, name) for i, item in enumerate(items)
+                   if (name := self.started(item)) is not None]
+        if not started or started[0][0] != 0:  # the first page's style: the default
+            first = "Standard" if "Standard" in self.pages else next(iter(self.pages), "")
+            started.insert(0, (0, first))
+        return (Furniture([(self.texts(name, "header"), self.texts(name, "footer"))
+                           for _, name in started]), {i for i, _ in started[1:]})
+
+
 def opened(zf: zipfile.ZipFile, path: Path) -> str:
     """The ``dc:title`` of the OpenDocument package ``zf`` (``path``) or ``""``, once it is
     known to be one that can be read: a :class:`LoaderError` for one saved with a password or
@@ -169,23 +242,34 @@ def opened(zf: zipfile.ZipFile, path: Path) -> str:
     return " ".join((found.text or "").split()) if found is not None else ""
 
 
-def _parts(path: Path) -> tuple[ET.Element, str]:
-    """(the root of ``content.xml``, the ``dc:title`` of ``meta.xml`` or ``""``)."""
+def _parts(path: Path, styles: bool = False) -> tuple[ET.Element, str, ET.Element | None]:
+    """(the root of ``content.xml``, the ``dc:title`` of ``meta.xml`` or ``""``, the root
+    of ``styles.xml`` when ``styles`` asks for it and the file has one)."""
     check_package(path, "an OpenDocument file")
     with zipfile.ZipFile(path) as zf:
         title = opened(zf, path)
         content = package_xml(zf, "content.xml", path)
-    return content, title
+        found = package_xml(zf, "styles.xml", path) \
+            if styles and "styles.xml" in zf.namelist() else None
+    return content, title, found
 
 
 def odt_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
     """The document of the OpenDocument text file ``path`` (see the module's docs)."""
     with foreign_file(path, "an OpenDocument text file"):
-        content, title = _parts(path)
+        content, title, styles = _parts(path, styles=True)
         body = content.find("office:body/office:text", _NS)
+        items = list(_items(body if body is not None else content))
+        pages, starts = _PageStyles(content, styles).furniture(items)
         notes = _Notes()
-        blocks = [(k, t) for item in _items(body if body is not None else content)
-                  for k, t in (_block(item), *(("", n) for n in notes.after(item))) if t]
+        section = 0
+        blocks = [("", b) for b in pages.headers(section)]
+        for i, item in enumerate(items):
+            if i in starts:
+                blocks += [("", b) for b in pages.footers(section) + pages.headers(section + 1)]
+                section += 1
+            blocks += [_block(item), *(("", n) for n in notes.after(item))]
+        blocks = [(k, t) for k, t in blocks + [("", b) for b in pages.rest(section)] if t]
     title = title or next((" ".join(t.split()) for k, t in blocks if k == "h1"), path.stem)
     return Document(id=path_id(path, id_from_path, root), title=cut_title(title),
                     text="\n\n".join(text for _, text in blocks),
@@ -237,7 +321,7 @@ def _slide(page: ET.Element, hidden: set[str]) -> tuple[str, str]:
 def odp_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
     """The document of the OpenDocument presentation ``path`` (see the module's docs)."""
     with foreign_file(path, "an OpenDocument presentation"):
-        content, title = _parts(path)
+        content, title, _ = _parts(path)
         hidden = _hiding_styles(content, "style:drawing-page-properties",
                                 "presentation:visibility", "hidden")
         slides = [_slide(page, hidden) for page in content.iter(_q("draw:page"))]

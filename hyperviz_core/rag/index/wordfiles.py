@@ -11,7 +11,8 @@ line each with their cells joined by `` | `` (a cell's own paragraphs by spaces)
 footnote or endnote follows the paragraph or table that refers to it, numbered
 (``Footnote 1: ...``: :mod:`.wordnotes`). A paragraph's text is what Word shows
 (:mod:`.wordtext`): content controls, tracked insertions and fields included, tracked
-deletions left out. Headers, footers and comments are not read.
+deletions left out. A section's headers come before it and its footers after it, each
+once (:mod:`.wordheaders`). Comments are not read.
 
 A file python-docx cannot read and a ``.docx`` whose parts would unpack to more than
 :data:`~.zipped.MAX_UNPACKED` bytes (a zip bomb) are each a :class:`~.errors.LoaderError`
@@ -34,6 +35,7 @@ from .suffixes import reader_module
 from .tables import table_text
 from .textfiles import path_id
 from .titles import cut_title
+from .wordheaders import word_furniture
 from .wordnotes import WordNotes
 from .wordtext import W, block_items, cell_text, paragraph_text
 from .zipped import plain_package, reading_package
@@ -47,12 +49,15 @@ _TITLE_STYLES = ("Title", "Heading 1")
 def _blocks(document: Any) -> list[tuple[str, str]]:
     """(style name, text) of the body's paragraphs and tables in order (a table's style
     ``""``, its rows a line each), each followed by its text boxes and the notes it refers
-    to (:class:`~.wordnotes.WordNotes`, style ``""``)."""
+    to (:class:`~.wordnotes.WordNotes`, style ``""``), each section framed by its headers
+    and footers (:func:`~.wordheaders.word_furniture`, style ``""``)."""
     from docx.table import Table
     from docx.text.paragraph import Paragraph
 
-    out: list[tuple[str, str]] = []
     notes = WordNotes(document)
+    pages = word_furniture(document)
+    section = 0
+    out: list[tuple[str, str]] = [("", block) for block in pages.headers(section)]
     body = document._body
     for item in block_items(body._element):
         if item.tag == f"{W}tbl":  # python-docx's grid: merged cells as Word lays them out
@@ -62,7 +67,11 @@ def _blocks(document: Any) -> list[tuple[str, str]]:
             style = Paragraph(item, body).style
             out.append((style.name or "" if style is not None else "", paragraph_text(item)))
         out.extend(("", block) for block in notes.after(item))
-    out.extend(("", block) for block in notes.rest())
+        if item.tag == f"{W}p" and item.find(f"{W}pPr/{W}sectPr") is not None:
+            furniture = pages.footers(section) + pages.headers(section + 1)
+            out.extend(("", block) for block in furniture)
+            section += 1
+    out.extend(("", block) for block in notes.rest() + pages.rest(section))
     return [(style, text) for style, text in out if text]
 
 

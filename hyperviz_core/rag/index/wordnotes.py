@@ -9,8 +9,9 @@ readers (``mc:Fallback``) is left out. A footnote or endnote is shown after the 
 or table that refers to it (``w:footnoteReference``), numbered in the order of those
 references (``Footnote 1: ...``, ``Endnote 1: ...``), its paragraphs a line each; the
 notes nothing refers to follow the body (:meth:`WordNotes.rest`). The notes' parts are
-parsed by python-docx's own XML parser (no entities resolved, nothing fetched). Headers,
-footers and comments are not read.
+parsed by python-docx's own XML parser (no entities resolved, nothing fetched).
+:func:`story_text` reads a header's or footer's text alike (:mod:`.wordheaders`). Comments
+are not read.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from .notes import NoteNumbers
 from .tables import row_text
 from .wordtext import HIDDEN, W, block_items, cell_text, paragraph_text
 
-__all__ = ["WordNotes"]
+__all__ = ["WordNotes", "story_text"]
 
 #: the reference's tag → (the note's tag, the part's relationship, its kind)
 _KINDS = {f"{W}footnoteReference": (f"{W}footnote", "footnotes", "footnote"),
@@ -32,21 +33,40 @@ _KINDS = {f"{W}footnoteReference": (f"{W}footnote", "footnotes", "footnote"),
 _SEPARATORS = frozenset({"separator", "continuationSeparator", "continuationNotice"})
 
 
+def _item_lines(item: Any) -> Iterator[str]:
+    """The text of the paragraph ``item``, or a table's rows a line each
+    (:func:`~.tables.row_text`)."""
+    if item.tag == f"{W}p":
+        yield paragraph_text(item)
+        return
+    for row in item.iterchildren(f"{W}tr"):
+        yield row_text(cell_text(tc) for tc in row.iterchildren(f"{W}tc"))
+
+
 def _lines(element: Any) -> Iterator[str]:
     """The text of each paragraph in ``element`` (a note, a text box), a table's rows a
-    line each (:func:`~.tables.row_text`)."""
+    line each."""
     for child in block_items(element):
-        if child.tag == f"{W}p":
-            yield paragraph_text(child)
-            continue
-        for row in child.iterchildren(f"{W}tr"):
-            yield row_text(cell_text(tc) for tc in row.iterchildren(f"{W}tc"))
+        yield from _item_lines(child)
 
 
 def _shown(element: Any) -> bool:
     """Whether Word shows ``element``: not inside the copy written for older readers, nor
     inside a tracked deletion."""
     return not any(a.tag in HIDDEN for a in element.iterancestors())
+
+
+def _box_lines(element: Any) -> list[str]:
+    """The lines of the text boxes Word shows in ``element``."""
+    return [line for box in element.iter(f"{W}txbxContent") if _shown(box)
+            for line in _lines(box) if line]
+
+
+def story_text(element: Any) -> str:
+    """The text of a story other than the body (a header, a footer: ``element`` its root):
+    its paragraphs and tables' rows a line each, each followed by its text boxes'."""
+    return "\n".join(line for item in block_items(element)
+                     for line in (*_item_lines(item), *_box_lines(item)) if line)
 
 
 class WordNotes:
@@ -82,8 +102,7 @@ class WordNotes:
     def after(self, element: Any) -> list[str]:
         """The blocks shown after the body's paragraph or table ``element``: its text
         boxes' paragraphs, then the notes it refers to."""
-        out = [line for box in element.iter(f"{W}txbxContent") if _shown(box)
-               for line in _lines(box) if line]
+        out = _box_lines(element)
         out += diagram_texts(element, self._related, self._parse)
         for ref in element.iter(*_KINDS):
             tag, note_id = _KINDS[ref.tag][0], ref.get(f"{W}id", "")

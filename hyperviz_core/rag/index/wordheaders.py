@@ -1,0 +1,93 @@
+"""The headers and footers of a Word document (``.docx``), as :class:`~.furniture.Furniture`.
+
+Each section of the body (its properties, ``w:sectPr``: in the paragraph that ends it, the
+last one in the body) names its headers and footers by kind: the first page's (shown when
+the section has a title page, ``w:titlePg``), the other pages' (``default``) and the even
+pages' (shown when the settings ask for odd and even pages to differ). A kind a section
+does not name is its previous section's, already shown. A header's text is read as a
+note's (:func:`~.wordnotes.story_text`: paragraphs, tables' rows, text boxes), its page
+numbers left out: the results of the ``PAGE``, ``NUMPAGES`` and ``SECTIONPAGES`` fields,
+simple (``w:fldSimple``) or not (``w:fldChar``). A part a reference names that is missing
+gives no text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .furniture import PAGE_FIELDS, Furniture
+from .wordnotes import story_text
+from .wordtext import W, block_items
+
+__all__ = ["section_ends", "word_furniture"]
+
+_R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
+_OFF = frozenset({"0", "false", "off"})
+
+
+def _on(element: Any) -> bool:
+    """Whether the on/off property ``element`` (``<w:titlePg/>``) is there and on."""
+    return element is not None and element.get(f"{W}val", "1") not in _OFF
+
+
+def _is_page(code: str) -> bool:
+    words = code.split()
+    return bool(words) and words[0].upper() in PAGE_FIELDS
+
+
+def _drop_page_fields(root: Any) -> None:
+    """Remove from ``root`` (a header's own copy) the results of its page-number fields."""
+    for simple in list(root.iter(f"{W}fldSimple")):
+        if _is_page(simple.get(f"{W}instr", "")):
+            simple.getparent().remove(simple)
+    fields: list[list[Any]] = []  # per open field: [its code, whether its result is read]
+    dropped = []
+    for run in root.iter(f"{W}r"):
+        for child in run:
+            kind = child.get(f"{W}fldCharType") if child.tag == f"{W}fldChar" else None
+            if kind == "begin":
+                fields.append(["", False])
+            elif kind == "separate" and fields:
+                fields[-1][1] = True
+            elif kind == "end" and fields:
+                fields.pop()
+            elif child.tag == f"{W}instrText" and fields and not fields[-1][1]:
+                fields[-1][0] += child.text or ""
+        if any(result and _is_page(code) for code, result in fields):
+            dropped.append(run)
+    for run in dropped:
+        run.getparent().remove(run)
+
+
+def section_ends(body: Any) -> list[Any]:
+    """The sections' properties of ``body`` (a ``w:body``) in order: each in the paragraph
+    that ends its section, the last the body's own."""
+    ends = [sect for item in block_items(body) if item.tag == f"{W}p"
+            if (sect := item.find(f"{W}pPr/{W}sectPr")) is not None]
+    last = body.find(f"{W}sectPr")
+    return [*ends, *([last] if last is not None else [])]
+
+
+def word_furniture(document: Any) -> Furniture:
+    """The headers and footers of the python-docx ``document``, section by section."""
+    from docx.oxml.parser import parse_xml
+
+    parts: dict[str, Any] = document.part.related_parts  # internal relationships only
+    even = bool(document.settings.odd_and_even_pages_header_footer)
+
+    def texts(sect: Any, name: str) -> list[str]:
+        """The texts of the ``name`` parts (headers, footers) the section shows, in order."""
+        kinds = [k for k, shown in (("first", _on(sect.find(f"{W}titlePg"))),
+                                    ("default", True), ("even", even)) if shown]
+        out = []
+        for kind in kinds:
+            for ref in sect.iterchildren(f"{W}{name}Reference"):
+                part = parts.get(ref.get(f"{_R}id", ""))
+                if ref.get(f"{W}type", "default") == kind and part is not None:
+                    root = parse_xml(part.blob)  # its own copy: page numbers are removed
+                    _drop_page_fields(root)
+                    out.append(story_text(root))
+        return out
+
+    return Furniture([(texts(sect, "header"), texts(sect, "footer"))
+                      for sect in section_ends(document._body._element)])
