@@ -5,7 +5,9 @@ One document per file, its id and ``source`` as a text file's (:mod:`.textfiles`
 the id keeping the suffix (``report.pdf`` beside ``report.md``'s ``report``), titled by the
 PDF's own title (the ``/Title`` of its document information) when it has one, else the
 file's stem. Its text is its pages' text in order, as pypdf extracts it, a blank line
-between two pages; a word hyphenated at a line end is joined (:func:`dehyphenate`).
+between two pages; a word hyphenated at a line end is joined (:func:`dehyphenate`). Page
+numbers and running heads are left out, a running head kept on the first page it is on
+(:mod:`.pdfrunning`).
 ``metadata["pages"]`` is the page count and ``metadata["page_starts"]`` where each page's
 text starts in the document's text, so each chunk is told the pages it spans
 (``metadata["page"]`` and ``metadata["page_end"]``, counted from 1:
@@ -37,6 +39,7 @@ from .guards import printable
 from .ocr import ocr_languages, scanned_text
 from .pages import paged_document
 from .pdfforms import field_lines
+from .pdfrunning import without_running_lines
 from .suffixes import reader_module
 from .textfiles import foreign_file, path_id
 from .titles import cut_title
@@ -127,7 +130,8 @@ def pdf_document(path: Path, id_from_path: bool, root: Path | None = None) -> Do
     """The document of the PDF file ``path`` (see the module's docs)."""
     title, pages, scanned, fields = _pages(path)
     shown = ["\n\n".join(t for t in (text.rstrip(), "\n".join(lines)) if t)
-             for text, lines in zip(dehyphenate(pages), fields, strict=True)]
+             for text, lines in zip(dehyphenate(without_running_lines(pages)), fields,
+                                    strict=True)]
     doc = paged_document(path, path_id(path, id_from_path, root),
                          cut_title(" ".join(title.split()) or path.stem), shown)
     if scanned:
