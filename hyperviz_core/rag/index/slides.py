@@ -10,7 +10,9 @@ joined by `` | ``, as in :mod:`.htmlpages`; grouped shapes in their group's orde
 speaker notes. A chart gives its title and its data as a table (:mod:`.charts`), a SmartArt
 graphic its nodes' text a line each (:mod:`.diagrams`), a shape kept in
 ``mc:AlternateContent`` (an equation's text box) its first choice's text, an equation's
-characters in place; pictures and media give no text. A
+characters in place; pictures and media give no text. A slide's footer and date are shown
+on the first slide they are on, not again, without their slide number and date fields
+(which show the day a deck is opened), and its slide number not at all. A
 hidden slide (not shown in the slide show) gives none either, and keeps its number, so page
 numbers are slide numbers. The title is the file's own (its core properties' ``title``),
 else the first slide title, else the file's stem.
@@ -46,12 +48,17 @@ __all__ = ["slides_document"]
 _MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
 _A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 _MATH = "{http://schemas.openxmlformats.org/officeDocument/2006/math}"
+#: the placeholders of a slide's footer, date and number (``p:ph`` types)
+_FURNITURE = frozenset({"ftr", "dt", "sldNum"})
+#: the fields (``a:fld`` types) that show the slide's number or today's date
+_SHOWING_DATE_OR_NUMBER = ("slidenum", "datetime")
 
 
-def _paragraph(p: Any) -> str:
+def _paragraph(p: Any, furniture: bool = False) -> str:
     """A paragraph's text, an equation's characters in their place (python-pptx's text
-    leaves out what PowerPoint keeps in ``mc:AlternateContent``: an equation)."""
-    if p._p.find(f"{_MC}AlternateContent") is None:
+    leaves out what PowerPoint keeps in ``mc:AlternateContent``: an equation); in a
+    footer or date (``furniture``), without its slide number and date fields."""
+    if not furniture and p._p.find(f"{_MC}AlternateContent") is None:
         return str(p.text)
     parts: list[str] = []
     for child in p._p.iterchildren():
@@ -59,6 +66,9 @@ def _paragraph(p: Any) -> str:
             choice = child.find(f"{_MC}Choice")
             if choice is not None:
                 parts += (t.text or "" for t in choice.iter(f"{_MATH}t", f"{_A}t"))
+        elif child.tag == f"{_A}fld" and furniture and (
+                child.get("type") or "").startswith(_SHOWING_DATE_OR_NUMBER):
+            continue
         elif child.tag in (f"{_A}r", f"{_A}fld"):
             parts += (t.text or "" for t in child.iter(f"{_A}t"))
         elif child.tag == f"{_A}br":
@@ -66,9 +76,19 @@ def _paragraph(p: Any) -> str:
     return "".join(parts)
 
 
-def _frame(frame: Any) -> str:
-    lines = (" ".join(_paragraph(p).split()) for p in frame.paragraphs)
+def _frame(frame: Any, furniture: bool = False) -> str:
+    lines = (" ".join(_paragraph(p, furniture).split()) for p in frame.paragraphs)
     return "\n".join(line for line in lines if line)
+
+
+def _furniture(shape: Any) -> str | None:
+    """The text of a footer, date or slide number placeholder without its slide number
+    and date fields (``""`` for a slide number's); None for another shape."""
+    ph = getattr(shape._element, "ph", None)
+    if ph is None or ph.get("type") not in _FURNITURE:
+        return None
+    has_text = ph.get("type") != "sldNum" and getattr(shape, "has_text_frame", False)
+    return _frame(shape.text_frame, furniture=True) if has_text else ""
 
 
 def _members(shapes: Any) -> Iterator[Any]:
@@ -102,16 +122,23 @@ def _texts(shapes: Iterable[Any]) -> Iterator[str]:
             yield from diagram_texts(shape._element, shape.part.related_part, parse_xml)
 
 
-def _slide_text(slide: Any) -> tuple[str, str]:
+def _slide_text(slide: Any, shown: set[str]) -> tuple[str, str]:
     """(the slide's title, its whole text: see the module's docs); ``("", "")`` when it is
-    hidden."""
+    hidden. ``shown``: the footers and dates of the slides before, not shown again."""
     if slide._element.get("show") in ("0", "false"):
         return "", ""
     title = slide.shapes.title
     heading = _frame(title.text_frame) if title is not None else ""
-    others = [s for s in _members(slide.shapes)
-              if title is None or s.shape_id != title.shape_id]
-    parts = [heading, *_texts(others)]
+    parts = [heading]
+    for shape in _members(slide.shapes):
+        if title is not None and shape.shape_id == title.shape_id:
+            continue
+        furniture = _furniture(shape)
+        if furniture is None:
+            parts += _texts([shape])
+        elif furniture and furniture not in shown:
+            shown.add(furniture)
+            parts.append(furniture)
     if slide.has_notes_slide and slide.notes_slide.notes_text_frame is not None:
         parts.append(_frame(slide.notes_slide.notes_text_frame))
     return " ".join(heading.split()), "\n\n".join(p for p in parts if p)
@@ -122,7 +149,8 @@ def slides_document(path: Path, id_from_path: bool, root: Path | None = None) ->
     pptx = reader_module(path, ".pptx")
     with reading_package(path, "a PowerPoint deck python-pptx can read"):
         deck = pptx.Presentation(plain_package(path))
-        slides = [_slide_text(slide) for slide in deck.slides]
+        shown: set[str] = set()
+        slides = [_slide_text(slide, shown) for slide in deck.slides]
         title = deck.core_properties.title or ""
     title = " ".join(title.split()) or next((t for t, _ in slides if t), path.stem)
     return paged_document(path, path_id(path, id_from_path, root), cut_title(title),

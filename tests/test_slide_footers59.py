@@ -1,0 +1,80 @@
+"""A deck's footers, dates and slide numbers (stop 59): a footer or a date is shown on the
+first slide it is on, not again; a slide number, a slide-number field and a date field
+(the day the deck is opened) give no text. Before, every slide ended with its footer, its
+date and its number, in every chunk.
+
+The deck is written with python-pptx, its footer placeholders as PowerPoint writes them
+(Insert > Header & Footer: a ``p:ph`` of type ``dt``, ``ftr`` and ``sldNum`` on each slide).
+"""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+
+from hyperviz_core.rag.index.loaders import load_documents
+
+pptx = pytest.importorskip("pptx")
+
+_NS = ('xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main" '
+       'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"')
+
+
+def _placeholder(shape_id: int, kind: str, paragraph: str) -> object:
+    from lxml import etree
+
+    return etree.fromstring(
+        f'<p:sp {_NS}><p:nvSpPr><p:cNvPr id="{shape_id}" name="{kind} {shape_id}"/>'
+        f'<p:cNvSpPr><a:spLocks noGrp="1"/></p:cNvSpPr><p:nvPr><p:ph type="{kind}" '
+        f'sz="quarter" idx="{shape_id}"/></p:nvPr></p:nvSpPr><p:spPr/><p:txBody><a:bodyPr/>'
+        f'<a:lstStyle/><a:p>{paragraph}</a:p></p:txBody></p:sp>')
+
+
+def _run(text: str) -> str:
+    return f'<a:r><a:rPr lang="en-US"/><a:t>{text}</a:t></a:r>'
+
+
+def _field(kind: str, text: str) -> str:
+    return f'<a:fld id="{{B1}}" type="{kind}"><a:rPr lang="en-US"/><a:t>{text}</a:t></a:fld>'
+
+
+def test_footers_dates_and_slide_numbers(tmp_path: Path) -> None:
+    deck = pptx.Presentation()
+    footers = [_run("Harbour Authority"), _run("Harbour Authority"),
+               _run("Draft ") + _field("slidenum", "3")]
+    dates = [_field("datetime1", "12/1/2026"), _run("1 May 2026"), _run("1 May 2026")]
+    for n, (footer, date) in enumerate(zip(footers, dates, strict=True), 1):
+        slide = deck.slides.add_slide(deck.slide_layouts[1])
+        slide.shapes.title.text = f"Berths {n}"
+        slide.placeholders[1].text = f"Ships at berth {n}."
+        tree = slide.shapes._spTree
+        tree.append(_placeholder(10, "dt", date))
+        tree.append(_placeholder(11, "ftr", footer))
+        tree.append(_placeholder(12, "sldNum", _field("slidenum", str(n))))
+    deck.save(str(tmp_path / "berths.pptx"))
+    [doc] = load_documents(tmp_path / "berths.pptx")
+    starts = [*doc.metadata["page_starts"], len(doc.text)]
+    slides = [doc.text[a:b].strip().split("\n\n") for a, b in itertools.pairwise(starts)]
+    assert slides == [["Berths 1", "Ships at berth 1.", "Harbour Authority"],
+                      ["Berths 2", "Ships at berth 2.", "1 May 2026"],
+                      ["Berths 3", "Ships at berth 3.", "Draft"]]
+
+
+def test_a_slide_number_field_in_a_text_box_is_kept(tmp_path: Path) -> None:
+    """Only a footer's or a date's fields are left out: a text box the author wrote a
+    field into keeps it."""
+    from lxml import etree
+    from pptx.util import Inches
+
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Index"
+    box = slide.shapes.add_textbox(Inches(1), Inches(2), Inches(4), Inches(1))
+    box.text_frame.paragraphs[0]._p.append(
+        etree.fromstring(
+            '<a:fld xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" '
+            'id="{B2}" type="slidenum"><a:t>1</a:t></a:fld>'))
+    deck.save(str(tmp_path / "index.pptx"))
+    assert load_documents(tmp_path / "index.pptx")[0].text == "Index\n\n1"
