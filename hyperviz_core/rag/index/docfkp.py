@@ -5,7 +5,9 @@ MS-DOC stores properties in 512-byte pages of the ``WordDocument`` stream (``FKP
 which a ``PlcBte`` of the table stream names; each page lists runs of stream offsets (its
 last byte their count), each run with its properties: a list of ``sprm``\\ s, each an id and
 an operand whose size the id's top three bits give (:func:`sprms`). :func:`fkp_runs` walks
-the pages and gives each run's (start, end, properties).
+the pages and gives each run's (start, end, properties). :func:`plc_cps` reads the
+character positions of the other lists of the table stream (``PLC``\\ s: notes, sections,
+headers).
 
 Example:
     >>> list(sprms(bytes([0x16, 0x24, 0x01, 0x00, 0x08, 0x81])))
@@ -17,7 +19,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Iterator
 
-__all__ = ["fkp_runs", "sprms"]
+__all__ = ["fkp_runs", "plc_cps", "sprms"]
 
 PAGE = 512
 _TABLE_DEF = 0xD608  # sprmTDefTable: a two-byte size
@@ -58,3 +60,14 @@ def fkp_runs(word: bytes, plc: bytes, entry: int) -> Iterator[tuple[int, int, by
         fcs = struct.unpack_from(f"<{crun + 1}I", page, 0)
         for i in range(crun):
             yield fcs[i], fcs[i + 1], page, page[4 * (crun + 1) + entry * i] * 2
+
+
+def plc_cps(table: bytes, pair: tuple[int, int], data: int) -> list[int]:
+    """The character positions of the PLC at ``pair`` (offset, size) in ``table``, each
+    entry ``data`` bytes of data after them, which start at the offset plus four bytes a
+    position ([] when the pair is empty or past the end)."""
+    at, size = pair
+    if size < 4 or at + size > len(table):
+        return []
+    count = (size - 4) // (4 + data)
+    return list(struct.unpack_from(f"<{count + 1}i", table, at))

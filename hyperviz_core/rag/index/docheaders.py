@@ -20,7 +20,8 @@ from __future__ import annotations
 import struct
 from collections.abc import Sequence
 
-from .docfkp import sprms
+from .docfkp import plc_cps, sprms
+from .docnotes import story_ranges
 
 __all__ = ["SECTION", "Sections"]
 
@@ -34,16 +35,6 @@ _HEADERS, _FOOTERS = (4, 1, 0), (5, 3, 2)  # first page's, odd pages', even page
 _SEPARATORS = 6
 
 
-def _plc(table: bytes, pair: tuple[int, int], data: int) -> tuple[list[int], int]:
-    """(the CPs of the PLC at ``pair`` in ``table``, where its data starts); ([], 0)
-    when the pair is empty or past the end."""
-    at, size = pair
-    if size < 4 or at + size > len(table):
-        return [], 0
-    count = (size - 4) // (4 + data)
-    return list(struct.unpack_from(f"<{count + 1}i", table, at)), at + 4 * (count + 1)
-
-
 class Sections:
     """The sections of one ``.doc`` file: where each ends in the main text (:attr:`ends`)
     and the ranges of its headers' and footers' stories in the text of every story
@@ -55,23 +46,23 @@ class Sections:
         def pair(i: int) -> tuple[int, int]:
             return pairs[i] if i < len(pairs) else (0, 0)
 
-        ends, seds = _plc(table, pair(_SED), _SED_SIZE)
+        ends = plc_cps(table, pair(_SED), _SED_SIZE)
+        seds = pair(_SED)[0] + 4 * len(ends)  # the sections' properties' entries
         self.ends = ends[1:]
         titles = [self._title_page(word, struct.unpack_from("<I", table, seds + 12 * i + 2)[0])
                   for i in range(len(self.ends))]
         dop_at, dop_size = pair(_DOP)
         facing = dop_size > 0 and dop_at < len(table) and bool(table[dop_at] & 1)
         start, length = max(ccps[0], 0) + max(ccps[1], 0), max(ccps[2], 0)
-        cps, _ = _plc(table, pair(_HDD), 0)
+        cps = plc_cps(table, pair(_HDD), 0)
 
         def ranges(base: int, order: tuple[int, int, int], title: bool
                    ) -> list[tuple[int, int]]:
             """The ranges of a section's stories of ``order`` that are shown."""
             kinds = [k for n, k in enumerate(order)
                      if (n, title) != (0, False) and (n, facing) != (2, False)]
-            return [(start + min(max(cps[base + k], 0), length),
-                     start + min(max(cps[base + k + 1], 0), length))
-                    for k in kinds if base + k + 1 < len(cps)]
+            return story_ranges(start, length, [(cps[base + k], cps[base + k + 1])
+                                                for k in kinds if base + k + 1 < len(cps)])
 
         self.stories = [(ranges(_SEPARATORS + 6 * i, _HEADERS, title),
                          ranges(_SEPARATORS + 6 * i, _FOOTERS, title))

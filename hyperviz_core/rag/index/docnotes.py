@@ -24,7 +24,9 @@ import itertools
 import struct
 from collections.abc import Sequence
 
-__all__ = ["ENDNOTE", "FOOTNOTE", "Stories", "mark_references"]
+from .docfkp import plc_cps
+
+__all__ = ["ENDNOTE", "FOOTNOTE", "Stories", "mark_references", "story_ranges"]
 
 #: the characters put at a footnote's and an endnote's place (Word never writes them)
 FOOTNOTE, ENDNOTE = "\x11", "\x12"
@@ -33,14 +35,16 @@ _FTN_REF, _FTN_TXT, _EDN_REF, _EDN_TXT, _TXBX_TXT = 2, 3, 46, 47, 56
 _FTXBXS = 22  # the size of a text box's entry in PlcftxbxTxt
 
 
-def _cps(table: bytes, pair: tuple[int, int], data: int) -> list[int]:
-    """The character positions of the PLC at ``pair`` (offset, size) in ``table``, each
-    entry ``data`` bytes of data after them ([] when the pair is empty or past the end)."""
-    at, size = pair
-    if size < 4 or at + size > len(table):
-        return []
-    count = (size - 4) // (4 + data)
-    return list(struct.unpack_from(f"<{count + 1}i", table, at))
+def story_ranges(start: int, length: int, ranges: list[tuple[int, int]]
+                 ) -> list[tuple[int, int]]:
+    """``ranges`` of a story (relative to its ``start``) as positions in the text of every
+    story, each cut to the story's ``length``.
+
+    >>> story_ranges(100, 10, [(0, 4), (4, 30), (-2, 3)])
+    [(100, 104), (104, 110), (100, 103)]
+    """
+    return [(start + min(max(a, 0), length), start + min(max(b, 0), length))
+            for a, b in ranges]
 
 
 class Stories:
@@ -56,35 +60,27 @@ class Stories:
         main, ftn, hdd, mcr, atn, edn = (max(n, 0) for n in ccps[:6])
         self.main = main
         starts = {"ftn": main, "edn": main + ftn + hdd + mcr + atn}
-        self.refs = {FOOTNOTE: _cps(table, pair(_FTN_REF), 2)[:-1],
-                     ENDNOTE: _cps(table, pair(_EDN_REF), 2)[:-1]}
+        self.refs = {FOOTNOTE: plc_cps(table, pair(_FTN_REF), 2)[:-1],
+                     ENDNOTE: plc_cps(table, pair(_EDN_REF), 2)[:-1]}
         self.notes = {
-            FOOTNOTE: self._ranges(text, starts["ftn"], ftn, _cps(table, pair(_FTN_TXT), 0),
+            FOOTNOTE: self._ranges(text, starts["ftn"], ftn, plc_cps(table, pair(_FTN_TXT), 0),
                                    len(self.refs[FOOTNOTE])),
-            ENDNOTE: self._ranges(text, starts["edn"], edn, _cps(table, pair(_EDN_TXT), 0),
+            ENDNOTE: self._ranges(text, starts["edn"], edn, plc_cps(table, pair(_EDN_TXT), 0),
                                   len(self.refs[ENDNOTE]))}
         txbx = max(ccps[6], 0) if len(ccps) > 6 else 0
         at, size = pair(_TXBX_TXT)
-        boxes = _cps(table, (at, size), _FTXBXS)
+        boxes = plc_cps(table, (at, size), _FTXBXS)
         data = at + 4 * len(boxes)
         used = [i for i in range(len(boxes) - 1)  # fReusable: a deleted box's entry
                 if not struct.unpack_from("<H", table, data + _FTXBXS * i + 8)[0]]
-        self.boxes = [text[a:b] for a, b in self._bounded(
+        self.boxes = [text[a:b] for a, b in story_ranges(
             edn + starts["edn"], txbx, [(boxes[i], boxes[i + 1]) for i in used])]
-
-    @staticmethod
-    def _bounded(start: int, length: int, ranges: list[tuple[int, int]]
-                 ) -> list[tuple[int, int]]:
-        """``ranges`` of a story (relative to its ``start``) as positions in the text,
-        each cut to the story's ``length``."""
-        return [(start + min(max(a, 0), length), start + min(max(b, 0), length))
-                for a, b in ranges]
 
     def _ranges(self, text: str, start: int, length: int, cps: list[int],
                 count: int) -> list[str]:
         """The texts of the first ``count`` notes of a story."""
         pairs = list(itertools.pairwise(cps))[:count]
-        return [text[a:b] for a, b in self._bounded(start, length, pairs)]
+        return [text[a:b] for a, b in story_ranges(start, length, pairs)]
 
 
 def mark_references(main: str, stories: Stories) -> str:
