@@ -15,6 +15,7 @@ import re
 import shutil
 import struct
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -108,32 +109,45 @@ def test_docx_page_number_fields_give_no_text() -> None:
     assert story_text(root) == "Page  of , Ada1 May"  # other fields keep their result
 
 
-@needs_doc
-def test_doc_first_page_header_needs_a_title_page(tmp_path: Path) -> None:
+def _pairs_at(word: bytes | bytearray) -> int:
+    """Where the FIB's (offset, size) pairs start in a WordDocument stream."""
+    csw = struct.unpack_from("<H", word, 32)[0]
+    longs = 34 + 2 * csw + 2
+    return longs + 4 * struct.unpack_from("<H", word, longs - 2)[0] + 2
+
+
+def _pair(word: bytes | bytearray, index: int) -> tuple[int, int]:
+    """The FIB's (offset, size) pair ``index`` of a WordDocument stream."""
+    offset, size = struct.unpack_from("<II", word, _pairs_at(word) + 8 * index)
+    return offset, size
+
+
+def _doc_edited(tmp_path: Path, edit: Callable[[bytearray, bytes], None]) -> Path:
+    """A copy of pages.doc whose WordDocument stream ``edit`` changed in place (given the
+    table stream too)."""
     import olefile
 
     path = tmp_path / "pages.doc"
     shutil.copy(DATA / "pages.doc", path)
     ole = olefile.OleFileIO(str(path), write_mode=True)
     word = bytearray(ole.openstream("WordDocument").read())
-    table = ole.openstream("1Table").read()
-    sed_at = _pair(word, 6)[0]
-    fc = struct.unpack_from("<I", table, sed_at + 4 * 3 + 2)[0]  # the first section's Sepx
-    size = struct.unpack_from("<h", word, fc)[0]
-    assert word[fc + 2 + size - 3:fc + 2 + size] == b"\x0a\x30\x01"  # sprmSFTitlePage 1
-    word[fc + 2 + size - 1] = 0
+    edit(word, ole.openstream("1Table").read())
     ole.write_stream("WordDocument", bytes(word))
     ole.close()
+    return path
+
+
+@needs_doc
+def test_doc_first_page_header_needs_a_title_page(tmp_path: Path) -> None:
+    def no_title_page(word: bytearray, table: bytes) -> None:
+        sed_at = _pair(word, 6)[0]
+        fc = struct.unpack_from("<I", table, sed_at + 4 * 3 + 2)[0]  # section 1's Sepx
+        size = struct.unpack_from("<h", word, fc)[0]
+        assert word[fc + 2 + size - 3:fc + 2 + size] == b"\x0a\x30\x01"  # sprmSFTitlePage
+        word[fc + 2 + size - 1] = 0
+
+    path = _doc_edited(tmp_path, no_title_page)
     assert load_documents(path)[0].text.split("\n\n") == BLOCKS[1:]
-
-
-def _pair(word: bytes | bytearray, index: int) -> tuple[int, int]:
-    """The FIB's (offset, size) pair ``index`` of a WordDocument stream."""
-    csw = struct.unpack_from("<H", word, 32)[0]
-    longs = 34 + 2 * csw + 2
-    at = longs + 4 * struct.unpack_from("<H", word, longs - 2)[0] + 2
-    offset, size = struct.unpack_from("<II", word, at + 8 * index)
-    return offset, size
 
 
 @needs_doc
@@ -160,18 +174,10 @@ def test_doc_even_pages_stories_need_facing_pages() -> None:
 
 @needs_doc
 def test_doc_headers_past_the_table_stream_leave_the_body_read(tmp_path: Path) -> None:
-    import olefile
+    def far_headers(word: bytearray, table: bytes) -> None:
+        struct.pack_into("<I", word, _pairs_at(word) + 8 * 11, 1 << 30)  # PlcfHdd
 
-    path = tmp_path / "pages.doc"
-    shutil.copy(DATA / "pages.doc", path)
-    ole = olefile.OleFileIO(str(path), write_mode=True)
-    word = bytearray(ole.openstream("WordDocument").read())
-    csw = struct.unpack_from("<H", word, 32)[0]
-    longs = 34 + 2 * csw + 2
-    at = longs + 4 * struct.unpack_from("<H", word, longs - 2)[0] + 2 + 8 * 11
-    struct.pack_into("<I", word, at, 1 << 30)  # PlcfHdd far past the table stream
-    ole.write_stream("WordDocument", bytes(word))
-    ole.close()
+    path = _doc_edited(tmp_path, far_headers)
     blocks = [b for b in BLOCKS if not b.startswith(("Header", "Footer"))]
     assert load_documents(path)[0].text.split("\n\n") == blocks
 
