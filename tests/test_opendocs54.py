@@ -12,8 +12,9 @@ from office_files import index_json, top_passage, write_odf
 
 from hyperviz_core.rag.index.errors import LoaderError
 from hyperviz_core.rag.index.loaders import load_documents
+from hyperviz_core.rag.index.odpfiles import odp_document
 from hyperviz_core.rag.index.odsfiles import ods_documents
-from hyperviz_core.rag.index.opendocs import odp_document, odt_document
+from hyperviz_core.rag.index.opendocs import odt_document
 
 #: a text document's body as LibreOffice writes it: a table of contents (generated: left
 #: out), headings, spans, runs of spaces, a tab, a line break, a footnote and a comment

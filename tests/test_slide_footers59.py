@@ -1,10 +1,13 @@
 """A deck's footers, dates and slide numbers (stop 59): a footer or a date is shown on the
 first slide it is on, not again; a slide number, a slide-number field and a date field
-(the day the deck is opened) give no text. Before, every slide ended with its footer, its
-date and its number, in every chunk.
+(the day the deck is opened) give no text. Before, every slide of a ``.pptx`` deck ended
+with its footer, its date and its number, in every chunk, and an ``.odp`` presentation's
+footers gave no text.
 
-The deck is written with python-pptx, its footer placeholders as PowerPoint writes them
-(Insert > Header & Footer: a ``p:ph`` of type ``dt``, ``ftr`` and ``sldNum`` on each slide).
+The ``.pptx`` deck is written with python-pptx, its footer placeholders as PowerPoint
+writes them (Insert > Header & Footer: a ``p:ph`` of type ``dt``, ``ftr`` and ``sldNum`` on
+each slide); the ``.odp`` one as LibreOffice writes its declarations (a ``.pptx`` deck it
+converted: ``presentation:footer-decl``, ``presentation:date-time-decl``).
 """
 
 from __future__ import annotations
@@ -15,8 +18,6 @@ from pathlib import Path
 import pytest
 
 from hyperviz_core.rag.index.loaders import load_documents
-
-pptx = pytest.importorskip("pptx")
 
 _NS = ('xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main" '
        'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"')
@@ -40,7 +41,14 @@ def _field(kind: str, text: str) -> str:
     return f'<a:fld id="{{B1}}" type="{kind}"><a:rPr lang="en-US"/><a:t>{text}</a:t></a:fld>'
 
 
+def _slides(path: Path) -> list[list[str]]:
+    [doc] = load_documents(path)
+    starts = [*doc.metadata["page_starts"], len(doc.text)]
+    return [doc.text[a:b].strip().split("\n\n") for a, b in itertools.pairwise(starts)]
+
+
 def test_footers_dates_and_slide_numbers(tmp_path: Path) -> None:
+    pptx = pytest.importorskip("pptx")
     deck = pptx.Presentation()
     footers = [_run("Harbour Authority"), _run("Harbour Authority"),
                _run("Draft ") + _field("slidenum", "3")]
@@ -54,17 +62,16 @@ def test_footers_dates_and_slide_numbers(tmp_path: Path) -> None:
         tree.append(_placeholder(11, "ftr", footer))
         tree.append(_placeholder(12, "sldNum", _field("slidenum", str(n))))
     deck.save(str(tmp_path / "berths.pptx"))
-    [doc] = load_documents(tmp_path / "berths.pptx")
-    starts = [*doc.metadata["page_starts"], len(doc.text)]
-    slides = [doc.text[a:b].strip().split("\n\n") for a, b in itertools.pairwise(starts)]
-    assert slides == [["Berths 1", "Ships at berth 1.", "Harbour Authority"],
-                      ["Berths 2", "Ships at berth 2.", "1 May 2026"],
-                      ["Berths 3", "Ships at berth 3.", "Draft"]]
+    assert _slides(tmp_path / "berths.pptx") == [
+        ["Berths 1", "Ships at berth 1.", "Harbour Authority"],
+        ["Berths 2", "Ships at berth 2.", "1 May 2026"],
+        ["Berths 3", "Ships at berth 3.", "Draft"]]
 
 
 def test_a_slide_number_field_in_a_text_box_is_kept(tmp_path: Path) -> None:
     """Only a footer's or a date's fields are left out: a text box the author wrote a
     field into keeps it."""
+    pptx = pytest.importorskip("pptx")
     from lxml import etree
     from pptx.util import Inches
 
@@ -78,3 +85,39 @@ def test_a_slide_number_field_in_a_text_box_is_kept(tmp_path: Path) -> None:
             'id="{B2}" type="slidenum"><a:t>1</a:t></a:fld>'))
     deck.save(str(tmp_path / "index.pptx"))
     assert load_documents(tmp_path / "index.pptx")[0].text == "Index\n\n1"
+
+
+def test_odp_footers_and_dates_are_shown_once(tmp_path: Path) -> None:
+    from office_files import write_odf
+
+    decls = ('<presentation:footer-decl presentation:name="ftr1">Harbour Authority'
+             '</presentation:footer-decl><presentation:footer-decl presentation:name="ftr2">'
+             'Draft</presentation:footer-decl><presentation:date-time-decl '
+             'presentation:name="dtd1" presentation:source="current-date"/>'
+             '<presentation:date-time-decl presentation:name="dtd2" '
+             'presentation:source="fixed">1 May 2026</presentation:date-time-decl>')
+
+    def page(n: int, footer: str, date: str, style: str = "dp1") -> str:
+        frames = "".join(
+            f'<draw:frame presentation:class="{kind}"><draw:text-box><text:p>{text}</text:p>'
+            "</draw:text-box></draw:frame>"
+            for kind, text in (("title", f"Berths {n}"), ("outline", f"Ships at berth {n}.")))
+        return (f'<draw:page draw:name="p{n}" draw:style-name="{style}" '
+                f'presentation:use-footer-name="{footer}" '
+                f'presentation:use-date-time-name="{date}">{frames}</draw:page>')
+
+    styles = ('<style:style style:name="dp2" style:family="drawing-page">'
+              '<style:drawing-page-properties presentation:display-footer="false" '
+              'presentation:display-date-time="true"/></style:style>')
+    body = decls + page(1, "ftr1", "dtd1") + page(2, "ftr1", "dtd2") + page(
+        3, "ftr2", "dtd2") + page(4, "ftr2", "dtd1", "dp2")
+    path = write_odf(tmp_path / "berths.odp", body, kind="presentation", styles=styles)
+    assert _slides(path) == [["Berths 1", "Ships at berth 1.", "Harbour Authority"],
+                             ["Berths 2", "Ships at berth 2.", "1 May 2026"],
+                             ["Berths 3", "Ships at berth 3.", "Draft"],
+                             ["Berths 4", "Ships at berth 4."]]
+    # the style of slide 3 (and 4) hides its footer: "Draft" is never shown
+    hidden = body.replace('draw:name="p3" draw:style-name="dp1"',
+                          'draw:name="p3" draw:style-name="dp2"')
+    assert _slides(write_odf(tmp_path / "hidden.odp", hidden, kind="presentation",
+                             styles=styles))[2] == ["Berths 3", "Ships at berth 3."]

@@ -6,9 +6,8 @@ One document per file (and one per row of a spreadsheet's sheets of records), it
 ``source`` as a Word file's or a deck's (the id keeps the suffix: ``report.odt``). A text
 document (:func:`odt_document`) reads as its body's headings, paragraphs, lists and tables
 in order (:mod:`.wordfiles`' layout: a blank line between two paragraphs, a table's rows a
-line each with their cells joined by `` | ``); a presentation (:func:`odp_document`) as its
-slides, each a page (:mod:`.pages`, :mod:`.slides`' layout: the title, the other frames'
-text, the speaker notes; a hidden slide gives no text and keeps its number); a spreadsheet
+line each with their cells joined by `` | ``); a presentation
+(:func:`~.odpfiles.odp_document`) as its slides, each a page; a spreadsheet
 (:func:`~.odsfiles.ods_documents`, read as it is parsed) as an Excel workbook
 (:mod:`.workbooks`). A text document's text boxes follow the paragraph they are anchored
 in, and its footnotes and endnotes the paragraph or table that refers to them, numbered
@@ -39,14 +38,14 @@ from .errors import LoaderError
 from .furniture import Furniture
 from .guards import printable
 from .notes import NoteNumbers
-from .pages import paged_document
 from .tables import table_text
 from .textfiles import foreign_file, path_id
 from .titles import cut_title
 from .zipped import check_package, package_xml
 
 __all__ = [
-    "hiding_style", "odf_tag", "odp_document", "odt_document", "opened", "paragraph",
+    "hiding_style", "hiding_styles", "odf_blocks", "odf_parts", "odf_tag", "odt_document",
+    "opened", "paragraph",
 ]
 
 _NS = {"office": "urn:oasis:names:tc:opendocument:xmlns:office:1.0",
@@ -130,7 +129,7 @@ def _block(item: ET.Element) -> tuple[str, str]:
     return "p", _line(_inline(item))
 
 
-def _blocks(el: ET.Element) -> Iterator[tuple[str, str]]:
+def odf_blocks(el: ET.Element) -> Iterator[tuple[str, str]]:
     """(the kind, text) of each paragraph, heading and table under ``el``, in order."""
     return map(_block, _items(el))
 
@@ -144,11 +143,11 @@ class _Notes:
         self._numbers = NoteNumbers()
 
     def after(self, item: ET.Element) -> list[str]:
-        out = [t for box in item.iter(_q("draw:text-box")) for _, t in _blocks(box) if t]
+        out = [t for box in item.iter(_q("draw:text-box")) for _, t in odf_blocks(box) if t]
         for note in item.iter(_q("text:note")):
             kind = "endnote" if note.get(_q("text:note-class")) == "endnote" else "footnote"
             body = note.find("text:note-body", _NS)
-            text = "\n".join(t for _, t in _blocks(body)) if body is not None else ""
+            text = "\n".join(t for _, t in odf_blocks(body)) if body is not None else ""
             if shown := self._numbers.shown(kind, text):
                 out.append(shown)
         return out
@@ -208,7 +207,7 @@ class _PageStyles:
             for tag in _FURNITURE[kind]:
                 found = page.find(tag)
                 if found is not None and found.get(_q("style:display")) != "false":
-                    out.append("\n".join(t for _, t in _blocks(_without_page_numbers(found))))
+                    out.append("\n".join(t for _, t in odf_blocks(_without_page_numbers(found))))
             name = page.get(_q("style:next-style-name")) or ""
         return out
 
@@ -242,7 +241,7 @@ def opened(zf: zipfile.ZipFile, path: Path) -> str:
     return " ".join((found.text or "").split()) if found is not None else ""
 
 
-def _parts(path: Path, styles: bool = False) -> tuple[ET.Element, str, ET.Element | None]:
+def odf_parts(path: Path, styles: bool = False) -> tuple[ET.Element, str, ET.Element | None]:
     """(the root of ``content.xml``, the ``dc:title`` of ``meta.xml`` or ``""``, the root
     of ``styles.xml`` when ``styles`` asks for it and the file has one)."""
     check_package(path, "an OpenDocument file")
@@ -257,7 +256,7 @@ def _parts(path: Path, styles: bool = False) -> tuple[ET.Element, str, ET.Elemen
 def odt_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
     """The document of the OpenDocument text file ``path`` (see the module's docs)."""
     with foreign_file(path, "an OpenDocument text file"):
-        content, title, styles = _parts(path, styles=True)
+        content, title, styles = odf_parts(path, styles=True)
         body = content.find("office:body/office:text", _NS)
         items = list(_items(body if body is not None else content))
         pages, starts = _PageStyles(content, styles).furniture(items)
@@ -285,46 +284,7 @@ def hiding_style(style: ET.Element, properties: str, attr: str, value: str) -> s
     return None
 
 
-def _hiding_styles(content: ET.Element, properties: str, attr: str, value: str) -> set[str]:
+def hiding_styles(content: ET.Element, properties: str, attr: str, value: str) -> set[str]:
     """The names of the automatic styles of ``content`` that hide (:func:`hiding_style`)."""
     return {name for s in content.iter(_q("style:style"))
             if (name := hiding_style(s, properties, attr, value)) is not None}
-
-
-def _frames(el: ET.Element) -> Iterator[ET.Element]:
-    """The frames of a slide in order, in groups too, not its notes' or a frame's own."""
-    for child in el:
-        if child.tag == _q("draw:frame"):
-            yield child
-        elif child.tag != _q("presentation:notes"):
-            yield from _frames(child)
-
-
-def _slide(page: ET.Element, hidden: set[str]) -> tuple[str, str]:
-    """(the slide's title, its text: title, other frames, notes); empty when hidden."""
-    if page.get(_q("draw:style-name")) in hidden:
-        return "", ""
-    title: list[str] = []
-    parts: list[str] = []
-    for frame in _frames(page):
-        text = "\n\n".join(t for _, t in _blocks(frame) if t)
-        if frame.get(_q("presentation:class")) == "title" and not title:
-            title.append(text)
-        else:
-            parts.append(text)
-    for note in page.iter(_q("presentation:notes")):
-        parts += ["\n\n".join(t for _, t in _blocks(frame) if t) for frame in _frames(note)]
-    heading = " ".join(title[0].split()) if title else ""
-    return heading, "\n\n".join(p for p in (*title, *parts) if p)
-
-
-def odp_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
-    """The document of the OpenDocument presentation ``path`` (see the module's docs)."""
-    with foreign_file(path, "an OpenDocument presentation"):
-        content, title, _ = _parts(path)
-        hidden = _hiding_styles(content, "style:drawing-page-properties",
-                                "presentation:visibility", "hidden")
-        slides = [_slide(page, hidden) for page in content.iter(_q("draw:page"))]
-    title = title or next((t for t, _ in slides if t), path.stem)
-    return paged_document(path, path_id(path, id_from_path, root), cut_title(title),
-                          [text for _, text in slides])

@@ -32,9 +32,10 @@ from .htmlpages import html_document
 from .mails import eml_document, mbox_documents
 from .msgfiles import msg_document
 from .notebooks import notebook_document
+from .odpfiles import odp_document
 from .odsfiles import ods_documents
 from .officekinds import deck_file, word_file, workbook_file
-from .opendocs import odp_document, odt_document
+from .opendocs import odt_document
 from .pdfs import pdf_document
 from .rtffiles import rtf_document
 from .subtitles import subtitle_document
