@@ -204,3 +204,32 @@ def test_odt_without_styles_reads_its_body(tmp_path: Path) -> None:
     # the body's page styles name master pages styles.xml would hold: none is shown
     assert load_documents(path)[0].text.split("\n\n") == [
         b for b in BLOCKS if not b.startswith(("Header", "Footer"))]
+
+
+@pytest.mark.skipif(not importlib.util.find_spec("striprtf"), reason="rtf extra")
+def test_rtf_headers_and_footers_frame_their_sections() -> None:
+    """An RTF file's paragraphs are lines (not blocks) and striprtf joins a table's cells
+    with ``|``: otherwise it reads as the others, its page styles' copies (in a group RTF
+    readers skip) left out."""
+    [doc] = load_documents(DATA / "pages.rtf")
+    lines = [line for line in doc.text.split("\n") if line]
+    assert lines == [b.replace("Appendix | Tide tables", "Appendix|Tide tables|")
+                     for b in BLOCKS]
+
+
+def test_rtf_first_page_and_left_page_headers_need_their_flags() -> None:
+    from hyperviz_core.rag.index.rtfheaders import split_furniture
+
+    def text_of(group: str) -> str:
+        return group.strip("{}").split("\\")[0]
+
+    markup = (r"{\rtf1{\headerf First}{\header Odd}{\headerl Even}{\footer Foot}"
+              r"{\*\pgdsc{\header Style copy}}Body\par}")
+    body, pages = split_furniture(markup, text_of)
+    assert pages.headers(0) == ["Header: Odd"] and "Style" in body and "Odd" not in body
+    _, pages = split_furniture(markup.replace("Body", r"\titlepg\facingp Body"), text_of)
+    assert pages.headers(0) == ["Header: First", "Header: Odd", "Header: Even"]
+    assert pages.rest(0) == ["Footer: Foot"]
+    # a damaged group (never closed) is read to the markup's end, the text kept
+    body, pages = split_furniture(r"{\rtf1 Body\par{\header Open", text_of)
+    assert "Body" in body and pages.rest(0) == []

@@ -5,8 +5,9 @@ exports) as documents, with the ``rtf`` extra (`striprtf
 One document per file, its id and ``source`` as a Word file's (the id keeps the suffix:
 ``contract.rtf``). Its text is the text the file shows: formatting, fonts, pictures and
 other hidden groups dropped, ``\\'e9`` and ``\\u8364?`` escapes decoded (8-bit ones by the
-code page the file declares, ``\\ansicpg1252``), a paragraph a line. The title is the file's
-own (``{\\info{\\title ...}}``), else the file's stem.
+code page the file declares, ``\\ansicpg1252``), a paragraph a line. A section's headers
+come before it and its footers after it, as a Word file's (:mod:`.rtfheaders`). The title
+is the file's own (``{\\info{\\title ...}}``), else the file's stem.
 
 A file that does not start as RTF (``{\\rtf``), a binary file, and any file striprtf cannot
 read are each a :class:`~.errors.LoaderError` naming the file; so is one read without the
@@ -25,6 +26,7 @@ from types import ModuleType
 from ..types import Document
 from .errors import LoaderError
 from .guards import printable
+from .rtfheaders import SECTION, split_furniture
 from .suffixes import reader_module
 from .textfiles import check_not_binary, foreign_file, path_id
 from .titles import cut_title
@@ -53,11 +55,24 @@ def rtf_text(data: bytes, module: ModuleType) -> tuple[str, str]:
     has none), read with striprtf (``module``)."""
     encoding = _encoding(data[:4096])
     markup = data.decode(encoding, "replace")  # RTF is 7-bit; raw 8-bit text: the page's
-    text = module.rtf_to_text(markup, encoding=encoding, errors="replace")
+
+    def text_of(group: str) -> str:
+        text: str = module.rtf_to_text("{\\rtf1 " + group + "}", encoding=encoding,
+                                       errors="replace")
+        return text
+
+    body, pages = split_furniture(markup, text_of)
+    lines = [*pages.headers(0)]
+    section = 0
+    for line in text_of(body).splitlines():
+        if line.strip() == SECTION:  # a section's end: its footers, the next one's headers
+            lines += pages.footers(section) + pages.headers(section + 1)
+            section += 1
+        else:
+            lines.append(" ".join(line.split()))
+    lines += pages.rest(section)
     found = _TITLE.search(markup)
-    title = module.rtf_to_text("{\\rtf1 " + found.group(1) + "}", encoding=encoding,
-                               errors="replace") if found else ""
-    lines = [" ".join(line.split()) for line in text.splitlines()]
+    title = text_of(found.group(1)) if found else ""
     return "\n".join(lines).strip(), " ".join(title.split())
 
 

@@ -4,7 +4,7 @@
 Needs LibreOffice (``apt-get install libreoffice-writer-nogui``). Run from anywhere:
 ``python tests/data/wordnotes/make.py``. It converts each flat OpenDocument text (written
 by hand) with ``soffice --convert-to`` to ``.docx`` ("MS Word 2007 XML"), ``.doc``
-("MS Word 97") and ``.odt``.
+("MS Word 97") and ``.odt`` (``pages.fodt`` to ``.rtf`` too).
 """
 
 from __future__ import annotations
@@ -23,7 +23,12 @@ def main() -> None:
             for kind in ("docx:MS Word 2007 XML", "doc:MS Word 97", "odt"):
                 subprocess.run(["soffice", "--headless", "--convert-to", kind, "--outdir", tmp,
                                 str(HERE / f"{stem}.fodt")], check=True, capture_output=True)
-            for suffix in ("docx", "doc", "odt"):
+            suffixes = ["docx", "doc", "odt"]
+            if stem == "pages":  # its headers and footers in RTF too
+                subprocess.run(["soffice", "--headless", "--convert-to", "rtf", "--outdir",
+                                tmp, str(HERE / "pages.fodt")], check=True, capture_output=True)
+                suffixes.append("rtf")
+            for suffix in suffixes:
                 shutil.copy(Path(tmp) / f"{stem}.{suffix}", HERE / f"{stem}.{suffix}")
 
 
