@@ -13,32 +13,17 @@ converted: ``presentation:footer-decl``, ``presentation:date-time-decl``).
 from __future__ import annotations
 
 import itertools
+import struct
 from pathlib import Path
 
 import pytest
 
 from hyperviz_core.rag.index.loaders import load_documents
 
-_NS = ('xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main" '
-       'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"')
-
-
-def _placeholder(shape_id: int, kind: str, paragraph: str) -> object:
-    from lxml import etree
-
-    return etree.fromstring(
-        f'<p:sp {_NS}><p:nvSpPr><p:cNvPr id="{shape_id}" name="{kind} {shape_id}"/>'
-        f'<p:cNvSpPr><a:spLocks noGrp="1"/></p:cNvSpPr><p:nvPr><p:ph type="{kind}" '
-        f'sz="quarter" idx="{shape_id}"/></p:nvPr></p:nvSpPr><p:spPr/><p:txBody><a:bodyPr/>'
-        f'<a:lstStyle/><a:p>{paragraph}</a:p></p:txBody></p:sp>')
-
-
-def _run(text: str) -> str:
-    return f'<a:r><a:rPr lang="en-US"/><a:t>{text}</a:t></a:r>'
-
-
-def _field(kind: str, text: str) -> str:
-    return f'<a:fld id="{{B1}}" type="{kind}"><a:rPr lang="en-US"/><a:t>{text}</a:t></a:fld>'
+DATA = Path(__file__).parent / "data" / "office97"
+SLIDES = [["Berths 1", "Ships at berth 1.", "Harbour Authority"],
+          ["Berths 2", "Ships at berth 2.", "1 May 2026"],
+          ["Berths 3", "Ships at berth 3.", "Draft"]]
 
 
 def _slides(path: Path) -> list[list[str]]:
@@ -47,25 +32,13 @@ def _slides(path: Path) -> list[list[str]]:
     return [doc.text[a:b].strip().split("\n\n") for a, b in itertools.pairwise(starts)]
 
 
-def test_footers_dates_and_slide_numbers(tmp_path: Path) -> None:
-    pptx = pytest.importorskip("pptx")
-    deck = pptx.Presentation()
-    footers = [_run("Harbour Authority"), _run("Harbour Authority"),
-               _run("Draft ") + _field("slidenum", "3")]
-    dates = [_field("datetime1", "12/1/2026"), _run("1 May 2026"), _run("1 May 2026")]
-    for n, (footer, date) in enumerate(zip(footers, dates, strict=True), 1):
-        slide = deck.slides.add_slide(deck.slide_layouts[1])
-        slide.shapes.title.text = f"Berths {n}"
-        slide.placeholders[1].text = f"Ships at berth {n}."
-        tree = slide.shapes._spTree
-        tree.append(_placeholder(10, "dt", date))
-        tree.append(_placeholder(11, "ftr", footer))
-        tree.append(_placeholder(12, "sldNum", _field("slidenum", str(n))))
-    deck.save(str(tmp_path / "berths.pptx"))
-    assert _slides(tmp_path / "berths.pptx") == [
-        ["Berths 1", "Ships at berth 1.", "Harbour Authority"],
-        ["Berths 2", "Ships at berth 2.", "1 May 2026"],
-        ["Berths 3", "Ships at berth 3.", "Draft"]]
+@pytest.mark.parametrize("suffix", ["pptx", "ppt", "odp"])
+def test_footers_dates_and_slide_numbers(suffix: str) -> None:
+    pytest.importorskip({"pptx": "pptx", "ppt": "olefile", "odp": "zipfile"}[suffix])
+    want = SLIDES
+    if suffix == "ppt":  # LibreOffice wrote slide 3's own date as a text box
+        want = [*SLIDES[:2], ["Berths 3", "Ships at berth 3.", "1 May 2026", "Draft"]]
+    assert _slides(DATA / f"footers.{suffix}") == want
 
 
 def test_a_slide_number_field_in_a_text_box_is_kept(tmp_path: Path) -> None:
@@ -121,3 +94,36 @@ def test_odp_footers_and_dates_are_shown_once(tmp_path: Path) -> None:
                           'draw:name="p3" draw:style-name="dp2"')
     assert _slides(write_odf(tmp_path / "hidden.odp", hidden, kind="presentation",
                              styles=styles))[2] == ["Berths 3", "Ships at berth 3."]
+
+
+def _record(kind: int, body: bytes, instance: int = 0, container: bool = False) -> bytes:
+    """An MS-PPT record: its header (version, instance, type, size) and ``body``."""
+    return struct.pack("<HHI", (instance << 4) | (0xF if container else 0), kind,
+                       len(body)) + body
+
+
+def test_ppt_footers_and_dates_by_their_flags() -> None:
+    """A ``.ppt`` slide shows its own headers-and-footers container's footer and fixed date
+    (by its flags), else the document's; today's date gives no text."""
+    from hyperviz_core.rag.index.pptfooters import SlideFurniture
+    from hyperviz_core.rag.index.pptrecords import record_at
+
+    def container(flags: int, strings: dict[int, str], instance: int = 0) -> bytes:
+        atom = _record(0x0FDA, struct.pack("<HH", 0, flags))
+        texts = b"".join(_record(0x0FBA, text.encode("utf-16-le"), i)
+                         for i, text in strings.items())
+        return _record(0x0FD9, atom + texts, instance, container=True)
+
+    slides = [container(0x25, {0: "1 May 2026", 2: "Harbour Authority"}),  # date, footer
+              container(0x23, {0: "2 May 2026", 2: "Draft"}),  # today's date, footer
+              b"",  # none of its own: the document's
+              container(0x00, {2: "Hidden"})]  # shows nothing
+    document = _record(0x03E8, container(0x21, {2: "Default footer"}, 3), container=True)
+    data = document + b"".join(_record(0x03EE, body, container=True) for body in slides)
+    furniture = SlideFurniture(data, record_at(data, 0))
+    at, shown = len(document), []
+    for _ in slides:
+        slide = record_at(data, at)
+        shown.append(furniture.of(slide))
+        at = slide.end
+    assert shown == [["Harbour Authority", "1 May 2026"], ["Draft"], ["Default footer"], []]

@@ -8,6 +8,9 @@ notes. A hidden slide gives no text and keeps its number. A footer or a fixed da
 presentation's declarations a slide uses: ``presentation:use-footer-name``) is shown on the
 first slide it is on and not again, as a ``.pptx`` deck's; a date that shows the day the
 deck is opened, a slide number, and a footer or date the slide's style hides give no text.
+A slide's own footer and date frames (``presentation:class="footer"``, ``"date-time"``, as
+LibreOffice writes a slide whose footer differs from the others') read alike, without their
+page-number and date fields; its page-number frame gives no text.
 The title is the file's own (``dc:title``), else the first slide title, else the stem.
 """
 
@@ -18,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..types import Document
-from .opendocs import hiding_styles, odf_blocks, odf_parts, odf_tag
+from .opendocs import PAGE_NUMBERS, hiding_styles, odf_blocks, odf_parts, odf_tag, without_fields
 from .pages import paged_document
 from .textfiles import foreign_file, path_id
 from .titles import cut_title
@@ -33,6 +36,12 @@ _FURNITURE = (("presentation:use-footer-name", "presentation:footer-decl",
                "presentation:display-footer"),
               ("presentation:use-date-time-name", "presentation:date-time-decl",
                "presentation:display-date-time"))
+
+
+#: the frames of a slide's own footer, date and number (``presentation:class``)
+_FRAMES = frozenset({"footer", "date-time", "page-number", "header"})
+#: the fields a footer or date leaves out: the slide's number and count, today's date
+_FIELDS = PAGE_NUMBERS | frozenset(map(_q, ("text:date", "text:time")))
 
 
 def _frames(el: ET.Element) -> Iterator[ET.Element]:
@@ -58,17 +67,20 @@ class _Furniture:
                         for _, _, flag in _FURNITURE}
         self._shown: set[str] = set()
 
+    def once(self, text: str) -> list[str]:
+        """``[text]`` the first time a footer or date shows it, else ``[]``."""
+        if not text or text in self._shown:
+            return []
+        self._shown.add(text)
+        return [text]
+
     def of(self, page: ET.Element) -> list[str]:
-        """The footer and date of the slide ``page`` not shown on a slide before."""
+        """The footer and date the slide ``page`` declares, not shown on a slide before."""
         out = []
         for attr, tag, flag in _FURNITURE:
             name = page.get(_q(attr))
-            if name is None or page.get(_q("draw:style-name")) in self._hiding[flag]:
-                continue
-            text = self._decls.get((tag, name), "")
-            if text and text not in self._shown:
-                self._shown.add(text)
-                out.append(text)
+            if name is not None and page.get(_q("draw:style-name")) not in self._hiding[flag]:
+                out += self.once(self._decls.get((tag, name), ""))
         return out
 
 
@@ -80,8 +92,13 @@ def _slide(page: ET.Element, hidden: set[str], furniture: _Furniture) -> tuple[s
     title: list[str] = []
     parts: list[str] = []
     for frame in _frames(page):
+        kind = frame.get(_q("presentation:class"))
+        if kind in _FRAMES:  # a footer or date of its own: once, without its fields
+            shown = odf_blocks(without_fields(frame, _FIELDS))
+            parts += furniture.once("\n".join(t for _, t in shown if t))
+            continue
         text = "\n\n".join(t for _, t in odf_blocks(frame) if t)
-        if frame.get(_q("presentation:class")) == "title" and not title:
+        if kind == "title" and not title:
             title.append(text)
         else:
             parts.append(text)

@@ -44,8 +44,8 @@ from .titles import cut_title
 from .zipped import check_package, package_xml
 
 __all__ = [
-    "hiding_style", "hiding_styles", "odf_blocks", "odf_parts", "odf_tag", "odt_document",
-    "opened", "paragraph",
+    "PAGE_NUMBERS", "hiding_style", "hiding_styles", "odf_blocks", "odf_parts", "odf_tag",
+    "odt_document", "opened", "paragraph", "without_fields",
 ]
 
 _NS = {"office": "urn:oasis:names:tc:opendocument:xmlns:office:1.0",
@@ -154,19 +154,20 @@ class _Notes:
 
 
 #: the fields whose text is a page's number or the count of pages
-_PAGE_NUMBERS = frozenset(map(_q, ("text:page-number", "text:page-count")))
+PAGE_NUMBERS = frozenset(map(_q, ("text:page-number", "text:page-count")))
 #: the headers and footers of a page style, in the order shown (first page, others, even)
 _FURNITURE = {kind: tuple(map(_q, (f"style:{kind}-first", f"style:{kind}",
                                     f"style:{kind}-left"))) for kind in ("header", "footer")}
 
 
-def _without_page_numbers(el: ET.Element) -> ET.Element:
-    """A copy of ``el`` without its page numbers (their text gone, what follows kept)."""
+def without_fields(el: ET.Element, fields: frozenset[str] = PAGE_NUMBERS) -> ET.Element:
+    """A copy of ``el`` without its ``fields`` (page numbers: their text gone, what follows
+    kept)."""
     copy = deepcopy(el)
     for parent in list(copy.iter()):
         before: ET.Element | None = None  # the child kept last
         for child in list(parent):
-            if child.tag not in _PAGE_NUMBERS:
+            if child.tag not in fields:
                 before = child
                 continue
             if before is None:
@@ -207,7 +208,7 @@ class _PageStyles:
             for tag in _FURNITURE[kind]:
                 found = page.find(tag)
                 if found is not None and found.get(_q("style:display")) != "false":
-                    out.append("\n".join(t for _, t in odf_blocks(_without_page_numbers(found))))
+                    out.append("\n".join(t for _, t in odf_blocks(without_fields(found))))
             name = page.get(_q("style:next-style-name")) or ""
         return out
 

@@ -6,8 +6,9 @@ One document per file, as a ``.pptx`` deck's (:mod:`.slides`): the id keeps the 
 (``deck.ppt``) and each slide is a page, in the deck's order, so each chunk is told the
 slides it spans. A slide's text is its title, then its other text in the slide's order
 (placeholders, text boxes, and tables: a row a line, cells joined by `` | ``, as a
-``.pptx`` deck's: :mod:`.ppttables`), then its speaker notes. Masters, pictures and charts
-give no text, nor do the slide-number and date fields. A hidden slide gives none either,
+``.pptx`` deck's: :mod:`.ppttables`), then its footer and date (on the first slide they
+are on, not again: :mod:`.pptfooters`), then its speaker notes. Masters, pictures and
+charts give no text, nor do the slide-number and date fields. A hidden slide gives none either,
 and keeps its number. The title is the file's own (its summary information's), else the
 first slide title, else the file's stem.
 
@@ -30,13 +31,16 @@ from .errors import LoaderError
 from .guards import printable
 from .olefiles import ole_title, opened_ole, password_error, shown_lines, stream
 from .pages import paged_document
+from .pptfooters import SlideFurniture
 from .pptrecords import (
     ENCRYPTED_TOKEN,
+    FIELD,
     TEXT_HEADER,
     TEXT_TYPES,
     Record,
     SlideEntry,
     atoms,
+    hide_field,
     persist_offsets,
     record_at,
     slide_lists,
@@ -53,7 +57,7 @@ _SLIDE_ATOM, _SHOW_INFO, _OUTLINE_REF = 0x03EF, 0x03F9, 0x0F9E
 _HIDDEN = 0x0004  # SlideShowSlideInfoAtom: the slide is left out of the show
 _TITLES = (0, 6)  # the text types of a title and a centred title
 _TABLE = -2  # the "text type" of a table's rows (:mod:`.ppttables`), shown as they are
-_LINES = str.maketrans({"\r": "\n", "\x0b": "\n"})
+_LINES = str.maketrans({"\r": "\n", "\x0b": "\n", FIELD: None})
 
 
 def _paragraphs(text: str) -> str:
@@ -88,23 +92,27 @@ def _page_texts(data: bytes, page: Record,
             if index < len(held) and index not in used:
                 used.add(index)
                 texts.append(held[index])
+        else:  # a slide-number or date field's mark, and the rest
+            hide_field(data, rec, texts)
     texts += [t for i, t in enumerate(held) if i not in used]  # placeholders not referenced
     return texts, notes, hidden
 
 
 def _slide(data: bytes, offsets: dict[int, int], entry: SlideEntry,
-           notes: dict[int, SlideEntry], read: set[int]) -> tuple[str, str]:
+           notes: dict[int, SlideEntry], read: set[int],
+           furniture: SlideFurniture) -> tuple[str, str]:
     """(a slide's title, its whole text: see the module's docs); ``("", "")`` when hidden.
     A notes page is read once: ``read`` holds the persist ids read so far."""
     if entry.persist not in offsets:
         raise ValueError(f"slide {entry.slide_id} is stored nowhere")
-    texts, notes_id, hidden = _page_texts(data, record_at(data, offsets[entry.persist]),
-                                          entry.texts)
+    container = record_at(data, offsets[entry.persist])
+    texts, notes_id, hidden = _page_texts(data, container, entry.texts)
     if hidden:
         return "", ""
     shown = [(kind, text if kind == _TABLE else _paragraphs(text)) for kind, text in texts]
     titles = [text for kind, text in shown if kind in _TITLES and text]
     parts = [*titles[:1], *(text for kind, text in shown if text and text not in titles[:1])]
+    parts += furniture.of(container)
     page = notes.get(notes_id) if notes_id is not None else None
     if page is not None and page.persist in offsets and page.persist not in read:
         read.add(page.persist)
@@ -126,14 +134,16 @@ def _deck(ole: Any, path: Path) -> list[tuple[str, str]]:
     offsets, document = persist_offsets(data, current)
     if document not in offsets:
         raise ValueError("the document is stored nowhere")
-    lists = slide_lists(data, record_at(data, offsets[document]))
+    container = record_at(data, offsets[document])
+    lists = slide_lists(data, container)
     notes = {entry.slide_id: entry for entry in lists.get(2, [])}
     read: set[int] = set()  # a slide listed twice (no deck does) is read once
+    furniture = SlideFurniture(data, container)
     slides = []
     for entry in lists.get(0, []):
         if entry.persist not in read:
             read.add(entry.persist)
-            slides.append(_slide(data, offsets, entry, notes, read))
+            slides.append(_slide(data, offsets, entry, notes, read, furniture))
     return slides
 
 

@@ -20,12 +20,14 @@ from dataclasses import dataclass, field
 
 __all__ = [
     "ENCRYPTED_TOKEN",
+    "FIELD",
     "TEXT_HEADER",
     "TEXT_TYPES",
     "Record",
     "SlideEntry",
     "atoms",
     "children",
+    "hide_field",
     "persist_offsets",
     "record_at",
     "slide_lists",
@@ -40,6 +42,10 @@ TEXT_HEADER = 0x0F9F
 _TEXT_CHARS, _TEXT_BYTES = 0x0FA0, 0x0FA8
 #: the atoms that hold text (UTF-16, one byte a character)
 TEXT_TYPES = (_TEXT_CHARS, _TEXT_BYTES)
+#: the atoms that mark a field showing the slide's number or today's date (its ``*``)
+_FIELD_MARKS = frozenset({0x0FD8, 0x0FF7, 0x0FF8, 0x1015})
+#: what takes a slide-number or date field's place in a text (shown as nothing)
+FIELD = "\x00"
 
 
 @dataclass(frozen=True)
@@ -154,4 +160,24 @@ def slide_lists(data: bytes, document: Record) -> dict[int, list[SlideEntry]]:
                 kind = struct.unpack_from("<I", data, item.start)[0]
             elif item.type in TEXT_TYPES and entries:
                 entries[-1].texts.append((kind, text_of(data, item)))
+            elif entries:
+                hide_field(data, item, entries[-1].texts)
     return lists
+
+
+def hide_field(data: bytes, rec: Record, texts: list[tuple[int, str]]) -> None:
+    """When ``rec`` marks a slide-number or date field (its ``*`` in the text before it),
+    put :data:`FIELD` in its place in the last of ``texts``.
+
+    >>> texts = [(4, "Draft *")]
+    >>> hide_field(bytes(8) + (6).to_bytes(4, "little"), Record(0x0FD8, 0, 8, 12, False),
+    ...            texts)
+    >>> texts == [(4, "Draft " + FIELD)]
+    True
+    """
+    if rec.type not in _FIELD_MARKS or not texts or rec.end - rec.start < 4:
+        return
+    at = struct.unpack_from("<i", data, rec.start)[0]
+    kind, text = texts[-1]
+    if 0 <= at < len(text) and text[at] == "*":
+        texts[-1] = (kind, text[:at] + FIELD + text[at + 1:])

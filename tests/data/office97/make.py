@@ -2,10 +2,11 @@
 
 Needs LibreOffice (``apt-get install libreoffice-writer-nogui libreoffice-impress-nogui``),
 python-docx, python-pptx and olefile. Run from anywhere: ``python tests/data/office97/make.py``.
-It writes ``report.html``, ``notes.docx`` and ``deck.pptx`` in a temporary folder, converts
-them with ``soffice --convert-to`` ("MS Word 97", "MS PowerPoint 97") and blanks the
-deck's thumbnail (its summary information's ``PIDSI_THUMBNAIL``: 575 KiB of picture the tests
-never read) so the file compresses to a few KiB.
+It writes ``report.html``, ``notes.docx``, ``deck.pptx``, ``tables.pptx`` and ``footers.pptx``
+in a temporary folder, converts them with ``soffice --convert-to`` ("MS Word 97", "MS
+PowerPoint 97"; ``footers.pptx`` to ``.odp`` too), keeps ``footers.pptx`` and blanks the
+decks' thumbnails (their summary information's ``PIDSI_THUMBNAIL``: 575 KiB of picture the
+tests never read) so the files compress to a few KiB.
 """
 
 from __future__ import annotations
@@ -98,6 +99,45 @@ def tables_pptx(path: Path) -> None:
     prs.save(str(path))
 
 
+def footers_pptx(path: Path) -> None:
+    """Three slides with footers, dates and slide numbers as PowerPoint writes them (Insert >
+    Header & Footer: a placeholder of type ``dt``, ``ftr`` and ``sldNum`` on each slide):
+    footer "Harbour Authority" on slides 1 and 2, "Draft" and a slide-number field on
+    slide 3; a date field (today's) on slide 1, a fixed "1 May 2026" on slides 2 and 3
+    (stop 59)."""
+    from lxml import etree
+
+    ns = ('xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main" '
+          'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"')
+
+    def run(text: str) -> str:
+        return f'<a:r><a:rPr lang="en-US"/><a:t>{text}</a:t></a:r>'
+
+    def field(kind: str, text: str) -> str:
+        return f'<a:fld id="{{B1}}" type="{kind}"><a:rPr lang="en-US"/><a:t>{text}</a:t></a:fld>'
+
+    def placeholder(shape_id: int, kind: str, paragraph: str) -> etree._Element:
+        return etree.fromstring(
+            f'<p:sp {ns}><p:nvSpPr><p:cNvPr id="{shape_id}" name="{kind} {shape_id}"/>'
+            f'<p:cNvSpPr><a:spLocks noGrp="1"/></p:cNvSpPr><p:nvPr><p:ph type="{kind}" '
+            f'sz="quarter" idx="{shape_id}"/></p:nvPr></p:nvSpPr><p:spPr/><p:txBody>'
+            f'<a:bodyPr/><a:lstStyle/><a:p>{paragraph}</a:p></p:txBody></p:sp>')
+
+    prs = pptx.Presentation()
+    footers = [run("Harbour Authority"), run("Harbour Authority"),
+               run("Draft ") + field("slidenum", "3")]
+    dates = [field("datetime1", "12/1/2026"), run("1 May 2026"), run("1 May 2026")]
+    for n, (footer, date) in enumerate(zip(footers, dates, strict=True), 1):
+        s = prs.slides.add_slide(prs.slide_layouts[1])
+        s.shapes.title.text = f"Berths {n}"
+        s.placeholders[1].text = f"Ships at berth {n}."
+        tree = s.shapes._spTree
+        tree.append(placeholder(10, "dt", date))
+        tree.append(placeholder(11, "ftr", footer))
+        tree.append(placeholder(12, "sldNum", field("slidenum", str(n))))
+    prs.save(str(path))
+
+
 def blank_thumbnail(path: Path) -> None:
     ole = olefile.OleFileIO(str(path), write_mode=True)
     info = bytearray(ole.openstream("\x05SummaryInformation").read())
@@ -119,14 +159,18 @@ def main() -> None:
         notes_docx(work / "notes.docx")
         deck_pptx(work / "deck.pptx")
         tables_pptx(work / "tables.pptx")
+        footers_pptx(work / "footers.pptx")
         for name, kind in (("report.html", "doc:MS Word 97"), ("notes.docx", "doc:MS Word 97"),
                            ("deck.pptx", "ppt:MS PowerPoint 97"),
-                           ("tables.pptx", "ppt:MS PowerPoint 97")):
+                           ("tables.pptx", "ppt:MS PowerPoint 97"),
+                           ("footers.pptx", "ppt:MS PowerPoint 97"),
+                           ("footers.pptx", "odp")):
             subprocess.run(["soffice", "--headless", "--convert-to", kind, "--outdir", tmp,
                             str(work / name)], check=True, capture_output=True)
-        blank_thumbnail(work / "deck.ppt")
-        blank_thumbnail(work / "tables.ppt")
-        for name in ("report.doc", "notes.doc", "deck.ppt", "tables.ppt"):
+        for name in ("deck.ppt", "tables.ppt", "footers.ppt"):
+            blank_thumbnail(work / name)
+        for name in ("report.doc", "notes.doc", "deck.ppt", "tables.ppt", "footers.pptx",
+                     "footers.ppt", "footers.odp"):
             shutil.copy(work / name, HERE / name)
 
 
