@@ -39,7 +39,7 @@ from .docheaders import SECTION, Sections
 from .docnotes import ENDNOTE, FOOTNOTE, Stories, mark_references
 from .docparas import ParagraphFlags
 from .errors import LoaderError
-from .furniture import PAGE_FIELDS, Furniture
+from .furniture import Furniture, is_page_field
 from .guards import printable
 from .notes import NoteNumbers
 from .olefiles import ole_title, opened_ole, password_error, shown_lines, stream
@@ -166,10 +166,10 @@ def _characters(word: bytes, pieces: list[tuple[int, int, int, bool]],
     return "".join(text), _Offsets(runs)
 
 
-def _shown_ranges(text: str, dropped: frozenset[str] = frozenset()) -> list[tuple[int, int]]:
+def _shown_ranges(text: str, pages: bool = True) -> list[tuple[int, int]]:
     """The ranges of ``text`` outside its fields' codes: a field is ``\\x13 code \\x14
-    result \\x15``, its result shown but for the fields named in ``dropped``
-    (``PAGE``); fields nest."""
+    result \\x15``, its result shown, a page number's only when ``pages``
+    (:func:`~.furniture.is_page_field`); fields nest."""
     kept: list[tuple[int, int]] = []
     # per open field: where its code starts (-1 once its result is read), and whether it
     # hides what it holds; ``hidden`` counts those that do
@@ -184,8 +184,7 @@ def _shown_ranges(text: str, dropped: frozenset[str] = frozenset()) -> list[tupl
             stack.append((at, True))
             hidden += 1
         elif stack and m.group() == "\x14" and stack[-1][0] >= 0:
-            words = text[stack[-1][0]:m.start()].split()
-            hides = bool(words) and words[0].upper() in dropped
+            hides = not pages and is_page_field(text[stack[-1][0]:m.start()])
             stack[-1] = (-1, hides)
             hidden -= not hides
         elif stack and m.group() == "\x15":
@@ -309,7 +308,7 @@ def _word_text(ole: Any, path: Path) -> list[str]:
 
     def story(a: int, b: int) -> str:
         """A header's or footer's text: its paragraphs and tables' rows a line each."""
-        shown = [(a + x, a + y) for x, y in _shown_ranges(every[a:b], PAGE_FIELDS)]
+        shown = [(a + x, a + y) for x, y in _shown_ranges(every[a:b], pages=False)]
         return "\n".join(_blocks("".join(every[x:y] for x, y in shown),
                                  offsets.kept(shown), paragraphs, _Notes({})))
 

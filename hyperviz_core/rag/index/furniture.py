@@ -24,10 +24,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["PAGE_FIELDS", "Furniture"]
+__all__ = ["PAGE_FIELDS", "Furniture", "is_page_field"]
 
 #: the fields whose result is a page's number or count, left out of a header or footer
 PAGE_FIELDS = frozenset({"PAGE", "NUMPAGES", "SECTIONPAGES"})
+
+
+def is_page_field(code: str) -> bool:
+    """Whether a word processor's field code (``PAGE``, ``NUMPAGES``) shows a page's number
+    or the count of pages (:data:`PAGE_FIELDS`), in any case.
+
+    >>> is_page_field(" page  MERGEFORMAT"), is_page_field("PAGEREF _Toc1"), is_page_field("")
+    (True, False, False)
+    """
+    words = code.split()
+    return bool(words) and words[0].upper() in PAGE_FIELDS
 
 
 class Furniture:

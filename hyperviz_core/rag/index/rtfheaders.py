@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from .furniture import PAGE_FIELDS, Furniture
+from .furniture import Furniture, is_page_field
 
 __all__ = ["SECTION", "split_furniture"]
 
@@ -64,7 +64,7 @@ def _group_end(markup: str, start: int) -> int:
 def _without_page_fields(markup: str) -> str:
     """``markup`` without its page-number fields."""
     while (m := next((f for f in _FIELD.finditer(markup)
-                      if f.group(1).upper() in PAGE_FIELDS), None)) is not None:
+                      if is_page_field(f.group(1))), None)) is not None:
         markup = markup[:m.start()] + markup[_group_end(markup, m.start()):]
     return markup
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .furniture import PAGE_FIELDS, Furniture
+from .furniture import Furniture, is_page_field
 from .wordnotes import story_text
 from .wordtext import W, block_items
 
@@ -30,15 +30,10 @@ def _on(element: Any) -> bool:
     return element is not None and element.get(f"{W}val", "1") not in _OFF
 
 
-def _is_page(code: str) -> bool:
-    words = code.split()
-    return bool(words) and words[0].upper() in PAGE_FIELDS
-
-
 def _drop_page_fields(root: Any) -> None:
     """Remove from ``root`` (a header's own copy) the results of its page-number fields."""
     for simple in list(root.iter(f"{W}fldSimple")):
-        if _is_page(simple.get(f"{W}instr", "")):
+        if is_page_field(simple.get(f"{W}instr", "")):
             simple.getparent().remove(simple)
     fields: list[list[Any]] = []  # per open field: [its code, whether its result is read]
     dropped = []
@@ -53,7 +48,7 @@ def _drop_page_fields(root: Any) -> None:
                 fields.pop()
             elif child.tag == f"{W}instrText" and fields and not fields[-1][1]:
                 fields[-1][0] += child.text or ""
-        if any(result and _is_page(code) for code, result in fields):
+        if any(result and is_page_field(code) for code, result in fields):
             dropped.append(run)
     for run in dropped:
         run.getparent().remove(run)
