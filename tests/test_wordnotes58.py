@@ -1,8 +1,9 @@
 """Footnotes, endnotes and text boxes of Word (``.docx``, ``.doc``) and OpenDocument
 (``.odt``) files are read (stop 58): each note follows the paragraph or table that refers
 to it, numbered (``Footnote 1: ...``), a text box follows the paragraph it is anchored in
-(a ``.doc`` file's: after the body). Before, all three readers left them out, and an
-``.odt`` table cell holding a footnote showed the note's text inside the cell.
+(a ``.doc`` file's after the body until stop 59, which reads its anchor). Before, all three
+readers left them out, and an ``.odt`` table cell holding a footnote showed the note's text
+inside the cell.
 
 The files are LibreOffice's (``tests/data/wordnotes``, ``make.py``); no file written by
 Microsoft Word was at hand.
@@ -43,8 +44,7 @@ BOX = "Sidebar: the Hanseatic League traded here."
     "odt"])
 def test_notes_follow_what_refers_to_them(suffix: str) -> None:
     [doc] = load_documents(DATA / f"harbour.{suffix}")
-    want = BODY if suffix != "doc" else [b for b in BODY if b != BOX] + [BOX]
-    assert doc.text.split("\n\n") == want
+    assert doc.text.split("\n\n") == BODY  # a .doc file's box in place since stop 59
     assert doc.text.count("Hanseatic") == 1  # the .docx's copy for older readers left out
 
 
@@ -150,3 +150,24 @@ def test_vizrag_query_finds_a_footnote(tmp_path: Path,
         "other.md": "# Oslo\n\nOslo lies at the end of a fjord.\n"},
         "Who measured the harbour in 2019?")
     assert top["doc_id"] == "harbour.docx" and "Coastal Administration" in line
+
+
+def test_doc_box_without_its_anchor_follows_the_body(tmp_path: Path) -> None:
+    """Stop 59: a ``.doc`` text box is shown where its shape is anchored (``PlcSpaMom``);
+    when that list cannot be read, after the body, as before."""
+    pytest.importorskip("olefile")
+    path = _with_fib_pair(tmp_path / "anchors_past_table.doc", 40, (0x7FFFFF00, 34))
+    blocks = load_documents(path)[0].text.split("\n\n")
+    assert blocks == [b for b in BODY if b != BOX] + [BOX]
+
+
+def test_doc_notes_and_boxes_at_deleted_places_go_with_them() -> None:
+    from hyperviz_core.rag.index.docnotes import BOX as BOX_MARK
+    from hyperviz_core.rag.index.docnotes import ENDNOTE, FOOTNOTE, Stories
+
+    stories = Stories.__new__(Stories)
+    stories.refs = {FOOTNOTE: [3, 12, 20], ENDNOTE: [15], BOX_MARK: [30]}
+    stories.notes = {FOOTNOTE: ["one", "two", "three"], ENDNOTE: ["end"], BOX_MARK: ["box"]}
+    stories.keep([(0, 10), (14, 25)])  # 10..14 and 25.. deleted
+    assert stories.refs == {FOOTNOTE: [3, 20], ENDNOTE: [15], BOX_MARK: []}
+    assert stories.notes == {FOOTNOTE: ["one", "three"], ENDNOTE: ["end"], BOX_MARK: []}

@@ -10,10 +10,10 @@ its result (a hyperlink its text, not its address), a line break, page break or 
 break ends a line, a non-breaking hyphen is ``-`` and an optional one is dropped;
 pictures, drawings and footnote marks give no text, and a tracked deletion is left out
 (:mod:`.docchars`: the text as it stands once the changes are accepted). Footnotes and
-endnotes follow the paragraph or table that refers to them, numbered, and text boxes follow
-the body (:mod:`.docnotes`). A section's headers come before it and its footers after it
-(:mod:`.docheaders`, :mod:`.furniture`). Comments are not read. The title is the
-file's own (its summary information's), else the file's stem.
+endnotes follow the paragraph or table that refers to them, numbered, and text boxes the
+paragraph they are anchored in (:mod:`.docnotes`). A section's headers come before it and
+its footers after it (:mod:`.docheaders`, :mod:`.furniture`). Comments are not read. The
+title is the file's own (its summary information's), else the file's stem.
 
 A ``.docx`` file or an RTF file named ``.doc``, and a ``.doc`` file named ``.docx``, are
 read as what they are (:mod:`.officekinds`). A Word 6.0/95 document, one saved with a
@@ -36,7 +36,7 @@ from typing import Any, ClassVar
 from ..types import Document
 from .docchars import Deletions
 from .docheaders import SECTION, Sections
-from .docnotes import ENDNOTE, FOOTNOTE, Stories, mark_references
+from .docnotes import BOX, ENDNOTE, FOOTNOTE, Stories, mark_references
 from .docparas import ParagraphFlags
 from .errors import LoaderError
 from .furniture import Furniture, is_page_field
@@ -204,7 +204,7 @@ class _Notes:
     """The notes :func:`_blocks` shows after the block that refers to them, each numbered
     in order (:class:`~.notes.NoteNumbers`), and those no block referred to."""
 
-    _KINDS: ClassVar[dict[str, str]] = {FOOTNOTE: "footnote", ENDNOTE: "endnote"}
+    _KINDS: ClassVar[dict[str, str]] = {FOOTNOTE: "footnote", ENDNOTE: "endnote"}  # numbered
 
     def __init__(self, notes: dict[str, list[str]]) -> None:
         self._left = {mark: deque(_note_text(t) for t in texts)
@@ -216,12 +216,15 @@ class _Notes:
         """The next note of a kind as shown (``""``: an empty one, which keeps its number),
         None when none is left."""
         left = self._left.get(mark)
-        return self._numbers.shown(self._KINDS[mark], left.popleft()) if left else None
+        if not left:
+            return None
+        text = left.popleft()
+        return self._numbers.shown(self._KINDS[mark], text) if mark in self._KINDS else text
 
     def refer(self, part: str) -> None:
         """Keep the notes ``part`` refers to (its marks, in order) for the next block."""
         for char in part:
-            if char in self._KINDS and (note := self._next(char)):
+            if char in self._left and (note := self._next(char)):
                 self.pending.append(note)
 
     def flush(self, blocks: list[str]) -> None:
@@ -231,7 +234,7 @@ class _Notes:
     def rest(self) -> list[str]:
         """The notes no block referred to, in order."""
         out = []
-        for mark in (FOOTNOTE, ENDNOTE):
+        for mark in (FOOTNOTE, ENDNOTE, BOX):
             while (note := self._next(mark)) is not None:
                 if note:
                     out.append(note)
@@ -302,6 +305,7 @@ def _word_text(ole: Any, path: Path) -> list[str]:
     sections = Sections(word, table, ccps, pairs)
     marked = sections.mark(mark_references(every[:stories.main], stories))
     kept = Deletions(word, table, *pairs[_CHPX], pieces).kept(0, len(marked))
+    stories.keep(kept)
     text, kept_offsets = _without_codes("".join(marked[a:b] for a, b in kept),
                                         offsets.kept(kept))
     paragraphs = ParagraphFlags(word, table, *pairs[_PAPX])

@@ -6,33 +6,47 @@ headers', the comments', the endnotes' and the text boxes' (their lengths in the
 footnote's place in the main text is a character (``\\x02``, or the mark a writer chose)
 whose position ``PlcffndRef`` lists, its text a range of the footnotes' story that
 ``PlcffndTxt`` lists, in the same order; endnotes alike (``PlcfendRef``, ``PlcfendTxt``).
-``PlcftxbxTxt`` lists the text boxes' ranges.
+``PlcftxbxTxt`` lists the text boxes' ranges, each with its shape's id, and ``PlcSpaMom``
+the main text's shapes, each at the place it is anchored at (a ``\\x08``).
 
-:func:`mark_references` puts :data:`FOOTNOTE` or :data:`ENDNOTE` at each note's place in
-the main text, so that :mod:`.docfiles` shows each note right after the paragraph (or the
-table) that refers to it, numbered in order (``Footnote 1: ...``, ``Endnote 1: ...``); a
-note whose place is not found follows the body. A text box is shown after the body:
-the ``.doc`` format ties it to its place through the drawing layer, which is not read.
-Headers and footers are :mod:`.docheaders`'; comments are not read. A list that is
-damaged (past the table stream, or naming characters past its story) gives the notes it
-names within bounds.
+:func:`mark_references` puts :data:`FOOTNOTE`, :data:`ENDNOTE` or :data:`BOX` at each
+note's and text box's place in the main text, so that :mod:`.docfiles` shows each note
+right after the paragraph (or the table) that refers to it, numbered in order (``Footnote
+1: ...``, ``Endnote 1: ...``), and each text box after the paragraph it is anchored in, as
+the ``.docx`` and ``.odt`` readers do; a note whose place is not found follows the body,
+and so does a text box no shape of the main text holds (a header's). A note or box whose
+place is a tracked deletion goes with it (:meth:`Stories.keep`). Headers and footers are
+:mod:`.docheaders`'; comments are not read. A list that is damaged (past the table stream,
+or naming characters past its story) gives the notes it names within bounds.
 """
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import struct
 from collections.abc import Sequence
 
 from .docfkp import plc_cps
 
-__all__ = ["ENDNOTE", "FOOTNOTE", "Stories", "mark_references", "story_ranges"]
+__all__ = ["BOX", "ENDNOTE", "FOOTNOTE", "Stories", "mark_references", "story_ranges"]
 
-#: the characters put at a footnote's and an endnote's place (Word never writes them)
-FOOTNOTE, ENDNOTE = "\x11", "\x12"
+#: the characters put at a footnote's, an endnote's and a text box's place (Word never
+#: writes them)
+FOOTNOTE, ENDNOTE, BOX = "\x11", "\x12", "\x16"
 #: the FibRgFcLcb97 pairs of the footnotes' and endnotes' places and texts, and the boxes'
 _FTN_REF, _FTN_TXT, _EDN_REF, _EDN_TXT, _TXBX_TXT = 2, 3, 46, 47, 56
-_FTXBXS = 22  # the size of a text box's entry in PlcftxbxTxt
+_FTXBXS = 22  # the size of a text box's entry in PlcftxbxTxt (its shape id at byte 14)
+_SPA_MOM, _SPA = 40, 26  # the pair of the main text's shapes (PlcSpaMom), an entry's size
+
+
+def _anchors(table: bytes, pair: tuple[int, int], main: int) -> dict[int, int]:
+    """Shape id → the place in the main text (below ``main``) it is anchored at, of the
+    shapes ``PlcSpaMom`` (at ``pair``) lists."""
+    cps = plc_cps(table, pair, _SPA)
+    data = pair[0] + 4 * len(cps)
+    return {struct.unpack_from("<i", table, data + _SPA * i)[0]: cp
+            for i, cp in enumerate(cps[:-1]) if 0 <= cp < main}
 
 
 def story_ranges(start: int, length: int, ranges: list[tuple[int, int]]
@@ -73,8 +87,25 @@ class Stories:
         data = at + 4 * len(boxes)
         used = [i for i in range(len(boxes) - 1)  # fReusable: a deleted box's entry
                 if not struct.unpack_from("<H", table, data + _FTXBXS * i + 8)[0]]
-        self.boxes = [text[a:b] for a, b in story_ranges(
+        texts = [text[a:b] for a, b in story_ranges(
             edn + starts["edn"], txbx, [(boxes[i], boxes[i + 1]) for i in used])]
+        anchors = _anchors(table, pair(_SPA_MOM), main)
+        lids = [struct.unpack_from("<i", table, data + _FTXBXS * i + 14)[0] for i in used]
+        placed = sorted((anchors[lid], t) for lid, t in zip(lids, texts, strict=True)
+                        if lid in anchors)
+        self.refs[BOX] = [cp for cp, _ in placed]
+        self.notes[BOX] = [t for _, t in placed]
+        self.boxes = [t for lid, t in zip(lids, texts, strict=True) if lid not in anchors]
+
+    def keep(self, kept: list[tuple[int, int]]) -> None:
+        """Keep the notes and boxes whose place in the main text is in ``kept`` (ranges,
+        in order): one whose reference is a tracked deletion goes with it."""
+        starts = [a for a, _ in kept]
+        for mark, cps in self.refs.items():
+            shown = [(cp, note) for cp, note in zip(cps, self.notes[mark], strict=False)
+                     if (i := bisect.bisect_right(starts, cp) - 1) >= 0 and cp < kept[i][1]]
+            self.refs[mark] = [cp for cp, _ in shown]
+            self.notes[mark] = [note for _, note in shown]
 
     def _ranges(self, text: str, start: int, length: int, cps: list[int],
                 count: int) -> list[str]:
