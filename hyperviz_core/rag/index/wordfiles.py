@@ -37,7 +37,7 @@ from .textfiles import path_id
 from .titles import cut_title
 from .wordheaders import word_furniture
 from .wordnotes import WordNotes
-from .wordtext import W, block_items, cell_text, paragraph_text
+from .wordtext import W, block_items, cell_text, paragraph_text, plain_table
 from .zipped import plain_package, reading_package
 
 __all__ = ["word_document"]
@@ -61,7 +61,7 @@ def _blocks(document: Any) -> list[tuple[str, str]]:
     body = document._body
     for item in block_items(body._element):
         if item.tag == f"{W}tbl":  # python-docx's grid: merged cells as Word lays them out
-            rows = Table(item, body).rows
+            rows = Table(plain_table(item), body).rows
             out.append(("", table_text((cell_text(c._tc) for c in r.cells) for r in rows)))
         else:
             style = Paragraph(item, body).style

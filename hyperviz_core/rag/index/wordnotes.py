@@ -22,7 +22,7 @@ from typing import Any
 from .diagrams import diagram_texts
 from .notes import NoteNumbers
 from .tables import row_text
-from .wordtext import HIDDEN, W, block_items, cell_text, paragraph_text
+from .wordtext import HIDDEN, W, block_items, cell_text, cells, paragraph_text, rows
 
 __all__ = ["WordNotes", "story_text"]
 
@@ -39,8 +39,8 @@ def _item_lines(item: Any) -> Iterator[str]:
     if item.tag == f"{W}p":
         yield paragraph_text(item)
         return
-    for row in item.iterchildren(f"{W}tr"):
-        yield row_text(cell_text(tc) for tc in row.iterchildren(f"{W}tc"))
+    for row in rows(item):
+        yield row_text(cell_text(tc) for tc in cells(row))
 
 
 def _lines(element: Any) -> Iterator[str]:

@@ -9,8 +9,9 @@ simple fields, hyperlinks and smart tags included, and an equation's characters 
 control's placeholder prompt ("Click or tap here to enter text.") left out. The body's
 paragraphs and tables (:func:`block_items`) are those in block-level content controls too
 (a cover page, a template's fields), but for a table of contents Word generated, which
-repeats the headings. A cell's text (:func:`cell_text`) is its paragraphs and nested tables
-joined by spaces.
+repeats the headings. A table's rows and a row's cells in content controls (a repeating
+section's rows) are its own (:func:`rows`, :func:`cells`, :func:`plain_table`). A cell's text
+(:func:`cell_text`) is its paragraphs and nested tables joined by spaces.
 
 Example:
     >>> from docx.oxml.parser import parse_xml
@@ -25,9 +26,11 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Iterator
+from copy import deepcopy
 from typing import Any
 
-__all__ = ["HIDDEN", "W", "block_items", "cell_text", "paragraph_text"]
+__all__ = ["HIDDEN", "W", "block_items", "cell_text", "cells", "paragraph_text", "plain_table",
+           "rows"]
 
 #: the WordprocessingML namespace, as ElementTree and lxml spell a tag's
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
@@ -90,6 +93,47 @@ def block_items(el: Any) -> Iterator[Any]:
             yield from block_items(child)
 
 
+def _through(el: Any, tag: str) -> Iterator[Any]:
+    """The children of ``el`` of ``tag`` (a table's rows, a row's cells), those in content
+    controls (a repeating section's rows) and custom XML read through."""
+    for child in el:
+        if child.tag == tag:
+            yield child
+        elif child.tag == f"{W}sdt":
+            content = _content(child)
+            if content is not None:
+                yield from _through(content, tag)
+        elif child.tag == f"{W}customXml":
+            yield from _through(child, tag)
+
+
+def rows(tbl: Any) -> Iterator[Any]:
+    """The rows (``w:tr``) of the table ``tbl``, those in content controls too."""
+    return _through(tbl, f"{W}tr")
+
+
+def cells(tr: Any) -> Iterator[Any]:
+    """The cells (``w:tc``) of the row ``tr``, those in content controls too."""
+    return _through(tr, f"{W}tc")
+
+
+def plain_table(tbl: Any) -> Any:
+    """``tbl`` itself, or when a content control (or custom XML) holds some of its rows or
+    cells, a copy whose rows and cells are its own, for python-docx's grid (which reads
+    only a table's own rows and a row's own cells)."""
+    wrappers = (f"{W}sdt", f"{W}customXml")
+    if not any(c.tag in wrappers for el in (tbl, *tbl.iterchildren(f"{W}tr")) for c in el):
+        return tbl
+    out = tbl.makeelement(tbl.tag, tbl.attrib)
+    out.extend(deepcopy(c) for c in tbl if c.tag in (f"{W}tblPr", f"{W}tblGrid"))
+    for tr in rows(tbl):
+        row = tr.makeelement(tr.tag, tr.attrib)
+        row.extend(deepcopy(c) for c in tr if c.tag in (f"{W}tblPrEx", f"{W}trPr"))
+        row.extend(deepcopy(tc) for tc in cells(tr))
+        out.append(row)
+    return out
+
+
 def cell_text(tc: Any) -> str:
     """The text of a table cell (``w:tc``): its paragraphs and nested tables' cells, joined
     by spaces."""
@@ -98,6 +142,5 @@ def cell_text(tc: Any) -> str:
         if item.tag == f"{W}p":
             parts.append(paragraph_text(item))
         else:
-            parts += [cell_text(inner) for row in item.iterchildren(f"{W}tr")
-                      for inner in row.iterchildren(f"{W}tc")]
+            parts += [cell_text(inner) for row in rows(item) for inner in cells(row)]
     return " ".join(" ".join(parts).split())
