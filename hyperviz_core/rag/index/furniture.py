@@ -6,8 +6,9 @@ file's runs of pages under one page style), each with its headers and footers: t
 page's, the other pages', the even pages'. Each is shown once, labelled (``Header: ...``,
 ``Footer: ...``): a section's headers before its first paragraph, its footers after its
 last, one already shown (the same text in every section) not again; runs of white space are
-one space, empty lines dropped. The readers leave page numbers out (a page's number is not
-the document's), so a footer of page numbers alone gives no block.
+one space, empty lines dropped. The readers leave out what a header shows of the page it is
+on (its number, the count of pages, the heading it is under: not the document's), so a
+footer of page numbers alone gives no block.
 
 Example:
     >>> pages = Furniture([(["Confidential", "Harbour Authority"], ["Page of"]),
@@ -26,13 +27,14 @@ from collections.abc import Sequence
 
 __all__ = ["PAGE_FIELDS", "Furniture", "is_page_field"]
 
-#: the fields whose result is a page's number or count, left out of a header or footer
-PAGE_FIELDS = frozenset({"PAGE", "NUMPAGES", "SECTIONPAGES"})
+#: the fields whose result is the page's own, left out of a header or footer: its number,
+#: the count of pages (in the section), its section's number, the heading it is under
+PAGE_FIELDS = frozenset({"PAGE", "NUMPAGES", "SECTIONPAGES", "SECTION", "STYLEREF"})
 
 
 def is_page_field(code: str) -> bool:
-    """Whether a word processor's field code (``PAGE``, ``NUMPAGES``) shows a page's number
-    or the count of pages (:data:`PAGE_FIELDS`), in any case.
+    """Whether a word processor's field code (``PAGE``, ``STYLEREF "Heading 1"``) shows
+    what is the page's own (:data:`PAGE_FIELDS`), in any case.
 
     >>> is_page_field(" page  MERGEFORMAT"), is_page_field("PAGEREF _Toc1"), is_page_field("")
     (True, False, False)

@@ -153,8 +153,9 @@ class _Notes:
         return out
 
 
-#: the fields whose text is a page's number or the count of pages
-PAGE_NUMBERS = frozenset(map(_q, ("text:page-number", "text:page-count")))
+#: the fields whose text is the page's own: its number, the count of pages, the heading it
+#: is under (``text:chapter``)
+PAGE_NUMBERS = frozenset(map(_q, ("text:page-number", "text:page-count", "text:chapter")))
 #: the headers and footers of a page style, in the order shown (first page, others, even)
 _FURNITURE = {kind: tuple(map(_q, (f"style:{kind}-first", f"style:{kind}",
                                     f"style:{kind}-left"))) for kind in ("header", "footer")}

@@ -8,7 +8,8 @@ A section's headers and footers are groups at its start (``{\header ...}``,
 left-hand pages' (``\headerl``, shown when the document's odd and even pages differ,
 ``\facingp``). Groups inside a destination RTF readers skip (``{\* ...}``: a writer's own
 page styles) are not the document's. A header's page numbers are left out: the ``PAGE``,
-``NUMPAGES`` and ``SECTIONPAGES`` fields.
+``NUMPAGES`` and ``SECTIONPAGES`` fields, and the others of
+:data:`~.furniture.PAGE_FIELDS`.
 
 Example:
     >>> markup = (r"{\rtf1{\header Harbour Authority\par}Ships\par\sect"

@@ -6,8 +6,9 @@ the section has a title page, ``w:titlePg``), the other pages' (``default``) and
 pages' (shown when the settings ask for odd and even pages to differ). A kind a section
 does not name is its previous section's, already shown. A header's text is read as a
 note's (:func:`~.wordnotes.story_text`: paragraphs, tables' rows, text boxes), its page
-numbers left out: the results of the ``PAGE``, ``NUMPAGES`` and ``SECTIONPAGES`` fields,
-simple (``w:fldSimple``) or not (``w:fldChar``). A part a reference names that is missing
+numbers left out: the results of the ``PAGE``, ``NUMPAGES`` and ``SECTIONPAGES`` fields
+(and the others of :data:`~.furniture.PAGE_FIELDS`: ``STYLEREF``, the heading a page is
+under), simple (``w:fldSimple``) or not (``w:fldChar``). A part a reference names that is missing
 gives no text.
 """
 
