@@ -150,7 +150,7 @@ def test_vizrag_index_parses_each_pdf_and_word_file_once(
     read_pdf, read_word = pdfs._read, wordfiles._blocks
     monkeypatch.setattr(pdfs, "_read", lambda m, p: parsed.append(p.name) or read_pdf(m, p))
     monkeypatch.setattr(wordfiles, "_blocks",
-                        lambda d: parsed.append("docx") or read_word(d))
+                        lambda d, *rest: parsed.append("docx") or read_word(d, *rest))
     corp = tmp_path / "mixed"
     corp.mkdir()
     (corp / "a.pdf").write_bytes(make_pdf([["Marie Curie was born in Warsaw."]]))

@@ -12,7 +12,8 @@ footnote or endnote follows the paragraph or table that refers to it, numbered
 (``Footnote 1: ...``: :mod:`.wordnotes`). A paragraph's text is what Word shows
 (:mod:`.wordtext`): content controls, tracked insertions and fields included, tracked
 deletions left out. A section's headers come before it and its footers after it, each
-once (:mod:`.wordheaders`). Comments are not read.
+once (:mod:`.wordheaders`), and an imported chunk (a web page, text, RTF or a Word document a
+generator put in the body) is read in its place (:mod:`.wordchunks`). Comments are not read.
 
 A file python-docx cannot read and a ``.docx`` whose parts would unpack to more than
 :data:`~.zipped.MAX_UNPACKED` bytes (a zip bomb) are each a :class:`~.errors.LoaderError`
@@ -31,10 +32,13 @@ from pathlib import Path
 from typing import Any
 
 from ..types import Document
+from .furniture import Furniture
+from .guards import printable
 from .suffixes import reader_module
 from .tables import table_text
 from .textfiles import path_id
 from .titles import cut_title
+from .wordchunks import MAX_DEPTH, chunk_text
 from .wordheaders import word_furniture
 from .wordnotes import WordNotes
 from .wordtext import W, block_items, cell_text, paragraph_text, plain_table
@@ -46,21 +50,31 @@ __all__ = ["word_document"]
 _TITLE_STYLES = ("Title", "Heading 1")
 
 
-def _blocks(document: Any) -> list[tuple[str, str]]:
+def _blocks(document: Any, source: str, depth: int = 0) -> list[tuple[str, str]]:
     """(style name, text) of the body's paragraphs and tables in order (a table's style
     ``""``, its rows a line each), each followed by its text boxes and the notes it refers
     to (:class:`~.wordnotes.WordNotes`, style ``""``), each section framed by its headers
-    and footers (:func:`~.wordheaders.word_furniture`, style ``""``)."""
+    and footers (:func:`~.wordheaders.word_furniture`, style ``""``), an imported chunk's text
+in its place (:mod:`.wordchunks`; ``depth``: how many chunks deep ``document`` is)."""
     from docx.table import Table
     from docx.text.paragraph import Paragraph
 
     notes = WordNotes(document)
-    pages = word_furniture(document)
+    pages = word_furniture(document) if depth == 0 else Furniture([])  # a chunk's: Word's
     section = 0
     out: list[tuple[str, str]] = [("", block) for block in pages.headers(section)]
     body = document._body
-    for item in block_items(body._element):
-        if item.tag == f"{W}tbl":  # python-docx's grid: merged cells as Word lays them out
+
+    def chunk_body(chunk: Any) -> str:
+        """The body of a Word document imported as a chunk (its headers are not shown)."""
+        if depth >= MAX_DEPTH:
+            return ""
+        return "\n\n".join(text for _, text in _blocks(chunk, source, depth + 1))
+
+    for item in block_items(body._element, chunks=True):
+        if item.tag == f"{W}altChunk":  # an imported page, text or document
+            out.append(("", chunk_text(document.part, item, chunk_body, source)))
+        elif item.tag == f"{W}tbl":  # python-docx's grid: merged cells as Word lays them out
             rows = Table(plain_table(item), body).rows
             out.append(("", table_text((cell_text(c._tc) for c in r.cells) for r in rows)))
         else:
@@ -80,7 +94,7 @@ def word_document(path: Path, id_from_path: bool, root: Path | None = None) -> D
     docx = reader_module(path, ".docx")
     with reading_package(path, "a Word document python-docx can read"):
         document = docx.Document(plain_package(path))
-        blocks = _blocks(document)
+        blocks = _blocks(document, printable(str(path)))
         title = document.core_properties.title or ""
     title = " ".join(title.split()) or next(
         (" ".join(text.split()) for style, text in blocks if style in _TITLE_STYLES),

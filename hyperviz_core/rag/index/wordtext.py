@@ -79,18 +79,20 @@ def paragraph_text(p: Any) -> str:
     return "".join(_runs(p)).strip()
 
 
-def block_items(el: Any) -> Iterator[Any]:
+def block_items(el: Any, chunks: bool = False) -> Iterator[Any]:
     """The paragraphs (``w:p``) and tables (``w:tbl``) in ``el`` (the body, a cell, a
-    content control's content), in order, content controls read through."""
+    content control's content), in order, content controls read through; with ``chunks``,
+    the imported chunks (``w:altChunk``: :mod:`.wordchunks`) too."""
+    kinds = (f"{W}p", f"{W}tbl", f"{W}altChunk") if chunks else (f"{W}p", f"{W}tbl")
     for child in el:
-        if child.tag in (f"{W}p", f"{W}tbl"):
+        if child.tag in kinds:
             yield child
         elif child.tag == f"{W}sdt" and not _is_toc(child):
             content = _content(child)
             if content is not None:
-                yield from block_items(content)
+                yield from block_items(content, chunks)
         elif child.tag == f"{W}customXml":
-            yield from block_items(child)
+            yield from block_items(child, chunks)
 
 
 def _through(el: Any, tag: str) -> Iterator[Any]:
