@@ -68,3 +68,16 @@ def test_short_documents_and_scattered_lines_are_as_they_were() -> None:
 def test_a_short_page_keeps_its_first_running_line_once() -> None:
     pages = ["Harbour Report"] + [f"Harbour Report\nBody {n}." for n in range(1, 4)]
     assert without_running_lines(pages) == ["Harbour Report", "Body 1.", "Body 2.", "Body 3."]
+
+
+def test_a_pdf_libreoffice_wrote() -> None:
+    """``tests/data/wordnotes/running.pdf``: a running head and "Page N of 9" on pages 2-9."""
+    path = Path(__file__).parent / "data" / "wordnotes" / "running.pdf"
+    [doc] = load_documents(path)
+    starts = [*doc.metadata["page_starts"], len(doc.text)]
+    pages = [doc.text[a:b].strip() for a, b in itertools.pairwise(starts)]
+    assert pages[0] == "Confidential: board members only\nHarbour Report"
+    assert pages[1].startswith("Harbour Authority of Bergen\nPage 1 body:")  # first: kept
+    for n, page in enumerate(pages[2:], 2):
+        assert page.startswith(f"Page {n} body:") and page.endswith("fill it out."), page
+    assert doc.text.count("Harbour Authority") == 1 and " of 9" not in doc.text

@@ -4,7 +4,8 @@
 Needs LibreOffice (``apt-get install libreoffice-writer-nogui``). Run from anywhere:
 ``python tests/data/wordnotes/make.py``. It converts each flat OpenDocument text (written
 by hand) with ``soffice --convert-to`` to ``.docx`` ("MS Word 2007 XML"), ``.doc``
-("MS Word 97") and ``.odt`` (``pages.fodt`` to ``.rtf`` too).
+("MS Word 97") and ``.odt`` (``pages.fodt`` to ``.rtf`` too), and ``running.fodt`` to a
+PDF.
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ def main() -> None:
                 suffixes.append("rtf")
             for suffix in suffixes:
                 shutil.copy(Path(tmp) / f"{stem}.{suffix}", HERE / f"{stem}.{suffix}")
+        subprocess.run(["soffice", "--headless", "--convert-to", "pdf", "--outdir", tmp,
+                        str(HERE / "running.fodt")], check=True, capture_output=True)
+        shutil.copy(Path(tmp) / "running.pdf", HERE / "running.pdf")
 
 
 if __name__ == "__main__":
