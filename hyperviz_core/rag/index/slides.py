@@ -8,7 +8,8 @@ text is its title, then its other shapes' text in the deck's order (text boxes a
 placeholders a paragraph each, its lines kept; a table's rows a line each with their cells
 joined by `` | ``, as in :mod:`.htmlpages`; grouped shapes in their group's order), then its
 speaker notes. A chart gives its title and its data as a table (:mod:`.charts`), a SmartArt
-graphic its nodes' text a line each (:mod:`.diagrams`), a shape kept in
+graphic its nodes' text a line each (:mod:`.diagrams`), an embedded Excel workbook its active
+sheet's rows (:mod:`.embedded`), a shape kept in
 ``mc:AlternateContent`` (an equation's text box) its first choice's text, an equation's
 characters in place; pictures and media give no text. A slide's footer and date are shown
 on the first slide they are on, not again, without their slide number and date fields
@@ -36,6 +37,8 @@ from typing import Any
 from ..types import Document
 from .charts import chart_text
 from .diagrams import diagram_texts
+from .embedded import object_texts
+from .guards import printable
 from .pages import paged_document
 from .suffixes import reader_module
 from .tables import table_text
@@ -105,24 +108,26 @@ def _members(shapes: Any) -> Iterator[Any]:
             yield from (shapes._shape_factory(e) for e in choice if e.tag in tags)
 
 
-def _texts(shapes: Iterable[Any]) -> Iterator[str]:
-    """The text of each of ``shapes`` in order, a group's members in its place."""
+def _texts(shapes: Iterable[Any], source: str) -> Iterator[str]:
+    """The text of each of ``shapes`` in order, a group's members in its place (``source``:
+    the deck's path, as a warning names it)."""
     for shape in shapes:
         if hasattr(shape, "shapes"):  # a group
-            yield from _texts(_members(shape.shapes))
+            yield from _texts(_members(shape.shapes), source)
         elif getattr(shape, "has_chart", False):
             yield chart_text(shape.chart)
         elif getattr(shape, "has_table", False):
             yield table_text((cell.text for cell in row.cells) for row in shape.table.rows)
         elif getattr(shape, "has_text_frame", False):
             yield _frame(shape.text_frame)
-        else:  # a SmartArt graphic gives its nodes' text; a picture, nothing
+        else:  # SmartArt gives its nodes' text, a workbook its rows; a picture, nothing
             from pptx.oxml import parse_xml
 
             yield from diagram_texts(shape._element, shape.part.related_part, parse_xml)
+            yield from object_texts(shape._element, shape.part.related_part, source)
 
 
-def _slide_text(slide: Any, shown: set[str]) -> tuple[str, str]:
+def _slide_text(slide: Any, shown: set[str], source: str) -> tuple[str, str]:
     """(the slide's title, its whole text: see the module's docs); ``("", "")`` when it is
     hidden. ``shown``: the footers and dates of the slides before, not shown again."""
     if slide._element.get("show") in ("0", "false"):
@@ -135,7 +140,7 @@ def _slide_text(slide: Any, shown: set[str]) -> tuple[str, str]:
             continue
         furniture = _furniture(shape)
         if furniture is None:
-            parts += _texts([shape])
+            parts += _texts([shape], source)
         elif furniture and furniture not in shown:
             shown.add(furniture)
             parts.append(furniture)
@@ -150,7 +155,7 @@ def slides_document(path: Path, id_from_path: bool, root: Path | None = None) ->
     with reading_package(path, "a PowerPoint deck python-pptx can read"):
         deck = pptx.Presentation(plain_package(path))
         shown: set[str] = set()
-        slides = [_slide_text(slide, shown) for slide in deck.slides]
+        slides = [_slide_text(slide, shown, printable(str(path))) for slide in deck.slides]
         title = deck.core_properties.title or ""
     title = " ".join(title.split()) or next((t for t, _ in slides if t), path.stem)
     return paged_document(path, path_id(path, id_from_path, root), cut_title(title),

@@ -59,7 +59,7 @@ in its place (:mod:`.wordchunks`; ``depth``: how many chunks deep ``document`` i
     from docx.table import Table
     from docx.text.paragraph import Paragraph
 
-    notes = WordNotes(document)
+    notes = WordNotes(document, source)
     pages = word_furniture(document) if depth == 0 else Furniture([])  # a chunk's: Word's
     section = 0
     out: list[tuple[str, str]] = [("", block) for block in pages.headers(section)]

@@ -4,7 +4,8 @@ shown after it.
 
 A text box (``w:txbxContent``, in a drawing or a VML shape) is shown right after the
 paragraph or table it is anchored in, a block a paragraph, and so is a SmartArt graphic
-(its nodes' text, a line each: :mod:`.diagrams`); the copy Word writes for older
+(its nodes' text, a line each: :mod:`.diagrams`), and so is an embedded Excel workbook (its
+active sheet's rows: :mod:`.embedded`); the copy Word writes for older
 readers (``mc:Fallback``) is left out. A footnote or endnote is shown after the paragraph
 or table that refers to it (``w:footnoteReference``), numbered in the order of those
 references (``Footnote 1: ...``, ``Endnote 1: ...``), its paragraphs a line each; the
@@ -20,6 +21,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .diagrams import diagram_texts
+from .embedded import object_texts
 from .notes import NoteNumbers
 from .tables import row_text
 from .wordtext import HIDDEN, W, block_items, cell_text, cells, paragraph_text, rows
@@ -72,10 +74,11 @@ def story_text(element: Any) -> str:
 class WordNotes:
     """The notes and text boxes of the python-docx ``document``."""
 
-    def __init__(self, document: Any) -> None:
+    def __init__(self, document: Any, source: str = "") -> None:
         from docx.oxml.parser import parse_xml
 
         self._related = document.part.related_parts.__getitem__
+        self._source = source
         self._parse = parse_xml
         self._notes: dict[str, dict[str, str]] = {}
         self._numbers = NoteNumbers()
@@ -101,9 +104,11 @@ class WordNotes:
 
     def after(self, element: Any) -> list[str]:
         """The blocks shown after the body's paragraph or table ``element``: its text
-        boxes' paragraphs, then the notes it refers to."""
+        boxes' paragraphs, its SmartArt graphics' and embedded workbooks' text
+        (:mod:`.embedded`), then the notes it refers to."""
         out = _box_lines(element)
         out += diagram_texts(element, self._related, self._parse)
+        out += object_texts(element, self._related, self._source, _shown)
         for ref in element.iter(*_KINDS):
             tag, note_id = _KINDS[ref.tag][0], ref.get(f"{W}id", "")
             if not _shown(ref):  # a deleted reference: its note goes with it
