@@ -18,12 +18,15 @@ DATA = Path(__file__).parent / "data" / "wordnotes"
 ACCEPTED = "The applicant is Ada Lovelace of Bergen.\n\nThe vessel is moored at Festningskaien."
 
 
-@pytest.mark.parametrize("suffix", [
+SUFFIXES = [
     pytest.param("doc", marks=pytest.mark.skipif(not importlib.util.find_spec("olefile"),
                                                  reason="doc extra")),
     pytest.param("docx", marks=pytest.mark.skipif(not importlib.util.find_spec("docx"),
                                                   reason="docx extra")),
-    "odt"])
+    "odt"]
+
+
+@pytest.mark.parametrize("suffix", SUFFIXES)
 def test_tracked_changes_read_as_accepted(suffix: str) -> None:
     assert load_documents(DATA / f"changes.{suffix}")[0].text == ACCEPTED
 
@@ -43,3 +46,13 @@ def test_doc_character_pages_that_cannot_be_read_keep_the_whole_text(tmp_path: P
         ole.write_stream("WordDocument", bytes(word))
     assert load_documents(path)[0].text == ("The applicant is Bo LiAda Lovelace of Bergen.\n\n"
                                             "The vessel is moored in Tromsø at Festningskaien.")
+
+
+@pytest.mark.parametrize("suffix", SUFFIXES)
+def test_a_note_s_own_tracked_deletion_is_left_out(suffix: str) -> None:
+    """Stop 59: a ``.doc`` note reads as the text will stand too (before: ``Measured in 2018
+    in 2019.``), as a ``.docx`` and an ``.odt`` one."""
+    [doc] = load_documents(DATA / f"notechanges.{suffix}")
+    assert doc.text.split("\n\n") == [
+        "Header: Harbour Authority", "The pier was measured.", "Footnote 1: Measured in 2019.",
+        "Ships dock all year."]

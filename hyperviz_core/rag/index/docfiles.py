@@ -301,20 +301,24 @@ def _word_text(ole: Any, path: Path) -> list[str]:
     clx_at, clx_size = pairs[_CLX]
     pieces = _pieces(word, table[clx_at:clx_at + clx_size])
     every, offsets = _characters(word, pieces, sum(max(n, 0) for n in ccps), ccps[0])
-    stories = Stories(every, ccps, table, pairs)
+    deletions = Deletions(word, table, *pairs[_CHPX], pieces)
+    stories = Stories(every, ccps, table, pairs, deletions.kept)
     sections = Sections(word, table, ccps, pairs)
     marked = sections.mark(mark_references(every[:stories.main], stories))
-    kept = Deletions(word, table, *pairs[_CHPX], pieces).kept(0, len(marked))
+    kept = deletions.kept(0, len(marked))
     stories.keep(kept)
     text, kept_offsets = _without_codes("".join(marked[a:b] for a, b in kept),
                                         offsets.kept(kept))
     paragraphs = ParagraphFlags(word, table, *pairs[_PAPX])
 
     def story(a: int, b: int) -> str:
-        """A header's or footer's text: its paragraphs and tables' rows a line each."""
-        shown = [(a + x, a + y) for x, y in _shown_ranges(every[a:b], pages=False)]
-        return "\n".join(_blocks("".join(every[x:y] for x, y in shown),
-                                 offsets.kept(shown), paragraphs, _Notes({})))
+        """A header's or footer's text: its paragraphs and tables' rows a line each, its
+        tracked deletions and page numbers left out."""
+        live = [(a + x, a + y) for x, y in deletions.kept(a, b)]
+        raw = "".join(every[x:y] for x, y in live)
+        shown = _shown_ranges(raw, pages=False)
+        return "\n".join(_blocks("".join(raw[x:y] for x, y in shown),
+                                 offsets.kept(live).kept(shown), paragraphs, _Notes({})))
 
     pages = Furniture([([story(*r) for r in heads], [story(*r) for r in feet])
                        for heads, feet in sections.stories])

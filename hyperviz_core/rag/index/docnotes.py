@@ -15,9 +15,10 @@ right after the paragraph (or the table) that refers to it, numbered in order (`
 1: ...``, ``Endnote 1: ...``), and each text box after the paragraph it is anchored in, as
 the ``.docx`` and ``.odt`` readers do; a note whose place is not found follows the body,
 and so does a text box no shape of the main text holds (a header's). A note or box whose
-place is a tracked deletion goes with it (:meth:`Stories.keep`). Headers and footers are
-:mod:`.docheaders`'; comments are not read. A list that is damaged (past the table stream,
-or naming characters past its story) gives the notes it names within bounds.
+place is a tracked deletion goes with it (:meth:`Stories.keep`), and a note's or box's own
+tracked deletions are left out (``kept``: :meth:`~.docchars.Deletions.kept`). Headers and
+footers are :mod:`.docheaders`'; comments are not read. A list that is damaged (past the
+table stream, or naming characters past its story) gives the notes it names within bounds.
 """
 
 from __future__ import annotations
@@ -25,11 +26,12 @@ from __future__ import annotations
 import bisect
 import itertools
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .docfkp import plc_cps
 
-__all__ = ["BOX", "ENDNOTE", "FOOTNOTE", "Stories", "mark_references", "story_ranges"]
+__all__ = ["BOX", "ENDNOTE", "FOOTNOTE", "Kept", "Stories", "mark_references", "story_ranges",
+           "whole"]
 
 #: the characters put at a footnote's, an endnote's and a text box's place (Word never
 #: writes them)
@@ -47,6 +49,15 @@ def _anchors(table: bytes, pair: tuple[int, int], main: int) -> dict[int, int]:
     data = pair[0] + 4 * len(cps)
     return {struct.unpack_from("<i", table, data + _SPA * i)[0]: cp
             for i, cp in enumerate(cps[:-1]) if 0 <= cp < main}
+
+
+#: the ranges of ``[start, end)`` that are not tracked deletions, relative to ``start``
+Kept = Callable[[int, int], list[tuple[int, int]]]
+
+
+def whole(start: int, end: int) -> list[tuple[int, int]]:
+    """:data:`Kept` of a text without tracked deletions: all of it."""
+    return [(0, end - start)]
 
 
 def story_ranges(start: int, length: int, ranges: list[tuple[int, int]]
@@ -67,9 +78,11 @@ class Stories:
     its table stream and FibRgFcLcb pairs."""
 
     def __init__(self, text: str, ccps: Sequence[int], table: bytes,
-                 pairs: Sequence[tuple[int, int]]) -> None:
+                 pairs: Sequence[tuple[int, int]], kept: Kept = whole) -> None:
         def pair(i: int) -> tuple[int, int]:
             return pairs[i] if i < len(pairs) else (0, 0)
+
+        self._text, self._kept = text, kept
 
         main, ftn, hdd, mcr, atn, edn = (max(n, 0) for n in ccps[:6])
         self.main = main
@@ -87,7 +100,7 @@ class Stories:
         data = at + 4 * len(boxes)
         used = [i for i in range(len(boxes) - 1)  # fReusable: a deleted box's entry
                 if not struct.unpack_from("<H", table, data + _FTXBXS * i + 8)[0]]
-        texts = [text[a:b] for a, b in story_ranges(
+        texts = [self._cut(a, b) for a, b in story_ranges(
             edn + starts["edn"], txbx, [(boxes[i], boxes[i + 1]) for i in used])]
         anchors = _anchors(table, pair(_SPA_MOM), main)
         lids = [struct.unpack_from("<i", table, data + _FTXBXS * i + 14)[0] for i in used]
@@ -111,7 +124,11 @@ class Stories:
                 count: int) -> list[str]:
         """The texts of the first ``count`` notes of a story."""
         pairs = list(itertools.pairwise(cps))[:count]
-        return [text[a:b] for a, b in story_ranges(start, length, pairs)]
+        return [self._cut(a, b) for a, b in story_ranges(start, length, pairs)]
+
+    def _cut(self, start: int, end: int) -> str:
+        """The characters of ``[start, end)`` that are not tracked deletions."""
+        return "".join(self._text[start + a:start + b] for a, b in self._kept(start, end))
 
 
 def mark_references(main: str, stories: Stories) -> str:
