@@ -56,3 +56,25 @@ def test_a_note_s_own_tracked_deletion_is_left_out(suffix: str) -> None:
     assert doc.text.split("\n\n") == [
         "Header: Harbour Authority", "The pier was measured.", "Footnote 1: Measured in 2019.",
         "Ships dock all year."]
+
+
+@pytest.mark.parametrize("suffix", SUFFIXES)
+def test_hidden_text_is_left_out(suffix: str) -> None:
+    """Stop 59: text formatted hidden (Word's ``w:vanish``, ``sprmCFVanish``; an ``.odt``
+    style's ``text:display="none"``), which Word neither shows nor prints, is left out."""
+    [doc] = load_documents(DATA / f"hidden.{suffix}")
+    assert doc.text == "The berth fee is 120 kroner a day.\n\nShips dock all year."
+
+
+def test_odt_conditional_hidden_text_and_paragraphs(tmp_path: Path) -> None:
+    from office_files import write_odf
+
+    body = ('<text:p>Fee: <text:hidden-text text:condition="ooow:1" text:string-value="x" '
+            'text:is-hidden="true">secret </text:hidden-text>120 kroner.</text:p>'
+            '<text:p><text:hidden-paragraph text:condition="ooow:1" text:is-hidden="true"/>'
+            'A hidden paragraph.</text:p><text:p><text:hidden-paragraph text:condition='
+            '"ooow:0" text:is-hidden="false"/>A shown one.</text:p>'
+            '<text:p>Shown <text:hidden-text text:condition="ooow:0" text:string-value="y" '
+            'text:is-hidden="false">too</text:hidden-text>.</text:p>')
+    path = write_odf(tmp_path / "conditions.odt", body)
+    assert load_documents(path)[0].text == "Fee: 120 kroner.\n\nA shown one.\n\nShown too."

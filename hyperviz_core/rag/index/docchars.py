@@ -1,15 +1,18 @@
-"""Which characters of a Word 97-2003 document (``.doc``) are tracked deletions.
+"""Which characters of a Word 97-2003 document (``.doc``) Word does not show: tracked
+deletions and hidden text.
 
 With changes tracked, Word keeps deleted text in the document, marked deleted in its
 character properties (``sprmCFRMarkDel``), and shows it struck through until the change is
 accepted; the text read is the text as it will stand, so deleted characters are left out (as
-:mod:`.wordtext` leaves ``w:del`` out of a ``.docx``). The character properties are stored
+:mod:`.wordtext` leaves ``w:del`` out of a ``.docx``). Text formatted hidden
+(``sprmCFVanish``: a template's instructions, say), which Word neither shows nor prints, is
+left out alike (as a ``.docx`` file's ``w:vanish``). The character properties are stored
 as the paragraph properties are (:mod:`.docparas`): 512-byte pages of the ``WordDocument``
 stream (``FKP``\\ s) that the ``PlcBteChpx`` names, each a list of runs of stream offsets
-with their properties. :class:`Deletions` reads them once per file and turns the deleted
-runs into character positions through the piece table.
+with their properties. :class:`Unshown` reads them once per file and turns those runs into
+character positions through the piece table.
 
-A file whose pages cannot be read has no deletions: its text is read whole, none of it lost.
+A file whose pages cannot be read has no such runs: its text is read whole, none of it lost.
 """
 
 from __future__ import annotations
@@ -20,21 +23,22 @@ from collections.abc import Sequence
 
 from .docfkp import fkp_runs, sprms
 
-__all__ = ["Deletions"]
+__all__ = ["Unshown"]
 
-_DELETED = 0x0800  # sprmCFRMarkDel
-#: the toggle values that mean "deleted": on, and the opposite of the style's (off)
+#: the toggles that hide a run: sprmCFRMarkDel (deleted), sprmCFVanish (hidden)
+_UNSHOWN = frozenset({0x0800, 0x083C})
+#: the toggle values that mean "on": on, and the opposite of the style's (off)
 _ON = (0x01, 0x81)
 
 
-def _deleted(grpprl: bytes) -> bool:
-    """Whether the character properties ``grpprl`` mark the run deleted."""
-    return any(sprm == _DELETED and operand[:1] != b"" and operand[0] in _ON
+def _unshown(grpprl: bytes) -> bool:
+    """Whether the character properties ``grpprl`` mark the run deleted or hidden."""
+    return any(sprm in _UNSHOWN and operand[:1] != b"" and operand[0] in _ON
                for sprm, operand in sprms(grpprl))
 
 
-class Deletions:
-    """The tracked deletions of a ``.doc`` file (see the module's docs).
+class Unshown:
+    """The tracked deletions and hidden text of a ``.doc`` file (see the module's docs).
 
     Args:
         word: the ``WordDocument`` stream.
@@ -63,15 +67,15 @@ class Deletions:
 
     @staticmethod
     def _runs(word: bytes, plc: bytes) -> list[tuple[int, int]]:
-        """The (start, end) stream offsets of the deleted runs, sorted."""
+        """The (start, end) stream offsets of the deleted or hidden runs, sorted."""
         return sorted((start, end) for start, end, page, offset in fkp_runs(word, plc, 1)
-                      if offset and _deleted(page[offset + 1:offset + 1 + page[offset]]))
+                      if offset and _unshown(page[offset + 1:offset + 1 + page[offset]]))
 
     def kept(self, start: int, end: int) -> list[tuple[int, int]]:
-        """The ranges of character positions in ``[start, end)`` that are not deleted,
-        relative to ``start``, in order.
+        """The ranges of character positions in ``[start, end)`` that are shown (neither
+        deleted nor hidden), relative to ``start``, in order.
 
-        >>> d = Deletions(b"", b"", 0, 0, [])
+        >>> d = Unshown(b"", b"", 0, 0, [])
         >>> d._spans = [(2, 4), (3, 6), (9, 12)]
         >>> d.kept(0, 10)
         [(0, 2), (6, 9)]

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ..types import Document
-from .docchars import Deletions
+from .docchars import Unshown
 from .docheaders import SECTION, Sections
 from .docnotes import BOX, ENDNOTE, FOOTNOTE, Stories, mark_references
 from .docparas import ParagraphFlags
@@ -301,7 +301,7 @@ def _word_text(ole: Any, path: Path) -> list[str]:
     clx_at, clx_size = pairs[_CLX]
     pieces = _pieces(word, table[clx_at:clx_at + clx_size])
     every, offsets = _characters(word, pieces, sum(max(n, 0) for n in ccps), ccps[0])
-    deletions = Deletions(word, table, *pairs[_CHPX], pieces)
+    deletions = Unshown(word, table, *pairs[_CHPX], pieces)  # deleted or hidden
     stories = Stories(every, ccps, table, pairs, deletions.kept)
     sections = Sections(word, table, ccps, pairs)
     marked = sections.mark(mark_references(every[:stories.main], stories))

@@ -16,7 +16,7 @@ right after the paragraph (or the table) that refers to it, numbered in order (`
 the ``.docx`` and ``.odt`` readers do; a note whose place is not found follows the body,
 and so does a text box no shape of the main text holds (a header's). A note or box whose
 place is a tracked deletion goes with it (:meth:`Stories.keep`), and a note's or box's own
-tracked deletions are left out (``kept``: :meth:`~.docchars.Deletions.kept`). Headers and
+tracked deletions are left out (``kept``: :meth:`~.docchars.Unshown.kept`). Headers and
 footers are :mod:`.docheaders`'; comments are not read. A list that is damaged (past the
 table stream, or naming characters past its story) gives the notes it names within bounds.
 """

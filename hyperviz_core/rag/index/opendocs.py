@@ -12,7 +12,8 @@ line each with their cells joined by `` | ``); a presentation
 (:mod:`.workbooks`). A text document's text boxes follow the paragraph they are anchored
 in, and its footnotes and endnotes the paragraph or table that refers to them, numbered
 (``Footnote 1: ...``), as the Word readers show them; its page styles' headers and footers
-frame the pages that use them (:mod:`.furniture`). Left out: comments, tracked
+frame the pages that use them (:mod:`.furniture`), and its hidden text (a style's
+``text:display="none"``, conditional hidden text) is left out. Left out too: comments, tracked
 deletions, images, frames anchored to the page, and generated indexes (a table of contents
 repeats the headings). The title is the file's own
 (``dc:title`` in its ``meta.xml``), else the first level-1 heading (the first slide title),
@@ -29,7 +30,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from copy import deepcopy
 from pathlib import Path
 
@@ -68,6 +69,9 @@ _q = odf_tag
 
 _P, _H, _TABLE, _ROW, _CELL = _q("text:p"), _q("text:h"), _q("table:table"), \
     _q("table:table-row"), _q("table:table-cell")
+_SPAN = _q("text:span")
+#: text and paragraphs hidden while their condition holds (``text:is-hidden``)
+_HIDDEN_TEXT = frozenset(map(_q, ("text:hidden-text", "text:hidden-paragraph")))
 #: elements whose text is not the body's (notes, comments, deletions, frames, indexes)
 _SKIP = frozenset(map(_q, (
     "text:note", "office:annotation", "text:tracked-changes", "draw:frame", "draw:a",
@@ -161,14 +165,13 @@ _FURNITURE = {kind: tuple(map(_q, (f"style:{kind}-first", f"style:{kind}",
                                     f"style:{kind}-left"))) for kind in ("header", "footer")}
 
 
-def without_fields(el: ET.Element, fields: frozenset[str] = PAGE_NUMBERS) -> ET.Element:
-    """A copy of ``el`` without its ``fields`` (page numbers: their text gone, what follows
-    kept)."""
-    copy = deepcopy(el)
-    for parent in list(copy.iter()):
+def _remove(el: ET.Element, gone: Callable[[ET.Element], bool]) -> ET.Element:
+    """``el`` without the elements under it that are ``gone`` (their text gone, what
+    follows them kept)."""
+    for parent in list(el.iter()):
         before: ET.Element | None = None  # the child kept last
         for child in list(parent):
-            if child.tag not in fields:
+            if not gone(child):
                 before = child
                 continue
             if before is None:
@@ -176,7 +179,39 @@ def without_fields(el: ET.Element, fields: frozenset[str] = PAGE_NUMBERS) -> ET.
             else:
                 before.tail = (before.tail or "") + (child.tail or "")
             parent.remove(child)
-    return copy
+    return el
+
+
+def without_fields(el: ET.Element, fields: frozenset[str] = PAGE_NUMBERS) -> ET.Element:
+    """A copy of ``el`` without its ``fields`` (page numbers: their text gone, what follows
+    kept)."""
+    return _remove(deepcopy(el), lambda child: child.tag in fields)
+
+
+def _without_hidden(content: ET.Element, styles: ET.Element | None) -> ET.Element:
+    """``content`` (a text document's, read here) without its hidden text: spans and
+    paragraphs whose style hides them (``text:display="none"``: Word's hidden text), and
+    conditional hidden text and paragraphs whose condition holds (``text:hidden-text``; a
+    paragraph holding a ``text:hidden-paragraph``; ``text:is-hidden="true"``)."""
+    roots = [content, *([styles] if styles is not None else [])]
+    hidden = {name for root in roots for style in root.iter(_q("style:style"))
+              if (name := hiding_style(style, "style:text-properties", "text:display",
+                                       "none")) is not None}
+    marked = {id(el) for tag in _HIDDEN_TEXT for el in content.iter(tag)
+              if el.get(_q("text:is-hidden")) == "true"}
+    if not hidden and not marked:
+        return content
+    paragraphs = {id(p) for p in content.iter() if p.tag in (_P, _H)
+                  and any(id(c) in marked for c in p.iter(_q("text:hidden-paragraph")))}
+
+    def gone(el: ET.Element) -> bool:
+        if el.tag == _q("text:hidden-text"):
+            return id(el) in marked
+        if id(el) in paragraphs:
+            return True
+        return el.tag in (_P, _H, _SPAN) and el.get(_q("text:style-name")) in hidden
+
+    return _remove(content, gone)
 
 
 class _PageStyles:
@@ -259,6 +294,7 @@ def odt_document(path: Path, id_from_path: bool, root: Path | None = None) -> Do
     """The document of the OpenDocument text file ``path`` (see the module's docs)."""
     with foreign_file(path, "an OpenDocument text file"):
         content, title, styles = odf_parts(path, styles=True)
+        content = _without_hidden(content, styles)
         body = content.find("office:body/office:text", _NS)
         items = list(_items(body if body is not None else content))
         pages, starts = _PageStyles(content, styles).furniture(items)

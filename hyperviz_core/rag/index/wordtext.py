@@ -5,13 +5,14 @@ A paragraph's text (:func:`paragraph_text`) is the text of its runs in order, th
 content controls (``w:sdt``), tracked insertions (``w:ins``), moved text (``w:moveTo``),
 simple fields, hyperlinks and smart tags included, and an equation's characters in order
 (Office Math: ``E=mc2``, its layout not kept); tracked deletions (``w:del``,
-``w:moveFrom``), the copy written for older readers (``mc:Fallback``) and a content
-control's placeholder prompt ("Click or tap here to enter text.") left out. The body's
-paragraphs and tables (:func:`block_items`) are those in block-level content controls too
-(a cover page, a template's fields), but for a table of contents Word generated, which
-repeats the headings. A table's rows and a row's cells in content controls (a repeating
-section's rows) are its own (:func:`rows`, :func:`cells`, :func:`plain_table`). A cell's text
-(:func:`cell_text`) is its paragraphs and nested tables joined by spaces.
+``w:moveFrom``), the copy written for older readers (``mc:Fallback``), a content control's
+placeholder prompt ("Click or tap here to enter text.") and text formatted hidden
+(``w:vanish``: a template's instructions, which Word neither shows nor prints) left out.
+The body's paragraphs and tables (:func:`block_items`) are those in block-level content
+controls too (a cover page, a template's fields), but for a table of contents Word
+generated, which repeats the headings. A table's rows and a row's cells in content controls
+(a repeating section's rows) are its own (:func:`rows`, :func:`cells`, :func:`plain_table`).
+A cell's text (:func:`cell_text`) is its paragraphs and nested tables joined by spaces.
 
 Example:
     >>> from docx.oxml.parser import parse_xml
@@ -58,12 +59,22 @@ def _is_toc(sdt: Any) -> bool:
     return gallery is not None and gallery.get(f"{W}val") == _TOC
 
 
+def _hidden(run: Any) -> bool:
+    """Whether the run is formatted hidden (``w:vanish``, ``w:specVanish``): Word neither
+    shows nor prints it."""
+    props = run.find(f"{W}rPr")
+    return props is not None and any(
+        flag is not None and flag.get(f"{W}val", "1") not in ("0", "false", "off")
+        for flag in (props.find(f"{W}vanish"), props.find(f"{W}specVanish")))
+
+
 def _runs(el: Any) -> Iterator[str]:
     """The texts of the runs Word shows under ``el``, in order."""
     for child in el:
         tag = child.tag
         if tag == f"{W}r":
-            yield str(child.text)  # python-docx's run text: w:t, tabs, breaks ...
+            if not _hidden(child):
+                yield str(child.text)  # python-docx's run text: w:t, tabs, breaks ...
         elif tag in _MATH:  # an equation: its characters in order (E=mc2)
             yield "".join(t.text or "" for t in child.iter(f"{_M}t"))
         elif tag == f"{W}sdt":

@@ -1,6 +1,6 @@
 """Write this folder's Word and OpenDocument files again from ``harbour.fodt``,
-``changes.fodt``, ``pages.fodt`` and ``notechanges.fodt`` (not run by the tests, which read
-the results).
+``changes.fodt``, ``pages.fodt``, ``notechanges.fodt`` and ``hidden.fodt`` (not run by the
+tests, which read the results).
 
 Needs LibreOffice (``apt-get install libreoffice-writer-nogui``). Run from anywhere:
 ``python tests/data/wordnotes/make.py``. It converts each flat OpenDocument text (written
@@ -21,7 +21,7 @@ HERE = Path(__file__).parent
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        for stem in ("harbour", "changes", "pages", "notechanges"):
+        for stem in ("harbour", "changes", "pages", "notechanges", "hidden"):
             for kind in ("docx:MS Word 2007 XML", "doc:MS Word 97", "odt"):
                 subprocess.run(["soffice", "--headless", "--convert-to", kind, "--outdir", tmp,
                                 str(HERE / f"{stem}.fodt")], check=True, capture_output=True)
