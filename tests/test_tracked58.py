@@ -66,6 +66,13 @@ def test_hidden_text_is_left_out(suffix: str) -> None:
     assert doc.text == "The berth fee is 120 kroner a day.\n\nShips dock all year."
 
 
+@pytest.mark.skipif(not importlib.util.find_spec("striprtf"), reason="rtf extra")
+def test_rtf_hidden_text_is_left_out() -> None:
+    """An RTF file's ``\\v`` text (striprtf shows it), its paragraphs a line each."""
+    [doc] = load_documents(DATA / "hidden.rtf")
+    assert doc.text == "The berth fee is 120 kroner a day.\nShips dock all year."
+
+
 def test_odt_conditional_hidden_text_and_paragraphs(tmp_path: Path) -> None:
     from office_files import write_odf
 

@@ -6,7 +6,8 @@ One document per file, its id and ``source`` as a Word file's (the id keeps the 
 ``contract.rtf``). Its text is the text the file shows: formatting, fonts, pictures and
 other hidden groups dropped, ``\\'e9`` and ``\\u8364?`` escapes decoded (8-bit ones by the
 code page the file declares, ``\\ansicpg1252``), a paragraph a line. A section's headers
-come before it and its footers after it, as a Word file's (:mod:`.rtfheaders`). The title
+come before it and its footers after it, as a Word file's (:mod:`.rtfheaders`), and hidden
+text (``\\v``) is left out (:func:`without_hidden`). The title
 is the file's own (``{\\info{\\title ...}}``), else the file's stem.
 
 A file that does not start as RTF (``{\\rtf``), a binary file, and any file striprtf cannot
@@ -50,6 +51,43 @@ def _encoding(head: bytes) -> str:
     return name
 
 
+#: the tokens of RTF markup: a control word, an escape, a brace, a run of text
+_TOKEN = re.compile(r"\\([a-zA-Z]+)(-?\d+)? ?|\\'[0-9a-fA-F]{2}|\\.|[{}]|[^\\{}]+", re.S)
+_HIDDEN = re.compile(r"\\v(?![a-zA-Z])")
+#: the control words that stand for text (a character, a symbol, a tab or line break)
+_TEXT_WORDS = frozenset({"u", "tab", "line", "emdash", "endash", "emspace", "enspace",
+                         "qmspace", "bullet", "lquote", "rquote", "ldblquote", "rdblquote",
+                         "zwj", "zwnj", "zwbo", "zwnbo"})
+
+
+def without_hidden(markup: str) -> str:
+    r"""``markup`` without its hidden text (``\v`` ... ``\v0``, to the group's end or to
+    ``\plain``), which Word neither shows nor prints; control words and groups are kept.
+
+    >>> without_hidden(r"{\rtf1 The fee is {\v [fill in] }120 kroner\v  (note)\v0 .}")
+    '{\\rtf1 The fee is {\\v }120 kroner\\v \\v0 .}'
+    """
+    if not _HIDDEN.search(markup):
+        return markup
+    out: list[str] = []
+    hidden = [False]
+    for m in _TOKEN.finditer(markup):
+        token, word = m.group(), m.group(1)
+        if token == "{":
+            hidden.append(hidden[-1])
+        elif token == "}":
+            if len(hidden) > 1:
+                hidden.pop()
+        elif word == "v":
+            hidden[-1] = m.group(2) != "0"
+        elif word == "plain":
+            hidden[-1] = False
+        elif hidden[-1] and (word in _TEXT_WORDS or (word is None and token != "\\*")):
+            continue  # hidden text: a run, an escaped character, a symbol
+        out.append(token)
+    return "".join(out)
+
+
 def rtf_text(data: bytes, module: ModuleType) -> tuple[str, str]:
     """The text RTF markup ``data`` shows, a paragraph a line, and its title (``""`` when it
     has none), read with striprtf (``module``)."""
@@ -61,7 +99,7 @@ def rtf_text(data: bytes, module: ModuleType) -> tuple[str, str]:
                                        errors="replace")
         return text
 
-    body, pages = split_furniture(markup, text_of)
+    body, pages = split_furniture(without_hidden(markup), text_of)
     lines = [*pages.headers(0)]
     section = 0
     for line in text_of(body).splitlines():

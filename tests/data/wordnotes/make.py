@@ -5,8 +5,8 @@ tests, which read the results).
 Needs LibreOffice (``apt-get install libreoffice-writer-nogui``). Run from anywhere:
 ``python tests/data/wordnotes/make.py``. It converts each flat OpenDocument text (written
 by hand) with ``soffice --convert-to`` to ``.docx`` ("MS Word 2007 XML"), ``.doc``
-("MS Word 97") and ``.odt`` (``pages.fodt`` to ``.rtf`` too), and ``running.fodt`` to a
-PDF.
+("MS Word 97") and ``.odt`` (``pages.fodt`` and ``hidden.fodt`` to ``.rtf`` too), and
+``running.fodt`` to a PDF.
 """
 
 from __future__ import annotations
@@ -26,9 +26,10 @@ def main() -> None:
                 subprocess.run(["soffice", "--headless", "--convert-to", kind, "--outdir", tmp,
                                 str(HERE / f"{stem}.fodt")], check=True, capture_output=True)
             suffixes = ["docx", "doc", "odt"]
-            if stem == "pages":  # its headers and footers in RTF too
+            if stem in ("pages", "hidden"):  # their headers, hidden text in RTF too
                 subprocess.run(["soffice", "--headless", "--convert-to", "rtf", "--outdir",
-                                tmp, str(HERE / "pages.fodt")], check=True, capture_output=True)
+                                tmp, str(HERE / f"{stem}.fodt")], check=True,
+                               capture_output=True)
                 suffixes.append("rtf")
             for suffix in suffixes:
                 shutil.copy(Path(tmp) / f"{stem}.{suffix}", HERE / f"{stem}.{suffix}")
