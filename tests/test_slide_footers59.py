@@ -127,3 +127,26 @@ def test_ppt_footers_and_dates_by_their_flags() -> None:
         shown.append(furniture.of(slide))
         at = slide.end
     assert shown == [["Harbour Authority", "1 May 2026"], ["Draft"], ["Default footer"], []]
+
+
+def test_hidden_shapes_give_no_text(tmp_path: Path) -> None:
+    """Stop 59: a shape hidden in PowerPoint's selection pane (``cNvPr hidden="1"``) is on
+    neither the slide nor the show, so it gives no text; a hidden title neither."""
+    pptx = pytest.importorskip("pptx")
+    from pptx.util import Inches
+
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Berths"
+    for text, hidden in (("Old draft box", True), ("Ships dock all year.", False)):
+        box = slide.shapes.add_textbox(Inches(1), Inches(2), Inches(4), Inches(1))
+        box.text_frame.text = text
+        if hidden:
+            box._element.nvSpPr.cNvPr.set("hidden", "1")
+    other = deck.slides.add_slide(deck.slide_layouts[5])
+    other.shapes.title.text = "Hidden title"
+    other.shapes.title._element.nvSpPr.cNvPr.set("hidden", "1")
+    deck.save(str(tmp_path / "hidden.pptx"))
+    [doc] = load_documents(tmp_path / "hidden.pptx")
+    assert doc.text == "Berths\n\nShips dock all year."
+    assert doc.title == "Berths"

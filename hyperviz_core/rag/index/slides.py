@@ -11,7 +11,8 @@ speaker notes. A chart gives its title and its data as a table (:mod:`.charts`),
 graphic its nodes' text a line each (:mod:`.diagrams`), an embedded Excel workbook its active
 sheet's rows (:mod:`.embedded`), a shape kept in
 ``mc:AlternateContent`` (an equation's text box) its first choice's text, an equation's
-characters in place; pictures and media give no text. A slide's footer and date are shown
+characters in place; pictures and media give no text, nor does a shape hidden on the slide
+(the selection pane's ``hidden``). A slide's footer and date are shown
 on the first slide they are on, not again, without their slide number and date fields
 (which show the day a deck is opened), and its slide number not at all. A
 hidden slide (not shown in the slide show) gives none either, and keeps its number, so page
@@ -49,6 +50,7 @@ from .zipped import plain_package, reading_package
 __all__ = ["slides_document"]
 
 _MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
+_P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
 _A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
 _MATH = "{http://schemas.openxmlformats.org/officeDocument/2006/math}"
 #: the placeholders of a slide's footer, date and number (``p:ph`` types)
@@ -94,18 +96,29 @@ def _furniture(shape: Any) -> str | None:
     return _frame(shape.text_frame, furniture=True) if has_text else ""
 
 
+def _hidden(elm: Any) -> bool:
+    """Whether a shape is hidden (its ``cNvPr``'s ``hidden``: PowerPoint's selection pane
+    hides it from the slide and the show)."""
+    props = next((c for c in elm.iterchildren() if str(c.tag).endswith("Pr")), None)
+    names = props.find(f"{_P}cNvPr") if props is not None else None
+    return names is not None and names.get("hidden") in ("1", "true")
+
+
 def _members(shapes: Any) -> Iterator[Any]:
-    """The shapes of a slide or group in order, python-pptx's; and a shape PowerPoint keeps
-    in ``mc:AlternateContent`` (with an equation, say), which python-pptx skips, read from
-    its first choice (the copy for older readers, ``mc:Fallback``, left out)."""
+    """The shapes of a slide or group in order, python-pptx's, but for hidden ones; and a
+    shape PowerPoint keeps in ``mc:AlternateContent`` (with an equation, say), which
+    python-pptx skips, read from its first choice (the copy for older readers,
+    ``mc:Fallback``, left out)."""
     tree = shapes._spTree
     tags = tree._shape_tags
     for elm in tree.iterchildren():
         if elm.tag in tags:
-            yield shapes._shape_factory(elm)
+            if not _hidden(elm):
+                yield shapes._shape_factory(elm)
         elif elm.tag == f"{_MC}AlternateContent" and (
                 choice := elm.find(f"{_MC}Choice")) is not None:
-            yield from (shapes._shape_factory(e) for e in choice if e.tag in tags)
+            yield from (shapes._shape_factory(e) for e in choice
+                        if e.tag in tags and not _hidden(e))
 
 
 def _texts(shapes: Iterable[Any], source: str) -> Iterator[str]:
@@ -133,7 +146,8 @@ def _slide_text(slide: Any, shown: set[str], source: str) -> tuple[str, str]:
     if slide._element.get("show") in ("0", "false"):
         return "", ""
     title = slide.shapes.title
-    heading = _frame(title.text_frame) if title is not None else ""
+    heading = _frame(title.text_frame) if title is not None and not _hidden(title._element) \
+        else ""
     parts = [heading]
     for shape in _members(slide.shapes):
         if title is not None and shape.shape_id == title.shape_id:
