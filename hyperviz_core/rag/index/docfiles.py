@@ -301,11 +301,11 @@ def _word_text(ole: Any, path: Path) -> list[str]:
     clx_at, clx_size = pairs[_CLX]
     pieces = _pieces(word, table[clx_at:clx_at + clx_size])
     every, offsets = _characters(word, pieces, sum(max(n, 0) for n in ccps), ccps[0])
-    deletions = Unshown(word, table, *pairs[_CHPX], pieces)  # deleted or hidden
-    stories = Stories(every, ccps, table, pairs, deletions.kept)
+    unshown = Unshown(word, table, *pairs[_CHPX], pieces)  # deleted or hidden text
+    stories = Stories(every, ccps, table, pairs, unshown.kept)
     sections = Sections(word, table, ccps, pairs)
     marked = sections.mark(mark_references(every[:stories.main], stories))
-    kept = deletions.kept(0, len(marked))
+    kept = unshown.kept(0, len(marked))
     stories.keep(kept)
     text, kept_offsets = _without_codes("".join(marked[a:b] for a, b in kept),
                                         offsets.kept(kept))
@@ -313,8 +313,8 @@ def _word_text(ole: Any, path: Path) -> list[str]:
 
     def story(a: int, b: int) -> str:
         """A header's or footer's text: its paragraphs and tables' rows a line each, its
-        tracked deletions and page numbers left out."""
-        live = [(a + x, a + y) for x, y in deletions.kept(a, b)]
+        tracked deletions, hidden text and page numbers left out."""
+        live = [(a + x, a + y) for x, y in unshown.kept(a, b)]
         raw = "".join(every[x:y] for x, y in live)
         shown = _shown_ranges(raw, pages=False)
         return "\n".join(_blocks("".join(raw[x:y] for x, y in shown),
