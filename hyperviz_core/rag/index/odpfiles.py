@@ -3,15 +3,17 @@ and ``xml.etree`` (no extra), the package read as :mod:`.opendocs` reads a text 
 
 One document per file, its id and ``source`` as a deck's (the id keeps the suffix:
 ``talk.odp``), its slides each a page (:mod:`.pages`), in :mod:`.slides`' layout: the
-title, the other frames' text (groups and tables too), the footer and date, the speaker
-notes. A hidden slide gives no text and keeps its number. A footer or a fixed date (the
-presentation's declarations a slide uses: ``presentation:use-footer-name``) is shown on the
-first slide it is on and not again, as a ``.pptx`` deck's; a date that shows the day the
-deck is opened, a slide number, and a footer or date the slide's style hides give no text.
-A slide's own footer and date frames (``presentation:class="footer"``, ``"date-time"``, as
-LibreOffice writes a slide whose footer differs from the others') read alike, without their
-page-number and date fields; its page-number frame gives no text.
-The title is the file's own (``dc:title``), else the first slide title, else the stem.
+title, the other frames' and shapes' text (groups and tables too; a text box LibreOffice
+drew, a rectangle or a callout holds its paragraphs itself), the footer and date, the
+speaker notes; a hidden frame or shape (``draw:display="none"``) gives no text. A hidden
+slide gives no text and keeps its number. A footer or a fixed date (the presentation's
+declarations a slide uses: ``presentation:use-footer-name``) is shown on the first slide it
+is on and not again, as a ``.pptx`` deck's; a date that shows the day the deck is opened, a
+slide number, and a footer or date the slide's style hides give no text. A slide's own
+footer and date frames (``presentation:class="footer"``, ``"date-time"``, as LibreOffice
+writes a slide whose footer differs from the others') read alike, without their page-number
+and date fields; its page-number frame gives no text. The title is the file's own
+(``dc:title``), else the first slide title, else the stem.
 """
 
 from __future__ import annotations
@@ -38,18 +40,33 @@ _FURNITURE = (("presentation:use-footer-name", "presentation:footer-decl",
                "presentation:display-date-time"))
 
 
+#: the elements of a slide that hold text: frames, and the shapes holding paragraphs
+_SHAPES = frozenset(map(_q, (
+    "draw:frame", "draw:custom-shape", "draw:rect", "draw:ellipse", "draw:circle",
+    "draw:polygon", "draw:regular-polygon", "draw:polyline", "draw:path", "draw:line",
+    "draw:connector", "draw:caption", "draw:measure")))
+_DISPLAY = "{http://openoffice.org/2010/draw}display"  # LibreOffice's draw:display
 #: the frames of a slide's own footer, date and number (``presentation:class``)
 _FRAMES = frozenset({"footer", "date-time", "page-number", "header"})
 #: the fields a footer or date leaves out: the slide's number and count, today's date
 _FIELDS = PAGE_NUMBERS | frozenset(map(_q, ("text:date", "text:time")))
 
 
+def _hidden(shape: ET.Element) -> bool:
+    """Whether a frame or shape is shown on neither the screen nor paper (``draw:display``,
+    LibreOffice's ``drawooo:display``: ``none``)."""
+    return "none" in (shape.get(_q("draw:display")), shape.get(_DISPLAY))
+
+
 def _frames(el: ET.Element) -> Iterator[ET.Element]:
-    """The frames of a slide in order, in groups too, not its notes' or a frame's own."""
+    """The frames and shapes holding text of a slide in order (a shape's text is its own
+    paragraphs: a text box LibreOffice drew, a rectangle, a callout), in groups too, not
+    its notes' or a frame's own, nor a hidden one's."""
     for child in el:
-        if child.tag == _q("draw:frame"):
-            yield child
-        elif child.tag != _q("presentation:notes"):
+        if child.tag in _SHAPES:
+            if not _hidden(child):
+                yield child
+        elif child.tag != _q("presentation:notes") and not _hidden(child):
             yield from _frames(child)
 
 

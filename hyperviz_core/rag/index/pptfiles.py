@@ -8,7 +8,8 @@ slides it spans. A slide's text is its title, then its other text in the slide's
 (placeholders, text boxes, and tables: a row a line, cells joined by `` | ``, as a
 ``.pptx`` deck's: :mod:`.ppttables`), then its footer and date (on the first slide they
 are on, not again: :mod:`.pptfooters`), then its speaker notes. Masters, pictures and
-charts give no text, nor do the slide-number and date fields. A hidden slide gives none either,
+charts give no text, nor do the slide-number and date fields and a shape hidden on the slide
+(its ``fHidden`` property). A hidden slide gives none either,
 and keeps its number. The title is the file's own (its summary information's), else the
 first slide title, else the file's stem.
 
@@ -55,6 +56,10 @@ __all__ = ["ppt_document"]
 _KIND = "a PowerPoint 97-2003 deck"
 _SLIDE_ATOM, _SHOW_INFO, _OUTLINE_REF = 0x03EF, 0x03F9, 0x0F9E
 _HIDDEN = 0x0004  # SlideShowSlideInfoAtom: the slide is left out of the show
+#: a shape's first atom (OfficeArtFSP), its property tables (OfficeArtFOPT, its secondary
+#: and tertiary ones), the group-shape booleans property and its fUsefHidden | fHidden bits
+_SHAPE, _PROPERTIES = 0xF00A, frozenset({0xF00B, 0xF121, 0xF122})
+_GROUP_BOOLEANS, _HIDDEN_SHAPE = 0x03BF, 0x00020002
 _TITLES = (0, 6)  # the text types of a title and a centred title
 _TABLE = -2  # the "text type" of a table's rows (:mod:`.ppttables`), shown as they are
 _LINES = str.maketrans({"\r": "\n", "\x0b": "\n", FIELD: None})
@@ -67,6 +72,24 @@ def _paragraphs(text: str) -> str:
     return "" if shown == "*" else shown
 
 
+def _hidden_shape(data: bytes, rec: Record) -> bool:
+    """Whether a shape's property table (``OfficeArtFOPT``) hides it (``fHidden``)."""
+    for i in range(min(rec.instance, (rec.end - rec.start) // 6)):
+        opid, value = struct.unpack_from("<HI", data, rec.start + 6 * i)
+        if opid & 0x3FFF == _GROUP_BOOLEANS and value & _HIDDEN_SHAPE == _HIDDEN_SHAPE:
+            return True
+    return False
+
+
+def _held_index(data: bytes, rec: Record, held: list[tuple[int, str]]) -> list[int]:
+    """The index of the placeholder text a hidden shape's ``OutlineTextRefAtom`` names, so
+    that it is not read after the slide's text either."""
+    if rec.type != _OUTLINE_REF or rec.end - rec.start < 4:
+        return []
+    index = struct.unpack_from("<I", data, rec.start)[0]
+    return [index] if index < len(held) else []
+
+
 def _page_texts(data: bytes, page: Record,
                 held: list[tuple[int, str]]) -> tuple[list[tuple[int, str]], int | None, bool]:
     """(the texts of a slide or notes page, its notes page's id, whether it is hidden); a
@@ -76,7 +99,15 @@ def _page_texts(data: bytes, page: Record,
     notes: int | None = None
     hidden = False
     kind = -1
+    unseen = False  # whether the shape being read is hidden on the slide
     for rec in atoms(data, page, is_table(data)):
+        if rec.type == _SHAPE:
+            unseen = False
+        elif rec.type in _PROPERTIES:
+            unseen = unseen or _hidden_shape(data, rec)
+        if unseen and (rec.type in TEXT_TYPES or rec.type == _OUTLINE_REF):
+            used.update(_held_index(data, rec, held))
+            continue
         if rec.container:  # a table
             texts.append((_TABLE, table_text_of(data, rec, _paragraphs)))
         elif rec.type == _SLIDE_ATOM and rec.end - rec.start >= 20:

@@ -138,6 +138,20 @@ def footers_pptx(path: Path) -> None:
     prs.save(str(path))
 
 
+def hidden_pptx(path: Path) -> None:
+    """A slide "Berths" with two text boxes, "Old draft box" hidden in the selection pane
+    (``cNvPr hidden="1"``) and "Ships dock all year." (stop 59)."""
+    prs = pptx.Presentation()
+    s = prs.slides.add_slide(prs.slide_layouts[5])
+    s.shapes.title.text = "Berths"
+    for text, hidden in (("Old draft box", True), ("Ships dock all year.", False)):
+        box = s.shapes.add_textbox(Inches(1), Inches(2), Inches(4), Inches(1))
+        box.text_frame.text = text
+        if hidden:
+            box._element.nvSpPr.cNvPr.set("hidden", "1")
+    prs.save(str(path))
+
+
 def blank_thumbnail(path: Path) -> None:
     ole = olefile.OleFileIO(str(path), write_mode=True)
     info = bytearray(ole.openstream("\x05SummaryInformation").read())
@@ -160,17 +174,19 @@ def main() -> None:
         deck_pptx(work / "deck.pptx")
         tables_pptx(work / "tables.pptx")
         footers_pptx(work / "footers.pptx")
+        hidden_pptx(work / "hidden.pptx")
         for name, kind in (("report.html", "doc:MS Word 97"), ("notes.docx", "doc:MS Word 97"),
                            ("deck.pptx", "ppt:MS PowerPoint 97"),
                            ("tables.pptx", "ppt:MS PowerPoint 97"),
                            ("footers.pptx", "ppt:MS PowerPoint 97"),
-                           ("footers.pptx", "odp")):
+                           ("footers.pptx", "odp"),
+                           ("hidden.pptx", "ppt:MS PowerPoint 97"), ("hidden.pptx", "odp")):
             subprocess.run(["soffice", "--headless", "--convert-to", kind, "--outdir", tmp,
                             str(work / name)], check=True, capture_output=True)
-        for name in ("deck.ppt", "tables.ppt", "footers.ppt"):
+        for name in ("deck.ppt", "tables.ppt", "footers.ppt", "hidden.ppt"):
             blank_thumbnail(work / name)
         for name in ("report.doc", "notes.doc", "deck.ppt", "tables.ppt", "footers.pptx",
-                     "footers.ppt", "footers.odp"):
+                     "footers.ppt", "footers.odp", "hidden.ppt", "hidden.odp"):
             shutil.copy(work / name, HERE / name)
 
 
