@@ -192,3 +192,17 @@ def test_a_spreadsheet_reads_as_its_sheets(tmp_path: Path,
     store = tmp_path / "S"
     assert index_json(capsys, str(path), "--store", str(store))["documents_added"] == 1
     assert "(staff.ods, sheets 1-3)" in top_passage(capsys, store, "Which country is Oslo in?")[1]
+
+
+def test_shapes_holding_text_follow_their_paragraph(tmp_path: Path) -> None:
+    """Stop 59: a drawing shape holding paragraphs of its own (a rectangle, a callout)
+    follows the paragraph it is anchored in, as a text box does and as the same shape in a
+    ``.docx`` or ``.doc`` reads; a hidden one gives nothing. Before, its text was glued into
+    the paragraph (``Pier 4 is closed.The harbour map.``)."""
+    body = ('<text:p>The harbour map.<draw:custom-shape text:anchor-type="paragraph">'
+            '<text:p>Pier 4 is closed.</text:p><draw:enhanced-geometry/></draw:custom-shape>'
+            '<draw:rect draw:display="none"><text:p>Old note.</text:p></draw:rect></text:p>'
+            '<text:p>Ships dock all year.</text:p>')
+    path = write_odf(tmp_path / "map.odt", body)
+    assert load_documents(path)[0].text == (
+        "The harbour map.\n\nPier 4 is closed.\n\nShips dock all year.")

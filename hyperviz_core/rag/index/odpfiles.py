@@ -23,7 +23,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..types import Document
-from .opendocs import PAGE_NUMBERS, hiding_styles, odf_blocks, odf_parts, odf_tag, without_fields
+from .opendocs import (
+    PAGE_NUMBERS,
+    SHAPES,
+    hidden_shape,
+    hiding_styles,
+    odf_blocks,
+    odf_parts,
+    odf_tag,
+    without_fields,
+)
 from .pages import paged_document
 from .textfiles import foreign_file, path_id
 from .titles import cut_title
@@ -41,21 +50,11 @@ _FURNITURE = (("presentation:use-footer-name", "presentation:footer-decl",
 
 
 #: the elements of a slide that hold text: frames, and the shapes holding paragraphs
-_SHAPES = frozenset(map(_q, (
-    "draw:frame", "draw:custom-shape", "draw:rect", "draw:ellipse", "draw:circle",
-    "draw:polygon", "draw:regular-polygon", "draw:polyline", "draw:path", "draw:line",
-    "draw:connector", "draw:caption", "draw:measure")))
-_DISPLAY = "{http://openoffice.org/2010/draw}display"  # LibreOffice's draw:display
+_SHAPES = SHAPES | {_q("draw:frame")}
 #: the frames of a slide's own footer, date and number (``presentation:class``)
 _FRAMES = frozenset({"footer", "date-time", "page-number", "header"})
 #: the fields a footer or date leaves out: the slide's number and count, today's date
 _FIELDS = PAGE_NUMBERS | frozenset(map(_q, ("text:date", "text:time")))
-
-
-def _hidden(shape: ET.Element) -> bool:
-    """Whether a frame or shape is shown on neither the screen nor paper (``draw:display``,
-    LibreOffice's ``drawooo:display``: ``none``)."""
-    return "none" in (shape.get(_q("draw:display")), shape.get(_DISPLAY))
 
 
 def _frames(el: ET.Element) -> Iterator[ET.Element]:
@@ -64,9 +63,9 @@ def _frames(el: ET.Element) -> Iterator[ET.Element]:
     its notes' or a frame's own, nor a hidden one's."""
     for child in el:
         if child.tag in _SHAPES:
-            if not _hidden(child):
+            if not hidden_shape(child):
                 yield child
-        elif child.tag != _q("presentation:notes") and not _hidden(child):
+        elif child.tag != _q("presentation:notes") and not hidden_shape(child):
             yield from _frames(child)
 
 

@@ -9,15 +9,15 @@ in order (:mod:`.wordfiles`' layout: a blank line between two paragraphs, a tabl
 line each with their cells joined by `` | ``); a presentation
 (:func:`~.odpfiles.odp_document`) as its slides, each a page; a spreadsheet
 (:func:`~.odsfiles.ods_documents`, read as it is parsed) as an Excel workbook
-(:mod:`.workbooks`). A text document's text boxes follow the paragraph they are anchored
-in, and its footnotes and endnotes the paragraph or table that refers to them, numbered
-(``Footnote 1: ...``), as the Word readers show them; its page styles' headers and footers
-frame the pages that use them (:mod:`.furniture`), and its hidden text (a style's
-``text:display="none"``, conditional hidden text) is left out. Left out too: comments, tracked
-deletions, images, frames anchored to the page, and generated indexes (a table of contents
-repeats the headings). The title is the file's own
-(``dc:title`` in its ``meta.xml``), else the first level-1 heading (the first slide title),
-else the stem.
+(:mod:`.workbooks`). A text document's text boxes and shapes holding text (a rectangle, a
+callout: :data:`SHAPES`) follow the paragraph they are anchored in, and its footnotes and
+endnotes the paragraph or table that refers to them, numbered (``Footnote 1: ...``), as the
+Word readers show them; its page styles' headers and footers frame the pages that use them
+(:mod:`.furniture`), and its hidden text (a style's ``text:display="none"``, conditional
+hidden text) is left out. Left out too: comments, tracked deletions, images, frames
+anchored to the page, and generated indexes (a table of contents repeats the headings). The
+title is the file's own (``dc:title`` in its ``meta.xml``), else the first level-1 heading
+(the first slide title), else the stem.
 
 A file that is no OpenDocument package, one saved with a password (its parts are
 encrypted), one whose parts would unpack to more than :data:`~.zipped.MAX_UNPACKED` bytes,
@@ -45,8 +45,8 @@ from .titles import cut_title
 from .zipped import check_package, package_xml
 
 __all__ = [
-    "PAGE_NUMBERS", "hiding_style", "hiding_styles", "odf_blocks", "odf_parts", "odf_tag",
-    "odt_document", "opened", "paragraph", "without_fields",
+    "PAGE_NUMBERS", "SHAPES", "hidden_shape", "hiding_style", "hiding_styles", "odf_blocks",
+    "odf_parts", "odf_tag", "odt_document", "opened", "paragraph", "without_fields",
 ]
 
 _NS = {"office": "urn:oasis:names:tc:opendocument:xmlns:office:1.0",
@@ -73,12 +73,26 @@ _SPAN = _q("text:span")
 #: text and paragraphs hidden while their condition holds (``text:is-hidden``)
 _HIDDEN_TEXT = frozenset(map(_q, ("text:hidden-text", "text:hidden-paragraph")))
 #: elements whose text is not the body's (notes, comments, deletions, frames, indexes)
+#: the drawing shapes that hold paragraphs of their own (a rectangle, a callout ...)
+SHAPES = frozenset(map(_q, (
+    "draw:custom-shape", "draw:rect", "draw:ellipse", "draw:circle", "draw:polygon",
+    "draw:regular-polygon", "draw:polyline", "draw:path", "draw:line", "draw:connector",
+    "draw:caption", "draw:measure")))
 _SKIP = frozenset(map(_q, (
     "text:note", "office:annotation", "text:tracked-changes", "draw:frame", "draw:a",
     "text:table-of-content", "text:alphabetical-index", "text:illustration-index",
     "text:table-index", "text:object-index", "text:user-index", "text:bibliography",
-    "text:sequence-decls", "text:variable-decls", "office:forms")))
+    "text:sequence-decls", "text:variable-decls", "office:forms"))) | SHAPES
 _BREAKS = {_q("text:line-break"): "\n", _q("text:tab"): " "}
+#: what holds the paragraphs shown after the one it is anchored in
+_BOXES = SHAPES | {_q("draw:text-box")}
+_DISPLAY = "{http://openoffice.org/2010/draw}display"  # LibreOffice's draw:display
+
+
+def hidden_shape(shape: ET.Element) -> bool:
+    """Whether a frame or shape is shown on neither the screen nor paper (``draw:display``,
+    LibreOffice's ``drawooo:display``: ``none``)."""
+    return "none" in (shape.get(_q("draw:display")), shape.get(_DISPLAY))
 
 
 def _inline(el: ET.Element) -> str:
@@ -140,14 +154,16 @@ def odf_blocks(el: ET.Element) -> Iterator[tuple[str, str]]:
 
 class _Notes:
     """What follows a text document's paragraph, heading or table (:meth:`after`): the
-    text boxes anchored in it, then the footnotes and endnotes it refers to, each numbered
+    text boxes and shapes holding text anchored in it, then the footnotes and endnotes it
+    refers to, each numbered
     in order (:class:`~.notes.NoteNumbers`), as :mod:`.wordnotes` shows a ``.docx`` file's."""
 
     def __init__(self) -> None:
         self._numbers = NoteNumbers()
 
     def after(self, item: ET.Element) -> list[str]:
-        out = [t for box in item.iter(_q("draw:text-box")) for _, t in odf_blocks(box) if t]
+        out = [t for box in item.iter() if box.tag in _BOXES and not hidden_shape(box)
+               for _, t in odf_blocks(box) if t]
         for note in item.iter(_q("text:note")):
             kind = "endnote" if note.get(_q("text:note-class")) == "endnote" else "footnote"
             body = note.find("text:note-body", _NS)
