@@ -186,7 +186,7 @@ def main() -> None:
         for name in ("deck.ppt", "tables.ppt", "footers.ppt", "hidden.ppt"):
             blank_thumbnail(work / name)
         for name in ("report.doc", "notes.doc", "deck.ppt", "tables.ppt", "footers.pptx",
-                     "footers.ppt", "footers.odp", "hidden.ppt", "hidden.odp"):
+                     "footers.ppt", "footers.odp", "hidden.pptx", "hidden.ppt", "hidden.odp"):
             shutil.copy(work / name, HERE / name)
 
 
