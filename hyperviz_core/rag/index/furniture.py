@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["PAGE_FIELDS", "Furniture", "is_page_field"]
+__all__ = ["PAGE_FIELDS", "Furniture", "Once", "is_page_field"]
 
 #: the fields whose result is the page's own, left out of a header or footer: its number,
 #: the count of pages (in the section), its section's number, the heading it is under
@@ -43,23 +43,38 @@ def is_page_field(code: str) -> bool:
     return bool(words) and words[0].upper() in PAGE_FIELDS
 
 
+class Once:
+    """Texts shown the first time only (a header in every section, a deck's footer on
+    every slide): calling it with a text gives ``[text]`` the first time, then ``[]``
+    (``[]`` for an empty text too).
+
+    >>> once = Once()
+    >>> once("Harbour Authority"), once("Harbour Authority"), once("")
+    (['Harbour Authority'], [], [])
+    """
+
+    def __init__(self) -> None:
+        self._shown: set[str] = set()
+
+    def __call__(self, text: str) -> list[str]:
+        if not text or text in self._shown:
+            return []
+        self._shown.add(text)
+        return [text]
+
+
 class Furniture:
     """The headers and footers of a document's ``sections``: per section, (its headers'
     texts, its footers' texts), each in the order first page, other pages, even pages."""
 
     def __init__(self, sections: Sequence[tuple[Sequence[str], Sequence[str]]]) -> None:
         self._sections = sections
-        self._shown: set[str] = set()
+        self._once = Once()
 
     def _blocks(self, label: str, texts: Sequence[str]) -> list[str]:
-        out = []
-        for raw in texts:
-            text = "\n".join(line for line in (" ".join(part.split())
-                                               for part in raw.split("\n")) if line)
-            if text and text not in self._shown:
-                self._shown.add(text)
-                out.append(f"{label}: {text}")
-        return out
+        lines = ((" ".join(part.split()) for part in raw.split("\n")) for raw in texts)
+        return [f"{label}: {text}" for shown in lines
+                for text in self._once("\n".join(line for line in shown if line))]
 
     def headers(self, section: int) -> list[str]:
         """The headers of ``section`` (from 0) not shown yet, as blocks."""

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..types import Document
+from .furniture import Once
 from .opendocs import (
     PAGE_NUMBERS,
     SHAPES,
@@ -81,14 +82,8 @@ class _Furniture:
                 self._decls[tag, decl.get(_q("presentation:name"), "")] = text
         self._hiding = {flag: hiding_styles(content, _PAGE_PROPERTIES, flag, "false")
                         for _, _, flag in _FURNITURE}
-        self._shown: set[str] = set()
-
-    def once(self, text: str) -> list[str]:
-        """``[text]`` the first time a footer or date shows it, else ``[]``."""
-        if not text or text in self._shown:
-            return []
-        self._shown.add(text)
-        return [text]
+        #: ``[text]`` the first time a footer or date shows it, else ``[]``
+        self.once = Once()
 
     def of(self, page: ET.Element) -> list[str]:
         """The footer and date the slide ``page`` declares, not shown on a slide before."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import struct
 
+from .furniture import Once
 from .pptrecords import Record, children
 
 __all__ = ["SlideFurniture"]
@@ -49,14 +50,10 @@ class SlideFurniture:
     def __init__(self, data: bytes, document: Record) -> None:
         self._data = data
         self._default = _container(data, document, _SLIDES)
-        self._shown: set[str] = set()
+        self._once = Once()
 
     def of(self, slide: Record) -> list[str]:
         """The footer and date of the slide container ``slide`` not shown before."""
         container = _container(self._data, slide) or self._default
-        out = []
-        for text in _texts(self._data, container) if container is not None else []:
-            if text not in self._shown:
-                self._shown.add(text)
-                out.append(text)
-        return out
+        texts = _texts(self._data, container) if container is not None else []
+        return [shown for text in texts for shown in self._once(text)]

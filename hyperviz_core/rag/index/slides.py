@@ -39,6 +39,7 @@ from ..types import Document
 from .charts import chart_text
 from .diagrams import diagram_texts
 from .embedded import object_texts
+from .furniture import Once
 from .guards import printable
 from .pages import paged_document
 from .suffixes import reader_module
@@ -140,9 +141,9 @@ def _texts(shapes: Iterable[Any], source: str) -> Iterator[str]:
             yield from object_texts(shape._element, shape.part.related_part, source)
 
 
-def _slide_text(slide: Any, shown: set[str], source: str) -> tuple[str, str]:
+def _slide_text(slide: Any, once: Once, source: str) -> tuple[str, str]:
     """(the slide's title, its whole text: see the module's docs); ``("", "")`` when it is
-    hidden. ``shown``: the footers and dates of the slides before, not shown again."""
+    hidden. ``once``: the footers and dates, each shown on the first slide it is on."""
     if slide._element.get("show") in ("0", "false"):
         return "", ""
     title = slide.shapes.title
@@ -153,11 +154,7 @@ def _slide_text(slide: Any, shown: set[str], source: str) -> tuple[str, str]:
         if title is not None and shape.shape_id == title.shape_id:
             continue
         furniture = _furniture(shape)
-        if furniture is None:
-            parts += _texts([shape], source)
-        elif furniture and furniture not in shown:
-            shown.add(furniture)
-            parts.append(furniture)
+        parts += _texts([shape], source) if furniture is None else once(furniture)
     if slide.has_notes_slide and slide.notes_slide.notes_text_frame is not None:
         parts.append(_frame(slide.notes_slide.notes_text_frame))
     return " ".join(heading.split()), "\n\n".join(p for p in parts if p)
@@ -168,8 +165,8 @@ def slides_document(path: Path, id_from_path: bool, root: Path | None = None) ->
     pptx = reader_module(path, ".pptx")
     with reading_package(path, "a PowerPoint deck python-pptx can read"):
         deck = pptx.Presentation(plain_package(path))
-        shown: set[str] = set()
-        slides = [_slide_text(slide, shown, printable(str(path))) for slide in deck.slides]
+        once = Once()
+        slides = [_slide_text(slide, once, printable(str(path))) for slide in deck.slides]
         title = deck.core_properties.title or ""
     title = " ".join(title.split()) or next((t for t, _ in slides if t), path.stem)
     return paged_document(path, path_id(path, id_from_path, root), cut_title(title),
