@@ -19,16 +19,16 @@ import importlib
 import importlib.util
 import io
 import logging
-import zipfile
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from ...extras import install_hint
 from .guards import printable
+from .olefiles import OLE_MAGIC
 from .sheets import cell_text
 from .tables import named_rows
 from .xlsfiles import sheet_rows
-from .zipped import MAX_UNPACKED
+from .zipped import MAX_UNPACKED, unpacked_size
 
 __all__ = ["XLSX_OBJECT", "object_texts", "workbook_text"]
 
@@ -37,7 +37,6 @@ log = logging.getLogger(__name__)
 #: the content type of an embedded ``.xlsx`` workbook's part
 XLSX_OBJECT = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 _OLE = "application/vnd.openxmlformats-officedocument.oleobject"  # a compound file
-_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
 #: an OLE object in a Word document (VML's ``o:OLEObject``) and in a deck (``p:oleObj``)
 _OBJECTS = ("{urn:schemas-microsoft-com:office:office}OLEObject",
@@ -52,9 +51,8 @@ def _table(rows: Iterable[list[str]]) -> str:
 
 
 def _xlsx(data: bytes) -> str:
-    with zipfile.ZipFile(io.BytesIO(data)) as zf:
-        if sum(info.file_size for info in zf.infolist()) > MAX_UNPACKED:
-            raise ValueError(f"unpacks to more than {MAX_UNPACKED // 2**20} MiB")
+    if unpacked_size(data) > MAX_UNPACKED:
+        raise ValueError(f"unpacks to more than {MAX_UNPACKED // 2**20} MiB")
     openpyxl = importlib.import_module("openpyxl")
     book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     try:
@@ -85,7 +83,7 @@ def workbook_text(content_type: str, data: bytes, source: str) -> str:
     kind = content_type.split(";")[0].strip().lower()
     if kind == XLSX_OBJECT and data[:2] == b"PK":
         read, extra = _xlsx, ("openpyxl", "xlsx")
-    elif kind == _OLE and data[:8] == _OLE_MAGIC and b"W\x00o\x00r\x00k\x00b\x00o\x00o" in data:
+    elif kind == _OLE and data.startswith(OLE_MAGIC) and b"W\x00o\x00r\x00k\x00b\x00o\x00o" in data:
         read, extra = _xls, ("xlrd", "xls")
     else:
         return ""

@@ -20,7 +20,6 @@ import importlib
 import importlib.util
 import io
 import logging
-import zipfile
 from collections.abc import Callable
 from typing import Any
 
@@ -28,7 +27,7 @@ from ...extras import install_hint
 from .guards import printable
 from .htmlpages import page_charset, page_text
 from .rtffiles import rtf_text
-from .zipped import MAX_UNPACKED
+from .zipped import MAX_UNPACKED, unpacked_size
 
 __all__ = ["MAX_DEPTH", "chunk_text"]
 
@@ -61,9 +60,8 @@ def _word(data: bytes, read_word: Callable[[Any], str]) -> str:
     """The body of a Word document chunk, unless its parts would unpack too far."""
     import docx
 
-    with zipfile.ZipFile(io.BytesIO(data)) as zf:
-        if sum(info.file_size for info in zf.infolist()) > MAX_UNPACKED:
-            return ""
+    if unpacked_size(data) > MAX_UNPACKED:
+        return ""
     return read_word(docx.Document(io.BytesIO(data)))
 
 

@@ -32,11 +32,19 @@ from .textfiles import foreign_file
 
 __all__ = [
     "MAIN_TYPES", "MAX_UNPACKED", "CheckedPart", "check_package", "package_xml", "plain_package",
-    "reading_package",
+    "reading_package", "unpacked_size",
 ]
 
 #: the most bytes an Office file may unpack to (its parts' sizes, as its zip directory states)
 MAX_UNPACKED = 512 * 1024 * 1024
+
+
+def unpacked_size(package: Path | bytes) -> int:
+    """The bytes the zip package at ``package`` (a path, or its bytes: a package inside
+    another) unpacks to, as its directory states them; a :class:`zipfile.BadZipFile` for
+    no zip package."""
+    with zipfile.ZipFile(io.BytesIO(package) if isinstance(package, bytes) else package) as zf:
+        return sum(info.file_size for info in zf.infolist())
 
 
 def check_package(path: Path, kind: str) -> None:
@@ -45,8 +53,7 @@ def check_package(path: Path, kind: str) -> None:
     another container), or whose parts would unpack to more than :data:`MAX_UNPACKED`."""
     suffix = path.suffix.lower()
     try:
-        with zipfile.ZipFile(path) as zf:
-            size = sum(info.file_size for info in zf.infolist())
+        size = unpacked_size(path)
     except zipfile.BadZipFile:
         with path.open("rb") as fh:
             compound = fh.read(len(OLE_MAGIC)) == OLE_MAGIC
