@@ -39,7 +39,7 @@ from .tables import table_text
 from .textfiles import path_id
 from .titles import cut_title
 from .wordchunks import MAX_DEPTH, chunk_text
-from .wordheaders import word_furniture
+from .wordheaders import ends_section, word_furniture
 from .wordnotes import WordNotes
 from .wordtext import W, block_items, cell_text, paragraph_text, plain_table
 from .zipped import plain_package, reading_package
@@ -81,7 +81,7 @@ in its place (:mod:`.wordchunks`; ``depth``: how many chunks deep ``document`` i
             style = Paragraph(item, body).style
             out.append((style.name or "" if style is not None else "", paragraph_text(item)))
         out.extend(("", block) for block in notes.after(item))
-        if item.tag == f"{W}p" and item.find(f"{W}pPr/{W}sectPr") is not None:
+        if ends_section(item) is not None:
             furniture = pages.footers(section) + pages.headers(section + 1)
             out.extend(("", block) for block in furniture)
             section += 1

@@ -18,17 +18,11 @@ from typing import Any
 
 from .furniture import Furniture, is_page_field
 from .wordnotes import story_text
-from .wordtext import W, block_items
+from .wordtext import W, block_items, is_on
 
-__all__ = ["section_ends", "word_furniture"]
+__all__ = ["ends_section", "section_ends", "word_furniture"]
 
 _R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
-_OFF = frozenset({"0", "false", "off"})
-
-
-def _on(element: Any) -> bool:
-    """Whether the on/off property ``element`` (``<w:titlePg/>``) is there and on."""
-    return element is not None and element.get(f"{W}val", "1") not in _OFF
 
 
 def _drop_page_fields(root: Any) -> None:
@@ -55,11 +49,16 @@ def _drop_page_fields(root: Any) -> None:
         run.getparent().remove(run)
 
 
+def ends_section(item: Any) -> Any | None:
+    """The section properties of the body's paragraph ``item`` when it ends a section (a
+    table never does), else None."""
+    return item.find(f"{W}pPr/{W}sectPr") if item.tag == f"{W}p" else None
+
+
 def section_ends(body: Any) -> list[Any]:
     """The sections' properties of ``body`` (a ``w:body``) in order: each in the paragraph
-    that ends its section, the last the body's own."""
-    ends = [sect for item in block_items(body) if item.tag == f"{W}p"
-            if (sect := item.find(f"{W}pPr/{W}sectPr")) is not None]
+    that ends its section (:func:`ends_section`), the last the body's own."""
+    ends = [sect for item in block_items(body) if (sect := ends_section(item)) is not None]
     last = body.find(f"{W}sectPr")
     return [*ends, *([last] if last is not None else [])]
 
@@ -73,7 +72,7 @@ def word_furniture(document: Any) -> Furniture:
 
     def texts(sect: Any, name: str) -> list[str]:
         """The texts of the ``name`` parts (headers, footers) the section shows, in order."""
-        kinds = [k for k, shown in (("first", _on(sect.find(f"{W}titlePg"))),
+        kinds = [k for k, shown in (("first", is_on(sect.find(f"{W}titlePg"))),
                                     ("default", True), ("even", even)) if shown]
         out = []
         for kind in kinds:

@@ -30,8 +30,8 @@ from collections.abc import Iterator
 from copy import deepcopy
 from typing import Any
 
-__all__ = ["HIDDEN", "W", "block_items", "cell_text", "cells", "paragraph_text", "plain_table",
-           "rows"]
+__all__ = ["HIDDEN", "W", "block_items", "cell_text", "cells", "is_on", "paragraph_text",
+           "plain_table", "rows"]
 
 #: the WordprocessingML namespace, as ElementTree and lxml spell a tag's
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
@@ -59,13 +59,18 @@ def _is_toc(sdt: Any) -> bool:
     return gallery is not None and gallery.get(f"{W}val") == _TOC
 
 
+def is_on(flag: Any) -> bool:
+    """Whether the on/off property ``flag`` (``<w:vanish/>``, ``<w:titlePg w:val="0"/>``;
+    None: not there) is there and on."""
+    return flag is not None and flag.get(f"{W}val", "1") not in ("0", "false", "off")
+
+
 def _hidden(run: Any) -> bool:
     """Whether the run is formatted hidden (``w:vanish``, ``w:specVanish``): Word neither
     shows nor prints it."""
     props = run.find(f"{W}rPr")
     return props is not None and any(
-        flag is not None and flag.get(f"{W}val", "1") not in ("0", "false", "off")
-        for flag in (props.find(f"{W}vanish"), props.find(f"{W}specVanish")))
+        is_on(props.find(flag)) for flag in (f"{W}vanish", f"{W}specVanish"))
 
 
 def _runs(el: Any) -> Iterator[str]:
