@@ -204,15 +204,19 @@ def without_fields(el: ET.Element, fields: frozenset[str] = PAGE_NUMBERS) -> ET.
     return _remove(deepcopy(el), lambda child: child.tag in fields)
 
 
+def _roots(content: ET.Element, styles: ET.Element | None) -> list[ET.Element]:
+    """The parts of a text document that hold styles: ``content.xml`` (its automatic
+    styles) and ``styles.xml`` when it has one."""
+    return [content, *([styles] if styles is not None else [])]
+
+
 def _without_hidden(content: ET.Element, styles: ET.Element | None) -> ET.Element:
     """``content`` (a text document's, read here) without its hidden text: spans and
     paragraphs whose style hides them (``text:display="none"``: Word's hidden text), and
     conditional hidden text and paragraphs whose condition holds (``text:hidden-text``; a
     paragraph holding a ``text:hidden-paragraph``; ``text:is-hidden="true"``)."""
-    roots = [content, *([styles] if styles is not None else [])]
-    hidden = {name for root in roots for style in root.iter(_q("style:style"))
-              if (name := hiding_style(style, "style:text-properties", "text:display",
-                                       "none")) is not None}
+    hidden = {name for root in _roots(content, styles) for name in hiding_styles(
+        root, "style:text-properties", "text:display", "none")}
     marked = {id(el) for tag in _HIDDEN_TEXT for el in content.iter(tag)
               if el.get(_q("text:is-hidden")) == "true"}
     if not hidden and not marked:
@@ -235,7 +239,7 @@ class _PageStyles:
     table styles that start a page with one (``style:master-page-name``)."""
 
     def __init__(self, content: ET.Element, styles: ET.Element | None) -> None:
-        roots = [content, *([styles] if styles is not None else [])]
+        roots = _roots(content, styles)
         self.pages = {p.get(_q("style:name"), ""): p for root in roots
                       for p in root.iter(_q("style:master-page"))}
         self.starts = {s.get(_q("style:name"), ""): name for root in roots
@@ -339,6 +343,7 @@ def hiding_style(style: ET.Element, properties: str, attr: str, value: str) -> s
 
 
 def hiding_styles(content: ET.Element, properties: str, attr: str, value: str) -> set[str]:
-    """The names of the automatic styles of ``content`` that hide (:func:`hiding_style`)."""
+    """The names of the styles under ``content`` (a part's root) that hide
+    (:func:`hiding_style`)."""
     return {name for s in content.iter(_q("style:style"))
             if (name := hiding_style(s, properties, attr, value)) is not None}
