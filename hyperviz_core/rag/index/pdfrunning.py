@@ -69,10 +69,10 @@ def _chained(pages: list[int]) -> bool:
     return False
 
 
-def _edges(lines: list[str]) -> tuple[list[int], list[int]]:
-    """The indexes of the first and of the last :data:`_EDGE` lines with text, the last
-    ones from the bottom up."""
-    filled = [i for i, line in enumerate(lines) if line.strip()]
+def _edges(lines: list[str]) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
+    """(index, :func:`_key`) of the first and of the last :data:`_EDGE` lines with text,
+    the last ones from the bottom up."""
+    filled = [(i, _key(line)) for i, line in enumerate(lines) if line.strip()]
     return filled[:_EDGE], filled[::-1][:_EDGE]
 
 
@@ -80,10 +80,11 @@ def without_running_lines(pages: list[str]) -> list[str]:
     """``pages`` (a PDF's pages' text, in order) without their running lines: see the
     module's docs."""
     split = [page.split("\n") for page in pages]
+    edges = [_edges(lines) for lines in split]
     seen: dict[tuple[int, str], list[int]] = {}  # (0 top, 1 bottom; key) → its pages
-    for number, lines in enumerate(split):
-        for edge, indexes in enumerate(_edges(lines)):
-            for key in sorted({_key(lines[i]) for i in indexes}):
+    for number, page_edges in enumerate(edges):
+        for edge, found in enumerate(page_edges):
+            for key in sorted({key for _, key in found}):
                 seen.setdefault((edge, key), []).append(number)
     running = {found for found, numbers in seen.items()
                if _may_run(found[1]) and _chained(numbers)}
@@ -91,12 +92,11 @@ def without_running_lines(pages: list[str]) -> list[str]:
         return pages
     shown: set[str] = set()  # the running lines kept where they first appear
     out = []
-    for page, lines in zip(pages, split, strict=True):
+    for page, lines, page_edges in zip(pages, split, edges, strict=True):
         dropped: set[int] = set()
         kept: set[int] = set()  # on this page (its top and bottom lines may be the same)
-        for edge, indexes in enumerate(_edges(lines)):
-            for i in indexes:
-                key = _key(lines[i])
+        for edge, found in enumerate(page_edges):
+            for i, key in found:
                 if (edge, key) not in running:
                     break
                 if i in kept or (not _is_page_number(key) and key not in shown):

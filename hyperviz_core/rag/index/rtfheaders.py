@@ -33,6 +33,7 @@ __all__ = ["SECTION", "split_furniture"]
 #: the line put where a section ends (after ``\sect``), as the text shows it
 SECTION = "VIZRAG-RTF-SECTION-BREAK-5e2c"
 _TOKENS = re.compile(r"\\[\\{}]|[{}]|\\\*|\\(header|footer)([lrf]?)(?![a-z])|\\sect(?![a-z])")
+_BRACES = re.compile(r"\\[\\{}]|[{}]")  # an escaped brace or backslash, or a brace
 _FIELD = re.compile(r"\{\\field\s*\{\\\*\\fldinst\s*\{?\s*([A-Za-z]+)")
 #: the variants of a header or footer in the order shown, each with the flag it needs
 _ORDER = (("f", r"\titlepg"), ("", None), ("r", None), ("l", r"\facingp"))
@@ -52,7 +53,7 @@ def _group_end(markup: str, start: int) -> int:
     """The end (past its ``}``) of the group that starts at ``start`` (its ``{``), or the
     markup's end."""
     depth = 0
-    for m in re.compile(r"\\[\\{}]|[{}]").finditer(markup, start):
+    for m in _BRACES.finditer(markup, start):
         if m.group() == "{":
             depth += 1
         elif m.group() == "}":
