@@ -165,8 +165,8 @@ def test_a_workbook_of_records_is_read_as_its_records_are_asked_for(
 
     path = _workbook(tmp_path / "big.xlsx", {"Docs": DOCS, "Notes": NOTES})
     read: list[str] = []
-    real = sheets._sheet
-    monkeypatch.setattr(sheets, "_sheet", lambda ws: read.append(ws.title) or real(ws))
+    real = sheets.sheet_of
+    monkeypatch.setattr(sheets, "sheet_of", lambda ws: read.append(ws.title) or real(ws))
     docs = sheets.xlsx_documents(path, True)
     assert next(docs)[0].id == "7" and read == ["Docs"]
     assert [d.id for d, _ in docs] == ["b2", "big.xlsx"] and read == ["Docs", "Notes"]

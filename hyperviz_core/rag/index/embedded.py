@@ -19,15 +19,16 @@ import importlib
 import importlib.util
 import io
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 from ...extras import install_hint
 from .guards import printable
 from .olefiles import OLE_MAGIC
-from .sheets import cell_text
+from .sheets import sheet_of as xlsx_sheet
 from .tables import named_rows
-from .xlsfiles import sheet_rows
+from .workbooks import Sheet
+from .xlsfiles import sheet_of as xls_sheet
 from .zipped import MAX_UNPACKED, unpacked_size
 
 __all__ = ["XLSX_OBJECT", "object_texts", "workbook_text"]
@@ -43,11 +44,12 @@ _OBJECTS = ("{urn:schemas-microsoft-com:office:office}OLEObject",
             "{http://schemas.openxmlformats.org/presentationml/2006/main}oleObj")
 
 
-def _table(rows: Iterable[list[str]]) -> str:
-    """A sheet's rows as lines naming their columns (the first non-empty row's)."""
-    filled = (row for row in rows if any(cell.strip() for cell in row))
-    header = next(filled, None)
-    return named_rows(header, filled) if header is not None else ""
+def _table(sheet: Sheet) -> str:
+    """A sheet's rows as lines naming their columns (its first non-empty row's); ``""`` for
+    a hidden sheet."""
+    rows = (row for _, row in sheet.rows or ())
+    header = next(rows, None)
+    return named_rows(header, rows) if header is not None else ""
 
 
 def _xlsx(data: bytes) -> str:
@@ -57,9 +59,7 @@ def _xlsx(data: bytes) -> str:
     book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     try:
         sheet = book.active
-        if sheet is None or sheet.sheet_state != "visible":
-            return ""
-        return _table([cell_text(v) for v in row] for row in sheet.iter_rows(values_only=True))
+        return _table(xlsx_sheet(sheet)) if sheet is not None else ""
     finally:
         book.close()
 
@@ -70,9 +70,7 @@ def _xls(data: bytes) -> str:
     try:
         sheets = [book.sheet_by_index(i) for i in range(book.nsheets)]
         active = next((s for s in sheets if s.sheet_selected), sheets[0] if sheets else None)
-        if active is None or active.visibility != 0:
-            return ""
-        return _table(sheet_rows(xlrd, book, active))
+        return _table(xls_sheet(xlrd, book, active)) if active is not None else ""
     finally:
         book.release_resources()
 

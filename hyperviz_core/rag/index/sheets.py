@@ -39,7 +39,7 @@ from .titles import cut_title
 from .workbooks import Sheet, numbered_rows, workbook_documents
 from .zipped import reading_package
 
-__all__ = ["cell_text", "xlsx_documents"]
+__all__ = ["cell_text", "sheet_of", "xlsx_documents"]
 
 
 def cell_text(value: Any) -> str:
@@ -61,7 +61,7 @@ def cell_text(value: Any) -> str:
     return str(value)
 
 
-def _sheet(ws: Any) -> Sheet:
+def sheet_of(ws: Any) -> Sheet:
     """One worksheet's non-empty rows with their numbers, read as they are asked for
     (hidden: none)."""
     if ws.sheet_state != "visible":
@@ -81,7 +81,7 @@ def xlsx_documents(path: Path, id_from_path: bool, root: Path | None = None, *,
         try:  # the rows are read as the documents are asked for (the file stays open)
             title = cut_title(" ".join((book.properties.title or "").split()) or path.stem)
             yield from workbook_documents(path, path_id(path, id_from_path, root), title,
-                                          map(_sheet, book.worksheets), text_field=text_field,
+                                          map(sheet_of, book.worksheets), text_field=text_field,
                                           id_field=id_field, title_field=title_field)
         finally:
             book.close()

@@ -34,7 +34,7 @@ from .textfiles import foreign_file, path_id
 from .titles import cut_title
 from .workbooks import Sheet, numbered_rows, workbook_documents
 
-__all__ = ["sheet_rows", "xls_documents"]
+__all__ = ["sheet_of", "xls_documents"]
 
 
 def _cell(xlrd: Any, cell: Any, datemode: int) -> str:
@@ -52,19 +52,18 @@ def _cell(xlrd: Any, cell: Any, datemode: int) -> str:
     return cell_text(value)
 
 
-def sheet_rows(xlrd: Any, book: Any, sheet: Any) -> Iterator[list[str]]:
-    """The rows of the xlrd ``sheet`` of ``book``, each cell as the sheet shows it, read as
-    they are asked for."""
-    return ([_cell(xlrd, c, book.datemode) for c in sheet.row(n)] for n in range(sheet.nrows))
+def sheet_of(xlrd: Any, book: Any, sheet: Any) -> Sheet:
+    """The xlrd ``sheet`` of ``book`` (a hidden one: no rows), its non-empty rows numbered,
+    each cell as the sheet shows it, read as they are asked for."""
+    rows = ([_cell(xlrd, c, book.datemode) for c in sheet.row(n)] for n in range(sheet.nrows))
+    return Sheet(str(sheet.name), numbered_rows(rows) if sheet.visibility == 0 else None)
 
 
 def _sheets(xlrd: Any, book: Any) -> Iterator[Sheet]:
     """The workbook's sheets in order, each parsed when it is reached and unloaded once the
     next is asked for (a hidden sheet: no rows)."""
     for index in range(book.nsheets):
-        sheet = book.sheet_by_index(index)
-        rows = numbered_rows(sheet_rows(xlrd, book, sheet))
-        yield Sheet(str(sheet.name), rows if sheet.visibility == 0 else None)
+        yield sheet_of(xlrd, book, book.sheet_by_index(index))
         book.unload_sheet(index)
 
 
