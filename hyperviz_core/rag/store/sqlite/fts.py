@@ -270,22 +270,32 @@ def _shortest(substrings: Iterable[str]) -> list[str]:
 
 
 def match_chunks(conn: sqlite3.Connection, tokens: Sequence[str], columns: str,
-                 extra: Iterable[int] = (), *, substrings: Sequence[str] = ()) -> list[Any]:
+                 extra: Iterable[int] = (), *, substrings: Sequence[str] = (),
+                 within: tuple[Sequence[str], Sequence[int]] = ((), ()),
+                 cursor: bool = False) -> Any:
     """Rows (``columns`` of ``chunks c``), by rowid, of every chunk whose passage holds one
     of ``tokens`` (an FTS5 token, or a :data:`TERMS` posting) or one of ``substrings`` (the
     pieces of a Han run, which FTS5 holds whole: a scan of the passages), and of the chunks
-    ``extra``."""
+    ``extra``. ``within`` (substrings, rowids): substrings looked for in those chunks only
+    (the passages holding a piece of each, which an earlier scan found: ``小猫`` among the
+    passages holding ``猫``). A list, or with ``cursor`` the open cursor, read as far as
+    wanted (the rows come as the table is scanned)."""
     expr = _match_expr(tokens)
     if not expr:
-        return []
+        return iter(()) if cursor else []
     terms = sorted({t for t in tokens if t})
     marks = ",".join("?" * len(terms))
-    pieces = _shortest(substrings)
-    scan = (f" OR EXISTS (SELECT 1 FROM (SELECT {_body('c')} AS b), json_each(?) "
-            "WHERE instr(b, value) > 0)") if pieces else ""
-    return conn.execute(
+    scan, params = "", []
+    has = (f"EXISTS (SELECT 1 FROM (SELECT {_body('c')} AS b), json_each(?) "
+           "WHERE instr(b, value) > 0)")
+    if pieces := _shortest(substrings):
+        scan, params = f" OR {has}", [json.dumps(pieces)]
+    if (near := _shortest(within[0])) and within[1]:
+        scan += f" OR (c.rowid IN (SELECT value FROM json_each(?)) AND {has})"
+        params += [json.dumps(sorted(set(within[1]))), json.dumps(near)]
+    found = conn.execute(
         f"SELECT {columns} FROM chunks c WHERE c.rowid IN (SELECT rowid FROM {FTS_TABLE} "
         f"WHERE {FTS_TABLE} MATCH ?) OR c.rowid IN (SELECT chunk FROM {TERMS} "
         f"WHERE term IN ({marks})) OR c.rowid IN (SELECT value FROM json_each(?)){scan} "
-        "ORDER BY c.rowid", (expr, *terms, json.dumps(sorted(set(extra))),
-                             *([json.dumps(pieces)] if pieces else []))).fetchall()
+        "ORDER BY c.rowid", (expr, *terms, json.dumps(sorted(set(extra))), *params))
+    return found if cursor else found.fetchall()

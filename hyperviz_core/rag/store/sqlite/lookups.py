@@ -102,6 +102,8 @@ class QueryLookupsMixin(ChunkLookupsMixin):
     #: term → {rowid: count} of the passages the last :meth:`lexical_lengths` measured but
     #: could not store (a read-only or busy store): their :data:`~.fts.TERMS` postings
     _unstored_terms: dict[str, dict[int, int]]
+    #: (store state, piece → rowids of the passages holding it) of the last lexical_terms
+    _piece_rows: tuple[tuple[int, int, int], dict[str, list[int]]]
 
     def _unstored(self) -> dict[str, dict[int, int]]:
         return getattr(self, "_unstored_terms", {})
@@ -139,27 +141,63 @@ class QueryLookupsMixin(ChunkLookupsMixin):
     def lexical_candidates(self, tokens: Iterable[str]) -> list[tuple[int, Chunk, str]]:
         """(rowid, chunk, document title) of every chunk whose passage holds a token (an
         FTS token, a stored BM25 token FTS cannot find, or a piece of a run without spaces
-        found as a substring of the passage: a scan of the chunks)."""
+        found as a substring of the passage: a scan of the chunks — of those holding a
+        piece of it only, when :meth:`lexical_terms` just found them)."""
         from ...retrieve.lexical import cjk_token
 
         toks = sorted(set(tokens))
         with self._lock:
             unstored = self._unstored()
             extra = sorted({r for t in toks for r in unstored.get(t, {})})
+            held = self._held_pieces()
+            near = {t: [p for p in held if p in t] for t in toks if cjk_token(t)}
             rows = match_chunks(self._conn, toks, self._cols().replace(
                 "d.title", "(SELECT d.title FROM documents d WHERE d.id = c.doc_id)"), extra,
-                substrings=[t for t in toks if cjk_token(t)])
+                substrings=[t for t, ps in near.items() if not ps],
+                within=([t for t, ps in near.items() if ps],
+                        [r for t, ps in near.items() for p in ps for r in held[p]]))
         return [chunk_row(r) for r in rows]
 
     def lexical_terms(self, pieces: Sequence[str]) -> dict[str, list[str]]:
         """Each lone piece of a run without spaces (``猫``) → the BM25 tokens holding it
         (:func:`~...retrieve.lexical.holds_piece`), sorted: the tokens of the passages that
-        hold it as a substring (a scan of the chunks)."""
-        from ...retrieve.lexical import piece_terms, tokens
+        hold it as a substring (a scan of the chunks). The scan of a piece stops once more
+        than :data:`~...retrieve.lexical.MAX_PIECE_TERMS` tokens hold it (a common
+        character, which :func:`~...retrieve.lexical.with_pieces` leaves as it is: those
+        found so far are returned); the passages holding each other piece are kept for
+        this state of the store, so the query's :meth:`lexical_candidates` looks for its
+        pairs in them, not in every passage again."""
+        from ...retrieve.lexical import MAX_PIECE_TERMS, cjk_token, piece_terms, tokens
 
-        rows = self.lexical_candidates(pieces)
-        texts = self.lexical_passages(r[0] for r in rows).values()
-        return piece_terms((t for text in texts for t in tokens(text)), pieces)
+        out: dict[str, list[str]] = {}
+        held: dict[str, list[int]] = {}
+        cols = "c.rowid, c.text, c.metadata, (SELECT title FROM documents WHERE id = c.doc_id)"
+        with self._lock:
+            state = self.query_generation()
+            unstored = self._unstored()
+            for piece in sorted(set(pieces)):
+                found: set[str] = set()
+                rowids: list[int] = []
+                rows = match_chunks(self._conn, [piece], cols, sorted(unstored.get(piece, {})),
+                                    substrings=[piece] if cjk_token(piece) else [], cursor=True)
+                for rowid, text, meta, title in rows:
+                    rowids.append(int(rowid))
+                    passage = passage_text(passage_title(title, meta), text)
+                    found.update(piece_terms(tokens(passage), [piece])[piece])
+                    if len(found) > MAX_PIECE_TERMS:
+                        rows.close()
+                        break
+                else:
+                    held[piece] = rowids
+                out[piece] = sorted(found)
+            self._piece_rows = (state, held)
+        return {p: out[p] for p in pieces}
+
+    def _held_pieces(self) -> dict[str, list[int]]:
+        """Piece → the rowids of the passages holding it, as the last :meth:`lexical_terms`
+        found them, if the store has not changed since (else nothing)."""
+        state, held = getattr(self, "_piece_rows", (None, {}))
+        return held if held and state == self.query_generation() else {}
 
     def lexical_postings(self, terms: Iterable[str]) -> dict[str, tuple[IntArray, IntArray]]:
         """Token → (chunk rowids, occurrences) of the passages holding it: FTS tokens, and
