@@ -13,6 +13,7 @@ converted: ``presentation:footer-decl``, ``presentation:date-time-decl``).
 from __future__ import annotations
 
 import itertools
+import shutil
 import struct
 from pathlib import Path
 
@@ -151,3 +152,33 @@ def test_hidden_shapes_give_no_text(suffix: str) -> None:
     ``drawooo:display="none"``."""
     pytest.importorskip({"pptx": "pptx", "ppt": "olefile", "odp": "zipfile"}[suffix])
     assert load_documents(DATA / f"hidden.{suffix}")[0].text == "Berths\n\nShips dock all year."
+
+
+def _with_stream(path: Path, data: bytes, to: Path) -> Path:
+    """A copy of the ``.ppt`` at ``path`` at ``to`` whose deck stream is ``data`` (as long)."""
+    import olefile
+
+    shutil.copy(path, to)
+    ole = olefile.OleFileIO(str(to), write_mode=True)
+    ole.write_stream("PowerPoint Document", data)
+    ole.close()
+    return to
+
+
+def test_a_hidden_groups_shapes_give_no_text(tmp_path: Path) -> None:
+    """Stop 60: the shapes of a group hidden as a whole (its own shape ``fHidden``) give no
+    text in a `.ppt` (before, they were read); shown, the same group is read."""
+    pytest.importorskip("olefile")
+    import olefile
+
+    path = DATA / "hidden.ppt"
+    ole = olefile.OleFileIO(str(path))
+    data = ole.openstream("PowerPoint Document").read()
+    ole.close()
+    assert "Group draft left".encode("utf-16-le") in data  # on the slide, in the group
+    hidden = struct.pack("<HI", 0x03BF, 0x00020002)
+    assert data.count(hidden) == 2  # the hidden text box's and the group's
+    shown = data.replace(hidden, struct.pack("<HI", 0x03BF, 0x00020000), 2)
+    assert load_documents(_with_stream(path, shown, tmp_path / "shown.ppt"))[0].text == (
+        "Berths\n\nOld draft box\n\nShips dock all year.\n\nGroup draft left\n\n"
+        "Group draft right")

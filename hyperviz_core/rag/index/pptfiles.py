@@ -9,7 +9,7 @@ slides it spans. A slide's text is its title, then its other text in the slide's
 ``.pptx`` deck's: :mod:`.ppttables`), then its footer and date (on the first slide they
 are on, not again: :mod:`.pptfooters`), then its speaker notes. Masters, pictures and
 charts give no text, nor do the slide-number and date fields and a shape hidden on the slide
-(its ``fHidden`` property). A hidden slide gives none either,
+(its ``fHidden`` property), nor the shapes of a hidden group. A hidden slide gives none either,
 and keeps its number. The title is the file's own (its summary information's), else the
 first slide title, else the file's stem.
 
@@ -41,6 +41,7 @@ from .pptrecords import (
     Record,
     SlideEntry,
     atoms,
+    children,
     hide_field,
     persist_offsets,
     record_at,
@@ -59,6 +60,7 @@ _HIDDEN = 0x0004  # SlideShowSlideInfoAtom: the slide is left out of the show
 #: a shape's first atom (OfficeArtFSP), its property tables (OfficeArtFOPT, its secondary
 #: and tertiary ones), the group-shape booleans property and its fUsefHidden | fHidden bits
 _SHAPE, _PROPERTIES = 0xF00A, frozenset({0xF00B, 0xF121, 0xF122})
+_GROUP = 0xF003  # OfficeArtSpgrContainer: a group, its own shape's container first
 _GROUP_BOOLEANS, _HIDDEN_SHAPE = 0x03BF, 0x00020002
 _TITLES = (0, 6)  # the text types of a title and a centred title
 _TABLE = -2  # the "text type" of a table's rows (:mod:`.ppttables`), shown as they are
@@ -81,6 +83,24 @@ def _hidden_shape(data: bytes, rec: Record) -> bool:
     return False
 
 
+def _hidden_groups(data: bytes, page: Record) -> list[tuple[int, int]]:
+    """The byte ranges of the groups hidden on a slide: a group's own shape (the first in
+    its container) hidden by its properties hides every shape in the group."""
+    found: list[tuple[int, int]] = []
+    stack = [page]
+    while stack:
+        for rec in children(data, stack.pop()):
+            if not rec.container:
+                continue
+            if rec.type == _GROUP and (own := next(children(data, rec), None)) is not None \
+                    and own.container and any(_hidden_shape(data, p) for p in
+                                              children(data, own) if p.type in _PROPERTIES):
+                found.append((rec.start, rec.end))
+            else:
+                stack.append(rec)
+    return found
+
+
 def _held_index(data: bytes, rec: Record, held: list[tuple[int, str]]) -> list[int]:
     """The index of the placeholder text a hidden shape's ``OutlineTextRefAtom`` names, so
     that it is not read after the slide's text either."""
@@ -100,9 +120,10 @@ def _page_texts(data: bytes, page: Record,
     hidden = False
     kind = -1
     unseen = False  # whether the shape being read is hidden on the slide
+    groups = _hidden_groups(data, page)
     for rec in atoms(data, page, is_table(data)):
         if rec.type == _SHAPE:
-            unseen = False
+            unseen = any(start <= rec.start < end for start, end in groups)
         elif rec.type in _PROPERTIES:
             unseen = unseen or _hidden_shape(data, rec)
         if unseen and (rec.type in TEXT_TYPES or rec.type == _OUTLINE_REF):

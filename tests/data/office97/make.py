@@ -140,7 +140,8 @@ def footers_pptx(path: Path) -> None:
 
 def hidden_pptx(path: Path) -> None:
     """A slide "Berths" with two text boxes, "Old draft box" hidden in the selection pane
-    (``cNvPr hidden="1"``) and "Ships dock all year." (stop 59)."""
+    (``cNvPr hidden="1"``) and "Ships dock all year." (stop 59), and a group of two text
+    boxes ("Group draft left", "Group draft right") hidden as a whole (stop 60)."""
     prs = pptx.Presentation()
     s = prs.slides.add_slide(prs.slide_layouts[5])
     s.shapes.title.text = "Berths"
@@ -149,7 +150,36 @@ def hidden_pptx(path: Path) -> None:
         box.text_frame.text = text
         if hidden:
             box._element.nvSpPr.cNvPr.set("hidden", "1")
+    group = s.shapes.add_group_shape()
+    for i, text in enumerate(["Group draft left", "Group draft right"]):
+        group.shapes.add_textbox(Inches(1 + 3 * i), Inches(4), Inches(2), Inches(1)) \
+            .text_frame.text = text
+    group._element.nvGrpSpPr.cNvPr.set("hidden", "1")
     prs.save(str(path))
+
+
+def hide_group(path: Path) -> None:
+    """Mark the first group on the first slide of the ``.ppt`` at ``path`` hidden, as
+    PowerPoint does (LibreOffice's ``.ppt`` drops a group's ``hidden``): its own shape's
+    client anchor (16 bytes) is overwritten in place by a property table holding the group
+    booleans with ``fUsefHidden | fHidden`` (8 + 6 bytes, and 2 bytes of zeros), so no
+    offset in the stream moves."""
+    ole = olefile.OleFileIO(str(path), write_mode=True)
+    data = bytearray(ole.openstream("PowerPoint Document").read())
+    anchor = -1
+    at = data.find(struct.pack("<HH", 0x000F, 0xF003))
+    while at >= 0 and anchor < 0:  # a group (not a slide's top one) whose shape has an anchor
+        fsp = at + 8 + 8 + 24  # its shape's container, then the group's frame (FSPGR)
+        if data[fsp + 2:fsp + 4] == struct.pack("<H", 0xF00A) \
+                and struct.unpack_from("<I", data, fsp + 12)[0] & 0x5 == 0x1 \
+                and data[fsp + 18:fsp + 20] == struct.pack("<H", 0xF010):
+            anchor = fsp + 16
+        at = data.find(struct.pack("<HH", 0x000F, 0xF003), at + 8)
+    assert anchor > 0, "no group found"
+    data[anchor:anchor + 16] = (struct.pack("<HHI", 0x0013, 0xF00B, 8)
+                                + struct.pack("<HI", 0x03BF, 0x00020002) + bytes(2))
+    ole.write_stream("PowerPoint Document", bytes(data))
+    ole.close()
 
 
 def blank_thumbnail(path: Path) -> None:
@@ -185,6 +215,7 @@ def main() -> None:
                             str(work / name)], check=True, capture_output=True)
         for name in ("deck.ppt", "tables.ppt", "footers.ppt", "hidden.ppt"):
             blank_thumbnail(work / name)
+        hide_group(work / "hidden.ppt")
         for name in ("report.doc", "notes.doc", "deck.ppt", "tables.ppt", "footers.pptx",
                      "footers.ppt", "footers.odp", "hidden.pptx", "hidden.ppt", "hidden.odp"):
             shutil.copy(work / name, HERE / name)
