@@ -1,5 +1,6 @@
 """Entity mentions in Chinese and Japanese text, which has no capitals and no spaces to find
-names by (and Korean dates and amounts): the offline extractor's cues for them.
+names by (and Korean dates and amounts; Korean names: :mod:`.korean`): the offline
+extractor's cues for them.
 
 :func:`cjk_candidates` gives :func:`~.spans.find_spans` these mentions of a sentence, each
 with the priority the English cues of the same kind have (a quoted title first, then dates
@@ -18,10 +19,22 @@ and amounts, then names):
   a suffix such as ``公司``, ``大学``, ``银行``, ``株式会社`` (→ ``organization``) or ``省``,
   ``市``, ``県``, ``駅`` (→ ``location``): ``星辰科技公司``, ``愛知県``.
 
+* a person named before a title (since stop 60) → ``person``: in Japanese (a sentence with
+  kana), the kanji or katakana run before ``さん``, ``様``, ``氏``, ``君``, ``先生``,
+  ``教授``, ``社長``, ``首相`` ... (``田中さん``, ``山田太郎氏``); in Chinese, a common surname
+  (``张``, ``欧阳`` ...) and one or two characters before ``先生``, ``女士``, ``教授``,
+  ``主席``, ``总统`` ... (``张伟先生``, ``毛泽东主席``), or the surname and title as written
+  when nothing else fits (``王教授``);
+* Korean names before a title, organisations and places by their last word:
+  :mod:`.korean`.
+
 Limits (honest): a name without such a cue (``北京``, ``张伟``, ``東京``) is not found; no
 word list says which kanji runs are names, so a function word inside a name cuts it (``和平
 饭店`` is no suffix run anyway), and a run up to a suffix may hold words before the name
-(``其子公司`` gives ``子公司``). Korean names are not found (only dates and amounts).
+(``其子公司`` gives ``子公司``). A Chinese name before a title is told by its surname only:
+three characters are taken where a surname starts them and no Han character (or a function
+word) comes before, so a word ending in a surname joins the name (``周末王先生`` gives
+``周末王``); a surname missing from the list is no name.
 
 Example:
     >>> [(s[3], s[4]) for s in cjk_candidates("2019年3月，星辰科技公司出版了《红楼梦》。")]
@@ -35,6 +48,7 @@ from __future__ import annotations
 import re
 
 from ..scripts import CJK
+from .korean import korean_candidates
 
 __all__ = ["CJK_CHARS", "cjk_candidates"]
 
@@ -67,6 +81,22 @@ _GRAMMAR = "的在是和与及了于从到由被把对向为也都而并或将�
 #: where a kanji name may start: after a function word, a kana, a punctuation mark, a space
 #: or a digit, or at the sentence's start
 _BEFORE = _GRAMMAR + "\u3040-\u309f\u30fc\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\\s\\d"
+#: single-character Chinese surnames (the commonest, simplified and traditional), and compound
+_SURNAMES = ("王李张張刘劉陈陳杨楊黄黃赵趙吴吳周徐孙孫马馬朱胡郭何高林罗羅郑鄭梁谢謝宋唐许許韩"
+             "韓冯馮邓鄧曹彭曾肖萧蕭田董袁潘蒋蔣蔡余杜叶葉程苏蘇魏吕呂丁任沈姚卢盧姜崔钟鍾谭譚陆陸"
+             "汪范范金石廖贾賈夏韦韋付傅方邹鄒孟熊秦邱江尹薛闫閆段雷侯龙龍史陶黎贺賀顾顧毛郝龚龔"
+             "邵钱錢严嚴覃武戴莫孔汤湯习習温溫")
+_COMPOUND_SURNAMES = ("欧阳", "歐陽", "司马", "司馬", "诸葛", "諸葛", "上官", "东方", "東方")
+#: Chinese titles written after a surname or a full name (``张伟先生``, ``王教授``)
+_ZH_TITLES = ("先生", "女士", "小姐", "教授", "博士", "老师", "老師", "医生", "醫生", "律师",
+              "律師", "主席", "总统", "總統", "总理", "總理", "部长", "部長", "市长", "市長",
+              "校长", "校長", "院长", "院長", "董事长", "董事長", "总裁", "總裁", "将军", "將軍")
+_ZH_TITLE = re.compile("|".join(sorted(_ZH_TITLES, key=lambda t: -len(t))))
+#: Japanese honorifics and titles written after a name (``田中さん``, ``山田太郎氏``)
+_JA_NAME = re.compile(
+    rf"(?<![{_KATA}{_HAN}ー・])([{_KATA}{_HAN}ー・]{{1,8}}?)"
+    r"(?:さん|さま|様(?!々)|氏|君|くん|ちゃん|先生|教授|博士|選手|社長|会長|首相|大統領|監督)")
+_KANA = re.compile("[\u3040-\u30ff]")
 _SUFFIX_RUN = re.compile(
     rf"(?:^|(?<=[{_BEFORE}\W]))((?:(?![{_GRAMMAR}])[{_HAN}]){{1,10}}?"
     rf"(?:{'|'.join(_ORG_SUFFIXES)}|{'|'.join(_PLACE_SUFFIXES)}))")
@@ -102,6 +132,49 @@ def cjk_candidates(sentence: str) -> list[tuple[int, int, int, str, str]]:
         kind = _kind(name)
         if kind is not None:
             out.append((2, m.start(1), m.end(1), name, kind))
+    out += _titled_names(sentence) + korean_candidates(sentence)
+    return out
+
+
+def _chinese_name(sentence: str, end: int) -> int | None:
+    """Where the name ending at ``end`` (a title follows) starts: a surname, then one or two
+    characters, none a function word: three characters when they follow no Han character
+    or a function word, else two, else three (``张伟明``, ``张伟``); the surname alone when
+    nothing else fits (``王`` of ``王教授``: the name is then the surname and title)."""
+    def fits(start: int) -> bool:
+        name = sentence[max(start, 0):end]
+        return (start >= 0 and len(name) == end - start
+                and all(c not in _GRAMMAR and re.match(f"[{_HAN}]", c) for c in name)
+                and (name[0] in _SURNAMES or name.startswith(_COMPOUND_SURNAMES)))
+
+    def bounded(start: int) -> bool:
+        return start == 0 or not re.match(f"[{_HAN}]", sentence[start - 1]) \
+            or sentence[start - 1] in _GRAMMAR
+
+    for start in (end - 3, end - 2):
+        if fits(start) and (bounded(start) or start == end - 2):
+            return start
+    return end - 3 if fits(end - 3) else None
+
+
+def _titled_names(sentence: str) -> list[tuple[int, int, int, str, str]]:
+    """People named before a title: Japanese (a sentence with kana: the kanji or katakana
+    run before ``さん``, ``氏``, ``先生`` ...) or Chinese (a surname and a given name before
+    ``先生``, ``教授``, ``主席`` ...), each ``person``."""
+    out = []
+    if _KANA.search(sentence):
+        for m in _JA_NAME.finditer(sentence):
+            name = m.group(1).strip("・")
+            if name:
+                out.append((2, m.start(1), m.start(1) + len(name), name, "person"))
+        return out
+    for m in _ZH_TITLE.finditer(sentence):
+        start = _chinese_name(sentence, m.start())
+        if start is not None:
+            end = m.start() if m.start() - start >= 2 else m.end()  # 王教授: as written
+            out.append((2, start, end, sentence[start:end], "person"))
+        elif m.start() > 0 and sentence[m.start() - 1] in _SURNAMES:
+            out.append((2, m.start() - 1, m.end(), sentence[m.start() - 1:m.end()], "person"))
     return out
 
 

@@ -74,17 +74,27 @@ class Span:
 
 
 def split_sentences(text: str) -> list[tuple[int, int]]:
-    """``(start, end)`` offsets of the sentences of ``text`` (stripped, non-empty)."""
+    """``(start, end)`` offsets of the sentences of ``text`` (stripped, non-empty). A ``.``,
+    ``!`` or ``?`` (or ``؟``, ``۔``, ``।``) and a space end one before a capital, a digit, an
+    opening quote or a letter of a script without capitals (Korean, Arabic, Devanagari ...:
+    since stop 60; before, such text was one sentence), not after an abbreviation or an
+    initial; ``。！？`` end one wherever they stand, and so does a line break.
+
+    >>> t = "이영희 교수는 삼성전자에서 일했다. 그녀는 반도체를 연구했다. Mr. Lee came."
+    >>> [t[a:b] for a, b in split_sentences(t)]
+    ['이영희 교수는 삼성전자에서 일했다.', '그녀는 반도체를 연구했다.', 'Mr. Lee came.']
+    """
     out: list[tuple[int, int]] = []
     start = 0
     for m in _SENT_END.finditer(text):
-        if m.group(0)[0] in ".!?":  # an English stop: not after an abbreviation ...
+        if m.group(0)[0] in ".!?؟۔।॥":  # a spaced stop: not after an abbreviation ...
             before = text[start : m.start()].rsplit(None, 1)
             last = before[-1].casefold().rstrip(".") if before else ""
             nxt = text[m.end() : m.end() + 1]
             if last in _ABBREV or (len(last) == 1 and last.isalpha()) or not nxt:
                 continue
-            if not (nxt.isupper() or nxt.isdigit() or nxt in "\"'“‘(["):
+            caseless = nxt.isalpha() and not nxt.islower()  # 그, ا, क: no capitals there
+            if not (caseless or nxt.isdigit() or nxt in "\"'“‘(["):
                 continue
         end = m.start() + len(m.group(0).rstrip())
         _push(text, start, end, out)
