@@ -13,7 +13,8 @@ footnote or endnote follows the paragraph or table that refers to it, numbered
 (:mod:`.wordtext`): content controls, tracked insertions and fields included, tracked
 deletions left out. A section's headers come before it and its footers after it, each
 once (:mod:`.wordheaders`), and an imported chunk (a web page, text, RTF or a Word document a
-generator put in the body) is read in its place (:mod:`.wordchunks`). Comments are not read.
+generator put in the body, a table cell, a header or a note) is read in its place
+(:mod:`.wordchunks`). Comments are not read.
 
 A file python-docx cannot read and a ``.docx`` whose parts would unpack to more than
 :data:`~.zipped.MAX_UNPACKED` bytes (a zip bomb) are each a :class:`~.errors.LoaderError`
@@ -40,7 +41,7 @@ from .textfiles import path_id
 from .titles import cut_title
 from .wordchunks import MAX_DEPTH, chunk_text
 from .wordheaders import ends_section, word_furniture
-from .wordnotes import WordNotes
+from .wordnotes import Story, WordNotes
 from .wordtext import W, block_items, cell_text, paragraph_text, plain_table
 from .zipped import plain_package, reading_package
 
@@ -59,24 +60,30 @@ in its place (:mod:`.wordchunks`; ``depth``: how many chunks deep ``document`` i
     from docx.table import Table
     from docx.text.paragraph import Paragraph
 
-    notes = WordNotes(document, source)
-    pages = word_furniture(document) if depth == 0 else Furniture([])  # a chunk's: Word's
-    section = 0
-    out: list[tuple[str, str]] = [("", block) for block in pages.headers(section)]
-    body = document._body
-
     def chunk_body(chunk: Any) -> str:
         """The body of a Word document imported as a chunk (its headers are not shown)."""
         if depth >= MAX_DEPTH:
             return ""
         return "\n\n".join(text for _, text in _blocks(chunk, source, depth + 1))
 
+    def read_chunk(part: Any, item: Any) -> str:
+        """The text of the imported chunk ``item`` of the story in ``part``."""
+        return chunk_text(part, item, chunk_body, source)
+
+    notes = WordNotes(document, source, read_chunk)
+    pages = word_furniture(document, source, read_chunk) if depth == 0 else Furniture([])
+    section = 0  # a chunk's headers: Word's shows the document's own
+    out: list[tuple[str, str]] = [("", block) for block in pages.headers(section)]
+    body = document._body
+    story = Story(document.part, source, read_chunk)
+
     for item in block_items(body._element, chunks=True):
         if item.tag == f"{W}altChunk":  # an imported page, text or document
-            out.append(("", chunk_text(document.part, item, chunk_body, source)))
+            out.append(("", story.chunk(item)))
         elif item.tag == f"{W}tbl":  # python-docx's grid: merged cells as Word lays them out
             rows = Table(plain_table(item), body).rows
-            out.append(("", table_text((cell_text(c._tc) for c in r.cells) for r in rows)))
+            out.append(("", table_text((cell_text(c._tc, story.chunk) for c in r.cells)
+                                       for r in rows)))
         else:
             style = Paragraph(item, body).style
             out.append((style.name or "" if style is not None else "", paragraph_text(item)))

@@ -5,7 +5,8 @@ last one in the body) names its headers and footers by kind: the first page's (s
 the section has a title page, ``w:titlePg``), the other pages' (``default``) and the even
 pages' (shown when the settings ask for odd and even pages to differ). A kind a section
 does not name is its previous section's, already shown. A header's text is read as a
-note's (:func:`~.wordnotes.story_text`: paragraphs, tables' rows, text boxes), its page
+note's (:func:`~.wordnotes.story_text`: paragraphs, tables' rows, text boxes, and since stop
+60 imported chunks, SmartArt graphics and embedded workbooks, as the body's), its page
 numbers left out: the results of the ``PAGE``, ``NUMPAGES`` and ``SECTIONPAGES`` fields
 (and the others of :data:`~.furniture.PAGE_FIELDS`: ``STYLEREF``, the heading a page is
 under), simple (``w:fldSimple``) or not (``w:fldChar``). A part a reference names that is missing
@@ -14,10 +15,11 @@ gives no text.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .furniture import Furniture, is_page_field
-from .wordnotes import story_text
+from .wordnotes import Story, story_text
 from .wordtext import W, block_items, is_on
 
 __all__ = ["ends_section", "section_ends", "word_furniture"]
@@ -63,8 +65,11 @@ def section_ends(body: Any) -> list[Any]:
     return [*ends, *([last] if last is not None else [])]
 
 
-def word_furniture(document: Any) -> Furniture:
-    """The headers and footers of the python-docx ``document``, section by section."""
+def word_furniture(document: Any, source: str = "",
+                   read_chunk: Callable[[Any, Any], str] | None = None) -> Furniture:
+    """The headers and footers of the python-docx ``document``, section by section; their
+    imported chunks read by ``read_chunk``, their SmartArt graphics and embedded workbooks
+    as the body's (:class:`~.wordnotes.Story`)."""
     from docx.oxml.parser import parse_xml
 
     parts: dict[str, Any] = document.part.related_parts  # internal relationships only
@@ -81,7 +86,7 @@ def word_furniture(document: Any) -> Furniture:
                 if ref.get(f"{W}type", "default") == kind and part is not None:
                     root = parse_xml(part.blob)  # its own copy: page numbers are removed
                     _drop_page_fields(root)
-                    out.append(story_text(root))
+                    out.append(story_text(root, Story(part, source, read_chunk)))
         return out
 
     return Furniture([(texts(sect, "header"), texts(sect, "footer"))

@@ -17,7 +17,8 @@ are not read.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from .diagrams import diagram_texts
@@ -26,7 +27,7 @@ from .notes import NoteNumbers
 from .tables import row_text
 from .wordtext import HIDDEN, W, block_items, cell_text, cells, paragraph_text, rows
 
-__all__ = ["WordNotes", "story_text"]
+__all__ = ["Story", "WordNotes", "story_text"]
 
 #: the reference's tag → (the note's tag, the part's relationship, its kind)
 _KINDS = {f"{W}footnoteReference": (f"{W}footnote", "footnotes", "footnote"),
@@ -35,21 +36,50 @@ _KINDS = {f"{W}footnoteReference": (f"{W}footnote", "footnotes", "footnote"),
 _SEPARATORS = frozenset({"separator", "continuationSeparator", "continuationNotice"})
 
 
-def _item_lines(item: Any) -> Iterator[str]:
-    """The text of the paragraph ``item``, or a table's rows a line each
+@dataclass(frozen=True)
+class Story:
+    """A story of a Word document (the body, a header, the notes) as its part holds it: the
+    part's relationships name the imported chunks, SmartArt graphics and embedded workbooks
+    it shows; ``read_chunk(part, element)`` reads an imported chunk (:mod:`.wordchunks`)."""
+
+    part: Any
+    source: str = ""
+    read_chunk: Callable[[Any, Any], str] | None = None
+
+    def chunk(self, element: Any) -> str:
+        """The text of the imported chunk ``element`` (a ``w:altChunk``)."""
+        return "" if self.read_chunk is None else self.read_chunk(self.part, element)
+
+    def objects(self, element: Any) -> list[str]:
+        """The text of the SmartArt graphics and embedded workbooks under ``element``."""
+        from docx.oxml.parser import parse_xml
+
+        related = self.part.related_parts.__getitem__
+        return [*diagram_texts(element, related, parse_xml),
+                *object_texts(element, related, self.source, _shown)]
+
+
+def _item_lines(item: Any, story: Story | None = None) -> Iterator[str]:
+    """The text of the paragraph ``item``, an imported chunk's, or a table's rows a line each
     (:func:`~.tables.row_text`)."""
     if item.tag == f"{W}p":
         yield paragraph_text(item)
         return
+    if item.tag == f"{W}altChunk":
+        yield story.chunk(item) if story is not None else ""
+        return
+    chunk = story.chunk if story is not None else None
     for row in rows(item):
-        yield row_text(cell_text(tc) for tc in cells(row))
+        yield row_text(cell_text(tc, chunk) for tc in cells(row))
 
 
-def _lines(element: Any) -> Iterator[str]:
+def _lines(element: Any, story: Story | None = None) -> Iterator[str]:
     """The text of each paragraph in ``element`` (a note, a text box), a table's rows a
-    line each."""
-    for child in block_items(element):
-        yield from _item_lines(child)
+    line each; with ``story``, imported chunks, graphics and workbooks too."""
+    for child in block_items(element, chunks=story is not None):
+        yield from _item_lines(child, story)
+        if story is not None:
+            yield from story.objects(child)
 
 
 def _shown(element: Any) -> bool:
@@ -58,28 +88,31 @@ def _shown(element: Any) -> bool:
     return not any(a.tag in HIDDEN for a in element.iterancestors())
 
 
-def _box_lines(element: Any) -> list[str]:
+def _box_lines(element: Any, story: Story | None = None) -> list[str]:
     """The lines of the text boxes Word shows in ``element``."""
     return [line for box in element.iter(f"{W}txbxContent") if _shown(box)
-            for line in _lines(box) if line]
+            for line in _lines(box, story) if line]
 
 
-def story_text(element: Any) -> str:
+def story_text(element: Any, story: Story | None = None) -> str:
     """The text of a story other than the body (a header, a footer: ``element`` its root):
-    its paragraphs and tables' rows a line each, each followed by its text boxes'."""
-    return "\n".join(line for item in block_items(element)
-                     for line in (*_item_lines(item), *_box_lines(item)) if line)
+    its paragraphs and tables' rows a line each, each followed by its text boxes'; with
+    ``story``, its imported chunks in place and its graphics' and workbooks' text after the
+    paragraph holding them, as the body's."""
+    return "\n".join(line for item in block_items(element, chunks=story is not None)
+                     for line in (*_item_lines(item, story), *_box_lines(item, story),
+                                  *(story.objects(item) if story is not None else ()))
+                     if line)
 
 
 class WordNotes:
     """The notes and text boxes of the python-docx ``document``."""
 
-    def __init__(self, document: Any, source: str = "") -> None:
+    def __init__(self, document: Any, source: str = "",
+                 read_chunk: Callable[[Any, Any], str] | None = None) -> None:
         from docx.oxml.parser import parse_xml
 
-        self._related = document.part.related_parts.__getitem__
-        self._source = source
-        self._parse = parse_xml
+        self._story = Story(document.part, source, read_chunk)
         self._notes: dict[str, dict[str, str]] = {}
         self._numbers = NoteNumbers()
         related = {rel.reltype.rsplit("/", 1)[-1]: rel.target_part
@@ -88,10 +121,11 @@ class WordNotes:
             notes: dict[str, str] = {}
             part = related.get(part_name)
             if part is not None:
+                story = Story(part, source, read_chunk)
                 for note in parse_xml(part.blob).iterchildren(tag):
                     if note.get(f"{W}type") not in _SEPARATORS:
                         notes[note.get(f"{W}id", "")] = "\n".join(
-                            line for line in _lines(note) if line)
+                            line for line in _lines(note, story) if line)
             self._notes[tag] = notes
 
     def _note(self, tag: str, note_id: str) -> str | None:
@@ -106,9 +140,8 @@ class WordNotes:
         """The blocks shown after the body's paragraph or table ``element``: its text
         boxes' paragraphs, its SmartArt graphics' and embedded workbooks' text
         (:mod:`.embedded`), then the notes it refers to."""
-        out = _box_lines(element)
-        out += diagram_texts(element, self._related, self._parse)
-        out += object_texts(element, self._related, self._source, _shown)
+        out = _box_lines(element, self._story)
+        out += self._story.objects(element)
         for ref in element.iter(*_KINDS):
             tag, note_id = _KINDS[ref.tag][0], ref.get(f"{W}id", "")
             if not _shown(ref):  # a deleted reference: its note goes with it

@@ -26,7 +26,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from copy import deepcopy
 from typing import Any
 
@@ -152,13 +152,16 @@ def plain_table(tbl: Any) -> Any:
     return out
 
 
-def cell_text(tc: Any) -> str:
+def cell_text(tc: Any, chunk: Callable[[Any], str] | None = None) -> str:
     """The text of a table cell (``w:tc``): its paragraphs and nested tables' cells, joined
-    by spaces."""
+    by spaces; with ``chunk``, which reads an imported chunk (``w:altChunk``), its chunks'
+    text too."""
     parts: list[str] = []
-    for item in block_items(tc):
+    for item in block_items(tc, chunks=chunk is not None):
         if item.tag == f"{W}p":
             parts.append(paragraph_text(item))
+        elif item.tag == f"{W}altChunk" and chunk is not None:
+            parts.append(chunk(item))
         else:
-            parts += [cell_text(inner) for row in rows(item) for inner in cells(row)]
+            parts += [cell_text(inner, chunk) for row in rows(item) for inner in cells(row)]
     return " ".join(" ".join(parts).split())
