@@ -19,7 +19,7 @@ def _words(s: str) -> frozenset[str]:
 _ABBREV = _words(
     "mr mrs ms dr st jr sr prof gen col lt sgt capt cpt rev hon inc ltd co corp vs etc "
     "no nos mt ft fig approx dept est univ bros jan feb mar apr jun jul aug sep sept oct nov "
-    "dec e.g i.e u.s u.k a.d b.c ph.d"
+    "dec e.g i.e u.s u.k a.d b.c ph.d डॉ प्रो"
 )
 _HONORIFICS = _words(
     "Mr Mrs Ms Miss Dr Sir Dame Lord Lady King Queen Prince Princess President Senator "

@@ -51,6 +51,7 @@ from ._lexicon import (
     _WORK_WORDS,
 )
 from .cjk import CJK_CHARS, cjk_candidates
+from .hindi import DEVANAGARI, hindi_candidates
 
 __all__ = ["Span", "find_spans", "split_clauses", "split_sentences"]
 
@@ -327,9 +328,9 @@ def find_spans(sentence: str, lower_vocab: frozenset[str] = frozenset()) -> list
     beside_cjk = CJK_CHARS.search(sentence) is not None
     for sp in _name_runs(sentence, lower_vocab, beside_cjk):
         cands.append((2, sp))
-    if beside_cjk:
-        cands += [(rank, Span(a, b, name, kind)) for rank, a, b, name, kind
-                  in cjk_candidates(sentence)]
+    scripts = [*(cjk_candidates(sentence) if beside_cjk else ()),
+               *(hindi_candidates(sentence) if DEVANAGARI.search(sentence) else ())]
+    cands += [(rank, Span(a, b, name, kind)) for rank, a, b, name, kind in scripts]
     cands.sort(key=lambda c: (c[0], c[1].start, -(c[1].end - c[1].start)))
     taken: list[Span] = []
     used = bytearray(len(sentence))  # characters already in a taken span

@@ -1,0 +1,68 @@
+"""Names in Hindi text, which Devanagari writes without capitals: a person named after an
+honorific or a title, the offline extractor's cue for them.
+
+Hindi writes its postpositions as words of their own (``नरेंद्र मोदी ने कहा``: ``ने`` marks
+who said it), so a name after ``श्री``, ``श्रीमती``, ``डॉ.``, ``प्रोफेसर``, ``पंडित``,
+``महात्मा`` ... or a title such as ``प्रधानमंत्री``, ``राष्ट्रपति``, ``मंत्री`` is the words up to
+the next postposition, auxiliary or conjunction (``ने``, ``का``, ``में``, ``है``, ``और``,
+the honorific ``जी`` ...), three at most, with nothing but spaces between them, and not
+the sentence's last word when the name has two (Hindi puts its verb last):
+:func:`hindi_candidates` gives each as ``person``.
+
+Limits (honest): a name without such a cue (``नरेंद्र मोदी ने``) is not found, nor are places
+and organisations; a word between the name and its postposition joins a name of fewer than
+three words (``श्री रामनाथ कोविंद भारत के राष्ट्रपति थे`` gives ``रामनाथ कोविंद भारत``).
+Marathi and Nepali, also written in Devanagari, attach their postpositions to the word, so a
+name there takes its postposition with it.
+
+Example:
+    >>> [(s[3], s[4]) for s in hindi_candidates("प्रधानमंत्री नरेंद्र मोदी ने भाषण दिया।")]
+    [('नरेंद्र मोदी', 'person')]
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["DEVANAGARI", "hindi_candidates"]
+
+#: a Devanagari character (letters, signs and digits; not the danda ``।`` ``॥``)
+DEVANAGARI = re.compile("[\u0900-\u0963\u0966-\u097f]")
+_WORD = re.compile("[\u0900-\u0963\u0966-\u097f]+\\.?")
+#: honorifics and titles a name follows
+_CUES = frozenset((
+    "श्री", "श्रीमती", "श्रीमान", "सुश्री", "कुमारी", "डॉ.", "डॉ", "डॉक्टर", "प्रोफेसर", "प्रो.",
+    "पंडित", "महात्मा", "स्वामी", "राष्ट्रपति", "प्रधानमंत्री", "मुख्यमंत्री", "मंत्री", "राजा",
+    "रानी", "सम्राट", "महाराजा", "सांसद", "विधायक", "न्यायमूर्ति", "जनरल", "कप्तान"))
+#: postpositions, auxiliaries, conjunctions and particles: where a name ends
+_STOPS = frozenset((
+    "ने", "को", "से", "का", "की", "के", "में", "पर", "तक", "और", "है", "हैं", "था", "थी", "थे",
+    "तथा", "एवं", "व", "भी", "ही", "तो", "जी", "या", "लिए", "द्वारा", "साथ", "बाद", "पहले",
+    "कि", "यह", "वह", "ये", "वे", "एक", "नहीं", "कहा", "गया", "गई", "गए", "हुआ", "हुई", "हुए",
+    "आया", "आई", "आए", "रहा", "रही", "रहे", "होगा", "होगी", "होंगे"))
+_MOST = 3
+
+
+def hindi_candidates(sentence: str) -> list[tuple[int, int, int, str, str]]:
+    """The people ``sentence`` names after an honorific or a title (see the module's
+    docs), as (priority, start, end, name, ``person``): the priority of the English cues'
+    names."""
+    words = list(_WORD.finditer(sentence))
+    out: list[tuple[int, int, int, str, str]] = []
+    for i, cue in enumerate(words):
+        if cue.group() not in _CUES:
+            continue
+        name: list[re.Match[str]] = []
+        for word in words[i + 1:i + 1 + _MOST]:
+            before = name[-1] if name else cue
+            if (word.group() in _STOPS or word.group() in _CUES
+                    or not sentence[before.end():word.start()].isspace()):
+                break
+            name.append(word)
+        if len(name) > 1 and not sentence[name[-1].end():].strip(" ।॥!?\"'"):
+            name.pop()  # the sentence's last word: its verb (Hindi puts it last)
+        if name and not any(w.group().endswith(".") for w in name[:-1]):
+            start, end = name[0].start(), name[-1].end()
+            text = sentence[start:end].rstrip(".")
+            out.append((2, start, start + len(text), text, "person"))
+    return out
