@@ -182,3 +182,21 @@ def test_a_hidden_groups_shapes_give_no_text(tmp_path: Path) -> None:
     assert load_documents(_with_stream(path, shown, tmp_path / "shown.ppt"))[0].text == (
         "Berths\n\nOld draft box\n\nShips dock all year.\n\nGroup draft left\n\n"
         "Group draft right")
+
+
+def test_a_hidden_layers_shapes_give_no_text(tmp_path: Path) -> None:
+    """Stop 60: a frame on a layer the layer set hides (``draw:display="none"``, in
+    ``styles.xml`` as LibreOffice keeps it) gives no text; shown, the same layer is read."""
+    import zipfile
+
+    path = DATA / "layers.odp"
+    assert load_documents(path)[0].text == "Berths\n\nShips dock all year."
+    shown = tmp_path / "shown.odp"
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(shown, "w") as out:
+        for item in src.infolist():
+            data = src.read(item)
+            if item.filename == "styles.xml":
+                assert data.count(b'draw:display="none"') == 1
+                data = data.replace(b'draw:display="none"', b'draw:display="always"')
+            out.writestr(item, data)
+    assert load_documents(shown)[0].text == "Berths\n\nDraft layer note\n\nShips dock all year."

@@ -5,7 +5,8 @@ One document per file, its id and ``source`` as a deck's (the id keeps the suffi
 ``talk.odp``), its slides each a page (:mod:`.pages`), in :mod:`.slides`' layout: the
 title, the other frames' and shapes' text (groups and tables too; a text box LibreOffice
 drew, a rectangle or a callout holds its paragraphs itself), the footer and date, the
-speaker notes; a hidden frame or shape (``draw:display="none"``) gives no text. A hidden
+speaker notes; a hidden frame or shape (``draw:display="none"``, or on a layer
+``draw:display="none"`` hides) gives no text. A hidden
 slide gives no text and keeps its number. A footer or a fixed date (the presentation's
 declarations a slide uses: ``presentation:use-footer-name``) is shown on the first slide it
 is on and not again, as a ``.pptx`` deck's; a date that shows the day the deck is opened, a
@@ -27,6 +28,7 @@ from .furniture import Once
 from .opendocs import (
     PAGE_NUMBERS,
     SHAPES,
+    hidden_layers,
     hidden_shape,
     hiding_styles,
     odf_blocks,
@@ -58,16 +60,16 @@ _FRAMES = frozenset({"footer", "date-time", "page-number", "header"})
 _FIELDS = PAGE_NUMBERS | frozenset(map(_q, ("text:date", "text:time")))
 
 
-def _frames(el: ET.Element) -> Iterator[ET.Element]:
+def _frames(el: ET.Element, layers: frozenset[str]) -> Iterator[ET.Element]:
     """The frames and shapes holding text of a slide in order (a shape's text is its own
     paragraphs: a text box LibreOffice drew, a rectangle, a callout), in groups too, not
-    its notes' or a frame's own, nor a hidden one's."""
+    its notes' or a frame's own, nor a hidden one's (itself or its layer, ``layers``)."""
     for child in el:
         if child.tag in _SHAPES:
-            if not hidden_shape(child):
+            if not hidden_shape(child, layers):
                 yield child
-        elif child.tag != _q("presentation:notes") and not hidden_shape(child):
-            yield from _frames(child)
+        elif child.tag != _q("presentation:notes") and not hidden_shape(child, layers):
+            yield from _frames(child, layers)
 
 
 class _Furniture:
@@ -95,14 +97,15 @@ class _Furniture:
         return out
 
 
-def _slide(page: ET.Element, hidden: set[str], furniture: _Furniture) -> tuple[str, str]:
+def _slide(page: ET.Element, hidden: set[str], furniture: _Furniture,
+           layers: frozenset[str]) -> tuple[str, str]:
     """(the slide's title, its text: title, other frames, footer and date, notes); empty
-    when hidden."""
+    when hidden. ``layers``: the hidden layers, whose shapes give no text."""
     if page.get(_q("draw:style-name")) in hidden:
         return "", ""
     title: list[str] = []
     parts: list[str] = []
-    for frame in _frames(page):
+    for frame in _frames(page, layers):
         kind = frame.get(_q("presentation:class"))
         if kind in _FRAMES:  # a footer or date of its own: once, without its fields
             shown = odf_blocks(without_fields(frame, _FIELDS))
@@ -115,7 +118,8 @@ def _slide(page: ET.Element, hidden: set[str], furniture: _Furniture) -> tuple[s
             parts.append(text)
     parts += furniture.of(page)
     for note in page.iter(_q("presentation:notes")):
-        parts += ["\n\n".join(t for _, t in odf_blocks(frame) if t) for frame in _frames(note)]
+        parts += ["\n\n".join(t for _, t in odf_blocks(frame) if t)
+                  for frame in _frames(note, layers)]
     heading = " ".join(title[0].split()) if title else ""
     return heading, "\n\n".join(p for p in (*title, *parts) if p)
 
@@ -123,10 +127,12 @@ def _slide(page: ET.Element, hidden: set[str], furniture: _Furniture) -> tuple[s
 def odp_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
     """The document of the OpenDocument presentation ``path`` (see the module's docs)."""
     with foreign_file(path, "an OpenDocument presentation"):
-        content, title, _ = odf_parts(path)
+        content, title, styles = odf_parts(path, styles=True)
         hidden = hiding_styles(content, _PAGE_PROPERTIES, "presentation:visibility", "hidden")
         furniture = _Furniture(content)
-        slides = [_slide(page, hidden, furniture) for page in content.iter(_q("draw:page"))]
+        layers = hidden_layers(content, styles)
+        slides = [_slide(page, hidden, furniture, layers)
+                  for page in content.iter(_q("draw:page"))]
     title = title or next((t for t, _ in slides if t), path.stem)
     return paged_document(path, path_id(path, id_from_path, root), cut_title(title),
                           [text for _, text in slides])

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 import zipfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from copy import deepcopy
 from pathlib import Path
 
@@ -45,8 +45,9 @@ from .titles import cut_title
 from .zipped import check_package, package_xml
 
 __all__ = [
-    "PAGE_NUMBERS", "SHAPES", "hidden_shape", "hiding_style", "hiding_styles", "odf_blocks",
-    "odf_parts", "odf_tag", "odt_document", "opened", "paragraph", "without_fields",
+    "PAGE_NUMBERS", "SHAPES", "hidden_layers", "hidden_shape", "hiding_style", "hiding_styles",
+    "odf_blocks", "odf_parts", "odf_tag", "odt_document", "opened", "paragraph",
+    "without_fields",
 ]
 
 _NS = {"office": "urn:oasis:names:tc:opendocument:xmlns:office:1.0",
@@ -89,10 +90,20 @@ _BOXES = SHAPES | {_q("draw:text-box")}
 _DISPLAY = "{http://openoffice.org/2010/draw}display"  # LibreOffice's draw:display
 
 
-def hidden_shape(shape: ET.Element) -> bool:
+def hidden_shape(shape: ET.Element, layers: Collection[str] = ()) -> bool:
     """Whether a frame or shape is shown on neither the screen nor paper (``draw:display``,
-    LibreOffice's ``drawooo:display``: ``none``)."""
-    return "none" in (shape.get(_q("draw:display")), shape.get(_DISPLAY))
+    LibreOffice's ``drawooo:display``: ``none``), itself or by its layer (``draw:layer``
+    one of ``layers``: :func:`hidden_layers`)."""
+    return "none" in (shape.get(_q("draw:display")), shape.get(_DISPLAY)) or (
+        bool(layers) and shape.get(_q("draw:layer")) in layers)
+
+
+def hidden_layers(*roots: ET.Element | None) -> frozenset[str]:
+    """The names of the layers ``roots`` (a document's parts) declare hidden
+    (``draw:layer`` with ``draw:display="none"``: the shapes on them are not shown)."""
+    return frozenset(name for root in roots if root is not None
+                     for layer in root.iter(_q("draw:layer"))
+                     if hidden_shape(layer) and (name := layer.get(_q("draw:name"))))
 
 
 def _inline(el: ET.Element) -> str:

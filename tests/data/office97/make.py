@@ -4,7 +4,8 @@ Needs LibreOffice (``apt-get install libreoffice-writer-nogui libreoffice-impres
 python-docx, python-pptx and olefile. Run from anywhere: ``python tests/data/office97/make.py``.
 It writes ``report.html``, ``notes.docx``, ``deck.pptx``, ``tables.pptx`` and ``footers.pptx``
 in a temporary folder, converts them with ``soffice --convert-to`` ("MS Word 97", "MS
-PowerPoint 97"; ``footers.pptx`` to ``.odp`` too), keeps ``footers.pptx`` and blanks the
+PowerPoint 97"; ``footers.pptx`` to ``.odp`` too; the hand-written ``layers.fodp`` to
+``.odp``), keeps ``footers.pptx`` and blanks the
 decks' thumbnails (their summary information's ``PIDSI_THUMBNAIL``: 575 KiB of picture the
 tests never read) so the files compress to a few KiB.
 """
@@ -216,6 +217,9 @@ def main() -> None:
         for name in ("deck.ppt", "tables.ppt", "footers.ppt", "hidden.ppt"):
             blank_thumbnail(work / name)
         hide_group(work / "hidden.ppt")
+        subprocess.run(["soffice", "--headless", "--convert-to", "odp", "--outdir", tmp,
+                        str(HERE / "layers.fodp")], check=True, capture_output=True)
+        shutil.copy(work / "layers.odp", HERE / "layers.odp")
         for name in ("report.doc", "notes.doc", "deck.ppt", "tables.ppt", "footers.pptx",
                      "footers.ppt", "footers.odp", "hidden.pptx", "hidden.ppt", "hidden.odp"):
             shutil.copy(work / name, HERE / name)
