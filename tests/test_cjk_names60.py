@@ -10,16 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_cjk_offline57 import _found
 
 from hyperviz_core.rag import Document, VizRAG
 from hyperviz_core.rag.extract.heuristic import HeuristicExtractor
 from hyperviz_core.rag.extract.korean import stem
-from hyperviz_core.rag.extract.spans import find_spans, split_sentences
-
-
-def _found(text: str) -> list[tuple[str, str]]:
-    return [(sp.name, sp.type) for s0, s1 in split_sentences(text)
-            for sp in find_spans(text[s0:s1])]
 
 
 @pytest.mark.parametrize(("text", "found"), [

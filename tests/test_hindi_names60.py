@@ -6,14 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_cjk_offline57 import _found
 
 from hyperviz_core.rag import Document, VizRAG
-from hyperviz_core.rag.extract.spans import find_spans, split_sentences
-
-
-def _found(text: str) -> list[tuple[str, str]]:
-    return [(sp.name, sp.type) for s0, s1 in split_sentences(text)
-            for sp in find_spans(text[s0:s1])]
+from hyperviz_core.rag.extract.spans import split_sentences
 
 
 @pytest.mark.parametrize(("text", "found"), [
