@@ -86,7 +86,7 @@ def test_a_non_utf8_terminal_gets_escapes_not_a_crash(tmp_path: Path) -> None:
     folder = tmp_path / "pl"
     folder.mkdir()
     (folder / "a.txt").write_text("Tekst o Bern.\n", encoding="utf-8")
-    (folder / "Łódź.numbers").write_bytes(b"x")  # named in the "left out" listing
+    (folder / "Łódź.pages").write_bytes(b"x")  # named in the "left out" listing
     store = str(tmp_path / "store")
     run = _vizrag("index", str(folder), "--store", store, "--no-progress",
                   encoding="iso8859-15")

@@ -339,7 +339,7 @@ def test_inputs_without_documents_stop_before_the_store(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pdfs = tmp_path / "pdfs"
     pdfs.mkdir()
-    (pdfs / "a.numbers").write_bytes(b"PK\x03\x04\x00")
+    (pdfs / "a.pages").write_bytes(b"PK\x03\x04\x00")
     (pdfs / "b.key").write_bytes(b"PK\x03\x04")
     empty = tmp_path / "empty.json"
     empty.write_text("[]")

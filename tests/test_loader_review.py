@@ -129,7 +129,7 @@ def _walk_corpus(tmp_path: Path) -> Path:
     (corp / ".git").mkdir()
     (corp / ".git" / "notes.md").write_text("Git notes.")
     (main / "note.txt").write_text("Main note about Oslo.")
-    (main / "staff.numbers").write_text("id,name,city\n")
+    (main / "staff.pages").write_text("id,name,city\n")
     (main / "slides.key").write_text("PK")
     (main / "README").write_text("no suffix")
     outside = tmp_path / "outside"
@@ -158,7 +158,7 @@ def test_a_walk_names_what_it_leaves_out_and_why(tmp_path: Path) -> None:
         "main/again.txt": f"the same file as {main / 'note.txt'}, read already",
         "main/dangling.txt": "a broken symbolic link (No such file or directory)",
         "main/slides.key": "not a kind of file the walk reads (suffix .key)",
-        "main/staff.numbers": "not a kind of file the walk reads (suffix .numbers)",
+        "main/staff.pages": "not a kind of file the walk reads (suffix .pages)",
         "main/up": FOLDER_LINK,
     }
     skipped: list[str] = []
@@ -316,17 +316,17 @@ def test_vizrag_index_names_what_the_walk_left_out(tmp_path: Path,
     corp = tmp_path / "c"
     (corp / ".git").mkdir(parents=True)
     (corp / "a.txt").write_text("Ada Lovelace met Charles Babbage.")
-    (corp / "b.numbers").write_text("x,y\n")
+    (corp / "b.pages").write_text("x,y\n")
     (corp / "etc").symlink_to(tmp_path, target_is_directory=True)
     assert main(["index", str(corp), "--store", str(tmp_path / "s"), "--no-progress"]) == 0
     out = capsys.readouterr().out
     assert "  left out 3 path(s) of the folders (not read):\n" in out
-    assert (f"  left out {corp / 'b.numbers'}: not a kind of file the walk reads "
-            "(suffix .numbers)") in out
+    assert (f"  left out {corp / 'b.pages'}: not a kind of file the walk reads "
+            "(suffix .pages)") in out
     assert main(["index", str(corp), "--store", str(tmp_path / "s"), "--no-progress",
                  "--json"]) == 0
     left = json.loads(capsys.readouterr().out)["input"]["left_out"]
-    assert [p.split(": ")[0] for p in left] == [str(corp / n) for n in (".git", "b.numbers", "etc")]
+    assert [p.split(": ")[0] for p in left] == [str(corp / n) for n in (".git", "b.pages", "etc")]
 
 
 def test_the_skip_list_does_not_repeat_the_hint(tmp_path: Path) -> None:

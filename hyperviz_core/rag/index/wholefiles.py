@@ -2,7 +2,8 @@
 PDFs (:mod:`.pdfs`), Word documents (:mod:`.wordfiles`; 97-2003 ones: :mod:`.docfiles`),
 PowerPoint decks (:mod:`.slides`; 97-2003 ones: :mod:`.pptfiles`), OpenDocument text,
 presentations and spreadsheets (:mod:`.opendocs`, :mod:`.odsfiles`), Excel workbooks
-(:mod:`.sheets`; 97-2003 ones: :mod:`.xlsfiles`), EPUB e-books (:mod:`.ebooks`), e-mail
+(:mod:`.sheets`; 97-2003 ones: :mod:`.xlsfiles`), Apple Numbers spreadsheets
+(:mod:`.numbersfiles`), EPUB e-books (:mod:`.ebooks`), e-mail
 messages (:mod:`.mails`; Outlook's: :mod:`.msgfiles`), RTF files (:mod:`.rtffiles`),
 subtitles (:mod:`.subtitles`) and Jupyter notebooks (:mod:`.notebooks`); a message's
 attachments are read by these readers too (:func:`attachment_reader`). Each reader of
@@ -18,7 +19,7 @@ Example:
      '.ipynb', '.msg', '.odp', '.odt', '.pdf', '.pot', '.potm', '.potx', '.pps', '.ppsm',
      '.ppsx', '.ppt', '.pptm', '.pptx', '.rtf', '.srt', '.vtt', '.xhtml']
     >>> sorted(WORKBOOKS)
-    ['.ods', '.xls', '.xlsm', '.xlsx', '.xlt', '.xltm', '.xltx']
+    ['.numbers', '.ods', '.xls', '.xlsm', '.xlsx', '.xlt', '.xltm', '.xltx']
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from .htmlpages import html_document
 from .mails import eml_document, mbox_documents
 from .msgfiles import msg_document
 from .notebooks import notebook_document
+from .numbersfiles import numbers_documents
 from .odpfiles import odp_document
 from .odsfiles import ods_documents
 from .officekinds import deck_file, word_file, workbook_file
@@ -47,6 +49,7 @@ from .suffixes import (
     MAILBOX_SUFFIXES,
     MSG_SUFFIXES,
     NOTEBOOK_SUFFIXES,
+    NUMBERS_SUFFIXES,
     PDF_SUFFIXES,
     PPT_SUFFIXES,
     PPTX_SUFFIXES,
@@ -118,4 +121,5 @@ MAILBOXES: dict[str, Callable[[Path, bool, Path | None], Iterator[tuple[Document
 
 #: suffix -> the reader of such spreadsheets
 WORKBOOKS: dict[str, Callable[..., Iterator[tuple[Document, str]]]] = {
-    ".ods": ods_documents, **dict.fromkeys((*XLSX_SUFFIXES, *XLS_SUFFIXES), workbook_file)}
+    ".ods": ods_documents, **dict.fromkeys((*XLSX_SUFFIXES, *XLS_SUFFIXES), workbook_file),
+    **dict.fromkeys(NUMBERS_SUFFIXES, numbers_documents)}
