@@ -51,6 +51,7 @@ from ._lexicon import (
     _WORK_WORDS,
 )
 from .cjk import CJK_CHARS, cjk_candidates
+from .german import german_run, is_german
 from .hindi import DEVANAGARI, hindi_candidates
 
 __all__ = ["Span", "find_spans", "split_clauses", "split_sentences"]
@@ -241,9 +242,31 @@ def _opens_no_name(word: str, nxt: str) -> bool:
             or (len(low) >= 5 and low.endswith("ing") and after in _AFTER_GERUND))
 
 
-def _name_runs(sentence: str, lower_vocab: frozenset[str], beside_cjk: bool) -> list[Span]:
+def _trimmed(ms: list[re.Match[str]], before: list[re.Match[str]],
+             german: bool) -> list[re.Match[str]]:
+    """The words ``ms`` of a run of capitalised words without its leading and trailing
+    function words ("The", "In", "His", "of", "L'"), at most :data:`_MAX_NAME_TOKENS` long;
+    in German text (``german``) without a noun a determiner opens (:func:`.german_run`),
+    ``before`` being the words before the run."""
+    words = list(before)
+    while ms and (
+        ms[0].group(0).casefold().rstrip(".") in STOPWORDS or ms[0].group(0) in _CALENDAR
+        or ms[0].group(0).casefold() in _ELISIONS
+    ):
+        words.append(ms[0])
+        ms = ms[1:]
+    while ms and ms[-1].group(0).casefold() in _CONNECTORS:
+        ms = ms[:-1]
+    if german and ms:  # its nouns are capitalised too: "die Stadt Hamburg"
+        ms = ms[german_run([m.group(0) for m in ms], [w.group(0) for w in words[-3:]]):]
+    return ms[:_MAX_NAME_TOKENS]
+
+
+def _name_runs(sentence: str, lower_vocab: frozenset[str], beside_cjk: bool,
+               german: bool = False) -> list[Span]:
     """Runs of capitalised words (``beside_cjk``: the sentence holds Chinese, Japanese or
-    Korean, where a word ends)."""
+    Korean, where a word ends; ``german``: German text, whose nouns are capitalised too:
+    :mod:`.german`)."""
     toks = list((_TOKEN_BESIDE_CJK if beside_cjk else _TOKEN).finditer(sentence))
     spans: list[Span] = []
     i = 0
@@ -276,15 +299,7 @@ def _name_runs(sentence: str, lower_vocab: frozenset[str], beside_cjk: bool) -> 
         if (not sentence[: ms[0].start()].strip(" \"'“‘(`") and i + 1 < len(toks)
                 and _opens_no_name(ms[0].group(0), toks[i + 1].group(0))):
             ms = ms[1:]  # "Originally", "Founded in", "Following World War II"
-        # trim leading/trailing function words ("The", "In", "His", "of", "L'")
-        while ms and (
-            ms[0].group(0).casefold().rstrip(".") in STOPWORDS or ms[0].group(0) in _CALENDAR
-            or ms[0].group(0).casefold() in _ELISIONS
-        ):
-            ms = ms[1:]
-        while ms and ms[-1].group(0).casefold() in _CONNECTORS:
-            ms = ms[:-1]
-        ms = ms[:_MAX_NAME_TOKENS]
+        ms = _trimmed(ms, toks[max(0, i - 3):i + len(toks[i:j + 1]) - len(ms)], german)
         if ms:
             s, e = ms[0].start(), ms[-1].end()
             run = [m.group(0) for m in ms]
@@ -326,7 +341,7 @@ def find_spans(sentence: str, lower_vocab: frozenset[str] = frozenset()) -> list
         for m in rx.finditer(sentence):
             cands.append((1, Span(m.start(), m.end(), m.group(0).strip(), "quantity")))
     beside_cjk = CJK_CHARS.search(sentence) is not None
-    for sp in _name_runs(sentence, lower_vocab, beside_cjk):
+    for sp in _name_runs(sentence, lower_vocab, beside_cjk, is_german(lower_vocab)):
         cands.append((2, sp))
     scripts = [*(cjk_candidates(sentence) if beside_cjk else ()),
                *(hindi_candidates(sentence) if DEVANAGARI.search(sentence) else ())]
