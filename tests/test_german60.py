@@ -50,3 +50,24 @@ def test_a_german_store_s_hyperedges_join_names_not_nouns(tmp_path: Path) -> Non
     assert {"Angela Merkel", "Hamburg"} <= {e.name for e in res.entities}
     assert names == {"2019", "Angela Merkel", "Hamburg", "Peter Tschentscher", "Deutsche Bank",
                      "Europäischen Investitionsbank"}  # no "Regierung", "Hafen", "Wetter"
+
+
+def test_an_english_sentence_beside_german_stays_english() -> None:
+    """A novel quoting German: its English sentences keep their names (the German
+    sentences of the same text lose their nouns)."""
+    text = HAMBURG + " “I am Werther,” he said to the Baron at the Rathaus."
+    names = _names(text)
+    assert {"Werther", "Baron", "Rathaus"} <= set(names)
+    assert not {"Regierung", "Hafen", "Wetter"} & set(names)
+
+
+def test_noun_phrases_after_a_head_noun_are_looked_at_again() -> None:
+    from hyperviz_core.rag.extract.german import german_run
+
+    cases = {("Das", "Element", "der", "Lüsternheit"): [],  # two noun phrases, no name
+             ("Werk", "des", "Doktor", "Pifpuf"): ["Pifpuf"],
+             ("Litteratur", "von", "Leibnitz"): ["Leibnitz"],  # von opens no noun phrase
+             ("Hamburg", "Mit"): ["Hamburg"]}  # a trailing function word goes
+    for run, name in cases.items():
+        start, end = german_run(run, ["die"] if run[0] != "Hamburg" else ["nach"])
+        assert list(run[start:end]) == name, run

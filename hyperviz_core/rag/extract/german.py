@@ -3,7 +3,9 @@ every noun in German text too ("Im Jahr", "Die Regierung", "Hafen"). This module
 nouns from the names by what stands before them.
 
 :func:`is_german` tells German text by its function words (the words the text also writes
-in lower case: at least three of German's, more than of English's). In German text,
+in lower case: at least three of German's, more than of English's), and
+:func:`german_sentence` a German sentence of it (one without English's function words, so
+an English sentence beside German quotations stays English). In a German sentence,
 :func:`german_run` trims a run of capitalised words:
 
 * a leading function word goes (an article, a contracted preposition such as ``Im``,
@@ -20,16 +22,19 @@ as a name; a first noun ending like an adjective (``Messe Frankfurt``) stays.
 
 Example:
     >>> german_run(["Stadt", "Hamburg"], ["besuchte", "Angela", "Merkel", "die"])
-    1
+    (1, 2)
     >>> german_run(["Regierung"], ["plante", "die"]), german_run(["Angela", "Merkel"], [])
-    (1, 0)
+    ((1, 1), (0, 2))
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
-__all__ = ["german_run", "is_german"]
+__all__ = ["german_run", "german_sentence", "is_german"]
+
+_WORD = re.compile(r"[^\W\d_]+")
 
 #: German function words that are no English words (``die``, ``war``, ``am`` are)
 _GERMAN = frozenset((
@@ -40,6 +45,10 @@ _GERMAN = frozenset((
     "einige", "viele", "diese", "dieser", "dieses", "kein", "keine", "sehr", "hat", "haben"))
 _ENGLISH = frozenset(("the", "and", "of", "is", "was", "to", "with", "for", "that", "this",
                       "from", "which", "were", "are", "has", "have", "it", "by"))
+#: English words that make a sentence English (German has none of them)
+_ENGLISH_SENTENCE = _ENGLISH | frozenset((
+    "he", "she", "they", "we", "you", "his", "her", "their", "its", "said", "had", "been",
+    "be", "not", "but", "on", "at", "as", "a", "or", "if", "there", "would", "could", "my"))
 #: what a noun phrase opens with: articles, contracted prepositions, quantifiers,
 #: demonstratives and possessives
 _DETERMINERS = frozenset((
@@ -60,7 +69,8 @@ _ADJECTIVE_ENDS = ("e", "en", "es", "em")
 
 
 def is_german(vocab: frozenset[str]) -> bool:
-    """Whether a text whose lower-case words are ``vocab`` is German (see the module's docs).
+    """Whether a text whose lower-case words are ``vocab`` is German: three of German's
+    function words or more, and more of them than of English's (see the module's docs).
 
     >>> is_german(frozenset("die stadt und der hafen sind im norden".split()))
     True
@@ -69,6 +79,21 @@ def is_german(vocab: frozenset[str]) -> bool:
     """
     german = len(vocab & _GERMAN)
     return german >= 3 and german > len(vocab & _ENGLISH)
+
+
+def german_sentence(sentence: str, vocab: frozenset[str]) -> bool:
+    """Whether ``sentence`` of a text whose lower-case words are ``vocab`` is German: the
+    text is (:func:`is_german`), and the sentence has none of English's function words (an
+    English sentence beside German quotations in a novel stays English).
+
+    >>> v = frozenset("die stadt und der hafen sind im norden".split())
+    >>> german_sentence("Die Regierung plante einen Hafen.", v)
+    True
+    >>> german_sentence("I am Werther, he said.", v)
+    False
+    """
+    return is_german(vocab) and not any(
+        w in _ENGLISH_SENTENCE for w in _WORD.findall(sentence) if w.islower())
 
 
 def _after_determiner(before: Sequence[str]) -> bool:
@@ -82,10 +107,9 @@ def _after_determiner(before: Sequence[str]) -> bool:
     return bool(words) and words[-1].casefold() in _DETERMINERS
 
 
-def german_run(run: Sequence[str], before: Sequence[str]) -> int:
-    """How many of the leading words of the run of capitalised words ``run`` to drop in
-    German text (all of them: it is no name), ``before`` being the words before it in the
-    sentence (see the module's docs)."""
+def _noun_phrase(run: Sequence[str], before: Sequence[str]) -> int:
+    """How many leading words of ``run`` one pass drops: its leading function words, and
+    after a determiner its head noun (or the whole run, one common noun)."""
     drop = 0
     while drop < len(run) and run[drop].casefold() in _LEADING:
         drop += 1
@@ -94,7 +118,24 @@ def german_run(run: Sequence[str], before: Sequence[str]) -> int:
     if not (drop and run[drop - 1].casefold() in _DETERMINERS) \
             and not (drop == 0 and _after_determiner(before)):
         return drop
-    head = run[drop]
-    if len(run) - drop == 1 or not head.casefold().endswith(_ADJECTIVE_ENDS):
+    if len(run) - drop == 1 or not run[drop].casefold().endswith(_ADJECTIVE_ENDS):
         return drop + 1
     return drop
+
+
+def german_run(run: Sequence[str], before: Sequence[str]) -> tuple[int, int]:
+    """The (start, end) of the name in the run of capitalised words ``run`` of a German
+    sentence (``start == end``: it is no name), ``before`` being the words before it in the
+    sentence (see the module's docs). After a head noun goes, so do the lower-case words
+    after it, and what follows is looked at again (``Element der Lüsternheit`` goes whole:
+    ``der`` opens another noun phrase; ``Werk des Doktor Pifpuf`` gives ``Pifpuf``). A
+    trailing function word goes too (``Hamburg Mit``)."""
+    end = len(run)
+    while end and run[end - 1].casefold() in _LEADING:
+        end -= 1
+    drop = 0
+    while drop < end and (step := _noun_phrase(run[drop:end], [*before, *run[:drop]])):
+        drop += step
+        while drop < end and run[drop].islower():
+            drop += 1
+    return min(drop, end), end

@@ -51,7 +51,7 @@ from ._lexicon import (
     _WORK_WORDS,
 )
 from .cjk import CJK_CHARS, cjk_candidates
-from .german import german_run, is_german
+from .german import german_run, german_sentence
 from .hindi import DEVANAGARI, hindi_candidates
 
 __all__ = ["Span", "find_spans", "split_clauses", "split_sentences"]
@@ -258,7 +258,8 @@ def _trimmed(ms: list[re.Match[str]], before: list[re.Match[str]],
     while ms and ms[-1].group(0).casefold() in _CONNECTORS:
         ms = ms[:-1]
     if german and ms:  # its nouns are capitalised too: "die Stadt Hamburg"
-        ms = ms[german_run([m.group(0) for m in ms], [w.group(0) for w in words[-3:]]):]
+        start, end = german_run([m.group(0) for m in ms], [w.group(0) for w in words[-3:]])
+        ms = ms[start:end]
     return ms[:_MAX_NAME_TOKENS]
 
 
@@ -341,7 +342,8 @@ def find_spans(sentence: str, lower_vocab: frozenset[str] = frozenset()) -> list
         for m in rx.finditer(sentence):
             cands.append((1, Span(m.start(), m.end(), m.group(0).strip(), "quantity")))
     beside_cjk = CJK_CHARS.search(sentence) is not None
-    for sp in _name_runs(sentence, lower_vocab, beside_cjk, is_german(lower_vocab)):
+    for sp in _name_runs(sentence, lower_vocab, beside_cjk,
+                         german_sentence(sentence, lower_vocab)):
         cands.append((2, sp))
     scripts = [*(cjk_candidates(sentence) if beside_cjk else ()),
                *(hindi_candidates(sentence) if DEVANAGARI.search(sentence) else ())]
