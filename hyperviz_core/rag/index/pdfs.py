@@ -17,7 +17,8 @@ A page without a text layer (a scan) is read by OCR (:mod:`.ocr`) when the ``ocr
 and Tesseract are installed, and not turned off: ``metadata["ocr_pages"]`` lists the pages
 read so (from 1). Without them such a page gives no text. A page's filled-in form fields
 (AcroForm: their values are drawn by annotations, not by the page) follow its text, a line
-each, ``Label: value`` (:mod:`.pdfforms`). An encrypted PDF that needs a
+each, ``Label: value``, and so does the text of its free-text annotations (a typewriter
+text, a callout; not a sticky note's comment) (:mod:`.pdfforms`). An encrypted PDF that needs a
 password, a file pypdf cannot read and a PDF read without the extra are each a
 :class:`~.errors.LoaderError` naming the file; a folder walk without the extra leaves PDFs
 out, listed with the command that installs it (:mod:`.suffixes`).
@@ -38,7 +39,7 @@ from .errors import LoaderError
 from .guards import printable
 from .ocr import ocr_languages, scanned_text
 from .pages import paged_document
-from .pdfforms import field_lines
+from .pdfforms import field_lines, free_text_lines
 from .pdfrunning import without_running_lines
 from .suffixes import reader_module
 from .textfiles import foreign_file, path_id
@@ -93,12 +94,15 @@ def _read(pypdf: Any, path: Path) -> tuple[str, list[str], list[int], list[list[
 
 
 def _fields(page: Any) -> list[str]:
-    """A page's filled-in form fields, a line each (:mod:`.pdfforms`); none when the form is
-    too damaged to read (the page keeps its text)."""
-    try:
-        return field_lines(page)
-    except Exception:  # an untrusted file
-        return []
+    """A page's filled-in form fields and free-text annotations, a line each
+    (:mod:`.pdfforms`); none of those too damaged to read (the page keeps its text)."""
+    out = []
+    for read in (field_lines, free_text_lines):
+        try:
+            out += read(page)
+        except Exception:  # an untrusted file
+            continue
+    return out
 
 
 #: a word hyphenated at a line end: its two halves
