@@ -85,3 +85,4 @@ def test_a_walk_without_the_extra_lists_them(harbour: Path,
     assert line.endswith("harbour.numbers: reading Apple Numbers spreadsheets needs the "
                          "'numbers' extra: pip install 'vizrag[numbers]' (from a checkout: "
                          "pip install -e '.[numbers]')")
+
