@@ -43,7 +43,8 @@ _GERMAN = frozenset((
     "werden", "sind", "bei", "nach", "über", "durch", "oder", "aber", "wie", "noch", "nur",
     "schon", "zum", "zur", "vom", "beim", "dass", "wird", "sie", "er", "wir", "ich", "nach",
     "einige", "viele", "diese", "dieser", "dieses", "kein", "keine", "sehr", "hat", "haben"))
-_ENGLISH = frozenset(("the", "and", "of", "is", "was", "to", "with", "for", "that", "this",
+#: English function words that are no German words (German writes ``was``, ``will``)
+_ENGLISH = frozenset(("the", "and", "of", "is", "to", "with", "for", "that", "this",
                       "from", "which", "were", "are", "has", "have", "it", "by"))
 #: English words that make a sentence English (German has none of them)
 _ENGLISH_SENTENCE = _ENGLISH | frozenset((
