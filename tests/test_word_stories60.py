@@ -45,12 +45,12 @@ def _chunk(part: Any, name: str, text: str) -> Any:
     return parse_xml(f'<w:altChunk {_NS} r:id="{rid}"/>')
 
 
-def _object(part: Any) -> Any:
-    """A run holding an OLE object that embeds the fleet workbook, related to ``part``."""
+def _object(part: Any, name: str = "Microsoft_Excel_Worksheet.xlsx") -> Any:
+    """A run holding an OLE object that embeds the fleet workbook (a part ``name``),
+    related to ``part``."""
     from docx.oxml.parser import parse_xml
 
-    rid = _related(part, "embeddings/Microsoft_Excel_Worksheet.xlsx", _XLSX, _workbook(),
-                   _PACKAGE)
+    rid = _related(part, f"embeddings/{name}", _XLSX, _workbook(), _PACKAGE)
     return parse_xml(f'<w:r {_NS}><w:object><o:OLEObject Type="Embed" ProgID="Excel.Sheet.12" '
                      f'ObjectID="_1" r:id="{rid}"/></w:object></w:r>')
 
@@ -95,3 +95,22 @@ def test_a_footnote_s_chunk_and_workbook(tmp_path: Path) -> None:
     text = load_documents(tmp_path / "notes.docx")[0].text
     assert ("Footnote 1: Measured by the Norwegian Coastal Administration in 2019.\n"
             f"{FLEET}\nImported in the note.\n\nThe fish market") in text
+
+
+def test_a_workbook_in_a_text_box_is_read_once(tmp_path: Path) -> None:
+    """The paragraph holding a text box reads the workbooks in it; the box's own lines do
+    not read them again (in the body and in a header alike)."""
+    from docx.oxml.parser import parse_xml
+
+    document = docx.Document()
+    header = document.sections[0].header
+    for n, (story, paragraph) in enumerate(((header, header.paragraphs[0]),
+                                            (document, document.add_paragraph("Body.")))):
+        box = parse_xml(f'<w:r {_NS}><w:pict><w:txbxContent><w:p><w:r><w:t>In the box'
+                        '</w:t></w:r></w:p></w:txbxContent></w:pict></w:r>')
+        box.find(f".//{{{_W}}}p").append(_object(story.part, f"book{n}.xlsx"))
+        paragraph._p.append(box)
+    document.save(str(tmp_path / "boxes.docx"))
+    text = load_documents(tmp_path / "boxes.docx")[0].text
+    assert text.count("Ship: Aurora") == 2, text  # once in the header, once in the body
+    assert text.split("\n\n") == [f"Header: In the box\n{FLEET}", "Body.", "In the box", FLEET]

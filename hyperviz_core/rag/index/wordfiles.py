@@ -71,8 +71,9 @@ in its place (:mod:`.wordchunks`; ``depth``: how many chunks deep ``document`` i
         return chunk_text(part, item, chunk_body, source)
 
     notes = WordNotes(document, source, read_chunk)
+    # a chunk's headers are not shown (Word shows the document's own)
     pages = word_furniture(document, source, read_chunk) if depth == 0 else Furniture([])
-    section = 0  # a chunk's headers: Word's shows the document's own
+    section = 0
     out: list[tuple[str, str]] = [("", block) for block in pages.headers(section)]
     body = document._body
     story = Story(document.part, source, read_chunk)

@@ -73,12 +73,13 @@ def _item_lines(item: Any, story: Story | None = None) -> Iterator[str]:
         yield row_text(cell_text(tc, chunk) for tc in cells(row))
 
 
-def _lines(element: Any, story: Story | None = None) -> Iterator[str]:
+def _lines(element: Any, story: Story | None = None, objects: bool = True) -> Iterator[str]:
     """The text of each paragraph in ``element`` (a note, a text box), a table's rows a
-    line each; with ``story``, imported chunks, graphics and workbooks too."""
+    line each; with ``story``, imported chunks too, and (``objects``) graphics and
+    workbooks (not a text box's: the paragraph holding the box reads those)."""
     for child in block_items(element, chunks=story is not None):
         yield from _item_lines(child, story)
-        if story is not None:
+        if story is not None and objects:
             yield from story.objects(child)
 
 
@@ -91,7 +92,7 @@ def _shown(element: Any) -> bool:
 def _box_lines(element: Any, story: Story | None = None) -> list[str]:
     """The lines of the text boxes Word shows in ``element``."""
     return [line for box in element.iter(f"{W}txbxContent") if _shown(box)
-            for line in _lines(box, story) if line]
+            for line in _lines(box, story, objects=False) if line]
 
 
 def story_text(element: Any, story: Story | None = None) -> str:
