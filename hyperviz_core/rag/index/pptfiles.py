@@ -85,19 +85,24 @@ def _hidden_shape(data: bytes, rec: Record) -> bool:
 
 def _hidden_groups(data: bytes, page: Record) -> list[tuple[int, int]]:
     """The byte ranges of the groups hidden on a slide: a group's own shape (the first in
-    its container) hidden by its properties hides every shape in the group."""
+    its container) hidden by its properties hides every shape in the group (in a damaged
+    drawing, those found before the damage)."""
     found: list[tuple[int, int]] = []
     stack = [page]
-    while stack:
-        for rec in children(data, stack.pop()):
-            if not rec.container:
-                continue
-            if rec.type == _GROUP and (own := next(children(data, rec), None)) is not None \
-                    and own.container and any(_hidden_shape(data, p) for p in
-                                              children(data, own) if p.type in _PROPERTIES):
-                found.append((rec.start, rec.end))
-            else:
-                stack.append(rec)
+    try:
+        while stack:
+            for rec in children(data, stack.pop()):
+                if not rec.container:
+                    continue
+                own = next(children(data, rec), None) if rec.type == _GROUP else None
+                if own is not None and own.container and any(
+                        _hidden_shape(data, p) for p in children(data, own)
+                        if p.type in _PROPERTIES):
+                    found.append((rec.start, rec.end))
+                else:
+                    stack.append(rec)
+    except ValueError:  # a damaged drawing: the slide is read as it can be, as before
+        pass
     return found
 
 
