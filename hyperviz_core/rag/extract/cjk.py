@@ -97,6 +97,7 @@ _JA_NAME = re.compile(
     rf"(?<![{_KATA}{_HAN}ー・])([{_KATA}{_HAN}ー・]{{1,8}}?)"
     r"(?:さん|さま|様(?!々)|氏|君|くん|ちゃん|先生|教授|博士|選手|社長|会長|首相|大統領|監督)")
 _KANA = re.compile("[\u3040-\u30ff]")
+_HAN_CHAR = re.compile(f"[{_HAN}]")
 _SUFFIX_RUN = re.compile(
     rf"(?:^|(?<=[{_BEFORE}\W]))((?:(?![{_GRAMMAR}])[{_HAN}]){{1,10}}?"
     rf"(?:{'|'.join(_ORG_SUFFIXES)}|{'|'.join(_PLACE_SUFFIXES)}))")
@@ -144,11 +145,11 @@ def _chinese_name(sentence: str, end: int) -> int | None:
     def fits(start: int) -> bool:
         name = sentence[max(start, 0):end]
         return (start >= 0 and len(name) == end - start
-                and all(c not in _GRAMMAR and re.match(f"[{_HAN}]", c) for c in name)
+                and all(c not in _GRAMMAR and _HAN_CHAR.match(c) for c in name)
                 and (name[0] in _SURNAMES or name.startswith(_COMPOUND_SURNAMES)))
 
     def bounded(start: int) -> bool:
-        return start == 0 or not re.match(f"[{_HAN}]", sentence[start - 1]) \
+        return start == 0 or not _HAN_CHAR.match(sentence[start - 1]) \
             or sentence[start - 1] in _GRAMMAR
 
     for start in (end - 3, end - 2):
