@@ -86,3 +86,16 @@ def test_a_walk_without_the_extra_lists_them(harbour: Path,
                          "'numbers' extra: pip install 'vizrag[numbers]' (from a checkout: "
                          "pip install -e '.[numbers]')")
 
+
+
+def test_a_duration_and_a_merge(tmp_path: Path) -> None:
+    """A duration reads as written; the cells a merge covers show nothing (the "Note" of
+    the first pier is covered by its depth)."""
+    doc = numbers_parser.Document()
+    table = doc.sheets[0].tables[0]
+    _write(table, [["Pier", "Depth", "Note", "Dredging took"],
+                   ["North", "12 m", "Deep", dt.timedelta(days=1, hours=2, minutes=30)]])
+    table.merge_cells("B2:C2")
+    doc.save(str(tmp_path / "piers.numbers"))
+    assert load_documents(tmp_path / "piers.numbers")[0].text == (
+        "Pier: North; Depth: 12 m; Dredging took: 1 day, 2:30:00")
