@@ -48,7 +48,7 @@ from __future__ import annotations
 import re
 
 from ..scripts import CJK
-from .korean import korean_candidates
+from .korean import korean_candidates, suffix_kind
 
 __all__ = ["CJK_CHARS", "cjk_candidates"]
 
@@ -84,7 +84,7 @@ _BEFORE = _GRAMMAR + "\u3040-\u309f\u30fc\u3000-\u303f\uff01-\uff0f\uff1a-\uff20
 #: single-character Chinese surnames (the commonest, simplified and traditional), and compound
 _SURNAMES = ("王李张張刘劉陈陳杨楊黄黃赵趙吴吳周徐孙孫马馬朱胡郭何高林罗羅郑鄭梁谢謝宋唐许許韩"
              "韓冯馮邓鄧曹彭曾肖萧蕭田董袁潘蒋蔣蔡余杜叶葉程苏蘇魏吕呂丁任沈姚卢盧姜崔钟鍾谭譚陆陸"
-             "汪范范金石廖贾賈夏韦韋付傅方邹鄒孟熊秦邱江尹薛闫閆段雷侯龙龍史陶黎贺賀顾顧毛郝龚龔"
+             "汪范金石廖贾賈夏韦韋付傅方邹鄒孟熊秦邱江尹薛闫閆段雷侯龙龍史陶黎贺賀顾顧毛郝龚龔"
              "邵钱錢严嚴覃武戴莫孔汤湯习習温溫")
 _COMPOUND_SURNAMES = ("欧阳", "歐陽", "司马", "司馬", "诸葛", "諸葛", "上官", "东方", "東方")
 #: Chinese titles written after a surname or a full name (``张伟先生``, ``王教授``)
@@ -98,6 +98,7 @@ _JA_NAME = re.compile(
     r"(?:さん|さま|様(?!々)|氏|君|くん|ちゃん|先生|教授|博士|選手|社長|会長|首相|大統領|監督)")
 _KANA = re.compile("[\u3040-\u30ff]")
 _HAN_CHAR = re.compile(f"[{_HAN}]")
+_KINDS = ((_ORG_SUFFIXES, "organization"), (_PLACE_SUFFIXES, "location"))
 _SUFFIX_RUN = re.compile(
     rf"(?:^|(?<=[{_BEFORE}\W]))((?:(?![{_GRAMMAR}])[{_HAN}]){{1,10}}?"
     rf"(?:{'|'.join(_ORG_SUFFIXES)}|{'|'.join(_PLACE_SUFFIXES)}))")
@@ -140,28 +141,28 @@ def cjk_candidates(sentence: str) -> list[tuple[int, int, int, str, str]]:
 def _chinese_name(sentence: str, end: int) -> int | None:
     """Where the name ending at ``end`` (a title follows) starts: a surname, then one or two
     characters, none a function word: three characters when they follow no Han character
-    or a function word, else two, else three (``张伟明``, ``张伟``); the surname alone when
-    nothing else fits (``王`` of ``王教授``: the name is then the surname and title)."""
+    or a function word, else two, else three (``张伟明``, ``张伟``); None when neither
+    fits."""
     def fits(start: int) -> bool:
-        name = sentence[max(start, 0):end]
-        return (start >= 0 and len(name) == end - start
-                and all(c not in _GRAMMAR and _HAN_CHAR.match(c) for c in name)
+        name = sentence[start:end]
+        return (start >= 0 and all(c not in _GRAMMAR and _HAN_CHAR.match(c) for c in name)
                 and (name[0] in _SURNAMES or name.startswith(_COMPOUND_SURNAMES)))
 
-    def bounded(start: int) -> bool:
-        return start == 0 or not _HAN_CHAR.match(sentence[start - 1]) \
-            or sentence[start - 1] in _GRAMMAR
-
-    for start in (end - 3, end - 2):
-        if fits(start) and (bounded(start) or start == end - 2):
-            return start
-    return end - 3 if fits(end - 3) else None
+    three, two = fits(end - 3), fits(end - 2)
+    bounded = end == 3 or (end > 3 and (not _HAN_CHAR.match(sentence[end - 4])
+                                        or sentence[end - 4] in _GRAMMAR))
+    if three and bounded:
+        return end - 3
+    if two:
+        return end - 2
+    return end - 3 if three else None
 
 
 def _titled_names(sentence: str) -> list[tuple[int, int, int, str, str]]:
     """People named before a title: Japanese (a sentence with kana: the kanji or katakana
     run before ``さん``, ``氏``, ``先生`` ...) or Chinese (a surname and a given name before
-    ``先生``, ``教授``, ``主席`` ...), each ``person``."""
+    ``先生``, ``教授``, ``主席`` ..., or the surname and title as written when no given
+    name fits: ``王教授``), each ``person``."""
     out = []
     if _KANA.search(sentence):
         for m in _JA_NAME.finditer(sentence):
@@ -172,8 +173,7 @@ def _titled_names(sentence: str) -> list[tuple[int, int, int, str, str]]:
     for m in _ZH_TITLE.finditer(sentence):
         start = _chinese_name(sentence, m.start())
         if start is not None:
-            end = m.start() if m.start() - start >= 2 else m.end()  # 王教授: as written
-            out.append((2, start, end, sentence[start:end], "person"))
+            out.append((2, start, m.start(), sentence[start:m.start()], "person"))
         elif m.start() > 0 and sentence[m.start() - 1] in _SURNAMES:
             out.append((2, m.start() - 1, m.end(), sentence[m.start() - 1:m.end()], "person"))
     return out
@@ -181,9 +181,5 @@ def _titled_names(sentence: str) -> list[tuple[int, int, int, str, str]]:
 
 def _kind(name: str) -> str | None:
     """``organization`` or ``location`` when ``name`` ends with such a suffix and holds more
-    than it (``公司`` alone is no name), else None."""
-    for suffixes, kind in ((_ORG_SUFFIXES, "organization"), (_PLACE_SUFFIXES, "location")):
-        found = [s for s in suffixes if name.endswith(s)]
-        if found and len(name) > min(map(len, found)):
-            return kind
-    return None
+    than it (``公司`` alone is no name), else None (:func:`~.korean.suffix_kind`)."""
+    return suffix_kind(name, _KINDS)

@@ -25,8 +25,9 @@ Example:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
-__all__ = ["korean_candidates", "stem"]
+__all__ = ["korean_candidates", "stem", "suffix_kind"]
 
 _WORD = re.compile("[\uac00-\ud7a3]+")
 #: particles a word may end with, longest first (``에서는`` before ``는``)
@@ -46,8 +47,11 @@ _MODIFIERS = frozenset(("현직", "전직", "신임", "차기", "역대", "당�
 _ORGS = ("주식회사", "대학교", "대학원", "연구소", "위원회", "자동차", "은행", "그룹", "전자",
          "병원", "재단", "협회", "증권", "대학")
 _PLACES = ("특별자치도", "특별자치시", "특별시", "광역시", "국제공항", "공항")
+_KINDS = ((_ORGS, "organization"), (_PLACES, "location"))
+#: every title a name is read before, longest first
+_TITLES = tuple(sorted(_PERSONAL + _OFFICES, key=lambda t: -len(t)))
 _TITLED = re.compile(rf"(?<![\uac00-\ud7a3])([\uac00-\ud7a3]{{2,4}})\s+"
-                     rf"({'|'.join(sorted(_PERSONAL + _OFFICES, key=lambda t: -len(t)))})"
+                     rf"({'|'.join(_TITLES)})"
                      rf"(?:{'|'.join(_PARTICLES)})?(?![\uac00-\ud7a3])")
 
 
@@ -64,11 +68,16 @@ def stem(word: str) -> str:
     return word
 
 
-def _suffixed(word: str) -> str | None:
-    """``organization`` or ``location`` when ``word`` ends with such a suffix and holds more
-    than it, else None."""
-    for suffixes, kind in ((_ORGS, "organization"), (_PLACES, "location")):
-        if any(word.endswith(s) and len(word) > len(s) for s in suffixes):
+def suffix_kind(name: str, kinds: Sequence[tuple[Sequence[str], str]]) -> str | None:
+    """The kind (of ``kinds``: suffixes, kind) whose suffix ``name`` ends with and holds
+    more than (``公司`` or ``은행`` alone is no name), the first that fits; else None.
+
+    >>> banks = [(("은행",), "organization")]
+    >>> suffix_kind("국민은행", banks), suffix_kind("은행", banks)
+    ('organization', None)
+    """
+    for suffixes, kind in kinds:
+        if any(name.endswith(s) and len(name) > len(s) for s in suffixes):
             return kind
     return None
 
@@ -79,12 +88,12 @@ def korean_candidates(sentence: str) -> list[tuple[int, int, int, str, str]]:
     out: list[tuple[int, int, int, str, str]] = []
     for m in _TITLED.finditer(sentence):
         name = m.group(1)
-        if name not in _MODIFIERS and name not in _OFFICES + _PERSONAL:
+        if name not in _MODIFIERS and name not in _TITLES:
             kind = "person" if m.group(2) in _PERSONAL else "entity"
             out.append((2, m.start(1), m.end(1), name, kind))
     for m in _WORD.finditer(sentence):
         for word in dict.fromkeys((m.group(), stem(m.group()))):
-            if (place := _suffixed(word)) is not None:
+            if (place := suffix_kind(word, _KINDS)) is not None:
                 out.append((2, m.start(), m.start() + len(word), word, place))
                 break
     return out
