@@ -41,7 +41,7 @@ _GERMAN = frozenset((
     "der", "das", "und", "ist", "nicht", "mit", "von", "zu", "dem", "den", "des", "ein",
     "eine", "einen", "einem", "einer", "eines", "auf", "für", "im", "sich", "auch", "wurde",
     "werden", "sind", "bei", "nach", "über", "durch", "oder", "aber", "wie", "noch", "nur",
-    "schon", "zum", "zur", "vom", "beim", "dass", "wird", "sie", "er", "wir", "ich", "nach",
+    "schon", "zum", "zur", "vom", "beim", "dass", "wird", "sie", "er", "wir", "ich",
     "einige", "viele", "diese", "dieser", "dieses", "kein", "keine", "sehr", "hat", "haben"))
 #: English function words that are no German words (German writes ``was``, ``will``)
 _ENGLISH = frozenset(("the", "and", "of", "is", "to", "with", "for", "that", "this",

@@ -300,7 +300,7 @@ def _name_runs(sentence: str, lower_vocab: frozenset[str], beside_cjk: bool,
         if (not sentence[: ms[0].start()].strip(" \"'“‘(`") and i + 1 < len(toks)
                 and _opens_no_name(ms[0].group(0), toks[i + 1].group(0))):
             ms = ms[1:]  # "Originally", "Founded in", "Following World War II"
-        ms = _trimmed(ms, toks[max(0, i - 3):i + len(toks[i:j + 1]) - len(ms)], german)
+        ms = _trimmed(ms, toks[max(0, i - 3):j + 1 - len(ms)], german)
         if ms:
             s, e = ms[0].start(), ms[-1].end()
             run = [m.group(0) for m in ms]
