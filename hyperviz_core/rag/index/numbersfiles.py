@@ -51,7 +51,7 @@ def _cell(cell: Any) -> str:
     if type(cell).__name__ in _BLANK:
         return ""
     value = cell.value
-    if isinstance(value, float) and not isinstance(value, bool):
+    if isinstance(value, float):
         value = float(f"{value:.15g}")
     if isinstance(value, dt.timedelta):
         return str(value)

@@ -30,6 +30,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .htmlpages import page_text
+
 __all__ = ["MAX_DEPTH", "field_lines", "free_text_lines"]
 
 #: the annotation flags that keep an annotation off the screen: Invisible, Hidden, NoView
@@ -97,8 +99,6 @@ def _annotations(page: Any) -> list[Any]:
 
 def free_text_lines(page: Any) -> list[str]:
     """The text of each free-text annotation shown on ``page`` (see the module's docs)."""
-    from .htmlpages import page_text
-
     lines = []
     for annot in _annotations(page):
         flags = _resolved(annot.get("/F"))
