@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_cjk_offline57 import _found
+from test_cjk_offline57 import _found, index_and_ask
 
-from hyperviz_core.rag import Document, VizRAG
+from hyperviz_core.rag import Document
 from hyperviz_core.rag.extract.heuristic import HeuristicExtractor
 from hyperviz_core.rag.extract.korean import stem
 
@@ -78,9 +78,7 @@ def test_an_offline_store_of_korean_documents_links_the_names_a_query_gives(
         tmp_path: Path) -> None:
     docs = [Document(id="a", text="이영희 교수는 삼성전자에서 일했다. 그녀는 반도체를 연구했다."),
             Document(id="b", text="김철수 씨는 국민은행에서 일한다. 그는 부산광역시에 산다.")]
-    with VizRAG(tmp_path / "s", show_progress=False) as rag:
-        report = rag.insert(docs)
-        res = rag.retrieve("이영희는 어디에서 일했나?", mode="vizrag", render=False)
+    report, res = index_and_ask(tmp_path / "s", docs, "이영희는 어디에서 일했나?")
     assert report.caseless_documents == [] and report.hyperedges >= 2
     assert res.chunks[0].doc_id == "a"
     assert {"이영희", "삼성전자"} <= {e.name for e in res.entities}

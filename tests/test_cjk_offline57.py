@@ -7,6 +7,7 @@ organisation's or a place's suffix; ``。！？`` end sentences. Before, such te
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from hyperviz_core.rag import Document, VizRAG
 from hyperviz_core.rag.extract.heuristic import HeuristicExtractor
@@ -16,6 +17,13 @@ ZH = ("星辰科技公司的总部在北京。2019年3月，张伟加入了《�
       "Apple公司在东京开设了办公室，投资300万元。")
 JA = ("東京タワーは1958年に完成した。ジョン・スミスは「ノルウェイの森」を読んだ。"
       "トヨタ自動車株式会社は愛知県にある。彼は「はい」と言った。")
+
+
+def index_and_ask(path: Path, docs: list[Document], query: str) -> tuple[Any, Any]:
+    """(the indexing report, the vizrag retrieval of ``query``) of an offline store of
+    ``docs`` at ``path``."""
+    with VizRAG(path, show_progress=False) as rag:
+        return rag.insert(docs), rag.retrieve(query, mode="vizrag", render=False)
 
 
 def _found(text: str) -> list[tuple[str, str]]:
@@ -51,9 +59,7 @@ def test_a_sentence_naming_two_makes_a_hyperedge_with_content_words_first() -> N
 
 def test_an_offline_store_of_chinese_documents_has_a_hypergraph(tmp_path: Path) -> None:
     docs = [Document(id="a", text=ZH), Document(id="b", text="1999年，星辰科技公司迁往上海市。")]
-    with VizRAG(tmp_path / "s", show_progress=False) as rag:
-        report = rag.insert(docs)
-        res = rag.retrieve("星辰科技公司什么时候迁往上海市？", mode="vizrag", render=False)
+    report, res = index_and_ask(tmp_path / "s", docs, "星辰科技公司什么时候迁往上海市？")
     assert report.hyperedges >= 3 and report.caseless_documents == []
     assert res.chunks[0].doc_id == "b"
     assert "星辰科技公司" in {e.name for e in res.entities}

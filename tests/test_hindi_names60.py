@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_cjk_offline57 import _found
+from test_cjk_offline57 import _found, index_and_ask
 
-from hyperviz_core.rag import Document, VizRAG
+from hyperviz_core.rag import Document
 from hyperviz_core.rag.extract.spans import split_sentences
 
 
@@ -35,9 +35,7 @@ def test_sentences_end_at_the_danda_and_before_devanagari() -> None:
 def test_an_offline_store_of_hindi_documents_has_a_hypergraph(tmp_path: Path) -> None:
     docs = [Document(id="a", text="प्रधानमंत्री नरेंद्र मोदी ने डॉ. मनमोहन सिंह से मुलाकात की।"),
             Document(id="b", text="श्रीमती इंदिरा गांधी का जन्म इलाहाबाद में हुआ था।")]
-    with VizRAG(tmp_path / "s", show_progress=False) as rag:
-        report = rag.insert(docs)
-        res = rag.retrieve("मनमोहन सिंह किससे मिले?", mode="vizrag", render=False)
+    report, res = index_and_ask(tmp_path / "s", docs, "मनमोहन सिंह किससे मिले?")
     assert report.caseless_documents == [] and report.hyperedges >= 1
     assert res.chunks[0].doc_id == "a"
     assert {"नरेंद्र मोदी", "मनमोहन सिंह"} <= {e.name for e in res.entities}
