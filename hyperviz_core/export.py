@@ -295,7 +295,8 @@ def build_export(
          "bbox": [_r(v) for v in s.bbox], "message": s.message,
          "scale": [round(s.scale[0], 6), round(s.scale[1], 6)],
          "unnamed": [ids.entities[k] for k in s.unnamed],
-         **({"center": [_r(s.center[0]), _r(s.center[1])], "rings": [_r(x) for x in s.rings]}
+         **({"center": [_r(s.center[0]), _r(s.center[1])], "rings": [_r(x) for x in s.rings],
+             "ring_stretch": [round(s.ring_stretch[0], 6), round(s.ring_stretch[1], 6)]}
             if s.center is not None else {})}
         for s in scenes
     ]

@@ -33,8 +33,10 @@ def test_ra_cen_nodes_stay_on_their_rings() -> None:
     r = HyperViz().render(random_hypergraph(20, 8, seed=2), layouts=("ra-cen",))
     panel = r.export()["panels"][0]
     cx, cy = panel["center"]
+    kx, ky = panel["ring_stretch"]
+    assert kx > 1.0 and ky == 1.0  # a wide panel: the rings are ellipses as wide as it
     radii = [0.0, *panel["rings"]]
     for e in r.export()["entities"]:
         (p,) = e["panel_positions"]
-        d = math.dist((p["x"], p["y"]), (cx, cy))
+        d = math.hypot((p["x"] - cx) / kx, (p["y"] - cy) / ky)  # the ring a node sits on
         assert min(abs(d - ring) for ring in radii) < 3.0, (e["id"], d, radii)

@@ -191,5 +191,5 @@ def test_ra_cen_rings_stay_inside_their_panel() -> None:
     px = np.asarray(Image.open(io.BytesIO(r.png)).convert("L"))
     band = px[int(y0) - 5:int(y0) - 1, int(x0) + 10:int(x1) - 10]  # between title and panel
     assert band.min() == band.max()  # plain background: no ring dash outside the panel
-    rings = re.findall(r'<circle class="hv-ring"[^>]*>', r.to_html())
+    rings = re.findall(r'<ellipse class="hv-ring"[^>]*>', r.to_html())
     assert rings and all('clip-path="url(#hv-clip-1)"' in c for c in rings)

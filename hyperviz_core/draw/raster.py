@@ -102,6 +102,12 @@ def _circle(x: float, y: float, r: float) -> Path:
     return Path.circle((x, y), r)
 
 
+def _ellipse(x: float, y: float, rx: float, ry: float) -> Path:
+    if rx == ry:
+        return _circle(x, y, rx)
+    return Path.unit_circle().transformed(Affine2D().scale(rx, ry).translate(x, y))
+
+
 def _rect(x0: float, y0: float, x1: float, y1: float) -> Path:
     return Path([(x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)], closed=True)
 
@@ -110,7 +116,7 @@ def _node_path(x: float, y: float, r: float, shape: str) -> Path:
     if shape == "circle":
         return _circle(x, y, r)
     if shape == "ellipse":
-        return Path.unit_circle().transformed(Affine2D().scale(r, r * 0.78).translate(x, y))
+        return _ellipse(x, y, r, r * 0.78)
     if shape == "box":
         h = r / math.sqrt(2.0)
         return _rect(x - h, y - h, x + h, y + h)
@@ -183,7 +189,8 @@ def _panel(layer: _Layer, scene: PanelScene, ids: IdMap, colors: dict[str, str],
         return
     if scene.center is not None and scene.rings:
         cx, cy = scene.center
-        layer.paths([_circle(cx, cy, rad) for rad in scene.rings], 1,
+        kx, ky = scene.ring_stretch
+        layer.paths([_ellipse(cx, cy, rad * kx, rad * ky) for rad in scene.rings], 1,
                     clip=frame,  # a ring wider than the panel stays inside its frame
                     facecolors="none", edgecolors="#dddddd", linestyles=[_LS["dashed"]],
                     linewidths=layer.lw(1.0))

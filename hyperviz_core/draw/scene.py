@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import math
 import numbers
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -74,6 +74,8 @@ class PanelScene:
     incidence: list[tuple[str, str]] = field(default_factory=list)
     clique: list[tuple[str, str]] = field(default_factory=list)
     rings: list[float] = field(default_factory=list)
+    ring_stretch: Pt = (1.0, 1.0)
+    """Ring ``i`` is the ellipse with half-axes ``rings[i]`` times these (circles: 1, 1)."""
     ring_names: list[str] = field(default_factory=list)
     center: Pt | None = None
     labels: list[Label] = field(default_factory=list)
@@ -137,16 +139,23 @@ def _checked(layout: str, result: Any, order: LayoutOrder) -> LayoutResult:
         raise ValueError(f"layout {layout!r} gave no position for {len(missing)} entities")
     for what, points in (("entity", result.entities), ("hyperedge", result.hyperedges)):
         for key, point in points.items():
-            try:
-                ok = len(point) == 2 and all(  # numbers, not text that reads as one
-                    isinstance(c, numbers.Real) and not isinstance(c, bool)
-                    and math.isfinite(float(c)) for c in point)
-            except (TypeError, ValueError):
-                ok = False
-            if not ok:
+            if not _finite_pair(point):
                 raise ValueError(f"layout {layout!r} gave {what} {key!r} the position "
                                  f"{point!r:.60}, not two finite numbers")
+    if result.rings and not _finite_pair(result.ring_stretch, above=0.0):
+        raise ValueError(f"layout {layout!r} gave the ring stretch "
+                         f"{result.ring_stretch!r:.60}, not two finite numbers above 0")
     return result
+
+
+def _finite_pair(pair: Any, above: float = -math.inf) -> bool:
+    """Two finite numbers (not text that reads as one), each above ``above``."""
+    try:
+        return len(pair) == 2 and all(isinstance(c, numbers.Real) and not isinstance(c, bool)
+                                      and math.isfinite(float(c)) and float(c) > above
+                                      for c in pair)
+    except (TypeError, ValueError):
+        return False
 
 
 def build_geometry(
@@ -158,11 +167,14 @@ def build_geometry(
     if not order.entities:
         scene.message = "empty hypergraph (nothing to draw)"
         return scene
+    inner = _inner(bbox, style)
+    wide, high = inner[2] - inner[0], inner[3] - inner[1]
+    if wide > 0 and high > 0:  # the layout may shape itself to its panel
+        order = replace(order, aspect=round(wide / high, 6))
     result = _checked(layout, get_layout(layout)(hg, order), order)
     scene.kind, scene.engine = result.kind, result.engine
     r = node_radius(ids, style)
     scene.radius = r
-    inner = _inner(bbox, style)
     edges = [(h, hg.members(h)) for h in order.hyperedges]
     if result.kind == "set":
         ranks = nesting_ranks(edges)
@@ -212,6 +224,7 @@ def build_geometry(
     if result.rings and result.center is not None:
         scene.center = (cx + (result.center[0] - mx) * sx, cy - (result.center[1] - my) * sy)
         scene.rings = [float(rad * sx) for rad in result.rings]
+        scene.ring_stretch = (float(result.ring_stretch[0]), float(result.ring_stretch[1]))
         scene.ring_names = list(result.ring_names)
     return scene
 
@@ -378,13 +391,14 @@ def _ring_labels(scene: PanelScene, style: Style, occ: Occupancy) -> None:
     assert scene.center is not None
     cx, cy = scene.center
     size = max(4.0, style.font_size - 1.0)
+    kx, ky = scene.ring_stretch
     for i, rad in enumerate(scene.rings, 1):
         names = scene.ring_names
         text = names[i - 1] if i <= len(names) else f"d={i}"
         w, h = measure(text, size, False, style.dpi)
         for deg in (-90, -60, -120, -30, -150, 90, 60, 120):
-            x = cx + rad * math.cos(math.radians(deg))
-            y = cy + rad * math.sin(math.radians(deg))
+            x = cx + kx * rad * math.cos(math.radians(deg))
+            y = cy + ky * rad * math.sin(math.radians(deg))
             b = make_box(x, y, w + 2.0, h)
             if occ.free(b):
                 occ.add(b)

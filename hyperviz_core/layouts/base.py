@@ -43,6 +43,10 @@ class LayoutOrder:
 
     entities: list[str]
     hyperedges: list[str]
+    aspect: float = 1.25
+    """Width / height of the panel the layout will be drawn into. A layout may shape itself
+    to it (``ra-cen`` stretches its shells into ellipses as wide as the panel); its
+    positions are still fitted with one uniform scale for x and y."""
 
 
 @dataclass
@@ -58,6 +62,10 @@ class LayoutResult:
     (paper §3.1); kept so custom layouts that set it keep working."""
     rings: list[float] = field(default_factory=list)
     """Radii of guide rings around ``center`` (radial layouts), in layout units."""
+    ring_stretch: Point = (1.0, 1.0)
+    """x and y factors of the rings: ring ``i`` is the ellipse around ``center`` with
+    half-axes ``rings[i] * ring_stretch[0]`` and ``rings[i] * ring_stretch[1]`` (circles by
+    default)."""
     center: Point | None = None
     ring_names: list[str] = field(default_factory=list)
     """Labels of the rings (default ``d=1``, ``d=2`` ...)."""

@@ -3,7 +3,8 @@
 * ``bi-inc`` — two columns (entities | hyperedges), ordered by spectral ordering followed by
   median sweeps, keeping the order with the fewest incidence-edge crossings.
 * ``ra-cen`` — shells by shortest-path distance (on the incidence graph) from the highest-degree
-  entity, angles from ``networkx.shell_layout`` ordered by the parents' mean angle.
+  entity, angles from ``networkx.shell_layout`` ordered by the parents' mean angle; the shells
+  are ellipses shaped like the panel (:func:`shell_stretch`).
 * ``cli-exp`` — ``networkx.spring_layout(seed=42, k=0.95)`` on the incidence graph plus the clique
   expansion (clique edges are drawn solid, incidence edges dashed).
 
@@ -27,7 +28,7 @@ from .base import LayoutOrder, LayoutResult
 from .gv import hub_entity
 from .pack import ordered_subgraph, packed
 
-__all__ = ["bi_inc", "cli_exp", "count_crossings", "ra_cen", "spectral_order"]
+__all__ = ["bi_inc", "cli_exp", "count_crossings", "ra_cen", "shell_stretch", "spectral_order"]
 
 Node = tuple[str, str]
 
@@ -213,14 +214,50 @@ def ra_cen(hg: Hypergraph, order: LayoutOrder) -> LayoutResult:
         for n in layer:
             a = angle[n] if i else 0.0
             pos[n] = (radius * math.cos(a), radius * math.sin(a))
+    sx, sy = shell_stretch(list(pos.values()), order.aspect)
+    pos = {n: (sx * x, sy * y) for n, (x, y) in pos.items()}
     if len(pos) < g.number_of_nodes():  # other components: packed beside the shells
         rest = ordered_subgraph(g, [n for n in g.nodes if n not in pos])
-        pos = packed(rest, _spring, first=(pos, (-radius, -radius, radius, radius)))
+        box = (-sx * radius, -sy * radius, sx * radius, sy * radius)
+        pos = packed(rest, _spring, first=(pos, box))
     ents = {n[1]: p for n, p in pos.items() if n[0] == "E"}  # type: ignore[index]
     edges = {n[1]: p for n, p in pos.items() if n[0] == "H"}  # type: ignore[index]
     names = [f"d={i}" for i in range(1, len(rings) + 1)]
     return LayoutResult(kind="induced", entities=ents, hyperedges=edges, rings=rings,
-                        center=(0.0, 0.0), ring_names=names, engine="shell")
+                        center=(0.0, 0.0), ring_names=names, engine="shell",
+                        ring_stretch=(sx, sy))
+
+
+MAX_STRETCH = 1.6
+"""The most ``ra-cen`` widens (or, in a tall panel, heightens) its shells."""
+
+
+def shell_stretch(points: list[tuple[float, float]], aspect: float) -> tuple[float, float]:
+    """x and y factors that widen (or heighten) ``ra-cen``'s circular shells into ellipses
+    until the drawing's bounding box is shaped like a panel of the given width / height
+    (at most :data:`MAX_STRETCH` either way; one factor is always 1).
+
+    Names are written across, beside their nodes: on circles in a wide panel the names of
+    the nodes at the top and bottom of a shell, side by side, had no room and were left
+    out (shown by ID only), while the panel's sides stayed empty. A drawing already as
+    wide as its panel (a long chain on the outer shells, say) is left as it is.
+
+    >>> square = [(-1.0, 0.0), (1.0, 0.0), (0.0, -1.0), (0.0, 1.0)]
+    >>> shell_stretch(square, 1.5), shell_stretch(square, 0.8), shell_stretch(square, 3.0)
+    ((1.5, 1.0), (1.0, 1.25), (1.6, 1.0))
+    >>> shell_stretch([(-2.0, 0.0), (2.0, 0.0), (0.0, -1.0), (0.0, 1.0)], 1.5)
+    (1.0, 1.333333)
+    """
+    if len(points) < 2 or not math.isfinite(aspect) or aspect <= 0:
+        return (1.0, 1.0)
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    w, h = max(xs) - min(xs), max(ys) - min(ys)
+    if w <= 0 or h <= 0:
+        return (1.0, 1.0)
+    ratio = aspect * h / w  # > 1: the panel is wider than the drawing
+    if ratio >= 1.0:
+        return (round(min(ratio, MAX_STRETCH), 6), 1.0)
+    return (1.0, round(min(1.0 / ratio, MAX_STRETCH), 6))
 
 
 def _spring(g: nx.Graph) -> dict[Hashable, tuple[float, float]]:

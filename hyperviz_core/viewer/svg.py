@@ -114,6 +114,13 @@ def _point(pt: object) -> tuple[float, float] | None:
     return None
 
 
+def _stretch(pair: object) -> tuple[float, float]:
+    """A panel's ring stretch (x, y factors of its rings); circles when absent or unusable
+    (exports written before rings could be ellipses have none)."""
+    pt = _point(pair)
+    return pt if pt is not None and pt[0] > 0 and pt[1] > 0 else (1.0, 1.0)
+
+
 def _points(poly: object) -> list[tuple[float, float]]:
     if not isinstance(poly, Sequence) or isinstance(poly, str):
         return []
@@ -185,6 +192,7 @@ class _Panel:
         self.rings = (
             [r for r in (as_float(v) for v in rings) if r] if isinstance(rings, list) else []
         )
+        self.ring_stretch = _stretch(meta.get("ring_stretch"))
         self.regions: list[tuple[float, str, str]] = []  # (-area, key, svg)
         self.lines: list[str] = []
         self.hnodes: list[str] = []
@@ -218,9 +226,10 @@ class _Panel:
             dash = _dasharray("dashed", 1.0)
             clip = f"hv-clip-{idx}"  # a wide ring stays in its panel, as in the PNG
             out.append(f'<clipPath id="{clip}"><rect {frame}/></clipPath>')
+            kx, ky = self.ring_stretch
             out.extend(
-                f'<circle class="hv-ring" cx="{fmt(cx)}" cy="{fmt(cy)}" r="{fmt(r)}" '
-                f'fill="none" stroke="#dddddd" stroke-width="1"{dash} '
+                f'<ellipse class="hv-ring" cx="{fmt(cx)}" cy="{fmt(cy)}" rx="{fmt(r * kx)}" '
+                f'ry="{fmt(r * ky)}" fill="none" stroke="#dddddd" stroke-width="1"{dash} '
                 f'clip-path="url(#{clip})"/>'
                 for r in self.rings
             )
