@@ -16,9 +16,18 @@ an English sentence beside German quotations stays English). In a German sentenc
   goes unless it is an inflected adjective, which names keep (``die Stadt Hamburg`` gives
   ``Hamburg``; ``die Deutsche Bank``, ``der Europäischen Investitionsbank`` stay).
 
-Limits (honest): a name written with an article (``der Rhein``, ``die Schweiz``) is taken for
-a noun and dropped; a noun without a determiner (a plural: ``Kinder spielen``) is still read
-as a name; a first noun ending like an adjective (``Messe Frankfurt``) stays.
+A name German writes with its article (``der Rhein``, ``die Schweiz``, ``im Iran``: listed in
+:data:`ARTICLE_NAMES`, countries, regions, rivers, mountains and seas) stays a name after
+one, and a lone word with a noun's suffix (``Verwaltung``, ``Freiheit``, ``Gesellschaften``,
+``Demokratie`` is not one: :data:`_NOUN_ENDS`) is no name even without a determiner.
+:func:`nominative` writes the inflected adjectives a name opens with as after
+``der``/``die``/``das`` (``Europäischen Zentralbank`` and ``Europäischer Zentralbank`` both
+give ``Europäische Zentralbank``), so the cases of one name are one entity.
+
+Limits (honest): a name with an article that is not listed is taken for a noun and dropped;
+a noun without a determiner or a listed suffix (a plural: ``Kinder spielen``) is still read
+as a name; a first noun ending like an adjective (``Messe Frankfurt``) stays; a noun's own
+case ending stays (``des Deutschen Bundestages`` gives ``Deutsche Bundestages``).
 
 Example:
     >>> german_run(["Stadt", "Hamburg"], ["besuchte", "Angela", "Merkel", "die"])
@@ -31,8 +40,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import pairwise
 
-__all__ = ["german_run", "german_sentence", "is_german"]
+__all__ = ["ARTICLE_NAMES", "german_run", "german_sentence", "is_german", "nominative"]
 
 _WORD = re.compile(r"[^\W\d_]+")
 
@@ -67,6 +77,32 @@ _LEADING = _DETERMINERS | frozenset((
     "da", "als", "wenn", "obwohl", "weil", "dass", "auch", "noch", "nur", "so", "doch"))
 #: the endings of an inflected adjective (``neuen``, ``Deutsche``, ``Europäischen``)
 _ADJECTIVE_ENDS = ("e", "en", "es", "em")
+#: names German writes with an article (``die Schweiz``, ``am Rhein``), case-folded
+ARTICLE_NAMES = frozenset((
+    # countries and regions
+    "schweiz", "türkei", "ukraine", "slowakei", "mongolei", "usa", "niederlande", "irak",
+    "iran", "jemen", "libanon", "sudan", "tschad", "kongo", "vatikan", "elsass", "pfalz",
+    "lausitz", "eifel", "rhön", "krim", "bretagne", "normandie", "provence", "toskana",
+    "lombardei", "walachei", "steiermark", "antarktis", "arktis", "karibik", "sahara",
+    # rivers
+    "rhein", "main", "donau", "elbe", "oder", "weser", "mosel", "ems", "spree", "havel",
+    "neckar", "inn", "isar", "saale", "ruhr", "lahn", "themse", "loire", "wolga", "nil",
+    "amazonas", "mississippi", "weichsel", "memel",
+    # mountains, lakes and seas
+    "alpen", "pyrenäen", "karpaten", "anden", "zugspitze", "ostsee", "nordsee", "bodensee",
+    "chiemsee", "mittelmeer", "atlantik", "pazifik"))
+#: suffixes of German nouns no name has: a lone word of at least seven letters ending in one
+#: is a common noun (``Verwaltung``, ``Freiheit``, ``Gesellschaften``, ``Religion``)
+_NOUN_ENDS = ("ung", "ungen", "heit", "heiten", "keit", "keiten", "schaft", "schaften",
+              "tion", "tionen", "tät", "täten", "ismus", "ismen", "nisse", "nissen")
+#: adjective stems of names (``Neue Zürcher Zeitung``, ``Rote Kreuz``), case-folded
+_ADJECTIVE_STEMS = frozenset((
+    "deutsch", "neu", "alt", "groß", "gross", "klein", "frei", "rot", "schwarz", "weiß", "grün",
+    "blau", "hoh", "erst", "zweit", "dritt", "ober", "unter", "nieder", "heilig", "vereinigt"))
+#: suffixes of adjective stems (``europäisch``, ``königlich``, ``national``, ``kulturell``;
+#: not ``westfal``: ``Westfalen`` is a place)
+_ADJECTIVE_SUFFIXES = ("isch", "lich", "ig", "onal", "ral", "ial", "ell", "iv", "är", "ös",
+                       "bar", "sam", "haft", "deutsch")
 
 
 def is_german(vocab: frozenset[str]) -> bool:
@@ -119,9 +155,67 @@ def _noun_phrase(run: Sequence[str], before: Sequence[str]) -> int:
     if not (drop and run[drop - 1].casefold() in _DETERMINERS) \
             and not (drop == 0 and _after_determiner(before)):
         return drop
+    if len(run) - drop == 1 and run[drop].casefold().rstrip(".") in ARTICLE_NAMES:
+        return drop  # "die Schweiz", "am Rhein"
     if len(run) - drop == 1 or not run[drop].casefold().endswith(_ADJECTIVE_ENDS):
         return drop + 1
     return drop
+
+
+def _common_noun(word: str) -> bool:
+    """Whether ``word`` has a suffix only German common nouns have (:data:`_NOUN_ENDS`)."""
+    return len(word) >= 7 and word.casefold().rstrip(".").endswith(_NOUN_ENDS)
+
+
+def _adjective(word: str) -> tuple[bool, bool]:
+    """Whether a capitalised ``word`` of a name is an adjective, and whether it has a case
+    ending other than ``-e`` (``Europäischen``, ``Deutscher``, ``Neuen``; ``Deutsche`` is
+    one without; ``Fischer``, ``Peter``, ``Predigten`` are none)."""
+    low = word.casefold()
+    if not word[:1].isupper() or len(low) < 3:
+        return (False, False)
+    for stem, inflected in ((low[:-2], low[-2:] in ("en", "er", "es", "em")),
+                            (low[:-1], low.endswith("e"))):
+        if not inflected:
+            continue
+        if stem in _ADJECTIVE_STEMS:
+            return (True, stem != low[:-1])
+        if len(stem) < 6:
+            continue
+        if low.endswith("er") and stem == low[:-2]:  # a town's -er never declines:
+            if stem.endswith(("isch", "deutsch")):  # "Leipziger", "Wuppertaler"
+                return (True, True)
+            continue
+        if stem.endswith(_ADJECTIVE_SUFFIXES):
+            return (True, stem != low[:-1])
+    return (False, False)
+
+
+def nominative(name: str) -> str:
+    """``name`` (a name of a German sentence) with the adjectives it opens with written as
+    after ``der``/``die``/``das`` (the ``-e`` ending), so the cases of one name give one
+    entity. Only adjectives before a capitalised word, from the first word on, are
+    changed: ``Lexicon Hamburgischer Schriftsteller`` (a genitive after a noun) and
+    ``Anzeigen von ...`` (a noun) stay.
+
+    >>> nominative("Europäischen Zentralbank"), nominative("Deutscher Bundestag")
+    ('Europäische Zentralbank', 'Deutsche Bundestag')
+    >>> nominative("Vereinigten Staaten"), nominative("Peter Fischer Verlag")
+    ('Vereinigte Staaten', 'Peter Fischer Verlag')
+    >>> nominative("Leipziger Messe"), nominative("Westfalen Blatt")
+    ('Leipziger Messe', 'Westfalen Blatt')
+    """
+    words = list(re.finditer(r"\S+", name))
+    inflected: list[re.Match[str]] = []
+    for m, nxt in pairwise(words):
+        adjective, ending = _adjective(m.group(0))
+        if not adjective or not nxt.group(0)[:1].isupper():
+            break
+        if ending:
+            inflected.append(m)
+    for m in reversed(inflected):  # from the end: the earlier offsets stay right
+        name = name[:m.start()] + m.group(0)[:-2] + "e" + name[m.end():]
+    return name
 
 
 def german_run(run: Sequence[str], before: Sequence[str]) -> tuple[int, int]:
@@ -139,4 +233,6 @@ def german_run(run: Sequence[str], before: Sequence[str]) -> tuple[int, int]:
         drop += step
         while drop < end and run[drop].islower():
             drop += 1
+    if end - drop == 1 and _common_noun(run[drop]):
+        return end, end  # "Verwaltung", "Freiheit": a noun even without its article
     return min(drop, end), end

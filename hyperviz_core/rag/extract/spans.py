@@ -51,7 +51,7 @@ from ._lexicon import (
     _WORK_WORDS,
 )
 from .cjk import CJK_CHARS, cjk_candidates
-from .german import german_run, german_sentence
+from .german import german_run, german_sentence, nominative
 from .hindi import DEVANAGARI, hindi_candidates
 
 __all__ = ["Span", "find_spans", "split_clauses", "split_sentences"]
@@ -67,7 +67,9 @@ _MAX_NAME_TOKENS = 10
 
 @dataclass(frozen=True)
 class Span:
-    """An entity mention inside a text: ``text[start:end] == name`` (before trimming)."""
+    """An entity mention inside a text: ``text[start:end] == name`` (before trimming), but
+    for a German name's adjectives, which ``name`` writes in one case
+    (:func:`.german.nominative`)."""
 
     start: int
     end: int
@@ -315,7 +317,8 @@ def _name_runs(sentence: str, lower_vocab: frozenset[str], beside_cjk: bool,
                 e -= 1
             single_start = len(run) == 1 and not sentence[:s].strip(" \"'“‘(`")
             if not _not_a_name(run, single_start, lower_vocab) and run[0]:
-                spans.append(Span(s, e, sentence[s:e], _guess_type(run, sentence, s, e)))
+                name = nominative(sentence[s:e]) if german else sentence[s:e]
+                spans.append(Span(s, e, name, _guess_type(run, sentence, s, e)))
         i = j + 1
     return spans
 
