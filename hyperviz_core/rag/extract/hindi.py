@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["DEVANAGARI", "hindi_candidates"]
+from .titled import Candidate, TitleCues, titled_names
+
+__all__ = ["DEVANAGARI", "HINDI", "hindi_candidates"]
 
 #: a Devanagari character (letters, signs and digits; not the danda ``।`` ``॥``)
 DEVANAGARI = re.compile("[\u0900-\u0963\u0966-\u097f]")
@@ -40,29 +42,13 @@ _STOPS = frozenset((
     "तथा", "एवं", "व", "भी", "ही", "तो", "जी", "या", "लिए", "द्वारा", "साथ", "बाद", "पहले",
     "कि", "यह", "वह", "ये", "वे", "एक", "नहीं", "कहा", "गया", "गई", "गए", "हुआ", "हुई", "हुए",
     "आया", "आई", "आए", "रहा", "रही", "रहे", "होगा", "होगी", "होंगे"))
-_MOST = 3
+HINDI = TitleCues(word=_WORD, cues=_CUES, stops=_STOPS, most=3, verb_last=True,
+                  ends=" ।॥!?\"'")
+"""Hindi's titles and the words that end a name after one (:mod:`.titled`)."""
 
 
-def hindi_candidates(sentence: str) -> list[tuple[int, int, int, str, str]]:
+def hindi_candidates(sentence: str) -> list[Candidate]:
     """The people ``sentence`` names after an honorific or a title (see the module's
     docs), as (priority, start, end, name, ``person``): the priority of the English cues'
     names."""
-    words = list(_WORD.finditer(sentence))
-    out: list[tuple[int, int, int, str, str]] = []
-    for i, cue in enumerate(words):
-        if cue.group() not in _CUES:
-            continue
-        name: list[re.Match[str]] = []
-        for word in words[i + 1:i + 1 + _MOST]:
-            before = name[-1] if name else cue
-            if (word.group() in _STOPS or word.group() in _CUES
-                    or not sentence[before.end():word.start()].isspace()):
-                break
-            name.append(word)
-        if len(name) > 1 and not sentence[name[-1].end():].strip(" ।॥!?\"'"):
-            name.pop()  # the sentence's last word: its verb (Hindi puts it last)
-        if name and not any(w.group().endswith(".") for w in name[:-1]):
-            start, end = name[0].start(), name[-1].end()
-            text = sentence[start:end].rstrip(".")
-            out.append((2, start, start + len(text), text, "person"))
-    return out
+    return titled_names(sentence, HINDI)

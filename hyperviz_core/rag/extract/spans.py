@@ -50,8 +50,10 @@ from ._lexicon import (
     _WORK_CUES,
     _WORK_WORDS,
 )
+from .arabic import ARABIC_LETTERS, arabic_candidates
 from .cjk import CJK_CHARS, cjk_candidates
 from .german import german_run, german_sentence, nominative
+from .hebrew import HEBREW_LETTERS, hebrew_candidates
 from .hindi import DEVANAGARI, hindi_candidates
 
 __all__ = ["Span", "find_spans", "split_clauses", "split_sentences"]
@@ -349,7 +351,9 @@ def find_spans(sentence: str, lower_vocab: frozenset[str] = frozenset()) -> list
                          german_sentence(sentence, lower_vocab)):
         cands.append((2, sp))
     scripts = [*(cjk_candidates(sentence) if beside_cjk else ()),
-               *(hindi_candidates(sentence) if DEVANAGARI.search(sentence) else ())]
+               *(hindi_candidates(sentence) if DEVANAGARI.search(sentence) else ()),
+               *(arabic_candidates(sentence) if ARABIC_LETTERS.search(sentence) else ()),
+               *(hebrew_candidates(sentence) if HEBREW_LETTERS.search(sentence) else ())]
     cands += [(rank, Span(a, b, name, kind)) for rank, a, b, name, kind in scripts]
     cands.sort(key=lambda c: (c[0], c[1].start, -(c[1].end - c[1].start)))
     taken: list[Span] = []

@@ -1,0 +1,62 @@
+"""Names in Hebrew text, which has no capitals: a person named after a title.
+
+A name follows a title (``מר``, ``גב'``, ``ד"ר``, ``פרופ'``, ``הנשיא``, ``ראש הממשלה``,
+``שר החוץ``, ``הרב``, ``ח"כ`` ...; also with ``ו``/``ש`` written onto it, ``ל``/``ב``/``כ``
+in place of the article: ``והנשיא``, ``לנשיא``), up to the next preposition, pronoun,
+conjunction or verb of saying (``על``, ``עם``, ``את``, ``של``, ``אמר`` ...), a word with
+``ו`` on a title or on the article (``והשר``: "and the minister") or a punctuation mark:
+two words at most, ``בן``/``בר`` inside a name not counted. :func:`hebrew_candidates` gives
+each as ``person``.
+
+Limits (honest): a name without a title is not found, nor are places and organisations; a
+verb after a one-word name that is not listed joins it (``הנשיא הרצוג ביקר`` gives ``הרצוג
+ביקר``), and so does a place with its preposition written onto it (``המלך חוסיין
+בוושינגטון`` gives ``חוסיין בוושינגטון``: surnames open with those letters too, ``כהן``,
+``לוי``, ``בגין``); a name of three words is cut to two; Yiddish, also written in Hebrew
+letters, has other titles.
+
+Example:
+    >>> [s[3] for s in hebrew_candidates('ראש הממשלה יצחק רבין נפגש עם ד"ר חיים ויצמן.')]
+    ['יצחק רבין', 'חיים ויצמן']
+"""
+
+from __future__ import annotations
+
+import re
+
+from .titled import Candidate, TitleCues, titled_names
+
+__all__ = ["HEBREW", "HEBREW_LETTERS", "hebrew_candidates"]
+
+#: a Hebrew letter
+HEBREW_LETTERS = re.compile("[\u05d0-\u05ea]")
+# a word: letters (with points), an abbreviation's geresh or gershayim (ד"ר, גב'), a
+# hyphenated name (בן-גוריון)
+_WORD = re.compile("[\u05d0-\u05ea][\u0591-\u05c7\u05d0-\u05ea]*"
+                   "(?:[\"'\u05f3\u05f4][\u05d0-\u05ea]+|[-\u05be][\u05d0-\u05ea]+)*"
+                   "[\"'\u05f3\u05f4]?")
+_CUES = frozenset((
+    "מר", "גב'", "גברת", "ד\"ר", "ד״ר", "פרופ'", "פרופ׳", "פרופסור", "הנשיא", "הנשיאה",
+    "ראש הממשלה", "ראש העיר", "ראש האופוזיציה", "השר", "השרה", "הרב", "הרבנית", "עו\"ד",
+    "עו״ד", "ח\"כ", "ח״כ", "השופט", "השופטת", "המלך", "המלכה", "הנסיך", "האלוף", "הגנרל",
+    "הסופר", "הסופרת", "המשורר", "המשוררת", "השחקן", "השחקנית", "הזמר", "הזמרת", "המאמן",
+    "שר החוץ", "שר הביטחון", "שר האוצר", "שר הפנים", "שר המשפטים", "שר הבריאות",
+    "שר החינוך", "שרת החוץ", "שרת החינוך", "יו\"ר", "יו״ר", "מנכ\"ל", "מנכ״ל"))
+_STOPS = frozenset((
+    "על", "עם", "את", "של", "אל", "כי", "אשר", "גם", "לא", "הוא", "היא", "הם", "הן", "זה",
+    "זו", "זאת", "אך", "אבל", "או", "כאשר", "לאחר", "אחרי", "לפני", "היום", "אתמול", "מחר",
+    "ביום", "בשנת", "כבר", "עוד", "רק", "מאוד", "היה", "הייתה", "היו", "יהיה", "אמר",
+    "אמרה", "הודיע", "הודיעה", "ציין", "ציינה", "הוסיף", "הוסיפה", "טען", "טענה", "כתב",
+    "כתבה", "נפגש", "נפגשה", "ביקר", "ביקרה", "פגש", "פגשה", "אומר", "אומרת", "מסר",
+    "מסרה", "השיב", "השיבה", "הסביר", "הסבירה", "הגיע", "הגיעה", "נאם", "נאמה"))
+_PARTICLES = frozenset(("בן", "בר", "בת", "אבו"))
+
+HEBREW = TitleCues(word=_WORD, cues=_CUES, stops=_STOPS, most=2, particles=_PARTICLES,
+                   prefixes="ושלבכמ", article="ה", elides="לבכ")
+"""Hebrew's titles and the words that end a name after one (:mod:`.titled`)."""
+
+
+def hebrew_candidates(sentence: str) -> list[Candidate]:
+    """The people ``sentence`` names after a title (see the module's docs), as (priority,
+    start, end, name, ``person``)."""
+    return titled_names(sentence, HEBREW)

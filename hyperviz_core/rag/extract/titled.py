@@ -1,0 +1,136 @@
+"""People named after an honorific or a title, in scripts without capitals.
+
+Where no capital marks a name (Devanagari, Arabic, Hebrew), the offline extractor finds a
+person by the title before the name: ``श्री``, ``الرئيس``, ``ראש הממשלה``. A language
+gives :class:`TitleCues`: its words, its titles (one word or several), the words that end a
+name (postpositions, prepositions, conjunctions, verbs of saying ...), how many words a name
+has at most, and the particles inside names (``بن``, ``عبد``) that do not count toward it.
+:func:`titled_names` finds the names; :mod:`.hindi`, :mod:`.arabic` and :mod:`.hebrew` hold
+the cues.
+
+Example:
+    >>> import re
+    >>> cues = TitleCues(word=re.compile(r"[a-z]+"), cues=frozenset({"mr", "vice president"}),
+    ...                  stops=frozenset({"said", "and"}), most=2)
+    >>> [s[3] for s in titled_names("then vice president jane roe said mr john doe and", cues)]
+    ['jane roe', 'john doe']
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from itertools import pairwise
+
+__all__ = ["TitleCues", "titled_names"]
+
+Candidate = tuple[int, int, int, str, str]
+"""(priority, start, end, name, type): a name the script's cues found in a sentence."""
+
+
+@dataclass(frozen=True)
+class TitleCues:
+    """What tells a name after a title in one language (see the module's docs)."""
+
+    word: re.Pattern[str]
+    """A word of the script (with the marks its titles' abbreviations carry: ``डॉ.``)."""
+    cues: frozenset[str]
+    """Titles and honorifics a name follows; several words separated by one space."""
+    stops: frozenset[str]
+    """Words that end a name."""
+    most: int = 3
+    """Words a name has at most, its particles not counted."""
+    particles: frozenset[str] = frozenset()
+    """Words inside names (``بن``, ``عبد``): not counted toward :attr:`most`, never last."""
+    skip: frozenset[str] = frozenset()
+    """Words right after a title that still belong to it (``الأمريكي``, ``السابق``)."""
+    prefixes: str = ""
+    """Letters written onto a word (``و`` "and", ``ل`` "to"): a title with one is a title,
+    and a word after a name's first that is one of them on a title or an article
+    (:attr:`article`) starts something else (``ووزير``, ``והשר``)."""
+    article: str = ""
+    """The definite article written onto a word (``ال``, ``ה``)."""
+    elides: str = ""
+    """Prefixes that swallow the article's first letter (``ل``: ``للرئيس`` is ``ل`` +
+    ``الرئيس``; Hebrew ``ל``: ``לנשיא`` is ``ל`` + ``הנשיא``)."""
+    verb_last: bool = False
+    """The language puts its verb last (Hindi): a name of two words or more never takes
+    the sentence's last word."""
+    ends: str = field(default=" ।॥!?.\"'؟")
+    """What may follow a sentence's last word."""
+
+
+def _cue_at(words: list[re.Match[str]], i: int, sentence: str, cues: TitleCues) -> int:
+    """How many words a title starting at word ``i`` has (0: none)."""
+    longest = 0
+    for n in (1, 2, 3):
+        group = words[i:i + n]
+        if len(group) < n or any(not sentence[a.end():b.start()].isspace()
+                                 for a, b in pairwise(group)):
+            break
+        first, rest = group[0].group(), "".join(" " + w.group() for w in group[1:])
+        if any(form + rest in cues.cues for form in _forms(first, cues)):
+            longest = n
+    return longest
+
+
+def _forms(word: str, cues: TitleCues, depth: int = 2) -> list[str]:
+    """``word``, and without up to two letters written onto it (``والرئيس`` → ``الرئيس``;
+    ``للرئيس`` → ``الرئيس``, the article's first letter restored after a prefix that
+    swallows it; ``ולראש`` → ``ראש``)."""
+    if not depth or len(word) < 3 or word[0] not in cues.prefixes:
+        return [word]
+    rest = word[1:]
+    out = [word, *_forms(rest, cues, depth - 1)]
+    if word[0] in cues.elides and cues.article and not rest.startswith(cues.article):
+        out.append(cues.article[0] + rest)
+    return out
+
+
+def _ends_name(word: str, cues: TitleCues) -> bool:
+    """Whether ``word``, after a name's first word, starts something else: a stop, a
+    title, or (with a prefix) a stop, a title or a word with the article (``ووزير``,
+    ``والوزير``)."""
+    if any(f in cues.stops or f in cues.cues for f in _forms(word, cues)):
+        return True
+    return bool(cues.article) and any(
+        word[i:].startswith(cues.article) and len(word) > i + len(cues.article)
+        and all(c in cues.prefixes for c in word[:i]) for i in (1, 2))
+
+
+def titled_names(sentence: str, cues: TitleCues) -> list[Candidate]:
+    """The people ``sentence`` names after a title (see the module's docs), as (priority,
+    start, end, name, ``person``): the priority of the English cues' names."""
+    words = list(cues.word.finditer(sentence))
+    out: list[Candidate] = []
+    i = 0
+    while i < len(words):
+        n = _cue_at(words, i, sentence, cues)
+        if not n:
+            i += 1
+            continue
+        j = i + n
+        while j < len(words) and words[j].group().rstrip(".") in cues.skip:
+            j += 1
+        name: list[re.Match[str]] = []
+        counted = 0
+        for k in range(j, len(words)):
+            text = words[k].group()
+            if (not sentence[words[k - 1].end():words[k].start()].isspace()
+                    or text.rstrip(".") in cues.stops or (name and _ends_name(text, cues))
+                    or _cue_at(words, k, sentence, cues)):
+                break
+            counted += text not in cues.particles
+            if counted > cues.most:
+                break
+            name.append(words[k])
+        if cues.verb_last and len(name) > 1 and not sentence[name[-1].end():].strip(cues.ends):
+            name.pop()  # the sentence's last word: its verb
+        while name and name[-1].group() in cues.particles:
+            name.pop()
+        if name and not any(w.group().endswith(".") for w in name[:-1]):
+            start, end = name[0].start(), name[-1].end()
+            text = sentence[start:end].rstrip(".")
+            out.append((2, start, start + len(text), text, "person"))
+        i = j + len(name) if name else j
+    return out
