@@ -118,14 +118,37 @@ def _push(text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:
 
 
 def split_clauses(sentence: str) -> list[tuple[int, int]]:
-    """``(start, end)`` offsets of the clauses of one sentence."""
+    """``(start, end)`` offsets of the clauses of one sentence: split at ``;``, a spaced
+    dash and ", but" (...), not inside brackets ("Karel Purkyně (15 March 1834, Wrocław –
+    5 April 1868, Prague) was a painter" is one clause: its dash joins two dates).
+
+    >>> s = "Karel Purkyně (1834 – 1868) was a painter – and a good one; he lived in Prague."
+    >>> [s[a:b] for a, b in split_clauses(s)]
+    ['Karel Purkyně (1834 – 1868) was a painter', 'and a good one', 'he lived in Prague.']
+    """
     out: list[tuple[int, int]] = []
     start = 0
+    depth = _bracket_depth(sentence) if "(" in sentence or "[" in sentence else None
     for m in _CLAUSE_SPLIT.finditer(sentence):
+        if depth is not None and depth[m.start()] > 0:
+            continue
         _push(sentence, start, m.start(), out)
         start = m.end()
     _push(sentence, start, len(sentence), out)
     return out or [(0, len(sentence))]
+
+
+def _bracket_depth(text: str) -> list[int]:
+    """How many brackets (``(``, ``[``) are open before each character of ``text`` (an
+    unmatched closing bracket counts as none)."""
+    depth, out = 0, []
+    for ch in text:
+        out.append(depth)
+        if ch in "([":
+            depth += 1
+        elif ch in ")]" and depth:
+            depth -= 1
+    return out
 
 
 def _prev_word(text: str, pos: int) -> str:
