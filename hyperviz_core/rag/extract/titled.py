@@ -19,7 +19,7 @@ Example:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import pairwise
 
 __all__ = ["TitleCues", "titled_names"]
@@ -56,7 +56,7 @@ class TitleCues:
     verb_last: bool = False
     """The language puts its verb last (Hindi): a name of two words or more never takes
     the sentence's last word."""
-    ends: str = field(default=" ।॥!?.\"'؟")
+    ends: str = " !?.\"'"
     """What may follow a sentence's last word."""
 
 
