@@ -7,7 +7,8 @@ written onto it: ``والرئيس``, ``للرئيس``), after the words that sti
 preposition, particle, pronoun or verb of saying (``في``, ``إن``, ``قال`` ...), a word with
 ``و`` on a title or on the article (``ووزير``, ``والوزير``: "and the minister") or a
 punctuation mark: three words at most, the particles of names (``بن``, ``عبد``, ``آل``,
-``أبو`` ...) not counted. :func:`arabic_candidates` gives each as ``person``.
+``أبو`` ...) not counted. :data:`ARABIC` holds these cues for
+:func:`.titled.titled_names`, which gives each as ``person``.
 
 Limits (honest): a name without a title (``قال محمد``) is not found, nor are places and
 organisations; a verb after a name of fewer than three words that is not listed joins it
@@ -15,7 +16,8 @@ organisations; a verb after a name of fewer than three words that is not listed 
 letters, have other titles.
 
 Example:
-    >>> [s[3] for s in arabic_candidates("التقى الرئيس عبد الفتاح السيسي مع الملك عبدالله.")]
+    >>> from hyperviz_core.rag.extract.titled import titled_names
+    >>> [s[3] for s in titled_names("التقى الرئيس عبد الفتاح السيسي مع الملك عبدالله.", ARABIC)]
     ['عبد الفتاح السيسي', 'عبدالله']
 """
 
@@ -23,12 +25,10 @@ from __future__ import annotations
 
 import re
 
-from .titled import Candidate, TitleCues, titled_names
+from .titled import TitleCues
 
-__all__ = ["ARABIC", "ARABIC_LETTERS", "arabic_candidates"]
+__all__ = ["ARABIC"]
 
-#: an Arabic letter (not its punctuation ``،`` ``؛`` ``؟`` or digits)
-ARABIC_LETTERS = re.compile("[\u0621-\u064a\u066e-\u06d3\u06fa-\u06ff]")
 _WORD = re.compile("[\u0621-\u065f\u0670-\u06d3\u06fa-\u06ff]+\\.?")
 _CUES = frozenset((
     "الرئيس", "الملك", "الملكة", "الأمير", "الأميرة", "الشيخ", "الشيخة", "السلطان", "الإمام",
@@ -62,8 +62,3 @@ ARABIC = TitleCues(word=_WORD, cues=_CUES, stops=_STOPS, most=2, particles=_PART
                    skip=_SKIP, prefixes="وبلف", article="ال", elides="ل")
 """Arabic's titles and the words that end a name after one (:mod:`.titled`)."""
 
-
-def arabic_candidates(sentence: str) -> list[Candidate]:
-    """The people ``sentence`` names after a title (see the module's docs), as (priority,
-    start, end, name, ``person``)."""
-    return titled_names(sentence, ARABIC)

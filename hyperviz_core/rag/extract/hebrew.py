@@ -5,8 +5,8 @@ A name follows a title (``מר``, ``גב'``, ``ד"ר``, ``פרופ'``, ``הנש�
 in place of the article: ``והנשיא``, ``לנשיא``), up to the next preposition, pronoun,
 conjunction or verb of saying (``על``, ``עם``, ``את``, ``של``, ``אמר`` ...), a word with
 ``ו`` on a title or on the article (``והשר``: "and the minister") or a punctuation mark:
-two words at most, ``בן``/``בר`` inside a name not counted. :func:`hebrew_candidates` gives
-each as ``person``.
+two words at most, ``בן``/``בר`` inside a name not counted. :data:`HEBREW` holds these cues for
+:func:`.titled.titled_names`, which gives each as ``person``.
 
 Limits (honest): a name without a title is not found, nor are places and organisations; a
 verb after a one-word name that is not listed joins it (``הנשיא הרצוג ביקר`` gives ``הרצוג
@@ -16,7 +16,8 @@ verb after a one-word name that is not listed joins it (``הנשיא הרצוג 
 letters, has other titles.
 
 Example:
-    >>> [s[3] for s in hebrew_candidates('ראש הממשלה יצחק רבין נפגש עם ד"ר חיים ויצמן.')]
+    >>> from hyperviz_core.rag.extract.titled import titled_names
+    >>> [s[3] for s in titled_names('ראש הממשלה יצחק רבין נפגש עם ד"ר חיים ויצמן.', HEBREW)]
     ['יצחק רבין', 'חיים ויצמן']
 """
 
@@ -24,12 +25,10 @@ from __future__ import annotations
 
 import re
 
-from .titled import Candidate, TitleCues, titled_names
+from .titled import TitleCues
 
-__all__ = ["HEBREW", "HEBREW_LETTERS", "hebrew_candidates"]
+__all__ = ["HEBREW"]
 
-#: a Hebrew letter
-HEBREW_LETTERS = re.compile("[\u05d0-\u05ea]")
 # a word: letters (with points), an abbreviation's geresh or gershayim (ד"ר, גב'), a
 # hyphenated name (בן-גוריון)
 _WORD = re.compile("[\u05d0-\u05ea][\u0591-\u05c7\u05d0-\u05ea]*"
@@ -55,8 +54,3 @@ HEBREW = TitleCues(word=_WORD, cues=_CUES, stops=_STOPS, most=2, particles=_PART
                    prefixes="ושלבכמ", article="ה", elides="לבכ")
 """Hebrew's titles and the words that end a name after one (:mod:`.titled`)."""
 
-
-def hebrew_candidates(sentence: str) -> list[Candidate]:
-    """The people ``sentence`` names after a title (see the module's docs), as (priority,
-    start, end, name, ``person``)."""
-    return titled_names(sentence, HEBREW)

@@ -7,7 +7,8 @@ who said it), so a name after ``श्री``, ``श्रीमती``, ``ड
 the next postposition, auxiliary or conjunction (``ने``, ``का``, ``में``, ``है``, ``और``,
 the honorific ``जी`` ...), three at most, with nothing but spaces between them, and not
 the sentence's last word when the name has two (Hindi puts its verb last):
-:func:`hindi_candidates` gives each as ``person``.
+:data:`HINDI` holds these cues for :func:`.titled.titled_names`, which gives each as
+``person``.
 
 Limits (honest): a name without such a cue (``नरेंद्र मोदी ने``) is not found, nor are places
 and organisations; a word between the name and its postposition joins a name of fewer than
@@ -16,7 +17,8 @@ Marathi and Nepali, also written in Devanagari, attach their postpositions to th
 name there takes its postposition with it.
 
 Example:
-    >>> [(s[3], s[4]) for s in hindi_candidates("प्रधानमंत्री नरेंद्र मोदी ने भाषण दिया।")]
+    >>> from hyperviz_core.rag.extract.titled import titled_names
+    >>> [(s[3], s[4]) for s in titled_names("प्रधानमंत्री नरेंद्र मोदी ने भाषण दिया।", HINDI)]
     [('नरेंद्र मोदी', 'person')]
 """
 
@@ -24,12 +26,10 @@ from __future__ import annotations
 
 import re
 
-from .titled import Candidate, TitleCues, titled_names
+from .titled import TitleCues
 
-__all__ = ["DEVANAGARI", "HINDI", "hindi_candidates"]
+__all__ = ["HINDI"]
 
-#: a Devanagari character (letters, signs and digits; not the danda ``।`` ``॥``)
-DEVANAGARI = re.compile("[\u0900-\u0963\u0966-\u097f]")
 _WORD = re.compile("[\u0900-\u0963\u0966-\u097f]+\\.?")
 #: honorifics and titles a name follows
 _CUES = frozenset((
@@ -46,9 +46,3 @@ HINDI = TitleCues(word=_WORD, cues=_CUES, stops=_STOPS, most=3, verb_last=True,
                   ends=" ।॥!?\"'")
 """Hindi's titles and the words that end a name after one (:mod:`.titled`)."""
 
-
-def hindi_candidates(sentence: str) -> list[Candidate]:
-    """The people ``sentence`` names after an honorific or a title (see the module's
-    docs), as (priority, start, end, name, ``person``): the priority of the English cues'
-    names."""
-    return titled_names(sentence, HINDI)

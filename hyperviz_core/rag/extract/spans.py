@@ -50,11 +50,12 @@ from ._lexicon import (
     _WORK_CUES,
     _WORK_WORDS,
 )
-from .arabic import ARABIC_LETTERS, arabic_candidates
+from .arabic import ARABIC
 from .cjk import CJK_CHARS, cjk_candidates
 from .german import german_run, german_sentence, nominative
-from .hebrew import HEBREW_LETTERS, hebrew_candidates
-from .hindi import DEVANAGARI, hindi_candidates
+from .hebrew import HEBREW
+from .hindi import HINDI
+from .titled import titled_names
 
 __all__ = ["Span", "find_spans", "split_clauses", "split_sentences"]
 
@@ -65,6 +66,9 @@ _CLAUSE_SPLIT = re.compile(
 
 
 _MAX_NAME_TOKENS = 10
+
+_TITLED = (HINDI, ARABIC, HEBREW)
+"""The scripts without capitals whose people are found after a title (:mod:`.titled`)."""
 
 
 @dataclass(frozen=True)
@@ -374,9 +378,7 @@ def find_spans(sentence: str, lower_vocab: frozenset[str] = frozenset()) -> list
                          german_sentence(sentence, lower_vocab)):
         cands.append((2, sp))
     scripts = [*(cjk_candidates(sentence) if beside_cjk else ()),
-               *(hindi_candidates(sentence) if DEVANAGARI.search(sentence) else ()),
-               *(arabic_candidates(sentence) if ARABIC_LETTERS.search(sentence) else ()),
-               *(hebrew_candidates(sentence) if HEBREW_LETTERS.search(sentence) else ())]
+               *(c for cues in _TITLED for c in titled_names(sentence, cues))]
     cands += [(rank, Span(a, b, name, kind)) for rank, a, b, name, kind in scripts]
     cands.sort(key=lambda c: (c[0], c[1].start, -(c[1].end - c[1].start)))
     taken: list[Span] = []
