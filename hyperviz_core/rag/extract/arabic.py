@@ -6,14 +6,15 @@ written onto it: ``والرئيس``, ``للرئيس``), after the words that sti
 (a nationality, ``السابق`` former: ``الرئيس الأمريكي السابق باراك أوباما``), up to the next
 preposition, particle, pronoun or verb of saying (``في``, ``إن``, ``قال`` ...), a word with
 ``و`` on a title or on the article (``ووزير``, ``والوزير``: "and the minister") or a
-punctuation mark: three words at most, the particles of names (``بن``, ``عبد``, ``آل``,
+punctuation mark: two words at most, the particles of names (``بن``, ``عبد``, ``آل``,
 ``أبو`` ...) not counted. :data:`ARABIC` holds these cues for
 :func:`.titled.titled_names`, which gives each as ``person``.
 
 Limits (honest): a name without a title (``قال محمد``) is not found, nor are places and
-organisations; a verb after a name of fewer than three words that is not listed joins it
-(``الرئيس بايدن يزور`` gives ``بايدن يزور``); Persian and Urdu, also written in Arabic
-letters, have other titles.
+organisations; a verb after a one-word name that is not listed joins it (``الرئيس بايدن
+يزور`` gives ``بايدن يزور``); a name of three words without a particle is cut to two
+(``محمد حسني مبارك`` gives ``محمد حسني``); Persian and Urdu, also written in Arabic letters,
+have other titles.
 
 Example:
     >>> from hyperviz_core.rag.extract.titled import titled_names
