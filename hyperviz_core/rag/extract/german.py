@@ -174,20 +174,22 @@ def _adjective(word: str) -> tuple[bool, bool]:
     low = word.casefold()
     if not word[:1].isupper() or len(low) < 3:
         return (False, False)
-    for stem, inflected in ((low[:-2], low[-2:] in ("en", "er", "es", "em")),
-                            (low[:-1], low.endswith("e"))):
-        if not inflected:
-            continue
+    stems = []  # (stem, whether its ending is a case ending other than -e)
+    if low[-2:] in ("en", "er", "es", "em"):
+        stems.append((low[:-2], True))
+    if low.endswith("e"):
+        stems.append((low[:-1], False))
+    for stem, inflected in stems:
         if stem in _ADJECTIVE_STEMS:
-            return (True, stem != low[:-1])
+            return (True, inflected)
         if len(stem) < 6:
             continue
-        if low.endswith("er") and stem == low[:-2]:  # a town's -er never declines:
-            if stem.endswith(("isch", "deutsch")):  # "Leipziger", "Wuppertaler"
+        if low.endswith("er"):  # a town's -er never declines: "Leipziger", "Wuppertaler"
+            if stem.endswith(("isch", "deutsch")):
                 return (True, True)
             continue
         if stem.endswith(_ADJECTIVE_SUFFIXES):
-            return (True, stem != low[:-1])
+            return (True, inflected)
     return (False, False)
 
 
