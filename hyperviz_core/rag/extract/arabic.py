@@ -13,8 +13,8 @@ punctuation mark: two words at most, the particles of names (``بن``, ``عبد`
 Limits (honest): a name without a title (``قال محمد``) is not found, nor are places and
 organisations; a verb after a one-word name that is not listed joins it (``الرئيس بايدن
 يزور`` gives ``بايدن يزور``); a name of three words without a particle is cut to two
-(``محمد حسني مبارك`` gives ``محمد حسني``); Persian and Urdu, also written in Arabic letters,
-have other titles.
+(``محمد حسني مبارك`` gives ``محمد حسني``). Persian and Urdu, also written in Arabic letters,
+have their own titles (:mod:`.persian`, :mod:`.urdu`).
 
 Example:
     >>> from hyperviz_core.rag.extract.titled import titled_names

@@ -55,7 +55,9 @@ from .cjk import CJK_CHARS, cjk_candidates
 from .german import german_run, german_sentence, nominative
 from .hebrew import HEBREW
 from .hindi import HINDI
+from .persian import PERSIAN
 from .titled import titled_names
+from .urdu import URDU
 
 __all__ = ["Span", "find_spans", "split_clauses", "split_sentences"]
 
@@ -67,7 +69,7 @@ _CLAUSE_SPLIT = re.compile(
 
 _MAX_NAME_TOKENS = 10
 
-_TITLED = (HINDI, ARABIC, HEBREW)
+_TITLED = (HINDI, ARABIC, HEBREW, PERSIAN, URDU)
 """The scripts without capitals whose people are found after a title (:mod:`.titled`)."""
 
 

@@ -1,12 +1,15 @@
 """People named after an honorific or a title, in scripts without capitals.
 
-Where no capital marks a name (Devanagari, Arabic, Hebrew), the offline extractor finds a
-person by the title before the name: ``श्री``, ``الرئيس``, ``ראש הממשלה``. A language
+Where no capital marks a name (Devanagari, Arabic, Hebrew, Persian, Urdu), the offline
+extractor finds a person by the title before the name: ``श्री``, ``الرئيس``, ``ראש הממשלה``,
+``آقای``, ``وزیر اعظم``. A language
 gives :class:`TitleCues`: its words, its titles (one word or several), the words that end a
 name (postpositions, prepositions, conjunctions, verbs of saying ...), how many words a name
 has at most, and the particles inside names (``بن``, ``عبد``) that do not count toward it.
-:func:`titled_names` finds the names; :mod:`.hindi`, :mod:`.arabic` and :mod:`.hebrew` hold
-the cues.
+:func:`titled_names` finds the names; :mod:`.hindi`, :mod:`.arabic`, :mod:`.hebrew`,
+:mod:`.persian` and :mod:`.urdu` hold the cues. Where languages share a script (Arabic,
+Persian, Urdu), a language's cues are tried only in a sentence with a letter of its own
+(:attr:`TitleCues.needs`, :attr:`TitleCues.not_with`).
 
 Example:
     >>> import re
@@ -58,6 +61,11 @@ class TitleCues:
     the sentence's last word."""
     ends: str = " !?.\"'"
     """What may follow a sentence's last word."""
+    needs: str = ""
+    """Letters of which a sentence must have one for the cues to be tried (a script's own
+    letters, where several languages share a script: Persian's ``گ``, Urdu's ``ے``)."""
+    not_with: str = ""
+    """Letters no sentence the cues are tried in has (another language's own)."""
 
 
 def _cue_at(words: list[re.Match[str]], i: int, sentence: str, cues: TitleCues) -> int:
@@ -101,11 +109,15 @@ def _ends_name(word: str, cues: TitleCues) -> bool:
 def titled_names(sentence: str, cues: TitleCues) -> list[Candidate]:
     """The people ``sentence`` names after a title (see the module's docs), as (priority,
     start, end, name, ``person``): the priority of the English cues' names."""
+    if ((cues.needs and not any(c in sentence for c in cues.needs))
+            or any(c in sentence for c in cues.not_with)):
+        return []
     words = list(cues.word.finditer(sentence))
     out: list[Candidate] = []
     i = 0
+    known = (-1, 0)  # (word, its title's length): the title a name stopped at
     while i < len(words):
-        n = _cue_at(words, i, sentence, cues)
+        n = known[1] if known[0] == i else _cue_at(words, i, sentence, cues)
         if not n:
             i += 1
             continue
@@ -117,8 +129,11 @@ def titled_names(sentence: str, cues: TitleCues) -> list[Candidate]:
         for k in range(j, len(words)):
             text = words[k].group()
             if (not sentence[words[k - 1].end():words[k].start()].isspace()
-                    or text.rstrip(".") in cues.stops or (name and _ends_name(text, cues))
-                    or _cue_at(words, k, sentence, cues)):
+                    or text.rstrip(".") in cues.stops or (name and _ends_name(text, cues))):
+                break
+            title = _cue_at(words, k, sentence, cues)
+            if title:
+                known = (k, title)
                 break
             counted += text not in cues.particles
             if counted > cues.most:

@@ -5,8 +5,8 @@ Chinese, Japanese, Korean, Arabic, Hebrew, Thai, Devanagari ... have no letter c
 document written in them gives no entity (but for the Chinese, Japanese and Korean mentions
 :mod:`~..extract.cjk` has cues for: dates, amounts, bracketed titles, katakana names, names
 ending in an organisation's or a place's suffix, and the people named after a title in
-Chinese, Japanese, Korean, Hindi, Arabic and Hebrew, :mod:`~..extract.titled`): it is
-stored, chunked and found by BM25,
+Chinese, Japanese, Korean, Hindi, Arabic, Hebrew, Persian and Urdu,
+:mod:`~..extract.titled`): it is stored, chunked and found by BM25,
 but adds nothing to the hypergraph. The indexer names such documents once per run
 (:meth:`~.report.IndexReport.caseless_warning`), so the user knows to index them with a
 model.
