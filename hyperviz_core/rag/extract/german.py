@@ -13,8 +13,11 @@ an English sentence beside German quotations stays English). In a German sentenc
 * a run after a determiner (``der``, ``die``, ``einen``, ``im``, ``zur``, ``viele`` ...,
   with up to two inflected adjectives between: ``einen neuen Hafen``) is a noun phrase: one
   word is a common noun and goes (``die Regierung``, ``am Rathaus``); of several, the first
-  goes unless it is an inflected adjective, which names keep (``die Stadt Hamburg`` gives
-  ``Hamburg``; ``die Deutsche Bank``, ``der Europäischen Investitionsbank`` stay).
+  goes unless it is an inflected adjective or a town's (``Leipziger``, ``Hamburger``:
+  :data:`_TOWNS`, :data:`_TOWN_ENDS`) right before a capitalised word, which names keep
+  (``die Stadt Hamburg`` gives ``Hamburg``; ``die Deutsche Bank``, ``der Europäischen
+  Investitionsbank``, ``die Leipziger Messe`` stay; ``die Türme des Kölner Doms`` gives
+  ``Kölner Doms``).
 
 A name German writes with its article (``der Rhein``, ``die Schweiz``, ``im Iran``: listed in
 :data:`ARTICLE_NAMES`, countries, regions, rivers, mountains and seas) stays a name after
@@ -22,12 +25,17 @@ one, and a lone word with a noun's suffix (``Verwaltung``, ``Freiheit``, ``Gesel
 ``Demokratie`` is not one: :data:`_NOUN_ENDS`) is no name even without a determiner.
 :func:`nominative` writes the inflected adjectives a name opens with as after
 ``der``/``die``/``das`` (``Europäischen Zentralbank`` and ``Europäischer Zentralbank`` both
-give ``Europäische Zentralbank``), so the cases of one name are one entity.
+give ``Europäische Zentralbank``), and after ``des``/``eines`` ... drops the genitive ending
+of the noun of a name that opens with an adjective or a town's (``des Deutschen
+Bundestages`` gives ``Deutsche Bundestag``), so the cases of one name are one entity.
 
 Limits (honest): a name with an article that is not listed is taken for a noun and dropped;
 a noun without a determiner or a listed suffix (a plural: ``Kinder spielen``) is still read
-as a name; a first noun ending like an adjective (``Messe Frankfurt``) stays; a noun's own
-case ending stays (``des Deutschen Bundestages`` gives ``Deutsche Bundestages``).
+as a name; a first noun ending like an adjective (``Messe Frankfurt``) stays; a town's
+adjective neither listed nor with a listed ending (``Paderborner``) goes after a
+determiner; a genitive's ``-s`` is dropped only after a determiner (``Deutschen
+Bundestages`` alone keeps it), and a noun whose nominative ends in ``-e`` loses too much
+(``des Alten Käses`` gives ``Alte Käs``).
 
 Example:
     >>> german_run(["Stadt", "Hamburg"], ["besuchte", "Angela", "Merkel", "die"])
@@ -91,6 +99,24 @@ ARTICLE_NAMES = frozenset((
     # mountains, lakes and seas
     "alpen", "pyrenäen", "karpaten", "anden", "zugspitze", "ostsee", "nordsee", "bodensee",
     "chiemsee", "mittelmeer", "atlantik", "pazifik"))
+#: the adjectives of towns (never declined: ``die Leipziger Messe``, ``des Kölner Doms``),
+#: case-folded; and the endings of more (:data:`_TOWN_ENDS`)
+_TOWNS = frozenset((
+    "berliner", "münchner", "münchener", "kölner", "leipziger", "dresdner", "bremer",
+    "bonner", "wiener", "zürcher", "basler", "berner", "grazer", "linzer", "kieler",
+    "lübecker", "rostocker", "potsdamer", "weimarer", "mainzer", "aachener", "kasseler",
+    "erfurter", "jenaer", "chemnitzer", "schweriner", "göttinger", "tübinger", "stuttgarter",
+    "wuppertaler", "karlsruher", "bochumer", "dortmunder", "essener", "wiesbadener",
+    "koblenzer", "trierer", "bayreuther", "pariser", "londoner", "prager", "warschauer",
+    "schweizer", "genfer", "luzerner", "yorker"))
+#: endings of town adjectives (``Hamburger``, ``Nürnberger``, ``Frankfurter``,
+#: ``Düsseldorfer``, ``Darmstädter``, ``Mannheimer``, ``Bielefelder``, ``Offenbacher``)
+_TOWN_ENDS = ("burger", "berger", "furter", "dorfer", "städter", "heimer", "felder",
+              "bacher", "brücker", "hausener")
+#: determiners of the masculine and neuter genitive, whose noun takes ``-s``/``-es``
+_GENITIVE = frozenset((
+    "des", "eines", "dieses", "jenes", "jedes", "keines", "meines", "seines", "ihres",
+    "unseres"))
 #: suffixes of German nouns no name has: a lone word of at least seven letters ending in one
 #: is a common noun (``Verwaltung``, ``Freiheit``, ``Gesellschaften``, ``Religion``)
 _NOUN_ENDS = ("ung", "ungen", "heit", "heiten", "keit", "keiten", "schaft", "schaften",
@@ -157,9 +183,18 @@ def _noun_phrase(run: Sequence[str], before: Sequence[str]) -> int:
         return drop
     if len(run) - drop == 1 and run[drop].casefold().rstrip(".") in ARTICLE_NAMES:
         return drop  # "die Schweiz", "am Rhein"
-    if len(run) - drop == 1 or not run[drop].casefold().endswith(_ADJECTIVE_ENDS):
-        return drop + 1
+    if len(run) - drop == 1 or not run[drop + 1][:1].isupper() or not (
+            run[drop].casefold().endswith(_ADJECTIVE_ENDS) or _town(run[drop])):
+        return drop + 1  # an adjective stands right before a capitalised word
     return drop
+
+
+def _town(word: str) -> bool:
+    """Whether ``word`` is a town's adjective (``Leipziger``, ``Hamburger``): listed in
+    :data:`_TOWNS`, or with an ending of :data:`_TOWN_ENDS` after two letters or more."""
+    low = word.casefold()
+    return low in _TOWNS or any(low.endswith(e) and len(low) >= len(e) + 2
+                                for e in _TOWN_ENDS)
 
 
 def _common_noun(word: str) -> bool:
@@ -193,12 +228,14 @@ def _adjective(word: str) -> tuple[bool, bool]:
     return (False, False)
 
 
-def nominative(name: str) -> str:
+def nominative(name: str, before: str = "") -> str:
     """``name`` (a name of a German sentence) with the adjectives it opens with written as
     after ``der``/``die``/``das`` (the ``-e`` ending), so the cases of one name give one
     entity. Only adjectives before a capitalised word, from the first word on, are
     changed: ``Lexicon Hamburgischer Schriftsteller`` (a genitive after a noun) and
-    ``Anzeigen von ...`` (a noun) stay.
+    ``Anzeigen von ...`` (a noun) stay. After a genitive determiner (``before``: ``des``,
+    ``eines`` ...), a name that opens with such an adjective or a town's loses its last
+    noun's ``-s``/``-es`` (``des Deutschen Bundestages``, ``des Kölner Doms``).
 
     >>> nominative("Europäischen Zentralbank"), nominative("Deutscher Bundestag")
     ('Europäische Zentralbank', 'Deutsche Bundestag')
@@ -206,17 +243,34 @@ def nominative(name: str) -> str:
     ('Vereinigte Staaten', 'Peter Fischer Verlag')
     >>> nominative("Leipziger Messe"), nominative("Westfalen Blatt")
     ('Leipziger Messe', 'Westfalen Blatt')
+    >>> nominative("Deutschen Bundestages", "des"), nominative("Kölner Doms", "des")
+    ('Deutsche Bundestag', 'Kölner Dom')
     """
     words = list(re.finditer(r"\S+", name))
     inflected: list[re.Match[str]] = []
+    opened = len(words) > 1 and _town(words[0].group(0))
     for m, nxt in pairwise(words):
         adjective, ending = _adjective(m.group(0))
         if not adjective or not nxt.group(0)[:1].isupper():
             break
+        opened = True
         if ending:
             inflected.append(m)
+    if opened and before.casefold() in _GENITIVE:
+        name = _without_genitive(name)
     for m in reversed(inflected):  # from the end: the earlier offsets stay right
         name = name[:m.start()] + m.group(0)[:-2] + "e" + name[m.end():]
+    return name
+
+
+def _without_genitive(name: str) -> str:
+    """``name`` without its last word's genitive ``-es`` (after a consonant: ``Bundestages``,
+    ``Kreuzes``) or ``-s`` (``Doms``, ``Hafens``); a last word with neither is kept."""
+    last = name.rsplit(" ", 1)[-1]
+    if len(last) >= 5 and last.endswith("es") and last[-3].casefold() not in "aeiouäöüy":
+        return name[:-2]
+    if len(last) >= 4 and last.endswith("s") and not last.endswith("ss"):
+        return name[:-1]
     return name
 
 

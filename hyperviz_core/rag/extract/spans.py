@@ -348,7 +348,8 @@ def _name_runs(sentence: str, lower_vocab: frozenset[str], beside_cjk: bool,
                 e -= 1
             single_start = len(run) == 1 and not sentence[:s].strip(" \"'“‘(`")
             if not _not_a_name(run, single_start, lower_vocab) and run[0]:
-                name = nominative(sentence[s:e]) if german else sentence[s:e]
+                name = (nominative(sentence[s:e], _prev_word(sentence, s)) if german
+                        else sentence[s:e])
                 spans.append(Span(s, e, name, _guess_type(run, sentence, s, e)))
         i = j + 1
     return spans
