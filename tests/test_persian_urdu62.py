@@ -1,7 +1,8 @@
 """People named after a title in Persian and Urdu (stop 62): both are written in Arabic
 letters without capitals, so the offline extractor found no entity in either before; their
 cues run on the titled-name engine (:mod:`hyperviz_core.rag.extract.titled`) only in a
-sentence with letters of their own."""
+sentence with letters of their own. A listed place after a name's first word ends it
+(Hindi and Urdu)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 from test_cjk_offline57 import _found, index_and_ask
 
 from hyperviz_core.rag import Document
+from hyperviz_core.rag.extract.hindi import HINDI
 from hyperviz_core.rag.extract.persian import PERSIAN
 from hyperviz_core.rag.extract.spans import split_sentences
 from hyperviz_core.rag.extract.titled import TitleCues, titled_names
@@ -64,6 +66,20 @@ def test_each_language_is_read_only_where_its_own_letters_are() -> None:
     assert [s[3] for s in titled_names("mr quinn doe said", cues)] == ["quinn doe"]
     assert titled_names("mr john doe said", cues) == []  # no q
     assert titled_names("mr quinn doe said xyz", cues) == []  # an x
+
+
+@pytest.mark.parametrize(("text", "cues", "found"), [
+    # a country after a name's first word ends it (before: "रामनाथ कोविंद भारत")
+    ("श्री रामनाथ कोविंद भारत के राष्ट्रपति थे।", HINDI, ["रामनाथ कोविंद"]),
+    ("صدر عارف علوی پاکستان کے صدر تھے۔", URDU, ["عارف علوی"]),
+    # a given name may be a place's
+    ("श्री भारत भूषण ने कहा।", HINDI, ["भारत भूषण"]),
+    # another noun still joins a short name (the limit)
+    ("श्री रामनाथ कोविंद वकील थे।", HINDI, ["रामनाथ कोविंद वकील"]),
+])
+def test_a_place_after_a_name_s_first_word_ends_it(text: str, cues: TitleCues,
+                                                     found: list[str]) -> None:
+    assert [s[3] for s in titled_names(text, cues)] == found
 
 
 def test_persian_and_urdu_sentences_end_at_their_stops() -> None:

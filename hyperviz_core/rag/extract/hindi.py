@@ -10,9 +10,12 @@ the sentence's last word when the name has two (Hindi puts its verb last):
 :data:`HINDI` holds these cues for :func:`.titled.titled_names`, which gives each as
 ``person``.
 
+A country or city after a name's first word ends it (``श्री रामनाथ कोविंद भारत के राष्ट्रपति
+थे`` gives ``रामनाथ कोविंद``; a given name may be one: ``श्री भारत भूषण``).
+
 Limits (honest): a name without such a cue (``नरेंद्र मोदी ने``) is not found, nor are places
-and organisations; a word between the name and its postposition joins a name of fewer than
-three words (``श्री रामनाथ कोविंद भारत के राष्ट्रपति थे`` gives ``रामनाथ कोविंद भारत``).
+and organisations; another word between the name and its postposition joins a name of fewer
+than three words (``श्री रामनाथ कोविंद वकील थे`` gives ``रामनाथ कोविंद वकील``).
 Marathi and Nepali, also written in Devanagari, attach their postpositions to the word, so a
 name there takes its postposition with it.
 
@@ -42,7 +45,14 @@ _STOPS = frozenset((
     "तथा", "एवं", "व", "भी", "ही", "तो", "जी", "या", "लिए", "द्वारा", "साथ", "बाद", "पहले",
     "कि", "यह", "वह", "ये", "वे", "एक", "नहीं", "कहा", "गया", "गई", "गए", "हुआ", "हुई", "हुए",
     "आया", "आई", "आए", "रहा", "रही", "रहे", "होगा", "होगी", "होंगे"))
+#: countries and cities: after a name's first word, one ends it
+_PLACES = frozenset((
+    "भारत", "पाकिस्तान", "अमेरिका", "अमरीका", "चीन", "रूस", "जापान", "नेपाल", "बांग्लादेश",
+    "श्रीलंका", "ब्रिटेन", "इंग्लैंड", "फ्रांस", "जर्मनी", "इटली", "कनाडा", "ऑस्ट्रेलिया",
+    "अफगानिस्तान", "ईरान", "इराक", "इजराइल", "इज़राइल", "यूक्रेन", "दिल्ली", "मुंबई",
+    "कोलकाता", "चेन्नई", "बेंगलुरु", "हैदराबाद", "लखनऊ", "पटना", "जयपुर", "बिहार", "गुजरात",
+    "महाराष्ट्र", "पंजाब", "केरल", "राजस्थान", "कश्मीर"))
 HINDI = TitleCues(word=_WORD, cues=_CUES, stops=_STOPS, most=3, verb_last=True,
-                  ends=" ।॥!?\"'")
+                  ends=" ।॥!?\"'", places=_PLACES)
 """Hindi's titles and the words that end a name after one (:mod:`.titled`)."""
 

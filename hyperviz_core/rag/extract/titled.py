@@ -61,6 +61,10 @@ class TitleCues:
     the sentence's last word."""
     ends: str = " !?.\"'"
     """What may follow a sentence's last word."""
+    places: frozenset[str] = frozenset()
+    """Countries and cities: after a name's first word, one starts something else (Hindi
+    ``रामनाथ कोविंद भारत के``: "... of India"), though a given name may be one (``भारत
+    भूषण``)."""
     needs: str = ""
     """Letters of which a sentence must have one for the cues to be tried (a script's own
     letters, where several languages share a script: Persian's ``گ``, Urdu's ``ے``)."""
@@ -97,9 +101,10 @@ def _forms(word: str, cues: TitleCues, depth: int = 2) -> list[str]:
 
 def _ends_name(word: str, cues: TitleCues) -> bool:
     """Whether ``word``, after a name's first word, starts something else: a stop, a
-    title, or (with a prefix) a stop, a title or a word with the article (``ووزير``,
-    ``والوزير``)."""
-    if any(f in cues.stops or f in cues.cues for f in _forms(word, cues)):
+    title, a place, or (with a prefix) a stop, a title, a place or a word with the article
+    (``ووزير``, ``والوزير``)."""
+    if any(f in cues.stops or f in cues.cues or f in cues.places
+           for f in _forms(word, cues)):
         return True
     return bool(cues.article) and any(
         word[i:].startswith(cues.article) and len(word) > i + len(cues.article)

@@ -13,8 +13,8 @@ tried only in a sentence with a letter of Urdu's own (``ے``, ``ہ``, ``ھ``, ``
 
 Limits (honest): a name without a title is not found, nor are places and organisations; a
 bare ``وزیر`` is no title (a ministry follows it: ``وزیر تعلیم``), only the ministers listed; a
-word between the name and its postposition joins a name of fewer than three words
-(``صدر عارف علوی پاکستان کے صدر تھے`` gives ``عارف علوی پاکستان``), as in Hindi.
+word between the name and its postposition that is no listed country or city joins a name
+of fewer than three words (``صدر عارف علوی وکیل تھے`` gives ``عارف علوی وکیل``), as in Hindi.
 
 Example:
     >>> from hyperviz_core.rag.extract.titled import titled_names
@@ -52,7 +52,13 @@ _STOPS = frozenset((
     "رہے", "گا", "گی", "گے", "صاحب", "نیز", "جبکہ", "لیکن", "مگر", "آج", "کل", "والے",
     "والی", "والا", "دوران", "خلاف", "بارے", "طرف", "پاس", "سمیت", "جو", "جس", "جن"))
 _PARTICLES = frozenset(("بن", "بنت", "عبد"))
+#: countries and cities: after a name's first word, one ends it
+_PLACES = frozenset((
+    "پاکستان", "بھارت", "ہندوستان", "امریکہ", "چین", "روس", "جاپان", "ایران", "افغانستان",
+    "برطانیہ", "ترکی", "نیپال", "لاہور", "کراچی", "پشاور", "کوئٹہ", "ملتان", "دہلی", "ممبئی",
+    "پنجاب", "سندھ", "بلوچستان", "کشمیر"))
 
 URDU = TitleCues(word=_WORD, cues=_CUES, stops=_STOPS, most=3, particles=_PARTICLES,
-                 skip=_SKIP, verb_last=True, ends=" ۔.!?؟\"'", needs="ےۓہۃھٹڈڑں")
+                 skip=_SKIP, verb_last=True, ends=" ۔.!?؟\"'", needs="ےۓہۃھٹڈڑں",
+                 places=_PLACES)
 """Urdu's titles and the words that end a name after one (:mod:`.titled`)."""
