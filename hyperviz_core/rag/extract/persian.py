@@ -14,7 +14,7 @@ sentence with a letter Persian has and Arabic has not (``پ``, ``چ``, ``ژ``, `
 
 Limits (honest): a name without a title is not found, nor are places and organisations; a
 word that is not listed after a one-word name joins it (``آقای روحانی امروز`` is cut at the
-listed ``امروز``, but ``آقای روحانی پزشک`` gives ``روحانی پزشک``); a name of three words
+listed ``امروز``, but ``آقای روحانی پزشک بود`` gives ``روحانی پزشک``); a name of three words
 without ``سید`` is cut to two; titles that Arabic spells the same way (``مهندس``,
 ``استاد``, ``امام``) are left out, and so are a bare ``وزیر`` and occupations (``شاعر``,
 ``نویسنده``): Persian puts a ministry or an adjective after them (``وزیر بهداشت``, ``شاعر
