@@ -26,6 +26,16 @@ def index_and_ask(path: Path, docs: list[Document], query: str) -> tuple[Any, An
         return rag.insert(docs), rag.retrieve(query, mode="vizrag", render=False)
 
 
+def assert_found_by_name(path: Path, docs: list[Document], query: str,
+                         names: set[str]) -> None:
+    """An offline store of ``docs`` has a hypergraph, ranks the first document first for
+    ``query`` and reaches the entities ``names`` (the scripts found by their titles)."""
+    report, res = index_and_ask(path, docs, query)
+    assert report.caseless_documents == [] and report.hyperedges >= 1
+    assert res.chunks[0].doc_id == docs[0].id
+    assert names <= {e.name for e in res.entities}
+
+
 def _found(text: str) -> list[tuple[str, str]]:
     return [(sp.name, sp.type) for s0, s1 in split_sentences(text)
             for sp in find_spans(text[s0:s1])]

@@ -6,9 +6,9 @@ name ("die Türme des Kölner Doms"), and after "des" a name loses its noun's ge
 from __future__ import annotations
 
 import pytest
+from test_german61 import _names
 
 from hyperviz_core.rag.extract.german import nominative
-from hyperviz_core.rag.extract.heuristic import HeuristicExtractor
 
 TOWNS = ("Im Jahr 1950 besuchte er die Leipziger Messe mit seinem Bruder. Die Berliner "
          "Mauer fiel 1989, und die Stadt war wieder vereint. Er las die Frankfurter "
@@ -17,10 +17,6 @@ TOWNS = ("Im Jahr 1950 besuchte er die Leipziger Messe mit seinem Bruder. Die Be
 GENITIVE = ("Der Deutsche Bundestag tagte in Bonn. Der Sitz des Deutschen Bundestages ist in "
             "Berlin. Er sah den Kölner Dom und die Türme des Kölner Doms. Die Geschichte des "
             "Heiligen Römischen Reiches und des Roten Kreuzes war lang.")
-
-
-def _names(text: str) -> list[str]:
-    return [e.name for e in HeuristicExtractor().extract_text(text, "c").entities]
 
 
 def test_a_town_s_adjective_opens_a_name_after_a_determiner() -> None:
