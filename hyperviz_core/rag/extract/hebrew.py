@@ -9,11 +9,11 @@ two words at most, ``בן``/``בר`` inside a name not counted. :data:`HEBREW` h
 :func:`.titled.titled_names`, which gives each as ``person``.
 
 Limits (honest): a name without a title is not found, nor are places and organisations; a
-verb after a one-word name that is not listed joins it (``הנשיא הרצוג ביקר`` gives ``הרצוג
-ביקר``), and so does a place with its preposition written onto it (``המלך חוסיין
-בוושינגטון`` gives ``חוסיין בוושינגטון``: surnames open with those letters too, ``כהן``,
-``לוי``, ``בגין``); a name of three words is cut to two; Yiddish, also written in Hebrew
-letters, has other titles.
+verb after a one-word name that is not listed joins it (``הנשיא הרצוג סייר`` gives
+``הרצוג סייר``; ``ביקר`` is listed), and so does a place with its preposition written onto it
+(``המלך חוסיין בוושינגטון`` gives ``חוסיין בוושינגטון``: surnames open with those letters
+too, ``כהן``, ``לוי``, ``בגין``); a name of three words is cut to two; Yiddish, also written
+in Hebrew letters, has other titles.
 
 Example:
     >>> from hyperviz_core.rag.extract.titled import titled_names
