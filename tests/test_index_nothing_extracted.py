@@ -72,3 +72,18 @@ def test_documents_without_capitals_are_named_once(tmp_path: Path,
             r.getMessage()]
     assert said == [report.caseless_warning()]
     assert "('zh1', 'ar1')" in said[0] and "--llm" in said[0]
+
+
+def test_a_georgian_document_is_named_too(tmp_path: Path) -> None:
+    """Georgian has capitals in Unicode (Mtavruli) but writes no name with one, so the
+    offline extractor reads no entity in it (stop 62; before, the run named no such
+    document: its letters counted as cased). Armenian, which capitalises names, is read."""
+    docs = [Document(id="ka", text="თბილისი საქართველოს დედაქალაქია. ქალაქი მდებარეობს "
+                                   "მტკვრის ნაპირზე."),
+            Document(id="hy", text="Երևանը Հայաստանի մայրաքաղաքն է։ Արարատը երևում է "
+                                   "Երևանից։")]
+    with VizRAG(tmp_path / "s", show_progress=False) as rag:
+        report = rag.insert(docs)
+        names = {e.name for e in rag.store.bottom().entities.values()}
+    assert report.caseless_documents == ["ka"]
+    assert "Արարատը" in names  # Ararat (with its article -ը, as written)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, Field, PrivateAttr
 
 from ..store.base import StoreStats
-from .caseless import written_without_case
+from .caseless import written_without_capitals
 from .errors import IndexingError
 from .ocr import jbig2_missing, ocr_missing
 
@@ -151,7 +151,7 @@ class IndexReport(BaseModel):
             .endswith(".pdf")
         self.chunks += len(chunks)
         self.entities += sum(len(e.entities) for e in extractions)
-        if offline and chunks and written_without_case(doc.text):
+        if offline and chunks and written_without_capitals(doc.text):
             titles = {doc.title, *(str(c.metadata.get("title", "")) for c in chunks)}
             if all(e.name in titles for x in extractions for e in x.entities):
                 self.caseless_documents.append(doc.id)
