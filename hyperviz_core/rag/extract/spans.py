@@ -50,14 +50,10 @@ from ._lexicon import (
     _WORK_CUES,
     _WORK_WORDS,
 )
-from .arabic import ARABIC
 from .cjk import CJK_CHARS, cjk_candidates
 from .german import german_run, german_sentence, nominative
-from .hebrew import HEBREW
-from .hindi import HINDI
-from .persian import PERSIAN
 from .titled import titled_names
-from .urdu import URDU
+from .titles import TITLED
 
 __all__ = ["Span", "find_spans", "split_clauses", "split_sentences"]
 
@@ -68,9 +64,6 @@ _CLAUSE_SPLIT = re.compile(
 
 
 _MAX_NAME_TOKENS = 10
-
-_TITLED = (HINDI, ARABIC, HEBREW, PERSIAN, URDU)
-"""The scripts without capitals whose people are found after a title (:mod:`.titled`)."""
 
 
 @dataclass(frozen=True)
@@ -381,7 +374,7 @@ def find_spans(sentence: str, lower_vocab: frozenset[str] = frozenset()) -> list
                          german_sentence(sentence, lower_vocab)):
         cands.append((2, sp))
     scripts = [*(cjk_candidates(sentence) if beside_cjk else ()),
-               *(c for cues in _TITLED for c in titled_names(sentence, cues))]
+               *(c for cues in TITLED for c in titled_names(sentence, cues))]
     cands += [(rank, Span(a, b, name, kind)) for rank, a, b, name, kind in scripts]
     cands.sort(key=lambda c: (c[0], c[1].start, -(c[1].end - c[1].start)))
     taken: list[Span] = []
