@@ -52,6 +52,7 @@ from ._lexicon import (
 )
 from .cjk import CJK_CHARS, cjk_candidates
 from .german import german_run, german_sentence, nominative
+from .shouted import unshouted
 from .titled import titled_names
 from .titles import TITLED
 
@@ -290,7 +291,7 @@ def _trimmed(ms: list[re.Match[str]], before: list[re.Match[str]],
 
 
 def _name_runs(sentence: str, lower_vocab: frozenset[str], beside_cjk: bool,
-               german: bool = False) -> list[Span]:
+               german: bool = False, connectors: bool = True) -> list[Span]:
     """Runs of capitalised words (``beside_cjk``: the sentence holds Chinese, Japanese or
     Korean, where a word ends; ``german``: German text, whose nouns are capitalised too:
     :mod:`.german`)."""
@@ -310,7 +311,7 @@ def _name_runs(sentence: str, lower_vocab: frozenset[str], beside_cjk: bool,
             nxt = toks[j + 1].group(0)
             if nxt[0].isupper() or nxt == "&" or (nxt.isdigit() and len(nxt) <= 3):
                 j += 1
-            elif nxt.casefold() in _NAME_CONNECTORS and j + 2 < len(toks):
+            elif connectors and nxt.casefold() in _NAME_CONNECTORS and j + 2 < len(toks):
                 k = j + 2
                 if toks[k].group(0).casefold() in _NAME_CONNECTORS and k + 1 < len(toks):
                     k += 1
@@ -370,8 +371,11 @@ def find_spans(sentence: str, lower_vocab: frozenset[str] = frozenset()) -> list
         for m in rx.finditer(sentence):
             cands.append((1, Span(m.start(), m.end(), m.group(0).strip(), "quantity")))
     beside_cjk = CJK_CHARS.search(sentence) is not None
-    for sp in _name_runs(sentence, lower_vocab, beside_cjk,
-                         german_sentence(sentence, lower_vocab)):
+    lowered = unshouted(sentence, lower_vocab, STOPWORDS)  # "THE COMPANY SHALL ..."
+    for sp in _name_runs(lowered or sentence, lower_vocab, beside_cjk,
+                         german_sentence(sentence, lower_vocab), lowered is None):
+        if lowered is not None and sp.name == lowered[sp.start:sp.end]:
+            sp = Span(sp.start, sp.end, sentence[sp.start:sp.end], sp.type)
         cands.append((2, sp))
     scripts = [*(cjk_candidates(sentence) if beside_cjk else ()),
                *(c for cues in TITLED for c in titled_names(sentence, cues))]
