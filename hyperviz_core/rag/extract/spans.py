@@ -294,7 +294,8 @@ def _name_runs(sentence: str, lower_vocab: frozenset[str], beside_cjk: bool,
                german: bool = False, connectors: bool = True) -> list[Span]:
     """Runs of capitalised words (``beside_cjk``: the sentence holds Chinese, Japanese or
     Korean, where a word ends; ``german``: German text, whose nouns are capitalised too:
-    :mod:`.german`)."""
+    :mod:`.german`; ``connectors``: ``of``, ``the`` ... join two runs, not in a sentence
+    written in capitals, :mod:`.shouted`)."""
     toks = list((_TOKEN_BESIDE_CJK if beside_cjk else _TOKEN).finditer(sentence))
     spans: list[Span] = []
     i = 0
