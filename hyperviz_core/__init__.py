@@ -37,6 +37,7 @@ from .model import (
     hypergraph_from_hif,
     merge_descriptions,
     normalize_key,
+    preferred_name,
 )
 
 # eager: the function ``prune`` shares its name with its module, which the engine imports
@@ -121,6 +122,7 @@ __all__ = [
     "incidence_graph",
     "merge_descriptions",
     "normalize_key",
+    "preferred_name",
     "prune",
     "register_layout",
     "render_collage",

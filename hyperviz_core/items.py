@@ -37,6 +37,7 @@ __all__ = [
     "hyperedge_id",
     "merge_descriptions",
     "normalize_key",
+    "preferred_name",
 ]
 
 _WS = re.compile(r"\s+")
@@ -89,6 +90,26 @@ def _normalized(name: str) -> str:
     if not key or all(unicodedata.category(c) in _BLANK for c in key):
         raise EmptyNameError(f"entity name {name!r} is empty after normalisation")
     return key
+
+
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def preferred_name(current: str, other: str) -> str:
+    """The name a merged entity keeps of two with one key: ``current`` (the first seen),
+    unless it is written in capitals (every letter, and a word of five letters or more: a
+    heading's ``SAMUEL PEPYS``, ``MOROCCO``; not ``NASA``) and ``other`` mixes the cases
+    (``Samuel Pepys``), which is how the text writes the name elsewhere.
+
+    >>> preferred_name("MOROCCO", "Morocco"), preferred_name("Morocco", "MOROCCO")
+    ('Morocco', 'Morocco')
+    >>> preferred_name("NASA", "Nasa"), preferred_name("SAMUEL PEPYS", "samuel pepys")
+    ('NASA', 'SAMUEL PEPYS')
+    """
+    if (current.isupper() and any(len(w) >= 5 for w in _LETTERS.findall(current))
+            and not other.isupper() and not other.islower()):
+        return other
+    return current
 
 
 def merge_descriptions(*descriptions: str) -> str:
@@ -149,7 +170,7 @@ class Entity(BaseModel):
         if other.key != self.key:
             raise DuplicateIdError(f"cannot merge entity {other.name!r} into {self.name!r}")
         return Entity(
-            name=self.name,
+            name=preferred_name(self.name, other.name),
             type=self.type if self.type != "entity" else other.type,
             description=merge_descriptions(self.description, other.description),
             source_ids=_union_sorted(self.source_ids, other.source_ids),

@@ -39,6 +39,7 @@ from .items import (
     hyperedge_id,
     merge_descriptions,
     normalize_key,
+    preferred_name,
 )
 from .wording import counted
 
@@ -58,6 +59,7 @@ __all__ = [
     "hypergraph_from_hif",
     "merge_descriptions",
     "normalize_key",
+    "preferred_name",
 ]
 
 class HypergraphStats(BaseModel):

@@ -5,9 +5,12 @@ there now, and no "of"/"the" joins two names across them."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from hyperviz_core.model import normalize_key
+from hyperviz_core.rag import Document, VizRAG
 from hyperviz_core.rag.extract.heuristic import HeuristicExtractor
 from hyperviz_core.rag.extract.shouted import is_shouted, unshouted
 from hyperviz_core.rag.extract.spans import find_spans
@@ -63,3 +66,26 @@ def test_a_text_all_in_capitals_keeps_the_runs_between_its_stopwords() -> None:
     stopwords stay names; before, the whole sentence was one."""
     names, _ = _extract("THE COMPANY SHALL PAY THE CONTRACTOR WITHIN THIRTY DAYS.")
     assert names == ["COMPANY", "PAY", "CONTRACTOR", "THIRTY DAYS"]
+
+
+def test_a_name_from_capitals_yields_to_the_prose_s_within_a_chunk() -> None:
+    names, _ = _extract("TRAVELS IN MOROCCO AND ALGERIA. He crossed Morocco on foot.")
+    assert "Morocco" in names and "MOROCCO" not in names
+
+
+@pytest.mark.parametrize("order", ["batch", "caps first", "prose first"])
+def test_a_stored_entity_keeps_the_prose_s_name_whatever_the_order(
+        tmp_path: Path, order: str) -> None:
+    """The store merges mentions in (document, chunk) order keeping the first name; one in
+    capitals gives way to a later one that mixes the cases (``preferred_name``), so a title
+    page no longer names the entity in every picture ("MOROCCO")."""
+    caps = Document(id="a", text="TRAVELS IN MOROCCO AND ALGERIA. The journey began in spring.")
+    prose = Document(id="b", text="He crossed Morocco on foot with his guide in May.")
+    with VizRAG(tmp_path / "s", show_progress=False) as rag:
+        if order == "batch":
+            rag.insert([caps, prose])
+        else:
+            for doc in ([caps, prose] if order == "caps first" else [prose, caps]):
+                rag.insert([doc])
+        entities = rag.store.bottom().entities
+    assert entities["morocco"].name == "Morocco"

@@ -55,7 +55,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping
 
-from ...model import Entity, Hyperedge, normalize_key
+from ...model import Entity, Hyperedge, normalize_key, preferred_name
 from ...unitext import plain_text
 from ..providers.offline import STOPWORDS, content_words, word_pattern, word_tokens
 from ..scripts import HIRAGANA
@@ -192,8 +192,13 @@ class HeuristicExtractor:
                         name=sp.name, type=sp.type, description=_desc(sentence),
                         source_ids=[chunk_id],
                     )
-                elif entities[key].type == "entity" and sp.type != "entity":
-                    entities[key] = entities[key].model_copy(update={"type": sp.type})
+                else:
+                    old = entities[key]
+                    update = {"name": preferred_name(old.name, sp.name)}  # "MOROCCO", "Morocco"
+                    if old.type == "entity" and sp.type != "entity":
+                        update["type"] = sp.type
+                    if update != {"name": old.name}:
+                        entities[key] = old.model_copy(update=update)
                 if topic is None and sp.type not in ("date", "quantity"):
                     topic = key
             implicit = None

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from ....model import merge_descriptions
+from ....model import merge_descriptions, preferred_name
 from .damage import real
 from .schema import dumps, loads
 
@@ -43,8 +43,10 @@ EntityRow = tuple[str, str, str, str, str, str, int, str | None, int | None]
 
 class EntityMerge:
     """Running merge of one entity's mentions, in (document id, chunk index) order: majority
-    type (ties: first seen), first name differing from the key, de-duplicated description
-    lines (at most ``limit`` characters), metadata (earlier mentions win)."""
+    type (ties: first seen), first name differing from the key (but a later one that mixes
+    the cases over one in capitals: :func:`~hyperviz_core.items.preferred_name`),
+    de-duplicated description lines (at most ``limit`` characters), metadata (earlier
+    mentions win)."""
 
     def __init__(self, key: str, limit: int | None) -> None:
         self.key, self.limit = key, limit
@@ -89,6 +91,8 @@ class EntityMerge:
                 self.first_type[typ] = self.n
         if self.name is None and name != self.key:
             self.name = name
+        elif self.name is not None and name != self.key:
+            self.name = preferred_name(self.name, name)  # "MOROCCO", then "Morocco"
         for line in desc.splitlines() if desc else ():
             line = line.strip()
             if line and line not in self.lines and (
