@@ -100,11 +100,11 @@ def _forms(word: str, cues: TitleCues, depth: int = 2) -> list[str]:
 
 
 def _ends_name(word: str, cues: TitleCues) -> bool:
-    """Whether ``word``, after a name's first word, starts something else: a stop, a
-    title, a place, or (with a prefix) a stop, a title, a place or a word with the article
-    (``ووزير``, ``والوزير``)."""
-    if any(f in cues.stops or f in cues.cues or f in cues.places
-           for f in _forms(word, cues)):
+    """Whether ``word``, after a name's first word, starts something else: a stop, a place,
+    or (with a prefix) a stop, a place or a word with the article (``ووزير``, ``والوزير``).
+    A title there (``والرئيس``) is :func:`_cue_at`'s to find, which :func:`titled_names`
+    asks next and whose length it keeps for the name that title starts."""
+    if any(f in cues.stops or f in cues.places for f in _forms(word, cues)):
         return True
     return bool(cues.article) and any(
         word[i:].startswith(cues.article) and len(word) > i + len(cues.article)
