@@ -194,11 +194,10 @@ class HeuristicExtractor:
                     )
                 else:
                     old = entities[key]
-                    update = {"name": preferred_name(old.name, sp.name)}  # "MOROCCO", "Morocco"
-                    if old.type == "entity" and sp.type != "entity":
-                        update["type"] = sp.type
-                    if update != {"name": old.name}:
-                        entities[key] = old.model_copy(update=update)
+                    name = preferred_name(old.name, sp.name)  # "MOROCCO", then "Morocco"
+                    typ = sp.type if old.type == "entity" else old.type
+                    if (name, typ) != (old.name, old.type):
+                        entities[key] = old.model_copy(update={"name": name, "type": typ})
                 if topic is None and sp.type not in ("date", "quantity"):
                     topic = key
             implicit = None

@@ -89,10 +89,8 @@ class EntityMerge:
             else:
                 self.types[typ] = 1
                 self.first_type[typ] = self.n
-        if self.name is None and name != self.key:
-            self.name = name
-        elif self.name is not None and name != self.key:
-            self.name = preferred_name(self.name, name)  # "MOROCCO", then "Morocco"
+        if name != self.key:  # the first such name, or a later one over one in capitals
+            self.name = name if self.name is None else preferred_name(self.name, name)
         for line in desc.splitlines() if desc else ():
             line = line.strip()
             if line and line not in self.lines and (
