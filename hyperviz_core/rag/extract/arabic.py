@@ -28,9 +28,12 @@ import re
 
 from .titled import TitleCues
 
-__all__ = ["ARABIC"]
+__all__ = ["ARABIC", "LETTERS", "WORD"]
 
-_WORD = re.compile("[\u0621-\u065f\u0670-\u06d3\u06fa-\u06ff]+\\.?")
+#: the letters (and marks) of the Arabic script, which Persian and Urdu write in too
+LETTERS = "\u0621-\u065f\u0670-\u06d3\u06fa-\u06ff"
+#: a word of the Arabic script, with an abbreviation's dot (``د.``)
+WORD = re.compile(f"[{LETTERS}]+\\.?")
 _CUES = frozenset((
     "الرئيس", "الملك", "الملكة", "الأمير", "الأميرة", "الشيخ", "الشيخة", "السلطان", "الإمام",
     "الدكتور", "الدكتورة", "د.", "الأستاذ", "الأستاذة", "البروفيسور", "السيد", "السيدة",
@@ -59,7 +62,7 @@ _STOPS = frozenset((
 #: words inside names, not counted toward a name's length and never its last word
 _PARTICLES = frozenset(("بن", "ابن", "بنت", "عبد", "أبو", "ابو", "أبي", "آل", "أم", "ولد"))
 
-ARABIC = TitleCues(word=_WORD, cues=_CUES, stops=_STOPS, most=2, particles=_PARTICLES,
+ARABIC = TitleCues(word=WORD, cues=_CUES, stops=_STOPS, most=2, particles=_PARTICLES,
                    skip=_SKIP, prefixes="وبلف", article="ال", elides="ل")
 """Arabic's titles and the words that end a name after one (:mod:`.titled`)."""
 

@@ -31,15 +31,14 @@ from __future__ import annotations
 
 import re
 
+from .arabic import LETTERS
 from .titled import TitleCues
 
 __all__ = ["PERSIAN"]
 
 # a word: Arabic-script letters and the zero-width non-joiner inside Persian words
 # (``رئیس‌جمهور``, ``احمدی‌نژاد``)
-_WORD = re.compile("[\u0621-\u065f\u0670-\u06d3\u06fa-\u06ff]"
-                   "(?:[\u0621-\u065f\u0670-\u06d3\u06fa-\u06ff\u200c]*"
-                   "[\u0621-\u065f\u0670-\u06d3\u06fa-\u06ff])?\\.?")
+_WORD = re.compile(f"[{LETTERS}](?:[{LETTERS}\u200c]*[{LETTERS}])?\\.?")
 _CUES = frozenset((
     "آقای", "خانم", "دکتر", "پروفسور", "رئیس‌جمهور", "رئیس جمهور", "رئیس‌جمهوری",
     "رئیس جمهوری", "نخست‌وزیر", "نخست وزیر", "وزیر خارجه", "وزیر امور خارجه", "وزیر کشور",

@@ -25,13 +25,11 @@ Example:
 
 from __future__ import annotations
 
-import re
-
+from .arabic import WORD
 from .titled import TitleCues
 
 __all__ = ["URDU"]
 
-_WORD = re.compile("[\u0621-\u065f\u0670-\u06d3\u06fa-\u06ff]+\\.?")
 _CUES = frozenset((
     "جناب", "محترم", "محترمہ", "ڈاکٹر", "پروفیسر", "مولانا", "علامہ", "حضرت", "بیگم",
     "مسٹر", "وزیر اعظم", "وزیراعظم", "صدر", "وزیر اعلیٰ", "وزیراعلیٰ", "وزیر خارجہ",
@@ -58,7 +56,7 @@ _PLACES = frozenset((
     "برطانیہ", "ترکی", "نیپال", "لاہور", "کراچی", "پشاور", "کوئٹہ", "ملتان", "دہلی", "ممبئی",
     "پنجاب", "سندھ", "بلوچستان", "کشمیر"))
 
-URDU = TitleCues(word=_WORD, cues=_CUES, stops=_STOPS, most=3, particles=_PARTICLES,
+URDU = TitleCues(word=WORD, cues=_CUES, stops=_STOPS, most=3, particles=_PARTICLES,
                  skip=_SKIP, verb_last=True, ends=" ۔.!?؟\"'", needs="ےۓہۃھٹڈڑں",
                  places=_PLACES)
 """Urdu's titles and the words that end a name after one (:mod:`.titled`)."""
