@@ -25,6 +25,7 @@ from typing import Literal
 from ..model import Hypergraph
 
 __all__ = [
+    "PANEL_ASPECT",
     "LayoutFn",
     "LayoutOrder",
     "LayoutResult",
@@ -37,13 +38,18 @@ __all__ = [
 Point = tuple[float, float]
 
 
+PANEL_ASPECT = 1.25
+"""Width / height of a typical panel: the :attr:`LayoutOrder.aspect` of a layout called
+without one, and the shape ``set-hier`` picks its rank direction by."""
+
+
 @dataclass(frozen=True)
 class LayoutOrder:
     """Entity keys and hyperedge ids in visual-ID order (E1.., H1..): iterate these, not sets."""
 
     entities: list[str]
     hyperedges: list[str]
-    aspect: float = 1.25
+    aspect: float = PANEL_ASPECT
     """Width / height of the panel the layout will be drawn into. A layout may shape itself
     to it (``ra-cen`` stretches its shells into ellipses as wide as the panel); its
     positions are still fitted with one uniform scale for x and y."""

@@ -14,7 +14,7 @@ from collections import deque
 import graphviz
 
 from ..model import Hypergraph
-from .base import LayoutOrder, LayoutResult
+from .base import PANEL_ASPECT, LayoutOrder, LayoutResult
 from .gvrun import run_layout
 
 __all__ = ["forget_layouts", "hub_entity", "set_force", "set_hier", "set_radial"]
@@ -147,10 +147,6 @@ def _bfs_depth(hg: Hypergraph, order: LayoutOrder, hub: str) -> dict[str, int]:
     for h in order.hyperedges:
         depth.setdefault(f"h:{h}", 0)
     return depth
-
-
-PANEL_ASPECT = 1.25
-"""Width / height of a typical panel: ``set-hier`` picks the rank direction nearer to it."""
 
 
 def _aspect(pos: dict[str, tuple[float, float]]) -> float:
