@@ -6,20 +6,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_german60 import _names
 
 from hyperviz_core.rag import Document, VizRAG
 from hyperviz_core.rag.extract.german import nominative
-from hyperviz_core.rag.extract.heuristic import HeuristicExtractor
 
 ECB = ("Die Europäische Zentralbank in Frankfurt erhöhte die Zinsen. Der Präsident der "
        "Europäischen Zentralbank sprach in der Schweiz. Die Verwaltung der Stadt lag am Rhein. "
        "Freiheit und Gerechtigkeit waren wichtig, sagte Peter Müller im Deutschen Bundestag. "
        "Er reiste in die Vereinigten Staaten und in den Iran. Die Gründung der Gesellschaft "
        "war ein Erfolg für die Bewegung.")
-
-
-def _names(text: str) -> list[str]:
-    return [e.name for e in HeuristicExtractor().extract_text(text, "c").entities]
 
 
 def test_a_name_s_cases_are_one_entity_and_listed_names_keep_their_article() -> None:

@@ -6,7 +6,7 @@ name ("die Türme des Kölner Doms"), and after "des" a name loses its noun's ge
 from __future__ import annotations
 
 import pytest
-from test_german61 import _names
+from test_german60 import _names
 
 from hyperviz_core.rag.extract.german import nominative
 
