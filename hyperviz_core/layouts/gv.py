@@ -103,16 +103,18 @@ def _add_incidence(
 
     With ``depth`` (BFS depth per "e:key"/"h:id"), each edge points away from the hub so
     ``dot`` builds a real multi-rank hierarchy; ``stagger`` > 1 deals the leaf entities
-    below each hyperedge (members of no other) over that many ranks, as Graphviz's
-    ``unflatten -l`` does, so a wide rank of leaves becomes several narrower ones.
+    below the hyperedges (members of no other) over that many ranks, as Graphviz's
+    ``unflatten -l`` does, so a wide rank of leaves becomes several narrower ones. The leaves
+    are dealt in turn across all hyperedges, not afresh under each: under a hub whose
+    hyperedges have one leaf each, restarting the count put every leaf in the first rank.
     """
     # the DOT lines ``g.node``/``g.edge`` would write (same text, so the same layout),
     # appended directly: quoting every generated id and attribute costs ms per drawing
     op = "->" if g.directed else "--"
     lines = [f"\t{en[k]} {_NODE_ATTRS}\n" for k in order.entities]
     lines += [f"\t{hn[h]} {_ANCHOR_ATTRS}\n" for h in order.hyperedges]
+    leaves = 0  # counted over every hyperedge, not restarted at each
     for h in order.hyperedges:
-        leaves = 0
         for m in hg.members(h):
             if depth is None or depth.get(f"e:{m}", 0) <= depth.get(f"h:{h}", 0):
                 lines.append(f"\t{en[m]} {op} {hn[h]}\n")
