@@ -18,7 +18,10 @@ listed ``امروز``, but ``آقای روحانی پزشک بود`` gives ``ر�
 without ``سید`` is cut to two; titles that Arabic spells the same way (``مهندس``,
 ``استاد``, ``امام``) are left out, and so are a bare ``وزیر`` and occupations (``شاعر``,
 ``نویسنده``): Persian puts a ministry or an adjective after them (``وزیر بهداشت``, ``شاعر
-بزرگ``), not a name; text typed with Arabic's ``ي`` and ``ك`` is read as Arabic.
+بزرگ``), not a name. Text typed with Arabic's ``ي``, ``ى`` and ``ك`` for ``ی`` and ``ک``
+(older sites, Arabic keyboards) is read alike (:attr:`.titled.TitleCues.folds`; the name
+keeps the letters typed) in a sentence with one of ``پ``, ``چ``, ``ژ``, ``گ``, which Arabic
+has not; a sentence so typed without any of them is read as Arabic.
 
 Example:
     >>> from hyperviz_core.rag.extract.titled import titled_names
@@ -34,7 +37,7 @@ import re
 from .arabic import LETTERS
 from .titled import TitleCues
 
-__all__ = ["PERSIAN"]
+__all__ = ["ARABIC_TYPED", "PERSIAN"]
 
 # a word: Arabic-script letters and the zero-width non-joiner inside Persian words
 # (``رئیس‌جمهور``, ``احمدی‌نژاد``)
@@ -61,8 +64,10 @@ _STOPS = frozenset((
     "همراه", "دیدار", "گفتگو", "سفر"))
 #: words inside names, not counted toward a name's length and never its last word
 _PARTICLES = frozenset(("سید", "سیده", "میرزا"))
+ARABIC_TYPED = "يیىیكک"
+"""Arabic's yeh, alef maksura and kaf, typed for ``ی`` and ``ک`` (:attr:`.TitleCues.folds`)."""
 
 PERSIAN = TitleCues(word=_WORD, cues=_CUES, stops=_STOPS, most=2, particles=_PARTICLES,
                     skip=_SKIP, verb_last=True, ends=" .!?؟»\"'",
-                    needs="پچژگکی", not_with="ےۓہۃھٹڈڑں")
+                    needs="پچژگکی", not_with="ےۓہۃھٹڈڑں", folds=ARABIC_TYPED)
 """Persian's titles and the words that end a name after one (:mod:`.titled`)."""

@@ -21,6 +21,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from itertools import pairwise
@@ -70,6 +71,22 @@ class TitleCues:
     letters, where several languages share a script: Persian's ``گ``, Urdu's ``ے``)."""
     not_with: str = ""
     """Letters no sentence the cues are tried in has (another language's own)."""
+    folds: str = ""
+    """Pairs of letters read alike when matching: the first of each pair, typed for the
+    second, is read as it (Persian typed with Arabic's ``ي`` and ``ك`` for ``ی`` and
+    ``ک``: ``"يیكک"``); the cues and stops are written with the second. A name keeps the
+    letters its text has."""
+
+    def __post_init__(self) -> None:
+        if len(self.folds) % 2:
+            raise ValueError(f"TitleCues.folds must be pairs of letters, got {self.folds!r} "
+                             f"({len(self.folds)} letters)")
+
+
+@functools.cache
+def _fold_table(folds: str) -> dict[int, int]:
+    """The :meth:`str.translate` table of :attr:`TitleCues.folds`."""
+    return str.maketrans(folds[0::2], folds[1::2])
 
 
 def _cue_at(words: list[re.Match[str]], i: int, sentence: str, cues: TitleCues) -> int:
@@ -117,6 +134,9 @@ def titled_names(sentence: str, cues: TitleCues) -> list[Candidate]:
     if ((cues.needs and not any(c in sentence for c in cues.needs))
             or any(c in sentence for c in cues.not_with)):
         return []
+    original = sentence
+    if cues.folds:  # one letter for another: every offset stays where it was
+        sentence = sentence.translate(_fold_table(cues.folds))
     words = list(cues.word.finditer(sentence))
     out: list[Candidate] = []
     i = 0
@@ -150,7 +170,7 @@ def titled_names(sentence: str, cues: TitleCues) -> list[Candidate]:
             name.pop()
         if name and not any(w.group().endswith(".") for w in name[:-1]):
             start, end = name[0].start(), name[-1].end()
-            text = sentence[start:end].rstrip(".")
+            text = original[start:end].rstrip(".")
             out.append((2, start, start + len(text), text, "person"))
         i = j + len(name) if name else j
     return out

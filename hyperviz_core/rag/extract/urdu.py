@@ -9,7 +9,8 @@ belong to the title (a country: ``وزیر اعظم پاکستان نواز شر
 the sentence's last word when the name has two (Urdu puts its verb last). :data:`URDU`
 holds these cues for :func:`.titled.titled_names`, which gives each as ``person``; they are
 tried only in a sentence with a letter of Urdu's own (``ے``, ``ہ``, ``ھ``, ``ٹ``, ``ڈ``,
-``ڑ``, ``ں``), which Arabic and Persian have not.
+``ڑ``, ``ں``), which Arabic and Persian have not. Arabic's ``ي``, ``ى`` and ``ك`` typed for
+``ی`` and ``ک`` are read alike, as in Persian (:data:`.persian.ARABIC_TYPED`).
 
 Limits (honest): a name without a title is not found, nor are places and organisations; a
 bare ``وزیر`` is no title (a ministry follows it: ``وزیر تعلیم``), only the ministers listed; a
@@ -26,6 +27,7 @@ Example:
 from __future__ import annotations
 
 from .arabic import WORD
+from .persian import ARABIC_TYPED
 from .titled import TitleCues
 
 __all__ = ["URDU"]
@@ -58,5 +60,5 @@ _PLACES = frozenset((
 
 URDU = TitleCues(word=WORD, cues=_CUES, stops=_STOPS, most=3, particles=_PARTICLES,
                  skip=_SKIP, verb_last=True, ends=" ۔.!?؟\"'", needs="ےۓہۃھٹڈڑں",
-                 places=_PLACES)
+                 places=_PLACES, folds=ARABIC_TYPED)
 """Urdu's titles and the words that end a name after one (:mod:`.titled`)."""
