@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["is_shouted", "unshouted"]
+__all__ = ["is_shouted", "small_syllabary", "unshouted"]
 
 _WORD = re.compile(r"[^\W\d_]{2,}")
 
@@ -50,6 +50,31 @@ def _capitals() -> str:
 #: two capitals in a row: a sentence without them is no sentence in capitals (a quick test
 #: before the words are counted)
 _TWO_CAPITALS = re.compile(f"[{_capitals()}]{{2}}")
+
+
+#: Cherokee's syllabary, written in the letters Unicode calls its capitals (its small ones,
+#: added in 2015, little text uses): they mark no name, so a sentence of them was one name
+_CHEROKEE = re.compile("[\u13a0-\u13f5]")
+_CHEROKEE_SMALL = {c: ord(chr(c).lower()) for c in range(0x13A0, 0x13F6)}
+
+
+def small_syllabary(sentence: str) -> str:
+    """``sentence`` with Cherokee's letters written small when most of its letters are
+    Cherokee's, every offset kept (each has one small letter), so the extractor takes none
+    of them for a name's capital. A Cherokee name in a sentence of another script stays a
+    name (``Tennessee (Cherokee: ᏔᎾᏏ, Tanasi) is a state``).
+
+    >>> small_syllabary("ᏣᎳᎩ ᎦᏬᏂᎯᏍᏗ Sequoyah") == "ꮳꮃꭹ ꭶꮼꮒꭿꮝꮧ Sequoyah"
+    True
+    >>> small_syllabary("Tennessee (Cherokee: ᏔᎾᏏ) is a state.")[21:]
+    'ᏔᎾᏏ) is a state.'
+    """
+    if _CHEROKEE.search(sentence) is None:
+        return sentence
+    cherokee = len(_CHEROKEE.findall(sentence))
+    if 2 * cherokee <= sum(c.isalpha() for c in sentence):
+        return sentence
+    return sentence.translate(_CHEROKEE_SMALL)
 
 
 def is_shouted(sentence: str) -> bool:

@@ -52,7 +52,7 @@ from ._lexicon import (
 )
 from .cjk import CJK_CHARS, cjk_candidates
 from .german import german_run, german_sentence, nominative
-from .shouted import unshouted
+from .shouted import small_syllabary, unshouted
 from .titled import titled_names
 from .titles import TITLED
 
@@ -372,10 +372,12 @@ def find_spans(sentence: str, lower_vocab: frozenset[str] = frozenset()) -> list
         for m in rx.finditer(sentence):
             cands.append((1, Span(m.start(), m.end(), m.group(0).strip(), "quantity")))
     beside_cjk = CJK_CHARS.search(sentence) is not None
-    lowered = unshouted(sentence, lower_vocab, STOPWORDS)  # "THE COMPANY SHALL ..."
-    for sp in _name_runs(lowered or sentence, lower_vocab, beside_cjk,
+    cased = small_syllabary(sentence)  # Cherokee: every letter a "capital"
+    lowered = unshouted(cased, lower_vocab, STOPWORDS)  # "THE COMPANY SHALL ..."
+    read = lowered or cased  # the names' text is the sentence's, as written
+    for sp in _name_runs(read, lower_vocab, beside_cjk,
                          german_sentence(sentence, lower_vocab), lowered is None):
-        if lowered is not None and sp.name == lowered[sp.start:sp.end]:
+        if read is not sentence and sp.name == read[sp.start:sp.end]:
             sp = Span(sp.start, sp.end, sentence[sp.start:sp.end], sp.type)
         cands.append((2, sp))
     scripts = [*(cjk_candidates(sentence) if beside_cjk else ()),

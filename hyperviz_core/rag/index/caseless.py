@@ -2,12 +2,12 @@
 
 The offline (heuristic) extractor finds names by their capitals (``Marie Curie``, ``Москва``).
 Chinese, Japanese, Korean, Arabic, Hebrew, Thai, Devanagari ... have no letter case (and
-Georgian capitalises no name), so a document written in them gives no entity (but for the
-mentions :mod:`~..extract.cjk` has cues for in Chinese, Japanese and Korean: dates, amounts,
-bracketed titles, katakana names, names ending in an organisation's or a place's suffix,
-and the people named after a title in Chinese, Japanese, Korean, Hindi, Arabic, Hebrew,
-Persian and Urdu, :mod:`~..extract.titled`): it is stored, chunked and found by BM25, but
-adds nothing to the hypergraph. The indexer names such documents once per run
+Georgian and Cherokee capitalise no name), so a document written in them gives no entity
+(but for the mentions :mod:`~..extract.cjk` has cues for in Chinese, Japanese and Korean:
+dates, amounts, bracketed titles, katakana names, names ending in an organisation's or a
+place's suffix, and the people named after a title in Chinese, Japanese, Korean, Hindi,
+Arabic, Hebrew, Persian and Urdu, :mod:`~..extract.titled`): it is stored, chunked and
+found by BM25, but adds nothing to the hypergraph. The indexer names such documents once per run
 (:meth:`~.report.IndexReport.caseless_warning`, by :func:`written_without_capitals`), so
 the user knows to index them with a model.
 
@@ -31,28 +31,38 @@ _SAMPLE = 20_000
 def written_without_case(text: str) -> bool:
     """Whether most letters of ``text`` (its first 20,000 characters) have no case
     (Unicode category ``Lo``: letters of scripts without capitals)."""
-    return _mostly_uncapitalised(text, georgian=False)
+    return _mostly_uncapitalised(text, in_use=False)
 
 
 def written_without_capitals(text: str) -> bool:
     """Whether most letters of ``text`` (its first 20,000 characters) are of a script whose
-    names have no capital: one without case (:func:`written_without_case`), or Georgian,
+    names have no capital: one without case (:func:`written_without_case`), Georgian,
     written in Mkhedruli (U+10D0–U+10FF), to which Unicode gives capitals (Mtavruli) that
-    only headings in capitals use: a Georgian name is written as any other word.
+    only headings in capitals use: a Georgian name is written as any other word; or
+    Cherokee, whose every letter Unicode calls a capital (U+13A0–U+13FF, the small ones
+    U+AB70–U+ABBF): no letter marks a name.
 
     >>> written_without_capitals("თბილისი დედაქალაქია."), written_without_case("თბილისი")
     (True, False)
     >>> written_without_capitals("Երևանը Հայաստանի մայրաքաղաքն է։")  # Armenian: capitals
     False
+    >>> written_without_capitals("ᏣᎳᎩ ᎦᏬᏂᎯᏍᏗ ᎨᏒᎢ."), written_without_case("ᏣᎳᎩ")
+    (True, False)
     """
-    return _mostly_uncapitalised(text, georgian=True)
+    return _mostly_uncapitalised(text, in_use=True)
 
 
-def _mostly_uncapitalised(text: str, georgian: bool) -> bool:
+def _uncapitalised_in_use(ch: str) -> bool:
+    """A letter of a script with case whose capitals mark no name (Georgian, Cherokee)."""
+    return ("\u10d0" <= ch <= "\u10ff" or "\u13a0" <= ch <= "\u13ff"
+            or "\uab70" <= ch <= "\uabbf")
+
+
+def _mostly_uncapitalised(text: str, in_use: bool) -> bool:
     cased = caseless = 0
     for ch in text[:_SAMPLE]:
         cat = unicodedata.category(ch)
-        if cat == "Lo" or (georgian and "\u10d0" <= ch <= "\u10ff"):
+        if cat == "Lo" or (in_use and _uncapitalised_in_use(ch)):
             caseless += 1
         elif cat in ("Lu", "Ll", "Lt"):
             cased += 1
