@@ -52,17 +52,14 @@ def written_without_capitals(text: str) -> bool:
     return _mostly_uncapitalised(text, in_use=True)
 
 
-def _uncapitalised_in_use(ch: str) -> bool:
-    """A letter of a script with case whose capitals mark no name (Georgian, Cherokee)."""
-    return ("\u10d0" <= ch <= "\u10ff" or "\u13a0" <= ch <= "\u13ff"
-            or "\uab70" <= ch <= "\uabbf")
-
-
 def _mostly_uncapitalised(text: str, in_use: bool) -> bool:
+    """``in_use``: count the letters of Georgian and Cherokee, which have case but whose
+    capitals mark no name, as letters without case."""
     cased = caseless = 0
     for ch in text[:_SAMPLE]:
         cat = unicodedata.category(ch)
-        if cat == "Lo" or (in_use and _uncapitalised_in_use(ch)):
+        if cat == "Lo" or (in_use and ("\u10d0" <= ch <= "\u10ff" or "\u13a0" <= ch <= "\u13ff"
+                                       or "\uab70" <= ch <= "\uabbf")):
             caseless += 1
         elif cat in ("Lu", "Ll", "Lt"):
             cased += 1
