@@ -26,7 +26,7 @@ import numpy as np
 from ..model import Hypergraph
 from .base import LayoutOrder, LayoutResult
 from .gv import hub_entity
-from .pack import ordered_subgraph, packed
+from .pack import bounds, ordered_subgraph, packed
 
 __all__ = ["bi_inc", "cli_exp", "count_crossings", "ra_cen", "shell_stretch", "spectral_order"]
 
@@ -214,18 +214,43 @@ def ra_cen(hg: Hypergraph, order: LayoutOrder) -> LayoutResult:
         for n in layer:
             a = angle[n] if i else 0.0
             pos[n] = (radius * math.cos(a), radius * math.sin(a))
-    sx, sy = shell_stretch(list(pos.values()), order.aspect)
-    pos = {n: (sx * x, sy * y) for n, (x, y) in pos.items()}
-    if len(pos) < g.number_of_nodes():  # other components: packed beside the shells
-        rest = ordered_subgraph(g, [n for n in g.nodes if n not in pos])
-        box = (-sx * radius, -sy * radius, sx * radius, sy * radius)
-        pos = packed(rest, _spring, first=(pos, box))
+    (sx, sy), pos = _with_the_rest(g, pos, radius, order.aspect)
     ents = {n[1]: p for n, p in pos.items() if n[0] == "E"}  # type: ignore[index]
     edges = {n[1]: p for n, p in pos.items() if n[0] == "H"}  # type: ignore[index]
     names = [f"d={i}" for i in range(1, len(rings) + 1)]
     return LayoutResult(kind="induced", entities=ents, hyperedges=edges, rings=rings,
                         center=(0.0, 0.0), ring_names=names, engine="shell",
                         ring_stretch=(sx, sy))
+
+
+def _stretches(shells: dict[Hashable, tuple[float, float]],
+               aspect: float) -> list[tuple[float, float]]:
+    """The stretches :func:`_with_the_rest` tries: the panel's shape, then round."""
+    return list(dict.fromkeys([shell_stretch(list(shells.values()), aspect), (1.0, 1.0)]))
+
+
+def _with_the_rest(
+    g: nx.Graph, shells: dict[Hashable, tuple[float, float]], radius: float, aspect: float,
+) -> tuple[tuple[float, float], dict[Hashable, tuple[float, float]]]:
+    """The shells' stretch and every node's position: the shells stretched to the panel
+    (:func:`shell_stretch`) and the graph's other components packed beside them. Packed
+    beside, those can make the whole wider (or taller) than the panel, so the round shells
+    are packed too and the layout whose shape is nearer the panel's is kept (the stretched
+    one on a tie)."""
+    best: tuple[float, tuple[float, float], dict[Hashable, tuple[float, float]]] | None = None
+    for sx, sy in _stretches(shells, aspect):
+        pos = {n: (sx * x, sy * y) for n, (x, y) in shells.items()}
+        if len(pos) == g.number_of_nodes():  # one component: nothing packed beside
+            return (sx, sy), pos
+        rest = ordered_subgraph(g, [n for n in g.nodes if n not in pos])
+        pos = packed(rest, _spring, first=(pos, (-sx * radius, -sy * radius,
+                                                 sx * radius, sy * radius)))
+        x0, y0, x1, y1 = bounds(pos)
+        miss = abs(math.log(max(x1 - x0, 1e-9) / max(y1 - y0, 1e-9) / aspect))
+        if best is None or miss < best[0]:
+            best = (miss, (sx, sy), pos)
+    assert best is not None
+    return best[1], best[2]
 
 
 MAX_STRETCH = 1.6
