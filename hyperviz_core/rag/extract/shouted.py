@@ -18,6 +18,9 @@ chunk writes in lower case is cut (``STEEPLE ROCK`` gives ``STEEPLE`` where the 
 "rock"), as is one joined by a connector (``BANK OF ENGLAND``); a word whose lower case has
 another length (``İ``) is left as it is.
 
+Cherokee is written in the letters Unicode calls capitals: :func:`small_syllabary` reads a
+sentence mostly in them with its letters small, so it is not one long name either.
+
 Example:
     >>> unshouted("MARIE CURIE WORKED IN PARIS.", frozenset({"worked"}), frozenset({"in"}))
     'MARIE CURIE worked in PARIS.'
@@ -69,10 +72,8 @@ def small_syllabary(sentence: str) -> str:
     >>> small_syllabary("Tennessee (Cherokee: ᏔᎾᏏ) is a state.")[21:]
     'ᏔᎾᏏ) is a state.'
     """
-    if _CHEROKEE.search(sentence) is None:
-        return sentence
     cherokee = len(_CHEROKEE.findall(sentence))
-    if 2 * cherokee <= sum(c.isalpha() for c in sentence):
+    if not cherokee or 2 * cherokee <= sum(c.isalpha() for c in sentence):
         return sentence
     return sentence.translate(_CHEROKEE_SMALL)
 
