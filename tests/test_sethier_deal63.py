@@ -12,14 +12,12 @@ import json
 from pathlib import Path
 
 import pytest
+from test_sethier_stagger52 import CITIES, _order
 
 from hyperviz_core import HyperViz, hypergraph_from_hif
-from hyperviz_core.layouts import LayoutOrder, get_layout
+from hyperviz_core.layouts import get_layout
 from hyperviz_core.model import Entity, Hyperedge, Hypergraph
 
-CITIES = ["Somerville", "Cambridge", "Watertown", "Brookline", "Newton", "Dedham", "Quincy",
-          "Milton", "Needham", "Chelsea", "Revere", "Everett", "Winthrop", "Medford",
-          "Malden", "Waltham"]
 PROBE = Path(__file__).parent / "data" / "probe_india.hif.json"
 
 
@@ -36,8 +34,7 @@ def one_leaf_star(n: int) -> Hypergraph:
 @pytest.mark.parametrize("n", [8, 12, 16])
 def test_one_leaf_per_hyperedge_is_dealt_over_ranks(n: int) -> None:
     hg = one_leaf_star(n)
-    order = LayoutOrder(entities=sorted(hg.entities), hyperedges=sorted(hg.hyperedges))
-    res = get_layout("set-hier")(hg, order)
+    res = get_layout("set-hier")(hg, _order(hg))
     assert res.engine == "dot"
     leaf_ys = {round(res.entities[k][1], 3) for k in hg.entities if k != "boston"}
     assert len(leaf_ys) >= 2  # before: every leaf in one rank
