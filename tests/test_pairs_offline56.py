@@ -41,7 +41,7 @@ def test_runs_without_spaces_read_as_bm25_reads_them() -> None:
 
 
 def test_v3_finds_each_city_where_v2_missed_half() -> None:
-    new, old = HashingEmbedder(), HashingEmbedder(pairs=False)
+    new, old = HashingEmbedder(alike=False), HashingEmbedder(pairs=False)
     assert (new.name, old.name) == ("hashing-v3-d512-c34", "hashing-v2-d512-c34")
     ids = [p["id"] for p in CITIES["passages"]]
 

@@ -27,6 +27,7 @@ from .providers.protocols import ChatModel, reply_text
 from .reasoning import ReasoningCut
 from .result import RetrievalResult, SentPrompt, image_sha256
 from .retrieve.lexical import cjk_token, marked, segmented, tokens
+from .scripts import letters_alike
 from .sentences import sentences
 
 log = logging.getLogger(__name__)
@@ -163,7 +164,9 @@ _NEAR_TOP = 0.25
 def _words(text: str) -> set[str]:
     """The words of ``text`` the extractive summary matches: its content words, and the
     BM25 pieces of its runs of a script written without spaces (Chinese, Thai, Khmer ...:
-    :func:`~.retrieve.lexical.cjk_token`), which have no words to split."""
+    :func:`~.retrieve.lexical.cjk_token`), which have no words to split. Arabic's ``ي``,
+    ``ى``, ``ك`` read as Persian's ``ی``, ``ی``, ``ک`` (:func:`~.scripts.letters_alike`)."""
+    text = letters_alike(text)
     words = set(content_words(text))
     if segmented(text) or marked(text):  # (a word with combining marks: its BM25 token)
         words.update(t for t in tokens(text) if cjk_token(t) or marked(t))

@@ -5,7 +5,8 @@ Mc, Me), so a splitter on ``\\w`` alone cuts a word of Devanagari, Tamil, Bengal
 every vowel sign and virama (``दिल्ली`` gave ``द``, ``ल``, ``ल``), and the scripts of East
 and South-East Asia write no space between words. BM25 (:mod:`.retrieve.lexical`) and the
 offline word tokens (:func:`~.providers.offline.word_tokens`) read these scripts with the
-classes defined here.
+classes defined here, and read Persian and Urdu typed with Arabic's letters as typed with
+their own (:func:`letters_alike`).
 
 Example:
     >>> marked("दिल्ली"), marked("Delhi"), marked("Zürich"), marked("กรุงเทพ")
@@ -22,9 +23,29 @@ import unicodedata
 from collections.abc import Iterable
 
 __all__ = [
-    "CJK", "CJK_ANY", "HIRAGANA", "SEA", "SEG", "cjk_grams", "clusters", "lone_piece",
-    "mark_class", "marked", "marked_word", "paired_words", "sea_grams",
+    "ARABIC_TYPED", "CJK", "CJK_ANY", "HIRAGANA", "SEA", "SEG", "cjk_grams", "clusters",
+    "letters_alike", "lone_piece", "mark_class", "marked", "marked_word", "paired_words",
+    "sea_grams",
 ]
+
+#: Arabic's yeh, alef maksura and kaf, each followed by the letter it is typed for in
+#: Persian and Urdu (``ی``, ``ی``, ``ک``): older sites and Arabic keyboards type them
+ARABIC_TYPED = "يیىیكک"
+_ALIKE = str.maketrans(ARABIC_TYPED[0::2], ARABIC_TYPED[1::2])
+
+
+def letters_alike(text: str) -> str:
+    """``text`` with Arabic's ``ي``, ``ى`` and ``ك`` read as ``ی``, ``ی`` and ``ک``
+    (:data:`ARABIC_TYPED`), so Persian typed with either finds the other (Lucene's Persian
+    and Arabic normalizers read them alike too). Arabic text reads its ``ي`` and ``ى`` as
+    one letter (``على`` and ``علي`` alike); the same string back when it has none of them.
+
+    >>> letters_alike("علي كرمان") == "علی کرمان", letters_alike("Zürich")
+    (True, 'Zürich')
+    """
+    if text.isascii() or not ("ي" in text or "ك" in text or "ى" in text):
+        return text
+    return text.translate(_ALIKE)
 
 #: the characters read as character bigrams, as Lucene's ``CJKAnalyzer`` reads them: kana
 #: (Hiragana, Katakana and its extensions), Han ideographs (CJK Unified and its extensions A

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 
+from ..scripts import ARABIC_TYPED  # typed for ی and ک (:attr:`.TitleCues.folds`)
 from .arabic import LETTERS
 from .titled import TitleCues
 
@@ -64,8 +65,6 @@ _STOPS = frozenset((
     "همراه", "دیدار", "گفتگو", "سفر"))
 #: words inside names, not counted toward a name's length and never its last word
 _PARTICLES = frozenset(("سید", "سیده", "میرزا"))
-ARABIC_TYPED = "يیىیكک"
-"""Arabic's yeh, alef maksura and kaf, typed for ``ی`` and ``ک`` (:attr:`.TitleCues.folds`)."""
 
 PERSIAN = TitleCues(word=_WORD, cues=_CUES, stops=_STOPS, most=2, particles=_PARTICLES,
                     skip=_SKIP, verb_last=True, ends=" .!?؟»\"'",

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from ..scripts import CJK_ANY, marked, marked_word, paired_words
+from ..scripts import CJK_ANY, letters_alike, marked, marked_word, paired_words
 
 __all__ = [
     "STOPWORDS", "HashingEmbedder", "content_words", "exact_cosine", "word_pattern", "word_tokens",
@@ -117,10 +117,14 @@ class HashingEmbedder:
             cuts words at them as ``hashing-v1`` did, and reads runs without spaces as
             ``pairs=False`` does.
         pairs: whether a run of kana, Han, Hangul, Thai, Lao, Myanmar or Khmer gives its
-            overlapping pairs of characters or clusters (:func:`word_tokens`; the name says
+            overlapping pairs of characters or clusters (:func:`word_tokens`; since
             ``hashing-v3``); ``False`` reads such a run as ``hashing-v2`` did (a run of Han
-            one word, Thai cut at its marks). A store embedded with v1 or v2 is queried and
-            extended with the embedder it recorded (:func:`~.spec.store_embedder`).
+            one word, Thai cut at its marks).
+        alike: whether Arabic's ``ي``, ``ى`` and ``ك`` read as Persian's ``ی``, ``ی`` and
+            ``ک`` (:func:`~hyperviz_core.rag.scripts.letters_alike`: Persian typed with
+            either finds the other; the name says ``hashing-v4``); ``False`` reads them as
+            ``hashing-v3`` did. A store embedded with v1, v2 or v3 is queried and extended
+            with the embedder it recorded (:func:`~.spec.store_embedder`).
         cache_words: how many distinct words keep their hashed features (computed once,
             then read; a long-lived service's query words fill it: at the default 200,000
             it holds about 145 MB at most; 0: no cache); a tenth as many keep their
@@ -142,6 +146,7 @@ class HashingEmbedder:
         bigram_weight: float = 0.5,
         marks: bool = True,
         pairs: bool = True,
+        alike: bool = True,
         cache_words: int = 200_000,
     ) -> None:
         if dim < 16:
@@ -155,7 +160,8 @@ class HashingEmbedder:
         self.bigram_weight = float(bigram_weight)
         self.marks = bool(marks)
         self.pairs = self.marks and bool(pairs)
-        self.version = 3 if self.pairs else 2 if self.marks else 1
+        self.alike = self.pairs and bool(alike)
+        self.version = 4 if self.alike else 3 if self.pairs else 2 if self.marks else 1
         self.name = f"hashing-v{self.version}-d{self.dim}-c{lo}{hi}"
         if isinstance(cache_words, bool) or not isinstance(cache_words, int) or cache_words < 0:
             raise ValueError(f"cache_words must be a whole number >= 0, got {cache_words!r}")
@@ -214,9 +220,15 @@ class HashingEmbedder:
                 self._exact_cache[word] = found
         return found
 
+    def _words(self, text: str) -> list[str]:
+        """The words of ``text`` this version reads (stop words dropped unless it has
+        nothing else)."""
+        tokens = word_tokens(letters_alike(text) if self.alike else text,
+                             marks=self.marks, pairs=self.pairs)
+        return [t for t in tokens if t not in STOPWORDS] or tokens
+
     def _exact_words(self, text: str) -> tuple[Counter[str], Counter[tuple[str, str]]]:
-        tokens = word_tokens(text, marks=self.marks, pairs=self.pairs)
-        words = [t for t in tokens if t not in STOPWORDS] or tokens
+        words = self._words(text)
         pairs = Counter(itertools.pairwise(words)) if self.bigram_weight > 0 else Counter()
         return Counter(words), pairs
 
@@ -275,8 +287,7 @@ class HashingEmbedder:
     ) -> tuple[list[npt.NDArray[np.int64]], list[npt.NDArray[np.float32]]]:
         """The hashed word features of one text (buckets, signed weights) in summation
         order; its word bigrams' CRC-32s and weights are appended to the two lists."""
-        tokens = word_tokens(text, marks=self.marks, pairs=self.pairs)
-        words = [t for t in tokens if t not in STOPWORDS] or tokens
+        words = self._words(text)
         idx_parts: list[npt.NDArray[np.int64]] = []
         val_parts: list[npt.NDArray[np.float32]] = []
         cache = self._word_cache
@@ -351,7 +362,7 @@ class HashingEmbedder:
         return self.embed(texts)
 
     def __repr__(self) -> str:
-        flags = {3: "", 2: ", pairs=False", 1: ", marks=False"}[self.version]
+        flags = {4: "", 3: ", alike=False", 2: ", pairs=False", 1: ", marks=False"}[self.version]
         return f"HashingEmbedder(dim={self.dim}, char_ngrams={self.char_ngrams}{flags})"
 
 

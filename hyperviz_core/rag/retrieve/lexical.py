@@ -34,7 +34,15 @@ from ..scripts import CJK as _CJK
 from ..scripts import CJK_ANY as _CJK_ANY
 from ..scripts import SEA as _SEA
 from ..scripts import SEG as _SEG
-from ..scripts import cjk_grams, clusters, lone_piece, mark_class, marked, sea_grams
+from ..scripts import (
+    cjk_grams,
+    clusters,
+    letters_alike,
+    lone_piece,
+    mark_class,
+    marked,
+    sea_grams,
+)
 from .lexicon import lexical_text, undot
 
 __all__ = [
@@ -122,9 +130,11 @@ def tokens(text: str) -> list[str]:
     Thai, Lao, Myanmar and Khmer the bigrams of their clusters (:func:`sea_grams`; these
     characters also end the word before them and start a new one after them); full-width
     ASCII and half-width katakana read as their usual forms, the digits of other scripts as
-    ASCII ones (``๒๕๖๕`` and ``٢٠٢١`` are ``2565`` and ``2021``); and the dotted capital
-    ``İ`` (which lower-cases to ``i`` + combining dot) reads as ``i``. Text without these
-    characters gives exactly ``bm25s``'s tokens.
+    ASCII ones (``๒๕๖๕`` and ``٢٠٢١`` are ``2565`` and ``2021``); Arabic's ``ي``, ``ى`` and
+    ``ك`` as Persian's ``ی`` and ``ک`` (:func:`~hyperviz_core.rag.scripts.letters_alike`:
+    Persian typed with either finds the other); and the dotted capital ``İ`` (which
+    lower-cases to ``i`` + combining dot) reads as ``i``. Text without these characters
+    gives exactly ``bm25s``'s tokens.
 
     >>> tokens("the _erica vagans_ and snake_case")
     ['erica', 'vagans', 'snake', 'case']
@@ -136,12 +146,15 @@ def tokens(text: str) -> list[str]:
     (['2021', '年', 'abc', '社', 'カタ', 'タカ', 'カナ'], ['서울', '울에', '에서'])
     >>> tokens("ｓｎａｋｅ＿ｃａｓｅ"), tokens("ปี๒๕๖๕ सन् २०२१")
     (['snake', 'case'], ['ปี', '2565', 'सन्', '2021'])
+    >>> tokens("آقاي دكتر") == tokens("آقای دکتر") == ["آقای", "دکتر"]
+    True
     """
     if not text.isascii():
         if _WIDTH.search(text):  # before underscores split: ＿ is one
             text = _usual_width(text)
         if _NATIVE_DIGIT.search(text):
             text = _ascii_digits(text)
+        text = letters_alike(text)
     low = undot(lexical_text(text).lower())
     if low.isascii() or not _CJK_ANY.search(low):
         return [t for t in _plain_words(low) if t not in STOPWORDS]
@@ -191,7 +204,10 @@ def plain_missed(text: str, body: str) -> Counter[str]:
     """The BM25 tokens of passage ``text`` (with their counts) that a plain full-text index
     of its ``body`` cannot select it by: not one of its plain words (maximal runs of word
     characters, lower-cased), nor a piece of a run without spaces found in ``body`` as it is
-    (by substring, :func:`cjk_token`). Only text :func:`segmented` reads otherwise has them:
+    (by substring, :func:`cjk_token`). The index holds the passage with Arabic's ``ي``,
+    ``ى``, ``ك`` written as ``ی``, ``ی``, ``ک`` (:func:`~hyperviz_core.rag.scripts.letters_alike`,
+    as :func:`tokens` reads them), so ``body`` is that. Only text :func:`segmented` reads
+    otherwise has such tokens:
     ``İstanbul`` (``istanbul``), ``２０２１`` (``2021``), half-width katakana, and a word
     written against such characters (``python`` of ``python入門``, ``2021`` of ``2021年``).
 
@@ -202,9 +218,10 @@ def plain_missed(text: str, body: str) -> Counter[str]:
     >>> plain_missed("北京是中国的首都", "北京是中国的首都")
     Counter()
     """
-    if body == text and not _folded_apart(text) and not _JOINED.search(text):
+    read = letters_alike(text)
+    if body == read and not _folded_apart(text) and not _JOINED.search(text):
         return Counter()  # every piece of a run is in the passage, every other token a word
-    plain = set(_plain_words(lexical_text(text).lower()))
+    plain = set(_plain_words(lexical_text(read).lower()))
     return Counter(t for t in tokens(text)
                    if t not in plain and not (cjk_token(t) and t in body))
 

@@ -3,7 +3,9 @@
 Ranking links text to entities in three places (the document-title entities a chunk names,
 on the loaded and on the lazy path, and the entities a query names for the personalised
 PageRank); each tokenizes its own way and hands the words here. A word lower-cased from
-Turkish ``İ`` (``i`` + combining dot) is read as ``i``: ``İstanbul`` names ``Istanbul``.
+Turkish ``İ`` (``i`` + combining dot) is read as ``i``: ``İstanbul`` names ``Istanbul``; and
+Arabic's ``ي``, ``ى``, ``ك`` as Persian's ``ی``, ``ی``, ``ک`` (:func:`~..scripts.letters_alike`),
+as BM25 reads them: ``علي`` names ``علی``.
 
 Example:
     >>> names = NameLinker()
@@ -14,12 +16,16 @@ Example:
     >>> names.add(("i\u0307stanbul",), "i\u0307stanbul")  # "İstanbul".casefold()
     >>> names.find(["istanbul"]) == ["i\u0307stanbul"]
     True
+    >>> names.add(("علي",), "علي")
+    >>> names.find(["آقای", "علی"]) == ["علي"]
+    True
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..scripts import letters_alike
 from .lexicon import undot
 
 __all__ = ["NameLinker"]
@@ -41,7 +47,7 @@ class NameLinker:
 
     def add(self, words: tuple[str, ...], key: str) -> None:
         """Name ``key`` by ``words`` (a sequence already added keeps its first key)."""
-        words = tuple(undot(w) for w in words)
+        words = tuple(_read(w) for w in words)
         if not words or words in self._names:
             return
         self._names[words] = key
@@ -53,11 +59,17 @@ class NameLinker:
         """The keys whose words occur as a contiguous run of ``words``, sorted."""
         found: set[str] = set()
         names = self._names
-        if any("\u0307" in w for w in words):
-            words = [undot(w) for w in words]
+        if not all(w.isascii() for w in words):
+            words = [_read(w) for w in words]
         for j, word in enumerate(words):
             for n in self._lengths.get(word, ()):
                 key = names.get(tuple(words[j : j + n]))
                 if key is not None:
                     found.add(key)
         return sorted(found)
+
+
+def _read(word: str) -> str:
+    """``word`` as names are looked up: ``i`` + combining dot as ``i``, Arabic's yeh and kaf
+    as Persian's."""
+    return word if word.isascii() else letters_alike(undot(word))

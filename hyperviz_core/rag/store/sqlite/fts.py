@@ -2,16 +2,19 @@
 
 The table ``vizrag_chunk_fts`` holds one row per chunk (``rowid`` = the chunk's rowid) with
 the passage text ranking reads — ``title + newline + text`` (the document title, else the
-chunk's ``metadata["title"]``; the title only once when the text already starts with it).
+chunk's ``metadata["title"]``; the title only once when the text already starts with it),
+with Arabic's ``ي``, ``ى`` and ``ك`` written as Persian's ``ی``, ``ی`` and ``ک``, as BM25
+reads them (:func:`~hyperviz_core.rag.scripts.letters_alike`).
 It is *derived*: created on first use when missing and filled from ``chunks`` in one
 statement, then kept in sync by triggers on ``chunks`` and ``documents`` (so every writer
 process, of any version, keeps it current). Nothing else depends on it: dropping it loses
 nothing, the next query rebuilds it. No schema version change is involved: the derived
-objects carry their own version in their names (``_v8``); a store whose objects are of an
+objects carry their own version in their names (``_v9``); a store whose objects are of an
 older version (v2, whose tokens kept underscores; v3, a Han run one token; v4, an earlier
 tokenizer of 2026-12-05; v5, a Thai, Lao, Myanmar or Khmer run cut at its combining marks;
 v6, digits of other scripts not read as ASCII; v7, words cut at their combining marks:
-Devanagari ``दिल्ली`` gave no token) gets them
+Devanagari ``दिल्ली`` gave no token; v8, Arabic's ``ي`` and Persian's ``ی`` two letters)
+gets them
 dropped and rebuilt by the next query that can write (a read-only one falls back to the
 full in-memory path).
 
@@ -28,7 +31,7 @@ Han characters as its bigrams, ``unicode61`` as one token, so such a piece selec
 passages by substring (``instr``, a scan of the passages, only for a query that has one);
 and its few BM25 tokens that neither finds (``istanbul`` of ``İstanbul``, ``2021`` of
 ``２０２１``: :func:`~hyperviz_core.rag.retrieve.lexical.plain_missed`) are kept in the table
-``vizrag_chunk_terms_v8(term, chunk, tf)``, written by the reader that measures its BM25
+``vizrag_chunk_terms_v9(term, chunk, tf)``, written by the reader that measures its BM25
 length (:func:`store_lengths`, one transaction with the length row; the triggers delete
 both). The index only *selects* the candidates (chunks holding a query token) and gives
 the corpus token total; the scores are computed from the candidates' own text
@@ -62,6 +65,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ...scripts import ARABIC_TYPED
 from .state_arrays import brief_wait
 
 IntArray = npt.NDArray[np.int64]
@@ -73,7 +77,7 @@ __all__ = [
 
 #: version of the derived objects: a new version has new names (so processes of another
 #: version never write into its tables) and drops those of the older ones
-_VERSION = 8
+_VERSION = 9
 FTS_TABLE = f"vizrag_chunk_fts_v{_VERSION}"
 
 # the title a chunk's passage starts with (as ChunkIndex: document title, else metadata title)
@@ -87,6 +91,15 @@ def _body(c: str) -> str:
     t = _TITLE.format(c=c)
     return (f"(SELECT CASE WHEN t = '' OR substr(ltrim({c}.text, {_WS}), 1, length(t)) = t "
             f"THEN {c}.text ELSE t || char(10) || {c}.text END FROM (SELECT {t} AS t))")
+
+
+def _indexed(c: str) -> str:
+    """The body the index holds: :func:`_body` with Arabic's yeh, alef maksura and kaf
+    written as Persian's letters (:data:`~hyperviz_core.rag.scripts.ARABIC_TYPED`)."""
+    out = _body(c)
+    for typed, read in zip(ARABIC_TYPED[0::2], ARABIC_TYPED[1::2], strict=True):
+        out = f"replace({out}, '{typed}', '{read}')"
+    return out
 
 
 _INST = f"{FTS_TABLE}_inst"
@@ -119,16 +132,16 @@ _CREATE = (
     "PRIMARY KEY (term, chunk)) WITHOUT ROWID",
     f"CREATE INDEX {TERMS}_chunk ON {TERMS}(chunk)",
     f"CREATE TRIGGER {_T}_ai AFTER INSERT ON chunks BEGIN "
-    f"INSERT INTO {FTS_TABLE}(rowid, body) VALUES (new.rowid, {_body('new')}); END",
+    f"INSERT INTO {FTS_TABLE}(rowid, body) VALUES (new.rowid, {_indexed('new')}); END",
     f"CREATE TRIGGER {_T}_ad AFTER DELETE ON chunks BEGIN "
     f"DELETE FROM {FTS_TABLE} WHERE rowid = old.rowid; {_GONE}END",
     f"CREATE TRIGGER {_T}_au AFTER UPDATE ON chunks BEGIN "
     f"DELETE FROM {FTS_TABLE} WHERE rowid = old.rowid; {_GONE}"
-    f"INSERT INTO {FTS_TABLE}(rowid, body) VALUES (new.rowid, {_body('new')}); END",
+    f"INSERT INTO {FTS_TABLE}(rowid, body) VALUES (new.rowid, {_indexed('new')}); END",
     f"CREATE TRIGGER {_T}_du AFTER UPDATE OF title ON documents BEGIN "
     f"DELETE FROM {FTS_TABLE} WHERE rowid {_DOC}; DELETE FROM {LENGTHS} WHERE rowid {_DOC}; "
     f"DELETE FROM {TERMS} WHERE chunk {_DOC}; "
-    f"INSERT INTO {FTS_TABLE}(rowid, body) SELECT c.rowid, {_body('c')} FROM chunks c "
+    f"INSERT INTO {FTS_TABLE}(rowid, body) SELECT c.rowid, {_indexed('c')} FROM chunks c "
     "WHERE c.doc_id = new.id; END",
 )
 _NAMES = (FTS_TABLE, _INST, LENGTHS, TERMS, f"{TERMS}_chunk",
@@ -164,7 +177,7 @@ def ensure_chunk_fts(conn: sqlite3.Connection, *, brief: bool = False) -> bool:
             for statement in _CREATE:
                 conn.execute(statement)
             conn.execute(f"INSERT INTO {FTS_TABLE}(rowid, body) "
-                         f"SELECT c.rowid, {_body('c')} FROM chunks c")
+                         f"SELECT c.rowid, {_indexed('c')} FROM chunks c")
         conn.execute("COMMIT")
     except sqlite3.Error:
         if conn.in_transaction:

@@ -1,0 +1,166 @@
+"""Persian and Urdu typed with Arabic's letters, found offline either way (stop 64).
+
+Older sites and Arabic keyboards type Arabic's yeh ``ي``, alef maksura ``ى`` and kaf ``ك``
+for Persian's (and Urdu's) ``ی`` and ``ک``. The two look alike but are different
+characters, so BM25 and the hashed embeddings read ``كرمان`` and ``کرمان`` (Kerman) as two
+words and a question typed one way found nothing typed the other. They now read them alike
+(:func:`~hyperviz_core.rag.scripts.letters_alike`): on the loaded path, the lazy one (the
+SQLite FTS5 index holds the passages with the letters written as Persian's, objects v9),
+PostgreSQL's postings (v7), the hashed embedder (``hashing-v4``; a store embedded with v3
+is still queried with v3), the names a query links and the offline answer's quotes. Text
+without these letters is read as before.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+from lexical_stores import (  # always_lazy: an autouse fixture
+    always_lazy,  # noqa: F401
+    assert_older_index_rebuilt,
+    check_queries,
+    insert_docs,
+)
+from test_cjk_bm25 import assert_lazy_equals_loaded
+
+from hyperviz_core.rag import HashingEmbedder, VizRAG
+from hyperviz_core.rag.providers.spec import matched_embedder, store_embedder
+from hyperviz_core.rag.retrieve.lexical import plain_missed, tokens
+from hyperviz_core.rag.retrieve.names import NameLinker
+from hyperviz_core.rag.scripts import ARABIC_TYPED, letters_alike
+from hyperviz_core.rag.store.sqlite import fts
+
+DOCS = [  # untitled; the first by id matches no query
+    ("a0", "The weather was mild and the harbour was quiet that spring."),
+    # Kerman is one of Iran's large cities: typed with Arabic's kaf and yeh
+    ("b1", "كرمان يكي از شهرهاي بزرگ ايران است."),
+    # Tabriz is the centre of the province of East Azerbaijan: typed with Persian's letters
+    ("c2", "تبریز مرکز استان آذربایجان شرقی است."),
+    # Karachi is Pakistan's largest city (Urdu, its own letters)
+    ("d3", "کراچی پاکستان کا سب سے بڑا شہر ہے۔"),
+    # Arabic: the city of Cairo lies on the banks of the Nile
+    ("e4", "تقع مدينة القاهرة على ضفاف النيل."),
+]
+QUERIES = {  # query → the document it names (the only one holding its tokens)
+    "کرمان": "b1", "یکی شهرهای": "b1", "كرمان": "b1",
+    "تبريز": "c2", "شرقي": "c2", "آذربايجان": "c2",
+    "كراچي": "d3", "پاكستان": "d3",
+    "النیل": "e4", "مدینة": "e4",
+}
+
+
+def test_tokens_read_the_letters_alike() -> None:
+    assert tokens("كرمان يكي") == tokens("کرمان یکی") == ["کرمان", "یکی"]
+    assert tokens("على") == tokens("علي") == ["علی"]  # Arabic's two yehs: one letter
+    for text in ("Zürich", "Москва", "القاهرة", "दिल्ली", "北京", "کرمان", "İstanbul"):
+        assert letters_alike(text) == text and tokens(text) == tokens(text.lower()), text
+    assert ARABIC_TYPED[0::2] == "يىك" and ARABIC_TYPED[1::2] == "ییک"
+
+
+def test_the_plain_index_body_holds_the_letters_as_read() -> None:
+    """The SQLite index holds ``letters_alike`` of the passage: its words are the BM25
+    tokens, so nothing goes to the side postings (a passage with ``İ`` beside them still
+    has ``istanbul`` there)."""
+    text = dict(DOCS)["b1"]
+    assert plain_missed(text, letters_alike(text)) == {}
+    both = f"İstanbul {text}"
+    assert plain_missed(both, letters_alike(both)) == {"istanbul": 1}
+
+
+def test_engine_finds_them_loaded_and_lazy(tmp_path: Path) -> None:
+    path = tmp_path / "s"
+    with VizRAG(path, show_progress=False) as rag:
+        insert_docs(rag, DOCS)
+    check_queries(path, QUERIES, lazy=False)
+    check_queries(path, QUERIES, lazy=True)
+    assert_lazy_equals_loaded(path, [*QUERIES, "شهر", "مرکز ایران"])
+    conn = sqlite3.connect(path / "vizrag.sqlite")
+    bodies = dict(conn.execute(f"SELECT rowid, body FROM {fts.FTS_TABLE}").fetchall())
+    terms = conn.execute(f"SELECT COUNT(*) FROM {fts.TERMS}").fetchone()[0]
+    conn.close()
+    assert sorted(bodies.values()) == sorted(letters_alike(t) for _, t in DOCS)
+    assert terms == 0  # every BM25 token is a word of the index
+
+
+def test_index_of_the_previous_version_is_rebuilt(tmp_path: Path) -> None:
+    """A store whose derived objects are v8 (the bodies as typed) gets them dropped and v9
+    made by the first query; nothing is re-indexed."""
+    path = tmp_path / "s"
+    with VizRAG(path, show_progress=False) as rag:
+        insert_docs(rag, DOCS)
+    assert_older_index_rebuilt(path, 8, QUERIES)
+
+
+def test_a_document_edited_later_is_indexed_as_read(tmp_path: Path) -> None:
+    """The triggers write the edited passage with the letters read alike too."""
+    path = tmp_path / "s"
+    with VizRAG(path, show_progress=False) as rag:
+        insert_docs(rag, DOCS)
+        assert rag.retrieve("کرمان", mode="vizrag", render=False).chunks[0].doc_id == "b1"
+        insert_docs(rag, [("b1", "يزد شهري در مركز ايران است.")])  # Yazd, replacing Kerman
+    check_queries(path, {"یزد": "b1", "مرکز": "b1"}, lazy=True)
+    with VizRAG(path, show_progress=False) as rag:
+        assert rag.retrieve("کرمان", mode="vizrag", render=False).unmatched  # none holds it
+
+
+def test_postgres_postings_read_them(pg_url: str) -> None:
+    with VizRAG(pg_url, show_progress=False) as rag:
+        insert_docs(rag, DOCS)
+    check_queries(pg_url, QUERIES, lazy=True)
+    check_queries(pg_url, QUERIES, lazy=False)
+
+
+def test_hashed_embedder_v4_reads_them_alike() -> None:
+    new, old = HashingEmbedder(), HashingEmbedder(alike=False)
+    assert (new.name, old.name) == ("hashing-v4-d512-c34", "hashing-v3-d512-c34")
+    assert repr(old).endswith("alike=False)") and repr(new).endswith("(3, 4))")
+    v = new.embed(["كرمان", "کرمان"])
+    w = old.embed(["كرمان", "کرمان"])
+    assert float(v[0] @ v[1]) == pytest.approx(1.0) and float(w[0] @ w[1]) < 0.5
+    texts = ["Marie Curie won the Nobel Prize", "दिल्ली भारत", "東京は首都", "کرمان القاهرة"]
+    assert np.array_equal(new.embed(texts), old.embed(texts))  # none of the letters
+
+
+def test_dense_retrieval_finds_them(tmp_path: Path) -> None:
+    with VizRAG(tmp_path / "s", show_progress=False) as rag:
+        insert_docs(rag, DOCS)
+        assert rag.embedder.name == "hashing-v4-d512-c34"
+        for query, doc in (("کرمان", "b1"), ("تبريز", "c2"), ("كراچي", "d3")):
+            assert rag.retrieve(query, mode="naive", render=False).chunks[0].doc_id == doc
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_a_v3_store_is_queried_with_v3(tmp_path: Path) -> None:
+    assert store_embedder(("hashing-v3-d256-c34", 256)).alike is False
+    assert store_embedder(("hashing-v4-d256-c34", 256)).alike is True
+    given = matched_embedder(HashingEmbedder(), ("hashing-v3-d512-c34", 512))
+    assert given is not None and given.name == "hashing-v3-d512-c34"
+    with VizRAG(tmp_path / "old", embedder=HashingEmbedder(alike=False),
+                show_progress=False) as rag:
+        insert_docs(rag, DOCS)
+    with VizRAG(tmp_path / "old", embedder=HashingEmbedder(), show_progress=False) as rag:
+        assert rag.embedder.name == "hashing-v3-d512-c34"
+        insert_docs(rag, [("f5", "شیراز شهر شعر و گل است.")])  # Shiraz, city of poetry
+        assert rag.retrieve("شیراز", mode="naive", render=False).chunks[0].doc_id == "f5"
+        assert rag.store.embedder_info() == ("hashing-v3-d512-c34", 512)
+
+
+def test_names_link_either_way() -> None:
+    names = NameLinker()
+    names.add(("كرمان",), "كرمان")
+    names.add(("تبریز",), "تبریز")
+    assert names.find(["شهر", "کرمان"]) == ["كرمان"]
+    assert names.find(["تبريز"]) == ["تبریز"]
+    assert names.find(["kerman"]) == []
+
+
+def test_offline_answer_quotes_the_passage_found(tmp_path: Path) -> None:
+    with VizRAG(tmp_path / "s", show_progress=False) as rag:
+        insert_docs(rag, DOCS)
+        res = rag.query("کرمان یکی از شهرهای ایران")
+        first = res.answer.splitlines()[1] if res.answer else ""
+        assert first.startswith("- ") and first.endswith("[1]"), res.answer
+        assert "كرمان" in first, first  # quoted as typed
