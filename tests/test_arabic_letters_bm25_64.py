@@ -164,3 +164,22 @@ def test_offline_answer_quotes_the_passage_found(tmp_path: Path) -> None:
         first = res.answer.splitlines()[1] if res.answer else ""
         assert first.startswith("- ") and first.endswith("[1]"), res.answer
         assert "كرمان" in first, first  # quoted as typed
+
+
+def test_letters_bench_on_a_small_store(capsys: pytest.CaptureFixture[str]) -> None:
+    """``benchmarks/letters_bench.py`` at its edge (200 passages; no timing asserted): every
+    retyped query finds its word, and the lazy path's settings are put back after it."""
+    from bench_import import bench_module
+
+    from hyperviz_core.rag.retrieve import retriever as retriever_module
+
+    before = retriever_module.LAZY_MIN_CHUNKS
+    retriever_module.LAZY_MIN_CHUNKS = 10_000  # what the test module's fixture set aside
+    try:
+        bench_module("letters_bench").main(["--docs", "200"])
+        assert retriever_module.LAZY_MIN_CHUNKS == 10_000
+    finally:
+        retriever_module.LAZY_MIN_CHUNKS = before
+    out = capsys.readouterr().out
+    assert "retyped 40/40, as typed 40/40" in out
+    assert f"side postings ({fts.TERMS}): 0 rows" in out
