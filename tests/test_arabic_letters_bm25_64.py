@@ -157,6 +157,41 @@ def test_names_link_either_way() -> None:
     assert names.find(["kerman"]) == []
 
 
+def test_names_link_both_entities_of_one_name_typed_two_ways() -> None:
+    """Two keys written apart only in these letters (one entity from text typed each way)
+    are both named by the words read alike; keys apart otherwise keep the first."""
+    names = NameLinker()
+    names.add(("علي", "رضايي"), "علي رضايي")
+    names.add(("علی", "رضایی"), "علی رضایی")
+    names.add(("علی", "رضایی"), "علی رضایی")  # again: once
+    names.add(("st", "louis"), "st louis")
+    names.add(("st", "louis"), "st. louis")  # apart otherwise: the first keeps them
+    assert names.find(["آقای", "علی", "رضایی"]) == ["علي رضايي", "علی رضایی"]
+    assert names.find(["علي", "رضايي"]) == ["علي رضايي", "علی رضایی"]
+    assert names.find(["st", "louis"]) == ["st louis"]
+
+
+PEOPLE = [  # one man named after a title, in text typed with each keyboard
+    ("a0", "The weather was mild and the harbour was quiet that spring."),
+    ("b1", "آقای علی رضایی گفت که کتاب تازه‌اش در تهران چاپ شد."),  # his new book, Tehran
+    ("c2", "دكتر علي رضايي در كنفرانس پزشکی گفت که درمان تازه است."),  # a medical conference
+]
+
+
+def test_a_query_anchors_the_entity_of_each_typing(tmp_path: Path) -> None:
+    """The offline extractor keeps each text's letters in the name, so the man is two
+    entities; a question typed either way anchors both and ranks both passages first (it
+    anchored only the entity typed as it is, and ranked the other passage below the English
+    one)."""
+    with VizRAG(tmp_path / "s", show_progress=False) as rag:
+        insert_docs(rag, PEOPLE)
+        for query in ("علی رضایی", "علي رضايي"):
+            res = rag.retrieve(query, mode="vizrag", render=False)
+            assert {c.doc_id for c in res.chunks[:2]} == {"b1", "c2"}, query
+            anchors = sorted(e.key for e in res.entities if e.role == "anchor")
+            assert anchors == ["علي رضايي", "علی رضایی"], query
+
+
 def test_offline_answer_quotes_the_passage_found(tmp_path: Path) -> None:
     with VizRAG(tmp_path / "s", show_progress=False) as rag:
         insert_docs(rag, DOCS)

@@ -5,7 +5,8 @@ on the loaded and on the lazy path, and the entities a query names for the perso
 PageRank); each tokenizes its own way and hands the words here. A word lower-cased from
 Turkish ``İ`` (``i`` + combining dot) is read as ``i``: ``İstanbul`` names ``Istanbul``; and
 Arabic's ``ي``, ``ى``, ``ك`` as Persian's ``ی``, ``ی``, ``ک`` (:func:`~..scripts.letters_alike`),
-as BM25 reads them: ``علي`` names ``علی``.
+as BM25 reads them: ``علي`` names ``علی``, and two keys so written apart (two entities, one
+from text typed each way) are both named.
 
 Example:
     >>> names = NameLinker()
@@ -17,7 +18,8 @@ Example:
     >>> names.find(["istanbul"]) == ["i\u0307stanbul"]
     True
     >>> names.add(("علي",), "علي")
-    >>> names.find(["آقای", "علی"]) == ["علي"]
+    >>> names.add(("علی",), "علی")
+    >>> names.find(["آقای", "علی"]) == ["علي", "علی"]
     True
 """
 
@@ -37,6 +39,8 @@ class NameLinker:
 
     def __init__(self) -> None:
         self._names: dict[tuple[str, ...], str] = {}
+        #: more keys of a sequence: written apart from its first only in Arabic's letters
+        self._alike: dict[tuple[str, ...], list[str]] = {}
         self._lengths: dict[str, list[int]] = {}  # first word → word counts of its names
 
     def __bool__(self) -> bool:
@@ -46,9 +50,16 @@ class NameLinker:
         return len(self._names)
 
     def add(self, words: tuple[str, ...], key: str) -> None:
-        """Name ``key`` by ``words`` (a sequence already added keeps its first key)."""
+        """Name ``key`` by ``words`` (a sequence already added keeps its first key, and
+        takes this one too when the two differ only in letters read alike)."""
         words = tuple(_read(w) for w in words)
-        if not words or words in self._names:
+        if not words:
+            return
+        first = self._names.get(words)
+        if first is not None:
+            if (first != key and not key.isascii() and letters_alike(first) == letters_alike(key)
+                    and key not in (more := self._alike.setdefault(words, []))):
+                more.append(key)
             return
         self._names[words] = key
         lengths = self._lengths.setdefault(words[0], [])
@@ -63,9 +74,11 @@ class NameLinker:
             words = [_read(w) for w in words]
         for j, word in enumerate(words):
             for n in self._lengths.get(word, ()):
-                key = names.get(tuple(words[j : j + n]))
+                run = tuple(words[j : j + n])
+                key = names.get(run)
                 if key is not None:
                     found.add(key)
+                    found.update(self._alike.get(run, ()))
         return sorted(found)
 
 
