@@ -144,10 +144,11 @@ def _per_character(text: str, size: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 @pytest.mark.parametrize("text", [
-    "Marie Curie", "Zürich Hauptbahnhof", "Москва", "北京大学", "القاهرة", "ab\u200bcd\ufe0f",
+    "Marie Curie", "Zürich Hauptbahnhof", "Москва", "北京大学", "ab\u200bcd\ufe0f",
     "\U0001f468\u200d\U0001f469\u200d\U0001f467 family",
 ])
 def test_text_without_combining_marks_is_drawn_as_before(text: str) -> None:
+    """(Right-to-left text is laid out whole since stop 64: ``tests/test_rtl_shaping64.py``.)"""
     drawn = text_path(text, 0.0, 0.0, 12.0)
     assert drawn is not None
     verts, codes = _per_character(text, 12.0)

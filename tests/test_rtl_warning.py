@@ -1,11 +1,16 @@
-"""A rendering holding right-to-left text (Arabic, Hebrew) says that the PNG draws it left
-to right and unjoined (it did so silently; the HTML viewer shows it as written)."""
+"""A rendering holding right-to-left text (Arabic, Hebrew) that its PNG draws left to right
+and unjoined says so (it did so silently; the HTML viewer shows it as written). Since stop 64
+the PNG lays such labels out (``tests/test_rtl_shaping64.py``): only a label no one font
+draws whole, or any of them with a matplotlib whose text layout does not shape, is said."""
 
 from __future__ import annotations
 
 import warnings
 
+import pytest
+
 from hyperviz_core import Hypergraph, HyperViz
+from hyperviz_core.draw import text as text_mod
 from hyperviz_core.draw.fonts import RightToLeftWarning
 from hyperviz_core.model import Entity, Hyperedge
 
@@ -21,8 +26,35 @@ def _render(names: list[str]) -> list[warnings.WarningMessage]:
     return [w for w in seen if issubclass(w.category, RightToLeftWarning)]
 
 
-def test_right_to_left_names_are_said() -> None:
-    said = _render(["Cairo", "القاهرة", "תל אביב"])
+def test_right_to_left_names_laid_out_say_nothing() -> None:
+    assert _render(["Cairo", "القاهرة", "תל אביב", "علی رضایی"]) == []
+
+
+def test_a_label_no_one_font_draws_is_said() -> None:
+    """DejaVu Sans draws Persian's ``ک`` but not Urdu's ``ے`` (U+06D2): the label is drawn
+    letter by letter, whatever fallback font has ``ے``."""
+    said = _render(["Cairo", "کراچی ے"])
+    assert len(said) == 1
+    message = str(said[0].message)
+    assert message.startswith("6 right-to-left characters (Arabic) are drawn left to right")
+    assert "no one font has every character of their label" in message
+
+
+def test_without_the_text_layout_every_one_is_said(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A matplotlib before 3.11 has no ``FT2Font._layout``: nothing is laid out."""
+    monkeypatch.setattr(text_mod, "_LAYOUT", False)
+    for name in ("_run_glyph", "_shape", "_units"):
+        clear = getattr(getattr(text_mod, name), "cache_clear", None)
+        if clear is not None:
+            clear()
+    text_mod._ADVANCES.clear()
+    try:
+        said = _render(["Cairo", "القاهرة", "תל אביב"])
+    finally:
+        monkeypatch.undo()
+        text_mod._run_glyph.cache_clear()
+        text_mod._shape.cache_clear()
+        text_mod._ADVANCES.clear()
     assert len(said) == 1
     assert "(Arabic, Hebrew) are drawn left to right and unjoined" in str(said[0].message)
 

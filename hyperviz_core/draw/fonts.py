@@ -94,14 +94,16 @@ class MissingGlyphWarning(UserWarning):
 
 
 class RightToLeftWarning(UserWarning):
-    """Right-to-left text (Arabic, Hebrew ...) in a rendering: the PNG draws its letters
-    left to right and unjoined (the renderer does not shape text); the HTML viewer shows it
-    as written."""
+    """Right-to-left text (Arabic, Hebrew ...) in a rendering that the PNG draws left to
+    right and unjoined: no one font has every character of its label (Urdu's ``ے`` beside
+    Latin letters, Syriac without a font for it), or matplotlib is older than 3.11 (its text
+    layout does not shape). The HTML viewer shows it as written."""
 
 
 def warn_right_to_left(chars: Iterable[str], stacklevel: int = 2) -> None:
-    """One :class:`RightToLeftWarning` when ``chars`` hold right-to-left letters (bidi
-    classes R and AL), naming their scripts; nothing otherwise.
+    """One :class:`RightToLeftWarning` when ``chars`` (those drawn unshaped:
+    :func:`~.text.unshaped`) hold right-to-left letters (bidi classes R and AL), naming
+    their scripts; nothing otherwise.
 
     >>> import warnings
     >>> with warnings.catch_warnings(record=True) as seen:
@@ -117,8 +119,9 @@ def warn_right_to_left(chars: Iterable[str], stacklevel: int = 2) -> None:
     warnings.warn(
         f"{len(rtl)} right-to-left character{'' if len(rtl) == 1 else 's'} "
         f"({', '.join(scripts)}) {'is' if len(rtl) == 1 else 'are'} drawn left to right and "
-        "unjoined in this PNG (the renderer does not shape text); the HTML viewer shows them "
-        "as written", RightToLeftWarning, stacklevel=stacklevel + 1)
+        "unjoined in this PNG (no one font has every character of their label, or matplotlib "
+        "before 3.11 does not shape text); the HTML viewer shows them as written",
+        RightToLeftWarning, stacklevel=stacklevel + 1)
 
 
 _CJK_FONTS = "fonts-wqy-microhei or fonts-noto-cjk"

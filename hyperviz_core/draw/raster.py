@@ -35,7 +35,7 @@ from .fonts import warn_missing, warn_right_to_left
 from .legend import SWATCH_PX, CanvasPlan, fit_title, footer_pitch, legend_text_x
 from .rc import default_rc
 from .scene import PanelScene
-from .text import drawable, text_path
+from .text import drawable, text_path, unshaped
 
 __all__ = ["draw_figure", "encode_png", "figure_png", "rasterize"]
 
@@ -140,6 +140,7 @@ class _Layer:
             self.tr = self.tr.scale(self.k)
         self.text: list[tuple[Path, str]] = []
         self.chars: set[tuple[str, bool]] = set()  # every (character, bold) drawn
+        self.unshaped: set[str] = set()  # right-to-left letters drawn left to right
 
     def lw(self, px: float) -> float:
         return px * self.k
@@ -148,6 +149,7 @@ class _Layer:
                  bold: bool = False, ha: str = "center") -> None:
         p = text_path(s, x, y, size, bold, self.dpi, ha)
         self.chars.update((ch, bold) for ch in s)
+        self.unshaped.update(unshaped(s, bold))
         if p is not None:
             self.text.append((p, color))
 
@@ -327,7 +329,7 @@ def _draw_figure(
     if warn:
         warn_missing((ch for ch, bold in layer.chars if not drawable(ch, bold)),
                      stacklevel=stacklevel)
-        warn_right_to_left((ch for ch, _ in layer.chars), stacklevel=stacklevel)
+        warn_right_to_left(layer.unshaped, stacklevel=stacklevel)
     return fig
 
 

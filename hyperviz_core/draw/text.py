@@ -7,7 +7,10 @@ their advance widths, so measuring is a sum and drawing is one ``PathCollection`
 :func:`measure` are exactly what :func:`text_path` draws. A letter with combining marks that
 have no precomposed form ("Москва́", "q̃", Hebrew points, Arabic harakat) is shaped as one
 unit in the letter's font (cached per cluster), so each mark sits on its letter rather than
-on a dotted circle after it; text without combining marks is drawn exactly as before.
+on a dotted circle after it; text without combining marks is drawn exactly as before. A
+label holding right-to-left letters (Arabic, Hebrew ...) is laid out whole by matplotlib's
+text layout (libraqm: the bidi order, Arabic's joined letter forms, the marks), where one
+font has all its characters (:func:`unshaped` names the letters drawn otherwise).
 
 A character DejaVu lacks (Chinese, Japanese, Korean) is drawn from an installed fallback
 font (:mod:`.fonts`). Hostile text never fails a rendering: format and control characters
@@ -19,6 +22,7 @@ machinery fails on is drawn as a hollow box.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import unicodedata
 import warnings
@@ -34,8 +38,8 @@ from ..items import INVISIBLE_CATEGORIES
 from ..unitext import boundary, cluster_cut, cut_back, truncate
 from .fonts import fallback_font
 
-__all__ = ["FONT_FAMILY", "boundary", "cluster_cut", "cut_back",
-           "drawable", "font", "measure", "text_path", "truncate"]
+__all__ = ["FONT_FAMILY", "boundary", "cluster_cut", "cut_back", "drawable", "font", "measure",
+           "right_to_left", "text_path", "truncate", "unshaped"]
 
 FONT_FAMILY = "DejaVu Sans"
 
@@ -249,10 +253,93 @@ def _plain(text: str) -> bool:
     return text.isascii() or _marks().isdisjoint(text)
 
 
+@lru_cache(maxsize=1)
+def _rtl() -> re.Pattern[str]:
+    """A character class of the right-to-left letters (bidi classes R and AL), built once:
+    those of the Basic Multilingual Plane by their class, the supplementary ranges whole."""
+    spans: list[tuple[int, int]] = []
+    for cp in range(0x590, 0x10000):  # none below Hebrew
+        if unicodedata.bidirectional(chr(cp)) in ("R", "AL"):
+            if spans and spans[-1][1] == cp - 1:
+                spans[-1] = (spans[-1][0], cp)
+            else:
+                spans.append((cp, cp))
+    spans += [(0x10800, 0x10FFF), (0x1E800, 0x1EFFF)]
+    return re.compile("[" + "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in spans) + "]")
+
+
+def right_to_left(text: str) -> bool:
+    """Whether ``text`` holds a right-to-left letter (Hebrew, Arabic, Syriac, Thaana ...).
+
+    >>> right_to_left("Cairo القاهرة"), right_to_left("Zürich"), right_to_left("תל אביב")
+    (True, False, True)
+    """
+    return not text.isascii() and _rtl().search(text) is not None
+
+
+#: matplotlib's text layout (libraqm, matplotlib 3.11): bidi order and shaping
+_LAYOUT = hasattr(FT2Font, "_layout")
+
+
+@lru_cache(maxsize=4096)
+def _run_glyph(text: str, bold: bool) -> _Glyph | None:
+    """Outline and advance of ``text`` — a label holding right-to-left letters — laid out
+    whole by matplotlib's text layout (libraqm: right-to-left runs in their visual order,
+    Arabic letters in their joined forms, marks on their letters), in DejaVu Sans or the
+    fallback font of its first right-to-left letter; None where that layout is missing
+    (matplotlib before 3.11) or that font lacks one of its characters (the label is then
+    drawn as before: character by character). Invisible characters are left out, but for
+    the joiners that steer Arabic's joining (``تازه‌اش``). Never raises.
+
+    >>> g = _run_glyph("سلام", False)
+    >>> g is not None and g[2] < sum(_glyph(ch, False)[2] for ch in "سلام")  # joined
+    True
+    """
+    shaped = "".join(ch for ch in text if ch in _JOINERS or not invisible(ch))
+    first = _rtl().search(shaped)
+    if not _LAYOUT or first is None:
+        return None
+    try:
+        with _LOCK:
+            prop, ft = _font_for(first.group(0), bold)
+            if not all(ch.isspace() or ch in _JOINERS or ft.get_char_index(ord(ch))
+                       for ch in shaped):
+                return None
+            ft.set_size(_EM, 72)
+            adv = 0.0
+            for item in ft._layout(shaped, LoadFlags.NO_HINTING):
+                glyph = item.ft_object.load_glyph(item.glyph_index, flags=LoadFlags.NO_HINTING)
+                adv = max(adv, item.x + glyph.linearHoriAdvance / 65536.0)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                return _outline(prop, shaped, adv)
+    except Exception as exc:  # a font-level failure must never fail a rendering
+        _LOG.warning("%r cannot be laid out (%s); drawing it character by character",
+                     text, exc)
+        return None
+
+
+def unshaped(text: str, bold: bool = False) -> str:
+    """The right-to-left letters of ``text`` that are drawn left to right and unjoined
+    (:func:`_run_glyph` could not lay it out), in order; empty for any other text.
+
+    >>> unshaped("Cairo القاهرة"), unshaped("Zürich")
+    ('', '')
+    """
+    if not right_to_left(text) or _run_glyph(text, bold) is not None:
+        return ""
+    return "".join(_rtl().findall(text))
+
+
 def _units(text: str, bold: bool) -> list[_Glyph]:
     """The glyphs of ``text`` in drawing order: one per character (so text without combining
     marks is drawn byte for byte as before they were shaped), but one per letter with
-    combining marks (:func:`_cluster_glyph`) where its font has them all."""
+    combining marks (:func:`_cluster_glyph`) where its font has them all, and one for a
+    label holding right-to-left letters (:func:`_run_glyph`) where it can be laid out."""
+    if right_to_left(text):
+        run = _run_glyph(text, bold)
+        if run is not None:
+            return [run]
     if _plain(text):
         return [_glyph(ch, bold) for ch in text]
     units: list[_Glyph] = []
@@ -269,7 +356,7 @@ def _px(size_pt: float, dpi: int) -> float:
 #: advances (font units) of measured texts by (text, bold), summed from the glyphs of the
 #: glyph caches as they were since their miss counts were ``_ADVANCE_STAMP`` (or more)
 _ADVANCES: dict[tuple[str, bool], float] = {}
-_ADVANCE_STAMP: list[tuple[int, int]] = [(0, 0)]
+_ADVANCE_STAMP: list[tuple[int, int, int]] = [(0, 0, 0)]
 _ADVANCES_MAX = 16384
 
 
@@ -279,9 +366,10 @@ def _advance(text: str, bold: bool) -> float:
     IDs again). The memory is dropped when a glyph cache was cleared (say, for other
     fallback fonts: its miss count went down since the last measurement), so it never
     outlives the glyphs it was summed from."""
-    stamp = _glyph.cache_info().misses, _cluster_glyph.cache_info().misses
+    stamp = (_glyph.cache_info().misses, _cluster_glyph.cache_info().misses,
+             _run_glyph.cache_info().misses)
     last = _ADVANCE_STAMP[0]
-    if stamp[0] < last[0] or stamp[1] < last[1] or len(_ADVANCES) >= _ADVANCES_MAX:
+    if any(a < b for a, b in zip(stamp, last, strict=True)) or len(_ADVANCES) >= _ADVANCES_MAX:
         _ADVANCES.clear()
     _ADVANCE_STAMP[0] = stamp
     key = (text, bold)
