@@ -27,6 +27,7 @@ import threading
 import unicodedata
 import warnings
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 from matplotlib.font_manager import FontProperties, findfont, get_font
@@ -37,6 +38,9 @@ from matplotlib.textpath import text_to_path
 from ..items import INVISIBLE_CATEGORIES
 from ..unitext import boundary, cluster_cut, cut_back, truncate
 from .fonts import fallback_font
+
+if TYPE_CHECKING:  # (matplotlib 3.11's stubs; 3.10 has no such name)
+    from matplotlib.ft2font import GlyphIndexType
 
 __all__ = ["FONT_FAMILY", "boundary", "cluster_cut", "cut_back", "drawable", "font", "measure",
            "right_to_left", "text_path", "truncate", "unshaped"]
@@ -253,19 +257,11 @@ def _plain(text: str) -> bool:
     return text.isascii() or _marks().isdisjoint(text)
 
 
-@lru_cache(maxsize=1)
-def _rtl() -> re.Pattern[str]:
-    """A character class of the right-to-left letters (bidi classes R and AL), built once:
-    those of the Basic Multilingual Plane by their class, the supplementary ranges whole."""
-    spans: list[tuple[int, int]] = []
-    for cp in range(0x590, 0x10000):  # none below Hebrew
-        if unicodedata.bidirectional(chr(cp)) in ("R", "AL"):
-            if spans and spans[-1][1] == cp - 1:
-                spans[-1] = (spans[-1][0], cp)
-            else:
-                spans.append((cp, cp))
-    spans += [(0x10800, 0x10FFF), (0x1E800, 0x1EFFF)]
-    return re.compile("[" + "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in spans) + "]")
+#: the blocks of the right-to-left scripts: Hebrew, Arabic, Syriac, Thaana, N'Ko, Samaritan,
+#: Mandaic and Arabic's supplements (U+0590-U+08FF), Hebrew's and Arabic's presentation
+#: forms, and the supplementary planes' (Old Hungarian ... Adlam); their digits and marks too
+_RTL = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefe"
+                  "\U00010800-\U00010fff\U0001e800-\U0001efff]")
 
 
 def right_to_left(text: str) -> bool:
@@ -274,11 +270,68 @@ def right_to_left(text: str) -> bool:
     >>> right_to_left("Cairo القاهرة"), right_to_left("Zürich"), right_to_left("תל אביב")
     (True, False, True)
     """
-    return not text.isascii() and _rtl().search(text) is not None
+    return not text.isascii() and _RTL.search(text) is not None
 
 
 #: matplotlib's text layout (libraqm, matplotlib 3.11): bidi order and shaping
 _LAYOUT = hasattr(FT2Font, "_layout")
+
+
+def _run_text(text: str) -> str:
+    """``text`` as it is laid out: without its invisible characters, but for the joiners
+    that steer Arabic's joining (``تازه‌اش``)."""
+    return "".join(ch for ch in text if ch in _JOINERS or not invisible(ch))
+
+
+def _run_font(shaped: str, bold: bool) -> tuple[FontProperties, FT2Font] | None:
+    """The font a label is laid out in: DejaVu Sans or the fallback font of its first
+    right-to-left letter, if that font has every character (else None). Under ``_LOCK``."""
+    first = _RTL.search(shaped)
+    if not _LAYOUT or first is None:
+        return None
+    prop, ft = _font_for(first.group(0), bold)
+    if not all(ch.isspace() or ch in _JOINERS or ft.get_char_index(ord(ch)) for ch in shaped):
+        return None
+    return prop, ft
+
+
+#: advances (font units at ``_EM``) of laid-out glyphs by (font file, glyph index): a
+#: label's letters repeat, and loading a glyph costs as much as laying the label out (as
+#: many entries at most as the fonts drawn with have glyphs)
+_GLYPH_ADVANCES: dict[tuple[str, int], float] = {}
+
+
+def _glyph_advance(ft: FT2Font, index: GlyphIndexType) -> float:
+    """The advance of glyph ``index`` of ``ft`` (set to ``_EM``); under ``_LOCK``."""
+    key = (str(ft.fname), int(index))
+    adv = _GLYPH_ADVANCES.get(key)
+    if adv is None:
+        glyph = ft.load_glyph(index, flags=LoadFlags.NO_HINTING)
+        adv = _GLYPH_ADVANCES[key] = glyph.linearHoriAdvance / 65536.0
+    return adv
+
+
+@lru_cache(maxsize=16384)
+def _run_advance(text: str, bold: bool) -> float | None:
+    """The advance of ``text`` laid out whole (:func:`_run_glyph`), without its outline (a
+    label's cuts are measured many times, drawn once); None where it cannot be laid out.
+    Never raises."""
+    shaped = _run_text(text)
+    try:
+        with _LOCK:
+            found = _run_font(shaped, bold)
+            if found is None:
+                return None
+            ft = found[1]
+            ft.set_size(_EM, 72)
+            adv = 0.0
+            for item in ft._layout(shaped, LoadFlags.NO_HINTING):
+                adv = max(adv, item.x + _glyph_advance(item.ft_object, item.glyph_index))
+            return adv
+    except Exception as exc:  # a font-level failure must never fail a rendering
+        _LOG.warning("%r cannot be laid out (%s); drawing it character by character",
+                     text, exc)
+        return None
 
 
 @lru_cache(maxsize=4096)
@@ -289,30 +342,24 @@ def _run_glyph(text: str, bold: bool) -> _Glyph | None:
     fallback font of its first right-to-left letter; None where that layout is missing
     (matplotlib before 3.11) or that font lacks one of its characters (the label is then
     drawn as before: character by character). Invisible characters are left out, but for
-    the joiners that steer Arabic's joining (``تازه‌اش``). Never raises.
+    the joiners. Never raises.
 
     >>> g = _run_glyph("سلام", False)
     >>> g is not None and g[2] < sum(_glyph(ch, False)[2] for ch in "سلام")  # joined
     True
     """
-    shaped = "".join(ch for ch in text if ch in _JOINERS or not invisible(ch))
-    first = _rtl().search(shaped)
-    if not _LAYOUT or first is None:
+    adv = _run_advance(text, bold)
+    if adv is None:
         return None
+    shaped = _run_text(text)
     try:
         with _LOCK:
-            prop, ft = _font_for(first.group(0), bold)
-            if not all(ch.isspace() or ch in _JOINERS or ft.get_char_index(ord(ch))
-                       for ch in shaped):
+            found = _run_font(shaped, bold)
+            if found is None:  # pragma: no cover - _run_advance found it
                 return None
-            ft.set_size(_EM, 72)
-            adv = 0.0
-            for item in ft._layout(shaped, LoadFlags.NO_HINTING):
-                glyph = item.ft_object.load_glyph(item.glyph_index, flags=LoadFlags.NO_HINTING)
-                adv = max(adv, item.x + glyph.linearHoriAdvance / 65536.0)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UserWarning)
-                return _outline(prop, shaped, adv)
+                return _outline(found[0], shaped, adv)
     except Exception as exc:  # a font-level failure must never fail a rendering
         _LOG.warning("%r cannot be laid out (%s); drawing it character by character",
                      text, exc)
@@ -326,9 +373,9 @@ def unshaped(text: str, bold: bool = False) -> str:
     >>> unshaped("Cairo القاهرة"), unshaped("Zürich")
     ('', '')
     """
-    if not right_to_left(text) or _run_glyph(text, bold) is not None:
+    if not right_to_left(text) or _run_advance(text, bold) is not None:
         return ""
-    return "".join(_rtl().findall(text))
+    return "".join(_RTL.findall(text))
 
 
 def _units(text: str, bold: bool) -> list[_Glyph]:
@@ -367,7 +414,7 @@ def _advance(text: str, bold: bool) -> float:
     fallback fonts: its miss count went down since the last measurement), so it never
     outlives the glyphs it was summed from."""
     stamp = (_glyph.cache_info().misses, _cluster_glyph.cache_info().misses,
-             _run_glyph.cache_info().misses)
+             _run_advance.cache_info().misses)
     last = _ADVANCE_STAMP[0]
     if any(a < b for a, b in zip(stamp, last, strict=True)) or len(_ADVANCES) >= _ADVANCES_MAX:
         _ADVANCES.clear()
@@ -375,7 +422,9 @@ def _advance(text: str, bold: bool) -> float:
     key = (text, bold)
     adv = _ADVANCES.get(key)
     if adv is None:
-        adv = _ADVANCES[key] = sum(g[2] for g in _units(text, bold))
+        run = _run_advance(text, bold) if right_to_left(text) else None
+        adv = _ADVANCES[key] = (run if run is not None
+                                else sum(g[2] for g in _units(text, bold)))
     return adv
 
 
