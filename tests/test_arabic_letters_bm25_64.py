@@ -1,14 +1,15 @@
 """Persian and Urdu typed with Arabic's letters, found offline either way (stop 64).
 
-Older sites and Arabic keyboards type Arabic's yeh ``ي``, alef maksura ``ى`` and kaf ``ك``
-for Persian's (and Urdu's) ``ی`` and ``ک``. The two look alike but are different
+Older sites and Arabic keyboards type Arabic's yeh ``ي`` and kaf ``ك`` for Persian's (and
+Urdu's) ``ی`` and ``ک``. The two look alike but are different
 characters, so BM25 and the hashed embeddings read ``كرمان`` and ``کرمان`` (Kerman) as two
 words and a question typed one way found nothing typed the other. They now read them alike
 (:func:`~hyperviz_core.rag.scripts.letters_alike`): on the loaded path, the lazy one (the
 SQLite FTS5 index holds the passages with the letters written as Persian's, objects v9),
 PostgreSQL's postings (v7), the hashed embedder (``hashing-v4``; a store embedded with v3
 is still queried with v3), the names a query links and the offline answer's quotes. Text
-without these letters is read as before.
+without these letters is read as before, and Arabic only has two letters renamed (alef
+maksura ``ى`` stays apart: ``على`` "on" is no ``علي`` Ali).
 """
 
 from __future__ import annotations
@@ -54,7 +55,18 @@ QUERIES = {  # query → the document it names (the only one holding its tokens)
 
 def test_tokens_read_the_letters_alike() -> None:
     assert tokens("كرمان يكي") == tokens("کرمان یکی") == ["کرمان", "یکی"]
-    assert tokens("على") == tokens("علي") == ["علی"]  # Arabic's two yehs: one letter
+    assert tokens("على علي") == ["على", "علی"]  # alef maksura is no yeh
+
+
+def test_arabic_words_stay_apart() -> None:
+    """Arabic has no ``ی`` or ``ک``: reading its ``ي`` and ``ك`` as them renames its words,
+    never makes two of them one (so an Arabic store ranks as before)."""
+    words = ["على", "علي", "إلى", "الي", "كتب", "كتاب", "مكتبة", "يكتب", "في", "فى", "ذلك",
+             "ملكي", "ملكى", "القاهرة"]
+    read = [letters_alike(w) for w in words]
+    assert len(set(read)) == len(set(words))
+    assert [w for w, r in zip(words, read, strict=True) if w == r] == ["على", "إلى", "فى",
+                                                                       "القاهرة"]
     for text in ("Zürich", "Москва", "القاهرة", "दिल्ली", "北京", "کرمان", "İstanbul"):
         assert letters_alike(text) == text and tokens(text) == tokens(text.lower()), text
     assert ARABIC_TYPED[0::2] == "يىك" and ARABIC_TYPED[1::2] == "ییک"

@@ -23,7 +23,7 @@ import unicodedata
 from collections.abc import Iterable
 
 __all__ = [
-    "ARABIC_TYPED", "CJK", "CJK_ANY", "HIRAGANA", "SEA", "SEG", "cjk_grams", "clusters",
+    "ALIKE", "ARABIC_TYPED", "CJK", "CJK_ANY", "HIRAGANA", "SEA", "SEG", "cjk_grams", "clusters",
     "letters_alike", "lone_piece", "mark_class", "marked", "marked_word", "paired_words",
     "sea_grams",
 ]
@@ -31,14 +31,19 @@ __all__ = [
 #: Arabic's yeh, alef maksura and kaf, each followed by the letter it is typed for in
 #: Persian and Urdu (``ی``, ``ی``, ``ک``): older sites and Arabic keyboards type them
 ARABIC_TYPED = "يیىیكک"
-_ALIKE = tuple(zip(ARABIC_TYPED[0::2], ARABIC_TYPED[1::2], strict=True))
+#: the pairs of :data:`ARABIC_TYPED` retrieval reads alike (:func:`letters_alike`): not alef
+#: maksura, which Arabic writes apart from yeh (``على`` "on", ``علي`` Ali)
+ALIKE = "يیكک"
+_ALIKE = tuple(zip(ALIKE[0::2], ALIKE[1::2], strict=True))
 
 
 def letters_alike(text: str) -> str:
-    """``text`` with Arabic's ``ي``, ``ى`` and ``ك`` read as ``ی``, ``ی`` and ``ک``
-    (:data:`ARABIC_TYPED`), so Persian typed with either finds the other (Lucene's Persian
-    and Arabic normalizers read them alike too). Arabic text reads its ``ي`` and ``ى`` as
-    one letter (``على`` and ``علي`` alike); the same string back when it has none of them.
+    """``text`` with Arabic's yeh ``ي`` and kaf ``ك`` read as Persian's ``ی`` and ``ک``
+    (:data:`ALIKE`), so Persian or Urdu typed with either finds the other (Lucene's Persian
+    normalizer reads them alike too). Arabic, which has no ``ی`` or ``ک``, only has two
+    letters renamed: no two of its words become one. Alef maksura ``ى`` is left as it is
+    (Arabic's ``على`` "on" and ``علي`` Ali stay apart), so Persian typed with it for a final
+    ``ی`` is not read alike; the same string back when it has none of them.
 
     >>> letters_alike("علي كرمان") == "علی کرمان", letters_alike("Zürich")
     (True, 'Zürich')

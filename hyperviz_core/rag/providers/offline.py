@@ -120,7 +120,7 @@ class HashingEmbedder:
             overlapping pairs of characters or clusters (:func:`word_tokens`; since
             ``hashing-v3``); ``False`` reads such a run as ``hashing-v2`` did (a run of Han
             one word, Thai cut at its marks).
-        alike: whether Arabic's ``ي``, ``ى`` and ``ك`` read as Persian's ``ی``, ``ی`` and
+        alike: whether Arabic's ``ي`` and ``ك`` read as Persian's ``ی`` and
             ``ک`` (:func:`~hyperviz_core.rag.scripts.letters_alike`: Persian typed with
             either finds the other; the name says ``hashing-v4``); ``False`` reads them as
             ``hashing-v3`` did. A store embedded with v1, v2 or v3 is queried and extended

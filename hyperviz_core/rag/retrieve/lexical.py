@@ -130,7 +130,7 @@ def tokens(text: str) -> list[str]:
     Thai, Lao, Myanmar and Khmer the bigrams of their clusters (:func:`sea_grams`; these
     characters also end the word before them and start a new one after them); full-width
     ASCII and half-width katakana read as their usual forms, the digits of other scripts as
-    ASCII ones (``๒๕๖๕`` and ``٢٠٢١`` are ``2565`` and ``2021``); Arabic's ``ي``, ``ى`` and
+    ASCII ones (``๒๕๖๕`` and ``٢٠٢١`` are ``2565`` and ``2021``); Arabic's ``ي`` and
     ``ك`` as Persian's ``ی`` and ``ک`` (:func:`~hyperviz_core.rag.scripts.letters_alike`:
     Persian typed with either finds the other); and the dotted capital ``İ`` (which
     lower-cases to ``i`` + combining dot) reads as ``i``. Text without these characters
@@ -204,8 +204,8 @@ def plain_missed(text: str, body: str) -> Counter[str]:
     """The BM25 tokens of passage ``text`` (with their counts) that a plain full-text index
     of its ``body`` cannot select it by: not one of its plain words (maximal runs of word
     characters, lower-cased), nor a piece of a run without spaces found in ``body`` as it is
-    (by substring, :func:`cjk_token`). The index holds the passage with Arabic's ``ي``,
-    ``ى``, ``ك`` written as ``ی``, ``ی``, ``ک`` (:func:`~hyperviz_core.rag.scripts.letters_alike`,
+    (by substring, :func:`cjk_token`). The index holds the passage with Arabic's ``ي``
+    and ``ك`` written as ``ی`` and ``ک`` (:func:`~hyperviz_core.rag.scripts.letters_alike`,
     as :func:`tokens` reads them), so ``body`` is that. Only text :func:`segmented` reads
     otherwise has such tokens:
     ``İstanbul`` (``istanbul``), ``２０２１`` (``2021``), half-width katakana, and a word

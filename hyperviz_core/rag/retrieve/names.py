@@ -4,7 +4,7 @@ Ranking links text to entities in three places (the document-title entities a ch
 on the loaded and on the lazy path, and the entities a query names for the personalised
 PageRank); each tokenizes its own way and hands the words here. A word lower-cased from
 Turkish ``İ`` (``i`` + combining dot) is read as ``i``: ``İstanbul`` names ``Istanbul``; and
-Arabic's ``ي``, ``ى``, ``ك`` as Persian's ``ی``, ``ی``, ``ک`` (:func:`~..scripts.letters_alike`),
+Arabic's ``ي`` and ``ك`` as Persian's ``ی`` and ``ک`` (:func:`~..scripts.letters_alike`),
 as BM25 reads them: ``علي`` names ``علی``, and two keys so written apart (two entities, one
 from text typed each way) are both named.
 

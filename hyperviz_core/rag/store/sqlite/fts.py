@@ -3,7 +3,7 @@
 The table ``vizrag_chunk_fts`` holds one row per chunk (``rowid`` = the chunk's rowid) with
 the passage text ranking reads — ``title + newline + text`` (the document title, else the
 chunk's ``metadata["title"]``; the title only once when the text already starts with it),
-with Arabic's ``ي``, ``ى`` and ``ك`` written as Persian's ``ی``, ``ی`` and ``ک``, as BM25
+with Arabic's ``ي`` and ``ك`` written as Persian's ``ی`` and ``ک``, as BM25
 reads them (:func:`~hyperviz_core.rag.scripts.letters_alike`).
 It is *derived*: created on first use when missing and filled from ``chunks`` in one
 statement, then kept in sync by triggers on ``chunks`` and ``documents`` (so every writer
@@ -65,7 +65,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ...scripts import ARABIC_TYPED
+from ...scripts import ALIKE
 from .state_arrays import brief_wait
 
 IntArray = npt.NDArray[np.int64]
@@ -94,10 +94,10 @@ def _body(c: str) -> str:
 
 
 def _indexed(c: str) -> str:
-    """The body the index holds: :func:`_body` with Arabic's yeh, alef maksura and kaf
-    written as Persian's letters (:data:`~hyperviz_core.rag.scripts.ARABIC_TYPED`)."""
+    """The body the index holds: :func:`_body` with Arabic's yeh and kaf
+    written as Persian's letters (:data:`~hyperviz_core.rag.scripts.ALIKE`)."""
     out = _body(c)
-    for typed, read in zip(ARABIC_TYPED[0::2], ARABIC_TYPED[1::2], strict=True):
+    for typed, read in zip(ALIKE[0::2], ALIKE[1::2], strict=True):
         out = f"replace({out}, '{typed}', '{read}')"
     return out
 
