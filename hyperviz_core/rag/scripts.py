@@ -55,6 +55,7 @@ def letters_alike(text: str) -> str:
             text = text.replace(typed, read)
     return text
 
+
 #: the characters read as character bigrams, as Lucene's ``CJKAnalyzer`` reads them: kana
 #: (Hiragana, Katakana and its extensions), Han ideographs (CJK Unified and its extensions A
 #: to H, compatibility ideographs), the ideographic marks (々, 〆, 〇, Hangzhou numerals, kana
