@@ -35,6 +35,7 @@ $(STAMP):
 system-deps:
 	@bash scripts/ensure_system_deps.sh graphviz
 	@bash scripts/ensure_system_deps.sh cjk-font
+	@bash scripts/ensure_system_deps.sh urdu-font
 
 browser-deps:
 	@bash scripts/ensure_system_deps.sh chromium

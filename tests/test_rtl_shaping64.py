@@ -20,6 +20,7 @@ import pytest
 
 from hyperviz_core import Entity, Hyperedge, Hypergraph, HyperViz
 from hyperviz_core.draw import text as text_mod
+from hyperviz_core.draw.fonts import fallback_font
 from hyperviz_core.draw.text import measure, right_to_left, text_path, unshaped
 
 NAMES = ["القاهرة", "الإسكندرية", "علی رضایی", "תל אביב", "کتاب تازه‌اش", "مُحَمَّد",
@@ -83,11 +84,28 @@ def test_bidi_controls_are_left_out() -> None:
     assert np.array_equal(plain[0], forced[0]) and plain[2] == forced[2]
 
 
-def test_a_label_one_font_cannot_draw_whole_is_drawn_as_before() -> None:
-    """DejaVu Sans lacks Urdu's ``ے``: the label is drawn character by character."""
-    assert text_mod._run_glyph("کراچی ے", False) is None
-    assert unshaped("کراچی ے") == "کراچیے"
-    assert text_mod._units("کراچی ے", False) == [text_mod._glyph(ch, False) for ch in "کراچی ے"]
+def test_a_label_no_one_font_draws_is_drawn_as_before() -> None:
+    """DejaVu Sans has Hebrew and no Syriac, and no font has both: the label is drawn
+    character by character."""
+    assert text_mod._run_glyph("תל ܐܒ", False) is None
+    assert unshaped("תל ܐܒ") == "תלܐܒ"
+    assert text_mod._units("תל ܐܒ", False) == [text_mod._glyph(ch, False) for ch in "תל ܐܒ"]
+
+
+URDU = "کراچی پاکستان کا سب سے بڑا شہر ہے"  # Karachi is Pakistan's largest city
+HAS_URDU_FONT = fallback_font("\u06d2") is not None  # ے, which DejaVu Sans lacks
+
+
+@pytest.mark.skipif(not HAS_URDU_FONT, reason="no font with Urdu's letters (fonts-hosny-amiri)")
+def test_urdu_is_laid_out_in_a_font_that_has_its_letters() -> None:
+    """DejaVu lacks ``ے`` and ``ہ``: the label is laid out whole in the first fallback font
+    that has every one of its characters (Amiri, after ``make setup``), its regular style."""
+    found = text_mod._run_font(URDU, False)
+    assert found is not None and found[0].get_file() == fallback_font("\u06d2")
+    assert "bold" not in str(found[0].get_file()).lower()
+    assert unshaped(URDU) == "" and unshaped(f"Karachi {URDU}") == ""
+    run = text_mod._run_glyph(URDU, False)
+    assert run is not None and run[2] == measure(URDU, 100.0, dpi=72)[0]
 
 
 def _hypergraph() -> Hypergraph:

@@ -4,14 +4,16 @@ DejaVu Sans draws Latin, Greek, Cyrillic, Hebrew, Arabic and many symbols; it ha
 glyphs, so before this module a Chinese name came out as a row of boxes. Now a character
 DejaVu does not have is drawn from the first installed scalable font that has it, in a fixed
 order: known CJK families first (Noto Sans CJK, Source Han Sans, WenQuanYi, Droid Sans
-Fallback, ...), then every other font by file path. The font list comes from fontconfig
+Fallback, ...), then every other font by file path, a family's regular style before its
+bold, italic ... files. The font list comes from fontconfig
 (``fc-list``, once per process); without fontconfig or such a font the character stays a box,
 as before. Characters DejaVu has are never affected, and the choice depends only on the
 installed fonts (sorted paths, no set order), so a rendering is byte-identical on machines
 with the same fonts. ``HYPERVIZ_FONT_FALLBACK=off`` turns the fallback off.
 
 Install a CJK font on Debian/Ubuntu with ``apt-get install fonts-wqy-microhei`` (1.6 MB) or
-``fonts-noto-cjk``.
+``fonts-noto-cjk``, and one with Urdu's letters (``ے``, ``ہ``: DejaVu lacks them) with
+``fonts-hosny-amiri`` (Amiri, 2.5 MB) or ``fonts-noto-core``.
 
 A character no font has is drawn as a box; a rendering with such characters says so once, as
 a :class:`MissingGlyphWarning` naming their scripts and a Debian package that covers them
@@ -45,10 +47,21 @@ PREFERRED: tuple[str, ...] = (
 _SUFFIXES = (".ttf", ".otf", ".ttc")
 
 
-def _rank(path: str) -> tuple[int, str]:
+#: words of a font file's name that say it is no family's regular style
+_STYLED = ("bold", "italic", "oblique", "slanted", "light", "thin", "black", "heavy",
+           "medium", "condensed", "narrow")
+
+
+def _rank(path: str) -> tuple[int, bool, str]:
+    """Preferred families first, then a family's regular style before its bold, italic ...
+    files (``Amiri-Regular.ttf`` before ``Amiri-Bold.ttf``), then the path.
+
+    >>> sorted(["/f/Amiri-Bold.ttf", "/f/Amiri-Regular.ttf", "/f/wqy-microhei.ttc"], key=_rank)
+    ['/f/wqy-microhei.ttc', '/f/Amiri-Regular.ttf', '/f/Amiri-Bold.ttf']
+    """
     name = os.path.basename(path).lower().replace(" ", "")
     hits = [i for i, key in enumerate(PREFERRED) if key in name]
-    return (hits[0] if hits else len(PREFERRED), path)
+    return (hits[0] if hits else len(PREFERRED), any(w in name for w in _STYLED), path)
 
 
 def fallback_off() -> bool:
@@ -95,8 +108,8 @@ class MissingGlyphWarning(UserWarning):
 
 class RightToLeftWarning(UserWarning):
     """Right-to-left text (Arabic, Hebrew ...) in a rendering that the PNG draws left to
-    right and unjoined: no one font has every character of its label (Urdu's ``ے`` beside
-    Latin letters, Syriac without a font for it), or matplotlib is older than 3.11 (its text
+    right and unjoined: no one font has every character of its label (Urdu's ``ے`` without
+    a font such as Amiri, Hebrew beside Syriac), or matplotlib is older than 3.11 (its text
     layout does not shape). The HTML viewer shows it as written."""
 
 

@@ -284,15 +284,24 @@ def _run_text(text: str) -> str:
 
 
 def _run_font(shaped: str, bold: bool) -> tuple[FontProperties, FT2Font] | None:
-    """The font a label is laid out in: DejaVu Sans or the fallback font of its first
-    right-to-left letter, if that font has every character (else None). Under ``_LOCK``."""
-    first = _RTL.search(shaped)
-    if not _LAYOUT or first is None:
+    """The font a label is laid out in: DejaVu Sans if it has every character, else the
+    first fallback font (:mod:`.fonts`) of a character it lacks that has every one (Urdu's
+    ``ے`` and ``ہ``, which DejaVu lacks: a font such as Amiri); None when no one font has
+    them all. Under ``_LOCK``."""
+    if not _LAYOUT or _RTL.search(shaped) is None:
         return None
-    prop, ft = _font_for(first.group(0), bold)
-    if not all(ch.isspace() or ch in _JOINERS or ft.get_char_index(ord(ch)) for ch in shaped):
-        return None
-    return prop, ft
+    needed = [ch for ch in dict.fromkeys(shaped) if not ch.isspace() and ch not in _JOINERS]
+    prop, ft = font(_EM, bold), get_font(findfont(font(_EM, bold)))
+    lacking = [ch for ch in needed if not ft.get_char_index(ord(ch))]
+    if not lacking:
+        return prop, ft
+    for path in dict.fromkeys(fallback_font(ch) for ch in lacking):
+        if path is not None:
+            other = get_font(path)
+            if all(other.get_char_index(ord(ch)) for ch in needed):
+                return FontProperties(fname=path, size=_EM, style="normal", variant="normal",
+                                      stretch="normal"), other
+    return None
 
 
 #: advances (font units at ``_EM``) of laid-out glyphs by (font file, glyph index): a
@@ -338,10 +347,10 @@ def _run_advance(text: str, bold: bool) -> float | None:
 def _run_glyph(text: str, bold: bool) -> _Glyph | None:
     """Outline and advance of ``text`` — a label holding right-to-left letters — laid out
     whole by matplotlib's text layout (libraqm: right-to-left runs in their visual order,
-    Arabic letters in their joined forms, marks on their letters), in DejaVu Sans or the
-    fallback font of its first right-to-left letter; None where that layout is missing
-    (matplotlib before 3.11) or that font lacks one of its characters (the label is then
-    drawn as before: character by character). Invisible characters are left out, but for
+    Arabic letters in their joined forms, marks on their letters), in one font
+    (:func:`_run_font`); None where that layout is missing (matplotlib before 3.11) or no
+    one font has all its characters (the label is then drawn as before: character by
+    character). Invisible characters are left out, but for
     the joiners. Never raises.
 
     >>> g = _run_glyph("سلام", False)
