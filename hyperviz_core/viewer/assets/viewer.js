@@ -67,13 +67,15 @@
   }
   /* Search folding: the compatibility forms (full-width ＡＢＣ, half-width ｶﾀｶﾅ, ligatures)
    * as their plain letters (NFKC, as entity keys), accents of Latin, Greek and Cyrillic
-   * letters (zurich finds Zürich, Ελλαδα Ελλάδα), case and runs of white space ignored. */
+   * letters (zurich finds Zürich, Ελλαδα Ελλάδα), case and runs of white space ignored;
+   * Arabic's yeh and kaf read as Persian's (علی finds علي, as offline retrieval reads them). */
   function fold(s) {
     s = str(s);
     try {
       s = s.normalize('NFKC').normalize('NFD').replace(/[\u0300-\u036f]/g, '').normalize('NFC');
     } catch (err) { /* a lone surrogate: keep s */ }
-    return s.toLowerCase().replace(/\s+/g, ' ').trim();
+    return s.toLowerCase().replace(/\s+/g, ' ').trim()
+      .replace(/\u064a/g, '\u06cc').replace(/\u0643/g, '\u06a9');
   }
   function chunkText(id) {
     return Object.prototype.hasOwnProperty.call(chunks, id) ? str(chunks[id]) : null;
