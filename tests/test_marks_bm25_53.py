@@ -51,8 +51,9 @@ def test_a_word_keeps_its_marks() -> None:
     assert tokens("दिल्ली भारत") == ["दिल्ली", "भारत"]  # were [] and ["रत"]
     assert tokens("சென்னை") == ["சென்னை"] and tokens("ঢাকা") == ["ঢাকা"]
     assert tokens("दिल्ली 北京 Delhi") == ["दिल्ली", "北京", "delhi"]  # beside Han
-    for text in ("Zürich and Ærøskøbing, naïve café", "Москва — столица", "القاهرة مصر",
+    for text in ("Zürich and Ærøskøbing, naïve café", "Москва — столица", "مصر والسودان",
                  "The 2021 snake_case census"):  # no combining marks: bm25s's tokens
+        # (an Arabic text without the letters read as others since stop 64, ة of القاهرة)
         want = bm25s.tokenize([text.replace("_", " ")], stopwords="en", return_ids=False,
                               show_progress=False)[0]
         assert tokens(text) == want, text

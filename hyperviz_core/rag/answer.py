@@ -164,8 +164,8 @@ _NEAR_TOP = 0.25
 def _words(text: str) -> set[str]:
     """The words of ``text`` the extractive summary matches: its content words, and the
     BM25 pieces of its runs of a script written without spaces (Chinese, Thai, Khmer ...:
-    :func:`~.retrieve.lexical.cjk_token`), which have no words to split. Arabic's ``ي``
-    and ``ك`` read as Persian's ``ی`` and ``ک`` (:func:`~.scripts.letters_alike`)."""
+    :func:`~.retrieve.lexical.cjk_token`), which have no words to split. Hebrew and
+    the Arabic script are read as BM25 reads them (:func:`~.scripts.letters_alike`)."""
     text = letters_alike(text)
     words = set(content_words(text))
     if segmented(text) or marked(text):  # (a word with combining marks: its BM25 token)

@@ -23,33 +23,64 @@ import unicodedata
 from collections.abc import Iterable
 
 __all__ = [
-    "ALIKE", "ARABIC_TYPED", "CJK", "CJK_ANY", "HIRAGANA", "SEA", "SEG", "cjk_grams", "clusters",
-    "letters_alike", "lone_piece", "mark_class", "marked", "marked_word", "paired_words",
-    "sea_grams",
+    "ALIKE", "ARABIC_TYPED", "CJK", "CJK_ANY", "HIRAGANA", "POINTS", "SEA", "SEG", "cjk_grams",
+    "clusters", "letters_alike", "letters_swapped", "lone_piece", "mark_class", "marked",
+    "marked_word", "paired_words", "sea_grams",
 ]
 
 #: Arabic's yeh, alef maksura and kaf, each followed by the letter it is typed for in
 #: Persian and Urdu (``ی``, ``ی``, ``ک``): older sites and Arabic keyboards type them
 ARABIC_TYPED = "يیىیكک"
-#: the pairs of :data:`ARABIC_TYPED` retrieval reads alike (:func:`letters_alike`): not alef
-#: maksura, which Arabic writes apart from yeh (``على`` "on", ``علي`` Ali)
-ALIKE = "يیكک"
+#: the points of Hebrew (niqqud, the shin and sin dots, meteg, rafe) and the harakat of
+#: Arabic (fathatan ... sukun, madda and hamza above and below, tatweel): written or left
+#: out at will, so retrieval reads a word without them (:func:`letters_alike`)
+POINTS = "".join(map(chr, (*range(0x05B0, 0x05BE), 0x05BF, 0x05C1, 0x05C2, 0x05C7,
+                           *range(0x064B, 0x0656), 0x0640)))
+#: the letters retrieval reads as others (:func:`letters_alike`), each followed by the one it
+#: is read as: Arabic's yeh and kaf as Persian's (Persian and Urdu typed on an Arabic
+#: keyboard), alef with hamza or madda and alef wasla as alef, teh marbuta as heh (spellings
+#: Arabic varies in, as Lucene's Arabic normalizer reads them). Not alef maksura: Arabic
+#: writes ``على`` "on" and ``علي`` Ali apart
+ALIKE = "يیكکأاإاآاٱاةه"
 _ALIKE = tuple(zip(ALIKE[0::2], ALIKE[1::2], strict=True))
+_TOUCHED = re.compile(f"[{POINTS}{ALIKE[0::2]}]")
+_POINT = re.compile(f"[{POINTS}]+")
+_SWAPPED = re.compile(f"[{ALIKE[0::2]}]")
 
 
 def letters_alike(text: str) -> str:
-    """``text`` with Arabic's yeh ``ي`` and kaf ``ك`` read as Persian's ``ی`` and ``ک``
-    (:data:`ALIKE`), so Persian or Urdu typed with either finds the other (Lucene's Persian
-    normalizer reads them alike too). Arabic, which has no ``ی`` or ``ک``, only has two
-    letters renamed: no two of its words become one. Alef maksura ``ى`` is left as it is
-    (Arabic's ``على`` "on" and ``علي`` Ali stay apart), so Persian typed with it for a final
-    ``ی`` is not read alike; the same string back when it has none of them.
+    """``text`` as retrieval reads Hebrew and the Arabic script: without the points and
+    harakat (:data:`POINTS`: ``مُحَمَّد`` is ``محمد``, ``יְרוּשָׁלַיִם`` is ``ירושלים``), and
+    with the letters of :data:`ALIKE` read as others: Arabic's yeh ``ي`` and kaf ``ك`` as
+    Persian's ``ی`` and ``ک`` (Persian or Urdu typed with either finds the other, as in
+    Lucene's Persian normalizer), ``أ``, ``إ``, ``آ``, ``ٱ`` as ``ا`` and ``ة`` as ``ه`` (as
+    in Lucene's Arabic normalizer: ``احمد`` finds ``أحمد``). Alef maksura ``ى`` is left as
+    it is (Arabic's ``على`` "on" and ``علي`` Ali stay apart), so Persian typed with it for
+    a final ``ی`` is not read alike. The same string back when it has none of them.
 
     >>> letters_alike("علي كرمان") == "علی کرمان", letters_alike("Zürich")
     (True, 'Zürich')
+    >>> letters_alike("مُحَمَّد أحمد مدرسة") == "محمد احمد مدرسه"
+    True
     """
-    if text.isascii():
+    if text.isascii() or _TOUCHED.search(text) is None:
         return text
+    return _swap(_POINT.sub("", text))
+
+
+def letters_swapped(text: str) -> str:
+    """``text`` with the letters of :data:`ALIKE` read as others, its points and harakat
+    kept (what SQLite's full-text index holds: :mod:`~.store.sqlite.fts`).
+
+    >>> letters_swapped("مُحَمَّد أحمد") == "مُحَمَّد احمد"
+    True
+    """
+    if text.isascii() or _SWAPPED.search(text) is None:
+        return text
+    return _swap(text)
+
+
+def _swap(text: str) -> str:
     for typed, read in _ALIKE:  # str.replace: 1 µs on 1 kB of Persian, str.translate 50
         if typed in text:
             text = text.replace(typed, read)

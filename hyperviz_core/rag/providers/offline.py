@@ -120,9 +120,10 @@ class HashingEmbedder:
             overlapping pairs of characters or clusters (:func:`word_tokens`; since
             ``hashing-v3``); ``False`` reads such a run as ``hashing-v2`` did (a run of Han
             one word, Thai cut at its marks).
-        alike: whether Arabic's ``ي`` and ``ك`` read as Persian's ``ی`` and
-            ``ک`` (:func:`~hyperviz_core.rag.scripts.letters_alike`: Persian typed with
-            either finds the other; the name says ``hashing-v4``); ``False`` reads them as
+        alike: whether Hebrew and the Arabic script are read as BM25 reads them
+            (:func:`~hyperviz_core.rag.scripts.letters_alike`: without points and harakat,
+            Arabic's ``ي`` and ``ك`` as Persian's ``ی`` and ``ک``, hamza'd alef as alef,
+            ``ة`` as ``ه``; the name says ``hashing-v4``); ``False`` reads them as
             ``hashing-v3`` did. A store embedded with v1, v2 or v3 is queried and extended
             with the embedder it recorded (:func:`~.spec.store_embedder`).
         cache_words: how many distinct words keep their hashed features (computed once,

@@ -32,17 +32,19 @@ import numpy.typing as npt
 
 from ..scripts import CJK as _CJK
 from ..scripts import CJK_ANY as _CJK_ANY
-from ..scripts import SEA as _SEA
-from ..scripts import SEG as _SEG
 from ..scripts import (
+    POINTS,
     cjk_grams,
     clusters,
     letters_alike,
+    letters_swapped,
     lone_piece,
     mark_class,
     marked,
     sea_grams,
 )
+from ..scripts import SEA as _SEA
+from ..scripts import SEG as _SEG
 from .lexicon import lexical_text, undot
 
 __all__ = [
@@ -100,16 +102,20 @@ def _mark_patterns() -> _MarkPatterns:
         re.compile(f"((?:(?=\\w)[{_CJK}])+)|([{_SEA}]+)|((?:[^\\W{_SEG}]|[{marks}])+)"))
 
 
+#: Hebrew's points and Arabic's harakat, which BM25 drops (:data:`~..scripts.POINTS`)
+_POINTED = re.compile(f"[{POINTS}]")
+
 #: a decimal digit of another script (Arabic-Indic ٢, Devanagari २, Thai ๒ ...): read as ASCII
 _NATIVE_DIGIT = re.compile(r"(?![0-9])\d")
 
 
 def _folded_apart(text: str) -> bool:
-    """Whether ``text`` has characters :func:`tokens` folds otherwise than ``str.lower``: a
+    """Whether ``text`` has characters :func:`tokens` folds otherwise than ``str.lower``
+    and the index's letter swaps (:func:`~hyperviz_core.rag.scripts.letters_swapped`): a
     dotted ``İ`` (or the combining dot its lower case leaves), full-width ASCII, half-width
-    katakana, a digit of another script."""
+    katakana, a digit of another script, Hebrew's points or Arabic's harakat."""
     return ("\u0130" in text or "\u0307" in text or _WIDTH.search(text) is not None
-            or _NATIVE_DIGIT.search(text) is not None)
+            or _NATIVE_DIGIT.search(text) is not None or _POINTED.search(text) is not None)
 
 
 def _usual_width(text: str) -> str:
@@ -130,9 +136,11 @@ def tokens(text: str) -> list[str]:
     Thai, Lao, Myanmar and Khmer the bigrams of their clusters (:func:`sea_grams`; these
     characters also end the word before them and start a new one after them); full-width
     ASCII and half-width katakana read as their usual forms, the digits of other scripts as
-    ASCII ones (``๒๕๖๕`` and ``٢٠٢١`` are ``2565`` and ``2021``); Arabic's ``ي`` and
-    ``ك`` as Persian's ``ی`` and ``ک`` (:func:`~hyperviz_core.rag.scripts.letters_alike`:
-    Persian typed with either finds the other); and the dotted capital ``İ`` (which
+    ASCII ones (``๒๕๖๕`` and ``٢٠٢١`` are ``2565`` and ``2021``); Hebrew and the Arabic
+    script without their points and harakat, with Arabic's ``ي`` and ``ك`` as Persian's
+    ``ی`` and ``ک``, hamza'd alef as alef and ``ة`` as ``ه``
+    (:func:`~hyperviz_core.rag.scripts.letters_alike`: Persian typed with either keyboard
+    finds the other, ``احمد`` finds ``أحمد``); and the dotted capital ``İ`` (which
     lower-cases to ``i`` + combining dot) reads as ``i``. Text without these characters
     gives exactly ``bm25s``'s tokens.
 
@@ -146,7 +154,7 @@ def tokens(text: str) -> list[str]:
     (['2021', '年', 'abc', '社', 'カタ', 'タカ', 'カナ'], ['서울', '울에', '에서'])
     >>> tokens("ｓｎａｋｅ＿ｃａｓｅ"), tokens("ปี๒๕๖๕ सन् २०२१")
     (['snake', 'case'], ['ปี', '2565', 'सन्', '2021'])
-    >>> tokens("آقاي دكتر") == tokens("آقای دکتر") == ["آقای", "دکتر"]
+    >>> tokens("آقاي دكتر") == tokens("آقای دکتر") == ["اقای", "دکتر"]  # آ read as ا too
     True
     """
     if not text.isascii():
@@ -205,9 +213,9 @@ def plain_missed(text: str, body: str) -> Counter[str]:
     of its ``body`` cannot select it by: not one of its plain words (maximal runs of word
     characters, lower-cased), nor a piece of a run without spaces found in ``body`` as it is
     (by substring, :func:`cjk_token`). The index holds the passage with Arabic's ``ي``
-    and ``ك`` written as ``ی`` and ``ک`` (:func:`~hyperviz_core.rag.scripts.letters_alike`,
+    and ``ك`` written as ``ی`` and ``ک`` ... (:func:`~hyperviz_core.rag.scripts.letters_swapped`,
     as :func:`tokens` reads them), so ``body`` is that. Only text :func:`segmented` reads
-    otherwise has such tokens:
+    otherwise has such tokens (a pointed Hebrew or Arabic word too, without its points):
     ``İstanbul`` (``istanbul``), ``２０２１`` (``2021``), half-width katakana, and a word
     written against such characters (``python`` of ``python入門``, ``2021`` of ``2021年``).
 
@@ -218,10 +226,10 @@ def plain_missed(text: str, body: str) -> Counter[str]:
     >>> plain_missed("北京是中国的首都", "北京是中国的首都")
     Counter()
     """
-    read = letters_alike(text)
-    if body == read and not _folded_apart(text) and not _JOINED.search(text):
+    held = letters_swapped(text)
+    if body == held and not _folded_apart(text) and not _JOINED.search(text):
         return Counter()  # every piece of a run is in the passage, every other token a word
-    plain = set(_plain_words(lexical_text(read).lower()))
+    plain = set(_plain_words(lexical_text(held).lower()))
     return Counter(t for t in tokens(text)
                    if t not in plain and not (cjk_token(t) and t in body))
 

@@ -4,9 +4,10 @@ Ranking links text to entities in three places (the document-title entities a ch
 on the loaded and on the lazy path, and the entities a query names for the personalised
 PageRank); each tokenizes its own way and hands the words here. A word lower-cased from
 Turkish ``İ`` (``i`` + combining dot) is read as ``i``: ``İstanbul`` names ``Istanbul``; and
-Arabic's ``ي`` and ``ك`` as Persian's ``ی`` and ``ک`` (:func:`~..scripts.letters_alike`),
-as BM25 reads them: ``علي`` names ``علی``, and two keys so written apart (two entities, one
-from text typed each way) are both named.
+Hebrew and the Arabic script as BM25 reads them (:func:`~..scripts.letters_alike`: without
+points and harakat, Arabic's ``ي`` and ``ك`` as Persian's ``ی`` and ``ک`` ...): ``علي`` names
+``علی``, and two keys so written apart (two entities, one from text typed each way) are both
+named.
 
 Example:
     >>> names = NameLinker()
@@ -83,6 +84,6 @@ class NameLinker:
 
 
 def _read(word: str) -> str:
-    """``word`` as names are looked up: ``i`` + combining dot as ``i``, Arabic's yeh and kaf
-    as Persian's."""
+    """``word`` as names are looked up: ``i`` + combining dot as ``i``, Hebrew and the
+    Arabic script as :func:`~..scripts.letters_alike` reads them."""
     return word if word.isascii() else letters_alike(undot(word))

@@ -68,14 +68,19 @@
   /* Search folding: the compatibility forms (full-width ＡＢＣ, half-width ｶﾀｶﾅ, ligatures)
    * as their plain letters (NFKC, as entity keys), accents of Latin, Greek and Cyrillic
    * letters (zurich finds Zürich, Ελλαδα Ελλάδα), case and runs of white space ignored;
-   * Arabic's yeh and kaf read as Persian's (علی finds علي, as offline retrieval reads them). */
+   * Hebrew's points and Arabic's harakat ignored, Arabic's yeh and kaf read as Persian's,
+   * hamza'd alef as alef, teh marbuta as heh (علی finds علي, احمد أحمد, محمد مُحَمَّد: as
+   * offline retrieval reads them). */
   function fold(s) {
     s = str(s);
     try {
-      s = s.normalize('NFKC').normalize('NFD').replace(/[\u0300-\u036f]/g, '').normalize('NFC');
+      s = s.normalize('NFKC').normalize('NFD')
+        .replace(/[\u0300-\u036f\u05b0-\u05bd\u05bf\u05c1\u05c2\u05c7\u064b-\u0655\u0640]/g, '')
+        .normalize('NFC');
     } catch (err) { /* a lone surrogate: keep s */ }
     return s.toLowerCase().replace(/\s+/g, ' ').trim()
-      .replace(/\u064a/g, '\u06cc').replace(/\u0643/g, '\u06a9');
+      .replace(/\u064a/g, '\u06cc').replace(/\u0643/g, '\u06a9')
+      .replace(/[\u0622\u0623\u0625\u0671]/g, '\u0627').replace(/\u0629/g, '\u0647');
   }
   function chunkText(id) {
     return Object.prototype.hasOwnProperty.call(chunks, id) ? str(chunks[id]) : null;

@@ -23,7 +23,8 @@ the tables existed — get them from the next query that finds the store changed
 ``VACUUM (ANALYZE)`` of both tables so the planner knows them and the postings index
 answers alone). Dropping the tables loses nothing (the next opening makes them, the next
 query fills them). The version in their names changes with the tokenizer: a new version
-has new tables (v7: Arabic's ``ي`` and ``ك`` read as Persian's ``ی`` and ``ک``;
+has new tables (v7: Hebrew and the Arabic script without points and harakat, Arabic's
+``ي`` and ``ك`` read as Persian's ``ی`` and ``ک``, hamza'd alef as alef, ``ة`` as ``ه``;
 v6: a word's combining marks kept in it, ``दिल्ली`` one token; v5: digits
 of other scripts read as ASCII; v4: Thai, Lao, Myanmar and Khmer
 runs as bigrams of their clusters; v3: Han, kana and Hangul runs as character bigrams,

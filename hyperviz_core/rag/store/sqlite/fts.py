@@ -3,8 +3,11 @@
 The table ``vizrag_chunk_fts`` holds one row per chunk (``rowid`` = the chunk's rowid) with
 the passage text ranking reads — ``title + newline + text`` (the document title, else the
 chunk's ``metadata["title"]``; the title only once when the text already starts with it),
-with Arabic's ``ي`` and ``ك`` written as Persian's ``ی`` and ``ک``, as BM25
-reads them (:func:`~hyperviz_core.rag.scripts.letters_alike`).
+with the letters BM25 reads as others written as those
+(:func:`~hyperviz_core.rag.scripts.letters_swapped`: Arabic's ``ي`` and ``ك`` as Persian's
+``ی`` and ``ک``, ``أ``, ``إ``, ``آ``, ``ٱ`` as ``ا``, ``ة`` as ``ه``); Hebrew's points and
+Arabic's harakat stay, and the BM25 tokens of a pointed word (which drop them) are kept
+beside the index, as ``istanbul`` of ``İstanbul`` is.
 It is *derived*: created on first use when missing and filled from ``chunks`` in one
 statement, then kept in sync by triggers on ``chunks`` and ``documents`` (so every writer
 process, of any version, keeps it current). Nothing else depends on it: dropping it loses
@@ -94,8 +97,10 @@ def _body(c: str) -> str:
 
 
 def _indexed(c: str) -> str:
-    """The body the index holds: :func:`_body` with Arabic's yeh and kaf
-    written as Persian's letters (:data:`~hyperviz_core.rag.scripts.ALIKE`)."""
+    """The body the index holds: :func:`_body` with the letters of
+    :data:`~hyperviz_core.rag.scripts.ALIKE` written as the ones BM25 reads them as
+    (:func:`~hyperviz_core.rag.scripts.letters_swapped`; seven nested ``replace`` calls:
+    SQLite's parser takes about twenty)."""
     out = _body(c)
     for typed, read in zip(ALIKE[0::2], ALIKE[1::2], strict=True):
         out = f"replace({out}, '{typed}', '{read}')"

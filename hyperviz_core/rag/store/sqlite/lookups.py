@@ -223,7 +223,7 @@ class QueryLookupsMixin(ChunkLookupsMixin):
         """(rowids, BM25 lengths, exact flags) of every chunk. ``measure(passage)`` gives
         the length of the passages not measured yet (stored for the next reader when the
         store is writable); *exact* means the passage equals its indexed body (where
-        Arabic's ``ي`` is ``ی`` ...: :func:`~...scripts.letters_alike`) and its
+        Arabic's ``ي`` is ``ی`` ...: :func:`~...scripts.letters_swapped`) and its
         FTS tokens made of ASCII characters are its BM25 tokens made of ASCII characters
         (:func:`_same_ascii_tokens`), so ASCII query tokens may be counted by FTS. A
         passage FTS tokenizes otherwise (:func:`~...retrieve.lexical.segmented`: kana, Han,
@@ -233,7 +233,7 @@ class QueryLookupsMixin(ChunkLookupsMixin):
         stored with its length (kept in
         memory when they cannot be stored)."""
         from ...retrieve.lexical import plain_missed, segmented  # the ranking's own tokens
-        from ...scripts import letters_alike
+        from ...scripts import letters_swapped
 
         with self._lock:
             fresh: list[tuple[int, int, int]] = []
@@ -242,7 +242,7 @@ class QueryLookupsMixin(ChunkLookupsMixin):
                 text = passage_text(passage_title(title, meta), text)
                 special = segmented(text)
                 fresh.append((int(rowid), measure(text),
-                              int(body == letters_alike(text) and not special
+                              int(body == letters_swapped(text) and not special
                                   and _same_ascii_tokens(text))))
                 if special:
                     terms.extend((t, int(rowid), n) for t, n in plain_missed(text, body).items())
