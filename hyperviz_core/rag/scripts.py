@@ -43,9 +43,7 @@ POINTS = "".join(map(chr, (*range(0x05B0, 0x05BE), 0x05BF, 0x05C1, 0x05C2, 0x05C
 #: writes ``على`` "on" and ``علي`` Ali apart
 ALIKE = "يیكکأاإاآاٱاةه"
 _ALIKE = tuple(zip(ALIKE[0::2], ALIKE[1::2], strict=True))
-_TOUCHED = re.compile(f"[{POINTS}{ALIKE[0::2]}]")
 _POINT = re.compile(f"[{POINTS}]+")
-_SWAPPED = re.compile(f"[{ALIKE[0::2]}]")
 
 
 def letters_alike(text: str) -> str:
@@ -63,9 +61,11 @@ def letters_alike(text: str) -> str:
     >>> letters_alike("مُحَمَّد أحمد مدرسة") == "محمد احمد مدرسه"
     True
     """
-    if text.isascii() or _TOUCHED.search(text) is None:
+    if text.isascii():
         return text
-    return _swap(_POINT.sub("", text))
+    if any(point in text for point in POINTS):  # str's own search: 1/6 of the pattern's
+        text = _POINT.sub("", text)
+    return _swap(text)
 
 
 def letters_swapped(text: str) -> str:
@@ -75,9 +75,7 @@ def letters_swapped(text: str) -> str:
     >>> letters_swapped("مُحَمَّد أحمد") == "مُحَمَّد احمد"
     True
     """
-    if text.isascii() or _SWAPPED.search(text) is None:
-        return text
-    return _swap(text)
+    return text if text.isascii() else _swap(text)
 
 
 def _swap(text: str) -> str:
