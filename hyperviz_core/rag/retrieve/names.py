@@ -72,7 +72,7 @@ class NameLinker:
         found: set[str] = set()
         names = self._names
         if not all(w.isascii() for w in words):
-            words = [_read(w) for w in words]
+            words = _read_all(words)
         for j, word in enumerate(words):
             for n in self._lengths.get(word, ()):
                 run = tuple(words[j : j + n])
@@ -81,6 +81,13 @@ class NameLinker:
                     found.add(key)
                     found.update(self._alike.get(run, ()))
         return sorted(found)
+
+
+def _read_all(words: Sequence[str]) -> list[str]:
+    """:func:`_read` of each of ``words``, read as one text (a passage's words: one pass,
+    not one per word); word by word should one hold a line break."""
+    read = letters_alike(undot("\n".join(words))).split("\n")
+    return read if len(read) == len(words) else [_read(w) for w in words]
 
 
 def _read(word: str) -> str:
