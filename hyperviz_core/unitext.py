@@ -189,20 +189,33 @@ def truncate(text: str, max_chars: int) -> str:
     return line[: cluster_cut(line, max(1, max_chars - 1))].rstrip() + "…"
 
 
+#: the marks the viewer's search drops besides U+0300–U+036F: Hebrew's points and Arabic's
+#: harakat, madda and hamza above and below, and tatweel (``fold`` of ``viewer.js``)
+_POINTS = frozenset(map(chr, (*range(0x05B0, 0x05BE), 0x05BF, 0x05C1, 0x05C2, 0x05C7,
+                              *range(0x064B, 0x0656), 0x0640)))
+#: the letters it reads as others: Arabic's yeh and kaf as Persian's, alef wasla as alef
+#: (hamza'd alefs lose their hamza with the marks), teh marbuta as heh
+_SEARCH_SWAPS = str.maketrans("يكٱة", "یکاه")
+
+
 def search_fold(text: str) -> str:
     """``text`` as the viewer's search compares it — ``fold`` of ``viewer/assets/viewer.js``:
-    NFKC, decomposed, the marks U+0300–U+036F dropped (a Devanagari virama, which changes
-    the letter, is kept; :func:`unaccented` drops every mark), recomposed, lower case, white
-    space collapsed and trimmed. Two texts equal after it read alike to a reader: the name
-    labels (:func:`~hyperviz_core.draw.labels.distinct_names`) and the ``duplicate_labels``
-    metric compare it.
+    NFKC, decomposed, the marks U+0300–U+036F, Hebrew's points and Arabic's harakat dropped
+    (a Devanagari virama, which changes the letter, is kept; :func:`unaccented` drops every
+    mark), recomposed, lower case, white space collapsed and trimmed, and Arabic's ``ي``,
+    ``ك``, ``ٱ``, ``ة`` read as ``ی``, ``ک``, ``ا``, ``ه``. Two texts equal after it read alike
+    to a reader: the name labels (:func:`~hyperviz_core.draw.labels.distinct_names`) and the
+    ``duplicate_labels`` metric compare it.
 
     >>> search_fold("Ｔｏｋｙｏ  Université") == search_fold("tokyo universite")
     True
 
     >>> search_fold("  Muller\\tInstitut "), search_fold("Mu\\u0308ller Institut")
     ('muller institut', 'muller institut')
+    >>> search_fold("أحمد") == search_fold("احمد"), search_fold("מְדִינָה") == search_fold("מדינה")
+    (True, True)
     """
-    if not text.isascii():  # the combining diacritical marks ``/[\u0300-\u036f]/``
-        text = _without_marks(text, lambda c: "\u0300" <= c <= "\u036f")
-    return " ".join(text.lower().split())
+    if text.isascii():
+        return " ".join(text.lower().split())
+    text = _without_marks(text, lambda c: "\u0300" <= c <= "\u036f" or c in _POINTS)
+    return " ".join(text.lower().split()).translate(_SEARCH_SWAPS)

@@ -137,7 +137,15 @@ def test_search_fold_matches_the_viewers_search() -> None:
               + "/hyperviz_core/viewer/assets/viewer.js")
     with open(viewer, encoding="utf-8") as f:
         js = f.read()
-    assert "s.normalize('NFKC').normalize('NFD').replace(/[\\u0300-\\u036f]/g, '')" in js
+    assert "s = s.normalize('NFKC').normalize('NFD')" in js
+    marks = "\\u0300-\\u036f\\u05b0-\\u05bd\\u05bf\\u05c1\\u05c2\\u05c7\\u064b-\\u0655\\u0640"
+    assert f".replace(/[{marks}]/g, '')" in js
+    assert ".replace(/\\u064a/g, '\\u06cc').replace(/\\u0643/g, '\\u06a9')" in js
+    assert ".replace(/[\\u0622\\u0623\\u0625\\u0671]/g, '\\u0627')" in js
+    assert ".replace(/\\u0629/g, '\\u0647')" in js
+    # (stop 64) Hebrew's points, Arabic's harakat and letters as offline retrieval reads them
+    assert search_fold("علي أحمد مدرسة") == search_fold("علی احمد مدرسه")
+    assert search_fold("יְרוּשָׁלַיִם") == "ירושלים"
 
 
 def test_cuts_that_read_alike_after_folding_are_cut_apart() -> None:
