@@ -43,7 +43,7 @@ def test_a_label_no_one_font_draws_is_said() -> None:
 def test_without_the_text_layout_every_one_is_said(monkeypatch: pytest.MonkeyPatch) -> None:
     """A matplotlib before 3.11 has no ``FT2Font._layout``: nothing is laid out."""
     monkeypatch.setattr(text_mod, "_LAYOUT", False)
-    for name in ("_run_advance", "_run_glyph", "_shape", "_units"):
+    for name in ("_run_layout", "_run_glyph", "_shape", "_units"):
         clear = getattr(getattr(text_mod, name), "cache_clear", None)
         if clear is not None:
             clear()
@@ -52,7 +52,7 @@ def test_without_the_text_layout_every_one_is_said(monkeypatch: pytest.MonkeyPat
         said = _render(["Cairo", "القاهرة", "תל אביב"])
     finally:
         monkeypatch.undo()
-        text_mod._run_advance.cache_clear()
+        text_mod._run_layout.cache_clear()
         text_mod._run_glyph.cache_clear()
         text_mod._shape.cache_clear()
         text_mod._ADVANCES.clear()

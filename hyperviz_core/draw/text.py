@@ -142,17 +142,26 @@ def drawable(ch: str, bold: bool = False) -> bool:
         return fallback_font(ch) is not None
 
 
+def _dejavu(bold: bool) -> tuple[FontProperties, FT2Font]:
+    """DejaVu Sans (bold or not) at ``_EM``: its properties and font object."""
+    prop = font(_EM, bold)
+    return prop, get_font(findfont(prop))
+
+
+def _fallback(path: str) -> tuple[FontProperties, FT2Font]:
+    """The fallback font file ``path`` (:mod:`.fonts`) at ``_EM``, upright."""
+    return FontProperties(fname=path, size=_EM, style="normal", variant="normal",
+                          stretch="normal"), get_font(path)
+
+
 def _font_for(ch: str, bold: bool) -> tuple[FontProperties, FT2Font]:
     """The font ``ch`` is drawn in: DejaVu Sans, or the fallback font (:mod:`.fonts`) that
     has a glyph DejaVu lacks (DejaVu when none has: its missing-glyph box)."""
-    prop = font(_EM, bold)
-    ft = get_font(findfont(prop))
+    prop, ft = _dejavu(bold)
     if not ch.isspace() and not ft.get_char_index(ord(ch)):
         path = fallback_font(ch)  # DejaVu has no glyph: an installed font that has one
         if path is not None:
-            prop = FontProperties(fname=path, size=_EM, style="normal", variant="normal",
-                                  stretch="normal")
-            ft = get_font(path)
+            return _fallback(path)
     return prop, ft
 
 
@@ -183,6 +192,12 @@ def _load_glyph(ch: str, bold: bool) -> _Glyph:
 
 _JOINERS = frozenset("\u200c\u200d")  # kept in a shaped cluster: they steer its shaping
 _NON_SPACING = ("Mn", "Me", "Cf")  # no advance of their own once shaped onto a letter
+
+
+def _shaped(text: str) -> str:
+    """``text`` as it is shaped (a letter with its marks, a label laid out whole): without
+    its invisible characters, but for the joiners that steer the shaping (``تازه‌اش``)."""
+    return "".join(ch for ch in text if ch in _JOINERS or not invisible(ch))
 
 
 def _mark(ch: str) -> bool:
@@ -225,8 +240,7 @@ def _cluster_pieces(cluster: str) -> list[str]:
     """One user-perceived character (:func:`boundary`) as drawn: a letter with visible
     combining marks is one piece, shaped as a unit (without its invisible characters but
     for joiners); anything else is one piece per character, drawn as before."""
-    shaped = "".join(ch for ch in cluster if ch in _JOINERS or not invisible(ch))
-    shaped = shaped.lstrip("\u200c\u200d")
+    shaped = _shaped(cluster).lstrip("\u200c\u200d")
     seen = [ch for ch in shaped if ch not in _JOINERS]
     if len(seen) > 1 and not _mark(seen[0]) and any(map(_mark, seen[1:])):
         return [shaped]
@@ -277,12 +291,6 @@ def right_to_left(text: str) -> bool:
 _LAYOUT = hasattr(FT2Font, "_layout")
 
 
-def _run_text(text: str) -> str:
-    """``text`` as it is laid out: without its invisible characters, but for the joiners
-    that steer Arabic's joining (``تازه‌اش``)."""
-    return "".join(ch for ch in text if ch in _JOINERS or not invisible(ch))
-
-
 def _run_font(shaped: str, bold: bool) -> tuple[FontProperties, FT2Font] | None:
     """The font a label is laid out in: DejaVu Sans if it has every character, else the
     first fallback font (:mod:`.fonts`) of a character it lacks that has every one (Urdu's
@@ -291,16 +299,15 @@ def _run_font(shaped: str, bold: bool) -> tuple[FontProperties, FT2Font] | None:
     if not _LAYOUT or _RTL.search(shaped) is None:
         return None
     needed = [ch for ch in dict.fromkeys(shaped) if not ch.isspace() and ch not in _JOINERS]
-    prop, ft = font(_EM, bold), get_font(findfont(font(_EM, bold)))
+    prop, ft = _dejavu(bold)
     lacking = [ch for ch in needed if not ft.get_char_index(ord(ch))]
     if not lacking:
         return prop, ft
     for path in dict.fromkeys(fallback_font(ch) for ch in lacking):
         if path is not None:
-            other = get_font(path)
-            if all(other.get_char_index(ord(ch)) for ch in needed):
-                return FontProperties(fname=path, size=_EM, style="normal", variant="normal",
-                                      stretch="normal"), other
+            other = _fallback(path)
+            if all(other[1].get_char_index(ord(ch)) for ch in needed):
+                return other
     return None
 
 
@@ -321,22 +328,22 @@ def _glyph_advance(ft: FT2Font, index: GlyphIndexType) -> float:
 
 
 @lru_cache(maxsize=16384)
-def _run_advance(text: str, bold: bool) -> float | None:
-    """The advance of ``text`` laid out whole (:func:`_run_glyph`), without its outline (a
-    label's cuts are measured many times, drawn once); None where it cannot be laid out.
-    Never raises."""
-    shaped = _run_text(text)
+def _run_layout(text: str, bold: bool) -> tuple[FontProperties, str, float] | None:
+    """The font, the text as shaped and the advance of ``text`` laid out whole
+    (:func:`_run_glyph`), without its outline (a label's cuts are measured many times, drawn
+    once); None where it cannot be laid out. Never raises."""
+    shaped = _shaped(text)
     try:
         with _LOCK:
             found = _run_font(shaped, bold)
             if found is None:
                 return None
-            ft = found[1]
+            prop, ft = found
             ft.set_size(_EM, 72)
             adv = 0.0
             for item in ft._layout(shaped, LoadFlags.NO_HINTING):
                 adv = max(adv, item.x + _glyph_advance(item.ft_object, item.glyph_index))
-            return adv
+            return prop, shaped, adv
     except Exception as exc:  # a font-level failure must never fail a rendering
         _LOG.warning("%r cannot be laid out (%s); drawing it character by character",
                      text, exc)
@@ -350,25 +357,19 @@ def _run_glyph(text: str, bold: bool) -> _Glyph | None:
     Arabic letters in their joined forms, marks on their letters), in one font
     (:func:`_run_font`); None where that layout is missing (matplotlib before 3.11) or no
     one font has all its characters (the label is then drawn as before: character by
-    character). Invisible characters are left out, but for
-    the joiners. Never raises.
+    character). Invisible characters are left out, but for the joiners. Never raises.
 
     >>> g = _run_glyph("سلام", False)
     >>> g is not None and g[2] < sum(_glyph(ch, False)[2] for ch in "سلام")  # joined
     True
     """
-    adv = _run_advance(text, bold)
-    if adv is None:
+    laid = _run_layout(text, bold)
+    if laid is None:
         return None
-    shaped = _run_text(text)
     try:
-        with _LOCK:
-            found = _run_font(shaped, bold)
-            if found is None:  # pragma: no cover - _run_advance found it
-                return None
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UserWarning)
-                return _outline(found[0], shaped, adv)
+        with _LOCK, warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            return _outline(*laid)
     except Exception as exc:  # a font-level failure must never fail a rendering
         _LOG.warning("%r cannot be laid out (%s); drawing it character by character",
                      text, exc)
@@ -382,7 +383,7 @@ def unshaped(text: str, bold: bool = False) -> str:
     >>> unshaped("Cairo القاهرة"), unshaped("Zürich")
     ('', '')
     """
-    if not right_to_left(text) or _run_advance(text, bold) is not None:
+    if not right_to_left(text) or _run_layout(text, bold) is not None:
         return ""
     return "".join(_RTL.findall(text))
 
@@ -423,7 +424,7 @@ def _advance(text: str, bold: bool) -> float:
     fallback fonts: its miss count went down since the last measurement), so it never
     outlives the glyphs it was summed from."""
     stamp = (_glyph.cache_info().misses, _cluster_glyph.cache_info().misses,
-             _run_advance.cache_info().misses)
+             _run_layout.cache_info().misses)
     last = _ADVANCE_STAMP[0]
     if any(a < b for a, b in zip(stamp, last, strict=True)) or len(_ADVANCES) >= _ADVANCES_MAX:
         _ADVANCES.clear()
@@ -431,8 +432,8 @@ def _advance(text: str, bold: bool) -> float:
     key = (text, bold)
     adv = _ADVANCES.get(key)
     if adv is None:
-        run = _run_advance(text, bold) if right_to_left(text) else None
-        adv = _ADVANCES[key] = (run if run is not None
+        laid = _run_layout(text, bold) if right_to_left(text) else None
+        adv = _ADVANCES[key] = (laid[2] if laid is not None
                                 else sum(g[2] for g in _units(text, bold)))
     return adv
 
