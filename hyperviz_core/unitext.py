@@ -19,8 +19,8 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-__all__ = ["boundary", "cluster_cut", "cut_back", "nfc", "plain_text", "search_fold", "truncate",
-           "unaccented"]
+__all__ = ["ALIKE", "POINTS", "boundary", "cluster_cut", "cut_back", "nfc", "plain_text",
+           "search_fold", "truncate", "unaccented"]
 
 #: the soft hyphen and the Latin ligatures U+FB00–U+FB06, and what they are read as
 _HINTS = re.compile("[\u00ad\ufb00-\ufb06]")
@@ -189,13 +189,20 @@ def truncate(text: str, max_chars: int) -> str:
     return line[: cluster_cut(line, max(1, max_chars - 1))].rstrip() + "…"
 
 
-#: the marks the viewer's search drops besides U+0300–U+036F: Hebrew's points and Arabic's
-#: harakat, madda and hamza above and below, and tatweel (``fold`` of ``viewer.js``)
-_POINTS = frozenset(map(chr, (*range(0x05B0, 0x05BE), 0x05BF, 0x05C1, 0x05C2, 0x05C7,
-                              *range(0x064B, 0x0656), 0x0640)))
-#: the letters it reads as others: Arabic's yeh and kaf as Persian's, alef wasla as alef
-#: (hamza'd alefs lose their hamza with the marks), teh marbuta as heh
-_SEARCH_SWAPS = str.maketrans("يكٱة", "یکاه")
+#: the points of Hebrew (niqqud, the shin and sin dots, meteg, rafe) and the harakat of
+#: Arabic (fathatan ... sukun, madda and hamza above and below, tatweel): written or left
+#: out at will, so retrieval (:func:`hyperviz_core.rag.scripts.letters_alike`) and the
+#: viewer's search (:func:`search_fold`) read a word without them
+POINTS = "".join(map(chr, (*range(0x05B0, 0x05BE), 0x05BF, 0x05C1, 0x05C2, 0x05C7,
+                           *range(0x064B, 0x0656), 0x0640)))
+#: the letters read as others (by both), each followed by the one it is read as: Arabic's
+#: yeh and kaf as Persian's (Persian and Urdu typed on an Arabic keyboard), alef with hamza
+#: or madda and alef wasla as alef, teh marbuta as heh (spellings Arabic varies in, as
+#: Lucene's Arabic normalizer reads them). Not alef maksura: Arabic writes ``على`` "on" and
+#: ``علي`` Ali apart
+ALIKE = "يیكکأاإاآاٱاةه"
+_POINT_SET = frozenset(POINTS)
+_SEARCH_SWAPS = str.maketrans(ALIKE[0::2], ALIKE[1::2])  # (hamza'd alefs: gone with marks)
 
 
 def search_fold(text: str) -> str:
@@ -217,5 +224,5 @@ def search_fold(text: str) -> str:
     """
     if text.isascii():
         return " ".join(text.lower().split())
-    text = _without_marks(text, lambda c: "\u0300" <= c <= "\u036f" or c in _POINTS)
+    text = _without_marks(text, lambda c: "\u0300" <= c <= "\u036f" or c in _POINT_SET)
     return " ".join(text.lower().split()).translate(_SEARCH_SWAPS)

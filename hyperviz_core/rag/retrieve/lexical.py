@@ -32,8 +32,9 @@ import numpy.typing as npt
 
 from ..scripts import CJK as _CJK
 from ..scripts import CJK_ANY as _CJK_ANY
+from ..scripts import SEA as _SEA
+from ..scripts import SEG as _SEG
 from ..scripts import (
-    POINTS,
     cjk_grams,
     clusters,
     letters_alike,
@@ -41,10 +42,9 @@ from ..scripts import (
     lone_piece,
     mark_class,
     marked,
+    pointed,
     sea_grams,
 )
-from ..scripts import SEA as _SEA
-from ..scripts import SEG as _SEG
 from .lexicon import lexical_text, undot
 
 __all__ = [
@@ -102,9 +102,6 @@ def _mark_patterns() -> _MarkPatterns:
         re.compile(f"((?:(?=\\w)[{_CJK}])+)|([{_SEA}]+)|((?:[^\\W{_SEG}]|[{marks}])+)"))
 
 
-#: Hebrew's points and Arabic's harakat, which BM25 drops (:data:`~..scripts.POINTS`)
-_POINTED = re.compile(f"[{POINTS}]")
-
 #: a decimal digit of another script (Arabic-Indic ٢, Devanagari २, Thai ๒ ...): read as ASCII
 _NATIVE_DIGIT = re.compile(r"(?![0-9])\d")
 
@@ -115,7 +112,7 @@ def _folded_apart(text: str) -> bool:
     dotted ``İ`` (or the combining dot its lower case leaves), full-width ASCII, half-width
     katakana, a digit of another script, Hebrew's points or Arabic's harakat."""
     return ("\u0130" in text or "\u0307" in text or _WIDTH.search(text) is not None
-            or _NATIVE_DIGIT.search(text) is not None or _POINTED.search(text) is not None)
+            or _NATIVE_DIGIT.search(text) is not None or pointed(text))
 
 
 def _usual_width(text: str) -> str:
