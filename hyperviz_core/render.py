@@ -43,7 +43,8 @@ from .prune import ROUNDING_GUARD, Budget, PruneReport, entity_importance, prune
 from .prune_importance import checked_priority
 from .rendering import Redraw, Rendering
 from .style import Style
-from .wording import counted
+from .unitext import isolate
+from .wording import TITLE_QUERY, counted
 
 __all__ = ["HyperViz", "Rendering", "footer_text", "render_collage"]
 
@@ -254,7 +255,9 @@ class HyperViz:
         if not d.labelled:  # congestion control off, or nothing fits at all
             d.label(small, style)
             report.cost = round(d.cost(budget), 3)
-        head = truncate(style.title or title or self._title(small, names, query), TITLE_CHARS)
+        given = style.title or title
+        head, drawn_head = ((truncate(given, TITLE_CHARS),) * 2 if given
+                            else self._title(small, names, query))
         by = _omitted_by(report, by)
         text = self._footer(report, d.scenes, by)
         if len(footer_lines(text, d.plan.width, style)) > d.plan.footer_lines:
@@ -262,7 +265,8 @@ class HyperViz:
             # short key (the legend and caption say the rest) before anything is cut
             text = self._footer(report, d.scenes, by, short=True)
         foot = footer_lines(text, d.plan.width, style, d.plan.footer_lines)
-        drawing = (d.plan, d.scenes, d.ids, d.colors, d.dashes, style, head, "\n".join(foot))
+        drawing = (d.plan, d.scenes, d.ids, d.colors, d.dashes, style, drawn_head,
+                   "\n".join(foot))
         png = rasterize(*drawing)
         caption = build_caption(small, d.ids, d.order, names, report, hg, query,
                                 looks=distinct_looks(style),
@@ -284,12 +288,20 @@ class HyperViz:
         return out
 
     @staticmethod
-    def _title(hg: Hypergraph, names: list[str], query: str | None) -> str:
+    def _title(hg: Hypergraph, names: list[str], query: str | None) -> tuple[str, str]:
+        """The title and the title as drawn, where the query (what of it fits) is isolated
+        (:func:`~hyperviz_core.unitext.isolate`): a right-to-left question keeps its ``?``
+        at its own end, and the title's order is not its."""
         head = (f"HyperViz: {' | '.join(names)} · {counted(len(hg.entities), 'entity')}, "
                 f"{counted(len(hg.hyperedges), 'hyperedge')}")
-        if query:
-            head += f" · query: {truncate(query, 60)}"
-        return head
+        if not query:
+            head = truncate(head, TITLE_CHARS)
+            return head, head
+        head += TITLE_QUERY
+        whole = truncate(head + truncate(query, 60), TITLE_CHARS)
+        if not whole.startswith(head):  # the query is cut off the title
+            return whole, whole
+        return whole, head + isolate(whole[len(head):])
 
     def _footer(self, report: PruneReport, scenes: list[PanelScene],
                 by: str = "congestion control", short: bool = False) -> str:

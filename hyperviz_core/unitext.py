@@ -19,8 +19,8 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-__all__ = ["ALIKE", "POINTS", "boundary", "cluster_cut", "cut_back", "nfc", "plain_text",
-           "search_fold", "truncate", "unaccented"]
+__all__ = ["ALIKE", "POINTS", "bidi_free", "boundary", "cluster_cut", "cut_back", "isolate",
+           "nfc", "plain_text", "search_fold", "truncate", "unaccented"]
 
 #: the soft hyphen and the Latin ligatures U+FB00–U+FB06, and what they are read as
 _HINTS = re.compile("[\u00ad\ufb00-\ufb06]")
@@ -187,6 +187,36 @@ def truncate(text: str, max_chars: int) -> str:
     if len(line) <= max_chars:
         return line
     return line[: cluster_cut(line, max(1, max_chars - 1))].rstrip() + "…"
+
+
+#: bidi marks, embeddings, overrides and isolates: the viewer drops a text's own, the PNG
+#: all but its isolates (they cannot reverse a word), so a name cannot reorder its label or
+#: what follows it
+_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+#: first strong isolate and pop directional isolate (Unicode's bidi algorithm, UAX #9)
+FSI, PDI = "\u2068", "\u2069"
+
+
+def bidi_free(text: str) -> str:
+    """``text`` without bidi control characters.
+
+    >>> bidi_free("\\u202eRLO override")
+    'RLO override'
+    """
+    return _BIDI.sub("", text)
+
+
+def isolate(text: str) -> str:
+    """``text`` (its own bidi controls dropped) between a first strong isolate and its pop:
+    laid out inside another line, it takes its direction from its own first letter and its
+    punctuation stays with it, as in HTML's ``<bdi>``. The PNG's title isolates the query
+    so: a Hebrew question's ``?`` is drawn at its left end, not after it on the right, and
+    what follows it keeps its place.
+
+    >>> isolate("\\u202eמי?") == FSI + "מי?" + PDI
+    True
+    """
+    return FSI + bidi_free(text) + PDI
 
 
 #: the points of Hebrew (niqqud, the shin and sin dots, meteg, rafe) and the harakat of

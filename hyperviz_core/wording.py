@@ -8,7 +8,11 @@ Example:
 
 from __future__ import annotations
 
-__all__ = ["counted"]
+__all__ = ["TITLE_QUERY", "counted"]
+
+#: what the PNG's title puts before the query it was drawn for (the HTML viewer finds the
+#: query after it, to isolate it as the PNG does)
+TITLE_QUERY = " · query: "
 
 #: irregular plurals of the nouns counted
 _PLURALS = {"entity": "entities"}

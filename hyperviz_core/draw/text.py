@@ -15,8 +15,10 @@ font has all its characters (:func:`unshaped` names the letters drawn otherwise)
 A character DejaVu lacks (Chinese, Japanese, Korean) is drawn from an installed fallback
 font (:mod:`.fonts`). Hostile text never fails a rendering: format and control characters
 (zero-width space and joiner, soft hyphen, bidi controls, BOM, tag characters, lone
-surrogates) are dropped, glyphs with an empty outline draw nothing, and a glyph the font
-machinery fails on is drawn as a hollow box.
+surrogates) are dropped — but for the joiners and the bidi isolates, which steer how a
+label holding right-to-left letters is laid out and cannot reverse a word —, glyphs with
+an empty outline draw nothing, and a glyph the font machinery fails on is drawn as a hollow
+box.
 """
 
 from __future__ import annotations
@@ -191,13 +193,20 @@ def _load_glyph(ch: str, bold: bool) -> _Glyph:
 
 
 _JOINERS = frozenset("\u200c\u200d")  # kept in a shaped cluster: they steer its shaping
+#: the bidi isolates (LRI, RLI, FSI, PDI), kept in a label laid out whole: they set the
+#: direction of the text between them (:func:`~hyperviz_core.unitext.isolate`, which the
+#: title puts around its query) and cannot reverse a word, as overrides can (dropped)
+_ISOLATES = frozenset("\u2066\u2067\u2068\u2069")
 _NON_SPACING = ("Mn", "Me", "Cf")  # no advance of their own once shaped onto a letter
 
 
 def _shaped(text: str) -> str:
     """``text`` as it is shaped (a letter with its marks, a label laid out whole): without
-    its invisible characters, but for the joiners that steer the shaping (``تازه‌اش``)."""
-    return "".join(ch for ch in text if ch in _JOINERS or not invisible(ch))
+    its invisible characters, but for the joiners that steer the shaping (``تازه‌اش``) and
+    the bidi isolates that steer the order (a grapheme of their own, so never in a cluster
+    with a letter)."""
+    return "".join(ch for ch in text
+                   if ch in _JOINERS or ch in _ISOLATES or not invisible(ch))
 
 
 def _mark(ch: str) -> bool:
@@ -298,7 +307,7 @@ def _run_font(shaped: str, bold: bool) -> tuple[FontProperties, FT2Font] | None:
     them all. Under ``_LOCK``."""
     if not _LAYOUT or _RTL.search(shaped) is None:
         return None
-    needed = [ch for ch in dict.fromkeys(shaped) if not ch.isspace() and ch not in _JOINERS]
+    needed = [ch for ch in dict.fromkeys(shaped) if not ch.isspace() and not invisible(ch)]
     prop, ft = _dejavu(bold)
     lacking = [ch for ch in needed if not ft.get_char_index(ord(ch))]
     if not lacking:
@@ -342,7 +351,8 @@ def _run_layout(text: str, bold: bool) -> tuple[FontProperties, str, float] | No
             ft.set_size(_EM, 72)
             adv = 0.0
             for item in ft._layout(shaped, LoadFlags.NO_HINTING):
-                adv = max(adv, item.x + _glyph_advance(item.ft_object, item.glyph_index))
+                if item.char not in _ISOLATES:  # laid out with no advance of their own
+                    adv = max(adv, item.x + _glyph_advance(item.ft_object, item.glyph_index))
             return prop, shaped, adv
     except Exception as exc:  # a font-level failure must never fail a rendering
         _LOG.warning("%r cannot be laid out (%s); drawing it character by character",

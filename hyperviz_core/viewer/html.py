@@ -43,6 +43,7 @@ from importlib import resources
 from typing import Any
 
 from ..unitext import cluster_cut
+from ..wording import TITLE_QUERY
 from .svg import as_float, bidi_free, build_svg, esc, fmt, safe_color
 
 __all__ = ["content_security_policy", "hop_depth", "json_for_script", "render_html"]
@@ -126,6 +127,21 @@ def _item_name(item: object) -> tuple[str, str, str]:
 def _bdi(text: str) -> str:
     """``text`` escaped and isolated from the text around it (its own direction)."""
     return f"<bdi>{esc(text)}</bdi>"
+
+
+def _titled(text: str, query: object) -> str:
+    """``text`` escaped, the query the renderer's title ends with (after ``TITLE_QUERY``,
+    when the export has a query) isolated, as the PNG draws it: a right-to-left question
+    keeps its ``?`` at its own end.
+
+    >>> _titled("HyperViz: bi-inc · query: מי?", "מי?")
+    'HyperViz: bi-inc · query: <bdi>מי?</bdi>'
+    """
+    at = text.rfind(TITLE_QUERY) if isinstance(query, str) and query.strip() else -1
+    if at < 0:
+        return esc(text)
+    cut = at + len(TITLE_QUERY)
+    return esc(text[:cut]) + _bdi(text[cut:])
 
 
 def _kv_table(rows: Mapping[str, Any], css: str = "hv-kv") -> str:
@@ -326,12 +342,13 @@ _ZOOM_HTML = (
 )
 
 
-def _png_title_html(png_title: object, page_title: str) -> str:
+def _png_title_html(png_title: object, page_title: str, query: object) -> str:
     """The PNG's own heading under the page's when the page has another title (a retrieval
     view's "VizRAG I_bot: ..."), so both name the same drawing; ``""`` otherwise."""
     if not isinstance(png_title, str) or not png_title or png_title in page_title:
         return ""
-    return f'<p id="hv-png-title" class="hv-muted">PNG title: {_bdi(png_title)}</p>'
+    return (f'<p id="hv-png-title" class="hv-muted">PNG title: '
+            f'<bdi>{_titled(png_title, query)}</bdi></p>')
 
 
 def render_html(
@@ -382,8 +399,8 @@ def render_html(
         "</head><body>",
         '<button type="button" class="hv-skip" id="hv-skip">Skip to details</button>',
         '<header id="hv-header">',
-        f'<h1 id="hv-title" dir="auto">{esc(page_title)}</h1>',
-        _png_title_html(data.get("title"), page_title),
+        f'<h1 id="hv-title" dir="auto">{_titled(page_title, data.get("query"))}</h1>',
+        _png_title_html(data.get("title"), page_title, data.get("query")),
         _SEARCH_HTML,
         _hops_html(hop_depth(entities, hyperedges)),
         _ZOOM_HTML,

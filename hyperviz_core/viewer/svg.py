@@ -25,6 +25,7 @@ from typing import Any
 
 from ..contrast import LABEL_BOX_ALPHA, on_fill, region_label_color
 from ..luminance import is_dark
+from ..unitext import bidi_free
 
 __all__ = ["as_float", "build_svg", "esc", "fmt", "safe_color"]
 
@@ -38,20 +39,6 @@ _DEFAULTS: dict[str, Any] = {
 }  # fmt: skip
 _TEXT_H = 1.17  # label box height / font size (DejaVu Sans, as measured by the renderer)
 ELLIPSE_RY = 0.78  # an ellipse node's vertical radius / its horizontal one (as the PNG)
-
-
-#: bidi marks, embeddings, overrides and isolates: the PNG draws them as nothing, and the
-#: viewer drops them too, so a name cannot reorder its label or what follows it
-_BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-def bidi_free(text: str) -> str:
-    """``text`` without bidi control characters.
-
-    >>> bidi_free("\u202eRLO override")
-    'RLO override'
-    """
-    return _BIDI.sub("", text)
 
 
 #: control characters XML 1.0 does not allow (tab, newline and carriage return it does)
