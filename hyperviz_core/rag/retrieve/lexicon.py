@@ -47,6 +47,7 @@ from typing import Protocol
 
 from ...unitext import unaccented
 from ..providers.offline import STOPWORDS, word_tokens
+from ..scripts import letters_alike
 from ..types import Chunk
 
 __all__ = [
@@ -322,11 +323,14 @@ class QueryLexicon:
 
     def _accented(self, word: str) -> list[str]:
         """The corpus's spellings of ``word`` with other accents (``societe`` → ``société``,
-        ``crêperie`` → ``creperie``)."""
+        ``crêperie`` → ``creperie``), but for those retrieval reads as ``word`` already
+        (:func:`~hyperviz_core.rag.scripts.letters_alike`: ``أسامة`` for ``اسامة``; added,
+        BM25 counted the word twice)."""
         bare = unaccented(word)
         found = [*self._accent_forms.get(bare, []),
                  *([bare] if bare != word and bare in self.vocabulary else [])]
-        return [f for f in found if f != word]
+        alike = letters_alike(word)  # BM25 reads ``أسامة`` as ``اسامة``: no other spelling
+        return [f for f in found if f != word and letters_alike(f) != alike]
 
     def _case_repair(self, token: str, word: str, out: QueryRepair) -> None:
         """BM25 lower-cases, so ``Straße`` and ``Strasse`` are two words to it: the other
