@@ -18,7 +18,8 @@ from ..idmap import IdMap
 from ..layouts import LayoutOrder
 from ..model import Hypergraph
 from ..style import Style
-from .text import cluster_cut, cut_back, measure, truncate
+from ..unitext import bidi_free, isolate
+from .text import cluster_cut, cut_back, measure, right_to_left, truncate
 
 __all__ = ["CanvasPlan", "LegendEntry", "distinct_looks", "edge_colors", "edge_dash",
            "fit_title", "fit_width", "footer_lines", "footer_pitch", "legend_text_x",
@@ -69,12 +70,13 @@ class CanvasPlan:
         line breaks inside the text) and ``color``; the note of how many more is left out."""
         out: list[dict[str, str]] = []
         for e in self.legend:
+            text = bidi_free(e.text)  # (the isolates of :func:`_omitted`)
             if e.vid:
-                out.append({"id": e.vid, "text": e.text, "color": e.color})
-            elif e.continued and out and e.text:
+                out.append({"id": e.vid, "text": text, "color": e.color})
+            elif e.continued and out and text:
                 head = out[-1]["text"]
-                wide = head and all(east_asian_width(c) in "WF" for c in (head[-1], e.text[0]))
-                out[-1]["text"] = head + ("" if wide else " ") + e.text
+                wide = head and all(east_asian_width(c) in "WF" for c in (head[-1], text[0]))
+                out[-1]["text"] = head + ("" if wide else " ") + text
         return out
 
 
@@ -235,13 +237,26 @@ def _legend_text(hg: Hypergraph, hid: str, ids: IdMap) -> str:
     return desc
 
 
+def _omitted(desc: str, omitted: int) -> str:
+    """What ends the legend entry of a hyperedge that lost ``omitted`` members to pruning,
+    `` (+N omitted)``: isolated (:func:`~hyperviz_core.unitext.isolate`) after a description
+    holding right-to-left letters, which would otherwise give it its direction and draw it
+    ``(omitted N+``; as it is after any other.
+
+    >>> _omitted("Ada met Babbage", 2), _omitted("תל אביב", 2) == " \u2068(+2 omitted)\u2069"
+    (' (+2 omitted)', True)
+    """
+    mark = f"(+{omitted} omitted)"
+    return " " + (isolate(mark) if right_to_left(desc) else mark)
+
+
 def _entry_text(desc: str, style: Style, max_w: float, omitted: int) -> str:
     """A description cut to ``legend_max_chars`` and to ``max_w`` px; a hyperedge that
     lost members to pruning ends in ``(+N omitted)`` when that leaves half the room."""
     fs, dpi = style.label_font_size, style.dpi
     text = truncate(desc, style.legend_max_chars)
     if omitted > 0:
-        mark = f" (+{omitted} omitted)"
+        mark = _omitted(text, omitted)
         mark_w = measure(mark, fs, False, dpi)[0]
         if mark_w <= max_w / 2:
             return fit_width(text, max_w - mark_w, fs, False, dpi) + mark
@@ -280,7 +295,7 @@ def _entry_lines(desc: str, style: Style, max_w: float, omitted: int) -> list[st
     """
     fs, dpi = style.label_font_size, style.dpi
     text = truncate(desc, LEGEND_LINES * style.legend_max_chars)
-    mark = f" (+{omitted} omitted)" if omitted > 0 else ""
+    mark = _omitted(text, omitted) if omitted > 0 else ""
     mark_w = measure(mark, fs, False, dpi)[0] if mark else 0.0
     if mark_w > max_w / 2:
         mark, mark_w = "", 0.0
