@@ -19,8 +19,9 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-__all__ = ["ALIKE", "POINTS", "bidi_free", "boundary", "cluster_cut", "cut_back", "isolate",
-           "nfc", "plain_text", "search_fold", "truncate", "unaccented"]
+__all__ = ["ALIKE", "CANTILLATION", "POINTS", "VOWEL_POINTS", "bidi_free", "boundary",
+           "cluster_cut", "cut_back", "isolate", "nfc", "plain_text", "search_fold",
+           "truncate", "unaccented"]
 
 #: the soft hyphen and the Latin ligatures U+FB00–U+FB06, and what they are read as
 _HINTS = re.compile("[\u00ad\ufb00-\ufb06]")
@@ -221,10 +222,16 @@ def isolate(text: str) -> str:
 
 #: the points of Hebrew (niqqud, the shin and sin dots, meteg, rafe) and the harakat of
 #: Arabic (fathatan ... sukun, madda and hamza above and below, tatweel): written or left
-#: out at will, so retrieval (:func:`hyperviz_core.rag.scripts.letters_alike`) and the
-#: viewer's search (:func:`search_fold`) read a word without them
-POINTS = "".join(map(chr, (*range(0x05B0, 0x05BE), 0x05BF, 0x05C1, 0x05C2, 0x05C7,
-                           *range(0x064B, 0x0656), 0x0640)))
+#: out at will
+VOWEL_POINTS = "".join(map(chr, (*range(0x05B0, 0x05BE), 0x05BF, 0x05C1, 0x05C2, 0x05C7,
+                                 *range(0x064B, 0x0656), 0x0640)))
+#: Hebrew's cantillation marks (te'amim, U+0591–U+05AF, and the upper and lower dots): the
+#: Bible's text as published (Tanakh with te'amim) writes one on almost every word, a
+#: question never
+CANTILLATION = "".join(map(chr, range(0x0591, 0x05B0))) + "\u05c4\u05c5"
+#: both: retrieval (:func:`hyperviz_core.rag.scripts.letters_alike`) and the viewer's
+#: search (:func:`search_fold`) read a word without them
+POINTS = VOWEL_POINTS + CANTILLATION
 #: the letters read as others (by both), each followed by the one it is read as: Arabic's
 #: yeh and kaf as Persian's (Persian and Urdu typed on an Arabic keyboard), alef with hamza
 #: or madda and alef wasla as alef, teh marbuta as heh (spellings Arabic varies in, as
@@ -237,7 +244,8 @@ _SEARCH_SWAPS = str.maketrans(ALIKE[0::2], ALIKE[1::2])  # (hamza'd alefs: gone 
 
 def search_fold(text: str) -> str:
     """``text`` as the viewer's search compares it — ``fold`` of ``viewer/assets/viewer.js``:
-    NFKC, decomposed, the marks U+0300–U+036F, Hebrew's points and Arabic's harakat dropped
+    NFKC, decomposed, the marks U+0300–U+036F, Hebrew's points and cantillation marks and
+    Arabic's harakat dropped
     (a Devanagari virama, which changes the letter, is kept; :func:`unaccented` drops every
     mark), recomposed, lower case, white space collapsed and trimmed, and Arabic's ``ي``,
     ``ك``, ``ٱ``, ``ة`` read as ``ی``, ``ک``, ``ا``, ``ه``. Two texts equal after it read alike

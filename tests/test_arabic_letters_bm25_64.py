@@ -136,7 +136,7 @@ def test_postgres_postings_read_them(pg_url: str) -> None:
 
 def test_hashed_embedder_v4_reads_them_alike() -> None:
     new, old = HashingEmbedder(), HashingEmbedder(alike=False)
-    assert (new.name, old.name) == ("hashing-v4-d512-c34", "hashing-v3-d512-c34")
+    assert (new.name, old.name) == ("hashing-v5-d512-c34", "hashing-v3-d512-c34")
     assert repr(old).endswith("alike=False)") and repr(new).endswith("(3, 4))")
     v = new.embed(["كرمان", "کرمان"])
     w = old.embed(["كرمان", "کرمان"])
@@ -148,7 +148,7 @@ def test_hashed_embedder_v4_reads_them_alike() -> None:
 def test_dense_retrieval_finds_them(tmp_path: Path) -> None:
     with VizRAG(tmp_path / "s", show_progress=False) as rag:
         insert_docs(rag, DOCS)
-        assert rag.embedder.name == "hashing-v4-d512-c34"
+        assert rag.embedder.name == "hashing-v5-d512-c34"
         for query, doc in (("کرمان", "b1"), ("تبريز", "c2"), ("كراچي", "d3")):
             assert rag.retrieve(query, mode="naive", render=False).chunks[0].doc_id == doc
 

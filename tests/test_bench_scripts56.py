@@ -17,7 +17,7 @@ def test_scripts_bench_prints_each_version(capsys: pytest.CaptureFixture[str]) -
     out = capsys.readouterr().out
     assert "14 passages, 16 queries" in out
     assert re.search(r"hashing-v2-d512-c34 +first  9/16 +MRR 0\.734", out)
-    assert re.search(r"hashing-v4-d512-c34 +first 16/16 +MRR 1\.000", out)
+    assert re.search(r"hashing-v5-d512-c34 +first 16/16 +MRR 1\.000", out)
 
 
 def test_lone_piece_bench_on_a_small_store(tmp_path: Path,

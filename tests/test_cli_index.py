@@ -269,12 +269,12 @@ def test_index_without_embed_uses_the_embedder_the_store_recorded(
     assert main(["index", str(tmp_path / "b.txt"), "--store", str(store),
                  "--no-progress"]) == 0  # no --embed: the store's 128-d hashed embedder
     with HypergraphStore(store) as st:
-        assert st.embedder_info() == ("hashing-v4-d128-c34", 128)
+        assert st.embedder_info() == ("hashing-v5-d128-c34", 128)
         assert st.stats().documents == 2
     assert main(["index", str(tmp_path / "b.txt"), "--store", str(tmp_path / "new"),
                  "--no-progress"]) == 0  # a new store: the offline default
     with HypergraphStore(tmp_path / "new") as st:
-        assert st.embedder_info() == ("hashing-v4-d512-c34", 512)
+        assert st.embedder_info() == ("hashing-v5-d512-c34", 512)
 
 
 def test_a_document_without_text_is_reported(tmp_path: Path,

@@ -119,7 +119,7 @@ def test_without_an_embedder_a_store_is_read_with_the_one_it_recorded(tmp_path: 
     with VizRAG(tmp_path / "s", embedder=HashingEmbedder(dim=128), show_progress=False) as rag:
         rag.insert(docs)
     with VizRAG(tmp_path / "s", show_progress=False) as rag:  # no embedder= needed
-        assert rag.embedder.name == "hashing-v4-d128-c34"
+        assert rag.embedder.name == "hashing-v5-d128-c34"
         assert rag.retrieve("Who created COBOL?", render=False).chunks[0].doc_id == "hopper"
     with VizRAG(tmp_path / "new", show_progress=False) as rag:  # an empty store: the default
         assert rag.embedder.name == HashingEmbedder().name

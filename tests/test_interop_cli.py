@@ -47,7 +47,7 @@ def test_import_text_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     out = capsys.readouterr().out
     assert "0 added, 0 replaced, 28 unchanged" in out
     assert ("embeddings: nothing embedded or reused: no document changed (the store's "
-            "vectors are hashing-v4-d64-c34's)") in out
+            "vectors are hashing-v5-d64-c34's)") in out
 
 
 def test_stats_query_render_work_on_the_imported_store(

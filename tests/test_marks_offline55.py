@@ -100,7 +100,7 @@ def test_a_v1_store_is_queried_with_v1(tmp_path: Path) -> None:
     with open_store(tmp_path / "old") as store:  # the export's seeds: v1 too (was v2)
         assert export_embedder(store).name == "hashing-v1-d512-c34"
     fresh = VizRAG(tmp_path / "new", show_progress=False)
-    assert fresh.embedder.name == "hashing-v4-d512-c34"  # v3 since stop 56, v4 since stop 64
+    assert fresh.embedder.name == "hashing-v5-d512-c34"  # v3 since stop 56, v4 64, v5 65
     fresh.close()
 
 
@@ -118,7 +118,7 @@ def test_a_hashed_embedder_given_for_a_v1_store_is_v1(
     assert rag.embedder.name == "hashing-v1-d512-c34"
     rag.close()
     other = VizRAG(tmp_path / "old2", embedder=HashingEmbedder(dim=64), show_progress=False)
-    assert other.embedder.name == "hashing-v4-d64-c34"  # a new store: as given
+    assert other.embedder.name == "hashing-v5-d64-c34"  # a new store: as given
     other.close()
     more = tmp_path / "more.txt"
     more.write_text("कोलकाता पश्चिम बंगाल की राजधानी है।", encoding="utf-8")  # Kolkata

@@ -176,8 +176,8 @@ def test_write_with_another_dimension_is_refused_alike(store_spec: str) -> None:
         before = _snapshot(store)
         doc = Document(text="Paris is the capital of France.", title="Paris")
         chunk = Chunk(id="paris-0", doc_id=doc.id, text=doc.text)
-        refused = (r"holds 512-dimensional vectors from embedder 'hashing-v4-d512[^']*'; "
-                   r"embedder 'hashing-v4-d64[^']*' makes 64-dimensional ones\. Use the same "
+        refused = (r"holds 512-dimensional vectors from embedder 'hashing-v5-d512[^']*'; "
+                   r"embedder 'hashing-v5-d64[^']*' makes 64-dimensional ones\. Use the same "
                    r"embedder or a new store")
         with pytest.raises(StoreError, match=refused):  # the indexer asks first
             Indexer(store, embedder=HashingEmbedder(dim=64), show_progress=False).index([doc])

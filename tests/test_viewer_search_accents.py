@@ -1,7 +1,8 @@
 """The viewer's search ignores the accents of Latin, Greek and Cyrillic letters ("zurich"
 finds Zürich, "Ελλαδα" Ελλάδα) while other scripts' marks still count, reads Arabic's yeh and
 kaf as Persian's and ignores Hebrew's points and Arabic's harakat and hamza on alef ("علی"
-finds علي, "احمد" أحمد, "ירושלים" יְרוּשָׁלַיִם, since stop 64, as offline retrieval), and says how many
+finds علي, "احمد" أحمد, "ירושלים" יְרוּשָׁלַיִם, since stop 64, as offline retrieval; and
+Hebrew's cantillation marks, "בראשית" בְּרֵאשִׁ֖ית, since stop 65), and says how many
 matches it did not list beyond the first 50 (they were cut silently)."""
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ browser = chromium.browser
 viewer = chromium.viewer
 
 NAMES = ["Zürich", "São Paulo", "Ελλάδα", "Москва́", "हिन्दी", "हिंदू", "علي رضايي", "کرمان",
-         "أحمد", "יְרוּשָׁלַיִם", "مدرسة",
+         "أحمد", "יְרוּשָׁלַיִם", "مدرسة", "בְּרֵאשִׁ֖ית",
          *(f"Person {i:02d}" for i in range(60))]
 
 
@@ -31,8 +32,8 @@ def page() -> str:
     hg = Hypergraph()
     for n in NAMES:
         hg.add_entity(Entity(name=n))
-    hg.add_hyperedge(Hyperedge(members=NAMES[:11], description="places"))
-    hg.add_hyperedge(Hyperedge(members=NAMES[11:], description="people"))
+    hg.add_hyperedge(Hyperedge(members=NAMES[:12], description="places"))
+    hg.add_hyperedge(Hyperedge(members=NAMES[12:], description="people"))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # no font for some names on this machine
         r = HyperViz(budget=Budget(enabled=False)).render(hg, layouts=("bi-inc",))
@@ -44,6 +45,7 @@ def page() -> str:
     ("москва", "Москва́"), ("ZÜRICH", "Zürich"), ("हिन्दी", "हिन्दी"),
     ("علی رضایی", "علي رضايي"), ("كرمان", "کرمان"), ("علي", "علي رضايي"),
     ("احمد", "أحمد"), ("ירושלים", "יְרוּשָׁלַיִם"), ("مدرسه", "مدرسة"),
+    ("בראשית", "בְּרֵאשִׁ֖ית"),  # (stop 65) Hebrew's cantillation marks too
 ])
 def test_accents_are_ignored(viewer: Viewer, page: str, tmp_path: Path, query: str,
                              expected: str) -> None:

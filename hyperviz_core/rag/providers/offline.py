@@ -124,8 +124,11 @@ class HashingEmbedder:
             (:func:`~hyperviz_core.rag.scripts.letters_alike`: without points and harakat,
             Arabic's ``ي`` and ``ك`` as Persian's ``ی`` and ``ک``, hamza'd alef as alef,
             ``ة`` as ``ه``; the name says ``hashing-v4``); ``False`` reads them as
-            ``hashing-v3`` did. A store embedded with v1, v2 or v3 is queried and extended
-            with the embedder it recorded (:func:`~.spec.store_embedder`).
+            ``hashing-v3`` did. A store embedded with v1, v2, v3 or v4 is queried and
+            extended with the embedder it recorded (:func:`~.spec.store_embedder`).
+        cantillation: whether Hebrew's cantillation marks are dropped too (the Bible's text
+            as published writes one on almost every word; since ``hashing-v5``); ``False``
+            keeps them in their words as ``hashing-v4`` did.
         cache_words: how many distinct words keep their hashed features (computed once,
             then read; a long-lived service's query words fill it: at the default 200,000
             it holds about 145 MB at most; 0: no cache); a tenth as many keep their
@@ -148,6 +151,7 @@ class HashingEmbedder:
         marks: bool = True,
         pairs: bool = True,
         alike: bool = True,
+        cantillation: bool = True,
         cache_words: int = 200_000,
     ) -> None:
         if dim < 16:
@@ -162,7 +166,9 @@ class HashingEmbedder:
         self.marks = bool(marks)
         self.pairs = self.marks and bool(pairs)
         self.alike = self.pairs and bool(alike)
-        self.version = 4 if self.alike else 3 if self.pairs else 2 if self.marks else 1
+        self.cantillation = self.alike and bool(cantillation)
+        self.version = (5 if self.cantillation else 4 if self.alike else 3 if self.pairs
+                        else 2 if self.marks else 1)
         self.name = f"hashing-v{self.version}-d{self.dim}-c{lo}{hi}"
         if isinstance(cache_words, bool) or not isinstance(cache_words, int) or cache_words < 0:
             raise ValueError(f"cache_words must be a whole number >= 0, got {cache_words!r}")
@@ -224,7 +230,7 @@ class HashingEmbedder:
     def _words(self, text: str) -> list[str]:
         """The words of ``text`` this version reads (stop words dropped unless it has
         nothing else)."""
-        tokens = word_tokens(letters_alike(text) if self.alike else text,
+        tokens = word_tokens(letters_alike(text, self.cantillation) if self.alike else text,
                              marks=self.marks, pairs=self.pairs)
         return [t for t in tokens if t not in STOPWORDS] or tokens
 
@@ -363,7 +369,8 @@ class HashingEmbedder:
         return self.embed(texts)
 
     def __repr__(self) -> str:
-        flags = {4: "", 3: ", alike=False", 2: ", pairs=False", 1: ", marks=False"}[self.version]
+        flags = {5: "", 4: ", cantillation=False", 3: ", alike=False", 2: ", pairs=False",
+                 1: ", marks=False"}[self.version]
         return f"HashingEmbedder(dim={self.dim}, char_ngrams={self.char_ngrams}{flags})"
 
 

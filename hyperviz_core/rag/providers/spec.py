@@ -216,7 +216,7 @@ def embedder_from_spec(spec: str | ModelSpec | None, **kwargs: Any) -> Embedder:
     return OpenAIEmbedder(s.model, **kw)
 
 
-_HASHING_NAME = re.compile(r"^hashing-v([1234])-d(\d+)-c(\d)(\d)$")
+_HASHING_NAME = re.compile(r"^hashing-v([1-5])-d(\d+)-c(\d)(\d)$")
 
 
 def store_embedder(recorded: tuple[str, int] | None) -> Embedder | None:
@@ -224,8 +224,10 @@ def store_embedder(recorded: tuple[str, int] | None) -> Embedder | None:
     hashed embedder of that size, or the local MiniLM (``vizrag[local]``); ``None`` for
     none recorded or a provider's model (pass that one yourself: it needs a key).
 
-    >>> store_embedder(("hashing-v4-d256-c34", 256)).name
-    'hashing-v4-d256-c34'
+    >>> store_embedder(("hashing-v5-d256-c34", 256)).name
+    'hashing-v5-d256-c34'
+    >>> store_embedder(("hashing-v4-d256-c34", 256))  # Hebrew's cantillation marks kept
+    HashingEmbedder(dim=256, char_ngrams=(3, 4), cantillation=False)
     >>> store_embedder(("hashing-v3-d256-c34", 256))  # Arabic's ي and Persian's ی apart
     HashingEmbedder(dim=256, char_ngrams=(3, 4), alike=False)
     >>> store_embedder(("hashing-v2-d256-c34", 256))  # a run of Han one word
@@ -242,7 +244,8 @@ def store_embedder(recorded: tuple[str, int] | None) -> Embedder | None:
     if hashed and int(hashed.group(2)) == dim:
         version = int(hashed.group(1))
         return HashingEmbedder(dim=dim, char_ngrams=(int(hashed.group(3)), int(hashed.group(4))),
-                               marks=version > 1, pairs=version > 2, alike=version > 3)
+                               marks=version > 1, pairs=version > 2, alike=version > 3,
+                               cantillation=version > 4)
     if name == "local-minilm-l6-v2":
         try:
             from ..local_embed import LocalMiniLMEmbedder
@@ -267,7 +270,7 @@ def matched_embedder(given: Embedder | None, recorded: tuple[str, int] | None
     >>> matched_embedder(HashingEmbedder(), ("hashing-v1-d512-c34", 512)).name
     'hashing-v1-d512-c34'
     >>> matched_embedder(HashingEmbedder(dim=64), ("hashing-v1-d512-c34", 512)).name
-    'hashing-v4-d64-c34'
+    'hashing-v5-d64-c34'
     """
     if given is None:
         return store_embedder(recorded)

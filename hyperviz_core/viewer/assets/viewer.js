@@ -68,14 +68,15 @@
   /* Search folding: the compatibility forms (full-width ＡＢＣ, half-width ｶﾀｶﾅ, ligatures)
    * as their plain letters (NFKC, as entity keys), accents of Latin, Greek and Cyrillic
    * letters (zurich finds Zürich, Ελλαδα Ελλάδα), case and runs of white space ignored;
-   * Hebrew's points and Arabic's harakat ignored, Arabic's yeh and kaf read as Persian's,
+   * Hebrew's points and cantillation marks and Arabic's harakat ignored, Arabic's yeh and
+   * kaf read as Persian's,
    * hamza'd alef as alef, teh marbuta as heh (علی finds علي, احمد أحمد, محمد مُحَمَّد: as
    * offline retrieval reads them). */
   function fold(s) {
     s = str(s);
     try {
       s = s.normalize('NFKC').normalize('NFD')
-        .replace(/[\u0300-\u036f\u05b0-\u05bd\u05bf\u05c1\u05c2\u05c7\u064b-\u0655\u0640]/g, '')
+        .replace(/[\u0300-\u036f\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7\u064b-\u0655\u0640]/g, '')
         .normalize('NFC');
     } catch (err) { /* a lone surrogate: keep s */ }
     return s.toLowerCase().replace(/\s+/g, ' ').trim()

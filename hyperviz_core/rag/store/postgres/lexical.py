@@ -5,10 +5,10 @@ the chunks holding a query token, each token's count in them, every passage's BM
 and an integer number per chunk. The SQLite store takes them from FTS5; here two tables
 hold them, filled with the ranking's own tokenizer (so counts are exact for every token):
 
-* ``vizrag_chunk_lex_v7(num, chunk_id, length)`` — one row per chunk: its number (an
+* ``vizrag_chunk_lex_v8(num, chunk_id, length)`` — one row per chunk: its number (an
   identity column) and the number of BM25 tokens of its passage (``title + newline +
   text``, the title once, as ranking reads it);
-* ``vizrag_chunk_terms_v7(term, num, tf)`` — the postings: each distinct token of a passage
+* ``vizrag_chunk_terms_v8(term, num, tf)`` — the postings: each distinct token of a passage
   (:func:`term_key`: a token over :data:`MAX_TERM` characters by its digest) with its count
   (primary key ``(term, num)`` holding ``tf`` too, so a token's postings are one range of
   one index, read without the table: an index-only scan once vacuumed).
@@ -23,7 +23,8 @@ the tables existed — get them from the next query that finds the store changed
 ``VACUUM (ANALYZE)`` of both tables so the planner knows them and the postings index
 answers alone). Dropping the tables loses nothing (the next opening makes them, the next
 query fills them). The version in their names changes with the tokenizer: a new version
-has new tables (v7: Hebrew and the Arabic script without points and harakat, Arabic's
+has new tables (v8: Hebrew without its cantillation marks too; v7: Hebrew and the Arabic
+script without points and harakat, Arabic's
 ``ي`` and ``ك`` read as Persian's ``ی`` and ``ک``, hamza'd alef as alef, ``ة`` as ``ه``;
 v6: a word's combining marks kept in it, ``दिल्ली`` one token; v5: digits
 of other scripts read as ASCII; v4: Thai, Lao, Myanmar and Khmer
@@ -57,7 +58,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-_VERSION = 7
+_VERSION = 8
 LEX = f"vizrag_chunk_lex_v{_VERSION}"
 TERMS = f"vizrag_chunk_terms_v{_VERSION}"
 #: chunks tokenized per transaction

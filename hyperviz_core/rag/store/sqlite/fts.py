@@ -6,17 +6,19 @@ chunk's ``metadata["title"]``; the title only once when the text already starts 
 with the letters BM25 reads as others written as those
 (:func:`~hyperviz_core.rag.scripts.letters_swapped`: Arabic's ``ي`` and ``ك`` as Persian's
 ``ی`` and ``ک``, ``أ``, ``إ``, ``آ``, ``ٱ`` as ``ا``, ``ة`` as ``ه``); Hebrew's points and
-Arabic's harakat stay, and the BM25 tokens of a pointed word (which drop them) are kept
+cantillation marks and Arabic's harakat stay, and the BM25 tokens of a pointed word (which
+drop them) are kept
 beside the index, as ``istanbul`` of ``İstanbul`` is.
 It is *derived*: created on first use when missing and filled from ``chunks`` in one
 statement, then kept in sync by triggers on ``chunks`` and ``documents`` (so every writer
 process, of any version, keeps it current). Nothing else depends on it: dropping it loses
 nothing, the next query rebuilds it. No schema version change is involved: the derived
-objects carry their own version in their names (``_v9``); a store whose objects are of an
+objects carry their own version in their names (``_v10``); a store whose objects are of an
 older version (v2, whose tokens kept underscores; v3, a Han run one token; v4, an earlier
 tokenizer of 2026-12-05; v5, a Thai, Lao, Myanmar or Khmer run cut at its combining marks;
 v6, digits of other scripts not read as ASCII; v7, words cut at their combining marks:
-Devanagari ``दिल्ली`` gave no token; v8, Arabic's ``ي`` and Persian's ``ی`` two letters)
+Devanagari ``दिल्ली`` gave no token; v8, Arabic's ``ي`` and Persian's ``ی`` two letters;
+v9, Hebrew's cantillation marks kept in its words)
 gets them
 dropped and rebuilt by the next query that can write (a read-only one falls back to the
 full in-memory path).
@@ -34,7 +36,7 @@ Han characters as its bigrams, ``unicode61`` as one token, so such a piece selec
 passages by substring (``instr``, a scan of the passages, only for a query that has one);
 and its few BM25 tokens that neither finds (``istanbul`` of ``İstanbul``, ``2021`` of
 ``２０２１``: :func:`~hyperviz_core.rag.retrieve.lexical.plain_missed`) are kept in the table
-``vizrag_chunk_terms_v9(term, chunk, tf)``, written by the reader that measures its BM25
+``vizrag_chunk_terms_v10(term, chunk, tf)``, written by the reader that measures its BM25
 length (:func:`store_lengths`, one transaction with the length row; the triggers delete
 both). The index only *selects* the candidates (chunks holding a query token) and gives
 the corpus token total; the scores are computed from the candidates' own text
@@ -80,7 +82,7 @@ __all__ = [
 
 #: version of the derived objects: a new version has new names (so processes of another
 #: version never write into its tables) and drops those of the older ones
-_VERSION = 9
+_VERSION = 10
 FTS_TABLE = f"vizrag_chunk_fts_v{_VERSION}"
 
 # the title a chunk's passage starts with (as ChunkIndex: document title, else metadata title)
