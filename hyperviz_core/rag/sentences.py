@@ -1,8 +1,8 @@
 """The sentences of a passage, for the offline answer and the answer prompt's listings.
 
-A sentence ends at ``.!?`` (Arabic ``؟``, Urdu ``۔``, Devanagari ``।`` ...) followed by white
-space and a sentence start, or at a CJK, Khmer or Myanmar full stop (``。！？``, ``។``, ``။``:
-white space or not after it).
+A sentence ends at ``.!?`` (Arabic ``؟``, Urdu ``۔``, Devanagari ``।``, Hebrew's ``׃`` ...)
+followed by white space and a sentence start, or at a CJK, Khmer or Myanmar full stop
+(``。！？``, ``។``, ``။``: white space or not after it).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ __all__ = ["sentences"]
 #: a sentence end: ``.!?`` (Arabic ``؟``, Urdu ``۔``, Devanagari ``।`` ...) and white space (a
 #: sentence starts after it if :func:`_opens_sentence`), or CJK ``。！？`` and their closing
 #: brackets, Khmer ``។ ៕`` and Myanmar ``။`` (white space or not)
-_BREAK = re.compile(r"(?<=[.!?؟۔।॥։።])\s+|(?P<cjk>[。！？｡។៕။]+[」』”’）)\"']*)\s*")
+_BREAK = re.compile(r"(?<=[.!?؟۔।॥։።׃])\s+|(?P<cjk>[。！？｡។៕။]+[」』”’）)\"']*)\s*")
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
 
 

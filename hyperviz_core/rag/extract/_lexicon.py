@@ -155,7 +155,7 @@ _TOKEN = re.compile(rf"{_ELISION}|[^\W_](?:[\w'’.\-]*[^\W_])?\.?|&")
 #: a sentence's end: its first stop (a match from a later stop of the same run would fail as
 #: the first did: trying each made a long run of dots quadratic), a Chinese or Japanese stop
 #: (no space follows it), or a line break
-_SENT_END = re.compile(r"(?<![.!?])[.!?؟۔।॥]+[\"'”’)\]]*\s+|[。！？]+[」』）”’]*|\n+")
+_SENT_END = re.compile(r"(?<![.!?])[.!?؟۔।॥׃]+[\"'”’)\]]*\s+|[。！？]+[」』）”’]*|\n+")
 #: a name's word, in a sentence holding Chinese, Japanese or Korean: as :data:`_TOKEN`, but
 #: ending where such a script starts ("Apple" of "Apple公司")
 _CJK_STOP = f"(?![{CJK}])"

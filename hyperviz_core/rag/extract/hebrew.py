@@ -29,9 +29,10 @@ from .titled import TitleCues
 
 __all__ = ["HEBREW"]
 
-# a word: letters (with points), an abbreviation's geresh or gershayim (ד"ר, גב'), a
-# hyphenated name (בן-גוריון)
-_WORD = re.compile("[\u05d0-\u05ea][\u0591-\u05c7\u05d0-\u05ea]*"
+# a word: letters (with points and cantillation marks, not the punctuation among them: paseq
+# ׀, sof pasuq ׃, nun hafukha), an abbreviation's geresh or gershayim (ד"ר, גב'), a
+# hyphenated name (בן-גוריון, or with a maqaf)
+_WORD = re.compile("[\u05d0-\u05ea][\u0591-\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7\u05d0-\u05ea]*"
                    "(?:[\"'\u05f3\u05f4][\u05d0-\u05ea]+|[-\u05be][\u05d0-\u05ea]+)*"
                    "[\"'\u05f3\u05f4]?")
 _CUES = frozenset((

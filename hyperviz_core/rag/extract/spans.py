@@ -81,8 +81,8 @@ class Span:
 
 def split_sentences(text: str) -> list[tuple[int, int]]:
     """``(start, end)`` offsets of the sentences of ``text`` (stripped, non-empty). A ``.``,
-    ``!`` or ``?`` (or ``؟``, ``۔``, ``।``) and a space end one before a capital, a digit, an
-    opening quote or a letter of a script without capitals (Korean, Arabic, Devanagari ...:
+    ``!`` or ``?`` (or ``؟``, ``۔``, ``।``, ``׃``) and a space end one before a capital, a
+    digit, an opening quote or a letter of a script without capitals (Korean, Arabic, ...:
     since stop 60; before, such text was one sentence), not after an abbreviation or an
     initial; ``。！？`` end one wherever they stand, and so does a line break.
 
@@ -93,7 +93,7 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     start = 0
     for m in _SENT_END.finditer(text):
-        if m.group(0)[0] in ".!?؟۔।॥":  # a spaced stop: not after an abbreviation ...
+        if m.group(0)[0] in ".!?؟۔।॥׃":  # a spaced stop: not after an abbreviation ...
             before = text[start : m.start()].rsplit(None, 1)
             last = before[-1].casefold().rstrip(".") if before else ""
             nxt = text[m.end() : m.end() + 1]

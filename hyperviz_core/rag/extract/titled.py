@@ -9,7 +9,10 @@ has at most, and the particles inside names (``بن``, ``عبد``) that do not c
 :func:`titled_names` finds the names; :mod:`.hindi`, :mod:`.arabic`, :mod:`.hebrew`,
 :mod:`.persian` and :mod:`.urdu` hold the cues. Where languages share a script (Arabic,
 Persian, Urdu), a language's cues are tried only in a sentence with a letter of its own
-(:attr:`TitleCues.needs`, :attr:`TitleCues.not_with`).
+(:attr:`TitleCues.needs`, :attr:`TitleCues.not_with`). A vocalised text (Hebrew with
+its points, the Bible's with its cantillation marks too, Arabic with its harakat) is read
+as a plain one, and its names are given without them: they vary with a word's place
+(``أنورُ``, ``أنورَ``; ``דָּוִ֑ד``, ``דָּוִ֖ד``), the name does not.
 
 Example:
     >>> import re
@@ -26,7 +29,11 @@ import re
 from dataclasses import dataclass
 from itertools import pairwise
 
+from ...unitext import POINTS
+
 __all__ = ["TitleCues", "titled_names"]
+
+_POINTS = re.compile(f"[{POINTS}]+")
 
 Candidate = tuple[int, int, int, str, str]
 """(priority, start, end, name, type): a name the script's cues found in a sentence."""
@@ -89,15 +96,36 @@ def _fold_table(folds: str) -> dict[int, int]:
     return str.maketrans(folds[0::2], folds[1::2])
 
 
-def _cue_at(words: list[re.Match[str]], i: int, sentence: str, cues: TitleCues) -> int:
-    """How many words a title starting at word ``i`` has (0: none)."""
+def _bare(word: str) -> str:
+    """``word`` without Hebrew's points and cantillation marks and Arabic's harakat
+    (:data:`~hyperviz_core.unitext.POINTS`), as the cues are written: a vocalised text
+    (``הַמֶּ֖לֶךְ דָּוִ֑ד``, ``الرَّئِيسُ``) names its people as a plain one does.
+
+    >>> _bare("הַמֶּ֖לֶךְ") == "המלך", _bare("श्री")
+    (True, 'श्री')
+    """
+    return _POINTS.sub("", word) if _POINTS.search(word) else word
+
+
+def _maqaf_stop(word: str, cues: TitleCues) -> bool:
+    """Whether ``word`` is a stop joined to the next by Hebrew's maqaf, as the Bible's text
+    writes a preposition (``אֶל־נָתָ֣ן`` "to Nathan"; a name's own hyphen, ``בן-גוריון``, is
+    no maqaf)."""
+    return "\u05be" in word and word.split("\u05be", 1)[0] in cues.stops
+
+
+def _cue_at(words: list[re.Match[str]], bare: list[str], i: int, sentence: str,
+            cues: TitleCues) -> int:
+    """How many words a title starting at word ``i`` has (0: none); ``bare`` holds the
+    words as :func:`_bare` reads them."""
     longest = 0
     for n in (1, 2, 3):
         group = words[i:i + n]
         if len(group) < n or any(not sentence[a.end():b.start()].isspace()
                                  for a, b in pairwise(group)):
             break
-        first, rest = group[0].group(), "".join(" " + w.group() for w in group[1:])
+        first = bare[i].rsplit("\u05be", 1)[-1]  # a title after a maqaf: ``וְאֶל־הַמֶּלֶךְ``
+        rest = "".join(" " + w for w in bare[i + 1:i + n])
         if any(form + rest in cues.cues for form in _forms(first, cues)):
             longest = n
     return longest
@@ -138,25 +166,27 @@ def titled_names(sentence: str, cues: TitleCues) -> list[Candidate]:
     if cues.folds:  # one letter for another: every offset stays where it was
         sentence = sentence.translate(_fold_table(cues.folds))
     words = list(cues.word.finditer(sentence))
+    bare = [_bare(w.group()) for w in words]
     out: list[Candidate] = []
     i = 0
     known = (-1, 0)  # (word, its title's length): the title a name stopped at
     while i < len(words):
-        n = known[1] if known[0] == i else _cue_at(words, i, sentence, cues)
+        n = known[1] if known[0] == i else _cue_at(words, bare, i, sentence, cues)
         if not n:
             i += 1
             continue
         j = i + n
-        while j < len(words) and words[j].group().rstrip(".") in cues.skip:
+        while j < len(words) and bare[j].rstrip(".") in cues.skip:
             j += 1
         name: list[re.Match[str]] = []
         counted = 0
         for k in range(j, len(words)):
-            text = words[k].group()
+            text = bare[k]
             if (not sentence[words[k - 1].end():words[k].start()].isspace()
-                    or text.rstrip(".") in cues.stops or (name and _ends_name(text, cues))):
+                    or text.rstrip(".") in cues.stops or _maqaf_stop(text, cues)
+                    or (name and _ends_name(text, cues))):
                 break
-            title = _cue_at(words, k, sentence, cues)
+            title = _cue_at(words, bare, k, sentence, cues)
             if title:
                 known = (k, title)
                 break
@@ -166,11 +196,11 @@ def titled_names(sentence: str, cues: TitleCues) -> list[Candidate]:
             name.append(words[k])
         if cues.verb_last and len(name) > 1 and not sentence[name[-1].end():].strip(cues.ends):
             name.pop()  # the sentence's last word: its verb
-        while name and name[-1].group() in cues.particles:
+        while name and _bare(name[-1].group()) in cues.particles:
             name.pop()
         if name and not any(w.group().endswith(".") for w in name[:-1]):
             start, end = name[0].start(), name[-1].end()
-            text = original[start:end].rstrip(".")
-            out.append((2, start, start + len(text), text, "person"))
+            text = original[start:end].rstrip(".")  # named without its points: they vary
+            out.append((2, start, start + len(text), _bare(text), "person"))  # with its place
         i = j + len(name) if name else j
     return out

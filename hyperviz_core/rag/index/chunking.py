@@ -42,8 +42,8 @@ _CJK = ("\u1100-\u11ff\u3005-\u3007\u3040-\u309f\u30a0-\u30ff\u3130-\u318f\u31f0
 TOKEN_RE = re.compile(rf"[{_CJK}]|[^\s{_CJK}]+")
 _CLOSE = r""")"'\]»”’」』）】〕〉》］｝"""
 #: sentence ends of scripts that space their words: Latin, Arabic (``؟``, ``؛``), Urdu (``۔``),
-#: Devanagari (``।``, ``॥``), Armenian (``։``), Ethiopic (``።``)
-_STOPS = ".!?;؟؛۔।॥։።"
+#: Devanagari (``।``, ``॥``), Armenian (``։``), Ethiopic (``።``), Hebrew's sof pasuq (``׃``)
+_STOPS = ".!?;؟؛۔।॥։።׃"
 _SENT_END = re.compile(rf"[{_STOPS}。！？][{_CLOSE}]*$")
 #: CJK sentence ends: full stops, marks, semicolons, and ellipses after a CJK character; the
 #: Khmer (``។ ៕``) and Myanmar (``။``) full stops, also written without a space after them.
