@@ -35,6 +35,8 @@ def _names(sentence: str, cues: object) -> list[str]:
     ("הַמֶּלֶךְ דָּוִד אָמַר לְנָתָן.", ["דוד"]),  # King David said to Nathan (pointed)
     ("וַיֹּ֥אמֶר הַמֶּ֖לֶךְ דָּוִ֑ד אֶל־נָתָ֣ן", ["דוד"]),  # with cantillation; אֶל־ "to"
     ("וַיֹּ֥אמֶר אֶל־נָתָ֣ן וְאֶל־הַמֶּ֥לֶךְ שְׁלֹמֹֽה׃", ["שלמה"]),  # "and to King Solomon"
+    ("וַיֹּ֤אמֶר נָתָן֙ אֶל־הַמֶּ֔לֶךְ כֹּ֛ל אֲשֶׁ֥ר", []),  # "to the king: all that ...": no name
+    ("המלך הזה אמר", []),  # "this king said"
     ("ראש הממשלה דוד בן-גוריון אמר", ["דוד בן-גוריון"]),  # plain text as before
     ("ראש הממשלה דוד בן־גוריון אמר", ["דוד בן־גוריון"]),  # a name's own maqaf kept
 ])
