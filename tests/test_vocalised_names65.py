@@ -37,6 +37,10 @@ def _names(sentence: str, cues: object) -> list[str]:
     ("וַיֹּ֥אמֶר אֶל־נָתָ֣ן וְאֶל־הַמֶּ֥לֶךְ שְׁלֹמֹֽה׃", ["שלמה"]),  # "and to King Solomon"
     ("וַיֹּ֤אמֶר נָתָן֙ אֶל־הַמֶּ֔לֶךְ כֹּ֛ל אֲשֶׁ֥ר", []),  # "to the king: all that ...": no name
     ("המלך הזה אמר", []),  # "this king said"
+    ("וַיָּבֹ֤א הַמֶּ֙לֶךְ֙ דָּוִ֣ד וַיֵּ֣שֶׁב לִפְנֵ֣י יְהוָ֔ה׃", ["דוד"]),  # "... and he sat"
+    ("הַמֶּלֶךְ דָּוִד וּשְׁלֹמֹה בְנוֹ", ["דוד"]),  # "King David and Solomon his son"
+    ("הַמַּלְכָּה וַשְׁתִּי סֵרְבָה", ["ושתי סרבה"]),  # a name may begin so (Vashti; verb joins)
+    ('ד"ר חיים ויצמן נפגש', ["חיים ויצמן"]),  # unpointed, a surname may begin with ו
     ("ראש הממשלה דוד בן-גוריון אמר", ["דוד בן-גוריון"]),  # plain text as before
     ("ראש הממשלה דוד בן־גוריון אמר", ["דוד בן־גוריון"]),  # a name's own maqaf kept
 ])

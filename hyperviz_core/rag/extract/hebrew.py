@@ -54,7 +54,11 @@ _STOPS = frozenset((
     "כל", "הזה", "הזאת", "ההוא", "ההיא", "האלה", "עצמו", "עצמה"))
 _PARTICLES = frozenset(("בן", "בר", "בת", "אבו"))
 
+#: "and" as the Bible's text and other pointed text write it: vav with sheva, patah or
+#: qamats, or as shureq (וְ, וַ, וָ, וּ)
+_AND = re.compile("\u05d5[\u05b0\u05b7\u05b8\u05bc]")
+
 HEBREW = TitleCues(word=_WORD, cues=_CUES, stops=_STOPS, most=2, particles=_PARTICLES,
-                   prefixes="ושלבכמ", article="ה", elides="לבכ")
+                   prefixes="ושלבכמ", article="ה", elides="לבכ", conjunction=_AND)
 """Hebrew's titles and the words that end a name after one (:mod:`.titled`)."""
 

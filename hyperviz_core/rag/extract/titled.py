@@ -84,6 +84,12 @@ class TitleCues:
     ``ک``: ``"يیكک"``); the cues and stops are written with the second. A name keeps the
     letters its text has."""
 
+    conjunction: re.Pattern[str] | None = None
+    """What starts a word written with the points of a conjunction, matched against the word
+    as written: after a name's first word, such a word starts something else (Hebrew's
+    ``וַ``, ``וְ``, ``וּ``: ``הַמֶּלֶךְ דָּוִד וַיֵּשֶׁב`` "king David, and he sat"; unpointed,
+    a surname may begin with ``ו``: ``ויצמן``)."""
+
     def __post_init__(self) -> None:
         if len(self.folds) % 2:
             raise ValueError(f"TitleCues.folds must be pairs of letters, got {self.folds!r} "
@@ -184,7 +190,9 @@ def titled_names(sentence: str, cues: TitleCues) -> list[Candidate]:
             text = bare[k]
             if (not sentence[words[k - 1].end():words[k].start()].isspace()
                     or text.rstrip(".") in cues.stops or _maqaf_stop(text, cues)
-                    or (name and _ends_name(text, cues))):
+                    or (name and (_ends_name(text, cues) or (
+                        cues.conjunction is not None
+                        and cues.conjunction.match(words[k].group()) is not None)))):
                 break
             title = _cue_at(words, bare, k, sentence, cues)
             if title:
