@@ -33,7 +33,7 @@ __all__ = [
     "ALIKE", "ARABIC_TYPED", "CANTILLATION", "CJK", "CJK_ANY", "HIRAGANA", "POINTS", "SEA",
     "SEG", "VOWEL_POINTS", "cjk_grams",
     "clusters", "letters_alike", "letters_swapped", "lone_piece", "mark_class", "marked",
-    "marked_word", "paired_words", "pointed", "sea_grams",
+    "marked_word", "paired_words", "pointed", "sea_grams", "unpointed",
 ]
 
 #: Arabic's yeh, alef maksura and kaf, each followed by the letter it is typed for in
@@ -66,8 +66,18 @@ def letters_alike(text: str, cantillation: bool = True) -> str:
     if text.isascii():
         return text
     if pointed(text):
-        text = (_POINT if cantillation else _VOWEL_POINT).sub("", text)
+        text = _POINT.sub("", text) if cantillation else _VOWEL_POINT.sub("", text)
     return _swap(text)
+
+
+def unpointed(text: str) -> str:
+    """``text`` without :data:`POINTS` (its letters as typed): how the titled-name cues
+    read a vocalised word (:mod:`~hyperviz_core.rag.extract.titled`).
+
+    >>> unpointed("الرَّئِيسُ") == "الرئيس", unpointed("श्री")
+    (True, 'श्री')
+    """
+    return _POINT.sub("", text) if pointed(text) else text
 
 
 def pointed(text: str) -> bool:

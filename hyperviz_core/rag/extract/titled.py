@@ -29,11 +29,9 @@ import re
 from dataclasses import dataclass
 from itertools import pairwise
 
-from ...unitext import POINTS
+from ..scripts import unpointed  # a vocalised word read as the cues are written
 
 __all__ = ["TitleCues", "titled_names"]
-
-_POINTS = re.compile(f"[{POINTS}]+")
 
 Candidate = tuple[int, int, int, str, str]
 """(priority, start, end, name, type): a name the script's cues found in a sentence."""
@@ -102,17 +100,6 @@ def _fold_table(folds: str) -> dict[int, int]:
     return str.maketrans(folds[0::2], folds[1::2])
 
 
-def _bare(word: str) -> str:
-    """``word`` without Hebrew's points and cantillation marks and Arabic's harakat
-    (:data:`~hyperviz_core.unitext.POINTS`), as the cues are written: a vocalised text
-    (``הַמֶּ֖לֶךְ דָּוִ֑ד``, ``الرَّئِيسُ``) names its people as a plain one does.
-
-    >>> _bare("הַמֶּ֖לֶךְ") == "המלך", _bare("श्री")
-    (True, 'श्री')
-    """
-    return _POINTS.sub("", word) if _POINTS.search(word) else word
-
-
 def _maqaf_stop(word: str, cues: TitleCues) -> bool:
     """Whether ``word`` is a stop joined to the next by Hebrew's maqaf, as the Bible's text
     writes a preposition (``אֶל־נָתָ֣ן`` "to Nathan"; a name's own hyphen, ``בן-גוריון``, is
@@ -123,7 +110,7 @@ def _maqaf_stop(word: str, cues: TitleCues) -> bool:
 def _cue_at(words: list[re.Match[str]], bare: list[str], i: int, sentence: str,
             cues: TitleCues) -> int:
     """How many words a title starting at word ``i`` has (0: none); ``bare`` holds the
-    words as :func:`_bare` reads them."""
+    words without their points (:func:`~..scripts.unpointed`)."""
     longest = 0
     for n in (1, 2, 3):
         group = words[i:i + n]
@@ -172,7 +159,7 @@ def titled_names(sentence: str, cues: TitleCues) -> list[Candidate]:
     if cues.folds:  # one letter for another: every offset stays where it was
         sentence = sentence.translate(_fold_table(cues.folds))
     words = list(cues.word.finditer(sentence))
-    bare = [_bare(w.group()) for w in words]
+    bare = [unpointed(w.group()) for w in words]
     out: list[Candidate] = []
     i = 0
     known = (-1, 0)  # (word, its title's length): the title a name stopped at
@@ -204,11 +191,11 @@ def titled_names(sentence: str, cues: TitleCues) -> list[Candidate]:
             name.append(words[k])
         if cues.verb_last and len(name) > 1 and not sentence[name[-1].end():].strip(cues.ends):
             name.pop()  # the sentence's last word: its verb
-        while name and _bare(name[-1].group()) in cues.particles:
+        while name and unpointed(name[-1].group()) in cues.particles:
             name.pop()
         if name and not any(w.group().endswith(".") for w in name[:-1]):
             start, end = name[0].start(), name[-1].end()
             text = original[start:end].rstrip(".")  # named without its points: they vary
-            out.append((2, start, start + len(text), _bare(text), "person"))  # with its place
+            out.append((2, start, start + len(text), unpointed(text), "person"))  # with its place
         i = j + len(name) if name else j
     return out
