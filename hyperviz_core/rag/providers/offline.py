@@ -23,6 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from ..function_words import function_word
 from ..scripts import CJK_ANY, letters_alike, marked, marked_word, paired_words
 
 __all__ = [
@@ -81,16 +82,21 @@ def word_pattern(text: str, *, marks: bool = True) -> re.Pattern[str]:
 
 
 def content_words(text: str, *, min_len: int = 3) -> list[str]:
-    """Word tokens that are not stop words, not pure numbers and at least ``min_len`` long;
-    a pair of a run without spaces (``首都``, :func:`word_tokens`) counts whatever its length.
+    """Word tokens that are not stop words (English's; since stop 65 also the function words
+    of Arabic, Hebrew, Persian, Urdu and Hindi: :func:`~..function_words.function_word`),
+    not pure numbers and at least ``min_len`` long; a pair of a run without spaces
+    (``首都``, :func:`word_tokens`) counts whatever its length.
 
     >>> content_words("The capital of Japan: 東京は首都")
     ['capital', 'japan', '東京', '京は', 'は首', '首都']
+    >>> content_words("تقع القاهرة على ضفاف النيل") == ["تقع", "القاهرة", "ضفاف", "النيل"]
+    True
     """
     return [
         w
         for w in word_tokens(text)
         if (len(w) >= min_len or CJK_ANY.match(w)) and w not in STOPWORDS and not w.isdigit()
+        and not function_word(w)
     ]
 
 
