@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hyperviz_core.rag import Document, VizRAG
+from hyperviz_core.rag import Document, HashingEmbedder, VizRAG
 from hyperviz_core.rag.retrieve.lazy import LazyCorpus
 from hyperviz_core.rag.retrieve.state import Corpus
 from hyperviz_core.rag.store.sqlite import fts
@@ -67,3 +67,17 @@ def assert_older_index_rebuilt(path: Path, version: int, queries: dict[str, str]
     conn.close()
     assert not [n for n in names if old in n] and fts.FTS_TABLE in names
     assert after == before
+
+
+def assert_older_embedder_kept(path: Path, old: HashingEmbedder, docs: list[tuple[str, str]],
+                               added: tuple[str, str], query: str) -> None:
+    """A store at ``path`` embedded with the older hashed embedder ``old`` is opened with
+    today's default, yet queried and extended with ``old`` (whose vectors it holds): the
+    document ``added`` (id, text) then ranks first for ``query``."""
+    with VizRAG(path, embedder=old, show_progress=False) as rag:
+        insert_docs(rag, docs)
+    with VizRAG(path, embedder=HashingEmbedder(), show_progress=False) as rag:
+        assert rag.embedder.name == old.name
+        insert_docs(rag, [added])
+        assert rag.retrieve(query, mode="naive", render=False).chunks[0].doc_id == added[0]
+        assert rag.store.embedder_info() == (old.name, old.dim)

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 from lexical_stores import (  # always_lazy: an autouse fixture
     always_lazy,  # noqa: F401
+    assert_older_embedder_kept,
     assert_older_index_rebuilt,
     check_queries,
     insert_docs,
@@ -159,14 +160,8 @@ def test_a_v3_store_is_queried_with_v3(tmp_path: Path) -> None:
     assert store_embedder(("hashing-v4-d256-c34", 256)).alike is True
     given = matched_embedder(HashingEmbedder(), ("hashing-v3-d512-c34", 512))
     assert given is not None and given.name == "hashing-v3-d512-c34"
-    with VizRAG(tmp_path / "old", embedder=HashingEmbedder(alike=False),
-                show_progress=False) as rag:
-        insert_docs(rag, DOCS)
-    with VizRAG(tmp_path / "old", embedder=HashingEmbedder(), show_progress=False) as rag:
-        assert rag.embedder.name == "hashing-v3-d512-c34"
-        insert_docs(rag, [("f5", "شیراز شهر شعر و گل است.")])  # Shiraz, city of poetry
-        assert rag.retrieve("شیراز", mode="naive", render=False).chunks[0].doc_id == "f5"
-        assert rag.store.embedder_info() == ("hashing-v3-d512-c34", 512)
+    assert_older_embedder_kept(tmp_path / "old", HashingEmbedder(alike=False), DOCS,
+                               ("f5", "شیراز شهر شعر و گل است."), "شیراز")  # city of poetry
 
 
 def test_names_link_either_way() -> None:

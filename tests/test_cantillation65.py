@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 from lexical_stores import (  # always_lazy: an autouse fixture
     always_lazy,  # noqa: F401
+    assert_older_embedder_kept,
     assert_older_index_rebuilt,
     check_queries,
     insert_docs,
@@ -114,14 +115,8 @@ def test_a_v4_store_is_queried_with_v4(tmp_path: Path) -> None:
     assert store_embedder(("hashing-v5-d256-c34", 256)).cantillation is True
     given = matched_embedder(HashingEmbedder(), ("hashing-v4-d512-c34", 512))
     assert given is not None and given.name == "hashing-v4-d512-c34"
-    with VizRAG(tmp_path / "old", embedder=HashingEmbedder(cantillation=False),
-                show_progress=False) as rag:
-        insert_docs(rag, DOCS)
-    with VizRAG(tmp_path / "old", embedder=HashingEmbedder(), show_progress=False) as rag:
-        assert rag.embedder.name == "hashing-v4-d512-c34"
-        insert_docs(rag, [("e4", "חיפה היא עיר נמל.")])  # Haifa is a port city
-        assert rag.retrieve("חיפה", mode="naive", render=False).chunks[0].doc_id == "e4"
-        assert rag.store.embedder_info() == ("hashing-v4-d512-c34", 512)
+    assert_older_embedder_kept(tmp_path / "old", HashingEmbedder(cantillation=False), DOCS,
+                               ("e4", "חיפה היא עיר נמל."), "חיפה")  # Haifa is a port city
 
 
 def test_the_viewer_search_mirror_drops_them() -> None:

@@ -10,15 +10,12 @@ same text as before, and the export's legend holds it without the isolates.
 
 from __future__ import annotations
 
-import warnings
-from typing import Any
-
 import pytest
+from render_spy import render_spied
 
-from hyperviz_core import Budget, Entity, Hyperedge, Hypergraph, HyperViz, render
+from hyperviz_core import Budget, Entity, Hyperedge, Hypergraph, HyperViz
 from hyperviz_core.draw import text as text_mod
 from hyperviz_core.draw.legend import _entry_lines, _entry_text
-from hyperviz_core.draw.raster import rasterize
 from hyperviz_core.style import Style
 from hyperviz_core.unitext import FSI, PDI, isolate
 
@@ -69,17 +66,9 @@ def test_the_rendering_draws_it_isolated_and_exports_it_plain(
         hg.add_entity(Entity(name=n))
     keys = sorted(hg.entities)
     hg.add_hyperedge(Hyperedge(members=keys, description=DESC))
-    seen: list[tuple[Any, ...]] = []
-
-    def spy(*args: Any) -> bytes:
-        seen.append(args)
-        return rasterize(*args)
-
-    monkeypatch.setattr(render, "rasterize", spy)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        r = HyperViz(budget=Budget(max_entities=3)).render(hg, layouts=["bi-inc"])
-    drawn = [e.text for e in seen[0][0].legend if e.vid]
+    r, drawing = render_spied(monkeypatch, HyperViz(budget=Budget(max_entities=3)), hg,
+                              layouts=["bi-inc"])
+    drawn = [e.text for e in drawing[0].legend if e.vid]
     assert drawn == [DESC + " " + isolate("(+1 omitted)")]
     assert [e["text"] for e in r.export()["legend"]] == [DESC + " (+1 omitted)"]
     assert PDI not in r.caption

@@ -11,13 +11,13 @@ as drawn now holds the query between a first strong isolate and its pop
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
 import pytest
+from render_spy import render_spied
 
-from hyperviz_core import Entity, Hyperedge, Hypergraph, HyperViz, render
+from hyperviz_core import Entity, Hyperedge, Hypergraph, HyperViz
 from hyperviz_core.draw import text as text_mod
 from hyperviz_core.draw.raster import rasterize
 from hyperviz_core.draw.text import measure, text_path
@@ -35,18 +35,8 @@ def _hypergraph() -> Hypergraph:
 
 def _drawn(monkeypatch: pytest.MonkeyPatch, query: str | None, **kw: Any) -> tuple[Any, Any]:
     """The rendering and what its PNG was drawn from (``rasterize``'s arguments)."""
-    seen: list[tuple[Any, ...]] = []
-
-    def spy(*args: Any) -> bytes:
-        seen.append(args)
-        return rasterize(*args)
-
-    monkeypatch.setattr(render, "rasterize", spy)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        result = HyperViz(**kw).render(_hypergraph(), layouts=["bi-inc"], query=query)
-    assert len(seen) == 1
-    return result, seen[0]
+    return render_spied(monkeypatch, HyperViz(**kw), _hypergraph(), layouts=["bi-inc"],
+                        query=query)
 
 
 def _ends_with(run: tuple[np.ndarray, np.ndarray, float], ch: str) -> bool:
