@@ -6,6 +6,7 @@ close), as ``aquery_many`` cancels the other questions when one fails."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -223,6 +224,26 @@ def test_return_exceptions_keeps_every_other_answer(store: Path) -> None:
             asyncio.run(rag.aquery_many(QUESTIONS, max_concurrency=0))
 
 
+async def _first_document_stored(db: Path, timeout: float = 20.0) -> None:
+    """Wait until the store's file holds a document (read by a connection of its own), so
+    that a close comes mid-run however slow the machine (a fixed 0.7 s wait failed once in
+    a loaded CI run: nothing was stored yet)."""
+    import sqlite3
+
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while loop.time() < end:
+        if db.exists():
+            with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+                try:
+                    if conn.execute("SELECT count(*) FROM documents").fetchone()[0]:
+                        return
+                except sqlite3.OperationalError:  # no table yet, or a write holds the file
+                    pass
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no document stored in {timeout} s")
+
+
 def test_closing_the_engine_during_ainsert_stops_the_run_once(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """A closed store is a condition of the whole store: the run stops at the first document
@@ -234,7 +255,7 @@ def test_closing_the_engine_during_ainsert_stops_the_run_once(
         rag = VizRAG(tmp_path / "s", extractor=SlowExtractor(), show_progress=False,
                      concurrency=2)
         task = asyncio.create_task(rag.ainsert(_docs(30)))
-        await asyncio.sleep(0.7)
+        await _first_document_stored(tmp_path / "s" / "vizrag.sqlite")
         rag.close()
         report = await asyncio.wait_for(task, 20)
         with pytest.raises(StoreClosedError, match="is closed"):
