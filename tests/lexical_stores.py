@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from hyperviz_core.rag import Document, HashingEmbedder, VizRAG
+from hyperviz_core.rag.providers.spec import matched_embedder
 from hyperviz_core.rag.retrieve.lazy import LazyCorpus
 from hyperviz_core.rag.retrieve.state import Corpus
 from hyperviz_core.rag.store.sqlite import fts
@@ -69,11 +70,35 @@ def assert_older_index_rebuilt(path: Path, version: int, queries: dict[str, str]
     assert after == before
 
 
+def check_new_store(store: str | Path, docs: list[tuple[str, str]],
+                    queries: dict[str, str]) -> None:
+    """Insert ``docs`` into the store at ``store`` (a folder or a PostgreSQL URL), then
+    :func:`check_queries` on the lazy and on the loaded path."""
+    with VizRAG(store, show_progress=False) as rag:
+        insert_docs(rag, docs)
+    check_queries(store, queries, lazy=True)
+    check_queries(store, queries, lazy=False)
+
+
+def check_dense(path: Path, docs: list[tuple[str, str]], embedder: str,
+                queries: dict[str, str]) -> None:
+    """A new store at ``path`` of ``docs`` is embedded with ``embedder`` (today's default)
+    and each query's top ``naive`` (dense) chunk is from the document it names."""
+    with VizRAG(path, show_progress=False) as rag:
+        insert_docs(rag, docs)
+        assert rag.embedder.name == embedder
+        for query, doc in queries.items():
+            assert rag.retrieve(query, mode="naive", render=False).chunks[0].doc_id == doc
+
+
 def assert_older_embedder_kept(path: Path, old: HashingEmbedder, docs: list[tuple[str, str]],
                                added: tuple[str, str], query: str) -> None:
     """A store at ``path`` embedded with the older hashed embedder ``old`` is opened with
-    today's default, yet queried and extended with ``old`` (whose vectors it holds): the
-    document ``added`` (id, text) then ranks first for ``query``."""
+    today's default, yet queried and extended with ``old`` (whose vectors it holds, as
+    :func:`~hyperviz_core.rag.providers.spec.matched_embedder` chooses): the document
+    ``added`` (id, text) then ranks first for ``query``."""
+    given = matched_embedder(HashingEmbedder(), (old.name, old.dim))
+    assert given is not None and given.name == old.name
     with VizRAG(path, embedder=old, show_progress=False) as rag:
         insert_docs(rag, docs)
     with VizRAG(path, embedder=HashingEmbedder(), show_progress=False) as rag:

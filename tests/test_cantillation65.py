@@ -22,13 +22,15 @@ from lexical_stores import (  # always_lazy: an autouse fixture
     always_lazy,  # noqa: F401
     assert_older_embedder_kept,
     assert_older_index_rebuilt,
+    check_dense,
+    check_new_store,
     check_queries,
     insert_docs,
 )
 from test_cjk_bm25 import assert_lazy_equals_loaded
 
 from hyperviz_core.rag import HashingEmbedder, VizRAG
-from hyperviz_core.rag.providers.spec import matched_embedder, store_embedder
+from hyperviz_core.rag.providers.spec import store_embedder
 from hyperviz_core.rag.retrieve.lexical import plain_missed, tokens
 from hyperviz_core.rag.scripts import CANTILLATION, letters_alike, letters_swapped
 from hyperviz_core.rag.store.sqlite import fts
@@ -84,10 +86,7 @@ def test_index_of_the_previous_version_is_rebuilt(tmp_path: Path) -> None:
 
 
 def test_postgres_postings_read_them(pg_url: str) -> None:
-    with VizRAG(pg_url, show_progress=False) as rag:
-        insert_docs(rag, DOCS)
-    check_queries(pg_url, QUERIES, lazy=True)
-    check_queries(pg_url, QUERIES, lazy=False)
+    check_new_store(pg_url, DOCS, QUERIES)
 
 
 def test_hashed_embedder_v5_drops_them() -> None:
@@ -102,19 +101,14 @@ def test_hashed_embedder_v5_drops_them() -> None:
 
 
 def test_dense_retrieval_finds_them(tmp_path: Path) -> None:
-    with VizRAG(tmp_path / "s", show_progress=False) as rag:
-        insert_docs(rag, DOCS)
-        assert rag.embedder.name == "hashing-v5-d512-c34"
-        for query, doc in (("בראשית ברא אלהים", "b1"), ("ויאמר יהוה אל אברם", "c2")):
-            assert rag.retrieve(query, mode="naive", render=False).chunks[0].doc_id == doc
+    check_dense(tmp_path / "s", DOCS, "hashing-v5-d512-c34",
+                {"בראשית ברא אלהים": "b1", "ויאמר יהוה אל אברם": "c2"})
 
 
 @pytest.mark.filterwarnings("ignore")
 def test_a_v4_store_is_queried_with_v4(tmp_path: Path) -> None:
     assert store_embedder(("hashing-v4-d256-c34", 256)).cantillation is False
     assert store_embedder(("hashing-v5-d256-c34", 256)).cantillation is True
-    given = matched_embedder(HashingEmbedder(), ("hashing-v4-d512-c34", 512))
-    assert given is not None and given.name == "hashing-v4-d512-c34"
     assert_older_embedder_kept(tmp_path / "old", HashingEmbedder(cantillation=False), DOCS,
                                ("e4", "חיפה היא עיר נמל."), "חיפה")  # Haifa is a port city
 
