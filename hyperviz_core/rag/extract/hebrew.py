@@ -59,6 +59,7 @@ _PARTICLES = frozenset(("בן", "בר", "בת", "אבו"))
 _AND = re.compile("\u05d5[\u05b0\u05b7\u05b8\u05bc]")
 
 HEBREW = TitleCues(word=_WORD, cues=_CUES, stops=_STOPS, most=2, particles=_PARTICLES,
-                   prefixes="ושלבכמ", article="ה", elides="לבכ", conjunction=_AND)
+                   prefixes="ושלבכמ", article="ה", elides="לבכ", joiner="\u05be",
+                   conjunction=_AND)
 """Hebrew's titles and the words that end a name after one (:mod:`.titled`)."""
 

@@ -82,6 +82,10 @@ class TitleCues:
     ``ک``: ``"يیكک"``); the cues and stops are written with the second. A name keeps the
     letters its text has."""
 
+    joiner: str = ""
+    """A mark that joins a word to the next as one (Hebrew's maqaf ``־``): a stop before it
+    ends a name (``אֶל־נָתָ֣ן`` "to Nathan"), and a title may follow it
+    (``וְאֶל־הַמֶּ֥לֶךְ``)."""
     conjunction: re.Pattern[str] | None = None
     """What starts a word written with the points of a conjunction, matched against the word
     as written: after a name's first word, such a word starts something else (Hebrew's
@@ -100,11 +104,12 @@ def _fold_table(folds: str) -> dict[int, int]:
     return str.maketrans(folds[0::2], folds[1::2])
 
 
-def _maqaf_stop(word: str, cues: TitleCues) -> bool:
-    """Whether ``word`` is a stop joined to the next by Hebrew's maqaf, as the Bible's text
-    writes a preposition (``אֶל־נָתָ֣ן`` "to Nathan"; a name's own hyphen, ``בן-גוריון``, is
-    no maqaf)."""
-    return "\u05be" in word and word.split("\u05be", 1)[0] in cues.stops
+def _joined_stop(word: str, cues: TitleCues) -> bool:
+    """Whether ``word`` is a stop joined to the next by :attr:`TitleCues.joiner` (Hebrew's
+    maqaf, as the Bible's text writes a preposition: ``אֶל־נָתָ֣ן`` "to Nathan"; a name's own
+    hyphen, ``בן-גוריון``, is no maqaf)."""
+    return bool(cues.joiner) and cues.joiner in word and (
+        word.split(cues.joiner, 1)[0] in cues.stops)
 
 
 def _cue_at(words: list[re.Match[str]], bare: list[str], i: int, sentence: str,
@@ -112,12 +117,13 @@ def _cue_at(words: list[re.Match[str]], bare: list[str], i: int, sentence: str,
     """How many words a title starting at word ``i`` has (0: none); ``bare`` holds the
     words without their points (:func:`~..scripts.unpointed`)."""
     longest = 0
+    # a title after a joiner: ``וְאֶל־הַמֶּלֶךְ``
+    first = bare[i].rsplit(cues.joiner, 1)[-1] if cues.joiner else bare[i]
     for n in (1, 2, 3):
         group = words[i:i + n]
         if len(group) < n or any(not sentence[a.end():b.start()].isspace()
                                  for a, b in pairwise(group)):
             break
-        first = bare[i].rsplit("\u05be", 1)[-1]  # a title after a maqaf: ``וְאֶל־הַמֶּלֶךְ``
         rest = "".join(" " + w for w in bare[i + 1:i + n])
         if any(form + rest in cues.cues for form in _forms(first, cues)):
             longest = n
@@ -176,7 +182,7 @@ def titled_names(sentence: str, cues: TitleCues) -> list[Candidate]:
         for k in range(j, len(words)):
             text = bare[k]
             if (not sentence[words[k - 1].end():words[k].start()].isspace()
-                    or text.rstrip(".") in cues.stops or _maqaf_stop(text, cues)
+                    or text.rstrip(".") in cues.stops or _joined_stop(text, cues)
                     or (name and (_ends_name(text, cues) or (
                         cues.conjunction is not None
                         and cues.conjunction.match(words[k].group()) is not None)))):
