@@ -37,7 +37,8 @@ CASES = [
 def test_a_legacy_encoding_is_named(text: str, codec: str, name: str, iconv: str) -> None:
     hint = convert_hint((text + "\n").encode(codec))
     assert hint == (f"it reads as {name} text: convert it to UTF-8, e.g. "
-                    f"iconv -f {iconv} -t UTF-8"), hint
+                    f"iconv -f {iconv} -t UTF-8, or read such files so: --encoding {iconv} "
+                    "(encoding= in Python)"), hint
     assert "1252" not in hint
 
 
@@ -48,13 +49,15 @@ def test_a_legacy_encoding_is_named(text: str, codec: str, name: str, iconv: str
 def test_western_text_still_reads_as_windows_1252(text: str) -> None:
     assert convert_hint(text.encode("cp1252")) == (
         "it reads as Windows-1252 (Latin-1) text: convert it to UTF-8, e.g. "
-        "iconv -f WINDOWS-1252 -t UTF-8")
+        "iconv -f WINDOWS-1252 -t UTF-8, or read such files so: --encoding WINDOWS-1252 "
+        "(encoding= in Python)")
 
 
 def test_bytes_no_encoding_fits_get_no_guess() -> None:
     hint = convert_hint(ZH_TW.encode("gbk"))  # traditional characters in GBK: no clear reading
     assert hint == ("convert it to UTF-8 from the encoding it was written in, e.g. "
-                    "iconv -f ENCODING -t UTF-8 (iconv -l lists the encodings)")
+                    "iconv -f ENCODING -t UTF-8 (iconv -l lists the encodings), or read such "
+                    "files so: --encoding ENCODING (encoding= in Python)")
 
 
 def test_the_loader_error_names_the_encoding(tmp_path: Path) -> None:

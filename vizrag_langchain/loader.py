@@ -40,7 +40,8 @@ class VizRAGLoader(BaseLoader):
 
     Args:
         paths: a file or folder, or several.
-        text_field, id_field, title_field, id_from_path, on_unreadable, follow_links:
+        text_field, id_field, title_field, id_from_path, on_unreadable, follow_links,
+        encoding:
             how files are read, as ``vizrag index``'s options of the same names
             (:class:`~hyperviz_core.rag.FileOptions`, which says what each does).
         show_progress: a progress bar over the files read (tqdm, on stderr).
@@ -52,12 +53,12 @@ class VizRAGLoader(BaseLoader):
                  text_field: str | None = None, id_field: str = "id",
                  title_field: str = "title", id_from_path: bool = True,
                  on_unreadable: UnreadablePolicy = "error", follow_links: bool = False,
-                 show_progress: bool = False) -> None:
+                 encoding: str | None = None, show_progress: bool = False) -> None:
         self.paths = [paths] if isinstance(paths, str | Path) else list(paths)
         self.options = FileOptions(text_field=text_field, id_field=id_field,
                                    title_field=title_field, id_from_path=id_from_path,
                                    on_unreadable=on_unreadable,
-                                   follow_links=follow_links)
+                                   follow_links=follow_links, encoding=encoding)
         self.show_progress = show_progress
 
     def lazy_load(self) -> Iterator[Document]:

@@ -163,7 +163,7 @@ def _load_inputs(args: argparse.Namespace) -> tuple[Any, Any]:
     docs = DocumentStream(
         args.paths, on_duplicate=args.on_duplicate, limit=args.limit,
         on_unreadable="skip" if args.skip_unreadable else "error",
-        follow_links=args.follow_links,
+        follow_links=args.follow_links, encoding=args.encoding,
         part_bytes=int(args.part_kb * 1024) if args.part_kb else None,
         text_field=args.text_field, id_field=args.id_field, title_field=args.title_field,
     )
@@ -174,6 +174,17 @@ def _load_inputs(args: argparse.Namespace) -> tuple[Any, Any]:
     if not rep.read:  # e.g. a folder of PDFs: nothing to index, so no store either
         raise no_documents(args.paths)
     return docs, rep
+
+
+def _encoding(value: str) -> str:
+    """``--encoding``: a text encoding Python knows that reads ASCII as ASCII."""
+    from ..rag.index.legacy import fallback_encoding
+
+    try:
+        fallback_encoding(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return value
 
 
 def _workers(value: str) -> int | str:
@@ -366,6 +377,11 @@ def register(sub: Any) -> None:
                    help="leave out a file that cannot be read (binary, not UTF-8, invalid "
                    "JSON, no permission) and name it, instead of stopping before anything "
                    "is written")
+    p.add_argument("--encoding", type=_encoding, default=None, metavar="ENC",
+                   help="read a text file (text, Markdown, HTML without a declared charset, "
+                   "CSV, JSON, JSONL, subtitles) that is not UTF-8 in this encoding from its "
+                   "first line that is not (cp1252, gb18030, shift_jis ...: one that reads "
+                   "ASCII as ASCII); UTF-8 files are read as before")
     p.add_argument("--part-kb", type=float, default=256, metavar="KB",
                    help="index a text file larger than this as consecutive parts "
                    "(ID#part00001 ...), read and committed one at a time (default 256); a "

@@ -51,11 +51,12 @@ def _delimiter(path: Path, header: str) -> str:
     return best[2] if best[0] else ","
 
 
-def _rows(path: Path) -> Iterator[tuple[int, list[str]]]:
+def _rows(path: Path, encoding: str | None = None) -> Iterator[tuple[int, list[str]]]:
     """(the line each row starts on, its cells) of the non-empty rows, read a line at a
     time; a malformed row (a field past :func:`csv.field_size_limit`, a NUL) is a
-    :class:`LoaderError` naming it, and so is a byte that is not UTF-8 (its line)."""
-    text = lines(path)
+    :class:`LoaderError` naming it, and so is a byte that is not UTF-8 (its line; read in
+    ``encoding`` from the first line that is not, when given: :mod:`.legacy`)."""
+    text = lines(path, encoding)
     first = next(text, None)
     if first is None:
         return
@@ -76,11 +77,12 @@ def _rows(path: Path) -> Iterator[tuple[int, list[str]]]:
 
 def csv_documents(path: Path, id_from_path: bool, root: Path | None = None, *,
                   text_field: str | None = None, id_field: str = "id",
-                  title_field: str = "title") -> Iterator[tuple[Document, str]]:
+                  title_field: str = "title", encoding: str | None = None,
+                  ) -> Iterator[tuple[Document, str]]:
     """The documents of the CSV or TSV file ``path`` (see the module's docs), each with
-    where it came from."""
+    where it came from (``encoding``: what a file that is not UTF-8 is read in)."""
     check_not_binary(path)
-    rows = _rows(path)
+    rows = _rows(path, encoding)
     first = next(rows, None)  # None: an empty file, one table document without text
     header = [h.strip() for h in first[1]] if first is not None else []
     fields = header_fields(header, text_field=text_field, id_field=id_field,

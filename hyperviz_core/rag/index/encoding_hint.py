@@ -5,11 +5,13 @@
 Windows-1252, and names the one whose reading looks like text of its script (common
 characters, words of one script and case, final letters at word ends); it names none when
 nothing fits, rather than a wrong guess whose ``iconv`` would make mojibake. A short sample
-can fool any such guess: it is said as a guess.
+can fool any such guess: it is said as a guess. Either way the hint ends with the other way
+out: reading such files in that encoding (``--encoding``, ``encoding=``: :mod:`.legacy`).
 
 Example:
-    >>> convert_hint("清华大学位于北京市海淀区。".encode("gbk"))
-    'it reads as GBK/GB18030 text: convert it to UTF-8, e.g. iconv -f GB18030 -t UTF-8'
+    >>> print(convert_hint("清华大学位于北京市海淀区。".encode("gbk")).replace(", or", ",\\nor"))
+    it reads as GBK/GB18030 text: convert it to UTF-8, e.g. iconv -f GB18030 -t UTF-8,
+    or read such files so: --encoding GB18030 (encoding= in Python)
     >>> convert_hint("Größe und Straße".encode("cp1252"))[:40]
     'it reads as Windows-1252 (Latin-1) text:'
 """
@@ -169,15 +171,21 @@ def convert_hint(data: bytes) -> str:
     it reads as plausible text in (a guess said as one): Windows-1252 (a superset of
     Latin-1's printable characters) for Western European text, a CJK, Cyrillic, Greek,
     Hebrew or Arabic legacy encoding (GBK, Big5, Shift_JIS, EUC-JP, EUC-KR, Windows-125x)
-    when its letters read as that script's common ones; none when nothing fits."""
+    when its letters read as that script's common ones; none when nothing fits. The
+    encoding's name is one both ``iconv`` and Python know."""
     sample = data[:1 << 16]
     guesses = _legacy_guesses(sample)
     if guesses:
         names = " or ".join(name for name, _ in guesses[:2])
         return (f"it reads as {names} text: convert it to UTF-8, e.g. "
-                f"iconv -f {guesses[0][1]} -t UTF-8")
+                f"iconv -f {guesses[0][1]} -t UTF-8, {_READ_SO.format(guesses[0][1])}")
     if _western(sample):
         return ("it reads as Windows-1252 (Latin-1) text: convert it to UTF-8, e.g. "
-                "iconv -f WINDOWS-1252 -t UTF-8")
+                f"iconv -f WINDOWS-1252 -t UTF-8, {_READ_SO.format('WINDOWS-1252')}")
     return ("convert it to UTF-8 from the encoding it was written in, e.g. "
-            "iconv -f ENCODING -t UTF-8 (iconv -l lists the encodings)")
+            "iconv -f ENCODING -t UTF-8 (iconv -l lists the encodings), "
+            f"{_READ_SO.format('ENCODING')}")
+
+
+#: the end of every hint: the other way out, reading such files in the encoding
+_READ_SO = "or read such files so: --encoding {0} (encoding= in Python)"

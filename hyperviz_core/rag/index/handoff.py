@@ -26,9 +26,10 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
 
 from ..types import Document
+from .legacy import fallback_encoding
 from .loaders import iter_sourced_documents
 
 __all__ = ["BOOKKEEPING_KEYS", "FileOptions", "handed_documents", "handed_metadata"]
@@ -60,6 +61,16 @@ class FileOptions(BaseModel):
     on_unreadable: Literal["error", "skip"] = "error"
     #: also read the files that links in a folder lead to outside it
     follow_links: bool = False
+    #: what a text file (text, Markdown, HTML without a declared charset, CSV, JSON, JSONL,
+    #: subtitles) that is not UTF-8 is read in, from its first line that is not
+    #: (``"cp1252"``, ``"gb18030"`` ...: :mod:`.legacy`); None: UTF-8 only
+    encoding: str | None = None
+
+    @field_validator("encoding")
+    @classmethod
+    def _known(cls, value: str | None) -> str | None:
+        fallback_encoding(value)  # a ValueError naming it (pydantic's ValidationError)
+        return value
 
 
 def handed_metadata(doc: Document, where: str) -> dict[str, Any]:

@@ -259,16 +259,17 @@ def page_charset(head: bytes) -> str | None:
     return None if name == "utf-8" else name
 
 
-def _decoded(path: Path) -> str:
-    """The text of the page at ``path``, decoded by its declared charset, else UTF-8, its
-    line ends ``\\n`` either way (as HTML's input stream preprocessing reads them)."""
+def _decoded(path: Path, encoding: str | None = None) -> str:
+    """The text of the page at ``path``, decoded by its declared charset, else UTF-8 (what
+    is not UTF-8 in ``encoding``, when given), its line ends ``\\n`` either way (as HTML's
+    input stream preprocessing reads them)."""
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise unreadable(path, exc) from exc
     charset = page_charset(data)
     if charset is None:
-        return utf8_text(path, data)  # (the file was read a second time, as text)
+        return utf8_text(path, data, encoding)
     try:
         return line_ends(data.decode(charset))
     except UnicodeDecodeError as exc:
@@ -276,10 +277,12 @@ def _decoded(path: Path) -> str:
                           f"({exc.reason}), the charset its <meta> declares") from None
 
 
-def html_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
+def html_document(path: Path, id_from_path: bool, root: Path | None = None, *,
+                  encoding: str | None = None) -> Document:
     """The document of the HTML file ``path`` (see the module's docs); a binary file, or
-    UTF-16/UTF-32 text, is a :class:`~.errors.LoaderError` as for a text file."""
+    UTF-16/UTF-32 text, is a :class:`~.errors.LoaderError` as for a text file. ``encoding``:
+    what a page that declares no charset and is not UTF-8 is read in (:mod:`.legacy`)."""
     check_not_binary(path)
-    title, text = page_text(_decoded(path))
+    title, text = page_text(_decoded(path, encoding))
     return Document(id=path_id(path, id_from_path, root), title=cut_title(title or path.stem),
                     text=text, metadata={"source": str(path)})

@@ -70,6 +70,7 @@ from .errors import (
 )
 from .guards import printable
 from .jsontext import json_problem, parse_json
+from .legacy import fallback_encoding
 from .records import record_document, record_where, text_key, valid_document
 from .suffixes import CSV_SUFFIXES, JSON_SUFFIXES, JSONL_SUFFIXES, READ_SUFFIXES, TEXT_SUFFIXES
 from .textfiles import (
@@ -80,7 +81,7 @@ from .textfiles import (
     text_documents,
     walk,
 )
-from .wholefiles import MAILBOXES, WHOLE_FILES, WORKBOOKS
+from .wholefiles import ENCODED_FILES, MAILBOXES, WHOLE_FILES, WORKBOOKS
 
 __all__ = ["READ_SUFFIXES", "SKIP_HINT", "TEXT_SUFFIXES", "LoaderError", "UnreadableFileError",
            "UnreadablePolicy", "Walk", "check_unreadable_policy", "file_documents", "input_files",
@@ -146,8 +147,9 @@ def no_documents(paths: Sequence[str | Path]) -> LoaderError:
                        "convert other documents to text first); nothing was written")
 
 
-def _jsonl_documents(path: Path, **kw: Any) -> Iterator[tuple[Document, str]]:
-    for n, line in enumerate(lines(path), 1):
+def _jsonl_documents(path: Path, encoding: str | None = None,
+                     **kw: Any) -> Iterator[tuple[Document, str]]:
+    for n, line in enumerate(lines(path, encoding), 1):
         if not line.strip():
             continue
         try:
@@ -196,19 +198,25 @@ def file_documents(
     id_from_path: bool = True,
     part_bytes: int | None = None,
     hint: bool = True,
+    encoding: str | None = None,
 ) -> Iterator[tuple[Document, str]]:
     """(document, where it came from: ``file``, ``file:line`` or ``file (item n)``) of one
     file (``root``: the directory it was found under, for its id).
 
     With ``part_bytes``, a text file larger than that is read incrementally as consecutive
     part documents (:func:`~.parts.iter_text_parts`); JSONL is always read line by line.
+    ``encoding`` (``cp1252``, ``gb18030`` ...): a file read as text (text, Markdown, HTML
+    without a declared charset, subtitles, CSV, JSON, JSONL) that is not UTF-8 is read in
+    it from its first line that is not (:mod:`.legacy`; a ``ValueError`` names an encoding
+    Python does not know or one that does not read ASCII as ASCII).
     Any failure is an :class:`UnreadableFileError` (its message ends in :data:`SKIP_HINT`
     unless ``hint=False``).
     """
     kw: dict[str, Any] = {"text_field": text_field, "id_field": id_field,
                           "title_field": title_field}
+    codec = fallback_encoding(encoding)
     try:
-        yield from _file_documents(path, root, id_from_path, part_bytes, kw)
+        yield from _file_documents(path, root, id_from_path, part_bytes, kw, codec)
     except UnreadableFileError:
         raise
     except LoaderError as exc:  # (the kind kept: a folder walk leaves NotDocuments out)
@@ -219,7 +227,7 @@ def file_documents(
 
 
 def _file_documents(path: Path, root: Path | None, id_from_path: bool,
-                    part_bytes: int | None, kw: dict[str, Any],
+                    part_bytes: int | None, kw: dict[str, Any], encoding: str | None,
                     ) -> Iterator[tuple[Document, str]]:
     if printable(str(path)) != str(path):  # surrogate escapes of undecodable bytes
         raise LoaderError(f"{printable(str(path))}: the file name is not valid UTF-8 "
@@ -235,12 +243,15 @@ def _file_documents(path: Path, root: Path | None, id_from_path: bool,
         raise LoaderError(f"{path}: not a regular file (a pipe, FIFO or device): save what "
                           "it gives to a file and index that (`cat > corpus.jsonl`)")
     suffix = path.suffix.lower()
+    if encoding is not None and suffix in ENCODED_FILES:  # a page, subtitles
+        yield ENCODED_FILES[suffix](path, id_from_path, root, encoding=encoding), str(path)
+        return
     read = WHOLE_FILES.get(suffix)
     if read is not None:  # a page, a PDF, a Word document, a deck: read whole, never in parts
         yield read(path, id_from_path, root), str(path)
         return
     if suffix in CSV_SUFFIXES:
-        yield from csv_documents(path, id_from_path, root, **kw)
+        yield from csv_documents(path, id_from_path, root, encoding=encoding, **kw)
         return
     if suffix in MAILBOXES:  # a mailbox: a document a message
         yield from MAILBOXES[suffix](path, id_from_path, root)
@@ -249,13 +260,13 @@ def _file_documents(path: Path, root: Path | None, id_from_path: bool,
         yield from WORKBOOKS[suffix](path, id_from_path, root, **kw)
         return
     if suffix not in (*JSONL_SUFFIXES, *JSON_SUFFIXES):
-        yield from text_documents(path, id_from_path, root, part_bytes)
+        yield from text_documents(path, id_from_path, root, part_bytes, encoding)
         return
     check_not_binary(path)
     if suffix in JSONL_SUFFIXES:
-        yield from _jsonl_documents(path, **kw)
+        yield from _jsonl_documents(path, encoding, **kw)
         return
-    docs = records_to_documents(parse_json(read_text(path), str(path)), path, **kw)
+    docs = records_to_documents(parse_json(read_text(path, encoding), str(path)), path, **kw)
     for n, doc in enumerate(docs):
         yield doc, record_where(path, item=n) if len(docs) > 1 else str(path)
 
@@ -269,6 +280,7 @@ def iter_sourced_documents(
     "skip"`` reads each file whole first and leaves out one that fails, with a warning;
     ``show_progress``: a bar over the files (tqdm, on stderr)."""
     check_unreadable_policy(on_unreadable)
+    fallback_encoding(fields.get("encoding"))  # a bad name fails before any file is read
     files: Iterable[tuple[Path, Path | None]] = input_files(paths, follow_links=follow_links)
     if show_progress:
         from tqdm.auto import tqdm
@@ -305,15 +317,20 @@ def load_documents(
     id_from_path: bool = True,
     on_unreadable: UnreadablePolicy = "error",
     follow_links: bool = False,
+    encoding: str | None = None,
 ) -> list[Document]:
     """All documents of the given files/directories (see the module docstring).
 
     ``on_unreadable="skip"`` leaves out a file that cannot be read (binary, not UTF-8,
     invalid JSON, unreadable) with a :class:`UserWarning` naming it, instead of raising.
     ``follow_links=True`` also reads files that links in a folder lead to outside it.
+    ``encoding="cp1252"`` (any encoding that reads ASCII as ASCII) reads a text file that
+    is not UTF-8 in it, from its first line that is not (:func:`file_documents`).
     """
     if isinstance(paths, str | Path):
         paths = [paths]
+    fallback_encoding(encoding)  # a bad name fails before any file is read
     return list(iter_documents(paths, on_unreadable=on_unreadable, text_field=text_field,
                                id_field=id_field, title_field=title_field,
-                               id_from_path=id_from_path, follow_links=follow_links))
+                               id_from_path=id_from_path, follow_links=follow_links,
+                               encoding=encoding))

@@ -29,6 +29,7 @@ from pathlib import Path
 from ..types import Document
 from .encoding_hint import convert_hint, looks_like_text
 from .guards import printable
+from .legacy import TextDecodeError, neither
 from .titles import FRONT_MATTER_CHARS, TITLE_LINES, front_matter, read_title
 
 __all__ = ["PART_BYTES", "PIECE_BYTES", "TITLE_LINES", "TextDecodeError", "convert_hint",
@@ -37,11 +38,6 @@ __all__ = ["PART_BYTES", "PIECE_BYTES", "TITLE_LINES", "TextDecodeError", "conve
 
 #: default size of one part of a large text file (bytes of UTF-8)
 PART_BYTES = 256 * 1024
-
-
-class TextDecodeError(ValueError):
-    """A text file holds bytes that are not UTF-8 (the message names the file, the line
-    and the byte's offset in the file: ``f.txt: not UTF-8 text at line 3, byte 41 (...)``)."""
 
 
 def line_ends(text: str) -> str:
@@ -94,31 +90,53 @@ def _cut_piece(raw: bytes) -> tuple[bytes, bytes]:
     return raw[:cut], raw[cut:]  # nothing to decode yet (cut 0): all of it waits
 
 
-def utf8_lines(path: Path, *, whole_lines: bool = False) -> Iterator[str]:
+def utf8_lines(path: Path, *, whole_lines: bool = False,
+               encoding: str | None = None) -> Iterator[str]:
     """The lines of the UTF-8 file ``path`` exactly as text mode reads them (a leading BOM
     dropped, ``\\r\\n`` and a lone ``\\r`` read as ``\\n``), decoded one line at a time, so
     that a byte that is not UTF-8 raises a :class:`TextDecodeError` naming its line and its
     offset in the file. A line longer than :data:`PIECE_BYTES` comes in pieces (their
     concatenation is the line), unless ``whole_lines``: then every line comes whole, whatever
-    its length (JSONL: one record a line)."""
+    its length (JSONL: one record a line). ``encoding`` (a name
+    :func:`~.legacy.fallback_encoding` gave): from the first line that is not UTF-8 on, the
+    file is read in it (:mod:`.legacy`)."""
     offset, line = 0, 1
     kept = b""
+    legacy = None  # the decoder of ``encoding`` once a line was not UTF-8
     limit = -1 if whole_lines else PIECE_BYTES
     with path.open("rb") as fh:
         while True:
             chunk = fh.readline(limit)
             raw, kept = kept + chunk, b""
             if not raw:
+                if legacy is not None:
+                    try:
+                        legacy.decode(b"", final=True)
+                    except UnicodeDecodeError as exc:  # a character cut at the file's end
+                        raise neither(str(path), b"", exc, str(encoding), line=line,
+                                      offset=offset) from None
                 return
             if len(chunk) == limit and not raw.endswith(b"\n"):  # the line goes on
                 raw, kept = _cut_piece(raw)
                 if not raw:
                     continue
             skip = len(codecs.BOM_UTF8) if offset == 0 and raw.startswith(codecs.BOM_UTF8) else 0
-            try:
-                text = raw[skip:].decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise not_utf8(path, raw[skip:], exc, line=line, offset=offset + skip) from None
+            text = None
+            if legacy is None:
+                try:
+                    text = raw[skip:].decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    if encoding is None:
+                        raise not_utf8(path, raw[skip:], exc, line=line,
+                                       offset=offset + skip) from None
+                    legacy = codecs.getincrementaldecoder(encoding)()
+            if legacy is not None:
+                try:
+                    text = legacy.decode(raw[skip:])
+                except UnicodeDecodeError as exc:
+                    raise neither(str(path), raw[skip:], exc, str(encoding), line=line,
+                                  offset=offset + skip) from None
+            assert text is not None
             offset += len(raw)
             if "\r" not in text:
                 line += text.endswith("\n")
@@ -132,9 +150,16 @@ def utf8_lines(path: Path, *, whole_lines: bool = False) -> Iterator[str]:
                 yield text[text.rfind("\n") + 1:]
 
 
-def _head(path: Path, limit: int = FRONT_MATTER_CHARS) -> str:
-    with path.open(encoding="utf-8-sig", errors="replace") as fh:
-        return fh.read(limit)
+def _head(path: Path, limit: int = FRONT_MATTER_CHARS, encoding: str | None = None) -> str:
+    if encoding is None:
+        with path.open(encoding="utf-8-sig", errors="replace") as fh:
+            return fh.read(limit)
+    head = ""  # read as the body is (a byte neither reads as is the body's error)
+    for piece in utf8_lines(path, encoding=encoding):
+        head += piece
+        if len(head) >= limit:
+            break
+    return head[:limit]
 
 
 def part_id(doc_id: str, n: int) -> str:
@@ -147,7 +172,8 @@ def part_id(doc_id: str, n: int) -> str:
 
 
 def iter_text_parts(
-    path: Path, doc_id: str, part_bytes: int = PART_BYTES, *, title: str | None = None
+    path: Path, doc_id: str, part_bytes: int = PART_BYTES, *, title: str | None = None,
+    encoding: str | None = None,
 ) -> Iterator[Document]:
     """Documents of consecutive parts of the UTF-8 text file ``path`` (see the module doc).
 
@@ -159,10 +185,11 @@ def iter_text_parts(
     part 1 of a file with front matter starts at its length. Raises
     :class:`TextDecodeError` (naming the line and the byte) for a byte that is not UTF-8 and
     :class:`OSError` like ``open`` does; the loader turns them into one-line errors.
+    ``encoding``: what a file that is not UTF-8 is read in (:mod:`.legacy`).
     """
     if part_bytes < 1:
         raise ValueError(f"part size must be positive, got {part_bytes}")
-    head = _head(path)
+    head = _head(path, encoding=encoding)
     name = read_title(path, head) if title is None else title
     skip = front_matter(head, path.suffix).length
     buf: list[str] = []
@@ -180,7 +207,7 @@ def iter_text_parts(
         buf, size = [], 0
         return doc
 
-    for line in utf8_lines(path):
+    for line in utf8_lines(path, encoding=encoding):
         if skip:  # the front matter: whole lines
             cut = min(skip, len(line))
             skip -= cut

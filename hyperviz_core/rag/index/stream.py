@@ -63,7 +63,8 @@ class DocumentStream:
             ``report.limited``).
         follow_links: also read the files that symbolic links in a folder lead to outside
             it (by default they are left out, in ``report.left_out``).
-        **fields: ``text_field``, ``id_field``, ``title_field``, ``id_from_path``.
+        **fields: ``text_field``, ``id_field``, ``title_field``, ``id_from_path``,
+            ``encoding`` (what a text file that is not UTF-8 is read in: :mod:`.legacy`).
 
     The constructor runs the planning pass (so errors surface before any indexing);
     :attr:`report`, :attr:`kept`, :attr:`total_bytes` (UTF-8 bytes of the kept texts) and
@@ -79,7 +80,7 @@ class DocumentStream:
         part_bytes: int | None = PART_BYTES,
         limit: int | None = None,
         follow_links: bool = False,
-        **fields: str | bool,
+        **fields: str | bool | None,
     ) -> None:
         check_duplicate_policy(on_duplicate)
         check_unreadable_policy(on_unreadable)

@@ -58,10 +58,13 @@ def _line_text(line: str) -> str:
     return " ".join(html.unescape(_TAG.sub("", said)).split())
 
 
-def subtitle_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
-    """The document of the subtitle file ``path`` (see the module's docs)."""
+def subtitle_document(path: Path, id_from_path: bool, root: Path | None = None, *,
+                      encoding: str | None = None) -> Document:
+    """The document of the subtitle file ``path`` (see the module's docs; ``encoding``: what
+    a file that is not UTF-8 is read in, :mod:`.legacy`)."""
     check_not_binary(path)
-    blocks = re.split(r"\n[ \t]*\n", read_text(path).replace("\r\n", "\n").replace("\r", "\n"))
+    whole = read_text(path, encoding).replace("\r\n", "\n").replace("\r", "\n")
+    blocks = re.split(r"\n[ \t]*\n", whole)
     title = ""
     first = blocks[0].lstrip() if blocks else ""
     if first.startswith("WEBVTT"):

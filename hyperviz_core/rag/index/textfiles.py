@@ -28,6 +28,7 @@ from typing import NamedTuple
 from ..types import Document, nfc
 from .errors import LoaderError
 from .guards import printable
+from .legacy import decode_text
 from .parts import (
     TextDecodeError,
     iter_text_parts,
@@ -63,29 +64,44 @@ def unreadable(path: Path, exc: OSError) -> LoaderError:
     return LoaderError(f"{path}: cannot read ({exc.strerror or exc})")
 
 
-def read_text(path: Path) -> str:
+def read_text(path: Path, encoding: str | None = None) -> str:
     """The whole UTF-8 text of ``path`` (a leading BOM dropped); a :class:`LoaderError`
-    naming the file (and for a byte that is not UTF-8 its line and offset) otherwise."""
+    naming the file (and for a byte that is not UTF-8 its line and offset) otherwise.
+    ``encoding`` (a name :func:`~.legacy.fallback_encoding` gave): a file that is not UTF-8
+    is read in it from the line holding its first byte that is not (:mod:`.legacy`)."""
     try:
         return path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
-        raise LoaderError(_decode_failure(path)) from None
+        if encoding is None:
+            raise LoaderError(_decode_failure(path)) from None
     except OSError as exc:
         raise unreadable(path, exc) from exc
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise unreadable(path, exc) from exc
+    return utf8_text(path, data, encoding)
 
 
-def utf8_text(path: Path, data: bytes) -> str:
+def utf8_text(path: Path, data: bytes, encoding: str | None = None) -> str:
     """``data``, the bytes read from ``path``, as :func:`read_text` reads the file: UTF-8, a
-    leading BOM dropped, ``\\r\\n`` and ``\\r`` read as ``\\n``; its :class:`LoaderError`
-    otherwise.
+    leading BOM dropped, ``\\r\\n`` and ``\\r`` read as ``\\n`` (what is not UTF-8 in
+    ``encoding``, when given); its :class:`LoaderError` otherwise.
 
     >>> utf8_text(Path("a.html"), b"\\xef\\xbb\\xbfone\\r\\ntwo\\rthree")
     'one\\ntwo\\nthree'
+    >>> utf8_text(Path("a.txt"), b"caf\\xe9", "cp1252")
+    'café'
     """
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise LoaderError(_decode_failure(path, data)) from None
+        if encoding is None:
+            raise LoaderError(_decode_failure(path, data)) from None
+        try:
+            text = decode_text(data, encoding, where=str(path))
+        except TextDecodeError as exc:
+            raise LoaderError(str(exc)) from None
     return line_ends(text)
 
 
@@ -183,8 +199,9 @@ def path_id(path: Path, id_from_path: bool, root: Path | None) -> str:
     return nfc(id_path(rel).as_posix())
 
 
-def _text_document(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
-    text = read_text(path)
+def _text_document(path: Path, id_from_path: bool, root: Path | None = None,
+                   encoding: str | None = None) -> Document:
+    text = read_text(path, encoding)
     head = text[:FRONT_MATTER_CHARS]
     body = text[front_matter(head, path.suffix).length:]
     return Document(id=path_id(path, id_from_path, root), title=read_title(path, head),
@@ -192,19 +209,22 @@ def _text_document(path: Path, id_from_path: bool, root: Path | None = None) -> 
 
 
 def text_documents(path: Path, id_from_path: bool, root: Path | None,
-                   part_bytes: int | None) -> Iterator[tuple[Document, str]]:
-    """One document per file, or (a file over ``part_bytes``) its parts read incrementally."""
+                   part_bytes: int | None, encoding: str | None = None,
+                   ) -> Iterator[tuple[Document, str]]:
+    """One document per file, or (a file over ``part_bytes``) its parts read incrementally;
+    ``encoding``: what a file that is not UTF-8 is read in (:mod:`.legacy`)."""
     check_not_binary(path)
     try:
         big = part_bytes is not None and path.stat().st_size > part_bytes
     except OSError as exc:
         raise unreadable(path, exc) from exc
     if not big:
-        yield _text_document(path, id_from_path, root), str(path)
+        yield _text_document(path, id_from_path, root, encoding), str(path)
         return
     assert part_bytes is not None
     try:
-        for doc in iter_text_parts(path, path_id(path, id_from_path, root), part_bytes):
+        for doc in iter_text_parts(path, path_id(path, id_from_path, root), part_bytes,
+                                   encoding=encoding):
             yield doc, f"{path} (part {doc.metadata['part']})"
     except TextDecodeError as exc:
         raise LoaderError(str(exc)) from None
@@ -212,12 +232,12 @@ def text_documents(path: Path, id_from_path: bool, root: Path | None,
         raise unreadable(path, exc) from exc
 
 
-def lines(path: Path) -> Iterator[str]:
+def lines(path: Path, encoding: str | None = None) -> Iterator[str]:
     """The whole lines of a UTF-8 file, whatever their length (a JSONL record a line), read
     one at a time (errors name the file, and for a byte that is not UTF-8 its line and
-    offset in the file)."""
+    offset in the file; ``encoding``: what a file that is not UTF-8 is read in)."""
     try:
-        yield from utf8_lines(path, whole_lines=True)
+        yield from utf8_lines(path, whole_lines=True, encoding=encoding)
     except TextDecodeError as exc:
         raise LoaderError(str(exc)) from None
     except OSError as exc:

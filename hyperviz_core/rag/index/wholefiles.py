@@ -61,7 +61,8 @@ from .suffixes import (
     XLSX_SUFFIXES,
 )
 
-__all__ = ["MAILBOXES", "WHOLE_FILES", "WORKBOOKS", "attachment_reader", "attachment_text"]
+__all__ = ["ENCODED_FILES", "MAILBOXES", "WHOLE_FILES", "WORKBOOKS", "attachment_reader",
+           "attachment_text"]
 
 #: suffix -> the reader of such files
 def _eml(path: Path, id_from_path: bool, root: Path | None = None) -> Document:
@@ -113,6 +114,12 @@ WHOLE_FILES: dict[str, Callable[[Path, bool, Path | None], Document]] = {
     **dict.fromkeys(EMAIL_SUFFIXES, _eml), **dict.fromkeys(MSG_SUFFIXES, _msg),
     **dict.fromkeys(NOTEBOOK_SUFFIXES, notebook_document),
     **dict.fromkeys(RTF_SUFFIXES, rtf_document),
+    **dict.fromkeys(SUBTITLE_SUFFIXES, subtitle_document)}
+
+#: suffix -> the reader of such files read as text, which also takes ``encoding=`` (what a
+#: file that is not UTF-8 is read in: :mod:`.legacy`)
+ENCODED_FILES: dict[str, Callable[..., Document]] = {
+    **dict.fromkeys(HTML_SUFFIXES, html_document),
     **dict.fromkeys(SUBTITLE_SUFFIXES, subtitle_document)}
 
 #: suffix -> the reader of such files of many documents, each with where it came from
