@@ -99,9 +99,11 @@ def test_errors_name_file_and_line(tmp_path: Path) -> None:
         load_documents(pdf)
     with pytest.raises(LoaderError, match=r"report\.pages: a binary file"):
         list(iter_sourced_documents([pdf], part_bytes=4))  # the incremental path too
-    utf16 = tmp_path / "u.txt"  # NUL bytes, but not UTF-8 at all: the UTF-8 error
+    utf16 = tmp_path / "u.txt"  # NUL bytes, but UTF-16 with its mark: read as such
     utf16.write_bytes("hello".encode("utf-16"))
-    with pytest.raises(LoaderError, match=r"u\.txt: not UTF-8"):
+    assert load_documents(utf16)[0].text == "hello"
+    utf16.write_bytes("hello".encode("utf-16-le"))  # without the mark: named, not read
+    with pytest.raises(LoaderError, match=r"u\.txt: not UTF-8 text but UTF-16LE"):
         load_documents(utf16)
     late = tmp_path / "late.txt"  # a NUL past the first 8,000 bytes is text's business
     late.write_text("a" * 9000 + "\x00 b")

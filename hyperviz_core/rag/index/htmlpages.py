@@ -55,6 +55,7 @@ from .guards import printable
 from .parts import line_ends
 from .textfiles import check_not_binary, path_id, unreadable, utf8_text
 from .titles import cut_title
+from .widetext import bom_codec
 
 __all__ = ["html_document", "page_charset", "page_text"]
 
@@ -267,7 +268,7 @@ def _decoded(path: Path, encoding: str | None = None) -> str:
         data = path.read_bytes()
     except OSError as exc:
         raise unreadable(path, exc) from exc
-    charset = page_charset(data)
+    charset = None if bom_codec(data) else page_charset(data)  # a UTF-16 mark: no <meta>
     if charset is None:
         return utf8_text(path, data, encoding)
     try:

@@ -31,6 +31,7 @@ from .encoding_hint import convert_hint, looks_like_text
 from .guards import printable
 from .legacy import TextDecodeError, neither
 from .titles import FRONT_MATTER_CHARS, TITLE_LINES, front_matter, read_title
+from .widetext import bom_codec, wide_lines
 
 __all__ = ["PART_BYTES", "PIECE_BYTES", "TITLE_LINES", "TextDecodeError", "convert_hint",
            "iter_text_parts", "line_ends", "looks_like_text", "not_utf8", "part_id",
@@ -99,7 +100,13 @@ def utf8_lines(path: Path, *, whole_lines: bool = False,
     concatenation is the line), unless ``whole_lines``: then every line comes whole, whatever
     its length (JSONL: one record a line). ``encoding`` (a name
     :func:`~.legacy.fallback_encoding` gave): from the first line that is not UTF-8 on, the
-    file is read in it (:mod:`.legacy`)."""
+    file is read in it (:mod:`.legacy`). A file that starts with UTF-16's or UTF-32's
+    byte-order mark is read as such (:func:`~.widetext.wide_lines`)."""
+    with path.open("rb") as fh:
+        wide = bom_codec(fh.read(4))
+    if wide is not None:
+        yield from wide_lines(path, wide, whole_lines=whole_lines)
+        return
     offset, line = 0, 1
     kept = b""
     legacy = None  # the decoder of ``encoding`` once a line was not UTF-8
@@ -152,7 +159,9 @@ def utf8_lines(path: Path, *, whole_lines: bool = False,
 
 def _head(path: Path, limit: int = FRONT_MATTER_CHARS, encoding: str | None = None) -> str:
     if encoding is None:
-        with path.open(encoding="utf-8-sig", errors="replace") as fh:
+        with path.open("rb") as fh:
+            wide = bom_codec(fh.read(4))
+        with path.open(encoding=wide or "utf-8-sig", errors="replace") as fh:
             return fh.read(limit)
     head = ""  # read as the body is (a byte neither reads as is the body's error)
     for piece in utf8_lines(path, encoding=encoding):

@@ -39,6 +39,7 @@ from .parts import (
 )
 from .suffixes import READ_SUFFIXES, id_path, reader_missing
 from .titles import FRONT_MATTER_CHARS, front_matter, read_title
+from .widetext import BOMS, bom_codec, wide_text
 
 __all__ = ["SNIFF_BYTES", "Walk", "check_not_binary", "foreign_file", "lines", "path_id",
            "read_text", "text_documents", "unreadable", "utf8_text", "walk"]
@@ -72,8 +73,7 @@ def read_text(path: Path, encoding: str | None = None) -> str:
     try:
         return path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
-        if encoding is None:
-            raise LoaderError(_decode_failure(path)) from None
+        pass  # not UTF-8: UTF-16 or UTF-32 with its mark, ``encoding``, or the error
     except OSError as exc:
         raise unreadable(path, exc) from exc
     try:
@@ -86,7 +86,8 @@ def read_text(path: Path, encoding: str | None = None) -> str:
 def utf8_text(path: Path, data: bytes, encoding: str | None = None) -> str:
     """``data``, the bytes read from ``path``, as :func:`read_text` reads the file: UTF-8, a
     leading BOM dropped, ``\\r\\n`` and ``\\r`` read as ``\\n`` (what is not UTF-8 in
-    ``encoding``, when given); its :class:`LoaderError` otherwise.
+    ``encoding``, when given; UTF-16 or UTF-32 when it starts with their byte-order mark:
+    :mod:`.widetext`); its :class:`LoaderError` otherwise.
 
     >>> utf8_text(Path("a.html"), b"\\xef\\xbb\\xbfone\\r\\ntwo\\rthree")
     'one\\ntwo\\nthree'
@@ -96,6 +97,12 @@ def utf8_text(path: Path, data: bytes, encoding: str | None = None) -> str:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
+        wide = bom_codec(data)
+        if wide is not None:
+            try:
+                return wide_text(str(path), data, wide)
+            except TextDecodeError as exc:
+                raise LoaderError(str(exc)) from None
         if encoding is None:
             raise LoaderError(_decode_failure(path, data)) from None
         try:
@@ -124,10 +131,6 @@ def _decode_failure(path: Path, data: bytes | None = None) -> str:
 SNIFF_BYTES = 8000
 
 
-_BOMS = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"),
-         (codecs.BOM_UTF16_LE, "UTF-16"), (codecs.BOM_UTF16_BE, "UTF-16"))
-
-
 def _decodes_to_text(head: bytes, name: str, skip: int) -> bool:
     """Whether ``head`` after its byte-order mark decodes as ``name`` to text without control
     characters (a character cut at the end of the head waits)."""
@@ -146,7 +149,7 @@ def _wide_encoding(head: bytes) -> str | None:
     ``"UTF-16LE"``/``"UTF-16BE"`` for one without a mark whose NUL bytes all sit at odd
     (even) offsets, at least every fourth byte, and that decodes as such to text without
     control characters; else None."""
-    for bom, name in _BOMS:
+    for bom, name in BOMS:
         if head.startswith(bom):  # and reads as text: a binary file may start so too
             return name if _decodes_to_text(head, name, len(bom)) else None
     body = head[: len(head) // 2 * 2]
@@ -163,14 +166,17 @@ def _wide_encoding(head: bytes) -> str | None:
 
 
 def check_not_binary(path: Path) -> None:
-    """Refuse UTF-16/UTF-32 text (named, with how to convert it) and a binary file: one
-    whose first :data:`SNIFF_BYTES` hold a NUL byte."""
+    """Refuse UTF-16 text without a byte-order mark (named, with how to convert it) and a
+    binary file: one whose first :data:`SNIFF_BYTES` hold a NUL byte. UTF-16 and UTF-32
+    text with its byte-order mark passes: it is read as such (:mod:`.widetext`)."""
     try:
         with path.open("rb") as fh:
             head = fh.read(SNIFF_BYTES)
     except OSError as exc:
         raise unreadable(path, exc) from exc
     wide = _wide_encoding(head)
+    if wide in ("UTF-16", "UTF-32"):  # its mark names it: read as such
+        return
     if wide is not None:
         how = "a byte-order mark" if wide in ("UTF-16", "UTF-32") else "every other byte NUL"
         raise LoaderError(f"{path}: not UTF-8 text but {wide} text ({how}); convert it to "
