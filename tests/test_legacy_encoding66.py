@@ -173,3 +173,61 @@ def test_the_framework_loaders_take_the_encoding(tmp_path: Path) -> None:
     assert [d.text for d in VizRAGReader(encoding="cp1252").load_data(f)] == [FRENCH]
     with pytest.raises(ValueError, match="unknown text encoding"):
         VizRAGReader(encoding="nope")
+
+
+# --- encoding="auto": each file's encoding guessed from its bytes
+
+RU = "Москва — столица России. Лев Толстой написал роман «Война и мир».\n"
+ZH = "清华大学位于北京市海淀区，是中国著名的高等学府。张伟教授在清华大学计算机系从事超图研究。\n"
+JA = "東京は日本の首都です。東京大学は本郷にあります。"
+ZH_TW = "清華大學位於北京市海淀區，是中國著名的高等學府。張偉教授在清華大學計算機系從事超圖研究。"
+
+
+def test_auto_reads_a_folder_of_mixed_legacy_files(tmp_path: Path,
+                                                   caplog: pytest.LogCaptureFixture) -> None:
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    _write(folder / "a-fr.txt", (FRENCH, "cp1252"))
+    _write(folder / "b-ru.srt", ("1\n00:00:01,000 --> 00:00:02,000\n" + RU, "cp1251"))
+    _write(folder / "c-zh.md", ("# 清华\n\n" + ZH, "gbk"))
+    _write(folder / "d-ja.csv", (f"title,text\n東京,{JA}\n", "shift_jis"))
+    _write(folder / "e-utf8.txt", ("Zürich, 東京, Москва\n", "utf-8"))
+    with caplog.at_level("INFO", logger="hyperviz_core.rag.index.legacy"):
+        docs = load_documents([folder], encoding="AUTO")
+    assert [(d.title, d.text) for d in docs] == [
+        ("a-fr", FRENCH), ("b-ru", RU.strip()), ("清华", "# 清华\n\n" + ZH), ("東京", JA),
+        ("e-utf8", "Zürich, 東京, Москва\n")]
+    said = [r.getMessage().split("auto/", 1)[-1] for r in caplog.records]
+    assert [s.rsplit(": ", 1)[-1] for s in said] == ["read as cp1252 (guessed)"] + [
+        f"read as {c} (guessed)" for c in ("cp1251", "gb18030", "cp932")]
+
+
+def test_auto_in_a_large_file_guesses_from_the_line_on(tmp_path: Path) -> None:
+    f = _write(tmp_path / "big.txt", ("Intro: Zürich\n\n" * 200, "utf-8"), (ZH * 40, "gbk"))
+    parts = [d for d, _ in file_documents(f, part_bytes=2000, encoding="auto")]
+    assert len(parts) >= 2 and "清华" not in parts[0].text and "清华" in parts[-1].text
+    assert "".join(d.text for d in parts) == "Intro: Zürich\n\n" * 200 + ZH * 40
+    assert load_documents([f], encoding="auto")[0].text == "Intro: Zürich\n\n" * 200 + ZH * 40
+
+
+def test_auto_names_bytes_it_has_no_guess_for(tmp_path: Path) -> None:
+    f = _write(tmp_path / "tw.txt", ("ok\n", "ascii"), (ZH_TW, "gbk"))
+    for part_bytes in (None, 1):
+        with pytest.raises(LoaderError, match=r"tw\.txt: not UTF-8 text at line 2, byte 3 "
+                                              r"\(.*\), and no encoding --encoding auto knows "
+                                              "reads it as plausible text: name its encoding"):
+            list(file_documents(f, part_bytes=part_bytes, encoding="auto"))
+
+
+def test_the_cli_says_each_guess_once(tmp_path: Path) -> None:
+    _write(tmp_path / "fr.txt", (FRENCH, "cp1252"))
+    _write(tmp_path / "ru.txt", ("Intro\n" + RU, "cp1251"))
+    run = subprocess.run([sys.executable, "-m", "hyperviz_core", "index", str(tmp_path),
+                          "--store", str(tmp_path / "store"), "--no-progress", "--encoding",
+                          "auto"], capture_output=True, text=True, check=False)
+    assert run.returncode == 0, run.stderr
+    notes = [line for line in run.stderr.splitlines() if "(guessed)" in line]
+    assert notes == [f"vizrag index: note: {tmp_path / 'fr.txt'}: not UTF-8 from line 1 on: "
+                     "read as cp1252 (guessed)",
+                     f"vizrag index: note: {tmp_path / 'ru.txt'}: not UTF-8 from line 2 on: "
+                     "read as cp1251 (guessed)"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import sys
 import time
@@ -160,6 +161,8 @@ def _load_inputs(args: argparse.Namespace) -> tuple[Any, Any]:
     if args.part_kb is not None and not 1 / 1024 <= args.part_kb < 2**40:
         raise ValueError(f"--part-kb must be a number of kilobytes from 1/1024 (one byte) "
                          f"up, got {args.part_kb}")
+    if args.encoding is not None and args.encoding.strip().lower() == "auto":
+        _note_guesses()
     docs = DocumentStream(
         args.paths, on_duplicate=args.on_duplicate, limit=args.limit,
         on_unreadable="skip" if args.skip_unreadable else "error",
@@ -174,6 +177,29 @@ def _load_inputs(args: argparse.Namespace) -> tuple[Any, Any]:
     if not rep.read:  # e.g. a folder of PDFs: nothing to index, so no store either
         raise no_documents(args.paths)
     return docs, rep
+
+
+class _GuessNotes(logging.Handler):
+    """Prints each file's guessed encoding (``--encoding auto``) once, on stderr."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.seen: set[str] = set()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        said = record.getMessage()
+        if said not in self.seen:  # a file is read twice: planned, then indexed
+            self.seen.add(said)
+            print(f"vizrag index: note: {terminal_safe(said)}", file=sys.stderr)
+
+
+def _note_guesses() -> None:
+    """Have this run say each encoding ``--encoding auto`` guesses (logged at INFO)."""
+    log = logging.getLogger("hyperviz_core.rag.index.legacy")
+    for old in [h for h in log.handlers if isinstance(h, _GuessNotes)]:
+        log.removeHandler(old)  # a run before in this process
+    log.addHandler(_GuessNotes())
+    log.setLevel(logging.INFO)
 
 
 def _encoding(value: str) -> str:
@@ -381,7 +407,8 @@ def register(sub: Any) -> None:
                    help="read a text file (text, Markdown, HTML without a declared charset, "
                    "CSV, JSON, JSONL, subtitles) that is not UTF-8 in this encoding from its "
                    "first line that is not (cp1252, gb18030, shift_jis ...: one that reads "
-                   "ASCII as ASCII); UTF-8 files are read as before")
+                   "ASCII as ASCII; auto: the one its bytes read as plausible text in, a "
+                   "guess); UTF-8 files are read as before")
     p.add_argument("--part-kb", type=float, default=256, metavar="KB",
                    help="index a text file larger than this as consecutive parts "
                    "(ID#part00001 ...), read and committed one at a time (default 256); a "

@@ -18,9 +18,10 @@ Example:
 
 from __future__ import annotations
 
+import codecs
 import re
 
-__all__ = ["convert_hint", "looks_like_text"]
+__all__ = ["convert_hint", "guessed_encoding", "looks_like_text"]
 
 _CONTROLS = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 
@@ -185,6 +186,22 @@ def convert_hint(data: bytes) -> str:
     return ("convert it to UTF-8 from the encoding it was written in, e.g. "
             "iconv -f ENCODING -t UTF-8 (iconv -l lists the encodings), "
             f"{_READ_SO.format('ENCODING')}")
+
+
+def guessed_encoding(data: bytes) -> str | None:
+    """Python's name of the encoding :func:`convert_hint` names for ``data`` (its first
+    64 KiB), None when it names none (what ``--encoding auto`` reads such bytes in).
+
+    >>> guessed_encoding("Größe und Straße".encode("cp1252"))
+    'cp1252'
+    >>> guessed_encoding("Привет, как дела? Хорошо.".encode("cp1251"))
+    'cp1251'
+    """
+    sample = data[:1 << 16]
+    guesses = _legacy_guesses(sample)
+    if guesses:
+        return codecs.lookup(guesses[0][1]).name
+    return "cp1252" if _western(sample) else None
 
 
 #: the end of every hint: the other way out, reading such files in the encoding

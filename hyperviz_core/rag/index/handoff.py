@@ -63,7 +63,8 @@ class FileOptions(BaseModel):
     follow_links: bool = False
     #: what a text file (text, Markdown, HTML without a declared charset, CSV, JSON, JSONL,
     #: subtitles) that is not UTF-8 is read in, from its first line that is not
-    #: (``"cp1252"``, ``"gb18030"`` ...: :mod:`.legacy`); None: UTF-8 only
+    #: (``"cp1252"``, ``"gb18030"`` ...; ``"auto"``: guessed per file: :mod:`.legacy`);
+    #: None: UTF-8 only
     encoding: str | None = None
 
     @field_validator("encoding")

@@ -8,7 +8,11 @@ reads the same either way), so a folder of UTF-8 files with a few Windows-1252 o
 right with one option, and a UTF-8 file is never misread. A byte that is neither is an error
 naming the file, its line and its offset. The encoding must read ASCII as ASCII (Windows-125x,
 Latin-N, GBK/GB18030, Big5, Shift_JIS, EUC-JP, EUC-KR, KOI8-R ...): UTF-16 and UTF-32 text is
-refused with how to convert it, as without an encoding.
+refused with how to convert it, as without an encoding. ``"auto"`` reads each such file in
+the encoding its bytes (up to 64 KiB from that line on) read as plausible text in — the one
+the error's hint would name (:func:`~.encoding_hint.guessed_encoding`: GBK/GB18030, Big5,
+Shift_JIS, EUC-JP, EUC-KR, Windows-1251/1253/1255/1256, else Windows-1252 for Western
+European text) — a guess, logged at INFO level; bytes it names none for are an error.
 
 Example:
     >>> fallback_encoding("WINDOWS-1252"), fallback_encoding("utf8"), fallback_encoding(None)
@@ -20,10 +24,18 @@ Example:
 from __future__ import annotations
 
 import codecs
+import logging
+from typing import BinaryIO
 
+from .encoding_hint import guessed_encoding
 from .guards import printable
 
-__all__ = ["TextDecodeError", "decode_text", "fallback_encoding", "line_start", "neither"]
+__all__ = ["AUTO", "LineDecoder", "TextDecodeError", "decode_text", "fallback_encoding",
+           "guess_from", "line_start", "neither"]
+
+#: the ``encoding`` that guesses each file's (:func:`guess_from`)
+AUTO = "auto"
+_log = logging.getLogger(__name__)
 
 
 class TextDecodeError(ValueError):
@@ -37,8 +49,8 @@ def fallback_encoding(encoding: object) -> str | None:
     anyway); a ``ValueError`` naming it when Python knows no such text encoding or it does
     not read ASCII as ASCII (UTF-16, UTF-32), a ``TypeError`` when it is not a string.
 
-    >>> fallback_encoding("Shift_JIS"), fallback_encoding("latin-1")
-    ('shift_jis', 'iso8859-1')
+    >>> fallback_encoding("Shift_JIS"), fallback_encoding("latin-1"), fallback_encoding("AUTO")
+    ('shift_jis', 'iso8859-1', 'auto')
     >>> fallback_encoding("utf-16")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
@@ -49,6 +61,8 @@ def fallback_encoding(encoding: object) -> str | None:
     if not isinstance(encoding, str):
         raise TypeError(f"encoding must be a string such as 'cp1252', not "
                         f"{type(encoding).__name__}")
+    if encoding.strip().lower() == AUTO:
+        return AUTO
     try:
         name = codecs.lookup(encoding).name
         ascii_alike = "Ab 1\n\r\t{}".encode(name) == b"Ab 1\n\r\t{}"
@@ -81,18 +95,90 @@ def neither(where: str, data: bytes, exc: UnicodeDecodeError, encoding: str, *,
                              f"{at}, byte {offset + exc.start} ({exc.reason})")
 
 
+def guess_from(where: str, sample: bytes, exc: UnicodeDecodeError, *, line: int = 1,
+               offset: int = 0) -> str:
+    """The encoding ``--encoding auto`` reads the file ``where`` in from the line at byte
+    ``offset`` (line ``line``) on, guessed from ``sample``, the bytes from there (``exc``:
+    the UTF-8 error in them); a :class:`TextDecodeError` when no guess fits."""
+    codec = guessed_encoding(sample)
+    if codec is None:
+        head = sample[:exc.start]
+        at = line + head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n")
+        raise TextDecodeError(f"{printable(where)}: not UTF-8 text at line {at}, byte "
+                              f"{offset + exc.start} ({exc.reason}), and no encoding "
+                              "--encoding auto knows reads it as plausible text: name its "
+                              "encoding (--encoding ENC, encoding= in Python) or convert it "
+                              "to UTF-8")
+    _log.info("%s: not UTF-8 from line %d on: read as %s (guessed)", where, line, codec)
+    return codec
+
+
 def decode_text(data: bytes, encoding: str, *, where: str = "<text>") -> str:
     """``data`` as UTF-8 (a leading BOM dropped), from the line holding its first byte that
-    is not UTF-8 on in ``encoding`` (a name :func:`fallback_encoding` gave); a
-    :class:`TextDecodeError` naming ``where`` for a byte that is neither."""
+    is not UTF-8 on in ``encoding`` (a name :func:`fallback_encoding` gave; ``"auto"``: the
+    one :func:`guess_from` guesses); a :class:`TextDecodeError` naming ``where`` for a byte
+    that is neither."""
     skip = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
     try:
         return data[skip:].decode("utf-8")
     except UnicodeDecodeError as exc:
         start = max(skip, line_start(data, skip + exc.start))
+        bad = exc
     head = data[skip:start].decode("utf-8")  # the lines before the first bad byte's
+    line = 1 + head.count("\n") + head.count("\r") - head.count("\r\n")
+    if encoding == AUTO:
+        sample = data[start:start + (1 << 16)]
+        moved = UnicodeDecodeError("utf-8", sample, skip + bad.start - start,
+                                   skip + bad.end - start, bad.reason)
+        encoding = guess_from(where, sample, moved, line=line, offset=start)
     try:
         return head + data[start:].decode(encoding)
     except UnicodeDecodeError as exc:
-        raise neither(where, data[start:], exc, encoding, offset=start,
-                      line=1 + head.count("\n") + head.count("\r") - head.count("\r\n")) from None
+        raise neither(where, data[start:], exc, encoding, offset=start, line=line) from None
+
+
+class LineDecoder:
+    """The lines (or pieces of lines) of the file ``where``, read one after another: UTF-8,
+    and from the first that is not on in ``encoding`` (a name :func:`fallback_encoding`
+    gave; ``"auto"``: :func:`guess_from`, from the bytes ahead), as one stream, so that a
+    character cut between two pieces decodes whole. Without an encoding, a piece that is
+    not UTF-8 raises its ``UnicodeDecodeError`` (the caller names it)."""
+
+    def __init__(self, where: str, encoding: str | None) -> None:
+        self.where, self.encoding = where, encoding
+        self._legacy: codecs.IncrementalDecoder | None = None
+
+    def decode(self, raw: bytes, *, line: int, offset: int, ahead: BinaryIO | None = None,
+               ) -> str:
+        """``raw`` (which starts at byte ``offset``, on line ``line``) decoded; ``ahead``:
+        the file, read on to guess from (and put back)."""
+        if self._legacy is None:
+            try:
+                return raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                if self.encoding is None:
+                    raise
+                if self.encoding == AUTO:  # guessed from the bytes from this line on
+                    sample = raw
+                    if ahead is not None:
+                        back = ahead.tell()
+                        sample += ahead.read(1 << 16)
+                        ahead.seek(back)
+                    self.encoding = guess_from(self.where, sample, exc, line=line,
+                                               offset=offset)
+                self._legacy = codecs.getincrementaldecoder(self.encoding)()
+        try:
+            return self._legacy.decode(raw)
+        except UnicodeDecodeError as exc:
+            raise neither(self.where, raw, exc, str(self.encoding), line=line,
+                          offset=offset) from None
+
+    def finish(self, *, line: int, offset: int) -> None:
+        """At the end of the file: a :class:`TextDecodeError` for a character cut there."""
+        if self._legacy is None:
+            return
+        try:
+            self._legacy.decode(b"", final=True)
+        except UnicodeDecodeError as exc:
+            raise neither(self.where, b"", exc, str(self.encoding), line=line,
+                          offset=offset) from None

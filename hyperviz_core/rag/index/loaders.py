@@ -324,8 +324,9 @@ def load_documents(
     ``on_unreadable="skip"`` leaves out a file that cannot be read (binary, not UTF-8,
     invalid JSON, unreadable) with a :class:`UserWarning` naming it, instead of raising.
     ``follow_links=True`` also reads files that links in a folder lead to outside it.
-    ``encoding="cp1252"`` (any encoding that reads ASCII as ASCII) reads a text file that
-    is not UTF-8 in it, from its first line that is not (:func:`file_documents`).
+    ``encoding="cp1252"`` (any encoding that reads ASCII as ASCII; ``"auto"``: guessed per
+    file) reads a text file that is not UTF-8 in it, from its first line that is not
+    (:func:`file_documents`).
     """
     if isinstance(paths, str | Path):
         paths = [paths]

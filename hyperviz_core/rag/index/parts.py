@@ -29,7 +29,7 @@ from pathlib import Path
 from ..types import Document
 from .encoding_hint import convert_hint, looks_like_text
 from .guards import printable
-from .legacy import TextDecodeError, neither
+from .legacy import LineDecoder, TextDecodeError
 from .titles import FRONT_MATTER_CHARS, TITLE_LINES, front_matter, read_title
 from .widetext import bom_codec, wide_lines
 
@@ -109,41 +109,24 @@ def utf8_lines(path: Path, *, whole_lines: bool = False,
         return
     offset, line = 0, 1
     kept = b""
-    legacy = None  # the decoder of ``encoding`` once a line was not UTF-8
+    decoder = LineDecoder(str(path), encoding)
     limit = -1 if whole_lines else PIECE_BYTES
     with path.open("rb") as fh:
         while True:
             chunk = fh.readline(limit)
             raw, kept = kept + chunk, b""
             if not raw:
-                if legacy is not None:
-                    try:
-                        legacy.decode(b"", final=True)
-                    except UnicodeDecodeError as exc:  # a character cut at the file's end
-                        raise neither(str(path), b"", exc, str(encoding), line=line,
-                                      offset=offset) from None
+                decoder.finish(line=line, offset=offset)
                 return
             if len(chunk) == limit and not raw.endswith(b"\n"):  # the line goes on
                 raw, kept = _cut_piece(raw)
                 if not raw:
                     continue
             skip = len(codecs.BOM_UTF8) if offset == 0 and raw.startswith(codecs.BOM_UTF8) else 0
-            text = None
-            if legacy is None:
-                try:
-                    text = raw[skip:].decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    if encoding is None:
-                        raise not_utf8(path, raw[skip:], exc, line=line,
-                                       offset=offset + skip) from None
-                    legacy = codecs.getincrementaldecoder(encoding)()
-            if legacy is not None:
-                try:
-                    text = legacy.decode(raw[skip:])
-                except UnicodeDecodeError as exc:
-                    raise neither(str(path), raw[skip:], exc, str(encoding), line=line,
-                                  offset=offset + skip) from None
-            assert text is not None
+            try:
+                text = decoder.decode(raw[skip:], line=line, offset=offset + skip, ahead=fh)
+            except UnicodeDecodeError as exc:  # not UTF-8, and no encoding given
+                raise not_utf8(path, raw[skip:], exc, line=line, offset=offset + skip) from None
             offset += len(raw)
             if "\r" not in text:
                 line += text.endswith("\n")
