@@ -29,9 +29,10 @@ from typing import BinaryIO
 
 from .encoding_hint import guessed_encoding
 from .guards import printable
+from .textlines import line_of, line_start
 
 __all__ = ["AUTO", "LineDecoder", "TextDecodeError", "decode_text", "fallback_encoding",
-           "guess_from", "line_start", "neither"]
+           "guess_from", "neither"]
 
 #: the ``encoding`` that guesses each file's (:func:`guess_from`)
 AUTO = "auto"
@@ -79,18 +80,11 @@ def fallback_encoding(encoding: object) -> str | None:
     return name
 
 
-def line_start(data: bytes, end: int) -> int:
-    """The offset of the line holding byte ``end`` of ``data`` (after the last ``\\n`` or
-    ``\\r`` before it)."""
-    return max(data.rfind(b"\n", 0, end), data.rfind(b"\r", 0, end)) + 1
-
-
 def neither(where: str, data: bytes, exc: UnicodeDecodeError, encoding: str, *,
             line: int = 1, offset: int = 0) -> TextDecodeError:
     """The error for ``exc`` raised decoding ``data`` (which starts at byte ``offset``, on
     line ``line`` of the file ``where``) in ``encoding``."""
-    head = data[:exc.start]
-    at = line + head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n")
+    at = line - 1 + line_of(data, exc.start)
     return TextDecodeError(f"{printable(where)}: neither UTF-8 nor {encoding} text at line "
                              f"{at}, byte {offset + exc.start} ({exc.reason})")
 
@@ -102,8 +96,7 @@ def guess_from(where: str, sample: bytes, exc: UnicodeDecodeError, *, line: int 
     the UTF-8 error in them); a :class:`TextDecodeError` when no guess fits."""
     codec = guessed_encoding(sample)
     if codec is None:
-        head = sample[:exc.start]
-        at = line + head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n")
+        at = line - 1 + line_of(sample, exc.start)
         raise TextDecodeError(f"{printable(where)}: not UTF-8 text at line {at}, byte "
                               f"{offset + exc.start} ({exc.reason}), and no encoding "
                               "--encoding auto knows reads it as plausible text: name its "
@@ -125,7 +118,7 @@ def decode_text(data: bytes, encoding: str, *, where: str = "<text>") -> str:
         start = max(skip, line_start(data, skip + exc.start))
         bad = exc
     head = data[skip:start].decode("utf-8")  # the lines before the first bad byte's
-    line = 1 + head.count("\n") + head.count("\r") - head.count("\r\n")
+    line = line_of(data, start)
     if encoding == AUTO:
         sample = data[start:start + (1 << 16)]
         moved = UnicodeDecodeError("utf-8", sample, skip + bad.start - start,

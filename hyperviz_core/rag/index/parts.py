@@ -30,6 +30,7 @@ from ..types import Document
 from .encoding_hint import convert_hint, looks_like_text
 from .guards import printable
 from .legacy import LineDecoder, TextDecodeError
+from .textlines import line_ends, line_of
 from .titles import FRONT_MATTER_CHARS, TITLE_LINES, front_matter, read_title
 from .widetext import bom_codec, wide_lines
 
@@ -41,27 +42,13 @@ __all__ = ["PART_BYTES", "PIECE_BYTES", "TITLE_LINES", "TextDecodeError", "conve
 PART_BYTES = 256 * 1024
 
 
-def line_ends(text: str) -> str:
-    """``text`` with ``\\r\\n`` and ``\\r`` read as ``\\n``, as every file is read.
-
-    >>> line_ends("one\\r\\ntwo\\rthree")
-    'one\\ntwo\\nthree'
-    """
-    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
-
-
-def _line_of(data: bytes, end: int) -> int:
-    """1 + the line breaks (``\\n``, ``\\r\\n`` or a lone ``\\r``) in ``data[:end]``."""
-    head = data[:end]
-    return head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n") + 1
-
 
 def not_utf8(path: Path, data: bytes, exc: UnicodeDecodeError, *, line: int = 1,
              offset: int = 0) -> TextDecodeError:
     """The error for ``exc`` raised decoding ``data``, which starts at byte ``offset`` and
     on line ``line`` of ``path``."""
     return TextDecodeError(f"{printable(str(path))}: not UTF-8 text at line "
-                           f"{line - 1 + _line_of(data, exc.start)}, byte {offset + exc.start} "
+                           f"{line - 1 + line_of(data, exc.start)}, byte {offset + exc.start} "
                            f"({exc.reason}); {convert_hint(data)}")
 
 

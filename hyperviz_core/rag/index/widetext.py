@@ -24,6 +24,7 @@ from pathlib import Path
 
 from .guards import printable
 from .legacy import TextDecodeError
+from .textlines import line_ends
 
 __all__ = ["BOMS", "bom_codec", "wide_lines", "wide_text"]
 
@@ -43,14 +44,10 @@ def bom_codec(head: bytes) -> str | None:
 
 def _not_wide(where: str, data: bytes, codec: str, exc: UnicodeDecodeError) -> TextDecodeError:
     """The error for ``exc``, raised decoding the file ``where`` (its bytes: ``data``)."""
-    head = _lines(data[:exc.start].decode(codec))  # what is before the bad bytes reads
+    head = line_ends(data[:exc.start].decode(codec))  # what is before the bad bytes reads
     return TextDecodeError(f"{printable(where)}: not {codec.upper()} text at line "
                            f"{head.count(chr(10)) + 1}, byte {exc.start} ({exc.reason}), "
                            "though it starts with that encoding's byte-order mark")
-
-
-def _lines(text: str) -> str:
-    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 def wide_text(where: str, data: bytes, codec: str) -> str:
@@ -58,7 +55,7 @@ def wide_text(where: str, data: bytes, codec: str) -> str:
     mark) decoded, the mark dropped, ``\\r\\n`` and ``\\r`` read as ``\\n``; a
     :class:`TextDecodeError` naming the byte that is no such text."""
     try:
-        return _lines(data.decode(codec))
+        return line_ends(data.decode(codec))
     except UnicodeDecodeError as exc:
         raise _not_wide(where, data, codec, exc) from None
 
