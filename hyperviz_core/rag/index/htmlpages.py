@@ -281,7 +281,8 @@ def _decoded(path: Path, encoding: str | None = None) -> str:
 def html_document(path: Path, id_from_path: bool, root: Path | None = None, *,
                   encoding: str | None = None) -> Document:
     """The document of the HTML file ``path`` (see the module's docs); a binary file, or
-    UTF-16/UTF-32 text, is a :class:`~.errors.LoaderError` as for a text file. ``encoding``:
+    UTF-16 text without a byte-order mark, is a :class:`~.errors.LoaderError` as for a text
+    file (with the mark, UTF-16 and UTF-32 are read as such). ``encoding``:
     what a page that declares no charset and is not UTF-8 is read in (:mod:`.legacy`)."""
     check_not_binary(path)
     title, text = page_text(_decoded(path, encoding))

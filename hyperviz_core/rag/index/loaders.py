@@ -31,7 +31,8 @@ see :func:`~.textfiles.walk`, which also says what a walk leaves out and why):
 An id is a string or an integer (its decimal text); documents without one get
 ``doc-<hash of title + text>``. Every other field goes into the metadata. Bad input
 (another id: ``1.0``, ``true``, an object) raises :class:`LoaderError` naming the file (and
-line); so does JSON nested too deeply to parse, UTF-16/UTF-32 text, a binary file (a NUL
+line); so does JSON nested too deeply to parse, UTF-16 text without a byte-order mark
+(with one, UTF-16 and UTF-32 are read as such), a binary file (a NUL
 byte among its first 8,000 bytes, as git tells binary files, e.g. an image given by
 name), a byte that is not UTF-8 (its line and its offset in the file are
 named), a string holding a lone surrogate (a ``"\\ud800"`` escape: no store can keep it), a

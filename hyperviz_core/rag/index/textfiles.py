@@ -8,10 +8,11 @@ first heading (:func:`~.titles.read_title`), with metadata ``{"source": path}`` 
 found); the front matter is not in its text (:func:`~.titles.front_matter`). A file over the
 part size is read incrementally as parts (:mod:`.parts`). Every failure is a one-line
 :class:`~.errors.LoaderError` naming the file: one the operating system will not let us
-read, UTF-16 or UTF-32 text (a byte-order mark, or NUL bytes at every other position:
-convert it), a binary file (another NUL byte among the first :data:`SNIFF_BYTES`, git's
-test), and bytes that are not UTF-8 (with their line and their offset in the file, and a
-hint to convert them).
+read, UTF-16 text without a byte-order mark (NUL bytes at every other position: convert
+it), a binary file (another NUL byte among the first :data:`SNIFF_BYTES`, git's test), and
+bytes that are not UTF-8 (with their line and their offset in the file, and a hint to
+convert them or name their encoding: :mod:`.legacy`). UTF-16 and UTF-32 text with its
+byte-order mark is read as such (:mod:`.widetext`).
 """
 
 from __future__ import annotations
@@ -66,8 +67,9 @@ def unreadable(path: Path, exc: OSError) -> LoaderError:
 
 
 def read_text(path: Path, encoding: str | None = None) -> str:
-    """The whole UTF-8 text of ``path`` (a leading BOM dropped); a :class:`LoaderError`
-    naming the file (and for a byte that is not UTF-8 its line and offset) otherwise.
+    """The whole UTF-8 text of ``path`` (a leading BOM dropped; UTF-16 or UTF-32 text read
+    as such when it starts with their byte-order mark); a :class:`LoaderError` naming the
+    file (and for a byte that is not UTF-8 its line and offset) otherwise.
     ``encoding`` (a name :func:`~.legacy.fallback_encoding` gave): a file that is not UTF-8
     is read in it from the line holding its first byte that is not (:mod:`.legacy`)."""
     try:
@@ -177,10 +179,9 @@ def check_not_binary(path: Path) -> None:
     wide = _wide_encoding(head)
     if wide in ("UTF-16", "UTF-32"):  # its mark names it: read as such
         return
-    if wide is not None:
-        how = "a byte-order mark" if wide in ("UTF-16", "UTF-32") else "every other byte NUL"
-        raise LoaderError(f"{path}: not UTF-8 text but {wide} text ({how}); convert it to "
-                          f"UTF-8, e.g. iconv -f {wide} -t UTF-8")
+    if wide is not None:  # UTF-16LE or UTF-16BE: no mark
+        raise LoaderError(f"{path}: not UTF-8 text but {wide} text (every other byte NUL); "
+                          f"convert it to UTF-8, e.g. iconv -f {wide} -t UTF-8")
     nul = head.find(b"\x00")
     if nul >= 0:
         raise LoaderError(f"{path}: a binary file, not text (NUL byte at byte {nul}); vizrag "
