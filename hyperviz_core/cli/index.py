@@ -155,13 +155,14 @@ def _print_stats(stats: Any) -> None:
 def _load_inputs(args: argparse.Namespace) -> tuple[Any, Any]:
     """The documents to index as a stream (one per id, by ``--on-duplicate``; large text
     files as parts of ``--part-kb``) and what was dropped."""
+    from ..rag.index.legacy import AUTO, fallback_encoding
     from ..rag.index.loaders import LoaderError, no_documents
     from ..rag.index.stream import DocumentStream
 
     if args.part_kb is not None and not 1 / 1024 <= args.part_kb < 2**40:
         raise ValueError(f"--part-kb must be a number of kilobytes from 1/1024 (one byte) "
                          f"up, got {args.part_kb}")
-    if args.encoding is not None and args.encoding.strip().lower() == "auto":
+    if fallback_encoding(args.encoding) == AUTO:
         _note_guesses()
     docs = DocumentStream(
         args.paths, on_duplicate=args.on_duplicate, limit=args.limit,

@@ -116,18 +116,9 @@ def decode_text(data: bytes, encoding: str, *, where: str = "<text>") -> str:
         return data[skip:].decode("utf-8")
     except UnicodeDecodeError as exc:
         start = max(skip, line_start(data, skip + exc.start))
-        bad = exc
     head = data[skip:start].decode("utf-8")  # the lines before the first bad byte's
-    line = line_of(data, start)
-    if encoding == AUTO:
-        sample = data[start:start + (1 << 16)]
-        moved = UnicodeDecodeError("utf-8", sample, skip + bad.start - start,
-                                   skip + bad.end - start, bad.reason)
-        encoding = guess_from(where, sample, moved, line=line, offset=start)
-    try:
-        return head + data[start:].decode(encoding)
-    except UnicodeDecodeError as exc:
-        raise neither(where, data[start:], exc, encoding, offset=start, line=line) from None
+    return head + LineDecoder(where, encoding).decode(
+        data[start:], line=line_of(data, start), offset=start, final=True)
 
 
 class LineDecoder:
@@ -142,9 +133,10 @@ class LineDecoder:
         self._legacy: codecs.IncrementalDecoder | None = None
 
     def decode(self, raw: bytes, *, line: int, offset: int, ahead: BinaryIO | None = None,
-               ) -> str:
+               final: bool = False) -> str:
         """``raw`` (which starts at byte ``offset``, on line ``line``) decoded; ``ahead``:
-        the file, read on to guess from (and put back)."""
+        the file, read on to guess from (and put back); ``final``: ``raw`` ends the file (a
+        character cut at its end is an error, as :meth:`finish` makes it)."""
         if self._legacy is None:
             try:
                 return raw.decode("utf-8")
@@ -161,7 +153,7 @@ class LineDecoder:
                                                offset=offset)
                 self._legacy = codecs.getincrementaldecoder(self.encoding)()
         try:
-            return self._legacy.decode(raw)
+            return self._legacy.decode(raw, final)
         except UnicodeDecodeError as exc:
             raise neither(self.where, raw, exc, str(self.encoding), line=line,
                           offset=offset) from None

@@ -244,7 +244,7 @@ def _file_documents(path: Path, root: Path | None, id_from_path: bool,
         raise LoaderError(f"{path}: not a regular file (a pipe, FIFO or device): save what "
                           "it gives to a file and index that (`cat > corpus.jsonl`)")
     suffix = path.suffix.lower()
-    if encoding is not None and suffix in ENCODED_FILES:  # a page, subtitles
+    if suffix in ENCODED_FILES:  # a page, subtitles: read as text, in ``encoding`` too
         yield ENCODED_FILES[suffix](path, id_from_path, root, encoding=encoding), str(path)
         return
     read = WHOLE_FILES.get(suffix)

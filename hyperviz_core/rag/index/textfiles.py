@@ -73,13 +73,7 @@ def read_text(path: Path, encoding: str | None = None) -> str:
     ``encoding`` (a name :func:`~.legacy.fallback_encoding` gave): a file that is not UTF-8
     is read in it from the line holding its first byte that is not (:mod:`.legacy`)."""
     try:
-        return path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        pass  # not UTF-8: UTF-16 or UTF-32 with its mark, ``encoding``, or the error
-    except OSError as exc:
-        raise unreadable(path, exc) from exc
-    try:
-        data = path.read_bytes()
+        data = path.read_bytes()  # read once, whatever it turns out to be
     except OSError as exc:
         raise unreadable(path, exc) from exc
     return utf8_text(path, data, encoding)
@@ -114,14 +108,9 @@ def utf8_text(path: Path, data: bytes, encoding: str | None = None) -> str:
     return line_ends(text)
 
 
-def _decode_failure(path: Path, data: bytes | None = None) -> str:
+def _decode_failure(path: Path, data: bytes) -> str:
     """``f.txt: not UTF-8 text at line L, byte N (why)`` for a file that failed to decode
-    (N: the offset of the first bad byte in the file), given its bytes or reading them."""
-    if data is None:
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            return str(unreadable(path, exc))
+    (N: the offset of the first bad byte in the file), given its bytes."""
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
