@@ -174,15 +174,11 @@ def convert_hint(data: bytes) -> str:
     Hebrew or Arabic legacy encoding (GBK, Big5, Shift_JIS, EUC-JP, EUC-KR, Windows-125x)
     when its letters read as that script's common ones; none when nothing fits. The
     encoding's name is one both ``iconv`` and Python know."""
-    sample = data[:1 << 16]
-    guesses = _legacy_guesses(sample)
+    guesses = _guesses(data)
     if guesses:
         names = " or ".join(name for name, _ in guesses[:2])
         return (f"it reads as {names} text: convert it to UTF-8, e.g. "
                 f"iconv -f {guesses[0][1]} -t UTF-8, {_READ_SO.format(guesses[0][1])}")
-    if _western(sample):
-        return ("it reads as Windows-1252 (Latin-1) text: convert it to UTF-8, e.g. "
-                f"iconv -f WINDOWS-1252 -t UTF-8, {_READ_SO.format('WINDOWS-1252')}")
     return ("convert it to UTF-8 from the encoding it was written in, e.g. "
             "iconv -f ENCODING -t UTF-8 (iconv -l lists the encodings), "
             f"{_READ_SO.format('ENCODING')}")
@@ -197,11 +193,18 @@ def guessed_encoding(data: bytes) -> str | None:
     >>> guessed_encoding("Привет, как дела? Хорошо.".encode("cp1251"))
     'cp1251'
     """
+    guesses = _guesses(data)
+    return codecs.lookup(guesses[0][1]).name if guesses else None
+
+
+def _guesses(data: bytes) -> list[tuple[str, str]]:
+    """(name, iconv name) of the encodings ``data``'s first 64 KiB read as plausible text
+    in, the likeliest first: the legacy ones of :func:`_legacy_guesses`, else Windows-1252
+    for Western European text, else none."""
     sample = data[:1 << 16]
-    guesses = _legacy_guesses(sample)
-    if guesses:
-        return codecs.lookup(guesses[0][1]).name
-    return "cp1252" if _western(sample) else None
+    if guesses := _legacy_guesses(sample):
+        return guesses
+    return [("Windows-1252 (Latin-1)", "WINDOWS-1252")] if _western(sample) else []
 
 
 #: the end of every hint: the other way out, reading such files in the encoding
