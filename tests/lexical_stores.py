@@ -7,6 +7,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from hyperviz_core.rag import Document, HashingEmbedder, VizRAG
@@ -106,3 +107,17 @@ def assert_older_embedder_kept(path: Path, old: HashingEmbedder, docs: list[tupl
         insert_docs(rag, [added])
         assert rag.retrieve(query, mode="naive", render=False).chunks[0].doc_id == added[0]
         assert rag.store.embedder_info() == (old.name, old.dim)
+
+
+def check_embedder_flag(old: HashingEmbedder, names: tuple[str, str], flag: str,
+                        pair: list[str], below: float, unchanged: list[str]) -> None:
+    """The default hashed embedder against ``old``, made with ``flag=False``: their names,
+    ``old``'s repr naming the flag, the two texts of ``pair`` the same vector for the default
+    (cosine 1) and apart for ``old`` (under ``below``), and ``unchanged`` (texts the flag
+    does not touch) the very same vectors from both."""
+    new = HashingEmbedder()
+    assert (new.name, old.name) == names
+    assert repr(old).endswith(f"{flag}=False)") and repr(new).endswith("(3, 4))")
+    v, w = new.embed(pair), old.embed(pair)
+    assert float(v[0] @ v[1]) == pytest.approx(1.0) and float(w[0] @ w[1]) < below
+    assert np.array_equal(new.embed(unchanged), old.embed(unchanged))
