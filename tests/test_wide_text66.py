@@ -2,7 +2,8 @@
 
 Excel's "Unicode Text" export and Windows PowerShell's ``>`` write UTF-16 with a mark;
 before, every such file was refused with an ``iconv`` hint. Without a mark (every other
-byte NUL) a file is still refused: its byte order would be a guess.
+byte NUL) a file is still refused, unless read with ``--encoding auto`` (stop 67:
+``tests/test_unmarked_utf16_67.py``): its byte order is a guess.
 """
 
 from __future__ import annotations

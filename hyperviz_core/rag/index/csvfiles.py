@@ -81,7 +81,7 @@ def csv_documents(path: Path, id_from_path: bool, root: Path | None = None, *,
                   ) -> Iterator[tuple[Document, str]]:
     """The documents of the CSV or TSV file ``path`` (see the module's docs), each with
     where it came from (``encoding``: what a file that is not UTF-8 is read in)."""
-    check_not_binary(path)
+    check_not_binary(path, encoding)
     rows = _rows(path, encoding)
     first = next(rows, None)  # None: an empty file, one table document without text
     header = [h.strip() for h in first[1]] if first is not None else []

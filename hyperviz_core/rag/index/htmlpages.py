@@ -55,7 +55,7 @@ from .guards import printable
 from .parts import line_ends
 from .textfiles import check_not_binary, path_id, unreadable, utf8_text
 from .titles import cut_title
-from .widetext import bom_codec
+from .widetext import text_codec
 
 __all__ = ["html_document", "page_charset", "page_text"]
 
@@ -268,7 +268,7 @@ def _decoded(path: Path, encoding: str | None = None) -> str:
         data = path.read_bytes()
     except OSError as exc:
         raise unreadable(path, exc) from exc
-    charset = None if bom_codec(data) else page_charset(data)  # a UTF-16 mark: no <meta>
+    charset = None if text_codec(data, encoding) else page_charset(data)  # no <meta> then
     if charset is None:
         return utf8_text(path, data, encoding)
     try:
@@ -283,8 +283,9 @@ def html_document(path: Path, id_from_path: bool, root: Path | None = None, *,
     """The document of the HTML file ``path`` (see the module's docs); a binary file, or
     UTF-16 text without a byte-order mark, is a :class:`~.errors.LoaderError` as for a text
     file (with the mark, UTF-16 and UTF-32 are read as such). ``encoding``:
-    what a page that declares no charset and is not UTF-8 is read in (:mod:`.legacy`)."""
-    check_not_binary(path)
+    what a page that declares no charset and is not UTF-8 is read in (:mod:`.legacy`;
+    ``"auto"`` also reads UTF-16 without a mark, as for a text file)."""
+    check_not_binary(path, encoding)
     title, text = page_text(_decoded(path, encoding))
     return Document(id=path_id(path, id_from_path, root), title=cut_title(title or path.stem),
                     text=text, metadata={"source": str(path)})

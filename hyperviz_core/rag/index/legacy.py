@@ -7,12 +7,15 @@ the lines before it were UTF-8 (plain ASCII, in a file written in one legacy enc
 reads the same either way), so a folder of UTF-8 files with a few Windows-1252 ones is read
 right with one option, and a UTF-8 file is never misread. A byte that is neither is an error
 naming the file, its line and its offset. The encoding must read ASCII as ASCII (Windows-125x,
-Latin-N, GBK/GB18030, Big5, Shift_JIS, EUC-JP, EUC-KR, KOI8-R ...): UTF-16 and UTF-32 text is
-refused with how to convert it, as without an encoding. ``"auto"`` reads each such file in
+Latin-N, GBK/GB18030, Big5, Shift_JIS, EUC-JP, EUC-KR, KOI8-R ...): UTF-16 and UTF-32 as
+the encoding are refused (with a byte-order mark such text is read anyway:
+:mod:`.widetext`). ``"auto"`` reads each such file in
 the encoding its bytes (up to 64 KiB from that line on) read as plausible text in — the one
 the error's hint would name (:func:`~.encoding_hint.guessed_encoding`: GBK/GB18030, Big5,
 Shift_JIS, EUC-JP, EUC-KR, Windows-1251/1253/1255/1256, else Windows-1252 for Western
-European text) — a guess, logged at INFO level; bytes it names none for are an error.
+European text) — a guess, logged at INFO level; bytes it names none for are an error. It
+also reads UTF-16 without a byte-order mark, in the byte order its NUL bytes show
+(:func:`~.widetext.text_codec`).
 
 Example:
     >>> fallback_encoding("WINDOWS-1252"), fallback_encoding("utf8"), fallback_encoding(None)
@@ -32,7 +35,7 @@ from .guards import printable
 from .textlines import line_of, line_start
 
 __all__ = ["AUTO", "LineDecoder", "TextDecodeError", "decode_text", "fallback_encoding",
-           "guess_from", "neither"]
+           "guess_from", "log_guess", "neither"]
 
 #: the ``encoding`` that guesses each file's (:func:`guess_from`)
 AUTO = "auto"
@@ -75,8 +78,10 @@ def fallback_encoding(encoding: object) -> str | None:
         return None
     if not ascii_alike:
         raise ValueError(f"encoding {printable(encoding)!r} does not read ASCII as ASCII "
-                         "(UTF-16, UTF-32 ...): convert such files to UTF-8 first, e.g. "
-                         f"iconv -f {printable(encoding).upper()} -t UTF-8")
+                         "(UTF-16, UTF-32 ...): such text is read with no option when it "
+                         "starts with a byte-order mark, UTF-16 without one with --encoding "
+                         "auto (encoding='auto' in Python); or convert such files to UTF-8 "
+                         f"first, e.g. iconv -f {printable(encoding).upper()} -t UTF-8")
     return name
 
 
@@ -102,8 +107,14 @@ def guess_from(where: str, sample: bytes, exc: UnicodeDecodeError, *, line: int 
                               "--encoding auto knows reads it as plausible text: name its "
                               "encoding (--encoding ENC, encoding= in Python) or convert it "
                               "to UTF-8")
-    _log.info("%s: not UTF-8 from line %d on: read as %s (guessed)", where, line, codec)
+    log_guess(where, f"not UTF-8 from line {line} on", codec)
     return codec
+
+
+def log_guess(where: str, what: str, codec: str) -> None:
+    """Log (INFO) that ``--encoding auto`` reads the file ``where``, ``what`` it looked
+    like, in ``codec``: ``f.txt: not UTF-8 from line 3 on: read as cp1252 (guessed)``."""
+    _log.info("%s: %s: read as %s (guessed)", where, what, codec)
 
 
 def decode_text(data: bytes, encoding: str, *, where: str = "<text>") -> str:

@@ -263,7 +263,7 @@ def _file_documents(path: Path, root: Path | None, id_from_path: bool,
     if suffix not in (*JSONL_SUFFIXES, *JSON_SUFFIXES):
         yield from text_documents(path, id_from_path, root, part_bytes, encoding)
         return
-    check_not_binary(path)
+    check_not_binary(path, encoding)
     if suffix in JSONL_SUFFIXES:
         yield from _jsonl_documents(path, encoding, **kw)
         return

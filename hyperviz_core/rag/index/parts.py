@@ -32,7 +32,7 @@ from .guards import printable
 from .legacy import LineDecoder, TextDecodeError
 from .textlines import line_ends, line_of
 from .titles import FRONT_MATTER_CHARS, TITLE_LINES, front_matter, read_title
-from .widetext import bom_codec, wide_lines
+from .widetext import SNIFF_BYTES, bom_codec, text_codec, wide_lines
 
 __all__ = ["PART_BYTES", "PIECE_BYTES", "TITLE_LINES", "TextDecodeError", "convert_hint",
            "iter_text_parts", "line_ends", "looks_like_text", "not_utf8", "part_id",
@@ -88,9 +88,10 @@ def utf8_lines(path: Path, *, whole_lines: bool = False,
     its length (JSONL: one record a line). ``encoding`` (a name
     :func:`~.legacy.fallback_encoding` gave): from the first line that is not UTF-8 on, the
     file is read in it (:mod:`.legacy`). A file that starts with UTF-16's or UTF-32's
-    byte-order mark is read as such (:func:`~.widetext.wide_lines`)."""
+    byte-order mark is read as such (:func:`~.widetext.wide_lines`), and with ``"auto"``
+    UTF-16 without one (:func:`~.widetext.text_codec`)."""
     with path.open("rb") as fh:
-        wide = bom_codec(fh.read(4))
+        wide = text_codec(fh.read(SNIFF_BYTES), encoding, str(path))
     if wide is not None:
         yield from wide_lines(path, wide, whole_lines=whole_lines)
         return

@@ -62,7 +62,7 @@ def subtitle_document(path: Path, id_from_path: bool, root: Path | None = None, 
                       encoding: str | None = None) -> Document:
     """The document of the subtitle file ``path`` (see the module's docs; ``encoding``: what
     a file that is not UTF-8 is read in, :mod:`.legacy`)."""
-    check_not_binary(path)
+    check_not_binary(path, encoding)
     whole = read_text(path, encoding).replace("\r\n", "\n").replace("\r", "\n")
     blocks = re.split(r"\n[ \t]*\n", whole)
     title = ""

@@ -9,10 +9,10 @@ found); the front matter is not in its text (:func:`~.titles.front_matter`). A f
 part size is read incrementally as parts (:mod:`.parts`). Every failure is a one-line
 :class:`~.errors.LoaderError` naming the file: one the operating system will not let us
 read, UTF-16 text without a byte-order mark (NUL bytes at every other position: convert
-it), a binary file (another NUL byte among the first :data:`SNIFF_BYTES`, git's test), and
-bytes that are not UTF-8 (with their line and their offset in the file, and a hint to
-convert them or name their encoding: :mod:`.legacy`). UTF-16 and UTF-32 text with its
-byte-order mark is read as such (:mod:`.widetext`).
+it, or read it with ``encoding="auto"``), a binary file (another NUL byte among the first
+:data:`SNIFF_BYTES`, git's test), and bytes that are not UTF-8 (with their line and their
+offset in the file, and a hint to convert them or name their encoding: :mod:`.legacy`).
+UTF-16 and UTF-32 text with its byte-order mark is read as such (:mod:`.widetext`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import NamedTuple
 from ..types import Document, nfc
 from .errors import LoaderError
 from .guards import printable
-from .legacy import decode_text
+from .legacy import AUTO, decode_text
 from .parts import (
     TextDecodeError,
     iter_text_parts,
@@ -40,7 +40,7 @@ from .parts import (
 )
 from .suffixes import READ_SUFFIXES, id_path, reader_missing
 from .titles import FRONT_MATTER_CHARS, front_matter, read_title
-from .widetext import BOMS, bom_codec, wide_text
+from .widetext import SNIFF_BYTES, UNMARKED, bom_codec, text_codec, unmarked_utf16, wide_text
 
 __all__ = ["SNIFF_BYTES", "Walk", "check_not_binary", "foreign_file", "lines", "path_id",
            "read_text", "text_documents", "unreadable", "utf8_text", "walk"]
@@ -71,7 +71,8 @@ def read_text(path: Path, encoding: str | None = None) -> str:
     as such when it starts with their byte-order mark); a :class:`LoaderError` naming the
     file (and for a byte that is not UTF-8 its line and offset) otherwise.
     ``encoding`` (a name :func:`~.legacy.fallback_encoding` gave): a file that is not UTF-8
-    is read in it from the line holding its first byte that is not (:mod:`.legacy`)."""
+    is read in it from the line holding its first byte that is not (:mod:`.legacy`);
+    ``"auto"`` also reads UTF-16 without a mark (:func:`~.widetext.text_codec`)."""
     try:
         data = path.read_bytes()  # read once, whatever it turns out to be
     except OSError as exc:
@@ -90,15 +91,15 @@ def utf8_text(path: Path, data: bytes, encoding: str | None = None) -> str:
     >>> utf8_text(Path("a.txt"), b"caf\\xe9", "cp1252")
     'café'
     """
+    wide = text_codec(data, encoding, str(path))  # (UTF-8 has no NUL-laden head nor mark)
+    if wide is not None:
+        try:
+            return wide_text(str(path), data, wide)
+        except TextDecodeError as exc:
+            raise LoaderError(str(exc)) from None
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        wide = bom_codec(data)
-        if wide is not None:
-            try:
-                return wide_text(str(path), data, wide)
-            except TextDecodeError as exc:
-                raise LoaderError(str(exc)) from None
         if encoding is None:
             raise LoaderError(_decode_failure(path, data)) from None
         try:
@@ -118,59 +119,37 @@ def _decode_failure(path: Path, data: bytes) -> str:
     return f"{printable(str(path))}: not UTF-8 text"
 
 
-#: how much of a file :func:`check_not_binary` looks at (git's binary-file test)
-SNIFF_BYTES = 8000
-
-
-def _decodes_to_text(head: bytes, name: str, skip: int) -> bool:
-    """Whether ``head`` after its byte-order mark decodes as ``name`` to text without control
-    characters (a character cut at the end of the head waits)."""
-    codec = {"UTF-16": "utf-16-le", "UTF-32": "utf-32-le"}[name]
-    if head[:skip] in (codecs.BOM_UTF16_BE, codecs.BOM_UTF32_BE):
-        codec = codec.replace("-le", "-be")
+def _decodes_to_text(head: bytes, codec: str) -> bool:
+    """Whether ``head`` (after a byte-order mark) decodes as ``codec`` to text without
+    control characters (a character cut at the end of the head waits)."""
     try:
-        text = codecs.getincrementaldecoder(codec)().decode(head[skip:], final=False)
+        text = codecs.getincrementaldecoder(codec)().decode(head, final=False)
     except UnicodeDecodeError:
         return False
     return looks_like_text(text)
 
 
-def _wide_encoding(head: bytes) -> str | None:
-    """``"UTF-16"``/``"UTF-32"`` for a head starting with their byte-order mark,
-    ``"UTF-16LE"``/``"UTF-16BE"`` for one without a mark whose NUL bytes all sit at odd
-    (even) offsets, at least every fourth byte, and that decodes as such to text without
-    control characters; else None."""
-    for bom, name in BOMS:
-        if head.startswith(bom):  # and reads as text: a binary file may start so too
-            return name if _decodes_to_text(head, name, len(bom)) else None
-    body = head[: len(head) // 2 * 2]
-    for name, nuls, other in (("UTF-16LE", body[1::2], body[::2]),
-                              ("UTF-16BE", body[::2], body[1::2])):
-        if body and 0 not in other and 2 * nuls.count(0) >= len(nuls):
-            try:  # a character cut at the end of the head waits
-                text = codecs.getincrementaldecoder(name.lower())().decode(body, final=False)
-            except UnicodeDecodeError:
-                continue
-            if looks_like_text(text):
-                return name
-    return None
-
-
-def check_not_binary(path: Path) -> None:
-    """Refuse UTF-16 text without a byte-order mark (named, with how to convert it) and a
-    binary file: one whose first :data:`SNIFF_BYTES` hold a NUL byte. UTF-16 and UTF-32
-    text with its byte-order mark passes: it is read as such (:mod:`.widetext`)."""
+def check_not_binary(path: Path, encoding: str | None = None) -> None:
+    """Refuse UTF-16 text without a byte-order mark (named, with how to convert it; read
+    when ``encoding`` is ``"auto"``) and a binary file: one whose first :data:`SNIFF_BYTES`
+    hold a NUL byte. UTF-16 and UTF-32 text with its byte-order mark that reads as text
+    passes: it is read as such (:mod:`.widetext`)."""
     try:
         with path.open("rb") as fh:
             head = fh.read(SNIFF_BYTES)
     except OSError as exc:
         raise unreadable(path, exc) from exc
-    wide = _wide_encoding(head)
-    if wide in ("UTF-16", "UTF-32"):  # its mark names it: read as such
-        return
-    if wide is not None:  # UTF-16LE or UTF-16BE: no mark
-        raise LoaderError(f"{path}: not UTF-8 text but {wide} text (every other byte NUL); "
-                          f"convert it to UTF-8, e.g. iconv -f {wide} -t UTF-8")
+    bom = bom_codec(head)
+    if bom is not None:  # its mark names it: read as such, unless a binary file starts so
+        if _decodes_to_text(head, bom):
+            return
+    elif (wide := unmarked_utf16(head)) is not None:
+        if encoding == AUTO:
+            return
+        raise LoaderError(f"{path}: not UTF-8 text but {UNMARKED[wide]} text (every other "
+                          f"byte NUL); convert it to UTF-8, e.g. iconv -f {UNMARKED[wide]} -t "
+                          "UTF-8, or read such files so: --encoding auto (encoding=\"auto\" in "
+                          "Python)")
     nul = head.find(b"\x00")
     if nul >= 0:
         raise LoaderError(f"{path}: a binary file, not text (NUL byte at byte {nul}); vizrag "
@@ -209,7 +188,7 @@ def text_documents(path: Path, id_from_path: bool, root: Path | None,
                    ) -> Iterator[tuple[Document, str]]:
     """One document per file, or (a file over ``part_bytes``) its parts read incrementally;
     ``encoding``: what a file that is not UTF-8 is read in (:mod:`.legacy`)."""
-    check_not_binary(path)
+    check_not_binary(path, encoding)
     try:
         big = part_bytes is not None and path.stat().st_size > part_bytes
     except OSError as exc:

@@ -5,13 +5,18 @@ an option: Excel's "Unicode Text" export and Windows PowerShell's ``>`` and ``Ou
 write UTF-16 with one. :func:`bom_codec` tells such a file by its first bytes,
 :func:`wide_text` decodes it whole and :func:`wide_lines` a line at a time, as the UTF-8
 readers do (``\\r\\n`` and ``\\r`` read as ``\\n``). UTF-16 without a mark (every other byte
-NUL) is still refused, with how to convert it: without the mark its byte order is a guess.
+NUL: SQL Server's ``bcp -w``, some Windows tools' logs) is refused, with how to convert it,
+unless the encoding given is ``"auto"`` (``--encoding auto``): then :func:`text_codec` reads
+it in the byte order its NUL bytes show (:func:`unmarked_utf16`), a guess, logged at INFO
+level as ``auto``'s other guesses are (:mod:`.legacy`).
 
 Example:
     >>> bom_codec("Athens".encode("utf-16")), bom_codec("Athens".encode("utf-32"))
     ('utf-16', 'utf-32')
     >>> bom_codec("Athens".encode("utf-16-le")) is None
     True
+    >>> unmarked_utf16("Athens".encode("utf-16-le")), unmarked_utf16("Athens".encode("utf-16-be"))
+    ('utf-16-le', 'utf-16-be')
     >>> wide_text("a.txt", "one\\r\\ntwo".encode("utf-16"), "utf-16")
     'one\\ntwo'
 """
@@ -22,11 +27,18 @@ import codecs
 from collections.abc import Iterator
 from pathlib import Path
 
+from .encoding_hint import looks_like_text
 from .guards import printable
-from .legacy import TextDecodeError
+from .legacy import AUTO, TextDecodeError, log_guess
 from .textlines import line_ends
 
-__all__ = ["BOMS", "bom_codec", "wide_lines", "wide_text"]
+__all__ = ["BOMS", "SNIFF_BYTES", "UNMARKED", "bom_codec", "text_codec", "unmarked_utf16",
+           "wide_lines", "wide_text"]
+
+#: how much of a file is looked at to tell binary data (git's test) and unmarked UTF-16
+SNIFF_BYTES = 8000
+#: :func:`unmarked_utf16`'s codecs and their names in messages (and ``iconv``'s)
+UNMARKED = {"utf-16-le": "UTF-16LE", "utf-16-be": "UTF-16BE"}
 
 #: (byte-order mark, encoding): UTF-32's first, since UTF-32 LE's mark starts as UTF-16 LE's
 BOMS = ((codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"),
@@ -42,17 +54,55 @@ def bom_codec(head: bytes) -> str | None:
     return None
 
 
+def unmarked_utf16(head: bytes) -> str | None:
+    """``"utf-16-le"`` (``"utf-16-be"``) for the first bytes of a file without a byte-order
+    mark whose NUL bytes all sit at odd (even) offsets, at least every fourth byte, and that
+    decode as such to text without control characters (English and Western European text
+    in UTF-16: a NUL byte in most characters; Greek, Cyrillic or CJK text has too few to
+    tell); else None."""
+    body = head[: len(head) // 2 * 2]
+    for codec, nuls, other in zip(UNMARKED, (body[1::2], body[::2]), (body[::2], body[1::2]),
+                                  strict=True):
+        if body and 0 not in other and 2 * nuls.count(0) >= len(nuls):
+            try:  # a character cut at the end of the head waits
+                text = codecs.getincrementaldecoder(codec)().decode(body, final=False)
+            except UnicodeDecodeError:
+                continue
+            if looks_like_text(text):
+                return codec
+    return None
+
+
+def text_codec(head: bytes, encoding: str | None, where: str | None = None) -> str | None:
+    """The wide codec a file whose first bytes are ``head`` is read in: :func:`bom_codec`'s,
+    else (``encoding`` ``"auto"``) :func:`unmarked_utf16`'s, logged as a guess about the
+    file ``where`` when given; None for a file read as UTF-8 (or in ``encoding``).
+
+    >>> text_codec("Athens".encode("utf-16-le"), None) is None
+    True
+    >>> text_codec("Athens".encode("utf-16-le"), "auto")
+    'utf-16-le'
+    """
+    codec = bom_codec(head)
+    if codec is None and encoding == AUTO:
+        codec = unmarked_utf16(head[:SNIFF_BYTES])
+        if codec is not None and where is not None:
+            log_guess(where, f"{UNMARKED[codec]} text without a byte-order mark", codec)
+    return codec
+
+
 def _not_wide(where: str, data: bytes, codec: str, exc: UnicodeDecodeError) -> TextDecodeError:
     """The error for ``exc``, raised decoding the file ``where`` (its bytes: ``data``)."""
     head = line_ends(data[:exc.start].decode(codec))  # what is before the bad bytes reads
+    why = ("though it starts with that encoding's byte-order mark" if codec in ("utf-16",
+           "utf-32") else "as --encoding auto guessed from its NUL bytes")
     return TextDecodeError(f"{printable(where)}: not {codec.upper()} text at line "
-                           f"{head.count(chr(10)) + 1}, byte {exc.start} ({exc.reason}), "
-                           "though it starts with that encoding's byte-order mark")
+                           f"{head.count(chr(10)) + 1}, byte {exc.start} ({exc.reason}), {why}")
 
 
 def wide_text(where: str, data: bytes, codec: str) -> str:
-    """``data`` (the bytes of the file ``where``, which start with ``codec``'s byte-order
-    mark) decoded, the mark dropped, ``\\r\\n`` and ``\\r`` read as ``\\n``; a
+    """``data`` (the bytes of the file ``where``, in ``codec``: :func:`text_codec`'s)
+    decoded, the mark dropped, ``\\r\\n`` and ``\\r`` read as ``\\n``; a
     :class:`TextDecodeError` naming the byte that is no such text."""
     try:
         return line_ends(data.decode(codec))
@@ -66,7 +116,7 @@ PIECE_CHARS = 32 * 1024
 
 
 def wide_lines(path: Path, codec: str, *, whole_lines: bool = False) -> Iterator[str]:
-    """The lines of the file ``path`` (which starts with ``codec``'s byte-order mark), each
+    """The lines of the file ``path`` (in ``codec``: :func:`text_codec`'s), each
     with its ``\\n`` (``\\r\\n`` and ``\\r`` read as ``\\n``); a line longer than
     :data:`PIECE_CHARS` in pieces cut after a space or tab, unless ``whole_lines``."""
     kept = ""
