@@ -25,6 +25,7 @@ from __future__ import annotations
 import codecs
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from ..types import Document
 from .encoding_hint import convert_hint, looks_like_text
@@ -92,40 +93,45 @@ def utf8_lines(path: Path, *, whole_lines: bool = False,
     UTF-16 without one (:func:`~.widetext.text_codec`)."""
     with path.open("rb") as fh:
         wide = text_codec(fh.read(SNIFF_BYTES), encoding, str(path))
-    if wide is not None:
-        yield from wide_lines(path, wide, whole_lines=whole_lines)
-        return
+        if wide is None:
+            fh.seek(0)
+            yield from _byte_lines(path, fh, -1 if whole_lines else PIECE_BYTES,
+                                   LineDecoder(str(path), encoding))
+            return
+    yield from wide_lines(path, wide, whole_lines=whole_lines)
+
+
+def _byte_lines(path: Path, fh: BinaryIO, limit: int, decoder: LineDecoder) -> Iterator[str]:
+    """:func:`utf8_lines` of a file read as bytes (``fh``, open on ``path``): lines of up
+    to ``limit`` bytes (-1: whole), each decoded by ``decoder``."""
     offset, line = 0, 1
     kept = b""
-    decoder = LineDecoder(str(path), encoding)
-    limit = -1 if whole_lines else PIECE_BYTES
-    with path.open("rb") as fh:
-        while True:
-            chunk = fh.readline(limit)
-            raw, kept = kept + chunk, b""
+    while True:
+        chunk = fh.readline(limit)
+        raw, kept = kept + chunk, b""
+        if not raw:
+            decoder.finish(line=line, offset=offset)
+            return
+        if len(chunk) == limit and not raw.endswith(b"\n"):  # the line goes on
+            raw, kept = _cut_piece(raw)
             if not raw:
-                decoder.finish(line=line, offset=offset)
-                return
-            if len(chunk) == limit and not raw.endswith(b"\n"):  # the line goes on
-                raw, kept = _cut_piece(raw)
-                if not raw:
-                    continue
-            skip = len(codecs.BOM_UTF8) if offset == 0 and raw.startswith(codecs.BOM_UTF8) else 0
-            try:
-                text = decoder.decode(raw[skip:], line=line, offset=offset + skip, ahead=fh)
-            except UnicodeDecodeError as exc:  # not UTF-8, and no encoding given
-                raise not_utf8(path, raw[skip:], exc, line=line, offset=offset + skip) from None
-            offset += len(raw)
-            if "\r" not in text:
-                line += text.endswith("\n")
-                yield text
                 continue
-            text = line_ends(text)
-            for piece in text.split("\n")[:-1]:
-                line += 1
-                yield piece + "\n"
-            if not text.endswith("\n"):
-                yield text[text.rfind("\n") + 1:]
+        skip = len(codecs.BOM_UTF8) if offset == 0 and raw.startswith(codecs.BOM_UTF8) else 0
+        try:
+            text = decoder.decode(raw[skip:], line=line, offset=offset + skip, ahead=fh)
+        except UnicodeDecodeError as exc:  # not UTF-8, and no encoding given
+            raise not_utf8(path, raw[skip:], exc, line=line, offset=offset + skip) from None
+        offset += len(raw)
+        if "\r" not in text:
+            line += text.endswith("\n")
+            yield text
+            continue
+        text = line_ends(text)
+        for piece in text.split("\n")[:-1]:
+            line += 1
+            yield piece + "\n"
+        if not text.endswith("\n"):
+            yield text[text.rfind("\n") + 1:]
 
 
 def _head(path: Path, limit: int = FRONT_MATTER_CHARS, encoding: str | None = None) -> str:
