@@ -19,20 +19,23 @@ from hyperviz_core.rag.index.loaders import LoaderError, file_documents, load_do
 from hyperviz_core.rag.index.widetext import text_codec, unmarked_utf16, wide_lines
 
 TEXT = "# Αθήνα\r\n\r\nAthens is the capital of Greece. 東京 is Japan's.\r\n"
-WANT = "# Αθήνα\n\nAthens is the capital of Greece. 東京 is Japan's.\n"
+
+
+RUSSIAN = "# Москва\r\n\r\nМосква — столица России, Санкт-Петербург — её второй город.\r\n"
 
 
 @pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
-def test_auto_reads_it_as_its_utf8_copy(tmp_path: Path, codec: str) -> None:
+@pytest.mark.parametrize("text", [TEXT, RUSSIAN])
+def test_auto_reads_it_as_its_utf8_copy(tmp_path: Path, codec: str, text: str) -> None:
     bare = tmp_path / "bare.md"
-    bare.write_bytes(TEXT.encode(codec))
+    bare.write_bytes(text.encode(codec))
     plain = tmp_path / "plain" / "bare.md"
     plain.parent.mkdir()
-    plain.write_text(TEXT, encoding="utf-8", newline="")
+    plain.write_text(text, encoding="utf-8", newline="")
     (got,) = load_documents([bare], encoding="auto")
     (want,) = load_documents([plain])
     assert (got.id, got.title, got.text) == (want.id, want.title, want.text) == (
-        "bare", "Αθήνα", WANT)
+        "bare", text[2:text.index("\r")], text.replace("\r\n", "\n"))
 
 
 def test_without_auto_it_is_refused_naming_both_ways_out(tmp_path: Path) -> None:
@@ -95,7 +98,10 @@ def test_what_is_not_unmarked_utf16() -> None:
     assert unmarked_utf16("Athens, Αθήνα".encode("utf-16-le")) == "utf-16-le"
     assert unmarked_utf16("Athens, Αθήνα".encode("utf-16-be")) == "utf-16-be"
     assert unmarked_utf16("東京都".encode("utf-16-le")) is None  # too few NUL bytes to tell
-    assert unmarked_utf16("Привет мир, как дела?".encode("utf-16-le")) is None
+    assert unmarked_utf16("Привет мир, как дела?".encode("utf-16-be")) == "utf-16-be"
+    assert unmarked_utf16("Γειά σου κόσμε".encode("utf-16-le")) == "utf-16-le"  # spaces
+    assert unmarked_utf16("Ελληνικά".encode("utf-16-le")) is None  # no NUL byte at all
+    assert unmarked_utf16("Zu\u0308rich und Ko\u0308ln".encode("utf-16-le")) == "utf-16-le"
     assert unmarked_utf16(b"") is None and unmarked_utf16(b"plain ASCII") is None
     assert unmarked_utf16("\x01\x02 data".encode("utf-16-le")) is None  # control characters
     assert unmarked_utf16(b"\x00a\x00b\x00\x00c") is None  # NUL bytes at both offsets
@@ -127,3 +133,11 @@ def test_the_cli_notes_the_guess_once(tmp_path: Path) -> None:
     assert notes == [f"vizrag index: note: {f}: UTF-16LE text without a byte-order mark: "
                      "read as utf-16-le (guessed)"]
     assert "export" in vizrag("documents").stdout
+
+
+def test_a_few_bytes_of_ascii_with_a_nul_are_no_utf16() -> None:
+    """Read as UTF-16, ASCII's letters pair into CJK ideographs of many blocks: a short
+    file with one NUL byte (``<p>\\x00binary``) stays a binary file."""
+    assert unmarked_utf16(b"<p>\x00binary") is None
+    assert unmarked_utf16("Москва — столица".encode("utf-16-le")) == "utf-16-le"
+    assert unmarked_utf16("東京 は 日本 の 首都 です".encode("utf-16-le")) is None

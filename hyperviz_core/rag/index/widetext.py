@@ -24,6 +24,7 @@ Example:
 from __future__ import annotations
 
 import codecs
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -56,21 +57,34 @@ def bom_codec(head: bytes) -> str | None:
 
 def unmarked_utf16(head: bytes) -> str | None:
     """``"utf-16-le"`` (``"utf-16-be"``) for the first bytes of a file without a byte-order
-    mark whose NUL bytes all sit at odd (even) offsets, at least every fourth byte, and that
-    decode as such to text without control characters (English and Western European text
-    in UTF-16: a NUL byte in most characters; Greek, Cyrillic or CJK text has too few to
-    tell); else None."""
+    mark that read as UTF-16 text in that byte order, else None: NUL bytes at its odd (even)
+    offsets, at most one in 8 of them at the others (U+0300, U+4E00 ... hold one there), in
+    every other character at least (ASCII and most Latin text: each character has one), or
+    in one of 16 when three quarters of the other characters are of one 256-character block
+    (Greek, Cyrillic, Hebrew, Arabic ... text with spaces, digits and line breaks, which
+    hold one); and the bytes decode so to text without control characters. Chinese or
+    Japanese text (a few hundred blocks) is not told so."""
     body = head[: len(head) // 2 * 2]
-    for codec, nuls, other in zip(UNMARKED, (body[1::2], body[::2]), (body[::2], body[1::2]),
+    for codec, highs, lows in zip(UNMARKED, (body[1::2], body[::2]), (body[::2], body[1::2]),
                                   strict=True):
-        if body and 0 not in other and 2 * nuls.count(0) >= len(nuls):
-            try:  # a character cut at the end of the head waits
-                text = codecs.getincrementaldecoder(codec)().decode(body, final=False)
-            except UnicodeDecodeError:
-                continue
-            if looks_like_text(text):
-                return codec
+        nuls = highs.count(0)
+        if not nuls or 8 * lows.count(0) > nuls or not (
+                2 * nuls >= len(highs) or (16 * nuls >= len(highs) and _one_block(highs))):
+            continue
+        try:  # a character cut at the end of the head waits
+            text = codecs.getincrementaldecoder(codec)().decode(body, final=False)
+        except UnicodeDecodeError:
+            continue
+        if looks_like_text(text):
+            return codec
     return None
+
+
+def _one_block(highs: bytes) -> bool:
+    """Whether three quarters of the characters whose high bytes are ``highs`` but those
+    with a NUL high byte share their high byte (one script's block of 256 code points)."""
+    blocks = Counter(b for b in highs if b)
+    return bool(blocks) and 4 * blocks.most_common(1)[0][1] >= 3 * blocks.total()
 
 
 def text_codec(head: bytes, encoding: str | None, where: str | None = None) -> str | None:
