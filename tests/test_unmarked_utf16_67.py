@@ -1,6 +1,6 @@
 """UTF-16 text without a byte-order mark is read with ``--encoding auto`` (stop 67).
 
-Without a mark (every other byte NUL: SQL Server's ``bcp -w``, some Windows tools' logs)
+Without a mark (NUL bytes at odd or at even offsets: SQL Server's ``bcp -w``, some logs)
 a file is refused with its ``iconv`` command, whose hint now also names ``--encoding
 auto``; with ``auto`` it is read in the byte order its NUL bytes show, logged as a guess.
 """
@@ -43,7 +43,8 @@ def test_without_auto_it_is_refused_naming_both_ways_out(tmp_path: Path) -> None
     bare.write_bytes("hello there".encode("utf-16-be"))
     for encoding in (None, "cp1252"):  # a named encoding does not read UTF-16
         with pytest.raises(LoaderError, match=r"bare\.txt: not UTF-8 text but UTF-16BE text "
-                           r"\(every other byte NUL\); convert it to UTF-8, e.g\. iconv -f "
+                           r"without a byte-order mark \(NUL bytes at even offsets\); "
+                           r"convert it to UTF-8, e.g\. iconv -f "
                            r"UTF-16BE -t UTF-8, or read such files so: --encoding auto "
                            r"\(encoding=\"auto\" in Python\)"):
             load_documents([bare], encoding=encoding)

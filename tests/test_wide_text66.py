@@ -72,8 +72,9 @@ def test_a_large_file_reads_in_parts(tmp_path: Path) -> None:
 def test_no_mark_is_still_refused_and_a_bad_body_is_named(tmp_path: Path) -> None:
     bare = tmp_path / "bare.txt"
     bare.write_bytes("hello there".encode("utf-16-le"))
-    with pytest.raises(LoaderError, match=r"not UTF-8 text but UTF-16LE text \(every other "
-                                          r"byte NUL\); convert it"):
+    with pytest.raises(LoaderError, match=r"not UTF-8 text but UTF-16LE text without a "
+                                          r"byte-order mark \(NUL bytes at odd offsets\); "
+                                          r"convert it"):
         load_documents([bare])
     broken = tmp_path / "broken.txt"  # a lone low surrogate past the bytes sniffed for text
     broken.write_bytes(codecs.BOM_UTF16_LE + "ok text\n".encode("utf-16-le") * 600

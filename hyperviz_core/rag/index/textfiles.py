@@ -8,8 +8,8 @@ first heading (:func:`~.titles.read_title`), with metadata ``{"source": path}`` 
 found); the front matter is not in its text (:func:`~.titles.front_matter`). A file over the
 part size is read incrementally as parts (:mod:`.parts`). Every failure is a one-line
 :class:`~.errors.LoaderError` naming the file: one the operating system will not let us
-read, UTF-16 text without a byte-order mark (NUL bytes at every other position: convert
-it, or read it with ``encoding="auto"``), a binary file (another NUL byte among the first
+read, UTF-16 text without a byte-order mark (NUL bytes at odd or at even offsets only:
+convert it, or read it with ``encoding="auto"``), a binary file (another NUL byte among the first
 :data:`SNIFF_BYTES`, git's test), and bytes that are not UTF-8 (with their line and their
 offset in the file, and a hint to convert them or name their encoding: :mod:`.legacy`).
 UTF-16 and UTF-32 text with its byte-order mark is read as such (:mod:`.widetext`).
@@ -129,6 +129,10 @@ def _decodes_to_text(head: bytes, codec: str) -> bool:
     return looks_like_text(text)
 
 
+#: where an unmarked UTF-16 file's NUL bytes are (:func:`~.widetext.unmarked_utf16`)
+_PARITY = {"utf-16-le": "odd", "utf-16-be": "even"}
+
+
 def check_not_binary(path: Path, encoding: str | None = None) -> None:
     """Refuse UTF-16 text without a byte-order mark (named, with how to convert it; read
     when ``encoding`` is ``"auto"``) and a binary file: one whose first :data:`SNIFF_BYTES`
@@ -146,10 +150,10 @@ def check_not_binary(path: Path, encoding: str | None = None) -> None:
     elif (wide := unmarked_utf16(head)) is not None:
         if encoding == AUTO:
             return
-        raise LoaderError(f"{path}: not UTF-8 text but {UNMARKED[wide]} text (every other "
-                          f"byte NUL); convert it to UTF-8, e.g. iconv -f {UNMARKED[wide]} -t "
-                          "UTF-8, or read such files so: --encoding auto (encoding=\"auto\" in "
-                          "Python)")
+        raise LoaderError(f"{path}: not UTF-8 text but {UNMARKED[wide]} text without a "
+                          f"byte-order mark (NUL bytes at {_PARITY[wide]} offsets); convert it "
+                          f"to UTF-8, e.g. iconv -f {UNMARKED[wide]} -t UTF-8, or read such "
+                          "files so: --encoding auto (encoding=\"auto\" in Python)")
     nul = head.find(b"\x00")
     if nul >= 0:
         raise LoaderError(f"{path}: a binary file, not text (NUL byte at byte {nul}); vizrag "

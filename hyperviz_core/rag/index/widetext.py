@@ -4,11 +4,11 @@ A byte-order mark names its encoding beyond doubt, so such a file is read as tex
 an option: Excel's "Unicode Text" export and Windows PowerShell's ``>`` and ``Out-File``
 write UTF-16 with one. :func:`bom_codec` tells such a file by its first bytes,
 :func:`wide_text` decodes it whole and :func:`wide_lines` a line at a time, as the UTF-8
-readers do (``\\r\\n`` and ``\\r`` read as ``\\n``). UTF-16 without a mark (every other byte
-NUL: SQL Server's ``bcp -w``, some Windows tools' logs) is refused, with how to convert it,
-unless the encoding given is ``"auto"`` (``--encoding auto``): then :func:`text_codec` reads
-it in the byte order its NUL bytes show (:func:`unmarked_utf16`), a guess, logged at INFO
-level as ``auto``'s other guesses are (:mod:`.legacy`).
+readers do (``\\r\\n`` and ``\\r`` read as ``\\n``). UTF-16 without a mark (NUL bytes at odd
+or at even offsets only: SQL Server's ``bcp -w``, some Windows tools' logs) is refused,
+with how to convert it, unless the encoding given is ``"auto"`` (``--encoding auto``): then
+:func:`text_codec` reads it in the byte order its NUL bytes show (:func:`unmarked_utf16`), a
+guess, logged at INFO level as ``auto``'s other guesses are (:mod:`.legacy`).
 
 Example:
     >>> bom_codec("Athens".encode("utf-16")), bom_codec("Athens".encode("utf-32"))
