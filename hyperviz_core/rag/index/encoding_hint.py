@@ -1,8 +1,8 @@
 """What to tell a user whose text file is not UTF-8: the encoding it most likely is.
 
 :func:`convert_hint` reads a sample of the bytes in the legacy encodings people still meet
-(GBK/GB18030, Big5, Shift_JIS, EUC-JP, EUC-KR, Windows-1251/1253/1255/1256) and in
-Windows-1252, and names the one whose reading looks like text of its script (common
+(GBK/GB18030, Big5, Shift_JIS, EUC-JP, EUC-KR, Windows-1251/1253/1255/1256, KOI8-R) and
+in Windows-1252, and names the one whose reading looks like text of its script (common
 characters, words of one script and case, final letters at word ends); it names none when
 nothing fits, rather than a wrong guess whose ``iconv`` would make mojibake. A short sample
 can fool any such guess: it is said as a guess. Either way the hint ends with the other way
@@ -38,12 +38,14 @@ _LEGACY = (("euc_kr", "EUC-KR", "CP949"), ("euc_jp", "EUC-JP", "EUC-JP"),
            ("gb18030", "GBK/GB18030", "GB18030"), ("cp1251", "Windows-1251 (Cyrillic)",
            "WINDOWS-1251"), ("cp1253", "Windows-1253 (Greek)", "WINDOWS-1253"),
            ("cp1255", "Windows-1255 (Hebrew)", "WINDOWS-1255"),
-           ("cp1256", "Windows-1256 (Arabic)", "WINDOWS-1256"))
+           ("cp1256", "Windows-1256 (Arabic)", "WINDOWS-1256"),
+           ("koi8_r", "KOI8-R (Cyrillic)", "KOI8-R"))
 _KANA = re.compile(r"[\u3041-\u30fa\u30fc-\u30fe]")
 _IDEOGRAPH = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _SCRIPT = {"cp1251": re.compile(r"[\u0400-\u04ff]"), "cp1253": re.compile(r"[\u0370-\u03ff]"),
-           "cp1255": re.compile(r"[\u05b0-\u05f4]"), "cp1256": re.compile(r"[\u0600-\u06ff]")}
+           "cp1255": re.compile(r"[\u05b0-\u05f4]"), "cp1256": re.compile(r"[\u0600-\u06ff]"),
+           "koi8_r": re.compile(r"[\u0400-\u04ff]")}
 _WORD = re.compile(r"[^\W\d_]+")
 _RUN = re.compile(r"[^\W\d_\x00-\x7f]+")  # non-ASCII letters
 _LOOSE_POINT = re.compile(r"(?<![\u05b0-\u05c7\u05d0-\u05ea])[\u05b0-\u05c7]")
@@ -116,7 +118,7 @@ def _script_score(text: str, codec: str) -> tuple[int, int]:
             bad += len(word) - sum(c.isascii() for c in word)
     if codec == "cp1255":  # vowel points belong after letters (Cyrillic capitals read so)
         bad += len(_LOOSE_POINT.findall(text))
-    if codec == "cp1251" and (text.count("й") + text.count("ъ")) * 12 > good:
+    if codec in ("cp1251", "koi8_r") and (text.count("й") + text.count("ъ")) * 12 > good:
         return 0, good + bad  # Hebrew read as Cyrillic: й and ъ everywhere
     if caps * 20 > good:  # capitals everywhere: the other case of another encoding
         return 0, good + bad

@@ -1,0 +1,90 @@
+"""How often ``--encoding auto`` reads a legacy-encoded file right.
+
+Runs over a folder laid out as chardet's test files are (one sub-folder per encoding,
+named by it: ``KOI8-R/``, ``windows-1251-russian/``, ``SHIFT_JIS/`` ...; chardet's own are
+at https://github.com/chardet/chardet/tree/main/tests, and ship inside some installs, e.g.
+the Google Cloud SDK's ``platform/gsutil/third_party/chardet/tests``). For each file that
+is not UTF-8 (pure ASCII files are left out: nothing to guess), it reads the file as
+``vizrag index --encoding auto`` does (``legacy.decode_text(data, "auto")``) and prints, per
+folder: the files, how many read **right** (the very text the folder's encoding gives,
+line ends aside), **wrong** (another text; the guessed encodings are listed) and **none**
+(no guess: an error naming the file). Folders of encodings Python has no codec for, and
+UTF-16/UTF-32/UTF-8 ones, are skipped.
+
+    python benchmarks/encoding_guess_bench.py \
+        --tests /usr/lib/google-cloud-sdk/platform/gsutil/third_party/chardet/tests
+"""
+
+from __future__ import annotations
+
+import argparse
+import codecs
+from collections import Counter
+from pathlib import Path
+
+from hyperviz_core.rag.index.encoding_hint import guessed_encoding
+from hyperviz_core.rag.index.legacy import AUTO, TextDecodeError, decode_text
+
+
+def folder_codec(name: str) -> str | None:
+    """Python's codec for a folder named by its encoding (a language may follow:
+    ``iso-8859-2-czech``), None when Python has none or it is UTF-8/16/32."""
+    parts = name.split("-")
+    for n in range(len(parts), 0, -1):
+        try:
+            codec = codecs.lookup("-".join(parts[:n])).name
+        except LookupError:
+            continue
+        return None if codec.startswith(("utf", "ascii")) else codec
+    return None
+
+
+def lines(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    ap.add_argument("--tests", type=Path, required=True, help="chardet's tests folder")
+    args = ap.parse_args()
+    totals: Counter[str] = Counter()
+    for folder in sorted(p for p in args.tests.iterdir() if p.is_dir()):
+        truth = folder_codec(folder.name)
+        if truth is None:
+            continue
+        row: Counter[str] = Counter()
+        wrong: Counter[str] = Counter()
+        for path in sorted(folder.iterdir()):
+            data = path.read_bytes()
+            try:
+                data.decode("utf-8")
+                continue  # ASCII (or UTF-8): nothing to guess
+            except UnicodeDecodeError:
+                pass
+            try:
+                want = lines(data.decode(truth))
+            except UnicodeDecodeError:
+                continue  # not the folder's encoding after all
+            row["files"] += 1
+            try:
+                got = lines(decode_text(data, AUTO, where=str(path)))
+            except TextDecodeError:
+                row["none"] += 1
+                continue
+            if got == want:
+                row["right"] += 1
+            else:
+                row["wrong"] += 1
+                wrong[str(guessed_encoding(data))] += 1
+        if row["files"]:
+            totals.update(row)
+            said = ", ".join(f"{k} {v}" for k, v in sorted(wrong.items()))
+            print(f"{folder.name:26s} ({truth:12s}) files {row['files']:3d}  right "
+                  f"{row['right']:3d}  wrong {row['wrong']:3d}  none {row['none']:3d}"
+                  + (f"  (read as {said})" if said else ""))
+    print(f"all: files {totals['files']}, right {totals['right']}, wrong {totals['wrong']}, "
+          f"none {totals['none']}")
+
+
+if __name__ == "__main__":
+    main()

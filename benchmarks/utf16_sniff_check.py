@@ -1,0 +1,73 @@
+"""How well ``--encoding auto`` tells UTF-16 without a byte-order mark (``unmarked_utf16``).
+
+Two counts, printed:
+
+- **text read as UTF-16:** the first ``--passages`` passages of a corpus (MuSiQue's
+  ``corpus.json``, a list of records with a ``text`` field), each encoded in UTF-16 LE and
+  BE without a mark: how many are told as such, in their byte order;
+- **files with a NUL byte told as UTF-16:** the regular files under ``--binaries`` folders
+  whose first 8,000 bytes hold a NUL byte and that start with no byte-order mark (binary
+  files, and UTF-16 text without a mark), up to ``--files`` of them in a shuffled order
+  (seed 0): how many are told as UTF-16, listed, to be looked at: a binary file among them
+  would be read as text by ``--encoding auto``.
+
+    python benchmarks/utf16_sniff_check.py --data ../shared/data/musique \
+        --binaries /usr/lib /usr/share .venv/lib
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+from pathlib import Path
+
+from hyperviz_core.rag.index.widetext import SNIFF_BYTES, UNMARKED, bom_codec, unmarked_utf16
+
+
+def texts_told(corpus: Path, n: int) -> None:
+    texts = [str(rec["text"]) for rec in json.loads(corpus.read_text(encoding="utf-8"))[:n]]
+    for codec in UNMARKED:
+        told = sum(unmarked_utf16(t.encode(codec)[:SNIFF_BYTES]) == codec for t in texts)
+        print(f"text read as {UNMARKED[codec]}: {told} of {len(texts)} passages")
+
+
+def binaries_taken(roots: list[Path], limit: int) -> None:
+    files = sorted(os.path.join(d, f) for root in roots for d, _, fs in os.walk(root)
+                   for f in fs)
+    random.Random(0).shuffle(files)
+    seen, taken = 0, []
+    for path in files:
+        if seen >= limit:
+            break
+        if os.path.islink(path) or not os.path.isfile(path):
+            continue
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(SNIFF_BYTES)
+        except OSError:
+            continue
+        if b"\x00" not in head or bom_codec(head) is not None:
+            continue
+        seen += 1
+        if (codec := unmarked_utf16(head)) is not None:
+            taken.append(f"{path} ({codec})")
+    print(f"files with a NUL byte told as UTF-16: {len(taken)} of {seen}")
+    for line in taken[:20]:
+        print(f"  {line}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    ap.add_argument("--data", type=Path, default=Path("../shared/data/musique"))
+    ap.add_argument("--passages", type=int, default=500)
+    ap.add_argument("--binaries", type=Path, nargs="*", default=[Path("/usr/lib")])
+    ap.add_argument("--files", type=int, default=10_000)
+    args = ap.parse_args()
+    texts_told(args.data / "corpus.json", args.passages)
+    binaries_taken(args.binaries, args.files)
+
+
+if __name__ == "__main__":
+    main()
