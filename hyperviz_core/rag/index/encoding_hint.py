@@ -2,8 +2,10 @@
 
 :func:`convert_hint` reads a sample of the bytes in the legacy encodings people still meet
 (GBK/GB18030, Big5, Shift_JIS, EUC-JP, EUC-KR, Windows-1251/1253/1255/1256, KOI8-R) and
-in Windows-1252, and names the one whose reading looks like text of its script (common
-characters, words of one script and case, final letters at word ends); it names none when
+names the one whose reading looks like text of its script (common characters, words of one
+script and case, final letters at word ends), else the 8-bit Latin one whose accented
+letters one language writes (Windows-1252, Windows-1250, ISO-8859-2, Windows-1254:
+:mod:`.latin_guess`); it names none when
 nothing fits, rather than a wrong guess whose ``iconv`` would make mojibake. A short sample
 can fool any such guess: it is said as a guess. Either way the hint ends with the other way
 out: reading such files in that encoding (``--encoding``, ``encoding=``: :mod:`.legacy`).
@@ -20,6 +22,8 @@ from __future__ import annotations
 
 import codecs
 import re
+
+from .latin_guess import LATIN, latin_encoding
 
 __all__ = ["convert_hint", "guessed_encoding", "looks_like_text"]
 
@@ -155,26 +159,28 @@ def _legacy_guesses(data: bytes) -> list[tuple[str, str]]:
     return [(name, iconv) for _, _, name, iconv in sorted(found)]
 
 
-def _western(data: bytes) -> bool:
-    """Whether ``data`` reads as Windows-1252 text whose accented letters sit in words
-    with plain letters (or alone: French à), as in Western European text."""
-    try:
-        text = data.decode("cp1252")
-    except UnicodeDecodeError:
-        return False
+def _latin(data: bytes) -> str | None:
+    """The 8-bit Latin encoding (:func:`~.latin_guess.latin_encoding`: Windows-1252,
+    Windows-1250, ISO-8859-2, Windows-1254) ``data`` reads as text in whose accented letters
+    sit in words with plain letters (or alone: French à), as in European text; else None."""
+    codec = latin_encoding(data)
+    if codec is None:
+        return None
+    text = data.decode(codec)
     if not looks_like_text(text):
-        return False
+        return None
     odd = sum(1 for w in _WORD.findall(text)
               if len(w) > 1 and not any(c.isascii() for c in w))
-    return odd * 4 <= len(_WORD.findall(text))
+    return codec if odd * 4 <= len(_WORD.findall(text)) else None
 
 
 def convert_hint(data: bytes) -> str:
     """What to do about ``data`` that is not UTF-8: convert it to UTF-8, naming the encoding
-    it reads as plausible text in (a guess said as one): Windows-1252 (a superset of
-    Latin-1's printable characters) for Western European text, a CJK, Cyrillic, Greek,
-    Hebrew or Arabic legacy encoding (GBK, Big5, Shift_JIS, EUC-JP, EUC-KR, Windows-125x)
-    when its letters read as that script's common ones; none when nothing fits. The
+    it reads as plausible text in (a guess said as one): a CJK, Cyrillic, Greek, Hebrew or
+    Arabic legacy encoding (GBK, Big5, Shift_JIS, EUC-JP, EUC-KR, Windows-125x, KOI8-R) when
+    its letters read as that script's common ones, else Windows-1252 (a superset of
+    Latin-1's printable characters) for Western European text, Windows-1250 or ISO-8859-2
+    for Central European, Windows-1254 for Turkish; none when nothing fits. The
     encoding's name is one both ``iconv`` and Python know."""
     guesses = _guesses(data)
     if guesses:
@@ -201,12 +207,13 @@ def guessed_encoding(data: bytes) -> str | None:
 
 def _guesses(data: bytes) -> list[tuple[str, str]]:
     """(name, iconv name) of the encodings ``data``'s first 64 KiB read as plausible text
-    in, the likeliest first: the legacy ones of :func:`_legacy_guesses`, else Windows-1252
-    for Western European text, else none."""
+    in, the likeliest first: the legacy ones of :func:`_legacy_guesses`, else the 8-bit
+    Latin one of :func:`_latin`, else none."""
     sample = data[:1 << 16]
     if guesses := _legacy_guesses(sample):
         return guesses
-    return [("Windows-1252 (Latin-1)", "WINDOWS-1252")] if _western(sample) else []
+    codec = _latin(sample)
+    return [(name, iconv) for c, name, iconv in LATIN if c == codec]
 
 
 #: the end of every hint: the other way out, reading such files in the encoding
