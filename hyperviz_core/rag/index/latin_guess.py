@@ -47,6 +47,7 @@ ALPHABETS = {
 }
 _SETS = {name: frozenset(letters) for name, letters in ALPHABETS.items()}
 _C1 = re.compile(r"[\x80-\x9f]")  # ISO-8859-2's control bytes: not such text
+_BEYOND_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 def _fit(text: str) -> float:
@@ -54,9 +55,8 @@ def _fit(text: str) -> float:
     ``£`` is no ``Ł``) and signs inside words (which no alphabet holds) that the one
     language fitting them best writes; 0 without any."""
     seen: Counter[str] = Counter()
-    for i, ch in enumerate(text):
-        if ord(ch) < 128:
-            continue
+    for m in _BEYOND_ASCII.finditer(text):
+        i, ch = m.start(), m.group()
         before = i > 0 and text[i - 1].isalpha()
         after = i < len(text) - 1 and text[i + 1].isalpha()
         if ch.isalpha() and (before or after):
