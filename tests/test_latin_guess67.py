@@ -66,3 +66,17 @@ def test_a_byte_windows_1252_leaves_undefined_no_longer_stops_the_guess() -> Non
 def test_no_letter_to_tell_by_is_windows_1252() -> None:
     assert latin_encoding("Price: £20 or 25 € — “quoted”".encode("cp1252")) == "cp1252"
     assert latin_encoding(b"\x81\x81") is None  # undefined in each but ISO-8859-2 (C1)
+
+
+def test_the_framework_loaders_read_with_auto(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_bytes(TEXTS["pl"].encode("iso-8859-2"))
+    (tmp_path / "b.txt").write_bytes("Hello there, friend.".encode("utf-16-le"))  # no mark
+    want = [TEXTS["pl"], "Hello there, friend."]
+    pytest.importorskip("langchain_core")
+    from vizrag_langchain import VizRAGLoader
+
+    assert [d.page_content for d in VizRAGLoader(tmp_path, encoding="auto").load()] == want
+    pytest.importorskip("llama_index.core")
+    from vizrag_llamaindex import VizRAGReader
+
+    assert [d.text for d in VizRAGReader(encoding="auto").load_data(tmp_path)] == want
