@@ -37,7 +37,7 @@ def looks_like_text(text: str) -> bool:
 
 
 #: Legacy encodings :func:`convert_hint` can name: (Python codec, name said, iconv name).
-_LEGACY = (("euc_kr", "EUC-KR", "CP949"), ("euc_jp", "EUC-JP", "EUC-JP"),
+_LEGACY = (("cp949", "EUC-KR", "CP949"), ("euc_jp", "EUC-JP", "EUC-JP"),
            ("cp932", "Shift_JIS", "CP932"), ("big5", "Big5", "BIG5"),
            ("gb18030", "GBK/GB18030", "GB18030"), ("cp1251", "Windows-1251 (Cyrillic)",
            "WINDOWS-1251"), ("cp1253", "Windows-1253 (Greek)", "WINDOWS-1253"),
@@ -64,7 +64,7 @@ def _lead(ch: str, codec: str) -> int:
 
 def _cjk_good(ch: str, codec: str) -> bool:
     """Whether ``ch`` (a letter) is common in text written in the CJK ``codec``."""
-    if codec == "euc_kr":
+    if codec == "cp949":
         return bool(_HANGUL.match(ch))
     if codec in ("euc_jp", "cp932"):
         return bool(_KANA.match(ch)) or (bool(_IDEOGRAPH.match(ch))
