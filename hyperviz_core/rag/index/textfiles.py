@@ -17,7 +17,6 @@ UTF-16 and UTF-32 text with its byte-order mark is read as such (:mod:`.widetext
 
 from __future__ import annotations
 
-import codecs
 import contextlib
 import heapq
 import os
@@ -34,13 +33,20 @@ from .parts import (
     TextDecodeError,
     iter_text_parts,
     line_ends,
-    looks_like_text,
     not_utf8,
     utf8_lines,
 )
 from .suffixes import READ_SUFFIXES, id_path, reader_missing
 from .titles import FRONT_MATTER_CHARS, front_matter, read_title
-from .widetext import SNIFF_BYTES, UNMARKED, bom_codec, text_codec, unmarked_utf16, wide_text
+from .widetext import (
+    SNIFF_BYTES,
+    UNMARKED,
+    bom_codec,
+    reads_as_text,
+    text_codec,
+    unmarked_utf16,
+    wide_text,
+)
 
 __all__ = ["SNIFF_BYTES", "Walk", "check_not_binary", "foreign_file", "lines", "path_id",
            "read_text", "text_documents", "unreadable", "utf8_text", "walk"]
@@ -119,16 +125,6 @@ def _decode_failure(path: Path, data: bytes) -> str:
     return f"{printable(str(path))}: not UTF-8 text"
 
 
-def _decodes_to_text(head: bytes, codec: str) -> bool:
-    """Whether ``head`` (after a byte-order mark) decodes as ``codec`` to text without
-    control characters (a character cut at the end of the head waits)."""
-    try:
-        text = codecs.getincrementaldecoder(codec)().decode(head, final=False)
-    except UnicodeDecodeError:
-        return False
-    return looks_like_text(text)
-
-
 #: where an unmarked UTF-16 file's NUL bytes are (:func:`~.widetext.unmarked_utf16`)
 _PARITY = {"utf-16-le": "odd", "utf-16-be": "even"}
 
@@ -145,7 +141,7 @@ def check_not_binary(path: Path, encoding: str | None = None) -> None:
         raise unreadable(path, exc) from exc
     bom = bom_codec(head)
     if bom is not None:  # its mark names it: read as such, unless a binary file starts so
-        if _decodes_to_text(head, bom):
+        if reads_as_text(head, bom):
             return
     elif (wide := unmarked_utf16(head)) is not None:
         if encoding == AUTO:

@@ -33,8 +33,8 @@ from .guards import printable
 from .legacy import AUTO, TextDecodeError, log_guess
 from .textlines import line_ends
 
-__all__ = ["BOMS", "SNIFF_BYTES", "UNMARKED", "bom_codec", "text_codec", "unmarked_utf16",
-           "wide_lines", "wide_text"]
+__all__ = ["BOMS", "SNIFF_BYTES", "UNMARKED", "bom_codec", "reads_as_text", "text_codec",
+           "unmarked_utf16", "wide_lines", "wide_text"]
 
 #: how much of a file is looked at to tell binary data (git's test) and unmarked UTF-16
 SNIFF_BYTES = 8000
@@ -68,16 +68,21 @@ def unmarked_utf16(head: bytes) -> str | None:
     for codec, highs, lows in zip(UNMARKED, (body[1::2], body[::2]), (body[::2], body[1::2]),
                                   strict=True):
         nuls = highs.count(0)
-        if not nuls or 8 * lows.count(0) > nuls or not (
-                2 * nuls >= len(highs) or (16 * nuls >= len(highs) and _one_block(highs))):
-            continue
-        try:  # a character cut at the end of the head waits
-            text = codecs.getincrementaldecoder(codec)().decode(body, final=False)
-        except UnicodeDecodeError:
-            continue
-        if looks_like_text(text):
+        if nuls and 8 * lows.count(0) <= nuls and (
+                2 * nuls >= len(highs) or (16 * nuls >= len(highs) and _one_block(highs))
+        ) and reads_as_text(body, codec):
             return codec
     return None
+
+
+def reads_as_text(head: bytes, codec: str) -> bool:
+    """Whether ``head``, a file's first bytes, decodes as ``codec`` (a byte-order mark
+    read by it) to text without control characters (a character cut at its end waits)."""
+    try:
+        text = codecs.getincrementaldecoder(codec)().decode(head, final=False)
+    except UnicodeDecodeError:
+        return False
+    return looks_like_text(text)
 
 
 def _one_block(highs: bytes) -> bool:
