@@ -113,8 +113,8 @@ def text_codec(head: bytes, encoding: str | None, where: str | None = None) -> s
 def _not_wide(where: str, data: bytes, codec: str, exc: UnicodeDecodeError) -> TextDecodeError:
     """The error for ``exc``, raised decoding the file ``where`` (its bytes: ``data``)."""
     head = line_ends(data[:exc.start].decode(codec))  # what is before the bad bytes reads
-    why = ("though it starts with that encoding's byte-order mark" if codec in ("utf-16",
-           "utf-32") else "as --encoding auto guessed from its NUL bytes")
+    why = ("as --encoding auto guessed from its NUL bytes" if codec in UNMARKED
+           else "though it starts with that encoding's byte-order mark")
     return TextDecodeError(f"{printable(where)}: not {codec.upper()} text at line "
                            f"{head.count(chr(10)) + 1}, byte {exc.start} ({exc.reason}), {why}")
 
