@@ -331,7 +331,6 @@ def load_documents(
     """
     if isinstance(paths, str | Path):
         paths = [paths]
-    fallback_encoding(encoding)  # a bad name fails before any file is read
     return list(iter_documents(paths, on_unreadable=on_unreadable, text_field=text_field,
                                id_field=id_field, title_field=title_field,
                                id_from_path=id_from_path, follow_links=follow_links,
