@@ -24,6 +24,7 @@ from pathlib import Path
 
 from hyperviz_core.rag.index.encoding_hint import guessed_encoding
 from hyperviz_core.rag.index.legacy import AUTO, TextDecodeError, decode_text
+from hyperviz_core.rag.index.textlines import line_ends
 
 
 def folder_codec(name: str) -> str | None:
@@ -37,10 +38,6 @@ def folder_codec(name: str) -> str | None:
             continue
         return None if codec.startswith(("utf", "ascii")) else codec
     return None
-
-
-def lines(text: str) -> str:
-    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def main() -> None:
@@ -62,12 +59,12 @@ def main() -> None:
             except UnicodeDecodeError:
                 pass
             try:
-                want = lines(data.decode(truth))
+                want = line_ends(data.decode(truth))
             except UnicodeDecodeError:
                 continue  # not the folder's encoding after all
             row["files"] += 1
             try:
-                got = lines(decode_text(data, AUTO, where=str(path)))
+                got = line_ends(decode_text(data, AUTO, where=str(path)))
             except TextDecodeError:
                 row["none"] += 1
                 continue
