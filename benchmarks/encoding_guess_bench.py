@@ -7,7 +7,8 @@ the Google Cloud SDK's ``platform/gsutil/third_party/chardet/tests``). For each 
 is not UTF-8 (pure ASCII files are left out: nothing to guess), it reads the file as
 ``vizrag index --encoding auto`` does (``legacy.decode_text(data, "auto")``) and prints, per
 folder: the files, how many read **right** (the very text the folder's encoding gives,
-line ends aside), **wrong** (another text; the guessed encodings are listed) and **none**
+line ends aside), **wrong** (another text; the guessed encodings are listed, and for those
+read as a text of the same length, how many of its characters differ) and **none**
 (no guess: an error naming the file). Folders of encodings Python has no codec for, and
 UTF-16/UTF-32/UTF-8 ones, are skipped.
 
@@ -73,12 +74,17 @@ def main() -> None:
             else:
                 row["wrong"] += 1
                 wrong[str(guessed_encoding(data))] += 1
+                if len(got) == len(want):  # a variant mapping: how many characters differ
+                    row["chars"] += len(want)
+                    row["differ"] += sum(a != b for a, b in zip(got, want, strict=True))
         if row["files"]:
             totals.update(row)
             said = ", ".join(f"{k} {v}" for k, v in sorted(wrong.items()))
             print(f"{folder.name:26s} ({truth:12s}) files {row['files']:3d}  right "
                   f"{row['right']:3d}  wrong {row['wrong']:3d}  none {row['none']:3d}"
-                  + (f"  (read as {said})" if said else ""))
+                  + (f"  (read as {said})" if said else "")
+                  + (f"; {row['differ']:,} of {row['chars']:,} characters differ in the "
+                     "wrong ones of the same length" if row["chars"] else ""))
     print(f"all: files {totals['files']}, right {totals['right']}, wrong {totals['wrong']}, "
           f"none {totals['none']}")
 

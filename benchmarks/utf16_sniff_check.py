@@ -9,7 +9,9 @@ Two counts, printed:
   whose first 8,000 bytes hold a NUL byte and that start with no byte-order mark (binary
   files, and UTF-16 text without a mark), up to ``--files`` of them in a shuffled order
   (seed 0): how many are told as UTF-16, listed, to be looked at: a binary file among them
-  would be read as text by ``--encoding auto``.
+  would be read as text by ``--encoding auto``;
+- with ``--read FILE ...``: each file read as ``load_documents(..., encoding="auto")`` reads
+  it (for chardet's ``tests/UTF-16*/*``: with a mark or without), or its error.
 
     python benchmarks/utf16_sniff_check.py --data ../shared/data/musique \
         --binaries /usr/lib /usr/share .venv/lib
@@ -23,6 +25,7 @@ import os
 import random
 from pathlib import Path
 
+from hyperviz_core.rag.index.loaders import LoaderError, load_documents
 from hyperviz_core.rag.index.widetext import SNIFF_BYTES, UNMARKED, bom_codec, unmarked_utf16
 
 
@@ -58,15 +61,31 @@ def binaries_taken(roots: list[Path], limit: int) -> None:
         print(f"  {line}")
 
 
+def files_read(paths: list[Path]) -> None:
+    read = 0
+    for path in paths:
+        try:
+            (doc,) = load_documents([path], encoding="auto")
+        except LoaderError as exc:
+            print(f"  not read: {exc}")
+            continue
+        read += 1
+        print(f"  read: {path} ({len(doc.text):,} characters: {doc.text[:40]!r})")
+    print(f"files read with --encoding auto: {read} of {len(paths)}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--data", type=Path, default=Path("../shared/data/musique"))
     ap.add_argument("--passages", type=int, default=500)
     ap.add_argument("--binaries", type=Path, nargs="*", default=[Path("/usr/lib")])
     ap.add_argument("--files", type=int, default=10_000)
+    ap.add_argument("--read", type=Path, nargs="*", default=[])
     args = ap.parse_args()
     texts_told(args.data / "corpus.json", args.passages)
     binaries_taken(args.binaries, args.files)
+    if args.read:
+        files_read(args.read)
 
 
 if __name__ == "__main__":
