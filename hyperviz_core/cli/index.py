@@ -155,15 +155,13 @@ def _print_stats(stats: Any) -> None:
 def _load_inputs(args: argparse.Namespace) -> tuple[Any, Any]:
     """The documents to index as a stream (one per id, by ``--on-duplicate``; large text
     files as parts of ``--part-kb``) and what was dropped."""
-    from ..rag.index.legacy import AUTO, fallback_encoding
     from ..rag.index.loaders import LoaderError, no_documents
     from ..rag.index.stream import DocumentStream
 
     if args.part_kb is not None and not 1 / 1024 <= args.part_kb < 2**40:
         raise ValueError(f"--part-kb must be a number of kilobytes from 1/1024 (one byte) "
                          f"up, got {args.part_kb}")
-    if fallback_encoding(args.encoding) == AUTO:
-        _note_guesses()
+    _note_guesses()  # (a guess is made only with --encoding auto)
     docs = DocumentStream(
         args.paths, on_duplicate=args.on_duplicate, limit=args.limit,
         on_unreadable="skip" if args.skip_unreadable else "error",
@@ -181,7 +179,8 @@ def _load_inputs(args: argparse.Namespace) -> tuple[Any, Any]:
 
 
 class _GuessNotes(logging.Handler):
-    """Prints each file's guessed encoding (``--encoding auto``) once, on stderr."""
+    """Prints each file's guessed encoding (``--encoding auto``) and each attachment not
+    read, once, on stderr."""
 
     def __init__(self) -> None:
         super().__init__(logging.INFO)
@@ -195,12 +194,15 @@ class _GuessNotes(logging.Handler):
 
 
 def _note_guesses() -> None:
-    """Have this run say each encoding ``--encoding auto`` guesses (logged at INFO)."""
-    log = logging.getLogger("hyperviz_core.rag.index.legacy")
-    for old in [h for h in log.handlers if isinstance(h, _GuessNotes)]:
-        log.removeHandler(old)  # a run before in this process
-    log.addHandler(_GuessNotes())
-    log.setLevel(logging.INFO)
+    """Have this run say each encoding ``--encoding auto`` guesses and each attachment of
+    a message that could not be read (both logged at INFO)."""
+    notes = _GuessNotes()
+    for name in ("legacy", "mails"):
+        log = logging.getLogger(f"hyperviz_core.rag.index.{name}")
+        for old in [h for h in log.handlers if isinstance(h, _GuessNotes)]:
+            log.removeHandler(old)  # a run before in this process
+        log.addHandler(notes)
+        log.setLevel(logging.INFO)
 
 
 def _encoding(value: str) -> str:

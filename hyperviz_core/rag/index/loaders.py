@@ -244,7 +244,7 @@ def _file_documents(path: Path, root: Path | None, id_from_path: bool,
         raise LoaderError(f"{path}: not a regular file (a pipe, FIFO or device): save what "
                           "it gives to a file and index that (`cat > corpus.jsonl`)")
     suffix = path.suffix.lower()
-    if suffix in ENCODED_FILES:  # a page, subtitles: read as text, in ``encoding`` too
+    if suffix in ENCODED_FILES:  # a page, subtitles, a message: in ``encoding`` too
         yield ENCODED_FILES[suffix](path, id_from_path, root, encoding=encoding), str(path)
         return
     read = WHOLE_FILES.get(suffix)
@@ -255,7 +255,7 @@ def _file_documents(path: Path, root: Path | None, id_from_path: bool,
         yield from csv_documents(path, id_from_path, root, encoding=encoding, **kw)
         return
     if suffix in MAILBOXES:  # a mailbox: a document a message
-        yield from MAILBOXES[suffix](path, id_from_path, root)
+        yield from MAILBOXES[suffix](path, id_from_path, root, encoding=encoding)
         return
     if suffix in WORKBOOKS:  # a spreadsheet: records, a sheet's document
         yield from WORKBOOKS[suffix](path, id_from_path, root, **kw)

@@ -13,8 +13,9 @@ kinds read here (a PDF, a Word file, a workbook, a message attached whole ...) f
 body, each as ``Attachment: name`` and its text (:mod:`.attachments`); those that cannot be
 read are named, with why, in ``attachments_unread``.
 
-A body in a charset Python does not know reads as UTF-8 with the bytes that are not shown
-as U+FFFD; a binary file (a NUL byte among its first bytes) is a
+A body is read in the charset it declares; one that declares none (or one Python does not
+know) is read as UTF-8, else in the ``encoding`` given, else with what is not UTF-8 shown
+as U+FFFD (:mod:`.mimetext`). A binary file (a NUL byte among its first bytes) is a
 :class:`~.errors.LoaderError` naming it. Nothing in the message is run and nothing is
 fetched (an HTML body's remote images are never loaded).
 
@@ -38,6 +39,7 @@ from __future__ import annotations
 
 import email.policy
 import email.utils
+import logging
 import mailbox
 import re
 from collections.abc import Iterator, Sequence
@@ -50,6 +52,7 @@ from .attachments import Read, attachment_blocks
 from .errors import LoaderError
 from .guards import printable
 from .htmlpages import page_text
+from .mimetext import attached_bytes, body_text
 from .textfiles import check_not_binary, foreign_file, path_id
 from .titles import cut_title
 
@@ -59,6 +62,7 @@ __all__ = ["eml_document", "mail_document", "mbox_documents", "message_document"
 #: a body line a mailbox writer escaped (``>From ``: a line starting ``From `` would start
 #: a message), unescaped as mboxrd readers do
 _FROM_ESCAPE = re.compile(rb"(?m)^>(>*From )")
+_log = logging.getLogger(__name__)
 #: the headers shown above the body, as a mail client shows them
 _SHOWN = ("From", "To", "Cc", "Date")
 
@@ -77,16 +81,6 @@ def _iso_date(value: str) -> str:
         return value
 
 
-def _content(part: Message) -> str:
-    """A text part's content, decoded by its charset (one Python does not know: UTF-8,
-    what is not UTF-8 as U+FFFD)."""
-    try:
-        return str(part.get_content())  # type: ignore[attr-defined]
-    except (LookupError, UnicodeError):
-        raw = part.get_payload(decode=True)
-        return raw.decode("utf-8", "replace") if isinstance(raw, bytes) else ""
-
-
 def shown_body(text: str, html: bool) -> str:
     """A body as a mail client shows it: an HTML body's text read as a page is, each line's
     end spaces dropped."""
@@ -95,12 +89,13 @@ def shown_body(text: str, html: bool) -> str:
     return "\n".join(line.rstrip() for line in text.strip().splitlines())
 
 
-def _body(msg: EmailMessage) -> str:
-    """The body a mail client shows: the plain-text part, else the HTML part's text."""
+def _body(msg: EmailMessage, encoding: str | None, where: str) -> str:
+    """The body a mail client shows: the plain-text part, else the HTML part's text
+    (decoded as :func:`~.mimetext.body_text` says)."""
     part = msg.get_body(preferencelist=("plain", "html"))
     if part is None:
         return ""
-    return shown_body(_content(part), part.get_content_subtype() == "html")
+    return shown_body(body_text(part, encoding, where), part.get_content_subtype() == "html")
 
 
 def mail_document(headers: dict[str, str], body: str, attachments: list[str], doc_id: str,
@@ -124,19 +119,23 @@ def mail_document(headers: dict[str, str], body: str, attachments: list[str], do
     blocks, unread = attachment_blocks(attached, read)
     if unread:
         meta["attachments_unread"] = unread
+    for why in unread:  # (``vizrag index`` prints these)
+        _log.info("%s: an attachment not read: %s", printable(source), why)
     text = "\n\n".join(t for t in (head, body.strip(), *blocks) if t)
     return Document(id=doc_id, title=cut_title(headers.get("Subject", "") or stem),
                     text=text, metadata=meta)
 
 
 def message_document(msg: EmailMessage, doc_id: str, stem: str, source: str,
-                     read: Read | None = None) -> Document:
+                     read: Read | None = None, *, encoding: str | None = None,
+                     where: str = "") -> Document:
     """The document of one message (see the module's docs): :func:`mail_document` of its
-    headers, body and attachments (read by ``read``)."""
+    headers, body and attachments (read by ``read``); a body without a charset that is
+    not UTF-8 is read in ``encoding`` (the message named ``where``, else ``source``)."""
     headers = {name: _header(msg, name) for name in ("Subject", *_SHOWN, "Message-ID")}
     files = [f for p in msg.iter_attachments() if (f := p.get_filename())]
-    return mail_document(headers, _body(msg), files, doc_id, stem, source, _attached(msg),
-                         read)
+    body = _body(msg, encoding, where or source)
+    return mail_document(headers, body, files, doc_id, stem, source, _attached(msg), read)
 
 
 def _attached(msg: EmailMessage) -> list[tuple[str, bytes]]:
@@ -150,11 +149,8 @@ def _attached(msg: EmailMessage) -> list[tuple[str, bytes]]:
             if isinstance(inner, Message):
                 out.append((name or "message.eml", inner.as_bytes()))
             continue
-        data = part.get_payload(decode=True)
-        if part.get_content_maintype() == "text" and part.get_content_subtype() == "plain":
-            data = _content(part).encode("utf-8")  # decoded by its charset, as UTF-8
-        if name and isinstance(data, bytes):
-            out.append((name, data))
+        if name:  # a text part that declares its charset: as UTF-8 (:mod:`.mimetext`)
+            out.append((name, attached_bytes(part)))
     return out
 
 
@@ -165,23 +161,25 @@ def _parse(data: bytes) -> EmailMessage:
 
 
 def eml_document(path: Path, id_from_path: bool, root: Path | None = None,
-                 read: Read | None = None) -> Document:
+                 read: Read | None = None, *, encoding: str | None = None) -> Document:
     """The document of the e-mail message ``path`` (see the module's docs); its attachments
-    are read by ``read`` (None: named only)."""
+    are read by ``read`` (None: named only); ``encoding``: what a body that declares no
+    charset and is not UTF-8 is read in (:mod:`.mimetext`)."""
     check_not_binary(path)
     with foreign_file(path, "an e-mail message"):
         return message_document(_parse(path.read_bytes()), path_id(path, id_from_path, root),
-                                path.stem, str(path), read)
+                                path.stem, str(path), read, encoding=encoding)
 
 
 def mbox_documents(path: Path, id_from_path: bool = True, root: Path | None = None,
-                   read: Read | None = None) -> Iterator[tuple[Document, str]]:
+                   read: Read | None = None, *, encoding: str | None = None,
+                   ) -> Iterator[tuple[Document, str]]:
     """The documents of the mailbox ``path`` (the ``mbox`` format: messages one after the
     other, each starting with a ``From`` line), a message each, read one at a time, each
     with where it came from (``inbox.mbox (message 3)``). A message's id is its
     ``Message-ID`` without the angle brackets (stable when the mailbox grows), else a
     content-hash id; its ``source`` is the mailbox. A body line the writer escaped
-    (``>From ``) reads as written (``From ``)."""
+    (``>From ``) reads as written (``From ``). ``encoding``: as for :func:`eml_document`."""
     check_not_binary(path)
     with foreign_file(path, "a mailbox (mbox)"):
         box = mailbox.mbox(str(path), factory=None, create=False)
@@ -193,7 +191,8 @@ def mbox_documents(path: Path, id_from_path: bool = True, root: Path | None = No
             for number, key in enumerate(box.iterkeys(), 1):
                 msg = _parse(_FROM_ESCAPE.sub(rb"\1", box.get_bytes(key)))
                 given = _header(msg, "Message-ID").strip("<>")
-                yield (message_document(msg, given, f"{path.stem} {number}", str(path), read),
-                       f"{path} (message {number})")
+                where = f"{path} (message {number})"
+                yield (message_document(msg, given, f"{path.stem} {number}", str(path), read,
+                                        encoding=encoding, where=where), where)
         finally:
             box.close()
