@@ -52,6 +52,9 @@ _SCRIPT = {"cp1251": re.compile(r"[\u0400-\u04ff]"), "cp1253": re.compile(r"[\u0
            "koi8_r": re.compile(r"[\u0400-\u04ff]")}
 _WORD = re.compile(r"[^\W\d_]+")
 _RUN = re.compile(r"[^\W\d_\x00-\x7f]+")  # non-ASCII letters
+_C1_BYTES = re.compile(rb"[\x80-\x9f]")
+_ISO_ALPHA = re.compile(rb"\xb6[\xc1-\xfe]")  # ISO-8859-7's Ά before a Greek letter
+_WIN_ALPHA = re.compile(rb"\xa2[\xc1-\xfe]")  # Windows-1253's Ά before a Greek letter
 _LOOSE_POINT = re.compile(r"(?<![\u05b0-\u05c7\u05d0-\u05ea])[\u05b0-\u05c7]")
 
 
@@ -159,19 +162,39 @@ def _legacy_guesses(data: bytes) -> list[tuple[str, str]]:
     return [(name, iconv) for _, _, name, iconv in sorted(found)]
 
 
+def _iso_greek(data: bytes) -> bool:
+    """Whether Greek ``data`` read as Windows-1253 is rather ISO-8859-7: none of the bytes
+    0x80-0x9F (control codes there, signs in Windows-1253), and more Greek letters after
+    0xB6 (``Ά`` there, ``¶`` in Windows-1253) than after 0xA2 (``Ά`` in Windows-1253).
+
+    >>> _iso_greek("Άρης και Άννα".encode("iso8859-7")), _iso_greek("Άρης".encode("cp1253"))
+    (True, False)
+    """
+    if _C1_BYTES.search(data):
+        return False
+    return len(_ISO_ALPHA.findall(data)) > len(_WIN_ALPHA.findall(data))
+
+
 def _latin(data: bytes) -> str | None:
     """The 8-bit Latin encoding (:func:`~.latin_guess.latin_encoding`: Windows-1252,
     Windows-1250, ISO-8859-2, Windows-1254) ``data`` reads as text in whose accented letters
-    sit in words with plain letters (or alone: French à), as in European text; else None."""
+    sit in words with plain letters (or alone: French à), as in European text; else None:
+    when more than one in four of the words with accented letters has no plain letter,
+    the text is in another script read as accented letters (Cyrillic in ISO-8859-5 or DOS's
+    CP855 reads as Turkish or Western words: ``Москва`` in ISO-8859-5 as ``¼ŞáÚÒĞ``).
+
+    >>> _latin("Москва - столица России".encode("iso8859-5")) is None
+    True
+    """
     codec = latin_encoding(data)
     if codec is None:
         return None
     text = data.decode(codec)
     if not looks_like_text(text):
         return None
-    odd = sum(1 for w in _WORD.findall(text)
-              if len(w) > 1 and not any(c.isascii() for c in w))
-    return codec if odd * 4 <= len(_WORD.findall(text)) else None
+    accented = [w for w in _WORD.findall(text) if len(w) > 1 and not w.isascii()]
+    odd = sum(1 for w in accented if not any(c.isascii() for c in w))
+    return codec if odd * 4 <= len(accented) else None
 
 
 def convert_hint(data: bytes) -> str:
@@ -211,6 +234,8 @@ def _guesses(data: bytes) -> list[tuple[str, str]]:
     Latin one of :func:`_latin`, else none."""
     sample = data[:1 << 16]
     if guesses := _legacy_guesses(sample):
+        if guesses[0][1] == "WINDOWS-1253" and _iso_greek(sample):
+            guesses[0] = ("ISO-8859-7 (Greek)", "ISO-8859-7")
         return guesses
     codec = _latin(sample)
     return [(name, iconv) for c, name, iconv in LATIN if c == codec]
