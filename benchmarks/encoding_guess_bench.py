@@ -14,6 +14,17 @@ UTF-16/UTF-32/UTF-8 ones, are skipped.
 
     python benchmarks/encoding_guess_bench.py \
         --tests /usr/lib/google-cloud-sdk/platform/gsutil/third_party/chardet/tests
+
+Files labelled one by one are read so too (``--file PATH=ENCODING``, repeated), e.g.
+charset_normalizer's ten samples that are not UTF-8, with the encodings its own
+``tests/test_full_detection.py`` expects (``DATA=.../charset_normalizer/data``)::
+
+    python benchmarks/encoding_guess_bench.py --file $DATA/sample-arabic-1.txt=cp1256 \
+        --file $DATA/sample-french-1.txt=cp1252 --file $DATA/sample-chinese.txt=big5 \
+        --file $DATA/sample-greek.txt=cp1253 --file $DATA/sample-greek-2.txt=cp1253 \
+        --file $DATA/sample-hebrew-2.txt=cp1255 --file $DATA/sample-hebrew-3.txt=cp1255 \
+        --file $DATA/sample-korean.txt=cp949 --file $DATA/sample-turkish.txt=cp1254 \
+        --file $DATA/sample-russian.txt=mac_cyrillic
 """
 
 from __future__ import annotations
@@ -41,18 +52,35 @@ def folder_codec(name: str) -> str | None:
     return None
 
 
+def _groups(tests: Path | None, files: list[str]) -> list[tuple[str, str, list[Path]]]:
+    """(name, Python's codec, the files) of each folder of ``tests`` and of the
+    ``PATH=ENCODING`` ``files``, by encoding."""
+    groups: list[tuple[str, str, list[Path]]] = []
+    for folder in sorted(p for p in tests.iterdir() if p.is_dir()) if tests else ():
+        truth = folder_codec(folder.name)
+        if truth is not None:
+            groups.append((folder.name, truth, sorted(folder.iterdir())))
+    labelled: dict[str, list[Path]] = {}
+    for item in files:
+        path, _, encoding = item.rpartition("=")
+        labelled.setdefault(codecs.lookup(encoding).name, []).append(Path(path))
+    groups += [(codec, codec, paths) for codec, paths in sorted(labelled.items())]
+    return groups
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    ap.add_argument("--tests", type=Path, required=True, help="chardet's tests folder")
+    ap.add_argument("--tests", type=Path, help="chardet's tests folder")
+    ap.add_argument("--file", action="append", default=[], metavar="PATH=ENCODING",
+                    help="a file and the encoding it is in (repeatable)")
     args = ap.parse_args()
+    if args.tests is None and not args.file:
+        ap.error("give --tests DIR or --file PATH=ENCODING")
     totals: Counter[str] = Counter()
-    for folder in sorted(p for p in args.tests.iterdir() if p.is_dir()):
-        truth = folder_codec(folder.name)
-        if truth is None:
-            continue
+    for name, truth, paths in _groups(args.tests, args.file):
         row: Counter[str] = Counter()
         wrong: Counter[str] = Counter()
-        for path in sorted(folder.iterdir()):
+        for path in paths:
             data = path.read_bytes()
             try:
                 data.decode("utf-8")
@@ -80,7 +108,7 @@ def main() -> None:
         if row["files"]:
             totals.update(row)
             said = ", ".join(f"{k} {v}" for k, v in sorted(wrong.items()))
-            print(f"{folder.name:26s} ({truth:12s}) files {row['files']:3d}  right "
+            print(f"{name:26s} ({truth:12s}) files {row['files']:3d}  right "
                   f"{row['right']:3d}  wrong {row['wrong']:3d}  none {row['none']:3d}"
                   + (f"  (read as {said})" if said else "")
                   + (f"; {row['differ']:,} of {row['chars']:,} characters differ in the "

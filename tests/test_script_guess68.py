@@ -1,16 +1,17 @@
-"""Cyrillic that no guess knows is not read as Latin, and Greek in ISO-8859-7 is told from
-Windows-1253 (stop 68).
+"""Cyrillic in DOS, ISO or Mac encodings is guessed and never read as Latin, and Greek in
+ISO-8859-7 is told from Windows-1253 (stop 68).
 
 Before, Cyrillic in ISO-8859-5 or DOS's CP855 inside a page of ASCII markup read as
 Turkish or Western European words (``¼ŞáÚÒĞ`` for ``Москва``): the hint named Windows-1254
 or Windows-1252 and ``--encoding auto`` indexed that mojibake; on chardet's test files
-(``benchmarks/encoding_guess_bench.py``) 21 such files were misread. Now no encoding is
-named for them, so the user names theirs. And Greek in ISO-8859-7 read as Windows-1253,
-with ``Ά`` as ``¶``.
+(``benchmarks/encoding_guess_bench.py``) 21 such files were misread, and the other 62 of
+its DOS, ISO and Mac Cyrillic files got no guess. Greek in ISO-8859-7 read as
+Windows-1253, with ``Ά`` as ``¶``.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -31,17 +32,35 @@ def _page(text: str) -> str:
            f"<p>{text}</p></body></html>\n"
 
 
-@pytest.mark.parametrize("codec", ["iso8859-5", "cp855", "cp866"])
-def test_cyrillic_no_guess_knows_is_not_read_as_latin(tmp_path: Path, codec: str) -> None:
+@pytest.mark.parametrize(("codec", "said"), [
+    ("iso8859-5", "ISO-8859-5 (Cyrillic)"), ("cp855", "CP855 (DOS Cyrillic)"),
+    ("cp866", "CP866 (DOS Cyrillic)")])
+def test_dos_and_iso_cyrillic_are_guessed_not_read_as_latin(tmp_path: Path, codec: str,
+                                                            said: str) -> None:
     data = _page(RUSSIAN).encode(codec)
-    assert guessed_encoding(data) is None
-    assert convert_hint(data).startswith("convert it to UTF-8 from the encoding it was")
+    assert guessed_encoding(data) == codec
+    assert convert_hint(data).startswith(f"it reads as {said} text")
     f = tmp_path / "ru.html"
     f.write_bytes(data)
-    with pytest.raises(LoaderError, match="no encoding --encoding auto knows reads it"):
-        load_documents([f], encoding="auto")
-    (doc,) = load_documents([f], encoding=codec)  # named, it reads
+    with pytest.raises(LoaderError, match=f"it reads as {re.escape(said)} text"):
+        load_documents([f])
+    (doc,) = load_documents([f], encoding="auto")
     assert RUSSIAN in doc.text
+
+
+def test_mac_cyrillic_ukrainian_is_guessed() -> None:
+    text = "Київ - столиця України. Місто стоїть на березі Дніпра, і в ньому живе майже " \
+           "три мільйони людей."
+    assert guessed_encoding(text.encode("mac_cyrillic")) == "mac-cyrillic"
+    assert guessed_encoding(text.encode("iso8859-5")) == "iso8859-5"
+
+
+def test_text_of_another_script_is_not_guessed_cyrillic() -> None:
+    arabic = "القاهرة هي عاصمة مصر وأكبر مدنها، وتقع على ضفاف نهر النيل."
+    assert guessed_encoding(_page(arabic).encode("iso8859-6")) is None  # few vowels
+    thai = "กรุงเทพมหานครเป็นเมืองหลวงของประเทศไทย"
+    assert guessed_encoding(_page(thai).encode("tis-620")) not in (
+        "cp866", "cp855", "iso8859-5", "mac-cyrillic")
 
 
 def test_latin_text_with_markup_is_still_guessed() -> None:

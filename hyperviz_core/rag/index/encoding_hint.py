@@ -3,9 +3,11 @@
 :func:`convert_hint` reads a sample of the bytes in the legacy encodings people still meet
 (GBK/GB18030, Big5, Shift_JIS, EUC-JP, EUC-KR, Windows-1251/1253/1255/1256, KOI8-R) and
 names the one whose reading looks like text of its script (common characters, words of one
-script and case, final letters at word ends), else the 8-bit Latin one whose accented
-letters one language writes (Windows-1252, Windows-1250, ISO-8859-2, Windows-1254:
-:mod:`.latin_guess`); it names none when
+script and case, final letters at word ends; Greek with ISO-8859-7's ``Ά`` as ISO-8859-7),
+else the 8-bit Latin one whose accented letters one language writes (Windows-1252,
+Windows-1250, ISO-8859-2, Windows-1254: :mod:`.latin_guess`), else the DOS, ISO or Mac
+Cyrillic one (CP866, CP855, ISO-8859-5, Mac Cyrillic) whose reading has the most Cyrillic
+words with as many vowels as such text has; it names none when
 nothing fits, rather than a wrong guess whose ``iconv`` would make mojibake. A short sample
 can fool any such guess: it is said as a guess. Either way the hint ends with the other way
 out: reading such files in that encoding (``--encoding``, ``encoding=``: :mod:`.legacy`).
@@ -44,12 +46,23 @@ _LEGACY = (("cp949", "EUC-KR", "CP949"), ("euc_jp", "EUC-JP", "EUC-JP"),
            ("cp1255", "Windows-1255 (Hebrew)", "WINDOWS-1255"),
            ("cp1256", "Windows-1256 (Arabic)", "WINDOWS-1256"),
            ("koi8_r", "KOI8-R (Cyrillic)", "KOI8-R"))
+#: Cyrillic encodings guessed only when nothing above reads the text (:func:`_cyrillic`)
+_CYRILLIC = (("cp866", "CP866 (DOS Cyrillic)", "CP866"),
+             ("cp855", "CP855 (DOS Cyrillic)", "CP855"),
+             ("iso8859_5", "ISO-8859-5 (Cyrillic)", "ISO-8859-5"),
+             ("mac_cyrillic", "Mac Cyrillic", "MACCYRILLIC"))
+_CYRILLIC_CODECS = ("cp1251", "koi8_r", *(c for c, _, _ in _CYRILLIC))
+_CYRILLIC_LETTER = re.compile(r"[\u0400-\u04ff]")
+_VOWELS = frozenset("аеёиоуыэюяіїє")
+#: the share of vowels among a Cyrillic text's letters (Russian, Bulgarian, Ukrainian text
+#: ~0.42; chardet's test files read in their own encoding: 0.41-0.44)
+_VOWEL_SHARE = (0.35, 0.5)
 _KANA = re.compile(r"[\u3041-\u30fa\u30fc-\u30fe]")
 _IDEOGRAPH = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
-_SCRIPT = {"cp1251": re.compile(r"[\u0400-\u04ff]"), "cp1253": re.compile(r"[\u0370-\u03ff]"),
+_SCRIPT = {"cp1253": re.compile(r"[\u0370-\u03ff]"),
            "cp1255": re.compile(r"[\u05b0-\u05f4]"), "cp1256": re.compile(r"[\u0600-\u06ff]"),
-           "koi8_r": re.compile(r"[\u0400-\u04ff]")}
+           **dict.fromkeys(_CYRILLIC_CODECS, _CYRILLIC_LETTER)}
 _WORD = re.compile(r"[^\W\d_]+")
 _RUN = re.compile(r"[^\W\d_\x00-\x7f]+")  # non-ASCII letters
 _C1_BYTES = re.compile(rb"[\x80-\x9f]")
@@ -125,7 +138,7 @@ def _script_score(text: str, codec: str) -> tuple[int, int]:
             bad += len(word) - sum(c.isascii() for c in word)
     if codec == "cp1255":  # vowel points belong after letters (Cyrillic capitals read so)
         bad += len(_LOOSE_POINT.findall(text))
-    if codec in ("cp1251", "koi8_r") and (text.count("й") + text.count("ъ")) * 12 > good:
+    if codec in _CYRILLIC_CODECS and (text.count("й") + text.count("ъ")) * 12 > good:
         return 0, good + bad  # Hebrew read as Cyrillic: й and ъ everywhere
     if caps * 20 > good:  # capitals everywhere: the other case of another encoding
         return 0, good + bad
@@ -160,6 +173,30 @@ def _legacy_guesses(data: bytes) -> list[tuple[str, str]]:
     if any(r < 3 for _, r, _, _ in found):  # kana or hangul: not Chinese
         found = [f for f in found if f[1] < 3]
     return [(name, iconv) for _, _, name, iconv in sorted(found)]
+
+
+def _cyrillic(data: bytes) -> list[tuple[str, str]]:
+    """(name, iconv name) of the DOS, ISO or Mac Cyrillic encoding (:data:`_CYRILLIC`)
+    ``data`` reads as the most Cyrillic letters in, in words as :func:`_script_score` wants
+    them and with as many vowels as such text has (:data:`_VOWEL_SHARE`: Thai or Arabic
+    read as Cyrillic has few); none when none does.
+
+    >>> _cyrillic("Москва - столица России, город на реке.".encode("cp866"))
+    [('CP866 (DOS Cyrillic)', 'CP866')]
+    """
+    best: tuple[int, str, str] | None = None
+    for codec, name, iconv in _CYRILLIC:
+        text = _decoded(data, codec)
+        if text is None or not looks_like_text(text):
+            continue
+        good, bad = _script_score(text, codec)
+        letters = [c.lower() for c in _CYRILLIC_LETTER.findall(text)]
+        vowels = sum(c in _VOWELS for c in letters) / max(1, len(letters))
+        low, high = _VOWEL_SHARE
+        if good >= 2 and good >= 9 * bad and low <= vowels <= high and \
+                (best is None or good > best[0]):
+            best = (good, name, iconv)
+    return [best[1:]] if best is not None else []
 
 
 def _iso_greek(data: bytes) -> bool:
@@ -238,7 +275,7 @@ def _guesses(data: bytes) -> list[tuple[str, str]]:
             guesses[0] = ("ISO-8859-7 (Greek)", "ISO-8859-7")
         return guesses
     codec = _latin(sample)
-    return [(name, iconv) for c, name, iconv in LATIN if c == codec]
+    return [(name, iconv) for c, name, iconv in LATIN if c == codec] or _cyrillic(sample)
 
 
 #: the end of every hint: the other way out, reading such files in the encoding
