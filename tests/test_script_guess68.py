@@ -55,6 +55,16 @@ def test_mac_cyrillic_ukrainian_is_guessed() -> None:
     assert guessed_encoding(text.encode("iso8859-5")) == "iso8859-5"
 
 
+def test_mac_cyrillic_is_told_from_windows_1251(tmp_path: Path) -> None:
+    data = _page(RUSSIAN).encode("mac_cyrillic")  # before: Windows-1251, ‚ городе
+    assert guessed_encoding(data) == "mac-cyrillic"
+    assert guessed_encoding(_page(RUSSIAN).encode("cp1251")) == "cp1251"
+    f = tmp_path / "ru.html"
+    f.write_bytes(data)
+    (doc,) = load_documents([f], encoding="auto")
+    assert RUSSIAN in doc.text
+
+
 def test_text_of_another_script_is_not_guessed_cyrillic() -> None:
     arabic = "القاهرة هي عاصمة مصر وأكبر مدنها، وتقع على ضفاف نهر النيل."
     assert guessed_encoding(_page(arabic).encode("iso8859-6")) is None  # few vowels

@@ -199,6 +199,23 @@ def _cyrillic(data: bytes) -> list[tuple[str, str]]:
     return [best[1:]] if best is not None else []
 
 
+def _mac_cyrillic(data: bytes) -> bool:
+    """Whether Cyrillic ``data`` read as Windows-1251 is rather Mac Cyrillic: more of its
+    letters make Cyrillic words so (Mac Cyrillic's capitals read in Windows-1251 as signs
+    and Serbian letters: ``‚городе`` for ``В городе``).
+
+    >>> _mac_cyrillic("Москва. В городе живёт Иван.".encode("mac_cyrillic"))
+    True
+    >>> _mac_cyrillic("Москва. В городе живёт Иван.".encode("cp1251"))
+    False
+    """
+    mac = _decoded(data, "mac_cyrillic")
+    if mac is None or not looks_like_text(mac):
+        return False
+    windows = _decoded(data, "cp1251") or ""
+    return _script_score(mac, "mac_cyrillic")[0] > _script_score(windows, "cp1251")[0]
+
+
 def _iso_greek(data: bytes) -> bool:
     """Whether Greek ``data`` read as Windows-1253 is rather ISO-8859-7: none of the bytes
     0x80-0x9F (control codes there, signs in Windows-1253), and more Greek letters after
@@ -273,6 +290,8 @@ def _guesses(data: bytes) -> list[tuple[str, str]]:
     if guesses := _legacy_guesses(sample):
         if guesses[0][1] == "WINDOWS-1253" and _iso_greek(sample):
             guesses[0] = ("ISO-8859-7 (Greek)", "ISO-8859-7")
+        if guesses[0][1] == "WINDOWS-1251" and _mac_cyrillic(sample):
+            guesses[0] = _CYRILLIC[-1][1:]
         return guesses
     codec = _latin(sample)
     return [(name, iconv) for c, name, iconv in LATIN if c == codec] or _cyrillic(sample)
