@@ -23,6 +23,7 @@ Example:
 from __future__ import annotations
 
 import codecs
+import io
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -135,11 +136,12 @@ def _byte_lines(path: Path, fh: BinaryIO, limit: int, decoder: LineDecoder) -> I
 
 
 def _head(path: Path, limit: int = FRONT_MATTER_CHARS, encoding: str | None = None) -> str:
-    if encoding is None:
-        with path.open("rb") as fh:
-            wide = bom_codec(fh.read(4))
-        with path.open(encoding=wide or "utf-8-sig", errors="replace") as fh:
-            return fh.read(limit)
+    if encoding is None:  # the file opened once: its mark peeked at, then read as text
+        with path.open("rb") as raw:
+            wide = bom_codec(raw.read(4))
+            raw.seek(0)
+            with io.TextIOWrapper(raw, encoding=wide or "utf-8-sig", errors="replace") as fh:
+                return fh.read(limit)
     head = ""  # read as the body is (a byte neither reads as is the body's error)
     for piece in utf8_lines(path, encoding=encoding):
         head += piece
