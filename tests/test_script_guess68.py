@@ -68,9 +68,27 @@ def test_mac_cyrillic_is_told_from_windows_1251(tmp_path: Path) -> None:
 def test_text_of_another_script_is_not_guessed_cyrillic() -> None:
     arabic = "القاهرة هي عاصمة مصر وأكبر مدنها، وتقع على ضفاف نهر النيل."
     assert guessed_encoding(_page(arabic).encode("iso8859-6")) is None  # few vowels
-    thai = "กรุงเทพมหานครเป็นเมืองหลวงของประเทศไทย"
-    assert guessed_encoding(_page(thai).encode("tis-620")) not in (
-        "cp866", "cp855", "iso8859-5", "mac-cyrillic")
+
+
+THAI = ("กรุงเทพมหานครเป็นเมืองหลวงของประเทศไทย และเป็นเมืองที่มีประชากรมากที่สุดในประเทศ "
+        "“ภาษาไทย” เป็นภาษาราชการ")
+
+
+def test_thai_is_guessed_as_windows_874(tmp_path: Path) -> None:
+    data = _page(THAI).encode("cp874")  # Windows-874: TIS-620 and curly quotes
+    assert guessed_encoding(data) == "cp874"
+    assert guessed_encoding(THAI[:20].encode("tis-620")) == "cp874"  # before: GB18030
+    assert convert_hint(data).startswith("it reads as Windows-874/TIS-620 (Thai) text")
+    f = tmp_path / "th.html"
+    f.write_bytes(data)
+    (doc,) = load_documents([f], encoding="auto")
+    assert THAI in doc.text
+
+
+def test_a_pound_sign_is_not_thai() -> None:  # ฃ in Windows-874, a lone obsolete letter
+    assert guessed_encoding(_page("It cost £825, not £2.").encode("cp1252")) == "cp1252"
+    marks = "a\xe9b\xe8c \xe0 la".encode("latin-1")  # Thai marks after Latin letters
+    assert guessed_encoding(marks) != "cp874"
 
 
 def test_latin_text_with_markup_is_still_guessed() -> None:

@@ -1,9 +1,11 @@
 """What to tell a user whose text file is not UTF-8: the encoding it most likely is.
 
 :func:`convert_hint` reads a sample of the bytes in the legacy encodings people still meet
-(GBK/GB18030, Big5, Shift_JIS, EUC-JP, EUC-KR, Windows-1251/1253/1255/1256, KOI8-R) and
+(GBK/GB18030, Big5, Shift_JIS, EUC-JP, EUC-KR, Windows-874/TIS-620, Windows-1251/1253/1255/
+1256, KOI8-R, Mac Cyrillic) and
 names the one whose reading looks like text of its script (common characters, words of one
-script and case, final letters at word ends; Greek with ISO-8859-7's ``Ά`` as ISO-8859-7),
+script and case, final letters at word ends, Thai marks after consonants; Greek with
+ISO-8859-7's ``Ά`` as ISO-8859-7),
 else the 8-bit Latin one whose accented letters one language writes (Windows-1252,
 Windows-1250, ISO-8859-2, Windows-1254: :mod:`.latin_guess`), else the DOS, ISO or Mac
 Cyrillic one (CP866, CP855, ISO-8859-5, Mac Cyrillic) whose reading has the most Cyrillic
@@ -40,7 +42,8 @@ def looks_like_text(text: str) -> bool:
 
 #: Legacy encodings :func:`convert_hint` can name: (Python codec, name said, iconv name).
 _LEGACY = (("cp949", "EUC-KR", "CP949"), ("euc_jp", "EUC-JP", "EUC-JP"),
-           ("cp932", "Shift_JIS", "CP932"), ("big5", "Big5", "BIG5"),
+           ("cp932", "Shift_JIS", "CP932"), ("cp874", "Windows-874/TIS-620 (Thai)", "CP874"),
+           ("big5", "Big5", "BIG5"),
            ("gb18030", "GBK/GB18030", "GB18030"), ("cp1251", "Windows-1251 (Cyrillic)",
            "WINDOWS-1251"), ("cp1253", "Windows-1253 (Greek)", "WINDOWS-1253"),
            ("cp1255", "Windows-1255 (Hebrew)", "WINDOWS-1255"),
@@ -68,6 +71,12 @@ _RUN = re.compile(r"[^\W\d_\x00-\x7f]+")  # non-ASCII letters
 _C1_BYTES = re.compile(rb"[\x80-\x9f]")
 _ISO_ALPHA = re.compile(rb"\xb6[\xc1-\xfe]")  # ISO-8859-7's Ά before a Greek letter
 _WIN_ALPHA = re.compile(rb"\xa2[\xc1-\xfe]")  # Windows-1253's Ά before a Greek letter
+_THAI_RUN = re.compile(r"[\u0e01-\u0e3a\u0e40-\u0e4e]+")
+#: a Thai vowel or tone mark not after a consonant or mark, or a leading vowel not before a
+#: consonant: what Thai spelling never writes
+_THAI_MISPLACED = re.compile(
+    r"(?<![\u0e01-\u0e2e\u0e31\u0e34-\u0e3a\u0e47-\u0e4e])[\u0e31\u0e34-\u0e3a\u0e47-\u0e4e]"
+    r"|[\u0e40-\u0e44](?![\u0e01-\u0e2e])")
 _LOOSE_POINT = re.compile(r"(?<![\u05b0-\u05c7\u05d0-\u05ea])[\u05b0-\u05c7]")
 
 
@@ -145,6 +154,17 @@ def _script_score(text: str, codec: str) -> tuple[int, int]:
     return good, bad
 
 
+def _thai_score(text: str, codec: str) -> tuple[int, int]:
+    """(Thai letters in runs of two or more, odd ones) of ``text``: odd are misplaced vowel
+    and tone marks (:data:`_THAI_MISPLACED`), lone Thai letters (a Latin ``£`` reads as
+    ``ฃ``) and the obsolete ``ฃ`` and ``ฅ`` (``codec`` unused: one signature with the other
+    scores)."""
+    runs = _THAI_RUN.findall(text)
+    bad = len(_THAI_MISPLACED.findall(text)) + sum(len(r) == 1 for r in runs) + \
+        text.count("ฃ") + text.count("ฅ")
+    return sum(len(r) for r in runs if len(r) > 1) - bad, bad
+
+
 def _decoded(data: bytes, codec: str) -> str | None:
     """``data`` decoded strictly, but for a character cut at its end (a sample); None when
     it is not ``codec`` text."""
@@ -167,7 +187,9 @@ def _legacy_guesses(data: bytes) -> list[tuple[str, str]]:
         text = _decoded(data, codec)
         if text is None or not looks_like_text(text):
             continue
-        good, bad = (_script_score if codec in _SCRIPT else _cjk_score)(text, codec)
+        score = _script_score if codec in _SCRIPT else \
+            _thai_score if codec == "cp874" else _cjk_score
+        good, bad = score(text, codec)
         if good >= 2 and good >= 9 * bad:
             found.append((bad / good, rank, name, iconv))
     if any(r < 3 for _, r, _, _ in found):  # kana or hangul: not Chinese
@@ -253,11 +275,12 @@ def _latin(data: bytes) -> str | None:
 
 def convert_hint(data: bytes) -> str:
     """What to do about ``data`` that is not UTF-8: convert it to UTF-8, naming the encoding
-    it reads as plausible text in (a guess said as one): a CJK, Cyrillic, Greek, Hebrew or
-    Arabic legacy encoding (GBK, Big5, Shift_JIS, EUC-JP, EUC-KR, Windows-125x, KOI8-R) when
-    its letters read as that script's common ones, else Windows-1252 (a superset of
-    Latin-1's printable characters) for Western European text, Windows-1250 or ISO-8859-2
-    for Central European, Windows-1254 for Turkish; none when nothing fits. The
+    it reads as plausible text in (a guess said as one): a CJK, Thai, Cyrillic, Greek, Hebrew
+    or Arabic legacy encoding (GBK, Big5, Shift_JIS, EUC-JP, EUC-KR, Windows-874,
+    Windows-125x, KOI8-R, ISO-8859-7, Mac Cyrillic) when its letters read as that script's
+    common ones, else Windows-1252 (a superset of Latin-1's printable characters) for Western
+    European text, Windows-1250 or ISO-8859-2 for Central European, Windows-1254 for
+    Turkish, else a DOS or ISO Cyrillic one; none when nothing fits. The
     encoding's name is one both ``iconv`` and Python know."""
     guesses = _guesses(data)
     if guesses:
