@@ -7,12 +7,14 @@ its subject, else the file's stem; its text the ``From``, ``To``, ``Cc`` and ``D
 a blank line, then the body (the plain-text body, else the HTML body read as a page is,
 else the text Outlook's compressed RTF body shows); its metadata the headers,
 ``message_id`` and the attachments' file names; the attachments of kinds read here follow
-the body (:mod:`.attachments`; a message attached as an Outlook item is not read). The id keeps the
-suffix (``offer.msg``). ``From`` is the sender's name and address (an Exchange-only
-address, ``/O=...``, is left out); ``To`` and ``Cc`` are read from the recipients (their
-names and addresses), else from the display lists Outlook keeps; ``Date`` is when the
-message was sent, else when it arrived (UTC). Text stored 8-bit is decoded by the code page
-the message declares (Windows-1252 when it declares none Python knows).
+the body (:mod:`.attachments`), and so does a message attached as an Outlook item (forwarded
+as an attachment): its subject, headers and body, as a forwarded ``.eml`` message reads
+(its own attachments are not read). The id keeps the suffix (``offer.msg``). ``From`` is
+the sender's name and address (an Exchange-only address, ``/O=...``, is left out); ``To``
+and ``Cc`` are read from the recipients (their names and addresses), else from the display
+lists Outlook keeps; ``Date`` is when the message was sent, else when it arrived (UTC).
+Text stored 8-bit is decoded by the code page the message declares (Windows-1252 when it
+declares none Python knows).
 
 A compressed RTF body (MS-OXRTFCP) is unpacked by `compressed-rtf
 <https://pypi.org/project/compressed-rtf/>`_ and read as an ``.rtf`` file is
@@ -32,6 +34,8 @@ import email.utils
 import importlib
 import struct
 from datetime import UTC, datetime, timedelta
+from email.errors import HeaderParseError
+from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
@@ -107,8 +111,9 @@ class _Storage:
             return None
 
 
-def _codepage(top: _Storage) -> str:
-    """The code page the message declares for its 8-bit text, as Python names it."""
+def _codepage(top: _Storage, default: str = "cp1252") -> str:
+    """The code page the message declares for its 8-bit text, as Python names it
+    (``default`` when it declares none Python knows)."""
     for prop in _CODE_PAGES:
         number = top.number(prop)
         if number:
@@ -118,7 +123,7 @@ def _codepage(top: _Storage) -> str:
                 return name
             except LookupError:
                 continue
-    return "cp1252"
+    return default
 
 
 def _address(name: str, smtp: str, address: str) -> str:
@@ -130,18 +135,21 @@ def _address(name: str, smtp: str, address: str) -> str:
     return f"{name} <{where}>" if name and name != where else where
 
 
-def _parts(ole: Any, prefix: str) -> list[str]:
-    """The storages of the message whose names start with ``prefix``, in order."""
-    found = {entry[0] for entry in ole.listdir(streams=False, storages=True)
-             if len(entry) == 1 and entry[0].startswith(prefix)}
-    return sorted(found)
+def _parts(ole: Any, base: str, prefix: str) -> list[str]:
+    """The paths (``base`` + name + ``/``) of the storages right under the storage ``base``
+    (``""``: the file's root) whose names start with ``prefix``, in order."""
+    under = [p for p in base.split("/") if p]
+    found = {entry[-1] for entry in ole.listdir(streams=False, storages=True)
+             if len(entry) == len(under) + 1 and entry[:-1] == under
+             and entry[-1].startswith(prefix)}
+    return [f"{base}{name}/" for name in sorted(found)]
 
 
-def _recipients(ole: Any, codepage: str) -> dict[int, list[str]]:
+def _recipients(ole: Any, base: str, codepage: str) -> dict[int, list[str]]:
     """The recipients by kind (1: To, 2: Cc, 3: Bcc), each ``Name <address>``."""
     out: dict[int, list[str]] = {}
-    for storage in _parts(ole, "__recip_version1.0_"):
-        who = _Storage(ole, storage + "/", 8, codepage)
+    for storage in _parts(ole, base, "__recip_version1.0_"):
+        who = _Storage(ole, storage, 8, codepage)
         shown = _address(who.line(_NAME), who.line(_SMTP), who.line(_ADDRESS))
         if shown:
             out.setdefault(who.number(_KIND_OF_RECIPIENT) or 1, []).append(shown)
@@ -163,32 +171,70 @@ def _rtf_body(packed: bytes, path: Path) -> str:
     return shown_body(text, False)
 
 
-def _message(ole: Any, path: Path, id_from_path: bool, root: Path | None,
-             read: Read | None) -> Document:
-    """The message's document: its headers, body and attachment names."""
-    top = _Storage(ole, "", 32)
-    top.codepage = _codepage(top)
-    recipients = _recipients(ole, top.codepage)
+def _headers(ole: Any, top: _Storage, base: str) -> dict[str, str]:
+    """The headers of the message whose properties ``top`` holds (at ``base``)."""
+    recipients = _recipients(ole, base, top.codepage)
     sent = top.time(_SENT) or top.time(_ARRIVED)
-    headers = {
+    return {
         "Subject": top.line(_SUBJECT),
         "From": _address(top.line(_SENDER), top.line(_SENDER_SMTP), top.line(_SENDER_ADDRESS)),
         "To": ", ".join(recipients.get(1, [])) or top.line(_SHOWN_TO),
         "Cc": ", ".join(recipients.get(2, [])) or top.line(_SHOWN_CC),
         "Date": email.utils.format_datetime(sent) if sent else "",
         "Message-ID": top.line(_MESSAGE_ID)}
+
+
+def _body(top: _Storage, path: Path) -> str:
+    """The body shown: the plain-text one, else the HTML one's text, else the RTF one's."""
     body, html = top.text(_BODY), top.text(_HTML)
-    shown = (shown_body(body, False) if body.strip() else shown_body(html, True)
-             if html.strip() else _rtf_body(top.binary(_RTF), path))
+    return (shown_body(body, False) if body.strip() else shown_body(html, True)
+            if html.strip() else _rtf_body(top.binary(_RTF), path))
+
+
+def _embedded(ole: Any, base: str, codepage: str, path: Path) -> bytes:
+    """A message attached as an Outlook item (its storage at ``base``) as the ``.eml``
+    bytes of its headers and body, read as a forwarded ``.eml`` message is (its own
+    attachments are not read); a header Python's ``email`` refuses is left out."""
+    top = _Storage(ole, base, 24, codepage)  # an embedded message's header: 24 bytes
+    top.codepage = _codepage(top, codepage)
+    msg = EmailMessage()
+    for name, value in _headers(ole, top, base).items():
+        if value:
+            try:
+                msg[name] = value
+            except (ValueError, TypeError, HeaderParseError):
+                continue
+    msg.set_content(_body(top, path) + "\n")
+    return bytes(msg)
+
+
+def _attachments(ole: Any, codepage: str, path: Path
+                 ) -> tuple[list[str], list[tuple[str, bytes]]]:
+    """(the names of the message's attachments, (name, bytes) of those stored by value and
+    of the Outlook items attached, as ``.eml`` bytes named ``name.eml``)."""
     files: list[str] = []
     attached: list[tuple[str, bytes]] = []
-    for storage in _parts(ole, "__attach_version1.0_"):
-        part = _Storage(ole, storage + "/", 8, top.codepage)
+    for storage in _parts(ole, "", "__attach_version1.0_"):
+        part = _Storage(ole, storage, 8, codepage)
         files.append(next((n for n in (part.line(p) for p in _FILE_NAMES) if n), ""))
-        if files[-1] and (data := part.binary(_ATTACHED)):  # attached by value
+        item = f"{storage}__substg1.0_{_ATTACHED:04X}000D/"
+        if ole.exists(item + _PROPS):  # a message attached as an Outlook item
+            attached.append((f"{files[-1] or 'message'}.eml",
+                             _embedded(ole, item, codepage, path)))
+        elif files[-1] and (data := part.binary(_ATTACHED)):  # attached by value
             attached.append((files[-1], data))
-    return mail_document(headers, shown, files, path_id(path, id_from_path, root), path.stem,
-                         str(path), attached, read)
+    return files, attached
+
+
+def _message(ole: Any, path: Path, id_from_path: bool, root: Path | None,
+             read: Read | None) -> Document:
+    """The message's document: its headers, body and attachments."""
+    top = _Storage(ole, "", 32)
+    top.codepage = _codepage(top)
+    files, attached = _attachments(ole, top.codepage, path)
+    return mail_document(_headers(ole, top, ""), _body(top, path), files,
+                         path_id(path, id_from_path, root), path.stem, str(path), attached,
+                         read)
 
 
 def msg_document(path: Path, id_from_path: bool, root: Path | None = None,
