@@ -65,6 +65,17 @@ def test_mac_cyrillic_is_told_from_windows_1251(tmp_path: Path) -> None:
     assert RUSSIAN in doc.text
 
 
+def test_koi8_u_is_told_from_koi8_r(tmp_path: Path) -> None:
+    ukrainian = "Київ - столиця України. Місто стоїть на березі Дніпра, і в ньому живе " \
+                "майже три мільйони людей. Ґанок."
+    assert guessed_encoding(ukrainian.encode("koi8_u")) == "koi8-u"  # before: Ки╖в
+    assert guessed_encoding(RUSSIAN.encode("koi8_r")) == "koi8-r"
+    f = tmp_path / "uk.txt"
+    f.write_bytes(ukrainian.encode("koi8_u"))
+    (doc,) = load_documents([f], encoding="auto")
+    assert doc.text == ukrainian
+
+
 def test_text_of_another_script_is_not_guessed_cyrillic() -> None:
     arabic = "القاهرة هي عاصمة مصر وأكبر مدنها، وتقع على ضفاف نهر النيل."
     assert guessed_encoding(_page(arabic).encode("iso8859-6")) is None  # few vowels

@@ -54,7 +54,7 @@ _CYRILLIC = (("cp866", "CP866 (DOS Cyrillic)", "CP866"),
              ("cp855", "CP855 (DOS Cyrillic)", "CP855"),
              ("iso8859_5", "ISO-8859-5 (Cyrillic)", "ISO-8859-5"),
              ("mac_cyrillic", "Mac Cyrillic", "MACCYRILLIC"))
-_CYRILLIC_CODECS = ("cp1251", "koi8_r", *(c for c, _, _ in _CYRILLIC))
+_CYRILLIC_CODECS = ("cp1251", "koi8_r", "koi8_u", *(c for c, _, _ in _CYRILLIC))
 _CYRILLIC_LETTER = re.compile(r"[\u0400-\u04ff]")
 _VOWELS = frozenset("аеёиоуыэюяіїє")
 #: the share of vowels among a Cyrillic text's letters (Russian, Bulgarian, Ukrainian text
@@ -221,21 +221,35 @@ def _cyrillic(data: bytes) -> list[tuple[str, str]]:
     return [best[1:]] if best is not None else []
 
 
-def _mac_cyrillic(data: bytes) -> bool:
-    """Whether Cyrillic ``data`` read as Windows-1251 is rather Mac Cyrillic: more of its
-    letters make Cyrillic words so (Mac Cyrillic's capitals read in Windows-1251 as signs
-    and Serbian letters: ``‚городе`` for ``В городе``).
+#: a Cyrillic guess (its iconv name) → (the codec of a variant of it, its name said, its
+#: iconv name): Mac Cyrillic's capitals read in Windows-1251 as signs and Serbian letters
+#: (``‚ городе`` for ``В городе``), KOI8-U's Ukrainian letters in KOI8-R as box lines
+#: (``Ки╖в`` for ``Київ``)
+_VARIANTS = {"WINDOWS-1251": ("mac_cyrillic", "Mac Cyrillic", "MACCYRILLIC"),
+             "KOI8-R": ("koi8_u", "KOI8-U (Ukrainian)", "KOI8-U")}
 
-    >>> _mac_cyrillic("Москва. В городе живёт Иван.".encode("mac_cyrillic"))
+
+def _variant(data: bytes, iconv: str) -> tuple[str, str] | None:
+    """(name, iconv name) of the variant of the Cyrillic guess ``iconv``
+    (:data:`_VARIANTS`) whose reading of ``data`` makes more letters Cyrillic words, else
+    None.
+
+    >>> _variant("Москва. В городе живёт Иван.".encode("mac_cyrillic"), "WINDOWS-1251")
+    ('Mac Cyrillic', 'MACCYRILLIC')
+    >>> _variant("Москва. В городе живёт Иван.".encode("cp1251"), "WINDOWS-1251") is None
     True
-    >>> _mac_cyrillic("Москва. В городе живёт Иван.".encode("cp1251"))
-    False
+    >>> _variant("Київ - столиця України.".encode("koi8_u"), "KOI8-R")
+    ('KOI8-U (Ukrainian)', 'KOI8-U')
     """
-    mac = _decoded(data, "mac_cyrillic")
-    if mac is None or not looks_like_text(mac):
-        return False
-    windows = _decoded(data, "cp1251") or ""
-    return _script_score(mac, "mac_cyrillic")[0] > _script_score(windows, "cp1251")[0]
+    codec, name, variant_iconv = _VARIANTS[iconv]
+    text = _decoded(data, codec)
+    if text is None or not looks_like_text(text):
+        return None
+    guessed = codecs.lookup(iconv).name
+    if _script_score(text, codec)[0] > _script_score(_decoded(data, guessed) or "",
+                                                     codec)[0]:
+        return name, variant_iconv
+    return None
 
 
 def _iso_greek(data: bytes) -> bool:
@@ -313,8 +327,8 @@ def _guesses(data: bytes) -> list[tuple[str, str]]:
     if guesses := _legacy_guesses(sample):
         if guesses[0][1] == "WINDOWS-1253" and _iso_greek(sample):
             guesses[0] = ("ISO-8859-7 (Greek)", "ISO-8859-7")
-        if guesses[0][1] == "WINDOWS-1251" and _mac_cyrillic(sample):
-            guesses[0] = _CYRILLIC[-1][1:]
+        if guesses[0][1] in _VARIANTS and (variant := _variant(sample, guesses[0][1])):
+            guesses[0] = variant
         return guesses
     codec = _latin(sample)
     return [(name, iconv) for c, name, iconv in LATIN if c == codec] or _cyrillic(sample)
