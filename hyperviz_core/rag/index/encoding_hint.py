@@ -1,18 +1,17 @@
 """What to tell a user whose text file is not UTF-8: the encoding it most likely is.
 
 :func:`convert_hint` reads a sample of the bytes in the legacy encodings people still meet
-(GBK/GB18030, Big5, Shift_JIS, EUC-JP, EUC-KR, Windows-874/TIS-620, Windows-1251/1253/1255/
-1256, KOI8-R, Mac Cyrillic) and
-names the one whose reading looks like text of its script (common characters, words of one
-script and case, final letters at word ends, Thai marks after consonants; Greek with
-ISO-8859-7's ``Ά`` as ISO-8859-7),
-else the 8-bit Latin one whose accented letters one language writes (Windows-1252,
-Windows-1250, ISO-8859-2, Windows-1254: :mod:`.latin_guess`), else the DOS, ISO or Mac
-Cyrillic one (CP866, CP855, ISO-8859-5, Mac Cyrillic) whose reading has the most Cyrillic
-words with as many vowels as such text has; it names none when
-nothing fits, rather than a wrong guess whose ``iconv`` would make mojibake. A short sample
-can fool any such guess: it is said as a guess. Either way the hint ends with the other way
-out: reading such files in that encoding (``--encoding``, ``encoding=``: :mod:`.legacy`).
+(GBK/GB18030, Big5, Shift_JIS, EUC-JP, EUC-KR, Windows-874/TIS-620, Windows-1251, 1253,
+1255 and 1256, KOI8-R) and names the one whose reading looks like text of its script
+(common characters, words of one script and case, final letters at word ends, Thai marks
+after consonants), or a variant of it (ISO-8859-7 Greek, Mac Cyrillic, KOI8-U); else the
+8-bit Latin one whose accented letters one language writes (Windows-1252, Windows-1250,
+ISO-8859-2, Windows-1254: :mod:`.latin_guess`); else the DOS, ISO or Mac Cyrillic one
+(CP866, CP855, ISO-8859-5, Mac Cyrillic) whose reading has the most Cyrillic words with as
+many vowels as such text has. It names none when nothing fits, rather than a wrong guess
+whose ``iconv`` would make mojibake. A short sample can fool any such guess: it is said as
+a guess. Either way the hint ends with the other way out: reading such files in that
+encoding (``--encoding``, ``encoding=``: :mod:`.legacy`).
 
 Example:
     >>> print(convert_hint("清华大学位于北京市海淀区。".encode("gbk")).replace(", or", ",\\nor"))
@@ -245,9 +244,8 @@ def _variant(data: bytes, iconv: str) -> tuple[str, str] | None:
     text = _decoded(data, codec)
     if text is None or not looks_like_text(text):
         return None
-    guessed = codecs.lookup(iconv).name
-    if _script_score(text, codec)[0] > _script_score(_decoded(data, guessed) or "",
-                                                     codec)[0]:
+    guessed = _decoded(data, codecs.lookup(iconv).name) or ""
+    if _script_score(text, codec)[0] > _script_score(guessed, codec)[0]:  # (both Cyrillic)
         return name, variant_iconv
     return None
 
@@ -321,8 +319,10 @@ def guessed_encoding(data: bytes) -> str | None:
 
 def _guesses(data: bytes) -> list[tuple[str, str]]:
     """(name, iconv name) of the encodings ``data``'s first 64 KiB read as plausible text
-    in, the likeliest first: the legacy ones of :func:`_legacy_guesses`, else the 8-bit
-    Latin one of :func:`_latin`, else none."""
+    in, the likeliest first: the legacy ones of :func:`_legacy_guesses` (the first turned
+    into its variant where that reads better: :func:`_iso_greek`, :func:`_variant`), else
+    the 8-bit Latin one of :func:`_latin`, else the Cyrillic one of :func:`_cyrillic`, else
+    none."""
     sample = data[:1 << 16]
     if guesses := _legacy_guesses(sample):
         if guesses[0][1] == "WINDOWS-1253" and _iso_greek(sample):
