@@ -149,3 +149,10 @@ def test_vizrag_index_says_which_attachment_it_could_not_read(
     assert main(["index", str(mails), "--store", str(tmp_path / "t.db"), "--no-progress",
                  "--encoding", "cp1252"]) == 0
     assert "an attachment not read" not in capsys.readouterr().err
+    box = mailbox.mbox(str(tmp_path / "inbox.mbox"))  # a mailbox's note names the message
+    box.add(_raw((_attached("old.txt"), CAFE.encode("cp1252"))))
+    box.close()
+    assert main(["index", str(tmp_path / "inbox.mbox"), "--store", str(tmp_path / "u.db"),
+                 "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'inbox.mbox'} (message 1): an attachment not read: old.txt" in err

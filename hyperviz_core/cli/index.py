@@ -161,7 +161,7 @@ def _load_inputs(args: argparse.Namespace) -> tuple[Any, Any]:
     if args.part_kb is not None and not 1 / 1024 <= args.part_kb < 2**40:
         raise ValueError(f"--part-kb must be a number of kilobytes from 1/1024 (one byte) "
                          f"up, got {args.part_kb}")
-    _note_guesses()  # (a guess is made only with --encoding auto)
+    _say_notes()  # (an encoding is guessed only with --encoding auto)
     docs = DocumentStream(
         args.paths, on_duplicate=args.on_duplicate, limit=args.limit,
         on_unreadable="skip" if args.skip_unreadable else "error",
@@ -178,7 +178,7 @@ def _load_inputs(args: argparse.Namespace) -> tuple[Any, Any]:
     return docs, rep
 
 
-class _GuessNotes(logging.Handler):
+class _ReadingNotes(logging.Handler):
     """Prints each file's guessed encoding (``--encoding auto``) and each attachment not
     read, once, on stderr."""
 
@@ -193,13 +193,13 @@ class _GuessNotes(logging.Handler):
             print(f"vizrag index: note: {terminal_safe(said)}", file=sys.stderr)
 
 
-def _note_guesses() -> None:
+def _say_notes() -> None:
     """Have this run say each encoding ``--encoding auto`` guesses and each attachment of
     a message that could not be read (both logged at INFO)."""
-    notes = _GuessNotes()
+    notes = _ReadingNotes()
     for name in ("legacy", "mails"):
         log = logging.getLogger(f"hyperviz_core.rag.index.{name}")
-        for old in [h for h in log.handlers if isinstance(h, _GuessNotes)]:
+        for old in [h for h in log.handlers if isinstance(h, _ReadingNotes)]:
             log.removeHandler(old)  # a run before in this process
         log.addHandler(notes)
         log.setLevel(logging.INFO)

@@ -100,12 +100,13 @@ def _body(msg: EmailMessage, encoding: str | None, where: str) -> str:
 
 def mail_document(headers: dict[str, str], body: str, attachments: list[str], doc_id: str,
                   stem: str, source: str, attached: Sequence[tuple[str, bytes]] = (),
-                  read: Read | None = None) -> Document:
+                  read: Read | None = None, *, where: str = "") -> Document:
     """The document of one message given its ``headers`` (``Subject``, ``From``, ``To``,
     ``Cc``, ``Date``, ``Message-ID``; each on one line, ``""`` when absent), its ``body``
     as shown, its attachments' file names and their (name, bytes), read by ``read`` after
     the body (:func:`~.attachments.attachment_blocks`; see the module's docs): id ``doc_id``
-    (``""``: a content-hash id), titled by its subject, else ``stem``."""
+    (``""``: a content-hash id), titled by its subject, else ``stem``. An attachment not
+    read is logged (INFO) with where the message is (``where``, else ``source``)."""
     shown = [(name, headers.get(name, "")) for name in _SHOWN]
     head = "\n".join(f"{name}: {value}" for name, value in shown if value)
     meta: dict[str, object] = {"source": source}
@@ -120,7 +121,7 @@ def mail_document(headers: dict[str, str], body: str, attachments: list[str], do
     if unread:
         meta["attachments_unread"] = unread
     for why in unread:  # (``vizrag index`` prints these)
-        _log.info("%s: an attachment not read: %s", printable(source), why)
+        _log.info("%s: an attachment not read: %s", printable(where or source), why)
     text = "\n\n".join(t for t in (head, body.strip(), *blocks) if t)
     return Document(id=doc_id, title=cut_title(headers.get("Subject", "") or stem),
                     text=text, metadata=meta)
@@ -135,7 +136,8 @@ def message_document(msg: EmailMessage, doc_id: str, stem: str, source: str,
     headers = {name: _header(msg, name) for name in ("Subject", *_SHOWN, "Message-ID")}
     files = [f for p in msg.iter_attachments() if (f := p.get_filename())]
     body = _body(msg, encoding, where or source)
-    return mail_document(headers, body, files, doc_id, stem, source, _attached(msg), read)
+    return mail_document(headers, body, files, doc_id, stem, source, _attached(msg), read,
+                         where=where)
 
 
 def _attached(msg: EmailMessage) -> list[tuple[str, bytes]]:
