@@ -10,6 +10,11 @@ Two counts, printed:
   files, and UTF-16 text without a mark), up to ``--files`` of them in a shuffled order
   (seed 0): how many are told as UTF-16, listed, to be looked at: a binary file among them
   would be read as text by ``--encoding auto``;
+- with ``--cjk DIR`` (a chardet-style tests folder: ``Big5/``, ``GB2312/``, ``EUC-JP/``,
+  ``SHIFT_JIS/``, ``EUC-KR/`` ...): **Chinese, Japanese and Korean text read as UTF-16**:
+  each file of those folders decoded in its encoding, only its lines at least half of whose
+  characters are not ASCII kept (the prose, not the markup), encoded in UTF-16 LE and BE
+  without a mark: how many of those with 100 characters or more are told as such;
 - with ``--read FILE ...``: each file read as ``load_documents(..., encoding="auto")`` reads
   it (for chardet's ``tests/UTF-16*/*``: with a mark or without), or its error.
 
@@ -61,6 +66,32 @@ def binaries_taken(roots: list[Path], limit: int) -> None:
         print(f"  {line}")
 
 
+#: the encodings of Chinese, Japanese and Korean text (Python's names)
+_CJK = ("big5", "gb2312", "gbk", "gb18030", "euc_jp", "shift_jis", "cp932", "euc_kr", "cp949")
+
+
+def cjk_told(tests: Path) -> None:
+    from encoding_guess_bench import folder_codec  # (a sibling script)
+
+    texts = []
+    for folder in sorted(p for p in tests.iterdir() if p.is_dir()):
+        codec = folder_codec(folder.name)
+        if codec is None or codec.replace("-", "_") not in _CJK:
+            continue
+        for path in sorted(folder.iterdir()):
+            try:
+                text = path.read_bytes().decode(codec)
+            except UnicodeDecodeError:
+                continue
+            prose = [ln for ln in text.splitlines()
+                     if ln.strip() and 2 * sum(not c.isascii() for c in ln) >= len(ln)]
+            if len("\n".join(prose)) >= 100:
+                texts.append("\n".join(prose) + "\n")
+    for codec in UNMARKED:
+        told = sum(unmarked_utf16(t.encode(codec)[:SNIFF_BYTES]) == codec for t in texts)
+        print(f"CJK text read as {UNMARKED[codec]}: {told} of {len(texts)} files")
+
+
 def files_read(paths: list[Path]) -> None:
     read = 0
     for path in paths:
@@ -81,7 +112,10 @@ def main() -> None:
     ap.add_argument("--binaries", type=Path, nargs="*", default=[Path("/usr/lib")])
     ap.add_argument("--files", type=int, default=10_000)
     ap.add_argument("--read", type=Path, nargs="*", default=[])
+    ap.add_argument("--cjk", type=Path, help="a chardet-style tests folder")
     args = ap.parse_args()
+    if args.cjk:
+        cjk_told(args.cjk)
     texts_told(args.data / "corpus.json", args.passages)
     binaries_taken(args.binaries, args.files)
     if args.read:

@@ -33,11 +33,15 @@ from .guards import printable
 from .legacy import AUTO, TextDecodeError, log_guess
 from .textlines import line_ends
 
-__all__ = ["BOMS", "SNIFF_BYTES", "UNMARKED", "bom_codec", "reads_as_text", "text_codec",
-           "unmarked_utf16", "wide_lines", "wide_text"]
+__all__ = ["BOMS", "CJK_HIGHS", "SNIFF_BYTES", "UNMARKED", "bom_codec", "reads_as_text",
+           "text_codec", "unmarked_utf16", "wide_lines", "wide_text"]
 
 #: how much of a file is looked at to tell binary data (git's test) and unmarked UTF-16
 SNIFF_BYTES = 8000
+#: the high bytes of Chinese, Japanese and Korean characters in UTF-16: CJK punctuation,
+#: kana, bopomofo and Hangul letters (U+3000-U+31FF), the unified ideographs (U+4E00-U+9FFF),
+#: Hangul syllables (U+AC00-U+D7FF) and the full-width forms (U+FF00-U+FFEF)
+CJK_HIGHS = frozenset((0x30, 0x31, *range(0x4E, 0xA0), *range(0xAC, 0xD8), 0xFF))
 #: :func:`unmarked_utf16`'s codecs and their names in messages (and ``iconv``'s)
 UNMARKED = {"utf-16-le": "UTF-16LE", "utf-16-be": "UTF-16BE"}
 
@@ -58,31 +62,35 @@ def bom_codec(head: bytes) -> str | None:
 def unmarked_utf16(head: bytes) -> str | None:
     """``"utf-16-le"`` (``"utf-16-be"``) for the first bytes of a file without a byte-order
     mark that read as UTF-16 text in that byte order, else None: NUL bytes at its odd (even)
-    offsets, at most one in 8 of them at the others (U+0300, U+4E00 ... hold one there), in
+    offsets, at most one in 8 of them at the others (U+0300, U+0400 ... hold one there), in
     every other character at least (ASCII and most Latin text: each character has one), or
     in one of 16 when three quarters of the other characters are of one 256-character block
     (Greek, Cyrillic, Hebrew, Arabic ... text with spaces, digits and line breaks, which
-    hold one); and the bytes decode so to text without control characters. Chinese or
-    Japanese text (a few hundred blocks) is not told so."""
+    hold one); or NUL bytes in two characters at least when three quarters of the others are
+    Chinese, Japanese or Korean (:data:`CJK_HIGHS`: a few hundred blocks, whose lines hold
+    few ASCII characters, and whose common U+3000 and U+4E00 hold a NUL byte at the other
+    offsets); and the bytes decode so to text without control characters."""
     body = head[: len(head) // 2 * 2]
     for codec, highs, lows in zip(UNMARKED, (body[1::2], body[::2]), (body[::2], body[1::2]),
                                   strict=True):
         nuls = highs.count(0)
-        if nuls and 8 * lows.count(0) <= nuls and (
-                2 * nuls >= len(highs) or (16 * nuls >= len(highs) and _one_block(highs))
-        ) and reads_as_text(body, codec):
+        alphabetic = 8 * lows.count(0) <= nuls and (2 * nuls >= len(highs) or (
+            16 * nuls >= len(highs) and _one_block(highs)))
+        cjk = nuls >= 2 and _cjk(highs, lows)  # (U+3000, U+4E00 ... hold a NUL at the lows)
+        if nuls and (alphabetic or cjk) and reads_as_text(body, codec):
             return codec
     return None
 
 
 def reads_as_text(head: bytes, codec: str) -> bool:
     """Whether ``head``, a file's first bytes, decodes as ``codec`` (a byte-order mark
-    read by it) to text without control characters (a character cut at its end waits)."""
+    read by it) to text without control characters nor the noncharacters U+FFFE and U+FFFF
+    (LLVM's tests mark a binary file with one; a character cut at its end waits)."""
     try:
         text = codecs.getincrementaldecoder(codec)().decode(head, final=False)
     except UnicodeDecodeError:
         return False
-    return looks_like_text(text)
+    return looks_like_text(text) and "\uffff" not in text and "\ufffe" not in text
 
 
 def _one_block(highs: bytes) -> bool:
@@ -90,6 +98,17 @@ def _one_block(highs: bytes) -> bool:
     with a NUL high byte share their high byte (one script's block of 256 code points)."""
     blocks = Counter(b for b in highs if b)
     return bool(blocks) and 4 * blocks.most_common(1)[0][1] >= 3 * blocks.total()
+
+
+def _cjk(highs: bytes, lows: bytes) -> bool:
+    """Whether three quarters of the characters whose high and low bytes are ``highs`` and
+    ``lows`` but those with a NUL high byte are Chinese, Japanese or Korean
+    (:data:`CJK_HIGHS`), and one in 8 of them at least has a low byte from 0x80 (as about
+    a quarter to a half of such text's have; ASCII read in pairs makes "ideographs" of two
+    ASCII bytes, ``ab`` U+6261)."""
+    others = [(high, low) for high, low in zip(highs, lows, strict=False) if high]
+    return bool(others) and 4 * sum(high in CJK_HIGHS for high, _ in others) >= \
+        3 * len(others) and 8 * sum(low >= 0x80 for _, low in others) >= len(others)
 
 
 def text_codec(head: bytes, encoding: str | None, where: str | None = None) -> str | None:
