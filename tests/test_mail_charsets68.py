@@ -69,6 +69,11 @@ def test_a_declared_charset_is_read_as_mail_clients_read_it(tmp_path: Path) -> N
     assert _body(tmp_path, said_utf8, CAFE.encode("cp1252"), "cp1252") == CAFE.strip()
 
 
+def test_an_html_body_without_a_charset_reads_by_its_meta(tmp_path: Path) -> None:
+    page = f'<html><head><meta charset="windows-1252"></head><body><p>{CAFE}</p>'
+    assert _body(tmp_path, "Content-Type: text/html", page.encode("cp1252")) == CAFE.strip()
+
+
 def test_a_body_that_is_not_utf8_reads_in_the_encoding_given(tmp_path: Path) -> None:
     plain = "Content-Type: text/plain"
     assert _body(tmp_path, plain, CAFE.encode("cp1252")) == "Caf� in Z�rich, � price."

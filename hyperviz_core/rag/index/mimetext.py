@@ -4,7 +4,8 @@ A part that declares a charset Python knows, and whose bytes are all in it, is r
 or in the superset of it mail clients read it in (as browsers do: ``ISO-8859-1`` as
 Windows-1252, ``GB2312`` and ``GBK`` as GB18030, ``EUC-KR`` as CP949): :func:`declared_text`.
 Any other part (no charset, the ``US-ASCII`` RFC 2045 assumes, which 8-bit mail ignores, a
-charset Python does not know, or bytes that are not in the one declared) is read as UTF-8,
+charset Python does not know, or bytes that are not in the one declared) is read as UTF-8
+(an HTML body in the charset its ``<meta>`` declares, when it declares one),
 as its bytes mostly are; a body that is not is read in the ``--encoding`` given
 (``"auto"``: guessed, :mod:`.legacy`), else with what is not UTF-8 shown as U+FFFD
 (:func:`body_text`). An attachment of such a part is saved as its bytes, and read as the
@@ -28,6 +29,7 @@ from __future__ import annotations
 import codecs
 from email.message import Message
 
+from .htmlpages import page_charset
 from .legacy import TextDecodeError, decode_text
 
 __all__ = ["attached_bytes", "body_text", "declared_text"]
@@ -63,12 +65,18 @@ def declared_text(part: Message) -> str | None:
 
 def body_text(part: Message, encoding: str | None, where: str) -> str:
     """The text of the body ``part`` of the message ``where`` (see the module's docs):
-    declared, else UTF-8, else in ``encoding`` (a name :func:`~.legacy.fallback_encoding`
-    gave), else UTF-8 with what is not as U+FFFD."""
+    declared (an HTML body: by the message, else by its ``<meta charset>``), else UTF-8,
+    else in ``encoding`` (a name :func:`~.legacy.fallback_encoding` gave), else UTF-8 with
+    what is not as U+FFFD."""
     text = declared_text(part)
     if text is not None:
         return text
     raw = _payload(part)
+    if part.get_content_subtype() == "html" and (meta := page_charset(raw)) is not None:
+        try:
+            return raw.decode(meta)
+        except UnicodeDecodeError:
+            pass
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError:
