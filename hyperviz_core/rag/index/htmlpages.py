@@ -52,6 +52,7 @@ from pathlib import Path
 from ..types import Document
 from .errors import LoaderError
 from .guards import printable
+from .legacy import declared_codec
 from .parts import line_ends
 from .textfiles import check_not_binary, path_id, unreadable, utf8_text
 from .titles import cut_title
@@ -253,10 +254,7 @@ def page_charset(head: bytes) -> str | None:
     if found is None:
         return None
     label = found.group(1).decode("ascii").lower()
-    try:
-        name = codecs.lookup(_AS.get(label, label)).name
-    except LookupError:
-        return None
+    name = declared_codec(_AS.get(label, label))  # (not base64, rot13, unicode_escape ...)
     return None if name == "utf-8" else name
 
 

@@ -49,6 +49,10 @@ class TextDecodeError(ValueError):
     not UTF-8 text at line 3, byte 41 (...)``)."""
 
 
+#: ASCII that a text encoding which reads ASCII as ASCII writes as itself
+_PROBE = "Ab 1\n\r\t{}"
+
+
 def fallback_encoding(encoding: object) -> str | None:
     """Python's name of the encoding ``encoding`` names (None for None and UTF-8, read
     anyway); a ``ValueError`` naming it when Python knows no such text encoding or it does
@@ -70,7 +74,7 @@ def fallback_encoding(encoding: object) -> str | None:
         return AUTO
     try:
         name = codecs.lookup(encoding).name
-        ascii_alike = "Ab 1\n\r\t{}".encode(name) == b"Ab 1\n\r\t{}"
+        ascii_alike = _PROBE.encode(name) == _PROBE.encode()
     except LookupError:  # unknown, or not a text encoding (base64, rot13 ...)
         raise ValueError(f"unknown text encoding {printable(encoding)!r}: name one Python "
                          "knows, e.g. cp1252, latin-1, gb18030, big5, shift_jis, euc-kr, "
@@ -83,6 +87,30 @@ def fallback_encoding(encoding: object) -> str | None:
                          "starts with a byte-order mark, UTF-16 without one with --encoding "
                          "auto (encoding='auto' in Python); or convert such files to UTF-8 "
                          f"first, e.g. iconv -f {printable(encoding).upper()} -t UTF-8")
+    return name
+
+
+def declared_codec(label: str, *, ascii_alike: bool = True) -> str | None:
+    """Python's name of the text encoding a document or message declares (``label``), or
+    None: one Python does not know, no text encoding (``base64``, ``rot13``, ``zlib``:
+    byte transforms), Python's own ``unicode_escape`` and the like (which would read a
+    backslash as an escape), and with ``ascii_alike`` one that does not read ASCII as ASCII
+    (UTF-16, UTF-32).
+
+    >>> declared_codec("Windows-1252"), declared_codec("base64"), declared_codec("utf-16")
+    ('cp1252', None, None)
+    >>> declared_codec("utf-16", ascii_alike=False), declared_codec("unicode_escape")
+    ('utf-16', None)
+    """
+    try:
+        name = codecs.lookup(label).name
+        probe = _PROBE.encode(name)
+        _PROBE.encode(name).decode(name)
+    except (LookupError, ValueError, UnicodeError):  # (ValueError: a NUL in the name)
+        return None
+    if "escape" in name or name in ("idna", "punycode") or (
+            ascii_alike and probe != _PROBE.encode()):
+        return None
     return name
 
 

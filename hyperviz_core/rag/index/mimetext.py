@@ -30,7 +30,7 @@ import codecs
 from email.message import Message
 
 from .htmlpages import page_charset
-from .legacy import TextDecodeError, decode_text
+from .legacy import TextDecodeError, declared_codec, decode_text
 
 __all__ = ["attached_bytes", "body_text", "declared_text"]
 
@@ -49,14 +49,9 @@ def declared_text(part: Message) -> str | None:
     """The text of ``part`` in the charset it declares (see the module's docs), or None:
     none declared, ASCII, one Python does not know, or bytes that are not in it."""
     label = part.get_content_charset()
-    if label is None:
-        return None
-    try:
-        codec = codecs.lookup(label).name
-    except LookupError:
-        return None
-    if codec == "ascii":  # RFC 2045's default, said of 8-bit text all the same
-        return None
+    codec = declared_codec(label, ascii_alike=False) if label else None
+    if codec is None or codec == "ascii":  # (ASCII: RFC 2045's default, said of 8-bit text
+        return None  # all the same; base64, rot13 ... are no text encodings)
     try:
         return _payload(part).decode(_SUPERSET.get(codec, codec))
     except UnicodeDecodeError:
