@@ -74,6 +74,17 @@ def test_an_html_body_without_a_charset_reads_by_its_meta(tmp_path: Path) -> Non
     assert _body(tmp_path, "Content-Type: text/html", page.encode("cp1252")) == CAFE.strip()
 
 
+def test_a_header_pythons_parser_fails_on_reads_as_written(tmp_path: Path) -> None:
+    """``email`` raises an ``IndexError`` reading ``To: <<<>>> @@``: before, the whole
+    message was refused ("not an e-mail message")."""
+    path = tmp_path / "odd.eml"
+    path.write_bytes(b'Subject: Hi\nFrom: Ada <ada@example.org>\nTo: <<<>>> @@ ,,, "\n\n'
+                     b'Body.\n')
+    [doc] = load_documents(path)
+    assert doc.text == 'From: Ada <ada@example.org>\nTo: <<<>>> @@ ,,, "\n\nBody.'
+    assert doc.metadata["to"] == '<<<>>> @@ ,,, "'
+
+
 def test_a_body_that_is_not_utf8_reads_in_the_encoding_given(tmp_path: Path) -> None:
     plain = "Content-Type: text/plain"
     assert _body(tmp_path, plain, CAFE.encode("cp1252")) == "Caf� in Z�rich, � price."

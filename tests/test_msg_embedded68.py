@@ -54,6 +54,17 @@ def test_a_message_attached_as_an_item_is_read(tmp_path: Path) -> None:
     assert "attachments_unread" not in doc.metadata
 
 
+def test_an_item_with_a_malformed_sender_is_read(tmp_path: Path) -> None:
+    """Python's ``email`` cannot write ``<<<>>> @@`` as an address (an ``IndexError``);
+    the item is read all the same, the sender as ``email`` reads what was written."""
+    odd = _wide(0x5D01, "<<<>>> @@ ,,,")
+    [doc] = load_documents(write_compound(tmp_path / "offer.msg",
+                                          _item(**{ITEM + odd[0]: odd[1]})))
+    block = doc.text.split("\n\nAttachment: ")[1]
+    assert block.startswith("Harbour fees.eml\n\nHarbour fees\n\nFrom: \"Åsa Berg\"")
+    assert block.endswith("The fee is 40 kronor a night.\nÅsa")
+
+
 def test_an_item_in_the_message_code_page_and_without_a_name(tmp_path: Path) -> None:
     """An item without a shown name is ``message.eml``; its 8-bit strings are read in the
     code page the outer message declares when it declares none itself."""

@@ -37,6 +37,8 @@ Example:
 
 from __future__ import annotations
 
+import email.errors
+import email.header
 import email.policy
 import email.utils
 import logging
@@ -68,9 +70,23 @@ _SHOWN = ("From", "To", "Cc", "Date")
 
 
 def _header(msg: Message, name: str) -> str:
-    """A header's value, decoded, on one line (``""`` when absent)."""
-    value = msg.get(name)
+    """A header's value, decoded, on one line (``""`` when absent); one Python's header
+    parser fails on (``To: <<<>>> @@``: an ``IndexError`` inside ``email``) as written,
+    its encoded words decoded."""
+    try:
+        value = msg.get(name)
+    except (IndexError, ValueError, TypeError, AttributeError):
+        value = next((_raw(v) for k, v in msg.raw_items() if k.lower() == name.lower()), None)
     return " ".join(str(value).split()) if value is not None else ""
+
+
+def _raw(value: str) -> str:
+    """A header's raw value (8-bit bytes as surrogate escapes) as text."""
+    text = value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    try:
+        return str(email.header.make_header(email.header.decode_header(text)))
+    except (ValueError, LookupError, UnicodeError, email.errors.HeaderParseError):
+        return text
 
 
 def _iso_date(value: str) -> str:

@@ -30,12 +30,11 @@ Nothing in the message is run and nothing is fetched; its streams are read into 
 
 from __future__ import annotations
 
+import base64
 import email.utils
 import importlib
 import struct
 from datetime import UTC, datetime, timedelta
-from email.errors import HeaderParseError
-from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
@@ -194,18 +193,16 @@ def _body(top: _Storage, path: Path) -> str:
 def _embedded(ole: Any, base: str, codepage: str, path: Path) -> bytes:
     """A message attached as an Outlook item (its storage at ``base``) as the ``.eml``
     bytes of its headers and body, read as a forwarded ``.eml`` message is (its own
-    attachments are not read); a header Python's ``email`` refuses is left out."""
+    attachments are not read). The headers are written as they read, in UTF-8 (each on one
+    line; never parsed as addresses, which ``email`` fails to write for some malformed
+    ones), the body as base64 UTF-8."""
     top = _Storage(ole, base, 24, codepage)  # an embedded message's header: 24 bytes
     top.codepage = _codepage(top, codepage)
-    msg = EmailMessage()
-    for name, value in _headers(ole, top, base).items():
-        if value:
-            try:
-                msg[name] = value
-            except (ValueError, TypeError, HeaderParseError):
-                continue
-    msg.set_content(_body(top, path) + "\n")
-    return bytes(msg)
+    head = [f"{name}: {value}" for name, value in _headers(ole, top, base).items() if value]
+    body = base64.encodebytes((_body(top, path) + "\n").encode("utf-8", "replace"))
+    return "\n".join([*head, "MIME-Version: 1.0", "Content-Type: text/plain; charset=utf-8",
+                      "Content-Transfer-Encoding: base64", "", ""]).encode("utf-8",
+                                                                           "replace") + body
 
 
 def _attachments(ole: Any, codepage: str, path: Path
