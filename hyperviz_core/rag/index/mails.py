@@ -167,7 +167,8 @@ def _attached(msg: EmailMessage) -> list[tuple[str, bytes]]:
             if isinstance(inner, Message):
                 out.append((name or "message.eml", inner.as_bytes()))
             continue
-        if name:  # a text part that declares its charset: as UTF-8 (:mod:`.mimetext`)
+        if name and not part.is_multipart():  # a text part that declares its charset: as
+            # UTF-8 (:mod:`.mimetext`)
             out.append((name, attached_bytes(part)))
     return out
 
