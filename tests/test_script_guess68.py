@@ -76,6 +76,15 @@ def test_koi8_u_is_told_from_koi8_r(tmp_path: Path) -> None:
     assert doc.text == ukrainian
 
 
+def test_johab_korean_is_guessed_from_twenty_hangul() -> None:
+    korean = ("서울특별시는 대한민국의 수도이다. 한강이 도시를 가로질러 흐른다. "
+              "인구는 약 천만 명이다.")
+    assert guessed_encoding(korean.encode("johab")) == "johab"
+    assert guessed_encoding(korean.encode("cp949")) == "cp949"
+    assert guessed_encoding("上海".encode("gbk")) == "gb18030"  # 2 hangul in Johab: too few
+    assert guessed_encoding("臺灣".encode("big5")) == "big5"
+
+
 def test_text_of_another_script_is_not_guessed_cyrillic() -> None:
     arabic = "القاهرة هي عاصمة مصر وأكبر مدنها، وتقع على ضفاف نهر النيل."
     assert guessed_encoding(_page(arabic).encode("iso8859-6")) is None  # few vowels

@@ -1,8 +1,8 @@
 """What to tell a user whose text file is not UTF-8: the encoding it most likely is.
 
 :func:`convert_hint` reads a sample of the bytes in the legacy encodings people still meet
-(GBK/GB18030, Big5, Shift_JIS, EUC-JP, EUC-KR, Windows-874/TIS-620, Windows-1251, 1253,
-1255 and 1256, KOI8-R) and names the one whose reading looks like text of its script
+(GBK/GB18030, Big5, Shift_JIS, EUC-JP, EUC-KR, Johab, Windows-874/TIS-620, Windows-1251,
+1253, 1255 and 1256, KOI8-R) and names the one whose reading looks like text of its script
 (common characters, words of one script and case, final letters at word ends, Thai marks
 after consonants), or a variant of it (ISO-8859-7 Greek, Mac Cyrillic, KOI8-U); else the
 8-bit Latin one whose accented letters one language writes (Windows-1252, Windows-1250,
@@ -41,13 +41,19 @@ def looks_like_text(text: str) -> bool:
 
 #: Legacy encodings :func:`convert_hint` can name: (Python codec, name said, iconv name).
 _LEGACY = (("cp949", "EUC-KR", "CP949"), ("euc_jp", "EUC-JP", "EUC-JP"),
-           ("cp932", "Shift_JIS", "CP932"), ("cp874", "Windows-874/TIS-620 (Thai)", "CP874"),
+           ("cp932", "Shift_JIS", "CP932"), ("johab", "Johab (Korean)", "JOHAB"),
+           ("cp874", "Windows-874/TIS-620 (Thai)", "CP874"),
            ("big5", "Big5", "BIG5"),
            ("gb18030", "GBK/GB18030", "GB18030"), ("cp1251", "Windows-1251 (Cyrillic)",
            "WINDOWS-1251"), ("cp1253", "Windows-1253 (Greek)", "WINDOWS-1253"),
            ("cp1255", "Windows-1255 (Hebrew)", "WINDOWS-1255"),
            ("cp1256", "Windows-1256 (Arabic)", "WINDOWS-1256"),
            ("koi8_r", "KOI8-R (Cyrillic)", "KOI8-R"))
+#: the fewest good letters a guess needs (2): Johab, rare today, 20, so that a few
+#: characters of a common encoding (``上海`` in GBK reads as Johab hangul) stay with it
+_LEAST = {"johab": 20}
+#: the encodings of Korean and Japanese, whose hangul and kana Chinese does not write
+_PHONETIC = ("CP949", "JOHAB", "EUC-JP", "CP932")
 #: Cyrillic encodings guessed only when nothing above reads the text (:func:`_cyrillic`)
 _CYRILLIC = (("cp866", "CP866 (DOS Cyrillic)", "CP866"),
              ("cp855", "CP855 (DOS Cyrillic)", "CP855"),
@@ -88,7 +94,7 @@ def _lead(ch: str, codec: str) -> int:
 
 def _cjk_good(ch: str, codec: str) -> bool:
     """Whether ``ch`` (a letter) is common in text written in the CJK ``codec``."""
-    if codec == "cp949":
+    if codec in ("cp949", "johab"):
         return bool(_HANGUL.match(ch))
     if codec in ("euc_jp", "cp932"):
         return bool(_KANA.match(ch)) or (bool(_IDEOGRAPH.match(ch))
@@ -189,10 +195,10 @@ def _legacy_guesses(data: bytes) -> list[tuple[str, str]]:
         score = _script_score if codec in _SCRIPT else \
             _thai_score if codec == "cp874" else _cjk_score
         good, bad = score(text, codec)
-        if good >= 2 and good >= 9 * bad:
+        if good >= _LEAST.get(codec, 2) and good >= 9 * bad:
             found.append((bad / good, rank, name, iconv))
-    if any(r < 3 for _, r, _, _ in found):  # kana or hangul: not Chinese
-        found = [f for f in found if f[1] < 3]
+    if any(iconv in _PHONETIC for _, _, _, iconv in found):  # kana or hangul: not Chinese
+        found = [f for f in found if f[3] in _PHONETIC]
     return [(name, iconv) for _, _, name, iconv in sorted(found)]
 
 
