@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from hyperviz_core.rag.index.encoding_hint import convert_hint, guessed_encoding
+from hyperviz_core.rag.index.encoding_hint import _cyrillic, convert_hint, guessed_encoding
 from hyperviz_core.rag.index.loaders import LoaderError, load_documents
 
 RUSSIAN = ("Москва - столица России. В городе живёт более двенадцати миллионов человек, "
@@ -86,8 +86,11 @@ def test_johab_korean_is_guessed_from_twenty_hangul() -> None:
 
 
 def test_text_of_another_script_is_not_guessed_cyrillic() -> None:
+    """The last guess's vowel rule: Arabic or Thai read as Cyrillic has few vowels."""
     arabic = "القاهرة هي عاصمة مصر وأكبر مدنها، وتقع على ضفاف نهر النيل."
-    assert guessed_encoding(_page(arabic).encode("iso8859-6")) is None  # few vowels
+    assert _cyrillic(_page(arabic).encode("iso8859-6")) == []
+    assert _cyrillic(_page(THAI).encode("cp874")) == []
+    assert guessed_encoding(_page(arabic).encode("iso8859-6")) == "iso8859-6"
 
 
 THAI = ("กรุงเทพมหานครเป็นเมืองหลวงของประเทศไทย และเป็นเมืองที่มีประชากรมากที่สุดในประเทศ "

@@ -2,9 +2,9 @@
 
 :func:`convert_hint` reads a sample of the bytes in the legacy encodings people still meet
 (GBK/GB18030, Big5, Shift_JIS, EUC-JP, EUC-KR, Johab, Windows-874/TIS-620, Windows-1251,
-1253, 1255 and 1256, KOI8-R) and names the one whose reading looks like text of its script
-(common characters, words of one script and case, final letters at word ends, Thai marks
-after consonants), or a variant of it (ISO-8859-7 Greek, Mac Cyrillic, KOI8-U); else the
+1253, 1255 and 1256, ISO-8859-6, KOI8-R) and names the one whose reading looks like text of
+its script (common characters, words of one script and case, final letters at word ends,
+Thai marks after consonants), or a variant of it (ISO-8859-7 Greek, Mac Cyrillic, KOI8-U); else the
 8-bit Latin one whose accented letters one language writes (Windows-1252, Windows-1250,
 ISO-8859-2, Windows-1254: :mod:`.latin_guess`); else the DOS, ISO or Mac Cyrillic one
 (CP866, CP855, ISO-8859-5, Mac Cyrillic) whose reading has the most Cyrillic words with as
@@ -48,7 +48,8 @@ _LEGACY = (("cp949", "EUC-KR", "CP949"), ("euc_jp", "EUC-JP", "EUC-JP"),
            "WINDOWS-1251"), ("cp1253", "Windows-1253 (Greek)", "WINDOWS-1253"),
            ("cp1255", "Windows-1255 (Hebrew)", "WINDOWS-1255"),
            ("cp1256", "Windows-1256 (Arabic)", "WINDOWS-1256"),
-           ("koi8_r", "KOI8-R (Cyrillic)", "KOI8-R"))
+           ("koi8_r", "KOI8-R (Cyrillic)", "KOI8-R"),
+           ("iso8859_6", "ISO-8859-6 (Arabic)", "ISO-8859-6"))
 #: the fewest good letters a guess needs (2): Johab, rare today, 20, so that a few
 #: characters of a common encoding (``上海`` in GBK reads as Johab hangul) stay with it
 _LEAST = {"johab": 20}
@@ -70,6 +71,7 @@ _IDEOGRAPH = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _HANGUL = re.compile(r"[\uac00-\ud7a3]")
 _SCRIPT = {"cp1253": re.compile(r"[\u0370-\u03ff]"),
            "cp1255": re.compile(r"[\u05b0-\u05f4]"), "cp1256": re.compile(r"[\u0600-\u06ff]"),
+           "iso8859_6": re.compile(r"[\u0600-\u06ff]"),
            **dict.fromkeys(_CYRILLIC_CODECS, _CYRILLIC_LETTER)}
 _WORD = re.compile(r"[^\W\d_]+")
 _RUN = re.compile(r"[^\W\d_\x00-\x7f]+")  # non-ASCII letters

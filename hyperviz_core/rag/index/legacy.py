@@ -12,11 +12,12 @@ the encoding are refused (with a byte-order mark such text is read anyway:
 :mod:`.widetext`). ``"auto"`` reads each such file in
 the encoding its bytes (up to 64 KiB from that line on) read as plausible text in — the one
 the error's hint would name (:func:`~.encoding_hint.guessed_encoding`: GBK/GB18030, Big5,
-Shift_JIS, EUC-JP, EUC-KR, Windows-874 (Thai), Windows-1251/1253/1255/1256, KOI8-R,
-ISO-8859-7, else Windows-1252, Windows-1250, ISO-8859-2 or Windows-1254 for European Latin
-text, else CP866, CP855, ISO-8859-5 or Mac Cyrillic) — a guess, logged at INFO
-level; bytes it names none for are an error. It also reads UTF-16 without a byte-order mark,
-in the byte order its NUL bytes show (:func:`~.widetext.text_codec`).
+Shift_JIS, EUC-JP, EUC-KR, Johab, Windows-874 (Thai), Windows-1251/1253/1255/1256,
+ISO-8859-6, KOI8-R, KOI8-U, Mac Cyrillic, ISO-8859-7, else Windows-1252, Windows-1250,
+ISO-8859-2 or Windows-1254 for European Latin text, else CP866, CP855, ISO-8859-5 or Mac
+Cyrillic) — a guess, logged at INFO level; bytes it names none for are an error. It also
+reads UTF-16 without a byte-order mark, in the byte order its NUL bytes show
+(:func:`~.widetext.text_codec`).
 
 Example:
     >>> fallback_encoding("WINDOWS-1252"), fallback_encoding("utf8"), fallback_encoding(None)
