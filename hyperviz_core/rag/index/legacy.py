@@ -106,7 +106,7 @@ def declared_codec(label: str, *, ascii_alike: bool = True) -> str | None:
     try:
         name = codecs.lookup(label).name
         probe = _PROBE.encode(name)
-        _PROBE.encode(name).decode(name)
+        probe.decode(name)  # (``undefined`` and the like fail here)
     except (LookupError, ValueError, UnicodeError):  # (ValueError: a NUL in the name)
         return None
     if "escape" in name or name in ("idna", "punycode") or (
