@@ -72,16 +72,12 @@ def body_text(part: Message, encoding: str | None, where: str) -> str:
             return raw.decode(meta)
         except UnicodeDecodeError:
             pass
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        pass
-    if encoding is not None:
-        try:
-            return decode_text(raw, encoding, where=f"{where} (its body)")
-        except TextDecodeError:
-            pass
-    return raw.decode("utf-8", "replace")
+    try:  # (decode_text reads UTF-8 first, and only what follows in ``encoding``)
+        if encoding is None:
+            return raw.decode("utf-8-sig")
+        return decode_text(raw, encoding, where=f"{where} (its body)")
+    except (UnicodeDecodeError, TextDecodeError):
+        return raw.decode("utf-8", "replace")
 
 
 def attached_bytes(part: Message) -> bytes:
