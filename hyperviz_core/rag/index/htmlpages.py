@@ -266,8 +266,10 @@ def _decoded(path: Path, encoding: str | None = None) -> str:
         data = path.read_bytes()
     except OSError as exc:
         raise unreadable(path, exc) from exc
-    charset = None if text_codec(data, encoding) else page_charset(data)  # no <meta> then
-    if charset is None:
+    charset = page_charset(data)
+    # a UTF-16/32 page (utf8_text reads it) has no <meta> charset; tested only when one is
+    # declared, as utf8_text tests it again
+    if charset is None or text_codec(data, encoding) is not None:
         return utf8_text(path, data, encoding)
     try:
         return line_ends(data.decode(charset))
