@@ -166,6 +166,31 @@ def test_counts_past_the_bytes_there_are_end_the_reading() -> None:
     assert inner.unread == [] and inner.body == ""
 
 
+def test_a_message_attached_inside_reads_as_a_forwarded_one(tmp_path: Path) -> None:
+    """An Outlook item attached inside the wrapper (a TNEF stream itself, after the
+    IMessage interface id) reads as a forwarded .eml: its subject, headers and body."""
+    [doc] = load_documents(_eml(tmp_path, "IPM-DistList.tnef"))
+    assert doc.metadata["attachments"] == ["Untitled Attachment"]
+    assert doc.text.endswith("Attachment: Untitled Attachment.eml\n\nXXXXnews\n\n"
+                             "From: Axxxx Fxxxxx <xxxx902@citlink.net>\n"
+                             "Date: Sun, 06 Sep 2009 00:51:29 +0000")
+    pytest.importorskip("compressed_rtf")
+    inner = (DATA / "umlaut.tnef").read_bytes()  # an RTF body and three attachments
+    item = bytes.fromhex("0703020000000000c000000000000046") + inner
+    props = (struct.pack("<I", 2) + struct.pack("<HHII", 0x001E, 0x3707, 1, 8) + b"Minutes\x00"
+             + struct.pack("<HHII", 0x000D, 0x3701, 1, len(item)) + item
+             + b"\x00" * (-len(item) % 4))
+    stream = (TNEF_SIGNATURE + b"\x00\x00" + _attribute(2, 0x00069002, b"\x05" + b"\x00" * 13)
+              + _attribute(2, 0x00069005, props))
+    path = tmp_path / "fw.eml"
+    path.write_bytes(bytes(_message(stream, "See the minutes.")))
+    [doc] = load_documents(path)
+    assert doc.metadata["attachments"] == ["Minutes"]
+    assert doc.text == ("From: Ada <ada@example.org>\n\nSee the minutes.\n\n"
+                        "Attachment: Minutes.eml\n\nTEST äöü +-*/~\n\n\n\n"
+                        "cid:image003.jpg@01D2EE6A.85652C70")  # its own files: not read
+
+
 def test_no_extra_is_needed_but_for_an_rtf_body(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from office_files import hide_module

@@ -51,10 +51,10 @@ from pathlib import Path
 
 from ..types import Document
 from .attachments import Read, attachment_blocks, nested
-from .bodies import shown_body
 from .errors import LoaderError
 from .guards import printable
 from .mimetext import attached_bytes, body_text
+from .outlook import shown_body
 from .textfiles import check_not_binary, foreign_file, path_id
 from .titles import cut_title
 from .tneffiles import is_tnef, unwrapped

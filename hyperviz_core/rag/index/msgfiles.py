@@ -30,21 +30,20 @@ Nothing in the message is run and nothing is fetched; its streams are read into 
 
 from __future__ import annotations
 
-import base64
 import email.utils
 import struct
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from ..types import Document
 from .attachments import Read
-from .bodies import outlook_body
 from .errors import LoaderError
 from .guards import printable
 from .legacy import codepage_codec
 from .mails import mail_document
 from .olefiles import opened_ole
+from .outlook import filetime, forwarded_eml, outlook_body, shown_address
 from .textfiles import path_id
 
 __all__ = ["msg_document"]
@@ -60,7 +59,6 @@ _CODE_PAGES = (0x3FDE, 0x3FFD)  # PR_INTERNET_CPID, PR_MESSAGE_CODEPAGE
 _NAME, _SMTP, _ADDRESS, _KIND_OF_RECIPIENT = 0x3001, 0x39FE, 0x3003, 0x0C15
 _FILE_NAMES = (0x3707, 0x3704, 0x3001)  # an attachment's long name, short name, shown name
 _ATTACHED = 0x3701  # PR_ATTACH_DATA_BIN: an attachment's bytes
-_EPOCH = datetime(1601, 1, 1, tzinfo=UTC)  # FILETIME counts 100 ns from here
 
 
 class _Storage:
@@ -103,11 +101,7 @@ class _Storage:
 
     def time(self, prop: int) -> datetime | None:
         raw = self.fixed.get(prop)
-        ticks = struct.unpack_from("<Q", raw)[0] if raw else 0
-        try:
-            return _EPOCH + timedelta(microseconds=ticks // 10) if ticks else None
-        except OverflowError:  # past the year 9999: no date
-            return None
+        return filetime(struct.unpack_from("<Q", raw)[0] if raw else 0)
 
 
 def _codepage(top: _Storage, default: str = "cp1252") -> str:
@@ -115,15 +109,6 @@ def _codepage(top: _Storage, default: str = "cp1252") -> str:
     (``default`` when it declares none Python knows)."""
     return next((name for name in (codepage_codec(top.number(prop)) for prop in _CODE_PAGES)
                  if name), default)
-
-
-def _address(name: str, smtp: str, address: str) -> str:
-    """``Name <address>`` as a mail client shows it (an Exchange-only address, ``/O=...``,
-    left out; a name is never encoded, as ``email.utils.formataddr`` encodes ``Åsa``)."""
-    where = smtp or ("" if address.startswith("/") else address)
-    if not where:
-        return name
-    return f"{name} <{where}>" if name and name != where else where
 
 
 def _parts(ole: Any, base: str, prefix: str) -> list[str]:
@@ -141,7 +126,7 @@ def _recipients(ole: Any, base: str, codepage: str) -> dict[int, list[str]]:
     out: dict[int, list[str]] = {}
     for storage in _parts(ole, base, "__recip_version1.0_"):
         who = _Storage(ole, storage, 8, codepage)
-        shown = _address(who.line(_NAME), who.line(_SMTP), who.line(_ADDRESS))
+        shown = shown_address(who.line(_NAME), who.line(_SMTP), who.line(_ADDRESS))
         if shown:
             out.setdefault(who.number(_KIND_OF_RECIPIENT) or 1, []).append(shown)
     return out
@@ -153,7 +138,7 @@ def _headers(ole: Any, top: _Storage, base: str) -> dict[str, str]:
     sent = top.time(_SENT) or top.time(_ARRIVED)
     return {
         "Subject": top.line(_SUBJECT),
-        "From": _address(top.line(_SENDER), top.line(_SENDER_SMTP), top.line(_SENDER_ADDRESS)),
+        "From": shown_address(top.line(_SENDER), top.line(_SENDER_SMTP), top.line(_SENDER_ADDRESS)),
         "To": ", ".join(recipients.get(1, [])) or top.line(_SHOWN_TO),
         "Cc": ", ".join(recipients.get(2, [])) or top.line(_SHOWN_CC),
         "Date": email.utils.format_datetime(sent) if sent else "",
@@ -167,17 +152,11 @@ def _body(top: _Storage, path: Path) -> str:
 
 def _embedded(ole: Any, base: str, codepage: str, path: Path) -> bytes:
     """A message attached as an Outlook item (its storage at ``base``) as the ``.eml``
-    bytes of its headers and body, read as a forwarded ``.eml`` message is (its own
-    attachments are not read). The headers are written as they read, in UTF-8 (each on one
-    line; never parsed as addresses, which ``email`` fails to write for some malformed
-    ones), the body as base64 UTF-8."""
+    bytes of its headers and body (:func:`~.outlook.forwarded_eml`; its own attachments are
+    not read)."""
     top = _Storage(ole, base, 24, codepage)  # an embedded message's header: 24 bytes
     top.codepage = _codepage(top, codepage)
-    head = [f"{name}: {value}" for name, value in _headers(ole, top, base).items() if value]
-    body = base64.encodebytes((_body(top, path) + "\n").encode("utf-8", "replace"))
-    return "\n".join([*head, "MIME-Version: 1.0", "Content-Type: text/plain; charset=utf-8",
-                      "Content-Transfer-Encoding: base64", "", ""]).encode("utf-8",
-                                                                           "replace") + body
+    return forwarded_eml(_headers(ole, top, base), _body(top, path))
 
 
 def _attachments(ole: Any, codepage: str, path: Path

@@ -7,9 +7,12 @@ or ``.mbox`` message (:mod:`.mails`) reads the files inside it as its own attach
 (named in ``attachments``, read after the body as any attachment is), and, when the message
 has no body of its own, the body it wraps: the plain-text one, else the HTML one read as a
 page is, else the text its compressed RTF shows (that one with the ``msg`` extra, as an
-Outlook ``.msg`` file's: :func:`~.bodies.rtf_body`). A part is TNEF when it starts with the
+Outlook ``.msg`` file's: :func:`~.outlook.rtf_body`). A part is TNEF when it starts with the
 format's signature and is typed ``application/ms-tnef`` (or ``vnd.ms-tnef``) or named
-``winmail.dat``. A message wrapped in it (an Outlook item attached) is only named.
+``winmail.dat``. A message attached inside it as an Outlook item (Outlook's "Forward as
+attachment") reads as an Outlook ``.msg`` file's does: ``Attachment: name.eml``, then its
+subject, its ``From``/``To``/``Cc``/``Date`` lines and its body (its own attachments are not
+read).
 
 The stream is read here, every length checked against the bytes there are: tnefparse, the
 Python library for it, loops as many times as a damaged count says (four billion times for
@@ -28,15 +31,16 @@ Example:
 
 from __future__ import annotations
 
+import email.utils
 import struct
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from .bodies import outlook_body
 from .errors import LoaderError
 from .guards import printable
 from .htmlpages import page_charset
 from .legacy import codepage_codec
+from .outlook import filetime, forwarded_eml, outlook_body, shown_address
 
 __all__ = ["TNEF_SIGNATURE", "TNEF_TYPES", "Unwrapped", "is_tnef", "unwrapped"]
 
@@ -54,6 +58,11 @@ _START, _TITLE, _DATA, _ATTACHMENT = 0x9002, 0x8010, 0x800F, 0x9005
 #: one; an attachment's long and short file names, shown name and bytes
 _PLAIN, _HTML, _RTF, _INTERNET_CODEPAGE = 0x1000, 0x1013, 0x1009, 0x3FDE
 _LONG_NAME, _SHORT_NAME, _SHOWN_NAME, _ATTACHED = 0x3707, 0x3704, 0x3001, 0x3701
+#: MAPI properties of a message's headers: its subject, sender's name, SMTP and other
+#: address, shown To and Cc lists, when it was sent, its id; the TNEF subject attribute
+_SUBJECT, _SENDER, _SENDER_SMTP, _SENDER_ADDRESS = 0x0037, 0x0C1A, 0x5D01, 0x0C1F
+_SHOWN_TO, _SHOWN_CC, _SENT, _MESSAGE_ID = 0x0E04, 0x0E03, 0x0039, 0x1035
+_TNEF_SUBJECT = 0x8004
 #: MAPI property types of a fixed size (bytes; 2-byte ones padded to 4 in all)
 _FIXED = {0x0002: 2, 0x000B: 2, 0x0003: 4, 0x0004: 4, 0x000A: 4, 0x0005: 8, 0x0006: 8,
           0x0007: 8, 0x0014: 8, 0x0040: 8, 0x0048: 16}
@@ -187,12 +196,17 @@ class _Attachment:
         return next((n for n in names if n), "") or self.title or _string(
             self.props, _SHOWN_NAME, codec).strip()
 
-    def bytes(self) -> bytes | None:
-        """Its bytes; None for a message attached (an Outlook item: named only)."""
+    def held(self) -> bytes | None:
+        """Its bytes (an object's after its interface id); None for a message attached."""
         kind, value = self.props.get(_ATTACHED, (_BINARY, self.data))
         if kind == _OBJECT:
             return None if value[:16] == _MESSAGE else value[16:]
         return value
+
+    def message(self) -> bytes | None:
+        """The TNEF stream of a message attached (an Outlook item), else None."""
+        kind, value = self.props.get(_ATTACHED, (_BINARY, b""))
+        return value[16:] if kind == _OBJECT and value[:16] == _MESSAGE else None
 
 
 def _body(message: dict[int, tuple[int, bytes]], plain: bytes, codec: str, name: str) -> str:
@@ -207,43 +221,98 @@ def _body(message: dict[int, tuple[int, bytes]], plain: bytes, codec: str, name:
         page, _packed(message.get(_RTF, (0, b""))[1]), name)
 
 
+class _Stream:
+    """What the whole attributes of a TNEF stream say (:func:`_attributes`): its code page,
+    8-bit body and subject attributes, message properties and attachments, and where its
+    last whole attribute ends (6: none is whole)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.codec, self.end, self.plain, self.subject = "cp1252", 6, b"", b""
+        self.message: dict[int, tuple[int, bytes]] = {}
+        self.attachments: list[_Attachment] = []
+        for level, attribute, value, stop in _attributes(data):
+            self.end = stop
+            if level == 1:
+                self._message(attribute, value)
+                continue
+            if attribute == _START or not self.attachments:
+                self.attachments.append(_Attachment())
+            if attribute == _TITLE:
+                self.attachments[-1].title = value.decode(self.codec, "replace").split(
+                    "\x00")[0]
+            elif attribute == _DATA:
+                self.attachments[-1].data = value
+            elif attribute == _ATTACHMENT:
+                self.attachments[-1].props = _properties(value)
+
+    def _message(self, attribute: int, value: bytes) -> None:
+        if attribute == _CODEPAGE and len(value) >= 4:
+            self.codec = codepage_codec(struct.unpack_from("<I", value)[0]) or self.codec
+        elif attribute == _BODY:
+            self.plain = value
+        elif attribute == _TNEF_SUBJECT:
+            self.subject = value
+        elif attribute == _PROPS:
+            self.message = _properties(value)
+
+    def body(self, name: str) -> str:
+        """The body shown (:func:`_body`; damaged: a :class:`LoaderError` naming ``name``)."""
+        return _body(self.message, self.plain, self.codec, name)
+
+    def headers(self) -> dict[str, str]:
+        """The message's headers, as an Outlook ``.msg`` file's read."""
+        props, codec = self.message, self.codec
+
+        def line(ident: int) -> str:
+            return " ".join(_string(props, ident, codec).split())
+
+        kind, sent = props.get(_SENT, (0, b""))
+        when = filetime(struct.unpack("<Q", sent)[0]) if kind == 0x0040 and len(
+            sent) == 8 else None
+        return {"Subject": line(_SUBJECT) or " ".join(
+                    self.subject.decode(codec, "replace").split("\x00")[0].split()),
+                "From": shown_address(line(_SENDER), line(_SENDER_SMTP),
+                                      line(_SENDER_ADDRESS)),
+                "To": line(_SHOWN_TO), "Cc": line(_SHOWN_CC),
+                "Date": email.utils.format_datetime(when) if when else "",
+                "Message-ID": line(_MESSAGE_ID)}
+
+
+def _forwarded(data: bytes, name: str) -> tuple[bytes, list[str]]:
+    """A message attached inside a TNEF stream (an Outlook item: a TNEF stream itself) as
+    the ``.eml`` bytes of its headers and body (:func:`~.outlook.forwarded_eml`; its own
+    attachments are not read), and ``name: why`` when its body could not be read."""
+    inner = _Stream(data)
+    try:
+        return forwarded_eml(inner.headers(), inner.body(name)), []
+    except LoaderError as exc:
+        return forwarded_eml(inner.headers(), ""), [str(exc)]
+
+
 def unwrapped(data: bytes, name: str = _NAME, *, body: bool = True) -> Unwrapped:
     """The body and attachments the TNEF stream ``data`` (the part named ``name``) wraps
     (see the module's docs); its body is left unread (``""``) when ``body`` is false."""
     shown = printable(name)
-    codec, end, plain = "cp1252", 6, b""
-    message: dict[int, tuple[int, bytes]] = {}
-    attachments: list[_Attachment] = []
-    for level, attribute, value, stop in _attributes(data):
-        end = stop
-        if level == 1 and attribute == _CODEPAGE and len(value) >= 4:
-            codec = codepage_codec(struct.unpack_from("<I", value)[0]) or codec
-        elif level == 1 and attribute == _BODY:
-            plain = value
-        elif level == 1 and attribute == _PROPS:
-            message = _properties(value)
-        elif level == 2:
-            if attribute == _START or not attachments:
-                attachments.append(_Attachment())
-            if attribute == _TITLE:
-                attachments[-1].title = value.decode(codec, "replace").split("\x00")[0]
-            elif attribute == _DATA:
-                attachments[-1].data = value
-            elif attribute == _ATTACHMENT:
-                attachments[-1].props = _properties(value)
-    if end == 6:
+    stream = _Stream(data)
+    if stream.end == 6:
         raise LoaderError(f"{shown}: damaged (not read as TNEF: its first attribute is not "
                           "whole)")
-    files, attached = [], []
-    for attachment in attachments:
-        files.append(attachment.name(codec))
-        if files[-1] and (held := attachment.bytes()) is not None:
-            attached.append((files[-1], held))
+    end = stream.end
     unread = [f"{shown}: damaged (cut short at byte {end:,} of {len(data):,}; what came "
               "before was read)"] if len(data) - end >= 11 else []
+    files, attached = [], []
+    for attachment in stream.attachments:
+        files.append(attachment.name(stream.codec))
+        if (held := attachment.held()) is not None:
+            if files[-1]:
+                attached.append((files[-1], held))
+        elif (message := attachment.message()) is not None:
+            eml, whys = _forwarded(message, f"{files[-1] or 'message'}.eml")
+            attached.append((f"{files[-1] or 'message'}.eml", eml))
+            unread.extend(whys)
     text = ""
     try:
-        text = _body(message, plain, codec, name) if body else ""
+        text = stream.body(name) if body else ""
     except LoaderError as exc:  # its RTF body: the files are read all the same
         unread.append(str(exc))
     return Unwrapped(text, files, attached, unread)
