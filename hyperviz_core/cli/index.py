@@ -14,6 +14,8 @@ import logging
 import os
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -161,7 +163,6 @@ def _load_inputs(args: argparse.Namespace) -> tuple[Any, Any]:
     if args.part_kb is not None and not 1 / 1024 <= args.part_kb < 2**40:
         raise ValueError(f"--part-kb must be a number of kilobytes from 1/1024 (one byte) "
                          f"up, got {args.part_kb}")
-    _say_notes()  # (an encoding is guessed only with --encoding auto)
     docs = DocumentStream(
         args.paths, on_duplicate=args.on_duplicate, limit=args.limit,
         on_unreadable="skip" if args.skip_unreadable else "error",
@@ -193,16 +194,25 @@ class _ReadingNotes(logging.Handler):
             print(f"vizrag index: note: {terminal_safe(said)}", file=sys.stderr)
 
 
-def _say_notes() -> None:
+@contextmanager
+def _saying_notes() -> Iterator[None]:
     """Have this run say each encoding ``--encoding auto`` guesses and each attachment of
-    a message that could not be read (both logged at INFO)."""
+    a message that could not be read (both logged at INFO); after it, the loggers are as
+    they were (a program that runs ``vizrag index`` and then reads files itself is not
+    told of them on stderr)."""
     notes = _ReadingNotes()
-    for name in ("legacy", "mails"):
-        log = logging.getLogger(f"hyperviz_core.rag.index.{name}")
-        for old in [h for h in log.handlers if isinstance(h, _ReadingNotes)]:
-            log.removeHandler(old)  # a run before in this process
+    logs = [logging.getLogger(f"hyperviz_core.rag.index.{name}") for name in ("legacy",
+                                                                             "mails")]
+    levels = [log.level for log in logs]
+    for log in logs:
         log.addHandler(notes)
         log.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        for log, level in zip(logs, levels, strict=True):
+            log.removeHandler(notes)
+            log.setLevel(level)
 
 
 def _encoding(value: str) -> str:
@@ -240,6 +250,11 @@ def _text_file(path: str) -> bool:
 
 
 def _run_index(args: argparse.Namespace) -> int:
+    with _saying_notes():  # (an encoding is guessed only with --encoding auto)
+        return _index(args)
+
+
+def _index(args: argparse.Namespace) -> int:
     from ..rag.providers.retry import with_retries
     from ..rag.store import is_store_url
     from ..rag.store.sqlite.check import store_errors
