@@ -125,6 +125,17 @@ class _PageReader(HTMLParser):
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self._break(tag)  # <br/>, <p/>: nothing opens
 
+    def parse_marked_section(self, i: int, report: bool = True) -> int:
+        """A marked section (``<![CDATA[...]]>``, Word's ``<![if ...]>``) as Python's parser
+        reads it; one it fails on (``<![ x``, ``<![foo[``: an ``AssertionError`` inside
+        ``html.parser``) as browsers read such markup in HTML: a comment up to the first
+        ``>`` (one with no ``>``: to the end)."""
+        try:
+            return super().parse_marked_section(i, report)
+        except AssertionError:
+            end = self.rawdata.find(">", i + 3)
+            return end + 1 if end >= 0 else len(self.rawdata)
+
     def handle_endtag(self, tag: str) -> None:
         depth = len(self.open)
         for i in range(depth - 1, max(depth - _REACH, 0) - 1, -1):
