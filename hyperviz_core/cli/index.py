@@ -180,8 +180,9 @@ def _load_inputs(args: argparse.Namespace) -> tuple[Any, Any]:
 
 
 class _ReadingNotes(logging.Handler):
-    """Prints each file's guessed encoding (``--encoding auto``) and each attachment not
-    read, once, on stderr."""
+    """Prints each file's guessed encoding (``--encoding auto``), each attachment not read
+    and what a reading library said of a file (:mod:`~..rag.index.libnotes`), once, on
+    stderr."""
 
     def __init__(self) -> None:
         super().__init__(logging.INFO)
@@ -196,13 +197,14 @@ class _ReadingNotes(logging.Handler):
 
 @contextmanager
 def _saying_notes() -> Iterator[None]:
-    """Have this run say each encoding ``--encoding auto`` guesses and each attachment of
-    a message that could not be read (both logged at INFO); after it, the loggers are as
+    """Have this run say each encoding ``--encoding auto`` guesses, each attachment of
+    a message that could not be read (both logged at INFO) and what a reading library said
+    of a file (a warning); after it, the loggers are as
     they were (a program that runs ``vizrag index`` and then reads files itself is not
     told of them on stderr)."""
     notes = _ReadingNotes()
-    logs = [logging.getLogger(f"hyperviz_core.rag.index.{name}") for name in ("legacy",
-                                                                             "mails")]
+    logs = [logging.getLogger(f"hyperviz_core.rag.index.{name}")
+            for name in ("legacy", "mails", "libnotes")]
     levels = [log.level for log in logs]
     for log in logs:
         log.addHandler(notes)

@@ -27,16 +27,15 @@ The file is only read: nothing in it is run, and nothing is fetched.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ..types import Document
 from .errors import LoaderError
 from .guards import printable
+from .libnotes import said_once
 from .ocr import ocr_languages, scanned_text
 from .pages import paged_document
 from .pdfforms import field_lines, free_text_lines
@@ -54,20 +53,10 @@ def _pages(path: Path) -> tuple[str, list[str], list[int], list[list[str]]]:
     """(the PDF's own title or ``""``, its pages' text, the pages read by OCR, each page's
     filled-in form fields) of the PDF at ``path``."""
     pypdf = reader_module(path)
-    with foreign_file(path, "a PDF pypdf can read"), _quiet(logging.getLogger("pypdf")):
+    # pypdf's warnings about a file's internals (a wrong object offset it repaired) tell a
+    # user of the text nothing to do; its errors are said once, naming the file
+    with foreign_file(path, "a PDF pypdf can read"), said_once(path, "pypdf", shown="pypdf"):
         return _read(pypdf, path)
-
-
-@contextlib.contextmanager
-def _quiet(logger: logging.Logger) -> Iterator[None]:
-    """``logger`` says only errors in the block: pypdf's warnings about a file's internals
-    (a wrong object offset it repaired) tell a user of the text nothing to do."""
-    level = logger.level
-    logger.setLevel(max(level, logging.ERROR))
-    try:
-        yield
-    finally:
-        logger.setLevel(level)
 
 
 def _read(pypdf: Any, path: Path) -> tuple[str, list[str], list[int], list[list[str]]]:

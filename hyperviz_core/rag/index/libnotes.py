@@ -1,0 +1,77 @@
+"""What a reading library logs about a file's internals, said once, naming the file.
+
+pypdf logs what it repairs or cannot decode while it reads a file (``Advanced encoding
+/X not implemented yet, using [...]``, at ERROR level though the text is read): with no
+logging set up, Python's last-resort handler printed each such message on stderr, without
+the file's name and at times some kilobytes long. :func:`said_once` holds them while a
+file is read and logs one warning instead, on this module's logger: the file, the first
+message (cut to :data:`SHOWN` characters) and how many more there were. Only the records
+of the thread reading the file are held; those another thread logs meanwhile (pypdf
+reading another file) are dropped, as records below the level are.
+
+Example:
+    >>> import logging, pathlib, sys
+    >>> notes = logging.getLogger("hyperviz_core.rag.index.libnotes")
+    >>> notes.addHandler(logging.StreamHandler(sys.stdout))
+    >>> with said_once(pathlib.Path("a.pdf"), "example.reader", shown="reader"):
+    ...     logging.getLogger("example.reader.cmap").error("Advanced encoding %s", "/X")
+    ...     logging.getLogger("example.reader").error("Ignoring a wrong offset")
+    a.pdf: reader: Advanced encoding /X (and 1 more)
+    >>> notes.handlers.clear()
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+from .guards import printable
+
+__all__ = ["SHOWN", "said_once"]
+
+#: the most characters of a library's message shown
+SHOWN = 160
+_log = logging.getLogger(__name__)
+
+
+class _Held(logging.Handler):
+    """The messages one thread's records carry."""
+
+    def __init__(self, level: int) -> None:
+        super().__init__(level)
+        self.thread = threading.get_ident()
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.thread == self.thread:
+            with contextlib.suppress(Exception):  # a library's bad format string
+                self.messages.append(" ".join(record.getMessage().split()))
+
+
+@contextlib.contextmanager
+def said_once(path: Path, library: str, *, shown: str,
+              level: int = logging.ERROR) -> Iterator[None]:
+    """While the block reads ``path``, the logger ``library`` (and those under it) says
+    nothing; then its records of ``level`` or more from this thread are logged as one
+    warning naming the file and ``shown`` (the library), with the first message."""
+    logger = logging.getLogger(library)
+    held = _Held(level)
+    before = logger.level, logger.propagate
+    logger.setLevel(max(before[0], level))
+    logger.propagate = False
+    logger.addHandler(held)
+    try:
+        yield
+    finally:
+        logger.removeHandler(held)
+        logger.setLevel(before[0])
+        logger.propagate = before[1]
+        if held.messages:
+            first = held.messages[0]
+            cut = first if len(first) <= SHOWN else first[:SHOWN - 1] + "…"
+            more = f" (and {len(held.messages) - 1} more)" if len(held.messages) > 1 else ""
+            said = f"{printable(str(path))}: {shown}: {printable(cut)}{more}"
+            _log.warning("%s", said)
