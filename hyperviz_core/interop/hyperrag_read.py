@@ -125,10 +125,11 @@ def read_text_chunks(path: str | Path) -> dict[str, ChunkRow]:
         if not isinstance(content, str) or not isinstance(doc_id, str):
             raise HyperRAGFormatError(
                 f"{p}: chunk {shown(key)} needs string 'content' and 'full_doc_id'")
-        if isinstance(order, bool) or not isinstance(order, int) or \
-                isinstance(tokens, bool) or not isinstance(tokens, int):
+        if not all(isinstance(n, int) and not isinstance(n, bool) and -2**63 <= n < 2**63
+                   for n in (order, tokens)):  # (a store keeps 64-bit integers)
             raise HyperRAGFormatError(
-                f"{p}: chunk {shown(key)}: 'chunk_order_index' and 'tokens' must be integers")
+                f"{p}: chunk {shown(key)}: 'chunk_order_index' and 'tokens' must be integers "
+                "(of 64 bits at most)")
         out[key] = ChunkRow(key, content, doc_id, order, tokens)
     return out
 
