@@ -242,7 +242,7 @@ def open_connection(
             conn.close()
             if file_condition(exc) != "busy" or time.monotonic() > deadline:
                 raise classify_error(path, exc) from exc
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
             conn.close()
             raise classify_error(path, exc) from exc
         except BaseException:
@@ -252,10 +252,15 @@ def open_connection(
         delay = min(delay * 2, 0.5)
 
 
-def classify_error(path: Path, exc: sqlite3.Error) -> StoreError:
+def classify_error(path: Path, exc: sqlite3.Error | UnicodeDecodeError) -> StoreError:
     """The one-line :class:`StoreError` for an SQLite error on the store file ``path``: its
     cause (read-only, locked, disk full, I/O failure, cannot open: :func:`file_condition`)
-    and what to do; anything else is a damaged store (:func:`damaged`)."""
+    and what to do; anything else is a damaged store (:func:`damaged`), as is text SQLite
+    gave Python that is not UTF-8 (a damaged schema its error quotes, which Python's
+    ``sqlite3`` fails to decode: a ``UnicodeDecodeError``)."""
+    if isinstance(exc, UnicodeDecodeError):
+        return damaged(path, f"it holds text that is not UTF-8: {exc.reason} at byte "
+                             f"{exc.start}")
     condition = file_condition(exc)
     if condition == "read-only":
         return StoreError(
@@ -314,7 +319,7 @@ def _open_read_only(path: Path) -> sqlite3.Connection:
     try:
         conn.execute("PRAGMA foreign_keys = ON")
         validate(conn, path)
-    except sqlite3.DatabaseError as exc:
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
         conn.close()
         raise classify_error(path, exc) from exc
     except BaseException:
@@ -329,7 +334,7 @@ def connect_read_only(path: Path) -> sqlite3.Connection:
     ``immutable=1`` is the fallback for a WAL store in a folder where SQLite may not create
     its ``-shm`` file (a read-only folder): nobody can be writing there.
     """
-    last: sqlite3.Error | None = None
+    last: sqlite3.Error | UnicodeDecodeError | None = None
     for query in ("mode=ro", "mode=ro&immutable=1"):
         try:
             conn = sqlite3.connect(
@@ -341,7 +346,7 @@ def connect_read_only(path: Path) -> sqlite3.Connection:
         try:
             conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
             return conn
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
             conn.close()
             last = exc
             text = str(exc).lower()
