@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ..probe.textio import decode_utf8
 from ..surrogates import surrogate_at
 
 __all__ = ["folders_for", "load_questions", "stdin_text"]
@@ -60,13 +61,14 @@ def folders_for(ids: list[str]) -> list[str]:
 
 
 def stdin_text(what: str) -> str:
-    """Standard input read whole as UTF-8 text (``-`` for ``what``), else a one-line error."""
+    """Standard input read whole as UTF-8 text (``-`` for ``what``; a byte-order mark, as
+    Windows PowerShell writes one, skipped), else a one-line error."""
     stream = getattr(sys.stdin, "buffer", None)
     raw = stream.read() if stream is not None else sys.stdin.read()
     if isinstance(raw, str):
-        return raw
+        return raw.removeprefix("\ufeff")
     try:
-        return bytes(raw).decode("utf-8")
+        return bytes(raw).decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ValueError(f"{what} (standard input): not UTF-8 text at byte {exc.start} "
                          f"({exc.reason})") from None
@@ -103,7 +105,7 @@ def load_questions(path: str) -> list[tuple[str, str]]:
     if path == "-":
         text, path = stdin_text("--questions -"), "<stdin>"
     else:
-        text = Path(path).read_text(encoding="utf-8")
+        text = decode_utf8(Path(path).read_bytes(), path)  # a byte-order mark skipped
     for n, obj in _question_records(text, path):
         if not isinstance(obj, dict) or "question" not in obj:
             raise ValueError(f"{path}:{n}: expected an object with a \"question\" ({_FORMAT})")
