@@ -102,11 +102,11 @@ def _load(source: Any) -> Any:
             raise HIFError("HIF source is an empty string: give a file path, JSON text or dict")
         path = Path(source)
         try:
-            text = path.read_text(encoding="utf-8")
+            text = _text(path.read_bytes(), f"HIF file {str(path)!r}")
         except OSError as exc:
             raise HIFError(f"cannot read HIF file {str(path)!r}: {exc.strerror}") from None
     elif isinstance(source, str | bytes):
-        text = source.decode() if isinstance(source, bytes) else source
+        text = _text(source, "HIF bytes") if isinstance(source, bytes) else source
     else:
         raise HIFError(f"HIF source must be a path, JSON text or dict, not {type(source).__name__}")
     try:
@@ -115,6 +115,16 @@ def _load(source: Any) -> Any:
         raise HIFError(f"HIF is not valid JSON: {exc}") from None
     except RecursionError:
         raise HIFError("HIF is JSON nested too deeply to read") from None
+
+
+def _text(data: bytes, what: str) -> str:
+    """``data`` as UTF-8 text, a byte-order mark (Windows tools write one) skipped; a
+    :class:`HIFError` naming ``what`` when it is not UTF-8."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise HIFError(f"{what} is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset "
+                       f"{exc.start}; save it as UTF-8)") from None
 
 
 def _no_constant(name: str) -> Any:

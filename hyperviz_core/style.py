@@ -184,8 +184,11 @@ class Style(BaseModel):
         import json
         from pathlib import Path
 
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        try:  # (a byte-order mark, as Windows tools write one, skipped)
+            data = json.loads(Path(path).read_bytes().decode("utf-8-sig"))
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"style file {path} is not UTF-8 text (at byte {exc.start}; "
+                             "save it as UTF-8)") from None
         except json.JSONDecodeError as exc:
             raise ValueError(f"style file {path} is not valid JSON: {exc.msg}") from None
         if not isinstance(data, dict):
