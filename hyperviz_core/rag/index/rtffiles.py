@@ -119,7 +119,7 @@ def rtf_document(path: Path, id_from_path: bool, root: Path | None = None) -> Do
     module = reader_module(path, ".rtf")
     check_not_binary(path)
     with foreign_file(path, "an RTF file striprtf can read"):
-        data = path.read_bytes()
+        data = path.read_bytes().removeprefix(b"\xef\xbb\xbf")  # (a mark some tools write)
         if not data.lstrip().startswith(b"{\\rtf"):
             raise LoaderError(f"{printable(str(path))}: not an RTF file (it does not start "
                               "with {\\rtf)")
