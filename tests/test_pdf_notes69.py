@@ -66,3 +66,37 @@ def test_only_the_reading_threads_records_are_held(caplog: pytest.LogCaptureFixt
     said = [r.getMessage() for r in caplog.records if r.name.endswith("libnotes")]
     assert said == ["a.pdf: lib: ours: /X"]
     assert logging.getLogger("lib").propagate and logging.getLogger("lib").level == 0
+
+
+def test_overlapping_reads_leave_the_logger_as_it_was(caplog: pytest.LogCaptureFixture) -> None:
+    """Two files read at once, the first ending first (as tests/test_ocr58.py reads one
+    PDF in two threads): each says its own message, and the logger is as it was after the
+    last ends (before, the second restored what the first had set: the library's logger
+    was left not propagating, at ERROR)."""
+    a_in, b_in, a_out = threading.Event(), threading.Event(), threading.Event()
+
+    def read(name: str) -> None:
+        with said_once(Path(f"{name}.pdf"), "lib2", shown="lib2"):
+            if name == "a":
+                a_in.set()
+                assert b_in.wait(10)
+                logging.getLogger("lib2.x").error("a's")
+            else:
+                b_in.set()
+                assert a_out.wait(10)
+                logging.getLogger("lib2.x").error("b's, after a ended")
+        if name == "a":
+            a_out.set()
+
+    with caplog.at_level(logging.INFO):
+        first = threading.Thread(target=read, args=("a",))
+        first.start()
+        assert a_in.wait(10)
+        second = threading.Thread(target=read, args=("b",))
+        second.start()
+        first.join(20)
+        second.join(20)
+    said = sorted(r.getMessage() for r in caplog.records if r.name.endswith("libnotes"))
+    assert said == ["a.pdf: lib2: a's", "b.pdf: lib2: b's, after a ended"]
+    lib = logging.getLogger("lib2")
+    assert lib.propagate and lib.level == 0 and lib.handlers == []

@@ -6,8 +6,8 @@ logging set up, Python's last-resort handler printed each such message on stderr
 the file's name and at times some kilobytes long. :func:`said_once` holds them while a
 file is read and logs one warning instead, on this module's logger: the file, the first
 message (cut to :data:`SHOWN` characters) and how many more there were. Only the records
-of the thread reading the file are held; those another thread logs meanwhile (pypdf
-reading another file) are dropped, as records below the level are.
+of the thread reading the file are held; those another thread logs meanwhile, but for one
+reading a file too, are dropped, as records below the level are.
 
 Example:
     >>> import logging, pathlib, sys
@@ -51,27 +51,41 @@ class _Held(logging.Handler):
                 self.messages.append(" ".join(record.getMessage().split()))
 
 
+#: library → (blocks open now, the logger's level and propagation before the first)
+_open: dict[str, tuple[int, int, bool]] = {}
+_lock = threading.Lock()
+
+
 @contextlib.contextmanager
 def said_once(path: Path, library: str, *, shown: str,
               level: int = logging.ERROR) -> Iterator[None]:
     """While the block reads ``path``, the logger ``library`` (and those under it) says
     nothing; then its records of ``level`` or more from this thread are logged as one
-    warning naming the file and ``shown`` (the library), with the first message."""
+    warning naming the file and ``shown`` (the library), with the first message. Blocks
+    may overlap in threads (two files read at once): the logger is as it was once the last
+    one ends."""
     logger = logging.getLogger(library)
     held = _Held(level)
-    before = logger.level, logger.propagate
-    logger.setLevel(max(before[0], level))
-    logger.propagate = False
-    logger.addHandler(held)
+    with _lock:
+        count, before, propagate = _open.get(library, (0, logger.level, logger.propagate))
+        if not count:
+            logger.setLevel(max(before, level))
+            logger.propagate = False
+        _open[library] = (count + 1, before, propagate)
+        logger.addHandler(held)
     try:
         yield
     finally:
-        logger.removeHandler(held)
-        logger.setLevel(before[0])
-        logger.propagate = before[1]
+        with _lock:
+            logger.removeHandler(held)
+            count, before, propagate = _open.pop(library)
+            if count > 1:
+                _open[library] = (count - 1, before, propagate)
+            else:
+                logger.setLevel(before)
+                logger.propagate = propagate
         if held.messages:
             first = held.messages[0]
             cut = first if len(first) <= SHOWN else first[:SHOWN - 1] + "…"
             more = f" (and {len(held.messages) - 1} more)" if len(held.messages) > 1 else ""
-            said = f"{printable(str(path))}: {shown}: {printable(cut)}{more}"
-            _log.warning("%s", said)
+            _log.warning("%s", f"{printable(str(path))}: {shown}: {printable(cut)}{more}")
