@@ -114,7 +114,8 @@ def _properties(data: bytes) -> dict[int, tuple[int, bytes]]:
     out: dict[int, tuple[int, bytes]] = {}
     at, end = 0, len(data)
 
-    def take(size: int) -> bytes:  # each call takes at least 2 bytes: the loops end
+    def take(size: int) -> bytes:  # (each turn of a loop below takes 2 bytes or more,
+        # and past the end raises: a count past the bytes there are ends its loop)
         nonlocal at
         if at + size > end:
             raise IndexError
