@@ -118,19 +118,13 @@ def declared_codec(label: str, *, ascii_alike: bool = True) -> str | None:
 
 def codepage_codec(number: int | None) -> str | None:
     """Python's codec of the Windows code page ``number`` a file declares (``cp1252``;
-    65001: ``utf-8``), None when Python knows none.
+    65001: ``utf-8``), None when Python knows none (:func:`declared_codec` of ``cpNNN``;
+    EBCDIC ones too).
 
     >>> codepage_codec(1251), codepage_codec(65001), codepage_codec(7), codepage_codec(None)
     ('cp1251', 'utf-8', None, None)
     """
-    if not number:
-        return None
-    name = "utf-8" if number == 65001 else f"cp{number}"
-    try:
-        "".encode(name)
-    except LookupError:
-        return None
-    return name
+    return declared_codec(f"cp{number}", ascii_alike=False) if number else None
 
 
 def neither(where: str, data: bytes, exc: UnicodeDecodeError, encoding: str, *,
