@@ -69,6 +69,8 @@ _FIXED = {0x0002: 2, 0x000B: 2, 0x0003: 4, 0x0004: 4, 0x000A: 4, 0x0005: 8, 0x00
 #: MAPI property types of values that carry their length: 8-bit and UTF-16 strings,
 #: binary, an object (unspecified: as binary)
 _STRING8, _UNICODE, _BINARY, _OBJECT = 0x001E, 0x001F, 0x0102, 0x000D
+#: a MAPI date (FILETIME), one of the fixed types
+_SYSTIME = 0x0040
 _SIZED = frozenset({0x0000, _STRING8, _UNICODE, _BINARY, _OBJECT})
 _MULTIPLE, _NAMED = 0x1000, 0x8000
 #: the interface an attached message is stored as (IID_IMessage)
@@ -197,17 +199,13 @@ class _Attachment:
         return next((n for n in names if n), "") or self.title or _string(
             self.props, _SHOWN_NAME, codec).strip()
 
-    def held(self) -> bytes | None:
-        """Its bytes (an object's after its interface id); None for a message attached."""
+    def contents(self) -> tuple[bytes, bool]:
+        """(its bytes, an object's after its interface id; whether they are a message
+        attached, an Outlook item: a TNEF stream itself)."""
         kind, value = self.props.get(_ATTACHED, (_BINARY, self.data))
         if kind == _OBJECT:
-            return None if value[:16] == _MESSAGE else value[16:]
-        return value
-
-    def message(self) -> bytes | None:
-        """The TNEF stream of a message attached (an Outlook item), else None."""
-        kind, value = self.props.get(_ATTACHED, (_BINARY, b""))
-        return value[16:] if kind == _OBJECT and value[:16] == _MESSAGE else None
+            return value[16:], value[:16] == _MESSAGE
+        return value, False
 
 
 def _body(message: dict[int, tuple[int, bytes]], plain: bytes, codec: str, name: str) -> str:
@@ -218,7 +216,7 @@ def _body(message: dict[int, tuple[int, bytes]], plain: bytes, codec: str, name:
     page = _text(kind, html, codec) if kind in (_STRING8, _UNICODE) else _html(
         html, codepage_codec(struct.unpack_from("<i", web)[0]) if len(web) == 4 else None)
     return outlook_body(
-        _string(message, _PLAIN, codec) or plain.decode(codec, "replace").split("\x00")[0],
+        _string(message, _PLAIN, codec) or _text(_STRING8, plain, codec),
         page, _packed(message.get(_RTF, (0, b""))[1]), name)
 
 
@@ -239,8 +237,7 @@ class _Stream:
             if attribute == _START or not self.attachments:
                 self.attachments.append(_Attachment())
             if attribute == _TITLE:
-                self.attachments[-1].title = value.decode(self.codec, "replace").split(
-                    "\x00")[0]
+                self.attachments[-1].title = _text(_STRING8, value, self.codec)
             elif attribute == _DATA:
                 self.attachments[-1].data = value
             elif attribute == _ATTACHMENT:
@@ -268,10 +265,10 @@ class _Stream:
             return " ".join(_string(props, ident, codec).split())
 
         kind, sent = props.get(_SENT, (0, b""))
-        when = filetime(struct.unpack("<Q", sent)[0]) if kind == 0x0040 and len(
+        when = filetime(struct.unpack("<Q", sent)[0]) if kind == _SYSTIME and len(
             sent) == 8 else None
-        return {"Subject": line(_SUBJECT) or " ".join(
-                    self.subject.decode(codec, "replace").split("\x00")[0].split()),
+        return {"Subject": line(_SUBJECT) or " ".join(_text(_STRING8, self.subject,
+                                                            codec).split()),
                 "From": shown_address(line(_SENDER), line(_SENDER_SMTP),
                                       line(_SENDER_ADDRESS)),
                 "To": line(_SHOWN_TO), "Cc": line(_SHOWN_CC),
@@ -284,10 +281,12 @@ def _forwarded(data: bytes, name: str) -> tuple[bytes, list[str]]:
     the ``.eml`` bytes of its headers and body (:func:`~.outlook.forwarded_eml`; its own
     attachments are not read), and ``name: why`` when its body could not be read."""
     inner = _Stream(data)
+    body, whys = "", []
     try:
-        return forwarded_eml(inner.headers(), inner.body(name)), []
+        body = inner.body(name)
     except LoaderError as exc:
-        return forwarded_eml(inner.headers(), ""), [str(exc)]
+        whys.append(str(exc))
+    return forwarded_eml(inner.headers(), body), whys
 
 
 def unwrapped(data: bytes, name: str = _NAME, *, body: bool = True) -> Unwrapped:
@@ -304,13 +303,13 @@ def unwrapped(data: bytes, name: str = _NAME, *, body: bool = True) -> Unwrapped
     files, attached = [], []
     for attachment in stream.attachments:
         files.append(attachment.name(stream.codec))
-        if (held := attachment.held()) is not None:
-            if files[-1]:
-                attached.append((files[-1], held))
-        elif (message := attachment.message()) is not None:
-            eml, whys = _forwarded(message, f"{files[-1] or 'message'}.eml")
+        held, message = attachment.contents()
+        if message:
+            eml, whys = _forwarded(held, f"{files[-1] or 'message'}.eml")
             attached.append((f"{files[-1] or 'message'}.eml", eml))
             unread.extend(whys)
+        elif files[-1]:
+            attached.append((files[-1], held))
     text = ""
     try:
         text = stream.body(name) if body else ""
