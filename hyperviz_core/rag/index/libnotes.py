@@ -57,11 +57,12 @@ _lock = threading.Lock()
 
 
 @contextlib.contextmanager
-def said_once(path: Path, library: str, *, shown: str,
+def said_once(path: Path, library: str, *, shown: str | None = None,
               level: int = logging.ERROR) -> Iterator[None]:
     """While the block reads ``path``, the logger ``library`` (and those under it) says
     nothing; then its records of ``level`` or more from this thread are logged as one
-    warning naming the file and ``shown`` (the library), with the first message. Blocks
+    warning naming the file and ``shown`` (the library: its logger's name unless given),
+    with the first message. Blocks
     may overlap in threads (two files read at once): the logger is as it was once the last
     one ends."""
     logger = logging.getLogger(library)
@@ -88,4 +89,5 @@ def said_once(path: Path, library: str, *, shown: str,
             first = held.messages[0]
             cut = first if len(first) <= SHOWN else first[:SHOWN - 1] + "…"
             more = f" (and {len(held.messages) - 1} more)" if len(held.messages) > 1 else ""
-            _log.warning("%s", f"{printable(str(path))}: {shown}: {printable(cut)}{more}")
+            _log.warning("%s", f"{printable(str(path))}: {shown or library}: "
+                               f"{printable(cut)}{more}")

@@ -55,7 +55,7 @@ def _pages(path: Path) -> tuple[str, list[str], list[int], list[list[str]]]:
     pypdf = reader_module(path)
     # pypdf's warnings about a file's internals (a wrong object offset it repaired) tell a
     # user of the text nothing to do; its errors are said once, naming the file
-    with foreign_file(path, "a PDF pypdf can read"), said_once(path, "pypdf", shown="pypdf"):
+    with foreign_file(path, "a PDF pypdf can read"), said_once(path, "pypdf"):
         return _read(pypdf, path)
 
 
